@@ -1,0 +1,170 @@
+"""The ``paperdesk`` command line. No sub-command opens the GUI; the rest never imports Qt.
+
+Exit status: 0 success, 1 user error (one line on stderr, no traceback), 2 usage error
+(argparse), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .core.library import Library
+from .core.models import LibraryError
+from .core.paths import LIBRARY_ENV, default_library_path
+
+__all__ = ["main", "build_parser"]
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more: {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the argument parser (also used to print ``--help``)."""
+    parser = argparse.ArgumentParser(
+        prog="paperdesk",
+        description="Read, triage, tag, annotate and export research-paper abstracts. "
+                    "Without a command, opens the window.",
+    )
+    parser.add_argument("--version", action="version", version=f"paperdesk {__version__}")
+    parser.add_argument(
+        "--library", metavar="DIR", type=Path, default=None,
+        help=f"library folder (default: ${LIBRARY_ENV}, else {default_library_path()})")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("import", help="import abstract files or folders of *.txt files")
+    p.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+    p = sub.add_parser("search", help="full-text search (Whoosh query syntax)")
+    p.add_argument("query")
+    p.add_argument("--limit", type=_positive_int, default=20, metavar="N",
+                   help="most results (default 20)")
+    p.add_argument("--json", action="store_true", help="print results as JSON")
+
+    p = sub.add_parser("show", help="show one paper")
+    p.add_argument("id", type=int)
+    p.add_argument("--json", action="store_true", help="print the paper as JSON")
+
+    p = sub.add_parser("stats", help="counts of papers, index documents and sources")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    sub.add_parser("reindex", help="rebuild the full-text index from the database")
+    return parser
+
+
+def _print_json(obj) -> None:
+    json.dump(obj, sys.stdout, ensure_ascii=False, indent=2)
+    sys.stdout.write("\n")
+
+
+def _cmd_import(lib: Library, args) -> int:
+    report = lib.import_paths(args.paths)
+    if args.json:
+        _print_json(report.to_dict())
+    else:
+        for f in report.files:
+            if f.error:
+                continue
+            print(f"{f.path}: {f.added} added, {f.duplicates} duplicates")
+        print(f"total: {report.added} added, {report.duplicates} duplicates, "
+              f"{len(report.rejected)} rejected")
+    for r in report.rejected:
+        print(f"paperdesk: rejected {r['path']}: {r['reason']}", file=sys.stderr)
+    return 1 if report.rejected else 0
+
+
+def _cmd_search(lib: Library, args) -> int:
+    results = lib.find(args.query, limit=args.limit)
+    if args.json:
+        _print_json([h.to_dict() for h in results.hits])
+        return 0
+    if not results.hits:
+        print("no matches")
+        return 0
+    for h in results.hits:
+        print(f"{h.id:>6}  {h.score:6.2f}  {h.title}")
+    if results.total > len(results.hits):
+        print(f"({len(results.hits)} of {results.total} shown; use --limit)")
+    return 0
+
+
+def _cmd_show(lib: Library, args) -> int:
+    paper = lib.get(args.id)
+    if args.json:
+        _print_json(paper.to_dict())
+        return 0
+    print(paper.title)
+    print(f"id {paper.id} · added {paper.added_at} · {'read' if paper.read else 'unread'}"
+          + (" · starred" if paper.starred else ""))
+    print()
+    print(paper.abstract)
+    if paper.urls:
+        print("\nLinks:\n" + "\n".join(f"  {u}" for u in paper.urls))
+    if paper.arxiv_ids:
+        print("arXiv: " + ", ".join(paper.arxiv_ids))
+    print("\nSources:")
+    for s in paper.sources:
+        print(f"  {s.path} (abstract {s.position}, “{s.header}”)")
+    return 0
+
+
+def _cmd_stats(lib: Library, args) -> int:
+    stats = lib.stats()
+    if args.json:
+        _print_json(stats)
+    else:
+        for key, value in stats.items():
+            print(f"{key}: {value}")
+    return 0
+
+
+def _cmd_reindex(lib: Library, args) -> int:
+    n = lib.reindex()
+    print(f"indexed {n} papers")
+    return 0
+
+
+_COMMANDS = {
+    "import": _cmd_import,
+    "search": _cmd_search,
+    "show": _cmd_show,
+    "stats": _cmd_stats,
+    "reindex": _cmd_reindex,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line.
+
+    Args:
+        argv: arguments without the program name (default: ``sys.argv[1:]``).
+    Returns:
+        The exit status (0 ok, 1 user error, 2 usage error, 130 interrupted).
+    """
+    args = build_parser().parse_args(argv)
+    library_path = args.library or default_library_path()
+    if args.command is None:
+        from .ui.app import run  # Qt is imported only for the GUI
+
+        return run(library_path)
+    try:
+        with Library.open(library_path) as lib:
+            return _COMMANDS[args.command](lib, args)
+    except LibraryError as exc:
+        print(f"paperdesk: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("paperdesk: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,532 @@
+"""The Library: the one owner of a library folder's SQLite database and Whoosh index.
+
+A library folder holds ``library.db`` (SQLite, the source of truth), ``index/`` (the Whoosh
+index, derived, rebuildable) and ``backups/`` (copies taken before schema migrations).
+
+Every mutation goes through :class:`Library`; it writes SQLite and the ``index_queue`` in
+one transaction, then brings the index up to date from the queue. Each thread gets its own
+SQLite connection (WAL mode lets a worker import while the UI thread reads).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import shutil
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+import sqlite_utils
+from whoosh.index import IndexError as WhooshIndexError
+
+from . import db as _db
+from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
+                     SearchHit, SearchResults, Source, SourceRef, UnknownPaper)
+from .parsing import ParseError, collect_files, read_file
+from .schema import SchemaError, migrate
+from .search import IndexDocument, SearchIndex
+from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls
+
+__all__ = ["Library", "ProgressCallback", "CancelCheck", "DB_NAME", "INDEX_DIR"]
+
+DB_NAME = "library.db"
+INDEX_DIR = "index"
+BACKUP_DIR = "backups"
+
+#: ``progress(stage, done, total)``: stage is ``"import"`` (abstracts stored) or
+#: ``"index"`` (documents indexed); ``done`` and ``total`` are counts.
+ProgressCallback = Callable[[str, int, int], None]
+#: Returns True when the user asked to stop.
+CancelCheck = Callable[[], bool]
+
+_INDEX_BATCH = 2000
+_SORTS = {
+    "added": "added_at {d}, id {d}",
+    "title": "title COLLATE NOCASE {d}, id {d}",
+}
+
+
+class _Cancelled(Exception):
+    pass
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def _never() -> bool:
+    return False
+
+
+class Library:
+    """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
+
+    Attributes:
+        path: the library folder.
+    """
+
+    def __init__(self, path: Path, sync_index: bool = True):
+        self.path = Path(path)
+        self._local = threading.local()
+        self._connections: list[sqlite_utils.Database] = []
+        self._conn_lock = threading.Lock()
+        self._drain_lock = threading.Lock()
+        self._closed = False
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise LibraryError(f"cannot create library folder {self.path}: {exc.strerror}") from exc
+        try:
+            migrate(self.db, self.path / BACKUP_DIR)
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise LibraryError(f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+        except SchemaError as exc:
+            self.close()
+            raise LibraryError(f"{self.path / DB_NAME}: {exc}") from exc
+        self.index = self._open_index()
+        if sync_index:
+            self.sync_index()
+
+    # -- life cycle --------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: str | os.PathLike, sync_index: bool = True) -> "Library":
+        """Open the library in folder ``path``, creating an empty one if missing.
+
+        Args:
+            path: library folder.
+            sync_index: bring the search index up to date before returning (pass ``False``
+                to do it later with :meth:`sync_index`, e.g. from a worker thread).
+        Returns:
+            The open :class:`Library`.
+        Raises:
+            LibraryError: the folder cannot be created, or its database is not a paperdesk
+                library or is from a newer version.
+        """
+        return cls(Path(path), sync_index=sync_index)
+
+    def __enter__(self) -> "Library":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Close the index and every database connection. Safe to call twice."""
+        if self._closed:
+            return
+        self._closed = True
+        index = getattr(self, "index", None)
+        if index is not None:
+            index.close()
+        with self._conn_lock:
+            for conn in self._connections:
+                conn.conn.close()
+            self._connections.clear()
+
+    @property
+    def db(self) -> sqlite_utils.Database:
+        """This thread's connection to ``library.db`` (opened on first use)."""
+        if self._closed:
+            raise LibraryError("the library is closed")
+        conn = getattr(self._local, "db", None)
+        if conn is None:
+            try:
+                conn = _db.connect(self.path / DB_NAME)
+            except sqlite3.Error as exc:
+                raise LibraryError(f"{self.path / DB_NAME}: cannot open ({exc})") from exc
+            self._local.db = conn
+            with self._conn_lock:
+                self._connections.append(conn)
+        return conn
+
+    def _open_index(self) -> SearchIndex:
+        index_path = self.path / INDEX_DIR
+        try:
+            index = SearchIndex(index_path)
+        except (WhooshIndexError, OSError, EOFError, ValueError, KeyError):
+            # The index is derived: a damaged one is rebuilt from SQLite.
+            shutil.rmtree(index_path, ignore_errors=True)
+            index = SearchIndex(index_path)
+            self._queue_all("add")
+            return index
+        if self._queue_size():
+            self._recover_queue(index)
+        elif index.doc_count() != self.count():
+            self._repair_queue(index)
+        return index
+
+    # -- reading -----------------------------------------------------------------------
+    def count(self, source_id: int | None = None) -> int:
+        """Return the number of papers, or of papers from one source.
+
+        Args:
+            source_id: restrict to this source.
+        Returns:
+            A count (0 for an unknown source).
+        """
+        if source_id is None:
+            return self.db.execute("SELECT count(*) FROM papers").fetchone()[0]
+        return self.db.execute(
+            "SELECT count(DISTINCT paper_id) FROM paper_sources WHERE source_id = ?",
+            [source_id],
+        ).fetchone()[0]
+
+    def paper_ids(self, order: str = "added", descending: bool = False,
+                  source_id: int | None = None) -> list[int]:
+        """Return paper ids in display order, sorted in SQLite.
+
+        Args:
+            order: ``"added"`` (import order) or ``"title"`` (case-insensitive).
+            descending: reverse the order.
+            source_id: only papers from this source.
+        Returns:
+            A list of ids.
+        Raises:
+            ValueError: unknown ``order``.
+        """
+        if order not in _SORTS:
+            raise ValueError(f"unknown order {order!r}; use one of {sorted(_SORTS)}")
+        by = _SORTS[order].format(d="DESC" if descending else "ASC")
+        if source_id is None:
+            sql = f"SELECT id FROM papers ORDER BY {by}"
+            args: list = []
+        else:
+            sql = (f"SELECT id FROM papers WHERE id IN (SELECT paper_id FROM paper_sources "
+                   f"WHERE source_id = ?) ORDER BY {by}")
+            args = [source_id]
+        return [r[0] for r in self.db.execute(sql, args)]
+
+    def summaries(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
+        """Return list-row data for the given ids (unknown ids are left out).
+
+        Args:
+            ids: paper ids; any number (queried in chunks).
+        Returns:
+            ``{id: PaperSummary}``.
+        """
+        out: dict[int, PaperSummary] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(
+                f"SELECT id, title, added_at, read_at, starred FROM papers WHERE id IN ({marks})",
+                chunk,
+            ):
+                out[row[0]] = PaperSummary(row[0], row[1], row[2], row[3] is not None, bool(row[4]))
+        return out
+
+    def abstracts(self, ids: Sequence[int]) -> dict[int, str]:
+        """Return ``{id: abstract}`` for the given ids (unknown ids are left out)."""
+        out: dict[int, str] = {}
+        ids = list(ids)
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(self.db.execute(
+                f"SELECT id, abstract FROM papers WHERE id IN ({marks})", chunk).fetchall())
+        return out
+
+    def get(self, paper_id: int) -> Paper:
+        """Return one paper with its provenance.
+
+        Args:
+            paper_id: the id.
+        Returns:
+            The :class:`Paper`.
+        Raises:
+            UnknownPaper: no paper has that id.
+        """
+        row = self.db.execute(
+            "SELECT id, title, derived_title, abstract, added_at, read_at, starred "
+            "FROM papers WHERE id = ?", [int(paper_id)]).fetchone()
+        if row is None:
+            raise UnknownPaper(paper_id)
+        refs = tuple(
+            SourceRef(*r) for r in self.db.execute(
+                "SELECT s.id, s.path, s.name, s.header, ps.position FROM paper_sources ps "
+                "JOIN sources s ON s.id = ps.source_id WHERE ps.paper_id = ? "
+                "ORDER BY s.id, ps.position", [row[0]])
+        )
+        abstract = row[3]
+        return Paper(
+            id=row[0], title=row[1], derived_title=row[2], abstract=abstract,
+            added_at=row[4], read_at=row[5], starred=bool(row[6]),
+            urls=tuple(extract_urls(abstract)), arxiv_ids=tuple(extract_arxiv_ids(abstract)),
+            sources=refs,
+        )
+
+    def sources(self) -> list[Source]:
+        """Return every imported file with its paper count, in import order."""
+        return [
+            Source(*r) for r in self.db.execute(
+                "SELECT s.id, s.path, s.name, s.header, s.imported_at, "
+                "count(DISTINCT ps.paper_id) FROM sources s "
+                "LEFT JOIN paper_sources ps ON ps.source_id = s.id GROUP BY s.id ORDER BY s.id")
+        ]
+
+    def stats(self) -> dict:
+        """Return counts: ``papers``, ``indexed`` (documents in the search index),
+        ``pending_index`` (papers waiting to be indexed), ``sources``, ``unread``,
+        ``starred``, and ``path`` (the library folder)."""
+        q = self.db.execute
+        return {
+            "path": str(self.path),
+            "papers": self.count(),
+            "indexed": self.index.doc_count(),
+            "pending_index": self._queue_size(),
+            "sources": q("SELECT count(*) FROM sources").fetchone()[0],
+            "unread": q("SELECT count(*) FROM papers WHERE read_at IS NULL").fetchone()[0],
+            "starred": q("SELECT count(*) FROM papers WHERE starred").fetchone()[0],
+        }
+
+    # -- search ------------------------------------------------------------------------
+    def find(self, query: str, limit: int | None = 50,
+             source_id: int | None = None) -> SearchResults:
+        """Search the library.
+
+        Args:
+            query: Whoosh query syntax over title and abstract (``"a phrase"``, ``AND``,
+                ``OR``, ``NOT``, ``prefix*``, ``field:word``); broken syntax is searched as
+                plain words and never raises.
+            limit: most hits, or ``None`` for all.
+            source_id: only papers from this source.
+        Returns:
+            :class:`SearchResults`, best match first.
+        """
+        raw, total = self.index.search(query, limit=limit, source_id=source_id,
+                                       abstracts=self.abstracts)
+        titles = self.summaries([h.id for h in raw])
+        abstracts_needed = [h.id for h in raw if h.snippet is None or not h.snippet.text]
+        leads = self.abstracts(abstracts_needed) if abstracts_needed else {}
+        hits = []
+        for h in raw:
+            summary = titles.get(h.id)
+            if summary is None:  # deleted since indexing; the queue will catch up
+                continue
+            if h.snippet is not None and h.snippet.text:
+                text, spans = h.snippet.text, h.snippet.spans
+            else:
+                lead = leads.get(h.id, "")
+                text = lead if len(lead) <= 160 else lead[:160].rsplit(" ", 1)[0] + " …"
+                spans = ()
+            hits.append(SearchHit(h.id, summary.title, h.score, text, spans))
+        return SearchResults(query, hits, total)
+
+    def search(self, query: str, limit: int | None = 50) -> list[SearchHit]:
+        """Search title and abstract; see :meth:`find`.
+
+        Args:
+            query: query text.
+            limit: most hits, or ``None`` for all.
+        Returns:
+            Hits, best first.
+        """
+        return self.find(query, limit=limit).hits
+
+    # -- import ------------------------------------------------------------------------
+    def import_paths(self, paths: Iterable[str | os.PathLike],
+                     progress: ProgressCallback | None = None,
+                     cancel: CancelCheck | None = None) -> ImportReport:
+        """Import abstract files and folders (folders: every ``*.txt`` inside, recursively).
+
+        Each file is imported in its own transaction: a file that cannot be read is
+        rejected with a reason and leaves no trace, and cancelling stops between abstracts
+        and rolls back the file being imported. Abstracts are de-duplicated by the SHA-256
+        of their normalised text; a duplicate gains a provenance row but is stored once.
+        Importing the same file again adds nothing and changes nothing.
+
+        Args:
+            paths: files and/or folders.
+            progress: called as ``progress(stage, done, total)``.
+            cancel: polled between abstracts; return True to stop.
+        Returns:
+            The :class:`ImportReport`.
+        """
+        progress = progress or _no_progress
+        cancel = cancel or _never
+        report = ImportReport()
+        parsed = []
+        for path in collect_files(list(paths)):
+            try:
+                parsed.append((path, read_file(path)))
+            except ParseError as exc:
+                report.files.append(FileReport(str(path), error=exc.reason))
+        total = sum(len(pf.abstracts) for _p, pf in parsed)
+        done = 0
+        progress("import", 0, total)
+        for path, pf in parsed:
+            file_report = FileReport(str(path), header=pf.header)
+            if cancel():
+                report.cancelled = True
+                break
+            try:
+                added = self._import_file(pf, file_report, cancel, lambda n: progress(
+                    "import", done + n, total))
+            except _Cancelled:
+                report.cancelled = True
+                break
+            except sqlite3.Error as exc:
+                file_report.error = f"database error: {exc}"
+                file_report.added = file_report.duplicates = 0
+                added = []
+            report.files.append(file_report)
+            report.added_ids.extend(added)
+            done += len(pf.abstracts)
+            progress("import", done, total)
+        self.sync_index(progress=progress)
+        return report
+
+    def _import_file(self, pf, file_report: FileReport, cancel: CancelCheck,
+                     step: Callable[[int], None]) -> list[int]:
+        db = self.db
+        now = _now()
+        added: list[int] = []
+        with _db.transaction(db):
+            row = db.execute("SELECT id FROM sources WHERE path = ?", [str(pf.path)]).fetchone()
+            if row is None:
+                source_id = db.execute(
+                    "INSERT INTO sources (path, name, header, encoding, imported_at) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    [str(pf.path), pf.path.name, pf.header, pf.encoding, now]).lastrowid
+            else:
+                source_id = row[0]
+            for n, item in enumerate(pf.abstracts, start=1):
+                if n % 200 == 0:
+                    if cancel():
+                        raise _Cancelled()
+                    step(n)
+                digest = content_hash(item.abstract)
+                existing = db.execute(
+                    "SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+                if existing is None:
+                    title = derive_title(item.abstract)
+                    pid = db.execute(
+                        "INSERT INTO papers (content_hash, title, derived_title, abstract, "
+                        "added_at) VALUES (?, ?, ?, ?, ?)",
+                        [digest, title, title, item.abstract, now]).lastrowid
+                    added.append(pid)
+                    file_report.added += 1
+                    op = "add"
+                else:
+                    pid = existing[0]
+                    file_report.duplicates += 1
+                    op = "update"
+                new_ref = db.execute(
+                    "INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
+                    "VALUES (?, ?, ?)", [pid, source_id, item.position]).rowcount
+                if new_ref:
+                    self._enqueue(db, [pid], op)
+        return added
+
+    # -- index maintenance -------------------------------------------------------------
+    @staticmethod
+    def _enqueue(db: sqlite_utils.Database, ids: Iterable[int], op: str) -> None:
+        # A paper queued as 'add' and not yet indexed stays 'add'.
+        db.conn.executemany(
+            "INSERT INTO index_queue (paper_id, op) VALUES (?, ?) ON CONFLICT(paper_id) DO "
+            "UPDATE SET seq = (SELECT max(seq) + 1 FROM index_queue), "
+            "op = CASE WHEN op = 'add' AND excluded.op = 'update' THEN 'add' ELSE excluded.op END",
+            [(int(i), op) for i in ids])
+
+    def _queue_size(self) -> int:
+        return self.db.execute("SELECT count(*) FROM index_queue").fetchone()[0]
+
+    def _queue_all(self, op: str) -> None:
+        with _db.transaction(self.db) as db:
+            db.execute("DELETE FROM index_queue")
+            db.execute("INSERT INTO index_queue (paper_id, op) SELECT id, ? FROM papers", [op])
+
+    def _recover_queue(self, index: SearchIndex) -> None:
+        # Left over from a run that stopped before the index caught up: an 'add' may have
+        # reached the index already, so those become 'update'.
+        in_index = index.indexed_ids()
+        with _db.transaction(self.db) as db:
+            db.conn.executemany(
+                "UPDATE index_queue SET op = 'update' WHERE paper_id = ? AND op = 'add'",
+                [(i,) for i in in_index])
+
+    def _repair_queue(self, index: SearchIndex) -> None:
+        in_index = index.indexed_ids()
+        in_db = {r[0] for r in self.db.execute("SELECT id FROM papers")}
+        with _db.transaction(self.db) as db:
+            self._enqueue(db, sorted(in_db - in_index), "add")
+            self._enqueue(db, sorted(in_index - in_db), "delete")
+
+    def _documents(self, ids: Sequence[int]) -> dict[int, IndexDocument]:
+        marks = ",".join("?" * len(ids))
+        sources: dict[int, list[int]] = {}
+        for pid, sid in self.db.execute(
+                f"SELECT paper_id, source_id FROM paper_sources WHERE paper_id IN ({marks})",
+                list(ids)):
+            sources.setdefault(pid, []).append(sid)
+        return {
+            r[0]: IndexDocument(r[0], r[1], r[2], tuple(sorted(set(sources.get(r[0], [])))))
+            for r in self.db.execute(
+                f"SELECT id, title, abstract FROM papers WHERE id IN ({marks})", list(ids))
+        }
+
+    def sync_index(self, progress: ProgressCallback | None = None,
+                   cancel: CancelCheck | None = None) -> int:
+        """Apply the ``index_queue`` to the search index, in batches.
+
+        Args:
+            progress: called as ``progress("index", done, total)``.
+            cancel: polled between batches; what is left stays queued.
+        Returns:
+            Number of queue entries applied.
+        """
+        progress = progress or _no_progress
+        cancel = cancel or _never
+        with self._drain_lock:
+            total = self._queue_size()
+            done = 0
+            if total:
+                progress("index", 0, total)
+            while True:
+                rows = self.db.execute(
+                    "SELECT seq, paper_id, op FROM index_queue ORDER BY seq LIMIT ?",
+                    [_INDEX_BATCH]).fetchall()
+                if not rows or cancel():
+                    break
+                docs = self._documents([r[1] for r in rows])
+                add, update, delete = [], [], []
+                for _seq, pid, op in rows:
+                    doc = docs.get(pid)
+                    if op == "delete" or doc is None:
+                        delete.append(pid)
+                    elif op == "add":
+                        add.append(doc)
+                    else:
+                        update.append(doc)
+                self.index.write(add=add, update=update, delete=delete)
+                seqs = [r[0] for r in rows]
+                with _db.transaction(self.db) as db:
+                    db.conn.executemany("DELETE FROM index_queue WHERE seq = ?",
+                                        [(s,) for s in seqs])
+                done += len(rows)
+                progress("index", min(done, total), total)
+            return done
+
+    def reindex(self, progress: ProgressCallback | None = None,
+                cancel: CancelCheck | None = None) -> int:
+        """Rebuild the search index from SQLite.
+
+        Args:
+            progress: called as ``progress("index", done, total)``.
+            cancel: polled between batches; a cancelled rebuild is finished the next time
+                the library is opened or :meth:`sync_index` runs.
+        Returns:
+            The number of papers indexed.
+        """
+        with self._drain_lock:
+            self.index.recreate()
+            self._queue_all("add")
+        return self.sync_index(progress=progress, cancel=cancel)

@@ -1,0 +1,236 @@
+"""Plain value objects returned by :class:`paperdesk.core.library.Library`.
+
+All are frozen dataclasses with a ``to_dict()`` that gives the JSON shape the CLI prints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+__all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
+           "FileReport", "ImportReport", "UnknownPaper", "LibraryError"]
+
+
+class LibraryError(Exception):
+    """A user-facing problem with the library (message is one line, safe to show)."""
+
+
+class UnknownPaper(LibraryError, KeyError):
+    """No paper has the requested id.
+
+    Attributes:
+        paper_id: the id asked for.
+    """
+
+    def __init__(self, paper_id: int):
+        self.paper_id = paper_id
+        super().__init__(f"no paper with id {paper_id}")
+
+    def __str__(self) -> str:  # KeyError would add quotes
+        return self.args[0]
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """Where a paper was found: one file and the abstract's position in it.
+
+    Attributes:
+        source_id: id in the ``sources`` table.
+        path: absolute path of the file at import time.
+        name: file name.
+        header: collection name from the file's first line.
+        position: 1-based number of the abstract among the file's abstracts.
+    """
+
+    source_id: int
+    path: str
+    name: str
+    header: str
+    position: int
+
+
+@dataclass(frozen=True)
+class Source:
+    """An imported file with the number of distinct papers it contributed.
+
+    Attributes:
+        id: source id.
+        path: absolute path at import time.
+        name: file name.
+        header: collection name.
+        imported_at: ISO 8601 UTC time of the first import.
+        papers: number of distinct papers from this file.
+    """
+
+    id: int
+    path: str
+    name: str
+    header: str
+    imported_at: str
+    papers: int
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper with everything the detail view shows.
+
+    Attributes:
+        id: paper id.
+        title: shown title (the derived one unless the user edited it).
+        derived_title: the title derived from the abstract's first sentence.
+        abstract: normalised abstract text.
+        added_at: ISO 8601 UTC time the paper was first imported.
+        read_at: ISO 8601 UTC time it was marked read, or ``None``.
+        starred: whether it is starred.
+        urls: http(s) URLs in the abstract (trailing punctuation removed).
+        arxiv_ids: arXiv identifiers mentioned in the abstract, e.g. ``"2212.08630"``.
+        sources: every file and position the abstract was imported from.
+    """
+
+    id: int
+    title: str
+    derived_title: str
+    abstract: str
+    added_at: str
+    read_at: str | None
+    starred: bool
+    urls: tuple[str, ...] = ()
+    arxiv_ids: tuple[str, ...] = ()
+    sources: tuple[SourceRef, ...] = ()
+
+    @property
+    def read(self) -> bool:
+        """Whether the paper has been marked read."""
+        return self.read_at is not None
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["urls"] = list(self.urls)
+        d["arxiv_ids"] = list(self.arxiv_ids)
+        d["sources"] = [asdict(s) for s in self.sources]
+        d["read"] = self.read
+        return d
+
+
+@dataclass(frozen=True)
+class PaperSummary:
+    """What a row of the paper list shows.
+
+    Attributes:
+        id: paper id.
+        title: shown title.
+        added_at: ISO 8601 UTC import time.
+        read: whether it is marked read.
+        starred: whether it is starred.
+    """
+
+    id: int
+    title: str
+    added_at: str
+    read: bool
+    starred: bool
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    """One search result.
+
+    Attributes:
+        id: paper id.
+        title: shown title.
+        score: relevance (BM25F; higher is better, comparable only within one query).
+        snippet: plain text around the match in the abstract (the abstract's start when
+            only the title matched); never markup.
+        snippet_spans: ``(start, end)`` character offsets of matched words in ``snippet``.
+    """
+
+    id: int
+    title: str
+    score: float
+    snippet: str
+    snippet_spans: tuple[tuple[int, int], ...] = ()
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["snippet_spans"] = [list(s) for s in self.snippet_spans]
+        return d
+
+
+@dataclass(frozen=True)
+class SearchResults:
+    """Hits of one query plus the total number of matches.
+
+    Attributes:
+        query: the query as given.
+        hits: best first, at most the requested limit.
+        total: number of matching papers (may exceed ``len(hits)``).
+    """
+
+    query: str
+    hits: list[SearchHit]
+    total: int
+
+
+@dataclass
+class FileReport:
+    """The outcome of importing one file.
+
+    Attributes:
+        path: the file as given.
+        added: new papers stored.
+        duplicates: abstracts already in the library (or earlier in the same import).
+        header: the file's collection name, when it was read.
+        error: why the file was rejected, or ``None``.
+    """
+
+    path: str
+    added: int = 0
+    duplicates: int = 0
+    header: str | None = None
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class ImportReport:
+    """The outcome of :meth:`Library.import_paths`.
+
+    Attributes:
+        files: one report per file, in the order processed.
+        cancelled: the import was cancelled; files after the cancelled one were not read
+            and the cancelled file left no trace.
+        added_ids: ids of the papers added, in import order.
+    """
+
+    files: list[FileReport] = field(default_factory=list)
+    cancelled: bool = False
+    added_ids: list[int] = field(default_factory=list)
+
+    @property
+    def added(self) -> int:
+        """Total new papers."""
+        return sum(f.added for f in self.files)
+
+    @property
+    def duplicates(self) -> int:
+        """Total abstracts that were already present."""
+        return sum(f.duplicates for f in self.files)
+
+    @property
+    def rejected(self) -> list[dict]:
+        """``[{"path": str, "reason": str}]`` for each rejected file."""
+        return [{"path": f.path, "reason": f.error} for f in self.files if f.error]
+
+    def to_dict(self) -> dict:
+        return {
+            "added": self.added,
+            "duplicates": self.duplicates,
+            "rejected": self.rejected,
+            "cancelled": self.cancelled,
+            "files": [f.to_dict() for f in self.files],
+        }

@@ -1,0 +1,51 @@
+"""Where things live: the default library folder and the bundled seed files."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+from pathlib import Path
+
+import platformdirs
+
+__all__ = ["APP_NAME", "LIBRARY_ENV", "default_library_path", "bundled_seeds"]
+
+APP_NAME = "paperdesk"
+#: Environment variable that overrides the default library folder.
+LIBRARY_ENV = "PAPERDESK_LIBRARY"
+
+
+def default_library_path() -> Path:
+    """Return the library folder used when none is given.
+
+    ``$PAPERDESK_LIBRARY`` if set and non-empty, else the platform's per-user data folder
+    from platformdirs (``~/.local/share/paperdesk`` on Linux, ``~/Library/Application
+    Support/paperdesk`` on macOS, ``%LOCALAPPDATA%\\paperdesk`` on Windows).
+    """
+    env = os.environ.get(LIBRARY_ENV, "").strip()
+    if env:
+        return Path(env).expanduser()
+    return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
+
+
+def bundled_seeds() -> list[Path]:
+    """Return the sample abstract files that ship with paperdesk.
+
+    Looks in the installed package (``paperdesk/seeds``, put there when a wheel is built)
+    and then in the source checkout (``seeds/`` at the top of the repository).
+
+    Returns:
+        Sorted ``*.txt`` paths; empty if neither place has any.
+    """
+    candidates = []
+    try:
+        candidates.append(Path(str(resources.files("paperdesk") / "seeds")))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    candidates.append(Path(__file__).resolve().parents[3] / "seeds")
+    for folder in candidates:
+        if folder.is_dir():
+            files = sorted(folder.glob("*.txt"))
+            if files:
+                return files
+    return []

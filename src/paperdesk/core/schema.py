@@ -1,0 +1,150 @@
+"""SQLite tables of a library, and migrations between schema versions.
+
+The schema version lives in ``PRAGMA user_version``. :func:`migrate` brings a database from
+any older version to :data:`SCHEMA_VERSION`, one step at a time, each step in its own
+transaction, after copying the database file to the library's ``backups/`` folder.
+
+Tables (plain, so that ``sqlite-utils tables`` or Datasette read them well):
+
+``papers``
+    ``id`` (integer key), ``content_hash`` (SHA-256 of the normalised abstract, unique),
+    ``title`` (shown title), ``derived_title`` (title derived from the abstract; ``title``
+    equals it until the user edits the title), ``abstract``, ``added_at`` (ISO 8601 UTC),
+    ``read_at`` (ISO 8601 UTC or NULL), ``starred`` (0/1).
+``sources``
+    one row per imported file: ``id``, ``path`` (absolute, unique), ``name`` (file name),
+    ``header`` (collection name from the file's first line), ``encoding``, ``imported_at``.
+``paper_sources``
+    provenance: ``paper_id``, ``source_id``, ``position`` (1-based paragraph number among the
+    file's abstracts). A paper seen in two files has two rows and is stored once.
+``index_queue``
+    papers whose search document is stale: ``seq`` (increasing), ``paper_id`` (unique),
+    ``op`` (``add`` for a paper never indexed, ``update``, ``delete``). Written in the same
+    transaction as the change; a row is removed only after the Whoosh index has committed
+    it, so a crash in between is repaired when the library is next opened.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+import sqlite_utils
+
+from .db import transaction
+
+__all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
+
+SCHEMA_VERSION = 1
+
+
+class SchemaError(RuntimeError):
+    """The database was written by a newer paperdesk, or a migration step failed."""
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE papers (
+            id INTEGER PRIMARY KEY,
+            content_hash TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            derived_title TEXT NOT NULL,
+            abstract TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            read_at TEXT,
+            starred INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE sources (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            header TEXT NOT NULL,
+            encoding TEXT NOT NULL,
+            imported_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE paper_sources (
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (paper_id, source_id, position)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE index_queue (
+            seq INTEGER PRIMARY KEY,
+            paper_id INTEGER NOT NULL UNIQUE,
+            op TEXT NOT NULL CHECK (op IN ('add', 'update', 'delete'))
+        )"""
+    )
+    db.execute("CREATE INDEX idx_papers_added_at ON papers(added_at, id)")
+    db.execute("CREATE INDEX idx_papers_title ON papers(title COLLATE NOCASE)")
+    db.execute("CREATE INDEX idx_paper_sources_source ON paper_sources(source_id)")
+
+
+#: MIGRATIONS[i] upgrades a database from version i to version i + 1.
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+assert len(MIGRATIONS) == SCHEMA_VERSION
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """Return the schema version recorded in the database (0 for a new, empty one)."""
+    return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _backup(db: sqlite_utils.Database, backup_dir: Path, version: int) -> Path:
+    backup_dir.mkdir(parents=True, exist_ok=True)
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    target = backup_dir / f"library-v{version}-{stamp}.db"
+    dest = sqlite3.connect(target)
+    try:
+        db.conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def migrate(db: sqlite_utils.Database, backup_dir: Path) -> list[int]:
+    """Bring ``db`` up to :data:`SCHEMA_VERSION`.
+
+    A database that already has tables is copied to ``backup_dir`` (with SQLite's online
+    backup API) before the first step. Each step runs in one transaction with the new
+    ``user_version``, so a failed step leaves the database at the previous version.
+
+    Args:
+        db: the open library database.
+        backup_dir: folder for the pre-migration copy.
+    Returns:
+        The versions migrated to, e.g. ``[1]`` for a new library, ``[]`` when up to date.
+    Raises:
+        SchemaError: the database is newer than this program, or a step failed.
+    """
+    current = schema_version(db)
+    if current > SCHEMA_VERSION:
+        raise SchemaError(
+            f"library schema version {current} is newer than this paperdesk understands "
+            f"({SCHEMA_VERSION}); update paperdesk"
+        )
+    if current == SCHEMA_VERSION:
+        return []
+    if current > 0:
+        _backup(db, backup_dir, current)
+    done = []
+    for version in range(current, SCHEMA_VERSION):
+        try:
+            with transaction(db):
+                MIGRATIONS[version](db)
+                db.execute(f"PRAGMA user_version = {version + 1}")
+        except sqlite3.Error as exc:
+            raise SchemaError(f"migration to schema version {version + 1} failed: {exc}") from exc
+        done.append(version + 1)
+    return done

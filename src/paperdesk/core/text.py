@@ -1,0 +1,193 @@
+"""Pure text helpers: normalisation, content hash, derived title, URL and arXiv-id extraction.
+
+Nothing here touches the database, the index or Qt; every function is deterministic and is
+used by parsing (at import), by the index (at indexing) and by the UI (to linkify URLs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+__all__ = [
+    "normalize",
+    "content_hash",
+    "derive_title",
+    "extract_urls",
+    "find_urls",
+    "extract_arxiv_ids",
+    "TITLE_MAX_CHARS",
+]
+
+#: Target length of a derived title, in characters (the ellipsis is added on top).
+TITLE_MAX_CHARS = 120
+
+_WS_RE = re.compile(r"\s+")
+
+
+def normalize(text: str) -> str:
+    """Normalise an abstract or query for storage and comparison.
+
+    Applies Unicode NFC (UAX #15), turns every run of white space (including newlines,
+    tabs and no-break spaces) into one ASCII space and strips both ends.
+
+    Args:
+        text: any string.
+    Returns:
+        The normalised string (may be empty).
+    """
+    return _WS_RE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+
+
+def content_hash(normalized_abstract: str) -> str:
+    """Return the de-duplication key of an abstract.
+
+    Args:
+        normalized_abstract: the output of :func:`normalize`; hashing un-normalised text
+            would make white-space variants of one abstract look different.
+    Returns:
+        The SHA-256 hex digest (64 lowercase hex characters) of its UTF-8 bytes.
+    """
+    return hashlib.sha256(normalized_abstract.encode("utf-8")).hexdigest()
+
+
+# Words after which a full stop does not end a sentence.
+_ABBREVIATIONS = {
+    "e.g", "i.e", "et al", "al", "etc", "cf", "vs", "fig", "figs", "eq", "eqs", "sec",
+    "ref", "refs", "no", "approx", "resp", "viz", "dr", "mr", "ms", "prof", "st", "incl",
+}
+# A sentence end: . ! or ? followed by white space and an upper-case letter, digit, quote
+# or opening bracket.
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s+[\"'(\[]?[A-Z0-9\u0391-\u03a9])")
+
+
+def _first_sentence(text: str) -> str:
+    for match in _SENTENCE_END_RE.finditer(text):
+        end = match.start()
+        before = text[:end]
+        word = before.rsplit(" ", 1)[-1].lower()
+        if word in _ABBREVIATIONS or before.lower().endswith(("e.g", "i.e", "et al")):
+            continue
+        if len(word) == 1 and word.isalpha():  # an initial such as "J."
+            continue
+        return text[: end + 1]
+    return text
+
+
+def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
+    """Derive a display title from an abstract: its first sentence, shortened.
+
+    The first sentence ends at ``.``, ``!`` or ``?`` followed by white space and a capital
+    letter or digit, skipping common abbreviations (``e.g.``, ``et al.``, ``Fig.``) and
+    initials. A sentence longer than ``max_chars`` is cut at the last word boundary within
+    the limit and ends in ``…``. A trailing full stop is dropped.
+
+    Args:
+        abstract: normalised abstract text.
+        max_chars: the longest title kept before cutting, in characters.
+    Returns:
+        The title; ``"(empty abstract)"`` for empty input.
+    """
+    text = normalize(abstract)
+    if not text:
+        return "(empty abstract)"
+    sentence = _first_sentence(text)
+    if len(sentence) <= max_chars:
+        return sentence[:-1] if sentence.endswith(".") else sentence
+    cut = sentence[:max_chars]
+    space = cut.rfind(" ")
+    if space > max_chars // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-–—") + "…"
+
+
+# http(s) URL: stops at white space, quotes, angle brackets and other characters that never
+# appear unescaped in a URL written in prose.
+_URL_RE = re.compile(r"https?://[^\s<>\"'`{}|\\^]*(?:\\_[^\s<>\"'`{}|\\^]*)*", re.IGNORECASE)
+_TRAILING = ".,;:!?*'\"”’»"
+_PAIRS = {")": "(", "]": "[", "}": "{"}
+
+
+def _trim_url(url: str) -> str:
+    while url:
+        last = url[-1]
+        if last in _TRAILING:
+            url = url[:-1]
+        elif last in _PAIRS and url.count(last) > url.count(_PAIRS[last]):
+            url = url[:-1]
+        else:
+            break
+    return url
+
+
+def find_urls(text: str) -> list[tuple[int, int, str]]:
+    """Find http(s) URLs in prose, with their positions.
+
+    Trailing sentence punctuation (``. , ; : ! ?`` and quotes) and unbalanced closing
+    brackets are not part of the URL; LaTeX-escaped underscores (``\\_``) are unescaped in
+    the returned URL. A URL directly after ``=``, a quote or ``>`` (an attribute or markup
+    in the text, such as ``href="..."``) is skipped: markup in an abstract is shown as
+    text, never turned into a link.
+
+    Args:
+        text: any text.
+    Returns:
+        A list of ``(start, end, url)``: character offsets into ``text`` of the URL as it
+        is written (end exclusive), and the cleaned URL.
+    """
+    found = []
+    for match in _URL_RE.finditer(text):
+        start = match.start()
+        if start > 0 and text[start - 1] in "=\"'>":
+            continue
+        written = _trim_url(match.group(0))
+        if len(written) <= len("https://"):
+            continue
+        url = written.replace("\\_", "_")
+        if re.fullmatch(r"https?://[^/]*\w[^/]*(/.*)?", url, re.IGNORECASE) is None:
+            continue
+        found.append((start, start + len(written), url))
+    return found
+
+
+def extract_urls(text: str) -> list[str]:
+    """Return the distinct http(s) URLs in ``text`` in order of first appearance.
+
+    See :func:`find_urls` for what counts as part of a URL.
+
+    Args:
+        text: any text.
+    Returns:
+        A list of URL strings without trailing punctuation.
+    """
+    seen: dict[str, None] = {}
+    for _start, _end, url in find_urls(text):
+        seen.setdefault(url, None)
+    return list(seen)
+
+
+# New-style arXiv identifiers (https://info.arxiv.org/help/arxiv_identifier.html):
+# YYMM.NNNN or YYMM.NNNNN with an optional version; written "arXiv:2212.08630" or in an
+# arxiv.org/abs|pdf URL.
+_ARXIV_RE = re.compile(
+    r"(?:arXiv:\s?|arxiv\.org/(?:abs|pdf)/)(\d{4}\.\d{4,5}(?:v\d+)?)", re.IGNORECASE
+)
+
+
+def extract_arxiv_ids(text: str) -> list[str]:
+    """Return the distinct arXiv identifiers mentioned in ``text``.
+
+    Recognises ``arXiv:YYMM.NNNNN`` (optionally with ``vN``) and arxiv.org ``abs``/``pdf``
+    links, following the identifier scheme at https://info.arxiv.org/help/arxiv_identifier.html.
+
+    Args:
+        text: any text.
+    Returns:
+        Identifiers such as ``"2212.08630"`` (no ``arXiv:`` prefix, trailing dot removed),
+        in order of first appearance.
+    """
+    seen: dict[str, None] = {}
+    for match in _ARXIV_RE.finditer(text):
+        seen.setdefault(match.group(1), None)
+    return list(seen)
