@@ -139,8 +139,11 @@ class Library:
         if conn is None:
             try:
                 conn = _db.connect(self.path / DB_NAME)
-            except sqlite3.Error as exc:
+            except sqlite3.OperationalError as exc:
                 raise LibraryError(f"{self.path / DB_NAME}: cannot open ({exc})") from exc
+            except sqlite3.DatabaseError as exc:
+                raise LibraryError(
+                    f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
             self._local.db = conn
             with self._conn_lock:
                 self._connections.append(conn)

@@ -1,0 +1,98 @@
+"""The command line, run as a real subprocess (as a user would) and in-process."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from paperdesk.cli import main
+
+
+def run(*args, library, env_extra=None):
+    env = {**os.environ, **(env_extra or {})}
+    cmd = [sys.executable, "-m", "paperdesk"]
+    if library is not None:
+        cmd += ["--library", str(library)]
+    return subprocess.run(cmd + list(args), capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_import_search_show_stats_end_to_end(tmp_path, seed_files):
+    lib = tmp_path / "lib"
+    r = run("import", *map(str, seed_files), "--json", library=lib)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert (report["added"], report["duplicates"], report["rejected"]) == (225, 15, [])
+
+    r = run("import", str(seed_files[0].parent), library=lib)
+    assert r.returncode == 0
+    assert "total: 0 added, 240 duplicates, 0 rejected" in r.stdout
+
+    r = run("search", '"hierarchical Tree-based static workflow"', "--json", library=lib)
+    assert r.returncode == 0
+    hits = json.loads(r.stdout)
+    assert len(hits) == 1 and {"id", "title", "score"} <= hits[0].keys()
+
+    r = run("show", str(hits[0]["id"]), "--json", library=lib)
+    paper = json.loads(r.stdout)
+    assert paper["urls"] == ["https://github.com/SauravP97/Static-Deep-Research/"]
+    assert paper["sources"][0]["position"] == 1
+    assert "hierarchical Tree-based static workflow" in paper["abstract"]
+
+    r = run("stats", "--json", library=lib)
+    stats = json.loads(r.stdout)
+    assert stats["papers"] == stats["indexed"] == 225
+
+    r = run("reindex", library=lib)
+    assert r.returncode == 0 and "indexed 225 papers" in r.stdout
+
+
+def test_library_from_environment(tmp_path, seed_files):
+    lib = tmp_path / "envlib"
+    r = run("import", str(seed_files[0]), library=None,
+            env_extra={"PAPERDESK_LIBRARY": str(lib)})
+    assert r.returncode == 0, r.stderr
+    assert (lib / "library.db").is_file()
+
+
+def test_user_errors_exit_1_with_one_line(tmp_path, capsys):
+    lib = str(tmp_path / "lib")
+    assert main(["--library", lib, "show", "424242"]) == 1
+    err = capsys.readouterr().err
+    assert err == "paperdesk: no paper with id 424242\n"
+
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\x00binary\x00")
+    assert main(["--library", lib, "import", str(bad)]) == 1
+    err = capsys.readouterr().err
+    assert err.strip().count("\n") == 0
+    assert str(bad) in err and "not a text file" in err
+
+
+def test_not_a_library_is_a_user_error(tmp_path, capsys):
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "library.db").write_text("not a database " * 100)
+    assert main(["--library", str(folder), "stats"]) == 1
+    err = capsys.readouterr().err
+    assert "not a paperdesk library" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("args", [["search"], ["search", "x", "--limit", "0"],
+                                  ["show", "abc"], ["frobnicate"]])
+def test_usage_errors_exit_2(tmp_path, args):
+    r = run(*args, library=tmp_path / "lib")
+    assert r.returncode == 2
+    assert "usage:" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_search_text_output(tmp_path, seed_files, capsys):
+    lib = str(tmp_path / "lib")
+    main(["--library", lib, "import", *map(str, seed_files)])
+    capsys.readouterr()
+    assert main(["--library", lib, "search", "zzzznotaword"]) == 0
+    assert capsys.readouterr().out == "no matches\n"
+    assert main(["--library", lib, "search", "depth", "--limit", "3"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 4 and out[-1].startswith("(3 of ")

@@ -1,0 +1,255 @@
+"""The Library on the real seeds: import, de-duplication, provenance, index, recovery."""
+
+import shutil
+import sqlite3
+
+import pytest
+
+from helpers import write_daily
+from paperdesk.core.library import Library
+from paperdesk.core.models import LibraryError, UnknownPaper
+from paperdesk.core.parsing import read_file
+from paperdesk.core.schema import SCHEMA_VERSION
+
+
+def dump(lib: Library) -> list[str]:
+    """Every row of every table, as SQL text, for before/after comparisons."""
+    return list(lib.db.conn.iterdump())
+
+
+def test_import_both_seeds(empty_library, seed_files):
+    report = empty_library.import_paths(seed_files)
+    assert report.added == 225
+    assert report.duplicates == 15
+    assert report.rejected == []
+    assert [(f.added, f.duplicates) for f in report.files] == [(120, 0), (105, 15)]
+    assert empty_library.count() == 225
+    stats = empty_library.stats()
+    assert stats["papers"] == stats["indexed"] == 225
+    assert stats["pending_index"] == 0
+
+
+def test_reimport_adds_nothing_and_changes_nothing(seeded_library, seed_files):
+    before = dump(seeded_library)
+    report = seeded_library.import_paths(seed_files)
+    assert report.added == 0
+    assert report.duplicates == 240
+    assert dump(seeded_library) == before
+    assert seeded_library.stats()["indexed"] == 225
+
+
+def test_each_paper_remembers_every_file_and_position(seeded_library, seed_files):
+    first, second = (read_file(p) for p in seed_files)
+    shared = {a.abstract for a in first.abstracts} & {a.abstract for a in second.abstracts}
+    text = sorted(shared)[0]
+    pos1 = next(a.position for a in first.abstracts if a.abstract == text)
+    pos2 = next(a.position for a in second.abstracts if a.abstract == text)
+    (pid,) = [r[0] for r in seeded_library.db.execute(
+        "SELECT id FROM papers WHERE abstract = ?", [text])]
+    paper = seeded_library.get(pid)
+    assert [(s.name, s.position) for s in paper.sources] == [
+        (seed_files[0].name, pos1), (seed_files[1].name, pos2)]
+    assert all(s.header == "Daily Papers" for s in paper.sources)
+    assert [s.papers for s in seeded_library.sources()] == [120, 120]
+
+
+def test_get_fields_from_seed(seeded_library):
+    paper = seeded_library.get(seeded_library.paper_ids()[0])
+    assert paper.title.startswith("The advancement in Large Language Models")
+    assert paper.title.endswith("…")
+    assert paper.urls == ("https://github.com/SauravP97/Static-Deep-Research/",)
+    assert not paper.read and not paper.starred
+    with pytest.raises(UnknownPaper, match="no paper with id 99999"):
+        seeded_library.get(99999)
+
+
+def test_arxiv_id_from_seed(seeded_library):
+    hits = seeded_library.search('"characterised in"', limit=5)
+    assert hits, "the abstract citing arXiv:2212.08630 should be found"
+    assert "2212.08630" in seeded_library.get(hits[0].id).arxiv_ids
+
+
+def test_phrase_in_exactly_one_abstract(seeded_library):
+    hits = seeded_library.search('"hierarchical Tree-based static workflow"')
+    assert len(hits) == 1
+    paper = seeded_library.get(hits[0].id)
+    assert "hierarchical Tree-based static workflow" in paper.abstract
+    assert hits[0].title == paper.title
+    assert "hierarchical" in hits[0].snippet
+
+
+def test_search_stems_and_ranks(seeded_library):
+    hits = seeded_library.search("hyperparameter transfer", limit=None)
+    assert len(hits) >= 3
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    for h in hits:
+        abstract = seeded_library.get(h.id).abstract.lower()
+        assert "hyperparameter" in abstract and "transfer" in abstract
+    # spans point at matched words in the snippet
+    start, end = hits[0].snippet_spans[0]
+    assert hits[0].snippet[start:end].lower().startswith(("hyperparameter", "transfer"))
+
+
+def test_greek_letters_are_searchable(seeded_library):
+    hits = seeded_library.search("μP", limit=None)
+    assert hits
+    assert all("μP" in seeded_library.get(h.id).abstract for h in hits)
+
+
+@pytest.mark.parametrize("query", ['"unbalanced', "(depth", "depth AND", "OR", "*", "title:",
+                                   "", "   ", "x" * 20000, "C++", "AND OR NOT", ")("])
+def test_broken_queries_never_raise(seeded_library, query):
+    results = seeded_library.find(query)
+    assert isinstance(results.hits, list)
+    assert results.total >= len(results.hits)
+
+
+def test_source_filter(seeded_library):
+    source = seeded_library.sources()[1]
+    assert seeded_library.count(source.id) == 120
+    assert len(seeded_library.paper_ids(source_id=source.id)) == 120
+    everywhere = seeded_library.find("depth", limit=None)
+    here = seeded_library.find("depth", limit=None, source_id=source.id)
+    assert 0 < here.total < everywhere.total
+    in_source = set(seeded_library.paper_ids(source_id=source.id))
+    assert {h.id for h in here.hits} <= in_source
+
+
+def test_order_by_title(seeded_library):
+    ids = seeded_library.paper_ids(order="title")
+    titles = [seeded_library.summaries([i])[i].title.lower() for i in ids]
+    assert titles == sorted(titles)
+    assert seeded_library.paper_ids(order="added", descending=True)[0] == max(ids)
+    with pytest.raises(ValueError):
+        seeded_library.paper_ids(order="colour")
+
+
+def test_duplicate_within_one_file(empty_library, tmp_path):
+    path = write_daily(tmp_path / "d.txt", ["Same abstract.", "Other one.", "Same  abstract."])
+    report = empty_library.import_paths([path])
+    assert (report.added, report.duplicates) == (2, 1)
+    (pid,) = [h.id for h in empty_library.search("same")]
+    assert [s.position for s in empty_library.get(pid).sources] == [1, 3]
+
+
+def test_bad_file_rejected_and_library_untouched(seeded_library, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"\x00\x00garbage")
+    good = write_daily(tmp_path / "good.txt", ["A brand new abstract about zebrafish."])
+    before_count = seeded_library.count()
+    report = seeded_library.import_paths([bad, tmp_path / "missing.txt", good])
+    assert report.added == 1
+    assert report.rejected == [
+        {"path": str(bad), "reason": "not a text file (it contains NUL bytes)"},
+        {"path": str(tmp_path / "missing.txt"), "reason": "no such file"},
+    ]
+    assert seeded_library.count() == before_count + 1
+    assert len(seeded_library.search("zebrafish")) == 1
+
+
+def test_cancel_rolls_back_the_file_being_imported(empty_library, tmp_path):
+    path = write_daily(tmp_path / "big.txt", [f"Abstract number {i} about things." for i in range(500)])
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 1  # let the first check pass, stop at the next
+
+    report = empty_library.import_paths([path], cancel=cancel)
+    assert report.cancelled
+    assert empty_library.count() == 0
+    assert empty_library.db.execute("SELECT count(*) FROM sources").fetchone()[0] == 0
+    assert empty_library.stats()["indexed"] == 0
+
+
+def test_progress_is_reported(empty_library, seed_files):
+    seen = []
+    empty_library.import_paths(seed_files, progress=lambda s, d, t: seen.append((s, d, t)))
+    assert ("import", 240, 240) in seen
+    assert seen[-1] == ("index", 225, 225)
+
+
+def test_reindex_rebuilds_from_sqlite(seeded_library):
+    assert seeded_library.reindex() == 225
+    assert seeded_library.stats()["indexed"] == 225
+    assert len(seeded_library.search('"hierarchical Tree-based static workflow"')) == 1
+
+
+def test_deleted_index_is_rebuilt_on_open(seeded_library):
+    path = seeded_library.path
+    seeded_library.close()
+    shutil.rmtree(path / "index")
+    with Library.open(path) as lib:
+        assert lib.stats()["indexed"] == 225
+        assert len(lib.search('"hierarchical Tree-based static workflow"')) == 1
+
+
+def test_corrupt_index_is_rebuilt_on_open(seeded_library):
+    path = seeded_library.path
+    seeded_library.close()
+    for f in (path / "index").iterdir():
+        f.write_bytes(b"garbage")
+    with Library.open(path) as lib:
+        assert lib.stats()["indexed"] == 225
+
+
+def test_crash_between_commit_and_index_is_repaired(seeded_library):
+    """Queue rows left by a run that died after Whoosh committed but before the queue
+    was emptied must not produce duplicate documents."""
+    path = seeded_library.path
+    ids = seeded_library.paper_ids()[:10]
+    seeded_library.db.conn.executemany(
+        "INSERT INTO index_queue (paper_id, op) VALUES (?, 'add')", [(i,) for i in ids])
+    seeded_library.close()
+    with Library.open(path) as lib:
+        assert lib.stats()["pending_index"] == 0
+        assert lib.stats()["indexed"] == 225
+        hits = lib.search('"hierarchical Tree-based static workflow"')
+        assert len(hits) == 1
+
+
+def test_schema_version_recorded(seeded_library):
+    version = seeded_library.db.execute("PRAGMA user_version").fetchone()[0]
+    assert version == SCHEMA_VERSION
+    assert seeded_library.db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_newer_schema_is_refused(seeded_library):
+    path = seeded_library.path
+    seeded_library.db.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    seeded_library.close()
+    with pytest.raises(LibraryError, match="newer than this paperdesk"):
+        Library.open(path)
+
+
+def test_not_a_database(tmp_path):
+    folder = tmp_path / "lib"
+    folder.mkdir()
+    (folder / "library.db").write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(LibraryError, match="library.db"):
+        Library.open(folder)
+    assert (folder / "library.db").read_bytes() == b"this is not sqlite" * 100
+
+
+def test_reading_from_another_thread(seeded_library):
+    import threading
+
+    out = {}
+
+    def worker():
+        out["n"] = len(seeded_library.search("depth", limit=None))
+        out["count"] = seeded_library.count()
+
+    t = threading.Thread(target=worker)
+    t.start()
+    t.join()
+    assert out["count"] == 225
+    assert out["n"] == len(seeded_library.search("depth", limit=None))
+
+
+def test_sqlite_is_readable_by_plain_tools(seeded_library):
+    con = sqlite3.connect(seeded_library.path / "library.db")
+    tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    assert {"papers", "sources", "paper_sources", "index_queue"} <= tables
+    assert con.execute("SELECT count(*) FROM papers").fetchone()[0] == 225
+    con.close()

@@ -1,0 +1,81 @@
+"""Text helpers on the nasty inputs the seeds contain."""
+
+import unicodedata
+
+from paperdesk.core.text import (content_hash, derive_title, extract_arxiv_ids, extract_urls,
+                                 find_urls, normalize)
+
+
+def test_normalize_nfc_and_whitespace():
+    decomposed = unicodedata.normalize("NFD", "Café  β\tdecay\r\n next")
+    assert normalize(decomposed) == "Café β decay next"
+    assert normalize(decomposed) == unicodedata.normalize("NFC", normalize(decomposed))
+    assert normalize("  \u00a0 ") == ""
+
+
+def test_content_hash_ignores_whitespace_variants():
+    a = normalize("Deep  nets\nare deep.")
+    b = normalize(" Deep nets are\tdeep. ")
+    assert content_hash(a) == content_hash(b)
+    assert content_hash(a) != content_hash(normalize("Deep nets are shallow."))
+    assert len(content_hash(a)) == 64
+
+
+def test_title_is_first_sentence_without_full_stop():
+    text = "We study depth. Then we study width."
+    assert derive_title(text) == "We study depth"
+
+
+def test_title_skips_abbreviations_and_decimals():
+    text = ("Models (e.g. ResNets) reach 2.5 times the accuracy of Vaswani et al. "
+            "Transformers on CIFAR. A second sentence.")
+    assert derive_title(text) == ("Models (e.g. ResNets) reach 2.5 times the accuracy of "
+                                  "Vaswani et al. Transformers on CIFAR")
+
+
+def test_long_title_is_cut_at_word_boundary_with_ellipsis():
+    text = "word " * 60 + "end. Next sentence."
+    title = derive_title(text)
+    assert title.endswith("…")
+    assert len(title) <= 121
+    assert not title[:-1].endswith(" ")
+    assert title[:-1].split(" ")[-1] == "word"
+
+
+def test_title_of_empty_abstract():
+    assert derive_title("   ") == "(empty abstract)"
+
+
+def test_urls_lose_trailing_punctuation():
+    text = ("Code: https://github.com/AheadOFpotato/what_affects_effective_depth. "
+            "See (https://example.org/a_(b)) and https://example.org/x, or "
+            "https://example.org/q?x=1;")
+    assert extract_urls(text) == [
+        "https://github.com/AheadOFpotato/what_affects_effective_depth",
+        "https://example.org/a_(b)",
+        "https://example.org/x",
+        "https://example.org/q?x=1",
+    ]
+
+
+def test_url_with_mangled_latex_from_seed():
+    # Seen in seeds/000_...: a LaTeX-escaped underscore and a closing brace.
+    text = r"\url{https://insta360-research-team.github.io/DAP\_website/}"
+    assert extract_urls(text) == ["https://insta360-research-team.github.io/DAP_website/"]
+    ((start, end, _url),) = find_urls(text)
+    assert text[start:end] == r"https://insta360-research-team.github.io/DAP\_website/"
+
+
+def test_url_inside_markup_is_not_a_link():
+    text = '<b>x</b> <a href="http://example.invalid">y</a> & 5 < 6'
+    assert extract_urls(text) == []
+
+
+def test_bare_scheme_is_not_a_url():
+    assert extract_urls("see https:// and http://.") == []
+
+
+def test_arxiv_ids():
+    text = ("characterised in arXiv:2212.08630. We also use arXiv:2303.06208v2 and "
+            "https://arxiv.org/abs/2401.12345, again arXiv:2212.08630")
+    assert extract_arxiv_ids(text) == ["2212.08630", "2303.06208v2", "2401.12345"]
