@@ -96,3 +96,54 @@ def test_search_text_output(tmp_path, seed_files, capsys):
     assert main(["--library", lib, "search", "depth", "--limit", "3"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 4 and out[-1].startswith("(3 of ")
+
+
+def test_tag_note_mark_commands(tmp_path, seed_files, capsys):
+    lib = ["--library", str(tmp_path / "lib")]
+    assert main(lib + ["import", *map(str, seed_files)]) == 0
+    assert main(lib + ["tag", "add", "ML", "1", "2"]) == 0
+    assert main(lib + ["tag", "add", "deep", "3"]) == 0
+    assert main(lib + ["tag", "rename", "deep", "ml"]) == 0
+    assert "merged into 'ml' (3 papers)" in capsys.readouterr().out
+    assert main(lib + ["tags", "--json"]) == 0
+    tags = json.loads(capsys.readouterr().out)
+    assert [(t["name"], t["count"]) for t in tags] == [("ml", 3)]
+    assert {"name", "count", "colour", "key"} <= tags[0].keys()
+
+    assert main(lib + ["tag", "remove", "ml", "2"]) == 0
+    assert main(lib + ["note", "1", "Read with **care**"]) == 0
+    assert main(lib + ["mark", "1", "3", "--read", "--star"]) == 0
+    capsys.readouterr()
+    assert main(lib + ["show", "1", "--json"]) == 0
+    paper = json.loads(capsys.readouterr().out)
+    assert paper["tags"] == ["ml"] and paper["note"] == "Read with **care**"
+    assert paper["read"] is True and paper["starred"] is True
+    assert paper["highlights"] == []
+
+    assert main(lib + ["stats", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["tags"], stats["notes"], stats["highlights"], stats["unread"]) == (1, 1, 0, 223)
+
+    assert main(lib + ["note", "1", ""]) == 0
+    assert main(lib + ["mark", "1", "--unread"]) == 0
+    capsys.readouterr()
+    main(lib + ["show", "1", "--json"])
+    paper = json.loads(capsys.readouterr().out)
+    assert paper["note"] == "" and paper["read"] is False and paper["starred"] is True
+
+
+@pytest.mark.parametrize("args, message", [
+    (["tag", "add", "a,b", "1"], "cannot contain a comma"),
+    (["tag", "add", "x", "424242"], "no paper with id 424242"),
+    (["tag", "remove", "nosuchtag", "1"], "no tag named 'nosuchtag'"),
+    (["tag", "rename", "nosuchtag", "y"], "no tag named 'nosuchtag'"),
+    (["mark", "1"], "--read, --unread, --star or --unstar"),
+    (["note", "424242", "x"], "no paper with id 424242"),
+])
+def test_annotation_user_errors(tmp_path, seed_files, capsys, args, message):
+    lib = ["--library", str(tmp_path / "lib")]
+    main(lib + ["import", str(seed_files[0])])
+    capsys.readouterr()
+    assert main(lib + args) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -61,6 +62,34 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print as JSON")
 
     sub.add_parser("reindex", help="rebuild the full-text index from the database")
+
+    p = sub.add_parser("tag", help="add, remove or rename a tag")
+    tag_sub = p.add_subparsers(dest="tag_command", metavar="ACTION", required=True)
+    q = tag_sub.add_parser("add", help="tag papers (creates the tag if needed)")
+    q.add_argument("tag")
+    q.add_argument("ids", nargs="+", type=int, metavar="ID")
+    q = tag_sub.add_parser("remove", help="remove a tag from papers")
+    q.add_argument("tag")
+    q.add_argument("ids", nargs="+", type=int, metavar="ID")
+    q = tag_sub.add_parser("rename", help="rename a tag; onto an existing name merges them")
+    q.add_argument("old")
+    q.add_argument("new")
+
+    p = sub.add_parser("tags", help="list tags with paper counts, colours and keys")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser("note", help="set a paper's note (empty text clears it)")
+    p.add_argument("id", type=int)
+    p.add_argument("text")
+
+    p = sub.add_parser("mark", help="mark papers read/unread, starred/unstarred")
+    p.add_argument("ids", nargs="+", type=int, metavar="ID")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--read", dest="read", action="store_true", default=None)
+    g.add_argument("--unread", dest="read", action="store_false")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--star", dest="star", action="store_true", default=None)
+    g.add_argument("--unstar", dest="star", action="store_false")
     return parser
 
 
@@ -108,8 +137,16 @@ def _cmd_show(lib: Library, args) -> int:
     print(paper.title)
     print(f"id {paper.id} · added {paper.added_at} · {'read' if paper.read else 'unread'}"
           + (" · starred" if paper.starred else ""))
+    if paper.tags:
+        print("tags: " + ", ".join(t.name for t in paper.tags))
     print()
     print(paper.abstract)
+    if paper.highlights:
+        print("\nHighlights:")
+        for h in paper.highlights:
+            print(f"  “{h.text}”" + (f" — {h.comment}" if h.comment else ""))
+    if paper.note:
+        print("\nNote:\n" + paper.note)
     if paper.urls:
         print("\nLinks:\n" + "\n".join(f"  {u}" for u in paper.urls))
     if paper.arxiv_ids:
@@ -136,12 +173,64 @@ def _cmd_reindex(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_tag(lib: Library, args) -> int:
+    if args.tag_command == "add":
+        change = lib.add_tag(args.ids, args.tag)
+        print(f"tagged {len(change.paper_ids)} paper(s) with {change.tag.name!r}")
+    elif args.tag_command == "remove":
+        change = lib.remove_tag(args.ids, args.tag)
+        print(f"removed {change.tag.name!r} from {len(change.paper_ids)} paper(s)")
+    else:
+        tag = lib.tag_by_name(args.old)
+        if tag is None:
+            raise LibraryError(f"no tag named {args.old!r}")
+        merged = lib.tag_by_name(args.new)
+        result = lib.rename_tag(tag.id, args.new)
+        verb = "merged into" if merged is not None and merged.id != tag.id else "renamed to"
+        print(f"{tag.name!r} {verb} {result.name!r} ({result.count} papers)")
+    return 0
+
+
+def _cmd_tags(lib: Library, args) -> int:
+    tags = lib.tags()
+    if args.json:
+        _print_json([t.to_dict() for t in tags])
+        return 0
+    if not tags:
+        print("no tags")
+    for t in tags:
+        key = f"  key {t.key}" if t.key else ""
+        print(f"{t.count:>6}  {t.colour}  {t.name}{key}")
+    return 0
+
+
+def _cmd_note(lib: Library, args) -> int:
+    lib.set_note(args.id, args.text)
+    print("note cleared" if not args.text.strip() else "note saved")
+    return 0
+
+
+def _cmd_mark(lib: Library, args) -> int:
+    if args.read is None and args.star is None:
+        raise LibraryError("say what to mark: --read, --unread, --star or --unstar")
+    if args.read is not None:
+        lib.set_read(args.ids, args.read)
+    if args.star is not None:
+        lib.set_starred(args.ids, args.star)
+    print(f"marked {len(set(args.ids))} paper(s)")
+    return 0
+
+
 _COMMANDS = {
     "import": _cmd_import,
     "search": _cmd_search,
     "show": _cmd_show,
     "stats": _cmd_stats,
     "reindex": _cmd_reindex,
+    "tag": _cmd_tag,
+    "tags": _cmd_tags,
+    "note": _cmd_note,
+    "mark": _cmd_mark,
 }
 
 
@@ -168,3 +257,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("paperdesk: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # e.g. `paperdesk show 1 --json | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

@@ -22,11 +22,12 @@ import sqlite_utils
 from whoosh.index import IndexError as WhooshIndexError
 
 from . import db as _db
+from .annotations import AnnotationsMixin
 from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
-                     SearchHit, SearchResults, Source, SourceRef, UnknownPaper)
+                     SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from .parsing import ParseError, collect_files, read_file
 from .schema import SchemaError, migrate
-from .search import IndexDocument, SearchIndex
+from .search import IndexDocument, IndexSchemaMismatch, SearchIndex
 from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "DB_NAME", "INDEX_DIR"]
@@ -42,6 +43,15 @@ ProgressCallback = Callable[[str, int, int], None]
 CancelCheck = Callable[[], bool]
 
 _INDEX_BATCH = 2000
+#: Built-in filters of the paper list: name -> SQL condition on ``papers``.
+FILTERS = {
+    "unread": "read_at IS NULL",
+    "read": "read_at IS NOT NULL",
+    "starred": "starred",
+    "untagged": "id NOT IN (SELECT paper_id FROM paper_tags)",
+    "has_note": "id IN (SELECT paper_id FROM notes)",
+    "has_highlight": "id IN (SELECT paper_id FROM highlights)",
+}
 _SORTS = {
     "added": "added_at {d}, id {d}",
     "title": "title COLLATE NOCASE {d}, id {d}",
@@ -64,11 +74,16 @@ def _never() -> bool:
     return False
 
 
-class Library:
+class Library(AnnotationsMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
 
     Attributes:
         path: the library folder.
+        auto_sync_index: when True (the default), every change brings the search index up
+            to date before the method returns. The GUI sets it to False and sets
+            ``on_index_stale`` instead, so that index writes happen on a worker thread.
+        on_index_stale: called (from the thread that made the change) after a change was
+            committed to SQLite while ``auto_sync_index`` is False.
     """
 
     def __init__(self, path: Path, sync_index: bool = True):
@@ -78,6 +93,8 @@ class Library:
         self._conn_lock = threading.Lock()
         self._drain_lock = threading.Lock()
         self._closed = False
+        self.auto_sync_index = True
+        self.on_index_stale: Callable[[], None] | None = None
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -153,7 +170,7 @@ class Library:
         index_path = self.path / INDEX_DIR
         try:
             index = SearchIndex(index_path)
-        except (WhooshIndexError, OSError, EOFError, ValueError, KeyError):
+        except (WhooshIndexError, IndexSchemaMismatch, OSError, EOFError, ValueError, KeyError):
             # The index is derived: a damaged one is rebuilt from SQLite.
             shutil.rmtree(index_path, ignore_errors=True)
             index = SearchIndex(index_path)
@@ -181,30 +198,45 @@ class Library:
             [source_id],
         ).fetchone()[0]
 
+    @staticmethod
+    def _scope_sql(source_id: int | None, tag_id: int | None,
+                   filter: str | None) -> tuple[str, list]:
+        conditions, args = ["1"], []
+        if source_id is not None:
+            conditions.append("id IN (SELECT paper_id FROM paper_sources WHERE source_id = ?)")
+            args.append(source_id)
+        if tag_id is not None:
+            conditions.append("id IN (SELECT paper_id FROM paper_tags WHERE tag_id = ?)")
+            args.append(tag_id)
+        if filter is not None:
+            if filter not in FILTERS:
+                raise ValueError(f"unknown filter {filter!r}; use one of {sorted(FILTERS)}")
+            conditions.append(FILTERS[filter])
+        return " AND ".join(conditions), args
+
     def paper_ids(self, order: str = "added", descending: bool = False,
-                  source_id: int | None = None) -> list[int]:
-        """Return paper ids in display order, sorted in SQLite.
+                  source_id: int | None = None, tag_id: int | None = None,
+                  filter: str | None = None) -> list[int]:
+        """Return paper ids in display order, sorted and filtered in SQLite.
 
         Args:
             order: ``"added"`` (import order) or ``"title"`` (case-insensitive).
             descending: reverse the order.
             source_id: only papers from this source.
+            tag_id: only papers with this tag.
+            filter: one of :data:`FILTERS` (``"unread"``, ``"starred"``, ``"untagged"``,
+                ``"has_note"``, ...), or ``None``.
         Returns:
             A list of ids.
         Raises:
-            ValueError: unknown ``order``.
+            ValueError: unknown ``order`` or ``filter``.
         """
         if order not in _SORTS:
             raise ValueError(f"unknown order {order!r}; use one of {sorted(_SORTS)}")
         by = _SORTS[order].format(d="DESC" if descending else "ASC")
-        if source_id is None:
-            sql = f"SELECT id FROM papers ORDER BY {by}"
-            args: list = []
-        else:
-            sql = (f"SELECT id FROM papers WHERE id IN (SELECT paper_id FROM paper_sources "
-                   f"WHERE source_id = ?) ORDER BY {by}")
-            args = [source_id]
-        return [r[0] for r in self.db.execute(sql, args)]
+        where, args = self._scope_sql(source_id, tag_id, filter)
+        return [r[0] for r in self.db.execute(
+            f"SELECT id FROM papers WHERE {where} ORDER BY {by}", args)]
 
     def summaries(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
         """Return list-row data for the given ids (unknown ids are left out).
@@ -219,11 +251,20 @@ class Library:
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             marks = ",".join("?" * len(chunk))
+            tags: dict[int, list[str]] = {}
+            for pid, name in self.db.execute(
+                    "SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t "
+                    f"ON t.id = pt.tag_id WHERE pt.paper_id IN ({marks}) "
+                    "ORDER BY t.name COLLATE NOCASE", chunk):
+                tags.setdefault(pid, []).append(name)
             for row in self.db.execute(
-                f"SELECT id, title, added_at, read_at, starred FROM papers WHERE id IN ({marks})",
-                chunk,
+                "SELECT id, title, added_at, read_at, starred, "
+                "EXISTS (SELECT 1 FROM notes n WHERE n.paper_id = papers.id) "
+                f"FROM papers WHERE id IN ({marks})", chunk,
             ):
-                out[row[0]] = PaperSummary(row[0], row[1], row[2], row[3] is not None, bool(row[4]))
+                out[row[0]] = PaperSummary(row[0], row[1], row[2], row[3] is not None,
+                                           bool(row[4]), tuple(tags.get(row[0], ())),
+                                           bool(row[5]))
         return out
 
     def abstracts(self, ids: Sequence[int]) -> dict[int, str]:
@@ -259,11 +300,17 @@ class Library:
                 "ORDER BY s.id, ps.position", [row[0]])
         )
         abstract = row[3]
+        tags = tuple(Tag(*r) for r in self.db.execute(
+            "SELECT t.id, t.name, t.colour, t.key, "
+            "(SELECT count(*) FROM paper_tags x WHERE x.tag_id = t.id) FROM paper_tags pt "
+            "JOIN tags t ON t.id = pt.tag_id WHERE pt.paper_id = ? "
+            "ORDER BY t.name COLLATE NOCASE", [row[0]]))
         return Paper(
             id=row[0], title=row[1], derived_title=row[2], abstract=abstract,
             added_at=row[4], read_at=row[5], starred=bool(row[6]),
             urls=tuple(extract_urls(abstract)), arxiv_ids=tuple(extract_arxiv_ids(abstract)),
-            sources=refs,
+            sources=refs, tags=tags, note=self.note(row[0]),
+            highlights=tuple(self.highlights(row[0])),
         )
 
     def sources(self) -> list[Source]:
@@ -278,7 +325,8 @@ class Library:
     def stats(self) -> dict:
         """Return counts: ``papers``, ``indexed`` (documents in the search index),
         ``pending_index`` (papers waiting to be indexed), ``sources``, ``unread``,
-        ``starred``, and ``path`` (the library folder)."""
+        ``starred``, ``tags``, ``notes``, ``highlights``, and ``path`` (the library
+        folder)."""
         q = self.db.execute
         return {
             "path": str(self.path),
@@ -288,24 +336,35 @@ class Library:
             "sources": q("SELECT count(*) FROM sources").fetchone()[0],
             "unread": q("SELECT count(*) FROM papers WHERE read_at IS NULL").fetchone()[0],
             "starred": q("SELECT count(*) FROM papers WHERE starred").fetchone()[0],
+            "tags": q("SELECT count(*) FROM tags").fetchone()[0],
+            "notes": q("SELECT count(*) FROM notes").fetchone()[0],
+            "highlights": q("SELECT count(*) FROM highlights").fetchone()[0],
         }
 
     # -- search ------------------------------------------------------------------------
-    def find(self, query: str, limit: int | None = 50,
-             source_id: int | None = None) -> SearchResults:
+    def find(self, query: str, limit: int | None = 50, source_id: int | None = None,
+             tag_id: int | None = None, filter: str | None = None) -> SearchResults:
         """Search the library.
 
         Args:
-            query: Whoosh query syntax over title and abstract (``"a phrase"``, ``AND``,
-                ``OR``, ``NOT``, ``prefix*``, ``field:word``); broken syntax is searched as
-                plain words and never raises.
+            query: Whoosh query syntax over title, abstract, note and highlight comments
+                (``"a phrase"``, ``AND``, ``OR``, ``NOT``, ``prefix*``, ``title:``,
+                ``note:``, ``tag:"to read"``); broken syntax is searched as plain words and
+                never raises.
             limit: most hits, or ``None`` for all.
             source_id: only papers from this source.
+            tag_id: only papers with this tag.
+            filter: only papers passing this filter (see :data:`FILTERS`).
         Returns:
             :class:`SearchResults`, best match first.
+        Raises:
+            ValueError: unknown ``filter``.
         """
+        allowed = None
+        if tag_id is not None or filter is not None:
+            allowed = set(self.paper_ids(source_id=source_id, tag_id=tag_id, filter=filter))
         raw, total = self.index.search(query, limit=limit, source_id=source_id,
-                                       abstracts=self.abstracts)
+                                       abstracts=self.abstracts, allowed=allowed)
         titles = self.summaries([h.id for h in raw])
         abstracts_needed = [h.id for h in raw if h.snippet is None or not h.snippet.text]
         leads = self.abstracts(abstracts_needed) if abstracts_needed else {}
@@ -464,17 +523,37 @@ class Library:
             self._enqueue(db, sorted(in_index - in_db), "delete")
 
     def _documents(self, ids: Sequence[int]) -> dict[int, IndexDocument]:
+        ids = list(ids)
         marks = ",".join("?" * len(ids))
-        sources: dict[int, list[int]] = {}
-        for pid, sid in self.db.execute(
-                f"SELECT paper_id, source_id FROM paper_sources WHERE paper_id IN ({marks})",
-                list(ids)):
-            sources.setdefault(pid, []).append(sid)
+
+        def grouped(sql: str) -> dict[int, list]:
+            out: dict[int, list] = {}
+            for pid, value in self.db.execute(sql.format(marks=marks), ids):
+                out.setdefault(pid, []).append(value)
+            return out
+
+        sources = grouped("SELECT paper_id, source_id FROM paper_sources "
+                          "WHERE paper_id IN ({marks})")
+        tags = grouped("SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t "
+                       "ON t.id = pt.tag_id WHERE pt.paper_id IN ({marks})")
+        comments = grouped("SELECT paper_id, comment FROM highlights "
+                           "WHERE paper_id IN ({marks}) AND comment != ''")
+        notes = dict(self.db.execute(
+            f"SELECT paper_id, body FROM notes WHERE paper_id IN ({marks})", ids).fetchall())
         return {
-            r[0]: IndexDocument(r[0], r[1], r[2], tuple(sorted(set(sources.get(r[0], [])))))
+            r[0]: IndexDocument(r[0], r[1], r[2], tuple(sorted(set(sources.get(r[0], [])))),
+                                tags=tuple(tags.get(r[0], ())), note=notes.get(r[0], ""),
+                                comments=tuple(comments.get(r[0], ())))
             for r in self.db.execute(
-                f"SELECT id, title, abstract FROM papers WHERE id IN ({marks})", list(ids))
+                f"SELECT id, title, abstract FROM papers WHERE id IN ({marks})", ids)
         }
+
+    def _changed(self) -> None:
+        """Called after a committed change that queued papers for re-indexing."""
+        if self.auto_sync_index:
+            self.sync_index()
+        elif self.on_index_stale is not None:
+            self.on_index_stale()
 
     def sync_index(self, progress: ProgressCallback | None = None,
                    cancel: CancelCheck | None = None) -> int:

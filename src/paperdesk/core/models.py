@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 __all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
-           "FileReport", "ImportReport", "UnknownPaper", "LibraryError"]
+           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
+           "Highlight", "TagChange"]
 
 
 class LibraryError(Exception):
@@ -74,6 +75,91 @@ class Source:
 
 
 @dataclass(frozen=True)
+class Tag:
+    """A tag with the number of papers that carry it.
+
+    Attributes:
+        id: tag id.
+        name: the name as last typed (unique without regard to case).
+        colour: ``#rrggbb``.
+        key: number key 1-9 that toggles the tag on the current paper, or ``None``.
+        count: number of papers with the tag.
+    """
+
+    id: int
+    name: str
+    colour: str
+    key: int | None = None
+    count: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class TagState:
+    """Everything about one tag, for undoing a rename, merge or delete.
+
+    Attributes:
+        id: tag id.
+        name: name.
+        colour: ``#rrggbb``.
+        key: bound number key or ``None``.
+        paper_ids: the papers carrying it.
+    """
+
+    id: int
+    name: str
+    colour: str
+    key: int | None
+    paper_ids: frozenset[int]
+
+
+@dataclass(frozen=True)
+class TagChange:
+    """What :meth:`Library.add_tag` or :meth:`Library.remove_tag` changed.
+
+    Attributes:
+        tag: the tag (after the change).
+        paper_ids: papers that gained (add) or lost (remove) the tag; papers that already
+            had (or lacked) it are not listed, so undo touches only these.
+        created: the tag did not exist and was created by this change.
+    """
+
+    tag: Tag
+    paper_ids: tuple[int, ...]
+    created: bool = False
+
+
+@dataclass(frozen=True)
+class Highlight:
+    """A highlighted span of an abstract.
+
+    Attributes:
+        id: highlight id.
+        paper_id: the paper.
+        start: character offset of the first highlighted character in the abstract.
+        end: character offset just past the last one (``abstract[start:end]`` is the text).
+        colour: ``#rrggbb``.
+        comment: optional comment (may be empty).
+        text: the highlighted text, ``abstract[start:end]``.
+        created_at: ISO 8601 UTC.
+    """
+
+    id: int
+    paper_id: int
+    start: int
+    end: int
+    colour: str
+    comment: str
+    text: str
+    created_at: str
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
 class Paper:
     """A paper with everything the detail view shows.
 
@@ -88,6 +174,9 @@ class Paper:
         urls: http(s) URLs in the abstract (trailing punctuation removed).
         arxiv_ids: arXiv identifiers mentioned in the abstract, e.g. ``"2212.08630"``.
         sources: every file and position the abstract was imported from.
+        tags: the paper's tags, by name.
+        note: the Markdown note ("" when there is none).
+        highlights: highlights in abstract order.
     """
 
     id: int
@@ -100,6 +189,14 @@ class Paper:
     urls: tuple[str, ...] = ()
     arxiv_ids: tuple[str, ...] = ()
     sources: tuple[SourceRef, ...] = ()
+    tags: tuple[Tag, ...] = ()
+    note: str = ""
+    highlights: tuple[Highlight, ...] = ()
+
+    @property
+    def title_edited(self) -> bool:
+        """Whether the user has given the paper its own title."""
+        return self.title != self.derived_title
 
     @property
     def read(self) -> bool:
@@ -112,6 +209,8 @@ class Paper:
         d["arxiv_ids"] = list(self.arxiv_ids)
         d["sources"] = [asdict(s) for s in self.sources]
         d["read"] = self.read
+        d["tags"] = [t.name for t in self.tags]
+        d["highlights"] = [h.to_dict() for h in self.highlights]
         return d
 
 
@@ -125,6 +224,8 @@ class PaperSummary:
         added_at: ISO 8601 UTC import time.
         read: whether it is marked read.
         starred: whether it is starred.
+        tags: names of its tags, sorted without regard to case.
+        has_note: whether it has a note.
     """
 
     id: int
@@ -132,6 +233,8 @@ class PaperSummary:
     added_at: str
     read: bool
     starred: bool
+    tags: tuple[str, ...] = ()
+    has_note: bool = False
 
 
 @dataclass(frozen=True)

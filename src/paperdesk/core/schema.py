@@ -22,6 +22,19 @@ Tables (plain, so that ``sqlite-utils tables`` or Datasette read them well):
     ``op`` (``add`` for a paper never indexed, ``update``, ``delete``). Written in the same
     transaction as the change; a row is removed only after the Whoosh index has committed
     it, so a crash in between is repaired when the library is next opened.
+
+Added in version 2:
+
+``tags``
+    ``id``, ``name`` (unique without regard to case: ``ML`` and ``ml`` are one tag),
+    ``colour`` (``#rrggbb``), ``key`` (number key 1-9 bound to the tag, unique, or NULL).
+``paper_tags``
+    ``paper_id``, ``tag_id``.
+``notes``
+    one Markdown note per paper: ``paper_id``, ``body``, ``updated_at``.
+``highlights``
+    ``id``, ``paper_id``, ``start`` and ``end`` (character offsets into the abstract, end
+    exclusive), ``colour``, ``comment``, ``created_at``.
 """
 
 from __future__ import annotations
@@ -37,7 +50,7 @@ from .db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class SchemaError(RuntimeError):
@@ -91,8 +104,52 @@ def _v1(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_paper_sources_source ON paper_sources(source_id)")
 
 
+def _v2(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE tags (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            colour TEXT NOT NULL,
+            key INTEGER UNIQUE CHECK (key BETWEEN 1 AND 9)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE paper_tags (
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+            PRIMARY KEY (paper_id, tag_id)
+        )"""
+    )
+    db.execute("CREATE INDEX idx_paper_tags_tag ON paper_tags(tag_id)")
+    db.execute(
+        """
+        CREATE TABLE notes (
+            paper_id INTEGER PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
+            body TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE highlights (
+            id INTEGER PRIMARY KEY,
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            colour TEXT NOT NULL,
+            comment TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            CHECK (0 <= start AND start < "end")
+        )"""
+    )
+    db.execute("CREATE INDEX idx_highlights_paper ON highlights(paper_id, start)")
+    db.execute("CREATE INDEX idx_papers_read ON papers(read_at)")
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

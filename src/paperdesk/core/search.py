@@ -31,7 +31,7 @@ __all__ = ["IndexDocument", "Snippet", "RawHit", "SearchIndex", "build_schema",
            "DEFAULT_FIELDS", "SNIPPET_CHARS"]
 
 #: Fields searched by words without a ``field:`` prefix.
-DEFAULT_FIELDS = ("title", "abstract")
+DEFAULT_FIELDS = ("title", "abstract", "note", "comment")
 #: Relative weight of a title match against an abstract match (BM25F field boost).
 TITLE_BOOST = 2.0
 #: Length of the text around a match shown as a snippet, in characters.
@@ -49,17 +49,25 @@ def _analyzer():
 def build_schema() -> Schema:
     """Return the Whoosh schema of the paperdesk index.
 
-    Fields: ``id`` (unique, stored: the paper id as text), ``title`` and ``abstract``
-    (analysed text with positions, for phrases; not stored), ``source_id`` (space-separated
-    source ids, for filtering by file).
+    Fields: ``id`` (unique, stored: the paper id as text), ``title``, ``abstract``,
+    ``note`` and ``comment`` (highlight comments) (analysed text with positions, for
+    phrases; not stored), ``tag`` (tag names, comma-separated, lower-cased: ``tag:"to
+    read"``), ``source_id`` (space-separated source ids, for filtering by file).
     """
     ana = _analyzer()
     return Schema(
         id=ID(unique=True, stored=True),
         title=TEXT(analyzer=ana, field_boost=TITLE_BOOST),
         abstract=TEXT(analyzer=ana),
+        note=TEXT(analyzer=ana),
+        comment=TEXT(analyzer=ana),
+        tag=KEYWORD(commas=True, lowercase=True, scorable=True),
         source_id=KEYWORD(),
     )
+
+
+class IndexSchemaMismatch(Exception):
+    """The index on disk was built with another schema (an older paperdesk); rebuild it."""
 
 
 @dataclass(frozen=True)
@@ -71,18 +79,27 @@ class IndexDocument:
         title: shown title.
         abstract: abstract text.
         source_ids: ids of the sources the paper came from.
+        tags: tag names.
+        note: the note text.
+        comments: highlight comments.
     """
 
     id: int
     title: str
     abstract: str
     source_ids: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    comments: tuple[str, ...] = ()
 
     def fields(self) -> dict:
         return {
             "id": str(self.id),
             "title": self.title,
             "abstract": self.abstract,
+            "note": self.note,
+            "comment": "\n".join(self.comments),
+            "tag": ",".join(self.tags),
             "source_id": " ".join(str(s) for s in self.source_ids),
         }
 
@@ -166,6 +183,9 @@ class SearchIndex:
         self.path.mkdir(parents=True, exist_ok=True)
         if windex.exists_in(str(self.path)):
             self._ix = windex.open_dir(str(self.path))
+            if set(self._ix.schema.names()) != set(build_schema().names()):
+                self._ix.close()
+                raise IndexSchemaMismatch(str(self.path))
         else:
             self._ix = windex.create_in(str(self.path), build_schema())
         self._searcher = self._ix.searcher()
@@ -263,13 +283,14 @@ class SearchIndex:
 
     def search(self, text: str, limit: int | None = 50, source_id: int | None = None,
                abstracts: Callable[[list[int]], Mapping[int, str]] | None = None,
-               ) -> tuple[list[RawHit], int]:
+               allowed: set[int] | None = None) -> tuple[list[RawHit], int]:
         """Run a query.
 
         Args:
             text: the query in Whoosh syntax; broken syntax falls back to plain words.
             limit: most hits returned, or ``None`` for all.
             source_id: only papers from this source.
+            allowed: only these paper ids (a filter answered by SQLite), or ``None``.
             abstracts: called with the hit ids, returns their abstracts for snippets; no
                 snippets when omitted.
         Returns:
@@ -279,25 +300,35 @@ class SearchIndex:
         if q is None:
             return [], 0
         filt = wquery.Term("source_id", str(source_id)) if source_id is not None else None
+        wlimit = None if allowed is not None else limit
         with self._lock:
             try:
-                results = self._searcher.search(q, limit=limit, filter=filt, terms=True)
+                results = self._searcher.search(q, limit=wlimit, filter=filt, terms=True)
             except Exception:
                 q = self._plain_words(normalize(text))
                 if q is None:
                     return [], 0
-                results = self._searcher.search(q, limit=limit, filter=filt, terms=True)
-            ids = [int(hit["id"]) for hit in results]
+                results = self._searcher.search(q, limit=wlimit, filter=filt, terms=True)
+            if allowed is not None:
+                kept = [hit for hit in results if int(hit["id"]) in allowed]
+                total = len(kept)
+                chosen = kept if limit is None else kept[:limit]
+            else:
+                chosen = list(results)
+                total = None
+            ids = [int(hit["id"]) for hit in chosen]
             texts = abstracts(ids) if abstracts is not None and ids else {}
             results.fragmenter = ContextFragmenter(maxchars=SNIPPET_CHARS, surround=60)
             results.formatter = _SpanFormatter()
             hits = []
-            for hit, pid in zip(results, ids):
+            for hit, pid in zip(chosen, ids):
                 snippet = None
                 text_ = texts.get(pid)
                 if text_:
                     snippet = hit.highlights("abstract", text=text_, top=2) or None
                 hits.append(RawHit(pid, float(hit.score or 0.0), snippet))
+            if total is not None:
+                return hits, total
             # Fewer hits than the limit: that is all of them. Otherwise count exactly.
             if limit is None or len(hits) < limit:
                 return hits, len(hits)

@@ -1,0 +1,256 @@
+"""Tags, notes, highlights, read/star marks and title edits, with their undo data."""
+
+import sqlite3
+
+import pytest
+
+from paperdesk.core import schema
+from paperdesk.core.library import Library
+from paperdesk.core.models import LibraryError, UnknownPaper
+
+
+def ids_of(lib, n):
+    return lib.paper_ids()[:n]
+
+
+def test_tag_names_are_case_insensitive(seeded_library):
+    a, b = ids_of(seeded_library, 2)
+    first = seeded_library.add_tag([a], "ML")
+    second = seeded_library.add_tag([b], "ml")
+    assert first.created and not second.created
+    assert first.tag.id == second.tag.id
+    assert [(t.name, t.count) for t in seeded_library.tags()] == [("ML", 2)]
+
+
+def test_rename_onto_existing_name_merges_and_undo_restores(seeded_library):
+    p1, p2, p3 = ids_of(seeded_library, 3)
+    ml = seeded_library.add_tag([p1, p2], "ML").tag
+    deep = seeded_library.add_tag([p3], "deep learning").tag
+    seeded_library.set_tag_key(deep.id, 4)
+    before = seeded_library.tag_states([ml.id, deep.id])
+
+    merged = seeded_library.rename_tag(deep.id, "ml")
+    assert [(t.name, t.count) for t in seeded_library.tags()] == [("ml", 3)]
+    assert merged.id == ml.id and merged.key == 4
+    assert set(seeded_library.paper_ids(tag_id=ml.id)) == {p1, p2, p3}
+
+    seeded_library.restore_tags(before, drop=[merged.id])
+    tags = {t.id: (t.name, t.count, t.key) for t in seeded_library.tags()}
+    assert tags == {ml.id: ("ML", 2, None), deep.id: ("deep learning", 1, 4)}
+    assert seeded_library.paper_ids(tag_id=deep.id) == [p3]
+    assert seeded_library.find('tag:"deep learning"').hits[0].id == p3
+
+
+def test_rename_changes_case_only(seeded_library):
+    (p,) = ids_of(seeded_library, 1)
+    tag = seeded_library.add_tag([p], "Ml").tag
+    assert seeded_library.rename_tag(tag.id, "ML").name == "ML"
+    assert [t.name for t in seeded_library.tags()] == ["ML"]
+    assert [h.id for h in seeded_library.search("tag:ml")] == [p]
+
+
+def test_delete_tag_and_restore(seeded_library):
+    p1, p2 = ids_of(seeded_library, 2)
+    tag = seeded_library.add_tag([p1, p2], "to read").tag
+    state = seeded_library.delete_tag(tag.id)
+    assert seeded_library.tags() == []
+    assert seeded_library.search('tag:"to read"') == []
+    seeded_library.restore_tags([state])
+    assert [(t.id, t.name, t.count) for t in seeded_library.tags()] == [(tag.id, "to read", 2)]
+    assert {h.id for h in seeded_library.search('tag:"to read"')} == {p1, p2}
+
+
+def test_add_and_remove_tag_report_only_changed_papers(seeded_library):
+    p1, p2, p3 = ids_of(seeded_library, 3)
+    seeded_library.add_tag([p1], "x")
+    change = seeded_library.add_tag([p1, p2, p3], "X")
+    assert change.paper_ids == (p2, p3)
+    removed = seeded_library.remove_tag([p2, p3], "x")
+    assert removed.paper_ids == (p2, p3)
+    assert seeded_library.paper_ids(tag_id=change.tag.id) == [p1]
+
+
+def test_bulk_tag_with_unknown_id_changes_nothing(seeded_library):
+    (p,) = ids_of(seeded_library, 1)
+    with pytest.raises(UnknownPaper):
+        seeded_library.add_tag([p, 999999], "ghost")
+    assert seeded_library.tags() == []
+
+
+@pytest.mark.parametrize("name", ["", "   ", "a,b", "x" * 61])
+def test_bad_tag_names(seeded_library, name):
+    with pytest.raises(LibraryError):
+        seeded_library.add_tag(ids_of(seeded_library, 1), name)
+
+
+def test_number_keys_are_unique(seeded_library):
+    a = seeded_library.create_tag("a", key=1)
+    b = seeded_library.create_tag("b")
+    seeded_library.set_tag_key(b.id, 1)
+    assert seeded_library.tag_for_key(1).id == b.id
+    assert seeded_library.tags()[0].key is None
+    with pytest.raises(LibraryError):
+        seeded_library.set_tag_key(a.id, 10)
+    with pytest.raises(LibraryError):
+        seeded_library.set_tag_colour(a.id, "red")
+    assert seeded_library.set_tag_colour(a.id, "#ABCDEF").colour == "#abcdef"
+
+
+def test_read_and_star_round_trip(seeded_library):
+    p1, p2 = ids_of(seeded_library, 2)
+    seeded_library.set_read([p1], True)
+    prev = seeded_library.set_read([p1, p2], True)
+    assert prev[p1] is not None and prev[p2] is None
+    assert seeded_library.filter_counts()["unread"] == 223
+    seeded_library.restore_read(prev)
+    assert seeded_library.get(p1).read and not seeded_library.get(p2).read
+    starred_before = seeded_library.set_starred([p1], True)
+    assert starred_before == {p1: False}
+    assert seeded_library.paper_ids(filter="starred") == [p1]
+    seeded_library.restore_starred(starred_before)
+    assert seeded_library.paper_ids(filter="starred") == []
+
+
+def test_edited_title_is_found_once_and_can_be_reverted(seeded_library):
+    (p,) = ids_of(seeded_library, 1)
+    derived = seeded_library.get(p).title
+    old = seeded_library.set_title(p, "  Quokka   agents ")
+    assert old == derived
+    assert seeded_library.get(p).title == "Quokka agents"
+    assert seeded_library.get(p).title_edited
+    for _ in range(3):  # repeated updates must never leave stale copies in the index
+        seeded_library.set_title(p, "Quokka agents")
+    assert [h.id for h in seeded_library.search("quokka")] == [p]
+    assert len(seeded_library.search("depth", limit=None)) == len(
+        {h.id for h in seeded_library.search("depth", limit=None)})
+    seeded_library.set_title(p, None)
+    assert seeded_library.get(p).title == derived
+    assert seeded_library.search("quokka") == []
+    assert seeded_library.stats()["indexed"] == 225
+
+
+def test_note_is_searchable_and_survives_reopen(seeded_library):
+    (p,) = ids_of(seeded_library, 1)
+    assert seeded_library.set_note(p, "Compare with the **axolotl** results.\n- later") == ""
+    assert [h.id for h in seeded_library.search("axolotl")] == [p]
+    assert [h.id for h in seeded_library.search("note:axolotl")] == [p]
+    assert seeded_library.search("title:axolotl") == []
+    assert seeded_library.paper_ids(filter="has_note") == [p]
+    path = seeded_library.path
+    seeded_library.close()
+    with Library.open(path) as lib:
+        assert lib.get(p).note == "Compare with the **axolotl** results.\n- later"
+        assert lib.set_note(p, "  ") .startswith("Compare")
+        assert lib.get(p).note == ""
+        assert lib.search("axolotl") == []
+        assert lib.filter_counts()["has_note"] == 0
+
+
+def greek_paper(lib):
+    for pid in lib.paper_ids():
+        abstract = lib.get(pid).abstract
+        if "μP" in abstract:
+            return pid, abstract
+    raise AssertionError("the seeds contain μP")
+
+
+def test_highlight_on_greek_text_keeps_exact_span(seeded_library):
+    pid, abstract = greek_paper(seeded_library)
+    start = abstract.index("μP")
+    end = abstract.index(" ", start + 2)
+    h = seeded_library.add_highlight(pid, start, end, comment="Greek mu parameterisation")
+    assert h.text == abstract[start:end] and h.text.startswith("μP")
+    path = seeded_library.path
+    seeded_library.close()
+    with Library.open(path) as lib:
+        (again,) = lib.get(pid).highlights
+        assert (again.start, again.end, again.text) == (start, end, abstract[start:end])
+        assert [x.id for x in lib.search("parameterisation")] == [pid]
+        assert lib.paper_ids(filter="has_highlight") == [pid]
+
+
+def test_highlight_remove_restore_and_bad_offsets(seeded_library):
+    pid, abstract = greek_paper(seeded_library)
+    h = seeded_library.add_highlight(pid, 0, 10, colour="#a5d8ff")
+    removed = seeded_library.remove_highlight(h.id)
+    assert seeded_library.get(pid).highlights == ()
+    back = seeded_library.add_highlight(pid, removed.start, removed.end, removed.colour,
+                                        removed.comment, highlight_id=removed.id)
+    assert (back.id, back.text, back.colour) == (h.id, abstract[:10], "#a5d8ff")
+    for start, end in [(-1, 5), (5, 5), (10, 3), (0, len(abstract) + 1)]:
+        with pytest.raises(LibraryError):
+            seeded_library.add_highlight(pid, start, end)
+    assert seeded_library.set_highlight_comment(h.id, "why") == ""
+    assert seeded_library.get(pid).highlights[0].comment == "why"
+
+
+def test_annotations_survive_reimport(seeded_library, seed_files):
+    pid, abstract = greek_paper(seeded_library)
+    seeded_library.add_highlight(pid, 0, 5)
+    seeded_library.add_tag([pid], "keep")
+    seeded_library.set_note(pid, "still here")
+    seeded_library.import_paths(seed_files)
+    paper = seeded_library.get(pid)
+    assert len(paper.highlights) == 1 and paper.note == "still here"
+    assert [t.name for t in paper.tags] == ["keep"]
+
+
+def test_scoped_search_and_filters(seeded_library):
+    p1, p2 = ids_of(seeded_library, 2)
+    tag = seeded_library.add_tag([p1], "picked").tag
+    everywhere = seeded_library.find("model", limit=None)
+    scoped = seeded_library.find("model", limit=None, tag_id=tag.id)
+    assert everywhere.total > 1
+    assert [h.id for h in scoped.hits] == [p1] and scoped.total == 1
+    assert seeded_library.filter_counts() == {
+        "all": 225, "unread": 225, "starred": 0, "untagged": 224, "has_note": 0}
+    assert p1 not in seeded_library.paper_ids(filter="untagged")
+    with pytest.raises(ValueError):
+        seeded_library.paper_ids(filter="nonsense")
+
+
+def test_summaries_carry_tags_and_note_flag(seeded_library):
+    (p,) = ids_of(seeded_library, 1)
+    seeded_library.add_tag([p], "b")
+    seeded_library.add_tag([p], "A")
+    seeded_library.set_note(p, "n")
+    s = seeded_library.summaries([p])[p]
+    assert s.tags == ("A", "b") and s.has_note
+
+
+def test_deferred_index_sync(seeded_library):
+    (p,) = ids_of(seeded_library, 1)
+    calls = []
+    seeded_library.auto_sync_index = False
+    seeded_library.on_index_stale = lambda: calls.append(1)
+    seeded_library.set_note(p, "capybara")
+    assert calls == [1]
+    assert seeded_library.stats()["pending_index"] == 1
+    assert seeded_library.search("capybara") == []
+    seeded_library.sync_index()
+    assert [h.id for h in seeded_library.search("capybara")] == [p]
+
+
+def test_v1_library_is_migrated_with_backup(tmp_path, seed_files):
+    path = tmp_path / "old"
+    path.mkdir()
+    con = sqlite3.connect(path / "library.db", isolation_level=None)
+    import sqlite_utils
+
+    db = sqlite_utils.Database(con)
+    schema.MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    db.execute("INSERT INTO papers (content_hash, title, derived_title, abstract, added_at) "
+               "VALUES ('h', 'Old title', 'Old title', 'An old abstract about lemurs.', "
+               "'2025-01-01T00:00:00Z')")
+    con.close()
+    with Library.open(path) as lib:
+        assert lib.db.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
+        assert [h.title for h in lib.search("lemurs")] == ["Old title"]
+        lib.add_tag([1], "migrated")
+        assert lib.tags()[0].count == 1
+    (backup,) = (path / "backups").glob("library-v1-*.db")
+    old = sqlite3.connect(backup)
+    assert old.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert old.execute("SELECT title FROM papers").fetchone()[0] == "Old title"
+    old.close()
