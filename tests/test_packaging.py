@@ -33,3 +33,11 @@ def test_wheel_contains_seeds_and_resources(tmp_path, seed_files):
         data = zipfile.ZipFile(wheel).read(f"paperdesk/seeds/{seed.name}")
         assert data == seed.read_bytes()
     assert "paperdesk/core/library.py" in names
+
+
+def test_icon_resource_found():
+    from paperdesk.core.paths import resource_path
+
+    icon = resource_path("paperdesk.svg")
+    assert icon is not None and icon.read_text().lstrip().startswith("<?xml")
+    assert resource_path("no-such-file.png") is None

@@ -42,6 +42,11 @@ def test_long_title_is_cut_at_word_boundary_with_ellipsis():
     assert title[:-1].split(" ")[-1] == "word"
 
 
+def test_cut_title_has_no_full_stop_before_ellipsis():
+    text = "a" * 50 + " i.e. " + "x" * 30 + " more."
+    assert derive_title(text, max_chars=57) == "a" * 50 + " i.e…"
+
+
 def test_title_of_empty_abstract():
     assert derive_title("   ") == "(empty abstract)"
 

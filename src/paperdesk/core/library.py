@@ -443,7 +443,9 @@ class Library(AnnotationsMixin):
             report.added_ids.extend(added)
             done += len(pf.abstracts)
             progress("import", done, total)
-        self.sync_index(progress=progress)
+        # Indexing can be cancelled too: what is left stays queued and is indexed the next
+        # time the library is opened or changed.
+        self.sync_index(progress=progress, cancel=cancel)
         return report
 
     def _import_file(self, pf, file_report: FileReport, cancel: CancelCheck,

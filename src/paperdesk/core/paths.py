@@ -8,7 +8,7 @@ from pathlib import Path
 
 import platformdirs
 
-__all__ = ["APP_NAME", "LIBRARY_ENV", "default_library_path", "bundled_seeds"]
+__all__ = ["APP_NAME", "LIBRARY_ENV", "default_library_path", "bundled_seeds", "resource_path"]
 
 APP_NAME = "paperdesk"
 #: Environment variable that overrides the default library folder.
@@ -28,6 +28,32 @@ def default_library_path() -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def _bundled_dirs(name: str) -> list[Path]:
+    # The installed package first (a wheel carries seeds/ and resources/ inside
+    # paperdesk/), then the top of a source checkout.
+    candidates = []
+    try:
+        candidates.append(Path(str(resources.files("paperdesk") / name)))
+    except (ModuleNotFoundError, TypeError):
+        pass
+    candidates.append(Path(__file__).resolve().parents[3] / name)
+    return candidates
+
+
+def resource_path(name: str) -> Path | None:
+    """Return the path of a bundled resource file such as ``"paperdesk.svg"``.
+
+    Args:
+        name: file name inside ``resources/``.
+    Returns:
+        The path, or ``None`` if it is in neither the installed package nor the checkout.
+    """
+    for folder in _bundled_dirs("resources"):
+        if (folder / name).is_file():
+            return folder / name
+    return None
+
+
 def bundled_seeds() -> list[Path]:
     """Return the sample abstract files that ship with paperdesk.
 
@@ -37,13 +63,7 @@ def bundled_seeds() -> list[Path]:
     Returns:
         Sorted ``*.txt`` paths; empty if neither place has any.
     """
-    candidates = []
-    try:
-        candidates.append(Path(str(resources.files("paperdesk") / "seeds")))
-    except (ModuleNotFoundError, TypeError):
-        pass
-    candidates.append(Path(__file__).resolve().parents[3] / "seeds")
-    for folder in candidates:
+    for folder in _bundled_dirs("seeds"):
         if folder.is_dir():
             files = sorted(folder.glob("*.txt"))
             if files:

@@ -99,7 +99,7 @@ def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
     space = cut.rfind(" ")
     if space > max_chars // 2:
         cut = cut[:space]
-    return cut.rstrip(" ,;:-–—") + "…"
+    return cut.rstrip(" ,;:.-–—") + "…"
 
 
 # http(s) URL: stops at white space, quotes, angle brackets and other characters that never

@@ -1,0 +1,113 @@
+"""Small dialogs: error and import-problem messages, keyboard shortcuts, About.
+
+Every message box here uses plain-text format, so file names or error text containing
+``<`` are shown literally.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView,
+                               QMessageBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
+                               QWidget)
+
+from .. import __version__
+
+__all__ = ["message_box", "show_import_problems", "ShortcutsDialog", "show_about",
+           "SHORTCUTS"]
+
+#: ``(keys, what they do)`` rows of the Keyboard shortcuts dialog.
+SHORTCUTS: tuple[tuple[str, str], ...] = (
+    ("/  or  Ctrl+F", "Go to the search box"),
+    ("Enter  or  ↓", "From the search box: go to the list"),
+    ("Esc", "In the search box: clear it; when empty, go back to the list"),
+    ("↑ / ↓, Page Up / Page Down", "Move through the list"),
+    ("Ctrl+O", "Import abstract files"),
+    ("Ctrl+Shift+O", "Import a folder of abstract files"),
+    ("F1", "Show this list"),
+    ("Ctrl+Q", "Quit"),
+)
+
+
+def message_box(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str,
+                details: str | None = None, modal: bool = True) -> QMessageBox:
+    """Create and show a plain-text message box.
+
+    Args:
+        parent: owning window (or ``None``).
+        icon: e.g. ``QMessageBox.Icon.Warning``.
+        title: window title.
+        text: the message (shown literally).
+        details: optional text behind a "Show Details…" button.
+        modal: True runs it to completion (``exec``); False shows it and returns at once.
+    Returns:
+        The message box (already closed when ``modal``).
+    """
+    box = QMessageBox(icon, title, text, QMessageBox.StandardButton.Ok, parent)
+    box.setTextFormat(Qt.TextFormat.PlainText)
+    if details:
+        box.setDetailedText(details)
+    if modal:
+        box.exec()
+    else:
+        box.setWindowModality(Qt.WindowModality.NonModal)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.show()
+    return box
+
+
+def show_import_problems(parent: QWidget | None, rejected: Sequence[dict]) -> QMessageBox:
+    """Show, without blocking, which files were not imported and why.
+
+    Args:
+        parent: owning window.
+        rejected: ``[{"path": str, "reason": str}]`` from ``ImportReport.rejected``.
+    Returns:
+        The (non-modal) message box.
+    """
+    lines = [f"{os.path.basename(r['path']) or r['path']}: {r['reason']}" for r in rejected]
+    n = len(rejected)
+    head = "This file was not imported:" if n == 1 else f"These {n} files were not imported:"
+    shown = lines[:12] + ([f"… and {n - 12} more (see details)"] if n > 12 else [])
+    details = "\n".join(f"{r['path']}: {r['reason']}" for r in rejected)
+    return message_box(parent, QMessageBox.Icon.Warning, "Some files were not imported",
+                       head + "\n\n" + "\n".join(shown), details=details, modal=False)
+
+
+class ShortcutsDialog(QDialog):
+    """A small non-modal table of keyboard shortcuts (:data:`SHORTCUTS`)."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle("Keyboard shortcuts")
+        table = QTableWidget(len(SHORTCUTS), 2, self)
+        table.setHorizontalHeaderLabels(["Keys", "Action"])
+        table.verticalHeader().hide()
+        table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        table.setShowGrid(False)
+        for row, (keys, action) in enumerate(SHORTCUTS):
+            table.setItem(row, 0, QTableWidgetItem(keys))
+            table.setItem(row, 1, QTableWidgetItem(action))
+        header = table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
+        buttons.rejected.connect(self.close)
+        layout = QVBoxLayout(self)
+        layout.addWidget(table)
+        layout.addWidget(buttons)
+        self.table = table
+        self.resize(560, 330)
+
+
+def show_about(parent: QWidget | None) -> None:
+    """Show the modal About box."""
+    message_box(parent, QMessageBox.Icon.Information, "About paperdesk",
+                f"paperdesk {__version__}\n\n"
+                "Read research-paper abstracts offline.\n"
+                "Your library is stored on this computer only.")

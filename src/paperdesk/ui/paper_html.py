@@ -1,0 +1,187 @@
+"""Turn a paper into the detail pane's HTML: everything escaped, only web URLs linked.
+
+Pure Python (no Qt), so it is easy to test. The rules:
+
+* every character of the title, abstract, header and file names is HTML-escaped, so
+  markup inside an abstract (``<b>``, ``<a href=...>``) is shown literally;
+* the only links are http(s) URLs found by :func:`paperdesk.core.text.find_urls` in the
+  abstract (which skips URLs that sit inside markup such as ``href="..."``) and arXiv ids,
+  linked to ``https://arxiv.org/abs/<id>``;
+* words matching the active search query are highlighted; matching uses the search
+  index's own analyser (lower-casing, accent folding, stemming), so "networks" in the
+  query highlights "network" in the text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..core.models import Paper
+from ..core.search import build_schema
+from ..core.text import find_urls
+from .formatting import local_datetime
+
+__all__ = ["QueryTerms", "query_terms", "match_spans", "abstract_html", "paper_html",
+           "HIGHLIGHT_STYLE"]
+
+#: Inline CSS of a highlighted word (Qt rich text supports background-color and color).
+HIGHLIGHT_STYLE = "background-color:#ffe27a; color:#000000;"
+_MUTED = "color:#6b6b6b;"
+
+# Whoosh query syntax words that are operators, not search terms.
+_OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "TO"}
+_NEGATING = {"NOT", "ANDNOT"}
+_FIELD_PREFIX_RE = re.compile(r"^\w+:")
+_ANALYZER = build_schema()["abstract"].analyzer
+
+
+@dataclass(frozen=True)
+class QueryTerms:
+    """What to highlight for a query.
+
+    Attributes:
+        stems: analysed (lower-cased, accent-folded, stemmed) words; a text word matches
+            when its analysed form is in this set.
+        prefixes: lower-cased prefixes from ``word*`` terms; a text word matches when it
+            starts with one of them.
+    """
+
+    stems: frozenset[str] = frozenset()
+    prefixes: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.stems or self.prefixes)
+
+
+def query_terms(query: str | None) -> QueryTerms:
+    """Extract the words of a search query worth highlighting.
+
+    Operators (``AND``, ``OR``, ``NOT`` …) and the word after ``NOT`` are dropped, as are
+    ``field:`` prefixes, quotes and brackets. ``word*`` becomes a prefix.
+
+    Args:
+        query: what the user typed (Whoosh syntax), or ``None``.
+    Returns:
+        :class:`QueryTerms` (empty for an empty query).
+    """
+    if not query:
+        return QueryTerms()
+    cleaned = re.sub(r'["()\[\]{}]', " ", query)
+    stems: set[str] = set()
+    prefixes: list[str] = []
+    skip_next = False
+    for raw in cleaned.split():
+        if raw in _OPERATORS:
+            skip_next = raw in _NEGATING
+            continue
+        if skip_next:
+            skip_next = False
+            continue
+        word = _FIELD_PREFIX_RE.sub("", raw).lstrip("+-")
+        word = re.sub(r"\^[\d.]*$", "", word)  # term boost: word^2
+        wild = re.search(r"[*?]", word)
+        if wild:
+            prefix = word[:wild.start()].lower()
+            if len(prefix) >= 2:
+                prefixes.append(prefix)
+            continue
+        stems.update(t.text for t in _ANALYZER(word))
+    return QueryTerms(frozenset(stems), tuple(prefixes))
+
+
+def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
+    """Find the words of ``text`` that a query's terms match.
+
+    Args:
+        text: any text.
+        terms: from :func:`query_terms`.
+    Returns:
+        Sorted, non-overlapping ``(start, end)`` character offsets (end exclusive).
+    """
+    if not terms or not text:
+        return []
+    spans = []
+    for token in _ANALYZER(text, chars=True):
+        start, end = token.startchar, token.endchar
+        if token.text in terms.stems or (
+                terms.prefixes and text[start:end].lower().startswith(terms.prefixes)):
+            spans.append((start, end))
+    return spans
+
+
+def _highlighted(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
+    out = []
+    pos = start
+    for s, e in spans:
+        if s < pos or e > end:
+            continue
+        out.append(html.escape(text[pos:s]))
+        out.append(f'<span style="{HIGHLIGHT_STYLE}">{html.escape(text[s:e])}</span>')
+        pos = e
+    out.append(html.escape(text[pos:end]))
+    return "".join(out)
+
+
+def _is_web_url(url: str) -> bool:
+    return url.lower().startswith(("http://", "https://"))
+
+
+def abstract_html(text: str, spans: Sequence[tuple[int, int]] = ()) -> str:
+    """Escape an abstract, link its http(s) URLs and highlight the given spans.
+
+    Args:
+        text: the abstract (literal text; any markup in it stays text).
+        spans: ``(start, end)`` offsets to highlight, sorted; spans inside a URL are not
+            highlighted.
+    Returns:
+        An HTML fragment (no enclosing block element).
+    """
+    out = []
+    pos = 0
+    for start, end, url in find_urls(text):
+        if not _is_web_url(url) or start < pos:
+            continue
+        out.append(_highlighted(text, pos, start, spans))
+        out.append(f'<a href="{html.escape(url, quote=True)}">{html.escape(text[start:end])}</a>')
+        pos = end
+    out.append(_highlighted(text, pos, len(text), spans))
+    return "".join(out)
+
+
+def paper_html(paper: Paper, query: str | None = None) -> str:
+    """Return the complete HTML document the detail pane shows for ``paper``.
+
+    Args:
+        paper: the paper (from ``Library.get``).
+        query: the active search query, to highlight its words; ``None`` for no search.
+    Returns:
+        An HTML string for ``QTextBrowser.setHtml``: title, added date, abstract, arXiv
+        ids (linked to arxiv.org) and the source files.
+    """
+    terms = query_terms(query)
+    title = _highlighted(paper.title, 0, len(paper.title), match_spans(paper.title, terms))
+    abstract = abstract_html(paper.abstract, match_spans(paper.abstract, terms))
+    parts = [
+        f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
+        f'<p style="{_MUTED} margin-top:0px;">Added {html.escape(local_datetime(paper.added_at))}'
+        f" &nbsp;·&nbsp; #{paper.id}</p>",
+        f'<p style="line-height:135%; margin-top:12px;">{abstract}</p>',
+    ]
+    if paper.arxiv_ids:
+        links = ", ".join(
+            f'<a href="https://arxiv.org/abs/{html.escape(a, quote=True)}">{html.escape(a)}</a>'
+            for a in paper.arxiv_ids)
+        parts.append(f'<p style="margin-top:12px;"><span style="{_MUTED}">arXiv</span>'
+                     f" &nbsp;{links}</p>")
+    if paper.sources:
+        rows = "<br>".join(
+            f'<span title="{html.escape(s.path, quote=True)}">{html.escape(s.name)}</span>'
+            f' <span style="{_MUTED}">— abstract {s.position} — {html.escape(s.header)}</span>'
+            for s in paper.sources)
+        label = "Source" if len(paper.sources) == 1 else "Sources"
+        parts.append(f'<p style="margin-top:16px;"><span style="{_MUTED}">{label}</span>'
+                     f"<br>{rows}</p>")
+    return "<html><body>" + "\n".join(parts) + "</body></html>"

@@ -1,0 +1,288 @@
+"""The paper list's table model: a list of paper ids plus a lazily filled row cache.
+
+The model holds only ids (cheap even for 100 000 papers). ``data()`` fetches rows it has
+not seen in blocks of :data:`BLOCK` ids around the requested row via
+``Library.summaries``, so scrolling a large library reads only what is shown. Sorting
+asks the library for ids in the new order (SQLite sorts); while searching, hits are kept
+in relevance order or re-ordered by title or date.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+
+from ..core.library import Library
+from ..core.models import PaperSummary, SearchHit
+from .formatting import local_date, local_datetime, tooltip_html
+
+__all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "snippet_window"]
+
+#: Number of ids fetched together when a row is not cached.
+BLOCK = 200
+#: The cache is emptied when it grows past this many rows.
+CACHE_LIMIT = 20_000
+#: Item data role giving the row's paper id.
+PaperIdRole = Qt.ItemDataRole.UserRole + 1
+#: Item data role of the Snippet column: ``(start, end)`` offsets of matched words in
+#: the cell's display text (used by :class:`~paperdesk.ui.snippet_delegate.SnippetDelegate`).
+SpansRole = Qt.ItemDataRole.UserRole + 2
+#: Characters of context kept before the first matched word of a snippet cell.
+SNIPPET_LEAD = 12
+
+
+def snippet_window(text: str, spans: Sequence[tuple[int, int]],
+                   lead: int = SNIPPET_LEAD) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Cut the start of a snippet so its first matched word is visible in a narrow cell.
+
+    Args:
+        text: the snippet (plain text).
+        spans: ``(start, end)`` offsets of matched words in ``text``.
+        lead: characters of context to keep before the first match.
+    Returns:
+        ``(text, spans)``: the text, starting with "… " when cut (at a word boundary),
+        and the spans shifted to match.
+    """
+    if not spans or spans[0][0] <= lead:
+        return text, tuple(spans)
+    cut = text.rfind(" ", 0, spans[0][0] - lead)
+    if cut < 0:
+        return text, tuple(spans)
+    prefix = "… "
+    shift = len(prefix) - (cut + 1)
+    return prefix + text[cut + 1:], tuple((s + shift, e + shift) for s, e in spans)
+
+
+class PaperTableModel(QAbstractTableModel):
+    """Rows are papers; columns are Title, Snippet and Added.
+
+    Display text is always literal (Qt's DisplayRole is not interpreted as HTML), and
+    tooltips are escaped. Sort state (``sort_column``: -1 for the natural order, which is
+    import order when listing and relevance when searching) survives :meth:`show_all`
+    and :meth:`show_hits`.
+
+    Args:
+        library: the open library to read rows from (UI thread).
+        parent: Qt parent.
+    """
+
+    TITLE, SNIPPET, ADDED = range(3)
+    HEADERS = ("Title", "Snippet", "Added")
+    _ORDER_KEYS = {TITLE: "title", ADDED: "added"}
+
+    def __init__(self, library: Library, parent=None):
+        super().__init__(parent)
+        self._lib = library
+        self._ids: list[int] = []
+        self._rows_of: dict[int, int] | None = None
+        self._cache: dict[int, PaperSummary | None] = {}
+        self._snippets: Mapping[int, str] | None = None
+        self._cells: dict[int, tuple[str, tuple[tuple[int, int], ...]]] = {}
+        self._hits: list[SearchHit] | None = None
+        self._source_id: int | None = None
+        self.sort_column = -1
+        self.sort_order = Qt.SortOrder.AscendingOrder
+        self.fetch_count = 0  #: number of ``summaries`` calls so far (for tests/diagnostics)
+
+    # -- contents ----------------------------------------------------------------------
+    @property
+    def searching(self) -> bool:
+        """True when the rows are search hits."""
+        return self._hits is not None
+
+    @property
+    def source_id(self) -> int | None:
+        """The source the rows are restricted to, or ``None`` for the whole library."""
+        return self._source_id
+
+    def set_ids(self, ids: Sequence[int], snippets: Mapping[int, str] | None = None,
+                spans: Mapping[int, Sequence[tuple[int, int]]] | None = None) -> None:
+        """Replace the rows (a model reset; the row cache is kept).
+
+        Args:
+            ids: paper ids in display order.
+            snippets: ``{id: snippet}`` while searching; ``None`` when not searching
+                (the Snippet column is then empty).
+            spans: ``{id: [(start, end), ...]}`` matched words in each snippet.
+        """
+        self.beginResetModel()
+        self._ids = list(ids)
+        self._rows_of = None
+        self._snippets = snippets
+        self._cells = {
+            pid: snippet_window(text, tuple((spans or {}).get(pid, ())))
+            for pid, text in (snippets or {}).items()
+        }
+        self.endResetModel()
+
+    def show_all(self, source_id: int | None = None) -> None:
+        """List every paper (or every paper from one source) in the current sort order.
+
+        Args:
+            source_id: restrict to this source, or ``None`` for all.
+        """
+        self._hits = None
+        self._source_id = source_id
+        self._cache.clear()
+        self.set_ids(self._ordered_ids(), None)
+
+    def show_hits(self, hits: Sequence[SearchHit], source_id: int | None = None) -> None:
+        """List search hits (relevance order unless sorted by a column).
+
+        Args:
+            hits: from ``Library.find``, best first.
+            source_id: the source the search was restricted to.
+        """
+        self._hits = list(hits)
+        self._source_id = source_id
+        self._cache.clear()
+        self.set_ids(self._ordered_ids(), {h.id: h.snippet for h in self._hits},
+                     self._spans())
+
+    def clear(self) -> None:
+        """Show no rows and forget cached rows (used before the library closes)."""
+        self._hits = None
+        self._cache.clear()
+        self.set_ids([], None)
+
+    def paper_id(self, row: int) -> int | None:
+        """Return the paper id shown in ``row``, or ``None`` if out of range."""
+        if 0 <= row < len(self._ids):
+            return self._ids[row]
+        return None
+
+    def row_of(self, paper_id: int | None) -> int:
+        """Return the row showing ``paper_id``, or -1 if it is not listed."""
+        if paper_id is None:
+            return -1
+        if self._rows_of is None:
+            self._rows_of = {pid: row for row, pid in enumerate(self._ids)}
+        return self._rows_of.get(paper_id, -1)
+
+    def ids(self) -> list[int]:
+        """Return a copy of the listed ids in display order."""
+        return list(self._ids)
+
+    def snippet(self, paper_id: int) -> str:
+        """Return the search snippet of ``paper_id`` ("" when not searching)."""
+        return (self._snippets or {}).get(paper_id, "")
+
+    # -- Qt model interface ------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt)
+        """Number of listed papers (0 under a valid parent: this is a flat table)."""
+        return 0 if parent.isValid() else len(self._ids)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        """Three columns: Title, Added, Snippet."""
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        """Column titles; row numbers are not shown."""
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        """Cell text (literal), escaped tooltips, and the paper id under :data:`PaperIdRole`."""
+        if not index.isValid() or not 0 <= index.row() < len(self._ids):
+            return None
+        pid = self._ids[index.row()]
+        col = index.column()
+        if role == PaperIdRole:
+            return pid
+        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SpansRole):
+            return None
+        if col == self.SNIPPET:
+            if role == SpansRole:
+                return self._cells.get(pid, ("", ()))[1]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self._cells.get(pid, ("", ()))[0]
+            return tooltip_html(self.snippet(pid))
+        if role == SpansRole:
+            return None
+        summary = self._summary(index.row())
+        if summary is None:
+            return "(no longer in the library)" if role == Qt.ItemDataRole.DisplayRole else None
+        if col == self.TITLE:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return summary.title
+            return tooltip_html(summary.title)
+        if col == self.ADDED:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return local_date(summary.added_at)
+            return tooltip_html("Added " + local_datetime(summary.added_at))
+        return None
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        """Re-order rows; selection follows the papers (persistent indexes are moved).
+
+        Args:
+            column: ``TITLE`` or ``ADDED``; any other value (``SNIPPET``, -1) restores the
+                natural order: import order when listing, relevance when searching.
+            order: ascending or descending.
+        """
+        self.sort_column, self.sort_order = column, order
+        new_ids = self._ordered_ids()
+        if new_ids == self._ids:
+            return
+        if len(new_ids) != len(self._ids):  # the library changed: not a pure re-ordering
+            self.set_ids(new_ids, self._snippets, self._spans())
+            return
+        self.layoutAboutToBeChanged.emit()
+        old_indexes = self.persistentIndexList()
+        old_ids = [self.paper_id(i.row()) for i in old_indexes]
+        self._ids = new_ids
+        self._rows_of = None
+        new_indexes = []
+        for idx, pid in zip(old_indexes, old_ids):
+            row = self.row_of(pid)
+            new_indexes.append(self.index(row, idx.column()) if row >= 0 else QModelIndex())
+        self.changePersistentIndexList(old_indexes, new_indexes)
+        self.layoutChanged.emit()
+
+    def reset_sort(self) -> None:
+        """Forget the sort column (next :meth:`show_all`/:meth:`show_hits` use the
+        natural order) without re-ordering the current rows."""
+        self.sort_column = -1
+        self.sort_order = Qt.SortOrder.AscendingOrder
+
+    # -- internals ---------------------------------------------------------------------
+    def _ordered_ids(self) -> list[int]:
+        key = self._ORDER_KEYS.get(self.sort_column)
+        descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
+        if self._hits is None:
+            return self._lib.paper_ids(order=key or "added", descending=descending,
+                                       source_id=self._source_id)
+        if key is None:
+            return [h.id for h in self._hits]
+        if key == "title":
+            ordered = sorted(self._hits, key=lambda h: (h.title.casefold(), h.id),
+                             reverse=descending)
+            return [h.id for h in ordered]
+        ids = [h.id for h in self._hits]
+        summaries = self._fetch(ids)
+        return sorted(ids, key=lambda i: (summaries[i].added_at if i in summaries else "", i),
+                      reverse=descending)
+
+    def _spans(self) -> dict[int, tuple[tuple[int, int], ...]]:
+        return {h.id: h.snippet_spans for h in self._hits or ()}
+
+    def _fetch(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
+        self.fetch_count += 1
+        return self._lib.summaries(ids)
+
+    def _summary(self, row: int) -> PaperSummary | None:
+        pid = self._ids[row]
+        summary = self._cache.get(pid)
+        if summary is None and pid not in self._cache:
+            lo = max(0, row - BLOCK // 2)
+            block = [i for i in self._ids[lo:lo + BLOCK] if i not in self._cache]
+            if len(self._cache) + len(block) > CACHE_LIMIT:
+                self._cache.clear()
+            fetched = self._fetch(block)
+            for i in block:
+                self._cache[i] = fetched.get(i)  # None marks a paper deleted since listing
+            summary = self._cache.get(pid)
+        return summary
+
