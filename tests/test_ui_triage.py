@@ -168,6 +168,7 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     steps = window.undo_stack.count()
     press(qtbot, window, "t")
     assert "5 selected papers" in window.detail_pane.chips.editor.placeholderText()
+    assert window.status_text() == f"{TOTAL} papers  ·  5 selected"
     qtbot.keyClicks(window.focusWidget(), "batch")
     press(qtbot, window, Qt.Key.Key_Return)
     tag = lib.tag_by_name("batch")
@@ -293,3 +294,25 @@ def test_text_fields_are_what_the_brief_names(win):
     assert pane.findChild(QPlainTextEdit, "noteEditor") is pane.note_editor
     assert isinstance(pane.findChild(QLineEdit, "tagEditor"), QLineEdit)
     assert isinstance(pane.findChild(QTextBrowser, "abstractView"), QTextBrowser)
+
+
+def test_reading_a_search_hit_does_not_search_again(qtbot, open_seeded):
+    window = open_seeded(auto_mark_read=True, delay_ms=100)
+    lib = window.lib
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, "pruning")
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
+    window.focus_list()
+    generation = window.search_runner.generation
+    runs = window.sync_runner.runs
+    row = next(r for r, pid in enumerate(window.model.ids()) if not lib.get(pid).read)
+    window.select_row(row)
+    shown = window.current_paper_id()
+    qtbot.waitUntil(lambda: lib.get(shown).read, timeout=3000)
+    qtbot.waitUntil(lambda: window.sync_runner.runs > runs and not window.is_busy(),
+                    timeout=WAIT_MS)
+    assert window.search_runner.generation == generation     # read marks are not indexed
+    window.add_tag("pruned", [shown])                          # tags are: search again
+    qtbot.waitUntil(lambda: window.search_runner.generation > generation
+                    and not window.is_busy(), timeout=WAIT_MS)
+    assert window.current_paper_id() == shown

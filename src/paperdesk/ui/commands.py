@@ -38,6 +38,7 @@ class Change:
         tags: the tag list changed (names, colours, keys, counts or existence).
         note: a note's text changed (the note editor should reload it).
         highlights: highlights changed (the abstract should be redrawn).
+        title: a title changed.
         replay: the change comes from undo or redo (rather than from the user's edit, so
             e.g. the note editor must show the restored text).
     """
@@ -46,7 +47,14 @@ class Change:
     tags: bool = False
     note: bool = False
     highlights: bool = False
+    title: bool = False
     replay: bool = False
+
+    @property
+    def searchable(self) -> bool:
+        """Whether the change alters indexed text (titles, tags, notes, highlight
+        comments), so that a visible search should be run again once indexed."""
+        return self.tags or self.note or self.highlights or self.title
 
 
 @dataclass
@@ -488,7 +496,7 @@ class SetTitleCommand(LibraryCommand):
         return self._old == self._new
 
     def change(self) -> Change:
-        return Change(frozenset({self._id}))
+        return Change(frozenset({self._id}), title=True)
 
     def _undo(self) -> None:
         self.lib.set_title(self._id, self._old)

@@ -80,6 +80,7 @@ class MainWindow(TriageMixin, QMainWindow):
         self.import_message: QMessageBox | None = None  #: last "not imported" message
         self._shortcuts_dialog: ShortcutsDialog | None = None
         self._read_candidate: int | None = None
+        self._search_stale = False   # indexed text changed since the search last ran
 
         self.undo_stack = QUndoStack(self)
         self.ctx = CommandContext(library, self._on_changed, self.show_error)
@@ -542,9 +543,11 @@ class MainWindow(TriageMixin, QMainWindow):
 
     @Slot(int)
     def _on_index_synced(self, applied: int) -> None:
-        """The search index caught up with changes: re-run a visible search."""
-        if self._shut_down or not applied:
+        """The search index caught up with changes: re-run a visible search if indexed
+        text (titles, tags, notes, highlight comments) changed."""
+        if self._shut_down or not applied or not self._search_stale:
             return
+        self._search_stale = False
         if self._query() and self._results is not None:
             self.search_runner.request(self._query(), scope=self._scope, immediate=True)
 
@@ -600,12 +603,17 @@ class MainWindow(TriageMixin, QMainWindow):
             text = plural(scope, "paper")
         if name:
             text += f"  ·  {name}"
+        selected = len(self.table.selectionModel().selectedRows())
+        if selected > 1:
+            text += f"  ·  {selected} selected"
         self.status_label.setText(text)
         self._update_unread(scope)
 
     def _update_unread(self, scope_count: int) -> None:
         s = self._scope
-        if s.filter in (None, "unread"):
+        if s == Scope():
+            unread = self.lib.filter_counts()["unread"]
+        elif s.filter in (None, "unread"):
             unread = len(self.lib.paper_ids(source_id=s.source_id, tag_id=s.tag_id,
                                              filter="unread"))
         else:
@@ -641,6 +649,8 @@ class MainWindow(TriageMixin, QMainWindow):
     def _on_selection_changed(self, selected, deselected) -> None:
         n = len(self.table.selectionModel().selectedRows())
         self.detail_pane.set_selection_size(n)
+        if n > 1 or self.status_label.text().endswith(" selected"):
+            self._update_status()
         if n > 1:
             self.statusBar().showMessage(
                 f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
@@ -669,6 +679,7 @@ class MainWindow(TriageMixin, QMainWindow):
         """Refresh what a command touched: list rows, counts, tags, the shown paper."""
         if self._shut_down:
             return
+        self._search_stale = self._search_stale or change.searchable
         self.model.refresh_papers(change.paper_ids)
         if change.tags:
             self._refresh_tags()
@@ -691,6 +702,11 @@ class MainWindow(TriageMixin, QMainWindow):
         tags = self.lib.tags()
         self.model.set_tag_colours({t.name: t.colour for t in tags})
         self.detail_pane.set_tag_names([t.name for t in tags])
+        bound = {t.key: t.name for t in tags if t.key}
+        for n in range(1, 10):
+            name = bound.get(n)
+            self.actions_by_name[f"toggleTag{n}Action"].setText(
+                f"&{n}  {name}" if name else f"&{n}  (no tag bound)")
         self.tag_pane.set_tags(tags)   # may choose "All papers" if the chosen tag is gone
 
     @Slot()

@@ -59,6 +59,7 @@ class TagChip(QFrame):
         button.setText("×")
         button.setToolTip(f"Remove the tag “{tag.name}” from this paper")
         button.setCursor(Qt.CursorShape.PointingHandCursor)
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         button.clicked.connect(lambda: self.removeClicked.emit(tag.name))
         self.remove_button = button
         layout.addWidget(label)
@@ -115,6 +116,8 @@ class TagChipBar(QWidget):
         """
         for chip in self._chips:
             self._layout.removeWidget(chip)
+            chip.hide()              # gone at once, even before the deferred delete
+            chip.setParent(None)
             chip.deleteLater()
         self._chips = []
         for i, tag in enumerate(tags):
@@ -144,7 +147,7 @@ class TagChipBar(QWidget):
             n: number of selected papers (1: the shown paper).
         """
         self.editor.setPlaceholderText(
-            TAG_EDITOR_PLACEHOLDER if n <= 1 else f"Add tag to {n} selected papers…  (T)")
+            TAG_EDITOR_PLACEHOLDER if n <= 1 else f"Tag {n} selected papers…  (T)")
 
     def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt)
         """Qt hook: the height depends on the width (chips wrap)."""

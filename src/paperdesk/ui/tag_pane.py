@@ -248,7 +248,8 @@ class TagPane(QTreeWidget):
             item.setToolTip(NAME, tooltip_html(tip + "\nRight-click for more"))
         self._tags.setHidden(False)
         if not tags:
-            hint = QTreeWidgetItem(self._tags, ["No tags yet — press T on a paper"])
+            hint = QTreeWidgetItem(self._tags, ["No tags yet"])
+            hint.setToolTip(0, "Press T on a paper to tag it, or right-click here")
             hint.setFlags(Qt.ItemFlag.NoItemFlags)
             hint.setForeground(0, self.palette().placeholderText())
             hint.setFirstColumnSpanned(True)
