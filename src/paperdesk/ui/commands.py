@@ -208,9 +208,11 @@ class TagPapersCommand(LibraryCommand):
         self.setText(f"{verb} {_papers(len(self._changed))} {_quote(change.tag.name)}")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return not self._changed and not self._created
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset(self._changed), tags=True)
 
     def _undo(self) -> None:
@@ -243,6 +245,7 @@ class _TagSnapshotCommand(LibraryCommand):
         self._drop_on_undo: list[int] = []
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         papers: set[int] = set()
         for state in self._before + self._after:
             papers |= state.paper_ids
@@ -294,6 +297,7 @@ class RenameTagCommand(_TagSnapshotCommand):
             self.setText(f"Rename tag {_quote(old[0].name)} to {_quote(result.name)}")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return self._noop
 
 
@@ -347,6 +351,7 @@ class CreateTagCommand(_TagSnapshotCommand):
         self.setText(f"Create tag {_quote(tag.name)}")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return self._noop
 
 
@@ -370,9 +375,11 @@ class TagColourCommand(_TagSnapshotCommand):
         self.setText(f"Recolour tag {_quote(tag.name)}")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return self._before == self._after
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset(s for st in self._after for s in st.paper_ids), tags=True)
 
 
@@ -398,9 +405,11 @@ class TagKeyCommand(_TagSnapshotCommand):
         self.setText(f"{what} tag {_quote(tag.name)}")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return self._before == self._after
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset(), tags=True)
 
 
@@ -426,9 +435,11 @@ class SetReadCommand(LibraryCommand):
         self.setText(f"Mark {_papers(len(self._ids))} {state}")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return all((v is not None) == self._read for v in self._previous.values())
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset(self._ids))
 
     def _undo(self) -> None:
@@ -459,9 +470,11 @@ class SetStarredCommand(LibraryCommand):
         self.setText(f"{verb} {_papers(len(self._ids))}")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return all(v == self._starred for v in self._previous.values())
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset(self._ids))
 
     def _undo(self) -> None:
@@ -493,9 +506,11 @@ class SetTitleCommand(LibraryCommand):
         self.setText("Edit title" if (self._title or "").strip() else "Restore derived title")
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return self._old == self._new
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset({self._id}), title=True)
 
     def _undo(self) -> None:
@@ -529,9 +544,11 @@ class NoteCommand(LibraryCommand):
         self._old = self.lib.set_note(self.paper_id, self._body)
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return self._old == self._body
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset({self.paper_id}), note=True)
 
     def id(self) -> int:  # noqa: A003 (Qt API)
@@ -586,6 +603,7 @@ class AddHighlightCommand(LibraryCommand):
         self.setText(f"Highlight {_quote(text, 30)}")
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset({self._args[0]}), highlights=True)
 
     def _undo(self) -> None:
@@ -614,6 +632,7 @@ class RemoveHighlightCommand(LibraryCommand):
         self.setText(f"Remove highlight {_quote(self._removed.text, 30)}")
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         pid = self._removed.paper_id if self._removed else None
         return Change(frozenset({pid} if pid is not None else ()), highlights=True)
 
@@ -644,9 +663,11 @@ class HighlightCommentCommand(LibraryCommand):
         self._old = self.lib.set_highlight_comment(self._id, self._comment)
 
     def is_noop(self) -> bool:
+        """True if the first run changed nothing (see :meth:`LibraryCommand.is_noop`)."""
         return self._old == self._comment
 
     def change(self) -> Change:
+        """What this command touches (see :meth:`LibraryCommand.change`)."""
         return Change(frozenset({self._pid}), highlights=True)
 
     def _undo(self) -> None:

@@ -38,6 +38,7 @@ class Settings:
 
     @auto_mark_read.setter
     def auto_mark_read(self, on: bool) -> None:
+        """Store the auto mark-read preference."""
         self._store.setValue("reading/autoMarkRead", bool(on))
         self._store.sync()
 
@@ -53,6 +54,7 @@ class Settings:
 
     @mark_read_delay_ms.setter
     def mark_read_delay_ms(self, ms: int) -> None:
+        """Store the mark-read delay in milliseconds."""
         self._store.setValue("reading/markReadDelayMs", int(ms))
         self._store.sync()
 

@@ -62,6 +62,7 @@ class _SearchWorker(QObject):
 
     @Slot(int, str, object)
     def run(self, generation: int, query: str, scope) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
         if generation != self._latest():
             return  # a newer query is already queued behind this one
         where = scope.where()
@@ -232,6 +233,7 @@ class _ImportWorker(QObject):
 
     @Slot()
     def run(self) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
         try:
             report = self._lib.import_paths(
                 self._paths,
@@ -343,6 +345,7 @@ class _SyncWorker(QObject):
 
     @Slot()
     def run(self) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
         try:
             applied = self._lib.sync_index()
         except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
