@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import sqlite_utils
-from whoosh.index import IndexError as WhooshIndexError
 
 from . import db as _db
 from .annotations import AnnotationsMixin
@@ -27,7 +26,7 @@ from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from .parsing import ParseError, collect_files, read_file
 from .schema import SchemaError, migrate
-from .search import IndexDocument, IndexSchemaMismatch, SearchIndex
+from .search import IndexDocument, SearchIndex
 from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "DB_NAME", "INDEX_DIR"]
@@ -87,7 +86,7 @@ class Library(AnnotationsMixin):
     """
 
     def __init__(self, path: Path, sync_index: bool = True):
-        self.path = Path(path)
+        self.path = Path(path).expanduser().absolute()
         self._local = threading.local()
         self._connections: list[sqlite_utils.Database] = []
         self._conn_lock = threading.Lock()
@@ -95,6 +94,8 @@ class Library(AnnotationsMixin):
         self._closed = False
         self.auto_sync_index = True
         self.on_index_stale: Callable[[], None] | None = None
+        if self.path.exists() and not self.path.is_dir():
+            raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -170,10 +171,16 @@ class Library(AnnotationsMixin):
         index_path = self.path / INDEX_DIR
         try:
             index = SearchIndex(index_path)
-        except (WhooshIndexError, IndexSchemaMismatch, OSError, EOFError, ValueError, KeyError):
-            # The index is derived: a damaged one is rebuilt from SQLite.
-            shutil.rmtree(index_path, ignore_errors=True)
-            index = SearchIndex(index_path)
+        except Exception:  # noqa: BLE001 - any damage: the index is derived, rebuild it
+            if index_path.is_dir() and not index_path.is_symlink():
+                shutil.rmtree(index_path, ignore_errors=True)
+            else:
+                index_path.unlink(missing_ok=True)
+            try:
+                index = SearchIndex(index_path)
+            except OSError as exc:
+                raise LibraryError(f"{index_path}: cannot create the search index "
+                                   f"({exc.strerror or exc})") from exc
             self._queue_all("add")
             return index
         if self._queue_size():
@@ -288,6 +295,8 @@ class Library(AnnotationsMixin):
         Raises:
             UnknownPaper: no paper has that id.
         """
+        if not -(2**63) <= int(paper_id) < 2**63:  # beyond SQLite's INTEGER
+            raise UnknownPaper(paper_id)
         row = self.db.execute(
             "SELECT id, title, derived_title, abstract, added_at, read_at, starred "
             "FROM papers WHERE id = ?", [int(paper_id)]).fetchone()
