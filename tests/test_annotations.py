@@ -254,3 +254,14 @@ def test_v1_library_is_migrated_with_backup(tmp_path, seed_files):
     assert old.execute("PRAGMA user_version").fetchone()[0] == 1
     assert old.execute("SELECT title FROM papers").fetchone()[0] == "Old title"
     old.close()
+
+
+@pytest.mark.parametrize("first, second", [("Ünicode", "ünicode"), ("Straße", "STRASSE"),
+                                           ("ÉMOJI 🎉 Ü", "émoji 🎉 ü"), ("ML", "ml")])
+def test_tag_names_fold_case_beyond_ascii(seeded_library, first, second):
+    a, b = ids_of(seeded_library, 2)
+    seeded_library.add_tag([a], first)
+    change = seeded_library.add_tag([b], second)
+    assert not change.created
+    assert [(t.name, t.count) for t in seeded_library.tags()] == [(first, 2)]
+    assert seeded_library.tag_by_name(second).name == first

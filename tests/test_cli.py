@@ -48,6 +48,19 @@ def test_import_search_show_stats_end_to_end(tmp_path, seed_files):
     assert r.returncode == 0 and "indexed 225 papers" in r.stdout
 
 
+def test_note_from_standard_input(tmp_path, seed_files):
+    lib = tmp_path / "lib"
+    run("import", str(seed_files[0]), library=lib)
+    note = "# Long note\n" + "line of text\n" * 20000
+    r = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(lib), "note", "1", "-"],
+                       input=note, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout == "note saved\n"
+    r = run("show", "1", "--json", library=lib)
+    assert json.loads(r.stdout)["note"] == note
+    r = run("note", "2", "", library=lib)
+    assert r.stdout == "no note to clear\n"
+
+
 def test_library_from_environment(tmp_path, seed_files):
     lib = tmp_path / "envlib"
     r = run("import", str(seed_files[0]), library=None,
@@ -151,6 +164,8 @@ def test_tag_note_mark_commands(tmp_path, seed_files, capsys):
     (["tag", "rename", "nosuchtag", "y"], "no tag named 'nosuchtag'"),
     (["mark", "1"], "--read, --unread, --star or --unstar"),
     (["note", "424242", "x"], "no paper with id 424242"),
+    (["tag", "add", "x", "9" * 25], "no paper with id " + "9" * 25),
+    (["mark", "9" * 25, "--read"], "no paper with id " + "9" * 25),
 ])
 def test_annotation_user_errors(tmp_path, seed_files, capsys, args, message):
     lib = ["--library", str(tmp_path / "lib")]

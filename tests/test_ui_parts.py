@@ -295,3 +295,35 @@ def test_detail_pane_title_editing_by_keyboard(qtbot, win):
     qtbot.mouseClick(window.detail_pane.reset_title_button, Qt.MouseButton.LeftButton,
                      pos=QPoint(3, 3))
     assert not lib.get(pid).title_edited
+
+
+def test_f2_in_the_tag_pane_renames_the_tag_not_the_title(qtbot, win, monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    title = lib.get(pid).title
+    window.add_tag("old", [pid])
+    tag_id = lib.tag_by_name("old").id
+    pane = window.tag_pane
+    pane.setCurrentItem(pane.tag_item(tag_id))
+    pane.setFocus()
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("new name", True))
+    qtbot.keyClick(pane, Qt.Key.Key_F2)
+    assert lib.tag_by_name("new name").id == tag_id
+    assert lib.get(pid).title == title
+    assert pane.hasFocus()
+
+
+def test_long_tag_names_do_not_widen_the_window(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    for c in "WX":
+        window.add_tag(c * 60, [pid])
+    window.resize(800, 500)
+    qtbot.wait(50)
+    assert window.detail_pane.minimumSizeHint().width() < 500
+    assert window.width() <= 810
+    chip = window.detail_pane.chips.chips()[0]
+    assert chip.label.text().endswith("…")
+    assert "W" * 60 in chip.label.toolTip()

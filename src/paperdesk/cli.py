@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("note", help="set a paper's note (empty text clears it)")
     p.add_argument("id", type=int)
-    p.add_argument("text")
+    p.add_argument("text", help="the note (Markdown); - reads it from standard input")
 
     p = sub.add_parser("mark", help="mark papers read/unread, starred/unstarred")
     p.add_argument("ids", nargs="+", type=int, metavar="ID")
@@ -211,8 +211,12 @@ def _cmd_tags(lib: Library, args) -> int:
 
 
 def _cmd_note(lib: Library, args) -> int:
-    lib.set_note(args.id, args.text)
-    print("note cleared" if not args.text.strip() else "note saved")
+    text = sys.stdin.read() if args.text == "-" else args.text
+    previous = lib.set_note(args.id, text)
+    if text.strip():
+        print("note saved")
+    else:
+        print("note cleared" if previous.strip() else "no note to clear")
     return 0
 
 

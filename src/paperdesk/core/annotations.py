@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 
 import sqlite_utils
@@ -17,7 +18,8 @@ import sqlite_utils
 from . import db as _db
 from .models import Highlight, LibraryError, Tag, TagChange, TagState, UnknownPaper
 
-__all__ = ["AnnotationsMixin", "TAG_COLOURS", "HIGHLIGHT_COLOURS", "validate_tag_name"]
+__all__ = ["AnnotationsMixin", "TAG_COLOURS", "HIGHLIGHT_COLOURS", "validate_tag_name",
+           "tag_key"]
 
 #: Colours given to new tags in turn (readable as chip backgrounds with dark or light text
 #: chosen by contrast; see the UI).
@@ -54,6 +56,12 @@ def validate_tag_name(name: str) -> str:
     return clean
 
 
+def tag_key(name: str) -> str:
+    """Return the comparison key of a tag name: white space collapsed, Unicode NFC,
+    full case folding (Python's ``str.casefold``: ``Straße`` and ``STRASSE`` are equal)."""
+    return unicodedata.normalize("NFC", " ".join(str(name).split())).casefold()
+
+
 def _check_colour(colour: str) -> str:
     if not _COLOUR_RE.fullmatch(colour or ""):
         raise LibraryError(f"not a colour: {colour!r} (use #rrggbb)")
@@ -79,6 +87,9 @@ class AnnotationsMixin:
         ids = list(dict.fromkeys(int(i) for i in ids))
         if not ids:
             return []
+        for i in ids:
+            if not -(2**63) <= i < 2**63:  # beyond SQLite's INTEGER
+                raise UnknownPaper(i)
         found: set[int] = set()
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
@@ -101,8 +112,8 @@ class AnnotationsMixin:
 
     def tag_by_name(self, name: str) -> Tag | None:
         """Return the tag with this name (compared without regard to case), or ``None``."""
-        row = self.db.execute("SELECT id FROM tags WHERE name = ? COLLATE NOCASE",
-                              [" ".join(str(name).split())]).fetchone()
+        row = self.db.execute("SELECT id FROM tags WHERE name_key = ?",
+                              [tag_key(name)]).fetchone()
         return self._tag_row(row[0]) if row else None
 
     def _tag_papers(self, tag_id: int) -> list[int]:
@@ -115,7 +126,7 @@ class AnnotationsMixin:
         return [Tag(*r) for r in self.db.execute(
             "SELECT t.id, t.name, t.colour, t.key, count(pt.paper_id) FROM tags t "
             "LEFT JOIN paper_tags pt ON pt.tag_id = t.id GROUP BY t.id "
-            "ORDER BY t.name COLLATE NOCASE")]
+            "ORDER BY t.name_key")]
 
     def create_tag(self, name: str, colour: str | None = None, key: int | None = None) -> Tag:
         """Create a tag, or return the existing one with that name (any case).
@@ -139,8 +150,9 @@ class AnnotationsMixin:
             key = _check_key(key)
             if key is not None:
                 db.execute("UPDATE tags SET key = NULL WHERE key = ?", [key])
-            tag_id = db.execute("INSERT INTO tags (name, colour, key) VALUES (?, ?, ?)",
-                                [name, colour, key]).lastrowid
+            tag_id = db.execute(
+                "INSERT INTO tags (name, name_key, colour, key) VALUES (?, ?, ?, ?)",
+                [name, tag_key(name), colour, key]).lastrowid
         return self._tag_row(tag_id)
 
     def add_tag(self, paper_ids: Iterable[int], name: str) -> TagChange:
@@ -225,15 +237,16 @@ class AnnotationsMixin:
             # Park names (a comma never occurs in a real name) and keys first, so that
             # swapping them never hits a UNIQUE clash.
             for s in states:
-                db.execute("INSERT OR IGNORE INTO tags (id, name, colour) VALUES (?, ?, ?)",
-                           [s.id, f"restoring,{s.id}", s.colour])
-                db.execute("UPDATE tags SET name = ?, key = NULL WHERE id = ?",
-                           [f"restoring,{s.id}", s.id])
+                parked = f"restoring,{s.id}"
+                db.execute("INSERT OR IGNORE INTO tags (id, name, name_key, colour) "
+                           "VALUES (?, ?, ?, ?)", [s.id, parked, parked, s.colour])
+                db.execute("UPDATE tags SET name = ?, name_key = ?, key = NULL WHERE id = ?",
+                           [parked, parked, s.id])
             for s in states:
                 if s.key is not None:
                     db.execute("UPDATE tags SET key = NULL WHERE key = ?", [s.key])
-                db.execute("UPDATE tags SET name = ?, colour = ?, key = ? WHERE id = ?",
-                           [s.name, s.colour, s.key, s.id])
+                db.execute("UPDATE tags SET name = ?, name_key = ?, colour = ?, key = ? "
+                           "WHERE id = ?", [s.name, tag_key(s.name), s.colour, s.key, s.id])
                 before = set(self._tag_papers(s.id))
                 touched.update(before ^ s.paper_ids)
                 db.execute("DELETE FROM paper_tags WHERE tag_id = ?", [s.id])
@@ -262,7 +275,8 @@ class AnnotationsMixin:
         other = self.tag_by_name(name)
         with _db.transaction(self.db) as db:
             if other is None or other.id == tag.id:
-                db.execute("UPDATE tags SET name = ? WHERE id = ?", [name, tag.id])
+                db.execute("UPDATE tags SET name = ?, name_key = ? WHERE id = ?",
+                           [name, tag_key(name), tag.id])
                 self._enqueue(db, self._tag_papers(tag.id), "update")
                 target = tag.id
             else:
@@ -274,7 +288,8 @@ class AnnotationsMixin:
                     db.execute("UPDATE tags SET key = NULL WHERE id = ?", [tag.id])
                     db.execute("UPDATE tags SET key = ? WHERE id = ?", [tag.key, other.id])
                 db.execute("DELETE FROM tags WHERE id = ?", [tag.id])
-                db.execute("UPDATE tags SET name = ? WHERE id = ?", [name, other.id])
+                db.execute("UPDATE tags SET name = ?, name_key = ? WHERE id = ?",
+                           [name, tag_key(name), other.id])
                 self._enqueue(db, papers + self._tag_papers(other.id), "update")
                 target = other.id
         self._changed()

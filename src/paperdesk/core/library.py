@@ -262,7 +262,7 @@ class Library(AnnotationsMixin):
             for pid, name in self.db.execute(
                     "SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t "
                     f"ON t.id = pt.tag_id WHERE pt.paper_id IN ({marks}) "
-                    "ORDER BY t.name COLLATE NOCASE", chunk):
+                    "ORDER BY t.name_key", chunk):
                 tags.setdefault(pid, []).append(name)
             for row in self.db.execute(
                 "SELECT id, title, added_at, read_at, starred, "
@@ -313,7 +313,7 @@ class Library(AnnotationsMixin):
             "SELECT t.id, t.name, t.colour, t.key, "
             "(SELECT count(*) FROM paper_tags x WHERE x.tag_id = t.id) FROM paper_tags pt "
             "JOIN tags t ON t.id = pt.tag_id WHERE pt.paper_id = ? "
-            "ORDER BY t.name COLLATE NOCASE", [row[0]]))
+            "ORDER BY t.name_key", [row[0]]))
         return Paper(
             id=row[0], title=row[1], derived_title=row[2], abstract=abstract,
             added_at=row[4], read_at=row[5], starred=bool(row[6]),

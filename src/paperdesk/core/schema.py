@@ -26,7 +26,8 @@ Tables (plain, so that ``sqlite-utils tables`` or Datasette read them well):
 Added in version 2:
 
 ``tags``
-    ``id``, ``name`` (unique without regard to case: ``ML`` and ``ml`` are one tag),
+    ``id``, ``name`` (as last typed), ``name_key`` (the name in Unicode NFC, case-folded:
+    unique, so ``ML`` and ``ml``, or ``Straße`` and ``STRASSE``, are one tag),
     ``colour`` (``#rrggbb``), ``key`` (number key 1-9 bound to the tag, unique, or NULL).
 ``paper_tags``
     ``paper_id``, ``tag_id``.
@@ -109,7 +110,8 @@ def _v2(db: sqlite_utils.Database) -> None:
         """
         CREATE TABLE tags (
             id INTEGER PRIMARY KEY,
-            name TEXT NOT NULL UNIQUE COLLATE NOCASE,
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL UNIQUE,
             colour TEXT NOT NULL,
             key INTEGER UNIQUE CHECK (key BETWEEN 1 AND 9)
         )"""

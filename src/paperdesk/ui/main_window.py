@@ -706,7 +706,7 @@ class MainWindow(TriageMixin, QMainWindow):
         for n in range(1, 10):
             name = bound.get(n)
             self.actions_by_name[f"toggleTag{n}Action"].setText(
-                f"&{n}  {name}" if name else f"&{n}  (no tag bound)")
+                f"&{n}  {name.replace('&', '&&')}" if name else f"&{n}  (no tag bound)")
         self.tag_pane.set_tags(tags)   # may choose "All papers" if the chosen tag is gone
 
     @Slot()

@@ -11,11 +11,14 @@ from PySide6.QtWidgets import (QCompleter, QFrame, QHBoxLayout, QLabel, QLineEdi
 
 from ..core.models import Tag
 from .colours import text_colour_for
+from .formatting import tooltip_html
 from .flow_layout import FlowLayout
 
 __all__ = ["TagChip", "TagChipBar", "TAG_EDITOR_PLACEHOLDER"]
 
 TAG_EDITOR_PLACEHOLDER = "Add tag…  (T)"
+#: Widest a chip's text may be, in pixels, before it is shortened with "…".
+CHIP_TEXT_MAX_PX = 180
 
 
 class TagChip(QFrame):
@@ -47,17 +50,21 @@ class TagChip(QFrame):
         layout = QHBoxLayout(self)
         layout.setContentsMargins(9, 2, 3, 2)
         layout.setSpacing(2)
-        label = QLabel(tag.name)
+        label = QLabel()
         label.setTextFormat(Qt.TextFormat.PlainText)
+        # A long name is shortened with "…" (the tooltip has it whole), so that one tag
+        # can never force the detail pane, and so the window, to be wide.
+        label.setText(label.fontMetrics().elidedText(tag.name, Qt.TextElideMode.ElideRight,
+                                                     CHIP_TEXT_MAX_PX))
         tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
         if tag.key:
             tip += f" — key {tag.key} toggles it"
-        label.setToolTip(tip)
+        label.setToolTip(tooltip_html(tip))
         self.label = label
         button = QToolButton()
         button.setObjectName("removeTagButton")
         button.setText("×")
-        button.setToolTip(f"Remove the tag “{tag.name}” from this paper")
+        button.setToolTip(tooltip_html(f"Remove the tag “{tag.name}” from this paper"))
         button.setCursor(Qt.CursorShape.PointingHandCursor)
         button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         button.clicked.connect(lambda: self.removeClicked.emit(tag.name))

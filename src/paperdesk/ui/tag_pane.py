@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QPoint, QRectF, Qt, Signal, Slot
+from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
 from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QFrame, QHeaderView, QMenu,
                                QStyle, QStyledItemDelegate, QStyleOptionViewItem,
@@ -241,7 +241,8 @@ class TagPane(QTreeWidget):
             self._set_count(item, tag.count)
             if tag.key:
                 item.setText(KEY, str(tag.key))
-                item.setToolTip(KEY, f"Key {tag.key} toggles “{tag.name}” on the paper")
+                item.setToolTip(KEY, tooltip_html(
+                    f"Key {tag.key} toggles “{tag.name}” on the paper"))
             tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
             if tag.key:
                 tip += f"\nKey {tag.key} toggles it on the selected papers"
@@ -368,6 +369,15 @@ class TagPane(QTreeWidget):
         if current is None or not isinstance(current.data(0, ScopeRole), Scope):
             return
         self._emit(current.data(0, ScopeRole))
+
+    def event(self, event) -> bool:  # noqa: D401 (Qt)
+        """Claim F2 and Delete while a tag is chosen, before the window's shortcuts (F2
+        is also "Edit Title") see them; :meth:`keyPressEvent` then handles them."""
+        if (event.type() == QEvent.Type.ShortcutOverride and self.current_tag() is not None
+                and event.key() in (Qt.Key.Key_F2, Qt.Key.Key_Delete)):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt)
         """F2 renames and Delete deletes the chosen tag."""

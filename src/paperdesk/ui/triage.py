@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
+from ..core.annotations import tag_key
 from ..core.models import LibraryError
 from .commands import (AddHighlightCommand, CreateTagCommand, DeleteTagCommand,
                        HighlightCommentCommand, LibraryCommand, NoteCommand,
@@ -204,8 +205,8 @@ class TriageMixin:
         if not ids:
             return False
         rows = self.lib.summaries(ids)
-        folded = tag.name.casefold()
-        have = all(folded in {n.casefold() for n in s.tags} for s in rows.values())
+        key_ = tag_key(tag.name)
+        have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
         return self.run_command(TagPapersCommand(self.ctx, ids, tag.name, add=not have))
 
     def _on_tag_typed(self, name: str) -> None:
