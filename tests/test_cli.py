@@ -79,6 +79,18 @@ def test_not_a_library_is_a_user_error(tmp_path, capsys):
     assert "not a paperdesk library" in err and "Traceback" not in err
 
 
+def test_empty_library_argument_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--library", "", "stats"])
+    assert exit_.value.code == 2
+    assert "the library folder cannot be empty" in capsys.readouterr().err
+
+
+def test_huge_id_is_a_user_error(tmp_path, capsys):
+    assert main(["--library", str(tmp_path / "lib"), "show", "9" * 25]) == 1
+    assert capsys.readouterr().err == f"paperdesk: no paper with id {'9' * 25}\n"
+
+
 @pytest.mark.parametrize("args", [["search"], ["search", "x", "--limit", "0"],
                                   ["show", "abc"], ["frobnicate"]])
 def test_usage_errors_exit_2(tmp_path, args):

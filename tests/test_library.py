@@ -193,6 +193,46 @@ def test_corrupt_index_is_rebuilt_on_open(seeded_library):
         assert lib.stats()["indexed"] == 225
 
 
+def test_empty_index_toc_is_rebuilt_on_open(seeded_library):
+    path = seeded_library.path
+    seeded_library.close()
+    for toc in (path / "index").glob("*.toc"):
+        toc.write_bytes(b"")
+    with Library.open(path) as lib:
+        assert lib.stats()["indexed"] == 225
+        assert len(lib.search('"hierarchical Tree-based static workflow"')) == 1
+
+
+def test_index_path_that_is_a_file_is_replaced(seeded_library):
+    path = seeded_library.path
+    seeded_library.close()
+    shutil.rmtree(path / "index")
+    (path / "index").write_text("x")
+    with Library.open(path) as lib:
+        assert lib.stats()["indexed"] == 225
+
+
+def test_library_path_that_is_a_file(tmp_path):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    with pytest.raises(LibraryError, match="is not a folder"):
+        Library.open(f)
+    assert f.read_text() == "x"
+
+
+def test_huge_and_negative_ids_are_unknown(seeded_library):
+    for pid in (0, -1, 2**63, 10**30, -(2**70)):
+        with pytest.raises(UnknownPaper):
+            seeded_library.get(pid)
+
+
+def test_empty_folder_is_rejected(empty_library, tmp_path):
+    (tmp_path / "nothing").mkdir()
+    report = empty_library.import_paths([tmp_path / "nothing"])
+    assert report.rejected == [{"path": str(tmp_path / "nothing"),
+                                "reason": "folder holds no .txt files"}]
+
+
 def test_crash_between_commit_and_index_is_repaired(seeded_library):
     """Queue rows left by a run that died after Whoosh committed but before the queue
     was emptied must not produce duplicate documents."""

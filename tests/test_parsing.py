@@ -70,7 +70,8 @@ def test_file_without_header_keeps_every_paragraph(tmp_path):
 
 
 @pytest.mark.parametrize("content, reason", [
-    (b"", "no abstracts"),
+    (b"", "file is empty"),
+    (b" \n\n ", "file is empty"),
     (b"Daily Papers\n\n", "no abstracts"),
     (b"\x00\x01\x02binary\x00", "not a text file"),
 ])
@@ -86,7 +87,7 @@ def test_bad_files_are_rejected_with_reason(tmp_path, content, reason):
 def test_missing_file_and_folder(tmp_path):
     with pytest.raises(ParseError, match="no such file"):
         read_file(tmp_path / "nope.txt")
-    with pytest.raises(ParseError, match="not a regular file"):
+    with pytest.raises(ParseError, match="folder holds no .txt files"):
         read_file(tmp_path)
 
 
@@ -95,9 +96,10 @@ def test_collect_files_recurses_and_skips_hidden(tmp_path):
     (tmp_path / ".hidden").mkdir()
     for p in ["a/2.txt", "a/1.txt", ".hidden/x.txt", "notes.md", "top.txt"]:
         (tmp_path / p).write_text("x")
-    files = collect_files([tmp_path, tmp_path / "notes.md"])
+    (tmp_path / "empty").mkdir()
+    files = collect_files([tmp_path, tmp_path / "notes.md", tmp_path / "empty"])
     assert [f.relative_to(tmp_path).as_posix() for f in files] == \
-        ["a/1.txt", "a/2.txt", "top.txt", "notes.md"]
+        ["a/1.txt", "a/2.txt", "top.txt", "notes.md", "empty"]
 
 
 def test_parse_text_header_rule():

@@ -31,6 +31,12 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _folder(text: str) -> Path:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the library folder cannot be empty")
+    return Path(text)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (also used to print ``--help``)."""
     parser = argparse.ArgumentParser(
@@ -40,7 +46,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"paperdesk {__version__}")
     parser.add_argument(
-        "--library", metavar="DIR", type=Path, default=None,
+        "--library", metavar="DIR", type=_folder, default=None,
         help=f"library folder (default: ${LIBRARY_ENV}, else {default_library_path()})")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

@@ -19,7 +19,6 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import sqlite_utils
-from whoosh.index import IndexError as WhooshIndexError
 
 from . import db as _db
 from .annotations import AnnotationsMixin
@@ -28,7 +27,7 @@ from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from .parsing import ParseError, collect_files, read_file
 from .schema import SchemaError, migrate
-from .search import IndexDocument, IndexSchemaMismatch, SearchIndex, make_snippet, match_spans
+from .search import IndexDocument, SearchIndex, make_snippet, match_spans
 from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls, is_code_url
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "DB_NAME", "INDEX_DIR"]
@@ -88,7 +87,7 @@ class Library(AnnotationsMixin, SavedSearchesMixin):
     """
 
     def __init__(self, path: Path, sync_index: bool = True):
-        self.path = Path(path)
+        self.path = Path(path).expanduser().absolute()
         self._local = threading.local()
         self._connections: list[sqlite_utils.Database] = []
         self._conn_lock = threading.Lock()
@@ -96,6 +95,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin):
         self._closed = False
         self.auto_sync_index = True
         self.on_index_stale: Callable[[], None] | None = None
+        if self.path.exists() and not self.path.is_dir():
+            raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -171,10 +172,16 @@ class Library(AnnotationsMixin, SavedSearchesMixin):
         index_path = self.path / INDEX_DIR
         try:
             index = SearchIndex(index_path)
-        except (WhooshIndexError, IndexSchemaMismatch, OSError, EOFError, ValueError, KeyError):
-            # The index is derived: a damaged one is rebuilt from SQLite.
-            shutil.rmtree(index_path, ignore_errors=True)
-            index = SearchIndex(index_path)
+        except Exception:  # noqa: BLE001 - any damage: the index is derived, rebuild it
+            if index_path.is_dir() and not index_path.is_symlink():
+                shutil.rmtree(index_path, ignore_errors=True)
+            else:
+                index_path.unlink(missing_ok=True)
+            try:
+                index = SearchIndex(index_path)
+            except OSError as exc:
+                raise LibraryError(f"{index_path}: cannot create the search index "
+                                   f"({exc.strerror or exc})") from exc
             self._queue_all("add")
             return index
         if self._queue_size():
@@ -289,6 +296,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin):
         Raises:
             UnknownPaper: no paper has that id.
         """
+        if not -(2**63) <= int(paper_id) < 2**63:  # beyond SQLite's INTEGER
+            raise UnknownPaper(paper_id)
         row = self.db.execute(
             "SELECT id, title, derived_title, abstract, added_at, read_at, starred "
             "FROM papers WHERE id = ?", [int(paper_id)]).fetchone()
@@ -408,6 +417,17 @@ class Library(AnnotationsMixin, SavedSearchesMixin):
         out = [r[0] for r in self.db.execute(
             f"SELECT id FROM papers WHERE id IN ({marks}) ORDER BY {by}", ids)]
         return out
+
+    def match_terms(self, query: str):
+        """Return the index words ``query`` matches, for highlighting any text with
+        :func:`paperdesk.core.search.match_spans` (the detail pane's abstract and note).
+
+        Args:
+            query: the query as typed.
+        Returns:
+            A :class:`~paperdesk.core.search.MatchTerms` (empty for a blank query).
+        """
+        return self.index.match_terms(self.index.plan(query))
 
     def suggest(self, plan) -> str | None:
         """Offer a corrected query ("did you mean") from the library's own words.

@@ -122,6 +122,8 @@ def read_file(path: str | os.PathLike) -> ParsedFile:
     """
     p = Path(path)
     try:
+        if p.is_dir():
+            raise ParseError(path, "folder holds no .txt files")
         if not p.is_file():
             raise ParseError(path, "no such file" if not p.exists() else "not a regular file")
         size = p.stat().st_size
@@ -130,6 +132,8 @@ def read_file(path: str | os.PathLike) -> ParsedFile:
         data = p.read_bytes()
     except OSError as exc:
         raise ParseError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    if not data.strip():
+        raise ParseError(path, "file is empty")
     text, encoding = _decode(p, data)
     header, abstracts = parse_text(text, default_header=p.stem)
     if not abstracts:
@@ -148,7 +152,8 @@ def collect_files(paths: list[str | os.PathLike], pattern: str = "*.txt") -> lis
 
     Files are taken as given (any extension). Folders are searched recursively for files
     matching ``pattern``, sorted by path; hidden files and folders are skipped. A path that
-    does not exist is kept, so that reading it reports the problem.
+    does not exist, and a folder with no matching file, are kept, so that reading them
+    reports the problem.
 
     Args:
         paths: files and/or folders.
@@ -160,10 +165,14 @@ def collect_files(paths: list[str | os.PathLike], pattern: str = "*.txt") -> lis
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
+            found = False
             for f in sorted(p.rglob(pattern)):
                 rel = f.relative_to(p).parts
                 if f.is_file() and not any(part.startswith(".") for part in rel):
                     out.setdefault(f, None)
+                    found = True
+            if not found:
+                out.setdefault(p, None)
         else:
             out.setdefault(p, None)
     return list(out)

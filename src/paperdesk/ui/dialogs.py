@@ -15,21 +15,13 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QWidget)
 
 from .. import __version__
+from .actions import shortcut_rows
 
 __all__ = ["message_box", "show_import_problems", "ShortcutsDialog", "show_about",
            "SHORTCUTS"]
 
-#: ``(keys, what they do)`` rows of the Keyboard shortcuts dialog.
-SHORTCUTS: tuple[tuple[str, str], ...] = (
-    ("/  or  Ctrl+F", "Go to the search box"),
-    ("Enter  or  ↓", "From the search box: go to the list"),
-    ("Esc", "In the search box: clear it; when empty, go back to the list"),
-    ("↑ / ↓, Page Up / Page Down", "Move through the list"),
-    ("Ctrl+O", "Import abstract files"),
-    ("Ctrl+Shift+O", "Import a folder of abstract files"),
-    ("F1", "Show this list"),
-    ("Ctrl+Q", "Quit"),
-)
+#: ``(keys, what they do)`` rows of the Keyboard shortcuts dialog, from the actions table.
+SHORTCUTS: tuple[tuple[str, str], ...] = tuple(shortcut_rows())
 
 
 def message_box(parent: QWidget | None, icon: QMessageBox.Icon, title: str, text: str,
@@ -78,7 +70,8 @@ def show_import_problems(parent: QWidget | None, rejected: Sequence[dict]) -> QM
 
 
 class ShortcutsDialog(QDialog):
-    """A small non-modal table of keyboard shortcuts (:data:`SHORTCUTS`)."""
+    """A non-modal table of keyboard shortcuts (:data:`SHORTCUTS`, built from
+    :data:`paperdesk.ui.actions.ACTIONS`)."""
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -102,7 +95,7 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(table)
         layout.addWidget(buttons)
         self.table = table
-        self.resize(560, 330)
+        self.resize(640, 640)
 
 
 def show_about(parent: QWidget | None) -> None:

@@ -1,68 +1,89 @@
 """The main window: scope pane | search box + paper list | detail pane.
 
-The window owns the wiring between the panes, the search and import runners and the
-status bar. It reads from the library in the UI thread only for cheap calls (counts,
-id lists, row summaries, one paper); searches and imports run on worker threads
-(:mod:`paperdesk.ui.workers`).
+The window owns the wiring between the panes, the search, import and index-sync runners,
+the undo stack and the status bar. It reads from the library in the UI thread only for
+cheap calls (counts, id lists, row summaries, one paper) and makes annotation changes
+there through undoable commands (:mod:`paperdesk.ui.commands`); searches, imports and
+search-index updates run on worker threads (:mod:`paperdesk.ui.workers`). The commands
+of the menus and keyboard come from one table (:mod:`paperdesk.ui.actions`); their slots
+for triage and annotation live in :class:`~paperdesk.ui.triage.TriageMixin`.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, QObject, Qt, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
+                            Qt, QTimer, QUrl, Slot)
+from PySide6.QtGui import QCloseEvent, QUndoStack
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QProgressBar,
                                QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
 
 from ..core.library import Library
 from ..core.models import ImportReport, LibraryError, SearchResults, UnknownPaper
+from .actions import build_actions
+from .commands import Change, CommandContext
 from .detail_pane import PLACEHOLDER, DetailPane
 from .dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
 from .formatting import plural
 from .paper_model import PaperTableModel
+from .scope import FILTER_LABELS, Scope
+from .settings import Settings
 from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
-from .workers import ImportRunner, SearchRunner
+from .title_delegate import TitleDelegate
+from .triage import TriageMixin
+from .workers import ImportRunner, IndexSyncRunner, SearchRunner
 
 __all__ = ["MainWindow", "SEARCH_PLACEHOLDER"]
 
-SEARCH_PLACEHOLDER = "Search title and abstract…  (/)"
+SEARCH_PLACEHOLDER = "Search titles, abstracts and notes…  (/)"
 #: Width of the scope pane and share of the detail pane at first show.
 TAG_PANE_WIDTH = 210
 DETAIL_SHARE = 0.40
 
 
-class MainWindow(QMainWindow):
+class MainWindow(TriageMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
-    (QLineEdit), ``paperTable`` (QTableView over :class:`PaperTableModel`), ``detailPane``
-    (:class:`DetailPane`), ``statusLabel`` (QLabel in the status bar).
+    (QLineEdit), ``paperTable`` (QTableView over :class:`PaperTableModel`, several rows
+    selectable), ``detailPane`` (:class:`DetailPane` with ``noteEditor``,
+    ``tagEditor``, ``abstractView`` ...), ``statusLabel`` and ``unreadLabel`` (QLabels
+    in the status bar). Actions are named as in :data:`paperdesk.ui.actions.ACTIONS`.
 
     Args:
-        library: an open library.
+        library: an open library. The window sets ``library.auto_sync_index = False``
+            and updates the search index on a worker thread after each change.
         owns_library: close the library in :meth:`shutdown` (when the window closes).
         parent: Qt parent.
+        settings: preferences (default: the user's, via QSettings).
     """
 
     def __init__(self, library: Library, owns_library: bool = True,
-                 parent: QWidget | None = None):
+                 parent: QWidget | None = None, settings: Settings | None = None):
         super().__init__(parent)
         self.lib = library
+        self.settings = settings or Settings()
         self._owns_library = owns_library
         self._results: SearchResults | None = None
         self._results_complete = True
-        self._source_id: int | None = None
+        self._scope = Scope()
         self._shut_down = False
         self._importing_seeds = False
         self._sized = False
         self.import_message: QMessageBox | None = None  #: last "not imported" message
         self._shortcuts_dialog: ShortcutsDialog | None = None
+        self._read_candidate: int | None = None
+        self._search_stale = False   # indexed text changed since the search last ran
+
+        self.undo_stack = QUndoStack(self)
+        self.ctx = CommandContext(library, self._on_changed, self.show_error)
 
         self.setWindowTitle("paperdesk")
         self.resize(1200, 760)
@@ -77,8 +98,20 @@ class MainWindow(QMainWindow):
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
+        self.sync_runner = IndexSyncRunner(library, parent=self)
+        self.sync_runner.synced.connect(self._on_index_synced)
+        self.sync_runner.failed.connect(
+            lambda message: self.show_error(f"Search index not updated: {message}"))
+        self._library_hooks = (library.auto_sync_index, library.on_index_stale)
+        library.auto_sync_index = False
+        library.on_index_stale = self.sync_runner.mark_stale
+
+        self._read_timer = QTimer(self)
+        self._read_timer.setSingleShot(True)
+        self._read_timer.timeout.connect(self._auto_mark_read)
 
         self._refresh_sources()
+        self._refresh_tags()
         self._show_all()
         # If a script exits without closing the window, still stop the threads first
         # (Qt aborts the process when a running QThread is destroyed).
@@ -87,13 +120,19 @@ class MainWindow(QMainWindow):
     # -- construction ------------------------------------------------------------------
     def _build_panes(self) -> None:
         self.tag_pane = TagPane()
-        self.tag_pane.sourceChosen.connect(self._on_source_chosen)
+        self.tag_pane.scopeChosen.connect(self._on_scope_chosen)
+        self.tag_pane.renameTagRequested.connect(self.prompt_rename_tag)
+        self.tag_pane.deleteTagRequested.connect(self.delete_tag)
+        self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
+        self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
+        self.tag_pane.newTagRequested.connect(self.prompt_new_tag)
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
         self.search_box.setPlaceholderText(SEARCH_PLACEHOLDER)
         self.search_box.setClearButtonEnabled(True)
-        self.search_box.setToolTip("Words, \"a phrase\", prefix*, AND / OR / NOT, title:word")
+        self.search_box.setToolTip("Words, \"a phrase\", prefix*, AND / OR / NOT, title:word, "
+                                   "tag:\"to read\", note:word")
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
 
@@ -110,8 +149,22 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.search_box)
         layout.addWidget(self.table)
 
-        self.detail_pane = DetailPane()
-        self.detail_pane.highlighted.connect(self._on_link_hovered)
+        pane = self.detail_pane = DetailPane()
+        pane.highlighted.connect(self._on_link_hovered)
+        pane.linkRefused.connect(self._on_link_refused)
+        pane.starToggled.connect(self.toggle_star)
+        pane.readToggled.connect(self.toggle_read)
+        pane.titleEdited.connect(self.set_title)
+        pane.tagAddRequested.connect(self._on_tag_typed)
+        pane.tagRemoveRequested.connect(self._on_chip_removed)
+        pane.editingCancelled.connect(self.focus_list)
+        pane.highlightRequested.connect(
+            lambda start, end, colour: self.add_highlight(pane.paper_id, start, end, colour))
+        pane.highlightRemoveRequested.connect(self.remove_highlight)
+        pane.highlightCommentRequested.connect(self.prompt_highlight_comment)
+        pane.noteSaveRequested.connect(self.save_note)
+        pane.note_editor.linkOpened.connect(
+            lambda url: self.statusBar().showMessage(f"Opened {url} in the browser", 4000))
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.tag_pane)
@@ -126,7 +179,7 @@ class MainWindow(QMainWindow):
     def _setup_table(self) -> None:
         t = self.table
         t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        t.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        t.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         t.setShowGrid(False)
         t.setAlternatingRowColors(True)
@@ -153,7 +206,10 @@ class MainWindow(QMainWindow):
         t.setColumnHidden(PaperTableModel.SNIPPET, True)
         self._snippet_delegate = SnippetDelegate(t)
         t.setItemDelegateForColumn(PaperTableModel.SNIPPET, self._snippet_delegate)
+        self._title_delegate = TitleDelegate(t)
+        t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
         t.selectionModel().currentRowChanged.connect(self._on_current_row)
+        t.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.layoutChanged.connect(self._scroll_to_current)
 
     def _build_status_bar(self) -> None:
@@ -162,6 +218,10 @@ class MainWindow(QMainWindow):
         self.status_label.setObjectName("statusLabel")
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         bar.addWidget(self.status_label, 1)
+        self.unread_label = QLabel()
+        self.unread_label.setObjectName("unreadLabel")
+        self.unread_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.unread_label.setToolTip("Unread papers in the list's scope (U jumps to the next)")
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(240)
         self.progress_bar.setTextVisible(True)
@@ -170,52 +230,51 @@ class MainWindow(QMainWindow):
         self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
         self.cancel_button.clicked.connect(self.cancel_import)
         self.cancel_button.hide()
+        bar.addPermanentWidget(self.unread_label)
         bar.addPermanentWidget(self.progress_bar)
         bar.addPermanentWidget(self.cancel_button)
 
     def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self.import_files_action = QAction("&Import Files…", self)
-        self.import_files_action.setShortcut(QKeySequence.StandardKey.Open)
-        self.import_files_action.triggered.connect(self.choose_files_to_import)
-        self.import_folder_action = QAction("Import &Folder…", self)
-        self.import_folder_action.setShortcut(QKeySequence("Ctrl+Shift+O"))
-        self.import_folder_action.triggered.connect(self.choose_folder_to_import)
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
-        quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(self.import_files_action)
-        file_menu.addAction(self.import_folder_action)
-        file_menu.addSeparator()
-        file_menu.addAction(quit_action)
-
-        edit_menu = bar.addMenu("&Edit")
-        self.find_action = QAction("&Search Papers", self)
-        self.find_action.setShortcuts([QKeySequence("/"), QKeySequence.StandardKey.Find])
-        self.find_action.triggered.connect(self.focus_search)
-        edit_menu.addAction(self.find_action)
-
-        help_menu = bar.addMenu("&Help")
-        shortcuts_action = QAction("&Keyboard Shortcuts", self)
-        shortcuts_action.setShortcut(QKeySequence("F1"))
-        shortcuts_action.triggered.connect(self.show_shortcuts)
-        about_action = QAction("&About paperdesk", self)
-        about_action.setMenuRole(QAction.MenuRole.AboutRole)
-        about_action.triggered.connect(lambda: show_about(self))
-        help_menu.addAction(shortcuts_action)
-        help_menu.addAction(about_action)
+        slots = {f"toggle_tag_{n}": functools.partial(self.toggle_tag_key, n)
+                 for n in range(1, 10)}
+        self.actions_by_name = build_actions(self, slots)
+        a = self.actions_by_name
+        self.import_files_action = a["importFilesAction"]
+        self.import_folder_action = a["importFolderAction"]
+        self.find_action = a["findAction"]
+        self.undo_action = a["undoAction"]
+        self.redo_action = a["redoAction"]
+        self.undo_action.setEnabled(False)
+        self.redo_action.setEnabled(False)
+        stack = self.undo_stack
+        stack.canUndoChanged.connect(self.undo_action.setEnabled)
+        stack.canRedoChanged.connect(self.redo_action.setEnabled)
+        stack.undoTextChanged.connect(
+            lambda text: self.undo_action.setText(f"&Undo {text}" if text else "&Undo"))
+        stack.redoTextChanged.connect(
+            lambda text: self.redo_action.setText(f"&Redo {text}" if text else "&Redo"))
+        auto = a["autoMarkReadAction"]
+        auto.blockSignals(True)
+        auto.setChecked(self.settings.auto_mark_read)
+        auto.blockSignals(False)
 
     # -- public API --------------------------------------------------------------------
     def status_text(self) -> str:
         """Return the status bar's summary, e.g. ``"225 papers"`` or ``"3 of 225 match"``."""
         return self.status_label.text()
 
+    def unread_text(self) -> str:
+        """Return the status bar's reading progress, e.g. ``"37 of 412 unread"``."""
+        return self.unread_label.text()
+
     def current_paper_id(self) -> int | None:
         """Return the id of the paper in the current row, or ``None``."""
         index = self.table.currentIndex()
         return self.model.paper_id(index.row()) if index.isValid() else None
+
+    def current_scope(self) -> Scope:
+        """Return what the list is restricted to (source, tag or filter)."""
+        return self._scope
 
     def select_row(self, row: int) -> bool:
         """Select ``row`` of the list (which shows it in the detail pane).
@@ -234,9 +293,26 @@ class MainWindow(QMainWindow):
         self.table.scrollTo(index)
         return True
 
+    def select_rows(self, rows: Iterable[int]) -> int:
+        """Select several rows (the first becomes current). Returns how many exist."""
+        rows = [r for r in rows if 0 <= r < self.model.rowCount()]
+        if not rows:
+            return 0
+        self.select_row(rows[0])
+        selection = QItemSelection()
+        last = self.model.columnCount() - 1
+        for r in rows:
+            selection.select(self.model.index(r, 0), self.model.index(r, last))
+        self.table.selectionModel().select(
+            selection, QItemSelectionModel.SelectionFlag.Select
+            | QItemSelectionModel.SelectionFlag.Rows)
+        return len(rows)
+
     def is_busy(self) -> bool:
-        """Return True while an import runs or a search is pending."""
-        return self.import_runner.is_running() or self.search_runner.is_busy()
+        """Return True while an import runs, a search is pending or the search index is
+        being updated."""
+        return (self.import_runner.is_running() or self.search_runner.is_busy()
+                or self.sync_runner.is_busy())
 
     def start_import(self, paths: Iterable[str | Path], seeds: bool = False) -> bool:
         """Import files/folders in the background, with progress in the status bar.
@@ -305,14 +381,50 @@ class MainWindow(QMainWindow):
         self._shortcuts_dialog.show()
         self._shortcuts_dialog.raise_()
 
+    @Slot()
+    def show_about(self) -> None:
+        """Show the About box."""
+        show_about(self)
+
+    @Slot(bool)
+    def set_auto_mark_read(self, on: bool) -> None:
+        """Turn automatic mark-read on or off (stored in the settings).
+
+        Args:
+            on: mark a paper read after it has been shown for
+                ``settings.mark_read_delay_ms``.
+        """
+        self.settings.auto_mark_read = on
+        action = self.actions_by_name["autoMarkReadAction"]
+        if action.isChecked() != on:
+            action.blockSignals(True)
+            action.setChecked(on)
+            action.blockSignals(False)
+        if not on:
+            self.cancel_auto_mark_read()
+        elif self.detail_pane.paper is not None:
+            self._schedule_mark_read(self.detail_pane.paper)
+
+    def cancel_auto_mark_read(self) -> None:
+        """Forget the pending automatic mark-read of the shown paper."""
+        self._read_timer.stop()
+        self._read_candidate = None
+
     def shutdown(self) -> None:
-        """Stop the worker threads and (if owned) close the library. Safe to call twice;
-        called by :meth:`closeEvent`."""
+        """Save a pending note, stop the worker threads and (if owned) close the library.
+        Safe to call twice; called by :meth:`closeEvent`."""
         if self._shut_down:
             return
+        try:
+            self.detail_pane.note_editor.flush()
+        except RuntimeError:  # the C++ widgets are already gone (interpreter exit)
+            pass
         self._shut_down = True
+        self._read_timer.stop()
         self.search_runner.shutdown()
         self.import_runner.shutdown()
+        self.sync_runner.shutdown()
+        self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
         self.detail_pane.clear_paper()
         if self._owns_library:
@@ -336,6 +448,10 @@ class MainWindow(QMainWindow):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
         """Search box keys: Enter/Down go to the list; Esc clears, or goes to the list
         when already empty."""
+        if watched is self.search_box and event.type() == QEvent.Type.ShortcutOverride \
+                and event.key() == Qt.Key.Key_Escape:
+            event.accept()   # Esc belongs to the search box, not to "back to the list"
+            return True
         if watched is self.search_box and event.type() == QEvent.Type.KeyPress:
             key = event.key()
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Down):
@@ -357,17 +473,22 @@ class MainWindow(QMainWindow):
     def _show_all(self) -> None:
         keep = self.current_paper_id()
         self._results = None
-        self.model.show_all(self._source_id)
+        self.model.show_all(scope=self._scope)
         self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
         self._restore_selection(keep)
         self._update_status()
 
-    def _restore_selection(self, paper_id: int | None) -> None:
+    def _restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
         row = self.model.row_of(paper_id)
         if row < 0:
-            row = 0
+            row = min(max(fallback_row, 0), self.model.rowCount() - 1)
         if not self.select_row(row):
-            self.detail_pane.clear_paper(self._empty_hint())
+            self._clear_detail(self._empty_hint())
+
+    def _clear_detail(self, message: str) -> None:
+        self.detail_pane.note_editor.flush()
+        self.cancel_auto_mark_read()
+        self.detail_pane.clear_paper(message)
 
     def _flush_search(self) -> None:
         """Run a pending debounced search now (Enter should not wait for the timer)."""
@@ -381,15 +502,19 @@ class MainWindow(QMainWindow):
             if self._results is not None:
                 self._show_all()
             return
-        self.search_runner.request(query, self._source_id)
+        self.search_runner.request(query, scope=self._scope)
 
     @Slot(object)
-    def _on_source_chosen(self, source_id: int | None) -> None:
-        self._source_id = source_id
+    def _on_scope_chosen(self, scope: Scope) -> None:
+        self._scope = scope
         if self._query():
-            self.search_runner.request(self._query(), source_id, immediate=True)
+            self.search_runner.request(self._query(), scope=scope, immediate=True)
         else:
             self._show_all()
+
+    def _on_source_chosen(self, source_id: int | None) -> None:
+        """Restrict the list to one source (``None``: all papers)."""
+        self._on_scope_chosen(Scope(source_id=source_id))
 
     @Slot(int, object, bool)
     def _on_results(self, generation: int, results: SearchResults, complete: bool) -> None:
@@ -397,6 +522,8 @@ class MainWindow(QMainWindow):
             return
         self._results_complete = complete
         keep = self.current_paper_id()
+        same_query = self._results is not None and self._results.query == results.query
+        keep_row = self.table.currentIndex().row() if same_query else 0
         if self._results is None:  # a new search starts in relevance order
             self.model.reset_sort()
             header = self.table.horizontalHeader()
@@ -405,23 +532,42 @@ class MainWindow(QMainWindow):
             header.blockSignals(False)
             header.viewport().update()
         self._results = results
-        self.model.show_hits(results.hits, self._source_id)
+        self.model.show_hits(results.hits, scope=self._scope)
         self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
-        self._restore_selection(keep)
+        self._restore_selection(keep, keep_row)
         self._update_status()
 
     @Slot(int, str)
     def _on_search_failed(self, generation: int, message: str) -> None:
         self.status_label.setText(f"Search failed: {message}")
 
+    @Slot(int)
+    def _on_index_synced(self, applied: int) -> None:
+        """The search index caught up with changes: re-run a visible search if indexed
+        text (titles, tags, notes, highlight comments) changed."""
+        if self._shut_down or not applied or not self._search_stale:
+            return
+        self._search_stale = False
+        if self._query() and self._results is not None:
+            self.search_runner.request(self._query(), scope=self._scope, immediate=True)
+
     def _scope_count(self) -> int:
-        return self.lib.count(self._source_id)
+        s = self._scope
+        if s.tag_id is None and s.filter is None:
+            return self.lib.count(s.source_id)
+        return len(self.lib.paper_ids(**s.where()))
 
     def _scope_name(self) -> str:
-        if self._source_id is None:
+        s = self._scope
+        if s.filter is not None:
+            return FILTER_LABELS.get(s.filter, s.filter)
+        if s.tag_id is not None:
+            states = self.lib.tag_states([s.tag_id])
+            return f"tag “{states[0].name}”" if states else ""
+        if s.source_id is None:
             return ""
         for sid, label, _count in self.tag_pane.entries():
-            if sid == self._source_id:
+            if sid == s.source_id:
                 return label.rsplit(" (", 1)[0]
         return ""
 
@@ -432,6 +578,8 @@ class MainWindow(QMainWindow):
             return "Importing papers…"
         if self.lib.count() == 0:
             return "No papers yet — import abstract files with File ▸ Import Files… (Ctrl+O)"
+        if self._scope != Scope():
+            return "No papers here"
         return PLACEHOLDER
 
     def _update_status(self) -> None:
@@ -455,24 +603,111 @@ class MainWindow(QMainWindow):
             text = plural(scope, "paper")
         if name:
             text += f"  ·  {name}"
+        selected = len(self.table.selectionModel().selectedRows())
+        if selected > 1:
+            text += f"  ·  {selected} selected"
         self.status_label.setText(text)
+        self._update_unread(scope)
+
+    def _update_unread(self, scope_count: int) -> None:
+        s = self._scope
+        if s == Scope():
+            unread = self.lib.filter_counts()["unread"]
+        elif s.filter in (None, "unread"):
+            unread = len(self.lib.paper_ids(source_id=s.source_id, tag_id=s.tag_id,
+                                             filter="unread"))
+        else:
+            listed = set(self.lib.paper_ids(**s.where()))
+            unread = len(listed.intersection(self.lib.paper_ids(
+                source_id=s.source_id, tag_id=s.tag_id, filter="unread")))
+        self.unread_label.setText(f"{unread} of {scope_count} unread" if scope_count else "")
 
     # -- the current paper -------------------------------------------------------------
     @Slot(QModelIndex, QModelIndex)
     def _on_current_row(self, current: QModelIndex, previous: QModelIndex) -> None:
         pid = self.model.paper_id(current.row()) if current.isValid() else None
-        if pid is None:
-            self.detail_pane.clear_paper(self._empty_hint())
+        query = self._results.query if self._results else None
+        if pid is not None and pid == self.detail_pane.paper_id:
+            self.detail_pane.set_query(query)   # same paper (list refreshed): keep the note
             return
+        if pid is None:
+            self._clear_detail(self._empty_hint())
+            return
+        self.detail_pane.note_editor.flush()
         try:
             paper = self.lib.get(pid)
         except UnknownPaper:
-            self.detail_pane.clear_paper("This paper is no longer in the library")
+            self._clear_detail("This paper is no longer in the library")
             return
         except LibraryError as exc:
-            self.detail_pane.clear_paper(str(exc))
+            self._clear_detail(str(exc))
             return
-        self.detail_pane.show_paper(paper, self._results.query if self._results else None)
+        self.detail_pane.show_paper(paper, query)
+        self._schedule_mark_read(paper)
+
+    @Slot(QItemSelection, QItemSelection)
+    def _on_selection_changed(self, selected, deselected) -> None:
+        n = len(self.table.selectionModel().selectedRows())
+        self.detail_pane.set_selection_size(n)
+        if n > 1 or self.status_label.text().endswith(" selected"):
+            self._update_status()
+        if n > 1:
+            self.statusBar().showMessage(
+                f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
+
+    def _schedule_mark_read(self, paper) -> None:
+        self.cancel_auto_mark_read()
+        if self.settings.auto_mark_read and not paper.read:
+            self._read_candidate = paper.id
+            self._read_timer.start(self.settings.mark_read_delay_ms)
+
+    @Slot()
+    def _auto_mark_read(self) -> None:
+        """Mark the shown paper read once it has been shown long enough. Not an undo
+        step (R toggles it back)."""
+        pid, self._read_candidate = self._read_candidate, None
+        if self._shut_down or pid is None or pid != self.detail_pane.paper_id:
+            return
+        try:
+            previous = self.lib.set_read([pid], True)
+        except LibraryError:
+            return
+        if previous.get(pid) is None:
+            self._on_changed(Change(frozenset({pid})))
+
+    def _on_changed(self, change: Change) -> None:
+        """Refresh what a command touched: list rows, counts, tags, the shown paper."""
+        if self._shut_down:
+            return
+        self._search_stale = self._search_stale or change.searchable
+        self.model.refresh_papers(change.paper_ids)
+        if change.tags:
+            self._refresh_tags()
+        self.tag_pane.set_counts(self.lib.filter_counts())
+        self._update_status()
+        pid = self.detail_pane.paper_id
+        if pid is None or pid not in change.paper_ids:
+            return
+        if change.note and not change.replay:
+            return   # the editor already shows what was saved
+        try:
+            paper = self.lib.get(pid)
+        except LibraryError:
+            self._clear_detail("This paper is no longer in the library")
+            return
+        self.detail_pane.show_paper(paper, self._results.query if self._results else None,
+                                    reload_note=change.note)
+
+    def _refresh_tags(self) -> None:
+        tags = self.lib.tags()
+        self.model.set_tag_colours({t.name: t.colour for t in tags})
+        self.detail_pane.set_tag_names([t.name for t in tags])
+        bound = {t.key: t.name for t in tags if t.key}
+        for n in range(1, 10):
+            name = bound.get(n)
+            self.actions_by_name[f"toggleTag{n}Action"].setText(
+                f"&{n}  {name}" if name else f"&{n}  (no tag bound)")
+        self.tag_pane.set_tags(tags)   # may choose "All papers" if the chosen tag is gone
 
     @Slot()
     def _scroll_to_current(self) -> None:
@@ -488,9 +723,14 @@ class MainWindow(QMainWindow):
         else:
             self.statusBar().clearMessage()
 
+    @Slot(QUrl)
+    def _on_link_refused(self, url: QUrl) -> None:
+        self.statusBar().showMessage(
+            f"Not opened: {url.toString()[:80]} (only http and https links open)", 5000)
+
     # -- importing ---------------------------------------------------------------------
     def _refresh_sources(self) -> None:
-        self.tag_pane.refresh(self.lib.count(), self.lib.sources())
+        self.tag_pane.refresh(self.lib.count(), self.lib.sources(), self.lib.filter_counts())
 
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
@@ -508,7 +748,7 @@ class MainWindow(QMainWindow):
         self.import_folder_action.setEnabled(True)
         self._refresh_sources()
         if self._query():
-            self.search_runner.request(self._query(), self._source_id, immediate=True)
+            self.search_runner.request(self._query(), scope=self._scope, immediate=True)
             self._update_status()
         else:
             self._show_all()

@@ -9,7 +9,11 @@ Pure Python (no Qt), so it is easy to test. The rules:
   linked to ``https://arxiv.org/abs/<id>``;
 * words matching the active search query are highlighted; matching uses the search
   index's own analyser (lower-casing, accent folding, stemming), so "networks" in the
-  query highlights "network" in the text.
+  query highlights "network" in the text;
+* the user's highlights are drawn as a background in their colour;
+* the abstract is the document's first paragraph and keeps every character of
+  ``paper.abstract`` (links and highlights only add formatting), so a position in that
+  block is an offset into the abstract (see :mod:`paperdesk.ui.abstract_view`).
 """
 
 from __future__ import annotations
@@ -25,11 +29,13 @@ from ..core.text import find_urls
 from .formatting import local_datetime
 
 __all__ = ["QueryTerms", "query_terms", "match_spans", "abstract_html", "paper_html",
-           "HIGHLIGHT_STYLE"]
+           "paper_body_html", "title_html", "HIGHLIGHT_STYLE", "ABSTRACT_STYLE"]
 
 #: Inline CSS of a highlighted word (Qt rich text supports background-color and color).
 HIGHLIGHT_STYLE = "background-color:#ffe27a; color:#000000;"
 _MUTED = "color:#6b6b6b;"
+#: Style of the abstract paragraph.
+ABSTRACT_STYLE = "line-height:135%; margin-top:4px;"
 
 # Whoosh query syntax words that are operators, not search terms.
 _OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "TO"}
@@ -129,47 +135,92 @@ def _is_web_url(url: str) -> bool:
     return url.lower().startswith(("http://", "https://"))
 
 
-def abstract_html(text: str, spans: Sequence[tuple[int, int]] = ()) -> str:
-    """Escape an abstract, link its http(s) URLs and highlight the given spans.
+def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
+                  highlights: Sequence[tuple[int, int, str]] = ()) -> str:
+    """Escape an abstract, link its http(s) URLs and mark search matches and highlights.
+
+    Every character of ``text`` appears exactly once in the output's text, in order.
 
     Args:
         text: the abstract (literal text; any markup in it stays text).
-        spans: ``(start, end)`` offsets to highlight, sorted; spans inside a URL are not
-            highlighted.
+        spans: ``(start, end)`` offsets of search matches, sorted; matches inside a URL
+            are not marked.
+        highlights: ``(start, end, "#rrggbb")`` user highlights; where they overlap, the
+            later one in the sequence is drawn; a search match is drawn over them.
     Returns:
         An HTML fragment (no enclosing block element).
     """
-    out = []
+    links = [(s, e, url) for s, e, url in find_urls(text) if _is_web_url(url)]
+    kept_links = []
     pos = 0
-    for start, end, url in find_urls(text):
-        if not _is_web_url(url) or start < pos:
+    for s, e, url in links:
+        if s >= pos:
+            kept_links.append((s, e, url))
+            pos = e
+    bounds = {0, len(text)}
+    for s, e, _u in kept_links:
+        bounds.update((s, e))
+    for s, e in spans:
+        bounds.update((max(0, s), min(len(text), e)))
+    for s, e, _c in highlights:
+        bounds.update((max(0, s), min(len(text), e)))
+    cuts = sorted(b for b in bounds if 0 <= b <= len(text))
+    out = []
+    open_link = None
+    for a, b in zip(cuts, cuts[1:]):
+        if a >= b:
             continue
-        out.append(_highlighted(text, pos, start, spans))
-        out.append(f'<a href="{html.escape(url, quote=True)}">{html.escape(text[start:end])}</a>')
-        pos = end
-    out.append(_highlighted(text, pos, len(text), spans))
+        link = next((lk for lk in kept_links if lk[0] <= a and b <= lk[1]), None)
+        if link is not open_link:
+            if open_link is not None:
+                out.append("</a>")
+            if link is not None:
+                out.append(f'<a href="{html.escape(link[2], quote=True)}">')
+            open_link = link
+        style = ""
+        for s, e, colour in highlights:
+            if s <= a and b <= e:
+                style = f"background-color:{colour}; color:#000000;"
+        if link is None and any(s <= a and b <= e for s, e in spans):
+            style = HIGHLIGHT_STYLE
+        piece = html.escape(text[a:b])
+        out.append(f'<span style="{style}">{piece}</span>' if style else piece)
+    if open_link is not None:
+        out.append("</a>")
     return "".join(out)
 
 
-def paper_html(paper: Paper, query: str | None = None) -> str:
-    """Return the complete HTML document the detail pane shows for ``paper``.
+def title_html(title: str, query: str | None = None) -> str:
+    """Return a paper title as escaped HTML with the query's words marked.
 
     Args:
-        paper: the paper (from ``Library.get``).
-        query: the active search query, to highlight its words; ``None`` for no search.
+        title: the title (literal text).
+        query: the active search query, or ``None``.
     Returns:
-        An HTML string for ``QTextBrowser.setHtml``: title, added date, abstract, arXiv
-        ids (linked to arxiv.org) and the source files.
+        An HTML fragment.
+    """
+    return _highlighted(title, 0, len(title), match_spans(title, query_terms(query)))
+
+
+def paper_body_html(paper: Paper, query: str | None = None) -> str:
+    """Return the abstract view's HTML: abstract (first paragraph), arXiv ids and sources.
+
+    Args:
+        paper: the paper (from ``Library.get``), with its highlights.
+        query: the active search query, to mark its words; ``None`` for no search.
+    Returns:
+        An HTML document string for ``QTextBrowser.setHtml``.
     """
     terms = query_terms(query)
-    title = _highlighted(paper.title, 0, len(paper.title), match_spans(paper.title, terms))
-    abstract = abstract_html(paper.abstract, match_spans(paper.abstract, terms))
-    parts = [
-        f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
-        f'<p style="{_MUTED} margin-top:0px;">Added {html.escape(local_datetime(paper.added_at))}'
-        f" &nbsp;·&nbsp; #{paper.id}</p>",
-        f'<p style="line-height:135%; margin-top:12px;">{abstract}</p>',
-    ]
+    marks = [(h.start, h.end, h.colour) for h in paper.highlights]
+    abstract = abstract_html(paper.abstract, match_spans(paper.abstract, terms), marks)
+    parts = [f'<p style="{ABSTRACT_STYLE}">{abstract}</p>']
+    parts += _links_and_sources(paper)
+    return "<html><body>" + "\n".join(parts) + "</body></html>"
+
+
+def _links_and_sources(paper: Paper) -> list[str]:
+    parts = []
     if paper.arxiv_ids:
         links = ", ".join(
             f'<a href="https://arxiv.org/abs/{html.escape(a, quote=True)}">{html.escape(a)}</a>'
@@ -184,4 +235,28 @@ def paper_html(paper: Paper, query: str | None = None) -> str:
         label = "Source" if len(paper.sources) == 1 else "Sources"
         parts.append(f'<p style="margin-top:16px;"><span style="{_MUTED}">{label}</span>'
                      f"<br>{rows}</p>")
+    return parts
+
+
+def paper_html(paper: Paper, query: str | None = None) -> str:
+    """Return the complete HTML document the detail pane shows for ``paper``.
+
+    Args:
+        paper: the paper (from ``Library.get``).
+        query: the active search query, to highlight its words; ``None`` for no search.
+    Returns:
+        An HTML string for ``QTextBrowser.setHtml``: title, added date, abstract, arXiv
+        ids (linked to arxiv.org) and the source files.
+    """
+    terms = query_terms(query)
+    title = _highlighted(paper.title, 0, len(paper.title), match_spans(paper.title, terms))
+    marks = [(h.start, h.end, h.colour) for h in paper.highlights]
+    abstract = abstract_html(paper.abstract, match_spans(paper.abstract, terms), marks)
+    parts = [
+        f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
+        f'<p style="{_MUTED} margin-top:0px;">Added {html.escape(local_datetime(paper.added_at))}'
+        f" &nbsp;·&nbsp; #{paper.id}</p>",
+        f'<p style="line-height:135%; margin-top:12px;">{abstract}</p>',
+    ]
+    parts += _links_and_sources(paper)
     return "<html><body>" + "\n".join(parts) + "</body></html>"

@@ -3,21 +3,25 @@
 The model holds only ids (cheap even for 100 000 papers). ``data()`` fetches rows it has
 not seen in blocks of :data:`BLOCK` ids around the requested row via
 ``Library.summaries``, so scrolling a large library reads only what is shown. Sorting
-asks the library for ids in the new order (SQLite sorts); while searching, hits are kept
-in relevance order or re-ordered by title or date.
+and filtering happen in SQLite (``Library.paper_ids``); while searching, hits are kept in
+relevance order or re-ordered by title or date. After an annotation change only the rows
+of the changed papers are re-read (:meth:`PaperTableModel.refresh_papers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
 from ..core.library import Library
 from ..core.models import PaperSummary, SearchHit
 from .formatting import local_date, local_datetime, tooltip_html
+from .scope import Scope
 
-__all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "snippet_window"]
+__all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
+           "StarredRole", "ReadRole", "snippet_window", "STAR_COLOUR"]
 
 #: Number of ids fetched together when a row is not cached.
 BLOCK = 200
@@ -28,8 +32,38 @@ PaperIdRole = Qt.ItemDataRole.UserRole + 1
 #: Item data role of the Snippet column: ``(start, end)`` offsets of matched words in
 #: the cell's display text (used by :class:`~paperdesk.ui.snippet_delegate.SnippetDelegate`).
 SpansRole = Qt.ItemDataRole.UserRole + 2
+#: Item data role of the Title column: ``((name, "#rrggbb"), ...)`` of the paper's tags.
+TagsRole = Qt.ItemDataRole.UserRole + 3
+#: Item data role: whether the paper is starred.
+StarredRole = Qt.ItemDataRole.UserRole + 4
+#: Item data role: whether the paper has been read.
+ReadRole = Qt.ItemDataRole.UserRole + 5
 #: Characters of context kept before the first matched word of a snippet cell.
 SNIPPET_LEAD = 12
+#: Colour of the star drawn before a starred paper's title.
+STAR_COLOUR = "#e0a100"
+_FALLBACK_TAG_COLOUR = "#8a8a8a"
+#: Above this many changed papers, :meth:`PaperTableModel.refresh_papers` drops the whole
+#: cache instead of re-reading the rows one block at a time.
+REFRESH_LIMIT = 2000
+
+
+def _star_icon(starred: bool) -> QIcon:
+    """A gold star, or an empty icon of the same size (so titles stay aligned)."""
+    size = 16
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    if starred:
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        font = QFont()
+        font.setPixelSize(15)
+        painter.setFont(font)
+        painter.setPen(QColor(STAR_COLOUR))
+        painter.drawText(QRectF(0, 0, size, size), Qt.AlignmentFlag.AlignCenter, "★")
+        painter.end()
+    return QIcon(pixmap)
 
 
 def snippet_window(text: str, spans: Sequence[tuple[int, int]],
@@ -54,11 +88,18 @@ def snippet_window(text: str, spans: Sequence[tuple[int, int]],
     return prefix + text[cut + 1:], tuple((s + shift, e + shift) for s, e in spans)
 
 
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SpansRole,
+                    Qt.ItemDataRole.FontRole, Qt.ItemDataRole.DecorationRole, TagsRole,
+                    StarredRole, ReadRole})
+
+
 class PaperTableModel(QAbstractTableModel):
     """Rows are papers; columns are Title, Snippet and Added.
 
     Display text is always literal (Qt's DisplayRole is not interpreted as HTML), and
-    tooltips are escaped. Sort state (``sort_column``: -1 for the natural order, which is
+    tooltips are escaped. Unread papers are bold (FontRole); the Title column carries a
+    star icon (DecorationRole) and the paper's tags with their colours (:data:`TagsRole`).
+    Sort state (``sort_column``: -1 for the natural order, which is
     import order when listing and relevance when searching) survives :meth:`show_all`
     and :meth:`show_hits`.
 
@@ -80,7 +121,10 @@ class PaperTableModel(QAbstractTableModel):
         self._snippets: Mapping[int, str] | None = None
         self._cells: dict[int, tuple[str, tuple[tuple[int, int], ...]]] = {}
         self._hits: list[SearchHit] | None = None
-        self._source_id: int | None = None
+        self._scope = Scope()
+        self._tag_colours: dict[str, str] = {}
+        self._icons: dict[bool, QIcon] = {}
+        self._bold: QFont | None = None
         self.sort_column = -1
         self.sort_order = Qt.SortOrder.AscendingOrder
         self.fetch_count = 0  #: number of ``summaries`` calls so far (for tests/diagnostics)
@@ -94,7 +138,55 @@ class PaperTableModel(QAbstractTableModel):
     @property
     def source_id(self) -> int | None:
         """The source the rows are restricted to, or ``None`` for the whole library."""
-        return self._source_id
+        return self._scope.source_id
+
+    @property
+    def scope(self) -> Scope:
+        """The :class:`~paperdesk.ui.scope.Scope` the rows are restricted to."""
+        return self._scope
+
+    def set_tag_colours(self, colours: Mapping[str, str]) -> None:
+        """Set the colours used for tag chips in the Title column.
+
+        Args:
+            colours: ``{tag name: "#rrggbb"}``; names are matched without regard to case.
+        """
+        self._tag_colours = {name.casefold(): c for name, c in colours.items()}
+        if self._ids:
+            self.dataChanged.emit(self.index(0, self.TITLE),
+                                  self.index(len(self._ids) - 1, self.TITLE))
+
+    def refresh_papers(self, paper_ids) -> None:
+        """Re-read the rows of papers whose title, marks or tags changed.
+
+        Only listed, already cached papers are re-read (one ``summaries`` call); the rows
+        stay where they are, even if the paper no longer passes the scope's filter (the
+        list is re-filtered when the scope or the search changes).
+
+        Args:
+            paper_ids: ids of changed papers (any iterable; unknown ids are ignored).
+        """
+        ids = [pid for pid in dict.fromkeys(paper_ids) if self.row_of(pid) >= 0]
+        if not ids:
+            return
+        if len(ids) > REFRESH_LIMIT:
+            self._cache.clear()
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(self._ids) - 1, len(self.HEADERS) - 1))
+            return
+        cached = [pid for pid in ids if pid in self._cache]
+        if cached:
+            fresh = self._fetch(cached)
+            for pid in cached:
+                self._cache[pid] = fresh.get(pid)
+        rows = sorted(self.row_of(pid) for pid in ids)
+        self.dataChanged.emit(self.index(rows[0], 0),
+                              self.index(rows[-1], len(self.HEADERS) - 1))
+
+    def summary(self, paper_id: int) -> PaperSummary | None:
+        """Return the (cached) row data of a listed paper, or ``None``."""
+        row = self.row_of(paper_id)
+        return self._summary(row) if row >= 0 else None
 
     def set_ids(self, ids: Sequence[int], snippets: Mapping[int, str] | None = None,
                 spans: Mapping[int, Sequence[tuple[int, int]]] | None = None) -> None:
@@ -116,26 +208,31 @@ class PaperTableModel(QAbstractTableModel):
         }
         self.endResetModel()
 
-    def show_all(self, source_id: int | None = None) -> None:
-        """List every paper (or every paper from one source) in the current sort order.
+    def show_all(self, source_id: int | None = None, scope: Scope | None = None) -> None:
+        """List every paper in the scope, in the current sort order.
 
         Args:
-            source_id: restrict to this source, or ``None`` for all.
+            source_id: restrict to this source, or ``None`` for all (ignored when
+                ``scope`` is given).
+            scope: source, tag and filter to restrict to.
         """
         self._hits = None
-        self._source_id = source_id
+        self._scope = scope or Scope(source_id=source_id)
         self._cache.clear()
         self.set_ids(self._ordered_ids(), None)
 
-    def show_hits(self, hits: Sequence[SearchHit], source_id: int | None = None) -> None:
+    def show_hits(self, hits: Sequence[SearchHit], source_id: int | None = None,
+                  scope: Scope | None = None) -> None:
         """List search hits (relevance order unless sorted by a column).
 
         Args:
             hits: from ``Library.find``, best first.
-            source_id: the source the search was restricted to.
+            source_id: the source the search was restricted to (ignored when ``scope``
+                is given).
+            scope: the scope the search was restricted to.
         """
         self._hits = list(hits)
-        self._source_id = source_id
+        self._scope = scope or Scope(source_id=source_id)
         self._cache.clear()
         self.set_ids(self._ordered_ids(), {h.id: h.snippet for h in self._hits},
                      self._spans())
@@ -191,27 +288,52 @@ class PaperTableModel(QAbstractTableModel):
         col = index.column()
         if role == PaperIdRole:
             return pid
-        if role not in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SpansRole):
+        if role not in _ROLES:
             return None
         if col == self.SNIPPET:
             if role == SpansRole:
                 return self._cells.get(pid, ("", ()))[1]
             if role == Qt.ItemDataRole.DisplayRole:
                 return self._cells.get(pid, ("", ()))[0]
-            return tooltip_html(self.snippet(pid))
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return tooltip_html(self.snippet(pid))
+            return None
         if role == SpansRole:
             return None
         summary = self._summary(index.row())
         if summary is None:
             return "(no longer in the library)" if role == Qt.ItemDataRole.DisplayRole else None
+        if role == StarredRole:
+            return summary.starred
+        if role == ReadRole:
+            return summary.read
+        if role == Qt.ItemDataRole.FontRole:
+            return None if summary.read else self._bold_font()
         if col == self.TITLE:
             if role == Qt.ItemDataRole.DisplayRole:
                 return summary.title
-            return tooltip_html(summary.title)
+            if role == Qt.ItemDataRole.DecorationRole:
+                return self._star(summary.starred)
+            if role == TagsRole:
+                return tuple((name, self._tag_colours.get(name.casefold(),
+                                                          _FALLBACK_TAG_COLOUR))
+                             for name in summary.tags)
+            if role != Qt.ItemDataRole.ToolTipRole:
+                return None
+            extra = []
+            if summary.starred:
+                extra.append("★ starred")
+            if summary.tags:
+                extra.append("Tags: " + ", ".join(summary.tags))
+            if summary.has_note:
+                extra.append("Has a note")
+            extra.append("Read" if summary.read else "Unread")
+            return tooltip_html(summary.title + "\n" + "  ·  ".join(extra))
         if col == self.ADDED:
             if role == Qt.ItemDataRole.DisplayRole:
                 return local_date(summary.added_at)
-            return tooltip_html("Added " + local_datetime(summary.added_at))
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return tooltip_html("Added " + local_datetime(summary.added_at))
         return None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
@@ -253,7 +375,7 @@ class PaperTableModel(QAbstractTableModel):
         descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
         if self._hits is None:
             return self._lib.paper_ids(order=key or "added", descending=descending,
-                                       source_id=self._source_id)
+                                       **self._scope.where())
         if key is None:
             return [h.id for h in self._hits]
         if key == "title":
@@ -264,6 +386,18 @@ class PaperTableModel(QAbstractTableModel):
         summaries = self._fetch(ids)
         return sorted(ids, key=lambda i: (summaries[i].added_at if i in summaries else "", i),
                       reverse=descending)
+
+    def _star(self, starred: bool) -> QIcon:
+        icon = self._icons.get(starred)
+        if icon is None:
+            icon = self._icons[starred] = _star_icon(starred)
+        return icon
+
+    def _bold_font(self) -> QFont:
+        if self._bold is None:
+            self._bold = QFont()
+            self._bold.setBold(True)
+        return self._bold
 
     def _spans(self) -> dict[int, tuple[tuple[int, int], ...]]:
         return {h.id: h.snippet_spans for h in self._hits or ()}

@@ -3,9 +3,12 @@
 Command line::
 
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.screenshot docs/screenshot.png \\
-        [--query WORDS] [--library DIR] [--size 1280x800]
+        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage]
 
 Without ``--library`` a temporary library is created and the bundled seeds imported.
+``--demo`` first annotates the library through the window (tags with colours and keys,
+stars, read marks, a note and highlights on the "μP" paper) and shows that paper;
+``--triage`` also filters to unread papers and selects several rows.
 """
 
 from __future__ import annotations
@@ -18,9 +21,23 @@ from pathlib import Path
 
 from PySide6.QtWidgets import QApplication
 
+from .commands import HighlightCommentCommand, SetReadCommand, SetStarredCommand
+from .scope import Scope
+
 from .startup import create_main_window, ensure_app
 
-__all__ = ["save_screenshot", "main"]
+__all__ = ["save_screenshot", "demo_annotations", "main"]
+
+#: The demo's tags: name -> (colour, key).
+DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
+             "optimization": ("#59a14f", 3), "benchmark": ("#edc948", None),
+             "theory": ("#b07aa1", None)}
+DEMO_NOTE = """# Why it matters
+- One spectral condition covers **width and depth** scaling.
+- Try it on our 1B run; compare with plain μP.
+
+Code: https://github.com/example/spectral-mup
+"""
 
 
 def _wait(condition, timeout_s: float) -> bool:
@@ -34,9 +51,54 @@ def _wait(condition, timeout_s: float) -> bool:
     return False
 
 
+def demo_annotations(window) -> int | None:
+    """Annotate the window's library through its undoable commands, for a screenshot.
+
+    Args:
+        window: a :class:`~paperdesk.ui.main_window.MainWindow` with the seeds imported.
+    Returns:
+        The id of the paper with the note and highlights (the one mentioning "μP"), or
+        ``None`` if the library has no such paper.
+    """
+    lib = window.lib
+    ids = lib.paper_ids()
+    for name, (colour, key) in DEMO_TAGS.items():
+        window.create_tag(name, colour, key)
+    names = list(DEMO_TAGS)
+    for i, pid in enumerate(ids[:40]):
+        if i % 3 == 0:
+            window.add_tag(names[(i // 3) % len(names)], [pid])
+        if i % 7 == 2:
+            window.add_tag("to read", [pid])
+    window.run_command(SetStarredCommand(
+        window.ctx, [ids[1], ids[6], ids[9]], True))
+    window.run_command(SetReadCommand(
+        window.ctx, [ids[0], ids[2], ids[3], ids[5], ids[8], ids[11], ids[12]], True))
+    target = next((pid for pid in ids if "μP" in lib.get(pid).abstract), None)
+    if target is None:
+        return None
+    for name in ("scaling", "to read", "theory"):
+        window.add_tag(name, [target])
+    window.run_command(SetStarredCommand(
+        window.ctx, [target], True))
+    abstract = lib.get(target).abstract
+    first = abstract.index("maximal update parameterization (μP)")
+    window.add_highlight(target, first, first + len("maximal update parameterization (μP)"))
+    phrase = "unifying previously disparate μP formulations as special cases"
+    if phrase in abstract:
+        start = abstract.index(phrase)
+        window.add_highlight(target, start, start + len(phrase), "#a5d8ff")
+        hid = lib.highlights(target)[-1].id
+        window.run_command(HighlightCommentCommand(window.ctx, target, hid,
+                                                   "the key claim — check section 4"))
+    window.save_note(target, DEMO_NOTE)
+    return target
+
+
 def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     size: tuple[int, int] = (1280, 800), query: str | None = None,
-                    row: int = 0, timeout_s: float = 30.0) -> Path:
+                    row: int = 0, timeout_s: float = 30.0, demo: bool = False,
+                    triage: bool = False) -> Path:
     """Build the window, wait for the seed import, select a row, optionally search, and
     save ``window.grab()``.
 
@@ -47,6 +109,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         query: text typed into the search box before the grab.
         row: the row to select (after the search, if any).
         timeout_s: how long to wait for the import and the search.
+        demo: annotate first (see :func:`demo_annotations`) and show the annotated paper.
+        triage: with ``demo``, list the unread papers and select four rows.
     Returns:
         The PNG path.
     Raises:
@@ -60,13 +124,21 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         window.show()
         if not _wait(lambda: not window.is_busy(), timeout_s):
             raise TimeoutError("the import did not finish in time")
+        target = demo_annotations(window) if demo else None
+        if triage:
+            window.tag_pane.select_scope(Scope(filter="unread"))
         if query:
             window.search_box.setFocus()
             window.search_box.setText(query)
             if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
                 raise TimeoutError("the search did not finish in time")
+        if target is not None and not triage and window.model.row_of(target) >= 0:
+            row = window.model.row_of(target)
         window.select_row(row)
+        if triage:
+            window.select_rows([row, row + 1, row + 2, row + 4])
         window.table.setFocus()
+        _wait(lambda: not window.is_busy(), timeout_s)
         window.statusBar().clearMessage()
         _wait(lambda: False, 0.2)  # let layouts and repaints settle
         out = Path(out_png)
@@ -87,14 +159,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--library", type=Path)
     parser.add_argument("--size", default="1280x800")
     parser.add_argument("--row", type=int, default=0)
+    parser.add_argument("--demo", action="store_true", help="annotate some papers first")
+    parser.add_argument("--triage", action="store_true",
+                        help="with --demo: list unread papers, select several rows")
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if args.library:
-        out = save_screenshot(args.library, args.out, (width, height), args.query, args.row)
+        out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
+                              demo=args.demo, triage=args.triage)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             out = save_screenshot(Path(tmp) / "lib", args.out, (width, height), args.query,
-                                  args.row)
+                                  args.row, demo=args.demo, triage=args.triage)
     print(out)
     return 0
 

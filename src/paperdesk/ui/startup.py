@@ -34,7 +34,8 @@ def ensure_app() -> QApplication:
     return app
 
 
-def create_main_window(library_path: str | os.PathLike, import_seeds: bool = True):
+def create_main_window(library_path: str | os.PathLike, import_seeds: bool = True,
+                       settings=None):
     """Open the library at ``library_path`` and build the main window (not shown).
 
     Creates a QApplication if none exists but does not start its event loop, so tests and
@@ -48,6 +49,7 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
         library_path: the library folder (created if missing).
         import_seeds: import :func:`paperdesk.core.paths.bundled_seeds` into an empty
             library.
+        settings: a :class:`~paperdesk.ui.settings.Settings` (default: the user's).
     Returns:
         The :class:`~paperdesk.ui.main_window.MainWindow`.
     Raises:
@@ -58,7 +60,7 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
 
     library = Library.open(library_path)
     try:
-        window = MainWindow(library, owns_library=True)
+        window = MainWindow(library, owns_library=True, settings=settings)
     except BaseException:
         library.close()
         raise

@@ -1,4 +1,4 @@
-"""Work that must not block the UI thread: searching and importing.
+"""Work that must not block the UI thread: searching, importing and index syncing.
 
 Both runners are QObjects that live in the UI thread and own one worker QObject moved to
 a QThread. Requests go to the worker through queued signals; results come back through
@@ -20,8 +20,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.library import Library
+from .scope import Scope
 
-__all__ = ["SearchRunner", "ImportRunner", "SEARCH_DELAY_MS", "FIRST_PAGE"]
+__all__ = ["SearchRunner", "ImportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS",
+           "FIRST_PAGE", "SYNC_DELAY_MS"]
 
 #: How long typing must pause before a search runs, in milliseconds.
 SEARCH_DELAY_MS = 150
@@ -29,6 +31,8 @@ SEARCH_DELAY_MS = 150
 FIRST_PAGE = 200
 #: Quiet time before the (slower) complete search starts, in seconds.
 FULL_SEARCH_PAUSE_S = 0.3
+#: How long after the last change the search index is brought up to date, in ms.
+SYNC_DELAY_MS = 300
 
 
 def _log_exception(what: str) -> str:
@@ -57,16 +61,18 @@ class _SearchWorker(QObject):
         self._latest = latest_generation
 
     @Slot(int, str, object)
-    def run(self, generation: int, query: str, source_id) -> None:
+    def run(self, generation: int, query: str, scope) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
         if generation != self._latest():
             return  # a newer query is already queued behind this one
+        where = scope.where()
         try:
-            first = self._lib.find(query, limit=FIRST_PAGE, source_id=source_id)
+            first = self._lib.find(query, limit=FIRST_PAGE, **where)
             complete = len(first.hits) >= first.total
             self.done.emit(generation, first, complete)
             if complete or not self._still_latest(generation, FULL_SEARCH_PAUSE_S):
                 return
-            results = self._lib.find(query, limit=None, source_id=source_id)
+            results = self._lib.find(query, limit=None, **where)
         except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
             self.failed.emit(generation, _log_exception("search"))
             return
@@ -109,7 +115,7 @@ class SearchRunner(QObject):
                  parent: QObject | None = None):
         super().__init__(parent)
         self._generation = 0
-        self._pending: tuple[str, int | None] | None = None
+        self._pending: tuple[str, Scope] | None = None
         self._waiting_for: int | None = None
         self.dropped = 0  #: results discarded because a newer request existed
         self._timer = QTimer(self)
@@ -132,20 +138,22 @@ class SearchRunner(QObject):
         return self._generation
 
     def request(self, query: str, source_id: int | None = None,
-                immediate: bool = False) -> int:
+                immediate: bool = False, scope: Scope | None = None) -> int:
         """Ask for a search; it runs after :data:`SEARCH_DELAY_MS` of quiet.
 
         Args:
             query: the query text (Whoosh syntax; never raises on bad syntax).
-            source_id: search only papers from this source, or ``None`` for all.
+            source_id: search only papers from this source, or ``None`` for all
+                (ignored when ``scope`` is given).
             immediate: skip the debounce delay (e.g. when the scope changed).
+            scope: the full :class:`Scope` (source, tag and filter).
         Returns:
             The generation number of this request.
         """
         if self._stopped:
             return self._generation
         self._generation += 1
-        self._pending = (query, source_id)
+        self._pending = (query, scope or Scope(source_id=source_id))
         if immediate:
             self._timer.stop()
             self._fire()
@@ -187,10 +195,10 @@ class SearchRunner(QObject):
     def _fire(self) -> None:
         if self._pending is None or self._stopped:
             return
-        query, source_id = self._pending
+        query, scope = self._pending
         self._pending = None
         self._waiting_for = self._generation
-        self._submit.emit(self._generation, query, source_id)
+        self._submit.emit(self._generation, query, scope)
 
     @Slot(int, object, bool)
     def _on_done(self, generation: int, results, complete: bool) -> None:
@@ -225,6 +233,7 @@ class _ImportWorker(QObject):
 
     @Slot()
     def run(self) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
         try:
             report = self._lib.import_paths(
                 self._paths,
@@ -321,3 +330,127 @@ class ImportRunner(QObject):
         self._join()
         if not self._stopped:
             self.failed.emit(message)
+
+
+# -- index sync --------------------------------------------------------------------------
+class _SyncWorker(QObject):
+    """Runs ``Library.sync_index`` in the sync thread."""
+
+    done = Signal(int)      # queue entries applied
+    failed = Signal(str)
+
+    def __init__(self, library: Library):
+        super().__init__()
+        self._lib = library
+
+    @Slot()
+    def run(self) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
+        try:
+            applied = self._lib.sync_index()
+        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
+            self.failed.emit(_log_exception("index update"))
+            return
+        self.done.emit(applied)
+
+
+class IndexSyncRunner(QObject):
+    """Brings the search index up to date on a worker thread after changes.
+
+    The window sets ``library.auto_sync_index = False`` and
+    ``library.on_index_stale = runner.mark_stale``; each change then only restarts a
+    :data:`SYNC_DELAY_MS` timer, and when it fires ``Library.sync_index()`` runs on the
+    worker thread, one run at a time (changes made during a run schedule one more run).
+
+    Signals:
+        synced(int): a run finished; the number of queue entries it applied.
+        failed(str): a run raised; a one-line message (the queue is kept for next time).
+
+    Args:
+        library: the open library.
+        delay_ms: debounce delay.
+        parent: Qt parent.
+    """
+
+    synced = Signal(int)
+    failed = Signal(str)
+    _stale = Signal()
+    _submit = Signal()
+
+    def __init__(self, library: Library, delay_ms: int = SYNC_DELAY_MS,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self._running = False
+        self._again = False
+        self._stopped = False
+        self.runs = 0  #: finished runs (for tests and diagnostics)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._fire)
+        self._stale.connect(self._on_stale)   # queued when emitted from another thread
+        self._thread = QThread()
+        self._thread.setObjectName("paperdesk-index-sync")
+        self._worker = _SyncWorker(library)
+        self._worker.moveToThread(self._thread)
+        self._submit.connect(self._worker.run)
+        self._worker.done.connect(self._on_done)
+        self._worker.failed.connect(self._on_failed)
+        self._thread.start()
+
+    def mark_stale(self) -> None:
+        """Note that the library changed (safe to call from any thread)."""
+        if not self._stopped:
+            self._stale.emit()
+
+    def is_busy(self) -> bool:
+        """Return True while a run is scheduled or running."""
+        return self._timer.isActive() or self._running
+
+    def flush(self) -> None:
+        """Start a scheduled run now instead of after the delay."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._fire()
+
+    def shutdown(self) -> None:
+        """Stop scheduling, wait for a running sync to end and stop the thread (what is
+        still queued is indexed the next time the library opens). Safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._timer.stop()
+        self._thread.quit()
+        self._thread.wait()
+
+    @Slot()
+    def _on_stale(self) -> None:
+        if not self._stopped:
+            self._timer.start()
+
+    @Slot()
+    def _fire(self) -> None:
+        if self._stopped:
+            return
+        if self._running:
+            self._again = True
+            return
+        self._running = True
+        self._submit.emit()
+
+    @Slot(int)
+    def _on_done(self, applied: int) -> None:
+        self._finish()
+        self.synced.emit(applied)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._finish()
+        self.failed.emit(message)
+
+    def _finish(self) -> None:
+        self._running = False
+        self.runs += 1
+        if self._again and not self._stopped:
+            self._again = False
+            self._timer.start()

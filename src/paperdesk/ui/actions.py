@@ -1,0 +1,207 @@
+"""Every command of the window in one table: objectName, menu text, shortcuts, slot.
+
+:data:`ACTIONS` is the single source for the menus, the keyboard shortcuts and the
+Keyboard Shortcuts dialog (F1 or ``?``). :func:`build_actions` turns it into QActions on
+a window.
+
+Single-key shortcuts (letters, digits, Space, ``?``) never fire while the focus is in a
+text field (search box, note editor, tag or title editor): those widgets claim printable
+keys through Qt's ``ShortcutOverride`` event, so the key is typed instead. The tests check
+this for the search box and the note editor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QMainWindow, QMenu
+
+__all__ = ["ActionSpec", "ACTIONS", "MENUS", "EXTRA_KEYS", "build_actions", "shortcut_rows"]
+
+
+@dataclass(frozen=True)
+class ActionSpec:
+    """One command.
+
+    Attributes:
+        name: the QAction's objectName (e.g. ``"toggleStarAction"``).
+        text: menu text (``&`` marks the mnemonic).
+        shortcuts: key sequences in ``QKeySequence`` portable text (``"Ctrl+Z"``, ``"j"``);
+            the first is shown in the menu.
+        slot: name of the window method called (with no arguments) when triggered; for
+            checkable actions it gets the new checked state.
+        menu: key of :data:`MENUS` the action appears in, or ``""`` for none.
+        help: what the shortcuts dialog says (defaults to the menu text).
+        checkable: a toggle (e.g. a setting).
+        separator_before: put a menu separator before it.
+        submenu: title of a submenu of ``menu`` to put it in, or ``""``.
+    """
+
+    name: str
+    text: str
+    shortcuts: tuple[str, ...]
+    slot: str
+    menu: str = ""
+    help: str = ""
+    checkable: bool = False
+    separator_before: bool = False
+    submenu: str = ""
+
+    @property
+    def description(self) -> str:
+        """The help text, or the menu text without ``&`` and ``…``."""
+        return self.help or self.text.replace("&", "").rstrip("…")
+
+
+#: Menu keys and titles, in menu-bar order.
+MENUS: dict[str, str] = {"file": "&File", "edit": "&Edit", "paper": "&Paper",
+                         "view": "&View", "help": "&Help"}
+
+_TAG_KEYS = tuple(
+    ActionSpec(f"toggleTag{n}Action", f"Toggle Tag on Key &{n}", (str(n),),
+               f"toggle_tag_{n}", "paper", submenu="Toggle &Bound Tag")
+    for n in range(1, 10))
+
+#: Every action, in menu order.
+ACTIONS: tuple[ActionSpec, ...] = (
+    # File
+    ActionSpec("importFilesAction", "&Import Files…", ("Ctrl+O",), "choose_files_to_import",
+               "file", help="Import abstract files"),
+    ActionSpec("importFolderAction", "Import &Folder…", ("Ctrl+Shift+O",),
+               "choose_folder_to_import", "file", help="Import a folder of abstract files"),
+    ActionSpec("quitAction", "&Quit", ("Ctrl+Q",), "close", "file", separator_before=True),
+    # Edit
+    ActionSpec("undoAction", "&Undo", ("Ctrl+Z",), "undo", "edit",
+               help="Undo the last change (tags, marks, title, note, highlight)"),
+    ActionSpec("redoAction", "&Redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "redo", "edit",
+               help="Redo what was undone"),
+    ActionSpec("findAction", "&Search Papers", ("/", "Ctrl+F"), "focus_search", "edit",
+               separator_before=True, help="Go to the search box"),
+    ActionSpec("newTagAction", "&New Tag…", (), "prompt_new_tag", "edit",
+               separator_before=True, help="Create a tag"),
+    # Paper
+    ActionSpec("nextPaperAction", "&Next Paper", ("j",), "next_paper", "paper",
+               help="Next paper (↓ in the list works too)"),
+    ActionSpec("previousPaperAction", "&Previous Paper", ("k",), "previous_paper", "paper",
+               help="Previous paper (↑ in the list works too)"),
+    ActionSpec("nextUnreadAction", "Next &Unread Paper", ("u",), "next_unread", "paper"),
+    ActionSpec("backToListAction", "Back to the &List", ("Esc",), "back_to_list", "paper",
+               help="Leave the note, tag or title editor and go back to the list"),
+    ActionSpec("toggleReadAction", "Toggle &Read", ("r",), "toggle_read", "paper",
+               separator_before=True, help="Mark the selected papers read / unread"),
+    ActionSpec("toggleStarAction", "Toggle &Star", ("s",), "toggle_star", "paper",
+               help="Star / unstar the selected papers"),
+    ActionSpec("addTagAction", "Add &Tag…", ("t",), "focus_tag_editor", "paper",
+               help="Add a tag to the selected papers (type, Enter)"),
+    *_TAG_KEYS,
+    ActionSpec("editTitleAction", "Edit T&itle", ("F2",), "edit_title", "paper",
+               help="Edit the title (empty: use the title from the abstract)"),
+    ActionSpec("focusNoteAction", "Edit N&ote", ("n",), "focus_note", "paper",
+               help="Write in the paper's note (saved automatically)"),
+    ActionSpec("highlightAction", "&Highlight Selection", ("h",), "highlight_selection",
+               "paper", help="Highlight the text selected in the abstract"),
+    ActionSpec("scrollAbstractAction", "Scroll Abstract &Down", ("Space",),
+               "scroll_abstract_down", "paper", separator_before=True,
+               help="Scroll the abstract down"),
+    ActionSpec("scrollAbstractBackAction", "Scroll Abstract U&p", ("Shift+Space",),
+               "scroll_abstract_up", "paper", help="Scroll the abstract up"),
+    # View
+    ActionSpec("autoMarkReadAction", "Mark Papers Read &Automatically", (),
+               "set_auto_mark_read", "view", checkable=True,
+               help="Mark a paper read after it has been shown for a moment"),
+    # Help
+    ActionSpec("shortcutsAction", "&Keyboard Shortcuts", ("F1", "?"), "show_shortcuts",
+               "help", help="Show this list"),
+    ActionSpec("aboutAction", "&About paperdesk", (), "show_about", "help"),
+)
+
+#: Keys handled by widgets themselves, listed in the shortcuts dialog after the actions.
+EXTRA_KEYS: tuple[tuple[str, str], ...] = (
+    ("↑ / ↓, Page Up / Page Down", "Move through the list"),
+    ("Shift+↑ / ↓, Ctrl+click, Ctrl+A", "Select several papers (then T, 1-9, R, S act on all)"),
+    ("Enter  or  ↓", "From the search box: go to the list"),
+    ("Esc", "In the search box: clear it; when empty, go back to the list"),
+    ("Ctrl+click", "In the note: open the http(s) link under the mouse"),
+    ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
+            "the chosen tag"),
+    ("F2", "In the tag pane: rename the chosen tag"),
+)
+
+
+def _keys_text(spec: ActionSpec) -> str:
+    return "  or  ".join(
+        QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in spec.shortcuts)
+
+
+def shortcut_rows() -> list[tuple[str, str]]:
+    """Return ``(keys, description)`` rows for the shortcuts dialog: every action with a
+    shortcut (the nine tag keys as one row), then :data:`EXTRA_KEYS`."""
+    rows = []
+    for spec in ACTIONS:
+        if not spec.shortcuts:
+            continue
+        if spec.name.startswith("toggleTag"):
+            if spec.name == "toggleTag1Action":
+                rows.append(("1 … 9", "Toggle the tag bound to that key on the selected papers"))
+            continue
+        rows.append((_keys_text(spec), spec.description))
+    rows.extend(EXTRA_KEYS)
+    return rows
+
+
+def build_actions(window: QMainWindow,
+                  slots: dict[str, Callable] | None = None) -> dict[str, QAction]:
+    """Create every action of :data:`ACTIONS` on ``window`` and fill its menu bar.
+
+    Each action is added to the window (so its shortcut works anywhere in it) and to its
+    menu. Slots are looked up by name on ``window`` unless given in ``slots``.
+
+    Args:
+        window: the main window.
+        slots: ``{slot name: callable}`` overrides.
+    Returns:
+        ``{objectName: QAction}``.
+    Raises:
+        AttributeError: a slot named in the table does not exist on the window.
+    """
+    slots = slots or {}
+    menus: dict[str, QMenu] = {key: window.menuBar().addMenu(title)
+                               for key, title in MENUS.items()}
+    submenus: dict[tuple[str, str], QMenu] = {}
+    actions: dict[str, QAction] = {}
+    for spec in ACTIONS:
+        action = QAction(spec.text, window)
+        action.setObjectName(spec.name)
+        action.setShortcuts([QKeySequence(k) for k in spec.shortcuts])
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.setCheckable(spec.checkable)
+        tip = spec.description
+        if spec.shortcuts:
+            tip += f" ({_keys_text(spec)})"
+        action.setToolTip(tip)
+        action.setStatusTip(spec.description)
+        slot = slots.get(spec.slot) or getattr(window, spec.slot)
+        if spec.checkable:
+            action.toggled.connect(slot)
+        else:
+            action.triggered.connect(lambda _checked=False, fn=slot: fn())
+        if spec.name == "quitAction":
+            action.setMenuRole(QAction.MenuRole.QuitRole)
+        elif spec.name == "aboutAction":
+            action.setMenuRole(QAction.MenuRole.AboutRole)
+        window.addAction(action)
+        if spec.menu:
+            menu = menus[spec.menu]
+            if spec.submenu:
+                key = (spec.menu, spec.submenu)
+                if key not in submenus:
+                    submenus[key] = menu.addMenu(spec.submenu)
+                menu = submenus[key]
+            if spec.separator_before:
+                menu.addSeparator()
+            menu.addAction(action)
+        actions[spec.name] = action
+    return actions

@@ -1,0 +1,74 @@
+"""Fixtures and helpers shared by the ``test_ui_*`` GUI tests (this module has no tests):
+a window on a private copy of the seed library (no import wait), with preferences in a
+private INI file."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+
+from paperdesk.ui import create_main_window  # noqa: E402
+from paperdesk.ui.settings import Settings  # noqa: E402
+
+TOTAL = 225
+WAIT_MS = 20000
+
+
+def make_settings(path, auto_mark_read: bool = False, delay_ms: int = 1500) -> Settings:
+    """Preferences stored in ``path`` (an INI file), not in the user's configuration."""
+    settings = Settings(QSettings(str(path), QSettings.Format.IniFormat))
+    settings.auto_mark_read = auto_mark_read
+    settings.mark_read_delay_ms = delay_ms
+    return settings
+
+
+@pytest.fixture
+def open_seeded(qtbot, tmp_path, _seeded_template):
+    """Return ``open(folder="lib", auto_mark_read=False, fresh=True) -> MainWindow``: a
+    shown, active 1280x800 window on a copy of the seed library (``fresh=False`` reopens
+    an existing folder). Windows are closed at teardown."""
+    windows = []
+
+    def _open(folder: str = "lib", auto_mark_read: bool = False, fresh: bool = True,
+              delay_ms: int = 1500):
+        path = tmp_path / folder
+        if fresh:
+            shutil.copytree(_seeded_template, path)
+        settings = make_settings(tmp_path / f"{folder}.ini", auto_mark_read, delay_ms)
+        window = create_main_window(path, import_seeds=False, settings=settings)
+        windows.append(window)
+        window.resize(1280, 800)
+        window.show()
+        qtbot.waitExposed(window)
+        window.activateWindow()
+        qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=5000)
+        window.focus_list()
+        return window
+
+    yield _open
+    for window in windows:
+        window.close()
+        window.shutdown()
+
+
+@pytest.fixture
+def win(open_seeded):
+    """One window on a fresh copy of the seed library, automatic mark-read off."""
+    return open_seeded()
+
+
+def press(qtbot, window, *keys) -> None:
+    """Type keys into whatever widget has the focus (as a user would)."""
+    for key in keys:
+        target = window.focusWidget() or window
+        qtbot.keyClick(target, key)
+
+
+def wait_idle(qtbot, window) -> None:
+    """Wait until no import, search or index update is pending."""
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)

@@ -1,0 +1,297 @@
+"""The annotation widgets: note persistence, links in notes, tag pane filters and tags,
+tag chips and their colours, the offset map."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, Qt, QUrl
+from PySide6.QtGui import QDesktopServices
+from test_ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, win  # noqa: F401
+
+from paperdesk.ui.abstract_view import OffsetMap
+from paperdesk.ui.colours import contrast_ratio, text_colour_for
+from paperdesk.ui.links import is_safe_url, url_at
+from paperdesk.ui.note_editor import AUTOSAVE_MS
+from paperdesk.ui.scope import Scope
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _note_in_db(folder: Path, pid: int) -> str | None:
+    db = sqlite3.connect(folder / "library.db")
+    try:
+        row = db.execute("SELECT body FROM notes WHERE paper_id = ?", [pid]).fetchone()
+    finally:
+        db.close()
+    return row[0] if row else None
+
+
+# -- notes -------------------------------------------------------------------------------
+def test_note_is_saved_within_a_second_and_survives_reopening(qtbot, open_seeded, tmp_path):
+    assert AUTOSAVE_MS <= 500
+    window = open_seeded()
+    pid = window.current_paper_id()
+    press(qtbot, window, "n")
+    qtbot.keyClicks(window.focusWidget(), "Remember: ablation in table 2")
+    qtbot.wait(AUTOSAVE_MS + 300)                   # no paper switch, no close
+    assert _note_in_db(tmp_path / "lib", pid) == "Remember: ablation in table 2"
+    window.close()
+
+    again = open_seeded(fresh=False)
+    again.select_row(again.model.row_of(pid))
+    assert again.detail_pane.note_editor.toPlainText() == "Remember: ablation in table 2"
+    assert again.tag_pane.filter_entries()[3] == ("has_note", "Has note (1)", 1)
+    assert again.lib.find("ablation table").total >= 1
+
+
+def test_closing_saves_a_note_typed_just_before(qtbot, open_seeded, tmp_path):
+    window = open_seeded()
+    pid = window.current_paper_id()
+    window.focus_note()
+    qtbot.keyClicks(window.detail_pane.note_editor, "last words")
+    window.close()                                   # before the autosave timer fires
+    assert _note_in_db(tmp_path / "lib", pid) == "last words"
+
+
+def test_note_survives_the_process_being_killed(tmp_path, _seeded_template):
+    import shutil
+    folder = tmp_path / "lib"
+    shutil.copytree(_seeded_template, folder)
+    script = textwrap.dedent(f"""
+        import os
+        from PySide6.QtCore import QSettings, QTimer
+        from PySide6.QtTest import QTest
+        from paperdesk.ui import create_main_window, ensure_app
+        from paperdesk.ui.settings import Settings
+        app = ensure_app()
+        settings = Settings(QSettings(r"{tmp_path / 'k.ini'}", QSettings.Format.IniFormat))
+        window = create_main_window(r"{folder}", import_seeds=False, settings=settings)
+        window.show()
+        print(window.current_paper_id(), flush=True)
+        def type_note():
+            window.focus_note()
+            QTest.keyClicks(window.detail_pane.note_editor, "typed then killed")
+            QTimer.singleShot(1000, lambda: os._exit(9))   # no shutdown, no flush
+        QTimer.singleShot(100, type_note)
+        app.exec()
+    """)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen",
+               PYTHONPATH=str(SRC) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         env=env, timeout=60)
+    assert out.returncode == 9, out.stderr
+    pid = int(out.stdout.split()[0])
+    assert _note_in_db(folder, pid) == "typed then killed"
+
+
+def test_ctrl_click_opens_only_web_links_in_the_note(qtbot, win, monkeypatch):
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    editor = win.detail_pane.note_editor
+    editor.setPlainText("see https://example.org/paper, not javascript:alert(1) "
+                        "or file:///etc/passwd")
+
+    def click_at(text: str, modifier=Qt.KeyboardModifier.ControlModifier):
+        pos = editor.toPlainText().index(text) + 2
+        cursor = editor.textCursor()
+        cursor.setPosition(pos)
+        point = editor.cursorRect(cursor).center()
+        qtbot.mouseClick(editor.viewport(), Qt.MouseButton.LeftButton, modifier, point)
+
+    click_at("https://example.org", Qt.KeyboardModifier.NoModifier)   # plain click: edit
+    assert opened == []
+    click_at("javascript:")
+    click_at("file:///")
+    assert opened == []
+    click_at("https://example.org")
+    assert opened == ["https://example.org/paper"]
+    assert url_at("go to http://a.org/x. Then", 8) == "http://a.org/x"
+    assert url_at("javascript:alert(1)", 3) is None
+    assert not is_safe_url("file:///etc/passwd") and not is_safe_url("javascript:x")
+    assert is_safe_url("https://example.org")
+
+
+def test_refused_abstract_links_are_reported(win, monkeypatch):
+    opened = []
+    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    view = win.detail_pane.abstract_view
+    assert not view.openLinks() and not view.openExternalLinks()
+    view.anchorClicked.emit(QUrl("javascript:alert(1)"))
+    assert opened == []
+    assert "only http and https" in win.statusBar().currentMessage()
+
+
+# -- tag pane ----------------------------------------------------------------------------
+def _click(qtbot, pane, item) -> None:
+    rect = pane.visualItemRect(item)
+    qtbot.mouseClick(pane.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+
+
+def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
+    window, lib = win, win.lib
+    pane = window.tag_pane
+    assert [label for _f, label, _n in pane.filter_entries()] == [
+        f"Unread ({TOTAL})", "Starred (0)", f"Untagged ({TOTAL})", "Has note (0)"]
+    ids = window.model.ids()
+    window.select_rows([1, 3])
+    window.toggle_star()
+    window.add_tag("ml", [ids[0], ids[1]])
+    window.save_note(ids[5], "note")
+    counts = {f: n for f, _l, n in pane.filter_entries()}
+    assert counts == {"unread": TOTAL, "starred": 2, "untagged": TOTAL - 2, "has_note": 1}
+
+    _click(qtbot, pane, pane.filter_item("starred"))
+    assert window.current_scope() == Scope(filter="starred")
+    assert sorted(window.model.ids()) == sorted([ids[1], ids[3]])
+    assert window.status_text() == "2 papers  ·  Starred"
+    assert window.unread_text() == "2 of 2 unread"
+
+    _click(qtbot, pane, pane.tag_item(lib.tag_by_name("ml").id))
+    assert sorted(window.model.ids()) == sorted(ids[:2])
+    assert window.status_text() == "2 papers  ·  tag “ml”"
+
+    _click(qtbot, pane, pane.filter_item("has_note"))
+    assert window.model.ids() == [ids[5]]
+    _click(qtbot, pane, pane.item_for(None))
+    assert window.model.rowCount() == TOTAL
+
+    # a search applies within the chosen filter
+    _click(qtbot, pane, pane.filter_item("untagged"))
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, "model")
+    expected = lib.find("model", limit=None, filter="untagged").total
+    qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() == expected
+                    and not window.is_busy(), timeout=WAIT_MS)
+    assert not set(window.model.ids()) & set(ids[:2])
+
+
+def test_tag_pane_lists_tags_with_colour_key_and_count(qtbot, win):
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    window.add_tag("Zeta", ids[:3])
+    window.add_tag("alpha", ids[3:4])
+    window.set_tag_key(lib.tag_by_name("Zeta").id, 4)
+    pane = window.tag_pane
+    assert [(t.name, t.count, t.key) for t in pane.tag_entries()] == [
+        ("alpha", 1, None), ("Zeta", 3, 4)]
+    item = pane.tag_item(lib.tag_by_name("Zeta").id)
+    assert item.text(0) == "Zeta" and item.text(1) == "4" and item.text(2) == "3"
+    assert not item.icon(0).isNull()
+
+
+def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
+    window, lib = win, win.lib
+    window.add_tag("old", window.model.ids()[:2])
+    tag_id = lib.tag_by_name("old").id
+    pane = window.tag_pane
+    pane.recolourTagRequested.emit(tag_id, "#000000")
+    assert lib.tag_by_name("old").colour == "#000000"
+    pane.bindKeyRequested.emit(tag_id, 5)
+    assert lib.tag_for_key(5).id == tag_id
+    from PySide6.QtWidgets import QInputDialog
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("renamed", True))
+    pane.renameTagRequested.emit(tag_id)
+    assert lib.tag_by_name("renamed").id == tag_id
+    pane.setCurrentItem(pane.tag_item(tag_id))
+    pane.setFocus()
+    qtbot.keyClick(pane, Qt.Key.Key_Delete)         # Del deletes the chosen tag
+    assert lib.tags() == []
+    window.undo()
+    assert lib.tag_by_name("renamed").count == 2
+    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("fresh", True))
+    pane.newTagRequested.emit()
+    assert lib.tag_by_name("fresh").count == 0
+
+
+# -- chips, list rows and colours ------------------------------------------------------------
+def test_chips_show_the_paper_tags_and_remove_them(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    window.add_tag("b-tag", [pid])
+    window.add_tag("A-tag", [pid])
+    chips = window.detail_pane.chips
+    assert chips.chip_names() == ["A-tag", "b-tag"]
+    chip = chips.chips()[1]
+    fg = text_colour_for(chip.tag.colour)
+    assert fg in chip.styleSheet()
+    qtbot.mouseClick(chip.remove_button, Qt.MouseButton.LeftButton)
+    assert [t.name for t in lib.get(pid).tags] == ["A-tag"]
+    assert chips.chip_names() == ["A-tag"]
+    window.undo()
+    assert chips.chip_names() == ["A-tag", "b-tag"]
+
+
+def test_tag_editor_completes_existing_names_without_regard_to_case(qtbot, win):
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    window.add_tag("Reinforcement Learning", [ids[5]])
+    completer = window.detail_pane.chips.completer
+    completer.setCompletionPrefix("learn")
+    assert completer.currentCompletion() == "Reinforcement Learning"
+    window.focus_tag_editor()
+    qtbot.keyClicks(window.focusWidget(), "reinforcement learning")
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert [t.name for t in lib.get(ids[0]).tags] == ["Reinforcement Learning"]
+    assert len(lib.tags()) == 1
+
+
+def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
+    from paperdesk.ui.paper_model import ReadRole, StarredRole, TagsRole
+    window, lib = win, win.lib
+    model = window.model
+    ids = model.ids()
+    calls = model.fetch_count
+    window.select_row(2)
+    window.toggle_star()
+    window.toggle_read()
+    window.add_tag("hot", [ids[2]])
+    index = model.index(2, model.TITLE)
+    assert index.data(StarredRole) and index.data(ReadRole)
+    assert index.data(Qt.ItemDataRole.FontRole) is None
+    assert model.index(3, model.TITLE).data(Qt.ItemDataRole.FontRole).bold()
+    colour = lib.tag_by_name("hot").colour
+    assert index.data(TagsRole) == (("hot", colour),)
+    assert model.fetch_count - calls <= 4           # changed rows only, not a reload
+    window.set_title("Edited title")
+    assert index.data(Qt.ItemDataRole.DisplayRole) == "Edited title"
+
+
+def test_chip_text_colour_is_readable():
+    from paperdesk.core.annotations import TAG_COLOURS
+    for colour in TAG_COLOURS + ("#000000", "#ffffff", "#777777", "#ffe066", "#1f3a93"):
+        fg = text_colour_for(colour)
+        other = "#ffffff" if fg == "#000000" else "#000000"
+        assert contrast_ratio(colour, fg) >= contrast_ratio(colour, other)
+        assert contrast_ratio(colour, fg) >= 4.5
+    assert text_colour_for("#000000") == "#ffffff"
+    assert text_colour_for("#ffe066") == "#000000"
+
+
+def test_offset_map_handles_astral_characters():
+    text = "a𝒪b μ 𝔼x"
+    m = OffsetMap(text)
+    assert m.utf16_length == len(text.encode("utf-16-le")) // 2
+    for i in range(len(text) + 1):
+        assert m.to_index(m.to_utf16(i)) == i
+    assert m.to_index(3) == 2 and m.to_utf16(2) == 3
+
+
+def test_detail_pane_title_editing_by_keyboard(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    press(qtbot, window, Qt.Key.Key_F2)
+    editor = window.detail_pane.title_editor
+    assert window.focusWidget() is editor and editor.selectedText()
+    qtbot.keyClicks(editor, "A clear title")
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert lib.get(pid).title == "A clear title" and lib.get(pid).title_edited
+    assert window.detail_pane.reset_title_button.isVisible()
+    qtbot.mouseClick(window.detail_pane.reset_title_button, Qt.MouseButton.LeftButton,
+                     pos=QPoint(3, 3))
+    assert not lib.get(pid).title_edited

@@ -1,0 +1,318 @@
+"""Keyboard triage on the seed library: the keys change the database, and single-letter
+keys typed into text fields stay text."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextBrowser
+from test_ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
+
+from paperdesk.ui.actions import ACTIONS, shortcut_rows
+
+
+def _focus_name(window) -> str:
+    widget = window.focusWidget()
+    return widget.objectName() if widget is not None else ""
+
+
+def test_keyboard_flow_changes_the_database(qtbot, win):
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    tag = lib.create_tag("fast")
+    window.set_tag_key(tag.id, 1)
+    lib.set_read([ids[3]], True)                       # so that u skips it
+    assert window.current_paper_id() == ids[0]
+
+    press(qtbot, window, "j", "j")
+    assert window.current_paper_id() == ids[2]
+    assert window.detail_pane.paper_id == ids[2]
+    press(qtbot, window, "s", "r", "1")
+    assert lib.get(ids[2]).starred and lib.get(ids[2]).read
+    assert [t.name for t in lib.get(ids[2]).tags] == ["fast"]
+
+    press(qtbot, window, "t")                          # t: tag editor
+    assert _focus_name(window) == "tagEditor"
+    qtbot.keyClicks(window.focusWidget(), "triage later")
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert {t.name for t in lib.get(ids[2]).tags} == {"fast", "triage later"}
+    assert _focus_name(window) == "paperTable"        # back to the list after Enter
+
+    press(qtbot, window, "n")                          # n: note
+    assert _focus_name(window) == "noteEditor"
+    qtbot.keyClicks(window.focusWidget(), "Read section 3; try on our data.")
+    qtbot.waitUntil(lambda: lib.note(ids[2]) == "Read section 3; try on our data.",
+                    timeout=2000)
+    press(qtbot, window, Qt.Key.Key_Escape)            # Esc: back to the list
+    assert _focus_name(window) == "paperTable"
+
+    view = window.detail_pane.abstract_view            # select text + h
+    abstract = lib.get(ids[2]).abstract
+    words = " ".join(abstract.split()[2:5])
+    found = view.document().find(words)
+    assert not found.isNull()
+    view.setTextCursor(found)
+    press(qtbot, window, "h")
+    (highlight,) = lib.highlights(ids[2])
+    assert highlight.text == words
+    assert (highlight.start, highlight.end) == (abstract.index(words),
+                                                abstract.index(words) + len(words))
+
+    press(qtbot, window, "u")                          # u: next unread (skips ids[3])
+    assert window.current_paper_id() == ids[4]
+    press(qtbot, window, "k")
+    assert window.current_paper_id() == ids[3]
+    press(qtbot, window, Qt.Key.Key_Down)
+    assert window.current_paper_id() == ids[4]
+
+    # everything is in the database, as another connection sees it
+    db = sqlite3.connect(lib.path / "library.db")
+    try:
+        assert db.execute("SELECT starred, read_at IS NOT NULL FROM papers WHERE id = ?",
+                          [ids[2]]).fetchone() == (1, 1)
+        assert db.execute("SELECT body FROM notes WHERE paper_id = ?",
+                          [ids[2]]).fetchone() == ("Read section 3; try on our data.",)
+    finally:
+        db.close()
+    assert window.unread_text() == f"{TOTAL - 2} of {TOTAL} unread"
+
+
+def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    before = lib.get(pid)
+    keys = "jkusrth1n?"
+    box = window.search_box
+    window.focus_search()
+    qtbot.keyClicks(box, keys)
+    assert box.text() == keys
+    assert window.focusWidget() is box
+    box.clear()
+    qtbot.waitUntil(lambda: not window.model.searching, timeout=WAIT_MS)
+    window.select_row(0)
+
+    lib.create_tag("x1")
+    window.set_tag_key(lib.tag_by_name("x1").id, 1)
+    window.focus_note()
+    note = window.detail_pane.note_editor
+    qtbot.keyClicks(note, keys + " ")
+    assert note.toPlainText() == keys + " "
+    assert window.focusWidget() is note
+
+    for editor in (window.detail_pane.chips.editor, window.detail_pane.title_editor):
+        if editor is window.detail_pane.title_editor:
+            window.edit_title()
+            editor.clear()
+        else:
+            window.focus_tag_editor()
+        qtbot.keyClicks(editor, keys)
+        assert editor.text() == keys
+        assert window.focusWidget() is editor
+        press(qtbot, window, Qt.Key.Key_Escape)       # cancels, back to the list
+        assert _focus_name(window) == "paperTable"
+
+    after = lib.get(pid)
+    assert window.current_paper_id() == pid
+    assert (after.starred, after.read, after.tags, after.highlights, after.title) == (
+        before.starred, before.read, (), (), before.title)
+    assert lib.tags()[0].count == 0
+
+
+def test_space_scrolls_and_question_mark_shows_the_shortcuts(qtbot, win):
+    window = win
+    window.resize(1280, 420)
+    qtbot.wait(50)
+    bar = window.detail_pane.abstract_view.verticalScrollBar()
+    assert bar.maximum() > 0
+    press(qtbot, window, Qt.Key.Key_Space)
+    assert bar.value() > 0
+    press(qtbot, window, "?")
+    dialog = window._shortcuts_dialog
+    assert dialog is not None and dialog.isVisible()
+    shown = {dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())}
+    assert {"J", "K", "U", "R", "S", "T", "N", "H", "Space", "Esc"} <= shown
+    dialog.close()
+
+
+def test_actions_table_names_every_triage_key():
+    names = {spec.name: spec for spec in ACTIONS}
+    expected = {"nextPaperAction": "j", "previousPaperAction": "k", "nextUnreadAction": "u",
+                "toggleReadAction": "r", "toggleStarAction": "s", "addTagAction": "t",
+                "focusNoteAction": "n", "highlightAction": "h", "backToListAction": "Esc",
+                "scrollAbstractAction": "Space", "undoAction": "Ctrl+Z",
+                "redoAction": "Ctrl+Shift+Z"}
+    for name, key in expected.items():
+        assert key in names[name].shortcuts, name
+    assert [names[f"toggleTag{n}Action"].shortcuts for n in range(1, 10)] == [
+        (str(n),) for n in range(1, 10)]
+    assert {"F1", "?"} <= set(names["shortcutsAction"].shortcuts)
+    assert len(shortcut_rows()) > 15
+
+
+def test_window_actions_have_the_table_shortcuts(win):
+    for spec in ACTIONS:
+        action = win.actions_by_name[spec.name]
+        assert action.objectName() == spec.name
+        assert [k.toString() for k in action.shortcuts()] == [
+            QKeySequence(k).toString() for k in spec.shortcuts]
+
+
+def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    assert window.select_rows([0, 1, 2, 4, 5]) == 5
+    chosen = [ids[r] for r in (0, 1, 2, 4, 5)]
+    assert sorted(window.selected_ids()) == sorted(chosen)
+    steps = window.undo_stack.count()
+    press(qtbot, window, "t")
+    assert "5 selected papers" in window.detail_pane.chips.editor.placeholderText()
+    assert window.status_text() == f"{TOTAL} papers  ·  5 selected"
+    qtbot.keyClicks(window.focusWidget(), "batch")
+    press(qtbot, window, Qt.Key.Key_Return)
+    tag = lib.tag_by_name("batch")
+    assert sorted(lib.paper_ids(tag_id=tag.id)) == sorted(chosen)
+    assert window.undo_stack.count() == steps + 1
+    press(qtbot, window, "s")                          # star the same five: one step
+    assert all(lib.get(i).starred for i in chosen)
+    assert window.undo_stack.count() == steps + 2
+    window.undo()
+    assert not any(lib.get(i).starred for i in chosen)
+    window.undo()
+    assert lib.tag_by_name("batch") is None
+    window.redo()
+    assert sorted(lib.paper_ids(tag_id=lib.tag_by_name("batch").id)) == sorted(chosen)
+
+
+def test_number_key_toggles_the_bound_tag_and_unbound_keys_explain(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    press(qtbot, window, "7")
+    assert "No tag is bound to key 7" in window.statusBar().currentMessage()
+    tag = lib.create_tag("later", key=7)
+    window._refresh_tags()
+    press(qtbot, window, "7")
+    assert [t.name for t in lib.get(pid).tags] == ["later"]
+    press(qtbot, window, "7")
+    assert lib.get(pid).tags == ()
+    assert lib.tag_for_key(7).id == tag.id
+
+
+def test_status_bar_shows_reading_progress_and_auto_mark_read(qtbot, open_seeded):
+    window = open_seeded(auto_mark_read=True, delay_ms=150)
+    lib = window.lib
+    first = window.current_paper_id()
+    qtbot.waitUntil(lambda: lib.get(first).read, timeout=3000)
+    assert window.unread_text() == f"{TOTAL - 1} of {TOTAL} unread"
+    assert window.model.index(0, 0).data(Qt.ItemDataRole.FontRole) is None   # not bold
+    assert window.model.index(1, 0).data(Qt.ItemDataRole.FontRole).bold()
+    # pressing r on the shown paper wins over the timer
+    window.select_row(1)
+    second = window.current_paper_id()
+    press(qtbot, window, "r")
+    assert lib.get(second).read
+    press(qtbot, window, "r")
+    qtbot.wait(400)
+    assert not lib.get(second).read
+    # the setting can be turned off (and is remembered)
+    window.actions_by_name["autoMarkReadAction"].trigger()
+    assert window.settings.auto_mark_read is False
+    window.select_row(2)
+    qtbot.wait(400)
+    assert not lib.get(window.current_paper_id()).read
+
+
+def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
+    window, lib = win, win.lib
+    pid = next(i for i in lib.paper_ids() if "μP" in lib.get(i).abstract)
+    window.select_row(window.model.row_of(pid))
+    abstract = lib.get(pid).abstract
+    view = window.detail_pane.abstract_view
+    # the SECOND occurrence of "spectral μP", found by Qt (not by our code)
+    first = view.document().find("spectral μP")
+    second = view.document().find("spectral μP", first)
+    assert not second.isNull()
+    view.setTextCursor(second)
+    view.setFocus()
+    press(qtbot, window, "h")
+    (h,) = lib.highlights(pid)
+    expected = abstract.index("spectral μP", abstract.index("spectral μP") + 1)
+    assert (h.start, h.end, h.text) == (expected, expected + len("spectral μP"), "spectral μP")
+    # and a span with μ and β further on, after the first highlight is drawn
+    later = view.document().find("μP formulations")
+    view.setTextCursor(later)
+    assert window.highlight_selection()
+    spans = {(x.start, x.end) for x in lib.highlights(pid)}
+    start = abstract.index("μP formulations")
+    assert (start, start + len("μP formulations")) in spans
+    assert "background-color:#ffe066" in view.toHtml().replace(" ", "")
+
+
+def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded, tmp_path):
+    abstract = ("We bound the error by 𝒪(n log n) 𝔼[x] with β-VAE and μ-law; see "
+                "https://example.org/a_(b) and http://x.org. After the links: Θ-method "
+                "wins over 𝒪(n²) baselines.")
+    source = tmp_path / "astral.txt"
+    source.write_text(f"Astral\n\n{abstract}\n", encoding="utf-8")
+    window = open_seeded()
+    assert window.start_import([source])
+    wait_idle(qtbot, window)
+    lib = window.lib
+    pid = next(i for i in lib.paper_ids() if lib.get(i).abstract.startswith("We bound"))
+    window.select_row(window.model.row_of(pid))
+    stored = lib.get(pid).abstract
+    view = window.detail_pane.abstract_view
+    assert [url for url in window.detail_pane.paper.urls] == ["https://example.org/a_(b)",
+                                                              "http://x.org"]
+    for phrase in ("Θ-method wins over 𝒪(n²)", "𝔼[x] with β", "x.org. After"):
+        cursor = view.document().find(phrase)
+        assert not cursor.isNull(), phrase
+        view.setTextCursor(cursor)
+        start = stored.index(phrase)
+        assert view.selected_span() == (start, start + len(phrase)), phrase
+        assert window.highlight_selection()
+        assert any(h.text == phrase for h in lib.highlights(pid))
+    # select_span maps back exactly too
+    start = stored.index("β-VAE")
+    assert view.select_span(start, start + 5)
+    assert view.textCursor().selectedText() == "β-VAE"
+
+
+def test_esc_in_the_list_keeps_only_the_current_row(qtbot, win):
+    window = win
+    window.select_rows([0, 1, 2])
+    assert len(window.selected_ids()) == 3
+    window.table.setFocus()
+    press(qtbot, window, Qt.Key.Key_Escape)
+    assert window.selected_ids() == [window.current_paper_id()]
+
+
+def test_text_fields_are_what_the_brief_names(win):
+    pane = win.detail_pane
+    assert isinstance(win.findChild(QPlainTextEdit, "noteEditor"), QPlainTextEdit)
+    assert pane.findChild(QPlainTextEdit, "noteEditor") is pane.note_editor
+    assert isinstance(pane.findChild(QLineEdit, "tagEditor"), QLineEdit)
+    assert isinstance(pane.findChild(QTextBrowser, "abstractView"), QTextBrowser)
+
+
+def test_reading_a_search_hit_does_not_search_again(qtbot, open_seeded):
+    window = open_seeded(auto_mark_read=True, delay_ms=100)
+    lib = window.lib
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, "pruning")
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
+    window.focus_list()
+    generation = window.search_runner.generation
+    runs = window.sync_runner.runs
+    row = next(r for r, pid in enumerate(window.model.ids()) if not lib.get(pid).read)
+    window.select_row(row)
+    shown = window.current_paper_id()
+    qtbot.waitUntil(lambda: lib.get(shown).read, timeout=3000)
+    qtbot.waitUntil(lambda: window.sync_runner.runs > runs and not window.is_busy(),
+                    timeout=WAIT_MS)
+    assert window.search_runner.generation == generation     # read marks are not indexed
+    window.add_tag("pruned", [shown])                          # tags are: search again
+    qtbot.waitUntil(lambda: window.search_runner.generation > generation
+                    and not window.is_busy(), timeout=WAIT_MS)
+    assert window.current_paper_id() == shown

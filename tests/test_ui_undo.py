@@ -1,0 +1,289 @@
+"""Undo/redo round trips through the window for every kind of change."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from test_ui_fixtures import TOTAL, open_seeded, press, wait_idle, win  # noqa: F401
+
+from paperdesk.ui.commands import CommandContext, HighlightCommentCommand, NoteCommand
+from paperdesk.ui.scope import Scope
+
+
+def _tags(lib):
+    return {t.name: (t.id, t.colour, t.key, frozenset(lib.paper_ids(tag_id=t.id)))
+            for t in lib.tags()}
+
+
+def _paper_state(lib, pid):
+    p = lib.get(pid)
+    return (p.title, p.read_at, p.starred, tuple(t.name for t in p.tags), p.note,
+            tuple((h.id, h.start, h.end, h.colour, h.comment) for h in p.highlights))
+
+
+def _round_trip(window, check_before, check_after, steps: int = 1):
+    """Undo ``steps`` times, check; redo as often, check; undo again, check."""
+    for _ in range(steps):
+        window.undo()
+    check_before()
+    for _ in range(steps):
+        window.redo()
+    check_after()
+    for _ in range(steps):
+        window.undo()
+    check_before()
+
+
+def test_undo_redo_of_marks_title_and_highlights(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    original = _paper_state(lib, pid)
+    actions = [
+        lambda: window.toggle_read(),
+        lambda: window.toggle_star(),
+        lambda: window.set_title("My own title"),
+        lambda: window.add_highlight(pid, 3, 17, "#a5d8ff"),
+    ]
+    states = [original]
+    for act in actions:
+        assert act()
+        states.append(_paper_state(lib, pid))
+    assert states[-1][0] == "My own title" and lib.get(pid).title_edited
+    assert states[-1][1] is not None and states[-1][2]
+    for i in range(len(actions), 0, -1):       # undo one by one
+        window.undo()
+        now = _paper_state(lib, pid)
+        assert now[:1] + now[2:] == states[i - 1][:1] + states[i - 1][2:]
+        assert (now[1] is None) == (states[i - 1][1] is None)
+    assert _paper_state(lib, pid) == original
+    for i in range(1, len(actions) + 1):       # and redo
+        window.redo()
+        assert _paper_state(lib, pid)[2:] == states[i][2:]
+    # the detail pane follows: title label and highlight list
+    assert "My own title" in window.detail_pane.title_label.text()
+    assert window.detail_pane.highlights.count() == 1
+
+
+def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    derived = lib.get(pid).derived_title
+    window.set_title("Short")
+    window.set_title(None)
+    assert lib.get(pid).title == derived and not lib.get(pid).title_edited
+    window.undo()
+    assert lib.get(pid).title == "Short"
+    window.undo()
+    assert lib.get(pid).title == derived
+
+    assert window.add_highlight(pid, 0, 9)
+    (h,) = lib.highlights(pid)
+    assert window.run_command(HighlightCommentCommand(window.ctx, pid, h.id, "why"))
+    assert window.remove_highlight(h.id)
+    assert lib.highlights(pid) == []
+    window.undo()
+    (back,) = lib.highlights(pid)
+    assert (back.id, back.start, back.end, back.comment) == (h.id, 0, 9, "why")
+    window.undo()
+    assert lib.highlights(pid)[0].comment == ""
+    window.redo()
+    window.redo()
+    assert lib.highlights(pid) == []
+
+
+def test_tag_add_remove_single_and_bulk(qtbot, win):
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    window.add_tag("solo", [ids[0]])
+    window.add_tag("group", ids[:6])
+    window.remove_tag("group", ids[2:4])
+    assert set(lib.paper_ids(tag_id=lib.tag_by_name("group").id)) == {
+        ids[0], ids[1], ids[4], ids[5]}
+    window.undo()
+    assert set(lib.paper_ids(tag_id=lib.tag_by_name("group").id)) == set(ids[:6])
+    window.undo()                                  # the bulk add is one step
+    assert lib.tag_by_name("group") is None
+    window.undo()
+    assert lib.tags() == []
+    window.redo()
+    window.redo()
+    window.redo()
+    assert lib.tag_by_name("solo").count == 1 and lib.tag_by_name("group").count == 4
+    # the list and the tag pane follow
+    assert [t.name for t in window.tag_pane.tag_entries()] == ["group", "solo"]
+    assert window.model.summary(ids[0]).tags == ("group", "solo")
+
+
+def test_merge_by_rename_and_undo_restores_both_tags(qtbot, win):
+    window, lib = win, win.lib
+    p1, p2, p3 = window.model.ids()[:3]
+    window.add_tag("ML", [p1, p2])
+    window.add_tag("deep", [p3])
+    window.set_tag_key(lib.tag_by_name("deep").id, 3)
+    before = _tags(lib)
+    assert window.rename_tag(lib.tag_by_name("deep").id, "ml")
+    assert [(t.name, t.count) for t in lib.tags()] == [("ml", 3)]
+    assert set(lib.paper_ids(tag_id=lib.tags()[0].id)) == {p1, p2, p3}
+    assert [t.name for t in window.tag_pane.tag_entries()] == ["ml"]
+    assert "Merge" in window.undo_stack.undoText()
+    after = _tags(lib)
+
+    window.undo()
+    assert _tags(lib) == before                   # same ids, colours, keys, papers
+    assert [(t.name, t.count) for t in lib.tags()] == [("deep", 1), ("ML", 2)]
+    assert [t.name for t in window.tag_pane.tag_entries()] == ["deep", "ML"]
+    window.redo()
+    assert _tags(lib) == after
+    window.undo()
+    assert _tags(lib) == before
+
+
+def test_rename_delete_recolour_and_key_of_tags(qtbot, win):
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    window.add_tag("a", ids[:2])
+    window.add_tag("b", ids[2:3])
+    window.set_tag_key(lib.tag_by_name("b").id, 2)
+    start = _tags(lib)
+    a_id = lib.tag_by_name("a").id
+    steps = [
+        lambda: window.rename_tag(a_id, "Alpha"),
+        lambda: window.set_tag_colour(a_id, "#123456"),
+        lambda: window.set_tag_key(a_id, 2),              # takes key 2 from "b"
+        lambda: window.delete_tag(lib.tag_by_name("b").id),
+        lambda: window.create_tag("empty", "#abcdef", 9),
+    ]
+    snapshots = [start]
+    for step in steps:
+        assert step()
+        snapshots.append(_tags(lib))
+    assert set(snapshots[-1]) == {"Alpha", "empty"}
+    assert snapshots[-1]["Alpha"][1:3] == ("#123456", 2)
+    for i in range(len(steps), 0, -1):
+        window.undo()
+        assert _tags(lib) == snapshots[i - 1], i
+    for i in range(1, len(steps) + 1):
+        window.redo()
+        assert _tags(lib) == snapshots[i], i
+
+
+def test_deleting_the_chosen_tag_falls_back_to_all_papers(qtbot, win):
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    window.add_tag("pick", ids[:3])
+    tag_id = lib.tag_by_name("pick").id
+    assert window.tag_pane.select_scope(Scope(tag_id=tag_id))
+    assert window.model.rowCount() == 3
+    assert window.status_text().startswith("3 papers  ·  tag “pick”")
+    window.delete_tag(tag_id)
+    assert window.current_scope().tag_id is None
+    assert window.model.rowCount() == TOTAL
+    window.undo()
+    assert lib.tag_by_name("pick").count == 3
+
+
+def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    steps = window.undo_stack.count()
+    window.focus_note()
+    editor = window.detail_pane.note_editor
+    for burst in ("First idea.", " Second idea.", " Third."):
+        qtbot.keyClicks(editor, burst)
+        qtbot.wait(650)                            # each pause triggers an autosave
+    assert lib.note(pid) == "First idea. Second idea. Third."
+    assert window.undo_stack.count() == steps + 1
+    window.undo()
+    assert lib.note(pid) == "" and editor.toPlainText() == ""
+    window.redo()
+    assert lib.note(pid) == "First idea. Second idea. Third."
+    assert editor.toPlainText() == lib.note(pid)
+    # another visit to the paper starts a new step
+    press(qtbot, window, Qt.Key.Key_Escape)
+    window.next_paper()
+    window.previous_paper()
+    window.focus_note()
+    qtbot.keyClicks(editor, " More.")
+    press(qtbot, window, Qt.Key.Key_Escape)        # Esc saves at once
+    assert lib.note(pid).endswith("Third. More.")
+    assert window.undo_stack.count() == steps + 2
+    window.undo()
+    assert lib.note(pid) == "First idea. Second idea. Third."
+
+
+def test_note_command_merge_rules(win):
+    lib = win.lib
+    a, b = lib.paper_ids()[:2]
+    ctx = CommandContext(lib)
+    first = NoteCommand(ctx, a, "x", session=1)
+    first.execute()
+    assert first.mergeWith(NoteCommand(ctx, a, "xy", session=1))
+    assert not first.mergeWith(NoteCommand(ctx, b, "z", session=1))
+    assert not first.mergeWith(NoteCommand(ctx, a, "q", session=2))
+    back = NoteCommand(ctx, a, "", session=1)
+    assert first.mergeWith(back) and first.isObsolete()
+
+
+def test_switching_paper_saves_the_note_first(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    window.focus_note()
+    qtbot.keyClicks(window.detail_pane.note_editor, "quick")
+    window.next_paper()                             # no wait: saved on switching
+    assert lib.note(pid) == "quick"
+    assert window.detail_pane.note_editor.toPlainText() == ""
+
+
+def test_undo_while_typing_saves_then_undoes(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    window.toggle_star()
+    window.focus_note()
+    qtbot.keyClicks(window.detail_pane.note_editor, "typed")
+    window.undo()                                   # saves "typed", then undoes it
+    assert lib.note(pid) == ""
+    window.undo()
+    assert not lib.get(pid).starred
+
+
+def test_errors_become_messages_not_tracebacks(qtbot, win):
+    window, lib = win, win.lib
+    steps = window.undo_stack.count()
+    window.focus_tag_editor()
+    qtbot.keyClicks(window.focusWidget(), "a,b")
+    press(qtbot, window, Qt.Key.Key_Return)
+    assert "comma" in window.statusBar().currentMessage()
+    assert "Traceback" not in window.statusBar().currentMessage()
+    assert lib.tags() == [] and window.undo_stack.count() == steps
+    window.add_tag("x", [window.current_paper_id()])
+    assert not window.rename_tag(lib.tag_by_name("x").id, "   ")
+    assert "empty" in window.statusBar().currentMessage()
+
+
+@pytest.mark.parametrize("query_word", ["zebrafish"])
+def test_visible_search_follows_annotations_after_index_sync(qtbot, win, query_word):
+    window, lib = win, win.lib
+    assert lib.auto_sync_index is False
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, f"pruning OR note:{query_word}")
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=20000)
+    before = window.model.rowCount()
+    assert before > 0
+    window.search_box.clear()
+    qtbot.waitUntil(lambda: not window.model.searching, timeout=20000)
+    target = next(i for i in window.model.ids()
+                  if "pruning" not in lib.get(i).abstract.lower())
+    window.select_row(window.model.row_of(target))
+    window.save_note(target, f"Reminds me of {query_word} studies")
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, f"pruning OR note:{query_word}")
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: window.model.rowCount() == before + 1, timeout=20000)
+    assert window.model.row_of(target) >= 0
+    # a change while the search is shown: the list is searched again after the sync
+    window.select_row(window.model.row_of(target))
+    window.save_note(target, "nothing to see")
+    qtbot.waitUntil(lambda: window.model.rowCount() == before and not window.is_busy(),
+                    timeout=20000)
+    assert window.model.row_of(target) == -1
+    assert window.sync_runner.runs >= 2
