@@ -39,12 +39,14 @@ def _search(qtbot, window, text: str, type_it: bool = True) -> None:
                     timeout=WAIT_MS)
 
 
-@pytest.fixture
+@pytest.fixture(autouse=True)
 def excepthook(monkeypatch):
-    """Record anything that reaches ``sys.excepthook`` (an exception in a Qt slot)."""
+    """Record anything that reaches ``sys.excepthook`` (an exception raised in a Qt slot
+    or virtual method); the test fails at teardown if anything did."""
     seen = []
     monkeypatch.setattr(sys, "excepthook", lambda *info: seen.append(info))
-    return seen
+    yield seen
+    assert seen == [], [f"{info[0].__name__}: {info[1]}" for info in seen]
 
 
 def _answer_dialogs(monkeypatch, *answers):
@@ -193,8 +195,10 @@ def test_header_clicks_sort_in_the_worker_and_snippet_returns_to_relevance(qtbot
     qtbot.waitUntil(lambda: window.model.ids() == by_added and not window.is_busy(),
                     timeout=WAIT_MS)
     assert ("added", False) in sorts                # sorted by Library.find, in the worker
-    assert "click for best matches first" in window.model.headerData(
-        PaperTableModel.SNIPPET, Qt.Orientation.Horizontal)
+    assert window.model.headerData(PaperTableModel.SNIPPET,
+                                   Qt.Orientation.Horizontal) == "Snippet"
+    assert "best matches first" in window.model.headerData(
+        PaperTableModel.SNIPPET, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
     click(PaperTableModel.ADDED)                    # again: newest first
     newest = [h.id for h in real_find("language", limit=None, sort="added",
                                       descending=True).hits]

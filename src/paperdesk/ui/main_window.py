@@ -739,6 +739,11 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
 
     def _empty_hint(self) -> str:
         if self._results is not None:
+            if self._suggestion:
+                return (f"No papers match. Did you mean {_quoted(self._suggestion, 40)}? "
+                        "(Ctrl+Enter)")
+            if self._results.message:
+                return f"No papers match your search — {self._results.message}"
             return "No papers match your search"
         if self.import_runner.is_running():
             return "Importing papers…"

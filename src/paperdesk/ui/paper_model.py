@@ -287,14 +287,14 @@ class PaperTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        """Column titles and what clicking them does; row numbers are not shown. While
-        searching in relevance order the Snippet column says so."""
+        """Column titles and what clicking them does (tooltips); row numbers are not
+        shown. While searching in relevance order the Snippet column says so."""
         if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            if section == self.SNIPPET and self.searching:
-                return ("Snippet  ·  best matches first" if self.search_sort()[0] == "relevance"
-                        else "Snippet  ·  click for best matches first")
+            if section == self.SNIPPET and self.searching \
+                    and self.search_sort()[0] == "relevance":
+                return "Snippet  ·  best matches first"
             return self.HEADERS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._HEADER_TIPS.get(section)
