@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test clean
+.PHONY: run test bench clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -22,6 +22,10 @@ run: $(STAMP)
 ## test: set up .venv if needed and run the whole test suite without a display
 test: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+
+## bench: the search benchmark at 100,000 papers next to SQLite FTS5 (builds .bench/ once)
+bench: $(STAMP)
+	$(BIN)/python benchmarks/search_bench.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

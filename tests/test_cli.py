@@ -174,3 +174,38 @@ def test_annotation_user_errors(tmp_path, seed_files, capsys, args, message):
     assert main(lib + args) == 1
     err = capsys.readouterr().err
     assert message in err and err.count("\n") == 1
+
+
+def test_search_sort_and_saved_searches(tmp_path, seed_files, capsys):
+    lib = ["--library", str(tmp_path / "lib")]
+    assert main(lib + ["import", *map(str, seed_files)]) == 0
+    capsys.readouterr()
+    assert main(lib + ["search", "depth", "--sort", "title", "--limit", "50", "--json"]) == 0
+    titles = [h["title"].lower() for h in json.loads(capsys.readouterr().out)]
+    assert len(titles) == 50 and titles == sorted(titles)
+
+    assert main(lib + ["saved-search", "add", "Code", "has:code depth"]) == 0
+    assert main(lib + ["saved-search", "add", "Phrases", '"neural networks"']) == 0
+    capsys.readouterr()
+    assert main(lib + ["saved-search", "list", "--json"]) == 0
+    saved = json.loads(capsys.readouterr().out)
+    assert [(s["name"], s["query"]) for s in saved] == [
+        ("Code", "has:code depth"), ("Phrases", '"neural networks"')]
+    expected = main(lib + ["search", "has:code depth", "--limit", "500", "--json"])
+    assert expected == 0
+    assert saved[0]["count"] == len(json.loads(capsys.readouterr().out))
+    assert main(lib + ["saved-search", "remove", "code"]) == 0
+    assert main(lib + ["saved-search", "remove", "code"]) == 1
+    assert "no saved search named 'code'" in capsys.readouterr().err
+
+
+def test_search_explains_ignored_input(tmp_path, seed_files, capsys):
+    lib = ["--library", str(tmp_path / "lib")]
+    main(lib + ["import", str(seed_files[0])])
+    capsys.readouterr()
+    assert main(lib + ["search", "*ase"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == "no matches\n"
+    assert "cannot start with * or ?" in captured.err
+    assert main(lib + ["search", "depth estimaton"]) == 0
+    assert "did you mean: depth estimation" in capsys.readouterr().out

@@ -359,9 +359,17 @@ def test_header_click_sorts_in_the_store_and_keeps_the_selection(qtbot, seeded):
     _wait_for_search(qtbot, window, "pruning")
     relevance = [h.id for h in window.lib.find("pruning", limit=None).hits]
     assert window.model.ids() == relevance
+    # the worker sorts (Library.find(sort=...)); the rows change when the hits arrive
     table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.AscendingOrder)
+    by_title = [h.id for h in window.lib.find("pruning", limit=None, sort="title").hits]
+    qtbot.waitUntil(lambda: window.model.ids() == by_title and not window.is_busy(),
+                    timeout=WAIT_MS)
     titles = [window.lib.get(i).title.casefold() for i in window.model.ids()]
     assert titles == sorted(titles) and set(window.model.ids()) == set(relevance)
+    # the Snippet header goes back to relevance
+    table.sortByColumn(PaperTableModel.SNIPPET, Qt.SortOrder.AscendingOrder)
+    qtbot.waitUntil(lambda: window.model.ids() == relevance and not window.is_busy(),
+                    timeout=WAIT_MS)
 
 
 # -- importing ---------------------------------------------------------------------------------
@@ -423,13 +431,17 @@ def test_detail_pane_starts_with_a_placeholder(qtbot):
 
 
 def test_highlighting_follows_the_query_and_escapes_everything():
-    from paperdesk.ui.paper_html import abstract_html, match_spans, query_terms
+    from paperdesk.core.search import MatchTerms, match_spans
+    from paperdesk.ui.paper_html import abstract_html, title_html
 
     text = "Optimizers <i>and</i> networks; the network width."
-    terms = query_terms('title:networks optim* NOT width "the"')
+    # what Library.match_terms gives for 'title:networks optim* NOT width "the"' on an
+    # index holding these words: stems, the prefix's expansions, the phrase unstemmed
+    terms = MatchTerms(stemmed=frozenset({"network", "optim"}), exact=frozenset({"the"}))
     marked = [text[s:e] for s, e in match_spans(text, terms)]
-    assert marked == ["Optimizers", "networks", "the", "network"]   # stems, prefix; not NOT
+    assert marked == ["Optimizers", "networks", "the", "network"]
     html = abstract_html(text, match_spans(text, terms))
     assert "&lt;i&gt;and&lt;/i&gt;" in html and "<i>" not in html
     assert html.count("<span") == 4
-    assert query_terms("") == query_terms(None) and not query_terms("AND OR")
+    assert title_html("<b>network</b>", terms).count("<span") == 1
+    assert "<span" not in title_html("network", None) + title_html("network", MatchTerms())

@@ -54,10 +54,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path)
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
-    p = sub.add_parser("search", help="full-text search (Whoosh query syntax)")
+    p = sub.add_parser("search", help="full-text search (see the README for the language)")
     p.add_argument("query")
     p.add_argument("--limit", type=_positive_int, default=20, metavar="N",
                    help="most results (default 20)")
+    p.add_argument("--sort", choices=["relevance", "added", "title"], default="relevance",
+                   help="order of results (default: relevance)")
     p.add_argument("--json", action="store_true", help="print results as JSON")
 
     p = sub.add_parser("show", help="show one paper")
@@ -80,6 +82,16 @@ def build_parser() -> argparse.ArgumentParser:
     q = tag_sub.add_parser("rename", help="rename a tag; onto an existing name merges them")
     q.add_argument("old")
     q.add_argument("new")
+
+    p = sub.add_parser("saved-search", help="add, list or remove saved searches")
+    saved_sub = p.add_subparsers(dest="saved_command", metavar="ACTION", required=True)
+    q = saved_sub.add_parser("add", help="save a query under a name (replaces one of that name)")
+    q.add_argument("name")
+    q.add_argument("query")
+    q = saved_sub.add_parser("list", help="list saved searches with their match counts")
+    q.add_argument("--json", action="store_true", help="print as JSON")
+    q = saved_sub.add_parser("remove", help="delete a saved search")
+    q.add_argument("name")
 
     p = sub.add_parser("tags", help="list tags with paper counts, colours and keys")
     p.add_argument("--json", action="store_true", help="print as JSON")
@@ -121,10 +133,14 @@ def _cmd_import(lib: Library, args) -> int:
 
 
 def _cmd_search(lib: Library, args) -> int:
-    results = lib.find(args.query, limit=args.limit)
+    results = lib.find(args.query, limit=args.limit, sort=args.sort)
+    if results.message:
+        print(f"paperdesk: note: {results.message}", file=sys.stderr)
     if args.json:
         _print_json([h.to_dict() for h in results.hits])
         return 0
+    if results.suggestion:
+        print(f"did you mean: {results.suggestion}")
     if not results.hits:
         print("no matches")
         return 0
@@ -231,6 +247,25 @@ def _cmd_mark(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_saved(lib: Library, args) -> int:
+    if args.saved_command == "add":
+        saved = lib.save_search(args.name, args.query)
+        print(f"saved {saved.name!r}: {saved.query}")
+    elif args.saved_command == "remove":
+        gone = lib.delete_saved_search(args.name)
+        print(f"removed {gone.name!r}")
+    else:
+        rows = [dict(s.to_dict(), count=lib.find(s.query, limit=1).total)
+                for s in lib.saved_searches()]
+        if args.json:
+            _print_json(rows)
+        elif not rows:
+            print("no saved searches")
+        for r in ([] if args.json else rows):
+            print(f"{r['count']:>6}  {r['name']}: {r['query']}")
+    return 0
+
+
 _COMMANDS = {
     "import": _cmd_import,
     "search": _cmd_search,
@@ -241,6 +276,7 @@ _COMMANDS = {
     "tags": _cmd_tags,
     "note": _cmd_note,
     "mark": _cmd_mark,
+    "saved-search": _cmd_saved,
 }
 
 

@@ -22,12 +22,13 @@ import sqlite_utils
 
 from . import db as _db
 from .annotations import AnnotationsMixin
+from .saved_searches import SavedSearchesMixin
 from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from .parsing import ParseError, collect_files, read_file
 from .schema import SchemaError, migrate
-from .search import IndexDocument, SearchIndex
-from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls
+from .search import IndexDocument, SearchIndex, make_snippet, match_spans
+from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls, is_code_url
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "DB_NAME", "INDEX_DIR"]
 
@@ -73,7 +74,7 @@ def _never() -> bool:
     return False
 
 
-class Library(AnnotationsMixin):
+class Library(AnnotationsMixin, SavedSearchesMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
 
     Attributes:
@@ -352,44 +353,94 @@ class Library(AnnotationsMixin):
 
     # -- search ------------------------------------------------------------------------
     def find(self, query: str, limit: int | None = 50, source_id: int | None = None,
-             tag_id: int | None = None, filter: str | None = None) -> SearchResults:
-        """Search the library.
+             tag_id: int | None = None, filter: str | None = None, sort: str = "relevance",
+             descending: bool = False, count: bool = True, snippets: bool = True,
+             ) -> SearchResults:
+        """Search the library (the query language is described in :mod:`.query`).
 
         Args:
-            query: Whoosh query syntax over title, abstract, note and highlight comments
-                (``"a phrase"``, ``AND``, ``OR``, ``NOT``, ``prefix*``, ``title:``,
-                ``note:``, ``tag:"to read"``); broken syntax is searched as plain words and
-                never raises.
+            query: what the user typed; any text is safe (broken syntax is searched as
+                plain words; a refused part is explained in ``message``).
             limit: most hits, or ``None`` for all.
             source_id: only papers from this source.
             tag_id: only papers with this tag.
             filter: only papers passing this filter (see :data:`FILTERS`).
+            sort: ``"relevance"`` (BM25F, best first), ``"added"`` or ``"title"``.
+            descending: reverse an ``added``/``title`` sort.
+            count: count every match exactly; False allows an estimate (faster on large
+                libraries; ``total_exact`` says which).
+            snippets: cut a snippet for each hit (False: ``snippet`` is empty).
         Returns:
-            :class:`SearchResults`, best match first.
+            :class:`SearchResults`.
         Raises:
-            ValueError: unknown ``filter``.
+            ValueError: unknown ``filter`` or ``sort``.
         """
+        if sort != "relevance" and sort not in _SORTS:
+            raise ValueError(f"unknown sort {sort!r}; use relevance, added or title")
+        plan = self.index.plan(query)
         allowed = None
         if tag_id is not None or filter is not None:
             allowed = set(self.paper_ids(source_id=source_id, tag_id=tag_id, filter=filter))
-        raw, total = self.index.search(query, limit=limit, source_id=source_id,
-                                       abstracts=self.abstracts, allowed=allowed)
-        titles = self.summaries([h.id for h in raw])
-        abstracts_needed = [h.id for h in raw if h.snippet is None or not h.snippet.text]
-        leads = self.abstracts(abstracts_needed) if abstracts_needed else {}
+        ranked = sort == "relevance"
+        pairs, total, exact = self.index.search(
+            plan, limit=limit if ranked else None, source_id=source_id, allowed=allowed,
+            count=count)
+        if not ranked:
+            scores = dict(pairs)
+            ordered = [i for i in self._ordered(list(scores), sort, descending)]
+            pairs = [(i, scores[i]) for i in (ordered if limit is None else ordered[:limit])]
+        ids = [pid for pid, _score in pairs]
+        summaries = self.summaries(ids)
+        texts = self.abstracts(ids) if snippets else {}
+        terms = self.index.match_terms(plan) if snippets else None
         hits = []
-        for h in raw:
-            summary = titles.get(h.id)
+        for pid, score in pairs:
+            summary = summaries.get(pid)
             if summary is None:  # deleted since indexing; the queue will catch up
                 continue
-            if h.snippet is not None and h.snippet.text:
-                text, spans = h.snippet.text, h.snippet.spans
-            else:
-                lead = leads.get(h.id, "")
-                text = lead if len(lead) <= 160 else lead[:160].rsplit(" ", 1)[0] + " …"
-                spans = ()
-            hits.append(SearchHit(h.id, summary.title, h.score, text, spans))
-        return SearchResults(query, hits, total)
+            text, spans = "", ()
+            if snippets:
+                abstract = texts.get(pid, "")
+                text, spans = make_snippet(abstract, match_spans(abstract, terms))
+            hits.append(SearchHit(pid, summary.title, score, text, spans))
+        suggestion = self.suggest(plan) if total < 3 and plan.query is not None else None
+        return SearchResults(query, hits, total, exact, plan.message, suggestion)
+
+    def _ordered(self, ids: list[int], sort: str, descending: bool) -> list[int]:
+        by = _SORTS[sort].format(d="DESC" if descending else "ASC")
+        out: list[int] = []
+        if len(ids) > 5000:  # cheaper to sort the whole table and keep the matches
+            wanted = set(ids)
+            return [r[0] for r in self.db.execute(f"SELECT id FROM papers ORDER BY {by}")
+                    if r[0] in wanted]
+        marks = ",".join("?" * len(ids))
+        out = [r[0] for r in self.db.execute(
+            f"SELECT id FROM papers WHERE id IN ({marks}) ORDER BY {by}", ids)]
+        return out
+
+    def match_terms(self, query: str):
+        """Return the index words ``query`` matches, for highlighting any text with
+        :func:`paperdesk.core.search.match_spans` (the detail pane's abstract and note).
+
+        Args:
+            query: the query as typed.
+        Returns:
+            A :class:`~paperdesk.core.search.MatchTerms` (empty for a blank query).
+        """
+        return self.index.match_terms(self.index.plan(query))
+
+    def suggest(self, plan) -> str | None:
+        """Offer a corrected query ("did you mean") from the library's own words.
+
+        Each plain word of the query that no paper contains is replaced by the closest
+        word (at most two edits away) that papers do contain.
+
+        Args:
+            plan: a :class:`~paperdesk.core.query.QueryPlan` (from ``index.plan``).
+        Returns:
+            The corrected query text, or ``None`` when nothing better is known.
+        """
+        return self.index.suggest(plan.text)
 
     def search(self, query: str, limit: int | None = 50) -> list[SearchHit]:
         """Search title and abstract; see :meth:`find`.
@@ -405,7 +456,7 @@ class Library(AnnotationsMixin):
     # -- import ------------------------------------------------------------------------
     def import_paths(self, paths: Iterable[str | os.PathLike],
                      progress: ProgressCallback | None = None,
-                     cancel: CancelCheck | None = None) -> ImportReport:
+                     cancel: CancelCheck | None = None, sync: bool = True) -> ImportReport:
         """Import abstract files and folders (folders: every ``*.txt`` inside, recursively).
 
         Each file is imported in its own transaction: a file that cannot be read is
@@ -418,6 +469,8 @@ class Library(AnnotationsMixin):
             paths: files and/or folders.
             progress: called as ``progress(stage, done, total)``.
             cancel: polled between abstracts; return True to stop.
+            sync: index the new papers before returning (False leaves them queued for
+                :meth:`sync_index`, e.g. to tag them first and index once).
         Returns:
             The :class:`ImportReport`.
         """
@@ -454,7 +507,8 @@ class Library(AnnotationsMixin):
             progress("import", done, total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
         # time the library is opened or changed.
-        self.sync_index(progress=progress, cancel=cancel)
+        if sync:
+            self.sync_index(progress=progress, cancel=cancel)
         return report
 
     def _import_file(self, pf, file_report: FileReport, cancel: CancelCheck,
@@ -545,19 +599,35 @@ class Library(AnnotationsMixin):
 
         sources = grouped("SELECT paper_id, source_id FROM paper_sources "
                           "WHERE paper_id IN ({marks})")
+        names = grouped("SELECT ps.paper_id, s.name || ',' || s.header FROM paper_sources ps "
+                        "JOIN sources s ON s.id = ps.source_id WHERE ps.paper_id IN ({marks})")
         tags = grouped("SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t "
                        "ON t.id = pt.tag_id WHERE pt.paper_id IN ({marks})")
         comments = grouped("SELECT paper_id, comment FROM highlights "
                            "WHERE paper_id IN ({marks}) AND comment != ''")
+        highlighted = {r[0] for r in self.db.execute(
+            f"SELECT DISTINCT paper_id FROM highlights WHERE paper_id IN ({marks})", ids)}
         notes = dict(self.db.execute(
             f"SELECT paper_id, body FROM notes WHERE paper_id IN ({marks})", ids).fetchall())
-        return {
-            r[0]: IndexDocument(r[0], r[1], r[2], tuple(sorted(set(sources.get(r[0], [])))),
-                                tags=tuple(tags.get(r[0], ())), note=notes.get(r[0], ""),
-                                comments=tuple(comments.get(r[0], ())))
-            for r in self.db.execute(
-                f"SELECT id, title, abstract FROM papers WHERE id IN ({marks})", ids)
-        }
+        docs = {}
+        for pid, title, abstract, read_at, starred in self.db.execute(
+                "SELECT id, title, abstract, read_at, starred FROM papers "
+                f"WHERE id IN ({marks})", ids):
+            source_names = []
+            for joined in names.get(pid, ()):
+                name, _, header = joined.partition(",")
+                source_names += [name, Path(name).stem, header]
+            flags = ["read" if read_at else "unread", "starred" if starred else "unstarred"]
+            flags += [flag for flag, present in (
+                ("note", pid in notes), ("highlight", pid in highlighted),
+                ("code", any(is_code_url(u) for u in extract_urls(abstract))),
+                ("tagged", pid in tags)) if present]
+            docs[pid] = IndexDocument(
+                pid, title, abstract, tuple(sorted(set(sources.get(pid, [])))),
+                tags=tuple(tags.get(pid, ())), note=notes.get(pid, ""),
+                comments=tuple(comments.get(pid, ())),
+                sources=tuple(dict.fromkeys(source_names)), flags=tuple(flags))
+        return docs
 
     def _changed(self) -> None:
         """Called after a committed change that queued papers for re-indexing."""

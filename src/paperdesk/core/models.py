@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 __all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
-           "Highlight", "TagChange"]
+           "Highlight", "TagChange", "SavedSearch"]
 
 
 class LibraryError(Exception):
@@ -91,6 +91,26 @@ class Tag:
     colour: str
     key: int | None = None
     count: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SavedSearch:
+    """A named query.
+
+    Attributes:
+        id: row id.
+        name: the name (unique without regard to case).
+        query: the query text as typed.
+        created_at: ISO 8601 UTC.
+    """
+
+    id: int
+    name: str
+    query: str
+    created_at: str
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -268,13 +288,25 @@ class SearchResults:
 
     Attributes:
         query: the query as given.
-        hits: best first, at most the requested limit.
+        hits: best first (or in the requested sort order), at most the requested limit.
         total: number of matching papers (may exceed ``len(hits)``).
+        total_exact: False when ``total`` is a lower-bound estimate (``count=False``).
+        message: a calm one-line note when part of the query was ignored or refused.
+        suggestion: a corrected query from the library's own words ("did you mean"),
+            offered when the query finds little, else ``None``.
     """
 
     query: str
     hits: list[SearchHit]
     total: int
+    total_exact: bool = True
+    message: str = ""
+    suggestion: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"query": self.query, "total": self.total, "total_exact": self.total_exact,
+                "message": self.message, "suggestion": self.suggestion,
+                "hits": [h.to_dict() for h in self.hits]}
 
 
 @dataclass

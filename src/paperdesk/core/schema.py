@@ -36,6 +36,12 @@ Added in version 2:
 ``highlights``
     ``id``, ``paper_id``, ``start`` and ``end`` (character offsets into the abstract, end
     exclusive), ``colour``, ``comment``, ``created_at``.
+
+Added in version 3:
+
+``saved_searches``
+    ``id``, ``name``, ``name_key`` (NFC, case-folded: unique), ``query`` (query text as
+    typed), ``created_at``.
 """
 
 from __future__ import annotations
@@ -51,7 +57,7 @@ from .db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 class SchemaError(RuntimeError):
@@ -150,8 +156,21 @@ def _v2(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_papers_read ON papers(read_at)")
 
 
+def _v3(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE saved_searches (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL UNIQUE,
+            query TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )"""
+    )
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

@@ -11,58 +11,76 @@ updated documents in whoosh-reloaded 2.7.5; see DESIGN.md).
 
 from __future__ import annotations
 
+import functools
+import re
 import shutil
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from whoosh import index as windex
-from whoosh import qparser
 from whoosh import query as wquery
 from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer, StemFilter
 from whoosh.fields import ID, KEYWORD, TEXT, Schema
-from whoosh.highlight import ContextFragmenter, Formatter, get_text
+from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
-from .text import normalize
+from .query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
 
-__all__ = ["IndexDocument", "Snippet", "RawHit", "SearchIndex", "build_schema",
-           "DEFAULT_FIELDS", "SNIPPET_CHARS"]
+__all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
+           "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS"]
 
-#: Fields searched by words without a ``field:`` prefix.
-DEFAULT_FIELDS = ("title", "abstract", "note", "comment")
 #: Relative weight of a title match against an abstract match (BM25F field boost).
 TITLE_BOOST = 2.0
 #: Length of the text around a match shown as a snippet, in characters.
 SNIPPET_CHARS = 160
 
 
-def _analyzer():
-    # Words (letters/digits, with inner dots like "2.5"), lower-cased, accents folded so
-    # "cafe" finds "Café", Porter-stemmed so "networks" finds "network". No stop list, so
-    # phrases with "of"/"the" and one-letter words stay searchable.
-    return (RegexTokenizer(r"\w+(\.?\w+)*") | LowercaseFilter()
-            | CharsetFilter(accent_map) | StemFilter())
+#: A word: letters and digits with inner dots ("2.5"), or a word followed by "++" or "#"
+#: so that "C++" and "C#" are words of their own, apart from the letter "c".
+WORD_PATTERN = r"\w+(?:\.\w+)*(?:\+\+|#)?"
+
+
+def exact_analyzer():
+    """Words lower-cased and accent-folded ("Café" -> "cafe"), not stemmed: used for
+    phrases, which match words as written, and for did-you-mean suggestions."""
+    return RegexTokenizer(WORD_PATTERN) | LowercaseFilter() | CharsetFilter(accent_map)
+
+
+def stemming_analyzer():
+    """:func:`exact_analyzer` plus the Porter stemmer ("networks" finds "network"). No
+    stop list, so "of"/"the" and one-letter words such as "C" stay searchable."""
+    return exact_analyzer() | StemFilter()
+
+
+_analyzer = stemming_analyzer
 
 
 def build_schema() -> Schema:
     """Return the Whoosh schema of the paperdesk index.
 
     Fields: ``id`` (unique, stored: the paper id as text), ``title``, ``abstract``,
-    ``note`` and ``comment`` (highlight comments) (analysed text with positions, for
-    phrases; not stored), ``tag`` (tag names, comma-separated, lower-cased: ``tag:"to
-    read"``), ``source_id`` (space-separated source ids, for filtering by file).
+    ``note`` and ``comment`` (highlight comments) (stemmed text with positions; not
+    stored), ``exact`` (title, abstract, note and comments again, unstemmed, for phrases
+    and did-you-mean), ``tag`` (tag names, comma-separated, lower-cased: ``tag:"to
+    read"``), ``source`` (file names, file stems and header lines, comma-separated),
+    ``source_id`` (space-separated source ids, for filtering by file), ``flags``
+    (``read``/``unread``, ``starred``/``unstarred``, ``note``, ``highlight``, ``code``,
+    ``tagged``: the ``is:`` and ``has:`` filters).
     """
-    ana = _analyzer()
+    ana = stemming_analyzer()
     return Schema(
         id=ID(unique=True, stored=True),
         title=TEXT(analyzer=ana, field_boost=TITLE_BOOST),
         abstract=TEXT(analyzer=ana),
         note=TEXT(analyzer=ana),
         comment=TEXT(analyzer=ana),
+        exact=TEXT(analyzer=exact_analyzer()),
         tag=KEYWORD(commas=True, lowercase=True, scorable=True),
+        source=KEYWORD(commas=True, lowercase=True),
         source_id=KEYWORD(),
+        flags=KEYWORD(),
     )
 
 
@@ -82,6 +100,8 @@ class IndexDocument:
         tags: tag names.
         note: the note text.
         comments: highlight comments.
+        sources: file names, stems and headers of the paper's sources.
+        flags: filter tokens (see :data:`paperdesk.core.query.FILTER_WORDS`).
     """
 
     id: int
@@ -91,80 +111,112 @@ class IndexDocument:
     tags: tuple[str, ...] = ()
     note: str = ""
     comments: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
 
     def fields(self) -> dict:
+        comments = "\n".join(self.comments)
         return {
             "id": str(self.id),
             "title": self.title,
             "abstract": self.abstract,
             "note": self.note,
-            "comment": "\n".join(self.comments),
+            "comment": comments,
+            "exact": "\n".join((self.title, self.abstract, self.note, comments)),
             "tag": ",".join(self.tags),
+            "source": ",".join(s.replace(",", " ") for s in self.sources),
             "source_id": " ".join(str(s) for s in self.source_ids),
+            "flags": " ".join(self.flags),
         }
 
 
 @dataclass(frozen=True)
-class Snippet:
-    """Plain text around the matches, with the match positions.
+class MatchTerms:
+    """Index words matched by a query, by analyzer.
 
     Attributes:
-        text: the snippet, fragments joined by `` … ``; never contains markup.
-        spans: ``(start, end)`` character offsets into ``text`` of each matched word.
+        stemmed: stemmed words (title, abstract, note, comment fields).
+        exact: unstemmed, folded words (phrases).
     """
 
-    text: str
-    spans: tuple[tuple[int, int], ...] = ()
+    stemmed: frozenset[str] = frozenset()
+    exact: frozenset[str] = frozenset()
+
+    def __bool__(self) -> bool:
+        return bool(self.stemmed or self.exact)
 
 
-@dataclass(frozen=True)
-class RawHit:
-    """A match from the index before the library adds titles.
+_WORD_RE = re.compile(WORD_PATTERN)
 
-    Attributes:
-        id: paper id.
-        score: BM25F relevance score (higher is better; only comparable within one query).
-        snippet: match context from the abstract, or ``None`` if only the title matched.
+
+@functools.lru_cache(maxsize=100_000)
+def _fold(word: str) -> str:
+    return word.lower().translate(accent_map)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _stem(folded: str) -> str:
+    return porter_stem(folded)
+
+
+def match_spans(text: str, terms: MatchTerms) -> list[tuple[int, int]]:
+    """Find where a query's words occur in a text, as written there.
+
+    Every word of ``text`` is analysed the way the index analyses it (same word pattern,
+    lower-casing, accent folding, Porter stemming); a word whose stemmed form is in
+    ``terms.stemmed``, or whose folded form is in ``terms.exact``, is a match. There is no
+    length limit (Whoosh's own highlighter stops at 32,768 characters).
+
+    Args:
+        text: an abstract, note or title.
+        terms: from :meth:`SearchIndex.match_terms`.
+    Returns:
+        Sorted, non-overlapping ``(start, end)`` character offsets into ``text``.
     """
+    if not terms or not text:
+        return []
+    spans = []
+    stemmed, exact = terms.stemmed, terms.exact
+    for m in _WORD_RE.finditer(text):
+        folded = _fold(m.group(0))
+        if folded in exact or (stemmed and _stem(folded) in stemmed):
+            spans.append((m.start(), m.end()))
+    return spans
 
-    id: int
-    score: float
-    snippet: Snippet | None
 
+def make_snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS,
+                 ) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Cut a plain-text snippet of about ``width`` characters around the densest matches.
 
-class _SpanFormatter(Formatter):
-    """Formats fragments as plain text and records where the matched words are."""
-
-    between = " … "
-
-    def format(self, fragments, replace=False):
-        parts: list[str] = []
-        spans: list[tuple[int, int]] = []
-        length = 0
-        for n, fragment in enumerate(fragments):
-            if n:
-                parts.append(self.between)
-                length += len(self.between)
-            text = fragment.text
-            index = fragment.startchar
-            ordered = sorted(fragment.matches, key=lambda t: (t.startchar, -t.endchar))
-            for token in ordered:
-                if token.startchar is None or token.startchar < index:
-                    continue
-                gap = text[index:token.startchar]
-                parts.append(gap)
-                length += len(gap)
-                word = get_text(text, token, replace)
-                spans.append((length, length + len(word)))
-                parts.append(word)
-                length += len(word)
-                index = token.endchar
-            tail = text[index:fragment.endchar]
-            parts.append(tail)
-            length += len(tail)
-        prefix = "… " if fragments and fragments[0].startchar > 0 else ""
-        shifted = tuple((s + len(prefix), e + len(prefix)) for s, e in spans)
-        return Snippet(prefix + "".join(parts), shifted)
+    Args:
+        text: the full text.
+        spans: match offsets from :func:`match_spans`.
+        width: snippet length in characters (without the ellipses).
+    Returns:
+        ``(snippet, spans)``: the snippet, starting and/or ending with ``… `` where cut,
+        and the match offsets shifted into it.
+    """
+    if not spans:
+        cut = text if len(text) <= width else text[:width].rsplit(" ", 1)[0] + " …"
+        return cut, ()
+    best_start, best_count = spans[0][0], 0
+    for i, (start, _end) in enumerate(spans):  # window with the most matches
+        count = sum(1 for s, e in spans[i:] if e <= start + width)
+        if count > best_count:
+            best_start, best_count = start, count
+    start = max(0, best_start - 40)
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < best_start else start
+    end = min(len(text), start + width)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start else end
+    prefix = "… " if start else ""
+    suffix = " …" if end < len(text) else ""
+    inside = tuple((s - start + len(prefix), e - start + len(prefix))
+                   for s, e in spans if s >= start and e <= end)
+    return prefix + text[start:end] + suffix, inside
 
 
 class SearchIndex:
@@ -189,9 +241,7 @@ class SearchIndex:
         else:
             self._ix = windex.create_in(str(self.path), build_schema())
         self._searcher = self._ix.searcher()
-        self._parser = qparser.MultifieldParser(
-            list(DEFAULT_FIELDS), self._ix.schema, group=qparser.AndGroup
-        )
+        self._builder = QueryBuilder(self._ix.schema)
 
     # -- writing -----------------------------------------------------------------------
     def write(self, add: Iterable[IndexDocument] = (), update: Iterable[IndexDocument] = (),
@@ -254,85 +304,127 @@ class SearchIndex:
         with self._lock:
             return {int(f["id"]) for f in self._searcher.all_stored_fields()}
 
-    def parse(self, text: str) -> wquery.Query | None:
-        """Parse a query string; fall back to plain words when the syntax is broken.
+    def plan(self, text: str) -> QueryPlan:
+        """Read a query with the index's vocabulary at hand (see
+        :meth:`paperdesk.core.query.QueryBuilder.plan`). Never raises."""
+        with self._lock:
+            return self._builder.plan(text, self._searcher.reader())
+
+    def match_terms(self, plan: QueryPlan) -> MatchTerms:
+        """Return the index words a query matches, for highlighting.
 
         Args:
-            text: what the user typed.
+            plan: from :meth:`plan`.
         Returns:
-            A Whoosh query, or ``None`` when the text holds no searchable word.
+            :class:`MatchTerms` (prefix and fuzzy terms expanded to the words they match).
         """
-        text = normalize(text)
-        if not text:
-            return None
-        try:
-            q = self._parser.parse(text)
-        except Exception:  # the parser's errors are not a documented set
-            q = None
-        if q is None or q is wquery.NullQuery or isinstance(q, type(wquery.NullQuery)):
-            q = self._plain_words(text)
-        return q
+        if plan.query is None:
+            return MatchTerms()
+        found: dict[str, set[str]] = {"stemmed": set(), "exact": set()}
 
-    def _plain_words(self, text: str) -> wquery.Query | None:
-        ana = self._ix.schema["abstract"].analyzer
-        words = [t.text for t in ana(text)]
-        if not words:
-            return None
-        return wquery.And([wquery.Or([wquery.Term(f, w) for f in DEFAULT_FIELDS])
-                           for w in dict.fromkeys(words)])
+        def add(fieldname: str, word) -> None:
+            word = word.decode("utf-8") if isinstance(word, bytes) else str(word)
+            if fieldname in DEFAULT_FIELDS:
+                found["stemmed"].add(word)
+            elif fieldname == "exact":
+                found["exact"].add(word)
 
-    def search(self, text: str, limit: int | None = 50, source_id: int | None = None,
-               abstracts: Callable[[list[int]], Mapping[int, str]] | None = None,
-               allowed: set[int] | None = None) -> tuple[list[RawHit], int]:
-        """Run a query.
+        def visit(q: wquery.Query, reader) -> None:
+            if isinstance(q, wquery.Not):
+                return  # words the user excluded are not highlighted
+            if isinstance(q, wquery.AndNot):
+                visit(q.a, reader)
+            elif isinstance(q, (wquery.Prefix, wquery.Wildcard, wquery.FuzzyTerm)):
+                for btext in q._btexts(reader):
+                    add(q.fieldname, btext)
+            elif isinstance(q, wquery.Term):
+                add(q.fieldname, q.text)
+            elif isinstance(q, wquery.Phrase):
+                for word in q.words:
+                    add(q.fieldname, word)
+            else:
+                for child in q.children():
+                    visit(child, reader)
+
+        with self._lock:
+            try:
+                visit(plan.query, self._searcher.reader())
+            except Exception:  # noqa: BLE001 - highlighting is a nicety
+                return MatchTerms()
+        return MatchTerms(frozenset(found["stemmed"]), frozenset(found["exact"]))
+
+    def search(self, plan: QueryPlan, limit: int | None = 50, source_id: int | None = None,
+               allowed: set[int] | None = None, count: bool = True,
+               ) -> tuple[list[tuple[int, float]], int, bool]:
+        """Run a planned query.
 
         Args:
-            text: the query in Whoosh syntax; broken syntax falls back to plain words.
+            plan: from :meth:`plan`.
             limit: most hits returned, or ``None`` for all.
             source_id: only papers from this source.
             allowed: only these paper ids (a filter answered by SQLite), or ``None``.
-            abstracts: called with the hit ids, returns their abstracts for snippets; no
-                snippets when omitted.
+            count: count every match exactly (costs a second pass over the postings on
+                large libraries); when False the total may be an estimate.
         Returns:
-            ``(hits, total)``: hits best first, and the number of matching papers.
+            ``(hits, total, exact)``: ``(paper id, BM25F score)`` pairs best first, the
+            number of matching papers, and whether that number is exact.
         """
-        q = self.parse(text)
-        if q is None:
-            return [], 0
+        if plan.query is None:
+            return [], 0, True
+        query = plan.query
+        if plan.flags:
+            flag_terms = [wquery.Term("flags", f) for f in plan.flags]
+            query = (wquery.And(flag_terms) if isinstance(query, wquery.Every)
+                     else wquery.And([query, *flag_terms]))
         filt = wquery.Term("source_id", str(source_id)) if source_id is not None else None
         wlimit = None if allowed is not None else limit
         with self._lock:
             try:
-                results = self._searcher.search(q, limit=wlimit, filter=filt, terms=True)
-            except Exception:
-                q = self._plain_words(normalize(text))
-                if q is None:
-                    return [], 0
-                results = self._searcher.search(q, limit=wlimit, filter=filt, terms=True)
+                results = self._searcher.search(query, limit=wlimit, filter=filt)
+            except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
+                return [], 0, True
+            pairs = [(int(hit["id"]), float(hit.score or 0.0)) for hit in results]
             if allowed is not None:
-                kept = [hit for hit in results if int(hit["id"]) in allowed]
-                total = len(kept)
-                chosen = kept if limit is None else kept[:limit]
-            else:
-                chosen = list(results)
-                total = None
-            ids = [int(hit["id"]) for hit in chosen]
-            texts = abstracts(ids) if abstracts is not None and ids else {}
-            results.fragmenter = ContextFragmenter(maxchars=SNIPPET_CHARS, surround=60)
-            results.formatter = _SpanFormatter()
-            hits = []
-            for hit, pid in zip(chosen, ids):
-                snippet = None
-                text_ = texts.get(pid)
-                if text_:
-                    snippet = hit.highlights("abstract", text=text_, top=2) or None
-                hits.append(RawHit(pid, float(hit.score or 0.0), snippet))
-            if total is not None:
-                return hits, total
-            # Fewer hits than the limit: that is all of them. Otherwise count exactly.
-            if limit is None or len(hits) < limit:
-                return hits, len(hits)
-            return hits, len(results)
+                pairs = [p for p in pairs if p[0] in allowed]
+                total = len(pairs)
+                return (pairs if limit is None else pairs[:limit]), total, True
+            if limit is None or len(pairs) < limit:
+                return pairs, len(pairs), True
+            if count:
+                return pairs, len(results), True
+            try:
+                estimate = results.estimated_length()
+            except ValueError:  # whoosh-reloaded 2.7.5 fails on some multi-term queries
+                estimate = len(pairs)
+            return pairs, max(estimate, len(pairs)), False
+
+    def suggest(self, text: str) -> str | None:
+        """Replace each word of ``text`` that is in no document by the closest indexed
+        word (unstemmed, at most two edits away).
+
+        Args:
+            text: the query as typed.
+        Returns:
+            The corrected text, or ``None`` if no word was replaced.
+        """
+        changed = False
+        out = []
+        with self._lock:
+            reader = self._searcher.reader()
+            for token in re.split(r"(\s+)", text):
+                word = token.strip()
+                plain = re.fullmatch(r"[^\W\d_]{3,}", word)
+                if plain and word not in ("AND", "OR", "NOT"):
+                    folded = _fold(word)
+                    if reader.doc_frequency("exact", folded) == 0:
+                        found = self._searcher.suggest(
+                            "exact", folded, limit=1, maxdist=1 if len(folded) < 6 else 2)
+                        if found:
+                            out.append(found[0])
+                            changed = True
+                            continue
+                out.append(token)
+        return "".join(out) if changed else None
 
     def close(self) -> None:
         """Close the searcher and the index. The object is unusable afterwards."""

@@ -17,6 +17,8 @@ __all__ = [
     "extract_urls",
     "find_urls",
     "extract_arxiv_ids",
+    "is_code_url",
+    "CODE_HOSTS",
     "TITLE_MAX_CHARS",
 ]
 
@@ -165,6 +167,19 @@ def extract_urls(text: str) -> list[str]:
     for _start, _end, url in find_urls(text):
         seen.setdefault(url, None)
     return list(seen)
+
+
+#: Hosts whose links count as "links to code" (the ``has:code`` filter).
+CODE_HOSTS = ("github.com", "gitlab.com", "bitbucket.org", "codeberg.org", "sourceforge.net",
+              "git.sr.ht", "gitee.com")
+
+
+def is_code_url(url: str) -> bool:
+    """Return True if ``url`` points at a code host in :data:`CODE_HOSTS` (or a
+    sub-domain of one, such as ``gist.github.com``)."""
+    host = re.sub(r"^https?://", "", url, flags=re.IGNORECASE).split("/", 1)[0]
+    host = host.split("@")[-1].split(":")[0].lower()
+    return any(host == h or host.endswith("." + h) for h in CODE_HOSTS)
 
 
 # New-style arXiv identifiers (https://info.arxiv.org/help/arxiv_identifier.html):

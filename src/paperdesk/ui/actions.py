@@ -80,6 +80,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Redo what was undone"),
     ActionSpec("findAction", "&Search Papers", ("/", "Ctrl+F"), "focus_search", "edit",
                separator_before=True, help="Go to the search box"),
+    ActionSpec("saveSearchAction", "Save Searc&h…", ("Ctrl+S",), "prompt_save_search", "edit",
+               help="Save the current search by name (listed on the left with its count)"),
     ActionSpec("newTagAction", "&New Tag…", (), "prompt_new_tag", "edit",
                separator_before=True, help="Create a tag"),
     # Paper
@@ -115,6 +117,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     # Help
     ActionSpec("shortcutsAction", "&Keyboard Shortcuts", ("F1", "?"), "show_shortcuts",
                "help", help="Show this list"),
+    ActionSpec("searchHelpAction", "&Search Syntax", (), "show_search_help", "help",
+               help="How to write a search: \"phrases\", AND / OR / NOT, -word, prefix*, "
+                    "fuzzy~, title: / note: / tag: fields, is: and has: filters"),
     ActionSpec("aboutAction", "&About paperdesk", (), "show_about", "help"),
 )
 
@@ -123,11 +128,17 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("↑ / ↓, Page Up / Page Down", "Move through the list"),
     ("Shift+↑ / ↓, Ctrl+click, Ctrl+A", "Select several papers (then T, 1-9, R, S act on all)"),
     ("Enter  or  ↓", "From the search box: go to the list"),
+    ("Ctrl+Enter", "In the search box: search for the “Did you mean …” suggestion"),
+    ("F1", "In the search box: the search syntax (phrases, AND / OR / NOT, prefix*, fuzzy~, "
+           "fields, is: / has:)"),
     ("Esc", "In the search box: clear it; when empty, go back to the list"),
+    ("Ctrl+S", "In the note: save it now (elsewhere: save the search)"),
     ("Ctrl+click", "In the note: open the http(s) link under the mouse"),
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
-            "the chosen tag"),
-    ("F2", "In the tag pane: rename the chosen tag"),
+            "the chosen tag or saved search"),
+    ("F2", "In the tag pane: rename the chosen tag or saved search"),
+    ("Click a column header", "Sort by title or date added; while searching, Snippet "
+                              "goes back to the best matches first"),
 )
 
 

@@ -17,13 +17,14 @@ from dataclasses import dataclass, replace
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from ..core.library import Library
-from ..core.models import Highlight, LibraryError, TagState
+from ..core.models import Highlight, LibraryError, SavedSearch, TagState
 
 __all__ = ["Change", "CommandContext", "LibraryCommand", "push", "TagPapersCommand",
            "RenameTagCommand", "DeleteTagCommand", "CreateTagCommand", "TagColourCommand",
            "TagKeyCommand", "SetReadCommand", "SetStarredCommand", "SetTitleCommand",
            "NoteCommand", "AddHighlightCommand", "RemoveHighlightCommand",
-           "HighlightCommentCommand", "NOTE_COMMAND_ID"]
+           "HighlightCommentCommand", "SaveSearchCommand", "RenameSavedSearchCommand",
+           "DeleteSavedSearchCommand", "NOTE_COMMAND_ID"]
 
 #: ``QUndoCommand.id()`` of :class:`NoteCommand` (consecutive note saves merge).
 NOTE_COMMAND_ID = 1001
@@ -39,6 +40,7 @@ class Change:
         note: a note's text changed (the note editor should reload it).
         highlights: highlights changed (the abstract should be redrawn).
         title: a title changed.
+        saved: the saved searches changed (names, queries or existence).
         replay: the change comes from undo or redo (rather than from the user's edit, so
             e.g. the note editor must show the restored text).
     """
@@ -48,6 +50,7 @@ class Change:
     note: bool = False
     highlights: bool = False
     title: bool = False
+    saved: bool = False
     replay: bool = False
 
     @property
@@ -675,3 +678,108 @@ class HighlightCommentCommand(LibraryCommand):
 
     def _redo(self) -> None:
         self.lib.set_highlight_comment(self._id, self._comment)
+
+
+# -- saved searches ------------------------------------------------------------------------
+class SaveSearchCommand(LibraryCommand):
+    """Save a query under a name ("Save Search …"); a search with that name (any case)
+    is replaced, and undo brings it back.
+
+    Args:
+        ctx: the command context.
+        name: the name (1-80 characters; white space collapsed by the library).
+        query: the query text (not empty).
+    """
+
+    def __init__(self, ctx: CommandContext, name: str, query: str):
+        super().__init__(ctx, f"Save Search {_quote(name)}")
+        self.name = name
+        self.query = query
+        self.previous: SavedSearch | None = None
+        self.saved: SavedSearch | None = None
+
+    def _do(self) -> None:
+        try:
+            self.previous = self.lib.saved_search(self.name)
+        except LibraryError:
+            self.previous = None
+        self.saved = self.lib.save_search(self.name, self.query)
+        self.setText(f"Save Search {_quote(self.saved.name)}")
+
+    def is_noop(self) -> bool:
+        """Saving the same query under the same name changes nothing."""
+        return (self.previous is not None and self.saved is not None
+                and (self.previous.name, self.previous.query)
+                == (self.saved.name, self.saved.query))
+
+    def change(self) -> Change:
+        return Change(saved=True)
+
+    def _undo(self) -> None:
+        self.lib.delete_saved_search(self.saved.name)
+        if self.previous is not None:
+            self.lib.save_search(self.previous.name, self.previous.query)
+
+    def _redo(self) -> None:
+        self.saved = self.lib.save_search(self.saved.name, self.query)
+
+
+class RenameSavedSearchCommand(LibraryCommand):
+    """Rename a saved search.
+
+    Args:
+        ctx: the command context.
+        old: its current name (any case).
+        new: the new name (must not belong to another saved search).
+    """
+
+    def __init__(self, ctx: CommandContext, old: str, new: str):
+        super().__init__(ctx, f"Rename Saved Search {_quote(old)}")
+        self.old = old
+        self.new = new
+
+    def _do(self) -> None:
+        before = self.lib.saved_search(self.old)
+        after = self.lib.rename_saved_search(self.old, self.new)
+        self.old, self.new = before.name, after.name
+        self.setText(f"Rename Saved Search {_quote(self.old)} to {_quote(self.new)}")
+
+    def is_noop(self) -> bool:
+        """Renaming to the very same name changes nothing."""
+        return self.old == self.new
+
+    def change(self) -> Change:
+        return Change(saved=True)
+
+    def _undo(self) -> None:
+        self.lib.rename_saved_search(self.new, self.old)
+
+    def _redo(self) -> None:
+        self.lib.rename_saved_search(self.old, self.new)
+
+
+class DeleteSavedSearchCommand(LibraryCommand):
+    """Delete a saved search; undo saves it again (same name and query).
+
+    Args:
+        ctx: the command context.
+        name: its name (any case).
+    """
+
+    def __init__(self, ctx: CommandContext, name: str):
+        super().__init__(ctx, f"Delete Saved Search {_quote(name)}")
+        self.name = name
+        self.deleted: SavedSearch | None = None
+
+    def _do(self) -> None:
+        self.deleted = self.lib.delete_saved_search(self.name)
+        self.setText(f"Delete Saved Search {_quote(self.deleted.name)}")
+
+    def change(self) -> Change:
+        return Change(saved=True)
+
+    def _undo(self) -> None:
+        self.lib.save_search(self.deleted.name, self.deleted.query)
+
+    def _redo(self) -> None:
+        self.lib.delete_saved_search(self.deleted.name)

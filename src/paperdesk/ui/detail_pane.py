@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpl
                                QToolButton, QVBoxLayout, QWidget)
 
 from ..core.models import Paper
+from ..core.search import MatchTerms
 from .abstract_view import AbstractView
 from .formatting import local_datetime, tooltip_html
 from .highlight_list import HighlightList
@@ -76,7 +77,7 @@ class DetailPane(QWidget):
         super().__init__(parent)
         self.setObjectName("detailPane")
         self._paper: Paper | None = None
-        self._query: str | None = None
+        self._terms: MatchTerms | None = None
         self._title_cancelled = False
         self._build()
         self.clear_paper()
@@ -218,9 +219,9 @@ class DetailPane(QWidget):
         """The paper shown (as last passed to :meth:`show_paper`), or ``None``."""
         return self._paper
 
-    def show_paper(self, paper: Paper, query: str | None = None,
+    def show_paper(self, paper: Paper, terms: MatchTerms | None = None,
                    reload_note: bool = True) -> None:
-        """Show ``paper``, marking the words of ``query`` if given.
+        """Show ``paper``, marking every search hit in its title, abstract and note.
 
         Showing the paper that is already shown refreshes it in place: the abstract keeps
         its scroll position and the note editor keeps its text unless ``reload_note``
@@ -229,18 +230,19 @@ class DetailPane(QWidget):
 
         Args:
             paper: from ``Library.get``.
-            query: the active search query, or ``None``.
+            terms: what the active search matched (``Library.match_terms(query)``), or
+                ``None`` when no search is shown.
             reload_note: for the same paper, replace the editor's text with
                 ``paper.note``.
         """
         same = self._paper is not None and self._paper.id == paper.id
         self._paper = paper
-        self._query = query
+        self._terms = terms or None
         self.header.show()
         self.note_section.show()
         self._show_header(paper)
         self.chips.set_tags(paper.tags)
-        self.abstract_view.set_content(paper_body_html(paper, query), paper.abstract,
+        self.abstract_view.set_content(paper_body_html(paper, self._terms), paper.abstract,
                                        keep_scroll=same)
         self._show_highlights(paper)
         if not same:
@@ -248,14 +250,26 @@ class DetailPane(QWidget):
             self.note_editor.load(paper.id, paper.note)
         elif reload_note:
             self.note_editor.show_saved_text(paper.note)
+        self.note_editor.set_match_terms(self._terms)
 
-    def set_query(self, query: str | None) -> None:
-        """Mark the words of another search query in the shown paper (if it changed)."""
-        if self._paper is not None and query != self._query:
-            self._query = query
-            self.title_label.setText(title_html(self._paper.title, query))
-            self.abstract_view.set_content(paper_body_html(self._paper, query),
+    @property
+    def match_terms(self) -> MatchTerms | None:
+        """What the shown search hits are (as last given), or ``None``."""
+        return self._terms
+
+    def set_match_terms(self, terms: MatchTerms | None) -> None:
+        """Mark the hits of another search in the shown paper (if they changed).
+
+        Args:
+            terms: from ``Library.match_terms(query)``, or ``None`` for no search.
+        """
+        terms = terms or None
+        if self._paper is not None and terms != self._terms:
+            self._terms = terms
+            self.title_label.setText(title_html(self._paper.title, terms))
+            self.abstract_view.set_content(paper_body_html(self._paper, terms),
                                            self._paper.abstract, keep_scroll=True)
+            self.note_editor.set_match_terms(terms)
 
     def clear_paper(self, message: str = PLACEHOLDER) -> None:
         """Show nothing but a grey hint.
@@ -264,8 +278,9 @@ class DetailPane(QWidget):
             message: the hint, e.g. :data:`PLACEHOLDER` or "No papers match".
         """
         self._paper = None
-        self._query = None
+        self._terms = None
         self.cancel_title_edit()
+        self.note_editor.set_match_terms(None)
         self.note_editor.unload()
         self.chips.set_tags([])
         self.highlights.set_highlights([])
@@ -277,7 +292,7 @@ class DetailPane(QWidget):
         self.abstract_view.clear_content()
 
     def _show_header(self, paper: Paper) -> None:
-        self.title_label.setText(title_html(paper.title, self._query))
+        self.title_label.setText(title_html(paper.title, self._terms))
         tip = "Double-click or press F2 to edit the title"
         if paper.title_edited:
             tip += f"\nTitle from the abstract: {paper.derived_title}"

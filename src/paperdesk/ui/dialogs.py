@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView,
                                QMessageBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
                                QWidget)
@@ -71,7 +71,13 @@ def show_import_problems(parent: QWidget | None, rejected: Sequence[dict]) -> QM
 
 class ShortcutsDialog(QDialog):
     """A non-modal table of keyboard shortcuts (:data:`SHORTCUTS`, built from
-    :data:`paperdesk.ui.actions.ACTIONS`)."""
+    :data:`paperdesk.ui.actions.ACTIONS`), with a button to the search syntax.
+
+    Signals:
+        searchHelpRequested(): the "Search Syntax…" button was clicked.
+    """
+
+    searchHelpRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -91,6 +97,9 @@ class ShortcutsDialog(QDialog):
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
+        syntax = buttons.addButton("Search Syntax…", QDialogButtonBox.ButtonRole.HelpRole)
+        syntax.setObjectName("searchSyntaxButton")
+        syntax.clicked.connect(self.searchHelpRequested)
         layout = QVBoxLayout(self)
         layout.addWidget(table)
         layout.addWidget(buttons)

@@ -13,49 +13,90 @@ from __future__ import annotations
 
 import atexit
 import functools
+import html
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
 from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
                             Qt, QTimer, QUrl, Slot)
-from PySide6.QtGui import QCloseEvent, QUndoStack
+from PySide6.QtGui import (QCloseEvent, QColor, QFont, QIcon, QPainter, QPalette, QPixmap,
+                           QUndoStack)
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QProgressBar,
-                               QPushButton, QSplitter, QTableView, QVBoxLayout, QWidget)
+                               QPushButton, QSizePolicy, QSplitter, QTableView, QVBoxLayout,
+                               QWidget)
 
 from ..core.library import Library
 from ..core.models import ImportReport, LibraryError, SearchResults, UnknownPaper
+from ..core.search import MatchTerms
 from .actions import build_actions
 from .commands import Change, CommandContext
 from .detail_pane import PLACEHOLDER, DetailPane
 from .dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
 from .formatting import plural
 from .paper_model import PaperTableModel
+from .saved_searches import SavedSearchActions
 from .scope import FILTER_LABELS, Scope
+from .search_help import SEARCH_TIP, SearchHelpDialog
 from .settings import Settings
 from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
 from .title_delegate import TitleDelegate
 from .triage import TriageMixin
-from .workers import ImportRunner, IndexSyncRunner, SearchRunner
+from .workers import ImportRunner, IndexSyncRunner, SavedSearchCounter, SearchRunner
 
 __all__ = ["MainWindow", "SEARCH_PLACEHOLDER"]
 
-SEARCH_PLACEHOLDER = "Search titles, abstracts and notes…  (/)"
+SEARCH_PLACEHOLDER = "Search titles, abstracts and notes…  (/ to come here, F1 for syntax)"
+#: Longest piece of a query quoted back in the status bar, in characters.
+QUOTE_CHARS = 60
 #: Width of the scope pane and share of the detail pane at first show.
-TAG_PANE_WIDTH = 210
+TAG_PANE_WIDTH = 230
 DETAIL_SHARE = 0.40
 
 
-class MainWindow(TriageMixin, QMainWindow):
+def _help_icon(colour: QColor) -> QIcon:
+    """A "?" in a circle, for the search box's syntax-help button."""
+    size = 16
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    painter.setPen(colour)
+    painter.drawEllipse(1, 1, size - 3, size - 3)
+    font = QFont()
+    font.setPixelSize(11)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.drawText(pixmap.rect().adjusted(0, 0, -1, -1), Qt.AlignmentFlag.AlignCenter, "?")
+    painter.end()
+    return QIcon(pixmap)
+
+
+def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` in curly quotes, cut to ``limit`` characters with "…"."""
+    text = " ".join(text.split())
+    return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
+
+
+class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
-    (QLineEdit), ``paperTable`` (QTableView over :class:`PaperTableModel`, several rows
-    selectable), ``detailPane`` (:class:`DetailPane` with ``noteEditor``,
+    (QLineEdit; F1 in it shows the search syntax, Ctrl+Enter applies "Did you mean"),
+    ``suggestionLabel`` (the "Did you mean …" link under it), ``paperTable``
+    (QTableView over :class:`PaperTableModel`, several rows selectable), ``detailPane`` (:class:`DetailPane` with ``noteEditor``,
     ``tagEditor``, ``abstractView`` ...), ``statusLabel`` and ``unreadLabel`` (QLabels
     in the status bar). Actions are named as in :data:`paperdesk.ui.actions.ACTIONS`.
+
+    Searching: typing is debounced and every query runs on a worker thread
+    (:class:`~paperdesk.ui.workers.SearchRunner`), in relevance order or, after a click
+    on the Title / Added header, sorted by ``Library.find`` itself; the status bar says
+    how many papers match and why part of a query was ignored (``SearchResults.message``).
+    Saved searches (Ctrl+S) are listed in the tag pane with counts made on another
+    worker thread (:class:`~paperdesk.ui.workers.SavedSearchCounter`).
 
     Args:
         library: an open library. The window sets ``library.auto_sync_index = False``
@@ -81,6 +122,8 @@ class MainWindow(TriageMixin, QMainWindow):
         self._shortcuts_dialog: ShortcutsDialog | None = None
         self._read_candidate: int | None = None
         self._search_stale = False   # indexed text changed since the search last ran
+        self._suggestion: str | None = None   # "Did you mean" query on show
+        self._search_help: SearchHelpDialog | None = None
 
         self.undo_stack = QUndoStack(self)
         self.ctx = CommandContext(library, self._on_changed, self.show_error)
@@ -105,6 +148,8 @@ class MainWindow(TriageMixin, QMainWindow):
         self._library_hooks = (library.auto_sync_index, library.on_index_stale)
         library.auto_sync_index = False
         library.on_index_stale = self.sync_runner.mark_stale
+        self.saved_counter = SavedSearchCounter(library, parent=self)
+        self.saved_counter.countsReady.connect(self._on_saved_counts)
 
         self._read_timer = QTimer(self)
         self._read_timer.setSingleShot(True)
@@ -112,6 +157,7 @@ class MainWindow(TriageMixin, QMainWindow):
 
         self._refresh_sources()
         self._refresh_tags()
+        self._refresh_saved(immediate=True)
         self._show_all()
         # If a script exits without closing the window, still stop the threads first
         # (Qt aborts the process when a running QThread is destroyed).
@@ -126,15 +172,35 @@ class MainWindow(TriageMixin, QMainWindow):
         self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
         self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
         self.tag_pane.newTagRequested.connect(self.prompt_new_tag)
+        self.tag_pane.savedSearchChosen.connect(self._on_saved_chosen)
+        self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
+        self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
+        self.tag_pane.saveSearchRequested.connect(self.prompt_save_search)
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
         self.search_box.setPlaceholderText(SEARCH_PLACEHOLDER)
         self.search_box.setClearButtonEnabled(True)
-        self.search_box.setToolTip("Words, \"a phrase\", prefix*, AND / OR / NOT, title:word, "
-                                   "tag:\"to read\", note:word")
+        self.search_box.setToolTip(SEARCH_TIP)
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        self.search_help_button = self.search_box.addAction(
+            _help_icon(muted), QLineEdit.ActionPosition.TrailingPosition)
+        self.search_help_button.setObjectName("searchHelpButton")
+        self.search_help_button.setToolTip("Search syntax: phrases, AND / OR / NOT, prefix*, "
+                                           "fuzzy~, fields, is: and has: (F1)")
+        self.search_help_button.triggered.connect(self.show_search_help)
+
+        self.suggestion_label = QLabel()
+        self.suggestion_label.setObjectName("suggestionLabel")
+        self.suggestion_label.setTextFormat(Qt.TextFormat.RichText)
+        self.suggestion_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.LinksAccessibleByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.suggestion_label.setContentsMargins(4, 0, 4, 0)
+        self.suggestion_label.linkActivated.connect(lambda _link: self.apply_suggestion())
+        self.suggestion_label.hide()
 
         self.model = PaperTableModel(self.lib, self)
         self.table = QTableView()
@@ -147,6 +213,7 @@ class MainWindow(TriageMixin, QMainWindow):
         layout.setContentsMargins(6, 6, 6, 0)
         layout.setSpacing(6)
         layout.addWidget(self.search_box)
+        layout.addWidget(self.suggestion_label)
         layout.addWidget(self.table)
 
         pane = self.detail_pane = DetailPane()
@@ -211,12 +278,17 @@ class MainWindow(TriageMixin, QMainWindow):
         t.selectionModel().currentRowChanged.connect(self._on_current_row)
         t.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.layoutChanged.connect(self._scroll_to_current)
+        self.model.searchSortRequested.connect(self._on_search_sort)
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
         self.status_label = QLabel()
         self.status_label.setObjectName("statusLabel")
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        # Long messages are cut at the window's edge rather than widening the window.
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                        QSizePolicy.Policy.Preferred)
+        self.status_label.setMinimumWidth(40)
         bar.addWidget(self.status_label, 1)
         self.unread_label = QLabel()
         self.unread_label.setObjectName("unreadLabel")
@@ -312,7 +384,7 @@ class MainWindow(TriageMixin, QMainWindow):
         """Return True while an import runs, a search is pending or the search index is
         being updated."""
         return (self.import_runner.is_running() or self.search_runner.is_busy()
-                or self.sync_runner.is_busy())
+                or self.sync_runner.is_busy() or self.saved_counter.is_busy())
 
     def start_import(self, paths: Iterable[str | Path], seeds: bool = False) -> bool:
         """Import files/folders in the background, with progress in the status bar.
@@ -378,8 +450,23 @@ class MainWindow(TriageMixin, QMainWindow):
         """Show the (non-modal) keyboard shortcuts table."""
         if self._shortcuts_dialog is None:
             self._shortcuts_dialog = ShortcutsDialog(self)
+            self._shortcuts_dialog.searchHelpRequested.connect(self.show_search_help)
         self._shortcuts_dialog.show()
         self._shortcuts_dialog.raise_()
+
+    @Slot()
+    def show_search_help(self) -> None:
+        """Show the (non-modal) search syntax page; clicking an example searches for it."""
+        if self._search_help is None:
+            self._search_help = SearchHelpDialog(self)
+            self._search_help.exampleChosen.connect(self._try_example)
+        self._search_help.show()
+        self._search_help.raise_()
+
+    @Slot(str)
+    def _try_example(self, example: str) -> None:
+        self.search_box.setText(example)
+        self._flush_search()
 
     @Slot()
     def show_about(self) -> None:
@@ -422,6 +509,7 @@ class MainWindow(TriageMixin, QMainWindow):
         self._shut_down = True
         self._read_timer.stop()
         self.search_runner.shutdown()
+        self.saved_counter.shutdown()
         self.import_runner.shutdown()
         self.sync_runner.shutdown()
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
@@ -446,14 +534,23 @@ class MainWindow(TriageMixin, QMainWindow):
             self.splitter.setSizes([TAG_PANE_WIDTH, width - TAG_PANE_WIDTH - detail, detail])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
-        """Search box keys: Enter/Down go to the list; Esc clears, or goes to the list
-        when already empty."""
+        """Search box keys: Enter/Down go to the list; Ctrl+Enter applies "Did you
+        mean"; F1 shows the search syntax; Esc clears, or goes to the list when already
+        empty."""
         if watched is self.search_box and event.type() == QEvent.Type.ShortcutOverride \
-                and event.key() == Qt.Key.Key_Escape:
-            event.accept()   # Esc belongs to the search box, not to "back to the list"
+                and event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_F1):
+            event.accept()   # Esc / F1 belong to the search box, not to the window
             return True
         if watched is self.search_box and event.type() == QEvent.Type.KeyPress:
             key = event.key()
+            ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+            if key == Qt.Key.Key_F1:
+                self.show_search_help()
+                return True
+            if ctrl and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if not self.apply_suggestion():
+                    self._flush_search()
+                return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Down):
                 self._flush_search()
                 self.focus_list()
@@ -473,6 +570,7 @@ class MainWindow(TriageMixin, QMainWindow):
     def _show_all(self) -> None:
         keep = self.current_paper_id()
         self._results = None
+        self._show_suggestion(None)
         self.model.show_all(scope=self._scope)
         self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
         self._restore_selection(keep)
@@ -494,21 +592,47 @@ class MainWindow(TriageMixin, QMainWindow):
         """Run a pending debounced search now (Enter should not wait for the timer)."""
         self.search_runner.flush()
 
+    def _request_search(self, immediate: bool = False) -> int:
+        """Ask for the search box's query in the current scope and sort order."""
+        sort, descending = self.model.search_sort()
+        return self.search_runner.request(self._query(), scope=self._scope,
+                                          immediate=immediate, sort=sort,
+                                          descending=descending)
+
+    def _reset_search_sort(self) -> None:
+        """A new search starts in relevance order (no sort indicator)."""
+        self.model.reset_sort()
+        header = self.table.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.blockSignals(False)
+        header.viewport().update()
+
     @Slot(str)
     def _on_search_text(self, text: str) -> None:
         query = text.strip()
+        self._leave_saved_search(query)
         if not query:
             self.search_runner.cancel()
+            self._show_suggestion(None)
             if self._results is not None:
                 self._show_all()
             return
-        self.search_runner.request(query, scope=self._scope)
+        if self._results is None:
+            self._reset_search_sort()
+        self._request_search()
+
+    @Slot(str, bool)
+    def _on_search_sort(self, sort: str, descending: bool) -> None:
+        """A header click while searching: search again in that order (the worker sorts)."""
+        if self._query() and not self._shut_down:
+            self._request_search(immediate=True)
 
     @Slot(object)
     def _on_scope_chosen(self, scope: Scope) -> None:
         self._scope = scope
         if self._query():
-            self.search_runner.request(self._query(), scope=scope, immediate=True)
+            self._request_search(immediate=True)
         else:
             self._show_all()
 
@@ -524,14 +648,8 @@ class MainWindow(TriageMixin, QMainWindow):
         keep = self.current_paper_id()
         same_query = self._results is not None and self._results.query == results.query
         keep_row = self.table.currentIndex().row() if same_query else 0
-        if self._results is None:  # a new search starts in relevance order
-            self.model.reset_sort()
-            header = self.table.horizontalHeader()
-            header.blockSignals(True)
-            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-            header.blockSignals(False)
-            header.viewport().update()
         self._results = results
+        self._show_suggestion(results)
         self.model.show_hits(results.hits, scope=self._scope)
         self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
         self._restore_selection(keep, keep_row)
@@ -540,16 +658,60 @@ class MainWindow(TriageMixin, QMainWindow):
     @Slot(int, str)
     def _on_search_failed(self, generation: int, message: str) -> None:
         self.status_label.setText(f"Search failed: {message}")
+        self.status_label.setToolTip(self.status_label.text())
+
+    def _match_terms(self) -> MatchTerms | None:
+        """What the shown search matched, for highlighting (``None`` when not searching).
+        Computed with ``Library.match_terms`` on the search thread."""
+        if self._results is None:
+            return None
+        return self.search_runner.terms_for(self._results.query)
+
+    def _show_suggestion(self, results: SearchResults | None) -> None:
+        """Show "Did you mean …" under the search box when ``results`` offer a better
+        query; hide it otherwise."""
+        suggestion = results.suggestion if results is not None else None
+        if not suggestion or suggestion.strip() == results.query.strip():
+            self._suggestion = None
+            self.suggestion_label.hide()
+            self.suggestion_label.clear()
+            return
+        self._suggestion = suggestion
+        self.suggestion_label.setText(
+            f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
+            f'&nbsp;&nbsp;<span style="color:#808080;">Ctrl+Enter</span>')
+        self.suggestion_label.setToolTip(f"Search for {_quoted(suggestion)} instead "
+                                         "(click, or Ctrl+Enter in the search box)")
+        self.suggestion_label.show()
+
+    def suggestion(self) -> str | None:
+        """Return the "Did you mean" query on show, or ``None``."""
+        return self._suggestion
+
+    @Slot()
+    def apply_suggestion(self) -> bool:
+        """Search for the "Did you mean" query instead (a click on it, or Ctrl+Enter in
+        the search box). Returns False when none is shown."""
+        suggestion = self._suggestion
+        if not suggestion:
+            return False
+        self.search_box.setText(suggestion)
+        self._flush_search()
+        self.statusBar().showMessage(f"Searching for {_quoted(suggestion)} instead", 4000)
+        return True
 
     @Slot(int)
     def _on_index_synced(self, applied: int) -> None:
         """The search index caught up with changes: re-run a visible search if indexed
         text (titles, tags, notes, highlight comments) changed."""
-        if self._shut_down or not applied or not self._search_stale:
+        if self._shut_down or not applied:
+            return
+        self._count_saved()
+        if not self._search_stale:
             return
         self._search_stale = False
         if self._query() and self._results is not None:
-            self.search_runner.request(self._query(), scope=self._scope, immediate=True)
+            self._request_search(immediate=True)
 
     def _scope_count(self) -> int:
         s = self._scope
@@ -558,6 +720,10 @@ class MainWindow(TriageMixin, QMainWindow):
         return len(self.lib.paper_ids(**s.where()))
 
     def _scope_name(self) -> str:
+        saved = self.tag_pane.current_saved()
+        if saved is not None and self._results is not None \
+                and saved[1].strip() == self._results.query:
+            return f"saved search {_quoted(saved[0], 40)}"
         s = self._scope
         if s.filter is not None:
             return FILTER_LABELS.get(s.filter, s.filter)
@@ -573,6 +739,11 @@ class MainWindow(TriageMixin, QMainWindow):
 
     def _empty_hint(self) -> str:
         if self._results is not None:
+            if self._suggestion:
+                return (f"No papers match. Did you mean {_quoted(self._suggestion, 40)}? "
+                        "(Ctrl+Enter)")
+            if self._results.message:
+                return f"No papers match your search — {self._results.message}"
             return "No papers match your search"
         if self.import_runner.is_running():
             return "Importing papers…"
@@ -588,13 +759,20 @@ class MainWindow(TriageMixin, QMainWindow):
         scope = self._scope_count()
         name = self._scope_name()
         if self._results is not None:
-            n = self._results.total
-            text = f"{n} of {scope} match"
+            results = self._results
+            n = results.total
+            if results.total_exact:
+                text = f"{n} of {scope} match"
+            else:   # an estimate (the first page of a large result); never above the scope
+                text = f"about {min(n, scope) if scope else n} of {scope} match"
             if not self._results_complete:
-                text += f" — listing the best {len(self._results.hits)}, loading the rest…"
-            if n == 0:
-                text += (f" — nothing contains “{self._results.query}”. "
-                         "Try fewer or shorter words, or a prefix such as optim*")
+                text += f" — listing the best {len(results.hits)}, loading the rest…"
+            if results.message:
+                text += f" — {results.message}"
+            elif n == 0:
+                text += f" — nothing contains {_quoted(results.query)}"
+                if not self._suggestion:
+                    text += ". Try fewer or shorter words, or a prefix such as optim*"
         elif scope == 0 and self.import_runner.is_running():
             text = "Importing sample papers…" if self._importing_seeds else "Importing…"
         elif scope == 0 and self.lib.count() == 0:
@@ -607,6 +785,7 @@ class MainWindow(TriageMixin, QMainWindow):
         if selected > 1:
             text += f"  ·  {selected} selected"
         self.status_label.setText(text)
+        self.status_label.setToolTip(text)
         self._update_unread(scope)
 
     def _update_unread(self, scope_count: int) -> None:
@@ -626,9 +805,9 @@ class MainWindow(TriageMixin, QMainWindow):
     @Slot(QModelIndex, QModelIndex)
     def _on_current_row(self, current: QModelIndex, previous: QModelIndex) -> None:
         pid = self.model.paper_id(current.row()) if current.isValid() else None
-        query = self._results.query if self._results else None
+        terms = self._match_terms()
         if pid is not None and pid == self.detail_pane.paper_id:
-            self.detail_pane.set_query(query)   # same paper (list refreshed): keep the note
+            self.detail_pane.set_match_terms(terms)  # same paper (list refreshed): keep note
             return
         if pid is None:
             self._clear_detail(self._empty_hint())
@@ -642,7 +821,7 @@ class MainWindow(TriageMixin, QMainWindow):
         except LibraryError as exc:
             self._clear_detail(str(exc))
             return
-        self.detail_pane.show_paper(paper, query)
+        self.detail_pane.show_paper(paper, terms)
         self._schedule_mark_read(paper)
 
     @Slot(QItemSelection, QItemSelection)
@@ -683,6 +862,8 @@ class MainWindow(TriageMixin, QMainWindow):
         self.model.refresh_papers(change.paper_ids)
         if change.tags:
             self._refresh_tags()
+        if change.saved:
+            self._refresh_saved()
         self.tag_pane.set_counts(self.lib.filter_counts())
         self._update_status()
         pid = self.detail_pane.paper_id
@@ -695,8 +876,7 @@ class MainWindow(TriageMixin, QMainWindow):
         except LibraryError:
             self._clear_detail("This paper is no longer in the library")
             return
-        self.detail_pane.show_paper(paper, self._results.query if self._results else None,
-                                    reload_note=change.note)
+        self.detail_pane.show_paper(paper, self._match_terms(), reload_note=change.note)
 
     def _refresh_tags(self) -> None:
         tags = self.lib.tags()
@@ -747,8 +927,9 @@ class MainWindow(TriageMixin, QMainWindow):
         self.import_files_action.setEnabled(True)
         self.import_folder_action.setEnabled(True)
         self._refresh_sources()
+        self._count_saved()
         if self._query():
-            self.search_runner.request(self._query(), scope=self._scope, immediate=True)
+            self._request_search(immediate=True)
             self._update_status()
         else:
             self._show_all()

@@ -5,22 +5,79 @@ Saving is the owner's job; the editor says when: :data:`AUTOSAVE_MS` after the l
 keystroke, and whenever :meth:`NoteEditor.flush` is called (the window calls it before
 showing another paper, before undo/redo and when closing). Ctrl+click on an http(s) URL
 written in the note opens it in the system browser; nothing else is ever opened.
+
+While a search is shown, every word of the note the search matched is marked in the
+same yellow as in the abstract (:class:`SearchMarks`, a ``QSyntaxHighlighter``: marking
+changes formats only, never the text, so it never asks for a save).
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QFontDatabase, QKeySequence, QMouseEvent
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import (QColor, QFontDatabase, QKeySequence, QMouseEvent,
+                           QSyntaxHighlighter, QTextCharFormat, QTextDocument)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
+from ..core.search import MatchTerms, match_spans
 from .links import open_safe_url, url_at
 
-__all__ = ["NoteEditor", "AUTOSAVE_MS", "NOTE_PLACEHOLDER"]
+__all__ = ["NoteEditor", "SearchMarks", "AUTOSAVE_MS", "NOTE_PLACEHOLDER", "MARK_COLOUR"]
 
 #: Autosave delay after the last keystroke, in milliseconds.
 AUTOSAVE_MS = 400
 NOTE_PLACEHOLDER = ("Write a note (Markdown)…  Saved as you type.  "
                     "N to come here, Esc to go back to the list.")
+
+
+#: Background of a word the active search matched (the detail pane's yellow).
+MARK_COLOUR = "#ffe27a"
+
+
+class SearchMarks(QSyntaxHighlighter):
+    """Marks the words a search matched in a text document, line by line.
+
+    Args:
+        document: the document to mark (e.g. a ``QPlainTextEdit``'s).
+    """
+
+    def __init__(self, document: QTextDocument):
+        super().__init__(document)
+        self._terms = MatchTerms()
+        self._format = QTextCharFormat()
+        self._format.setBackground(QColor(MARK_COLOUR))
+        self._format.setForeground(QColor("#000000"))
+
+    @property
+    def terms(self) -> MatchTerms:
+        """What is marked (empty: nothing)."""
+        return self._terms
+
+    def set_terms(self, terms: MatchTerms | None) -> None:
+        """Mark the words ``terms`` match (from ``Library.match_terms``); ``None`` or
+        empty terms remove every mark. Re-marks only when the terms changed."""
+        terms = terms or MatchTerms()
+        if terms == self._terms:
+            return
+        self._terms = terms
+        self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt)
+        """Qt hook: mark the matched words of one line (offsets in UTF-16 units)."""
+        if not self._terms or not text:
+            return
+        spans = match_spans(text, self._terms)
+        if not spans:
+            return
+        # QTextDocument positions count UTF-16 code units; Python counts code points.
+        units = None
+        if any(ord(c) > 0xFFFF for c in text):
+            units = [0]
+            for c in text:
+                units.append(units[-1] + (2 if ord(c) > 0xFFFF else 1))
+        for start, end in spans:
+            if units is not None:
+                start, end = units[start], units[end]
+            self.setFormat(start, end - start, self._format)
 
 
 class NoteEditor(QPlainTextEdit):
@@ -57,6 +114,7 @@ class NoteEditor(QPlainTextEdit):
         self._timer.setInterval(AUTOSAVE_MS)
         self._timer.timeout.connect(self.flush)
         self.textChanged.connect(self._on_text_changed)
+        self.marks = SearchMarks(self.document())  #: marks the active search's hits
         self.setEnabled(False)
 
     @property
@@ -156,6 +214,19 @@ class NoteEditor(QPlainTextEdit):
         self.viewport().setCursor(Qt.CursorShape.PointingHandCursor if over_link
                                   else Qt.CursorShape.IBeamCursor)
         super().mouseMoveEvent(event)
+
+    def set_match_terms(self, terms: MatchTerms | None) -> None:
+        """Mark the words of the note the active search matched (``None``: no marks)."""
+        self.marks.set_terms(terms)
+
+    def event(self, event: QEvent) -> bool:
+        """Claim Ctrl+S while the note has the focus, so it saves the note instead of
+        triggering the window's "Save Search…" shortcut."""
+        if event.type() == QEvent.Type.ShortcutOverride \
+                and event.matches(QKeySequence.StandardKey.Save):
+            event.accept()
+            return True
+        return super().event(event)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
         """Ctrl+S saves at once (otherwise saving is automatic)."""

@@ -7,9 +7,11 @@ Pure Python (no Qt), so it is easy to test. The rules:
 * the only links are http(s) URLs found by :func:`paperdesk.core.text.find_urls` in the
   abstract (which skips URLs that sit inside markup such as ``href="..."``) and arXiv ids,
   linked to ``https://arxiv.org/abs/<id>``;
-* words matching the active search query are highlighted; matching uses the search
-  index's own analyser (lower-casing, accent folding, stemming), so "networks" in the
-  query highlights "network" in the text;
+* words matching the active search query are highlighted; what to mark comes from the
+  core (``Library.match_terms(query)`` and :func:`paperdesk.core.search.match_spans`),
+  so the marks are exactly what the index matched: stemmed words ("networks" marks
+  "network"), exact phrases (``"university"`` does not mark "universe"), and the words
+  a ``prefix*`` or ``fuzzy~`` term stood for;
 * the user's highlights are drawn as a background in their colour;
 * the abstract is the document's first paragraph and keeps every character of
   ``paper.abstract`` (links and highlights only add formatting), so a position in that
@@ -19,104 +21,21 @@ Pure Python (no Qt), so it is easy to test. The rules:
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from ..core.models import Paper
-from ..core.search import build_schema
+from ..core.search import MatchTerms, match_spans
 from ..core.text import find_urls
 from .formatting import local_datetime
 
-__all__ = ["QueryTerms", "query_terms", "match_spans", "abstract_html", "paper_html",
-           "paper_body_html", "title_html", "HIGHLIGHT_STYLE", "ABSTRACT_STYLE"]
+__all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html",
+           "HIGHLIGHT_STYLE", "ABSTRACT_STYLE"]
 
 #: Inline CSS of a highlighted word (Qt rich text supports background-color and color).
 HIGHLIGHT_STYLE = "background-color:#ffe27a; color:#000000;"
 _MUTED = "color:#6b6b6b;"
 #: Style of the abstract paragraph.
 ABSTRACT_STYLE = "line-height:135%; margin-top:4px;"
-
-# Whoosh query syntax words that are operators, not search terms.
-_OPERATORS = {"AND", "OR", "NOT", "ANDNOT", "ANDMAYBE", "TO"}
-_NEGATING = {"NOT", "ANDNOT"}
-_FIELD_PREFIX_RE = re.compile(r"^\w+:")
-_ANALYZER = build_schema()["abstract"].analyzer
-
-
-@dataclass(frozen=True)
-class QueryTerms:
-    """What to highlight for a query.
-
-    Attributes:
-        stems: analysed (lower-cased, accent-folded, stemmed) words; a text word matches
-            when its analysed form is in this set.
-        prefixes: lower-cased prefixes from ``word*`` terms; a text word matches when it
-            starts with one of them.
-    """
-
-    stems: frozenset[str] = frozenset()
-    prefixes: tuple[str, ...] = ()
-
-    def __bool__(self) -> bool:
-        return bool(self.stems or self.prefixes)
-
-
-def query_terms(query: str | None) -> QueryTerms:
-    """Extract the words of a search query worth highlighting.
-
-    Operators (``AND``, ``OR``, ``NOT`` …) and the word after ``NOT`` are dropped, as are
-    ``field:`` prefixes, quotes and brackets. ``word*`` becomes a prefix.
-
-    Args:
-        query: what the user typed (Whoosh syntax), or ``None``.
-    Returns:
-        :class:`QueryTerms` (empty for an empty query).
-    """
-    if not query:
-        return QueryTerms()
-    cleaned = re.sub(r'["()\[\]{}]', " ", query)
-    stems: set[str] = set()
-    prefixes: list[str] = []
-    skip_next = False
-    for raw in cleaned.split():
-        if raw in _OPERATORS:
-            skip_next = raw in _NEGATING
-            continue
-        if skip_next:
-            skip_next = False
-            continue
-        word = _FIELD_PREFIX_RE.sub("", raw).lstrip("+-")
-        word = re.sub(r"\^[\d.]*$", "", word)  # term boost: word^2
-        wild = re.search(r"[*?]", word)
-        if wild:
-            prefix = word[:wild.start()].lower()
-            if len(prefix) >= 2:
-                prefixes.append(prefix)
-            continue
-        stems.update(t.text for t in _ANALYZER(word))
-    return QueryTerms(frozenset(stems), tuple(prefixes))
-
-
-def match_spans(text: str, terms: QueryTerms) -> list[tuple[int, int]]:
-    """Find the words of ``text`` that a query's terms match.
-
-    Args:
-        text: any text.
-        terms: from :func:`query_terms`.
-    Returns:
-        Sorted, non-overlapping ``(start, end)`` character offsets (end exclusive).
-    """
-    if not terms or not text:
-        return []
-    spans = []
-    for token in _ANALYZER(text, chars=True):
-        start, end = token.startchar, token.endchar
-        if token.text in terms.stems or (
-                terms.prefixes and text[start:end].lower().startswith(terms.prefixes)):
-            spans.append((start, end))
-    return spans
-
 
 def _highlighted(text: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
     out = []
@@ -190,30 +109,35 @@ def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
     return "".join(out)
 
 
-def title_html(title: str, query: str | None = None) -> str:
+def title_html(title: str, terms: MatchTerms | None = None) -> str:
     """Return a paper title as escaped HTML with the query's words marked.
 
     Args:
         title: the title (literal text).
-        query: the active search query, or ``None``.
+        terms: what the active search matched (``Library.match_terms(query)``), or
+            ``None`` for no search.
     Returns:
         An HTML fragment.
     """
-    return _highlighted(title, 0, len(title), match_spans(title, query_terms(query)))
+    return _highlighted(title, 0, len(title), _spans(title, terms))
 
 
-def paper_body_html(paper: Paper, query: str | None = None) -> str:
+def _spans(text: str, terms: MatchTerms | None) -> list[tuple[int, int]]:
+    return match_spans(text, terms) if terms else []
+
+
+def paper_body_html(paper: Paper, terms: MatchTerms | None = None) -> str:
     """Return the abstract view's HTML: abstract (first paragraph), arXiv ids and sources.
 
     Args:
         paper: the paper (from ``Library.get``), with its highlights.
-        query: the active search query, to mark its words; ``None`` for no search.
+        terms: what the active search matched (``Library.match_terms(query)``), to mark
+            every hit in the abstract; ``None`` for no search.
     Returns:
         An HTML document string for ``QTextBrowser.setHtml``.
     """
-    terms = query_terms(query)
     marks = [(h.start, h.end, h.colour) for h in paper.highlights]
-    abstract = abstract_html(paper.abstract, match_spans(paper.abstract, terms), marks)
+    abstract = abstract_html(paper.abstract, _spans(paper.abstract, terms), marks)
     parts = [f'<p style="{ABSTRACT_STYLE}">{abstract}</p>']
     parts += _links_and_sources(paper)
     return "<html><body>" + "\n".join(parts) + "</body></html>"
@@ -238,20 +162,20 @@ def _links_and_sources(paper: Paper) -> list[str]:
     return parts
 
 
-def paper_html(paper: Paper, query: str | None = None) -> str:
+def paper_html(paper: Paper, terms: MatchTerms | None = None) -> str:
     """Return the complete HTML document the detail pane shows for ``paper``.
 
     Args:
         paper: the paper (from ``Library.get``).
-        query: the active search query, to highlight its words; ``None`` for no search.
+        terms: what the active search matched (``Library.match_terms(query)``), to mark
+            every hit; ``None`` for no search.
     Returns:
         An HTML string for ``QTextBrowser.setHtml``: title, added date, abstract, arXiv
         ids (linked to arxiv.org) and the source files.
     """
-    terms = query_terms(query)
-    title = _highlighted(paper.title, 0, len(paper.title), match_spans(paper.title, terms))
+    title = _highlighted(paper.title, 0, len(paper.title), _spans(paper.title, terms))
     marks = [(h.start, h.end, h.colour) for h in paper.highlights]
-    abstract = abstract_html(paper.abstract, match_spans(paper.abstract, terms), marks)
+    abstract = abstract_html(paper.abstract, _spans(paper.abstract, terms), marks)
     parts = [
         f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
         f'<p style="{_MUTED} margin-top:0px;">Added {html.escape(local_datetime(paper.added_at))}'

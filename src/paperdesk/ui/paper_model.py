@@ -3,8 +3,10 @@
 The model holds only ids (cheap even for 100 000 papers). ``data()`` fetches rows it has
 not seen in blocks of :data:`BLOCK` ids around the requested row via
 ``Library.summaries``, so scrolling a large library reads only what is shown. Sorting
-and filtering happen in SQLite (``Library.paper_ids``); while searching, hits are kept in
-relevance order or re-ordered by title or date. After an annotation change only the rows
+and filtering happen in SQLite (``Library.paper_ids``); while searching, the hits are
+shown in the order the search delivered them, and a header click only asks for another
+order (:attr:`PaperTableModel.searchSortRequested`): the search runs again with
+``Library.find(sort=...)`` on the worker thread. After an annotation change only the rows
 of the changed papers are re-read (:meth:`PaperTableModel.refresh_papers`).
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 
 from ..core.library import Library
@@ -103,6 +105,11 @@ class PaperTableModel(QAbstractTableModel):
     import order when listing and relevance when searching) survives :meth:`show_all`
     and :meth:`show_hits`.
 
+    Signals:
+        searchSortRequested(str, bool): ``(sort, descending)`` — while searching, a
+            header click asked for another order (``"relevance"``, ``"added"`` or
+            ``"title"``); the owner runs the search again in that order.
+
     Args:
         library: the open library to read rows from (UI thread).
         parent: Qt parent.
@@ -111,6 +118,11 @@ class PaperTableModel(QAbstractTableModel):
     TITLE, SNIPPET, ADDED = range(3)
     HEADERS = ("Title", "Snippet", "Added")
     _ORDER_KEYS = {TITLE: "title", ADDED: "added"}
+    _HEADER_TIPS = {TITLE: "Sort by title (click again to reverse)",
+                    SNIPPET: "While searching: back to the best matches first",
+                    ADDED: "Sort by the date added (click again to reverse)"}
+
+    searchSortRequested = Signal(str, bool)
 
     def __init__(self, library: Library, parent=None):
         super().__init__(parent)
@@ -223,10 +235,10 @@ class PaperTableModel(QAbstractTableModel):
 
     def show_hits(self, hits: Sequence[SearchHit], source_id: int | None = None,
                   scope: Scope | None = None) -> None:
-        """List search hits (relevance order unless sorted by a column).
+        """List search hits in the order given (the search did any sorting).
 
         Args:
-            hits: from ``Library.find``, best first.
+            hits: from ``Library.find``, best first or in the requested sort order.
             source_id: the source the search was restricted to (ignored when ``scope``
                 is given).
             scope: the scope the search was restricted to.
@@ -275,9 +287,17 @@ class PaperTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
-        """Column titles; row numbers are not shown."""
-        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
-            return self.HEADERS[section] if 0 <= section < len(self.HEADERS) else None
+        """Column titles and what clicking them does (tooltips); row numbers are not
+        shown. While searching in relevance order the Snippet column says so."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if section == self.SNIPPET and self.searching \
+                    and self.search_sort()[0] == "relevance":
+                return "Snippet  ·  best matches first"
+            return self.HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._HEADER_TIPS.get(section)
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
@@ -339,12 +359,19 @@ class PaperTableModel(QAbstractTableModel):
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
         """Re-order rows; selection follows the papers (persistent indexes are moved).
 
+        While searching, nothing is re-ordered here: :attr:`searchSortRequested` asks the
+        owner to search again in the new order (the rows change when the hits arrive).
+
         Args:
             column: ``TITLE`` or ``ADDED``; any other value (``SNIPPET``, -1) restores the
                 natural order: import order when listing, relevance when searching.
             order: ascending or descending.
         """
         self.sort_column, self.sort_order = column, order
+        if self.searching:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.SNIPPET, self.SNIPPET)
+            self.searchSortRequested.emit(*self.search_sort())
+            return
         new_ids = self._ordered_ids()
         if new_ids == self._ids:
             return
@@ -369,6 +396,14 @@ class PaperTableModel(QAbstractTableModel):
         self.sort_column = -1
         self.sort_order = Qt.SortOrder.AscendingOrder
 
+    def search_sort(self) -> tuple[str, bool]:
+        """Return the order to ask ``Library.find`` for: ``(sort, descending)`` with sort
+        ``"relevance"``, ``"added"`` or ``"title"``."""
+        key = self._ORDER_KEYS.get(self.sort_column)
+        if key is None:
+            return "relevance", False
+        return key, self.sort_order == Qt.SortOrder.DescendingOrder
+
     # -- internals ---------------------------------------------------------------------
     def _ordered_ids(self) -> list[int]:
         key = self._ORDER_KEYS.get(self.sort_column)
@@ -376,16 +411,7 @@ class PaperTableModel(QAbstractTableModel):
         if self._hits is None:
             return self._lib.paper_ids(order=key or "added", descending=descending,
                                        **self._scope.where())
-        if key is None:
-            return [h.id for h in self._hits]
-        if key == "title":
-            ordered = sorted(self._hits, key=lambda h: (h.title.casefold(), h.id),
-                             reverse=descending)
-            return [h.id for h in ordered]
-        ids = [h.id for h in self._hits]
-        summaries = self._fetch(ids)
-        return sorted(ids, key=lambda i: (summaries[i].added_at if i in summaries else "", i),
-                      reverse=descending)
+        return [h.id for h in self._hits]   # already in the requested order
 
     def _star(self, starred: bool) -> QIcon:
         icon = self._icons.get(starred)

@@ -3,12 +3,17 @@
 Command line::
 
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.screenshot docs/screenshot.png \\
-        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage]
+        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] \\
+        [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD]
 
 Without ``--library`` a temporary library is created and the bundled seeds imported.
 ``--demo`` first annotates the library through the window (tags with colours and keys,
 stars, read marks, a note and highlights on the "μP" paper) and shows that paper;
-``--triage`` also filters to unread papers and selects several rows.
+``--triage`` also filters to unread papers and selects several rows. ``--saved`` saves a
+few searches (listed with their counts in the left pane) and ``--open-saved`` runs one
+of them by clicking it; ``--query`` types a search
+(a misspelt one shows "Did you mean …"), ``--sort`` clicks a column header after it, and
+``--paper`` selects the first listed paper whose abstract contains that text.
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from .scope import Scope
 
 from .startup import create_main_window, ensure_app
 
-__all__ = ["save_screenshot", "demo_annotations", "main"]
+__all__ = ["save_screenshot", "demo_annotations", "demo_saved_searches", "main"]
 
 #: The demo's tags: name -> (colour, key).
 DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
@@ -38,6 +43,12 @@ DEMO_NOTE = """# Why it matters
 
 Code: https://github.com/example/spectral-mup
 """
+#: The demo's saved searches: name -> query.
+DEMO_SEARCHES = {"Pruning LLMs": "prun* (LLM OR \"language model\")",
+                 "Diffusion, no video": "diffusion -video",
+                 "Unread with code": "is:unread has:code",
+                 "Spectral scaling": "spectral scaling",
+                 "To read": 'tag:"to read"'}
 
 
 def _wait(condition, timeout_s: float) -> bool:
@@ -95,10 +106,17 @@ def demo_annotations(window) -> int | None:
     return target
 
 
+def demo_saved_searches(window) -> None:
+    """Save :data:`DEMO_SEARCHES` through the window (undoable commands)."""
+    for name, query in DEMO_SEARCHES.items():
+        window.save_search(name, query)
+
+
 def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     size: tuple[int, int] = (1280, 800), query: str | None = None,
                     row: int = 0, timeout_s: float = 30.0, demo: bool = False,
-                    triage: bool = False) -> Path:
+                    triage: bool = False, saved: bool = False, sort: str | None = None,
+                    paper: str | None = None, open_saved: str | None = None) -> Path:
     """Build the window, wait for the seed import, select a row, optionally search, and
     save ``window.grab()``.
 
@@ -111,6 +129,10 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         timeout_s: how long to wait for the import and the search.
         demo: annotate first (see :func:`demo_annotations`) and show the annotated paper.
         triage: with ``demo``, list the unread papers and select four rows.
+        saved: save :data:`DEMO_SEARCHES` first.
+        open_saved: with ``saved``, choose this saved search in the left pane.
+        sort: after the search, sort its hits by ``"title"`` or ``"added"``.
+        paper: select the first listed paper whose abstract contains this text.
     Returns:
         The PNG path.
     Raises:
@@ -125,15 +147,34 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         if not _wait(lambda: not window.is_busy(), timeout_s):
             raise TimeoutError("the import did not finish in time")
         target = demo_annotations(window) if demo else None
+        if saved:
+            demo_saved_searches(window)
         if triage:
             window.tag_pane.select_scope(Scope(filter="unread"))
+        if saved and open_saved:
+            _wait(lambda: not window.is_busy(), timeout_s)
+            window.tag_pane.select_saved(open_saved)
+            query = query or None
+            if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
+                raise TimeoutError("the saved search did not finish in time")
         if query:
             window.search_box.setFocus()
             window.search_box.setText(query)
             if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
                 raise TimeoutError("the search did not finish in time")
+            if sort in ("title", "added"):
+                from .paper_model import PaperTableModel
+                from PySide6.QtCore import Qt
+                column = PaperTableModel.TITLE if sort == "title" else PaperTableModel.ADDED
+                window.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+                _wait(lambda: False, 0.1)
+                if not _wait(lambda: not window.is_busy(), timeout_s):
+                    raise TimeoutError("the sorted search did not finish in time")
         if target is not None and not triage and window.model.row_of(target) >= 0:
             row = window.model.row_of(target)
+        if paper:
+            row = next((r for r, pid in enumerate(window.model.ids())
+                        if paper in window.lib.get(pid).abstract), row)
         window.select_row(row)
         if triage:
             window.select_rows([row, row + 1, row + 2, row + 4])
@@ -162,15 +203,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo", action="store_true", help="annotate some papers first")
     parser.add_argument("--triage", action="store_true",
                         help="with --demo: list unread papers, select several rows")
+    parser.add_argument("--saved", action="store_true", help="save a few searches first")
+    parser.add_argument("--open-saved", metavar="NAME",
+                        help="with --saved: run this saved search")
+    parser.add_argument("--sort", choices=("title", "added"),
+                        help="with --query: sort the hits by this column")
+    parser.add_argument("--paper", help="select the first paper whose abstract has this text")
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
+    options = {"demo": args.demo, "triage": args.triage, "saved": args.saved,
+               "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
-                              demo=args.demo, triage=args.triage)
+                              **options)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             out = save_screenshot(Path(tmp) / "lib", args.out, (width, height), args.query,
-                                  args.row, demo=args.demo, triage=args.triage)
+                                  args.row, **options)
     print(out)
     return 0
 

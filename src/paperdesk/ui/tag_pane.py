@@ -1,28 +1,31 @@
 """The left-hand pane (objectName ``tagPane``): what the paper list shows.
 
-Three sections: the filters (All papers, Unread, Starred, Untagged, Has note) with live
-counts; "Tags", one entry per tag with its colour, bound number key and paper count (the
-context menu renames, recolours, binds a key or deletes); and "Files", one entry per
-imported source file. Choosing an entry emits a :class:`~paperdesk.ui.scope.Scope`.
+Four sections: the filters (All papers, Unread, Starred, Untagged, Has note) with live
+counts; "Saved searches", one entry per saved query with the number of papers it finds
+(choosing one runs it; the context menu renames or deletes); "Tags", one entry per tag
+with its colour, bound number key and paper count (the context menu renames, recolours,
+binds a key or deletes); and "Files", one entry per imported source file. Choosing a
+filter, tag or file emits a :class:`~paperdesk.ui.scope.Scope`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QEvent, QPoint, QRectF, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QPainter, QPalette
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QIcon, QKeyEvent, QPainter, QPalette, QPen, QPixmap
 from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QFrame, QHeaderView, QMenu,
                                QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QTreeWidget, QTreeWidgetItem, QWidget)
 
 from ..core.annotations import TAG_COLOURS
-from ..core.models import Source, Tag
+from ..core.models import SavedSearch, Source, Tag
 from .colours import swatch_icon
 from .formatting import local_datetime, tooltip_html
 from .scope import FILTER_LABELS, Scope
 
-__all__ = ["TagPane", "SourceIdRole", "CountRole", "ScopeRole", "TagIdRole"]
+__all__ = ["TagPane", "SourceIdRole", "CountRole", "ScopeRole", "TagIdRole",
+           "SavedQueryRole"]
 
 #: Item data role: the entry's source id (``None`` for "All papers").
 SourceIdRole = Qt.ItemDataRole.UserRole + 1
@@ -34,6 +37,10 @@ ScopeRole = Qt.ItemDataRole.UserRole + 3
 TagIdRole = Qt.ItemDataRole.UserRole + 4
 #: Item data role: the entry's name without the count.
 NameRole = Qt.ItemDataRole.UserRole + 5
+#: Item data role: a saved-search entry's query text.
+SavedQueryRole = Qt.ItemDataRole.UserRole + 6
+#: Item data role: a saved-search entry's row id (kept by a rename).
+SavedIdRole = Qt.ItemDataRole.UserRole + 7
 
 NAME, KEY, COUNT = range(3)
 _FILTER_TIPS = {
@@ -42,6 +49,34 @@ _FILTER_TIPS = {
     "untagged": "Papers without any tag",
     "has_note": "Papers with a note",
 }
+
+
+def _search_icon(widget: QWidget) -> QIcon:
+    """A small magnifying glass in the widget's muted text colour."""
+    size = 12
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    pen = QPen(widget.palette().color(QPalette.ColorRole.PlaceholderText))
+    pen.setWidthF(1.6)
+    painter.setPen(pen)
+    painter.drawEllipse(QRectF(1.0, 1.0, 7.0, 7.0))
+    painter.drawLine(QPointF(7.3, 7.3), QPointF(11.0, 11.0))
+    painter.end()
+    return QIcon(pixmap)
+
+
+class NameDelegate(QStyledItemDelegate):
+    """Elides file names in the middle (their ends tell them apart) and every other
+    name (saved searches, tags) at the right."""
+
+    def initStyleOption(self, option: QStyleOptionViewItem, index) -> None:  # noqa: N802
+        """Qt hook: choose the elide mode for this entry."""
+        super().initStyleOption(option, index)
+        option.textElideMode = (Qt.TextElideMode.ElideMiddle
+                                if index.data(SourceIdRole) is not None
+                                else Qt.TextElideMode.ElideRight)
 
 
 class KeyBadgeDelegate(QStyledItemDelegate):
@@ -79,7 +114,7 @@ class KeyBadgeDelegate(QStyledItemDelegate):
 
 
 class TagPane(QTreeWidget):
-    """Scope chooser: filters, tags and files, each with a paper count.
+    """Scope chooser: filters, saved searches, tags and files, each with a paper count.
 
     Signals:
         scopeChosen(object): the chosen :class:`Scope`. Emitted when the user changes
@@ -92,6 +127,11 @@ class TagPane(QTreeWidget):
         recolourTagRequested(int, str): ... to give this tag id this ``#rrggbb`` colour.
         bindKeyRequested(int, object): ... to bind key 1-9 (or ``None``: unbind).
         newTagRequested(): ... to create a tag.
+        savedSearchChosen(str, str): ``(name, query)`` — the user chose a saved search
+            (by click or keyboard); the window runs its query over all papers.
+        renameSavedSearchRequested(str): the user asked to rename this saved search.
+        deleteSavedSearchRequested(str): ... to delete this saved search.
+        saveSearchRequested(): ... to save the current search.
     """
 
     scopeChosen = Signal(object)
@@ -101,6 +141,10 @@ class TagPane(QTreeWidget):
     recolourTagRequested = Signal(int, str)
     bindKeyRequested = Signal(int, object)
     newTagRequested = Signal()
+    savedSearchChosen = Signal(str, str)
+    renameSavedSearchRequested = Signal(str)
+    deleteSavedSearchRequested = Signal(str)
+    saveSearchRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -125,6 +169,8 @@ class TagPane(QTreeWidget):
         header.resizeSection(KEY, self.fontMetrics().height() + 8)
         self._key_delegate = KeyBadgeDelegate(self)
         self.setItemDelegateForColumn(KEY, self._key_delegate)
+        self._name_delegate = NameDelegate(self)
+        self.setItemDelegateForColumn(NAME, self._name_delegate)
         header.resizeSection(COUNT, digits + 8)
         # A sidebar: window-coloured background, roomier rows, a little space on top.
         self.setStyleSheet(
@@ -138,16 +184,23 @@ class TagPane(QTreeWidget):
         for name, label in FILTER_LABELS.items():
             self._filters[name] = self._entry(None, label, Scope(filter=name),
                                               _FILTER_TIPS.get(name, label))
+        self._saved = self._section("Saved searches", "Click one to run it; right-click "
+                                    "to rename or delete it. Ctrl+S saves the current search")
+        self._saved_list: list[SavedSearch] = []
+        self._search_icon: QIcon | None = None
+        self._saved_counts: dict[str, int | None] = {}
         self._tags = self._section("Tags", "Right-click a tag to rename, recolour, bind a "
                                    "number key or delete it")
         self._files = self._section("Files", "The files papers were imported from")
         self._tag_list: list[Tag] = []
         self.refresh(0, [])
+        self.set_saved_searches([])
         self.setCurrentItem(self._all)
         self.currentItemChanged.connect(self._on_current_changed)
+        self.itemClicked.connect(self._on_clicked)
 
     # -- building ------------------------------------------------------------------------
-    def _entry(self, parent: QTreeWidgetItem | None, name: str, scope: Scope,
+    def _entry(self, parent: QTreeWidgetItem | None, name: str, scope: Scope | None,
                tip: str = "") -> QTreeWidgetItem:
         item = QTreeWidgetItem(parent if parent is not None else self)
         item.setData(0, NameRole, name)
@@ -199,7 +252,7 @@ class TagPane(QTreeWidget):
             if tags is not None:
                 self._rebuild_tags(tags)
             self._rebuild_files(sources)
-            if not self.select_scope(chosen, notify=False):
+            if self.current_saved() is None and not self.select_scope(chosen, notify=False):
                 self.setCurrentItem(self._all)
         finally:
             self.blockSignals(False)
@@ -218,7 +271,7 @@ class TagPane(QTreeWidget):
         self.blockSignals(True)
         try:
             self._rebuild_tags(tags)
-            if not self.select_scope(chosen, notify=False):
+            if self.current_saved() is None and not self.select_scope(chosen, notify=False):
                 self.setCurrentItem(self._all)
         finally:
             self.blockSignals(False)
@@ -256,6 +309,66 @@ class TagPane(QTreeWidget):
             hint.setFirstColumnSpanned(True)
         self._tags.setExpanded(True)
 
+    def set_saved_searches(self, searches: Sequence[SavedSearch]) -> None:
+        """Rebuild the "Saved searches" entries from ``Library.saved_searches()``.
+
+        Known counts are kept (by name) until :meth:`set_saved_counts` brings new ones. A
+        chosen saved search stays chosen if it still exists, even renamed (otherwise
+        "All papers" is chosen, without any signal: the search box keeps its text).
+        """
+        current = self.currentItem()
+        chosen = current.data(0, SavedIdRole) if self._saved_of(current) else None
+        self.blockSignals(True)
+        try:
+            self._saved_list = list(searches)
+            self._saved.takeChildren()
+            for search in searches:
+                item = self._entry(self._saved, search.name, None)
+                item.setData(0, SavedQueryRole, search.query)
+                item.setData(0, SavedIdRole, search.id)
+                if self._search_icon is None:
+                    self._search_icon = _search_icon(self)
+                item.setIcon(NAME, self._search_icon)
+                self._show_saved_count(item)
+            if not searches:
+                hint = QTreeWidgetItem(self._saved, ["Ctrl+S saves a search"])
+                hint.setToolTip(0, "Type a search, then press Ctrl+S (Edit ▸ Save Search…)")
+                hint.setFlags(Qt.ItemFlag.NoItemFlags)
+                hint.setForeground(0, self.palette().placeholderText())
+                hint.setFirstColumnSpanned(True)
+            self._saved.setHidden(False)
+            self._saved.setExpanded(True)
+            if chosen is not None:
+                item = next((self._saved.child(i) for i in range(self._saved.childCount())
+                             if self._saved.child(i).data(0, SavedIdRole) == chosen), None)
+                self.setCurrentItem(item if item is not None else self._all)
+        finally:
+            self.blockSignals(False)
+
+    def set_saved_counts(self, counts: Mapping[str, int | None]) -> None:
+        """Show how many papers each saved search finds.
+
+        Args:
+            counts: ``{name: count}``; ``None`` (or a missing name) shows no count.
+        """
+        self._saved_counts = {name.casefold(): n for name, n in counts.items()}
+        for i in range(self._saved.childCount()):
+            self._show_saved_count(self._saved.child(i))
+
+    def _show_saved_count(self, item: QTreeWidgetItem) -> None:
+        name = item.data(0, NameRole)
+        if name is None:
+            return
+        count = self._saved_counts.get(name.casefold())
+        item.setData(0, CountRole, count)
+        item.setText(COUNT, "" if count is None else str(count))
+        query = item.data(0, SavedQueryRole)
+        found = ("" if count is None
+                 else f"\nFinds {count} paper{'s' if count != 1 else ''}")
+        item.setToolTip(NAME, tooltip_html(
+            f"Saved search “{name}”\n{query}{found}\nClick to run it; right-click (or F2, "
+            "Del) to rename or delete it"))
+
     def _rebuild_files(self, sources: Sequence[Source]) -> None:
         self._files.takeChildren()
         for src in sources:
@@ -282,6 +395,47 @@ class TagPane(QTreeWidget):
     def current_tag(self) -> int | None:
         """Return the chosen tag id, or ``None``."""
         return self.current_scope().tag_id
+
+    def current_saved(self) -> tuple[str, str] | None:
+        """Return ``(name, query)`` of the chosen saved search, or ``None``."""
+        return self._saved_of(self.currentItem())
+
+    def saved_item(self, name: str) -> QTreeWidgetItem | None:
+        """Return the entry of the saved search ``name`` (any case), if any."""
+        for i in range(self._saved.childCount()):
+            item = self._saved.child(i)
+            if (item.data(0, NameRole) or "").casefold() == name.casefold() \
+                    and item.data(0, SavedQueryRole) is not None:
+                return item
+        return None
+
+    def select_saved(self, name: str, notify: bool = True) -> bool:
+        """Make the saved search ``name`` the chosen entry.
+
+        Args:
+            name: its name (any case).
+            notify: emit ``savedSearchChosen``.
+        Returns:
+            False if there is no such saved search.
+        """
+        item = self.saved_item(name)
+        if item is None:
+            return False
+        if not notify:
+            self.blockSignals(True)
+        try:
+            self.setCurrentItem(item)
+        finally:
+            if not notify:
+                self.blockSignals(False)
+        return True
+
+    @staticmethod
+    def _saved_of(item: QTreeWidgetItem | None) -> tuple[str, str] | None:
+        if item is None:
+            return None
+        query = item.data(0, SavedQueryRole)
+        return None if query is None else (item.data(0, NameRole), query)
 
     def select_scope(self, scope: Scope, notify: bool = True) -> bool:
         """Make the entry for ``scope`` current.
@@ -344,6 +498,16 @@ class TagPane(QTreeWidget):
         return [(name, self._label(it), it.data(0, CountRole))
                 for name, it in self._filters.items()]
 
+    def saved_entries(self) -> list[tuple[str, str, int | None]]:
+        """Return ``(name, query, count)`` for each saved search, in order (count
+        ``None`` until counted)."""
+        out = []
+        for i in range(self._saved.childCount()):
+            saved = self._saved_of(self._saved.child(i))
+            if saved is not None:
+                out.append((*saved, self._saved.child(i).data(0, CountRole)))
+        return out
+
     def tag_entries(self) -> list[Tag]:
         """Return the tags listed, in order (as last given to :meth:`refresh`)."""
         return list(self._tag_list)
@@ -353,6 +517,7 @@ class TagPane(QTreeWidget):
         return f"{item.data(0, NameRole)} ({item.data(0, CountRole)})"
 
     def _all_entries(self) -> list[QTreeWidgetItem]:
+        # Scope entries only (saved searches are not scopes).
         out = [self._all, *self._filters.values()]
         for section in (self._tags, self._files):
             out += [section.child(i) for i in range(section.childCount())]
@@ -366,21 +531,42 @@ class TagPane(QTreeWidget):
 
     @Slot(QTreeWidgetItem, QTreeWidgetItem)
     def _on_current_changed(self, current, previous) -> None:
+        saved = self._saved_of(current)
+        if saved is not None:
+            self.savedSearchChosen.emit(*saved)
+            return
         if current is None or not isinstance(current.data(0, ScopeRole), Scope):
             return
         self._emit(current.data(0, ScopeRole))
 
-    def event(self, event) -> bool:  # noqa: D401 (Qt)
-        """Claim F2 and Delete while a tag is chosen, before the window's shortcuts (F2
-        is also "Edit Title") see them; :meth:`keyPressEvent` then handles them."""
-        if (event.type() == QEvent.Type.ShortcutOverride and self.current_tag() is not None
-                and event.key() in (Qt.Key.Key_F2, Qt.Key.Key_Delete)):
+    @Slot(QTreeWidgetItem, int)
+    def _on_clicked(self, item: QTreeWidgetItem, column: int) -> None:
+        # A click on the saved search that is already chosen runs it again (the search
+        # box may hold another query by now).
+        saved = self._saved_of(item)
+        if saved is not None and item is self.currentItem():
+            self.savedSearchChosen.emit(*saved)
+
+    def event(self, event: QEvent) -> bool:
+        """Claim F2 and Delete while a tag or saved search is chosen, so they rename or
+        delete it instead of triggering the window's shortcuts (F2 edits the title)."""
+        if event.type() == QEvent.Type.ShortcutOverride \
+                and event.key() in (Qt.Key.Key_F2, Qt.Key.Key_Delete) \
+                and not event.modifiers() \
+                and (self.current_tag() is not None or self.current_saved() is not None):
             event.accept()
             return True
         return super().event(event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt)
-        """F2 renames and Delete deletes the chosen tag."""
+        """F2 renames and Delete deletes the chosen tag or saved search."""
+        saved = self.current_saved()
+        if saved is not None and event.key() == Qt.Key.Key_F2:
+            self.renameSavedSearchRequested.emit(saved[0])
+            return
+        if saved is not None and event.key() == Qt.Key.Key_Delete:
+            self.deleteSavedSearchRequested.emit(saved[0])
+            return
         tag_id = self.current_tag()
         if tag_id is not None and event.key() == Qt.Key.Key_F2:
             self.renameTagRequested.emit(tag_id)
@@ -395,7 +581,17 @@ class TagPane(QTreeWidget):
         item = self.itemAt(pos)
         menu = QMenu(self)
         tag_id = item.data(0, TagIdRole) if item is not None else None
-        if tag_id is not None:
+        saved = self._saved_of(item)
+        if saved is not None:
+            name = saved[0]
+            menu.addAction("&Run", lambda: self.savedSearchChosen.emit(*saved))
+            menu.addAction("&Rename…\tF2", lambda: self.renameSavedSearchRequested.emit(name))
+            menu.addAction("&Delete\tDel", lambda: self.deleteSavedSearchRequested.emit(name))
+            menu.addSeparator()
+            menu.addAction("&Save Current Search…\tCtrl+S", self.saveSearchRequested.emit)
+        elif item is self._saved or (item is not None and item.parent() is self._saved):
+            menu.addAction("&Save Current Search…\tCtrl+S", self.saveSearchRequested.emit)
+        elif tag_id is not None:
             tag = next((t for t in self._tag_list if t.id == tag_id), None)
             self._tag_menu(menu, tag)
         elif item is self._tags or (item is not None and item.parent() is self._tags):

