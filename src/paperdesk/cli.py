@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .core.exporting import FIELDS, FORMATS
 from .core.library import Library
 from .core.models import LibraryError
 from .core.paths import LIBRARY_ENV, default_library_path
@@ -80,6 +81,20 @@ def build_parser() -> argparse.ArgumentParser:
     q = tag_sub.add_parser("rename", help="rename a tag; onto an existing name merges them")
     q.add_argument("old")
     q.add_argument("new")
+
+    p = sub.add_parser("export", help="export papers as csv, markdown, json, bibtex, ris "
+                                      "or csl-json")
+    scope = p.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--tag", metavar="TAG", help="papers with this tag")
+    scope.add_argument("--query", metavar="Q", help="the results of a search")
+    scope.add_argument("--saved", metavar="NAME", help="the results of a saved search")
+    scope.add_argument("--ids", nargs="+", type=int, metavar="ID", help="these papers")
+    scope.add_argument("--all", action="store_true", help="the whole library")
+    p.add_argument("--format", required=True, choices=list(FORMATS))
+    p.add_argument("--fields", metavar="F,F,...",
+                   help="fields to include (default all): " + ",".join(FIELDS))
+    p.add_argument("-o", "--output", metavar="FILE", type=Path,
+                   help="file to write (default: standard output)")
 
     p = sub.add_parser("tags", help="list tags with paper counts, colours and keys")
     p.add_argument("--json", action="store_true", help="print as JSON")
@@ -231,6 +246,24 @@ def _cmd_mark(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_export(lib: Library, args) -> int:
+    ids = lib.export_scope(tag=args.tag, query=args.query, saved=args.saved, ids=args.ids,
+                           everything=args.all)
+    fields = None
+    if args.fields:
+        fields = [f.strip() for f in args.fields.split(",") if f.strip()]
+        unknown = sorted(set(fields) - set(FIELDS))
+        if unknown:
+            raise LibraryError(f"unknown field(s) {', '.join(unknown)}; "
+                               f"choose from {','.join(FIELDS)}")
+    if args.output is None:
+        sys.stdout.write(lib.export_text(ids, args.format, fields))
+        return 0
+    n = lib.export_to_file(ids, args.format, args.output, fields)
+    print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
+    return 0
+
+
 _COMMANDS = {
     "import": _cmd_import,
     "search": _cmd_search,
@@ -241,6 +274,7 @@ _COMMANDS = {
     "tags": _cmd_tags,
     "note": _cmd_note,
     "mark": _cmd_mark,
+    "export": _cmd_export,
 }
 
 
