@@ -6,7 +6,8 @@ cheap calls (counts, id lists, row summaries, one paper) and makes annotation ch
 there through undoable commands (:mod:`paperdesk.ui.commands`); searches, imports and
 search-index updates run on worker threads (:mod:`paperdesk.ui.workers`). The commands
 of the menus and keyboard come from one table (:mod:`paperdesk.ui.actions`); their slots
-for triage and annotation live in :class:`~paperdesk.ui.triage.TriageMixin`.
+for triage and annotation live in :class:`~paperdesk.ui.triage.TriageMixin`, those for
+exporting and copying in :class:`~paperdesk.ui.export_commands.WindowExportMixin`.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from .actions import build_actions
 from .commands import Change, CommandContext
 from .detail_pane import PLACEHOLDER, DetailPane
 from .dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
+from .export_commands import WindowExportMixin
 from .formatting import plural
 from .paper_model import PaperTableModel
 from .scope import FILTER_LABELS, Scope
@@ -38,7 +40,7 @@ from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
 from .title_delegate import TitleDelegate
 from .triage import TriageMixin
-from .workers import ImportRunner, IndexSyncRunner, SearchRunner
+from .workers import ExportRunner, ImportRunner, IndexSyncRunner, SearchRunner
 
 __all__ = ["MainWindow", "SEARCH_PLACEHOLDER"]
 
@@ -48,7 +50,7 @@ TAG_PANE_WIDTH = 210
 DETAIL_SHARE = 0.40
 
 
-class MainWindow(TriageMixin, QMainWindow):
+class MainWindow(TriageMixin, WindowExportMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -98,6 +100,11 @@ class MainWindow(TriageMixin, QMainWindow):
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
+        self.export_runner = ExportRunner(library, parent=self)
+        self.export_runner.progress.connect(self._on_export_progress)
+        self.export_runner.finished.connect(self._on_export_finished)
+        self.export_runner.failed.connect(self._on_export_failed)
+        self.export_runner.cancelled.connect(self._on_export_cancelled)
         self.sync_runner = IndexSyncRunner(library, parent=self)
         self.sync_runner.synced.connect(self._on_index_synced)
         self.sync_runner.failed.connect(
@@ -228,7 +235,7 @@ class MainWindow(TriageMixin, QMainWindow):
         self.progress_bar.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
-        self.cancel_button.clicked.connect(self.cancel_import)
+        self.cancel_button.clicked.connect(self._cancel_background_job)
         self.cancel_button.hide()
         bar.addPermanentWidget(self.unread_label)
         bar.addPermanentWidget(self.progress_bar)
@@ -309,10 +316,10 @@ class MainWindow(TriageMixin, QMainWindow):
         return len(rows)
 
     def is_busy(self) -> bool:
-        """Return True while an import runs, a search is pending or the search index is
-        being updated."""
-        return (self.import_runner.is_running() or self.search_runner.is_busy()
-                or self.sync_runner.is_busy())
+        """Return True while an import or export runs, a search is pending or the search
+        index is being updated."""
+        return (self.import_runner.is_running() or self.export_runner.is_running()
+                or self.search_runner.is_busy() or self.sync_runner.is_busy())
 
     def start_import(self, paths: Iterable[str | Path], seeds: bool = False) -> bool:
         """Import files/folders in the background, with progress in the status bar.
@@ -321,13 +328,12 @@ class MainWindow(TriageMixin, QMainWindow):
             paths: files and/or folders.
             seeds: these are the bundled sample files (changes the wording only).
         Returns:
-            False if an import is already running.
+            False if an import or an export is already running.
         """
-        if not self.import_runner.start(list(paths)):
+        if self.export_runner.is_running() or not self.import_runner.start(list(paths)):
             return False
         self._importing_seeds = seeds
-        self.import_files_action.setEnabled(False)
-        self.import_folder_action.setEnabled(False)
+        self._set_background_job(True)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setFormat("Importing…")
         self.progress_bar.show()
@@ -342,6 +348,14 @@ class MainWindow(TriageMixin, QMainWindow):
         self.import_runner.cancel()
         self.cancel_button.setEnabled(False)
         self.progress_bar.setFormat("Cancelling…")
+
+    @Slot()
+    def _cancel_background_job(self) -> None:
+        """The status bar's Cancel: stop the running export or import."""
+        if self.export_runner.is_running():
+            self.cancel_export()
+        else:
+            self.cancel_import()
 
     @Slot()
     def choose_files_to_import(self) -> None:
@@ -423,6 +437,7 @@ class MainWindow(TriageMixin, QMainWindow):
         self._read_timer.stop()
         self.search_runner.shutdown()
         self.import_runner.shutdown()
+        self.export_runner.shutdown()
         self.sync_runner.shutdown()
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
@@ -744,8 +759,7 @@ class MainWindow(TriageMixin, QMainWindow):
     def _end_import(self) -> None:
         self.progress_bar.hide()
         self.cancel_button.hide()
-        self.import_files_action.setEnabled(True)
-        self.import_folder_action.setEnabled(True)
+        self._set_background_job(False)
         self._refresh_sources()
         if self._query():
             self.search_runner.request(self._query(), scope=self._scope, immediate=True)
