@@ -185,12 +185,13 @@ class ExportDialog(QDialog):
         self.path_edit.textEdited.connect(lambda _text: self.problem_label.hide())
         self._refresh()
         self.resize(max(self.sizeHint().width(), 560), self.sizeHint().height())
+        self.export_button.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- construction ------------------------------------------------------------------
     def _build_scope(self, current_tag_id: int | None) -> QGroupBox:
         box = QGroupBox("Papers")
         grid = QGridLayout(box)
-        grid.setColumnStretch(1, 1)
+        grid.setColumnStretch(0, 1)
         self._scope_group = QButtonGroup(self)
         self._scope_radios: dict[str, QRadioButton] = {}
         self._scope_counts: dict[str, QLabel] = {}
@@ -198,16 +199,6 @@ class ExportDialog(QDialog):
                  "selected": "Selected papers",
                  "tag": "Tag:",
                  "all": "Whole library"}
-        for row, kind in enumerate(SCOPES):
-            radio = QRadioButton(texts[kind].replace("&", "&&"))
-            radio.setObjectName(f"scope{kind.capitalize()}")
-            self._scope_group.addButton(radio, row)
-            self._scope_radios[kind] = radio
-            count = _muted(QLabel())
-            count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            self._scope_counts[kind] = count
-            grid.addWidget(radio, row, 0)
-            grid.addWidget(count, row, 2)
         self.tag_combo = QComboBox()
         self.tag_combo.setObjectName("exportTagCombo")
         self.tag_combo.setSizeAdjustPolicy(
@@ -219,7 +210,23 @@ class ExportDialog(QDialog):
             index = self.tag_combo.findData(current_tag_id)
             if index >= 0:
                 self.tag_combo.setCurrentIndex(index)
-        grid.addWidget(self.tag_combo, SCOPES.index("tag"), 1)
+        for row, kind in enumerate(SCOPES):
+            radio = QRadioButton(texts[kind].replace("&", "&&"))
+            radio.setObjectName(f"scope{kind.capitalize()}")
+            self._scope_group.addButton(radio, row)
+            self._scope_radios[kind] = radio
+            count = _muted(QLabel())
+            count.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self._scope_counts[kind] = count
+            if kind == "tag":
+                line = QHBoxLayout()
+                line.addWidget(radio)
+                line.addWidget(self.tag_combo)
+                line.addStretch(1)
+                grid.addLayout(line, row, 0)
+            else:
+                grid.addWidget(radio, row, 0)
+            grid.addWidget(count, row, 1)
         if not self._selected:
             self._scope_radios["selected"].setEnabled(False)
         if self.tag_combo.count() == 0:
