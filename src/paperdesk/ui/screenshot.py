@@ -3,12 +3,13 @@
 Command line::
 
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.screenshot docs/screenshot.png \\
-        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage]
+        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export]
 
 Without ``--library`` a temporary library is created and the bundled seeds imported.
 ``--demo`` first annotates the library through the window (tags with colours and keys,
 stars, read marks, a note and highlights on the "μP" paper) and shows that paper;
-``--triage`` also filters to unread papers and selects several rows.
+``--triage`` also filters to unread papers and selects several rows; ``--export`` (with
+``--demo``) lists the "to read" tag and draws the File ▸ Export… dialog over the window.
 """
 
 from __future__ import annotations
@@ -19,14 +20,16 @@ import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QWidget
 
 from .commands import HighlightCommentCommand, SetReadCommand, SetStarredCommand
 from .scope import Scope
 
 from .startup import create_main_window, ensure_app
 
-__all__ = ["save_screenshot", "demo_annotations", "main"]
+__all__ = ["save_screenshot", "demo_annotations", "compose_dialog", "main"]
 
 #: The demo's tags: name -> (colour, key).
 DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
@@ -95,10 +98,44 @@ def demo_annotations(window) -> int | None:
     return target
 
 
+def compose_dialog(window: QWidget, dialog: QWidget) -> QPixmap:
+    """Draw ``dialog`` centred over a slightly dimmed ``window``, with a plain title bar
+    and a soft shadow (offscreen, a grab of the window includes neither its top-level
+    dialogs nor window frames).
+
+    Returns:
+        The combined picture, the size of the window.
+    """
+    picture = window.grab()
+    body = dialog.grab()
+    bar = dialog.fontMetrics().height() + 12
+    front = QPixmap(body.width(), body.height() + bar)
+    front.fill(dialog.palette().color(dialog.backgroundRole()).darker(112))
+    framer = QPainter(front)
+    framer.drawPixmap(0, bar, body)
+    framer.setPen(dialog.palette().color(dialog.foregroundRole()))
+    framer.drawText(QRect(0, 0, body.width(), bar), Qt.AlignmentFlag.AlignCenter,
+                    dialog.windowTitle())
+    framer.end()
+    painter = QPainter(picture)
+    painter.fillRect(picture.rect(), QColor(0, 0, 0, 60))
+    x = (picture.width() - front.width()) // 2
+    y = max((picture.height() - front.height()) // 2, 0)
+    for spread, alpha in ((12, 14), (8, 20), (4, 30)):
+        painter.fillRect(QRect(x - spread, y - spread + 4, front.width() + 2 * spread,
+                               front.height() + 2 * spread), QColor(0, 0, 0, alpha))
+    painter.drawPixmap(QPoint(x, y), front)
+    painter.setPen(QColor(0, 0, 0, 90))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRect(QRect(x, y, front.width() - 1, front.height() - 1))
+    painter.end()
+    return picture
+
+
 def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     size: tuple[int, int] = (1280, 800), query: str | None = None,
                     row: int = 0, timeout_s: float = 30.0, demo: bool = False,
-                    triage: bool = False) -> Path:
+                    triage: bool = False, export: bool = False) -> Path:
     """Build the window, wait for the seed import, select a row, optionally search, and
     save ``window.grab()``.
 
@@ -111,6 +148,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         timeout_s: how long to wait for the import and the search.
         demo: annotate first (see :func:`demo_annotations`) and show the annotated paper.
         triage: with ``demo``, list the unread papers and select four rows.
+        export: with ``demo``, list the "to read" tag and draw the export dialog over
+            the window (see :func:`compose_dialog`).
     Returns:
         The PNG path.
     Raises:
@@ -127,6 +166,11 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         target = demo_annotations(window) if demo else None
         if triage:
             window.tag_pane.select_scope(Scope(filter="unread"))
+        if export:
+            tag = window.lib.tag_by_name("to read")
+            if tag is not None:
+                window.tag_pane.select_scope(Scope(tag_id=tag.id))
+                target = None
         if query:
             window.search_box.setFocus()
             window.search_box.setText(query)
@@ -143,7 +187,13 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         _wait(lambda: False, 0.2)  # let layouts and repaints settle
         out = Path(out_png)
         out.parent.mkdir(parents=True, exist_ok=True)
-        if not window.grab().save(str(out), "PNG"):
+        picture = window.grab()
+        if export:
+            dialog = window.open_export_dialog()
+            _wait(lambda: False, 0.3)
+            picture = compose_dialog(window, dialog)
+            dialog.reject()
+        if not picture.save(str(out), "PNG"):
             raise OSError(f"cannot write {out}")
         return out
     finally:
@@ -162,15 +212,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--demo", action="store_true", help="annotate some papers first")
     parser.add_argument("--triage", action="store_true",
                         help="with --demo: list unread papers, select several rows")
+    parser.add_argument("--export", action="store_true",
+                        help="with --demo: show the export dialog over the window")
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
-                              demo=args.demo, triage=args.triage)
+                              demo=args.demo, triage=args.triage, export=args.export)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             out = save_screenshot(Path(tmp) / "lib", args.out, (width, height), args.query,
-                                  args.row, demo=args.demo, triage=args.triage)
+                                  args.row, demo=args.demo, triage=args.triage,
+                                  export=args.export)
     print(out)
     return 0
 
