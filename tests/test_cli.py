@@ -209,3 +209,48 @@ def test_search_explains_ignored_input(tmp_path, seed_files, capsys):
     assert "cannot start with * or ?" in captured.err
     assert main(lib + ["search", "depth estimaton"]) == 0
     assert "did you mean: depth estimation" in capsys.readouterr().out
+
+
+def test_export_command(tmp_path, seed_files, capsys):
+    lib = ["--library", str(tmp_path / "lib")]
+    main(lib + ["import", *map(str, seed_files)])
+    main(lib + ["tag", "add", "to read", "1", "2"])
+    capsys.readouterr()
+    assert main(lib + ["export", "--tag", "to read", "--format", "ris"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("TY  - GEN") and out.count("ER  - ") == 2
+    target = tmp_path / "list.bib"
+    assert main(lib + ["export", "--ids", "2", "1", "--format", "bibtex", "-o", str(target)]) == 0
+    assert "exported 2 paper(s)" in capsys.readouterr().err
+    assert target.read_text().index("cost_2") < target.read_text().index("advancement_1")
+    assert main(lib + ["export", "--all", "--format", "csv", "--fields", "tags,note"]) == 0
+    header = capsys.readouterr().out.splitlines()[0]
+    assert header == "\ufeffid,title,tags,note"
+    assert main(lib + ["export", "--query", '"hierarchical Tree-based static workflow"',
+                       "--format", "csl-json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 1
+    assert main(lib + ["saved-search", "add", "Static", '"static workflow"']) == 0
+    capsys.readouterr()
+    assert main(lib + ["export", "--saved", "static", "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.count("\n## ") == 1
+
+
+@pytest.mark.parametrize("args, message", [
+    (["export", "--tag", "nope", "--format", "csv"], "no tag named 'nope'"),
+    (["export", "--all", "--format", "csv", "--fields", "colour"], "unknown field(s) colour"),
+    (["export", "--all", "--format", "csv", "-o", "/nonexistent/dir/x.csv"], "cannot write"),
+    (["export", "--ids", "424242", "--format", "csv"], "no paper with id 424242"),
+    (["export", "--saved", "nope", "--format", "csv"], "no saved search named 'nope'"),
+])
+def test_export_user_errors(tmp_path, seed_files, capsys, args, message):
+    lib = ["--library", str(tmp_path / "lib")]
+    main(lib + ["import", str(seed_files[0])])
+    capsys.readouterr()
+    assert main(lib + args) == 1
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_export_scope_is_required(tmp_path):
+    r = run("export", "--format", "csv", library=tmp_path / "lib")
+    assert r.returncode == 2 and "one of the arguments" in r.stderr

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .core.exporting import FIELDS, FORMATS
 from .core.library import Library
 from .core.models import LibraryError
 from .core.paths import LIBRARY_ENV, default_library_path
@@ -92,6 +93,19 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print as JSON")
     q = saved_sub.add_parser("remove", help="delete a saved search")
     q.add_argument("name")
+    p = sub.add_parser("export", help="export papers as csv, markdown, json, bibtex, ris "
+                                      "or csl-json")
+    scope = p.add_mutually_exclusive_group(required=True)
+    scope.add_argument("--tag", metavar="TAG", help="papers with this tag")
+    scope.add_argument("--query", metavar="Q", help="the results of a search")
+    scope.add_argument("--saved", metavar="NAME", help="the results of a saved search")
+    scope.add_argument("--ids", nargs="+", type=int, metavar="ID", help="these papers")
+    scope.add_argument("--all", action="store_true", help="the whole library")
+    p.add_argument("--format", required=True, choices=list(FORMATS))
+    p.add_argument("--fields", metavar="F,F,...",
+                   help="fields to include (default all): " + ",".join(FIELDS))
+    p.add_argument("-o", "--output", metavar="FILE", type=Path,
+                   help="file to write (default: standard output)")
 
     p = sub.add_parser("tags", help="list tags with paper counts, colours and keys")
     p.add_argument("--json", action="store_true", help="print as JSON")
@@ -266,6 +280,24 @@ def _cmd_saved(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_export(lib: Library, args) -> int:
+    ids = lib.export_scope(tag=args.tag, query=args.query, saved=args.saved, ids=args.ids,
+                           everything=args.all)
+    fields = None
+    if args.fields:
+        fields = [f.strip() for f in args.fields.split(",") if f.strip()]
+        unknown = sorted(set(fields) - set(FIELDS))
+        if unknown:
+            raise LibraryError(f"unknown field(s) {', '.join(unknown)}; "
+                               f"choose from {','.join(FIELDS)}")
+    if args.output is None:
+        sys.stdout.write(lib.export_text(ids, args.format, fields))
+        return 0
+    n = lib.export_to_file(ids, args.format, args.output, fields)
+    print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
+    return 0
+
+
 _COMMANDS = {
     "import": _cmd_import,
     "search": _cmd_search,
@@ -277,6 +309,7 @@ _COMMANDS = {
     "note": _cmd_note,
     "mark": _cmd_mark,
     "saved-search": _cmd_saved,
+    "export": _cmd_export,
 }
 
 

@@ -23,8 +23,10 @@ import sqlite_utils
 from . import db as _db
 from .annotations import AnnotationsMixin
 from .saved_searches import SavedSearchesMixin
+from .export_ops import ExportMixin
 from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
+from .json_import import is_json_export, read_export, store_export
 from .parsing import ParseError, collect_files, read_file
 from .schema import SchemaError, migrate
 from .search import IndexDocument, SearchIndex, make_snippet, match_spans
@@ -74,7 +76,7 @@ def _never() -> bool:
     return False
 
 
-class Library(AnnotationsMixin, SavedSearchesMixin):
+class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
 
     Attributes:
@@ -478,22 +480,31 @@ class Library(AnnotationsMixin, SavedSearchesMixin):
         cancel = cancel or _never
         report = ImportReport()
         parsed = []
-        for path in collect_files(list(paths)):
+        for path in collect_files(list(paths), patterns=("*.txt", "*.json")):
             try:
-                parsed.append((path, read_file(path)))
+                if is_json_export(path):
+                    parsed.append((path, read_export(path)))
+                else:
+                    parsed.append((path, read_file(path)))
             except ParseError as exc:
                 report.files.append(FileReport(str(path), error=exc.reason))
-        total = sum(len(pf.abstracts) for _p, pf in parsed)
+        total = sum(len(pf["papers"]) if isinstance(pf, dict) else len(pf.abstracts)
+                    for _p, pf in parsed)
         done = 0
         progress("import", 0, total)
         for path, pf in parsed:
-            file_report = FileReport(str(path), header=pf.header)
+            is_export = isinstance(pf, dict)
+            file_report = FileReport(str(path), header="paperdesk export" if is_export
+                                     else pf.header)
             if cancel():
                 report.cancelled = True
                 break
             try:
-                added = self._import_file(pf, file_report, cancel, lambda n: progress(
-                    "import", done + n, total))
+                if is_export:
+                    added = self._import_export(pf, file_report)
+                else:
+                    added = self._import_file(pf, file_report, cancel, lambda n: progress(
+                        "import", done + n, total))
             except _Cancelled:
                 report.cancelled = True
                 break
@@ -503,13 +514,20 @@ class Library(AnnotationsMixin, SavedSearchesMixin):
                 added = []
             report.files.append(file_report)
             report.added_ids.extend(added)
-            done += len(pf.abstracts)
+            done += len(pf["papers"]) if is_export else len(pf.abstracts)
             progress("import", done, total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
         # time the library is opened or changed.
         if sync:
             self.sync_index(progress=progress, cancel=cancel)
         return report
+
+    def _import_export(self, doc: dict, file_report: FileReport) -> list[int]:
+        with _db.transaction(self.db) as db:
+            added, touched = store_export(self, doc, file_report, _now())
+            self._enqueue(db, added, "add")
+            self._enqueue(db, touched, "update")
+        return added
 
     def _import_file(self, pf, file_report: FileReport, cancel: CancelCheck,
                      step: Callable[[int], None]) -> list[int]:

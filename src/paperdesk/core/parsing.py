@@ -147,17 +147,18 @@ def read_file(path: str | os.PathLike) -> ParsedFile:
     )
 
 
-def collect_files(paths: list[str | os.PathLike], pattern: str = "*.txt") -> list[Path]:
+def collect_files(paths: list[str | os.PathLike],
+                  patterns: tuple[str, ...] = ("*.txt",)) -> list[Path]:
     """Expand a mix of files and folders into the files to import.
 
     Files are taken as given (any extension). Folders are searched recursively for files
-    matching ``pattern``, sorted by path; hidden files and folders are skipped. A path that
+    matching any of ``patterns``, sorted by path; hidden files and folders are skipped. A path that
     does not exist, and a folder with no matching file, are kept, so that reading them
     reports the problem.
 
     Args:
         paths: files and/or folders.
-        pattern: glob for files inside folders.
+        patterns: globs for files inside folders.
     Returns:
         Paths in a stable order, without repeats.
     """
@@ -166,7 +167,7 @@ def collect_files(paths: list[str | os.PathLike], pattern: str = "*.txt") -> lis
         p = Path(raw)
         if p.is_dir():
             found = False
-            for f in sorted(p.rglob(pattern)):
+            for f in sorted(f for pattern in patterns for f in p.rglob(pattern)):
                 rel = f.relative_to(p).parts
                 if f.is_file() and not any(part.startswith(".") for part in rel):
                     out.setdefault(f, None)

@@ -6,7 +6,8 @@ cheap calls (counts, id lists, row summaries, one paper) and makes annotation ch
 there through undoable commands (:mod:`paperdesk.ui.commands`); searches, imports and
 search-index updates run on worker threads (:mod:`paperdesk.ui.workers`). The commands
 of the menus and keyboard come from one table (:mod:`paperdesk.ui.actions`); their slots
-for triage and annotation live in :class:`~paperdesk.ui.triage.TriageMixin`.
+for triage and annotation live in :class:`~paperdesk.ui.triage.TriageMixin`, those for
+exporting and copying in :class:`~paperdesk.ui.export_commands.WindowExportMixin`.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from .actions import build_actions
 from .commands import Change, CommandContext
 from .detail_pane import PLACEHOLDER, DetailPane
 from .dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
+from .export_commands import WindowExportMixin
 from .formatting import plural
 from .paper_model import PaperTableModel
 from .saved_searches import SavedSearchActions
@@ -44,7 +46,8 @@ from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
 from .title_delegate import TitleDelegate
 from .triage import TriageMixin
-from .workers import ImportRunner, IndexSyncRunner, SavedSearchCounter, SearchRunner
+from .workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
+                      SearchRunner)
 
 __all__ = ["MainWindow", "SEARCH_PLACEHOLDER"]
 
@@ -81,7 +84,7 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
-class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
+class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -141,6 +144,11 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
+        self.export_runner = ExportRunner(library, parent=self)
+        self.export_runner.progress.connect(self._on_export_progress)
+        self.export_runner.finished.connect(self._on_export_finished)
+        self.export_runner.failed.connect(self._on_export_failed)
+        self.export_runner.cancelled.connect(self._on_export_cancelled)
         self.sync_runner = IndexSyncRunner(library, parent=self)
         self.sync_runner.synced.connect(self._on_index_synced)
         self.sync_runner.failed.connect(
@@ -300,7 +308,7 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
         self.progress_bar.hide()
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
-        self.cancel_button.clicked.connect(self.cancel_import)
+        self.cancel_button.clicked.connect(self._cancel_background_job)
         self.cancel_button.hide()
         bar.addPermanentWidget(self.unread_label)
         bar.addPermanentWidget(self.progress_bar)
@@ -383,8 +391,9 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
     def is_busy(self) -> bool:
         """Return True while an import runs, a search is pending or the search index is
         being updated."""
-        return (self.import_runner.is_running() or self.search_runner.is_busy()
-                or self.sync_runner.is_busy() or self.saved_counter.is_busy())
+        return (self.import_runner.is_running() or self.export_runner.is_running()
+                or self.search_runner.is_busy() or self.sync_runner.is_busy()
+                or self.saved_counter.is_busy())
 
     def start_import(self, paths: Iterable[str | Path], seeds: bool = False) -> bool:
         """Import files/folders in the background, with progress in the status bar.
@@ -393,13 +402,12 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
             paths: files and/or folders.
             seeds: these are the bundled sample files (changes the wording only).
         Returns:
-            False if an import is already running.
+            False if an import or an export is already running.
         """
-        if not self.import_runner.start(list(paths)):
+        if self.export_runner.is_running() or not self.import_runner.start(list(paths)):
             return False
         self._importing_seeds = seeds
-        self.import_files_action.setEnabled(False)
-        self.import_folder_action.setEnabled(False)
+        self._set_background_job(True)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setFormat("Importing…")
         self.progress_bar.show()
@@ -414,6 +422,14 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
         self.import_runner.cancel()
         self.cancel_button.setEnabled(False)
         self.progress_bar.setFormat("Cancelling…")
+
+    @Slot()
+    def _cancel_background_job(self) -> None:
+        """The status bar's Cancel: stop the running export or import."""
+        if self.export_runner.is_running():
+            self.cancel_export()
+        else:
+            self.cancel_import()
 
     @Slot()
     def choose_files_to_import(self) -> None:
@@ -511,6 +527,7 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
         self.search_runner.shutdown()
         self.saved_counter.shutdown()
         self.import_runner.shutdown()
+        self.export_runner.shutdown()
         self.sync_runner.shutdown()
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
@@ -924,8 +941,7 @@ class MainWindow(SavedSearchActions, TriageMixin, QMainWindow):
     def _end_import(self) -> None:
         self.progress_bar.hide()
         self.cancel_button.hide()
-        self.import_files_action.setEnabled(True)
-        self.import_folder_action.setEnabled(True)
+        self._set_background_job(False)
         self._refresh_sources()
         self._count_saved()
         if self._query():

@@ -3,13 +3,14 @@
 Command line::
 
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.screenshot docs/screenshot.png \\
-        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] \\
+        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
         [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD]
 
 Without ``--library`` a temporary library is created and the bundled seeds imported.
 ``--demo`` first annotates the library through the window (tags with colours and keys,
 stars, read marks, a note and highlights on the "μP" paper) and shows that paper;
-``--triage`` also filters to unread papers and selects several rows. ``--saved`` saves a
+``--triage`` also filters to unread papers and selects several rows; ``--export`` (with
+``--demo``) lists the "to read" tag and draws the File ▸ Export… dialog over the window. ``--saved`` saves a
 few searches (listed with their counts in the left pane) and ``--open-saved`` runs one
 of them by clicking it; ``--query`` types a search
 (a misspelt one shows "Did you mean …"), ``--sort`` clicks a column header after it, and
@@ -24,14 +25,17 @@ import tempfile
 import time
 from pathlib import Path
 
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QWidget
 
 from .commands import HighlightCommentCommand, SetReadCommand, SetStarredCommand
 from .scope import Scope
 
 from .startup import create_main_window, ensure_app
 
-__all__ = ["save_screenshot", "demo_annotations", "demo_saved_searches", "main"]
+__all__ = ["save_screenshot", "demo_annotations", "demo_saved_searches", "compose_dialog",
+           "main"]
 
 #: The demo's tags: name -> (colour, key).
 DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
@@ -112,11 +116,46 @@ def demo_saved_searches(window) -> None:
         window.save_search(name, query)
 
 
+def compose_dialog(window: QWidget, dialog: QWidget) -> QPixmap:
+    """Draw ``dialog`` centred over a slightly dimmed ``window``, with a plain title bar
+    and a soft shadow (offscreen, a grab of the window includes neither its top-level
+    dialogs nor window frames).
+
+    Returns:
+        The combined picture, the size of the window.
+    """
+    picture = window.grab()
+    body = dialog.grab()
+    bar = dialog.fontMetrics().height() + 12
+    front = QPixmap(body.width(), body.height() + bar)
+    front.fill(dialog.palette().color(dialog.backgroundRole()).darker(112))
+    framer = QPainter(front)
+    framer.drawPixmap(0, bar, body)
+    framer.setPen(dialog.palette().color(dialog.foregroundRole()))
+    framer.drawText(QRect(0, 0, body.width(), bar), Qt.AlignmentFlag.AlignCenter,
+                    dialog.windowTitle())
+    framer.end()
+    painter = QPainter(picture)
+    painter.fillRect(picture.rect(), QColor(0, 0, 0, 60))
+    x = (picture.width() - front.width()) // 2
+    y = max((picture.height() - front.height()) // 2, 0)
+    for spread, alpha in ((12, 14), (8, 20), (4, 30)):
+        painter.fillRect(QRect(x - spread, y - spread + 4, front.width() + 2 * spread,
+                               front.height() + 2 * spread), QColor(0, 0, 0, alpha))
+    painter.drawPixmap(QPoint(x, y), front)
+    painter.setPen(QColor(0, 0, 0, 90))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRect(QRect(x, y, front.width() - 1, front.height() - 1))
+    painter.end()
+    return picture
+
+
 def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     size: tuple[int, int] = (1280, 800), query: str | None = None,
                     row: int = 0, timeout_s: float = 30.0, demo: bool = False,
                     triage: bool = False, saved: bool = False, sort: str | None = None,
-                    paper: str | None = None, open_saved: str | None = None) -> Path:
+                    paper: str | None = None, open_saved: str | None = None,
+                    export: bool = False) -> Path:
     """Build the window, wait for the seed import, select a row, optionally search, and
     save ``window.grab()``.
 
@@ -133,6 +172,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         open_saved: with ``saved``, choose this saved search in the left pane.
         sort: after the search, sort its hits by ``"title"`` or ``"added"``.
         paper: select the first listed paper whose abstract contains this text.
+        export: with ``demo``, list the "to read" tag and draw the export dialog over
+            the window (see :func:`compose_dialog`).
     Returns:
         The PNG path.
     Raises:
@@ -151,6 +192,11 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
             demo_saved_searches(window)
         if triage:
             window.tag_pane.select_scope(Scope(filter="unread"))
+        if export:
+            tag = window.lib.tag_by_name("to read")
+            if tag is not None:
+                window.tag_pane.select_scope(Scope(tag_id=tag.id))
+                target = None
         if saved and open_saved:
             _wait(lambda: not window.is_busy(), timeout_s)
             window.tag_pane.select_saved(open_saved)
@@ -184,7 +230,13 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         _wait(lambda: False, 0.2)  # let layouts and repaints settle
         out = Path(out_png)
         out.parent.mkdir(parents=True, exist_ok=True)
-        if not window.grab().save(str(out), "PNG"):
+        picture = window.grab()
+        if export:
+            dialog = window.open_export_dialog()
+            _wait(lambda: False, 0.3)
+            picture = compose_dialog(window, dialog)
+            dialog.reject()
+        if not picture.save(str(out), "PNG"):
             raise OSError(f"cannot write {out}")
         return out
     finally:
@@ -209,10 +261,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sort", choices=("title", "added"),
                         help="with --query: sort the hits by this column")
     parser.add_argument("--paper", help="select the first paper whose abstract has this text")
+    parser.add_argument("--export", action="store_true",
+                        help="with --demo: show the export dialog over the window")
     args = parser.parse_args(argv)
     width, height = (int(v) for v in args.size.lower().split("x"))
     options = {"demo": args.demo, "triage": args.triage, "saved": args.saved,
-               "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved}
+               "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
+               "export": args.export}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
                               **options)

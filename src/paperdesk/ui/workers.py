@@ -1,12 +1,12 @@
-"""Work that must not block the UI thread: searching, counting saved searches, importing
-and index syncing.
+"""Work that must not block the UI thread: searching, counting saved searches, importing,
+exporting and index syncing.
 
-Both runners are QObjects that live in the UI thread and own one worker QObject moved to
+The runners are QObjects that live in the UI thread and own one worker QObject moved to
 a QThread. Requests go to the worker through queued signals; results come back through
 queued signals, so every slot of a runner (and of the window) runs in the UI thread.
 
 Call ``shutdown()`` on each runner before the library is closed: it stops the thread
-and waits for it (an import is asked to cancel first).
+and waits for it (an import or export is asked to cancel first).
 """
 
 from __future__ import annotations
@@ -21,13 +21,15 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from ..core.export_ops import ExportCancelled
 from ..core.library import Library
+from ..core.models import LibraryError
 from ..core.search import MatchTerms
 from .scope import Scope
 
 __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
-           "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE", "SYNC_DELAY_MS",
-           "COUNT_DELAY_MS", "SORTS"]
+           "ExportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
+           "SYNC_DELAY_MS", "COUNT_DELAY_MS", "SORTS"]
 
 #: How long typing must pause before a search runs, in milliseconds.
 SEARCH_DELAY_MS = 150
@@ -505,6 +507,155 @@ class ImportRunner(QObject):
         self._join()
         if not self._stopped:
             self.failed.emit(message)
+
+
+# -- export ----------------------------------------------------------------------------
+class _ExportWorker(QObject):
+    """Runs ``Library.export_to_file`` once, in the export thread.
+
+    Cancelling is checked at every progress report as well as where the library polls
+    it, so even an export of a few papers stops before its file replaces the target.
+    """
+
+    progress = Signal(str, int, int)
+    done = Signal(int, str)     # papers written, path
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, library: Library, ids: list[int], fmt: str, path: Path,
+                 fields: list[str] | None, cancel: threading.Event):
+        super().__init__()
+        self._lib = library
+        self._args = (ids, fmt, path, fields)
+        self._cancel = cancel
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        if self._cancel.is_set():
+            raise ExportCancelled("export cancelled; no file was written")
+        self.progress.emit(stage, done, total)
+
+    @Slot()
+    def run(self) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
+        ids, fmt, path, fields = self._args
+        try:
+            if self._cancel.is_set():
+                raise ExportCancelled("export cancelled; no file was written")
+            written = self._lib.export_to_file(ids, fmt, path, fields,
+                                               progress=self._progress,
+                                               cancel=self._cancel.is_set)
+        except ExportCancelled:
+            self.cancelled.emit()
+            return
+        except LibraryError as exc:       # cannot write the file: a one-line message
+            self.failed.emit(str(exc) or type(exc).__name__)
+            return
+        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
+            self.failed.emit(_log_exception("export"))
+            return
+        self.done.emit(written, str(path))
+
+
+class ExportRunner(QObject):
+    """Writes one export file on a worker thread, one export at a time.
+
+    The file is written atomically by ``Library.export_to_file``: a failure or a cancel
+    leaves no partial file (and an existing file at the path untouched).
+
+    Signals:
+        progress(str, int, int): ``("export", done, total)``.
+        finished(int, str): ``(papers written, path)`` once the file is in place.
+        failed(str): a one-line message naming the file and the reason (e.g.
+            ``"cannot write /x/a.bib: Permission denied"``).
+        cancelled(): the export stopped on :meth:`cancel`; nothing was written.
+
+    Args:
+        library: the open library (read from the worker thread).
+        parent: Qt parent.
+    """
+
+    progress = Signal(str, int, int)
+    finished = Signal(int, str)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, library: Library, parent: QObject | None = None):
+        super().__init__(parent)
+        self._lib = library
+        self._thread: QThread | None = None
+        self._worker: _ExportWorker | None = None
+        self._cancel = threading.Event()
+        self._stopped = False
+
+    def is_running(self) -> bool:
+        """Return True while an export is in progress."""
+        return self._thread is not None
+
+    def start(self, ids: Iterable[int], fmt: str, path: str | Path,
+              fields: Iterable[str] | None = None) -> bool:
+        """Start writing ``ids`` as ``fmt`` to ``path``.
+
+        Args:
+            ids: paper ids in the order to write.
+            fmt: one of :data:`paperdesk.core.exporting.FORMATS`.
+            path: the file to (re)place.
+            fields: fields to include, or ``None`` for all.
+        Returns:
+            True if started; False if an export is already running or after shutdown.
+        """
+        if self._thread is not None or self._stopped:
+            return False
+        self._cancel = threading.Event()
+        thread = QThread()
+        thread.setObjectName("paperdesk-export")
+        worker = _ExportWorker(self._lib, list(ids), fmt, Path(path),
+                               None if fields is None else list(fields), self._cancel)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.progress.connect(self.progress)
+        worker.done.connect(self._on_done)
+        worker.failed.connect(self._on_failed)
+        worker.cancelled.connect(self._on_cancelled)
+        self._thread, self._worker = thread, worker
+        thread.start()
+        return True
+
+    def cancel(self) -> None:
+        """Ask the running export to stop; ``cancelled`` follows unless the file was
+        already complete (then ``finished`` arrives as usual)."""
+        self._cancel.set()
+
+    def shutdown(self) -> None:
+        """Cancel any running export and wait for its thread. Safe to call twice."""
+        self._stopped = True
+        self._cancel.set()
+        self._join()
+
+    def _join(self) -> None:
+        thread, worker = self._thread, self._worker   # see ImportRunner._join
+        if thread is not None:
+            thread.quit()
+            thread.wait()
+        self._thread = self._worker = None
+        del worker
+
+    @Slot(int, str)
+    def _on_done(self, written: int, path: str) -> None:
+        self._join()
+        if not self._stopped:
+            self.finished.emit(written, path)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._join()
+        if not self._stopped:
+            self.failed.emit(message)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._join()
+        if not self._stopped:
+            self.cancelled.emit()
 
 
 # -- index sync --------------------------------------------------------------------------

@@ -1,0 +1,209 @@
+"""Exports read back by independent readers: csv, bibtexparser, rispy, jsonschema, and
+paperdesk's own JSON import into an empty library."""
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import bibtexparser
+import jsonschema
+import pytest
+import rispy
+
+from helpers import write_daily
+from paperdesk.core.exporting import FORMATS, citation_key, neutralise_cell
+from paperdesk.core.library import Library
+from paperdesk.core.models import LibraryError
+
+CSL_SCHEMA = json.loads((Path(__file__).parent / "data" / "csl-data.json").read_text())
+
+NASTY = [
+    'Commas, "quotes" and a line\nbreak: all in one abstract about caching.',
+    "LaTeX specials & % $ # _ { } ~ ^ \\ appear in this abstract about escaping, "
+    "with μ and β and Θ and café.",
+    '=HYPERLINK("http://example.invalid","x") and more text about spreadsheets.',
+    "-1 starts this abstract about negative numbers; +2 and @home too.",
+]
+
+
+@pytest.fixture
+def lib(seeded_library, tmp_path):
+    seeded_library.import_paths([write_daily(tmp_path / "nasty.txt", NASTY, header="Nasty")])
+    ids = seeded_library.paper_ids()[-len(NASTY):]
+    seeded_library.add_tag(ids, "to read")
+    seeded_library.add_tag(ids[:2], "R&D_50%")
+    seeded_library.set_note(ids[1], "Note with **Markdown**, a {brace} & 100% certainty\n\n- and μ")
+    abstract = seeded_library.get(ids[1]).abstract
+    start = abstract.index("μ")
+    seeded_library.add_highlight(ids[1], start, start + len("μ and β"), comment="Greek, \"quoted\"")
+    seeded_library.set_starred([ids[0]], True)
+    seeded_library.set_read([ids[2]], True)
+    seeded_library.nasty_ids = ids
+    return seeded_library
+
+
+def test_csv_round_trip_with_commas_quotes_and_newlines(lib):
+    text = lib.export_text(lib.nasty_ids, "csv")
+    assert text.startswith("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text[1:], newline="")))
+    assert [r["abstract"] for r in rows[:2]] == [
+        lib.get(lib.nasty_ids[0]).abstract, lib.get(lib.nasty_ids[1]).abstract]
+    assert rows[1]["tags"] == "R&D_50%; to read"
+    assert rows[1]["note"] == lib.get(lib.nasty_ids[1]).note
+    assert "“μ and β” — Greek, \"quoted\"" in rows[1]["highlights"]
+    assert rows[0]["starred"] == "yes" and rows[2]["read"] == "yes"
+    assert "\r\n" in text  # RFC 4180 line ends
+
+
+def test_csv_never_starts_a_cell_with_a_formula(lib):
+    text = lib.export_text(lib.nasty_ids, "csv")
+    rows = list(csv.reader(io.StringIO(text[1:], newline="")))
+    for row in rows:
+        for cell in row:
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), cell
+    abstracts = [r[2] for r in rows[1:]]
+    assert "'=HYPERLINK(\"http://example.invalid\",\"x\") and more text about spreadsheets." \
+        in abstracts
+    assert neutralise_cell("plain") == "plain"
+
+
+def test_bibtex_parses_with_the_right_fields(lib, seeded_library):
+    text = lib.export_text(lib.nasty_ids, "bibtex")
+    text.encode("ascii")  # policy: pure ASCII, non-ASCII as LaTeX macros
+    parsed = bibtexparser.parse_string(text)
+    assert parsed.failed_blocks == []
+    entries = parsed.entries
+    assert len(entries) == len(lib.nasty_ids)
+    keys = [e.key for e in entries]
+    assert len(set(keys)) == len(keys)
+    assert keys == [citation_key(lib.get(i)) for i in lib.nasty_ids]
+    latex = entries[1].fields_dict
+    assert entries[1].entry_type == "misc"
+    for special in (r"{\&}", r"{\%}", r"{\$}", r"{\#}", r"{\_}", r"{\{}", r"{\}}",
+                    r"{\textasciitilde}", r"{\textasciicircum}", r"{\textbackslash}",
+                    r"{\ensuremath{\mu}}", r"{\'e}"):
+        assert special in latex["abstract"].value, special
+    assert latex["keywords"].value == r"R{\&}D{\_}50{\%}, to read"
+    assert "Markdown" in latex["note"].value
+    assert r"{\ensuremath{\mu}} and {\ensuremath{\beta}}" in latex["annote"].value
+    assert sum(c == "{" for c in text) == sum(c == "}" for c in text)
+
+
+def test_bibtex_keys_are_stable(lib):
+    first = lib.export_text(lib.nasty_ids, "bibtex")
+    again = lib.export_text(list(reversed(lib.nasty_ids)), "bibtex")
+    keys = [e.key for e in bibtexparser.parse_string(first).entries]
+    keys_again = [e.key for e in bibtexparser.parse_string(again).entries]
+    assert keys == list(reversed(keys_again))
+
+
+def test_arxiv_and_url_in_bibtex(lib):
+    (hit,) = lib.search('"characterised in"', limit=1)
+    entry = bibtexparser.parse_string(lib.export_text([hit.id], "bibtex")).entries[0]
+    assert entry.fields_dict["eprint"].value == "2212.08630"
+    assert entry.fields_dict["year"].value == "2022"
+    (first,) = lib.paper_ids()[:1]
+    entry = bibtexparser.parse_string(lib.export_text([first], "bibtex")).entries[0]
+    assert entry.fields_dict["url"].value == "https://github.com/SauravP97/Static-Deep-Research/"
+
+
+def test_ris_reads_back_with_rispy(lib):
+    text = lib.export_text(lib.nasty_ids, "ris")
+    records = rispy.loads(text)
+    assert len(records) == len(lib.nasty_ids)
+    assert all(r["type_of_reference"] == "GEN" for r in records)
+    assert records[1]["abstract"] == " ".join(lib.get(lib.nasty_ids[1]).abstract.split())
+    assert records[1]["keywords"] == ["R&D_50%", "to read"]
+    for block in text.strip().split("ER  - ")[:-1]:
+        lines = block.strip("\n").split("\n")
+        assert lines[0] == "TY  - GEN"
+        assert all(len(line) >= 6 and line[2:6] == "  - " for line in lines), lines
+        assert "" not in lines
+    assert sum(line.startswith("AB  - ") for line in text.splitlines()) == len(lib.nasty_ids)
+
+
+def test_csl_json_is_valid(lib):
+    items = json.loads(lib.export_text(lib.paper_ids(), "csl-json"))
+    jsonschema.validate(items, CSL_SCHEMA)
+    assert len(items) == 225 + len(NASTY)
+    nasty = json.loads(lib.export_text(lib.nasty_ids, "csl-json"))
+    assert nasty[1]["keyword"] == "R&D_50%, to read"
+    assert "Greek" in nasty[1]["note"]
+
+
+def test_markdown_reading_list(lib):
+    text = lib.export_text(lib.nasty_ids, "markdown")
+    assert text.startswith("# Reading list\n")
+    assert text.count("\n## ") == len(lib.nasty_ids)
+    assert "> μ and β\n>\n> — Greek, \"quoted\"" in text
+    assert "Tags: `R&D_50%`, `to read`" in text
+    assert "**Note**\n\nNote with **Markdown**" in text
+
+
+def test_json_export_reimports_into_an_empty_library(lib, tmp_path):
+    out = tmp_path / "out.json"
+    assert lib.export_to_file(lib.paper_ids(), "json", out) == 225 + len(NASTY)
+    with Library.open(tmp_path / "copy") as copy:
+        report = copy.import_paths([out])
+        assert report.rejected == [] and report.added == 225 + len(NASTY)
+
+        def snapshot(library):
+            out = {}
+            for pid in library.paper_ids():
+                p = library.get(pid)
+                out[p.abstract] = (p.title, sorted(t.name for t in p.tags), p.note,
+                                   [(h.start, h.end, h.text, h.comment, h.colour)
+                                    for h in p.highlights], p.read, p.starred,
+                                   [(s.name, s.position) for s in p.sources])
+            return out
+
+        assert snapshot(copy) == snapshot(lib)
+        assert {t.name: t.colour for t in copy.tags()} == {t.name: t.colour for t in lib.tags()}
+        assert len(copy.search('"μ and β"')) >= 1
+        again = copy.import_paths([out])
+        assert again.added == 0
+
+
+def test_scopes(lib):
+    assert lib.export_scope(tag="TO READ") == lib.nasty_ids
+    assert lib.export_scope(everything=True) == lib.paper_ids()
+    assert lib.export_scope(ids=[3, 1]) == [3, 1]
+    assert set(lib.export_scope(query="spreadsheets")) == {lib.nasty_ids[2]}
+    with pytest.raises(LibraryError, match="no tag named"):
+        lib.export_scope(tag="nope")
+    with pytest.raises(LibraryError, match="choose one export scope"):
+        lib.export_scope()
+
+
+def test_field_selection(lib):
+    rows = list(csv.reader(io.StringIO(
+        lib.export_text(lib.nasty_ids, "csv", fields=["tags"])[1:], newline="")))
+    assert rows[0] == ["id", "title", "tags"]
+    with pytest.raises(ValueError, match="unknown export field"):
+        lib.export_text(lib.nasty_ids, "csv", fields=["colour"])
+
+
+def test_failed_write_leaves_no_file_and_keeps_the_old_one(lib, tmp_path):
+    target = tmp_path / "list.bib"
+    target.write_text("old content")
+    with pytest.raises(LibraryError, match="cannot write"):
+        lib.export_to_file(lib.nasty_ids, "bibtex", tmp_path / "missing" / "x.bib")
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return True
+
+    from paperdesk.core.export_ops import ExportCancelled
+    with pytest.raises(ExportCancelled):
+        lib.export_to_file(lib.paper_ids(), "bibtex", target, cancel=cancel)
+    assert target.read_text() == "old content"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_exports_the_whole_seed_library(seeded_library, tmp_path, fmt):
+    out = tmp_path / f"all.{fmt}"
+    assert seeded_library.export_to_file(seeded_library.paper_ids(), fmt, out) == 225
+    assert out.stat().st_size > 100_000

@@ -1,0 +1,373 @@
+"""File ▸ Export… and Copy as BibTeX / Markdown on the seed library, offscreen.
+
+The export dialog is opened window-modal (``open()``, not ``exec()``) and driven through
+its setters and ``accept()``; an export failure is shown in a non-modal message box
+(``window.export_message``), so nothing here blocks.
+"""
+
+from __future__ import annotations
+
+import csv
+import errno
+import io
+import os
+import threading
+import time
+
+import bibtexparser
+import pytest
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication, QMessageBox
+from test_ui_fixtures import WAIT_MS, make_settings, open_seeded, wait_idle, win  # noqa: F401
+
+from paperdesk.core import export_ops
+from paperdesk.core.exporting import FIELDS
+from paperdesk.ui.actions import ACTIONS, shortcut_rows
+from paperdesk.ui.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, file_stem
+from paperdesk.ui.paper_model import PaperTableModel
+from paperdesk.ui.scope import Scope
+from paperdesk.ui.settings import Settings
+
+TAGGED = 12
+
+
+def _tag_papers(window, name: str = "to read", n: int = TAGGED) -> list[int]:
+    ids = window.lib.paper_ids()[:n]
+    assert window.add_tag(name, ids)
+    return ids
+
+
+def _choose_tag_in_pane(qtbot, window, name: str) -> None:
+    tag = window.lib.tag_by_name(name)
+    pane = window.tag_pane
+    item = pane.tag_item(tag.id)
+    pane.scrollToItem(item)
+    qtbot.mouseClick(pane.viewport(), Qt.MouseButton.LeftButton,
+                     pos=pane.visualItemRect(item).center())
+    qtbot.waitUntil(lambda: window.current_scope().tag_id == tag.id, timeout=WAIT_MS)
+
+
+def _open_dialog_by_keyboard(qtbot, window) -> ExportDialog:
+    window.focus_list()
+    qtbot.keyClick(window.table, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
+    dialog = window.export_dialog
+    assert isinstance(dialog, ExportDialog)
+    qtbot.waitUntil(dialog.isVisible, timeout=5000)
+    return dialog
+
+
+def _wait_export(qtbot, window) -> None:
+    qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=WAIT_MS)
+    QApplication.processEvents()
+
+
+def _leftovers(folder) -> list[str]:
+    return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+
+# -- exporting the list ----------------------------------------------------------------------
+def test_ctrl_e_exports_the_tag_chosen_in_the_pane_as_bibtex(qtbot, win, tmp_path):
+    window = win
+    _tag_papers(window)
+    _choose_tag_in_pane(qtbot, window, "to read")
+    assert window.model.rowCount() == TAGGED
+
+    dialog = _open_dialog_by_keyboard(qtbot, window)
+    assert dialog.isModal() or dialog.windowModality() != Qt.WindowModality.NonModal
+    assert dialog.scope() == "current"
+    assert "tag “to read”" in dialog.findChild(object, "scopeCurrent").text()
+    assert dialog.fmt() == "bibtex"                          # nothing remembered yet
+    assert dialog.count_label.text() == f"{TAGGED} papers will be exported as BibTeX"
+    assert dialog.path().name == "to-read.bib"               # named after the scope
+    target = tmp_path / "out" / "reading.bib"
+    target.parent.mkdir()
+    dialog.set_path(target)
+    dialog.accept()
+    assert not dialog.isVisible()
+    _wait_export(qtbot, window)
+
+    library = bibtexparser.parse_string(target.read_text(encoding="utf-8"))
+    assert len(library.entries) == TAGGED
+    assert not library.failed_blocks
+    assert window.statusBar().currentMessage() == f"Exported {TAGGED} papers to {target}"
+    assert window.progress_bar.isHidden() and window.cancel_button.isHidden()
+    assert window.actions_by_name["exportAction"].isEnabled()
+    assert _leftovers(target.parent) == ["reading.bib"]     # no temporary file left
+
+
+def test_csv_follows_the_list_order_and_the_chosen_fields(qtbot, win, tmp_path):
+    window = win
+    _tag_papers(window, "batch", 30)
+    window.tag_pane.select_scope(Scope(tag_id=window.lib.tag_by_name("batch").id))
+    window.table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
+    listed = window.model.ids()
+    assert len(listed) == 30 and listed != sorted(listed)
+
+    dialog = window.open_export_dialog()
+    dialog.set_format("csv")
+    assert dialog.path().suffix == ".csv"
+    dialog.set_fields(["abstract", "tags"])
+    assert dialog.findChild(object, "field_id").isChecked()       # always on
+    assert not dialog.findChild(object, "field_id").isEnabled()
+    target = tmp_path / "batch.csv"
+    dialog.set_path(target)
+    dialog.accept()
+    _wait_export(qtbot, window)
+
+    rows = list(csv.reader(io.StringIO(target.read_text(encoding="utf-8-sig"), newline="")))
+    assert rows[0] == ["id", "title", "abstract", "tags"]
+    assert [int(r[0]) for r in rows[1:]] == listed            # in list order
+    assert all(r[3] == "batch" for r in rows[1:])
+
+
+def test_scopes_selected_tag_and_whole_library(qtbot, win, tmp_path):
+    window = win
+    tagged = _tag_papers(window, "scaling", 5)
+    window.select_rows([1, 3, 4])
+    selected = window.selected_ids()
+    dialog = window.open_export_dialog()
+    assert dialog.scope() == "selected"          # several rows selected: those
+    assert dialog.ids() == tuple(selected)
+    assert dialog.count_label.text().startswith("3 papers")
+    assert dialog.set_scope("tag", "SCALING")    # without regard to case
+    assert dialog.ids() == tuple(tagged)
+    assert dialog.path().name == "scaling.bib"
+    assert dialog.set_scope("all")
+    assert len(dialog.ids()) == window.lib.count()
+    assert dialog.path().name == "paperdesk-library.bib"
+    assert not dialog.set_scope("tag", "no such tag")
+    dialog.reject()
+
+
+def test_search_results_are_the_current_list(qtbot, win):
+    window = win
+    window.search_box.setText("diffusion")
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
+    dialog = window.open_export_dialog()
+    assert dialog.scope() == "current"
+    assert dialog.ids() == tuple(window.model.ids()) and dialog.ids()
+    assert "search results for “diffusion”" in dialog.findChild(object, "scopeCurrent").text()
+    assert dialog.path().name == "search-diffusion.bib"
+    dialog.reject()
+
+
+def test_dialog_keeps_problems_inside_it(qtbot, win, tmp_path):
+    window = win
+    dialog = window.open_export_dialog()
+    dialog.set_path("")
+    dialog.accept()
+    assert dialog.isVisible() and not window.export_runner.is_running()
+    assert "file name" in dialog.problem_label.text()
+    dialog.set_path(tmp_path)                    # a folder, not a file
+    dialog.accept()
+    assert dialog.isVisible() and "is a folder" in dialog.problem_label.text()
+
+    existing = tmp_path / "old.bib"
+    existing.write_text("keep me", encoding="utf-8")
+    asked = []
+    dialog.confirm_overwrite = lambda path: asked.append(path) or False
+    dialog.set_path(existing)
+    dialog.accept()
+    assert asked == [existing] and dialog.isVisible()
+    assert existing.read_text(encoding="utf-8") == "keep me"
+    dialog.reject()
+
+
+# -- failures and cancel -------------------------------------------------------------------
+def test_a_missing_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path):
+    window = win
+    target = tmp_path / "missing" / "papers.ris"
+    dialog = window.open_export_dialog()
+    dialog.set_format("ris")
+    dialog.set_path(target)
+    dialog.accept()
+    _wait_export(qtbot, window)
+    box = window.export_message
+    assert isinstance(box, QMessageBox) and box.isVisible()
+    assert box.windowTitle() == "Export failed"
+    assert str(target) in box.text() and "No such file or directory" in box.text()
+    assert "Traceback" not in box.text()
+    assert not target.exists() and not target.parent.exists()
+    assert window.progress_bar.isHidden()
+    box.close()
+
+
+def test_a_full_disk_gives_a_message_box_and_no_file(qtbot, win, tmp_path, monkeypatch):
+    window = win
+
+    def full(_fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(export_ops.os, "fsync", full)
+    target = tmp_path / "full" / "all.json"
+    target.parent.mkdir()
+    dialog = window.open_export_dialog()
+    dialog.set_scope("all")
+    dialog.set_format("json")
+    dialog.set_path(target)
+    dialog.accept()
+    _wait_export(qtbot, window)
+    text = window.export_message.text()
+    assert "all.json" in text and "No space left on device" in text
+    assert "Free some disk space" in text
+    assert _leftovers(target.parent) == []
+    window.export_message.close()
+
+
+def test_a_refused_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path,
+                                                          monkeypatch):
+    """A read-only folder as the OS reports it (works even when the tests run as root)."""
+    window = win
+
+    def refuse(*_args, **_kwargs):
+        raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+
+    monkeypatch.setattr(export_ops.tempfile, "mkstemp", refuse)
+    target = tmp_path / "papers.bib"
+    dialog = window.open_export_dialog()
+    dialog.set_path(target)
+    dialog.accept()
+    _wait_export(qtbot, window)
+    text = window.export_message.text()
+    assert f"cannot write {target}: Permission denied" in text
+    assert "Choose a folder you can write to." in text
+    assert not target.exists()
+    window.export_message.close()
+
+
+@pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
+                    reason="root may write into read-only folders")
+def test_a_read_only_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path):
+    window = win
+    folder = tmp_path / "locked"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        dialog = window.open_export_dialog()
+        dialog.set_path(folder / "papers.bib")
+        dialog.accept()
+        _wait_export(qtbot, window)
+        assert "Permission denied" in window.export_message.text()
+        assert _leftovers(folder) == []
+        window.export_message.close()
+    finally:
+        folder.chmod(0o755)
+
+
+def test_cancel_in_the_status_bar_leaves_no_file(qtbot, win, tmp_path, monkeypatch):
+    window = win
+    real_get = window.lib.get
+
+    def slow_get(pid):          # slow only on the export thread
+        if threading.current_thread() is not threading.main_thread():
+            time.sleep(0.01)
+        return real_get(pid)
+
+    monkeypatch.setattr(window.lib, "get", slow_get)
+    target = tmp_path / "all.bib"
+    dialog = window.open_export_dialog()
+    dialog.set_scope("all")
+    dialog.set_path(target)
+    dialog.accept()
+    assert window.export_runner.is_running()
+    assert window.cancel_button.isVisible() and window.progress_bar.isVisible()
+    assert not window.actions_by_name["importFilesAction"].isEnabled()
+    assert not window.start_import([tmp_path])               # one job at a time
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    _wait_export(qtbot, window)
+    assert window.statusBar().currentMessage() == "Export cancelled — no file was written"
+    assert not target.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+    assert window.cancel_button.isHidden()
+    assert window.actions_by_name["importFilesAction"].isEnabled()
+
+
+def test_closing_the_window_during_an_export_stops_it_without_a_file(
+        qtbot, win, tmp_path, monkeypatch):
+    window = win
+    real_get = window.lib.get
+    monkeypatch.setattr(window.lib, "get", lambda pid: (time.sleep(0.01), real_get(pid))[1])
+    target = tmp_path / "closing.md"
+    assert window.export_with(ExportOptions(tuple(window.lib.paper_ids()), "markdown",
+                                            target))
+    window.close()
+    assert not window.export_runner.is_running()
+    assert not target.exists()
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".part")]
+
+
+# -- remembered choices ----------------------------------------------------------------------
+def test_folder_and_format_come_back_next_time(qtbot, open_seeded, tmp_path):
+    window = open_seeded()
+    folder = tmp_path / "exports"
+    folder.mkdir()
+    dialog = window.open_export_dialog()
+    dialog.set_format("csl-json")
+    dialog.set_path(folder / "mine.json")
+    dialog.accept()
+    _wait_export(qtbot, window)
+    assert (folder / "mine.json").exists()
+
+    again = window.open_export_dialog()
+    assert again.fmt() == "csl-json"
+    assert again.path().parent == folder
+    assert again.path().name == "paperdesk-library.json"
+    again.reject()
+    stored = Settings(QSettings(str(tmp_path / "lib.ini"), QSettings.Format.IniFormat))
+    assert (stored.export_format, stored.export_folder) == ("csl-json", folder)
+
+
+def test_a_remembered_folder_that_is_gone_falls_back(tmp_path):
+    settings = make_settings(tmp_path / "s.ini")
+    settings.export_folder = tmp_path / "gone"
+    assert settings.export_folder.is_dir()
+    assert settings.export_format == "bibtex"
+    with pytest.raises(ValueError):
+        settings.export_format = "docx"
+
+
+# -- the clipboard ---------------------------------------------------------------------------
+def test_ctrl_shift_c_copies_the_selected_papers_as_bibtex(qtbot, win):
+    window = win
+    window.select_rows([0, 2, 5])
+    chosen = window.selected_ids()
+    window.focus_list()
+    qtbot.keyClick(window.table, Qt.Key.Key_C,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    text = QApplication.clipboard().text()
+    library = bibtexparser.parse_string(text)
+    assert len(library.entries) == 3
+    titles = {window.lib.get(pid).title for pid in chosen}
+    assert all(e.entry_type == "misc" for e in library.entries)
+    assert len(titles) == 3
+    assert window.statusBar().currentMessage() == "Copied 3 papers as BibTeX"
+
+
+def test_copy_as_markdown_from_the_edit_menu(qtbot, win):
+    window = win
+    window.select_row(4)
+    action = window.actions_by_name["copyMarkdownAction"]
+    assert action in window.menuBar().actions()[1].menu().actions()     # Edit menu
+    action.trigger()
+    text = QApplication.clipboard().text()
+    assert text.startswith("# Reading list") and text.count("\n## ") == 1
+    assert window.statusBar().currentMessage() == "Copied 1 paper as Markdown"
+
+
+def test_copy_commands_and_export_are_in_the_shortcuts_list():
+    specs = {s.name: s for s in ACTIONS}
+    assert specs["exportAction"].shortcuts == ("Ctrl+E",) and specs["exportAction"].menu == "file"
+    assert specs["copyBibtexAction"].shortcuts == ("Ctrl+Shift+C",)
+    assert specs["copyMarkdownAction"].menu == "edit"
+    described = {what for _keys, what in shortcut_rows()}
+    assert {"Copy the selected papers to the clipboard as BibTeX",
+            "Copy the selected papers to the clipboard as Markdown"} <= described
+    assert any(what.startswith("Export papers") for what in described)
+
+
+def test_file_stems_and_format_hints():
+    assert file_stem("Tag: To read!") == "tag-to-read"
+    assert file_stem("***") == "papers"
+    assert file_stem("Überblick 2024") == "überblick-2024"
+    assert FORMAT_INFO["bibtex"] == ("BibTeX", "JabRef, LaTeX")
+    assert set(FIELDS) >= {"id", "title"}
