@@ -241,6 +241,9 @@ def test_export_command(tmp_path, seed_files, capsys):
     (["export", "--all", "--format", "csv", "-o", "/nonexistent/dir/x.csv"], "cannot write"),
     (["export", "--ids", "424242", "--format", "csv"], "no paper with id 424242"),
     (["export", "--saved", "nope", "--format", "csv"], "no saved search named 'nope'"),
+    (["export", "--query", "qzxvqzxv", "--format", "csv", "-o", "x.csv"],
+     "nothing to export"),
+    (["export", "--all", "--format", "csv", "-o", "/tmp"], "is a folder"),
 ])
 def test_export_user_errors(tmp_path, seed_files, capsys, args, message):
     lib = ["--library", str(tmp_path / "lib")]

@@ -70,7 +70,7 @@ def test_csv_never_starts_a_cell_with_a_formula(lib):
 
 def test_bibtex_parses_with_the_right_fields(lib, seeded_library):
     text = lib.export_text(lib.nasty_ids, "bibtex")
-    text.encode("ascii")  # policy: pure ASCII, non-ASCII as LaTeX macros
+    text.encode("ascii")  # all these characters have LaTeX macros: the file is ASCII
     parsed = bibtexparser.parse_string(text)
     assert parsed.failed_blocks == []
     entries = parsed.entries
@@ -182,6 +182,42 @@ def test_field_selection(lib):
     assert rows[0] == ["id", "title", "tags"]
     with pytest.raises(ValueError, match="unknown export field"):
         lib.export_text(lib.nasty_ids, "csv", fields=["colour"])
+
+
+def test_bibtex_keeps_characters_without_a_latex_macro(lib, capsys):
+    pid = lib.nasty_ids[0]
+    lib.add_tag([pid], "日本語 🤖")
+    text = lib.export_text([pid], "bibtex")
+    entry = bibtexparser.parse_string(text).entries[0]
+    assert "日本語 🤖" in entry.fields_dict["keywords"].value
+    assert "bfseries" not in text
+    assert capsys.readouterr().err == ""
+
+
+def test_export_keeps_permissions_and_writes_through_symlinks(lib, tmp_path):
+    import os
+    import stat
+
+    existing = tmp_path / "keep.bib"
+    existing.write_text("old")
+    existing.chmod(0o640)
+    lib.export_to_file(lib.nasty_ids, "bibtex", existing)
+    assert stat.S_IMODE(existing.stat().st_mode) == 0o640
+    fresh = tmp_path / "new.ris"
+    old_umask = os.umask(0o022)
+    try:
+        lib.export_to_file(lib.nasty_ids, "ris", fresh)
+    finally:
+        os.umask(old_umask)
+    assert stat.S_IMODE(fresh.stat().st_mode) == 0o644
+    (tmp_path / "shared").mkdir()
+    real = tmp_path / "shared" / "real.bib"
+    real.write_text("old")
+    link = tmp_path / "link.bib"
+    link.symlink_to(real)
+    lib.export_to_file(lib.nasty_ids, "bibtex", link)
+    assert link.is_symlink()
+    assert len(bibtexparser.parse_string(real.read_text()).entries) == len(lib.nasty_ids)
 
 
 def test_failed_write_leaves_no_file_and_keeps_the_old_one(lib, tmp_path):

@@ -122,6 +122,23 @@ def test_did_you_mean_uses_library_words(lib):
     assert lib.find("depth estimation").suggestion is None
 
 
+def test_did_you_mean_stays_fast_on_long_or_many_words(lib):
+    import time
+
+    for query in ["a" * 600, " ".join(["misspeled"] * 100), "xq" * 300]:
+        start = time.perf_counter()
+        lib.find(query)
+        assert time.perf_counter() - start < 1.5, query[:20]
+    assert lib.find("depth estimaton", suggest=False).suggestion is None
+
+
+def test_fuzzy_distance_is_capped(lib):
+    plan = lib.index.plan("depth~9")
+    fuzzy = [q for q in plan.query.leaves() if hasattr(q, "maxdist")]
+    assert fuzzy and all(q.maxdist == 2 for q in fuzzy)
+    assert lib.find("depth~9", limit=None).total == lib.find("depth~2", limit=None).total
+
+
 def test_sorted_results(lib):
     by_title = lib.find("depth", limit=None, sort="title").hits
     titles = [h.title.lower() for h in by_title]
@@ -168,6 +185,8 @@ def test_saved_searches(lib):
     gone = lib.delete_saved_search("space")
     assert gone.query == "universe" and saved.id
     assert [s.name for s in lib.saved_searches()] == ["code LINKS"]
+    with pytest.raises(Exception, match="too long to save"):
+        lib.save_search("huge", "x" * 5000)
     rows = lib.db.execute("SELECT name, query FROM saved_searches").fetchall()
     assert rows == [("code LINKS", "has:code depth")]
 

@@ -269,7 +269,8 @@ def _cmd_saved(lib: Library, args) -> int:
         gone = lib.delete_saved_search(args.name)
         print(f"removed {gone.name!r}")
     else:
-        rows = [dict(s.to_dict(), count=lib.find(s.query, limit=1).total)
+        rows = [dict(s.to_dict(), count=lib.find(s.query, limit=1, snippets=False,
+                                                 suggest=False).total)
                 for s in lib.saved_searches()]
         if args.json:
             _print_json(rows)
@@ -283,6 +284,10 @@ def _cmd_saved(lib: Library, args) -> int:
 def _cmd_export(lib: Library, args) -> int:
     ids = lib.export_scope(tag=args.tag, query=args.query, saved=args.saved, ids=args.ids,
                            everything=args.all)
+    if not ids:
+        raise LibraryError("nothing to export: the scope holds no papers")
+    if args.output is not None and (not str(args.output).strip() or args.output.is_dir()):
+        raise LibraryError(f"{args.output} is a folder; give a file name with -o")
     fields = None
     if args.fields:
         fields = [f.strip() for f in args.fields.split(",") if f.strip()]
@@ -339,4 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `paperdesk show 1 --json | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
+        return 1
+    except OSError as exc:  # e.g. standard output on a full disk
+        print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -13,6 +13,17 @@ from .models import LibraryError, Paper
 __all__ = ["ExportMixin", "ExportCancelled"]
 
 
+def _mode_for(target: Path) -> int:
+    """Permission bits for the new file: those of the file it replaces, else the usual
+    ones for a new file under the current umask (mkstemp would leave 0600)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
 class ExportCancelled(LibraryError):
     """The export was cancelled; no file was written."""
 
@@ -94,6 +105,8 @@ class ExportMixin:
             ValueError: unknown format or field.
         """
         target = Path(path).expanduser()
+        if target.is_symlink():  # write through the link, keep the link
+            target = target.resolve()
         ids = list(ids)
         chunks = export_chunks(self._papers(ids, progress, cancel), fmt, fields)
         try:
@@ -107,6 +120,7 @@ class ExportMixin:
                     fh.write(chunk)
                 fh.flush()
                 os.fsync(fh.fileno())
+            os.chmod(tmp, _mode_for(target))
             os.replace(tmp, target)
         except OSError as exc:
             Path(tmp).unlink(missing_ok=True)

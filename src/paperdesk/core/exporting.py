@@ -17,10 +17,12 @@ Formats and the specifications they follow:
 - ``json``: paperdesk's own lossless format (see :func:`json_document`); ``paperdesk
   import`` reads it back.
 - ``bibtex``: ``@misc`` entries with stable unique citation keys. Policy for special and
-  non-ASCII characters: the output is pure ASCII; ``& % $ # _ { } ~ ^ \\`` are escaped and
-  every non-ASCII character becomes a LaTeX macro (``é`` -> ``{\\'e}``, ``μ`` ->
-  ``{\\ensuremath{\\mu}}``) by pylatexenc, so the file compiles with classic BibTeX and
-  pdfLaTeX as well as with Biber. URLs are written verbatim.
+  non-ASCII characters: ``& % $ # _ { } ~ ^ \\`` are escaped and every non-ASCII character
+  that has a LaTeX macro becomes one (``é`` -> ``{\\'e}``, ``μ`` ->
+  ``{\\ensuremath{\\mu}}``) by pylatexenc, so Latin, Greek and mathematical text compiles
+  with classic BibTeX and pdfLaTeX as well as Biber; characters with no macro (CJK,
+  Arabic, emoji) are kept as UTF-8 (they need Biber with XeLaTeX or LuaLaTeX). URLs are
+  written verbatim.
 - ``ris``: RIS as read by Zotero, EndNote and JabRef: ``TY  - GEN`` first, one
   ``XX  - value`` line per field, the abstract on one ``AB`` line, tags as ``KW``,
   ``ER  - `` last, no blank line inside a record (written with rispy).
@@ -251,12 +253,14 @@ def _json(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
 
 # -- BibTeX -------------------------------------------------------------------------------
 _LATEX = UnicodeToLatexEncoder(non_ascii_only=False, replacement_latex_protection="braces-all",
-                               unknown_char_policy="replace")
+                               unknown_char_policy="keep", unknown_char_warning=False)
 
 
 def latex_escape(text: str) -> str:
-    """Escape text for a BibTeX field: LaTeX specials and every non-ASCII character
-    become macros (pylatexenc), so the result is pure ASCII with balanced braces."""
+    """Escape text for a BibTeX field: LaTeX specials and every non-ASCII character that
+    has a LaTeX macro (accented Latin letters, Greek, dashes, …) become macros
+    (pylatexenc); characters with none (CJK, Arabic, emoji) are kept as UTF-8 rather than
+    lost. Braces stay balanced."""
     return _LATEX.unicode_to_latex(text)
 
 
@@ -285,7 +289,7 @@ def _bibtex(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
         year = _year(paper)
         if year:
             fields.append(Field("year", str(year)))
-        if "added" in keep:
+        if "added" in keep and "urls" in keep and paper.urls:
             fields.append(Field("urldate", paper.added_at[:10]))
         library = bibtexparser.Library()
         library.add(Entry("misc", citation_key(paper), fields))

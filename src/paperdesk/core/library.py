@@ -357,7 +357,7 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
     def find(self, query: str, limit: int | None = 50, source_id: int | None = None,
              tag_id: int | None = None, filter: str | None = None, sort: str = "relevance",
              descending: bool = False, count: bool = True, snippets: bool = True,
-             ) -> SearchResults:
+             suggest: bool = True) -> SearchResults:
         """Search the library (the query language is described in :mod:`.query`).
 
         Args:
@@ -372,6 +372,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
             count: count every match exactly; False allows an estimate (faster on large
                 libraries; ``total_exact`` says which).
             snippets: cut a snippet for each hit (False: ``snippet`` is empty).
+            suggest: offer "did you mean" when the query finds little (False when only
+                the count matters, e.g. for saved-search counts).
         Returns:
             :class:`SearchResults`.
         Raises:
@@ -405,7 +407,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
                 abstract = texts.get(pid, "")
                 text, spans = make_snippet(abstract, match_spans(abstract, terms))
             hits.append(SearchHit(pid, summary.title, score, text, spans))
-        suggestion = self.suggest(plan) if total < 3 and plan.query is not None else None
+        suggestion = (self.suggest(plan) if suggest and total < 3 and plan.query is not None
+                      else None)
         return SearchResults(query, hits, total, exact, plan.message, suggestion)
 
     def _ordered(self, ids: list[int], sort: str, descending: bool) -> list[int]:

@@ -236,10 +236,12 @@ class QueryBuilder:
 
     @staticmethod
     def _fuzzy_prefix(q: wq.Query) -> wq.Query:
-        # Fuzzy words keep their first letter unless the user said otherwise ("~2/0"):
-        # comparing against every word of a large library takes seconds.
-        if isinstance(q, wq.FuzzyTerm) and q.prefixlength == 0:
-            q.prefixlength = 1
+        # Fuzzy words keep their first letter (comparing against every word of a large
+        # library takes seconds) and allow one or two edits, never more.
+        if isinstance(q, wq.FuzzyTerm):
+            if q.prefixlength == 0:
+                q.prefixlength = 1
+            q.maxdist = min(max(q.maxdist, 1), 2)  # "depth~9" would match everything
         return q
 
     def _plain_words(self, text: str) -> wq.Query | None:

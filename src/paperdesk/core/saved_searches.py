@@ -9,6 +9,7 @@ import sqlite_utils
 from . import db as _db
 from .annotations import tag_key
 from .models import LibraryError, SavedSearch
+from .query import MAX_QUERY_CHARS
 
 __all__ = ["SavedSearchesMixin", "SAVED_NAME_MAX"]
 
@@ -63,6 +64,9 @@ class SavedSearchesMixin:
         name = _clean_name(name)
         if not query.strip():
             raise LibraryError("cannot save an empty query")
+        if len(query) > MAX_QUERY_CHARS:
+            raise LibraryError(f"query too long to save ({len(query)} characters; "
+                               f"at most {MAX_QUERY_CHARS})")
         now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         with _db.transaction(self.db) as db:
             db.execute("INSERT INTO saved_searches (name, name_key, query, created_at) "

@@ -33,6 +33,9 @@ __all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_
 
 #: Relative weight of a title match against an abstract match (BM25F field boost).
 TITLE_BOOST = 2.0
+#: Did-you-mean looks at no more than this many words, each at most this long.
+SUGGEST_MAX_WORDS = 6
+SUGGEST_MAX_CHARS = 24
 #: Length of the text around a match shown as a snippet, in characters.
 SNIPPET_CHARS = 160
 
@@ -402,6 +405,10 @@ class SearchIndex:
         """Replace each word of ``text`` that is in no document by the closest indexed
         word (unstemmed, at most two edits away).
 
+        Only the first :data:`SUGGEST_MAX_WORDS` words of 3 to :data:`SUGGEST_MAX_CHARS`
+        letters are looked at: Whoosh compares a word with the vocabulary in pure Python,
+        so a pasted paragraph or a 600-letter word would take seconds.
+
         Args:
             text: the query as typed.
         Returns:
@@ -409,12 +416,14 @@ class SearchIndex:
         """
         changed = False
         out = []
+        looked = 0
         with self._lock:
             reader = self._searcher.reader()
             for token in re.split(r"(\s+)", text):
                 word = token.strip()
-                plain = re.fullmatch(r"[^\W\d_]{3,}", word)
-                if plain and word not in ("AND", "OR", "NOT"):
+                plain = re.fullmatch(r"[^\W\d_]{3,%d}" % SUGGEST_MAX_CHARS, word)
+                if plain and word not in ("AND", "OR", "NOT") and looked < SUGGEST_MAX_WORDS:
+                    looked += 1
                     folded = _fold(word)
                     if reader.doc_frequency("exact", folded) == 0:
                         found = self._searcher.suggest(

@@ -291,7 +291,7 @@ class _CountWorker(QObject):
             if generation != self._latest():
                 return
             try:
-                counts[name] = self._lib.find(query, limit=1, count=True,
+                counts[name] = self._lib.find(query, limit=1, count=True, suggest=False,
                                               snippets=False).total
             except Exception:  # noqa: BLE001 - a count is a nicety; never raised here
                 _log_exception("counting a saved search")
