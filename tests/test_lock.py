@@ -50,7 +50,7 @@ def test_lock_held_by_a_live_process_is_refused(tmp_path):
         with pytest.raises(LockHeld) as caught:
             LibraryLock(tmp_path).acquire()
         assert caught.value.info.pid == proc.pid
-        assert "being changed by a paperdesk command" in str(caught.value)
+        assert "in use by a paperdesk command" in str(caught.value)
         assert not caught.value.by_window
     finally:
         proc.kill()

@@ -16,6 +16,7 @@ from pathlib import Path
 from . import __version__
 from .core.exporting import FIELDS, FORMATS
 from .core.library import Library
+from .core.lock import LibraryLock, LockHeld
 from .core.models import LibraryError
 from .core.paths import LIBRARY_ENV, default_library_path
 
@@ -313,6 +314,53 @@ _COMMANDS = {
 }
 
 
+#: Commands that only read the library: they still run, read-only, while another process
+#: holds its lock; every other command is refused then.
+_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export"}
+
+
+def writes(args: argparse.Namespace) -> bool:
+    """Return True if the parsed command changes the library (see
+    :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` only reads)."""
+    if args.command == "saved-search":
+        return args.saved_command != "list"
+    return args.command not in _READ_ONLY_COMMANDS
+
+
+def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, LibraryLock | None]:
+    """Open the library for a command, holding its lock when possible.
+
+    A command takes the library's lock (:mod:`paperdesk.core.lock`) while it runs, so the
+    window cannot open it meanwhile. While another process (a window, or a command)
+    holds it, a command that writes is refused, and one that reads opens the library
+    read-only (no index repair or update).
+
+    Returns:
+        ``(library, lock)``; ``lock`` is ``None`` when the library was opened read-only.
+    Raises:
+        LibraryError: the lock is held and the command writes (:class:`LockHeld`), or
+            the library cannot be opened.
+    """
+    lock = LibraryLock(path, app="cli")
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        if writes(args):
+            hint = ("; make the change in that window or close it first"
+                    if held.info is not None and held.info.app == "gui" else "")
+            raise LibraryError(f"{held}{hint}") from None
+        return Library.open(path, read_only=True), None
+    except LibraryError:
+        if writes(args):
+            raise
+        return Library.open(path, read_only=True), None   # e.g. a read-only folder
+    try:
+        return Library.open(path), lock
+    except BaseException:
+        lock.release()
+        raise
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -327,8 +375,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .ui.app import run  # Qt is imported only for the GUI
 
         return run(library_path)
+    lock = None
     try:
-        with Library.open(library_path) as lib:
+        lib, lock = _open_library(library_path, args)
+        with lib:
             return _COMMANDS[args.command](lib, args)
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)
@@ -340,3 +390,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    finally:
+        if lock is not None:
+            lock.release()

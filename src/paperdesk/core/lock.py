@@ -89,7 +89,7 @@ class LockHeld(LibraryError):
         if info is None:
             text = f"the library {folder} is being opened by another paperdesk"
         elif info.app == "cli":
-            text = (f"the library {folder} is being changed by {info.describe()}; "
+            text = (f"the library {folder} is in use by {info.describe()}; "
                     "try again when it has finished")
         else:
             text = f"the library {folder} is open in {info.describe()}"
