@@ -157,7 +157,7 @@ def test_unique_phrase_gives_exactly_one_row(qtbot, seeded):
     assert "Depth Delusion" in paper.abstract
     # the only row is selected, shown, and the matched words are highlighted
     assert window.detail_pane.paper_id == paper.id
-    assert "background-color:#ffe27a" in window.detail_pane.toHtml().replace(" ", "")
+    assert "background-color:#ffa94d" in window.detail_pane.toHtml().replace(" ", "")
 
 
 def test_query_without_matches_says_so_calmly(qtbot, seeded):
