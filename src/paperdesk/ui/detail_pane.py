@@ -472,6 +472,12 @@ class DetailPane(QWidget):
         :meth:`AbstractView.selected_span`)."""
         return self.abstract_view.selected_span()
 
+    def set_splitter_sizes(self, sizes) -> None:
+        """Set the heights of the reading part and the note (pixels), e.g. as
+        remembered; the first show then keeps them."""
+        self._sized = True
+        self.splitter.setSizes(list(sizes))
+
     def showEvent(self, event) -> None:  # noqa: N802 (Qt)
         """Give the note editor :data:`NOTE_HEIGHT` pixels at the first show."""
         super().showEvent(event)
