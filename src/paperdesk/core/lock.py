@@ -239,6 +239,8 @@ class LibraryLock:
         """
         if self._info is not None:
             return self
+        if self.folder.exists() and not self.folder.is_dir():
+            raise LibraryError(f"{self.folder} is not a folder (a library is a folder)")
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
