@@ -587,6 +587,23 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         pane.setHidden(not shown)
         self._set_checked(action, shown)
         self.settings.set_pane_visible(name, shown)
+        if shown and self._sized:
+            self._give_room(pane)
+
+    def _give_room(self, pane: QWidget) -> None:
+        """A pane shown again after being hidden may have no width: give it its
+        remembered (or default) width, taken from the list in the middle."""
+        index = self.splitter.indexOf(pane)
+        sizes = self.splitter.sizes()
+        if index < 0 or sizes[index] > 20:
+            return
+        total = sum(sizes)
+        wanted = (self.settings.splitter_sizes("main", 3)
+                  or [TAG_PANE_WIDTH, 0, int(total * DETAIL_SHARE)])[index]
+        wanted = min(max(wanted, 120), max(total // 2, 120))
+        sizes[index] = wanted
+        sizes[1] = max(sizes[1] - wanted, 100)
+        self.splitter.setSizes(sizes)
 
     def reveal_reading_pane(self) -> None:
         """Show the reading pane if it is hidden (before focusing a widget in it)."""

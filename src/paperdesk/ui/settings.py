@@ -140,9 +140,9 @@ class Settings:
                   "" if sort is None else f"{int(sort[0])}:{'desc' if sort[1] else 'asc'}")
 
     def pane_visible(self, name: str) -> bool:
-        """Whether pane ``name`` (``"tags"`` or ``"detail"``) is shown (default True)."""
-        value = self._value(f"window/show_{name}")
-        return True if value is None else _to_bool(value)
+        """Whether pane ``name`` (``"tags"`` or ``"detail"``) is shown (default True;
+        only a stored ``false`` hides it)."""
+        return _to_bool(self._value(f"window/show_{name}"), default=True)
 
     def set_pane_visible(self, name: str, shown: bool) -> None:
         """Store whether pane ``name`` is shown."""
@@ -220,8 +220,7 @@ class Settings:
     def auto_mark_read(self) -> bool:
         """Mark a paper read once it has been shown for :attr:`mark_read_delay_ms`
         (default True)."""
-        value = self._value("reading/autoMarkRead")
-        return True if value is None else _to_bool(value)
+        return _to_bool(self._value("reading/autoMarkRead"), default=True)
 
     @auto_mark_read.setter
     def auto_mark_read(self, on: bool) -> None:
@@ -282,7 +281,17 @@ class Settings:
         self._store.sync()
 
 
-def _to_bool(value) -> bool:
+def _to_bool(value, default: bool = False) -> bool:
+    """A stored flag: ``true``/``false`` (and 1/0, yes/no, on/off); anything else, or
+    nothing, is ``default``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return bool(value)
     if isinstance(value, str):
-        return value.strip().lower() in {"1", "true", "yes", "on"}
-    return bool(value)
+        word = value.strip().lower()
+        if word in {"1", "true", "yes", "on"}:
+            return True
+        if word in {"0", "false", "no", "off"}:
+            return False
+    return default
