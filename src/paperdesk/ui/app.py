@@ -21,7 +21,7 @@ from PySide6.QtCore import QObject, QThread
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..core.library import DB_NAME
-from ..core.lock import LibraryLock, LockHeld
+from ..core.lock import LOCK_NAME, LibraryLock, LockHeld
 from ..core.models import LibraryError
 from ..core.paths import APP_NAME, LIBRARY_ENV, default_library_path
 from .appearance import follow_appearance
@@ -246,7 +246,8 @@ def _library_problem(folder: Path, new: bool) -> str:
     """Why ``folder`` cannot be opened (as a new library when ``new``), or ``""``."""
     if folder.exists() and not folder.is_dir():
         return f"{folder} is not a folder."
-    entries = list(folder.iterdir()) if folder.is_dir() else []
+    entries = [p for p in folder.iterdir() if not p.name.startswith(LOCK_NAME)] \
+        if folder.is_dir() else []
     if new:
         return f"{folder} is not empty; choose an empty folder." if entries else ""
     if entries and not (folder / DB_NAME).is_file():

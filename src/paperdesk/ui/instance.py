@@ -123,7 +123,8 @@ def ask_to_activate(name: str, timeout_ms: int = 2000) -> bool:
         if not socket.waitForBytesWritten(timeout_ms):
             return False
         while not socket.canReadLine():
-            if not socket.waitForReadyRead(timeout_ms):
+            # False also when the window answered and hung up at once: check the buffer
+            if not socket.waitForReadyRead(timeout_ms) and not socket.canReadLine():
                 return False
         return bytes(socket.readLine().data()) == OK
     finally:
