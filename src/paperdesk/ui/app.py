@@ -31,7 +31,7 @@ from .settings import Settings
 from .startup import create_main_window, ensure_app
 
 __all__ = ["run", "install_excepthook", "AppController", "resolve_library",
-           "bring_forward", "is_offscreen"]
+           "bring_forward", "is_offscreen", "quiet_qt_noise"]
 
 
 def is_offscreen() -> bool:
@@ -75,6 +75,28 @@ def install_excepthook() -> None:
             showing = False
 
     sys.excepthook = hook
+
+
+#: Qt warnings that say nothing to a user (the offscreen platform has no window manager).
+_NOISE = ("This plugin does not support propagateSizeHints()",)
+
+
+def quiet_qt_noise() -> None:
+    """Drop the Qt warnings in :data:`_NOISE`; every other Qt message still reaches
+    stderr (through the handler that was installed before, if any)."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message):
+        if message in _NOISE:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
 
 
 def resolve_library(explicit: str | os.PathLike | None, settings: Settings) -> Path:
@@ -280,6 +302,7 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
     app.setOrganizationName(APP_NAME)
     app.setApplicationName(APP_NAME)
     install_excepthook()
+    quiet_qt_noise()
     scratch = tempfile.TemporaryDirectory(prefix="paperdesk-") if screenshot else None
     user_settings = Settings()
     if scratch is not None:

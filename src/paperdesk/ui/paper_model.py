@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
 from ..core.library import Library
 from ..core.models import PaperSummary, SearchHit
@@ -49,13 +49,11 @@ _FALLBACK_TAG_COLOUR = "#8a8a8a"
 REFRESH_LIMIT = 2000
 
 
-def _star_icon(starred: bool, colour: str) -> QIcon:
-    """A star in ``colour``, or an empty icon of the same size (so titles stay
-    aligned)."""
+def _star_pixmap(colour: str | None) -> QPixmap:
     size = 16
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
-    if starred:
+    if colour:
         painter = QPainter(pixmap)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
@@ -65,7 +63,16 @@ def _star_icon(starred: bool, colour: str) -> QIcon:
         painter.setPen(QColor(colour))
         painter.drawText(QRectF(0, 0, size, size), Qt.AlignmentFlag.AlignCenter, "★")
         painter.end()
-    return QIcon(pixmap)
+    return pixmap
+
+
+def _star_icon(starred: bool, colour: str, selected_colour: str = "") -> QIcon:
+    """A star in ``colour`` (in ``selected_colour`` on a selected row), or an empty
+    icon of the same size (so titles stay aligned)."""
+    icon = QIcon(_star_pixmap(colour if starred else None))
+    if starred and selected_colour:
+        icon.addPixmap(_star_pixmap(selected_colour), QIcon.Mode.Selected)
+    return icon
 
 
 def snippet_window(text: str, spans: Sequence[tuple[int, int]],
@@ -415,10 +422,12 @@ class PaperTableModel(QAbstractTableModel):
 
     def _star(self, starred: bool) -> QIcon:
         # The star's colour follows the palette (light or dark appearance).
-        colour = reading_colours(QGuiApplication.palette()).star if starred else ""
+        palette = QGuiApplication.palette()
+        colour = reading_colours(palette).star if starred else ""
         icon = self._icons.get((starred, colour))
         if icon is None:
-            icon = self._icons[(starred, colour)] = _star_icon(starred, colour)
+            on_selection = palette.color(QPalette.ColorRole.HighlightedText).name()
+            icon = self._icons[(starred, colour)] = _star_icon(starred, colour, on_selection)
         return icon
 
     def _bold_font(self) -> QFont:
