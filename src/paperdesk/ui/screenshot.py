@@ -332,6 +332,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zoom", type=float, metavar="PT",
                         help="reading font size in points")
     args = parser.parse_args(argv)
+    ensure_app()
+    from .app import quiet_qt_noise
+
+    quiet_qt_noise()
     try:
         width, height = parse_size(args.size)
     except ValueError as exc:
