@@ -3,8 +3,14 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+BUNDLE_STAMP := $(VENV)/.bundle-tools
+# The program install-desktop runs (default: the one in .venv, set up first).
+PAPERDESK ?= $(BIN)/paperdesk
+ifeq ($(PAPERDESK),$(BIN)/paperdesk)
+DESKTOP_DEPS := $(STAMP)
+endif
 
-.PHONY: run test bench clean
+.PHONY: run test bench bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -26,6 +32,28 @@ test: $(STAMP)
 ## bench: the search benchmark at 100,000 papers next to SQLite FTS5 (builds .bench/ once)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/search_bench.py
+
+## install-desktop: put paperdesk (with its icon) in this user's application menu
+install-desktop: $(DESKTOP_DEPS)
+	$(PAPERDESK) install-desktop
+
+## uninstall-desktop: remove what install-desktop added
+uninstall-desktop: $(DESKTOP_DEPS)
+	$(PAPERDESK) uninstall-desktop
+
+$(BUNDLE_STAMP): pyproject.toml | $(STAMP)
+	$(BIN)/python -m pip install --quiet --editable '.[test,bundle]'
+	@touch $(BUNDLE_STAMP)
+
+## bundle: build the stand-alone app in dist/paperdesk/ (PyInstaller), then smoke-test it
+bundle: $(BUNDLE_STAMP)
+	$(BIN)/pyinstaller --noconfirm --clean --log-level WARN \
+		--distpath dist --workpath build/pyinstaller packaging/paperdesk.spec
+	$(BIN)/python packaging/smoke_test.py dist/paperdesk
+
+## icons: render resources/paperdesk.svg into the PNG sizes (after editing the SVG)
+icons: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/render_icons.py
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache

@@ -7,13 +7,26 @@ its own.
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Preferences (QSettings) and desktop files go to a private folder, never the user's:
+# windows save their state when they close.
+_PRIVATE = tempfile.mkdtemp(prefix="paperdesk-tests-")
+atexit.register(shutil.rmtree, _PRIVATE, ignore_errors=True)
+os.environ["XDG_CONFIG_HOME"] = os.path.join(_PRIVATE, "config")
+os.environ["XDG_DATA_HOME"] = os.path.join(_PRIVATE, "data")
+
+from PySide6.QtCore import QSettings  # noqa: E402
+
+QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                  os.path.join(_PRIVATE, "config"))
 
 from paperdesk.core.library import Library  # noqa: E402
 

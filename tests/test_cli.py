@@ -257,3 +257,45 @@ def test_export_user_errors(tmp_path, seed_files, capsys, args, message):
 def test_export_scope_is_required(tmp_path):
     r = run("export", "--format", "csv", library=tmp_path / "lib")
     assert r.returncode == 2 and "one of the arguments" in r.stderr
+
+
+def test_write_commands_refuse_while_the_window_holds_the_lock(tmp_path, seed_files, capsys):
+    from paperdesk.core.lock import LibraryLock
+
+    lib = tmp_path / "lib"
+    assert main(["--library", str(lib), "import", str(seed_files[0])]) == 0
+    capsys.readouterr()
+    with LibraryLock(lib, app="gui"):
+        for argv in (["import", str(seed_files[1])], ["tag", "add", "x", "1"],
+                     ["note", "1", "hello"], ["mark", "1", "--star"], ["reindex"],
+                     ["saved-search", "add", "n", "q"], ["tag", "rename", "a", "b"]):
+            assert main(["--library", str(lib), *argv]) == 1, argv
+            err = capsys.readouterr().err
+            assert err.count("\n") == 1 and "is open in the paperdesk window" in err, err
+            assert err.startswith("paperdesk: the library ")
+        # Reading still works (read-only: nothing is written).
+        assert main(["--library", str(lib), "stats", "--json"]) == 0
+        assert json.loads(capsys.readouterr().out)["papers"] == 120
+        assert main(["--library", str(lib), "search", "depth", "--limit", "1"]) == 0
+        assert main(["--library", str(lib), "saved-search", "list"]) == 0
+        out = tmp_path / "all.csv"
+        assert main(["--library", str(lib), "export", "--all", "--format", "csv",
+                     "-o", str(out)]) == 0
+        assert out.stat().st_size > 0
+    assert main(["--library", str(lib), "mark", "1", "--star"]) == 0   # released: works
+    assert not (lib / "library.lock").exists()
+
+
+def test_read_command_on_a_locked_library_that_does_not_exist_yet(tmp_path, capsys):
+    from paperdesk.core.lock import LibraryLock
+
+    with LibraryLock(tmp_path / "new", app="gui"):
+        assert main(["--library", str(tmp_path / "new"), "stats"]) == 1
+    assert "not a paperdesk library yet" in capsys.readouterr().err
+
+
+def test_command_takes_and_releases_the_lock(tmp_path, seed_files):
+    lib = tmp_path / "lib"
+    r = run("import", str(seed_files[0]), library=lib)
+    assert r.returncode == 0
+    assert not (lib / "library.lock").exists()

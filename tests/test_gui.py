@@ -157,7 +157,7 @@ def test_unique_phrase_gives_exactly_one_row(qtbot, seeded):
     assert "Depth Delusion" in paper.abstract
     # the only row is selected, shown, and the matched words are highlighted
     assert window.detail_pane.paper_id == paper.id
-    assert "background-color:#ffe27a" in window.detail_pane.toHtml().replace(" ", "")
+    assert "background-color:#ffa94d" in window.detail_pane.toHtml().replace(" ", "")
 
 
 def test_query_without_matches_says_so_calmly(qtbot, seeded):
@@ -406,6 +406,8 @@ def test_run_reports_an_unopenable_library_in_a_dialog(qapp, tmp_path, monkeypat
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)   # restored after the test
     monkeypatch.setattr(app_module, "message_box",
                         lambda parent, icon, title, text, **kw: shown.append((title, text)))
+    # as on a desktop (offscreen, paperdesk never waits for a click on a dialog)
+    monkeypatch.setattr(app_module, "is_offscreen", lambda: False)
     not_a_folder = tmp_path / "file"
     not_a_folder.write_text("x")
     assert app_module.run(not_a_folder) == 1

@@ -17,12 +17,13 @@ from paperdesk.core.models import SearchHit, SearchResults
 from paperdesk.core.search import match_spans
 from paperdesk.core.text import find_urls
 from paperdesk.ui.paper_model import PaperTableModel
+from paperdesk.ui.colours import SEARCH_HIT_LIGHT
 from paperdesk.ui.scope import Scope
 from paperdesk.ui.search_help import SEARCH_SYNTAX, SearchHelpDialog
 from paperdesk.ui.workers import FIRST_PAGE
 from test_ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
 
-HIGHLIGHT = "background-color:#ffe27a"
+HIGHLIGHT = "background-color:" + SEARCH_HIT_LIGHT[0]
 
 
 def _search(qtbot, window, text: str, type_it: bool = True) -> None:
@@ -255,14 +256,14 @@ def test_detail_pane_marks_exactly_what_the_core_matched(qtbot, win, query):
     it = block.begin()
     while not it.atEnd():
         fragment = it.fragment()
-        if fragment.charFormat().background().color().name() == "#ffe27a":
+        if fragment.charFormat().background().color().name() == SEARCH_HIT_LIGHT[0]:
             marked.append(fragment.text())
         it += 1
     assert marked == [paper.abstract[s:e] for s, e in expected]
     # the title is marked the same way
     title_words = [paper.title[s:e] for s, e in match_spans(paper.title, lib.match_terms(query))]
     title_html = window.detail_pane.title_label.text()
-    assert title_html.count("#ffe27a") == len(title_words)
+    assert title_html.count(SEARCH_HIT_LIGHT[0]) == len(title_words)
 
 
 def test_phrases_mark_words_as_written(qtbot, win):
@@ -295,7 +296,7 @@ def test_note_hits_are_marked_too_and_marks_never_save(qtbot, win):
         block = note.document().firstBlock()
         while block.isValid():
             for r in block.layout().formats():
-                if r.format.background().color().name() == "#ffe27a":
+                if r.format.background().color().name() == SEARCH_HIT_LIGHT[0]:
                     units = block.text().encode("utf-16-le")
                     out.append(units[2 * r.start:2 * (r.start + r.length)].decode("utf-16-le"))
             block = block.next()

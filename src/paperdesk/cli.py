@@ -16,10 +16,11 @@ from pathlib import Path
 from . import __version__
 from .core.exporting import FIELDS, FORMATS
 from .core.library import Library
+from .core.lock import LibraryLock, LockHeld
 from .core.models import LibraryError
 from .core.paths import LIBRARY_ENV, default_library_path
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "gui_main", "build_parser", "writes"]
 
 
 def _positive_int(text: str) -> int:
@@ -38,6 +39,17 @@ def _folder(text: str) -> Path:
     return Path(text)
 
 
+def _size(text: str) -> tuple[int, int]:
+    parts = text.lower().replace("×", "x").split("x")
+    try:
+        width, height = (int(v) for v in parts)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a size like 1280x800: {text!r}") from None
+    if not (200 <= width <= 10_000 and 200 <= height <= 10_000):
+        raise argparse.ArgumentTypeError(f"out of range (200-10000 each way): {text!r}")
+    return width, height
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (also used to print ``--help``)."""
     parser = argparse.ArgumentParser(
@@ -48,8 +60,23 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"paperdesk {__version__}")
     parser.add_argument(
         "--library", metavar="DIR", type=_folder, default=None,
-        help=f"library folder (default: ${LIBRARY_ENV}, else {default_library_path()})")
+        help=f"library folder (default: ${LIBRARY_ENV}, else {default_library_path()}; "
+             "the window opens the library it had open last)")
+    parser.add_argument("--screenshot", metavar="FILE", type=Path,
+                        help="render the window offscreen into this PNG file and exit "
+                             "(no COMMAND)")
+    parser.add_argument("--size", metavar="WxH", type=_size, default=(1280, 800),
+                        help="window size for --screenshot (default 1280x800)")
+    parser.add_argument("--appearance", choices=["system", "light", "dark"],
+                        help="the window's colours: follow the system (default, or as "
+                             "chosen in View ▸ Appearance), light or dark")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("install-desktop",
+                       help="add paperdesk to the desktop's application menu (this user)")
+    p.add_argument("--exec", dest="exec_path", metavar="PATH",
+                   help="program the launcher starts (default: this paperdesk)")
+    sub.add_parser("uninstall-desktop", help="remove what install-desktop added")
 
     p = sub.add_parser("import", help="import abstract files or folders of *.txt files")
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path)
@@ -303,6 +330,23 @@ def _cmd_export(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_desktop(args) -> int:
+    from .core import desktop
+
+    try:
+        if args.command == "install-desktop":
+            paths = desktop.install(exec_path=args.exec_path)
+            print(f"installed the launcher {paths[0]}")
+            print(f"and {len(paths) - 1} icon files; paperdesk is in the application menu")
+        else:
+            paths = desktop.uninstall()
+            print(f"removed {len(paths)} file(s)" if paths else "nothing to remove")
+    except desktop.DesktopError as exc:
+        print(f"paperdesk: {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
 _COMMANDS = {
     "import": _cmd_import,
     "search": _cmd_search,
@@ -318,6 +362,53 @@ _COMMANDS = {
 }
 
 
+#: Commands that only read the library: they still run, read-only, while another process
+#: holds its lock; every other command is refused then.
+_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export"}
+
+
+def writes(args: argparse.Namespace) -> bool:
+    """Return True if the parsed command changes the library (see
+    :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` only reads)."""
+    if args.command == "saved-search":
+        return args.saved_command != "list"
+    return args.command not in _READ_ONLY_COMMANDS
+
+
+def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, LibraryLock | None]:
+    """Open the library for a command, holding its lock when possible.
+
+    A command takes the library's lock (:mod:`paperdesk.core.lock`) while it runs, so the
+    window cannot open it meanwhile. While another process (a window, or a command)
+    holds it, a command that writes is refused, and one that reads opens the library
+    read-only (no index repair or update).
+
+    Returns:
+        ``(library, lock)``; ``lock`` is ``None`` when the library was opened read-only.
+    Raises:
+        LibraryError: the lock is held and the command writes (:class:`LockHeld`), or
+            the library cannot be opened.
+    """
+    lock = LibraryLock(path, app="cli")
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        if writes(args):
+            hint = ("; make the change in that window or close it first"
+                    if held.info is not None and held.info.app == "gui" else "")
+            raise LibraryError(f"{held}{hint}") from None
+        return Library.open(path, read_only=True), None
+    except LibraryError:
+        if writes(args):
+            raise
+        return Library.open(path, read_only=True), None   # e.g. a read-only folder
+    try:
+        return Library.open(path), lock
+    except BaseException:
+        lock.release()
+        raise
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -326,14 +417,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status (0 ok, 1 user error, 2 usage error, 130 interrupted).
     """
-    args = build_parser().parse_args(argv)
-    library_path = args.library or default_library_path()
+    parser = build_parser()
+    args = parser.parse_args(argv)
     if args.command is None:
         from .ui.app import run  # Qt is imported only for the GUI
 
-        return run(library_path)
+        return run(args.library, screenshot=args.screenshot, size=args.size,
+                   appearance=args.appearance)
+    if args.screenshot is not None:
+        parser.error("--screenshot renders the window: give it without a COMMAND")
+    if args.command in ("install-desktop", "uninstall-desktop"):
+        return _cmd_desktop(args)
+    library_path = args.library or default_library_path()
+    lock = None
     try:
-        with Library.open(library_path) as lib:
+        lib, lock = _open_library(library_path, args)
+        with lib:
             return _COMMANDS[args.command](lib, args)
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)
@@ -348,3 +447,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # e.g. standard output on a full disk
         print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
         return 1
+    finally:
+        if lock is not None:
+            lock.release()
+
+
+def gui_main() -> int:
+    """Entry point of the ``paperdesk-gui`` launcher script (``[project.gui-scripts]``):
+    the same as :func:`main` with ``sys.argv`` (no console window on Windows).
+
+    Returns:
+        The exit status.
+    """
+    return main()

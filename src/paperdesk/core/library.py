@@ -86,10 +86,12 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
             ``on_index_stale`` instead, so that index writes happen on a worker thread.
         on_index_stale: called (from the thread that made the change) after a change was
             committed to SQLite while ``auto_sync_index`` is False.
+        read_only: opened with ``read_only=True`` (see :meth:`open`).
     """
 
-    def __init__(self, path: Path, sync_index: bool = True):
+    def __init__(self, path: Path, sync_index: bool = True, read_only: bool = False):
         self.path = Path(path).expanduser().absolute()
+        self.read_only = read_only
         self._local = threading.local()
         self._connections: list[sqlite_utils.Database] = []
         self._conn_lock = threading.Lock()
@@ -99,6 +101,10 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         self.on_index_stale: Callable[[], None] | None = None
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
+        if read_only:
+            self._check_readable()
+            self.index = self._open_index()
+            return
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -117,20 +123,42 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
 
     # -- life cycle --------------------------------------------------------------------
     @classmethod
-    def open(cls, path: str | os.PathLike, sync_index: bool = True) -> "Library":
+    def open(cls, path: str | os.PathLike, sync_index: bool = True,
+             read_only: bool = False) -> "Library":
         """Open the library in folder ``path``, creating an empty one if missing.
 
         Args:
             path: library folder.
             sync_index: bring the search index up to date before returning (pass ``False``
                 to do it later with :meth:`sync_index`, e.g. from a worker thread).
+            read_only: for reading while another process writes (it holds the library's
+                lock, :mod:`paperdesk.core.lock`): nothing is created, migrated, repaired
+                or indexed, so searches may miss changes the other process has not
+                indexed yet. Only call reading methods on such a library.
         Returns:
             The open :class:`Library`.
         Raises:
             LibraryError: the folder cannot be created, or its database is not a paperdesk
-                library or is from a newer version.
+                library or is from a newer version; with ``read_only``, also when the
+                library does not exist or would need changes before it can be read.
         """
-        return cls(Path(path), sync_index=sync_index)
+        return cls(Path(path), sync_index=sync_index, read_only=read_only)
+
+    def _check_readable(self) -> None:
+        """For ``read_only``: the database exists at the current schema version."""
+        from .schema import SCHEMA_VERSION, schema_version
+
+        if not (self.path / DB_NAME).is_file() or not (self.path / INDEX_DIR).is_dir():
+            raise LibraryError(f"{self.path} is not a paperdesk library yet")
+        try:
+            version = schema_version(self.db)
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise LibraryError(f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+        if version != SCHEMA_VERSION:
+            self.close()
+            raise LibraryError(f"{self.path / DB_NAME}: needs upgrading (schema {version}); "
+                               "close the other paperdesk first")
 
     def __enter__(self) -> "Library":
         return self
@@ -172,6 +200,13 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
 
     def _open_index(self) -> SearchIndex:
         index_path = self.path / INDEX_DIR
+        if self.read_only:
+            try:
+                return SearchIndex(index_path)
+            except Exception as exc:  # noqa: BLE001 - damaged: only a writer may rebuild it
+                self.close()
+                raise LibraryError(f"{index_path}: the search index cannot be read now "
+                                   f"({exc.__class__.__name__}); try again later") from exc
         try:
             index = SearchIndex(index_path)
         except Exception:  # noqa: BLE001 - any damage: the index is derived, rebuild it

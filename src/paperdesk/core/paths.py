@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -32,6 +33,8 @@ def _bundled_dirs(name: str) -> list[Path]:
     # The installed package first (a wheel carries seeds/ and resources/ inside
     # paperdesk/), then the top of a source checkout.
     candidates = []
+    if getattr(sys, "frozen", False) and hasattr(sys, "_MEIPASS"):   # a PyInstaller bundle
+        candidates.append(Path(sys._MEIPASS) / "paperdesk" / name)
     try:
         candidates.append(Path(str(resources.files("paperdesk") / name)))
     except (ModuleNotFoundError, TypeError):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 
-from PySide6.QtCore import QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QContextMenuEvent, QTextBlock, QTextCursor
 from PySide6.QtWidgets import QFrame, QMenu, QTextBrowser, QWidget
 
@@ -21,7 +21,14 @@ from ..core.annotations import HIGHLIGHT_COLOURS
 from .colours import swatch_icon
 from .links import is_safe_url, open_safe_url
 
-__all__ = ["AbstractView", "OffsetMap", "HIGHLIGHT_COLOUR_NAMES"]
+__all__ = ["AbstractView", "OffsetMap", "HIGHLIGHT_COLOUR_NAMES", "LINE_CHARS"]
+
+#: Longest line of the abstract, in average characters: lines of 60-75 characters are the
+#: easiest to read, so a wide pane does not stretch them further.
+LINE_CHARS = 72
+#: A sample of English text for measuring the average character width of a font.
+_SAMPLE = ("Generative foundation models are increasingly scaled in both width and depth, "
+           "posing challenges for stable feature learning.")
 
 #: Names shown for :data:`~paperdesk.core.annotations.HIGHLIGHT_COLOURS`.
 HIGHLIGHT_COLOUR_NAMES = dict(zip(HIGHLIGHT_COLOURS, ("Yellow", "Blue", "Green", "Red")))
@@ -65,7 +72,8 @@ class AbstractView(QTextBrowser):
     """Read-only rich-text view of the abstract, arXiv links and sources.
 
     The view never follows a link itself: a click hands http(s) links to the system
-    browser and refuses every other scheme.
+    browser and refuses every other scheme. Lines are at most :data:`LINE_CHARS`
+    average characters long (:meth:`line_width`); a narrower view wraps at its width.
 
     Signals:
         linkRefused(QUrl): a clicked link was not opened because of its scheme.
@@ -88,6 +96,38 @@ class AbstractView(QTextBrowser):
         self.anchorClicked.connect(self.open_link)
         self._map: OffsetMap | None = None
         self._block = -1
+        self.update_line_length()
+
+    # -- line length -------------------------------------------------------------------
+    def line_width(self) -> int:
+        """Return the widest the text may be, in pixels: :data:`LINE_CHARS` average
+        characters of the current font plus the document margins."""
+        fm = self.fontMetrics()
+        per_char = fm.horizontalAdvance(_SAMPLE) / len(_SAMPLE)
+        return int(per_char * LINE_CHARS + 2 * self.document().documentMargin())
+
+    def update_line_length(self) -> None:
+        """Wrap at :meth:`line_width` when the view is wider, else at the view's width
+        (called on resize and when the font changes)."""
+        limit = self.line_width()
+        if self.viewport().width() > limit:
+            if (self.lineWrapMode() != QTextBrowser.LineWrapMode.FixedPixelWidth
+                    or self.lineWrapColumnOrWidth() != limit):
+                self.setLineWrapMode(QTextBrowser.LineWrapMode.FixedPixelWidth)
+                self.setLineWrapColumnOrWidth(limit)
+        elif self.lineWrapMode() != QTextBrowser.LineWrapMode.WidgetWidth:
+            self.setLineWrapMode(QTextBrowser.LineWrapMode.WidgetWidth)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Keep the line length readable at every width."""
+        super().resizeEvent(event)
+        self.update_line_length()
+
+    def changeEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """A new font changes the line width."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.FontChange:
+            self.update_line_length()
 
     # -- content -----------------------------------------------------------------------
     def set_content(self, html: str, abstract: str, keep_scroll: bool = False) -> None:

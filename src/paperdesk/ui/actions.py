@@ -36,7 +36,8 @@ class ActionSpec:
         menu: key of :data:`MENUS` the action appears in, or ``""`` for none.
         help: what the shortcuts dialog says (defaults to the menu text).
         checkable: a toggle (e.g. a setting).
-        separator_before: put a menu separator before it.
+        separator_before: put a menu separator before it (before its submenu, for the
+            first action of a submenu).
         submenu: title of a submenu of ``menu`` to put it in, or ``""``.
     """
 
@@ -75,12 +76,19 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("exportAction", "&Export…", ("Ctrl+E",), "open_export_dialog", "file",
                separator_before=True,
                help="Export papers to BibTeX, RIS, CSL-JSON, CSV, Markdown or JSON"),
+    ActionSpec("openLibraryAction", "Open &Library…", (), "choose_library_to_open", "file",
+               separator_before=True, help="Open another library folder"),
+    ActionSpec("newLibraryAction", "&New Library…", (), "choose_new_library", "file",
+               help="Start an empty library in a new folder"),
     ActionSpec("quitAction", "&Quit", ("Ctrl+Q",), "close", "file", separator_before=True),
     # Edit
     ActionSpec("undoAction", "&Undo", ("Ctrl+Z",), "undo", "edit",
                help="Undo the last change (tags, marks, title, note, highlight)"),
     ActionSpec("redoAction", "&Redo", ("Ctrl+Shift+Z", "Ctrl+Y"), "redo", "edit",
                help="Redo what was undone"),
+    ActionSpec("selectAllAction", "Select &All", ("Ctrl+A",), "select_all", "edit",
+               separator_before=True,
+               help="Select every paper in the list (in a text field: all its text)"),
     ActionSpec("copyBibtexAction", "&Copy as BibTeX", ("Ctrl+Shift+C",), "copy_as_bibtex",
                "edit", separator_before=True,
                help="Copy the selected papers to the clipboard as BibTeX"),
@@ -120,8 +128,27 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("scrollAbstractBackAction", "Scroll Abstract U&p", ("Shift+Space",),
                "scroll_abstract_up", "paper", help="Scroll the abstract up"),
     # View
+    ActionSpec("zoomInAction", "Zoom &In", ("Ctrl+=", "Ctrl++"), "zoom_in", "view",
+               help="Larger text in the reading pane"),
+    ActionSpec("zoomOutAction", "Zoom &Out", ("Ctrl+-",), "zoom_out", "view",
+               help="Smaller text in the reading pane"),
+    ActionSpec("zoomResetAction", "&Actual Size", ("Ctrl+0",), "zoom_reset", "view",
+               help="The reading pane's text at its normal size"),
+    ActionSpec("showSidebarAction", "Show &Sidebar", ("Ctrl+Shift+B",), "set_sidebar_shown",
+               "view", checkable=True, separator_before=True,
+               help="Show or hide the filters, saved searches, tags and files on the left"),
+    ActionSpec("showReadingPaneAction", "Show &Reading Pane", ("Ctrl+Shift+D",),
+               "set_reading_pane_shown", "view", checkable=True,
+               help="Show or hide the abstract, tags and note on the right"),
+    ActionSpec("appearanceSystemAction", "Follow the &System", (), "appearance_system",
+               "view", checkable=True, separator_before=True, submenu="A&ppearance",
+               help="Light or dark, as the system colour scheme says"),
+    ActionSpec("appearanceLightAction", "&Light", (), "appearance_light", "view",
+               checkable=True, submenu="A&ppearance", help="Always the light appearance"),
+    ActionSpec("appearanceDarkAction", "&Dark", (), "appearance_dark", "view",
+               checkable=True, submenu="A&ppearance", help="Always the dark appearance"),
     ActionSpec("autoMarkReadAction", "Mark Papers Read &Automatically", (),
-               "set_auto_mark_read", "view", checkable=True,
+               "set_auto_mark_read", "view", checkable=True, separator_before=True,
                help="Mark a paper read after it has been shown for a moment"),
     # Help
     ActionSpec("shortcutsAction", "&Keyboard Shortcuts", ("F1", "?"), "show_shortcuts",
@@ -218,9 +245,13 @@ def build_actions(window: QMainWindow,
             if spec.submenu:
                 key = (spec.menu, spec.submenu)
                 if key not in submenus:
+                    if spec.separator_before:   # before the new submenu, in its menu
+                        menu.addSeparator()
                     submenus[key] = menu.addMenu(spec.submenu)
+                elif spec.separator_before:
+                    submenus[key].addSeparator()
                 menu = submenus[key]
-            if spec.separator_before:
+            elif spec.separator_before:
                 menu.addSeparator()
             menu.addAction(action)
         actions[spec.name] = action

@@ -20,17 +20,19 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpl
 from ..core.models import Paper
 from ..core.search import MatchTerms
 from .abstract_view import AbstractView
+from .colours import reading_colours
 from .formatting import local_datetime, tooltip_html
 from .highlight_list import HighlightList
 from .links import SAFE_SCHEMES
 from .note_editor import NoteEditor
-from .paper_html import paper_body_html, title_html
+from .paper_html import HtmlColours, paper_body_html, title_html
 from .tag_chips import TagChipBar
 
 __all__ = ["DetailPane", "PLACEHOLDER", "SAFE_SCHEMES"]
 
 PLACEHOLDER = "Select a paper to read its abstract"
-_MUTED = "color: palette(placeholder-text);"
+#: The title's size relative to the reading font.
+TITLE_SCALE = 1.3
 #: Height of the note editor at first show, in pixels.
 NOTE_HEIGHT = 170
 
@@ -79,7 +81,10 @@ class DetailPane(QWidget):
         self._paper: Paper | None = None
         self._terms: MatchTerms | None = None
         self._title_cancelled = False
+        self._colours: HtmlColours = reading_colours(self.palette())
+        self._font_size: float | None = None
         self._build()
+        self._apply_colours()
         self.clear_paper()
 
     # -- construction --------------------------------------------------------------------
@@ -89,9 +94,7 @@ class DetailPane(QWidget):
         self.title_label.setWordWrap(True)
         self.title_label.setTextFormat(Qt.TextFormat.RichText)
         self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        font = QFont(self.font())
-        font.setPointSizeF(font.pointSizeF() * 1.3)
-        font.setWeight(QFont.Weight.DemiBold)
+        font = self._title_font()
         self.title_label.setFont(font)
         self.title_label.setSizePolicy(QSizePolicy.Policy.Preferred,
                                        QSizePolicy.Policy.Minimum)
@@ -107,7 +110,6 @@ class DetailPane(QWidget):
         self.meta_label = QLabel()
         self.meta_label.setObjectName("metaLabel")
         self.meta_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.meta_label.setStyleSheet(_MUTED)
         self.star_button = self._tool_button("starButton", "☆ Star", "Star this paper (S)")
         self.star_button.clicked.connect(self.starToggled)
         self.read_button = self._tool_button("readButton", "Mark read", "Mark read (R)")
@@ -146,7 +148,6 @@ class DetailPane(QWidget):
         self.abstract_view.highlightRequested.connect(self.highlightRequested)
         self.highlights_label = QLabel()
         self.highlights_label.setObjectName("highlightsLabel")
-        self.highlights_label.setStyleSheet(f"{_MUTED} font-weight: 600;")
         self.highlights = HighlightList()
         self.highlights.removeRequested.connect(self.highlightRemoveRequested)
         self.highlights.commentRequested.connect(self.highlightCommentRequested)
@@ -169,7 +170,6 @@ class DetailPane(QWidget):
         note_label = QLabel("Note")
         note_label.setStyleSheet("font-weight: 600;")
         self.note_hint = QLabel("Markdown · saved automatically · Ctrl+click opens a link")
-        self.note_hint.setStyleSheet(_MUTED)
         note_head = QHBoxLayout()
         note_head.addWidget(note_label)
         note_head.addStretch(1)
@@ -242,8 +242,8 @@ class DetailPane(QWidget):
         self.note_section.show()
         self._show_header(paper)
         self.chips.set_tags(paper.tags)
-        self.abstract_view.set_content(paper_body_html(paper, self._terms), paper.abstract,
-                                       keep_scroll=same)
+        self.abstract_view.set_content(paper_body_html(paper, self._terms, self._colours),
+                                       paper.abstract, keep_scroll=same)
         self._show_highlights(paper)
         if not same:
             self.cancel_title_edit()
@@ -266,8 +266,8 @@ class DetailPane(QWidget):
         terms = terms or None
         if self._paper is not None and terms != self._terms:
             self._terms = terms
-            self.title_label.setText(title_html(self._paper.title, terms))
-            self.abstract_view.set_content(paper_body_html(self._paper, terms),
+            self.title_label.setText(title_html(self._paper.title, terms, self._colours))
+            self.abstract_view.set_content(paper_body_html(self._paper, terms, self._colours),
                                            self._paper.abstract, keep_scroll=True)
             self.note_editor.set_match_terms(terms)
 
@@ -292,7 +292,7 @@ class DetailPane(QWidget):
         self.abstract_view.clear_content()
 
     def _show_header(self, paper: Paper) -> None:
-        self.title_label.setText(title_html(paper.title, self._terms))
+        self.title_label.setText(title_html(paper.title, self._terms, self._colours))
         tip = "Double-click or press F2 to edit the title"
         if paper.title_edited:
             tip += f"\nTitle from the abstract: {paper.derived_title}"
@@ -307,8 +307,9 @@ class DetailPane(QWidget):
         self.meta_label.setText(meta)
         self.star_button.setText("★ Starred" if paper.starred else "☆ Star")
         self.star_button.setToolTip("Unstar (S)" if paper.starred else "Star this paper (S)")
-        self.star_button.setStyleSheet("QToolButton { color: #b07d00; font-weight: 600; }"
-                                       if paper.starred else "")
+        self.star_button.setStyleSheet(
+            f"QToolButton {{ color: {self._colours.star}; font-weight: 600; }}"
+            if paper.starred else "")
         self.read_button.setText("Mark unread" if paper.read else "Mark read")
         self.read_button.setToolTip("Mark unread (R)" if paper.read else "Mark read (R)")
         self.reset_title_button.setVisible(paper.title_edited)
@@ -337,6 +338,71 @@ class DetailPane(QWidget):
                 self.abstract_view.select_span(h.start, h.end)
                 self.abstract_view.ensureCursorVisible()
                 return
+
+    # -- colours and reading font ---------------------------------------------------------
+    @property
+    def colours(self) -> HtmlColours:
+        """The colours in use (from :func:`~paperdesk.ui.colours.reading_colours` for
+        this pane's palette)."""
+        return self._colours
+
+    def _apply_colours(self) -> None:
+        muted = f"color: {self._colours.muted};"
+        self.meta_label.setStyleSheet(muted)
+        self.highlights_label.setStyleSheet(f"{muted} font-weight: 600;")
+        self.note_hint.setStyleSheet(muted)
+        self.note_editor.set_mark_colours(self._colours)
+
+    def refresh_colours(self) -> None:
+        """Take the colours from the palette again (after a light/dark switch) and
+        re-render the shown paper with them."""
+        colours = reading_colours(self.palette())
+        if colours == self._colours:
+            return
+        self._colours = colours
+        self._apply_colours()
+        if self._paper is not None:
+            self._show_header(self._paper)
+            self.abstract_view.set_content(
+                paper_body_html(self._paper, self._terms, self._colours),
+                self._paper.abstract, keep_scroll=True)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt)
+        """Follow palette changes (light/dark appearance)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.refresh_colours()
+
+    def _title_font(self) -> QFont:
+        font = QFont(self.font())
+        base = self._font_size or font.pointSizeF()
+        font.setPointSizeF(base * TITLE_SCALE)
+        font.setWeight(QFont.Weight.DemiBold)
+        return font
+
+    def font_size(self) -> float:
+        """The reading font size in points (the abstract's, the note's; the title is
+        :data:`TITLE_SCALE` times larger)."""
+        return self._font_size or self.font().pointSizeF()
+
+    def set_font_size(self, points: float | None) -> None:
+        """Set the reading font size of the abstract, title, highlights and note.
+
+        Args:
+            points: size in points, or ``None`` for the pane's default font size.
+        """
+        self._font_size = points
+        font = QFont(self.font())
+        if points:
+            font.setPointSizeF(points)
+        for widget in (self.abstract_view, self.note_editor, self.highlights):
+            widget.setFont(font)
+        title = self._title_font()
+        self.title_label.setFont(title)
+        self.title_editor.setFont(title)
+        self.abstract_view.update_line_length()
+        if self._paper is not None:
+            self._show_highlights(self._paper)
 
     # -- editing helpers -----------------------------------------------------------------
     def set_tag_names(self, names: Sequence[str]) -> None:
@@ -405,6 +471,12 @@ class DetailPane(QWidget):
         """The abstract selection as ``(start, end)`` offsets, or ``None`` (see
         :meth:`AbstractView.selected_span`)."""
         return self.abstract_view.selected_span()
+
+    def set_splitter_sizes(self, sizes) -> None:
+        """Set the heights of the reading part and the note (pixels), e.g. as
+        remembered; the first show then keeps them."""
+        self._sized = True
+        self.splitter.setSizes(list(sizes))
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt)
         """Give the note editor :data:`NOTE_HEIGHT` pixels at the first show."""

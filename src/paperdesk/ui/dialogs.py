@@ -18,7 +18,7 @@ from .. import __version__
 from .actions import shortcut_rows
 
 __all__ = ["message_box", "show_import_problems", "ShortcutsDialog", "show_about",
-           "SHORTCUTS"]
+           "about_text", "SHORTCUTS"]
 
 #: ``(keys, what they do)`` rows of the Keyboard shortcuts dialog, from the actions table.
 SHORTCUTS: tuple[tuple[str, str], ...] = tuple(shortcut_rows())
@@ -107,9 +107,43 @@ class ShortcutsDialog(QDialog):
         self.resize(640, 640)
 
 
-def show_about(parent: QWidget | None) -> None:
-    """Show the modal About box."""
-    message_box(parent, QMessageBox.Icon.Information, "About paperdesk",
-                f"paperdesk {__version__}\n\n"
-                "Read research-paper abstracts offline.\n"
-                "Your library is stored on this computer only.")
+def about_text(library_path=None, settings_file: str = "") -> str:
+    """Return the About box's text: version, library folder, settings file, Qt and
+    Python versions.
+
+    Args:
+        library_path: the open library's folder (``str`` or ``Path``), or ``None``.
+        settings_file: the preferences file, or ``""``.
+    """
+    import platform
+
+    from PySide6 import __version__ as pyside_version
+    from PySide6.QtCore import qVersion
+
+    lines = [f"paperdesk {__version__}", "",
+             "Read, tag, search and export research-paper abstracts, offline.",
+             "Your library is stored on this computer only.", ""]
+    if library_path is not None:
+        lines.append(f"Library: {library_path}")
+    if settings_file:
+        lines.append(f"Settings: {settings_file}")
+    lines.append(f"Qt {qVersion()} · PySide6 {pyside_version} · "
+                 f"Python {platform.python_version()}")
+    return "\n".join(lines)
+
+
+def show_about(parent: QWidget | None, library_path=None, settings_file: str = "",
+               modal: bool = True) -> QMessageBox:
+    """Show the About box (:func:`about_text`).
+
+    Args:
+        parent: owning window.
+        library_path: the open library's folder, or ``None``.
+        settings_file: the preferences file, or ``""``.
+        modal: run it to completion (False: show it and return at once).
+    Returns:
+        The message box.
+    """
+    box = message_box(parent, QMessageBox.Icon.Information, "About paperdesk",
+                      about_text(library_path, settings_file), modal=modal)
+    return box

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
 
 from ..core.exporting import EXTENSIONS, FIELDS, FORMATS
 from ..core.library import Library
+from .colours import reading_colours
 from .formatting import plural
 from .settings import Settings
 
@@ -159,7 +160,8 @@ class ExportDialog(QDialog):
         self.problem_label.setObjectName("exportProblem")
         self.problem_label.setTextFormat(Qt.TextFormat.PlainText)
         self.problem_label.setWordWrap(True)
-        self.problem_label.setStyleSheet("color: #c0392b;")
+        self.problem_label.setStyleSheet(
+            f"color: {reading_colours(self.palette()).error};")
         self.problem_label.hide()
         layout.addWidget(self.problem_label)
         bottom = QHBoxLayout()

@@ -21,17 +21,19 @@ from pathlib import Path
 
 from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
                             Qt, QTimer, QUrl, Slot)
-from PySide6.QtGui import (QCloseEvent, QColor, QFont, QIcon, QPainter, QPalette, QPixmap,
-                           QUndoStack)
+from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QFont, QIcon, QPainter,
+                           QPalette, QPixmap, QUndoStack)
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
-                               QLineEdit, QMainWindow, QMessageBox, QProgressBar,
-                               QPushButton, QSizePolicy, QSplitter, QTableView, QVBoxLayout,
-                               QWidget)
+                               QLineEdit, QMainWindow, QMessageBox, QPlainTextEdit,
+                               QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView,
+                               QTextEdit, QVBoxLayout, QWidget)
 
 from ..core.library import Library
 from ..core.models import ImportReport, LibraryError, SearchResults, UnknownPaper
 from ..core.search import MatchTerms
 from .actions import build_actions
+from .appearance import follow_appearance
+from .colours import muted_colour
 from .commands import Change, CommandContext
 from .detail_pane import PLACEHOLDER, DetailPane
 from .dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
@@ -41,7 +43,7 @@ from .paper_model import PaperTableModel
 from .saved_searches import SavedSearchActions
 from .scope import FILTER_LABELS, Scope
 from .search_help import SEARCH_TIP, SearchHelpDialog
-from .settings import Settings
+from .settings import FONT_SIZE_RANGE, Settings
 from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
 from .title_delegate import TitleDelegate
@@ -57,6 +59,10 @@ QUOTE_CHARS = 60
 #: Width of the scope pane and share of the detail pane at first show.
 TAG_PANE_WIDTH = 230
 DETAIL_SHARE = 0.40
+#: Share of the list's width the Snippet column gets when it first appears.
+SNIPPET_SHARE = 0.45
+#: What a new library is started in, when asked for a folder that is not empty.
+NEW_LIBRARY_NAME = "paperdesk library"
 
 
 def _help_icon(colour: QColor) -> QIcon:
@@ -101,6 +107,15 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
     Saved searches (Ctrl+S) are listed in the tag pane with counts made on another
     worker thread (:class:`~paperdesk.ui.workers.SavedSearchCounter`).
 
+    Remembered state: the window geometry, the pane sizes of both splitters, the list's
+    column widths, order and sort, the reading font size and which panes are shown are
+    restored from :class:`Settings` once the widgets exist (:meth:`restore_state`) and
+    saved when the window closes (:meth:`save_state`).
+
+    Opening another library (File ▸ Open Library… / New Library…) is the application's
+    job: it sets :attr:`library_opener`, a callable ``(folder: Path, new: bool) -> bool``
+    (see :class:`paperdesk.ui.app.AppController`).
+
     Args:
         library: an open library. The window sets ``library.auto_sync_index = False``
             and updates the search index on a worker thread after each change.
@@ -127,6 +142,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._search_stale = False   # indexed text changed since the search last ran
         self._suggestion: str | None = None   # "Did you mean" query on show
         self._search_help: SearchHelpDialog | None = None
+        self._snippet_sized = False
+        self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
 
         self.undo_stack = QUndoStack(self)
         self.ctx = CommandContext(library, self._on_changed, self.show_error)
@@ -167,6 +184,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._refresh_tags()
         self._refresh_saved(immediate=True)
         self._show_all()
+        self.restore_state()
         # If a script exits without closing the window, still stop the threads first
         # (Qt aborts the process when a running QThread is destroyed).
         atexit.register(_shutdown_at_exit, weakref.ref(self))
@@ -269,9 +287,11 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         vh.setDefaultSectionSize(t.fontMetrics().height() + 10)
         hh = t.horizontalHeader()
         hh.setHighlightSections(False)
+        hh.setSectionsMovable(True)   # drag a header to reorder; remembered
         hh.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
-        hh.setSectionResizeMode(PaperTableModel.ADDED, QHeaderView.ResizeMode.Fixed)
-        hh.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(PaperTableModel.ADDED, QHeaderView.ResizeMode.Interactive)
+        hh.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Interactive)
+        hh.setMinimumSectionSize(40)
         date_width = t.fontMetrics().horizontalAdvance("8888-88-88")
         hh.resizeSection(PaperTableModel.ADDED, date_width + 28)
         hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
@@ -317,6 +337,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
     def _build_menus(self) -> None:
         slots = {f"toggle_tag_{n}": functools.partial(self.toggle_tag_key, n)
                  for n in range(1, 10)}
+        for mode in ("system", "light", "dark"):
+            slots[f"appearance_{mode}"] = functools.partial(self._appearance_chosen, mode)
         self.actions_by_name = build_actions(self, slots)
         a = self.actions_by_name
         self.import_files_action = a["importFilesAction"]
@@ -333,10 +355,20 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             lambda text: self.undo_action.setText(f"&Undo {text}" if text else "&Undo"))
         stack.redoTextChanged.connect(
             lambda text: self.redo_action.setText(f"&Redo {text}" if text else "&Redo"))
-        auto = a["autoMarkReadAction"]
-        auto.blockSignals(True)
-        auto.setChecked(self.settings.auto_mark_read)
-        auto.blockSignals(False)
+        self.appearance_group = QActionGroup(self)
+        for mode in ("system", "light", "dark"):
+            self.appearance_group.addAction(a[f"appearance{mode.title()}Action"])
+        self._set_checked("autoMarkReadAction", self.settings.auto_mark_read)
+        self._set_checked(f"appearance{self.settings.appearance.title()}Action", True)
+        self._set_checked("showSidebarAction", True)
+        self._set_checked("showReadingPaneAction", True)
+
+    def _set_checked(self, name: str, on: bool) -> None:
+        """Check or uncheck a checkable action without running its slot."""
+        action = self.actions_by_name[name]
+        action.blockSignals(True)
+        action.setChecked(on)
+        action.blockSignals(False)
 
     # -- public API --------------------------------------------------------------------
     def status_text(self) -> str:
@@ -435,17 +467,19 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
     def choose_files_to_import(self) -> None:
         """Ask for abstract files with a file dialog and import them."""
         files, _filter = QFileDialog.getOpenFileNames(
-            self, "Import abstract files", str(Path.home()),
+            self, "Import abstract files", str(self.settings.import_folder),
             "Abstract files (*.txt);;All files (*)")
         if files:
+            self.settings.import_folder = Path(files[0]).parent
             self.start_import(files)
 
     @Slot()
     def choose_folder_to_import(self) -> None:
         """Ask for a folder and import every ``*.txt`` file in it (recursively)."""
         folder = QFileDialog.getExistingDirectory(self, "Import a folder of abstract files",
-                                                  str(Path.home()))
+                                                  str(self.settings.import_folder))
         if folder:
+            self.settings.import_folder = Path(folder).parent
             self.start_import([folder])
 
     @Slot()
@@ -486,8 +520,226 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
 
     @Slot()
     def show_about(self) -> None:
-        """Show the About box."""
-        show_about(self)
+        """Show the About box (version, library folder, settings file)."""
+        show_about(self, self.lib.path, self.settings.file_name())
+
+    # -- View: zoom, panes, appearance ---------------------------------------------------
+    def reading_font_size(self) -> float:
+        """The reading pane's font size in points."""
+        return self.detail_pane.font_size()
+
+    def set_reading_font_size(self, points: float | None) -> float:
+        """Set the reading pane's font size (remembered).
+
+        Args:
+            points: size in points (clamped to
+                :data:`~paperdesk.ui.settings.FONT_SIZE_RANGE`), or ``None`` for the
+                normal size.
+        Returns:
+            The size now in use, in points.
+        """
+        if points is not None:
+            points = min(max(float(points), FONT_SIZE_RANGE[0]), FONT_SIZE_RANGE[1])
+            if abs(points - self.font().pointSizeF()) < 0.01:
+                points = None
+        self.detail_pane.set_font_size(points)
+        self.settings.font_size = points
+        size = self.reading_font_size()
+        self.statusBar().showMessage(f"Reading text at {size:g} pt"
+                                     + ("" if points else " (normal size)"), 2000)
+        return size
+
+    @Slot()
+    def zoom_in(self) -> float:
+        """Make the reading pane's text 1 pt larger (Ctrl+=). Returns the new size."""
+        return self.set_reading_font_size(self.reading_font_size() + 1)
+
+    @Slot()
+    def zoom_out(self) -> float:
+        """Make the reading pane's text 1 pt smaller (Ctrl+-). Returns the new size."""
+        return self.set_reading_font_size(self.reading_font_size() - 1)
+
+    @Slot()
+    def zoom_reset(self) -> float:
+        """The reading pane's text at the normal size (Ctrl+0). Returns the size."""
+        return self.set_reading_font_size(None)
+
+    @Slot(bool)
+    def set_sidebar_shown(self, shown: bool) -> None:
+        """Show or hide the left pane (filters, saved searches, tags, files)."""
+        self._set_pane_shown(self.tag_pane, "tags", "showSidebarAction", shown)
+
+    @Slot(bool)
+    def set_reading_pane_shown(self, shown: bool) -> None:
+        """Show or hide the reading pane (abstract, tags, highlights, note)."""
+        if not shown:
+            self.detail_pane.note_editor.flush()
+            self.cancel_auto_mark_read()
+        self._set_pane_shown(self.detail_pane, "detail", "showReadingPaneAction", shown)
+        if shown and self.detail_pane.paper is not None:
+            self._schedule_mark_read(self.detail_pane.paper)
+
+    def _set_pane_shown(self, pane: QWidget, name: str, action: str, shown: bool) -> None:
+        if not shown and not pane.isHidden():
+            self._remember_splitter()
+            if pane.hasFocus() or pane.isAncestorOf(self.focusWidget()):
+                self.table.setFocus()
+        pane.setHidden(not shown)
+        self._set_checked(action, shown)
+        self.settings.set_pane_visible(name, shown)
+        if shown and self._sized:
+            self._give_room(pane)
+
+    def _give_room(self, pane: QWidget) -> None:
+        """A pane shown again after being hidden may have no width: give it its
+        remembered (or default) width, taken from the list in the middle."""
+        index = self.splitter.indexOf(pane)
+        sizes = self.splitter.sizes()
+        if index < 0 or sizes[index] > 20:
+            return
+        total = sum(sizes)
+        wanted = (self.settings.splitter_sizes("main", 3)
+                  or [TAG_PANE_WIDTH, 0, int(total * DETAIL_SHARE)])[index]
+        wanted = min(max(wanted, 120), max(total // 2, 120))
+        sizes[index] = wanted
+        sizes[1] = max(sizes[1] - wanted, 100)
+        self.splitter.setSizes(sizes)
+
+    def reveal_reading_pane(self) -> None:
+        """Show the reading pane if it is hidden (before focusing a widget in it)."""
+        if self.detail_pane.isHidden():
+            self.set_reading_pane_shown(True)
+
+    def _appearance_chosen(self, mode: str, checked: bool = True) -> None:
+        if checked:
+            self.set_appearance(mode)
+
+    def set_appearance(self, mode: str) -> bool:
+        """Use the ``"system"``, ``"light"`` or ``"dark"`` appearance (remembered).
+
+        Returns:
+            True if the appearance is now dark.
+        Raises:
+            ValueError: an unknown mode.
+        """
+        self.settings.appearance = mode
+        self._set_checked(f"appearance{mode.title()}Action", True)
+        return follow_appearance(mode)
+
+    @Slot()
+    def select_all(self) -> None:
+        """Ctrl+A: select all text in the focused text field, else every paper."""
+        focus = self.focusWidget()
+        if isinstance(focus, (QLineEdit, QTextEdit, QPlainTextEdit)):
+            focus.selectAll()
+            return
+        if self.model.rowCount():
+            self.table.setFocus()
+            self.table.selectAll()
+
+    # -- File: other libraries -------------------------------------------------------------
+    @Slot()
+    def choose_library_to_open(self) -> bool:
+        """Ask for a library folder and open it in place of this one (File ▸ Open
+        Library…). Returns True if another library was opened."""
+        start = str(self.lib.path.parent)
+        folder = QFileDialog.getExistingDirectory(self, "Open a paperdesk library", start)
+        return bool(folder) and self.open_library(Path(folder), new=False)
+
+    @Slot()
+    def choose_new_library(self) -> bool:
+        """Ask for a folder and start an empty library there (File ▸ New Library…).
+        A folder that is not empty gets a new sub-folder "paperdesk library".
+        Returns True if the new library was opened."""
+        start = str(self.lib.path.parent)
+        folder = QFileDialog.getExistingDirectory(
+            self, "Choose an empty folder for the new library", start)
+        if not folder:
+            return False
+        path = Path(folder)
+        if path.is_dir() and any(path.iterdir()):
+            path = _free_name(path / NEW_LIBRARY_NAME)
+        return self.open_library(path, new=True)
+
+    def open_library(self, folder: Path, new: bool = False) -> bool:
+        """Ask the application to open ``folder`` instead of this window's library.
+
+        Args:
+            folder: a library folder (for ``new``, an empty or missing folder).
+            new: start an empty library there.
+        Returns:
+            True if it was opened (this window then closes).
+        """
+        if self.library_opener is None:
+            message_box(self, QMessageBox.Icon.Information, "Open library",
+                        "Start paperdesk with --library DIR to open another library.")
+            return False
+        return bool(self.library_opener(Path(folder), new))
+
+    # -- remembered state ------------------------------------------------------------------
+    def restore_state(self) -> None:
+        """Restore what :meth:`save_state` saved, falling back to the defaults for
+        anything missing or unusable: geometry, column widths / order / sort, reading
+        font size, panes shown. Splitter sizes follow at the first show."""
+        s = self.settings
+        geometry = s.window_geometry
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        header = self.table.horizontalHeader()
+        state = s.header_state
+        if state is not None and header.restoreState(state):
+            self._snippet_sized = True
+            for column, mode in ((PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch),
+                                 (PaperTableModel.ADDED, QHeaderView.ResizeMode.Interactive),
+                                 (PaperTableModel.SNIPPET,
+                                  QHeaderView.ResizeMode.Interactive)):
+                header.setSectionResizeMode(column, mode)
+                if header.sectionSize(column) < header.minimumSectionSize():
+                    header.resizeSection(column, header.defaultSectionSize())
+            self.table.setColumnHidden(PaperTableModel.TITLE, False)
+            self.table.setColumnHidden(PaperTableModel.ADDED, False)
+            self.table.setColumnHidden(PaperTableModel.SNIPPET, self._results is None)
+        sort = s.list_sort
+        if sort is not None and sort[0] in (PaperTableModel.TITLE, PaperTableModel.ADDED):
+            self.table.sortByColumn(sort[0], Qt.SortOrder.DescendingOrder if sort[1]
+                                    else Qt.SortOrder.AscendingOrder)
+        else:
+            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            if self.model.sort_column != -1:
+                self.model.sort(-1)
+        if s.font_size is not None:
+            self.detail_pane.set_font_size(s.font_size)
+        for pane, name, action in ((self.tag_pane, "tags", "showSidebarAction"),
+                                   (self.detail_pane, "detail", "showReadingPaneAction")):
+            shown = s.pane_visible(name)
+            pane.setHidden(not shown)
+            self._set_checked(action, shown)
+
+    def _remember_splitter(self) -> None:
+        """Store the main splitter's sizes while every pane is shown (a hidden pane has
+        size 0, which is no size to come back to)."""
+        sizes = self.splitter.sizes()
+        if all(sizes) and not self.tag_pane.isHidden() and not self.detail_pane.isHidden():
+            self.settings.set_splitter_sizes("main", sizes)
+
+    def save_state(self) -> None:
+        """Save geometry, splitter sizes, columns, sort, font size and panes to the
+        settings (called when the window closes)."""
+        s = self.settings
+        try:
+            s.window_geometry = self.saveGeometry()
+            s.header_state = self.table.horizontalHeader().saveState()
+            column = self.model.sort_column
+            s.list_sort = ((column, self.model.sort_order == Qt.SortOrder.DescendingOrder)
+                           if column in (PaperTableModel.TITLE, PaperTableModel.ADDED)
+                           else None)
+            if self._sized:
+                self._remember_splitter()
+                if all(self.detail_pane.splitter.sizes()):
+                    s.set_splitter_sizes("detail", self.detail_pane.splitter.sizes())
+            s.sync()
+        except RuntimeError:   # the C++ widgets are already gone (interpreter exit)
+            pass
 
     @Slot(bool)
     def set_auto_mark_read(self, on: bool) -> None:
@@ -537,18 +789,39 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
 
     # -- Qt event handlers -------------------------------------------------------------
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt)
-        """Stop threads and close the library before the window goes away."""
+        """Save the window's state, stop threads and close the library before the
+        window goes away."""
+        if not self._shut_down:
+            self.save_state()
         self.shutdown()
         super().closeEvent(event)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt)
-        """Size the panes once, at the first show: scope ~210 px, detail ~40 %."""
+        """Size the panes once, at the first show: as remembered, else scope ~230 px
+        and detail ~40 %."""
         super().showEvent(event)
         if not self._sized:
             self._sized = True
             width = max(self.splitter.width(), self.width())
-            detail = int(width * DETAIL_SHARE)
-            self.splitter.setSizes([TAG_PANE_WIDTH, width - TAG_PANE_WIDTH - detail, detail])
+            sizes = self.settings.splitter_sizes("main", 3)
+            if sizes is None:
+                detail = int(width * DETAIL_SHARE)
+                sizes = [TAG_PANE_WIDTH, width - TAG_PANE_WIDTH - detail, detail]
+            self.splitter.setSizes(sizes)
+            detail_sizes = self.settings.splitter_sizes("detail", 2)
+            if detail_sizes is not None:
+                self.detail_pane.set_splitter_sizes(detail_sizes)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt)
+        """Follow palette changes (light/dark appearance) in the icons and labels drawn
+        with palette colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "search_help_button"):
+            self.search_help_button.setIcon(
+                _help_icon(self.palette().color(QPalette.ColorRole.PlaceholderText)))
+            if self._suggestion:
+                self._show_suggestion(self._results)
+            self.table.viewport().update()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
         """Search box keys: Enter/Down go to the list; Ctrl+Enter applies "Did you
@@ -669,6 +942,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._show_suggestion(results)
         self.model.show_hits(results.hits, scope=self._scope)
         self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
+        if not self._snippet_sized and self.table.viewport().width() > 0:
+            self._snippet_sized = True   # first time shown: a good share of the list
+            self.table.horizontalHeader().resizeSection(
+                PaperTableModel.SNIPPET, int(self.table.viewport().width() * SNIPPET_SHARE))
         self._restore_selection(keep, keep_row)
         self._update_status()
 
@@ -696,7 +973,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._suggestion = suggestion
         self.suggestion_label.setText(
             f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
-            f'&nbsp;&nbsp;<span style="color:#808080;">Ctrl+Enter</span>')
+            f'&nbsp;&nbsp;<span style="color:{muted_colour(self.palette())};">Ctrl+Enter</span>')
         self.suggestion_label.setToolTip(f"Search for {_quoted(suggestion)} instead "
                                          "(click, or Ctrl+Enter in the search box)")
         self.suggestion_label.show()
@@ -853,7 +1130,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
 
     def _schedule_mark_read(self, paper) -> None:
         self.cancel_auto_mark_read()
-        if self.settings.auto_mark_read and not paper.read:
+        if self.settings.auto_mark_read and not paper.read and not self.detail_pane.isHidden():
             self._read_candidate = paper.id
             self._read_timer.start(self.settings.mark_read_delay_ms)
 
@@ -977,6 +1254,15 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.import_message = message_box(
             self, QMessageBox.Icon.Critical, "Import failed",
             f"The import stopped because of an error:\n\n{message}", modal=False)
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path 2``, ``path 3`` … whichever does not exist yet."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name} {n}")
+    return candidate
 
 
 def _shutdown_at_exit(ref: weakref.ref) -> None:

@@ -6,9 +6,9 @@ keystroke, and whenever :meth:`NoteEditor.flush` is called (the window calls it 
 showing another paper, before undo/redo and when closing). Ctrl+click on an http(s) URL
 written in the note opens it in the system browser; nothing else is ever opened.
 
-While a search is shown, every word of the note the search matched is marked in the
-same yellow as in the abstract (:class:`SearchMarks`, a ``QSyntaxHighlighter``: marking
-changes formats only, never the text, so it never asks for a save).
+While a search is shown, every word of the note the search matched is marked as in the
+abstract (:class:`SearchMarks`, a ``QSyntaxHighlighter``: marking changes formats only,
+never the text, so it never asks for a save).
 """
 
 from __future__ import annotations
@@ -20,17 +20,15 @@ from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from ..core.search import MatchTerms, match_spans
 from .links import open_safe_url, url_at
+from .paper_html import LIGHT, HtmlColours
 
-__all__ = ["NoteEditor", "SearchMarks", "AUTOSAVE_MS", "NOTE_PLACEHOLDER", "MARK_COLOUR"]
+__all__ = ["NoteEditor", "SearchMarks", "AUTOSAVE_MS", "NOTE_PLACEHOLDER"]
 
 #: Autosave delay after the last keystroke, in milliseconds.
 AUTOSAVE_MS = 400
 NOTE_PLACEHOLDER = ("Write a note (Markdown)…  Saved as you type.  "
                     "N to come here, Esc to go back to the list.")
 
-
-#: Background of a word the active search matched (the detail pane's yellow).
-MARK_COLOUR = "#ffe27a"
 
 
 class SearchMarks(QSyntaxHighlighter):
@@ -44,8 +42,20 @@ class SearchMarks(QSyntaxHighlighter):
         super().__init__(document)
         self._terms = MatchTerms()
         self._format = QTextCharFormat()
-        self._format.setBackground(QColor(MARK_COLOUR))
-        self._format.setForeground(QColor("#000000"))
+        self.set_colours(LIGHT)
+
+    def set_colours(self, colours: HtmlColours) -> None:
+        """Mark hits in ``colours.hit_background`` / ``hit_text``, underlined (as the
+        abstract's hits)."""
+        fmt = QTextCharFormat()
+        fmt.setBackground(QColor(colours.hit_background))
+        fmt.setForeground(QColor(colours.hit_text))
+        fmt.setFontUnderline(True)
+        if fmt == self._format:
+            return
+        self._format = fmt
+        if self._terms:
+            self.rehighlight()
 
     @property
     def terms(self) -> MatchTerms:
@@ -218,6 +228,10 @@ class NoteEditor(QPlainTextEdit):
     def set_match_terms(self, terms: MatchTerms | None) -> None:
         """Mark the words of the note the active search matched (``None``: no marks)."""
         self.marks.set_terms(terms)
+
+    def set_mark_colours(self, colours: HtmlColours) -> None:
+        """Draw search marks in these colours (see :meth:`SearchMarks.set_colours`)."""
+        self.marks.set_colours(colours)
 
     def event(self, event: QEvent) -> bool:
         """Claim Ctrl+S while the note has the focus, so it saves the note instead of

@@ -15,15 +15,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
 from ..core.library import Library
 from ..core.models import PaperSummary, SearchHit
+from .colours import reading_colours
 from .formatting import local_date, local_datetime, tooltip_html
 from .scope import Scope
 
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
-           "StarredRole", "ReadRole", "snippet_window", "STAR_COLOUR"]
+           "StarredRole", "ReadRole", "snippet_window"]
 
 #: Number of ids fetched together when a row is not cached.
 BLOCK = 200
@@ -42,30 +43,36 @@ StarredRole = Qt.ItemDataRole.UserRole + 4
 ReadRole = Qt.ItemDataRole.UserRole + 5
 #: Characters of context kept before the first matched word of a snippet cell.
 SNIPPET_LEAD = 12
-#: Colour of the star drawn before a starred paper's title.
-STAR_COLOUR = "#e0a100"
 _FALLBACK_TAG_COLOUR = "#8a8a8a"
 #: Above this many changed papers, :meth:`PaperTableModel.refresh_papers` drops the whole
 #: cache instead of re-reading the rows one block at a time.
 REFRESH_LIMIT = 2000
 
 
-def _star_icon(starred: bool) -> QIcon:
-    """A gold star, or an empty icon of the same size (so titles stay aligned)."""
+def _star_pixmap(colour: str | None) -> QPixmap:
     size = 16
     pixmap = QPixmap(size, size)
     pixmap.fill(Qt.GlobalColor.transparent)
-    if starred:
+    if colour:
         painter = QPainter(pixmap)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
         font = QFont()
         font.setPixelSize(15)
         painter.setFont(font)
-        painter.setPen(QColor(STAR_COLOUR))
+        painter.setPen(QColor(colour))
         painter.drawText(QRectF(0, 0, size, size), Qt.AlignmentFlag.AlignCenter, "★")
         painter.end()
-    return QIcon(pixmap)
+    return pixmap
+
+
+def _star_icon(starred: bool, colour: str, selected_colour: str = "") -> QIcon:
+    """A star in ``colour`` (in ``selected_colour`` on a selected row), or an empty
+    icon of the same size (so titles stay aligned)."""
+    icon = QIcon(_star_pixmap(colour if starred else None))
+    if starred and selected_colour:
+        icon.addPixmap(_star_pixmap(selected_colour), QIcon.Mode.Selected)
+    return icon
 
 
 def snippet_window(text: str, spans: Sequence[tuple[int, int]],
@@ -135,7 +142,7 @@ class PaperTableModel(QAbstractTableModel):
         self._hits: list[SearchHit] | None = None
         self._scope = Scope()
         self._tag_colours: dict[str, str] = {}
-        self._icons: dict[bool, QIcon] = {}
+        self._icons: dict[tuple[bool, str], QIcon] = {}
         self._bold: QFont | None = None
         self.sort_column = -1
         self.sort_order = Qt.SortOrder.AscendingOrder
@@ -414,9 +421,13 @@ class PaperTableModel(QAbstractTableModel):
         return [h.id for h in self._hits]   # already in the requested order
 
     def _star(self, starred: bool) -> QIcon:
-        icon = self._icons.get(starred)
+        # The star's colour follows the palette (light or dark appearance).
+        palette = QGuiApplication.palette()
+        colour = reading_colours(palette).star if starred else ""
+        icon = self._icons.get((starred, colour))
         if icon is None:
-            icon = self._icons[starred] = _star_icon(starred)
+            on_selection = palette.color(QPalette.ColorRole.HighlightedText).name()
+            icon = self._icons[(starred, colour)] = _star_icon(starred, colour, on_selection)
         return icon
 
     def _bold_font(self) -> QFont:

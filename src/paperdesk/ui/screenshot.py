@@ -4,9 +4,15 @@ Command line::
 
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.screenshot docs/screenshot.png \\
         [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
-        [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD]
+        [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD] \\
+        [--appearance light|dark] [--zoom PT]
+
+(``paperdesk --screenshot FILE [--size WxH]`` renders the window on the user's library
+with :func:`capture`.)
 
 Without ``--library`` a temporary library is created and the bundled seeds imported.
+Preferences come from a temporary file, so the user's remembered window state neither
+changes the picture nor is changed by it.
 ``--demo`` first annotates the library through the window (tags with colours and keys,
 stars, read marks, a note and highlights on the "μP" paper) and shows that paper;
 ``--triage`` also filters to unread papers and selects several rows; ``--export`` (with
@@ -29,13 +35,14 @@ from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
+from .appearance import follow_appearance
 from .commands import HighlightCommentCommand, SetReadCommand, SetStarredCommand
 from .scope import Scope
-
+from .settings import Settings
 from .startup import create_main_window, ensure_app
 
-__all__ = ["save_screenshot", "demo_annotations", "demo_saved_searches", "compose_dialog",
-           "main"]
+__all__ = ["save_screenshot", "capture", "demo_annotations", "demo_saved_searches",
+           "compose_dialog", "parse_size", "scratch_settings", "main"]
 
 #: The demo's tags: name -> (colour, key).
 DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
@@ -150,17 +157,80 @@ def compose_dialog(window: QWidget, dialog: QWidget) -> QPixmap:
     return picture
 
 
+def parse_size(text: str) -> tuple[int, int]:
+    """Parse ``"WIDTHxHEIGHT"`` (e.g. ``"1280x800"``) into pixels.
+
+    Raises:
+        ValueError: not two whole numbers from 200 to 10000 joined by ``x``.
+    """
+    parts = text.lower().replace("×", "x").split("x")
+    try:
+        width, height = (int(v) for v in parts)
+    except ValueError:
+        raise ValueError(f"not a size like 1280x800: {text!r}") from None
+    if not (200 <= width <= 10_000 and 200 <= height <= 10_000):
+        raise ValueError(f"size out of range (200-10000 pixels each way): {text!r}")
+    return width, height
+
+
+def scratch_settings(folder: str) -> Settings:
+    """Preferences in a file under ``folder``, with automatic mark-read off."""
+    from PySide6.QtCore import QSettings
+
+    settings = Settings(QSettings(os.path.join(folder, "screenshot.ini"),
+                                  QSettings.Format.IniFormat))
+    settings.auto_mark_read = False
+    return settings
+
+
 def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     size: tuple[int, int] = (1280, 800), query: str | None = None,
-                    row: int = 0, timeout_s: float = 30.0, demo: bool = False,
+                    row: int = 0, timeout_s: float = 60.0, demo: bool = False,
                     triage: bool = False, saved: bool = False, sort: str | None = None,
                     paper: str | None = None, open_saved: str | None = None,
-                    export: bool = False) -> Path:
-    """Build the window, wait for the seed import, select a row, optionally search, and
-    save ``window.grab()``.
+                    export: bool = False, appearance: str | None = None,
+                    zoom: float | None = None) -> Path:
+    """Build the window (with temporary preferences), then :func:`capture` it.
 
     Args:
         library_path: library folder (seeds are imported if it is empty).
+        out_png: where to write the PNG (parent folders are created).
+        appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
+        zoom: the reading pane's font size in points (default: the normal size).
+        size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
+        export: as for :func:`capture`.
+    Returns:
+        The PNG path.
+    Raises:
+        TimeoutError: the import or the search did not finish in time.
+        OSError: the PNG could not be written.
+    """
+    ensure_app()
+    if appearance:
+        follow_appearance(appearance)
+    with tempfile.TemporaryDirectory(prefix="paperdesk-shot-") as scratch:
+        window = create_main_window(library_path, settings=scratch_settings(scratch))
+        try:
+            if zoom:
+                window.detail_pane.set_font_size(zoom)
+            return capture(window, out_png, size, query=query, row=row, timeout_s=timeout_s,
+                           demo=demo, triage=triage, saved=saved, sort=sort, paper=paper,
+                           open_saved=open_saved, export=export)
+        finally:
+            window.close()
+            window.shutdown()
+
+
+def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 800),
+            query: str | None = None, row: int = 0, timeout_s: float = 60.0,
+            demo: bool = False, triage: bool = False, saved: bool = False,
+            sort: str | None = None, paper: str | None = None,
+            open_saved: str | None = None, export: bool = False) -> Path:
+    """Show ``window`` at ``size``, wait for the seed import, select a row, optionally
+    search, and save ``window.grab()`` as a PNG. The window stays open.
+
+    Args:
+        window: a :class:`~paperdesk.ui.main_window.MainWindow`.
         out_png: where to write the PNG (parent folders are created).
         size: window size in pixels.
         query: text typed into the search box before the grab.
@@ -180,68 +250,62 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         TimeoutError: the import or the search did not finish in time.
         OSError: the PNG could not be written.
     """
-    ensure_app()
-    window = create_main_window(library_path)
-    try:
-        window.resize(*size)
-        window.show()
-        if not _wait(lambda: not window.is_busy(), timeout_s):
-            raise TimeoutError("the import did not finish in time")
-        target = demo_annotations(window) if demo else None
-        if saved:
-            demo_saved_searches(window)
-        if triage:
-            window.tag_pane.select_scope(Scope(filter="unread"))
-        if export:
-            tag = window.lib.tag_by_name("to read")
-            if tag is not None:
-                window.tag_pane.select_scope(Scope(tag_id=tag.id))
-                target = None
-        if saved and open_saved:
-            _wait(lambda: not window.is_busy(), timeout_s)
-            window.tag_pane.select_saved(open_saved)
-            query = query or None
-            if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
-                raise TimeoutError("the saved search did not finish in time")
-        if query:
-            window.search_box.setFocus()
-            window.search_box.setText(query)
-            if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
-                raise TimeoutError("the search did not finish in time")
-            if sort in ("title", "added"):
-                from .paper_model import PaperTableModel
-                from PySide6.QtCore import Qt
-                column = PaperTableModel.TITLE if sort == "title" else PaperTableModel.ADDED
-                window.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
-                _wait(lambda: False, 0.1)
-                if not _wait(lambda: not window.is_busy(), timeout_s):
-                    raise TimeoutError("the sorted search did not finish in time")
-        if target is not None and not triage and window.model.row_of(target) >= 0:
-            row = window.model.row_of(target)
-        if paper:
-            row = next((r for r, pid in enumerate(window.model.ids())
-                        if paper in window.lib.get(pid).abstract), row)
-        window.select_row(row)
-        if triage:
-            window.select_rows([row, row + 1, row + 2, row + 4])
-        window.table.setFocus()
+    window.resize(*size)
+    window.show()
+    if not _wait(lambda: not window.is_busy(), timeout_s):
+        raise TimeoutError("the import did not finish in time")
+    target = demo_annotations(window) if demo else None
+    if saved:
+        demo_saved_searches(window)
+    if triage:
+        window.tag_pane.select_scope(Scope(filter="unread"))
+    if export:
+        tag = window.lib.tag_by_name("to read")
+        if tag is not None:
+            window.tag_pane.select_scope(Scope(tag_id=tag.id))
+            target = None
+    if saved and open_saved:
         _wait(lambda: not window.is_busy(), timeout_s)
-        window.statusBar().clearMessage()
-        _wait(lambda: False, 0.2)  # let layouts and repaints settle
-        out = Path(out_png)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        picture = window.grab()
-        if export:
-            dialog = window.open_export_dialog()
-            _wait(lambda: False, 0.3)
-            picture = compose_dialog(window, dialog)
-            dialog.reject()
-        if not picture.save(str(out), "PNG"):
-            raise OSError(f"cannot write {out}")
-        return out
-    finally:
-        window.close()
-        window.shutdown()
+        window.tag_pane.select_saved(open_saved)
+        query = query or None
+        if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
+            raise TimeoutError("the saved search did not finish in time")
+    if query:
+        window.search_box.setFocus()
+        window.search_box.setText(query)
+        if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
+            raise TimeoutError("the search did not finish in time")
+        if sort in ("title", "added"):
+            from .paper_model import PaperTableModel
+            from PySide6.QtCore import Qt
+            column = PaperTableModel.TITLE if sort == "title" else PaperTableModel.ADDED
+            window.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+            _wait(lambda: False, 0.1)
+            if not _wait(lambda: not window.is_busy(), timeout_s):
+                raise TimeoutError("the sorted search did not finish in time")
+    if target is not None and not triage and window.model.row_of(target) >= 0:
+        row = window.model.row_of(target)
+    if paper:
+        row = next((r for r, pid in enumerate(window.model.ids())
+                    if paper in window.lib.get(pid).abstract), row)
+    window.select_row(row)
+    if triage:
+        window.select_rows([row, row + 1, row + 2, row + 4])
+    window.table.setFocus()
+    _wait(lambda: not window.is_busy(), timeout_s)
+    window.statusBar().clearMessage()
+    _wait(lambda: False, 0.2)  # let layouts and repaints settle
+    out = Path(out_png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    picture = window.grab()
+    if export:
+        dialog = window.open_export_dialog()
+        _wait(lambda: False, 0.3)
+        picture = compose_dialog(window, dialog)
+        dialog.reject()
+    if not picture.save(str(out), "PNG"):
+        raise OSError(f"cannot write {out}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -263,11 +327,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paper", help="select the first paper whose abstract has this text")
     parser.add_argument("--export", action="store_true",
                         help="with --demo: show the export dialog over the window")
+    parser.add_argument("--appearance", choices=("system", "light", "dark"),
+                        help="light or dark (default: the platform's)")
+    parser.add_argument("--zoom", type=float, metavar="PT",
+                        help="reading font size in points")
     args = parser.parse_args(argv)
-    width, height = (int(v) for v in args.size.lower().split("x"))
+    ensure_app()
+    from .app import quiet_qt_noise
+
+    quiet_qt_noise()
+    try:
+        width, height = parse_size(args.size)
+    except ValueError as exc:
+        parser.error(str(exc))
     options = {"demo": args.demo, "triage": args.triage, "saved": args.saved,
                "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
-               "export": args.export}
+               "export": args.export, "appearance": args.appearance, "zoom": args.zoom}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
                               **options)

@@ -1,27 +1,26 @@
 """Paints the Snippet column with the matched words highlighted.
 
 The cell text stays literal: it is drawn piece by piece with ``QPainter.drawText`` (no
-HTML involved), with a coloured background behind the ``(start, end)`` spans the model
-gives under :data:`~paperdesk.ui.paper_model.SpansRole`.
+HTML involved), marked like search hits in the detail pane (amber background, underlined;
+colours from :func:`~paperdesk.ui.colours.reading_colours` for the view's palette) behind
+the ``(start, end)`` spans the model gives under :data:`~paperdesk.ui.paper_model.SpansRole`.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QPainter, QPalette
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
+from .colours import reading_colours
 from .paper_model import SpansRole
 
-__all__ = ["SnippetDelegate", "MATCH_COLOR"]
-
-#: Background of a matched word (same yellow as the detail pane's highlight).
-MATCH_COLOR = QColor("#ffe27a")
+__all__ = ["SnippetDelegate"]
 
 
 class SnippetDelegate(QStyledItemDelegate):
-    """Item delegate for the Snippet column: literal text, matched words on yellow,
-    elided with "…" at the right edge."""
+    """Item delegate for the Snippet column: literal text, matched words marked as search
+    hits (amber, underlined), elided with "…" at the right edge."""
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
         """Draw the cell background/selection via the style, then the text segments."""
@@ -48,6 +47,8 @@ class SnippetDelegate(QStyledItemDelegate):
         baseline = rect.top() + (rect.height() - fm.height()) / 2 + fm.ascent()
         x = float(rect.left())
         right = float(rect.right())
+        colours = reading_colours(opt.palette)
+        hit_back, hit_text = QColor(colours.hit_background), QColor(colours.hit_text)
         painter.save()
         painter.setClipRect(rect)
         painter.setFont(opt.font)
@@ -60,15 +61,22 @@ class SnippetDelegate(QStyledItemDelegate):
             else:
                 last = False
             if matched and segment:
-                back = QColor(MATCH_COLOR)
+                back = QColor(hit_back)
                 if selected:
                     back.setAlpha(110)
                 painter.fillRect(QRectF(x, rect.top() + (rect.height() - fm.height()) / 2,
                                         width, fm.height()), back)
-                painter.setPen(pen if selected else QColor("#000000"))
+                colour = pen if selected else hit_text
+                painter.setPen(colour)
+                painter.drawText(QPointF(x, baseline), segment)
+                underline = QPen(colour)
+                underline.setWidthF(max(1.0, fm.lineWidth()))
+                painter.setPen(underline)
+                y = baseline + fm.underlinePos()
+                painter.drawLine(QPointF(x, y), QPointF(x + width, y))
             else:
                 painter.setPen(pen)
-            painter.drawText(QPointF(x, baseline), segment)
+                painter.drawText(QPointF(x, baseline), segment)
             x += width
             if last:
                 break

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtGui import QIcon
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QGuiApplication, QIcon
 from PySide6.QtWidgets import QApplication
 
+from ..core.desktop import ICON_SIZES, icon_png_path
 from ..core.library import Library
 from ..core.paths import APP_NAME, bundled_seeds, resource_path
 
-__all__ = ["ensure_app", "create_main_window"]
+__all__ = ["ensure_app", "create_main_window", "app_icon"]
 
 _app: QApplication | None = None  # keeps a QApplication created here alive
 
@@ -28,10 +32,25 @@ def ensure_app() -> QApplication:
         app.setOrganizationName(APP_NAME)
         app.setApplicationName(APP_NAME)
         _app = app
-    icon = resource_path("paperdesk.svg")
-    if icon is not None and app.windowIcon().isNull():
-        app.setWindowIcon(QIcon(str(icon)))
+    # Ties the windows to the installed launcher (Wayland app id, task bar grouping).
+    QGuiApplication.setDesktopFileName(APP_NAME)
+    if app.windowIcon().isNull():
+        app.setWindowIcon(app_icon())
     return app
+
+
+def app_icon() -> QIcon:
+    """Return paperdesk's icon: the PNG sizes from ``resources/icons`` (these need no
+    image plugin) plus the SVG for other sizes. Empty if the resources are missing."""
+    icon = QIcon()
+    for size in ICON_SIZES:
+        png = resource_path(str(icon_png_path(Path("."), size)))
+        if png is not None:
+            icon.addFile(str(png), QSize(size, size))
+    svg = resource_path("paperdesk.svg")
+    if svg is not None:
+        icon.addFile(str(svg))
+    return icon
 
 
 def create_main_window(library_path: str | os.PathLike, import_seeds: bool = True,

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from .colours import text_colour_for
+from .colours import muted_colour, text_colour_for
 from .paper_model import TagsRole
 
 __all__ = ["TitleDelegate", "chip_widths"]
@@ -78,7 +78,8 @@ class TitleDelegate(QStyledItemDelegate):
         right = rect.right()
         tags = index.data(TagsRole) or ()
         if tags:
-            right = self._paint_chips(painter, rect, tags, opt.font) - 6
+            right = self._paint_chips(painter, rect, tags, opt.font,
+                                      pen if selected else QColor(muted_colour(opt.palette))) - 6
         painter.setFont(opt.font)
         painter.setPen(pen)
         fm = QFontMetrics(opt.font)
@@ -88,7 +89,8 @@ class TitleDelegate(QStyledItemDelegate):
         painter.drawText(QPointF(rect.left(), baseline), shown)
         painter.restore()
 
-    def _paint_chips(self, painter: QPainter, rect: QRectF, tags, base: QFont) -> float:
+    def _paint_chips(self, painter: QPainter, rect: QRectF, tags, base: QFont,
+                     more_colour: QColor) -> float:
         """Draw chips right-aligned in ``rect``; return the x where they start."""
         font = QFont(base)
         font.setBold(False)
@@ -114,7 +116,7 @@ class TitleDelegate(QStyledItemDelegate):
             painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
             x += width + CHIP_GAP
         if more:
-            painter.setPen(QColor("#6b6b6b"))
+            painter.setPen(more_colour)
             painter.drawText(QRectF(x, top, rect.right() - x, height),
                              Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, more)
         return start

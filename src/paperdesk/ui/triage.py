@@ -122,14 +122,17 @@ class TriageMixin:
     def focus_tag_editor(self) -> bool:
         """Put the focus in the tag editor; Enter adds the tag to the selected papers (t)."""
         self.detail_pane.set_selection_size(len(self.selected_ids()))
+        self.reveal_reading_pane()
         return self.detail_pane.focus_tag_editor()
 
     def focus_note(self) -> bool:
         """Put the focus in the note editor (n)."""
+        self.reveal_reading_pane()
         return self.detail_pane.focus_note()
 
     def edit_title(self) -> bool:
         """Open the title editor (F2)."""
+        self.reveal_reading_pane()
         return self.detail_pane.edit_title()
 
     # -- read, star, title ---------------------------------------------------------------

@@ -1,0 +1,197 @@
+"""One library, one writer: the window's lock, bringing it forward, switching libraries,
+and ``paperdesk --screenshot``."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtGui import QImage  # noqa: E402
+from PySide6.QtNetwork import QLocalSocket  # noqa: E402
+
+from paperdesk.core.lock import LOCK_NAME, LibraryLock, read_lock  # noqa: E402
+from paperdesk.ui.app import AppController  # noqa: E402
+from paperdesk.ui.instance import InstanceServer, ask_to_activate, server_name  # noqa: E402
+from paperdesk.ui.settings import Settings  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(tmp_path) -> dict:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    env.pop("PAPERDESK_LIBRARY", None)
+    return env
+
+
+def _paperdesk(*args) -> list[str]:
+    return [sys.executable, "-m", "paperdesk", *map(str, args)]
+
+
+def _wait_for_window(library: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
+    """Wait until the window of ``proc`` listens on the library's socket."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        if (library / LOCK_NAME).exists():
+            socket = QLocalSocket()
+            socket.connectToServer(server_name(library))
+            if socket.waitForConnected(200):
+                socket.abort()
+                return
+        time.sleep(0.1)
+    raise AssertionError("the first window did not start")
+
+
+def test_server_names_differ_per_folder_and_ignore_spelling(tmp_path):
+    (tmp_path / "a").mkdir()
+    assert server_name(tmp_path / "a") == server_name(tmp_path / "a" / ".." / "a")
+    assert server_name(tmp_path / "a") != server_name(tmp_path / "b")
+    assert server_name(tmp_path / "a").startswith("paperdesk-")
+
+
+def test_a_later_launch_asks_the_window_to_come_forward(qtbot, tmp_path):
+    server = InstanceServer()
+    name = server_name(tmp_path)
+    assert server.listen(name) and server.name() == name
+    code = ("import sys; from paperdesk.ui.instance import ask_to_activate; "
+            f"sys.exit(0 if ask_to_activate({name!r}) else 3)")
+    with qtbot.waitSignal(server.activateRequested, timeout=20000):
+        # the asking side blocks, as a second launch does: another process
+        asker = subprocess.Popen([sys.executable, "-c", code], env=_env(tmp_path))
+    qtbot.waitUntil(lambda: asker.poll() is not None, timeout=20000)
+    assert asker.returncode == 0
+    server.close()
+    assert ask_to_activate(name, timeout_ms=300) is False    # nobody listens now
+
+
+def test_second_launch_brings_the_window_forward_and_commands_refuse_to_write(tmp_path):
+    library = tmp_path / "lib"
+    env = _env(tmp_path)
+    first = subprocess.Popen(_paperdesk("--library", library), env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        _wait_for_window(library, first)
+        assert read_lock(library).pid == first.pid
+        second = subprocess.run(_paperdesk("--library", library), env=env,
+                                capture_output=True, text=True, timeout=60)
+        assert second.returncode == 0, second.stderr
+        assert "already open; its window was brought forward" in second.stderr
+        assert "Traceback" not in second.stderr
+        # a screenshot needs the library for itself: refused, one line, status 1
+        shot = subprocess.run(_paperdesk("--library", library, "--screenshot",
+                                         tmp_path / "x.png"), env=env, capture_output=True,
+                              text=True, timeout=60)
+        assert shot.returncode == 1 and "is open in the paperdesk window" in shot.stderr
+        assert not (tmp_path / "x.png").exists()
+        # the command line may read, but not write, while the window has the library
+        write = subprocess.run(_paperdesk("--library", library, "tag", "add", "x", "1"),
+                               env=env, capture_output=True, text=True, timeout=60)
+        assert write.returncode == 1
+        assert write.stderr.count("\n") == 1 and "close it first" in write.stderr
+        read = subprocess.run(_paperdesk("--library", library, "stats"), env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert read.returncode == 0 and "papers:" in read.stdout
+        assert first.poll() is None          # the first window is still running
+    finally:
+        first.send_signal(signal.SIGKILL)    # a crash: the lock stays behind
+        first.wait(30)
+    assert read_lock(library).pid == first.pid
+    # the next launch takes the stale lock over
+    shot = subprocess.run(_paperdesk("--library", library, "--screenshot",
+                                     tmp_path / "after-crash.png", "--size", "900x600"),
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert shot.returncode == 0, shot.stderr
+    image = QImage(str(tmp_path / "after-crash.png"))
+    assert (image.width(), image.height()) == (900, 600)
+    assert not (library / LOCK_NAME).exists()
+
+
+def test_screenshot_writes_a_png_of_the_size_asked_for(tmp_path):
+    env = _env(tmp_path)
+    out = subprocess.run(_paperdesk("--library", tmp_path / "lib", "--screenshot",
+                                    tmp_path / "docs" / "shot.png", "--size", "1280x800",
+                                    "--appearance", "dark"),
+                         env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    image = QImage(str(tmp_path / "docs" / "shot.png"))
+    assert (image.width(), image.height()) == (1280, 800)
+    assert QImage(str(tmp_path / "docs" / "shot.png")).pixelColor(640, 400).lightnessF() < 0.5
+    assert not (tmp_path / "config").exists()       # the user's settings are untouched
+    bad = subprocess.run(_paperdesk("--screenshot", tmp_path / "y.png", "--size", "big"),
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "not a size" in bad.stderr
+    bad = subprocess.run(_paperdesk("--screenshot", tmp_path / "y.png", "stats"),
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "without a COMMAND" in bad.stderr
+
+
+@pytest.fixture
+def controller(qtbot, tmp_path, _seeded_template):
+    settings = Settings(QSettings(str(tmp_path / "prefs.ini"), QSettings.Format.IniFormat))
+    settings.auto_mark_read = False
+    ctl = AppController(settings)
+    yield ctl
+    if ctl.window is not None:
+        ctl.window.close()
+    ctl.shutdown()
+
+
+def test_open_library_switches_window_lock_and_socket(qtbot, tmp_path, controller,
+                                                      _seeded_template):
+    one, two = tmp_path / "one", tmp_path / "two"
+    shutil.copytree(_seeded_template, one)
+    window = controller.start(one, import_seeds=False)
+    window.show()
+    assert read_lock(one).pid == os.getpid() and controller.settings.last_library == one
+    assert controller.open_library(two, new=True)
+    new = controller.window
+    assert new is not window and new.lib.path == two and new.model.rowCount() == 0
+    assert not (one / LOCK_NAME).exists() and read_lock(two).pid == os.getpid()
+    assert controller.server.name() == server_name(two)
+    assert controller.settings.last_library == two
+    assert new.library_opener == controller.open_library
+    assert controller.open_library(two)              # already open: nothing happens
+    assert controller.window is new
+    assert controller.open_library(one)              # and back
+    assert controller.window.model.rowCount() == 225
+
+
+def test_open_library_refuses_what_it_should(qtbot, tmp_path, controller, capsys):
+    window = controller.start(tmp_path / "lib", import_seeds=False)
+    window.show()
+    stranger = tmp_path / "photos"
+    stranger.mkdir()
+    (stranger / "cat.jpg").write_bytes(b"x")
+    assert not controller.open_library(stranger)
+    assert "is not a paperdesk library" in capsys.readouterr().err
+    assert not controller.open_library(stranger, new=True)
+    assert "is not empty" in capsys.readouterr().err
+    busy = tmp_path / "busy"
+    with LibraryLock(busy, app="cli"):
+        assert not controller.open_library(busy)
+    assert "in use by a paperdesk command" in capsys.readouterr().err
+    assert controller.window is window and controller.library_path == tmp_path / "lib"
+
+
+def test_new_library_in_a_non_empty_folder_gets_a_subfolder(qtbot, tmp_path, controller,
+                                                            monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    window = controller.start(tmp_path / "lib", import_seeds=False)
+    window.show()
+    parent = tmp_path / "papers"
+    (parent / "paperdesk library").mkdir(parents=True)
+    monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(parent))
+    assert window.choose_new_library()
+    assert controller.window.lib.path == parent / "paperdesk library 2"
