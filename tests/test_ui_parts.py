@@ -327,3 +327,26 @@ def test_long_tag_names_do_not_widen_the_window(qtbot, win):
     chip = window.detail_pane.chips.chips()[0]
     assert chip.label.text().endswith("…")
     assert "W" * 60 in chip.label.toolTip()
+
+
+def test_a_narrow_window_keeps_the_list_usable(qtbot, win):
+    window = win
+    window.resize(1200, 760)
+    window.show()
+    qtbot.waitExposed(window)
+    window.resize(900, 650)
+    qtbot.wait(50)
+    sizes = window.splitter.sizes()
+    assert sizes[1] >= 250, sizes
+    assert window.detail_pane.width() >= 300
+
+
+def test_no_display_is_one_line_not_a_crash(monkeypatch, capsys, tmp_path):
+    from paperdesk.ui import app
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(app.sys, "platform", "linux")
+    assert app.run(tmp_path / "lib") == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no display" in err

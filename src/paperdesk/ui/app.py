@@ -12,12 +12,13 @@ run is taken over.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 import tempfile
 import traceback
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread
+from PySide6.QtCore import QObject, QThread, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from ..core.library import DB_NAME
@@ -298,6 +299,11 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
     """
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    elif no_display():
+        print("paperdesk: no display to open the window on (neither DISPLAY nor "
+              "WAYLAND_DISPLAY is set); use the command line, or --screenshot FILE",
+              file=sys.stderr)
+        return 1
     app = ensure_app()
     app.setOrganizationName(APP_NAME)
     app.setApplicationName(APP_NAME)
@@ -334,11 +340,36 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
             controller.shutdown()
             scratch.cleanup()
     app.aboutToQuit.connect(controller.shutdown)
+    _quit_on_signals(app)
     window.show()
     try:
         return app.exec()
     finally:
         controller.shutdown()
+
+
+def no_display() -> bool:
+    """Return True on Linux/BSD when no window can be shown: no ``DISPLAY``, no
+    ``WAYLAND_DISPLAY`` and no ``QT_QPA_PLATFORM`` chosen (Qt would abort with a long
+    message about xcb plugins)."""
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return False
+    env = os.environ
+    return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM"))
+
+
+def _quit_on_signals(app: QApplication) -> None:
+    """Let Ctrl+C in the terminal and SIGTERM close the window the normal way (saving
+    the note, the window state and releasing the library lock). Qt's event loop does not
+    run Python code on its own, so a timer wakes the interpreter to notice signals."""
+    def quit_(signum, frame):
+        app.quit()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, quit_)
+    timer = QTimer(app)
+    timer.timeout.connect(lambda: None)
+    timer.start(250)
 
 
 def _fail(message: str, title: str, folder: Path, hint: str = "") -> None:

@@ -53,6 +53,10 @@ from .workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCo
 
 __all__ = ["MainWindow", "SEARCH_PLACEHOLDER"]
 
+#: Narrowest the paper list and the reading pane may become, in pixels.
+LIST_MIN_WIDTH = 260
+DETAIL_MIN_WIDTH = 320
+
 SEARCH_PLACEHOLDER = "Search titles, abstracts and notes…  (/ to come here, F1 for syntax)"
 #: Longest piece of a query quoted back in the status bar, in characters.
 QUOTE_CHARS = 60
@@ -267,6 +271,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 2)
         self.splitter.setCollapsible(1, False)
+        # The reading pane's header and chips would otherwise hold it at ~590 px, so a
+        # narrower window squeezed only the list; both keep a usable width instead.
+        middle.setMinimumWidth(LIST_MIN_WIDTH)
+        self.detail_pane.setMinimumWidth(DETAIL_MIN_WIDTH)
         self.setCentralWidget(self.splitter)
 
     def _setup_table(self) -> None:
