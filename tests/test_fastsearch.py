@@ -40,6 +40,7 @@ QUERIES = [
     "self-supervised learning", "state-of-the-art", "title:model", "abstract:language",
     '"neural networks"', '"large language models"', '"state of the art"', '"of the"',
     '"in this paper we propose"', '"the the"', '"zzzz yyyy"', '"university"',
+    '"of the the"', '"language models"', '"we propose a"', '"the art of the state"',
     "university", "universe", "transf*", "net*", "abstract:dep*", "a*", "netwrk~",
     "languag~2", "tag:vision", "tag:vision depth", 'tag:"to read" model',
     "is:starred", "is:starred model", "is:unread -model", "has:tag language",
@@ -281,6 +282,27 @@ def test_pairs_follow_the_exact_analyzer():
     analyzer = build_schema()["exact"].analyzer
     for text in EXTRA + ["Café au lait, naïve Ärger: C++ and 3.14 déjà-vu"]:
         assert exact_words(text) == [t.text for t in analyzer(text)]
+
+
+def test_positions_decode_like_whoosh(synthetic):
+    from paperdesk.core.fastscore import FastCache, _read_positions
+
+    searcher = synthetic._searcher
+    for reader, _base in searcher.reader().leaf_readers():
+        for word in ("the", "of", "neural", "university"):
+            if ("exact", word.encode()) not in reader:
+                continue
+            ids, _weights, starts, flat = _read_positions(reader, "exact", word.encode())
+            m = reader.postings("exact", word)
+            expected = []
+            while m.is_active():
+                expected.append((m.id(), m.value_as("positions")))
+                m.next()
+            ours = [(int(d), flat[starts[j]:starts[j + 1]].tolist())
+                    for j, d in enumerate(ids)]
+            deleted = {d for d in range(reader.doc_count_all()) if reader.is_deleted(d)}
+            assert [x for x in ours if x[0] not in deleted] == expected
+    assert FastCache().budget > 0
 
 
 def test_small_write_reuses_cached_segments(synthetic, tmp_path):

@@ -147,15 +147,41 @@ def _read_postings(reader, fieldname: str, tbytes: bytes, values: bool = False):
     return docnums, weights
 
 
-def _decode_positions(value: bytes) -> list[int]:
-    # whoosh.formats.Positions.decode_positions: a 4-byte count, then pickled deltas.
-    if not value.endswith(b"."):
-        value += b"."
-    pos, out = 0, []
-    for delta in pickle.loads(value[4:]):
-        pos += delta
-        out.append(pos)
-    return out
+def _read_positions(reader, fieldname: str, tbytes: bytes):
+    """Decode one term's postings with their word positions, in one segment.
+
+    A ``whoosh.formats.Positions`` value is a 4-byte count and a protocol-2 pickle of the
+    list of position deltas (``Positions.encode``; the final STOP may be missing,
+    ``decode_positions`` adds it). Decoding each value with ``pickle.loads`` costs a
+    microsecond or two per posting; instead the pickles' bodies (without PROTO and STOP)
+    are joined inside one tuple and read with a single ``pickle.loads``.
+
+    Returns:
+        ``(docnums, weights, starts, positions)``: local doc numbers and weights as
+        :func:`_read_postings` gives them; ``starts`` (one longer) delimits each posting's
+        run in ``positions``, its absolute word positions; or ``None`` if the segment
+        lacks the term.
+    """
+    found = _read_postings(reader, fieldname, tbytes, values=True)
+    if found is None:
+        return None
+    ids, weights, values = found
+    try:
+        bodies = [v[6:-1] if v[-1:] == b"." else v[6:] for v in values]
+        if not all(v[4:6] == b"\x80\x02" for v in values):
+            raise ValueError("not a protocol-2 pickle")
+        lists = pickle.loads(b"\x80\x02(" + b"".join(bodies) + b"t.")
+        if len(lists) != len(values):
+            raise ValueError("values did not split")
+    except Exception:  # noqa: BLE001 - decode one by one, as Whoosh does
+        lists = [pickle.loads(v[4:] if v.endswith(b".") else v[4:] + b".") for v in values]
+    counts = np.fromiter(map(len, lists), np.int64, len(lists))
+    starts = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    flat = np.fromiter(chain.from_iterable(lists), np.int64, int(starts[-1])).cumsum()
+    if len(lists) > 1:  # deltas restart from 0 for each posting
+        flat -= np.repeat(np.concatenate(([0], flat[starts[1:-1] - 1])), counts)
+    return ids, weights, starts, flat
 
 
 class _Segment:
@@ -195,6 +221,10 @@ class _Segment:
         return found
 
 
+def _nbytes(arrays) -> int:
+    return sum(a.nbytes for a in arrays) + 100
+
+
 class FastCache:
     """Caches shared by successive searchers of one index: per-segment data and an LRU
     of decoded posting lists, both keyed by segment id (segments are immutable)."""
@@ -213,28 +243,52 @@ class FastCache:
         return seg
 
     def term(self, reader, fieldname: str, tbytes: bytes):
+        """``(docnums, weights)`` of a term in a segment (empty arrays if absent)."""
+        return self._get((reader._segid, fieldname, tbytes), _read_postings,
+                         reader, fieldname, tbytes)
+
+    def positions(self, reader, fieldname: str, tbytes: bytes):
+        """``(docnums, starts, positions)`` of a term in a segment (see
+        :func:`_read_positions`); also caches the term's ``(docnums, weights)``."""
         key = (reader._segid, fieldname, tbytes)
+        found = self._get((*key, "positions"), self._positions, reader, fieldname, tbytes)
+        return found
+
+    def _positions(self, reader, fieldname: str, tbytes: bytes):
+        found = _read_positions(reader, fieldname, tbytes)
+        if found is None:
+            return None
+        ids, weights, starts, flat = found
+        key = (reader._segid, fieldname, tbytes)
+        if key not in self.postings:
+            self._put(key, (ids, weights))
+        return ids, starts, flat
+
+    def _get(self, key, read, *args):
         found = self.postings.get(key)
         if found is not None:
             self.postings.move_to_end(key)
             return found
-        found = _read_postings(reader, fieldname, tbytes)
+        found = read(*args)
         if found is None:
-            found = (_EMPTY_IDS, _EMPTY_WEIGHTS)
-        self.postings[key] = found
-        self.size += found[0].nbytes + found[1].nbytes + 100
-        while self.size > self.budget and len(self.postings) > 1:
-            _key, (ids, weights) = self.postings.popitem(last=False)
-            self.size -= ids.nbytes + weights.nbytes + 100
+            found = (_EMPTY_IDS, _EMPTY_WEIGHTS) if len(key) == 3 else (
+                _EMPTY_IDS, np.zeros(1, dtype=np.int64), _EMPTY_IDS)
+        self._put(key, found)
         return found
+
+    def _put(self, key, arrays) -> None:
+        self.postings[key] = arrays
+        self.size += _nbytes(arrays)
+        while self.size > self.budget and len(self.postings) > 1:
+            _key, old = self.postings.popitem(last=False)
+            self.size -= _nbytes(old)
 
     def keep_only(self, segids: set[str]) -> None:
         """Forget segments that are gone (merged or deleted)."""
         for segid in [s for s in self.segments if s not in segids]:
             del self.segments[segid]
         for key in [k for k in self.postings if k[0] not in segids]:
-            ids, weights = self.postings.pop(key)
-            self.size -= ids.nbytes + weights.nbytes + 100
+            self.size -= _nbytes(self.postings.pop(key))
 
     def clear(self) -> None:
         self.segments.clear()
@@ -508,29 +562,47 @@ class FastView:
 
     def _verify_positions(self, fieldname: str, tbytes: list[bytes],
                           candidates: np.ndarray) -> np.ndarray:
-        """Keep the candidates where word i sits at position p + i for some p."""
+        """Keep the candidates where word i sits at position p + i for some p (the words
+        next to each other, in order), from the words' positions in ``fieldname``.
+
+        Each word gives sorted keys ``doc << 32 | (position - i)`` (doc numbers ascend
+        across segments, positions within a document); a phrase is a key every word
+        has. Rarest word first, and the candidates shrink as words are checked.
+        """
         keys = None
-        for i, b in enumerate(tbytes):
+        order = sorted(range(len(tbytes)),
+                       key=lambda i: self.searcher.doc_frequency(fieldname, tbytes[i]))
+        for i in order:
             parts = []
             for reader, base, seg in self.leaves:
-                local = np.flatnonzero(candidates[base:base + seg.doccount])
-                if not len(local):
+                wanted = candidates[base:base + seg.doccount]
+                if not wanted.any():
                     continue
-                found = _read_postings(reader, fieldname, b, values=True)
-                if found is None:
+                ids, starts, flat = self.cache.positions(reader, fieldname, tbytes[i])
+                if not len(ids):
                     continue
-                ids, _w, values = found
-                hit = np.flatnonzero(np.isin(ids, local))
-                for j in hit:
-                    doc = int(ids[j]) + base
-                    parts.extend((doc << 32) + (p - i) for p in _decode_positions(values[j]))
-            mine = np.unique(np.asarray(parts, dtype=np.int64))
-            keys = mine if keys is None else np.intersect1d(keys, mine, assume_unique=True)
+                chosen = wanted[ids]
+                if not chosen.any():
+                    continue
+                counts = np.diff(starts)
+                inside = np.repeat(chosen, counts)
+                docs = np.repeat(ids + base, counts)[inside]
+                parts.append((docs << 32) + (flat[inside] - i))
+            mine = np.concatenate(parts) if parts else _EMPTY_IDS
+            if keys is None:
+                keys = mine
+            elif len(mine):
+                at = np.minimum(np.searchsorted(mine, keys), len(mine) - 1)
+                keys = keys[mine[at] == keys]
+            else:
+                keys = _EMPTY_IDS
             if not len(keys):
                 break
+            candidates = np.zeros(self.n, dtype=bool)
+            candidates[keys >> 32] = True
         out = np.zeros(self.n, dtype=bool)
         if keys is not None and len(keys):
-            out[np.unique(keys >> 32)] = True
+            out[keys >> 32] = True
         return out
 
     # -- results ------------------------------------------------------------------------
@@ -559,8 +631,8 @@ class FastView:
             match &= np.isin(self.pids, wanted)
         docs = np.flatnonzero(match)
         total = len(docs)
-        if not total:
-            return [], 0
+        if not total or (limit is not None and limit <= 0):
+            return [], total
         scores = node.score[docs]
         if limit is not None and total > limit:
             kth = np.partition(scores, total - limit)[total - limit]
