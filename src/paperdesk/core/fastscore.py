@@ -1,0 +1,647 @@
+"""Vectorised evaluation of Whoosh queries: the fast path of :meth:`SearchIndex.search`.
+
+Whoosh's own searcher walks every posting of a query in Python (matcher objects, one
+``score()`` call per posting); at 100,000 abstracts a common word takes a few hundred
+milliseconds. This module reads the same postings, from the same Whoosh index, a whole
+posting list at a time into numpy arrays, and scores, combines and ranks them with array
+operations. It gives the same hits, in the same order, with the same scores (up to the
+order in which floating-point sums are added) as ``whoosh.searching.Searcher.search``.
+
+Scoring is Whoosh's BM25F exactly as ``whoosh.scoring.BM25F`` / ``BM25FScorer`` compute it
+(Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009; the
+per-field form Whoosh implements)::
+
+    idf   = log(doc_count_all / (doc_frequency + 1)) + 1      # Searcher.idf, per field
+    score = idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * fl / avgfl))
+
+with K1 = 1.2 and B = 0.75 (the searcher's ``BM25F`` settings), ``tf`` the posting weight
+(term frequency times the field boost, so a title word counts twice), ``fl`` the
+document's field length as Whoosh stores it (one byte, ``byte_to_length``) and ``avgfl``
+the field's average length (``Searcher.avg_field_length``). Fields that are not scorable
+(``flags``, ``source``, ``source_id``) score their posting weight, as Whoosh's
+``WeightScorer`` does. Compound queries add their parts' scores, as Whoosh's
+``IntersectionMatcher``/``UnionMatcher`` do; a ``Not`` part matches with score 1.0 (Whoosh's
+``InverseMatcher``).
+
+Query shapes handled (anything else raises :class:`Unsupported` and the caller runs
+Whoosh's normal search):
+
+- ``Term`` on any indexed field (``tag:``, ``flags``, ``source_id`` included);
+- ``And``, ``Or`` (no ``scale``/``minmatch``), ``AndNot``, ``Not``;
+- ``Prefix``, ``Wildcard``, ``FuzzyTerm`` (expanded to their index words, as Whoosh's
+  ``MultiTerm.matcher`` does, then an ``Or`` of terms);
+- ``Phrase`` (``slop`` 1) on the ``exact`` field: documents containing the phrase come from
+  the ``pairs`` field (adjacent word pairs of ``exact``), so a two-word phrase is one
+  posting list; longer phrases intersect their pairs and then check the word positions
+  of the remaining candidates in ``exact``. Scores are Whoosh's: the sum of the words'
+  BM25F scores in ``exact``.
+
+Caching: everything about a segment that never changes (its paper ids, field lengths,
+posting lists) is cached under the segment's id, so after a small write only the new
+segment is read again; deletions are applied per searcher as a mask. Posting lists are
+kept in an LRU cache of bounded size (:data:`POSTINGS_CACHE_BYTES`).
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+import zlib
+from collections import OrderedDict
+from itertools import chain, repeat
+
+import numpy as np
+from whoosh import query as wq
+from whoosh.scoring import BM25F
+from whoosh.util.numeric import byte_to_length
+
+__all__ = ["Unsupported", "FastCache", "FastView", "PAIRS_FIELD", "PID_FIELD", "PID_MISSING", "POSTINGS_CACHE_BYTES", "word_pairs"]
+
+#: Field of adjacent word pairs of ``exact`` ("neural networks"), for phrases.
+PAIRS_FIELD = "pairs"
+#: Column with each document's paper id (a signed 64-bit integer).
+PID_FIELD = "pid"
+#: Default of the paper id column: a document without one.
+PID_MISSING = -1
+#: Most bytes of decoded posting lists kept between searches.
+POSTINGS_CACHE_BYTES = 96 * 1024 * 1024
+
+_BYTE_TO_LENGTH = np.array([byte_to_length(i) for i in range(256)], dtype=np.float64)
+_EMPTY_IDS = np.zeros(0, dtype=np.int64)
+_EMPTY_WEIGHTS = np.zeros(0, dtype=np.float64)
+_MULTITERMS = (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)
+
+
+class Unsupported(Exception):
+    """The query has a shape the fast path does not evaluate; use Whoosh's search."""
+
+
+def word_pairs(words: list[str]) -> str:
+    """Return the ``pairs`` field text for a document's ``exact`` words: each distinct
+    adjacent pair as ``"first second"``, one per line."""
+    return "\n".join({f"{a} {b}" for a, b in zip(words, words[1:])})
+
+
+# -- reading Whoosh postings -------------------------------------------------------------
+def _read_postings(reader, fieldname: str, tbytes: bytes, values: bool = False):
+    """Decode one term's posting list in one segment.
+
+    Reads the ``whoosh3`` codec's block format (see ``W3PostingsWriter._write_block`` and
+    ``W3LeafMatcher``): a 4-byte header, then per block a signed length (negative for the
+    last block), a pickled info tuple and the (zlib-compressed) pickled
+    ``(delta-encoded ids, weights, values)`` tuple. Postings of one-document terms are
+    inlined in the term info.
+
+    Returns:
+        ``(docnums, weights)`` (segment-local doc numbers, int64; weights, float64), plus
+        the tuple of raw values when ``values`` is true; ``None`` if the segment lacks
+        the term.
+    """
+    terms = reader._terms
+    try:
+        info = terms.term_info(fieldname, tbytes)
+    except Exception:  # noqa: BLE001 - TermNotFound, or a field missing in this segment
+        return None
+    if info.is_inlined():
+        ids, weights, vals = info.inlined_postings()
+        out = (np.asarray(ids, dtype=np.int64), np.asarray(weights, dtype=np.float64))
+        return (*out, tuple(vals)) if values else out
+    length = info._length
+    if isinstance(length, tuple):  # W3TermInfo.from_bytes leaves it as a 1-tuple
+        length = length[0]
+    buf = terms._postfile.get(info._offset, length)
+    stream = io.BytesIO(buf)
+    load, loads, decompress = pickle.load, pickle.loads, zlib.decompress
+    pos = 4  # after WHOOSH3_HEADER_MAGIC
+    idparts, wparts, vparts, lens = [], [], [], []
+    total = 0
+    while True:
+        blocklen = int.from_bytes(buf[pos:pos + 4], "big", signed=True)
+        last = blocklen < 0
+        nextpos = pos + 4 + abs(blocklen)
+        stream.seek(pos + 4)
+        count, _maxid, _maxweight, compression, _mn, _mx = load(stream)
+        data = buf[stream.tell():nextpos]
+        if compression:
+            data = decompress(data)
+        ids, weights, vals = loads(data)
+        idparts.append(ids)
+        lens.append(count)
+        total += count
+        if type(weights) is not tuple:
+            weights = repeat(1.0 if weights is None else weights, count)
+        wparts.append(weights)
+        if values:
+            vparts.append(vals)
+        if last:
+            break
+        pos = nextpos
+    docnums = np.fromiter(chain.from_iterable(idparts), np.int64, total).cumsum()
+    if len(lens) > 1:  # ids are delta-encoded from 0 within each block
+        lens_a = np.asarray(lens)
+        ends = lens_a.cumsum()
+        docnums -= np.repeat(np.concatenate(([0], docnums[ends[:-1] - 1])), lens_a)
+    weights = np.fromiter(chain.from_iterable(wparts), np.float64, total)
+    if values:
+        return docnums, weights, tuple(chain.from_iterable(vparts))
+    return docnums, weights
+
+
+def _read_positions(reader, fieldname: str, tbytes: bytes):
+    """Decode one term's postings with their word positions, in one segment.
+
+    A ``whoosh.formats.Positions`` value is a 4-byte count and a protocol-2 pickle of the
+    list of position deltas (``Positions.encode``; the final STOP may be missing,
+    ``decode_positions`` adds it). Decoding each value with ``pickle.loads`` costs a
+    microsecond or two per posting; instead the pickles' bodies (without PROTO and STOP)
+    are joined inside one tuple and read with a single ``pickle.loads``.
+
+    Returns:
+        ``(docnums, weights, starts, positions)``: local doc numbers and weights as
+        :func:`_read_postings` gives them; ``starts`` (one longer) delimits each posting's
+        run in ``positions``, its absolute word positions; or ``None`` if the segment
+        lacks the term.
+    """
+    found = _read_postings(reader, fieldname, tbytes, values=True)
+    if found is None:
+        return None
+    ids, weights, values = found
+    try:
+        bodies = [v[6:-1] if v[-1:] == b"." else v[6:] for v in values]
+        if not all(v[4:6] == b"\x80\x02" for v in values):
+            raise ValueError("not a protocol-2 pickle")
+        lists = pickle.loads(b"\x80\x02(" + b"".join(bodies) + b"t.")
+        if len(lists) != len(values):
+            raise ValueError("values did not split")
+    except Exception:  # noqa: BLE001 - decode one by one, as Whoosh does
+        lists = [pickle.loads(v[4:] if v.endswith(b".") else v[4:] + b".") for v in values]
+    counts = np.fromiter(map(len, lists), np.int64, len(lists))
+    starts = np.zeros(len(lists) + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+    flat = np.fromiter(chain.from_iterable(lists), np.int64, int(starts[-1])).cumsum()
+    if len(lists) > 1:  # deltas restart from 0 for each posting
+        flat -= np.repeat(np.concatenate(([0], flat[starts[1:-1] - 1])), counts)
+    return ids, weights, starts, flat
+
+
+class _Segment:
+    """What never changes about one segment: its size, paper ids and field lengths."""
+
+    def __init__(self, reader):
+        self.doccount = reader.doc_count_all()
+        self._lengths: dict[str, np.ndarray] = {}
+        self.pids = self._column(reader, PID_FIELD, ">i8", np.int64, PID_MISSING)
+
+    def _column(self, reader, name: str, dtype: str, outtype, default) -> np.ndarray:
+        # A whoosh.columns.NumericColumn: big-endian fixed-size values, the column's
+        # default for documents past the last one written.
+        out = np.full(self.doccount, default, dtype=outtype)
+        perdoc = reader._perdoc
+        if not perdoc.has_column(name):
+            raise Unsupported(f"no {name} column")
+        colfile, offset, length = perdoc._get_column_file(name)
+        try:
+            raw = np.frombuffer(colfile.get(offset, length), dtype=dtype)
+        finally:
+            colfile.close()
+        count = min(len(raw), self.doccount)
+        out[:count] = raw[:count]
+        return out
+
+    def lengths(self, reader, fieldname: str) -> np.ndarray:
+        """Field length of each document, as ``doc_field_length`` decodes it."""
+        found = self._lengths.get(fieldname)
+        if found is None:
+            name = f"_{fieldname}_len"  # whoosh.codec.whoosh3._lenfield
+            if reader._perdoc.has_column(name):
+                found = _BYTE_TO_LENGTH[self._column(reader, name, "B", np.uint8, 0)]
+            else:  # BM25FScorer asks doc_field_length(..., default=1)
+                found = np.ones(self.doccount, dtype=np.float64)
+            self._lengths[fieldname] = found
+        return found
+
+
+def _nbytes(arrays) -> int:
+    return sum(a.nbytes for a in arrays) + 100
+
+
+class FastCache:
+    """Caches shared by successive searchers of one index: per-segment data and an LRU
+    of decoded posting lists, both keyed by segment id (segments are immutable)."""
+
+    def __init__(self, budget: int = POSTINGS_CACHE_BYTES):
+        self.budget = budget
+        self.segments: dict[str, _Segment] = {}
+        self.postings: OrderedDict[tuple, tuple[np.ndarray, np.ndarray]] = OrderedDict()
+        self.size = 0
+
+    def segment(self, reader) -> _Segment:
+        segid = reader._segid
+        seg = self.segments.get(segid)
+        if seg is None:
+            seg = self.segments[segid] = _Segment(reader)
+        return seg
+
+    def term(self, reader, fieldname: str, tbytes: bytes):
+        """``(docnums, weights)`` of a term in a segment (empty arrays if absent)."""
+        return self._get((reader._segid, fieldname, tbytes), _read_postings,
+                         reader, fieldname, tbytes)
+
+    def positions(self, reader, fieldname: str, tbytes: bytes):
+        """``(docnums, starts, positions)`` of a term in a segment (see
+        :func:`_read_positions`); also caches the term's ``(docnums, weights)``."""
+        key = (reader._segid, fieldname, tbytes)
+        found = self._get((*key, "positions"), self._positions, reader, fieldname, tbytes)
+        return found
+
+    def _positions(self, reader, fieldname: str, tbytes: bytes):
+        found = _read_positions(reader, fieldname, tbytes)
+        if found is None:
+            return None
+        ids, weights, starts, flat = found
+        key = (reader._segid, fieldname, tbytes)
+        if key not in self.postings:
+            self._put(key, (ids, weights))
+        return ids, starts, flat
+
+    def _get(self, key, read, *args):
+        found = self.postings.get(key)
+        if found is not None:
+            self.postings.move_to_end(key)
+            return found
+        found = read(*args)
+        if found is None:
+            found = (_EMPTY_IDS, _EMPTY_WEIGHTS) if len(key) == 3 else (
+                _EMPTY_IDS, np.zeros(1, dtype=np.int64), _EMPTY_IDS)
+        self._put(key, found)
+        return found
+
+    def _put(self, key, arrays) -> None:
+        self.postings[key] = arrays
+        self.size += _nbytes(arrays)
+        while self.size > self.budget and len(self.postings) > 1:
+            _key, old = self.postings.popitem(last=False)
+            self.size -= _nbytes(old)
+
+    def keep_only(self, segids: set[str]) -> None:
+        """Forget segments that are gone (merged or deleted)."""
+        for segid in [s for s in self.segments if s not in segids]:
+            del self.segments[segid]
+        for key in [k for k in self.postings if k[0] not in segids]:
+            self.size -= _nbytes(self.postings.pop(key))
+
+    def clear(self) -> None:
+        self.segments.clear()
+        self.postings.clear()
+        self.size = 0
+
+
+class _Node:
+    """A query's result over all documents: which match, and their scores."""
+
+    __slots__ = ("match", "score")
+
+    def __init__(self, match: np.ndarray, score: np.ndarray):
+        self.match = match
+        self.score = score
+
+
+class FastView:
+    """The fast path over one Whoosh searcher (one index generation).
+
+    Args:
+        searcher: an open ``whoosh.searching.Searcher``.
+        cache: the index's :class:`FastCache`.
+    Raises:
+        Unsupported: the index lacks what the fast path needs (an index written by an
+            older paperdesk, or another weighting model).
+    """
+
+    def __init__(self, searcher, cache: FastCache):
+        weighting = searcher.weighting
+        if type(weighting) is not BM25F:
+            raise Unsupported("weighting is not BM25F")
+        self.searcher = searcher
+        self.schema = searcher.schema
+        self.cache = cache
+        self._weighting = weighting
+        self._reader = searcher.reader()
+        self.n = searcher.doc_count_all()
+        self.leaves = []  # (segment reader, first global docnum, _Segment)
+        alive = np.ones(self.n, dtype=bool)
+        if self.n:
+            for reader, base in self._reader.leaf_readers():
+                seg = cache.segment(reader)
+                self.leaves.append((reader, base, seg))
+                if reader.has_deletions():
+                    dead = np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64)
+                    alive[base + dead[dead < seg.doccount]] = False
+        self.alive = alive
+        self.pids = (np.concatenate([seg.pids for _r, _b, seg in self.leaves])
+                     if self.leaves else np.zeros(0, dtype=np.int64))
+        self._lengths: dict[str, np.ndarray] = {}
+
+    def segment_ids(self) -> set[str]:
+        return {reader._segid for reader, _b, _s in self.leaves}
+
+    # -- building blocks ----------------------------------------------------------------
+    def _zeros(self) -> _Node:
+        return _Node(np.zeros(self.n, dtype=bool), np.zeros(self.n, dtype=np.float64))
+
+    def lengths(self, fieldname: str) -> np.ndarray:
+        found = self._lengths.get(fieldname)
+        if found is None:
+            found = np.concatenate([seg.lengths(r, fieldname) for r, _b, seg in self.leaves])
+            self._lengths[fieldname] = found
+        return found
+
+    def postings(self, fieldname: str, tbytes: bytes) -> tuple[np.ndarray, np.ndarray]:
+        """All postings of a term (deleted documents included), as global doc numbers."""
+        ids, weights = [], []
+        for reader, base, _seg in self.leaves:
+            local, w = self.cache.term(reader, fieldname, tbytes)
+            if len(local):
+                ids.append(local + base if base else local)
+                weights.append(w)
+        if not ids:
+            return _EMPTY_IDS, _EMPTY_WEIGHTS
+        if len(ids) == 1:
+            return ids[0], weights[0]
+        return np.concatenate(ids), np.concatenate(weights)
+
+    def _term_scores(self, fieldname: str, tbytes: bytes, ids: np.ndarray,
+                     weights: np.ndarray) -> np.ndarray:
+        """BM25F (or plain weight) scores of postings, as Whoosh's scorers give them."""
+        field = self.schema[fieldname]
+        if not field.scorable:
+            return weights  # whoosh.scoring.WeightScorer
+        w = self._weighting
+        B = w._field_B.get(fieldname, w.B)
+        K1 = w.K1
+        idf = self.searcher.idf(fieldname, tbytes)
+        avgfl = self.searcher.avg_field_length(fieldname) or 1
+        fl = self.lengths(fieldname)[ids]
+        # whoosh.scoring.bm25, same operation order
+        return idf * ((weights * (K1 + 1)) / (weights + K1 * ((1 - B) + B * fl / avgfl)))
+
+    def _term(self, fieldname: str, text, boost: float = 1.0):
+        """A term's matching documents and scores, sparse: ``(doc numbers, scores)``."""
+        if fieldname not in self.schema:
+            return _EMPTY_IDS, _EMPTY_WEIGHTS
+        field = self.schema[fieldname]
+        if not field.indexed:
+            return _EMPTY_IDS, _EMPTY_WEIGHTS
+        if isinstance(text, bytes):
+            tbytes = text
+        else:
+            try:
+                tbytes = field.to_bytes(text)
+            except ValueError:
+                return _EMPTY_IDS, _EMPTY_WEIGHTS
+        ids, weights = self.postings(fieldname, tbytes)
+        if not len(ids):
+            return ids, weights
+        scores = self._term_scores(fieldname, tbytes, ids, weights)
+        if boost != 1.0:  # Term.matcher wraps the matcher in WrappingMatcher(boost)
+            scores = scores * boost
+        return ids, scores
+
+    def _multiterm(self, q) -> list:
+        """The sparse parts of a Prefix/Wildcard/FuzzyTerm, as Whoosh scores them.
+
+        Whoosh builds matchers per segment (``Collector.set_subsearcher``), so
+        ``MultiTerm.matcher`` expands the pattern to the words of *that segment*: one word
+        is a plain Term (BM25F, no boost); several are an ``Or`` run with no weighting
+        (``constantscore``), which ``Or._matcher`` turns into a tree of union matchers
+        whose terms still score BM25F (``Searcher.postings`` falls back to the searcher's
+        weighting) when there are two words or the segment has over 5,000 documents, and
+        otherwise into an unscored ``ArrayUnionMatcher`` that gives every match 1.0.
+        """
+        fieldname = q.field()
+        if fieldname not in self.schema or not self.schema[fieldname].indexed:
+            return []
+        if q.text == "" or (type(q) is wq.Wildcard and q.text == "*"):
+            raise Unsupported("matches everything")
+        field = self.schema[fieldname]
+        parts = []
+        for reader, base, seg in self.leaves:
+            # Prefix/Wildcard give index bytes, FuzzyTerm (terms_within) gives text.
+            words = [w if isinstance(w, bytes) else field.to_bytes(w)
+                     for w in q._btexts(reader) if w]
+            if not words:
+                continue
+            scored = (len(words) == 1 or not q.constantscore
+                      or (len(words) < wq.Or.TOO_MANY_CLAUSES
+                          and (len(words) == 2 or seg.doccount > 5000)))
+            boost = q.boost if len(words) > 1 else 1.0
+            if not scored:
+                hit = np.zeros(seg.doccount, dtype=bool)
+                for w in words:
+                    hit[self.cache.term(reader, fieldname, w)[0]] = True
+                ids = np.flatnonzero(hit) + base
+                parts.append((ids, np.ones(len(ids), dtype=np.float64)))
+                continue
+            for w in words:
+                local, weights = self.cache.term(reader, fieldname, w)
+                if len(local):
+                    scores = self._term_scores(fieldname, w, local + base, weights)
+                    parts.append((local + base, scores * boost if boost != 1.0 else scores))
+        return parts
+
+    # -- evaluation ---------------------------------------------------------------------
+    def evaluate(self, q) -> _Node:
+        """Evaluate a query over every document (deleted ones are masked by the caller).
+
+        Raises:
+            Unsupported: a part of the query has a shape not handled here.
+        """
+        t = type(q)
+        if t is wq.Term or t in _MULTITERMS:
+            return self._or([q])
+        if t is wq.And:
+            return self._boosted(self._and(q.subqueries), q)
+        if t is wq.Or:
+            if q.scale or q.minmatch:
+                raise Unsupported("Or with scale/minmatch")
+            return self._boosted(self._or(q.subqueries), q)
+        if t is wq.AndNot:
+            a, b = self.evaluate(q.a), self.evaluate(q.b)
+            a.match &= ~b.match
+            a.score[~a.match] = 0.0
+            return self._boosted(a, q)
+        if t is wq.Not:
+            child = self.evaluate(q.query)
+            match = ~child.match
+            return _Node(match, match.astype(np.float64))  # InverseMatcher: score 1.0
+        if t is wq.Phrase:
+            return self._phrase(q)
+        if q is wq.NullQuery:
+            return self._zeros()
+        raise Unsupported(type(q).__name__)
+
+    @staticmethod
+    def _boosted(node: _Node, q) -> _Node:
+        if q.boost != 1.0:  # compound queries wrap their matcher in WrappingMatcher
+            node.score *= q.boost
+        return node
+
+    def _and(self, subqueries) -> _Node:
+        nodes = [self.evaluate(s) for s in subqueries]
+        if not nodes:
+            return self._zeros()
+        match, score = nodes[0].match, nodes[0].score
+        for node in nodes[1:]:
+            match &= node.match
+            score += node.score
+        score[~match] = 0.0
+        return _Node(match, score)
+
+    def _or(self, subqueries) -> _Node:
+        # Terms (and expanded words) are added straight into one accumulator; within one
+        # posting list doc numbers are distinct, so fancy-index += is exact.
+        acc = self._zeros()
+        match, score = acc.match, acc.score
+        for sub in subqueries:
+            t = type(sub)
+            if t is wq.Term:
+                parts = [self._term(sub.fieldname, sub.text, sub.boost)]
+            elif t in _MULTITERMS:
+                parts = self._multiterm(sub)
+            else:
+                node = self.evaluate(sub)
+                match |= node.match
+                score += node.score
+                continue
+            for ids, scores in parts:
+                if len(ids):
+                    match[ids] = True
+                    score[ids] += scores
+        return acc
+
+    def _phrase(self, q) -> _Node:
+        # whoosh.query.positional.Phrase.matcher -> SpanNear2(slop=1, ordered=True): the
+        # words next to each other, in order; the score is the sum of the words' scores
+        # (an IntersectionMatcher of their Term matchers, wrapped).
+        fieldname = q.fieldname
+        if q.slop != 1 or fieldname != "exact":
+            raise Unsupported("phrase shape")
+        if PAIRS_FIELD not in self.schema:
+            raise Unsupported(f"no {PAIRS_FIELD} field")
+        field = self.schema[fieldname]
+        words = list(q.words)
+        if any(not w or " " in w or "\n" in w for w in words):
+            raise Unsupported("phrase word that cannot be paired")
+        tbytes = []
+        for word in words:
+            try:
+                b = field.to_bytes(word)
+            except ValueError:
+                return self._zeros()
+            if (fieldname, b) not in self._reader:
+                return self._zeros()  # Phrase.matcher: a missing word, no match
+            tbytes.append(b)
+        match = None  # documents with every adjacent pair
+        for a, b in zip(words, words[1:]):
+            ids, _w = self.postings(PAIRS_FIELD, f"{a} {b}".encode("utf-8"))
+            pair = np.zeros(self.n, dtype=bool)
+            pair[ids] = True
+            match = pair if match is None else (match & pair)
+        if len(words) > 2 and match.any():
+            match = self._verify_positions(fieldname, tbytes, match & self.alive)
+        node = _Node(match, np.zeros(self.n, dtype=np.float64))
+        if not match.any():
+            return node
+        for b in tbytes:
+            ids, weights = self.postings(fieldname, b)
+            keep = match[ids]
+            ids, weights = ids[keep], weights[keep]
+            node.score[ids] += self._term_scores(fieldname, b, ids, weights)
+        if q.boost != 1.0:
+            node.score *= q.boost
+        return node
+
+    def _verify_positions(self, fieldname: str, tbytes: list[bytes],
+                          candidates: np.ndarray) -> np.ndarray:
+        """Keep the candidates where word i sits at position p + i for some p (the words
+        next to each other, in order), from the words' positions in ``fieldname``.
+
+        Each word gives sorted keys ``doc << 32 | (position - i)`` (doc numbers ascend
+        across segments, positions within a document); a phrase is a key every word
+        has. Rarest word first, and the candidates shrink as words are checked.
+        """
+        keys = None
+        order = sorted(range(len(tbytes)),
+                       key=lambda i: self.searcher.doc_frequency(fieldname, tbytes[i]))
+        for i in order:
+            parts = []
+            for reader, base, seg in self.leaves:
+                wanted = candidates[base:base + seg.doccount]
+                if not wanted.any():
+                    continue
+                ids, starts, flat = self.cache.positions(reader, fieldname, tbytes[i])
+                if not len(ids):
+                    continue
+                chosen = wanted[ids]
+                if not chosen.any():
+                    continue
+                counts = np.diff(starts)
+                inside = np.repeat(chosen, counts)
+                docs = np.repeat(ids + base, counts)[inside]
+                parts.append((docs << 32) + (flat[inside] - i))
+            mine = np.concatenate(parts) if parts else _EMPTY_IDS
+            if keys is None:
+                keys = mine
+            elif len(mine):
+                at = np.minimum(np.searchsorted(mine, keys), len(mine) - 1)
+                keys = keys[mine[at] == keys]
+            else:
+                keys = _EMPTY_IDS
+            if not len(keys):
+                break
+            candidates = np.zeros(self.n, dtype=bool)
+            candidates[keys >> 32] = True
+        out = np.zeros(self.n, dtype=bool)
+        if keys is not None and len(keys):
+            out[keys >> 32] = True
+        return out
+
+    # -- results ------------------------------------------------------------------------
+    def search(self, q, limit: int | None, source_id: int | None = None,
+               allowed=None) -> tuple[list[tuple[int, float]], int]:
+        """Run a query; rank like Whoosh (score descending, then doc number).
+
+        Args:
+            q: the Whoosh query.
+            limit: most hits, or ``None``.
+            source_id: only documents with this ``source_id`` term.
+            allowed: only these paper ids (an iterable), or ``None``.
+        Returns:
+            ``(hits, total)``: ``(paper id, score)`` pairs, and the number of matches.
+        """
+        node = self.evaluate(q)
+        match = node.match
+        match &= self.alive
+        if source_id is not None:
+            ids, _w = self.postings("source_id", str(source_id).encode("utf-8"))
+            keep = np.zeros(self.n, dtype=bool)
+            keep[ids] = True
+            match &= keep
+        if allowed is not None:
+            wanted = np.fromiter(allowed, dtype=np.int64)
+            match &= np.isin(self.pids, wanted)
+        docs = np.flatnonzero(match)
+        total = len(docs)
+        if not total or (limit is not None and limit <= 0):
+            return [], total
+        scores = node.score[docs]
+        if limit is not None and total > limit:
+            kth = np.partition(scores, total - limit)[total - limit]
+            keep = scores >= kth
+            docs, scores = docs[keep], scores[keep]
+        order = np.argsort(-scores, kind="stable")  # docs ascending: ties by docnum
+        if limit is not None:
+            order = order[:limit]
+        pids = self.pids[docs[order]]
+        if len(pids) and pids.min() < 0:
+            raise Unsupported("documents without a paper id column")
+        return list(zip(pids.tolist(), scores[order].tolist())), total
