@@ -1,0 +1,105 @@
+"""What a change to the library touched: the one value every mutation returns.
+
+Every method of :class:`~paperdesk.core.library.Library` that writes (tagging, read and
+star marks, notes, highlights, titles, saved searches, imports, undo and redo) returns a
+:class:`Changes`. The window refreshes from it (one ``changed(Changes)`` signal), the CLI
+reports from it, and tests assert on it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+__all__ = ["Changes", "NO_CHANGES"]
+
+
+def _ids(values: Iterable[int]) -> frozenset[int]:
+    return frozenset(int(v) for v in values)
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Which parts of the library a committed change touched.
+
+    Attributes:
+        papers: ids of papers whose list row or detail view may differ (added, removed or
+            edited).
+        fields: names of paper fields that changed (names from
+            :data:`paperdesk.core.fields.FIELDS`, e.g. ``"read"``, ``"starred"``,
+            ``"title"``, ``"tags"``, ``"note"``, ``"highlights"``).
+        tags: ids of tags created, renamed, recoloured, re-keyed, deleted or whose paper
+            count changed.
+        notes: ids of papers whose note text changed.
+        highlights: ids of papers whose highlights (or their comments) changed.
+        saved_searches: the saved searches changed (names, queries or existence).
+        sources: papers or source files were added (an import).
+        search: indexed text or filter flags changed, so a visible search or filter may
+            now give other results.
+        replay: the change comes from undo or redo rather than from a new edit (e.g. the
+            note editor must then show the restored text).
+    """
+
+    papers: frozenset[int] = field(default_factory=frozenset)
+    fields: frozenset[str] = field(default_factory=frozenset)
+    tags: frozenset[int] = field(default_factory=frozenset)
+    notes: frozenset[int] = field(default_factory=frozenset)
+    highlights: frozenset[int] = field(default_factory=frozenset)
+    saved_searches: bool = False
+    sources: bool = False
+    search: bool = False
+    replay: bool = False
+
+    @classmethod
+    def of(cls, papers: Iterable[int] = (), fields: Iterable[str] = (),
+           tags: Iterable[int] = (), notes: Iterable[int] = (),
+           highlights: Iterable[int] = (), saved_searches: bool = False,
+           sources: bool = False, search: bool | None = None) -> "Changes":
+        """Build a :class:`Changes` from any iterables.
+
+        Args:
+            papers, fields, tags, notes, highlights: ids (or field names) touched.
+            saved_searches, sources: flags as in the class.
+            search: whether results may differ; ``None`` means "whenever any paper,
+                tag, note or highlight changed".
+        Returns:
+            The frozen value.
+        """
+        papers, tags = _ids(papers), _ids(tags)
+        notes, highlights = _ids(notes), _ids(highlights)
+        if search is None:
+            search = bool(papers or tags or notes or highlights or sources)
+        return cls(papers, frozenset(fields), tags, notes, highlights, saved_searches,
+                   sources, search)
+
+    def __or__(self, other: "Changes") -> "Changes":
+        """Combine two changes (e.g. the steps of a merged undo step)."""
+        if not isinstance(other, Changes):
+            return NotImplemented
+        return Changes(self.papers | other.papers, self.fields | other.fields,
+                       self.tags | other.tags, self.notes | other.notes,
+                       self.highlights | other.highlights,
+                       self.saved_searches or other.saved_searches,
+                       self.sources or other.sources, self.search or other.search,
+                       self.replay or other.replay)
+
+    def __bool__(self) -> bool:
+        """True when anything at all changed."""
+        return bool(self.papers or self.fields or self.tags or self.notes or self.highlights
+                    or self.saved_searches or self.sources)
+
+    def as_replay(self) -> "Changes":
+        """Return the same change marked as coming from undo or redo."""
+        return replace(self, replay=True)
+
+    def to_dict(self) -> dict:
+        """JSON shape for the CLI: lists sorted, flags as booleans."""
+        return {"papers": sorted(self.papers), "fields": sorted(self.fields),
+                "tags": sorted(self.tags), "notes": sorted(self.notes),
+                "highlights": sorted(self.highlights),
+                "saved_searches": self.saved_searches, "sources": self.sources,
+                "search": self.search}
+
+
+#: The empty change (nothing happened).
+NO_CHANGES = Changes()
