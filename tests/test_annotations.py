@@ -1,4 +1,5 @@
-"""Tags, notes, highlights, read/star marks and title edits, with their undo data."""
+"""Tags, notes, highlights, read/star marks and title edits: what each returns (a
+:class:`Changes`) and how :meth:`Library.undo` reverses it."""
 
 import sqlite3
 
@@ -17,24 +18,31 @@ def test_tag_names_are_case_insensitive(seeded_library):
     a, b = ids_of(seeded_library, 2)
     first = seeded_library.add_tag([a], "ML")
     second = seeded_library.add_tag([b], "ml")
-    assert first.created and not second.created
-    assert first.tag.id == second.tag.id
+    assert first.papers == {a} and second.papers == {b}
+    assert first.tags == second.tags == {seeded_library.tag_by_name("mL").id}
+    seeded_library.undo()          # the second only tagged b: the tag stays
+    assert [(t.name, t.count) for t in seeded_library.tags()] == [("ML", 1)]
+    seeded_library.redo()
     assert [(t.name, t.count) for t in seeded_library.tags()] == [("ML", 2)]
 
 
 def test_rename_onto_existing_name_merges_and_undo_restores(seeded_library):
     p1, p2, p3 = ids_of(seeded_library, 3)
-    ml = seeded_library.add_tag([p1, p2], "ML").tag
-    deep = seeded_library.add_tag([p3], "deep learning").tag
+    seeded_library.add_tag([p1, p2], "ML")
+    seeded_library.add_tag([p3], "deep learning")
+    ml, deep = seeded_library.tag_by_name("ML"), seeded_library.tag_by_name("deep learning")
     seeded_library.set_tag_key(deep.id, 4)
-    before = seeded_library.tag_states([ml.id, deep.id])
+    assert seeded_library.is_merge(deep.id, "ml") and not seeded_library.is_merge(deep.id, "x")
 
-    merged = seeded_library.rename_tag(deep.id, "ml")
+    changes = seeded_library.rename_tag(deep.id, "ml")
+    assert changes.tags == {ml.id, deep.id} and changes.papers == {p1, p2, p3}
+    assert seeded_library.undo_label == "Merge tag ‘deep learning’ into ‘ml’"
+    merged = seeded_library.tag_by_name("ml")
     assert [(t.name, t.count) for t in seeded_library.tags()] == [("ml", 3)]
     assert merged.id == ml.id and merged.key == 4
     assert set(seeded_library.paper_ids(tag_id=ml.id)) == {p1, p2, p3}
 
-    seeded_library.restore_tags(before, drop=[merged.id])
+    seeded_library.undo()
     tags = {t.id: (t.name, t.count, t.key) for t in seeded_library.tags()}
     assert tags == {ml.id: ("ML", 2, None), deep.id: ("deep learning", 1, 4)}
     assert seeded_library.paper_ids(tag_id=deep.id) == [p3]
@@ -43,19 +51,22 @@ def test_rename_onto_existing_name_merges_and_undo_restores(seeded_library):
 
 def test_rename_changes_case_only(seeded_library):
     (p,) = ids_of(seeded_library, 1)
-    tag = seeded_library.add_tag([p], "Ml").tag
-    assert seeded_library.rename_tag(tag.id, "ML").name == "ML"
+    seeded_library.add_tag([p], "Ml")
+    tag = seeded_library.tag_by_name("Ml")
+    assert seeded_library.rename_tag(tag.id, "ML").tags == {tag.id}
+    assert seeded_library.tag_by_name("ml").name == "ML"
     assert [t.name for t in seeded_library.tags()] == ["ML"]
     assert [h.id for h in seeded_library.search("tag:ml")] == [p]
 
 
 def test_delete_tag_and_restore(seeded_library):
     p1, p2 = ids_of(seeded_library, 2)
-    tag = seeded_library.add_tag([p1, p2], "to read").tag
-    state = seeded_library.delete_tag(tag.id)
+    seeded_library.add_tag([p1, p2], "to read")
+    tag = seeded_library.tag_by_name("to read")
+    assert seeded_library.delete_tag(tag.id).papers == {p1, p2}
     assert seeded_library.tags() == []
     assert seeded_library.search('tag:"to read"') == []
-    seeded_library.restore_tags([state])
+    assert seeded_library.undo().replay
     assert [(t.id, t.name, t.count) for t in seeded_library.tags()] == [(tag.id, "to read", 2)]
     assert {h.id for h in seeded_library.search('tag:"to read"')} == {p1, p2}
 
@@ -64,10 +75,14 @@ def test_add_and_remove_tag_report_only_changed_papers(seeded_library):
     p1, p2, p3 = ids_of(seeded_library, 3)
     seeded_library.add_tag([p1], "x")
     change = seeded_library.add_tag([p1, p2, p3], "X")
-    assert change.paper_ids == (p2, p3)
+    assert change.papers == {p2, p3} and change.fields == {"tags"} and change.search
+    assert seeded_library.undo_label == "Tag 2 papers ‘x’"
     removed = seeded_library.remove_tag([p2, p3], "x")
-    assert removed.paper_ids == (p2, p3)
-    assert seeded_library.paper_ids(tag_id=change.tag.id) == [p1]
+    assert removed.papers == {p2, p3}
+    (tag_id,) = change.tags
+    assert seeded_library.paper_ids(tag_id=tag_id) == [p1]
+    assert not seeded_library.add_tag([p1], "x")       # nothing new: no step either
+    assert seeded_library.undo_label == "Untag 2 papers ‘x’"
 
 
 def test_bulk_tag_with_unknown_id_changes_nothing(seeded_library):
@@ -84,8 +99,10 @@ def test_bad_tag_names(seeded_library, name):
 
 
 def test_number_keys_are_unique(seeded_library):
-    a = seeded_library.create_tag("a", key=1)
-    b = seeded_library.create_tag("b")
+    seeded_library.create_tag("a", key=1)
+    seeded_library.create_tag("b")
+    a, b = seeded_library.tag_by_name("a"), seeded_library.tag_by_name("b")
+    assert not seeded_library.create_tag("A")       # exists (any case): no change
     seeded_library.set_tag_key(b.id, 1)
     assert seeded_library.tag_for_key(1).id == b.id
     assert seeded_library.tags()[0].key is None
@@ -93,45 +110,57 @@ def test_number_keys_are_unique(seeded_library):
         seeded_library.set_tag_key(a.id, 10)
     with pytest.raises(LibraryError):
         seeded_library.set_tag_colour(a.id, "red")
-    assert seeded_library.set_tag_colour(a.id, "#ABCDEF").colour == "#abcdef"
+    assert not seeded_library.set_tag_colour(a.id, "#ABCDEF").search
+    assert seeded_library.tag_by_name("a").colour == "#abcdef"
+    seeded_library.undo()                             # colour back
+    seeded_library.undo()                             # key 1 back on a
+    assert seeded_library.tag_for_key(1).id == a.id
 
 
 def test_read_and_star_round_trip(seeded_library):
     p1, p2 = ids_of(seeded_library, 2)
     seeded_library.set_read([p1], True)
-    prev = seeded_library.set_read([p1, p2], True)
-    assert prev[p1] is not None and prev[p2] is None
+    read_at = seeded_library.get(p1).read_at
+    changes = seeded_library.set_read([p1, p2], True)
+    assert changes.papers == {p2} and changes.fields == {"read"}   # p1 was read already
+    assert not changes.search
+    assert seeded_library.get(p1).read_at == read_at
     assert seeded_library.filter_counts()["unread"] == 223
-    seeded_library.restore_read(prev)
+    seeded_library.undo()
     assert seeded_library.get(p1).read and not seeded_library.get(p2).read
-    starred_before = seeded_library.set_starred([p1], True)
-    assert starred_before == {p1: False}
+    assert seeded_library.set_starred([p1], True).papers == {p1}
+    assert seeded_library.undo_label == "Star paper"
     assert seeded_library.paper_ids(filter="starred") == [p1]
-    seeded_library.restore_starred(starred_before)
+    seeded_library.undo()
     assert seeded_library.paper_ids(filter="starred") == []
+    seeded_library.redo()
+    assert seeded_library.paper_ids(filter="starred") == [p1]
 
 
 def test_edited_title_is_found_once_and_can_be_reverted(seeded_library):
     (p,) = ids_of(seeded_library, 1)
     derived = seeded_library.get(p).title
-    old = seeded_library.set_title(p, "  Quokka   agents ")
-    assert old == derived
+    assert seeded_library.set_title(p, "  Quokka   agents ").fields == {"title"}
     assert seeded_library.get(p).title == "Quokka agents"
     assert seeded_library.get(p).title_edited
     for _ in range(3):  # repeated updates must never leave stale copies in the index
         seeded_library.set_title(p, "Quokka agents")
+        seeded_library.set_title(p, "Quokka  agents!")
     assert [h.id for h in seeded_library.search("quokka")] == [p]
     assert len(seeded_library.search("depth", limit=None)) == len(
         {h.id for h in seeded_library.search("depth", limit=None)})
     seeded_library.set_title(p, None)
     assert seeded_library.get(p).title == derived
+    seeded_library.undo()
+    assert seeded_library.get(p).title == "Quokka agents!"
+    seeded_library.redo()
     assert seeded_library.search("quokka") == []
     assert seeded_library.stats()["indexed"] == 225
 
 
 def test_note_is_searchable_and_survives_reopen(seeded_library):
     (p,) = ids_of(seeded_library, 1)
-    assert seeded_library.set_note(p, "Compare with the **axolotl** results.\n- later") == ""
+    assert seeded_library.set_note(p, "Compare with the **axolotl** results.\n- later").notes == {p}
     assert [h.id for h in seeded_library.search("axolotl")] == [p]
     assert [h.id for h in seeded_library.search("note:axolotl")] == [p]
     assert seeded_library.search("title:axolotl") == []
@@ -140,8 +169,9 @@ def test_note_is_searchable_and_survives_reopen(seeded_library):
     seeded_library.close()
     with Library.open(path) as lib:
         assert lib.get(p).note == "Compare with the **axolotl** results.\n- later"
-        assert lib.set_note(p, "  ") .startswith("Compare")
+        assert lib.set_note(p, "  ").notes == {p}
         assert lib.get(p).note == ""
+        assert lib.undo_label == "Edit note"
         assert lib.search("axolotl") == []
         assert lib.filter_counts()["has_note"] == 0
 
@@ -158,7 +188,8 @@ def test_highlight_on_greek_text_keeps_exact_span(seeded_library):
     pid, abstract = greek_paper(seeded_library)
     start = abstract.index("μP")
     end = abstract.index(" ", start + 2)
-    h = seeded_library.add_highlight(pid, start, end, comment="Greek mu parameterisation")
+    seeded_library.add_highlight(pid, start, end, comment="Greek mu parameterisation")
+    h = seeded_library.highlight_at(pid, start, end)
     assert h.text == abstract[start:end] and h.text.startswith("μP")
     path = seeded_library.path
     seeded_library.close()
@@ -171,17 +202,21 @@ def test_highlight_on_greek_text_keeps_exact_span(seeded_library):
 
 def test_highlight_remove_restore_and_bad_offsets(seeded_library):
     pid, abstract = greek_paper(seeded_library)
-    h = seeded_library.add_highlight(pid, 0, 10, colour="#a5d8ff")
-    removed = seeded_library.remove_highlight(h.id)
+    assert seeded_library.add_highlight(pid, 0, 10, colour="#a5d8ff").highlights == {pid}
+    h = seeded_library.highlight_at(pid, 0, 10)
+    seeded_library.remove_highlight(h.id)
     assert seeded_library.get(pid).highlights == ()
-    back = seeded_library.add_highlight(pid, removed.start, removed.end, removed.colour,
-                                        removed.comment, highlight_id=removed.id)
+    assert seeded_library.undo_label.startswith("Remove highlight ‘")
+    seeded_library.undo()
+    (back,) = seeded_library.get(pid).highlights
     assert (back.id, back.text, back.colour) == (h.id, abstract[:10], "#a5d8ff")
     for start, end in [(-1, 5), (5, 5), (10, 3), (0, len(abstract) + 1)]:
         with pytest.raises(LibraryError):
             seeded_library.add_highlight(pid, start, end)
-    assert seeded_library.set_highlight_comment(h.id, "why") == ""
+    assert seeded_library.set_highlight_comment(h.id, "why").highlights == {pid}
     assert seeded_library.get(pid).highlights[0].comment == "why"
+    seeded_library.undo()
+    assert seeded_library.get(pid).highlights[0].comment == ""
 
 
 def test_annotations_survive_reimport(seeded_library, seed_files):
@@ -197,7 +232,9 @@ def test_annotations_survive_reimport(seeded_library, seed_files):
 
 def test_scoped_search_and_filters(seeded_library):
     p1, p2 = ids_of(seeded_library, 2)
-    tag = seeded_library.add_tag([p1], "picked").tag
+    (tag_id,) = seeded_library.add_tag([p1], "picked").tags
+    tag = seeded_library.tag_by_name("picked")
+    assert tag.id == tag_id
     everywhere = seeded_library.find("model", limit=None)
     scoped = seeded_library.find("model", limit=None, tag_id=tag.id)
     assert everywhere.total > 1
@@ -262,6 +299,6 @@ def test_tag_names_fold_case_beyond_ascii(seeded_library, first, second):
     a, b = ids_of(seeded_library, 2)
     seeded_library.add_tag([a], first)
     change = seeded_library.add_tag([b], second)
-    assert not change.created
+    assert change.tags == {seeded_library.tag_by_name(first).id}
     assert [(t.name, t.count) for t in seeded_library.tags()] == [(first, 2)]
     assert seeded_library.tag_by_name(second).name == first

@@ -174,16 +174,25 @@ def test_matches_past_32768_characters_are_highlighted(lib, tmp_path):
 
 
 def test_saved_searches(lib):
-    saved = lib.save_search("Code links", "has:code")
+    assert lib.save_search("Code links", "has:code").saved_searches
+    saved = lib.saved_search("code links")
     assert [s.name for s in lib.saved_searches()] == ["Code links"]
     lib.save_search("code LINKS", "has:code depth")  # same name: replaced
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("code LINKS", "has:code depth")]
     lib.save_search("Other", "universe")
     with pytest.raises(Exception, match="already exists"):
         lib.rename_saved_search("Other", "code links")
-    assert lib.rename_saved_search("Other", "Space").name == "Space"
-    gone = lib.delete_saved_search("space")
+    assert lib.rename_saved_search("Other", "Space").saved_searches
+    assert lib.saved_search("space").name == "Space"
+    gone = lib.saved_search("space")
+    lib.delete_saved_search("space")
     assert gone.query == "universe" and saved.id
+    lib.undo()
+    assert lib.saved_search("space").query == "universe"
+    lib.undo()
+    assert lib.saved_search("other").name == "Other"
+    lib.redo()
+    lib.redo()
     assert [s.name for s in lib.saved_searches()] == ["code LINKS"]
     with pytest.raises(Exception, match="too long to save"):
         lib.save_search("huge", "x" * 5000)

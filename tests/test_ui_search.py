@@ -286,7 +286,7 @@ def test_note_hits_are_marked_too_and_marks_never_save(qtbot, win):
     note.flush()
     wait_idle(qtbot, window)
     assert lib.get(pid).note.startswith("Transformers")
-    undo_steps = window.undo_stack.count()
+    undo_steps = len(window.lib.undo_stack)
     _search(qtbot, window, "transf* OR note:transformers")
     window.select_row(window.model.row_of(pid))
     assert note.paper_id == pid
@@ -305,7 +305,7 @@ def test_note_hits_are_marked_too_and_marks_never_save(qtbot, win):
     qtbot.waitUntil(lambda: marked_words() != [], timeout=3000)
     assert marked_words() == ["Transformers", "transfer", "transformer"]
     qtbot.wait(600)                                  # longer than the autosave delay
-    assert window.undo_stack.count() == undo_steps   # marking is not an edit
+    assert len(window.lib.undo_stack) == undo_steps   # marking is not an edit
     assert not note.is_dirty()
     window.search_box.clear()
     qtbot.waitUntil(lambda: not window.model.searching, timeout=WAIT_MS)
@@ -410,7 +410,7 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     window, lib = win, win.lib
     window.save_search("Scaling", "scaling laws")
     window.save_search("Starred", "is:starred")
-    tag = lib.create_tag("x")
+    tag = lib.ensure_tag("x")
     window.tag_pane.set_tags(lib.tags())
     window.tag_pane.select_scope(Scope(tag_id=tag.id))   # an empty scope first
     assert window.current_scope() == Scope(tag_id=tag.id)

@@ -21,7 +21,7 @@ def _focus_name(window) -> str:
 def test_keyboard_flow_changes_the_database(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    tag = lib.create_tag("fast")
+    tag = lib.ensure_tag("fast")
     window.set_tag_key(tag.id, 1)
     lib.set_read([ids[3]], True)                       # so that u skips it
     assert window.current_paper_id() == ids[0]
@@ -165,7 +165,7 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     assert window.select_rows([0, 1, 2, 4, 5]) == 5
     chosen = [ids[r] for r in (0, 1, 2, 4, 5)]
     assert sorted(window.selected_ids()) == sorted(chosen)
-    steps = window.undo_stack.count()
+    steps = len(window.lib.undo_stack)
     press(qtbot, window, "t")
     assert "5 selected papers" in window.detail_pane.chips.editor.placeholderText()
     assert window.status_text() == f"{TOTAL} papers  ·  5 selected"
@@ -173,10 +173,10 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     press(qtbot, window, Qt.Key.Key_Return)
     tag = lib.tag_by_name("batch")
     assert sorted(lib.paper_ids(tag_id=tag.id)) == sorted(chosen)
-    assert window.undo_stack.count() == steps + 1
+    assert len(window.lib.undo_stack) == steps + 1
     press(qtbot, window, "s")                          # star the same five: one step
     assert all(lib.get(i).starred for i in chosen)
-    assert window.undo_stack.count() == steps + 2
+    assert len(window.lib.undo_stack) == steps + 2
     window.undo()
     assert not any(lib.get(i).starred for i in chosen)
     window.undo()
@@ -190,7 +190,7 @@ def test_number_key_toggles_the_bound_tag_and_unbound_keys_explain(qtbot, win):
     pid = window.current_paper_id()
     press(qtbot, window, "7")
     assert "No tag is bound to key 7" in window.statusBar().currentMessage()
-    tag = lib.create_tag("later", key=7)
+    tag = lib.ensure_tag("later", key=7)
     window._refresh_tags()
     press(qtbot, window, "7")
     assert [t.name for t in lib.get(pid).tags] == ["later"]

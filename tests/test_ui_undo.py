@@ -6,7 +6,6 @@ import pytest
 from PySide6.QtCore import Qt
 from test_ui_fixtures import TOTAL, open_seeded, press, wait_idle, win  # noqa: F401
 
-from paperdesk.ui.commands import CommandContext, HighlightCommentCommand, NoteCommand
 from paperdesk.ui.scope import Scope
 
 
@@ -78,7 +77,7 @@ def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
 
     assert window.add_highlight(pid, 0, 9)
     (h,) = lib.highlights(pid)
-    assert window.run_command(HighlightCommentCommand(window.ctx, pid, h.id, "why"))
+    assert window.run_edit(lambda lib: lib.set_highlight_comment(h.id, "why"))
     assert window.remove_highlight(h.id)
     assert lib.highlights(pid) == []
     window.undo()
@@ -125,7 +124,7 @@ def test_merge_by_rename_and_undo_restores_both_tags(qtbot, win):
     assert [(t.name, t.count) for t in lib.tags()] == [("ml", 3)]
     assert set(lib.paper_ids(tag_id=lib.tags()[0].id)) == {p1, p2, p3}
     assert [t.name for t in window.tag_pane.tag_entries()] == ["ml"]
-    assert "Merge" in window.undo_stack.undoText()
+    assert "Merge" in window.lib.undo_label
     after = _tags(lib)
 
     window.undo()
@@ -185,14 +184,14 @@ def test_deleting_the_chosen_tag_falls_back_to_all_papers(qtbot, win):
 def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    steps = window.undo_stack.count()
+    steps = len(window.lib.undo_stack)
     window.focus_note()
     editor = window.detail_pane.note_editor
     for burst in ("First idea.", " Second idea.", " Third."):
         qtbot.keyClicks(editor, burst)
         qtbot.wait(650)                            # each pause triggers an autosave
     assert lib.note(pid) == "First idea. Second idea. Third."
-    assert window.undo_stack.count() == steps + 1
+    assert len(window.lib.undo_stack) == steps + 1
     window.undo()
     assert lib.note(pid) == "" and editor.toPlainText() == ""
     window.redo()
@@ -206,22 +205,9 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     qtbot.keyClicks(editor, " More.")
     press(qtbot, window, Qt.Key.Key_Escape)        # Esc saves at once
     assert lib.note(pid).endswith("Third. More.")
-    assert window.undo_stack.count() == steps + 2
+    assert len(window.lib.undo_stack) == steps + 2
     window.undo()
     assert lib.note(pid) == "First idea. Second idea. Third."
-
-
-def test_note_command_merge_rules(win):
-    lib = win.lib
-    a, b = lib.paper_ids()[:2]
-    ctx = CommandContext(lib)
-    first = NoteCommand(ctx, a, "x", session=1)
-    first.execute()
-    assert first.mergeWith(NoteCommand(ctx, a, "xy", session=1))
-    assert not first.mergeWith(NoteCommand(ctx, b, "z", session=1))
-    assert not first.mergeWith(NoteCommand(ctx, a, "q", session=2))
-    back = NoteCommand(ctx, a, "", session=1)
-    assert first.mergeWith(back) and first.isObsolete()
 
 
 def test_switching_paper_saves_the_note_first(qtbot, win):
@@ -248,13 +234,13 @@ def test_undo_while_typing_saves_then_undoes(qtbot, win):
 
 def test_errors_become_messages_not_tracebacks(qtbot, win):
     window, lib = win, win.lib
-    steps = window.undo_stack.count()
+    steps = len(window.lib.undo_stack)
     window.focus_tag_editor()
     qtbot.keyClicks(window.focusWidget(), "a,b")
     press(qtbot, window, Qt.Key.Key_Return)
     assert "comma" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()
-    assert lib.tags() == [] and window.undo_stack.count() == steps
+    assert lib.tags() == [] and len(window.lib.undo_stack) == steps
     window.add_tag("x", [window.current_paper_id()])
     assert not window.rename_tag(lib.tag_by_name("x").id, "   ")
     assert "empty" in window.statusBar().currentMessage()
@@ -287,3 +273,18 @@ def test_visible_search_follows_annotations_after_index_sync(qtbot, win, query_w
                     timeout=20000)
     assert window.model.row_of(target) == -1
     assert window.sync_runner.runs >= 2
+
+
+def test_edit_menu_names_the_step_from_the_core(qtbot, win):
+    window, lib = win, win.lib
+    assert not window.undo_action.isEnabled() and window.undo_action.text() == "&Undo"
+    pid = window.current_paper_id()
+    press(qtbot, window, "s")
+    assert lib.get(pid).starred
+    assert window.undo_action.isEnabled()
+    assert window.undo_action.text() == "&Undo Star paper" == "&Undo " + lib.undo_label
+    window.add_tag("depth", [pid])
+    assert window.undo_action.text() == "&Undo Tag ‘depth’"
+    window.undo_action.trigger()
+    assert lib.get(pid).tags == () and window.redo_action.text() == "&Redo Tag ‘depth’"
+    assert window.undo_action.text() == "&Undo Star paper"

@@ -238,18 +238,20 @@ def _cmd_reindex(lib: Library, args) -> int:
 
 def _cmd_tag(lib: Library, args) -> int:
     if args.tag_command == "add":
-        change = lib.add_tag(args.ids, args.tag)
-        print(f"tagged {len(change.paper_ids)} paper(s) with {change.tag.name!r}")
+        changes = lib.add_tag(args.ids, args.tag)
+        tag = lib.tag_by_name(args.tag)
+        print(f"tagged {len(changes.papers)} paper(s) with {tag.name!r}")
     elif args.tag_command == "remove":
-        change = lib.remove_tag(args.ids, args.tag)
-        print(f"removed {change.tag.name!r} from {len(change.paper_ids)} paper(s)")
+        changes = lib.remove_tag(args.ids, args.tag)
+        tag = lib.tag_by_name(args.tag)
+        print(f"removed {tag.name!r} from {len(changes.papers)} paper(s)")
     else:
         tag = lib.tag_by_name(args.old)
         if tag is None:
             raise LibraryError(f"no tag named {args.old!r}")
-        merged = lib.tag_by_name(args.new)
-        result = lib.rename_tag(tag.id, args.new)
-        verb = "merged into" if merged is not None and merged.id != tag.id else "renamed to"
+        verb = "merged into" if lib.is_merge(tag.id, args.new) else "renamed to"
+        lib.rename_tag(tag.id, args.new)
+        result = lib.tag_by_name(args.new)
         print(f"{tag.name!r} {verb} {result.name!r} ({result.count} papers)")
     return 0
 
@@ -269,11 +271,12 @@ def _cmd_tags(lib: Library, args) -> int:
 
 def _cmd_note(lib: Library, args) -> int:
     text = sys.stdin.read() if args.text == "-" else args.text
-    previous = lib.set_note(args.id, text)
+    had_note = bool(lib.note(args.id).strip())
+    lib.set_note(args.id, text)
     if text.strip():
         print("note saved")
     else:
-        print("note cleared" if previous.strip() else "no note to clear")
+        print("note cleared" if had_note else "no note to clear")
     return 0
 
 
@@ -290,10 +293,12 @@ def _cmd_mark(lib: Library, args) -> int:
 
 def _cmd_saved(lib: Library, args) -> int:
     if args.saved_command == "add":
-        saved = lib.save_search(args.name, args.query)
+        lib.save_search(args.name, args.query)
+        saved = lib.saved_search(args.name)
         print(f"saved {saved.name!r}: {saved.query}")
     elif args.saved_command == "remove":
-        gone = lib.delete_saved_search(args.name)
+        gone = lib.saved_search(args.name)
+        lib.delete_saved_search(args.name)
         print(f"removed {gone.name!r}")
     else:
         rows = [dict(s.to_dict(), count=lib.find(s.query, limit=1, snippets=False,

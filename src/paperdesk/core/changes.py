@@ -34,8 +34,9 @@ class Changes:
         highlights: ids of papers whose highlights (or their comments) changed.
         saved_searches: the saved searches changed (names, queries or existence).
         sources: papers or source files were added (an import).
-        search: indexed text or filter flags changed, so a visible search or filter may
-            now give other results.
+        search: indexed text changed (titles, tags, notes, highlight comments), so a
+            visible search should run again once the index has caught up. Read and star
+            marks leave it False: the list keeps its rows when a paper is marked.
         replay: the change comes from undo or redo rather than from a new edit (e.g. the
             note editor must then show the restored text).
     """

@@ -118,7 +118,7 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
             if existing is None:
                 key = tag.get("key")
                 free = key is not None and lib.tag_for_key(int(key)) is None
-                existing = lib.create_tag(str(tag["name"]), colour=tag.get("colour"),
+                existing = lib.ensure_tag(str(tag["name"]), colour=tag.get("colour"),
                                           key=int(key) if free else None)
             db.execute("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
                        [pid, existing.id])

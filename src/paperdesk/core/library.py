@@ -22,6 +22,7 @@ import sqlite_utils
 
 from . import db as _db
 from .annotations import AnnotationsMixin
+from .changes import NO_CHANGES, Changes
 from .saved_searches import SavedSearchesMixin
 from .export_ops import ExportMixin
 from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
@@ -31,6 +32,7 @@ from .parsing import ParseError, collect_files, read_file
 from .schema import SchemaError, migrate
 from .search import IndexDocument, SearchIndex, make_snippet, match_spans
 from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls, is_code_url
+from .undo import UndoStack, UndoStep
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "DB_NAME", "INDEX_DIR"]
 
@@ -99,6 +101,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         self._closed = False
         self.auto_sync_index = True
         self.on_index_stale: Callable[[], None] | None = None
+        #: The undo stack every undoable mutation records a step on (see :meth:`undo`).
+        self.undo_stack = UndoStack()
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         if read_only:
@@ -226,6 +230,46 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         elif index.doc_count() != self.count():
             self._repair_queue(index)
         return index
+
+    # -- undo --------------------------------------------------------------------------
+    def _record(self, label: str, changes: Changes, undo: Callable[[], Changes],
+                redo: Callable[[], Changes], merge_key=None, undoable: bool = True,
+                before: object = None, after: object = None) -> Changes:
+        """Push one undo step for a change just committed (nothing for an empty change or
+        ``undoable=False``); return ``changes``. See :class:`UndoStep` for the rest."""
+        if undoable and changes:
+            self.undo_stack.push(UndoStep(label, undo, redo, merge_key, before, after))
+        return changes
+
+    def undo(self) -> Changes:
+        """Reverse the newest undoable change.
+
+        Returns:
+            What the reversal changed (``replay`` set).
+        Raises:
+            NothingToUndo: nothing to undo (a :class:`LibraryError`).
+            LibraryError: the change can no longer be reversed (e.g. its tag was
+                deleted meanwhile); the stack is unchanged.
+        """
+        return self.undo_stack.undo()
+
+    def redo(self) -> Changes:
+        """Re-apply the newest undone change; see :meth:`undo` for the errors.
+
+        Returns:
+            What it changed (``replay`` set).
+        """
+        return self.undo_stack.redo()
+
+    @property
+    def undo_label(self) -> str | None:
+        """What :meth:`undo` would reverse ("Tag ‘depth’"), or ``None``."""
+        return self.undo_stack.undo_label
+
+    @property
+    def redo_label(self) -> str | None:
+        """What :meth:`redo` would re-apply, or ``None``."""
+        return self.undo_stack.redo_label
 
     # -- reading -----------------------------------------------------------------------
     def count(self, source_id: int | None = None) -> int:

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 __all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
-           "Highlight", "TagChange", "SavedSearch"]
+           "Highlight", "SavedSearch"]
 
 
 class LibraryError(Exception):
@@ -133,22 +133,6 @@ class TagState:
     colour: str
     key: int | None
     paper_ids: frozenset[int]
-
-
-@dataclass(frozen=True)
-class TagChange:
-    """What :meth:`Library.add_tag` or :meth:`Library.remove_tag` changed.
-
-    Attributes:
-        tag: the tag (after the change).
-        paper_ids: papers that gained (add) or lost (remove) the tag; papers that already
-            had (or lacked) it are not listed, so undo touches only these.
-        created: the tag did not exist and was created by this change.
-    """
-
-    tag: Tag
-    paper_ids: tuple[int, ...]
-    created: bool = False
 
 
 @dataclass(frozen=True)
@@ -355,6 +339,14 @@ class ImportReport:
     def duplicates(self) -> int:
         """Total abstracts that were already present."""
         return sum(f.duplicates for f in self.files)
+
+    @property
+    def changes(self) -> "Changes":
+        """What the import changed, as a :class:`~paperdesk.core.changes.Changes`
+        (``sources`` set; ``papers`` the added ids)."""
+        from .changes import Changes
+
+        return Changes.of(papers=self.added_ids, sources=True, search=True)
 
     @property
     def rejected(self) -> list[dict]:

@@ -8,7 +8,9 @@ import sqlite_utils
 
 from . import db as _db
 from .annotations import tag_key
+from .changes import NO_CHANGES, Changes
 from .models import LibraryError, SavedSearch
+from .undo import quote
 from .query import MAX_QUERY_CHARS
 
 __all__ = ["SavedSearchesMixin", "SAVED_NAME_MAX"]
@@ -49,15 +51,37 @@ class SavedSearchesMixin:
             raise LibraryError(f"no saved search named {name!r}")
         return SavedSearch(*row)
 
-    def save_search(self, name: str, query: str) -> SavedSearch:
+    def _put_saved(self, name: str, query: str) -> Changes:
+        now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        with _db.transaction(self.db) as db:
+            db.execute("INSERT INTO saved_searches (name, name_key, query, created_at) "
+                       "VALUES (?, ?, ?, ?) ON CONFLICT(name_key) DO UPDATE SET "
+                       "name = excluded.name, query = excluded.query",
+                       [name, tag_key(name), query, now])
+        return Changes(saved_searches=True)
+
+    def _drop_saved(self, name: str) -> Changes:
+        with _db.transaction(self.db) as db:
+            db.execute("DELETE FROM saved_searches WHERE name_key = ?", [tag_key(name)])
+        return Changes(saved_searches=True)
+
+    def _rename_saved(self, old: str, new: str) -> Changes:
+        with _db.transaction(self.db) as db:
+            db.execute("UPDATE saved_searches SET name = ?, name_key = ? WHERE name_key = ?",
+                       [new, tag_key(new), tag_key(old)])
+        return Changes(saved_searches=True)
+
+    def save_search(self, name: str, query: str, undoable: bool = True) -> Changes:
         """Save ``query`` under ``name``; an existing search with that name (any case) is
-        replaced.
+        replaced (undo brings it back).
 
         Args:
             name: 1-80 characters (white space collapsed).
             query: the query text as typed (not empty).
+            undoable: record an undo step ("Save search ‘name’").
         Returns:
-            The :class:`SavedSearch`.
+            :class:`Changes` with ``saved_searches`` set (empty when the same name
+            already held the same query).
         Raises:
             LibraryError: empty or too long name, or empty query.
         """
@@ -67,17 +91,32 @@ class SavedSearchesMixin:
         if len(query) > MAX_QUERY_CHARS:
             raise LibraryError(f"query too long to save ({len(query)} characters; "
                                f"at most {MAX_QUERY_CHARS})")
-        now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-        with _db.transaction(self.db) as db:
-            db.execute("INSERT INTO saved_searches (name, name_key, query, created_at) "
-                       "VALUES (?, ?, ?, ?) ON CONFLICT(name_key) DO UPDATE SET "
-                       "name = excluded.name, query = excluded.query",
-                       [name, tag_key(name), query, now])
-        return self.saved_search(name)
+        try:
+            previous: SavedSearch | None = self.saved_search(name)
+        except LibraryError:
+            previous = None
+        if previous is not None and (previous.name, previous.query) == (name, query):
+            return NO_CHANGES
+        changes = self._put_saved(name, query)
 
-    def rename_saved_search(self, old: str, new: str) -> SavedSearch:
+        def undo() -> Changes:
+            self._drop_saved(name)
+            if previous is not None:
+                self._put_saved(previous.name, previous.query)
+            return changes
+
+        return self._record(f"Save search {quote(name)}", changes, undo,
+                            lambda: self._put_saved(name, query), undoable=undoable)
+
+    def rename_saved_search(self, old: str, new: str, undoable: bool = True) -> Changes:
         """Rename a saved search.
 
+        Args:
+            old: its current name (any case).
+            new: the new name.
+            undoable: record an undo step ("Rename saved search ‘a’ to ‘b’").
+        Returns:
+            :class:`Changes` (empty when the name stays the same).
         Raises:
             LibraryError: no search named ``old``, a bad new name, or another search
                 already has the new name.
@@ -88,18 +127,27 @@ class SavedSearchesMixin:
                                 [tag_key(new)]).fetchone()
         if other is not None and other[0] != current.id:
             raise LibraryError(f"a saved search named {new!r} already exists")
-        with _db.transaction(self.db) as db:
-            db.execute("UPDATE saved_searches SET name = ?, name_key = ? WHERE id = ?",
-                       [new, tag_key(new), current.id])
-        return self.saved_search(new)
+        if new == current.name:
+            return NO_CHANGES
+        changes = self._rename_saved(current.name, new)
+        return self._record(f"Rename saved search {quote(current.name)} to {quote(new)}",
+                            changes, lambda: self._rename_saved(new, current.name),
+                            lambda: self._rename_saved(current.name, new),
+                            undoable=undoable)
 
-    def delete_saved_search(self, name: str) -> SavedSearch:
-        """Delete a saved search. Returns what was deleted (save it again to undo).
+    def delete_saved_search(self, name: str, undoable: bool = True) -> Changes:
+        """Delete a saved search (undo saves it again).
 
+        Args:
+            name: its name (any case).
+            undoable: record an undo step ("Delete saved search ‘name’").
+        Returns:
+            :class:`Changes` with ``saved_searches`` set.
         Raises:
             LibraryError: no such saved search.
         """
         current = self.saved_search(name)
-        with _db.transaction(self.db) as db:
-            db.execute("DELETE FROM saved_searches WHERE id = ?", [current.id])
-        return current
+        changes = self._drop_saved(current.name)
+        return self._record(f"Delete saved search {quote(current.name)}", changes,
+                            lambda: self._put_saved(current.name, current.query),
+                            lambda: self._drop_saved(current.name), undoable=undoable)

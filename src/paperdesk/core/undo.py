@@ -19,10 +19,28 @@ from dataclasses import dataclass
 from .changes import NO_CHANGES, Changes
 from .models import LibraryError
 
-__all__ = ["UndoStep", "UndoStack", "NothingToUndo", "UNDO_LIMIT"]
+__all__ = ["UndoStep", "UndoStack", "NothingToUndo", "UNDO_LIMIT", "quote", "papers_label",
+           "count_label"]
 
 #: Steps kept; the oldest are dropped beyond this.
 UNDO_LIMIT = 1000
+
+
+def quote(name: str, limit: int = 40) -> str:
+    """Return ``name`` in typographic single quotes for a step label, cut to ``limit``
+    characters with an ellipsis ("‘depth’")."""
+    return "‘" + (name if len(name) <= limit else name[:limit - 1] + "…") + "’"
+
+
+def papers_label(n: int) -> str:
+    """Return the paper count a label puts before a quoted name: ``""`` for one paper,
+    ``"3 papers "`` for more ("Tag ‘depth’", "Tag 3 papers ‘depth’")."""
+    return "" if n == 1 else f"{n} papers "
+
+
+def count_label(n: int) -> str:
+    """Return ``"paper"`` for one paper, ``"3 papers"`` for more ("Star 3 papers")."""
+    return "paper" if n == 1 else f"{n} papers"
 
 
 class NothingToUndo(LibraryError):
@@ -40,12 +58,17 @@ class UndoStep:
         redo: re-applies the change; same contract.
         merge_key: steps pushed one after another with equal, non-``None`` keys merge
             into one (the first step's ``undo``, the last step's ``redo`` and label).
+        before, after: for merging steps, the value before and after the step (e.g. a
+            note's text); a merged step whose first ``before`` equals its last ``after``
+            changed nothing in the end and is dropped (as Qt's ``setObsolete``).
     """
 
     label: str
     undo: Callable[[], Changes]
     redo: Callable[[], Changes]
     merge_key: Hashable | None = None
+    before: object = None
+    after: object = None
 
 
 class UndoStack:
@@ -96,7 +119,13 @@ class UndoStack:
             top = self._done[-1] if self._done else None
             if (self._merge_open and top is not None and step.merge_key is not None
                     and step.merge_key == top.merge_key):
-                self._done[-1] = UndoStep(step.label, top.undo, step.redo, step.merge_key)
+                merged = UndoStep(step.label, top.undo, step.redo, step.merge_key,
+                                  top.before, step.after)
+                if merged.before is not None and merged.before == merged.after:
+                    self._done.pop()
+                    self._merge_open = False
+                else:
+                    self._done[-1] = merged
                 return
             self._merge_open = True
             self._done.append(step)

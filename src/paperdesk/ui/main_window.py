@@ -1,9 +1,11 @@
 """The main window: scope pane | search box + paper list | detail pane.
 
-The window owns the wiring between the panes, the search, import and index-sync runners,
-the undo stack and the status bar. It reads from the library in the UI thread only for
-cheap calls (counts, id lists, row summaries, one paper) and makes annotation changes
-there through undoable commands (:mod:`paperdesk.ui.commands`); searches, imports and
+The window owns the wiring between the panes, the search, import and index-sync runners
+and the status bar. It reads from the library in the UI thread only for cheap calls
+(counts, id lists, row summaries, one paper) and makes every change through
+:meth:`MainWindow.submit_edit` (a ``Library`` mutation that records its own undo step in
+the core and returns the :class:`~paperdesk.core.changes.Changes` the panes refresh
+from); searches, imports and
 search-index updates run on worker threads (:mod:`paperdesk.ui.workers`). The commands
 of the menus and keyboard come from one table (:mod:`paperdesk.ui.actions`); their slots
 for triage and annotation live in :class:`~paperdesk.ui.triage.TriageMixin`, those for
@@ -15,6 +17,7 @@ from __future__ import annotations
 import atexit
 import functools
 import html
+import sqlite3
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -22,19 +25,19 @@ from pathlib import Path
 from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
                             Qt, QTimer, QUrl, Slot)
 from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QFont, QIcon, QPainter,
-                           QPalette, QPixmap, QUndoStack)
+                           QPalette, QPixmap)
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QPlainTextEdit,
                                QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView,
                                QTextEdit, QVBoxLayout, QWidget)
 
+from ..core.changes import Changes
 from ..core.library import Library
 from ..core.models import ImportReport, LibraryError, SearchResults, UnknownPaper
 from ..core.search import MatchTerms
 from .actions import build_actions
 from .appearance import follow_appearance
 from .colours import muted_colour
-from .commands import Change, CommandContext
 from .detail_pane import PLACEHOLDER, DetailPane
 from .dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
 from .export_commands import WindowExportMixin
@@ -47,7 +50,7 @@ from .settings import FONT_SIZE_RANGE, Settings
 from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
 from .title_delegate import TitleDelegate
-from .triage import TriageMixin
+from .triage import MESSAGE_MS, TriageMixin
 from .workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
                       SearchRunner)
 
@@ -149,8 +152,6 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._snippet_sized = False
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
 
-        self.undo_stack = QUndoStack(self)
-        self.ctx = CommandContext(library, self._on_changed, self.show_error)
 
         self.setWindowTitle("paperdesk")
         self.resize(1200, 760)
@@ -354,15 +355,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.find_action = a["findAction"]
         self.undo_action = a["undoAction"]
         self.redo_action = a["redoAction"]
-        self.undo_action.setEnabled(False)
-        self.redo_action.setEnabled(False)
-        stack = self.undo_stack
-        stack.canUndoChanged.connect(self.undo_action.setEnabled)
-        stack.canRedoChanged.connect(self.redo_action.setEnabled)
-        stack.undoTextChanged.connect(
-            lambda text: self.undo_action.setText(f"&Undo {text}" if text else "&Undo"))
-        stack.redoTextChanged.connect(
-            lambda text: self.redo_action.setText(f"&Redo {text}" if text else "&Redo"))
+        self._update_undo_actions()
         self.appearance_group = QActionGroup(self)
         for mode in ("system", "light", "dark"):
             self.appearance_group.addAction(a[f"appearance{mode.title()}Action"])
@@ -1149,36 +1142,96 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         pid, self._read_candidate = self._read_candidate, None
         if self._shut_down or pid is None or pid != self.detail_pane.paper_id:
             return
-        try:
-            previous = self.lib.set_read([pid], True)
-        except LibraryError:
-            return
-        if previous.get(pid) is None:
-            self._on_changed(Change(frozenset({pid})))
+        self.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
 
-    def _on_changed(self, change: Change) -> None:
-        """Refresh what a command touched: list rows, counts, tags, the shown paper."""
+    # -- edits and undo ---------------------------------------------------------------
+    def submit_edit(self, edit, quiet: bool = False) -> bool:
+        """Run ``edit(lib)`` (a ``Library`` mutation returning
+        :class:`~paperdesk.core.changes.Changes`) and show what it changed.
+
+        Args:
+            edit: ``(Library) -> Changes``.
+            quiet: no "… — Ctrl+Z to undo" message.
+        Returns:
+            True if something changed; False for a no-op or a refused edit (a one-line
+            message says why).
+        """
+        try:
+            changes = edit(self.lib)
+        except LibraryError as exc:
+            self.show_error(str(exc))
+            return False
+        except sqlite3.Error as exc:
+            self.show_error(f"the change was not saved: {exc}")
+            return False
+        self._edit_done(changes, quiet)
+        return bool(changes)
+
+    def _edit_done(self, changes: Changes, quiet: bool = False) -> None:
+        if changes and not quiet and self.lib.undo_label:
+            self.statusBar().showMessage(f"{self.lib.undo_label}  —  Ctrl+Z to undo",
+                                         MESSAGE_MS)
+        self._on_changed(changes)
+
+    def submit_undo(self, redo: bool = False) -> bool:
+        """Undo (or redo) the newest step of the library's undo stack.
+
+        Args:
+            redo: redo instead of undo.
+        Returns:
+            False when there was nothing to undo or redo, or it failed (message shown).
+        """
+        label = self.lib.redo_label if redo else self.lib.undo_label
+        if label is None:
+            return False
+        try:
+            changes = self.lib.redo() if redo else self.lib.undo()
+        except LibraryError as exc:
+            self.show_error(f"Cannot {'redo' if redo else 'undo'} {label}: {exc}")
+            self._update_undo_actions()
+            return False
+        except sqlite3.Error as exc:
+            self.show_error(f"Cannot {'redo' if redo else 'undo'} {label}: {exc}")
+            return False
+        self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {label}",
+                                     MESSAGE_MS)
+        self._on_changed(changes)
+        return True
+
+    def _update_undo_actions(self) -> None:
+        """Edit ▸ Undo/Redo say what they would do ("Undo Tag ‘depth’")."""
+        for action, label, verb in ((self.undo_action, self.lib.undo_label, "&Undo"),
+                                    (self.redo_action, self.lib.redo_label, "&Redo")):
+            action.setEnabled(label is not None)
+            action.setText(f"{verb} {label.replace('&', '&&')}" if label else verb)
+
+    def _on_changed(self, change: Changes) -> None:
+        """Refresh what a change touched: list rows, counts, tags, the shown paper."""
         if self._shut_down:
             return
-        self._search_stale = self._search_stale or change.searchable
-        self.model.refresh_papers(change.paper_ids)
+        self._update_undo_actions()
+        if not change:
+            return
+        self._search_stale = self._search_stale or change.search
+        self.model.refresh_papers(change.papers)
         if change.tags:
             self._refresh_tags()
-        if change.saved:
+        if change.saved_searches:
             self._refresh_saved()
         self.tag_pane.set_counts(self.lib.filter_counts())
         self._update_status()
         pid = self.detail_pane.paper_id
-        if pid is None or pid not in change.paper_ids:
+        if pid is None or pid not in change.papers:
             return
-        if change.note and not change.replay:
+        if change.notes and not change.replay:
             return   # the editor already shows what was saved
         try:
             paper = self.lib.get(pid)
         except LibraryError:
             self._clear_detail("This paper is no longer in the library")
             return
-        self.detail_pane.show_paper(paper, self._match_terms(), reload_note=change.note)
+        self.detail_pane.show_paper(paper, self._match_terms(),
+                                    reload_note=bool(change.notes))
 
     def _refresh_tags(self) -> None:
         tags = self.lib.tags()

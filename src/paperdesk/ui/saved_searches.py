@@ -16,7 +16,6 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from ..core.models import LibraryError
 from ..core.saved_searches import SAVED_NAME_MAX
-from .commands import DeleteSavedSearchCommand, RenameSavedSearchCommand, SaveSearchCommand
 from .scope import Scope
 
 __all__ = ["SavedSearchActions"]
@@ -26,7 +25,7 @@ class SavedSearchActions:
     """Saved-search slots for :class:`~paperdesk.ui.main_window.MainWindow`.
 
     Needs the window's ``lib``, ``ctx``, ``tag_pane``, ``search_box``, ``saved_counter``,
-    ``run_command``, ``show_error``, ``statusBar``, ``_query``, ``_request_search`` and
+    ``run_edit``, ``show_error``, ``statusBar``, ``_query``, ``_request_search`` and
     ``_scope``.
     """
 
@@ -72,7 +71,7 @@ class SavedSearchActions:
         if not query:
             self.show_error("cannot save an empty search")
             return False
-        return self.run_command(SaveSearchCommand(self.ctx, name, query))
+        return self.run_edit(lambda lib: lib.save_search(name, query))
 
     # -- renaming and deleting ---------------------------------------------------------------
     @Slot(str)
@@ -90,12 +89,12 @@ class SavedSearchActions:
 
     def rename_saved_search(self, old: str, new: str) -> bool:
         """Rename a saved search (undoable). Returns False if refused (message shown)."""
-        return self.run_command(RenameSavedSearchCommand(self.ctx, old, new))
+        return self.run_edit(lambda lib: lib.rename_saved_search(old, new))
 
     @Slot(str)
     def delete_saved_search(self, name: str) -> bool:
         """Delete a saved search (undoable: Ctrl+Z saves it again)."""
-        return self.run_command(DeleteSavedSearchCommand(self.ctx, name))
+        return self.run_edit(lambda lib: lib.delete_saved_search(name))
 
     # -- running -----------------------------------------------------------------------------
     def open_saved_search(self, name: str) -> bool:

@@ -36,7 +36,6 @@ from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
 from .appearance import follow_appearance
-from .commands import HighlightCommentCommand, SetReadCommand, SetStarredCommand
 from .scope import Scope
 from .settings import Settings
 from .startup import create_main_window, ensure_app
@@ -92,17 +91,15 @@ def demo_annotations(window) -> int | None:
             window.add_tag(names[(i // 3) % len(names)], [pid])
         if i % 7 == 2:
             window.add_tag("to read", [pid])
-    window.run_command(SetStarredCommand(
-        window.ctx, [ids[1], ids[6], ids[9]], True))
-    window.run_command(SetReadCommand(
-        window.ctx, [ids[0], ids[2], ids[3], ids[5], ids[8], ids[11], ids[12]], True))
+    window.run_edit(lambda lib: lib.set_starred([ids[1], ids[6], ids[9]], True))
+    window.run_edit(lambda lib: lib.set_read(
+        [ids[0], ids[2], ids[3], ids[5], ids[8], ids[11], ids[12]], True))
     target = next((pid for pid in ids if "μP" in lib.get(pid).abstract), None)
     if target is None:
         return None
     for name in ("scaling", "to read", "theory"):
         window.add_tag(name, [target])
-    window.run_command(SetStarredCommand(
-        window.ctx, [target], True))
+    window.run_edit(lambda lib: lib.set_starred([target], True))
     abstract = lib.get(target).abstract
     first = abstract.index("maximal update parameterization (μP)")
     window.add_highlight(target, first, first + len("maximal update parameterization (μP)"))
@@ -111,8 +108,8 @@ def demo_annotations(window) -> int | None:
         start = abstract.index(phrase)
         window.add_highlight(target, start, start + len(phrase), "#a5d8ff")
         hid = lib.highlights(target)[-1].id
-        window.run_command(HighlightCommentCommand(window.ctx, target, hid,
-                                                   "the key claim — check section 4"))
+        window.run_edit(lambda lib: lib.set_highlight_comment(
+            hid, "the key claim — check section 4"))
     window.save_note(target, DEMO_NOTE)
     return target
 

@@ -1,6 +1,8 @@
 """The window's annotation and keyboard-triage commands (a mixin of ``MainWindow``).
 
-Every change goes through :func:`paperdesk.ui.commands.push`, so it is undoable and a
+Every change is a call of a :class:`~paperdesk.core.library.Library` mutation handed to
+:meth:`TriageMixin.run_edit`; the core records the undo step and returns the
+:class:`~paperdesk.core.changes.Changes` the window refreshes from, and a
 :class:`~paperdesk.core.models.LibraryError` becomes a status-bar message instead of a
 traceback. "The selected papers" means the selected rows when several are selected, and
 otherwise the paper shown.
@@ -11,12 +13,6 @@ from __future__ import annotations
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from ..core.annotations import tag_key
-from ..core.models import LibraryError
-from .commands import (AddHighlightCommand, CreateTagCommand, DeleteTagCommand,
-                       HighlightCommentCommand, LibraryCommand, NoteCommand,
-                       RemoveHighlightCommand, RenameTagCommand, SetReadCommand,
-                       SetStarredCommand, SetTitleCommand, TagColourCommand, TagKeyCommand,
-                       TagPapersCommand, push)
 
 __all__ = ["TriageMixin"]
 
@@ -27,27 +23,23 @@ MESSAGE_MS = 4000
 class TriageMixin:
     """Annotation commands and triage navigation for :class:`MainWindow`.
 
-    Needs the window's ``lib``, ``model``, ``table``, ``detail_pane``, ``undo_stack``,
-    ``ctx`` (a :class:`~paperdesk.ui.commands.CommandContext`), ``select_row``,
+    Needs the window's ``lib``, ``model``, ``table``, ``detail_pane``, ``submit_edit``,
+    ``submit_undo``, ``select_row``,
     ``current_paper_id``, ``focus_list`` and ``statusBar``.
     """
 
-    # -- running commands ----------------------------------------------------------------
-    def run_command(self, command: LibraryCommand) -> bool:
-        """Execute ``command`` and put it on the undo stack.
+    # -- running edits ------------------------------------------------------------------
+    def run_edit(self, edit, quiet: bool = False) -> bool:
+        """Make one change to the library: ``edit(lib)`` calls a ``Library`` mutation and
+        returns its :class:`~paperdesk.core.changes.Changes`.
 
         Args:
-            command: a fresh command built on ``self.ctx``.
+            edit: ``(Library) -> Changes``.
+            quiet: no "… — Ctrl+Z to undo" message (note autosaves).
         Returns:
-            True if something changed (a short message is shown); False for a no-op or
-            an error (the error is shown in the status bar).
+            True when the edit was accepted (see the window's :meth:`submit_edit`).
         """
-        if push(self.undo_stack, command):
-            if not isinstance(command, NoteCommand):
-                self.statusBar().showMessage(f"{command.text()}  —  Ctrl+Z to undo",
-                                             MESSAGE_MS)
-            return True
-        return False
+        return self.submit_edit(edit, quiet=quiet)
 
     def show_error(self, message: str) -> None:
         """Show a one-line problem in the status bar (never a traceback)."""
@@ -144,7 +136,7 @@ class TriageMixin:
         self.cancel_auto_mark_read()
         rows = self.lib.summaries(ids)
         all_read = all(s.read for s in rows.values())
-        return self.run_command(SetReadCommand(self.ctx, ids, not all_read))
+        return self.run_edit(lambda lib: lib.set_read(ids, not all_read))
 
     def toggle_star(self) -> bool:
         """Star the selected papers, or unstar them if all are starred (s)."""
@@ -153,7 +145,7 @@ class TriageMixin:
             return False
         rows = self.lib.summaries(ids)
         all_starred = all(s.starred for s in rows.values())
-        return self.run_command(SetStarredCommand(self.ctx, ids, not all_starred))
+        return self.run_edit(lambda lib: lib.set_starred(ids, not all_starred))
 
     def set_title(self, title: str | None, paper_id: int | None = None) -> bool:
         """Give a paper its own title, or ``None`` for the derived one.
@@ -165,7 +157,7 @@ class TriageMixin:
         pid = paper_id if paper_id is not None else self.detail_pane.paper_id
         if pid is None:
             return False
-        done = self.run_command(SetTitleCommand(self.ctx, pid, title))
+        done = self.run_edit(lambda lib: lib.set_title(pid, title))
         self.focus_list()
         return done
 
@@ -182,14 +174,14 @@ class TriageMixin:
         ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
         if not ids:
             return False
-        return self.run_command(TagPapersCommand(self.ctx, ids, name, add=True))
+        return self.run_edit(lambda lib: lib.add_tag(ids, name))
 
     def remove_tag(self, name: str, paper_ids=None) -> bool:
         """Remove a tag from papers (default: the selected papers) as one undo step."""
         ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
         if not ids:
             return False
-        return self.run_command(TagPapersCommand(self.ctx, ids, name, add=False))
+        return self.run_edit(lambda lib: lib.remove_tag(ids, name))
 
     def toggle_tag_key(self, key: int) -> bool:
         """Toggle the tag bound to number ``key`` on the selected papers (1-9): remove it
@@ -210,7 +202,8 @@ class TriageMixin:
         rows = self.lib.summaries(ids)
         key_ = tag_key(tag.name)
         have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
-        return self.run_command(TagPapersCommand(self.ctx, ids, tag.name, add=not have))
+        return self.run_edit(
+            lambda lib: (lib.remove_tag if have else lib.add_tag)(ids, tag.name))
 
     def _on_tag_typed(self, name: str) -> None:
         self.add_tag(name)
@@ -224,23 +217,23 @@ class TriageMixin:
     # -- whole tags ------------------------------------------------------------------------
     def create_tag(self, name: str, colour: str | None = None, key: int | None = None) -> bool:
         """Create an empty tag (undoable). Returns False if it exists or is invalid."""
-        return self.run_command(CreateTagCommand(self.ctx, name, colour, key))
+        return self.run_edit(lambda lib: lib.create_tag(name, colour, key))
 
     def rename_tag(self, tag_id: int, new_name: str) -> bool:
         """Rename a tag; onto an existing name (any case) this merges the two tags."""
-        return self.run_command(RenameTagCommand(self.ctx, tag_id, new_name))
+        return self.run_edit(lambda lib: lib.rename_tag(tag_id, new_name))
 
     def delete_tag(self, tag_id: int) -> bool:
         """Delete a tag and remove it from its papers (undoable)."""
-        return self.run_command(DeleteTagCommand(self.ctx, tag_id))
+        return self.run_edit(lambda lib: lib.delete_tag(tag_id))
 
     def set_tag_colour(self, tag_id: int, colour: str) -> bool:
         """Recolour a tag (``#rrggbb``; undoable)."""
-        return self.run_command(TagColourCommand(self.ctx, tag_id, colour))
+        return self.run_edit(lambda lib: lib.set_tag_colour(tag_id, colour))
 
     def set_tag_key(self, tag_id: int, key: int | None) -> bool:
         """Bind number key 1-9 to a tag, or unbind with ``None`` (undoable)."""
-        return self.run_command(TagKeyCommand(self.ctx, tag_id, key))
+        return self.run_edit(lambda lib: lib.set_tag_key(tag_id, key))
 
     def prompt_new_tag(self) -> bool:
         """Ask for a name and create the tag."""
@@ -278,11 +271,12 @@ class TriageMixin:
     def add_highlight(self, paper_id: int, start: int, end: int,
                       colour: str | None = None) -> bool:
         """Highlight ``abstract[start:end]`` of a paper (undoable)."""
-        return self.run_command(AddHighlightCommand(self.ctx, paper_id, start, end, colour))
+        return self.run_edit(
+            lambda lib: lib.add_highlight(paper_id, start, end, colour))
 
     def remove_highlight(self, highlight_id: int) -> bool:
         """Remove a highlight (undoable)."""
-        return self.run_command(RemoveHighlightCommand(self.ctx, highlight_id))
+        return self.run_edit(lambda lib: lib.remove_highlight(highlight_id))
 
     def prompt_highlight_comment(self, highlight_id: int) -> bool:
         """Ask for a highlight's comment and store it (undoable)."""
@@ -296,7 +290,8 @@ class TriageMixin:
             self, "Highlight comment", f"Comment on “{h.text[:80]}”:", h.comment)
         if not ok:
             return False
-        return self.run_command(HighlightCommentCommand(self.ctx, paper.id, h.id, text.strip()))
+        return self.run_edit(
+            lambda lib: lib.set_highlight_comment(h.id, text.strip()))
 
     # -- notes -----------------------------------------------------------------------------
     def save_note(self, paper_id: int, body: str, session: int = 0) -> bool:
@@ -308,25 +303,16 @@ class TriageMixin:
             body: the whole note ("" deletes it).
             session: the note editor's session number.
         """
-        try:
-            return self.run_command(NoteCommand(self.ctx, paper_id, body, session))
-        except LibraryError as exc:   # defensive: push already reports LibraryError
-            self.show_error(str(exc))
-            return False
+        return self.run_edit(lambda lib: lib.set_note(paper_id, body, session=session),
+                             quiet=True)
 
     # -- undo ------------------------------------------------------------------------------
     def undo(self) -> None:
         """Save a pending note edit, then undo the last change (Ctrl+Z)."""
         self.detail_pane.note_editor.flush()
-        if self.undo_stack.canUndo():
-            text = self.undo_stack.undoText()
-            self.undo_stack.undo()
-            self.statusBar().showMessage(f"Undone: {text}", MESSAGE_MS)
+        self.submit_undo(redo=False)
 
     def redo(self) -> None:
         """Redo the last undone change (Ctrl+Shift+Z)."""
         self.detail_pane.note_editor.flush()
-        if self.undo_stack.canRedo():
-            text = self.undo_stack.redoText()
-            self.undo_stack.redo()
-            self.statusBar().showMessage(f"Redone: {text}", MESSAGE_MS)
+        self.submit_undo(redo=True)
