@@ -100,12 +100,12 @@ def test_window_follows_light_and_dark(qtbot, win, restore_appearance):
     window.search_box.setText("spectral scaling")
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=20000)
     window.select_row(0)
-    light_html = window.detail_pane.toHtml()
+    light_html = window.detail_pane.abstract_view.toHtml()
     assert SEARCH_HIT_LIGHT[0] in light_html
     assert window.set_appearance("dark") is True
     assert window.settings.appearance == "dark"
     assert window.actions_by_name["appearanceDarkAction"].isChecked()
-    qtbot.waitUntil(lambda: SEARCH_HIT_DARK[0] in window.detail_pane.toHtml(), timeout=5000)
+    qtbot.waitUntil(lambda: SEARCH_HIT_DARK[0] in window.detail_pane.abstract_view.toHtml(), timeout=5000)
     assert is_dark(window.palette()) and is_dark(window.detail_pane.abstract_view.palette())
     colours = window.detail_pane.colours
     assert colours == reading_colours(window.palette())
@@ -116,7 +116,7 @@ def test_window_follows_light_and_dark(qtbot, win, restore_appearance):
     centre = pane.mapTo(window, pane.rect().center())
     assert picture.pixelColor(centre).lightnessF() < 0.3
     window.set_appearance("light")
-    qtbot.waitUntil(lambda: SEARCH_HIT_LIGHT[0] in window.detail_pane.toHtml(), timeout=5000)
+    qtbot.waitUntil(lambda: SEARCH_HIT_LIGHT[0] in window.detail_pane.abstract_view.toHtml(), timeout=5000)
     assert not is_dark(window.palette())
     assert window.grab().toImage().pixelColor(centre).lightnessF() > 0.8
 

@@ -121,7 +121,7 @@ def test_window_without_seeds_is_empty_and_calm(open_window):
     window = open_window(import_seeds=False)
     assert window.model.rowCount() == 0
     assert "No papers yet" in _status(window)
-    assert window.detail_pane.toPlainText() == ""
+    assert window.detail_pane.abstract_view.toPlainText() == ""
     assert not window.import_runner.is_running()
 
 
@@ -157,7 +157,7 @@ def test_unique_phrase_gives_exactly_one_row(qtbot, seeded):
     assert "Depth Delusion" in paper.abstract
     # the only row is selected, shown, and the matched words are highlighted
     assert window.detail_pane.paper_id == paper.id
-    assert "background-color:#ffa94d" in window.detail_pane.toHtml().replace(" ", "")
+    assert "background-color:#ffa94d" in window.detail_pane.abstract_view.toHtml().replace(" ", "")
 
 
 def test_query_without_matches_says_so_calmly(qtbot, seeded):
@@ -192,7 +192,7 @@ def test_selecting_a_row_shows_its_abstract(qtbot, seeded):
     pid = window.model.paper_id(4)
     assert window.current_paper_id() == pid
     paper = window.lib.get(pid)
-    text = window.detail_pane.toPlainText()
+    text = window.detail_pane.abstract_view.toPlainText()
     assert paper.abstract in text
     assert paper.sources[0].name in text
     # keyboard: Down moves to the next paper
@@ -200,7 +200,7 @@ def test_selecting_a_row_shows_its_abstract(qtbot, seeded):
     qtbot.keyClick(table, Qt.Key.Key_Down)
     nxt = window.lib.get(window.model.paper_id(5))
     assert window.detail_pane.paper_id == nxt.id
-    assert nxt.abstract in window.detail_pane.toPlainText()
+    assert nxt.abstract in window.detail_pane.abstract_view.toPlainText()
 
 
 # -- 4. markup stays text -------------------------------------------------------------------
@@ -220,7 +220,7 @@ def test_markup_in_an_abstract_is_shown_literally(qtbot, open_window, tmp_path):
     assert "&lt;b&gt;x&lt;/b&gt;" in title_index.data(Qt.ItemDataRole.ToolTipRole)
 
     window.select_row(row)
-    pane = window.detail_pane
+    pane = window.detail_pane.abstract_view
     assert '<b>x</b> <a href="http://example.invalid">y</a> & 5 < 6' in pane.toPlainText()
     html = pane.toHtml()
     assert '<a href="http://example.invalid"' not in html
@@ -273,7 +273,7 @@ def test_clicking_a_source_filters_the_list(qtbot, seeded):
 def test_only_web_links_are_opened(qtbot, seeded, monkeypatch):
     opened = []
     monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
-    pane = seeded.detail_pane
+    pane = seeded.detail_pane.abstract_view
     assert pane.open_link(QUrl("javascript:alert(1)")) is False
     assert pane.open_link(QUrl("file:///etc/passwd")) is False
     pane.anchorClicked.emit(QUrl("javascript:alert(1)"))
@@ -394,8 +394,8 @@ def test_closing_during_an_import_stops_cleanly(qtbot, open_window):
     window.close()
     assert not window.import_runner.is_running()
     assert window.model.rowCount() == 0
-    assert window.detail_pane.toPlainText() == ""
-    assert window.detail_pane.placeholderText() == PLACEHOLDER
+    assert window.detail_pane.abstract_view.toPlainText() == ""
+    assert window.detail_pane.abstract_view.placeholderText() == PLACEHOLDER
 
 
 # -- app.run -----------------------------------------------------------------------------------
@@ -427,8 +427,8 @@ def test_detail_pane_starts_with_a_placeholder(qtbot):
     pane = DetailPane()
     qtbot.addWidget(pane)
     assert pane.objectName() == "detailPane"
-    assert pane.placeholderText() == PLACEHOLDER
-    assert not pane.openLinks() and not pane.openExternalLinks()
+    assert pane.abstract_view.placeholderText() == PLACEHOLDER
+    assert not pane.abstract_view.openLinks() and not pane.abstract_view.openExternalLinks()
     assert pane.paper_id is None
 
 

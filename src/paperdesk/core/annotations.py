@@ -11,7 +11,6 @@ record nothing.
 
 from __future__ import annotations
 
-import datetime as _dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -20,6 +19,7 @@ import sqlite_utils
 
 from . import db as _db
 from .changes import NO_CHANGES, Changes
+from .clock import utc_now as _now
 from .models import Highlight, LibraryError, Tag, TagState, UnknownPaper
 from .undo import count_label, papers_label, quote
 
@@ -34,10 +34,6 @@ TAG_COLOURS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948",
 HIGHLIGHT_COLOURS = ("#ffe066", "#a5d8ff", "#b2f2bb", "#ffc9c9")
 TAG_NAME_MAX = 60
 _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{6}")
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def validate_tag_name(name: str) -> str:

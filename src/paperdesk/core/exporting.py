@@ -33,7 +33,6 @@ Formats and the specifications they follow:
 from __future__ import annotations
 
 import csv
-import datetime as _dt
 import io
 import json
 import re
@@ -45,6 +44,7 @@ import rispy
 from bibtexparser.model import Entry, Field
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
+from .clock import utc_now
 from .models import Paper
 
 __all__ = ["FORMATS", "FIELDS", "EXTENSIONS", "citation_key", "export_chunks",
@@ -236,14 +236,13 @@ def json_document(papers: Iterable[Paper], fields: Iterable[str] | None = None) 
     """
     keep = _keep(fields)
     return {"format": JSON_FORMAT_NAME, "version": JSON_FORMAT_VERSION,
-            "exported_at": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "exported_at": utc_now(),
             "papers": [_json_paper(p, keep) for p in papers]}
 
 
 def _json(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
     head = json.dumps({"format": JSON_FORMAT_NAME, "version": JSON_FORMAT_VERSION,
-                       "exported_at": _dt.datetime.now(_dt.timezone.utc)
-                       .strftime("%Y-%m-%dT%H:%M:%SZ")}, ensure_ascii=False)
+                       "exported_at": utc_now()}, ensure_ascii=False)
     yield head[:-1] + ', "papers": ['
     for n, paper in enumerate(papers):
         yield ("," if n else "") + "\n  " + json.dumps(_json_paper(paper, keep),

@@ -10,7 +10,6 @@ SQLite connection (WAL mode lets a worker import while the UI thread reads).
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 import shutil
 import sqlite3
@@ -22,7 +21,8 @@ import sqlite_utils
 
 from . import db as _db
 from .annotations import AnnotationsMixin
-from .changes import NO_CHANGES, Changes
+from .changes import Changes
+from .clock import utc_now as _now
 from .saved_searches import SavedSearchesMixin
 from .export_ops import ExportMixin
 from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
@@ -64,10 +64,6 @@ _SORTS = {
 
 class _Cancelled(Exception):
     pass
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:

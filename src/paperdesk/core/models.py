@@ -6,6 +6,10 @@ All are frozen dataclasses with a ``to_dict()`` that gives the JSON shape the CL
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .changes import Changes
 
 __all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",

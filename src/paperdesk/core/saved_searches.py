@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as _dt
-
 import sqlite_utils
 
 from . import db as _db
 from .annotations import tag_key
 from .changes import NO_CHANGES, Changes
+from .clock import utc_now
 from .models import LibraryError, SavedSearch
 from .undo import quote
 from .query import MAX_QUERY_CHARS
@@ -52,7 +51,7 @@ class SavedSearchesMixin:
         return SavedSearch(*row)
 
     def _put_saved(self, name: str, query: str) -> Changes:
-        now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        now = utc_now()
         with _db.transaction(self.db) as db:
             db.execute("INSERT INTO saved_searches (name, name_key, query, created_at) "
                        "VALUES (?, ?, ?, ?) ON CONFLICT(name_key) DO UPDATE SET "

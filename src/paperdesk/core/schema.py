@@ -46,13 +46,13 @@ Added in version 3:
 
 from __future__ import annotations
 
-import datetime as _dt
 import sqlite3
 from pathlib import Path
 from typing import Callable
 
 import sqlite_utils
 
+from .clock import utc_stamp
 from .db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
@@ -181,7 +181,7 @@ def schema_version(db: sqlite_utils.Database) -> int:
 
 def _backup(db: sqlite_utils.Database, backup_dir: Path, version: int) -> Path:
     backup_dir.mkdir(parents=True, exist_ok=True)
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = utc_stamp()
     target = backup_dir / f"library-v{version}-{stamp}.db"
     dest = sqlite3.connect(target)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QFont, QTextDocument
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSplitter,
                                QToolButton, QVBoxLayout, QWidget)
 
@@ -43,10 +43,6 @@ class DetailPane(QWidget):
     Children by objectName: ``titleLabel``, ``titleEditor``, ``starButton``,
     ``readButton``, ``tagChipBar`` with ``tagEditor``, ``abstractView``,
     ``highlightList``, ``noteEditor``.
-
-    For compatibility with the earlier read-only pane, text and link methods
-    (``toPlainText``, ``toHtml``, ``document``, ``placeholderText``, ``open_link``,
-    ``anchorClicked``, ``highlighted`` ...) refer to the abstract view.
 
     Signals:
         starToggled(): the star button was clicked.
@@ -502,43 +498,3 @@ class DetailPane(QWidget):
                 self.editingCancelled.emit()
             return True
         return super().eventFilter(watched, event)
-
-    # -- the abstract view's API, for compatibility ---------------------------------------
-    @property
-    def anchorClicked(self):  # noqa: N802 (Qt-style name kept for compatibility)
-        """The abstract view's ``anchorClicked(QUrl)`` signal."""
-        return self.abstract_view.anchorClicked
-
-    @property
-    def highlighted(self):
-        """The abstract view's ``highlighted(QUrl)`` signal (a link is hovered)."""
-        return self.abstract_view.highlighted
-
-    def open_link(self, url: QUrl | str) -> bool:
-        """Open ``url`` in the system browser if it is http(s); see
-        :meth:`AbstractView.open_link`."""
-        return self.abstract_view.open_link(url)
-
-    def toPlainText(self) -> str:  # noqa: N802 (Qt-style)
-        """The abstract view's plain text ("" when no paper is shown)."""
-        return self.abstract_view.toPlainText()
-
-    def toHtml(self) -> str:  # noqa: N802 (Qt-style)
-        """The abstract view's HTML."""
-        return self.abstract_view.toHtml()
-
-    def document(self) -> QTextDocument:
-        """The abstract view's document."""
-        return self.abstract_view.document()
-
-    def placeholderText(self) -> str:  # noqa: N802 (Qt-style)
-        """The hint shown when no paper is shown."""
-        return self.abstract_view.placeholderText()
-
-    def openLinks(self) -> bool:  # noqa: N802 (Qt-style)
-        """Always False: the view never follows links itself."""
-        return self.abstract_view.openLinks()
-
-    def openExternalLinks(self) -> bool:  # noqa: N802 (Qt-style)
-        """Always False: links go through :meth:`open_link`."""
-        return self.abstract_view.openExternalLinks()

@@ -248,7 +248,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         layout.addWidget(self.table)
 
         pane = self.detail_pane = DetailPane()
-        pane.highlighted.connect(self._on_link_hovered)
+        pane.abstract_view.highlighted.connect(self._on_link_hovered)
         pane.linkRefused.connect(self._on_link_refused)
         pane.starToggled.connect(self.toggle_star)
         pane.readToggled.connect(self.toggle_read)
@@ -926,10 +926,6 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             self._request_search(immediate=True)
         else:
             self._show_all()
-
-    def _on_source_chosen(self, source_id: int | None) -> None:
-        """Restrict the list to one source (``None``: all papers)."""
-        self._on_scope_chosen(Scope(source_id=source_id))
 
     @Slot(int, object, bool)
     def _on_results(self, generation: int, results: SearchResults, complete: bool) -> None:

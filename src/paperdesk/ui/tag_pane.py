@@ -120,8 +120,6 @@ class TagPane(QTreeWidget):
         scopeChosen(object): the chosen :class:`Scope`. Emitted when the user changes
             the current entry, and by a refresh only if the chosen entry disappeared
             (then "All papers" is chosen).
-        sourceChosen(object): as before tags existed: a source id or ``None``, emitted
-            along with ``scopeChosen`` when the choice is "All papers" or a file.
         renameTagRequested(int): the user asked to rename this tag id.
         deleteTagRequested(int): ... to delete this tag id.
         recolourTagRequested(int, str): ... to give this tag id this ``#rrggbb`` colour.
@@ -135,7 +133,6 @@ class TagPane(QTreeWidget):
     """
 
     scopeChosen = Signal(object)
-    sourceChosen = Signal(object)
     renameTagRequested = Signal(int)
     deleteTagRequested = Signal(int)
     recolourTagRequested = Signal(int, str)
@@ -458,14 +455,6 @@ class TagPane(QTreeWidget):
                 self.blockSignals(False)
         return True
 
-    def select_source(self, source_id: int | None, notify: bool = True) -> bool:
-        """Make the entry for ``source_id`` current (``None``: "All papers").
-
-        Returns:
-            False if there is no entry for that source.
-        """
-        return self.select_scope(Scope(source_id=source_id), notify)
-
     def item_for_scope(self, scope: Scope) -> QTreeWidgetItem | None:
         """Return the entry of ``scope``, if any."""
         for item in self._all_entries():
@@ -526,8 +515,6 @@ class TagPane(QTreeWidget):
     # -- user actions --------------------------------------------------------------------
     def _emit(self, scope: Scope) -> None:
         self.scopeChosen.emit(scope)
-        if scope.tag_id is None and scope.filter is None:
-            self.sourceChosen.emit(scope.source_id)
 
     @Slot(QTreeWidgetItem, QTreeWidgetItem)
     def _on_current_changed(self, current, previous) -> None:
