@@ -24,6 +24,7 @@ from . import db as _db
 from .annotations import AnnotationsMixin
 from .saved_searches import SavedSearchesMixin
 from .export_ops import ExportMixin
+from .fields import SORT_CHOICES, sortable_fields
 from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from .json_import import is_json_export, read_export, store_export
@@ -54,10 +55,8 @@ FILTERS = {
     "has_note": "id IN (SELECT paper_id FROM notes)",
     "has_highlight": "id IN (SELECT paper_id FROM highlights)",
 }
-_SORTS = {
-    "added": "added_at {d}, id {d}",
-    "title": "title COLLATE NOCASE {d}, id {d}",
-}
+#: Sort keys of the list and of searches: name -> ``ORDER BY`` text (from :mod:`.fields`).
+_SORTS = {f.name: f.sort_sql for f in sortable_fields()}
 
 
 class _Cancelled(Exception):
@@ -414,8 +413,9 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         Raises:
             ValueError: unknown ``filter`` or ``sort``.
         """
-        if sort != "relevance" and sort not in _SORTS:
-            raise ValueError(f"unknown sort {sort!r}; use relevance, added or title")
+        if sort not in SORT_CHOICES:
+            raise ValueError(f"unknown sort {sort!r}; use "
+                             f"{', '.join(SORT_CHOICES[:-1])} or {SORT_CHOICES[-1]}")
         plan = self.index.plan(query)
         allowed = None
         if tag_id is not None or filter is not None:

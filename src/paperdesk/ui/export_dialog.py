@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
                                QRadioButton, QVBoxLayout, QWidget)
 
 from ..core.exporting import EXTENSIONS, FIELDS, FORMATS
+from ..core.fields import field as paper_field
 from ..core.library import Library
 from .colours import reading_colours
 from .formatting import plural
@@ -40,12 +41,9 @@ FORMAT_INFO: dict[str, tuple[str, str]] = {
 }
 assert set(FORMAT_INFO) == set(FORMATS)
 
-#: Field -> check box label, in :data:`paperdesk.core.exporting.FIELDS` order.
-FIELD_LABELS: dict[str, str] = {
-    "id": "ID", "title": "Title", "abstract": "Abstract", "tags": "Tags", "note": "Note",
-    "highlights": "Highlights", "urls": "Links", "arxiv_id": "arXiv ID",
-    "sources": "Source files", "added": "Date added", "read": "Read", "starred": "Starred",
-}
+#: Field -> check box label, in :data:`paperdesk.core.exporting.FIELDS` order (from
+#: :mod:`paperdesk.core.fields`).
+FIELD_LABELS: dict[str, str] = {name: paper_field(name).label for name in FIELDS}
 assert tuple(FIELD_LABELS) == FIELDS
 #: Fields every export holds (their boxes are checked and disabled).
 ALWAYS = ("id", "title")

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
+from ..core.fields import field as paper_field
 from ..core.library import Library
 from ..core.models import PaperSummary, SearchHit
 from .colours import reading_colours
@@ -123,11 +124,14 @@ class PaperTableModel(QAbstractTableModel):
     """
 
     TITLE, SNIPPET, ADDED = range(3)
-    HEADERS = ("Title", "Snippet", "Added")
-    _ORDER_KEYS = {TITLE: "title", ADDED: "added"}
-    _HEADER_TIPS = {TITLE: "Sort by title (click again to reverse)",
-                    SNIPPET: "While searching: back to the best matches first",
-                    ADDED: "Sort by the date added (click again to reverse)"}
+    #: What each column shows: a paper field (header, tooltip and sort key from
+    #: :mod:`paperdesk.core.fields`) or ``None`` for the search snippet.
+    COLUMNS = (paper_field("title"), None, paper_field("added"))
+    HEADERS = tuple(f.header if f else "Snippet" for f in COLUMNS)
+    _ORDER_KEYS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.sortable}
+    _HEADER_TIPS = {col: f.header_tip if f else
+                    "While searching: back to the best matches first"
+                    for col, f in enumerate(COLUMNS)}
 
     searchSortRequested = Signal(str, bool)
 
