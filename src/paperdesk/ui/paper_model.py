@@ -22,7 +22,7 @@ from ..core.library import Library
 from ..core.models import PaperSummary, SearchHit
 from .colours import reading_colours
 from .formatting import local_date, local_datetime, tooltip_html
-from .scope import Scope
+from ..core.scope import Scope
 
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
            "StarredRole", "ReadRole", "snippet_window"]
@@ -165,7 +165,7 @@ class PaperTableModel(QAbstractTableModel):
 
     @property
     def scope(self) -> Scope:
-        """The :class:`~paperdesk.ui.scope.Scope` the rows are restricted to."""
+        """The :class:`~paperdesk.core.scope.Scope` the rows are restricted to."""
         return self._scope
 
     def set_tag_colours(self, colours: Mapping[str, str]) -> None:
@@ -420,8 +420,7 @@ class PaperTableModel(QAbstractTableModel):
         key = self._ORDER_KEYS.get(self.sort_column)
         descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
         if self._hits is None:
-            return self._lib.paper_ids(order=key or "added", descending=descending,
-                                       **self._scope.where())
+            return self._lib.scope_ids(self._scope, sort=key, descending=descending)
         return [h.id for h in self._hits]   # already in the requested order
 
     def _star(self, starred: bool) -> QIcon:

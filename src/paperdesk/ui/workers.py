@@ -26,7 +26,7 @@ from ..core.fields import SORT_CHOICES
 from ..core.library import Library
 from ..core.models import LibraryError
 from ..core.search import MatchTerms
-from .scope import Scope
+from ..core.scope import Scope
 
 __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
            "ExportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
