@@ -112,17 +112,3 @@ def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
             assert f.csl in csl, f.name
             if f.name not in ("id", "title"):
                 assert f.csl not in bare_csl, f.name
-
-
-def test_gui_sort_keys_and_columns_come_from_the_fields():
-    pytest.importorskip("PySide6")
-    from paperdesk.ui.export_dialog import FIELD_LABELS
-    from paperdesk.ui.paper_model import PaperTableModel
-    from paperdesk.ui.workers import SORTS
-
-    assert SORTS == SORT_CHOICES
-    model = PaperTableModel
-    assert set(model._ORDER_KEYS.values()) | {"relevance"} == set(SORT_CHOICES)
-    assert [h for h in model.HEADERS if h != "Snippet"] == [
-        f.header for f in fields.list_fields(shown_only=True)]
-    assert FIELD_LABELS == {f.name: f.label for f in PAPER_FIELDS if f.csv}
