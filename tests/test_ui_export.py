@@ -25,7 +25,7 @@ from paperdesk.core.exporting import FIELDS
 from paperdesk.ui.actions import ACTIONS, shortcut_rows
 from paperdesk.ui.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, file_stem
 from paperdesk.ui.paper_model import PaperTableModel
-from paperdesk.ui.scope import Scope
+from paperdesk.core.scope import Scope
 from paperdesk.ui.settings import Settings
 
 TAGGED = 12

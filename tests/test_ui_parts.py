@@ -18,7 +18,7 @@ from paperdesk.ui.abstract_view import OffsetMap
 from paperdesk.ui.colours import contrast_ratio, text_colour_for
 from paperdesk.ui.links import is_safe_url, url_at
 from paperdesk.ui.note_editor import AUTOSAVE_MS
-from paperdesk.ui.scope import Scope
+from paperdesk.core.scope import Scope
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

@@ -18,7 +18,7 @@ from paperdesk.core.search import match_spans
 from paperdesk.core.text import find_urls
 from paperdesk.ui.paper_model import PaperTableModel
 from paperdesk.ui.colours import SEARCH_HIT_LIGHT
-from paperdesk.ui.scope import Scope
+from paperdesk.core.scope import Scope
 from paperdesk.ui.search_help import SEARCH_SYNTAX, SearchHelpDialog
 from paperdesk.ui.workers import FIRST_PAGE
 from test_ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401

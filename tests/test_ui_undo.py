@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 from test_ui_fixtures import TOTAL, open_seeded, press, wait_idle, win  # noqa: F401
 
-from paperdesk.ui.scope import Scope
+from paperdesk.core.scope import Scope
 
 
 def _tags(lib):

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from . import __version__
 from .core.exporting import FIELDS, FORMATS
+from .core.fields import RELEVANCE, SORT_CHOICES
 from .core.library import Library
 from .core.lock import LibraryLock, LockHeld
 from .core.models import LibraryError
@@ -86,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("query")
     p.add_argument("--limit", type=_positive_int, default=20, metavar="N",
                    help="most results (default 20)")
-    p.add_argument("--sort", choices=["relevance", "added", "title"], default="relevance",
+    p.add_argument("--sort", choices=list(SORT_CHOICES), default=RELEVANCE,
                    help="order of results (default: relevance)")
     p.add_argument("--json", action="store_true", help="print results as JSON")
 

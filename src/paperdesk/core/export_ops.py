@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .exporting import export_chunks
 from .models import LibraryError, Paper
+from .scope import Scope
 
 __all__ = ["ExportMixin", "ExportCancelled"]
 
@@ -53,14 +54,9 @@ class ExportMixin:
             found = self.tag_by_name(tag)
             if found is None:
                 raise LibraryError(f"no tag named {tag!r}")
-            return self.paper_ids(tag_id=found.id)
-        if saved is not None:
-            query = self.saved_search(saved).query
-        if query is not None:
-            return [h.id for h in self.find(query, limit=None, snippets=False).hits]
-        if ids is not None:
-            return self._existing_ids(ids)
-        return self.paper_ids()
+            return self.scope_ids(Scope(tag_id=found.id))
+        return self.scope_ids(Scope(query=query, saved=saved,
+                                    ids=None if ids is None else tuple(ids)))
 
     def _papers(self, ids: Sequence[int], progress, cancel) -> Iterator[Paper]:
         total = len(ids)

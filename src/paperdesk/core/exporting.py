@@ -45,6 +45,7 @@ from bibtexparser.model import Entry, Field
 from pylatexenc.latexencode import UnicodeToLatexEncoder
 
 from .clock import utc_now
+from .fields import PAPER_FIELDS, export_fields
 from .models import Paper
 
 __all__ = ["FORMATS", "FIELDS", "EXTENSIONS", "citation_key", "export_chunks",
@@ -54,9 +55,12 @@ FORMATS = ("csv", "markdown", "json", "bibtex", "ris", "csl-json")
 #: File name extension of each format.
 EXTENSIONS = {"csv": ".csv", "markdown": ".md", "json": ".json", "bibtex": ".bib",
               "ris": ".ris", "csl-json": ".json"}
-#: Fields an export can hold, in column order.
-FIELDS = ("id", "title", "abstract", "tags", "note", "highlights", "urls", "arxiv_id",
-          "sources", "added", "read", "starred")
+#: Fields an export can hold, in column order (from :mod:`.fields`).
+FIELDS = export_fields()
+#: The lossless JSON export's key of each field (from :mod:`.fields`).
+_JSON_KEYS = {f.name: f.json for f in PAPER_FIELDS if f.csv is not None}
+#: The CSV header of each field (from :mod:`.fields`).
+_CSV_HEADERS = {f.name: f.csv for f in PAPER_FIELDS if f.csv is not None}
 JSON_FORMAT_NAME = "paperdesk-export"
 JSON_FORMAT_VERSION = 1
 
@@ -140,7 +144,7 @@ def _csv(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\r\n", quoting=csv.QUOTE_MINIMAL)
     yield "\ufeff"
-    writer.writerow(keep)
+    writer.writerow([_CSV_HEADERS[f] for f in keep])
     for paper in papers:
         values = _csv_values(paper)
         writer.writerow([neutralise_cell(values[f]) for f in keep])
@@ -215,8 +219,7 @@ def _json_paper(paper: Paper, keep: tuple[str, ...]) -> dict:
         "read_at": paper.read_at,
         "starred": paper.starred,
     }
-    renamed = {"arxiv_id": "arxiv_ids", "added": "added_at", "read": "read_at"}
-    wanted = {renamed.get(f, f) for f in keep} | {"derived_title"}
+    wanted = {_JSON_KEYS[f] for f in keep} | {"derived_title"}  # derived_title: always
     return {k: v for k, v in full.items() if k in wanted}
 
 

@@ -25,11 +25,13 @@ from .changes import Changes
 from .clock import utc_now as _now
 from .saved_searches import SavedSearchesMixin
 from .export_ops import ExportMixin
+from .fields import SORT_CHOICES, sortable_fields
 from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from .json_import import is_json_export, read_export, store_export
 from .parsing import ParseError, collect_files, read_file
 from .schema import SchemaError, migrate
+from .scope import FILTERS, Scope, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
 from .search import IndexDocument, SearchIndex, make_snippet, match_spans
 from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls, is_code_url
 from .undo import UndoStack, UndoStep
@@ -47,19 +49,8 @@ ProgressCallback = Callable[[str, int, int], None]
 CancelCheck = Callable[[], bool]
 
 _INDEX_BATCH = 2000
-#: Built-in filters of the paper list: name -> SQL condition on ``papers``.
-FILTERS = {
-    "unread": "read_at IS NULL",
-    "read": "read_at IS NOT NULL",
-    "starred": "starred",
-    "untagged": "id NOT IN (SELECT paper_id FROM paper_tags)",
-    "has_note": "id IN (SELECT paper_id FROM notes)",
-    "has_highlight": "id IN (SELECT paper_id FROM highlights)",
-}
-_SORTS = {
-    "added": "added_at {d}, id {d}",
-    "title": "title COLLATE NOCASE {d}, id {d}",
-}
+#: Sort keys of the list and of searches: name -> ``ORDER BY`` text (from :mod:`.fields`).
+_SORTS = {f.name: f.sort_sql for f in sortable_fields()}
 
 
 class _Cancelled(Exception):
@@ -283,22 +274,6 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
             [source_id],
         ).fetchone()[0]
 
-    @staticmethod
-    def _scope_sql(source_id: int | None, tag_id: int | None,
-                   filter: str | None) -> tuple[str, list]:
-        conditions, args = ["1"], []
-        if source_id is not None:
-            conditions.append("id IN (SELECT paper_id FROM paper_sources WHERE source_id = ?)")
-            args.append(source_id)
-        if tag_id is not None:
-            conditions.append("id IN (SELECT paper_id FROM paper_tags WHERE tag_id = ?)")
-            args.append(tag_id)
-        if filter is not None:
-            if filter not in FILTERS:
-                raise ValueError(f"unknown filter {filter!r}; use one of {sorted(FILTERS)}")
-            conditions.append(FILTERS[filter])
-        return " AND ".join(conditions), args
-
     def paper_ids(self, order: str = "added", descending: bool = False,
                   source_id: int | None = None, tag_id: int | None = None,
                   filter: str | None = None) -> list[int]:
@@ -319,9 +294,43 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         if order not in _SORTS:
             raise ValueError(f"unknown order {order!r}; use one of {sorted(_SORTS)}")
         by = _SORTS[order].format(d="DESC" if descending else "ASC")
-        where, args = self._scope_sql(source_id, tag_id, filter)
+        where, args = scope_sql(Scope(source_id, tag_id, filter))
         return [r[0] for r in self.db.execute(
             f"SELECT id FROM papers WHERE {where} ORDER BY {by}", args)]
+
+    def scope_ids(self, scope: Scope, sort: str | None = None,
+                  descending: bool = False) -> list[int]:
+        """Return the ids of the papers in ``scope`` in list order; the one function for
+        which papers a list, an export or a command covers.
+
+        Args:
+            scope: a :class:`~paperdesk.core.scope.Scope` (all, filter, source, tag,
+                saved search, query, selection, or several of these narrowing each other).
+            sort: ``"relevance"``, ``"added"``, ``"title"`` or ``None`` for the natural
+                order (see :func:`paperdesk.core.scope.scope_ids`).
+            descending: reverse an ``added``/``title`` sort.
+        Returns:
+            A list of ids.
+        Raises:
+            ValueError: an unknown filter or sort, or both a query and a saved search.
+            LibraryError: an unknown saved search.
+            UnknownPaper: a selected id is not in the library.
+        """
+        return scope_ids(self, scope, sort=sort, descending=descending)
+
+    def scope_count(self, scope: Scope, also: str | None = None) -> int:
+        """Return the number of papers in ``scope`` (``count(*)`` in SQLite, or the
+        index's count for a query), without listing them.
+
+        Args:
+            scope: a :class:`~paperdesk.core.scope.Scope`.
+            also: count only those that also pass this filter (e.g. ``"unread"``).
+        Returns:
+            The count.
+        Raises:
+            ValueError, LibraryError, UnknownPaper: as :meth:`scope_ids`.
+        """
+        return scope_count(self, scope, also=also)
 
     def summaries(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
         """Return list-row data for the given ids (unknown ids are left out).
@@ -432,7 +441,7 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
     def find(self, query: str, limit: int | None = 50, source_id: int | None = None,
              tag_id: int | None = None, filter: str | None = None, sort: str = "relevance",
              descending: bool = False, count: bool = True, snippets: bool = True,
-             suggest: bool = True) -> SearchResults:
+             suggest: bool = True, within: set[int] | None = None) -> SearchResults:
         """Search the library (the query language is described in :mod:`.query`).
 
         Args:
@@ -449,17 +458,21 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
             snippets: cut a snippet for each hit (False: ``snippet`` is empty).
             suggest: offer "did you mean" when the query finds little (False when only
                 the count matters, e.g. for saved-search counts).
+            within: only these paper ids (a selection), or ``None``.
         Returns:
             :class:`SearchResults`.
         Raises:
             ValueError: unknown ``filter`` or ``sort``.
         """
-        if sort != "relevance" and sort not in _SORTS:
-            raise ValueError(f"unknown sort {sort!r}; use relevance, added or title")
+        if sort not in SORT_CHOICES:
+            raise ValueError(f"unknown sort {sort!r}; use "
+                             f"{', '.join(SORT_CHOICES[:-1])} or {SORT_CHOICES[-1]}")
         plan = self.index.plan(query)
         allowed = None
         if tag_id is not None or filter is not None:
             allowed = set(self.paper_ids(source_id=source_id, tag_id=tag_id, filter=filter))
+        if within is not None:
+            allowed = set(within) if allowed is None else allowed & set(within)
         ranked = sort == "relevance"
         pairs, total, exact = self.index.search(
             plan, limit=limit if ranked else None, source_id=source_id, allowed=allowed,

@@ -27,6 +27,7 @@ from whoosh import qparser
 from whoosh import query as wq
 from whoosh.qparser import syntax
 
+from .fields import default_search_fields, search_fields
 from .text import normalize
 
 __all__ = ["QueryPlan", "QueryBuilder", "FILTER_WORDS", "MAX_QUERY_CHARS", "MAX_EXPANSIONS",
@@ -36,10 +37,10 @@ __all__ = ["QueryPlan", "QueryBuilder", "FILTER_WORDS", "MAX_QUERY_CHARS", "MAX_
 MAX_QUERY_CHARS = 1000
 #: Most index words a prefix or fuzzy term may stand for before it is refused.
 MAX_EXPANSIONS = 2000
-#: Fields the user may name with ``field:``.
-SEARCH_FIELDS = ("title", "abstract", "note", "comment", "tag", "source")
-#: Fields searched by words without a field prefix.
-DEFAULT_FIELDS = ("title", "abstract", "note", "comment")
+#: Fields the user may name with ``field:`` (from :mod:`.fields`).
+SEARCH_FIELDS = search_fields()
+#: Fields searched by words without a field prefix (from :mod:`.fields`).
+DEFAULT_FIELDS = default_search_fields()
 #: ``is:`` / ``has:`` filters and the ``flags`` token each stands for.
 FILTER_WORDS = {
     "is:read": "read", "is:unread": "unread", "is:starred": "starred",

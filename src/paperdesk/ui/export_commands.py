@@ -9,6 +9,7 @@ writes atomically, so a failure or a cancel leaves no partial file.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
@@ -18,7 +19,7 @@ from ..core.models import LibraryError
 from .dialogs import message_box
 from .export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, ListSnapshot, file_stem
 from .formatting import plural
-from .scope import Scope
+from ..core.scope import FILTER_LABELS, Scope
 
 __all__ = ["WindowExportMixin", "EXPORT_MESSAGE_MS"]
 
@@ -55,32 +56,42 @@ class WindowExportMixin:
 
     # -- the dialog ----------------------------------------------------------------------
     def current_list(self) -> ListSnapshot:
-        """Return what the list shows now: its ids in list order, a label and a file
-        name stem. While a large search is still loading its complete results, they are
-        fetched here so that every match is included (in relevance order)."""
-        ids = self.model.ids()
+        """Return what the list shows now: its scope (with the search's query), its ids in
+        list order, a label and a file name stem. While a large search is still loading
+        its complete results, they are fetched here (``Library.scope_ids``, in the list's
+        order) so that every match is included."""
         query = self._query()
+        scope = self.current_scope()
+        sort, descending = self.model.search_sort()
+        ids = tuple(self.model.ids())
         scope_name = self._scope_name()
         if self._results is not None and query:
+            scope = replace(scope, query=query)
             if not self._results_complete:
                 try:
-                    ids = [h.id for h in self.lib.find(
-                        query, limit=None, **self.current_scope().where()).hits]
+                    ids = tuple(self.lib.scope_ids(scope, sort=sort, descending=descending))
                 except LibraryError:
                     pass
             label = f"search results for “{query}”"
             if scope_name:
                 label += f" in {scope_name}"
-            return ListSnapshot(tuple(ids), label, file_stem(f"search {query}"))
-        scope = self.current_scope()
+            return ListSnapshot(ids, label, file_stem(f"search {query}"), scope)
         if scope == Scope():
-            return ListSnapshot(tuple(ids), "all papers", "paperdesk-library")
-        stem = scope_name
-        if scope.tag_id is not None and scope_name.startswith("tag “"):
-            stem = scope_name[len("tag “"):-1]
-        elif scope.source_id is not None:
-            stem = Path(scope_name).stem
-        return ListSnapshot(tuple(ids), scope_name or "the list", file_stem(stem))
+            return ListSnapshot(ids, "all papers", "paperdesk-library", scope)
+        return ListSnapshot(ids, scope_name or "the list", file_stem(self._list_stem(scope)),
+                            scope)
+
+    def _list_stem(self, scope: Scope) -> str:
+        """The file name stem of a list scope: its filter's label, tag name or file stem."""
+        if scope.filter is not None:
+            return FILTER_LABELS.get(scope.filter, scope.filter)
+        if scope.tag_id is not None:
+            states = self.lib.tag_states([scope.tag_id])
+            return states[0].name if states else ""
+        if scope.source_id is not None:
+            names = [s.name for s in self.lib.sources() if s.id == scope.source_id]
+            return Path(names[0]).stem if names else ""
+        return ""
 
     @Slot()
     def open_export_dialog(self) -> ExportDialog:

@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
                                QRadioButton, QVBoxLayout, QWidget)
 
 from ..core.exporting import EXTENSIONS, FIELDS, FORMATS
+from ..core.fields import field as paper_field
 from ..core.library import Library
+from ..core.scope import Scope
 from .colours import reading_colours
 from .formatting import plural
 from .settings import Settings
@@ -40,12 +42,9 @@ FORMAT_INFO: dict[str, tuple[str, str]] = {
 }
 assert set(FORMAT_INFO) == set(FORMATS)
 
-#: Field -> check box label, in :data:`paperdesk.core.exporting.FIELDS` order.
-FIELD_LABELS: dict[str, str] = {
-    "id": "ID", "title": "Title", "abstract": "Abstract", "tags": "Tags", "note": "Note",
-    "highlights": "Highlights", "urls": "Links", "arxiv_id": "arXiv ID",
-    "sources": "Source files", "added": "Date added", "read": "Read", "starred": "Starred",
-}
+#: Field -> check box label, in :data:`paperdesk.core.exporting.FIELDS` order (from
+#: :mod:`paperdesk.core.fields`).
+FIELD_LABELS: dict[str, str] = {name: paper_field(name).label for name in FIELDS}
 assert tuple(FIELD_LABELS) == FIELDS
 #: Fields every export holds (their boxes are checked and disabled).
 ALWAYS = ("id", "title")
@@ -81,15 +80,18 @@ class ListSnapshot:
     """What the paper list shows when the dialog opens.
 
     Attributes:
-        ids: paper ids in list order.
+        ids: paper ids in list order (the rows as shown).
         label: what the list is, for people (``"tag “scaling”"``, ``"Unread"``,
             ``"search results for “optim*”"``, ``"all papers"``).
         stem: a file name stem for it (see :func:`file_stem`).
+        scope: the list's :class:`~paperdesk.core.scope.Scope`, with the search's
+            query while searching.
     """
 
     ids: tuple[int, ...]
     label: str
     stem: str
+    scope: Scope = Scope()
 
 
 @dataclass(frozen=True)
@@ -237,7 +239,7 @@ class ExportDialog(QDialog):
             self.tag_combo.setPlaceholderText("no tags yet")
         self._scope_counts["current"].setText(str(len(self._current.ids)))
         self._scope_counts["selected"].setText(str(len(self._selected)))
-        self._scope_counts["all"].setText(str(self._lib.count()))
+        self._scope_counts["all"].setText(str(self._lib.scope_count(Scope())))
         return box
 
     def _build_formats(self) -> QGroupBox:
@@ -458,11 +460,12 @@ class ExportDialog(QDialog):
         if kind == "current":
             return self._current.ids
         if kind == "selected":
-            return self._selected
+            return tuple(self._lib.scope_ids(Scope(ids=self._selected)))
         if kind == "tag":
             tag_id = self._tag_id()
-            return tuple(self._lib.paper_ids(tag_id=tag_id)) if tag_id is not None else ()
-        return tuple(self._lib.paper_ids())
+            return tuple(self._lib.scope_ids(Scope(tag_id=tag_id))) if tag_id is not None \
+                else ()
+        return tuple(self._lib.scope_ids(Scope()))
 
     def _tag_name(self) -> str:
         return self.tag_combo.currentText() if self.tag_combo.count() else ""
@@ -501,8 +504,10 @@ class ExportDialog(QDialog):
         """Update the ids, the count, the tag's count and the suggested file name."""
         kind = self.scope()
         self._ids = self._resolve_ids(kind)
-        tag_ids = self._ids if kind == "tag" else self._resolve_ids("tag")
-        self._scope_counts["tag"].setText(str(len(tag_ids)) if self._tag_id() else "")
+        tag_id = self._tag_id()
+        tag_count = len(self._ids) if kind == "tag" else (
+            self._lib.scope_count(Scope(tag_id=tag_id)) if tag_id is not None else 0)
+        self._scope_counts["tag"].setText(str(tag_count) if tag_id else "")
         n = len(self._ids)
         name = FORMAT_INFO[self.fmt()][0]
         self.count_label.setText(f"{plural(n, 'paper')} will be exported as {name}" if n

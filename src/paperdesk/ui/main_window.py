@@ -44,7 +44,7 @@ from .export_commands import WindowExportMixin
 from .formatting import plural
 from .paper_model import PaperTableModel
 from .saved_searches import SavedSearchActions
-from .scope import FILTER_LABELS, Scope
+from ..core.scope import FILTER_LABELS, Scope
 from .search_help import SEARCH_TIP, SearchHelpDialog
 from .settings import FONT_SIZE_RANGE, Settings
 from .snippet_delegate import SnippetDelegate
@@ -1005,10 +1005,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             self._request_search(immediate=True)
 
     def _scope_count(self) -> int:
-        s = self._scope
-        if s.tag_id is None and s.filter is None:
-            return self.lib.count(s.source_id)
-        return len(self.lib.paper_ids(**s.where()))
+        return self.lib.scope_count(self._scope)
 
     def _scope_name(self) -> str:
         saved = self.tag_pane.current_saved()
@@ -1080,16 +1077,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._update_unread(scope)
 
     def _update_unread(self, scope_count: int) -> None:
-        s = self._scope
-        if s == Scope():
-            unread = self.lib.filter_counts()["unread"]
-        elif s.filter in (None, "unread"):
-            unread = len(self.lib.paper_ids(source_id=s.source_id, tag_id=s.tag_id,
-                                             filter="unread"))
-        else:
-            listed = set(self.lib.paper_ids(**s.where()))
-            unread = len(listed.intersection(self.lib.paper_ids(
-                source_id=s.source_id, tag_id=s.tag_id, filter="unread")))
+        unread = self.lib.scope_count(self._scope, also="unread")
         self.unread_label.setText(f"{unread} of {scope_count} unread" if scope_count else "")
 
     # -- the current paper -------------------------------------------------------------

@@ -17,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
+from ..core.fields import field as paper_field
 from ..core.library import Library
 from ..core.models import PaperSummary, SearchHit
 from .colours import reading_colours
 from .formatting import local_date, local_datetime, tooltip_html
-from .scope import Scope
+from ..core.scope import Scope
 
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
            "StarredRole", "ReadRole", "snippet_window"]
@@ -123,11 +124,14 @@ class PaperTableModel(QAbstractTableModel):
     """
 
     TITLE, SNIPPET, ADDED = range(3)
-    HEADERS = ("Title", "Snippet", "Added")
-    _ORDER_KEYS = {TITLE: "title", ADDED: "added"}
-    _HEADER_TIPS = {TITLE: "Sort by title (click again to reverse)",
-                    SNIPPET: "While searching: back to the best matches first",
-                    ADDED: "Sort by the date added (click again to reverse)"}
+    #: What each column shows: a paper field (header, tooltip and sort key from
+    #: :mod:`paperdesk.core.fields`) or ``None`` for the search snippet.
+    COLUMNS = (paper_field("title"), None, paper_field("added"))
+    HEADERS = tuple(f.header if f else "Snippet" for f in COLUMNS)
+    _ORDER_KEYS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.sortable}
+    _HEADER_TIPS = {col: f.header_tip if f else
+                    "While searching: back to the best matches first"
+                    for col, f in enumerate(COLUMNS)}
 
     searchSortRequested = Signal(str, bool)
 
@@ -161,7 +165,7 @@ class PaperTableModel(QAbstractTableModel):
 
     @property
     def scope(self) -> Scope:
-        """The :class:`~paperdesk.ui.scope.Scope` the rows are restricted to."""
+        """The :class:`~paperdesk.core.scope.Scope` the rows are restricted to."""
         return self._scope
 
     def set_tag_colours(self, colours: Mapping[str, str]) -> None:
@@ -416,8 +420,7 @@ class PaperTableModel(QAbstractTableModel):
         key = self._ORDER_KEYS.get(self.sort_column)
         descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
         if self._hits is None:
-            return self._lib.paper_ids(order=key or "added", descending=descending,
-                                       **self._scope.where())
+            return self._lib.scope_ids(self._scope, sort=key, descending=descending)
         return [h.id for h in self._hits]   # already in the requested order
 
     def _star(self, starred: bool) -> QIcon:

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from ..core.models import LibraryError
 from ..core.saved_searches import SAVED_NAME_MAX
-from .scope import Scope
+from ..core.scope import Scope
 
 __all__ = ["SavedSearchActions"]
 

@@ -36,7 +36,7 @@ from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
 from .appearance import follow_appearance
-from .scope import Scope
+from ..core.scope import Scope
 from .settings import Settings
 from .startup import create_main_window, ensure_app
 

@@ -5,7 +5,7 @@ counts; "Saved searches", one entry per saved query with the number of papers it
 (choosing one runs it; the context menu renames or deletes); "Tags", one entry per tag
 with its colour, bound number key and paper count (the context menu renames, recolours,
 binds a key or deletes); and "Files", one entry per imported source file. Choosing a
-filter, tag or file emits a :class:`~paperdesk.ui.scope.Scope`.
+filter, tag or file emits a :class:`~paperdesk.core.scope.Scope`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ..core.annotations import TAG_COLOURS
 from ..core.models import SavedSearch, Source, Tag
 from .colours import swatch_icon
 from .formatting import local_datetime, tooltip_html
-from .scope import FILTER_LABELS, Scope
+from ..core.scope import FILTER_LABELS, Scope
 
 __all__ = ["TagPane", "SourceIdRole", "CountRole", "ScopeRole", "TagIdRole",
            "SavedQueryRole"]

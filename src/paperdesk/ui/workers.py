@@ -22,10 +22,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.export_ops import ExportCancelled
+from ..core.fields import SORT_CHOICES
 from ..core.library import Library
 from ..core.models import LibraryError
 from ..core.search import MatchTerms
-from .scope import Scope
+from ..core.scope import Scope
 
 __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
            "ExportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
@@ -41,8 +42,8 @@ FULL_SEARCH_PAUSE_S = 0.3
 SYNC_DELAY_MS = 300
 #: Quiet time before saved searches are counted again, in milliseconds.
 COUNT_DELAY_MS = 250
-#: The orders ``Library.find`` knows.
-SORTS = ("relevance", "added", "title")
+#: The orders ``Library.find`` knows (from :mod:`paperdesk.core.fields`).
+SORTS = SORT_CHOICES
 #: Queries whose match terms are remembered (for highlighting in the detail pane).
 _TERMS_KEPT = 16
 

@@ -1,0 +1,187 @@
+"""The one list of paper fields: what each field is called, where it is stored, whether it
+is a list column, how it sorts, how it is searched and how each export format writes it.
+
+In the spirit of calibre's field metadata (``src/calibre/library/field_metadata.py``):
+the paper list's columns and sort keys, the CLI's ``--sort`` choices, the query
+language's field names and the export field list are all read from :data:`PAPER_FIELDS`
+instead of being spelled out where they are used. The table only *describes* fields;
+reading a field's value stays with ``Library.get``/``Library.summaries`` and the
+export writers in :mod:`.exporting` (tests check that what this table says a writer
+writes is what it writes).
+
+Adding a field: see "Adding a paper field" in the README.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Field", "PAPER_FIELDS", "field", "sortable_fields", "list_fields",
+           "export_fields", "search_fields", "default_search_fields", "order_by",
+           "SORT_CHOICES", "RELEVANCE", "UnknownField"]
+
+
+class UnknownField(ValueError):
+    """No paper field has that name (a ``ValueError``, so callers that check user
+    input with ``except ValueError`` keep working)."""
+
+
+@dataclass(frozen=True)
+class Field:
+    """One paper field.
+
+    Attributes:
+        name: the field's name everywhere a user types or sees one: ``--sort``,
+            ``--fields``, the export dialog's ``field_<name>`` boxes and the CSV header.
+        label: the export dialog's check box text (``"Date added"``).
+        type: value type: ``"int"``, ``"text"``, ``"datetime"`` (ISO 8601 UTC text),
+            ``"bool"`` or ``"list"`` (several values from another table or the abstract).
+        column: the SQL column or expression on ``papers`` that holds it, or ``None``
+            when it lives in another table or is derived from the abstract.
+        header: the paper list's column header, or ``None`` when it is not a list column.
+        shown: the list column is shown by default.
+        header_tip: the list column header's tooltip (what clicking it does).
+        sort_sql: ``ORDER BY`` text with ``{d}`` for ``ASC``/``DESC``, or ``None`` when
+            the field does not sort.
+        search: the Whoosh field the query language names (``title:``, ``tag:``, ...),
+            or ``None`` when the field cannot be searched by name.
+        searched_by_default: plain words (no ``field:`` prefix) search it.
+        csv: the CSV column header (also the Markdown section's field), or ``None``
+            when the field is not exported.
+        json: the key of the lossless JSON export, or ``None``.
+        bibtex: the BibTeX field it becomes, or ``None`` (``id`` is part of the citation
+            key instead).
+        ris: the RIS tag it becomes, or ``None``.
+        csl: the CSL-JSON variable it becomes, or ``None``.
+    """
+
+    name: str
+    label: str
+    type: str
+    column: str | None = None
+    header: str | None = None
+    shown: bool = False
+    header_tip: str = ""
+    sort_sql: str | None = None
+    search: str | None = None
+    searched_by_default: bool = False
+    csv: str | None = None
+    json: str | None = None
+    bibtex: str | None = None
+    ris: str | None = None
+    csl: str | None = None
+
+    @property
+    def sortable(self) -> bool:
+        """Whether the list and ``Library.find`` can sort by this field."""
+        return self.sort_sql is not None
+
+
+#: Every paper field, in export column order (the CSV header follows this order).
+PAPER_FIELDS: tuple[Field, ...] = (
+    Field("id", "ID", "int", column="id", csv="id", json="id", ris="ID"),
+    Field("title", "Title", "text", column="title", header="Title", shown=True,
+          header_tip="Sort by title (click again to reverse)",
+          sort_sql="title COLLATE NOCASE {d}, id {d}", search="title",
+          searched_by_default=True, csv="title", json="title", bibtex="title", ris="TI",
+          csl="title"),
+    Field("abstract", "Abstract", "text", column="abstract", search="abstract",
+          searched_by_default=True, csv="abstract", json="abstract", bibtex="abstract",
+          ris="AB", csl="abstract"),
+    Field("tags", "Tags", "list", search="tag", csv="tags", json="tags",
+          bibtex="keywords", ris="KW", csl="keyword"),
+    Field("note", "Note", "text", search="note", searched_by_default=True, csv="note",
+          json="note", bibtex="note", ris="N1", csl="note"),
+    # Highlight comments are searched with comment:; the highlighted text is not indexed.
+    Field("highlights", "Highlights", "list", search="comment", searched_by_default=True,
+          csv="highlights", json="highlights", bibtex="annote", ris="N1", csl="note"),
+    Field("urls", "Links", "list", csv="urls", json="urls", bibtex="url", ris="UR",
+          csl="URL"),
+    Field("arxiv_id", "arXiv ID", "list", csv="arxiv_id", json="arxiv_ids",
+          bibtex="eprint", ris="AN", csl="number"),
+    # source: matches file names, their stems and header lines.
+    Field("sources", "Source files", "list", search="source", csv="sources",
+          json="sources"),
+    Field("added", "Date added", "datetime", column="added_at", header="Added",
+          shown=True, header_tip="Sort by the date added (click again to reverse)",
+          sort_sql="added_at {d}, id {d}", csv="added", json="added_at",
+          bibtex="urldate", ris="DA", csl="accessed"),
+    Field("read", "Read", "datetime", column="read_at", csv="read", json="read_at"),
+    Field("starred", "Starred", "bool", column="starred", csv="starred", json="starred"),
+)
+
+_BY_NAME = {f.name: f for f in PAPER_FIELDS}
+
+#: The sort that only a search has: best matches first (BM25F).
+RELEVANCE = "relevance"
+
+
+def field(name: str) -> Field:
+    """Return the field called ``name``.
+
+    Args:
+        name: a :attr:`Field.name` (``"title"``, ``"added"``, ``"arxiv_id"``, ...).
+    Returns:
+        The :class:`Field`.
+    Raises:
+        UnknownField: no field has that name.
+    """
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise UnknownField(f"unknown paper field {name!r}; use one of "
+                           f"{', '.join(_BY_NAME)}") from None
+
+
+def sortable_fields() -> tuple[Field, ...]:
+    """Return the fields the list can sort by, in table order."""
+    return tuple(f for f in PAPER_FIELDS if f.sortable)
+
+
+def list_fields(shown_only: bool = False) -> tuple[Field, ...]:
+    """Return the paper list's field columns in table order.
+
+    Args:
+        shown_only: only the columns shown by default.
+    Returns:
+        Fields with a :attr:`Field.header`.
+    """
+    return tuple(f for f in PAPER_FIELDS if f.header and (f.shown or not shown_only))
+
+
+def export_fields() -> tuple[str, ...]:
+    """Return the names of the fields an export can hold, in column order."""
+    return tuple(f.name for f in PAPER_FIELDS if f.csv is not None)
+
+
+def search_fields() -> tuple[str, ...]:
+    """Return the Whoosh field names a query may name with ``name:``."""
+    return tuple(f.search for f in PAPER_FIELDS if f.search)
+
+
+def default_search_fields() -> tuple[str, ...]:
+    """Return the Whoosh fields plain words search, in table order."""
+    return tuple(f.search for f in PAPER_FIELDS if f.search and f.searched_by_default)
+
+
+#: Every order the GUI and the CLI offer: ``"relevance"`` (searches only), then the
+#: sortable fields by name (``"added"``, ``"title"``).
+SORT_CHOICES: tuple[str, ...] = (RELEVANCE, *sorted(f.name for f in sortable_fields()))
+
+
+def order_by(name: str, descending: bool = False) -> str:
+    """Return the SQL ``ORDER BY`` text (without the keywords) for a sortable field.
+
+    Args:
+        name: a sortable field's name.
+        descending: reverse the order.
+    Returns:
+        E.g. ``"added_at DESC, id DESC"``.
+    Raises:
+        ValueError: the name is not a sortable field (``"relevance"`` included).
+    """
+    found = _BY_NAME.get(name)
+    if found is None or not found.sortable:
+        raise ValueError(f"unknown order {name!r}; use one of "
+                         f"{sorted(f.name for f in sortable_fields())}")
+    return found.sort_sql.format(d="DESC" if descending else "ASC")

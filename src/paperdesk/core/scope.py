@@ -1,0 +1,210 @@
+"""Which papers a list, a count or an export covers: :class:`Scope`, and the one place
+that turns a scope into paper ids (:func:`scope_ids`) or a count (:func:`scope_count`).
+
+``Library.scope_ids`` and ``Library.scope_count`` call these; the paper list, the status
+bar, the export dialog, "Current list" and the command line all go through them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .fields import RELEVANCE, SORT_CHOICES, order_by
+
+if TYPE_CHECKING:
+    from .library import Library
+
+__all__ = ["Scope", "FILTERS", "FILTER_LABELS", "scope_ids", "scope_count", "scope_sql"]
+
+#: Built-in filters: name -> SQL condition on ``papers``.
+FILTERS = {
+    "unread": "read_at IS NULL",
+    "read": "read_at IS NOT NULL",
+    "starred": "starred",
+    "untagged": "id NOT IN (SELECT paper_id FROM paper_tags)",
+    "has_note": "id IN (SELECT paper_id FROM notes)",
+    "has_highlight": "id IN (SELECT paper_id FROM highlights)",
+}
+#: The filters offered in the tag pane, in order: filter name -> label.
+FILTER_LABELS = {
+    "unread": "Unread",
+    "starred": "Starred",
+    "untagged": "Untagged",
+    "has_note": "Has note",
+}
+_CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Which papers a list covers; every part given narrows it, all ``None`` is every
+    paper.
+
+    Attributes:
+        source_id: only papers from this source file.
+        tag_id: only papers with this tag.
+        filter: only papers passing this built-in filter (a key of :data:`FILTERS`:
+            ``"unread"``, ``"starred"``, ``"untagged"``, ``"has_note"``, ...).
+        saved: only the results of the saved search with this name.
+        query: only the results of this query (the query language of :mod:`.query`).
+            ``saved`` and ``query`` cannot both be given.
+        ids: only these papers (a selection), kept in the order given unless a sort is
+            asked for.
+    """
+
+    source_id: int | None = None
+    tag_id: int | None = None
+    filter: str | None = None
+    saved: str | None = None
+    query: str | None = None
+    ids: tuple[int, ...] | None = None
+
+    def where(self) -> dict:
+        """Return ``{"source_id", "tag_id", "filter"}`` keyword arguments for
+        ``Library.paper_ids`` and ``Library.find`` (the parts SQLite answers; the query,
+        saved search and selection are not included)."""
+        return {"source_id": self.source_id, "tag_id": self.tag_id, "filter": self.filter}
+
+    @property
+    def searches(self) -> bool:
+        """Whether the scope is the results of a query or a saved search."""
+        return self.query is not None or self.saved is not None
+
+
+def scope_sql(scope: Scope, also: str | None = None) -> tuple[str, list]:
+    """Return the SQL condition on ``papers`` for a scope's source, tag and filter.
+
+    Args:
+        scope: the scope (its query, saved search and selection are ignored here).
+        also: one more filter of :data:`FILTERS` the papers must pass.
+    Returns:
+        ``(condition, arguments)`` for ``WHERE``.
+    Raises:
+        ValueError: an unknown filter.
+    """
+    conditions, args = ["1"], []
+    if scope.source_id is not None:
+        conditions.append("id IN (SELECT paper_id FROM paper_sources WHERE source_id = ?)")
+        args.append(scope.source_id)
+    if scope.tag_id is not None:
+        conditions.append("id IN (SELECT paper_id FROM paper_tags WHERE tag_id = ?)")
+        args.append(scope.tag_id)
+    for name in (scope.filter, also):
+        if name is not None:
+            if name not in FILTERS:
+                raise ValueError(f"unknown filter {name!r}; use one of {sorted(FILTERS)}")
+            conditions.append(FILTERS[name])
+    return " AND ".join(conditions), args
+
+
+def _query(lib: Library, scope: Scope) -> str | None:
+    if scope.query is not None and scope.saved is not None:
+        raise ValueError("a scope has a query or a saved search, not both")
+    if scope.saved is not None:
+        return lib.saved_search(scope.saved).query
+    return scope.query
+
+
+def _check_sort(sort: str | None) -> None:
+    if sort is not None and sort not in SORT_CHOICES:
+        raise ValueError(f"unknown sort {sort!r}; use one of {', '.join(SORT_CHOICES)}")
+
+
+def _sql_ids(lib: Library, scope: Scope, order: str, descending: bool,
+             also: str | None = None) -> list[int]:
+    where, args = scope_sql(scope, also)
+    by = order_by(order, descending)
+    return [r[0] for r in lib.db.execute(
+        f"SELECT id FROM papers WHERE {where} ORDER BY {by}", args)]
+
+
+def _narrowed(scope: Scope) -> bool:
+    return scope.source_id is not None or scope.tag_id is not None or \
+        scope.filter is not None
+
+
+def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
+              descending: bool = False) -> list[int]:
+    """Return the ids of the papers in ``scope``, in list order.
+
+    Args:
+        lib: the open library.
+        scope: the :class:`Scope`.
+        sort: one of :data:`~.fields.SORT_CHOICES`, or ``None`` for the natural order:
+            best matches first for a query or saved search, the order given for a
+            selection, else import order. ``"relevance"`` without a query is import
+            order (or the selection's order).
+        descending: reverse an ``added``/``title`` sort.
+    Returns:
+        A list of ids (no duplicates).
+    Raises:
+        ValueError: an unknown filter or sort, or both ``query`` and ``saved``.
+        LibraryError: an unknown saved search.
+        UnknownPaper: a selected id is not in the library.
+    """
+    _check_sort(sort)
+    query = _query(lib, scope)
+    selection = lib._existing_ids(scope.ids) if scope.ids is not None else None
+    if query is not None:
+        within = None
+        if selection is not None:
+            within = set(selection)
+            if _narrowed(scope):
+                within &= set(_sql_ids(lib, scope, "added", False))
+        return [h.id for h in lib.find(
+            query, limit=None, **scope.where(), within=within, sort=sort or RELEVANCE,
+            descending=descending, snippets=False, suggest=False).hits]
+    ordered = sort not in (None, RELEVANCE)
+    if selection is None:
+        return _sql_ids(lib, scope, sort if ordered else "added", descending)
+    if not ordered and not _narrowed(scope):
+        return selection
+    wanted = set(selection)
+    if ordered:
+        return [i for i in _sql_ids(lib, scope, sort, descending) if i in wanted]
+    passing = set(_sql_ids(lib, scope, "added", False))
+    return [i for i in selection if i in passing]
+
+
+def scope_count(lib: Library, scope: Scope, also: str | None = None) -> int:
+    """Return how many papers are in ``scope`` (SQL ``count(*)``, or the search index's
+    count for a query), without listing them.
+
+    Args:
+        lib: the open library.
+        scope: the :class:`Scope`.
+        also: count only the papers that also pass this filter of :data:`FILTERS`
+            (e.g. ``"unread"`` for the status bar's "3 of 12 unread").
+    Returns:
+        The count; equal to ``len(scope_ids(lib, scope))`` when ``also`` is ``None``.
+    Raises:
+        ValueError: an unknown filter, or both ``query`` and ``saved``.
+        LibraryError: an unknown saved search.
+        UnknownPaper: a selected id is not in the library.
+    """
+    query = _query(lib, scope)
+    selection = lib._existing_ids(scope.ids) if scope.ids is not None else None
+    if query is not None:
+        within = set(selection) if selection is not None else None
+        if also is not None or (within is not None and _narrowed(scope)):
+            passing = set(_sql_ids(lib, scope, "added", False, also))
+            within = passing if within is None else within & passing
+            where = {}
+        else:
+            where = scope.where()
+        return lib.find(query, limit=1, **where, within=within, count=True,
+                        snippets=False, suggest=False).total
+    where, args = scope_sql(scope, also)
+    if selection is None:
+        return lib.db.execute(f"SELECT count(*) FROM papers WHERE {where}",
+                              args).fetchone()[0]
+    total = 0
+    for start in range(0, len(selection), _CHUNK):
+        chunk: Sequence[int] = selection[start:start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        total += lib.db.execute(
+            f"SELECT count(*) FROM papers WHERE {where} AND id IN ({marks})",
+            [*args, *chunk]).fetchone()[0]
+    return total

@@ -1,0 +1,114 @@
+"""The one list of paper fields: every list of sort keys, search fields and export
+fields comes from it, and what it says each export writes is what the writers write."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from paperdesk import cli
+from paperdesk.core import exporting, fields, library, query
+from paperdesk.core.fields import (PAPER_FIELDS, SORT_CHOICES, UnknownField, field,
+                                   order_by, sortable_fields)
+
+
+def test_names_are_unique_and_lookups_work():
+    names = [f.name for f in PAPER_FIELDS]
+    assert len(names) == len(set(names))
+    assert field("added").column == "added_at"
+    assert field("read").column == "read_at"
+    with pytest.raises(UnknownField, match="unknown paper field 'year'"):
+        field("year")
+    with pytest.raises(ValueError):      # UnknownField is a ValueError
+        field("")
+
+
+def test_sort_choices_come_from_the_fields():
+    assert SORT_CHOICES == ("relevance", "added", "title")
+    assert {f.name for f in sortable_fields()} == set(SORT_CHOICES) - {"relevance"}
+    assert library._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
+    assert order_by("added", descending=True) == "added_at DESC, id DESC"
+    assert order_by("title") == "title COLLATE NOCASE ASC, id ASC"
+    with pytest.raises(ValueError, match="unknown order 'relevance'"):
+        order_by("relevance")
+    with pytest.raises(ValueError, match="unknown order 'abstract'"):
+        order_by("abstract")
+
+
+def test_cli_sort_choices_come_from_the_fields():
+    parser = cli.build_parser()
+    search = parser._subparsers._group_actions[0].choices["search"]
+    sort = next(a for a in search._actions if "--sort" in a.option_strings)
+    assert tuple(sort.choices) == SORT_CHOICES
+
+
+def test_search_field_names_come_from_the_fields():
+    assert set(query.SEARCH_FIELDS) == {"title", "abstract", "note", "comment", "tag",
+                                        "source"}
+    assert query.DEFAULT_FIELDS == ("title", "abstract", "note", "comment")
+    assert query.SEARCH_FIELDS == fields.search_fields()
+    from paperdesk.core.search import build_schema
+    schema_names = set(build_schema().names())
+    assert set(query.SEARCH_FIELDS) <= schema_names
+
+
+def test_export_fields_come_from_the_fields():
+    assert exporting.FIELDS == fields.export_fields() == (
+        "id", "title", "abstract", "tags", "note", "highlights", "urls", "arxiv_id",
+        "sources", "added", "read", "starred")
+
+
+def test_every_sortable_field_sorts_the_seed_library(seeded_library):
+    lib = seeded_library
+    for f in sortable_fields():
+        up = lib.paper_ids(order=f.name)
+        down = lib.paper_ids(order=f.name, descending=True)
+        assert len(up) == 225 and up == down[::-1]
+    titles = [lib.get(i).title.casefold() for i in lib.paper_ids(order="title")[:20]]
+    assert titles == sorted(titles)
+
+
+def _rich_paper_id(lib, folder) -> int:
+    """A new paper with a URL and an arXiv id, given a tag, a note and a highlight."""
+    path = folder / "rich.txt"
+    path.write_text("Rich\n\nDepth from one image, see arXiv:2301.01234 and "
+                    "https://github.com/example/depth for the code.\n", encoding="utf-8")
+    pid = lib.import_paths([path]).added_ids[0]
+    lib.add_tag([pid], "depth")
+    lib.set_note(pid, "Read the method section.")
+    lib.add_highlight(pid, 0, 10, comment="good start")
+    paper = lib.get(pid)
+    assert paper.urls and paper.arxiv_ids
+    return pid
+
+
+def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
+    lib = seeded_library
+    pid = _rich_paper_id(lib, tmp_path)
+
+    bibtex = lib.export_text([pid], "bibtex")
+    ris = lib.export_text([pid], "ris")
+    csl = json.loads(lib.export_text([pid], "csl-json"))[0]
+    doc = json.loads(lib.export_text([pid], "json"))["papers"][0]
+    header = lib.export_text([pid], "csv").lstrip("\ufeff").split("\r\n")[0].split(",")
+    bare_bib = lib.export_text([pid], "bibtex", fields=["id", "title"])
+    bare_ris = lib.export_text([pid], "ris", fields=["id", "title"])
+    bare_csl = json.loads(lib.export_text([pid], "csl-json", fields=["id", "title"]))[0]
+
+    assert header == [f.csv for f in PAPER_FIELDS if f.csv]
+    for f in PAPER_FIELDS:
+        if f.json:
+            assert f.json in doc, f.name
+        if f.bibtex:
+            assert f"{f.bibtex} = " in bibtex, f.name
+            if f.name not in ("id", "title"):
+                assert f"{f.bibtex} = " not in bare_bib, f.name
+        if f.ris:
+            assert f"\n{f.ris}  - " in "\n" + ris, f.name
+            if f.name not in ("id", "title"):
+                assert f"\n{f.ris}  - " not in "\n" + bare_ris, f.name
+        if f.csl:
+            assert f.csl in csl, f.name
+            if f.name not in ("id", "title"):
+                assert f.csl not in bare_csl, f.name

@@ -1,0 +1,19 @@
+"""The window's sort keys, list columns and export check boxes come from the core's one
+list of paper fields (:mod:`paperdesk.core.fields`)."""
+
+from __future__ import annotations
+
+from paperdesk.core import fields
+from paperdesk.core.fields import PAPER_FIELDS, SORT_CHOICES
+from paperdesk.ui.export_dialog import FIELD_LABELS
+from paperdesk.ui.paper_model import PaperTableModel
+from paperdesk.ui.workers import SORTS
+
+
+def test_gui_sort_keys_and_columns_come_from_the_fields():
+    assert SORTS == SORT_CHOICES
+    model = PaperTableModel
+    assert set(model._ORDER_KEYS.values()) | {"relevance"} == set(SORT_CHOICES)
+    assert [h for h in model.HEADERS if h != "Snippet"] == [
+        f.header for f in fields.list_fields(shown_only=True)]
+    assert FIELD_LABELS == {f.name: f.label for f in PAPER_FIELDS if f.csv}
