@@ -25,9 +25,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 run: $(STAMP)
 	$(BIN)/paperdesk
 
-## test: set up .venv if needed and run the whole test suite without a display
+## test: set up .venv if needed and run the whole test suite without a display:
+## the core's tests first, in a process where Qt cannot be imported, then the GUI's
 test: $(STAMP)
-	QT_QPA_PLATFORM=offscreen $(BIN)/python -m pytest
+	$(BIN)/python -m pytest -p no:pytest-qt tests/core
+	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest tests/ui
 
 ## bench: the search benchmark at 100,000 papers next to SQLite FTS5 (builds .bench/ once)
 bench: $(STAMP)

@@ -1,8 +1,10 @@
-"""Shared fixtures: the real seed files and libraries built from them.
+"""Plain fixtures for every test (no Qt here): the real seed files and libraries built
+from them, and a private folder for preferences and desktop files.
 
 Building a library from the seeds takes well under a second, but many tests only read it,
 so one is built per session and copied (library folder and all) for each test that wants
-its own.
+its own. ``tests/core/`` runs with Qt made unimportable (its conftest); ``tests/ui/`` has
+its own Qt set-up and window fixtures (``tests/ui/conftest.py``, ``ui_fixtures.py``).
 """
 
 from __future__ import annotations
@@ -15,18 +17,12 @@ from pathlib import Path
 
 import pytest
 
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-# Preferences (QSettings) and desktop files go to a private folder, never the user's:
-# windows save their state when they close.
-_PRIVATE = tempfile.mkdtemp(prefix="paperdesk-tests-")
-atexit.register(shutil.rmtree, _PRIVATE, ignore_errors=True)
-os.environ["XDG_CONFIG_HOME"] = os.path.join(_PRIVATE, "config")
-os.environ["XDG_DATA_HOME"] = os.path.join(_PRIVATE, "data")
-
-from PySide6.QtCore import QSettings  # noqa: E402
-
-QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                  os.path.join(_PRIVATE, "config"))
+# Preferences and desktop files go to a private folder, never the user's: windows save
+# their state when they close.
+PRIVATE = tempfile.mkdtemp(prefix="paperdesk-tests-")
+atexit.register(shutil.rmtree, PRIVATE, ignore_errors=True)
+os.environ["XDG_CONFIG_HOME"] = os.path.join(PRIVATE, "config")
+os.environ["XDG_DATA_HOME"] = os.path.join(PRIVATE, "data")
 
 from paperdesk.core.library import Library  # noqa: E402
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "dist" / "paperdesk"
 _spec = importlib.util.spec_from_file_location("paperdesk_smoke_test",
                                                ROOT / "packaging" / "smoke_test.py")

@@ -25,7 +25,7 @@ from paperdesk.core import search as search_mod
 from paperdesk.core.query import QueryPlan
 from paperdesk.core.search import IndexDocument, SearchIndex, build_schema, exact_words
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # benchmarks.synth
 
 from benchmarks.synth import seed_sentences, unique_token  # noqa: E402

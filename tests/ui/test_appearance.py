@@ -20,7 +20,7 @@ from paperdesk.ui.colours import (MIN_CONTRAST, SEARCH_HIT_DARK,  # noqa: E402
                                   SEARCH_HIT_LIGHT, contrast_ratio, is_dark, muted_colour,
                                   readable_on, reading_colours, text_colour_for)
 from paperdesk.ui.paper_html import hit_style  # noqa: E402
-from test_ui_fixtures import open_seeded, wait_idle, win  # noqa: F401,E402
+from ui_fixtures import open_seeded, wait_idle, win  # noqa: F401,E402
 
 R = QPalette.ColorRole
 

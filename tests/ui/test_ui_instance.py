@@ -23,7 +23,7 @@ from paperdesk.ui.app import AppController  # noqa: E402
 from paperdesk.ui.instance import InstanceServer, ask_to_activate, server_name  # noqa: E402
 from paperdesk.ui.settings import Settings  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env(tmp_path) -> dict:

@@ -12,7 +12,7 @@ from paperdesk.cli import main
 from paperdesk.core import desktop
 from paperdesk.core.paths import resource_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(sys.platform in ("win32", "darwin"),
                                 reason="freedesktop launchers are for Linux and BSD")
 

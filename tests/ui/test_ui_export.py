@@ -18,7 +18,7 @@ import bibtexparser
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
-from test_ui_fixtures import WAIT_MS, make_settings, open_seeded, wait_idle, win  # noqa: F401
+from ui_fixtures import WAIT_MS, make_settings, open_seeded, wait_idle, win  # noqa: F401
 
 from paperdesk.core import export_ops
 from paperdesk.core.exporting import FIELDS

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-CORE = Path(__file__).resolve().parents[1] / "src" / "paperdesk" / "core"
+CORE = Path(__file__).resolve().parents[2] / "src" / "paperdesk" / "core"
 
 
 def test_core_sources_do_not_import_qt():
@@ -28,3 +28,13 @@ def test_cli_commands_do_not_load_qt(tmp_path):
             "print(any(m.startswith('PySide6') for m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip().endswith("False")
+
+
+def test_qt_cannot_be_imported_in_core_tests():
+    """When run alone (``make test`` does), this folder really has no Qt."""
+    import pytest
+
+    if not any(type(f).__name__ == "_NoQt" for f in sys.meta_path):
+        pytest.skip("Qt was loaded before the core tests (whole tree in one process)")
+    with pytest.raises(ImportError, match="not available"):
+        import PySide6.QtCore  # noqa: F401

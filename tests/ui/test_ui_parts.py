@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from test_ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, win  # noqa: F401
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, win  # noqa: F401
 
 from paperdesk.ui.abstract_view import OffsetMap
 from paperdesk.ui.colours import contrast_ratio, text_colour_for
@@ -20,7 +20,7 @@ from paperdesk.ui.links import is_safe_url, url_at
 from paperdesk.ui.note_editor import AUTOSAVE_MS
 from paperdesk.core.scope import Scope
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+SRC = Path(__file__).resolve().parents[2] / "src"
 
 
 def _note_in_db(folder: Path, pid: int) -> str | None:

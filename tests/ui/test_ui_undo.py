@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from test_ui_fixtures import TOTAL, open_seeded, press, wait_idle, win  # noqa: F401
+from ui_fixtures import TOTAL, open_seeded, press, wait_idle, win  # noqa: F401
 
 from paperdesk.core.scope import Scope
 

@@ -21,7 +21,7 @@ from paperdesk.ui.colours import SEARCH_HIT_LIGHT
 from paperdesk.core.scope import Scope
 from paperdesk.ui.search_help import SEARCH_SYNTAX, SearchHelpDialog
 from paperdesk.ui.workers import FIRST_PAGE
-from test_ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
 
 HIGHLIGHT = "background-color:" + SEARCH_HIT_LIGHT[0]
 

@@ -17,7 +17,7 @@ from paperdesk.ui.dialogs import about_text  # noqa: E402
 from paperdesk.ui.main_window import DETAIL_SHARE, TAG_PANE_WIDTH  # noqa: E402
 from paperdesk.ui.paper_model import PaperTableModel  # noqa: E402
 from paperdesk.ui.settings import Settings  # noqa: E402
-from test_ui_fixtures import TOTAL, open_seeded, press, win  # noqa: F401,E402
+from ui_fixtures import TOTAL, open_seeded, press, win  # noqa: F401,E402
 
 
 @pytest.fixture

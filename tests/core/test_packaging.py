@@ -7,7 +7,7 @@ from pathlib import Path
 
 from paperdesk.core.paths import bundled_seeds, default_library_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_bundled_seeds_found_in_checkout(seed_files):

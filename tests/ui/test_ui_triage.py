@@ -8,7 +8,7 @@ import sqlite3
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextBrowser
-from test_ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
 
 from paperdesk.ui.actions import ACTIONS, shortcut_rows
 
