@@ -12,6 +12,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import sqlite3  # noqa: E402
 import threading  # noqa: E402
+import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -22,6 +23,7 @@ from paperdesk.core.changes import Changes  # noqa: E402
 from paperdesk.core.library import DB_NAME, Library  # noqa: E402
 from paperdesk.core.models import LibraryError  # noqa: E402
 from paperdesk.ui.operations import LibraryWorker  # noqa: E402
+from test_ui_fixtures import TOTAL, open_seeded  # noqa: E402,F401
 
 N = 3000
 BATCH = 100
@@ -213,3 +215,45 @@ def test_shutdown_mid_import_keeps_committed_papers_whole_and_runs_queued_edits(
 def test_run_pending_edits_belongs_to_the_writer_thread(qtbot, worker):
     with pytest.raises(RuntimeError):
         worker.run_pending_edits()
+
+
+# -- in the window -------------------------------------------------------------------------
+def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_path,
+                                                                     monkeypatch,
+                                                                     open_seeded):
+    # The window's import runs as a bulk job on window.worker; an edit written through
+    # the same worker is committed at the next batch boundary, long before the import
+    # ends. (The window's key presses still write on the UI thread via ui/commands.py
+    # until they are routed through window.worker.write.)
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 50)
+    real_hash = library_module.content_hash
+
+    def slow_hash(text):                       # an import of a few seconds on any machine
+        time.sleep(0.001)
+        return real_hash(text)
+
+    monkeypatch.setattr(library_module, "content_hash", slow_hash)
+    window = open_seeded()
+    qtbot.waitUntil(lambda: window.model.rowCount() == TOTAL, timeout=WAIT_MS)
+    pid = window.model.paper_id(0)
+    other = _other(window.lib)
+    big = tmp_path / "big.txt"
+    big.write_text("Daily Papers\n\n" + "\n\n".join(
+        f"Another study {i} of dense retrieval {i} at scale." for i in range(N)) + "\n",
+        encoding="utf-8")
+    assert window.start_import([big])
+    qtbot.waitUntil(lambda: other.execute("SELECT count(*) FROM papers").fetchone()[0]
+                    > TOTAL, timeout=WAIT_MS)          # the import has committed a batch
+    seen = []
+    window.worker.write(lambda lib: lib.set_starred([pid], True),
+                        on_done=lambda _r: seen.append(other.execute(
+                            "SELECT (SELECT starred FROM papers WHERE id = ?), "
+                            "count(*) FROM papers", [pid]).fetchone()))
+    qtbot.waitUntil(lambda: bool(seen), timeout=WAIT_MS)
+    starred, count = seen[0]
+    assert starred == 1 and count < TOTAL + N          # committed mid-import
+    assert window.import_runner.is_running()
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
+    assert window.lib.count() == N + TOTAL
+    assert window.lib.get(pid).starred
+    assert window.lib.find("is:starred").total == 1

@@ -48,6 +48,7 @@ from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
 from .title_delegate import TitleDelegate
 from .triage import TriageMixin
+from .operations import LibraryWorker
 from .workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
                       SearchRunner)
 
@@ -161,7 +162,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.search_runner = SearchRunner(library, parent=self)
         self.search_runner.resultsReady.connect(self._on_results)
         self.search_runner.searchFailed.connect(self._on_search_failed)
-        self.import_runner = ImportRunner(library, parent=self)
+        # The one writer thread: imports and index updates run on it as bulk jobs.
+        self.worker = LibraryWorker(library, parent=self)
+        self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
@@ -170,7 +173,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.export_runner.finished.connect(self._on_export_finished)
         self.export_runner.failed.connect(self._on_export_failed)
         self.export_runner.cancelled.connect(self._on_export_cancelled)
-        self.sync_runner = IndexSyncRunner(library, parent=self)
+        self.sync_runner = IndexSyncRunner(library, parent=self, worker=self.worker)
         self.sync_runner.synced.connect(self._on_index_synced)
         self.sync_runner.failed.connect(
             lambda message: self.show_error(f"Search index not updated: {message}"))
@@ -433,7 +436,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         being updated."""
         return (self.import_runner.is_running() or self.export_runner.is_running()
                 or self.search_runner.is_busy() or self.sync_runner.is_busy()
-                or self.saved_counter.is_busy())
+                or self.saved_counter.is_busy() or self.worker.is_busy())
 
     def start_import(self, paths: Iterable[str | Path], seeds: bool = False) -> bool:
         """Import files/folders in the background, with progress in the status bar.
@@ -789,6 +792,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.import_runner.shutdown()
         self.export_runner.shutdown()
         self.sync_runner.shutdown()
+        self.worker.shutdown()   # waits for the running batch; runs queued edits
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
         self.detail_pane.clear_paper()
