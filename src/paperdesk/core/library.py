@@ -67,8 +67,9 @@ BATCH_SECONDS = 0.25
 #: ``between_batches`` hook the hook also runs every :data:`HOOK_INTERVAL_S` while a
 #: batch is written.
 INDEX_BATCH = 500
-#: While an index batch is written with a ``between_batches`` hook, the hook is also
-#: called this often (seconds), so a slow Whoosh commit (a segment merge) delays no edit.
+#: While a slow step (reading a file, writing an index batch) runs with a
+#: ``between_batches`` hook, the hook is also called this often (seconds), so that no
+#: edit waits for a Whoosh segment merge or a 50,000-abstract file.
 HOOK_INTERVAL_S = 0.05
 #: Built-in filters of the paper list: name -> SQL condition on ``papers``.
 FILTERS = {
@@ -549,9 +550,12 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
                 :meth:`sync_index`, e.g. to tag them first and index once). Indexing is
                 cancelled by ``cancel`` too; what is left stays queued.
             between_batches: called with no arguments after every committed batch (of
-                the import and of the index update), outside any transaction, on this
-                thread; it may use the library (e.g. run queued user edits). Whatever
-                it raises ends the import (committed batches stay).
+                the import and of the index update), and about every
+                :data:`HOOK_INTERVAL_S` while a slow step runs on a helper thread
+                (reading a file, a Whoosh commit); always outside any transaction, on
+                this thread. It may write to SQLite through the library (e.g. run queued
+                user edits) but not import or re-index. Whatever it raises ends the
+                import (committed batches stay).
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``duplicates``,
             ``added_ids``) are those of the committed batches; ``cancelled`` is set when
@@ -567,11 +571,12 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         report = ImportReport()
         parsed = []
         for path in collect_files(list(paths), patterns=("*.txt", "*.json")):
+            reader = read_export if is_json_export(path) else read_file
             try:
-                if is_json_export(path):
-                    parsed.append((path, read_export(path)))
-                else:
-                    parsed.append((path, read_file(path)))
+                if between_batches is None:
+                    parsed.append((path, reader(path)))
+                else:   # a 50,000-abstract file takes seconds to read
+                    parsed.append((path, self._beside(lambda: reader(path), hook)))
             except ParseError as exc:
                 report.files.append(FileReport(str(path), error=exc.reason))
         total = sum(len(pf["papers"]) if isinstance(pf, dict) else len(pf.abstracts)
@@ -788,9 +793,13 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         Args:
             progress: called as ``progress("index", done, total)``.
             cancel: polled between batches; what is left stays queued.
-            between_batches: called with no arguments after every batch, outside any
-                transaction, on this thread (e.g. to run queued user edits); whatever it
-                raises ends the sync (what is left stays queued).
+            between_batches: called with no arguments after every batch, and about
+                every :data:`HOOK_INTERVAL_S` while a batch is written to the index on a
+                helper thread (a Whoosh commit that merges segments takes seconds);
+                always outside any transaction, on this thread (e.g. to run queued user
+                edits, which may call :meth:`sync_index`: that returns 0 at once and the
+                running sync applies their changes). Whatever it raises ends the sync
+                (what is left stays queued).
         Returns:
             Number of queue entries applied.
         """
@@ -830,7 +839,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
                 else:
                     update.append(doc)
             if responsive:
-                self._write_index_responsively(add, update, delete, hook)
+                self._beside(lambda: self.index.write(add=add, update=update, delete=delete),
+                             hook)
             else:
                 self.index.write(add=add, update=update, delete=delete)
             seqs = [r[0] for r in rows]
@@ -848,21 +858,22 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
             hook()
         return done
 
-    def _write_index_responsively(self, add: list, update: list, delete: list,
-                                  hook: BatchHook) -> None:
-        """``index.write`` on a helper thread while this thread calls ``hook`` every
-        :data:`HOOK_INTERVAL_S`: a Whoosh commit that merges segments can take many
-        seconds, and the caller's queued edits (SQLite only; their index-queue rows get a
-        new ``seq`` and so survive this batch) must not wait for it."""
-        failure: list[BaseException] = []
+    @staticmethod
+    def _beside(fn: Callable[[], object], hook: BatchHook) -> object:
+        """Return ``fn()``, run on a helper thread while this thread calls ``hook`` every
+        :data:`HOOK_INTERVAL_S`: reading a large file or a Whoosh commit that merges
+        segments can take seconds, and the caller's queued edits (SQLite only; an
+        index-queue row they touch gets a new ``seq`` and so survives the batch being
+        written) must not wait for it. Whatever ``fn`` raises is raised here."""
+        outcome: list = []
 
-        def write() -> None:
+        def run() -> None:
             try:
-                self.index.write(add=add, update=update, delete=delete)
+                outcome.append((True, fn()))
             except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread
-                failure.append(exc)
+                outcome.append((False, exc))
 
-        helper = threading.Thread(target=write, name="paperdesk-index-write", daemon=True)
+        helper = threading.Thread(target=run, name="paperdesk-beside", daemon=True)
         helper.start()
         try:
             while True:
@@ -872,8 +883,10 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
                 hook()
         finally:
             helper.join()
-        if failure:
-            raise failure[0]
+        ok, value = outcome[0]
+        if not ok:
+            raise value
+        return value
 
     def reindex(self, progress: ProgressCallback | None = None,
                 cancel: CancelCheck | None = None,

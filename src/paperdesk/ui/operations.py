@@ -364,8 +364,10 @@ class LibraryWorker(QObject):
         try:
             closure()
         finally:
-            self._outstanding = max(0, self._outstanding - 1)
-            if self._outstanding == 0 and not self._closed:
+            with self._lock:
+                self._outstanding = max(0, self._outstanding - 1)
+                now_idle = self._outstanding == 0
+            if now_idle and not self._closed:
                 self.idle.emit()
 
     def _done(self, job: Job, result: Any) -> None:
