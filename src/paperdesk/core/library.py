@@ -55,18 +55,19 @@ IMPORT_BATCH = 300
 #: Most papers of a paperdesk JSON export stored in one transaction (each may bring tags,
 #: a note and highlights, so fewer than :data:`IMPORT_BATCH`).
 EXPORT_IMPORT_BATCH = 100
-#: A write transaction of an import, or one index batch, ends after about this long even
-#: when it has not reached its size (a slow disk), so other writers never wait long.
+#: A write transaction of an import ends after about this long even when it has not
+#: reached its size (a slow disk), so other writers never wait long for the database.
 BATCH_SECONDS = 0.25
 #: Most index-queue entries applied in one batch of :meth:`Library.sync_index` (each
 #: batch is one Whoosh commit, then one SQLite transaction removing the entries).
-#: Measured on 5,000 synthetic 170-word abstracts (2 shared cores): Whoosh costs about
-#: 4.5 ms per document, and its segment merges make small batches dear: batches of 200
-#: took 63 s in all (one merge commit 34 s), of 500 took 35 s (longest batch 5.6 s), of
-#: 2000 took 27 s (longest 10.7 s). A slow batch does not delay edits: with a
-#: ``between_batches`` hook the hook also runs every :data:`HOOK_INTERVAL_S` while a
-#: batch is written.
-INDEX_BATCH = 500
+#: Measured on synthetic 170-word abstracts (2 shared cores): Whoosh costs about 4.5 ms
+#: per document plus segment merges, which make small batches dear: 10,000 papers took
+#: 188 s with batches of 500, 56 s with 1000, 55 s with 2000. A batch does not delay
+#: edits (with a ``between_batches`` hook, the hook runs every :data:`HOOK_INTERVAL_S`
+#: while the batch is written), but one long Whoosh commit holds the GIL in stretches:
+#: during that import, edits queued every 100 ms waited at most 0.69 s with batches of
+#: 500, 0.43 s with 1000 and 2.6 s with 2000 (median about 25 ms for each).
+INDEX_BATCH = 1000
 #: While a slow step (reading a file, writing an index batch) runs with a
 #: ``between_batches`` hook, the hook is also called this often (seconds), so that no
 #: edit waits for a Whoosh segment merge or a 50,000-abstract file.
