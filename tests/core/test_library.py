@@ -147,7 +147,9 @@ def test_bad_file_rejected_and_library_untouched(seeded_library, tmp_path):
     assert len(seeded_library.search("zebrafish")) == 1
 
 
-def test_cancel_rolls_back_the_file_being_imported(empty_library, tmp_path):
+def test_cancel_keeps_the_batches_already_committed(empty_library, tmp_path):
+    # Issue 9: imports commit in short batches; cancelling stops after the current batch
+    # and keeps what was committed (it used to roll back the whole file).
     path = write_daily(tmp_path / "big.txt", [f"Abstract number {i} about things." for i in range(500)])
     calls = []
 
@@ -157,8 +159,10 @@ def test_cancel_rolls_back_the_file_being_imported(empty_library, tmp_path):
 
     report = empty_library.import_paths([path], cancel=cancel)
     assert report.cancelled
-    assert empty_library.count() == 0
-    assert empty_library.db.execute("SELECT count(*) FROM sources").fetchone()[0] == 0
+    assert 0 < report.added < 500
+    assert empty_library.count() == report.added == len(report.added_ids)
+    assert report.files[0].cancelled
+    assert empty_library.db.execute("SELECT count(*) FROM sources").fetchone()[0] == 1
     assert empty_library.stats()["indexed"] == 0
 
 

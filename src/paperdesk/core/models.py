@@ -306,7 +306,11 @@ class FileReport:
         added: new papers stored.
         duplicates: abstracts already in the library (or earlier in the same import).
         header: the file's collection name, when it was read.
-        error: why the file was rejected, or ``None``.
+        error: why the file was rejected (or, for a database error, why it stopped: the
+            batches committed before it stay and are counted), or ``None``.
+        cancelled: the import was cancelled inside this file; ``added`` and
+            ``duplicates`` count the abstracts of the batches committed before that
+            (importing the file again adds the rest).
     """
 
     path: str
@@ -314,6 +318,7 @@ class FileReport:
     duplicates: int = 0
     header: str | None = None
     error: str | None = None
+    cancelled: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -325,9 +330,11 @@ class ImportReport:
 
     Attributes:
         files: one report per file, in the order processed.
-        cancelled: the import was cancelled; files after the cancelled one were not read
-            and the cancelled file left no trace.
-        added_ids: ids of the papers added, in import order.
+        cancelled: the import was cancelled; files after the cancelled one were not
+            stored. The papers of the batches committed before the stop stay (each one
+            whole) and are counted here; the file being imported then has
+            ``FileReport.cancelled`` set.
+        added_ids: ids of the papers added (committed), in import order.
     """
 
     files: list[FileReport] = field(default_factory=list)

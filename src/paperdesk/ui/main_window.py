@@ -17,7 +17,6 @@ from __future__ import annotations
 import atexit
 import functools
 import html
-import sqlite3
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -51,6 +50,7 @@ from .snippet_delegate import SnippetDelegate
 from .tag_pane import TagPane
 from .title_delegate import TitleDelegate
 from .triage import MESSAGE_MS, TriageMixin
+from .operations import LibraryWorker
 from .workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
                       SearchRunner)
 
@@ -162,7 +162,11 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.search_runner = SearchRunner(library, parent=self)
         self.search_runner.resultsReady.connect(self._on_results)
         self.search_runner.searchFailed.connect(self._on_search_failed)
-        self.import_runner = ImportRunner(library, parent=self)
+        # The one writer thread: imports and index updates run on it as bulk jobs.
+        self.worker = LibraryWorker(library, parent=self)
+        self.worker.changed.connect(self._on_changed)
+        self.worker.failed.connect(self.show_error)
+        self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
@@ -171,7 +175,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.export_runner.finished.connect(self._on_export_finished)
         self.export_runner.failed.connect(self._on_export_failed)
         self.export_runner.cancelled.connect(self._on_export_cancelled)
-        self.sync_runner = IndexSyncRunner(library, parent=self)
+        self.sync_runner = IndexSyncRunner(library, parent=self, worker=self.worker)
         self.sync_runner.synced.connect(self._on_index_synced)
         self.sync_runner.failed.connect(
             lambda message: self.show_error(f"Search index not updated: {message}"))
@@ -426,7 +430,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         being updated."""
         return (self.import_runner.is_running() or self.export_runner.is_running()
                 or self.search_runner.is_busy() or self.sync_runner.is_busy()
-                or self.saved_counter.is_busy())
+                or self.saved_counter.is_busy() or self.worker.is_busy())
 
     def start_import(self, paths: Iterable[str | Path], seeds: bool = False) -> bool:
         """Import files/folders in the background, with progress in the status bar.
@@ -782,6 +786,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.import_runner.shutdown()
         self.export_runner.shutdown()
         self.sync_runner.shutdown()
+        self.worker.shutdown()   # waits for the running batch; runs queued edits
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
         self.detail_pane.clear_paper()
@@ -1130,57 +1135,63 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
 
     # -- edits and undo ---------------------------------------------------------------
     def submit_edit(self, edit, quiet: bool = False) -> bool:
-        """Run ``edit(lib)`` (a ``Library`` mutation returning
-        :class:`~paperdesk.core.changes.Changes`) and show what it changed.
+        """Hand ``edit(lib)`` (a ``Library`` mutation returning
+        :class:`~paperdesk.core.changes.Changes`) to the one writer thread; the panes
+        refresh from the worker's ``changed`` signal once it is committed, never before.
 
         Args:
-            edit: ``(Library) -> Changes``.
-            quiet: no "… — Ctrl+Z to undo" message.
+            edit: ``(Library) -> Changes``; runs on the writer thread, ahead of any bulk
+                work (an import's queued batches wait for it).
+            quiet: no "… — Ctrl+Z to undo" message (note autosaves, automatic
+                mark-read).
         Returns:
-            True if something changed; False for a no-op or a refused edit (a one-line
-            message says why).
+            True when the edit was queued; False after shutdown. A refused or failed
+            edit shows a one-line message when it comes back.
         """
-        try:
-            changes = edit(self.lib)
-        except LibraryError as exc:
-            self.show_error(str(exc))
+        if self._shut_down:
             return False
-        except sqlite3.Error as exc:
-            self.show_error(f"the change was not saved: {exc}")
-            return False
-        self._edit_done(changes, quiet)
-        return bool(changes)
+        job = self.worker.write(edit, on_done=lambda changes: self._edit_done(changes, quiet),
+                                on_failed=self._edit_failed, label="edit")
+        return job is not None
 
     def _edit_done(self, changes: Changes, quiet: bool = False) -> None:
-        if changes and not quiet and self.lib.undo_label:
-            self.statusBar().showMessage(f"{self.lib.undo_label}  —  Ctrl+Z to undo",
-                                         MESSAGE_MS)
-        self._on_changed(changes)
+        """UI thread, after an edit committed (``changed`` follows and refreshes)."""
+        self._update_undo_actions()
+        label = self.lib.undo_label
+        if changes and not quiet and label:
+            self.statusBar().showMessage(f"{label}  —  Ctrl+Z to undo", MESSAGE_MS)
+
+    def _edit_failed(self, message: str) -> None:
+        self._update_undo_actions()
+        self.show_error(message)
 
     def submit_undo(self, redo: bool = False) -> bool:
-        """Undo (or redo) the newest step of the library's undo stack.
+        """Undo (or redo) the newest step of the library's undo stack, on the writer
+        thread.
 
         Args:
             redo: redo instead of undo.
         Returns:
-            False when there was nothing to undo or redo, or it failed (message shown).
+            False when there was nothing to undo or redo; otherwise True (a failure
+            shows "Cannot undo …: why" when it comes back).
         """
         label = self.lib.redo_label if redo else self.lib.undo_label
-        if label is None:
+        if label is None or self._shut_down:
             return False
-        try:
-            changes = self.lib.redo() if redo else self.lib.undo()
-        except LibraryError as exc:
-            self.show_error(f"Cannot {'redo' if redo else 'undo'} {label}: {exc}")
+        verb = "redo" if redo else "undo"
+
+        def done(changes: Changes) -> None:
             self._update_undo_actions()
-            return False
-        except sqlite3.Error as exc:
-            self.show_error(f"Cannot {'redo' if redo else 'undo'} {label}: {exc}")
-            return False
-        self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {label}",
-                                     MESSAGE_MS)
-        self._on_changed(changes)
-        return True
+            self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {label}",
+                                         MESSAGE_MS)
+
+        def failed(message: str) -> None:
+            self._update_undo_actions()
+            self.show_error(f"Cannot {verb} {label}: {message}")
+
+        job = self.worker.write(lambda lib: lib.redo() if redo else lib.undo(),
+                                on_done=done, on_failed=failed, label=verb)
+        return job is not None
 
     def _update_undo_actions(self) -> None:
         """Edit ▸ Undo/Redo say what they would do ("Undo Tag ‘depth’")."""

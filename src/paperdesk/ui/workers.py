@@ -1,9 +1,13 @@
 """Work that must not block the UI thread: searching, counting saved searches, importing,
 exporting and index syncing.
 
-The runners are QObjects that live in the UI thread and own one worker QObject moved to
-a QThread. Requests go to the worker through queued signals; results come back through
-queued signals, so every slot of a runner (and of the window) runs in the UI thread.
+Writes (imports, index syncing) run as bulk jobs on the window's one writer thread, the
+:class:`~paperdesk.ui.operations.LibraryWorker` (edits go ahead of them and run between
+their batches). Reads that have their own rhythm (searching, saved-search counts,
+exports) have their own QThread and SQLite connection: those runners are QObjects living
+in the UI thread that own one worker QObject moved to a QThread; requests go to it
+through queued signals and results come back through queued signals. Every slot of a
+runner (and of the window) runs in the UI thread.
 
 Call ``shutdown()`` on each runner before the library is closed: it stops the thread
 and waits for it (an import or export is asked to cancel first).
@@ -27,6 +31,7 @@ from ..core.library import Library
 from ..core.models import LibraryError
 from ..core.search import MatchTerms
 from ..core.scope import Scope
+from .operations import Job, LibraryWorker
 
 __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
            "ExportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
@@ -396,116 +401,93 @@ class SavedSearchCounter(QObject):
 
 
 # -- import ----------------------------------------------------------------------------
-class _ImportWorker(QObject):
-    """Runs ``Library.import_paths`` once, in the import thread."""
-
-    progress = Signal(str, int, int)
-    done = Signal(object)   # ImportReport
-    failed = Signal(str)
-
-    def __init__(self, library: Library, paths: list[Path], cancel: threading.Event):
-        super().__init__()
-        self._lib = library
-        self._paths = paths
-        self._cancel = cancel
-
-    @Slot()
-    def run(self) -> None:
-        """Do the work (in the worker thread); results and errors go out as signals."""
-        try:
-            report = self._lib.import_paths(
-                self._paths,
-                progress=lambda stage, done, total: self.progress.emit(stage, done, total),
-                cancel=self._cancel.is_set)
-        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
-            self.failed.emit(_log_exception("import"))
-            return
-        self.done.emit(report)
-
-
 class ImportRunner(QObject):
-    """Imports files and folders on a worker thread, one import at a time.
+    """Imports files and folders as a bulk job on the window's one writer thread
+    (:class:`~paperdesk.ui.operations.LibraryWorker`), one import at a time.
 
-    Signals:
+    The import commits in short batches; between batches the worker runs the edits the
+    user made meanwhile (``between_batches``), so they are committed within a batch.
+
+    Signals (all in the UI thread):
         progress(str, int, int): ``(stage, done, total)``; stage is ``"import"`` or
             ``"index"``.
-        finished(object): the :class:`~paperdesk.core.models.ImportReport`.
+        finished(object): the :class:`~paperdesk.core.models.ImportReport` (after a
+            cancel it counts the papers committed before the stop).
         failed(str): a one-line message when the import raised.
 
     Args:
         library: the open library.
         parent: Qt parent.
+        worker: the window's :class:`LibraryWorker`; without one the runner makes its
+            own (and shuts it down in :meth:`shutdown`).
     """
 
     progress = Signal(str, int, int)
     finished = Signal(object)
     failed = Signal(str)
 
-    def __init__(self, library: Library, parent: QObject | None = None):
+    def __init__(self, library: Library, parent: QObject | None = None,
+                 worker: LibraryWorker | None = None):
         super().__init__(parent)
-        self._lib = library
-        self._thread: QThread | None = None
-        self._worker: _ImportWorker | None = None
-        self._cancel = threading.Event()
+        self._own_worker = worker is None
+        self._worker = worker if worker is not None else LibraryWorker(library, self)
+        self._job: Job | None = None
         self._stopped = False
 
     def is_running(self) -> bool:
-        """Return True while an import is in progress."""
-        return self._thread is not None
+        """Return True while an import is queued or in progress (until its result has
+        been delivered)."""
+        return self._job is not None
 
     def start(self, paths: Iterable[str | Path]) -> bool:
-        """Start importing ``paths`` (files and/or folders).
+        """Queue an import of ``paths`` (files and/or folders) on the writer thread.
 
         Args:
             paths: what to import.
         Returns:
-            True if started; False if an import is already running or after shutdown.
+            True if queued; False if an import is already running or after shutdown.
         """
-        if self._thread is not None or self._stopped:
+        if self._job is not None or self._stopped:
             return False
-        self._cancel = threading.Event()
-        thread = QThread()
-        thread.setObjectName("paperdesk-import")
-        worker = _ImportWorker(self._lib, [Path(p) for p in paths], self._cancel)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.progress.connect(self.progress)
-        worker.done.connect(self._on_done)
-        worker.failed.connect(self._on_failed)
-        self._thread, self._worker = thread, worker
-        thread.start()
-        return True
+        paths = [Path(p) for p in paths]
+
+        def run(lib: Library, job: Job):   # writer thread
+            return lib.import_paths(
+                paths, progress=lambda stage, done, total: self.progress.emit(
+                    stage, done, total),
+                cancel=job.cancelled, between_batches=job.between_batches)
+
+        job = self._worker.write(run, self._on_done, self._on_failed, bulk=True,
+                                 label="import")
+        self._job = job
+        return job is not None
 
     def cancel(self) -> None:
-        """Ask the running import to stop (between abstracts; the current file is rolled
-        back). ``finished`` still arrives, with ``report.cancelled`` set."""
-        self._cancel.set()
+        """Ask the running import to stop after its current batch (the papers committed
+        so far stay). ``finished`` still arrives, with ``report.cancelled`` set."""
+        if self._job is not None:
+            self._job.cancel()
 
     def shutdown(self) -> None:
-        """Cancel any running import and wait for its thread to end. Safe to call twice."""
+        """Cancel any running import (it stops after its current batch) and deliver
+        nothing more. With its own worker, wait for it to stop; with the window's
+        worker, :meth:`LibraryWorker.shutdown` does the waiting. Safe to call twice."""
         self._stopped = True
-        self._cancel.set()
-        self._join()
-
-    def _join(self) -> None:
-        # The worker must outlive its thread: dropping the last Python reference deletes
-        # the C++ object, which would pull it from under a still-running import.
-        thread, worker = self._thread, self._worker
-        if thread is not None:
-            thread.quit()
-            thread.wait()
-        self._thread = self._worker = None
-        del worker
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancel()
+        if self._own_worker:
+            self._worker.shutdown()
 
     @Slot(object)
     def _on_done(self, report) -> None:
-        self._join()
+        self._job = None
         if not self._stopped:
             self.finished.emit(report)
 
     @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self._join()
+        self._job = None
         if not self._stopped:
             self.failed.emit(message)
 
@@ -660,36 +642,17 @@ class ExportRunner(QObject):
 
 
 # -- index sync --------------------------------------------------------------------------
-class _SyncWorker(QObject):
-    """Runs ``Library.sync_index`` in the sync thread."""
-
-    done = Signal(int)      # queue entries applied
-    failed = Signal(str)
-
-    def __init__(self, library: Library):
-        super().__init__()
-        self._lib = library
-
-    @Slot()
-    def run(self) -> None:
-        """Do the work (in the worker thread); results and errors go out as signals."""
-        try:
-            applied = self._lib.sync_index()
-        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
-            self.failed.emit(_log_exception("index update"))
-            return
-        self.done.emit(applied)
-
-
 class IndexSyncRunner(QObject):
-    """Brings the search index up to date on a worker thread after changes.
+    """Brings the search index up to date after changes, as a bulk job on the window's
+    one writer thread (:class:`~paperdesk.ui.operations.LibraryWorker`).
 
     The window sets ``library.auto_sync_index = False`` and
     ``library.on_index_stale = runner.mark_stale``; each change then only restarts a
-    :data:`SYNC_DELAY_MS` timer, and when it fires ``Library.sync_index()`` runs on the
-    worker thread, one run at a time (changes made during a run schedule one more run).
+    :data:`SYNC_DELAY_MS` timer, and when it fires ``Library.sync_index()`` is queued on
+    the writer thread, one run at a time (changes made during a run schedule one more
+    run). Edits queued during a run are run between its batches.
 
-    Signals:
+    Signals (UI thread):
         synced(int): a run finished; the number of queue entries it applied.
         failed(str): a run raised; a one-line message (the queue is kept for next time).
 
@@ -697,17 +660,20 @@ class IndexSyncRunner(QObject):
         library: the open library.
         delay_ms: debounce delay.
         parent: Qt parent.
+        worker: the window's :class:`LibraryWorker`; without one the runner makes its
+            own (and shuts it down in :meth:`shutdown`).
     """
 
     synced = Signal(int)
     failed = Signal(str)
     _stale = Signal()
-    _submit = Signal()
 
     def __init__(self, library: Library, delay_ms: int = SYNC_DELAY_MS,
-                 parent: QObject | None = None):
+                 parent: QObject | None = None, worker: LibraryWorker | None = None):
         super().__init__(parent)
-        self._running = False
+        self._own_worker = worker is None
+        self._worker = worker if worker is not None else LibraryWorker(library, self)
+        self._job: Job | None = None
         self._again = False
         self._stopped = False
         self.runs = 0  #: finished runs (for tests and diagnostics)
@@ -716,14 +682,6 @@ class IndexSyncRunner(QObject):
         self._timer.setInterval(delay_ms)
         self._timer.timeout.connect(self._fire)
         self._stale.connect(self._on_stale)   # queued when emitted from another thread
-        self._thread = QThread()
-        self._thread.setObjectName("paperdesk-index-sync")
-        self._worker = _SyncWorker(library)
-        self._worker.moveToThread(self._thread)
-        self._submit.connect(self._worker.run)
-        self._worker.done.connect(self._on_done)
-        self._worker.failed.connect(self._on_failed)
-        self._thread.start()
 
     def mark_stale(self) -> None:
         """Note that the library changed (safe to call from any thread)."""
@@ -732,7 +690,7 @@ class IndexSyncRunner(QObject):
 
     def is_busy(self) -> bool:
         """Return True while a run is scheduled or running."""
-        return self._timer.isActive() or self._running
+        return self._timer.isActive() or self._job is not None
 
     def flush(self) -> None:
         """Start a scheduled run now instead of after the delay."""
@@ -741,14 +699,19 @@ class IndexSyncRunner(QObject):
             self._fire()
 
     def shutdown(self) -> None:
-        """Stop scheduling, wait for a running sync to end and stop the thread (what is
-        still queued is indexed the next time the library opens). Safe to call twice."""
+        """Stop scheduling; a running sync stops after its current batch (what is still
+        queued is indexed the next time the library opens). With its own worker, wait for
+        it; with the window's worker, :meth:`LibraryWorker.shutdown` does the waiting.
+        Safe to call twice."""
         if self._stopped:
             return
         self._stopped = True
         self._timer.stop()
-        self._thread.quit()
-        self._thread.wait()
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancel()
+        if self._own_worker:
+            self._worker.shutdown()
 
     @Slot()
     def _on_stale(self) -> None:
@@ -759,11 +722,13 @@ class IndexSyncRunner(QObject):
     def _fire(self) -> None:
         if self._stopped:
             return
-        if self._running:
+        if self._job is not None:
             self._again = True
             return
-        self._running = True
-        self._submit.emit()
+        self._job = self._worker.write(
+            lambda lib, job: lib.sync_index(cancel=job.cancelled,
+                                            between_batches=job.between_batches),
+            self._on_done, self._on_failed, bulk=True, label="index update")
 
     @Slot(int)
     def _on_done(self, applied: int) -> None:
@@ -776,7 +741,7 @@ class IndexSyncRunner(QObject):
         self.failed.emit(message)
 
     def _finish(self) -> None:
-        self._running = False
+        self._job = None
         self.runs += 1
         if self._again and not self._stopped:
             self._again = False

@@ -1,0 +1,202 @@
+"""Imports and index updates in short batches (issue 9, deliverable 3, core side).
+
+No Qt here. Each test builds its own library in ``tmp_path``; the batch limits are set
+with ``monkeypatch`` so that batch boundaries are the same on a fast or a slow machine.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from paperdesk.core import library as library_module
+from paperdesk.core.library import DB_NAME, Library
+
+N = 1000
+BATCH = 300
+
+
+def _abstract(i: int) -> str:
+    return (f"Paper {i} studies sparse attention number {i} for long documents; "
+            f"we report results on benchmark {i % 17}.")
+
+
+def _write(path: Path, n: int = N) -> Path:
+    path.write_text("Daily Papers\n\n" + "\n\n".join(_abstract(i) for i in range(n)) + "\n",
+                    encoding="utf-8")
+    return path
+
+
+def _other(lib: Library) -> sqlite3.Connection:
+    """A second connection, as another thread or process would have."""
+    return sqlite3.connect(str(lib.path / DB_NAME), timeout=1)
+
+
+def _count(conn: sqlite3.Connection, table: str = "papers") -> int:
+    return conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+@pytest.fixture
+def lib(tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", BATCH)
+    monkeypatch.setattr(library_module, "BATCH_SECONDS", 60.0)   # size decides, not time
+    with Library.open(tmp_path / "lib") as lib:
+        yield lib
+
+
+def _assert_whole(conn: sqlite3.Connection) -> None:
+    """Every paper has its provenance row and (until indexed) its index-queue row."""
+    assert conn.execute("SELECT count(*) FROM papers WHERE id NOT IN "
+                        "(SELECT paper_id FROM paper_sources)").fetchone()[0] == 0
+    assert conn.execute("SELECT count(*) FROM papers WHERE id NOT IN "
+                        "(SELECT paper_id FROM index_queue)").fetchone()[0] == 0
+
+
+def test_batches_are_committed_while_the_import_runs(lib, tmp_path):
+    path = _write(tmp_path / "big.txt")
+    other = _other(lib)
+    seen = []
+
+    def hook():
+        seen.append(_count(other))
+        _assert_whole(other)
+
+    report = lib.import_paths([path], sync=False, between_batches=hook)
+    assert report.added == N and not report.cancelled
+    # visible to others batch by batch (the hook may also run while the file is read)
+    assert [n for n in seen if n] == [300, 600, 900, 1000]
+    assert _count(other) == N
+
+
+def test_the_hook_also_runs_while_a_large_file_is_read(lib, tmp_path, monkeypatch):
+    real_read = library_module.read_file
+
+    def slow_read(path):
+        time.sleep(0.3)
+        return real_read(path)
+
+    monkeypatch.setattr(library_module, "read_file", slow_read)
+    counts = []
+    lib.import_paths([_write(tmp_path / "big.txt")], sync=False,
+                     between_batches=lambda: counts.append(lib.count()))
+    assert counts.count(0) >= 3           # edits ran before the first batch was stored
+    assert counts[-1] == N
+
+
+def test_a_long_batch_ends_after_its_time(lib, tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "BATCH_SECONDS", 0.0)   # every abstract is late
+    path = _write(tmp_path / "small.txt", 5)
+    calls = []
+    lib.import_paths([path], sync=False, between_batches=lambda: calls.append(1))
+    assert len(calls) == 5
+
+
+def test_cancel_after_two_batches_keeps_whole_papers_and_counts_them(lib, tmp_path):
+    path = _write(tmp_path / "big.txt")
+    batches = []
+    report = lib.import_paths([path], sync=False, cancel=lambda: len(batches) >= 2,
+                              between_batches=lambda: None,
+                              progress=lambda stage, n, total: n and batches.append(n))
+    assert report.cancelled and report.files[0].cancelled
+    assert report.added == 600 == len(report.added_ids) == lib.count()
+    assert report.to_dict()["added"] == 600
+    with _other(lib) as other:
+        _assert_whole(other)
+        assert _count(other, "paper_sources") == 600
+
+
+def test_reimport_after_cancel_brings_the_rest_without_duplicates(lib, tmp_path):
+    path = _write(tmp_path / "big.txt")
+    batches = []
+    first = lib.import_paths([path], cancel=lambda: len(batches) >= 1,
+                             progress=lambda stage, n, total: n and batches.append(n))
+    assert first.cancelled and first.added == 300
+    second = lib.import_paths([path])
+    assert (second.added, second.duplicates, second.cancelled) == (700, 300, False)
+    third = lib.import_paths([path])
+    assert (third.added, third.duplicates) == (0, N)
+    assert lib.count() == N
+    with _other(lib) as other:
+        assert _count(other, "paper_sources") == N
+        assert _count(other, "sources") == 1
+        assert other.execute("SELECT count(DISTINCT content_hash) FROM papers"
+                             ).fetchone()[0] == N
+    assert lib.index.doc_count() == N
+    assert lib.find('"sparse attention number 999"').total == 1
+
+
+def test_an_edit_made_from_the_hook_is_committed_at_once_and_kept(lib, tmp_path):
+    path = _write(tmp_path / "big.txt")
+    other = _other(lib)
+    starred_seen = []
+
+    def hook():
+        first_id = lib.db.execute("SELECT min(id) FROM papers").fetchone()[0]
+        if first_id is None:          # still reading the file
+            return
+        if not starred_seen:
+            lib.set_starred([first_id], True)      # the user's star toggle, queued
+        starred_seen.append(other.execute(
+            "SELECT starred FROM papers WHERE id = ?", [first_id]).fetchone()[0])
+
+    report = lib.import_paths([path], between_batches=hook)
+    assert report.added == N
+    assert starred_seen[0] == 1 and all(starred_seen)   # committed before the import ended
+    assert lib.find("is:starred").total == 1
+    assert lib.index.doc_count() == N
+
+
+def test_index_sync_calls_the_hook_between_small_batches(lib, tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
+    lib.import_paths([_write(tmp_path / "big.txt")], sync=False)
+    other = _other(lib)
+    left = []
+    applied = lib.sync_index(between_batches=lambda: left.append(_count(other, "index_queue")))
+    assert applied == N
+    # (the hook may also run while a batch is being written: then nothing left yet)
+    assert list(dict.fromkeys(left))[-10:] == list(range(900, -1, -100))
+    assert lib.index.doc_count() == N
+
+
+def test_cancelled_sync_leaves_the_rest_queued(lib, tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
+    lib.import_paths([_write(tmp_path / "big.txt")], sync=False)
+    done = []
+    applied = lib.sync_index(cancel=lambda: len(done) >= 3, between_batches=lambda: None,
+                             progress=lambda stage, n, total: n and done.append(n))
+    assert applied == 300
+    assert lib.index.doc_count() == 300
+    assert lib._queue_size() == N - 300
+    assert lib.sync_index() == N - 300
+    assert lib.index.doc_count() == N
+
+
+def test_edits_during_a_slow_index_commit_are_not_lost_or_doubled(lib, tmp_path,
+                                                                  monkeypatch):
+    # A Whoosh commit that merges segments can take seconds; the hook keeps running edits
+    # meanwhile. An edit to a paper of the batch being written queues it again.
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
+    monkeypatch.setattr(library_module, "HOOK_INTERVAL_S", 0.01)
+    lib.import_paths([_write(tmp_path / "big.txt", 200)], sync=False)
+    first_id = lib.db.execute("SELECT min(id) FROM papers").fetchone()[0]
+    real_write = lib.index.write
+
+    def slow_write(**kw):
+        time.sleep(0.2)
+        return real_write(**kw)
+
+    monkeypatch.setattr(lib.index, "write", slow_write)
+    edits = []
+
+    def hook():
+        if not edits:
+            edits.append(lib.set_title(first_id, "Renamed while indexing"))
+
+    lib.sync_index(between_batches=hook)
+    assert edits                                      # ran during the first commit
+    assert lib._queue_size() == 0
+    assert lib.index.doc_count() == 200               # no paper indexed twice
+    assert [h.id for h in lib.find('"renamed while indexing"').hits] == [first_id]

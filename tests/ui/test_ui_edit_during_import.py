@@ -1,0 +1,87 @@
+"""Edits made with the keyboard while an import runs in the window: each one is shown,
+is committed (seen from another connection) before the import ends, and undo reverses
+it. Before the one-writer worker, the first key froze the window for 10 s and failed with
+"database is locked"."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from PySide6.QtCore import Qt
+from ui_fixtures import WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
+
+from paperdesk.ui.paper_model import ReadRole, StarredRole, TagsRole
+
+N = 8000   #: abstracts imported: enough that storing them takes a few seconds
+WORDS = ("depth", "stereo", "lidar", "radiance", "transformer", "diffusion", "graph",
+         "kernel", "sparse", "manifold", "bandit", "policy", "contrastive", "tokenizer")
+
+
+def _abstracts(n: int) -> list[str]:
+    """``n`` distinct abstracts that read as prose."""
+    out = []
+    for i in range(n):
+        a, b, c = (WORDS[(i * k) % len(WORDS)] for k in (1, 3, 5))
+        out.append(f"We study {a} estimation with {b} priors for problem number {i}. "
+                   f"Our method combines {c} features with a learned {a} model and "
+                   f"improves accuracy on benchmark {i % 97} by a clear margin.")
+    return out
+
+
+def _papers_committed(lib) -> int:
+    """How many papers another connection sees."""
+    con = sqlite3.connect(f"file:{lib.path / 'library.db'}?mode=ro", uri=True)
+    try:
+        return con.execute("SELECT count(*) FROM papers").fetchone()[0]
+    finally:
+        con.close()
+
+
+def _committed(lib, pid: int) -> tuple[bool, bool, tuple[str, ...]]:
+    """(starred, read, tag names) of a paper as another connection sees them."""
+    con = sqlite3.connect(f"file:{lib.path / 'library.db'}?mode=ro", uri=True)
+    try:
+        starred, read_at = con.execute("SELECT starred, read_at FROM papers WHERE id = ?",
+                                       [pid]).fetchone()
+        tags = tuple(r[0] for r in con.execute(
+            "SELECT t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id "
+            "WHERE pt.paper_id = ? ORDER BY t.name", [pid]))
+    finally:
+        con.close()
+    return bool(starred), read_at is not None, tags
+
+
+def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path):
+    window, lib = win, win.lib
+    assert window.create_tag("depth", key=1)
+    wait_idle(qtbot, window)
+    source = tmp_path / "big.txt"
+    total = 225 + N
+    source.write_text("Daily Papers\n\n" + "\n\n".join(_abstracts(N)) + "\n",
+                      encoding="utf-8")
+    assert window.start_import([source])
+    # The import commits in batches: the first ones are visible long before the end.
+    qtbot.waitUntil(lambda: _papers_committed(lib) > 225, timeout=WAIT_MS)
+    window.focus_list()
+    window.select_row(0)
+    pid = window.current_paper_id()
+    index = window.model.index(0, 0)
+    steps = [("s", lambda: index.data(StarredRole), lambda c: c[0]),
+             ("r", lambda: index.data(ReadRole), lambda c: c[1]),
+             ("1", lambda: [n for n, _colour in index.data(TagsRole) or ()] == ["depth"],
+              lambda c: c[2] == ("depth",))]
+    for key, shown, committed in steps:
+        press(qtbot, window, key)
+        qtbot.waitUntil(lambda: bool(shown()), timeout=5000)
+        assert committed(_committed(lib, pid)), key
+        assert _papers_committed(lib) < total, f"the import's papers were all in before {key!r}"
+        assert window.import_runner.is_running()
+        assert not window.statusBar().currentMessage().startswith("⚠")
+    qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
+    wait_idle(qtbot, window)
+    assert lib.count() == total
+    assert _committed(lib, pid) == (True, True, ("depth",))
+    for expected in [(True, True, ()), (True, False, ()), (False, False, ())]:
+        qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+        qtbot.waitUntil(lambda: _committed(lib, pid) == expected, timeout=5000)
+    qtbot.waitUntil(lambda: not index.data(StarredRole), timeout=5000)

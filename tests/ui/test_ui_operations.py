@@ -1,0 +1,261 @@
+"""The window's one writer and its reader (``paperdesk.ui.operations.LibraryWorker``).
+
+Real libraries in ``tmp_path``; the import batch size is set with ``monkeypatch`` so a
+few thousand abstracts make many batches on any machine.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import sqlite3  # noqa: E402
+import threading  # noqa: E402
+import time  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+from paperdesk.core import db as core_db  # noqa: E402
+from paperdesk.core import library as library_module  # noqa: E402
+from paperdesk.core.changes import Changes  # noqa: E402
+from paperdesk.core.library import DB_NAME, Library  # noqa: E402
+from paperdesk.core.models import LibraryError  # noqa: E402
+from paperdesk.ui.operations import LibraryWorker  # noqa: E402
+from ui_fixtures import TOTAL, open_seeded  # noqa: E402,F401
+
+N = 3000
+BATCH = 100
+WAIT_MS = 20000
+
+
+def _write(path: Path, n: int = N) -> Path:
+    path.write_text("Daily Papers\n\n" + "\n\n".join(
+        f"Paper {i} on sparse attention number {i}, with results on task {i % 13}."
+        for i in range(n)) + "\n", encoding="utf-8")
+    return path
+
+
+def _other(lib: Library) -> sqlite3.Connection:
+    return sqlite3.connect(str(lib.path / DB_NAME), timeout=1, check_same_thread=False)
+
+
+@pytest.fixture
+def lib(tmp_path, monkeypatch):
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", BATCH)
+    monkeypatch.setattr(library_module, "BATCH_SECONDS", 60.0)
+    with Library.open(tmp_path / "lib") as lib:
+        yield lib
+
+
+@pytest.fixture
+def worker(qtbot, lib):
+    worker = LibraryWorker(lib)
+    yield worker
+    worker.shutdown()
+
+
+def test_writes_run_in_order_on_one_thread_that_is_not_the_ui_thread(qtbot, worker):
+    ran, delivered = [], []
+    for i in range(20):
+        worker.write(lambda lib, i=i: ran.append((i, threading.get_ident())),
+                     on_done=lambda _r, i=i: delivered.append((i, threading.get_ident())))
+    assert worker.is_busy()
+    assert worker.wait_idle(10)
+    assert [i for i, _t in ran] == list(range(20))
+    threads = {t for _i, t in ran}
+    assert len(threads) == 1 and threading.get_ident() not in threads
+    assert delivered == [(i, threading.get_ident()) for i in range(20)]   # UI thread
+
+
+def test_an_edit_queued_during_a_bulk_import_runs_before_the_import_ends(qtbot, worker,
+                                                                         lib, tmp_path):
+    path = _write(tmp_path / "big.txt")
+    other = _other(lib)
+    gate = threading.Event()
+    order, seen_during = [], []
+
+    def bulk(lib, job):
+        def hook():
+            if lib.count():            # hold the import after its first batch ...
+                gate.wait(10)
+            job.between_batches()      # ... then let the queued edits in
+        return lib.import_paths([path], cancel=job.cancelled, between_batches=hook)
+
+    def edit(lib):
+        first = lib.db.execute("SELECT min(id) FROM papers").fetchone()[0]
+        lib.set_starred([first], True)
+        # committed: another connection sees the star while the import is still going
+        seen_during.append(other.execute(
+            "SELECT (SELECT starred FROM papers WHERE id = ?), count(*) FROM papers",
+            [first]).fetchone())
+        return Changes.of(papers=[first], fields=["starred"])
+
+    changed = []
+    worker.changed.connect(changed.append)
+    worker.write(bulk, on_done=lambda report: order.append(("import", report.added)),
+                 bulk=True)
+    qtbot.waitUntil(lambda: other.execute("SELECT count(*) FROM papers").fetchone()[0] > 0,
+                    timeout=WAIT_MS)
+    worker.write(edit, on_done=lambda c: order.append(("edit", sorted(c.papers))))
+    gate.set()
+    assert worker.wait_idle(60)
+    assert seen_during and seen_during[0][0] == 1
+    assert seen_during[0][1] < N                    # the import had not finished
+    assert [what for what, _x in order] == ["edit", "import"]
+    assert order[1] == ("import", N)
+    assert len(changed) == 1 and changed[0].fields == {"starred"}
+    assert lib.find("is:starred").total == 1       # the index caught up too
+
+
+def test_edits_go_ahead_of_bulk_work_not_yet_started(qtbot, worker):
+    gate, order = threading.Event(), []
+    worker.write(lambda lib: gate.wait(10))                      # keeps the writer busy
+    worker.write(lambda lib, job: order.append("bulk"), bulk=True)
+    worker.write(lambda lib: order.append("edit 1"))
+    worker.write(lambda lib: order.append("edit 2"))
+    gate.set()
+    assert worker.wait_idle(10)
+    assert order == ["edit 1", "edit 2", "bulk"]
+
+
+@pytest.mark.parametrize("error, message", [
+    (LibraryError("no paper with id 7\nmore detail"), "no paper with id 7"),
+    (sqlite3.OperationalError("database is locked"), "database error: database is locked"),
+    (ValueError(), "ValueError"),
+])
+def test_a_failing_write_reports_one_line_and_no_change(qtbot, worker, capsys, error,
+                                                        message):
+    def fail(lib):
+        raise error
+
+    failures, signalled, changed, done = [], [], [], []
+    worker.changed.connect(changed.append)
+    worker.failed.connect(signalled.append)
+    worker.write(fail, on_done=done.append, on_failed=failures.append)
+    worker.write(fail)                       # no on_failed: the failed signal says it
+    assert worker.wait_idle(10)
+    assert failures == [message] and signalled == [message]
+    assert "\n" not in message and not changed and not done
+    stderr = capsys.readouterr().err
+    assert ("Traceback" in stderr) == (not isinstance(error, LibraryError))
+
+
+def test_a_result_carrying_changes_emits_changed_after_on_done(qtbot, worker):
+    class Report:
+        changes = Changes.of(papers=[3], sources=True)
+
+    events = []
+    worker.changed.connect(lambda c: events.append(("changed", sorted(c.papers))))
+    worker.write(lambda lib: Report(), on_done=lambda r: events.append(("done", None)))
+    worker.write(lambda lib: Changes(), on_done=lambda r: events.append(("done", None)))
+    assert worker.wait_idle(10)
+    assert events == [("done", None), ("changed", [3]), ("done", None)]   # empty: none
+
+
+def test_a_read_runs_while_a_long_write_transaction_is_open(qtbot, worker, lib, tmp_path):
+    lib.import_paths([_write(tmp_path / "few.txt", 10)])
+    in_transaction, release = threading.Event(), threading.Event()
+
+    def long_write(lib):
+        with core_db.transaction(lib.db) as db:
+            db.execute("UPDATE papers SET starred = 1")
+            in_transaction.set()
+            release.wait(10)
+
+    read_results = []
+    worker.write(long_write)
+    assert in_transaction.wait(10)
+    worker.read(lambda lib: (lib.count(), lib.filter_counts()["starred"],
+                             lib.search("sparse", limit=3) != []),
+                on_done=read_results.append)
+    qtbot.waitUntil(lambda: bool(read_results), timeout=WAIT_MS)   # while the write still waits
+    assert not release.is_set()
+    assert read_results == [(10, 0, True)]                    # the last committed state
+    release.set()
+    assert worker.wait_idle(10)
+    assert lib.filter_counts()["starred"] == 10
+
+
+def test_shutdown_mid_import_keeps_committed_papers_whole_and_runs_queued_edits(
+        qtbot, lib, tmp_path):
+    worker = LibraryWorker(lib)
+    path = _write(tmp_path / "big.txt")
+    other = _other(lib)
+    gate = threading.Event()
+
+    def bulk(lib, job):
+        def hook():
+            if lib.count():            # after the first batch, not while reading
+                gate.wait(10)
+            job.between_batches()
+        return lib.import_paths([path], cancel=job.cancelled, between_batches=hook,
+                                sync=False)
+
+    delivered = []
+    job = worker.write(bulk, on_done=delivered.append, bulk=True)
+    qtbot.waitUntil(lambda: other.execute("SELECT count(*) FROM papers").fetchone()[0] > 0,
+                    timeout=WAIT_MS)
+    worker.write(lambda lib: lib.set_note(1, "written just before closing"))
+    threading.Timer(0.2, gate.set).start()
+    worker.shutdown()
+    assert job.done() and not worker.is_busy() and not delivered
+    assert worker.write(lambda lib: None) is None                 # nothing after shutdown
+    count = other.execute("SELECT count(*) FROM papers").fetchone()[0]
+    assert 0 < count < N and count % BATCH == 0
+    assert other.execute("SELECT count(*) FROM papers WHERE id NOT IN "
+                         "(SELECT paper_id FROM paper_sources)").fetchone()[0] == 0
+    # each paper is indexed (the edit synced the index: auto_sync_index) or still queued
+    queued = {r[0] for r in other.execute("SELECT paper_id FROM index_queue")}
+    papers = {r[0] for r in other.execute("SELECT id FROM papers")}
+    assert papers <= queued | lib.index.indexed_ids()
+    assert other.execute("SELECT body FROM notes WHERE paper_id = 1").fetchone() == (
+        "written just before closing",)
+
+
+def test_run_pending_edits_belongs_to_the_writer_thread(qtbot, worker):
+    with pytest.raises(RuntimeError):
+        worker.run_pending_edits()
+
+
+# -- in the window -------------------------------------------------------------------------
+def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_path,
+                                                                     monkeypatch,
+                                                                     open_seeded):
+    # The window's import runs as a bulk job on window.worker; an edit written through
+    # the same worker is committed at the next batch boundary, long before the import
+    # ends. (The window's key presses still write on the UI thread via ui/commands.py
+    # until they are routed through window.worker.write.)
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 50)
+    real_hash = library_module.content_hash
+
+    def slow_hash(text):                       # an import of a few seconds on any machine
+        time.sleep(0.001)
+        return real_hash(text)
+
+    monkeypatch.setattr(library_module, "content_hash", slow_hash)
+    window = open_seeded()
+    qtbot.waitUntil(lambda: window.model.rowCount() == TOTAL, timeout=WAIT_MS)
+    pid = window.model.paper_id(0)
+    other = _other(window.lib)
+    big = tmp_path / "big.txt"
+    big.write_text("Daily Papers\n\n" + "\n\n".join(
+        f"Another study {i} of dense retrieval {i} at scale." for i in range(N)) + "\n",
+        encoding="utf-8")
+    assert window.start_import([big])
+    qtbot.waitUntil(lambda: other.execute("SELECT count(*) FROM papers").fetchone()[0]
+                    > TOTAL, timeout=WAIT_MS)          # the import has committed a batch
+    seen = []
+    window.worker.write(lambda lib: lib.set_starred([pid], True),
+                        on_done=lambda _r: seen.append(other.execute(
+                            "SELECT (SELECT starred FROM papers WHERE id = ?), "
+                            "count(*) FROM papers", [pid]).fetchone()))
+    qtbot.waitUntil(lambda: bool(seen), timeout=WAIT_MS)
+    starred, count = seen[0]
+    assert starred == 1 and count < TOTAL + N          # committed mid-import
+    assert window.import_runner.is_running()
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
+    assert window.lib.count() == N + TOTAL
+    assert window.lib.get(pid).starred
+    assert window.lib.find("is:starred").total == 1
