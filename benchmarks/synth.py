@@ -12,7 +12,7 @@ import random
 import re
 from pathlib import Path
 
-from paperdesk.core.parsing import read_file
+from paperdesk.core.imports.daily_papers import read_file
 
 __all__ = ["seed_sentences", "unique_token", "write_synthetic_files"]
 

@@ -13,13 +13,13 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import __version__
-from .core.exporting import FIELDS, FORMATS
-from .core.fields import RELEVANCE, SORT_CHOICES
-from .core.library import Library
-from .core.lock import LibraryLock, LockHeld
-from .core.models import LibraryError
-from .core.paths import LIBRARY_ENV, default_library_path
+from paperdesk import __version__
+from paperdesk.core.exports.formats import FIELDS, FORMATS
+from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
+from paperdesk.core.library import Library
+from paperdesk.core.store.lock import LibraryLock, LockHeld
+from paperdesk.core.models import LibraryError
+from paperdesk.core.paths import LIBRARY_ENV, default_library_path
 
 __all__ = ["main", "gui_main", "build_parser", "writes"]
 
@@ -337,7 +337,7 @@ def _cmd_export(lib: Library, args) -> int:
 
 
 def _cmd_desktop(args) -> int:
-    from .core import desktop
+    from paperdesk.core import desktop
 
     try:
         if args.command == "install-desktop":
@@ -384,7 +384,7 @@ def writes(args: argparse.Namespace) -> bool:
 def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, LibraryLock | None]:
     """Open the library for a command, holding its lock when possible.
 
-    A command takes the library's lock (:mod:`paperdesk.core.lock`) while it runs, so the
+    A command takes the library's lock (:mod:`paperdesk.core.store.lock`) while it runs, so the
     window cannot open it meanwhile. While another process (a window, or a command)
     holds it, a command that writes is refused, and one that reads opens the library
     read-only (no index repair or update).
@@ -426,7 +426,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
-        from .ui.app import run  # Qt is imported only for the GUI
+        from paperdesk.ui.app.controller import run  # Qt is imported only for the GUI
 
         return run(args.library, screenshot=args.screenshot, size=args.size,
                    appearance=args.appearance)

@@ -5,7 +5,7 @@ import sqlite3
 
 import pytest
 
-from paperdesk.core import schema
+from paperdesk.core.store import schema
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError, UnknownPaper
 

@@ -260,7 +260,7 @@ def test_export_scope_is_required(tmp_path):
 
 
 def test_write_commands_refuse_while_the_window_holds_the_lock(tmp_path, seed_files, capsys):
-    from paperdesk.core.lock import LibraryLock
+    from paperdesk.core.store.lock import LibraryLock
 
     lib = tmp_path / "lib"
     assert main(["--library", str(lib), "import", str(seed_files[0])]) == 0
@@ -287,7 +287,7 @@ def test_write_commands_refuse_while_the_window_holds_the_lock(tmp_path, seed_fi
 
 
 def test_read_command_on_a_locked_library_that_does_not_exist_yet(tmp_path, capsys):
-    from paperdesk.core.lock import LibraryLock
+    from paperdesk.core.store.lock import LibraryLock
 
     with LibraryLock(tmp_path / "new", app="gui"):
         assert main(["--library", str(tmp_path / "new"), "stats"]) == 1

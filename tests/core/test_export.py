@@ -12,7 +12,7 @@ import pytest
 import rispy
 
 from helpers import write_daily
-from paperdesk.core.exporting import FORMATS, citation_key, neutralise_cell
+from paperdesk.core.exports.formats import FORMATS, citation_key, neutralise_cell
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError
 
@@ -231,7 +231,7 @@ def test_failed_write_leaves_no_file_and_keeps_the_old_one(lib, tmp_path):
         calls.append(1)
         return True
 
-    from paperdesk.core.export_ops import ExportCancelled
+    from paperdesk.core.exports.to_file import ExportCancelled
     with pytest.raises(ExportCancelled):
         lib.export_to_file(lib.paper_ids(), "bibtex", target, cancel=cancel)
     assert target.read_text() == "old content"

@@ -1,4 +1,4 @@
-"""The vectorised search path (paperdesk.core.fastscore) agrees with Whoosh's searcher.
+"""The vectorised search path (paperdesk.core.search.fastscore) agrees with Whoosh's searcher.
 
 For every query the fast path must return the same papers, in the same order (papers with
 equal scores aside), with the same BM25F scores (up to float rounding) and the same total
@@ -21,9 +21,9 @@ import pytest
 from helpers import write_daily
 from whoosh import query as wquery
 
-from paperdesk.core import search as search_mod
-from paperdesk.core.query import QueryPlan
-from paperdesk.core.search import IndexDocument, SearchIndex, build_schema, exact_words
+from paperdesk.core.search import index as search_mod
+from paperdesk.core.search.query import QueryPlan
+from paperdesk.core.search.index import IndexDocument, SearchIndex, build_schema, exact_words
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # benchmarks.synth
@@ -285,7 +285,7 @@ def test_pairs_follow_the_exact_analyzer():
 
 
 def test_positions_decode_like_whoosh(synthetic):
-    from paperdesk.core.fastscore import FastCache, _read_positions
+    from paperdesk.core.search.fastscore import FastCache, _read_positions
 
     searcher = synthetic._searcher
     for reader, _base in searcher.reader().leaf_readers():

@@ -8,7 +8,9 @@ import json
 import pytest
 
 from paperdesk import cli
-from paperdesk.core import exporting, fields, library, query
+from paperdesk.core import fields, library
+from paperdesk.core.exports import formats as exporting
+from paperdesk.core.search import query
 from paperdesk.core.fields import (PAPER_FIELDS, SORT_CHOICES, UnknownField, field,
                                    order_by, sortable_fields)
 
@@ -48,7 +50,7 @@ def test_search_field_names_come_from_the_fields():
                                         "source"}
     assert query.DEFAULT_FIELDS == ("title", "abstract", "note", "comment")
     assert query.SEARCH_FIELDS == fields.search_fields()
-    from paperdesk.core.search import build_schema
+    from paperdesk.core.search.index import build_schema
     schema_names = set(build_schema().names())
     assert set(query.SEARCH_FIELDS) <= schema_names
 

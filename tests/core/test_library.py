@@ -8,8 +8,8 @@ import pytest
 from helpers import write_daily
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError, UnknownPaper
-from paperdesk.core.parsing import read_file
-from paperdesk.core.schema import SCHEMA_VERSION
+from paperdesk.core.imports.daily_papers import read_file
+from paperdesk.core.store.schema import SCHEMA_VERSION
 
 
 def dump(lib: Library) -> list[str]:

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from paperdesk.core.lock import LOCK_NAME, LibraryLock, LockHeld, pid_alive, read_lock
+from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld, pid_alive, read_lock
 
 
 def _dead_pid() -> int:
@@ -40,7 +40,7 @@ def test_second_lock_on_the_same_library_is_refused(tmp_path):
 
 
 def test_lock_held_by_a_live_process_is_refused(tmp_path):
-    code = ("import sys, time; from paperdesk.core.lock import LibraryLock; "
+    code = ("import sys, time; from paperdesk.core.store.lock import LibraryLock; "
             f"LibraryLock(r'{tmp_path}', app='cli').acquire(); print('locked', flush=True); "
             "time.sleep(30)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from paperdesk.core.parsing import ParseError, collect_files, parse_text, read_file
+from paperdesk.core.imports.daily_papers import ParseError, collect_files, parse_text, read_file
 from paperdesk.core.text import extract_urls
 
 from helpers import write_daily

@@ -5,7 +5,7 @@ import unicodedata
 import pytest
 
 from helpers import write_daily
-from paperdesk.core.query import MAX_QUERY_CHARS
+from paperdesk.core.search.query import MAX_QUERY_CHARS
 
 NASTY = [
     "Vitamin C deficiency slows wound healing in older adults.",
@@ -160,7 +160,7 @@ def test_snippets_show_words_as_written(lib):
 
 
 def test_matches_past_32768_characters_are_highlighted(lib, tmp_path):
-    from paperdesk.core.search import match_spans
+    from paperdesk.core.search.index import match_spans
 
     long_text = "filler words here. " * 2000 + "The rare axolotl appears at the end."
     lib.import_paths([write_daily(tmp_path / "long.txt", [long_text])])

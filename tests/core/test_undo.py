@@ -7,7 +7,7 @@ import pytest
 
 from paperdesk.core.changes import Changes
 from paperdesk.core.models import LibraryError
-from paperdesk.core.undo import NothingToUndo, UndoStack, UndoStep
+from paperdesk.core.edits.undo import NothingToUndo, UndoStack, UndoStep
 
 
 def _dump(lib) -> dict:

@@ -13,13 +13,13 @@ import pytest  # noqa: E402
 from PySide6.QtGui import QColor, QPalette  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from paperdesk.core.annotations import HIGHLIGHT_COLOURS, TAG_COLOURS  # noqa: E402
-from paperdesk.ui.appearance import (dark_palette, follow_appearance,  # noqa: E402
+from paperdesk.core.edits.annotations import HIGHLIGHT_COLOURS, TAG_COLOURS  # noqa: E402
+from paperdesk.ui.style.appearance import (dark_palette, follow_appearance,  # noqa: E402
                                      light_palette)
-from paperdesk.ui.colours import (MIN_CONTRAST, SEARCH_HIT_DARK,  # noqa: E402
+from paperdesk.ui.style.colours import (MIN_CONTRAST, SEARCH_HIT_DARK,  # noqa: E402
                                   SEARCH_HIT_LIGHT, contrast_ratio, is_dark, muted_colour,
                                   readable_on, reading_colours, text_colour_for)
-from paperdesk.ui.paper_html import hit_style  # noqa: E402
+from paperdesk.ui.panes.paper_html import hit_style  # noqa: E402
 from ui_fixtures import open_seeded, wait_idle, win  # noqa: F401,E402
 
 R = QPalette.ColorRole

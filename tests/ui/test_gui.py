@@ -19,9 +19,9 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QTableView  # noqa: E402
 
 from paperdesk.core.paths import bundled_seeds  # noqa: E402
 from paperdesk.ui import create_main_window  # noqa: E402
-from paperdesk.ui.detail_pane import PLACEHOLDER, DetailPane  # noqa: E402
-from paperdesk.ui.paper_model import BLOCK, PaperTableModel  # noqa: E402
-from paperdesk.ui.tag_pane import TagPane  # noqa: E402
+from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane  # noqa: E402
+from paperdesk.ui.panes.paper_model import BLOCK, PaperTableModel  # noqa: E402
+from paperdesk.ui.panes.tag_pane import TagPane  # noqa: E402
 
 TOTAL = 225            # distinct papers in the two seed files
 PER_FILE = 120         # abstracts in each seed file (15 are in both)
@@ -400,8 +400,7 @@ def test_closing_during_an_import_stops_cleanly(qtbot, open_window):
 
 # -- app.run -----------------------------------------------------------------------------------
 def test_run_reports_an_unopenable_library_in_a_dialog(qapp, tmp_path, monkeypatch):
-    from paperdesk.ui import app as app_module
-
+    from paperdesk.ui.app import controller as app_module
     shown = []
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)   # restored after the test
     monkeypatch.setattr(app_module, "message_box",
@@ -433,8 +432,8 @@ def test_detail_pane_starts_with_a_placeholder(qtbot):
 
 
 def test_highlighting_follows_the_query_and_escapes_everything():
-    from paperdesk.core.search import MatchTerms, match_spans
-    from paperdesk.ui.paper_html import abstract_html, title_html
+    from paperdesk.core.search.index import MatchTerms, match_spans
+    from paperdesk.ui.panes.paper_html import abstract_html, title_html
 
     text = "Optimizers <i>and</i> networks; the network width."
     # what Library.match_terms gives for 'title:networks optim* NOT width "the"' on an

@@ -10,7 +10,7 @@ import sqlite3
 from PySide6.QtCore import Qt
 from ui_fixtures import WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
 
-from paperdesk.ui.paper_model import ReadRole, StarredRole, TagsRole
+from paperdesk.ui.panes.paper_model import ReadRole, StarredRole, TagsRole
 
 N = 8000   #: abstracts imported: enough that storing them takes a few seconds
 WORDS = ("depth", "stereo", "lidar", "radiance", "transformer", "diffusion", "graph",

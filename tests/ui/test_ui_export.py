@@ -20,13 +20,13 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from ui_fixtures import WAIT_MS, make_settings, open_seeded, wait_idle, win  # noqa: F401
 
-from paperdesk.core import export_ops
-from paperdesk.core.exporting import FIELDS
-from paperdesk.ui.actions import ACTIONS, shortcut_rows
-from paperdesk.ui.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, file_stem
-from paperdesk.ui.paper_model import PaperTableModel
+from paperdesk.core.exports import to_file as export_ops
+from paperdesk.core.exports.formats import FIELDS
+from paperdesk.ui.window.actions import ACTIONS, shortcut_rows
+from paperdesk.ui.window.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, file_stem
+from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.core.scope import Scope
-from paperdesk.ui.settings import Settings
+from paperdesk.ui.app.settings import Settings
 
 TAGGED = 12
 

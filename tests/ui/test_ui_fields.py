@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from paperdesk.core import fields
 from paperdesk.core.fields import PAPER_FIELDS, SORT_CHOICES
-from paperdesk.ui.export_dialog import FIELD_LABELS
-from paperdesk.ui.paper_model import PaperTableModel
-from paperdesk.ui.workers import SORTS
+from paperdesk.ui.window.export_dialog import FIELD_LABELS
+from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.background.workers import SORTS
 
 
 def test_gui_sort_keys_and_columns_come_from_the_fields():

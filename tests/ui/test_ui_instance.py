@@ -18,10 +18,10 @@ from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
 from PySide6.QtNetwork import QLocalSocket  # noqa: E402
 
-from paperdesk.core.lock import LOCK_NAME, LibraryLock, read_lock  # noqa: E402
-from paperdesk.ui.app import AppController  # noqa: E402
-from paperdesk.ui.instance import InstanceServer, ask_to_activate, server_name  # noqa: E402
-from paperdesk.ui.settings import Settings  # noqa: E402
+from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, read_lock  # noqa: E402
+from paperdesk.ui.app.controller import AppController  # noqa: E402
+from paperdesk.ui.app.instance import InstanceServer, ask_to_activate, server_name  # noqa: E402
+from paperdesk.ui.app.settings import Settings  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -64,7 +64,7 @@ def test_a_later_launch_asks_the_window_to_come_forward(qtbot, tmp_path):
     server = InstanceServer()
     name = server_name(tmp_path)
     assert server.listen(name) and server.name() == name
-    code = ("import sys; from paperdesk.ui.instance import ask_to_activate; "
+    code = ("import sys; from paperdesk.ui.app.instance import ask_to_activate; "
             f"sys.exit(0 if ask_to_activate({name!r}) else 3)")
     with qtbot.waitSignal(server.activateRequested, timeout=20000):
         # the asking side blocks, as a second launch does: another process

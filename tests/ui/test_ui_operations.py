@@ -1,4 +1,4 @@
-"""The window's one writer and its reader (``paperdesk.ui.operations.LibraryWorker``).
+"""The window's one writer and its reader (``paperdesk.ui.background.operations.LibraryWorker``).
 
 Real libraries in ``tmp_path``; the import batch size is set with ``monkeypatch`` so a
 few thousand abstracts make many batches on any machine.
@@ -17,12 +17,12 @@ from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
 
-from paperdesk.core import db as core_db  # noqa: E402
+from paperdesk.core.store import db as core_db  # noqa: E402
 from paperdesk.core import library as library_module  # noqa: E402
 from paperdesk.core.changes import Changes  # noqa: E402
 from paperdesk.core.library import DB_NAME, Library  # noqa: E402
 from paperdesk.core.models import LibraryError  # noqa: E402
-from paperdesk.ui.operations import LibraryWorker  # noqa: E402
+from paperdesk.ui.background.operations import LibraryWorker  # noqa: E402
 from ui_fixtures import TOTAL, open_seeded  # noqa: E402,F401
 
 N = 3000

@@ -14,10 +14,10 @@ from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
 from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, win  # noqa: F401
 
-from paperdesk.ui.abstract_view import OffsetMap
-from paperdesk.ui.colours import contrast_ratio, text_colour_for
-from paperdesk.ui.links import is_safe_url, url_at
-from paperdesk.ui.note_editor import AUTOSAVE_MS
+from paperdesk.ui.panes.abstract_view import OffsetMap
+from paperdesk.ui.style.colours import contrast_ratio, text_colour_for
+from paperdesk.ui.panes.links import is_safe_url, url_at
+from paperdesk.ui.panes.note_editor import AUTOSAVE_MS
 from paperdesk.core.scope import Scope
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -68,7 +68,7 @@ def test_note_survives_the_process_being_killed(tmp_path, _seeded_template):
         from PySide6.QtCore import QSettings, QTimer
         from PySide6.QtTest import QTest
         from paperdesk.ui import create_main_window, ensure_app
-        from paperdesk.ui.settings import Settings
+        from paperdesk.ui.app.settings import Settings
         app = ensure_app()
         settings = Settings(QSettings(r"{tmp_path / 'k.ini'}", QSettings.Format.IniFormat))
         window = create_main_window(r"{folder}", import_seeds=False, settings=settings)
@@ -242,7 +242,7 @@ def test_tag_editor_completes_existing_names_without_regard_to_case(qtbot, win):
 
 
 def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
-    from paperdesk.ui.paper_model import ReadRole, StarredRole, TagsRole
+    from paperdesk.ui.panes.paper_model import ReadRole, StarredRole, TagsRole
     window, lib = win, win.lib
     model = window.model
     ids = model.ids()
@@ -263,7 +263,7 @@ def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
 
 
 def test_chip_text_colour_is_readable():
-    from paperdesk.core.annotations import TAG_COLOURS
+    from paperdesk.core.edits.annotations import TAG_COLOURS
     for colour in TAG_COLOURS + ("#000000", "#ffffff", "#777777", "#ffe066", "#1f3a93"):
         fg = text_colour_for(colour)
         other = "#ffffff" if fg == "#000000" else "#000000"
@@ -342,8 +342,7 @@ def test_a_narrow_window_keeps_the_list_usable(qtbot, win):
 
 
 def test_no_display_is_one_line_not_a_crash(monkeypatch, capsys, tmp_path):
-    from paperdesk.ui import app
-
+    from paperdesk.ui.app import controller as app
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(app.sys, "platform", "linux")

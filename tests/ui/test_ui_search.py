@@ -14,13 +14,13 @@ from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog
 
 from paperdesk.core.models import SearchHit, SearchResults
-from paperdesk.core.search import match_spans
+from paperdesk.core.search.index import match_spans
 from paperdesk.core.text import find_urls
-from paperdesk.ui.paper_model import PaperTableModel
-from paperdesk.ui.colours import SEARCH_HIT_LIGHT
+from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
 from paperdesk.core.scope import Scope
-from paperdesk.ui.search_help import SEARCH_SYNTAX, SearchHelpDialog
-from paperdesk.ui.workers import FIRST_PAGE
+from paperdesk.ui.window.search_help import SEARCH_SYNTAX, SearchHelpDialog
+from paperdesk.ui.background.workers import FIRST_PAGE
 from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
 
 HIGHLIGHT = "background-color:" + SEARCH_HIT_LIGHT[0]

@@ -13,10 +13,10 @@ from PySide6.QtWidgets import QTextEdit  # noqa: E402
 
 from paperdesk import __version__  # noqa: E402
 from paperdesk.ui import create_main_window  # noqa: E402
-from paperdesk.ui.dialogs import about_text  # noqa: E402
-from paperdesk.ui.main_window import DETAIL_SHARE, TAG_PANE_WIDTH  # noqa: E402
-from paperdesk.ui.paper_model import PaperTableModel  # noqa: E402
-from paperdesk.ui.settings import Settings  # noqa: E402
+from paperdesk.ui.window.dialogs import about_text  # noqa: E402
+from paperdesk.ui.window.main_window import DETAIL_SHARE, TAG_PANE_WIDTH  # noqa: E402
+from paperdesk.ui.panes.paper_model import PaperTableModel  # noqa: E402
+from paperdesk.ui.app.settings import Settings  # noqa: E402
 from ui_fixtures import TOTAL, open_seeded, press, win  # noqa: F401,E402
 
 

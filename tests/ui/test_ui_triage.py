@@ -10,7 +10,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextBrowser
 from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
 
-from paperdesk.ui.actions import ACTIONS, shortcut_rows
+from paperdesk.ui.window.actions import ACTIONS, shortcut_rows
 
 
 def _focus_name(window) -> str:

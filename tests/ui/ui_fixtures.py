@@ -13,7 +13,7 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 
 from paperdesk.ui import create_main_window  # noqa: E402
-from paperdesk.ui.settings import Settings  # noqa: E402
+from paperdesk.ui.app.settings import Settings  # noqa: E402
 
 TOTAL = 225
 WAIT_MS = 20000

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .paths import resource_path
+from paperdesk.core.paths import resource_path
 
 __all__ = ["install", "uninstall", "installed_files", "desktop_entry", "launcher_command",
            "data_home", "icon_png_path", "DesktopError", "ICON_SIZES", "DESKTOP_FILE",

@@ -20,22 +20,22 @@ from pathlib import Path
 
 import sqlite_utils
 
-from . import db as _db
-from .annotations import AnnotationsMixin
-from .changes import Changes
-from .clock import utc_now as _now
-from .saved_searches import SavedSearchesMixin
-from .export_ops import ExportMixin
-from .fields import SORT_CHOICES, sortable_fields
-from .models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
+from paperdesk.core.store import db as _db
+from paperdesk.core.edits.annotations import AnnotationsMixin
+from paperdesk.core.changes import Changes
+from paperdesk.core.clock import utc_now as _now
+from paperdesk.core.edits.saved_searches import SavedSearchesMixin
+from paperdesk.core.exports.to_file import ExportMixin
+from paperdesk.core.fields import SORT_CHOICES, sortable_fields
+from paperdesk.core.models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
-from .json_import import is_json_export, read_export, store_export
-from .parsing import ParseError, collect_files, read_file
-from .schema import SchemaError, migrate
-from .scope import FILTERS, Scope, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
-from .search import IndexDocument, SearchIndex, make_snippet, match_spans
-from .text import content_hash, derive_title, extract_arxiv_ids, extract_urls, is_code_url
-from .undo import UndoStack, UndoStep
+from paperdesk.core.imports.paperdesk_json import is_json_export, read_export, store_export
+from paperdesk.core.imports.daily_papers import ParseError, collect_files, read_file
+from paperdesk.core.store.schema import SchemaError, migrate
+from paperdesk.core.scope import FILTERS, Scope, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
+from paperdesk.core.search.index import IndexDocument, SearchIndex, make_snippet, match_spans
+from paperdesk.core.text import content_hash, derive_title, extract_arxiv_ids, extract_urls, is_code_url
+from paperdesk.core.edits.undo import UndoStack, UndoStep
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "BatchHook", "DB_NAME", "INDEX_DIR",
            "IMPORT_BATCH", "EXPORT_IMPORT_BATCH", "BATCH_SECONDS", "INDEX_BATCH"]
@@ -153,7 +153,7 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
             sync_index: bring the search index up to date before returning (pass ``False``
                 to do it later with :meth:`sync_index`, e.g. from a worker thread).
             read_only: for reading while another process writes (it holds the library's
-                lock, :mod:`paperdesk.core.lock`): nothing is created, migrated, repaired
+                lock, :mod:`paperdesk.core.store.lock`): nothing is created, migrated, repaired
                 or indexed, so searches may miss changes the other process has not
                 indexed yet. Only call reading methods on such a library.
         Returns:
@@ -167,7 +167,7 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
 
     def _check_readable(self) -> None:
         """For ``read_only``: the database exists at the current schema version."""
-        from .schema import SCHEMA_VERSION, schema_version
+        from paperdesk.core.store.schema import SCHEMA_VERSION, schema_version
 
         if not (self.path / DB_NAME).is_file() or not (self.path / INDEX_DIR).is_dir():
             raise LibraryError(f"{self.path} is not a paperdesk library yet")
@@ -543,12 +543,12 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
 
     def match_terms(self, query: str):
         """Return the index words ``query`` matches, for highlighting any text with
-        :func:`paperdesk.core.search.match_spans` (the detail pane's abstract and note).
+        :func:`paperdesk.core.search.index.match_spans` (the detail pane's abstract and note).
 
         Args:
             query: the query as typed.
         Returns:
-            A :class:`~paperdesk.core.search.MatchTerms` (empty for a blank query).
+            A :class:`~paperdesk.core.search.index.MatchTerms` (empty for a blank query).
         """
         return self.index.match_terms(self.index.plan(query))
 
@@ -559,7 +559,7 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         word (at most two edits away) that papers do contain.
 
         Args:
-            plan: a :class:`~paperdesk.core.query.QueryPlan` (from ``index.plan``).
+            plan: a :class:`~paperdesk.core.search.query.QueryPlan` (from ``index.plan``).
         Returns:
             The corrected query text, or ``None`` when nothing better is known.
         """

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .changes import Changes
+    from paperdesk.core.changes import Changes
 
 __all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
@@ -355,7 +355,7 @@ class ImportReport:
     def changes(self) -> "Changes":
         """What the import changed, as a :class:`~paperdesk.core.changes.Changes`
         (``sources`` set; ``papers`` the added ids)."""
-        from .changes import Changes
+        from paperdesk.core.changes import Changes
 
         return Changes.of(papers=self.added_ids, sources=True, search=True)
 

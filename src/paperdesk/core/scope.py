@@ -11,10 +11,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .fields import RELEVANCE, SORT_CHOICES, order_by
+from paperdesk.core.fields import RELEVANCE, SORT_CHOICES, order_by
 
 if TYPE_CHECKING:
-    from .library import Library
+    from paperdesk.core.library import Library
 
 __all__ = ["Scope", "FILTERS", "FILTER_LABELS", "scope_ids", "scope_count", "scope_sql"]
 

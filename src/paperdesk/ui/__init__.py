@@ -14,6 +14,6 @@ language page), ``paper_html`` (escaped detail HTML), ``links``,
 ``screenshot``.
 """
 
-from .startup import create_main_window, ensure_app
+from paperdesk.ui.app.startup import create_main_window, ensure_app
 
 __all__ = ["create_main_window", "ensure_app"]

@@ -1,0 +1,127 @@
+"""Exporting from a library: choosing the papers (scopes) and writing files safely."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from paperdesk.core.exports.formats import export_chunks
+from paperdesk.core.models import LibraryError, Paper
+from paperdesk.core.scope import Scope
+
+__all__ = ["ExportMixin", "ExportCancelled"]
+
+
+def _mode_for(target: Path) -> int:
+    """Permission bits for the new file: those of the file it replaces, else the usual
+    ones for a new file under the current umask (mkstemp would leave 0600)."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+class ExportCancelled(LibraryError):
+    """The export was cancelled; no file was written."""
+
+
+class ExportMixin:
+    """Export methods of :class:`paperdesk.core.library.Library`."""
+
+    def export_scope(self, *, tag: str | None = None, query: str | None = None,
+                     ids: Sequence[int] | None = None, saved: str | None = None,
+                     everything: bool = False) -> list[int]:
+        """Return the ids of the papers in one export scope, in list order.
+
+        Exactly one scope must be given: a tag name (papers with it, in added order), a
+        query (its results, best first), a saved search's name, explicit ids (kept in the
+        order given), or ``everything`` (the whole library in added order).
+
+        Raises:
+            LibraryError: no scope or several, an unknown tag or saved search, or an
+                unknown paper id.
+            ValueError: never for user input (kept for programming errors).
+        """
+        given = [x is not None for x in (tag, query, ids, saved)] + [everything]
+        if sum(given) != 1:
+            raise LibraryError("choose one export scope: a tag, a query, a saved search, "
+                               "paper ids, or everything")
+        if tag is not None:
+            found = self.tag_by_name(tag)
+            if found is None:
+                raise LibraryError(f"no tag named {tag!r}")
+            return self.scope_ids(Scope(tag_id=found.id))
+        return self.scope_ids(Scope(query=query, saved=saved,
+                                    ids=None if ids is None else tuple(ids)))
+
+    def _papers(self, ids: Sequence[int], progress, cancel) -> Iterator[Paper]:
+        total = len(ids)
+        for n, pid in enumerate(ids, start=1):
+            if cancel is not None and n % 100 == 0 and cancel():
+                raise ExportCancelled("export cancelled; no file was written")
+            yield self.get(pid)
+            if progress is not None and (n % 100 == 0 or n == total):
+                progress("export", n, total)
+
+    def export_text(self, ids: Sequence[int], fmt: str,
+                    fields: Iterable[str] | None = None) -> str:
+        """Return the export of the given papers as one string (for stdout or the
+        clipboard). See :mod:`paperdesk.core.exports.formats` for formats and fields.
+
+        Raises:
+            ValueError: unknown format or field.
+            UnknownPaper: an id does not exist.
+        """
+        return "".join(export_chunks(self._papers(list(ids), None, None), fmt, fields))
+
+    def export_to_file(self, ids: Sequence[int], fmt: str, path: str | os.PathLike,
+                       fields: Iterable[str] | None = None, progress=None,
+                       cancel=None) -> int:
+        """Write an export file atomically: to a temporary file in the same folder, which
+        replaces ``path`` only once it is complete, so a failure or cancel never leaves a
+        half-written file (nor destroys an existing one).
+
+        Args:
+            ids: papers, in the order to write.
+            fmt: a format of :data:`paperdesk.core.exports.formats.FORMATS`.
+            path: the file to write.
+            fields: fields to include, or ``None`` for all.
+            progress: called as ``progress("export", done, total)``.
+            cancel: polled every 100 papers; True stops the export.
+        Returns:
+            The number of papers written.
+        Raises:
+            LibraryError: the file cannot be written (message names the file and the
+                reason, e.g. a read-only folder or a full disk).
+            ExportCancelled: cancelled (nothing written).
+            ValueError: unknown format or field.
+        """
+        target = Path(path).expanduser()
+        if target.is_symlink():  # write through the link, keep the link
+            target = target.resolve()
+        ids = list(ids)
+        chunks = export_chunks(self._papers(ids, progress, cancel), fmt, fields)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
+                                       dir=target.parent if str(target.parent) else ".")
+        except OSError as exc:
+            raise LibraryError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                for chunk in chunks:
+                    fh.write(chunk)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, _mode_for(target))
+            os.replace(tmp, target)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            raise LibraryError(f"cannot write {target}: {exc.strerror or exc}") from exc
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return len(ids)

@@ -1,0 +1,142 @@
+"""Reading paperdesk's own JSON export back into a library (see
+:func:`paperdesk.core.exports.formats.json_document` for the format)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import sqlite_utils
+
+from paperdesk.core.exports.formats import JSON_FORMAT_NAME
+from paperdesk.core.models import FileReport
+from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
+from paperdesk.core.text import content_hash, derive_title, normalize
+
+__all__ = ["is_json_export", "read_export", "store_export"]
+
+
+def is_json_export(path: str | os.PathLike) -> bool:
+    """True if ``path`` looks like a paperdesk JSON export (by its first bytes)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(200).lstrip(b"\xef\xbb\xbf \t\r\n")
+    except OSError:
+        return False
+    return head.startswith(b"{") and JSON_FORMAT_NAME.encode() in head
+
+
+def read_export(path: str | os.PathLike) -> dict:
+    """Load and check a JSON export.
+
+    Returns:
+        The document (``{"format", "version", "papers": [...]}``).
+    Raises:
+        ParseError: unreadable, not JSON, not a paperdesk export, or a paper without an
+            abstract.
+    """
+    p = Path(path)
+    try:
+        if p.stat().st_size > MAX_FILE_BYTES:
+            raise ParseError(path, f"file too large (limit {MAX_FILE_BYTES} bytes)")
+        doc = json.loads(p.read_text(encoding="utf-8-sig"))
+    except OSError as exc:
+        raise ParseError(path, f"cannot read file ({exc.strerror or exc})") from exc
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ParseError(path, f"not valid JSON ({exc})") from exc
+    if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT_NAME:
+        raise ParseError(path, "not a paperdesk JSON export (no \"format\": "
+                               f"\"{JSON_FORMAT_NAME}\")")
+    papers = doc.get("papers")
+    if not isinstance(papers, list):
+        raise ParseError(path, "a paperdesk export needs a \"papers\" list")
+    for n, paper in enumerate(papers, start=1):
+        if not isinstance(paper, dict) or not str(paper.get("abstract", "")).strip():
+            raise ParseError(path, f"paper {n} has no abstract")
+    return doc
+
+
+def _source_id(db: sqlite_utils.Database, src: dict, now: str) -> int:
+    path = str(src.get("path") or src.get("name") or "paperdesk export")
+    row = db.execute("SELECT id FROM sources WHERE path = ?", [path]).fetchone()
+    if row:
+        return row[0]
+    return db.execute(
+        "INSERT INTO sources (path, name, header, encoding, imported_at) VALUES (?, ?, ?, ?, ?)",
+        [path, str(src.get("name") or Path(path).name), str(src.get("header") or ""),
+         "utf-8", now]).lastrowid
+
+
+def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int], list[int]]:
+    """Store the papers of an export (inside the caller's transaction).
+
+    New abstracts are added with their title, dates, read and star marks; a paper already
+    in the library keeps its own title and note but gains the export's tags, highlights
+    (when the offsets still fit the abstract), read and star marks. Tags are matched by
+    name without regard to case; a tag's number key is taken only if it is free.
+
+    Args:
+        lib: the :class:`~paperdesk.core.library.Library`.
+        doc: from :func:`read_export`.
+        report: counts ``added`` and ``duplicates`` are updated.
+        now: ISO 8601 UTC time of this import.
+    Returns:
+        ``(added_ids, touched_ids)``: new papers, and existing papers that changed.
+    """
+    db = lib.db
+    added, touched = [], []
+    for item in doc["papers"]:
+        abstract = normalize(str(item["abstract"]))
+        digest = content_hash(abstract)
+        row = db.execute("SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+        if row is None:
+            derived = derive_title(abstract)
+            title = normalize(str(item.get("title") or "")) or derived
+            pid = db.execute(
+                "INSERT INTO papers (content_hash, title, derived_title, abstract, added_at, "
+                "read_at, starred) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [digest, title, derived, abstract, str(item.get("added_at") or now),
+                 item.get("read_at"), int(bool(item.get("starred")))]).lastrowid
+            added.append(pid)
+            report.added += 1
+        else:
+            pid = row[0]
+            report.duplicates += 1
+            if item.get("read_at"):
+                db.execute("UPDATE papers SET read_at = coalesce(read_at, ?) WHERE id = ?",
+                           [item["read_at"], pid])
+            if item.get("starred"):
+                db.execute("UPDATE papers SET starred = 1 WHERE id = ?", [pid])
+            touched.append(pid)
+        for src in item.get("sources") or []:
+            db.execute("INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
+                       "VALUES (?, ?, ?)", [pid, _source_id(db, src, now),
+                                            int(src.get("position") or 1)])
+        for tag in item.get("tags") or []:
+            existing = lib.tag_by_name(str(tag.get("name", "")))
+            if existing is None:
+                key = tag.get("key")
+                free = key is not None and lib.tag_for_key(int(key)) is None
+                existing = lib.ensure_tag(str(tag["name"]), colour=tag.get("colour"),
+                                          key=int(key) if free else None)
+            db.execute("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
+                       [pid, existing.id])
+        note = str(item.get("note") or "")
+        if note.strip() and not lib.note(pid).strip():
+            db.execute("INSERT INTO notes (paper_id, body, updated_at) VALUES (?, ?, ?) "
+                       "ON CONFLICT(paper_id) DO UPDATE SET body = excluded.body",
+                       [pid, note, now])
+        have = {(h.start, h.end) for h in lib.highlights(pid)}
+        for h in item.get("highlights") or []:
+            start, end = int(h.get("start", -1)), int(h.get("end", -1))
+            if (start, end) in have or not 0 <= start < end <= len(abstract):
+                continue
+            if h.get("text") is not None and abstract[start:end] != h["text"]:
+                continue  # offsets no longer point at the same words
+            db.execute('INSERT INTO highlights (paper_id, start, "end", colour, comment, '
+                       "created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                       [pid, start, end, str(h.get("colour") or "#ffe066"),
+                        str(h.get("comment") or ""), str(h.get("created_at") or now)])
+            have.add((start, end))
+    return added, touched

@@ -1,0 +1,593 @@
+"""The Whoosh full-text index: schema, writes, one long-lived searcher, queries, snippets.
+
+The index is derived from SQLite and can always be rebuilt (``paperdesk reindex``). Only
+the paper id is stored in it; titles and abstracts for snippets come from SQLite.
+
+Searches of the usual shapes are answered by :mod:`.fastscore`, which reads this index's
+posting lists into numpy arrays and scores them in bulk (the same BM25F as Whoosh);
+other shapes run on Whoosh's searcher. An index written with another schema (an older
+paperdesk) is rebuilt (:class:`IndexSchemaMismatch`).
+
+Thread safety: one :class:`SearchIndex` may be used from several threads; searches and
+writes are serialised by an internal lock. After every commit the searcher is replaced by
+a new one and the old one closed (``Searcher.refresh()`` can return stale copies of
+updated documents in whoosh-reloaded 2.7.5; see DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import mmap
+import re
+import shutil
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from whoosh import columns, formats
+from whoosh import index as windex
+from whoosh import query as wquery
+from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer, StemFilter
+from whoosh.codec.whoosh3 import W3Codec
+from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, FieldType, Schema
+from whoosh.filedb.compound import SubFile
+from whoosh.filedb.filestore import FileStorage
+from whoosh.filedb.structfile import StructFile
+from whoosh.lang.porter import stem as porter_stem
+from whoosh.support.charset import accent_map
+
+from paperdesk.core.search.fastscore import (PAIRS_FIELD, PID_FIELD, PID_MISSING, FastCache, FastView,
+                        Unsupported, word_pairs)
+from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
+
+__all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
+           "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS"]
+
+_log = logging.getLogger(__name__)
+
+#: Relative weight of a title match against an abstract match (BM25F field boost).
+TITLE_BOOST = 2.0
+#: Did-you-mean looks at no more than this many words, each at most this long.
+SUGGEST_MAX_WORDS = 6
+SUGGEST_MAX_CHARS = 24
+#: Length of the text around a match shown as a snippet, in characters.
+SNIPPET_CHARS = 160
+#: Postings per block on disk (Whoosh's default is 128). Larger blocks cost the fast path
+#: (:mod:`.fastscore`) fewer per-block decodes; Whoosh's own matchers still read them.
+POSTING_BLOCK = 1024
+#: Memory for a commit's postings before Whoosh sorts them through temporary files (which
+#: triples the time of a 2,000-paper batch); Whoosh's default is 128.
+WRITER_MB = 256
+#: Use the vectorised fast path (:mod:`.fastscore`) when a query's shape allows it. Set to
+#: False to run every query through Whoosh's own searcher (tests compare the two).
+FAST_PATH = True
+
+
+#: A word: letters and digits with inner dots ("2.5"), or a word followed by "++" or "#"
+#: so that "C++" and "C#" are words of their own, apart from the letter "c".
+WORD_PATTERN = r"\w+(?:\.\w+)*(?:\+\+|#)?"
+
+
+def exact_analyzer():
+    """Words lower-cased and accent-folded ("Café" -> "cafe"), not stemmed: used for
+    phrases, which match words as written, and for did-you-mean suggestions."""
+    return RegexTokenizer(WORD_PATTERN) | LowercaseFilter() | CharsetFilter(accent_map)
+
+
+def stemming_analyzer():
+    """:func:`exact_analyzer` plus the Porter stemmer ("networks" finds "network"). No
+    stop list, so "of"/"the" and one-letter words such as "C" stay searchable."""
+    return exact_analyzer() | StemFilter()
+
+
+_analyzer = stemming_analyzer
+
+
+def build_schema() -> Schema:
+    """Return the Whoosh schema of the paperdesk index.
+
+    Fields: ``id`` (unique, stored: the paper id as text), ``title``, ``abstract``,
+    ``note`` and ``comment`` (highlight comments) (stemmed text, term frequencies only:
+    phrases use ``exact``; not stored), ``exact`` (title, abstract, note and comments
+    again, unstemmed, with positions, for phrases and did-you-mean), ``tag`` (tag names,
+    comma-separated, lower-cased: ``tag:"to read"``), ``source`` (file names, file stems
+    and header lines, comma-separated), ``source_id`` (space-separated source ids, for
+    filtering by file), ``flags`` (``read``/``unread``, ``starred``/``unstarred``,
+    ``note``, ``highlight``, ``code``, ``tagged``: the ``is:`` and ``has:`` filters).
+
+    For the fast path (:mod:`.fastscore`), not searchable by name: ``pairs`` (each
+    distinct adjacent word pair of ``exact``, "neural networks", so that a two-word
+    phrase is one posting list; scorable only so that Whoosh keeps a length column for it
+    instead of looking for one at every posting while writing) and ``pid`` (a column with
+    the paper id as a number).
+    """
+    ana = stemming_analyzer()
+    return Schema(
+        id=ID(unique=True, stored=True),
+        title=TEXT(analyzer=ana, field_boost=TITLE_BOOST, phrase=False),
+        abstract=TEXT(analyzer=ana, phrase=False),
+        note=TEXT(analyzer=ana, phrase=False),
+        comment=TEXT(analyzer=ana, phrase=False),
+        exact=TEXT(analyzer=exact_analyzer()),
+        tag=KEYWORD(commas=True, lowercase=True, scorable=True),
+        source=KEYWORD(commas=True, lowercase=True),
+        source_id=KEYWORD(),
+        flags=KEYWORD(),
+        **{PAIRS_FIELD: FieldType(formats.Existence(), RegexTokenizer(r"[^\n]+"),
+                                  scorable=True),
+           PID_FIELD: COLUMN(columns.NumericColumn("q", default=PID_MISSING))},
+    )
+
+
+def _schema_signature(schema: Schema) -> dict:
+    """What must agree between the index on disk and :func:`build_schema`: field names,
+    field and format types (positions or not), scorability and columns."""
+    out = {}
+    for name, field in schema.items():
+        fmt = getattr(field, "format", None)
+        col = getattr(field, "column_type", None)
+        out[name] = (type(field).__name__, type(fmt).__name__ if fmt else None,
+                     bool(getattr(field, "scorable", False)),
+                     bool(getattr(field, "stored", False)),
+                     type(col).__name__ if col else None)
+    return out
+
+
+class _MappedFile(StructFile):
+    """A read-only view of part of a memory-mapped index file: ``get`` slices the map
+    (no system call), ``subset`` makes another view (no copy)."""
+
+    def __init__(self, mapping: mmap.mmap, offset: int, length: int, name=None,
+                 owner: bool = False):
+        super().__init__(SubFile(mapping, offset, length), name=name)
+        self._map, self._base, self._owner = mapping, offset, owner
+
+    def subset(self, position, length, name=None):
+        return _MappedFile(self._map, self._base + position, length, name or self._name)
+
+    def get(self, position, length):
+        start = self._base + position
+        return self._map[start:start + length]
+
+    def close(self):
+        super().close()
+        if self._owner:
+            self._map.close()
+
+
+class _Storage(FileStorage):
+    """The index folder, read through memory maps without copies.
+
+    Whoosh's own mapped reading (``supports_mmap``) wraps each part of each segment in a
+    ``BufferFile``, whose ``BytesIO`` copies it: every searcher held the whole index in
+    memory (about 400 MB at 100,000 papers, twice that while a fresh searcher replaced
+    the old one after a write). Here the segment files are mapped and their parts read as
+    slices of the map, so memory holds only what the page cache keeps.
+    """
+
+    def __init__(self, path: Path):
+        super().__init__(str(path), supports_mmap=False)
+
+    def open_file(self, name, **kwargs):
+        f = open(self._fpath(name), "rb")  # noqa: SIM115 - owned by the returned file
+        try:
+            mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):  # empty file, or no mmap here
+            return StructFile(f, name=name, **kwargs)
+        f.close()
+        return _MappedFile(mapping, 0, len(mapping), name=name, owner=True)
+
+
+def _storage(path: Path) -> FileStorage:
+    return _Storage(path)
+
+
+class IndexSchemaMismatch(Exception):
+    """The index on disk was built with another schema (an older paperdesk); rebuild it."""
+
+
+@dataclass(frozen=True)
+class IndexDocument:
+    """What the index holds about one paper.
+
+    Attributes:
+        id: paper id.
+        title: shown title.
+        abstract: abstract text.
+        source_ids: ids of the sources the paper came from.
+        tags: tag names.
+        note: the note text.
+        comments: highlight comments.
+        sources: file names, stems and headers of the paper's sources.
+        flags: filter tokens (see :data:`paperdesk.core.search.query.FILTER_WORDS`).
+    """
+
+    id: int
+    title: str
+    abstract: str
+    source_ids: tuple[int, ...] = ()
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    comments: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+
+    def fields(self) -> dict:
+        comments = "\n".join(self.comments)
+        exact = "\n".join((self.title, self.abstract, self.note, comments))
+        return {
+            "id": str(self.id),
+            PID_FIELD: self.id,
+            "title": self.title,
+            "abstract": self.abstract,
+            "note": self.note,
+            "comment": comments,
+            "exact": exact,
+            PAIRS_FIELD: word_pairs(exact_words(exact)),
+            "tag": ",".join(self.tags),
+            "source": ",".join(s.replace(",", " ") for s in self.sources),
+            "source_id": " ".join(str(s) for s in self.source_ids),
+            "flags": " ".join(self.flags),
+        }
+
+
+@dataclass(frozen=True)
+class MatchTerms:
+    """Index words matched by a query, by analyzer.
+
+    Attributes:
+        stemmed: stemmed words (title, abstract, note, comment fields).
+        exact: unstemmed, folded words (phrases).
+    """
+
+    stemmed: frozenset[str] = frozenset()
+    exact: frozenset[str] = frozenset()
+    #: Words as written -> whether they match (filled by :func:`match_spans`).
+    _seen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    def __bool__(self) -> bool:
+        return bool(self.stemmed or self.exact)
+
+
+_WORD_RE = re.compile(WORD_PATTERN)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _fold(word: str) -> str:
+    return word.lower().translate(accent_map)
+
+
+@functools.lru_cache(maxsize=100_000)
+def _stem(folded: str) -> str:
+    return porter_stem(folded)
+
+
+def exact_words(text: str) -> list[str]:
+    """The words of ``text`` as :func:`exact_analyzer` gives them, in order."""
+    return [_fold(m.group(0)) for m in _WORD_RE.finditer(text)]
+
+
+def match_spans(text: str, terms: MatchTerms) -> list[tuple[int, int]]:
+    """Find where a query's words occur in a text, as written there.
+
+    Every word of ``text`` is analysed the way the index analyses it (same word pattern,
+    lower-casing, accent folding, Porter stemming); a word whose stemmed form is in
+    ``terms.stemmed``, or whose folded form is in ``terms.exact``, is a match. There is no
+    length limit (Whoosh's own highlighter stops at 32,768 characters).
+
+    Args:
+        text: an abstract, note or title.
+        terms: from :meth:`SearchIndex.match_terms`.
+    Returns:
+        Sorted, non-overlapping ``(start, end)`` character offsets into ``text``.
+    """
+    if not terms or not text:
+        return []
+    spans = []
+    stemmed, exact, seen = terms.stemmed, terms.exact, terms._seen
+    for m in _WORD_RE.finditer(text):
+        word = m.group()
+        hit = seen.get(word)
+        if hit is None:  # each distinct word is analysed once per query
+            folded = _fold(word)
+            hit = seen[word] = folded in exact or bool(stemmed and _stem(folded) in stemmed)
+        if hit:
+            spans.append(m.span())
+    return spans
+
+
+def make_snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS,
+                 ) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Cut a plain-text snippet of about ``width`` characters around the densest matches.
+
+    Args:
+        text: the full text.
+        spans: match offsets from :func:`match_spans`.
+        width: snippet length in characters (without the ellipses).
+    Returns:
+        ``(snippet, spans)``: the snippet, starting and/or ending with ``… `` where cut,
+        and the match offsets shifted into it.
+    """
+    if not spans:
+        cut = text if len(text) <= width else text[:width].rsplit(" ", 1)[0] + " …"
+        return cut, ()
+    best_start, best_count = spans[0][0], 0
+    for i, (start, _end) in enumerate(spans):  # window with the most matches
+        count = sum(1 for s, e in spans[i:] if e <= start + width)
+        if count > best_count:
+            best_start, best_count = start, count
+    start = max(0, best_start - 40)
+    if start:
+        space = text.find(" ", start)
+        start = space + 1 if 0 <= space < best_start else start
+    end = min(len(text), start + width)
+    if end < len(text):
+        space = text.rfind(" ", start, end)
+        end = space if space > start else end
+    prefix = "… " if start else ""
+    suffix = " …" if end < len(text) else ""
+    inside = tuple((s - start + len(prefix), e - start + len(prefix))
+                   for s, e in spans if s >= start and e <= end)
+    return prefix + text[start:end] + suffix, inside
+
+
+class SearchIndex:
+    """The Whoosh index of one library folder.
+
+    Args:
+        path: the index folder; created with an empty index if missing or empty.
+    Raises:
+        whoosh.index.IndexError: the folder holds something that is not a readable index
+            (call :meth:`recreate` to start over).
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.RLock()
+        self.path.mkdir(parents=True, exist_ok=True)
+        if windex.exists_in(str(self.path)):
+            self._ix = _storage(self.path).open_index()
+            if _schema_signature(self._ix.schema) != _schema_signature(build_schema()):
+                self._ix.close()
+                raise IndexSchemaMismatch(str(self.path))
+        else:
+            self._ix = _storage(self.path).create_index(build_schema())
+        self._searcher = self._ix.searcher()
+        self._builder = QueryBuilder(self._ix.schema)
+        self._fast_cache = FastCache()
+        self._fast_view: FastView | None = None
+        #: Which path answered the last :meth:`search`: ``"fast"`` or ``"whoosh"``.
+        self.last_path = ""
+
+    # -- writing -----------------------------------------------------------------------
+    def write(self, add: Iterable[IndexDocument] = (), update: Iterable[IndexDocument] = (),
+              delete: Iterable[int] = ()) -> int:
+        """Apply changes in one commit, then swap in a fresh searcher.
+
+        ``add`` is for papers known not to be in the index (cheap); ``update`` replaces any
+        existing document with the same id (costs a lookup per document).
+
+        Args:
+            add: new documents.
+            update: documents to add or replace.
+            delete: paper ids to remove.
+        Returns:
+            The number of documents written or deleted.
+        """
+        with self._lock:
+            writer = self._ix.writer(limitmb=WRITER_MB, codec=W3Codec(blocklimit=POSTING_BLOCK))
+            count = 0
+            try:
+                for pid in delete:
+                    writer.delete_by_term("id", str(pid))
+                    count += 1
+                for doc in add:
+                    writer.add_document(**doc.fields())
+                    count += 1
+                for doc in update:
+                    writer.update_document(**doc.fields())
+                    count += 1
+            except BaseException:
+                writer.cancel()
+                raise
+            writer.commit()
+            self._refresh()
+            return count
+
+    def recreate(self) -> None:
+        """Delete everything in the index folder and start an empty index."""
+        with self._lock:
+            self._searcher.close()
+            self._ix.close()
+            shutil.rmtree(self.path, ignore_errors=True)
+            self.path.mkdir(parents=True, exist_ok=True)
+            self._ix = _storage(self.path).create_index(build_schema())
+            self._searcher = self._ix.searcher()
+            self._fast_view = None
+            self._fast_cache.clear()
+
+    def _refresh(self) -> None:
+        old = self._searcher
+        self._searcher = self._ix.searcher()
+        self._fast_view = None  # built again, from cached segments, on the next search
+        old.close()
+
+    def drop_caches(self) -> None:
+        """Start the next search from nothing cached: a fresh Whoosh searcher and an
+        empty fast-path cache (for cold-start measurements)."""
+        with self._lock:
+            self._refresh()
+            self._fast_cache.clear()
+
+    def _view(self) -> FastView:
+        """The fast path over the current searcher (built once per index generation; what
+        is known about unchanged segments comes from the cache)."""
+        if self._fast_view is None:
+            self._fast_view = FastView(self._searcher, self._fast_cache)
+            self._fast_cache.keep_only(self._fast_view.segment_ids())
+        return self._fast_view
+
+    # -- reading -----------------------------------------------------------------------
+    def doc_count(self) -> int:
+        """Return the number of documents in the index (deleted ones not counted)."""
+        with self._lock:
+            return self._searcher.doc_count()
+
+    def indexed_ids(self) -> set[int]:
+        """Return the set of paper ids that have a document in the index."""
+        with self._lock:
+            return {int(f["id"]) for f in self._searcher.all_stored_fields()}
+
+    def plan(self, text: str) -> QueryPlan:
+        """Read a query with the index's vocabulary at hand (see
+        :meth:`paperdesk.core.search.query.QueryBuilder.plan`). Never raises."""
+        with self._lock:
+            return self._builder.plan(text, self._searcher.reader())
+
+    def match_terms(self, plan: QueryPlan) -> MatchTerms:
+        """Return the index words a query matches, for highlighting.
+
+        Args:
+            plan: from :meth:`plan`.
+        Returns:
+            :class:`MatchTerms` (prefix and fuzzy terms expanded to the words they match).
+        """
+        if plan.query is None:
+            return MatchTerms()
+        found: dict[str, set[str]] = {"stemmed": set(), "exact": set()}
+
+        def add(fieldname: str, word) -> None:
+            word = word.decode("utf-8") if isinstance(word, bytes) else str(word)
+            if fieldname in DEFAULT_FIELDS:
+                found["stemmed"].add(word)
+            elif fieldname == "exact":
+                found["exact"].add(word)
+
+        def visit(q: wquery.Query, reader) -> None:
+            if isinstance(q, wquery.Not):
+                return  # words the user excluded are not highlighted
+            if isinstance(q, wquery.AndNot):
+                visit(q.a, reader)
+            elif isinstance(q, (wquery.Prefix, wquery.Wildcard, wquery.FuzzyTerm)):
+                for btext in q._btexts(reader):
+                    add(q.fieldname, btext)
+            elif isinstance(q, wquery.Term):
+                add(q.fieldname, q.text)
+            elif isinstance(q, wquery.Phrase):
+                for word in q.words:
+                    add(q.fieldname, word)
+            else:
+                for child in q.children():
+                    visit(child, reader)
+
+        with self._lock:
+            try:
+                visit(plan.query, self._searcher.reader())
+            except Exception:  # noqa: BLE001 - highlighting is a nicety
+                return MatchTerms()
+        return MatchTerms(frozenset(found["stemmed"]), frozenset(found["exact"]))
+
+    def search(self, plan: QueryPlan, limit: int | None = 50, source_id: int | None = None,
+               allowed: set[int] | None = None, count: bool = True, fast: bool = True,
+               ) -> tuple[list[tuple[int, float]], int, bool]:
+        """Run a planned query.
+
+        Queries of the shapes :mod:`.fastscore` handles (terms, AND/OR/NOT, prefixes,
+        fuzzy words, phrases, field filters) are answered by its vectorised evaluator over
+        the index's postings, with the same hits, order and BM25F scores as Whoosh's
+        searcher; anything else goes to Whoosh's searcher.
+
+        Args:
+            plan: from :meth:`plan`.
+            limit: most hits returned, or ``None`` for all.
+            source_id: only papers from this source.
+            allowed: only these paper ids (a filter answered by SQLite), or ``None``.
+            count: count every match exactly (on Whoosh's path this costs a second pass
+                over the postings; the fast path always counts exactly); when False the
+                total may be an estimate.
+            fast: allow the fast path (False: always Whoosh's searcher, for comparison).
+        Returns:
+            ``(hits, total, exact)``: ``(paper id, BM25F score)`` pairs best first, the
+            number of matching papers, and whether that number is exact.
+        """
+        if plan.query is None:
+            return [], 0, True
+        query = plan.query
+        if plan.flags:
+            flag_terms = [wquery.Term("flags", f) for f in plan.flags]
+            query = (wquery.And(flag_terms) if isinstance(query, wquery.Every)
+                     else wquery.And([query, *flag_terms]))
+        filt = wquery.Term("source_id", str(source_id)) if source_id is not None else None
+        wlimit = None if allowed is not None else limit
+        with self._lock:
+            if fast and FAST_PATH:
+                try:
+                    pairs, total = self._view().search(query, limit, source_id, allowed)
+                except Unsupported:
+                    pass
+                except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
+                    _log.exception("fast search failed; using Whoosh's searcher")
+                else:
+                    self.last_path = "fast"
+                    return pairs, total, True
+            self.last_path = "whoosh"
+            try:
+                results = self._searcher.search(query, limit=wlimit, filter=filt)
+            except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
+                return [], 0, True
+            pairs = [(int(hit["id"]), float(hit.score or 0.0)) for hit in results]
+            if allowed is not None:
+                pairs = [p for p in pairs if p[0] in allowed]
+                total = len(pairs)
+                return (pairs if limit is None else pairs[:limit]), total, True
+            if limit is None or len(pairs) < limit:
+                return pairs, len(pairs), True
+            if count:
+                return pairs, len(results), True
+            try:
+                estimate = results.estimated_length()
+            except ValueError:  # whoosh-reloaded 2.7.5 fails on some multi-term queries
+                estimate = len(pairs)
+            return pairs, max(estimate, len(pairs)), False
+
+    def suggest(self, text: str) -> str | None:
+        """Replace each word of ``text`` that is in no document by the closest indexed
+        word (unstemmed, at most two edits away).
+
+        Only the first :data:`SUGGEST_MAX_WORDS` words of 3 to :data:`SUGGEST_MAX_CHARS`
+        letters are looked at: Whoosh compares a word with the vocabulary in pure Python,
+        so a pasted paragraph or a 600-letter word would take seconds.
+
+        Args:
+            text: the query as typed.
+        Returns:
+            The corrected text, or ``None`` if no word was replaced.
+        """
+        changed = False
+        out = []
+        looked = 0
+        with self._lock:
+            reader = self._searcher.reader()
+            for token in re.split(r"(\s+)", text):
+                word = token.strip()
+                plain = re.fullmatch(r"[^\W\d_]{3,%d}" % SUGGEST_MAX_CHARS, word)
+                if plain and word not in ("AND", "OR", "NOT") and looked < SUGGEST_MAX_WORDS:
+                    looked += 1
+                    folded = _fold(word)
+                    if reader.doc_frequency("exact", folded) == 0:
+                        found = self._searcher.suggest(
+                            "exact", folded, limit=1, maxdist=1 if len(folded) < 6 else 2)
+                        if found:
+                            out.append(found[0])
+                            changed = True
+                            continue
+                out.append(token)
+        return "".join(out) if changed else None
+
+    def close(self) -> None:
+        """Close the searcher and the index. The object is unusable afterwards."""
+        with self._lock:
+            self._searcher.close()
+            self._ix.close()

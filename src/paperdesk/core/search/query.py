@@ -1,0 +1,269 @@
+"""Turning what the user typed into a Whoosh query, safely. Pure: no database, no Qt.
+
+The query language (documented in README.md and the app's help):
+
+- plain words: all must match (``depth estimation``); title, abstract, note and highlight
+  comments are searched, the title weighted twice;
+- ``"a phrase"``: the words in this order, matched exactly as written (no stemming:
+  ``"university"`` does not find "universe");
+- ``AND``, ``OR``, ``NOT``, ``-word``, ``( … )``;
+- ``transf*`` (prefix), ``netwrk~`` (fuzzy: one edit away; ``~2`` for two);
+- fields: ``title:``, ``abstract:``, ``note:``, ``comment:`` (highlight comments),
+  ``tag:"to read"``, ``source:`` (file name, its stem or its header line);
+- filters: ``is:read``, ``is:unread``, ``is:starred``, ``has:note``, ``has:highlight``,
+  ``has:code`` (the abstract links to a code host such as GitHub), ``has:tag``.
+
+Whatever is typed gives a query or a calm explanation (:attr:`QueryPlan.message`), never
+an exception. Text is normalised to Unicode NFC first, so a query typed in decomposed form
+finds composed text; accents and case are folded by the index analyzer.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from whoosh import qparser
+from whoosh import query as wq
+from whoosh.qparser import syntax
+
+from paperdesk.core.fields import default_search_fields, search_fields
+from paperdesk.core.text import normalize
+
+__all__ = ["QueryPlan", "QueryBuilder", "FILTER_WORDS", "MAX_QUERY_CHARS", "MAX_EXPANSIONS",
+           "SEARCH_FIELDS", "DEFAULT_FIELDS"]
+
+#: Longest query accepted, in characters (after normalisation).
+MAX_QUERY_CHARS = 1000
+#: Most index words a prefix or fuzzy term may stand for before it is refused.
+MAX_EXPANSIONS = 2000
+#: Fields the user may name with ``field:`` (from :mod:`.fields`).
+SEARCH_FIELDS = search_fields()
+#: Fields searched by words without a field prefix (from :mod:`.fields`).
+DEFAULT_FIELDS = default_search_fields()
+#: ``is:`` / ``has:`` filters and the ``flags`` token each stands for.
+FILTER_WORDS = {
+    "is:read": "read", "is:unread": "unread", "is:starred": "starred",
+    "is:unstarred": "unstarred", "has:note": "note", "has:highlight": "highlight",
+    "has:code": "code", "has:tag": "tagged",
+}
+_OPERATORS = {"AND", "OR", "NOT"}
+
+# Quoted phrases, or runs of other characters.
+_CHUNK_RE = re.compile(r'"[^"]*"?|[^"]+')
+_FILTER_RE = re.compile(r"(?<![\w:])(is|has):(\w*)", re.IGNORECASE)
+_FIELD_RE = re.compile(r"(?<![\w:])(\w+):(\s*)")
+_HYPHEN_RE = re.compile(r"(?<![\w\-*~])(\w+(?:-\w+)+)(?![\w*~])")
+_LEADING_WILD_RE = re.compile(r"(?<![\w:])[*?]+\S*")
+
+
+@dataclass
+class QueryPlan:
+    """The outcome of reading a query.
+
+    Attributes:
+        text: the normalised query text.
+        query: the Whoosh query to run, or ``None`` when there is nothing to search.
+        flags: filter tokens (see :data:`FILTER_WORDS`) every hit must have.
+        message: a one-line, calm explanation for the user when part of the input was
+            ignored or the query was refused; ``""`` otherwise.
+    """
+
+    text: str
+    query: wq.Query | None = None
+    flags: list[str] = field(default_factory=list)
+    message: str = ""
+
+
+class _ExactPhrasePlugin(qparser.Plugin):
+    """Sends phrases to the unstemmed ``exact`` field, so they match words as written."""
+
+    def filters(self, parser):
+        # After explicit fields are assigned (priority 100), before unfielded nodes are
+        # copied to every default field (110).
+        return [(self._exact, 105)]
+
+    def _exact(self, parser, group):
+        for i, node in enumerate(group):
+            if isinstance(node, syntax.GroupNode):
+                self._exact(parser, node)
+            elif isinstance(node, qparser.PhrasePlugin.PhraseNode):
+                if node.fieldname in (None, *DEFAULT_FIELDS):
+                    node.set_fieldname("exact", override=True)
+        return group
+
+
+class QueryBuilder:
+    """Builds :class:`QueryPlan` objects for one index schema.
+
+    Args:
+        schema: the Whoosh schema (must have the :data:`DEFAULT_FIELDS`, ``exact`` and
+            ``flags`` fields).
+    """
+
+    def __init__(self, schema):
+        self.schema = schema
+        self._parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema,
+                                                group=qparser.AndGroup)
+        self._parser.add_plugin(qparser.FuzzyTermPlugin())
+        # "+word" / "-word" only at the start of a word, so "C++" stays a word.
+        self._parser.add_plugin(qparser.PlusMinusPlugin(plusexpr=r"(?<![^\s(])\+(?=\w)",
+                                                        minusexpr=r"(?<![^\s(])-(?=\w)"))
+        self._parser.add_plugin(_ExactPhrasePlugin())
+        self._parser.remove_plugin_class(qparser.EveryPlugin)   # "*:*" would list all
+        self._parser.remove_plugin_class(qparser.RangePlugin)    # no ranges on text
+        self._parser.remove_plugin_class(qparser.BoostPlugin)    # "^" is rarely meant
+
+    # -- text clean-up -------------------------------------------------------------------
+    def _clean(self, text: str, notes: list[str], flags: list[str]) -> str:
+        out = []
+        for chunk in _CHUNK_RE.findall(text):
+            if chunk.startswith('"'):
+                body = chunk.strip('"').strip()
+                if body:
+                    out.append(f'"{body}"')  # an unbalanced quote closes at the end
+                continue
+            out.append(self._clean_words(chunk, notes, flags))
+        return "".join(out)
+
+    def _clean_words(self, chunk: str, notes: list[str], flags: list[str]) -> str:
+        def take_filter(m: re.Match) -> str:
+            key = f"{m.group(1).lower()}:{m.group(2).lower()}"
+            if key in FILTER_WORDS:
+                flags.append(FILTER_WORDS[key])
+            else:
+                notes.append(f"unknown filter “{m.group(0)}” ignored (try "
+                             + ", ".join(sorted(FILTER_WORDS)) + ")")
+            return " "
+
+        chunk = _FILTER_RE.sub(take_filter, chunk)
+
+        def fix_field(m: re.Match) -> str:
+            name = m.group(1)
+            if name.lower() in SEARCH_FIELDS:
+                return f"{name.lower()}:"      # "title: depth" -> "title:depth"
+            return f"{name} "                  # unknown field: search the word itself
+
+        chunk = _FIELD_RE.sub(fix_field, chunk)
+
+        def drop_wild(m: re.Match) -> str:
+            notes.append(f"“{m.group(0)}” ignored: a word cannot start with * or ?")
+            return " "
+
+        chunk = _LEADING_WILD_RE.sub(drop_wild, chunk)
+        # Hyphenated words: prefer them adjacent, accept them apart.
+        chunk = _HYPHEN_RE.sub(
+            lambda m: f'("{m.group(1).replace("-", " ")}" OR ({m.group(1).replace("-", " AND ")}))',
+            chunk)
+        return chunk
+
+    @staticmethod
+    def _trim_operators(text: str) -> str:
+        # Leading/trailing AND/OR/NOT and doubled operators would otherwise be searched as
+        # the words "and"/"or"/"not". Dropped tokens become spaces; the rest is untouched.
+        tokens = list(re.finditer(r'"[^"]*"|\(|\)|[^\s()"]+', text))
+        keep = [True] * len(tokens)
+        prev = None  # index of the last kept token
+        for n, m in enumerate(tokens):
+            tok = m.group(0)
+            last = tokens[prev].group(0) if prev is not None else None
+            if tok in _OPERATORS and (last is None or last in _OPERATORS or last == "("):
+                if not (tok == "NOT" and last != "NOT"):
+                    keep[n] = False
+                    continue
+            if tok == ")" and last in _OPERATORS:
+                keep[prev] = False
+            prev = n
+        for n in range(len(tokens) - 1, -1, -1):  # trailing operators
+            if not keep[n]:
+                continue
+            if tokens[n].group(0) in _OPERATORS:
+                keep[n] = False
+            else:
+                break
+        out, pos = [], 0
+        for m, kept in zip(tokens, keep):
+            out.append(text[pos:m.start()])
+            out.append(m.group(0) if kept else " ")
+            pos = m.end()
+        out.append(text[pos:])
+        return "".join(out)
+
+    # -- public --------------------------------------------------------------------------
+    def plan(self, text: str, reader=None) -> QueryPlan:
+        """Read a query.
+
+        Args:
+            text: what the user typed (any string).
+            reader: an index reader; when given, prefix and fuzzy terms that stand for
+                more than :data:`MAX_EXPANSIONS` index words are refused politely.
+        Returns:
+            A :class:`QueryPlan`; its ``query`` is ``None`` when there is nothing to run
+            (and ``message`` says why, unless the input was blank).
+        """
+        text = normalize(text)
+        plan = QueryPlan(text)
+        if not text:
+            return plan
+        if len(text) > MAX_QUERY_CHARS:
+            plan.message = (f"Query too long ({len(text)} characters; at most "
+                            f"{MAX_QUERY_CHARS}). Try a few distinctive words.")
+            return plan
+        notes: list[str] = []
+        cleaned = self._trim_operators(self._clean(text, notes, plan.flags))
+        query = None
+        if cleaned.strip():
+            try:
+                query = self._parser.parse(cleaned)
+            except Exception:  # noqa: BLE001 - the parser's errors are not documented
+                query = None
+            if query is None or isinstance(query, type(wq.NullQuery)):
+                query = self._plain_words(cleaned)
+        if query is not None:
+            query = query.accept(self._fuzzy_prefix)
+        if query is not None and reader is not None:
+            query = self._limit_expansions(query, reader, notes)
+        if query is not None:
+            query = query.normalize()
+            if isinstance(query, type(wq.NullQuery)):
+                query = None
+        if query is None and plan.flags:
+            query = wq.Every()
+        if query is None and not notes:
+            notes.append("nothing to search for: type a word")
+        plan.query = query
+        plan.message = "; ".join(dict.fromkeys(notes))
+        return plan
+
+    @staticmethod
+    def _fuzzy_prefix(q: wq.Query) -> wq.Query:
+        # Fuzzy words keep their first letter (comparing against every word of a large
+        # library takes seconds) and allow one or two edits, never more.
+        if isinstance(q, wq.FuzzyTerm):
+            if q.prefixlength == 0:
+                q.prefixlength = 1
+            q.maxdist = min(max(q.maxdist, 1), 2)  # "depth~9" would match everything
+        return q
+
+    def _plain_words(self, text: str) -> wq.Query | None:
+        ana = self.schema["abstract"].analyzer
+        words = list(dict.fromkeys(t.text for t in ana(text)))
+        if not words:
+            return None
+        return wq.And([wq.Or([wq.Term(f, w) for f in DEFAULT_FIELDS]) for w in words])
+
+    def _limit_expansions(self, query: wq.Query, reader, notes: list[str]) -> wq.Query | None:
+        def visit(q: wq.Query) -> wq.Query:
+            if isinstance(q, (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)):
+                count = 0
+                for _ in q._btexts(reader):
+                    count += 1
+                    if count > MAX_EXPANSIONS:
+                        notes.append(f"“{q.text}{'*' if isinstance(q, wq.Prefix) else '~'}” "
+                                     "matches too many words; type more letters")
+                        return wq.NullQuery
+                return q
+            return q.apply(visit)
+
+        result = visit(query)
+        return None if isinstance(result, type(wq.NullQuery)) else result

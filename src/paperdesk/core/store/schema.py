@@ -1,0 +1,228 @@
+"""SQLite tables of a library, and migrations between schema versions.
+
+The schema version lives in ``PRAGMA user_version``. :func:`migrate` brings a database from
+any older version to :data:`SCHEMA_VERSION`, one step at a time, each step in its own
+transaction, after copying the database file to the library's ``backups/`` folder.
+
+Tables (plain, so that ``sqlite-utils tables`` or Datasette read them well):
+
+``papers``
+    ``id`` (integer key), ``content_hash`` (SHA-256 of the normalised abstract, unique),
+    ``title`` (shown title), ``derived_title`` (title derived from the abstract; ``title``
+    equals it until the user edits the title), ``abstract``, ``added_at`` (ISO 8601 UTC),
+    ``read_at`` (ISO 8601 UTC or NULL), ``starred`` (0/1).
+``sources``
+    one row per imported file: ``id``, ``path`` (absolute, unique), ``name`` (file name),
+    ``header`` (collection name from the file's first line), ``encoding``, ``imported_at``.
+``paper_sources``
+    provenance: ``paper_id``, ``source_id``, ``position`` (1-based paragraph number among the
+    file's abstracts). A paper seen in two files has two rows and is stored once.
+``index_queue``
+    papers whose search document is stale: ``seq`` (increasing), ``paper_id`` (unique),
+    ``op`` (``add`` for a paper never indexed, ``update``, ``delete``). Written in the same
+    transaction as the change; a row is removed only after the Whoosh index has committed
+    it, so a crash in between is repaired when the library is next opened.
+
+Added in version 2:
+
+``tags``
+    ``id``, ``name`` (as last typed), ``name_key`` (the name in Unicode NFC, case-folded:
+    unique, so ``ML`` and ``ml``, or ``Straße`` and ``STRASSE``, are one tag),
+    ``colour`` (``#rrggbb``), ``key`` (number key 1-9 bound to the tag, unique, or NULL).
+``paper_tags``
+    ``paper_id``, ``tag_id``.
+``notes``
+    one Markdown note per paper: ``paper_id``, ``body``, ``updated_at``.
+``highlights``
+    ``id``, ``paper_id``, ``start`` and ``end`` (character offsets into the abstract, end
+    exclusive), ``colour``, ``comment``, ``created_at``.
+
+Added in version 3:
+
+``saved_searches``
+    ``id``, ``name``, ``name_key`` (NFC, case-folded: unique), ``query`` (query text as
+    typed), ``created_at``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Callable
+
+import sqlite_utils
+
+from paperdesk.core.clock import utc_stamp
+from paperdesk.core.store.db import transaction
+
+__all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
+
+SCHEMA_VERSION = 3
+
+
+class SchemaError(RuntimeError):
+    """The database was written by a newer paperdesk, or a migration step failed."""
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE papers (
+            id INTEGER PRIMARY KEY,
+            content_hash TEXT NOT NULL UNIQUE,
+            title TEXT NOT NULL,
+            derived_title TEXT NOT NULL,
+            abstract TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            read_at TEXT,
+            starred INTEGER NOT NULL DEFAULT 0
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE sources (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            header TEXT NOT NULL,
+            encoding TEXT NOT NULL,
+            imported_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE paper_sources (
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            source_id INTEGER NOT NULL REFERENCES sources(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (paper_id, source_id, position)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE index_queue (
+            seq INTEGER PRIMARY KEY,
+            paper_id INTEGER NOT NULL UNIQUE,
+            op TEXT NOT NULL CHECK (op IN ('add', 'update', 'delete'))
+        )"""
+    )
+    db.execute("CREATE INDEX idx_papers_added_at ON papers(added_at, id)")
+    db.execute("CREATE INDEX idx_papers_title ON papers(title COLLATE NOCASE)")
+    db.execute("CREATE INDEX idx_paper_sources_source ON paper_sources(source_id)")
+
+
+def _v2(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE tags (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL UNIQUE,
+            colour TEXT NOT NULL,
+            key INTEGER UNIQUE CHECK (key BETWEEN 1 AND 9)
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE paper_tags (
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+            PRIMARY KEY (paper_id, tag_id)
+        )"""
+    )
+    db.execute("CREATE INDEX idx_paper_tags_tag ON paper_tags(tag_id)")
+    db.execute(
+        """
+        CREATE TABLE notes (
+            paper_id INTEGER PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
+            body TEXT NOT NULL,
+            updated_at TEXT NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE highlights (
+            id INTEGER PRIMARY KEY,
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            start INTEGER NOT NULL,
+            "end" INTEGER NOT NULL,
+            colour TEXT NOT NULL,
+            comment TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL,
+            CHECK (0 <= start AND start < "end")
+        )"""
+    )
+    db.execute("CREATE INDEX idx_highlights_paper ON highlights(paper_id, start)")
+    db.execute("CREATE INDEX idx_papers_read ON papers(read_at)")
+
+
+def _v3(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE saved_searches (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL,
+            name_key TEXT NOT NULL UNIQUE,
+            query TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )"""
+    )
+
+
+#: MIGRATIONS[i] upgrades a database from version i to version i + 1.
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
+assert len(MIGRATIONS) == SCHEMA_VERSION
+
+
+def schema_version(db: sqlite_utils.Database) -> int:
+    """Return the schema version recorded in the database (0 for a new, empty one)."""
+    return db.execute("PRAGMA user_version").fetchone()[0]
+
+
+def _backup(db: sqlite_utils.Database, backup_dir: Path, version: int) -> Path:
+    backup_dir.mkdir(parents=True, exist_ok=True)
+    stamp = utc_stamp()
+    target = backup_dir / f"library-v{version}-{stamp}.db"
+    dest = sqlite3.connect(target)
+    try:
+        db.conn.backup(dest)
+    finally:
+        dest.close()
+    return target
+
+
+def migrate(db: sqlite_utils.Database, backup_dir: Path) -> list[int]:
+    """Bring ``db`` up to :data:`SCHEMA_VERSION`.
+
+    A database that already has tables is copied to ``backup_dir`` (with SQLite's online
+    backup API) before the first step. Each step runs in one transaction with the new
+    ``user_version``, so a failed step leaves the database at the previous version.
+
+    Args:
+        db: the open library database.
+        backup_dir: folder for the pre-migration copy.
+    Returns:
+        The versions migrated to, e.g. ``[1]`` for a new library, ``[]`` when up to date.
+    Raises:
+        SchemaError: the database is newer than this program, or a step failed.
+    """
+    current = schema_version(db)
+    if current > SCHEMA_VERSION:
+        raise SchemaError(
+            f"library schema version {current} is newer than this paperdesk understands "
+            f"({SCHEMA_VERSION}); update paperdesk"
+        )
+    if current == SCHEMA_VERSION:
+        return []
+    if current > 0:
+        _backup(db, backup_dir, current)
+    done = []
+    for version in range(current, SCHEMA_VERSION):
+        try:
+            with transaction(db):
+                MIGRATIONS[version](db)
+                db.execute(f"PRAGMA user_version = {version + 1}")
+        except sqlite3.Error as exc:
+            raise SchemaError(f"migration to schema version {version + 1} failed: {exc}") from exc
+        done.append(version + 1)
+    return done

@@ -1,0 +1,355 @@
+"""Render the main window offscreen and save it as a PNG (for docs and visual review).
+
+Command line::
+
+    QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.app.screenshot docs/screenshot.png \\
+        [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
+        [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD] \\
+        [--appearance light|dark] [--zoom PT]
+
+(``paperdesk --screenshot FILE [--size WxH]`` renders the window on the user's library
+with :func:`capture`.)
+
+Without ``--library`` a temporary library is created and the bundled seeds imported.
+Preferences come from a temporary file, so the user's remembered window state neither
+changes the picture nor is changed by it.
+``--demo`` first annotates the library through the window (tags with colours and keys,
+stars, read marks, a note and highlights on the "μP" paper) and shows that paper;
+``--triage`` also filters to unread papers and selects several rows; ``--export`` (with
+``--demo``) lists the "to read" tag and draws the File ▸ Export… dialog over the window. ``--saved`` saves a
+few searches (listed with their counts in the left pane) and ``--open-saved`` runs one
+of them by clicking it; ``--query`` types a search
+(a misspelt one shows "Did you mean …"), ``--sort`` clicks a column header after it, and
+``--paper`` selects the first listed paper whose abstract contains that text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QColor, QPainter, QPixmap
+from PySide6.QtWidgets import QApplication, QWidget
+
+from paperdesk.ui.style.appearance import follow_appearance
+from paperdesk.core.scope import Scope
+from paperdesk.ui.app.settings import Settings
+from paperdesk.ui.app.startup import create_main_window, ensure_app
+
+__all__ = ["save_screenshot", "capture", "demo_annotations", "demo_saved_searches",
+           "compose_dialog", "parse_size", "scratch_settings", "main"]
+
+#: The demo's tags: name -> (colour, key).
+DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
+             "optimization": ("#59a14f", 3), "benchmark": ("#edc948", None),
+             "theory": ("#b07aa1", None)}
+DEMO_NOTE = """# Why it matters
+- One spectral condition covers **width and depth** scaling.
+- Try it on our 1B run; compare with plain μP.
+
+Code: https://github.com/example/spectral-mup
+"""
+#: The demo's saved searches: name -> query.
+DEMO_SEARCHES = {"Pruning LLMs": "prun* (LLM OR \"language model\")",
+                 "Diffusion, no video": "diffusion -video",
+                 "Unread with code": "is:unread has:code",
+                 "Spectral scaling": "spectral scaling",
+                 "To read": 'tag:"to read"'}
+
+
+def _wait(condition, timeout_s: float) -> bool:
+    app = QApplication.instance()
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        app.processEvents()
+        if condition():
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def demo_annotations(window) -> int | None:
+    """Annotate the window's library through its undoable commands, for a screenshot.
+
+    Args:
+        window: a :class:`~paperdesk.ui.window.main_window.MainWindow` with the seeds imported.
+    Returns:
+        The id of the paper with the note and highlights (the one mentioning "μP"), or
+        ``None`` if the library has no such paper.
+    """
+    lib = window.lib
+    ids = lib.paper_ids()
+    for name, (colour, key) in DEMO_TAGS.items():
+        window.create_tag(name, colour, key)
+    names = list(DEMO_TAGS)
+    for i, pid in enumerate(ids[:40]):
+        if i % 3 == 0:
+            window.add_tag(names[(i // 3) % len(names)], [pid])
+        if i % 7 == 2:
+            window.add_tag("to read", [pid])
+    window.run_edit(lambda lib: lib.set_starred([ids[1], ids[6], ids[9]], True))
+    window.run_edit(lambda lib: lib.set_read(
+        [ids[0], ids[2], ids[3], ids[5], ids[8], ids[11], ids[12]], True))
+    target = next((pid for pid in ids if "μP" in lib.get(pid).abstract), None)
+    if target is None:
+        return None
+    for name in ("scaling", "to read", "theory"):
+        window.add_tag(name, [target])
+    window.run_edit(lambda lib: lib.set_starred([target], True))
+    abstract = lib.get(target).abstract
+    first = abstract.index("maximal update parameterization (μP)")
+    window.add_highlight(target, first, first + len("maximal update parameterization (μP)"))
+    phrase = "unifying previously disparate μP formulations as special cases"
+    if phrase in abstract:
+        start = abstract.index(phrase)
+        window.add_highlight(target, start, start + len(phrase), "#a5d8ff")
+        hid = lib.highlights(target)[-1].id
+        window.run_edit(lambda lib: lib.set_highlight_comment(
+            hid, "the key claim — check section 4"))
+    window.save_note(target, DEMO_NOTE)
+    return target
+
+
+def demo_saved_searches(window) -> None:
+    """Save :data:`DEMO_SEARCHES` through the window (undoable commands)."""
+    for name, query in DEMO_SEARCHES.items():
+        window.save_search(name, query)
+
+
+def compose_dialog(window: QWidget, dialog: QWidget) -> QPixmap:
+    """Draw ``dialog`` centred over a slightly dimmed ``window``, with a plain title bar
+    and a soft shadow (offscreen, a grab of the window includes neither its top-level
+    dialogs nor window frames).
+
+    Returns:
+        The combined picture, the size of the window.
+    """
+    picture = window.grab()
+    body = dialog.grab()
+    bar = dialog.fontMetrics().height() + 12
+    front = QPixmap(body.width(), body.height() + bar)
+    front.fill(dialog.palette().color(dialog.backgroundRole()).darker(112))
+    framer = QPainter(front)
+    framer.drawPixmap(0, bar, body)
+    framer.setPen(dialog.palette().color(dialog.foregroundRole()))
+    framer.drawText(QRect(0, 0, body.width(), bar), Qt.AlignmentFlag.AlignCenter,
+                    dialog.windowTitle())
+    framer.end()
+    painter = QPainter(picture)
+    painter.fillRect(picture.rect(), QColor(0, 0, 0, 60))
+    x = (picture.width() - front.width()) // 2
+    y = max((picture.height() - front.height()) // 2, 0)
+    for spread, alpha in ((12, 14), (8, 20), (4, 30)):
+        painter.fillRect(QRect(x - spread, y - spread + 4, front.width() + 2 * spread,
+                               front.height() + 2 * spread), QColor(0, 0, 0, alpha))
+    painter.drawPixmap(QPoint(x, y), front)
+    painter.setPen(QColor(0, 0, 0, 90))
+    painter.setBrush(Qt.BrushStyle.NoBrush)
+    painter.drawRect(QRect(x, y, front.width() - 1, front.height() - 1))
+    painter.end()
+    return picture
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """Parse ``"WIDTHxHEIGHT"`` (e.g. ``"1280x800"``) into pixels.
+
+    Raises:
+        ValueError: not two whole numbers from 200 to 10000 joined by ``x``.
+    """
+    parts = text.lower().replace("×", "x").split("x")
+    try:
+        width, height = (int(v) for v in parts)
+    except ValueError:
+        raise ValueError(f"not a size like 1280x800: {text!r}") from None
+    if not (200 <= width <= 10_000 and 200 <= height <= 10_000):
+        raise ValueError(f"size out of range (200-10000 pixels each way): {text!r}")
+    return width, height
+
+
+def scratch_settings(folder: str) -> Settings:
+    """Preferences in a file under ``folder``, with automatic mark-read off."""
+    from PySide6.QtCore import QSettings
+
+    settings = Settings(QSettings(os.path.join(folder, "screenshot.ini"),
+                                  QSettings.Format.IniFormat))
+    settings.auto_mark_read = False
+    return settings
+
+
+def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
+                    size: tuple[int, int] = (1280, 800), query: str | None = None,
+                    row: int = 0, timeout_s: float = 60.0, demo: bool = False,
+                    triage: bool = False, saved: bool = False, sort: str | None = None,
+                    paper: str | None = None, open_saved: str | None = None,
+                    export: bool = False, appearance: str | None = None,
+                    zoom: float | None = None) -> Path:
+    """Build the window (with temporary preferences), then :func:`capture` it.
+
+    Args:
+        library_path: library folder (seeds are imported if it is empty).
+        out_png: where to write the PNG (parent folders are created).
+        appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
+        zoom: the reading pane's font size in points (default: the normal size).
+        size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
+        export: as for :func:`capture`.
+    Returns:
+        The PNG path.
+    Raises:
+        TimeoutError: the import or the search did not finish in time.
+        OSError: the PNG could not be written.
+    """
+    ensure_app()
+    if appearance:
+        follow_appearance(appearance)
+    with tempfile.TemporaryDirectory(prefix="paperdesk-shot-") as scratch:
+        window = create_main_window(library_path, settings=scratch_settings(scratch))
+        try:
+            if zoom:
+                window.detail_pane.set_font_size(zoom)
+            return capture(window, out_png, size, query=query, row=row, timeout_s=timeout_s,
+                           demo=demo, triage=triage, saved=saved, sort=sort, paper=paper,
+                           open_saved=open_saved, export=export)
+        finally:
+            window.close()
+            window.shutdown()
+
+
+def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 800),
+            query: str | None = None, row: int = 0, timeout_s: float = 60.0,
+            demo: bool = False, triage: bool = False, saved: bool = False,
+            sort: str | None = None, paper: str | None = None,
+            open_saved: str | None = None, export: bool = False) -> Path:
+    """Show ``window`` at ``size``, wait for the seed import, select a row, optionally
+    search, and save ``window.grab()`` as a PNG. The window stays open.
+
+    Args:
+        window: a :class:`~paperdesk.ui.window.main_window.MainWindow`.
+        out_png: where to write the PNG (parent folders are created).
+        size: window size in pixels.
+        query: text typed into the search box before the grab.
+        row: the row to select (after the search, if any).
+        timeout_s: how long to wait for the import and the search.
+        demo: annotate first (see :func:`demo_annotations`) and show the annotated paper.
+        triage: with ``demo``, list the unread papers and select four rows.
+        saved: save :data:`DEMO_SEARCHES` first.
+        open_saved: with ``saved``, choose this saved search in the left pane.
+        sort: after the search, sort its hits by ``"title"`` or ``"added"``.
+        paper: select the first listed paper whose abstract contains this text.
+        export: with ``demo``, list the "to read" tag and draw the export dialog over
+            the window (see :func:`compose_dialog`).
+    Returns:
+        The PNG path.
+    Raises:
+        TimeoutError: the import or the search did not finish in time.
+        OSError: the PNG could not be written.
+    """
+    window.resize(*size)
+    window.show()
+    if not _wait(lambda: not window.is_busy(), timeout_s):
+        raise TimeoutError("the import did not finish in time")
+    target = demo_annotations(window) if demo else None
+    if saved:
+        demo_saved_searches(window)
+    if triage:
+        window.tag_pane.select_scope(Scope(filter="unread"))
+    if export:
+        tag = window.lib.tag_by_name("to read")
+        if tag is not None:
+            window.tag_pane.select_scope(Scope(tag_id=tag.id))
+            target = None
+    if saved and open_saved:
+        _wait(lambda: not window.is_busy(), timeout_s)
+        window.tag_pane.select_saved(open_saved)
+        query = query or None
+        if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
+            raise TimeoutError("the saved search did not finish in time")
+    if query:
+        window.search_box.setFocus()
+        window.search_box.setText(query)
+        if not _wait(lambda: not window.is_busy() and window.model.searching, timeout_s):
+            raise TimeoutError("the search did not finish in time")
+        if sort in ("title", "added"):
+            from paperdesk.ui.panes.paper_model import PaperTableModel
+            from PySide6.QtCore import Qt
+            column = PaperTableModel.TITLE if sort == "title" else PaperTableModel.ADDED
+            window.table.sortByColumn(column, Qt.SortOrder.AscendingOrder)
+            _wait(lambda: False, 0.1)
+            if not _wait(lambda: not window.is_busy(), timeout_s):
+                raise TimeoutError("the sorted search did not finish in time")
+    if target is not None and not triage and window.model.row_of(target) >= 0:
+        row = window.model.row_of(target)
+    if paper:
+        row = next((r for r, pid in enumerate(window.model.ids())
+                    if paper in window.lib.get(pid).abstract), row)
+    window.select_row(row)
+    if triage:
+        window.select_rows([row, row + 1, row + 2, row + 4])
+    window.table.setFocus()
+    _wait(lambda: not window.is_busy(), timeout_s)
+    window.statusBar().clearMessage()
+    _wait(lambda: False, 0.2)  # let layouts and repaints settle
+    out = Path(out_png)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    picture = window.grab()
+    if export:
+        dialog = window.open_export_dialog()
+        _wait(lambda: False, 0.3)
+        picture = compose_dialog(window, dialog)
+        dialog.reject()
+    if not picture.save(str(out), "PNG"):
+        raise OSError(f"cannot write {out}")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry point; see the module docstring. Returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m paperdesk.ui.app.screenshot")
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--query")
+    parser.add_argument("--library", type=Path)
+    parser.add_argument("--size", default="1280x800")
+    parser.add_argument("--row", type=int, default=0)
+    parser.add_argument("--demo", action="store_true", help="annotate some papers first")
+    parser.add_argument("--triage", action="store_true",
+                        help="with --demo: list unread papers, select several rows")
+    parser.add_argument("--saved", action="store_true", help="save a few searches first")
+    parser.add_argument("--open-saved", metavar="NAME",
+                        help="with --saved: run this saved search")
+    parser.add_argument("--sort", choices=("title", "added"),
+                        help="with --query: sort the hits by this column")
+    parser.add_argument("--paper", help="select the first paper whose abstract has this text")
+    parser.add_argument("--export", action="store_true",
+                        help="with --demo: show the export dialog over the window")
+    parser.add_argument("--appearance", choices=("system", "light", "dark"),
+                        help="light or dark (default: the platform's)")
+    parser.add_argument("--zoom", type=float, metavar="PT",
+                        help="reading font size in points")
+    args = parser.parse_args(argv)
+    ensure_app()
+    from paperdesk.ui.app.controller import quiet_qt_noise
+
+    quiet_qt_noise()
+    try:
+        width, height = parse_size(args.size)
+    except ValueError as exc:
+        parser.error(str(exc))
+    options = {"demo": args.demo, "triage": args.triage, "saved": args.saved,
+               "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
+               "export": args.export, "appearance": args.appearance, "zoom": args.zoom}
+    if args.library:
+        out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
+                              **options)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            out = save_screenshot(Path(tmp) / "lib", args.out, (width, height), args.query,
+                                  args.row, **options)
+    print(out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,297 @@
+"""User preferences kept with QSettings (organization and application "paperdesk").
+
+Only preferences live here; the library folder holds all data.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
+
+from paperdesk.core.exports.formats import FORMATS
+from paperdesk.core.paths import APP_NAME
+
+__all__ = ["Settings", "MARK_READ_DELAY_MS", "DEFAULT_EXPORT_FORMAT", "APPEARANCES",
+           "FONT_SIZE_RANGE"]
+
+#: How long a paper must be shown before it is marked read automatically.
+MARK_READ_DELAY_MS = 1500
+#: The format the export dialog offers until the user has exported once.
+DEFAULT_EXPORT_FORMAT = "bibtex"
+#: Appearance choices: follow the system colour scheme, or force light or dark.
+APPEARANCES = ("system", "light", "dark")
+#: Smallest and largest reading font size in points.
+FONT_SIZE_RANGE = (6.0, 36.0)
+
+
+class Settings:
+    """Typed access to paperdesk's preferences.
+
+    Stored in INI format in the user scope (on Linux
+    ``~/.config/paperdesk/paperdesk.ini``); tests redirect it with
+    ``QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)``.
+
+    Args:
+        store: a QSettings to use instead of the default one.
+    """
+
+    def __init__(self, store: QSettings | None = None):
+        self._store = store or QSettings(QSettings.Format.IniFormat,
+                                         QSettings.Scope.UserScope, APP_NAME, APP_NAME)
+
+    @property
+    def store(self) -> QSettings:
+        """The underlying QSettings."""
+        return self._store
+
+    def file_name(self) -> str:
+        """Return the path of the settings file."""
+        return self._store.fileName()
+
+    def _value(self, key: str):
+        """The stored value or ``None``; never raises (a damaged file reads as empty)."""
+        try:
+            return self._store.value(key, None)
+        except Exception:  # noqa: BLE001 - a value Qt cannot convert: use the default
+            return None
+
+    def _set(self, key: str, value) -> None:
+        self._store.setValue(key, value)
+
+    def sync(self) -> None:
+        """Write pending changes to the settings file."""
+        self._store.sync()
+
+    # -- window state (saved on close, restored after the widgets exist) -------------
+    def _bytes(self, key: str) -> QByteArray | None:
+        value = self._value(key)
+        if isinstance(value, QByteArray) and not value.isEmpty():
+            return value
+        if isinstance(value, (bytes, bytearray)) and value:
+            return QByteArray(bytes(value))
+        return None
+
+    @property
+    def window_geometry(self) -> QByteArray | None:
+        """The main window's ``saveGeometry()`` bytes, or ``None`` if none are stored."""
+        return self._bytes("window/geometry")
+
+    @window_geometry.setter
+    def window_geometry(self, data: QByteArray) -> None:
+        """Store ``QWidget.saveGeometry()`` bytes."""
+        self._set("window/geometry", QByteArray(data))
+
+    @property
+    def header_state(self) -> QByteArray | None:
+        """The paper list header's ``saveState()`` bytes (column widths, order, sort
+        indicator), or ``None``."""
+        return self._bytes("window/listHeader")
+
+    @header_state.setter
+    def header_state(self, data: QByteArray) -> None:
+        """Store ``QHeaderView.saveState()`` bytes."""
+        self._set("window/listHeader", QByteArray(data))
+
+    def splitter_sizes(self, name: str, count: int) -> list[int] | None:
+        """Return the stored pane sizes of splitter ``name``.
+
+        Args:
+            name: e.g. ``"main"`` or ``"detail"``.
+            count: how many panes the splitter has.
+        Returns:
+            ``count`` non-negative ints (pixels) with a positive sum, or ``None`` if
+            nothing usable is stored.
+        """
+        value = self._value(f"window/splitter_{name}")
+        if isinstance(value, str):
+            value = value.split(",")
+        if not isinstance(value, (list, tuple)) or len(value) != count:
+            return None
+        try:
+            sizes = [int(v) for v in value]
+        except (TypeError, ValueError):
+            return None
+        if any(v < 0 or v > 100_000 for v in sizes) or sum(sizes) <= 0:
+            return None
+        return sizes
+
+    def set_splitter_sizes(self, name: str, sizes) -> None:
+        """Store the pane sizes (pixels) of splitter ``name``."""
+        self._set(f"window/splitter_{name}", ",".join(str(int(v)) for v in sizes))
+
+    @property
+    def list_sort(self) -> tuple[int, bool] | None:
+        """The paper list's sort: ``(column, descending)``, or ``None`` for the natural
+        order (import order, or relevance while searching)."""
+        value = self._value("window/listSort")
+        if not isinstance(value, str) or ":" not in value:
+            return None
+        column, _, order = value.partition(":")
+        try:
+            return int(column), order == "desc"
+        except ValueError:
+            return None
+
+    @list_sort.setter
+    def list_sort(self, sort: tuple[int, bool] | None) -> None:
+        """Store ``(column, descending)`` or ``None``."""
+        self._set("window/listSort",
+                  "" if sort is None else f"{int(sort[0])}:{'desc' if sort[1] else 'asc'}")
+
+    def pane_visible(self, name: str) -> bool:
+        """Whether pane ``name`` (``"tags"`` or ``"detail"``) is shown (default True;
+        only a stored ``false`` hides it)."""
+        return _to_bool(self._value(f"window/show_{name}"), default=True)
+
+    def set_pane_visible(self, name: str, shown: bool) -> None:
+        """Store whether pane ``name`` is shown."""
+        self._set(f"window/show_{name}", bool(shown))
+
+    # -- reading ---------------------------------------------------------------------
+    @property
+    def font_size(self) -> float | None:
+        """The detail pane's reading font size in points (within
+        :data:`FONT_SIZE_RANGE`), or ``None`` for the system font's size."""
+        value = self._value("reading/fontSize")
+        try:
+            size = float(value)
+        except (TypeError, ValueError):
+            return None
+        if not FONT_SIZE_RANGE[0] <= size <= FONT_SIZE_RANGE[1]:
+            return None
+        return size
+
+    @font_size.setter
+    def font_size(self, points: float | None) -> None:
+        """Store the reading font size (points), or ``None`` for the default."""
+        self._set("reading/fontSize", "" if points is None else float(points))
+        self._store.sync()
+
+    @property
+    def appearance(self) -> str:
+        """``"system"`` (follow the system colour scheme; default), ``"light"`` or
+        ``"dark"``."""
+        value = self._value("view/appearance")
+        return value if value in APPEARANCES else "system"
+
+    @appearance.setter
+    def appearance(self, mode: str) -> None:
+        """Store the appearance.
+
+        Raises:
+            ValueError: ``mode`` is not one of :data:`APPEARANCES`.
+        """
+        if mode not in APPEARANCES:
+            raise ValueError(f"unknown appearance {mode!r}")
+        self._set("view/appearance", mode)
+        self._store.sync()
+
+    # -- folders -----------------------------------------------------------------------
+    @property
+    def last_library(self) -> Path | None:
+        """The library folder the window had open last, if it still is a folder."""
+        value = self._value("library/last")
+        if isinstance(value, str) and value and Path(value).is_dir():
+            return Path(value)
+        return None
+
+    @last_library.setter
+    def last_library(self, folder) -> None:
+        """Remember the library folder the window opened (``str`` or ``Path``)."""
+        self._set("library/last", str(folder))
+        self._store.sync()
+
+    @property
+    def import_folder(self) -> Path:
+        """The folder of the last import, if it still exists; otherwise the home folder."""
+        value = self._value("import/folder")
+        if isinstance(value, str) and value and Path(value).is_dir():
+            return Path(value)
+        return Path.home()
+
+    @import_folder.setter
+    def import_folder(self, folder) -> None:
+        """Remember the folder of the last import (``str`` or ``Path``)."""
+        self._set("import/folder", str(folder))
+        self._store.sync()
+
+    @property
+    def auto_mark_read(self) -> bool:
+        """Mark a paper read once it has been shown for :attr:`mark_read_delay_ms`
+        (default True)."""
+        return _to_bool(self._value("reading/autoMarkRead"), default=True)
+
+    @auto_mark_read.setter
+    def auto_mark_read(self, on: bool) -> None:
+        """Store the auto mark-read preference."""
+        self._store.setValue("reading/autoMarkRead", bool(on))
+        self._store.sync()
+
+    @property
+    def mark_read_delay_ms(self) -> int:
+        """Milliseconds a paper is shown before it is marked read (100-60000; default
+        :data:`MARK_READ_DELAY_MS`)."""
+        try:
+            value = int(self._value("reading/markReadDelayMs") or MARK_READ_DELAY_MS)
+        except (TypeError, ValueError):
+            value = MARK_READ_DELAY_MS
+        return min(max(value, 100), 60_000)
+
+    @mark_read_delay_ms.setter
+    def mark_read_delay_ms(self, ms: int) -> None:
+        """Store the mark-read delay in milliseconds."""
+        self._store.setValue("reading/markReadDelayMs", int(ms))
+        self._store.sync()
+
+    @property
+    def export_folder(self) -> Path:
+        """The folder of the last export, if it still exists; otherwise the user's
+        Documents folder (or home)."""
+        stored = self._value("export/folder")
+        if isinstance(stored, str) and stored and Path(stored).is_dir():
+            return Path(stored)
+        documents = QStandardPaths.writableLocation(
+            QStandardPaths.StandardLocation.DocumentsLocation)
+        return Path(documents) if documents and Path(documents).is_dir() else Path.home()
+
+    @export_folder.setter
+    def export_folder(self, folder) -> None:
+        """Remember the folder of the last export (a ``str`` or ``Path``)."""
+        self._store.setValue("export/folder", str(folder))
+        self._store.sync()
+
+    @property
+    def export_format(self) -> str:
+        """The format of the last export, one of
+        :data:`paperdesk.core.exports.formats.FORMATS` (default :data:`DEFAULT_EXPORT_FORMAT`)."""
+        value = self._value("export/format")
+        return value if value in FORMATS else DEFAULT_EXPORT_FORMAT
+
+    @export_format.setter
+    def export_format(self, fmt: str) -> None:
+        """Remember the format of the last export.
+
+        Raises:
+            ValueError: ``fmt`` is not one of ``FORMATS``.
+        """
+        if fmt not in FORMATS:
+            raise ValueError(f"unknown export format {fmt!r}")
+        self._store.setValue("export/format", fmt)
+        self._store.sync()
+
+
+def _to_bool(value, default: bool = False) -> bool:
+    """A stored flag: ``true``/``false`` (and 1/0, yes/no, on/off); anything else, or
+    nothing, is ``default``."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return bool(value)
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in {"1", "true", "yes", "on"}:
+            return True
+        if word in {"0", "false", "no", "off"}:
+            return False
+    return default

@@ -1,0 +1,90 @@
+"""Creating the QApplication and the main window (without running an event loop)."""
+
+from __future__ import annotations
+
+import os
+
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QGuiApplication, QIcon
+from PySide6.QtWidgets import QApplication
+
+from paperdesk.core.desktop import ICON_SIZES, icon_png_path
+from paperdesk.core.library import Library
+from paperdesk.core.paths import APP_NAME, bundled_seeds, resource_path
+
+__all__ = ["ensure_app", "create_main_window", "app_icon"]
+
+_app: QApplication | None = None  # keeps a QApplication created here alive
+
+
+def ensure_app() -> QApplication:
+    """Return the running QApplication, creating one (named "paperdesk") if none exists.
+
+    Returns:
+        The application instance.
+    """
+    global _app
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication([APP_NAME])
+        app.setOrganizationName(APP_NAME)
+        app.setApplicationName(APP_NAME)
+        _app = app
+    # Ties the windows to the installed launcher (Wayland app id, task bar grouping).
+    QGuiApplication.setDesktopFileName(APP_NAME)
+    if app.windowIcon().isNull():
+        app.setWindowIcon(app_icon())
+    return app
+
+
+def app_icon() -> QIcon:
+    """Return paperdesk's icon: the PNG sizes from ``resources/icons`` (these need no
+    image plugin) plus the SVG for other sizes. Empty if the resources are missing."""
+    icon = QIcon()
+    for size in ICON_SIZES:
+        png = resource_path(str(icon_png_path(Path("."), size)))
+        if png is not None:
+            icon.addFile(str(png), QSize(size, size))
+    svg = resource_path("paperdesk.svg")
+    if svg is not None:
+        icon.addFile(str(svg))
+    return icon
+
+
+def create_main_window(library_path: str | os.PathLike, import_seeds: bool = True,
+                       settings=None):
+    """Open the library at ``library_path`` and build the main window (not shown).
+
+    Creates a QApplication if none exists but does not start its event loop, so tests and
+    the screenshot tool can drive the window. If the library is empty and
+    ``import_seeds`` is true, the bundled sample files start importing on a worker
+    thread; the list fills when the import finishes (while events are processed).
+
+    The window owns the library: closing the window stops its threads and closes it.
+
+    Args:
+        library_path: the library folder (created if missing).
+        import_seeds: import :func:`paperdesk.core.paths.bundled_seeds` into an empty
+            library.
+        settings: a :class:`~paperdesk.ui.app.settings.Settings` (default: the user's).
+    Returns:
+        The :class:`~paperdesk.ui.window.main_window.MainWindow`.
+    Raises:
+        LibraryError: the library cannot be opened or created.
+    """
+    ensure_app()
+    from paperdesk.ui.window.main_window import MainWindow  # after the QApplication exists
+
+    library = Library.open(library_path)
+    try:
+        window = MainWindow(library, owns_library=True, settings=settings)
+    except BaseException:
+        library.close()
+        raise
+    if import_seeds and library.count() == 0:
+        seeds = bundled_seeds()
+        if seeds:
+            window.start_import(seeds, seeds=True)
+    return window

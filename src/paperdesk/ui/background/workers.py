@@ -1,0 +1,748 @@
+"""Work that must not block the UI thread: searching, counting saved searches, importing,
+exporting and index syncing.
+
+Writes (imports, index syncing) run as bulk jobs on the window's one writer thread, the
+:class:`~paperdesk.ui.background.operations.LibraryWorker` (edits go ahead of them and run between
+their batches). Reads that have their own rhythm (searching, saved-search counts,
+exports) have their own QThread and SQLite connection: those runners are QObjects living
+in the UI thread that own one worker QObject moved to a QThread; requests go to it
+through queued signals and results come back through queued signals. Every slot of a
+runner (and of the window) runs in the UI thread.
+
+Call ``shutdown()`` on each runner before the library is closed: it stops the thread
+and waits for it (an import or export is asked to cancel first).
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+import traceback
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from paperdesk.core.exports.to_file import ExportCancelled
+from paperdesk.core.fields import SORT_CHOICES
+from paperdesk.core.library import Library
+from paperdesk.core.models import LibraryError
+from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.scope import Scope
+from paperdesk.ui.background.operations import Job, LibraryWorker
+
+__all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
+           "ExportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
+           "SYNC_DELAY_MS", "COUNT_DELAY_MS", "SORTS"]
+
+#: How long typing must pause before a search runs, in milliseconds.
+SEARCH_DELAY_MS = 150
+#: Hits delivered first, quickly; the complete list follows when there are more.
+FIRST_PAGE = 200
+#: Quiet time before the (slower) complete search starts, in seconds.
+FULL_SEARCH_PAUSE_S = 0.3
+#: How long after the last change the search index is brought up to date, in ms.
+SYNC_DELAY_MS = 300
+#: Quiet time before saved searches are counted again, in milliseconds.
+COUNT_DELAY_MS = 250
+#: The orders ``Library.find`` knows (from :mod:`paperdesk.core.fields`).
+SORTS = SORT_CHOICES
+#: Queries whose match terms are remembered (for highlighting in the detail pane).
+_TERMS_KEPT = 16
+
+
+def _log_exception(what: str) -> str:
+    """Print the current exception's traceback to stderr; return a one-line message."""
+    exc = sys.exc_info()[1]
+    print(f"paperdesk: {what} failed:", file=sys.stderr)
+    traceback.print_exc(file=sys.stderr)
+    return str(exc) or type(exc).__name__
+
+
+# -- search ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class SearchRequest:
+    """One search to run.
+
+    Attributes:
+        query: the query text as typed (any text; see :mod:`paperdesk.core.search.query`).
+        scope: the :class:`Scope` (source, tag, filter) to search in.
+        sort: ``"relevance"`` (best first), ``"added"`` or ``"title"``.
+        descending: reverse an ``added`` / ``title`` order.
+    """
+
+    query: str
+    scope: Scope = field(default_factory=Scope)
+    sort: str = "relevance"
+    descending: bool = False
+
+
+class _SearchWorker(QObject):
+    """Runs ``Library.find`` in the search thread. Skips requests already superseded.
+
+    The first answer holds the best :data:`FIRST_PAGE` hits in the requested order, with
+    an estimated total (``count=False``: no second pass over the index) and the query's
+    :class:`MatchTerms`; when there may be more hits, the complete list with the exact
+    total follows, unless a newer request arrived meanwhile.
+    """
+
+    done = Signal(int, object, bool, object)    # generation, SearchResults, complete, terms
+    failed = Signal(int, str)                   # generation, message
+
+    def __init__(self, library: Library, latest_generation):
+        super().__init__()
+        self._lib = library
+        self._latest = latest_generation
+
+    @Slot(int, object)
+    def run(self, generation: int, request: SearchRequest) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
+        if generation != self._latest():
+            return  # a newer query is already queued behind this one
+        where = request.scope.where()
+        order = {"sort": request.sort, "descending": request.descending}
+        try:
+            first = self._lib.find(request.query, limit=FIRST_PAGE, count=False,
+                                   **order, **where)
+            try:
+                terms = self._lib.match_terms(request.query)
+            except Exception:  # noqa: BLE001 - highlighting is a nicety
+                _log_exception("highlighting")
+                terms = MatchTerms()
+            complete = first.total_exact and len(first.hits) >= first.total
+            self.done.emit(generation, first, complete, terms)
+            if complete or not self._still_latest(generation, FULL_SEARCH_PAUSE_S):
+                return
+            results = self._lib.find(request.query, limit=None, **order, **where)
+        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
+            self.failed.emit(generation, _log_exception("search"))
+            return
+        self.done.emit(generation, results, True, terms)
+
+    def _still_latest(self, generation: int, pause_s: float) -> bool:
+        """Wait up to ``pause_s`` (the user may still be typing); False if superseded."""
+        deadline = time.monotonic() + pause_s
+        while time.monotonic() < deadline:
+            if generation != self._latest():
+                return False
+            time.sleep(0.02)
+        return generation == self._latest()
+
+
+class SearchRunner(QObject):
+    """Debounced, generation-numbered full-text search on a worker thread.
+
+    Every :meth:`request` (and :meth:`cancel`) increments :attr:`generation`; results of
+    an older generation than the latest are dropped, so a slow query never overwrites the
+    results of a newer one. Sorting happens in the worker (``Library.find(sort=...)``).
+    A large result arrives twice (see :data:`FIRST_PAGE`): first the best hits with
+    ``complete`` False and ``results.total_exact`` possibly False (an estimate), then
+    all of them with the exact total.
+
+    Signals:
+        resultsReady(int, object, bool): ``(generation, SearchResults, complete)`` of the
+            latest request. The query's match terms are then available from
+            :meth:`terms_for`.
+        searchFailed(int, str): ``(generation, message)`` when the latest search raised.
+
+    Args:
+        library: the open library (``find`` is called from the worker thread).
+        delay_ms: debounce delay.
+        parent: Qt parent.
+    """
+
+    resultsReady = Signal(int, object, bool)
+    searchFailed = Signal(int, str)
+    _submit = Signal(int, object)
+
+    def __init__(self, library: Library, delay_ms: int = SEARCH_DELAY_MS,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self._generation = 0
+        self._pending: SearchRequest | None = None
+        self._waiting_for: int | None = None
+        self._terms: dict[str, MatchTerms] = {}
+        self.dropped = 0  #: results discarded because a newer request existed
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._fire)
+        self._thread = QThread()
+        self._thread.setObjectName("paperdesk-search")
+        self._worker = _SearchWorker(library, lambda: self._generation)
+        self._worker.moveToThread(self._thread)
+        self._submit.connect(self._worker.run)
+        self._worker.done.connect(self._on_done)
+        self._worker.failed.connect(self._on_failed)
+        self._thread.start()
+        self._stopped = False
+
+    @property
+    def generation(self) -> int:
+        """The number of the latest request (or cancel)."""
+        return self._generation
+
+    def request(self, query: str, source_id: int | None = None,
+                immediate: bool = False, scope: Scope | None = None,
+                sort: str = "relevance", descending: bool = False) -> int:
+        """Ask for a search; it runs after :data:`SEARCH_DELAY_MS` of quiet.
+
+        Args:
+            query: the query text (never raises on bad syntax).
+            source_id: search only papers from this source, or ``None`` for all
+                (ignored when ``scope`` is given).
+            immediate: skip the debounce delay (e.g. when the scope changed).
+            scope: the full :class:`Scope` (source, tag and filter).
+            sort: one of :data:`SORTS` (unknown values mean ``"relevance"``).
+            descending: reverse an ``added`` / ``title`` order.
+        Returns:
+            The generation number of this request.
+        """
+        if self._stopped:
+            return self._generation
+        self._generation += 1
+        if sort not in SORTS:
+            sort = "relevance"
+        self._pending = SearchRequest(query, scope or Scope(source_id=source_id), sort,
+                                      bool(descending) and sort != "relevance")
+        if immediate:
+            self._timer.stop()
+            self._fire()
+        else:
+            self._timer.start()
+        return self._generation
+
+    def cancel(self) -> None:
+        """Forget the pending request and drop any result still on its way."""
+        self._generation += 1
+        self._pending = None
+        self._waiting_for = None
+        self._timer.stop()
+
+    def terms_for(self, query: str) -> MatchTerms | None:
+        """Return the match terms of a recently answered ``query`` (computed in the
+        worker with ``Library.match_terms``), or ``None`` if not known."""
+        return self._terms.get(query)
+
+    def is_busy(self) -> bool:
+        """Return True while a request waits for its delay or for its complete results."""
+        return self._timer.isActive() or self._waiting_for is not None
+
+    def has_pending(self) -> bool:
+        """Return True while a request waits for its debounce delay."""
+        return self._timer.isActive()
+
+    def flush(self) -> None:
+        """Run a request that is waiting for its debounce delay now."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._fire()
+
+    def shutdown(self) -> None:
+        """Stop the timer and the search thread and wait for it. Safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self.cancel()
+        self._thread.quit()
+        self._thread.wait()
+
+    @Slot()
+    def _fire(self) -> None:
+        if self._pending is None or self._stopped:
+            return
+        request, self._pending = self._pending, None
+        self._waiting_for = self._generation
+        self._submit.emit(self._generation, request)
+
+    @Slot(int, object, bool, object)
+    def _on_done(self, generation: int, results, complete: bool, terms) -> None:
+        if generation != self._generation:
+            self.dropped += 1
+            return
+        if complete:
+            self._waiting_for = None
+        self._terms.pop(results.query, None)
+        self._terms[results.query] = terms
+        while len(self._terms) > _TERMS_KEPT:
+            self._terms.pop(next(iter(self._terms)))
+        self.resultsReady.emit(generation, results, complete)
+
+    @Slot(int, str)
+    def _on_failed(self, generation: int, message: str) -> None:
+        if generation != self._generation:
+            return
+        self._waiting_for = None
+        self.searchFailed.emit(generation, message)
+
+
+# -- saved-search counts -------------------------------------------------------------------
+class _CountWorker(QObject):
+    """Counts the matches of saved searches in the count thread."""
+
+    done = Signal(int, object)   # generation, {name: count or None}
+
+    def __init__(self, library: Library, latest_generation):
+        super().__init__()
+        self._lib = library
+        self._latest = latest_generation
+
+    @Slot(int, object)
+    def run(self, generation: int, searches) -> None:
+        """Do the work (in the worker thread); stops early when superseded."""
+        counts: dict[str, int | None] = {}
+        for name, query in searches:
+            if generation != self._latest():
+                return
+            try:
+                counts[name] = self._lib.find(query, limit=1, count=True, suggest=False,
+                                              snippets=False).total
+            except Exception:  # noqa: BLE001 - a count is a nicety; never raised here
+                _log_exception("counting a saved search")
+                counts[name] = None
+        self.done.emit(generation, counts)
+
+
+class SavedSearchCounter(QObject):
+    """Counts the papers each saved search finds, on a worker thread.
+
+    Exact counts can take a while on a large library, so they are computed only when
+    asked (after start-up, index updates, imports and saved-search changes), after
+    :data:`COUNT_DELAY_MS` of quiet, and a newer request supersedes an older one.
+
+    Signals:
+        countsReady(object): ``{name: count}`` for the latest request (``None`` for a
+            search that could not be counted).
+
+    Args:
+        library: the open library.
+        delay_ms: debounce delay.
+        parent: Qt parent.
+    """
+
+    countsReady = Signal(object)
+    _submit = Signal(int, object)
+
+    def __init__(self, library: Library, delay_ms: int = COUNT_DELAY_MS,
+                 parent: QObject | None = None):
+        super().__init__(parent)
+        self._generation = 0
+        self._pending: list[tuple[str, str]] | None = None
+        self._waiting_for: int | None = None
+        self._stopped = False
+        self.runs = 0  #: delivered counts (for tests and diagnostics)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._fire)
+        self._thread = QThread()
+        self._thread.setObjectName("paperdesk-counts")
+        self._worker = _CountWorker(library, lambda: self._generation)
+        self._worker.moveToThread(self._thread)
+        self._submit.connect(self._worker.run)
+        self._worker.done.connect(self._on_done)
+        self._thread.start()
+
+    def request(self, searches: Sequence[tuple[str, str]], immediate: bool = False) -> None:
+        """Count these saved searches (replacing any request not yet answered).
+
+        Args:
+            searches: ``(name, query)`` pairs.
+            immediate: skip the debounce delay.
+        """
+        if self._stopped:
+            return
+        self._generation += 1
+        self._pending = [(str(n), str(q)) for n, q in searches]
+        if immediate:
+            self._timer.stop()
+            self._fire()
+        else:
+            self._timer.start()
+
+    def is_busy(self) -> bool:
+        """Return True while a request waits for its delay or its counts."""
+        return self._timer.isActive() or self._waiting_for is not None
+
+    def flush(self) -> None:
+        """Run a request that is waiting for its debounce delay now."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._fire()
+
+    def shutdown(self) -> None:
+        """Stop counting and wait for the thread to end. Safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._generation += 1
+        self._timer.stop()
+        self._pending = self._waiting_for = None
+        self._thread.quit()
+        self._thread.wait()
+
+    @Slot()
+    def _fire(self) -> None:
+        if self._pending is None or self._stopped:
+            return
+        searches, self._pending = self._pending, None
+        self._waiting_for = self._generation
+        self._submit.emit(self._generation, searches)
+
+    @Slot(int, object)
+    def _on_done(self, generation: int, counts) -> None:
+        if generation != self._generation or self._stopped:
+            return
+        self._waiting_for = None
+        self.runs += 1
+        self.countsReady.emit(counts)
+
+
+# -- import ----------------------------------------------------------------------------
+class ImportRunner(QObject):
+    """Imports files and folders as a bulk job on the window's one writer thread
+    (:class:`~paperdesk.ui.background.operations.LibraryWorker`), one import at a time.
+
+    The import commits in short batches; between batches the worker runs the edits the
+    user made meanwhile (``between_batches``), so they are committed within a batch.
+
+    Signals (all in the UI thread):
+        progress(str, int, int): ``(stage, done, total)``; stage is ``"import"`` or
+            ``"index"``.
+        finished(object): the :class:`~paperdesk.core.models.ImportReport` (after a
+            cancel it counts the papers committed before the stop).
+        failed(str): a one-line message when the import raised.
+
+    Args:
+        library: the open library.
+        parent: Qt parent.
+        worker: the window's :class:`LibraryWorker`; without one the runner makes its
+            own (and shuts it down in :meth:`shutdown`).
+    """
+
+    progress = Signal(str, int, int)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, library: Library, parent: QObject | None = None,
+                 worker: LibraryWorker | None = None):
+        super().__init__(parent)
+        self._own_worker = worker is None
+        self._worker = worker if worker is not None else LibraryWorker(library, self)
+        self._job: Job | None = None
+        self._stopped = False
+
+    def is_running(self) -> bool:
+        """Return True while an import is queued or in progress (until its result has
+        been delivered)."""
+        return self._job is not None
+
+    def start(self, paths: Iterable[str | Path]) -> bool:
+        """Queue an import of ``paths`` (files and/or folders) on the writer thread.
+
+        Args:
+            paths: what to import.
+        Returns:
+            True if queued; False if an import is already running or after shutdown.
+        """
+        if self._job is not None or self._stopped:
+            return False
+        paths = [Path(p) for p in paths]
+
+        def run(lib: Library, job: Job):   # writer thread
+            return lib.import_paths(
+                paths, progress=lambda stage, done, total: self.progress.emit(
+                    stage, done, total),
+                cancel=job.cancelled, between_batches=job.between_batches)
+
+        job = self._worker.write(run, self._on_done, self._on_failed, bulk=True,
+                                 label="import")
+        self._job = job
+        return job is not None
+
+    def cancel(self) -> None:
+        """Ask the running import to stop after its current batch (the papers committed
+        so far stay). ``finished`` still arrives, with ``report.cancelled`` set."""
+        if self._job is not None:
+            self._job.cancel()
+
+    def shutdown(self) -> None:
+        """Cancel any running import (it stops after its current batch) and deliver
+        nothing more. With its own worker, wait for it to stop; with the window's
+        worker, :meth:`LibraryWorker.shutdown` does the waiting. Safe to call twice."""
+        self._stopped = True
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancel()
+        if self._own_worker:
+            self._worker.shutdown()
+
+    @Slot(object)
+    def _on_done(self, report) -> None:
+        self._job = None
+        if not self._stopped:
+            self.finished.emit(report)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._job = None
+        if not self._stopped:
+            self.failed.emit(message)
+
+
+# -- export ----------------------------------------------------------------------------
+class _ExportWorker(QObject):
+    """Runs ``Library.export_to_file`` once, in the export thread.
+
+    Cancelling is checked at every progress report as well as where the library polls
+    it, so even an export of a few papers stops before its file replaces the target.
+    """
+
+    progress = Signal(str, int, int)
+    done = Signal(int, str)     # papers written, path
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, library: Library, ids: list[int], fmt: str, path: Path,
+                 fields: list[str] | None, cancel: threading.Event):
+        super().__init__()
+        self._lib = library
+        self._args = (ids, fmt, path, fields)
+        self._cancel = cancel
+
+    def _progress(self, stage: str, done: int, total: int) -> None:
+        if self._cancel.is_set():
+            raise ExportCancelled("export cancelled; no file was written")
+        self.progress.emit(stage, done, total)
+
+    @Slot()
+    def run(self) -> None:
+        """Do the work (in the worker thread); results and errors go out as signals."""
+        ids, fmt, path, fields = self._args
+        try:
+            if self._cancel.is_set():
+                raise ExportCancelled("export cancelled; no file was written")
+            written = self._lib.export_to_file(ids, fmt, path, fields,
+                                               progress=self._progress,
+                                               cancel=self._cancel.is_set)
+        except ExportCancelled:
+            self.cancelled.emit()
+            return
+        except LibraryError as exc:       # cannot write the file: a one-line message
+            self.failed.emit(str(exc) or type(exc).__name__)
+            return
+        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
+            self.failed.emit(_log_exception("export"))
+            return
+        self.done.emit(written, str(path))
+
+
+class ExportRunner(QObject):
+    """Writes one export file on a worker thread, one export at a time.
+
+    The file is written atomically by ``Library.export_to_file``: a failure or a cancel
+    leaves no partial file (and an existing file at the path untouched).
+
+    Signals:
+        progress(str, int, int): ``("export", done, total)``.
+        finished(int, str): ``(papers written, path)`` once the file is in place.
+        failed(str): a one-line message naming the file and the reason (e.g.
+            ``"cannot write /x/a.bib: Permission denied"``).
+        cancelled(): the export stopped on :meth:`cancel`; nothing was written.
+
+    Args:
+        library: the open library (read from the worker thread).
+        parent: Qt parent.
+    """
+
+    progress = Signal(str, int, int)
+    finished = Signal(int, str)
+    failed = Signal(str)
+    cancelled = Signal()
+
+    def __init__(self, library: Library, parent: QObject | None = None):
+        super().__init__(parent)
+        self._lib = library
+        self._thread: QThread | None = None
+        self._worker: _ExportWorker | None = None
+        self._cancel = threading.Event()
+        self._stopped = False
+
+    def is_running(self) -> bool:
+        """Return True while an export is in progress."""
+        return self._thread is not None
+
+    def start(self, ids: Iterable[int], fmt: str, path: str | Path,
+              fields: Iterable[str] | None = None) -> bool:
+        """Start writing ``ids`` as ``fmt`` to ``path``.
+
+        Args:
+            ids: paper ids in the order to write.
+            fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
+            path: the file to (re)place.
+            fields: fields to include, or ``None`` for all.
+        Returns:
+            True if started; False if an export is already running or after shutdown.
+        """
+        if self._thread is not None or self._stopped:
+            return False
+        self._cancel = threading.Event()
+        thread = QThread()
+        thread.setObjectName("paperdesk-export")
+        worker = _ExportWorker(self._lib, list(ids), fmt, Path(path),
+                               None if fields is None else list(fields), self._cancel)
+        worker.moveToThread(thread)
+        thread.started.connect(worker.run)
+        worker.progress.connect(self.progress)
+        worker.done.connect(self._on_done)
+        worker.failed.connect(self._on_failed)
+        worker.cancelled.connect(self._on_cancelled)
+        self._thread, self._worker = thread, worker
+        thread.start()
+        return True
+
+    def cancel(self) -> None:
+        """Ask the running export to stop; ``cancelled`` follows unless the file was
+        already complete (then ``finished`` arrives as usual)."""
+        self._cancel.set()
+
+    def shutdown(self) -> None:
+        """Cancel any running export and wait for its thread. Safe to call twice."""
+        self._stopped = True
+        self._cancel.set()
+        self._join()
+
+    def _join(self) -> None:
+        thread, worker = self._thread, self._worker   # see ImportRunner._join
+        if thread is not None:
+            thread.quit()
+            thread.wait()
+        self._thread = self._worker = None
+        del worker
+
+    @Slot(int, str)
+    def _on_done(self, written: int, path: str) -> None:
+        self._join()
+        if not self._stopped:
+            self.finished.emit(written, path)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._join()
+        if not self._stopped:
+            self.failed.emit(message)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._join()
+        if not self._stopped:
+            self.cancelled.emit()
+
+
+# -- index sync --------------------------------------------------------------------------
+class IndexSyncRunner(QObject):
+    """Brings the search index up to date after changes, as a bulk job on the window's
+    one writer thread (:class:`~paperdesk.ui.background.operations.LibraryWorker`).
+
+    The window sets ``library.auto_sync_index = False`` and
+    ``library.on_index_stale = runner.mark_stale``; each change then only restarts a
+    :data:`SYNC_DELAY_MS` timer, and when it fires ``Library.sync_index()`` is queued on
+    the writer thread, one run at a time (changes made during a run schedule one more
+    run). Edits queued during a run are run between its batches.
+
+    Signals (UI thread):
+        synced(int): a run finished; the number of queue entries it applied.
+        failed(str): a run raised; a one-line message (the queue is kept for next time).
+
+    Args:
+        library: the open library.
+        delay_ms: debounce delay.
+        parent: Qt parent.
+        worker: the window's :class:`LibraryWorker`; without one the runner makes its
+            own (and shuts it down in :meth:`shutdown`).
+    """
+
+    synced = Signal(int)
+    failed = Signal(str)
+    _stale = Signal()
+
+    def __init__(self, library: Library, delay_ms: int = SYNC_DELAY_MS,
+                 parent: QObject | None = None, worker: LibraryWorker | None = None):
+        super().__init__(parent)
+        self._own_worker = worker is None
+        self._worker = worker if worker is not None else LibraryWorker(library, self)
+        self._job: Job | None = None
+        self._again = False
+        self._stopped = False
+        self.runs = 0  #: finished runs (for tests and diagnostics)
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(delay_ms)
+        self._timer.timeout.connect(self._fire)
+        self._stale.connect(self._on_stale)   # queued when emitted from another thread
+
+    def mark_stale(self) -> None:
+        """Note that the library changed (safe to call from any thread)."""
+        if not self._stopped:
+            self._stale.emit()
+
+    def is_busy(self) -> bool:
+        """Return True while a run is scheduled or running."""
+        return self._timer.isActive() or self._job is not None
+
+    def flush(self) -> None:
+        """Start a scheduled run now instead of after the delay."""
+        if self._timer.isActive():
+            self._timer.stop()
+            self._fire()
+
+    def shutdown(self) -> None:
+        """Stop scheduling; a running sync stops after its current batch (what is still
+        queued is indexed the next time the library opens). With its own worker, wait for
+        it; with the window's worker, :meth:`LibraryWorker.shutdown` does the waiting.
+        Safe to call twice."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self._timer.stop()
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancel()
+        if self._own_worker:
+            self._worker.shutdown()
+
+    @Slot()
+    def _on_stale(self) -> None:
+        if not self._stopped:
+            self._timer.start()
+
+    @Slot()
+    def _fire(self) -> None:
+        if self._stopped:
+            return
+        if self._job is not None:
+            self._again = True
+            return
+        self._job = self._worker.write(
+            lambda lib, job: lib.sync_index(cancel=job.cancelled,
+                                            between_batches=job.between_batches),
+            self._on_done, self._on_failed, bulk=True, label="index update")
+
+    @Slot(int)
+    def _on_done(self, applied: int) -> None:
+        self._finish()
+        self.synced.emit(applied)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._finish()
+        self.failed.emit(message)
+
+    def _finish(self) -> None:
+        self._job = None
+        self.runs += 1
+        if self._again and not self._stopped:
+            self._again = False
+            self._timer.start()

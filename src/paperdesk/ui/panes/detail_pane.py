@@ -1,0 +1,500 @@
+"""The right-hand pane: one paper with its annotations.
+
+From top to bottom: the title (double-click or F2 to edit; the derived title stays as a
+fallback), the added date with star and read toggles, the tag chips with the tag editor,
+the abstract (with arXiv links and source files), the highlights, and the note editor.
+
+The pane only displays and reports: every change is a signal that the window turns into
+an undoable command, after which it calls :meth:`DetailPane.show_paper` again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSplitter,
+                               QToolButton, QVBoxLayout, QWidget)
+
+from paperdesk.core.models import Paper
+from paperdesk.core.search.index import MatchTerms
+from paperdesk.ui.panes.abstract_view import AbstractView
+from paperdesk.ui.style.colours import reading_colours
+from paperdesk.ui.style.formatting import local_datetime, tooltip_html
+from paperdesk.ui.panes.highlight_list import HighlightList
+from paperdesk.ui.panes.links import SAFE_SCHEMES
+from paperdesk.ui.panes.note_editor import NoteEditor
+from paperdesk.ui.panes.paper_html import HtmlColours, paper_body_html, title_html
+from paperdesk.ui.panes.tag_chips import TagChipBar
+
+__all__ = ["DetailPane", "PLACEHOLDER", "SAFE_SCHEMES"]
+
+PLACEHOLDER = "Select a paper to read its abstract"
+#: The title's size relative to the reading font.
+TITLE_SCALE = 1.3
+#: Height of the note editor at first show, in pixels.
+NOTE_HEIGHT = 170
+
+
+class DetailPane(QWidget):
+    """One paper, read and annotated (objectName ``detailPane``).
+
+    Children by objectName: ``titleLabel``, ``titleEditor``, ``starButton``,
+    ``readButton``, ``tagChipBar`` with ``tagEditor``, ``abstractView``,
+    ``highlightList``, ``noteEditor``.
+
+    Signals:
+        starToggled(): the star button was clicked.
+        readToggled(): the read button was clicked.
+        titleEdited(object): a new title (str), or ``None`` for the derived title.
+        tagAddRequested(str): a tag name typed into the tag editor.
+        tagRemoveRequested(str): a chip's × was clicked; the tag's name.
+        editingCancelled(): Esc in the tag or title editor.
+        highlightRequested(int, int, str): ``(start, end, colour)`` from the abstract's
+            context menu.
+        highlightRemoveRequested(int): a highlight id to remove.
+        highlightCommentRequested(int): a highlight id whose comment to edit.
+        noteSaveRequested(int, str, int): ``(paper_id, body, session)`` to store.
+        linkRefused(QUrl): a clicked link was refused because of its scheme.
+    """
+
+    starToggled = Signal()
+    readToggled = Signal()
+    titleEdited = Signal(object)
+    tagAddRequested = Signal(str)
+    tagRemoveRequested = Signal(str)
+    editingCancelled = Signal()
+    highlightRequested = Signal(int, int, str)
+    highlightRemoveRequested = Signal(int)
+    highlightCommentRequested = Signal(int)
+    noteSaveRequested = Signal(int, str, int)
+    linkRefused = Signal(QUrl)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("detailPane")
+        self._paper: Paper | None = None
+        self._terms: MatchTerms | None = None
+        self._title_cancelled = False
+        self._colours: HtmlColours = reading_colours(self.palette())
+        self._font_size: float | None = None
+        self._build()
+        self._apply_colours()
+        self.clear_paper()
+
+    # -- construction --------------------------------------------------------------------
+    def _build(self) -> None:
+        self.title_label = QLabel()
+        self.title_label.setObjectName("titleLabel")
+        self.title_label.setWordWrap(True)
+        self.title_label.setTextFormat(Qt.TextFormat.RichText)
+        self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = self._title_font()
+        self.title_label.setFont(font)
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Preferred,
+                                       QSizePolicy.Policy.Minimum)
+        self.title_label.installEventFilter(self)
+        self.title_editor = QLineEdit()
+        self.title_editor.setObjectName("titleEditor")
+        self.title_editor.setFont(font)
+        self.title_editor.setPlaceholderText("Leave empty to use the title from the abstract")
+        self.title_editor.hide()
+        self.title_editor.installEventFilter(self)
+        self.title_editor.editingFinished.connect(self._commit_title)
+
+        self.meta_label = QLabel()
+        self.meta_label.setObjectName("metaLabel")
+        self.meta_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.star_button = self._tool_button("starButton", "☆ Star", "Star this paper (S)")
+        self.star_button.clicked.connect(self.starToggled)
+        self.read_button = self._tool_button("readButton", "Mark read", "Mark read (R)")
+        self.read_button.clicked.connect(self.readToggled)
+        self.title_button = self._tool_button("editTitleButton", "✎ Title",
+                                              "Edit the title (F2)")
+        self.title_button.clicked.connect(self.edit_title)
+        self.reset_title_button = self._tool_button(
+            "resetTitleButton", "↺", "Use the title derived from the abstract")
+        self.reset_title_button.clicked.connect(lambda: self.titleEdited.emit(None))
+        meta_row = QHBoxLayout()
+        meta_row.setSpacing(4)
+        meta_row.addWidget(self.meta_label, 1)
+        for button in (self.star_button, self.read_button, self.title_button,
+                       self.reset_title_button):
+            meta_row.addWidget(button)
+
+        self.chips = TagChipBar()
+        self.chips.addRequested.connect(self.tagAddRequested)
+        self.chips.removeRequested.connect(self.tagRemoveRequested)
+        self.chips.editingCancelled.connect(self.editingCancelled)
+
+        self.header = QWidget()
+        self.header.setObjectName("detailHeader")
+        head = QVBoxLayout(self.header)
+        head.setContentsMargins(14, 12, 14, 6)
+        head.setSpacing(6)
+        head.addWidget(self.title_label)
+        head.addWidget(self.title_editor)
+        head.addLayout(meta_row)
+        head.addWidget(self.chips)
+
+        self.abstract_view = AbstractView()
+        self.abstract_view.setPlaceholderText(PLACEHOLDER)
+        self.abstract_view.linkRefused.connect(self.linkRefused)
+        self.abstract_view.highlightRequested.connect(self.highlightRequested)
+        self.highlights_label = QLabel()
+        self.highlights_label.setObjectName("highlightsLabel")
+        self.highlights = HighlightList()
+        self.highlights.removeRequested.connect(self.highlightRemoveRequested)
+        self.highlights.commentRequested.connect(self.highlightCommentRequested)
+        self.highlights.highlightChosen.connect(self._show_highlight)
+        self.highlights.setMaximumHeight(118)
+        reading = QWidget()
+        read_layout = QVBoxLayout(reading)
+        read_layout.setContentsMargins(0, 0, 0, 0)
+        read_layout.setSpacing(2)
+        read_layout.addWidget(self.abstract_view, 1)
+        hl_box = QVBoxLayout()
+        hl_box.setContentsMargins(14, 0, 14, 4)
+        hl_box.setSpacing(2)
+        hl_box.addWidget(self.highlights_label)
+        hl_box.addWidget(self.highlights)
+        read_layout.addLayout(hl_box)
+
+        self.note_editor = NoteEditor()
+        self.note_editor.saveRequested.connect(self.noteSaveRequested)
+        note_label = QLabel("Note")
+        note_label.setStyleSheet("font-weight: 600;")
+        self.note_hint = QLabel("Markdown · saved automatically · Ctrl+click opens a link")
+        note_head = QHBoxLayout()
+        note_head.addWidget(note_label)
+        note_head.addStretch(1)
+        note_head.addWidget(self.note_hint)
+        self.note_section = QWidget()
+        self.note_section.setObjectName("noteSection")
+        note_layout = QVBoxLayout(self.note_section)
+        note_layout.setContentsMargins(14, 6, 14, 8)
+        note_layout.setSpacing(4)
+        note_layout.addLayout(note_head)
+        note_layout.addWidget(self.note_editor, 1)
+
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("detailSplitter")
+        self.splitter.addWidget(reading)
+        self.splitter.addWidget(self.note_section)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setCollapsible(0, False)
+        self._sized = False
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.header)
+        layout.addWidget(self.splitter, 1)
+
+    @staticmethod
+    def _tool_button(name: str, text: str, tip: str) -> QToolButton:
+        button = QToolButton()
+        button.setObjectName(name)
+        button.setText(text)
+        button.setToolTip(tip)
+        button.setAutoRaise(True)
+        button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        return button
+
+    # -- showing a paper -----------------------------------------------------------------
+    @property
+    def paper_id(self) -> int | None:
+        """The id of the paper shown, or ``None``."""
+        return self._paper.id if self._paper is not None else None
+
+    @property
+    def paper(self) -> Paper | None:
+        """The paper shown (as last passed to :meth:`show_paper`), or ``None``."""
+        return self._paper
+
+    def show_paper(self, paper: Paper, terms: MatchTerms | None = None,
+                   reload_note: bool = True) -> None:
+        """Show ``paper``, marking every search hit in its title, abstract and note.
+
+        Showing the paper that is already shown refreshes it in place: the abstract keeps
+        its scroll position and the note editor keeps its text unless ``reload_note``
+        (then it shows the stored note, e.g. after an undo). Showing another paper loads
+        its note; call ``note_editor.flush()`` first so the old note is saved.
+
+        Args:
+            paper: from ``Library.get``.
+            terms: what the active search matched (``Library.match_terms(query)``), or
+                ``None`` when no search is shown.
+            reload_note: for the same paper, replace the editor's text with
+                ``paper.note``.
+        """
+        same = self._paper is not None and self._paper.id == paper.id
+        self._paper = paper
+        self._terms = terms or None
+        self.header.show()
+        self.note_section.show()
+        self._show_header(paper)
+        self.chips.set_tags(paper.tags)
+        self.abstract_view.set_content(paper_body_html(paper, self._terms, self._colours),
+                                       paper.abstract, keep_scroll=same)
+        self._show_highlights(paper)
+        if not same:
+            self.cancel_title_edit()
+            self.note_editor.load(paper.id, paper.note)
+        elif reload_note:
+            self.note_editor.show_saved_text(paper.note)
+        self.note_editor.set_match_terms(self._terms)
+
+    @property
+    def match_terms(self) -> MatchTerms | None:
+        """What the shown search hits are (as last given), or ``None``."""
+        return self._terms
+
+    def set_match_terms(self, terms: MatchTerms | None) -> None:
+        """Mark the hits of another search in the shown paper (if they changed).
+
+        Args:
+            terms: from ``Library.match_terms(query)``, or ``None`` for no search.
+        """
+        terms = terms or None
+        if self._paper is not None and terms != self._terms:
+            self._terms = terms
+            self.title_label.setText(title_html(self._paper.title, terms, self._colours))
+            self.abstract_view.set_content(paper_body_html(self._paper, terms, self._colours),
+                                           self._paper.abstract, keep_scroll=True)
+            self.note_editor.set_match_terms(terms)
+
+    def clear_paper(self, message: str = PLACEHOLDER) -> None:
+        """Show nothing but a grey hint.
+
+        Args:
+            message: the hint, e.g. :data:`PLACEHOLDER` or "No papers match".
+        """
+        self._paper = None
+        self._terms = None
+        self.cancel_title_edit()
+        self.note_editor.set_match_terms(None)
+        self.note_editor.unload()
+        self.chips.set_tags([])
+        self.highlights.set_highlights([])
+        self.header.hide()
+        self.note_section.hide()
+        self.highlights.hide()
+        self.highlights_label.hide()
+        self.abstract_view.setPlaceholderText(message)
+        self.abstract_view.clear_content()
+
+    def _show_header(self, paper: Paper) -> None:
+        self.title_label.setText(title_html(paper.title, self._terms, self._colours))
+        tip = "Double-click or press F2 to edit the title"
+        if paper.title_edited:
+            tip += f"\nTitle from the abstract: {paper.derived_title}"
+        self.title_label.setToolTip(tooltip_html(tip))
+        meta = f"Added {local_datetime(paper.added_at)}  ·  #{paper.id}"
+        if paper.read_at:
+            meta += f"  ·  read {local_datetime(paper.read_at)}"
+        else:
+            meta += "  ·  unread"
+        if paper.title_edited:
+            meta += "  ·  title edited"
+        self.meta_label.setText(meta)
+        self.star_button.setText("★ Starred" if paper.starred else "☆ Star")
+        self.star_button.setToolTip("Unstar (S)" if paper.starred else "Star this paper (S)")
+        self.star_button.setStyleSheet(
+            f"QToolButton {{ color: {self._colours.star}; font-weight: 600; }}"
+            if paper.starred else "")
+        self.read_button.setText("Mark unread" if paper.read else "Mark read")
+        self.read_button.setToolTip("Mark unread (R)" if paper.read else "Mark read (R)")
+        self.reset_title_button.setVisible(paper.title_edited)
+
+    def _show_highlights(self, paper: Paper) -> None:
+        self.highlights.set_highlights(paper.highlights)
+        n = len(paper.highlights)
+        self.highlights_label.setText(f"Highlights ({n})")
+        self.highlights_label.setToolTip("Select text in the abstract and press H to add one; "
+                                         "Del removes the chosen one, double-click edits its "
+                                         "comment")
+        self.highlights.setVisible(n > 0)
+        self.highlights_label.setVisible(n > 0)
+        if n:
+            row = self.highlights.sizeHintForRow(0)
+            if row <= 0:
+                row = self.fontMetrics().height() + 8
+            self.highlights.setFixedHeight(min(n, 4) * row + 4)
+
+    @Slot(int)
+    def _show_highlight(self, highlight_id: int) -> None:
+        if self._paper is None:
+            return
+        for h in self._paper.highlights:
+            if h.id == highlight_id:
+                self.abstract_view.select_span(h.start, h.end)
+                self.abstract_view.ensureCursorVisible()
+                return
+
+    # -- colours and reading font ---------------------------------------------------------
+    @property
+    def colours(self) -> HtmlColours:
+        """The colours in use (from :func:`~paperdesk.ui.style.colours.reading_colours` for
+        this pane's palette)."""
+        return self._colours
+
+    def _apply_colours(self) -> None:
+        muted = f"color: {self._colours.muted};"
+        self.meta_label.setStyleSheet(muted)
+        self.highlights_label.setStyleSheet(f"{muted} font-weight: 600;")
+        self.note_hint.setStyleSheet(muted)
+        self.note_editor.set_mark_colours(self._colours)
+
+    def refresh_colours(self) -> None:
+        """Take the colours from the palette again (after a light/dark switch) and
+        re-render the shown paper with them."""
+        colours = reading_colours(self.palette())
+        if colours == self._colours:
+            return
+        self._colours = colours
+        self._apply_colours()
+        if self._paper is not None:
+            self._show_header(self._paper)
+            self.abstract_view.set_content(
+                paper_body_html(self._paper, self._terms, self._colours),
+                self._paper.abstract, keep_scroll=True)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt)
+        """Follow palette changes (light/dark appearance)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            self.refresh_colours()
+
+    def _title_font(self) -> QFont:
+        font = QFont(self.font())
+        base = self._font_size or font.pointSizeF()
+        font.setPointSizeF(base * TITLE_SCALE)
+        font.setWeight(QFont.Weight.DemiBold)
+        return font
+
+    def font_size(self) -> float:
+        """The reading font size in points (the abstract's, the note's; the title is
+        :data:`TITLE_SCALE` times larger)."""
+        return self._font_size or self.font().pointSizeF()
+
+    def set_font_size(self, points: float | None) -> None:
+        """Set the reading font size of the abstract, title, highlights and note.
+
+        Args:
+            points: size in points, or ``None`` for the pane's default font size.
+        """
+        self._font_size = points
+        font = QFont(self.font())
+        if points:
+            font.setPointSizeF(points)
+        for widget in (self.abstract_view, self.note_editor, self.highlights):
+            widget.setFont(font)
+        title = self._title_font()
+        self.title_label.setFont(title)
+        self.title_editor.setFont(title)
+        self.abstract_view.update_line_length()
+        if self._paper is not None:
+            self._show_highlights(self._paper)
+
+    # -- editing helpers -----------------------------------------------------------------
+    def set_tag_names(self, names: Sequence[str]) -> None:
+        """Set the completions offered by the tag editor (every tag's name)."""
+        self.chips.set_completions(names)
+
+    def set_selection_size(self, n: int) -> None:
+        """Tell the tag editor how many papers a new tag will go to."""
+        self.chips.set_target_count(n)
+
+    def focus_tag_editor(self) -> bool:
+        """Put the keyboard focus in the tag editor. Returns False if no paper is shown."""
+        if self._paper is None:
+            return False
+        self.chips.editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.chips.editor.selectAll()
+        return True
+
+    def focus_note(self) -> bool:
+        """Put the keyboard focus at the end of the note. Returns False without a paper."""
+        if self._paper is None:
+            return False
+        self.note_editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.note_editor.moveCursor(self.note_editor.textCursor().MoveOperation.End)
+        return True
+
+    @Slot()
+    def edit_title(self) -> bool:
+        """Show the title editor with the current title selected. Returns False without
+        a paper."""
+        if self._paper is None:
+            return False
+        self._title_cancelled = False
+        self.title_editor.setText(self._paper.title)
+        self.title_label.hide()
+        self.title_editor.show()
+        self.title_editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.title_editor.selectAll()
+        return True
+
+    def is_editing_title(self) -> bool:
+        """Return True while the title editor is open."""
+        return self.title_editor.isVisible()
+
+    def cancel_title_edit(self) -> None:
+        """Close the title editor without saving."""
+        self._title_cancelled = True
+        self.title_editor.hide()
+        self.title_label.show()
+
+    @Slot()
+    def _commit_title(self) -> None:
+        if self._title_cancelled or not self.title_editor.isVisible() or self._paper is None:
+            return
+        text = " ".join(self.title_editor.text().split())
+        self.cancel_title_edit()
+        if text != self._paper.title:
+            self.titleEdited.emit(text or None)
+
+    def scroll_abstract(self, pages: float = 1.0) -> None:
+        """Scroll the abstract by ``pages`` screens (negative scrolls back)."""
+        bar = self.abstract_view.verticalScrollBar()
+        bar.setValue(bar.value() + int(pages * bar.pageStep()))
+
+    def selected_span(self) -> tuple[int, int] | None:
+        """The abstract selection as ``(start, end)`` offsets, or ``None`` (see
+        :meth:`AbstractView.selected_span`)."""
+        return self.abstract_view.selected_span()
+
+    def set_splitter_sizes(self, sizes) -> None:
+        """Set the heights of the reading part and the note (pixels), e.g. as
+        remembered; the first show then keeps them."""
+        self._sized = True
+        self.splitter.setSizes(list(sizes))
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Give the note editor :data:`NOTE_HEIGHT` pixels at the first show."""
+        super().showEvent(event)
+        if not self._sized and self.splitter.height() > 0:
+            self._sized = True
+            total = sum(self.splitter.sizes()) or self.splitter.height()
+            note = min(NOTE_HEIGHT + 40, total // 2)
+            self.splitter.setSizes([total - note, note])
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
+        """Double-click on the title edits it; Esc in the title editor cancels."""
+        if watched is self.title_label and event.type() == QEvent.Type.MouseButtonDblClick:
+            self.edit_title()
+            return True
+        if watched is self.title_editor and event.type() in (
+                QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) \
+                and event.key() == Qt.Key.Key_Escape:
+            if event.type() == QEvent.Type.ShortcutOverride:
+                event.accept()
+            else:
+                self.cancel_title_edit()
+                self.editingCancelled.emit()
+            return True
+        return super().eventFilter(watched, event)

@@ -1,0 +1,245 @@
+"""Turn a paper into the detail pane's HTML: everything escaped, only web URLs linked.
+
+Pure Python (no Qt), so it is easy to test. The rules:
+
+* every character of the title, abstract, header and file names is HTML-escaped, so
+  markup inside an abstract (``<b>``, ``<a href=...>``) is shown literally;
+* the only links are http(s) URLs found by :func:`paperdesk.core.text.find_urls` in the
+  abstract (which skips URLs that sit inside markup such as ``href="..."``) and arXiv ids,
+  linked to ``https://arxiv.org/abs/<id>``;
+* words matching the active search query are marked (amber, underlined: unlike any
+  highlight colour); what to mark comes from the
+  core (``Library.match_terms(query)`` and :func:`paperdesk.core.search.index.match_spans`),
+  so the marks are exactly what the index matched: stemmed words ("networks" marks
+  "network"), exact phrases (``"university"`` does not mark "universe"), and the words
+  a ``prefix*`` or ``fuzzy~`` term stood for;
+* the user's highlights are drawn as a background in their colour;
+* the abstract is the document's first paragraph and keeps every character of
+  ``paper.abstract`` (links and highlights only add formatting), so a position in that
+  block is an offset into the abstract (see :mod:`paperdesk.ui.panes.abstract_view`).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from paperdesk.core.models import Paper
+from paperdesk.core.search.index import MatchTerms, match_spans
+from paperdesk.core.text import find_urls
+from paperdesk.ui.style.formatting import local_datetime
+
+__all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
+           "LIGHT", "hit_style", "ABSTRACT_STYLE"]
+
+
+@dataclass(frozen=True)
+class HtmlColours:
+    """Colours paperdesk draws with besides the palette's own, as ``#rrggbb`` strings.
+
+    :func:`paperdesk.ui.style.colours.reading_colours` makes them from the palette in use;
+    :data:`LIGHT` is the set for a light palette.
+
+    Attributes:
+        hit_background: background of a word the search matched.
+        hit_text: text colour of such a word (it is also underlined).
+        muted: secondary text (dates, "Source", hints).
+        highlight_text: text on a user's highlight (highlight colours are pastels).
+        star: the star of a starred paper.
+        error: text of an error message.
+        link: links (``""``: the palette's link colour).
+    """
+
+    hit_background: str = "#ffa94d"
+    hit_text: str = "#000000"
+    muted: str = "#5f5f5f"
+    highlight_text: str = "#000000"
+    star: str = "#8f6200"
+    error: str = "#b3261e"
+    link: str = ""
+
+
+#: The colours for a light palette.
+LIGHT = HtmlColours()
+#: Style of the abstract paragraph.
+ABSTRACT_STYLE = "line-height:135%; margin-top:4px;"
+
+
+def hit_style(colours: HtmlColours = LIGHT) -> str:
+    """Return the inline CSS of a search hit: background, text colour and an underline
+    (Qt rich text supports all three), so hits differ from user highlights."""
+    return (f"background-color:{colours.hit_background}; color:{colours.hit_text}; "
+            "text-decoration:underline;")
+
+
+def _muted(colours: HtmlColours) -> str:
+    return f"color:{colours.muted};"
+
+
+def _link_open(url: str, colours: HtmlColours) -> str:
+    style = f' style="color:{colours.link};"' if colours.link else ""
+    return f'<a href="{html.escape(url, quote=True)}"{style}>'
+
+
+def _highlighted(text: str, start: int, end: int, spans: Sequence[tuple[int, int]],
+                 colours: HtmlColours = LIGHT) -> str:
+    out = []
+    pos = start
+    style = hit_style(colours)
+    for s, e in spans:
+        if s < pos or e > end:
+            continue
+        out.append(html.escape(text[pos:s]))
+        out.append(f'<span style="{style}">{html.escape(text[s:e])}</span>')
+        pos = e
+    out.append(html.escape(text[pos:end]))
+    return "".join(out)
+
+
+def _is_web_url(url: str) -> bool:
+    return url.lower().startswith(("http://", "https://"))
+
+
+def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
+                  highlights: Sequence[tuple[int, int, str]] = (),
+                  colours: HtmlColours = LIGHT) -> str:
+    """Escape an abstract, link its http(s) URLs and mark search matches and highlights.
+
+    Every character of ``text`` appears exactly once in the output's text, in order.
+
+    Args:
+        text: the abstract (literal text; any markup in it stays text).
+        spans: ``(start, end)`` offsets of search matches, sorted; matches inside a URL
+            are not marked.
+        highlights: ``(start, end, "#rrggbb")`` user highlights; where they overlap, the
+            later one in the sequence is drawn; a search match is drawn over them.
+        colours: colours of search hits, of text on highlights and of links.
+    Returns:
+        An HTML fragment (no enclosing block element).
+    """
+    links = [(s, e, url) for s, e, url in find_urls(text) if _is_web_url(url)]
+    kept_links = []
+    pos = 0
+    for s, e, url in links:
+        if s >= pos:
+            kept_links.append((s, e, url))
+            pos = e
+    bounds = {0, len(text)}
+    for s, e, _u in kept_links:
+        bounds.update((s, e))
+    for s, e in spans:
+        bounds.update((max(0, s), min(len(text), e)))
+    for s, e, _c in highlights:
+        bounds.update((max(0, s), min(len(text), e)))
+    cuts = sorted(b for b in bounds if 0 <= b <= len(text))
+    out = []
+    open_link = None
+    hit = hit_style(colours)
+    for a, b in zip(cuts, cuts[1:]):
+        if a >= b:
+            continue
+        link = next((lk for lk in kept_links if lk[0] <= a and b <= lk[1]), None)
+        if link is not open_link:
+            if open_link is not None:
+                out.append("</a>")
+            if link is not None:
+                out.append(_link_open(link[2], colours))
+            open_link = link
+        style = ""
+        for s, e, colour in highlights:
+            if s <= a and b <= e:
+                style = f"background-color:{colour}; color:{colours.highlight_text};"
+        if link is None and any(s <= a and b <= e for s, e in spans):
+            style = hit
+        piece = html.escape(text[a:b])
+        out.append(f'<span style="{style}">{piece}</span>' if style else piece)
+    if open_link is not None:
+        out.append("</a>")
+    return "".join(out)
+
+
+def title_html(title: str, terms: MatchTerms | None = None,
+               colours: HtmlColours = LIGHT) -> str:
+    """Return a paper title as escaped HTML with the query's words marked.
+
+    Args:
+        title: the title (literal text).
+        terms: what the active search matched (``Library.match_terms(query)``), or
+            ``None`` for no search.
+        colours: the search-hit colours.
+    Returns:
+        An HTML fragment.
+    """
+    return _highlighted(title, 0, len(title), _spans(title, terms), colours)
+
+
+def _spans(text: str, terms: MatchTerms | None) -> list[tuple[int, int]]:
+    return match_spans(text, terms) if terms else []
+
+
+def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
+                    colours: HtmlColours = LIGHT) -> str:
+    """Return the abstract view's HTML: abstract (first paragraph), arXiv ids and sources.
+
+    Args:
+        paper: the paper (from ``Library.get``), with its highlights.
+        terms: what the active search matched (``Library.match_terms(query)``), to mark
+            every hit in the abstract; ``None`` for no search.
+        colours: colours of hits, highlights, links and secondary text (from
+            :func:`paperdesk.ui.style.colours.reading_colours` for the palette in use).
+    Returns:
+        An HTML document string for ``QTextBrowser.setHtml``.
+    """
+    marks = [(h.start, h.end, h.colour) for h in paper.highlights]
+    abstract = abstract_html(paper.abstract, _spans(paper.abstract, terms), marks, colours)
+    parts = [f'<p style="{ABSTRACT_STYLE}">{abstract}</p>']
+    parts += _links_and_sources(paper, colours)
+    return "<html><body>" + "\n".join(parts) + "</body></html>"
+
+
+def _links_and_sources(paper: Paper, colours: HtmlColours = LIGHT) -> list[str]:
+    parts = []
+    muted = _muted(colours)
+    if paper.arxiv_ids:
+        links = ", ".join(
+            f'{_link_open("https://arxiv.org/abs/" + a, colours)}{html.escape(a)}</a>'
+            for a in paper.arxiv_ids)
+        parts.append(f'<p style="margin-top:12px;"><span style="{muted}">arXiv</span>'
+                     f" &nbsp;{links}</p>")
+    if paper.sources:
+        rows = "<br>".join(
+            f'<span title="{html.escape(s.path, quote=True)}">{html.escape(s.name)}</span>'
+            f' <span style="{muted}">— abstract {s.position} — {html.escape(s.header)}</span>'
+            for s in paper.sources)
+        label = "Source" if len(paper.sources) == 1 else "Sources"
+        parts.append(f'<p style="margin-top:16px;"><span style="{muted}">{label}</span>'
+                     f"<br>{rows}</p>")
+    return parts
+
+
+def paper_html(paper: Paper, terms: MatchTerms | None = None,
+               colours: HtmlColours = LIGHT) -> str:
+    """Return the complete HTML document the detail pane shows for ``paper``.
+
+    Args:
+        paper: the paper (from ``Library.get``).
+        terms: what the active search matched (``Library.match_terms(query)``), to mark
+            every hit; ``None`` for no search.
+        colours: as for :func:`paper_body_html`.
+    Returns:
+        An HTML string for ``QTextBrowser.setHtml``: title, added date, abstract, arXiv
+        ids (linked to arxiv.org) and the source files.
+    """
+    title = _highlighted(paper.title, 0, len(paper.title), _spans(paper.title, terms),
+                         colours)
+    marks = [(h.start, h.end, h.colour) for h in paper.highlights]
+    abstract = abstract_html(paper.abstract, _spans(paper.abstract, terms), marks, colours)
+    parts = [
+        f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
+        f'<p style="{_muted(colours)} margin-top:0px;">Added '
+        f'{html.escape(local_datetime(paper.added_at))} &nbsp;·&nbsp; #{paper.id}</p>',
+        f'<p style="line-height:135%; margin-top:12px;">{abstract}</p>',
+    ]
+    parts += _links_and_sources(paper, colours)
+    return "<html><body>" + "\n".join(parts) + "</body></html>"

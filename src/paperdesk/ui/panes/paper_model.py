@@ -1,0 +1,462 @@
+"""The paper list's table model: a list of paper ids plus a lazily filled row cache.
+
+The model holds only ids (cheap even for 100 000 papers). ``data()`` fetches rows it has
+not seen in blocks of :data:`BLOCK` ids around the requested row via
+``Library.summaries``, so scrolling a large library reads only what is shown. Sorting
+and filtering happen in SQLite (``Library.paper_ids``); while searching, the hits are
+shown in the order the search delivered them, and a header click only asks for another
+order (:attr:`PaperTableModel.searchSortRequested`): the search runs again with
+``Library.find(sort=...)`` on the worker thread. After an annotation change only the rows
+of the changed papers are re-read (:meth:`PaperTableModel.refresh_papers`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
+
+from paperdesk.core.fields import field as paper_field
+from paperdesk.core.library import Library
+from paperdesk.core.models import PaperSummary, SearchHit
+from paperdesk.ui.style.colours import reading_colours
+from paperdesk.ui.style.formatting import local_date, local_datetime, tooltip_html
+from paperdesk.core.scope import Scope
+
+__all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
+           "StarredRole", "ReadRole", "snippet_window"]
+
+#: Number of ids fetched together when a row is not cached.
+BLOCK = 200
+#: The cache is emptied when it grows past this many rows.
+CACHE_LIMIT = 20_000
+#: Item data role giving the row's paper id.
+PaperIdRole = Qt.ItemDataRole.UserRole + 1
+#: Item data role of the Snippet column: ``(start, end)`` offsets of matched words in
+#: the cell's display text (used by :class:`~paperdesk.ui.panes.snippet_delegate.SnippetDelegate`).
+SpansRole = Qt.ItemDataRole.UserRole + 2
+#: Item data role of the Title column: ``((name, "#rrggbb"), ...)`` of the paper's tags.
+TagsRole = Qt.ItemDataRole.UserRole + 3
+#: Item data role: whether the paper is starred.
+StarredRole = Qt.ItemDataRole.UserRole + 4
+#: Item data role: whether the paper has been read.
+ReadRole = Qt.ItemDataRole.UserRole + 5
+#: Characters of context kept before the first matched word of a snippet cell.
+SNIPPET_LEAD = 12
+_FALLBACK_TAG_COLOUR = "#8a8a8a"
+#: Above this many changed papers, :meth:`PaperTableModel.refresh_papers` drops the whole
+#: cache instead of re-reading the rows one block at a time.
+REFRESH_LIMIT = 2000
+
+
+def _star_pixmap(colour: str | None) -> QPixmap:
+    size = 16
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    if colour:
+        painter = QPainter(pixmap)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+        font = QFont()
+        font.setPixelSize(15)
+        painter.setFont(font)
+        painter.setPen(QColor(colour))
+        painter.drawText(QRectF(0, 0, size, size), Qt.AlignmentFlag.AlignCenter, "★")
+        painter.end()
+    return pixmap
+
+
+def _star_icon(starred: bool, colour: str, selected_colour: str = "") -> QIcon:
+    """A star in ``colour`` (in ``selected_colour`` on a selected row), or an empty
+    icon of the same size (so titles stay aligned)."""
+    icon = QIcon(_star_pixmap(colour if starred else None))
+    if starred and selected_colour:
+        icon.addPixmap(_star_pixmap(selected_colour), QIcon.Mode.Selected)
+    return icon
+
+
+def snippet_window(text: str, spans: Sequence[tuple[int, int]],
+                   lead: int = SNIPPET_LEAD) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """Cut the start of a snippet so its first matched word is visible in a narrow cell.
+
+    Args:
+        text: the snippet (plain text).
+        spans: ``(start, end)`` offsets of matched words in ``text``.
+        lead: characters of context to keep before the first match.
+    Returns:
+        ``(text, spans)``: the text, starting with "… " when cut (at a word boundary),
+        and the spans shifted to match.
+    """
+    if not spans or spans[0][0] <= lead:
+        return text, tuple(spans)
+    cut = text.rfind(" ", 0, spans[0][0] - lead)
+    if cut < 0:
+        return text, tuple(spans)
+    prefix = "… "
+    shift = len(prefix) - (cut + 1)
+    return prefix + text[cut + 1:], tuple((s + shift, e + shift) for s, e in spans)
+
+
+_ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SpansRole,
+                    Qt.ItemDataRole.FontRole, Qt.ItemDataRole.DecorationRole, TagsRole,
+                    StarredRole, ReadRole})
+
+
+class PaperTableModel(QAbstractTableModel):
+    """Rows are papers; columns are Title, Snippet and Added.
+
+    Display text is always literal (Qt's DisplayRole is not interpreted as HTML), and
+    tooltips are escaped. Unread papers are bold (FontRole); the Title column carries a
+    star icon (DecorationRole) and the paper's tags with their colours (:data:`TagsRole`).
+    Sort state (``sort_column``: -1 for the natural order, which is
+    import order when listing and relevance when searching) survives :meth:`show_all`
+    and :meth:`show_hits`.
+
+    Signals:
+        searchSortRequested(str, bool): ``(sort, descending)`` — while searching, a
+            header click asked for another order (``"relevance"``, ``"added"`` or
+            ``"title"``); the owner runs the search again in that order.
+
+    Args:
+        library: the open library to read rows from (UI thread).
+        parent: Qt parent.
+    """
+
+    TITLE, SNIPPET, ADDED = range(3)
+    #: What each column shows: a paper field (header, tooltip and sort key from
+    #: :mod:`paperdesk.core.fields`) or ``None`` for the search snippet.
+    COLUMNS = (paper_field("title"), None, paper_field("added"))
+    HEADERS = tuple(f.header if f else "Snippet" for f in COLUMNS)
+    _ORDER_KEYS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.sortable}
+    _HEADER_TIPS = {col: f.header_tip if f else
+                    "While searching: back to the best matches first"
+                    for col, f in enumerate(COLUMNS)}
+
+    searchSortRequested = Signal(str, bool)
+
+    def __init__(self, library: Library, parent=None):
+        super().__init__(parent)
+        self._lib = library
+        self._ids: list[int] = []
+        self._rows_of: dict[int, int] | None = None
+        self._cache: dict[int, PaperSummary | None] = {}
+        self._snippets: Mapping[int, str] | None = None
+        self._cells: dict[int, tuple[str, tuple[tuple[int, int], ...]]] = {}
+        self._hits: list[SearchHit] | None = None
+        self._scope = Scope()
+        self._tag_colours: dict[str, str] = {}
+        self._icons: dict[tuple[bool, str], QIcon] = {}
+        self._bold: QFont | None = None
+        self.sort_column = -1
+        self.sort_order = Qt.SortOrder.AscendingOrder
+        self.fetch_count = 0  #: number of ``summaries`` calls so far (for tests/diagnostics)
+
+    # -- contents ----------------------------------------------------------------------
+    @property
+    def searching(self) -> bool:
+        """True when the rows are search hits."""
+        return self._hits is not None
+
+    @property
+    def source_id(self) -> int | None:
+        """The source the rows are restricted to, or ``None`` for the whole library."""
+        return self._scope.source_id
+
+    @property
+    def scope(self) -> Scope:
+        """The :class:`~paperdesk.core.scope.Scope` the rows are restricted to."""
+        return self._scope
+
+    def set_tag_colours(self, colours: Mapping[str, str]) -> None:
+        """Set the colours used for tag chips in the Title column.
+
+        Args:
+            colours: ``{tag name: "#rrggbb"}``; names are matched without regard to case.
+        """
+        self._tag_colours = {name.casefold(): c for name, c in colours.items()}
+        if self._ids:
+            self.dataChanged.emit(self.index(0, self.TITLE),
+                                  self.index(len(self._ids) - 1, self.TITLE))
+
+    def refresh_papers(self, paper_ids) -> None:
+        """Re-read the rows of papers whose title, marks or tags changed.
+
+        Only listed, already cached papers are re-read (one ``summaries`` call); the rows
+        stay where they are, even if the paper no longer passes the scope's filter (the
+        list is re-filtered when the scope or the search changes).
+
+        Args:
+            paper_ids: ids of changed papers (any iterable; unknown ids are ignored).
+        """
+        ids = [pid for pid in dict.fromkeys(paper_ids) if self.row_of(pid) >= 0]
+        if not ids:
+            return
+        if len(ids) > REFRESH_LIMIT:
+            self._cache.clear()
+            self.dataChanged.emit(self.index(0, 0),
+                                  self.index(len(self._ids) - 1, len(self.HEADERS) - 1))
+            return
+        cached = [pid for pid in ids if pid in self._cache]
+        if cached:
+            fresh = self._fetch(cached)
+            for pid in cached:
+                self._cache[pid] = fresh.get(pid)
+        rows = sorted(self.row_of(pid) for pid in ids)
+        self.dataChanged.emit(self.index(rows[0], 0),
+                              self.index(rows[-1], len(self.HEADERS) - 1))
+
+    def summary(self, paper_id: int) -> PaperSummary | None:
+        """Return the (cached) row data of a listed paper, or ``None``."""
+        row = self.row_of(paper_id)
+        return self._summary(row) if row >= 0 else None
+
+    def set_ids(self, ids: Sequence[int], snippets: Mapping[int, str] | None = None,
+                spans: Mapping[int, Sequence[tuple[int, int]]] | None = None) -> None:
+        """Replace the rows (a model reset; the row cache is kept).
+
+        Args:
+            ids: paper ids in display order.
+            snippets: ``{id: snippet}`` while searching; ``None`` when not searching
+                (the Snippet column is then empty).
+            spans: ``{id: [(start, end), ...]}`` matched words in each snippet.
+        """
+        self.beginResetModel()
+        self._ids = list(ids)
+        self._rows_of = None
+        self._snippets = snippets
+        self._cells = {
+            pid: snippet_window(text, tuple((spans or {}).get(pid, ())))
+            for pid, text in (snippets or {}).items()
+        }
+        self.endResetModel()
+
+    def show_all(self, source_id: int | None = None, scope: Scope | None = None) -> None:
+        """List every paper in the scope, in the current sort order.
+
+        Args:
+            source_id: restrict to this source, or ``None`` for all (ignored when
+                ``scope`` is given).
+            scope: source, tag and filter to restrict to.
+        """
+        self._hits = None
+        self._scope = scope or Scope(source_id=source_id)
+        self._cache.clear()
+        self.set_ids(self._ordered_ids(), None)
+
+    def show_hits(self, hits: Sequence[SearchHit], source_id: int | None = None,
+                  scope: Scope | None = None) -> None:
+        """List search hits in the order given (the search did any sorting).
+
+        Args:
+            hits: from ``Library.find``, best first or in the requested sort order.
+            source_id: the source the search was restricted to (ignored when ``scope``
+                is given).
+            scope: the scope the search was restricted to.
+        """
+        self._hits = list(hits)
+        self._scope = scope or Scope(source_id=source_id)
+        self._cache.clear()
+        self.set_ids(self._ordered_ids(), {h.id: h.snippet for h in self._hits},
+                     self._spans())
+
+    def clear(self) -> None:
+        """Show no rows and forget cached rows (used before the library closes)."""
+        self._hits = None
+        self._cache.clear()
+        self.set_ids([], None)
+
+    def paper_id(self, row: int) -> int | None:
+        """Return the paper id shown in ``row``, or ``None`` if out of range."""
+        if 0 <= row < len(self._ids):
+            return self._ids[row]
+        return None
+
+    def row_of(self, paper_id: int | None) -> int:
+        """Return the row showing ``paper_id``, or -1 if it is not listed."""
+        if paper_id is None:
+            return -1
+        if self._rows_of is None:
+            self._rows_of = {pid: row for row, pid in enumerate(self._ids)}
+        return self._rows_of.get(paper_id, -1)
+
+    def ids(self) -> list[int]:
+        """Return a copy of the listed ids in display order."""
+        return list(self._ids)
+
+    def snippet(self, paper_id: int) -> str:
+        """Return the search snippet of ``paper_id`` ("" when not searching)."""
+        return (self._snippets or {}).get(paper_id, "")
+
+    # -- Qt model interface ------------------------------------------------------------
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802 (Qt)
+        """Number of listed papers (0 under a valid parent: this is a flat table)."""
+        return 0 if parent.isValid() else len(self._ids)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
+        """Three columns: Title, Added, Snippet."""
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+        """Column titles and what clicking them does (tooltips); row numbers are not
+        shown. While searching in relevance order the Snippet column says so."""
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.HEADERS):
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            if section == self.SNIPPET and self.searching \
+                    and self.search_sort()[0] == "relevance":
+                return "Snippet  ·  best matches first"
+            return self.HEADERS[section]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._HEADER_TIPS.get(section)
+        return None
+
+    def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
+        """Cell text (literal), escaped tooltips, and the paper id under :data:`PaperIdRole`."""
+        if not index.isValid() or not 0 <= index.row() < len(self._ids):
+            return None
+        pid = self._ids[index.row()]
+        col = index.column()
+        if role == PaperIdRole:
+            return pid
+        if role not in _ROLES:
+            return None
+        if col == self.SNIPPET:
+            if role == SpansRole:
+                return self._cells.get(pid, ("", ()))[1]
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self._cells.get(pid, ("", ()))[0]
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return tooltip_html(self.snippet(pid))
+            return None
+        if role == SpansRole:
+            return None
+        summary = self._summary(index.row())
+        if summary is None:
+            return "(no longer in the library)" if role == Qt.ItemDataRole.DisplayRole else None
+        if role == StarredRole:
+            return summary.starred
+        if role == ReadRole:
+            return summary.read
+        if role == Qt.ItemDataRole.FontRole:
+            return None if summary.read else self._bold_font()
+        if col == self.TITLE:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return summary.title
+            if role == Qt.ItemDataRole.DecorationRole:
+                return self._star(summary.starred)
+            if role == TagsRole:
+                return tuple((name, self._tag_colours.get(name.casefold(),
+                                                          _FALLBACK_TAG_COLOUR))
+                             for name in summary.tags)
+            if role != Qt.ItemDataRole.ToolTipRole:
+                return None
+            extra = []
+            if summary.starred:
+                extra.append("★ starred")
+            if summary.tags:
+                extra.append("Tags: " + ", ".join(summary.tags))
+            if summary.has_note:
+                extra.append("Has a note")
+            extra.append("Read" if summary.read else "Unread")
+            return tooltip_html(summary.title + "\n" + "  ·  ".join(extra))
+        if col == self.ADDED:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return local_date(summary.added_at)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                return tooltip_html("Added " + local_datetime(summary.added_at))
+        return None
+
+    def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
+        """Re-order rows; selection follows the papers (persistent indexes are moved).
+
+        While searching, nothing is re-ordered here: :attr:`searchSortRequested` asks the
+        owner to search again in the new order (the rows change when the hits arrive).
+
+        Args:
+            column: ``TITLE`` or ``ADDED``; any other value (``SNIPPET``, -1) restores the
+                natural order: import order when listing, relevance when searching.
+            order: ascending or descending.
+        """
+        self.sort_column, self.sort_order = column, order
+        if self.searching:
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.SNIPPET, self.SNIPPET)
+            self.searchSortRequested.emit(*self.search_sort())
+            return
+        new_ids = self._ordered_ids()
+        if new_ids == self._ids:
+            return
+        if len(new_ids) != len(self._ids):  # the library changed: not a pure re-ordering
+            self.set_ids(new_ids, self._snippets, self._spans())
+            return
+        self.layoutAboutToBeChanged.emit()
+        old_indexes = self.persistentIndexList()
+        old_ids = [self.paper_id(i.row()) for i in old_indexes]
+        self._ids = new_ids
+        self._rows_of = None
+        new_indexes = []
+        for idx, pid in zip(old_indexes, old_ids):
+            row = self.row_of(pid)
+            new_indexes.append(self.index(row, idx.column()) if row >= 0 else QModelIndex())
+        self.changePersistentIndexList(old_indexes, new_indexes)
+        self.layoutChanged.emit()
+
+    def reset_sort(self) -> None:
+        """Forget the sort column (next :meth:`show_all`/:meth:`show_hits` use the
+        natural order) without re-ordering the current rows."""
+        self.sort_column = -1
+        self.sort_order = Qt.SortOrder.AscendingOrder
+
+    def search_sort(self) -> tuple[str, bool]:
+        """Return the order to ask ``Library.find`` for: ``(sort, descending)`` with sort
+        ``"relevance"``, ``"added"`` or ``"title"``."""
+        key = self._ORDER_KEYS.get(self.sort_column)
+        if key is None:
+            return "relevance", False
+        return key, self.sort_order == Qt.SortOrder.DescendingOrder
+
+    # -- internals ---------------------------------------------------------------------
+    def _ordered_ids(self) -> list[int]:
+        key = self._ORDER_KEYS.get(self.sort_column)
+        descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
+        if self._hits is None:
+            return self._lib.scope_ids(self._scope, sort=key, descending=descending)
+        return [h.id for h in self._hits]   # already in the requested order
+
+    def _star(self, starred: bool) -> QIcon:
+        # The star's colour follows the palette (light or dark appearance).
+        palette = QGuiApplication.palette()
+        colour = reading_colours(palette).star if starred else ""
+        icon = self._icons.get((starred, colour))
+        if icon is None:
+            on_selection = palette.color(QPalette.ColorRole.HighlightedText).name()
+            icon = self._icons[(starred, colour)] = _star_icon(starred, colour, on_selection)
+        return icon
+
+    def _bold_font(self) -> QFont:
+        if self._bold is None:
+            self._bold = QFont()
+            self._bold.setBold(True)
+        return self._bold
+
+    def _spans(self) -> dict[int, tuple[tuple[int, int], ...]]:
+        return {h.id: h.snippet_spans for h in self._hits or ()}
+
+    def _fetch(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
+        self.fetch_count += 1
+        return self._lib.summaries(ids)
+
+    def _summary(self, row: int) -> PaperSummary | None:
+        pid = self._ids[row]
+        summary = self._cache.get(pid)
+        if summary is None and pid not in self._cache:
+            lo = max(0, row - BLOCK // 2)
+            block = [i for i in self._ids[lo:lo + BLOCK] if i not in self._cache]
+            if len(self._cache) + len(block) > CACHE_LIMIT:
+                self._cache.clear()
+            fetched = self._fetch(block)
+            for i in block:
+                self._cache[i] = fetched.get(i)  # None marks a paper deleted since listing
+            summary = self._cache.get(pid)
+        return summary
+

@@ -1,0 +1,122 @@
+"""Paints the Title column: star, title (bold while unread) and the paper's tag chips.
+
+Chips are right-aligned in the cell, each a rounded rectangle in the tag's colour with
+black or white text (whichever contrasts more); the title is elided to fit the space
+left. The text is drawn with ``QPainter.drawText``, so it stays literal.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
+
+from paperdesk.ui.style.colours import muted_colour, text_colour_for
+from paperdesk.ui.panes.paper_model import TagsRole
+
+__all__ = ["TitleDelegate", "chip_widths"]
+
+#: Horizontal padding inside a chip, and the gap between chips, in pixels.
+CHIP_PAD = 5
+CHIP_GAP = 4
+#: Widest a single chip may be, and the share of the cell the chips may take.
+CHIP_MAX = 110
+CHIPS_SHARE = 0.45
+
+
+def chip_widths(names, metrics: QFontMetrics,
+                available: float) -> tuple[list[tuple[int, str, float]], int]:
+    """Lay out chips from the right within ``available`` pixels.
+
+    Args:
+        names: tag names in display order.
+        metrics: the chip font's metrics.
+        available: the width the chips may use.
+    Returns:
+        ``(chips, hidden)``: ``[(position in names, label, width), ...]`` for the chips
+        that fit (labels elided to :data:`CHIP_MAX`), and how many did not fit.
+    """
+    out: list[tuple[int, str, float]] = []
+    used = 0.0
+    names = list(names)
+    for i, name in enumerate(names):
+        label = metrics.elidedText(name, Qt.TextElideMode.ElideRight, CHIP_MAX - 2 * CHIP_PAD)
+        width = metrics.horizontalAdvance(label) + 2 * CHIP_PAD
+        rest = len(names) - i - 1
+        more = (metrics.horizontalAdvance(f"+{rest}") + 2 * CHIP_PAD + CHIP_GAP) if rest else 0
+        if used + width + more > available:
+            return out, len(names) - i
+        out.append((i, label, width))
+        used += width + CHIP_GAP
+    return out, 0
+
+
+class TitleDelegate(QStyledItemDelegate):
+    """Item delegate for the Title column (see the module docstring)."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
+        """Draw background, selection and star via the style, then title and chips."""
+        opt = QStyleOptionViewItem(option)
+        self.initStyleOption(opt, index)
+        text = opt.text
+        opt.text = ""
+        widget = opt.widget
+        style = widget.style() if widget is not None else None
+        if style is None:
+            return super().paint(painter, option, index)
+        style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
+        rect = QRectF(style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget))
+        rect.adjust(3, 0, -4, 0)
+        selected = bool(opt.state & QStyle.StateFlag.State_Selected)
+        group = (QPalette.ColorGroup.Active if opt.state & QStyle.StateFlag.State_Active
+                 else QPalette.ColorGroup.Inactive)
+        pen = opt.palette.color(group, QPalette.ColorRole.HighlightedText if selected
+                                else QPalette.ColorRole.Text)
+        painter.save()
+        painter.setClipRect(rect)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        right = rect.right()
+        tags = index.data(TagsRole) or ()
+        if tags:
+            right = self._paint_chips(painter, rect, tags, opt.font,
+                                      pen if selected else QColor(muted_colour(opt.palette))) - 6
+        painter.setFont(opt.font)
+        painter.setPen(pen)
+        fm = QFontMetrics(opt.font)
+        width = max(0, int(right - rect.left()))
+        shown = fm.elidedText(text or "", Qt.TextElideMode.ElideRight, width)
+        baseline = rect.top() + (rect.height() - fm.height()) / 2 + fm.ascent()
+        painter.drawText(QPointF(rect.left(), baseline), shown)
+        painter.restore()
+
+    def _paint_chips(self, painter: QPainter, rect: QRectF, tags, base: QFont,
+                     more_colour: QColor) -> float:
+        """Draw chips right-aligned in ``rect``; return the x where they start."""
+        font = QFont(base)
+        font.setBold(False)
+        font.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
+        fm = QFontMetrics(font)
+        chips, hidden = chip_widths([n for n, _c in tags], fm, rect.width() * CHIPS_SHARE)
+        height = fm.height() + 2
+        top = rect.top() + (rect.height() - height) / 2
+        total = sum(w for _i, _l, w in chips) + CHIP_GAP * max(0, len(chips) - 1)
+        more = f"+{hidden}" if hidden else ""
+        if more:
+            total += fm.horizontalAdvance(more) + CHIP_GAP + 2
+        x = rect.right() - total
+        start = x
+        painter.setFont(font)
+        for i, label, width in chips:
+            colour = tags[i][1]
+            box = QRectF(x, top, width, height)
+            painter.setPen(Qt.PenStyle.NoPen)
+            painter.setBrush(QColor(colour))
+            painter.drawRoundedRect(box, 4, 4)
+            painter.setPen(QColor(text_colour_for(colour)))
+            painter.drawText(box, Qt.AlignmentFlag.AlignCenter, label)
+            x += width + CHIP_GAP
+        if more:
+            painter.setPen(more_colour)
+            painter.drawText(QRectF(x, top, rect.right() - x, height),
+                             Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, more)
+        return start

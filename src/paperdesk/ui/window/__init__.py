@@ -1,0 +1,4 @@
+"""The main window and what hangs off it: panes and wiring (main_window), the one table
+of actions (actions), triage and annotation slots (triage), export and copy commands
+(export_commands), saved-search commands (saved_searches), the export dialog, the
+search help and small dialogs."""

@@ -1,0 +1,235 @@
+"""The window's export commands (a mixin of ``MainWindow``): File ▸ Export… and copying
+the selected papers to the clipboard as BibTeX or Markdown.
+
+Files are written by an :class:`~paperdesk.ui.background.workers.ExportRunner` on a worker thread,
+with progress and Cancel in the status bar (shared with imports: one of the two runs at
+a time). A failure is shown in a message box naming the file and the reason; the core
+writes atomically, so a failure or a cancel leaves no partial file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from paperdesk.core.models import LibraryError
+from paperdesk.ui.window.dialogs import message_box
+from paperdesk.ui.window.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, ListSnapshot, file_stem
+from paperdesk.ui.style.formatting import plural
+from paperdesk.core.scope import FILTER_LABELS, Scope
+
+__all__ = ["WindowExportMixin", "EXPORT_MESSAGE_MS"]
+
+#: How long "Exported N papers to FILE" stays in the status bar, in milliseconds.
+EXPORT_MESSAGE_MS = 10000
+#: Above this many papers, copying shows a busy cursor (it runs in the UI thread).
+_BUSY_COPY = 200
+
+_HINTS = (
+    ("Permission denied", "Choose a folder you can write to."),
+    ("Read-only file system", "Choose a folder you can write to."),
+    ("No space left", "Free some disk space or choose another drive."),
+    ("Disk quota", "Free some disk space or choose another drive."),
+    ("No such file or directory", "The folder does not exist; choose another one."),
+    ("Not a directory", "The folder does not exist; choose another one."),
+)
+
+
+class WindowExportMixin:
+    """Export commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
+
+    Needs the window's ``lib``, ``settings``, ``model``, ``export_runner``,
+    ``import_runner``, ``progress_bar``, ``cancel_button``, ``actions_by_name``,
+    ``selected_ids``, ``current_scope``, ``show_error``, ``_results``,
+    ``_results_complete``, ``_query`` and ``_scope_name``.
+
+    Attributes:
+        export_dialog: the last export dialog opened (for tests), or ``None``.
+        export_message: the last "Export failed" message box, or ``None``.
+    """
+
+    export_dialog: ExportDialog | None = None
+    export_message: QMessageBox | None = None
+
+    # -- the dialog ----------------------------------------------------------------------
+    def current_list(self) -> ListSnapshot:
+        """Return what the list shows now: its scope (with the search's query), its ids in
+        list order, a label and a file name stem. While a large search is still loading
+        its complete results, they are fetched here (``Library.scope_ids``, in the list's
+        order) so that every match is included."""
+        query = self._query()
+        scope = self.current_scope()
+        sort, descending = self.model.search_sort()
+        ids = tuple(self.model.ids())
+        scope_name = self._scope_name()
+        if self._results is not None and query:
+            scope = replace(scope, query=query)
+            if not self._results_complete:
+                try:
+                    ids = tuple(self.lib.scope_ids(scope, sort=sort, descending=descending))
+                except LibraryError:
+                    pass
+            label = f"search results for “{query}”"
+            if scope_name:
+                label += f" in {scope_name}"
+            return ListSnapshot(ids, label, file_stem(f"search {query}"), scope)
+        if scope == Scope():
+            return ListSnapshot(ids, "all papers", "paperdesk-library", scope)
+        return ListSnapshot(ids, scope_name or "the list", file_stem(self._list_stem(scope)),
+                            scope)
+
+    def _list_stem(self, scope: Scope) -> str:
+        """The file name stem of a list scope: its filter's label, tag name or file stem."""
+        if scope.filter is not None:
+            return FILTER_LABELS.get(scope.filter, scope.filter)
+        if scope.tag_id is not None:
+            states = self.lib.tag_states([scope.tag_id])
+            return states[0].name if states else ""
+        if scope.source_id is not None:
+            names = [s.name for s in self.lib.sources() if s.id == scope.source_id]
+            return Path(names[0]).stem if names else ""
+        return ""
+
+    @Slot()
+    def open_export_dialog(self) -> ExportDialog:
+        """Open the export dialog (window-modal, not blocking) on the current list, the
+        selected papers, a tag or the whole library.
+
+        Returns:
+            The dialog (also kept as :attr:`export_dialog`).
+        """
+        if self.export_dialog is not None:
+            self.export_dialog.close()
+            self.export_dialog.deleteLater()
+        dialog = ExportDialog(self.lib, self.current_list(), self.selected_ids(),
+                              self.settings, self.export_with,
+                              current_tag_id=self.current_scope().tag_id, parent=self)
+        self.export_dialog = dialog
+        dialog.open()
+        return dialog
+
+    # -- running an export -----------------------------------------------------------------
+    def export_with(self, options: ExportOptions) -> bool:
+        """Start writing an export file in the background (progress and Cancel in the
+        status bar). The result comes later: a status-bar message on success, a message
+        box naming the file and the reason on failure.
+
+        Args:
+            options: what to export and where (from :class:`ExportDialog`).
+        Returns:
+            False (with a status-bar message) if there is nothing to export or an import
+            or another export is running.
+        """
+        if not options.ids:
+            self.show_error("Nothing to export")
+            return False
+        if self.import_runner.is_running():
+            self.show_error("Wait for the import to finish, then export")
+            return False
+        if not self.export_runner.start(options.ids, options.fmt, options.path,
+                                        options.fields):
+            self.show_error("An export is already running")
+            return False
+        self._set_background_job(True)
+        self.progress_bar.setRange(0, max(len(options.ids), 1))
+        self.progress_bar.setValue(0)
+        self.progress_bar.setFormat("Exporting…")
+        self.progress_bar.show()
+        self.cancel_button.setToolTip("Stop exporting (no file is written)")
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.show()
+        self.statusBar().showMessage(
+            f"Exporting {plural(len(options.ids), 'paper')} to {options.path}…")
+        return True
+
+    @Slot()
+    def cancel_export(self) -> None:
+        """Ask the running export to stop; no file is written."""
+        self.export_runner.cancel()
+        self.cancel_button.setEnabled(False)
+        self.progress_bar.setFormat("Cancelling…")
+
+    def _set_background_job(self, running: bool) -> None:
+        """Disable (or re-enable) the commands that start an import or an export."""
+        for name in ("importFilesAction", "importFolderAction", "exportAction"):
+            self.actions_by_name[name].setEnabled(not running)
+
+    def _end_export(self) -> None:
+        self.progress_bar.hide()
+        self.cancel_button.hide()
+        self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
+        self._set_background_job(False)
+        self.statusBar().clearMessage()
+
+    @Slot(str, int, int)
+    def _on_export_progress(self, _stage: str, done: int, total: int) -> None:
+        if not self.cancel_button.isEnabled():
+            return  # cancelling
+        self.progress_bar.setRange(0, max(total, 1))
+        self.progress_bar.setValue(min(done, total))
+        self.progress_bar.setFormat("Exporting %v of %m")
+
+    @Slot(int, str)
+    def _on_export_finished(self, written: int, path: str) -> None:
+        self._end_export()
+        self.statusBar().showMessage(f"Exported {plural(written, 'paper')} to {path}",
+                                     EXPORT_MESSAGE_MS)
+
+    @Slot()
+    def _on_export_cancelled(self) -> None:
+        self._end_export()
+        self.statusBar().showMessage("Export cancelled — no file was written", 6000)
+
+    @Slot(str)
+    def _on_export_failed(self, message: str) -> None:
+        self._end_export()
+        hint = next((h for key, h in _HINTS if key.casefold() in message.casefold()), "")
+        text = f"The papers were not exported:\n\n{message}\n\nNo file was written."
+        if hint:
+            text += f" {hint}"
+        self.export_message = message_box(self, QMessageBox.Icon.Critical, "Export failed",
+                                          text, modal=False)
+
+    # -- the clipboard -------------------------------------------------------------------
+    @Slot()
+    def copy_as_bibtex(self) -> bool:
+        """Copy the selected papers to the clipboard as BibTeX (Ctrl+Shift+C)."""
+        return self.copy_papers("bibtex")
+
+    @Slot()
+    def copy_as_markdown(self) -> bool:
+        """Copy the selected papers to the clipboard as a Markdown reading list."""
+        return self.copy_papers("markdown")
+
+    def copy_papers(self, fmt: str) -> bool:
+        """Put the selected papers (or the paper shown) on the clipboard in ``fmt`` and
+        say so in the status bar.
+
+        Args:
+            fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
+        Returns:
+            False if no paper is selected or the text could not be made (the reason is
+            shown in the status bar).
+        """
+        ids = self.selected_ids()
+        if not ids:
+            self.show_error("Select the papers to copy first")
+            return False
+        busy = len(ids) > _BUSY_COPY
+        if busy:
+            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            text = self.lib.export_text(ids, fmt)
+        except (LibraryError, ValueError) as exc:
+            self.show_error(f"Not copied: {exc}")
+            return False
+        finally:
+            if busy:
+                QApplication.restoreOverrideCursor()
+        QApplication.clipboard().setText(text)
+        self.statusBar().showMessage(
+            f"Copied {plural(len(ids), 'paper')} as {FORMAT_INFO[fmt][0]}", 5000)
+        return True

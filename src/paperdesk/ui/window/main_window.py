@@ -1,0 +1,1330 @@
+"""The main window: scope pane | search box + paper list | detail pane.
+
+The window owns the wiring between the panes, the search, import and index-sync runners
+and the status bar. It reads from the library in the UI thread only for cheap calls
+(counts, id lists, row summaries, one paper) and makes every change through
+:meth:`MainWindow.submit_edit` (a ``Library`` mutation that records its own undo step in
+the core and returns the :class:`~paperdesk.core.changes.Changes` the panes refresh
+from); searches, imports and
+search-index updates run on worker threads (:mod:`paperdesk.ui.background.workers`). The commands
+of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions`); their slots
+for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageMixin`, those for
+exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExportMixin`.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import html
+import weakref
+from collections.abc import Iterable
+from pathlib import Path
+
+from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
+                            Qt, QTimer, QUrl, Slot)
+from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QFont, QIcon, QPainter,
+                           QPalette, QPixmap)
+from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
+                               QLineEdit, QMainWindow, QMessageBox, QPlainTextEdit,
+                               QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView,
+                               QTextEdit, QVBoxLayout, QWidget)
+
+from paperdesk.core.changes import Changes
+from paperdesk.core.library import Library
+from paperdesk.core.models import ImportReport, LibraryError, SearchResults, UnknownPaper
+from paperdesk.core.search.index import MatchTerms
+from paperdesk.ui.window.actions import build_actions
+from paperdesk.ui.style.appearance import follow_appearance
+from paperdesk.ui.style.colours import muted_colour
+from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
+from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
+from paperdesk.ui.window.export_commands import WindowExportMixin
+from paperdesk.ui.style.formatting import plural
+from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.window.saved_searches import SavedSearchActions
+from paperdesk.core.scope import FILTER_LABELS, Scope
+from paperdesk.ui.window.search_help import SEARCH_TIP, SearchHelpDialog
+from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
+from paperdesk.ui.panes.snippet_delegate import SnippetDelegate
+from paperdesk.ui.panes.tag_pane import TagPane
+from paperdesk.ui.panes.title_delegate import TitleDelegate
+from paperdesk.ui.window.triage import MESSAGE_MS, TriageMixin
+from paperdesk.ui.background.operations import LibraryWorker
+from paperdesk.ui.background.workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
+                      SearchRunner)
+
+__all__ = ["MainWindow", "SEARCH_PLACEHOLDER"]
+
+#: Narrowest the paper list and the reading pane may become, in pixels.
+LIST_MIN_WIDTH = 260
+DETAIL_MIN_WIDTH = 320
+
+SEARCH_PLACEHOLDER = "Search titles, abstracts and notes…  (/ to come here, F1 for syntax)"
+#: Longest piece of a query quoted back in the status bar, in characters.
+QUOTE_CHARS = 60
+#: Width of the scope pane and share of the detail pane at first show.
+TAG_PANE_WIDTH = 230
+DETAIL_SHARE = 0.40
+#: Share of the list's width the Snippet column gets when it first appears.
+SNIPPET_SHARE = 0.45
+#: What a new library is started in, when asked for a folder that is not empty.
+NEW_LIBRARY_NAME = "paperdesk library"
+
+
+def _help_icon(colour: QColor) -> QIcon:
+    """A "?" in a circle, for the search box's syntax-help button."""
+    size = 16
+    pixmap = QPixmap(size, size)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setRenderHint(QPainter.RenderHint.TextAntialiasing)
+    painter.setPen(colour)
+    painter.drawEllipse(1, 1, size - 3, size - 3)
+    font = QFont()
+    font.setPixelSize(11)
+    font.setBold(True)
+    painter.setFont(font)
+    painter.drawText(pixmap.rect().adjusted(0, 0, -1, -1), Qt.AlignmentFlag.AlignCenter, "?")
+    painter.end()
+    return QIcon(pixmap)
+
+
+def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` in curly quotes, cut to ``limit`` characters with "…"."""
+    text = " ".join(text.split())
+    return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
+
+
+class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow):
+    """The paperdesk window (title ``"paperdesk"``).
+
+    Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
+    (QLineEdit; F1 in it shows the search syntax, Ctrl+Enter applies "Did you mean"),
+    ``suggestionLabel`` (the "Did you mean …" link under it), ``paperTable``
+    (QTableView over :class:`PaperTableModel`, several rows selectable), ``detailPane`` (:class:`DetailPane` with ``noteEditor``,
+    ``tagEditor``, ``abstractView`` ...), ``statusLabel`` and ``unreadLabel`` (QLabels
+    in the status bar). Actions are named as in :data:`paperdesk.ui.window.actions.ACTIONS`.
+
+    Searching: typing is debounced and every query runs on a worker thread
+    (:class:`~paperdesk.ui.background.workers.SearchRunner`), in relevance order or, after a click
+    on the Title / Added header, sorted by ``Library.find`` itself; the status bar says
+    how many papers match and why part of a query was ignored (``SearchResults.message``).
+    Saved searches (Ctrl+S) are listed in the tag pane with counts made on another
+    worker thread (:class:`~paperdesk.ui.background.workers.SavedSearchCounter`).
+
+    Remembered state: the window geometry, the pane sizes of both splitters, the list's
+    column widths, order and sort, the reading font size and which panes are shown are
+    restored from :class:`Settings` once the widgets exist (:meth:`restore_state`) and
+    saved when the window closes (:meth:`save_state`).
+
+    Opening another library (File ▸ Open Library… / New Library…) is the application's
+    job: it sets :attr:`library_opener`, a callable ``(folder: Path, new: bool) -> bool``
+    (see :class:`paperdesk.ui.app.controller.AppController`).
+
+    Args:
+        library: an open library. The window sets ``library.auto_sync_index = False``
+            and updates the search index on a worker thread after each change.
+        owns_library: close the library in :meth:`shutdown` (when the window closes).
+        parent: Qt parent.
+        settings: preferences (default: the user's, via QSettings).
+    """
+
+    def __init__(self, library: Library, owns_library: bool = True,
+                 parent: QWidget | None = None, settings: Settings | None = None):
+        super().__init__(parent)
+        self.lib = library
+        self.settings = settings or Settings()
+        self._owns_library = owns_library
+        self._results: SearchResults | None = None
+        self._results_complete = True
+        self._scope = Scope()
+        self._shut_down = False
+        self._importing_seeds = False
+        self._sized = False
+        self.import_message: QMessageBox | None = None  #: last "not imported" message
+        self._shortcuts_dialog: ShortcutsDialog | None = None
+        self._read_candidate: int | None = None
+        self._search_stale = False   # indexed text changed since the search last ran
+        self._suggestion: str | None = None   # "Did you mean" query on show
+        self._search_help: SearchHelpDialog | None = None
+        self._snippet_sized = False
+        self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
+
+
+        self.setWindowTitle("paperdesk")
+        self.resize(1200, 760)
+        self._build_panes()
+        self._build_status_bar()
+        self._build_menus()
+
+        self.search_runner = SearchRunner(library, parent=self)
+        self.search_runner.resultsReady.connect(self._on_results)
+        self.search_runner.searchFailed.connect(self._on_search_failed)
+        # The one writer thread: imports and index updates run on it as bulk jobs.
+        self.worker = LibraryWorker(library, parent=self)
+        self.worker.changed.connect(self._on_changed)
+        self.worker.failed.connect(self.show_error)
+        self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
+        self.import_runner.progress.connect(self._on_import_progress)
+        self.import_runner.finished.connect(self._on_import_finished)
+        self.import_runner.failed.connect(self._on_import_failed)
+        self.export_runner = ExportRunner(library, parent=self)
+        self.export_runner.progress.connect(self._on_export_progress)
+        self.export_runner.finished.connect(self._on_export_finished)
+        self.export_runner.failed.connect(self._on_export_failed)
+        self.export_runner.cancelled.connect(self._on_export_cancelled)
+        self.sync_runner = IndexSyncRunner(library, parent=self, worker=self.worker)
+        self.sync_runner.synced.connect(self._on_index_synced)
+        self.sync_runner.failed.connect(
+            lambda message: self.show_error(f"Search index not updated: {message}"))
+        self._library_hooks = (library.auto_sync_index, library.on_index_stale)
+        library.auto_sync_index = False
+        library.on_index_stale = self.sync_runner.mark_stale
+        self.saved_counter = SavedSearchCounter(library, parent=self)
+        self.saved_counter.countsReady.connect(self._on_saved_counts)
+
+        self._read_timer = QTimer(self)
+        self._read_timer.setSingleShot(True)
+        self._read_timer.timeout.connect(self._auto_mark_read)
+
+        self._refresh_sources()
+        self._refresh_tags()
+        self._refresh_saved(immediate=True)
+        self._show_all()
+        self.restore_state()
+        # If a script exits without closing the window, still stop the threads first
+        # (Qt aborts the process when a running QThread is destroyed).
+        atexit.register(_shutdown_at_exit, weakref.ref(self))
+
+    # -- construction ------------------------------------------------------------------
+    def _build_panes(self) -> None:
+        self.tag_pane = TagPane()
+        self.tag_pane.scopeChosen.connect(self._on_scope_chosen)
+        self.tag_pane.renameTagRequested.connect(self.prompt_rename_tag)
+        self.tag_pane.deleteTagRequested.connect(self.delete_tag)
+        self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
+        self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
+        self.tag_pane.newTagRequested.connect(self.prompt_new_tag)
+        self.tag_pane.savedSearchChosen.connect(self._on_saved_chosen)
+        self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
+        self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
+        self.tag_pane.saveSearchRequested.connect(self.prompt_save_search)
+
+        self.search_box = QLineEdit()
+        self.search_box.setObjectName("searchBox")
+        self.search_box.setPlaceholderText(SEARCH_PLACEHOLDER)
+        self.search_box.setClearButtonEnabled(True)
+        self.search_box.setToolTip(SEARCH_TIP)
+        self.search_box.textChanged.connect(self._on_search_text)
+        self.search_box.installEventFilter(self)
+        muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
+        self.search_help_button = self.search_box.addAction(
+            _help_icon(muted), QLineEdit.ActionPosition.TrailingPosition)
+        self.search_help_button.setObjectName("searchHelpButton")
+        self.search_help_button.setToolTip("Search syntax: phrases, AND / OR / NOT, prefix*, "
+                                           "fuzzy~, fields, is: and has: (F1)")
+        self.search_help_button.triggered.connect(self.show_search_help)
+
+        self.suggestion_label = QLabel()
+        self.suggestion_label.setObjectName("suggestionLabel")
+        self.suggestion_label.setTextFormat(Qt.TextFormat.RichText)
+        self.suggestion_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.LinksAccessibleByMouse
+            | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
+        self.suggestion_label.setContentsMargins(4, 0, 4, 0)
+        self.suggestion_label.linkActivated.connect(lambda _link: self.apply_suggestion())
+        self.suggestion_label.hide()
+
+        self.model = PaperTableModel(self.lib, self)
+        self.table = QTableView()
+        self.table.setObjectName("paperTable")
+        self.table.setModel(self.model)
+        self._setup_table()
+
+        middle = QWidget()
+        layout = QVBoxLayout(middle)
+        layout.setContentsMargins(6, 6, 6, 0)
+        layout.setSpacing(6)
+        layout.addWidget(self.search_box)
+        layout.addWidget(self.suggestion_label)
+        layout.addWidget(self.table)
+
+        pane = self.detail_pane = DetailPane()
+        pane.abstract_view.highlighted.connect(self._on_link_hovered)
+        pane.linkRefused.connect(self._on_link_refused)
+        pane.starToggled.connect(self.toggle_star)
+        pane.readToggled.connect(self.toggle_read)
+        pane.titleEdited.connect(self.set_title)
+        pane.tagAddRequested.connect(self._on_tag_typed)
+        pane.tagRemoveRequested.connect(self._on_chip_removed)
+        pane.editingCancelled.connect(self.focus_list)
+        pane.highlightRequested.connect(
+            lambda start, end, colour: self.add_highlight(pane.paper_id, start, end, colour))
+        pane.highlightRemoveRequested.connect(self.remove_highlight)
+        pane.highlightCommentRequested.connect(self.prompt_highlight_comment)
+        pane.noteSaveRequested.connect(self.save_note)
+        pane.note_editor.linkOpened.connect(
+            lambda url: self.statusBar().showMessage(f"Opened {url} in the browser", 4000))
+
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.tag_pane)
+        self.splitter.addWidget(middle)
+        self.splitter.addWidget(self.detail_pane)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 2)
+        self.splitter.setCollapsible(1, False)
+        # The reading pane's header and chips would otherwise hold it at ~590 px, so a
+        # narrower window squeezed only the list; both keep a usable width instead.
+        middle.setMinimumWidth(LIST_MIN_WIDTH)
+        self.detail_pane.setMinimumWidth(DETAIL_MIN_WIDTH)
+        self.setCentralWidget(self.splitter)
+
+    def _setup_table(self) -> None:
+        t = self.table
+        t.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        t.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        t.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        t.setShowGrid(False)
+        t.setAlternatingRowColors(True)
+        t.setWordWrap(False)
+        t.setTextElideMode(Qt.TextElideMode.ElideRight)
+        t.setCornerButtonEnabled(False)
+        t.setFrameShape(QFrame.Shape.StyledPanel)
+        t.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        vh = t.verticalHeader()
+        vh.hide()
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        vh.setDefaultSectionSize(t.fontMetrics().height() + 10)
+        hh = t.horizontalHeader()
+        hh.setHighlightSections(False)
+        hh.setSectionsMovable(True)   # drag a header to reorder; remembered
+        hh.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
+        hh.setSectionResizeMode(PaperTableModel.ADDED, QHeaderView.ResizeMode.Interactive)
+        hh.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Interactive)
+        hh.setMinimumSectionSize(40)
+        date_width = t.fontMetrics().horizontalAdvance("8888-88-88")
+        hh.resizeSection(PaperTableModel.ADDED, date_width + 28)
+        hh.setDefaultAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter)
+        hh.setSortIndicatorShown(True)
+        hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        t.setSortingEnabled(True)  # clicking a header calls model.sort (SQLite sorts)
+        t.setColumnHidden(PaperTableModel.SNIPPET, True)
+        self._snippet_delegate = SnippetDelegate(t)
+        t.setItemDelegateForColumn(PaperTableModel.SNIPPET, self._snippet_delegate)
+        self._title_delegate = TitleDelegate(t)
+        t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
+        t.selectionModel().currentRowChanged.connect(self._on_current_row)
+        t.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.model.layoutChanged.connect(self._scroll_to_current)
+        self.model.searchSortRequested.connect(self._on_search_sort)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.status_label = QLabel()
+        self.status_label.setObjectName("statusLabel")
+        self.status_label.setTextFormat(Qt.TextFormat.PlainText)
+        # Long messages are cut at the window's edge rather than widening the window.
+        self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                        QSizePolicy.Policy.Preferred)
+        self.status_label.setMinimumWidth(40)
+        bar.addWidget(self.status_label, 1)
+        self.unread_label = QLabel()
+        self.unread_label.setObjectName("unreadLabel")
+        self.unread_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.unread_label.setToolTip("Unread papers in the list's scope (U jumps to the next)")
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setMaximumWidth(240)
+        self.progress_bar.setTextVisible(True)
+        self.progress_bar.hide()
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
+        self.cancel_button.clicked.connect(self._cancel_background_job)
+        self.cancel_button.hide()
+        bar.addPermanentWidget(self.unread_label)
+        bar.addPermanentWidget(self.progress_bar)
+        bar.addPermanentWidget(self.cancel_button)
+
+    def _build_menus(self) -> None:
+        slots = {f"toggle_tag_{n}": functools.partial(self.toggle_tag_key, n)
+                 for n in range(1, 10)}
+        for mode in ("system", "light", "dark"):
+            slots[f"appearance_{mode}"] = functools.partial(self._appearance_chosen, mode)
+        self.actions_by_name = build_actions(self, slots)
+        a = self.actions_by_name
+        self.import_files_action = a["importFilesAction"]
+        self.import_folder_action = a["importFolderAction"]
+        self.find_action = a["findAction"]
+        self.undo_action = a["undoAction"]
+        self.redo_action = a["redoAction"]
+        self._update_undo_actions()
+        self.appearance_group = QActionGroup(self)
+        for mode in ("system", "light", "dark"):
+            self.appearance_group.addAction(a[f"appearance{mode.title()}Action"])
+        self._set_checked("autoMarkReadAction", self.settings.auto_mark_read)
+        self._set_checked(f"appearance{self.settings.appearance.title()}Action", True)
+        self._set_checked("showSidebarAction", True)
+        self._set_checked("showReadingPaneAction", True)
+
+    def _set_checked(self, name: str, on: bool) -> None:
+        """Check or uncheck a checkable action without running its slot."""
+        action = self.actions_by_name[name]
+        action.blockSignals(True)
+        action.setChecked(on)
+        action.blockSignals(False)
+
+    # -- public API --------------------------------------------------------------------
+    def status_text(self) -> str:
+        """Return the status bar's summary, e.g. ``"225 papers"`` or ``"3 of 225 match"``."""
+        return self.status_label.text()
+
+    def unread_text(self) -> str:
+        """Return the status bar's reading progress, e.g. ``"37 of 412 unread"``."""
+        return self.unread_label.text()
+
+    def current_paper_id(self) -> int | None:
+        """Return the id of the paper in the current row, or ``None``."""
+        index = self.table.currentIndex()
+        return self.model.paper_id(index.row()) if index.isValid() else None
+
+    def current_scope(self) -> Scope:
+        """Return what the list is restricted to (source, tag or filter)."""
+        return self._scope
+
+    def select_row(self, row: int) -> bool:
+        """Select ``row`` of the list (which shows it in the detail pane).
+
+        Args:
+            row: 0-based row.
+        Returns:
+            False if there is no such row.
+        """
+        if not 0 <= row < self.model.rowCount():
+            return False
+        index = self.model.index(row, PaperTableModel.TITLE)
+        self.table.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(index)
+        return True
+
+    def select_rows(self, rows: Iterable[int]) -> int:
+        """Select several rows (the first becomes current). Returns how many exist."""
+        rows = [r for r in rows if 0 <= r < self.model.rowCount()]
+        if not rows:
+            return 0
+        self.select_row(rows[0])
+        selection = QItemSelection()
+        last = self.model.columnCount() - 1
+        for r in rows:
+            selection.select(self.model.index(r, 0), self.model.index(r, last))
+        self.table.selectionModel().select(
+            selection, QItemSelectionModel.SelectionFlag.Select
+            | QItemSelectionModel.SelectionFlag.Rows)
+        return len(rows)
+
+    def is_busy(self) -> bool:
+        """Return True while an import runs, a search is pending or the search index is
+        being updated."""
+        return (self.import_runner.is_running() or self.export_runner.is_running()
+                or self.search_runner.is_busy() or self.sync_runner.is_busy()
+                or self.saved_counter.is_busy() or self.worker.is_busy())
+
+    def start_import(self, paths: Iterable[str | Path], seeds: bool = False) -> bool:
+        """Import files/folders in the background, with progress in the status bar.
+
+        Args:
+            paths: files and/or folders.
+            seeds: these are the bundled sample files (changes the wording only).
+        Returns:
+            False if an import or an export is already running.
+        """
+        if self.export_runner.is_running() or not self.import_runner.start(list(paths)):
+            return False
+        self._importing_seeds = seeds
+        self._set_background_job(True)
+        self.progress_bar.setRange(0, 0)
+        self.progress_bar.setFormat("Importing…")
+        self.progress_bar.show()
+        self.cancel_button.setEnabled(True)
+        self.cancel_button.show()
+        self._update_status()
+        return True
+
+    @Slot()
+    def cancel_import(self) -> None:
+        """Ask the running import to stop."""
+        self.import_runner.cancel()
+        self.cancel_button.setEnabled(False)
+        self.progress_bar.setFormat("Cancelling…")
+
+    @Slot()
+    def _cancel_background_job(self) -> None:
+        """The status bar's Cancel: stop the running export or import."""
+        if self.export_runner.is_running():
+            self.cancel_export()
+        else:
+            self.cancel_import()
+
+    @Slot()
+    def choose_files_to_import(self) -> None:
+        """Ask for abstract files with a file dialog and import them."""
+        files, _filter = QFileDialog.getOpenFileNames(
+            self, "Import abstract files", str(self.settings.import_folder),
+            "Abstract files (*.txt);;All files (*)")
+        if files:
+            self.settings.import_folder = Path(files[0]).parent
+            self.start_import(files)
+
+    @Slot()
+    def choose_folder_to_import(self) -> None:
+        """Ask for a folder and import every ``*.txt`` file in it (recursively)."""
+        folder = QFileDialog.getExistingDirectory(self, "Import a folder of abstract files",
+                                                  str(self.settings.import_folder))
+        if folder:
+            self.settings.import_folder = Path(folder).parent
+            self.start_import([folder])
+
+    @Slot()
+    def focus_search(self) -> None:
+        """Put the keyboard focus in the search box with its text selected."""
+        self.search_box.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.search_box.selectAll()
+
+    @Slot()
+    def focus_list(self) -> None:
+        """Move the keyboard focus to the list, selecting the first row if none is."""
+        if not self.table.currentIndex().isValid():
+            self.select_row(0)
+        self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
+    @Slot()
+    def show_shortcuts(self) -> None:
+        """Show the (non-modal) keyboard shortcuts table."""
+        if self._shortcuts_dialog is None:
+            self._shortcuts_dialog = ShortcutsDialog(self)
+            self._shortcuts_dialog.searchHelpRequested.connect(self.show_search_help)
+        self._shortcuts_dialog.show()
+        self._shortcuts_dialog.raise_()
+
+    @Slot()
+    def show_search_help(self) -> None:
+        """Show the (non-modal) search syntax page; clicking an example searches for it."""
+        if self._search_help is None:
+            self._search_help = SearchHelpDialog(self)
+            self._search_help.exampleChosen.connect(self._try_example)
+        self._search_help.show()
+        self._search_help.raise_()
+
+    @Slot(str)
+    def _try_example(self, example: str) -> None:
+        self.search_box.setText(example)
+        self._flush_search()
+
+    @Slot()
+    def show_about(self) -> None:
+        """Show the About box (version, library folder, settings file)."""
+        show_about(self, self.lib.path, self.settings.file_name())
+
+    # -- View: zoom, panes, appearance ---------------------------------------------------
+    def reading_font_size(self) -> float:
+        """The reading pane's font size in points."""
+        return self.detail_pane.font_size()
+
+    def set_reading_font_size(self, points: float | None) -> float:
+        """Set the reading pane's font size (remembered).
+
+        Args:
+            points: size in points (clamped to
+                :data:`~paperdesk.ui.app.settings.FONT_SIZE_RANGE`), or ``None`` for the
+                normal size.
+        Returns:
+            The size now in use, in points.
+        """
+        if points is not None:
+            points = min(max(float(points), FONT_SIZE_RANGE[0]), FONT_SIZE_RANGE[1])
+            if abs(points - self.font().pointSizeF()) < 0.01:
+                points = None
+        self.detail_pane.set_font_size(points)
+        self.settings.font_size = points
+        size = self.reading_font_size()
+        self.statusBar().showMessage(f"Reading text at {size:g} pt"
+                                     + ("" if points else " (normal size)"), 2000)
+        return size
+
+    @Slot()
+    def zoom_in(self) -> float:
+        """Make the reading pane's text 1 pt larger (Ctrl+=). Returns the new size."""
+        return self.set_reading_font_size(self.reading_font_size() + 1)
+
+    @Slot()
+    def zoom_out(self) -> float:
+        """Make the reading pane's text 1 pt smaller (Ctrl+-). Returns the new size."""
+        return self.set_reading_font_size(self.reading_font_size() - 1)
+
+    @Slot()
+    def zoom_reset(self) -> float:
+        """The reading pane's text at the normal size (Ctrl+0). Returns the size."""
+        return self.set_reading_font_size(None)
+
+    @Slot(bool)
+    def set_sidebar_shown(self, shown: bool) -> None:
+        """Show or hide the left pane (filters, saved searches, tags, files)."""
+        self._set_pane_shown(self.tag_pane, "tags", "showSidebarAction", shown)
+
+    @Slot(bool)
+    def set_reading_pane_shown(self, shown: bool) -> None:
+        """Show or hide the reading pane (abstract, tags, highlights, note)."""
+        if not shown:
+            self.detail_pane.note_editor.flush()
+            self.cancel_auto_mark_read()
+        self._set_pane_shown(self.detail_pane, "detail", "showReadingPaneAction", shown)
+        if shown and self.detail_pane.paper is not None:
+            self._schedule_mark_read(self.detail_pane.paper)
+
+    def _set_pane_shown(self, pane: QWidget, name: str, action: str, shown: bool) -> None:
+        if not shown and not pane.isHidden():
+            self._remember_splitter()
+            if pane.hasFocus() or pane.isAncestorOf(self.focusWidget()):
+                self.table.setFocus()
+        pane.setHidden(not shown)
+        self._set_checked(action, shown)
+        self.settings.set_pane_visible(name, shown)
+        if shown and self._sized:
+            self._give_room(pane)
+
+    def _give_room(self, pane: QWidget) -> None:
+        """A pane shown again after being hidden may have no width: give it its
+        remembered (or default) width, taken from the list in the middle."""
+        index = self.splitter.indexOf(pane)
+        sizes = self.splitter.sizes()
+        if index < 0 or sizes[index] > 20:
+            return
+        total = sum(sizes)
+        wanted = (self.settings.splitter_sizes("main", 3)
+                  or [TAG_PANE_WIDTH, 0, int(total * DETAIL_SHARE)])[index]
+        wanted = min(max(wanted, 120), max(total // 2, 120))
+        sizes[index] = wanted
+        sizes[1] = max(sizes[1] - wanted, 100)
+        self.splitter.setSizes(sizes)
+
+    def reveal_reading_pane(self) -> None:
+        """Show the reading pane if it is hidden (before focusing a widget in it)."""
+        if self.detail_pane.isHidden():
+            self.set_reading_pane_shown(True)
+
+    def _appearance_chosen(self, mode: str, checked: bool = True) -> None:
+        if checked:
+            self.set_appearance(mode)
+
+    def set_appearance(self, mode: str) -> bool:
+        """Use the ``"system"``, ``"light"`` or ``"dark"`` appearance (remembered).
+
+        Returns:
+            True if the appearance is now dark.
+        Raises:
+            ValueError: an unknown mode.
+        """
+        self.settings.appearance = mode
+        self._set_checked(f"appearance{mode.title()}Action", True)
+        return follow_appearance(mode)
+
+    @Slot()
+    def select_all(self) -> None:
+        """Ctrl+A: select all text in the focused text field, else every paper."""
+        focus = self.focusWidget()
+        if isinstance(focus, (QLineEdit, QTextEdit, QPlainTextEdit)):
+            focus.selectAll()
+            return
+        if self.model.rowCount():
+            self.table.setFocus()
+            self.table.selectAll()
+
+    # -- File: other libraries -------------------------------------------------------------
+    @Slot()
+    def choose_library_to_open(self) -> bool:
+        """Ask for a library folder and open it in place of this one (File ▸ Open
+        Library…). Returns True if another library was opened."""
+        start = str(self.lib.path.parent)
+        folder = QFileDialog.getExistingDirectory(self, "Open a paperdesk library", start)
+        return bool(folder) and self.open_library(Path(folder), new=False)
+
+    @Slot()
+    def choose_new_library(self) -> bool:
+        """Ask for a folder and start an empty library there (File ▸ New Library…).
+        A folder that is not empty gets a new sub-folder "paperdesk library".
+        Returns True if the new library was opened."""
+        start = str(self.lib.path.parent)
+        folder = QFileDialog.getExistingDirectory(
+            self, "Choose an empty folder for the new library", start)
+        if not folder:
+            return False
+        path = Path(folder)
+        if path.is_dir() and any(path.iterdir()):
+            path = _free_name(path / NEW_LIBRARY_NAME)
+        return self.open_library(path, new=True)
+
+    def open_library(self, folder: Path, new: bool = False) -> bool:
+        """Ask the application to open ``folder`` instead of this window's library.
+
+        Args:
+            folder: a library folder (for ``new``, an empty or missing folder).
+            new: start an empty library there.
+        Returns:
+            True if it was opened (this window then closes).
+        """
+        if self.library_opener is None:
+            message_box(self, QMessageBox.Icon.Information, "Open library",
+                        "Start paperdesk with --library DIR to open another library.")
+            return False
+        return bool(self.library_opener(Path(folder), new))
+
+    # -- remembered state ------------------------------------------------------------------
+    def restore_state(self) -> None:
+        """Restore what :meth:`save_state` saved, falling back to the defaults for
+        anything missing or unusable: geometry, column widths / order / sort, reading
+        font size, panes shown. Splitter sizes follow at the first show."""
+        s = self.settings
+        geometry = s.window_geometry
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        header = self.table.horizontalHeader()
+        state = s.header_state
+        if state is not None and header.restoreState(state):
+            self._snippet_sized = True
+            for column, mode in ((PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch),
+                                 (PaperTableModel.ADDED, QHeaderView.ResizeMode.Interactive),
+                                 (PaperTableModel.SNIPPET,
+                                  QHeaderView.ResizeMode.Interactive)):
+                header.setSectionResizeMode(column, mode)
+                if header.sectionSize(column) < header.minimumSectionSize():
+                    header.resizeSection(column, header.defaultSectionSize())
+            self.table.setColumnHidden(PaperTableModel.TITLE, False)
+            self.table.setColumnHidden(PaperTableModel.ADDED, False)
+            self.table.setColumnHidden(PaperTableModel.SNIPPET, self._results is None)
+        sort = s.list_sort
+        if sort is not None and sort[0] in (PaperTableModel.TITLE, PaperTableModel.ADDED):
+            self.table.sortByColumn(sort[0], Qt.SortOrder.DescendingOrder if sort[1]
+                                    else Qt.SortOrder.AscendingOrder)
+        else:
+            header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+            if self.model.sort_column != -1:
+                self.model.sort(-1)
+        if s.font_size is not None:
+            self.detail_pane.set_font_size(s.font_size)
+        for pane, name, action in ((self.tag_pane, "tags", "showSidebarAction"),
+                                   (self.detail_pane, "detail", "showReadingPaneAction")):
+            shown = s.pane_visible(name)
+            pane.setHidden(not shown)
+            self._set_checked(action, shown)
+
+    def _remember_splitter(self) -> None:
+        """Store the main splitter's sizes while every pane is shown (a hidden pane has
+        size 0, which is no size to come back to)."""
+        sizes = self.splitter.sizes()
+        if all(sizes) and not self.tag_pane.isHidden() and not self.detail_pane.isHidden():
+            self.settings.set_splitter_sizes("main", sizes)
+
+    def save_state(self) -> None:
+        """Save geometry, splitter sizes, columns, sort, font size and panes to the
+        settings (called when the window closes)."""
+        s = self.settings
+        try:
+            s.window_geometry = self.saveGeometry()
+            s.header_state = self.table.horizontalHeader().saveState()
+            column = self.model.sort_column
+            s.list_sort = ((column, self.model.sort_order == Qt.SortOrder.DescendingOrder)
+                           if column in (PaperTableModel.TITLE, PaperTableModel.ADDED)
+                           else None)
+            if self._sized:
+                self._remember_splitter()
+                if all(self.detail_pane.splitter.sizes()):
+                    s.set_splitter_sizes("detail", self.detail_pane.splitter.sizes())
+            s.sync()
+        except RuntimeError:   # the C++ widgets are already gone (interpreter exit)
+            pass
+
+    @Slot(bool)
+    def set_auto_mark_read(self, on: bool) -> None:
+        """Turn automatic mark-read on or off (stored in the settings).
+
+        Args:
+            on: mark a paper read after it has been shown for
+                ``settings.mark_read_delay_ms``.
+        """
+        self.settings.auto_mark_read = on
+        action = self.actions_by_name["autoMarkReadAction"]
+        if action.isChecked() != on:
+            action.blockSignals(True)
+            action.setChecked(on)
+            action.blockSignals(False)
+        if not on:
+            self.cancel_auto_mark_read()
+        elif self.detail_pane.paper is not None:
+            self._schedule_mark_read(self.detail_pane.paper)
+
+    def cancel_auto_mark_read(self) -> None:
+        """Forget the pending automatic mark-read of the shown paper."""
+        self._read_timer.stop()
+        self._read_candidate = None
+
+    def shutdown(self) -> None:
+        """Save a pending note, stop the worker threads and (if owned) close the library.
+        Safe to call twice; called by :meth:`closeEvent`."""
+        if self._shut_down:
+            return
+        try:
+            self.detail_pane.note_editor.flush()
+        except RuntimeError:  # the C++ widgets are already gone (interpreter exit)
+            pass
+        self._shut_down = True
+        self._read_timer.stop()
+        self.search_runner.shutdown()
+        self.saved_counter.shutdown()
+        self.import_runner.shutdown()
+        self.export_runner.shutdown()
+        self.sync_runner.shutdown()
+        self.worker.shutdown()   # waits for the running batch; runs queued edits
+        self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
+        self.model.clear()
+        self.detail_pane.clear_paper()
+        if self._owns_library:
+            self.lib.close()
+
+    # -- Qt event handlers -------------------------------------------------------------
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt)
+        """Save the window's state, stop threads and close the library before the
+        window goes away."""
+        if not self._shut_down:
+            self.save_state()
+        self.shutdown()
+        super().closeEvent(event)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Size the panes once, at the first show: as remembered, else scope ~230 px
+        and detail ~40 %."""
+        super().showEvent(event)
+        if not self._sized:
+            self._sized = True
+            width = max(self.splitter.width(), self.width())
+            sizes = self.settings.splitter_sizes("main", 3)
+            if sizes is None:
+                detail = int(width * DETAIL_SHARE)
+                sizes = [TAG_PANE_WIDTH, width - TAG_PANE_WIDTH - detail, detail]
+            self.splitter.setSizes(sizes)
+            detail_sizes = self.settings.splitter_sizes("detail", 2)
+            if detail_sizes is not None:
+                self.detail_pane.set_splitter_sizes(detail_sizes)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt)
+        """Follow palette changes (light/dark appearance) in the icons and labels drawn
+        with palette colours."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and hasattr(self, "search_help_button"):
+            self.search_help_button.setIcon(
+                _help_icon(self.palette().color(QPalette.ColorRole.PlaceholderText)))
+            if self._suggestion:
+                self._show_suggestion(self._results)
+            self.table.viewport().update()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
+        """Search box keys: Enter/Down go to the list; Ctrl+Enter applies "Did you
+        mean"; F1 shows the search syntax; Esc clears, or goes to the list when already
+        empty."""
+        if watched is self.search_box and event.type() == QEvent.Type.ShortcutOverride \
+                and event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_F1):
+            event.accept()   # Esc / F1 belong to the search box, not to the window
+            return True
+        if watched is self.search_box and event.type() == QEvent.Type.KeyPress:
+            key = event.key()
+            ctrl = bool(event.modifiers() & Qt.KeyboardModifier.ControlModifier)
+            if key == Qt.Key.Key_F1:
+                self.show_search_help()
+                return True
+            if ctrl and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                if not self.apply_suggestion():
+                    self._flush_search()
+                return True
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Down):
+                self._flush_search()
+                self.focus_list()
+                return True
+            if key == Qt.Key.Key_Escape:
+                if self.search_box.text():
+                    self.search_box.clear()
+                else:
+                    self.focus_list()
+                return True
+        return super().eventFilter(watched, event)
+
+    # -- listing and searching ---------------------------------------------------------
+    def _query(self) -> str:
+        return self.search_box.text().strip()
+
+    def _show_all(self) -> None:
+        keep = self.current_paper_id()
+        self._results = None
+        self._show_suggestion(None)
+        self.model.show_all(scope=self._scope)
+        self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
+        self._restore_selection(keep)
+        self._update_status()
+
+    def _restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
+        row = self.model.row_of(paper_id)
+        if row < 0:
+            row = min(max(fallback_row, 0), self.model.rowCount() - 1)
+        if not self.select_row(row):
+            self._clear_detail(self._empty_hint())
+
+    def _clear_detail(self, message: str) -> None:
+        self.detail_pane.note_editor.flush()
+        self.cancel_auto_mark_read()
+        self.detail_pane.clear_paper(message)
+
+    def _flush_search(self) -> None:
+        """Run a pending debounced search now (Enter should not wait for the timer)."""
+        self.search_runner.flush()
+
+    def _request_search(self, immediate: bool = False) -> int:
+        """Ask for the search box's query in the current scope and sort order."""
+        sort, descending = self.model.search_sort()
+        return self.search_runner.request(self._query(), scope=self._scope,
+                                          immediate=immediate, sort=sort,
+                                          descending=descending)
+
+    def _reset_search_sort(self) -> None:
+        """A new search starts in relevance order (no sort indicator)."""
+        self.model.reset_sort()
+        header = self.table.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.blockSignals(False)
+        header.viewport().update()
+
+    @Slot(str)
+    def _on_search_text(self, text: str) -> None:
+        query = text.strip()
+        self._leave_saved_search(query)
+        if not query:
+            self.search_runner.cancel()
+            self._show_suggestion(None)
+            if self._results is not None:
+                self._show_all()
+            return
+        if self._results is None:
+            self._reset_search_sort()
+        self._request_search()
+
+    @Slot(str, bool)
+    def _on_search_sort(self, sort: str, descending: bool) -> None:
+        """A header click while searching: search again in that order (the worker sorts)."""
+        if self._query() and not self._shut_down:
+            self._request_search(immediate=True)
+
+    @Slot(object)
+    def _on_scope_chosen(self, scope: Scope) -> None:
+        self._scope = scope
+        if self._query():
+            self._request_search(immediate=True)
+        else:
+            self._show_all()
+
+    @Slot(int, object, bool)
+    def _on_results(self, generation: int, results: SearchResults, complete: bool) -> None:
+        if self._shut_down or results.query != self._query():
+            return
+        self._results_complete = complete
+        keep = self.current_paper_id()
+        same_query = self._results is not None and self._results.query == results.query
+        keep_row = self.table.currentIndex().row() if same_query else 0
+        self._results = results
+        self._show_suggestion(results)
+        self.model.show_hits(results.hits, scope=self._scope)
+        self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
+        if not self._snippet_sized and self.table.viewport().width() > 0:
+            self._snippet_sized = True   # first time shown: a good share of the list
+            self.table.horizontalHeader().resizeSection(
+                PaperTableModel.SNIPPET, int(self.table.viewport().width() * SNIPPET_SHARE))
+        self._restore_selection(keep, keep_row)
+        self._update_status()
+
+    @Slot(int, str)
+    def _on_search_failed(self, generation: int, message: str) -> None:
+        self.status_label.setText(f"Search failed: {message}")
+        self.status_label.setToolTip(self.status_label.text())
+
+    def _match_terms(self) -> MatchTerms | None:
+        """What the shown search matched, for highlighting (``None`` when not searching).
+        Computed with ``Library.match_terms`` on the search thread."""
+        if self._results is None:
+            return None
+        return self.search_runner.terms_for(self._results.query)
+
+    def _show_suggestion(self, results: SearchResults | None) -> None:
+        """Show "Did you mean …" under the search box when ``results`` offer a better
+        query; hide it otherwise."""
+        suggestion = results.suggestion if results is not None else None
+        if not suggestion or suggestion.strip() == results.query.strip():
+            self._suggestion = None
+            self.suggestion_label.hide()
+            self.suggestion_label.clear()
+            return
+        self._suggestion = suggestion
+        self.suggestion_label.setText(
+            f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
+            f'&nbsp;&nbsp;<span style="color:{muted_colour(self.palette())};">Ctrl+Enter</span>')
+        self.suggestion_label.setToolTip(f"Search for {_quoted(suggestion)} instead "
+                                         "(click, or Ctrl+Enter in the search box)")
+        self.suggestion_label.show()
+
+    def suggestion(self) -> str | None:
+        """Return the "Did you mean" query on show, or ``None``."""
+        return self._suggestion
+
+    @Slot()
+    def apply_suggestion(self) -> bool:
+        """Search for the "Did you mean" query instead (a click on it, or Ctrl+Enter in
+        the search box). Returns False when none is shown."""
+        suggestion = self._suggestion
+        if not suggestion:
+            return False
+        self.search_box.setText(suggestion)
+        self._flush_search()
+        self.statusBar().showMessage(f"Searching for {_quoted(suggestion)} instead", 4000)
+        return True
+
+    @Slot(int)
+    def _on_index_synced(self, applied: int) -> None:
+        """The search index caught up with changes: re-run a visible search if indexed
+        text (titles, tags, notes, highlight comments) changed."""
+        if self._shut_down or not applied:
+            return
+        self._count_saved()
+        if not self._search_stale:
+            return
+        self._search_stale = False
+        if self._query() and self._results is not None:
+            self._request_search(immediate=True)
+
+    def _scope_count(self) -> int:
+        return self.lib.scope_count(self._scope)
+
+    def _scope_name(self) -> str:
+        saved = self.tag_pane.current_saved()
+        if saved is not None and self._results is not None \
+                and saved[1].strip() == self._results.query:
+            return f"saved search {_quoted(saved[0], 40)}"
+        s = self._scope
+        if s.filter is not None:
+            return FILTER_LABELS.get(s.filter, s.filter)
+        if s.tag_id is not None:
+            states = self.lib.tag_states([s.tag_id])
+            return f"tag “{states[0].name}”" if states else ""
+        if s.source_id is None:
+            return ""
+        for sid, label, _count in self.tag_pane.entries():
+            if sid == s.source_id:
+                return label.rsplit(" (", 1)[0]
+        return ""
+
+    def _empty_hint(self) -> str:
+        if self._results is not None:
+            if self._suggestion:
+                return (f"No papers match. Did you mean {_quoted(self._suggestion, 40)}? "
+                        "(Ctrl+Enter)")
+            if self._results.message:
+                return f"No papers match your search — {self._results.message}"
+            return "No papers match your search"
+        if self.import_runner.is_running():
+            return "Importing papers…"
+        if self.lib.count() == 0:
+            return "No papers yet — import abstract files with File ▸ Import Files… (Ctrl+O)"
+        if self._scope != Scope():
+            return "No papers here"
+        return PLACEHOLDER
+
+    def _update_status(self) -> None:
+        if self._shut_down:
+            return
+        scope = self._scope_count()
+        name = self._scope_name()
+        if self._results is not None:
+            results = self._results
+            n = results.total
+            if results.total_exact:
+                text = f"{n} of {scope} match"
+            else:   # an estimate (the first page of a large result); never above the scope
+                text = f"about {min(n, scope) if scope else n} of {scope} match"
+            if not self._results_complete:
+                text += f" — listing the best {len(results.hits)}, loading the rest…"
+            if results.message:
+                text += f" — {results.message}"
+            elif n == 0:
+                text += f" — nothing contains {_quoted(results.query)}"
+                if not self._suggestion:
+                    text += ". Try fewer or shorter words, or a prefix such as optim*"
+        elif scope == 0 and self.import_runner.is_running():
+            text = "Importing sample papers…" if self._importing_seeds else "Importing…"
+        elif scope == 0 and self.lib.count() == 0:
+            text = "No papers yet"
+        else:
+            text = plural(scope, "paper")
+        if name:
+            text += f"  ·  {name}"
+        selected = len(self.table.selectionModel().selectedRows())
+        if selected > 1:
+            text += f"  ·  {selected} selected"
+        self.status_label.setText(text)
+        self.status_label.setToolTip(text)
+        self._update_unread(scope)
+
+    def _update_unread(self, scope_count: int) -> None:
+        unread = self.lib.scope_count(self._scope, also="unread")
+        self.unread_label.setText(f"{unread} of {scope_count} unread" if scope_count else "")
+
+    # -- the current paper -------------------------------------------------------------
+    @Slot(QModelIndex, QModelIndex)
+    def _on_current_row(self, current: QModelIndex, previous: QModelIndex) -> None:
+        pid = self.model.paper_id(current.row()) if current.isValid() else None
+        terms = self._match_terms()
+        if pid is not None and pid == self.detail_pane.paper_id:
+            self.detail_pane.set_match_terms(terms)  # same paper (list refreshed): keep note
+            return
+        if pid is None:
+            self._clear_detail(self._empty_hint())
+            return
+        self.detail_pane.note_editor.flush()
+        try:
+            paper = self.lib.get(pid)
+        except UnknownPaper:
+            self._clear_detail("This paper is no longer in the library")
+            return
+        except LibraryError as exc:
+            self._clear_detail(str(exc))
+            return
+        self.detail_pane.show_paper(paper, terms)
+        self._schedule_mark_read(paper)
+
+    @Slot(QItemSelection, QItemSelection)
+    def _on_selection_changed(self, selected, deselected) -> None:
+        n = len(self.table.selectionModel().selectedRows())
+        self.detail_pane.set_selection_size(n)
+        if n > 1 or self.status_label.text().endswith(" selected"):
+            self._update_status()
+        if n > 1:
+            self.statusBar().showMessage(
+                f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
+
+    def _schedule_mark_read(self, paper) -> None:
+        self.cancel_auto_mark_read()
+        if self.settings.auto_mark_read and not paper.read and not self.detail_pane.isHidden():
+            self._read_candidate = paper.id
+            self._read_timer.start(self.settings.mark_read_delay_ms)
+
+    @Slot()
+    def _auto_mark_read(self) -> None:
+        """Mark the shown paper read once it has been shown long enough. Not an undo
+        step (R toggles it back)."""
+        pid, self._read_candidate = self._read_candidate, None
+        if self._shut_down or pid is None or pid != self.detail_pane.paper_id:
+            return
+        self.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
+
+    # -- edits and undo ---------------------------------------------------------------
+    def submit_edit(self, edit, quiet: bool = False) -> bool:
+        """Hand ``edit(lib)`` (a ``Library`` mutation returning
+        :class:`~paperdesk.core.changes.Changes`) to the one writer thread; the panes
+        refresh from the worker's ``changed`` signal once it is committed, never before.
+
+        Args:
+            edit: ``(Library) -> Changes``; runs on the writer thread, ahead of any bulk
+                work (an import's queued batches wait for it).
+            quiet: no "… — Ctrl+Z to undo" message (note autosaves, automatic
+                mark-read).
+        Returns:
+            True when the edit was queued; False after shutdown. A refused or failed
+            edit shows a one-line message when it comes back.
+        """
+        if self._shut_down:
+            return False
+        job = self.worker.write(edit, on_done=lambda changes: self._edit_done(changes, quiet),
+                                on_failed=self._edit_failed, label="edit")
+        return job is not None
+
+    def _edit_done(self, changes: Changes, quiet: bool = False) -> None:
+        """UI thread, after an edit committed (``changed`` follows and refreshes)."""
+        self._update_undo_actions()
+        label = self.lib.undo_label
+        if changes and not quiet and label:
+            self.statusBar().showMessage(f"{label}  —  Ctrl+Z to undo", MESSAGE_MS)
+
+    def _edit_failed(self, message: str) -> None:
+        self._update_undo_actions()
+        self.show_error(message)
+
+    def submit_undo(self, redo: bool = False) -> bool:
+        """Undo (or redo) the newest step of the library's undo stack, on the writer
+        thread.
+
+        Args:
+            redo: redo instead of undo.
+        Returns:
+            False when there was nothing to undo or redo; otherwise True (a failure
+            shows "Cannot undo …: why" when it comes back).
+        """
+        label = self.lib.redo_label if redo else self.lib.undo_label
+        if label is None or self._shut_down:
+            return False
+        verb = "redo" if redo else "undo"
+
+        def done(changes: Changes) -> None:
+            self._update_undo_actions()
+            self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {label}",
+                                         MESSAGE_MS)
+
+        def failed(message: str) -> None:
+            self._update_undo_actions()
+            self.show_error(f"Cannot {verb} {label}: {message}")
+
+        job = self.worker.write(lambda lib: lib.redo() if redo else lib.undo(),
+                                on_done=done, on_failed=failed, label=verb)
+        return job is not None
+
+    def _update_undo_actions(self) -> None:
+        """Edit ▸ Undo/Redo say what they would do ("Undo Tag ‘depth’")."""
+        for action, label, verb in ((self.undo_action, self.lib.undo_label, "&Undo"),
+                                    (self.redo_action, self.lib.redo_label, "&Redo")):
+            action.setEnabled(label is not None)
+            action.setText(f"{verb} {label.replace('&', '&&')}" if label else verb)
+
+    def _on_changed(self, change: Changes) -> None:
+        """Refresh what a change touched: list rows, counts, tags, the shown paper."""
+        if self._shut_down:
+            return
+        self._update_undo_actions()
+        if not change:
+            return
+        self._search_stale = self._search_stale or change.search
+        self.model.refresh_papers(change.papers)
+        if change.tags:
+            self._refresh_tags()
+        if change.saved_searches:
+            self._refresh_saved()
+        self.tag_pane.set_counts(self.lib.filter_counts())
+        self._update_status()
+        pid = self.detail_pane.paper_id
+        if pid is None or pid not in change.papers:
+            return
+        if change.notes and not change.replay:
+            return   # the editor already shows what was saved
+        try:
+            paper = self.lib.get(pid)
+        except LibraryError:
+            self._clear_detail("This paper is no longer in the library")
+            return
+        self.detail_pane.show_paper(paper, self._match_terms(),
+                                    reload_note=bool(change.notes))
+
+    def _refresh_tags(self) -> None:
+        tags = self.lib.tags()
+        self.model.set_tag_colours({t.name: t.colour for t in tags})
+        self.detail_pane.set_tag_names([t.name for t in tags])
+        bound = {t.key: t.name for t in tags if t.key}
+        for n in range(1, 10):
+            name = bound.get(n)
+            self.actions_by_name[f"toggleTag{n}Action"].setText(
+                f"&{n}  {name.replace('&', '&&')}" if name else f"&{n}  (no tag bound)")
+        self.tag_pane.set_tags(tags)   # may choose "All papers" if the chosen tag is gone
+
+    @Slot()
+    def _scroll_to_current(self) -> None:
+        index = self.table.currentIndex()
+        if index.isValid():
+            self.table.scrollTo(index)
+
+    @Slot(object)
+    def _on_link_hovered(self, url) -> None:
+        text = url.toString() if hasattr(url, "toString") else str(url)
+        if text:
+            self.statusBar().showMessage(text, 4000)
+        else:
+            self.statusBar().clearMessage()
+
+    @Slot(QUrl)
+    def _on_link_refused(self, url: QUrl) -> None:
+        self.statusBar().showMessage(
+            f"Not opened: {url.toString()[:80]} (only http and https links open)", 5000)
+
+    # -- importing ---------------------------------------------------------------------
+    def _refresh_sources(self) -> None:
+        self.tag_pane.refresh(self.lib.count(), self.lib.sources(), self.lib.filter_counts())
+
+    @Slot(str, int, int)
+    def _on_import_progress(self, stage: str, done: int, total: int) -> None:
+        if not self.cancel_button.isEnabled():
+            return  # cancelling
+        self.progress_bar.setRange(0, max(total, 1))
+        self.progress_bar.setValue(min(done, total))
+        verb = "Indexing" if stage == "index" else "Importing"
+        self.progress_bar.setFormat(f"{verb} %v of %m")
+
+    def _end_import(self) -> None:
+        self.progress_bar.hide()
+        self.cancel_button.hide()
+        self._set_background_job(False)
+        self._refresh_sources()
+        self._count_saved()
+        if self._query():
+            self._request_search(immediate=True)
+            self._update_status()
+        else:
+            self._show_all()
+
+    @Slot(object)
+    def _on_import_finished(self, report: ImportReport) -> None:
+        if self._shut_down:
+            return
+        seeds, self._importing_seeds = self._importing_seeds, False
+        self._end_import()
+        if report.cancelled:
+            message = f"Import cancelled — {plural(report.added, 'new paper')} kept"
+        elif seeds:
+            message = f"Imported {plural(report.added, 'sample paper')}"
+        else:
+            message = f"Imported {plural(report.added, 'new paper')}"
+            if report.duplicates:
+                message += f" ({report.duplicates} already in the library)"
+        self.statusBar().showMessage(message, 6000)
+        if report.rejected:
+            self.import_message = show_import_problems(self, report.rejected)
+
+    @Slot(str)
+    def _on_import_failed(self, message: str) -> None:
+        if self._shut_down:
+            return
+        self._importing_seeds = False
+        self._end_import()
+        self.import_message = message_box(
+            self, QMessageBox.Icon.Critical, "Import failed",
+            f"The import stopped because of an error:\n\n{message}", modal=False)
+
+
+def _free_name(path: Path) -> Path:
+    """``path``, or ``path 2``, ``path 3`` … whichever does not exist yet."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(f"{path.name} {n}")
+    return candidate
+
+
+def _shutdown_at_exit(ref: weakref.ref) -> None:
+    window = ref()
+    if window is not None:
+        try:
+            window.shutdown()
+        except RuntimeError:  # the C++ window is already gone
+            pass

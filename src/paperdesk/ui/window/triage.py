@@ -1,0 +1,318 @@
+"""The window's annotation and keyboard-triage commands (a mixin of ``MainWindow``).
+
+Every change is a call of a :class:`~paperdesk.core.library.Library` mutation handed to
+:meth:`TriageMixin.run_edit`; the core records the undo step and returns the
+:class:`~paperdesk.core.changes.Changes` the window refreshes from, and a
+:class:`~paperdesk.core.models.LibraryError` becomes a status-bar message instead of a
+traceback. "The selected papers" means the selected rows when several are selected, and
+otherwise the paper shown.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QInputDialog, QLineEdit
+
+from paperdesk.core.edits.annotations import tag_key
+
+__all__ = ["TriageMixin"]
+
+#: How long action feedback stays in the status bar, in milliseconds.
+MESSAGE_MS = 4000
+
+
+class TriageMixin:
+    """Annotation commands and triage navigation for :class:`MainWindow`.
+
+    Needs the window's ``lib``, ``model``, ``table``, ``detail_pane``, ``submit_edit``,
+    ``submit_undo``, ``select_row``,
+    ``current_paper_id``, ``focus_list`` and ``statusBar``.
+    """
+
+    # -- running edits ------------------------------------------------------------------
+    def run_edit(self, edit, quiet: bool = False) -> bool:
+        """Make one change to the library: ``edit(lib)`` calls a ``Library`` mutation and
+        returns its :class:`~paperdesk.core.changes.Changes`.
+
+        Args:
+            edit: ``(Library) -> Changes``.
+            quiet: no "… — Ctrl+Z to undo" message (note autosaves).
+        Returns:
+            True when the edit was accepted (see the window's :meth:`submit_edit`).
+        """
+        return self.submit_edit(edit, quiet=quiet)
+
+    def show_error(self, message: str) -> None:
+        """Show a one-line problem in the status bar (never a traceback)."""
+        self.statusBar().showMessage(f"⚠ {message}", 8000)
+
+    def selected_ids(self) -> list[int]:
+        """Return the ids the paper commands act on: the selected rows when more than
+        one is selected, otherwise the current paper (``[]`` if none)."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        ids = [pid for pid in (self.model.paper_id(r) for r in rows) if pid is not None]
+        if len(ids) > 1:
+            return ids
+        current = self.current_paper_id()
+        return [current] if current is not None else ids
+
+    # -- navigation ----------------------------------------------------------------------
+    def next_paper(self) -> bool:
+        """Show the next paper in the list (j). Returns False at the end."""
+        return self._step(1)
+
+    def previous_paper(self) -> bool:
+        """Show the previous paper in the list (k). Returns False at the start."""
+        return self._step(-1)
+
+    def _step(self, step: int) -> bool:
+        row = self.table.currentIndex().row()
+        target = 0 if row < 0 else row + step
+        return self.select_row(target) if 0 <= target < self.model.rowCount() else False
+
+    def next_unread(self) -> bool:
+        """Show the next unread paper after the current one, wrapping around (u).
+
+        Returns:
+            False (with a message) when no listed paper is unread.
+        """
+        ids = self.model.ids()
+        if not ids:
+            return False
+        unread = set(self.lib.paper_ids(filter="unread"))
+        current = self.current_paper_id()
+        start = self.model.row_of(current)
+        order = list(range(start + 1, len(ids))) + list(range(0, max(start, 0) + 1))
+        for row in order:
+            if ids[row] in unread and ids[row] != current:
+                return self.select_row(row)
+        self.statusBar().showMessage("No other unread paper in this list", MESSAGE_MS)
+        return False
+
+    def back_to_list(self) -> None:
+        """Leave the note/tag/title editor (saving the note) and focus the list (Esc).
+        In the list itself, Esc narrows a multi-selection to the current paper."""
+        focus = self.focusWidget()
+        pane = self.detail_pane
+        pane.note_editor.flush()
+        if pane.is_editing_title():
+            pane.cancel_title_edit()
+        if focus is pane.chips.editor:
+            pane.chips.editor.clear()
+        if focus is self.table and len(self.table.selectionModel().selectedRows()) > 1:
+            self.select_row(self.table.currentIndex().row())
+        self.focus_list()
+
+    def scroll_abstract_down(self) -> None:
+        """Scroll the abstract down one screen (Space)."""
+        self.detail_pane.scroll_abstract(0.9)
+
+    def scroll_abstract_up(self) -> None:
+        """Scroll the abstract up one screen (Shift+Space)."""
+        self.detail_pane.scroll_abstract(-0.9)
+
+    # -- focusing the editors ------------------------------------------------------------
+    def focus_tag_editor(self) -> bool:
+        """Put the focus in the tag editor; Enter adds the tag to the selected papers (t)."""
+        self.detail_pane.set_selection_size(len(self.selected_ids()))
+        self.reveal_reading_pane()
+        return self.detail_pane.focus_tag_editor()
+
+    def focus_note(self) -> bool:
+        """Put the focus in the note editor (n)."""
+        self.reveal_reading_pane()
+        return self.detail_pane.focus_note()
+
+    def edit_title(self) -> bool:
+        """Open the title editor (F2)."""
+        self.reveal_reading_pane()
+        return self.detail_pane.edit_title()
+
+    # -- read, star, title ---------------------------------------------------------------
+    def toggle_read(self) -> bool:
+        """Mark the selected papers read, or unread if all of them are read (r)."""
+        ids = self.selected_ids()
+        if not ids:
+            return False
+        self.cancel_auto_mark_read()
+        rows = self.lib.summaries(ids)
+        all_read = all(s.read for s in rows.values())
+        return self.run_edit(lambda lib: lib.set_read(ids, not all_read))
+
+    def toggle_star(self) -> bool:
+        """Star the selected papers, or unstar them if all are starred (s)."""
+        ids = self.selected_ids()
+        if not ids:
+            return False
+        rows = self.lib.summaries(ids)
+        all_starred = all(s.starred for s in rows.values())
+        return self.run_edit(lambda lib: lib.set_starred(ids, not all_starred))
+
+    def set_title(self, title: str | None, paper_id: int | None = None) -> bool:
+        """Give a paper its own title, or ``None`` for the derived one.
+
+        Args:
+            title: the new title or ``None``.
+            paper_id: the paper (default: the one shown).
+        """
+        pid = paper_id if paper_id is not None else self.detail_pane.paper_id
+        if pid is None:
+            return False
+        done = self.run_edit(lambda lib: lib.set_title(pid, title))
+        self.focus_list()
+        return done
+
+    # -- tags on papers --------------------------------------------------------------------
+    def add_tag(self, name: str, paper_ids=None) -> bool:
+        """Tag papers (creating the tag if needed) as one undo step.
+
+        Args:
+            name: the tag name (any case).
+            paper_ids: the papers (default: the selected papers).
+        Returns:
+            True if a paper gained the tag.
+        """
+        ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
+        if not ids:
+            return False
+        return self.run_edit(lambda lib: lib.add_tag(ids, name))
+
+    def remove_tag(self, name: str, paper_ids=None) -> bool:
+        """Remove a tag from papers (default: the selected papers) as one undo step."""
+        ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
+        if not ids:
+            return False
+        return self.run_edit(lambda lib: lib.remove_tag(ids, name))
+
+    def toggle_tag_key(self, key: int) -> bool:
+        """Toggle the tag bound to number ``key`` on the selected papers (1-9): remove it
+        if they all have it, otherwise add it to all.
+
+        Returns:
+            False (with a hint) when no tag is bound to the key.
+        """
+        tag = self.lib.tag_for_key(key)
+        if tag is None:
+            self.statusBar().showMessage(
+                f"No tag is bound to key {key} — right-click a tag in the side pane "
+                "and choose Number Key", 6000)
+            return False
+        ids = self.selected_ids()
+        if not ids:
+            return False
+        rows = self.lib.summaries(ids)
+        key_ = tag_key(tag.name)
+        have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
+        return self.run_edit(
+            lambda lib: (lib.remove_tag if have else lib.add_tag)(ids, tag.name))
+
+    def _on_tag_typed(self, name: str) -> None:
+        self.add_tag(name)
+        self.focus_list()
+
+    def _on_chip_removed(self, name: str) -> None:
+        pid = self.detail_pane.paper_id
+        if pid is not None:
+            self.remove_tag(name, [pid])
+
+    # -- whole tags ------------------------------------------------------------------------
+    def create_tag(self, name: str, colour: str | None = None, key: int | None = None) -> bool:
+        """Create an empty tag (undoable). Returns False if it exists or is invalid."""
+        return self.run_edit(lambda lib: lib.create_tag(name, colour, key))
+
+    def rename_tag(self, tag_id: int, new_name: str) -> bool:
+        """Rename a tag; onto an existing name (any case) this merges the two tags."""
+        return self.run_edit(lambda lib: lib.rename_tag(tag_id, new_name))
+
+    def delete_tag(self, tag_id: int) -> bool:
+        """Delete a tag and remove it from its papers (undoable)."""
+        return self.run_edit(lambda lib: lib.delete_tag(tag_id))
+
+    def set_tag_colour(self, tag_id: int, colour: str) -> bool:
+        """Recolour a tag (``#rrggbb``; undoable)."""
+        return self.run_edit(lambda lib: lib.set_tag_colour(tag_id, colour))
+
+    def set_tag_key(self, tag_id: int, key: int | None) -> bool:
+        """Bind number key 1-9 to a tag, or unbind with ``None`` (undoable)."""
+        return self.run_edit(lambda lib: lib.set_tag_key(tag_id, key))
+
+    def prompt_new_tag(self) -> bool:
+        """Ask for a name and create the tag."""
+        name, ok = QInputDialog.getText(self, "New tag", "Name of the new tag:")
+        return bool(ok and name.strip()) and self.create_tag(name)
+
+    def prompt_rename_tag(self, tag_id: int) -> bool:
+        """Ask for a new name for a tag and rename it (merging onto an existing name)."""
+        states = self.lib.tag_states([tag_id])
+        if not states:
+            return False
+        name, ok = QInputDialog.getText(
+            self, "Rename tag",
+            f"New name for “{states[0].name}”\n(an existing tag's name merges the two):",
+            QLineEdit.EchoMode.Normal, states[0].name)
+        return bool(ok and name.strip()) and self.rename_tag(tag_id, name)
+
+    # -- highlights ------------------------------------------------------------------------
+    def highlight_selection(self, colour: str | None = None) -> bool:
+        """Highlight the text selected in the abstract (h).
+
+        Args:
+            colour: ``#rrggbb`` or ``None`` for the default highlight colour.
+        Returns:
+            False (with a hint) when nothing of the abstract is selected.
+        """
+        pid = self.detail_pane.paper_id
+        span = self.detail_pane.selected_span()
+        if pid is None or span is None:
+            self.statusBar().showMessage(
+                "Select some text of the abstract first, then press H", MESSAGE_MS)
+            return False
+        return self.add_highlight(pid, span[0], span[1], colour)
+
+    def add_highlight(self, paper_id: int, start: int, end: int,
+                      colour: str | None = None) -> bool:
+        """Highlight ``abstract[start:end]`` of a paper (undoable)."""
+        return self.run_edit(
+            lambda lib: lib.add_highlight(paper_id, start, end, colour))
+
+    def remove_highlight(self, highlight_id: int) -> bool:
+        """Remove a highlight (undoable)."""
+        return self.run_edit(lambda lib: lib.remove_highlight(highlight_id))
+
+    def prompt_highlight_comment(self, highlight_id: int) -> bool:
+        """Ask for a highlight's comment and store it (undoable)."""
+        paper = self.detail_pane.paper
+        if paper is None:
+            return False
+        h = next((h for h in paper.highlights if h.id == highlight_id), None)
+        if h is None:
+            return False
+        text, ok = QInputDialog.getMultiLineText(
+            self, "Highlight comment", f"Comment on “{h.text[:80]}”:", h.comment)
+        if not ok:
+            return False
+        return self.run_edit(
+            lambda lib: lib.set_highlight_comment(h.id, text.strip()))
+
+    # -- notes -----------------------------------------------------------------------------
+    def save_note(self, paper_id: int, body: str, session: int = 0) -> bool:
+        """Store a note; saves of one paper in one editing session merge into one undo
+        step.
+
+        Args:
+            paper_id: the paper.
+            body: the whole note ("" deletes it).
+            session: the note editor's session number.
+        """
+        return self.run_edit(lambda lib: lib.set_note(paper_id, body, session=session),
+                             quiet=True)
+
+    # -- undo ------------------------------------------------------------------------------
+    def undo(self) -> None:
+        """Save a pending note edit, then undo the last change (Ctrl+Z)."""
+        self.detail_pane.note_editor.flush()
+        self.submit_undo(redo=False)
+
+    def redo(self) -> None:
+        """Redo the last undone change (Ctrl+Shift+Z)."""
+        self.detail_pane.note_editor.flush()
+        self.submit_undo(redo=True)
