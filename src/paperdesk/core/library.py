@@ -21,6 +21,7 @@ from pathlib import Path
 import sqlite_utils
 
 from paperdesk.core.store import db as _db
+from paperdesk.core.store.papers import insert_paper
 from paperdesk.core.edits.annotations import AnnotationsMixin
 from paperdesk.core.changes import Changes
 from paperdesk.core.clock import utc_now as _now
@@ -714,10 +715,9 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
                 if source_id is None:
                     row = db.execute("SELECT id FROM sources WHERE path = ?",
                                      [str(pf.path)]).fetchone()
-                    source_id = row[0] if row is not None else db.execute(
-                        "INSERT INTO sources (path, name, header, encoding, imported_at) "
-                        "VALUES (?, ?, ?, ?, ?)",
-                        [str(pf.path), pf.path.name, pf.header, pf.encoding, now]).lastrowid
+                    source_id = row[0] if row is not None else db["sources"].insert({
+                        "path": str(pf.path), "name": pf.path.name, "header": pf.header,
+                        "encoding": pf.encoding, "imported_at": now}).last_pk
                 deadline = time.monotonic() + BATCH_SECONDS
                 end = min(n + IMPORT_BATCH, len(items))
                 while n < end:
@@ -728,10 +728,9 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
                         "SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
                     if existing is None:
                         title = derive_title(item.abstract)
-                        pid = db.execute(
-                            "INSERT INTO papers (content_hash, title, derived_title, "
-                            "abstract, added_at) VALUES (?, ?, ?, ?, ?)",
-                            [digest, title, title, item.abstract, now]).lastrowid
+                        pid = insert_paper(db, content_hash=digest,
+                                           abstract=item.abstract, derived_title=title,
+                                           added_at=now)
                         batch_added.append(pid)
                         op = "add"
                     else:

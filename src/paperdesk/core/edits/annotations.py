@@ -153,9 +153,8 @@ class AnnotationsMixin:
             key = _check_key(key)
             if key is not None:
                 db.execute("UPDATE tags SET key = NULL WHERE key = ?", [key])
-            tag_id = db.execute(
-                "INSERT INTO tags (name, name_key, colour, key) VALUES (?, ?, ?, ?)",
-                [name, tag_key(name), colour, key]).lastrowid
+            tag_id = db["tags"].insert({"name": name, "name_key": tag_key(name),
+                                        "colour": colour, "key": key}).last_pk
         return self._tag_row(tag_id)
 
     def create_tag(self, name: str, colour: str | None = None, key: int | None = None,
@@ -606,12 +605,10 @@ class AnnotationsMixin:
     def _write_note(self, pid: int, body: str) -> Changes:
         with _db.transaction(self.db) as db:
             if body.strip():
-                db.execute(
-                    "INSERT INTO notes (paper_id, body, updated_at) VALUES (?, ?, ?) "
-                    "ON CONFLICT(paper_id) DO UPDATE SET body = excluded.body, "
-                    "updated_at = excluded.updated_at", [pid, body, _now()])
+                db["notes"].upsert({"paper_id": pid, "body": body, "updated_at": _now()},
+                                   pk="paper_id")
             else:
-                db.execute("DELETE FROM notes WHERE paper_id = ?", [pid])
+                db["notes"].delete_where("paper_id = ?", [pid])
             self._enqueue(db, [pid], "update")
         self._changed()
         return Changes.of(papers=[pid], fields=["note"], notes=[pid])
@@ -673,11 +670,10 @@ class AnnotationsMixin:
     def _insert_highlight(self, pid: int, start: int, end: int, colour: str, comment: str,
                           highlight_id: int | None, created_at: str | None = None) -> int:
         with _db.transaction(self.db) as db:
-            hid = db.execute(
-                'INSERT INTO highlights (id, paper_id, start, "end", colour, comment, '
-                "created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [highlight_id, pid, start, end, colour, comment or "",
-                 created_at or _now()]).lastrowid
+            hid = db["highlights"].insert({
+                "id": highlight_id, "paper_id": pid, "start": start, "end": end,
+                "colour": colour, "comment": comment or "",
+                "created_at": created_at or _now()}).last_pk
             self._enqueue(db, [pid], "update")
         self._changed()
         return hid
@@ -685,7 +681,7 @@ class AnnotationsMixin:
     def _delete_highlight(self, highlight_id: int) -> Highlight:
         old = self.highlight(highlight_id)
         with _db.transaction(self.db) as db:
-            db.execute("DELETE FROM highlights WHERE id = ?", [highlight_id])
+            db["highlights"].delete(highlight_id)
             self._enqueue(db, [old.paper_id], "update")
         self._changed()
         return old
@@ -767,8 +763,7 @@ class AnnotationsMixin:
     def _write_highlight_comment(self, highlight_id: int, comment: str) -> None:
         h = self.highlight(highlight_id)
         with _db.transaction(self.db) as db:
-            db.execute("UPDATE highlights SET comment = ? WHERE id = ?",
-                       [comment or "", highlight_id])
+            db["highlights"].update(highlight_id, {"comment": comment or ""})
             self._enqueue(db, [h.paper_id], "update")
         self._changed()
 

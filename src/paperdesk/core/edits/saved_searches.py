@@ -61,7 +61,7 @@ class SavedSearchesMixin:
 
     def _drop_saved(self, name: str) -> Changes:
         with _db.transaction(self.db) as db:
-            db.execute("DELETE FROM saved_searches WHERE name_key = ?", [tag_key(name)])
+            db["saved_searches"].delete_where("name_key = ?", [tag_key(name)])
         return Changes(saved_searches=True)
 
     def _rename_saved(self, old: str, new: str) -> Changes:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from paperdesk.core.store.papers import insert_paper
 from paperdesk.core.exports.formats import JSON_FORMAT_NAME
 from paperdesk.core.models import FileReport
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
@@ -93,11 +94,10 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
         if row is None:
             derived = derive_title(abstract)
             title = normalize(str(item.get("title") or "")) or derived
-            pid = db.execute(
-                "INSERT INTO papers (content_hash, title, derived_title, abstract, added_at, "
-                "read_at, starred) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [digest, title, derived, abstract, str(item.get("added_at") or now),
-                 item.get("read_at"), int(bool(item.get("starred")))]).lastrowid
+            pid = insert_paper(db, content_hash=digest, abstract=abstract,
+                               derived_title=derived, title=title,
+                               added_at=str(item.get("added_at") or now),
+                               read_at=item.get("read_at"), starred=bool(item.get("starred")))
             added.append(pid)
             report.added += 1
         else:
