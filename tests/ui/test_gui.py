@@ -41,6 +41,8 @@ def open_window(qtbot, tmp_path):
         window.resize(1280, 800)
         window.show()
         qtbot.waitExposed(window)
+        if not import_seeds:   # the first counts are read off the UI thread
+            qtbot.waitUntil(lambda: not window.worker.is_busy(), timeout=10000)
         return window
 
     yield _open

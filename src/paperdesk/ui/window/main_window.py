@@ -164,6 +164,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.search_runner.searchFailed.connect(self._on_search_failed)
         # The one writer thread: imports and index updates run on it as bulk jobs.
         self.worker = LibraryWorker(library, parent=self)
+        #: (scope, papers in it, unread in it), last counted on the reader thread
+        self._counts: tuple[Scope, int, int] | None = None
+        self._counts_generation = 0
+        self._total_papers: int | None = None   #: papers in the library, last counted
         self.worker.changed.connect(self._on_changed)
         self.worker.failed.connect(self.show_error)
         self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
@@ -1009,8 +1013,12 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         if self._query() and self._results is not None:
             self._request_search(immediate=True)
 
-    def _scope_count(self) -> int:
-        return self.lib.scope_count(self._scope)
+    def _scope_count(self) -> int | None:
+        """The number of papers in the scope, as last read off the UI thread (``None``
+        until the first read for this scope arrives; listing, the list's own length)."""
+        if self._counts is not None and self._counts[0] == self._scope:
+            return self._counts[1]
+        return None if self.model.searching else self.model.rowCount()
 
     def _scope_name(self) -> str:
         saved = self.tag_pane.current_saved()
@@ -1040,21 +1048,51 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             return "No papers match your search"
         if self.import_runner.is_running():
             return "Importing papers…"
-        if self.lib.count() == 0:
+        if self._total_papers == 0:
             return "No papers yet — import abstract files with File ▸ Import Files… (Ctrl+O)"
         if self._scope != Scope():
             return "No papers here"
         return PLACEHOLDER
 
     def _update_status(self) -> None:
+        """Redraw the status bar at once from what is known, and read the counts (scope,
+        unread, library, filters) again on the reader thread; they redraw it when they
+        come back. The UI thread never counts."""
         if self._shut_down:
             return
+        self._render_status()
+        self._request_counts()
+
+    def _request_counts(self) -> None:
+        self._counts_generation += 1
+        generation, scope = self._counts_generation, self._scope
+
+        def count(lib: Library) -> tuple:
+            return (lib.scope_count(scope), lib.scope_count(scope, also="unread"),
+                    lib.count(), lib.filter_counts())
+
+        self.worker.read(count, on_done=lambda result: self._on_counts(generation, scope,
+                                                                       result),
+                         label="counts")
+
+    def _on_counts(self, generation: int, scope: Scope, result: tuple) -> None:
+        if self._shut_down or generation != self._counts_generation:
+            return
+        scope_count, unread, total, filters = result
+        self._counts = (scope, scope_count, unread)
+        self._total_papers = total
+        self.tag_pane.set_counts(filters)
+        self._render_status()
+
+    def _render_status(self) -> None:
         scope = self._scope_count()
         name = self._scope_name()
         if self._results is not None:
             results = self._results
             n = results.total
-            if results.total_exact:
+            if scope is None:       # the scope's size is still being counted
+                text = f"{n} match" if results.total_exact else f"about {n} match"
+            elif results.total_exact:
                 text = f"{n} of {scope} match"
             else:   # an estimate (the first page of a large result); never above the scope
                 text = f"about {min(n, scope) if scope else n} of {scope} match"
@@ -1068,10 +1106,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
                     text += ". Try fewer or shorter words, or a prefix such as optim*"
         elif scope == 0 and self.import_runner.is_running():
             text = "Importing sample papers…" if self._importing_seeds else "Importing…"
-        elif scope == 0 and self.lib.count() == 0:
+        elif scope == 0 and self._total_papers == 0:
             text = "No papers yet"
         else:
-            text = plural(scope, "paper")
+            text = plural(scope or 0, "paper")
         if name:
             text += f"  ·  {name}"
         selected = len(self.table.selectionModel().selectedRows())
@@ -1079,11 +1117,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             text += f"  ·  {selected} selected"
         self.status_label.setText(text)
         self.status_label.setToolTip(text)
-        self._update_unread(scope)
-
-    def _update_unread(self, scope_count: int) -> None:
-        unread = self.lib.scope_count(self._scope, also="unread")
-        self.unread_label.setText(f"{unread} of {scope_count} unread" if scope_count else "")
+        counts = self._counts if self._counts and self._counts[0] == self._scope else None
+        self.unread_label.setText(f"{counts[2]} of {counts[1]} unread"
+                                  if counts and counts[1] else "")
 
     # -- the current paper -------------------------------------------------------------
     @Slot(QModelIndex, QModelIndex)
@@ -1213,8 +1249,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             self._refresh_tags()
         if change.saved_searches:
             self._refresh_saved()
-        self.tag_pane.set_counts(self.lib.filter_counts())
-        self._update_status()
+        self._update_status()      # counts (and the filters' counts) off the UI thread
         pid = self.detail_pane.paper_id
         if pid is None or pid not in change.papers:
             return
@@ -1260,7 +1295,16 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
 
     # -- importing ---------------------------------------------------------------------
     def _refresh_sources(self) -> None:
-        self.tag_pane.refresh(self.lib.count(), self.lib.sources(), self.lib.filter_counts())
+        """Re-list the imported files and the filter counts (read off the UI thread)."""
+        def read(lib: Library) -> tuple:
+            return lib.count(), lib.sources(), lib.filter_counts()
+
+        def show(result: tuple) -> None:
+            if not self._shut_down:
+                self._total_papers = result[0]
+                self.tag_pane.refresh(*result)
+
+        self.worker.read(read, on_done=show, label="sources")
 
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
