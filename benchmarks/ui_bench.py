@@ -42,7 +42,9 @@ import sqlite3
 import statistics
 import sys
 import tempfile
+import threading
 import time
+import traceback
 from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -84,14 +86,23 @@ TARGETS = {"key_to_shown_ms": 50.0, "key_to_committed_ms": 1000.0, "heartbeat_ga
 # -- measuring helpers ---------------------------------------------------------------------
 class Heartbeat:
     """A ``QTimer`` ticking every 10 ms on the UI thread; the gaps between its ticks show
-    how long the event loop was blocked."""
+    how long the event loop was blocked.
 
-    def __init__(self, interval_ms: int = HEARTBEAT_MS):
+    A watchdog thread looks at the UI thread's stack whenever no tick came for
+    ``stall_ms``, so the report can say what the window was doing in its longest stalls
+    (the innermost ``paperdesk`` frames)."""
+
+    def __init__(self, interval_ms: int = HEARTBEAT_MS, stall_ms: float = 200.0):
         self._timer = QTimer()
         self._timer.setTimerType(Qt.TimerType.PreciseTimer)
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
         self._ticks: list[float] = []
+        self._stall_s = stall_ms / 1000
+        self._ui_thread = threading.get_ident()
+        self._stalls: dict[float, str] = {}   # tick the stall followed -> where it was
+        self._stop = threading.Event()
+        self._watchdog: threading.Thread | None = None
 
     def _tick(self) -> None:
         self._ticks.append(time.perf_counter())
@@ -99,14 +110,48 @@ class Heartbeat:
     def start(self) -> None:
         """Start (or restart) recording; earlier ticks are forgotten."""
         self._ticks = [time.perf_counter()]
+        self._stalls = {}
+        self._stop.clear()
+        self._watchdog = threading.Thread(target=self._watch, name="ui-bench-watchdog",
+                                          daemon=True)
+        self._watchdog.start()
         self._timer.start()
+
+    def _watch(self) -> None:
+        while not self._stop.wait(0.05):
+            last = self._ticks[-1]
+            if time.perf_counter() - last < self._stall_s or last in self._stalls:
+                continue
+            frame = sys._current_frames().get(self._ui_thread)
+            if frame is not None:
+                self._stalls[last] = where(frame)
 
     def stop(self) -> dict:
         """Stop recording and return :func:`gap_stats` of the ticks (the final gap runs
-        up to the moment of stopping)."""
+        up to the moment of stopping), with ``"stalls"``: the five longest gaps over
+        ``stall_ms`` and where the UI thread was during each."""
         self._timer.stop()
+        self._stop.set()
+        if self._watchdog is not None:
+            self._watchdog.join()
         self._ticks.append(time.perf_counter())
-        return gap_stats(self._ticks)
+        stats = gap_stats(self._ticks)
+        after = {a: (b - a) * 1000 for a, b in zip(self._ticks, self._ticks[1:])}
+        stalls = sorted(((after.get(t, 0.0), t, place) for t, place in self._stalls.items()),
+                        reverse=True)[:5]
+        stats["stalls"] = [{"gap_ms": round(gap, 1), "at_s": round(t - self._ticks[0], 3),
+                            "where": place} for gap, t, place in stalls]
+        return stats
+
+
+def where(frame, depth: int = 3) -> str:
+    """Return the innermost ``depth`` frames of ``frame``'s stack that are paperdesk's
+    own (``module:function:line``, innermost last), e.g. for a stalled UI thread."""
+    stack = traceback.extract_stack(frame)
+    frames = [f for f in stack if "/paperdesk/" in f.filename.replace("\\", "/")]
+    if not frames:   # in Qt's own code (layout, painting) or waiting for the GIL
+        return "Qt / GIL, from " + ":".join((Path(stack[-1].filename).stem, stack[-1].name))
+    return " > ".join(f"{Path(f.filename).stem}:{f.name}:{f.lineno}" for f in frames[-depth:])
 
 
 def gap_stats(ticks: list[float]) -> dict:
@@ -218,13 +263,19 @@ def _row_flag(window, pid: int, role) -> bool | None:
     return model.index(row, 0).data(role)
 
 
-def _stage(window) -> str:
-    """What the status bar's progress bar says the import is doing ("Importing",
-    "Indexing"), or "" when it shows none."""
+def _bar_text(window) -> str:
+    """What the status bar's progress bar shows ("Importing 200 of 30000"), or ""."""
     bar = window.statusBar().findChild(QProgressBar)
     if bar is None or not bar.isVisible():
         return ""
-    return (bar.text() or bar.format()).split(" ")[0].rstrip("…")
+    return bar.text() or bar.format()
+
+
+def _committed_papers(ro: sqlite3.Connection) -> int | None:
+    try:
+        return ro.execute("SELECT count(*) FROM papers").fetchone()[0]
+    except sqlite3.Error:
+        return None
 
 
 def _committed_flag(ro: sqlite3.Connection, pid: int, column: str) -> bool | None:
@@ -303,8 +354,13 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float) -> dict:
         if before is None:
             spin(KEY_INTERVAL_S, until=lambda: watch() or False)
             continue
+        # Which part of the import the key falls in: before all its papers are
+        # committed to SQLite ("writing"), or after (search indexing, finishing).
+        papers = _committed_papers(ro)
+        stage = "writing" if papers is None or papers < base_rows + n else "indexing"
         edit = {"key": key, "paper": pid, "column": column, "expected": not before,
-                "stage": _stage(window), "t_s": None, "shown_ms": None, "committed_ms": None, "failed": None}
+                "stage": stage, "committed_papers": papers, "bar": _bar_text(window),
+                "t_s": None, "shown_ms": None, "committed_ms": None, "failed": None}
         t_press = time.perf_counter()
         edit["t"] = t_press
         edit["t_s"] = round(t_press - t0, 3)
@@ -461,7 +517,9 @@ def print_table(report: dict) -> None:
               f"{_fmt(hb['p99_gap_ms'])} (longest at {_fmt(hb['max_gap_at_s'], 1)} s) | < 100: "
               f"{_met(hb['max_gap_ms'], TARGETS['heartbeat_gap_ms'])} |")
         for stage, st in imp["key_to_shown_by_stage"].items():
-            print(f"| … while {stage.lower() or 'finishing'}: median / p95 / max (ms), "
+            label = {"writing": "papers not all committed yet",
+                     "indexing": "papers committed, indexing"}.get(stage, stage)
+            print(f"| … {label}: median / p95 / max (ms), "
                   f"{st['n']} keys | {_fmt(st['median_ms'])} / {_fmt(st['p95_ms'])} / "
                   f"{_fmt(st['max_ms'])} | |")
         print(f"| edits sent / failed / not committed | {imp['edits']} / "
@@ -471,6 +529,8 @@ def print_table(report: dict) -> None:
         print(f"| window idle after (s) | {_fmt(imp['idle_after_s'], 1)} | |")
         print(f"| first imported papers listed after (s) | "
               f"{_fmt(imp['first_listed_s'], 1)} | |")
+        for stall in hb.get("stalls", []):
+            print(f"\nstall {stall['gap_ms']:,.0f} ms at {stall['at_s']:.1f} s: {stall['where']}")
         for message in imp["failures"]:
             print(f"\nfailure: {message[:160]}")
     search = report.get("search")
