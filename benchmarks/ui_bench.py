@@ -458,10 +458,12 @@ def run_search_part(n: int, workdir: Path, log, deadline_s: float,
         window.focus_search()
         spin(0.05)
         heartbeat.start()
-        for ch in query:
-            QTest.keyClicks(window.search_box, ch)
-            spin(CHAR_INTERVAL_S)
         t_last = time.perf_counter()
+        for i, ch in enumerate(query):
+            if i:
+                spin(CHAR_INTERVAL_S)
+            t_last = time.perf_counter()   # when the (last) key was pressed
+            QTest.keyClicks(window.search_box, ch)
         shown_at = spin(GIVE_UP_S, until=lambda: window.model.searching
                         and any(t > t_last for t in resets))
         idle_at = spin(GIVE_UP_S, until=lambda: not window.is_busy())
