@@ -58,7 +58,7 @@ os.environ["XDG_DATA_HOME"] = os.path.join(_PRIVATE, "data")
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
-from PySide6.QtWidgets import QProgressBar  # noqa: E402
+from PySide6.QtWidgets import QProgressBar, QWidget  # noqa: E402
 
 from benchmarks.search_bench import build_library  # noqa: E402
 from benchmarks.synth import write_synthetic_files  # noqa: E402
@@ -247,6 +247,14 @@ def open_window(library_path: Path, ini: Path):
     return window
 
 
+def _child(window, name: str) -> QWidget:
+    """The window's child widget with objectName ``name`` (e.g. ``"paperTable"``)."""
+    widget = window.findChild(QWidget, name)
+    if widget is None:
+        raise RuntimeError(f"the window has no widget named {name!r}")
+    return widget
+
+
 def close_window(window) -> None:
     """Close the window and stop its threads (closes its library)."""
     window.close()
@@ -325,9 +333,10 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float) -> dict:
                 pending.remove(edit)
 
     def watch() -> None:
-        if state["first_listed"] is None and window.model.rowCount() > base_rows \
-                and any(pid not in base_ids for pid in window.model.ids()[-1:]
-                        + window.model.ids()[:1]):
+        model = window.model
+        rows = model.rowCount()
+        if state["first_listed"] is None and rows > base_rows \
+                and any(model.paper_id(r) not in base_ids for r in (0, rows - 1)):
             state["first_listed"] = time.perf_counter()
         poll_commits()
 
@@ -364,7 +373,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float) -> dict:
         t_press = time.perf_counter()
         edit["t"] = t_press
         edit["t_s"] = round(t_press - t0, 3)
-        QTest.keyClick(window.table, key)
+        QTest.keyClick(_child(window, "paperTable"), key)
         pending.append(edit)
 
         def shown_or_failed(edit=edit, pid=pid, role=role, t_press=t_press) -> bool:
@@ -453,7 +462,8 @@ def run_search_part(n: int, workdir: Path, log, deadline_s: float,
         if time.perf_counter() > deadline:
             log("  search part: deadline reached")
             break
-        window.search_box.clear()
+        search_box = _child(window, "searchBox")
+        search_box.clear()
         spin(10, until=lambda: not window.is_busy())
         window.focus_search()
         spin(0.05)
@@ -463,7 +473,7 @@ def run_search_part(n: int, workdir: Path, log, deadline_s: float,
             if i:
                 spin(CHAR_INTERVAL_S)
             t_last = time.perf_counter()   # when the (last) key was pressed
-            QTest.keyClicks(window.search_box, ch)
+            QTest.keyClicks(search_box, ch)
         shown_at = spin(GIVE_UP_S, until=lambda: window.model.searching
                         and any(t > t_last for t in resets))
         idle_at = spin(GIVE_UP_S, until=lambda: not window.is_busy())
