@@ -17,9 +17,11 @@ Two parts, each with a deadline (it prints what it measured by then):
    list model's :data:`~paperdesk.ui.paper_model.StarredRole` / ``ReadRole`` of that
    paper flips; polled every millisecond, 15 s at most) and until it is *committed* (a
    separate read-only sqlite3 connection sees ``starred`` / ``read_at`` change). A
-   heartbeat ``QTimer`` at 10 ms records the gaps between its ticks. Also: failed edits
-   (status-bar messages starting with "⚠", or exceptions), the import's wall time (until
-   the window is idle) and the time until the first imported papers are listed.
+   heartbeat ``QTimer`` at 10 ms records the gaps between its ticks, and a watchdog thread
+   notes where the UI thread was during the longest stalls. Also: failed edits
+   (status-bar messages starting with "⚠", or exceptions), key latency split by whether
+   the import's papers were all committed yet, the import's wall time (until the status
+   bar says "Imported …") and the time until the first imported papers are listed.
 2. **Typing a search** at ``--search-n`` papers (the library is built once through
    ``Library.import_paths`` in ``--workdir``, like ``search_bench.py``, and reused):
    queries are typed into the search box a character at a time, ~80 ms apart, with the
