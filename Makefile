@@ -31,9 +31,11 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -p no:pytest-qt tests/core
 	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest tests/ui
 
-## bench: the search benchmark at 100,000 papers next to SQLite FTS5 (builds .bench/ once)
+## bench: the search benchmark at 100,000 papers next to SQLite FTS5 (builds .bench/ once),
+## then the window's responsiveness: edits during a 30,000-abstract import, typing a search
 bench: $(STAMP)
 	$(BIN)/python benchmarks/search_bench.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/ui_bench.py
 
 ## install-desktop: put paperdesk (with its icon) in this user's application menu
 install-desktop: $(DESKTOP_DEPS)
