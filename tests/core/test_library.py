@@ -297,3 +297,13 @@ def test_sqlite_is_readable_by_plain_tools(seeded_library):
     assert {"papers", "sources", "paper_sources", "index_queue"} <= tables
     assert con.execute("SELECT count(*) FROM papers").fetchone()[0] == 225
     con.close()
+
+
+def test_first_unread_follows_the_order_given(seeded_library):
+    lib = seeded_library
+    ids = lib.paper_ids()
+    lib.set_read(ids[:300:2] + ids[1:3], True)
+    assert lib.first_unread(ids) == ids[3]
+    assert lib.first_unread(list(reversed(ids))) == ids[-2]     # 224 is even: read
+    assert lib.first_unread([ids[0], 10**9, ids[2]]) is None
+    assert lib.first_unread(ids[:1] + ids[5:]) == ids[5]

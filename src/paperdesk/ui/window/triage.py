@@ -72,21 +72,30 @@ class TriageMixin:
     def next_unread(self) -> bool:
         """Show the next unread paper after the current one, wrapping around (u).
 
+        Which papers are unread is read on the worker's reader thread (the list may hold
+        100,000 rows); the list moves when the answer comes back.
+
         Returns:
-            False (with a message) when no listed paper is unread.
+            False when the list is empty; otherwise True (a message says so when no
+            other listed paper is unread).
         """
         ids = self.model.ids()
         if not ids:
             return False
-        unread = set(self.lib.paper_ids(filter="unread"))
         current = self.current_paper_id()
         start = self.model.row_of(current)
-        order = list(range(start + 1, len(ids))) + list(range(0, max(start, 0) + 1))
-        for row in order:
-            if ids[row] in unread and ids[row] != current:
-                return self.select_row(row)
-        self.statusBar().showMessage("No other unread paper in this list", MESSAGE_MS)
-        return False
+        order = [pid for pid in ids[start + 1:] + ids[:max(start, 0) + 1] if pid != current]
+        job = self.worker.read(lambda lib: lib.first_unread(order),
+                               on_done=self._go_to_unread, on_failed=self.show_error,
+                               label="next unread")
+        return job is not None
+
+    def _go_to_unread(self, pid: int | None) -> None:
+        row = self.model.row_of(pid) if pid is not None else -1
+        if row < 0:
+            self.statusBar().showMessage("No other unread paper in this list", MESSAGE_MS)
+            return
+        self.select_row(row)
 
     def back_to_list(self) -> None:
         """Leave the note/tag/title editor (saving the note) and focus the list (Esc).
