@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import Qt
 from ui_fixtures import TOTAL, open_seeded, press, settle, wait_idle, win  # noqa: F401
@@ -328,3 +330,36 @@ def test_edit_menu_names_the_step_from_the_core(qtbot, win):
     settle(qtbot, window)
     assert lib.get(pid).tags == () and window.redo_action.text() == "&Redo Tag ‘depth’"
     assert window.undo_action.text() == "&Undo Star paper"
+
+
+def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps(qtbot,
+                                                                                 win):
+    """The writer is held back while S, 1 and Ctrl+Z are pressed: each message names its
+    own step, and Ctrl+Z undoes the newest step once it is committed (it was dropped
+    when nothing was committed yet, and "Star paper" was reported as "Tag ‘depth’")."""
+    window, lib = win, win.lib
+    assert window.create_tag("depth", key=1)
+    settle(qtbot, window)
+    pid = window.current_paper_id()
+    messages = []
+    window.statusBar().messageChanged.connect(messages.append)
+    gate = threading.Event()
+    window.worker.write(lambda lib: gate.wait(10))          # the writer is busy
+    press(qtbot, window, "s", "1")
+    last = window.worker.write(lambda lib: None)
+    gate.set()
+    assert last.wait(10)             # both edits committed before either is delivered
+    settle(qtbot, window)
+    assert lib.get(pid).starred and [t.name for t in lib.get(pid).tags] == ["depth"]
+    assert [m for m in messages if "Ctrl+Z" in m] == [
+        "Star paper  —  Ctrl+Z to undo", "Tag ‘depth’  —  Ctrl+Z to undo"]
+
+    gate.clear()
+    window.worker.write(lambda lib: gate.wait(10))
+    press(qtbot, window, "s")                                # unstar, not yet committed
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    gate.set()
+    settle(qtbot, window)
+    assert lib.get(pid).starred                              # the unstar was undone
+    assert window.statusBar().currentMessage() == "Undone: Unstar paper"
+    assert window.undo_action.text() == "&Undo Tag ‘depth’"
