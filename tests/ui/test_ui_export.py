@@ -18,7 +18,8 @@ import bibtexparser
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
-from ui_fixtures import WAIT_MS, make_settings, open_seeded, wait_idle, win  # noqa: F401
+from ui_fixtures import (WAIT_MS, make_settings, open_seeded, settle, wait_idle,  # noqa: F401
+                         win)
 
 from paperdesk.core.exports import to_file as export_ops
 from paperdesk.core.exports.formats import FIELDS
@@ -31,9 +32,11 @@ from paperdesk.ui.app.settings import Settings
 TAGGED = 12
 
 
-def _tag_papers(window, name: str = "to read", n: int = TAGGED) -> list[int]:
+def _tag_papers(qtbot, window, name: str = "to read", n: int = TAGGED) -> list[int]:
     ids = window.lib.paper_ids()[:n]
     assert window.add_tag(name, ids)
+    settle(qtbot, window)
+    assert window.lib.tag_by_name(name).count == n
     return ids
 
 
@@ -68,7 +71,7 @@ def _leftovers(folder) -> list[str]:
 # -- exporting the list ----------------------------------------------------------------------
 def test_ctrl_e_exports_the_tag_chosen_in_the_pane_as_bibtex(qtbot, win, tmp_path):
     window = win
-    _tag_papers(window)
+    _tag_papers(qtbot, window)
     _choose_tag_in_pane(qtbot, window, "to read")
     assert window.model.rowCount() == TAGGED
 
@@ -97,7 +100,7 @@ def test_ctrl_e_exports_the_tag_chosen_in_the_pane_as_bibtex(qtbot, win, tmp_pat
 
 def test_csv_follows_the_list_order_and_the_chosen_fields(qtbot, win, tmp_path):
     window = win
-    _tag_papers(window, "batch", 30)
+    _tag_papers(qtbot, window, "batch", 30)
     window.tag_pane.select_scope(Scope(tag_id=window.lib.tag_by_name("batch").id))
     window.table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
     listed = window.model.ids()
@@ -122,7 +125,7 @@ def test_csv_follows_the_list_order_and_the_chosen_fields(qtbot, win, tmp_path):
 
 def test_scopes_selected_tag_and_whole_library(qtbot, win, tmp_path):
     window = win
-    tagged = _tag_papers(window, "scaling", 5)
+    tagged = _tag_papers(qtbot, window, "scaling", 5)
     window.select_rows([1, 3, 4])
     selected = window.selected_ids()
     dialog = window.open_export_dialog()

@@ -225,8 +225,8 @@ def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_
                                                                      open_seeded):
     # The window's import runs as a bulk job on window.worker; an edit written through
     # the same worker is committed at the next batch boundary, long before the import
-    # ends. (The window's key presses still write on the UI thread via ui/commands.py
-    # until they are routed through window.worker.write.)
+    # ends. (The window's own edits go the same way, through window.submit_edit; see
+    # test_ui_edit_during_import.py.)
     monkeypatch.setattr(library_module, "IMPORT_BATCH", 50)
     real_hash = library_module.content_hash
 
@@ -259,3 +259,23 @@ def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_
     assert window.lib.count() == N + TOTAL
     assert window.lib.get(pid).starred
     assert window.lib.find("is:starred").total == 1
+
+
+def test_an_import_refreshes_the_window_once_from_its_own_signal(qtbot, tmp_path,
+                                                                 open_seeded):
+    # The import's report carries Changes (ImportReport.changes), but the window already
+    # refreshes from import_runner.finished; the worker emitting ``changed`` for it too
+    # re-read every new row, updated the counts twice and left the visible search marked
+    # stale (searched again after the next index update).
+    window = open_seeded()
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)
+    changed, rows = [], []
+    window.worker.changed.connect(changed.append)
+    window.model.dataChanged.connect(lambda *a: rows.append(a))
+    source = _write(tmp_path / "few.txt", 300)
+    assert window.start_import([source])
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)
+    assert window.model.rowCount() == TOTAL + 300
+    assert window.status_text() == f"{TOTAL + 300} papers"
+    assert changed == [] and rows == []
+    assert window._search_stale is False

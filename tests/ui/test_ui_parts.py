@@ -12,7 +12,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, win  # noqa: F401
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, settle, win  # noqa: F401
 
 from paperdesk.ui.panes.abstract_view import OffsetMap
 from paperdesk.ui.style.colours import contrast_ratio, text_colour_for
@@ -143,6 +143,7 @@ def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
     window.toggle_star()
     window.add_tag("ml", [ids[0], ids[1]])
     window.save_note(ids[5], "note")
+    settle(qtbot, window)
     counts = {f: n for f, _l, n in pane.filter_entries()}
     assert counts == {"unread": TOTAL, "starred": 2, "untagged": TOTAL - 2, "has_note": 1}
 
@@ -176,7 +177,9 @@ def test_tag_pane_lists_tags_with_colour_key_and_count(qtbot, win):
     ids = window.model.ids()
     window.add_tag("Zeta", ids[:3])
     window.add_tag("alpha", ids[3:4])
+    settle(qtbot, window)
     window.set_tag_key(lib.tag_by_name("Zeta").id, 4)
+    settle(qtbot, window)
     pane = window.tag_pane
     assert [(t.name, t.count, t.key) for t in pane.tag_entries()] == [
         ("alpha", 1, None), ("Zeta", 3, 4)]
@@ -188,24 +191,31 @@ def test_tag_pane_lists_tags_with_colour_key_and_count(qtbot, win):
 def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
     window, lib = win, win.lib
     window.add_tag("old", window.model.ids()[:2])
+    settle(qtbot, window)
     tag_id = lib.tag_by_name("old").id
     pane = window.tag_pane
     pane.recolourTagRequested.emit(tag_id, "#000000")
+    settle(qtbot, window)
     assert lib.tag_by_name("old").colour == "#000000"
     pane.bindKeyRequested.emit(tag_id, 5)
+    settle(qtbot, window)
     assert lib.tag_for_key(5).id == tag_id
     from PySide6.QtWidgets import QInputDialog
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("renamed", True))
     pane.renameTagRequested.emit(tag_id)
+    settle(qtbot, window)
     assert lib.tag_by_name("renamed").id == tag_id
     pane.setCurrentItem(pane.tag_item(tag_id))
     pane.setFocus()
     qtbot.keyClick(pane, Qt.Key.Key_Delete)         # Del deletes the chosen tag
+    settle(qtbot, window)
     assert lib.tags() == []
     window.undo()
+    settle(qtbot, window)
     assert lib.tag_by_name("renamed").count == 2
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("fresh", True))
     pane.newTagRequested.emit()
+    settle(qtbot, window)
     assert lib.tag_by_name("fresh").count == 0
 
 
@@ -215,15 +225,18 @@ def test_chips_show_the_paper_tags_and_remove_them(qtbot, win):
     pid = window.current_paper_id()
     window.add_tag("b-tag", [pid])
     window.add_tag("A-tag", [pid])
+    settle(qtbot, window)
     chips = window.detail_pane.chips
     assert chips.chip_names() == ["A-tag", "b-tag"]
     chip = chips.chips()[1]
     fg = text_colour_for(chip.tag.colour)
     assert fg in chip.styleSheet()
     qtbot.mouseClick(chip.remove_button, Qt.MouseButton.LeftButton)
+    settle(qtbot, window)
     assert [t.name for t in lib.get(pid).tags] == ["A-tag"]
     assert chips.chip_names() == ["A-tag"]
     window.undo()
+    settle(qtbot, window)
     assert chips.chip_names() == ["A-tag", "b-tag"]
 
 
@@ -231,12 +244,14 @@ def test_tag_editor_completes_existing_names_without_regard_to_case(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
     window.add_tag("Reinforcement Learning", [ids[5]])
+    settle(qtbot, window)
     completer = window.detail_pane.chips.completer
     completer.setCompletionPrefix("learn")
     assert completer.currentCompletion() == "Reinforcement Learning"
     window.focus_tag_editor()
     qtbot.keyClicks(window.focusWidget(), "reinforcement learning")
     press(qtbot, window, Qt.Key.Key_Return)
+    settle(qtbot, window)
     assert [t.name for t in lib.get(ids[0]).tags] == ["Reinforcement Learning"]
     assert len(lib.tags()) == 1
 
@@ -251,6 +266,7 @@ def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
     window.toggle_star()
     window.toggle_read()
     window.add_tag("hot", [ids[2]])
+    settle(qtbot, window)
     index = model.index(2, model.TITLE)
     assert index.data(StarredRole) and index.data(ReadRole)
     assert index.data(Qt.ItemDataRole.FontRole) is None
@@ -259,6 +275,7 @@ def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
     assert index.data(TagsRole) == (("hot", colour),)
     assert model.fetch_count - calls <= 4           # changed rows only, not a reload
     window.set_title("Edited title")
+    settle(qtbot, window)
     assert index.data(Qt.ItemDataRole.DisplayRole) == "Edited title"
 
 
@@ -290,10 +307,12 @@ def test_detail_pane_title_editing_by_keyboard(qtbot, win):
     assert window.focusWidget() is editor and editor.selectedText()
     qtbot.keyClicks(editor, "A clear title")
     press(qtbot, window, Qt.Key.Key_Return)
+    settle(qtbot, window)
     assert lib.get(pid).title == "A clear title" and lib.get(pid).title_edited
     assert window.detail_pane.reset_title_button.isVisible()
     qtbot.mouseClick(window.detail_pane.reset_title_button, Qt.MouseButton.LeftButton,
                      pos=QPoint(3, 3))
+    settle(qtbot, window)
     assert not lib.get(pid).title_edited
 
 
@@ -304,12 +323,14 @@ def test_f2_in_the_tag_pane_renames_the_tag_not_the_title(qtbot, win, monkeypatc
     pid = window.current_paper_id()
     title = lib.get(pid).title
     window.add_tag("old", [pid])
+    settle(qtbot, window)
     tag_id = lib.tag_by_name("old").id
     pane = window.tag_pane
     pane.setCurrentItem(pane.tag_item(tag_id))
     pane.setFocus()
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("new name", True))
     qtbot.keyClick(pane, Qt.Key.Key_F2)
+    settle(qtbot, window)
     assert lib.tag_by_name("new name").id == tag_id
     assert lib.get(pid).title == title
     assert pane.hasFocus()
@@ -320,6 +341,7 @@ def test_long_tag_names_do_not_widen_the_window(qtbot, win):
     pid = window.current_paper_id()
     for c in "WX":
         window.add_tag(c * 60, [pid])
+    settle(qtbot, window)
     window.resize(800, 500)
     qtbot.wait(50)
     assert window.detail_pane.minimumSizeHint().width() < 500

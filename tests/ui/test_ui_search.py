@@ -21,7 +21,8 @@ from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
 from paperdesk.core.scope import Scope
 from paperdesk.ui.window.search_help import SEARCH_SYNTAX, SearchHelpDialog
 from paperdesk.ui.background.workers import FIRST_PAGE
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
+from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401
+                         win)
 
 HIGHLIGHT = "background-color:" + SEARCH_HIT_LIGHT[0]
 
@@ -382,6 +383,7 @@ def test_save_search_with_ctrl_s_lists_it_with_a_count(qtbot, win, monkeypatch):
     assert "Type a search first" in window.statusBar().currentMessage()
     _search(qtbot, window, "pruning")
     qtbot.keyClick(window.search_box, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    settle(qtbot, window)
     assert prompts and prompts[0][2] == "pruning"       # the query is the default name
     assert [s.name for s in lib.saved_searches()] == ["Pruning papers"]
     expected = lib.find("pruning", limit=1).total
@@ -401,6 +403,7 @@ def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch)
     note = window.detail_pane.note_editor
     qtbot.keyClicks(note, "quick thought")
     qtbot.keyClick(note, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    settle(qtbot, window)
     assert prompts == []
     assert lib.get(window.current_paper_id()).note == "quick thought"
     assert lib.saved_searches() == []
@@ -410,6 +413,7 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     window, lib = win, win.lib
     window.save_search("Scaling", "scaling laws")
     window.save_search("Starred", "is:starred")
+    settle(qtbot, window)
     tag = lib.ensure_tag("x")
     window.tag_pane.set_tags(lib.tags())
     window.tag_pane.select_scope(Scope(tag_id=tag.id))   # an empty scope first
@@ -441,35 +445,52 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     window, lib = win, win.lib
     window.save_search("Scaling", "scaling laws")
     window.save_search("Other", "pruning")
+    settle(qtbot, window)
     _answer_dialogs(monkeypatch, "Laws of scaling", "Other")
     pane = window.tag_pane
     pane.select_saved("Scaling", notify=False)
     pane.setFocus()
     qtbot.keyClick(pane, Qt.Key.Key_F2)
+    settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Laws of scaling", "Other"]
     assert set(_saved(window)) == {"Laws of scaling", "Other"}
     assert pane.current_saved() == ("Laws of scaling", "scaling laws")   # still chosen
     window.prompt_rename_saved_search("Laws of scaling")     # to a name that is taken
+    settle(qtbot, window)
     assert "already exists" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()
     qtbot.keyClick(pane, Qt.Key.Key_Delete)
+    settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other"]
     assert set(_saved(window)) == {"Other"}
     window.undo()
+    settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [
         ("Laws of scaling", "scaling laws"), ("Other", "pruning")]
     window.undo()
+    settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other", "Scaling"]
     window.redo()
     window.redo()
+    settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other"]
     # saving over an existing name replaces it; undo brings the old query back
     window.save_search("other", "diffusion")
+    settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("other", "diffusion")]
     window.undo()
+    settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
-    assert not window.save_search("   ", "x")
-    assert not window.save_search("y" * 81, "x")
+    # refused names: queued, then nothing saved, no undo step, a message says why
+    steps = len(lib.undo_stack)
+    window.statusBar().clearMessage()
+    window.save_search("   ", "x")
+    settle(qtbot, window)
+    assert window.statusBar().currentMessage() == "⚠ a saved search needs a name"
+    window.save_search("y" * 81, "x")
+    settle(qtbot, window)
+    assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
+    assert len(lib.undo_stack) == steps
     assert "too long" in window.statusBar().currentMessage()
 
 
@@ -477,6 +498,7 @@ def test_saved_search_counts_follow_changes_off_the_ui_thread(qtbot, win, monkey
     window, lib = win, win.lib
     window.save_search("Starred", "is:starred")
     window.save_search("Tagged", 'tag:"look later"')
+    settle(qtbot, window)
     qtbot.waitUntil(lambda: _saved(window)["Tagged"][1] == 0 and not window.is_busy(),
                     timeout=WAIT_MS)
     threads = []

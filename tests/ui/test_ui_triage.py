@@ -8,7 +8,8 @@ import sqlite3
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextBrowser
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
+from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401
+                         win)
 
 from paperdesk.ui.window.actions import ACTIONS, shortcut_rows
 
@@ -23,6 +24,7 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     ids = window.model.ids()
     tag = lib.ensure_tag("fast")
     window.set_tag_key(tag.id, 1)
+    settle(qtbot, window)
     lib.set_read([ids[3]], True)                       # so that u skips it
     assert window.current_paper_id() == ids[0]
 
@@ -30,13 +32,18 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     assert window.current_paper_id() == ids[2]
     assert window.detail_pane.paper_id == ids[2]
     press(qtbot, window, "s", "r", "1")
+    settle(qtbot, window)
     assert lib.get(ids[2]).starred and lib.get(ids[2]).read
     assert [t.name for t in lib.get(ids[2]).tags] == ["fast"]
 
     press(qtbot, window, "t")                          # t: tag editor
     assert _focus_name(window) == "tagEditor"
     qtbot.keyClicks(window.focusWidget(), "triage later")
+    # let the typing's own events run (the completer popup "t" opened is activated
+    # late by the offscreen platform and would take the focus back after Enter)
+    settle(qtbot, window)
     press(qtbot, window, Qt.Key.Key_Return)
+    settle(qtbot, window)
     assert {t.name for t in lib.get(ids[2]).tags} == {"fast", "triage later"}
     assert _focus_name(window) == "paperTable"        # back to the list after Enter
 
@@ -55,6 +62,7 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     assert not found.isNull()
     view.setTextCursor(found)
     press(qtbot, window, "h")
+    settle(qtbot, window)
     (highlight,) = lib.highlights(ids[2])
     assert highlight.text == words
     assert (highlight.start, highlight.end) == (abstract.index(words),
@@ -68,6 +76,7 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     assert window.current_paper_id() == ids[4]
 
     # everything is in the database, as another connection sees it
+    settle(qtbot, window)
     db = sqlite3.connect(lib.path / "library.db")
     try:
         assert db.execute("SELECT starred, read_at IS NOT NULL FROM papers WHERE id = ?",
@@ -171,17 +180,22 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     assert window.status_text() == f"{TOTAL} papers  ·  5 selected"
     qtbot.keyClicks(window.focusWidget(), "batch")
     press(qtbot, window, Qt.Key.Key_Return)
+    settle(qtbot, window)
     tag = lib.tag_by_name("batch")
     assert sorted(lib.paper_ids(tag_id=tag.id)) == sorted(chosen)
     assert len(window.lib.undo_stack) == steps + 1
     press(qtbot, window, "s")                          # star the same five: one step
+    settle(qtbot, window)
     assert all(lib.get(i).starred for i in chosen)
     assert len(window.lib.undo_stack) == steps + 2
     window.undo()
+    settle(qtbot, window)
     assert not any(lib.get(i).starred for i in chosen)
     window.undo()
+    settle(qtbot, window)
     assert lib.tag_by_name("batch") is None
     window.redo()
+    settle(qtbot, window)
     assert sorted(lib.paper_ids(tag_id=lib.tag_by_name("batch").id)) == sorted(chosen)
 
 
@@ -193,8 +207,10 @@ def test_number_key_toggles_the_bound_tag_and_unbound_keys_explain(qtbot, win):
     tag = lib.ensure_tag("later", key=7)
     window._refresh_tags()
     press(qtbot, window, "7")
+    settle(qtbot, window)
     assert [t.name for t in lib.get(pid).tags] == ["later"]
     press(qtbot, window, "7")
+    settle(qtbot, window)
     assert lib.get(pid).tags == ()
     assert lib.tag_for_key(7).id == tag.id
 
@@ -204,6 +220,7 @@ def test_status_bar_shows_reading_progress_and_auto_mark_read(qtbot, open_seeded
     lib = window.lib
     first = window.current_paper_id()
     qtbot.waitUntil(lambda: lib.get(first).read, timeout=3000)
+    settle(qtbot, window)
     assert window.unread_text() == f"{TOTAL - 1} of {TOTAL} unread"
     assert window.model.index(0, 0).data(Qt.ItemDataRole.FontRole) is None   # not bold
     assert window.model.index(1, 0).data(Qt.ItemDataRole.FontRole).bold()
@@ -211,15 +228,18 @@ def test_status_bar_shows_reading_progress_and_auto_mark_read(qtbot, open_seeded
     window.select_row(1)
     second = window.current_paper_id()
     press(qtbot, window, "r")
+    settle(qtbot, window)
     assert lib.get(second).read
     press(qtbot, window, "r")
     qtbot.wait(400)
+    settle(qtbot, window)
     assert not lib.get(second).read
     # the setting can be turned off (and is remembered)
     window.actions_by_name["autoMarkReadAction"].trigger()
     assert window.settings.auto_mark_read is False
     window.select_row(2)
     qtbot.wait(400)
+    settle(qtbot, window)
     assert not lib.get(window.current_paper_id()).read
 
 
@@ -236,6 +256,7 @@ def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
     view.setTextCursor(second)
     view.setFocus()
     press(qtbot, window, "h")
+    settle(qtbot, window)
     (h,) = lib.highlights(pid)
     expected = abstract.index("spectral μP", abstract.index("spectral μP") + 1)
     assert (h.start, h.end, h.text) == (expected, expected + len("spectral μP"), "spectral μP")
@@ -243,6 +264,7 @@ def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
     later = view.document().find("μP formulations")
     view.setTextCursor(later)
     assert window.highlight_selection()
+    settle(qtbot, window)
     spans = {(x.start, x.end) for x in lib.highlights(pid)}
     start = abstract.index("μP formulations")
     assert (start, start + len("μP formulations")) in spans
@@ -272,6 +294,7 @@ def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded,
         start = stored.index(phrase)
         assert view.selected_span() == (start, start + len(phrase)), phrase
         assert window.highlight_selection()
+        settle(qtbot, window)
         assert any(h.text == phrase for h in lib.highlights(pid))
     # select_span maps back exactly too
     start = stored.index("β-VAE")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from PySide6.QtCore import Qt
-from ui_fixtures import TOTAL, open_seeded, press, wait_idle, win  # noqa: F401
+from ui_fixtures import TOTAL, open_seeded, press, settle, wait_idle, win  # noqa: F401
 
 from paperdesk.core.scope import Scope
 
@@ -20,17 +22,30 @@ def _paper_state(lib, pid):
             tuple((h.id, h.start, h.end, h.colour, h.comment) for h in p.highlights))
 
 
-def _round_trip(window, check_before, check_after, steps: int = 1):
+def _round_trip(qtbot, window, check_before, check_after, steps: int = 1):
     """Undo ``steps`` times, check; redo as often, check; undo again, check."""
     for _ in range(steps):
         window.undo()
+    settle(qtbot, window)
     check_before()
     for _ in range(steps):
         window.redo()
+    settle(qtbot, window)
     check_after()
     for _ in range(steps):
         window.undo()
+    settle(qtbot, window)
     check_before()
+
+
+def _undo(qtbot, window) -> None:
+    window.undo()
+    settle(qtbot, window)
+
+
+def _redo(qtbot, window) -> None:
+    window.redo()
+    settle(qtbot, window)
 
 
 def test_undo_redo_of_marks_title_and_highlights(qtbot, win):
@@ -46,17 +61,18 @@ def test_undo_redo_of_marks_title_and_highlights(qtbot, win):
     states = [original]
     for act in actions:
         assert act()
+        settle(qtbot, window)
         states.append(_paper_state(lib, pid))
     assert states[-1][0] == "My own title" and lib.get(pid).title_edited
     assert states[-1][1] is not None and states[-1][2]
     for i in range(len(actions), 0, -1):       # undo one by one
-        window.undo()
+        _undo(qtbot, window)
         now = _paper_state(lib, pid)
         assert now[:1] + now[2:] == states[i - 1][:1] + states[i - 1][2:]
         assert (now[1] is None) == (states[i - 1][1] is None)
     assert _paper_state(lib, pid) == original
     for i in range(1, len(actions) + 1):       # and redo
-        window.redo()
+        _redo(qtbot, window)
         assert _paper_state(lib, pid)[2:] == states[i][2:]
     # the detail pane follows: title label and highlight list
     assert "My own title" in window.detail_pane.title_label.text()
@@ -69,24 +85,28 @@ def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
     derived = lib.get(pid).derived_title
     window.set_title("Short")
     window.set_title(None)
+    settle(qtbot, window)
     assert lib.get(pid).title == derived and not lib.get(pid).title_edited
-    window.undo()
+    _undo(qtbot, window)
     assert lib.get(pid).title == "Short"
-    window.undo()
+    _undo(qtbot, window)
     assert lib.get(pid).title == derived
 
     assert window.add_highlight(pid, 0, 9)
+    settle(qtbot, window)
     (h,) = lib.highlights(pid)
     assert window.run_edit(lambda lib: lib.set_highlight_comment(h.id, "why"))
     assert window.remove_highlight(h.id)
+    settle(qtbot, window)
     assert lib.highlights(pid) == []
-    window.undo()
+    _undo(qtbot, window)
     (back,) = lib.highlights(pid)
     assert (back.id, back.start, back.end, back.comment) == (h.id, 0, 9, "why")
-    window.undo()
+    _undo(qtbot, window)
     assert lib.highlights(pid)[0].comment == ""
     window.redo()
     window.redo()
+    settle(qtbot, window)
     assert lib.highlights(pid) == []
 
 
@@ -96,17 +116,19 @@ def test_tag_add_remove_single_and_bulk(qtbot, win):
     window.add_tag("solo", [ids[0]])
     window.add_tag("group", ids[:6])
     window.remove_tag("group", ids[2:4])
+    settle(qtbot, window)
     assert set(lib.paper_ids(tag_id=lib.tag_by_name("group").id)) == {
         ids[0], ids[1], ids[4], ids[5]}
-    window.undo()
+    _undo(qtbot, window)
     assert set(lib.paper_ids(tag_id=lib.tag_by_name("group").id)) == set(ids[:6])
-    window.undo()                                  # the bulk add is one step
+    _undo(qtbot, window)                           # the bulk add is one step
     assert lib.tag_by_name("group") is None
-    window.undo()
+    _undo(qtbot, window)
     assert lib.tags() == []
     window.redo()
     window.redo()
     window.redo()
+    settle(qtbot, window)
     assert lib.tag_by_name("solo").count == 1 and lib.tag_by_name("group").count == 4
     # the list and the tag pane follow
     assert [t.name for t in window.tag_pane.tag_entries()] == ["group", "solo"]
@@ -118,22 +140,25 @@ def test_merge_by_rename_and_undo_restores_both_tags(qtbot, win):
     p1, p2, p3 = window.model.ids()[:3]
     window.add_tag("ML", [p1, p2])
     window.add_tag("deep", [p3])
+    settle(qtbot, window)
     window.set_tag_key(lib.tag_by_name("deep").id, 3)
+    settle(qtbot, window)
     before = _tags(lib)
     assert window.rename_tag(lib.tag_by_name("deep").id, "ml")
+    settle(qtbot, window)
     assert [(t.name, t.count) for t in lib.tags()] == [("ml", 3)]
     assert set(lib.paper_ids(tag_id=lib.tags()[0].id)) == {p1, p2, p3}
     assert [t.name for t in window.tag_pane.tag_entries()] == ["ml"]
     assert "Merge" in window.lib.undo_label
     after = _tags(lib)
 
-    window.undo()
+    _undo(qtbot, window)
     assert _tags(lib) == before                   # same ids, colours, keys, papers
     assert [(t.name, t.count) for t in lib.tags()] == [("deep", 1), ("ML", 2)]
     assert [t.name for t in window.tag_pane.tag_entries()] == ["deep", "ML"]
-    window.redo()
+    _redo(qtbot, window)
     assert _tags(lib) == after
-    window.undo()
+    _undo(qtbot, window)
     assert _tags(lib) == before
 
 
@@ -142,7 +167,9 @@ def test_rename_delete_recolour_and_key_of_tags(qtbot, win):
     ids = window.model.ids()
     window.add_tag("a", ids[:2])
     window.add_tag("b", ids[2:3])
+    settle(qtbot, window)
     window.set_tag_key(lib.tag_by_name("b").id, 2)
+    settle(qtbot, window)
     start = _tags(lib)
     a_id = lib.tag_by_name("a").id
     steps = [
@@ -155,14 +182,15 @@ def test_rename_delete_recolour_and_key_of_tags(qtbot, win):
     snapshots = [start]
     for step in steps:
         assert step()
+        settle(qtbot, window)
         snapshots.append(_tags(lib))
     assert set(snapshots[-1]) == {"Alpha", "empty"}
     assert snapshots[-1]["Alpha"][1:3] == ("#123456", 2)
     for i in range(len(steps), 0, -1):
-        window.undo()
+        _undo(qtbot, window)
         assert _tags(lib) == snapshots[i - 1], i
     for i in range(1, len(steps) + 1):
-        window.redo()
+        _redo(qtbot, window)
         assert _tags(lib) == snapshots[i], i
 
 
@@ -170,14 +198,16 @@ def test_deleting_the_chosen_tag_falls_back_to_all_papers(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
     window.add_tag("pick", ids[:3])
+    settle(qtbot, window)
     tag_id = lib.tag_by_name("pick").id
     assert window.tag_pane.select_scope(Scope(tag_id=tag_id))
     assert window.model.rowCount() == 3
     assert window.status_text().startswith("3 papers  ·  tag “pick”")
     window.delete_tag(tag_id)
+    settle(qtbot, window)
     assert window.current_scope().tag_id is None
     assert window.model.rowCount() == TOTAL
-    window.undo()
+    _undo(qtbot, window)
     assert lib.tag_by_name("pick").count == 3
 
 
@@ -190,11 +220,12 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     for burst in ("First idea.", " Second idea.", " Third."):
         qtbot.keyClicks(editor, burst)
         qtbot.wait(650)                            # each pause triggers an autosave
+    settle(qtbot, window)
     assert lib.note(pid) == "First idea. Second idea. Third."
     assert len(window.lib.undo_stack) == steps + 1
-    window.undo()
+    _undo(qtbot, window)
     assert lib.note(pid) == "" and editor.toPlainText() == ""
-    window.redo()
+    _redo(qtbot, window)
     assert lib.note(pid) == "First idea. Second idea. Third."
     assert editor.toPlainText() == lib.note(pid)
     # another visit to the paper starts a new step
@@ -204,9 +235,10 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     window.focus_note()
     qtbot.keyClicks(editor, " More.")
     press(qtbot, window, Qt.Key.Key_Escape)        # Esc saves at once
+    settle(qtbot, window)
     assert lib.note(pid).endswith("Third. More.")
     assert len(window.lib.undo_stack) == steps + 2
-    window.undo()
+    _undo(qtbot, window)
     assert lib.note(pid) == "First idea. Second idea. Third."
 
 
@@ -215,7 +247,8 @@ def test_switching_paper_saves_the_note_first(qtbot, win):
     pid = window.current_paper_id()
     window.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "quick")
-    window.next_paper()                             # no wait: saved on switching
+    window.next_paper()                             # no autosave wait: saved on switching
+    settle(qtbot, window)
     assert lib.note(pid) == "quick"
     assert window.detail_pane.note_editor.toPlainText() == ""
 
@@ -226,9 +259,9 @@ def test_undo_while_typing_saves_then_undoes(qtbot, win):
     window.toggle_star()
     window.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "typed")
-    window.undo()                                   # saves "typed", then undoes it
+    _undo(qtbot, window)                            # saves "typed", then undoes it
     assert lib.note(pid) == ""
-    window.undo()
+    _undo(qtbot, window)
     assert not lib.get(pid).starred
 
 
@@ -238,11 +271,17 @@ def test_errors_become_messages_not_tracebacks(qtbot, win):
     window.focus_tag_editor()
     qtbot.keyClicks(window.focusWidget(), "a,b")
     press(qtbot, window, Qt.Key.Key_Return)
+    settle(qtbot, window)
     assert "comma" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()
     assert lib.tags() == [] and len(window.lib.undo_stack) == steps
     window.add_tag("x", [window.current_paper_id()])
-    assert not window.rename_tag(lib.tag_by_name("x").id, "   ")
+    settle(qtbot, window)
+    steps = len(window.lib.undo_stack)
+    # the refused rename is queued (True), then comes back as a message, no undo step
+    assert window.rename_tag(lib.tag_by_name("x").id, "   ")
+    settle(qtbot, window)
+    assert len(window.lib.undo_stack) == steps and lib.tag_by_name("x") is not None
     assert "empty" in window.statusBar().currentMessage()
 
 
@@ -280,11 +319,47 @@ def test_edit_menu_names_the_step_from_the_core(qtbot, win):
     assert not window.undo_action.isEnabled() and window.undo_action.text() == "&Undo"
     pid = window.current_paper_id()
     press(qtbot, window, "s")
+    settle(qtbot, window)
     assert lib.get(pid).starred
     assert window.undo_action.isEnabled()
     assert window.undo_action.text() == "&Undo Star paper" == "&Undo " + lib.undo_label
     window.add_tag("depth", [pid])
+    settle(qtbot, window)
     assert window.undo_action.text() == "&Undo Tag ‘depth’"
     window.undo_action.trigger()
+    settle(qtbot, window)
     assert lib.get(pid).tags == () and window.redo_action.text() == "&Redo Tag ‘depth’"
     assert window.undo_action.text() == "&Undo Star paper"
+
+
+def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps(qtbot,
+                                                                                 win):
+    """The writer is held back while S, 1 and Ctrl+Z are pressed: each message names its
+    own step, and Ctrl+Z undoes the newest step once it is committed (it was dropped
+    when nothing was committed yet, and "Star paper" was reported as "Tag ‘depth’")."""
+    window, lib = win, win.lib
+    assert window.create_tag("depth", key=1)
+    settle(qtbot, window)
+    pid = window.current_paper_id()
+    messages = []
+    window.statusBar().messageChanged.connect(messages.append)
+    gate = threading.Event()
+    window.worker.write(lambda lib: gate.wait(10))          # the writer is busy
+    press(qtbot, window, "s", "1")
+    last = window.worker.write(lambda lib: None)
+    gate.set()
+    assert last.wait(10)             # both edits committed before either is delivered
+    settle(qtbot, window)
+    assert lib.get(pid).starred and [t.name for t in lib.get(pid).tags] == ["depth"]
+    assert [m for m in messages if "Ctrl+Z" in m] == [
+        "Star paper  —  Ctrl+Z to undo", "Tag ‘depth’  —  Ctrl+Z to undo"]
+
+    gate.clear()
+    window.worker.write(lambda lib: gate.wait(10))
+    press(qtbot, window, "s")                                # unstar, not yet committed
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    gate.set()
+    settle(qtbot, window)
+    assert lib.get(pid).starred                              # the unstar was undone
+    assert window.statusBar().currentMessage() == "Undone: Unstar paper"
+    assert window.undo_action.text() == "&Undo Tag ‘depth’"

@@ -10,7 +10,7 @@ import shutil
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QSettings  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
 
 from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
@@ -72,3 +72,12 @@ def press(qtbot, window, *keys) -> None:
 def wait_idle(qtbot, window) -> None:
     """Wait until no import, search or index update is pending."""
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)
+
+
+def settle(qtbot, window) -> None:
+    """Wait until every edit and undo handed to the window's writer thread has come back
+    (committed, its message shown, the panes refreshed from ``changed``), then let the
+    events it posted run. Searches, counts and index updates may still be pending (use
+    :func:`wait_idle` for those)."""
+    qtbot.waitUntil(lambda: not window.worker.is_busy(), timeout=WAIT_MS)
+    QCoreApplication.processEvents()

@@ -6,9 +6,11 @@ writer thread, and *reads* on a reader thread with its own SQLite connection
 (``Library.db`` is per thread), so a read never waits behind a write and the UI thread
 never waits on SQLite or Whoosh. It follows the design of Anki's ``CollectionOp`` over a
 single-thread executor: the UI thread hands over a function of the library and gets the
-result (or a one-line error) back in the UI thread, through a queued Qt signal; when the
-result is (or carries) a :class:`~paperdesk.core.changes.Changes`, the worker emits
-:attr:`LibraryWorker.changed` with it, so the panes refresh from one signal.
+result (or a one-line error) back in the UI thread, through a queued Qt signal; when an
+edit's result is (or carries) a :class:`~paperdesk.core.changes.Changes`, the worker emits
+:attr:`LibraryWorker.changed` with it, so the panes refresh from one signal. Bulk work
+reports through its ``on_done`` only (an ``ImportReport`` carries ``changes`` too, but the
+window refreshes from the import's own ``finished``; emitting both refreshed it twice).
 
 Two priorities, FIFO within each:
 
@@ -149,8 +151,9 @@ class LibraryWorker(QObject):
     (writer thread) and the :class:`Job` methods (any thread).
 
     Signals:
-        changed(object): a :class:`~paperdesk.core.changes.Changes` (non-empty) that a
-            write returned or carried (``result.changes``); UI thread, after ``on_done``.
+        changed(object): a :class:`~paperdesk.core.changes.Changes` (non-empty) that an
+            edit (not bulk work) returned or carried (``result.changes``); UI thread,
+            after ``on_done``.
         failed(str): a one-line message of a failed job that had no ``on_failed``.
         idle(): the last outstanding job was delivered (UI thread).
 
@@ -373,7 +376,7 @@ class LibraryWorker(QObject):
     def _done(self, job: Job, result: Any) -> None:
         if job._on_done is not None:
             job._on_done(result)
-        changes = changes_of(result)
+        changes = None if job.bulk else changes_of(result)
         if changes and not self._closed:
             self.changed.emit(changes)
 

@@ -151,6 +151,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._search_help: SearchHelpDialog | None = None
         self._snippet_sized = False
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
+        self._edits_pending = 0      # edits handed to the writer, not yet come back
 
 
         self.setWindowTitle("paperdesk")
@@ -1186,18 +1187,26 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         """
         if self._shut_down:
             return False
-        job = self.worker.write(edit, on_done=lambda changes: self._edit_done(changes, quiet),
+
+        def run(lib: Library) -> _Step:   # writer thread: the label of *this* step
+            changes = edit(lib)
+            return _Step(changes, lib.undo_label)
+
+        job = self.worker.write(run, on_done=lambda step: self._edit_done(step, quiet),
                                 on_failed=self._edit_failed, label="edit")
+        if job is not None:
+            self._edits_pending += 1
         return job is not None
 
-    def _edit_done(self, changes: Changes, quiet: bool = False) -> None:
+    def _edit_done(self, step: "_Step", quiet: bool = False) -> None:
         """UI thread, after an edit committed (``changed`` follows and refreshes)."""
+        self._edits_pending -= 1
         self._update_undo_actions()
-        label = self.lib.undo_label
-        if changes and not quiet and label:
-            self.statusBar().showMessage(f"{label}  —  Ctrl+Z to undo", MESSAGE_MS)
+        if step.changes and not quiet and step.label:
+            self.statusBar().showMessage(f"{step.label}  —  Ctrl+Z to undo", MESSAGE_MS)
 
     def _edit_failed(self, message: str) -> None:
+        self._edits_pending -= 1
         self._update_undo_actions()
         self.show_error(message)
 
@@ -1208,25 +1217,35 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         Args:
             redo: redo instead of undo.
         Returns:
-            False when there was nothing to undo or redo; otherwise True (a failure
-            shows "Cannot undo …: why" when it comes back).
+            False when there was nothing to undo or redo and no edit is on its way to
+            the writer thread; otherwise True (the step undone is the newest one when
+            the job runs, after the edits queued before it; a failure shows "Cannot
+            undo …: why" when it comes back).
         """
-        label = self.lib.redo_label if redo else self.lib.undo_label
-        if label is None or self._shut_down:
+        if self._shut_down:
+            return False
+        if (self.lib.redo_label if redo else self.lib.undo_label) is None \
+                and not self._edits_pending:
             return False
         verb = "redo" if redo else "undo"
+        labels: list[str | None] = []
 
-        def done(changes: Changes) -> None:
+        def run(lib: Library) -> _Step:   # writer thread: the step as it is now
+            label = lib.redo_label if redo else lib.undo_label
+            labels.append(label)
+            return _Step(lib.redo() if redo else lib.undo(), label)
+
+        def done(step: _Step) -> None:
             self._update_undo_actions()
-            self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {label}",
+            self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}",
                                          MESSAGE_MS)
 
         def failed(message: str) -> None:
             self._update_undo_actions()
-            self.show_error(f"Cannot {verb} {label}: {message}")
+            if labels and labels[0] is not None:   # else nothing was left to undo
+                self.show_error(f"Cannot {verb} {labels[0]}: {message}")
 
-        job = self.worker.write(lambda lib: lib.redo() if redo else lib.undo(),
-                                on_done=done, on_failed=failed, label=verb)
+        job = self.worker.write(run, on_done=done, on_failed=failed, label=verb)
         return job is not None
 
     def _update_undo_actions(self) -> None:
@@ -1354,6 +1373,17 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.import_message = message_box(
             self, QMessageBox.Icon.Critical, "Import failed",
             f"The import stopped because of an error:\n\n{message}", modal=False)
+
+
+class _Step:
+    """An edit's or undo's outcome from the writer thread: its ``changes`` (the worker
+    emits ``changed`` with them) and the undo label read right after it ran there."""
+
+    __slots__ = ("changes", "label")
+
+    def __init__(self, changes: Changes, label: str | None):
+        self.changes = changes
+        self.label = label
 
 
 def _free_name(path: Path) -> Path:
