@@ -386,6 +386,7 @@ def test_rejected_files_are_named_in_a_non_modal_message(qtbot, open_window, tmp
     assert not box.isModal() and box.isVisible()
     assert "binary.txt" in box.text() and "NUL" in box.text()
     assert window.model.rowCount() == TOTAL
+    qtbot.waitUntil(lambda: not window.worker.is_busy(), timeout=WAIT_MS)  # files: read
     assert len(window.tag_pane.entries()) == 3      # all + the two good files
     assert window.progress_bar.isHidden()
     box.close()

@@ -150,6 +150,7 @@ def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
     _click(qtbot, pane, pane.filter_item("starred"))
     assert window.current_scope() == Scope(filter="starred")
     assert sorted(window.model.ids()) == sorted([ids[1], ids[3]])
+    settle(qtbot, window)      # the counts are read off the UI thread
     assert window.status_text() == "2 papers  ·  Starred"
     assert window.unread_text() == "2 of 2 unread"
 

@@ -69,6 +69,7 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
                                                 abstract.index(words) + len(words))
 
     press(qtbot, window, "u")                          # u: next unread (skips ids[3])
+    settle(qtbot, window)                              # asked on the reader thread
     assert window.current_paper_id() == ids[4]
     press(qtbot, window, "k")
     assert window.current_paper_id() == ids[3]
