@@ -1,9 +1,13 @@
 """Entry point of the stand-alone bundle (``packaging/paperdesk.spec``): the ``paperdesk``
 command line, which opens the window when given no command."""
 
+import multiprocessing
 import sys
 
 from paperdesk.cli import main
 
 if __name__ == "__main__":
+    # The search index is written by a child process (spawned); in a frozen app that
+    # child is this executable again, and freeze_support() makes it serve instead.
+    multiprocessing.freeze_support()
     sys.exit(main())

@@ -38,6 +38,8 @@ from whoosh.filedb.structfile import StructFile
 from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
+from paperdesk.core.search.writer_process import IndexWriteError, IndexWriterProcess
+
 from paperdesk.core.search.fastscore import (PAIRS_FIELD, PID_FIELD, PID_MISSING, FastCache, FastView,
                         Unsupported, word_pairs)
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
@@ -60,6 +62,9 @@ POSTING_BLOCK = 1024
 #: Memory for a commit's postings before Whoosh sorts them through temporary files (which
 #: triples the time of a 2,000-paper batch); Whoosh's default is 128.
 WRITER_MB = 256
+#: With :meth:`SearchIndex.use_writer_process`, batches of at least this many documents
+#: go to the child process (imports, re-indexing); smaller ones are written in-process.
+PROCESS_BATCH_MIN = 50
 #: Use the vectorised fast path (:mod:`.fastscore`) when a query's shape allows it. Set to
 #: False to run every query through Whoosh's own searcher (tests compare the two).
 FAST_PATH = True
@@ -182,6 +187,45 @@ class _Storage(FileStorage):
 
 def _storage(path: Path) -> FileStorage:
     return _Storage(path)
+
+
+def open_for_writing(path: Path):
+    """Open the index in ``path`` for a writer in another process (see
+    :mod:`.writer_process`).
+
+    Returns:
+        A Whoosh ``FileIndex``.
+    """
+    return _storage(path).open_index()
+
+
+def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument],
+                delete: Iterable[int]) -> int:
+    """Apply one batch to a Whoosh index in one commit (cancelled if anything fails).
+
+    Args:
+        ix: a Whoosh ``FileIndex``.
+        add: new documents; update: documents to add or replace; delete: paper ids.
+    Returns:
+        The number of documents written or deleted.
+    """
+    writer = ix.writer(limitmb=WRITER_MB, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    count = 0
+    try:
+        for pid in delete:
+            writer.delete_by_term("id", str(pid))
+            count += 1
+        for doc in add:
+            writer.add_document(**doc.fields())
+            count += 1
+        for doc in update:
+            writer.update_document(**doc.fields())
+            count += 1
+    except BaseException:
+        writer.cancel()
+        raise
+    writer.commit()
+    return count
 
 
 class IndexSchemaMismatch(Exception):
@@ -360,6 +404,8 @@ class SearchIndex:
         self._fast_view: FastView | None = None
         #: Which path answered the last :meth:`search`: ``"fast"`` or ``"whoosh"``.
         self.last_path = ""
+        self._writer_process: IndexWriterProcess | None = None
+        self._use_process = False
 
     # -- writing -----------------------------------------------------------------------
     def write(self, add: Iterable[IndexDocument] = (), update: Iterable[IndexDocument] = (),
@@ -367,7 +413,9 @@ class SearchIndex:
         """Apply changes in one commit, then swap in a fresh searcher.
 
         ``add`` is for papers known not to be in the index (cheap); ``update`` replaces any
-        existing document with the same id (costs a lookup per document).
+        existing document with the same id (costs a lookup per document). With a writer
+        process (:meth:`start_writer_process`) the commit runs there and searches go on
+        meanwhile; otherwise here, and searches wait for it.
 
         Args:
             add: new documents.
@@ -375,30 +423,54 @@ class SearchIndex:
             delete: paper ids to remove.
         Returns:
             The number of documents written or deleted.
+        Raises:
+            IndexWriteError: the writer process failed (nothing of the batch is in).
         """
-        with self._lock:
-            writer = self._ix.writer(limitmb=WRITER_MB, codec=W3Codec(blocklimit=POSTING_BLOCK))
-            count = 0
+        add, update, delete = list(add), list(update), list(delete)
+        if self._use_process and len(add) + len(update) + len(delete) >= PROCESS_BATCH_MIN:
+            with self._lock:
+                if self._writer_process is None or not self._writer_process.alive():
+                    self._writer_process = IndexWriterProcess(self.path)
+                process = self._writer_process
             try:
-                for pid in delete:
-                    writer.delete_by_term("id", str(pid))
-                    count += 1
-                for doc in add:
-                    writer.add_document(**doc.fields())
-                    count += 1
-                for doc in update:
-                    writer.update_document(**doc.fields())
-                    count += 1
-            except BaseException:
-                writer.cancel()
+                count = process.write(add, update, delete)
+            except IndexWriteError:
+                with self._lock:     # the next batch starts a new child
+                    if self._writer_process is process:
+                        self._writer_process = None
+                process.close()
                 raise
-            writer.commit()
+            with self._lock:
+                self._refresh()
+            return count
+        with self._lock:
+            count = apply_batch(self._ix, add, update, delete)
             self._refresh()
             return count
 
-    def recreate(self) -> None:
-        """Delete everything in the index folder and start an empty index."""
+    def use_writer_process(self, on: bool = True) -> None:
+        """Write batches of :data:`PROCESS_BATCH_MIN` documents or more in a child process
+        (:mod:`.writer_process`, started at the first such batch and stopped by
+        :meth:`close`), so that Whoosh's long commits and merges do not hold this
+        process's GIL; the window does this. Smaller batches (an edit's few papers) are
+        written here: they take milliseconds. Writes are never concurrent (the library
+        applies its queue from one thread), so the two never hold Whoosh's lock at once.
+        """
         with self._lock:
+            self._use_process = on
+            if not on:
+                self._stop_writer_process()
+
+    def _stop_writer_process(self) -> None:
+        process, self._writer_process = self._writer_process, None
+        if process is not None:
+            process.close()
+
+    def recreate(self) -> None:
+        """Delete everything in the index folder and start an empty index (a writer
+        process is restarted on the new index)."""
+        with self._lock:
+            self._stop_writer_process()
             self._searcher.close()
             self._ix.close()
             shutil.rmtree(self.path, ignore_errors=True)
@@ -587,7 +659,9 @@ class SearchIndex:
         return "".join(out) if changed else None
 
     def close(self) -> None:
-        """Close the searcher and the index. The object is unusable afterwards."""
+        """Stop the writer process, close the searcher and the index. The object is
+        unusable afterwards."""
         with self._lock:
+            self._stop_writer_process()
             self._searcher.close()
             self._ix.close()

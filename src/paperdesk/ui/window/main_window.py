@@ -165,6 +165,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.search_runner.searchFailed.connect(self._on_search_failed)
         # The one writer thread: imports and index updates run on it as bulk jobs.
         self.worker = LibraryWorker(library, parent=self)
+        # Whoosh's long commits of an import hold the GIL: they run in a child process.
+        if not library.read_only:
+            library.index.use_writer_process()
         #: (scope, papers in it, unread in it), last counted on the reader thread
         self._counts: tuple[Scope, int, int] | None = None
         self._counts_generation = 0
