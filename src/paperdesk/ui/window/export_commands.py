@@ -43,8 +43,8 @@ class WindowExportMixin:
 
     Needs the window's ``lib``, ``settings``, ``model``, ``export_runner``,
     ``import_runner``, ``progress_bar``, ``cancel_button``, ``actions_by_name``,
-    ``selected_ids``, ``current_scope``, ``show_error``, ``_results``,
-    ``_results_complete``, ``_query`` and ``_scope_name``.
+    ``selected_ids``, ``current_scope``, ``show_error``, ``search_results``,
+    ``query_text`` and ``scope_name`` (public methods of the window).
 
     Attributes:
         export_dialog: the last export dialog opened (for tests), or ``None``.
@@ -60,14 +60,15 @@ class WindowExportMixin:
         list order, a label and a file name stem. While a large search is still loading
         its complete results, they are fetched here (``Library.scope_ids``, in the list's
         order) so that every match is included."""
-        query = self._query()
+        query = self.query_text()
         scope = self.current_scope()
         sort, descending = self.model.search_sort()
         ids = tuple(self.model.ids())
-        scope_name = self._scope_name()
-        if self._results is not None and query:
+        scope_name = self.scope_name()
+        results, complete = self.search_results()
+        if results is not None and query:
             scope = replace(scope, query=query)
-            if not self._results_complete:
+            if not complete:
                 try:
                     ids = tuple(self.lib.scope_ids(scope, sort=sort, descending=descending))
                 except LibraryError:

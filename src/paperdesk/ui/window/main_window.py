@@ -868,7 +868,22 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         return super().eventFilter(watched, event)
 
     # -- listing and searching ---------------------------------------------------------
-    def _query(self) -> str:
+    def search_results(self) -> tuple[SearchResults | None, bool]:
+        """The results the list shows while searching (``None`` when listing) and
+        whether they are complete (a large search lists its best hits first)."""
+        return self._results, self._results_complete
+
+    def is_shut_down(self) -> bool:
+        """True once :meth:`shutdown` ran (late signals are then ignored)."""
+        return self._shut_down
+
+    def use_scope(self, scope: Scope) -> None:
+        """Make ``scope`` what the list covers without listing it again (the caller
+        runs the search, e.g. a saved search over all papers)."""
+        self._scope = scope
+
+    def query_text(self) -> str:
+        """The query in the search box, stripped ("" when not searching)."""
         return self.search_box.text().strip()
 
     def _show_all(self) -> None:
@@ -896,10 +911,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         """Run a pending debounced search now (Enter should not wait for the timer)."""
         self.search_runner.flush()
 
-    def _request_search(self, immediate: bool = False) -> int:
+    def request_search(self, immediate: bool = False) -> int:
         """Ask for the search box's query in the current scope and sort order."""
         sort, descending = self.model.search_sort()
-        return self.search_runner.request(self._query(), scope=self._scope,
+        return self.search_runner.request(self.query_text(), scope=self._scope,
                                           immediate=immediate, sort=sort,
                                           descending=descending)
 
@@ -924,25 +939,25 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             return
         if self._results is None:
             self._reset_search_sort()
-        self._request_search()
+        self.request_search()
 
     @Slot(str, bool)
     def _on_search_sort(self, sort: str, descending: bool) -> None:
         """A header click while searching: search again in that order (the worker sorts)."""
-        if self._query() and not self._shut_down:
-            self._request_search(immediate=True)
+        if self.query_text() and not self._shut_down:
+            self.request_search(immediate=True)
 
     @Slot(object)
     def _on_scope_chosen(self, scope: Scope) -> None:
         self._scope = scope
-        if self._query():
-            self._request_search(immediate=True)
+        if self.query_text():
+            self.request_search(immediate=True)
         else:
             self._show_all()
 
     @Slot(int, object, bool)
     def _on_results(self, generation: int, results: SearchResults, complete: bool) -> None:
-        if self._shut_down or results.query != self._query():
+        if self._shut_down or results.query != self.query_text():
             return
         self._results_complete = complete
         keep = self.current_paper_id()
@@ -1014,8 +1029,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         if not self._search_stale:
             return
         self._search_stale = False
-        if self._query() and self._results is not None:
-            self._request_search(immediate=True)
+        if self.query_text() and self._results is not None:
+            self.request_search(immediate=True)
 
     def _scope_count(self) -> int | None:
         """The number of papers in the scope, as last read off the UI thread (``None``
@@ -1024,7 +1039,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             return self._counts[1]
         return None if self.model.searching else self.model.rowCount()
 
-    def _scope_name(self) -> str:
+    def scope_name(self) -> str:
+        """What the list covers, for people ("tag “ml”", "Unread", a file name; "" for
+        all papers)."""
         saved = self.tag_pane.current_saved()
         if saved is not None and self._results is not None \
                 and saved[1].strip() == self._results.query:
@@ -1090,7 +1107,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
 
     def _render_status(self) -> None:
         scope = self._scope_count()
-        name = self._scope_name()
+        name = self.scope_name()
         if self._results is not None:
             results = self._results
             n = results.total
@@ -1343,8 +1360,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._set_background_job(False)
         self._refresh_sources()
         self._count_saved()
-        if self._query():
-            self._request_search(immediate=True)
+        if self.query_text():
+            self.request_search(immediate=True)
             self._update_status()
         else:
             self._show_all()

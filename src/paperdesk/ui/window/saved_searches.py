@@ -24,9 +24,10 @@ __all__ = ["SavedSearchActions"]
 class SavedSearchActions:
     """Saved-search slots for :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
-    Needs the window's ``lib``, ``ctx``, ``tag_pane``, ``search_box``, ``saved_counter``,
-    ``run_edit``, ``show_error``, ``statusBar``, ``_query``, ``_request_search`` and
-    ``_scope``.
+    Needs the window's ``lib``, ``tag_pane``, ``search_box``, ``saved_counter``,
+    ``run_edit``, ``show_error``, ``statusBar`` and its public list methods
+    ``query_text``, ``request_search``, ``current_scope``, ``use_scope`` and
+    ``is_shut_down``.
     """
 
     # -- saving ------------------------------------------------------------------------------
@@ -38,7 +39,7 @@ class SavedSearchActions:
             True if a search was saved; False when the box is empty (a hint is shown),
             the dialog was cancelled, or the name was refused.
         """
-        query = self._query()
+        query = self.query_text()
         if not query:
             self.statusBar().showMessage(
                 "Type a search first, then press Ctrl+S to save it", 5000)
@@ -67,7 +68,7 @@ class SavedSearchActions:
             True if saved (False: nothing to save, or the name was refused; a message
             says why).
         """
-        query = self._query() if query is None else query.strip()
+        query = self.query_text() if query is None else query.strip()
         if not query:
             self.show_error("cannot save an empty search")
             return False
@@ -113,20 +114,20 @@ class SavedSearchActions:
     def _on_saved_chosen(self, name: str, query: str) -> None:
         """The tag pane chose a saved search: put its query in the search box and run it
         over every paper (saved-search counts are for the whole library)."""
-        if self._shut_down:
+        if self.is_shut_down():
             return
-        self._scope = Scope()
+        self.use_scope(Scope())
         if self.search_box.text() != query:
             self.search_box.setText(query)    # textChanged asks for a (debounced) search
         if query.strip():
-            self._request_search(immediate=True)
+            self.request_search(immediate=True)
 
     def _leave_saved_search(self, query: str) -> None:
         """The search box changed: if it no longer holds the chosen saved search's
         query, choose the scope's entry instead (without a signal)."""
         saved = self.tag_pane.current_saved()
         if saved is not None and saved[1].strip() != query:
-            self.tag_pane.select_scope(self._scope, notify=False)
+            self.tag_pane.select_scope(self.current_scope(), notify=False)
 
     # -- listing and counting ------------------------------------------------------------------
     def _refresh_saved(self, immediate: bool = False) -> None:
@@ -143,5 +144,5 @@ class SavedSearchActions:
 
     @Slot(object)
     def _on_saved_counts(self, counts) -> None:
-        if not self._shut_down:
+        if not self.is_shut_down():
             self.tag_pane.set_saved_counts(counts)
