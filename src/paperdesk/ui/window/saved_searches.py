@@ -36,8 +36,9 @@ class SavedSearchActions:
         """Ask for a name and save the search box's query (Ctrl+S, Edit ▸ Save Search…).
 
         Returns:
-            True if a search was saved; False when the box is empty (a hint is shown),
-            the dialog was cancelled, or the name was refused.
+            True when the save was queued; False when the box is empty (a hint is
+            shown) or the dialog was cancelled. A refused name comes back as a "⚠"
+            message from the writer thread.
         """
         query = self.query_text()
         if not query:
@@ -65,8 +66,8 @@ class SavedSearchActions:
             name: 1-80 characters.
             query: the query text, or ``None`` for the search box's.
         Returns:
-            True if saved (False: nothing to save, or the name was refused; a message
-            says why).
+            True when the save was queued (False: nothing to save). A refused name
+            comes back as a "⚠" message from the writer thread.
         """
         query = self.query_text() if query is None else query.strip()
         if not query:
@@ -89,7 +90,8 @@ class SavedSearchActions:
         return bool(ok and new.strip()) and self.rename_saved_search(current.name, new)
 
     def rename_saved_search(self, old: str, new: str) -> bool:
-        """Rename a saved search (undoable). Returns False if refused (message shown)."""
+        """Rename a saved search (undoable). Returns True when queued; a refusal comes
+        back as a "⚠" message."""
         return self.run_edit(lambda lib: lib.rename_saved_search(old, new))
 
     @Slot(str)

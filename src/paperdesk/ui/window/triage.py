@@ -178,7 +178,8 @@ class TriageMixin:
             name: the tag name (any case).
             paper_ids: the papers (default: the selected papers).
         Returns:
-            True if a paper gained the tag.
+            True when the edit was queued (False: no paper to tag). What changed, or
+            why nothing did, shows when the writer thread has committed it.
         """
         ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
         if not ids:
@@ -225,7 +226,8 @@ class TriageMixin:
 
     # -- whole tags ------------------------------------------------------------------------
     def create_tag(self, name: str, colour: str | None = None, key: int | None = None) -> bool:
-        """Create an empty tag (undoable). Returns False if it exists or is invalid."""
+        """Create an empty tag (undoable). Returns True when queued; a tag that exists
+        changes nothing, an invalid name comes back as a "⚠" message."""
         return self.run_edit(lambda lib: lib.create_tag(name, colour, key))
 
     def rename_tag(self, tag_id: int, new_name: str) -> bool:
