@@ -18,6 +18,7 @@ from paperdesk.ui.panes.abstract_view import OffsetMap
 from paperdesk.ui.style.colours import contrast_ratio, text_colour_for
 from paperdesk.ui.panes.links import is_safe_url, url_at
 from paperdesk.ui.panes.note_editor import AUTOSAVE_MS
+from paperdesk.core.library import Library
 from paperdesk.core.scope import Scope
 
 SRC = Path(__file__).resolve().parents[2] / "src"
@@ -372,3 +373,19 @@ def test_no_display_is_one_line_not_a_crash(monkeypatch, capsys, tmp_path):
     assert app.run(tmp_path / "lib") == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "no display" in err
+
+
+def test_screenshot_demo_annotates_through_the_writer(tmp_path):
+    """The demo screenshot's edits go through the writer thread; it waits for them
+    (it raised IndexError before it did)."""
+    out = tmp_path / "shot.png"
+    run = subprocess.run([sys.executable, "-m", "paperdesk.ui.app.screenshot", str(out),
+                          "--library", str(tmp_path / "lib"), "--demo", "--saved",
+                          "--size", "800x500"], capture_output=True, text=True,
+                         timeout=180, env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr and out.stat().st_size > 10000
+    with Library.open(tmp_path / "lib") as lib:
+        assert len(lib.saved_searches()) >= 3 and lib.tag_by_name("to read").count > 0
+        (target,) = [p for p in lib.paper_ids() if lib.note(p)]
+        assert [h.comment for h in lib.get(target).highlights][-1].startswith("the key")

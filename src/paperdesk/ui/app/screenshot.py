@@ -73,7 +73,8 @@ def _wait(condition, timeout_s: float) -> bool:
 
 
 def demo_annotations(window) -> int | None:
-    """Annotate the window's library through its undoable commands, for a screenshot.
+    """Annotate the window's library through its undoable edits (run by the window's
+    writer thread; this waits for each group to be committed), for a screenshot.
 
     Args:
         window: a :class:`~paperdesk.ui.window.main_window.MainWindow` with the seeds imported.
@@ -107,10 +108,12 @@ def demo_annotations(window) -> int | None:
     if phrase in abstract:
         start = abstract.index(phrase)
         window.add_highlight(target, start, start + len(phrase), "#a5d8ff")
+        window.worker.wait_idle(30)
         hid = lib.highlights(target)[-1].id
         window.run_edit(lambda lib: lib.set_highlight_comment(
             hid, "the key claim — check section 4"))
     window.save_note(target, DEMO_NOTE)
+    window.worker.wait_idle(30)
     return target
 
 
@@ -118,6 +121,7 @@ def demo_saved_searches(window) -> None:
     """Save :data:`DEMO_SEARCHES` through the window (undoable commands)."""
     for name, query in DEMO_SEARCHES.items():
         window.save_search(name, query)
+    window.worker.wait_idle(30)
 
 
 def compose_dialog(window: QWidget, dialog: QWidget) -> QPixmap:
