@@ -363,3 +363,48 @@ def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps
     assert lib.get(pid).starred                              # the unstar was undone
     assert window.statusBar().currentMessage() == "Undone: Unstar paper"
     assert window.undo_action.text() == "&Undo Tag ‘depth’"
+
+
+def test_ctrl_z_before_the_first_edit_is_committed_is_not_lost(qtbot, win):
+    """With nothing on the undo stack yet, S then Ctrl+Z then Ctrl+Shift+Z pressed while
+    the writer is busy: the Undo and Redo actions stay enabled while the edits are on
+    their way, so each key reaches the writer in order (Ctrl+Z used to be dropped by the
+    disabled action)."""
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    assert len(lib.undo_stack) == 0 and not window.undo_action.isEnabled()
+    gate = threading.Event()
+    window.worker.write(lambda lib: gate.wait(10))          # the writer is busy
+    press(qtbot, window, "s")
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    gate.set()
+    settle(qtbot, window)
+    assert not lib.get(pid).starred and len(lib.undo_stack) == 0
+    assert window.redo_action.text() == "&Redo Star paper"
+    gate.clear()
+    window.worker.write(lambda lib: gate.wait(10))
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)      # redo
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    gate.set()
+    settle(qtbot, window)
+    assert not lib.get(pid).starred and window.redo_action.text() == "&Redo Star paper"
+
+
+def test_a_toggle_pressed_twice_quickly_comes_back(qtbot, win):
+    """S S and R R pressed before the writer catches up: each toggle is decided on the
+    writer thread after the one before it, so the paper ends as it started, in four
+    steps."""
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    assert window.create_tag("depth", key=1)
+    settle(qtbot, window)
+    before = (lib.get(pid).starred, lib.get(pid).read, lib.get(pid).tags)
+    steps = len(lib.undo_stack)
+    gate = threading.Event()
+    window.worker.write(lambda lib: gate.wait(10))
+    press(qtbot, window, "s", "s", "r", "r", "1", "1")
+    gate.set()
+    settle(qtbot, window)
+    assert (lib.get(pid).starred, lib.get(pid).read, lib.get(pid).tags) == before
+    assert len(lib.undo_stack) == steps + 6

@@ -1216,6 +1216,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
                                 on_failed=self._edit_failed, label="edit")
         if job is not None:
             self._edits_pending += 1
+            self._update_undo_actions()   # Ctrl+Z works before the edit comes back
         return job is not None
 
     def _edit_done(self, step: "_Step", quiet: bool = False) -> None:
@@ -1256,23 +1257,32 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             return _Step(lib.redo() if redo else lib.undo(), label)
 
         def done(step: _Step) -> None:
+            self._edits_pending -= 1
             self._update_undo_actions()
             self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}",
                                          MESSAGE_MS)
 
         def failed(message: str) -> None:
+            self._edits_pending -= 1
             self._update_undo_actions()
             if labels and labels[0] is not None:   # else nothing was left to undo
                 self.show_error(f"Cannot {verb} {labels[0]}: {message}")
 
         job = self.worker.write(run, on_done=done, on_failed=failed, label=verb)
+        if job is not None:
+            self._edits_pending += 1
+            self._update_undo_actions()
         return job is not None
 
     def _update_undo_actions(self) -> None:
-        """Edit ▸ Undo/Redo say what they would do ("Undo Tag ‘depth’")."""
+        """Edit ▸ Undo/Redo say what they would do ("Undo Tag ‘depth’"). While edits or
+        undos are on their way to the writer thread both stay enabled, so that a Ctrl+Z
+        pressed right after a key is not lost (:meth:`submit_undo` then undoes the newest
+        step when its turn comes)."""
+        pending = self._edits_pending > 0
         for action, label, verb in ((self.undo_action, self.lib.undo_label, "&Undo"),
                                     (self.redo_action, self.lib.redo_label, "&Redo")):
-            action.setEnabled(label is not None)
+            action.setEnabled(label is not None or pending)
             action.setText(f"{verb} {label.replace('&', '&&')}" if label else verb)
 
     def _on_changed(self, change: Changes) -> None:

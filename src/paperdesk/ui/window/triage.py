@@ -138,23 +138,32 @@ class TriageMixin:
 
     # -- read, star, title ---------------------------------------------------------------
     def toggle_read(self) -> bool:
-        """Mark the selected papers read, or unread if all of them are read (r)."""
+        """Mark the selected papers read, or unread if all of them are read (r). Which
+        it is is decided on the writer thread, after the edits queued before it (so
+        ``r r`` pressed quickly comes back to where it started)."""
         ids = self.selected_ids()
         if not ids:
             return False
         self.cancel_auto_mark_read()
-        rows = self.lib.summaries(ids)
-        all_read = all(s.read for s in rows.values())
-        return self.run_edit(lambda lib: lib.set_read(ids, not all_read))
+
+        def toggle(lib):
+            all_read = all(s.read for s in lib.summaries(ids).values())
+            return lib.set_read(ids, not all_read)
+
+        return self.run_edit(toggle)
 
     def toggle_star(self) -> bool:
-        """Star the selected papers, or unstar them if all are starred (s)."""
+        """Star the selected papers, or unstar them if all are starred (s); decided on
+        the writer thread like :meth:`toggle_read`."""
         ids = self.selected_ids()
         if not ids:
             return False
-        rows = self.lib.summaries(ids)
-        all_starred = all(s.starred for s in rows.values())
-        return self.run_edit(lambda lib: lib.set_starred(ids, not all_starred))
+
+        def toggle(lib):
+            all_starred = all(s.starred for s in lib.summaries(ids).values())
+            return lib.set_starred(ids, not all_starred)
+
+        return self.run_edit(toggle)
 
     def set_title(self, title: str | None, paper_id: int | None = None) -> bool:
         """Give a paper its own title, or ``None`` for the derived one.
@@ -209,11 +218,14 @@ class TriageMixin:
         ids = self.selected_ids()
         if not ids:
             return False
-        rows = self.lib.summaries(ids)
         key_ = tag_key(tag.name)
-        have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
-        return self.run_edit(
-            lambda lib: (lib.remove_tag if have else lib.add_tag)(ids, tag.name))
+
+        def toggle(lib):   # writer thread: after the edits queued before it
+            rows = lib.summaries(ids)
+            have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
+            return (lib.remove_tag if have else lib.add_tag)(ids, tag.name)
+
+        return self.run_edit(toggle)
 
     def _on_tag_typed(self, name: str) -> None:
         self.add_tag(name)
