@@ -200,3 +200,27 @@ def test_edits_during_a_slow_index_commit_are_not_lost_or_doubled(lib, tmp_path,
     assert lib._queue_size() == 0
     assert lib.index.doc_count() == 200               # no paper indexed twice
     assert [h.id for h in lib.find('"renamed while indexing"').hits] == [first_id]
+
+
+def test_cancel_while_indexing_is_reported_and_leaves_the_rest_queued(empty_library,
+                                                                       tmp_path,
+                                                                       monkeypatch):
+    """A cancel during the index stage: the papers are all in, the report says cancelled
+    and how many are not yet searchable (it said "imported" before)."""
+    lib = empty_library
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 50)
+    source = tmp_path / "a.txt"
+    source.write_text("Daily Papers\n\n" + "\n\n".join(
+        f"We study lemurs in forest number {i}. The results hold across {i} sites."
+        for i in range(400)) + "\n", encoding="utf-8")
+    batches = []
+
+    def cancel() -> bool:
+        return len(batches) >= 2       # after two index batches
+
+    report = lib.import_paths([source], cancel=cancel,
+                              progress=lambda stage, done, total: batches.append(done)
+                              if stage == "index" and done else None)
+    assert report.cancelled and report.added == 400 and lib.count() == 400
+    assert report.index_pending == 300 == lib.stats()["pending_index"]
+    assert lib.sync_index() == 300 and lib.find("lemurs", limit=None).total == 400

@@ -85,3 +85,44 @@ def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path):
         qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
         qtbot.waitUntil(lambda: _committed(lib, pid) == expected, timeout=5000)
     qtbot.waitUntil(lambda: not index.data(StarredRole), timeout=5000)
+
+
+def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch, tmp_path):
+    """Tagging every paper queues 225 index updates: the status bar shows "Indexing for
+    search", its Cancel stops after the current batch (the rest stays queued, nothing is
+    lost), and an import started meanwhile does not wait behind it."""
+    import time
+
+    from paperdesk.core import library as library_module
+
+    window, lib = win, win.lib
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 20)
+    write = lib.index.write
+
+    def slow_write(*args, **kwargs):
+        time.sleep(0.4)                      # 12 batches: about 5 s for the 225 papers
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(lib.index, "write", slow_write)
+    window.add_tag("everything", window.model.ids())
+    qtbot.waitUntil(lambda: window.progress_bar.isVisible() and "Indexing for search"
+                    in window.progress_bar.format(), timeout=WAIT_MS)
+    assert window.cancel_button.isVisible() and window.cancel_button.isEnabled()
+    qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not window.sync_runner.is_busy(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.progress_bar.isVisible(), timeout=5000)
+    pending = lib.stats()["pending_index"]
+    assert 0 < pending < 225
+    assert lib.tag_by_name("everything").count == 225        # the edit itself is kept
+
+    window.add_tag("again", window.model.ids())              # another long update...
+    qtbot.waitUntil(lambda: window.sync_runner.is_busy(), timeout=WAIT_MS)
+    source = tmp_path / "small.txt"
+    source.write_text("Daily Papers\n\n" + "\n\n".join(_abstracts(50)) + "\n",
+                      encoding="utf-8")
+    assert window.start_import([source])                     # ...does not hold it up:
+    qtbot.waitUntil(lambda: _papers_committed(lib) == 275, timeout=WAIT_MS)
+    # the update stopped early, so most of its papers were still queued when the
+    # import's papers went in (without the cancel only the 50 new ones would be)
+    assert lib.stats()["pending_index"] > 50 + 100
+    qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=WAIT_MS)

@@ -690,8 +690,11 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
             progress("import", done, total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
         # time the library is opened or changed.
-        if sync:
+        if sync and not report.cancelled:
             self.sync_index(progress=progress, cancel=cancel, between_batches=hook)
+            if cancel():      # stopped while indexing: the papers are in, the rest queued
+                report.cancelled = True
+        report.index_pending = self._queue_size()
         return report
 
     def _import_export(self, doc: dict, file_report: FileReport, added: list[int],

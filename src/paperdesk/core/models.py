@@ -340,6 +340,7 @@ class ImportReport:
     files: list[FileReport] = field(default_factory=list)
     cancelled: bool = False
     added_ids: list[int] = field(default_factory=list)
+    index_pending: int = 0
 
     @property
     def added(self) -> int:
@@ -370,5 +371,6 @@ class ImportReport:
             "duplicates": self.duplicates,
             "rejected": self.rejected,
             "cancelled": self.cancelled,
+            "index_pending": self.index_pending,
             "files": [f.to_dict() for f in self.files],
         }

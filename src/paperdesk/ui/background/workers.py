@@ -653,6 +653,7 @@ class IndexSyncRunner(QObject):
     run). Edits queued during a run are run between its batches.
 
     Signals (UI thread):
+        progress(int, int): ``(done, total)`` queue entries of the running update.
         synced(int): a run finished; the number of queue entries it applied.
         failed(str): a run raised; a one-line message (the queue is kept for next time).
 
@@ -666,6 +667,7 @@ class IndexSyncRunner(QObject):
 
     synced = Signal(int)
     failed = Signal(str)
+    progress = Signal(int, int)
     _stale = Signal()
 
     def __init__(self, library: Library, delay_ms: int = SYNC_DELAY_MS,
@@ -726,9 +728,19 @@ class IndexSyncRunner(QObject):
             self._again = True
             return
         self._job = self._worker.write(
-            lambda lib, job: lib.sync_index(cancel=job.cancelled,
-                                            between_batches=job.between_batches),
+            lambda lib, job: lib.sync_index(
+                progress=lambda _stage, done, total: self.progress.emit(done, total),
+                cancel=job.cancelled, between_batches=job.between_batches),
             self._on_done, self._on_failed, bulk=True, label="index update")
+
+    def cancel(self) -> None:
+        """Stop the running (or queued) update after its current batch; what is left
+        stays queued for the next change, the next import or the next start. A pending
+        run that was only scheduled is dropped."""
+        self._timer.stop()
+        self._again = False
+        if self._job is not None:
+            self._job.cancel()
 
     @Slot(int)
     def _on_done(self, applied: int) -> None:

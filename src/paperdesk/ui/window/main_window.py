@@ -187,6 +187,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.sync_runner.synced.connect(self._on_index_synced)
         self.sync_runner.failed.connect(
             lambda message: self.show_error(f"Search index not updated: {message}"))
+        self.sync_runner.progress.connect(self._on_sync_progress)
+        self.sync_runner.synced.connect(lambda _n: self._end_sync_progress())
+        self.sync_runner.failed.connect(lambda _m: self._end_sync_progress())
+        self._syncing_shown = False
         self._library_hooks = (library.auto_sync_index, library.on_index_stale)
         library.auto_sync_index = False
         library.on_index_stale = self.sync_runner.mark_stale
@@ -348,7 +352,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.progress_bar.setTextVisible(True)
         self.progress_bar.hide()
         self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
+        self.cancel_button.setToolTip("Stop importing (the papers stored so far are kept)")
         self.cancel_button.clicked.connect(self._cancel_background_job)
         self.cancel_button.hide()
         bar.addPermanentWidget(self.unread_label)
@@ -449,13 +453,20 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         Returns:
             False if an import or an export is already running.
         """
-        if self.export_runner.is_running() or not self.import_runner.start(list(paths)):
+        if self.export_runner.is_running():
             return False
+        syncing = self.sync_runner.is_busy()
+        if not self.import_runner.start(list(paths)):
+            return False
+        if syncing:   # the import indexes what is queued itself, after its papers
+            self.sync_runner.cancel()
+        self._syncing_shown = False
         self._importing_seeds = seeds
         self._set_background_job(True)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setFormat("Importing…")
         self.progress_bar.show()
+        self.cancel_button.setToolTip("Stop importing (the papers stored so far are kept)")
         self.cancel_button.setEnabled(True)
         self.cancel_button.show()
         self._update_status()
@@ -470,11 +481,44 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
 
     @Slot()
     def _cancel_background_job(self) -> None:
-        """The status bar's Cancel: stop the running export or import."""
+        """The status bar's Cancel: stop the running export, import or index update."""
         if self.export_runner.is_running():
             self.cancel_export()
-        else:
+        elif self.import_runner.is_running():
             self.cancel_import()
+        else:
+            self.sync_runner.cancel()
+            self.cancel_button.setEnabled(False)
+            self.progress_bar.setFormat("Stopping…")
+
+    #: An index update of at least this many papers shows its progress (and Cancel).
+    SYNC_PROGRESS_MIN = 200
+
+    @Slot(int, int)
+    def _on_sync_progress(self, done: int, total: int) -> None:
+        """A background index update (not an import's) shows its progress when large."""
+        if self._shut_down or self.import_runner.is_running() \
+                or self.export_runner.is_running():
+            return
+        if not self._syncing_shown:
+            if total < self.SYNC_PROGRESS_MIN or done >= total:
+                return
+            self._syncing_shown = True
+            self.cancel_button.setEnabled(True)
+            self.cancel_button.setToolTip("Stop indexing (the rest is indexed later)")
+            self.cancel_button.show()
+            self.progress_bar.show()
+        if self.cancel_button.isEnabled():
+            self.progress_bar.setRange(0, max(total, 1))
+            self.progress_bar.setValue(min(done, total))
+            self.progress_bar.setFormat("Indexing for search %v of %m")
+
+    def _end_sync_progress(self) -> None:
+        if self._syncing_shown and not self.import_runner.is_running() \
+                and not self.export_runner.is_running():
+            self.progress_bar.hide()
+            self.cancel_button.hide()
+        self._syncing_shown = False
 
     @Slot()
     def choose_files_to_import(self) -> None:
@@ -1384,6 +1428,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._end_import()
         if report.cancelled:
             message = f"Import cancelled — {plural(report.added, 'new paper')} kept"
+            if report.index_pending:
+                message += (f"; {plural(report.index_pending, 'paper')} not yet searchable"
+                            " (indexed with the next change or start)")
         elif seeds:
             message = f"Imported {plural(report.added, 'sample paper')}"
         else:
