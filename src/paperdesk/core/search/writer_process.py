@@ -11,7 +11,12 @@ searcher is replaced afterwards (:meth:`SearchIndex.write`).
 
 The child is started with the ``spawn`` method (no fork of a process with Qt threads),
 imports only this package, and serves one request at a time over a pipe:
-``("write", add, update, delete)`` -> ``("ok", count)`` or ``("error", message)``.
+``("write", add, update, delete)`` -> ``("ok", count)`` or ``("error", message)``. As
+with any ``spawn`` child, Python re-imports the parent's main script in the child: a
+script of your own that opens the window must keep its work under
+``if __name__ == "__main__":`` (``paperdesk``, the bundle, pytest and the benchmarks
+do). A frozen app calls ``multiprocessing.freeze_support()`` first
+(``packaging/paperdesk_main.py``).
 """
 
 from __future__ import annotations

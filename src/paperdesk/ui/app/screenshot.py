@@ -333,6 +333,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--zoom", type=float, metavar="PT",
                         help="reading font size in points")
     args = parser.parse_args(argv)
+    # Screenshots need no display: render offscreen unless a platform was chosen
+    # (without one, Qt would look for a display and abort where there is none).
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     ensure_app()
     from paperdesk.ui.app.controller import quiet_qt_noise
 
