@@ -1338,8 +1338,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             return
         self._search_stale = self._search_stale or change.search
         self.model.refresh_papers(change.papers)
-        if change.tags:
-            self._refresh_tags()
+        if change.tags:   # the tag list is read on the reader thread
+            self.worker.read(lambda lib: lib.tags(), on_done=self._show_tags, label="tags")
         if change.saved_searches:
             self._refresh_saved()
         self._update_status()      # counts (and the filters' counts) off the UI thread
@@ -1348,16 +1348,27 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             return
         if change.notes and not change.replay:
             return   # the editor already shows what was saved
-        try:
-            paper = self.lib.get(pid)
-        except LibraryError:
-            self._clear_detail("This paper is no longer in the library")
-            return
-        self.detail_pane.show_paper(paper, self._match_terms(),
-                                    reload_note=bool(change.notes))
+        reload_note = bool(change.notes)
+
+        def show(paper) -> None:   # UI thread; skipped if another paper is shown by now
+            if not self._shut_down and self.detail_pane.paper_id == pid:
+                self.detail_pane.show_paper(paper, self._match_terms(),
+                                            reload_note=reload_note)
+
+        def gone(_message: str) -> None:
+            if not self._shut_down and self.detail_pane.paper_id == pid:
+                self._clear_detail("This paper is no longer in the library")
+
+        self.worker.read(lambda lib: lib.get(pid), on_done=show, on_failed=gone,
+                         label="paper")
 
     def _refresh_tags(self) -> None:
-        tags = self.lib.tags()
+        self._show_tags(self.lib.tags())
+
+    def _show_tags(self, tags) -> None:
+        """Show a fresh tag list: chip colours, completion, the 1-9 menu, the tag pane."""
+        if self._shut_down:
+            return
         self.model.set_tag_colours({t.name: t.colour for t in tags})
         self.detail_pane.set_tag_names([t.name for t in tags])
         bound = {t.key: t.name for t in tags if t.key}
