@@ -506,10 +506,11 @@ class _ExportWorker(QObject):
     cancelled = Signal()
 
     def __init__(self, library: Library, ids: list[int], fmt: str, path: Path,
-                 fields: list[str] | None, cancel: threading.Event):
+                 fields: list[str] | None, cancel: threading.Event, resolve=None):
         super().__init__()
         self._lib = library
         self._args = (ids, fmt, path, fields)
+        self._resolve = resolve
         self._cancel = cancel
 
     def _progress(self, stage: str, done: int, total: int) -> None:
@@ -524,6 +525,9 @@ class _ExportWorker(QObject):
         try:
             if self._cancel.is_set():
                 raise ExportCancelled("export cancelled; no file was written")
+            if self._resolve is not None:     # every match of a search still loading
+                scope, sort, descending = self._resolve
+                ids = self._lib.scope_ids(scope, sort=sort, descending=descending)
             written = self._lib.export_to_file(ids, fmt, path, fields,
                                                progress=self._progress,
                                                cancel=self._cancel.is_set)
@@ -575,7 +579,7 @@ class ExportRunner(QObject):
         return self._thread is not None
 
     def start(self, ids: Iterable[int], fmt: str, path: str | Path,
-              fields: Iterable[str] | None = None) -> bool:
+              fields: Iterable[str] | None = None, resolve=None) -> bool:
         """Start writing ``ids`` as ``fmt`` to ``path``.
 
         Args:
@@ -583,6 +587,9 @@ class ExportRunner(QObject):
             fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
             path: the file to (re)place.
             fields: fields to include, or ``None`` for all.
+            resolve: ``(Scope, sort, descending)``: look the ids up with
+                ``Library.scope_ids`` on the export thread instead of ``ids`` (a search
+                still loading its complete results), or ``None``.
         Returns:
             True if started; False if an export is already running or after shutdown.
         """
@@ -592,7 +599,8 @@ class ExportRunner(QObject):
         thread = QThread()
         thread.setObjectName("paperdesk-export")
         worker = _ExportWorker(self._lib, list(ids), fmt, Path(path),
-                               None if fields is None else list(fields), self._cancel)
+                               None if fields is None else list(fields), self._cancel,
+                               resolve)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
         worker.progress.connect(self.progress)

@@ -68,15 +68,13 @@ class WindowExportMixin:
         results, complete = self.search_results()
         if results is not None and query:
             scope = replace(scope, query=query)
-            if not complete:
-                try:
-                    ids = tuple(self.lib.scope_ids(scope, sort=sort, descending=descending))
-                except LibraryError:
-                    pass
             label = f"search results for “{query}”"
             if scope_name:
                 label += f" in {scope_name}"
-            return ListSnapshot(ids, label, file_stem(f"search {query}"), scope)
+            # Still loading: every match is looked up on the export thread, not here.
+            pending = None if complete else results.total   # (an estimate until loaded)
+            return ListSnapshot(ids, label, file_stem(f"search {query}"), scope,
+                                pending, sort, descending)
         if scope == Scope():
             return ListSnapshot(ids, "all papers", "paperdesk-library", scope)
         return ListSnapshot(ids, scope_name or "the list", file_stem(self._list_stem(scope)),
@@ -131,11 +129,12 @@ class WindowExportMixin:
             self.show_error("Wait for the import to finish, then export")
             return False
         if not self.export_runner.start(options.ids, options.fmt, options.path,
-                                        options.fields):
+                                        options.fields, resolve=options.resolve):
             self.show_error("An export is already running")
             return False
+        count = options.count if options.resolve is not None else len(options.ids)
         self._set_background_job(True)
-        self.progress_bar.setRange(0, max(len(options.ids), 1))
+        self.progress_bar.setRange(0, max(count, 1))
         self.progress_bar.setValue(0)
         self.progress_bar.setFormat("Exporting…")
         self.progress_bar.show()
@@ -143,7 +142,7 @@ class WindowExportMixin:
         self.cancel_button.setEnabled(True)
         self.cancel_button.show()
         self.statusBar().showMessage(
-            f"Exporting {plural(len(options.ids), 'paper')} to {options.path}…")
+            f"Exporting {plural(count, 'paper')} to {options.path}…")
         return True
 
     @Slot()

@@ -92,6 +92,12 @@ class ListSnapshot:
     label: str
     stem: str
     scope: Scope = Scope()
+    #: While a large search is still loading its complete results: how many there are,
+    #: and the order to list them in (``sort``, ``descending``); the export then takes
+    #: every match, looked up on the export thread, not only the rows shown so far.
+    pending_count: int | None = None
+    sort: str | None = None
+    descending: bool = False
 
 
 @dataclass(frozen=True)
@@ -100,6 +106,8 @@ class ExportOptions:
 
     Attributes:
         ids: the papers, in the order to write.
+        resolve: ``(scope, sort, descending)`` when the ids are to be looked up on the
+            export thread instead (a search still loading), else ``None``.
         fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
         path: the file to write (absolute).
         fields: the fields to include, or ``None`` for all of them.
@@ -113,6 +121,8 @@ class ExportOptions:
     fields: tuple[str, ...] | None = None
     scope: str = "current"
     label: str = ""
+    resolve: tuple[Scope, str | None, bool] | None = None
+    count: int | None = None   #: papers to write when ``resolve`` is set
 
 
 class ExportDialog(QDialog):
@@ -237,7 +247,7 @@ class ExportDialog(QDialog):
             self._scope_radios["tag"].setEnabled(False)
             self.tag_combo.setEnabled(False)
             self.tag_combo.setPlaceholderText("no tags yet")
-        self._scope_counts["current"].setText(str(len(self._current.ids)))
+        self._scope_counts["current"].setText(str(self._current_count()))
         self._scope_counts["selected"].setText(str(len(self._selected)))
         self._scope_counts["all"].setText(str(self._lib.scope_count(Scope())))
         return box
@@ -387,8 +397,19 @@ class ExportDialog(QDialog):
         if path is None:
             return None
         kind = self.scope()
+        cur = self._current
+        if kind == "current" and cur.pending_count is not None:
+            return ExportOptions(self._ids, self.fmt(), path, self.fields(), kind,
+                                 self._scope_label(kind), (cur.scope, cur.sort,
+                                                           cur.descending),
+                                 cur.pending_count)
         return ExportOptions(self._ids, self.fmt(), path, self.fields(), kind,
                              self._scope_label(kind))
+
+    def _current_count(self) -> int:
+        """Papers in the current list: all matches while a search is still loading."""
+        pending = self._current.pending_count
+        return len(self._current.ids) if pending is None else pending
 
     # -- actions -----------------------------------------------------------------------
     @Slot()
@@ -508,7 +529,7 @@ class ExportDialog(QDialog):
         tag_count = len(self._ids) if kind == "tag" else (
             self._lib.scope_count(Scope(tag_id=tag_id)) if tag_id is not None else 0)
         self._scope_counts["tag"].setText(str(tag_count) if tag_id else "")
-        n = len(self._ids)
+        n = self._current_count() if kind == "current" else len(self._ids)
         name = FORMAT_INFO[self.fmt()][0]
         self.count_label.setText(f"{plural(n, 'paper')} will be exported as {name}" if n
                                  else "No papers to export")
