@@ -263,8 +263,8 @@ def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_
 
 def test_an_import_refreshes_the_window_once_from_its_own_signal(qtbot, tmp_path,
                                                                  open_seeded):
-    # The import's report carries Changes (ImportReport.changes), but the window already
-    # refreshes from import_runner.finished; the worker emitting ``changed`` for it too
+    # The window refreshes from import_runner.finished; the worker emitting ``changed``
+    # for the import too
     # re-read every new row, updated the counts twice and left the visible search marked
     # stale (searched again after the next index update).
     window = open_seeded()

@@ -1,9 +1,10 @@
 """What a change to the library touched: the one value every mutation returns.
 
-Every method of :class:`~paperdesk.core.library.Library` that writes (tagging, read and
-star marks, notes, highlights, titles, saved searches, imports, undo and redo) returns a
-:class:`Changes`. The window refreshes from it (one ``changed(Changes)`` signal), the CLI
-reports from it, and tests assert on it.
+Every edit of :class:`~paperdesk.core.library.Library` (tagging, read and star marks,
+notes, highlights, titles, saved searches, undo and redo) returns a :class:`Changes`. The
+window refreshes from it (one ``changed(Changes)`` signal), the CLI reports from it, and
+tests assert on it. Imports return an :class:`~paperdesk.core.models.ImportReport`
+instead, which the window shows when the import ends.
 """
 
 from __future__ import annotations

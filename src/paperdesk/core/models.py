@@ -6,10 +6,6 @@ All are frozen dataclasses with a ``to_dict()`` that gives the JSON shape the CL
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from paperdesk.core.changes import Changes
 
 __all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
@@ -351,14 +347,6 @@ class ImportReport:
     def duplicates(self) -> int:
         """Total abstracts that were already present."""
         return sum(f.duplicates for f in self.files)
-
-    @property
-    def changes(self) -> "Changes":
-        """What the import changed, as a :class:`~paperdesk.core.changes.Changes`
-        (``sources`` set; ``papers`` the added ids)."""
-        from paperdesk.core.changes import Changes
-
-        return Changes.of(papers=self.added_ids, sources=True, search=True)
 
     @property
     def rejected(self) -> list[dict]:

@@ -131,11 +131,6 @@ class UndoStack:
             self._done.append(step)
             del self._done[:-self._limit]
 
-    def end_merge(self) -> None:
-        """Make the next pushed step a step of its own even if its merge key matches."""
-        with self._lock:
-            self._merge_open = False
-
     def undo(self) -> Changes:
         """Reverse the newest step.
 

@@ -240,10 +240,6 @@ class LibraryWorker(QObject):
         """True while a job is queued, running, or its result not yet delivered."""
         return self._outstanding > 0
 
-    def is_bulk_running(self) -> bool:
-        """True while a bulk job runs on the writer thread."""
-        return self._running_bulk is not None
-
     def wait_idle(self, timeout: float = 10.0) -> bool:
         """Process Qt events until every job is delivered (for tests and scripts).
 
