@@ -211,10 +211,10 @@ def _cmd_show(lib: Library, args) -> int:
             print(f"  “{h.text}”" + (f" — {h.comment}" if h.comment else ""))
     if paper.note:
         print("\nNote:\n" + paper.note)
-    if paper.urls:
-        print("\nLinks:\n" + "\n".join(f"  {u}" for u in paper.urls))
-    if paper.arxiv_ids:
-        print("arXiv: " + ", ".join(paper.arxiv_ids))
+    if paper.mentioned.urls:
+        print("\nLinks:\n" + "\n".join(f"  {u}" for u in paper.mentioned.urls))
+    if paper.mentioned.arxiv_ids:
+        print("arXiv: " + ", ".join(paper.mentioned.arxiv_ids))
     print("\nSources:")
     for s in paper.sources:
         print(f"  {s.path} (abstract {s.position}, “{s.header}”)")

@@ -36,7 +36,7 @@ def test_import_search_show_stats_end_to_end(tmp_path, seed_files):
 
     r = run("show", str(hits[0]["id"]), "--json", library=lib)
     paper = json.loads(r.stdout)
-    assert paper["urls"] == ["https://github.com/SauravP97/Static-Deep-Research/"]
+    assert paper["mentioned"]["urls"] == ["https://github.com/SauravP97/Static-Deep-Research/"]
     assert paper["sources"][0]["position"] == 1
     assert "hierarchical Tree-based static workflow" in paper["abstract"]
 

@@ -81,7 +81,7 @@ def _rich_paper_id(lib, folder) -> int:
     lib.set_note(pid, "Read the method section.")
     lib.add_highlight(pid, 0, 10, comment="good start")
     paper = lib.get(pid)
-    assert paper.urls and paper.arxiv_ids
+    assert paper.mentioned.urls and paper.mentioned.arxiv_ids
     return pid
 
 

@@ -57,7 +57,7 @@ def test_get_fields_from_seed(seeded_library):
     paper = seeded_library.get(seeded_library.paper_ids()[0])
     assert paper.title.startswith("The advancement in Large Language Models")
     assert paper.title.endswith("…")
-    assert paper.urls == ("https://github.com/SauravP97/Static-Deep-Research/",)
+    assert paper.mentioned.urls == ("https://github.com/SauravP97/Static-Deep-Research/",)
     assert not paper.read and not paper.starred
     with pytest.raises(UnknownPaper, match="no paper with id 99999"):
         seeded_library.get(99999)
@@ -66,7 +66,7 @@ def test_get_fields_from_seed(seeded_library):
 def test_arxiv_id_from_seed(seeded_library):
     hits = seeded_library.search('"characterised in"', limit=5)
     assert hits, "the abstract citing arXiv:2212.08630 should be found"
-    assert "2212.08630" in seeded_library.get(hits[0].id).arxiv_ids
+    assert "2212.08630" in seeded_library.get(hits[0].id).mentioned.arxiv_ids
 
 
 def test_phrase_in_exactly_one_abstract(seeded_library):

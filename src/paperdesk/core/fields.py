@@ -97,8 +97,7 @@ PAPER_FIELDS: tuple[Field, ...] = (
           csv="highlights", json="highlights", bibtex="annote", ris="N1", csl="note"),
     Field("urls", "Links", "list", csv="urls", json="urls", bibtex="url", ris="UR",
           csl="URL"),
-    Field("arxiv_id", "arXiv ID", "list", csv="arxiv_id", json="arxiv_ids",
-          bibtex="eprint", ris="AN", csl="number"),
+    Field("arxiv_id", "arXiv ID", "list", csv="arxiv_id", json="arxiv_ids"),
     # source: matches file names, their stems and header lines.
     Field("sources", "Source files", "list", search="source", csv="sources",
           json="sources"),

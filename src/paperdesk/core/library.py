@@ -21,8 +21,9 @@ from pathlib import Path
 import sqlite_utils
 
 from paperdesk.core.store import db as _db
-from paperdesk.core.store.papers import insert_paper
+from paperdesk.core.store.papers import METADATA_COLUMNS, insert_paper, metadata_from_row
 from paperdesk.core.edits.annotations import AnnotationsMixin
+from paperdesk.core.edits.bibliographic import MetadataMixin
 from paperdesk.core.changes import Changes
 from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
@@ -35,7 +36,7 @@ from paperdesk.core.imports.daily_papers import ParseError, collect_files, read_
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
 from paperdesk.core.search.index import IndexDocument, SearchIndex, make_snippet, match_spans
-from paperdesk.core.text import content_hash, derive_title, extract_arxiv_ids, extract_urls, is_code_url
+from paperdesk.core.text import content_hash, derive_title, extract_urls, is_code_url, mentioned_in
 from paperdesk.core.edits.undo import UndoStack, UndoStep
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "BatchHook", "DB_NAME", "INDEX_DIR",
@@ -94,7 +95,7 @@ def _nothing() -> None:
     pass
 
 
-class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
+class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
 
     Attributes:
@@ -384,12 +385,14 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
                 tags.setdefault(pid, []).append(name)
             for row in self.db.execute(
                 "SELECT id, title, added_at, read_at, starred, "
-                "EXISTS (SELECT 1 FROM notes n WHERE n.paper_id = papers.id) "
+                "EXISTS (SELECT 1 FROM notes n WHERE n.paper_id = papers.id), "
+                "json_extract(authors, '$[0][0]'), substr(date, 1, 4), venue "
                 f"FROM papers WHERE id IN ({marks})", chunk,
             ):
                 out[row[0]] = PaperSummary(row[0], row[1], row[2], row[3] is not None,
                                            bool(row[4]), tuple(tags.get(row[0], ())),
-                                           bool(row[5]))
+                                           bool(row[5]), row[6] or "",
+                                           int(row[7]) if row[7] else None, row[8] or "")
         return out
 
     def first_unread(self, ids: Sequence[int]) -> int | None:
@@ -438,7 +441,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         if not -(2**63) <= int(paper_id) < 2**63:  # beyond SQLite's INTEGER
             raise UnknownPaper(paper_id)
         row = self.db.execute(
-            "SELECT id, title, derived_title, abstract, added_at, read_at, starred "
+            "SELECT id, title, derived_title, abstract, added_at, read_at, starred, "
+            f"citation_key, {', '.join(METADATA_COLUMNS)} "
             "FROM papers WHERE id = ?", [int(paper_id)]).fetchone()
         if row is None:
             raise UnknownPaper(paper_id)
@@ -457,7 +461,8 @@ class Library(AnnotationsMixin, SavedSearchesMixin, ExportMixin):
         return Paper(
             id=row[0], title=row[1], derived_title=row[2], abstract=abstract,
             added_at=row[4], read_at=row[5], starred=bool(row[6]),
-            urls=tuple(extract_urls(abstract)), arxiv_ids=tuple(extract_arxiv_ids(abstract)),
+            citation_key=row[7] or "", metadata=metadata_from_row(row[8:]),
+            mentioned=mentioned_in(abstract),
             sources=refs, tags=tags, note=self.note(row[0]),
             highlights=tuple(self.highlights(row[0])),
         )

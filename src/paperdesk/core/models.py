@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-__all__ = ["SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
+__all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
            "Highlight", "SavedSearch"]
 
@@ -164,6 +164,77 @@ class Highlight:
 
 
 @dataclass(frozen=True)
+class Author:
+    """One author, as CSL-JSON and BibTeX name them.
+
+    Attributes:
+        family: family name (with particles such as "van der"), or the whole name of an
+            organisation ("World Health Organization") when ``given`` is empty.
+        given: given names or initials ("Jane", "J. R."); "" when unknown.
+    """
+
+    family: str
+    given: str = ""
+
+    def to_dict(self) -> dict:
+        return {"family": self.family, "given": self.given}
+
+    def __str__(self) -> str:
+        return f"{self.family}, {self.given}" if self.given else self.family
+
+
+@dataclass(frozen=True)
+class Mentioned:
+    """Identifiers and links that appear in a paper's abstract (not its own).
+
+    Attributes:
+        urls: http(s) URLs, in order of first appearance.
+        arxiv_ids: arXiv identifiers ("2212.08630").
+        dois: DOIs ("10.1145/3442188.3445922"), lower-case as DOIs compare.
+    """
+
+    urls: tuple[str, ...] = ()
+    arxiv_ids: tuple[str, ...] = ()
+    dois: tuple[str, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.urls or self.arxiv_ids or self.dois)
+
+    def to_dict(self) -> dict:
+        return {"urls": list(self.urls), "arxiv_ids": list(self.arxiv_ids),
+                "dois": list(self.dois)}
+
+
+@dataclass(frozen=True)
+class Metadata:
+    """A paper's own metadata, as stored (every part optional).
+
+    Attributes:
+        authors: in order.
+        date: publication date, ISO 8601 with as much as is known: "2023",
+            "2023-05" or "2023-05-17"; ``None`` when unknown.
+        venue: journal, conference or repository name ("NeurIPS", "Nature").
+        entry_type: one of :data:`paperdesk.core.metadata.ENTRY_TYPES`, or ``None`` (not set).
+        doi: the paper's DOI ("10.1145/…"), or ``None``.
+        arxiv_id: its arXiv identifier ("2212.08630", "hep-th/9901001"), or ``None``.
+        url: its own landing page, or ``None``.
+    """
+
+    authors: tuple[Author, ...] = ()
+    date: str | None = None
+    venue: str = ""
+    entry_type: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    url: str | None = None
+
+    @property
+    def year(self) -> int | None:
+        """The publication year, or ``None``."""
+        return int(self.date[:4]) if self.date else None
+
+
+@dataclass(frozen=True)
 class Paper:
     """A paper with everything the detail view shows.
 
@@ -175,8 +246,11 @@ class Paper:
         added_at: ISO 8601 UTC time the paper was first imported.
         read_at: ISO 8601 UTC time it was marked read, or ``None``.
         starred: whether it is starred.
-        urls: http(s) URLs in the abstract (trailing punctuation removed).
-        arxiv_ids: arXiv identifiers mentioned in the abstract, e.g. ``"2212.08630"``.
+        citation_key: the key assigned when the paper was added (or later chosen by the
+            user); changes only when the user asks.
+        metadata: the paper's own authors, date, venue, type, DOI, arXiv id and URL
+            (set by the user or by an import carrying them; never from the abstract).
+        mentioned: links and identifiers that appear in the abstract (other work).
         sources: every file and position the abstract was imported from.
         tags: the paper's tags, by name.
         note: the Markdown note ("" when there is none).
@@ -190,8 +264,9 @@ class Paper:
     added_at: str
     read_at: str | None
     starred: bool
-    urls: tuple[str, ...] = ()
-    arxiv_ids: tuple[str, ...] = ()
+    citation_key: str = ""
+    metadata: Metadata = field(default_factory=Metadata)
+    mentioned: Mentioned = field(default_factory=Mentioned)
     sources: tuple[SourceRef, ...] = ()
     tags: tuple[Tag, ...] = ()
     note: str = ""
@@ -207,10 +282,32 @@ class Paper:
         """Whether the paper has been marked read."""
         return self.read_at is not None
 
+    @property
+    def authors(self) -> tuple[Author, ...]:
+        """The paper's own authors, in order (``metadata.authors``)."""
+        return self.metadata.authors
+
+    @property
+    def year(self) -> int | None:
+        """The publication year from the paper's own date, or ``None``."""
+        return self.metadata.year
+
+    @property
+    def entry_type(self) -> str:
+        """The entry type to write: the one set, else ``preprint`` for a paper with its
+        own arXiv id, else ``misc``."""
+        if self.metadata.entry_type:
+            return self.metadata.entry_type
+        return "preprint" if self.metadata.arxiv_id else "misc"
+
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["urls"] = list(self.urls)
-        d["arxiv_ids"] = list(self.arxiv_ids)
+        d["metadata"] = {"authors": [a.to_dict() for a in self.metadata.authors],
+                         "date": self.metadata.date, "year": self.metadata.year,
+                         "venue": self.metadata.venue,
+                         "entry_type": self.metadata.entry_type, "doi": self.metadata.doi,
+                         "arxiv_id": self.metadata.arxiv_id, "url": self.metadata.url}
+        d["mentioned"] = self.mentioned.to_dict()
         d["sources"] = [asdict(s) for s in self.sources]
         d["read"] = self.read
         d["tags"] = [t.name for t in self.tags]
@@ -230,6 +327,9 @@ class PaperSummary:
         starred: whether it is starred.
         tags: names of its tags, sorted without regard to case.
         has_note: whether it has a note.
+        first_author: the first author's family name ("" when unknown).
+        year: publication year, or ``None``.
+        venue: venue ("" when unknown).
     """
 
     id: int
@@ -239,6 +339,9 @@ class PaperSummary:
     starred: bool
     tags: tuple[str, ...] = ()
     has_note: bool = False
+    first_author: str = ""
+    year: int | None = None
+    venue: str = ""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,9 @@ import hashlib
 import re
 import unicodedata
 
+from paperdesk.core.metadata import extract_dois
+from paperdesk.core.models import Mentioned
+
 __all__ = [
     "normalize",
     "content_hash",
@@ -18,6 +21,7 @@ __all__ = [
     "find_urls",
     "extract_arxiv_ids",
     "is_code_url",
+    "mentioned_in",
     "CODE_HOSTS",
     "TITLE_MAX_CHARS",
 ]
@@ -206,3 +210,17 @@ def extract_arxiv_ids(text: str) -> list[str]:
     for match in _ARXIV_RE.finditer(text):
         seen.setdefault(match.group(1), None)
     return list(seen)
+
+
+def mentioned_in(abstract: str) -> Mentioned:
+    """Return the links and identifiers an abstract mentions.
+
+    Args:
+        abstract: the abstract text.
+    Returns:
+        A :class:`paperdesk.core.models.Mentioned` with the URLs (:func:`extract_urls`),
+        arXiv ids (:func:`extract_arxiv_ids`) and DOIs
+        (:func:`paperdesk.core.metadata.extract_dois`) in order of first appearance.
+    """
+    return Mentioned(tuple(extract_urls(abstract)), tuple(extract_arxiv_ids(abstract)),
+                     tuple(extract_dois(abstract)))

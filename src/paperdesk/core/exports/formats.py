@@ -83,9 +83,7 @@ def neutralise_cell(value: str) -> str:
 
 def _year(paper: Paper) -> int | None:
     # The only publication date the data carries: an arXiv id's YYMM.
-    for arxiv_id in paper.arxiv_ids:
-        return 2000 + int(arxiv_id[:2])
-    return None
+    return paper.year
 
 
 def citation_key(paper: Paper) -> str:
@@ -104,8 +102,7 @@ def citation_key(paper: Paper) -> str:
     words = [w.lower() for w in re.findall(r"[A-Za-z]+", folded)]
     skip = {"a", "an", "the", "on", "of", "in", "we", "this", "for", "to", "and", "with"}
     word = next((w for w in words if w not in skip and len(w) > 2), "paper")[:20]
-    year = _year(paper)
-    return f"{word}{year or ''}_{paper.id}"
+    return paper.citation_key or f"{word}_{paper.id}"
 
 
 def _keep(fields: Iterable[str] | None) -> tuple[str, ...]:
@@ -131,8 +128,8 @@ def _csv_values(paper: Paper) -> dict[str, str]:
         "tags": "; ".join(t.name for t in paper.tags),
         "note": paper.note,
         "highlights": " | ".join(_highlight_text(h) for h in paper.highlights),
-        "urls": " ".join(paper.urls),
-        "arxiv_id": " ".join(paper.arxiv_ids),
+        "urls": " ".join(paper.mentioned.urls),
+        "arxiv_id": " ".join(paper.mentioned.arxiv_ids),
         "sources": "; ".join(f"{s.name}#{s.position}" for s in paper.sources),
         "added": paper.added_at,
         "read": "yes" if paper.read else "no",
@@ -173,8 +170,8 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
             meta.append("★ starred")
         if "read" in keep:
             meta.append("read" if paper.read else "unread")
-        if "arxiv_id" in keep and paper.arxiv_ids:
-            meta.append("arXiv: " + ", ".join(paper.arxiv_ids))
+        if "arxiv_id" in keep and paper.mentioned.arxiv_ids:
+            meta.append("arXiv: " + ", ".join(paper.mentioned.arxiv_ids))
         if "added" in keep:
             meta.append(f"added {paper.added_at[:10]}")
         if "id" in keep:
@@ -183,8 +180,8 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
             out.append("\n" + " · ".join(meta) + "\n")
         if "abstract" in keep:
             out.append("\n" + _md(paper.abstract) + "\n")
-        if "urls" in keep and paper.urls:
-            out.append("\nLinks: " + ", ".join(f"<{u}>" for u in paper.urls) + "\n")
+        if "urls" in keep and paper.mentioned.urls:
+            out.append("\nLinks: " + ", ".join(f"<{u}>" for u in paper.mentioned.urls) + "\n")
         if "highlights" in keep and paper.highlights:
             out.append("\n**Highlights**\n")
             for h in paper.highlights:
@@ -211,8 +208,8 @@ def _json_paper(paper: Paper, keep: tuple[str, ...]) -> dict:
         "highlights": [{"start": h.start, "end": h.end, "colour": h.colour,
                         "comment": h.comment, "text": h.text, "created_at": h.created_at}
                        for h in paper.highlights],
-        "urls": list(paper.urls),
-        "arxiv_ids": list(paper.arxiv_ids),
+        "urls": list(paper.mentioned.urls),
+        "arxiv_ids": list(paper.mentioned.arxiv_ids),
         "sources": [{"name": s.name, "path": s.path, "header": s.header,
                      "position": s.position} for s in paper.sources],
         "added_at": paper.added_at,
@@ -283,15 +280,15 @@ def _bibtex(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
         if "highlights" in keep and paper.highlights:
             fields.append(Field("annote", latex_escape(
                 " ".join(_highlight_text(h) for h in paper.highlights))))
-        if "urls" in keep and paper.urls:
-            fields.append(Field("url", _bib_url(paper.urls[0])))
-        if "arxiv_id" in keep and paper.arxiv_ids:
-            fields += [Field("eprint", paper.arxiv_ids[0]), Field("archiveprefix", "arXiv"),
+        if "urls" in keep and paper.mentioned.urls:
+            fields.append(Field("url", _bib_url(paper.mentioned.urls[0])))
+        if paper.metadata.arxiv_id:
+            fields += [Field("eprint", paper.metadata.arxiv_id), Field("archiveprefix", "arXiv"),
                        Field("eprinttype", "arxiv")]
         year = _year(paper)
         if year:
             fields.append(Field("year", str(year)))
-        if "added" in keep and "urls" in keep and paper.urls:
+        if "added" in keep and "urls" in keep and paper.mentioned.urls:
             fields.append(Field("urldate", paper.added_at[:10]))
         library = bibtexparser.Library()
         library.add(Entry("misc", citation_key(paper), fields))
@@ -326,10 +323,10 @@ def _ris(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
             notes += [_one_line("Highlight: " + _highlight_text(h)) for h in paper.highlights]
         if notes:
             ref["notes"] = notes
-        if "urls" in keep and paper.urls:
-            ref["urls"] = list(paper.urls)
-        if "arxiv_id" in keep and paper.arxiv_ids:
-            ref["accession_number"] = "arXiv:" + paper.arxiv_ids[0]
+        if "urls" in keep and paper.mentioned.urls:
+            ref["urls"] = list(paper.mentioned.urls)
+        if paper.metadata.arxiv_id:
+            ref["accession_number"] = "arXiv:" + paper.metadata.arxiv_id
         year = _year(paper)
         if year:
             ref["year"] = str(year)
@@ -352,10 +349,10 @@ def _csl_item(paper: Paper, keep: tuple[str, ...]) -> dict:
         notes += ["Highlight: " + _highlight_text(h) for h in paper.highlights]
     if notes:
         item["note"] = "\n\n".join(notes)
-    if "urls" in keep and paper.urls:
-        item["URL"] = paper.urls[0]
-    if "arxiv_id" in keep and paper.arxiv_ids:
-        item["number"] = "arXiv:" + paper.arxiv_ids[0]
+    if "urls" in keep and paper.mentioned.urls:
+        item["URL"] = paper.mentioned.urls[0]
+    if paper.metadata.arxiv_id:
+        item["number"] = "arXiv:" + paper.metadata.arxiv_id
         item["publisher"] = "arXiv"
     year = _year(paper)
     if year:

@@ -1,5 +1,5 @@
 """Writing paper rows: the one ``INSERT INTO papers`` (text imports and paperdesk JSON
-imports both go through :func:`insert_paper`).
+imports both go through :func:`insert_paper`), and the paper's own metadata columns.
 
 Raw SQL rather than sqlite-utils' ``Table.insert`` on purpose: this runs once per
 imported abstract, and ``Table.insert`` builds its statement anew on every call. Measured
@@ -11,21 +11,70 @@ highlights, sources) use sqlite-utils' table helpers instead.
 
 from __future__ import annotations
 
+import json
+import sqlite3
+
 import sqlite_utils
 
-__all__ = ["insert_paper", "PAPER_COLUMNS"]
+from paperdesk.core.metadata import auto_key, metadata_key, unique_key
+from paperdesk.core.models import Author, Metadata
+
+__all__ = ["insert_paper", "PAPER_COLUMNS", "METADATA_COLUMNS", "metadata_row",
+           "metadata_from_row", "key_taken", "new_citation_key", "write_metadata"]
 
 #: Columns written when a paper is added (``id`` is assigned by SQLite).
 PAPER_COLUMNS = ("content_hash", "title", "derived_title", "abstract", "added_at",
                  "read_at", "starred")
+#: The paper's own metadata columns, in the order of :func:`metadata_row`.
+METADATA_COLUMNS = ("authors", "date", "venue", "entry_type", "doi", "arxiv_id", "url")
 _INSERT = (f"INSERT INTO papers ({', '.join(PAPER_COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(PAPER_COLUMNS))})")
+_SET_METADATA = (f"UPDATE papers SET {', '.join(c + ' = ?' for c in METADATA_COLUMNS)} "
+                 "WHERE id = ?")
+
+
+def metadata_row(meta: Metadata) -> tuple:
+    """Return the values of :data:`METADATA_COLUMNS` for ``meta`` (authors as JSON)."""
+    return (json.dumps([[a.family, a.given] for a in meta.authors], ensure_ascii=False),
+            meta.date, meta.venue or "", meta.entry_type, meta.doi, meta.arxiv_id, meta.url)
+
+
+def metadata_from_row(row) -> Metadata:
+    """Return the :class:`Metadata` of a row of :data:`METADATA_COLUMNS`."""
+    authors, date, venue, entry_type, doi, arxiv_id, url = row
+    return Metadata(tuple(Author(f, g) for f, g in json.loads(authors or "[]")), date,
+                    venue or "", entry_type, doi, arxiv_id, url)
+
+
+def key_taken(db: sqlite_utils.Database, key: str, paper_id: int | None = None) -> bool:
+    """Whether another paper than ``paper_id`` has citation key ``key`` (any case)."""
+    row = db.execute("SELECT id FROM papers WHERE citation_key = ? COLLATE NOCASE",
+                     [key]).fetchone()
+    return row is not None and row[0] != paper_id
+
+
+def new_citation_key(db: sqlite_utils.Database, paper_id: int, title: str,
+                     meta: Metadata) -> str:
+    """Return a fresh, unique citation key for a paper: Better BibTeX's form
+    (``family`` + year + first significant title word, with a/b/c when taken) when its
+    authors are known, else :func:`paperdesk.core.metadata.auto_key`."""
+    base = metadata_key(meta.authors, meta.year, title)
+    if base is None:
+        base = auto_key(title, paper_id, meta.year)
+    return unique_key(base, lambda k: key_taken(db, k, paper_id))
+
+
+def write_metadata(db: sqlite_utils.Database, paper_id: int, meta: Metadata) -> None:
+    """Store a paper's own metadata (inside the caller's transaction); the citation key
+    is left as it is."""
+    db.conn.execute(_SET_METADATA, [*metadata_row(meta), paper_id])
 
 
 def insert_paper(db: sqlite_utils.Database, *, content_hash: str, abstract: str,
                  derived_title: str, added_at: str, title: str | None = None,
-                 read_at: str | None = None, starred: bool = False) -> int:
-    """Insert one paper row (inside the caller's transaction).
+                 read_at: str | None = None, starred: bool = False,
+                 metadata: Metadata | None = None, citation_key: str | None = None) -> int:
+    """Insert one paper row (inside the caller's transaction) and assign its citation key.
 
     Args:
         db: the library database.
@@ -36,10 +85,29 @@ def insert_paper(db: sqlite_utils.Database, *, content_hash: str, abstract: str,
         title: its own title; ``None`` uses ``derived_title``.
         read_at: ISO 8601 UTC time it was read, or ``None`` (unread).
         starred: starred or not.
+        metadata: its own metadata (already checked), or ``None``.
+        citation_key: the key it carries (from an import), kept when no other paper has
+            it; else a new one (:func:`new_citation_key`).
     Returns:
         The new paper id.
     Raises:
         sqlite3.IntegrityError: a paper with this content hash exists.
     """
-    return db.conn.execute(_INSERT, [content_hash, title or derived_title, derived_title,
-                                     abstract, added_at, read_at, int(bool(starred))]).lastrowid
+    pid = db.conn.execute(_INSERT, [content_hash, title or derived_title, derived_title,
+                                    abstract, added_at, read_at,
+                                    int(bool(starred))]).lastrowid
+    meta = metadata or Metadata()
+    if metadata is not None:
+        write_metadata(db, pid, meta)
+    if citation_key and not key_taken(db, citation_key):
+        key = citation_key
+    elif metadata is None or not meta.authors:
+        key = auto_key(title or derived_title, pid, meta.year)
+    else:
+        key = new_citation_key(db, pid, title or derived_title, meta)
+    try:
+        db.conn.execute("UPDATE papers SET citation_key = ? WHERE id = ?", [key, pid])
+    except sqlite3.IntegrityError:  # a user chose exactly this automatic key
+        key = unique_key(key, lambda k: key_taken(db, k, pid))
+        db.conn.execute("UPDATE papers SET citation_key = ? WHERE id = ?", [key, pid])
+    return pid

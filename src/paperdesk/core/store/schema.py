@@ -42,6 +42,24 @@ Added in version 3:
 ``saved_searches``
     ``id``, ``name``, ``name_key`` (NFC, case-folded: unique), ``query`` (query text as
     typed), ``created_at``.
+
+Added in version 4 (the paper's own metadata; see :mod:`paperdesk.core.metadata`), columns
+of ``papers``:
+
+``citation_key``
+    assigned when the paper is added (unique without regard to case); changes only when
+    the user edits or regenerates it.
+``authors``
+    JSON list of ``[family, given]`` pairs, in order (``[]`` when unknown).
+``date``
+    publication date, ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, or NULL.
+``venue`` (text, ``''`` when unknown), ``entry_type``, ``doi``, ``arxiv_id``, ``url``
+    (NULL when unknown).
+
+Before version 4 the year, arXiv id and citation key of an export were guessed from
+identifiers in the abstract, which mostly name *other* papers. The migration stores no
+such guess: those identifiers stay derived ("mentioned"), and every paper gets the key
+that carries no year (``word_id``).
 """
 
 from __future__ import annotations
@@ -57,7 +75,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 
 class SchemaError(RuntimeError):
@@ -169,8 +187,25 @@ def _v3(db: sqlite_utils.Database) -> None:
     )
 
 
+def _v4(db: sqlite_utils.Database) -> None:
+    from paperdesk.core.metadata import auto_key
+
+    for column in ("citation_key TEXT", "authors TEXT NOT NULL DEFAULT '[]'", "date TEXT",
+                   "venue TEXT NOT NULL DEFAULT ''", "entry_type TEXT", "doi TEXT",
+                   "arxiv_id TEXT", "url TEXT"):
+        db.execute(f"ALTER TABLE papers ADD COLUMN {column}")
+    # The shown title, as the keys of earlier exports used: a paper that mentioned no
+    # arXiv id keeps the key it was exported with.
+    rows = db.execute("SELECT id, title FROM papers").fetchall()
+    db.conn.executemany("UPDATE papers SET citation_key = ? WHERE id = ?",
+                        [(auto_key(title, pid), pid) for pid, title in rows])
+    db.execute("CREATE UNIQUE INDEX idx_papers_citation_key "
+               "ON papers(citation_key COLLATE NOCASE)")
+    db.execute("CREATE INDEX idx_papers_date ON papers(date, id)")
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

@@ -201,10 +201,10 @@ def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
 def _links_and_sources(paper: Paper, colours: HtmlColours = LIGHT) -> list[str]:
     parts = []
     muted = _muted(colours)
-    if paper.arxiv_ids:
+    if paper.mentioned.arxiv_ids:
         links = ", ".join(
             f'{_link_open("https://arxiv.org/abs/" + a, colours)}{html.escape(a)}</a>'
-            for a in paper.arxiv_ids)
+            for a in paper.mentioned.arxiv_ids)
         parts.append(f'<p style="margin-top:12px;"><span style="{muted}">arXiv</span>'
                      f" &nbsp;{links}</p>")
     if paper.sources:

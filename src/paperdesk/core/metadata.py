@@ -1,0 +1,327 @@
+"""A paper's own bibliographic metadata: authors, date, venue, entry type, DOI, arXiv id,
+URL and citation key; how each is checked, and how citation keys are made. Pure: no
+database, no Qt.
+
+*Own* metadata is what the user typed (or an import that carries the paper's own record
+set); it is never guessed from the abstract. Identifiers and links that merely appear in
+an abstract are *mentioned* (:class:`Mentioned`): shown and searchable, never the paper's
+own DOI, arXiv id, year or citation key.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterable
+from paperdesk.core.models import Author, LibraryError, Mentioned, Metadata
+
+__all__ = ["Author", "Metadata", "Mentioned", "ENTRY_TYPES", "parse_author", "parse_authors",
+           "format_author", "check_doi", "check_arxiv_id", "check_date", "check_url",
+           "check_entry_type", "check_citation_key", "check_metadata", "extract_dois",
+           "auto_key", "metadata_key", "key_word", "unique_key", "MetadataError"]
+
+
+class MetadataError(LibraryError):
+    """A metadata value was refused; the message is one line naming the field and why."""
+
+
+#: Entry types a paper can have (the names BibTeX and biblatex users know). ``None`` (not
+#: set) is written as ``preprint`` when the paper has an arXiv id, else as ``misc``.
+ENTRY_TYPES = ("article", "inproceedings", "preprint", "book", "incollection", "thesis",
+               "report", "misc")
+
+
+# -- names ---------------------------------------------------------------------------
+def parse_author(text: str) -> Author:
+    """Read one author as typed: ``"Family, Given"`` or ``"Given Family"``.
+
+    A name in braces (``"{World Health Organization}"``) is an organisation: all family,
+    no given name. Without a comma, the last word is the family name, together with
+    lower-case particles before it ("Ludwig van Beethoven" -> family "van Beethoven").
+
+    Args:
+        text: the name.
+    Returns:
+        The :class:`Author`.
+    Raises:
+        MetadataError: empty, or more than one comma ("a, b, c").
+    """
+    clean = " ".join(str(text).split())
+    if not clean:
+        raise MetadataError("author: a name cannot be empty")
+    if clean.startswith("{") and clean.endswith("}") and clean.count("{") == 1:
+        return Author(clean[1:-1].strip())
+    if "," in clean:
+        parts = [p.strip() for p in clean.split(",")]
+        if len(parts) != 2 or not parts[0]:
+            raise MetadataError(f"author: cannot read {clean!r} (use 'Family, Given')")
+        return Author(parts[0], parts[1])
+    words = clean.split(" ")
+    if len(words) == 1:
+        return Author(words[0])
+    start = len(words) - 1
+    while start > 1 and words[start - 1][:1].islower():
+        start -= 1
+    return Author(" ".join(words[start:]), " ".join(words[:start]))
+
+
+def parse_authors(text: str) -> tuple[Author, ...]:
+    """Read several authors separated by ``;`` or by `` and `` (as BibTeX writes them).
+
+    Args:
+        text: e.g. ``"Doe, Jane; Smith, John"`` or ``"Jane Doe and John Smith"``.
+    Returns:
+        The authors in order (empty for blank text).
+    Raises:
+        MetadataError: a name cannot be read (see :func:`parse_author`).
+    """
+    clean = " ".join(str(text).split())
+    if not clean:
+        return ()
+    parts = re.split(r"\s*;\s*|\s+and\s+", clean)
+    return tuple(parse_author(p) for p in parts if p.strip())
+
+
+def format_author(author: Author) -> str:
+    """Return ``"Family, Given"`` (``"Family"`` when there is no given name); the form
+    :func:`parse_author` reads back."""
+    return f"{author.family}, {author.given}" if author.given else author.family
+
+
+# -- identifiers --------------------------------------------------------------------
+# DOI syntax: https://www.doi.org/the-identifier/resources/handbook/2_numbering
+# ("10." + registrant code + "/" + suffix); Crossref's advice for matching them in text:
+# https://www.crossref.org/blog/dois-and-matching-regular-expressions/
+_DOI_RE = re.compile(r"10\.\d{4,9}/\S+")
+_DOI_PREFIXES = re.compile(r"^(?:https?://(?:dx\.)?doi\.org/|doi:\s*)", re.IGNORECASE)
+_DOI_IN_TEXT = re.compile(r"\b10\.\d{4,9}/[-._;()/:A-Za-z0-9<>\[\]]+[A-Za-z0-9/)]")
+# arXiv identifiers: https://info.arxiv.org/help/arxiv_identifier.html
+_ARXIV_NEW = re.compile(r"\d{4}\.\d{4,5}(?:v\d+)?")
+_ARXIV_OLD = re.compile(r"[a-z]+(?:-[a-z]+)?(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?")
+_ARXIV_PREFIXES = re.compile(r"^(?:https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/|arxiv:\s*)",
+                             re.IGNORECASE)
+
+
+def check_doi(text: str | None) -> str | None:
+    """Return the DOI in its plain form, or ``None`` for blank input.
+
+    Accepts ``10.xxxx/suffix``, ``doi:10.xxxx/...`` and ``https://doi.org/10.xxxx/...``
+    (the DOI Handbook's syntax: "10." + a registrant code of 4-9 digits + "/" + a suffix
+    without white space). DOIs compare without regard to case; the case typed is kept.
+
+    Raises:
+        MetadataError: not a DOI, e.g. ``"doi: '10.1/x' is not a DOI (it must look like
+            10.1234/suffix)"``.
+    """
+    if text is None or not str(text).strip():
+        return None
+    clean = _DOI_PREFIXES.sub("", str(text).strip())
+    if not _DOI_RE.fullmatch(clean):
+        raise MetadataError(f"doi: {str(text).strip()!r} is not a DOI "
+                            "(it must look like 10.1234/suffix)")
+    return clean
+
+
+def check_arxiv_id(text: str | None) -> str | None:
+    """Return the arXiv identifier without prefix, or ``None`` for blank input.
+
+    Accepts new-style ``YYMM.NNNN(N)`` with an optional version, old-style
+    ``archive/YYMMNNN`` (``hep-th/9901001``), an ``arXiv:`` prefix or an arxiv.org
+    ``abs``/``pdf`` link (https://info.arxiv.org/help/arxiv_identifier.html); the month
+    must be 01-12.
+
+    Raises:
+        MetadataError: not an arXiv identifier.
+    """
+    if text is None or not str(text).strip():
+        return None
+    clean = _ARXIV_PREFIXES.sub("", str(text).strip())
+    if clean.endswith(".pdf"):
+        clean = clean[:-4]
+    ok = False
+    if _ARXIV_NEW.fullmatch(clean):
+        ok = 1 <= int(clean[2:4]) <= 12 and (len(clean.split("v")[0]) == 9
+                                              or int(clean[:2]) >= 15)
+    elif _ARXIV_OLD.fullmatch(clean):
+        ok = 1 <= int(clean.split("/")[1][2:4]) <= 12
+    if not ok:
+        raise MetadataError(f"arxiv: {str(text).strip()!r} is not an arXiv identifier "
+                            "(it must look like 2212.08630 or hep-th/9901001)")
+    return clean
+
+
+_DATE_RE = re.compile(r"(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?")
+
+
+def check_date(text: str | int | None) -> str | None:
+    """Return a publication date as ISO 8601 ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``, or
+    ``None`` for blank input.
+
+    Raises:
+        MetadataError: not such a date, or a year outside 1000-2999, a month outside
+            01-12 or a day the month does not have.
+    """
+    if text is None or not str(text).strip():
+        return None
+    clean = str(text).strip()
+    m = _DATE_RE.fullmatch(clean)
+    if not m:
+        raise MetadataError(f"date: {clean!r} is not a year or date "
+                            "(use 2023, 2023-05 or 2023-05-17)")
+    year, month, day = m.group(1), m.group(2), m.group(3)
+    if not 1000 <= int(year) <= 2999:
+        raise MetadataError(f"date: year {year} is out of range")
+    if month and not 1 <= int(month) <= 12:
+        raise MetadataError(f"date: month {month} is out of range")
+    if day:
+        import calendar
+        if not 1 <= int(day) <= calendar.monthrange(int(year), int(month))[1]:
+            raise MetadataError(f"date: {clean} has no day {day}")
+    return clean
+
+
+def check_url(text: str | None) -> str | None:
+    """Return an http(s) URL, or ``None`` for blank input.
+
+    Raises:
+        MetadataError: not an http or https URL with a host, or containing white space.
+    """
+    if text is None or not str(text).strip():
+        return None
+    clean = str(text).strip()
+    if not re.fullmatch(r"https?://[^\s/]+\.[^\s/]+(/\S*)?|https?://localhost(:\d+)?(/\S*)?",
+                        clean, re.IGNORECASE):
+        raise MetadataError(f"url: {clean!r} is not an http(s) link")
+    return clean
+
+
+def check_entry_type(text: str | None) -> str | None:
+    """Return the entry type (lower-cased), or ``None`` for blank input.
+
+    Raises:
+        MetadataError: not one of :data:`ENTRY_TYPES`.
+    """
+    if text is None or not str(text).strip():
+        return None
+    clean = str(text).strip().lower()
+    if clean not in ENTRY_TYPES:
+        raise MetadataError(f"type: {clean!r} is not an entry type; use one of "
+                            f"{', '.join(ENTRY_TYPES)}")
+    return clean
+
+
+_KEY_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_:.\-+/]*")
+
+
+def check_citation_key(text: str) -> str:
+    """Return a citation key the user typed, stripped.
+
+    Keys are ASCII letters, digits and ``_ : . - + /``, starting with a letter or digit,
+    at most 100 characters: what BibTeX, biber, pandoc (``@key``) and citation-js all
+    accept.
+
+    Raises:
+        MetadataError: empty, too long, or with another character.
+    """
+    clean = str(text).strip()
+    if not clean:
+        raise MetadataError("citation key: cannot be empty")
+    if len(clean) > 100:
+        raise MetadataError(f"citation key: too long ({len(clean)} characters; at most 100)")
+    if not _KEY_RE.fullmatch(clean):
+        raise MetadataError(f"citation key: {clean!r} may hold only ASCII letters, digits "
+                            "and _ : . - + /")
+    return clean
+
+
+def check_metadata(meta: Metadata) -> Metadata:
+    """Check every part of ``meta`` and return it cleaned (white space collapsed,
+    identifiers without prefixes).
+
+    Raises:
+        MetadataError: the first part refused, with a one-line reason naming it.
+    """
+    authors = tuple(Author(" ".join(a.family.split()), " ".join(a.given.split()))
+                    for a in meta.authors)
+    for a in authors:
+        if not a.family:
+            raise MetadataError("author: a family name cannot be empty")
+    return Metadata(authors=authors, date=check_date(meta.date),
+                    venue=" ".join((meta.venue or "").split()),
+                    entry_type=check_entry_type(meta.entry_type), doi=check_doi(meta.doi),
+                    arxiv_id=check_arxiv_id(meta.arxiv_id), url=check_url(meta.url))
+
+
+def extract_dois(text: str) -> list[str]:
+    """Return the distinct DOIs mentioned in ``text``, lower-cased, in order.
+
+    Follows Crossref's pattern for DOIs in prose (``10.`` + 4-9 digits + ``/`` + suffix),
+    with trailing sentence punctuation removed.
+    """
+    seen: dict[str, None] = {}
+    for m in _DOI_IN_TEXT.finditer(text):
+        doi = m.group(0).rstrip(".,;:")
+        if doi.endswith(")") and doi.count(")") > doi.count("("):
+            doi = doi[:-1]
+        seen.setdefault(doi.lower(), None)
+    return list(seen)
+
+
+# -- citation keys ----------------------------------------------------------------------
+_SKIP = {"a", "an", "the", "on", "of", "in", "we", "this", "for", "to", "and", "with",
+         "is", "are", "how", "what", "when", "from", "by", "at", "as", "our"}
+
+
+def _ascii_letters(text: str) -> list[str]:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.findall(r"[A-Za-z]+", folded)
+
+
+def key_word(title: str) -> str:
+    """Return the first significant word of a title, lower-case ASCII (at most 20
+    letters), or ``"paper"`` when it has none. Short words and function words ("a",
+    "the", "we", ...) are skipped, as Better BibTeX's ``shorttitle`` does."""
+    words = [w.lower() for w in _ascii_letters(title)]
+    return next((w for w in words if w not in _SKIP and len(w) > 2), "paper")[:20]
+
+
+def auto_key(title: str, paper_id: int, year: int | None = None) -> str:
+    """Return the key of a paper whose authors are unknown: first significant title
+    word, the year when known, ``_`` and the paper id (``learnable_224``,
+    ``learnable2023_224``). Unique because the id is."""
+    return f"{key_word(title)}{year or ''}_{paper_id}"
+
+
+def metadata_key(authors: Iterable[Author], year: int | None, title: str) -> str | None:
+    """Return the Better BibTeX style key base: first author's family name (ASCII, lower
+    case, letters only), year, first significant title word (``smith2023learnable``);
+    ``None`` when there are no authors."""
+    authors = list(authors)
+    if not authors:
+        return None
+    family = "".join(_ascii_letters(authors[0].family)).lower() or "anon"
+    return f"{family}{year or ''}{key_word(title)}"
+
+
+def unique_key(base: str, taken: Callable[[str], bool]) -> str:
+    """Make ``base`` unique by appending a, b, ... z, aa, ab, ... as Better BibTeX does.
+
+    Args:
+        base: the wanted key.
+        taken: tells whether a key is already used (compared without regard to case).
+    Returns:
+        ``base`` itself when free, else the first free suffixed form.
+    """
+    if not taken(base):
+        return base
+    n = 0
+    while True:
+        suffix, k = "", n
+        while True:
+            suffix = chr(ord("a") + k % 26) + suffix
+            k = k // 26 - 1
+            if k < 0:
+                break
+        if not taken(base + suffix):
+            return base + suffix
+        n += 1
