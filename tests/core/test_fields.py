@@ -20,14 +20,14 @@ def test_names_are_unique_and_lookups_work():
     assert len(names) == len(set(names))
     assert field("added").column == "added_at"
     assert field("read").column == "read_at"
-    with pytest.raises(UnknownField, match="unknown paper field 'year'"):
-        field("year")
+    with pytest.raises(UnknownField, match="unknown paper field 'publisher'"):
+        field("publisher")
     with pytest.raises(ValueError):      # UnknownField is a ValueError
         field("")
 
 
 def test_sort_choices_come_from_the_fields():
-    assert SORT_CHOICES == ("relevance", "added", "title")
+    assert SORT_CHOICES == ("relevance", "added", "authors", "title", "venue", "year")
     assert {f.name for f in sortable_fields()} == set(SORT_CHOICES) - {"relevance"}
     assert library._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
     assert order_by("added", descending=True) == "added_at DESC, id DESC"
@@ -47,7 +47,8 @@ def test_cli_sort_choices_come_from_the_fields():
 
 def test_search_field_names_come_from_the_fields():
     assert set(query.SEARCH_FIELDS) == {"title", "abstract", "note", "comment", "tag",
-                                        "source"}
+                                        "source", "key", "author", "year", "venue", "doi",
+                                        "arxiv"}
     assert query.DEFAULT_FIELDS == ("title", "abstract", "note", "comment")
     assert query.SEARCH_FIELDS == fields.search_fields()
     from paperdesk.core.search.index import build_schema
@@ -57,8 +58,9 @@ def test_search_field_names_come_from_the_fields():
 
 def test_export_fields_come_from_the_fields():
     assert exporting.FIELDS == fields.export_fields() == (
-        "id", "title", "abstract", "tags", "note", "highlights", "urls", "arxiv_id",
-        "sources", "added", "read", "starred")
+        "id", "title", "abstract", "tags", "note", "highlights", "citation_key", "type",
+        "authors", "year", "venue", "doi", "arxiv_id", "url", "mentioned", "sources",
+        "added", "read", "starred")
 
 
 def test_every_sortable_field_sorts_the_seed_library(seeded_library):

@@ -35,7 +35,7 @@ class Field:
             ``--fields``, the export dialog's ``field_<name>`` boxes and the CSV header.
         label: the export dialog's check box text (``"Date added"``).
         type: value type: ``"int"``, ``"text"``, ``"datetime"`` (ISO 8601 UTC text),
-            ``"bool"`` or ``"list"`` (several values from another table or the abstract).
+            ``"date"`` (ISO 8601 ``YYYY[-MM[-DD]]``), ``"bool"`` or ``"list"`` (several values from another table or the abstract).
         column: the SQL column or expression on ``papers`` that holds it, or ``None``
             when it lives in another table or is derived from the abstract.
         header: the paper list's column header, or ``None`` when it is not a list column.
@@ -95,9 +95,32 @@ PAPER_FIELDS: tuple[Field, ...] = (
     # Highlight comments are searched with comment:; the highlighted text is not indexed.
     Field("highlights", "Highlights", "list", search="comment", searched_by_default=True,
           csv="highlights", json="highlights", bibtex="annote", ris="N1", csl="note"),
-    Field("urls", "Links", "list", csv="urls", json="urls", bibtex="url", ris="UR",
-          csl="URL"),
-    Field("arxiv_id", "arXiv ID", "list", csv="arxiv_id", json="arxiv_ids"),
+    # The paper's own metadata (set by the user or an import; never from the abstract).
+    Field("citation_key", "Citation key", "text", column="citation_key", search="key",
+          csv="citation_key", json="citation_key"),
+    Field("type", "Entry type", "text", column="entry_type", csv="type", json="entry_type"),
+    # Sorting by authors sorts by the first author's family name; papers without
+    # authors come last in either direction.
+    Field("authors", "Authors", "list", header="First author",
+          header_tip="Sort by the first author's family name (click again to reverse)",
+          sort_sql="json_extract(authors, '$[0][0]') IS NULL, "
+                   "json_extract(authors, '$[0][0]') COLLATE NOCASE {d}, id {d}",
+          search="author", csv="authors", json="authors"),
+    Field("year", "Date", "date", column="date", header="Year",
+          header_tip="Sort by publication date (click again to reverse)",
+          sort_sql="date IS NULL, date {d}, id {d}", search="year", csv="date",
+          json="date"),
+    Field("venue", "Venue", "text", column="venue", header="Venue",
+          header_tip="Sort by venue (click again to reverse)",
+          sort_sql="venue = '', venue COLLATE NOCASE {d}, id {d}", search="venue",
+          csv="venue", json="venue"),
+    Field("doi", "DOI", "text", column="doi", search="doi", csv="doi", json="doi"),
+    Field("arxiv_id", "arXiv ID", "text", column="arxiv_id", search="arxiv",
+          csv="arxiv_id", json="arxiv_id"),
+    Field("url", "URL", "text", column="url", csv="url", json="url"),
+    # Links, arXiv ids and DOIs that appear in the abstract: other work, not the paper's.
+    Field("mentioned", "Mentioned links and ids", "list", csv="mentioned",
+          json="mentioned"),
     # source: matches file names, their stems and header lines.
     Field("sources", "Source files", "list", search="source", csv="sources",
           json="sources"),

@@ -128,8 +128,17 @@ def _csv_values(paper: Paper) -> dict[str, str]:
         "tags": "; ".join(t.name for t in paper.tags),
         "note": paper.note,
         "highlights": " | ".join(_highlight_text(h) for h in paper.highlights),
-        "urls": " ".join(paper.mentioned.urls),
-        "arxiv_id": " ".join(paper.mentioned.arxiv_ids),
+        "citation_key": paper.citation_key,
+        "type": paper.entry_type,
+        "authors": "; ".join(str(a) for a in paper.authors),
+        "year": paper.metadata.date or "",
+        "venue": paper.metadata.venue,
+        "doi": paper.metadata.doi or "",
+        "arxiv_id": paper.metadata.arxiv_id or "",
+        "url": paper.metadata.url or "",
+        "mentioned": " ".join((*paper.mentioned.urls,
+                               *("arXiv:" + a for a in paper.mentioned.arxiv_ids),
+                               *("doi:" + d for d in paper.mentioned.dois))),
         "sources": "; ".join(f"{s.name}#{s.position}" for s in paper.sources),
         "added": paper.added_at,
         "read": "yes" if paper.read else "no",
@@ -170,7 +179,7 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
             meta.append("★ starred")
         if "read" in keep:
             meta.append("read" if paper.read else "unread")
-        if "arxiv_id" in keep and paper.mentioned.arxiv_ids:
+        if "mentioned" in keep and paper.mentioned.arxiv_ids:
             meta.append("arXiv: " + ", ".join(paper.mentioned.arxiv_ids))
         if "added" in keep:
             meta.append(f"added {paper.added_at[:10]}")
@@ -180,7 +189,7 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
             out.append("\n" + " · ".join(meta) + "\n")
         if "abstract" in keep:
             out.append("\n" + _md(paper.abstract) + "\n")
-        if "urls" in keep and paper.mentioned.urls:
+        if "mentioned" in keep and paper.mentioned.urls:
             out.append("\nLinks: " + ", ".join(f"<{u}>" for u in paper.mentioned.urls) + "\n")
         if "highlights" in keep and paper.highlights:
             out.append("\n**Highlights**\n")
@@ -208,8 +217,15 @@ def _json_paper(paper: Paper, keep: tuple[str, ...]) -> dict:
         "highlights": [{"start": h.start, "end": h.end, "colour": h.colour,
                         "comment": h.comment, "text": h.text, "created_at": h.created_at}
                        for h in paper.highlights],
-        "urls": list(paper.mentioned.urls),
-        "arxiv_ids": list(paper.mentioned.arxiv_ids),
+        "citation_key": paper.citation_key,
+        "entry_type": paper.metadata.entry_type,
+        "authors": [a.to_dict() for a in paper.authors],
+        "date": paper.metadata.date,
+        "venue": paper.metadata.venue,
+        "doi": paper.metadata.doi,
+        "arxiv_id": paper.metadata.arxiv_id,
+        "url": paper.metadata.url,
+        "mentioned": paper.mentioned.to_dict(),
         "sources": [{"name": s.name, "path": s.path, "header": s.header,
                      "position": s.position} for s in paper.sources],
         "added_at": paper.added_at,
@@ -280,7 +296,7 @@ def _bibtex(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
         if "highlights" in keep and paper.highlights:
             fields.append(Field("annote", latex_escape(
                 " ".join(_highlight_text(h) for h in paper.highlights))))
-        if "urls" in keep and paper.mentioned.urls:
+        if "mentioned" in keep and paper.mentioned.urls:
             fields.append(Field("url", _bib_url(paper.mentioned.urls[0])))
         if paper.metadata.arxiv_id:
             fields += [Field("eprint", paper.metadata.arxiv_id), Field("archiveprefix", "arXiv"),
@@ -288,7 +304,7 @@ def _bibtex(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
         year = _year(paper)
         if year:
             fields.append(Field("year", str(year)))
-        if "added" in keep and "urls" in keep and paper.mentioned.urls:
+        if "added" in keep and "mentioned" in keep and paper.mentioned.urls:
             fields.append(Field("urldate", paper.added_at[:10]))
         library = bibtexparser.Library()
         library.add(Entry("misc", citation_key(paper), fields))
@@ -323,7 +339,7 @@ def _ris(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
             notes += [_one_line("Highlight: " + _highlight_text(h)) for h in paper.highlights]
         if notes:
             ref["notes"] = notes
-        if "urls" in keep and paper.mentioned.urls:
+        if "mentioned" in keep and paper.mentioned.urls:
             ref["urls"] = list(paper.mentioned.urls)
         if paper.metadata.arxiv_id:
             ref["accession_number"] = "arXiv:" + paper.metadata.arxiv_id
@@ -349,7 +365,7 @@ def _csl_item(paper: Paper, keep: tuple[str, ...]) -> dict:
         notes += ["Highlight: " + _highlight_text(h) for h in paper.highlights]
     if notes:
         item["note"] = "\n\n".join(notes)
-    if "urls" in keep and paper.mentioned.urls:
+    if "mentioned" in keep and paper.mentioned.urls:
         item["URL"] = paper.mentioned.urls[0]
     if paper.metadata.arxiv_id:
         item["number"] = "arXiv:" + paper.metadata.arxiv_id
