@@ -70,23 +70,26 @@ def test_csv_never_starts_a_cell_with_a_formula(lib):
 
 def test_bibtex_parses_with_the_right_fields(lib, seeded_library):
     text = lib.export_text(lib.nasty_ids, "bibtex")
-    text.encode("ascii")  # all these characters have LaTeX macros: the file is ASCII
     parsed = bibtexparser.parse_string(text)
     assert parsed.failed_blocks == []
     entries = parsed.entries
     assert len(entries) == len(lib.nasty_ids)
     keys = [e.key for e in entries]
     assert len(set(keys)) == len(keys)
+    assert keys == [lib.get(i).citation_key for i in lib.nasty_ids]
     assert keys == [citation_key(lib.get(i)) for i in lib.nasty_ids]
     latex = entries[1].fields_dict
     assert entries[1].entry_type == "misc"
-    for special in (r"{\&}", r"{\%}", r"{\$}", r"{\#}", r"{\_}", r"{\{}", r"{\}}",
-                    r"{\textasciitilde}", r"{\textasciicircum}", r"{\textbackslash}",
-                    r"{\ensuremath{\mu}}", r"{\'e}"):
+    # The escaping policy of paperdesk.core.exports.latex: specials as macros, paired
+    # braces as \{ \}, Greek letters as math, other non-ASCII text as UTF-8.
+    for special in (r"\&", r"\%", r"\$", r"\#", r"\_", r"\{ \}", r"\textasciitilde{}",
+                    r"\textasciicircum{}", r"\textbackslash{}", r"{$\mu$}", "café"):
         assert special in latex["abstract"].value, special
-    assert latex["keywords"].value == r"R{\&}D{\_}50{\%}, to read"
-    assert "Markdown" in latex["note"].value
-    assert r"{\ensuremath{\mu}} and {\ensuremath{\beta}}" in latex["annote"].value
+    assert latex["keywords"].value == r"R\&D\_50\%, to read"
+    assert latex["note"].value == (r"Note with **Markdown**, a \{brace\} \& 100\% "
+                                   r"certainty - and {$\mu$}")
+    assert r"{$\mu$} and {$\beta$}" in latex["annote"].value
+    assert "\\ensuremath" not in text and "{\\}}" not in text
     assert sum(c == "{" for c in text) == sum(c == "}" for c in text)
 
 
@@ -98,7 +101,7 @@ def test_bibtex_keys_are_stable(lib):
     assert keys == list(reversed(keys_again))
 
 
-def test_arxiv_and_url_in_bibtex(lib):
+def test_mentioned_ids_and_links_are_not_the_entrys_own(lib):
     (hit,) = lib.search('"characterised in"', limit=1)
     entry = bibtexparser.parse_string(lib.export_text([hit.id], "bibtex")).entries[0]
     # The abstract cites arXiv:2212.08630: another paper's id, not this one's.
@@ -106,7 +109,9 @@ def test_arxiv_and_url_in_bibtex(lib):
     assert "2022" not in entry.key
     (first,) = lib.paper_ids()[:1]
     entry = bibtexparser.parse_string(lib.export_text([first], "bibtex")).entries[0]
-    assert entry.fields_dict["url"].value == "https://github.com/SauravP97/Static-Deep-Research/"
+    assert "url" not in entry.fields_dict                  # the code link is mentioned
+    assert "https://github.com/SauravP97/Static-Deep-Research/" in \
+        entry.fields_dict["abstract"].value
 
 
 def test_ris_reads_back_with_rispy(lib):

@@ -13,6 +13,7 @@ from paperdesk.core.exports import formats as exporting
 from paperdesk.core.search import query
 from paperdesk.core.fields import (PAPER_FIELDS, SORT_CHOICES, UnknownField, field,
                                    order_by, sortable_fields)
+from paperdesk.core.models import Author, Metadata
 
 
 def test_names_are_unique_and_lookups_work():
@@ -74,7 +75,9 @@ def test_every_sortable_field_sorts_the_seed_library(seeded_library):
 
 
 def _rich_paper_id(lib, folder) -> int:
-    """A new paper with a URL and an arXiv id, given a tag, a note and a highlight."""
+    """A new paper that mentions a URL and an arXiv id, with every part of its own
+    metadata set (an article, so that the venue is a journal), a tag, a note and a
+    highlight."""
     path = folder / "rich.txt"
     path.write_text("Rich\n\nDepth from one image, see arXiv:2301.01234 and "
                     "https://github.com/example/depth for the code.\n", encoding="utf-8")
@@ -82,9 +85,18 @@ def _rich_paper_id(lib, folder) -> int:
     lib.add_tag([pid], "depth")
     lib.set_note(pid, "Read the method section.")
     lib.add_highlight(pid, 0, 10, comment="good start")
+    lib.set_metadata(pid, Metadata(authors=(Author("Doe", "Jane"),), date="2023-05-17",
+                                   venue="Depth Journal", entry_type="article",
+                                   doi="10.1234/depth.1", arxiv_id="2305.01234",
+                                   url="https://example.org/depth"))
     paper = lib.get(pid)
     assert paper.mentioned.urls and paper.mentioned.arxiv_ids
     return pid
+
+
+#: Written by BibTeX, RIS and CSL-JSON whatever the fields chosen: title, and what
+#: identifies an entry there (its type and citation key).
+ALWAYS = ("id", "title", "type", "citation_key")
 
 
 def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
@@ -105,14 +117,17 @@ def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
         if f.json:
             assert f.json in doc, f.name
         if f.bibtex:
-            assert f"{f.bibtex} = " in bibtex, f.name
-            if f.name not in ("id", "title"):
-                assert f"{f.bibtex} = " not in bare_bib, f.name
+            assert f"\n  {f.bibtex} = " in bibtex, f.name
+            if f.name not in ALWAYS:
+                assert f"\n  {f.bibtex} = " not in bare_bib, f.name
         if f.ris:
             assert f"\n{f.ris}  - " in "\n" + ris, f.name
-            if f.name not in ("id", "title"):
+            if f.name not in ALWAYS:
                 assert f"\n{f.ris}  - " not in "\n" + bare_ris, f.name
         if f.csl:
             assert f.csl in csl, f.name
-            if f.name not in ("id", "title"):
+            if f.name not in ALWAYS:
                 assert f.csl not in bare_csl, f.name
+    # What the table leaves out is not written either.
+    assert "github.com" not in csl.get("URL", "") and "UR  - https://github" not in ris
+    assert bibtex.startswith(f"@article{{{lib.citation_key(pid)},")  # the key as stored

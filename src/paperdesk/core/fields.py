@@ -6,7 +6,7 @@ the paper list's columns and sort keys, the CLI's ``--sort`` choices, the query
 language's field names and the export field list are all read from :data:`PAPER_FIELDS`
 instead of being spelled out where they are used. The table only *describes* fields;
 reading a field's value stays with ``Library.get``/``Library.summaries`` and the
-export writers in :mod:`.exporting` (tests check that what this table says a writer
+export writers in :mod:`paperdesk.core.exports` (tests check that what this table says a writer
 writes is what it writes).
 
 Adding a field: see "Adding a paper field" in the README.
@@ -49,10 +49,13 @@ class Field:
         csv: the CSV column header (also the Markdown section's field), or ``None``
             when the field is not exported.
         json: the key of the lossless JSON export, or ``None``.
-        bibtex: the BibTeX field it becomes, or ``None`` (``id`` is part of the citation
-            key instead).
+        bibtex: the BibTeX field it becomes, or ``None`` (the citation key and the entry
+            type are the entry's head, ``@type{key,``, not fields).
         ris: the RIS tag it becomes, or ``None``.
         csl: the CSL-JSON variable it becomes, or ``None``.
+
+    BibTeX, RIS and CSL-JSON always write the entry type and the citation key (they
+    identify an entry there), whatever fields an export keeps.
     """
 
     name: str
@@ -79,7 +82,7 @@ class Field:
 
 #: Every paper field, in export column order (the CSV header follows this order).
 PAPER_FIELDS: tuple[Field, ...] = (
-    Field("id", "ID", "int", column="id", csv="id", json="id", ris="ID"),
+    Field("id", "ID", "int", column="id", csv="id", json="id"),
     Field("title", "Title", "text", column="title", header="Title", shown=True,
           header_tip="Sort by title (click again to reverse)",
           sort_sql="title COLLATE NOCASE {d}, id {d}", search="title",
@@ -97,28 +100,36 @@ PAPER_FIELDS: tuple[Field, ...] = (
           csv="highlights", json="highlights", bibtex="annote", ris="N1", csl="note"),
     # The paper's own metadata (set by the user or an import; never from the abstract).
     Field("citation_key", "Citation key", "text", column="citation_key", search="key",
-          csv="citation_key", json="citation_key"),
-    Field("type", "Entry type", "text", column="entry_type", csv="type", json="entry_type"),
+          csv="citation_key", json="citation_key", ris="ID", csl="id"),
+    Field("type", "Entry type", "text", column="entry_type", csv="type", json="entry_type",
+          ris="TY", csl="type"),
     # Sorting by authors sorts by the first author's family name; papers without
     # authors come last in either direction.
     Field("authors", "Authors", "list", header="First author",
           header_tip="Sort by the first author's family name (click again to reverse)",
           sort_sql="json_extract(authors, '$[0][0]') IS NULL, "
                    "json_extract(authors, '$[0][0]') COLLATE NOCASE {d}, id {d}",
-          search="author", csv="authors", json="authors"),
+          search="author", csv="authors", json="authors", bibtex="author", ris="AU",
+          csl="author"),
     Field("year", "Date", "date", column="date", header="Year",
           header_tip="Sort by publication date (click again to reverse)",
           sort_sql="date IS NULL, date {d}, id {d}", search="year", csv="date",
-          json="date"),
+          json="date", bibtex="year", ris="PY", csl="issued"),
+    # The venue's BibTeX field, RIS tag and CSL variable follow the entry type; the table
+    # names the one for articles (see core/exports/bibtex.py, ris.py, csl.py).
     Field("venue", "Venue", "text", column="venue", header="Venue",
           header_tip="Sort by venue (click again to reverse)",
           sort_sql="venue = '', venue COLLATE NOCASE {d}, id {d}", search="venue",
-          csv="venue", json="venue"),
-    Field("doi", "DOI", "text", column="doi", search="doi", csv="doi", json="doi"),
+          csv="venue", json="venue", bibtex="journal", ris="T2", csl="container-title"),
+    Field("doi", "DOI", "text", column="doi", search="doi", csv="doi", json="doi",
+          bibtex="doi", ris="DO", csl="DOI"),
     Field("arxiv_id", "arXiv ID", "text", column="arxiv_id", search="arxiv",
-          csv="arxiv_id", json="arxiv_id"),
-    Field("url", "URL", "text", column="url", csv="url", json="url"),
-    # Links, arXiv ids and DOIs that appear in the abstract: other work, not the paper's.
+          csv="arxiv_id", json="arxiv_id", bibtex="eprint", ris="AN",
+          csl="archive_location"),
+    Field("url", "URL", "text", column="url", csv="url", json="url", bibtex="url",
+          ris="UR", csl="URL"),
+    # Links, arXiv ids and DOIs that appear in the abstract: other work, not the paper's;
+    # never a BibTeX url/eprint, RIS UR or CSL URL (the abstract itself still holds them).
     Field("mentioned", "Mentioned links and ids", "list", csv="mentioned",
           json="mentioned"),
     # source: matches file names, their stems and header lines.
@@ -127,7 +138,7 @@ PAPER_FIELDS: tuple[Field, ...] = (
     Field("added", "Date added", "datetime", column="added_at", header="Added",
           shown=True, header_tip="Sort by the date added (click again to reverse)",
           sort_sql="added_at {d}, id {d}", csv="added", json="added_at",
-          bibtex="urldate", ris="DA", csl="accessed"),
+          bibtex="urldate", ris="Y2", csl="accessed"),
     Field("read", "Read", "datetime", column="read_at", csv="read", json="read_at"),
     Field("starred", "Starred", "bool", column="starred", csv="starred", json="starred"),
 )

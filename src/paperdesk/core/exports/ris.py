@@ -1,0 +1,121 @@
+"""Papers -> RIS records, as Zotero, EndNote, Mendeley, JabRef and citation-js read them.
+Pure: no database, no Qt.
+
+Follows the RIS format specification (Research Information Systems, now Clarivate; the
+2011 "RIS Format Specifications" tag list, which keeps the older Reference Manager
+tags): every line is ``XX  - value``, a record starts with ``TY`` and ends with ``ER``,
+values are on one line, and there is no blank line inside a record.
+
+``TY`` from the entry type: ``article`` -> ``JOUR``, ``inproceedings`` -> ``CONF``,
+``book`` -> ``BOOK``, ``incollection`` -> ``CHAP``, ``thesis`` -> ``THES``, ``report`` ->
+``RPRT``, ``preprint`` and ``misc`` -> ``GEN`` (RIS has no preprint type; ``GEN`` is its
+generic one). Then ``ID`` (the citation key), one ``AU`` per author (``Family, Given``;
+an organisation as written), ``TI``, the venue as ``T2`` (secondary title: journal,
+conference or book) or, for books, theses and reports, ``PB`` (publisher, university,
+institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, or ``YYYY/MM//`` when only the
+month is known) from the paper's own publication date only, ``DO`` (DOI), ``AN``
+(``arXiv:<id>``) and ``DB`` (``arXiv``) for its own arXiv id, ``UR`` (its own URL, else
+its arXiv page), ``Y2`` (the date it was added, as the access date), ``AB`` (the
+abstract on one line), one ``KW`` per tag, ``N1`` for the note and one per highlight, and
+``ER`` last. Links and identifiers that the abstract merely mentions are not written as
+``UR``: they are other work (the abstract still holds them).
+
+JabRef's RIS import puts ``ID`` in a field ``refid`` rather than using it as the entry's
+key; see the README for the one-line JabRef setting that makes it the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+import rispy
+
+from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
+                                           highlight_text, one_line)
+from paperdesk.core.models import Paper
+
+__all__ = ["RIS_TYPES", "ris_record", "ris_chunks"]
+
+#: paperdesk entry type -> RIS reference type (``TY``).
+RIS_TYPES: dict[str, str] = {
+    "article": "JOUR", "inproceedings": "CONF", "preprint": "GEN", "book": "BOOK",
+    "incollection": "CHAP", "thesis": "THES", "report": "RPRT", "misc": "GEN",
+}
+#: Types whose venue is a publisher, university or institution (``PB``), not a title.
+_VENUE_IS_PUBLISHER = {"BOOK", "THES", "RPRT"}
+
+
+class _RisWriter(rispy.RisWriter):
+    """rispy's writer without the ``1.`` counter line it puts before each record, so that
+    ``TY`` is the first line of every record."""
+
+    def set_header(self, count: int) -> str:
+        return ""
+
+
+def _ris_date(parts: list[int]) -> str:
+    y, m, d = (parts + [0, 0, 0])[:3]
+    return f"{y:04d}/" + (f"{m:02d}" if m else "") + "/" + (f"{d:02d}" if d else "") + "/"
+
+
+def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
+    """Return one paper as an RIS record in rispy's form (tag names as rispy's keys, in
+    the order written).
+
+    Args:
+        paper: the paper.
+        keep: export field names to write (the type, citation key and title always are).
+    Returns:
+        ``{"type_of_reference": "JOUR", "id": key, "authors": [...], ...}``.
+    """
+    keep = tuple(keep)
+    meta = paper.metadata
+    ty = RIS_TYPES[paper.entry_type]
+    ref: dict = {"type_of_reference": ty, "id": citation_key(paper)}
+    if "authors" in keep and paper.authors:
+        ref["authors"] = [one_line(str(a)) for a in paper.authors]
+    ref["title"] = one_line(paper.title)
+    if "venue" in keep and meta.venue:
+        ref["publisher" if ty in _VENUE_IS_PUBLISHER else "secondary_title"] = meta.venue
+    parts = date_parts(meta.date)
+    if "year" in keep and parts:
+        ref["year"] = f"{parts[0]:04d}"
+        if len(parts) > 1:
+            ref["date"] = _ris_date(parts)
+    if "doi" in keep and meta.doi:
+        ref["doi"] = meta.doi
+    if "arxiv_id" in keep and meta.arxiv_id:
+        ref["accession_number"] = "arXiv:" + meta.arxiv_id
+        ref["name_of_database"] = "arXiv"
+    if "url" in keep and meta.url:
+        ref["urls"] = [meta.url]
+    elif "arxiv_id" in keep and meta.arxiv_id:
+        ref["urls"] = [ARXIV_ABS + meta.arxiv_id]
+    if "added" in keep:
+        ref["access_date"] = _ris_date(date_parts(paper.added_at))
+    if "abstract" in keep:
+        ref["abstract"] = one_line(paper.abstract)
+    if "tags" in keep and paper.tags:
+        ref["keywords"] = [one_line(t.name) for t in paper.tags]
+    notes = []
+    if "note" in keep and paper.note.strip():
+        notes.append(one_line(paper.note))
+    if "highlights" in keep:
+        notes += [one_line("Highlight: " + highlight_text(h)) for h in paper.highlights]
+    if notes:
+        ref["notes"] = notes
+    return ref
+
+
+def ris_chunks(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
+    """Yield the RIS export of ``papers``, one record per chunk (``TY  - `` first,
+    ``ER  - `` last, LF line ends).
+
+    Args:
+        papers: in the order to write.
+        keep: export field names to write.
+    Yields:
+        One record's lines at a time.
+    """
+    for paper in papers:
+        yield rispy.dumps([ris_record(paper, keep)], implementation=_RisWriter)
