@@ -23,3 +23,33 @@ class _NoQt(importlib.abc.MetaPathFinder):
 
 if not QT_BINDINGS & set(sys.modules):
     sys.meta_path.insert(0, _NoQt())
+
+
+# -- a library to cite from (tests of what other programs read in the exports) ---------
+import pytest  # noqa: E402
+
+#: Export file name of each format in the ``cited_exports`` folder.
+CITED_FILES = {"bibtex": "cited.bib", "ris": "cited.ris", "csl-json": "cited.json",
+               "json": "cited.paperdesk.json", "csv": "cited.csv"}
+
+
+@pytest.fixture(scope="session")
+def cited_library(tmp_path_factory, seed_files):
+    """One open library for the whole session (tests only read it): the seed papers,
+    metadata on a few of them and hostile text (``tests/core/cited.py``)."""
+    from cited import build
+
+    lib = build(tmp_path_factory.mktemp("cited"), seed_files)
+    yield lib
+    lib.close()
+
+
+@pytest.fixture(scope="session")
+def cited_exports(cited_library, tmp_path_factory):
+    """The whole ``cited_library`` exported once in every format: format -> file."""
+    folder = tmp_path_factory.mktemp("cited-exports")
+    files = {}
+    for fmt, name in CITED_FILES.items():
+        files[fmt] = folder / name
+        cited_library.export_to_file(cited_library.paper_ids(), fmt, files[fmt])
+    return files
