@@ -88,7 +88,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["latex_text", "latex_url", "GREEK"]
+__all__ = ["latex_text", "latex_url", "brace_partners", "GREEK"]
 
 #: Greek letters and the math macro every reader turns back into that letter (see the
 #: module docstring; ``\\Upsilon`` and ``\\varrho`` are left out on purpose).
@@ -118,9 +118,9 @@ def _is_greek(ch: str) -> bool:
     return "\u0370" <= ch <= "\u03ff" or "\u1f00" <= ch <= "\u1fff"
 
 
-def _brace_partners(text: str) -> set[int]:
-    """Positions of the braces in ``text`` that pair up (a ``{`` closed by a later
-    ``}``); the others are lone."""
+def brace_partners(text: str) -> set[int]:
+    """Return the positions of the braces in ``text`` that pair up (a ``{`` closed by a
+    later ``}``, nested properly); the other braces are lone."""
     paired: set[int] = set()
     stack: list[int] = []
     for i, ch in enumerate(text):
@@ -148,7 +148,7 @@ def latex_text(text: str, pair_braces: bool = True) -> str:
         The LaTeX, on one line.
     """
     clean = _SPACE.sub(" ", text).strip()
-    paired = _brace_partners(clean) if pair_braces else set()
+    paired = brace_partners(clean) if pair_braces else set()
     out: list[str] = []
     i = 0
     while i < len(clean):

@@ -20,6 +20,12 @@ abstract on one line), one ``KW`` per tag, ``N1`` for the note and one per highl
 ``ER`` last. Links and identifiers that the abstract merely mentions are not written as
 ``UR``: they are other work (the abstract still holds them).
 
+Values are the text as written, on one line, with one exception: a brace that has no
+partner (``}`` with no ``{`` before it, or ``{`` never closed) is written as its
+full-width form (``｝``, ``｛``). JabRef 3.8 imports such a record but can never save it
+again ("'}' character ends string prematurely": it writes every field as BibTeX and
+requires braces that pair up, backslash or not); braces that pair up are kept.
+
 JabRef's RIS import puts ``ID`` in a field ``refid`` rather than using it as the entry's
 key; see the README for the one-line JabRef setting that makes it the key.
 """
@@ -31,10 +37,11 @@ from collections.abc import Iterable, Iterator
 import rispy
 
 from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
-                                           highlight_text, one_line)
+                                           highlight_text)
+from paperdesk.core.exports.latex import brace_partners
 from paperdesk.core.models import Paper
 
-__all__ = ["RIS_TYPES", "ris_record", "ris_chunks"]
+__all__ = ["RIS_TYPES", "ris_record", "ris_chunks", "ris_text"]
 
 #: paperdesk entry type -> RIS reference type (``TY``).
 RIS_TYPES: dict[str, str] = {
@@ -51,6 +58,26 @@ class _RisWriter(rispy.RisWriter):
 
     def set_header(self, count: int) -> str:
         return ""
+
+
+_LONE = {"{": "\uff5b", "}": "\uff5d"}
+
+
+def ris_text(text: str) -> str:
+    """Return text as an RIS value: on one line (white space runs made one space), with
+    braces that have no partner written in their full-width forms (see the module
+    docstring).
+
+    Args:
+        text: a title, abstract, note, name, tag or venue.
+    Returns:
+        The value.
+    """
+    line = " ".join(text.split())
+    if "{" not in line and "}" not in line:
+        return line
+    paired = brace_partners(line)
+    return "".join(_LONE.get(ch, ch) if i not in paired else ch for i, ch in enumerate(line))
 
 
 def _ris_date(parts: list[int]) -> str:
@@ -73,10 +100,11 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     ty = RIS_TYPES[paper.entry_type]
     ref: dict = {"type_of_reference": ty, "id": citation_key(paper)}
     if "authors" in keep and paper.authors:
-        ref["authors"] = [one_line(str(a)) for a in paper.authors]
-    ref["title"] = one_line(paper.title)
+        ref["authors"] = [ris_text(str(a)) for a in paper.authors]
+    ref["title"] = ris_text(paper.title)
     if "venue" in keep and meta.venue:
-        ref["publisher" if ty in _VENUE_IS_PUBLISHER else "secondary_title"] = meta.venue
+        ref["publisher" if ty in _VENUE_IS_PUBLISHER else "secondary_title"] = \
+            ris_text(meta.venue)
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         ref["year"] = f"{parts[0]:04d}"
@@ -94,14 +122,14 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     if "added" in keep:
         ref["access_date"] = _ris_date(date_parts(paper.added_at))
     if "abstract" in keep:
-        ref["abstract"] = one_line(paper.abstract)
+        ref["abstract"] = ris_text(paper.abstract)
     if "tags" in keep and paper.tags:
-        ref["keywords"] = [one_line(t.name) for t in paper.tags]
+        ref["keywords"] = [ris_text(t.name) for t in paper.tags]
     notes = []
     if "note" in keep and paper.note.strip():
-        notes.append(one_line(paper.note))
+        notes.append(ris_text(paper.note))
     if "highlights" in keep:
-        notes += [one_line("Highlight: " + highlight_text(h)) for h in paper.highlights]
+        notes += [ris_text("Highlight: " + highlight_text(h)) for h in paper.highlights]
     if notes:
         ref["notes"] = notes
     return ref
