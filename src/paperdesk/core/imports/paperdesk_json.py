@@ -1,5 +1,12 @@
 """Reading paperdesk's own JSON export back into a library (see
-:func:`paperdesk.core.exports.formats.json_document` for the format)."""
+:func:`paperdesk.core.exports.paperdesk_json.json_document` for the format).
+
+Versions 1 and 2 are read. Version 2 carries each paper's own metadata (``citation_key``,
+``entry_type``, ``authors``, ``date``, ``venue``, ``doi``, ``arxiv_id``, ``url``); a new
+paper gets it, and keeps its citation key when no other paper in the library has it.
+Version 1 has none (its ``urls`` and ``arxiv_ids`` were what the abstract mentions, which
+is derived from the abstract again). ``mentioned`` is never read: it follows the abstract.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +16,51 @@ from pathlib import Path
 
 import sqlite_utils
 
-from paperdesk.core.store.papers import insert_paper
-from paperdesk.core.exports.formats import JSON_FORMAT_NAME
-from paperdesk.core.models import FileReport
+from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
+from paperdesk.core.metadata import MetadataError, check_citation_key, check_metadata
+from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
+                                         write_metadata)
 from paperdesk.core.text import content_hash, derive_title, normalize
 
-__all__ = ["is_json_export", "read_export", "store_export"]
+__all__ = ["is_json_export", "read_export", "store_export", "READ_VERSIONS",
+           "paper_metadata"]
+
+#: The export versions this reader understands.
+READ_VERSIONS = (1, 2)
+
+
+def paper_metadata(item: dict) -> tuple[Metadata | None, str | None]:
+    """Return the own metadata and citation key of one paper of an export.
+
+    Args:
+        item: a ``papers`` entry (version 1 or 2).
+    Returns:
+        ``(metadata, citation_key)``: metadata checked and cleaned as
+        :func:`paperdesk.core.metadata.check_metadata` does, or ``None`` when the entry
+        has none (version 1, or every part empty); the key, or ``None``.
+    Raises:
+        MetadataError: a part is malformed (one line naming it), or an author is not
+            ``{"family", "given"}``.
+    """
+    authors = []
+    for a in item.get("authors") or []:
+        if not isinstance(a, dict) or not str(a.get("family") or "").strip():
+            raise MetadataError(f"author: cannot read {a!r} (want {{\"family\", \"given\"}})")
+        authors.append(Author(str(a["family"]), str(a.get("given") or "")))
+    meta = check_metadata(Metadata(
+        authors=tuple(authors), date=_text_or_none(item.get("date")),
+        venue=str(item.get("venue") or ""), entry_type=_text_or_none(item.get("entry_type")),
+        doi=_text_or_none(item.get("doi")), arxiv_id=_text_or_none(item.get("arxiv_id")),
+        url=_text_or_none(item.get("url"))))
+    key = item.get("citation_key")
+    key = check_citation_key(str(key)) if key not in (None, "") else None
+    return (None if meta == Metadata() else meta), key
+
+
+def _text_or_none(value) -> str | None:
+    return None if value is None else str(value)
 
 
 def is_json_export(path: str | os.PathLike) -> bool:
@@ -29,13 +74,14 @@ def is_json_export(path: str | os.PathLike) -> bool:
 
 
 def read_export(path: str | os.PathLike) -> dict:
-    """Load and check a JSON export.
+    """Load and check a JSON export (version 1 or 2).
 
     Returns:
         The document (``{"format", "version", "papers": [...]}``).
     Raises:
-        ParseError: unreadable, not JSON, not a paperdesk export, or a paper without an
-            abstract.
+        ParseError: unreadable, not JSON, not a paperdesk export, a version this reader
+            does not know, a paper without an abstract, or a paper whose metadata is
+            malformed (the reason names the paper and the part).
     """
     p = Path(path)
     try:
@@ -49,12 +95,20 @@ def read_export(path: str | os.PathLike) -> dict:
     if not isinstance(doc, dict) or doc.get("format") != JSON_FORMAT_NAME:
         raise ParseError(path, "not a paperdesk JSON export (no \"format\": "
                                f"\"{JSON_FORMAT_NAME}\")")
+    version = doc.get("version", 1)
+    if version not in READ_VERSIONS:
+        raise ParseError(path, f"paperdesk export version {version!r} is not one this "
+                               f"paperdesk reads ({', '.join(map(str, READ_VERSIONS))})")
     papers = doc.get("papers")
     if not isinstance(papers, list):
         raise ParseError(path, "a paperdesk export needs a \"papers\" list")
     for n, paper in enumerate(papers, start=1):
         if not isinstance(paper, dict) or not str(paper.get("abstract", "")).strip():
             raise ParseError(path, f"paper {n} has no abstract")
+        try:
+            paper_metadata(paper)
+        except MetadataError as exc:
+            raise ParseError(path, f"paper {n}: {exc}") from exc
     return doc
 
 
@@ -72,10 +126,13 @@ def _source_id(db: sqlite_utils.Database, src: dict, now: str) -> int:
 def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int], list[int]]:
     """Store the papers of an export (inside the caller's transaction).
 
-    New abstracts are added with their title, dates, read and star marks; a paper already
-    in the library keeps its own title and note but gains the export's tags, highlights
-    (when the offsets still fit the abstract), read and star marks. Tags are matched by
-    name without regard to case; a tag's number key is taken only if it is free.
+    New abstracts are added with their title, dates, read and star marks, own metadata
+    and citation key (kept when no other paper has it, else a fresh one); a paper already
+    in the library keeps its own title, note, citation key and metadata (it takes the
+    export's metadata only when it has none of its own) but gains the export's tags,
+    highlights (when the offsets still fit the abstract), read and star marks. Tags are
+    matched by name without regard to case; a tag's number key is taken only if it is
+    free.
 
     Args:
         lib: the :class:`~paperdesk.core.library.Library`.
@@ -91,18 +148,25 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
         abstract = normalize(str(item["abstract"]))
         digest = content_hash(abstract)
         row = db.execute("SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+        meta, key = paper_metadata(item)
         if row is None:
             derived = derive_title(abstract)
             title = normalize(str(item.get("title") or "")) or derived
             pid = insert_paper(db, content_hash=digest, abstract=abstract,
                                derived_title=derived, title=title,
                                added_at=str(item.get("added_at") or now),
-                               read_at=item.get("read_at"), starred=bool(item.get("starred")))
+                               read_at=item.get("read_at"), starred=bool(item.get("starred")),
+                               metadata=meta, citation_key=key)
             added.append(pid)
             report.added += 1
         else:
             pid = row[0]
             report.duplicates += 1
+            own = metadata_from_row(db.execute(
+                f"SELECT {', '.join(METADATA_COLUMNS)} FROM papers WHERE id = ?",
+                [pid]).fetchone())
+            if meta is not None and own == Metadata():
+                write_metadata(db, pid, meta)
             if item.get("read_at"):
                 db.execute("UPDATE papers SET read_at = coalesce(read_at, ?) WHERE id = ?",
                            [item["read_at"], pid])
