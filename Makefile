@@ -10,7 +10,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test bench bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -30,6 +30,30 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -p no:pytest-qt tests/core
 	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest tests/ui
+
+# The programs that read paperdesk's exports (README: "Exports and the tools that read
+# them"); the tests that hand exports to them are skipped when they are missing.
+CLIENT_PACKAGES := pandoc biber texlive-latex-base texlive-latex-recommended \
+                   texlive-latex-extra texlive-bibtex-extra jabref
+CLIENT_NPM := @citation-js/core@^0.8 @citation-js/plugin-bibtex@^0.8 \
+              @citation-js/plugin-csl@^0.8 @citation-js/plugin-ris@^0.8
+
+## clients: install the readers of the exports for the tests that use them (make test
+## skips those tests without them): pandoc, bibtex, biber, pdflatex/lualatex with
+## biblatex and JabRef with apt-get (as root, or through sudo), and citation-js with npm
+## into .clients/ (git-ignored). Elsewhere it names the packages to install.
+clients:
+	@if command -v apt-get >/dev/null 2>&1; then \
+	    if [ "$$(id -u)" = 0 ]; then sudo=; \
+	    elif command -v sudo >/dev/null 2>&1; then sudo=sudo; \
+	    else echo "make clients: apt-get needs root; run it as root or install sudo"; exit 1; fi; \
+	    $$sudo apt-get update && $$sudo apt-get install -y $(CLIENT_PACKAGES); \
+	else \
+	    echo "make clients: no apt-get here; install with your package manager: pandoc," \
+	         "biber, a TeX distribution with biblatex (TeX Live, MiKTeX, MacTeX), JabRef"; \
+	fi
+	@command -v npm >/dev/null 2>&1 || { echo "make clients: npm (Node.js) is needed for citation-js"; exit 1; }
+	npm install --prefix .clients --no-audit --no-fund $(CLIENT_NPM)
 
 ## bench: the search benchmark at 100,000 papers next to SQLite FTS5 (builds .bench/ once),
 ## then the window's responsiveness: edits during a 30,000-abstract import, typing a search
