@@ -130,7 +130,10 @@ def test_citation_js_reads_keys_years_and_authors(exported):
     items = read["items"]
     assert len(items) == len(papers)
     for item, paper in zip(items, papers):
+        assert item["id"] == paper.citation_key
         assert item["title"] == ris_text(paper.title)
+        assert item["accessed"]["date-parts"][0] == \
+            [int(p) for p in paper.added_at[:10].split("-")]
         issued = item.get("issued", {}).get("date-parts", [[None]])[0][0]
         assert issued == (paper.year if paper.year else None), paper.citation_key
         names = [(a.get("family", "") + (", " + a["given"] if a.get("given") else ""))
