@@ -72,6 +72,7 @@ def test_rispy_reads_every_field(exported):
         else:
             assert "date" not in record
         assert record["access_date"] == paper.added_at[:10].replace("-", "/") + "/"
+        assert record["database_provider"] == "paperdesk"
         assert record.get("doi") == meta.doi
         if meta.arxiv_id:
             assert record["accession_number"] == "arXiv:" + meta.arxiv_id
@@ -132,6 +133,7 @@ def test_citation_js_reads_keys_years_and_authors(exported):
     for item, paper in zip(items, papers):
         assert item["id"] == paper.citation_key
         assert item["title"] == ris_text(paper.title)
+        assert item["abstract"] == ris_text(paper.abstract)          # not a note
         assert item["accessed"]["date-parts"][0] == \
             [int(p) for p in paper.added_at[:10].split("-")]
         issued = item.get("issued", {}).get("date-parts", [[None]])[0][0]

@@ -15,7 +15,8 @@ conference or book) or, for books, theses and reports, ``PB`` (publisher, univer
 institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, or ``YYYY/MM//`` when only the
 month is known) from the paper's own publication date only, ``DO`` (DOI), ``AN``
 (``arXiv:<id>``) and ``DB`` (``arXiv``) for its own arXiv id, ``UR`` (its own URL, else
-its arXiv page), ``Y2`` (the date it was added, as the access date), ``AB`` (the
+its arXiv page), ``DP`` (``paperdesk``: the database the record comes from; see below),
+``Y2`` (the date it was added, as the access date), ``AB`` (the
 abstract on one line), one ``KW`` per tag, ``N1`` for the note and one per highlight, and
 ``ER`` last. Links and identifiers that the abstract merely mentions are not written as
 ``UR``: they are other work (the abstract still holds them).
@@ -25,6 +26,11 @@ partner (``}`` with no ``{`` before it, or ``{`` never closed) is written as its
 full-width form (``｝``, ``｛``). JabRef 3.8 imports such a record but can never save it
 again ("'}' character ends string prematurely": it writes every field as BibTeX and
 requires braces that pair up, backslash or not); braces that pair up are kept.
+
+``DP`` is also there for citation-js: it counts ``ID`` as a tag of the old Reference
+Manager set, and reads a record with no tag of the 2011 set (an undated paper without
+DOI or arXiv id) by the old meanings: ``AB`` as a note and no access date (measured with
+citation-js 0.8).
 
 JabRef's RIS import puts ``ID`` in a field ``refid`` rather than using it as the entry's
 key; see the README for the one-line JabRef setting that makes it the key.
@@ -91,7 +97,8 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
 
     Args:
         paper: the paper.
-        keep: export field names to write (the type, citation key and title always are).
+        keep: export field names to write (the type, citation key, title and ``DP``
+            always are).
     Returns:
         ``{"type_of_reference": "JOUR", "id": key, "authors": [...], ...}``.
     """
@@ -119,6 +126,7 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
         ref["urls"] = [meta.url]
     elif "arxiv_id" in keep and meta.arxiv_id:
         ref["urls"] = [ARXIV_ABS + meta.arxiv_id]
+    ref["database_provider"] = "paperdesk"
     if "added" in keep:
         ref["access_date"] = _ris_date(date_parts(paper.added_at))
     if "abstract" in keep:
