@@ -286,8 +286,8 @@ def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded,
     window.select_row(window.model.row_of(pid))
     stored = lib.get(pid).abstract
     view = window.detail_pane.abstract_view
-    assert [url for url in window.detail_pane.paper.urls] == ["https://example.org/a_(b)",
-                                                              "http://x.org"]
+    assert list(window.detail_pane.paper.mentioned.urls) == ["https://example.org/a_(b)",
+                                                             "http://x.org"]
     for phrase in ("Θ-method wins over 𝒪(n²)", "𝔼[x] with β", "x.org. After"):
         cursor = view.document().find(phrase)
         assert not cursor.isNull(), phrase
