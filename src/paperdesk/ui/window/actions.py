@@ -7,8 +7,9 @@ a window.
 Single-key shortcuts (letters, digits, Space, ``?``) never fire while the focus is in a
 text field (search box, note editor, tag or title editor): those widgets claim printable
 keys through Qt's ``ShortcutOverride`` event, so the key is typed instead. The tests check
-this for the search box and the note editor. (Ctrl+K, "copy \\cite{key}", is claimed the
-same way by a text field, where it deletes to the end of the line.)
+this for the search box and the note editor. Ctrl+K ("copy \\cite{key}") stays with a text
+field only where the platform binds it to "delete to the end of the line" (X11 and
+Wayland desktops); elsewhere it copies from anywhere in the window.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ _TAG_KEYS = tuple(
 #: The list's optional columns (View ▸ List Columns and the header's context menu):
 #: paper field name -> menu text. The Title column is always shown; Snippet while
 #: searching.
-LIST_COLUMNS: dict[str, str] = {"added": "&Added", "authors": "First &Author",
+LIST_COLUMNS: dict[str, str] = {"added": "&Added", "authors": "First Au&thor",
                                 "year": "&Year", "venue": "&Venue"}
 
 _COLUMN_ACTIONS = tuple(

@@ -85,9 +85,14 @@ class MetadataCommandsMixin:
 
         dialog.saveRequested.connect(save)
         dialog.keyRequested.connect(propose)
-        dialog.finished.connect(lambda _result: alive() and self.focus_list())
+        dialog.finished.connect(lambda _result: alive() and self._back_from_dialog())
         dialog.open()
         return dialog
+
+    def _back_from_dialog(self) -> None:
+        """The editor closed: the window (and its list) has the keyboard again."""
+        self.activateWindow()
+        self.focus_list()
 
     def regenerate_citation_key(self) -> bool:
         """Give the paper shown the key its metadata proposes (Paper ▸ Regenerate
