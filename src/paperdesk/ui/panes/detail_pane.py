@@ -2,8 +2,8 @@
 
 From top to bottom: the title (double-click or F2 to edit; the derived title stays as a
 fallback), the byline (the paper's own authors, date and venue, or a hint that they are
-not set) with the metadata editor's button (M), the added date with star and read
-toggles, the tag chips with
+not set) with the title and metadata editors' buttons (F2, M), the added date with star
+and read toggles, the tag chips with
 the tag editor, the abstract (then the paper's own citation metadata, the links and ids
 the abstract mentions, and the source files), the highlights, and the note editor.
 
@@ -119,6 +119,7 @@ class DetailPane(QWidget):
         self.meta_label = QLabel()
         self.meta_label.setObjectName("metaLabel")
         self.meta_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.meta_label.setWordWrap(True)   # a narrow pane wraps it instead of cutting it
         self.star_button = self._tool_button("starButton", "☆ Star", "Star this paper (S)")
         self.star_button.clicked.connect(self.starToggled)
         self.read_button = self._tool_button("readButton", "Mark read", "Mark read (R)")
@@ -136,13 +137,13 @@ class DetailPane(QWidget):
         meta_row = QHBoxLayout()
         meta_row.setSpacing(4)
         meta_row.addWidget(self.meta_label, 1)
-        for button in (self.star_button, self.read_button, self.title_button,
-                       self.reset_title_button):
+        for button in (self.star_button, self.read_button):
             meta_row.addWidget(button)
-        byline_row = QHBoxLayout()
+        byline_row = QHBoxLayout()   # what describes the paper, and its two editors
         byline_row.setSpacing(4)
         byline_row.addWidget(self.byline_label, 1)
-        byline_row.addWidget(self.metadata_button, 0, Qt.AlignmentFlag.AlignTop)
+        for button in (self.title_button, self.reset_title_button, self.metadata_button):
+            byline_row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
 
         self.chips = TagChipBar()
         self.chips.addRequested.connect(self.tagAddRequested)

@@ -261,19 +261,19 @@ def _link(url: str, text: str, colours: HtmlColours) -> str:
     return f"{_link_open(url, colours)}{html.escape(text)}</a>"
 
 
-def _rows_table(heading: str, rows: Sequence[tuple[str, str]],
-                colours: HtmlColours) -> str:
-    """A muted heading, then ``(label, value HTML)`` rows in two aligned columns."""
+def _section_rows(heading: str, rows: Sequence[tuple[str, str]], colours: HtmlColours,
+                  first: bool = False) -> str:
+    """Table rows: a muted heading across both columns, then ``(label, value HTML)``."""
     muted = _muted(colours)
-    cells = "".join(
-        f'<tr><td style="{muted} padding-right:10px;">{html.escape(label)}</td>'
-        f"<td>{value}</td></tr>" for label, value in rows)
-    return (f'<p style="margin-top:14px; margin-bottom:2px;"><span style="{muted}">'
-            f"{html.escape(heading)}</span></p>"
-            f'<table cellspacing="0" cellpadding="1">{cells}</table>')
+    space = "4px" if first else "12px"
+    out = [f'<tr><td colspan="2" style="{muted} padding-top:{space}; padding-bottom:2px;">'
+           f"{html.escape(heading)}</td></tr>"]
+    out += [f'<tr><td style="{muted} padding-right:12px;">{html.escape(label)}</td>'
+            f"<td>{value}</td></tr>" for label, value in rows]
+    return "".join(out)
 
 
-def _citation_block(paper: Paper, colours: HtmlColours) -> str:
+def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
     """The paper's own metadata: what a citation of it carries."""
     meta = paper.metadata
     rows: list[tuple[str, str]] = []
@@ -295,14 +295,12 @@ def _citation_block(paper: Paper, colours: HtmlColours) -> str:
                      else html.escape(meta.url)))
     if paper.citation_key:
         rows.append(("Citation key", html.escape(paper.citation_key)))
-    return _rows_table("Citation", rows, colours)
+    return rows
 
 
-def _mentioned_block(paper: Paper, colours: HtmlColours) -> str | None:
+def _mentioned_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
     """Links and identifiers the abstract cites: other work, never the paper's own."""
     m = paper.mentioned
-    if not m:
-        return None
     rows: list[tuple[str, str]] = []
     if m.arxiv_ids:
         rows.append(("arXiv", ", ".join(_link(arxiv_url(a), a, colours)
@@ -313,15 +311,23 @@ def _mentioned_block(paper: Paper, colours: HtmlColours) -> str | None:
         rows.append(("Links" if len(m.urls) > 1 else "Link",
                      "<br>".join(_link(u, u, colours) if _is_web_url(u) else html.escape(u)
                                  for u in m.urls)))
-    return _rows_table("Mentioned in the abstract", rows, colours)
+    return rows
+
+
+def _metadata_table(paper: Paper, colours: HtmlColours) -> str:
+    """One table (so the values line up): "Citation", then "Mentioned in the abstract"
+    when the abstract mentions links or identifiers."""
+    body = _section_rows("Citation", _citation_rows(paper, colours), colours, first=True)
+    mentioned = _mentioned_rows(paper, colours)
+    if mentioned:
+        body += _section_rows("Mentioned in the abstract", mentioned, colours)
+    return (f'<table style="margin-top:10px;" cellspacing="0" cellpadding="1">'
+            f"{body}</table>")
 
 
 def _links_and_sources(paper: Paper, colours: HtmlColours = LIGHT) -> list[str]:
-    parts = [_citation_block(paper, colours)]
+    parts = [_metadata_table(paper, colours)]
     muted = _muted(colours)
-    mentioned = _mentioned_block(paper, colours)
-    if mentioned:
-        parts.append(mentioned)
     if paper.sources:
         rows = "<br>".join(
             f'<span title="{html.escape(s.path, quote=True)}">{html.escape(s.name)}</span>'

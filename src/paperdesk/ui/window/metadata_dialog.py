@@ -88,7 +88,7 @@ class MetadataDialog(QDialog):
     def __init__(self, paper: Paper, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("metadataDialog")
-        self.setWindowTitle("Metadata")
+        self.setWindowTitle("Edit Metadata")
         self.paper_id = paper.id
         self._key = paper.citation_key
         self._saving = False
