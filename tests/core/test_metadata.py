@@ -281,3 +281,20 @@ def test_mentioned_identifiers_are_searchable_apart(described):
     (hit,) = lib.search('"characterised in"', limit=1)
     assert _ids(lib, "mentions:2212.08630") == [hit.id]
     assert _ids(lib, "arxiv:2212.08630") == []
+
+
+def test_metadata_and_key_are_one_step_or_nothing(seeded_library):
+    lib = seeded_library
+    p1, p2 = lib.paper_ids()[:2]
+    old_key = lib.citation_key(p1)
+    changes = lib.set_metadata(p1, Metadata(date="2020"), citation_key="mine2020")
+    assert changes.fields == {"metadata", "citation_key"}
+    assert lib.citation_key(p1) == "mine2020" and len(lib.undo_stack) == 1
+    lib.undo()
+    assert lib.citation_key(p1) == old_key and lib.metadata(p1) == Metadata()
+    lib.redo()
+    with pytest.raises(MetadataError, match="already used"):
+        lib.set_metadata(p2, Metadata(venue="X"), citation_key="MINE2020")
+    with pytest.raises(MetadataError, match="^citation key: "):
+        lib.set_metadata(p2, Metadata(venue="X"), citation_key="two words")
+    assert lib.metadata(p2) == Metadata()
