@@ -105,7 +105,7 @@ PAPER_FIELDS: tuple[Field, ...] = (
           header_tip="Sort by the first author's family name (click again to reverse)",
           sort_sql="json_extract(authors, '$[0][0]') IS NULL, "
                    "json_extract(authors, '$[0][0]') COLLATE NOCASE {d}, id {d}",
-          search="author", csv="authors", json="authors"),
+          search="author", searched_by_default=True, csv="authors", json="authors"),
     Field("year", "Date", "date", column="date", header="Year",
           header_tip="Sort by publication date (click again to reverse)",
           sort_sql="date IS NULL, date {d}, id {d}", search="year", csv="date",
@@ -119,8 +119,8 @@ PAPER_FIELDS: tuple[Field, ...] = (
           csv="arxiv_id", json="arxiv_id"),
     Field("url", "URL", "text", column="url", csv="url", json="url"),
     # Links, arXiv ids and DOIs that appear in the abstract: other work, not the paper's.
-    Field("mentioned", "Mentioned links and ids", "list", csv="mentioned",
-          json="mentioned"),
+    Field("mentioned", "Mentioned links and ids", "list", search="mentions",
+          csv="mentioned", json="mentioned"),
     # source: matches file names, their stems and header lines.
     Field("sources", "Source files", "list", search="source", csv="sources",
           json="sources"),
