@@ -180,62 +180,6 @@ class MetadataMixin:
         return self._key_step("Regenerate citation key", int(paper_id), old,
                               self.proposed_citation_key(paper_id), undoable)
 
-    def _write_metadata_and_key(self, pid: int, meta: Metadata, key: str) -> None:
-        with _db.transaction(self.db) as db:
-            if key_taken(db, key, pid):
-                raise MetadataError(f"citation key: {key!r} is already used by another paper")
-            db.conn.execute("UPDATE papers SET citation_key = ? WHERE id = ?", [key, pid])
-            write_metadata(db, pid, meta)
-            self._enqueue(db, [pid], "update")
-        self._changed()
-
-    def edit_paper_metadata(self, paper_id: int, meta: Metadata, key: str | None = None,
-                            undoable: bool = True) -> Changes:
-        """Replace a paper's own metadata and, optionally, its citation key, in one
-        transaction and one undo step (what the window's metadata editor saves).
-
-        Args:
-            paper_id: the paper.
-            meta: the new metadata (checked and cleaned first, as for
-                :meth:`set_metadata`).
-            key: the new citation key, or ``None`` to keep the current one.
-            undoable: record an undo step ("Edit metadata", or "Edit citation key" when
-                only the key changed).
-        Returns:
-            :class:`Changes` with fields ``"metadata"`` and/or ``"citation_key"`` (empty
-            when nothing differs).
-        Raises:
-            UnknownPaper: no such paper.
-            MetadataError: a part is refused, or the key is malformed or another
-                paper's; nothing is changed.
-        """
-        clean = check_metadata(meta)
-        new_key = check_citation_key(key) if key is not None else None
-        before = self.metadata(paper_id)
-        old_key = self.citation_key(paper_id)
-        pid = int(paper_id)
-        if new_key is None:
-            new_key = old_key
-        fields = (["metadata"] if clean != before else []) + \
-            (["citation_key"] if new_key != old_key else [])
-        if not fields:
-            return NO_CHANGES
-        self._write_metadata_and_key(pid, clean, new_key)
-        changes = Changes.of(papers=[pid], fields=fields, search=True)
-
-        def undo() -> Changes:
-            self._existing_ids([pid])
-            self._write_metadata_and_key(pid, before, old_key)
-            return changes
-
-        def redo() -> Changes:
-            self._existing_ids([pid])
-            self._write_metadata_and_key(pid, clean, new_key)
-            return changes
-
-        label = "Edit metadata" if "metadata" in fields else "Edit citation key"
-        return self._record(label, changes, undo, redo, undoable=undoable)
-
     def paper_for_key(self, key: str) -> int | None:
         """Return the id of the paper with this citation key (any case), or ``None``."""
         row = self.db.execute("SELECT id FROM papers WHERE citation_key = ? COLLATE NOCASE",

@@ -154,8 +154,8 @@ def demo_metadata(window) -> int | None:
     near = ids[max(0, at - 2 * len(DEMO_LIST_METADATA)):at:2]   # rows shown above it
     for pid, (family, given, year, venue) in zip(near, DEMO_LIST_METADATA):
         meta = Metadata(authors=(Author(family, given),), date=year, venue=venue)
-        window.run_edit(lambda lib, pid=pid, meta=meta: lib.edit_paper_metadata(
-            pid, meta, lib.proposed_citation_key(pid, meta)))
+        window.run_edit(lambda lib, pid=pid, meta=meta: lib.set_metadata(
+            pid, meta, citation_key=lib.proposed_citation_key(pid, meta)))
     for name in ("authors", "year"):
         window.set_list_column_shown(name, True)
     if target is not None:
@@ -163,8 +163,8 @@ def demo_metadata(window) -> int | None:
         meta = Metadata(authors=parse_authors(d["authors"]), date=d["date"],
                         venue=d["venue"], entry_type=d["entry_type"], doi=d["doi"],
                         url=d["url"])
-        window.run_edit(lambda lib: lib.edit_paper_metadata(
-            target, meta, lib.proposed_citation_key(target, meta)))
+        window.run_edit(lambda lib: lib.set_metadata(
+            target, meta, citation_key=lib.proposed_citation_key(target, meta)))
     window.worker.wait_idle(30)
     return target
 

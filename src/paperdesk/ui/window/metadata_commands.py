@@ -67,7 +67,7 @@ class MetadataCommandsMixin:
 
         def save(meta: Metadata, key: str | None) -> None:
             queued = self.submit_edit(
-                lambda lib: lib.edit_paper_metadata(pid, meta, key),
+                lambda lib: lib.set_metadata(pid, meta, citation_key=key),
                 on_done=lambda _changes: alive() and dialog.saved(),
                 on_failed=lambda message: (dialog.refused(message) if alive()
                                            else self.show_error(message)))
