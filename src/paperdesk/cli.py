@@ -11,12 +11,14 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from paperdesk import __version__
 from paperdesk.core.exports.formats import FIELDS, FORMATS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.library import Library
+from paperdesk.core.metadata import ENTRY_TYPES, parse_authors
 from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
@@ -135,6 +137,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="FILE", type=Path,
                    help="file to write (default: standard output)")
 
+    p = sub.add_parser(
+        "edit", help="set a paper's own metadata: authors, year or date, venue, type, DOI, "
+                     "arXiv id, URL, citation key (an empty value clears it)",
+        description="Set a paper's own metadata. Only the options given change; an empty "
+                    "value (--doi '') clears that part. Malformed DOIs, arXiv ids, dates "
+                    "and URLs are refused with the reason, and nothing changes. Without "
+                    "options, prints the metadata.")
+    p.add_argument("id", type=int)
+    p.add_argument("--author", action="append", metavar="NAME",
+                   help="an author, 'Family, Given' or 'Given Family'; repeat for each, in "
+                        "order (replaces the authors; 'A; B' also gives two)")
+    when = p.add_mutually_exclusive_group()
+    when.add_argument("--year", metavar="YYYY", help="publication year")
+    when.add_argument("--date", metavar="YYYY[-MM[-DD]]", help="publication date")
+    p.add_argument("--venue", metavar="TEXT", help="journal, conference or repository")
+    p.add_argument("--type", dest="entry_type", metavar="TYPE",
+                   help="entry type: " + ", ".join(ENTRY_TYPES))
+    p.add_argument("--doi", metavar="DOI", help="the paper's DOI (10.1234/..., doi:, or a "
+                                               "doi.org link)")
+    p.add_argument("--arxiv", metavar="ID", help="the paper's arXiv id (2212.08630, "
+                                                "arXiv:..., or an arxiv.org link)")
+    p.add_argument("--url", metavar="URL", help="the paper's own page")
+    key = p.add_mutually_exclusive_group()
+    key.add_argument("--key", metavar="KEY", help="its citation key")
+    key.add_argument("--regenerate-key", action="store_true",
+                     help="give it a new key from its first author, year and title "
+                          "(documents citing the old key stop finding it)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
     p = sub.add_parser("tags", help="list tags with paper counts, colours and keys")
     p.add_argument("--json", action="store_true", help="print as JSON")
 
@@ -204,6 +235,8 @@ def _cmd_show(lib: Library, args) -> int:
     if paper.tags:
         print("tags: " + ", ".join(t.name for t in paper.tags))
     print()
+    _print_metadata(paper)
+    print()
     print(paper.abstract)
     if paper.highlights:
         print("\nHighlights:")
@@ -211,14 +244,65 @@ def _cmd_show(lib: Library, args) -> int:
             print(f"  “{h.text}”" + (f" — {h.comment}" if h.comment else ""))
     if paper.note:
         print("\nNote:\n" + paper.note)
-    if paper.mentioned.urls:
-        print("\nLinks:\n" + "\n".join(f"  {u}" for u in paper.mentioned.urls))
-    if paper.mentioned.arxiv_ids:
-        print("arXiv: " + ", ".join(paper.mentioned.arxiv_ids))
+    said = paper.mentioned
+    if said:
+        print("\nMentioned in the abstract:")
+        for u in said.urls:
+            print(f"  {u}")
+        for a in said.arxiv_ids:
+            print(f"  arXiv:{a}")
+        for d in said.dois:
+            print(f"  doi:{d}")
     print("\nSources:")
     for s in paper.sources:
         print(f"  {s.path} (abstract {s.position}, “{s.header}”)")
     return 0
+
+
+def _metadata_dict(lib: Library, pid: int) -> dict:
+    paper = lib.get(pid)
+    return {"id": pid, "citation_key": paper.citation_key,
+            **paper.to_dict()["metadata"], "entry_type_written": paper.entry_type}
+
+
+def _cmd_edit(lib: Library, args) -> int:
+    meta = lib.metadata(args.id)
+    given = {}
+    if args.author is not None:
+        given["authors"] = tuple(a for text in args.author for a in parse_authors(text))
+    if args.year is not None or args.date is not None:
+        given["date"] = args.year if args.year is not None else args.date
+    for option, part in (("venue", "venue"), ("entry_type", "entry_type"), ("doi", "doi"),
+                         ("arxiv", "arxiv_id"), ("url", "url")):
+        value = getattr(args, option)
+        if value is not None:
+            given[part] = value
+    changed = []
+    if given or args.key is not None:
+        done = lib.set_metadata(args.id, replace(meta, **given), citation_key=args.key)
+        changed += ["citation key" if f == "citation_key" else f for f in sorted(done.fields)]
+    if args.regenerate_key:
+        if lib.regenerate_citation_key(args.id):
+            changed.append("citation key")
+    if args.json:
+        _print_json(_metadata_dict(lib, args.id))
+        return 0
+    if given or args.key is not None or args.regenerate_key:
+        print(f"paper {args.id}: " + (" and ".join(changed) + " saved" if changed
+                                       else "nothing changed"))
+    _print_metadata(lib.get(args.id))
+    return 0
+
+
+def _print_metadata(paper) -> None:
+    meta = paper.metadata
+    rows = [("key", paper.citation_key),
+            ("authors", "; ".join(str(a) for a in meta.authors)),
+            ("date", meta.date or ""), ("venue", meta.venue),
+            ("type", meta.entry_type or f"(not set: written as {paper.entry_type})"),
+            ("doi", meta.doi or ""), ("arxiv", meta.arxiv_id or ""), ("url", meta.url or "")]
+    for name, value in rows:
+        print(f"{name + ':':<9}{value}")
 
 
 def _cmd_stats(lib: Library, args) -> int:
@@ -354,6 +438,7 @@ def _cmd_desktop(args) -> int:
 
 
 _COMMANDS = {
+    "edit": _cmd_edit,
     "import": _cmd_import,
     "search": _cmd_search,
     "show": _cmd_show,

@@ -299,3 +299,36 @@ def test_command_takes_and_releases_the_lock(tmp_path, seed_files):
     r = run("import", str(seed_files[0]), library=lib)
     assert r.returncode == 0
     assert not (lib / "library.lock").exists()
+
+
+def test_edit_sets_checks_and_clears_metadata(tmp_path, seed_files):
+    lib = tmp_path / "lib"
+    assert run("import", *map(str, seed_files), library=lib).returncode == 0
+    r = run("edit", "224", "--author", "Doe, Jane", "--author", "Ludwig van Beethoven",
+            "--year", "2023", "--doi", "https://doi.org/10.1145/3442188.3445922",
+            "--arxiv", "arXiv:2301.01234", "--venue", "NeurIPS", "--json", library=lib)
+    assert r.returncode == 0, r.stderr
+    meta = json.loads(r.stdout)
+    assert meta["authors"] == [{"family": "Doe", "given": "Jane"},
+                               {"family": "van Beethoven", "given": "Ludwig"}]
+    assert (meta["date"], meta["doi"], meta["arxiv_id"], meta["venue"]) == (
+        "2023", "10.1145/3442188.3445922", "2301.01234", "NeurIPS")
+    assert meta["citation_key"] == "learnable_224" and meta["entry_type_written"] == "preprint"
+
+    for bad, field in ((["--doi", "10.1/x"], "doi"), (["--arxiv", "2213.00001"], "arxiv"),
+                       (["--date", "2023-02-30"], "date"), (["--type", "poem"], "type"),
+                       (["--key", "has space"], "citation key")):
+        r = run("edit", "224", *bad, "--venue", "Changed", library=lib)
+        assert r.returncode == 1 and r.stderr.startswith(f"paperdesk: {field}: ")
+        assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
+    r = run("edit", "224", "--regenerate-key", "--doi", "", "--json", library=lib)
+    meta = json.loads(r.stdout)
+    assert meta["citation_key"] == "doe2023learnable" and meta["doi"] is None
+    assert meta["venue"] == "NeurIPS", "a refused edit changed nothing"
+    r = run("search", "author:doe year:2020..2024", "--json", library=lib)
+    assert [h["id"] for h in json.loads(r.stdout)] == [224]
+    r = run("show", "224", library=lib)
+    assert "authors: Doe, Jane; van Beethoven, Ludwig" in r.stdout
+    assert "Mentioned in the abstract:\n  arXiv:2212.08630" in r.stdout
+    r = run("edit", "99999", "--year", "2020", library=lib)
+    assert r.returncode == 1 and "no paper with id 99999" in r.stderr

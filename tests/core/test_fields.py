@@ -49,8 +49,8 @@ def test_cli_sort_choices_come_from_the_fields():
 def test_search_field_names_come_from_the_fields():
     assert set(query.SEARCH_FIELDS) == {"title", "abstract", "note", "comment", "tag",
                                         "source", "key", "author", "year", "venue", "doi",
-                                        "arxiv"}
-    assert query.DEFAULT_FIELDS == ("title", "abstract", "note", "comment")
+                                        "arxiv", "mentions"}
+    assert query.DEFAULT_FIELDS == ("title", "abstract", "note", "comment", "author")
     assert query.SEARCH_FIELDS == fields.search_fields()
     from paperdesk.core.search.index import build_schema
     schema_names = set(build_schema().names())

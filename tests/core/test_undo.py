@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from paperdesk.core.changes import Changes
-from paperdesk.core.models import LibraryError
+from paperdesk.core.models import Author, LibraryError, Metadata
 from paperdesk.core.edits.undo import NothingToUndo, UndoStack, UndoStep
 
 
@@ -14,7 +14,8 @@ def _dump(lib) -> dict:
     """Everything an annotation can change, table by table."""
     q = lambda sql: sorted(lib.db.execute(sql).fetchall())  # noqa: E731
     return {
-        "papers": q("SELECT id, title, read_at IS NOT NULL, starred FROM papers"),
+        "papers": q("SELECT id, title, read_at IS NOT NULL, starred, citation_key, authors, "
+                    "date, venue, entry_type, doi, arxiv_id, url FROM papers"),
         "tags": q("SELECT id, name, colour, key FROM tags"),
         "paper_tags": q("SELECT paper_id, tag_id FROM paper_tags"),
         "notes": q("SELECT paper_id, body FROM notes"),
@@ -45,6 +46,10 @@ def test_every_kind_of_edit_undoes_to_the_exact_state(seeded_library):
         lambda: lib.delete_tag(lib.tag_by_name("depth").id),
         lambda: lib.remove_highlight(lib.get(p3).highlights[0].id),
         lambda: lib.delete_saved_search("Depth"),
+        lambda: lib.set_metadata(p1, Metadata(authors=(Author("Doe", "Jane"),), date="2021",
+                                              doi="10.1000/xyz", arxiv_id="2101.00001")),
+        lambda: lib.regenerate_citation_key(p1),
+        lambda: lib.set_citation_key(p2, "my-own:key"),
     ]
     states = [original]
     for edit in edits:

@@ -229,7 +229,8 @@ def test_markup_in_an_abstract_is_shown_literally(qtbot, open_window, tmp_path):
     assert _anchors(pane) == []
 
     window.select_row(1 - row)
-    assert _anchors(pane) == ["https://example.org/code"]
+    # linked in the abstract, and listed again under "Mentioned in the abstract"
+    assert _anchors(pane) == ["https://example.org/code", "https://example.org/code"]
 
 
 def _anchors(pane: DetailPane) -> list[str]:

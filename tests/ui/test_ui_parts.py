@@ -390,3 +390,21 @@ def test_screenshot_demo_annotates_through_the_writer(tmp_path):
         assert len(lib.saved_searches()) >= 3 and lib.tag_by_name("to read").count > 0
         (target,) = [p for p in lib.paper_ids() if lib.note(p)]
         assert [h.comment for h in lib.get(target).highlights][-1].startswith("the key")
+
+
+def test_screenshot_cite_demo_sets_metadata_through_the_writer(tmp_path):
+    """``--cite --editor``: example metadata committed (placeholder names, the example
+    DOI prefix), the editor drawn over the window, no traceback."""
+    out = tmp_path / "cite.png"
+    run = subprocess.run([sys.executable, "-m", "paperdesk.ui.app.screenshot", str(out),
+                          "--library", str(tmp_path / "lib"), "--cite", "--editor",
+                          "--size", "900x600"], capture_output=True, text=True,
+                         timeout=180, env={k: v for k, v in os.environ.items()
+                                           if k != "QT_QPA_PLATFORM"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "Traceback" not in run.stderr and out.stat().st_size > 10000
+    with Library.open(tmp_path / "lib") as lib:
+        (target,) = [p for p in lib.paper_ids() if lib.metadata(p).doi]
+        assert lib.metadata(target).doi.startswith("10.5555/")
+        assert lib.citation_key(target).startswith("doe2025")
+        assert "arXiv:2212.08630" in lib.get(target).abstract

@@ -93,7 +93,7 @@ def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
     before = lib.get(pid)
-    keys = "jkusrth1n?"
+    keys = "jkusrth1nmo?"
     box = window.search_box
     window.focus_search()
     qtbot.keyClicks(box, keys)
@@ -152,7 +152,8 @@ def test_actions_table_names_every_triage_key():
                 "toggleReadAction": "r", "toggleStarAction": "s", "addTagAction": "t",
                 "focusNoteAction": "n", "highlightAction": "h", "backToListAction": "Esc",
                 "scrollAbstractAction": "Space", "undoAction": "Ctrl+Z",
-                "redoAction": "Ctrl+Shift+Z"}
+                "redoAction": "Ctrl+Shift+Z", "editMetadataAction": "m",
+                "openPageAction": "o", "copyCiteAction": "Ctrl+K"}
     for name, key in expected.items():
         assert key in names[name].shortcuts, name
     assert [names[f"toggleTag{n}Action"].shortcuts for n in range(1, 10)] == [
@@ -286,8 +287,8 @@ def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded,
     window.select_row(window.model.row_of(pid))
     stored = lib.get(pid).abstract
     view = window.detail_pane.abstract_view
-    assert [url for url in window.detail_pane.paper.urls] == ["https://example.org/a_(b)",
-                                                              "http://x.org"]
+    assert list(window.detail_pane.paper.mentioned.urls) == ["https://example.org/a_(b)",
+                                                             "http://x.org"]
     for phrase in ("Θ-method wins over 𝒪(n²)", "𝔼[x] with β", "x.org. After"):
         cursor = view.document().find(phrase)
         assert not cursor.isNull(), phrase

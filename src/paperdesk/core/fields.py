@@ -6,8 +6,8 @@ the paper list's columns and sort keys, the CLI's ``--sort`` choices, the query
 language's field names and the export field list are all read from :data:`PAPER_FIELDS`
 instead of being spelled out where they are used. The table only *describes* fields;
 reading a field's value stays with ``Library.get``/``Library.summaries`` and the
-export writers in :mod:`paperdesk.core.exports` (tests check that what this table says a writer
-writes is what it writes).
+export writers in :mod:`paperdesk.core.exports` (tests check that what this table says
+a writer writes is what it writes).
 
 Adding a field: see "Adding a paper field" in the README.
 """
@@ -109,8 +109,8 @@ PAPER_FIELDS: tuple[Field, ...] = (
           header_tip="Sort by the first author's family name (click again to reverse)",
           sort_sql="json_extract(authors, '$[0][0]') IS NULL, "
                    "json_extract(authors, '$[0][0]') COLLATE NOCASE {d}, id {d}",
-          search="author", csv="authors", json="authors", bibtex="author", ris="AU",
-          csl="author"),
+          search="author", searched_by_default=True, csv="authors", json="authors",
+          bibtex="author", ris="AU", csl="author"),
     Field("year", "Date", "date", column="date", header="Year",
           header_tip="Sort by publication date (click again to reverse)",
           sort_sql="date IS NULL, date {d}, id {d}", search="year", csv="date",
@@ -130,8 +130,8 @@ PAPER_FIELDS: tuple[Field, ...] = (
           ris="UR", csl="URL"),
     # Links, arXiv ids and DOIs that appear in the abstract: other work, not the paper's;
     # never a BibTeX url/eprint, RIS UR or CSL URL (the abstract itself still holds them).
-    Field("mentioned", "Mentioned links and ids", "list", csv="mentioned",
-          json="mentioned"),
+    Field("mentioned", "Mentioned links and ids", "list", search="mentions",
+          csv="mentioned", json="mentioned"),
     # source: matches file names, their stems and header lines.
     Field("sources", "Source files", "list", search="source", csv="sources",
           json="sources"),

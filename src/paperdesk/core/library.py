@@ -837,9 +837,11 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
         notes = dict(self.db.execute(
             f"SELECT paper_id, body FROM notes WHERE paper_id IN ({marks})", ids).fetchall())
         docs = {}
-        for pid, title, abstract, read_at, starred in self.db.execute(
-                "SELECT id, title, abstract, read_at, starred FROM papers "
-                f"WHERE id IN ({marks})", ids):
+        for (pid, title, abstract, read_at, starred, key, *meta) in self.db.execute(
+                "SELECT id, title, abstract, read_at, starred, citation_key, "
+                f"{', '.join(METADATA_COLUMNS)} FROM papers WHERE id IN ({marks})", ids):
+            own = metadata_from_row(meta)
+            said = mentioned_in(abstract)
             source_names = []
             for joined in names.get(pid, ()):
                 name, _, header = joined.partition(",")
@@ -847,13 +849,19 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             flags = ["read" if read_at else "unread", "starred" if starred else "unstarred"]
             flags += [flag for flag, present in (
                 ("note", pid in notes), ("highlight", pid in highlighted),
-                ("code", any(is_code_url(u) for u in extract_urls(abstract))),
-                ("tagged", pid in tags)) if present]
+                ("code", any(is_code_url(u) for u in said.urls)),
+                ("tagged", pid in tags), ("author", bool(own.authors)),
+                ("year", own.year is not None), ("doi", bool(own.doi)),
+                ("arxiv", bool(own.arxiv_id))) if present]
             docs[pid] = IndexDocument(
                 pid, title, abstract, tuple(sorted(set(sources.get(pid, [])))),
                 tags=tuple(tags.get(pid, ())), note=notes.get(pid, ""),
                 comments=tuple(comments.get(pid, ())),
-                sources=tuple(dict.fromkeys(source_names)), flags=tuple(flags))
+                sources=tuple(dict.fromkeys(source_names)), flags=tuple(flags),
+                authors=tuple(f"{a.given} {a.family}".strip() for a in own.authors),
+                venue=own.venue, year=own.year, doi=own.doi or "",
+                arxiv_id=own.arxiv_id or "", citation_key=key or "",
+                mentions=(*said.dois, *said.arxiv_ids, *said.urls))
         return docs
 
     def _changed(self) -> None:

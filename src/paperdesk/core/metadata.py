@@ -140,8 +140,10 @@ def check_arxiv_id(text: str | None) -> str | None:
         clean = clean[:-4]
     ok = False
     if _ARXIV_NEW.fullmatch(clean):
-        ok = 1 <= int(clean[2:4]) <= 12 and (len(clean.split("v")[0]) == 9
-                                              or int(clean[:2]) >= 15)
+        yymm, digits = int(clean[:4]), len(clean.split("v")[0]) - 5
+        # Four digits after the dot until 2014, five from 2015 on.
+        ok = 1 <= yymm % 100 <= 12 and ((digits == 4 and yymm <= 1412)
+                                        or (digits == 5 and yymm >= 1501))
     elif _ARXIV_OLD.fullmatch(clean):
         ok = 1 <= int(clean.split("/")[1][2:4]) <= 12
     if not ok:

@@ -48,43 +48,60 @@ class MetadataMixin:
         return self.db.execute("SELECT citation_key FROM papers WHERE id = ?",
                                [pid]).fetchone()[0]
 
-    def _write_metadata(self, pid: int, meta: Metadata) -> None:
+    def _write_metadata(self, pid: int, meta: Metadata, key: str | None = None) -> None:
         with _db.transaction(self.db) as db:
+            if key is not None:
+                if key_taken(db, key, pid):
+                    raise MetadataError(f"citation key: {key!r} is already used by "
+                                        "another paper")
+                db.conn.execute("UPDATE papers SET citation_key = ? WHERE id = ?",
+                                [key, pid])
             write_metadata(db, pid, meta)
             self._enqueue(db, [pid], "update")
         self._changed()
 
-    def set_metadata(self, paper_id: int, meta: Metadata, undoable: bool = True) -> Changes:
+    def set_metadata(self, paper_id: int, meta: Metadata, undoable: bool = True,
+                     citation_key: str | None = None) -> Changes:
         """Replace a paper's own metadata (all parts at once; pass the current
-        :meth:`metadata` with some parts replaced to change only those). The citation key
-        stays as it is (see :meth:`regenerate_citation_key`).
+        :meth:`metadata` with some parts replaced to change only those), and optionally
+        its citation key, in one transaction and one undo step. Without
+        ``citation_key`` the key stays as it is (see :meth:`regenerate_citation_key`).
 
         Args:
             paper_id: the paper.
             meta: the new metadata (checked and cleaned first).
             undoable: record an undo step ("Edit metadata").
+            citation_key: a new citation key, or ``None`` to keep it.
         Returns:
-            :class:`Changes` with field ``"metadata"`` (empty when nothing differs).
+            :class:`Changes` with fields ``"metadata"`` and/or ``"citation_key"`` (empty
+            when nothing differs).
         Raises:
             UnknownPaper: no such paper.
-            MetadataError: a part is refused (one line naming it); nothing is changed.
+            MetadataError: a part is refused, or the key is malformed or another
+                paper's (one line naming it); nothing is changed.
         """
         clean = check_metadata(meta)
+        new_key = None if citation_key is None else check_citation_key(citation_key)
         before = self.metadata(paper_id)
+        old_key = self.citation_key(paper_id)
         pid = int(paper_id)
-        if clean == before:
+        if new_key == old_key:
+            new_key = None
+        fields = (["metadata"] if clean != before else []) + (
+            ["citation_key"] if new_key is not None else [])
+        if not fields:
             return NO_CHANGES
-        self._write_metadata(pid, clean)
-        changes = Changes.of(papers=[pid], fields=["metadata"], search=True)
+        self._write_metadata(pid, clean, new_key)
+        changes = Changes.of(papers=[pid], fields=fields, search=True)
 
         def undo() -> Changes:
             self._existing_ids([pid])
-            self._write_metadata(pid, before)
+            self._write_metadata(pid, before, old_key if new_key is not None else None)
             return changes
 
         def redo() -> Changes:
             self._existing_ids([pid])
-            self._write_metadata(pid, clean)
+            self._write_metadata(pid, clean, new_key)
             return changes
 
         return self._record("Edit metadata", changes, undo, redo, undoable=undoable)
@@ -131,18 +148,23 @@ class MetadataMixin:
         old = self.citation_key(paper_id)
         return self._key_step("Edit citation key", int(paper_id), old, clean, undoable)
 
-    def proposed_citation_key(self, paper_id: int) -> str:
+    def proposed_citation_key(self, paper_id: int, meta: Metadata | None = None) -> str:
         """Return the key :meth:`regenerate_citation_key` would give the paper now: Better
         BibTeX's ``family`` + year + first title word (a/b/c when taken) when its authors
         are known, else ``word_id`` (with the year when known). The paper's current key
         counts as free.
 
+        Args:
+            paper_id: the paper.
+            meta: metadata to make the key from instead of the stored one (e.g. what
+                the metadata editor holds before it is saved); it is not checked.
         Raises:
             UnknownPaper: no such paper.
         """
         (pid,) = self._existing_ids([paper_id])
         title = self.db.execute("SELECT title FROM papers WHERE id = ?", [pid]).fetchone()[0]
-        return new_citation_key(self.db, pid, title, self.metadata(pid))
+        return new_citation_key(self.db, pid, title,
+                                meta if meta is not None else self.metadata(pid))
 
     def regenerate_citation_key(self, paper_id: int, undoable: bool = True) -> Changes:
         """Replace a paper's citation key by :meth:`proposed_citation_key` (only when the

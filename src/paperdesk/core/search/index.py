@@ -100,7 +100,15 @@ def build_schema() -> Schema:
     comma-separated, lower-cased: ``tag:"to read"``), ``source`` (file names, file stems
     and header lines, comma-separated), ``source_id`` (space-separated source ids, for
     filtering by file), ``flags`` (``read``/``unread``, ``starred``/``unstarred``,
-    ``note``, ``highlight``, ``code``, ``tagged``: the ``is:`` and ``has:`` filters).
+    ``note``, ``highlight``, ``code``, ``tagged``, ``author``, ``year``, ``doi``,
+    ``arxiv``: the ``is:`` and ``has:`` filters).
+
+    The paper's own metadata: ``author`` (given and family names, one author per line,
+    unstemmed, with positions: ``author:"jane doe"``; also searched by plain words),
+    ``venue`` (unstemmed), ``year`` (the publication year as a word: ``year:2023``; a
+    range is expanded into years by the query builder), ``doi``, ``arxiv`` (with and
+    without its version) and ``key`` (the citation key), each one lower-cased word.
+    ``mentions``: DOIs, arXiv ids and links that appear in the abstract.
 
     For the fast path (:mod:`.fastscore`), not searchable by name: ``pairs`` (each
     distinct adjacent word pair of ``exact``, "neural networks", so that a two-word
@@ -120,6 +128,13 @@ def build_schema() -> Schema:
         source=KEYWORD(commas=True, lowercase=True),
         source_id=KEYWORD(),
         flags=KEYWORD(),
+        author=TEXT(analyzer=exact_analyzer()),
+        venue=TEXT(analyzer=exact_analyzer(), phrase=False),
+        year=KEYWORD(),
+        doi=KEYWORD(lowercase=True),
+        arxiv=KEYWORD(lowercase=True),
+        key=KEYWORD(lowercase=True),
+        mentions=KEYWORD(lowercase=True),
         **{PAIRS_FIELD: FieldType(formats.Existence(), RegexTokenizer(r"[^\n]+"),
                                   scorable=True),
            PID_FIELD: COLUMN(columns.NumericColumn("q", default=PID_MISSING))},
@@ -246,6 +261,13 @@ class IndexDocument:
         comments: highlight comments.
         sources: file names, stems and headers of the paper's sources.
         flags: filter tokens (see :data:`paperdesk.core.search.query.FILTER_WORDS`).
+        authors: the paper's own authors, "Given Family" each.
+        venue: its venue.
+        year: its publication year, or ``None``.
+        doi: its DOI ("" when none).
+        arxiv_id: its arXiv id, maybe with a version ("" when none).
+        citation_key: its citation key.
+        mentions: DOIs, arXiv ids and URLs that appear in its abstract.
     """
 
     id: int
@@ -257,6 +279,13 @@ class IndexDocument:
     comments: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    venue: str = ""
+    year: int | None = None
+    doi: str = ""
+    arxiv_id: str = ""
+    citation_key: str = ""
+    mentions: tuple[str, ...] = ()
 
     def fields(self) -> dict:
         comments = "\n".join(self.comments)
@@ -274,6 +303,14 @@ class IndexDocument:
             "source": ",".join(s.replace(",", " ") for s in self.sources),
             "source_id": " ".join(str(s) for s in self.source_ids),
             "flags": " ".join(self.flags),
+            "author": "\n".join(self.authors),
+            "venue": self.venue,
+            "year": str(self.year) if self.year else "",
+            "doi": self.doi,
+            "arxiv": " ".join(dict.fromkeys(
+                [self.arxiv_id, self.arxiv_id.split("v")[0]] if self.arxiv_id else [])),
+            "key": self.citation_key,
+            "mentions": " ".join(self.mentions),
         }
 
 

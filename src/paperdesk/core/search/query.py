@@ -10,8 +10,13 @@ The query language (documented in README.md and the app's help):
 - ``transf*`` (prefix), ``netwrk~`` (fuzzy: one edit away; ``~2`` for two);
 - fields: ``title:``, ``abstract:``, ``note:``, ``comment:`` (highlight comments),
   ``tag:"to read"``, ``source:`` (file name, its stem or its header line);
+- the paper's own metadata: ``author:doe`` (``author:"jane doe"``; plain words search
+  authors too), ``year:2023``, ``year:2020..2024`` (also ``2020..`` and ``..2024``),
+  ``venue:``, ``doi:10.1145/3442188.3445922``, ``arxiv:2212.08630``, ``key:`` (citation
+  key); ``mentions:`` finds DOIs, arXiv ids and links that the abstract mentions;
 - filters: ``is:read``, ``is:unread``, ``is:starred``, ``has:note``, ``has:highlight``,
-  ``has:code`` (the abstract links to a code host such as GitHub), ``has:tag``.
+  ``has:code`` (the abstract links to a code host such as GitHub), ``has:tag``,
+  ``has:author``, ``has:year``, ``has:doi``, ``has:arxiv``.
 
 Whatever is typed gives a query or a calm explanation (:attr:`QueryPlan.message`), never
 an exception. Text is normalised to Unicode NFC first, so a query typed in decomposed form
@@ -41,12 +46,20 @@ MAX_EXPANSIONS = 2000
 SEARCH_FIELDS = search_fields()
 #: Fields searched by words without a field prefix (from :mod:`.fields`).
 DEFAULT_FIELDS = default_search_fields()
+#: Fields whose words are stemmed (a phrase in them is matched in ``exact`` instead).
+STEMMED_FIELDS = ("title", "abstract", "note", "comment")
 #: ``is:`` / ``has:`` filters and the ``flags`` token each stands for.
 FILTER_WORDS = {
     "is:read": "read", "is:unread": "unread", "is:starred": "starred",
     "is:unstarred": "unstarred", "has:note": "note", "has:highlight": "highlight",
-    "has:code": "code", "has:tag": "tagged",
+    "has:code": "code", "has:tag": "tagged", "has:author": "author", "has:year": "year",
+    "has:doi": "doi", "has:arxiv": "arxiv",
 }
+#: Fields whose value is one identifier (a DOI, an arXiv id, a citation key): searched as
+#: written, hyphens, dots and slashes included.
+ID_FIELDS = ("doi", "arxiv", "key", "mentions")
+#: The widest ``year:`` range expanded into years.
+MAX_YEAR_SPAN = 200
 _OPERATORS = {"AND", "OR", "NOT"}
 
 # Quoted phrases, or runs of other characters.
@@ -55,6 +68,10 @@ _FILTER_RE = re.compile(r"(?<![\w:])(is|has):(\w*)", re.IGNORECASE)
 _FIELD_RE = re.compile(r"(?<![\w:])(\w+):(\s*)")
 _HYPHEN_RE = re.compile(r"(?<![\w\-*~])(\w+(?:-\w+)+)(?![\w*~])")
 _LEADING_WILD_RE = re.compile(r"(?<![\w:])[*?]+\S*")
+_ID_FIELD_RE = re.compile(r"(?<![\w:])(" + "|".join(ID_FIELDS) + r"):([^\s()\"]+)",
+                          re.IGNORECASE)
+_YEAR_RE = re.compile(r"(?<![\w:])year:([^\s()\"]*)", re.IGNORECASE)
+_YEAR_VALUE_RE = re.compile(r"(\d{4})?(\.\.)?(\d{4})?")
 
 
 @dataclass
@@ -88,7 +105,7 @@ class _ExactPhrasePlugin(qparser.Plugin):
             if isinstance(node, syntax.GroupNode):
                 self._exact(parser, node)
             elif isinstance(node, qparser.PhrasePlugin.PhraseNode):
-                if node.fieldname in (None, *DEFAULT_FIELDS):
+                if node.fieldname is None or node.fieldname in STEMMED_FIELDS:
                     node.set_fieldname("exact", override=True)
         return group
 
@@ -137,6 +154,45 @@ class QueryBuilder:
             return " "
 
         chunk = _FILTER_RE.sub(take_filter, chunk)
+        # Identifiers and years become quoted words here, so that the rewrites below
+        # (hyphenated words, fields) leave them alone.
+        held: list[str] = []
+
+        def hold(text: str) -> str:
+            held.append(text)
+            return f" \x00{len(held) - 1}\x00 "
+
+        def take_id(m: re.Match) -> str:
+            value = m.group(2).lower()
+            if m.group(1).lower() == "doi":
+                value = re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", value)
+            elif m.group(1).lower() == "arxiv":
+                value = re.sub(r"^(https?://arxiv\.org/(abs|pdf)/|arxiv:)", "", value)
+            return hold(f'{m.group(1).lower()}:"{value}"')
+
+        chunk = _ID_FIELD_RE.sub(take_id, chunk)
+
+        def take_year(m: re.Match) -> str:
+            value = m.group(1)
+            found = _YEAR_VALUE_RE.fullmatch(value)
+            if not value or not found or not (found.group(1) or found.group(3)) or (
+                    found.group(2) is None and found.group(3)):
+                notes.append(f"“{m.group(0)}” ignored: write year:2023 or year:2020..2024")
+                return " "
+            low, dots, high = found.groups()
+            if dots is None:
+                return hold(f"year:{low}")
+            low_n = int(low) if low else int(high) - MAX_YEAR_SPAN
+            high_n = int(high) if high else int(low) + MAX_YEAR_SPAN
+            if low_n > high_n:
+                low_n, high_n = high_n, low_n
+            if high_n - low_n > MAX_YEAR_SPAN:
+                notes.append(f"“{m.group(0)}” narrowed to {MAX_YEAR_SPAN} years")
+                high_n = low_n + MAX_YEAR_SPAN
+            return hold("(" + " OR ".join(f"year:{y}" for y in range(low_n, high_n + 1))
+                        + ")")
+
+        chunk = _YEAR_RE.sub(take_year, chunk)
 
         def fix_field(m: re.Match) -> str:
             name = m.group(1)
@@ -155,7 +211,7 @@ class QueryBuilder:
         chunk = _HYPHEN_RE.sub(
             lambda m: f'("{m.group(1).replace("-", " ")}" OR ({m.group(1).replace("-", " AND ")}))',
             chunk)
-        return chunk
+        return re.sub(r" \x00(\d+)\x00 ", lambda m: held[int(m.group(1))], chunk)
 
     @staticmethod
     def _trim_operators(text: str) -> str:

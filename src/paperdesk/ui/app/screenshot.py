@@ -5,7 +5,7 @@ Command line::
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.app.screenshot docs/screenshot.png \\
         [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
         [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD] \\
-        [--appearance light|dark] [--zoom PT]
+        [--appearance light|dark] [--zoom PT] [--cite] [--editor]
 
 (``paperdesk --screenshot FILE [--size WxH]`` renders the window on the user's library
 with :func:`capture`.)
@@ -21,6 +21,10 @@ few searches (listed with their counts in the left pane) and ``--open-saved`` ru
 of them by clicking it; ``--query`` types a search
 (a misspelt one shows "Did you mean …"), ``--sort`` clicks a column header after it, and
 ``--paper`` selects the first listed paper whose abstract contains that text.
+``--cite`` gives a few papers example metadata (:data:`DEMO_METADATA`, placeholder names
+and the DOI Handbook's example prefix, never a real paper's identifiers), shows the First
+author and Year columns and the paper that mentions ``arXiv:2212.08630``; ``--editor``
+(with ``--cite``) draws the metadata editor over the window.
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ from paperdesk.ui.app.settings import Settings
 from paperdesk.ui.app.startup import create_main_window, ensure_app
 
 __all__ = ["save_screenshot", "capture", "demo_annotations", "demo_saved_searches",
-           "compose_dialog", "parse_size", "scratch_settings", "main"]
+           "demo_metadata", "compose_dialog", "parse_size", "scratch_settings", "main"]
 
 #: The demo's tags: name -> (colour, key).
 DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
@@ -59,6 +63,21 @@ DEMO_SEARCHES = {"Pruning LLMs": "prun* (LLM OR \"language model\")",
                  "Unread with code": "is:unread has:code",
                  "Spectral scaling": "spectral scaling",
                  "To read": 'tag:"to read"'}
+
+
+#: The text of the abstract ``--cite`` shows (it mentions another paper's arXiv id).
+DEMO_CITE_PAPER = "characterised in arXiv:2212.08630"
+#: ``--cite``'s example metadata: the demo paper's, then (family, given, year, venue) for
+#: the first listed papers. Placeholder people and the example DOI prefix 10.5555, so no
+#: picture ever ties a real abstract to a real paper's identifiers.
+DEMO_METADATA = {"authors": "Doe, Jane; Roe, Richard; Rivera, Ana", "date": "2025-03",
+                 "venue": "Example Workshop on Equivariant Learning",
+                 "entry_type": "inproceedings", "doi": "10.5555/12345678",
+                 "url": "https://example.org/equivariant-layers"}
+DEMO_LIST_METADATA = (("Okafor", "Chidi", "2024", "Example Conf."),
+                      ("Lindqvist", "Sara", "2023", "Example Journal"),
+                      ("Tanaka", "Hiro", "2025", "Example Conf."),
+                      ("Novak", "Eva", "2022", "Example Letters"))
 
 
 def _wait(condition, timeout_s: float) -> bool:
@@ -113,6 +132,39 @@ def demo_annotations(window) -> int | None:
         window.run_edit(lambda lib: lib.set_highlight_comment(
             hid, "the key claim — check section 4"))
     window.save_note(target, DEMO_NOTE)
+    window.worker.wait_idle(30)
+    return target
+
+
+def demo_metadata(window) -> int | None:
+    """Give papers :data:`DEMO_METADATA` through the window's undoable edits (waiting for
+    the writer thread), show the First author and Year columns, for a screenshot.
+
+    Returns:
+        The id of the paper mentioning ``arXiv:2212.08630`` (now with metadata and a
+        regenerated key), or ``None`` if the library has no such paper.
+    """
+    from paperdesk.core.metadata import parse_authors
+    from paperdesk.core.models import Author, Metadata
+
+    lib = window.lib
+    ids = window.model.ids()
+    target = next((pid for pid in ids if DEMO_CITE_PAPER in lib.get(pid).abstract), None)
+    at = ids.index(target) if target is not None else len(DEMO_LIST_METADATA)
+    near = ids[max(0, at - 2 * len(DEMO_LIST_METADATA)):at:2]   # rows shown above it
+    for pid, (family, given, year, venue) in zip(near, DEMO_LIST_METADATA):
+        meta = Metadata(authors=(Author(family, given),), date=year, venue=venue)
+        window.run_edit(lambda lib, pid=pid, meta=meta: lib.set_metadata(
+            pid, meta, citation_key=lib.proposed_citation_key(pid, meta)))
+    for name in ("authors", "year"):
+        window.set_list_column_shown(name, True)
+    if target is not None:
+        d = DEMO_METADATA
+        meta = Metadata(authors=parse_authors(d["authors"]), date=d["date"],
+                        venue=d["venue"], entry_type=d["entry_type"], doi=d["doi"],
+                        url=d["url"])
+        window.run_edit(lambda lib: lib.set_metadata(
+            target, meta, citation_key=lib.proposed_citation_key(target, meta)))
     window.worker.wait_idle(30)
     return target
 
@@ -190,7 +242,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     triage: bool = False, saved: bool = False, sort: str | None = None,
                     paper: str | None = None, open_saved: str | None = None,
                     export: bool = False, appearance: str | None = None,
-                    zoom: float | None = None) -> Path:
+                    zoom: float | None = None, cite: bool = False,
+                    editor: bool = False) -> Path:
     """Build the window (with temporary preferences), then :func:`capture` it.
 
     Args:
@@ -199,7 +252,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
         zoom: the reading pane's font size in points (default: the normal size).
         size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
-        export: as for :func:`capture`.
+        export, cite, editor: as for :func:`capture`.
     Returns:
         The PNG path.
     Raises:
@@ -216,7 +269,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                 window.detail_pane.set_font_size(zoom)
             return capture(window, out_png, size, query=query, row=row, timeout_s=timeout_s,
                            demo=demo, triage=triage, saved=saved, sort=sort, paper=paper,
-                           open_saved=open_saved, export=export)
+                           open_saved=open_saved, export=export, cite=cite,
+                           editor=editor)
         finally:
             window.close()
             window.shutdown()
@@ -226,7 +280,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             query: str | None = None, row: int = 0, timeout_s: float = 60.0,
             demo: bool = False, triage: bool = False, saved: bool = False,
             sort: str | None = None, paper: str | None = None,
-            open_saved: str | None = None, export: bool = False) -> Path:
+            open_saved: str | None = None, export: bool = False, cite: bool = False,
+            editor: bool = False) -> Path:
     """Show ``window`` at ``size``, wait for the seed import, select a row, optionally
     search, and save ``window.grab()`` as a PNG. The window stays open.
 
@@ -245,6 +300,9 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         paper: select the first listed paper whose abstract contains this text.
         export: with ``demo``, list the "to read" tag and draw the export dialog over
             the window (see :func:`compose_dialog`).
+        cite: give papers example metadata and show the one mentioning an arXiv id
+            (see :func:`demo_metadata`).
+        editor: with ``cite``, draw the metadata editor over the window.
     Returns:
         The PNG path.
     Raises:
@@ -256,6 +314,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     if not _wait(lambda: not window.is_busy(), timeout_s):
         raise TimeoutError("the import did not finish in time")
     target = demo_annotations(window) if demo else None
+    if cite:
+        target = demo_metadata(window) or target
     if saved:
         demo_saved_searches(window)
     if triage:
@@ -304,6 +364,14 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         _wait(lambda: False, 0.3)
         picture = compose_dialog(window, dialog)
         dialog.reject()
+    if cite and editor:
+        dialog = window.edit_metadata()
+        if dialog is not None:
+            _wait(lambda: False, 0.3)
+            dialog.adjustSize()
+            _wait(lambda: False, 0.1)
+            picture = compose_dialog(window, dialog)
+            dialog.reject()
     if not picture.save(str(out), "PNG"):
         raise OSError(f"cannot write {out}")
     return out
@@ -328,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--paper", help="select the first paper whose abstract has this text")
     parser.add_argument("--export", action="store_true",
                         help="with --demo: show the export dialog over the window")
+    parser.add_argument("--cite", action="store_true",
+                        help="give papers example metadata; show the one mentioning an "
+                             "arXiv id, with the First author and Year columns")
+    parser.add_argument("--editor", action="store_true",
+                        help="with --cite: show the metadata editor over the window")
     parser.add_argument("--appearance", choices=("system", "light", "dark"),
                         help="light or dark (default: the platform's)")
     parser.add_argument("--zoom", type=float, metavar="PT",
@@ -346,7 +419,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(exc))
     options = {"demo": args.demo, "triage": args.triage, "saved": args.saved,
                "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
-               "export": args.export, "appearance": args.appearance, "zoom": args.zoom}
+               "export": args.export, "appearance": args.appearance, "zoom": args.zoom,
+               "cite": args.cite, "editor": args.editor}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
                               **options)

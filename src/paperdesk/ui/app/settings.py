@@ -139,6 +139,27 @@ class Settings:
         self._set("window/listSort",
                   "" if sort is None else f"{int(sort[0])}:{'desc' if sort[1] else 'asc'}")
 
+    @property
+    def list_columns(self) -> tuple[str, ...] | None:
+        """The optional list columns shown, by paper field name (``("added", "year")``),
+        or ``None`` when never chosen (then the defaults of :mod:`paperdesk.core.fields`
+        apply). Unknown names are the caller's to ignore."""
+        value = self._value("window/listColumns")
+        if value is None:
+            return None
+        if isinstance(value, (list, tuple)):   # QSettings reads "a,b" back as a list
+            names = [str(v) for v in value]
+        elif isinstance(value, str):
+            names = value.split(",")
+        else:
+            return None
+        return tuple(n.strip() for n in names if n.strip())
+
+    @list_columns.setter
+    def list_columns(self, names) -> None:
+        """Store the optional columns shown (field names, in any order)."""
+        self._set("window/listColumns", ",".join(names) if names else "")
+
     def pane_visible(self, name: str) -> bool:
         """Whether pane ``name`` (``"tags"`` or ``"detail"``) is shown (default True;
         only a stored ``false`` hides it)."""

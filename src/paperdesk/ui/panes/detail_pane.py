@@ -1,8 +1,11 @@
 """The right-hand pane: one paper with its annotations.
 
 From top to bottom: the title (double-click or F2 to edit; the derived title stays as a
-fallback), the added date with star and read toggles, the tag chips with the tag editor,
-the abstract (with arXiv links and source files), the highlights, and the note editor.
+fallback), the byline (the paper's own authors, date and venue, or a hint that they are
+not set) with the title and metadata editors' buttons (F2, M), the added date with star
+and read toggles, the tag chips with
+the tag editor, the abstract (then the paper's own citation metadata, the links and ids
+the abstract mentions, and the source files), the highlights, and the note editor.
 
 The pane only displays and reports: every change is a signal that the window turns into
 an undoable command, after which it calls :meth:`DetailPane.show_paper` again.
@@ -25,7 +28,8 @@ from paperdesk.ui.style.formatting import local_datetime, tooltip_html
 from paperdesk.ui.panes.highlight_list import HighlightList
 from paperdesk.ui.panes.links import SAFE_SCHEMES
 from paperdesk.ui.panes.note_editor import NoteEditor
-from paperdesk.ui.panes.paper_html import HtmlColours, paper_body_html, title_html
+from paperdesk.ui.panes.paper_html import (NO_METADATA_HINT, HtmlColours, byline,
+                                           paper_body_html, title_html)
 from paperdesk.ui.panes.tag_chips import TagChipBar
 
 __all__ = ["DetailPane", "PLACEHOLDER", "SAFE_SCHEMES"]
@@ -40,9 +44,9 @@ NOTE_HEIGHT = 170
 class DetailPane(QWidget):
     """One paper, read and annotated (objectName ``detailPane``).
 
-    Children by objectName: ``titleLabel``, ``titleEditor``, ``starButton``,
-    ``readButton``, ``tagChipBar`` with ``tagEditor``, ``abstractView``,
-    ``highlightList``, ``noteEditor``.
+    Children by objectName: ``titleLabel``, ``titleEditor``, ``bylineLabel``,
+    ``starButton``, ``readButton``, ``editMetadataButton``, ``tagChipBar`` with
+    ``tagEditor``, ``abstractView``, ``highlightList``, ``noteEditor``.
 
     Signals:
         starToggled(): the star button was clicked.
@@ -57,6 +61,7 @@ class DetailPane(QWidget):
         highlightCommentRequested(int): a highlight id whose comment to edit.
         noteSaveRequested(int, str, int): ``(paper_id, body, session)`` to store.
         linkRefused(QUrl): a clicked link was refused because of its scheme.
+        metadataEditRequested(): the "Metadata" button was clicked.
     """
 
     starToggled = Signal()
@@ -70,6 +75,7 @@ class DetailPane(QWidget):
     highlightCommentRequested = Signal(int)
     noteSaveRequested = Signal(int, str, int)
     linkRefused = Signal(QUrl)
+    metadataEditRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -103,9 +109,17 @@ class DetailPane(QWidget):
         self.title_editor.installEventFilter(self)
         self.title_editor.editingFinished.connect(self._commit_title)
 
+        self.byline_label = QLabel()
+        self.byline_label.setObjectName("bylineLabel")
+        self.byline_label.setTextFormat(Qt.TextFormat.PlainText)   # text from files
+        self.byline_label.setWordWrap(True)
+        self.byline_label.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse)
+
         self.meta_label = QLabel()
         self.meta_label.setObjectName("metaLabel")
         self.meta_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.meta_label.setWordWrap(True)   # a narrow pane wraps it instead of cutting it
         self.star_button = self._tool_button("starButton", "☆ Star", "Star this paper (S)")
         self.star_button.clicked.connect(self.starToggled)
         self.read_button = self._tool_button("readButton", "Mark read", "Mark read (R)")
@@ -116,12 +130,20 @@ class DetailPane(QWidget):
         self.reset_title_button = self._tool_button(
             "resetTitleButton", "↺", "Use the title derived from the abstract")
         self.reset_title_button.clicked.connect(lambda: self.titleEdited.emit(None))
+        self.metadata_button = self._tool_button(
+            "editMetadataButton", "✎ Metadata",
+            "Edit the authors, year, venue, DOI, arXiv id, URL and citation key (M)")
+        self.metadata_button.clicked.connect(self.metadataEditRequested)
         meta_row = QHBoxLayout()
         meta_row.setSpacing(4)
         meta_row.addWidget(self.meta_label, 1)
-        for button in (self.star_button, self.read_button, self.title_button,
-                       self.reset_title_button):
+        for button in (self.star_button, self.read_button):
             meta_row.addWidget(button)
+        byline_row = QHBoxLayout()   # what describes the paper, and its two editors
+        byline_row.setSpacing(4)
+        byline_row.addWidget(self.byline_label, 1)
+        for button in (self.title_button, self.reset_title_button, self.metadata_button):
+            byline_row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
 
         self.chips = TagChipBar()
         self.chips.addRequested.connect(self.tagAddRequested)
@@ -135,6 +157,7 @@ class DetailPane(QWidget):
         head.setSpacing(6)
         head.addWidget(self.title_label)
         head.addWidget(self.title_editor)
+        head.addLayout(byline_row)
         head.addLayout(meta_row)
         head.addWidget(self.chips)
 
@@ -301,6 +324,12 @@ class DetailPane(QWidget):
         if paper.title_edited:
             meta += "  ·  title edited"
         self.meta_label.setText(meta)
+        line = byline(paper.metadata)
+        self.byline_label.setText(line or NO_METADATA_HINT)
+        self.byline_label.setStyleSheet("" if line else f"color: {self._colours.muted};")
+        names = "; ".join(str(a) for a in paper.metadata.authors)
+        self.byline_label.setToolTip(tooltip_html(
+            (names + "\n" if names else "") + "M edits the metadata"))
         self.star_button.setText("★ Starred" if paper.starred else "☆ Star")
         self.star_button.setToolTip("Unstar (S)" if paper.starred else "Star this paper (S)")
         self.star_button.setStyleSheet(

@@ -5,8 +5,13 @@ Pure Python (no Qt), so it is easy to test. The rules:
 * every character of the title, abstract, header and file names is HTML-escaped, so
   markup inside an abstract (``<b>``, ``<a href=...>``) is shown literally;
 * the only links are http(s) URLs found by :func:`paperdesk.core.text.find_urls` in the
-  abstract (which skips URLs that sit inside markup such as ``href="..."``) and arXiv ids,
-  linked to ``https://arxiv.org/abs/<id>``;
+  abstract (which skips URLs that sit inside markup such as ``href="..."``), DOIs linked
+  to ``https://doi.org/<doi>``, arXiv ids linked to ``https://arxiv.org/abs/<id>`` and
+  the paper's own URL (http(s) only, checked by the core);
+* the paper's *own* metadata (authors, date, venue, entry type, DOI, arXiv id, URL,
+  citation key) and what the abstract merely *mentions* (links, arXiv ids and DOIs of
+  other work) are separate blocks under the abstract, "Citation" and "Mentioned in the
+  abstract", so a cited arXiv id never looks like the paper's own;
 * words matching the active search query are marked (amber, underlined: unlike any
   highlight colour); what to mark comes from the
   core (``Library.match_terms(query)`` and :func:`paperdesk.core.search.index.match_spans`),
@@ -24,14 +29,22 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from dataclasses import dataclass
+from urllib.parse import quote
 
-from paperdesk.core.models import Paper
+from paperdesk.core.models import Author, Metadata, Paper
 from paperdesk.core.search.index import MatchTerms, match_spans
 from paperdesk.core.text import find_urls
 from paperdesk.ui.style.formatting import local_datetime
 
 __all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
-           "LIGHT", "hit_style", "ABSTRACT_STYLE"]
+           "LIGHT", "hit_style", "ABSTRACT_STYLE", "doi_url", "arxiv_url", "own_page_url",
+           "readable_author", "readable_authors", "byline", "AUTHORS_SHOWN",
+           "NO_METADATA_HINT"]
+
+#: Authors named in the byline before "et al." (all of them are in its tooltip).
+AUTHORS_SHOWN = 8
+#: What the byline says when the paper has no authors, date or venue of its own yet.
+NO_METADATA_HINT = "No authors, year or venue yet — M adds them"
 
 
 @dataclass(frozen=True)
@@ -99,6 +112,51 @@ def _highlighted(text: str, start: int, end: int, spans: Sequence[tuple[int, int
 
 def _is_web_url(url: str) -> bool:
     return url.lower().startswith(("http://", "https://"))
+
+
+def doi_url(doi: str) -> str:
+    """Return the resolver link of a DOI: ``https://doi.org/<doi>``, with the characters
+    a URL cannot hold as such (``#``, ``?``, ``%``, ``<``, spaces ...) percent-encoded."""
+    return "https://doi.org/" + quote(doi, safe="/:;()[]._-~")
+
+
+def arxiv_url(arxiv_id: str) -> str:
+    """Return the abstract page of an arXiv identifier: ``https://arxiv.org/abs/<id>``."""
+    return "https://arxiv.org/abs/" + quote(arxiv_id, safe="/.-")
+
+
+def own_page_url(meta: Metadata) -> str | None:
+    """Return the paper's own page: its DOI's resolver link, else its arXiv page, else
+    its URL; ``None`` when it has none of them (what ``o`` opens)."""
+    if meta.doi:
+        return doi_url(meta.doi)
+    if meta.arxiv_id:
+        return arxiv_url(meta.arxiv_id)
+    return meta.url or None
+
+
+def readable_author(author: Author) -> str:
+    """Return ``"Given Family"`` (``"Family"`` alone for an organisation or when the
+    given name is unknown)."""
+    return f"{author.given} {author.family}" if author.given else author.family
+
+
+def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN) -> str:
+    """Return the authors as people read them: ``"Jane Doe, John Smith and Ann Lee"``;
+    more than ``limit`` become ``"Jane Doe, John Smith, … et al. (12 authors)"``."""
+    names = [readable_author(a) for a in authors]
+    if len(names) > limit:
+        return ", ".join(names[:limit]) + f" et al. ({len(names)} authors)"
+    if len(names) > 1:
+        return ", ".join(names[:-1]) + " and " + names[-1]
+    return names[0] if names else ""
+
+
+def byline(meta: Metadata) -> str:
+    """Return the plain-text line under the title: authors · date · venue (``""`` when
+    none is known). Plain text: the caller shows it as such, never as markup."""
+    parts = [readable_authors(meta.authors), meta.date or "", meta.venue]
+    return "  ·  ".join(p for p in parts if p)
 
 
 def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
@@ -180,7 +238,8 @@ def _spans(text: str, terms: MatchTerms | None) -> list[tuple[int, int]]:
 
 def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
                     colours: HtmlColours = LIGHT) -> str:
-    """Return the abstract view's HTML: abstract (first paragraph), arXiv ids and sources.
+    """Return the abstract view's HTML: the abstract (first paragraph), then the paper's
+    own metadata ("Citation"), what the abstract mentions and the source files.
 
     Args:
         paper: the paper (from ``Library.get``), with its highlights.
@@ -198,15 +257,77 @@ def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
     return "<html><body>" + "\n".join(parts) + "</body></html>"
 
 
-def _links_and_sources(paper: Paper, colours: HtmlColours = LIGHT) -> list[str]:
-    parts = []
+def _link(url: str, text: str, colours: HtmlColours) -> str:
+    return f"{_link_open(url, colours)}{html.escape(text)}</a>"
+
+
+def _section_rows(heading: str, rows: Sequence[tuple[str, str]], colours: HtmlColours,
+                  first: bool = False) -> str:
+    """Table rows: a muted heading across both columns, then ``(label, value HTML)``."""
     muted = _muted(colours)
-    if paper.mentioned.arxiv_ids:
-        links = ", ".join(
-            f'{_link_open("https://arxiv.org/abs/" + a, colours)}{html.escape(a)}</a>'
-            for a in paper.mentioned.arxiv_ids)
-        parts.append(f'<p style="margin-top:12px;"><span style="{muted}">arXiv</span>'
-                     f" &nbsp;{links}</p>")
+    space = "4px" if first else "12px"
+    out = [f'<tr><td colspan="2" style="{muted} padding-top:{space}; padding-bottom:2px;">'
+           f"{html.escape(heading)}</td></tr>"]
+    out += [f'<tr><td style="{muted} padding-right:12px;">{html.escape(label)}</td>'
+            f"<td>{value}</td></tr>" for label, value in rows]
+    return "".join(out)
+
+
+def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
+    """The paper's own metadata: what a citation of it carries."""
+    meta = paper.metadata
+    rows: list[tuple[str, str]] = []
+    if meta.authors:
+        rows.append(("Authors" if len(meta.authors) > 1 else "Author",
+                     html.escape("; ".join(str(a) for a in meta.authors))))
+    if meta.date:
+        rows.append(("Date" if len(meta.date) > 4 else "Year", html.escape(meta.date)))
+    if meta.venue:
+        rows.append(("Venue", html.escape(meta.venue)))
+    if meta.entry_type:
+        rows.append(("Type", html.escape(meta.entry_type)))
+    if meta.doi:
+        rows.append(("DOI", _link(doi_url(meta.doi), meta.doi, colours)))
+    if meta.arxiv_id:
+        rows.append(("arXiv", _link(arxiv_url(meta.arxiv_id), meta.arxiv_id, colours)))
+    if meta.url:
+        rows.append(("URL", _link(meta.url, meta.url, colours) if _is_web_url(meta.url)
+                     else html.escape(meta.url)))
+    if paper.citation_key:
+        rows.append(("Citation key", html.escape(paper.citation_key)))
+    return rows
+
+
+def _mentioned_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
+    """Links and identifiers the abstract cites: other work, never the paper's own."""
+    m = paper.mentioned
+    rows: list[tuple[str, str]] = []
+    if m.arxiv_ids:
+        rows.append(("arXiv", ", ".join(_link(arxiv_url(a), a, colours)
+                                        for a in m.arxiv_ids)))
+    if m.dois:
+        rows.append(("DOI", ", ".join(_link(doi_url(d), d, colours) for d in m.dois)))
+    if m.urls:
+        rows.append(("Links" if len(m.urls) > 1 else "Link",
+                     "<br>".join(_link(u, u, colours) if _is_web_url(u) else html.escape(u)
+                                 for u in m.urls)))
+    return rows
+
+
+def _metadata_table(paper: Paper, colours: HtmlColours) -> str:
+    """One table (so the values line up): "Citation", then "Mentioned in the abstract"
+    when the abstract mentions links or identifiers."""
+    body = _section_rows("Citation", _citation_rows(paper, colours), colours, first=True)
+    mentioned = _mentioned_rows(paper, colours)
+    if mentioned:
+        body += _section_rows("Mentioned in the abstract", mentioned, colours)
+    return (f'<table style="margin-top:10px;" cellspacing="0" cellpadding="1">'
+            f"{body}</table>")
+
+
+def _links_and_sources(paper: Paper, colours: HtmlColours = LIGHT) -> list[str]:
+    parts = [_metadata_table(paper, colours)]
+    muted = _muted(colours)
     if paper.sources:
         rows = "<br>".join(
             f'<span title="{html.escape(s.path, quote=True)}">{html.escape(s.name)}</span>'
@@ -228,15 +349,18 @@ def paper_html(paper: Paper, terms: MatchTerms | None = None,
             every hit; ``None`` for no search.
         colours: as for :func:`paper_body_html`.
     Returns:
-        An HTML string for ``QTextBrowser.setHtml``: title, added date, abstract, arXiv
-        ids (linked to arxiv.org) and the source files.
+        An HTML string for ``QTextBrowser.setHtml``: title, byline (authors, date,
+        venue), added date, abstract, the paper's own metadata, what the abstract
+        mentions (linked) and the source files.
     """
     title = _highlighted(paper.title, 0, len(paper.title), _spans(paper.title, terms),
                          colours)
     marks = [(h.start, h.end, h.colour) for h in paper.highlights]
     abstract = abstract_html(paper.abstract, _spans(paper.abstract, terms), marks, colours)
+    by = byline(paper.metadata)
     parts = [
         f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
+        *([f'<p style="margin-top:0px;">{html.escape(by)}</p>'] if by else []),
         f'<p style="{_muted(colours)} margin-top:0px;">Added '
         f'{html.escape(local_datetime(paper.added_at))} &nbsp;·&nbsp; #{paper.id}</p>',
         f'<p style="line-height:135%; margin-top:12px;">{abstract}</p>',

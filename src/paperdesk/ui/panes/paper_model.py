@@ -104,7 +104,9 @@ _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, Sp
 
 
 class PaperTableModel(QAbstractTableModel):
-    """Rows are papers; columns are Title, Snippet and Added.
+    """Rows are papers; columns are Title, Snippet, Added, First author, Year and Venue
+    (the window hides the optional ones the user did not choose, and Snippet when not
+    searching).
 
     Display text is always literal (Qt's DisplayRole is not interpreted as HTML), and
     tooltips are escaped. Unread papers are bold (FontRole); the Title column carries a
@@ -115,18 +117,22 @@ class PaperTableModel(QAbstractTableModel):
 
     Signals:
         searchSortRequested(str, bool): ``(sort, descending)`` — while searching, a
-            header click asked for another order (``"relevance"``, ``"added"`` or
-            ``"title"``); the owner runs the search again in that order.
+            header click asked for another order (``"relevance"`` or a sortable
+            column's field: ``"added"``, ``"title"``, ``"authors"``, ``"year"``,
+            ``"venue"``); the owner runs the search again in that order.
 
     Args:
         library: the open library to read rows from (UI thread).
         parent: Qt parent.
     """
 
-    TITLE, SNIPPET, ADDED = range(3)
+    TITLE, SNIPPET, ADDED, AUTHORS, YEAR, VENUE = range(6)
     #: What each column shows: a paper field (header, tooltip and sort key from
     #: :mod:`paperdesk.core.fields`) or ``None`` for the search snippet.
-    COLUMNS = (paper_field("title"), None, paper_field("added"))
+    COLUMNS = (paper_field("title"), None, paper_field("added"), paper_field("authors"),
+               paper_field("year"), paper_field("venue"))
+    #: Column of each field with a list column, by field name.
+    COLUMN_OF = {f.name: col for col, f in enumerate(COLUMNS) if f}
     HEADERS = tuple(f.header if f else "Snippet" for f in COLUMNS)
     _ORDER_KEYS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.sortable}
     _HEADER_TIPS = {col: f.header_tip if f else
@@ -294,7 +300,7 @@ class PaperTableModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._ids)
 
     def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: N802
-        """Three columns: Title, Added, Snippet."""
+        """Six columns: Title, Snippet, Added, First author, Year, Venue."""
         return 0 if parent.isValid() else len(self.HEADERS)
 
     def headerData(self, section: int, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
@@ -365,6 +371,16 @@ class PaperTableModel(QAbstractTableModel):
                 return local_date(summary.added_at)
             if role == Qt.ItemDataRole.ToolTipRole:
                 return tooltip_html("Added " + local_datetime(summary.added_at))
+            return None
+        text = {self.AUTHORS: summary.first_author,
+                self.YEAR: str(summary.year) if summary.year else "",
+                self.VENUE: summary.venue}.get(col)
+        if text is None:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return text
+        if role == Qt.ItemDataRole.ToolTipRole and text:
+            return tooltip_html(f"{self.HEADERS[col]}: {text}")
         return None
 
     def sort(self, column: int, order=Qt.SortOrder.AscendingOrder) -> None:
@@ -374,8 +390,9 @@ class PaperTableModel(QAbstractTableModel):
         owner to search again in the new order (the rows change when the hits arrive).
 
         Args:
-            column: ``TITLE`` or ``ADDED``; any other value (``SNIPPET``, -1) restores the
-                natural order: import order when listing, relevance when searching.
+            column: a sortable column (``TITLE``, ``ADDED``, ``AUTHORS``, ``YEAR``,
+                ``VENUE``); any other value (``SNIPPET``, -1) restores the natural
+                order: import order when listing, relevance when searching.
             order: ascending or descending.
         """
         self.sort_column, self.sort_order = column, order
@@ -409,7 +426,7 @@ class PaperTableModel(QAbstractTableModel):
 
     def search_sort(self) -> tuple[str, bool]:
         """Return the order to ask ``Library.find`` for: ``(sort, descending)`` with sort
-        ``"relevance"``, ``"added"`` or ``"title"``."""
+        ``"relevance"`` or the sort column's field name (``"added"``, ``"year"`` ...)."""
         key = self._ORDER_KEYS.get(self.sort_column)
         if key is None:
             return "relevance", False

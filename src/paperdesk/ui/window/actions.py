@@ -7,7 +7,9 @@ a window.
 Single-key shortcuts (letters, digits, Space, ``?``) never fire while the focus is in a
 text field (search box, note editor, tag or title editor): those widgets claim printable
 keys through Qt's ``ShortcutOverride`` event, so the key is typed instead. The tests check
-this for the search box and the note editor.
+this for the search box and the note editor. Ctrl+K ("copy \\cite{key}") stays with a text
+field only where the platform binds it to "delete to the end of the line" (X11 and
+Wayland desktops); elsewhere it copies from anywhere in the window.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu
 
-__all__ = ["ActionSpec", "ACTIONS", "MENUS", "EXTRA_KEYS", "build_actions", "shortcut_rows"]
+__all__ = ["ActionSpec", "ACTIONS", "MENUS", "EXTRA_KEYS", "LIST_COLUMNS", "build_actions",
+           "shortcut_rows"]
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,18 @@ _TAG_KEYS = tuple(
                f"toggle_tag_{n}", "paper", submenu="Toggle &Bound Tag")
     for n in range(1, 10))
 
+#: The list's optional columns (View ▸ List Columns and the header's context menu):
+#: paper field name -> menu text. The Title column is always shown; Snippet while
+#: searching.
+LIST_COLUMNS: dict[str, str] = {"added": "&Added", "authors": "First Au&thor",
+                                "year": "&Year", "venue": "&Venue"}
+
+_COLUMN_ACTIONS = tuple(
+    ActionSpec(f"column{name.title()}Action", text, (), f"show_column_{name}", "view",
+               checkable=True, separator_before=(i == 0), submenu="List &Columns",
+               help=f"Show or hide the list's {text.replace('&', '')} column")
+    for i, (name, text) in enumerate(LIST_COLUMNS.items()))
+
 #: Every action, in menu order.
 ACTIONS: tuple[ActionSpec, ...] = (
     # File
@@ -95,6 +110,9 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("copyMarkdownAction", "Copy as &Markdown", ("Ctrl+Shift+M",),
                "copy_as_markdown", "edit",
                help="Copy the selected papers to the clipboard as Markdown"),
+    ActionSpec("copyCiteAction", "Copy \\cite{&Key}", ("Ctrl+K",), "copy_cite_keys",
+               "edit", help="Copy \\cite{key} of the selected papers (\\cite{a,b} for "
+                            "several) to the clipboard"),
     ActionSpec("findAction", "&Search Papers", ("/", "Ctrl+F"), "focus_search", "edit",
                separator_before=True, help="Go to the search box"),
     ActionSpec("saveSearchAction", "Save Searc&h…", ("Ctrl+S",), "prompt_save_search", "edit",
@@ -122,6 +140,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Write in the paper's note (saved automatically)"),
     ActionSpec("highlightAction", "&Highlight Selection", ("h",), "highlight_selection",
                "paper", help="Highlight the text selected in the abstract"),
+    ActionSpec("editMetadataAction", "Edit &Metadata…", ("m",), "edit_metadata", "paper",
+               separator_before=True,
+               help="Edit the paper's authors, year, venue, type, DOI, arXiv id, URL and "
+                    "citation key"),
+    ActionSpec("regenerateKeyAction", "Re&generate Citation Key", (),
+               "regenerate_citation_key", "paper",
+               help="Give the paper the key its authors, year and title propose"),
+    ActionSpec("openPageAction", "Open the Paper's &Web Page", ("o",), "open_paper_page",
+               "paper", help="Open the paper's own DOI, arXiv or URL page in the browser"),
     ActionSpec("scrollAbstractAction", "Scroll Abstract &Down", ("Space",),
                "scroll_abstract_down", "paper", separator_before=True,
                help="Scroll the abstract down"),
@@ -134,6 +161,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Smaller text in the reading pane"),
     ActionSpec("zoomResetAction", "&Actual Size", ("Ctrl+0",), "zoom_reset", "view",
                help="The reading pane's text at its normal size"),
+    *_COLUMN_ACTIONS,
     ActionSpec("showSidebarAction", "Show &Sidebar", ("Ctrl+Shift+B",), "set_sidebar_shown",
                "view", checkable=True, separator_before=True,
                help="Show or hide the filters, saved searches, tags and files on the left"),
@@ -173,8 +201,12 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
             "the chosen tag or saved search"),
     ("F2", "In the tag pane: rename the chosen tag or saved search"),
-    ("Click a column header", "Sort by title or date added; while searching, Snippet "
-                              "goes back to the best matches first"),
+    ("Click a column header", "Sort by title, date added, first author, year or venue; "
+                              "while searching, Snippet goes back to the best matches "
+                              "first"),
+    ("Right-click a column header", "Choose the list's columns (also View ▸ List Columns)"),
+    ("Ctrl+Enter", "In the metadata editor: save (Enter too, except in Authors, where it "
+                   "starts the next author)"),
 )
 
 

@@ -9,7 +9,10 @@ from); searches, imports and
 search-index updates run on worker threads (:mod:`paperdesk.ui.background.workers`). The commands
 of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions`); their slots
 for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageMixin`, those for
-exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExportMixin`.
+exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExportMixin`,
+those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
+:class:`~paperdesk.ui.window.metadata_commands.MetadataCommandsMixin`, and the list's
+optional columns in :class:`~paperdesk.ui.window.list_columns.ListColumnsMixin`.
 """
 
 from __future__ import annotations
@@ -40,6 +43,8 @@ from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
 from paperdesk.ui.window.export_commands import WindowExportMixin
+from paperdesk.ui.window.list_columns import ListColumnsMixin
+from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
 from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.window.saved_searches import SavedSearchActions
@@ -97,7 +102,8 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
-class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow):
+class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCommandsMixin,
+                 ListColumnsMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -277,6 +283,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         pane.highlightRemoveRequested.connect(self.remove_highlight)
         pane.highlightCommentRequested.connect(self.prompt_highlight_comment)
         pane.noteSaveRequested.connect(self.save_note)
+        pane.metadataEditRequested.connect(self.edit_metadata)
         pane.note_editor.linkOpened.connect(
             lambda url: self.statusBar().showMessage(f"Opened {url} in the browser", 4000))
 
@@ -362,6 +369,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
     def _build_menus(self) -> None:
         slots = {f"toggle_tag_{n}": functools.partial(self.toggle_tag_key, n)
                  for n in range(1, 10)}
+        slots.update(self.column_slots())
         for mode in ("system", "light", "dark"):
             slots[f"appearance_{mode}"] = functools.partial(self._appearance_chosen, mode)
         self.actions_by_name = build_actions(self, slots)
@@ -379,6 +387,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self._set_checked(f"appearance{self.settings.appearance.title()}Action", True)
         self._set_checked("showSidebarAction", True)
         self._set_checked("showReadingPaneAction", True)
+        self._setup_list_columns()
 
     def _set_checked(self, name: str, on: bool) -> None:
         """Check or uncheck a checkable action without running its slot."""
@@ -754,10 +763,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
                 if header.sectionSize(column) < header.minimumSectionSize():
                     header.resizeSection(column, header.defaultSectionSize())
             self.table.setColumnHidden(PaperTableModel.TITLE, False)
-            self.table.setColumnHidden(PaperTableModel.ADDED, False)
             self.table.setColumnHidden(PaperTableModel.SNIPPET, self._results is None)
+        self.apply_list_columns()   # what the settings say, whatever the header state held
         sort = s.list_sort
-        if sort is not None and sort[0] in (PaperTableModel.TITLE, PaperTableModel.ADDED):
+        if sort is not None and sort[0] in PaperTableModel._ORDER_KEYS:
             self.table.sortByColumn(sort[0], Qt.SortOrder.DescendingOrder if sort[1]
                                     else Qt.SortOrder.AscendingOrder)
         else:
@@ -788,8 +797,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             s.header_state = self.table.horizontalHeader().saveState()
             column = self.model.sort_column
             s.list_sort = ((column, self.model.sort_order == Qt.SortOrder.DescendingOrder)
-                           if column in (PaperTableModel.TITLE, PaperTableModel.ADDED)
-                           else None)
+                           if column in PaperTableModel._ORDER_KEYS else None)
             if self._sized:
                 self._remember_splitter()
                 if all(self.detail_pane.splitter.sizes()):
@@ -1235,7 +1243,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         self.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
 
     # -- edits and undo ---------------------------------------------------------------
-    def submit_edit(self, edit, quiet: bool = False) -> bool:
+    def submit_edit(self, edit, quiet: bool = False, on_done=None, on_failed=None) -> bool:
         """Hand ``edit(lib)`` (a ``Library`` mutation returning
         :class:`~paperdesk.core.changes.Changes`) to the one writer thread; the panes
         refresh from the worker's ``changed`` signal once it is committed, never before.
@@ -1245,6 +1253,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
                 work (an import's queued batches wait for it).
             quiet: no "… — Ctrl+Z to undo" message (note autosaves, automatic
                 mark-read).
+            on_done: ``on_done(changes)`` in the UI thread once it is committed (after
+                the message, before the panes refresh).
+            on_failed: ``on_failed(message)`` in the UI thread instead of the status
+                bar's "⚠" message when it is refused (e.g. a dialog that shows why).
         Returns:
             True when the edit was queued; False after shutdown. A refused or failed
             edit shows a one-line message when it comes back.
@@ -1256,8 +1268,15 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
             changes = edit(lib)
             return _Step(changes, lib.undo_label)
 
-        job = self.worker.write(run, on_done=lambda step: self._edit_done(step, quiet),
-                                on_failed=self._edit_failed, label="edit")
+        def done(step: _Step) -> None:
+            self._edit_done(step, quiet)
+            if on_done is not None:
+                on_done(step.changes)
+
+        def failed(message: str) -> None:
+            self._edit_failed(message, on_failed)
+
+        job = self.worker.write(run, on_done=done, on_failed=failed, label="edit")
         if job is not None:
             self._edits_pending += 1
             self._update_undo_actions()   # Ctrl+Z works before the edit comes back
@@ -1270,10 +1289,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, QMainWindow
         if step.changes and not quiet and step.label:
             self.statusBar().showMessage(f"{step.label}  —  Ctrl+Z to undo", MESSAGE_MS)
 
-    def _edit_failed(self, message: str) -> None:
+    def _edit_failed(self, message: str, on_failed=None) -> None:
         self._edits_pending -= 1
         self._update_undo_actions()
-        self.show_error(message)
+        (on_failed or self.show_error)(message)
 
     def submit_undo(self, redo: bool = False) -> bool:
         """Undo (or redo) the newest step of the library's undo stack, on the writer

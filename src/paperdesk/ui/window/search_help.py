@@ -31,16 +31,25 @@ SEARCH_SYNTAX: tuple[tuple[str, str], ...] = (
     ("is:unread", "papers you have not read; also is:read and is:starred"),
     ("has:code", "abstracts that link to code (GitHub …); also has:note, has:highlight "
                  "and has:tag"),
+    ('author:doe', "the paper's own authors (plain words search authors too; "
+                   'author:"jane doe" for a full name)'),
+    ("year:2020..2024", "published in those years; also year:2023, year:2020.. and "
+                        "year:..2019"),
+    ("doi:10.1145/3442188.3445922", "its own DOI; also arxiv:2212.08630, venue:, key: "
+                                    "(citation key)"),
+    ("mentions:2212.08630", "abstracts that mention that arXiv id, DOI or link"),
+    ("has:doi", "papers with their own DOI; also has:author, has:year and has:arxiv"),
 )
 
 #: The search box's tooltip: a one-screen summary.
-SEARCH_TIP = """Search titles, abstracts, notes and highlight comments as you type.
+SEARCH_TIP = """Search titles, abstracts, notes, highlight comments and authors as you type.
 
 depth estimation — all the words
 "depth delusion" — the exact phrase
 pruning OR sparsity,  diffusion -video,  NOT,  ( … )
 transf* — prefix      netwrk~ — one letter off
 title:  abstract:  note:  comment:  tag:"to read"  source:
+author:  year:2020..2024  venue:  doi:  arxiv:  key:  mentions:
 is:unread  is:read  is:starred  has:note  has:highlight  has:tag  has:code
 
 F1 here: the search syntax with examples.  Ctrl+S: save this search."""

@@ -1,0 +1,174 @@
+"""The window's citation commands (a mixin of ``MainWindow``): the metadata editor
+(``m``), Regenerate Citation Key, copying ``\\cite{key}`` (Ctrl+K) and opening the
+paper's own page in the browser (``o``).
+
+Edits go through the window's ``submit_edit`` (the one writer thread) and are shown
+once committed; the citation keys to copy and a proposed key are read on the reader
+thread; opening a page uses the paper already shown (no read at all).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QApplication
+
+from paperdesk.core.models import Metadata
+from paperdesk.ui.panes.links import open_safe_url
+from paperdesk.ui.panes.paper_html import own_page_url
+from paperdesk.ui.window.metadata_dialog import MetadataDialog
+from paperdesk.ui.window.triage import MESSAGE_MS
+
+__all__ = ["MetadataCommandsMixin", "cite_command", "NO_PAGE_MESSAGE"]
+
+#: What ``o`` says for a paper without a DOI, arXiv id or URL of its own.
+NO_PAGE_MESSAGE = "This paper has no DOI, arXiv id or URL of its own; press M to add one"
+#: Longest ``\cite{…}`` quoted in full in the status bar, in characters.
+_QUOTE_LIMIT = 80
+
+
+def cite_command(keys) -> str:
+    """Return the LaTeX citation of ``keys``: ``\\cite{a}``, ``\\cite{a,b}``."""
+    return "\\cite{" + ",".join(keys) + "}"
+
+
+class MetadataCommandsMixin:
+    """Citation commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
+
+    Needs the window's ``detail_pane``, ``worker``, ``submit_edit``, ``selected_ids``,
+    ``show_error``, ``focus_list`` and ``statusBar``.
+
+    Attributes:
+        metadata_dialog: the metadata editor last opened (for tests), or ``None``.
+    """
+
+    metadata_dialog: MetadataDialog | None = None
+
+    # -- the metadata editor -----------------------------------------------------------
+    def edit_metadata(self) -> MetadataDialog | None:
+        """Open the metadata editor on the paper shown (m), window-modal.
+
+        Returns:
+            The dialog (also :attr:`metadata_dialog`), or ``None`` without a paper.
+        """
+        paper = self.detail_pane.paper
+        if paper is None:
+            self.statusBar().showMessage("Select a paper first, then press M", MESSAGE_MS)
+            return None
+        self.detail_pane.note_editor.flush()
+        old = self.metadata_dialog
+        if old is not None:
+            old.close()
+            old.deleteLater()
+        dialog = MetadataDialog(paper, self)
+        self.metadata_dialog = dialog
+        pid = paper.id
+
+        def alive() -> bool:
+            return self.metadata_dialog is dialog and not self.is_shut_down()
+
+        def save(meta: Metadata, key: str | None) -> None:
+            queued = self.submit_edit(
+                lambda lib: lib.set_metadata(pid, meta, citation_key=key),
+                on_done=lambda _changes: alive() and dialog.saved(),
+                on_failed=lambda message: (dialog.refused(message) if alive()
+                                           else self.show_error(message)))
+            if not queued:
+                dialog.refused("the library is closing")
+
+        def propose(meta: Metadata) -> None:
+            job = self.worker.read(
+                lambda lib: lib.proposed_citation_key(pid, meta),
+                on_done=lambda key: alive() and dialog.set_proposed_key(key),
+                on_failed=lambda message: alive() and dialog.key_failed(message),
+                label="proposed citation key")
+            if job is None:
+                dialog.key_failed("the library is closing")
+
+        dialog.saveRequested.connect(save)
+        dialog.keyRequested.connect(propose)
+        dialog.finished.connect(lambda _result: alive() and self._back_from_dialog())
+        dialog.open()
+        return dialog
+
+    def _back_from_dialog(self) -> None:
+        """The editor closed: the window (and its list) has the keyboard again."""
+        self.activateWindow()
+        self.focus_list()
+
+    def regenerate_citation_key(self) -> bool:
+        """Give the paper shown the key its metadata proposes (Paper ▸ Regenerate
+        Citation Key; undoable). The new key is named once it is committed.
+
+        Returns:
+            False without a paper.
+        """
+        pid = self.detail_pane.paper_id
+        if pid is None:
+            self.statusBar().showMessage("Select a paper first", MESSAGE_MS)
+            return False
+        keys: list[str] = []
+
+        def edit(lib):   # writer thread
+            changes = lib.regenerate_citation_key(pid)
+            keys.append(lib.citation_key(pid))
+            return changes
+
+        def done(changes) -> None:
+            key = keys[0] if keys else ""
+            if changes:
+                self.statusBar().showMessage(
+                    f"Citation key is now {key}  —  Ctrl+Z to undo", MESSAGE_MS)
+            else:
+                self.statusBar().showMessage(
+                    f"The citation key is already {key}, the one its metadata gives",
+                    MESSAGE_MS)
+
+        return self.submit_edit(edit, on_done=done)
+
+    # -- citing and opening ------------------------------------------------------------
+    def copy_cite_keys(self) -> bool:
+        """Put ``\\cite{key}`` of the selected papers (``\\cite{a,b}`` for several) on the
+        clipboard (Ctrl+K); the keys are read on the reader thread.
+
+        Returns:
+            False when no paper is selected.
+        """
+        ids = self.selected_ids()
+        if not ids:
+            self.show_error("Select the papers to cite first")
+            return False
+
+        def copy(keys: list[str]) -> None:
+            if self.is_shut_down():
+                return
+            text = cite_command(keys)
+            QApplication.clipboard().setText(text)
+            shown = text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 2] + "…}"
+            self.statusBar().showMessage(f"Copied {shown} to the clipboard", MESSAGE_MS)
+
+        job = self.worker.read(lambda lib: [lib.citation_key(pid) for pid in ids],
+                               on_done=copy,
+                               on_failed=lambda message: self.show_error(
+                                   f"Not copied: {message}"),
+                               label="citation keys")
+        return job is not None
+
+    def open_paper_page(self) -> bool:
+        """Open the paper's own page in the browser (o): its DOI at doi.org, else its
+        arXiv page, else its URL. A paper without any says how to add one.
+
+        Returns:
+            True when a page was handed to the browser.
+        """
+        paper = self.detail_pane.paper
+        if paper is None:
+            self.statusBar().showMessage("Select a paper first", MESSAGE_MS)
+            return False
+        url = own_page_url(paper.metadata)
+        if url is None:
+            self.statusBar().showMessage(NO_PAGE_MESSAGE, 6000)
+            return False
+        if not open_safe_url(url):
+            self.show_error(f"Not opened: {url[:80]} (only http and https links open)")
+            return False
+        self.statusBar().showMessage(f"Opened {url} in the browser", MESSAGE_MS)
+        return True

@@ -1,0 +1,300 @@
+"""A paper's own metadata: checks, storage, undo, citation keys, the schema v4 migration,
+and searching it; identifiers in the abstract stay "mentioned"."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+import sqlite_utils
+
+from paperdesk.core.library import Library
+from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_date, check_doi,
+                                     check_url, extract_dois, parse_author, parse_authors,
+                                     unique_key)
+from paperdesk.core.models import Author, Metadata
+from paperdesk.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+
+# -- checks ------------------------------------------------------------------------
+@pytest.mark.parametrize("typed, stored", [
+    ("10.1145/3442188.3445922", "10.1145/3442188.3445922"),
+    ("doi:10.1000/xyz(1)-2", "10.1000/xyz(1)-2"),
+    ("https://doi.org/10.48550/arXiv.2212.08630", "10.48550/arXiv.2212.08630"),
+    ("  ", None),
+])
+def test_dois_are_read_in_their_usual_forms(typed, stored):
+    assert check_doi(typed) == stored
+
+
+@pytest.mark.parametrize("bad", ["10.1/x", "doi 10.1145/1", "11.1145/123", "10.1145/",
+                                 "10.1145/a b", "https://example.org/10.1145/1"])
+def test_a_malformed_doi_is_refused_with_one_line(bad):
+    with pytest.raises(MetadataError) as err:
+        check_doi(bad)
+    assert str(err.value).startswith("doi: ") and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("typed, stored", [
+    ("2212.08630", "2212.08630"), ("arXiv:2212.08630v3", "2212.08630v3"),
+    ("https://arxiv.org/abs/2101.00001", "2101.00001"),
+    ("https://arxiv.org/pdf/2101.00001v2.pdf", "2101.00001v2"),
+    ("hep-th/9901001", "hep-th/9901001"), ("math.GT/0309136", "math.GT/0309136"),
+    ("0704.0001", "0704.0001"), (None, None),
+])
+def test_arxiv_ids_are_read_in_their_usual_forms(typed, stored):
+    assert check_arxiv_id(typed) == stored
+
+
+@pytest.mark.parametrize("bad", ["2213.08630", "2212.0863", "2212.086301", "arXiv:abc",
+                                 "0701.12345", "hep-th/9913001", "10.1145/1"])
+def test_a_malformed_arxiv_id_is_refused(bad):
+    with pytest.raises(MetadataError, match="^arxiv: .* is not an arXiv identifier"):
+        check_arxiv_id(bad)
+
+
+def test_dates_and_urls():
+    assert check_date("2023") == "2023" and check_date(2023) == "2023"
+    assert check_date("2024-02-29") == "2024-02-29"
+    for bad in ("2023-02-29", "2023-13", "23", "May 2023", "0999"):
+        with pytest.raises(MetadataError, match="^date: "):
+            check_date(bad)
+    assert check_url("https://example.org/a?b=1#c") == "https://example.org/a?b=1#c"
+    for bad in ("ftp://example.org", "example.org", "https://exa mple.org"):
+        with pytest.raises(MetadataError, match="^url: "):
+            check_url(bad)
+
+
+def test_author_names_as_people_type_them():
+    assert parse_author("Doe, Jane") == Author("Doe", "Jane")
+    assert parse_author("Jane  Doe") == Author("Doe", "Jane")
+    assert parse_author("Ludwig van Beethoven") == Author("van Beethoven", "Ludwig")
+    assert parse_author("{World Health Organization}") == Author("World Health Organization")
+    assert parse_author("Aristotle") == Author("Aristotle")
+    assert parse_authors("Doe, Jane; Smith, John") == (Author("Doe", "Jane"),
+                                                         Author("Smith", "John"))
+    assert parse_authors("Jane Doe and J. R. Smith") == (Author("Doe", "Jane"),
+                                                           Author("Smith", "J. R."))
+    with pytest.raises(MetadataError, match="^author: "):
+        parse_author("a, b, c")
+
+
+def test_dois_mentioned_in_text():
+    text = ("Data at doi:10.5281/zenodo.123456. See also (10.1145/3442188.3445922) "
+            "and https://doi.org/10.1000/ABC-def.")
+    assert extract_dois(text) == ["10.5281/zenodo.123456", "10.1145/3442188.3445922",
+                                  "10.1000/abc-def"]
+
+
+def test_unique_key_suffixes_like_better_bibtex():
+    taken = {"doe2021depth", "doe2021deptha"}
+    assert unique_key("doe2021depth", taken.__contains__) == "doe2021depthb"
+    many = {"k"} | {"k" + chr(c) for c in range(ord("a"), ord("z") + 1)}
+    assert unique_key("k", many.__contains__) == "kaa"
+
+
+# -- stored metadata ------------------------------------------------------------------
+def test_metadata_is_stored_cleaned_and_undone(seeded_library):
+    lib = seeded_library
+    pid = lib.paper_ids()[0]
+    changes = lib.set_metadata(pid, Metadata(
+        authors=(Author(" Doe ", "Jane  R."),), date="2023-05", venue=" Neur  IPS ",
+        entry_type="Article", doi="https://doi.org/10.1000/XYZ", arxiv_id="arXiv:2301.01234",
+        url="https://example.org/paper"))
+    assert changes.fields == {"metadata"} and changes.papers == {pid}
+    paper = lib.get(pid)
+    assert paper.metadata == Metadata((Author("Doe", "Jane R."),), "2023-05", "Neur IPS",
+                                      "article", "10.1000/XYZ", "2301.01234",
+                                      "https://example.org/paper")
+    assert paper.year == 2023 and paper.entry_type == "article"
+    assert lib.undo_label == "Edit metadata"
+    lib.undo()
+    assert lib.get(pid).metadata == Metadata()
+    lib.redo()
+    assert lib.get(pid).metadata.doi == "10.1000/XYZ"
+    assert lib.set_metadata(pid, lib.metadata(pid)) == Changes_empty()
+
+
+def Changes_empty():
+    from paperdesk.core.changes import NO_CHANGES
+    return NO_CHANGES
+
+
+def test_a_refused_value_changes_nothing(seeded_library):
+    lib = seeded_library
+    pid = lib.paper_ids()[0]
+    lib.set_metadata(pid, Metadata(date="2020"))
+    steps = len(lib.undo_stack)
+    with pytest.raises(MetadataError, match="^doi: "):
+        lib.set_metadata(pid, Metadata(date="2021", doi="10.12/nope"))
+    assert lib.metadata(pid) == Metadata(date="2020") and len(lib.undo_stack) == steps
+
+
+def test_entry_type_follows_the_own_arxiv_id_when_not_set(seeded_library):
+    lib = seeded_library
+    pid = lib.paper_ids()[0]
+    assert lib.get(pid).entry_type == "misc"
+    lib.set_metadata(pid, Metadata(arxiv_id="2301.01234"))
+    assert lib.get(pid).entry_type == "preprint"
+
+
+def test_identifiers_in_the_abstract_are_mentioned_not_own(seeded_library):
+    lib = seeded_library
+    (hit,) = lib.search('"characterised in"', limit=1)
+    paper = lib.get(hit.id)
+    assert "2212.08630" in paper.mentioned.arxiv_ids
+    assert paper.metadata == Metadata() and paper.year is None
+    assert "2022" not in paper.citation_key
+
+
+# -- citation keys ------------------------------------------------------------------
+def test_keys_are_assigned_on_import_and_kept(seeded_library):
+    lib = seeded_library
+    keys = [lib.citation_key(p) for p in lib.paper_ids()]
+    assert len(set(k.lower() for k in keys)) == len(keys) == 225
+    pid = lib.paper_ids()[0]
+    key = lib.citation_key(pid)
+    assert key == "advancement_1"
+    lib.set_title(pid, "Zebras in the wild")
+    lib.set_metadata(pid, Metadata(authors=(Author("Doe", "Jane"),), date="2021"))
+    assert lib.citation_key(pid) == key, "a key changes only when the user asks"
+
+
+def test_regenerate_gives_family_year_word_made_unique(seeded_library):
+    lib = seeded_library
+    p1, p2 = lib.paper_ids()[:2]
+    for pid in (p1, p2):
+        lib.set_title(pid, "The depth of things")
+        lib.set_metadata(pid, Metadata(authors=(Author("Müller", "Jan"),), date="2021"))
+    assert lib.proposed_citation_key(p1) == "muller2021depth"
+    lib.regenerate_citation_key(p1)
+    lib.regenerate_citation_key(p2)
+    assert (lib.citation_key(p1), lib.citation_key(p2)) == ("muller2021depth",
+                                                            "muller2021deptha")
+    assert lib.undo_label == "Regenerate citation key"
+    # Regenerating again keeps the key (its own key counts as free).
+    assert not lib.regenerate_citation_key(p1)
+    lib.undo()
+    assert lib.citation_key(p2) == "depth_2" or lib.citation_key(p2).endswith("_2")
+
+
+def test_a_key_typed_by_the_user_is_checked(seeded_library):
+    lib = seeded_library
+    p1, p2 = lib.paper_ids()[:2]
+    lib.set_citation_key(p1, "Doe2021")
+    assert lib.paper_for_key("doe2021") == p1
+    with pytest.raises(MetadataError, match="already used"):
+        lib.set_citation_key(p2, "DOE2021")
+    for bad in ("", "has space", "brace{", "ümlaut", "x" * 101):
+        with pytest.raises(MetadataError, match="^citation key: "):
+            lib.set_citation_key(p2, bad)
+    assert lib.citation_key(p2) != "DOE2021"
+
+
+def test_an_automatic_key_a_user_took_is_not_reused(tmp_path):
+    from tests.core.helpers import write_daily
+    lib = Library.open(tmp_path / "lib")
+    write_daily(tmp_path / "a.txt", ["Depth first. More words here."])
+    (first,) = lib.import_paths([tmp_path / "a.txt"]).added_ids
+    lib.set_citation_key(first, f"depth_{first + 1}")
+    write_daily(tmp_path / "b.txt", ["Depth second. Other words."])
+    (second,) = lib.import_paths([tmp_path / "b.txt"]).added_ids
+    assert lib.citation_key(second) == f"depth_{second}a"
+    lib.close()
+
+
+# -- migration from schema 3 --------------------------------------------------------------
+def test_a_version_3_library_migrates_with_a_backup(tmp_path):
+    folder = tmp_path / "old"
+    folder.mkdir()
+    db = sqlite_utils.Database(folder / "library.db")
+    for step in MIGRATIONS[:3]:
+        step(db)
+    db.execute("PRAGMA user_version = 3")
+    db.execute("INSERT INTO papers (id, content_hash, title, derived_title, abstract, "
+               "added_at, starred) VALUES (7, 'h', 'The learnable layers', "
+               "'The learnable layers', 'The learnable layers, characterised in "
+               "arXiv:2212.08630, work.', '2026-01-02T03:04:05Z', 0)")
+    db.conn.commit()
+    db.conn.close()
+    with Library.open(folder) as lib:
+        paper = lib.get(7)
+        assert paper.citation_key == "learnable_7"
+        assert paper.year is None and paper.metadata.arxiv_id is None
+        assert paper.mentioned.arxiv_ids == ("2212.08630",)
+        assert lib.find("mentions:2212.08630").total == 1
+        assert lib.find("arxiv:2212.08630").total == 0
+    backups = list((folder / "backups").glob("library-v3-*.db"))
+    assert len(backups) == 1
+    old = sqlite3.connect(backups[0])
+    assert old.execute("PRAGMA user_version").fetchone()[0] == 3
+    old.close()
+    assert SCHEMA_VERSION == 4
+
+
+# -- search --------------------------------------------------------------------------
+@pytest.fixture
+def described(seeded_library):
+    lib = seeded_library
+    p1, p2, p3 = lib.paper_ids()[:3]
+    lib.set_metadata(p1, Metadata(authors=(Author("Doe", "Jane"), Author("Ng", "Li")),
+                                  date="2023-05-17", venue="NeurIPS",
+                                  doi="10.1145/3442188.3445922-x", arxiv_id="2301.01234v2"))
+    lib.set_metadata(p2, Metadata(authors=(Author("Smith", "John"),), date="2019"))
+    lib.set_metadata(p3, Metadata(date="2021"))
+    return lib, (p1, p2, p3)
+
+
+def _ids(lib, query):
+    return sorted(h.id for h in lib.find(query, limit=None).hits)
+
+
+def test_search_by_author_year_doi_arxiv_key(described):
+    lib, (p1, p2, p3) = described
+    assert _ids(lib, "author:doe") == [p1]
+    assert _ids(lib, 'author:"jane doe"') == [p1]
+    assert p2 in _ids(lib, "smith")             # plain words search authors too
+    assert _ids(lib, "year:2023") == [p1]
+    assert _ids(lib, "year:2020..2024") == [p1, p3]
+    assert _ids(lib, "year:..2020") == [p2]
+    assert _ids(lib, "year:2021..") == [p1, p3]
+    assert _ids(lib, "year:2024..2020") == [p1, p3]
+    assert _ids(lib, "doi:10.1145/3442188.3445922-X") == [p1]
+    assert _ids(lib, "doi:https://doi.org/10.1145/3442188.3445922-x") == [p1]
+    assert _ids(lib, "arxiv:2301.01234") == [p1] == _ids(lib, "arxiv:2301.01234v2")
+    assert _ids(lib, "venue:neurips") == [p1]
+    assert _ids(lib, f"key:{lib.citation_key(p2)}") == [p2]
+    assert _ids(lib, "has:doi") == [p1]
+    assert _ids(lib, "has:author") == [p1, p2]
+    assert _ids(lib, "has:year") == [p1, p2, p3]
+
+
+def test_a_malformed_year_is_explained(described):
+    lib, _ = described
+    results = lib.find("year:20x depth")
+    assert "year:20x" in results.message and results.total > 0
+    assert lib.find("year:1..2").message
+
+
+def test_mentioned_identifiers_are_searchable_apart(described):
+    lib, _ = described
+    (hit,) = lib.search('"characterised in"', limit=1)
+    assert _ids(lib, "mentions:2212.08630") == [hit.id]
+    assert _ids(lib, "arxiv:2212.08630") == []
+
+
+def test_metadata_and_key_are_one_step_or_nothing(seeded_library):
+    lib = seeded_library
+    p1, p2 = lib.paper_ids()[:2]
+    old_key = lib.citation_key(p1)
+    changes = lib.set_metadata(p1, Metadata(date="2020"), citation_key="mine2020")
+    assert changes.fields == {"metadata", "citation_key"}
+    assert lib.citation_key(p1) == "mine2020" and len(lib.undo_stack) == 1
+    lib.undo()
+    assert lib.citation_key(p1) == old_key and lib.metadata(p1) == Metadata()
+    lib.redo()
+    with pytest.raises(MetadataError, match="already used"):
+        lib.set_metadata(p2, Metadata(venue="X"), citation_key="MINE2020")
+    with pytest.raises(MetadataError, match="^citation key: "):
+        lib.set_metadata(p2, Metadata(venue="X"), citation_key="two words")
+    assert lib.metadata(p2) == Metadata()
