@@ -35,6 +35,7 @@ def test_a_version_2_export_reproduces_metadata_and_keys(cited_library, cited_ex
             assert again.metadata == paper.metadata
             assert again.entry_type == paper.entry_type
             assert again.mentioned == paper.mentioned
+        assert len(copy.search("author:Knuth")) == 1      # indexed with its metadata
 
 
 def test_a_version_1_export_still_imports(tmp_path):

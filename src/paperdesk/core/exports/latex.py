@@ -56,10 +56,11 @@ Policy (one rule per kind of character, with the measurement that decided it):
 Greek letters
     ``{$\\alpha$}``, one math group per run of letters (``{$\\alpha\\beta$}``; ``$$``
     would start display math), in braces so that a style's case change cannot turn
-    ``\\Theta`` into ``\\theta``. Only runs made entirely of the letters below: a run
-    with any other Greek character (accented letters as in "Σωκράτης") is Greek text,
-    not a symbol, and is kept as UTF-8 (for XeLaTeX, LuaLaTeX or babel's Greek). pdflatex cannot typeset Greek UTF-8 without extra
-    packages ("Unicode character μ (U+03BC) not set up for use with LaTeX");
+    ``\\Theta`` into ``\\theta``. Only runs made entirely of letters in :data:`GREEK`:
+    a run with any other Greek character (accented letters as in "Σωκράτης") is Greek
+    text, not a symbol, and is kept as UTF-8 (for XeLaTeX, LuaLaTeX or babel's Greek).
+    pdflatex cannot typeset Greek UTF-8 without extra packages ("Unicode character μ
+    (U+03BC) not set up for use with LaTeX");
     ``\\ensuremath{\\mu}`` (pylatexenc's choice) shows as "\\ensuremath μ" in citation-js
     and pandoc. Math is the form pandoc (rendering), citation-js, bibtexparser (with
     math decoding) and pdflatex all read: measured letter by letter, every letter with a
