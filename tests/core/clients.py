@@ -196,7 +196,7 @@ def jabref_convert(source: Path, fmt: str, folder: Path,
     Returns:
         ``(bibtex text JabRef saved, JabRef's output)``.
     Raises:
-        AssertionError: JabRef failed or saved nothing.
+        AssertionError: JabRef failed, saved nothing or did not finish in 90 s.
     """
     jabref = program("jabref")
     home = folder / "home"
@@ -211,7 +211,13 @@ def jabref_convert(source: Path, fmt: str, folder: Path,
     if key_pattern is not None:
         args.append("-g")
     args += ["-o", str(out)]
-    done = run(args, cwd=folder, env={"JABREF_JAVA_OPTS": java_opts, "HOME": str(home)})
+    try:
+        done = run(args, cwd=folder, env={"JABREF_JAVA_OPTS": java_opts, "HOME": str(home)},
+                   timeout=90)
+    except subprocess.TimeoutExpired as exc:   # JabRef 3.8 hangs after an uncaught error
+        raise AssertionError(f"JabRef did not finish in 90 s (it hangs after an uncaught "
+                             f"exception, e.g. saving a field whose braces do not pair "
+                             f"up): {args}") from exc
     output = done.stdout + done.stderr
     assert done.returncode == 0 and out.exists(), f"JabRef failed:\n{output[-3000:]}"
     return out.read_text(encoding="utf-8"), output
