@@ -28,7 +28,9 @@ def program(name: str) -> str:
     """Return the path of program ``name``, or skip the test when it is not installed."""
     path = shutil.which(name)
     if path is None:
-        pytest.skip(f"{name} is not installed; {INSTALL}")
+        how = ("install Node.js with npm, then `make clients` installs citation-js"
+               if name == "node" else INSTALL)
+        pytest.skip(f"{name} is not installed; {how}")
     return path
 
 
