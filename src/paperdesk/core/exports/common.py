@@ -8,7 +8,8 @@ from paperdesk.core.models import Highlight, Paper
 
 __all__ = ["citation_key", "highlight_text", "date_parts", "one_line", "ARXIV_ABS"]
 
-#: The landing page of an arXiv identifier (https://info.arxiv.org/help/arxiv_identifier.html).
+#: The landing page of an arXiv identifier (append the id; see
+#: https://info.arxiv.org/help/arxiv_identifier.html).
 ARXIV_ABS = "https://arxiv.org/abs/"
 
 
