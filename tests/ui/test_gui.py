@@ -22,6 +22,7 @@ from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane  # noqa: E402
 from paperdesk.ui.panes.paper_model import BLOCK, PaperTableModel  # noqa: E402
 from paperdesk.ui.panes.tag_pane import TagPane  # noqa: E402
+from ui_fixtures import anchors  # noqa: E402
 
 TOTAL = 225            # distinct papers in the two seed files
 PER_FILE = 120         # abstracts in each seed file (15 are in both)
@@ -226,26 +227,13 @@ def test_markup_in_an_abstract_is_shown_literally(qtbot, open_window, tmp_path):
     assert '<b>x</b> <a href="http://example.invalid">y</a> & 5 < 6' in pane.toPlainText()
     html = pane.toHtml()
     assert '<a href="http://example.invalid"' not in html
-    assert _anchors(pane) == []
+    assert anchors(pane) == []
 
     window.select_row(1 - row)
     # linked in the abstract, and listed again under "Mentioned in the abstract"
-    assert _anchors(pane) == ["https://example.org/code", "https://example.org/code"]
+    assert anchors(pane) == ["https://example.org/code", "https://example.org/code"]
 
 
-def _anchors(pane: DetailPane) -> list[str]:
-    """Every link target in the detail pane's document."""
-    found = []
-    block = pane.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isAnchor() and fmt.anchorHref():
-                found.append(fmt.anchorHref())
-            it += 1
-        block = block.next()
-    return found
 
 
 # -- 5. filtering by source -----------------------------------------------------------------

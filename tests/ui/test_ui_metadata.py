@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import WAIT_MS, anchors, open_seeded, press, settle, wait_idle, win  # noqa: F401
 
 from paperdesk.core.metadata import key_word
 from paperdesk.core.models import Author, Metadata
@@ -316,25 +316,13 @@ def test_detail_pane_shows_own_metadata_apart_from_what_the_abstract_mentions(qt
                   "inproceedings", "10.5555/12345678", "2401.01234",
                   "https://example.org/x?a=1&b=2"):
         assert shown in citation, shown
-    anchors = _anchors(pane.abstract_view)
-    assert "https://doi.org/10.5555/12345678" in anchors
-    assert "https://arxiv.org/abs/2401.01234" in anchors
-    assert "https://arxiv.org/abs/2212.08630" in anchors  # the mentioned one, linked too
+    links = anchors(pane.abstract_view)
+    assert "https://doi.org/10.5555/12345678" in links
+    assert "https://arxiv.org/abs/2401.01234" in links
+    assert "https://arxiv.org/abs/2212.08630" in links  # the mentioned one, linked too
     assert "<b>Doe" not in pane.abstract_view.toHtml()    # escaped, never markup
 
 
-def _anchors(view) -> list[str]:
-    found = []
-    block = view.document().begin()
-    while block.isValid():
-        it = block.begin()
-        while not it.atEnd():
-            fmt = it.fragment().charFormat()
-            if fmt.isAnchor() and fmt.anchorHref():
-                found.append(fmt.anchorHref())
-            it += 1
-        block = block.next()
-    return found
 
 
 # -- list columns and sorting ------------------------------------------------------------------

@@ -81,3 +81,24 @@ def settle(qtbot, window) -> None:
     :func:`wait_idle` for those)."""
     qtbot.waitUntil(lambda: not window.worker.is_busy(), timeout=WAIT_MS)
     QCoreApplication.processEvents()
+
+
+def anchors(view) -> list[str]:
+    """Every link target in a text view's document, in document order.
+
+    Args:
+        view: a widget with ``document()`` (a QTextEdit, QTextBrowser or the detail pane).
+    Returns:
+        The ``href`` of each anchored fragment.
+    """
+    found = []
+    block = view.document().begin()
+    while block.isValid():
+        it = block.begin()
+        while not it.atEnd():
+            fmt = it.fragment().charFormat()
+            if fmt.isAnchor() and fmt.anchorHref():
+                found.append(fmt.anchorHref())
+            it += 1
+        block = block.next()
+    return found
