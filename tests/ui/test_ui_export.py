@@ -338,6 +338,8 @@ def test_ctrl_shift_c_copies_the_selected_papers_as_bibtex(qtbot, win):
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_C,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Copied"),
+                    timeout=WAIT_MS)
     text = QApplication.clipboard().text()
     library = bibtexparser.parse_string(text)
     assert len(library.entries) == 3
@@ -353,6 +355,8 @@ def test_copy_as_markdown_from_the_edit_menu(qtbot, win):
     action = window.actions_by_name["copyMarkdownAction"]
     assert action in window.menuBar().actions()[1].menu().actions()     # Edit menu
     action.trigger()
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Copied"),
+                    timeout=WAIT_MS)
     text = QApplication.clipboard().text()
     assert text.startswith("# Reading list") and text.count("\n## ") == 1
     assert window.statusBar().currentMessage() == "Copied 1 paper as Markdown"

@@ -12,10 +12,9 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from paperdesk.core.models import LibraryError
 from paperdesk.ui.window.dialogs import message_box
 from paperdesk.ui.window.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, ListSnapshot, file_stem
 from paperdesk.ui.style.formatting import plural
@@ -25,7 +24,7 @@ __all__ = ["WindowExportMixin", "EXPORT_MESSAGE_MS"]
 
 #: How long "Exported N papers to FILE" stays in the status bar, in milliseconds.
 EXPORT_MESSAGE_MS = 10000
-#: Above this many papers, copying shows a busy cursor (it runs in the UI thread).
+#: Above this many papers, copying says "Copying N papers…" until the text is ready.
 _BUSY_COPY = 200
 
 _HINTS = (
@@ -210,26 +209,31 @@ class WindowExportMixin:
 
         Args:
             fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
+        The text is made on the reader thread (the papers are read from SQLite) and put
+        on the clipboard when it is ready; if it cannot be made, the reason is shown in
+        the status bar instead.
+
         Returns:
-            False if no paper is selected or the text could not be made (the reason is
-            shown in the status bar).
+            False if no paper is selected (or the library is closing), else True.
         """
         ids = self.selected_ids()
         if not ids:
             self.show_error("Select the papers to copy first")
             return False
-        busy = len(ids) > _BUSY_COPY
-        if busy:
-            QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
-        try:
-            text = self.lib.export_text(ids, fmt)
-        except (LibraryError, ValueError) as exc:
-            self.show_error(f"Not copied: {exc}")
-            return False
-        finally:
-            if busy:
-                QApplication.restoreOverrideCursor()
-        QApplication.clipboard().setText(text)
-        self.statusBar().showMessage(
-            f"Copied {plural(len(ids), 'paper')} as {FORMAT_INFO[fmt][0]}", 5000)
-        return True
+
+        def copy(text: str) -> None:
+            if self.is_shut_down():
+                return
+            QApplication.clipboard().setText(text)
+            self.statusBar().showMessage(
+                f"Copied {plural(len(ids), 'paper')} as {FORMAT_INFO[fmt][0]}", 5000)
+
+        if len(ids) > _BUSY_COPY:
+            self.statusBar().showMessage(
+                f"Copying {plural(len(ids), 'paper')} as {FORMAT_INFO[fmt][0]}…")
+        # Made on the reader thread: the papers are read from SQLite.
+        job = self.worker.read(lambda lib: lib.export_text(ids, fmt), on_done=copy,
+                               on_failed=lambda message: self.show_error(
+                                   f"Not copied: {message}"),
+                               label="copy")
+        return job is not None
