@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from collections.abc import Sequence
 from dataclasses import replace
@@ -18,7 +19,7 @@ from paperdesk import __version__
 from paperdesk.core.exports.formats import FIELDS, FORMATS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.library import Library
-from paperdesk.core.metadata import ENTRY_TYPES, parse_authors
+from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
 from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
@@ -270,8 +271,12 @@ def _cmd_edit(lib: Library, args) -> int:
     given = {}
     if args.author is not None:
         given["authors"] = tuple(a for text in args.author for a in parse_authors(text))
-    if args.year is not None or args.date is not None:
-        given["date"] = args.year if args.year is not None else args.date
+    if args.year is not None:
+        if args.year.strip() and not re.fullmatch(r"\d{4}", args.year.strip()):
+            raise MetadataError(f"year: {args.year.strip()!r} is not a year (use 2023)")
+        given["date"] = args.year
+    elif args.date is not None:
+        given["date"] = args.date
     for option, part in (("venue", "venue"), ("entry_type", "entry_type"), ("doi", "doi"),
                          ("arxiv", "arxiv_id"), ("url", "url")):
         value = getattr(args, option)
@@ -458,11 +463,18 @@ _COMMANDS = {
 _READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export"}
 
 
+#: The options of ``edit`` that change something.
+_EDIT_OPTIONS = ("author", "year", "date", "venue", "entry_type", "doi", "arxiv", "url",
+                 "key", "regenerate_key")
+
+
 def writes(args: argparse.Namespace) -> bool:
     """Return True if the parsed command changes the library (see
     :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` only reads)."""
     if args.command == "saved-search":
         return args.saved_command != "list"
+    if args.command == "edit":      # without options it only prints the metadata
+        return any(getattr(args, o) not in (None, False) for o in _EDIT_OPTIONS)
     return args.command not in _READ_ONLY_COMMANDS
 
 

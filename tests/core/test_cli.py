@@ -268,7 +268,8 @@ def test_write_commands_refuse_while_the_window_holds_the_lock(tmp_path, seed_fi
     with LibraryLock(lib, app="gui"):
         for argv in (["import", str(seed_files[1])], ["tag", "add", "x", "1"],
                      ["note", "1", "hello"], ["mark", "1", "--star"], ["reindex"],
-                     ["saved-search", "add", "n", "q"], ["tag", "rename", "a", "b"]):
+                     ["saved-search", "add", "n", "q"], ["tag", "rename", "a", "b"],
+                     ["edit", "1", "--year", "2020"], ["edit", "1", "--regenerate-key"]):
             assert main(["--library", str(lib), *argv]) == 1, argv
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and "is open in the paperdesk window" in err, err
@@ -278,6 +279,8 @@ def test_write_commands_refuse_while_the_window_holds_the_lock(tmp_path, seed_fi
         assert json.loads(capsys.readouterr().out)["papers"] == 120
         assert main(["--library", str(lib), "search", "depth", "--limit", "1"]) == 0
         assert main(["--library", str(lib), "saved-search", "list"]) == 0
+        assert main(["--library", str(lib), "edit", "1"]) == 0      # only prints
+        assert "key:" in capsys.readouterr().out
         out = tmp_path / "all.csv"
         assert main(["--library", str(lib), "export", "--all", "--format", "csv",
                      "-o", str(out)]) == 0
@@ -330,5 +333,7 @@ def test_edit_sets_checks_and_clears_metadata(tmp_path, seed_files):
     r = run("show", "224", library=lib)
     assert "authors: Doe, Jane; van Beethoven, Ludwig" in r.stdout
     assert "Mentioned in the abstract:\n  arXiv:2212.08630" in r.stdout
+    r = run("edit", "224", "--year", "20x", library=lib)
+    assert r.returncode == 1 and r.stderr.startswith("paperdesk: year: '20x' is not a year")
     r = run("edit", "99999", "--year", "2020", library=lib)
     assert r.returncode == 1 and "no paper with id 99999" in r.stderr

@@ -4,6 +4,7 @@ and searching it; identifiers in the abstract stay "mentioned"."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 
 import pytest
 import sqlite_utils
@@ -47,7 +48,8 @@ def test_arxiv_ids_are_read_in_their_usual_forms(typed, stored):
 
 
 @pytest.mark.parametrize("bad", ["2213.08630", "2212.0863", "2212.086301", "arXiv:abc",
-                                 "0701.12345", "hep-th/9913001", "10.1145/1"])
+                                 "0701.12345", "hep-th/9913001", "10.1145/1",
+                                 "0703.0001", "9912.12345", "2301.01234v0"])
 def test_a_malformed_arxiv_id_is_refused(bad):
     with pytest.raises(MetadataError, match="^arxiv: .* is not an arXiv identifier"):
         check_arxiv_id(bad)
@@ -263,6 +265,8 @@ def test_search_by_author_year_doi_arxiv_key(described):
     assert _ids(lib, "doi:https://doi.org/10.1145/3442188.3445922-x") == [p1]
     assert _ids(lib, "arxiv:2301.01234") == [p1] == _ids(lib, "arxiv:2301.01234v2")
     assert _ids(lib, "venue:neurips") == [p1]
+    lib.set_metadata(p2, replace(lib.metadata(p2), venue="Proc. of ICML"))
+    assert _ids(lib, 'venue:"proc. of icml"') == [p2]
     assert _ids(lib, f"key:{lib.citation_key(p2)}") == [p2]
     assert _ids(lib, "has:doi") == [p1]
     assert _ids(lib, "has:author") == [p1, p2]
@@ -280,6 +284,8 @@ def test_mentioned_identifiers_are_searchable_apart(described):
     lib, _ = described
     (hit,) = lib.search('"characterised in"', limit=1)
     assert _ids(lib, "mentions:2212.08630") == [hit.id]
+    assert _ids(lib, "mentions:arXiv:2212.08630") == [hit.id]
+    assert _ids(lib, "mentions:2212.08630v3") == [hit.id]
     assert _ids(lib, "arxiv:2212.08630") == []
 
 

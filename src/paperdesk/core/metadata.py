@@ -10,6 +10,7 @@ own DOI, arXiv id, year or citation key.
 
 from __future__ import annotations
 
+import datetime as _dt
 import re
 import unicodedata
 from collections.abc import Callable, Iterable
@@ -127,8 +128,9 @@ def check_arxiv_id(text: str | None) -> str | None:
 
     Accepts new-style ``YYMM.NNNN(N)`` with an optional version, old-style
     ``archive/YYMMNNN`` (``hep-th/9901001``), an ``arXiv:`` prefix or an arxiv.org
-    ``abs``/``pdf`` link (https://info.arxiv.org/help/arxiv_identifier.html); the month
-    must be 01-12.
+    ``abs``/``pdf`` link (https://info.arxiv.org/help/arxiv_identifier.html). A new-style
+    id's YYMM must be a month from 0704 (when the scheme began) to this month, with four
+    digits after the dot until 1412 and five from 1501; versions count from 1.
 
     Raises:
         MetadataError: not an arXiv identifier.
@@ -140,10 +142,14 @@ def check_arxiv_id(text: str | None) -> str | None:
         clean = clean[:-4]
     ok = False
     if _ARXIV_NEW.fullmatch(clean):
-        yymm, digits = int(clean[:4]), len(clean.split("v")[0]) - 5
-        # Four digits after the dot until 2014, five from 2015 on.
-        ok = 1 <= yymm % 100 <= 12 and ((digits == 4 and yymm <= 1412)
-                                        or (digits == 5 and yymm >= 1501))
+        number, _, version = clean.partition("v")
+        yymm, digits = int(clean[:4]), len(number) - 5
+        # New-style ids began in April 2007 (0704); four digits after the dot until 2014,
+        # five from 2015 on; versions count from v1.
+        today = _dt.date.today()
+        ok = (1 <= yymm % 100 <= 12 and 704 <= yymm <= (today.year % 100) * 100 + today.month
+              and (not version or int(version) >= 1)
+              and ((digits == 4 and yymm <= 1412) or (digits == 5 and yymm >= 1501)))
     elif _ARXIV_OLD.fullmatch(clean):
         ok = 1 <= int(clean.split("/")[1][2:4]) <= 12
     if not ok:

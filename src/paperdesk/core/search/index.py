@@ -105,7 +105,7 @@ def build_schema() -> Schema:
 
     The paper's own metadata: ``author`` (given and family names, one author per line,
     unstemmed, with positions: ``author:"jane doe"``; also searched by plain words),
-    ``venue`` (unstemmed), ``year`` (the publication year as a word: ``year:2023``; a
+    ``venue`` (unstemmed, with positions: ``venue:"proc. of icml"``), ``year`` (the publication year as a word: ``year:2023``; a
     range is expanded into years by the query builder), ``doi``, ``arxiv`` (with and
     without its version) and ``key`` (the citation key), each one lower-cased word.
     ``mentions``: DOIs, arXiv ids and links that appear in the abstract.
@@ -129,7 +129,7 @@ def build_schema() -> Schema:
         source_id=KEYWORD(),
         flags=KEYWORD(),
         author=TEXT(analyzer=exact_analyzer()),
-        venue=TEXT(analyzer=exact_analyzer(), phrase=False),
+        venue=TEXT(analyzer=exact_analyzer()),
         year=KEYWORD(),
         doi=KEYWORD(lowercase=True),
         arxiv=KEYWORD(lowercase=True),
@@ -267,7 +267,8 @@ class IndexDocument:
         doi: its DOI ("" when none).
         arxiv_id: its arXiv id, maybe with a version ("" when none).
         citation_key: its citation key.
-        mentions: DOIs, arXiv ids and URLs that appear in its abstract.
+        mentions: DOIs, arXiv ids and URLs that appear in its abstract (an arXiv id with
+            a version is indexed without it too).
     """
 
     id: int
@@ -310,7 +311,8 @@ class IndexDocument:
             "arxiv": " ".join(dict.fromkeys(
                 [self.arxiv_id, self.arxiv_id.split("v")[0]] if self.arxiv_id else [])),
             "key": self.citation_key,
-            "mentions": " ".join(self.mentions),
+            "mentions": " ".join(dict.fromkeys(
+                m for said in self.mentions for m in (said, re.sub(r"v\d+$", "", said)))),
         }
 
 

@@ -168,6 +168,10 @@ class QueryBuilder:
                 value = re.sub(r"^(https?://(dx\.)?doi\.org/|doi:)", "", value)
             elif m.group(1).lower() == "arxiv":
                 value = re.sub(r"^(https?://arxiv\.org/(abs|pdf)/|arxiv:)", "", value)
+            else:   # mentions: the id, whichever way the abstract or the pane wrote it
+                value = re.sub(r"^(arxiv:|doi:)", "", value)
+                if re.fullmatch(r"\d{4}\.\d{4,5}v\d+", value):
+                    value = value.rsplit("v", 1)[0]
             return hold(f'{m.group(1).lower()}:"{value}"')
 
         chunk = _ID_FIELD_RE.sub(take_id, chunk)
