@@ -69,6 +69,9 @@ SEED_METADATA = [
              venue="Université de Paris"),
     Metadata(authors=(Author("Turing", "Alan M."),), date="1950-10", entry_type="incollection",
              venue="Computers & Thought", doi="10.1093/mind/LIX.236.433"),
+    # A conference paper with a year alone (citation-js read its PY as the event's date).
+    Metadata(authors=(Author("Ng", "Andrew"),), date="2023", entry_type="inproceedings",
+             venue="NeurIPS"),
 ]
 #: Metadata with hostile text for the hostile papers (alternately).
 HOSTILE_METADATA = [

@@ -161,10 +161,13 @@ def test_entry_types_keys_and_own_identifiers(exported):
         assert ("doi" in fields) == (meta.doi is not None), key
         if meta.doi:
             assert fields["doi"].value == meta.doi
-        assert ("url" in fields) == (meta.url is not None) == ("urldate" in fields), key
+        assert (meta.url is not None) == ("urldate" in fields), key
+        assert ("url" in fields) == bool(meta.url or meta.arxiv_id), key
         if meta.url:
             assert fields["url"].value == meta.url
             assert fields["urldate"].value == paper.added_at[:10]
+        elif meta.arxiv_id:
+            assert fields["url"].value == "https://arxiv.org/abs/" + meta.arxiv_id
 
 
 def test_an_abstract_that_mentions_an_arxiv_id_does_not_make_it_the_papers(exported):
@@ -274,6 +277,8 @@ def test_citation_js_reads_every_text_as_written(exported):
             assert item["issued"]["date-parts"][0] == parts, key
         if paper.metadata.doi:
             assert item["DOI"] == paper.metadata.doi, key
+        if paper.metadata.arxiv_id and not paper.metadata.url:   # the link to the paper
+            assert item["URL"] == "https://arxiv.org/abs/" + paper.metadata.arxiv_id, key
 
 
 def test_the_hostile_comment_survives_citation_js(cited_library):

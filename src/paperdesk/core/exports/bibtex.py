@@ -33,8 +33,9 @@ turns a ``booktitle`` into sentence case otherwise), ``year``/``month``/``date``
 paper's own date (``month`` as the standard three-letter macro, ``date`` in ISO 8601 for
 biblatex when the month is known), ``doi``, ``eprint`` with ``archiveprefix = {arXiv}``
 (classic styles, pandoc) and ``eprinttype = {arxiv}`` (biblatex) for the paper's own
-arXiv id, ``url`` and ``urldate`` (the date added, as the access date) only for the
-paper's own URL, ``abstract``, ``keywords`` (tags), ``note`` (the note, on one line) and
+arXiv id, ``url`` and ``urldate`` (the date added, as the access date) for the paper's
+own URL (``url`` alone is its arXiv page when it has an arXiv id but no URL, as the RIS
+and CSL-JSON exports do: citation-js reads ``eprint`` only for PubMed ids), ``abstract``, ``keywords`` (tags), ``note`` (the note, on one line) and
 ``annote`` (highlights). Links and identifiers that the abstract merely mentions are not
 written as fields (they are other work; the abstract still holds them).
 """
@@ -44,7 +45,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from paperdesk.core.exports.common import citation_key, date_parts, highlight_text, one_line
+from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts, highlight_text,
+                                          one_line)
 from paperdesk.core.exports.latex import latex_text, latex_url
 from paperdesk.core.models import Author, Paper
 
@@ -137,6 +139,9 @@ def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
         out.append(("url", "{" + latex_url(meta.url) + "}"))
         if "added" in keep:
             out.append(("urldate", "{" + paper.added_at[:10] + "}"))
+    elif "url" in keep and "arxiv_id" in keep and meta.arxiv_id:
+        # citation-js reads eprint only for PubMed ids: the arXiv page keeps the link.
+        out.append(("url", "{" + latex_url(ARXIV_ABS + meta.arxiv_id) + "}"))
     if "abstract" in keep:
         text("abstract", paper.abstract)
     if "tags" in keep and paper.tags:

@@ -12,8 +12,9 @@ values are on one line, and there is no blank line inside a record.
 generic one). Then ``ID`` (the citation key), one ``AU`` per author (``Family, Given``;
 an organisation as written), ``TI``, the venue as ``T2`` (secondary title: journal,
 conference or book) or, for books, theses and reports, ``PB`` (publisher, university,
-institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, or ``YYYY/MM//`` when only the
-month is known) from the paper's own publication date only, ``DO`` (DOI), ``AN``
+institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, ``YYYY/MM//`` when only the
+month is known, ``YYYY///`` for a year: citation-js takes ``PY`` alone of a ``CONF``
+record as the conference's date) from the paper's own publication date only, ``DO`` (DOI), ``AN``
 (``arXiv:<id>``) and ``DB`` (``arXiv``) for its own arXiv id, ``UR`` (its own URL, else
 its arXiv page), ``DP`` (``paperdesk``: the database the record comes from; see below),
 ``Y2`` (the date it was added, as the access date), ``AB`` (the
@@ -115,8 +116,9 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         ref["year"] = f"{parts[0]:04d}"
-        if len(parts) > 1:
-            ref["date"] = _ris_date(parts)
+        # DA even for a year alone (YYYY///): citation-js reads the PY of a CONF record
+        # as the conference's date, not the publication date, unless DA is there.
+        ref["date"] = _ris_date(parts)
     if "doi" in keep and meta.doi:
         ref["doi"] = meta.doi
     if "arxiv_id" in keep and meta.arxiv_id:
