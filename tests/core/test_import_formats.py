@@ -137,7 +137,7 @@ def test_zotero_bibtex(empty_library):
 def test_jabref_bibtex_strings_preamble_comments_and_bad_values(empty_library):
     report = empty_library.import_paths([DATA / "jabref.bib"])
     (f,) = report.files
-    assert (f.format, f.added, f.skipped, f.without_abstract) == ("bibtex", 2, 1, 1)
+    assert (f.format, f.added, f.skipped, f.without_abstract) == ("bibtex", 4, 1, 3)
     assert f.warnings == [
         "entry empty2020: no title and no abstract; left out",
         "entry Knuth1984: doi: 'not-a-doi' is not a DOI (it must look like "
@@ -152,6 +152,9 @@ def test_jabref_bibtex_strings_preamble_comments_and_bad_values(empty_library):
     book = papers["The TeXbook"]
     assert book.metadata.doi is None and book.metadata.year == 1984
     assert not any("providecommand" in p.abstract + p.title for p in papers.values())
+    child = papers["A paper in the proceedings"]          # crossref: fields inherited
+    assert child.metadata.venue == "Proceedings of the 12th Workshop on Cross-references"
+    assert (child.metadata.year, child.metadata.entry_type) == (2018, "inproceedings")
 
 
 def test_biblatex_dates_eprints_and_a_repeated_key(empty_library):
@@ -305,6 +308,13 @@ def test_values_the_user_set_are_not_overwritten(seeded_library, tmp_path):
     assert (after.metadata.venue, after.metadata.date) == ("My Venue", "2001")
     assert after.metadata.doi == "10.1000/seed.1"                     # was missing
     assert after.metadata.authors[0] == Author("Doe", "Jane")         # was missing
+    (f,) = report.files
+    assert f.warnings == [
+        f"entry doe2023seed: paper {pid} keeps its date '2001' (the file has '2023')",
+        f"entry doe2023seed: paper {pid} keeps its venue 'My Venue' (the file has "
+        "'Journal of Seeds')",
+        f"entry doe2023seed: paper {pid} keeps its title 'My Own Title' (the file has "
+        "'A Real Title')"]
 
 
 def test_a_record_matching_by_doi_or_arxiv_id_merges(empty_library, tmp_path):
@@ -381,3 +391,37 @@ def test_records_are_stored_in_batches_with_the_hook_between(empty_library, tmp_
     assert [n for n in seen if n][:3] == [300, 600, 700]   # committed batch by batch
     again = empty_library.import_paths([path], sync=False)
     assert (again.added, again.duplicates) == (0, 700)
+
+
+@pytest.mark.parametrize("text, fmt", [
+    ("This file was created with JabRef 2.10.\nEncoding: UTF8\n\n@article{a,\n  title = {T},\n}\n",
+     "bibtex"),
+    ("Provider: Clarivate\nDatabase: Web of Science\n\nTY  - JOUR\nTI  - T\nER  - \n", "ris"),
+])
+def test_a_few_lines_before_the_first_entry_are_allowed(text, fmt):
+    assert detect_text(text) == fmt
+
+
+def test_an_abstract_that_mentions_an_entry_is_still_text():
+    text = ("Feed\n\nWe study citation keys. One abstract. Another sentence. More text. "
+            "And more. And more still.\n\nSecond abstract about things.\n\nThird one here."
+            "\n\nFourth abstract text.\n\n@article{x, in the middle of prose}\n")
+    assert detect_text(text) == "text"
+
+
+def test_a_paper_without_abstract_takes_one_from_a_later_record(empty_library, tmp_path):
+    first = tmp_path / "first.bib"
+    first.write_text("@article{a1,\n  title = {The Paper},\n  doi = {10.1000/x.1},\n}\n")
+    second = tmp_path / "second.ris"
+    second.write_text("TY  - JOUR\nTI  - The paper, as Scopus writes it\nDO  - 10.1000/X.1\n"
+                      "AB  - Now with an abstract that says what the paper does.\nER  - \n")
+    empty_library.import_paths([first])
+    (pid,) = empty_library.paper_ids()
+    report = empty_library.import_paths([second])
+    assert (report.added, report.enriched) == (0, 1)
+    paper = empty_library.get(pid)
+    assert paper.abstract == "Now with an abstract that says what the paper does."
+    assert paper.title == "The Paper" and paper.citation_key == "a1"
+    assert [h.id for h in empty_library.search("abstract says")] == [pid]
+    again = empty_library.import_paths([first, second])
+    assert (again.added, again.enriched, again.duplicates) == (0, 0, 2)

@@ -885,6 +885,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             added.extend(new)
             for name in ("added", "duplicates", "enriched", "without_abstract"):
                 setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
+            file_report.warnings += counts.warnings
             step(n)
             hook()
 

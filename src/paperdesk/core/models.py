@@ -418,8 +418,9 @@ class FileReport:
             abstract.
         skipped: entries left out of a file that was read (a record with neither title
             nor abstract, a block that cannot be parsed); ``warnings`` says which.
-        warnings: one line per entry left out and per value dropped (a malformed DOI,
-            date, URL, arXiv id or citation key: the record is stored without it).
+        warnings: one line per entry left out, per value dropped (a malformed DOI,
+            date, URL, arXiv id or citation key: the record is stored without it) and per
+            value a matched paper kept although the record gives another.
     """
 
     path: str

@@ -10,12 +10,12 @@ mark, else what charset-normalizer finds; a file with NUL bytes is binary and re
     a JSON array of objects, each with a ``type`` or a ``title`` (the CSL 1.0.2 data
     schema's item: ``id``, ``type``, ``title``, ...). Any other JSON is refused.
 ``bibtex``
-    the first line that is not blank and not a ``%`` comment starts an ``@`` block
-    (``@article{key,``, ``@string{...}``, ``@comment{...}``; BibTeX and BibLaTeX as
-    Zotero, JabRef and Better BibTeX write them), and there is at least one such block.
+    an ``@`` block (``@article{key,``, ``@string{...}``, ``@comment{...}``; BibTeX and
+    BibLaTeX as Zotero, JabRef and Better BibTeX write them) starts a line, with at most
+    three lines before it other than blank lines and ``%`` comments.
 ``ris``
-    the first line that is not blank (nor the bare record counter ``1.`` some writers
-    put first) is an RIS ``TY  - `` line.
+    an RIS ``TY  - `` line, with at most three lines before it other than blank lines
+    and the bare record counter ``1.`` some writers put first ("Provider: ...").
 ``text``
     the Daily Papers format or plain text with one abstract per paragraph, accepted only
     when at most half of its paragraphs fail
@@ -56,7 +56,9 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 _JSON_ARRAY = re.compile(r"\[\s*(?:[\[{\"\]\d-]|true|false|null)")
-_BIB_BLOCK = re.compile(r"@[ \t]*[A-Za-z]+[ \t]*[{(]")
+_BIB_ENTRY = re.compile(r"@[ \t]*[A-Za-z]+[ \t]*[{(]")
+#: Lines other than comments a file may have before its first BibTeX block or RIS record.
+_LEAD_LINES = 3
 _RIS_TY = re.compile(r"TY  -( |$)")
 _RIS_COUNTER = re.compile(r"\d+\.?")
 _MARKUP_START = re.compile(r"<(?:[A-Za-z!?/])")
@@ -79,11 +81,21 @@ class Detected:
     encoding: str
 
 
-def _first_line(text: str, skip) -> str:
+def _starts_with(text: str, pattern: re.Pattern, skip) -> bool:
+    """Whether one of the first lines matches ``pattern``, with at most
+    :data:`_LEAD_LINES` other lines (not blank, not ``skip``) before it: what a tool
+    writes before the records ("Encoding: UTF8", "Provider: ...")."""
+    others = 0
     for line in text.splitlines():
-        if line.strip() and not skip(line.strip()):
-            return line.strip()
-    return ""
+        clean = line.strip()
+        if not clean or skip(clean):
+            continue
+        if pattern.match(clean):
+            return True
+        others += 1
+        if others > _LEAD_LINES:
+            return False
+    return False
 
 
 def detect_text(text: str) -> str:
@@ -110,11 +122,9 @@ def detect_text(text: str) -> str:
                 else "a list of something else" if isinstance(doc, list) else "a value")
         raise ParseError("", f"JSON that is neither a paperdesk export nor CSL-JSON "
                              f"(a list of items with a type or title): it is {what}")
-    first = _first_line(body, lambda ln: ln.startswith("%"))
-    if first.startswith("@") and _BIB_BLOCK.match(first):
+    if _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")):
         return "bibtex"
-    first = _first_line(body, lambda ln: bool(_RIS_COUNTER.fullmatch(ln)))
-    if _RIS_TY.match(first):
+    if _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
         return "ris"
     if _MARKUP_START.match(body):
         raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")

@@ -23,9 +23,12 @@ its arXiv id (any version) is that paper's. Then it fills in that paper's *missi
 metadata only: authors when it has none, date, venue, entry type, DOI, arXiv id and URL
 when they are empty, and its title when the paper's title is still the one derived from
 the abstract and the record's title is a real one (not the title paperdesk derives from
-the record's own abstract) (a paper without an abstract has a real title already). A value already there (typed by the user or brought by an earlier import)
-is never overwritten; the citation key never changes. Such a record counts as
-``enriched`` when it changed something, else as a ``duplicate``.
+the record's own abstract). A paper without an abstract (its title came from a record)
+takes the record's abstract, and with it that abstract's hash as its ``content_hash``,
+unless another paper has that abstract. A value already there (typed by the user or
+brought by an earlier import) is never overwritten; when the record gives another, a
+note says which value the paper kept. The citation key never changes. Such a record
+counts as ``enriched`` when it changed something, else as a ``duplicate``.
 """
 
 from __future__ import annotations
@@ -220,8 +223,23 @@ def _find(db: sqlite_utils.Database, record: Record, digest: str,
     return row[0] if row is not None else ids.find(record.metadata)
 
 
-def _enrich(db: sqlite_utils.Database, pid: int, record: Record) -> bool:
-    """Fill in what paper ``pid`` lacks from ``record``; True when something changed."""
+_FIELDS = (("authors", lambda m: m.authors), ("date", lambda m: m.date),
+           ("venue", lambda m: m.venue), ("type", lambda m: m.entry_type),
+           ("doi", lambda m: (m.doi or "").lower() or None),
+           ("arxiv", lambda m: _arxiv_base(m.arxiv_id) if m.arxiv_id else None),
+           ("url", lambda m: m.url))
+
+
+def _shown(value) -> str:
+    if isinstance(value, tuple):
+        return "; ".join(map(str, value))
+    return str(value)
+
+
+def _enrich(db: sqlite_utils.Database, pid: int, record: Record,
+            notes: list[str]) -> bool:
+    """Fill in what paper ``pid`` lacks from ``record``; True when something changed.
+    Each value the paper has that the record gives differently is kept and noted."""
     row = db.execute(f"SELECT title, derived_title, abstract, "
                      f"{', '.join(METADATA_COLUMNS)} FROM papers WHERE id = ?",
                      [pid]).fetchone()
@@ -231,6 +249,25 @@ def _enrich(db: sqlite_utils.Database, pid: int, record: Record) -> bool:
     if merged != own:
         write_metadata(db, pid, merged)
         changed = True
+    for name, get in _FIELDS:
+        mine, theirs = get(own), get(record.metadata)
+        if mine and theirs and mine != theirs:
+            notes.append(f"{record.label}: paper {pid} keeps its {name} {_shown(mine)!r} "
+                         f"(the file has {_shown(theirs)!r})")
+    if not abstract and record.abstract:
+        # The paper came without an abstract (a record with only a title): it takes
+        # this record's, unless another paper has that abstract already.
+        digest = content_hash(record.abstract)
+        if db.execute("SELECT 1 FROM papers WHERE content_hash = ?",
+                      [digest]).fetchone() is None:
+            db.conn.execute("UPDATE papers SET abstract = ?, content_hash = ?, "
+                            "derived_title = ? WHERE id = ?",
+                            [record.abstract, digest, derive_title(record.abstract), pid])
+            changed = True
+        else:
+            notes.append(f"{record.label}: its abstract is another paper's; paper {pid} "
+                         "stays without one")
+        return changed       # its title came from a record: keep it
     # A paper without an abstract took its title from a record: that title is real. A
     # record's title that is its own abstract's derived title (a paperdesk export of a
     # paper without its own title) is not.
@@ -239,6 +276,9 @@ def _enrich(db: sqlite_utils.Database, pid: int, record: Record) -> bool:
     if real and abstract and title == derived and record.title != title:
         db.conn.execute("UPDATE papers SET title = ? WHERE id = ?", [record.title, pid])
         changed = True
+    elif real and title != derived and record.title != title:
+        notes.append(f"{record.label}: paper {pid} keeps its title {title!r} (the file "
+                     f"has {record.title!r})")
     return changed
 
 
@@ -258,7 +298,8 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
         source_id: the ``sources`` row of the file (provenance: one ``paper_sources``
             row per record, at the record's position).
         report: ``added``, ``enriched``, ``duplicates`` and ``without_abstract`` are
-            counted up.
+            counted up; a note for each value a matched paper keeps although the record
+            gives another is added to ``warnings``.
         now: ISO 8601 UTC time of the import.
         ids: the library's identifiers, read in this transaction (one is read when
             ``None``); kept up to date.
@@ -287,7 +328,7 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
             ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
         else:
             new = False
-            if _enrich(db, pid, record):
+            if _enrich(db, pid, record, report.warnings):
                 ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
                 report.enriched += 1
                 changed.append(pid)
