@@ -402,6 +402,13 @@ def test_a_few_lines_before_the_first_entry_are_allowed(text, fmt):
     assert detect_text(text) == fmt
 
 
+def test_prose_that_starts_with_an_at_sign_is_not_bibtex():
+    assert detect_text("Feed\n\n@Twitter (now X) posts were studied in depth by many "
+                       "researchers over the years.\n") == "text"
+    assert detect_text("@Article{Key2020,\n  title = {T},\n}\n") == "bibtex"
+    assert detect_text("@article{\n  title = {T},\n}\n") == "bibtex"   # key missing
+
+
 def test_an_abstract_that_mentions_an_entry_is_still_text():
     text = ("Feed\n\nWe study citation keys. One abstract. Another sentence. More text. "
             "And more. And more still.\n\nSecond abstract about things.\n\nThird one here."

@@ -10,9 +10,10 @@ mark, else what charset-normalizer finds; a file with NUL bytes is binary and re
     a JSON array of objects, each with a ``type`` or a ``title`` (the CSL 1.0.2 data
     schema's item: ``id``, ``type``, ``title``, ...). Any other JSON is refused.
 ``bibtex``
-    an ``@`` block (``@article{key,``, ``@string{...}``, ``@comment{...}``; BibTeX and
-    BibLaTeX as Zotero, JabRef and Better BibTeX write them) starts a line, with at most
-    three lines before it other than blank lines and ``%`` comments.
+    an ``@`` block (``@article{key,`` with its key and comma, ``@string{...}``,
+    ``@preamble{...}``, ``@comment{...}``; BibTeX and BibLaTeX as Zotero, JabRef and
+    Better BibTeX write them) starts a line, with at most three lines before it other
+    than blank lines and ``%`` comments.
 ``ris``
     an RIS ``TY  - `` line, with at most three lines before it other than blank lines
     and the bare record counter ``1.`` some writers put first ("Provider: ...").
@@ -56,7 +57,10 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 _JSON_ARRAY = re.compile(r"\[\s*(?:[\[{\"\]\d-]|true|false|null)")
-_BIB_ENTRY = re.compile(r"@[ \t]*[A-Za-z]+[ \t]*[{(]")
+# "@string{", "@preamble{", "@comment{", or "@type{key," (a key, then a comma: prose that
+# starts with "@Twitter (" is not an entry).
+_BIB_ENTRY = re.compile(r"@[ \t]*(?:(?:string|preamble|comment)[ \t]*[{(]|[A-Za-z]+[ \t]*"
+                        r"[{(][ \t]*[^\s,{}()=\"#%']*[ \t]*(?:,|$))", re.IGNORECASE)
 #: Lines other than comments a file may have before its first BibTeX block or RIS record.
 _LEAD_LINES = 3
 _RIS_TY = re.compile(r"TY  -( |$)")
