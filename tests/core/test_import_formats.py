@@ -71,6 +71,12 @@ GARBAGE = {
     "numbers.json": ("[1, 2, 3]", "neither a paperdesk"),
     "broken.json": ('[{"type": "article", "title": ', "not valid JSON"),
     "table.csv": ("id,title,year\n1,Deep nets,2020\n2,Shallow nets,2021\n", "a table"),
+    "endnote.enw": ("%0 Journal Article\n%A Smith, John\n%T Deep learning for things\n"
+                    "%D 2020\n%J Journal of Things\n\n%0 Book\n%A Doe, Jane\n%T A book\n",
+                    "not prose"),
+    "wos.txt": ("FN Clarivate Analytics Web of Science\nVR 1.0\nPT J\nAU Smith, J\n"
+                "TI Deep learning for things\nSO JOURNAL OF THINGS\nPY 2020\nER\n\nEF\n",
+                "not prose"),
 }
 
 

@@ -34,7 +34,12 @@ _CLOSING = re.compile(r"</[A-Za-z][\w:-]*\s*>|<!--|<!DOCTYPE|<\?xml|<[A-Za-z][\w
 _OPENING = re.compile(r"<[A-Za-z][\w:-]*(?:\s+[\w:-]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|"
                       r"[^\s<>\"']+))?)*\s*>")
 _KV_LINE = re.compile(r"\s*(?:-\s+)?[A-Za-z_][\w.\-]*\s*[:=](?:\s+(?P<value>.*))?\s*")
-_LIST_LINE = re.compile(r"\s*-\s+\S.*|\s*\[[^\]]+\]\s*|\s*[#;].*|\s*---\s*|\s*\.\.\.\s*")
+_BARE_TAG = re.compile(r"[A-Z][A-Z0-9](  ?-)?|%[A-Z0-9]")
+_LIST_LINE = re.compile(r"\s*-\s+\S.*|\s*\[[^\]]+\]\s*|\s*[#;].*|\s*---\s*|\s*\.\.\.\s*"
+                        # tagged records: EndNote/refer "%A Name", RIS-like "AU  - x",
+                        # Web of Science "AU Name" / "ER"
+                        r"|%[A-Z0-9@!#$&()*+,\-./:;<=>?\[\]^_{|}~] .*|[A-Z][A-Z0-9]  ?-( .*)?"
+                        r"|[A-Z][A-Z0-9]( \S.*)?")
 
 
 class ParseError(ValueError):
@@ -96,9 +101,11 @@ def is_prose(paragraph: str) -> bool:
     - no markup: no closing or empty HTML/XML tag (``</div>``, ``<br/>``), comment or
       declaration, and at most one opening tag (``<p>``: one ``<x y>`` is often maths);
     - not key-value lines: of a paragraph of several lines, fewer than 60% are
-      ``key: value`` / ``key = value`` lines, YAML list items, ``[sections]``, ``---`` or
-      ``#`` comments; a paragraph of one line is key-value when it is ``key: value`` (or
-      ``key = value``) with a value of fewer than six words;
+      ``key: value`` / ``key = value`` lines, YAML list items, ``[sections]``, ``---``,
+      ``#`` comments or tagged lines (EndNote's ``%A Name``, Web of Science's
+      ``AU Name``, RIS-like ``AU  - Name``); a paragraph of one line is key-value when
+      it is ``key: value`` (or ``key = value``) with a value of fewer than six words, or
+      a bare tag (``EF``, ``ER  -``);
     - not a table: not several lines with the same number (one or more) of tabs, or of
       commas, on every line;
     - mostly letters: at least half of its characters other than white space are letters.
@@ -110,6 +117,8 @@ def is_prose(paragraph: str) -> bool:
     if len(lines) == 1:
         m = _KV_LINE.fullmatch(lines[0])
         if m and len((m.group("value") or "").split()) < 6:
+            return False
+        if _BARE_TAG.fullmatch(lines[0].strip()):     # "EF", "ER  -" ending a record
             return False
     else:
         kv = sum(1 for ln in lines if _KV_LINE.fullmatch(ln) or _LIST_LINE.fullmatch(ln))
