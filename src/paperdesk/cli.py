@@ -82,8 +82,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="program the launcher starts (default: this paperdesk)")
     sub.add_parser("uninstall-desktop", help="remove what install-desktop added")
 
-    p = sub.add_parser("import", help="import abstract files or folders of *.txt files")
-    p.add_argument("paths", nargs="+", metavar="PATH", type=Path)
+    p = sub.add_parser("import", help="import files (Daily Papers or plain text, BibTeX, "
+                                      "RIS, CSL-JSON, paperdesk JSON) or folders of them")
+    p.add_argument("paths", nargs="+", metavar="PATH", type=Path,
+                   help="a file, a folder (its *.txt, *.bib, *.ris and *.json files, "
+                        "recursively) or - for standard input; the format is recognised "
+                        "by content")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("search", help="full-text search (see the README for the language)")
@@ -190,6 +194,20 @@ def _print_json(obj) -> None:
     sys.stdout.write("\n")
 
 
+#: Notes (entries left out, values dropped) printed per file; --json carries them all.
+_WARNINGS_SHOWN = 20
+
+
+def _counts(r) -> str:
+    """``"3 added, 1 enriched, 2 duplicates"`` (+ without abstract / left out when any)."""
+    out = f"{r.added} added, {r.enriched} enriched, {r.duplicates} duplicates"
+    if r.without_abstract:
+        out += f", {r.without_abstract} without abstract"
+    if r.skipped:
+        out += f", {r.skipped} left out"
+    return out
+
+
 def _cmd_import(lib: Library, args) -> int:
     report = lib.import_paths(args.paths)
     if args.json:
@@ -198,9 +216,15 @@ def _cmd_import(lib: Library, args) -> int:
         for f in report.files:
             if f.error:
                 continue
-            print(f"{f.path}: {f.added} added, {f.duplicates} duplicates")
-        print(f"total: {report.added} added, {report.duplicates} duplicates, "
-              f"{len(report.rejected)} rejected")
+            print(f"{f.path}: {_counts(f)}" + (f" ({f.header})" if f.format not in
+                                               (None, "text") else ""))
+        print(f"total: {_counts(report)}, {len(report.rejected)} rejected")
+    for f in report.files:
+        for line in f.warnings[:_WARNINGS_SHOWN]:
+            print(f"paperdesk: note: {f.path}: {line}", file=sys.stderr)
+        if len(f.warnings) > _WARNINGS_SHOWN:
+            print(f"paperdesk: note: {f.path}: ... and {len(f.warnings) - _WARNINGS_SHOWN} "
+                  "more (see --json)", file=sys.stderr)
     for r in report.rejected:
         print(f"paperdesk: rejected {r['path']}: {r['reason']}", file=sys.stderr)
     return 1 if report.rejected else 0

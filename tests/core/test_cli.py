@@ -27,7 +27,7 @@ def test_import_search_show_stats_end_to_end(tmp_path, seed_files):
 
     r = run("import", str(seed_files[0].parent), library=lib)
     assert r.returncode == 0
-    assert "total: 0 added, 240 duplicates, 0 rejected" in r.stdout
+    assert "total: 0 added, 0 enriched, 240 duplicates, 0 rejected" in r.stdout
 
     r = run("search", '"hierarchical Tree-based static workflow"', "--json", library=lib)
     assert r.returncode == 0

@@ -31,8 +31,15 @@ from paperdesk.core.exports.to_file import ExportMixin
 from paperdesk.core.fields import SORT_CHOICES, sortable_fields
 from paperdesk.core.models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
-from paperdesk.core.imports.paperdesk_json import is_json_export, read_export, store_export
-from paperdesk.core.imports.daily_papers import ParseError, collect_files, read_file
+from paperdesk.core.imports.paperdesk_json import read_export, store_export
+from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, collect_files,
+                                                 parse_decoded, read_file)
+from paperdesk.core.imports.bibtex import read_bibtex
+from paperdesk.core.imports.csl_json import read_csl_json
+from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN,
+                                           STDIN_NAME, detect_file)
+from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
+from paperdesk.core.imports.ris import read_ris
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
 from paperdesk.core.search.index import IndexDocument, SearchIndex, make_snippet, match_spans
@@ -93,6 +100,43 @@ def _never() -> bool:
 
 def _nothing() -> None:
     pass
+
+
+def _shown(path) -> str:
+    """How a path is named in reports (standard input as ``<stdin>``)."""
+    return STDIN_NAME if str(path) == STDIN else str(path)
+
+
+def _size(parsed) -> int:
+    if isinstance(parsed, dict):
+        return len(parsed["papers"])
+    if isinstance(parsed, RecordFile):
+        return len(parsed.records)
+    return len(parsed.abstracts)
+
+
+def _read_any(path) -> dict | RecordFile | ParsedFile:
+    """Read one file (or standard input) in the format its content shows
+    (:mod:`paperdesk.core.imports.detect`).
+
+    Raises:
+        ParseError: refused, with a one-line reason naming the file.
+    """
+    found = detect_file(path)
+    shown = _shown(path)
+    if found.format == "text":
+        if str(path) == STDIN:
+            return parse_decoded(STDIN_NAME, found.text, found.encoding)
+        return read_file(path)
+    if found.format == "paperdesk-json":
+        return read_export(shown, found.text)
+    reader = {"bibtex": read_bibtex, "ris": read_ris, "csl-json": read_csl_json}
+    records = reader[found.format](found.path, found.text, found.encoding)
+    if not records.records:
+        why = records.skipped[0] if records.skipped else "it holds no entries"
+        raise ParseError(shown, f"no {FORMAT_LABELS[found.format]} entry with a title or "
+                                f"an abstract ({why})")
+    return records
 
 
 class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
@@ -609,11 +653,21 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                      progress: ProgressCallback | None = None,
                      cancel: CancelCheck | None = None, sync: bool = True,
                      between_batches: BatchHook | None = None) -> ImportReport:
-        """Import abstract files and folders (folders: every ``*.txt`` inside, recursively).
+        """Import files and folders: the Daily Papers format or plain text, BibTeX and
+        BibLaTeX, RIS, CSL-JSON and paperdesk's own JSON export, each recognised by its
+        content (:mod:`paperdesk.core.imports.detect`); ``"-"`` is standard input.
 
-        Files are read first: a file that cannot be read is rejected with a reason and
-        leaves no trace. The papers are then stored in short transactions (batches) of at
-        most :data:`IMPORT_BATCH` abstracts (:data:`EXPORT_IMPORT_BATCH` papers of a JSON
+        A folder contributes its ``*.txt``, ``*.bib``, ``*.ris`` and ``*.json`` files,
+        recursively (:data:`~paperdesk.core.imports.detect.FOLDER_PATTERNS`); each of
+        them that is in none of the formats is rejected with its reason, and other files
+        are not looked at. Files are read first: a file that cannot be read, or is in
+        none of the formats, is rejected with a one-line reason and leaves no trace.
+        Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
+        papers they match (:mod:`paperdesk.core.imports.records`: same abstract, DOI or
+        arXiv id), filling in only what those papers lack.
+
+        The papers are then stored in short transactions (batches) of at most
+        :data:`IMPORT_BATCH` abstracts or records (:data:`EXPORT_IMPORT_BATCH` papers of a JSON
         export) or about :data:`BATCH_SECONDS`, whichever comes first, so that another
         writer (the window's star toggle) never waits long for the database. Each paper is
         stored whole: its row, its ``paper_sources`` row and its ``index_queue`` row are
@@ -640,8 +694,9 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                 user edits) but not import or re-index. Whatever it raises ends the
                 import (committed batches stay).
         Returns:
-            The :class:`ImportReport`: its counts (``added``, ``duplicates``,
-            ``added_ids``) are those of the committed batches; ``cancelled`` is set when
+            The :class:`ImportReport`: its counts (``added``, ``enriched``,
+            ``duplicates``, ``without_abstract``, ``added_ids``) are those of the
+            committed batches; ``cancelled`` is set when
             ``cancel`` stopped it, and the file being imported then has
             ``FileReport.cancelled`` set.
         Raises:
@@ -653,23 +708,28 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
         hook = between_batches or _nothing
         report = ImportReport()
         parsed = []
-        for path in collect_files(list(paths), patterns=("*.txt", "*.json")):
-            reader = read_export if is_json_export(path) else read_file
+        for path in collect_files(list(paths), patterns=FOLDER_PATTERNS):
             try:
                 if between_batches is None:
-                    parsed.append((path, reader(path)))
+                    parsed.append((path, _read_any(path)))
                 else:   # a 50,000-abstract file takes seconds to read
-                    parsed.append((path, self._beside(lambda: reader(path), hook)))
+                    parsed.append((path, self._beside(lambda: _read_any(path), hook)))
             except ParseError as exc:
-                report.files.append(FileReport(str(path), error=exc.reason))
-        total = sum(len(pf["papers"]) if isinstance(pf, dict) else len(pf.abstracts)
-                    for _p, pf in parsed)
+                report.files.append(FileReport(_shown(path), error=exc.reason))
+        total = sum(_size(pf) for _p, pf in parsed)
         done = 0
         progress("import", 0, total)
         for path, pf in parsed:
-            is_export = isinstance(pf, dict)
-            file_report = FileReport(str(path), header="paperdesk export" if is_export
-                                     else pf.header)
+            file_report = FileReport(_shown(path))
+            if isinstance(pf, dict):
+                file_report.header, file_report.format = "paperdesk export", "paperdesk-json"
+            elif isinstance(pf, RecordFile):
+                file_report.header = FORMAT_LABELS[pf.format]
+                file_report.format = pf.format
+                file_report.skipped = len(pf.skipped)
+                file_report.warnings = [*pf.skipped, *pf.warnings]
+            else:
+                file_report.header, file_report.format = pf.header, "text"
             if cancel():
                 report.cancelled = True
                 break
@@ -679,9 +739,12 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                 progress("import", base + n, total)
 
             try:
-                if is_export:
+                if isinstance(pf, dict):
                     self._import_export(pf, file_report, report.added_ids, cancel, step,
                                         hook)
+                elif isinstance(pf, RecordFile):
+                    self._import_records(pf, file_report, report.added_ids, cancel, step,
+                                         hook)
                 else:
                     self._import_file(pf, file_report, report.added_ids, cancel, step,
                                       hook)
@@ -691,7 +754,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             if file_report.cancelled:
                 report.cancelled = True
                 break
-            done += len(pf["papers"]) if is_export else len(pf.abstracts)
+            done += _size(pf)
             progress("import", done, total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
         # time the library is opened or changed.
@@ -746,7 +809,8 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                     row = db.execute("SELECT id FROM sources WHERE path = ?",
                                      [str(pf.path)]).fetchone()
                     source_id = row[0] if row is not None else db["sources"].insert({
-                        "path": str(pf.path), "name": pf.path.name, "header": pf.header,
+                        "path": str(pf.path), "name": Path(str(pf.path)).name,
+                        "header": pf.header,
                         "encoding": pf.encoding, "imported_at": now}).last_pk
                 deadline = time.monotonic() + BATCH_SECONDS
                 end = min(n + IMPORT_BATCH, len(items))
@@ -777,6 +841,51 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             added.extend(batch_added)
             file_report.added += len(batch_added)
             file_report.duplicates += duplicates
+            step(n)
+            hook()
+
+    def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
+                        cancel: CancelCheck, step: Callable[[int], None],
+                        hook: BatchHook) -> None:
+        """Store the records of a BibTeX, RIS or CSL-JSON file in batches (as
+        :meth:`_import_file` does): new papers, or metadata merged onto the papers they
+        match (:func:`paperdesk.core.imports.records.store_records`)."""
+        db = self.db
+        now = _now()
+        items = rf.records
+        source_id = None
+        n = 0
+        while source_id is None or n < len(items):
+            if source_id is not None and cancel():
+                file_report.cancelled = True
+                return
+            counts = FileReport(file_report.path)
+            with _db.transaction(db):
+                if source_id is None:
+                    path = str(rf.path)
+                    row = db.execute("SELECT id FROM sources WHERE path = ?",
+                                     [path]).fetchone()
+                    source_id = row[0] if row is not None else db["sources"].insert({
+                        "path": path, "name": Path(path).name or path,
+                        "header": FORMAT_LABELS[rf.format], "encoding": rf.encoding,
+                        "imported_at": now}).last_pk
+                deadline = time.monotonic() + BATCH_SECONDS
+                end = min(n + IMPORT_BATCH, len(items))
+                new, changed = [], []
+                ids = Identifiers(db)
+                while n < end:
+                    a, c = store_records(db, items[n:n + 1], source_id, counts, now, ids)
+                    new += a
+                    changed += c
+                    n += 1
+                    if time.monotonic() >= deadline:
+                        break
+                self._enqueue(db, new, "add")
+                self._enqueue(db, changed, "update")
+            added.extend(new)
+            for name in ("added", "duplicates", "enriched", "without_abstract"):
+                setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
+            file_report.warnings += counts.warnings
             step(n)
             hook()
 

@@ -410,6 +410,17 @@ class FileReport:
         cancelled: the import was cancelled inside this file; ``added`` and
             ``duplicates`` count the abstracts of the batches committed before that
             (importing the file again adds the rest).
+        format: the format it was read as (``"text"``, ``"bibtex"``, ``"ris"``,
+            ``"csl-json"``, ``"paperdesk-json"``), or ``None`` when it was refused.
+        enriched: records that matched a paper already in the library and filled in
+            some of its missing metadata (counted neither as added nor as duplicates).
+        without_abstract: records stored (or matched) that carry a title but no
+            abstract.
+        skipped: entries left out of a file that was read (a record with neither title
+            nor abstract, a block that cannot be parsed); ``warnings`` says which.
+        warnings: one line per entry left out, per value dropped (a malformed DOI,
+            date, URL, arXiv id or citation key: the record is stored without it) and per
+            value a matched paper kept although the record gives another.
     """
 
     path: str
@@ -418,6 +429,11 @@ class FileReport:
     header: str | None = None
     error: str | None = None
     cancelled: bool = False
+    format: str | None = None
+    enriched: int = 0
+    without_abstract: int = 0
+    skipped: int = 0
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -452,6 +468,21 @@ class ImportReport:
         return sum(f.duplicates for f in self.files)
 
     @property
+    def enriched(self) -> int:
+        """Total records that filled in metadata of papers already present."""
+        return sum(f.enriched for f in self.files)
+
+    @property
+    def without_abstract(self) -> int:
+        """Total records with a title but no abstract."""
+        return sum(f.without_abstract for f in self.files)
+
+    @property
+    def skipped(self) -> int:
+        """Total entries left out of files that were read."""
+        return sum(f.skipped for f in self.files)
+
+    @property
     def rejected(self) -> list[dict]:
         """``[{"path": str, "reason": str}]`` for each rejected file."""
         return [{"path": f.path, "reason": f.error} for f in self.files if f.error]
@@ -460,6 +491,9 @@ class ImportReport:
         return {
             "added": self.added,
             "duplicates": self.duplicates,
+            "enriched": self.enriched,
+            "without_abstract": self.without_abstract,
+            "skipped": self.skipped,
             "rejected": self.rejected,
             "cancelled": self.cancelled,
             "index_pending": self.index_pending,

@@ -18,7 +18,8 @@ from charset_normalizer import from_bytes
 from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
-           "collect_files", "MAX_FILE_BYTES", "HEADER_MAX_CHARS"]
+           "parse_decoded", "decode", "split_paragraphs", "is_prose", "collect_files",
+           "MAX_FILE_BYTES", "HEADER_MAX_CHARS"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -26,6 +27,19 @@ MAX_FILE_BYTES = 200 * 1024 * 1024
 HEADER_MAX_CHARS = 200
 
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t\f\v\u00a0]*\n\s*")
+# Markup: a closing tag, a comment or a declaration, or two or more opening tags
+# (``<p>``, ``<a href="x">``, ``<br/>``); one "<" ... ">" pair is often maths.
+_CLOSING = re.compile(r"</[A-Za-z][\w:-]*\s*>|<!--|<!DOCTYPE|<\?xml|<[A-Za-z][\w:-]*\s*/>",
+                      re.IGNORECASE)
+_OPENING = re.compile(r"<[A-Za-z][\w:-]*(?:\s+[\w:-]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|"
+                      r"[^\s<>\"']+))?)*\s*>")
+_KV_LINE = re.compile(r"\s*(?:-\s+)?[A-Za-z_][\w.\-]*\s*[:=](?:\s+(?P<value>.*))?\s*")
+_BARE_TAG = re.compile(r"[A-Z][A-Z0-9](  ?-)?|%[A-Z0-9]")
+_LIST_LINE = re.compile(r"\s*-\s+\S.*|\s*\[[^\]]+\]\s*|\s*[#;].*|\s*---\s*|\s*\.\.\.\s*"
+                        # tagged records: EndNote/refer "%A Name", RIS-like "AU  - x",
+                        # Web of Science "AU Name" / "ER"
+                        r"|%[A-Z0-9@!#$&()*+,\-./:;<=>?\[\]^_{|}~] .*|[A-Z][A-Z0-9]  ?-( .*)?"
+                        r"|[A-Z][A-Z0-9]( \S.*)?")
 
 
 class ParseError(ValueError):
@@ -73,6 +87,51 @@ class ParsedFile:
     abstracts: list[ParsedAbstract] = field(default_factory=list)
 
 
+def split_paragraphs(text: str) -> list[str]:
+    """Return the non-empty paragraphs of decoded text (blank lines separate them), each
+    stripped but with its line breaks."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    return [p for p in (q.strip() for q in _PARAGRAPH_SPLIT_RE.split(text)) if p]
+
+
+def is_prose(paragraph: str) -> bool:
+    """Whether a paragraph of a text file reads as prose (an abstract) rather than
+    markup, key-value lines or a table. The rule:
+
+    - no markup: no closing or empty HTML/XML tag (``</div>``, ``<br/>``), comment or
+      declaration, and at most one opening tag (``<p>``: one ``<x y>`` is often maths);
+    - not key-value lines: of a paragraph of several lines, fewer than 60% are
+      ``key: value`` / ``key = value`` lines, YAML list items, ``[sections]``, ``---``,
+      ``#`` comments or tagged lines (EndNote's ``%A Name``, Web of Science's
+      ``AU Name``, RIS-like ``AU  - Name``); a paragraph of one line is key-value when
+      it is ``key: value`` (or ``key = value``) with a value of fewer than six words, or
+      a bare tag (``EF``, ``ER  -``);
+    - not a table: not several lines with the same number (one or more) of tabs, or of
+      commas, on every line;
+    - mostly letters: at least half of its characters other than white space are letters.
+    """
+    text = paragraph.strip()
+    if not text or _CLOSING.search(text) or len(_OPENING.findall(text)) >= 2:
+        return False
+    lines = [ln for ln in text.splitlines() if ln.strip()]
+    if len(lines) == 1:
+        m = _KV_LINE.fullmatch(lines[0])
+        if m and len((m.group("value") or "").split()) < 6:
+            return False
+        if _BARE_TAG.fullmatch(lines[0].strip()):     # "EF", "ER  -" ending a record
+            return False
+    else:
+        kv = sum(1 for ln in lines if _KV_LINE.fullmatch(ln) or _LIST_LINE.fullmatch(ln))
+        if kv >= 0.6 * len(lines):
+            return False
+        for sep in ("\t", ","):
+            counts = {ln.count(sep) for ln in lines}
+            if len(counts) == 1 and counts != {0}:
+                return False
+    chars = [c for c in text if not c.isspace()]
+    return sum(c.isalpha() for c in chars) >= 0.5 * len(chars)
+
+
 def parse_text(text: str, default_header: str = "") -> tuple[str, list[str]]:
     """Split decoded file content into a header and normalised abstracts.
 
@@ -94,6 +153,18 @@ def parse_text(text: str, default_header: str = "") -> tuple[str, list[str]]:
         header = normalize(paragraphs.pop(0))
     abstracts = [normalize(p) for p in paragraphs]
     return header, [a for a in abstracts if a]
+
+
+def decode(path: Path, data: bytes) -> tuple[str, str]:
+    """Decode a file's bytes: UTF-8 (with or without a byte-order mark), else the
+    encoding charset-normalizer finds best.
+
+    Returns:
+        ``(text, encoding)``.
+    Raises:
+        ParseError: binary (NUL bytes) or no encoding fits.
+    """
+    return _decode(path, data)
 
 
 def _decode(path: Path, data: bytes) -> tuple[str, str]:
@@ -135,16 +206,32 @@ def read_file(path: str | os.PathLike) -> ParsedFile:
     if not data.strip():
         raise ParseError(path, "file is empty")
     text, encoding = _decode(p, data)
-    header, abstracts = parse_text(text, default_header=p.stem)
+    return parse_decoded(p.resolve(), text, encoding, label=path)
+
+
+def parse_decoded(path: Path | str, text: str, encoding: str,
+                  label: str | os.PathLike | None = None) -> ParsedFile:
+    """Parse decoded text as an abstract file (header rule: :func:`parse_text`).
+
+    Whether the file as a whole reads as prose is decided before
+    (:func:`paperdesk.core.imports.detect.detect_text`); here every paragraph is kept,
+    since an abstract may quote a tag or a formula.
+
+    Args:
+        path: the file's absolute path (or ``"<stdin>"``).
+        text: its content.
+        encoding: the encoding it was decoded with.
+        label: the name errors give (default ``path``).
+    Raises:
+        ParseError: no abstract in it.
+    """
+    name = Path(str(path))
+    header, abstracts = parse_text(text, default_header=name.stem or str(path))
     if not abstracts:
-        raise ParseError(path, "no abstracts found (expected a header line, a blank line, "
-                               "then one abstract per paragraph)")
-    return ParsedFile(
-        path=p.resolve(),
-        header=header,
-        encoding=encoding,
-        abstracts=[ParsedAbstract(i, a) for i, a in enumerate(abstracts, start=1)],
-    )
+        raise ParseError(label or path, "no abstracts found (expected a header line, a "
+                                        "blank line, then one abstract per paragraph)")
+    return ParsedFile(path=path, header=header, encoding=encoding,
+                      abstracts=[ParsedAbstract(i, a) for i, a in enumerate(abstracts, 1)])
 
 
 def collect_files(paths: list[str | os.PathLike],

@@ -73,9 +73,12 @@ def is_json_export(path: str | os.PathLike) -> bool:
     return head.startswith(b"{") and JSON_FORMAT_NAME.encode() in head
 
 
-def read_export(path: str | os.PathLike) -> dict:
+def read_export(path: str | os.PathLike, text: str | None = None) -> dict:
     """Load and check a JSON export (version 1 or 2).
 
+    Args:
+        path: the file (read unless ``text`` is given; it names the file in errors).
+        text: the file's content, when the caller has read it already (standard input).
     Returns:
         The document (``{"format", "version", "papers": [...]}``).
     Raises:
@@ -85,9 +88,11 @@ def read_export(path: str | os.PathLike) -> dict:
     """
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_FILE_BYTES:
-            raise ParseError(path, f"file too large (limit {MAX_FILE_BYTES} bytes)")
-        doc = json.loads(p.read_text(encoding="utf-8-sig"))
+        if text is None:
+            if p.stat().st_size > MAX_FILE_BYTES:
+                raise ParseError(path, f"file too large (limit {MAX_FILE_BYTES} bytes)")
+            text = p.read_text(encoding="utf-8-sig")
+        doc = json.loads(text.lstrip("\ufeff"))
     except OSError as exc:
         raise ParseError(path, f"cannot read file ({exc.strerror or exc})") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -531,17 +531,19 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot()
     def choose_files_to_import(self) -> None:
-        """Ask for abstract files with a file dialog and import them."""
+        """Ask for files with a file dialog and import them (any format the import
+        recognises: the format is told by content, so "All files" works too)."""
         files, _filter = QFileDialog.getOpenFileNames(
             self, "Import abstract files", str(self.settings.import_folder),
-            "Abstract files (*.txt);;All files (*)")
+            "Abstracts and bibliographies (*.txt *.bib *.ris *.json);;All files (*)")
         if files:
             self.settings.import_folder = Path(files[0]).parent
             self.start_import(files)
 
     @Slot()
     def choose_folder_to_import(self) -> None:
-        """Ask for a folder and import every ``*.txt`` file in it (recursively)."""
+        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris`` and ``*.json``
+        files (recursively)."""
         folder = QFileDialog.getExistingDirectory(self, "Import a folder of abstract files",
                                                   str(self.settings.import_folder))
         if folder:
@@ -1465,8 +1467,12 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             message = f"Imported {plural(report.added, 'sample paper')}"
         else:
             message = f"Imported {plural(report.added, 'new paper')}"
+            if report.enriched:
+                message += f", {plural(report.enriched, 'paper')} given missing metadata"
             if report.duplicates:
                 message += f" ({report.duplicates} already in the library)"
+            if report.without_abstract:
+                message += f"; {report.without_abstract} without abstract"
         self.statusBar().showMessage(message, 6000)
         if report.rejected:
             self.import_message = show_import_problems(self, report.rejected)

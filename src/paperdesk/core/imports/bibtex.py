@@ -1,0 +1,245 @@
+"""Reading BibTeX and BibLaTeX files (as Zotero, JabRef, Better BibTeX and paperdesk's own
+export write them) into records. Pure: no database, no Qt.
+
+Follows Patashnik's "BibTeXing" (btxdoc: entries, fields, ``@string``, names as
+``Family, Given`` or ``Given von Family`` joined by ``and``) and the biblatex manual
+(sections 2.1-2.3: the entry types, ``date`` in ISO 8601, ``journaltitle``, the
+``eprint``/``eprinttype``/``archiveprefix`` fields; 3.4 on names). Parsing is
+bibtexparser 2's (``@string`` references resolved, ``@comment``, ``%`` lines and
+``@preamble`` ignored, a block it cannot parse reported and left out, an entry whose key
+repeats an earlier one still read). Text fields (title, abstract, names, venue) are
+decoded from LaTeX with pylatexenc, bibtexparser's decoder (``{\\"u}`` -> ü, ``\\&`` ->
+&, braces and other macros gone, math as text); ``doi``, ``url`` and ``eprint`` are
+verbatim fields (biblatex manual 2.2.1) and only lose ``\\_``-style escapes.
+
+Fields taken: the key; ``title``; ``abstract``; ``author`` (else ``editor``); ``date``
+(biblatex), else ``year`` and ``month``; the venue from ``journal``/``journaltitle``,
+``booktitle``, ``publisher``, ``school``/``institution``/``organization`` or
+``howpublished`` (the first present, in that order); ``doi``; the arXiv id from
+``eprint`` when ``archiveprefix`` or ``eprinttype`` is ``arXiv`` (or an arxiv.org
+``url``); ``url`` (unless it is the arXiv page). Entry types map to
+:data:`paperdesk.core.metadata.ENTRY_TYPES` by :data:`BIBTEX_TYPES` (others: ``misc``;
+``misc`` with an arXiv id: ``preprint``). An entry with ``crossref = {key}`` inherits
+the fields it lacks from that entry, as btxdoc (section 4) and biblatex (appendix B, the
+default inheritance) describe: the parent's ``title`` becomes the child's ``booktitle``
+(``@inproceedings`` in ``@proceedings``, ``@incollection`` in ``@book``), every other
+field keeps its name.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from pathlib import Path
+
+import bibtexparser
+from bibtexparser import middlewares as mw
+from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
+from pylatexenc import latex2text, latexwalker
+
+from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
+
+__all__ = ["BIBTEX_TYPES", "read_bibtex", "decode_latex"]
+
+# bibtexparser logs a warning for every block it cannot parse; the reader reports them.
+logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
+
+#: BibTeX / biblatex entry type (lower case) -> paperdesk entry type.
+BIBTEX_TYPES = {
+    "article": "article", "periodical": "article", "suppperiodical": "article",
+    "inproceedings": "inproceedings", "conference": "inproceedings",
+    "proceedings": "book", "mvproceedings": "book",
+    "preprint": "preprint", "unpublished": "preprint",
+    "book": "book", "mvbook": "book", "booklet": "book", "collection": "book",
+    "mvcollection": "book", "reference": "book", "manual": "book",
+    "incollection": "incollection", "inbook": "incollection", "bookinbook": "incollection",
+    "suppbook": "incollection", "suppcollection": "incollection",
+    "inreference": "incollection",
+    "phdthesis": "thesis", "mastersthesis": "thesis", "thesis": "thesis",
+    "techreport": "report", "report": "report",
+    "misc": "misc", "online": "misc", "electronic": "misc", "www": "misc",
+    "software": "misc", "dataset": "misc",
+}
+_VENUE_FIELDS = ("journal", "journaltitle", "booktitle", "publisher", "school",
+                 "institution", "organization", "howpublished")
+_MONTHS = {m: n for n, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+    start=1)}
+_ARXIV_URL = re.compile(r"https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?/?$",
+                        re.IGNORECASE)
+_VERBATIM_ESCAPES = re.compile(r"\\([_%#&$~])")
+
+
+def _decoder() -> latex2text.LatexNodes2Text:
+    # The symbols paperdesk's export writes that pylatexenc does not map as written (see
+    # core/exports/latex.py).
+    symbols = {"textbraceleft": "{", "textbraceright": "}", "textless": "<",
+               "textgreater": ">", "textasciicircum": "^",
+               # and the logos that JabRef and Zotero users type in titles
+               "TeX": "TeX", "LaTeX": "LaTeX", "BibTeX": "BibTeX", "LaTeXe": "LaTeX2e"}
+    db = latex2text.get_default_latex_context_db()
+    db.add_context_category(
+        "paperdesk-text-symbols", prepend=True,
+        macros=[latex2text.MacroTextSpec(name, simplify_repl=text)
+                for name, text in symbols.items()])
+    return latex2text.LatexNodes2Text(latex_context=db, math_mode="text")
+
+
+_DECODER = _decoder()
+# pylatexenc builds its parsing context anew for every value unless it is given one;
+# built once, a 5,000-entry file decodes in a third of the time.
+_WALKER_CONTEXT = latexwalker.get_default_latex_context_db()
+# Text without these needs no decoding (TeX ligatures: -- ``  '' ; ties: ~).
+_LATEX_CHARS = re.compile(r"[\\{}$~%]|--|``|''|!`|\?`|,,")
+
+
+@functools.lru_cache(maxsize=8192)     # names, journals and venues repeat
+def decode_latex(text: str) -> str:
+    """Return the text of a LaTeX field value (accents and macros decoded, braces
+    removed), white space made single spaces; the raw text stripped of braces when
+    pylatexenc cannot read it."""
+    if not _LATEX_CHARS.search(text):
+        return " ".join(text.split())
+    try:
+        walker = latexwalker.LatexWalker(text, latex_context=_WALKER_CONTEXT,
+                                         tolerant_parsing=True)
+        nodes, _pos, _len = walker.get_latex_nodes()
+        out = _DECODER.nodelist_to_text(nodes)
+    except Exception:  # noqa: BLE001 - pylatexenc raises various errors on broken LaTeX
+        out = text.replace("{", "").replace("}", "")
+    return " ".join(out.split())
+
+
+def _verbatim(text: str) -> str:
+    return _VERBATIM_ESCAPES.sub(r"\1", text.replace("{", "").replace("}", "")).strip()
+
+
+def _value(entry: Entry, name: str) -> str | None:
+    f = entry.fields_dict.get(name)
+    if f is None or isinstance(f.value, list):
+        return None
+    return str(f.value)
+
+
+def _names(entry: Entry) -> list[tuple[str, str]]:
+    for name in ("author", "editor"):
+        f = entry.fields_dict.get(name)
+        if f is None or not isinstance(f.value, list):
+            continue
+        out = []
+        for part in f.value:
+            if isinstance(part, mw.NameParts):
+                family = " ".join(part.von + part.last)
+                if part.jr:
+                    family += ", " + " ".join(part.jr)
+                out.append((decode_latex(family), decode_latex(" ".join(part.first))))
+            else:
+                out.append((decode_latex(str(part)), ""))
+        return [(f, g) for f, g in out if f or g]
+    return []
+
+
+def _date(entry: Entry) -> str | None:
+    date = _value(entry, "date")
+    if date:
+        return _verbatim(date).split("/")[0]   # a range "2020-01/2020-03": its start
+    year = _value(entry, "year")
+    if not year:
+        return None
+    m = re.search(r"\d{4}", year)
+    if not m:
+        return _verbatim(year)   # checked (and dropped with a note) later
+    month = (_value(entry, "month") or "").strip().strip("{}").lower()
+    n = _MONTHS.get(month[:3]) if month[:3] in _MONTHS else (
+        int(month) if month.isdigit() else None)
+    if n and 1 <= n <= 12:
+        return f"{m.group(0)}-{n:02d}"
+    return m.group(0)
+
+
+def _raw(entry: Entry) -> RawRecord:
+    raw = RawRecord(label=f"entry {entry.key}" if entry.key else
+                    f"entry at line {entry.start_line + 1}")
+    raw.citation_key = entry.key or None
+    raw.title = decode_latex(_value(entry, "title") or "")
+    raw.abstract = decode_latex(_value(entry, "abstract") or "")
+    raw.authors = _names(entry)
+    raw.date = _date(entry)
+    for name in _VENUE_FIELDS:
+        if _value(entry, name):
+            raw.venue = decode_latex(_value(entry, name))
+            break
+    raw.entry_type = BIBTEX_TYPES.get(entry.entry_type.lower(), "misc")
+    doi = _value(entry, "doi")
+    raw.doi = _verbatim(doi) if doi else None
+    prefix = (_value(entry, "archiveprefix") or _value(entry, "eprinttype") or "").strip()
+    eprint = _value(entry, "eprint")
+    url = _verbatim(_value(entry, "url") or "") or None
+    if eprint and prefix.strip("{}").lower() == "arxiv":
+        raw.arxiv_id = _verbatim(eprint)
+    elif url and _ARXIV_URL.match(url):
+        raw.arxiv_id = _ARXIV_URL.match(url).group(1)
+    if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
+        raw.url = url
+    return raw
+
+
+_NOT_INHERITED = {"ids", "crossref", "xref", "entryset", "entrysubtype", "execute",
+                  "label", "options", "presort", "related", "relatedoptions",
+                  "relatedstring", "relatedtype", "shorthand", "shorthandintro",
+                  "sortkey", "abstract", "doi", "eprint", "url", "keywords"}
+
+
+def _inherit(entries: list[Entry]) -> None:
+    """Give each entry with a ``crossref`` the fields it lacks from its parent (one
+    level, as BibTeX does; see the module docstring)."""
+    by_key = {e.key.lower(): e for e in entries if e.key}
+    for entry in entries:
+        ref = _value(entry, "crossref")
+        parent = by_key.get((ref or "").strip().lower())
+        if parent is None or parent is entry:
+            continue
+        for name, field in parent.fields_dict.items():
+            target = "booktitle" if name == "title" else name
+            if target in _NOT_INHERITED or target in entry.fields_dict:
+                continue
+            entry.set_field(type(field)(target, field.value))
+
+
+_STACK = (mw.NormalizeFieldKeys, mw.SeparateCoAuthors, mw.SplitNameParts)
+
+
+def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
+    """Read the entries of a BibTeX/BibLaTeX file (see the module docstring).
+
+    Args:
+        path: the file's absolute path (or ``"<stdin>"``).
+        text: its decoded content.
+        encoding: the encoding it was decoded with.
+    Returns:
+        The :class:`~paperdesk.core.imports.records.RecordFile`: checked records, and a
+        note for each block that could not be parsed, each entry with neither title nor
+        abstract and each value dropped.
+    """
+    library = bibtexparser.parse_string(text, append_middleware=[m() for m in _STACK])
+    out = RecordFile(path, "bibtex", encoding)
+    entries: list[Entry] = list(library.entries)
+    for block in library.failed_blocks:
+        if isinstance(block, DuplicateBlockKeyBlock) and isinstance(
+                block.ignore_error_block, Entry):
+            # bibtexparser leaves a repeated key's entry unprocessed: run the same
+            # middleware on it (with the file's @strings).
+            again = bibtexparser.Library([*library.strings, block.ignore_error_block])
+            for m in (mw.ResolveStringReferencesMiddleware(True),
+                      mw.RemoveEnclosingMiddleware(True), *(m() for m in _STACK)):
+                again = m.transform(again)
+            entries.extend(again.entries)
+        elif isinstance(block, ParsingFailedBlock):
+            out.skipped.append(f"block at line {block.start_line + 1}: cannot be parsed "
+                               "as BibTeX; left out")
+    entries.sort(key=lambda e: e.start_line)
+    _inherit(entries)
+    for position, entry in enumerate(entries, start=1):
+        check_record(_raw(entry), position, out)
+    return out

@@ -1,0 +1,125 @@
+"""Reading CSL-JSON (as Zotero, citation-js, pandoc and paperdesk's own export write it)
+into records. Pure: no database, no Qt.
+
+Follows the CSL 1.0.2 data schema (``csl-data.json``, https://citationstyles.org): a JSON
+array of items. Taken: ``id`` (the citation key), ``type`` (by :data:`CSL_TYPES`;
+others ``misc``; ``article``, CSL's type for preprints, is ``preprint``), ``title``,
+``abstract``, ``author`` (else ``editor``; ``{"family", "given"}`` with the particles
+``non-dropping-particle``/``dropping-particle`` put before the family name and
+``suffix`` after it, or ``{"literal"}``), ``issued`` (``date-parts``, else ``raw`` or
+``literal`` when it is an ISO date), the venue from ``container-title``, else
+``publisher``, ``DOI``, the arXiv id from ``number`` or ``archive_location``
+(``arXiv:<id>``, or when ``archive``/``publisher`` is arXiv) or an arxiv.org ``URL``,
+and ``URL`` (unless it is the arXiv page).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from paperdesk.core.imports.daily_papers import ParseError
+from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
+
+__all__ = ["CSL_TYPES", "read_csl_json"]
+
+#: CSL item type -> paperdesk entry type.
+CSL_TYPES = {
+    "article-journal": "article", "article-magazine": "article",
+    "article-newspaper": "article", "review": "article", "review-book": "article",
+    "paper-conference": "inproceedings", "article": "preprint", "manuscript": "preprint",
+    "book": "book", "chapter": "incollection", "entry-encyclopedia": "incollection",
+    "entry-dictionary": "incollection", "entry": "incollection",
+    "thesis": "thesis", "report": "report", "standard": "report",
+}
+_ARXIV_URL = re.compile(r"https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?/?$",
+                        re.IGNORECASE)
+
+
+def _text(value) -> str:
+    if value is None or isinstance(value, (dict, list)):
+        return ""
+    return str(value).strip()
+
+
+def _names(item: dict) -> list[tuple[str, str]]:
+    for field in ("author", "editor"):
+        names = item.get(field)
+        if not isinstance(names, list) or not names:
+            continue
+        out = []
+        for n in names:
+            if not isinstance(n, dict):
+                continue
+            if _text(n.get("literal")):
+                out.append((_text(n["literal"]), ""))
+                continue
+            family = " ".join(p for p in (_text(n.get("dropping-particle")),
+                                          _text(n.get("non-dropping-particle")),
+                                          _text(n.get("family"))) if p)
+            if _text(n.get("suffix")):
+                family += ", " + _text(n["suffix"])
+            out.append((family, _text(n.get("given"))))
+        return out
+    return []
+
+
+def _date(item: dict) -> str | None:
+    issued = item.get("issued")
+    if not isinstance(issued, dict):
+        return _text(issued) or None
+    parts = issued.get("date-parts")
+    if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
+        try:
+            nums = [int(p) for p in parts[0][:3]]
+        except (TypeError, ValueError):
+            return str(parts[0][0])
+        return "-".join([f"{nums[0]:04d}", *(f"{p:02d}" for p in nums[1:])])
+    raw = _text(issued.get("raw")) or _text(issued.get("literal"))
+    return raw.split("/")[0] if raw else None
+
+
+def _raw(item: dict, n: int) -> RawRecord:
+    key = _text(item.get("id"))
+    raw = RawRecord(label=f"item {n}" + (f" ({key})" if key else ""))
+    raw.citation_key = key or None
+    raw.title = _text(item.get("title"))
+    raw.abstract = _text(item.get("abstract"))
+    raw.authors = _names(item)
+    raw.date = _date(item)
+    raw.entry_type = CSL_TYPES.get(_text(item.get("type")), "misc")
+    raw.venue = _text(item.get("container-title")) or _text(item.get("publisher"))
+    if raw.venue.lower() == "arxiv" and raw.entry_type == "preprint":
+        raw.venue = ""    # paperdesk writes "arXiv" as the publisher of a preprint
+    raw.doi = _text(item.get("DOI")) or None
+    url = _text(item.get("URL")) or None
+    arxiv_hint = "arxiv" in (_text(item.get("archive")) + _text(item.get("publisher"))).lower()
+    for name in ("number", "archive_location"):
+        value = _text(item.get(name))
+        if value.lower().startswith("arxiv:") or (value and arxiv_hint and name == "archive_location"):
+            raw.arxiv_id = value
+            break
+    if raw.arxiv_id is None and url and _ARXIV_URL.match(url):
+        raw.arxiv_id = _ARXIV_URL.match(url).group(1)
+    if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
+        raw.url = url
+    return raw
+
+
+def read_csl_json(path: Path | str, text: str, encoding: str) -> RecordFile:
+    """Read the items of a CSL-JSON file (see the module docstring).
+
+    Raises:
+        ParseError: not JSON, or not a list of objects.
+    """
+    try:
+        items = json.loads(text.lstrip("\ufeff"))
+    except json.JSONDecodeError as exc:
+        raise ParseError(path, f"not valid JSON ({exc})") from exc
+    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+        raise ParseError(path, "CSL-JSON must be a list of items")
+    out = RecordFile(path, "csl-json", encoding)
+    for n, item in enumerate(items, start=1):
+        check_record(_raw(item, n), n, out)
+    return out

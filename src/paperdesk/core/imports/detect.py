@@ -1,0 +1,198 @@
+"""Which format a file is in, decided by its content (never by its name alone). Pure: no
+database, no Qt.
+
+The rules, tried in this order on the decoded text (UTF-8 with or without a byte-order
+mark, else what charset-normalizer finds; a file with NUL bytes is binary and refused):
+
+``paperdesk-json``
+    a JSON object with ``"format": "paperdesk"`` (paperdesk's own export).
+``csl-json``
+    a JSON array of objects, each with a ``type`` or a ``title`` (the CSL 1.0.2 data
+    schema's item: ``id``, ``type``, ``title``, ...). Any other JSON is refused.
+``bibtex``
+    an ``@`` block (``@article{key,`` with its key and comma, ``@string{...}``,
+    ``@preamble{...}``, ``@comment{...}``; BibTeX and BibLaTeX as Zotero, JabRef and
+    Better BibTeX write them) starts a line, with at most three lines before it other
+    than blank lines and ``%`` comments.
+``ris``
+    an RIS ``TY  - `` line, with at most three lines before it other than blank lines
+    and the bare record counter ``1.`` some writers put first ("Provider: ...").
+``text``
+    the Daily Papers format or plain text with one abstract per paragraph, accepted only
+    when at most half of its paragraphs fail
+    :func:`~paperdesk.core.imports.daily_papers.is_prose` (the rule is written there).
+    Markup (``<html>``, ``<?xml``), other JSON and files of key-value lines (YAML, INI,
+    CSV) are refused.
+
+A refusal is a :class:`~paperdesk.core.imports.daily_papers.ParseError` whose ``reason``
+is one line; the caller adds the file name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, ParseError, decode,
+                                                 is_prose, split_paragraphs)
+from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
+
+__all__ = ["FORMATS", "FORMAT_LABELS", "FOLDER_PATTERNS", "STDIN", "Detected",
+           "detect_text", "detect_file", "load_bytes", "is_prose"]
+
+#: The formats :func:`detect_text` tells apart.
+FORMATS = ("paperdesk-json", "csl-json", "bibtex", "ris", "text")
+#: How each format is named to the user (reports, sources' header).
+FORMAT_LABELS = {"paperdesk-json": "paperdesk export", "csl-json": "CSL-JSON",
+                 "bibtex": "BibTeX", "ris": "RIS", "text": "text"}
+#: The files a folder import looks at; inside a folder, a file that matches one of these
+#: but fails detection is rejected with its reason, and every other file is ignored.
+FOLDER_PATTERNS = ("*.txt", "*.bib", "*.ris", "*.json")
+#: The path that means standard input, and the name it is reported and stored under.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+
+_JSON_ARRAY = re.compile(r"\[\s*(?:[\[{\"\]\d-]|true|false|null)")
+# "@string{", "@preamble{", "@comment{", or "@type{key," (a key, then a comma: prose that
+# starts with "@Twitter (" is not an entry).
+_BIB_ENTRY = re.compile(r"@[ \t]*(?:(?:string|preamble|comment)[ \t]*[{(]|[A-Za-z]+[ \t]*"
+                        r"[{(][ \t]*[^\s,{}()=\"#%']*[ \t]*(?:,|$))", re.IGNORECASE)
+#: Lines other than comments a file may have before its first BibTeX block or RIS record.
+_LEAD_LINES = 3
+_RIS_TY = re.compile(r"TY  -( |$)")
+_RIS_COUNTER = re.compile(r"\d+\.?")
+_MARKUP_START = re.compile(r"<(?:[A-Za-z!?/])")
+
+
+@dataclass(frozen=True)
+class Detected:
+    """A file read and its format recognised.
+
+    Attributes:
+        path: the absolute path, or :data:`STDIN_NAME` for standard input.
+        format: one of :data:`FORMATS`.
+        text: the decoded content.
+        encoding: the encoding it was decoded with.
+    """
+
+    path: Path | str
+    format: str
+    text: str
+    encoding: str
+
+
+def _starts_with(text: str, pattern: re.Pattern, skip) -> bool:
+    """Whether one of the first lines matches ``pattern``, with at most
+    :data:`_LEAD_LINES` other lines (not blank, not ``skip``) before it: what a tool
+    writes before the records ("Encoding: UTF8", "Provider: ...")."""
+    others = 0
+    for line in text.splitlines():
+        clean = line.strip()
+        if not clean or skip(clean):
+            continue
+        if pattern.match(clean):
+            return True
+        others += 1
+        if others > _LEAD_LINES:
+            return False
+    return False
+
+
+def detect_text(text: str) -> str:
+    """Return the format of decoded file content (see the module docstring).
+
+    Raises:
+        ParseError: (with an empty path; the caller names the file) not one of the
+            formats, with a one-line reason.
+    """
+    body = text.lstrip("\ufeff \t\r\n")
+    if not body:
+        raise ParseError("", "file is empty")
+    if body[0] == "{" or _JSON_ARRAY.match(body):   # "[section]" is INI, not JSON
+        try:
+            doc = json.loads(body)
+        except json.JSONDecodeError as exc:
+            raise ParseError("", f"not valid JSON ({exc})") from exc
+        if isinstance(doc, dict) and doc.get("format") == JSON_FORMAT_NAME:
+            return "paperdesk-json"
+        if (isinstance(doc, list) and doc and all(isinstance(d, dict) for d in doc)
+                and all("type" in d or "title" in d for d in doc)):
+            return "csl-json"
+        what = ("an empty list" if doc == [] else "an object" if isinstance(doc, dict)
+                else "a list of something else" if isinstance(doc, list) else "a value")
+        raise ParseError("", f"JSON that is neither a paperdesk export nor CSL-JSON "
+                             f"(a list of items with a type or title): it is {what}")
+    if _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")):
+        return "bibtex"
+    if _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
+        return "ris"
+    if _MARKUP_START.match(body):
+        raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")
+    paragraphs = split_paragraphs(body)
+    bad = sum(not is_prose(p) for p in paragraphs)
+    if paragraphs and bad * 2 > len(paragraphs):
+        raise ParseError("", f"not abstracts: {bad} of {len(paragraphs)} paragraphs are "
+                             "markup, key-value lines or a table, not prose (nor is it "
+                             "BibTeX, RIS, CSL-JSON or a paperdesk export)")
+    return "text"
+
+
+def load_bytes(path: str | os.PathLike) -> tuple[Path | str, bytes]:
+    """Read a file's bytes (or standard input's for :data:`STDIN`).
+
+    Returns:
+        ``(name, data)``: the absolute path, or :data:`STDIN_NAME`.
+    Raises:
+        ParseError: missing, not a regular file, unreadable, too large or empty.
+    """
+    if str(path) == STDIN:
+        try:
+            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+        except (OSError, AttributeError, ValueError) as exc:
+            raise ParseError(STDIN_NAME, f"cannot read standard input ({exc})") from exc
+        if len(data) > MAX_FILE_BYTES:
+            raise ParseError(STDIN_NAME, f"input too large (limit {MAX_FILE_BYTES} bytes)")
+        name: Path | str = STDIN_NAME
+    else:
+        p = Path(path)
+        try:
+            if p.is_dir():
+                raise ParseError(path, "folder holds no .txt, .bib, .ris or .json files")
+            if not p.is_file():
+                raise ParseError(path, "no such file" if not p.exists()
+                                 else "not a regular file")
+            size = p.stat().st_size
+            if size > MAX_FILE_BYTES:
+                raise ParseError(path, f"file too large ({size} bytes; limit "
+                                       f"{MAX_FILE_BYTES})")
+            data = p.read_bytes()
+        except OSError as exc:
+            raise ParseError(path, f"cannot read file ({exc.strerror or exc})") from exc
+        name = p.resolve()
+    if not data.strip():
+        raise ParseError(name, "file is empty")
+    return name, data
+
+
+def detect_file(path: str | os.PathLike) -> Detected:
+    """Read a file (or standard input, for ``-``), decode it and recognise its format.
+
+    Raises:
+        ParseError: unreadable, binary, undecodable or in none of the formats; the
+            reason is one line and the error names the file.
+    """
+    name, data = load_bytes(path)
+    label = STDIN_NAME if name == STDIN_NAME else path
+    try:
+        text, encoding = decode(Path(str(name)), data)
+    except ParseError as exc:
+        raise ParseError(label, exc.reason) from None
+    try:
+        fmt = detect_text(text)
+    except ParseError as exc:
+        raise ParseError(label, exc.reason) from None
+    return Detected(name, fmt, text.lstrip("\ufeff"), encoding)

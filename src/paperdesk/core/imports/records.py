@@ -1,0 +1,341 @@
+"""Bibliographic records (from BibTeX, RIS or CSL-JSON) and how they are stored: as new
+papers, or merged onto papers the library already has. Pure but for the database
+connection the caller passes; no Qt.
+
+**Checking.** Every value is checked with :mod:`paperdesk.core.metadata`. A malformed
+value (a DOI that is not one, a date that is not a date, an author without a family
+name, a citation key with characters BibTeX refuses) does not reject the file or the
+record: that value is dropped and a one-line note naming the entry says so
+(``FileReport.warnings``). A record with neither a title nor an abstract is left out
+with a note naming it (``FileReport.skipped``); a record with a title but no abstract is
+stored with an empty abstract and counted in ``FileReport.without_abstract``.
+
+**Identity.** A paper's ``content_hash`` is the SHA-256 of its normalised abstract
+(:func:`paperdesk.core.text.content_hash`). A record without an abstract is identified
+instead by its DOI (lower case), else its arXiv id (without version), else its
+normalised title (case-folded, letters and digits only) with its year and its first
+author's family name; the hash is that of ``"paperdesk-identity:"`` + this key
+(:func:`identity_key`). Importing the same file twice therefore finds every record again.
+
+**Merging, never duplicating.** A record is the same paper as one in the library when
+its abstract hash (or identity hash) is that paper's, or else when its DOI (any case) or
+its arXiv id (any version) is that paper's. Then it fills in that paper's *missing*
+metadata only: authors when it has none, date, venue, entry type, DOI, arXiv id and URL
+when they are empty, and its title when the paper's title is still the one derived from
+the abstract and the record's title is a real one (not the title paperdesk derives from
+the record's own abstract). A paper without an abstract (its title came from a record)
+takes the record's abstract, and with it that abstract's hash as its ``content_hash``,
+unless another paper has that abstract. A value already there (typed by the user or
+brought by an earlier import) is never overwritten; when the record gives another, a
+note says which value the paper kept. The citation key never changes. Such a record
+counts as ``enriched`` when it changed something, else as a ``duplicate``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import sqlite_utils
+
+from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
+                                     check_date, check_doi, check_entry_type, check_url)
+from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
+                                         write_metadata)
+from paperdesk.core.text import content_hash, derive_title, normalize
+
+__all__ = ["Record", "RecordFile", "RawRecord", "Identifiers", "check_record", "identity_key",
+           "record_hash", "merge_metadata", "store_records"]
+
+
+@dataclass(frozen=True)
+class Record:
+    """One bibliographic record, checked.
+
+    Attributes:
+        position: 1-based number of the entry in its file.
+        label: how notes name it (``"entry smith2020"``, ``"record 3"``).
+        title: its title, normalised ("" when it has none).
+        abstract: its abstract, normalised ("" when it has none).
+        metadata: checked metadata (values that failed their check are left out).
+        citation_key: its key (BibTeX key, RIS ``ID``, CSL ``id``) when it is one
+            paperdesk accepts, else ``None``.
+    """
+
+    position: int
+    label: str
+    title: str
+    abstract: str
+    metadata: Metadata = field(default_factory=Metadata)
+    citation_key: str | None = None
+
+
+@dataclass
+class RecordFile:
+    """The records of one file.
+
+    Attributes:
+        path: absolute path, or ``"<stdin>"``.
+        format: ``"bibtex"``, ``"ris"`` or ``"csl-json"``.
+        encoding: the encoding it was decoded with.
+        records: the records to store, in file order.
+        skipped: one line per entry left out (no title and no abstract, unreadable).
+        warnings: one line per value dropped because it failed its check.
+    """
+
+    path: Path | str
+    format: str
+    encoding: str
+    records: list[Record] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RawRecord:
+    """A record as a reader found it, before checking (every value text or ``None``).
+
+    ``authors`` are ``(family, given)`` pairs; ``entry_type`` is already one of
+    :data:`paperdesk.core.metadata.ENTRY_TYPES` or ``None``.
+    """
+
+    label: str
+    title: str = ""
+    abstract: str = ""
+    authors: list[tuple[str, str]] = field(default_factory=list)
+    date: str | None = None
+    venue: str = ""
+    entry_type: str | None = None
+    doi: str | None = None
+    arxiv_id: str | None = None
+    url: str | None = None
+    citation_key: str | None = None
+
+
+def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
+    """Check a raw record and add it to ``out.records`` (or a note to ``out.skipped``);
+    each value that fails its check is dropped with a note in ``out.warnings``."""
+    title, abstract = normalize(raw.title or ""), normalize(raw.abstract or "")
+    if not title and not abstract:
+        out.skipped.append(f"{raw.label}: no title and no abstract; left out")
+        return
+
+    def checked(name: str, check, value):
+        try:
+            return check(value)
+        except MetadataError as exc:
+            out.warnings.append(f"{raw.label}: {exc}; value dropped")
+            return None
+
+    authors = []
+    for family, given in raw.authors:
+        family, given = normalize(family or ""), normalize(given or "")
+        if family:
+            authors.append(Author(family, given))
+        elif given:     # a single-part name: keep it as the family name
+            authors.append(Author(given))
+    arxiv = checked("arxiv", check_arxiv_id, raw.arxiv_id)
+    entry_type = checked("type", check_entry_type, raw.entry_type)
+    if entry_type == "misc" and arxiv:
+        entry_type = "preprint"
+    meta = Metadata(authors=tuple(authors), date=checked("date", check_date, raw.date),
+                    venue=normalize(raw.venue or ""), entry_type=entry_type,
+                    doi=checked("doi", check_doi, raw.doi), arxiv_id=arxiv,
+                    url=checked("url", check_url, raw.url))
+    key = None
+    if raw.citation_key and raw.citation_key.strip():
+        key = checked("key", check_citation_key, raw.citation_key)
+    out.records.append(Record(position, raw.label, title, abstract, meta, key))
+
+
+def _letters(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text.casefold())
+    return "".join(c for c in folded if c.isalnum())
+
+
+def _arxiv_base(arxiv_id: str) -> str:
+    return re.sub(r"v\d+$", "", arxiv_id).lower()
+
+
+def identity_key(record: Record) -> str:
+    """The identity of a record without an abstract (see the module docstring):
+    ``doi:<doi lower-cased>``, else ``arxiv:<id without version>``, else
+    ``title:<letters and digits of the case-folded title>|<year>|<first author's family
+    name, likewise>``."""
+    meta = record.metadata
+    if meta.doi:
+        return "doi:" + meta.doi.lower()
+    if meta.arxiv_id:
+        return "arxiv:" + _arxiv_base(meta.arxiv_id)
+    first = _letters(meta.authors[0].family) if meta.authors else ""
+    return f"title:{_letters(record.title)}|{meta.year or ''}|{first}"
+
+
+def record_hash(record: Record) -> str:
+    """The ``content_hash`` a record's paper has: of its abstract, or of its identity."""
+    if record.abstract:
+        return content_hash(record.abstract)
+    return content_hash("paperdesk-identity:" + identity_key(record))
+
+
+def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
+    """``own`` with its missing parts taken from ``new``; nothing ``own`` has changes."""
+    return Metadata(authors=own.authors or new.authors, date=own.date or new.date,
+                    venue=own.venue or new.venue,
+                    entry_type=own.entry_type or new.entry_type, doi=own.doi or new.doi,
+                    arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url)
+
+
+class Identifiers:
+    """The DOIs (lower case) and arXiv ids (without version) of the library's papers,
+    read once per transaction (the DOI and arXiv id columns have no index, and a scan per
+    record would cost milliseconds on a large library) and kept up to date by
+    :func:`store_records` as it adds and enriches papers in that transaction."""
+
+    def __init__(self, db: sqlite_utils.Database):
+        self.doi: dict[str, int] = {}
+        self.arxiv: dict[str, int] = {}
+        for pid, doi, arxiv in db.execute(
+                "SELECT id, doi, arxiv_id FROM papers WHERE doi IS NOT NULL "
+                "OR arxiv_id IS NOT NULL ORDER BY id").fetchall():
+            self.add(pid, doi, arxiv)
+
+    def add(self, pid: int, doi: str | None, arxiv: str | None) -> None:
+        if doi:
+            self.doi.setdefault(doi.lower(), pid)
+        if arxiv:
+            self.arxiv.setdefault(_arxiv_base(arxiv), pid)
+
+    def find(self, meta: Metadata) -> int | None:
+        if meta.doi and meta.doi.lower() in self.doi:
+            return self.doi[meta.doi.lower()]
+        if meta.arxiv_id:
+            return self.arxiv.get(_arxiv_base(meta.arxiv_id))
+        return None
+
+
+def _find(db: sqlite_utils.Database, record: Record, digest: str,
+          ids: Identifiers) -> int | None:
+    row = db.execute("SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+    return row[0] if row is not None else ids.find(record.metadata)
+
+
+_FIELDS = (("authors", lambda m: m.authors), ("date", lambda m: m.date),
+           ("venue", lambda m: m.venue), ("type", lambda m: m.entry_type),
+           ("doi", lambda m: (m.doi or "").lower() or None),
+           ("arxiv", lambda m: _arxiv_base(m.arxiv_id) if m.arxiv_id else None),
+           ("url", lambda m: m.url))
+
+
+def _shown(value) -> str:
+    if isinstance(value, tuple):
+        return "; ".join(map(str, value))
+    return str(value)
+
+
+def _enrich(db: sqlite_utils.Database, pid: int, record: Record,
+            notes: list[str]) -> bool:
+    """Fill in what paper ``pid`` lacks from ``record``; True when something changed.
+    Each value the paper has that the record gives differently is kept and noted."""
+    row = db.execute(f"SELECT title, derived_title, abstract, "
+                     f"{', '.join(METADATA_COLUMNS)} FROM papers WHERE id = ?",
+                     [pid]).fetchone()
+    title, derived, abstract, own = row[0], row[1], row[2], metadata_from_row(row[3:])
+    changed = False
+    merged = merge_metadata(own, record.metadata)
+    if merged != own:
+        write_metadata(db, pid, merged)
+        changed = True
+    for name, get in _FIELDS:
+        mine, theirs = get(own), get(record.metadata)
+        if mine and theirs and mine != theirs:
+            notes.append(f"{record.label}: paper {pid} keeps its {name} {_shown(mine)!r} "
+                         f"(the file has {_shown(theirs)!r})")
+    if not abstract and record.abstract:
+        # The paper came without an abstract (a record with only a title): it takes
+        # this record's, unless another paper has that abstract already.
+        digest = content_hash(record.abstract)
+        if db.execute("SELECT 1 FROM papers WHERE content_hash = ?",
+                      [digest]).fetchone() is None:
+            db.conn.execute("UPDATE papers SET abstract = ?, content_hash = ?, "
+                            "derived_title = ? WHERE id = ?",
+                            [record.abstract, digest, derive_title(record.abstract), pid])
+            changed = True
+        else:
+            notes.append(f"{record.label}: its abstract is another paper's; paper {pid} "
+                         "stays without one")
+        return changed       # its title came from a record: keep it
+    # A paper without an abstract took its title from a record: that title is real. A
+    # record's title that is its own abstract's derived title (a paperdesk export of a
+    # paper without its own title) is not.
+    real = record.title and not (record.abstract
+                                 and record.title == derive_title(record.abstract))
+    if real and abstract and title == derived and record.title != title:
+        db.conn.execute("UPDATE papers SET title = ? WHERE id = ?", [record.title, pid])
+        changed = True
+    elif real and title != derived and record.title != title:
+        notes.append(f"{record.label}: paper {pid} keeps its title {title!r} (the file "
+                     f"has {record.title!r})")
+    return changed
+
+
+def store_records(db: sqlite_utils.Database, records: list[Record], source_id: int,
+                  report: FileReport, now: str,
+                  ids: Identifiers | None = None) -> tuple[list[int], list[int]]:
+    """Store records (inside the caller's transaction): each becomes a new paper, or is
+    merged onto the paper it matches (see the module docstring).
+
+    A new paper gets the record's title as its own title (the derived title when it has
+    none), ``derived_title`` from the abstract (from the title when there is no
+    abstract), its metadata and its citation key when no other paper has it.
+
+    Args:
+        db: the library database.
+        records: checked records.
+        source_id: the ``sources`` row of the file (provenance: one ``paper_sources``
+            row per record, at the record's position).
+        report: ``added``, ``enriched``, ``duplicates`` and ``without_abstract`` are
+            counted up; a note for each value a matched paper keeps although the record
+            gives another is added to ``warnings``.
+        now: ISO 8601 UTC time of the import.
+        ids: the library's identifiers, read in this transaction (one is read when
+            ``None``); kept up to date.
+    Returns:
+        ``(added_ids, changed_ids)``: new papers, and existing papers to re-index
+        (enriched, or newly from this file).
+    """
+    added, changed = [], []
+    ids = Identifiers(db) if ids is None else ids
+    for record in records:
+        digest = record_hash(record)
+        pid = _find(db, record, digest, ids)
+        if not record.abstract:
+            report.without_abstract += 1
+        if pid is None:
+            derived = derive_title(record.abstract) if record.abstract else record.title
+            pid = insert_paper(db, content_hash=digest, abstract=record.abstract,
+                               derived_title=derived, title=record.title or derived,
+                               added_at=now,
+                               metadata=None if record.metadata == Metadata()
+                               else record.metadata,
+                               citation_key=record.citation_key)
+            added.append(pid)
+            report.added += 1
+            new = True
+            ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
+        else:
+            new = False
+            if _enrich(db, pid, record, report.warnings):
+                ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
+                report.enriched += 1
+                changed.append(pid)
+            else:
+                report.duplicates += 1
+        ref = db.execute("INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
+                         "VALUES (?, ?, ?)", [pid, source_id, record.position]).rowcount
+        if ref and not new and pid not in changed:
+            changed.append(pid)
+    return added, changed

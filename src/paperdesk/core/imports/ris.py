@@ -1,0 +1,137 @@
+"""Reading RIS files (as Zotero, EndNote, Scopus, Web of Science and paperdesk's own export
+write them) into records. Pure: no database, no Qt.
+
+Follows the RIS format specification (Research Information Systems, now Clarivate; the
+2011 "RIS Format Specifications" and the older Reference Manager tags): ``XX  - value``
+lines, a record from ``TY`` to ``ER``; a line without a tag continues the value before it
+(multi-line abstracts and titles). Parsing is rispy's.
+
+Tags taken: ``TY`` (the type, by :data:`RIS_TYPES`; others ``misc``, and ``misc`` with an
+arXiv id ``preprint``); ``ID`` (the citation key); ``TI``, else ``T1`` (title); ``AB``,
+else ``N2`` (abstract); ``AU``, else ``A1`` (authors, ``Family, Given``; a name without a comma is an organisation, taken whole); ``DA``, else ``PY``/``Y1`` (``YYYY/MM/DD/`` with the parts that are known);
+the venue from ``T2``, ``JF``, ``JO``, ``JA`` or ``J2`` (for books, theses and reports
+``PB`` first); ``DO``; the arXiv id from ``AN`` (``arXiv:<id>``, or an id when ``DB`` is
+arXiv) or an arxiv.org ``UR``; ``UR`` (the first that is not the arXiv page).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import rispy
+
+from paperdesk.core.imports.daily_papers import ParseError
+from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
+from paperdesk.core.metadata import parse_author, MetadataError
+
+__all__ = ["RIS_TYPES", "read_ris"]
+
+#: RIS reference type -> paperdesk entry type.
+RIS_TYPES = {
+    "JOUR": "article", "JFULL": "article", "EJOUR": "article", "MGZN": "article",
+    "NEWS": "article", "INPR": "article", "ABST": "article",
+    "CONF": "inproceedings", "CPAPER": "inproceedings", "CONFP": "book",
+    "BOOK": "book", "EBOOK": "book", "EDBOOK": "book", "SER": "book",
+    "CHAP": "incollection", "ECHAP": "incollection",
+    "THES": "thesis", "RPRT": "report", "STAND": "report", "GOVDOC": "report",
+    "UNPB": "preprint", "MANSCPT": "preprint",
+    "GEN": "misc", "ELEC": "misc", "WEB": "misc", "DATA": "misc", "COMP": "misc",
+}
+_PUBLISHER_FIRST = {"book", "thesis", "report"}
+_ARXIV_URL = re.compile(r"https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?/?$",
+                        re.IGNORECASE)
+
+
+def _first(ref: dict, *names: str) -> str:
+    for name in names:
+        value = ref.get(name)
+        if isinstance(value, list):
+            value = next((v for v in value if str(v).strip()), None)
+        if value is not None and str(value).strip():
+            return str(value).strip()
+    return ""
+
+
+def _date(ref: dict) -> str | None:
+    text = _first(ref, "date", "year", "publication_year")
+    if not text:
+        return None
+    parts = [p.strip() for p in text.split("/")]
+    if not re.fullmatch(r"\d{4}", parts[0]):
+        m = re.match(r"(\d{4})\b", text)
+        return m.group(1) if m else text
+    out = parts[0]
+    if len(parts) > 1 and re.fullmatch(r"\d{1,2}", parts[1]):
+        out += f"-{int(parts[1]):02d}"
+        if len(parts) > 2 and re.fullmatch(r"\d{1,2}", parts[2]):
+            out += f"-{int(parts[2]):02d}"
+    return out
+
+
+def _authors(ref: dict) -> list[tuple[str, str]]:
+    names = ref.get("authors") or ref.get("first_authors") or []
+    out = []
+    for name in names:
+        name = " ".join(str(name).split())
+        if "," not in name:     # RIS names are "Family, Given": without a comma, whole
+            out.append((name, ""))  # (an organisation)
+            continue
+        try:
+            a = parse_author(name)
+        except MetadataError:
+            a = None
+        if a is not None:
+            out.append((a.family, a.given))
+    return out
+
+
+def _raw(ref: dict, n: int) -> RawRecord:
+    key = _first(ref, "id")
+    raw = RawRecord(label=f"record {n}" + (f" ({key})" if key else ""))
+    raw.citation_key = key or None
+    raw.title = _first(ref, "title", "primary_title")
+    raw.abstract = _first(ref, "abstract", "notes_abstract")
+    raw.authors = _authors(ref)
+    raw.date = _date(ref)
+    ty = str(ref.get("type_of_reference") or "").strip().upper()
+    raw.entry_type = RIS_TYPES.get(ty, "misc")
+    titles = ("secondary_title", "alternate_title3", "journal_name", "alternate_title2",
+              "alternate_title1")
+    raw.venue = (_first(ref, "publisher", *titles) if raw.entry_type in _PUBLISHER_FIRST
+                 else _first(ref, *titles, "publisher"))
+    raw.doi = _first(ref, "doi") or None
+    accession = _first(ref, "accession_number")
+    urls = [str(u).strip() for u in ref.get("urls") or [] if str(u).strip()]
+    if accession.lower().startswith("arxiv:"):
+        raw.arxiv_id = accession
+    elif accession and _first(ref, "name_of_database").lower() == "arxiv":
+        raw.arxiv_id = accession
+    else:
+        found = next((_ARXIV_URL.match(u).group(1) for u in urls if _ARXIV_URL.match(u)),
+                     None)
+        raw.arxiv_id = found
+    raw.url = next((u for u in urls if not _ARXIV_URL.match(u)), None)
+    return raw
+
+
+def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
+    """Read the records of an RIS file (see the module docstring).
+
+    Args:
+        path: the file's absolute path (or ``"<stdin>"``).
+        text: its decoded content.
+        encoding: the encoding it was decoded with.
+    Returns:
+        The :class:`~paperdesk.core.imports.records.RecordFile`.
+    Raises:
+        ParseError: rispy cannot read it (one line).
+    """
+    try:
+        refs = rispy.loads(text.lstrip("\ufeff"), skip_unknown_tags=True)
+    except Exception as exc:  # noqa: BLE001 - rispy raises IOError/ValueError/KeyError
+        raise ParseError(path, f"cannot be read as RIS ({exc})") from exc
+    out = RecordFile(path, "ris", encoding)
+    for n, ref in enumerate(refs, start=1):
+        check_record(_raw(ref, n), n, out)
+    return out
