@@ -438,3 +438,12 @@ def test_a_paper_without_abstract_takes_one_from_a_later_record(empty_library, t
     assert [h.id for h in empty_library.search("abstract says")] == [pid]
     again = empty_library.import_paths([first, second])
     assert (again.added, again.enriched, again.duplicates) == (0, 0, 2)
+
+
+def test_reimporting_our_own_bibtex_export_enriches_nothing(seeded_library, tmp_path):
+    lib = seeded_library
+    path = tmp_path / "own.bib"
+    lib.export_to_file(lib.paper_ids(), "bibtex", path)
+    report = lib.import_paths([path])
+    assert (report.added, sum(f.enriched for f in report.files)) == (0, 0)
+    assert all(lib.metadata(p).entry_type is None for p in lib.paper_ids()[:20])

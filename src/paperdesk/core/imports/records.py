@@ -182,10 +182,15 @@ def record_hash(record: Record) -> str:
 
 
 def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
-    """``own`` with its missing parts taken from ``new``; nothing ``own`` has changes."""
+    """``own`` with its missing parts taken from ``new``; nothing ``own`` has changes.
+
+    A ``misc`` type in ``new`` says nothing (it is what a paper without a type is written
+    as, so re-importing paperdesk's own export would otherwise "enrich" every paper) and
+    is not taken."""
+    new_type = None if new.entry_type == "misc" else new.entry_type
     return Metadata(authors=own.authors or new.authors, date=own.date or new.date,
                     venue=own.venue or new.venue,
-                    entry_type=own.entry_type or new.entry_type, doi=own.doi or new.doi,
+                    entry_type=own.entry_type or new_type, doi=own.doi or new.doi,
                     arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url)
 
 
