@@ -788,61 +788,97 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             step(min(start + EXPORT_IMPORT_BATCH, len(papers)))
             hook()
 
+    @staticmethod
+    def _source_id(db: sqlite_utils.Database, path: str, header: str, encoding: str,
+                   now: str) -> int:
+        """The ``sources`` row of ``path`` (inside the caller's transaction), created
+        the first time the file is imported."""
+        row = db.execute("SELECT id FROM sources WHERE path = ?", [path]).fetchone()
+        if row is not None:
+            return row[0]
+        return db["sources"].insert({"path": path, "name": Path(path).name or path,
+                                     "header": header, "encoding": encoding,
+                                     "imported_at": now}).last_pk
+
+    def _in_batches(self, total: int, file_report: FileReport, open_source,
+                    store_batch, cancel: CancelCheck, step: Callable[[int], None],
+                    hook: BatchHook) -> None:
+        """The batch loop of an import (see :meth:`import_paths`): each batch is one
+        transaction of at most :data:`IMPORT_BATCH` items or about
+        :data:`BATCH_SECONDS`, then ``step(done)`` and ``hook()`` run outside it.
+
+        Args:
+            total: items in the file.
+            file_report: gets ``cancelled`` when ``cancel`` stops the import.
+            open_source: ``open_source(db) -> source_id``, called in the first batch
+                (so that even an empty file is recorded).
+            store_batch: ``store_batch(db, source_id, start, end, deadline) -> (done,
+                on_commit)``: stores items ``start`` up to ``end`` (stopping early once
+                ``time.monotonic()`` passes ``deadline``) and returns the index after
+                the last one stored and a function to call once the batch is committed.
+        """
+        db = self.db
+        source_id = None
+        n = 0
+        while source_id is None or n < total:
+            if source_id is not None and cancel():
+                file_report.cancelled = True
+                return
+            with _db.transaction(db):
+                if source_id is None:
+                    source_id = open_source(db)
+                n, on_commit = store_batch(db, source_id, n, min(n + IMPORT_BATCH, total),
+                                           time.monotonic() + BATCH_SECONDS)
+            on_commit()
+            step(n)
+            hook()
+
     def _import_file(self, pf, file_report: FileReport, added: list[int],
                      cancel: CancelCheck, step: Callable[[int], None],
                      hook: BatchHook) -> None:
         """Store a parsed text file in batches (see :meth:`import_paths`); counts go to
         ``file_report`` and new ids to ``added`` after each commit."""
-        db = self.db
         now = _now()
         items = pf.abstracts
-        source_id = None
-        n = 0
-        while source_id is None or n < len(items):
-            if source_id is not None and cancel():
-                file_report.cancelled = True
-                return
+
+        def store_batch(db, source_id: int, n: int, end: int, deadline: float):
             batch_added: list[int] = []
             duplicates = 0
-            with _db.transaction(db):
-                if source_id is None:
-                    row = db.execute("SELECT id FROM sources WHERE path = ?",
-                                     [str(pf.path)]).fetchone()
-                    source_id = row[0] if row is not None else db["sources"].insert({
-                        "path": str(pf.path), "name": Path(str(pf.path)).name,
-                        "header": pf.header,
-                        "encoding": pf.encoding, "imported_at": now}).last_pk
-                deadline = time.monotonic() + BATCH_SECONDS
-                end = min(n + IMPORT_BATCH, len(items))
-                while n < end:
-                    item = items[n]
-                    n += 1
-                    digest = content_hash(item.abstract)
-                    existing = db.execute(
-                        "SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
-                    if existing is None:
-                        title = derive_title(item.abstract)
-                        pid = insert_paper(db, content_hash=digest,
-                                           abstract=item.abstract, derived_title=title,
-                                           added_at=now)
-                        batch_added.append(pid)
-                        op = "add"
-                    else:
-                        pid = existing[0]
-                        duplicates += 1
-                        op = "update"
-                    new_ref = db.execute(
-                        "INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
-                        "VALUES (?, ?, ?)", [pid, source_id, item.position]).rowcount
-                    if new_ref:
-                        self._enqueue(db, [pid], op)
-                    if time.monotonic() >= deadline:
-                        break
-            added.extend(batch_added)
-            file_report.added += len(batch_added)
-            file_report.duplicates += duplicates
-            step(n)
-            hook()
+            while n < end:
+                item = items[n]
+                n += 1
+                digest = content_hash(item.abstract)
+                existing = db.execute(
+                    "SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+                if existing is None:
+                    pid = insert_paper(db, content_hash=digest, abstract=item.abstract,
+                                       derived_title=derive_title(item.abstract),
+                                       added_at=now)
+                    batch_added.append(pid)
+                    op = "add"
+                else:
+                    pid = existing[0]
+                    duplicates += 1
+                    op = "update"
+                new_ref = db.execute(
+                    "INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
+                    "VALUES (?, ?, ?)", [pid, source_id, item.position]).rowcount
+                if new_ref:
+                    self._enqueue(db, [pid], op)
+                if time.monotonic() >= deadline:
+                    break
+
+            def on_commit() -> None:
+                added.extend(batch_added)
+                file_report.added += len(batch_added)
+                file_report.duplicates += duplicates
+
+            return n, on_commit
+
+        self._in_batches(
+            len(items), file_report,
+            lambda db: self._source_id(db, str(pf.path), pf.header, pf.encoding, now),
+            store_batch, cancel, step, hook)
 
     def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
                         cancel: CancelCheck, step: Callable[[int], None],
@@ -850,44 +886,37 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
         """Store the records of a BibTeX, RIS or CSL-JSON file in batches (as
         :meth:`_import_file` does): new papers, or metadata merged onto the papers they
         match (:func:`paperdesk.core.imports.records.store_records`)."""
-        db = self.db
         now = _now()
         items = rf.records
-        source_id = None
-        n = 0
-        while source_id is None or n < len(items):
-            if source_id is not None and cancel():
-                file_report.cancelled = True
-                return
+
+        def store_batch(db, source_id: int, n: int, end: int, deadline: float):
             counts = FileReport(file_report.path)
-            with _db.transaction(db):
-                if source_id is None:
-                    path = str(rf.path)
-                    row = db.execute("SELECT id FROM sources WHERE path = ?",
-                                     [path]).fetchone()
-                    source_id = row[0] if row is not None else db["sources"].insert({
-                        "path": path, "name": Path(path).name or path,
-                        "header": FORMAT_LABELS[rf.format], "encoding": rf.encoding,
-                        "imported_at": now}).last_pk
-                deadline = time.monotonic() + BATCH_SECONDS
-                end = min(n + IMPORT_BATCH, len(items))
-                new, changed = [], []
-                ids = Identifiers(db)
-                while n < end:
-                    a, c = store_records(db, items[n:n + 1], source_id, counts, now, ids)
-                    new += a
-                    changed += c
-                    n += 1
-                    if time.monotonic() >= deadline:
-                        break
-                self._enqueue(db, new, "add")
-                self._enqueue(db, changed, "update")
-            added.extend(new)
-            for name in ("added", "duplicates", "enriched", "without_abstract"):
-                setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
-            file_report.warnings += counts.warnings
-            step(n)
-            hook()
+            new, changed = [], []
+            ids = Identifiers(db)
+            while n < end:
+                a, c = store_records(db, items[n:n + 1], source_id, counts, now, ids)
+                new += a
+                changed += c
+                n += 1
+                if time.monotonic() >= deadline:
+                    break
+            self._enqueue(db, new, "add")
+            self._enqueue(db, changed, "update")
+
+            def on_commit() -> None:
+                added.extend(new)
+                for name in ("added", "duplicates", "enriched", "without_abstract"):
+                    setattr(file_report, name,
+                            getattr(file_report, name) + getattr(counts, name))
+                file_report.warnings += counts.warnings
+
+            return n, on_commit
+
+        self._in_batches(
+            len(items), file_report,
+            lambda db: self._source_id(db, str(rf.path), FORMAT_LABELS[rf.format],
+                                       rf.encoding, now),
+            store_batch, cancel, step, hook)
 
     # -- index maintenance -------------------------------------------------------------
     @staticmethod
