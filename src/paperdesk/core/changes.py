@@ -38,6 +38,8 @@ class Changes:
         search: indexed text changed (titles, tags, notes, highlight comments), so a
             visible search should run again once the index has caught up. Read and star
             marks leave it False: the list keeps its rows when a paper is marked.
+        duplicates: near-duplicate pairs were flagged, dismissed, restored or merged (the
+            Duplicates view and its count should be read again).
         replay: the change comes from undo or redo rather than from a new edit (e.g. the
             note editor must then show the restored text).
     """
@@ -51,17 +53,19 @@ class Changes:
     sources: bool = False
     search: bool = False
     replay: bool = False
+    duplicates: bool = False
 
     @classmethod
     def of(cls, papers: Iterable[int] = (), fields: Iterable[str] = (),
            tags: Iterable[int] = (), notes: Iterable[int] = (),
            highlights: Iterable[int] = (), saved_searches: bool = False,
-           sources: bool = False, search: bool | None = None) -> "Changes":
+           sources: bool = False, search: bool | None = None,
+           duplicates: bool = False) -> "Changes":
         """Build a :class:`Changes` from any iterables.
 
         Args:
             papers, fields, tags, notes, highlights: ids (or field names) touched.
-            saved_searches, sources: flags as in the class.
+            saved_searches, sources, duplicates: flags as in the class.
             search: whether results may differ; ``None`` means "whenever any paper,
                 tag, note or highlight changed".
         Returns:
@@ -72,7 +76,7 @@ class Changes:
         if search is None:
             search = bool(papers or tags or notes or highlights or sources)
         return cls(papers, frozenset(fields), tags, notes, highlights, saved_searches,
-                   sources, search)
+                   sources, search, duplicates=duplicates)
 
     def __or__(self, other: "Changes") -> "Changes":
         """Combine two changes (e.g. the steps of a merged undo step)."""
@@ -83,12 +87,13 @@ class Changes:
                        self.highlights | other.highlights,
                        self.saved_searches or other.saved_searches,
                        self.sources or other.sources, self.search or other.search,
-                       self.replay or other.replay)
+                       self.replay or other.replay,
+                       self.duplicates or other.duplicates)
 
     def __bool__(self) -> bool:
         """True when anything at all changed."""
         return bool(self.papers or self.fields or self.tags or self.notes or self.highlights
-                    or self.saved_searches or self.sources)
+                    or self.saved_searches or self.sources or self.duplicates)
 
     def as_replay(self) -> "Changes":
         """Return the same change marked as coming from undo or redo."""
@@ -100,7 +105,7 @@ class Changes:
                 "tags": sorted(self.tags), "notes": sorted(self.notes),
                 "highlights": sorted(self.highlights),
                 "saved_searches": self.saved_searches, "sources": self.sources,
-                "search": self.search}
+                "search": self.search, "duplicates": self.duplicates}
 
 
 #: The empty change (nothing happened).

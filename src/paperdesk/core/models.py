@@ -450,12 +450,17 @@ class ImportReport:
             whole) and are counted here; the file being imported then has
             ``FileReport.cancelled`` set.
         added_ids: ids of the papers added (committed), in import order.
+        index_pending: papers still waiting to be indexed when the import returned.
+        near_duplicates: pairs of possible near-duplicates flagged by the stage run
+            after the import (:meth:`Library.find_near_duplicates`; set by the caller that
+            runs it: the CLI's ``import``, the window's follow-up operation), else 0.
     """
 
     files: list[FileReport] = field(default_factory=list)
     cancelled: bool = False
     added_ids: list[int] = field(default_factory=list)
     index_pending: int = 0
+    near_duplicates: int = 0
 
     @property
     def added(self) -> int:
@@ -497,5 +502,6 @@ class ImportReport:
             "rejected": self.rejected,
             "cancelled": self.cancelled,
             "index_pending": self.index_pending,
+            "near_duplicates": self.near_duplicates,
             "files": [f.to_dict() for f in self.files],
         }

@@ -60,6 +60,25 @@ Before version 4 the year, arXiv id and citation key of an export were guessed f
 identifiers in the abstract, which mostly name *other* papers. The migration stores no
 such guess: those identifiers stay derived ("mentioned"), and every paper gets the key
 that carries no year (``word_id``).
+
+Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicates`):
+
+``duplicate_checked``
+    papers whose abstract the near-duplicate stage has looked at: ``paper_id`` (deleted
+    with the paper), ``content_hash`` (the abstract it looked at: a paper whose abstract
+    changed is looked at again), ``version`` (:data:`~paperdesk.core.duplicates.
+    SIGNATURE_VERSION` of its band hashes). A new or migrated paper has no row yet.
+``duplicate_bands``
+    the LSH buckets of each checked abstract's MinHash signature: ``bucket`` (signed
+    63-bit hash of one band), ``paper_id`` (deleted with the paper). Papers sharing a
+    bucket are candidates.
+``duplicate_pairs``
+    pairs flagged: ``paper_a < paper_b``, ``hash_a``/``hash_b`` (the ``content_hash`` of
+    each when flagged), ``similarity`` (Jaccard of word 3-shingles), ``status``
+    (``open`` or ``dismissed``: "not duplicates"), ``found_at``. Deliberately not deleted
+    with the papers: a pair counts only while both papers exist with those hashes, so a
+    paper restored by undo (same id, same abstract) gets its pairs back with their
+    status, and a reused id or a changed abstract never inherits a stale one.
 """
 
 from __future__ import annotations
@@ -75,7 +94,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 
 class SchemaError(RuntimeError):
@@ -204,8 +223,44 @@ def _v4(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_papers_date ON papers(date, id)")
 
 
+def _v5(db: sqlite_utils.Database) -> None:
+    db.execute(
+        """
+        CREATE TABLE duplicate_checked (
+            paper_id INTEGER PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
+            content_hash TEXT NOT NULL,
+            version INTEGER NOT NULL
+        )"""
+    )
+    db.execute(
+        """
+        CREATE TABLE duplicate_bands (
+            bucket INTEGER NOT NULL,
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            PRIMARY KEY (bucket, paper_id)
+        ) WITHOUT ROWID"""
+    )
+    db.execute("CREATE INDEX idx_duplicate_bands_paper ON duplicate_bands(paper_id)")
+    db.execute(
+        """
+        CREATE TABLE duplicate_pairs (
+            paper_a INTEGER NOT NULL,
+            paper_b INTEGER NOT NULL,
+            hash_a TEXT NOT NULL,
+            hash_b TEXT NOT NULL,
+            similarity REAL NOT NULL,
+            status TEXT NOT NULL CHECK (status IN ('open', 'dismissed')),
+            found_at TEXT NOT NULL,
+            PRIMARY KEY (paper_a, paper_b),
+            CHECK (paper_a < paper_b)
+        )"""
+    )
+    db.execute("CREATE INDEX idx_duplicate_pairs_b ON duplicate_pairs(paper_b)")
+    db.execute("CREATE INDEX idx_duplicate_pairs_status ON duplicate_pairs(status)")
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

@@ -1,0 +1,152 @@
+"""SQL of the near-duplicate stage: the ``duplicate_checked``, ``duplicate_bands`` and
+``duplicate_pairs`` tables (schema version 5, :mod:`paperdesk.core.store.schema`).
+
+Every writer here runs inside the caller's transaction; readers use the caller's
+connection. Pairs are stored with ``paper_a < paper_b``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+
+import sqlite_utils
+
+from paperdesk.core.duplicates import SIGNATURE_VERSION, DuplicatePair
+
+__all__ = ["unchecked", "unchecked_count", "mark_checked", "candidates", "flag_pair",
+           "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows"]
+
+_UNCHECKED = ("FROM papers p LEFT JOIN duplicate_checked c ON c.paper_id = p.id "
+              "WHERE (c.paper_id IS NULL OR c.content_hash != p.content_hash "
+              "OR c.version != ?)")
+
+
+def _ids_clause(ids: Sequence[int] | None) -> tuple[str, list]:
+    if ids is None:
+        return "", []
+    return f" AND p.id IN ({','.join('?' * len(ids))})", [int(i) for i in ids]
+
+
+def unchecked_count(db: sqlite_utils.Database, ids: Sequence[int] | None = None) -> int:
+    """Number of papers (of ``ids``, or of all) the stage has not looked at with their
+    current abstract and signature version."""
+    clause, args = _ids_clause(ids)
+    return db.execute(f"SELECT count(*) {_UNCHECKED}{clause}",
+                      [SIGNATURE_VERSION, *args]).fetchone()[0]
+
+
+def unchecked(db: sqlite_utils.Database, limit: int, after: int = 0,
+              ids: Sequence[int] | None = None) -> list[tuple[int, str, str, bool]]:
+    """The next papers to look at, by id.
+
+    Args:
+        db: the library database.
+        limit: most rows.
+        after: only ids above this one.
+        ids: only these papers (``None``: all).
+    Returns:
+        ``[(id, abstract, content_hash, seen_before)]``; ``seen_before`` is True when the
+        paper has band hashes of an older abstract or version to drop.
+    """
+    clause, args = _ids_clause(ids)
+    return [(r[0], r[1], r[2], bool(r[3])) for r in db.execute(
+        f"SELECT p.id, p.abstract, p.content_hash, c.paper_id IS NOT NULL {_UNCHECKED}"
+        f" AND p.id > ?{clause} ORDER BY p.id LIMIT ?",
+        [SIGNATURE_VERSION, int(after), *args, int(limit)])]
+
+
+def mark_checked(db: sqlite_utils.Database, paper_id: int, content_hash: str,
+                 buckets: Iterable[int], seen_before: bool) -> None:
+    """Record that ``paper_id`` was looked at with this abstract, with its LSH buckets
+    (none for an empty abstract), replacing what an older look stored."""
+    if seen_before:
+        db.conn.execute("DELETE FROM duplicate_bands WHERE paper_id = ?", [paper_id])
+    db.conn.executemany("INSERT OR IGNORE INTO duplicate_bands (bucket, paper_id) "
+                        "VALUES (?, ?)", [(b, paper_id) for b in buckets])
+    db.conn.execute("INSERT OR REPLACE INTO duplicate_checked (paper_id, content_hash, "
+                    "version) VALUES (?, ?, ?)", [paper_id, content_hash, SIGNATURE_VERSION])
+
+
+def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
+               limit: int) -> list[int]:
+    """Papers sharing at least one bucket with ``buckets`` (``paper_id`` left out), those
+    sharing the most first, at most ``limit`` of them."""
+    if not buckets:
+        return []
+    marks = ",".join("?" * len(buckets))
+    shared = Counter(r[0] for r in db.execute(
+        f"SELECT paper_id FROM duplicate_bands WHERE bucket IN ({marks}) AND paper_id != ?",
+        [*buckets, paper_id]))
+    return [pid for pid, _n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
+
+
+def flag_pair(db: sqlite_utils.Database, a: tuple[int, str], b: tuple[int, str],
+              similarity: float, now: str) -> bool:
+    """Flag a pair as open, unless it is flagged already with these two abstracts (an
+    open or dismissed pair keeps its status).
+
+    Args:
+        a, b: ``(paper_id, content_hash)`` of each paper, in any order.
+        similarity: the measure.
+        now: ISO 8601 UTC.
+    Returns:
+        True when the pair is newly flagged.
+    """
+    (ia, ha), (ib, hb) = sorted([a, b])
+    return db.conn.execute(
+        "INSERT INTO duplicate_pairs (paper_a, paper_b, hash_a, hash_b, similarity, status, "
+        "found_at) VALUES (?, ?, ?, ?, ?, 'open', ?) ON CONFLICT (paper_a, paper_b) DO UPDATE "
+        "SET hash_a = excluded.hash_a, hash_b = excluded.hash_b, "
+        "similarity = excluded.similarity, status = 'open', found_at = excluded.found_at "
+        "WHERE hash_a != excluded.hash_a OR hash_b != excluded.hash_b",
+        [ia, ib, ha, hb, similarity, now]).rowcount > 0
+
+
+#: Pairs whose papers both exist with the abstracts they were flagged with.
+_LIVE = ("FROM duplicate_pairs d JOIN papers pa ON pa.id = d.paper_a "
+         "AND pa.content_hash = d.hash_a JOIN papers pb ON pb.id = d.paper_b "
+         "AND pb.content_hash = d.hash_b")
+_COLUMNS = ("d.paper_a, d.paper_b, d.similarity, d.status, pa.title, pb.title, "
+            "d.found_at")
+
+
+def pairs(db: sqlite_utils.Database, status: str = "open") -> list[DuplicatePair]:
+    """The live pairs with this status, most similar first (then by ids)."""
+    return [DuplicatePair(*r) for r in db.execute(
+        f"SELECT {_COLUMNS} {_LIVE} WHERE d.status = ? "
+        "ORDER BY d.similarity DESC, d.paper_a, d.paper_b", [status])]
+
+
+def pair(db: sqlite_utils.Database, a: int, b: int) -> DuplicatePair | None:
+    """The live pair of papers ``a`` and ``b`` (any order), or ``None``."""
+    lo, hi = sorted((int(a), int(b)))
+    row = db.execute(f"SELECT {_COLUMNS} {_LIVE} WHERE d.paper_a = ? AND d.paper_b = ?",
+                     [lo, hi]).fetchone()
+    return DuplicatePair(*row) if row else None
+
+
+def open_count(db: sqlite_utils.Database) -> int:
+    """Number of live open pairs."""
+    return db.execute(f"SELECT count(*) {_LIVE} WHERE d.status = 'open'").fetchone()[0]
+
+
+def set_status(db: sqlite_utils.Database, a: int, b: int, status: str) -> None:
+    """Set the status of the pair ``a``, ``b`` (any order)."""
+    lo, hi = sorted((int(a), int(b)))
+    db.conn.execute("UPDATE duplicate_pairs SET status = ? WHERE paper_a = ? AND paper_b = ?",
+                    [status, lo, hi])
+
+
+def pair_rows(db: sqlite_utils.Database, paper_id: int) -> list[tuple]:
+    """Every stored row of ``duplicate_pairs`` naming ``paper_id`` (for undo)."""
+    return db.execute("SELECT paper_a, paper_b, hash_a, hash_b, similarity, status, found_at "
+                      "FROM duplicate_pairs WHERE paper_a = ? OR paper_b = ?",
+                      [paper_id, paper_id]).fetchall()
+
+
+def restore_pair_rows(db: sqlite_utils.Database, rows: Iterable[tuple]) -> None:
+    """Put back rows from :func:`pair_rows` exactly (replacing any with the same ids)."""
+    db.conn.executemany("INSERT OR REPLACE INTO duplicate_pairs (paper_a, paper_b, hash_a, "
+                        "hash_b, similarity, status, found_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        list(rows))

@@ -1,0 +1,274 @@
+"""Near-duplicate abstracts: the measure on edited seed abstracts, the stage at import,
+"not duplicates", merging and its undo."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+import sqlite3
+
+import pytest
+import sqlite_utils
+
+from helpers import write_daily
+from paperdesk.core import duplicates as measure
+from paperdesk.core.imports.daily_papers import read_file
+from paperdesk.core.library import Library
+from paperdesk.core.models import LibraryError
+from paperdesk.core.store.schema import MIGRATIONS, SCHEMA_VERSION
+
+
+@pytest.fixture(scope="module")
+def seed_abstracts(seed_files):
+    out = []
+    for f in seed_files:
+        out += [a.abstract for a in read_file(f).abstracts]
+    return list(dict.fromkeys(out))
+
+
+def sentences(text: str) -> list[str]:
+    return re.split(r"(?<=[.!?]) (?=[A-Z])", text)
+
+
+def changed_sentence(text: str) -> str:
+    s = sentences(text)
+    s[len(s) // 2] = ("We additionally report an ablation on three further benchmarks "
+                      "that confirms these findings.")
+    return " ".join(s)
+
+
+def other_punctuation(text: str) -> str:
+    return (text.replace(", ", "; ").replace(". ", "! ").replace("-", " ")
+            .replace("(", "[").replace(")", "]"))
+
+
+def version_2(text: str) -> str:
+    s = sentences(text)
+    s.insert(len(s) - 1, "In this revised version we also include results on a larger "
+                         "model and correct an error in the proof of the main theorem.")
+    return " ".join(s)
+
+
+EDITS = {"changed sentence": changed_sentence, "punctuation": other_punctuation,
+         "arXiv v2 with an added sentence": version_2}
+
+
+# -- the measure -------------------------------------------------------------------------
+def test_words_drop_punctuation_and_case():
+    assert measure.words("Deep-Learning (DL), e.g. CNNs!") == ["deep", "learning", "dl",
+                                                               "e", "g", "cnns"]
+    assert measure.shingles("") == frozenset()
+    assert measure.shingles("two words") == frozenset(["two words"])
+    assert measure.similarity("", "") == 0.0
+
+
+@pytest.mark.parametrize("edit", list(EDITS))
+def test_edited_seed_abstracts_are_flagged(seed_abstracts, edit):
+    for text in seed_abstracts[:40]:
+        edited = EDITS[edit](text)
+        assert edited != text
+        assert measure.similarity(text, edited) >= measure.THRESHOLD, (edit, text[:60])
+
+
+def test_no_two_seed_abstracts_are_near_duplicates(seed_abstracts):
+    shingled = [measure.shingles(t) for t in seed_abstracts]
+    worst = max(measure.jaccard(a, b) for a, b in itertools.combinations(shingled, 2))
+    assert len(seed_abstracts) == 225
+    assert worst < 0.2 < measure.THRESHOLD
+
+
+def test_two_papers_of_one_series_are_not_flagged(seed_abstracts):
+    series = [t for t in seed_abstracts if "Commutative Scaling of Width and Depth" in t
+              or t.startswith("We show that taking the width and depth to infinity")]
+    assert len(series) == 2
+    assert 0.05 < measure.similarity(*series) < measure.THRESHOLD
+
+
+def test_minhash_agrees_with_jaccard(seed_abstracts):
+    text = seed_abstracts[3]
+    a, b = measure.shingles(text), measure.shingles(changed_sentence(text))
+    sa, sb = measure.signature(a), measure.signature(b)
+    estimate = float((sa == sb).mean())
+    assert abs(estimate - measure.jaccard(a, b)) < 0.15
+    assert set(measure.band_hashes(sa)) & set(measure.band_hashes(sb))
+    assert measure.signature(frozenset()) is None
+    # the same on every run: fixed seeds
+    assert measure.band_hashes(sa) == measure.band_hashes(measure.signature(a))
+    assert all(0 <= h < 2**63 for h in measure.band_hashes(sa))
+
+
+def test_word_diff_marks_both_sides():
+    left, right = measure.word_diff("Deep nets learn fast features.",
+                                    "Deep networks learn fast, robust features.")
+    assert "".join(t for _k, t in left) == "Deep nets learn fast features."
+    assert "".join(t for _k, t in right) == "Deep networks learn fast, robust features."
+    assert ("removed", "nets") in left
+    assert [t for k, t in right if k == "added"] == ["networks", "fast, robust"]
+    assert measure.word_diff("", "") == ([], [])
+
+
+# -- the stage ---------------------------------------------------------------------------
+@pytest.fixture
+def edited_file(tmp_path, seed_abstracts):
+    """Edited copies of three seed abstracts (one per kind of edit)."""
+    texts = [EDITS[e](seed_abstracts[i]) for i, e in zip((5, 17, 60), EDITS)]
+    return write_daily(tmp_path / "edited.txt", texts), texts
+
+
+def test_the_stage_flags_edited_copies_at_import(seeded_library, edited_file,
+                                                 seed_abstracts):
+    lib = seeded_library
+    assert lib.near_duplicates_pending() == 225       # a library from before: unchecked
+    assert lib.find_near_duplicates() == 0            # the seeds: no pair
+    assert lib.near_duplicates_pending() == 0
+    path, texts = edited_file
+    report = lib.import_paths([path])
+    assert report.added == 3 and report.near_duplicates == 0   # the stage runs after
+    seen = []
+    assert lib.find_near_duplicates(
+        progress=lambda *a: seen.append(a)) == 3
+    assert seen[-1] == ("duplicates", 3, 3)
+    pairs = lib.near_duplicates()
+    assert len(pairs) == 3 and lib.near_duplicate_count() == 3
+    originals = {lib.get(p.paper_a).abstract for p in pairs}
+    assert originals == {seed_abstracts[i] for i in (5, 17, 60)}
+    assert {lib.get(p.paper_b).abstract for p in pairs} == set(texts)
+    assert all(measure.THRESHOLD <= p.similarity <= 1 for p in pairs)
+    assert pairs[0].similarity == 1.0           # the punctuation edit comes first
+    assert pairs[0].title_a and pairs[0].to_dict()["similarity"] == 1.0
+    # re-importing and re-running change nothing
+    again = lib.import_paths([path])
+    assert again.added == 0
+    assert lib.find_near_duplicates() == 0
+    assert lib.near_duplicates() == pairs
+
+
+def test_the_stage_resumes_after_cancel(seeded_library, edited_file):
+    lib = seeded_library
+    lib.import_paths([edited_file[0]])
+    calls = []
+
+    def cancel():
+        calls.append(1)
+        return len(calls) > 1          # one batch, then stop
+
+    first = lib.find_near_duplicates(cancel=cancel)
+    assert lib.near_duplicates_pending() == 228 - 200
+    assert first + lib.find_near_duplicates() == 3
+    assert lib.near_duplicates_pending() == 0
+
+
+def test_dismissed_pairs_stay_dismissed(seeded_library, edited_file, tmp_path):
+    lib = seeded_library
+    lib.import_paths([edited_file[0]])
+    lib.find_near_duplicates()
+    pair = lib.near_duplicates()[0]
+    changes = lib.dismiss_duplicate(pair.paper_b, pair.paper_a)
+    assert changes.duplicates and lib.near_duplicate_count() == 2
+    assert lib.undo_label == f"Not duplicates: papers {pair.paper_a} and {pair.paper_b}"
+    assert [p.paper_a for p in lib.near_duplicates("dismissed")] == [pair.paper_a]
+    assert not lib.dismiss_duplicate(pair.paper_a, pair.paper_b)      # already
+    lib.undo()
+    assert lib.near_duplicate_count() == 3
+    lib.redo()
+    assert lib.near_duplicate_count() == 2
+    path = lib.path
+    lib.close()
+    with Library.open(path) as again:         # persists, and is not flagged again
+        again.import_paths([edited_file[0]])
+        assert again.find_near_duplicates() == 0
+        assert again.near_duplicate_count() == 2
+        with pytest.raises(LibraryError, match="not flagged"):
+            again.dismiss_duplicate(1, 2)
+        with pytest.raises(LibraryError, match="itself"):
+            again.dismiss_duplicate(1, 1)
+        with pytest.raises(LibraryError, match="no paper"):
+            again.dismiss_duplicate(1, 99999)
+
+
+def test_a_changed_abstract_is_looked_at_again(tmp_path, seed_abstracts):
+    with Library.open(tmp_path / "lib") as lib:
+        bib = tmp_path / "t.bib"
+        bib.write_text("@article{a, title={Depth and width}, doi={10.1234/xyz}}\n",
+                       encoding="utf-8")
+        write_daily(tmp_path / "s.txt", [seed_abstracts[0]])
+        lib.import_paths([tmp_path / "s.txt", bib])
+        assert lib.find_near_duplicates() == 0
+        # the title-only paper takes an edited copy of the seed abstract as its own
+        bib.write_text("@article{a, title={Depth and width}, doi={10.1234/xyz}, abstract={"
+                       + version_2(seed_abstracts[0]) + "}}\n", encoding="utf-8")
+        report = lib.import_paths([bib])
+        assert report.enriched == 1
+        assert lib.near_duplicates_pending() == 1
+        assert lib.find_near_duplicates() == 1
+
+
+def test_empty_and_short_abstracts(tmp_path):
+    with Library.open(tmp_path / "lib") as lib:
+        bib = tmp_path / "t.bib"
+        bib.write_text("@article{a, title={Only a title}}\n@article{b, title={Another "
+                       "title}}\n", encoding="utf-8")
+        write_daily(tmp_path / "s.txt", ["Short text.", "Short text!", "Other text."])
+        lib.import_paths([bib, tmp_path / "s.txt"])
+        assert lib.find_near_duplicates() == 1     # "short text" twice; titles-only never
+        (pair,) = lib.near_duplicates()
+        assert {lib.get(pair.paper_a).abstract, lib.get(pair.paper_b).abstract} == {
+            "Short text.", "Short text!"}
+
+
+# -- the schema --------------------------------------------------------------------------
+def test_a_version_4_library_migrates_to_5(tmp_path):
+    folder = tmp_path / "old"
+    folder.mkdir()
+    db = sqlite_utils.Database(folder / "library.db")
+    for step in MIGRATIONS[:4]:
+        step(db)
+    db.execute("PRAGMA user_version = 4")
+    for pid, text in ((3, "Deep residual networks learn identity maps well in practice."),
+                      (4, "Deep residual networks learn identity maps well, in practice!")):
+        db.execute("INSERT INTO papers (id, content_hash, title, derived_title, abstract, "
+                   "added_at, starred, citation_key) VALUES (?, ?, 't', 't', ?, "
+                   "'2026-01-02T03:04:05Z', 0, ?)", [pid, f"h{pid}", text, f"k{pid}"])
+    db.conn.commit()
+    db.conn.close()
+    with Library.open(folder) as lib:
+        assert SCHEMA_VERSION == 5
+        assert lib.db.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert lib.near_duplicates_pending() == 2
+        assert lib.find_near_duplicates() == 1
+        assert [(p.paper_a, p.paper_b) for p in lib.near_duplicates()] == [(3, 4)]
+    backups = list((folder / "backups").glob("library-v4-*.db"))
+    assert len(backups) == 1
+    old = sqlite3.connect(backups[0])
+    assert old.execute("PRAGMA user_version").fetchone()[0] == 4
+    old.close()
+
+
+def test_deleting_a_paper_drops_its_bands_but_keeps_the_pair_for_undo(seeded_library,
+                                                                      edited_file):
+    lib = seeded_library
+    lib.import_paths([edited_file[0]])
+    lib.find_near_duplicates()
+    pair = lib.near_duplicates()[0]
+    lib.dismiss_duplicate(pair.paper_a, pair.paper_b)
+    row = lib.db.execute("SELECT * FROM papers WHERE id = ?", [pair.paper_b]).fetchone()
+    with lib.db.conn:
+        lib.db.execute("DELETE FROM papers WHERE id = ?", [pair.paper_b])
+    assert lib.db.execute("SELECT count(*) FROM duplicate_bands WHERE paper_id = ?",
+                          [pair.paper_b]).fetchone()[0] == 0
+    assert lib.near_duplicates("dismissed") == []
+    # put back as an undo of a deletion would: same id, same abstract
+    marks = ",".join("?" * len(row))
+    with lib.db.conn:
+        lib.db.execute(f"INSERT INTO papers VALUES ({marks})", list(row))
+    assert lib.near_duplicates_pending() == 1
+    assert lib.find_near_duplicates() == 0         # known pair: still dismissed
+    assert [p.paper_b for p in lib.near_duplicates("dismissed")] == [pair.paper_b]
+
+
+def test_import_report_json_has_the_count():
+    from paperdesk.core.models import ImportReport
+
+    assert json.loads(json.dumps(ImportReport(near_duplicates=2).to_dict()))[
+        "near_duplicates"] == 2
