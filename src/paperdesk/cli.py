@@ -186,6 +186,23 @@ def build_parser() -> argparse.ArgumentParser:
     g = p.add_mutually_exclusive_group()
     g.add_argument("--star", dest="star", action="store_true", default=None)
     g.add_argument("--unstar", dest="star", action="store_false")
+
+    p = sub.add_parser(
+        "duplicates", help="list possible near-duplicate papers; merge or dismiss a pair",
+        description="Without an action, lists the open pairs of possible near-duplicates "
+                    "(abstracts whose word 3-shingles are at least half shared; see the "
+                    "README), most similar first, after looking at any papers not looked "
+                    "at yet.")
+    p.add_argument("--json", action="store_true", help="print the pairs as JSON")
+    dup_sub = p.add_subparsers(dest="dup_command", metavar="ACTION")
+    q = dup_sub.add_parser("merge", help="merge OTHER into KEEP (tags, notes, highlights "
+                                         "and metadata combined; OTHER is removed)")
+    q.add_argument("keep", type=int, metavar="KEEP", help="id of the paper to keep")
+    q.add_argument("other", type=int, metavar="OTHER",
+                   help="id of the paper merged into KEEP and then removed")
+    q = dup_sub.add_parser("dismiss", help="mark a pair 'not duplicates' (not flagged again)")
+    q.add_argument("a", type=int, metavar="A", help="id of one paper of the pair")
+    q.add_argument("b", type=int, metavar="B", help="id of the other paper")
     return parser
 
 
@@ -210,6 +227,8 @@ def _counts(r) -> str:
 
 def _cmd_import(lib: Library, args) -> int:
     report = lib.import_paths(args.paths)
+    # The near-duplicate stage runs once the papers are stored (and indexed).
+    report.near_duplicates = lib.find_near_duplicates()
     if args.json:
         _print_json(report.to_dict())
     else:
@@ -219,6 +238,9 @@ def _cmd_import(lib: Library, args) -> int:
             print(f"{f.path}: {_counts(f)}" + (f" ({f.header})" if f.format not in
                                                (None, "text") else ""))
         print(f"total: {_counts(report)}, {len(report.rejected)} rejected")
+        if report.near_duplicates:
+            print(f"{report.near_duplicates} possible near-duplicate pair(s) flagged; "
+                  "see paperdesk duplicates")
     for f in report.files:
         for line in f.warnings[:_WARNINGS_SHOWN]:
             print(f"paperdesk: note: {f.path}: {line}", file=sys.stderr)
@@ -449,6 +471,29 @@ def _cmd_export(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_duplicates(lib: Library, args) -> int:
+    if args.dup_command == "merge":
+        lib.merge_papers(args.keep, args.other)
+        print(f"merged paper {args.other} into paper {args.keep}")
+        return 0
+    if args.dup_command == "dismiss":
+        lib.dismiss_duplicate(args.a, args.b)
+        print(f"papers {min(args.a, args.b)} and {max(args.a, args.b)}: not duplicates")
+        return 0
+    if not lib.read_only:
+        lib.find_near_duplicates()
+    pairs = lib.near_duplicates()
+    if args.json:
+        _print_json([p.to_dict() for p in pairs])
+        return 0
+    if not pairs:
+        print("no possible duplicates")
+    for p in pairs:
+        print(f"{p.paper_a:>6} {p.paper_b:>6}  {p.similarity:5.2f}  {p.title_a}")
+        print(f"{'':>14}  {'':5}  {p.title_b}")
+    return 0
+
+
 def _cmd_desktop(args) -> int:
     from paperdesk.core import desktop
 
@@ -479,6 +524,7 @@ _COMMANDS = {
     "mark": _cmd_mark,
     "saved-search": _cmd_saved,
     "export": _cmd_export,
+    "duplicates": _cmd_duplicates,
 }
 
 
@@ -497,6 +543,8 @@ def writes(args: argparse.Namespace) -> bool:
     :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` only reads)."""
     if args.command == "saved-search":
         return args.saved_command != "list"
+    if args.command == "duplicates":   # listing only reads (looking at new papers, when
+        return args.dup_command is not None      # it may write, is a cache)
     if args.command == "edit":      # without options it only prints the metadata
         return any(getattr(args, o) not in (None, False) for o in _EDIT_OPTIONS)
     return args.command not in _READ_ONLY_COMMANDS

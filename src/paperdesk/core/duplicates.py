@@ -60,7 +60,8 @@ import numpy as np
 
 __all__ = ["SHINGLE_WORDS", "THRESHOLD", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
            "MAX_CANDIDATES", "words", "shingles", "jaccard", "signature", "band_hashes",
-           "similarity", "word_diff", "DuplicatePair"]
+           "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
+           "MergePlan", "plan_merge"]
 
 #: Words per shingle.
 SHINGLE_WORDS = 3
@@ -234,3 +235,152 @@ class DuplicatePair:
         d = asdict(self)
         d["similarity"] = round(self.similarity, 3)
         return d
+
+
+# -- merging -----------------------------------------------------------------------------
+#: The line that separates the kept paper's note from the merged one's.
+NOTE_SEPARATOR = "\n\n---\n\n"
+
+
+@dataclass(frozen=True)
+class HighlightMove:
+    """Where one highlight of the merged paper goes on the kept paper.
+
+    Attributes:
+        id: the highlight's id (kept, with its colour, comment and date).
+        start, end: its new offsets in the kept abstract, or ``None`` when its text is
+            not in the kept abstract (it is then quoted in the note instead).
+        how: ``"same"`` (its offsets hold the same text there), ``"moved"`` (found at
+            another place), ``"duplicate"`` (the kept paper has this span highlighted
+            already: dropped) or ``"lost"``.
+    """
+
+    id: int
+    start: int | None
+    end: int | None
+    how: str
+
+
+@dataclass(frozen=True)
+class MergePlan:
+    """What merging paper ``other`` into paper ``keep`` does (:func:`plan_merge`).
+
+    Attributes:
+        keep, other: the ids.
+        title: the kept paper's title afterwards.
+        metadata: its metadata afterwards (its own, gaps filled from ``other``'s).
+        filled: names of the metadata parts filled in (``"authors"``, ``"date"`` ...).
+        read_at: its read time afterwards (read when either was).
+        starred: starred when either was.
+        note: its note afterwards.
+        highlights: one :class:`HighlightMove` per highlight of ``other``.
+        tags_added: names of ``other``'s tags the kept paper did not have.
+    """
+
+    keep: int
+    other: int
+    title: str
+    metadata: object
+    filled: tuple[str, ...]
+    read_at: str | None
+    starred: bool
+    note: str
+    highlights: tuple[HighlightMove, ...]
+    tags_added: tuple[str, ...]
+
+    @property
+    def lost(self) -> int:
+        """Highlights whose text the kept abstract does not have."""
+        return sum(1 for h in self.highlights if h.how == "lost")
+
+    def summary(self) -> str:
+        """One line for people: what was combined, and how many highlights could not be
+        placed on the kept abstract (their text is in the note)."""
+        parts = []
+        if self.tags_added:
+            parts.append(f"{len(self.tags_added)} tag(s) added")
+        if self.filled:
+            parts.append("filled in " + ", ".join(self.filled))
+        kept = sum(1 for h in self.highlights if h.how in ("same", "moved"))
+        if kept:
+            parts.append(f"{kept} highlight(s) moved")
+        if self.lost:
+            parts.append(f"{self.lost} highlight(s) not in the kept abstract (quoted in "
+                         "the note)")
+        return "; ".join(parts) if parts else "nothing else to combine"
+
+
+def _place(abstract: str, text: str, start: int) -> int | None:
+    """The start of the occurrence of ``text`` in ``abstract`` nearest to ``start``."""
+    if not text:
+        return None
+    best, pos = None, abstract.find(text)
+    while pos != -1:
+        if best is None or abs(pos - start) < abs(best - start):
+            best = pos
+        pos = abstract.find(text, pos + 1)
+    return best
+
+
+def plan_merge(keep, other) -> MergePlan:
+    """Decide how paper ``other`` merges into paper ``keep`` (pure: nothing is written).
+
+    Rules: tags are united; notes are combined (``keep``'s, then
+    :data:`NOTE_SEPARATOR` and ``other``'s under a line naming it, when both have one;
+    else whichever has one); each highlight of ``other`` keeps its offsets when the kept
+    abstract has the same text there, else moves to the occurrence of its text nearest
+    to where it was, else is quoted (with its comment) at the end of the note; metadata
+    parts ``keep`` lacks are filled from ``other``
+    (:func:`paperdesk.core.imports.records.merge_metadata`); ``other``'s title is taken
+    when ``keep``'s is still the one derived from its abstract and ``other``'s is not;
+    read and starred are or-ed (the earlier read time is kept).
+
+    Args:
+        keep, other: :class:`~paperdesk.core.models.Paper` values.
+    Returns:
+        A :class:`MergePlan`.
+    """
+    from paperdesk.core.imports.records import merge_metadata
+
+    meta = merge_metadata(keep.metadata, other.metadata)
+    filled = tuple(name for name, a, b in (
+        ("authors", keep.metadata.authors, meta.authors),
+        ("date", keep.metadata.date, meta.date), ("venue", keep.metadata.venue, meta.venue),
+        ("type", keep.metadata.entry_type, meta.entry_type),
+        ("DOI", keep.metadata.doi, meta.doi), ("arXiv id", keep.metadata.arxiv_id,
+                                               meta.arxiv_id),
+        ("URL", keep.metadata.url, meta.url)) if a != b)
+    title = keep.title
+    if not keep.title_edited and other.title_edited:
+        title = other.title
+        filled = ("title", *filled)
+    reads = [t for t in (keep.read_at, other.read_at) if t]
+    own = {(h.start, h.end) for h in keep.highlights}
+    moves, lost_lines = [], []
+    for h in other.highlights:
+        if keep.abstract[h.start:h.end] == h.text and h.text:
+            start, how = h.start, "same"
+        else:
+            start, how = _place(keep.abstract, h.text, h.start), "moved"
+        if start is None:
+            moves.append(HighlightMove(h.id, None, None, "lost"))
+            lost_lines.append(f"> {h.text}" + (f"\n\n{h.comment}" if h.comment else ""))
+            continue
+        end = start + len(h.text)
+        if (start, end) in own:
+            moves.append(HighlightMove(h.id, start, end, "duplicate"))
+            continue
+        own.add((start, end))
+        moves.append(HighlightMove(h.id, start, end, how))
+    notes = [n for n in (keep.note.strip() and keep.note,) if n]
+    if other.note.strip():
+        notes.append(other.note if not notes else
+                     f"Note of the merged paper “{other.title}”:\n\n{other.note}")
+    if lost_lines:
+        notes.append(f"Highlights of the merged paper “{other.title}” that the kept "
+                     "abstract does not have:\n\n" + "\n\n".join(lost_lines))
+    note = NOTE_SEPARATOR.join(notes) if notes else keep.note
+    mine = {t.name.casefold() for t in keep.tags}
+    return MergePlan(keep.id, other.id, title, meta, filled, min(reads) if reads else None,
+                     keep.starred or other.starred, note, tuple(moves),
+                     tuple(t.name for t in other.tags if t.name.casefold() not in mine))

@@ -8,6 +8,7 @@ and its threshold are in :mod:`paperdesk.core.duplicates`; the tables in
 
 from __future__ import annotations
 
+import sqlite3
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
@@ -20,6 +21,7 @@ from paperdesk.core.duplicates import DuplicatePair
 from paperdesk.core.models import LibraryError, UnknownPaper
 from paperdesk.core.store import db as _db
 from paperdesk.core.store import duplicates as store
+from paperdesk.core.store.papers import write_metadata
 
 __all__ = ["DuplicatesMixin", "DUPLICATE_BATCH", "SHINGLE_CACHE"]
 
@@ -32,7 +34,8 @@ SHINGLE_CACHE = 2000
 
 class DuplicatesMixin:
     """Near-duplicate methods of :class:`Library` (needs ``self.db``, ``self._record``,
-    ``self._existing_ids``)."""
+    ``self._existing_ids``, ``self._enqueue``, ``self._changed``, ``self.get`` and, for
+    merging, the removal mixin's ``_snapshot_papers`` and ``_delete_rows``)."""
 
     db: sqlite_utils.Database
 
@@ -190,3 +193,123 @@ class DuplicatesMixin:
         with _db.transaction(self.db) as db:
             store.set_status(db, a, b, status)
         return Changes.of(papers=[a, b], duplicates=True, search=False)
+
+    # -- merging -----------------------------------------------------------------------
+    def merge_preview(self, keep: int, other: int) -> "measure.MergePlan":
+        """Tell what :meth:`merge_papers` would do, changing nothing.
+
+        Args:
+            keep, other: paper ids.
+        Returns:
+            The :class:`~paperdesk.core.duplicates.MergePlan`.
+        Raises:
+            UnknownPaper: an id is not in the library.
+            LibraryError: ``keep == other``.
+        """
+        keep, other = int(keep), int(other)
+        if keep == other:
+            raise LibraryError(f"paper {keep} cannot be merged into itself")
+        return measure.plan_merge(self.get(keep), self.get(other))
+
+    def merge_papers(self, keep: int, other: int, undoable: bool = True) -> Changes:
+        """Merge paper ``other`` into paper ``keep``, then delete ``other``: one
+        transaction and one undo step ("Merge paper 9 into 3").
+
+        The kept paper gains ``other``'s tags, its note (after its own, under a line
+        naming the merged paper, when both have one), its highlights (where their text
+        is in the kept abstract: at the same offsets, or re-anchored to the nearest
+        occurrence of the text; the others are quoted in the note), the metadata parts
+        it lacks, ``other``'s title when its own is still the derived one, read and
+        starred when either was, and ``other``'s links to source files (so re-importing
+        either file finds it). Its abstract and citation key stay. See
+        :func:`paperdesk.core.duplicates.plan_merge` and :meth:`merge_preview`.
+
+        Undo puts both papers back exactly as they were (same ids, tags, notes,
+        highlights, links, marks, and their flagged pair); redo merges again.
+
+        Args:
+            keep: the paper to keep.
+            other: the paper merged into it and deleted.
+            undoable: record the undo step.
+        Returns:
+            :class:`Changes`: ``papers`` both ids; ``tags`` ``other``'s tags (counts
+            change); ``notes``/``highlights`` what changed; ``sources`` and
+            ``duplicates`` set.
+        Raises:
+            UnknownPaper: an id is not in the library.
+            LibraryError: ``keep == other``.
+        """
+        keep, other = int(keep), int(other)
+        self._existing_ids([keep, other])
+        plan = self.merge_preview(keep, other)
+        with _db.transaction(self.db) as db:
+            snap = self._snapshot_papers(db, [keep, other])
+            self._apply_merge(db, plan)
+        self._changed()
+        other_tags = snap.ids("paper_tags", "tag_id")
+        changes = Changes.of(
+            papers=[keep, other],
+            fields=["tags", "note", "highlights", "title", "read", "starred", "metadata"],
+            tags=other_tags, notes=[keep] if plan.note != self._note_of(snap, keep) else [],
+            highlights=[keep, other] if plan.highlights else [], sources=True,
+            duplicates=True, search=True)
+
+        def undo() -> Changes:
+            try:
+                with _db.transaction(self.db) as db:
+                    if db.execute("SELECT 1 FROM papers WHERE id = ?",
+                                  [other]).fetchone():
+                        raise LibraryError(f"paper {other} exists again")
+                    db.execute("DELETE FROM papers WHERE id = ?", [keep])
+                    snap.restore(db)
+                    self._enqueue(db, [keep, other], "update")
+            except sqlite3.IntegrityError as exc:
+                raise LibraryError(f"paper {other} cannot be put back: its abstract or "
+                                   f"citation key is another paper's now ({exc})") from exc
+            self._changed()
+            return changes
+
+        def redo() -> Changes:
+            self._existing_ids([keep, other])
+            again = measure.plan_merge(self.get(keep), self.get(other))
+            with _db.transaction(self.db) as db:
+                self._apply_merge(db, again)
+            self._changed()
+            return changes
+
+        return self._record(f"Merge paper {other} into {keep}", changes, undo, redo,
+                            undoable=undoable)
+
+    @staticmethod
+    def _note_of(snap, paper_id: int) -> str:
+        for table, names, rows in snap.tables:
+            if table == "notes":
+                i, body = names.index("paper_id"), names.index("body")
+                for row in rows:
+                    if row[i] == paper_id:
+                        return row[body]
+        return ""
+
+    def _apply_merge(self, db: sqlite_utils.Database, plan: "measure.MergePlan") -> None:
+        """Write a merge plan (inside the caller's transaction) and delete the other
+        paper (:meth:`_delete_rows` of the removal mixin, which queues it for the index)."""
+        keep, other = plan.keep, plan.other
+        db.execute("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) "
+                   "SELECT ?, tag_id FROM paper_tags WHERE paper_id = ?", [keep, other])
+        db.execute("INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
+                   "SELECT ?, source_id, position FROM paper_sources WHERE paper_id = ?",
+                   [keep, other])
+        for move in plan.highlights:
+            if move.how in ("same", "moved"):
+                db.execute('UPDATE highlights SET paper_id = ?, start = ?, "end" = ? '
+                           "WHERE id = ?", [keep, move.start, move.end, move.id])
+        if plan.note.strip():
+            db.execute("INSERT INTO notes (paper_id, body, updated_at) VALUES (?, ?, ?) "
+                       "ON CONFLICT (paper_id) DO UPDATE SET body = excluded.body, "
+                       "updated_at = excluded.updated_at WHERE body != excluded.body",
+                       [keep, plan.note, _now()])
+        write_metadata(db, keep, plan.metadata)
+        db.execute("UPDATE papers SET title = ?, read_at = ?, starred = ? WHERE id = ?",
+                   [plan.title, plan.read_at, int(plan.starred), keep])
+        self._delete_rows(db, [other])
+        self._enqueue(db, [keep], "update")

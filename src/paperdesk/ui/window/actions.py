@@ -162,6 +162,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("zoomResetAction", "&Actual Size", ("Ctrl+0",), "zoom_reset", "view",
                help="The reading pane's text at its normal size"),
     *_COLUMN_ACTIONS,
+    ActionSpec("duplicatesAction", "&Duplicates…", ("Ctrl+D",), "show_duplicates", "view",
+               separator_before=True,
+               help="Compare possible near-duplicate papers side by side; merge them or "
+                    "mark them not duplicates"),
     ActionSpec("showSidebarAction", "Show &Sidebar", ("Ctrl+Shift+B",), "set_sidebar_shown",
                "view", checkable=True, separator_before=True,
                help="Show or hide the filters, saved searches, tags and files on the left"),
@@ -207,6 +211,9 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("Right-click a column header", "Choose the list's columns (also View ▸ List Columns)"),
     ("Ctrl+Enter", "In the metadata editor: save (Enter too, except in Authors, where it "
                    "starts the next author)"),
+    ("J / K, ↓ / ↑", "In the Duplicates view: next / previous pair"),
+    ("L / R", "In the Duplicates view: merge into the left / the right paper"),
+    ("D", "In the Duplicates view: not duplicates (not flagged again)"),
 )
 
 

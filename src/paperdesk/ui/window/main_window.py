@@ -42,6 +42,7 @@ from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
+from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.list_columns import ListColumnsMixin
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
@@ -103,7 +104,7 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 
 
 class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCommandsMixin,
-                 ListColumnsMixin, QMainWindow):
+                 ListColumnsMixin, DuplicatesCommandsMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -202,6 +203,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         library.on_index_stale = self.sync_runner.mark_stale
         self.saved_counter = SavedSearchCounter(library, parent=self)
         self.saved_counter.countsReady.connect(self._on_saved_counts)
+        self._setup_duplicates()
 
         self._read_timer = QTimer(self)
         self._read_timer.setSingleShot(True)
@@ -495,6 +497,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             self.cancel_export()
         elif self.import_runner.is_running():
             self.cancel_import()
+        elif self._stage_shown and self.duplicate_finder.is_running():
+            self.duplicate_finder.cancel()
+            self.cancel_button.setEnabled(False)
+            self.progress_bar.setFormat("Stopping…")
         else:
             self.sync_runner.cancel()
             self.cancel_button.setEnabled(False)
@@ -1357,6 +1363,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._update_undo_actions()
         if not change:
             return
+        if change.duplicates:
+            self._duplicates_changed(change)
         self._search_stale = self._search_stale or change.search
         self.model.refresh_papers(change.papers)
         if change.tags:   # the tag list is read on the reader thread
@@ -1476,6 +1484,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.statusBar().showMessage(message, 6000)
         if report.rejected:
             self.import_message = show_import_problems(self, report.rejected)
+        # The near-duplicate stage: after the papers are stored and the list refreshed.
+        self.find_duplicates(report)
 
     @Slot(str)
     def _on_import_failed(self, message: str) -> None:

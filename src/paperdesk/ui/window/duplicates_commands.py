@@ -1,0 +1,223 @@
+"""The window's near-duplicate commands (a mixin of ``MainWindow``): the background stage
+after imports and at start-up, the status bar's "N possible duplicates" button, the
+Duplicates view (View ▸ Duplicates…, Ctrl+D) and its merges and dismissals.
+
+The stage (:meth:`Library.find_near_duplicates`) runs as a bulk job on the window's one
+writer thread, after the import that stored the papers has finished and the list was
+refreshed, so the list never waits for it; edits made meanwhile run between its batches.
+Merges and "not duplicates" are ordinary edits (:meth:`MainWindow.submit_edit`), undone
+with Ctrl+Z.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QPushButton
+
+from paperdesk.core.changes import Changes
+from paperdesk.core.library import Library
+from paperdesk.core.models import ImportReport
+from paperdesk.ui.style.formatting import plural
+from paperdesk.ui.window.duplicates_view import DuplicatesDialog
+
+__all__ = ["DuplicatesCommandsMixin", "DuplicateFinder", "STAGE_PROGRESS_MIN"]
+
+#: The stage shows its progress (and Cancel) when it has at least this many papers to
+#: look at (it looks at a few thousand a second).
+STAGE_PROGRESS_MIN = 2000
+
+
+class DuplicateFinder(QObject):
+    """Runs the near-duplicate stage as a bulk job on the window's writer thread.
+
+    Signals (UI thread):
+        progress(int, int): papers looked at, of how many.
+        finished(int): pairs newly flagged.
+        failed(str): a one-line message.
+    """
+
+    progress = Signal(int, int)
+    finished = Signal(int)
+    failed = Signal(str)
+
+    def __init__(self, worker, parent: QObject | None = None):
+        super().__init__(parent)
+        self._worker = worker
+        self._job = None
+
+    def is_running(self) -> bool:
+        """True while the stage is queued or running (until its result is delivered)."""
+        return self._job is not None
+
+    def start(self) -> bool:
+        """Queue the stage (for every paper not looked at yet). Returns False when it is
+        already queued or the worker has shut down."""
+        if self._job is not None:
+            return False
+
+        def run(lib: Library, job) -> int:   # writer thread
+            return lib.find_near_duplicates(
+                progress=lambda _stage, done, total: self.progress.emit(done, total),
+                cancel=job.cancelled, between_batches=job.between_batches)
+
+        self._job = self._worker.write(run, self._done, self._failed, bulk=True,
+                                       label="near-duplicates")
+        return self._job is not None
+
+    def cancel(self) -> None:
+        """Stop after the current batch (the rest is looked at next time)."""
+        if self._job is not None:
+            self._job.cancel()
+
+    def _done(self, flagged: int) -> None:
+        self._job = None
+        self.finished.emit(flagged)
+
+    def _failed(self, message: str) -> None:
+        self._job = None
+        self.failed.emit(message)
+
+
+class DuplicatesCommandsMixin:
+    """Near-duplicate commands of :class:`MainWindow` (needs ``lib``, ``worker``,
+    ``submit_edit``, ``submit_undo``, ``statusBar``, ``progress_bar``, ``cancel_button``,
+    ``show_error``, ``request_search``, ``query_text``, ``_show_all``)."""
+
+    duplicates_dialog: DuplicatesDialog | None = None
+
+    def _setup_duplicates(self) -> None:
+        """Create the finder and the status bar's button; look at any papers not looked
+        at yet (a library from before, papers restored by undo)."""
+        self.duplicates_dialog = None
+        self._stage_report: ImportReport | None = None
+        self._stage_shown = False
+        self.duplicate_finder = DuplicateFinder(self.worker, self)
+        self.duplicate_finder.progress.connect(self._on_stage_progress)
+        self.duplicate_finder.finished.connect(self._on_stage_finished)
+        self.duplicate_finder.failed.connect(self._on_stage_failed)
+        button = self.duplicates_button = QPushButton()
+        button.setObjectName("duplicatesButton")
+        button.setFlat(True)
+        button.setToolTip("Compare possible near-duplicate papers side by side (Ctrl+D)")
+        button.clicked.connect(self.show_duplicates)
+        button.hide()
+        self.statusBar().insertPermanentWidget(1, button)   # before "unread"
+        if not self.lib.read_only:
+            self.find_duplicates()
+        else:
+            self.refresh_duplicate_count()
+
+    # -- the stage -------------------------------------------------------------------
+    def find_duplicates(self, report: ImportReport | None = None) -> bool:
+        """Run the near-duplicate stage in the background.
+
+        Args:
+            report: the import it follows (its ``near_duplicates`` is set, and the
+                status bar says how many pairs were flagged).
+        Returns:
+            False when it was already queued (it will also look at these papers).
+        """
+        if report is not None:
+            self._stage_report = report
+        return self.duplicate_finder.start()
+
+    def _on_stage_progress(self, done: int, total: int) -> None:
+        if self._shut_down or self.import_runner.is_running() \
+                or self.export_runner.is_running():
+            return
+        if not self._stage_shown:
+            if total < STAGE_PROGRESS_MIN or done >= total:
+                return
+            self._stage_shown = True
+            self.cancel_button.setEnabled(True)
+            self.cancel_button.setToolTip("Stop looking for duplicates (the rest is "
+                                          "looked at later)")
+            self.cancel_button.show()
+            self.progress_bar.show()
+        if self.cancel_button.isEnabled():
+            self.progress_bar.setRange(0, max(total, 1))
+            self.progress_bar.setValue(min(done, total))
+            self.progress_bar.setFormat("Looking for duplicates %v of %m")
+
+    def _end_stage_progress(self) -> None:
+        if self._stage_shown and not self.import_runner.is_running() \
+                and not self.export_runner.is_running():
+            self.progress_bar.hide()
+            self.cancel_button.hide()
+        self._stage_shown = False
+
+    def _on_stage_finished(self, flagged: int) -> None:
+        if self._shut_down:
+            return
+        self._end_stage_progress()
+        report, self._stage_report = self._stage_report, None
+        if report is not None:
+            report.near_duplicates = flagged
+        if flagged:
+            self.statusBar().showMessage(
+                f"{plural(flagged, 'possible duplicate pair')} found — View ▸ Duplicates… "
+                "(Ctrl+D)", 8000)
+        self.refresh_duplicate_count()
+        if self.duplicates_dialog is not None and flagged:
+            self.duplicates_dialog.reload()
+
+    def _on_stage_failed(self, message: str) -> None:
+        if self._shut_down:
+            return
+        self._end_stage_progress()
+        self._stage_report = None
+        self.show_error(f"Duplicates not looked for: {message}")
+
+    # -- the count -------------------------------------------------------------------
+    def refresh_duplicate_count(self) -> None:
+        """Read the number of open pairs (reader thread) and show or hide the button."""
+        self.worker.read(lambda lib: lib.near_duplicate_count(),
+                         on_done=self._show_duplicate_count, label="duplicate count")
+
+    def _show_duplicate_count(self, n: int) -> None:
+        if self._shut_down:
+            return
+        self.duplicates_button.setText(plural(n, "possible duplicate"))
+        self.duplicates_button.setVisible(n > 0)
+
+    def duplicate_count_text(self) -> str:
+        """The status bar button's text ("3 possible duplicates"; "" while hidden)."""
+        b = self.duplicates_button
+        return b.text() if not b.isHidden() else ""
+
+    # -- the view --------------------------------------------------------------------
+    def show_duplicates(self) -> DuplicatesDialog:
+        """Open (or bring forward) the Duplicates view (View ▸ Duplicates…, Ctrl+D)."""
+        dialog = self.duplicates_dialog
+        if dialog is None:
+            dialog = self.duplicates_dialog = DuplicatesDialog(self.worker, self)
+            dialog.mergeRequested.connect(self.merge_papers)
+            dialog.dismissRequested.connect(self.dismiss_duplicate)
+            dialog.undoRequested.connect(lambda redo: self.submit_undo(redo=redo))
+        dialog.reload()
+        dialog.show()
+        dialog.raise_()
+        dialog.activateWindow()
+        dialog.pair_list.setFocus()
+        return dialog
+
+    def merge_papers(self, keep: int, other: int) -> bool:
+        """Merge paper ``other`` into ``keep`` (tags, note, highlights, metadata; then
+        ``other`` goes), as one undoable edit."""
+        return self.submit_edit(lambda lib: lib.merge_papers(keep, other))
+
+    def dismiss_duplicate(self, a: int, b: int) -> bool:
+        """Mark papers ``a`` and ``b`` "not duplicates", as one undoable edit."""
+        return self.submit_edit(lambda lib: lib.dismiss_duplicate(a, b))
+
+    def _duplicates_changed(self, change: Changes) -> None:
+        """After a merge, a dismissal or their undo: the count, the view, and (a paper
+        removed or restored) the list."""
+        self.refresh_duplicate_count()
+        if self.duplicates_dialog is not None:
+            self.duplicates_dialog.reload()
+        if change.sources:      # a merge removed a paper, or its undo put it back
+            if self.query_text():
+                self.request_search(immediate=True)
+            else:
+                self._show_all()
