@@ -70,7 +70,7 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
     SIGNATURE_VERSION` of its band hashes). A new or migrated paper has no row yet.
 ``duplicate_bands``
     the LSH buckets of each checked abstract's MinHash signature: ``bucket`` (signed
-    63-bit hash of one band), ``paper_id`` (deleted with the paper). Papers sharing a
+    32-bit hash of one band), ``paper_id`` (deleted with the paper). Papers sharing a
     bucket are candidates.
 ``duplicate_pairs``
     pairs flagged: ``paper_a < paper_b``, ``hash_a``/``hash_b`` (the ``content_hash`` of
