@@ -125,3 +125,37 @@ def test_text_from_files_is_escaped(qtbot, win, tmp_path):
     dialog = _open_view(qtbot, win)
     assert "loss<0.5 &amp; accuracy>90% when <k> layers" in dialog.left.toPlainText()
     assert "loss<0.5 &amp; accuracy>90% when <k> layers" in dialog.right.toPlainText()
+
+
+@pytest.mark.parametrize("key, kept", [(Qt.Key.Key_L, "left"), (Qt.Key.Key_R, "right")])
+def test_merge_from_the_view_and_undo(qtbot, with_pairs, key, kept):
+    window = with_pairs
+    lib = window.lib
+    dialog = _open_view(qtbot, window)
+    a, b = dialog.shown_papers()
+    keep, other = (a, b) if kept == "left" else (b, a)
+    window.lib.add_tag([other.id], "from the other")   # not through the window: no undo
+    _key(qtbot, dialog, key)
+    qtbot.waitUntil(lambda: len(dialog.pairs()) == 2, timeout=10000)
+    settle(qtbot, window)
+    assert lib.count() == TOTAL + 3 - 1
+    assert "from the other" in [t.name for t in lib.get(keep.id).tags]
+    assert window.model.row_of(other.id) < 0 <= window.model.row_of(keep.id)
+    assert window.duplicate_count_text() == "2 possible duplicates"
+    # Ctrl+Z in the view, then redo and Ctrl+Z in the main window
+    _key(qtbot, dialog, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: len(dialog.pairs()) == 3, timeout=10000)
+    settle(qtbot, window)
+    assert lib.count() == TOTAL + 3 and lib.get(other.id).abstract == other.abstract
+    _key(qtbot, dialog, Qt.Key.Key_Z,
+         Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: len(dialog.pairs()) == 2, timeout=10000)
+    dialog.close()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.duplicate_count_text() == "3 possible duplicates",
+                    timeout=10000)
+    assert lib.count() == TOTAL + 3
+    qtbot.waitUntil(lambda: window.model.row_of(other.id) >= 0, timeout=10000)

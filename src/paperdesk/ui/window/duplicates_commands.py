@@ -81,7 +81,7 @@ class DuplicateFinder(QObject):
 class DuplicatesCommandsMixin:
     """Near-duplicate commands of :class:`MainWindow` (needs ``lib``, ``worker``,
     ``submit_edit``, ``submit_undo``, ``statusBar``, ``progress_bar``, ``cancel_button``,
-    ``show_error``, ``request_search``, ``query_text``, ``_show_all``)."""
+    ``show_error``, ``import_runner``, ``export_runner``)."""
 
     duplicates_dialog: DuplicatesDialog | None = None
 
@@ -211,13 +211,8 @@ class DuplicatesCommandsMixin:
         return self.submit_edit(lambda lib: lib.dismiss_duplicate(a, b))
 
     def _duplicates_changed(self, change: Changes) -> None:
-        """After a merge, a dismissal or their undo: the count, the view, and (a paper
-        removed or restored) the list."""
+        """After a merge, a dismissal or their undo: the count and the view (the list
+        follows from ``change.sources`` as for any deletion)."""
         self.refresh_duplicate_count()
         if self.duplicates_dialog is not None:
             self.duplicates_dialog.reload()
-        if change.sources:      # a merge removed a paper, or its undo put it back
-            if self.query_text():
-                self.request_search(immediate=True)
-            else:
-                self._show_all()
