@@ -54,8 +54,9 @@ class DuplicatesMixin:
 
         Each paper not looked at yet (of ``ids``, or of the whole library) gets its
         MinHash signature; the papers sharing an LSH band with it (new or already looked
-        at, at most :data:`~paperdesk.core.duplicates.MAX_CANDIDATES`) are compared with
-        the exact measure, and each pair at or above
+        at, at most :data:`~paperdesk.core.duplicates.MAX_CANDIDATES`) whose signatures
+        agree with it in at least :data:`~paperdesk.core.duplicates.PREFILTER` of places
+        are compared with the exact measure, and each pair at or above
         :data:`~paperdesk.core.duplicates.THRESHOLD` is flagged ``open``, unless it was
         flagged before with the same two abstracts (a dismissed pair stays dismissed).
         Its band hashes are then stored, so a later run compares only papers that are
@@ -99,17 +100,21 @@ class DuplicatesMixin:
                 sh = measure.shingles(abstract)
                 sig = measure.signature(sh)
                 signed.append((pid, digest, seen, sh,
-                               measure.band_hashes(sig) if sig is not None else []))
+                               measure.band_hashes(sig) if sig is not None else [],
+                               measure.signature_bytes(sig) if sig is not None else None))
             now = _now()
             with _db.transaction(db):
-                for pid, digest, seen, sh, buckets in signed:
+                for pid, digest, seen, sh, buckets, sig in signed:
                     found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES)
-                    for other, other_hash, other_sh in self._shingled(db, found, cache):
+                    sigs = store.signatures(db, found) if found else {}
+                    close = [o for o in found if o in sigs
+                             and measure.estimate(sig, sigs[o]) >= measure.PREFILTER]
+                    for other, other_hash, other_sh in self._shingled(db, close, cache):
                         score = measure.jaccard(sh, other_sh)
                         if score >= measure.THRESHOLD and store.flag_pair(
                                 db, (pid, digest), (other, other_hash), score, now):
                             flagged += 1
-                    store.mark_checked(db, pid, digest, buckets, seen)
+                    store.mark_checked(db, pid, digest, buckets, seen, sig)
                     cache[pid] = sh
                     cache.move_to_end(pid)
                     while len(cache) > SHINGLE_CACHE:

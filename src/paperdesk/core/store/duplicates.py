@@ -14,7 +14,8 @@ import sqlite_utils
 
 from paperdesk.core.duplicates import SIGNATURE_VERSION, DuplicatePair
 
-__all__ = ["unchecked", "unchecked_count", "mark_checked", "candidates", "flag_pair",
+__all__ = ["unchecked", "unchecked_count", "mark_checked", "signatures", "candidates",
+           "flag_pair",
            "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows"]
 
 _UNCHECKED = ("FROM papers p LEFT JOIN duplicate_checked c ON c.paper_id = p.id "
@@ -57,15 +58,30 @@ def unchecked(db: sqlite_utils.Database, limit: int, after: int = 0,
 
 
 def mark_checked(db: sqlite_utils.Database, paper_id: int, content_hash: str,
-                 buckets: Iterable[int], seen_before: bool) -> None:
+                 buckets: Iterable[int], seen_before: bool,
+                 signature: bytes | None = None) -> None:
     """Record that ``paper_id`` was looked at with this abstract, with its LSH buckets
-    (none for an empty abstract), replacing what an older look stored."""
+    and signature (none for an empty abstract), replacing what an older look stored."""
     if seen_before:
         db.conn.execute("DELETE FROM duplicate_bands WHERE paper_id = ?", [paper_id])
     db.conn.executemany("INSERT OR IGNORE INTO duplicate_bands (bucket, paper_id) "
                         "VALUES (?, ?)", [(b, paper_id) for b in buckets])
     db.conn.execute("INSERT OR REPLACE INTO duplicate_checked (paper_id, content_hash, "
-                    "version) VALUES (?, ?, ?)", [paper_id, content_hash, SIGNATURE_VERSION])
+                    "version, signature) VALUES (?, ?, ?, ?)",
+                    [paper_id, content_hash, SIGNATURE_VERSION, signature])
+
+
+def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes]:
+    """The stored signatures of those of ``ids`` that were looked at with their current
+    abstract and have one."""
+    if not ids:
+        return {}
+    marks = ",".join("?" * len(ids))
+    return dict(db.execute(
+        f"SELECT c.paper_id, c.signature FROM duplicate_checked c JOIN papers p "
+        f"ON p.id = c.paper_id AND p.content_hash = c.content_hash WHERE c.paper_id IN "
+        f"({marks}) AND c.signature IS NOT NULL AND c.version = ?",
+        [*ids, SIGNATURE_VERSION]).fetchall())
 
 
 def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,

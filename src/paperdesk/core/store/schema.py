@@ -67,7 +67,9 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
     papers whose abstract the near-duplicate stage has looked at: ``paper_id`` (deleted
     with the paper), ``content_hash`` (the abstract it looked at: a paper whose abstract
     changed is looked at again), ``version`` (:data:`~paperdesk.core.duplicates.
-    SIGNATURE_VERSION` of its band hashes). A new or migrated paper has no row yet.
+    SIGNATURE_VERSION` of its band hashes), ``signature`` (its MinHash signature, 60
+    little-endian 32-bit values; NULL for an empty abstract). A new or migrated paper has
+    no row yet.
 ``duplicate_bands``
     the LSH buckets of each checked abstract's MinHash signature: ``bucket`` (signed
     32-bit hash of one band), ``paper_id`` (deleted with the paper). Papers sharing a
@@ -229,7 +231,8 @@ def _v5(db: sqlite_utils.Database) -> None:
         CREATE TABLE duplicate_checked (
             paper_id INTEGER PRIMARY KEY REFERENCES papers(id) ON DELETE CASCADE,
             content_hash TEXT NOT NULL,
-            version INTEGER NOT NULL
+            version INTEGER NOT NULL,
+            signature BLOB
         )"""
     )
     db.execute(
