@@ -196,7 +196,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the pairs as JSON")
     dup_sub = p.add_subparsers(dest="dup_command", metavar="ACTION")
     q = dup_sub.add_parser("merge", help="merge OTHER into KEEP (tags, notes, highlights "
-                                         "and metadata combined; OTHER is removed)")
+                                         "and metadata combined; OTHER is removed)",
+                           description="Merge paper OTHER into paper KEEP: KEEP gains "
+                                       "OTHER's tags, note, highlights (where their text "
+                                       "is in KEEP's abstract; the others are quoted in "
+                                       "the note), missing metadata, read and star marks "
+                                       "and source files; then OTHER is deleted. The "
+                                       "window can undo a merge (Ctrl+Z); a command "
+                                       "cannot.")
     q.add_argument("keep", type=int, metavar="KEEP", help="id of the paper to keep")
     q.add_argument("other", type=int, metavar="OTHER",
                    help="id of the paper merged into KEEP and then removed")
@@ -473,8 +480,9 @@ def _cmd_export(lib: Library, args) -> int:
 
 def _cmd_duplicates(lib: Library, args) -> int:
     if args.dup_command == "merge":
+        plan = lib.merge_preview(args.keep, args.other)
         lib.merge_papers(args.keep, args.other)
-        print(f"merged paper {args.other} into paper {args.keep}")
+        print(f"merged paper {args.other} into paper {args.keep}: {plan.summary()}")
         return 0
     if args.dup_command == "dismiss":
         lib.dismiss_duplicate(args.a, args.b)

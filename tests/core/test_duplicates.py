@@ -395,3 +395,13 @@ def test_merge_plan_without_notes_or_highlights(seeded_library):
     plan = lib.merge_preview(1, 2)
     assert plan.note == "" and plan.highlights == () and plan.lost == 0
     assert plan.summary() == "nothing else to combine"
+
+
+def test_the_stage_for_given_ids_only(seeded_library, edited_file):
+    lib = seeded_library
+    lib.find_near_duplicates()
+    new = lib.import_paths([edited_file[0]]).added_ids
+    assert lib.find_near_duplicates(ids=[]) == 0
+    assert lib.find_near_duplicates(ids=[new[0], 10**12]) == 1    # unknown ids: nothing
+    assert lib.near_duplicates_pending() == 2
+    assert lib.find_near_duplicates(ids=range(1, 2000)) == 2

@@ -42,10 +42,11 @@ compares only its new papers against them. Each bucket is a 32-bit hash (SQLite 
 it in 4 bytes); two different bands sharing one by chance only adds a candidate that the
 exact check rejects.
 
-Measured (100,000 synthetic 170-word abstracts, 2 shared cores): the stage looks at all
-of them in 45 s with the process at 104 MB (it holds one batch and a bounded cache), the
-band tables take 61 MB next to the abstracts' 105 MB, and 1,000 new papers against the
-100,000 stored take 1.3 s. (32 bands of 4 with 64-bit buckets: 67 s and about 110 MB.)
+Measured with ``benchmarks/duplicates_bench.py`` (2 cores shared with other work):
+100,000 abstracts recombined from seed sentences (the hard case: many pairs share a
+sentence or two) are looked at in 116 s, the process growing by 56 MB (one batch and
+bounded caches); the near-duplicate tables take 87 MB next to the abstracts' 188 MB; 1,000
+new papers against the 100,000 stored take 2.3 s.
 
 Hash functions: each shingle is hashed once to 64 bits (BLAKE2b, :mod:`hashlib`), then
 permuted by multiply-shift hashing, ``h_i(x) = ((a_i·x + b_i) mod 2⁶⁴) >> 32`` with
@@ -88,7 +89,7 @@ SIGNATURE_VERSION = 1
 #: threshold falls below it with a chance of about 5·10⁻⁵ (binomial, 60 trials at 0.5),
 #: while pairs that merely share a sentence (J ≈ 0.1) are dropped without reading their
 #: abstracts: at 100,000 abstracts recombined from seed sentences this took the stage
-#: from 280 s to STAGE_SECONDS s.
+#: from 280 s to 116 s.
 PREFILTER = 0.25
 #: Most candidates checked exactly for one new abstract (those sharing the most bands
 #: first), so that a crowd of near-identical boilerplate abstracts ("Abstract not

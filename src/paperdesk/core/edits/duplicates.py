@@ -77,52 +77,64 @@ class DuplicatesMixin:
         """
         progress = progress or (lambda stage, done, total: None)
         cancel = cancel or (lambda: False)
-        ids = None if ids is None else [int(i) for i in ids]
-        if ids is not None and not ids:
-            return 0
-        total = store.unchecked_count(self.db, ids)
+        if ids is None:
+            groups: list[list[int] | None] = [None]
+        else:
+            ids = sorted({int(i) for i in ids})
+            groups = [ids[i:i + 500] for i in range(0, len(ids), 500)]
+        totals = [store.unchecked_count(self.db, g) for g in groups]
+        total = sum(totals)
         if not total:
             return 0
         progress("duplicates", 0, total)
         cache: OrderedDict[int, frozenset] = OrderedDict()
         done = flagged = 0
-        after = 0
         db = self.db
-        while True:
-            if cancel():
-                break
-            rows = store.unchecked(db, DUPLICATE_BATCH, after, ids)
-            if not rows:
-                break
-            after = rows[-1][0]
-            signed = []
-            for pid, abstract, digest, seen in rows:
-                sh = measure.shingles(abstract)
-                sig = measure.signature(sh)
-                signed.append((pid, digest, seen, sh,
-                               measure.band_hashes(sig) if sig is not None else [],
-                               measure.signature_bytes(sig) if sig is not None else None))
-            now = _now()
-            with _db.transaction(db):
-                for pid, digest, seen, sh, buckets, sig in signed:
-                    found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES)
-                    sigs = store.signatures(db, found) if found else {}
-                    close = [o for o in found if o in sigs
-                             and measure.estimate(sig, sigs[o]) >= measure.PREFILTER]
-                    for other, other_hash, other_sh in self._shingled(db, close, cache):
-                        score = measure.jaccard(sh, other_sh)
-                        if score >= measure.THRESHOLD and store.flag_pair(
-                                db, (pid, digest), (other, other_hash), score, now):
-                            flagged += 1
-                    store.mark_checked(db, pid, digest, buckets, seen, sig)
-                    cache[pid] = sh
-                    cache.move_to_end(pid)
-                    while len(cache) > SHINGLE_CACHE:
-                        cache.popitem(last=False)
-            done += len(rows)
-            progress("duplicates", min(done, total), total)
-            if between_batches is not None:
-                between_batches()
+        for group, group_total in zip(groups, totals):
+            if not group_total:
+                continue
+            after = 0
+            while True:
+                if cancel():
+                    return flagged
+                rows = store.unchecked(db, DUPLICATE_BATCH, after, group)
+                if not rows:
+                    break
+                after = rows[-1][0]
+                flagged += self._look_at(db, rows, cache)
+                done += len(rows)
+                progress("duplicates", min(done, total), total)
+                if between_batches is not None:
+                    between_batches()
+        return flagged
+
+    def _look_at(self, db, rows, cache: OrderedDict) -> int:
+        """Look at one batch of papers (one transaction); return the pairs flagged."""
+        flagged = 0
+        signed = []
+        for pid, abstract, digest, seen in rows:
+            sh = measure.shingles(abstract)
+            sig = measure.signature(sh)
+            signed.append((pid, digest, seen, sh,
+                           measure.band_hashes(sig) if sig is not None else [],
+                           measure.signature_bytes(sig) if sig is not None else None))
+        now = _now()
+        with _db.transaction(db):
+            for pid, digest, seen, sh, buckets, sig in signed:
+                found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES)
+                sigs = store.signatures(db, found) if found else {}
+                close = [o for o in found if o in sigs
+                         and measure.estimate(sig, sigs[o]) >= measure.PREFILTER]
+                for other, other_hash, other_sh in self._shingled(db, close, cache):
+                    score = measure.jaccard(sh, other_sh)
+                    if score >= measure.THRESHOLD and store.flag_pair(
+                            db, (pid, digest), (other, other_hash), score, now):
+                        flagged += 1
+                store.mark_checked(db, pid, digest, buckets, seen, sig)
+                cache[pid] = sh
+                cache.move_to_end(pid)
+                while len(cache) > SHINGLE_CACHE:
+                    cache.popitem(last=False)
         return flagged
 
     @staticmethod

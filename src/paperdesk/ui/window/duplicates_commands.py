@@ -203,8 +203,21 @@ class DuplicatesCommandsMixin:
 
     def merge_papers(self, keep: int, other: int) -> bool:
         """Merge paper ``other`` into ``keep`` (tags, note, highlights, metadata; then
-        ``other`` goes), as one undoable edit."""
-        return self.submit_edit(lambda lib: lib.merge_papers(keep, other))
+        ``other`` goes), as one undoable edit; the status bar then says what was
+        combined (and how many highlights could not be placed on the kept abstract)."""
+        plans = []
+
+        def merge(lib: Library) -> Changes:   # writer thread
+            plans.append(lib.merge_preview(keep, other))
+            return lib.merge_papers(keep, other)
+
+        def done(changes: Changes) -> None:
+            if plans and changes:
+                self.statusBar().showMessage(
+                    f"Merged paper {other} into {keep}: {plans[0].summary()}  —  Ctrl+Z "
+                    "to undo", 8000)
+
+        return self.submit_edit(merge, on_done=done)
 
     def dismiss_duplicate(self, a: int, b: int) -> bool:
         """Mark papers ``a`` and ``b`` "not duplicates", as one undoable edit."""
