@@ -154,7 +154,8 @@ class DuplicatesDialog(QDialog):
 
         self.pair_list = QListWidget()
         self.pair_list.setObjectName("pairList")
-        self.pair_list.setMaximumHeight(130)
+        rows = self.pair_list.fontMetrics().height() + 6
+        self.pair_list.setMaximumHeight(rows * 5 + 8)   # five pairs; the rest scroll
         self.pair_list.currentRowChanged.connect(self._on_row)
         self.pair_label = QLabel()
         self.pair_label.setObjectName("pairLabel")
@@ -192,11 +193,11 @@ class DuplicatesDialog(QDialog):
         for b in (self.merge_left_button, self.merge_right_button, self.dismiss_button,
                   close):
             buttons.addWidget(b)
-        hint = QLabel("  ·  ".join(f"{k} {what}" for k, what in DUPLICATE_KEYS))
+        hint = self.keys_hint = QLabel("  ·  ".join(f"{k} {what}"
+                                                     for k, what in DUPLICATE_KEYS))
         hint.setObjectName("keysHint")
         hint.setTextFormat(Qt.TextFormat.PlainText)
         hint.setWordWrap(True)
-        hint.setStyleSheet(f"color: {muted_colour(self.palette())};")
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.pair_list)
@@ -240,6 +241,7 @@ class DuplicatesDialog(QDialog):
         return is_dark(self.palette())
 
     def _update_legend(self) -> None:
+        self.keys_hint.setStyleSheet(f"color: {muted_colour(self.palette())};")
         colours = DIFF_COLOURS[self._dark()]
         marks = []
         for kind, text in (("removed", "only in the left paper"),
