@@ -11,6 +11,7 @@ printed.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TextIO
 
@@ -52,15 +53,20 @@ class ImportBar:
         self._bar = None
         self._stage = None
 
-    def _show(self, snap: ImportProgress) -> None:
-        if self._bar is None or snap.stage != self._stage:
-            self._open(snap)
-        bar = self._bar
+    @staticmethod
+    def _description(snap: ImportProgress) -> str:
         desc = snap.verb
         if snap.stage != "index" and snap.file:
             if snap.files_total > 1:
                 desc += f" file {min(snap.files_done + 1, snap.files_total)}/{snap.files_total}"
-            desc += f" {_short(snap.file)}"
+            desc += f" {_short(os.path.basename(snap.file) or snap.file)}"
+        return desc
+
+    def _show(self, snap: ImportProgress) -> None:
+        desc = self._description(snap)
+        if self._bar is None or snap.stage != self._stage:
+            self._open(snap, desc)
+        bar = self._bar
         bar.set_description_str(desc, refresh=False)
         if snap.total and bar.total != snap.total:
             bar.total = snap.total
@@ -69,13 +75,14 @@ class ImportBar:
         else:
             bar.refresh()
 
-    def _open(self, snap: ImportProgress) -> None:
+    def _open(self, snap: ImportProgress, desc: str) -> None:
         from tqdm import tqdm      # only on a terminal: no import cost for scripts
 
         self.close()
         self._stage = snap.stage
         self._bar = tqdm(
-            total=snap.total or None, unit=f" {snap.unit}", file=self.stream, leave=False,
+            desc=desc, total=snap.total or None, unit=f" {snap.unit}", file=self.stream,
+            leave=False,
             dynamic_ncols=True, ascii=False,
             bar_format="{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}{unit} "
                        "[{elapsed}, {remaining} left]")

@@ -140,7 +140,7 @@ class ImportCommandsMixin:
         self._pending_imports.append(paths)
         n = sum(len(p) for p in self._pending_imports)
         self.statusBar().showMessage(
-            f"{n} {'file waits' if n == 1 else 'files wait'} for the import running now",
+            f"{n} more {'file' if n == 1 else 'files'} to import after the one running now",
             DROP_MESSAGE_MS)
         return False
 
