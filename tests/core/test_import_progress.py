@@ -74,7 +74,8 @@ def test_tracker_counts_files_and_records_and_extrapolates_the_time_left():
     snap = seen[-1]
     assert (snap.files_done, snap.files_total, snap.file) == (0, 3, "a.bib")
     assert snap.eta_seconds == pytest.approx(6.0)
-    assert snap.text() == "Storing file 1 of 3 · 250 of 1,000 records · about 6 s left"
+    assert snap.text() == ("Storing file 1 of 3 · 250 of 1,000 records · about 6 s left, "
+                           "then indexing")
     t.on_file("import", 2, 3, "c.json")
     clock.now += 6.0
     t.progress("import", 1000, 1000)

@@ -168,7 +168,7 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
     assert report.cancelled
     kept = report.added
     message = win.statusBar().currentMessage()
-    assert message.startswith(f"Import cancelled — {kept} papers were imported and kept")
+    assert message.startswith(f"Import cancelled — {kept:,} papers were imported and kept")
     assert not label.isVisible() and win.progress_bar.isHidden()
     assert any(s.stage == "import" and s.files_total == 2 and s.total == 6002
                for s in snapshots)
@@ -182,7 +182,7 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
         con.close()
     assert orphans == 0
     dialog = win.show_import_report()
-    assert "Cancelled: " in dialog.text() and f"{kept} papers were imported and kept" \
+    assert "Cancelled: " in dialog.text() and f"{kept:,} papers were imported and kept" \
         in dialog.text()
     assert "big.txt" in dialog.text()
     if report.files[1].cancelled:          # (not when Cancel came while indexing)

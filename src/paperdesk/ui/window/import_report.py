@@ -75,22 +75,27 @@ def summary_text(report: ImportReport) -> str:
     rejected = len(report.files) - len(read)
     n = report.added
     if report.cancelled:
-        head = (f"Cancelled: {n} {'paper was' if n == 1 else 'papers were'} imported and "
-                "kept, each whole; importing the same files again brings the rest.")
+        head = (f"Cancelled: {n:,} {'paper was' if n == 1 else 'papers were'} imported and "
+                "kept; importing the same files again brings the rest.")
     else:
-        head = f"{plural(len(report.files), 'file')}: {plural(n, 'new paper')}"
-        head += f", {report.enriched} enriched, {plural(report.duplicates, 'duplicate')}"
+        head = f"{_count(len(report.files), 'file')}: {_count(n, 'new paper')}"
+        head += f", {report.enriched:,} enriched, {_count(report.duplicates, 'duplicate')}"
         if report.without_abstract:
-            head += f", {report.without_abstract} without abstract"
+            head += f", {report.without_abstract:,} without abstract"
         if report.skipped:
-            head += f", {report.skipped} left out"
+            head += f", {report.skipped:,} left out"
         head += "."
     if rejected:
-        head += f" {plural(rejected, 'file')} rejected."
+        head += f" {_count(rejected, 'file')} rejected."
     if report.index_pending and report.cancelled:
-        head += (f" {plural(report.index_pending, 'paper')} not yet searchable (indexed "
+        head += (f" {_count(report.index_pending, 'paper')} not yet searchable (indexed "
                  "with the next change or start).")
     return head
+
+
+def _count(n: int, word: str) -> str:
+    """``"1 file"``, ``"10,502 files"``."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 class ImportReportDialog(QDialog):
@@ -124,7 +129,7 @@ class ImportReportDialog(QDialog):
         table.verticalHeader().hide()
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setWordWrap(False)
+        table.setWordWrap(True)     # a rejection's reason is shown whole
         table.setShowGrid(False)
         for row, f in enumerate(report.files):
             rejected = bool(f.error and f.format is None)
@@ -142,7 +147,8 @@ class ImportReportDialog(QDialog):
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(len(COLUMNS) - 1, QHeaderView.ResizeMode.Stretch)
-        layout.addWidget(table, 1)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        layout.addWidget(table, 3)
 
         notes = self.note_lines()
         self.notes = QPlainTextEdit(self)
@@ -151,7 +157,8 @@ class ImportReportDialog(QDialog):
         self.notes.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.notes.setPlainText("\n".join(notes))
         self.notes.setVisible(bool(notes))
-        self.notes.setMaximumHeight(160)
+        line = self.notes.fontMetrics().lineSpacing()
+        self.notes.setFixedHeight(line * min(max(len(notes), 2), 8) + 14)
         if notes:
             label = QLabel("Notes:")
             label.setTextFormat(Qt.TextFormat.PlainText)
@@ -161,7 +168,11 @@ class ImportReportDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
         layout.addWidget(buttons)
-        self.resize(820, min(520, 170 + 30 * len(report.files) + (170 if notes else 0)))
+        close = buttons.button(QDialogButtonBox.StandardButton.Close)
+        close.setDefault(True)
+        close.setFocus()            # Enter or Esc closes it; the table is not current
+        extra = self.notes.height() + line + 12 if notes else 0
+        self.resize(900, min(600, 160 + (line + 10) * max(len(report.files), 3) + extra))
 
     def note_lines(self) -> list[str]:
         """``"name: note"`` for each file's notes (at most :data:`NOTES_SHOWN`)."""

@@ -103,6 +103,10 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
+#: A long progress line (sets the width of the status bar's import progress label).
+_PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
+
+
 class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCommandsMixin,
                  ListColumnsMixin, ImportCommandsMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
@@ -361,6 +365,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.import_progress_label = QLabel()
         self.import_progress_label.setObjectName("importProgressLabel")
         self.import_progress_label.setTextFormat(Qt.TextFormat.PlainText)
+        # As wide as a long line, so that the status bar does not jump at every batch.
+        self.import_progress_label.setMinimumWidth(self.import_progress_label.fontMetrics()
+                                                   .horizontalAdvance(_PROGRESS_SAMPLE))
         self.import_progress_label.hide()
         self.import_report_button = QPushButton("Import report")
         self.import_report_button.setObjectName("importReportButton")
@@ -1483,11 +1490,12 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._show_import_ended(report, seeds)
         if report.cancelled:
             n = report.added
-            message = (f"Import cancelled — {n} {'paper was' if n == 1 else 'papers were'} "
+            message = (f"Import cancelled — {n:,} {'paper was' if n == 1 else 'papers were'} "
                        "imported and kept")
             if report.index_pending:
-                message += (f"; {plural(report.index_pending, 'paper')} not yet searchable"
-                            " (indexed with the next change or start)")
+                left = report.index_pending
+                message += (f"; {left:,} {'paper' if left == 1 else 'papers'} not yet "
+                            "searchable (indexed with the next change or start)")
         elif seeds:
             message = f"Imported {plural(report.added, 'sample paper')}"
         else:
