@@ -5,7 +5,6 @@ telling ``paperdesk FILE...`` from a command."""
 from __future__ import annotations
 
 import io
-import os
 import signal
 import sqlite3
 import subprocess

@@ -15,7 +15,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QMimeData, QPoint, QPointF, QSettings, Qt, QUrl  # noqa: E402
+from PySide6.QtCore import QMimeData, QPointF, QSettings, Qt, QUrl  # noqa: E402
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtNetwork import QLocalServer, QLocalSocket  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
@@ -27,7 +27,7 @@ from paperdesk.ui.app.instance import (InstanceServer, import_request,  # noqa: 
                                        parse_import_request, server_name)
 from paperdesk.ui.app.settings import Settings  # noqa: E402
 from paperdesk.ui.window.import_commands import dropped_paths  # noqa: E402
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, wait_idle, win  # noqa: E402,F401
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, wait_idle, win  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,7 +18,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 
 from paperdesk.core.imports.progress import ImportProgress
 from paperdesk.core.models import ImportReport
-from paperdesk.ui.window.import_report import ImportReportDialog
+from paperdesk.ui.window.import_report import ImportReportDialog, display_path
 
 __all__ = ["ImportCommandsMixin", "dropped_paths"]
 
@@ -171,7 +171,8 @@ class ImportCommandsMixin:
         if not self.cancel_button.isEnabled():
             return  # cancelling: the bar says so
         self.import_progress_label.setText(snap.text())
-        self.import_progress_label.setToolTip(snap.file if snap.stage != "index" else "")
+        self.import_progress_label.setToolTip(
+            display_path(snap.file) if snap.stage != "index" else "")
         if snap.stage == "read":
             self.progress_bar.setRange(0, max(snap.files_total, 1))
             self.progress_bar.setValue(snap.files_done)
