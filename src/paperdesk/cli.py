@@ -1,4 +1,6 @@
-"""The ``paperdesk`` command line. No sub-command opens the GUI; the rest never imports Qt.
+"""The ``paperdesk`` command line. No sub-command opens the GUI, and so do files
+(``paperdesk FILE...``: the window opens, or the running one is handed them, and imports
+them; see :func:`split_open_files`); the rest never imports Qt.
 
 Exit status: 0 success, 1 user error (one line on stderr, no traceback), 2 usage error
 (argparse), 130 interrupted.
@@ -7,10 +9,13 @@ Exit status: 0 success, 1 user error (one line on stderr, no traceback), 2 usage
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +29,7 @@ from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
 
-__all__ = ["main", "gui_main", "build_parser", "writes"]
+__all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files"]
 
 
 def _positive_int(text: str) -> int:
@@ -58,8 +63,10 @@ def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (also used to print ``--help``)."""
     parser = argparse.ArgumentParser(
         prog="paperdesk",
+        usage="%(prog)s [OPTIONS] [COMMAND ... | FILE ...]",
         description="Read, triage, tag, annotate and export research-paper abstracts. "
-                    "Without a command, opens the window.",
+                    "Without a command, opens the window; `paperdesk FILE...` opens it "
+                    "and imports the files (or hands them to the window already open).",
     )
     parser.add_argument("--version", action="version", version=f"paperdesk {__version__}")
     parser.add_argument(
@@ -233,9 +240,19 @@ def _counts(r) -> str:
 
 
 def _cmd_import(lib: Library, args) -> int:
-    report = lib.import_paths(args.paths)
-    # The near-duplicate stage runs once the papers are stored (and indexed).
-    report.near_duplicates = lib.find_near_duplicates()
+    from paperdesk.cli_progress import ImportBar
+
+    bar = ImportBar()
+    with _cancel_on_interrupt() as stop:
+        try:
+            report = lib.import_paths(args.paths, progress=bar.tracker.progress,
+                                      on_file=bar.tracker.on_file, cancel=stop.is_set)
+        finally:
+            bar.close()
+        if not report.cancelled:
+            # The near-duplicate stage, once the papers are stored (and indexed); Ctrl+C
+            # stops it too (the papers it did not look at are looked at next time).
+            report.near_duplicates = lib.find_near_duplicates(cancel=stop.is_set)
     if args.json:
         _print_json(report.to_dict())
     else:
@@ -256,7 +273,39 @@ def _cmd_import(lib: Library, args) -> int:
                   "more (see --json)", file=sys.stderr)
     for r in report.rejected:
         print(f"paperdesk: rejected {r['path']}: {r['reason']}", file=sys.stderr)
+    if report.cancelled:
+        n = report.added
+        print(f"Cancelled: {n} {'paper was' if n == 1 else 'papers were'} imported and kept"
+              + (f" ({report.index_pending} not yet searchable: they are indexed the next "
+                 "time the library is opened)" if report.index_pending else ""),
+              file=sys.stderr)
+        return 130
     return 1 if report.rejected else 0
+
+
+@contextlib.contextmanager
+def _cancel_on_interrupt():
+    """While the block runs, the first Ctrl+C (SIGINT) sets the yielded
+    :class:`threading.Event` instead of raising, so that an import stops after its
+    current batch with every committed paper whole; a second Ctrl+C raises
+    :class:`KeyboardInterrupt` as usual (the open transaction is rolled back). Outside
+    the main thread (where signal handlers cannot be set) the event is never set."""
+    stop = threading.Event()
+
+    def handler(signum, frame):
+        if stop.is_set():
+            raise KeyboardInterrupt
+        stop.set()
+
+    try:
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:          # not the main thread
+        yield stop
+        return
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _cmd_search(lib: Library, args) -> int:
@@ -592,6 +641,58 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         raise
 
 
+def _command_names(parser: argparse.ArgumentParser) -> set[str]:
+    """The sub-command names of ``parser`` (``import``, ``search``, ...)."""
+    return {name for action in parser._actions
+            if isinstance(action, argparse._SubParsersAction) for name in action.choices}
+
+
+def split_open_files(parser: argparse.ArgumentParser,
+                     argv: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """Tell ``paperdesk FILE...`` (open the window and import the files) from a command.
+
+    The first argument that is not an option (nor an option's value, such as the folder
+    of ``--library DIR``) decides: a sub-command name means a command (so ``paperdesk
+    import x.bib`` stays the command-line import, and a file called ``import`` is opened
+    as ``./import``); anything else means files. Everything after ``--`` is a file.
+
+    Args:
+        parser: from :func:`build_parser`.
+        argv: the arguments without the program name (``str``; names that are not
+            UTF-8 arrive decoded with ``surrogateescape``, as Python gives them, and are
+            kept so).
+    Returns:
+        ``(options, files)`` (the options still to parse, the files in order), or
+        ``None`` when ``argv`` has a command or no positional argument.
+    """
+    takes_value = {opt for action in parser._actions if action.option_strings
+                   and action.nargs != 0 for opt in action.option_strings}
+    commands = _command_names(parser)
+    options: list[str] = []
+    files: list[str] = []
+    tokens = list(argv)
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        i += 1
+        if token == "--":
+            files += tokens[i:]
+            break
+        if token.startswith("-") and token != "-":
+            options.append(token)
+            name = token.split("=", 1)[0]
+            wanted = [o for o in takes_value if o == name] or \
+                [o for o in takes_value if name.startswith("--") and o.startswith(name)]
+            if "=" not in token and len(wanted) == 1 and i < len(tokens):
+                options.append(tokens[i])
+                i += 1
+            continue
+        if not files and token in commands:
+            return None
+        files.append(token)
+    return (options, files) if files else None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -601,6 +702,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status (0 ok, 1 user error, 2 usage error, 130 interrupted).
     """
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    split = split_open_files(parser, argv)
+    if split is not None:      # `paperdesk FILE...`: open the window and import them
+        options, files = split
+        missing = [f for f in files if not os.path.lexists(f)]
+        if missing:
+            commands = ", ".join(sorted(_command_names(parser)))
+            first = missing[0]
+            what = ("is neither a command nor a file or folder" if first == files[0]
+                    else "is not a file or folder")
+            parser.error(f"{first!r} {what} (commands: {commands})")
+        args = parser.parse_args(options)
+        if args.screenshot is not None:
+            parser.error("--screenshot renders the window: give it without files")
+        from paperdesk.ui.app.controller import run  # Qt is imported only for the GUI
+
+        return run(args.library, appearance=args.appearance,
+                   files=[os.path.abspath(f) for f in files])
     args = parser.parse_args(argv)
     if args.command is None:
         from paperdesk.ui.app.controller import run  # Qt is imported only for the GUI

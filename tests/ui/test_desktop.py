@@ -100,3 +100,16 @@ def test_make_install_desktop_targets(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert not (tmp_path / "data" / "applications" / "paperdesk.desktop").exists()
+
+
+def test_the_launcher_opens_files_of_the_types_paperdesk_imports():
+    text = desktop.desktop_entry(["/opt/paperdesk/paperdesk"])
+    entries = dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+    assert entries["Exec"] == "/opt/paperdesk/paperdesk %F"    # "Open with" passes files
+    assert entries["TryExec"] == "/opt/paperdesk/paperdesk"
+    types = set(filter(None, entries["MimeType"].split(";")))
+    assert {"text/plain", "text/x-bibtex", "application/x-research-info-systems",
+            "application/vnd.citationstyles.csl+json", "application/json",
+            "application/x-ndjson"} <= types
+    template = resource_path("paperdesk.desktop").read_text()
+    assert "Exec=paperdesk-gui %F\n" in template and "TryExec=paperdesk-gui\n" in template

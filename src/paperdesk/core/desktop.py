@@ -4,7 +4,8 @@ Follows the freedesktop.org specifications (Linux and BSD desktops: GNOME, KDE, 
 all for the current user only, under ``$XDG_DATA_HOME`` (default ``~/.local/share``):
 
 * ``applications/paperdesk.desktop`` — the launcher, from ``resources/paperdesk.desktop``
-  with ``Exec=`` pointing at this installation's program;
+  with ``Exec=`` pointing at this installation's program (``%F``: the files opened
+  with it) and ``MimeType=`` naming the file types it imports;
 * ``icons/hicolor/<N>x<N>/apps/paperdesk.png`` for every size in :data:`ICON_SIZES` and
   ``icons/hicolor/scalable/apps/paperdesk.svg``.
 
@@ -89,8 +90,9 @@ def launcher_command(exec_path: str | os.PathLike | None = None) -> list[str]:
 
 
 def desktop_entry(command: list[str], template: str | None = None) -> str:
-    """Return the launcher's text: the template with ``Exec=`` (and ``TryExec=``) set to
-    ``command``.
+    """Return the launcher's text: the template with ``Exec=`` set to ``command``
+    followed by ``%F`` (the files a file manager opens with it, see the template's
+    ``MimeType=``) and ``TryExec=`` to its program.
 
     Args:
         command: program and arguments (see :func:`launcher_command`).
@@ -104,7 +106,8 @@ def desktop_entry(command: list[str], template: str | None = None) -> str:
         if path is None:
             raise DesktopError(f"{DESKTOP_FILE} is missing from paperdesk's resources")
         template = path.read_text(encoding="utf-8")
-    exec_line = "Exec=" + " ".join(_quote(a) for a in command)
+    # %F: the file manager's "Open with" passes the chosen files (paperdesk FILE...).
+    exec_line = "Exec=" + " ".join(_quote(a) for a in command) + " %F"
     out = []
     for line in template.splitlines():
         if line.startswith("Exec="):

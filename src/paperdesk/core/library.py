@@ -47,7 +47,7 @@ from paperdesk.core.search.index import IndexDocument, SearchIndex, make_snippet
 from paperdesk.core.text import content_hash, derive_title, extract_urls, is_code_url, mentioned_in
 from paperdesk.core.edits.undo import UndoStack, UndoStep
 
-__all__ = ["Library", "ProgressCallback", "CancelCheck", "BatchHook", "DB_NAME", "INDEX_DIR",
+__all__ = ["Library", "ProgressCallback", "CancelCheck", "FileCallback", "BatchHook", "DB_NAME", "INDEX_DIR",
            "IMPORT_BATCH", "EXPORT_IMPORT_BATCH", "BATCH_SECONDS", "INDEX_BATCH"]
 
 DB_NAME = "library.db"
@@ -59,6 +59,11 @@ BACKUP_DIR = "backups"
 ProgressCallback = Callable[[str, int, int], None]
 #: Returns True when the user asked to stop.
 CancelCheck = Callable[[], bool]
+#: ``on_file(stage, files_done, files_total, name)``: an import starts reading
+#: (``stage="read"``) or storing (``"import"``) the file ``name``; ``files_done`` of the
+#: ``files_total`` files it looks at are finished (see
+#: :class:`paperdesk.core.imports.progress.ProgressTracker`).
+FileCallback = Callable[[str, int, int, str], None]
 #: ``between_batches()``: called by long operations (imports, index updates) after each
 #: committed batch, on the thread doing the work and outside any transaction, so that
 #: the caller can run other writes (e.g. the window's queued edits) in between.
@@ -92,6 +97,10 @@ _SORTS = {f.name: f.sort_sql for f in sortable_fields()}
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
+    pass
+
+
+def _no_file(stage: str, files_done: int, files_total: int, name: str) -> None:
     pass
 
 
@@ -654,7 +663,8 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
     def import_paths(self, paths: Iterable[str | os.PathLike],
                      progress: ProgressCallback | None = None,
                      cancel: CancelCheck | None = None, sync: bool = True,
-                     between_batches: BatchHook | None = None) -> ImportReport:
+                     between_batches: BatchHook | None = None,
+                     on_file: FileCallback | None = None) -> ImportReport:
         """Import files and folders: the Daily Papers format or plain text, BibTeX and
         BibLaTeX, RIS, CSL-JSON and paperdesk's own JSON export, each recognised by its
         content (:mod:`paperdesk.core.imports.detect`); ``"-"`` is standard input.
@@ -695,6 +705,10 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                 this thread. It may write to SQLite through the library (e.g. run queued
                 user edits) but not import or re-index. Whatever it raises ends the
                 import (committed batches stay).
+            on_file: called as ``on_file(stage, files_done, files_total, name)`` before
+                each file is read (``"read"``) and before it is stored (``"import"``);
+                ``files_done`` counts the files finished, rejected ones included.
+                ``cancel`` is also polled before each file but the first is read.
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
             ``duplicates``, ``without_abstract``, ``added_ids``) are those of the
@@ -710,18 +724,27 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
         hook = between_batches or _nothing
         report = ImportReport()
         parsed = []
-        for path in collect_files(list(paths), patterns=FOLDER_PATTERNS):
+        on_file = on_file or _no_file
+        files = collect_files(list(paths), patterns=FOLDER_PATTERNS)
+        for position, path in enumerate(files):
+            if position and cancel():       # e.g. Ctrl+C while a folder is read
+                report.cancelled = True
+                break
+            on_file("read", position, len(files), _shown(path))
             try:
                 if between_batches is None:
-                    parsed.append((path, _read_any(path)))
+                    parsed.append((position, path, _read_any(path)))
                 else:   # a 50,000-abstract file takes seconds to read
-                    parsed.append((path, self._beside(lambda: _read_any(path), hook)))
+                    parsed.append((position, path,
+                                   self._beside(lambda: _read_any(path), hook)))
             except ParseError as exc:
                 report.files.append(FileReport(_shown(path), error=exc.reason))
-        total = sum(_size(pf) for _p, pf in parsed)
+        if report.cancelled:
+            parsed = []
+        total = sum(_size(pf) for _i, _p, pf in parsed)
         done = 0
         progress("import", 0, total)
-        for path, pf in parsed:
+        for position, path, pf in parsed:
             file_report = FileReport(_shown(path))
             if isinstance(pf, dict):
                 file_report.header, file_report.format = "paperdesk export", "paperdesk-json"
@@ -736,6 +759,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                 report.cancelled = True
                 break
             report.files.append(file_report)
+            on_file("import", position, len(files), file_report.path)
 
             def step(n: int, base: int = done) -> None:
                 progress("import", base + n, total)

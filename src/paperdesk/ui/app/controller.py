@@ -27,11 +27,12 @@ from paperdesk.core.models import LibraryError
 from paperdesk.core.paths import APP_NAME, LIBRARY_ENV, default_library_path
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.window.dialogs import message_box
-from paperdesk.ui.app.instance import InstanceServer, ask_to_activate, server_name
+from paperdesk.ui.app.instance import (HANDED_OVER, UNSUPPORTED, InstanceServer,
+                                       ask_to_activate, ask_to_import, server_name)
 from paperdesk.ui.app.settings import Settings
 from paperdesk.ui.app.startup import create_main_window, ensure_app
 
-__all__ = ["run", "install_excepthook", "AppController", "resolve_library",
+__all__ = ["run", "hand_over", "install_excepthook", "AppController", "resolve_library",
            "bring_forward", "is_offscreen", "quiet_qt_noise"]
 
 
@@ -152,6 +153,7 @@ class AppController(QObject):
         self.lock: LibraryLock | None = None
         self.server = InstanceServer(self)
         self.server.activateRequested.connect(self._on_activate)
+        self.server.importRequested.connect(self.import_files)
 
     @property
     def library_path(self) -> Path | None:
@@ -255,6 +257,21 @@ class AppController(QObject):
         if self.window is not None:
             bring_forward(self.window)
 
+    def import_files(self, paths) -> bool:
+        """Import files or folders into the open library, as File ▸ Import does (after
+        the import running now, if any): ``paperdesk FILE...`` at start and the files
+        another launch hands over (:class:`InstanceServer` ``importRequested``).
+
+        Args:
+            paths: files and/or folders (absolute ``str`` paths, or path-likes).
+        Returns:
+            False if no window is open.
+        """
+        if self.window is None:
+            return False
+        self.window.queue_import(list(paths))
+        return True
+
     def shutdown(self) -> None:
         """Close the window's library, stop listening and release the lock. Safe to call
         twice."""
@@ -279,8 +296,30 @@ def _library_problem(folder: Path, new: bool) -> str:
     return ""
 
 
+def hand_over(folder: Path, files) -> int:
+    """Give ``files`` to the window that has ``folder`` open (``paperdesk FILE...`` while
+    it runs) and return the exit status: 0 when it took them, 1 otherwise (a window from
+    an older build, which is brought forward instead, or nobody answering), with the
+    reason printed."""
+    outcome = ask_to_import(server_name(folder), files)
+    n = len(files)
+    if outcome == HANDED_OVER:
+        print(f"paperdesk: {folder} is already open; its window imports the "
+              f"{'file' if n == 1 else f'{n} files'}", file=sys.stderr)
+        return 0
+    if outcome == UNSUPPORTED and ask_to_activate(server_name(folder)):
+        print(f"paperdesk: the window that has {folder} open cannot take files (it is "
+              "from an older paperdesk); it was brought forward: import them there with "
+              "File ▸ Import Files…, or close it and run this again", file=sys.stderr)
+    else:
+        print(f"paperdesk: {folder} is open in a paperdesk window that does not answer; "
+              "nothing was imported", file=sys.stderr)
+    return 1
+
+
 def run(library_path: str | os.PathLike | None = None, screenshot: str | os.PathLike | None = None,
-        size: tuple[int, int] = (1280, 800), appearance: str | None = None) -> int:
+        size: tuple[int, int] = (1280, 800), appearance: str | None = None,
+        files=()) -> int:
     """Open the window on a library and run until the user quits.
 
     Args:
@@ -292,11 +331,17 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
             changed.
         size: the window size ``(width, height)`` in pixels for ``screenshot``.
         appearance: ``"system"``, ``"light"`` or ``"dark"`` (default: as remembered).
+        files: files or folders to import once the window is open (absolute paths;
+            the sample papers are then not imported into an empty library). When a
+            window has the library open already, they are handed to it
+            (:func:`hand_over`) and this returns.
     Returns:
         The exit status: 0 after a normal quit, a written screenshot, or when the library
-        was already open and its window was brought forward; 1 if the library could not
-        be opened (the reason is printed, and shown in a dialog unless offscreen).
+        was already open and its window was brought forward (and took the files); 1 if
+        the library could not be opened (the reason is printed, and shown in a dialog
+        unless offscreen) or a running window could not take the files.
     """
+    files = list(files)
     if screenshot is not None:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     elif no_display():
@@ -321,8 +366,10 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
     folder = resolve_library(library_path, user_settings)
     controller = AppController(settings, remember=screenshot is None)
     try:
-        window = controller.start(folder)
+        window = controller.start(folder, import_seeds=not files)
     except LockHeld as held:
+        if held.by_window and screenshot is None and files:
+            return hand_over(folder, files)
         if held.by_window and screenshot is None and ask_to_activate(server_name(folder)):
             print(f"paperdesk: {folder} is already open; its window was brought forward",
                   file=sys.stderr)
@@ -342,6 +389,8 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
     app.aboutToQuit.connect(controller.shutdown)
     _quit_on_signals(app)
     window.show()
+    if files:
+        controller.import_files(files)
     try:
         return app.exec()
     finally:

@@ -7,23 +7,80 @@ window on this machine, connects, sends ``activate`` and exits; the first window
 itself. If nobody answers (an old window, a different build), the second launch says the
 library is open elsewhere instead.
 
-Protocol: the client sends one line ``activate\\n``; the server answers ``ok\\n``.
+Protocol (one request line per connection, ASCII):
+
+- ``activate\\n``: come forward; the server answers ``ok\\n``.
+- ``import <JSON list of absolute paths>\\n``: come forward and import these files or
+  folders (``paperdesk FILE...`` while the window is open); the server answers ``ok\\n``,
+  or ``error <reason>\\n`` for a malformed request. The JSON is written with
+  ``ensure_ascii`` so the line is ASCII; a file name that is not valid UTF-8 travels as
+  Python's ``surrogateescape`` form (lone ``\\udcXX`` escapes), which
+  :func:`os.fsencode` turns back into the original bytes, so such files arrive intact.
+
+A window from a build older than the ``import`` request hangs up without answering it;
+:func:`ask_to_import` then reports :data:`UNSUPPORTED` and the caller falls back to
+``activate`` and says the files could not be handed over.
 """
 
 from __future__ import annotations
 
 import getpass
 import hashlib
+import json
 import os
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtNetwork import QLocalServer, QLocalSocket
 
-__all__ = ["server_name", "InstanceServer", "ask_to_activate", "ACTIVATE", "OK"]
+__all__ = ["server_name", "InstanceServer", "ask_to_activate", "ask_to_import",
+           "import_request", "parse_import_request", "ACTIVATE", "OK", "IMPORT",
+           "HANDED_OVER", "UNSUPPORTED", "ABSENT"]
 
 ACTIVATE = b"activate\n"
 OK = b"ok\n"
+#: The start of an import request line (followed by a JSON list and ``\n``).
+IMPORT = b"import "
+#: Longest request line the server reads (bytes): some 50,000 long paths.
+MAX_LINE = 16 * 1024 * 1024
+
+#: :func:`ask_to_import` outcomes: the window took the files; a window answered but not
+#: the import request (an older build); nobody answered.
+HANDED_OVER, UNSUPPORTED, ABSENT = "handed-over", "unsupported", "absent"
+
+
+def import_request(paths) -> bytes:
+    """Return the ``import`` request line for ``paths``.
+
+    Args:
+        paths: files or folders (``str`` or path-like; made absolute against the current
+            folder, since the window runs elsewhere).
+    Returns:
+        ``b"import [...]\\n"``, ASCII.
+    """
+    names = [os.path.abspath(os.fsdecode(os.fspath(p))) for p in paths]
+    return IMPORT + json.dumps(names, ensure_ascii=True).encode("ascii") + b"\n"
+
+
+def parse_import_request(line: bytes) -> list[str]:
+    """Return the paths of an ``import`` request line (see :func:`import_request`).
+
+    Returns:
+        Absolute paths as ``str`` (``surrogateescape`` form for bytes that are not UTF-8).
+    Raises:
+        ValueError: the line is not an import request of a non-empty JSON list of
+            absolute paths.
+    """
+    if not line.startswith(IMPORT):
+        raise ValueError("not an import request")
+    try:
+        names = json.loads(line[len(IMPORT):].decode("ascii"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"malformed import request: {exc}") from None
+    if not isinstance(names, list) or not names or \
+            not all(isinstance(n, str) and n and os.path.isabs(n) for n in names):
+        raise ValueError("an import request needs a list of absolute paths")
+    return names
 
 
 def server_name(library_path: str | os.PathLike) -> str:
@@ -49,12 +106,16 @@ class InstanceServer(QObject):
 
     Signals:
         activateRequested(): another launch asked this window to come forward.
+        importRequested(object): another launch (``paperdesk FILE...``) asked this window
+            to import files: a ``list[str]`` of absolute paths (emitted after
+            ``activateRequested``).
 
     Args:
         parent: Qt parent.
     """
 
     activateRequested = Signal()
+    importRequested = Signal(object)
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
@@ -96,13 +157,47 @@ class InstanceServer(QObject):
 
     def _on_ready(self, socket: QLocalSocket) -> None:
         if not socket.canReadLine():
+            if socket.bytesAvailable() > MAX_LINE:
+                socket.abort()
             return
         line = bytes(socket.readLine().data())
         if line == ACTIVATE:
             socket.write(OK)
             socket.flush()
             self.activateRequested.emit()
+        elif line.startswith(IMPORT):
+            try:
+                paths = parse_import_request(line.rstrip(b"\n"))
+            except ValueError as exc:
+                socket.write(b"error " + str(exc).encode("ascii", "replace") + b"\n")
+                socket.flush()
+            else:
+                socket.write(OK)
+                socket.flush()
+                self.activateRequested.emit()
+                self.importRequested.emit(paths)
         socket.disconnectFromServer()
+
+
+def _request(name: str, line: bytes, timeout_ms: int) -> bytes | None:
+    """Send one request line to ``name``; return the answer line, ``b""`` when the
+    window hung up without answering, or ``None`` when nobody is listening."""
+    socket = QLocalSocket()
+    socket.connectToServer(name)
+    if not socket.waitForConnected(timeout_ms):
+        return None
+    try:
+        socket.write(line)
+        while socket.bytesToWrite():
+            if not socket.waitForBytesWritten(timeout_ms):
+                return b""
+        while not socket.canReadLine():
+            # the window may answer and hang up at once: check the buffer too
+            if not socket.waitForReadyRead(timeout_ms) and not socket.canReadLine():
+                return b""
+        return bytes(socket.readLine().data())
+    finally:
+        socket.abort()
 
 
 def ask_to_activate(name: str, timeout_ms: int = 2000) -> bool:
@@ -114,18 +209,22 @@ def ask_to_activate(name: str, timeout_ms: int = 2000) -> bool:
     Returns:
         True if a window answered.
     """
-    socket = QLocalSocket()
-    socket.connectToServer(name)
-    if not socket.waitForConnected(timeout_ms):
-        return False
-    try:
-        socket.write(ACTIVATE)
-        if not socket.waitForBytesWritten(timeout_ms):
-            return False
-        while not socket.canReadLine():
-            # False also when the window answered and hung up at once: check the buffer
-            if not socket.waitForReadyRead(timeout_ms) and not socket.canReadLine():
-                return False
-        return bytes(socket.readLine().data()) == OK
-    finally:
-        socket.abort()
+    return _request(name, ACTIVATE, timeout_ms) == OK
+
+
+def ask_to_import(name: str, paths, timeout_ms: int = 5000) -> str:
+    """Hand files to the window listening on ``name`` (it comes forward and imports them).
+
+    Args:
+        name: from :func:`server_name`.
+        paths: files or folders (see :func:`import_request`).
+        timeout_ms: how long to wait for the connection, the writing and the answer.
+    Returns:
+        :data:`HANDED_OVER`; :data:`UNSUPPORTED` when a window answered the connection
+        but not the request (a build without it, or a malformed request); or
+        :data:`ABSENT` when nobody is listening.
+    """
+    answer = _request(name, import_request(paths), timeout_ms)
+    if answer is None:
+        return ABSENT
+    return HANDED_OVER if answer == OK else UNSUPPORTED

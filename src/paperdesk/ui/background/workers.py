@@ -27,6 +27,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from paperdesk.core.exports.to_file import ExportCancelled
 from paperdesk.core.fields import SORT_CHOICES
+from paperdesk.core.imports.progress import ProgressTracker
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.index import MatchTerms
@@ -411,6 +412,8 @@ class ImportRunner(QObject):
     Signals (all in the UI thread):
         progress(str, int, int): ``(stage, done, total)``; stage is ``"import"`` or
             ``"index"``.
+        stepped(object): an :class:`~paperdesk.core.imports.progress.ImportProgress`
+            after every report (files, records, estimated time left).
         finished(object): the :class:`~paperdesk.core.models.ImportReport` (after a
             cancel it counts the papers committed before the stop).
         failed(str): a one-line message when the import raised.
@@ -423,6 +426,7 @@ class ImportRunner(QObject):
     """
 
     progress = Signal(str, int, int)
+    stepped = Signal(object)
     finished = Signal(object)
     failed = Signal(str)
 
@@ -452,9 +456,14 @@ class ImportRunner(QObject):
         paths = [Path(p) for p in paths]
 
         def run(lib: Library, job: Job):   # writer thread
+            tracker = ProgressTracker(self.stepped.emit)
+
+            def progress(stage: str, done: int, total: int) -> None:
+                self.progress.emit(stage, done, total)
+                tracker.progress(stage, done, total)
+
             return lib.import_paths(
-                paths, progress=lambda stage, done, total: self.progress.emit(
-                    stage, done, total),
+                paths, progress=progress, on_file=tracker.on_file,
                 cancel=job.cancelled, between_batches=job.between_batches)
 
         job = self._worker.write(run, self._on_done, self._on_failed, bulk=True,

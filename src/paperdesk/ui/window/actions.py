@@ -88,6 +88,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "file", help="Import abstract files"),
     ActionSpec("importFolderAction", "Import &Folder…", ("Ctrl+Shift+O",),
                "choose_folder_to_import", "file", help="Import a folder of abstract files"),
+    ActionSpec("importReportAction", "Last Import &Report…", (), "show_import_report", "file",
+               help="What each file of the last import gave"),
     ActionSpec("exportAction", "&Export…", ("Ctrl+E",), "open_export_dialog", "file",
                separator_before=True,
                help="Export papers to BibTeX, RIS, CSL-JSON, CSV, Markdown or JSON"),

@@ -19,6 +19,7 @@ from paperdesk.core.library import Library
 from paperdesk.core.models import ImportReport
 from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.window.duplicates_view import DuplicatesDialog
+from paperdesk.ui.window.import_report import summary_text
 
 __all__ = ["DuplicatesCommandsMixin", "DuplicateFinder", "STAGE_PROGRESS_MIN"]
 
@@ -153,6 +154,9 @@ class DuplicatesCommandsMixin:
         report, self._stage_report = self._stage_report, None
         if report is not None:
             report.near_duplicates = flagged
+            dialog = getattr(self, "import_report_dialog", None)
+            if flagged and dialog is not None and dialog.report is report:
+                dialog.summary.setText(summary_text(report))   # the report, if open
         if flagged:
             self.statusBar().showMessage(
                 f"{plural(flagged, 'possible duplicate pair')} found — View ▸ Duplicates… "

@@ -41,9 +41,10 @@ from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
-from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about, show_import_problems
+from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
+from paperdesk.ui.window.import_commands import ImportCommandsMixin
 from paperdesk.ui.window.list_columns import ListColumnsMixin
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
 from paperdesk.ui.style.formatting import plural
@@ -103,8 +104,13 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
+#: A long progress line (sets the width of the status bar's import progress label).
+_PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
+
+
 class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCommandsMixin,
-                 ListColumnsMixin, DuplicatesCommandsMixin, QMainWindow):
+                 ListColumnsMixin, ImportCommandsMixin, DuplicatesCommandsMixin,
+                 QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -150,7 +156,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._shut_down = False
         self._importing_seeds = False
         self._sized = False
-        self.import_message: QMessageBox | None = None  #: last "not imported" message
+        #: the last message about files not imported (a report dialog or a message box)
+        self.import_message: QWidget | None = None
         self._shortcuts_dialog: ShortcutsDialog | None = None
         self._read_candidate: int | None = None
         self._search_stale = False   # indexed text changed since the search last ran
@@ -185,6 +192,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
+        self._setup_file_drops()
         self.export_runner = ExportRunner(library, parent=self)
         self.export_runner.progress.connect(self._on_export_progress)
         self.export_runner.finished.connect(self._on_export_finished)
@@ -356,6 +364,21 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.unread_label.setObjectName("unreadLabel")
         self.unread_label.setTextFormat(Qt.TextFormat.PlainText)
         self.unread_label.setToolTip("Unread papers in the list's scope (U jumps to the next)")
+        # An import's files, records and time left ("Storing file 2 of 3 · ...").
+        self.import_progress_label = QLabel()
+        self.import_progress_label.setObjectName("importProgressLabel")
+        self.import_progress_label.setTextFormat(Qt.TextFormat.PlainText)
+        # As wide as a long line, so that the status bar does not jump at every batch.
+        self.import_progress_label.setMinimumWidth(self.import_progress_label.fontMetrics()
+                                                   .horizontalAdvance(_PROGRESS_SAMPLE))
+        self.import_progress_label.hide()
+        self.import_report_button = QPushButton("Import report")
+        self.import_report_button.setObjectName("importReportButton")
+        self.import_report_button.setFlat(True)
+        self.import_report_button.setToolTip(
+            "What each file of the last import gave (File ▸ Last Import Report…)")
+        self.import_report_button.clicked.connect(lambda: self.show_import_report())
+        self.import_report_button.hide()
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(240)
         self.progress_bar.setTextVisible(True)
@@ -365,6 +388,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.cancel_button.clicked.connect(self._cancel_background_job)
         self.cancel_button.hide()
         bar.addPermanentWidget(self.unread_label)
+        bar.addPermanentWidget(self.import_report_button)
+        bar.addPermanentWidget(self.import_progress_label)
         bar.addPermanentWidget(self.progress_bar)
         bar.addPermanentWidget(self.cancel_button)
 
@@ -477,6 +502,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setFormat("Importing…")
         self.progress_bar.show()
+        self._show_import_started()
         self.cancel_button.setToolTip("Stop importing (the papers stored so far are kept)")
         self.cancel_button.setEnabled(True)
         self.cancel_button.show()
@@ -489,6 +515,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.import_runner.cancel()
         self.cancel_button.setEnabled(False)
         self.progress_bar.setFormat("Cancelling…")
+        self.import_progress_label.setText("Cancelling: the papers stored so far are kept")
 
     @Slot()
     def _cancel_background_job(self) -> None:
@@ -541,7 +568,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         recognises: the format is told by content, so "All files" works too)."""
         files, _filter = QFileDialog.getOpenFileNames(
             self, "Import abstract files", str(self.settings.import_folder),
-            "Abstracts and bibliographies (*.txt *.bib *.ris *.json);;All files (*)")
+            "Abstracts and bibliographies (*.txt *.bib *.ris *.json *.jsonl);;"
+            "Text: Daily Papers or one abstract per paragraph (*.txt);;BibTeX (*.bib);;"
+            "RIS (*.ris);;CSL-JSON or paperdesk JSON (*.json);;"
+            "arXiv metadata, JSON Lines (*.jsonl);;All files (*)")
         if files:
             self.settings.import_folder = Path(files[0]).parent
             self.start_import(files)
@@ -1441,8 +1471,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
-        if not self.cancel_button.isEnabled():
-            return  # cancelling
+        if not self.cancel_button.isEnabled() or self.import_progress_label.text():
+            return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(min(done, total))
         verb = "Indexing" if stage == "index" else "Importing"
@@ -1466,11 +1496,15 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             return
         seeds, self._importing_seeds = self._importing_seeds, False
         self._end_import()
+        self._show_import_ended(report, seeds)
         if report.cancelled:
-            message = f"Import cancelled — {plural(report.added, 'new paper')} kept"
+            n = report.added
+            message = (f"Import cancelled — {n:,} {'paper was' if n == 1 else 'papers were'} "
+                       "imported and kept")
             if report.index_pending:
-                message += (f"; {plural(report.index_pending, 'paper')} not yet searchable"
-                            " (indexed with the next change or start)")
+                left = report.index_pending
+                message += (f"; {left:,} {'paper' if left == 1 else 'papers'} not yet "
+                            "searchable (indexed with the next change or start)")
         elif seeds:
             message = f"Imported {plural(report.added, 'sample paper')}"
         else:
@@ -1483,9 +1517,11 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
                 message += f"; {report.without_abstract} without abstract"
         self.statusBar().showMessage(message, 6000)
         if report.rejected:
-            self.import_message = show_import_problems(self, report.rejected)
-        # The near-duplicate stage: after the papers are stored and the list refreshed.
+            self.import_message = self.import_report_dialog
+        # The near-duplicate stage: after the papers are stored and the list
+        # refreshed, as its own background job (the next import waits for it).
         self.find_duplicates(report)
+        self._start_pending_import()
 
     @Slot(str)
     def _on_import_failed(self, message: str) -> None:
@@ -1493,6 +1529,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             return
         self._importing_seeds = False
         self._end_import()
+        self._show_import_ended(None, False)
+        self._start_pending_import()
         self.import_message = message_box(
             self, QMessageBox.Icon.Critical, "Import failed",
             f"The import stopped because of an error:\n\n{message}", modal=False)
