@@ -405,3 +405,36 @@ def test_the_stage_for_given_ids_only(seeded_library, edited_file):
     assert lib.find_near_duplicates(ids=[new[0], 10**12]) == 1    # unknown ids: nothing
     assert lib.near_duplicates_pending() == 2
     assert lib.find_near_duplicates(ids=range(1, 2000)) == 2
+
+
+# -- the command line --------------------------------------------------------------------
+def test_cli_import_lists_and_dismisses(tmp_path, seed_files, edited_file, capsys):
+    from paperdesk.cli import main
+
+    lib = str(tmp_path / "cli-lib")
+    assert main(["--library", lib, "import", *map(str, seed_files)]) == 0
+    capsys.readouterr()
+    assert main(["--library", lib, "import", str(edited_file[0]), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["added"] == 3 and report["near_duplicates"] == 3
+    assert main(["--library", lib, "duplicates", "--json"]) == 0
+    pairs = json.loads(capsys.readouterr().out)
+    assert len(pairs) == 3 and {"paper_a", "paper_b", "similarity", "title_a",
+                                "title_b", "status"} <= pairs[0].keys()
+    assert main(["--library", lib, "duplicates"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 6 and out[0].split()[:2] == [str(pairs[0]["paper_a"]),
+                                                    str(pairs[0]["paper_b"])]
+    a, b = pairs[0]["paper_a"], pairs[0]["paper_b"]
+    assert main(["--library", lib, "duplicates", "dismiss", str(b), str(a)]) == 0
+    assert capsys.readouterr().out == f"papers {a} and {b}: not duplicates\n"
+    assert main(["--library", lib, "duplicates", "dismiss", str(a), str(a)]) == 1
+    assert capsys.readouterr().err == f"paperdesk: paper {a} cannot be a duplicate of itself\n"
+    assert main(["--library", lib, "import", str(edited_file[0])]) == 0
+    assert "near-duplicate" not in capsys.readouterr().out      # nothing new
+    c, d = pairs[1]["paper_a"], pairs[1]["paper_b"]
+    assert main(["--library", lib, "duplicates", "merge", str(c), str(d)]) == 0
+    assert capsys.readouterr().out.startswith(f"merged paper {d} into paper {c}: ")
+    assert main(["--library", lib, "duplicates", "--json"]) == 0
+    assert [p["paper_a"] for p in json.loads(capsys.readouterr().out)] == [
+        pairs[2]["paper_a"]]

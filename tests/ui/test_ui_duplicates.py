@@ -74,6 +74,11 @@ def test_the_seed_library_has_no_pairs(qtbot, win):
 
 def test_an_import_flags_pairs_and_the_view_shows_them(qtbot, with_pairs):
     window = with_pairs
+    from paperdesk.ui.window.import_report import summary_text
+
+    assert window.last_import_report.near_duplicates == 3
+    assert "3 possible near-duplicate pairs flagged" in summary_text(
+        window.last_import_report)
     dialog = _open_view(qtbot, window)
     assert len(dialog.pairs()) == 3
     assert dialog.pair_list.currentRow() == 0
