@@ -375,10 +375,15 @@ def test_merging_the_other_way_keeps_the_other_abstract(a_pair):
     assert kept.abstract == edited and kept.title == "A real title from arXiv"
     assert kept.note.startswith("The second version adds a proof fix.\n\n---\n\n")
     assert kept.starred and [t.name for t in kept.tags] == ["depth", "shared", "v2"]
-    # re-importing the kept paper's file adds nothing, and the stage flags nothing
-    v2 = next(s.path for s in kept.sources if s.name == "v2.txt")
-    assert lib.import_paths([v2]).added == 0
-    assert lib.find_near_duplicates() == 0
+    # re-importing either file adds nothing (the merged-away abstract leads to the kept
+    # paper), and the stage flags nothing
+    for source in kept.sources:
+        report = lib.import_paths([source.path])
+        assert report.added == 0, source.name
+    assert lib.count() == 225 and lib.find_near_duplicates() == 0
+    assert _state(lib, new)[2] == edited
+    lib.undo()                                # the merge; the merged-away hash is free
+    assert lib.db.execute("SELECT count(*) FROM merged_hashes").fetchone()[0] == 0
 
 
 def test_merge_refuses_unknown_or_same_papers(seeded_library):

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from paperdesk.core.store.duplicates import paper_with_hash
 from paperdesk.core.store import db as _db
 from paperdesk.core.store.papers import METADATA_COLUMNS, insert_paper, metadata_from_row
 from paperdesk.core.edits.annotations import AnnotationsMixin
@@ -874,8 +875,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                 item = items[n]
                 n += 1
                 digest = content_hash(item.abstract)
-                existing = db.execute(
-                    "SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+                existing = paper_with_hash(db, digest)   # or the paper it was merged into
                 if existing is None:
                     pid = insert_paper(db, content_hash=digest, abstract=item.abstract,
                                        derived_title=derive_title(item.abstract),

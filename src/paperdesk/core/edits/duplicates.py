@@ -237,8 +237,9 @@ class DuplicatesMixin:
         is in the kept abstract: at the same offsets, or re-anchored to the nearest
         occurrence of the text; the others are quoted in the note), the metadata parts
         it lacks, ``other``'s title when its own is still the derived one, read and
-        starred when either was, and ``other``'s links to source files (so re-importing
-        either file finds it). Its abstract and citation key stay. See
+        starred when either was, and ``other``'s links to source files. Its abstract and
+        citation key stay; ``other``'s abstract is remembered as merged into it
+        (``merged_hashes``), so importing that abstract again finds the kept paper. See
         :func:`paperdesk.core.duplicates.plan_merge` and :meth:`merge_preview`.
 
         Undo puts both papers back exactly as they were (same ids, tags, notes,
@@ -328,5 +329,6 @@ class DuplicatesMixin:
         write_metadata(db, keep, plan.metadata)
         db.execute("UPDATE papers SET title = ?, read_at = ?, starred = ? WHERE id = ?",
                    [plan.title, plan.read_at, int(plan.starred), keep])
+        store.record_merge(db, keep, other)
         self._delete_rows(db, [other])
         self._enqueue(db, [keep], "update")

@@ -20,6 +20,7 @@ from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
 from paperdesk.core.metadata import MetadataError, check_citation_key, check_metadata
 from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.store.duplicates import paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
 from paperdesk.core.text import content_hash, derive_title, normalize
@@ -152,7 +153,7 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
     for item in doc["papers"]:
         abstract = normalize(str(item["abstract"]))
         digest = content_hash(abstract)
-        row = db.execute("SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+        row = paper_with_hash(db, digest)   # or the paper it was merged into
         meta, key = paper_metadata(item)
         if row is None:
             derived = derive_title(abstract)

@@ -43,6 +43,7 @@ import sqlite_utils
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url)
 from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.store.duplicates import paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
 from paperdesk.core.text import content_hash, derive_title, normalize
@@ -224,7 +225,7 @@ class Identifiers:
 
 def _find(db: sqlite_utils.Database, record: Record, digest: str,
           ids: Identifiers) -> int | None:
-    row = db.execute("SELECT id FROM papers WHERE content_hash = ?", [digest]).fetchone()
+    row = paper_with_hash(db, digest)   # or the paper it was merged into
     return row[0] if row is not None else ids.find(record.metadata)
 
 

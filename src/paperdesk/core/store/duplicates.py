@@ -16,7 +16,8 @@ from paperdesk.core.duplicates import SIGNATURE_VERSION, DuplicatePair
 
 __all__ = ["unchecked", "unchecked_count", "mark_checked", "signatures", "candidates",
            "flag_pair",
-           "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows"]
+           "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows",
+           "paper_with_hash", "record_merge"]
 
 _UNCHECKED = ("FROM papers p LEFT JOIN duplicate_checked c ON c.paper_id = p.id "
               "WHERE (c.paper_id IS NULL OR c.content_hash != p.content_hash "
@@ -159,6 +160,23 @@ def pair_rows(db: sqlite_utils.Database, paper_id: int) -> list[tuple]:
     return db.execute("SELECT paper_a, paper_b, hash_a, hash_b, similarity, status, found_at "
                       "FROM duplicate_pairs WHERE paper_a = ? OR paper_b = ?",
                       [paper_id, paper_id]).fetchall()
+
+
+def paper_with_hash(db: sqlite_utils.Database, digest: str) -> tuple[int] | None:
+    """``(id,)`` of the paper whose ``content_hash`` is ``digest``, else of the paper an
+    abstract with that hash was merged into (``merged_hashes``), else ``None``: how
+    imports find the paper an abstract belongs to."""
+    return db.execute("SELECT id FROM papers WHERE content_hash = ? UNION ALL "
+                      "SELECT paper_id FROM merged_hashes WHERE content_hash = ? LIMIT 1",
+                      [digest, digest]).fetchone()
+
+
+def record_merge(db: sqlite_utils.Database, keep: int, other: int) -> None:
+    """Before ``other`` is deleted by a merge into ``keep``: its abstract's hash, and the
+    hashes already merged into it, now lead to ``keep``."""
+    db.execute("UPDATE merged_hashes SET paper_id = ? WHERE paper_id = ?", [keep, other])
+    db.execute("INSERT OR REPLACE INTO merged_hashes (content_hash, paper_id) "
+               "SELECT content_hash, ? FROM papers WHERE id = ?", [keep, other])
 
 
 def restore_pair_rows(db: sqlite_utils.Database, rows: Iterable[tuple]) -> None:

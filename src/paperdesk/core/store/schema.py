@@ -81,6 +81,10 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
     with the papers: a pair counts only while both papers exist with those hashes, so a
     paper restored by undo (same id, same abstract) gets its pairs back with their
     status, and a reused id or a changed abstract never inherits a stale one.
+``merged_hashes``
+    ``content_hash`` of an abstract merged away (:meth:`Library.merge_papers`) ->
+    ``paper_id`` it was merged into (deleted with that paper): importing that abstract
+    again finds the kept paper instead of adding the merged one back.
 """
 
 from __future__ import annotations
@@ -259,6 +263,14 @@ def _v5(db: sqlite_utils.Database) -> None:
         )"""
     )
     db.execute("CREATE INDEX idx_duplicate_pairs_b ON duplicate_pairs(paper_b)")
+    db.execute(
+        """
+        CREATE TABLE merged_hashes (
+            content_hash TEXT PRIMARY KEY,
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE
+        )"""
+    )
+    db.execute("CREATE INDEX idx_merged_hashes_paper ON merged_hashes(paper_id)")
     db.execute("CREATE INDEX idx_duplicate_pairs_status ON duplicate_pairs(status)")
 
 
