@@ -536,6 +536,44 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         raise
 
 
+#: String options that are file system paths: kept as given (their bytes open the file).
+_PATH_OPTIONS = {"exec_path"}
+
+
+def _clean_text(value: str) -> str:
+    """A text argument with bytes that are not UTF-8 (lone surrogates, PEP 383) replaced
+    by U+FFFD, so that it can be stored and searched."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _clean_args(args: argparse.Namespace) -> None:
+    """Clean every text argument (not paths: those are :class:`Path` objects or in
+    :data:`_PATH_OPTIONS`) with :func:`_clean_text`, in place."""
+    for name, value in vars(args).items():
+        if name in _PATH_OPTIONS:
+            continue
+        if isinstance(value, str):
+            setattr(args, name, _clean_text(value))
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            setattr(args, name, [_clean_text(v) for v in value])
+
+
+def _safe_streams() -> None:
+    """Standard output and error write what cannot be encoded as backslash escapes
+    instead of raising (a file name with bytes that are not UTF-8 in a message)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # detached or closed: leave it
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -544,8 +582,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status (0 ok, 1 user error, 2 usage error, 130 interrupted).
     """
+    _safe_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
+    _clean_args(args)
     if args.command is None:
         from paperdesk.ui.app.controller import run  # Qt is imported only for the GUI
 

@@ -33,7 +33,7 @@ from paperdesk.core.models import (FileReport, ImportReport, LibraryError, Paper
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from paperdesk.core.imports.paperdesk_json import read_export, store_export
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, collect_files,
-                                                 parse_decoded, read_file)
+                                                 display_path, parse_decoded)
 from paperdesk.core.imports.bibtex import read_bibtex
 from paperdesk.core.imports.csl_json import read_csl_json
 from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN,
@@ -103,8 +103,10 @@ def _nothing() -> None:
 
 
 def _shown(path) -> str:
-    """How a path is named in reports (standard input as ``<stdin>``)."""
-    return STDIN_NAME if str(path) == STDIN else str(path)
+    """How a path is named in reports and stored (standard input as ``<stdin>``; bytes
+    of a file name that are not UTF-8 as backslash escapes, see
+    :func:`~paperdesk.core.imports.daily_papers.display_path`)."""
+    return STDIN_NAME if str(path) == STDIN else display_path(path)
 
 
 def _size(parsed) -> int:
@@ -125,9 +127,7 @@ def _read_any(path) -> dict | RecordFile | ParsedFile:
     found = detect_file(path)
     shown = _shown(path)
     if found.format == "text":
-        if str(path) == STDIN:
-            return parse_decoded(STDIN_NAME, found.text, found.encoding)
-        return read_file(path)
+        return parse_decoded(found.path, found.text, found.encoding, label=path)
     if found.format == "paperdesk-json":
         return read_export(shown, found.text)
     reader = {"bibtex": read_bibtex, "ris": read_ris, "csl-json": read_csl_json}
@@ -527,7 +527,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
         folder)."""
         q = self.db.execute
         return {
-            "path": str(self.path),
+            "path": display_path(self.path),
             "papers": self.count(),
             "indexed": self.index.doc_count(),
             "pending_index": self._queue_size(),
@@ -716,6 +716,10 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                     parsed.append((path, self._beside(lambda: _read_any(path), hook)))
             except ParseError as exc:
                 report.files.append(FileReport(_shown(path), error=exc.reason))
+            except Exception as exc:  # noqa: BLE001 - a reader's bug: refuse this file only
+                report.files.append(FileReport(
+                    _shown(path), error=f"cannot be read ({exc.__class__.__name__}: "
+                                        f"{display_path(str(exc))})"))
         total = sum(_size(pf) for _p, pf in parsed)
         done = 0
         progress("import", 0, total)
@@ -730,6 +734,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                 file_report.warnings = [*pf.skipped, *pf.warnings]
             else:
                 file_report.header, file_report.format = pf.header, "text"
+                file_report.warnings = list(pf.warnings)
             if cancel():
                 report.cancelled = True
                 break
@@ -793,6 +798,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                    now: str) -> int:
         """The ``sources`` row of ``path`` (inside the caller's transaction), created
         the first time the file is imported."""
+        path = display_path(path)
         row = db.execute("SELECT id FROM sources WHERE path = ?", [path]).fetchone()
         if row is not None:
             return row[0]
