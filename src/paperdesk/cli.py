@@ -7,6 +7,7 @@ Exit status: 0 success, 1 user error (one line on stderr, no traceback), 2 usage
 from __future__ import annotations
 
 import argparse
+import datetime as _dt
 import json
 import os
 import re
@@ -20,6 +21,7 @@ import shtab
 from paperdesk import __version__
 from paperdesk.core.exports.formats import FIELDS, FORMATS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
+from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.library import Library
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
 from paperdesk.core.store.lock import LibraryLock, LockHeld
@@ -48,6 +50,17 @@ def _folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("the library folder cannot be empty")
     return Path(text)
+
+
+def _since(text: str) -> _dt.date:
+    parts = text.strip().split("-")
+    try:
+        if not 1 <= len(parts) <= 3 or len(parts[0]) != 4:
+            raise ValueError
+        return _dt.date(*(int(p) for p in parts), *([1] * (3 - len(parts))))
+    except (ValueError, TypeError):
+        raise argparse.ArgumentTypeError(
+            f"not a date like 2024-01-31, 2024-01 or 2024: {text!r}") from None
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -93,11 +106,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("uninstall-desktop", help="remove what install-desktop added")
 
     p = sub.add_parser("import", help="import files (Daily Papers or plain text, BibTeX, "
-                                      "RIS, CSL-JSON, paperdesk JSON) or folders of them")
+                                      "RIS, CSL-JSON, arXiv metadata, paperdesk JSON) or "
+                                      "folders of them")
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path,
-                   help="a file, a folder (its *.txt, *.bib, *.ris and *.json files, "
-                        "recursively) or - for standard input; the format is recognised "
-                        "by content").complete = shtab.FILE
+                   help="a file, a folder (its *.txt, *.bib, *.ris, *.json and *.jsonl "
+                        "files, recursively) or - for standard input; the format is "
+                        "recognised by content").complete = shtab.FILE
+    p.add_argument("--category", action="append", metavar="CAT", default=[],
+                   help="arXiv metadata files: keep records in this category (cs.CV) or "
+                        "archive (cs: every cs.*); repeat for several (any matches)")
+    p.add_argument("--since", metavar="YYYY[-MM[-DD]]", type=_since,
+                   help="arXiv metadata files: keep records first submitted on or after "
+                        "this date (the first version's date, else update_date)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("search", help="full-text search (see the README for the language)")
@@ -229,11 +249,17 @@ def _counts(r) -> str:
         out += f", {r.without_abstract} without abstract"
     if r.skipped:
         out += f", {r.skipped} left out"
+    if r.filtered:
+        out += f", {r.filtered} not matching the filters"
     return out
 
 
 def _cmd_import(lib: Library, args) -> int:
-    report = lib.import_paths(args.paths)
+    wanted = ArxivFilter(tuple(c.strip() for c in args.category if c.strip()), args.since)
+    report = lib.import_paths(args.paths, arxiv_filter=wanted)
+    if wanted and not any(f.format == ARXIV_FORMAT for f in report.files):
+        print("paperdesk: note: --category and --since filter arXiv metadata files only; "
+              "no file was one", file=sys.stderr)
     if args.json:
         _print_json(report.to_dict())
     else:

@@ -34,6 +34,8 @@ from paperdesk.core.models import (FileReport, ImportReport, LibraryError, Paper
 from paperdesk.core.imports.paperdesk_json import read_export, store_export
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, collect_files,
                                                  display_path, parse_decoded)
+from paperdesk.core.imports.arxiv import (ArxivFilter, ArxivStream, sniff_file, sniff_stdin,
+                                          stream_of_text)
 from paperdesk.core.imports.bibtex import read_bibtex
 from paperdesk.core.imports.csl_json import read_csl_json
 from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN,
@@ -110,6 +112,8 @@ def _shown(path) -> str:
 
 
 def _size(parsed) -> int:
+    if isinstance(parsed, ArxivStream):
+        return parsed.estimated_lines
     if isinstance(parsed, dict):
         return len(parsed["papers"])
     if isinstance(parsed, RecordFile):
@@ -117,15 +121,26 @@ def _size(parsed) -> int:
     return len(parsed.abstracts)
 
 
-def _read_any(path) -> dict | RecordFile | ParsedFile:
+def _read_any(path, arxiv_filter: ArxivFilter | None = None
+              ) -> dict | RecordFile | ParsedFile | ArxivStream:
     """Read one file (or standard input) in the format its content shows
-    (:mod:`paperdesk.core.imports.detect`).
+    (:mod:`paperdesk.core.imports.detect`); arXiv metadata is not read here but
+    streamed when stored (an :class:`ArxivStream`).
 
     Raises:
         ParseError: refused, with a one-line reason naming the file.
     """
-    found = detect_file(path)
+    head = b""
+    if str(path) == STDIN:
+        stream, head = sniff_stdin(STDIN_NAME, arxiv_filter)
+    else:
+        stream = sniff_file(path, Path(path).resolve(), arxiv_filter)
+    if stream is not None:
+        return stream
+    found = detect_file(path, head)
     shown = _shown(path)
+    if found.format == "arxiv-jsonl":
+        return stream_of_text(found.path, found.text, arxiv_filter)
     if found.format == "text":
         return parse_decoded(found.path, found.text, found.encoding, label=path)
     if found.format == "paperdesk-json":
@@ -652,12 +667,15 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
     def import_paths(self, paths: Iterable[str | os.PathLike],
                      progress: ProgressCallback | None = None,
                      cancel: CancelCheck | None = None, sync: bool = True,
-                     between_batches: BatchHook | None = None) -> ImportReport:
+                     between_batches: BatchHook | None = None,
+                     arxiv_filter: ArxivFilter | None = None) -> ImportReport:
         """Import files and folders: the Daily Papers format or plain text, BibTeX and
-        BibLaTeX, RIS, CSL-JSON and paperdesk's own JSON export, each recognised by its
-        content (:mod:`paperdesk.core.imports.detect`); ``"-"`` is standard input.
+        BibLaTeX, RIS, CSL-JSON, arXiv's bulk metadata (JSON Lines) and paperdesk's own
+        JSON export, each recognised by its content
+        (:mod:`paperdesk.core.imports.detect`); ``"-"`` is standard input.
 
-        A folder contributes its ``*.txt``, ``*.bib``, ``*.ris`` and ``*.json`` files,
+        A folder contributes its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
+        ``*.jsonl`` files,
         recursively (:data:`~paperdesk.core.imports.detect.FOLDER_PATTERNS`); each of
         them that is in none of the formats is rejected with its reason, and other files
         are not looked at. Files are read first: a file that cannot be read, or is in
@@ -693,6 +711,11 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                 this thread. It may write to SQLite through the library (e.g. run queued
                 user edits) but not import or re-index. Whatever it raises ends the
                 import (committed batches stay).
+            arxiv_filter: which records of arXiv metadata files to keep (categories,
+                date; :class:`~paperdesk.core.imports.arxiv.ArxivFilter`); other formats
+                are imported whole. An arXiv file is streamed: its lines are read while
+                it is stored, in batches, never all at once, and its progress counts
+                lines read out of an estimate from its size.
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
             ``duplicates``, ``without_abstract``, ``added_ids``) are those of the
@@ -711,9 +734,10 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
         for path in collect_files(list(paths), patterns=FOLDER_PATTERNS):
             try:
                 if between_batches is None:
-                    parsed.append((path, _read_any(path)))
+                    parsed.append((path, _read_any(path, arxiv_filter)))
                 else:   # a 50,000-abstract file takes seconds to read
-                    parsed.append((path, self._beside(lambda: _read_any(path), hook)))
+                    parsed.append((path, self._beside(
+                        lambda: _read_any(path, arxiv_filter), hook)))
             except ParseError as exc:
                 report.files.append(FileReport(_shown(path), error=exc.reason))
             except Exception as exc:  # noqa: BLE001 - a reader's bug: refuse this file only
@@ -727,6 +751,9 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             file_report = FileReport(_shown(path))
             if isinstance(pf, dict):
                 file_report.header, file_report.format = "paperdesk export", "paperdesk-json"
+            elif isinstance(pf, ArxivStream):
+                file_report.header = FORMAT_LABELS[pf.format]
+                file_report.format = pf.format
             elif isinstance(pf, RecordFile):
                 file_report.header = FORMAT_LABELS[pf.format]
                 file_report.format = pf.format
@@ -747,6 +774,9 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                 if isinstance(pf, dict):
                     self._import_export(pf, file_report, report.added_ids, cancel, step,
                                         hook)
+                elif isinstance(pf, ArxivStream):
+                    self._import_stream(pf, file_report, report.added_ids, cancel, step,
+                                        hook)
                 elif isinstance(pf, RecordFile):
                     self._import_records(pf, file_report, report.added_ids, cancel, step,
                                          hook)
@@ -756,11 +786,13 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
                 file_report.error = f"database error: {exc}"
+            except OSError as exc:      # a streamed file that stops being readable
+                file_report.error = f"cannot read file ({exc.strerror or exc})"
             if file_report.cancelled:
                 report.cancelled = True
                 break
             done += _size(pf)
-            progress("import", done, total)
+            progress("import", min(done, total), total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
         # time the library is opened or changed.
         if sync and not report.cancelled:
@@ -923,6 +955,53 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
             lambda db: self._source_id(db, str(rf.path), FORMAT_LABELS[rf.format],
                                        rf.encoding, now),
             store_batch, cancel, step, hook)
+
+    def _import_stream(self, stream: ArxivStream, file_report: FileReport,
+                       added: list[int], cancel: CancelCheck,
+                       step: Callable[[int], None], hook: BatchHook) -> None:
+        """Store an arXiv metadata file while reading it, in bounded memory.
+
+        The file's size is not known in records, so :meth:`_in_batches` does not fit:
+        records are read (outside any transaction) until :data:`IMPORT_BATCH` are kept
+        or :data:`BATCH_SECONDS` have passed, then stored in one transaction through
+        :func:`~paperdesk.core.imports.records.store_records` (merged onto the papers
+        they match, by arXiv id, DOI or abstract); ``step(lines read)``, ``hook()`` and
+        ``cancel()`` run between batches, also while a filter keeps nothing for long.
+        """
+        now = _now()
+        records = stream.records()
+        db = self.db
+        source_id = None
+        finished = False
+        while not finished:
+            if source_id is not None and cancel():
+                file_report.cancelled = True
+                break
+            batch = []
+            deadline = time.monotonic() + BATCH_SECONDS
+            for record in records:
+                batch.append(record)
+                if len(batch) >= IMPORT_BATCH or time.monotonic() >= deadline:
+                    break
+            else:
+                finished = True
+            counts = FileReport(file_report.path)
+            with _db.transaction(db):
+                if source_id is None:
+                    source_id = self._source_id(db, str(stream.path),
+                                                FORMAT_LABELS[stream.format], "utf-8", now)
+                new, changed = store_records(db, batch, source_id, counts, now)
+                self._enqueue(db, new, "add")
+                self._enqueue(db, changed, "update")
+            added.extend(new)
+            for name in ("added", "duplicates", "enriched", "without_abstract"):
+                setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
+            file_report.warnings += counts.warnings[:max(0, 1000 - len(file_report.warnings))]
+            file_report.skipped = stream.skipped
+            file_report.filtered = stream.filtered
+            step(min(stream.lines_read, stream.estimated_lines or stream.lines_read))
+            hook()
+        file_report.warnings = [*stream.notes, *file_report.warnings]
 
     # -- index maintenance -------------------------------------------------------------
     @staticmethod

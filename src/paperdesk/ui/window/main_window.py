@@ -535,15 +535,15 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         recognises: the format is told by content, so "All files" works too)."""
         files, _filter = QFileDialog.getOpenFileNames(
             self, "Import abstract files", str(self.settings.import_folder),
-            "Abstracts and bibliographies (*.txt *.bib *.ris *.json);;All files (*)")
+            "Abstracts and bibliographies (*.txt *.bib *.ris *.json *.jsonl);;All files (*)")
         if files:
             self.settings.import_folder = Path(files[0]).parent
             self.start_import(files)
 
     @Slot()
     def choose_folder_to_import(self) -> None:
-        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris`` and ``*.json``
-        files (recursively)."""
+        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
+        ``*.jsonl`` files (recursively)."""
         folder = QFileDialog.getExistingDirectory(self, "Import a folder of abstract files",
                                                   str(self.settings.import_folder))
         if folder:
