@@ -216,3 +216,23 @@ def test_cli_with_names_and_arguments_that_are_not_utf8(tmp_path):
         assert b"Traceback" not in out.stderr
     out = run(b"tags", b"--json")
     assert json.loads(out.stdout)[0]["name"] == "t\ufffd"
+
+
+# -- a JSON file is parsed once ------------------------------------------------------
+@pytest.mark.parametrize("fmt", ["json", "csl-json"])
+def test_json_files_are_parsed_once(tmp_path, seed_files, monkeypatch, fmt):
+    with Library.open(tmp_path / "a") as lib:
+        lib.import_paths([seed_files[0]])
+        lib.export_to_file(lib.paper_ids()[:5], fmt, tmp_path / "x.json")
+    calls = []
+    real = json.loads
+
+    def counting(text, *args, **kw):
+        if isinstance(text, str) and len(text) > 1000:
+            calls.append(len(text))
+        return real(text, *args, **kw)
+
+    monkeypatch.setattr(json, "loads", counting)
+    with Library.open(tmp_path / "b") as lib:
+        report = lib.import_paths([tmp_path / "x.json"])
+    assert report.added == 5 and len(calls) == 1

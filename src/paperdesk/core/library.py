@@ -144,9 +144,12 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None
     if found.format == "text":
         return parse_decoded(found.path, found.text, found.encoding, label=path)
     if found.format == "paperdesk-json":
-        return read_export(shown, found.text)
-    reader = {"bibtex": read_bibtex, "ris": read_ris, "csl-json": read_csl_json}
-    records = reader[found.format](found.path, found.text, found.encoding)
+        return read_export(shown, doc=found.document)
+    if found.format == "csl-json":
+        records = read_csl_json(found.path, found.text, found.encoding, found.document)
+    else:
+        reader = {"bibtex": read_bibtex, "ris": read_ris}
+        records = reader[found.format](found.path, found.text, found.encoding)
     if not records.records:
         why = records.skipped[0] if records.skipped else "it holds no entries"
         raise ParseError(shown, f"no {FORMAT_LABELS[found.format]} entry with a title or "
@@ -827,14 +830,17 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
 
     @staticmethod
     def _source_id(db: sqlite_utils.Database, path: str, header: str, encoding: str,
-                   now: str) -> int:
+                   now: str, name: str | None = None) -> int:
         """The ``sources`` row of ``path`` (inside the caller's transaction), created
-        the first time the file is imported."""
+        the first time the file is imported (the one lookup for every format, a JSON
+        export's sources too); ``name`` defaults to the path's last part. A path with
+        bytes that are not UTF-8 is stored with them escaped (:func:`display_path`)."""
         path = display_path(path)
         row = db.execute("SELECT id FROM sources WHERE path = ?", [path]).fetchone()
         if row is not None:
             return row[0]
-        return db["sources"].insert({"path": path, "name": Path(path).name or path,
+        return db["sources"].insert({"path": path,
+                                     "name": name or Path(path).name or path,
                                      "header": header, "encoding": encoding,
                                      "imported_at": now}).last_pk
 

@@ -86,12 +86,15 @@ class Detected:
         format: one of :data:`FORMATS`.
         text: the decoded content.
         encoding: the encoding it was decoded with.
+        document: for ``paperdesk-json`` and ``csl-json``, the JSON value already parsed
+            to recognise it (so that it is not parsed again), else ``None``.
     """
 
     path: Path | str
     format: str
     text: str
     encoding: str
+    document: object = None
 
 
 def _starts_with(text: str, pattern: re.Pattern, skip) -> bool:
@@ -118,6 +121,11 @@ def detect_text(text: str) -> str:
         ParseError: (with an empty path; the caller names the file) not one of the
             formats, with a one-line reason.
     """
+    return _detect(text)[0]
+
+
+def _detect(text: str) -> tuple[str, object]:
+    """``(format, parsed JSON value or None)``; see :func:`detect_text`."""
     body = text.lstrip("\ufeff \t\r\n")
     if not body:
         raise ParseError("", "file is empty")
@@ -127,27 +135,27 @@ def detect_text(text: str) -> str:
         except json.JSONDecodeError as exc:
             first = first_line_object(body)
             if is_arxiv_object(first):
-                return "arxiv-jsonl"
+                return "arxiv-jsonl", None
             if isinstance(first, dict) and exc.msg == "Extra data":
                 raise ParseError("", "JSON Lines that are not arXiv metadata (the first "
                                      "object has no id with a title or abstract and "
                                      "categories, versions or authors_parsed)") from None
             raise ParseError("", f"not valid JSON ({exc})") from exc
         if isinstance(doc, dict) and doc.get("format") == JSON_FORMAT_NAME:
-            return "paperdesk-json"
+            return "paperdesk-json", doc
         if is_arxiv_object(doc):        # JSON Lines of one line
-            return "arxiv-jsonl"
+            return "arxiv-jsonl", None
         if (isinstance(doc, list) and doc and all(isinstance(d, dict) for d in doc)
                 and all("type" in d or "title" in d for d in doc)):
-            return "csl-json"
+            return "csl-json", doc
         what = ("an empty list" if doc == [] else "an object" if isinstance(doc, dict)
                 else "a list of something else" if isinstance(doc, list) else "a value")
         raise ParseError("", f"JSON that is neither a paperdesk export nor CSL-JSON "
                              f"(a list of items with a type or title): it is {what}")
     if _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")):
-        return "bibtex"
+        return "bibtex", None
     if _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
-        return "ris"
+        return "ris", None
     if _MARKUP_START.match(body):
         raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")
     paragraphs = split_paragraphs(body)
@@ -156,7 +164,7 @@ def detect_text(text: str) -> str:
         raise ParseError("", f"not abstracts: {bad} of {len(paragraphs)} paragraphs are "
                              "markup, key-value lines or a table, not prose (nor is it "
                              "BibTeX, RIS, CSL-JSON or a paperdesk export)")
-    return "text"
+    return "text", None
 
 
 def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, bytes]:
@@ -217,7 +225,7 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
     try:
-        fmt = detect_text(text)
+        fmt, document = _detect(text)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
-    return Detected(name, fmt, text.lstrip("\ufeff"), encoding)
+    return Detected(name, fmt, text.lstrip("\ufeff"), encoding, document)
