@@ -365,6 +365,8 @@ def sniff_file(path: str | os.PathLike, name: Path | str,
         filter: the records to keep.
     """
     try:
+        if not Path(path).is_file():        # a FIFO would block; load_bytes refuses it
+            return None
         with open(path, "rb") as fh:
             first = _first_nonblank(fh)
             if first is None or not _is_arxiv_line(first):

@@ -12,7 +12,9 @@ not end in ``.``, ``!`` or ``?``. "Daily Papers" and "cs.CV 2024-05-01" are head
 first abstract of one short sentence ("We study X.") is not, and stays an abstract.
 
 **No blank lines.** A file whose body (after the header) is one paragraph of several
-lines has no blank line between its abstracts. When every line of it is long prose, at
+lines has no blank line between its abstracts (its first line is the header when it
+passes :func:`is_header`, the next line does not start in lower case, and what follows
+is one line or lines of long prose). When every line of it is long prose, at
 least :data:`LINE_ABSTRACT_MIN_CHARS` characters (hard-wrapped text has lines of 60 to
 100), each line is one abstract; otherwise the paragraph is one abstract. Either way the
 file's ``warnings`` say which reading was taken, so the user learns why.
