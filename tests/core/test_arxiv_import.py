@@ -257,3 +257,34 @@ def test_a_large_snapshot_imports_in_bounded_memory(tmp_path):
     assert not report.rejected
     # The file is 80+ MB; reading it whole would take at least that.
     assert peak < 10 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB in {elapsed:.0f} s"
+
+
+def test_identifiers_are_read_once_unless_something_else_wrote(lib, monkeypatch):
+    import paperdesk.core.library as library_module
+
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 3)
+    reads = []
+    real = library_module.Identifiers
+
+    def counting(db):
+        reads.append(1)
+        return real(db)
+
+    monkeypatch.setattr(library_module, "Identifiers", counting)
+    report = lib.import_paths([FIXTURE])
+    assert report.added == 15 and len(reads) == 1
+    # an edit between batches (the window's queued edits run there) is seen
+    reads.clear()
+    lib2_path = lib.path.parent / "lib2"
+    with Library.open(lib2_path) as other:
+        edits = []
+
+        def hook():
+            if other.count() and not edits:
+                pid = other.paper_ids()[0]
+                other.set_metadata(pid, other.metadata(pid), citation_key="edited2024")
+                edits.append(pid)
+
+        report = other.import_paths([FIXTURE], between_batches=hook)
+        assert edits and report.added == 15
+    assert len(reads) >= 2

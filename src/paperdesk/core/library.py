@@ -973,12 +973,25 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
         :func:`~paperdesk.core.imports.records.store_records` (merged onto the papers
         they match, by arXiv id, DOI or abstract); ``step(lines read)``, ``hook()`` and
         ``cancel()`` run between batches, also while a filter keeps nothing for long.
+
+        The library's DOIs and arXiv ids (:class:`Identifiers`) are read once and kept
+        across batches (reading them per batch would make a snapshot of millions of
+        records quadratic); they are read again when anything else wrote to the
+        database between two batches (this connection's ``total_changes`` or SQLite's
+        ``data_version`` moved: an edit run by ``hook``, another connection).
         """
         now = _now()
         records = stream.records()
         db = self.db
         source_id = None
         finished = False
+        ids: Identifiers | None = None
+        seen = None
+
+        def state() -> tuple[int, int]:
+            return (db.conn.total_changes,
+                    db.execute("PRAGMA data_version").fetchone()[0])
+
         while not finished:
             if source_id is not None and cancel():
                 file_report.cancelled = True
@@ -993,12 +1006,15 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
                 finished = True
             counts = FileReport(file_report.path)
             with _db.transaction(db):
+                if ids is None or state() != seen:
+                    ids = Identifiers(db)
                 if source_id is None:
                     source_id = self._source_id(db, str(stream.path),
                                                 FORMAT_LABELS[stream.format], "utf-8", now)
-                new, changed = store_records(db, batch, source_id, counts, now)
+                new, changed = store_records(db, batch, source_id, counts, now, ids)
                 self._enqueue(db, new, "add")
                 self._enqueue(db, changed, "update")
+            seen = state()
             added.extend(new)
             for name in ("added", "duplicates", "enriched", "without_abstract"):
                 setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
