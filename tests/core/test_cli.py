@@ -31,7 +31,9 @@ def test_import_search_show_stats_end_to_end(tmp_path, seed_files):
 
     r = run("search", '"hierarchical Tree-based static workflow"', "--json", library=lib)
     assert r.returncode == 0
-    hits = json.loads(r.stdout)
+    found = json.loads(r.stdout)
+    assert (found["total"], found["shown"], found["suggestion"]) == (1, 1, None)
+    hits = found["hits"]
     assert len(hits) == 1 and {"id", "title", "score"} <= hits[0].keys()
 
     r = run("show", str(hits[0]["id"]), "--json", library=lib)
@@ -181,7 +183,7 @@ def test_search_sort_and_saved_searches(tmp_path, seed_files, capsys):
     assert main(lib + ["import", *map(str, seed_files)]) == 0
     capsys.readouterr()
     assert main(lib + ["search", "depth", "--sort", "title", "--limit", "50", "--json"]) == 0
-    titles = [h["title"].lower() for h in json.loads(capsys.readouterr().out)]
+    titles = [h["title"].lower() for h in json.loads(capsys.readouterr().out)["hits"]]
     assert len(titles) == 50 and titles == sorted(titles)
 
     assert main(lib + ["saved-search", "add", "Code", "has:code depth"]) == 0
@@ -193,7 +195,7 @@ def test_search_sort_and_saved_searches(tmp_path, seed_files, capsys):
         ("Code", "has:code depth"), ("Phrases", '"neural networks"')]
     expected = main(lib + ["search", "has:code depth", "--limit", "500", "--json"])
     assert expected == 0
-    assert saved[0]["count"] == len(json.loads(capsys.readouterr().out))
+    assert saved[0]["count"] == len(json.loads(capsys.readouterr().out)["hits"])
     assert main(lib + ["saved-search", "remove", "code"]) == 0
     assert main(lib + ["saved-search", "remove", "code"]) == 1
     assert "no saved search named 'code'" in capsys.readouterr().err
@@ -329,7 +331,7 @@ def test_edit_sets_checks_and_clears_metadata(tmp_path, seed_files):
     assert meta["citation_key"] == "doe2023learnable" and meta["doi"] is None
     assert meta["venue"] == "NeurIPS", "a refused edit changed nothing"
     r = run("search", "author:doe year:2020..2024", "--json", library=lib)
-    assert [h["id"] for h in json.loads(r.stdout)] == [224]
+    assert [h["id"] for h in json.loads(r.stdout)["hits"]] == [224]
     r = run("show", "224", library=lib)
     assert "authors: Doe, Jane; van Beethoven, Ludwig" in r.stdout
     assert "Mentioned in the abstract:\n  arXiv:2212.08630" in r.stdout

@@ -571,8 +571,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot()
     def choose_folder_to_import(self) -> None:
-        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris`` and ``*.json``
-        files (recursively)."""
+        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
+        ``*.jsonl`` files (recursively)."""
         folder = QFileDialog.getExistingDirectory(self, "Import a folder of abstract files",
                                                   str(self.settings.import_folder))
         if folder:
