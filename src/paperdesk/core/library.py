@@ -24,6 +24,7 @@ from paperdesk.core.store import db as _db
 from paperdesk.core.store.papers import METADATA_COLUMNS, insert_paper, metadata_from_row
 from paperdesk.core.edits.annotations import AnnotationsMixin
 from paperdesk.core.edits.bibliographic import MetadataMixin
+from paperdesk.core.edits.removal import RemovalMixin
 from paperdesk.core.changes import Changes
 from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
@@ -139,7 +140,8 @@ def _read_any(path) -> dict | RecordFile | ParsedFile:
     return records
 
 
-class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
+class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
+              ExportMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
 
     Attributes:
