@@ -282,6 +282,9 @@ def test_a_file_whose_every_paper_is_shared_deletes_no_paper(seeded_library, tmp
     src = next(s for s in lib.sources() if s.name == "subset.txt")
     plan = lib.source_removal(src.id)
     assert plan.deleted == () and len(plan.kept) == 3
+    counts = lib.removal_counts()
+    assert counts == {s.id: len(lib.source_removal(s.id).deleted) for s in lib.sources()}
+    assert counts[src.id] == 0 and sorted(counts.values()) == [0, 102, 105]
     lib.remove_source(src.id)
     assert lib.count() == 225 and len(lib.sources()) == 2
     lib.undo()

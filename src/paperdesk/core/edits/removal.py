@@ -226,6 +226,20 @@ class RemovalMixin:
         return SourceRemoval(source, tuple(p for p, other in rows if not other),
                              tuple(p for p, other in rows if other))
 
+    def removal_counts(self) -> dict[int, int]:
+        """Return, for every imported file, how many papers removing it would delete
+        (those that came from no other file), in one query (the window lists them all).
+
+        Returns:
+            ``{source id: count}``; every source is present (0 when every paper it
+            brought is also from another file, or it brought none).
+        """
+        return dict(self.db.execute(
+            "SELECT s.id, count(DISTINCT CASE WHEN NOT EXISTS (SELECT 1 FROM paper_sources "
+            "o WHERE o.paper_id = ps.paper_id AND o.source_id != s.id) THEN ps.paper_id "
+            "END) FROM sources s LEFT JOIN paper_sources ps ON ps.source_id = s.id "
+            "GROUP BY s.id").fetchall())
+
     # -- deleting papers -----------------------------------------------------------------
     def _snapshot_papers(self, db: sqlite_utils.Database, ids: Sequence[int],
                          snap: RowSnapshot | None = None) -> RowSnapshot:
