@@ -4,7 +4,9 @@ Ctrl+Z brings everything back (keys sent as a user would)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication
 from ui_fixtures import TOTAL, open_seeded, settle, wait_idle, win  # noqa: F401
 
 from paperdesk.core.scope import Scope
@@ -172,15 +174,22 @@ def test_remove_a_file_from_the_sidebar_with_the_keyboard_and_undo(qtbot, win):
     assert lib.stats()["indexed"] == TOTAL
 
 
+def _dialog_shown(qtbot, window):
+    qtbot.waitUntil(lambda: window.remove_file_dialog is not None
+                    and window.remove_file_dialog.isVisible(), timeout=5000)
+    return window.remove_file_dialog
+
+
 def test_remove_file_from_the_file_menu_offers_every_file(qtbot, win, tmp_path):
     window, lib = win, win.lib
     window.focus_list()
     action = window.actions_by_name["removeFileAction"]
     assert action.text() == "&Remove Imported File…"
     assert action in window.menuBar().actions()[0].menu().actions()
-    action.trigger()
-    qtbot.waitUntil(lambda: window.remove_file_dialog is not None
-                    and window.remove_file_dialog.isVisible(), timeout=5000)
+    qtbot.keyClick(window.table, Qt.Key.Key_F, Qt.KeyboardModifier.AltModifier)  # &File
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=5000)
+    qtbot.keyClick(QApplication.activePopupWidget(), "r")     # &Remove Imported File…
+    _dialog_shown(qtbot, window)
     dialog = window.remove_file_dialog
     assert dialog.chosen_source() == lib.sources()[0].id     # no file chosen: the first
     qtbot.keyClick(dialog.list, Qt.Key.Key_Down)
@@ -191,6 +200,38 @@ def test_remove_file_from_the_file_menu_offers_every_file(qtbot, win, tmp_path):
     settle(qtbot, window)
     assert not dialog.isVisible() and lib.count() == TOTAL and len(lib.sources()) == 2
     assert lib.undo_label is None
+
+
+def test_remove_file_from_the_sidebar_context_menu(qtbot, win):
+    window, lib = win, win.lib
+    second = lib.sources()[1]
+    pane = window.tag_pane
+    item = pane.item_for(second.id)
+    pos = pane.visualItemRect(item).center()
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, pane.viewport()
+                              .mapToGlobal(pos))
+    seen = []
+
+    def choose() -> None:      # runs inside the menu's own event loop (QMenu.exec)
+        menu = QApplication.activePopupWidget()
+        seen.append([a.text() for a in menu.actions()] if menu else None)
+        if menu is not None:
+            qtbot.keyClick(menu, "r")
+
+    QTimer.singleShot(0, choose)
+    QApplication.sendEvent(pane.viewport(), event)   # returns once the menu closed
+    assert seen == [["&Remove File…\tDel"]]
+    dialog = _dialog_shown(qtbot, window)
+    assert dialog.chosen_source() == second.id        # the file right-clicked
+    qtbot.keyClick(dialog.list, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    wait_idle(qtbot, window)
+    assert [s.id for s in lib.sources()] == [lib.sources()[0].id] and lib.count() == 120
+    window.activateWindow()          # offscreen, a closed menu does not give it back
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    window.focus_list()
+    _undo_key(qtbot, window)
+    assert len(lib.sources()) == 2 and window.model.rowCount() == TOTAL
 
 
 def test_delete_and_remove_are_in_the_menus_and_the_shortcuts_list(qtbot, win):
