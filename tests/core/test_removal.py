@@ -140,6 +140,27 @@ def test_deleted_papers_leave_the_index_even_when_it_is_synced_later(seeded_libr
     assert lib.find("quokkas").total == 0 and lib.index.doc_count() == 222
 
 
+def test_a_new_paper_given_a_deleted_papers_id_replaces_it_in_the_index(seeded_library,
+                                                                        tmp_path):
+    """SQLite gives the highest id again once its paper is deleted; if the deletion is
+    not yet indexed, the new paper must replace the old document, not sit beside it."""
+    lib = seeded_library
+    last = max(lib.paper_ids())
+    lib.set_note(last, "capybara")
+    lib.auto_sync_index = False
+    lib.delete_papers([last])
+    report = lib.import_paths([write_daily(tmp_path / "new.txt", [
+        "We measure how quickly okapis learn to open latches in a zoo enclosure, and "
+        "find that they learn faster in pairs."])], sync=False)
+    assert report.added_ids == [last]           # the freed id, while still indexed
+    lib.sync_index()
+    assert lib.index.doc_count() == lib.count() == 225
+    assert [h.id for h in lib.find("okapis").hits] == [last]
+    assert lib.find("capybara").total == 0
+    with pytest.raises(LibraryError, match=f"cannot put back paper {last} "):
+        lib.undo()
+
+
 def test_counts_are_consistent_after_reopening(seeded_library):
     lib = seeded_library
     ids = lib.paper_ids()[10:20]

@@ -923,11 +923,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
     # -- index maintenance -------------------------------------------------------------
     @staticmethod
     def _enqueue(db: sqlite_utils.Database, ids: Iterable[int], op: str) -> None:
-        # A paper queued as 'add' and not yet indexed stays 'add'.
+        # A paper queued as 'add' and not yet indexed stays 'add'. A paper queued as
+        # 'delete' may still be in the index, so what comes under its id next (a deleted
+        # paper put back, or a new paper given the freed id) must replace it: 'update'.
         db.conn.executemany(
             "INSERT INTO index_queue (paper_id, op) VALUES (?, ?) ON CONFLICT(paper_id) DO "
             "UPDATE SET seq = (SELECT max(seq) + 1 FROM index_queue), "
-            "op = CASE WHEN op = 'add' AND excluded.op = 'update' THEN 'add' ELSE excluded.op END",
+            "op = CASE WHEN op = 'add' AND excluded.op = 'update' THEN 'add' "
+            "WHEN op = 'delete' AND excluded.op = 'add' THEN 'update' ELSE excluded.op END",
             [(int(i), op) for i in ids])
 
     def _queue_size(self) -> int:
