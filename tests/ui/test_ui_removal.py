@@ -59,6 +59,22 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     assert window.statusBar().currentMessage() == "Undone: Delete paper"
 
 
+def test_del_pressed_twice_before_the_first_came_back_deletes_once(qtbot, win):
+    window, lib = win, win.lib
+    window.select_row(0)
+    pid = window.current_paper_id()
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)      # key repeat: same paper, ignored
+    settle(qtbot, window)
+    wait_idle(qtbot, window)
+    assert lib.count() == TOTAL - 1 and window.model.row_of(pid) == -1
+    assert lib.undo_stack.labels() == ["Delete paper"]
+    assert window.statusBar().currentMessage() == "Deleted 1 paper  —  Ctrl+Z to undo"
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)      # now the next paper
+    settle(qtbot, window)
+    assert lib.count() == TOTAL - 2 and len(lib.undo_stack) == 2
+
+
 def test_del_deletes_every_selected_row_and_redo_deletes_them_again(qtbot, win):
     window, lib = win, win.lib
     window.select_row(10)

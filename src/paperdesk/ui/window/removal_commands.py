@@ -45,15 +45,32 @@ class RemovalCommandsMixin:
         if not ids:
             self.statusBar().showMessage("Select the papers to delete first", MESSAGE_MS)
             return False
+        # Del pressed again before the deletion came back (key repeat): those papers are
+        # on their way out already; deleting them twice would only say they are gone.
+        pending = getattr(self, "_deleting", None)
+        if pending is None:
+            pending = self._deleting = set()
+        ids = [pid for pid in ids if pid not in pending]
+        if not ids:
+            return False
         self.detail_pane.note_editor.flush()   # a note being typed is saved first
+        pending.update(ids)
 
         def done(changes) -> None:
+            pending.difference_update(ids)
             n = len(changes.papers)
             self.statusBar().showMessage(
                 f"Deleted {plural(n, 'paper')}  —  Ctrl+Z to undo", MESSAGE_MS)
 
-        return self.submit_edit(lambda lib: lib.delete_papers(ids), quiet=True,
-                                on_done=done)
+        def failed(message: str) -> None:
+            pending.difference_update(ids)
+            self.show_error(message)
+
+        queued = self.submit_edit(lambda lib: lib.delete_papers(ids), quiet=True,
+                                  on_done=done, on_failed=failed)
+        if not queued:
+            pending.difference_update(ids)
+        return queued
 
     def prompt_remove_file(self, source_id: int | None = None) -> bool:
         """Offer the imported files to remove (File ▸ Remove Imported File…), each with
