@@ -250,6 +250,24 @@ def test_removed_file_imported_again_comes_back_as_new_papers(seeded_library, se
     assert _dump(lib) == dump and lib.undo_label == f"Remove file ‘{first.name}’"
 
 
+def test_undo_of_a_removal_refuses_when_another_file_took_the_record(seeded_library,
+                                                                     tmp_path):
+    lib = seeded_library
+    last = lib.sources()[-1]
+    lib.remove_source(last.id)
+    other = write_daily(tmp_path / "other.txt", [
+        "A field study of how herons choose fishing spots along a river, with a simple "
+        "model of their choices."])
+    lib.import_paths([other])
+    assert lib.sources()[-1].id == last.id          # SQLite gave the freed id again
+    dump = _dump(lib)
+    with pytest.raises(LibraryError) as caught:
+        lib.undo()
+    assert str(caught.value) == (f"cannot put back the imported file {last.path}: its "
+                                 f"record now belongs to {other}")
+    assert _dump(lib) == dump
+
+
 def test_undo_of_a_delete_refuses_a_paper_imported_again(seeded_library, tmp_path):
     lib = seeded_library
     text = lib.get(lib.paper_ids()[0]).abstract

@@ -284,7 +284,8 @@ class RemovalMixin:
                 snap.restore(db)
                 self._enqueue(db, list(ids) + list(kept), "update")
         except sqlite3.IntegrityError as exc:
-            raise LibraryError(f"cannot put the papers back: {exc}") from exc
+            raise LibraryError("cannot put the papers back: something added since has "
+                               f"taken their place ({exc})") from exc
         self._changed()
 
     def _check_free(self, db: sqlite_utils.Database, snap: RowSnapshot) -> None:
@@ -304,12 +305,15 @@ class RemovalMixin:
                             f"cannot put back paper {row[i_id]} {quote(row[i_title])}: "
                             f"paper {again[0]} has its abstract, id or citation key now")
             elif table == "sources":
-                i_path = names.index("path")
+                i_id, i_path = names.index("id"), names.index("path")
                 for row in rows:
-                    if db.execute("SELECT 1 FROM sources WHERE path = ?",
-                                  [row[i_path]]).fetchone():
+                    again = db.execute("SELECT path FROM sources WHERE path = ? OR id = ?",
+                                       [row[i_path], row[i_id]]).fetchone()
+                    if again is not None:
+                        what = ("it was imported again" if again[0] == row[i_path]
+                                else f"its record now belongs to {again[0]}")
                         raise LibraryError(f"cannot put back the imported file "
-                                           f"{row[i_path]}: it was imported again")
+                                           f"{row[i_path]}: {what}")
 
     def delete_papers(self, paper_ids: Iterable[int], undoable: bool = True) -> Changes:
         """Delete papers with their tags, notes, highlights and links to source files,
