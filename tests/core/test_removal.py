@@ -376,12 +376,13 @@ def test_many_papers_in_one_step(empty_library, tmp_path):
 
 def test_a_table_added_later_that_refers_to_papers_is_restored_too(seeded_library):
     """Tables are found in the schema, so a later schema version's table (here a made-up
-    one with two references to papers) is deleted and restored with the papers."""
+    one with two references to papers, one of them without ON DELETE CASCADE) is deleted
+    and restored with the papers."""
     lib = seeded_library
     a, b, c = lib.paper_ids()[:3]
     lib.db.execute("CREATE TABLE pairs (id INTEGER PRIMARY KEY, "
                    "left_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE, "
-                   "right_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE)")
+                   "right_id INTEGER NOT NULL REFERENCES papers(id))")   # no cascade
     lib.db.execute("INSERT INTO pairs (left_id, right_id) VALUES (?, ?), (?, ?)",
                    [a, b, b, c])
     dump = _dump(lib)

@@ -11,8 +11,10 @@ for a removed file, its ``sources`` row.
 What is kept for undo is a copy of the rows themselves, taken from every table that
 refers to ``papers`` (or, for a removed file, to ``sources``) with a foreign key: the
 tables are found in the schema (``PRAGMA foreign_key_list``) rather than listed here, so
-a table added by a later schema version is deleted (``ON DELETE CASCADE``) and restored
-with the rest without this module knowing it. The ``index_queue`` refers to papers
+a table added by a later schema version is deleted and restored with the rest without
+this module knowing it (one level deep: a table that refers only to one of those tables,
+say to ``highlights``, is not followed; its rows would go by ``ON DELETE CASCADE`` and not
+come back). The ``index_queue`` refers to papers
 without a foreign key (a deleted paper must stay queued until the index has dropped it);
 deleted papers are queued ``delete``, restored ones ``update`` (add or replace).
 """
@@ -260,13 +262,22 @@ class RemovalMixin:
 
     def _delete_rows(self, db: sqlite_utils.Database, ids: Sequence[int],
                      source_id: int | None = None, kept: Sequence[int] = ()) -> None:
-        """Delete papers (their referring rows go by ``ON DELETE CASCADE``) and, with
-        ``source_id``, that file's row and its links; queue the index changes. Runs
-        inside the caller's transaction."""
+        """Delete papers with every row that refers to them and, with ``source_id``,
+        that file's row and its links; queue the index changes. Runs inside the caller's
+        transaction. The referring rows are deleted explicitly (not left to ``ON DELETE
+        CASCADE``), so a table whose foreign key does not cascade cannot stop it."""
+        referring = _referring(db, "papers")
         for chunk in _chunks(list(ids)):
             marks = ",".join("?" * len(chunk))
+            for table, cols in referring:
+                where = " OR ".join(f"{_name(c)} IN ({marks})" for c in cols)
+                db.execute(f"DELETE FROM {_name(table)} WHERE {where}", chunk * len(cols))
             db.execute(f"DELETE FROM papers WHERE id IN ({marks})", chunk)
         if source_id is not None:
+            for table, cols in _referring(db, "sources"):
+                where = " OR ".join(f"{_name(c)} = ?" for c in cols)
+                db.execute(f"DELETE FROM {_name(table)} WHERE {where}",
+                           [source_id] * len(cols))
             db.execute("DELETE FROM sources WHERE id = ?", [source_id])
         self._enqueue(db, ids, "delete")
         self._enqueue(db, kept, "update")
