@@ -231,6 +231,38 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--star", dest="star", action="store_true", default=None)
     g.add_argument("--unstar", dest="star", action="store_false")
 
+    p = sub.add_parser("sources", help="list the imported files with their ids and paper "
+                                       "counts")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser(
+        "delete", help="delete papers with their tags, notes and highlights",
+        description="Delete papers from the library, with their tags, notes, highlights "
+                    "and links to the files they came from; they leave the search index. "
+                    "Tags stay, with fewer papers. Deleting in the window can be undone "
+                    "(Ctrl+Z); a command cannot, so --dry-run shows what would go first.")
+    p.add_argument("ids", nargs="+", type=int, metavar="ID",
+                   help="a paper id (as search, show and export print them)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="only print the papers that would be deleted")
+    p.add_argument("--json", action="store_true", help="print the deleted ids as JSON")
+
+    p = sub.add_parser(
+        "remove-file", help="remove an imported file and the papers that came from it only",
+        description="Remove an imported file from the library: its record, and the papers "
+                    "that came from no other imported file (with their tags, notes and "
+                    "highlights). Papers also imported from another file stay. The file "
+                    "itself is not touched; importing it again adds its papers anew. A "
+                    "command cannot be undone (the window can), so --dry-run shows what "
+                    "would go first.")
+    p.add_argument("source", metavar="SOURCE",
+                   help="the file's id as `paperdesk sources` lists it, its path (as "
+                        "imported, or relative to this folder) or its file name")
+    p.add_argument("--dry-run", action="store_true",
+                   help="only print what would be removed")
+    p.add_argument("--json", action="store_true",
+                   help="print the file and the deleted and kept paper ids as JSON")
+
     p = sub.add_parser("completion", help="print the shell completion script for bash or zsh",
                        description="Print a completion script (made by shtab from this "
                                    "command line). bash: paperdesk completion bash > "
@@ -520,6 +552,59 @@ def _cmd_mark(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_sources(lib: Library, args) -> int:
+    sources = lib.sources()
+    if args.json:
+        _print_json([s.to_dict() for s in sources])
+        return 0
+    if not sources:
+        print("no imported files")
+    for s in sources:
+        print(f"{s.id:>6}  {s.papers:>6} papers  {s.path}")
+    return 0
+
+
+def _papers(n: int) -> str:
+    return "1 paper" if n == 1 else f"{n} papers"
+
+
+def _cmd_delete(lib: Library, args) -> int:
+    ids = list(dict.fromkeys(args.ids))
+    if args.dry_run:
+        titles = {s.id: s.title for s in lib.summaries(ids).values()}
+        missing = [i for i in ids if i not in titles]
+        if missing:
+            raise LibraryError(f"no paper with id {missing[0]}")
+        if args.json:
+            _print_json({"deleted": ids, "dry_run": True})
+            return 0
+        print(f"would delete {_papers(len(ids))}:")
+        for i in ids:
+            print(f"{i:>6}  {titles[i]}")
+        return 0
+    changes = lib.delete_papers(ids)
+    if args.json:
+        _print_json({"deleted": sorted(changes.papers)})
+    else:
+        print(f"deleted {_papers(len(changes.papers))}")
+    return 0
+
+
+def _cmd_remove_file(lib: Library, args) -> int:
+    plan = lib.source_removal(lib.find_source(args.source).id)
+    if not args.dry_run:
+        lib.remove_source(plan.source.id)
+    if args.json:
+        _print_json(dict(plan.to_dict(), dry_run=args.dry_run))
+        return 0
+    kept = (f"; {_papers(len(plan.kept))} also from other files stay" if plan.kept
+            else "")
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {plan.source.path} (id {plan.source.id}): "
+          f"{_papers(len(plan.deleted))} {'would go' if args.dry_run else 'deleted'}{kept}")
+    return 0
+
+
 def _cmd_saved(lib: Library, args) -> int:
     if args.saved_command == "add":
         lib.save_search(args.name, args.query)
@@ -612,12 +697,15 @@ _COMMANDS = {
     "mark": _cmd_mark,
     "saved-search": _cmd_saved,
     "export": _cmd_export,
+    "sources": _cmd_sources,
+    "delete": _cmd_delete,
+    "remove-file": _cmd_remove_file,
 }
 
 
 #: Commands that only read the library: they still run, read-only, while another process
 #: holds its lock; every other command is refused then.
-_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export"}
+_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources"}
 
 
 #: The options of ``edit`` that change something.
@@ -627,11 +715,13 @@ _EDIT_OPTIONS = ("author", "year", "date", "venue", "entry_type", "doi", "arxiv"
 
 def writes(args: argparse.Namespace) -> bool:
     """Return True if the parsed command changes the library (see
-    :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` only reads)."""
+    :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` and ``--dry-run`` only read)."""
     if args.command == "saved-search":
         return args.saved_command != "list"
     if args.command == "edit":      # without options it only prints the metadata
         return any(getattr(args, o) not in (None, False) for o in _EDIT_OPTIONS)
+    if args.command in ("delete", "remove-file"):
+        return not args.dry_run
     return args.command not in _READ_ONLY_COMMANDS
 
 

@@ -24,6 +24,7 @@ from paperdesk.core.store import db as _db
 from paperdesk.core.store.papers import METADATA_COLUMNS, insert_paper, metadata_from_row
 from paperdesk.core.edits.annotations import AnnotationsMixin
 from paperdesk.core.edits.bibliographic import MetadataMixin
+from paperdesk.core.edits.removal import RemovalMixin
 from paperdesk.core.changes import Changes
 from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
@@ -166,7 +167,8 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None
     return records
 
 
-class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
+class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
+              ExportMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
 
     Attributes:
@@ -1051,11 +1053,14 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin):
     # -- index maintenance -------------------------------------------------------------
     @staticmethod
     def _enqueue(db: sqlite_utils.Database, ids: Iterable[int], op: str) -> None:
-        # A paper queued as 'add' and not yet indexed stays 'add'.
+        # A paper queued as 'add' and not yet indexed stays 'add'. A paper queued as
+        # 'delete' may still be in the index, so what comes under its id next (a deleted
+        # paper put back, or a new paper given the freed id) must replace it: 'update'.
         db.conn.executemany(
             "INSERT INTO index_queue (paper_id, op) VALUES (?, ?) ON CONFLICT(paper_id) DO "
             "UPDATE SET seq = (SELECT max(seq) + 1 FROM index_queue), "
-            "op = CASE WHEN op = 'add' AND excluded.op = 'update' THEN 'add' ELSE excluded.op END",
+            "op = CASE WHEN op = 'add' AND excluded.op = 'update' THEN 'add' "
+            "WHEN op = 'delete' AND excluded.op = 'add' THEN 'update' ELSE excluded.op END",
             [(int(i), op) for i in ids])
 
     def _queue_size(self) -> int:
