@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as _dt
 import json
 import os
 import re
@@ -20,16 +21,25 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
+import shtab
+
 from paperdesk import __version__
 from paperdesk.core.exports.formats import FIELDS, FORMATS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
+from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.library import Library
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
 from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
 
-__all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files"]
+__all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files",
+           "COMPLETION_SHELLS", "STDOUT"]
+
+#: The shells ``paperdesk completion`` writes a script for.
+COMPLETION_SHELLS = ("bash", "zsh")
+#: ``-o -``: write the export to standard output.
+STDOUT = "-"
 
 
 def _positive_int(text: str) -> int:
@@ -46,6 +56,17 @@ def _folder(text: str) -> Path:
     if not text.strip():
         raise argparse.ArgumentTypeError("the library folder cannot be empty")
     return Path(text)
+
+
+def _since(text: str) -> _dt.date:
+    parts = text.strip().split("-")
+    try:
+        if not 1 <= len(parts) <= 3 or len(parts[0]) != 4:
+            raise ValueError
+        return _dt.date(*(int(p) for p in parts), *([1] * (3 - len(parts))))
+    except (ValueError, TypeError):
+        raise argparse.ArgumentTypeError(
+            f"not a date like 2024-01-31, 2024-01 or 2024: {text!r}") from None
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -72,41 +93,54 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--library", metavar="DIR", type=_folder, default=None,
         help=f"library folder (default: ${LIBRARY_ENV}, else {default_library_path()}; "
-             "the window opens the library it had open last)")
+             "the window opens the library it had open last)"
+    ).complete = shtab.DIRECTORY
     parser.add_argument("--screenshot", metavar="FILE", type=Path,
                         help="render the window offscreen into this PNG file and exit "
-                             "(no COMMAND)")
+                             "(no COMMAND)").complete = shtab.FILE
     parser.add_argument("--size", metavar="WxH", type=_size, default=(1280, 800),
                         help="window size for --screenshot (default 1280x800)")
     parser.add_argument("--appearance", choices=["system", "light", "dark"],
                         help="the window's colours: follow the system (default, or as "
                              "chosen in View ▸ Appearance), light or dark")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND",
+                                help="what to do (without one, the window opens)")
 
     p = sub.add_parser("install-desktop",
                        help="add paperdesk to the desktop's application menu (this user)")
     p.add_argument("--exec", dest="exec_path", metavar="PATH",
-                   help="program the launcher starts (default: this paperdesk)")
+                   help="program the launcher starts (default: this paperdesk)"
+                   ).complete = shtab.FILE
     sub.add_parser("uninstall-desktop", help="remove what install-desktop added")
 
     p = sub.add_parser("import", help="import files (Daily Papers or plain text, BibTeX, "
-                                      "RIS, CSL-JSON, paperdesk JSON) or folders of them")
+                                      "RIS, CSL-JSON, arXiv metadata, paperdesk JSON) or "
+                                      "folders of them")
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path,
-                   help="a file, a folder (its *.txt, *.bib, *.ris and *.json files, "
-                        "recursively) or - for standard input; the format is recognised "
-                        "by content")
+                   help="a file, a folder (its *.txt, *.bib, *.ris, *.json and *.jsonl "
+                        "files, recursively) or - for standard input; the format is "
+                        "recognised by content").complete = shtab.FILE
+    p.add_argument("--category", action="append", metavar="CAT", default=[],
+                   help="arXiv metadata files: keep records in this category (cs.CV) or "
+                        "archive (cs: every cs.*); repeat for several (any matches)")
+    p.add_argument("--since", metavar="YYYY[-MM[-DD]]", type=_since,
+                   help="arXiv metadata files: keep records first submitted on or after "
+                        "this date (the first version's date, else update_date)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("search", help="full-text search (see the README for the language)")
-    p.add_argument("query")
+    p.add_argument("query", help="what to find: words, \"a phrase\", field:value, "
+                                 "has:code, year:2020..2024, OR, -word (quote it for the "
+                                 "shell)")
     p.add_argument("--limit", type=_positive_int, default=20, metavar="N",
                    help="most results (default 20)")
     p.add_argument("--sort", choices=list(SORT_CHOICES), default=RELEVANCE,
                    help="order of results (default: relevance)")
-    p.add_argument("--json", action="store_true", help="print results as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print {query, total, shown, suggestion, message, hits} as JSON")
 
     p = sub.add_parser("show", help="show one paper")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=int, help="the paper's id (from search or the window)")
     p.add_argument("--json", action="store_true", help="print the paper as JSON")
 
     p = sub.add_parser("stats", help="counts of papers, index documents and sources")
@@ -115,26 +149,28 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("reindex", help="rebuild the full-text index from the database")
 
     p = sub.add_parser("tag", help="add, remove or rename a tag")
-    tag_sub = p.add_subparsers(dest="tag_command", metavar="ACTION", required=True)
+    tag_sub = p.add_subparsers(dest="tag_command", metavar="ACTION", required=True,
+                               help="add, remove or rename")
     q = tag_sub.add_parser("add", help="tag papers (creates the tag if needed)")
-    q.add_argument("tag")
-    q.add_argument("ids", nargs="+", type=int, metavar="ID")
+    q.add_argument("tag", help="the tag's name (names ignore case)")
+    q.add_argument("ids", nargs="+", type=int, metavar="ID", help="papers to tag")
     q = tag_sub.add_parser("remove", help="remove a tag from papers")
-    q.add_argument("tag")
-    q.add_argument("ids", nargs="+", type=int, metavar="ID")
+    q.add_argument("tag", help="the tag's name")
+    q.add_argument("ids", nargs="+", type=int, metavar="ID", help="papers to untag")
     q = tag_sub.add_parser("rename", help="rename a tag; onto an existing name merges them")
-    q.add_argument("old")
-    q.add_argument("new")
+    q.add_argument("old", help="the tag's name now")
+    q.add_argument("new", help="its new name (an existing tag's name merges the two)")
 
     p = sub.add_parser("saved-search", help="add, list or remove saved searches")
-    saved_sub = p.add_subparsers(dest="saved_command", metavar="ACTION", required=True)
+    saved_sub = p.add_subparsers(dest="saved_command", metavar="ACTION", required=True,
+                                 help="add, list or remove")
     q = saved_sub.add_parser("add", help="save a query under a name (replaces one of that name)")
-    q.add_argument("name")
-    q.add_argument("query")
+    q.add_argument("name", help="the saved search's name")
+    q.add_argument("query", help="the query, as for search")
     q = saved_sub.add_parser("list", help="list saved searches with their match counts")
     q.add_argument("--json", action="store_true", help="print as JSON")
     q = saved_sub.add_parser("remove", help="delete a saved search")
-    q.add_argument("name")
+    q.add_argument("name", help="the saved search's name (any case)")
     p = sub.add_parser("export", help="export papers as csv, markdown, json, bibtex, ris "
                                       "or csl-json")
     scope = p.add_mutually_exclusive_group(required=True)
@@ -147,7 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fields", metavar="F,F,...",
                    help="fields to include (default all): " + ",".join(FIELDS))
     p.add_argument("-o", "--output", metavar="FILE", type=Path,
-                   help="file to write (default: standard output)")
+                   help="file to write; - or none: standard output"
+                   ).complete = shtab.FILE
 
     p = sub.add_parser(
         "edit", help="set a paper's own metadata: authors, year or date, venue, type, DOI, "
@@ -156,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "value (--doi '') clears that part. Malformed DOIs, arXiv ids, dates "
                     "and URLs are refused with the reason, and nothing changes. Without "
                     "options, prints the metadata.")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=int, help="the paper's id")
     p.add_argument("--author", action="append", metavar="NAME",
                    help="an author, 'Family, Given' or 'Given Family'; repeat for each, in "
                         "order (replaces the authors; 'A; B' also gives two)")
@@ -182,17 +219,57 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print as JSON")
 
     p = sub.add_parser("note", help="set a paper's note (empty text clears it)")
-    p.add_argument("id", type=int)
+    p.add_argument("id", type=int, help="the paper's id")
     p.add_argument("text", help="the note (Markdown); - reads it from standard input")
 
     p = sub.add_parser("mark", help="mark papers read/unread, starred/unstarred")
-    p.add_argument("ids", nargs="+", type=int, metavar="ID")
+    p.add_argument("ids", nargs="+", type=int, metavar="ID", help="papers to mark")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--read", dest="read", action="store_true", default=None)
     g.add_argument("--unread", dest="read", action="store_false")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--star", dest="star", action="store_true", default=None)
     g.add_argument("--unstar", dest="star", action="store_false")
+
+    p = sub.add_parser("sources", help="list the imported files with their ids and paper "
+                                       "counts")
+    p.add_argument("--json", action="store_true", help="print as JSON")
+
+    p = sub.add_parser(
+        "delete", help="delete papers with their tags, notes and highlights",
+        description="Delete papers from the library, with their tags, notes, highlights "
+                    "and links to the files they came from; they leave the search index. "
+                    "Tags stay, with fewer papers. Deleting in the window can be undone "
+                    "(Ctrl+Z); a command cannot, so --dry-run shows what would go first.")
+    p.add_argument("ids", nargs="+", type=int, metavar="ID",
+                   help="a paper id (as search, show and export print them)")
+    p.add_argument("--dry-run", action="store_true",
+                   help="only print the papers that would be deleted")
+    p.add_argument("--json", action="store_true", help="print the deleted ids as JSON")
+
+    p = sub.add_parser(
+        "remove-file", help="remove an imported file and the papers that came from it only",
+        description="Remove an imported file from the library: its record, and the papers "
+                    "that came from no other imported file (with their tags, notes and "
+                    "highlights). Papers also imported from another file stay. The file "
+                    "itself is not touched; importing it again adds its papers anew. A "
+                    "command cannot be undone (the window can), so --dry-run shows what "
+                    "would go first.")
+    p.add_argument("source", metavar="SOURCE",
+                   help="the file's id as `paperdesk sources` lists it, its path (as "
+                        "imported, or relative to this folder) or its file name")
+    p.add_argument("--dry-run", action="store_true",
+                   help="only print what would be removed")
+    p.add_argument("--json", action="store_true",
+                   help="print the file and the deleted and kept paper ids as JSON")
+
+    p = sub.add_parser("completion", help="print the shell completion script for bash or zsh",
+                       description="Print a completion script (made by shtab from this "
+                                   "command line). bash: paperdesk completion bash > "
+                                   "~/.local/share/bash-completion/completions/paperdesk; "
+                                   "zsh: paperdesk completion zsh > ~/.zfunc/_paperdesk "
+                                   "with fpath+=(~/.zfunc) before compinit in ~/.zshrc.")
+    p.add_argument("shell", choices=COMPLETION_SHELLS, help="bash or zsh")
 
     p = sub.add_parser(
         "duplicates", help="list possible near-duplicate papers; merge or dismiss a pair",
@@ -236,23 +313,30 @@ def _counts(r) -> str:
         out += f", {r.without_abstract} without abstract"
     if r.skipped:
         out += f", {r.skipped} left out"
+    if r.filtered:
+        out += f", {r.filtered} not matching the filters"
     return out
 
 
 def _cmd_import(lib: Library, args) -> int:
     from paperdesk.cli_progress import ImportBar
 
+    wanted = ArxivFilter(tuple(c.strip() for c in args.category if c.strip()), args.since)
     bar = ImportBar()
     with _cancel_on_interrupt() as stop:
         try:
             report = lib.import_paths(args.paths, progress=bar.tracker.progress,
-                                      on_file=bar.tracker.on_file, cancel=stop.is_set)
+                                      on_file=bar.tracker.on_file, cancel=stop.is_set,
+                                      arxiv_filter=wanted)
         finally:
             bar.close()
         if not report.cancelled:
             # The near-duplicate stage, once the papers are stored (and indexed); Ctrl+C
             # stops it too (the papers it did not look at are looked at next time).
             report.near_duplicates = lib.find_near_duplicates(cancel=stop.is_set)
+    if wanted and not any(f.format == ARXIV_FORMAT for f in report.files):
+        print("paperdesk: note: --category and --since filter arXiv metadata files only; "
+              "no file was one", file=sys.stderr)
     if args.json:
         _print_json(report.to_dict())
     else:
@@ -313,7 +397,7 @@ def _cmd_search(lib: Library, args) -> int:
     if results.message:
         print(f"paperdesk: note: {results.message}", file=sys.stderr)
     if args.json:
-        _print_json([h.to_dict() for h in results.hits])
+        _print_json(search_json(results))
         return 0
     if results.suggestion:
         print(f"did you mean: {results.suggestion}")
@@ -325,6 +409,22 @@ def _cmd_search(lib: Library, args) -> int:
     if results.total > len(results.hits):
         print(f"({len(results.hits)} of {results.total} shown; use --limit)")
     return 0
+
+
+def search_json(results) -> dict:
+    """The ``search --json`` document: ``{"query": str, "total": int, "total_exact":
+    bool, "shown": int, "suggestion": str | None, "message": str | None, "hits": [{"id",
+    "title", "score", "snippet", "snippet_spans"}, ...]}``; ``total`` counts every match,
+    ``shown`` the hits printed (at most ``--limit``).
+
+    Args:
+        results: a :class:`~paperdesk.core.models.SearchResults`.
+    Returns:
+        The dict.
+    """
+    doc = results.to_dict()
+    hits = doc.pop("hits")
+    return {**doc, "shown": len(hits), "hits": hits}
 
 
 def _cmd_show(lib: Library, args) -> int:
@@ -483,6 +583,59 @@ def _cmd_mark(lib: Library, args) -> int:
     return 0
 
 
+def _cmd_sources(lib: Library, args) -> int:
+    sources = lib.sources()
+    if args.json:
+        _print_json([s.to_dict() for s in sources])
+        return 0
+    if not sources:
+        print("no imported files")
+    for s in sources:
+        print(f"{s.id:>6}  {s.papers:>6} papers  {s.path}")
+    return 0
+
+
+def _papers(n: int) -> str:
+    return "1 paper" if n == 1 else f"{n} papers"
+
+
+def _cmd_delete(lib: Library, args) -> int:
+    ids = list(dict.fromkeys(args.ids))
+    if args.dry_run:
+        titles = {s.id: s.title for s in lib.summaries(ids).values()}
+        missing = [i for i in ids if i not in titles]
+        if missing:
+            raise LibraryError(f"no paper with id {missing[0]}")
+        if args.json:
+            _print_json({"deleted": ids, "dry_run": True})
+            return 0
+        print(f"would delete {_papers(len(ids))}:")
+        for i in ids:
+            print(f"{i:>6}  {titles[i]}")
+        return 0
+    changes = lib.delete_papers(ids)
+    if args.json:
+        _print_json({"deleted": sorted(changes.papers)})
+    else:
+        print(f"deleted {_papers(len(changes.papers))}")
+    return 0
+
+
+def _cmd_remove_file(lib: Library, args) -> int:
+    plan = lib.source_removal(lib.find_source(args.source).id)
+    if not args.dry_run:
+        lib.remove_source(plan.source.id)
+    if args.json:
+        _print_json(dict(plan.to_dict(), dry_run=args.dry_run))
+        return 0
+    kept = (f"; {_papers(len(plan.kept))} also from other files stay" if plan.kept
+            else "")
+    verb = "would remove" if args.dry_run else "removed"
+    print(f"{verb} {plan.source.path} (id {plan.source.id}): "
+          f"{_papers(len(plan.deleted))} {'would go' if args.dry_run else 'deleted'}{kept}")
+    return 0
+
+
 def _cmd_saved(lib: Library, args) -> int:
     if args.saved_command == "add":
         lib.save_search(args.name, args.query)
@@ -510,7 +663,8 @@ def _cmd_export(lib: Library, args) -> int:
                            everything=args.all)
     if not ids:
         raise LibraryError("nothing to export: the scope holds no papers")
-    if args.output is not None and (not str(args.output).strip() or args.output.is_dir()):
+    to_stdout = args.output is None or str(args.output) == STDOUT
+    if not to_stdout and (not str(args.output).strip() or args.output.is_dir()):
         raise LibraryError(f"{args.output} is a folder; give a file name with -o")
     fields = None
     if args.fields:
@@ -519,8 +673,8 @@ def _cmd_export(lib: Library, args) -> int:
         if unknown:
             raise LibraryError(f"unknown field(s) {', '.join(unknown)}; "
                                f"choose from {','.join(FIELDS)}")
-    if args.output is None:
-        sys.stdout.write(lib.export_text(ids, args.format, fields))
+    if to_stdout:
+        _write_stdout(lib.export_text(ids, args.format, fields).encode("utf-8"))
         return 0
     n = lib.export_to_file(ids, args.format, args.output, fields)
     print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
@@ -548,6 +702,23 @@ def _cmd_duplicates(lib: Library, args) -> int:
     for p in pairs:
         print(f"{p.paper_a:>6} {p.paper_b:>6}  {p.similarity:5.2f}  {p.title_a}")
         print(f"{'':>14}  {'':5}  {p.title_b}")
+    return 0
+
+
+def _write_stdout(data: bytes) -> None:
+    """Write bytes to standard output as they are (the same bytes an export file gets:
+    UTF-8, line ends untouched), through the binary buffer when there is one."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
+
+
+def _cmd_completion(args) -> int:
+    sys.stdout.write(shtab.complete(build_parser(), shell=args.shell))
     return 0
 
 
@@ -581,13 +752,16 @@ _COMMANDS = {
     "mark": _cmd_mark,
     "saved-search": _cmd_saved,
     "export": _cmd_export,
+    "sources": _cmd_sources,
+    "delete": _cmd_delete,
+    "remove-file": _cmd_remove_file,
     "duplicates": _cmd_duplicates,
 }
 
 
 #: Commands that only read the library: they still run, read-only, while another process
 #: holds its lock; every other command is refused then.
-_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export"}
+_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources"}
 
 
 #: The options of ``edit`` that change something.
@@ -597,13 +771,15 @@ _EDIT_OPTIONS = ("author", "year", "date", "venue", "entry_type", "doi", "arxiv"
 
 def writes(args: argparse.Namespace) -> bool:
     """Return True if the parsed command changes the library (see
-    :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` only reads)."""
+    :data:`_READ_ONLY_COMMANDS`; ``saved-search list`` and ``--dry-run`` only read)."""
     if args.command == "saved-search":
         return args.saved_command != "list"
     if args.command == "duplicates":   # listing only reads (looking at new papers, when
         return args.dup_command is not None      # it may write, is a cache)
     if args.command == "edit":      # without options it only prints the metadata
         return any(getattr(args, o) not in (None, False) for o in _EDIT_OPTIONS)
+    if args.command in ("delete", "remove-file"):
+        return not args.dry_run
     return args.command not in _READ_ONLY_COMMANDS
 
 
@@ -693,6 +869,44 @@ def split_open_files(parser: argparse.ArgumentParser,
     return (options, files) if files else None
 
 
+#: String options that are file system paths: kept as given (their bytes open the file).
+_PATH_OPTIONS = {"exec_path"}
+
+
+def _clean_text(value: str) -> str:
+    """A text argument with bytes that are not UTF-8 (lone surrogates, PEP 383) replaced
+    by U+FFFD, so that it can be stored and searched."""
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def _clean_args(args: argparse.Namespace) -> None:
+    """Clean every text argument (not paths: those are :class:`Path` objects or in
+    :data:`_PATH_OPTIONS`) with :func:`_clean_text`, in place."""
+    for name, value in vars(args).items():
+        if name in _PATH_OPTIONS:
+            continue
+        if isinstance(value, str):
+            setattr(args, name, _clean_text(value))
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            setattr(args, name, [_clean_text(v) for v in value])
+
+
+def _safe_streams() -> None:
+    """Standard output and error write what cannot be encoded as backslash escapes
+    instead of raising (a file name with bytes that are not UTF-8 in a message)."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            try:
+                reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):  # detached or closed: leave it
+                pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -701,6 +915,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns:
         The exit status (0 ok, 1 user error, 2 usage error, 130 interrupted).
     """
+    _safe_streams()
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     split = split_open_files(parser, argv)
@@ -721,6 +936,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run(args.library, appearance=args.appearance,
                    files=[os.path.abspath(f) for f in files])
     args = parser.parse_args(argv)
+    _clean_args(args)
     if args.command is None:
         from paperdesk.ui.app.controller import run  # Qt is imported only for the GUI
 
@@ -730,6 +946,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--screenshot renders the window: give it without a COMMAND")
     if args.command in ("install-desktop", "uninstall-desktop"):
         return _cmd_desktop(args)
+    if args.command == "completion":
+        return _cmd_completion(args)
     library_path = args.library or default_library_path()
     lock = None
     try:

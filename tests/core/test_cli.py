@@ -31,7 +31,9 @@ def test_import_search_show_stats_end_to_end(tmp_path, seed_files):
 
     r = run("search", '"hierarchical Tree-based static workflow"', "--json", library=lib)
     assert r.returncode == 0
-    hits = json.loads(r.stdout)
+    found = json.loads(r.stdout)
+    assert (found["total"], found["shown"], found["suggestion"]) == (1, 1, None)
+    hits = found["hits"]
     assert len(hits) == 1 and {"id", "title", "score"} <= hits[0].keys()
 
     r = run("show", str(hits[0]["id"]), "--json", library=lib)
@@ -181,7 +183,7 @@ def test_search_sort_and_saved_searches(tmp_path, seed_files, capsys):
     assert main(lib + ["import", *map(str, seed_files)]) == 0
     capsys.readouterr()
     assert main(lib + ["search", "depth", "--sort", "title", "--limit", "50", "--json"]) == 0
-    titles = [h["title"].lower() for h in json.loads(capsys.readouterr().out)]
+    titles = [h["title"].lower() for h in json.loads(capsys.readouterr().out)["hits"]]
     assert len(titles) == 50 and titles == sorted(titles)
 
     assert main(lib + ["saved-search", "add", "Code", "has:code depth"]) == 0
@@ -193,7 +195,7 @@ def test_search_sort_and_saved_searches(tmp_path, seed_files, capsys):
         ("Code", "has:code depth"), ("Phrases", '"neural networks"')]
     expected = main(lib + ["search", "has:code depth", "--limit", "500", "--json"])
     assert expected == 0
-    assert saved[0]["count"] == len(json.loads(capsys.readouterr().out))
+    assert saved[0]["count"] == len(json.loads(capsys.readouterr().out)["hits"])
     assert main(lib + ["saved-search", "remove", "code"]) == 0
     assert main(lib + ["saved-search", "remove", "code"]) == 1
     assert "no saved search named 'code'" in capsys.readouterr().err
@@ -329,7 +331,7 @@ def test_edit_sets_checks_and_clears_metadata(tmp_path, seed_files):
     assert meta["citation_key"] == "doe2023learnable" and meta["doi"] is None
     assert meta["venue"] == "NeurIPS", "a refused edit changed nothing"
     r = run("search", "author:doe year:2020..2024", "--json", library=lib)
-    assert [h["id"] for h in json.loads(r.stdout)] == [224]
+    assert [h["id"] for h in json.loads(r.stdout)["hits"]] == [224]
     r = run("show", "224", library=lib)
     assert "authors: Doe, Jane; van Beethoven, Ludwig" in r.stdout
     assert "Mentioned in the abstract:\n  arXiv:2212.08630" in r.stdout
@@ -337,3 +339,83 @@ def test_edit_sets_checks_and_clears_metadata(tmp_path, seed_files):
     assert r.returncode == 1 and r.stderr.startswith("paperdesk: year: '20x' is not a year")
     r = run("edit", "99999", "--year", "2020", library=lib)
     assert r.returncode == 1 and "no paper with id 99999" in r.stderr
+
+
+def test_sources_delete_and_remove_file(tmp_path, seed_files, capsys, monkeypatch):
+    lib = str(tmp_path / "lib")
+    assert main(["--library", lib, "import", *map(str, seed_files)]) == 0
+    capsys.readouterr()
+    assert main(["--library", lib, "sources", "--json"]) == 0
+    first, second = json.loads(capsys.readouterr().out)
+    assert (first["id"], first["papers"], first["path"]) == (1, 120, str(seed_files[0]))
+    assert main(["--library", lib, "sources"]) == 0
+    assert capsys.readouterr().out.splitlines()[1] == f"     2     120 papers  {seed_files[1]}"
+
+    # --dry-run reads only: it works while the window holds the lock and changes nothing.
+    from paperdesk.core.store.lock import LibraryLock
+    with LibraryLock(tmp_path / "lib", app="gui"):
+        assert main(["--library", lib, "delete", "1", "2", "--dry-run"]) == 0
+        out = capsys.readouterr().out.splitlines()
+        assert out[0] == "would delete 2 papers:" and out[1].startswith("     1  The ")
+        assert main(["--library", lib, "remove-file", "1", "--dry-run"]) == 0
+        assert capsys.readouterr().out == (
+            f"would remove {seed_files[0]} (id 1): 105 papers would go; "
+            "15 papers also from other files stay\n")
+        for argv in (["delete", "1"], ["remove-file", "1"]):
+            assert main(["--library", lib, *argv]) == 1
+            assert "is open in the paperdesk window" in capsys.readouterr().err
+
+    assert main(["--library", lib, "note", "1", "about quokkas"]) == 0
+    assert main(["--library", lib, "delete", "1", "2", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out[len("note saved\n"):]) == {"deleted": [1, 2]}
+    assert main(["--library", lib, "search", "quokkas"]) == 0
+    assert capsys.readouterr().out == "no matches\n"
+    assert main(["--library", lib, "delete", "3"]) == 0
+    assert capsys.readouterr().out == "deleted 1 paper\n"
+
+    # A missing id: one line naming it, nothing deleted.
+    assert main(["--library", lib, "delete", "4", "424242"]) == 1
+    assert capsys.readouterr().err == "paperdesk: no paper with id 424242\n"
+    assert main(["--library", lib, "delete", "4", "424242", "--dry-run"]) == 1
+    assert capsys.readouterr().err == "paperdesk: no paper with id 424242\n"
+    assert main(["--library", lib, "show", "4"]) == 0
+    capsys.readouterr()
+
+    # The file by its path relative to the current folder; papers in both files stay.
+    monkeypatch.chdir(seed_files[0].parent.parent)
+    rel = f"{seed_files[0].parent.name}/{seed_files[0].name}"
+    assert main(["--library", lib, "remove-file", rel, "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert (len(plan["deleted"]), len(plan["kept"]), plan["dry_run"]) == (102, 15, False)
+    assert plan["source"]["path"] == str(seed_files[0])
+    assert main(["--library", lib, "stats", "--json"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert (stats["papers"], stats["indexed"], stats["sources"], stats["notes"]) == (
+        120, 120, 1, 0)
+    assert main(["--library", lib, "remove-file", seed_files[1].name]) == 0
+    assert capsys.readouterr().out == (f"removed {seed_files[1]} (id 2): 120 papers "
+                                       "deleted\n")
+    assert main(["--library", lib, "remove-file", seed_files[1].name]) == 1
+    assert capsys.readouterr().err == (f"paperdesk: {seed_files[1].name}: no imported file "
+                                       "with that id, path or name (see `paperdesk "
+                                       "sources`)\n")
+    assert main(["--library", lib, "sources"]) == 0
+    assert capsys.readouterr().out == "no imported files\n"
+
+
+@pytest.mark.parametrize("argv", [["delete"], ["delete", "x"], ["remove-file"]])
+def test_delete_and_remove_file_usage_errors(tmp_path, argv, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(["--library", str(tmp_path / "lib"), *argv])
+    assert caught.value.code == 2
+
+
+def test_every_positional_argument_of_the_removal_commands_has_help():
+    from paperdesk.cli import build_parser
+
+    parser = build_parser()
+    sub = next(a for a in parser._actions if a.dest == "command")
+    for name in ("delete", "remove-file"):
+        for action in sub.choices[name]._actions:
+            if not action.option_strings:
+                assert action.help, (name, action.dest)

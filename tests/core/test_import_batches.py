@@ -72,13 +72,13 @@ def test_batches_are_committed_while_the_import_runs(lib, tmp_path):
 
 
 def test_the_hook_also_runs_while_a_large_file_is_read(lib, tmp_path, monkeypatch):
-    real_read = library_module.read_file
+    real_read = library_module.detect_file
 
-    def slow_read(path):
+    def slow_read(path, *args):
         time.sleep(0.3)
-        return real_read(path)
+        return real_read(path, *args)
 
-    monkeypatch.setattr(library_module, "read_file", slow_read)
+    monkeypatch.setattr(library_module, "detect_file", slow_read)
     counts = []
     lib.import_paths([_write(tmp_path / "big.txt")], sync=False,
                      between_batches=lambda: counts.append(lib.count()))

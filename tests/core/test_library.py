@@ -234,7 +234,8 @@ def test_empty_folder_is_rejected(empty_library, tmp_path):
     (tmp_path / "nothing").mkdir()
     report = empty_library.import_paths([tmp_path / "nothing"])
     assert report.rejected == [{"path": str(tmp_path / "nothing"),
-                                "reason": "folder holds no .txt, .bib, .ris or .json files"}]
+                                "reason": "folder holds no .txt, .bib, .ris, .json or "
+                                          ".jsonl files"}]
 
 
 def test_crash_between_commit_and_index_is_repaired(seeded_library):

@@ -34,7 +34,9 @@ class Changes:
         notes: ids of papers whose note text changed.
         highlights: ids of papers whose highlights (or their comments) changed.
         saved_searches: the saved searches changed (names, queries or existence).
-        sources: papers or source files were added (an import).
+        sources: papers or source files were added or removed (an import, deleted
+            papers, a removed file, or the undo of one), so lists and file counts must
+            be read again rather than rows refreshed in place.
         search: indexed text changed (titles, tags, notes, highlight comments), so a
             visible search should run again once the index has caught up. Read and star
             marks leave it False: the list keeps its rows when a paper is marked.

@@ -25,6 +25,7 @@ from paperdesk.core.store import db as _db
 from paperdesk.core.store.papers import METADATA_COLUMNS, insert_paper, metadata_from_row
 from paperdesk.core.edits.annotations import AnnotationsMixin
 from paperdesk.core.edits.bibliographic import MetadataMixin
+from paperdesk.core.edits.removal import RemovalMixin
 from paperdesk.core.edits.duplicates import DuplicatesMixin
 from paperdesk.core.changes import Changes
 from paperdesk.core.clock import utc_now as _now
@@ -35,7 +36,9 @@ from paperdesk.core.models import (FileReport, ImportReport, LibraryError, Paper
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from paperdesk.core.imports.paperdesk_json import read_export, store_export
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, collect_files,
-                                                 parse_decoded, read_file)
+                                                 display_path, parse_decoded)
+from paperdesk.core.imports.arxiv import (ArxivFilter, ArxivStream, sniff_file, sniff_stdin,
+                                          stream_of_text)
 from paperdesk.core.imports.bibtex import read_bibtex
 from paperdesk.core.imports.csl_json import read_csl_json
 from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN,
@@ -114,11 +117,15 @@ def _nothing() -> None:
 
 
 def _shown(path) -> str:
-    """How a path is named in reports (standard input as ``<stdin>``)."""
-    return STDIN_NAME if str(path) == STDIN else str(path)
+    """How a path is named in reports and stored (standard input as ``<stdin>``; bytes
+    of a file name that are not UTF-8 as backslash escapes, see
+    :func:`~paperdesk.core.imports.daily_papers.display_path`)."""
+    return STDIN_NAME if str(path) == STDIN else display_path(path)
 
 
 def _size(parsed) -> int:
+    if isinstance(parsed, ArxivStream):
+        return parsed.estimated_lines
     if isinstance(parsed, dict):
         return len(parsed["papers"])
     if isinstance(parsed, RecordFile):
@@ -126,23 +133,35 @@ def _size(parsed) -> int:
     return len(parsed.abstracts)
 
 
-def _read_any(path) -> dict | RecordFile | ParsedFile:
+def _read_any(path, arxiv_filter: ArxivFilter | None = None
+              ) -> dict | RecordFile | ParsedFile | ArxivStream:
     """Read one file (or standard input) in the format its content shows
-    (:mod:`paperdesk.core.imports.detect`).
+    (:mod:`paperdesk.core.imports.detect`); arXiv metadata is not read here but
+    streamed when stored (an :class:`ArxivStream`).
 
     Raises:
         ParseError: refused, with a one-line reason naming the file.
     """
-    found = detect_file(path)
+    head = b""
+    if str(path) == STDIN:
+        stream, head = sniff_stdin(STDIN_NAME, arxiv_filter)
+    else:
+        stream = sniff_file(path, Path(path).resolve(), arxiv_filter)
+    if stream is not None:
+        return stream
+    found = detect_file(path, head)
     shown = _shown(path)
+    if found.format == "arxiv-jsonl":
+        return stream_of_text(found.path, found.text, arxiv_filter)
     if found.format == "text":
-        if str(path) == STDIN:
-            return parse_decoded(STDIN_NAME, found.text, found.encoding)
-        return read_file(path)
+        return parse_decoded(found.path, found.text, found.encoding, label=path)
     if found.format == "paperdesk-json":
-        return read_export(shown, found.text)
-    reader = {"bibtex": read_bibtex, "ris": read_ris, "csl-json": read_csl_json}
-    records = reader[found.format](found.path, found.text, found.encoding)
+        return read_export(shown, doc=found.document)
+    if found.format == "csl-json":
+        records = read_csl_json(found.path, found.text, found.encoding, found.document)
+    else:
+        reader = {"bibtex": read_bibtex, "ris": read_ris}
+        records = reader[found.format](found.path, found.text, found.encoding)
     if not records.records:
         why = records.skipped[0] if records.skipped else "it holds no entries"
         raise ParseError(shown, f"no {FORMAT_LABELS[found.format]} entry with a title or "
@@ -150,8 +169,8 @@ def _read_any(path) -> dict | RecordFile | ParsedFile:
     return records
 
 
-class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
-              DuplicatesMixin):
+class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
+              ExportMixin, DuplicatesMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
 
     Attributes:
@@ -539,7 +558,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
         folder)."""
         q = self.db.execute
         return {
-            "path": str(self.path),
+            "path": display_path(self.path),
             "papers": self.count(),
             "indexed": self.index.doc_count(),
             "pending_index": self._queue_size(),
@@ -665,12 +684,15 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                      progress: ProgressCallback | None = None,
                      cancel: CancelCheck | None = None, sync: bool = True,
                      between_batches: BatchHook | None = None,
-                     on_file: FileCallback | None = None) -> ImportReport:
+                     on_file: FileCallback | None = None,
+                     arxiv_filter: ArxivFilter | None = None) -> ImportReport:
         """Import files and folders: the Daily Papers format or plain text, BibTeX and
-        BibLaTeX, RIS, CSL-JSON and paperdesk's own JSON export, each recognised by its
-        content (:mod:`paperdesk.core.imports.detect`); ``"-"`` is standard input.
+        BibLaTeX, RIS, CSL-JSON, arXiv's bulk metadata (JSON Lines) and paperdesk's own
+        JSON export, each recognised by its content
+        (:mod:`paperdesk.core.imports.detect`); ``"-"`` is standard input.
 
-        A folder contributes its ``*.txt``, ``*.bib``, ``*.ris`` and ``*.json`` files,
+        A folder contributes its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
+        ``*.jsonl`` files,
         recursively (:data:`~paperdesk.core.imports.detect.FOLDER_PATTERNS`); each of
         them that is in none of the formats is rejected with its reason, and other files
         are not looked at. Files are read first: a file that cannot be read, or is in
@@ -710,6 +732,11 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                 each file is read (``"read"``) and before it is stored (``"import"``);
                 ``files_done`` counts the files finished, rejected ones included.
                 ``cancel`` is also polled before each file but the first is read.
+            arxiv_filter: which records of arXiv metadata files to keep (categories,
+                date; :class:`~paperdesk.core.imports.arxiv.ArxivFilter`); other formats
+                are imported whole. An arXiv file is streamed: its lines are read while
+                it is stored, in batches, never all at once, and its progress counts
+                lines read out of an estimate from its size.
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
             ``duplicates``, ``without_abstract``, ``added_ids``) are those of the
@@ -734,12 +761,16 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
             on_file("read", position, len(files), _shown(path))
             try:
                 if between_batches is None:
-                    parsed.append((position, path, _read_any(path)))
+                    parsed.append((position, path, _read_any(path, arxiv_filter)))
                 else:   # a 50,000-abstract file takes seconds to read
-                    parsed.append((position, path,
-                                   self._beside(lambda: _read_any(path), hook)))
+                    parsed.append((position, path, self._beside(
+                        lambda: _read_any(path, arxiv_filter), hook)))
             except ParseError as exc:
                 report.files.append(FileReport(_shown(path), error=exc.reason))
+            except Exception as exc:  # noqa: BLE001 - a reader's bug: refuse this file only
+                report.files.append(FileReport(
+                    _shown(path), error=f"cannot be read ({exc.__class__.__name__}: "
+                                        f"{display_path(str(exc))})"))
         if report.cancelled:
             parsed = []
         total = sum(_size(pf) for _i, _p, pf in parsed)
@@ -749,6 +780,9 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
             file_report = FileReport(_shown(path))
             if isinstance(pf, dict):
                 file_report.header, file_report.format = "paperdesk export", "paperdesk-json"
+            elif isinstance(pf, ArxivStream):
+                file_report.header = FORMAT_LABELS[pf.format]
+                file_report.format = pf.format
             elif isinstance(pf, RecordFile):
                 file_report.header = FORMAT_LABELS[pf.format]
                 file_report.format = pf.format
@@ -756,6 +790,7 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                 file_report.warnings = [*pf.skipped, *pf.warnings]
             else:
                 file_report.header, file_report.format = pf.header, "text"
+                file_report.warnings = list(pf.warnings)
             if cancel():
                 report.cancelled = True
                 break
@@ -769,6 +804,9 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                 if isinstance(pf, dict):
                     self._import_export(pf, file_report, report.added_ids, cancel, step,
                                         hook)
+                elif isinstance(pf, ArxivStream):
+                    self._import_stream(pf, file_report, report.added_ids, cancel, step,
+                                        hook)
                 elif isinstance(pf, RecordFile):
                     self._import_records(pf, file_report, report.added_ids, cancel, step,
                                          hook)
@@ -778,11 +816,13 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
                 file_report.error = f"database error: {exc}"
+            except OSError as exc:      # a streamed file that stops being readable
+                file_report.error = f"cannot read file ({exc.strerror or exc})"
             if file_report.cancelled:
                 report.cancelled = True
                 break
             done += _size(pf)
-            progress("import", done, total)
+            progress("import", min(done, total), total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
         # time the library is opened or changed.
         if sync and not report.cancelled:
@@ -817,13 +857,17 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
 
     @staticmethod
     def _source_id(db: sqlite_utils.Database, path: str, header: str, encoding: str,
-                   now: str) -> int:
+                   now: str, name: str | None = None) -> int:
         """The ``sources`` row of ``path`` (inside the caller's transaction), created
-        the first time the file is imported."""
+        the first time the file is imported (the one lookup for every format, a JSON
+        export's sources too); ``name`` defaults to the path's last part. A path with
+        bytes that are not UTF-8 is stored with them escaped (:func:`display_path`)."""
+        path = display_path(path)
         row = db.execute("SELECT id FROM sources WHERE path = ?", [path]).fetchone()
         if row is not None:
             return row[0]
-        return db["sources"].insert({"path": path, "name": Path(path).name or path,
+        return db["sources"].insert({"path": path,
+                                     "name": name or Path(path).name or path,
                                      "header": header, "encoding": encoding,
                                      "imported_at": now}).last_pk
 
@@ -944,14 +988,80 @@ class Library(AnnotationsMixin, MetadataMixin, SavedSearchesMixin, ExportMixin,
                                        rf.encoding, now),
             store_batch, cancel, step, hook)
 
+    def _import_stream(self, stream: ArxivStream, file_report: FileReport,
+                       added: list[int], cancel: CancelCheck,
+                       step: Callable[[int], None], hook: BatchHook) -> None:
+        """Store an arXiv metadata file while reading it, in bounded memory.
+
+        The file's size is not known in records, so :meth:`_in_batches` does not fit:
+        records are read (outside any transaction) until :data:`IMPORT_BATCH` are kept
+        or :data:`BATCH_SECONDS` have passed, then stored in one transaction through
+        :func:`~paperdesk.core.imports.records.store_records` (merged onto the papers
+        they match, by arXiv id, DOI or abstract); ``step(lines read)``, ``hook()`` and
+        ``cancel()`` run between batches, also while a filter keeps nothing for long.
+
+        The library's DOIs and arXiv ids (:class:`Identifiers`) are read once and kept
+        across batches (reading them per batch would make a snapshot of millions of
+        records quadratic); they are read again when anything else wrote to the
+        database between two batches (this connection's ``total_changes`` or SQLite's
+        ``data_version`` moved: an edit run by ``hook``, another connection).
+        """
+        now = _now()
+        records = stream.records()
+        db = self.db
+        source_id = None
+        finished = False
+        ids: Identifiers | None = None
+        seen = None
+
+        def state() -> tuple[int, int]:
+            return (db.conn.total_changes,
+                    db.execute("PRAGMA data_version").fetchone()[0])
+
+        while not finished:
+            if source_id is not None and cancel():
+                file_report.cancelled = True
+                break
+            batch = []
+            deadline = time.monotonic() + BATCH_SECONDS
+            for record in records:
+                batch.append(record)
+                if len(batch) >= IMPORT_BATCH or time.monotonic() >= deadline:
+                    break
+            else:
+                finished = True
+            counts = FileReport(file_report.path)
+            with _db.transaction(db):
+                if ids is None or state() != seen:
+                    ids = Identifiers(db)
+                if source_id is None:
+                    source_id = self._source_id(db, str(stream.path),
+                                                FORMAT_LABELS[stream.format], "utf-8", now)
+                new, changed = store_records(db, batch, source_id, counts, now, ids)
+                self._enqueue(db, new, "add")
+                self._enqueue(db, changed, "update")
+            seen = state()
+            added.extend(new)
+            for name in ("added", "duplicates", "enriched", "without_abstract"):
+                setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
+            file_report.warnings += counts.warnings[:max(0, 1000 - len(file_report.warnings))]
+            file_report.skipped = stream.skipped
+            file_report.filtered = stream.filtered
+            step(min(stream.lines_read, stream.estimated_lines or stream.lines_read))
+            hook()
+        file_report.warnings = [*stream.notes, *file_report.warnings]
+
     # -- index maintenance -------------------------------------------------------------
     @staticmethod
     def _enqueue(db: sqlite_utils.Database, ids: Iterable[int], op: str) -> None:
-        # A paper queued as 'add' and not yet indexed stays 'add'.
+        # A paper queued as 'add' and not yet indexed stays 'add'. A paper queued as
+        # 'delete' may still be in the index, so what comes under its id next (a deleted
+        # paper put back, or a new paper given the freed id) must replace it: 'update'.
         db.conn.executemany(
             "INSERT INTO index_queue (paper_id, op) VALUES (?, ?) ON CONFLICT(paper_id) DO "
             "UPDATE SET seq = (SELECT max(seq) + 1 FROM index_queue), "
-            "op = CASE WHEN op = 'add' AND excluded.op = 'update' THEN 'add' ELSE excluded.op END",
+            "op = CASE WHEN op = 'add' AND excluded.op = 'update' THEN 'add' "
+            "WHEN op = 'delete' AND excluded.op = 'add' THEN 'update' ELSE excluded.op END",
             [(int(i), op) for i in ids])
 
     def _queue_size(self) -> int:

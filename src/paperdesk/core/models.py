@@ -418,6 +418,8 @@ class FileReport:
             abstract.
         skipped: entries left out of a file that was read (a record with neither title
             nor abstract, a block that cannot be parsed); ``warnings`` says which.
+        filtered: records of an arXiv metadata file that the import's filters
+            (categories, date) left out.
         warnings: one line per entry left out, per value dropped (a malformed DOI,
             date, URL, arXiv id or citation key: the record is stored without it) and per
             value a matched paper kept although the record gives another.
@@ -434,6 +436,7 @@ class FileReport:
     without_abstract: int = 0
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
+    filtered: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -488,6 +491,11 @@ class ImportReport:
         return sum(f.skipped for f in self.files)
 
     @property
+    def filtered(self) -> int:
+        """Total records left out by the filters of an arXiv import."""
+        return sum(f.filtered for f in self.files)
+
+    @property
     def rejected(self) -> list[dict]:
         """``[{"path": str, "reason": str}]`` for each rejected file."""
         return [{"path": f.path, "reason": f.error} for f in self.files if f.error]
@@ -499,6 +507,7 @@ class ImportReport:
             "enriched": self.enriched,
             "without_abstract": self.without_abstract,
             "skipped": self.skipped,
+            "filtered": self.filtered,
             "rejected": self.rejected,
             "cancelled": self.cancelled,
             "index_pending": self.index_pending,

@@ -107,16 +107,23 @@ def _raw(item: dict, n: int) -> RawRecord:
     return raw
 
 
-def read_csl_json(path: Path | str, text: str, encoding: str) -> RecordFile:
+def read_csl_json(path: Path | str, text: str, encoding: str,
+                  items: object = None) -> RecordFile:
     """Read the items of a CSL-JSON file (see the module docstring).
 
+    Args:
+        path: names the file.
+        text: its content (parsed unless ``items`` is given).
+        encoding: the encoding it was decoded with.
+        items: the parsed JSON, when the caller has it already.
     Raises:
         ParseError: not JSON, or not a list of objects.
     """
-    try:
-        items = json.loads(text.lstrip("\ufeff"))
-    except json.JSONDecodeError as exc:
-        raise ParseError(path, f"not valid JSON ({exc})") from exc
+    if items is None:
+        try:
+            items = json.loads(text.lstrip("\ufeff"))
+        except json.JSONDecodeError as exc:
+            raise ParseError(path, f"not valid JSON ({exc})") from exc
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
         raise ParseError(path, "CSL-JSON must be a list of items")
     out = RecordFile(path, "csl-json", encoding)

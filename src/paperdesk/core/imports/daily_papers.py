@@ -2,8 +2,32 @@
 
 The format (see ``seeds/``): a header line naming the collection, a blank line, then one
 abstract per paragraph; paragraphs are separated by one or more blank lines. There are no
-titles, authors or ids. Files may be UTF-8 with or without a byte-order mark, with LF or
-CRLF line ends; other encodings are detected with charset-normalizer.
+titles, authors or ids. Plain text with one abstract per paragraph and no header is read
+the same way. LF, CRLF and CR line ends are accepted.
+
+**The header.** The first paragraph is the file's header (its collection name) when it
+reads as a title or a date rather than a sentence (:func:`is_header`): one line of at
+most :data:`HEADER_MAX_CHARS` characters and :data:`HEADER_MAX_WORDS` words that does
+not end in ``.``, ``!`` or ``?``. "Daily Papers" and "cs.CV 2024-05-01" are headers; a
+first abstract of one short sentence ("We study X.") is not, and stays an abstract.
+
+**No blank lines.** A file whose body (after the header) is one paragraph of several
+lines has no blank line between its abstracts (its first line is the header when it
+passes :func:`is_header`, the next line does not start in lower case, and what follows
+is one line or lines of long prose). When every line of it is long prose, at
+least :data:`LINE_ABSTRACT_MIN_CHARS` characters (hard-wrapped text has lines of 60 to
+100), each line is one abstract; otherwise the paragraph is one abstract. Either way the
+file's ``warnings`` say which reading was taken, so the user learns why.
+
+**Encodings** (:func:`decode`): a byte-order mark decides (UTF-8, UTF-16 LE/BE, UTF-32
+LE/BE); else UTF-8 when the bytes are valid UTF-8; else charset-normalizer's candidates
+(https://github.com/jawah/charset_normalizer): among those with the least mess ("chaos"
+within 0.01 of the best), the most coherent (language fit); the Western code page
+cp1252 (a superset of Latin-1's printable characters) is taken whenever it is among
+them and as coherent as the best, since short Latin-1 files otherwise come out as
+cp1250/cp852/cp775/cp1258 ("não" as "năo"). When charset-normalizer finds nothing (a
+short Japanese file), Shift-JIS (cp932) is taken if the bytes decode strictly with it
+and at least a quarter of the non-ASCII characters are kana.
 """
 
 from __future__ import annotations
@@ -19,12 +43,18 @@ from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
            "parse_decoded", "decode", "split_paragraphs", "is_prose", "collect_files",
-           "MAX_FILE_BYTES", "HEADER_MAX_CHARS"]
+           "is_header", "display_path", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
+           "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
 MAX_FILE_BYTES = 200 * 1024 * 1024
-#: A first paragraph that is one line of at most this many characters is the header.
+#: A header (see :func:`is_header`) is one line of at most this many characters...
 HEADER_MAX_CHARS = 200
+#: ... and at most this many words.
+HEADER_MAX_WORDS = 12
+#: In a file without blank lines, each line is one abstract when every line is at least
+#: this long (in characters); hard-wrapped prose has lines of 60 to 100.
+LINE_ABSTRACT_MIN_CHARS = 150
 
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t\f\v\u00a0]*\n\s*")
 # Markup: a closing tag, a comment or a declaration, or two or more opening tags
@@ -51,7 +81,7 @@ class ParseError(ValueError):
     """
 
     def __init__(self, path: str | os.PathLike, reason: str):
-        self.path = str(path)
+        self.path = display_path(path)
         self.reason = reason
         super().__init__(f"{self.path}: {reason}")
 
@@ -79,12 +109,38 @@ class ParsedFile:
         header: the collection name from the first line (the file's stem if it has none).
         encoding: the encoding the bytes were decoded with, e.g. ``"utf-8"``.
         abstracts: the abstracts in file order.
+        warnings: one line per thing the user should know about how the file was read
+            (no blank lines between abstracts), without the file name.
     """
 
     path: Path
     header: str
     encoding: str
     abstracts: list[ParsedAbstract] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def display_path(path: str | os.PathLike) -> str:
+    """A path as text that can be shown, printed and stored (UTF-8 clean).
+
+    A file name with bytes that are not UTF-8 reaches Python with those bytes as lone
+    surrogates (PEP 383, ``os.fsdecode``); printing or storing such a string fails. Here
+    each such byte is written as a backslash escape (``bad\\xff.txt``), so the name stays
+    readable and two different names stay different.
+
+    Args:
+        path: a path or string (possibly with surrogate escapes).
+    Returns:
+        The text.
+    """
+    text = os.fspath(path)
+    if isinstance(text, bytes):
+        text = os.fsdecode(text)
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def split_paragraphs(text: str) -> list[str]:
@@ -132,12 +188,63 @@ def is_prose(paragraph: str) -> bool:
     return sum(c.isalpha() for c in chars) >= 0.5 * len(chars)
 
 
+_SENTENCE_END = (".", "!", "?")
+
+
+def is_header(paragraph: str) -> bool:
+    """Whether a file's first paragraph is its header (a title or a date), not an
+    abstract: one line of at most :data:`HEADER_MAX_CHARS` characters and
+    :data:`HEADER_MAX_WORDS` words that does not end like a sentence (``.``, ``!``,
+    ``?``, also before a closing quote or bracket)."""
+    text = paragraph.strip()
+    if not text or "\n" in text or len(text) > HEADER_MAX_CHARS:
+        return False
+    if len(text.split()) > HEADER_MAX_WORDS:
+        return False
+    return not text.rstrip("\"')]}\u201d\u2019").endswith(_SENTENCE_END)
+
+
+def _long_lines(lines: list[str]) -> bool:
+    return len(lines) > 1 and all(len(ln) >= LINE_ABSTRACT_MIN_CHARS for ln in lines)
+
+
+def _read_paragraphs(text: str, default_header: str) -> tuple[str, list[str], list[str]]:
+    """``(header, paragraphs, warnings)`` by the rules in the module docstring."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+    paragraphs = [p for p in (q.strip() for q in _PARAGRAPH_SPLIT_RE.split(text)) if p]
+    header = default_header
+    warnings: list[str] = []
+    if paragraphs and is_header(paragraphs[0]):
+        header = normalize(paragraphs.pop(0))
+    elif len(paragraphs) == 1 and "\n" in paragraphs[0]:
+        # No blank line at all: a header line right above the text ("Daily Papers")
+        # counts only when what follows starts a sentence and is not hard-wrapped (one
+        # line, or lines of long prose), else "We propose a method for image" would be.
+        first, _, rest = paragraphs[0].partition("\n")
+        after = [ln.strip() for ln in rest.split("\n") if ln.strip()]
+        if (is_header(first) and not after[0][:1].islower()
+                and (len(after) == 1 or _long_lines(after))):
+            header = normalize(first)
+            paragraphs = ["\n".join(after)]
+    if len(paragraphs) == 1 and "\n" in paragraphs[0]:
+        lines = [ln.strip() for ln in paragraphs[0].split("\n") if ln.strip()]
+        if _long_lines(lines):
+            paragraphs = lines
+            warnings.append(f"no blank lines between abstracts: read as one abstract per "
+                            f"line ({len(lines)} lines of long prose)")
+        else:
+            warnings.append(f"no blank lines between abstracts: its {len(lines)} lines "
+                            "were read as one abstract (separate abstracts with a "
+                            "blank line)")
+    return header, paragraphs, warnings
+
+
 def parse_text(text: str, default_header: str = "") -> tuple[str, list[str]]:
     """Split decoded file content into a header and normalised abstracts.
 
-    The first paragraph is the header when it is a single line of at most
-    :data:`HEADER_MAX_CHARS` characters; otherwise the file has no header and
-    ``default_header`` is returned. Empty paragraphs are dropped.
+    The header rule is :func:`is_header`, the reading of a file without blank lines is
+    in the module docstring; ``default_header`` is returned when the file has no header.
+    Empty paragraphs are dropped.
 
     Args:
         text: the whole file as a string; ``\\r\\n`` and ``\\r`` line ends are accepted.
@@ -145,39 +252,92 @@ def parse_text(text: str, default_header: str = "") -> tuple[str, list[str]]:
     Returns:
         ``(header, abstracts)``.
     """
-    text = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
-    paragraphs = [p.strip() for p in _PARAGRAPH_SPLIT_RE.split(text)]
-    paragraphs = [p for p in paragraphs if p]
-    header = default_header
-    if paragraphs and "\n" not in paragraphs[0] and len(paragraphs[0]) <= HEADER_MAX_CHARS:
-        header = normalize(paragraphs.pop(0))
+    header, paragraphs, _warnings = _read_paragraphs(text, default_header)
     abstracts = [normalize(p) for p in paragraphs]
     return header, [a for a in abstracts if a]
 
 
-def decode(path: Path, data: bytes) -> tuple[str, str]:
-    """Decode a file's bytes: UTF-8 (with or without a byte-order mark), else the
-    encoding charset-normalizer finds best.
+#: Byte-order marks, longest first (UTF-32 LE starts with UTF-16 LE's).
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le", "utf-32"), (b"\x00\x00\xfe\xff", "utf-32-be", "utf-32"),
+         (b"\xef\xbb\xbf", "utf-8", "utf-8"), (b"\xff\xfe", "utf-16-le", "utf-16"),
+         (b"\xfe\xff", "utf-16-be", "utf-16"))
+#: Candidates within this much of the least chaos count as equally clean.
+_CHAOS_TOLERANCE = 0.01
+#: The Western code pages preferred when as coherent as the best candidate.
+_WESTERN = ("cp1252", "latin_1", "iso8859_15")
 
+
+def decode(path: Path, data: bytes) -> tuple[str, str]:
+    """Decode a file's bytes by the rule in the module docstring (a byte-order mark,
+    else UTF-8, else charset-normalizer's cleanest and most coherent candidate, with
+    cp1252 preferred when as coherent).
+
+    Args:
+        path: names the file in errors.
+        data: its bytes.
     Returns:
-        ``(text, encoding)``.
+        ``(text, encoding)``, e.g. ``("...", "utf-8")``, ``("...", "cp1252")``; the text
+        has no byte-order mark.
     Raises:
-        ParseError: binary (NUL bytes) or no encoding fits.
+        ParseError: binary (NUL bytes without a UTF-16/32 byte-order mark), a byte-order
+            mark the rest does not fit, or no encoding fits.
     """
     return _decode(path, data)
 
 
 def _decode(path: Path, data: bytes) -> tuple[str, str]:
-    if b"\x00" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff")):
+    for bom, codec, name in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(codec), name
+            except UnicodeDecodeError as exc:
+                raise ParseError(path, f"starts with a {name.upper()} byte-order mark but "
+                                       f"is not {name.upper()} (byte {exc.start + len(bom)})"
+                                 ) from None
+    if b"\x00" in data[:8192]:
         raise ParseError(path, "not a text file (it contains NUL bytes)")
     try:
-        return data.decode("utf-8-sig"), "utf-8"
+        return data.decode("utf-8"), "utf-8"
     except UnicodeDecodeError:
         pass
-    best = from_bytes(data).best()
-    if best is None or best.encoding is None:
+    found = _best_legacy(data)
+    if found is None:
         raise ParseError(path, "cannot tell the text encoding (not UTF-8 and no other fits)")
+    return found
+
+
+def _best_legacy(data: bytes) -> tuple[str, str] | None:
+    """The decoding of bytes that are not UTF-8 (rule: module docstring), or None."""
+    matches = [m for m in from_bytes(data) if m.encoding]
+    if not matches:
+        return _kana(data)
+    least = min(m.chaos for m in matches)
+    clean = [m for m in matches if m.chaos <= least + _CHAOS_TOLERANCE]
+    best = max(clean, key=lambda m: m.coherence)
+    for m in clean:
+        if (m.coherence >= best.coherence
+                and any(e in _WESTERN for e in (m.encoding, *m.could_be_from_charset))):
+            text = _strict(data, "cp1252")
+            if text is not None:
+                return text, "cp1252"
+            return data.decode("latin-1"), "latin-1"
     return str(best), best.encoding
+
+
+def _strict(data: bytes, codec: str) -> str | None:
+    try:
+        return data.decode(codec)
+    except UnicodeDecodeError:
+        return None
+
+
+def _kana(data: bytes) -> tuple[str, str] | None:
+    text = _strict(data, "cp932")
+    if text is None:
+        return None
+    wide = [c for c in text if ord(c) > 127]
+    kana = sum("\u3040" <= c <= "\u30ff" for c in wide)
+    return (text, "cp932") if wide and kana * 4 >= len(wide) else None
 
 
 def read_file(path: str | os.PathLike) -> ParsedFile:
@@ -226,12 +386,15 @@ def parse_decoded(path: Path | str, text: str, encoding: str,
         ParseError: no abstract in it.
     """
     name = Path(str(path))
-    header, abstracts = parse_text(text, default_header=name.stem or str(path))
+    header, paragraphs, warnings = _read_paragraphs(
+        text, default_header=display_path(name.stem or str(path)))
+    abstracts = [a for a in (normalize(p) for p in paragraphs) if a]
     if not abstracts:
         raise ParseError(label or path, "no abstracts found (expected a header line, a "
                                         "blank line, then one abstract per paragraph)")
     return ParsedFile(path=path, header=header, encoding=encoding,
-                      abstracts=[ParsedAbstract(i, a) for i, a in enumerate(abstracts, 1)])
+                      abstracts=[ParsedAbstract(i, a) for i, a in enumerate(abstracts, 1)],
+                      warnings=warnings)
 
 
 def collect_files(paths: list[str | os.PathLike],

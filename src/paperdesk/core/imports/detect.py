@@ -8,7 +8,14 @@ mark, else what charset-normalizer finds; a file with NUL bytes is binary and re
     a JSON object with ``"format": "paperdesk"`` (paperdesk's own export).
 ``csl-json``
     a JSON array of objects, each with a ``type`` or a ``title`` (the CSL 1.0.2 data
-    schema's item: ``id``, ``type``, ``title``, ...). Any other JSON is refused.
+    schema's item: ``id``, ``type``, ``title``, ...).
+``arxiv-jsonl``
+    JSON Lines whose first non-empty line is an arXiv metadata object
+    (:func:`paperdesk.core.imports.arxiv.is_arxiv_object`: an ``id``, a ``title`` or
+    ``abstract``, and ``categories``, ``versions``, ``authors_parsed`` or
+    ``update_date``). A file is tested for this first, on its first line only, so that
+    a multi-gigabyte snapshot is never read whole (:mod:`~paperdesk.core.imports.arxiv`
+    streams it). Any other JSON or JSON Lines is refused.
 ``bibtex``
     an ``@`` block (``@article{key,`` with its key and comma, ``@string{...}``,
     ``@preamble{...}``, ``@comment{...}``; BibTeX and BibLaTeX as Zotero, JabRef and
@@ -37,6 +44,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
 from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, ParseError, decode,
                                                  is_prose, split_paragraphs)
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
@@ -45,13 +53,14 @@ __all__ = ["FORMATS", "FORMAT_LABELS", "FOLDER_PATTERNS", "STDIN", "Detected",
            "detect_text", "detect_file", "load_bytes", "is_prose"]
 
 #: The formats :func:`detect_text` tells apart.
-FORMATS = ("paperdesk-json", "csl-json", "bibtex", "ris", "text")
+FORMATS = ("paperdesk-json", "csl-json", "arxiv-jsonl", "bibtex", "ris", "text")
 #: How each format is named to the user (reports, sources' header).
 FORMAT_LABELS = {"paperdesk-json": "paperdesk export", "csl-json": "CSL-JSON",
-                 "bibtex": "BibTeX", "ris": "RIS", "text": "text"}
+                 "arxiv-jsonl": "arXiv metadata", "bibtex": "BibTeX", "ris": "RIS",
+                 "text": "text"}
 #: The files a folder import looks at; inside a folder, a file that matches one of these
 #: but fails detection is rejected with its reason, and every other file is ignored.
-FOLDER_PATTERNS = ("*.txt", "*.bib", "*.ris", "*.json")
+FOLDER_PATTERNS = ("*.txt", "*.bib", "*.ris", "*.json", "*.jsonl")
 #: The path that means standard input, and the name it is reported and stored under.
 STDIN = "-"
 STDIN_NAME = "<stdin>"
@@ -77,12 +86,15 @@ class Detected:
         format: one of :data:`FORMATS`.
         text: the decoded content.
         encoding: the encoding it was decoded with.
+        document: for ``paperdesk-json`` and ``csl-json``, the JSON value already parsed
+            to recognise it (so that it is not parsed again), else ``None``.
     """
 
     path: Path | str
     format: str
     text: str
     encoding: str
+    document: object = None
 
 
 def _starts_with(text: str, pattern: re.Pattern, skip) -> bool:
@@ -109,6 +121,11 @@ def detect_text(text: str) -> str:
         ParseError: (with an empty path; the caller names the file) not one of the
             formats, with a one-line reason.
     """
+    return _detect(text)[0]
+
+
+def _detect(text: str) -> tuple[str, object]:
+    """``(format, parsed JSON value or None)``; see :func:`detect_text`."""
     body = text.lstrip("\ufeff \t\r\n")
     if not body:
         raise ParseError("", "file is empty")
@@ -116,20 +133,29 @@ def detect_text(text: str) -> str:
         try:
             doc = json.loads(body)
         except json.JSONDecodeError as exc:
+            first = first_line_object(body)
+            if is_arxiv_object(first):
+                return "arxiv-jsonl", None
+            if isinstance(first, dict) and exc.msg == "Extra data":
+                raise ParseError("", "JSON Lines that are not arXiv metadata (the first "
+                                     "object has no id with a title or abstract and "
+                                     "categories, versions or authors_parsed)") from None
             raise ParseError("", f"not valid JSON ({exc})") from exc
         if isinstance(doc, dict) and doc.get("format") == JSON_FORMAT_NAME:
-            return "paperdesk-json"
+            return "paperdesk-json", doc
+        if is_arxiv_object(doc):        # JSON Lines of one line
+            return "arxiv-jsonl", None
         if (isinstance(doc, list) and doc and all(isinstance(d, dict) for d in doc)
                 and all("type" in d or "title" in d for d in doc)):
-            return "csl-json"
+            return "csl-json", doc
         what = ("an empty list" if doc == [] else "an object" if isinstance(doc, dict)
                 else "a list of something else" if isinstance(doc, list) else "a value")
         raise ParseError("", f"JSON that is neither a paperdesk export nor CSL-JSON "
                              f"(a list of items with a type or title): it is {what}")
     if _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")):
-        return "bibtex"
+        return "bibtex", None
     if _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
-        return "ris"
+        return "ris", None
     if _MARKUP_START.match(body):
         raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")
     paragraphs = split_paragraphs(body)
@@ -138,12 +164,15 @@ def detect_text(text: str) -> str:
         raise ParseError("", f"not abstracts: {bad} of {len(paragraphs)} paragraphs are "
                              "markup, key-value lines or a table, not prose (nor is it "
                              "BibTeX, RIS, CSL-JSON or a paperdesk export)")
-    return "text"
+    return "text", None
 
 
-def load_bytes(path: str | os.PathLike) -> tuple[Path | str, bytes]:
+def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, bytes]:
     """Read a file's bytes (or standard input's for :data:`STDIN`).
 
+    Args:
+        path: the file, or :data:`STDIN`.
+        head: for standard input, the bytes already read from it (they come first).
     Returns:
         ``(name, data)``: the absolute path, or :data:`STDIN_NAME`.
     Raises:
@@ -151,7 +180,7 @@ def load_bytes(path: str | os.PathLike) -> tuple[Path | str, bytes]:
     """
     if str(path) == STDIN:
         try:
-            data = sys.stdin.buffer.read(MAX_FILE_BYTES + 1)
+            data = head + sys.stdin.buffer.read(MAX_FILE_BYTES + 1 - len(head))
         except (OSError, AttributeError, ValueError) as exc:
             raise ParseError(STDIN_NAME, f"cannot read standard input ({exc})") from exc
         if len(data) > MAX_FILE_BYTES:
@@ -161,7 +190,8 @@ def load_bytes(path: str | os.PathLike) -> tuple[Path | str, bytes]:
         p = Path(path)
         try:
             if p.is_dir():
-                raise ParseError(path, "folder holds no .txt, .bib, .ris or .json files")
+                raise ParseError(path, "folder holds no .txt, .bib, .ris, .json or "
+                                       ".jsonl files")
             if not p.is_file():
                 raise ParseError(path, "no such file" if not p.exists()
                                  else "not a regular file")
@@ -178,21 +208,24 @@ def load_bytes(path: str | os.PathLike) -> tuple[Path | str, bytes]:
     return name, data
 
 
-def detect_file(path: str | os.PathLike) -> Detected:
+def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
     """Read a file (or standard input, for ``-``), decode it and recognise its format.
 
+    Args:
+        path: the file, or :data:`STDIN`.
+        head: for standard input, the bytes already read from it.
     Raises:
         ParseError: unreadable, binary, undecodable or in none of the formats; the
             reason is one line and the error names the file.
     """
-    name, data = load_bytes(path)
+    name, data = load_bytes(path, head)
     label = STDIN_NAME if name == STDIN_NAME else path
     try:
         text, encoding = decode(Path(str(name)), data)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
     try:
-        fmt = detect_text(text)
+        fmt, document = _detect(text)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
-    return Detected(name, fmt, text.lstrip("\ufeff"), encoding)
+    return Detected(name, fmt, text.lstrip("\ufeff"), encoding, document)

@@ -14,8 +14,6 @@ import json
 import os
 from pathlib import Path
 
-import sqlite_utils
-
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
 from paperdesk.core.metadata import MetadataError, check_citation_key, check_metadata
@@ -74,12 +72,15 @@ def is_json_export(path: str | os.PathLike) -> bool:
     return head.startswith(b"{") and JSON_FORMAT_NAME.encode() in head
 
 
-def read_export(path: str | os.PathLike, text: str | None = None) -> dict:
+def read_export(path: str | os.PathLike, text: str | None = None,
+                doc: object = None) -> dict:
     """Load and check a JSON export (version 1 or 2).
 
     Args:
-        path: the file (read unless ``text`` is given; it names the file in errors).
-        text: the file's content, when the caller has read it already (standard input).
+        path: the file (read unless ``text`` or ``doc`` is given; it names the file in
+            errors).
+        text: the file's content, when the caller has read it already.
+        doc: the parsed JSON, when the caller has parsed it already (format detection).
     Returns:
         The document (``{"format", "version", "papers": [...]}``).
     Raises:
@@ -89,11 +90,12 @@ def read_export(path: str | os.PathLike, text: str | None = None) -> dict:
     """
     p = Path(path)
     try:
-        if text is None:
+        if doc is None and text is None:
             if p.stat().st_size > MAX_FILE_BYTES:
                 raise ParseError(path, f"file too large (limit {MAX_FILE_BYTES} bytes)")
             text = p.read_text(encoding="utf-8-sig")
-        doc = json.loads(text.lstrip("\ufeff"))
+        if doc is None:
+            doc = json.loads(text.lstrip("\ufeff"))
     except OSError as exc:
         raise ParseError(path, f"cannot read file ({exc.strerror or exc})") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -116,17 +118,6 @@ def read_export(path: str | os.PathLike, text: str | None = None) -> dict:
         except MetadataError as exc:
             raise ParseError(path, f"paper {n}: {exc}") from exc
     return doc
-
-
-def _source_id(db: sqlite_utils.Database, src: dict, now: str) -> int:
-    path = str(src.get("path") or src.get("name") or "paperdesk export")
-    row = db.execute("SELECT id FROM sources WHERE path = ?", [path]).fetchone()
-    if row:
-        return row[0]
-    return db.execute(
-        "INSERT INTO sources (path, name, header, encoding, imported_at) VALUES (?, ?, ?, ?, ?)",
-        [path, str(src.get("name") or Path(path).name), str(src.get("header") or ""),
-         "utf-8", now]).lastrowid
 
 
 def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int], list[int]]:
@@ -180,9 +171,11 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
                 db.execute("UPDATE papers SET starred = 1 WHERE id = ?", [pid])
             touched.append(pid)
         for src in item.get("sources") or []:
+            path = str(src.get("path") or src.get("name") or "paperdesk export")
+            source_id = lib._source_id(db, path, str(src.get("header") or ""), "utf-8", now,
+                                       name=str(src.get("name") or "") or None)
             db.execute("INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
-                       "VALUES (?, ?, ?)", [pid, _source_id(db, src, now),
-                                            int(src.get("position") or 1)])
+                       "VALUES (?, ?, ?)", [pid, source_id, int(src.get("position") or 1)])
         for tag in item.get("tags") or []:
             existing = lib.tag_by_name(str(tag.get("name", "")))
             if existing is None:

@@ -212,6 +212,34 @@ class PaperTableModel(QAbstractTableModel):
         self.dataChanged.emit(self.index(rows[0], 0),
                               self.index(rows[-1], len(self.HEADERS) - 1))
 
+    def drop_missing(self, paper_ids) -> int:
+        """Remove the rows of papers that are no longer in the library (deleted), keeping
+        every other row, its place and the selection of the rows that stay.
+
+        Args:
+            paper_ids: ids that may have gone (any iterable; unlisted ids are ignored).
+                Whether they still exist is read in one ``summaries`` call.
+        Returns:
+            How many rows were removed.
+        """
+        listed = [pid for pid in dict.fromkeys(paper_ids) if self.row_of(pid) >= 0]
+        if not listed:
+            return 0
+        alive = self._fetch(listed)
+        gone = sorted((self.row_of(pid) for pid in listed if pid not in alive),
+                      reverse=True)
+        for row in gone:    # from the bottom up, so the rows above keep their numbers
+            pid = self._ids[row]
+            self.beginRemoveRows(QModelIndex(), row, row)
+            del self._ids[row]
+            self._cache.pop(pid, None)
+            self._cells.pop(pid, None)
+            if self._hits is not None:
+                self._hits = [h for h in self._hits if h.id != pid]
+            self._rows_of = None
+            self.endRemoveRows()
+        return len(gone)
+
     def summary(self, paper_id: int) -> PaperSummary | None:
         """Return the (cached) row data of a listed paper, or ``None``."""
         row = self.row_of(paper_id)

@@ -4,8 +4,9 @@ Four sections: the filters (All papers, Unread, Starred, Untagged, Has note) wit
 counts; "Saved searches", one entry per saved query with the number of papers it finds
 (choosing one runs it; the context menu renames or deletes); "Tags", one entry per tag
 with its colour, bound number key and paper count (the context menu renames, recolours,
-binds a key or deletes); and "Files", one entry per imported source file. Choosing a
-filter, tag or file emits a :class:`~paperdesk.core.scope.Scope`.
+binds a key or deletes); and "Files", one entry per imported source file (the context
+menu, or Del, asks the window to remove it). Choosing a filter, tag or file emits a
+:class:`~paperdesk.core.scope.Scope`.
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ class TagPane(QTreeWidget):
         renameSavedSearchRequested(str): the user asked to rename this saved search.
         deleteSavedSearchRequested(str): ... to delete this saved search.
         saveSearchRequested(): ... to save the current search.
+        removeSourceRequested(int): ... to remove this imported file (its context
+            menu, or Del while it is chosen); the window asks which papers go first.
     """
 
     scopeChosen = Signal(object)
@@ -142,6 +145,7 @@ class TagPane(QTreeWidget):
     renameSavedSearchRequested = Signal(str)
     deleteSavedSearchRequested = Signal(str)
     saveSearchRequested = Signal()
+    removeSourceRequested = Signal(int)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -188,7 +192,8 @@ class TagPane(QTreeWidget):
         self._saved_counts: dict[str, int | None] = {}
         self._tags = self._section("Tags", "Right-click a tag to rename, recolour, bind a "
                                    "number key or delete it")
-        self._files = self._section("Files", "The files papers were imported from")
+        self._files = self._section("Files", "The files papers were imported from; "
+                                    "right-click one (or Del) to remove it")
         self._tag_list: list[Tag] = []
         self.refresh(0, [])
         self.set_saved_searches([])
@@ -536,11 +541,14 @@ class TagPane(QTreeWidget):
 
     def event(self, event: QEvent) -> bool:
         """Claim F2 and Delete while a tag or saved search is chosen, so they rename or
-        delete it instead of triggering the window's shortcuts (F2 edits the title)."""
+        delete it instead of triggering the window's shortcuts (F2 edits the title), and
+        Delete while a file is chosen (it offers to remove the file)."""
         if event.type() == QEvent.Type.ShortcutOverride \
                 and event.key() in (Qt.Key.Key_F2, Qt.Key.Key_Delete) \
                 and not event.modifiers() \
-                and (self.current_tag() is not None or self.current_saved() is not None):
+                and (self.current_tag() is not None or self.current_saved() is not None
+                     or (event.key() == Qt.Key.Key_Delete
+                         and self.current_source() is not None)):
             event.accept()
             return True
         return super().event(event)
@@ -560,6 +568,11 @@ class TagPane(QTreeWidget):
             return
         if tag_id is not None and event.key() == Qt.Key.Key_Delete:
             self.deleteTagRequested.emit(tag_id)
+            return
+        source_id = self.current_source()
+        if source_id is not None and event.key() == Qt.Key.Key_Delete \
+                and not event.modifiers():
+            self.removeSourceRequested.emit(source_id)
             return
         super().keyPressEvent(event)
 
@@ -583,6 +596,9 @@ class TagPane(QTreeWidget):
             self._tag_menu(menu, tag)
         elif item is self._tags or (item is not None and item.parent() is self._tags):
             menu.addAction("&New Tag…", self.newTagRequested.emit)
+        elif item is not None and item.data(0, SourceIdRole) is not None:
+            sid = item.data(0, SourceIdRole)
+            menu.addAction("&Remove File…\tDel", lambda: self.removeSourceRequested.emit(sid))
         else:
             menu.deleteLater()
             return

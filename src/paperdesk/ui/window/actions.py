@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMainWindow, QMenu
+from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
 __all__ = ["ActionSpec", "ACTIONS", "MENUS", "EXTRA_KEYS", "LIST_COLUMNS", "build_actions",
            "shortcut_rows"]
@@ -42,6 +42,10 @@ class ActionSpec:
         separator_before: put a menu separator before it (before its submenu, for the
             first action of a submenu).
         submenu: title of a submenu of ``menu`` to put it in, or ``""``.
+        widget: objectName of the widget the shortcut belongs to (it then works only
+            while the focus is in that widget, e.g. Del in the paper list, so that Del
+            keeps its own meaning in text fields, the tag pane and the highlight
+            list); ``""`` for the whole window.
     """
 
     name: str
@@ -53,6 +57,7 @@ class ActionSpec:
     checkable: bool = False
     separator_before: bool = False
     submenu: str = ""
+    widget: str = ""
 
     @property
     def description(self) -> str:
@@ -90,6 +95,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "choose_folder_to_import", "file", help="Import a folder of abstract files"),
     ActionSpec("importReportAction", "Last Import &Report…", (), "show_import_report", "file",
                help="What each file of the last import gave"),
+    ActionSpec("removeFileAction", "&Remove Imported File…", (), "prompt_remove_file",
+               "file", help="Remove an imported file with the papers that came from it "
+                            "only (lists the files and how many papers each would take "
+                            "along; Ctrl+Z brings them back)"),
     ActionSpec("exportAction", "&Export…", ("Ctrl+E",), "open_export_dialog", "file",
                separator_before=True,
                help="Export papers to BibTeX, RIS, CSL-JSON, CSV, Markdown or JSON"),
@@ -106,6 +115,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("selectAllAction", "Select &All", ("Ctrl+A",), "select_all", "edit",
                separator_before=True,
                help="Select every paper in the list (in a text field: all its text)"),
+    ActionSpec("deletePapersAction", "&Delete Papers", ("Del",), "delete_selected_papers",
+               "edit", widget="paperTable",
+               help="In the list: delete the selected papers, with their tags, notes and "
+                    "highlights (Ctrl+Z brings them back)"),
     ActionSpec("copyBibtexAction", "&Copy as BibTeX", ("Ctrl+Shift+C",), "copy_as_bibtex",
                "edit", separator_before=True,
                help="Copy the selected papers to the clipboard as BibTeX"),
@@ -205,7 +218,7 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+S", "In the note: save it now (elsewhere: save the search)"),
     ("Ctrl+click", "In the note: open the http(s) link under the mouse"),
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
-            "the chosen tag or saved search"),
+            "the chosen tag or saved search, or offer to remove the chosen file"),
     ("F2", "In the tag pane: rename the chosen tag or saved search"),
     ("Click a column header", "Sort by title, date added, first author, year or venue; "
                               "while searching, Snippet goes back to the best matches "
@@ -244,8 +257,8 @@ def build_actions(window: QMainWindow,
                   slots: dict[str, Callable] | None = None) -> dict[str, QAction]:
     """Create every action of :data:`ACTIONS` on ``window`` and fill its menu bar.
 
-    Each action is added to the window (so its shortcut works anywhere in it) and to its
-    menu. Slots are looked up by name on ``window`` unless given in ``slots``.
+    Each action is added to the window (so its shortcut works anywhere in it), or to the
+    widget named by :attr:`ActionSpec.widget` (so it works only there), and to its menu. Slots are looked up by name on ``window`` unless given in ``slots``.
 
     Args:
         window: the main window.
@@ -264,7 +277,10 @@ def build_actions(window: QMainWindow,
         action = QAction(spec.text, window)
         action.setObjectName(spec.name)
         action.setShortcuts([QKeySequence(k) for k in spec.shortcuts])
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        owner = window.findChild(QWidget, spec.widget) if spec.widget else None
+        action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut
+                                  if owner is not None
+                                  else Qt.ShortcutContext.WindowShortcut)
         action.setCheckable(spec.checkable)
         tip = spec.description
         if spec.shortcuts:
@@ -280,7 +296,7 @@ def build_actions(window: QMainWindow,
             action.setMenuRole(QAction.MenuRole.QuitRole)
         elif spec.name == "aboutAction":
             action.setMenuRole(QAction.MenuRole.AboutRole)
-        window.addAction(action)
+        (owner or window).addAction(action)
         if spec.menu:
             menu = menus[spec.menu]
             if spec.submenu:

@@ -11,8 +11,10 @@ of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions
 for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageMixin`, those for
 exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExportMixin`,
 those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
-:class:`~paperdesk.ui.window.metadata_commands.MetadataCommandsMixin`, and the list's
-optional columns in :class:`~paperdesk.ui.window.list_columns.ListColumnsMixin`.
+:class:`~paperdesk.ui.window.metadata_commands.MetadataCommandsMixin`, deleting papers and
+removing imported files in
+:class:`~paperdesk.ui.window.removal_commands.RemovalCommandsMixin`, and the list's optional
+columns in :class:`~paperdesk.ui.window.list_columns.ListColumnsMixin`.
 """
 
 from __future__ import annotations
@@ -47,6 +49,7 @@ from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommandsMixin
 from paperdesk.ui.window.list_columns import ListColumnsMixin
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
+from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
 from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.window.saved_searches import SavedSearchActions
@@ -109,8 +112,8 @@ _PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 
 
 
 class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCommandsMixin,
-                 ListColumnsMixin, ImportCommandsMixin, DuplicatesCommandsMixin,
-                 QMainWindow):
+                 RemovalCommandsMixin, ListColumnsMixin, ImportCommandsMixin,
+                 DuplicatesCommandsMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -239,6 +242,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
         self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
         self.tag_pane.saveSearchRequested.connect(self.prompt_save_search)
+        self.tag_pane.removeSourceRequested.connect(self.prompt_remove_file)
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
@@ -578,8 +582,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot()
     def choose_folder_to_import(self) -> None:
-        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris`` and ``*.json``
-        files (recursively)."""
+        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
+        ``*.jsonl`` files (recursively)."""
         folder = QFileDialog.getExistingDirectory(self, "Import a folder of abstract files",
                                                   str(self.settings.import_folder))
         if folder:
@@ -1396,7 +1400,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         if change.duplicates:
             self._duplicates_changed(change)
         self._search_stale = self._search_stale or change.search
-        self.model.refresh_papers(change.papers)
+        if change.sources:   # papers deleted or put back, files removed or restored
+            self._relist_after_removal(change.papers)
+        else:
+            self.model.refresh_papers(change.papers)
         if change.tags:   # the tag list is read on the reader thread
             self.worker.read(lambda lib: lib.tags(), on_done=self._show_tags, label="tags")
         if change.saved_searches:
@@ -1420,6 +1427,22 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
         self.worker.read(lambda lib: lib.get(pid), on_done=show, on_failed=gone,
                          label="paper")
+
+    def _relist_after_removal(self, paper_ids) -> None:
+        """Papers left the library or came back (delete, remove file, their undo): list
+        the scope again, keeping the current paper or, if it went, the same row (the
+        next paper); while searching, drop the rows of papers that went (the search runs
+        again once the index has caught up, which brings back those put back). The
+        files and their counts are read again too (saved searches are counted again
+        when the index has caught up)."""
+        self._refresh_sources()
+        row = self.table.currentIndex().row()
+        keep = self.current_paper_id()
+        if self._results is None:
+            self.model.show_all(scope=self._scope)
+        else:
+            self.model.drop_missing(paper_ids)
+        self._restore_selection(keep, row)
 
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags())

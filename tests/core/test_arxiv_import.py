@@ -1,0 +1,290 @@
+"""arXiv's bulk metadata (JSON Lines, as in the snapshot published on Kaggle): detection,
+the fields filled in, LaTeX, filters, merging by arXiv id, and reading in bounded memory.
+The fixture ``data/imports/arxiv-metadata.jsonl`` is hand-made in the snapshot's shape."""
+
+import datetime as dt
+import json
+import shutil
+import subprocess
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from paperdesk.core.imports.arxiv import (ArxivFilter, decode_tex_text, is_arxiv_object,
+                                          sniff_file)
+from paperdesk.core.imports.detect import FOLDER_PATTERNS, detect_text
+from paperdesk.core.library import Library
+from paperdesk.core.metadata import check_arxiv_id
+
+DATA = Path(__file__).parent / "data" / "imports"
+FIXTURE = DATA / "arxiv-metadata.jsonl"
+
+
+@pytest.fixture
+def lib(tmp_path):
+    with Library.open(tmp_path / "lib") as library:
+        yield library
+
+
+def _by_arxiv(lib):
+    out = {}
+    for pid in lib.paper_ids():
+        paper = lib.get(pid)
+        out[paper.metadata.arxiv_id or f"paper {pid}"] = paper
+    return out
+
+
+def test_fixture_imports_with_its_metadata(lib):
+    report = lib.import_paths([FIXTURE])
+    f = report.files[0]
+    assert (f.format, f.header, f.error) == ("arxiv-jsonl", "arXiv metadata", None)
+    assert (f.added, f.enriched, f.duplicates, f.without_abstract, f.skipped) == \
+        (15, 1, 0, 1, 3)
+    papers = _by_arxiv(lib)
+    p = papers["0704.0101"]
+    assert p.title == ("Calculation of prompt diphoton production cross sections at "
+                       "Tevatron and LHC energies")
+    assert p.abstract.startswith("A fully differential calculation in perturbative quantum "
+                                 "chromodynamics is presented")
+    assert "the $p_T$ of the pair is resummed" in p.abstract
+    m = p.metadata
+    assert [str(a) for a in m.authors] == ["Balázs, C.", "Berger, E. L.", "Nadolsky, P. M.",
+                                           "Yuan, C. -P."]
+    assert (m.date, m.doi, m.venue, m.entry_type, m.url) == (
+        "2007-04-02", "10.1103/PhysRevD.76.013009", "Phys.Rev.D76:013009,2007", "article",
+        "https://arxiv.org/abs/0704.0101")
+    assert p.entry_type == "article"
+
+
+def test_old_style_ids_latex_and_author_strings(lib):
+    lib.import_paths([FIXTURE])
+    papers = _by_arxiv(lib)
+    for old in ("hep-th/9901001", "math/0406594", "physics/0102003", "astro-ph/0001001"):
+        assert check_arxiv_id(old) == old
+        assert papers[old].metadata.url == f"https://arxiv.org/abs/{old}"
+    hep = papers["hep-th/9901001"]
+    assert hep.title == "Duality and the $\\mathcal{N}=2$ string in curved backgrounds"
+    assert [str(a) for a in hep.metadata.authors] == ["Doe, J.", "Roe, R.", "Müller, K."]
+    assert hep.metadata.doi is None and hep.metadata.date == "1999-01-01"
+    cats = papers["physics/0102003"]
+    assert cats.title == "Schrödinger cats in über-cold atoms"
+    assert cats.abstract == ("Naïve models of ultracold gases predict a 50% loss; we measure "
+                             "$\\sim 10^{3}$ atoms in a Göttingen-style trap.")
+    math = papers["math/0406594"]
+    assert [(a.family, a.given) for a in math.metadata.authors] == [
+        ("González", "María"), ("Smith, Jr", "John")]
+    assert math.metadata.entry_type is None and math.entry_type == "preprint"
+    assert [str(a) for a in papers["2401.01234"].metadata.authors] == ["Tanaka, Yuki",
+                                                                        "Øster, Lars"]
+
+
+def test_notes_name_the_lines(lib):
+    report = lib.import_paths([FIXTURE])
+    notes = report.files[0].warnings
+    assert "line 7: not JSON (Invalid control character at column 83); left out" in notes
+    assert "line 16: not a JSON object; left out" in notes
+    assert "line 10 (2405.00004): no title and no abstract; left out" in notes
+    assert any(n.startswith("line 11 (9999.99999): arxiv: '9999.99999' is not an arXiv "
+                            "identifier") for n in notes)
+    assert any(n.startswith("line 19 (astro-ph/0001001): doi: 'not-a-doi'") for n in notes)
+    bad_id = _by_arxiv(lib)[[k for k in _by_arxiv(lib) if k.startswith("paper")][0]]
+    assert bad_id.title == "A record whose id is not an arXiv identifier"
+    assert bad_id.metadata.url is None
+
+
+def test_same_id_later_in_the_file_enriches_and_reimport_changes_nothing(lib):
+    lib.import_paths([FIXTURE])
+    depth = _by_arxiv(lib)["2401.01234"]
+    assert depth.metadata.venue == "Proc. CVPR 2024" and depth.entry_type == "article"
+    n = lib.count()
+    again = lib.import_paths([FIXTURE])
+    assert (again.added, again.enriched, again.duplicates) == (0, 0, 16)
+    assert lib.count() == n
+
+
+def test_a_paper_already_in_the_library_is_enriched_by_arxiv_id(lib, tmp_path):
+    bib = tmp_path / "mine.bib"
+    bib.write_text("@misc{mine, title = {My own title for the depth paper}, "
+                   "eprint = {2401.01234v1}, archiveprefix = {arXiv}}\n", encoding="utf-8")
+    first = lib.import_paths([bib])
+    assert first.added == 1
+    lib.import_paths([FIXTURE])
+    paper = lib.get(first.added_ids[0])
+    assert paper.title == "My own title for the depth paper"
+    assert paper.abstract.startswith("We propose a self-supervised method")
+    assert paper.metadata.date == "2024-01-02"
+    assert [str(a) for a in paper.metadata.authors] == ["Tanaka, Yuki", "Øster, Lars"]
+    assert sum(1 for p in _by_arxiv(lib).values()
+               if p.metadata.arxiv_id and p.metadata.arxiv_id.startswith("2401.01234")) == 1
+
+
+@pytest.mark.parametrize("categories,since,expected", [
+    (("cs.CV",), None, {"2401.01234", "2312.04567", "2404.00003", "2403.10001",
+                        "2406.00007", "1412.9999", "paper"}),
+    (("cs.CV",), dt.date(2024, 1, 1), {"2401.01234", "2404.00003", "2403.10001",
+                                       "2406.00007", "paper"}),
+    (("math",), None, {"math/0406594", "1501.00005"}),
+    (("hep-th", "q-bio"), None, {"hep-th/9901001", "2101.00006"}),
+    ((), dt.date(2024, 2, 1), {"2402.00001", "2404.00003", "2406.00007", "2403.10001",
+                               "paper"}),
+])
+def test_filters(lib, categories, since, expected):
+    report = lib.import_paths([FIXTURE], arxiv_filter=ArxivFilter(categories, since))
+    got = {k.split(" ")[0] for k in _by_arxiv(lib)}
+    assert got == expected
+    f = report.files[0]
+    assert f.filtered > 0 and report.to_dict()["filtered"] == f.filtered
+
+
+def test_category_rule():
+    f = ArxivFilter(("cs.CV", "math"))
+    assert f.keeps_categories("cs.LG cs.CV")
+    assert f.keeps_categories("math.AG") and f.keeps_categories("math")
+    assert not f.keeps_categories("math-ph") and not f.keeps_categories("cs.CVX cs.LG")
+    assert not f.keeps_categories("")
+    assert ArxivFilter().keeps_categories("") and not ArxivFilter()
+
+
+def test_detection_by_content_and_folder_takes_jsonl(tmp_path, lib):
+    assert "*.jsonl" in FOLDER_PATTERNS
+    first = FIXTURE.read_text(encoding="utf-8").splitlines()[0]
+    assert is_arxiv_object(json.loads(first))
+    assert detect_text(FIXTURE.read_text(encoding="utf-8")) == "arxiv-jsonl"
+    assert detect_text(first) == "arxiv-jsonl"
+    # Kaggle's snapshot is named .json
+    snapshot = tmp_path / "folder" / "arxiv-metadata-oai-snapshot.json"
+    snapshot.parent.mkdir()
+    shutil.copy(FIXTURE, snapshot)
+    shutil.copy(FIXTURE, tmp_path / "folder" / "copy.jsonl")
+    report = lib.import_paths([snapshot.parent])
+    assert [f.format for f in report.files] == ["arxiv-jsonl", "arxiv-jsonl"]
+    assert report.added == 15
+
+
+def test_other_json_lines_are_refused(lib, tmp_path):
+    other = tmp_path / "log.jsonl"
+    other.write_text('{"level": "info", "msg": "x"}\n{"level": "warn", "msg": "y"}\n',
+                     encoding="utf-8")
+    report = lib.import_paths([other])
+    assert report.rejected == [{"path": str(other), "reason": (
+        "JSON Lines that are not arXiv metadata (the first object has no id with a title "
+        "or abstract and categories, versions or authors_parsed)")}]
+    assert sniff_file(other, other) is None
+
+
+def test_standard_input_streams(tmp_path):
+    with open(FIXTURE, "rb") as stdin:
+        r = subprocess.run([sys.executable, "-m", "paperdesk", "--library",
+                            str(tmp_path / "lib"), "import", "--category", "cs.CV",
+                            "--since", "2024", "-", "--json"], stdin=stdin,
+                           capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["files"][0]["path"] == "<stdin>" and doc["files"][0]["format"] == "arxiv-jsonl"
+    assert (doc["added"], doc["enriched"], doc["filtered"]) == (5, 1, 12)
+
+
+def test_cli_since_is_checked(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(tmp_path / "l"),
+                        "import", "--since", "last week", str(FIXTURE)],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "not a date like 2024-01-31" in r.stderr
+
+
+def test_cancel_keeps_whole_batches(lib, tmp_path, monkeypatch):
+    import paperdesk.core.library as library_module
+
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 4)
+    batches = []
+    report = lib.import_paths([FIXTURE], cancel=lambda: len(batches) >= 2,
+                              progress=lambda stage, done, total: batches.append(done)
+                              if stage == "import" and done else None)
+    assert report.cancelled and report.files[0].cancelled
+    assert 0 < report.added < 15 and lib.count() == report.added
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("  The $\\alpha$-model of Schr\\\"odinger\n  equations", "The $\\alpha$-model of "
+                                                          "Schrödinger equations"),
+    ("cost $O(n \\log n)$ and $$E = mc^2$$ with \\(x\\) in \\'etude",
+     "cost $O(n \\log n)$ and $$E = mc^2$$ with \\(x\\) in étude"),
+    ("a 50\\% gain, {\\em fast}, price \\$5", "a 50% gain, fast, price $5"),
+])
+def test_latex_outside_maths_is_decoded_maths_kept(text, expected):
+    assert decode_tex_text(text) == expected
+
+
+def _write_snapshot(path: Path, lines: int, keep_every: int) -> int:
+    """A synthetic snapshot: ``lines`` records, one in ``keep_every`` in q-bio.NC and
+    submitted in 2025; every abstract names q-bio, so that each line is decoded."""
+    kept = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        for n in range(lines):
+            cat = "q-bio.NC" if n % keep_every == 0 else "cs.LG stat.ML"
+            kept += cat == "q-bio.NC"
+            year = 2025 if cat == "q-bio.NC" or n % 2 else 2023
+            fh.write(json.dumps({
+                "id": f"2{n // 100000 % 4 + 1:01d}{n // 10000 % 10 + 1:02d}.{n % 100000:05d}",
+                "submitter": "S", "authors": "A. Author, B. Author",
+                "title": f"Synthetic record {n}",
+                "journal-ref": None, "doi": None, "categories": cat,
+                "abstract": f"  Synthetic abstract number {n} about learning\nsomething "
+                            "with a model (not q-bio), written for a memory test.\n",
+                "versions": [{"version": "v1", "created": f"Mon, 1 Jan {year} 10:00:00 GMT"}],
+                "update_date": "2024-01-02",
+                "authors_parsed": [["Author", "A.", ""], ["Author", "B.", ""]]}) + "\n")
+    return kept
+
+
+def test_a_large_snapshot_imports_in_bounded_memory(tmp_path):
+    path = tmp_path / "snapshot.json"
+    kept = _write_snapshot(path, 200_000, 20_000)
+    assert path.stat().st_size > 80 * 1024 * 1024
+    with Library.open(tmp_path / "lib") as lib:
+        tracemalloc.start()
+        started = time.monotonic()
+        try:
+            report = lib.import_paths([path], arxiv_filter=ArxivFilter(
+                ("q-bio",), since=dt.date(2024, 6, 1)))
+            _current, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        elapsed = time.monotonic() - started
+    assert report.added == kept == 10 and report.filtered == 200_000 - kept
+    assert not report.rejected
+    # The file is 80+ MB; reading it whole would take at least that.
+    assert peak < 10 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB in {elapsed:.0f} s"
+
+
+def test_identifiers_are_read_once_unless_something_else_wrote(lib, monkeypatch):
+    import paperdesk.core.library as library_module
+
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 3)
+    reads = []
+    real = library_module.Identifiers
+
+    def counting(db):
+        reads.append(1)
+        return real(db)
+
+    monkeypatch.setattr(library_module, "Identifiers", counting)
+    report = lib.import_paths([FIXTURE])
+    assert report.added == 15 and len(reads) == 1
+    # an edit between batches (the window's queued edits run there) is seen
+    reads.clear()
+    lib2_path = lib.path.parent / "lib2"
+    with Library.open(lib2_path) as other:
+        edits = []
+
+        def hook():
+            if other.count() and not edits:
+                pid = other.paper_ids()[0]
+                other.set_metadata(pid, other.metadata(pid), citation_key="edited2024")
+                edits.append(pid)
+
+        report = other.import_paths([FIXTURE], between_batches=hook)
+        assert edits and report.added == 15
+    assert len(reads) >= 2
