@@ -278,7 +278,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "README), most similar first, after looking at any papers not looked "
                     "at yet.")
     p.add_argument("--json", action="store_true", help="print the pairs as JSON")
-    dup_sub = p.add_subparsers(dest="dup_command", metavar="ACTION")
+    dup_sub = p.add_subparsers(dest="dup_command", metavar="[ACTION]",
+                               help="merge or dismiss a pair (without one: list the pairs)")
     q = dup_sub.add_parser("merge", help="merge OTHER into KEEP (tags, notes, highlights "
                                          "and metadata combined; OTHER is removed)",
                            description="Merge paper OTHER into paper KEEP: KEEP gains "
