@@ -443,3 +443,21 @@ def test_cli_import_lists_and_dismisses(tmp_path, seed_files, edited_file, capsy
     assert main(["--library", lib, "duplicates", "--json"]) == 0
     assert [p["paper_a"] for p in json.loads(capsys.readouterr().out)] == [
         pairs[2]["paper_a"]]
+
+
+def test_a_crowd_of_templated_abstracts_is_bounded(tmp_path):
+    """Abstracts from one template are near-duplicates of one another: each new paper
+    flags at most MAX_FLAGS pairs (its most similar), so the list is not flooded."""
+    texts = [f"We study depth estimation with stereo priors for problem number {i}. Our "
+             f"method combines lidar features with a learned depth model and improves "
+             f"accuracy on benchmark {i % 7} by a clear margin." for i in range(300)]
+    with Library.open(tmp_path / "lib") as lib:
+        lib.import_paths([write_daily(tmp_path / "t.txt", texts)])
+        flagged = lib.find_near_duplicates()
+        assert 300 <= flagged <= 300 * measure.MAX_FLAGS
+        per_paper = {}
+        for p in lib.near_duplicates():
+            assert p.similarity >= measure.THRESHOLD
+            per_paper[p.paper_b] = per_paper.get(p.paper_b, 0) + 1
+        assert max(per_paper.values()) <= measure.MAX_FLAGS
+        assert len(lib.near_duplicates(limit=10)) == 10

@@ -69,8 +69,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 __all__ = ["SHINGLE_WORDS", "THRESHOLD", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
-           "MAX_CANDIDATES", "PREFILTER", "words", "shingles", "jaccard", "signature",
-           "signature_bytes", "estimate", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
+           "PER_BUCKET", "MAX_CANDIDATES", "MAX_EXACT", "MAX_FLAGS", "PREFILTER", "words", "shingles", "jaccard", "signature",
+           "signature_bytes", "estimate", "estimates", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
            "MergePlan", "plan_merge"]
 
 #: Words per shingle.
@@ -91,10 +91,17 @@ SIGNATURE_VERSION = 1
 #: abstracts: at 100,000 abstracts recombined from seed sentences this took the stage
 #: from 280 s to 116 s.
 PREFILTER = 0.25
-#: Most candidates checked exactly for one new abstract (those sharing the most bands
-#: first), so that a crowd of near-identical boilerplate abstracts ("Abstract not
-#: available") costs bounded time per paper.
-MAX_CANDIDATES = 200
+#: Bounds for a crowd of near-identical abstracts (boilerplate such as "Abstract not
+#: available", or papers written from one template), so that each new paper costs
+#: bounded time and the Duplicates view is not flooded: at most :data:`PER_BUCKET`
+#: papers are read from each of its buckets (the newest), at most
+#: :data:`MAX_CANDIDATES` of those (sharing the most bands) have their signatures
+#: compared, at most :data:`MAX_EXACT` (agreeing most) are compared exactly, and at most
+#: :data:`MAX_FLAGS` (the most similar) are flagged with it.
+PER_BUCKET = 25
+MAX_CANDIDATES = 100
+MAX_EXACT = 20
+MAX_FLAGS = 5
 
 assert BANDS * ROWS == PERMUTATIONS
 
@@ -166,10 +173,19 @@ def signature_bytes(sig: np.ndarray) -> bytes:
 
 def estimate(a: bytes, b: bytes) -> float:
     """The MinHash estimate of J: the share of places two stored signatures agree in."""
-    x, y = np.frombuffer(a, dtype="<u4"), np.frombuffer(b, dtype="<u4")
-    if x.shape != y.shape:
-        return 0.0
-    return float(np.count_nonzero(x == y)) / len(x)
+    return estimates(a, [b])[0]
+
+
+def estimates(a: bytes, others: list[bytes]) -> list[float]:
+    """:func:`estimate` of ``a`` against each of ``others`` at once (0.0 for a signature
+    of another length)."""
+    x = np.frombuffer(a, dtype="<u4")
+    same = [o for o in others if len(o) == len(a)]
+    if not same:
+        return [0.0] * len(others)
+    agree = (np.frombuffer(b"".join(same), dtype="<u4").reshape(len(same), len(x)) == x)
+    shares = iter((agree.sum(axis=1) / len(x)).tolist())
+    return [next(shares) if len(o) == len(a) else 0.0 for o in others]
 
 
 def band_hashes(sig: np.ndarray) -> list[int]:

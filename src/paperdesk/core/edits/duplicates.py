@@ -54,11 +54,15 @@ class DuplicatesMixin:
 
         Each paper not looked at yet (of ``ids``, or of the whole library) gets its
         MinHash signature; the papers sharing an LSH band with it (new or already looked
-        at, at most :data:`~paperdesk.core.duplicates.MAX_CANDIDATES`) whose signatures
-        agree with it in at least :data:`~paperdesk.core.duplicates.PREFILTER` of places
-        are compared with the exact measure, and each pair at or above
+        at) whose signatures agree with it in at least
+        :data:`~paperdesk.core.duplicates.PREFILTER` of places are compared with the
+        exact measure, and each pair at or above
         :data:`~paperdesk.core.duplicates.THRESHOLD` is flagged ``open``, unless it was
         flagged before with the same two abstracts (a dismissed pair stays dismissed).
+        A crowd of near-identical abstracts is bounded per paper
+        (:data:`~paperdesk.core.duplicates.PER_BUCKET`, ``MAX_CANDIDATES``,
+        ``MAX_EXACT``, ``MAX_FLAGS``: at most five pairs flagged per new paper, the most
+        similar).
         Its band hashes are then stored, so a later run compares only papers that are
         new by then. Work is committed every :data:`DUPLICATE_BATCH` papers: a cancelled
         or interrupted run resumes where it stopped, and running it again when nothing is
@@ -121,12 +125,18 @@ class DuplicatesMixin:
         now = _now()
         with _db.transaction(db):
             for pid, digest, seen, sh, buckets, sig in signed:
-                found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES)
+                found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES,
+                                         measure.PER_BUCKET)
                 sigs = store.signatures(db, found) if found else {}
-                close = [o for o in found if o in sigs
-                         and measure.estimate(sig, sigs[o]) >= measure.PREFILTER]
-                for other, other_hash, other_sh in self._shingled(db, close, cache):
-                    score = measure.jaccard(sh, other_sh)
+                ranked = sorted(zip(measure.estimates(sig, list(sigs.values())), sigs)
+                                if sigs else [], key=lambda es: (-es[0], es[1]))
+                close = [o for est, o in ranked[:measure.MAX_EXACT]
+                         if est >= measure.PREFILTER]
+                scored = sorted(((measure.jaccard(sh, other_sh), other, other_hash)
+                                 for other, other_hash, other_sh
+                                 in self._shingled(db, close, cache)),
+                                key=lambda t: (-t[0], t[1]))
+                for score, other, other_hash in scored[:measure.MAX_FLAGS]:
                     if score >= measure.THRESHOLD and store.flag_pair(
                             db, (pid, digest), (other, other_hash), score, now):
                         flagged += 1
@@ -154,12 +164,14 @@ class DuplicatesMixin:
         return out
 
     # -- reading -----------------------------------------------------------------------
-    def near_duplicates(self, status: str = "open") -> list[DuplicatePair]:
+    def near_duplicates(self, status: str = "open",
+                        limit: int | None = None) -> list[DuplicatePair]:
         """Return the flagged pairs whose papers both still exist with the abstracts they
         were flagged with, most similar first.
 
         Args:
             status: ``"open"`` (default) or ``"dismissed"``.
+            limit: at most this many (``None``: all).
         Returns:
             :class:`~paperdesk.core.duplicates.DuplicatePair` values.
         Raises:
@@ -167,7 +179,7 @@ class DuplicatesMixin:
         """
         if status not in ("open", "dismissed"):
             raise ValueError(f"unknown status {status!r}; use open or dismissed")
-        return store.pairs(self.db, status)
+        return store.pairs(self.db, status, limit)
 
     def near_duplicate_count(self) -> int:
         """Number of open pairs (what the window's "possible duplicates" entry shows)."""

@@ -86,15 +86,17 @@ def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes
 
 
 def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
-               limit: int) -> list[int]:
+               limit: int, per_bucket: int) -> list[int]:
     """Papers sharing at least one bucket with ``buckets`` (``paper_id`` left out), those
-    sharing the most first, at most ``limit`` of them."""
-    if not buckets:
-        return []
-    marks = ",".join("?" * len(buckets))
-    shared = Counter(r[0] for r in db.execute(
-        f"SELECT paper_id FROM duplicate_bands WHERE bucket IN ({marks}) AND paper_id != ?",
-        [*buckets, paper_id]))
+    sharing the most first, at most ``limit`` of them.
+
+    At most ``per_bucket`` papers are read from each bucket (the newest), so that a
+    bucket thousands of papers share (a boilerplate abstract) costs bounded time."""
+    shared: Counter = Counter()
+    for bucket in buckets:
+        shared.update(r[0] for r in db.execute(
+            "SELECT paper_id FROM duplicate_bands WHERE bucket = ? AND paper_id != ? "
+            "ORDER BY paper_id DESC LIMIT ?", [bucket, paper_id, per_bucket]))
     return [pid for pid, _n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
 
@@ -128,11 +130,14 @@ _COLUMNS = ("d.paper_a, d.paper_b, d.similarity, d.status, pa.title, pb.title, "
             "d.found_at")
 
 
-def pairs(db: sqlite_utils.Database, status: str = "open") -> list[DuplicatePair]:
-    """The live pairs with this status, most similar first (then by ids)."""
+def pairs(db: sqlite_utils.Database, status: str = "open",
+          limit: int | None = None) -> list[DuplicatePair]:
+    """The live pairs with this status, most similar first (then by ids), at most
+    ``limit`` of them (``None``: all)."""
     return [DuplicatePair(*r) for r in db.execute(
         f"SELECT {_COLUMNS} {_LIVE} WHERE d.status = ? "
-        "ORDER BY d.similarity DESC, d.paper_a, d.paper_b", [status])]
+        "ORDER BY d.similarity DESC, d.paper_a, d.paper_b LIMIT ?",
+        [status, -1 if limit is None else int(limit)])]
 
 
 def pair(db: sqlite_utils.Database, a: int, b: int) -> DuplicatePair | None:

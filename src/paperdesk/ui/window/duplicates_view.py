@@ -27,7 +27,13 @@ from paperdesk.core.models import Paper
 from paperdesk.ui.panes.paper_html import byline
 from paperdesk.ui.style.colours import is_dark, muted_colour
 
-__all__ = ["DuplicatesDialog", "DIFF_COLOURS", "DUPLICATE_KEYS", "pair_text", "side_html"]
+__all__ = ["DuplicatesDialog", "DIFF_COLOURS", "DUPLICATE_KEYS", "PAIRS_LISTED", "pair_text",
+           "side_html"]
+
+#: Most pairs the view lists at once (the most similar; merging or dismissing brings up
+#: the next ones), so that a library of templated abstracts does not fill it with tens
+#: of thousands.
+PAIRS_LISTED = 1000
 
 #: Background and text colour of words only one paper has: ``(dark theme?) ->
 #: {"removed": (bg, fg), "added": (bg, fg)}``; "removed" marks the left paper's own
@@ -148,6 +154,7 @@ class DuplicatesDialog(QDialog):
         self.setWindowTitle("Possible duplicates")
         self._worker = worker
         self._pairs: list[DuplicatePair] = []
+        self._total = 0
         self._shown: tuple[int, int] | None = None
         self._generation = 0
         self._papers: tuple[Paper, Paper] | None = None
@@ -274,8 +281,9 @@ class DuplicatesDialog(QDialog):
         current pair, or the row it was in when it is gone (merged or dismissed)."""
         self._generation += 1
         generation = self._generation
-        self._worker.read(lambda lib: lib.near_duplicates(),
-                          on_done=lambda pairs: self._show_pairs(generation, pairs),
+        self._worker.read(lambda lib: (lib.near_duplicates(limit=PAIRS_LISTED),
+                                       lib.near_duplicate_count()),
+                          on_done=lambda got: self._show_pairs(generation, *got),
                           label="duplicates")
 
     def next_pair(self) -> bool:
@@ -328,9 +336,10 @@ class DuplicatesDialog(QDialog):
         self.pair_list.setCurrentRow(row)
         return True
 
-    def _show_pairs(self, generation: int, pairs: list[DuplicatePair]) -> None:
+    def _show_pairs(self, generation: int, pairs: list[DuplicatePair], total: int) -> None:
         if generation != self._generation:
             return
+        self._total = max(total, len(pairs))
         current = self.current_pair()
         row = self.pair_list.currentRow()
         self._pairs = list(pairs)
@@ -358,8 +367,11 @@ class DuplicatesDialog(QDialog):
             self.left.clear()
             self.right.clear()
             return
+        of = f"{len(self._pairs):,}"
+        if self._total > len(self._pairs):
+            of += f" listed ({self._total:,} in all; the most similar first)"
         self.pair_label.setText(
-            f"Pair {row + 1} of {len(self._pairs)}  ·  "
+            f"Pair {row + 1} of {of}  ·  "
             f"{round(pair.similarity * 100)}% of their word triples are shared")
         key = (pair.paper_a, pair.paper_b)
         if key == self._shown and self._papers is not None:
