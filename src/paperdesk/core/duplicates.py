@@ -44,9 +44,9 @@ exact check rejects.
 
 Measured with ``benchmarks/duplicates_bench.py`` (2 cores shared with other work):
 100,000 abstracts recombined from seed sentences (the hard case: many pairs share a
-sentence or two) are looked at in 116 s, the process growing by 56 MB (one batch and
+sentence or two) are looked at in 67 s, the process growing by 52 MB (one batch and
 bounded caches); the near-duplicate tables take 87 MB next to the abstracts' 188 MB; 1,000
-new papers against the 100,000 stored take 2.3 s.
+new papers against the 100,000 stored take 1.0 s.
 
 Hash functions: each shingle is hashed once to 64 bits (BLAKE2b, :mod:`hashlib`), then
 permuted by multiply-shift hashing, ``h_i(x) = ((a_i·x + b_i) mod 2⁶⁴) >> 32`` with
@@ -89,7 +89,7 @@ SIGNATURE_VERSION = 1
 #: threshold falls below it with a chance of about 5·10⁻⁵ (binomial, 60 trials at 0.5),
 #: while pairs that merely share a sentence (J ≈ 0.1) are dropped without reading their
 #: abstracts: at 100,000 abstracts recombined from seed sentences this took the stage
-#: from 280 s to 116 s.
+#: from 280 s to 116 s (under the same load).
 PREFILTER = 0.25
 #: Bounds for a crowd of near-identical abstracts (boilerplate such as "Abstract not
 #: available", or papers written from one template), so that each new paper costs
