@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from paperdesk.core.duplicates import THRESHOLD, similarity
 from paperdesk.core.exports.latex import latex_text
 from paperdesk.core.exports.ris import ris_text
 from paperdesk.core.imports.daily_papers import ParseError
@@ -321,6 +322,51 @@ def test_values_the_user_set_are_not_overwritten(seeded_library, tmp_path):
         "'Journal of Seeds')",
         f"entry doe2023seed: paper {pid} keeps its title 'My Own Title' (the file has "
         "'A Real Title')"]
+
+
+def _edited(abstract: str) -> str:
+    """The abstract with its last sentence changed and other punctuation (a version 2)."""
+    head, _sep, _last = abstract.rstrip().rstrip(".").rpartition(". ")
+    return head.replace(",", ";") + ". We release the code and the trained models."
+
+
+def test_an_entry_with_a_near_duplicate_abstract_enriches_that_paper(seeded_library,
+                                                                     tmp_path):
+    seeded_library.find_near_duplicates()        # the stage has looked at the seeds
+    pid = seeded_library.paper_ids()[7]
+    paper = seeded_library.get(pid)
+    text = _edited(paper.abstract)
+    assert text != paper.abstract and similarity(text, paper.abstract) >= THRESHOLD
+    count = seeded_library.count()
+    path = tmp_path / "v2.bib"
+    path.write_text(_seed_entry(text), encoding="utf-8")
+    report = seeded_library.import_paths([path])
+    assert (report.added, report.enriched) == (0, 1)
+    assert seeded_library.count() == count
+    after = seeded_library.get(pid)
+    assert after.abstract == paper.abstract          # the paper keeps its own text
+    assert after.title == "A Real Title" and after.metadata.year == 2023
+    (f,) = report.files
+    assert any(f"near-duplicate of paper {pid}'s" in w for w in f.warnings)
+    again = seeded_library.import_paths([path])      # found at once the second time
+    assert (again.added, again.enriched, again.duplicates) == (0, 0, 1)
+    assert not again.files[0].warnings
+
+
+def test_a_near_duplicate_with_another_doi_is_another_paper(seeded_library, tmp_path):
+    seeded_library.find_near_duplicates()
+    pid = seeded_library.paper_ids()[7]
+    paper = seeded_library.get(pid)
+    seeded_library.set_metadata(pid, Metadata(doi="10.1000/first"))
+    path = tmp_path / "other.bib"
+    path.write_text(_seed_entry(_edited(paper.abstract), "  doi = {10.1000/second},\n"),
+                    encoding="utf-8")
+    report = seeded_library.import_paths([path])
+    assert report.added == 1
+    (new,) = report.added_ids
+    assert seeded_library.find_near_duplicates() >= 1          # flagged instead
+    assert any({d.paper_a, d.paper_b} == {pid, new}
+               for d in seeded_library.near_duplicates())
 
 
 def test_a_record_matching_by_doi_or_arxiv_id_merges(empty_library, tmp_path):

@@ -19,7 +19,11 @@ author's family name; the hash is that of ``"paperdesk-identity:"`` + this key
 
 **Merging, never duplicating.** A record is the same paper as one in the library when
 its abstract hash (or identity hash) is that paper's, or else when its DOI (any case) or
-its arXiv id (any version) is that paper's. Then it fills in that paper's *missing*
+its arXiv id (any version) is that paper's, or else when its abstract is a
+near-duplicate of that paper's (:func:`paperdesk.core.store.duplicates.closest_paper`:
+the near-duplicate measure at its threshold, among papers the near-duplicate stage has
+looked at; not when the two carry different DOIs or arXiv ids; a note names the paper
+and the similarity). Then it fills in that paper's *missing*
 metadata only: authors when it has none, date, venue, entry type, DOI, arXiv id and URL
 when they are empty, and its title when the paper's title is still the one derived from
 the abstract and the record's title is a real one (not the title paperdesk derives from
@@ -43,7 +47,7 @@ import sqlite_utils
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url)
 from paperdesk.core.models import Author, FileReport, Metadata
-from paperdesk.core.store.duplicates import paper_with_hash
+from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
 from paperdesk.core.text import content_hash, derive_title, normalize
@@ -224,9 +228,30 @@ class Identifiers:
 
 
 def _find(db: sqlite_utils.Database, record: Record, digest: str,
-          ids: Identifiers) -> int | None:
+          ids: Identifiers, notes: list[str]) -> int | None:
     row = paper_with_hash(db, digest)   # or the paper it was merged into
-    return row[0] if row is not None else ids.find(record.metadata)
+    if row is not None:
+        return row[0]
+    pid = ids.find(record.metadata)
+    if pid is not None or not record.abstract:
+        return pid
+    near = closest_paper(db, record.abstract)
+    if near is None:
+        return None
+    pid, score = near
+    own = metadata_from_row(db.execute(
+        f"SELECT {', '.join(METADATA_COLUMNS)} FROM papers WHERE id = ?", [pid]).fetchone())
+    theirs = record.metadata
+    if (own.doi and theirs.doi and own.doi.lower() != theirs.doi.lower()) or (
+            own.arxiv_id and theirs.arxiv_id
+            and _arxiv_base(own.arxiv_id) != _arxiv_base(theirs.arxiv_id)):
+        return None     # another DOI or arXiv id: another work, however alike the text
+    # Its abstract now leads to that paper, so importing the file again finds it at once.
+    db.execute("INSERT OR IGNORE INTO merged_hashes (content_hash, paper_id) VALUES (?, ?)",
+               [digest, pid])
+    notes.append(f"{record.label}: its abstract is a near-duplicate of paper {pid}'s "
+                 f"(similarity {score:.2f}); merged onto that paper instead of adding a copy")
+    return pid
 
 
 _FIELDS = (("authors", lambda m: m.authors), ("date", lambda m: m.date),
@@ -317,7 +342,7 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
     ids = Identifiers(db) if ids is None else ids
     for record in records:
         digest = record_hash(record)
-        pid = _find(db, record, digest, ids)
+        pid = _find(db, record, digest, ids, report.warnings)
         if not record.abstract:
             report.without_abstract += 1
         if pid is None:

@@ -12,12 +12,13 @@ from collections.abc import Iterable, Sequence
 
 import sqlite_utils
 
+from paperdesk.core import duplicates as measure
 from paperdesk.core.duplicates import SIGNATURE_VERSION, DuplicatePair
 
 __all__ = ["unchecked", "unchecked_count", "mark_checked", "signatures", "candidates",
            "flag_pair",
            "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows",
-           "paper_with_hash", "record_merge"]
+           "paper_with_hash", "record_merge", "closest_paper"]
 
 _UNCHECKED = ("FROM papers p LEFT JOIN duplicate_checked c ON c.paper_id = p.id "
               "WHERE (c.paper_id IS NULL OR c.content_hash != p.content_hash "
@@ -189,3 +190,44 @@ def restore_pair_rows(db: sqlite_utils.Database, rows: Iterable[tuple]) -> None:
     db.conn.executemany("INSERT OR REPLACE INTO duplicate_pairs (paper_a, paper_b, hash_a, "
                         "hash_b, similarity, status, found_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                         list(rows))
+
+
+def closest_paper(db: sqlite_utils.Database, abstract: str,
+                  threshold: float = measure.THRESHOLD) -> tuple[int, float] | None:
+    """The paper whose abstract is most similar to ``abstract``, if it is a near-duplicate.
+
+    Looks only among papers the near-duplicate stage has already looked at (their band
+    hashes are stored), with the stage's own measure and bounds
+    (:mod:`paperdesk.core.duplicates`: MinHash/LSH candidates, the signature prefilter,
+    then the exact Jaccard similarity of word 3-shingles).
+
+    Args:
+        db: the library database (read only).
+        abstract: the text to look up (a record's abstract).
+        threshold: least similarity, 0.0 to 1.0 (default :data:`THRESHOLD`).
+    Returns:
+        ``(paper_id, similarity)`` of the most similar paper at or above ``threshold``
+        (the lowest id on a tie), or ``None``.
+    """
+    sh = measure.shingles(abstract)
+    sig = measure.signature(sh)
+    if sig is None:
+        return None
+    found = candidates(db, measure.band_hashes(sig), 0, measure.MAX_CANDIDATES,
+                       measure.PER_BUCKET)
+    sigs = signatures(db, found) if found else {}
+    if not sigs:
+        return None
+    mine = measure.signature_bytes(sig)
+    ranked = sorted(zip(measure.estimates(mine, list(sigs.values())), sigs),
+                    key=lambda es: (-es[0], es[1]))
+    close = [pid for est, pid in ranked[:measure.MAX_EXACT] if est >= measure.PREFILTER]
+    best: tuple[int, float] | None = None
+    if close:
+        marks = ",".join("?" * len(close))
+        for pid, text in db.execute(f"SELECT id, abstract FROM papers WHERE id IN ({marks})",
+                                    close):
+            score = measure.jaccard(sh, measure.shingles(text))
+            if score >= threshold and (best is None or (-score, pid) < (-best[1], best[0])):
+                best = (pid, score)
+    return best
