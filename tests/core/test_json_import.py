@@ -98,7 +98,8 @@ def test_metadata_fills_a_paper_that_has_none_and_keys_stay_unique(tmp_path):
         taken = lib.import_paths([write_daily(tmp_path / "c.txt", ["A paper taking a key."])])
         lib.set_citation_key(taken.added_ids[0], keys[2])
         report = lib.import_paths([out])
-        assert (report.added, report.duplicates) == (1, 2)
+        # the first takes the export's metadata (enriched), the second keeps its own
+        assert (report.added, report.enriched, report.duplicates) == (1, 1, 1)
         assert lib.metadata(first).authors == (Author("Ada", "X"),)   # it had none
         assert lib.metadata(second).authors == (Author("Own", "O"),)  # its own kept
         assert lib.citation_key(first) != keys[0]                     # keys never change

@@ -852,6 +852,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             added.extend(new)
             file_report.added += counts.added
             file_report.duplicates += counts.duplicates
+            file_report.enriched += counts.enriched
+            file_report.without_abstract += counts.without_abstract
             step(min(start + EXPORT_IMPORT_BATCH, len(papers)))
             hook()
 

@@ -6,6 +6,14 @@ Versions 1 and 2 are read. Version 2 carries each paper's own metadata (``citati
 paper gets it, and keeps its citation key when no other paper in the library has it.
 Version 1 has none (its ``urls`` and ``arxiv_ids`` were what the abstract mentions, which
 is derived from the abstract again). ``mentioned`` is never read: it follows the abstract.
+
+A paper without an abstract (one that came from a BibTeX, RIS or CSL-JSON record with only
+a title) is read back as such: it needs a title, and it is identified as records without
+an abstract are (:func:`paperdesk.core.imports.records.identity_key`: DOI, else arXiv
+id, else title + year + first author), else by its DOI or arXiv id, else as the paper
+without an abstract with the same title; so an export imports back losslessly and a
+second import of it finds every paper again. A paper with neither title nor abstract is
+refused.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ from pathlib import Path
 
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
+from paperdesk.core.imports.records import Identifiers, Record, record_hash
 from paperdesk.core.metadata import MetadataError, check_citation_key, check_metadata
 from paperdesk.core.models import Author, FileReport, Metadata
 from paperdesk.core.store.duplicates import paper_with_hash
@@ -85,8 +94,8 @@ def read_export(path: str | os.PathLike, text: str | None = None,
         The document (``{"format", "version", "papers": [...]}``).
     Raises:
         ParseError: unreadable, not JSON, not a paperdesk export, a version this reader
-            does not know, a paper without an abstract, or a paper whose metadata is
-            malformed (the reason names the paper and the part).
+            does not know, a paper with neither abstract nor title, or a paper whose
+            metadata is malformed (the reason names the paper and the part).
     """
     p = Path(path)
     try:
@@ -111,8 +120,11 @@ def read_export(path: str | os.PathLike, text: str | None = None,
     if not isinstance(papers, list):
         raise ParseError(path, "a paperdesk export needs a \"papers\" list")
     for n, paper in enumerate(papers, start=1):
-        if not isinstance(paper, dict) or not str(paper.get("abstract", "")).strip():
-            raise ParseError(path, f"paper {n} has no abstract")
+        if not isinstance(paper, dict):
+            raise ParseError(path, f"paper {n} is not an object")
+        if not normalize(str(paper.get("abstract") or "")) and not normalize(
+                str(paper.get("title") or "")):
+            raise ParseError(path, f"paper {n} has neither an abstract nor a title")
         try:
             paper_metadata(paper)
         except MetadataError as exc:
@@ -120,55 +132,85 @@ def read_export(path: str | os.PathLike, text: str | None = None,
     return doc
 
 
+def _find(db, item: dict, abstract: str, title: str, meta: Metadata | None,
+          ids: Identifiers) -> tuple[str, int | None]:
+    """``(content_hash, id of the paper it is or None)`` of one export entry."""
+    if abstract:
+        digest = content_hash(abstract)
+        row = paper_with_hash(db, digest)   # or the paper it was merged into
+        return digest, (row[0] if row else None)
+    record = Record(0, "", title, "", meta or Metadata())
+    digest = record_hash(record)
+    row = paper_with_hash(db, digest)
+    if row is not None:
+        return digest, row[0]
+    pid = ids.find(record.metadata)
+    if pid is None:     # its DOI, year or authors were edited since: the same title
+        row = db.execute("SELECT id FROM papers WHERE abstract = '' AND title = ? "
+                         "ORDER BY id LIMIT 1", [title]).fetchone()
+        pid = row[0] if row else None
+    return digest, pid
+
+
 def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int], list[int]]:
     """Store the papers of an export (inside the caller's transaction).
 
-    New abstracts are added with their title, dates, read and star marks, own metadata
-    and citation key (kept when no other paper has it, else a fresh one); a paper already
-    in the library keeps its own title, note, citation key and metadata (it takes the
-    export's metadata only when it has none of its own) but gains the export's tags,
-    highlights (when the offsets still fit the abstract), read and star marks. Tags are
-    matched by name without regard to case; a tag's number key is taken only if it is
-    free.
+    New papers are added with their title, abstract (or none: see the module docstring),
+    dates, read and star marks, own metadata and citation key (kept when no other paper
+    has it, else a fresh one); a paper already in the library keeps its own title, note,
+    citation key and metadata (it takes the export's metadata only when it has none of
+    its own) but gains the export's tags, note (when it has none), highlights (when the
+    offsets still fit the abstract), read and star marks. Tags are matched by name
+    without regard to case; a tag's number key is taken only if it is free.
 
     Args:
         lib: the :class:`~paperdesk.core.library.Library`.
         doc: from :func:`read_export`.
-        report: counts ``added`` and ``duplicates`` are updated.
+        report: counts ``added``, ``enriched`` (a paper already there that gained a tag,
+            note, highlight, mark or metadata), ``duplicates`` (one that gained nothing)
+            and ``without_abstract`` are updated.
         now: ISO 8601 UTC time of this import.
     Returns:
-        ``(added_ids, touched_ids)``: new papers, and existing papers that changed.
+        ``(added_ids, touched_ids)``: new papers, and existing papers met again.
     """
     db = lib.db
     added, touched = [], []
+    ids = Identifiers(db)
     for item in doc["papers"]:
-        abstract = normalize(str(item["abstract"]))
-        digest = content_hash(abstract)
-        row = paper_with_hash(db, digest)   # or the paper it was merged into
+        abstract = normalize(str(item.get("abstract") or ""))
+        title = normalize(str(item.get("title") or ""))
         meta, key = paper_metadata(item)
-        if row is None:
-            derived = derive_title(abstract)
-            title = normalize(str(item.get("title") or "")) or derived
+        digest, pid = _find(db, item, abstract, title, meta, ids)
+        if not abstract:
+            report.without_abstract += 1
+        changed = False
+        if pid is None:
+            derived = derive_title(abstract) if abstract else title
             pid = insert_paper(db, content_hash=digest, abstract=abstract,
-                               derived_title=derived, title=title,
+                               derived_title=derived, title=title or derived,
                                added_at=str(item.get("added_at") or now),
                                read_at=item.get("read_at"), starred=bool(item.get("starred")),
                                metadata=meta, citation_key=key)
             added.append(pid)
             report.added += 1
+            if meta is not None:
+                ids.add(pid, meta.doi, meta.arxiv_id)
         else:
-            pid = row[0]
-            report.duplicates += 1
             own = metadata_from_row(db.execute(
                 f"SELECT {', '.join(METADATA_COLUMNS)} FROM papers WHERE id = ?",
                 [pid]).fetchone())
             if meta is not None and own == Metadata():
                 write_metadata(db, pid, meta)
+                ids.add(pid, meta.doi, meta.arxiv_id)
+                changed = True
             if item.get("read_at"):
-                db.execute("UPDATE papers SET read_at = coalesce(read_at, ?) WHERE id = ?",
-                           [item["read_at"], pid])
+                changed |= bool(db.execute(
+                    "UPDATE papers SET read_at = ? WHERE id = ? AND read_at IS NULL",
+                    [item["read_at"], pid]).rowcount)
             if item.get("starred"):
-                db.execute("UPDATE papers SET starred = 1 WHERE id = ?", [pid])
+                changed |= bool(db.execute(
+                    "UPDATE papers SET starred = 1 WHERE id = ? AND NOT starred",
+                    [pid]).rowcount)
             touched.append(pid)
         for src in item.get("sources") or []:
             path = str(src.get("path") or src.get("name") or "paperdesk export")
@@ -183,23 +225,33 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
                 free = key is not None and lib.tag_for_key(int(key)) is None
                 existing = lib.ensure_tag(str(tag["name"]), colour=tag.get("colour"),
                                           key=int(key) if free else None)
-            db.execute("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
-                       [pid, existing.id])
+            changed |= bool(db.execute(
+                "INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
+                [pid, existing.id]).rowcount)
         note = str(item.get("note") or "")
         if note.strip() and not lib.note(pid).strip():
             db.execute("INSERT INTO notes (paper_id, body, updated_at) VALUES (?, ?, ?) "
                        "ON CONFLICT(paper_id) DO UPDATE SET body = excluded.body",
                        [pid, note, now])
+            changed = True
         have = {(h.start, h.end) for h in lib.highlights(pid)}
+        own_abstract = abstract if pid in added else db.execute(
+            "SELECT abstract FROM papers WHERE id = ?", [pid]).fetchone()[0]
         for h in item.get("highlights") or []:
             start, end = int(h.get("start", -1)), int(h.get("end", -1))
-            if (start, end) in have or not 0 <= start < end <= len(abstract):
+            if (start, end) in have or not 0 <= start < end <= len(own_abstract):
                 continue
-            if h.get("text") is not None and abstract[start:end] != h["text"]:
+            if h.get("text") is not None and own_abstract[start:end] != h["text"]:
                 continue  # offsets no longer point at the same words
             db.execute('INSERT INTO highlights (paper_id, start, "end", colour, comment, '
                        "created_at) VALUES (?, ?, ?, ?, ?, ?)",
                        [pid, start, end, str(h.get("colour") or "#ffe066"),
                         str(h.get("comment") or ""), str(h.get("created_at") or now)])
             have.add((start, end))
+            changed = True
+        if pid not in added:
+            if changed:
+                report.enriched += 1
+            else:
+                report.duplicates += 1
     return added, touched

@@ -1,0 +1,115 @@
+"""Import defects found by a tester of issue 11 (records from BibTeX, RIS, CSL-JSON,
+arXiv JSON Lines and paperdesk's own JSON export), each with the input that showed it.
+Fixtures are written inline here."""
+
+from __future__ import annotations
+
+import json
+
+from paperdesk.core.library import Library
+from paperdesk.core.models import Author, Metadata
+
+TITLE_ONLY_BIB = """\
+@article{nodoi2021,
+  title = {A title-only paper without any identifier},
+  author = {M{\\"u}ller, J{\\"u}rgen and Doe, Jane},
+  year = {2021},
+  journal = {Journal of Tests},
+}
+@inproceedings{withdoi2022,
+  title = {A title-only paper with a DOI},
+  author = {Roe, Richard},
+  year = {2022},
+  doi = {10.5555/title.only},
+  booktitle = {Proceedings of Round Trips},
+}
+@misc{witharxiv,
+  title = {A title-only preprint},
+  author = {Poe, Edgar},
+  eprint = {2301.01234},
+  archiveprefix = {arXiv},
+}
+@article{full2020,
+  title = {A paper with an abstract},
+  author = {Full, Fiona},
+  year = {2020},
+  abstract = {We describe a paper that carries an abstract, so that the export holds both
+    kinds of papers: with and without an abstract.},
+}
+"""
+
+
+def _comparable(paper) -> dict:
+    d = paper.to_dict()
+    d.pop("id")
+    d["tags"] = sorted((t.name, t.colour, t.key) for t in paper.tags)
+    d["highlights"] = [(h["start"], h["end"], h["colour"], h["comment"], h["text"])
+                       for h in d["highlights"]]
+    d["sources"] = sorted((s["name"], s["path"], s["position"]) for s in d["sources"])
+    return d
+
+
+def test_json_export_of_papers_without_abstract_round_trips(tmp_path):
+    bib = tmp_path / "titles.bib"
+    bib.write_text(TITLE_ONLY_BIB, encoding="utf-8")
+    out = tmp_path / "export.json"
+    with Library.open(tmp_path / "one") as lib:
+        report = lib.import_paths([bib])
+        assert report.rejected == [] and report.added == 4
+        ids = lib.paper_ids()
+        no_abstract = [p for p in ids if not lib.get(p).abstract]
+        assert len(no_abstract) == 3
+        lib.add_tag(ids, "reading")
+        lib.add_tag(no_abstract[:1], "später")
+        lib.set_note(no_abstract[0], "A note on a paper *without* abstract.")
+        lib.set_starred(no_abstract[1:2], True)
+        lib.set_read(no_abstract[2:], True)
+        full = next(p for p in ids if lib.get(p).abstract)
+        lib.add_highlight(full, 3, 12)
+        lib.set_note(full, "The one with an abstract.")
+        before = {lib.get(p).title: _comparable(lib.get(p)) for p in ids}
+        lib.export_to_file(ids, "json", out)
+
+    with Library.open(tmp_path / "two") as copy:
+        report = copy.import_paths([out])
+        assert report.rejected == [], report.rejected
+        assert report.added == 4 and report.files[0].without_abstract == 3
+        after = {copy.get(p).title: _comparable(copy.get(p)) for p in copy.paper_ids()}
+        assert after == before
+        # the same export again finds every paper: nothing added, nothing changed
+        again = copy.import_paths([out])
+        assert again.added == 0 and again.duplicates == 4 and again.enriched == 0
+        assert len(copy.paper_ids()) == 4
+        # papers that gain nothing but tags count as enriched
+        copy.remove_tag(copy.paper_ids(), "reading")
+        third = copy.import_paths([out])
+        assert third.added == 0 and third.enriched == 4 and third.duplicates == 0
+        assert all("reading" in [t.name for t in copy.get(p).tags]
+                   for p in copy.paper_ids())
+
+
+def test_json_export_paper_without_abstract_matches_after_its_doi_was_edited(tmp_path):
+    bib = tmp_path / "titles.bib"
+    bib.write_text(TITLE_ONLY_BIB, encoding="utf-8")
+    out = tmp_path / "export.json"
+    with Library.open(tmp_path / "one") as lib:
+        lib.import_paths([bib])
+        pid = next(p for p in lib.paper_ids() if lib.get(p).metadata.doi)
+        meta = lib.get(pid).metadata
+        lib.set_metadata(pid, Metadata(authors=meta.authors, date=meta.date,
+                                       venue=meta.venue, entry_type=meta.entry_type,
+                                       doi="10.5555/edited.doi"))
+        lib.export_to_file(lib.paper_ids(), "json", out)
+        report = lib.import_paths([out])
+        assert report.added == 0 and len(lib.paper_ids()) == 4
+
+
+def test_json_export_paper_with_neither_title_nor_abstract_is_refused(tmp_path):
+    doc = {"format": "paperdesk-export", "version": 2,
+           "papers": [{"title": "", "abstract": "  "}]}
+    path = tmp_path / "empty.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([path])
+        assert report.added == 0
+        assert "paper 1 has neither an abstract nor a title" in report.rejected[0]["reason"]
