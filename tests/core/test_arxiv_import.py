@@ -74,8 +74,8 @@ def test_old_style_ids_latex_and_author_strings(lib):
     assert cats.abstract == ("Naïve models of ultracold gases predict a 50% loss; we measure "
                              "$\\sim 10^{3}$ atoms in a Göttingen-style trap.")
     math = papers["math/0406594"]
-    assert [(a.family, a.given) for a in math.metadata.authors] == [
-        ("González", "María"), ("Smith, Jr", "John")]
+    assert [(a.family, a.given, a.suffix) for a in math.metadata.authors] == [
+        ("González", "María", ""), ("Smith", "John", "Jr")]
     assert math.metadata.entry_type is None and math.entry_type == "preprint"
     assert [str(a) for a in papers["2401.01234"].metadata.authors] == ["Tanaka, Yuki",
                                                                         "Øster, Lars"]

@@ -113,3 +113,70 @@ def test_json_export_paper_with_neither_title_nor_abstract_is_refused(tmp_path):
         report = lib.import_paths([path])
         assert report.added == 0
         assert "paper 1 has neither an abstract nor a title" in report.rejected[0]["reason"]
+
+
+# -- 7. authors with a suffix ------------------------------------------------------------
+from paperdesk.core.metadata import parse_author  # noqa: E402
+
+RIS_SUFFIXES = """\
+TY  - JOUR
+AU  - King, Martin Luther, Jr.
+AU  - Smith, John
+AU  - Cee, Jr, Carl
+AU  - Too, Many, Commas, Here
+TI  - Suffix test
+AB  - An abstract about suffixes in RIS author names, long enough to read as prose.
+ER  - 
+"""
+
+
+def test_parse_author_reads_the_ris_and_the_bibtex_order_of_a_suffix():
+    assert parse_author("King, Martin Luther, Jr.") == Author("King", "Martin Luther", "Jr.")
+    assert parse_author("Cee, Jr, Carl") == Author("Cee", "Carl", "Jr")
+    assert parse_author("Gates, William Henry, III") == Author("Gates", "William Henry",
+                                                              "III")
+    assert str(Author("King", "Martin Luther", "Jr.")) == "King, Martin Luther, Jr."
+    assert parse_author(str(Author("King", "Martin Luther", "Jr."))) == Author(
+        "King", "Martin Luther", "Jr.")
+
+
+def test_an_ris_author_with_a_suffix_is_kept_and_an_unreadable_one_noted(tmp_path):
+    path = tmp_path / "suffix.ris"
+    path.write_text(RIS_SUFFIXES, encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([path])
+        assert report.added == 1
+        paper = lib.get(report.added_ids[0])
+        assert paper.metadata.authors == (Author("King", "Martin Luther", "Jr."),
+                                          Author("Smith", "John"), Author("Cee", "Carl", "Jr"))
+        assert any("record 1: author: cannot read 'Too, Many, Commas, Here'" in w
+                   for w in report.files[0].warnings), report.files[0].warnings
+
+
+def test_a_suffix_round_trips_through_every_export(tmp_path):
+    from helpers import write_daily
+    authors = (Author("King", "Martin Luther", "Jr."), Author("van der Berg", "Jan"),
+               Author("Gates", "William Henry", "III"))
+    with Library.open(tmp_path / "one") as lib:
+        pid = lib.import_paths([write_daily(tmp_path / "a.txt", [
+            "A paper whose authors carry generational suffixes, which every export keeps."
+        ])]).added_ids[0]
+        lib.set_metadata(pid, Metadata(authors=authors, date="2020", entry_type="article",
+                                       venue="Journal of Names"))
+        assert lib.get(pid).metadata.authors == authors      # stored and read back
+        files = {}
+        for fmt, name in (("bibtex", "x.bib"), ("ris", "x.ris"), ("csl-json", "x.json"),
+                          ("json", "x.paperdesk.json")):
+            files[fmt] = tmp_path / name
+            lib.export_to_file([pid], fmt, files[fmt])
+    bib = files["bibtex"].read_text(encoding="utf-8")
+    assert "King, Jr., Martin Luther" in bib and "Gates, III, William Henry" in bib
+    assert "AU  - King, Martin Luther, Jr." in files["ris"].read_text(encoding="utf-8")
+    csl = json.loads(files["csl-json"].read_text(encoding="utf-8"))
+    assert csl[0]["author"][0] == {"family": "King", "given": "Martin Luther",
+                                   "suffix": "Jr."}
+    for fmt, path in files.items():
+        with Library.open(tmp_path / f"copy-{fmt}") as copy:
+            report = copy.import_paths([path])
+            assert report.rejected == [] and report.added == 1, (fmt, report.rejected)
+            assert copy.get(report.added_ids[0]).metadata.authors == authors, fmt

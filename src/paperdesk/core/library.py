@@ -1134,7 +1134,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 tags=tuple(tags.get(pid, ())), note=notes.get(pid, ""),
                 comments=tuple(comments.get(pid, ())),
                 sources=tuple(dict.fromkeys(source_names)), flags=tuple(flags),
-                authors=tuple(f"{a.given} {a.family}".strip() for a in own.authors),
+                authors=tuple(f"{a.given} {a.family} {a.suffix}".strip()
+                              for a in own.authors),
                 venue=own.venue, year=own.year, doi=own.doi or "",
                 arxiv_id=own.arxiv_id or "", citation_key=key or "",
                 mentions=(*said.dois, *said.arxiv_ids, *said.urls))

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from paperdesk.core.models import Author, LibraryError, Mentioned, Metadata
 
 __all__ = ["Author", "Metadata", "Mentioned", "ENTRY_TYPES", "parse_author", "parse_authors",
+           "is_suffix", "SUFFIXES",
            "format_author", "check_doi", "check_arxiv_id", "check_date", "check_url",
            "check_entry_type", "check_citation_key", "check_metadata", "extract_dois",
            "auto_key", "metadata_key", "key_word", "unique_key", "MetadataError"]
@@ -33,19 +34,35 @@ ENTRY_TYPES = ("article", "inproceedings", "preprint", "book", "incollection", "
 
 
 # -- names ---------------------------------------------------------------------------
+#: Generational suffixes recognised in the middle of a three-part name (BibTeX's
+#: "von Last, Jr, First" order), compared case-folded without a final dot.
+SUFFIXES = frozenset({"jr", "sr", "jnr", "snr", "ii", "iii", "iv", "v", "vi", "2nd", "3rd",
+                      "4th"})
+
+
+def is_suffix(text: str) -> bool:
+    """Whether ``text`` is a generational suffix of :data:`SUFFIXES` ("Jr.", "III")."""
+    return text.strip().rstrip(".").casefold() in SUFFIXES
+
+
 def parse_author(text: str) -> Author:
-    """Read one author as typed: ``"Family, Given"`` or ``"Given Family"``.
+    """Read one author as typed: ``"Family, Given"``, ``"Family, Given, Suffix"`` (the
+    RIS specification's form, ``"King, Martin Luther, Jr."``) or ``"Given Family"``.
 
     A name in braces (``"{World Health Organization}"``) is an organisation: all family,
     no given name. Without a comma, the last word is the family name, together with
     lower-case particles before it ("Ludwig van Beethoven" -> family "van Beethoven").
+    With two commas, one part after the family name must be a generational suffix
+    (:func:`is_suffix`: Jr, Sr, II, III, ...): the third (``"Family, Given, Suffix"``),
+    else the middle one, BibTeX's order ``"Family, Jr, Given"`` (``"Cee, Jr, Carl"``).
 
     Args:
         text: the name.
     Returns:
         The :class:`Author`.
     Raises:
-        MetadataError: empty, or more than one comma ("a, b, c").
+        MetadataError: empty, an empty family name, more than two commas, or two
+            commas without a suffix ("a, b, c").
     """
     clean = " ".join(str(text).split())
     if not clean:
@@ -54,9 +71,17 @@ def parse_author(text: str) -> Author:
         return Author(clean[1:-1].strip())
     if "," in clean:
         parts = [p.strip() for p in clean.split(",")]
-        if len(parts) != 2 or not parts[0]:
-            raise MetadataError(f"author: cannot read {clean!r} (use 'Family, Given')")
-        return Author(parts[0], parts[1])
+        if len(parts) > 3 or not parts[0]:
+            raise MetadataError(f"author: cannot read {clean!r} "
+                                "(use 'Family, Given' or 'Family, Given, Suffix')")
+        if len(parts) == 2:
+            return Author(parts[0], parts[1])
+        if is_suffix(parts[2]):
+            return Author(parts[0], parts[1], parts[2])      # RIS: Family, Given, Suffix
+        if is_suffix(parts[1]):
+            return Author(parts[0], parts[2], parts[1])      # BibTeX: Last, Jr, First
+        raise MetadataError(f"author: cannot read {clean!r} (a third part must be a "
+                            "suffix such as Jr. or III: 'Family, Given, Suffix')")
     words = clean.split(" ")
     if len(words) == 1:
         return Author(words[0])
@@ -84,9 +109,9 @@ def parse_authors(text: str) -> tuple[Author, ...]:
 
 
 def format_author(author: Author) -> str:
-    """Return ``"Family, Given"`` (``"Family"`` when there is no given name); the form
-    :func:`parse_author` reads back."""
-    return f"{author.family}, {author.given}" if author.given else author.family
+    """Return ``"Family, Given"`` (``"Family"`` when there is no given name, ``"Family,
+    Given, Suffix"`` when there is a suffix); the form :func:`parse_author` reads back."""
+    return str(author)
 
 
 # -- identifiers --------------------------------------------------------------------
@@ -249,7 +274,8 @@ def check_metadata(meta: Metadata) -> Metadata:
     Raises:
         MetadataError: the first part refused, with a one-line reason naming it.
     """
-    authors = tuple(Author(" ".join(a.family.split()), " ".join(a.given.split()))
+    authors = tuple(Author(" ".join(a.family.split()), " ".join(a.given.split()),
+                           " ".join(a.suffix.split()))
                     for a in meta.authors)
     for a in authors:
         if not a.family:

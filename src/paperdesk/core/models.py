@@ -171,15 +171,26 @@ class Author:
         family: family name (with particles such as "van der"), or the whole name of an
             organisation ("World Health Organization") when ``given`` is empty.
         given: given names or initials ("Jane", "J. R."); "" when unknown.
+        suffix: a generational suffix ("Jr.", "III"): BibTeX's "Jr" part, CSL-JSON's
+            ``suffix``, the third part of an RIS name; "" when there is none.
     """
 
     family: str
     given: str = ""
+    suffix: str = ""
 
     def to_dict(self) -> dict:
-        return {"family": self.family, "given": self.given}
+        """``{"family", "given"}``, with ``"suffix"`` only when there is one."""
+        d = {"family": self.family, "given": self.given}
+        if self.suffix:
+            d["suffix"] = self.suffix
+        return d
 
     def __str__(self) -> str:
+        """``"Family, Given"``, ``"Family, Given, Suffix"`` (the RIS form) or
+        ``"Family"``: what :func:`paperdesk.core.metadata.parse_author` reads back."""
+        if self.suffix:
+            return f"{self.family}, {self.given}, {self.suffix}"
         return f"{self.family}, {self.given}" if self.given else self.family
 
 

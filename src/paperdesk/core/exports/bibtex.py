@@ -90,7 +90,8 @@ def _name_part(text: str, whole: bool) -> str:
 
 def bibtex_name(author: Author) -> str:
     """Return one author as BibTeX writes names (btxdoc section 4; biblatex manual 3.4):
-    ``Family, Given``. A name without given names (an organisation such as "World
+    ``Family, Given``, or ``Family, Jr, Given`` when it has a suffix (btxdoc's
+    "von Last, Jr, First"). A name without given names (an organisation such as "World
     Health Organization") is put in braces, so that BibTeX takes it whole; so is a
     family name that is not "particles + capitalised words" ("Dupont & Fils"), which
     BibTeX and pandoc would otherwise split into "von" and "Last" parts. Braces inside a
@@ -101,10 +102,12 @@ def bibtex_name(author: Author) -> str:
     Returns:
         The LaTeX of the name.
     """
-    if not author.given:
+    if not author.given and not author.suffix:
         return "{" + latex_text(author.family, pair_braces=False) + "}"
-    return (f"{_name_part(author.family, not _plain_family(author.family))}, "
-            f"{_name_part(author.given, False)}")
+    family = _name_part(author.family, not _plain_family(author.family))
+    if author.suffix:   # BibTeX's three-part form "von Last, Jr, First"
+        return f"{family}, {_name_part(author.suffix, False)}, {_name_part(author.given, False)}"
+    return f"{family}, {_name_part(author.given, False)}"
 
 
 def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:

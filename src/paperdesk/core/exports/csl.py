@@ -51,9 +51,12 @@ _VARIABLE_LINE = re.compile(r"^\s*[\w-]+\s*:")
 
 
 def _name(author: Author) -> dict:
-    if not author.given:
+    if not author.given and not author.suffix:
         return {"literal": author.family}
-    return {"family": author.family, "given": author.given}
+    name = {"family": author.family, "given": author.given}
+    if author.suffix:
+        name["suffix"] = author.suffix
+    return name
 
 
 def csl_note(paper: Paper, keep: Iterable[str]) -> str | None:

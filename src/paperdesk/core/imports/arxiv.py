@@ -23,8 +23,7 @@ arXiv id, in any version, or DOI is enriched, not duplicated):
   ``\\%`` -> %), maths (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) is kept as
   written, so that it stays exact and readable as TeX; white space and line breaks become
   single spaces;
-- authors: ``authors_parsed`` (family name = last, plus ``, suffix`` when there is one;
-  given = first), else ``authors`` split at commas and "and" (parenthesised
+- authors: ``authors_parsed`` (family name = last, given = first, suffix = suffix), else ``authors`` split at commas and "and" (parenthesised
   affiliations dropped), LaTeX decoded;
 - date: the first version's date (the submission date, ``YYYY-MM-DD``), else
   ``update_date``;
@@ -151,7 +150,7 @@ def decode_tex_text(text: str) -> str:
     return " ".join("".join(out).split())
 
 
-def _names(obj: dict) -> list[tuple[str, str]]:
+def _names(obj: dict) -> list[tuple[str, str, str] | tuple[str, str]]:
     parsed = obj.get("authors_parsed")
     if isinstance(parsed, list) and parsed:
         out = []
@@ -159,10 +158,8 @@ def _names(obj: dict) -> list[tuple[str, str]]:
             if not isinstance(name, list) or not name:
                 continue
             last, first, suffix = (list(map(str, name)) + ["", "", ""])[:3]
-            family = decode_latex(last)
-            if suffix.strip():
-                family += ", " + decode_latex(suffix)
-            out.append((family, decode_latex(first)))
+            out.append((decode_latex(last), decode_latex(first),
+                        decode_latex(suffix) if suffix.strip() else ""))
         return out
     authors = obj.get("authors")
     if not isinstance(authors, str):

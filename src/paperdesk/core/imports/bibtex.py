@@ -122,7 +122,7 @@ def _value(entry: Entry, name: str) -> str | None:
     return str(f.value)
 
 
-def _names(entry: Entry) -> list[tuple[str, str]]:
+def _names(entry: Entry) -> list[tuple[str, ...]]:
     for name in ("author", "editor"):
         f = entry.fields_dict.get(name)
         if f is None or not isinstance(f.value, list):
@@ -131,12 +131,11 @@ def _names(entry: Entry) -> list[tuple[str, str]]:
         for part in f.value:
             if isinstance(part, mw.NameParts):
                 family = " ".join(part.von + part.last)
-                if part.jr:
-                    family += ", " + " ".join(part.jr)
-                out.append((decode_latex(family), decode_latex(" ".join(part.first))))
+                out.append((decode_latex(family), decode_latex(" ".join(part.first)),
+                            decode_latex(" ".join(part.jr))))
             else:
                 out.append((decode_latex(str(part)), ""))
-        return [(f, g) for f, g in out if f or g]
+        return [n for n in out if n[0] or n[1]]
     return []
 
 

@@ -6,7 +6,7 @@ array of items. Taken: ``id`` (the citation key), ``type`` (by :data:`CSL_TYPES`
 others ``misc``; ``article``, CSL's type for preprints, is ``preprint``), ``title``,
 ``abstract``, ``author`` (else ``editor``; ``{"family", "given"}`` with the particles
 ``non-dropping-particle``/``dropping-particle`` put before the family name and
-``suffix`` after it, or ``{"literal"}``), ``issued`` (``date-parts``, else ``raw`` or
+``suffix`` as the author's suffix, or ``{"literal"}``), ``issued`` (``date-parts``, else ``raw`` or
 ``literal`` when it is an ISO date), the venue from ``container-title``, else
 ``publisher``, ``DOI``, the arXiv id from ``number`` or ``archive_location``
 (``arXiv:<id>``, or when ``archive``/``publisher`` is arXiv) or an arxiv.org ``URL``,
@@ -43,7 +43,7 @@ def _text(value) -> str:
     return str(value).strip()
 
 
-def _names(item: dict) -> list[tuple[str, str]]:
+def _names(item: dict) -> list[tuple[str, str, str]]:
     for field in ("author", "editor"):
         names = item.get(field)
         if not isinstance(names, list) or not names:
@@ -58,9 +58,7 @@ def _names(item: dict) -> list[tuple[str, str]]:
             family = " ".join(p for p in (_text(n.get("dropping-particle")),
                                           _text(n.get("non-dropping-particle")),
                                           _text(n.get("family"))) if p)
-            if _text(n.get("suffix")):
-                family += ", " + _text(n["suffix"])
-            out.append((family, _text(n.get("given"))))
+            out.append((family, _text(n.get("given")), _text(n.get("suffix"))))
         return out
     return []
 

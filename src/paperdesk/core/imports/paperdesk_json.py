@@ -50,13 +50,14 @@ def paper_metadata(item: dict) -> tuple[Metadata | None, str | None]:
         has none (version 1, or every part empty); the key, or ``None``.
     Raises:
         MetadataError: a part is malformed (one line naming it), or an author is not
-            ``{"family", "given"}``.
+            ``{"family", "given"}`` (with an optional ``"suffix"``).
     """
     authors = []
     for a in item.get("authors") or []:
         if not isinstance(a, dict) or not str(a.get("family") or "").strip():
             raise MetadataError(f"author: cannot read {a!r} (want {{\"family\", \"given\"}})")
-        authors.append(Author(str(a["family"]), str(a.get("given") or "")))
+        authors.append(Author(str(a["family"]), str(a.get("given") or ""),
+                              str(a.get("suffix") or "")))
     meta = check_metadata(Metadata(
         authors=tuple(authors), date=_text_or_none(item.get("date")),
         venue=str(item.get("venue") or ""), entry_type=_text_or_none(item.get("entry_type")),

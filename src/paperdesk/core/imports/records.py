@@ -103,8 +103,10 @@ class RecordFile:
 class RawRecord:
     """A record as a reader found it, before checking (every value text or ``None``).
 
-    ``authors`` are ``(family, given)`` pairs; ``entry_type`` is already one of
-    :data:`paperdesk.core.metadata.ENTRY_TYPES` or ``None``.
+    ``authors`` are ``(family, given)`` pairs or ``(family, given, suffix)`` triples;
+    ``entry_type`` is already one of :data:`paperdesk.core.metadata.ENTRY_TYPES` or
+    ``None``; ``problems`` are notes the reader had about values it could not take (an
+    author it could not read), copied to the file's warnings.
     """
 
     label: str
@@ -118,6 +120,7 @@ class RawRecord:
     arxiv_id: str | None = None
     url: str | None = None
     citation_key: str | None = None
+    problems: list[str] = field(default_factory=list)
 
 
 def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
@@ -135,13 +138,14 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
             out.warnings.append(f"{raw.label}: {exc}; value dropped")
             return None
 
+    out.warnings.extend(f"{raw.label}: {p}" for p in raw.problems)
     authors = []
-    for family, given in raw.authors:
-        family, given = normalize(family or ""), normalize(given or "")
+    for name in raw.authors:
+        family, given, suffix = (tuple(normalize(p or "") for p in name) + ("", "", ""))[:3]
         if family:
-            authors.append(Author(family, given))
+            authors.append(Author(family, given, suffix))
         elif given:     # a single-part name: keep it as the family name
-            authors.append(Author(given))
+            authors.append(Author(given, "", suffix))
     arxiv = checked("arxiv", check_arxiv_id, raw.arxiv_id)
     entry_type = checked("type", check_entry_type, raw.entry_type)
     if entry_type == "misc" and arxiv:

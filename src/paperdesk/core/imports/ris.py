@@ -8,7 +8,11 @@ lines, a record from ``TY`` to ``ER``; a line without a tag continues the value 
 
 Tags taken: ``TY`` (the type, by :data:`RIS_TYPES`; others ``misc``, and ``misc`` with an
 arXiv id ``preprint``); ``ID`` (the citation key); ``TI``, else ``T1`` (title); ``AB``,
-else ``N2`` (abstract); ``AU``, else ``A1`` (authors, ``Family, Given``; a name without a comma is an organisation, taken whole); ``DA``, else ``PY``/``Y1`` (``YYYY/MM/DD/`` with the parts that are known);
+else ``N2`` (abstract); ``AU``, else ``A1`` (authors, ``Family, Given`` or the specification's
+``Family, Given, Suffix``; also ``Family, Jr, Given`` when the middle part is a suffix
+such as ``Jr``, as earlier paperdesk exports wrote it: see
+:func:`paperdesk.core.metadata.parse_author`; a name without a comma is an organisation,
+taken whole; a name that cannot be read is dropped with a note); ``DA``, else ``PY``/``Y1`` (``YYYY/MM/DD/`` with the parts that are known);
 the venue from ``T2``, ``JF``, ``JO``, ``JA`` or ``J2`` (for books, theses and reports
 ``PB`` first); ``DO``; the arXiv id from ``AN`` (``arXiv:<id>``, or an id when ``DB`` is
 arXiv) or an arxiv.org ``UR``; ``UR`` (the first that is not the arXiv page).
@@ -69,20 +73,22 @@ def _date(ref: dict) -> str | None:
     return out
 
 
-def _authors(ref: dict) -> list[tuple[str, str]]:
+def _authors(ref: dict, problems: list[str]) -> list[tuple[str, str, str]]:
     names = ref.get("authors") or ref.get("first_authors") or []
     out = []
     for name in names:
         name = " ".join(str(name).split())
+        if not name:
+            continue
         if "," not in name:     # RIS names are "Family, Given": without a comma, whole
-            out.append((name, ""))  # (an organisation)
+            out.append((name, "", ""))  # (an organisation)
             continue
         try:
             a = parse_author(name)
-        except MetadataError:
-            a = None
-        if a is not None:
-            out.append((a.family, a.given))
+        except MetadataError as exc:
+            problems.append(f"{exc}; author dropped")
+            continue
+        out.append((a.family, a.given, a.suffix))
     return out
 
 
@@ -92,7 +98,7 @@ def _raw(ref: dict, n: int) -> RawRecord:
     raw.citation_key = key or None
     raw.title = _first(ref, "title", "primary_title")
     raw.abstract = _first(ref, "abstract", "notes_abstract")
-    raw.authors = _authors(ref)
+    raw.authors = _authors(ref, raw.problems)
     raw.date = _date(ref)
     ty = str(ref.get("type_of_reference") or "").strip().upper()
     raw.entry_type = RIS_TYPES.get(ty, "misc")

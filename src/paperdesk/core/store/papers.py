@@ -34,15 +34,17 @@ _SET_METADATA = (f"UPDATE papers SET {', '.join(c + ' = ?' for c in METADATA_COL
 
 
 def metadata_row(meta: Metadata) -> tuple:
-    """Return the values of :data:`METADATA_COLUMNS` for ``meta`` (authors as JSON)."""
-    return (json.dumps([[a.family, a.given] for a in meta.authors], ensure_ascii=False),
+    """Return the values of :data:`METADATA_COLUMNS` for ``meta`` (authors as JSON:
+    ``[[family, given], ...]``, with a third element, the suffix, when there is one)."""
+    return (json.dumps([[a.family, a.given, a.suffix] if a.suffix else [a.family, a.given]
+                        for a in meta.authors], ensure_ascii=False),
             meta.date, meta.venue or "", meta.entry_type, meta.doi, meta.arxiv_id, meta.url)
 
 
 def metadata_from_row(row) -> Metadata:
     """Return the :class:`Metadata` of a row of :data:`METADATA_COLUMNS`."""
     authors, date, venue, entry_type, doi, arxiv_id, url = row
-    return Metadata(tuple(Author(f, g) for f, g in json.loads(authors or "[]")), date,
+    return Metadata(tuple(Author(*a[:3]) for a in json.loads(authors or "[]")), date,
                     venue or "", entry_type, doi, arxiv_id, url)
 
 

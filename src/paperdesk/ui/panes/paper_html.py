@@ -138,7 +138,8 @@ def own_page_url(meta: Metadata) -> str | None:
 def readable_author(author: Author) -> str:
     """Return ``"Given Family"`` (``"Family"`` alone for an organisation or when the
     given name is unknown)."""
-    return f"{author.given} {author.family}" if author.given else author.family
+    name = f"{author.given} {author.family}" if author.given else author.family
+    return f"{name}, {author.suffix}" if author.suffix else name
 
 
 def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN) -> str:
