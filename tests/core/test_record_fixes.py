@@ -180,3 +180,32 @@ def test_a_suffix_round_trips_through_every_export(tmp_path):
             report = copy.import_paths([path])
             assert report.rejected == [] and report.added == 1, (fmt, report.rejected)
             assert copy.get(report.added_ids[0]).metadata.authors == authors, fmt
+
+
+# -- 8. an RIS file whose last record has no ER line ---------------------------------
+RIS_NO_LAST_ER = """\
+TY  - JOUR
+TI  - A first record that ends properly
+AU  - First, Fay
+AB  - The first record of this file has its ER line, as every record should have.
+ER  - 
+
+TY  - JOUR
+TI  - Last record without ER
+AU  - End, No
+PY  - 2020
+AB  - The last record of this file has no ER line at the end, as a truncated file has.
+"""
+
+
+def test_an_ris_record_without_its_er_line_at_the_end_is_read_and_noted(tmp_path):
+    path = tmp_path / "truncated.ris"
+    path.write_text(RIS_NO_LAST_ER, encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([path])
+        assert report.added == 2, report.files[0]
+        titles = {lib.get(p).title: lib.get(p) for p in report.added_ids}
+        last = titles["Last record without ER"]
+        assert last.metadata.date == "2020" and last.metadata.authors == (Author("End", "No"),)
+        assert "record 2: the file ends without its ER line" in " ".join(
+            report.files[0].warnings)

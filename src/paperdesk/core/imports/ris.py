@@ -4,7 +4,8 @@ write them) into records. Pure: no database, no Qt.
 Follows the RIS format specification (Research Information Systems, now Clarivate; the
 2011 "RIS Format Specifications" and the older Reference Manager tags): ``XX  - value``
 lines, a record from ``TY`` to ``ER``; a line without a tag continues the value before it
-(multi-line abstracts and titles). Parsing is rispy's.
+(multi-line abstracts and titles). Parsing is rispy's. A file whose last record has no
+``ER`` line (truncated, or so written) still gives that record, with a note.
 
 Tags taken: ``TY`` (the type, by :data:`RIS_TYPES`; others ``misc``, and ``misc`` with an
 arXiv id ``preprint``); ``ID`` (the citation key); ``TI``, else ``T1`` (title); ``AB``,
@@ -121,6 +122,21 @@ def _raw(ref: dict, n: int) -> RawRecord:
     return raw
 
 
+_TY_LINE = re.compile(r"^TY  -", re.MULTILINE)
+_ER_LINE = re.compile(r"^ER  -", re.MULTILINE)
+
+
+def _unended(text: str) -> int:
+    """The number of the last record when the file ends inside it (a ``TY`` line after
+    the last ``ER`` line: a truncated file, or a writer that leaves the last ``ER``
+    out), else 0."""
+    starts = [m.start() for m in _TY_LINE.finditer(text)]
+    ends = [m.start() for m in _ER_LINE.finditer(text)]
+    if starts and (not ends or starts[-1] > ends[-1]):
+        return len(starts)
+    return 0
+
+
 def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
     """Read the records of an RIS file (see the module docstring).
 
@@ -133,11 +149,18 @@ def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
     Raises:
         ParseError: rispy cannot read it (one line).
     """
+    text = text.lstrip("\ufeff")
+    unended = _unended(text)
+    if unended:
+        text = text.rstrip() + "\nER  - \n"
     try:
-        refs = rispy.loads(text.lstrip("\ufeff"), skip_unknown_tags=True)
+        refs = rispy.loads(text, skip_unknown_tags=True)
     except Exception as exc:  # noqa: BLE001 - rispy raises IOError/ValueError/KeyError
         raise ParseError(path, f"cannot be read as RIS ({exc})") from exc
     out = RecordFile(path, "ris", encoding)
+    if unended:
+        out.warnings.append(f"record {unended}: the file ends without its ER line; "
+                            "read to the end of the file")
     for n, ref in enumerate(refs, start=1):
         check_record(_raw(ref, n), n, out)
     return out
