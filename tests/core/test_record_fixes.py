@@ -209,3 +209,49 @@ def test_an_ris_record_without_its_er_line_at_the_end_is_read_and_noted(tmp_path
         assert last.metadata.date == "2020" and last.metadata.authors == (Author("End", "No"),)
         assert "record 2: the file ends without its ER line" in " ".join(
             report.files[0].warnings)
+
+
+# -- 9. one record, two papers: a DOI is never copied onto a second paper --------------
+def _bib(tmp_path, name, abstract, doi):
+    path = tmp_path / name
+    path.write_text("@article{conflict2,\n  title = {Conflicting identity two},\n"
+                    "  author = {Con, Flict},\n  year = {2022},\n"
+                    f"  doi = {{{doi}}},\n  abstract = {{{abstract}}},\n}}\n",
+                    encoding="utf-8")
+    return path
+
+
+def _set_doi(lib, pid, doi):
+    meta = lib.get(pid).metadata
+    lib.set_metadata(pid, Metadata(authors=meta.authors, date=meta.date, venue=meta.venue,
+                                   entry_type=meta.entry_type, doi=doi))
+
+
+def test_a_doi_another_paper_has_is_not_copied(seeded_library, tmp_path):
+    lib = seeded_library
+    _set_doi(lib, 3, "10.7777/other")
+    path = _bib(tmp_path, "conflict.bib", lib.get(5).abstract, "10.7777/other")
+    report = lib.import_paths([path])
+    assert report.added == 0
+    assert lib.get(5).metadata.doi is None and lib.get(3).metadata.doi == "10.7777/other"
+    assert lib.get(5).metadata.authors == (Author("Con", "Flict"),)    # the rest is taken
+    assert any("DOI 10.7777/other is paper 3's; paper 5" in w
+               for w in report.files[0].warnings), report.files[0].warnings
+    dois = [lib.get(p).metadata.doi for p in lib.paper_ids()]
+    assert dois.count("10.7777/other") == 1
+
+
+def test_a_doi_match_with_an_unlike_abstract_is_noted(seeded_library, tmp_path):
+    lib = seeded_library
+    _set_doi(lib, 3, "10.7777/other")
+    unrelated = ("Bees forage in meadows where clover grows tall; we count the visits of "
+                 "bumblebees across three summers and find that rain matters most.")
+    report = lib.import_paths([_bib(tmp_path, "unlike.bib", unrelated, "10.7777/other")])
+    assert report.added == 0 and lib.get(3).abstract != unrelated
+    assert any("its DOI is paper 3's but its abstract is unlike that paper's" in w
+               for w in report.files[0].warnings), report.files[0].warnings
+    # the same abstract with its DOI again, nearly as written: no note
+    like = _bib(tmp_path, "like.bib", lib.get(3).abstract.replace(".", ";", 1),
+                "10.7777/other")
+    report = lib.import_paths([like])
+    assert not any("unlike" in w for w in report.files[0].warnings)

@@ -31,7 +31,10 @@ the record's own abstract). A paper without an abstract (its title came from a r
 takes the record's abstract, and with it that abstract's hash as its ``content_hash``,
 unless another paper has that abstract. A value already there (typed by the user or
 brought by an earlier import) is never overwritten; when the record gives another, a
-note says which value the paper kept. The citation key never changes. Such a record
+note says which value the paper kept. A DOI or arXiv id that another paper already has
+is never copied (two papers never share one): a note names both papers. A record found
+by its DOI or arXiv id whose abstract is unlike that paper's non-empty abstract (word
+3-shingle similarity below :data:`UNLIKE_ABSTRACT`) is merged with a note saying so. The citation key never changes. Such a record
 counts as ``enriched`` when it changed something, else as a ``duplicate``.
 """
 
@@ -47,6 +50,7 @@ import sqlite_utils
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url)
 from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.duplicates import similarity
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
@@ -231,12 +235,31 @@ class Identifiers:
         return None
 
 
+#: Below this similarity (:func:`paperdesk.core.duplicates.similarity`: the share of word
+#: 3-shingles two abstracts have in common) a record whose DOI or arXiv id leads to a
+#: paper has an abstract "unlike" that paper's, and a note says so: an abstract of
+#: another work, or an identifier typed onto the wrong paper. Deliberately low (the
+#: near-duplicate threshold is 0.5): only an abstract that shares almost no three-word
+#: phrase with the paper's gets the note, not a reworded version of it.
+UNLIKE_ABSTRACT = 0.05
+
+
 def _find(db: sqlite_utils.Database, record: Record, digest: str,
           ids: Identifiers, notes: list[str]) -> int | None:
     row = paper_with_hash(db, digest)   # or the paper it was merged into
     if row is not None:
         return row[0]
     pid = ids.find(record.metadata)
+    if pid is not None and record.abstract:
+        own = db.execute("SELECT abstract FROM papers WHERE id = ?", [pid]).fetchone()[0]
+        if own:
+            score = similarity(own, record.abstract)
+            if score < UNLIKE_ABSTRACT:
+                which = ("DOI" if record.metadata.doi
+                         and ids.doi.get(record.metadata.doi.lower()) == pid else "arXiv id")
+                notes.append(f"{record.label}: its {which} is paper {pid}'s but its abstract "
+                             f"is unlike that paper's (similarity {score:.2f}); merged onto "
+                             "that paper by its " + which + ": check they are the same work")
     if pid is not None or not record.abstract:
         return pid
     near = closest_paper(db, record.abstract)
@@ -271,16 +294,38 @@ def _shown(value) -> str:
     return str(value)
 
 
-def _enrich(db: sqlite_utils.Database, pid: int, record: Record,
+def _not_taken(pid: int, record: Record, ids: Identifiers, notes: list[str]) -> Metadata:
+    """The record's metadata without a DOI or arXiv id that another paper than ``pid``
+    has (two papers never share one), each left out with a note naming both papers."""
+    meta = record.metadata
+    doi, arxiv = meta.doi, meta.arxiv_id
+    other = ids.doi.get(doi.lower()) if doi else None
+    if other is not None and other != pid:
+        notes.append(f"{record.label}: its DOI {doi} is paper {other}'s; paper {pid} "
+                     "(which the record matches) does not take it")
+        doi = None
+    other = ids.arxiv.get(_arxiv_base(arxiv)) if arxiv else None
+    if other is not None and other != pid:
+        notes.append(f"{record.label}: its arXiv id {arxiv} is paper {other}'s; paper "
+                     f"{pid} (which the record matches) does not take it")
+        arxiv = None
+    if (doi, arxiv) == (meta.doi, meta.arxiv_id):
+        return meta
+    return Metadata(authors=meta.authors, date=meta.date, venue=meta.venue,
+                    entry_type=meta.entry_type, doi=doi, arxiv_id=arxiv, url=meta.url)
+
+
+def _enrich(db: sqlite_utils.Database, pid: int, record: Record, ids: Identifiers,
             notes: list[str]) -> bool:
     """Fill in what paper ``pid`` lacks from ``record``; True when something changed.
-    Each value the paper has that the record gives differently is kept and noted."""
+    Each value the paper has that the record gives differently is kept and noted; a
+    DOI or arXiv id that another paper has is not taken (noted)."""
     row = db.execute(f"SELECT title, derived_title, abstract, "
                      f"{', '.join(METADATA_COLUMNS)} FROM papers WHERE id = ?",
                      [pid]).fetchone()
     title, derived, abstract, own = row[0], row[1], row[2], metadata_from_row(row[3:])
     changed = False
-    merged = merge_metadata(own, record.metadata)
+    merged = merge_metadata(own, _not_taken(pid, record, ids, notes))
     if merged != own:
         write_metadata(db, pid, merged)
         changed = True
@@ -363,7 +408,7 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
             ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
         else:
             new = False
-            if _enrich(db, pid, record, report.warnings):
+            if _enrich(db, pid, record, ids, report.warnings):
                 ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
                 report.enriched += 1
                 changed.append(pid)
