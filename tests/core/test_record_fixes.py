@@ -255,3 +255,37 @@ def test_a_doi_match_with_an_unlike_abstract_is_noted(seeded_library, tmp_path):
                 "10.7777/other")
     report = lib.import_paths([like])
     assert not any("unlike" in w for w in report.files[0].warnings)
+
+
+# -- 13. markup in CSL-JSON and RIS values ----------------------------------------------
+def test_csl_and_jats_markup_becomes_plain_text(tmp_path):
+    from paperdesk.core.imports.markup import plain_text
+    assert plain_text("a<b and c>d, x < y") == "a<b and c>d, x < y"     # not tags
+    assert plain_text("AT&amp;T") == "AT&amp;T"                         # no markup: as is
+    items = [{"id": "withhtml", "type": "article-journal",
+              "title": 'Title with <i>italic</i>, <b>bold</b>, <sup>3</sup> and <sub>2</sub> '
+                       'markup: <span style="font-variant:small-caps;">Small</span> '
+                       '<span class="nocase">iPhone</span> &amp; more',
+              "abstract": "<jats:title>Abstract</jats:title><jats:p>An abstract in JATS "
+                          "markup as Crossref delivers it.</jats:p><jats:p>A second "
+                          "paragraph with CO<jats:sub>2</jats:sub> &lt; 5%.</jats:p>",
+              "DOI": "10.1234/JATS"}]
+    csl = tmp_path / "markup.json"
+    csl.write_text(json.dumps(items), encoding="utf-8")
+    ris = tmp_path / "markup.ris"
+    ris.write_text("TY  - JOUR\nTI  - RIS <i>title</i> with H<sub>2</sub>O\n"
+                   "AB  - <jats:p>First paragraph of a Crossref abstract.</jats:p>"
+                   "<jats:p>Second one, with <jats:italic>emphasis</jats:italic>.</jats:p>\n"
+                   "ER  - \n", encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([csl, ris])
+        assert report.added == 2, report.rejected
+        papers = {lib.get(p).metadata.doi: lib.get(p) for p in report.added_ids}
+        one = papers["10.1234/JATS"]
+        assert one.title == ("Title with italic, bold, 3 and 2 markup: Small iPhone & more")
+        assert one.abstract == ("An abstract in JATS markup as Crossref delivers it. A second "
+                                "paragraph with CO2 < 5%.")
+        two = papers[None]
+        assert two.title == "RIS title with H2O"
+        assert two.abstract == ("First paragraph of a Crossref abstract. Second one, with "
+                                "emphasis.")

@@ -2,7 +2,8 @@
 into records. Pure: no database, no Qt.
 
 Follows the CSL 1.0.2 data schema (``csl-data.json``, https://citationstyles.org): a JSON
-array of items. Taken: ``id`` (the citation key), ``type`` (by :data:`CSL_TYPES`;
+array of items (a single item object is read as one). Titles and abstracts lose CSL's
+rich-text markup and Crossref's JATS (:mod:`paperdesk.core.imports.markup`). Taken: ``id`` (the citation key), ``type`` (by :data:`CSL_TYPES`;
 others ``misc``; ``article``, CSL's type for preprints, is ``preprint``), ``title``,
 ``abstract``, ``author`` (else ``editor``; ``{"family", "given"}`` with the particles
 ``non-dropping-particle``/``dropping-particle`` put before the family name and
@@ -20,6 +21,7 @@ import re
 from pathlib import Path
 
 from paperdesk.core.imports.daily_papers import ParseError
+from paperdesk.core.imports.markup import plain_text
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 
 __all__ = ["CSL_TYPES", "read_csl_json"]
@@ -82,8 +84,8 @@ def _raw(item: dict, n: int) -> RawRecord:
     key = _text(item.get("id"))
     raw = RawRecord(label=f"item {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
-    raw.title = _text(item.get("title"))
-    raw.abstract = _text(item.get("abstract"))
+    raw.title = plain_text(_text(item.get("title")))
+    raw.abstract = plain_text(_text(item.get("abstract")))
     raw.authors = _names(item)
     raw.date = _date(item)
     raw.entry_type = CSL_TYPES.get(_text(item.get("type")), "misc")

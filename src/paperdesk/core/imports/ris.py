@@ -4,7 +4,9 @@ write them) into records. Pure: no database, no Qt.
 Follows the RIS format specification (Research Information Systems, now Clarivate; the
 2011 "RIS Format Specifications" and the older Reference Manager tags): ``XX  - value``
 lines, a record from ``TY`` to ``ER``; a line without a tag continues the value before it
-(multi-line abstracts and titles). Parsing is rispy's. A file whose last record has no
+(multi-line abstracts and titles). Parsing is rispy's. Titles and abstracts lose JATS
+and CSL/HTML markup (Crossref's abstracts, copied by Zotero:
+:mod:`paperdesk.core.imports.markup`). A file whose last record has no
 ``ER`` line (truncated, or so written) still gives that record, with a note.
 
 Tags taken: ``TY`` (the type, by :data:`RIS_TYPES`; others ``misc``, and ``misc`` with an
@@ -27,6 +29,7 @@ from pathlib import Path
 import rispy
 
 from paperdesk.core.imports.daily_papers import ParseError
+from paperdesk.core.imports.markup import plain_text
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 from paperdesk.core.metadata import parse_author, MetadataError
 
@@ -97,8 +100,8 @@ def _raw(ref: dict, n: int) -> RawRecord:
     key = _first(ref, "id")
     raw = RawRecord(label=f"record {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
-    raw.title = _first(ref, "title", "primary_title")
-    raw.abstract = _first(ref, "abstract", "notes_abstract")
+    raw.title = plain_text(_first(ref, "title", "primary_title"))
+    raw.abstract = plain_text(_first(ref, "abstract", "notes_abstract"))
     raw.authors = _authors(ref, raw.problems)
     raw.date = _date(ref)
     ty = str(ref.get("type_of_reference") or "").strip().upper()
