@@ -289,3 +289,96 @@ def test_csl_and_jats_markup_becomes_plain_text(tmp_path):
         assert two.title == "RIS title with H2O"
         assert two.abstract == ("First paragraph of a Crossref abstract. Second one, with "
                                 "emphasis.")
+
+
+# -- 15 and 21: dates, a single CSL item, C3 -----------------------------------------
+RIS_DATES = """\
+TY  - JOUR
+AU  - Tanaka, Hiroshi
+TI  - Web of Science style record
+T2  - NATURE
+AB  - This is a Web of Science style record whose date is a month and a day, the year in PY.
+PY  - 2019
+DA  - MAR 15
+ER  - 
+
+TY  - JOUR
+TI  - Web of Science record with a month only
+AB  - Another Web of Science style record, with a month alone and its year in the PY tag.
+PY  - 2018
+DA  - NOV
+ER  - 
+
+TY  - PREPRINT
+TI  - Zotero 7 preprint
+AB  - A preprint record with an ISO date with hyphens, as Zotero 7 writes its DA tag.
+DA  - 2023-11-02
+ER  - 
+
+TY  - JOUR
+TI  - A season
+AB  - A record whose DA is a season that is not a month, so only the year of PY is taken.
+PY  - 2017
+DA  - SPR
+ER  - 
+
+TY  - CONF
+TI  - Zotero conference paper
+AB  - A conference paper as Zotero writes it: the proceedings title is in C3, not in T2.
+C3  - Proceedings of the Conference on Venues
+PY  - 2021
+ER  - 
+
+TY  - CONF
+TI  - Conference paper with both
+AB  - A conference paper with a T2 and a C3: the secondary title wins over the C3 tag.
+T2  - Secondary Title Venue
+C3  - Proceedings Venue
+ER  - 
+"""
+
+
+def test_ris_dates_of_web_of_science_and_zotero_and_c3_venues(tmp_path):
+    path = tmp_path / "dates.ris"
+    path.write_text(RIS_DATES, encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([path])
+        assert report.added == 6 and report.files[0].warnings == []
+        got = {lib.get(p).title: lib.get(p).metadata for p in report.added_ids}
+    assert got["Web of Science style record"].date == "2019-03-15"
+    assert got["Web of Science record with a month only"].date == "2018-11"
+    assert got["Zotero 7 preprint"].date == "2023-11-02"
+    assert got["A season"].date == "2017"
+    assert got["Zotero conference paper"].venue == "Proceedings of the Conference on Venues"
+    assert got["Conference paper with both"].venue == "Secondary Title Venue"
+
+
+def test_a_single_csl_item_and_a_literal_date(tmp_path):
+    single = tmp_path / "single.json"
+    single.write_text(json.dumps(
+        {"id": "single", "type": "article-journal", "title": "A single CSL item",
+         "author": [{"family": "Solo", "given": "Han"}],
+         "issued": {"date-parts": [["2023", "5", "7"]]},
+         "abstract": "citation-js writes a single object when it exports one item."}),
+        encoding="utf-8")
+    literal = tmp_path / "literal.json"
+    literal.write_text(json.dumps([
+        {"id": "lit", "type": "webpage", "title": "Literal date",
+         "issued": {"literal": "Spring 2021"},
+         "abstract": "A webpage with a literal date, which is common for web pages."},
+        {"id": "nodate", "type": "webpage", "title": "No year at all",
+         "issued": {"literal": "someday"},
+         "abstract": "A webpage whose literal date has no year, which is left out."}]),
+        encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([single, literal])
+        assert report.rejected == [] and report.added == 3, report.rejected
+        got = {lib.get(p).title: lib.get(p) for p in report.added_ids}
+        assert got["A single CSL item"].metadata.date == "2023-05-07"
+        assert got["A single CSL item"].citation_key == "single"
+        assert got["Literal date"].metadata.date == "2021"
+        assert got["No year at all"].metadata.date is None
+        warnings = report.files[1].warnings
+        assert any("item 1 (lit): issued: 'Spring 2021' is not a date; its year 2021 taken"
+                   in w for w in warnings), warnings
+        assert any("item 2 (nodate)" in w and "someday" in w for w in warnings), warnings

@@ -8,7 +8,8 @@ others ``misc``; ``article``, CSL's type for preprints, is ``preprint``), ``titl
 ``abstract``, ``author`` (else ``editor``; ``{"family", "given"}`` with the particles
 ``non-dropping-particle``/``dropping-particle`` put before the family name and
 ``suffix`` as the author's suffix, or ``{"literal"}``), ``issued`` (``date-parts``, else ``raw`` or
-``literal`` when it is an ISO date), the venue from ``container-title``, else
+``literal`` when it is an ISO date, else the year in it with a note: ``"Spring 2021"``
+is 2021), the venue from ``container-title``, else
 ``publisher``, ``DOI``, the arXiv id from ``number`` or ``archive_location``
 (``arXiv:<id>``, or when ``archive``/``publisher`` is arXiv) or an arxiv.org ``URL``,
 and ``URL`` (unless it is the arXiv page).
@@ -35,6 +36,8 @@ CSL_TYPES = {
     "entry-dictionary": "incollection", "entry": "incollection",
     "thesis": "thesis", "report": "report", "standard": "report",
 }
+_ISO = re.compile(r"\d{4}(?:-\d{2}(?:-\d{2})?)?")
+_YEAR = re.compile(r"(?<!\d)(\d{4})(?!\d)")
 _ARXIV_URL = re.compile(r"https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?/?$",
                         re.IGNORECASE)
 
@@ -65,7 +68,7 @@ def _names(item: dict) -> list[tuple[str, str, str]]:
     return []
 
 
-def _date(item: dict) -> str | None:
+def _date(item: dict, problems: list[str]) -> str | None:
     issued = item.get("issued")
     if not isinstance(issued, dict):
         return _text(issued) or None
@@ -77,7 +80,16 @@ def _date(item: dict) -> str | None:
             return str(parts[0][0])
         return "-".join([f"{nums[0]:04d}", *(f"{p:02d}" for p in nums[1:])])
     raw = _text(issued.get("raw")) or _text(issued.get("literal"))
-    return raw.split("/")[0] if raw else None
+    if not raw:
+        return None
+    first = raw.split("/")[0].strip()
+    if _ISO.fullmatch(first):
+        return first
+    year = _YEAR.search(raw)
+    if year is None:
+        return raw       # the check drops it, with a note
+    problems.append(f"issued: {raw!r} is not a date; its year {year.group(1)} taken")
+    return year.group(1)
 
 
 def _raw(item: dict, n: int) -> RawRecord:
@@ -87,7 +99,7 @@ def _raw(item: dict, n: int) -> RawRecord:
     raw.title = plain_text(_text(item.get("title")))
     raw.abstract = plain_text(_text(item.get("abstract")))
     raw.authors = _names(item)
-    raw.date = _date(item)
+    raw.date = _date(item, raw.problems)
     raw.entry_type = CSL_TYPES.get(_text(item.get("type")), "misc")
     raw.venue = _text(item.get("container-title")) or _text(item.get("publisher"))
     if raw.venue.lower() == "arxiv" and raw.entry_type == "preprint":
@@ -117,15 +129,17 @@ def read_csl_json(path: Path | str, text: str, encoding: str,
         encoding: the encoding it was decoded with.
         items: the parsed JSON, when the caller has it already.
     Raises:
-        ParseError: not JSON, or not a list of objects.
+        ParseError: not JSON, or neither a list of objects nor one object.
     """
     if items is None:
         try:
             items = json.loads(text.lstrip("\ufeff"))
         except json.JSONDecodeError as exc:
             raise ParseError(path, f"not valid JSON ({exc})") from exc
+    if isinstance(items, dict):
+        items = [items]     # a single item (citation-js writes one so)
     if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
-        raise ParseError(path, "CSL-JSON must be a list of items")
+        raise ParseError(path, "CSL-JSON must be a list of items (or one item)")
     out = RecordFile(path, "csl-json", encoding)
     for n, item in enumerate(items, start=1):
         check_record(_raw(item, n), n, out)

@@ -7,7 +7,8 @@ mark, else what charset-normalizer finds; a file with NUL bytes is binary and re
 ``paperdesk-json``
     a JSON object with ``"format": "paperdesk"`` (paperdesk's own export).
 ``csl-json``
-    a JSON array of objects, each with a ``type`` or a ``title`` (the CSL 1.0.2 data
+    a JSON array of objects, each with a ``type`` or a ``title`` (or one such object
+    with a ``type`` and a ``title`` or ``abstract``) (the CSL 1.0.2 data
     schema's item: ``id``, ``type``, ``title``, ...).
 ``arxiv-jsonl``
     JSON Lines whose first non-empty line is an arXiv metadata object
@@ -148,6 +149,8 @@ def _detect(text: str) -> tuple[str, object]:
         if (isinstance(doc, list) and doc and all(isinstance(d, dict) for d in doc)
                 and all("type" in d or "title" in d for d in doc)):
             return "csl-json", doc
+        if isinstance(doc, dict) and "type" in doc and ("title" in doc or "abstract" in doc):
+            return "csl-json", doc      # one item, as citation-js writes a single one
         what = ("an empty list" if doc == [] else "an object" if isinstance(doc, dict)
                 else "a list of something else" if isinstance(doc, list) else "a value")
         raise ParseError("", f"JSON that is neither a paperdesk export nor CSL-JSON "

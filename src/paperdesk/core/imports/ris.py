@@ -11,14 +11,19 @@ and CSL/HTML markup (Crossref's abstracts, copied by Zotero:
 
 Tags taken: ``TY`` (the type, by :data:`RIS_TYPES`; others ``misc``, and ``misc`` with an
 arXiv id ``preprint``); ``ID`` (the citation key); ``TI``, else ``T1`` (title); ``AB``,
-else ``N2`` (abstract); ``AU``, else ``A1`` (authors, ``Family, Given`` or the specification's
-``Family, Given, Suffix``; also ``Family, Jr, Given`` when the middle part is a suffix
-such as ``Jr``, as earlier paperdesk exports wrote it: see
-:func:`paperdesk.core.metadata.parse_author`; a name without a comma is an organisation,
-taken whole; a name that cannot be read is dropped with a note); ``DA``, else ``PY``/``Y1`` (``YYYY/MM/DD/`` with the parts that are known);
-the venue from ``T2``, ``JF``, ``JO``, ``JA`` or ``J2`` (for books, theses and reports
-``PB`` first); ``DO``; the arXiv id from ``AN`` (``arXiv:<id>``, or an id when ``DB`` is
-arXiv) or an arxiv.org ``UR``; ``UR`` (the first that is not the arXiv page).
+else ``N2`` (abstract); ``AU``, else ``A1`` (authors, ``Family, Given`` or the
+specification's ``Family, Given, Suffix``; also ``Family, Jr, Given`` when the middle
+part is a suffix such as ``Jr``, as earlier paperdesk exports wrote it: see
+:func:`paperdesk.core.metadata.parse_author`; a name without a comma is an
+organisation, taken whole; a name that cannot be read is dropped with a note); the date
+from ``DA`` with ``PY`` (else ``Y1``): the year from ``DA``, else ``PY``, the month and
+day from ``DA`` in the form ``YYYY/MM/DD/`` (the parts that are known), ``YYYY-MM-DD``
+(Zotero 7) or Web of Science's ``MAR 15`` (month and day; the year is then ``PY``'s), so
+``PY  - 2019`` with ``DA  - MAR 15`` is 2019-03-15; the venue from ``T2``, ``JF``,
+``JO``, for conference papers ``C3`` (Zotero's proceedings title), ``JA`` or ``J2``
+(for books, theses and reports ``PB`` first); ``DO``; the arXiv id from ``AN``
+(``arXiv:<id>``, or an id when ``DB`` is arXiv) or an arxiv.org ``UR``; ``UR`` (the
+first that is not the arXiv page).
 """
 
 from __future__ import annotations
@@ -61,19 +66,58 @@ def _first(ref: dict, *names: str) -> str:
     return ""
 
 
+_MONTHS = {m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul",
+                                        "aug", "sep", "oct", "nov", "dec"), start=1)}
+_ISO_DATE = re.compile(r"(\d{4})-(\d{1,2})(?:-(\d{1,2}))?(?:[T ].*)?")
+# Web of Science's DA: "MAR 15", "MAR", "MAR-APR", "2019 MAR 15", "JAN 2019".
+_NAMED_DATE = re.compile(r"(?:(\d{4})\s+)?([A-Za-z]{3})[A-Za-z]*\.?(?:-[A-Za-z]+)?"
+                         r"(?:\s+(\d{1,2}))?(?:,?\s+(\d{4}))?")
+
+
+def _date_parts(text: str) -> tuple[int | None, int | None, int | None]:
+    """``(year, month, day)`` of one RIS date value, each ``None`` when not given."""
+    text = text.strip()
+    m = _ISO_DATE.fullmatch(text)
+    if m:
+        return int(m.group(1)), int(m.group(2)), int(m.group(3)) if m.group(3) else None
+    if "/" in text:
+        parts = [p.strip() for p in text.split("/")]
+        if re.fullmatch(r"\d{4}", parts[0]):
+            month = int(parts[1]) if len(parts) > 1 and re.fullmatch(r"\d{1,2}", parts[1]) \
+                else None
+            day = (int(parts[2]) if month and len(parts) > 2
+                   and re.fullmatch(r"\d{1,2}", parts[2]) else None)
+            return int(parts[0]), month, day
+    m = _NAMED_DATE.fullmatch(text)
+    if m and m.group(2).lower() in _MONTHS:
+        year = m.group(1) or m.group(4)
+        return (int(year) if year else None, _MONTHS[m.group(2).lower()],
+                int(m.group(3)) if m.group(3) else None)
+    m = re.match(r"(\d{4})\b", text)
+    return (int(m.group(1)) if m else None), None, None
+
+
 def _date(ref: dict) -> str | None:
-    text = _first(ref, "date", "year", "publication_year")
-    if not text:
+    """The date from ``DA`` and ``PY`` (else ``Y1``) together: the year from ``DA``, else
+    from ``PY``; the month and day from ``DA`` (``YYYY/MM/DD/``, ``YYYY-MM-DD``, or Web of
+    Science's ``MAR 15`` whose year is ``PY``'s), else from ``PY`` in the slash form. A
+    value with no year at all is returned as written (the check drops it, with a note)."""
+    da = _first(ref, "date")
+    py = _first(ref, "year", "publication_year")
+    if not da and not py:
         return None
-    parts = [p.strip() for p in text.split("/")]
-    if not re.fullmatch(r"\d{4}", parts[0]):
-        m = re.match(r"(\d{4})\b", text)
-        return m.group(1) if m else text
-    out = parts[0]
-    if len(parts) > 1 and re.fullmatch(r"\d{1,2}", parts[1]):
-        out += f"-{int(parts[1]):02d}"
-        if len(parts) > 2 and re.fullmatch(r"\d{1,2}", parts[2]):
-            out += f"-{int(parts[2]):02d}"
+    dy, dm, dd = _date_parts(da) if da else (None, None, None)
+    py_parts = _date_parts(py) if py else (None, None, None)
+    year = dy or py_parts[0]
+    if year is None:
+        return da or py
+    if dm is None and dy in (None, py_parts[0]):
+        dm, dd = py_parts[1], py_parts[2]
+    out = f"{year:04d}"
+    if dm and 1 <= dm <= 12:
+        out += f"-{dm:02d}"
+        if dd:
+            out += f"-{dd:02d}"
     return out
 
 
@@ -108,6 +152,8 @@ def _raw(ref: dict, n: int) -> RawRecord:
     raw.entry_type = RIS_TYPES.get(ty, "misc")
     titles = ("secondary_title", "alternate_title3", "journal_name", "alternate_title2",
               "alternate_title1")
+    if raw.entry_type == "inproceedings":   # Zotero writes the proceedings title as C3
+        titles = titles[:3] + ("custom3",) + titles[3:]
     raw.venue = (_first(ref, "publisher", *titles) if raw.entry_type in _PUBLISHER_FIRST
                  else _first(ref, *titles, "publisher"))
     raw.doi = _first(ref, "doi") or None
