@@ -69,6 +69,14 @@ def _since(text: str) -> _dt.date:
             f"not a date like 2024-01-31, 2024-01 or 2024: {text!r}") from None
 
 
+def _category(text: str) -> str:
+    clean = text.strip()
+    if not clean or any(c.isspace() for c in clean):
+        raise argparse.ArgumentTypeError(
+            f"an arXiv category or archive like cs.CV or cs, not {text!r}")
+    return clean
+
+
 def _size(text: str) -> tuple[int, int]:
     parts = text.lower().replace("×", "x").split("x")
     try:
@@ -121,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "files, recursively) or - for standard input; the format is "
                         "recognised by content").complete = shtab.FILE
     p.add_argument("--category", action="append", metavar="CAT", default=[],
+                   type=_category,
                    help="arXiv metadata files: keep records in this category (cs.CV) or "
                         "archive (cs: every cs.*); repeat for several (any matches)")
     p.add_argument("--since", metavar="YYYY[-MM[-DD]]", type=_since,
@@ -629,8 +638,9 @@ def _cmd_remove_file(lib: Library, args) -> int:
     if args.json:
         _print_json(dict(plan.to_dict(), dry_run=args.dry_run))
         return 0
-    kept = (f"; {_papers(len(plan.kept))} also from other files stay" if plan.kept
-            else "")
+    n = len(plan.kept)
+    kept = ("" if not n else "; 1 paper also from another file stays" if n == 1
+            else f"; {n} papers also from other files stay")
     verb = "would remove" if args.dry_run else "removed"
     print(f"{verb} {plan.source.path} (id {plan.source.id}): "
           f"{_papers(len(plan.deleted))} {'would go' if args.dry_run else 'deleted'}{kept}")

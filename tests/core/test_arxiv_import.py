@@ -184,7 +184,11 @@ def test_standard_input_streams(tmp_path):
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert doc["files"][0]["path"] == "<stdin>" and doc["files"][0]["format"] == "arxiv-jsonl"
-    assert (doc["added"], doc["enriched"], doc["filtered"]) == (5, 1, 12)
+    assert (doc["added"], doc["enriched"], doc["filtered"]) == (5, 1, 10)
+    # lines 7 (cut short) and 16 (not an object) are noted, not counted as filtered
+    notes = doc["files"][0]["warnings"]
+    assert any(n.startswith("line 7: not JSON") for n in notes)
+    assert "line 16: not a JSON object; left out" in notes
 
 
 def test_cli_since_is_checked(tmp_path):

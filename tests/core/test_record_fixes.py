@@ -382,3 +382,55 @@ def test_a_single_csl_item_and_a_literal_date(tmp_path):
         assert any("item 1 (lit): issued: 'Spring 2021' is not a date; its year 2021 taken"
                    in w for w in warnings), warnings
         assert any("item 2 (nodate)" in w and "someday" in w for w in warnings), warnings
+
+
+# -- 22. reporting details --------------------------------------------------------------
+def _arxiv_line(aid, cats, abstract):
+    return json.dumps({"id": aid, "title": f"Paper {aid}", "authors": "A B",
+                       "categories": cats, "abstract": abstract,
+                       "versions": [{"version": "v1",
+                                     "created": "Mon, 2 Jan 2023 10:00:00 GMT"}],
+                       "update_date": "2023-01-03", "authors_parsed": [["B", "A", ""]]})
+
+
+def test_arxiv_lines_that_are_not_json_are_noted_with_a_category_filter(tmp_path):
+    from paperdesk.core.imports.arxiv import ArxivFilter
+    path = tmp_path / "meta.jsonl"
+    path.write_text("\n".join([
+        _arxiv_line("2301.00010", "cs.CV cs.LG", "A computer vision abstract kept here."),
+        _arxiv_line("2305.00030", "math.AG", "An algebraic geometry abstract filtered."),
+        "this is not json",
+        "[1,2]",
+        '{"id": "2301.00011", "categories": "math.AG", "title": "cut sh',
+    ]) + "\n", encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([path], arxiv_filter=ArxivFilter(("cs.CV",)))
+        f = report.files[0]
+        assert f.added == 1 and f.filtered == 1 and f.skipped == 3, f
+        notes = " | ".join(f.warnings)
+        assert "line 3: not JSON" in notes and "line 4: not a JSON object" in notes
+        assert "line 5: not JSON" in notes
+
+
+def test_an_empty_category_is_a_usage_error(tmp_path):
+    from test_cli import run
+    for blank in ("", "  "):
+        r = run("import", "--category", blank, str(tmp_path / "x.jsonl"),
+                library=tmp_path / "lib")
+        assert r.returncode == 2, r.stderr
+        assert "--category" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_remove_file_message_for_one_paper_that_stays(tmp_path, capsys):
+    from helpers import write_daily
+    from paperdesk.cli import main
+    one = "An abstract only in the first file, which goes when that file is removed."
+    both = "An abstract in both files, which stays when the first file is removed."
+    a = write_daily(tmp_path / "a.txt", [one, both])
+    b = write_daily(tmp_path / "b.txt", [both])
+    lib = str(tmp_path / "lib")
+    assert main(["--library", lib, "import", str(a), str(b)]) == 0
+    capsys.readouterr()
+    assert main(["--library", lib, "remove-file", "1"]) == 0
+    assert capsys.readouterr().out == (f"removed {a} (id 1): 1 paper deleted; "
+                                       "1 paper also from another file stays\n")

@@ -42,7 +42,10 @@ record whose date (above: first version, else ``update_date``) is on or after it
 multi-gigabyte snapshot is read in bounded memory; a line longer than
 :data:`MAX_LINE_BYTES` is skipped. A line that is not a JSON object, or not UTF-8, is
 left out with a note naming its line number; at most :data:`MAX_NOTES` notes are kept
-(the count of the rest is added).
+(the count of the rest is added). With a category filter, a line that looks like a
+whole metadata object (``{`` ... ``}`` naming ``"categories"``) without any of the
+filter's names in it is counted as filtered without being decoded; every other line is
+decoded, so a line that is not JSON is noted, filter or not.
 """
 
 from __future__ import annotations
@@ -294,8 +297,11 @@ class ArxivStream:
             if not line.strip():
                 continue
             # A category named in the filter must appear in the line as written: most
-            # lines of a filtered import are left out without being decoded.
-            if wanted and b"\\u" not in line and not any(w in line for w in wanted):
+            # lines of a filtered import are left out without being decoded. Only a
+            # line that looks like a whole object is, so that a line that is not JSON
+            # (or cut short) is still noted rather than counted as filtered.
+            if (wanted and b"\\u" not in line and not any(w in line for w in wanted)
+                    and _looks_like_object(line)):
                 self.filtered += 1
                 continue
             try:
@@ -339,6 +345,15 @@ class ArxivStream:
         """The notes, with a last line counting those not kept."""
         more = [f"... and {self.notes_dropped} more notes"] if self.notes_dropped else []
         return [*self.warnings, *more]
+
+
+def _looks_like_object(line: bytes) -> bool:
+    """Whether a line looks like one whole JSON object of the metadata (starts with
+    ``{``, ends with ``}`` and names ``"categories"``), so that skipping it undecoded
+    loses no note."""
+    stripped = line.strip()
+    return (stripped.startswith(b"{") and stripped.endswith(b"}")
+            and b'"categories"' in stripped)
 
 
 def _estimate(fh: BinaryIO, size: int) -> int:
