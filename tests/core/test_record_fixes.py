@@ -434,3 +434,29 @@ def test_remove_file_message_for_one_paper_that_stays(tmp_path, capsys):
     assert main(["--library", lib, "remove-file", "1"]) == 0
     assert capsys.readouterr().out == (f"removed {a} (id 1): 1 paper deleted; "
                                        "1 paper also from another file stays\n")
+
+
+def test_other_programs_read_the_suffix_of_our_exports(tmp_path):
+    """pandoc reads our BibTeX's "Last, Jr, First", citation-js our RIS's "Family, Given,
+    Suffix" and our CSL-JSON's suffix as the name's suffix."""
+    import subprocess
+
+    from clients import citation_js, program
+    from helpers import write_daily
+    king = Author("King", "Martin Luther", "Jr.")
+    with Library.open(tmp_path / "lib") as lib:
+        pid = lib.import_paths([write_daily(tmp_path / "a.txt", [
+            "A paper by an author with a suffix, as other programs should read it."
+        ])]).added_ids[0]
+        lib.set_metadata(pid, Metadata(authors=(king,), date="2020", entry_type="article"))
+        bib = lib.export_text([pid], "bibtex")
+        ris = lib.export_text([pid], "ris")
+        csl = lib.export_text([pid], "csl-json")
+    want = {"family": "King", "given": "Martin Luther", "suffix": "Jr."}
+    done = subprocess.run([program("pandoc"), "-f", "bibtex", "-t", "csljson"], input=bib,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)[0]["author"] == [want]
+    for kind, text in (("ris", ris), ("csl", csl)):
+        got = citation_js(kind, text)["items"][0]["author"][0]
+        assert {k: got.get(k) for k in want} == want, (kind, got)
