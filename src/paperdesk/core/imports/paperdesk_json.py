@@ -133,7 +133,7 @@ def read_export(path: str | os.PathLike, text: str | None = None,
     return doc
 
 
-def _find(db, item: dict, abstract: str, title: str, meta: Metadata | None,
+def _find(db, abstract: str, title: str, meta: Metadata | None,
           ids: Identifiers) -> tuple[str, int | None]:
     """``(content_hash, id of the paper it is or None)`` of one export entry."""
     if abstract:
@@ -181,7 +181,7 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
         abstract = normalize(str(item.get("abstract") or ""))
         title = normalize(str(item.get("title") or ""))
         meta, key = paper_metadata(item)
-        digest, pid = _find(db, item, abstract, title, meta, ids)
+        digest, pid = _find(db, abstract, title, meta, ids)
         if not abstract:
             report.without_abstract += 1
         changed = False
