@@ -32,6 +32,7 @@ and at least a quarter of the non-ASCII characters are kana.
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from dataclasses import dataclass, field
@@ -42,7 +43,7 @@ from charset_normalizer import from_bytes
 from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
-           "parse_decoded", "decode", "split_paragraphs", "is_prose", "collect_files",
+           "parse_decoded", "decode", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
            "is_header", "display_path", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
            "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS"]
 
@@ -70,6 +71,25 @@ _LIST_LINE = re.compile(r"\s*-\s+\S.*|\s*\[[^\]]+\]\s*|\s*[#;].*|\s*---\s*|\s*\.
                         # Web of Science "AU Name" / "ER"
                         r"|%[A-Z0-9@!#$&()*+,\-./:;<=>?\[\]^_{|}~] .*|[A-Z][A-Z0-9]  ?-( .*)?"
                         r"|[A-Z][A-Z0-9]( \S.*)?")
+# Markdown: a code fence; a heading; list items, task items, table rows, quotes.
+_FENCE = re.compile(r"\s*(?:```|~~~)[\w+.-]*\s*")
+_MD_HEADING = re.compile(r"#{1,6}\s+(?P<words>\S.*?)\s*#*")
+_MD_LINE = re.compile(r"\s*(?:#{1,6}\s+\S.*|(?:[-*+]|\d{1,3}[.)])\s+\S.*"
+                      r"|\|.*\||\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?|>\s?.*)")
+# Source code: a statement on a line of its own.
+_CODE_STATEMENT = re.compile(
+    r"(?:import\s+[\w.]+(?:\s*,\s*[\w.]+)*(?:\s+as\s+\w+)?"
+    r"|from\s+[\w.]+\s+import\s+[\w.*, ()]+"
+    r"|(?:async\s+)?def\s+\w+\s*\(.*\)\s*(?:->.*)?:|class\s+\w+\s*(?:\(.*\))?\s*:"
+    r"|#include\s*[<\"].*|#!/.*"
+    r"|[A-Za-z_][\w.]*\(.*\)|.*[=(].*[;{]|[{}]+;?)")
+#: A paragraph of one line is taken as a statement (:data:`_CODE_STATEMENT`) only when
+#: it is at most this long (in characters): an abstract of one line is longer.
+_STATEMENT_MAX_CHARS = 120
+_CODE_LINE = re.compile(
+    r"\s*(?:" + _CODE_STATEMENT.pattern +
+    r"|(?:if|elif|else|for|while|with|try|except|finally)\b.*:"
+    r"|(?:return|raise|pass|break|continue)\b.*|//.*|/\*.*|\*/)\s*")
 
 
 class ParseError(ValueError):
@@ -151,41 +171,122 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def is_prose(paragraph: str) -> bool:
-    """Whether a paragraph of a text file reads as prose (an abstract) rather than
-    markup, key-value lines or a table. The rule:
+    """Whether a paragraph of a text file reads as prose (an abstract); the rule is
+    :func:`prose_problem`'s.
 
-    - no markup: no closing or empty HTML/XML tag (``</div>``, ``<br/>``), comment or
-      declaration, and at most one opening tag (``<p>``: one ``<x y>`` is often maths);
-    - not key-value lines: of a paragraph of several lines, fewer than 60% are
-      ``key: value`` / ``key = value`` lines, YAML list items, ``[sections]``, ``---``,
-      ``#`` comments or tagged lines (EndNote's ``%A Name``, Web of Science's
-      ``AU Name``, RIS-like ``AU  - Name``); a paragraph of one line is key-value when
-      it is ``key: value`` (or ``key = value``) with a value of fewer than six words, or
-      a bare tag (``EF``, ``ER  -``);
-    - not a table: not several lines with the same number (one or more) of tabs, or of
-      commas, on every line;
-    - mostly letters: at least half of its characters other than white space are letters.
+    Args:
+        paragraph: one paragraph (its lines joined by ``\\n``).
+    Returns:
+        ``True`` when :func:`prose_problem` finds nothing.
+    """
+    return prose_problem(paragraph) is None
+
+
+def prose_problem(paragraph: str) -> str | None:
+    """What a paragraph of a text file is instead of prose (an abstract), or ``None`` when
+    it reads as prose. The rule, in this order:
+
+    - ``"markup"``: a closing or empty HTML/XML tag (``</div>``, ``<br/>``), a comment or
+      a declaration, or two or more opening tags (one ``<x y>`` is often maths);
+    - ``"Markdown"``: a code fence line (```` ``` ```` or ``~~~``) anywhere; a paragraph
+      of one line that is a heading (``#`` to ``######``, a space, at most
+      :data:`HEADER_MAX_WORDS` words);
+    - ``"source code"``: a paragraph of one line that is a statement (``import x``,
+      ``from x import y``, ``def f(...):``, ``class X:``, a call ``f(x)``, an assignment
+      or call ending in ``;`` or ``{``, a lone brace) of at most 120 characters; a paragraph of several lines indented at two or more depths,
+      most of them indented (indentation-heavy);
+    - of a paragraph of several lines, when at least 60% of the lines are structure, the
+      most common kind of them (``"Markdown"``, ``"source code"`` or
+      ``"key-value lines"``). Structure lines are: Markdown headings, list items
+      (``-``, ``*``, ``+``, ``1.``, task items ``- [ ]``), table rows (``| a | b |``,
+      ``|---|``) and quotes (``>``); source-code lines (``def``/``class``/``import``, a
+      block opener ending in ``:``, a call, a line ending in ``;``, ``{`` or ``}``, ``//``
+      comments, ``#include``, a shebang); key-value lines (``key: value``,
+      ``key = value``, YAML list items, ``[sections]``, ``---``, ``#`` comments, tagged
+      lines: EndNote's ``%A Name``, Web of Science's ``AU Name``, RIS-like ``AU  - Name``);
+    - ``"key-value lines"``: a paragraph of one line that is ``key: value`` (or
+      ``key = value``) with a value of fewer than six words, or a bare tag (``EF``,
+      ``ER  -``);
+    - ``"a table"``: several lines that all have the same number (one or more) of tabs or
+      commas, or that all split into the same number (two or more) of fields as
+      delimiter-separated rows (CSV with quoted fields, RFC 4180; delimiters ``,``, tab,
+      ``;``, ``|``);
+    - ``"symbols rather than words"``: fewer than half of its characters other than
+      white space are letters.
+
+    So prose with "(i) ... (ii)", URLs, "e.g.", numbers, ``$x^2$``, one ``<x>`` pair or
+    a line that starts with ``- `` passes.
+
+    Args:
+        paragraph: one paragraph (its lines joined by ``\\n``).
+    Returns:
+        ``None`` for prose, else one of the kinds above.
     """
     text = paragraph.strip()
-    if not text or _CLOSING.search(text) or len(_OPENING.findall(text)) >= 2:
-        return False
+    if not text:
+        return "empty"
+    if _CLOSING.search(text) or len(_OPENING.findall(text)) >= 2:
+        return "markup"
     lines = [ln for ln in text.splitlines() if ln.strip()]
+    if any(_FENCE.fullmatch(ln) for ln in lines):
+        return "Markdown"
     if len(lines) == 1:
-        m = _KV_LINE.fullmatch(lines[0])
+        line = lines[0].strip()
+        heading = _MD_HEADING.fullmatch(line)
+        if heading and len(heading.group("words").split()) <= HEADER_MAX_WORDS:
+            return "Markdown"
+        if len(line) <= _STATEMENT_MAX_CHARS and _CODE_STATEMENT.fullmatch(line):
+            return "source code"
+        m = _KV_LINE.fullmatch(line)
         if m and len((m.group("value") or "").split()) < 6:
-            return False
-        if _BARE_TAG.fullmatch(lines[0].strip()):     # "EF", "ER  -" ending a record
-            return False
+            return "key-value lines"
+        if _BARE_TAG.fullmatch(line):     # "EF", "ER  -" ending a record
+            return "key-value lines"
     else:
-        kv = sum(1 for ln in lines if _KV_LINE.fullmatch(ln) or _LIST_LINE.fullmatch(ln))
-        if kv >= 0.6 * len(lines):
-            return False
-        for sep in ("\t", ","):
-            counts = {ln.count(sep) for ln in lines}
-            if len(counts) == 1 and counts != {0}:
-                return False
+        depths = [len(ln) - len(ln.lstrip(" \t")) for ln in lines]
+        if (len(lines) >= 3 and len({d for d in depths if d >= 2}) >= 2
+                and sum(d >= 2 for d in depths) * 2 >= len(lines)):
+            return "source code"
+        kinds = [_line_kind(ln) for ln in lines]
+        structure = [k for k in kinds if k]
+        if len(structure) >= 0.6 * len(lines):
+            return max(("Markdown", "source code", "key-value lines"),
+                       key=structure.count)
+        if _is_table(lines):
+            return "a table"
     chars = [c for c in text if not c.isspace()]
-    return sum(c.isalpha() for c in chars) >= 0.5 * len(chars)
+    if sum(c.isalpha() for c in chars) < 0.5 * len(chars):
+        return "symbols rather than words"
+    return None
+
+
+def _line_kind(line: str) -> str | None:
+    """The kind of structure one line of a paragraph of several lines is, or None."""
+    if _MD_LINE.fullmatch(line):
+        return "Markdown"
+    if _CODE_LINE.fullmatch(line):
+        return "source code"
+    if _KV_LINE.fullmatch(line) or _LIST_LINE.fullmatch(line):
+        return "key-value lines"
+    return None
+
+
+def _is_table(lines: list[str]) -> bool:
+    """Whether lines are rows of a table (see :func:`prose_problem`)."""
+    for sep in ("\t", ","):
+        counts = {ln.count(sep) for ln in lines}
+        if len(counts) == 1 and counts != {0}:
+            return True
+    for sep in (",", "\t", ";", "|"):
+        if not all(sep in ln for ln in lines):
+            continue
+        try:
+            widths = {len(row) for row in csv.reader(lines, delimiter=sep)}
+        except csv.Error:
+            continue
+        if len(widths) == 1 and widths != {1}:
+            return True
+    return False
 
 
 _SENTENCE_END = (".", "!", "?")
