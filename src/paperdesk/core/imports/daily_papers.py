@@ -7,16 +7,18 @@ the same way. LF, CRLF and CR line ends are accepted.
 
 **The header.** The first paragraph is the file's header (its collection name) when it
 reads as a title or a date rather than a sentence (:func:`is_header`): one line of at
-most :data:`HEADER_MAX_CHARS` characters and :data:`HEADER_MAX_WORDS` words that does
-not end in ``.``, ``!`` or ``?``. "Daily Papers" and "cs.CV 2024-05-01" are headers; a
-first abstract of one short sentence ("We study X.") is not, and stays an abstract.
+most :data:`HEADER_MAX_CHARS` characters and :data:`HEADER_MAX_WORDS` words (two CJK
+characters count as one word: :func:`count_words`) that does not end in ``.``, ``!``,
+``?`` or the CJK ``。``, ``！``, ``？``. "Daily Papers" and "cs.CV 2024-05-01" are
+headers; a first abstract of one short sentence ("We study X.", "手法を提案します。") is
+not, and stays an abstract.
 
 **No blank lines.** A file whose body (after the header) is one paragraph of several
 lines has no blank line between its abstracts (its first line is the header when it
 passes :func:`is_header`, the next line does not start in lower case, and what follows
 is one line or lines of long prose). When every line of it is long prose, at
-least :data:`LINE_ABSTRACT_MIN_CHARS` characters (hard-wrapped text has lines of 60 to
-100), each line is one abstract; otherwise the paragraph is one abstract. Either way the
+least :data:`LINE_ABSTRACT_MIN_CHARS` characters (a CJK character counts as two;
+hard-wrapped text has lines of 60 to 100), each line is one abstract; otherwise the paragraph is one abstract. Either way the
 file's ``warnings`` say which reading was taken, so the user learns why.
 
 **Encodings** (:func:`decode`): a byte-order mark decides (UTF-8, UTF-16 LE/BE, UTF-32
@@ -44,7 +46,7 @@ from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
            "parse_decoded", "decode", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
-           "is_header", "display_path", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
+           "is_header", "count_words", "display_path", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
            "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
@@ -233,7 +235,7 @@ def prose_problem(paragraph: str) -> str | None:
     if len(lines) == 1:
         line = lines[0].strip()
         heading = _MD_HEADING.fullmatch(line)
-        if heading and len(heading.group("words").split()) <= HEADER_MAX_WORDS:
+        if heading and count_words(heading.group("words")) <= HEADER_MAX_WORDS:
             return "Markdown"
         if len(line) <= _STATEMENT_MAX_CHARS and _CODE_STATEMENT.fullmatch(line):
             return "source code"
@@ -289,24 +291,67 @@ def _is_table(lines: list[str]) -> bool:
     return False
 
 
-_SENTENCE_END = (".", "!", "?")
+#: What ends a sentence: the Latin ``.``, ``!``, ``?`` and the CJK full-width ``。``,
+#: ``！``, ``？``, ``．`` (Japanese and Chinese write no space after them).
+_SENTENCE_END = (".", "!", "?", "\u3002", "\uff01", "\uff1f", "\uff0e")
+#: Closing quotes and brackets a sentence end may stand before, Latin and CJK
+#: (``」``, ``』``, ``）``, ``】``).
+_CLOSERS = "\"')]}\u201d\u2019\u300d\u300f\uff09\u3011\u3009\u300b"
+#: CJK characters per word when counting words of text without spaces: Japanese and
+#: Chinese words average about two characters.
+CJK_CHARS_PER_WORD = 2
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                  r"\uff66-\uff9f\u3005\u30fc]")
+
+
+def count_words(text: str) -> int:
+    """The number of words in text, CJK included: the runs of characters between white
+    space, where every :data:`CJK_CHARS_PER_WORD` CJK characters (Han, kana; rounded up,
+    per run) count as one word, since CJK text has no spaces between words. "cs.CV
+    2024-05-01" is 2 words, "毎日の論文" 3.
+
+    Args:
+        text: any text.
+    Returns:
+        The count (0 for blank text).
+    """
+    words = 0
+    for token in text.split():
+        cjk = len(_CJK.findall(token))
+        rest = _CJK.sub(" ", token).split()
+        words += -(-cjk // CJK_CHARS_PER_WORD) + len(rest)
+    return words
 
 
 def is_header(paragraph: str) -> bool:
     """Whether a file's first paragraph is its header (a title or a date), not an
     abstract: one line of at most :data:`HEADER_MAX_CHARS` characters and
-    :data:`HEADER_MAX_WORDS` words that does not end like a sentence (``.``, ``!``,
-    ``?``, also before a closing quote or bracket)."""
+    :data:`HEADER_MAX_WORDS` words (:func:`count_words`: two CJK characters make a word)
+    that does not end like a sentence (``.``, ``!``, ``?`` or the CJK ``。``, ``！``,
+    ``？``, ``．``, also before a closing quote or bracket).
+
+    Args:
+        paragraph: the file's first paragraph.
+    Returns:
+        ``True`` for a header.
+    """
     text = paragraph.strip()
     if not text or "\n" in text or len(text) > HEADER_MAX_CHARS:
         return False
-    if len(text.split()) > HEADER_MAX_WORDS:
+    if count_words(text) > HEADER_MAX_WORDS:
         return False
-    return not text.rstrip("\"')]}\u201d\u2019").endswith(_SENTENCE_END)
+    return not text.rstrip(_CLOSERS).endswith(_SENTENCE_END)
+
+
+def _line_length(line: str) -> int:
+    """A line's length for :data:`LINE_ABSTRACT_MIN_CHARS`: a CJK character counts as
+    two (its width on screen; it carries about as much as two Latin letters or more)."""
+    return len(line) + len(_CJK.findall(line))
 
 
 def _long_lines(lines: list[str]) -> bool:
-    return len(lines) > 1 and all(len(ln) >= LINE_ABSTRACT_MIN_CHARS for ln in lines)
+    return len(lines) > 1 and all(_line_length(ln) >= LINE_ABSTRACT_MIN_CHARS
+                                  for ln in lines)
 
 
 def _read_paragraphs(text: str, default_header: str) -> tuple[str, list[str], list[str]]:
