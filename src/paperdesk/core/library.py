@@ -739,8 +739,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 lines read out of an estimate from its size.
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
-            ``duplicates``, ``without_abstract``, ``added_ids``) are those of the
-            committed batches; ``cancelled`` is set when
+            ``duplicates``, ``without_abstract``, ``added_ids``, ``changed_ids``) are
+            those of the committed batches; ``cancelled`` is set when
             ``cancel`` stopped it, and the file being imported then has
             ``FileReport.cancelled`` set.
         Raises:
@@ -802,16 +802,20 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
             try:
                 if isinstance(pf, dict):
-                    self._import_export(pf, file_report, report.added_ids, cancel, step,
+                    self._import_export(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                         hook)
                 elif isinstance(pf, ArxivStream):
-                    self._import_stream(pf, file_report, report.added_ids, cancel, step,
+                    self._import_stream(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                         hook)
                 elif isinstance(pf, RecordFile):
-                    self._import_records(pf, file_report, report.added_ids, cancel, step,
+                    self._import_records(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                          hook)
                 else:
-                    self._import_file(pf, file_report, report.added_ids, cancel, step,
+                    self._import_file(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                       hook)
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
@@ -833,10 +837,11 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         return report
 
     def _import_export(self, doc: dict, file_report: FileReport, added: list[int],
-                       cancel: CancelCheck, step: Callable[[int], None],
+                       changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
                        hook: BatchHook) -> None:
         """Store a JSON export in batches of :data:`EXPORT_IMPORT_BATCH` papers; counts go
-        to ``file_report`` and new ids to ``added`` after each commit."""
+        to ``file_report``, new ids to ``added`` and the ids of papers already there that it
+        changed to ``changed_ids`` after each commit."""
         papers = doc["papers"]
         now = _now()
         for start in range(0, len(papers), EXPORT_IMPORT_BATCH):
@@ -850,6 +855,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 self._enqueue(db, new, "add")
                 self._enqueue(db, touched, "update")
             added.extend(new)
+            changed_ids.extend(touched)
             file_report.added += counts.added
             file_report.duplicates += counts.duplicates
             step(min(start + EXPORT_IMPORT_BATCH, len(papers)))
@@ -905,15 +911,17 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             hook()
 
     def _import_file(self, pf, file_report: FileReport, added: list[int],
-                     cancel: CancelCheck, step: Callable[[int], None],
+                     changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
                      hook: BatchHook) -> None:
         """Store a parsed text file in batches (see :meth:`import_paths`); counts go to
-        ``file_report`` and new ids to ``added`` after each commit."""
+        ``file_report``, new ids to ``added`` and the ids of papers already there that it
+        changed (another source) to ``changed_ids`` after each commit."""
         now = _now()
         items = pf.abstracts
 
         def store_batch(db, source_id: int, n: int, end: int, deadline: float):
             batch_added: list[int] = []
+            batch_changed: list[int] = []
             duplicates = 0
             while n < end:
                 item = items[n]
@@ -935,11 +943,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     "VALUES (?, ?, ?)", [pid, source_id, item.position]).rowcount
                 if new_ref:
                     self._enqueue(db, [pid], op)
+                    if op == "update":
+                        batch_changed.append(pid)
                 if time.monotonic() >= deadline:
                     break
 
             def on_commit() -> None:
                 added.extend(batch_added)
+                changed_ids.extend(batch_changed)
                 file_report.added += len(batch_added)
                 file_report.duplicates += duplicates
 
@@ -951,7 +962,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             store_batch, cancel, step, hook)
 
     def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
-                        cancel: CancelCheck, step: Callable[[int], None],
+                        changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
                         hook: BatchHook) -> None:
         """Store the records of a BibTeX, RIS or CSL-JSON file in batches (as
         :meth:`_import_file` does): new papers, or metadata merged onto the papers they
@@ -975,6 +986,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
             def on_commit() -> None:
                 added.extend(new)
+                changed_ids.extend(changed)
                 for name in ("added", "duplicates", "enriched", "without_abstract"):
                     setattr(file_report, name,
                             getattr(file_report, name) + getattr(counts, name))
@@ -989,7 +1001,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             store_batch, cancel, step, hook)
 
     def _import_stream(self, stream: ArxivStream, file_report: FileReport,
-                       added: list[int], cancel: CancelCheck,
+                       added: list[int], changed_ids: list[int], cancel: CancelCheck,
                        step: Callable[[int], None], hook: BatchHook) -> None:
         """Store an arXiv metadata file while reading it, in bounded memory.
 
@@ -1042,6 +1054,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 self._enqueue(db, changed, "update")
             seen = state()
             added.extend(new)
+            changed_ids.extend(changed)
             for name in ("added", "duplicates", "enriched", "without_abstract"):
                 setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
             file_report.warnings += counts.warnings[:max(0, 1000 - len(file_report.warnings))]
