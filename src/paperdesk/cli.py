@@ -910,8 +910,9 @@ def split_open_files(parser: argparse.ArgumentParser,
     return (options, files) if files else None
 
 
-#: String options that are file system paths: kept as given (their bytes open the file).
-_PATH_OPTIONS = {"exec_path"}
+#: String options that are file system paths: kept as given (their bytes open the file,
+#: or match the imported file: ``remove-file``'s SOURCE).
+_PATH_OPTIONS = {"exec_path", "source"}
 
 
 def _clean_text(value: str) -> str:

@@ -123,6 +123,29 @@ def _shown(path) -> str:
     return STDIN_NAME if str(path) == STDIN else display_path(path)
 
 
+def _stored(db: sqlite_utils.Database, path, now: str) -> str:
+    """The path a file's ``sources`` row is stored under: the file's path, or for
+    standard input a name of its own per import, ``<stdin> 2026-12-01 13:40:05 UTC``
+    (the import's time; `` (2)``, `` (3)`` ... when that is taken), so that two
+    imports from standard input are two sources that can be removed one by one.
+
+    Args:
+        db: the library database (inside the caller's transaction).
+        path: the file's absolute path, or :data:`STDIN_NAME`.
+        now: the import's time, ISO 8601 UTC (``2026-12-01T13:40:05Z``).
+    Returns:
+        The path to store.
+    """
+    if str(path) != STDIN_NAME:
+        return str(path)
+    base = f"{STDIN_NAME} {now[:10]} {now[11:19]} UTC"
+    name, n = base, 1
+    while db.execute("SELECT 1 FROM sources WHERE path = ?", [name]).fetchone():
+        n += 1
+        name = f"{base} ({n})"
+    return name
+
+
 def _size(parsed) -> int:
     if isinstance(parsed, ArxivStream):
         return parsed.estimated_lines
@@ -958,7 +981,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
         self._in_batches(
             len(items), file_report,
-            lambda db: self._source_id(db, str(pf.path), pf.header, pf.encoding, now),
+            lambda db: self._source_id(db, _stored(db, pf.path, now), pf.header,
+                                       pf.encoding, now),
             store_batch, cancel, step, hook)
 
     def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
@@ -996,7 +1020,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
         self._in_batches(
             len(items), file_report,
-            lambda db: self._source_id(db, str(rf.path), FORMAT_LABELS[rf.format],
+            lambda db: self._source_id(db, _stored(db, rf.path, now),
+                                       FORMAT_LABELS[rf.format],
                                        rf.encoding, now),
             store_batch, cancel, step, hook)
 
@@ -1047,7 +1072,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 if ids is None or state() != seen:
                     ids = Identifiers(db)
                 if source_id is None:
-                    source_id = self._source_id(db, str(stream.path),
+                    source_id = self._source_id(db, _stored(db, stream.path, now),
                                                 FORMAT_LABELS[stream.format], "utf-8", now)
                 new, changed = store_records(db, batch, source_id, counts, now, ids)
                 self._enqueue(db, new, "add")

@@ -46,7 +46,7 @@ from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
            "parse_decoded", "decode", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
-           "is_header", "count_words", "display_path", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
+           "is_header", "count_words", "display_path", "missing_reason", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
            "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
@@ -163,6 +163,24 @@ def display_path(path: str | os.PathLike) -> str:
         return text
     except UnicodeEncodeError:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def missing_reason(path: Path) -> str:
+    """Why a path that is not a regular file cannot be read, in a few words: ``"broken
+    symbolic link (to missing.bib)"``, ``"no such file"`` or ``"not a regular file"``.
+
+    Args:
+        path: a path that is not a regular file.
+    Returns:
+        The reason.
+    """
+    if path.is_symlink() and not path.exists():
+        try:
+            target = display_path(os.readlink(path))
+        except OSError:
+            return "broken symbolic link"
+        return f"broken symbolic link (to {target}, which does not exist)"
+    return "no such file" if not path.exists() else "not a regular file"
 
 
 def split_paragraphs(text: str) -> list[str]:
@@ -502,7 +520,7 @@ def read_file(path: str | os.PathLike) -> ParsedFile:
         if p.is_dir():
             raise ParseError(path, "folder holds no .txt files")
         if not p.is_file():
-            raise ParseError(path, "no such file" if not p.exists() else "not a regular file")
+            raise ParseError(path, missing_reason(p))
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
             raise ParseError(path, f"file too large ({size} bytes; limit {MAX_FILE_BYTES})")
@@ -549,8 +567,8 @@ def collect_files(paths: list[str | os.PathLike],
 
     Files are taken as given (any extension). Folders are searched recursively for files
     matching any of ``patterns``, sorted by path; hidden files and folders are skipped. A path that
-    does not exist, and a folder with no matching file, are kept, so that reading them
-    reports the problem.
+    does not exist, a broken symbolic link in a folder and a folder with no matching file
+    are kept, so that reading them reports the problem.
 
     Args:
         paths: files and/or folders.
@@ -565,7 +583,10 @@ def collect_files(paths: list[str | os.PathLike],
             found = False
             for f in sorted(f for pattern in patterns for f in p.rglob(pattern)):
                 rel = f.relative_to(p).parts
-                if f.is_file() and not any(part.startswith(".") for part in rel):
+                if any(part.startswith(".") for part in rel):
+                    continue
+                # a broken symbolic link is kept, so that reading it says so
+                if f.is_file() or (f.is_symlink() and not f.exists()):
                     out.setdefault(f, None)
                     found = True
             if not found:

@@ -48,7 +48,7 @@ from pathlib import Path
 
 from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
 from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, ParseError, decode,
-                                                 is_prose, prose_problem,
+                                                 is_prose, missing_reason, prose_problem,
                                                  split_paragraphs)
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 
@@ -198,8 +198,7 @@ def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, 
                 raise ParseError(path, "folder holds no .txt, .bib, .ris, .json or "
                                        ".jsonl files")
             if not p.is_file():
-                raise ParseError(path, "no such file" if not p.exists()
-                                 else "not a regular file")
+                raise ParseError(path, missing_reason(p))
             size = p.stat().st_size
             if size > MAX_FILE_BYTES:
                 raise ParseError(path, f"file too large ({size} bytes; limit "
