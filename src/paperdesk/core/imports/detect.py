@@ -166,8 +166,9 @@ def _detect(text: str) -> tuple[str, object]:
     if paragraphs and len(problems) * 2 > len(paragraphs):
         kinds = sorted(set(problems), key=lambda k: (-problems.count(k), k))
         what = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
+        verb = "is" if len(problems) == 1 else "are"
         raise ParseError("", f"not abstracts: {len(problems)} of {len(paragraphs)} "
-                             f"paragraphs are {what}, not prose (nor is it "
+                             f"paragraphs {verb} {what}, not prose (nor is it "
                              "BibTeX, RIS, CSL-JSON or a paperdesk export)")
     return "text", None
 
