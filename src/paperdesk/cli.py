@@ -266,7 +266,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "would go first.")
     p.add_argument("source", metavar="SOURCE",
                    help="the file's id as `paperdesk sources` lists it, its path (as "
-                        "imported, or relative to this folder) or its file name")
+                        "imported, or relative to this folder) or its file name"
+                   ).complete = shtab.FILE
     p.add_argument("--dry-run", action="store_true",
                    help="only print what would be removed")
     p.add_argument("--json", action="store_true",
@@ -571,8 +572,22 @@ def _cmd_tags(lib: Library, args) -> int:
     return 0
 
 
+def read_stdin_text() -> str:
+    """Standard input as text: its bytes decoded as UTF-8 (a byte-order mark dropped),
+    each byte that is not UTF-8 replaced by U+FFFD, so that ``printf 'note \\xff' |
+    paperdesk note 1 -`` stores "note \ufffd" instead of failing.
+
+    Returns:
+        The text (``""`` when standard input is closed or empty).
+    """
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:    # replaced by a text stream (tests, embedding)
+        return _clean_text(sys.stdin.read()) if sys.stdin is not None else ""
+    return buffer.read().decode("utf-8-sig", "replace")
+
+
 def _cmd_note(lib: Library, args) -> int:
-    text = sys.stdin.read() if args.text == "-" else args.text
+    text = read_stdin_text() if args.text == "-" else args.text
     had_note = bool(lib.note(args.id).strip())
     lib.set_note(args.id, text)
     if text.strip():
@@ -728,8 +743,33 @@ def _write_stdout(data: bytes) -> None:
     buffer.flush()
 
 
+def completion_script(shell: str) -> str:
+    """The shell completion script (shtab, https://github.com/iterative/shtab) of
+    :func:`build_parser`, with file names offered where ``paperdesk FILE...`` takes them:
+    at the top level next to the commands (the parser has no positional argument for
+    them, :func:`split_open_files` finds them), as for ``import`` paths and
+    ``remove-file``'s SOURCE.
+
+    Args:
+        shell: ``"bash"`` or ``"zsh"``.
+    Returns:
+        The script's text.
+    """
+    script = shtab.complete(build_parser(), shell=shell)
+    if shell == "bash":    # the commands' position completes files too (shtab reads
+        # a position's _COMPGEN function and its choices both)
+        script = script.replace(
+            "\n_shtab_paperdesk___library_COMPGEN=",
+            "\n_shtab_paperdesk_pos_0_COMPGEN=_shtab_compgen_files"
+            "\n_shtab_paperdesk___library_COMPGEN=", 1)
+    elif shell == "zsh":
+        script = script.replace("  _describe 'paperdesk commands' _commands\n}",
+                                "  _describe 'paperdesk commands' _commands\n  _files\n}", 1)
+    return script
+
+
 def _cmd_completion(args) -> int:
-    sys.stdout.write(shtab.complete(build_parser(), shell=args.shell))
+    sys.stdout.write(completion_script(args.shell))
     return 0
 
 
@@ -880,8 +920,9 @@ def split_open_files(parser: argparse.ArgumentParser,
     return (options, files) if files else None
 
 
-#: String options that are file system paths: kept as given (their bytes open the file).
-_PATH_OPTIONS = {"exec_path"}
+#: String options that are file system paths: kept as given (their bytes open the file,
+#: or match the imported file: ``remove-file``'s SOURCE).
+_PATH_OPTIONS = {"exec_path", "source"}
 
 
 def _clean_text(value: str) -> str:

@@ -116,6 +116,32 @@ def test_bash_completion_completes_commands_choices_and_actions(tmp_path):
     assert complete("paperdesk", "completion", "z") == ["zsh"]
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_bash_completion_offers_file_names_where_files_are_taken(tmp_path):
+    script = tmp_path / "paperdesk.bash"
+    script.write_bytes(run("completion", "bash").stdout)
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    for name in ("alpha.bib", "alps.ris", "search-notes.txt"):
+        (folder / name).write_text("x")
+
+    def complete(*words):
+        line = " ".join(words)
+        shell = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
+                 f"COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; _shtab_paperdesk; "
+                 'printf "%s\\n" "${COMPREPLY[@]}"')
+        out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True,
+                             timeout=60, cwd=folder)
+        return sorted(out.stdout.split())
+
+    assert complete("paperdesk", "al") == ["alpha.bib", "alps.ris"]     # paperdesk FILE...
+    assert complete("paperdesk", "sea") == ["search", "search-notes.txt"]
+    assert complete("paperdesk", "import", "al") == ["alpha.bib", "alps.ris"]
+    assert complete("paperdesk", "import", "alpha.bib", "alps") == ["alps.ris"]
+    assert complete("paperdesk", "remove-file", "alph") == ["alpha.bib"]
+    assert complete("paperdesk", "--library", "x", "al") == ["alpha.bib", "alps.ris"]
+
+
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="needs zsh")
 def test_zsh_completion_script_parses(tmp_path):
     script = tmp_path / "_paperdesk"

@@ -123,6 +123,29 @@ def _shown(path) -> str:
     return STDIN_NAME if str(path) == STDIN else display_path(path)
 
 
+def _stored(db: sqlite_utils.Database, path, now: str) -> str:
+    """The path a file's ``sources`` row is stored under: the file's path, or for
+    standard input a name of its own per import, ``<stdin> 2026-12-01 13:40:05 UTC``
+    (the import's time; `` (2)``, `` (3)`` ... when that is taken), so that two
+    imports from standard input are two sources that can be removed one by one.
+
+    Args:
+        db: the library database (inside the caller's transaction).
+        path: the file's absolute path, or :data:`STDIN_NAME`.
+        now: the import's time, ISO 8601 UTC (``2026-12-01T13:40:05Z``).
+    Returns:
+        The path to store.
+    """
+    if str(path) != STDIN_NAME:
+        return str(path)
+    base = f"{STDIN_NAME} {now[:10]} {now[11:19]} UTC"
+    name, n = base, 1
+    while db.execute("SELECT 1 FROM sources WHERE path = ?", [name]).fetchone():
+        n += 1
+        name = f"{base} ({n})"
+    return name
+
+
 def _size(parsed) -> int:
     if isinstance(parsed, ArxivStream):
         return parsed.estimated_lines
@@ -739,8 +762,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 lines read out of an estimate from its size.
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
-            ``duplicates``, ``without_abstract``, ``added_ids``) are those of the
-            committed batches; ``cancelled`` is set when
+            ``duplicates``, ``without_abstract``, ``added_ids``, ``changed_ids``) are
+            those of the committed batches; ``cancelled`` is set when
             ``cancel`` stopped it, and the file being imported then has
             ``FileReport.cancelled`` set.
         Raises:
@@ -802,16 +825,20 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
             try:
                 if isinstance(pf, dict):
-                    self._import_export(pf, file_report, report.added_ids, cancel, step,
+                    self._import_export(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                         hook)
                 elif isinstance(pf, ArxivStream):
-                    self._import_stream(pf, file_report, report.added_ids, cancel, step,
+                    self._import_stream(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                         hook)
                 elif isinstance(pf, RecordFile):
-                    self._import_records(pf, file_report, report.added_ids, cancel, step,
+                    self._import_records(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                          hook)
                 else:
-                    self._import_file(pf, file_report, report.added_ids, cancel, step,
+                    self._import_file(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
                                       hook)
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
@@ -833,10 +860,11 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         return report
 
     def _import_export(self, doc: dict, file_report: FileReport, added: list[int],
-                       cancel: CancelCheck, step: Callable[[int], None],
+                       changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
                        hook: BatchHook) -> None:
         """Store a JSON export in batches of :data:`EXPORT_IMPORT_BATCH` papers; counts go
-        to ``file_report`` and new ids to ``added`` after each commit."""
+        to ``file_report``, new ids to ``added`` and the ids of papers already there that it
+        changed to ``changed_ids`` after each commit."""
         papers = doc["papers"]
         now = _now()
         for start in range(0, len(papers), EXPORT_IMPORT_BATCH):
@@ -850,6 +878,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 self._enqueue(db, new, "add")
                 self._enqueue(db, touched, "update")
             added.extend(new)
+            changed_ids.extend(touched)
             file_report.added += counts.added
             file_report.duplicates += counts.duplicates
             file_report.enriched += counts.enriched
@@ -907,15 +936,17 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             hook()
 
     def _import_file(self, pf, file_report: FileReport, added: list[int],
-                     cancel: CancelCheck, step: Callable[[int], None],
+                     changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
                      hook: BatchHook) -> None:
         """Store a parsed text file in batches (see :meth:`import_paths`); counts go to
-        ``file_report`` and new ids to ``added`` after each commit."""
+        ``file_report``, new ids to ``added`` and the ids of papers already there that it
+        changed (another source) to ``changed_ids`` after each commit."""
         now = _now()
         items = pf.abstracts
 
         def store_batch(db, source_id: int, n: int, end: int, deadline: float):
             batch_added: list[int] = []
+            batch_changed: list[int] = []
             duplicates = 0
             while n < end:
                 item = items[n]
@@ -937,11 +968,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     "VALUES (?, ?, ?)", [pid, source_id, item.position]).rowcount
                 if new_ref:
                     self._enqueue(db, [pid], op)
+                    if op == "update":
+                        batch_changed.append(pid)
                 if time.monotonic() >= deadline:
                     break
 
             def on_commit() -> None:
                 added.extend(batch_added)
+                changed_ids.extend(batch_changed)
                 file_report.added += len(batch_added)
                 file_report.duplicates += duplicates
 
@@ -949,11 +983,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
         self._in_batches(
             len(items), file_report,
-            lambda db: self._source_id(db, str(pf.path), pf.header, pf.encoding, now),
+            lambda db: self._source_id(db, _stored(db, pf.path, now), pf.header,
+                                       pf.encoding, now),
             store_batch, cancel, step, hook)
 
     def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
-                        cancel: CancelCheck, step: Callable[[int], None],
+                        changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
                         hook: BatchHook) -> None:
         """Store the records of a BibTeX, RIS or CSL-JSON file in batches (as
         :meth:`_import_file` does): new papers, or metadata merged onto the papers they
@@ -977,6 +1012,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
             def on_commit() -> None:
                 added.extend(new)
+                changed_ids.extend(changed)
                 for name in ("added", "duplicates", "enriched", "without_abstract"):
                     setattr(file_report, name,
                             getattr(file_report, name) + getattr(counts, name))
@@ -986,12 +1022,13 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
         self._in_batches(
             len(items), file_report,
-            lambda db: self._source_id(db, str(rf.path), FORMAT_LABELS[rf.format],
+            lambda db: self._source_id(db, _stored(db, rf.path, now),
+                                       FORMAT_LABELS[rf.format],
                                        rf.encoding, now),
             store_batch, cancel, step, hook)
 
     def _import_stream(self, stream: ArxivStream, file_report: FileReport,
-                       added: list[int], cancel: CancelCheck,
+                       added: list[int], changed_ids: list[int], cancel: CancelCheck,
                        step: Callable[[int], None], hook: BatchHook) -> None:
         """Store an arXiv metadata file while reading it, in bounded memory.
 
@@ -1037,13 +1074,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 if ids is None or state() != seen:
                     ids = Identifiers(db)
                 if source_id is None:
-                    source_id = self._source_id(db, str(stream.path),
+                    source_id = self._source_id(db, _stored(db, stream.path, now),
                                                 FORMAT_LABELS[stream.format], "utf-8", now)
                 new, changed = store_records(db, batch, source_id, counts, now, ids)
                 self._enqueue(db, new, "add")
                 self._enqueue(db, changed, "update")
             seen = state()
             added.extend(new)
+            changed_ids.extend(changed)
             for name in ("added", "duplicates", "enriched", "without_abstract"):
                 setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
             file_report.warnings += counts.warnings[:max(0, 1000 - len(file_report.warnings))]

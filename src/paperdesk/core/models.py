@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from paperdesk.core.changes import Changes
+
 __all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
            "Highlight", "SavedSearch"]
@@ -464,6 +466,10 @@ class ImportReport:
             whole) and are counted here; the file being imported then has
             ``FileReport.cancelled`` set.
         added_ids: ids of the papers added (committed), in import order.
+        changed_ids: ids of papers already in the library that the import changed
+            (committed): enriched with metadata, given an abstract, or listed under one
+            more file; in import order, possibly repeated. :attr:`changes` says so to
+            the window (a paper shown when it is enriched is shown again).
         index_pending: papers still waiting to be indexed when the import returned.
         near_duplicates: pairs of possible near-duplicates flagged by the stage run
             after the import (:meth:`Library.find_near_duplicates`; set by the caller that
@@ -473,8 +479,17 @@ class ImportReport:
     files: list[FileReport] = field(default_factory=list)
     cancelled: bool = False
     added_ids: list[int] = field(default_factory=list)
+    changed_ids: list[int] = field(default_factory=list)
     index_pending: int = 0
     near_duplicates: int = 0
+
+    @property
+    def changes(self) -> Changes:
+        """What the import touched, as edits say it (:class:`~paperdesk.core.changes.
+        Changes`): the papers added and changed, with ``sources`` set (lists and file
+        counts must be read again) and ``search`` (their indexed text changed)."""
+        return Changes.of(papers=[*self.added_ids, *self.changed_ids], sources=True,
+                          search=True)
 
     @property
     def added(self) -> int:

@@ -30,6 +30,8 @@ import sqlite_utils
 
 from paperdesk.core.changes import NO_CHANGES, Changes
 from paperdesk.core.edits.undo import count_label, quote
+from paperdesk.core.imports.daily_papers import display_path
+from paperdesk.core.imports.detect import STDIN_NAME
 from paperdesk.core.models import LibraryError, Source
 from paperdesk.core.store import db as _db
 
@@ -176,15 +178,24 @@ class RemovalMixin:
         absolute path at import time), that path given relative to the current folder,
         or its file name when only one imported file has that name.
 
+        ``<stdin>`` names the one import from standard input (each is stored as
+        ``<stdin> DATE TIME UTC``), or is ambiguous when there were several.
+
         Args:
-            text: what the user typed.
+            text: what the user typed; a path's bytes that are not UTF-8 may be
+                surrogate escapes (PEP 383, as ``sys.argv`` has them) or backslash
+                escapes as stored and listed (``bad\\xffname.txt``).
         Returns:
             The :class:`Source`.
         Raises:
             LibraryError: nothing matches, or a file name matches several files (the
                 message names their ids).
         """
-        text = str(text)
+        raw = os.fspath(text)
+        # Paths are stored with the bytes that are not UTF-8 escaped (display_path:
+        # "bad\\xffname.txt"): the real bytes of a command-line argument (surrogate
+        # escapes) match as well as the escaped text.
+        text = display_path(raw)
         sources = self.sources()
         if text.strip().isdigit():
             for s in sources:
@@ -193,11 +204,14 @@ class RemovalMixin:
         for s in sources:
             if s.path == text:
                 return s
-        absolute = os.path.abspath(os.path.expanduser(text))
+        absolute = display_path(os.path.abspath(os.path.expanduser(raw)))
         for s in sources:
             if s.path == absolute:
                 return s
         named = [s for s in sources if s.name == text]
+        if not named and text == STDIN_NAME:    # each import from standard input is
+            named = [s for s in sources          # its own "<stdin> 2026-12-01 ..."
+                     if s.path.startswith(STDIN_NAME + " ")]
         if len(named) == 1:
             return named[0]
         if named:

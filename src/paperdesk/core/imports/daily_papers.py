@@ -7,16 +7,18 @@ the same way. LF, CRLF and CR line ends are accepted.
 
 **The header.** The first paragraph is the file's header (its collection name) when it
 reads as a title or a date rather than a sentence (:func:`is_header`): one line of at
-most :data:`HEADER_MAX_CHARS` characters and :data:`HEADER_MAX_WORDS` words that does
-not end in ``.``, ``!`` or ``?``. "Daily Papers" and "cs.CV 2024-05-01" are headers; a
-first abstract of one short sentence ("We study X.") is not, and stays an abstract.
+most :data:`HEADER_MAX_CHARS` characters and :data:`HEADER_MAX_WORDS` words (two CJK
+characters count as one word: :func:`count_words`) that does not end in ``.``, ``!``,
+``?`` or the CJK ``。``, ``！``, ``？``. "Daily Papers" and "cs.CV 2024-05-01" are
+headers; a first abstract of one short sentence ("We study X.", "手法を提案します。") is
+not, and stays an abstract.
 
 **No blank lines.** A file whose body (after the header) is one paragraph of several
 lines has no blank line between its abstracts (its first line is the header when it
 passes :func:`is_header`, the next line does not start in lower case, and what follows
 is one line or lines of long prose). When every line of it is long prose, at
-least :data:`LINE_ABSTRACT_MIN_CHARS` characters (hard-wrapped text has lines of 60 to
-100), each line is one abstract; otherwise the paragraph is one abstract. Either way the
+least :data:`LINE_ABSTRACT_MIN_CHARS` characters (a CJK character counts as two;
+hard-wrapped text has lines of 60 to 100), each line is one abstract; otherwise the paragraph is one abstract. Either way the
 file's ``warnings`` say which reading was taken, so the user learns why.
 
 **Encodings** (:func:`decode`): a byte-order mark decides (UTF-8, UTF-16 LE/BE, UTF-32
@@ -32,6 +34,7 @@ and at least a quarter of the non-ASCII characters are kana.
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 from dataclasses import dataclass, field
@@ -42,8 +45,8 @@ from charset_normalizer import from_bytes
 from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
-           "parse_decoded", "decode", "split_paragraphs", "is_prose", "collect_files",
-           "is_header", "display_path", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
+           "parse_decoded", "decode", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
+           "is_header", "count_words", "display_path", "missing_reason", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
            "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
@@ -70,6 +73,25 @@ _LIST_LINE = re.compile(r"\s*-\s+\S.*|\s*\[[^\]]+\]\s*|\s*[#;].*|\s*---\s*|\s*\.
                         # Web of Science "AU Name" / "ER"
                         r"|%[A-Z0-9@!#$&()*+,\-./:;<=>?\[\]^_{|}~] .*|[A-Z][A-Z0-9]  ?-( .*)?"
                         r"|[A-Z][A-Z0-9]( \S.*)?")
+# Markdown: a code fence; a heading; list items, task items, table rows, quotes.
+_FENCE = re.compile(r"\s*(?:```|~~~)[\w+.-]*\s*")
+_MD_HEADING = re.compile(r"#{1,6}\s+(?P<words>\S.*?)\s*#*")
+_MD_LINE = re.compile(r"\s*(?:#{1,6}\s+\S.*|(?:[-*+]|\d{1,3}[.)])\s+\S.*"
+                      r"|\|.*\||\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?|>\s?.*)")
+# Source code: a statement on a line of its own.
+_CODE_STATEMENT = re.compile(
+    r"(?:import\s+[\w.]+(?:\s*,\s*[\w.]+)*(?:\s+as\s+\w+)?"
+    r"|from\s+[\w.]+\s+import\s+[\w.*, ()]+"
+    r"|(?:async\s+)?def\s+\w+\s*\(.*\)\s*(?:->.*)?:|class\s+\w+\s*(?:\(.*\))?\s*:"
+    r"|#include\s*[<\"].*|#!/.*"
+    r"|[A-Za-z_][\w.]*\(.*\)|.*[=(].*[;{]|[{}]+;?)")
+#: A paragraph of one line is taken as a statement (:data:`_CODE_STATEMENT`) only when
+#: it is at most this long (in characters): an abstract of one line is longer.
+_STATEMENT_MAX_CHARS = 120
+_CODE_LINE = re.compile(
+    r"\s*(?:" + _CODE_STATEMENT.pattern +
+    r"|(?:if|elif|else|for|while|with|try|except|finally)\b.*:"
+    r"|(?:return|raise|pass|break|continue)\b.*|//.*|/\*.*|\*/)\s*")
 
 
 class ParseError(ValueError):
@@ -143,6 +165,24 @@ def display_path(path: str | os.PathLike) -> str:
         return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+def missing_reason(path: Path) -> str:
+    """Why a path that is not a regular file cannot be read, in a few words: ``"broken
+    symbolic link (to missing.bib)"``, ``"no such file"`` or ``"not a regular file"``.
+
+    Args:
+        path: a path that is not a regular file.
+    Returns:
+        The reason.
+    """
+    if path.is_symlink() and not path.exists():
+        try:
+            target = display_path(os.readlink(path))
+        except OSError:
+            return "broken symbolic link"
+        return f"broken symbolic link (to {target}, which does not exist)"
+    return "no such file" if not path.exists() else "not a regular file"
+
+
 def split_paragraphs(text: str) -> list[str]:
     """Return the non-empty paragraphs of decoded text (blank lines separate them), each
     stripped but with its line breaks."""
@@ -151,61 +191,185 @@ def split_paragraphs(text: str) -> list[str]:
 
 
 def is_prose(paragraph: str) -> bool:
-    """Whether a paragraph of a text file reads as prose (an abstract) rather than
-    markup, key-value lines or a table. The rule:
+    """Whether a paragraph of a text file reads as prose (an abstract); the rule is
+    :func:`prose_problem`'s.
 
-    - no markup: no closing or empty HTML/XML tag (``</div>``, ``<br/>``), comment or
-      declaration, and at most one opening tag (``<p>``: one ``<x y>`` is often maths);
-    - not key-value lines: of a paragraph of several lines, fewer than 60% are
-      ``key: value`` / ``key = value`` lines, YAML list items, ``[sections]``, ``---``,
-      ``#`` comments or tagged lines (EndNote's ``%A Name``, Web of Science's
-      ``AU Name``, RIS-like ``AU  - Name``); a paragraph of one line is key-value when
-      it is ``key: value`` (or ``key = value``) with a value of fewer than six words, or
-      a bare tag (``EF``, ``ER  -``);
-    - not a table: not several lines with the same number (one or more) of tabs, or of
-      commas, on every line;
-    - mostly letters: at least half of its characters other than white space are letters.
+    Args:
+        paragraph: one paragraph (its lines joined by ``\\n``).
+    Returns:
+        ``True`` when :func:`prose_problem` finds nothing.
+    """
+    return prose_problem(paragraph) is None
+
+
+def prose_problem(paragraph: str) -> str | None:
+    """What a paragraph of a text file is instead of prose (an abstract), or ``None`` when
+    it reads as prose. The rule, in this order:
+
+    - ``"markup"``: a closing or empty HTML/XML tag (``</div>``, ``<br/>``), a comment or
+      a declaration, or two or more opening tags (one ``<x y>`` is often maths);
+    - ``"Markdown"``: a code fence line (```` ``` ```` or ``~~~``) anywhere; a paragraph
+      of one line that is a heading (``#`` to ``######``, a space, at most
+      :data:`HEADER_MAX_WORDS` words);
+    - ``"source code"``: a paragraph of one line that is a statement (``import x``,
+      ``from x import y``, ``def f(...):``, ``class X:``, a call ``f(x)``, an assignment
+      or call ending in ``;`` or ``{``, a lone brace) of at most 120 characters; a paragraph of several lines indented at two or more depths,
+      most of them indented (indentation-heavy);
+    - of a paragraph of several lines, when at least 60% of the lines are structure, the
+      most common kind of them (``"Markdown"``, ``"source code"`` or
+      ``"key-value lines"``). Structure lines are: Markdown headings, list items
+      (``-``, ``*``, ``+``, ``1.``, task items ``- [ ]``), table rows (``| a | b |``,
+      ``|---|``) and quotes (``>``); source-code lines (``def``/``class``/``import``, a
+      block opener ending in ``:``, a call, a line ending in ``;``, ``{`` or ``}``, ``//``
+      comments, ``#include``, a shebang); key-value lines (``key: value``,
+      ``key = value``, YAML list items, ``[sections]``, ``---``, ``#`` comments, tagged
+      lines: EndNote's ``%A Name``, Web of Science's ``AU Name``, RIS-like ``AU  - Name``);
+    - ``"key-value lines"``: a paragraph of one line that is ``key: value`` (or
+      ``key = value``) with a value of fewer than six words, or a bare tag (``EF``,
+      ``ER  -``);
+    - ``"a table"``: several lines that all have the same number (one or more) of tabs or
+      commas, or that all split into the same number (two or more) of fields as
+      delimiter-separated rows (CSV with quoted fields, RFC 4180; delimiters ``,``, tab,
+      ``;``, ``|``);
+    - ``"symbols rather than words"``: fewer than half of its characters other than
+      white space are letters.
+
+    So prose with "(i) ... (ii)", URLs, "e.g.", numbers, ``$x^2$``, one ``<x>`` pair or
+    a line that starts with ``- `` passes.
+
+    Args:
+        paragraph: one paragraph (its lines joined by ``\\n``).
+    Returns:
+        ``None`` for prose, else one of the kinds above.
     """
     text = paragraph.strip()
-    if not text or _CLOSING.search(text) or len(_OPENING.findall(text)) >= 2:
-        return False
+    if not text:
+        return "empty"
+    if _CLOSING.search(text) or len(_OPENING.findall(text)) >= 2:
+        return "markup"
     lines = [ln for ln in text.splitlines() if ln.strip()]
+    if any(_FENCE.fullmatch(ln) for ln in lines):
+        return "Markdown"
     if len(lines) == 1:
-        m = _KV_LINE.fullmatch(lines[0])
+        line = lines[0].strip()
+        heading = _MD_HEADING.fullmatch(line)
+        if heading and count_words(heading.group("words")) <= HEADER_MAX_WORDS:
+            return "Markdown"
+        if len(line) <= _STATEMENT_MAX_CHARS and _CODE_STATEMENT.fullmatch(line):
+            return "source code"
+        m = _KV_LINE.fullmatch(line)
         if m and len((m.group("value") or "").split()) < 6:
-            return False
-        if _BARE_TAG.fullmatch(lines[0].strip()):     # "EF", "ER  -" ending a record
-            return False
+            return "key-value lines"
+        if _BARE_TAG.fullmatch(line):     # "EF", "ER  -" ending a record
+            return "key-value lines"
     else:
-        kv = sum(1 for ln in lines if _KV_LINE.fullmatch(ln) or _LIST_LINE.fullmatch(ln))
-        if kv >= 0.6 * len(lines):
-            return False
-        for sep in ("\t", ","):
-            counts = {ln.count(sep) for ln in lines}
-            if len(counts) == 1 and counts != {0}:
-                return False
+        depths = [len(ln) - len(ln.lstrip(" \t")) for ln in lines]
+        if (len(lines) >= 3 and len({d for d in depths if d >= 2}) >= 2
+                and sum(d >= 2 for d in depths) * 2 >= len(lines)):
+            return "source code"
+        kinds = [_line_kind(ln) for ln in lines]
+        structure = [k for k in kinds if k]
+        if len(structure) >= 0.6 * len(lines):
+            return max(("Markdown", "source code", "key-value lines"),
+                       key=structure.count)
+        if _is_table(lines):
+            return "a table"
     chars = [c for c in text if not c.isspace()]
-    return sum(c.isalpha() for c in chars) >= 0.5 * len(chars)
+    if sum(c.isalpha() for c in chars) < 0.5 * len(chars):
+        return "symbols rather than words"
+    return None
 
 
-_SENTENCE_END = (".", "!", "?")
+def _line_kind(line: str) -> str | None:
+    """The kind of structure one line of a paragraph of several lines is, or None."""
+    if _MD_LINE.fullmatch(line):
+        return "Markdown"
+    if _CODE_LINE.fullmatch(line):
+        return "source code"
+    if _KV_LINE.fullmatch(line) or _LIST_LINE.fullmatch(line):
+        return "key-value lines"
+    return None
+
+
+def _is_table(lines: list[str]) -> bool:
+    """Whether lines are rows of a table (see :func:`prose_problem`)."""
+    for sep in ("\t", ","):
+        counts = {ln.count(sep) for ln in lines}
+        if len(counts) == 1 and counts != {0}:
+            return True
+    for sep in (",", "\t", ";", "|"):
+        if not all(sep in ln for ln in lines):
+            continue
+        try:
+            widths = {len(row) for row in csv.reader(lines, delimiter=sep)}
+        except csv.Error:
+            continue
+        if len(widths) == 1 and widths != {1}:
+            return True
+    return False
+
+
+#: What ends a sentence: the Latin ``.``, ``!``, ``?`` and the CJK full-width ``。``,
+#: ``！``, ``？``, ``．`` (Japanese and Chinese write no space after them).
+_SENTENCE_END = (".", "!", "?", "\u3002", "\uff01", "\uff1f", "\uff0e")
+#: Closing quotes and brackets a sentence end may stand before, Latin and CJK
+#: (``」``, ``』``, ``）``, ``】``).
+_CLOSERS = "\"')]}\u201d\u2019\u300d\u300f\uff09\u3011\u3009\u300b"
+#: CJK characters per word when counting words of text without spaces: Japanese and
+#: Chinese words average about two characters.
+CJK_CHARS_PER_WORD = 2
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                  r"\uff66-\uff9f\u3005\u30fc]")
+
+
+def count_words(text: str) -> int:
+    """The number of words in text, CJK included: the runs of characters between white
+    space, where every :data:`CJK_CHARS_PER_WORD` CJK characters (Han, kana; rounded up,
+    per run) count as one word, since CJK text has no spaces between words. "cs.CV
+    2024-05-01" is 2 words, "毎日の論文" 3.
+
+    Args:
+        text: any text.
+    Returns:
+        The count (0 for blank text).
+    """
+    words = 0
+    for token in text.split():
+        cjk = len(_CJK.findall(token))
+        rest = _CJK.sub(" ", token).split()
+        words += -(-cjk // CJK_CHARS_PER_WORD) + len(rest)
+    return words
 
 
 def is_header(paragraph: str) -> bool:
     """Whether a file's first paragraph is its header (a title or a date), not an
     abstract: one line of at most :data:`HEADER_MAX_CHARS` characters and
-    :data:`HEADER_MAX_WORDS` words that does not end like a sentence (``.``, ``!``,
-    ``?``, also before a closing quote or bracket)."""
+    :data:`HEADER_MAX_WORDS` words (:func:`count_words`: two CJK characters make a word)
+    that does not end like a sentence (``.``, ``!``, ``?`` or the CJK ``。``, ``！``,
+    ``？``, ``．``, also before a closing quote or bracket).
+
+    Args:
+        paragraph: the file's first paragraph.
+    Returns:
+        ``True`` for a header.
+    """
     text = paragraph.strip()
     if not text or "\n" in text or len(text) > HEADER_MAX_CHARS:
         return False
-    if len(text.split()) > HEADER_MAX_WORDS:
+    if count_words(text) > HEADER_MAX_WORDS:
         return False
-    return not text.rstrip("\"')]}\u201d\u2019").endswith(_SENTENCE_END)
+    return not text.rstrip(_CLOSERS).endswith(_SENTENCE_END)
+
+
+def _line_length(line: str) -> int:
+    """A line's length for :data:`LINE_ABSTRACT_MIN_CHARS`: a CJK character counts as
+    two (its width on screen; it carries about as much as two Latin letters or more)."""
+    return len(line) + len(_CJK.findall(line))
 
 
 def _long_lines(lines: list[str]) -> bool:
-    return len(lines) > 1 and all(len(ln) >= LINE_ABSTRACT_MIN_CHARS for ln in lines)
+    return len(lines) > 1 and all(_line_length(ln) >= LINE_ABSTRACT_MIN_CHARS
+                                  for ln in lines)
 
 
 def _read_paragraphs(text: str, default_header: str) -> tuple[str, list[str], list[str]]:
@@ -356,7 +520,7 @@ def read_file(path: str | os.PathLike) -> ParsedFile:
         if p.is_dir():
             raise ParseError(path, "folder holds no .txt files")
         if not p.is_file():
-            raise ParseError(path, "no such file" if not p.exists() else "not a regular file")
+            raise ParseError(path, missing_reason(p))
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
             raise ParseError(path, f"file too large ({size} bytes; limit {MAX_FILE_BYTES})")
@@ -403,8 +567,8 @@ def collect_files(paths: list[str | os.PathLike],
 
     Files are taken as given (any extension). Folders are searched recursively for files
     matching any of ``patterns``, sorted by path; hidden files and folders are skipped. A path that
-    does not exist, and a folder with no matching file, are kept, so that reading them
-    reports the problem.
+    does not exist, a broken symbolic link in a folder and a folder with no matching file
+    are kept, so that reading them reports the problem.
 
     Args:
         paths: files and/or folders.
@@ -419,7 +583,10 @@ def collect_files(paths: list[str | os.PathLike],
             found = False
             for f in sorted(f for pattern in patterns for f in p.rglob(pattern)):
                 rel = f.relative_to(p).parts
-                if f.is_file() and not any(part.startswith(".") for part in rel):
+                if any(part.startswith(".") for part in rel):
+                    continue
+                # a broken symbolic link is kept, so that reading it says so
+                if f.is_file() or (f.is_symlink() and not f.exists()):
                     out.setdefault(f, None)
                     found = True
             if not found:

@@ -28,9 +28,11 @@ mark, else what charset-normalizer finds; a file with NUL bytes is binary and re
 ``text``
     the Daily Papers format or plain text with one abstract per paragraph, accepted only
     when at most half of its paragraphs fail
-    :func:`~paperdesk.core.imports.daily_papers.is_prose` (the rule is written there).
-    Markup (``<html>``, ``<?xml``), other JSON and files of key-value lines (YAML, INI,
-    CSV) are refused.
+    :func:`~paperdesk.core.imports.daily_papers.prose_problem` (the rule is written
+    there: per paragraph, no markup, Markdown, source code, key-value lines or table
+    rows). Markup (``<html>``, ``<?xml``), other JSON, Markdown, source code, files of
+    key-value lines (YAML, INI) and delimiter-separated tables (CSV, TSV) are refused; the
+    reason names the kinds found ("4 of 5 paragraphs are Markdown and source code").
 
 A refusal is a :class:`~paperdesk.core.imports.daily_papers.ParseError` whose ``reason``
 is one line; the caller adds the file name.
@@ -47,7 +49,8 @@ from pathlib import Path
 
 from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
 from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, ParseError, decode,
-                                                 is_prose, split_paragraphs)
+                                                 is_prose, missing_reason, prose_problem,
+                                                 split_paragraphs)
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 
 __all__ = ["FORMATS", "FORMAT_LABELS", "FOLDER_PATTERNS", "STDIN", "Detected",
@@ -162,10 +165,13 @@ def _detect(text: str) -> tuple[str, object]:
     if _MARKUP_START.match(body):
         raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")
     paragraphs = split_paragraphs(body)
-    bad = sum(not is_prose(p) for p in paragraphs)
-    if paragraphs and bad * 2 > len(paragraphs):
-        raise ParseError("", f"not abstracts: {bad} of {len(paragraphs)} paragraphs are "
-                             "markup, key-value lines or a table, not prose (nor is it "
+    problems = [k for k in (prose_problem(p) for p in paragraphs) if k]
+    if paragraphs and len(problems) * 2 > len(paragraphs):
+        kinds = sorted(set(problems), key=lambda k: (-problems.count(k), k))
+        what = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
+        verb = "is" if len(problems) == 1 else "are"
+        raise ParseError("", f"not abstracts: {len(problems)} of {len(paragraphs)} "
+                             f"paragraphs {verb} {what}, not prose (nor is it "
                              "BibTeX, RIS, CSL-JSON or a paperdesk export)")
     return "text", None
 
@@ -196,8 +202,7 @@ def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, 
                 raise ParseError(path, "folder holds no .txt, .bib, .ris, .json or "
                                        ".jsonl files")
             if not p.is_file():
-                raise ParseError(path, "no such file" if not p.exists()
-                                 else "not a regular file")
+                raise ParseError(path, missing_reason(p))
             size = p.stat().st_size
             if size > MAX_FILE_BYTES:
                 raise ParseError(path, f"file too large ({size} bytes; limit "

@@ -1414,8 +1414,11 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             return
         if change.notes and not change.replay:
             return   # the editor already shows what was saved
-        reload_note = bool(change.notes)
+        self._show_again(pid, reload_note=bool(change.notes))
 
+    def _show_again(self, pid: int, reload_note: bool = False) -> None:
+        """Read paper ``pid`` (the one the detail pane shows) off the UI thread and show
+        it again, in place; it is cleared with a message if it left the library."""
         def show(paper) -> None:   # UI thread; skipped if another paper is shown by now
             if not self._shut_down and self.detail_pane.paper_id == pid:
                 self.detail_pane.show_paper(paper, self._match_terms(),
@@ -1519,6 +1522,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             return
         seeds, self._importing_seeds = self._importing_seeds, False
         self._end_import()
+        shown = self.detail_pane.paper_id
+        if shown is not None and shown in report.changes.papers:   # enriched meanwhile
+            self._show_again(shown)
         self._show_import_ended(report, seeds)
         if report.cancelled:
             n = report.added

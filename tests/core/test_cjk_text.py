@@ -1,0 +1,52 @@
+"""Japanese (CJK) plain-text files: sentence ends ``。！？`` and words without spaces."""
+
+from __future__ import annotations
+
+import pytest
+
+from paperdesk.core.imports.daily_papers import count_words, is_header, parse_text
+
+FIRST = "画像から奥行きを推定する新しい手法を提案します。"
+SECOND = "言語モデルの推論を速くする方法を示します！"
+
+
+def test_a_japanese_first_abstract_is_not_taken_as_the_header(empty_library, tmp_path):
+    path = tmp_path / "ja.txt"
+    path.write_text(f"{FIRST}\n\n{SECOND}\n", encoding="utf-8")
+    report = empty_library.import_paths([path])
+    assert report.rejected == []
+    assert sorted(empty_library.abstracts(empty_library.paper_ids()).values()) == sorted([FIRST, SECOND])
+
+
+def test_a_one_line_shift_jis_file_without_header_is_one_abstract(empty_library, tmp_path):
+    text = "画像から奥行きを推定する手法を提案します。これは実時間で動きます。"
+    path = tmp_path / "sjis.txt"
+    path.write_bytes((text + "\n").encode("shift_jis"))
+    report = empty_library.import_paths([path])
+    assert report.rejected == []
+    assert list(empty_library.abstracts(empty_library.paper_ids()).values()) == [text]
+
+
+@pytest.mark.parametrize("first, header", [
+    ("毎日の論文", True),                       # a collection name
+    ("2024年5月1日の論文", True),
+    (FIRST, False),                             # ends with 。
+    ("「新しい手法を提案します。」", False),     # before a closing bracket
+    ("手法を提案するかどうかを調べるための大規模な実験と新しい評価の枠組み", False),  # 34 CJK: 17 words
+    ("Daily Papers", True),
+    ("We propose a simple baseline.", False),
+])
+def test_header_rule_knows_cjk_sentence_ends_and_words(first, header):
+    assert is_header(first) is header
+
+
+def test_cjk_words_are_counted_two_characters_each():
+    assert count_words("毎日の論文") == 3
+    assert count_words("cs.CV 2024-05-01") == 2
+    assert count_words("論文 Daily Papers") == 3
+    assert count_words("") == 0
+
+
+def test_a_header_above_japanese_abstracts_is_kept():
+    header, abstracts = parse_text(f"毎日の論文\n\n{FIRST}\n\n{SECOND}\n")
+    assert header == "毎日の論文" and abstracts == [FIRST, SECOND]

@@ -1,0 +1,97 @@
+"""Command-line input as the shell hands it over: bytes that are not UTF-8 on standard
+input and in file names, several imports from standard input, broken symbolic links in a
+folder. Run as subprocesses, as a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ABSTRACT = ("We propose a loom that weaves algebraic patterns, and show on three "
+            "tapestries that it is faster than weaving by hand.")
+OTHER = ("We study how lemurs adapt to new forests and find that they learn the paths "
+         "within a season.")
+
+
+def run(library, *args, stdin: bytes | None = None, cwd=None):
+    """``paperdesk --library LIBRARY ARGS...`` with bytes in and bytes out."""
+    cmd = [sys.executable, "-m", "paperdesk", "--library", str(library), *args]
+    return subprocess.run(cmd, input=stdin, capture_output=True, timeout=120, cwd=cwd)
+
+
+def _no_traceback(r) -> None:
+    assert b"Traceback" not in r.stderr and b"Traceback" not in r.stdout
+
+
+def test_a_note_from_standard_input_with_bytes_that_are_not_utf8(tmp_path):
+    lib = tmp_path / "lib"
+    assert run(lib, "import", "-", stdin=f"Loom\n\n{ABSTRACT}\n".encode()).returncode == 0
+    r = run(lib, "note", "1", "-", stdin=b"note \xff and caf\xc3\xa9")
+    _no_traceback(r)
+    assert r.returncode == 0 and r.stdout == b"note saved\n"
+    shown = json.loads(run(lib, "show", "1", "--json").stdout)
+    assert shown["note"] == "note \ufffd and café"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="file names of any bytes: Linux")
+def test_remove_file_finds_a_name_with_bytes_that_are_not_utf8(tmp_path):
+    lib = tmp_path / "lib"
+    folder = os.fsencode(tmp_path)
+    odd = folder + b"/bad\xffname.txt"
+    with open(odd, "wb") as f:
+        f.write(f"Loom\n\n{ABSTRACT}\n".encode())
+    assert run(lib, "import", os.fsdecode(odd)).returncode == 0
+    listed = json.loads(run(lib, "sources", "--json").stdout)
+    assert [s["path"] for s in listed] == [str(tmp_path) + "/bad\\xffname.txt"]
+    r = run(lib, "remove-file", "--dry-run", os.fsdecode(odd))          # the real bytes
+    _no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    assert b"would remove" in r.stdout and b"bad\\xffname.txt" in r.stdout
+    r = run(lib, "remove-file", os.fsdecode(b"bad\xffname.txt"), cwd=tmp_path)  # its name
+    assert r.returncode == 0, r.stderr
+    assert json.loads(run(lib, "sources", "--json").stdout) == []
+    r = run(lib, "remove-file", os.fsdecode(odd))                     # gone: named escaped
+    assert r.returncode == 1 and b"bad\\xffname.txt: no imported file" in r.stderr
+
+
+def test_each_import_from_standard_input_is_its_own_source(tmp_path):
+    lib = tmp_path / "lib"
+    assert run(lib, "import", "-", stdin=f"One\n\n{ABSTRACT}\n".encode()).returncode == 0
+    assert run(lib, "import", "-", stdin=f"Two\n\n{OTHER}\n".encode()).returncode == 0
+    sources = json.loads(run(lib, "sources", "--json").stdout)
+    assert len(sources) == 2
+    paths = [s["path"] for s in sources]
+    assert len(set(paths)) == 2 and all(p.startswith("<stdin> 20") for p in paths)
+    assert all(p.endswith("UTC") or p.endswith(")") for p in paths)
+    r = run(lib, "remove-file", "<stdin>")             # two: ambiguous, names the ids
+    assert r.returncode == 1 and b"2 imported files" in r.stderr
+    first = str(sources[0]["id"])
+    assert run(lib, "remove-file", first).returncode == 0
+    left = json.loads(run(lib, "sources", "--json").stdout)
+    assert [s["path"] for s in left] == [paths[1]]
+    assert json.loads(run(lib, "stats", "--json").stdout)["papers"] == 1
+    r = run(lib, "remove-file", "<stdin>")             # one left: "<stdin>" names it
+    assert r.returncode == 0, r.stderr
+    assert json.loads(run(lib, "stats", "--json").stdout)["papers"] == 0
+
+
+def test_a_broken_symbolic_link_in_a_folder_is_reported(tmp_path):
+    lib = tmp_path / "lib"
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "good.txt").write_text(f"Loom\n\n{ABSTRACT}\n", encoding="utf-8")
+    (folder / "broken.bib").symlink_to(folder / "gone.bib")
+    r = run(lib, "import", str(folder), "--json")
+    _no_traceback(r)
+    report = json.loads(r.stdout)
+    assert report["added"] == 1
+    assert report["rejected"] == [{
+        "path": str(folder / "broken.bib"),
+        "reason": f"broken symbolic link (to {folder / 'gone.bib'}, which does not exist)"}]
+    r = run(lib, "import", str(folder))
+    assert f"{folder / 'broken.bib'}: broken symbolic link".encode() in r.stdout + r.stderr

@@ -1,0 +1,54 @@
+"""An import that enriches the paper the detail pane shows refreshes the pane at once (no
+stale derived title or "No authors" hint until another row is chosen)."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from paperdesk.ui.panes.detail_pane import NO_METADATA_HINT  # noqa: E402
+from ui_fixtures import WAIT_MS, open_seeded, wait_idle, win  # noqa: E402,F401
+
+
+def _drop(window, path) -> None:
+    """Drop one file onto the window, as a file manager does."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    pos = QPointF(window.rect().center())
+    QApplication.sendEvent(window, QDragEnterEvent(
+        pos.toPoint(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier))
+    QApplication.sendEvent(window, QDropEvent(
+        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier))
+
+
+def _bib_for(tmp_path, abstract: str):
+    path = tmp_path / "enrich.bib"
+    braced = abstract.replace("{", "(").replace("}", ")")
+    path.write_text("@article{curie2023,\n  title = {Woven Lattices of Radiant Depth},\n"
+                    "  author = {Curie, Marie and Meitner, Lise},\n  year = {2023},\n"
+                    "  journal = {Annals of Light},\n"
+                    f"  abstract = {{{braced}}}\n}}\n", encoding="utf-8")
+    return path
+
+
+def test_the_shown_paper_is_refreshed_when_an_import_enriches_it(qtbot, win, tmp_path):
+    pid = win.current_paper_id()
+    paper = win.lib.get(pid)
+    assert "{" not in paper.abstract and "}" not in paper.abstract
+    pane = win.detail_pane
+    qtbot.waitUntil(lambda: pane.paper_id == pid, timeout=WAIT_MS)
+    assert pane.byline_label.text() == NO_METADATA_HINT
+    _drop(win, _bib_for(tmp_path, paper.abstract))
+    qtbot.waitUntil(lambda: win.last_import_report is not None, timeout=WAIT_MS)
+    wait_idle(qtbot, win)
+    assert win.last_import_report.enriched == 1
+    assert win.current_paper_id() == pid               # still the same row, not re-chosen
+    qtbot.waitUntil(lambda: "Woven Lattices" in pane.title_label.text(), timeout=WAIT_MS)
+    assert "Curie" in pane.byline_label.text() and "2023" in pane.byline_label.text()
