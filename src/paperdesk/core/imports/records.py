@@ -50,7 +50,7 @@ from paperdesk.core.models import Author, FileReport, Metadata
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
-from paperdesk.core.text import content_hash, derive_title, normalize
+from paperdesk.core.text import content_hash, derive_title, normalize, sha256_hex
 
 __all__ = ["Record", "RecordFile", "RawRecord", "Identifiers", "check_record", "identity_key",
            "record_hash", "merge_metadata", "store_records"]
@@ -183,7 +183,7 @@ def record_hash(record: Record) -> str:
     """The ``content_hash`` a record's paper has: of its abstract, or of its identity."""
     if record.abstract:
         return content_hash(record.abstract)
-    return content_hash("paperdesk-identity:" + identity_key(record))
+    return sha256_hex("paperdesk-identity:" + identity_key(record))   # not folded
 
 
 def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
