@@ -260,3 +260,33 @@ def test_a_version_5_library_gets_the_folded_keys(tmp_path):
     old = sqlite3.connect(backups[0])
     assert old.execute("PRAGMA user_version").fetchone()[0] == 5
     old.close()
+
+
+# -- nasty text, both ways -----------------------------------------------------------------
+_NASTY = [*"ab c{}\\$%&#_^~<>-'`\"!?,.…–—“”‘’αβΣé1 2 x\ue000",
+          "http://x.org/a", "--", "''", " e.g.\\ ", "\\ss", "$x$"]
+
+
+def _nasty_strings(n: int, seed: int) -> list[str]:
+    import random
+
+    rng = random.Random(seed)      # fixed: the same strings on every run
+    return ["".join(rng.choice(_NASTY) for _ in range(rng.randint(1, 14)))
+            for _ in range(n)]
+
+
+@pytest.mark.parametrize("flavour", ["bibtex", "arxiv"])
+def test_the_export_escaper_round_trips_through_the_decoder(flavour):
+    from paperdesk.core.imports.tex import decode_tex
+
+    for text in _nasty_strings(3000, 7):
+        assert decode_tex(latex_text(text), flavour) == normalize(text), text
+
+
+@pytest.mark.parametrize("flavour", ["bibtex", "arxiv"])
+def test_hand_escaped_text_decodes_to_the_same_key(flavour):
+    from paperdesk.core.imports.tex import decode_tex
+
+    for text in _nasty_strings(3000, 3):
+        decoded = normalize(decode_tex(hand_escaped(text), flavour))
+        assert content_hash(decoded) == content_hash(normalize(text)), (text, decoded)

@@ -60,7 +60,7 @@ TYPOGRAPHIC_FOLDS: dict[str, str] = {
     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
     "`": "'", "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
     # TeX's inverted marks !` and ?`
-    "\u00a1": "!'", "\u00bf": "?'",
+    "!`": "!'", "?`": "?'", "\u00a1": "!'", "\u00bf": "?'",
     # ellipsis, and the Latin ligatures of text copied from PDFs
     "\u2026": "...", "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
     "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",

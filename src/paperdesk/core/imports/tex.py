@@ -72,6 +72,7 @@ _LETTER_MACROS = frozenset(
 _MATH = re.compile(r"(?<!\\)(\$\$.+?(?<!\\)\$\$|\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\])",
                    re.DOTALL)
 _GREEK_ONLY = re.compile(r"\{?\$\s*((?:\\[A-Za-z]+\s*)+)\$\}?")
+_BRACED_MATH = re.compile(r"\{" + _MATH.pattern + r"\}", re.DOTALL)
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
 _URL = re.compile(r"(?:https?|ftp)://[^\s{}\\]+(?:\\[_%&#~$][^\s{}\\]*)*", re.IGNORECASE)
 _URL_ESCAPE = re.compile(r"\\([_%&#~$])")
@@ -170,10 +171,8 @@ def _protect(text: str, flavour: str) -> tuple[str, _Kept]:
     text = _URL.sub(lambda m: kept.keep(_URL_ESCAPE.sub(r"\1", m.group(0)), m.group(0)),
                     text)
     # Greek in its own braces first, so that "{$\alpha$}" leaves no empty group behind.
-    text = re.sub(r"\{" + _MATH.pattern + r"\}",
-                  lambda m: kept.keep(_maths(m.group(0)), m.group(0))
-                  if _GREEK_ONLY.fullmatch(m.group(0)) else m.group(0), text,
-                  flags=re.DOTALL)
+    text = _BRACED_MATH.sub(lambda m: kept.keep(_maths(m.group(0)), m.group(0))
+                            if _GREEK_ONLY.fullmatch(m.group(0)) else m.group(0), text)
     text = _MATH.sub(lambda m: kept.keep(_maths(m.group(0)), m.group(0)), text)
     text = _EMPTY_ACCENT.sub(lambda m: m.group(1) + (
         r"\textasciicircum{}" if m.group(2) == "^" else r"\textasciitilde{}"), text)
