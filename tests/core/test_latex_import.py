@@ -62,6 +62,7 @@ def test_bibtex_values_decode_to_the_text_meant(written, text):
                                  "over R&D baselines, and report ~3x speedups."),
     # ~ before a digit at the start of a word is "approximately"; elsewhere a tie
     ("(~10%) of it, see Fig.~2 and Table~3, a~b", "(~10%) of it, see Fig. 2 and Table 3, a b"),
+    ("scales as D ~ C^0.12 and W ~\nC", "scales as D ~ C^0.12 and W ~ C"),
     ("code at https://github.com/x/y_z.", "code at https://github.com/x/y_z."),
 ])
 def test_arxiv_text_keeps_bare_percent_ampersand_and_approximately(written, text):

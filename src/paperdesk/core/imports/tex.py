@@ -31,8 +31,9 @@ The characters themselves
       ``\\textasciitilde``.
 ``~``
     A tie (non-breaking space), hence a space; except in arXiv text (``flavour="arxiv"``),
-    where a ``~`` that starts a word and is followed by a digit ("~3x", "(~10%)") means
-    "approximately" and stays ``~``. (``Fig.~3`` or ``Table~2`` is still a tie.)
+    where a ``~`` that starts a word and is followed by a digit ("~3x", "(~10%)"), or
+    stands alone ("D ~ C^0.12"), means "approximately" and stays ``~``. (``Fig.~3`` or
+    ``Table~2`` is still a tie.)
 Spaces after macros
     A command without arguments keeps the space after it (``\\ldots and`` -> "… and",
     ``\\LaTeX and`` -> "LaTeX and": what the writer meant, though TeX itself drops it),
@@ -80,7 +81,7 @@ _URL_ESCAPE = re.compile(r"\\([_%&#~$])")
 _BARE = r"(?<!\\)((?:\\\\)*)"
 _BARE_SPECIAL = re.compile(_BARE + r"([%&$])")
 _EMPTY_ACCENT = re.compile(_BARE + r"\\([\^~])\s*\{\s*\}")
-_APPROX = re.compile(r"(?<![^\s(\[{])~(?=\d)")
+_APPROX = re.compile(r"(?<![^\s(\[{])~(?=\d|\s|$)")
 # Text without these needs no decoding (TeX ligatures: -- `` '' !` ?` ; ties: ~).
 _LATEX_CHARS = re.compile(r"[\\{}$~]|--|``|''|!`|\?`")
 
