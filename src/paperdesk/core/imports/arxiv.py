@@ -20,9 +20,12 @@ an ``id``, a ``title`` or an ``abstract``, and one of ``categories``, ``versions
 arXiv id, in any version, or DOI is enriched, not duplicated):
 
 - title and abstract: LaTeX outside maths is decoded (``\\'e`` -> é, ``{\\"u}`` -> ü,
-  ``\\%`` -> %), maths (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) is kept as
-  written, so that it stays exact and readable as TeX; white space and line breaks become
-  single spaces;
+  ``\\%`` -> %; a bare ``%`` or ``&`` is the character), maths (``$...$``, ``$$...$$``,
+  ``\\(...\\)``, ``\\[...\\]``) is kept as written, so that it stays exact and readable
+  as TeX (maths of Greek letters alone, ``$\\alpha$``, is the letter), URLs are kept as
+  written, a ``~`` starting a word before a digit ("~3x") or standing alone stays; white
+  space and line breaks become single spaces (:func:`decode_tex_text`, the rules of
+  :mod:`paperdesk.core.imports.tex`);
 - authors: ``authors_parsed`` (family name = last, plus ``, suffix`` when there is one;
   given = first), else ``authors`` split at commas and "and" (parenthesised
   affiliations dropped), LaTeX decoded;

@@ -5,12 +5,15 @@ Follows Patashnik's "BibTeXing" (btxdoc: entries, fields, ``@string``, names as
 ``Family, Given`` or ``Given von Family`` joined by ``and``) and the biblatex manual
 (sections 2.1-2.3: the entry types, ``date`` in ISO 8601, ``journaltitle``, the
 ``eprint``/``eprinttype``/``archiveprefix`` fields; 3.4 on names). Parsing is
-bibtexparser 2's (``@string`` references resolved, ``@comment``, ``%`` lines and
-``@preamble`` ignored, a block it cannot parse reported and left out, an entry whose key
-repeats an earlier one still read). Text fields (title, abstract, names, venue) are
-decoded from LaTeX with pylatexenc, bibtexparser's decoder (``{\\"u}`` -> ü, ``\\&`` ->
-&, braces and other macros gone, math as text); ``doi``, ``url`` and ``eprint`` are
-verbatim fields (biblatex manual 2.2.1) and only lose ``\\_``-style escapes.
+bibtexparser 2's (``@string`` references resolved, also when joined with ``#``:
+:class:`ConcatenationMiddleware`; ``@comment``, ``%`` lines and ``@preamble`` ignored, a
+block it cannot parse reported and left out, an entry whose key repeats an earlier one
+still read). Text fields (title, abstract, names, venue) are decoded from LaTeX by
+:func:`paperdesk.core.imports.tex.decode_tex` (pylatexenc: ``{\\"u}`` -> ü, ``\\&`` ->
+&, braces and other macros gone; a bare ``%`` or ``&`` kept, maths and URLs kept as
+written, ``~`` a space); ``doi``, ``url`` and ``eprint`` are verbatim fields (biblatex
+manual 2.2.1) and only lose ``\\_``-style escapes. ``and others`` ending a name list is
+BibTeX's "et al." and is left out, with a note.
 
 Fields taken: the key; ``title``; ``abstract``; ``author`` (else ``editor``); ``date``
 (biblatex), else ``year`` and ``month``; the venue from ``journal``/``journaltitle``,

@@ -10,8 +10,9 @@ record: that value is dropped and a one-line note naming the entry says so
 with a note naming it (``FileReport.skipped``); a record with a title but no abstract is
 stored with an empty abstract and counted in ``FileReport.without_abstract``.
 
-**Identity.** A paper's ``content_hash`` is the SHA-256 of its normalised abstract
-(:func:`paperdesk.core.text.content_hash`). A record without an abstract is identified
+**Identity.** A paper's ``content_hash`` is the SHA-256 of its normalised abstract with
+typographic variants folded (:func:`paperdesk.core.text.content_hash`: a LaTeX decoding's
+– and “q” match a typed ``--`` and ``"q"``). A record without an abstract is identified
 instead by its DOI (lower case), else its arXiv id (without version), else its
 normalised title (case-folded, letters and digits only) with its year and its first
 author's family name; the hash is that of ``"paperdesk-identity:"`` + this key

@@ -7,7 +7,8 @@ transaction, after copying the database file to the library's ``backups/`` folde
 Tables (plain, so that ``sqlite-utils tables`` or Datasette read them well):
 
 ``papers``
-    ``id`` (integer key), ``content_hash`` (SHA-256 of the normalised abstract, unique),
+    ``id`` (integer key), ``content_hash`` (SHA-256 of the normalised abstract, unique;
+    typographic variants folded since version 6),
     ``title`` (shown title), ``derived_title`` (title derived from the abstract; ``title``
     equals it until the user edits the title), ``abstract``, ``added_at`` (ISO 8601 UTC),
     ``read_at`` (ISO 8601 UTC or NULL), ``starred`` (0/1).
