@@ -45,6 +45,7 @@ def _papers(lib: Library) -> dict:
     ("On the {$\\mathcal{O}(n\\log n)$} Bound", "On the $\\mathcal{O}(n\\log n)$ Bound"),
     ("with $\\alpha \\leq\n \\beta$ here", "with $\\alpha \\leq \\beta$ here"),
     ("{$\\alpha\\beta$}-blending and $\\mu$m", "αβ-blending and μm"),
+    ("{$\\mathcal$} and {$\\alpha^2$}x", "$\\mathcal$ and $\\alpha^2$x"),
     ("costs $5 only", "costs $5 only"),
     # what pylatexenc did well stays
     ("{\\\"u}ber \\'etude, \\textit{italic} and \\emph{emph}", "über étude, italic and emph"),

@@ -156,13 +156,20 @@ class _Kept:
                       text)
 
 
-def _maths(written: str) -> str:
+def _greek(written: str) -> str | None:
+    """The letters of maths made of Greek-letter macros alone, else ``None``."""
     greek = _GREEK_ONLY.fullmatch(written)
-    if greek:
-        names = greek.group(1).split("\\")[1:]
-        if all(n.strip() in GREEK_MACROS for n in names):
-            return "".join(GREEK_MACROS[n.strip()] for n in names)
-    return " ".join(written.split())
+    if greek is None:
+        return None
+    names = [n.strip() for n in greek.group(1).split("\\")[1:]]
+    if not all(n in GREEK_MACROS for n in names):
+        return None
+    return "".join(GREEK_MACROS[n] for n in names)
+
+
+def _maths(written: str) -> str:
+    letters = _greek(written)
+    return letters if letters is not None else " ".join(written.split())
 
 
 def _protect(text: str, flavour: str) -> tuple[str, _Kept]:
@@ -172,8 +179,8 @@ def _protect(text: str, flavour: str) -> tuple[str, _Kept]:
     text = _URL.sub(lambda m: kept.keep(_URL_ESCAPE.sub(r"\1", m.group(0)), m.group(0)),
                     text)
     # Greek in its own braces first, so that "{$\alpha$}" leaves no empty group behind.
-    text = _BRACED_MATH.sub(lambda m: kept.keep(_maths(m.group(0)), m.group(0))
-                            if _GREEK_ONLY.fullmatch(m.group(0)) else m.group(0), text)
+    text = _BRACED_MATH.sub(lambda m: m.group(0) if _greek(m.group(0)) is None
+                            else kept.keep(_greek(m.group(0)), m.group(0)), text)
     text = _MATH.sub(lambda m: kept.keep(_maths(m.group(0)), m.group(0)), text)
     text = _EMPTY_ACCENT.sub(lambda m: m.group(1) + (
         r"\textasciicircum{}" if m.group(2) == "^" else r"\textasciitilde{}"), text)
@@ -191,7 +198,7 @@ def decode_tex(text: str, flavour: str = "bibtex") -> str:
     Args:
         text: the value as written, e.g. ``"5% of Q&A, R\\\\^{}2, {\\\\"u}ber"``.
         flavour: ``"bibtex"`` (a ``~`` is a space) or ``"arxiv"`` (a ``~`` before a
-            digit at the start of a word stays).
+            digit at the start of a word, or standing alone, stays).
     Returns:
         e.g. ``"5% of Q&A, R^2, über"``. Never raises: text pylatexenc cannot read is
         returned with its braces removed.
