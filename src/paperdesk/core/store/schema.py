@@ -304,9 +304,13 @@ def _v6(db: sqlite_utils.Database) -> None:
     """
     from paperdesk.core.text import content_hash, normalize, sha256_hex
 
-    rows = db.execute("SELECT id, content_hash, abstract FROM papers ORDER BY id").fetchall()
+    # One pass over the abstracts, holding only the keys (a 100,000-paper library's
+    # abstracts would take 150 MB).
+    final: dict[int, str] = {}
     wanted: dict[int, str] = {}
-    for pid, old, abstract in rows:
+    for pid, old, abstract in db.conn.execute(
+            "SELECT id, content_hash, abstract FROM papers ORDER BY id"):
+        final[pid] = old
         text = normalize(abstract or "")
         if text and old == sha256_hex(text):
             new = content_hash(text)
@@ -314,13 +318,13 @@ def _v6(db: sqlite_utils.Database) -> None:
                 wanted[pid] = new
     if not wanted:
         return
-    final = {pid: old for pid, old, _abstract in rows}
     taken = {old for pid, old in final.items() if pid not in wanted}
     old_of = dict(final)
-    abstracts = {pid: abstract for pid, _old, abstract in rows if pid in wanted}
     for pid, new in wanted.items():     # in id order: the lower id keeps the key
         if new in taken:
-            new = sha256_hex(f"paperdesk-kept:{pid}:{normalize(abstracts[pid])}")
+            (abstract,) = db.execute("SELECT abstract FROM papers WHERE id = ?",
+                                     [pid]).fetchone()
+            new = sha256_hex(f"paperdesk-kept:{pid}:{normalize(abstract)}")
         taken.add(new)
         final[pid] = new
     changed = [(pid, final[pid]) for pid in wanted]
