@@ -292,3 +292,26 @@ def test_hand_escaped_text_decodes_to_the_same_key(flavour):
     for text in _nasty_strings(3000, 3):
         decoded = normalize(decode_tex(hand_escaped(text), flavour))
         assert content_hash(decoded) == content_hash(normalize(text)), (text, decoded)
+
+
+def test_the_seed_library_of_schema_5_migrates_and_imports_nothing_twice(
+        seeded_library, seed_files):
+    import hashlib
+
+    from paperdesk.core.text import hash_form
+
+    lib = seeded_library
+    folder, count = lib.path, lib.count()
+    with lib.db.conn:                  # back to what schema 5 stored
+        for pid, abstract in lib.db.execute("SELECT id, abstract FROM papers").fetchall():
+            lib.db.execute("UPDATE papers SET content_hash = ? WHERE id = ?",
+                           [hashlib.sha256(abstract.encode()).hexdigest(), pid])
+        lib.db.execute("PRAGMA user_version = 5")
+    lib.close()                        # (the fixture's close() again is harmless)
+    with Library.open(folder) as again:
+        rows = again.db.execute("SELECT abstract, content_hash FROM papers").fetchall()
+        assert len(rows) == count
+        assert all(key == content_hash(abstract) for abstract, key in rows)
+        assert sum(hash_form(a) != a for a, _key in rows) >= 3   # the seeds' `` and ''
+        report = again.import_paths(seed_files)
+        assert (report.added, report.enriched) == (0, 0) and again.count() == count
