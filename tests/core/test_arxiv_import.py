@@ -211,8 +211,9 @@ def test_cancel_keeps_whole_batches(lib, tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("text,expected", [
-    ("  The $\\alpha$-model of Schr\\\"odinger\n  equations", "The $\\alpha$-model of "
+    ("  The $\\alpha$-model of Schr\\\"odinger\n  equations", "The α-model of "
                                                           "Schrödinger equations"),
+    ("  The $\\alpha_1$-model", "The $\\alpha_1$-model"),
     ("cost $O(n \\log n)$ and $$E = mc^2$$ with \\(x\\) in \\'etude",
      "cost $O(n \\log n)$ and $$E = mc^2$$ with \\(x\\) in étude"),
     ("a 50\\% gain, {\\em fast}, price \\$5", "a 50% gain, fast, price $5"),

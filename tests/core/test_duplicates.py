@@ -233,8 +233,7 @@ def test_a_version_4_library_migrates_to_5(tmp_path):
     db.conn.commit()
     db.conn.close()
     with Library.open(folder) as lib:
-        assert SCHEMA_VERSION == 5
-        assert lib.db.execute("PRAGMA user_version").fetchone()[0] == 5
+        assert lib.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 5
         assert lib.near_duplicates_pending() == 2
         assert lib.find_near_duplicates() == 1
         assert [(p.paper_a, p.paper_b) for p in lib.near_duplicates()] == [(3, 4)]

@@ -2,8 +2,12 @@
 
 import unicodedata
 
+import hashlib
+
+import pytest
+
 from paperdesk.core.text import (content_hash, derive_title, extract_arxiv_ids, extract_urls,
-                                 find_urls, normalize)
+                                 find_urls, hash_form, normalize)
 
 
 def test_normalize_nfc_and_whitespace():
@@ -19,6 +23,26 @@ def test_content_hash_ignores_whitespace_variants():
     assert content_hash(a) == content_hash(b)
     assert content_hash(a) != content_hash(normalize("Deep nets are shallow."))
     assert len(content_hash(a)) == 64
+
+
+@pytest.mark.parametrize("typed, typeset", [
+    ("a 1--2 range -- and an aside --- here", "a 1–2 range – and an aside — here"),
+    ("``quoted'' and `single' and \"straight\"", "“quoted” and ‘single’ and “straight”"),
+    ("it's, and so on...", "it’s, and so on…"),
+    ("fine and first", "ﬁne and ﬁrst"),
+    ("low ,,quotes'' and !`Hola", "low „quotes” and ¡Hola"),
+    ("a non-breaking hyphen", "a non\u2011breaking hyphen"),
+])
+def test_content_hash_folds_typographic_variants(typed, typeset):
+    assert content_hash(normalize(typed)) == content_hash(normalize(typeset))
+    assert hash_form(typed) == hash_form(typeset)
+    assert content_hash(normalize(typed)) != content_hash(normalize(typed + " more"))
+
+
+def test_content_hash_of_text_without_variants_is_its_plain_sha256():
+    """What most abstracts hash to did not change with the folding (schema 6)."""
+    text = "Deep nets (n=5) are deep: 5% better, x^2 & y_1, é and α."
+    assert content_hash(text) == hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def test_title_is_first_sentence_without_full_stop():

@@ -16,6 +16,9 @@ from paperdesk.core.models import Mentioned
 __all__ = [
     "normalize",
     "content_hash",
+    "hash_form",
+    "sha256_hex",
+    "TYPOGRAPHIC_FOLDS",
     "derive_title",
     "extract_urls",
     "find_urls",
@@ -46,6 +49,42 @@ def normalize(text: str) -> str:
     return _WS_RE.sub(" ", unicodedata.normalize("NFC", text)).strip()
 
 
+#: Typographic variants folded for the de-duplication key (:func:`hash_form`): each
+#: character or TeX ligature -> the ASCII it is typed as. Longer keys are replaced first.
+TYPOGRAPHIC_FOLDS: dict[str, str] = {
+    # dashes: en and em dash are TeX's -- and --- (so decoders write them for those)
+    "\u2010": "-", "\u2011": "-", "\u2212": "-",
+    "\u2012": "--", "\u2013": "--", "\u2014": "---", "\u2015": "---",
+    # quotes: TeX's `` and '' are curly double quotes; ` and ' single ones
+    "``": '"', "''": '"', ",,": '"',
+    "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
+    "`": "'", "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+    # TeX's inverted marks !` and ?`
+    "!`": "!'", "?`": "?'", "\u00a1": "!'", "\u00bf": "?'",
+    # ellipsis, and the Latin ligatures of text copied from PDFs
+    "\u2026": "...", "\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi",
+    "\ufb04": "ffl", "\ufb05": "st", "\ufb06": "st",
+}
+_FOLD_RE = re.compile("|".join(re.escape(k) for k in
+                               sorted(TYPOGRAPHIC_FOLDS, key=len, reverse=True)))
+
+
+def hash_form(normalized_abstract: str) -> str:
+    """The text :func:`content_hash` hashes: typographic variants folded to what they
+    are typed as (:data:`TYPOGRAPHIC_FOLDS`: en/em dash -> ``--``/``---``, curly and TeX
+    quotes -> ``"`` and ``'``, ``…`` -> ``...``, ligatures ﬁ -> fi), so that an abstract
+    and a LaTeX decoding of it (``--`` read as –, ````` ``q'' ````` as “q”) are "the same
+    normalised text". Never stored or shown.
+
+    Args:
+        normalized_abstract: the output of :func:`normalize` (no-break and other spaces
+            are already single ASCII spaces there).
+    Returns:
+        The folded text (ASCII wherever a fold applies; other characters unchanged).
+    """
+    return _FOLD_RE.sub(lambda m: TYPOGRAPHIC_FOLDS[m.group(0)], normalized_abstract)
+
+
 def content_hash(normalized_abstract: str) -> str:
     """Return the de-duplication key of an abstract.
 
@@ -53,9 +92,18 @@ def content_hash(normalized_abstract: str) -> str:
         normalized_abstract: the output of :func:`normalize`; hashing un-normalised text
             would make white-space variants of one abstract look different.
     Returns:
-        The SHA-256 hex digest (64 lowercase hex characters) of its UTF-8 bytes.
+        The SHA-256 hex digest (64 lowercase hex characters) of the UTF-8 bytes of its
+        :func:`hash_form`: abstracts that differ only in white space or typographic
+        variants (dashes, quotes, ellipsis, ligatures) have one key. (Schema version 6
+        introduced the folding; its migration recomputed the stored keys.)
     """
-    return hashlib.sha256(normalized_abstract.encode("utf-8")).hexdigest()
+    return sha256_hex(hash_form(normalized_abstract))
+
+
+def sha256_hex(text: str) -> str:
+    """The SHA-256 hex digest (64 lowercase hex characters) of ``text``'s UTF-8 bytes, as
+    it is (no folding: for keys that are not abstracts)."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 # Words after which a full stop does not end a sentence.

@@ -20,10 +20,14 @@ an ``id``, a ``title`` or an ``abstract``, and one of ``categories``, ``versions
 arXiv id, in any version, or DOI is enriched, not duplicated):
 
 - title and abstract: LaTeX outside maths is decoded (``\\'e`` -> é, ``{\\"u}`` -> ü,
-  ``\\%`` -> %), maths (``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``) is kept as
-  written, so that it stays exact and readable as TeX; white space and line breaks become
-  single spaces;
-- authors: ``authors_parsed`` (family name = last, given = first, suffix = suffix), else ``authors`` split at commas and "and" (parenthesised
+  ``\\%`` -> %; a bare ``%`` or ``&`` is the character), maths (``$...$``, ``$$...$$``,
+  ``\\(...\\)``, ``\\[...\\]``) is kept as written, so that it stays exact and readable
+  as TeX (maths of Greek letters alone, ``$\\alpha$``, is the letter), URLs are kept as
+  written, a ``~`` starting a word before a digit ("~3x") or standing alone stays; white
+  space and line breaks become single spaces (:func:`decode_tex_text`, the rules of
+  :mod:`paperdesk.core.imports.tex`);
+- authors: ``authors_parsed`` (family name = last, given = first, suffix = suffix), else
+  ``authors`` split at commas and "and" (parenthesised
   affiliations dropped), LaTeX decoded;
 - date: the first version's date (the submission date, ``YYYY-MM-DD``), else
   ``update_date``;
@@ -63,6 +67,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from paperdesk.core.imports.bibtex import decode_latex
+from paperdesk.core.imports.tex import decode_tex
 from paperdesk.core.imports.records import RawRecord, Record, RecordFile, check_record
 from paperdesk.core.metadata import MetadataError, check_arxiv_id
 
@@ -127,30 +132,18 @@ class ArxivFilter:
         return False
 
 
-_MATH = re.compile(r"(?<!\\)(\$\$.+?(?<!\\)\$\$|\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\])",
-                   re.DOTALL)
-
-
 def decode_tex_text(text: str) -> str:
-    """LaTeX source as arXiv titles and abstracts have it, as text: LaTeX outside maths
-    decoded with pylatexenc (:func:`paperdesk.core.imports.bibtex.decode_latex`), maths
-    kept as written, white space made single spaces.
+    """LaTeX source as arXiv titles and abstracts have it, as text: the rules of
+    :mod:`paperdesk.core.imports.tex` with its ``"arxiv"`` flavour (maths and URLs kept as
+    written, a bare ``%`` or ``&`` is the character, ``~`` before a digit at the start
+    of a word stays), white space made single spaces.
 
     Args:
-        text: e.g. ``"  The $\\\\alpha$-model of Schr\\\\"odinger\\n  equations"``.
+        text: e.g. ``"  The $x$-model of Schr\\\\"odinger\\n  equations, ~3x faster"``.
     Returns:
-        e.g. ``"The $\\\\alpha$-model of Schrödinger equations"``.
+        e.g. ``"The $x$-model of Schrödinger equations, ~3x faster"``.
     """
-    out = []
-    for n, part in enumerate(_MATH.split(text)):
-        if n % 2:                       # maths, as written
-            out.append(" ".join(part.split()))
-            continue
-        decoded = decode_latex(part) if part.strip() else ""
-        lead = " " if part[:1].isspace() else ""
-        trail = " " if part[-1:].isspace() and decoded else ""
-        out.append(lead + decoded + trail)
-    return " ".join("".join(out).split())
+    return decode_tex(text, "arxiv")
 
 
 def _names(obj: dict) -> list[tuple[str, str, str] | tuple[str, str]]:

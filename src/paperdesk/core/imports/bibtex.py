@@ -5,12 +5,15 @@ Follows Patashnik's "BibTeXing" (btxdoc: entries, fields, ``@string``, names as
 ``Family, Given`` or ``Given von Family`` joined by ``and``) and the biblatex manual
 (sections 2.1-2.3: the entry types, ``date`` in ISO 8601, ``journaltitle``, the
 ``eprint``/``eprinttype``/``archiveprefix`` fields; 3.4 on names). Parsing is
-bibtexparser 2's (``@string`` references resolved, ``@comment``, ``%`` lines and
-``@preamble`` ignored, a block it cannot parse reported and left out, an entry whose key
-repeats an earlier one still read). Text fields (title, abstract, names, venue) are
-decoded from LaTeX with pylatexenc, bibtexparser's decoder (``{\\"u}`` -> ü, ``\\&`` ->
-&, braces and other macros gone, math as text); ``doi``, ``url`` and ``eprint`` are
-verbatim fields (biblatex manual 2.2.1) and only lose ``\\_``-style escapes.
+bibtexparser 2's (``@string`` references resolved, also when joined with ``#``:
+:class:`ConcatenationMiddleware`; ``@comment``, ``%`` lines and ``@preamble`` ignored, a
+block it cannot parse reported and left out, an entry whose key repeats an earlier one
+still read). Text fields (title, abstract, names, venue) are decoded from LaTeX by
+:func:`paperdesk.core.imports.tex.decode_tex` (pylatexenc: ``{\\"u}`` -> ü, ``\\&`` ->
+&, braces and other macros gone; a bare ``%`` or ``&`` kept, maths and URLs kept as
+written, ``~`` a space); ``doi``, ``url`` and ``eprint`` are verbatim fields (biblatex
+manual 2.2.1) and only lose ``\\_``-style escapes. ``and others`` ending a name list is
+BibTeX's "et al." and is left out, with a note.
 
 Fields taken: the key; ``title``; ``abstract``; ``author`` (else ``editor``); ``date``
 (biblatex), else ``year`` and ``month``; the venue from ``journal``/``journaltitle``,
@@ -28,7 +31,6 @@ field keeps its name.
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from pathlib import Path
@@ -36,11 +38,11 @@ from pathlib import Path
 import bibtexparser
 from bibtexparser import middlewares as mw
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
-from pylatexenc import latex2text, latexwalker
 
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
+from paperdesk.core.imports.tex import decode_tex
 
-__all__ = ["BIBTEX_TYPES", "read_bibtex", "decode_latex"]
+__all__ = ["BIBTEX_TYPES", "ConcatenationMiddleware", "read_bibtex", "decode_latex"]
 
 # bibtexparser logs a warning for every block it cannot parse; the reader reports them.
 logging.getLogger("bibtexparser").addHandler(logging.NullHandler())
@@ -71,44 +73,17 @@ _ARXIV_URL = re.compile(r"https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.p
 _VERBATIM_ESCAPES = re.compile(r"\\([_%#&$~])")
 
 
-def _decoder() -> latex2text.LatexNodes2Text:
-    # The symbols paperdesk's export writes that pylatexenc does not map as written (see
-    # core/exports/latex.py).
-    symbols = {"textbraceleft": "{", "textbraceright": "}", "textless": "<",
-               "textgreater": ">", "textasciicircum": "^",
-               # and the logos that JabRef and Zotero users type in titles
-               "TeX": "TeX", "LaTeX": "LaTeX", "BibTeX": "BibTeX", "LaTeXe": "LaTeX2e"}
-    db = latex2text.get_default_latex_context_db()
-    db.add_context_category(
-        "paperdesk-text-symbols", prepend=True,
-        macros=[latex2text.MacroTextSpec(name, simplify_repl=text)
-                for name, text in symbols.items()])
-    return latex2text.LatexNodes2Text(latex_context=db, math_mode="text")
-
-
-_DECODER = _decoder()
-# pylatexenc builds its parsing context anew for every value unless it is given one;
-# built once, a 5,000-entry file decodes in a third of the time.
-_WALKER_CONTEXT = latexwalker.get_default_latex_context_db()
-# Text without these needs no decoding (TeX ligatures: -- ``  '' ; ties: ~).
-_LATEX_CHARS = re.compile(r"[\\{}$~%]|--|``|''|!`|\?`|,,")
-
-
-@functools.lru_cache(maxsize=8192)     # names, journals and venues repeat
 def decode_latex(text: str) -> str:
-    """Return the text of a LaTeX field value (accents and macros decoded, braces
-    removed), white space made single spaces; the raw text stripped of braces when
-    pylatexenc cannot read it."""
-    if not _LATEX_CHARS.search(text):
-        return " ".join(text.split())
-    try:
-        walker = latexwalker.LatexWalker(text, latex_context=_WALKER_CONTEXT,
-                                         tolerant_parsing=True)
-        nodes, _pos, _len = walker.get_latex_nodes()
-        out = _DECODER.nodelist_to_text(nodes)
-    except Exception:  # noqa: BLE001 - pylatexenc raises various errors on broken LaTeX
-        out = text.replace("{", "").replace("}", "")
-    return " ".join(out.split())
+    """Return the text of a BibTeX field value: LaTeX decoded by the rules of
+    :mod:`paperdesk.core.imports.tex` (a bare ``%`` or ``&`` is the character, maths and
+    URLs kept as written, ``~`` a space), white space made single spaces.
+
+    Args:
+        text: the value as written (without its delimiting braces or quotes).
+    Returns:
+        The text; never raises.
+    """
+    return decode_tex(text, "bibtex")
 
 
 def _verbatim(text: str) -> str:
@@ -122,7 +97,7 @@ def _value(entry: Entry, name: str) -> str | None:
     return str(f.value)
 
 
-def _names(entry: Entry) -> list[tuple[str, ...]]:
+def _names(entry: Entry, notes: list[str], label: str) -> list[tuple[str, ...]]:
     for name in ("author", "editor"):
         f = entry.fields_dict.get(name)
         if f is None or not isinstance(f.value, list):
@@ -135,6 +110,11 @@ def _names(entry: Entry) -> list[tuple[str, ...]]:
                             decode_latex(" ".join(part.jr))))
             else:
                 out.append((decode_latex(str(part)), ""))
+        # "and others" is BibTeX's "et al." (btxdoc, section 4), not a person.
+        if any(n[0].lower() == "others" and not n[1] for n in out):
+            out = [n for n in out if not (n[0].lower() == "others" and not n[1])]
+            notes.append(f"{label}: the {name} list ends in \"and others\" (more "
+                         f"{name}s, not named); only the names given are kept")
         return [n for n in out if n[0] or n[1]]
     return []
 
@@ -157,13 +137,13 @@ def _date(entry: Entry) -> str | None:
     return m.group(0)
 
 
-def _raw(entry: Entry) -> RawRecord:
+def _raw(entry: Entry, notes: list[str]) -> RawRecord:
     raw = RawRecord(label=f"entry {entry.key}" if entry.key else
                     f"entry at line {entry.start_line + 1}")
     raw.citation_key = entry.key or None
     raw.title = decode_latex(_value(entry, "title") or "")
     raw.abstract = decode_latex(_value(entry, "abstract") or "")
-    raw.authors = _names(entry)
+    raw.authors = _names(entry, notes, raw.label)
     raw.date = _date(entry)
     for name in _VENUE_FIELDS:
         if _value(entry, name):
@@ -206,7 +186,72 @@ def _inherit(entries: list[Entry]) -> None:
             entry.set_field(type(field)(target, field.value))
 
 
+def _parts(value: str) -> list[str] | None:
+    """The parts of a value joined with ``#`` (outside braces and quotes), each as
+    written, or ``None`` when it has no ``#`` at its top level."""
+    parts, start, depth, quoted = [], 0, 0, False
+    for i, ch in enumerate(value):
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth = max(depth - 1, 0)
+        elif ch == '"' and depth == 0:
+            quoted = not quoted
+        elif ch == "#" and depth == 0 and not quoted:
+            parts.append(value[start:i].strip())
+            start = i + 1
+    if not parts:
+        return None
+    return [*parts, value[start:].strip()]
+
+
+def _part_text(part: str, strings: dict[str, str]) -> str:
+    if len(part) >= 2 and (part[0], part[-1]) in (("{", "}"), ('"', '"')):
+        return part[1:-1]
+    return strings.get(part.lower(), part)     # a number, or a name not defined: as is
+
+
+class ConcatenationMiddleware(mw.LibraryMiddleware):
+    """Resolves ``#`` concatenation (btxdoc, section 4: ``journal = jmlr # " (Special
+    Issue)"``) in field values and ``@string`` definitions, which bibtexparser 2 leaves
+    as written. Each part is a braced or quoted literal, a number, or an ``@string``
+    name (case-insensitive; a name not defined is kept as written). Runs before
+    bibtexparser's own string resolution; a resolved value is put in braces, which the
+    enclosing middleware then removes."""
+
+    def __init__(self, allow_inplace_modification: bool = True):
+        super().__init__(allow_inplace_modification)
+
+    @classmethod
+    def metadata_key(cls) -> str:
+        """The key under which bibtexparser records what this middleware did."""
+        return "paperdesk-concatenation"
+
+    def transform(self, library: bibtexparser.Library) -> bibtexparser.Library:
+        """Resolve the concatenations of ``library`` in place; return it."""
+        strings: dict[str, str] = {}
+        for block in library.strings:       # in file order: BibTeX's own rule
+            raw = str(block.value)
+            parts = _parts(raw)
+            if parts is not None:
+                block.value = "{" + "".join(_part_text(p, strings) for p in parts) + "}"
+            strings[block.key.lower()] = _part_text(str(block.value).strip(), strings)
+        for entry in library.entries:
+            for field in entry.fields:
+                if isinstance(field.value, str):
+                    parts = _parts(field.value)
+                    if parts is not None:
+                        field.value = "{" + "".join(_part_text(p, strings)
+                                                    for p in parts) + "}"
+        return library
+
+
 _STACK = (mw.NormalizeFieldKeys, mw.SeparateCoAuthors, mw.SplitNameParts)
+
+
+def _parse_stack() -> list:
+    return [ConcatenationMiddleware(True), mw.ResolveStringReferencesMiddleware(True),
+            mw.RemoveEnclosingMiddleware(True), *(m() for m in _STACK)]
 
 
 def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
@@ -221,7 +266,7 @@ def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
         note for each block that could not be parsed, each entry with neither title nor
         abstract and each value dropped.
     """
-    library = bibtexparser.parse_string(text, append_middleware=[m() for m in _STACK])
+    library = bibtexparser.parse_string(text, parse_stack=_parse_stack())
     out = RecordFile(path, "bibtex", encoding)
     entries: list[Entry] = list(library.entries)
     for block in library.failed_blocks:
@@ -230,8 +275,7 @@ def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
             # bibtexparser leaves a repeated key's entry unprocessed: run the same
             # middleware on it (with the file's @strings).
             again = bibtexparser.Library([*library.strings, block.ignore_error_block])
-            for m in (mw.ResolveStringReferencesMiddleware(True),
-                      mw.RemoveEnclosingMiddleware(True), *(m() for m in _STACK)):
+            for m in _parse_stack():
                 again = m.transform(again)
             entries.extend(again.entries)
         elif isinstance(block, ParsingFailedBlock):
@@ -240,5 +284,7 @@ def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
     entries.sort(key=lambda e: e.start_line)
     _inherit(entries)
     for position, entry in enumerate(entries, start=1):
-        check_record(_raw(entry), position, out)
+        notes: list[str] = []
+        check_record(_raw(entry, notes), position, out)
+        out.warnings.extend(notes)
     return out

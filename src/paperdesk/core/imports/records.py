@@ -10,8 +10,9 @@ record: that value is dropped and a one-line note naming the entry says so
 with a note naming it (``FileReport.skipped``); a record with a title but no abstract is
 stored with an empty abstract and counted in ``FileReport.without_abstract``.
 
-**Identity.** A paper's ``content_hash`` is the SHA-256 of its normalised abstract
-(:func:`paperdesk.core.text.content_hash`). A record without an abstract is identified
+**Identity.** A paper's ``content_hash`` is the SHA-256 of its normalised abstract with
+typographic variants folded (:func:`paperdesk.core.text.content_hash`: a LaTeX decoding's
+– and “q” match a typed ``--`` and ``"q"``). A record without an abstract is identified
 instead by its DOI (lower case), else its arXiv id (without version), else its
 normalised title (case-folded, letters and digits only) with its year and its first
 author's family name; the hash is that of ``"paperdesk-identity:"`` + this key
@@ -54,7 +55,7 @@ from paperdesk.core.duplicates import similarity
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
-from paperdesk.core.text import content_hash, derive_title, normalize
+from paperdesk.core.text import content_hash, derive_title, normalize, sha256_hex
 
 __all__ = ["Record", "RecordFile", "RawRecord", "Identifiers", "check_record", "identity_key",
            "record_hash", "merge_metadata", "store_records"]
@@ -191,7 +192,7 @@ def record_hash(record: Record) -> str:
     """The ``content_hash`` a record's paper has: of its abstract, or of its identity."""
     if record.abstract:
         return content_hash(record.abstract)
-    return content_hash("paperdesk-identity:" + identity_key(record))
+    return sha256_hex("paperdesk-identity:" + identity_key(record))   # not folded
 
 
 def merge_metadata(own: Metadata, new: Metadata) -> Metadata:

@@ -7,7 +7,8 @@ transaction, after copying the database file to the library's ``backups/`` folde
 Tables (plain, so that ``sqlite-utils tables`` or Datasette read them well):
 
 ``papers``
-    ``id`` (integer key), ``content_hash`` (SHA-256 of the normalised abstract, unique),
+    ``id`` (integer key), ``content_hash`` (SHA-256 of the normalised abstract, unique;
+    typographic variants folded since version 6),
     ``title`` (shown title), ``derived_title`` (title derived from the abstract; ``title``
     equals it until the user edits the title), ``abstract``, ``added_at`` (ISO 8601 UTC),
     ``read_at`` (ISO 8601 UTC or NULL), ``starred`` (0/1).
@@ -85,6 +86,10 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
     ``content_hash`` of an abstract merged away (:meth:`Library.merge_papers`) ->
     ``paper_id`` it was merged into (deleted with that paper): importing that abstract
     again finds the kept paper instead of adding the merged one back.
+
+Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
+:func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
+``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
 """
 
 from __future__ import annotations
@@ -100,7 +105,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 class SchemaError(RuntimeError):
@@ -274,8 +279,73 @@ def _v5(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX idx_duplicate_pairs_status ON duplicate_pairs(status)")
 
 
+def _v6(db: sqlite_utils.Database) -> None:
+    """Recompute ``content_hash`` with the typographic folding of version 6.
+
+    - A paper whose ``content_hash`` is the old key of its abstract (the SHA-256 of the
+      normalised text, unfolded) gets the new key (:func:`paperdesk.core.text.
+      content_hash`). Any other ``content_hash`` is kept: a paper without an abstract
+      is keyed by its identity (DOI, arXiv id or title), which the new rule does not
+      fold either.
+    - Two papers whose abstracts differ only in typographic variants now have one key.
+      Both are kept (nothing is merged behind the user's back): one gets the key (the
+      one whose key does not change, else the lower id), the other a key of its own, the SHA-256 of
+      ``"paperdesk-kept:<id>:" + abstract``, which no import computes. Importing that
+      abstract again finds the first paper; the near-duplicate stage flags the pair
+      (they are alike word for word) for the user to merge or dismiss in the Duplicates
+      view.
+    - ``duplicate_checked.content_hash`` and ``duplicate_pairs.hash_a``/``hash_b`` that
+      held a paper's old key get its new one (so nothing is looked at again and no pair
+      loses its status); stale ones stay stale.
+    - ``merged_hashes`` keep their keys: the abstract merged away is no longer stored,
+      so its new key cannot be computed. An abstract without typographic characters (most)
+      has the same key under both rules; one with them, imported again, is found by the
+      near-duplicate match onto the paper it was merged into.
+    """
+    from paperdesk.core.text import content_hash, normalize, sha256_hex
+
+    # One pass over the abstracts, holding only the keys (a 100,000-paper library's
+    # abstracts would take 150 MB).
+    final: dict[int, str] = {}
+    wanted: dict[int, str] = {}
+    for pid, old, abstract in db.conn.execute(
+            "SELECT id, content_hash, abstract FROM papers ORDER BY id"):
+        final[pid] = old
+        text = normalize(abstract or "")
+        if text and old == sha256_hex(text):
+            new = content_hash(text)
+            if new != old:
+                wanted[pid] = new
+    if not wanted:
+        return
+    taken = {old for pid, old in final.items() if pid not in wanted}
+    old_of = dict(final)
+    for pid, new in wanted.items():     # in id order: the lower id keeps the key
+        if new in taken:
+            (abstract,) = db.execute("SELECT abstract FROM papers WHERE id = ?",
+                                     [pid]).fetchone()
+            new = sha256_hex(f"paperdesk-kept:{pid}:{normalize(abstract)}")
+        taken.add(new)
+        final[pid] = new
+    changed = [(pid, final[pid]) for pid in wanted]
+    # Two steps, so that no row ever holds a key another row still has (UNIQUE).
+    db.conn.executemany("UPDATE papers SET content_hash = ? WHERE id = ?",
+                        [(f"v6-moving:{pid}", pid) for pid, _new in changed])
+    db.conn.executemany("UPDATE papers SET content_hash = ? WHERE id = ?",
+                        [(new, pid) for pid, new in changed])
+    db.conn.executemany("UPDATE duplicate_checked SET content_hash = ? "
+                        "WHERE paper_id = ? AND content_hash = ?",
+                        [(new, pid, old_of[pid]) for pid, new in changed])
+    db.conn.executemany("UPDATE duplicate_pairs SET hash_a = ? "
+                        "WHERE paper_a = ? AND hash_a = ?",
+                        [(new, pid, old_of[pid]) for pid, new in changed])
+    db.conn.executemany("UPDATE duplicate_pairs SET hash_b = ? "
+                        "WHERE paper_b = ? AND hash_b = ?",
+                        [(new, pid, old_of[pid]) for pid, new in changed])
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

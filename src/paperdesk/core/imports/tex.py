@@ -1,0 +1,216 @@
+"""LaTeX field text -> plain text: the one decoder of the BibTeX and arXiv readers.
+Pure: no database, no Qt.
+
+Titles, abstracts, names and venues in a ``.bib`` file, and titles and abstracts in
+arXiv's metadata, are LaTeX source; but much of it was never typeset: arXiv metadata and
+hand-written ``.bib`` files hold plain text with a few LaTeX commands in it. The rules
+below keep that text as written and decode what is LaTeX. pylatexenc (2.x,
+``latexwalker`` + ``latex2text``) does the decoding; this module decides what it sees.
+
+Rules (the README's "Import formats" lists them for users):
+
+Kept as written, never decoded
+    * **Maths**: ``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]`` stay as written TeX,
+      delimiters included (white space made single spaces), so that they stay exact and
+      readable: ``$\\mathcal{O}(n\\log n)$`` stays so. One exception: maths made only of
+      Greek-letter macros (``$\\alpha$``, ``{$\\alpha\\beta$}``) becomes the letters
+      (αβ), which is how paperdesk's own BibTeX export, and Zotero's, write a Greek
+      letter in text (:data:`paperdesk.core.exports.latex.GREEK`). A ``$`` that pairs
+      with no other (``costs $5``) is the character.
+    * **URLs**: ``\\url{...}`` is its URL; a bare ``http://``, ``https://`` or
+      ``ftp://`` URL is kept to the next white space or brace (``~``, ``%``, ``&``,
+      ``--`` in it stay); in both, ``\\_``, ``\\%``, ``\\&``, ``\\#``, ``\\~``, ``\\$``
+      lose the backslash. ``\\href{URL}{text}`` is "text (URL)".
+The characters themselves
+    * A bare ``%`` or ``&`` (not written ``\\%``, ``\\&``) is that character. In LaTeX
+      ``%`` starts a comment and ``&`` is a table column separator, neither of which can
+      be in a field value; exporters escape them (Zotero, JabRef, paperdesk) and text that
+      did not is plain text (arXiv metadata, hand-written files).
+    * ``\\^{}`` and ``\\~{}`` (an accent on nothing: the escapes pandoc and JabRef write
+      for ``^`` and ``~``) are ``^`` and ``~``; so are ``\\textasciicircum`` and
+      ``\\textasciitilde``.
+``~``
+    A tie (non-breaking space), hence a space; except in arXiv text (``flavour="arxiv"``),
+    where a ``~`` that starts a word and is followed by a digit ("~3x", "(~10%)"), or
+    stands alone ("D ~ C^0.12"), means "approximately" and stays ``~``. (``Fig.~3`` or
+    ``Table~2`` is still a tie.)
+Spaces after macros
+    A command without arguments keeps the space after it (``\\ldots and`` -> "… and",
+    ``\\LaTeX and`` -> "LaTeX and": what the writer meant, though TeX itself drops it),
+    except the letters (``\\ss``, ``\\o``, ``\\ae``, ``\\l``, ``\\i``...), where the space
+    only ends the name (``Stra\\ss e`` -> "Straße"), as in TeX.
+Everything else
+    pylatexenc's decoding: accents (``{\\"u}`` -> ü), ``\\&`` -> &, ``\\%`` -> %,
+    ``\\textit{x}`` -> x, braces dropped, unknown macros dropped, TeX ligatures
+    (``--`` -> –, ``---`` -> —, ``` `` ``` ``''`` -> “ ”). These change the characters, so
+    an abstract written with ``--`` and the same one written with – must still be found as
+    one: :func:`paperdesk.core.text.content_hash` folds such typographic variants.
+    White space becomes single spaces. Text pylatexenc cannot read at all is kept with its
+    braces removed.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from pylatexenc import latex2text, latexwalker, macrospec
+
+from paperdesk.core.exports.latex import GREEK
+
+__all__ = ["decode_tex", "GREEK_MACROS"]
+
+#: Greek-letter macro name -> letter (the inverse of the export's table, plus the two
+#: letters it writes as UTF-8 but other writers use).
+GREEK_MACROS: dict[str, str] = {
+    **{macro[1:]: letter for letter, macro in GREEK.items()},
+    "Upsilon": "Υ", "varrho": "ϱ",
+}
+# Macros for letters: the space after them ends the name (TeX's rule), "Stra\ss e".
+_LETTER_MACROS = frozenset(
+    "ss SS o O ae AE oe OE aa AA l L i j dh DH th TH ng NG dj DJ".split())
+
+_MATH = re.compile(r"(?<!\\)(\$\$.+?(?<!\\)\$\$|\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\])",
+                   re.DOTALL)
+_GREEK_ONLY = re.compile(r"\{?\$\s*((?:\\[A-Za-z]+\s*)+)\$\}?")
+_BRACED_MATH = re.compile(r"\{" + _MATH.pattern + r"\}", re.DOTALL)
+_URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
+_URL = re.compile(r"(?:https?|ftp)://[^\s{}\\]+(?:\\[_%&#~$][^\s{}\\]*)*", re.IGNORECASE)
+_URL_ESCAPE = re.compile(r"\\([_%&#~$])")
+# An even number of backslashes (none included) before the character: it is not escaped.
+_BARE = r"(?<!\\)((?:\\\\)*)"
+_BARE_SPECIAL = re.compile(_BARE + r"([%&$])")
+_EMPTY_ACCENT = re.compile(_BARE + r"\\([\^~])\s*\{\s*\}")
+_APPROX = re.compile(r"(?<![^\s(\[{])~(?=\d|\s|$)")
+# Text without these needs no decoding (TeX ligatures: -- `` '' !` ?` ; ties: ~).
+_LATEX_CHARS = re.compile(r"[\\{}$~]|--|``|''|!`|\?`")
+
+
+def _text_context() -> latex2text.LatexContextDb:
+    # The symbols paperdesk's export writes that pylatexenc does not map as written (see
+    # core/exports/latex.py), and \href.
+    symbols = {"textbraceleft": "{", "textbraceright": "}", "textless": "<",
+               "textgreater": ">", "textasciicircum": "^", "textasciitilde": "~",
+               # and the logos that JabRef and Zotero users type in titles
+               "TeX": "TeX", "LaTeX": "LaTeX", "BibTeX": "BibTeX", "LaTeXe": "LaTeX2e"}
+    db = latex2text.get_default_latex_context_db()
+    db.add_context_category(
+        "paperdesk-text-symbols", prepend=True,
+        macros=[latex2text.MacroTextSpec(name, simplify_repl=text)
+                for name, text in symbols.items()]
+        + [latex2text.MacroTextSpec("href", simplify_repl=_href),
+           latex2text.MacroTextSpec("url", simplify_repl="%s")])
+    return db
+
+
+def _href(node, l2tobj) -> str:
+    args = node.nodeargd.argnlist if node.nodeargd else []
+    if len(args) < 2:
+        return ""
+    url = l2tobj.nodelist_to_text([args[0]]).strip()
+    text = l2tobj.nodelist_to_text([args[1]]).strip()
+    return f"{text} ({url})" if text and text != url else url
+
+
+class _Decoder(latex2text.LatexNodes2Text):
+    """pylatexenc's decoder keeping the space after a command without arguments, except
+    after the letter commands (module docstring)."""
+
+    def _is_bare_macro_node(self, node) -> bool:
+        return (super()._is_bare_macro_node(node)
+                and node.macroname not in _LETTER_MACROS)
+
+
+_DECODER = _Decoder(latex_context=_text_context(), math_mode="verbatim",
+                    strict_latex_spaces={"between-macro-and-chars": False,
+                                         "between-latex-constructs": True,
+                                         "after-comment": False, "in-equations": None})
+# pylatexenc builds its parsing context anew for every value unless it is given one;
+# built once, a 5,000-entry file decodes in a third of the time.
+_WALKER_CONTEXT = latexwalker.get_default_latex_context_db()
+_WALKER_CONTEXT.add_context_category(
+    "paperdesk-href", prepend=True,
+    macros=[macrospec.std_macro("href", False, 2)])
+
+
+class _Kept:
+    """Spans of the text kept as written: each is replaced by one private-use character
+    that does not occur in the text (pylatexenc passes such characters through) and put
+    back after decoding."""
+
+    def __init__(self, text: str):
+        self._free = (chr(c) for c in range(0xE000, 0xF900) if chr(c) not in text)
+        self.spans: dict[str, str] = {}
+
+    def keep(self, value: str, written: str) -> str:
+        mark = next(self._free, None)
+        if mark is None:         # 6,400 spans in one value: decode the rest
+            return written
+        self.spans[mark] = value
+        return mark
+
+    def restore(self, text: str) -> str:
+        if not self.spans:
+            return text
+        return re.sub("[" + "".join(self.spans) + "]", lambda m: self.spans[m.group(0)],
+                      text)
+
+
+def _greek(written: str) -> str | None:
+    """The letters of maths made of Greek-letter macros alone, else ``None``."""
+    greek = _GREEK_ONLY.fullmatch(written)
+    if greek is None:
+        return None
+    names = [n.strip() for n in greek.group(1).split("\\")[1:]]
+    if not all(n in GREEK_MACROS for n in names):
+        return None
+    return "".join(GREEK_MACROS[n] for n in names)
+
+
+def _maths(written: str) -> str:
+    letters = _greek(written)
+    return letters if letters is not None else " ".join(written.split())
+
+
+def _protect(text: str, flavour: str) -> tuple[str, _Kept]:
+    kept = _Kept(text)
+    text = _URL_MACRO.sub(
+        lambda m: kept.keep(_URL_ESCAPE.sub(r"\1", m.group(1).strip()), m.group(0)), text)
+    text = _URL.sub(lambda m: kept.keep(_URL_ESCAPE.sub(r"\1", m.group(0)), m.group(0)),
+                    text)
+    # Greek in its own braces first, so that "{$\alpha$}" leaves no empty group behind.
+    text = _BRACED_MATH.sub(lambda m: m.group(0) if _greek(m.group(0)) is None
+                            else kept.keep(_greek(m.group(0)), m.group(0)), text)
+    text = _MATH.sub(lambda m: kept.keep(_maths(m.group(0)), m.group(0)), text)
+    text = _EMPTY_ACCENT.sub(lambda m: m.group(1) + (
+        r"\textasciicircum{}" if m.group(2) == "^" else r"\textasciitilde{}"), text)
+    if flavour == "arxiv":
+        text = _APPROX.sub(lambda m: kept.keep("~", "~"), text)
+    text = _BARE_SPECIAL.sub(r"\1\\\2", text)
+    return text, kept
+
+
+@functools.lru_cache(maxsize=8192)     # names, journals and venues repeat
+def decode_tex(text: str, flavour: str = "bibtex") -> str:
+    """Return the plain text of a LaTeX field value (rules: module docstring), white
+    space made single spaces.
+
+    Args:
+        text: the value as written, e.g. ``"5% of Q&A, R\\\\^{}2, {\\\\"u}ber"``.
+        flavour: ``"bibtex"`` (a ``~`` is a space) or ``"arxiv"`` (a ``~`` before a
+            digit at the start of a word, or standing alone, stays).
+    Returns:
+        e.g. ``"5% of Q&A, R^2, über"``. Never raises: text pylatexenc cannot read is
+        returned with its braces removed.
+    """
+    if not _LATEX_CHARS.search(text):
+        return " ".join(text.split())
+    try:
+        protected, kept = _protect(text, flavour)
+        walker = latexwalker.LatexWalker(protected, latex_context=_WALKER_CONTEXT,
+                                         tolerant_parsing=True)
+        nodes, _pos, _len = walker.get_latex_nodes()
+        out = kept.restore(_DECODER.nodelist_to_text(nodes))
+    except Exception:  # noqa: BLE001 - pylatexenc raises various errors on broken LaTeX
+        out = text.replace("{", "").replace("}", "")
+    return " ".join(out.split())
