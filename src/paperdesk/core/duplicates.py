@@ -320,6 +320,8 @@ class MergePlan:
         note: its note afterwards.
         highlights: one :class:`HighlightMove` per highlight of ``other``.
         tags_added: names of ``other``'s tags the kept paper did not have.
+        file_title: the title a file gave the kept paper afterwards (its own, else
+            ``other``'s; "" when neither has one).
     """
 
     keep: int
@@ -332,6 +334,7 @@ class MergePlan:
     note: str
     highlights: tuple[HighlightMove, ...]
     tags_added: tuple[str, ...]
+    file_title: str = ""
 
     @property
     def lost(self) -> int:
@@ -396,7 +399,9 @@ def plan_merge(keep, other) -> MergePlan:
                                                meta.arxiv_id),
         ("URL", keep.metadata.url, meta.url)) if a != b)
     title = keep.title
-    if not keep.title_edited and other.title_edited:
+    file_title = keep.file_title or other.file_title
+    if not keep.title_edited and (other.title_edited
+                                  or (not keep.file_title and other.file_title)):
         title = other.title
         filled = ("title", *filled)
     reads = [t for t in (keep.read_at, other.read_at) if t]
@@ -428,4 +433,5 @@ def plan_merge(keep, other) -> MergePlan:
     mine = {t.name.casefold() for t in keep.tags}
     return MergePlan(keep.id, other.id, title, meta, filled, min(reads) if reads else None,
                      keep.starred or other.starred, note, tuple(moves),
-                     tuple(t.name for t in other.tags if t.name.casefold() not in mine))
+                     tuple(t.name for t in other.tags if t.name.casefold() not in mine),
+                     file_title)

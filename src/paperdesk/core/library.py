@@ -540,7 +540,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             raise UnknownPaper(paper_id)
         row = self.db.execute(
             "SELECT id, title, derived_title, abstract, added_at, read_at, starred, "
-            f"citation_key, {', '.join(METADATA_COLUMNS)} "
+            f"citation_key, {', '.join(METADATA_COLUMNS)}, file_title "
             "FROM papers WHERE id = ?", [int(paper_id)]).fetchone()
         if row is None:
             raise UnknownPaper(paper_id)
@@ -559,7 +559,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         return Paper(
             id=row[0], title=row[1], derived_title=row[2], abstract=abstract,
             added_at=row[4], read_at=row[5], starred=bool(row[6]),
-            citation_key=row[7] or "", metadata=metadata_from_row(row[8:]),
+            citation_key=row[7] or "", metadata=metadata_from_row(row[8:-1]),
+            file_title=row[-1] or "",
             mentioned=mentioned_in(abstract),
             sources=refs, tags=tags, note=self.note(row[0]),
             highlights=tuple(self.highlights(row[0])),

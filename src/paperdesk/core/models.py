@@ -253,8 +253,10 @@ class Paper:
 
     Attributes:
         id: paper id.
-        title: shown title (the derived one unless the user edited it).
+        title: shown title (:attr:`base_title` unless the user edited it).
         derived_title: the title derived from the abstract's first sentence.
+        file_title: the title a bibliographic record (BibTeX, RIS, CSL-JSON, arXiv
+            metadata) gave the paper, "" when none.
         abstract: normalised abstract text.
         added_at: ISO 8601 UTC time the paper was first imported.
         read_at: ISO 8601 UTC time it was marked read, or ``None``.
@@ -284,11 +286,19 @@ class Paper:
     tags: tuple[Tag, ...] = ()
     note: str = ""
     highlights: tuple[Highlight, ...] = ()
+    file_title: str = ""
+
+    @property
+    def base_title(self) -> str:
+        """The title the paper has when the user has not edited it: the file's title,
+        else the one derived from the abstract."""
+        return self.file_title or self.derived_title
 
     @property
     def title_edited(self) -> bool:
-        """Whether the user has given the paper its own title."""
-        return self.title != self.derived_title
+        """Whether the user has given the paper its own title (other than
+        :attr:`base_title`)."""
+        return self.title != self.base_title
 
     @property
     def read(self) -> bool:

@@ -575,23 +575,25 @@ class AnnotationsMixin:
         return out
 
     def set_title(self, paper_id: int, title: str | None, undoable: bool = True) -> Changes:
-        """Give a paper its own title, or go back to the derived one.
+        """Give a paper its own title, or go back to its base title.
 
         Args:
             paper_id: the paper.
             title: the new title (white space collapsed); ``None`` or blank restores the
-                title derived from the abstract.
-            undoable: record an undo step ("Edit title" / "Restore derived title").
+                base title (:attr:`Paper.base_title`): the title its file gave it, else
+                the one derived from the abstract.
+            undoable: record an undo step ("Edit title" / "Restore title").
         Returns:
             :class:`Changes` (empty when the title stays the same).
         Raises:
             UnknownPaper: no such paper.
         """
         (pid,) = self._existing_ids([paper_id])
-        old, derived = self.db.execute(
-            "SELECT title, derived_title FROM papers WHERE id = ?", [pid]).fetchone()
-        new = " ".join((title or "").split()) or derived
-        label = "Edit title" if (title or "").strip() else "Restore derived title"
+        old, base = self.db.execute(
+            "SELECT title, coalesce(file_title, derived_title) FROM papers WHERE id = ?",
+            [pid]).fetchone()
+        new = " ".join((title or "").split()) or base
+        label = "Edit title" if (title or "").strip() else "Restore title"
         return self._column_step(label, "title", "title", {pid: old}, {pid: new}, undoable,
                                  search=True)
 

@@ -339,8 +339,9 @@ class DuplicatesMixin:
                        "updated_at = excluded.updated_at WHERE body != excluded.body",
                        [keep, plan.note, _now()])
         write_metadata(db, keep, plan.metadata)
-        db.execute("UPDATE papers SET title = ?, read_at = ?, starred = ? WHERE id = ?",
-                   [plan.title, plan.read_at, int(plan.starred), keep])
+        db.execute("UPDATE papers SET title = ?, file_title = ?, read_at = ?, starred = ? "
+                   "WHERE id = ?", [plan.title, plan.file_title or None, plan.read_at,
+                                    int(plan.starred), keep])
         store.record_merge(db, keep, other)
         self._delete_rows(db, [other])
         self._enqueue(db, [keep], "update")

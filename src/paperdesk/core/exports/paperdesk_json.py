@@ -40,6 +40,7 @@ def json_paper(paper: Paper, keep: Iterable[str]) -> dict:
         "id": paper.id,
         "title": paper.title,
         "derived_title": paper.derived_title,
+        "file_title": paper.file_title or None,
         "abstract": paper.abstract,
         "tags": [{"name": t.name, "colour": t.colour, "key": t.key} for t in paper.tags],
         "note": paper.note,
@@ -62,6 +63,8 @@ def json_paper(paper: Paper, keep: Iterable[str]) -> dict:
         "starred": paper.starred,
     }
     wanted = {_JSON_KEYS[f] for f in keep} | {"derived_title"}
+    if "title" in wanted:
+        wanted.add("file_title")
     return {k: v for k, v in full.items() if k in wanted}
 
 
@@ -76,7 +79,8 @@ def json_document(papers: Iterable[Paper], keep: Iterable[str]) -> dict:
     Shape (version 2)::
 
         {"format": "paperdesk-export", "version": 2, "exported_at": "<ISO 8601 UTC>",
-         "papers": [{"id", "title", "derived_title", "abstract",
+         "papers": [{"id", "title", "derived_title", "file_title" (the title its file
+                     gave it, null when none; with "title"), "abstract",
                      "tags": [{"name", "colour", "key"}], "note",
                      "highlights": [{"start", "end", "colour", "comment", "text",
                                      "created_at"}],

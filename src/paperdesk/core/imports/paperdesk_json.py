@@ -191,7 +191,9 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
                                derived_title=derived, title=title or derived,
                                added_at=str(item.get("added_at") or now),
                                read_at=item.get("read_at"), starred=bool(item.get("starred")),
-                               metadata=meta, citation_key=key)
+                               metadata=meta, citation_key=key,
+                               file_title=normalize(str(item.get("file_title") or ""))
+                               or None)
             added.append(pid)
             report.added += 1
             if meta is not None:

@@ -316,6 +316,13 @@ def _not_taken(pid: int, record: Record, ids: Identifiers, notes: list[str]) -> 
                     entry_type=meta.entry_type, doi=doi, arxiv_id=arxiv, url=meta.url)
 
 
+def _real_title(record: Record) -> bool:
+    """Whether the record's title is a real one: not the title paperdesk derives from the
+    record's own abstract (a paperdesk export of a paper without its own title)."""
+    return bool(record.title) and not (record.abstract
+                                       and record.title == derive_title(record.abstract))
+
+
 def _enrich(db: sqlite_utils.Database, pid: int, record: Record, ids: Identifiers,
             notes: list[str]) -> bool:
     """Fill in what paper ``pid`` lacks from ``record``; True when something changed.
@@ -352,10 +359,10 @@ def _enrich(db: sqlite_utils.Database, pid: int, record: Record, ids: Identifier
     # A paper without an abstract took its title from a record: that title is real. A
     # record's title that is its own abstract's derived title (a paperdesk export of a
     # paper without its own title) is not.
-    real = record.title and not (record.abstract
-                                 and record.title == derive_title(record.abstract))
+    real = _real_title(record)
     if real and abstract and title == derived and record.title != title:
-        db.conn.execute("UPDATE papers SET title = ? WHERE id = ?", [record.title, pid])
+        db.conn.execute("UPDATE papers SET title = ?, file_title = ? WHERE id = ?",
+                        [record.title, record.title, pid])
         changed = True
     elif real and title != derived and record.title != title:
         notes.append(f"{record.label}: paper {pid} keeps its title {title!r} (the file "
@@ -402,7 +409,8 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
                                added_at=now,
                                metadata=None if record.metadata == Metadata()
                                else record.metadata,
-                               citation_key=record.citation_key)
+                               citation_key=record.citation_key,
+                               file_title=record.title if _real_title(record) else None)
             added.append(pid)
             report.added += 1
             new = True

@@ -75,7 +75,8 @@ def write_metadata(db: sqlite_utils.Database, paper_id: int, meta: Metadata) -> 
 def insert_paper(db: sqlite_utils.Database, *, content_hash: str, abstract: str,
                  derived_title: str, added_at: str, title: str | None = None,
                  read_at: str | None = None, starred: bool = False,
-                 metadata: Metadata | None = None, citation_key: str | None = None) -> int:
+                 metadata: Metadata | None = None, citation_key: str | None = None,
+                 file_title: str | None = None) -> int:
     """Insert one paper row (inside the caller's transaction) and assign its citation key.
 
     Args:
@@ -90,6 +91,8 @@ def insert_paper(db: sqlite_utils.Database, *, content_hash: str, abstract: str,
         metadata: its own metadata (already checked), or ``None``.
         citation_key: the key it carries (from an import), kept when no other paper has
             it; else a new one (:func:`new_citation_key`).
+        file_title: the title a bibliographic record gave it (schema 7's ``file_title``:
+            the title an empty title goes back to), or ``None``.
     Returns:
         The new paper id.
     Raises:
@@ -98,6 +101,8 @@ def insert_paper(db: sqlite_utils.Database, *, content_hash: str, abstract: str,
     pid = db.conn.execute(_INSERT, [content_hash, title or derived_title, derived_title,
                                     abstract, added_at, read_at,
                                     int(bool(starred))]).lastrowid
+    if file_title:
+        db.conn.execute("UPDATE papers SET file_title = ? WHERE id = ?", [file_title, pid])
     meta = metadata or Metadata()
     if metadata is not None:
         write_metadata(db, pid, meta)

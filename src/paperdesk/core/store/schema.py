@@ -105,7 +105,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 class SchemaError(RuntimeError):
@@ -344,8 +344,35 @@ def _v6(db: sqlite_utils.Database) -> None:
                         [(new, pid, old_of[pid]) for pid, new in changed])
 
 
+#: The ``sources.header`` of files of bibliographic records (BibTeX, RIS, CSL-JSON,
+#: arXiv metadata), whose titles are real titles: :data:`paperdesk.core.imports.detect.
+#: FORMAT_LABELS` as version 7 found them.
+_RECORD_HEADERS = ("BibTeX", "RIS", "CSL-JSON", "arXiv metadata")
+
+
+def _v7(db: sqlite_utils.Database) -> None:
+    """Add ``papers.file_title``: the title a bibliographic record gave the paper (NULL
+    when none), so that a title from a file is not taken for one the user typed.
+
+    A paper's title counts as edited when it differs from ``file_title``, else from
+    ``derived_title``; an empty title goes back to ``file_title``, else ``derived_title``.
+    Existing papers: one whose title is not its derived title and that came from a file
+    of records (its source's header is BibTeX, RIS, CSL-JSON or arXiv metadata) gets its
+    title as ``file_title``. A title the user typed over such a paper's before version 7
+    cannot be told apart and is taken as the file's (the one case this guesses wrong).
+    """
+    if "file_title" not in db["papers"].columns_dict:   # (a step that is run twice)
+        db.execute("ALTER TABLE papers ADD COLUMN file_title TEXT")
+    marks = ", ".join("?" * len(_RECORD_HEADERS))
+    db.execute(
+        "UPDATE papers SET file_title = title WHERE title != derived_title AND EXISTS "
+        "(SELECT 1 FROM paper_sources ps JOIN sources s ON s.id = ps.source_id "
+        f"WHERE ps.paper_id = papers.id AND s.header IN ({marks}))", list(_RECORD_HEADERS))
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
-MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6]
+MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
+                                                             _v7]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

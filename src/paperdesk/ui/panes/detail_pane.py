@@ -128,7 +128,8 @@ class DetailPane(QWidget):
                                               "Edit the title (F2)")
         self.title_button.clicked.connect(self.edit_title)
         self.reset_title_button = self._tool_button(
-            "resetTitleButton", "↺", "Use the title derived from the abstract")
+            "resetTitleButton", "↺",
+            "Go back to the title from the file, else the one derived from the abstract")
         self.reset_title_button.clicked.connect(lambda: self.titleEdited.emit(None))
         self.metadata_button = self._tool_button(
             "editMetadataButton", "✎ Metadata",
@@ -314,7 +315,8 @@ class DetailPane(QWidget):
         self.title_label.setText(title_html(paper.title, self._terms, self._colours))
         tip = "Double-click or press F2 to edit the title"
         if paper.title_edited:
-            tip += f"\nTitle from the abstract: {paper.derived_title}"
+            source = "the file" if paper.file_title else "the abstract"
+            tip += f"\nTitle from {source}: {paper.base_title}"
         self.title_label.setToolTip(tooltip_html(tip))
         meta = f"Added {local_datetime(paper.added_at)}  ·  #{paper.id}"
         if paper.read_at:
