@@ -499,3 +499,34 @@ def test_reimporting_our_own_bibtex_export_enriches_nothing(seeded_library, tmp_
     report = lib.import_paths([path])
     assert (report.added, sum(f.enriched for f in report.files)) == (0, 0)
     assert all(lib.metadata(p).entry_type is None for p in lib.paper_ids()[:20])
+
+
+def test_placeholder_abstracts_do_not_merge_distinct_papers(empty_library, tmp_path):
+    # Scopus writes "[No abstract available]" for papers without one: three papers, not one
+    path = tmp_path / "scopus.ris"
+    path.write_text("".join(
+        f"TY  - JOUR\nTI  - Paper number {n}\nAU  - Author{n}, A.\nPY  - 2020\n"
+        f"DO  - 10.5555/scopus.{n}\nAB  - {text}\nER  - \n\n"
+        for n, text in enumerate(["[No abstract available]", "Abstract not available.",
+                                  "[No abstract available]"])), encoding="utf-8")
+    report = empty_library.import_paths([path])
+    assert (report.added, report.without_abstract) == (3, 3)
+    assert sorted(p.title for p in map(empty_library.get, empty_library.paper_ids())) == [
+        "Paper number 0", "Paper number 1", "Paper number 2"]
+    assert all(not empty_library.get(pid).abstract for pid in empty_library.paper_ids())
+    assert any("says there is none" in w for w in report.files[0].warnings)
+    again = empty_library.import_paths([path])
+    assert (again.added, again.duplicates) == (0, 3)
+
+
+def test_a_one_word_abstract_is_not_a_near_duplicate(empty_library, tmp_path):
+    first = tmp_path / "a.bib"
+    first.write_text("@article{a, title={One Word Abstract}, author={First, F}, year={2022},"
+                     " abstract={Transformers.}}\n", encoding="utf-8")
+    empty_library.import_paths([first])
+    empty_library.find_near_duplicates()
+    second = tmp_path / "b.bib"
+    second.write_text("@article{b, title={A Completely Different Paper}, author={Third, T},"
+                      " year={2023}, abstract={Transformers?}}\n", encoding="utf-8")
+    report = empty_library.import_paths([second])
+    assert report.added == 1 and empty_library.count() == 2

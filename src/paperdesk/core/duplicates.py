@@ -68,7 +68,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["SHINGLE_WORDS", "THRESHOLD", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
+__all__ = ["SHINGLE_WORDS", "THRESHOLD", "MIN_SHINGLES", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
            "PER_BUCKET", "MAX_CANDIDATES", "MAX_EXACT", "MAX_FLAGS", "PREFILTER", "words", "shingles", "jaccard", "signature",
            "signature_bytes", "estimate", "estimates", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
            "MergePlan", "plan_merge"]
@@ -77,6 +77,11 @@ __all__ = ["SHINGLE_WORDS", "THRESHOLD", "PERMUTATIONS", "BANDS", "ROWS", "SIGNA
 SHINGLE_WORDS = 3
 #: Least Jaccard similarity of shingle sets for two abstracts to be flagged.
 THRESHOLD = 0.5
+#: Fewest shingles (distinct runs of three words; 10 words give 8) an abstract needs to
+#: be compared at all: a one-line "abstract" ("Transformers.", "See the paper") shares
+#: all of its few shingles with any other that says the same, which says nothing about
+#: the two papers being one.
+MIN_SHINGLES = 8
 #: MinHash values per signature (= ``BANDS * ROWS``).
 PERMUTATIONS = 60
 #: LSH bands, and signature values per band.
@@ -153,10 +158,10 @@ def signature(shingle_set: frozenset[str]) -> np.ndarray | None:
     Args:
         shingle_set: from :func:`shingles`.
     Returns:
-        ``uint64`` array of :data:`PERMUTATIONS` values below 2³², or ``None`` for an empty
-        set.
+        ``uint64`` array of :data:`PERMUTATIONS` values below 2³², or ``None`` for a set
+        of fewer than :data:`MIN_SHINGLES` shingles (too short to compare).
     """
-    if not shingle_set:
+    if len(shingle_set) < MIN_SHINGLES:
         return None
     hashed = np.fromiter(
         (int.from_bytes(hashlib.blake2b(s.encode("utf-8"), digest_size=8).digest(), "little")

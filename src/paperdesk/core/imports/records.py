@@ -128,10 +128,41 @@ class RawRecord:
     problems: list[str] = field(default_factory=list)
 
 
+#: Abstracts that say there is none, as databases write them (Scopus's "[No abstract
+#: available]", "Abstract not available.", "N/A", ...), compared after case folding with
+#: everything but letters and "/" dropped. Such a record is stored without an abstract
+#: (identified by DOI, arXiv id or title), not as a paper whose abstract is the
+#: placeholder: otherwise every record with the same placeholder would be one paper.
+_PLACEHOLDER = re.compile(
+    r"(?:there is )?no abstract(?: is)?(?: available| provided| given)?"
+    r"(?: for this (?:item|article|paper|record|chapter))?"
+    r"|abstract(?: is)? (?:not |un)(?:available|provided)|abstracts? not available"
+    r"|not available|n/?a|none|null|no summary(?: available)?|abstract|tba|tbd")
+
+
+def is_placeholder_abstract(text: str) -> bool:
+    """Whether ``text`` only says that there is no abstract (:data:`_PLACEHOLDER`).
+
+    Args:
+        text: an abstract as a record gives it.
+    Returns:
+        True for e.g. ``"[No abstract available]"``, ``"ABSTRACT NOT AVAILABLE."``,
+        ``"N/A"``; False for any real abstract.
+    """
+    letters = " ".join(re.sub(r"[^\w/]+|\d|_", " ", text.casefold()).split())
+    return bool(letters) and len(letters) <= 60 and _PLACEHOLDER.fullmatch(letters) is not None
+
+
 def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     """Check a raw record and add it to ``out.records`` (or a note to ``out.skipped``);
-    each value that fails its check is dropped with a note in ``out.warnings``."""
+    each value that fails its check is dropped with a note in ``out.warnings``; an
+    abstract that only says there is none (:func:`is_placeholder_abstract`) is dropped
+    with a note."""
     title, abstract = normalize(raw.title or ""), normalize(raw.abstract or "")
+    if abstract and is_placeholder_abstract(abstract):
+        out.warnings.append(f"{raw.label}: its abstract {abstract!r} says there is none; "
+                            "imported without abstract")
+        abstract = ""
     if not title and not abstract:
         out.skipped.append(f"{raw.label}: no title and no abstract; left out")
         return
