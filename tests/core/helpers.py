@@ -1,5 +1,6 @@
 """Helpers for tests that write their own abstract files."""
 
+import sqlite3
 from pathlib import Path
 
 
@@ -12,3 +13,19 @@ def write_daily(path: Path, abstracts: list[str], header: str = "Daily Papers",
         data = b"\xef\xbb\xbf" + data
     path.write_bytes(data)
     return path
+
+
+def stored_papers(library: Path) -> int:
+    """Count the papers in ``library``'s database from outside, read-only, while another
+    process may be writing it (0 before the database or its schema exists)."""
+    db = library / "library.db"
+    if not db.exists():
+        return 0
+    try:
+        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+        try:
+            return con.execute("SELECT count(*) FROM papers").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.OperationalError:      # the schema is being created
+        return 0

@@ -18,6 +18,7 @@ from paperdesk.cli import build_parser, main, split_open_files
 from paperdesk.cli_progress import ImportBar
 from paperdesk.core.imports.progress import ImportProgress, ProgressTracker, format_seconds
 from paperdesk.core.library import Library
+from helpers import stored_papers
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -190,7 +191,7 @@ def test_ctrl_c_keeps_the_committed_papers_whole_and_exits_130(tmp_path):
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
-        while _count(library) == 0:         # until the first batch is committed
+        while stored_papers(library) == 0:         # until the first batch is committed
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "no batch was committed"
             time.sleep(0.05)
@@ -201,7 +202,7 @@ def test_ctrl_c_keeps_the_committed_papers_whole_and_exits_130(tmp_path):
             proc.kill()
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "KeyboardInterrupt" not in err
-    kept = _count(library)
+    kept = stored_papers(library)
     assert 0 < kept < 20000
     line = next(l for l in err.splitlines() if l.startswith("Cancelled:"))
     assert line.startswith(f"Cancelled: {kept} papers were imported and kept")
@@ -212,19 +213,6 @@ def test_ctrl_c_keeps_the_committed_papers_whole_and_exits_130(tmp_path):
         report = lib.import_paths([big])
         assert (report.added, report.duplicates) == (20000 - kept, kept)
 
-
-def _count(library: Path) -> int:
-    db = library / "library.db"
-    if not db.exists():
-        return 0
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return con.execute("SELECT count(*) FROM papers").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:      # the schema is being created
-        return 0
 
 
 # -- paperdesk FILE... ---------------------------------------------------------------------

@@ -29,6 +29,9 @@ from paperdesk.ui.app.settings import Settings  # noqa: E402
 from paperdesk.ui.window.import_commands import dropped_paths  # noqa: E402
 from ui_fixtures import TOTAL, WAIT_MS, open_seeded, wait_idle, win  # noqa: E402,F401
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
+from helpers import stored_papers  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[2]
 
 BIB = """@article{lovelace2021,
@@ -350,19 +353,6 @@ def test_the_command_line_passes_files_to_the_window(tmp_path, monkeypatch):
         os.fsencode(tmp_path) + b"/caf\xe9.bib", os.fsencode(tmp_path / "zotero export.bib")]
 
 
-def _papers(library: Path) -> int:
-    db = library / "library.db"
-    if not db.exists():
-        return 0
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-        try:
-            return con.execute("SELECT count(*) FROM papers").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.OperationalError:
-        return 0
-
 
 @pytest.mark.slow
 def test_paperdesk_file_opens_a_window_that_imports_it_and_no_samples(tmp_path):
@@ -373,7 +363,7 @@ def test_paperdesk_file_opens_a_window_that_imports_it_and_no_samples(tmp_path):
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
-        while _papers(library) < 2:
+        while stored_papers(library) < 2:
             assert proc.poll() is None, proc.communicate()
             assert time.monotonic() < deadline, "the window imported nothing"
             time.sleep(0.1)
@@ -384,4 +374,4 @@ def test_paperdesk_file_opens_a_window_that_imports_it_and_no_samples(tmp_path):
             proc.kill()
     assert proc.returncode == 0, err
     assert "Traceback" not in err
-    assert _papers(library) == 2                # the two BibTeX entries, no samples
+    assert stored_papers(library) == 2                # the two BibTeX entries, no samples

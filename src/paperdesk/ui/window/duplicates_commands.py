@@ -123,29 +123,12 @@ class DuplicatesCommandsMixin:
         return self.duplicate_finder.start()
 
     def _on_stage_progress(self, done: int, total: int) -> None:
-        if self._shut_down or self.import_runner.is_running() \
-                or self.export_runner.is_running():
-            return
-        if not self._stage_shown:
-            if total < STAGE_PROGRESS_MIN or done >= total:
-                return
-            self._stage_shown = True
-            self.cancel_button.setEnabled(True)
-            self.cancel_button.setToolTip("Stop looking for duplicates (the rest is "
-                                          "looked at later)")
-            self.cancel_button.show()
-            self.progress_bar.show()
-        if self.cancel_button.isEnabled():
-            self.progress_bar.setRange(0, max(total, 1))
-            self.progress_bar.setValue(min(done, total))
-            self.progress_bar.setFormat("Looking for duplicates %v of %m")
+        self._background_progress("_stage_shown", done, total, STAGE_PROGRESS_MIN,
+                                  "Stop looking for duplicates (the rest is looked at "
+                                  "later)", "Looking for duplicates %v of %m")
 
     def _end_stage_progress(self) -> None:
-        if self._stage_shown and not self.import_runner.is_running() \
-                and not self.export_runner.is_running():
-            self.progress_bar.hide()
-            self.cancel_button.hide()
-        self._stage_shown = False
+        self._end_background_progress("_stage_shown")
 
     def _on_stage_finished(self, flagged: int) -> None:
         if self._shut_down:

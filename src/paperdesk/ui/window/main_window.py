@@ -540,31 +540,53 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     #: An index update of at least this many papers shows its progress (and Cancel).
     SYNC_PROGRESS_MIN = 200
 
-    @Slot(int, int)
-    def _on_sync_progress(self, done: int, total: int) -> None:
-        """A background index update (not an import's) shows its progress when large."""
+    def _background_progress(self, shown: str, done: int, total: int, minimum: int,
+                             tip: str, text: str) -> None:
+        """Show a background stage's progress (index update, duplicate check) in the
+        status bar's progress bar with Cancel, once it has at least ``minimum`` papers to
+        do and unless an import or export owns the bar.
+
+        Args:
+            shown: the name of the attribute that says this stage's bar is shown.
+            done, total: papers done and to do.
+            minimum: the least ``total`` that is worth a bar.
+            tip: Cancel's tooltip.
+            text: the bar's format (``%v`` done, ``%m`` total).
+        """
         if self._shut_down or self.import_runner.is_running() \
                 or self.export_runner.is_running():
             return
-        if not self._syncing_shown:
-            if total < self.SYNC_PROGRESS_MIN or done >= total:
+        if not getattr(self, shown):
+            if total < minimum or done >= total:
                 return
-            self._syncing_shown = True
+            setattr(self, shown, True)
             self.cancel_button.setEnabled(True)
-            self.cancel_button.setToolTip("Stop indexing (the rest is indexed later)")
+            self.cancel_button.setToolTip(tip)
             self.cancel_button.show()
             self.progress_bar.show()
         if self.cancel_button.isEnabled():
             self.progress_bar.setRange(0, max(total, 1))
             self.progress_bar.setValue(min(done, total))
-            self.progress_bar.setFormat("Indexing for search %v of %m")
+            self.progress_bar.setFormat(text)
 
-    def _end_sync_progress(self) -> None:
-        if self._syncing_shown and not self.import_runner.is_running() \
+    def _end_background_progress(self, shown: str) -> None:
+        """Hide the bar :meth:`_background_progress` showed (unless an import or export
+        uses it now)."""
+        if getattr(self, shown) and not self.import_runner.is_running() \
                 and not self.export_runner.is_running():
             self.progress_bar.hide()
             self.cancel_button.hide()
-        self._syncing_shown = False
+        setattr(self, shown, False)
+
+    @Slot(int, int)
+    def _on_sync_progress(self, done: int, total: int) -> None:
+        """A background index update (not an import's) shows its progress when large."""
+        self._background_progress("_syncing_shown", done, total, self.SYNC_PROGRESS_MIN,
+                                  "Stop indexing (the rest is indexed later)",
+                                  "Indexing for search %v of %m")
+
+    def _end_sync_progress(self) -> None:
+        self._end_background_progress("_syncing_shown")
 
     @Slot()
     def choose_files_to_import(self) -> None:
