@@ -408,3 +408,21 @@ def test_screenshot_cite_demo_sets_metadata_through_the_writer(tmp_path):
         assert lib.metadata(target).doi.startswith("10.5555/")
         assert lib.citation_key(target).startswith("doe2025")
         assert "arXiv:2212.08630" in lib.get(target).abstract
+
+
+def test_tag_pane_counts_of_a_large_library_are_not_cut(qtbot, win):
+    # At 100,000 papers the counts have six digits; the column used to fit five, so
+    # they showed as "1…7".
+    pane = win.tag_pane
+    big = {"all": 123456, "unread": 100000, "starred": 99999, "untagged": 123456,
+           "has_note": 7}
+    pane.set_counts(big)
+    pane.set_saved_counts({})
+    count_column = 2
+    metrics = pane.fontMetrics()
+    item = pane.topLevelItem(0)
+    assert item.text(count_column) == "123456"
+    rect = pane.visualRect(pane.indexFromItem(item, count_column))
+    assert rect.width() >= metrics.horizontalAdvance("123456") + 8
+    assert metrics.elidedText("123456", Qt.TextElideMode.ElideRight,
+                              rect.width() - 8) == "123456"

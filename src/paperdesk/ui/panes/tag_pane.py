@@ -30,6 +30,8 @@ __all__ = ["TagPane", "SourceIdRole", "CountRole", "ScopeRole", "TagIdRole",
 
 #: Item data role: the entry's source id (``None`` for "All papers").
 SourceIdRole = Qt.ItemDataRole.UserRole + 1
+#: Pixels beside a count's digits in its column (the item padding and margins).
+COUNT_PADDING = 16
 #: Item data role: the entry's paper count.
 CountRole = Qt.ItemDataRole.UserRole + 2
 #: Item data role: the entry's :class:`Scope`.
@@ -172,7 +174,7 @@ class TagPane(QTreeWidget):
         self.setItemDelegateForColumn(KEY, self._key_delegate)
         self._name_delegate = NameDelegate(self)
         self.setItemDelegateForColumn(NAME, self._name_delegate)
-        header.resizeSection(COUNT, digits + 8)
+        header.resizeSection(COUNT, digits + COUNT_PADDING)
         # A sidebar: window-coloured background, roomier rows, a little space on top.
         self.setStyleSheet(
             "QTreeWidget#tagPane { background: palette(window); padding-top: 6px; }"
@@ -227,10 +229,15 @@ class TagPane(QTreeWidget):
         item.setFirstColumnSpanned(True)
         return item
 
-    @staticmethod
-    def _set_count(item: QTreeWidgetItem, count: int) -> None:
+    def _set_count(self, item: QTreeWidgetItem, count: int) -> None:
         item.setData(0, CountRole, count)
-        item.setText(COUNT, str(count))
+        text = str(count)
+        item.setText(COUNT, text)
+        # The count column grows to the widest count (100,000 papers: six digits), so no
+        # count is ever elided ("1…7"); it never shrinks, so the names do not jump.
+        needed = self.fontMetrics().horizontalAdvance(text) + COUNT_PADDING
+        if needed > self.header().sectionSize(COUNT):
+            self.header().resizeSection(COUNT, needed)
 
     # -- refreshing ----------------------------------------------------------------------
     def refresh(self, total: int, sources: Sequence[Source],
@@ -362,8 +369,11 @@ class TagPane(QTreeWidget):
         if name is None:
             return
         count = self._saved_counts.get(name.casefold())
-        item.setData(0, CountRole, count)
-        item.setText(COUNT, "" if count is None else str(count))
+        if count is None:
+            item.setData(0, CountRole, None)
+            item.setText(COUNT, "")
+        else:
+            self._set_count(item, count)
         query = item.data(0, SavedQueryRole)
         found = ("" if count is None
                  else f"\nFinds {count} paper{'s' if count != 1 else ''}")
