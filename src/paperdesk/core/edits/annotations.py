@@ -804,13 +804,22 @@ class AnnotationsMixin:
     # -- filters -----------------------------------------------------------------------
     def filter_counts(self) -> dict[str, int]:
         """Return the live counts of the built-in filters: ``all``, ``unread``,
-        ``starred``, ``untagged``, ``has_note``."""
+        ``starred``, ``untagged``, ``has_note``.
+
+        Each count reads an index, never the papers' rows (which hold the abstracts):
+        the smallest index of ``papers`` for ``all``, ``idx_papers_read`` for ``unread``,
+        the partial index ``idx_papers_starred`` (schema 8) for ``starred``, the primary
+        key of ``paper_tags`` for the tagged papers (``untagged`` is the rest).
+
+        Returns:
+            ``{"all": n, "unread": n, "starred": n, "untagged": n, "has_note": n}``.
+        """
         q = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
+        total = q("SELECT count(*) FROM papers")
         return {
-            "all": q("SELECT count(*) FROM papers"),
+            "all": total,
             "unread": q("SELECT count(*) FROM papers WHERE read_at IS NULL"),
             "starred": q("SELECT count(*) FROM papers WHERE starred"),
-            "untagged": q("SELECT count(*) FROM papers WHERE id NOT IN "
-                          "(SELECT paper_id FROM paper_tags)"),
+            "untagged": total - q("SELECT count(DISTINCT paper_id) FROM paper_tags"),
             "has_note": q("SELECT count(*) FROM notes"),
         }
