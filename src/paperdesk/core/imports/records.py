@@ -248,6 +248,11 @@ class Identifiers:
     def __init__(self, db: sqlite_utils.Database):
         self.doi: dict[str, int] = {}
         self.arxiv: dict[str, int] = {}
+        #: Whether the near-duplicate stage has looked at any paper (stored band
+        #: hashes): without them no record can be a near-duplicate, and the lookup
+        #: (a MinHash and 20 queries per record) is skipped.
+        self.banded = db.execute("SELECT 1 FROM duplicate_bands LIMIT 1").fetchone() \
+            is not None
         for pid, doi, arxiv in db.execute(
                 "SELECT id, doi, arxiv_id FROM papers WHERE doi IS NOT NULL "
                 "OR arxiv_id IS NOT NULL ORDER BY id").fetchall():
@@ -292,7 +297,7 @@ def _find(db: sqlite_utils.Database, record: Record, digest: str,
                 notes.append(f"{record.label}: its {which} is paper {pid}'s but its abstract "
                              f"is unlike that paper's (similarity {score:.2f}); merged onto "
                              "that paper by its " + which + ": check they are the same work")
-    if pid is not None or not record.abstract:
+    if pid is not None or not record.abstract or not ids.banded:
         return pid
     near = closest_paper(db, record.abstract)
     if near is None:
