@@ -1,4 +1,5 @@
-"""Index batches written by a child process (what the window uses during imports)."""
+"""Large index batches are written as segments by child processes (both cores); small
+ones in the calling thread; a failed child loses nothing."""
 
 from __future__ import annotations
 
@@ -16,43 +17,63 @@ def _abstracts(n: int, word: str) -> list[str]:
             f"{i}." for i in range(n)]
 
 
-def test_big_batches_go_to_the_child_and_are_searchable(empty_library, tmp_path):
+@pytest.fixture
+def small_batches(monkeypatch):
+    """Children for batches of 40 documents or more (the default is 500)."""
+    monkeypatch.setattr(index_module, "PROCESS_BATCH_MIN", 40)
+
+
+def test_big_batches_go_to_two_children_and_are_searchable(empty_library, tmp_path,
+                                                           small_batches):
     lib = empty_library
-    lib.index.use_writer_process()
     lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(120, "okapi"))])
-    process = lib.index._writer_process
-    assert process is not None and process.alive()         # 120 >= PROCESS_BATCH_MIN
-    assert process._process.pid != os.getpid()
+    children = lib.index._builders._children
+    assert len(children) == 2 and all(c.alive() for c in children)
+    assert all(c._process.pid != os.getpid() for c in children)
+    assert len(lib.index.segment_sizes()) == 2       # one segment per child, 60 each
+    assert sorted(n for n, _d in lib.index.segment_sizes()) == [60, 60]
     assert lib.find("okapi", limit=None).total == 120
     assert lib.stats()["indexed"] == 120 and lib.stats()["pending_index"] == 0
-    lib.set_note(lib.paper_ids()[0], "capybara")           # small: written here
-    assert [h.id for h in lib.search("capybara")] == [lib.paper_ids()[0]]
-    lib.reindex()                                          # recreate stops the child
+    pid = lib.paper_ids()[0]
+    lib.set_note(pid, "capybara")                    # small: written here
+    assert [h.id for h in lib.search("capybara")] == [pid]
+    assert lib.find("okapi", limit=None).total == 120  # the old document is deleted
+    lib.reindex()
     assert lib.find("okapi", limit=None).total == 120
     lib.close()
-    assert not process.alive()
+    assert not any(c.alive() for c in children)
 
 
-def test_a_failed_child_batch_stays_queued(empty_library, tmp_path, monkeypatch):
+def test_a_failed_child_batch_stays_queued(empty_library, tmp_path, small_batches,
+                                           monkeypatch):
     lib = empty_library
-    lib.index.use_writer_process()
     lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(60, "quokka"))])
     monkeypatch.setattr(index_module, "PROCESS_BATCH_MIN", 1)
     lib.auto_sync_index = False
     pid = lib.paper_ids()[0]
-    process = lib.index._writer_process
-    process._process.kill()                    # a dead child is replaced at the next batch
-    process._process.join(5)
+    child = lib.index._builders._children[0]
+    child._process.kill()                      # a dead child is replaced at the next batch
+    child._process.join(5)
     lib.set_note(pid, "axolotl")
     assert lib.sync_index() == 1
     assert [h.id for h in lib.search("axolotl")] == [pid]
     lib.set_note(pid, "capybara")
-    broken = lib.index._writer_process
+    broken = lib.index._builders._children[0]
     broken._conn.close()                       # a child that cannot answer
     with pytest.raises(IndexWriteError, match="stopped"):
         lib.sync_index()
     assert lib.stats()["pending_index"] == 1   # still queued: nothing lost
     assert lib.search("capybara") == []
-    assert lib.index._writer_process is None    # the next batch starts a new child
-    assert lib.sync_index() == 1
+    assert [h.id for h in lib.search("axolotl")] == [pid]  # the old document is still there
+    assert lib.sync_index() == 1               # a new child
     assert [h.id for h in lib.search("capybara")] == [pid]
+    assert lib.search("axolotl") == []
+
+
+def test_in_thread_when_processes_are_off(empty_library, tmp_path, small_batches):
+    lib = empty_library
+    lib.index.use_writer_process(False)
+    lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(120, "okapi"))])
+    assert lib.index._builders._children == []
+    assert lib.index.segment_sizes() == [(120, 0)]
+    assert lib.find("okapi", limit=None).total == 120

@@ -82,15 +82,15 @@ EXPORT_IMPORT_BATCH = 100
 #: reached its size (a slow disk), so other writers never wait long for the database.
 BATCH_SECONDS = 0.25
 #: Most index-queue entries applied in one batch of :meth:`Library.sync_index` (each
-#: batch is one Whoosh commit, then one SQLite transaction removing the entries).
-#: Measured on synthetic 170-word abstracts (2 shared cores): Whoosh costs about 4.5 ms
-#: per document plus segment merges, which make small batches dear: 10,000 papers took
-#: 188 s with batches of 500, 56 s with 1000, 55 s with 2000. A batch does not delay
-#: edits (with a ``between_batches`` hook, the hook runs every :data:`HOOK_INTERVAL_S`
-#: while the batch is written), but one long Whoosh commit holds the GIL in stretches:
-#: during that import, edits queued every 100 ms waited at most 0.69 s with batches of
-#: 500, 0.43 s with 1000 and 2.6 s with 2000 (median about 25 ms for each).
-INDEX_BATCH = 1000
+#: batch is one index commit, then one SQLite transaction removing the entries). Each
+#: batch of new documents becomes one or two new segments (written by child processes
+#: from 500 documents, see :mod:`paperdesk.core.search.index`), so large batches keep
+#: the segment count low (100,000 papers: about 20 segments) while the index becomes
+#: searchable batch by batch; edits made meanwhile still run every
+#: :data:`HOOK_INTERVAL_S` (the batch is written beside them).
+INDEX_BATCH = 10_000
+#: Most paper ids in one ``IN (...)`` list when reading documents for the index.
+DOCUMENTS_CHUNK = 1000
 #: While a slow step (reading a file, writing an index batch) runs with a
 #: ``between_batches`` hook, the hook is also called this often (seconds), so that no
 #: edit waits for a Whoosh segment merge or a 50,000-abstract file.
@@ -1130,7 +1130,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             self._enqueue(db, sorted(in_index - in_db), "delete")
 
     def _documents(self, ids: Sequence[int]) -> dict[int, IndexDocument]:
+        """The index documents of papers ``ids`` (missing ids are left out), read from
+        SQLite in chunks of :data:`DOCUMENTS_CHUNK`."""
         ids = list(ids)
+        if len(ids) > DOCUMENTS_CHUNK:
+            out: dict[int, IndexDocument] = {}
+            for i in range(0, len(ids), DOCUMENTS_CHUNK):
+                out.update(self._documents(ids[i:i + DOCUMENTS_CHUNK]))
+            return out
         marks = ",".join("?" * len(ids))
 
         def grouped(sql: str) -> dict[int, list]:
@@ -1246,11 +1253,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     add.append(doc)
                 else:
                     update.append(doc)
+            def write() -> None:
+                self.index.write(add=add, update=update, delete=delete,
+                                 documents=self._documents)
+
             if responsive:
-                self._beside(lambda: self.index.write(add=add, update=update, delete=delete),
-                             hook)
+                self._beside(write, hook)
             else:
-                self.index.write(add=add, update=update, delete=delete)
+                write()
             seqs = [r[0] for r in rows]
             with _db.transaction(self.db) as db:
                 db.conn.executemany("DELETE FROM index_queue WHERE seq = ?",

@@ -30,11 +30,10 @@ Whoosh's normal search):
 - ``And``, ``Or`` (no ``scale``/``minmatch``), ``AndNot``, ``Not``;
 - ``Prefix``, ``Wildcard``, ``FuzzyTerm`` (expanded to their index words, as Whoosh's
   ``MultiTerm.matcher`` does, then an ``Or`` of terms);
-- ``Phrase`` (``slop`` 1) on the ``exact`` field: documents containing the phrase come from
-  the ``pairs`` field (adjacent word pairs of ``exact``), so a two-word phrase is one
-  posting list; longer phrases intersect their pairs and then check the word positions
-  of the remaining candidates in ``exact``. Scores are Whoosh's: the sum of the words'
-  BM25F scores in ``exact``.
+- ``Phrase`` (``slop`` 1) on the ``exact`` field: the documents with every word are
+  intersected, then the word positions of those candidates are checked in ``exact``
+  (rarest word first). Scores are Whoosh's: the sum of the words' BM25F scores in
+  ``exact``.
 
 Caching: everything about a segment that never changes (its paper ids, field lengths,
 posting lists) is cached under the segment's id, so after a small write only the new
@@ -55,10 +54,9 @@ from whoosh import query as wq
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
-__all__ = ["Unsupported", "FastCache", "FastView", "PAIRS_FIELD", "PID_FIELD", "PID_MISSING", "POSTINGS_CACHE_BYTES", "word_pairs"]
+__all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
+           "POSTINGS_CACHE_BYTES"]
 
-#: Field of adjacent word pairs of ``exact`` ("neural networks"), for phrases.
-PAIRS_FIELD = "pairs"
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
 #: Default of the paper id column: a document without one.
@@ -74,12 +72,6 @@ _MULTITERMS = (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)
 
 class Unsupported(Exception):
     """The query has a shape the fast path does not evaluate; use Whoosh's search."""
-
-
-def word_pairs(words: list[str]) -> str:
-    """Return the ``pairs`` field text for a document's ``exact`` words: each distinct
-    adjacent pair as ``"first second"``, one per line."""
-    return "\n".join({f"{a} {b}" for a, b in zip(words, words[1:])})
 
 
 # -- reading Whoosh postings -------------------------------------------------------------
@@ -525,12 +517,10 @@ class FastView:
         fieldname = q.fieldname
         if q.slop != 1 or fieldname != "exact":
             raise Unsupported("phrase shape")
-        if PAIRS_FIELD not in self.schema:
-            raise Unsupported(f"no {PAIRS_FIELD} field")
         field = self.schema[fieldname]
         words = list(q.words)
-        if any(not w or " " in w or "\n" in w for w in words):
-            raise Unsupported("phrase word that cannot be paired")
+        if not words:
+            raise Unsupported("empty phrase")
         tbytes = []
         for word in words:
             try:
@@ -540,13 +530,13 @@ class FastView:
             if (fieldname, b) not in self._reader:
                 return self._zeros()  # Phrase.matcher: a missing word, no match
             tbytes.append(b)
-        match = None  # documents with every adjacent pair
-        for a, b in zip(words, words[1:]):
-            ids, _w = self.postings(PAIRS_FIELD, f"{a} {b}".encode("utf-8"))
-            pair = np.zeros(self.n, dtype=bool)
-            pair[ids] = True
-            match = pair if match is None else (match & pair)
-        if len(words) > 2 and match.any():
+        match = None  # documents with every word
+        for b in sorted(set(tbytes), key=lambda t: self.searcher.doc_frequency(fieldname, t)):
+            ids, _w = self.postings(fieldname, b)
+            has = np.zeros(self.n, dtype=bool)
+            has[ids] = True
+            match = has if match is None else (match & has)
+        if len(words) > 1 and match.any():
             match = self._verify_positions(fieldname, tbytes, match & self.alive)
         node = _Node(match, np.zeros(self.n, dtype=np.float64))
         if not match.any():

@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import logging
 import mmap
+import os
 import re
 import shutil
 import threading
@@ -26,23 +27,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from whoosh import columns, formats
+import numpy as np
+from whoosh import columns
 from whoosh import index as windex
 from whoosh import query as wquery
 from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer, StemFilter
 from whoosh.codec.whoosh3 import W3Codec
-from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, FieldType, Schema
+from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, Schema
 from whoosh.filedb.compound import SubFile
 from whoosh.filedb.filestore import FileStorage
 from whoosh.filedb.structfile import StructFile
 from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
-from paperdesk.core.search.writer_process import IndexWriteError, IndexWriterProcess
-
-from paperdesk.core.search.fastscore import (PAIRS_FIELD, PID_FIELD, PID_MISSING, FastCache, FastView,
-                        Unsupported, word_pairs)
+from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, FastView,
+                                             Unsupported, _Segment)
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
+from paperdesk.core.search import segment_writer
+from paperdesk.core.search.segment_writer import Vocabulary, build_segment
+from paperdesk.core.search.writer_process import IndexWriteError, SegmentBuilderProcess
 
 __all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
            "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS"]
@@ -62,9 +65,23 @@ POSTING_BLOCK = 1024
 #: Memory for a commit's postings before Whoosh sorts them through temporary files (which
 #: triples the time of a 2,000-paper batch); Whoosh's default is 128.
 WRITER_MB = 256
-#: With :meth:`SearchIndex.use_writer_process`, batches of at least this many documents
-#: go to the child process (imports, re-indexing); smaller ones are written in-process.
-PROCESS_BATCH_MIN = 50
+#: Batches of at least this many new documents are written as segments by child
+#: processes (:mod:`.writer_process`), one per core up to :data:`BUILDER_PROCESSES`, so
+#: that an import uses both cores and the window's interpreter stays free; smaller ones
+#: (an edit's few papers) are written in the calling thread, in milliseconds.
+PROCESS_BATCH_MIN = 500
+#: Most child processes writing segments at once.
+BUILDER_PROCESSES = 2
+#: Segments with fewer documents than this are "small": each edit commits one.
+SMALL_SEGMENT_DOCS = 2000
+#: When this many small segments exist, they are rewritten as one (from SQLite, through
+#: the ``documents`` callback of :meth:`SearchIndex.write`); larger segments are never
+#: merged (Whoosh's own merges rewrote the whole index at 40,000 and 80,000 papers).
+MAX_SMALL_SEGMENTS = 8
+#: A segment of at most :data:`REBUILD_MAX_DOCS` live documents of which at least this
+#: share is deleted (replaced by edits) is rewritten without them.
+DIRTY_SHARE = 0.5
+REBUILD_MAX_DOCS = 20_000
 #: Use the vectorised fast path (:mod:`.fastscore`) when a query's shape allows it. Set to
 #: False to run every query through Whoosh's own searcher (tests compare the two).
 FAST_PATH = True
@@ -110,11 +127,10 @@ def build_schema() -> Schema:
     without its version) and ``key`` (the citation key), each one lower-cased word.
     ``mentions``: DOIs, arXiv ids and links that appear in the abstract.
 
-    For the fast path (:mod:`.fastscore`), not searchable by name: ``pairs`` (each
-    distinct adjacent word pair of ``exact``, "neural networks", so that a two-word
-    phrase is one posting list; scorable only so that Whoosh keeps a length column for it
-    instead of looking for one at every posting while writing) and ``pid`` (a column with
-    the paper id as a number).
+    For the fast path (:mod:`.fastscore`), not searchable by name: ``pid`` (a column
+    with the paper id as a number). Phrases are checked on the positions of ``exact``
+    (until schema 8 of the index a ``pairs`` field held each adjacent word pair again:
+    38% of the postings, for one posting list per two-word phrase).
     """
     ana = stemming_analyzer()
     return Schema(
@@ -135,9 +151,7 @@ def build_schema() -> Schema:
         arxiv=KEYWORD(lowercase=True),
         key=KEYWORD(lowercase=True),
         mentions=KEYWORD(lowercase=True),
-        **{PAIRS_FIELD: FieldType(formats.Existence(), RegexTokenizer(r"[^\n]+"),
-                                  scorable=True),
-           PID_FIELD: COLUMN(columns.NumericColumn("q", default=PID_MISSING))},
+        **{PID_FIELD: COLUMN(columns.NumericColumn("q", default=PID_MISSING))},
     )
 
 
@@ -205,8 +219,7 @@ def _storage(path: Path) -> FileStorage:
 
 
 def open_for_writing(path: Path):
-    """Open the index in ``path`` for a writer in another process (see
-    :mod:`.writer_process`).
+    """Open the index in ``path`` for writing from this process.
 
     Returns:
         A Whoosh ``FileIndex``.
@@ -214,9 +227,11 @@ def open_for_writing(path: Path):
     return _storage(path).open_index()
 
 
-def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument],
-                delete: Iterable[int]) -> int:
-    """Apply one batch to a Whoosh index in one commit (cancelled if anything fails).
+def whoosh_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument],
+                 delete: Iterable[int]) -> int:
+    """Apply one batch through Whoosh's own ``SegmentWriter`` (one commit, cancelled if
+    anything fails). Used when the schema is not the one :mod:`.segment_writer` knows,
+    and by the tests as the reference the bulk writer must agree with.
 
     Args:
         ix: a Whoosh ``FileIndex``.
@@ -239,8 +254,204 @@ def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument
     except BaseException:
         writer.cancel()
         raise
-    writer.commit()
+    writer.commit(merge=False)
     return count
+
+
+def _cancel(ix, writer) -> None:
+    """Cancel ``writer`` and remove the (empty) files of the segment it had opened; a
+    cancelled Whoosh writer leaves them for the next commit to clean up."""
+    writer.cancel()
+    segment_writer.remove_segment_files(ix.storage, writer.newsegment)
+
+
+def _delete_ids(writer, ids: Iterable[int]) -> None:
+    """Mark every document of these paper ids deleted in ``writer``'s segments, found
+    through the ``pid`` column (one array lookup per segment, not a search per id)."""
+    wanted = np.fromiter((int(i) for i in ids), dtype=np.int64)
+    if not len(wanted):
+        return
+    searcher = writer.searcher()
+    try:
+        leaves = searcher.reader().leaf_readers()
+        for reader, base in leaves:
+            if not reader.doc_count_all():
+                continue
+            try:
+                pids = _Segment(reader).pids
+            except Unsupported:  # no pid column: look each id up
+                for pid in wanted.tolist():
+                    writer.delete_by_term("id", str(pid), searcher=searcher)
+                return
+            for local in np.flatnonzero(np.isin(pids, wanted)).tolist():
+                writer.delete_document(base + local)
+    finally:
+        searcher.close()
+
+
+class SegmentBuilders:
+    """Writes new segments for :func:`apply_batch`: in this thread for small batches,
+    in up to :data:`BUILDER_PROCESSES` child processes (started at the first large
+    batch, kept until :meth:`close`) for large ones, one segment per process.
+
+    Args:
+        processes: allow child processes (False: always in this thread).
+    """
+
+    def __init__(self, processes: bool = True):
+        self.processes = processes
+        self._vocab = Vocabulary()
+        self._children: list[SegmentBuilderProcess] = []
+        self._lock = threading.Lock()
+
+    def build(self, ix, docs: list[IndexDocument]) -> list:
+        """Write ``docs`` as new segments of ``ix`` (not committed).
+
+        Returns:
+            The ``W3Segment`` objects written.
+        Raises:
+            IndexWriteError: a child failed or died (nothing of the batch is in).
+        """
+        if not docs:
+            return []
+        if not self.processes or len(docs) < PROCESS_BATCH_MIN:
+            return [build_segment(ix.storage, ix.indexname, ix.schema, docs,
+                                  vocab=self._vocab, blocklimit=POSTING_BLOCK)]
+        parts = max(1, min(BUILDER_PROCESSES, os.cpu_count() or 1,
+                           len(docs) // PROCESS_BATCH_MIN))
+        with self._lock:
+            self._children = [c for c in self._children if c.alive()]
+            while len(self._children) < parts:
+                self._children.append(SegmentBuilderProcess())
+            children = self._children[:parts]
+        size = -(-len(docs) // parts)
+        chunks = [docs[i:i + size] for i in range(0, len(docs), size)]
+        path = str(ix.storage.folder)
+        started, segments, failed, failure = [], [], [], None
+        for child, chunk in zip(children, chunks):
+            try:
+                child.send(path, ix.indexname, chunk)
+                started.append(child)
+            except IndexWriteError as exc:
+                failed.append(child)
+                failure = failure or exc
+        for child in started:
+            try:
+                segments.append(child.receive())
+            except IndexWriteError as exc:
+                failed.append(child)
+                failure = failure or exc
+        if failure is not None:
+            for segment in segments:
+                segment_writer.remove_segment_files(ix.storage, segment)
+            with self._lock:   # the next batch starts new children instead
+                self._children = [c for c in self._children if c not in failed]
+            for child in failed:
+                child.close()
+            raise failure
+        return segments
+
+    def close(self) -> None:
+        """Stop the child processes (each after its current segment)."""
+        with self._lock:
+            children, self._children = self._children, []
+        for child in children:
+            child.close()
+
+
+def _live_ids(writer, segments) -> list[int]:
+    """Paper ids of the live documents of ``segments`` (segments of ``writer``)."""
+    wanted = {s.segment_id() for s in segments}
+    out: list[int] = []
+    searcher = writer.searcher()
+    try:
+        for reader, _base in searcher.reader().leaf_readers():
+            if reader.segment().segment_id() not in wanted or not reader.doc_count_all():
+                continue
+            pids = _Segment(reader).pids
+            alive = np.ones(len(pids), dtype=bool)
+            if reader.has_deletions():
+                dead = np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64)
+                alive[dead[dead < len(pids)]] = False
+            out += pids[alive & (pids >= 0)].tolist()
+    finally:
+        searcher.close()
+    return out
+
+
+def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument],
+                delete: Iterable[int], builders: SegmentBuilders | None = None,
+                documents=None) -> int:
+    """Apply one batch to a Whoosh index in one commit (nothing of it if anything fails).
+
+    Replaced and deleted papers' documents are marked deleted; the new documents are
+    written as new segments by :mod:`.segment_writer` (no Whoosh merge ever runs); the
+    commit writes a new table of contents listing the old segments and the new ones.
+    Then, when :data:`MAX_SMALL_SEGMENTS` small segments have piled up (one per edit)
+    or a segment is mostly deleted documents, those are rewritten as one segment from
+    ``documents`` in a second commit (the batch is searchable before it starts).
+
+    Args:
+        ix: a Whoosh ``FileIndex``.
+        add: new documents; update: documents to add or replace; delete: paper ids.
+        builders: who writes the segments (default: this thread).
+        documents: ``documents(ids) -> {id: IndexDocument}`` (current documents from
+            SQLite), for rewriting small segments; ``None``: never rewrite.
+    Returns:
+        The number of documents written or deleted.
+    Raises:
+        IndexWriteError: a segment-writing child failed.
+        whoosh.index.LockError: another writer holds the index.
+    """
+    add, update, delete = list(add), list(update), list(delete)
+    builders = builders or SegmentBuilders(processes=False)
+    writer = ix.writer(codec=W3Codec(blocklimit=POSTING_BLOCK))
+    try:
+        _delete_ids(writer, [d.id for d in update] + delete)
+        new = builders.build(ix, add + update)
+    except BaseException:
+        _cancel(ix, writer)
+        raise
+    writer.commit(mergetype=lambda _w, segments: [*segments, *new])
+    if documents is not None:
+        compact(ix, documents, builders)
+    return len(add) + len(update) + len(delete)
+
+
+def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
+    """Rewrite the small segments (when there are :data:`MAX_SMALL_SEGMENTS` of them)
+    and the mostly-deleted ones as one segment, from ``documents``.
+
+    Args:
+        ix: a Whoosh ``FileIndex``.
+        documents: ``documents(ids) -> {id: IndexDocument}``.
+        builders: who writes the segment.
+    Returns:
+        The number of segments replaced (0: nothing to do).
+    """
+    builders = builders or SegmentBuilders(processes=False)
+    writer = ix.writer(codec=W3Codec(blocklimit=POSTING_BLOCK))
+    try:
+        segments = list(writer.segments)
+        small = [s for s in segments if s.doc_count_all() < SMALL_SEGMENT_DOCS]
+        chosen = small if len(small) >= MAX_SMALL_SEGMENTS else []
+        chosen += [s for s in segments if s not in chosen and s.doc_count_all()
+                   and s.deleted_count() >= DIRTY_SHARE * s.doc_count_all()
+                   and s.doc_count() <= REBUILD_MAX_DOCS]
+        if not chosen:
+            _cancel(ix, writer)
+            return 0
+        ids = _live_ids(writer, chosen)
+        found = documents(ids) if ids else {}
+        docs = [found[i] for i in ids if i in found]
+        new = builders.build(ix, docs)
+    except BaseException:
+        writer.cancel()
+        raise
+    gone = {s.segment_id() for s in chosen}
+    writer.commit(mergetype=lambda _w, segs: [s for s in segs if s.segment_id() not in gone]
+                  + new)
+    return len(chosen)
 
 
 class IndexSchemaMismatch(Exception):
@@ -289,17 +500,22 @@ class IndexDocument:
     mentions: tuple[str, ...] = ()
 
     def fields(self) -> dict:
-        comments = "\n".join(self.comments)
-        exact = "\n".join((self.title, self.abstract, self.note, comments))
+        """The document as Whoosh's ``add_document`` takes it: :meth:`field_values`, the
+        ``exact`` text (title, abstract, note and comments) and the ``pid`` column."""
+        values = self.field_values()
+        values["exact"] = "\n".join((self.title, self.abstract, self.note, values["comment"]))
+        values[PID_FIELD] = self.id
+        return values
+
+    def field_values(self) -> dict[str, str]:
+        """The text of each indexed field except ``exact`` (whose words are those of
+        ``title``, ``abstract``, ``note`` and ``comment`` in that order), by field name."""
         return {
             "id": str(self.id),
-            PID_FIELD: self.id,
             "title": self.title,
             "abstract": self.abstract,
             "note": self.note,
-            "comment": comments,
-            "exact": exact,
-            PAIRS_FIELD: word_pairs(exact_words(exact)),
+            "comment": "\n".join(self.comments),
             "tag": ",".join(self.tags),
             "source": ",".join(s.replace(",", " ") for s in self.sources),
             "source_id": " ".join(str(s) for s in self.source_ids),
@@ -443,73 +659,64 @@ class SearchIndex:
         self._fast_view: FastView | None = None
         #: Which path answered the last :meth:`search`: ``"fast"`` or ``"whoosh"``.
         self.last_path = ""
-        self._writer_process: IndexWriterProcess | None = None
-        self._use_process = False
+        self._write_lock = threading.Lock()
+        self._builders = SegmentBuilders()
+        try:
+            segment_writer.check_schema(self._ix.schema)
+            self._bulk = True
+        except segment_writer.Unsupported:
+            self._bulk = False
 
     # -- writing -----------------------------------------------------------------------
     def write(self, add: Iterable[IndexDocument] = (), update: Iterable[IndexDocument] = (),
-              delete: Iterable[int] = ()) -> int:
+              delete: Iterable[int] = (), documents=None) -> int:
         """Apply changes in one commit, then swap in a fresh searcher.
 
-        ``add`` is for papers known not to be in the index (cheap); ``update`` replaces any
-        existing document with the same id (costs a lookup per document). With a writer
-        process (:meth:`start_writer_process`) the commit runs there and searches go on
-        meanwhile; otherwise here, and searches wait for it.
+        ``add`` is for papers known not to be in the index; ``update`` replaces any
+        existing document with the same id. The documents are written as new segments
+        (:func:`apply_batch`; large batches by child processes, see
+        :data:`PROCESS_BATCH_MIN`); searches go on meanwhile, on the index as it was
+        before the commit.
 
         Args:
             add: new documents.
             update: documents to add or replace.
             delete: paper ids to remove.
+            documents: ``documents(ids) -> {id: IndexDocument}`` (the library's current
+                documents), used to rewrite small segments (see :func:`compact`).
         Returns:
             The number of documents written or deleted.
         Raises:
-            IndexWriteError: the writer process failed (nothing of the batch is in).
+            IndexWriteError: a child process failed (nothing of the batch is in).
         """
         add, update, delete = list(add), list(update), list(delete)
-        if self._use_process and len(add) + len(update) + len(delete) >= PROCESS_BATCH_MIN:
-            with self._lock:
-                if self._writer_process is None or not self._writer_process.alive():
-                    self._writer_process = IndexWriterProcess(self.path)
-                process = self._writer_process
-            try:
-                count = process.write(add, update, delete)
-            except IndexWriteError:
-                with self._lock:     # the next batch starts a new child
-                    if self._writer_process is process:
-                        self._writer_process = None
-                process.close()
-                raise
+        with self._write_lock:
+            if self._bulk:
+                count = apply_batch(self._ix, add, update, delete, self._builders, documents)
+            else:
+                count = whoosh_batch(self._ix, add, update, delete)
             with self._lock:
                 self._refresh()
-            return count
-        with self._lock:
-            count = apply_batch(self._ix, add, update, delete)
-            self._refresh()
-            return count
+        return count
 
     def use_writer_process(self, on: bool = True) -> None:
-        """Write batches of :data:`PROCESS_BATCH_MIN` documents or more in a child process
-        (:mod:`.writer_process`, started at the first such batch and stopped by
-        :meth:`close`), so that Whoosh's long commits and merges do not hold this
-        process's GIL; the window does this. Smaller batches (an edit's few papers) are
-        written here: they take milliseconds. Writes are never concurrent (the library
-        applies its queue from one thread), so the two never hold Whoosh's lock at once.
-        """
-        with self._lock:
-            self._use_process = on
+        """Let child processes write the segments of batches of :data:`PROCESS_BATCH_MIN`
+        documents or more (the default; False writes everything in the calling thread).
+        The children start at the first such batch and stop in :meth:`close`."""
+        with self._write_lock:
+            self._builders.processes = on
             if not on:
-                self._stop_writer_process()
+                self._builders.close()
 
-    def _stop_writer_process(self) -> None:
-        process, self._writer_process = self._writer_process, None
-        if process is not None:
-            process.close()
+    def segment_sizes(self) -> list[tuple[int, int]]:
+        """Return ``(documents, deleted)`` of each segment of the current searcher."""
+        with self._lock:
+            return [(r.doc_count_all(), r.doc_count_all() - r.doc_count())
+                    for r, _b in self._searcher.reader().leaf_readers()]
 
     def recreate(self) -> None:
-        """Delete everything in the index folder and start an empty index (a writer
-        process is restarted on the new index)."""
-        with self._lock:
-            self._stop_writer_process()
+        """Delete everything in the index folder and start an empty index."""
+        with self._write_lock, self._lock:
             self._searcher.close()
             self._ix.close()
             shutil.rmtree(self.path, ignore_errors=True)
@@ -698,9 +905,9 @@ class SearchIndex:
         return "".join(out) if changed else None
 
     def close(self) -> None:
-        """Stop the writer process, close the searcher and the index. The object is
-        unusable afterwards."""
+        """Stop the segment-writing children, close the searcher and the index. The
+        object is unusable afterwards."""
+        self._builders.close()
         with self._lock:
-            self._stop_writer_process()
             self._searcher.close()
             self._ix.close()

@@ -1,22 +1,24 @@
-"""Whoosh writes in a child process, so that a long commit or segment merge holds the
-interpreter lock (GIL) of another interpreter, not the window's.
+"""Segments written in child processes: both cores for an import, and the window's
+interpreter lock (GIL) left to the window.
 
-Whoosh indexes in pure Python, and some of its steps (sorting a batch's postings, merging
-segments) run for seconds inside single C calls that never release the GIL; in a thread
-of the window's process they froze the window for up to 2.6 s during a 30,000-abstract
-import (``make bench``). Whoosh allows one writer and any number of readers across
-processes (a lock file and a table of contents per generation), so the window keeps
-searching the index while the child commits, and sees the new segments when its
-searcher is replaced afterwards (:meth:`SearchIndex.write`).
+Writing a segment (:func:`~paperdesk.core.search.segment_writer.build_segment`) is
+Python and numpy work of about a millisecond per abstract; in a thread of the window's
+process it would compete with the window for the GIL, and one process uses one core. So
+:class:`~paperdesk.core.search.index.SegmentBuilders` hands each large batch to up to
+two children, half each; every child writes its half as a new segment file in the index
+folder and returns the segment's description; the parent, which holds Whoosh's write
+lock meanwhile, commits them all in one table of contents. Whoosh allows one writer and
+any number of readers across processes, so searches go on during the writing, and a
+child never commits anything itself.
 
-The child is started with the ``spawn`` method (no fork of a process with Qt threads),
-imports only this package, and serves one request at a time over a pipe:
-``("write", add, update, delete)`` -> ``("ok", count)`` or ``("error", message)``. As
-with any ``spawn`` child, Python re-imports the parent's main script in the child: a
-script of your own that opens the window must keep its work under
-``if __name__ == "__main__":`` (``paperdesk``, the bundle, pytest and the benchmarks
-do). A frozen app calls ``multiprocessing.freeze_support()`` first
-(``packaging/paperdesk_main.py``).
+A child is started with the ``spawn`` method (no fork of a process with Qt threads),
+imports only this package, keeps its word vocabulary between batches, and serves one
+request at a time over a pipe: ``("build", index_folder, index_name, documents)`` ->
+``("ok", segment)`` or ``("error", message)``. As with any ``spawn`` child, Python
+re-imports the parent's main script in the child: a script of your own that writes a
+large batch must keep its work under ``if __name__ == "__main__":`` (``paperdesk``, the
+bundle, pytest and the benchmarks do). A frozen app calls
+``multiprocessing.freeze_support()`` first (``packaging/paperdesk_main.py``).
 """
 
 from __future__ import annotations
@@ -24,78 +26,91 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from collections.abc import Sequence
-from pathlib import Path
 
-__all__ = ["IndexWriterProcess", "IndexWriteError"]
+__all__ = ["SegmentBuilderProcess", "IndexWriteError", "VOCABULARY_LIMIT"]
 
-#: How long :meth:`IndexWriterProcess.close` waits for the child to finish, in seconds.
+#: How long :meth:`SegmentBuilderProcess.close` waits for the child, in seconds.
 STOP_TIMEOUT_S = 30.0
+#: A child forgets its vocabulary when it holds more words than this (memory bound).
+VOCABULARY_LIMIT = 2_000_000
 
 
 class IndexWriteError(RuntimeError):
-    """The child could not apply a batch (the message is its error, one line), or it
-    died; the batch is not in the index and its queue entries stay queued."""
+    """A child could not write a segment (the message is its error, one line), or it
+    died; nothing of the batch is in the index and its queue entries stay queued."""
 
 
-def _serve(path: str, conn) -> None:
+def _serve(conn) -> None:
     """The child's loop (runs in the child process)."""
-    from paperdesk.core.search.index import apply_batch, open_for_writing
+    from whoosh.filedb.filestore import FileStorage
 
-    ix = open_for_writing(Path(path))
-    try:
-        while True:
-            try:
-                message = conn.recv()
-            except EOFError:
-                return
-            if message[0] == "stop":
-                return
-            _kind, add, update, delete = message
-            try:
-                conn.send(("ok", apply_batch(ix, add, update, delete)))
-            except Exception as exc:  # noqa: BLE001 - reported to the parent, one line
-                text = str(exc).strip().splitlines()
-                conn.send(("error", f"{type(exc).__name__}: {text[0] if text else ''}"))
-    finally:
-        ix.close()
-        conn.close()
+    from paperdesk.core.search.index import POSTING_BLOCK, build_schema
+    from paperdesk.core.search.segment_writer import Vocabulary, build_segment
+
+    schema = build_schema()
+    vocab = Vocabulary()
+    while True:
+        try:
+            message = conn.recv()
+        except EOFError:
+            return
+        if message[0] == "stop":
+            return
+        _kind, folder, indexname, docs = message
+        if len(vocab) > VOCABULARY_LIMIT:
+            vocab = Vocabulary()
+        try:
+            segment = build_segment(FileStorage(folder), indexname, schema, docs,
+                                    vocab=vocab, blocklimit=POSTING_BLOCK)
+            conn.send(("ok", segment))
+        except Exception as exc:  # noqa: BLE001 - reported to the parent, one line
+            text = str(exc).strip().splitlines()
+            conn.send(("error", f"{type(exc).__name__}: {text[0] if text else ''}"))
+        del docs
 
 
-class IndexWriterProcess:
-    """A child process that applies index batches for :class:`SearchIndex`.
+class SegmentBuilderProcess:
+    """One child process that writes segments; see the module's description."""
 
-    Args:
-        path: the index folder (it must already hold an index).
-    """
-
-    def __init__(self, path: Path):
+    def __init__(self):
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=_serve, args=(str(path), child), daemon=True,
-                                    name="paperdesk-index-writer")
+        self._process = ctx.Process(target=_serve, args=(child,), daemon=True,
+                                    name="paperdesk-segment-writer")
         self._process.start()
         child.close()
         self._lock = threading.Lock()
+        self._busy = False
 
-    def write(self, add: Sequence, update: Sequence, delete: Sequence[int]) -> int:
-        """Apply one batch in the child and wait for its commit (the wait releases the
-        GIL).
+    def send(self, folder: str, indexname: str, docs: Sequence) -> None:
+        """Start writing ``docs`` as one segment of the index in ``folder``.
 
-        Args:
-            add, update: :class:`~paperdesk.core.search.index.IndexDocument` lists.
-            delete: paper ids to remove.
+        Raises:
+            IndexWriteError: the child is gone.
+        """
+        with self._lock:
+            try:
+                self._conn.send(("build", folder, indexname, list(docs)))
+            except (OSError, ValueError) as exc:
+                raise IndexWriteError(f"the segment writer stopped ({exc})") from exc
+            self._busy = True
+
+    def receive(self):
+        """Wait for the segment started by :meth:`send` (the wait releases the GIL).
+
         Returns:
-            The number of documents written or deleted.
+            The ``W3Segment`` written (not yet committed).
         Raises:
             IndexWriteError: the child failed or died.
         """
         with self._lock:
             try:
-                self._conn.send(("write", list(add), list(update), list(delete)))
                 status, value = self._conn.recv()
             except (EOFError, OSError) as exc:
-                raise IndexWriteError(f"the index writer stopped ({exc or 'no answer'})") \
-                    from exc
+                raise IndexWriteError(
+                    f"the segment writer stopped ({exc or 'no answer'})") from exc
+            finally:
+                self._busy = False
         if status != "ok":
             raise IndexWriteError(value)
         return value
@@ -105,7 +120,8 @@ class IndexWriterProcess:
         return self._process.is_alive()
 
     def close(self) -> None:
-        """Ask the child to stop after its current batch and wait for it (then kill it)."""
+        """Ask the child to stop after its current segment and wait for it (then kill
+        it)."""
         with self._lock:
             try:
                 self._conn.send(("stop",))

@@ -1,0 +1,597 @@
+"""Writing Whoosh segments in bulk: the index's write path.
+
+Whoosh's own ``SegmentWriter`` analyses every field of every document through a chain of
+Python generators, pushes every posting through a pool that it sorts (in temporary files
+when large), and writes every posting with a Python call; at 100,000 abstracts that was
+about 1,300 CPU seconds, plus segment merges that rewrote everything twice. This module
+writes the same segment files, in the ``whoosh3`` codec's format (``W3Codec``), from a
+batch of :class:`~paperdesk.core.search.index.IndexDocument` at once:
+
+- **analysis once per distinct word**: the words of a text are found with one regular
+  expression pass (the index's word pattern); each distinct word is folded (lower case,
+  accents) and stemmed once per process and kept in a vocabulary, so a token costs a dict
+  lookup;
+- **postings as arrays**: the tokens of all documents become numpy arrays (word id, doc
+  number, position); one stable sort per field groups them by term and document, and the
+  frequencies, weights, field lengths, block statistics and the pickled position lists
+  of Whoosh's ``Positions`` format are computed for all postings with array operations;
+- **blocks written per term**: each term's postings are cut into blocks of
+  ``blocklimit`` postings, each pickled and zlib-compressed as
+  ``W3PostingsWriter._write_block`` does, with the same block info and the same
+  ``W3TermInfo``, into a terms file (``OrderedHashWriter``) with the same keys.
+
+What it writes is what Whoosh would have written for the same documents (tests compare
+every term's postings, term statistics, field lengths and stored fields with Whoosh's own
+writer, and search results through ``whoosh.searching``); only the bytes of the blocks differ:
+their data is pickled with protocol 5 instead of 2 (Whoosh reads blocks with
+``pickle.loads``, which reads any protocol), blocks of under :data:`_COMPRESS_MIN` bytes
+are not compressed (their info says so, and Whoosh's reader checks it), and position
+lists of over 1,000 entries are pickled as one ``APPENDS`` batch. The segment is then put into the index by the caller's Whoosh writer
+(:func:`paperdesk.core.search.index.apply_batch`), which also deletes replaced documents
+and writes the table of contents, so Whoosh's locking, generations and readers are
+unchanged.
+
+The layout of the files follows whoosh-reloaded 2.7.5 (``whoosh/codec/whoosh3.py``,
+``whoosh/filedb/filetables.py``, ``whoosh/formats.py``); the project pins it below 2.8.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+import shutil
+import struct
+import tempfile
+import zlib
+from collections.abc import Sequence
+from itertools import chain
+
+import numpy as np
+from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3Codec, W3PerDocWriter, W3Segment, _lenfield
+from whoosh.filedb import filetables
+from whoosh.filedb.filestore import FileStorage
+from whoosh.lang.porter import stem as porter_stem
+from whoosh.support.charset import accent_map
+from whoosh.util.numeric import _length_byte_cache
+
+__all__ = ["Unsupported", "Vocabulary", "build_segment", "check_schema", "FIELD_KINDS"]
+
+#: How each field of the schema is analysed (see :func:`check_schema`):
+#: ``stem`` (stemmed words of one of the four texts), ``exact`` (the unstemmed words of
+#: title, abstract, note and comments, with positions), ``words`` (unstemmed words of
+#: its own text, with positions), ``spaces``/``spaces_lower`` (space-separated keywords),
+#: ``commas_lower`` (comma-separated, stripped, lower-cased), ``id`` (the whole value).
+FIELD_KINDS = {
+    "title": "stem", "abstract": "stem", "note": "stem", "comment": "stem",
+    "exact": "exact", "author": "words", "venue": "words",
+    "tag": "commas_lower", "source": "commas_lower",
+    "source_id": "spaces", "flags": "spaces", "year": "spaces",
+    "doi": "spaces_lower", "arxiv": "spaces_lower", "key": "spaces_lower",
+    "mentions": "spaces_lower", "id": "id",
+}
+#: The four texts of the stemmed fields, in the order their words make up ``exact``.
+STEM_TEXTS = ("title", "abstract", "note", "comment")
+
+_MAGIC = b"W3Bl"                      # whoosh3.WHOOSH3_HEADER_MAGIC
+_TERMINFO = struct.Struct("!BfIBBfII")  # W3TermInfo._struct
+_EXTENT = struct.Struct("!qi")          # pack_long(offset) + pack_int(length)
+_BLOCKLEN = struct.Struct("!i")         # StructFile.write_int
+_FIELDID = struct.Struct("!H")          # pack_ushort
+_COMPRESSION = 3                        # W3Codec's default
+#: Blocks of fewer pickled bytes are stored uncompressed (zlib saves nothing there).
+_COMPRESS_MIN = 96
+_DATA_PROTOCOL = pickle.HIGHEST_PROTOCOL
+_LENGTH_CACHE = np.asarray(_length_byte_cache, dtype=np.int64)
+_SPACES = r"[^ \t\r\n]+"
+_SPACES_RE = re.compile(_SPACES)
+_COMMAS = r"[^,]+"
+
+
+class Unsupported(Exception):
+    """The schema is not the one this writer knows; use Whoosh's own writer."""
+
+
+def check_schema(schema) -> None:
+    """Check that ``schema`` analyses its fields the way :data:`FIELD_KINDS` says.
+
+    Args:
+        schema: a Whoosh ``Schema`` (normally ``build_schema()``).
+    Raises:
+        Unsupported: a field is missing, extra, or analysed or stored differently.
+    """
+    from paperdesk.core.search.index import WORD_PATTERN  # noqa: PLC0415 - no cycle at import
+    from paperdesk.core.search.fastscore import PID_FIELD  # noqa: PLC0415
+
+    names = set(schema.names())
+    if names != set(FIELD_KINDS) | {PID_FIELD}:
+        raise Unsupported(f"fields {sorted(names ^ (set(FIELD_KINDS) | {PID_FIELD}))}")
+    for name, kind in FIELD_KINDS.items():
+        field = schema[name]
+        parts = list(getattr(field.analyzer, "items", [field.analyzer]))
+        kinds = [type(p).__name__ for p in parts]
+        pattern = getattr(parts[0], "expression", None)
+        pattern = pattern.pattern if pattern is not None else None
+        fmt = type(field.format).__name__
+        want = {
+            "stem": (["RegexTokenizer", "LowercaseFilter", "CharsetFilter", "StemFilter"],
+                     WORD_PATTERN, "Frequency"),
+            "exact": (["RegexTokenizer", "LowercaseFilter", "CharsetFilter"], WORD_PATTERN,
+                      "Positions"),
+            "words": (["RegexTokenizer", "LowercaseFilter", "CharsetFilter"], WORD_PATTERN,
+                      "Positions"),
+            "spaces": (["RegexTokenizer"], _SPACES, "Frequency"),
+            "spaces_lower": (["RegexTokenizer", "LowercaseFilter"], _SPACES, "Frequency"),
+            "commas_lower": (["RegexTokenizer", "StripFilter", "LowercaseFilter"], _COMMAS,
+                             "Frequency"),
+            "id": (["IDTokenizer"], None, "Existence"),
+        }[kind]
+        if (kinds, pattern, fmt) != want:
+            raise Unsupported(f"field {name}: {kinds} {pattern} {fmt}")
+        if field.stored != (name == "id") or field.column_type is not None:
+            raise Unsupported(f"field {name}: stored or column")
+        if kind == "stem" and parts[3].ignore:
+            raise Unsupported(f"field {name}: stemmer with exceptions")
+        if getattr(field, "vector", None) or field.separate_spelling():
+            raise Unsupported(f"field {name}: vectors or spelling")
+
+
+class Vocabulary:
+    """Words seen by this process: each distinct word as written is folded and stemmed
+    once (the analysis of :func:`~paperdesk.core.search.index.exact_analyzer` and
+    :func:`~paperdesk.core.search.index.stemming_analyzer`: lower case, then Whoosh's
+    ``accent_map``, then the Porter stemmer).
+
+    Attributes:
+        folded: folded words by id; ``folded_bytes`` the same as UTF-8.
+        stems: stem id of each folded id; ``stem_words`` / ``stem_bytes`` by stem id.
+    """
+
+    def __init__(self):
+        self._raw: dict[str, int] = {}
+        self._folded_ids: dict[str, int] = {}
+        self._stem_ids: dict[str, int] = {}
+        self.folded: list[str] = []
+        self.folded_bytes: list[bytes] = []
+        self.stems: list[int] = []
+        self.stem_words: list[str] = []
+        self.stem_bytes: list[bytes] = []
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+    def ids(self, words: list[str]) -> np.ndarray:
+        """Folded ids of ``words`` (as written), as an int64 array."""
+        raw = self._raw
+        try:
+            return np.fromiter(map(raw.__getitem__, words), np.int64, len(words))
+        except KeyError:
+            pass
+        for word in words:
+            if word not in raw:
+                raw[word] = self._folded_id(word.lower().translate(accent_map))
+        return np.fromiter(map(raw.__getitem__, words), np.int64, len(words))
+
+    def _folded_id(self, folded: str) -> int:
+        found = self._folded_ids.get(folded)
+        if found is None:
+            found = self._folded_ids[folded] = len(self.folded)
+            self.folded.append(folded)
+            self.folded_bytes.append(folded.encode("utf-8"))
+            stemmed = porter_stem(folded)
+            sid = self._stem_ids.get(stemmed)
+            if sid is None:
+                sid = self._stem_ids[stemmed] = len(self.stem_words)
+                self.stem_words.append(stemmed)
+                self.stem_bytes.append(stemmed.encode("utf-8"))
+            self.stems.append(sid)
+        return found
+
+    def stem_array(self) -> np.ndarray:
+        return np.asarray(self.stems, dtype=np.int64)
+
+
+def _length_bytes(lengths: np.ndarray) -> np.ndarray:
+    """``whoosh.util.numeric.length_to_byte`` of each length (0 for 0)."""
+    out = np.searchsorted(_LENGTH_CACHE, lengths, side="left")
+    out[lengths >= 106374] = 255
+    return np.minimum(out, 255)
+
+
+class _Tokens:
+    """The tokens of one field over all documents of a batch, in document order."""
+
+    __slots__ = ("doc", "term", "pos", "terms")
+
+    def __init__(self, doc: np.ndarray, term: np.ndarray, pos: np.ndarray | None,
+                 terms: list[bytes]):
+        self.doc, self.term, self.pos, self.terms = doc, term, pos, terms
+
+
+def _doc_numbers(counts: np.ndarray) -> np.ndarray:
+    return np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+
+
+def _positions(counts: np.ndarray) -> np.ndarray:
+    """0, 1, ... within each document, for tokens laid out document after document."""
+    total = int(counts.sum())
+    starts = np.cumsum(counts) - counts
+    return np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+
+
+def _keyword_tokens(values: list[list[str]]) -> _Tokens:
+    ids: dict[str, int] = {}
+    counts = np.fromiter(map(len, values), np.int64, len(values))
+    flat = list(chain.from_iterable(values))
+    for word in flat:
+        if word not in ids:
+            ids[word] = len(ids)
+    term = np.fromiter(map(ids.__getitem__, flat), np.int64, len(flat))
+    return _Tokens(_doc_numbers(counts), term, None, [w.encode("utf-8") for w in ids])
+
+
+def _split_spaces(text: str, lower: bool) -> list[str]:
+    """``RegexTokenizer(r"[^ \\t\\r\\n]+")`` (and ``LowercaseFilter``) of ``text``."""
+    if not text:
+        return []
+    words = _SPACES_RE.findall(text)
+    return [w.lower() for w in words] if lower else words
+
+
+def _split_commas(text: str) -> list[str]:
+    return [w.strip().lower() for w in text.split(",") if w] if text else []
+
+
+class _FieldData:
+    """Everything written for one field: its tokens and each document's length."""
+
+    __slots__ = ("name", "tokens", "lengths")
+
+    def __init__(self, name: str, tokens: _Tokens, lengths: np.ndarray | None):
+        self.name, self.tokens, self.lengths = name, tokens, lengths
+
+
+def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
+    """Tokens of every indexed field of ``docs`` (the values of ``IndexDocument.fields``)."""
+    from paperdesk.core.search.index import _WORD_RE  # noqa: PLC0415
+
+    findall = _WORD_RE.findall
+    n = len(docs)
+    raw: list[str] = []
+    counts = np.zeros((n, 4), dtype=np.int64)
+    authors: list[str] = []
+    author_counts = np.zeros(n, dtype=np.int64)
+    venues: list[str] = []
+    venue_counts = np.zeros(n, dtype=np.int64)
+    keywords: dict[str, list[list[str]]] = {
+        name: [] for name, kind in FIELD_KINDS.items()
+        if kind in ("spaces", "spaces_lower", "commas_lower", "id")}
+    for i, doc in enumerate(docs):
+        values = doc.field_values()
+        row = counts[i]
+        for k, name in enumerate(STEM_TEXTS):
+            text = values[name]
+            if text:
+                words = findall(text)
+                raw += words
+                row[k] = len(words)
+        if values["author"]:
+            words = findall(values["author"])
+            authors += words
+            author_counts[i] = len(words)
+        if values["venue"]:
+            words = findall(values["venue"])
+            venues += words
+            venue_counts[i] = len(words)
+        for name, out in keywords.items():
+            kind = FIELD_KINDS[name]
+            value = values[name]
+            if kind == "commas_lower":
+                out.append(_split_commas(value))
+            elif kind == "id":
+                out.append([value])
+            else:
+                out.append(_split_spaces(value, kind == "spaces_lower"))
+
+    fields: dict[str, _FieldData] = {}
+    folded = vocab.ids(raw)
+    author_ids = vocab.ids(authors)
+    venue_ids = vocab.ids(venues)
+    stems = vocab.stem_array()
+    totals = counts.sum(axis=1)
+    doc = _doc_numbers(totals)
+    fields["exact"] = _FieldData(
+        "exact", _Tokens(doc, folded, _positions(totals), vocab.folded_bytes), totals)
+    part = np.repeat(np.tile(np.arange(4), n), counts.ravel())
+    stemmed = stems[folded] if len(folded) else folded
+    for k, name in enumerate(STEM_TEXTS):
+        mask = part == k
+        fields[name] = _FieldData(
+            name, _Tokens(doc[mask], stemmed[mask], None, vocab.stem_bytes), counts[:, k])
+    for name, ids, per_doc in (("author", author_ids, author_counts),
+                               ("venue", venue_ids, venue_counts)):
+        fields[name] = _FieldData(
+            name, _Tokens(_doc_numbers(per_doc), ids, _positions(per_doc),
+                          vocab.folded_bytes), per_doc)
+    for name, values in keywords.items():
+        tokens = _keyword_tokens(values)
+        lengths = np.fromiter(map(len, values), np.int64, n)
+        fields[name] = _FieldData(name, tokens, lengths)
+    return fields
+
+
+def _position_values(group_start: np.ndarray, group_count: np.ndarray,
+                     pos: np.ndarray) -> tuple[bytes, np.ndarray]:
+    """Whoosh ``Positions.encode`` of every posting at once.
+
+    Each value is ``pack_uint(count)`` and a protocol-2 pickle of the list of position
+    deltas (the first from 0), exactly as ``pickle.dumps(deltas, 2)`` writes it for up
+    to 1,000 entries: ``PROTO 2``, ``EMPTY_LIST``, ``BINPUT 0``, then the one item and
+    ``APPEND``, or ``MARK``, the items and ``APPENDS``; items are ``BININT1``,
+    ``BININT2`` or ``BININT``; then ``STOP``.
+
+    Args:
+        group_start: index in ``pos`` of each posting's first position.
+        group_count: number of positions of each posting.
+        pos: positions, ascending within each posting.
+    Returns:
+        ``(buffer, offsets)``: the values one after another, and ``len + 1`` offsets.
+    """
+    first = np.zeros(len(pos), dtype=bool)
+    first[group_start] = True
+    prev = np.empty_like(pos)
+    prev[0:1] = 0
+    prev[1:] = pos[:-1]
+    prev[first] = 0
+    delta = pos - prev
+    size = np.where(delta < 256, 2, np.where(delta < 65536, 3, 5))
+    multi = (group_count > 1).astype(np.int64)
+    item_bytes = np.add.reduceat(size, group_start) if len(pos) else size
+    lengths = 4 + 2 + 3 + multi + item_bytes + 2
+    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    buf = np.zeros(int(offsets[-1]), dtype=np.uint8)
+    o = offsets[:-1]
+    c = group_count
+    buf[o] = (c >> 24) & 255
+    buf[o + 1] = (c >> 16) & 255
+    buf[o + 2] = (c >> 8) & 255
+    buf[o + 3] = c & 255
+    buf[o + 4] = 0x80
+    buf[o + 5] = 2
+    buf[o + 6] = ord("]")
+    buf[o + 7] = ord("q")
+    buf[o + 9] = np.where(multi == 1, ord("("), 0)  # overwritten by the item when single
+    items = o + 9 + multi
+    within = np.cumsum(size) - size
+    within -= np.repeat(within[group_start], group_count)
+    at = np.repeat(items, group_count) + within
+    buf[at] = np.where(size == 2, ord("K"), np.where(size == 3, ord("M"), ord("J")))
+    buf[at + 1] = delta & 255
+    two = size >= 3
+    buf[at[two] + 2] = (delta[two] >> 8) & 255
+    four = size == 5
+    buf[at[four] + 3] = (delta[four] >> 16) & 255
+    buf[at[four] + 4] = (delta[four] >> 24) & 255
+    end = offsets[1:]
+    buf[end - 2] = np.where(multi == 1, ord("e"), ord("a"))
+    buf[end - 1] = ord(".")
+    return buf.tobytes(), offsets
+
+
+def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
+                 blocklimit: int, qlengths: np.ndarray | None) -> None:
+    """Write one field's terms and postings (``W3FieldWriter`` for a whole field)."""
+    tokens = data.tokens
+    if not len(tokens.term):
+        return
+    fmt = type(field.format).__name__
+    boost = float(field.format.field_boost)
+    # Terms in the order of their bytes, as the terms file needs them.
+    present = np.unique(tokens.term)
+    names = tokens.terms
+    keys = [names[t] for t in present.tolist()]
+    by_bytes = sorted(range(len(keys)), key=keys.__getitem__)
+    rank = np.zeros(int(present[-1]) + 1, dtype=np.int64)
+    rank[present[by_bytes]] = np.arange(len(present))
+    term = rank[tokens.term]
+    order = np.argsort(term, kind="stable")  # documents (and positions) stay in order
+    term, doc = term[order], tokens.doc[order]
+    new = np.ones(len(term), dtype=bool)
+    new[1:] = (term[1:] != term[:-1]) | (doc[1:] != doc[:-1])
+    gstart = np.flatnonzero(new)
+    gcount = np.diff(np.append(gstart, len(term)))
+    gterm, gdoc = term[gstart], doc[gstart]
+    if fmt == "Existence":
+        weights = np.full(len(gstart), boost, dtype=np.float32)
+    else:
+        weights = (gcount.astype(np.float32) * np.float32(boost)).astype(np.float32)
+    # Term boundaries over the postings, and blocks of `blocklimit` within each term.
+    tnew = np.ones(len(gterm), dtype=bool)
+    tnew[1:] = gterm[1:] != gterm[:-1]
+    tstart = np.flatnonzero(tnew)
+    tcount = np.diff(np.append(tstart, len(gterm)))
+    inside = np.arange(len(gterm)) - np.repeat(tstart, tcount)
+    bnew = inside % blocklimit == 0
+    bstart = np.flatnonzero(bnew)
+    bend = np.append(bstart[1:], len(gterm))
+    prev = np.empty_like(gdoc)
+    prev[0] = 0
+    prev[1:] = gdoc[:-1]
+    prev[bnew] = 0
+    deltas = (gdoc - prev).tolist()
+    bcount = (bend - bstart).tolist()
+    blast = gdoc[bend - 1].tolist()
+    bmaxw = np.maximum.reduceat(weights, bstart).astype(np.float64).tolist()
+    bminw = np.minimum.reduceat(weights, bstart)
+    ball1 = ((bminw == 1.0) & (np.maximum.reduceat(weights, bstart) == 1.0)).tolist()
+    bsame = (bminw == np.maximum.reduceat(weights, bstart)).tolist()
+    wsum = np.add.reduceat(weights.astype(np.float64), bstart).tolist()
+    wlist = weights.astype(np.float64).tolist()
+    if qlengths is not None:
+        ql = qlengths[gdoc]
+        big = np.iinfo(np.int64).max
+        qmin = np.minimum.reduceat(np.where(ql > 0, ql, big), bstart)
+        qmax = np.maximum.reduceat(ql, bstart)
+        bminl = np.where(qmin == big, 0, _length_bytes(np.where(qmin == big, 0, qmin))).tolist()
+        bmaxl = _length_bytes(qmax).tolist()
+    else:
+        bminl = bmaxl = [0] * len(bstart)
+    if fmt == "Positions":
+        vbuf, voff = _position_values(gstart, gcount, tokens.pos[order])
+        vo = voff.tolist()
+        values = [vbuf[a:b] for a, b in zip(vo, vo[1:])]
+    elif fmt == "Frequency":
+        fbuf = gcount.astype(">u4").tobytes()
+    # Per term: its blocks, then its term info.
+    blocks_of = np.searchsorted(bstart, tstart).tolist() + [len(bstart)]
+    tlist, tcounts = tstart.tolist(), tcount.tolist()
+    firsts = gdoc[tstart].tolist()
+    lasts = gdoc[tstart + tcount - 1].tolist()
+    term_of = gterm[tstart].tolist()
+    prefix = _FIELDID.pack(fieldid)
+    dumps, compress = pickle.dumps, zlib.compress
+    write, tell = postfile.write, postfile.tell
+    add = tindex.add
+    for j, t in enumerate(tlist):
+        offset = tell()
+        parts = [_MAGIC]
+        weight = 0.0
+        maxweight = 0.0
+        minlen = maxlen = None
+        b_from, b_to = blocks_of[j], blocks_of[j + 1]
+        for b in range(b_from, b_to):
+            a, z = t + (b - b_from) * blocklimit, t + (b - b_from) * blocklimit + bcount[b]
+            if ball1[b]:
+                w = None
+            elif bsame[b]:
+                w = wlist[a]
+            else:
+                w = tuple(wlist[a:z])
+            if fmt == "Positions":
+                v = tuple(values[a:z])
+            elif fmt == "Frequency":
+                v = fbuf[4 * a:4 * z]
+            else:
+                v = None
+            data = dumps((tuple(deltas[a:z]), w, v), _DATA_PROTOCOL)
+            comp = 0
+            if len(data) > _COMPRESS_MIN:  # the reader decompresses when comp is set
+                data, comp = compress(data, _COMPRESSION), _COMPRESSION
+            info = dumps((bcount[b], blast[b], bmaxw[b], comp, bminl[b], bmaxl[b]), 2)
+            size = len(info) + len(data)
+            parts.append(_BLOCKLEN.pack(-size if b == b_to - 1 else size))
+            parts.append(info)
+            parts.append(data)
+            weight += wsum[b]
+            maxweight = max(maxweight, bmaxw[b])
+            if bminl[b] and (minlen is None or bminl[b] < minlen):
+                minlen = bminl[b]
+            maxlen = bmaxl[b] if maxlen is None else max(maxlen, bmaxl[b])
+        body = b"".join(parts)
+        write(body)
+        info = _TERMINFO.pack(0, weight, tcounts[j], minlen or 0, maxlen or 0, maxweight,
+                              firsts[j], lasts[j]) + _EXTENT.pack(offset, len(body))
+        add(prefix + keys[by_bytes[term_of[j]]], info)
+
+
+class _PrivateTemp:
+    """The index storage, except that temporary files go to a folder of their own (two
+    processes writing segments at once must not share Whoosh's ``MAIN.tmp``)."""
+
+    def __init__(self, storage, folder: str):
+        self._storage, self._folder = storage, folder
+
+    def __getattr__(self, name):
+        return getattr(self._storage, name)
+
+    def temp_storage(self, name=None):
+        return FileStorage(os.path.join(self._folder, name or "tmp")).create()
+
+
+def build_segment(storage, indexname: str, schema, docs: Sequence,
+                  vocab: Vocabulary | None = None, blocklimit: int = 1024) -> W3Segment:
+    """Write one new segment holding ``docs`` into ``storage`` (not yet in the index:
+    the caller's writer commits it, see :func:`paperdesk.core.search.index.apply_batch`).
+
+    Args:
+        storage: the index's Whoosh ``FileStorage``.
+        indexname: the index name (``"MAIN"``).
+        schema: the index schema (checked with :func:`check_schema`).
+        docs: :class:`~paperdesk.core.search.index.IndexDocument` objects; the segment's
+            document numbers follow their order.
+        vocab: a :class:`Vocabulary` to reuse across batches (one per process).
+        blocklimit: postings per block (``W3Codec(blocklimit=...)``).
+    Returns:
+        The ``W3Segment`` (compound, ``doc_count_all() == len(docs)``).
+    Raises:
+        Unsupported: the schema is not the one this writer knows.
+        ValueError: ``docs`` is empty.
+        OSError: the files could not be written (the partial files are removed).
+    """
+    if not docs:
+        raise ValueError("no documents")
+    check_schema(schema)
+    vocab = vocab or Vocabulary()
+    codec = W3Codec(blocklimit=blocklimit)
+    segment = W3Segment(codec, indexname)
+    segment.set_doc_count(len(docs))
+    temp = tempfile.mkdtemp(prefix="paperdesk-segment-")
+    try:
+        fields = _analyse(docs, vocab)
+        qlengths = {}
+        # Per-document values: stored ids, field lengths (scorable fields), paper ids.
+        from paperdesk.core.search.fastscore import PID_FIELD  # noqa: PLC0415
+
+        perdoc = W3PerDocWriter(codec, _PrivateTemp(storage, temp), segment)
+        pidfield = schema[PID_FIELD]
+        pidcol = pidfield.column_type
+        lengthfields = [(name, fields[name].lengths) for name in sorted(FIELD_KINDS)
+                        if schema[name].scorable]
+        lengthbytes = {name: _length_bytes(lengths).tolist() for name, lengths in lengthfields}
+        for name, lengths in lengthfields:
+            qlengths[name] = _LENGTH_CACHE[_length_bytes(lengths)] * (lengths > 0)
+            perdoc._fieldlengths[name] += int(lengths.sum())
+        add_value = perdoc.add_column_value
+        for i, doc in enumerate(docs):
+            perdoc.start_doc(i)
+            perdoc._storedfields["id"] = str(doc.id)
+            for name, _lengths in lengthfields:
+                byte = lengthbytes[name][i]
+                if byte:
+                    add_value(_lenfield(name), LENGTHS_COLUMN, byte)
+            add_value(PID_FIELD, pidcol, pidfield.to_column_value(doc.id))
+            perdoc.finish_doc()
+        perdoc._fieldlengths = {k: v for k, v in perdoc._fieldlengths.items() if v}
+        perdoc.close()
+        # Terms and postings, field by field in name order (as Whoosh's pool sorts them).
+        tindex = filetables.OrderedHashWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
+        fieldmap = tindex.extras["fieldmap"] = {}
+        postfile = segment.create_file(storage, W3Codec.POSTS_EXT)
+        for name in sorted(fields):
+            data = fields[name]
+            if not len(data.tokens.term):
+                continue
+            fieldmap[name] = len(fieldmap)
+            _write_field(schema[name], data, fieldmap[name], postfile, tindex, blocklimit,
+                         qlengths.get(name))
+        tindex.close()
+        postfile.close()
+        segment.create_compound_file(storage)
+    except BaseException:
+        remove_segment_files(storage, segment)
+        raise
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    return segment
+
+
+def remove_segment_files(storage, segment) -> None:
+    """Delete the files of a segment that was written but never committed."""
+    prefix = segment.segment_id()
+    for name in list(storage.list()):
+        if name.startswith(prefix):
+            try:
+                storage.delete_file(name)
+            except OSError:
+                pass
