@@ -113,7 +113,10 @@ def test_seed_library_is_written_as_whoosh_writes_it(seeded_library, tmp_path):
     assert_same_index(a, b)
 
 
-def test_nasty_documents_are_written_as_whoosh_writes_them(tmp_path):
+@pytest.mark.parametrize("chunk", [262_144, 3])
+def test_nasty_documents_are_written_as_whoosh_writes_them(tmp_path, monkeypatch, chunk):
+    monkeypatch.setattr("paperdesk.core.search.segment_writer.CHUNK_TOKENS", chunk)
+    monkeypatch.setattr("paperdesk.core.search.segment_writer.ANALYSE_CHUNK", chunk)
     docs = _nasty_docs()
     a, b = _index(tmp_path / "a"), _index(tmp_path / "b")
     whoosh_batch(a, docs, [], [])
@@ -121,7 +124,11 @@ def test_nasty_documents_are_written_as_whoosh_writes_them(tmp_path):
     assert_same_index(a, b)
 
 
-def test_terms_with_many_blocks(tmp_path):
+@pytest.mark.parametrize("chunk", [262_144, 50, 7])
+def test_terms_with_many_blocks(tmp_path, monkeypatch, chunk):
+    """Terms of over 1,024 postings (several blocks), also when the writer cuts the
+    field's tokens into small chunks of whole terms."""
+    monkeypatch.setattr("paperdesk.core.search.segment_writer.CHUNK_TOKENS", chunk)
     rng = random.Random(7)
     words = [f"w{i}" for i in range(40)]
     docs = [IndexDocument(i, f"paper {i}",

@@ -81,6 +81,10 @@ _FIELDID = struct.Struct("!H")          # pack_ushort
 _COMPRESSION = 3                        # W3Codec's default
 #: Blocks of fewer pickled bytes are stored uncompressed (zlib saves nothing there).
 _COMPRESS_MIN = 96
+#: Tokens of whole terms turned into postings at a time when writing a field.
+CHUNK_TOKENS = 262_144
+#: Words (as strings) collected before they are turned into ids when analysing.
+ANALYSE_CHUNK = 100_000
 _DATA_PROTOCOL = pickle.HIGHEST_PROTOCOL
 _LENGTH_CACHE = np.asarray(_length_byte_cache, dtype=np.int64)
 _SPACES = r"[^ \t\r\n]+"
@@ -209,14 +213,14 @@ class _Tokens:
 
 
 def _doc_numbers(counts: np.ndarray) -> np.ndarray:
-    return np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    return np.repeat(np.arange(len(counts), dtype=np.int32), counts)
 
 
 def _positions(counts: np.ndarray) -> np.ndarray:
     """0, 1, ... within each document, for tokens laid out document after document."""
     total = int(counts.sum())
-    starts = np.cumsum(counts) - counts
-    return np.arange(total, dtype=np.int64) - np.repeat(starts, counts)
+    starts = (np.cumsum(counts) - counts).astype(np.int32)
+    return np.arange(total, dtype=np.int32) - np.repeat(starts, counts)
 
 
 def _keyword_tokens(values: list[list[str]]) -> _Tokens:
@@ -266,6 +270,7 @@ def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
     keywords: dict[str, list[list[str]]] = {
         name: [] for name, kind in FIELD_KINDS.items()
         if kind in ("spaces", "spaces_lower", "commas_lower", "id")}
+    pieces: list[np.ndarray] = []   # folded ids, ANALYSE_CHUNK documents at a time
     for i, doc in enumerate(docs):
         values = doc.field_values()
         row = counts[i]
@@ -275,6 +280,9 @@ def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
                 words = findall(text)
                 raw += words
                 row[k] = len(words)
+        if len(raw) >= ANALYSE_CHUNK:   # the words as strings take ~60 bytes each
+            pieces.append(vocab.ids(raw).astype(np.int32))
+            raw = []
         if values["author"]:
             words = findall(values["author"])
             authors += words
@@ -294,20 +302,25 @@ def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
                 out.append(_split_spaces(value, kind == "spaces_lower"))
 
     fields: dict[str, _FieldData] = {}
-    folded = vocab.ids(raw)
-    author_ids = vocab.ids(authors)
-    venue_ids = vocab.ids(venues)
-    stems = vocab.stem_array()
+    pieces.append(vocab.ids(raw).astype(np.int32))
+    del raw
+    folded = np.concatenate(pieces)
+    del pieces
+    author_ids = vocab.ids(authors).astype(np.int32)
+    venue_ids = vocab.ids(venues).astype(np.int32)
+    stems = vocab.stem_array().astype(np.int32)
     totals = counts.sum(axis=1)
     doc = _doc_numbers(totals)
     fields["exact"] = _FieldData(
         "exact", _Tokens(doc, folded, _positions(totals), vocab.folded_bytes), totals)
-    part = np.repeat(np.tile(np.arange(4), n), counts.ravel())
+    part = np.repeat(np.tile(np.arange(4, dtype=np.int8), n), counts.ravel())
     stemmed = stems[folded] if len(folded) else folded
+    del stems
     for k, name in enumerate(STEM_TEXTS):
         mask = part == k
         fields[name] = _FieldData(
             name, _Tokens(doc[mask], stemmed[mask], None, vocab.stem_bytes), counts[:, k])
+    del part, stemmed
     for name, ids, per_doc in (("author", author_ids, author_counts),
                                ("venue", venue_ids, venue_counts)):
         fields[name] = _FieldData(
@@ -337,19 +350,20 @@ def _position_values(group_start: np.ndarray, group_count: np.ndarray,
     Returns:
         ``(buffer, offsets)``: the values one after another, and ``len + 1`` offsets.
     """
-    first = np.zeros(len(pos), dtype=bool)
-    first[group_start] = True
-    prev = np.empty_like(pos)
-    prev[0:1] = 0
-    prev[1:] = pos[:-1]
-    prev[first] = 0
-    delta = pos - prev
-    size = np.where(delta < 256, 2, np.where(delta < 65536, 3, 5))
-    multi = (group_count > 1).astype(np.int64)
-    item_bytes = np.add.reduceat(size, group_start) if len(pos) else size
-    lengths = 4 + 2 + 3 + multi + item_bytes + 2
-    offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    pos = pos.astype(np.int64, copy=False)
+    delta = np.empty_like(pos)
+    delta[0:1] = pos[0:1]
+    np.subtract(pos[1:], pos[:-1], out=delta[1:])
+    delta[group_start] = pos[group_start]          # each posting's deltas start from 0
+    size = np.full(len(pos), 2, dtype=np.int8)
+    size[delta >= 256] = 3
+    size[delta >= 65536] = 5
+    multi = group_count > 1
+    item_bytes = (np.add.reduceat(size, group_start, dtype=np.int64) if len(pos)
+                  else np.zeros(0, dtype=np.int64))
+    offsets = np.zeros(len(group_count) + 1, dtype=np.int64)
+    np.cumsum(item_bytes + (11 + multi), out=offsets[1:])   # 4 + 2 + 3 + multi + 2
+    del item_bytes
     buf = np.zeros(int(offsets[-1]), dtype=np.uint8)
     o = offsets[:-1]
     c = group_count
@@ -361,52 +375,81 @@ def _position_values(group_start: np.ndarray, group_count: np.ndarray,
     buf[o + 5] = 2
     buf[o + 6] = ord("]")
     buf[o + 7] = ord("q")
-    buf[o + 9] = np.where(multi == 1, ord("("), 0)  # overwritten by the item when single
-    items = o + 9 + multi
-    within = np.cumsum(size) - size
-    within -= np.repeat(within[group_start], group_count)
-    at = np.repeat(items, group_count) + within
-    buf[at] = np.where(size == 2, ord("K"), np.where(size == 3, ord("M"), ord("J")))
+    buf[(o + 9)[multi]] = ord("(")
+    at = np.cumsum(size, dtype=np.int64)        # where each item starts: its posting's
+    at -= size                                  # items start, plus the bytes before it
+    at -= np.repeat(at[group_start] - (o + 9 + multi), group_count)
+    buf[at] = ord("K")
     buf[at + 1] = delta & 255
     two = size >= 3
+    buf[at[two]] = ord("M")
     buf[at[two] + 2] = (delta[two] >> 8) & 255
     four = size == 5
+    buf[at[four]] = ord("J")
     buf[at[four] + 3] = (delta[four] >> 16) & 255
     buf[at[four] + 4] = (delta[four] >> 24) & 255
+    del at, delta, size, two, four
     end = offsets[1:]
-    buf[end - 2] = np.where(multi == 1, ord("e"), ord("a"))
+    buf[end - 2] = np.where(multi, ord("e"), ord("a"))
     buf[end - 1] = ord(".")
     return buf.tobytes(), offsets
 
 
 def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
                  blocklimit: int, qlengths: np.ndarray | None) -> None:
-    """Write one field's terms and postings (``W3FieldWriter`` for a whole field)."""
+    """Write one field's terms and postings (``W3FieldWriter`` for a whole field).
+
+    The field's tokens are sorted once by term (stable, so documents and positions stay
+    in order); then whole terms of about :data:`CHUNK_TOKENS` tokens at a time are
+    turned into postings, blocks and term infos, so memory stays bounded whatever the
+    batch size.
+    """
     tokens = data.tokens
     if not len(tokens.term):
         return
-    fmt = type(field.format).__name__
-    boost = float(field.format.field_boost)
     # Terms in the order of their bytes, as the terms file needs them.
     present = np.unique(tokens.term)
     names = tokens.terms
     keys = [names[t] for t in present.tolist()]
     by_bytes = sorted(range(len(keys)), key=keys.__getitem__)
-    rank = np.zeros(int(present[-1]) + 1, dtype=np.int64)
-    rank[present[by_bytes]] = np.arange(len(present))
+    keys = [keys[i] for i in by_bytes]
+    rank = np.zeros(int(present[-1]) + 1, dtype=np.int32)
+    rank[present[by_bytes]] = np.arange(len(present), dtype=np.int32)
     term = rank[tokens.term]
+    del rank, present, by_bytes
     order = np.argsort(term, kind="stable")  # documents (and positions) stay in order
     term, doc = term[order], tokens.doc[order]
+    pos = tokens.pos[order] if tokens.pos is not None else None
+    del order
+    tstart = np.flatnonzero(np.diff(term, prepend=-1))       # each term's first token
+    tend = np.append(tstart[1:], len(term))
+    cuts = np.searchsorted(tend, np.arange(CHUNK_TOKENS, len(term), CHUNK_TOKENS))
+    bounds = [0, *sorted({int(c) + 1 for c in cuts if int(c) + 1 < len(tstart)}),
+              len(tstart)]
+    for j0, j1 in zip(bounds, bounds[1:]):
+        q0, q1 = int(tstart[j0]), int(tend[j1 - 1])
+        _write_terms(field, term[q0:q1], doc[q0:q1], None if pos is None else pos[q0:q1],
+                     keys, _FIELDID.pack(fieldid), postfile, tindex, blocklimit, qlengths)
+
+
+def _write_terms(field, term: np.ndarray, doc: np.ndarray, pos: np.ndarray | None,
+                 keys: list[bytes], prefix: bytes, postfile, tindex, blocklimit: int,
+                 qlengths: np.ndarray | None) -> None:
+    """Write the postings of whole terms, given their tokens sorted by term (then
+    document and position), and add their term infos (``W3PostingsWriter`` and
+    ``W3TermInfo`` for many terms at once)."""
+    fmt = type(field.format).__name__
+    boost = float(field.format.field_boost)
     new = np.ones(len(term), dtype=bool)
     new[1:] = (term[1:] != term[:-1]) | (doc[1:] != doc[:-1])
     gstart = np.flatnonzero(new)
     gcount = np.diff(np.append(gstart, len(term)))
-    gterm, gdoc = term[gstart], doc[gstart]
+    gterm, gdoc = term[gstart], doc[gstart].astype(np.int64)
     if fmt == "Existence":
         weights = np.full(len(gstart), boost, dtype=np.float32)
     else:
         weights = (gcount.astype(np.float32) * np.float32(boost)).astype(np.float32)
-    # Term boundaries over the postings, and blocks of `blocklimit` within each term.
+    # Terms over the postings, and blocks of `blocklimit` postings within each term.
     tnew = np.ones(len(gterm), dtype=bool)
     tnew[1:] = gterm[1:] != gterm[:-1]
     tstart = np.flatnonzero(tnew)
@@ -420,48 +463,47 @@ def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
     prev[1:] = gdoc[:-1]
     prev[bnew] = 0
     deltas = (gdoc - prev).tolist()
+    bmax = np.maximum.reduceat(weights, bstart)
+    bmin = np.minimum.reduceat(weights, bstart)
     bcount = (bend - bstart).tolist()
     blast = gdoc[bend - 1].tolist()
-    bmaxw = np.maximum.reduceat(weights, bstart).astype(np.float64).tolist()
-    bminw = np.minimum.reduceat(weights, bstart)
-    ball1 = ((bminw == 1.0) & (np.maximum.reduceat(weights, bstart) == 1.0)).tolist()
-    bsame = (bminw == np.maximum.reduceat(weights, bstart)).tolist()
+    bmaxw = bmax.astype(np.float64).tolist()
+    ball1 = ((bmin == 1.0) & (bmax == 1.0)).tolist()
+    bsame = (bmin == bmax).tolist()
     wsum = np.add.reduceat(weights.astype(np.float64), bstart).tolist()
     wlist = weights.astype(np.float64).tolist()
     if qlengths is not None:
         ql = qlengths[gdoc]
         big = np.iinfo(np.int64).max
         qmin = np.minimum.reduceat(np.where(ql > 0, ql, big), bstart)
-        qmax = np.maximum.reduceat(ql, bstart)
-        bminl = np.where(qmin == big, 0, _length_bytes(np.where(qmin == big, 0, qmin))).tolist()
-        bmaxl = _length_bytes(qmax).tolist()
+        bminl = np.where(qmin == big, 0,
+                         _length_bytes(np.where(qmin == big, 0, qmin))).tolist()
+        bmaxl = _length_bytes(np.maximum.reduceat(ql, bstart)).tolist()
     else:
         bminl = bmaxl = [0] * len(bstart)
     if fmt == "Positions":
-        vbuf, voff = _position_values(gstart, gcount, tokens.pos[order])
+        vbuf, voff = _position_values(gstart, gcount, pos)
         vo = voff.tolist()
-        values = [vbuf[a:b] for a, b in zip(vo, vo[1:])]
+        values = [vbuf[a:z] for a, z in zip(vo, vo[1:])]
     elif fmt == "Frequency":
         fbuf = gcount.astype(">u4").tobytes()
-    # Per term: its blocks, then its term info.
-    blocks_of = np.searchsorted(bstart, tstart).tolist() + [len(bstart)]
-    tlist, tcounts = tstart.tolist(), tcount.tolist()
+    blocks_of = np.append(np.searchsorted(bstart, tstart), len(bstart)).tolist()
     firsts = gdoc[tstart].tolist()
     lasts = gdoc[tstart + tcount - 1].tolist()
-    term_of = gterm[tstart].tolist()
-    prefix = _FIELDID.pack(fieldid)
+    names = gterm[tstart].tolist()
     dumps, compress = pickle.dumps, zlib.compress
     write, tell = postfile.write, postfile.tell
     add = tindex.add
-    for j, t in enumerate(tlist):
+    for j, (t, count) in enumerate(zip(tstart.tolist(), tcount.tolist())):
         offset = tell()
         parts = [_MAGIC]
         weight = 0.0
         maxweight = 0.0
-        minlen = maxlen = None
-        b_from, b_to = blocks_of[j], blocks_of[j + 1]
-        for b in range(b_from, b_to):
-            a, z = t + (b - b_from) * blocklimit, t + (b - b_from) * blocklimit + bcount[b]
+        minlen = maxlen = 0
+        a = t
+        k1 = blocks_of[j + 1]
+        for b in range(blocks_of[j], k1):
+            z = a + bcount[b]
             if ball1[b]:
                 w = None
             elif bsame[b]:
@@ -474,25 +516,26 @@ def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
                 v = fbuf[4 * a:4 * z]
             else:
                 v = None
-            data = dumps((tuple(deltas[a:z]), w, v), _DATA_PROTOCOL)
+            raw = dumps((tuple(deltas[a:z]), w, v), _DATA_PROTOCOL)
             comp = 0
-            if len(data) > _COMPRESS_MIN:  # the reader decompresses when comp is set
-                data, comp = compress(data, _COMPRESSION), _COMPRESSION
+            if len(raw) > _COMPRESS_MIN:  # the reader decompresses when comp is set
+                raw, comp = compress(raw, _COMPRESSION), _COMPRESSION
             info = dumps((bcount[b], blast[b], bmaxw[b], comp, bminl[b], bmaxl[b]), 2)
-            size = len(info) + len(data)
-            parts.append(_BLOCKLEN.pack(-size if b == b_to - 1 else size))
+            size = len(info) + len(raw)
+            parts.append(_BLOCKLEN.pack(-size if b == k1 - 1 else size))
             parts.append(info)
-            parts.append(data)
+            parts.append(raw)
             weight += wsum[b]
             maxweight = max(maxweight, bmaxw[b])
-            if bminl[b] and (minlen is None or bminl[b] < minlen):
+            if bminl[b] and (not minlen or bminl[b] < minlen):
                 minlen = bminl[b]
-            maxlen = bmaxl[b] if maxlen is None else max(maxlen, bmaxl[b])
+            maxlen = max(maxlen, bmaxl[b])
+            a = z
         body = b"".join(parts)
         write(body)
-        info = _TERMINFO.pack(0, weight, tcounts[j], minlen or 0, maxlen or 0, maxweight,
-                              firsts[j], lasts[j]) + _EXTENT.pack(offset, len(body))
-        add(prefix + keys[by_bytes[term_of[j]]], info)
+        add(prefix + keys[names[j]], _TERMINFO.pack(0, weight, count, minlen, maxlen,
+                                                    maxweight, firsts[j], lasts[j])
+            + _EXTENT.pack(offset, len(body)))
 
 
 class _PrivateTemp:
