@@ -754,9 +754,22 @@ class SearchIndex:
             return self._searcher.doc_count()
 
     def indexed_ids(self) -> set[int]:
-        """Return the set of paper ids that have a document in the index."""
+        """Return the set of paper ids that have a document in the index (read from the
+        ``pid`` column of each segment; from the stored ids where a segment lacks it)."""
         with self._lock:
-            return {int(f["id"]) for f in self._searcher.all_stored_fields()}
+            out: set[int] = set()
+            for reader, _base in self._searcher.reader().leaf_readers():
+                try:
+                    pids = _Segment(reader).pids
+                except Unsupported:
+                    out.update(int(f["id"]) for f in reader.all_stored_fields())
+                    continue
+                alive = np.ones(len(pids), dtype=bool)
+                if reader.has_deletions():
+                    dead = np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64)
+                    alive[dead[dead < len(pids)]] = False
+                out.update(pids[alive & (pids >= 0)].tolist())
+            return out
 
     def plan(self, text: str) -> QueryPlan:
         """Read a query with the index's vocabulary at hand (see
