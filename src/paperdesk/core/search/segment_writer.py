@@ -492,10 +492,10 @@ def _write_terms(field, term: np.ndarray, doc: np.ndarray, pos: np.ndarray | Non
     lasts = gdoc[tstart + tcount - 1].tolist()
     names = gterm[tstart].tolist()
     dumps, compress = pickle.dumps, zlib.compress
-    write, tell = postfile.write, postfile.tell
-    add = tindex.add
+    offset = postfile.tell()
+    bodies: list[bytes] = []
+    entries: list[tuple[bytes, bytes]] = []
     for j, (t, count) in enumerate(zip(tstart.tolist(), tcount.tolist())):
-        offset = tell()
         parts = [_MAGIC]
         weight = 0.0
         maxweight = 0.0
@@ -526,16 +526,46 @@ def _write_terms(field, term: np.ndarray, doc: np.ndarray, pos: np.ndarray | Non
             parts.append(info)
             parts.append(raw)
             weight += wsum[b]
-            maxweight = max(maxweight, bmaxw[b])
+            if bmaxw[b] > maxweight:
+                maxweight = bmaxw[b]
             if bminl[b] and (not minlen or bminl[b] < minlen):
                 minlen = bminl[b]
-            maxlen = max(maxlen, bmaxl[b])
+            if bmaxl[b] > maxlen:
+                maxlen = bmaxl[b]
             a = z
         body = b"".join(parts)
-        write(body)
-        add(prefix + keys[names[j]], _TERMINFO.pack(0, weight, count, minlen, maxlen,
-                                                    maxweight, firsts[j], lasts[j])
-            + _EXTENT.pack(offset, len(body)))
+        bodies.append(body)
+        entries.append((prefix + keys[names[j]],
+                        _TERMINFO.pack(0, weight, count, minlen, maxlen, maxweight, firsts[j],
+                                       lasts[j]) + _EXTENT.pack(offset, len(body))))
+        offset += len(body)
+    postfile.write(b"".join(bodies))
+    _add_terms(tindex, entries)
+
+
+def _add_terms(tindex, entries: list[tuple[bytes, bytes]]) -> None:
+    """``OrderedHashWriter.add(key, value)`` for each entry (keys ascending), with one
+    write: the same bytes, hash buckets, key index and last key as one call each."""
+    if not entries:
+        return
+    dbfile = tindex.dbfile
+    pos = dbfile.tell()
+    if entries[0][0] <= tindex.lastkey:
+        raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{entries[0][0]!r}")
+    pack = filetables._lengths.pack
+    hashfn = tindex.hashfn
+    buckets = tindex.buckets
+    pieces: list[bytes] = []
+    positions: list[int] = []
+    for key, value in entries:
+        positions.append(pos)
+        pieces += (pack(len(key), len(value)), key, value)
+        pos += 8 + len(key) + len(value)
+        h = hashfn(key)
+        buckets[h & 255].append((h, positions[-1]))
+    dbfile.write(b"".join(pieces))
+    tindex.index.extend(positions)
+    tindex.lastkey = entries[-1][0]
 
 
 class _PrivateTemp:
