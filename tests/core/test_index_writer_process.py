@@ -77,3 +77,18 @@ def test_in_thread_when_processes_are_off(empty_library, tmp_path, small_batches
     assert lib.index._builders._children == []
     assert lib.index.segment_sizes() == [(120, 0)]
     assert lib.find("okapi", limit=None).total == 120
+
+
+def test_children_read_the_documents_themselves(empty_library, tmp_path, small_batches):
+    """A large batch sends paper ids; each child reads its share from the library
+    (read-only) and leaves out a paper deleted after it was queued."""
+    lib = empty_library
+    lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(100, "okapi"))], sync=False)
+    gone = lib.paper_ids()[5]
+    with lib.db.conn:                    # deleted behind the queue's back (a race)
+        lib.db.execute("DELETE FROM paper_sources WHERE paper_id = ?", [gone])
+        lib.db.execute("DELETE FROM papers WHERE id = ?", [gone])
+    assert lib.sync_index() == 100
+    assert len(lib.index._builders._children) == 2
+    assert lib.find("okapi", limit=None).total == 99
+    assert gone not in lib.index.indexed_ids()

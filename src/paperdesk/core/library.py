@@ -22,6 +22,7 @@ import sqlite_utils
 
 from paperdesk.core.store.duplicates import paper_with_hash
 from paperdesk.core.store import db as _db
+from paperdesk.core.store.index_documents import DocumentSource, read_documents
 from paperdesk.core.store.papers import METADATA_COLUMNS, insert_paper, metadata_from_row
 from paperdesk.core.edits.annotations import AnnotationsMixin
 from paperdesk.core.edits.bibliographic import MetadataMixin
@@ -89,8 +90,6 @@ BATCH_SECONDS = 0.25
 #: searchable batch by batch; edits made meanwhile still run every
 #: :data:`HOOK_INTERVAL_S` (the batch is written beside them).
 INDEX_BATCH = 10_000
-#: Most paper ids in one ``IN (...)`` list when reading documents for the index.
-DOCUMENTS_CHUNK = 1000
 #: While a slow step (reading a file, writing an index batch) runs with a
 #: ``between_batches`` hook, the hook is also called this often (seconds), so that no
 #: edit waits for a Whoosh segment merge or a 50,000-abstract file.
@@ -241,6 +240,15 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self.index = self._open_index()
         if sync_index:
             self.sync_index()
+
+    @property
+    def _document_source(self) -> DocumentSource:
+        """Where index writes read papers' documents: this thread's connection here, a
+        read-only connection of their own in the segment-writing child processes."""
+        source = getattr(self, "_source", None)
+        if source is None:
+            source = self._source = DocumentSource(self.path / DB_NAME, self._documents)
+        return source
 
     # -- life cycle --------------------------------------------------------------------
     @classmethod
@@ -1130,62 +1138,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             self._enqueue(db, sorted(in_index - in_db), "delete")
 
     def _documents(self, ids: Sequence[int]) -> dict[int, IndexDocument]:
-        """The index documents of papers ``ids`` (missing ids are left out), read from
-        SQLite in chunks of :data:`DOCUMENTS_CHUNK`."""
-        ids = list(ids)
-        if len(ids) > DOCUMENTS_CHUNK:
-            out: dict[int, IndexDocument] = {}
-            for i in range(0, len(ids), DOCUMENTS_CHUNK):
-                out.update(self._documents(ids[i:i + DOCUMENTS_CHUNK]))
-            return out
-        marks = ",".join("?" * len(ids))
-
-        def grouped(sql: str) -> dict[int, list]:
-            out: dict[int, list] = {}
-            for pid, value in self.db.execute(sql.format(marks=marks), ids):
-                out.setdefault(pid, []).append(value)
-            return out
-
-        sources = grouped("SELECT paper_id, source_id FROM paper_sources "
-                          "WHERE paper_id IN ({marks})")
-        names = grouped("SELECT ps.paper_id, s.name || ',' || s.header FROM paper_sources ps "
-                        "JOIN sources s ON s.id = ps.source_id WHERE ps.paper_id IN ({marks})")
-        tags = grouped("SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t "
-                       "ON t.id = pt.tag_id WHERE pt.paper_id IN ({marks})")
-        comments = grouped("SELECT paper_id, comment FROM highlights "
-                           "WHERE paper_id IN ({marks}) AND comment != ''")
-        highlighted = {r[0] for r in self.db.execute(
-            f"SELECT DISTINCT paper_id FROM highlights WHERE paper_id IN ({marks})", ids)}
-        notes = dict(self.db.execute(
-            f"SELECT paper_id, body FROM notes WHERE paper_id IN ({marks})", ids).fetchall())
-        docs = {}
-        for (pid, title, abstract, read_at, starred, key, *meta) in self.db.execute(
-                "SELECT id, title, abstract, read_at, starred, citation_key, "
-                f"{', '.join(METADATA_COLUMNS)} FROM papers WHERE id IN ({marks})", ids):
-            own = metadata_from_row(meta)
-            said = mentioned_in(abstract)
-            source_names = []
-            for joined in names.get(pid, ()):
-                name, _, header = joined.partition(",")
-                source_names += [name, Path(name).stem, header]
-            flags = ["read" if read_at else "unread", "starred" if starred else "unstarred"]
-            flags += [flag for flag, present in (
-                ("note", pid in notes), ("highlight", pid in highlighted),
-                ("code", any(is_code_url(u) for u in said.urls)),
-                ("tagged", pid in tags), ("author", bool(own.authors)),
-                ("year", own.year is not None), ("doi", bool(own.doi)),
-                ("arxiv", bool(own.arxiv_id))) if present]
-            docs[pid] = IndexDocument(
-                pid, title, abstract, tuple(sorted(set(sources.get(pid, [])))),
-                tags=tuple(tags.get(pid, ())), note=notes.get(pid, ""),
-                comments=tuple(comments.get(pid, ())),
-                sources=tuple(dict.fromkeys(source_names)), flags=tuple(flags),
-                authors=tuple(f"{a.given} {a.family} {a.suffix}".strip()
-                              for a in own.authors),
-                venue=own.venue, year=own.year, doi=own.doi or "",
-                arxiv_id=own.arxiv_id or "", citation_key=key or "",
-                mentions=(*said.dois, *said.arxiv_ids, *said.urls))
-        return docs
+        """The index documents of papers ``ids`` (missing ids are left out), read with
+        this thread's connection (:func:`~paperdesk.core.store.index_documents.read_documents`)."""
+        return read_documents(self.db, ids)
 
     def _changed(self) -> None:
         """Called after a committed change that queued papers for re-indexing."""
@@ -1243,19 +1198,16 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 [INDEX_BATCH]).fetchall()
             if not rows or cancel():
                 break
-            docs = self._documents([r[1] for r in rows])
             add, update, delete = [], [], []
             for _seq, pid, op in rows:
-                doc = docs.get(pid)
-                if op == "delete" or doc is None:
-                    delete.append(pid)
-                elif op == "add":
-                    add.append(doc)
-                else:
-                    update.append(doc)
+                (delete if op == "delete" else add if op == "add" else update).append(pid)
+
             def write() -> None:
-                self.index.write(add=add, update=update, delete=delete,
-                                 documents=self._documents)
+                # The documents are read where the segments are written: in this
+                # process for a small batch, in the segment-writing children for a
+                # large one (papers deleted meanwhile are left out).
+                self.index.write(add_ids=add, update_ids=update, delete=delete,
+                                 documents=self._document_source)
 
             if responsive:
                 self._beside(write, hook)
@@ -1269,7 +1221,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 # the index now, so a left-over 'add' must become 'update'.
                 db.conn.executemany(
                     "UPDATE index_queue SET op = 'update' WHERE paper_id = ? AND op = 'add'",
-                    [(doc.id,) for doc in add])
+                    [(pid,) for pid in add])
             done += len(rows)
             total = max(total, done)
             progress("index", done, total)

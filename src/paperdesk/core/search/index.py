@@ -23,7 +23,7 @@ import os
 import re
 import shutil
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -304,19 +304,36 @@ class SegmentBuilders:
         self._children: list[SegmentBuilderProcess] = []
         self._lock = threading.Lock()
 
-    def build(self, ix, docs: list[IndexDocument]) -> list:
-        """Write ``docs`` as new segments of ``ix`` (not committed).
+    def build(self, ix, docs: Sequence[IndexDocument] = (), ids: Sequence[int] = (),
+              source=None) -> list:
+        """Write new segments of ``ix`` (not committed) holding ``docs``, or the
+        documents of papers ``ids`` as ``source`` reads them (in the child processes
+        for a large batch: each reads its share itself; papers that no longer exist are
+        left out).
 
+        Args:
+            ix: the Whoosh ``FileIndex``.
+            docs: documents to write.
+            ids: paper ids whose documents ``source`` gives.
+            source: ``source(ids) -> {id: IndexDocument}``; picklable for the children
+                (:class:`~paperdesk.core.store.index_documents.DocumentSource`).
         Returns:
-            The ``W3Segment`` objects written.
+            The ``W3Segment`` objects written (none for no documents).
         Raises:
             IndexWriteError: a child failed or died (nothing of the batch is in).
         """
-        if not docs:
+        items = list(ids) if ids else list(docs)
+        if not items:
             return []
-        if not self.processes or len(docs) < PROCESS_BATCH_MIN:
-            return [build_segment(ix.storage, ix.indexname, ix.schema, docs,
+        if not self.processes or len(items) < PROCESS_BATCH_MIN:
+            if ids:
+                found = source(items)
+                items = [found[i] for i in items if i in found]
+                if not items:
+                    return []
+            return [build_segment(ix.storage, ix.indexname, ix.schema, items,
                                   vocab=self._vocab, blocklimit=POSTING_BLOCK)]
+        docs = items
         parts = max(1, min(BUILDER_PROCESSES, os.cpu_count() or 1,
                            len(docs) // PROCESS_BATCH_MIN))
         with self._lock:
@@ -330,14 +347,16 @@ class SegmentBuilders:
         started, segments, failed, failure = [], [], [], None
         for child, chunk in zip(children, chunks):
             try:
-                child.send(path, ix.indexname, chunk)
+                child.send(path, ix.indexname, chunk, source if ids else None)
                 started.append(child)
             except IndexWriteError as exc:
                 failed.append(child)
                 failure = failure or exc
         for child in started:
             try:
-                segments.append(child.receive())
+                segment = child.receive()
+                if segment is not None:
+                    segments.append(segment)
             except IndexWriteError as exc:
                 failed.append(child)
                 failure = failure or exc
@@ -381,7 +400,8 @@ def _live_ids(writer, segments) -> list[int]:
 
 def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument],
                 delete: Iterable[int], builders: SegmentBuilders | None = None,
-                documents=None) -> int:
+                documents=None, add_ids: Iterable[int] = (),
+                update_ids: Iterable[int] = ()) -> int:
     """Apply one batch to a Whoosh index in one commit (nothing of it if anything fails).
 
     Replaced and deleted papers' documents are marked deleted; the new documents are
@@ -396,7 +416,12 @@ def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument
         add: new documents; update: documents to add or replace; delete: paper ids.
         builders: who writes the segments (default: this thread).
         documents: ``documents(ids) -> {id: IndexDocument}`` (current documents from
-            SQLite), for rewriting small segments; ``None``: never rewrite.
+            SQLite: a :class:`~paperdesk.core.store.index_documents.DocumentSource`),
+            for ``add_ids``/``update_ids`` and for rewriting small segments; ``None``:
+            never rewrite.
+        add_ids, update_ids: like ``add`` and ``update``, as paper ids whose documents
+            ``documents`` reads (in the child processes for a large batch); papers that
+            no longer exist are only deleted.
     Returns:
         The number of documents written or deleted.
     Raises:
@@ -404,18 +429,21 @@ def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument
         whoosh.index.LockError: another writer holds the index.
     """
     add, update, delete = list(add), list(update), list(delete)
+    add_ids, update_ids = list(add_ids), list(update_ids)
     builders = builders or SegmentBuilders(processes=False)
     writer = ix.writer(codec=W3Codec(blocklimit=POSTING_BLOCK))
     try:
-        _delete_ids(writer, [d.id for d in update] + delete)
+        _delete_ids(writer, [d.id for d in update] + update_ids + delete)
         new = builders.build(ix, add + update)
+        if add_ids or update_ids:
+            new += builders.build(ix, ids=add_ids + update_ids, source=documents)
     except BaseException:
         _cancel(ix, writer)
         raise
     writer.commit(mergetype=lambda _w, segments: [*segments, *new])
     if documents is not None:
         compact(ix, documents, builders)
-    return len(add) + len(update) + len(delete)
+    return len(add) + len(update) + len(delete) + len(add_ids) + len(update_ids)
 
 
 def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
@@ -441,10 +469,7 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
         if not chosen:
             _cancel(ix, writer)
             return 0
-        ids = _live_ids(writer, chosen)
-        found = documents(ids) if ids else {}
-        docs = [found[i] for i in ids if i in found]
-        new = builders.build(ix, docs)
+        new = builders.build(ix, ids=_live_ids(writer, chosen), source=documents)
     except BaseException:
         writer.cancel()
         raise
@@ -669,7 +694,8 @@ class SearchIndex:
 
     # -- writing -----------------------------------------------------------------------
     def write(self, add: Iterable[IndexDocument] = (), update: Iterable[IndexDocument] = (),
-              delete: Iterable[int] = (), documents=None) -> int:
+              delete: Iterable[int] = (), documents=None, add_ids: Iterable[int] = (),
+              update_ids: Iterable[int] = ()) -> int:
         """Apply changes in one commit, then swap in a fresh searcher.
 
         ``add`` is for papers known not to be in the index; ``update`` replaces any
@@ -683,17 +709,28 @@ class SearchIndex:
             update: documents to add or replace.
             delete: paper ids to remove.
             documents: ``documents(ids) -> {id: IndexDocument}`` (the library's current
-                documents), used to rewrite small segments (see :func:`compact`).
+                documents, a :class:`~paperdesk.core.store.index_documents.DocumentSource`),
+                for ``add_ids``/``update_ids`` and to rewrite small segments (see
+                :func:`compact`).
+            add_ids, update_ids: like ``add``/``update``, as paper ids whose documents
+                ``documents`` reads (for a large batch, in the child processes).
         Returns:
             The number of documents written or deleted.
         Raises:
             IndexWriteError: a child process failed (nothing of the batch is in).
         """
         add, update, delete = list(add), list(update), list(delete)
+        add_ids, update_ids = list(add_ids), list(update_ids)
         with self._write_lock:
             if self._bulk:
-                count = apply_batch(self._ix, add, update, delete, self._builders, documents)
+                count = apply_batch(self._ix, add, update, delete, self._builders, documents,
+                                    add_ids, update_ids)
             else:
+                if add_ids or update_ids:
+                    found = documents(add_ids + update_ids)
+                    add += [found[i] for i in add_ids if i in found]
+                    update += [found[i] for i in update_ids if i in found]
+                    delete += [i for i in update_ids if i not in found]
                 count = whoosh_batch(self._ix, add, update, delete)
             with self._lock:
                 self._refresh()
@@ -759,6 +796,8 @@ class SearchIndex:
         with self._lock:
             out: set[int] = set()
             for reader, _base in self._searcher.reader().leaf_readers():
+                if not reader.doc_count_all():
+                    continue
                 try:
                     pids = _Segment(reader).pids
                 except Unsupported:

@@ -13,8 +13,10 @@ child never commits anything itself.
 
 A child is started with the ``spawn`` method (no fork of a process with Qt threads),
 imports only this package, keeps its word vocabulary between batches, and serves one
-request at a time over a pipe: ``("build", index_folder, index_name, documents)`` ->
-``("ok", segment)`` or ``("error", message)``. As with any ``spawn`` child, Python
+request at a time over a pipe: ``("build", index_folder, index_name, documents, None)``
+or ``("build", index_folder, index_name, paper_ids, source)`` (the child reads the
+documents from the library database itself, read-only) -> ``("ok", segment or None)``
+or ``("error", message)``. As with any ``spawn`` child, Python
 re-imports the parent's main script in the child: a script of your own that writes a
 large batch must keep its work under ``if __name__ == "__main__":`` (``paperdesk``, the
 bundle, pytest and the benchmarks do). A frozen app calls
@@ -56,17 +58,21 @@ def _serve(conn) -> None:
             return
         if message[0] == "stop":
             return
-        _kind, folder, indexname, docs = message
+        _kind, folder, indexname, items, source = message
         if len(vocab) > VOCABULARY_LIMIT:
             vocab = Vocabulary()
         try:
-            segment = build_segment(FileStorage(folder), indexname, schema, docs,
-                                    vocab=vocab, blocklimit=POSTING_BLOCK)
+            docs = items
+            if source is not None:   # paper ids: read their documents here
+                found = source(items)
+                docs = [found[i] for i in items if i in found]
+            segment = (build_segment(FileStorage(folder), indexname, schema, docs,
+                                     vocab=vocab, blocklimit=POSTING_BLOCK) if docs else None)
             conn.send(("ok", segment))
         except Exception as exc:  # noqa: BLE001 - reported to the parent, one line
             text = str(exc).strip().splitlines()
             conn.send(("error", f"{type(exc).__name__}: {text[0] if text else ''}"))
-        del docs
+        del items, docs
 
 
 class SegmentBuilderProcess:
@@ -82,15 +88,17 @@ class SegmentBuilderProcess:
         self._lock = threading.Lock()
         self._busy = False
 
-    def send(self, folder: str, indexname: str, docs: Sequence) -> None:
-        """Start writing ``docs`` as one segment of the index in ``folder``.
+    def send(self, folder: str, indexname: str, docs: Sequence, source=None) -> None:
+        """Start writing ``docs`` as one segment of the index in ``folder``; with a
+        ``source``, ``docs`` are paper ids and the child reads their documents with it
+        (:class:`~paperdesk.core.store.index_documents.DocumentSource`).
 
         Raises:
             IndexWriteError: the child is gone.
         """
         with self._lock:
             try:
-                self._conn.send(("build", folder, indexname, list(docs)))
+                self._conn.send(("build", folder, indexname, list(docs), source))
             except (OSError, ValueError) as exc:
                 raise IndexWriteError(f"the segment writer stopped ({exc})") from exc
             self._busy = True
