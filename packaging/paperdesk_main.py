@@ -7,7 +7,7 @@ import sys
 from paperdesk.cli import main
 
 if __name__ == "__main__":
-    # The search index is written by a child process (spawned); in a frozen app that
+    # Large index batches are written by child processes (spawned); in a frozen app a
     # child is this executable again, and freeze_support() makes it serve instead.
     multiprocessing.freeze_support()
     sys.exit(main())

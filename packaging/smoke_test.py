@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 
 #: Distinct sample papers in seeds/ (the two files share 15).
+#: Papers of the batch that the index writes in child processes (over PROCESS_BATCH_MIN).
+BATCH_PAPERS = 600
 SEED_PAPERS = 225
 SIZE = (1024, 700)
 
@@ -79,6 +81,22 @@ def run_smoke_test(folder: Path, timeout: float = 180.0) -> list[str]:
                              text=True, timeout=timeout)
         assert out.returncode == 0 and json.loads(out.stdout)["total"] == 1, out.stderr
         done.append("search works in the bundle")
+        # 600 papers: indexed by the segment-writing child processes, which in a frozen
+        # app are the bundle's own program again (multiprocessing.freeze_support()).
+        batch = tmp / "batch.txt"
+        batch.write_text("Daily Papers\n\n" + "".join(
+            f"We measure the okapi number {i} with a method of our own. It works on "
+            f"test {i} and on the others.\n\n" for i in range(BATCH_PAPERS)),
+            encoding="utf-8")
+        out = subprocess.run([str(program), "--library", str(library), "import", str(batch)],
+                             env=env, capture_output=True, text=True, timeout=timeout)
+        assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+        out = subprocess.run([str(program), "--library", str(library), "search", "okapi",
+                              "--json"], env=env, capture_output=True, text=True,
+                             timeout=timeout)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["total"] == BATCH_PAPERS, out.stdout[:300]
+        done.append(f"{BATCH_PAPERS} imported papers indexed by the bundle's child processes")
     return done
 
 
