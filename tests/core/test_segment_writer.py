@@ -254,3 +254,24 @@ def test_build_segment_refuses_an_empty_batch(tmp_path):
     ix = _index(tmp_path / "ix")
     with pytest.raises(ValueError):
         build_segment(ix.storage, ix.indexname, ix.schema, [])
+
+
+def test_multi_term_words_over_many_segments(tmp_path):
+    """Prefixes and fuzzy words expand segment by segment (with the Levenshtein automaton
+    built once) to the same words as Whoosh's own expansion over the whole index."""
+    from whoosh import query as wq
+    from paperdesk.core.search.fastscore import expand_words
+
+    idx = SearchIndex(tmp_path / "ix")
+    texts = ["network networks netwerk", "nettwork notwork", "networking net",
+             "work framework", "neural network"]
+    for i, text in enumerate(texts, 1):          # one segment each
+        idx.write(add=[IndexDocument(i, "", text)])
+    reader = idx._searcher.reader()
+    assert len(reader.leaf_readers()) == len(texts)
+    for q in (wq.FuzzyTerm("exact", "netwrk", maxdist=2), wq.FuzzyTerm("abstract", "work"),
+              wq.Prefix("exact", "net"), wq.Wildcard("exact", "*work")):
+        ours = {w if isinstance(w, bytes) else w.encode() for w in expand_words(q, reader)}
+        again = {w if isinstance(w, bytes) else w.encode() for w in expand_words(q, reader)}
+        whoosh = {w if isinstance(w, bytes) else w.encode() for w in q._btexts(reader)}
+        assert ours == whoosh == again and ours, q

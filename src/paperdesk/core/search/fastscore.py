@@ -43,19 +43,23 @@ kept in an LRU cache of bounded size (:data:`POSTINGS_CACHE_BYTES`).
 
 from __future__ import annotations
 
+import functools
 import io
 import pickle
+import threading
 import zlib
 from collections import OrderedDict
 from itertools import chain, repeat
 
 import numpy as np
 from whoosh import query as wq
+from whoosh.codec.base import Automata
+from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES"]
+           "POSTINGS_CACHE_BYTES", "expand_words", "leaf_words"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
@@ -72,6 +76,86 @@ _MULTITERMS = (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)
 
 class Unsupported(Exception):
     """The query has a shape the fast path does not evaluate; use Whoosh's search."""
+
+
+# -- words of prefixes, wildcards and fuzzy words ------------------------------------------
+@functools.lru_cache(maxsize=64)
+def _levenshtein_dfa(text: str, maxdist: int, prefix: int):
+    # Whoosh builds this automaton again for every segment (SegmentReader.terms_within).
+    return Automata.levenshtein_dfa(text, maxdist, prefix)
+
+
+#: Words of a multi-term query in a segment, by (segment, query): segments never change,
+#: and planning, searching and highlighting each expand the same query.
+_LEAF_WORDS: OrderedDict[tuple, tuple] = OrderedDict()
+_LEAF_WORDS_MAX = 4096
+#: Expansions of more words than this are not remembered.
+_LEAF_WORDS_KEPT = 2000
+_LEAF_LOCK = threading.Lock()
+
+
+def leaf_words(q, reader):
+    """The index words a ``Prefix``, ``Wildcard`` or ``FuzzyTerm`` matches in one
+    segment (what ``q._btexts(reader)`` gives, with the fuzzy word's Levenshtein automaton
+    built once per query instead of once per segment), remembered per segment."""
+    segid = getattr(reader, "_segid", None)
+    key = (segid, type(q).__name__, q.fieldname, q.text, getattr(q, "maxdist", None),
+           getattr(q, "prefixlength", None))
+    if segid is not None:
+        with _LEAF_LOCK:
+            found = _LEAF_WORDS.get(key)
+            if found is not None:
+                _LEAF_WORDS.move_to_end(key)
+                yield from found
+                return
+    kept: list | None = []
+    for word in _leaf_words(q, reader):
+        if kept is not None:
+            kept.append(word)
+            if len(kept) > _LEAF_WORDS_KEPT:   # "a*": not worth remembering
+                kept = None
+        yield word
+    if segid is not None and kept is not None:
+        with _LEAF_LOCK:
+            _LEAF_WORDS[key] = tuple(kept)
+            while len(_LEAF_WORDS) > _LEAF_WORDS_MAX:
+                _LEAF_WORDS.popitem(last=False)
+
+
+def _leaf_words(q, reader):
+    if type(q) is wq.FuzzyTerm:
+        field = reader.schema[q.fieldname]
+        spell = field.spelling_fieldname(q.fieldname)
+        try:
+            cursor = reader.cursor(spell)
+        except (KeyError, TermNotFound):
+            return ()
+        return Automata.find_matches(_levenshtein_dfa(q.text, q.maxdist, q.prefixlength),
+                                     cursor)
+    return q._btexts(reader)
+
+
+def expand_words(q, reader):
+    """The distinct index words a ``Prefix``, ``Wildcard`` or ``FuzzyTerm`` matches in
+    any segment of ``reader``, segment by segment (Whoosh's ``MultiReader.terms_within``
+    compares the query word with every word of the field instead). Yields them as the
+    segments give them (text or bytes)."""
+    try:
+        leaves = [leaf for leaf, _base in reader.leaf_readers()]
+    except AttributeError:
+        leaves = [reader]
+    if len(leaves) == 1:
+        yield from leaf_words(q, leaves[0])
+        return
+    seen: set[bytes] = set()
+    for leaf in leaves:
+        if not leaf.doc_count_all():
+            continue
+        for word in leaf_words(q, leaf):
+            key = word if isinstance(word, bytes) else word.encode("utf-8")
+            if key not in seen:
+                seen.add(key)
+                yield word
 
 
 # -- reading Whoosh postings -------------------------------------------------------------
@@ -419,7 +503,7 @@ class FastView:
         for reader, base, seg in self.leaves:
             # Prefix/Wildcard give index bytes, FuzzyTerm (terms_within) gives text.
             words = [w if isinstance(w, bytes) else field.to_bytes(w)
-                     for w in q._btexts(reader) if w]
+                     for w in leaf_words(q, reader) if w]
             if not words:
                 continue
             scored = (len(words) == 1 or not q.constantscore

@@ -41,7 +41,7 @@ from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 
 from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, FastView,
-                                             Unsupported, _Segment)
+                                             Unsupported, _Segment, expand_words)
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
 from paperdesk.core.search import segment_writer
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
@@ -841,7 +841,7 @@ class SearchIndex:
             if isinstance(q, wquery.AndNot):
                 visit(q.a, reader)
             elif isinstance(q, (wquery.Prefix, wquery.Wildcard, wquery.FuzzyTerm)):
-                for btext in q._btexts(reader):
+                for btext in expand_words(q, reader):
                     add(q.fieldname, btext)
             elif isinstance(q, wquery.Term):
                 add(q.fieldname, q.text)

@@ -33,6 +33,7 @@ from whoosh import query as wq
 from whoosh.qparser import syntax
 
 from paperdesk.core.fields import default_search_fields, search_fields
+from paperdesk.core.search.fastscore import expand_words
 from paperdesk.core.text import normalize
 
 __all__ = ["QueryPlan", "QueryBuilder", "FILTER_WORDS", "MAX_QUERY_CHARS", "MAX_EXPANSIONS",
@@ -316,7 +317,7 @@ class QueryBuilder:
         def visit(q: wq.Query) -> wq.Query:
             if isinstance(q, (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)):
                 count = 0
-                for _ in q._btexts(reader):
+                for _ in expand_words(q, reader):
                     count += 1
                     if count > MAX_EXPANSIONS:
                         notes.append(f"“{q.text}{'*' if isinstance(q, wq.Prefix) else '~'}” "
