@@ -23,9 +23,21 @@ def small_batches(monkeypatch):
     monkeypatch.setattr(index_module, "PROCESS_BATCH_MIN", 40)
 
 
-def test_big_batches_go_to_two_children_and_are_searchable(empty_library, tmp_path,
+def test_big_batches_are_shared_by_a_child_and_this_thread(empty_library, tmp_path,
                                                            small_batches):
+    """The command line's way: one share in this thread, one in a child process."""
     lib = empty_library
+    lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(120, "okapi"))])
+    children = lib.index._builders._children
+    assert len(children) == 1 and children[0].alive()
+    assert children[0]._process.pid != os.getpid()
+    assert sorted(n for n, _d in lib.index.segment_sizes()) == [60, 60]
+    assert lib.find("okapi", limit=None).total == 120
+
+
+def test_the_window_leaves_all_shares_to_children(empty_library, tmp_path, small_batches):
+    lib = empty_library
+    lib.index.use_writer_process()
     lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(120, "okapi"))])
     children = lib.index._builders._children
     assert len(children) == 2 and all(c.alive() for c in children)
@@ -47,6 +59,7 @@ def test_big_batches_go_to_two_children_and_are_searchable(empty_library, tmp_pa
 def test_a_failed_child_batch_stays_queued(empty_library, tmp_path, small_batches,
                                            monkeypatch):
     lib = empty_library
+    lib.index.use_writer_process()
     lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(60, "quokka"))])
     monkeypatch.setattr(index_module, "PROCESS_BATCH_MIN", 1)
     lib.auto_sync_index = False
@@ -83,6 +96,7 @@ def test_children_read_the_documents_themselves(empty_library, tmp_path, small_b
     """A large batch sends paper ids; each child reads its share from the library
     (read-only) and leaves out a paper deleted after it was queued."""
     lib = empty_library
+    lib.index.use_writer_process()
     lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(100, "okapi"))], sync=False)
     gone = lib.paper_ids()[5]
     with lib.db.conn:                    # deleted behind the queue's back (a race)

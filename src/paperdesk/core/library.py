@@ -86,10 +86,11 @@ BATCH_SECONDS = 0.25
 #: batch is one index commit, then one SQLite transaction removing the entries). Each
 #: batch of new documents becomes one or two new segments (written by child processes
 #: from 500 documents, see :mod:`paperdesk.core.search.index`), so large batches keep
-#: the segment count low (100,000 papers: about 20 segments) while the index becomes
-#: searchable batch by batch; edits made meanwhile still run every
+#: the segment count low (100,000 papers: 25 segments) while the index becomes
+#: searchable batch by batch, and the children's memory bounded (4,000 abstracts each:
+#: under 200 MB); edits made meanwhile still run every
 #: :data:`HOOK_INTERVAL_S` (the batch is written beside them).
-INDEX_BATCH = 10_000
+INDEX_BATCH = 8_000
 #: While a slow step (reading a file, writing an index batch) runs with a
 #: ``between_batches`` hook, the hook is also called this often (seconds), so that no
 #: edit waits for a Whoosh segment merge or a 50,000-abstract file.

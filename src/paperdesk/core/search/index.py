@@ -45,7 +45,8 @@ from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, 
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
 from paperdesk.core.search import segment_writer
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
-from paperdesk.core.search.writer_process import IndexWriteError, SegmentBuilderProcess
+from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteError,
+                                                  SegmentBuilderProcess)
 
 __all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
            "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS"]
@@ -290,16 +291,21 @@ def _delete_ids(writer, ids: Iterable[int]) -> None:
 
 
 class SegmentBuilders:
-    """Writes new segments for :func:`apply_batch`: in this thread for small batches,
-    in up to :data:`BUILDER_PROCESSES` child processes (started at the first large
-    batch, kept until :meth:`close`) for large ones, one segment per process.
+    """Writes new segments for :func:`apply_batch`: in this thread for small batches;
+    a large one is split in :data:`BUILDER_PROCESSES` shares, one segment each, written
+    at the same time by child processes (started at the first large batch, kept until
+    :meth:`close`) and, with ``share_in_thread``, by this thread (one process fewer in
+    memory: the command line, whose thread only waits otherwise; the window turns it
+    off, see :meth:`SearchIndex.use_writer_process`).
 
     Args:
         processes: allow child processes (False: always in this thread).
+        share_in_thread: write one share in this thread.
     """
 
-    def __init__(self, processes: bool = True):
+    def __init__(self, processes: bool = True, share_in_thread: bool = True):
         self.processes = processes
+        self.share_in_thread = share_in_thread
         self._vocab = Vocabulary()
         self._children: list[SegmentBuilderProcess] = []
         self._lock = threading.Lock()
@@ -326,23 +332,17 @@ class SegmentBuilders:
         if not items:
             return []
         if not self.processes or len(items) < PROCESS_BATCH_MIN:
-            if ids:
-                found = source(items)
-                items = [found[i] for i in items if i in found]
-                if not items:
-                    return []
-            return [build_segment(ix.storage, ix.indexname, ix.schema, items,
-                                  vocab=self._vocab, blocklimit=POSTING_BLOCK)]
-        docs = items
+            return self._build_here(ix, () if ids else items, items if ids else (), source)
         parts = max(1, min(BUILDER_PROCESSES, os.cpu_count() or 1,
-                           len(docs) // PROCESS_BATCH_MIN))
+                           len(items) // PROCESS_BATCH_MIN))
+        size = -(-len(items) // parts)
+        chunks = [items[i:i + size] for i in range(0, len(items), size)]
+        own = chunks.pop(0) if self.share_in_thread else None
         with self._lock:
             self._children = [c for c in self._children if c.alive()]
-            while len(self._children) < parts:
+            while len(self._children) < len(chunks):
                 self._children.append(SegmentBuilderProcess())
-            children = self._children[:parts]
-        size = -(-len(docs) // parts)
-        chunks = [docs[i:i + size] for i in range(0, len(docs), size)]
+            children = self._children[:len(chunks)]
         path = str(ix.storage.folder)
         started, segments, failed, failure = [], [], [], None
         for child, chunk in zip(children, chunks):
@@ -352,6 +352,12 @@ class SegmentBuilders:
             except IndexWriteError as exc:
                 failed.append(child)
                 failure = failure or exc
+        if own is not None and failure is None:   # this thread's share, meanwhile
+            try:
+                segments += self._build_here(ix, own if not ids else (), own if ids else (),
+                                             source)
+            except BaseException as exc:
+                failure = exc
         for child in started:
             try:
                 segment = child.receive()
@@ -369,6 +375,20 @@ class SegmentBuilders:
                 child.close()
             raise failure
         return segments
+
+    def _build_here(self, ix, docs: Sequence[IndexDocument], ids: Sequence[int],
+                    source) -> list:
+        """Write one segment in this thread (``docs``, or the documents of ``ids``)."""
+        if len(self._vocab) > VOCABULARY_LIMIT:
+            self._vocab = Vocabulary()
+        items = list(docs)
+        if ids:
+            found = source(list(ids))
+            items = [found[i] for i in ids if i in found]
+        if not items:
+            return []
+        return [build_segment(ix.storage, ix.indexname, ix.schema, items,
+                              vocab=self._vocab, blocklimit=POSTING_BLOCK)]
 
     def close(self) -> None:
         """Stop the child processes (each after its current segment)."""
@@ -737,11 +757,15 @@ class SearchIndex:
         return count
 
     def use_writer_process(self, on: bool = True) -> None:
-        """Let child processes write the segments of batches of :data:`PROCESS_BATCH_MIN`
-        documents or more (the default; False writes everything in the calling thread).
-        The children start at the first such batch and stop in :meth:`close`."""
+        """Let only child processes write the segments of batches of
+        :data:`PROCESS_BATCH_MIN` documents or more, so that the calling process's
+        interpreter stays free (the window); False writes everything in the calling
+        thread. By default (neither called) one share is written in the calling thread
+        and the others by children. The children start at the first such batch and stop
+        in :meth:`close`."""
         with self._write_lock:
             self._builders.processes = on
+            self._builders.share_in_thread = not on
             if not on:
                 self._builders.close()
 

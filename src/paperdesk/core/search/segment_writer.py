@@ -82,7 +82,7 @@ _COMPRESSION = 3                        # W3Codec's default
 #: Blocks of fewer pickled bytes are stored uncompressed (zlib saves nothing there).
 _COMPRESS_MIN = 96
 #: Tokens of whole terms turned into postings at a time when writing a field.
-CHUNK_TOKENS = 262_144
+CHUNK_TOKENS = 65_536
 #: Words (as strings) collected before they are turned into ids when analysing.
 ANALYSE_CHUNK = 100_000
 _DATA_PROTOCOL = pickle.HIGHEST_PROTOCOL
@@ -605,7 +605,7 @@ def build_segment(storage, indexname: str, schema, docs: Sequence,
     if not docs:
         raise ValueError("no documents")
     check_schema(schema)
-    vocab = vocab or Vocabulary()
+    vocab = vocab if vocab is not None else Vocabulary()
     codec = W3Codec(blocklimit=blocklimit)
     segment = W3Segment(codec, indexname)
     segment.set_doc_count(len(docs))

@@ -33,8 +33,10 @@ __all__ = ["SegmentBuilderProcess", "IndexWriteError", "VOCABULARY_LIMIT"]
 
 #: How long :meth:`SegmentBuilderProcess.close` waits for the child, in seconds.
 STOP_TIMEOUT_S = 30.0
-#: A child forgets its vocabulary when it holds more words than this (memory bound).
-VOCABULARY_LIMIT = 2_000_000
+#: A child forgets its vocabulary when it holds more words than this: at 100,000
+#: abstracts of a realistic vocabulary (350,000 distinct words) keeping them all cost
+#: ~60 MB per child and saved under 5% of the CPU (most words are rare).
+VOCABULARY_LIMIT = 100_000
 
 
 class IndexWriteError(RuntimeError):
@@ -73,6 +75,18 @@ def _serve(conn) -> None:
             text = str(exc).strip().splitlines()
             conn.send(("error", f"{type(exc).__name__}: {text[0] if text else ''}"))
         del items, docs
+        _release_memory()
+
+
+def _release_memory() -> None:
+    """Give freed heap memory back to the system between segments (glibc keeps it
+    otherwise, and the next segment's peak would start from there)."""
+    try:
+        import ctypes  # noqa: PLC0415
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):  # not glibc
+        pass
 
 
 class SegmentBuilderProcess:
