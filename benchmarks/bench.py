@@ -30,6 +30,8 @@ For each size N and each corpus:
    p95 (:func:`benchmarks.search_bench.time_queries`), tag-pane filter included.
 6. **The window** (``benchmarks/ui_bench.py --library``, offscreen, in a child): open,
    select, tag toggle, tag pane, typing (heartbeat), memory.
+7. **A daily import**: one more file of :data:`DAILY` new abstracts into the finished
+   library, seconds to stored and to searchable (:func:`daily_import`).
 
 Then the growth from the smallest size to the largest. The machine's load (``uptime``'s
 load averages, the core count) is taken before and after each step. The full report is
@@ -65,6 +67,10 @@ from benchmarks.synth import write_synthetic_files  # noqa: E402
 __all__ = ["run", "markdown", "main"]
 
 CORPORA = ("seeds", "zipf")
+#: The window benchmark is stopped after this many seconds.
+UI_TIMEOUT_S = 1800
+#: Abstracts in the "daily import" into the finished library (issue 12: under 3 s).
+DAILY = 120
 PER_FILE = 10_000
 #: The window's typing queries per corpus (the Zipf ones come from its queries.json).
 SEED_TYPED = ("depth estimation", "model", "transformer")
@@ -112,7 +118,11 @@ def _ui(lib_path: Path, workdir: Path, typed: tuple[str, ...], ui_import: int) -
     else:
         cmd.append("--skip-import")
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT)
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
+                             timeout=UI_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"error": f"ui_bench.py did not finish within {UI_TIMEOUT_S} s"}
     if out.returncode != 0:
         tail = [line for line in out.stderr.strip().splitlines() if line.strip()][-3:]
         return {"error": " / ".join(tail) or f"exit status {out.returncode}"}
@@ -148,7 +158,7 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
     lib = Library.open(lib_path)
     try:
         if not reuse:
-            out["tags"] = search_bench.tag_library(lib)
+            out["tags"] = search_bench.tag_library(lib, log=_log)
             (lib_path / ".tagged").write_text("vision, theory, ml, to read\n")
             _log(f"  tagged {out['tags']['tagged']:,} papers x4: searchable after "
                  f"{out['tags']['searchable_s']:.1f} s")
@@ -172,8 +182,48 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
         out["window"] = _ui(lib_path, workdir, typed, args.ui_import)
         if "error" in out["window"]:
             _log(f"  window benchmark failed: {out['window']['error']}")
+    if not reuse:
+        out["daily"] = daily_import(workdir, corpus, n, lib_path, args.zipf_vocabulary)
+        _log(f"  a daily file of {DAILY} abstracts: stored {out['daily']['stored_s']:.2f} s, "
+             f"searchable {out['daily']['searchable_s']:.2f} s")
     out["load_after"] = machine_load()
     return out
+
+
+def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path,
+                 vocabulary: int = zipf_synth.VOCABULARY) -> dict:
+    """Import one more file of :data:`DAILY` new abstracts of the same corpus (a day's
+    papers) into the library at ``lib_path`` (in this process, as the window's writer
+    would) and time it: ``{"papers", "stored_s", "searchable_s"}``, wall seconds after
+    the call. Run last: the library then holds ``n + DAILY`` papers."""
+    from paperdesk.core.library import Library
+
+    folder = workdir / "files" / f"daily-{corpus}-{n}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    path = folder / "daily.txt"
+    if corpus == "seeds":
+        # another seed of the same generator; each abstract ends in its own unique token
+        from benchmarks.synth import seed_sentences, unique_token
+        import random
+        rng = random.Random(n)
+        sentences = seed_sentences(sorted((ROOT / "seeds").glob("*.txt")))
+        body = [" ".join(rng.sample(sentences, rng.randint(6, 10)))
+                + f" Token {unique_token(n + 10 * DAILY + i)}." for i in range(DAILY)]
+    else:
+        generator = zipf_synth.ZipfCorpus(cache=workdir / "files", vocabulary=vocabulary)
+        body = [generator.abstract(n + i)[0] for i in range(DAILY)]
+    path.write_text("Daily papers\n\n" + "\n\n".join(body) + "\n", encoding="utf-8")
+    with Library.open(lib_path) as lib:
+        start = time.perf_counter()
+        report = lib.import_paths([path], sync=False)
+        stored = time.perf_counter() - start
+        lib.sync_index()
+        searchable = time.perf_counter() - start
+        papers = lib.count()
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"papers": report.added, "stored_s": stored, "searchable_s": searchable,
+            "library_papers": papers}
 
 
 def run(sizes: list[int], corpora: list[str], args) -> dict:
@@ -258,6 +308,9 @@ def markdown(report: dict) -> str:
     row("import CPU / FTS5 CPU", lambda r: f"{r['import']['cpu_s'] / r['fts5']['cpu_s']:.0f}×")
     row("tag a third of the papers ×4: commit / searchable, s",
         lambda r: f"{_f(r['tags']['commit_s'], 2)} / {_f(r['tags']['searchable_s'])}")
+    row(f"then a daily file of {DAILY}: stored / searchable, s",
+        lambda r: f"{_f(r['daily']['stored_s'], 2)} / {_f(r['daily']['searchable_s'], 2)}",
+        "< 3 s")
     row("load average (1 min) before → after the import",
         lambda r: f"{r['load_before']['loadavg'][0]:.2f} → "
                   f"{r['load_after_import']['loadavg'][0]:.2f}")

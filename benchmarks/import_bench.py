@@ -153,7 +153,8 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
         log: called with progress lines (str).
         timeout_s: the child is killed after this many seconds.
     Returns:
-        ``{"mode", "papers", "indexed", "stored_s", "searchable_s", "exit_s", "cpu_s",
+        ``{"mode", "papers", "indexed", "startup_s" (until the api child has imported
+        paperdesk and starts; ``None`` for cli), "stored_s", "searchable_s", "exit_s", "cpu_s",
         "cpu_stored_s", "cpu_sampled_s", "peak_mb", "peak_stored_mb", "processes",
         "index_mb", "db_mb", "stdout_tail"}``; seconds are wall seconds after the child
         started, MB are 2**20 bytes; a figure that could not be measured is ``None``.
@@ -241,6 +242,7 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
         searchable_s = exit_s
     return {
         "mode": mode, "papers": papers, "indexed": indexed,
+        "startup_s": seen_events["start"][0] if "start" in seen_events else None,
         "stored_s": stored_at["s"], "searchable_s": searchable_s, "exit_s": exit_s,
         "cpu_s": cpu_total, "cpu_stored_s": stored_at["cpu"],
         "cpu_sampled_s": sampler.cpu_now(),

@@ -107,14 +107,15 @@ def build_library(workdir: Path, n: int, log) -> tuple[Library, dict]:
     return lib, stats
 
 
-def tag_library(lib: Library, sync: bool = True, seed: int = 7) -> dict:
+def tag_library(lib: Library, sync: bool = True, seed: int = 7, log=None) -> dict:
     """Give each of :data:`TAGS` to a random third of the papers (so every paper has one
     or two), in one ``add_tag`` call per tag, then (with ``sync``) index the change.
 
     Returns:
         ``{"tagged": papers tagged per tag, "commit_s": seconds until the four tags
         were committed to SQLite, "searchable_s": seconds until the index had them too
-        (None without ``sync``)}``.
+        (None without ``sync``)}``. ``log``, if given, is called with a progress line
+        about every 15 s of indexing.
     """
     rng = random.Random(seed)
     ids = lib.paper_ids()
@@ -129,7 +130,14 @@ def tag_library(lib: Library, sync: bool = True, seed: int = 7) -> dict:
     out = {"tagged": len(ids) // 3, "commit_s": time.perf_counter() - start,
            "searchable_s": None}
     if sync:
-        lib.sync_index()
+        last = [time.perf_counter()]
+
+        def progress(stage, done, total):
+            if log is not None and time.perf_counter() - last[0] > 15:
+                last[0] = time.perf_counter()
+                log(f"    indexing the tags: {done:,} of {total:,}")
+
+        lib.sync_index(progress=progress)
         out["searchable_s"] = time.perf_counter() - start
     return out
 

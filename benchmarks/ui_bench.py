@@ -459,8 +459,9 @@ def run_search_part(n: int, workdir: Path, log, deadline_s: float,
     window = open_window(workdir / f"lib-{n}", run_dir / "settings.ini")
     spin(30, until=lambda: not window.is_busy())
     deadline = time.perf_counter() + deadline_s
+    check_window_api(window)
     resets: list[float] = []
-    window.model.modelReset.connect(lambda: resets.append(time.perf_counter()))
+    _watch_list(window, resets)
     rows = _type_queries(window, queries, deadline, log, resets)
     all_ticks_max = [r["heartbeat"]["max_gap_ms"] for r in rows]
     all_ticks_p99 = [r["heartbeat"]["p99_gap_ms"] for r in rows]
@@ -482,6 +483,40 @@ def _api(obj, name: str):
     except AttributeError:
         raise SystemExit(f"ui_bench: the window has no {name!r} any more; update "
                          f"benchmarks/ui_bench.py to the window's current API") from None
+
+
+#: What the benchmark uses of the window: attribute paths on it (checked up front by
+#: :func:`check_window_api`, so a renamed one fails with its name, not mid-run).
+WINDOW_API = ("model.rowCount", "model.paper_id", "model.index", "model.modelReset",
+              "model.searching", "tag_pane.tag_item", "tag_pane.select_scope",
+              "detail_pane.paper_id", "set_tag_key", "select_row", "focus_list",
+              "focus_search", "is_busy", "status_text", "current_scope", "shutdown")
+
+
+def check_window_api(window, names=WINDOW_API) -> None:
+    """Raise ``SystemExit`` naming every attribute of :data:`WINDOW_API` the window
+    lacks (its API changed; the benchmark must follow)."""
+    missing = []
+    for name in names:
+        obj = window
+        for part in name.split("."):
+            if not hasattr(obj, part):
+                missing.append(name)
+                break
+            obj = getattr(obj, part)
+    if missing:
+        raise SystemExit("ui_bench: the window has changed; it lacks "
+                         + ", ".join(missing) + " (update benchmarks/ui_bench.py)")
+
+
+def _watch_list(window, into: list[float]) -> None:
+    """Append the time of every change of the list's contents to ``into`` (a reset,
+    a new layout, rows inserted: whichever the list model uses)."""
+    model = window.model
+    for name in ("modelReset", "layoutChanged", "rowsInserted"):
+        signal = getattr(model, name, None)
+        if signal is not None:
+            signal.connect(lambda *args: into.append(time.perf_counter()))
 
 
 def _tags_shown(window, row: int) -> set[str]:
@@ -536,6 +571,7 @@ def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
     t0 = time.perf_counter()
     window = create_main_window(lib_path, import_seeds=False, settings=settings)
     t_made = time.perf_counter()
+    check_window_api(window)
     window.resize(1280, 800)
     window.show()
     window.activateWindow()
@@ -592,7 +628,7 @@ def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
 
     # tag pane: choose the tag, then all papers again
     resets: list[float] = []
-    window.model.modelReset.connect(lambda: resets.append(time.perf_counter()))
+    _watch_list(window, resets)
     pane_ms = []
     for scope, rows in ((Scope(tag_id=tag_id), tagged), (Scope(), papers)) * 2:
         t = time.perf_counter()

@@ -133,9 +133,12 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         assert rows["phrase"]["total"] >= 1 and rows["phrase"]["fts_hits"] >= 1
         # the tag pane's filter finds what FTS5's tag column finds
         assert rows["tag pane + term"]["hits"] == rows["tag pane + term"]["fts_hits"]
+        assert run["daily"]["papers"] == 120
+        assert 0 < run["daily"]["stored_s"] <= run["daily"]["searchable_s"]
         with Library.open(tmp_path / "libraries" / f"{run['corpus']}-{run['papers']}",
                           read_only=True) as lib:
-            assert lib.count() == run["papers"]
+            assert lib.count() == run["papers"] + 120 == run["daily"]["library_papers"]
+            assert lib.index.doc_count() == lib.count()
     md = (tmp_path / "report-40-80.md").read_text(encoding="utf-8")
     assert md in out.stdout
     assert "### Import" in md and "### Growth from 40 to 80 papers" in md
