@@ -247,7 +247,31 @@ def run(sizes: list[int], corpora: list[str], args) -> dict:
                 _log(f"  import failed: {exc}")
                 report["runs"].append({"corpus": corpus, "papers": n, "error": str(exc)})
     report["load_end"] = machine_load()
+    if len(sizes) == 1:
+        report["growth_from"] = _earlier_report(workdir, sizes[0], corpora)
     return report
+
+
+def _earlier_report(workdir: Path, size: int, corpora: list[str]) -> dict | None:
+    """The runs of the newest earlier ``report-<N>.json`` in ``workdir`` with the
+    smallest other size ``N`` below ``size`` (so ``make bench N=10000`` then ``make
+    bench`` shows the growth from 10,000 to 100,000), or ``None``."""
+    found = []
+    for path in workdir.glob("report-*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            other = [r for r in data["runs"] if r["papers"] < size
+                     and r["corpus"] in corpora and "error" not in r and r.get("import")]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if other:
+            found.append((min(r["papers"] for r in other), -path.stat().st_mtime, path,
+                          data, other))
+    if not found:
+        return None
+    lo, _mtime, path, data, other = min(found, key=lambda f: (f[0], f[1]))
+    return {"file": path.name, "at": data.get("load_start", {}).get("at"),
+            "runs": [r for r in other if r["papers"] == lo]}
 
 
 # -- Markdown ------------------------------------------------------------------------------
@@ -299,6 +323,7 @@ def markdown(report: dict) -> str:
         "< 90 s")
     row("import CPU s, to browsable / all (process tree)",
         lambda r: f"{_f(r['import']['cpu_stored_s'])} / {_f(r['import']['cpu_s'])}")
+    row("import CPU per paper, ms", lambda r: _f(1000 * r["import"]["cpu_s"] / r["papers"], 2))
     row("peak memory, all processes, MB", lambda r: _f(r["import"]["peak_mb"], 0), "< 500 MB")
     row("index on disk / library.db, MB",
         lambda r: f"{_f(r['import']['index_mb'], 0)} / {_f(r['import']['db_mb'], 0)}")
@@ -371,11 +396,17 @@ def markdown(report: dict) -> str:
             lines.append(f"\nwindow, {r['corpus']} {r['papers']:,}: failed — "
                          f"{r['window']['error']}")
 
+    earlier = report.get("growth_from")
+    if earlier:   # a one-size run: growth from an earlier report's smaller size
+        runs = runs + [r for r in earlier["runs"] if "error" not in r]
     sizes = sorted({r["papers"] for r in runs})
     if len(sizes) > 1:
         lo, hi = sizes[0], sizes[-1]
         lines.append(f"\n### Growth from {lo:,} to {hi:,} papers ({hi / lo:.0f}× the "
-                     "papers; ratio of the figures)\n")
+                     "papers: the figure at each size and their ratio)\n")
+        if earlier:
+            lines.append(f"The {lo:,}-paper figures are those of `{earlier['file']}` "
+                         f"(measured {earlier['at']}).\n")
         lines.append("| | " + " | ".join(report["corpora"]) + " |")
         lines.append("|---|" + "---:|" * len(report["corpora"]))
         by = {(r["corpus"], r["papers"]): r for r in runs}
@@ -385,22 +416,24 @@ def markdown(report: dict) -> str:
             for c in report["corpora"]:
                 a, b = by.get((c, lo)), by.get((c, hi))
                 try:
-                    cells.append(f"{get(b) / get(a):.1f}×")
+                    x, y = get(a), get(b)
+                    digits = 0 if max(x, y) >= 100 else 1 if max(x, y) >= 10 else 2
+                    cells.append(f"{x:,.{digits}f} → {y:,.{digits}f} ({y / x:.1f}×)")
                 except (KeyError, TypeError, ZeroDivisionError, AttributeError):
                     cells.append("n/a")
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
 
-        grow("import to stored, wall", lambda r: r["import"]["stored_s"])
-        grow("import to searchable, wall", lambda r: r["import"]["searchable_s"])
-        grow("import CPU", lambda r: r["import"]["cpu_s"])
-        grow("peak memory", lambda r: r["import"]["peak_mb"])
-        grow("index size", lambda r: r["import"]["index_mb"])
-        grow("FTS5 build CPU", lambda r: r["fts5"]["cpu_s"])
+        grow("import to stored, wall s", lambda r: r["import"]["stored_s"])
+        grow("import to searchable, wall s", lambda r: r["import"]["searchable_s"])
+        grow("import CPU s", lambda r: r["import"]["cpu_s"])
+        grow("peak memory MB", lambda r: r["import"]["peak_mb"])
+        grow("index size MB", lambda r: r["import"]["index_mb"])
+        grow("FTS5 build CPU s", lambda r: r["fts5"]["cpu_s"])
         for name in [q["query"] for q in runs[0]["search"]]:
-            grow(f"search median: {name}",
+            grow(f"search median ms: {name}",
                  lambda r, name=name: next(q["median_ms"] for q in r["search"]
                                            if q["query"] == name))
-        grow("window: typing, heartbeat max gap",
+        grow("window: typing, heartbeat max gap ms",
              lambda r: r["window"]["window"]["heartbeat_max_gap_ms"])
     return "\n".join(lines) + "\n"
 

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks import zipf_synth
-from benchmarks.procstat import TreeSampler, machine_load
-from paperdesk.core.imports.daily_papers import read_file
-from paperdesk.core.library import Library
-
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # benchmarks.*
+
+from benchmarks import zipf_synth  # noqa: E402
+from benchmarks.procstat import TreeSampler, machine_load  # noqa: E402
+from paperdesk.core.imports.daily_papers import read_file  # noqa: E402
+from paperdesk.core.library import Library  # noqa: E402
 VOCAB = 4000   # small, so the vocabulary is made in well under a second
 
 
