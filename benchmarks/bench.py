@@ -302,7 +302,7 @@ def markdown(report: dict) -> str:
     if not runs:
         return "\n".join(lines) + "\n"
     cols = [(r["corpus"], r["papers"]) for r in runs]
-    lines.append("\n### Import\n")
+    lines.append("\n#### Import\n")
     lines.append("| | " + " | ".join(f"{c} {n:,}" for c, n in cols) + " | target at 100,000 |")
     lines.append("|---|" + "---:|" * len(cols) + "---|")
 
@@ -341,7 +341,7 @@ def markdown(report: dict) -> str:
                   f"{r['load_after_import']['loadavg'][0]:.2f}")
 
     for r in runs:
-        lines.append(f"\n### Search, {r['corpus']} corpus, {r['papers']:,} papers "
+        lines.append(f"\n#### Search, {r['corpus']} corpus, {r['papers']:,} papers "
                      f"(median and p95 of {report['repeat']} runs, ms; load "
                      f"{r['load_after_import']['loadavg'][0]:.2f} → "
                      f"{r['load_after_search']['loadavg'][0]:.2f})\n")
@@ -357,7 +357,7 @@ def markdown(report: dict) -> str:
 
     wins = [r for r in runs if r.get("window") and "error" not in r["window"]]
     if wins:
-        lines.append("\n### The window\n")
+        lines.append("\n#### The window\n")
         lines.append("| | " + " | ".join(f"{r['corpus']} {r['papers']:,}" for r in wins)
                      + " | target |")
         lines.append("|---|" + "---:|" * len(wins) + "---|")
@@ -402,7 +402,7 @@ def markdown(report: dict) -> str:
     sizes = sorted({r["papers"] for r in runs})
     if len(sizes) > 1:
         lo, hi = sizes[0], sizes[-1]
-        lines.append(f"\n### Growth from {lo:,} to {hi:,} papers ({hi / lo:.0f}× the "
+        lines.append(f"\n#### Growth from {lo:,} to {hi:,} papers ({hi / lo:.0f}× the "
                      "papers: the figure at each size and their ratio)\n")
         if earlier:
             lines.append(f"The {lo:,}-paper figures are those of `{earlier['file']}` "

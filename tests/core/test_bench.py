@@ -142,6 +142,6 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
             assert lib.index.doc_count() == lib.count()
     md = (tmp_path / "report-40-80.md").read_text(encoding="utf-8")
     assert md in out.stdout
-    assert "### Import" in md and "### Growth from 40 to 80 papers" in md
+    assert "#### Import" in md and "#### Growth from 40 to 80 papers" in md
     assert "| tag pane + term (tag pane: vision, then `depth`) |" in md
     assert "load averages (1 / 5 / 15 min)" in md
