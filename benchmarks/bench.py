@@ -36,7 +36,8 @@ For each size N and each corpus:
 Then the growth from the smallest size to the largest. The machine's load (``uptime``'s
 load averages, the core count) is taken before and after each step. The full report is
 written as JSON to ``WORKDIR/report-<sizes>.json`` and the Markdown tables (ready for the
-README) to ``WORKDIR/report-<sizes>.md`` and standard output.
+README) to ``WORKDIR/report-<sizes>.md`` and standard output; a copy of both, named with
+the start time, goes to ``WORKDIR/history/`` and is never overwritten.
 
 The libraries are rebuilt on every run (the import is what is measured); ``--keep``
 reuses a library already built at that size and skips its import (search and window
@@ -475,9 +476,14 @@ def main(argv=None) -> int:
     tag = "-".join(str(n) for n in sizes)
     json_path = args.workdir / f"report-{tag}.json"
     md_path = args.workdir / f"report-{tag}.md"
-    json_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
     text = markdown(report)
-    md_path.write_text(text, encoding="utf-8")
+    stamp = report["load_start"]["at"].replace(":", "").replace("-", "")
+    for path in (json_path, md_path):   # the latest, and a copy that later runs keep
+        data = json.dumps(report, indent=1) if path.suffix == ".json" else text
+        path.write_text(data, encoding="utf-8")
+        (args.workdir / "history").mkdir(exist_ok=True)
+        (args.workdir / "history" / f"{path.stem}-{stamp}{path.suffix}").write_text(
+            data, encoding="utf-8")
     if args.json:
         print(json.dumps(report, indent=1))
     else:
