@@ -55,11 +55,21 @@ clients:
 	@command -v npm >/dev/null 2>&1 || { echo "make clients: npm (Node.js) is needed for citation-js"; exit 1; }
 	npm install --prefix .clients --no-audit --no-fund $(CLIENT_NPM)
 
-## bench: the search benchmark at 100,000 papers next to SQLite FTS5 (builds .bench/ once),
-## then the window's responsiveness: edits during a 30,000-abstract import, typing a search
+## bench: import, search and window figures on two synthetic corpora next to SQLite FTS5
+## (benchmarks/bench.py; README "Measured figures"). Size from the command line:
+##   make bench                            100,000 papers (default)
+##   make bench N=10000                    one other size
+##   make bench SIZES="10000 30000 100000" the growth series
+##   make bench BENCH_ARGS="--corpora zipf --no-ui"   any other bench.py option
+## Files, libraries and reports (report-<sizes>.json / .md) go to .bench/run/.
+## UI_IMPORT=30000 also times edits in the window during a 30,000-abstract import.
+N ?= 100000
+SIZES ?= $(N)
+UI_IMPORT ?= 0
+BENCH_ARGS ?=
 bench: $(STAMP)
-	$(BIN)/python benchmarks/search_bench.py
-	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/ui_bench.py
+	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/bench.py --sizes "$(SIZES)" \
+		--ui-import $(UI_IMPORT) $(BENCH_ARGS)
 
 ## install-desktop: put paperdesk (with its icon) in this user's application menu
 install-desktop: $(DESKTOP_DEPS)

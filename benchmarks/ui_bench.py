@@ -62,12 +62,16 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer  
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QProgressBar, QWidget  # noqa: E402
 
+from benchmarks.procstat import TreeSampler, rss_mb, tree_pids  # noqa: E402
 from benchmarks.search_bench import build_library  # noqa: E402
 from benchmarks.synth import write_synthetic_files  # noqa: E402
 from paperdesk.core.library import Library  # noqa: E402
 from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.app.controller import quiet_qt_noise  # noqa: E402
-from paperdesk.ui.panes.paper_model import ReadRole, StarredRole  # noqa: E402
+from paperdesk.core.scope import Scope  # noqa: E402
+from paperdesk.ui.panes.paper_model import (  # noqa: E402
+    PaperTableModel, ReadRole, StarredRole, TagsRole)
+from paperdesk.ui.panes.tag_pane import CountRole  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
 
 QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
@@ -455,14 +459,214 @@ def run_search_part(n: int, workdir: Path, log, deadline_s: float,
     window = open_window(workdir / f"lib-{n}", run_dir / "settings.ini")
     spin(30, until=lambda: not window.is_busy())
     deadline = time.perf_counter() + deadline_s
-    heartbeat = Heartbeat()
+    check_window_api(window)
     resets: list[float] = []
-    window.model.modelReset.connect(lambda: resets.append(time.perf_counter()))
+    _watch_list(window, resets)
+    rows = _type_queries(window, queries, deadline, log, resets)
+    all_ticks_max = [r["heartbeat"]["max_gap_ms"] for r in rows]
+    all_ticks_p99 = [r["heartbeat"]["p99_gap_ms"] for r in rows]
+    close_window(window)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    report.update(queries=rows,
+                  heartbeat_max_gap_ms=max(all_ticks_max) if all_ticks_max else None,
+                  heartbeat_p99_gap_ms=max(all_ticks_p99) if all_ticks_p99 else None,
+                  load_after=load())
+    return report
+
+
+# -- part 3: the window on a large library -----------------------------------------------
+def _api(obj, name: str):
+    """``getattr(obj, name)``, failing with a message naming what the benchmark needs
+    (the window's API may change under it; say so instead of an AttributeError deep in)."""
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        raise SystemExit(f"ui_bench: the window has no {name!r} any more; update "
+                         f"benchmarks/ui_bench.py to the window's current API") from None
+
+
+#: What the benchmark uses of the window: attribute paths on it (checked up front by
+#: :func:`check_window_api`, so a renamed one fails with its name, not mid-run).
+WINDOW_API = ("model.rowCount", "model.paper_id", "model.index", "model.modelReset",
+              "model.searching", "tag_pane.tag_item", "tag_pane.select_scope",
+              "detail_pane.paper_id", "set_tag_key", "select_row", "focus_list",
+              "focus_search", "is_busy", "status_text", "current_scope", "shutdown")
+
+
+def check_window_api(window, names=WINDOW_API) -> None:
+    """Raise ``SystemExit`` naming every attribute of :data:`WINDOW_API` the window
+    lacks (its API changed; the benchmark must follow)."""
+    missing = []
+    for name in names:
+        obj = window
+        for part in name.split("."):
+            if not hasattr(obj, part):
+                missing.append(name)
+                break
+            obj = getattr(obj, part)
+    if missing:
+        raise SystemExit("ui_bench: the window has changed; it lacks "
+                         + ", ".join(missing) + " (update benchmarks/ui_bench.py)")
+
+
+def _watch_list(window, into: list[float]) -> None:
+    """Append the time of every change of the list's contents to ``into`` (a reset,
+    a new layout, rows inserted: whichever the list model uses)."""
+    model = window.model
+    for name in ("modelReset", "layoutChanged", "rowsInserted"):
+        signal = getattr(model, name, None)
+        if signal is not None:
+            signal.connect(lambda *args: into.append(time.perf_counter()))
+
+
+def _tags_shown(window, row: int) -> set[str]:
+    index = window.model.index(row, PaperTableModel.TITLE)
+    return {name.casefold() for name, _colour in (index.data(TagsRole) or ())}
+
+
+def _tag_count(window, tag_id: int) -> int | None:
+    item = _api(window.tag_pane, "tag_item")(tag_id)
+    return None if item is None else item.data(0, CountRole)
+
+
+def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
+                    queries=QUERIES, tag: str = "vision", presses: int = 8) -> dict:
+    """Part 3: the window on an existing (indexed, tagged) library at ``lib_path``.
+
+    Measures, driving the window with keys where a user would:
+
+    - **open**: ``create_main_window`` until it returns, until the list shows rows, and
+      until the window is idle;
+    - **select**: ``j`` pressed ``presses`` times in the list, each until the detail
+      pane shows the new current paper;
+    - **tag toggle**: number key ``1`` (bound to ``tag`` first) on the current paper,
+      each until the list row shows the tag added or removed, and until the tag pane's
+      count for it changed;
+    - **tag pane**: choosing ``tag`` in the tag pane (``select_scope``) until the list is
+      replaced by its papers, and back to all papers;
+    - **typing**: each query typed into the search box (as :func:`run_search_part`);
+    - **memory**: the sum of the resident sizes of the window's process tree (its index
+      writer child included) after the searches, and its peak during the part.
+
+    Returns:
+        The report dict (keys ``open``, ``select``, ``tag_toggle``, ``tag_pane``,
+        ``queries``, ``heartbeat_max_gap_ms``, ``memory``, ``load_before``,
+        ``load_after``).
+    Raises:
+        SystemExit: the library has no tag ``tag``, or the window lacks what is used.
+    """
+    report: dict = {"library": str(lib_path), "load_before": load()}
+    with Library.open(lib_path, read_only=True) as lib:
+        papers = lib.count()
+        tags = {t.name: t for t in lib.tags()}
+        if tag not in tags:
+            raise SystemExit(f"ui_bench: {lib_path} has no tag {tag!r}")
+        tag_id = tags[tag].id
+        tagged = lib.scope_count(Scope(tag_id=tag_id))
+    report["papers"] = papers
+    sampler = TreeSampler(os.getpid()).start()
+    run_dir = Path(tempfile.mkdtemp(prefix="ui-window-", dir=workdir))
+    settings = Settings(QSettings(str(run_dir / "settings.ini"), QSettings.Format.IniFormat))
+    settings.auto_mark_read = False
+    t0 = time.perf_counter()
+    window = create_main_window(lib_path, import_seeds=False, settings=settings)
+    t_made = time.perf_counter()
+    check_window_api(window)
+    window.resize(1280, 800)
+    window.show()
+    window.activateWindow()
+    t_rows = spin(120, until=lambda: window.model.rowCount() > 0)
+    t_idle = spin(300, until=lambda: not window.is_busy())
+    report["open"] = {"window_s": t_made - t0,
+                      "first_rows_s": (t_rows - t0) if t_rows else None,
+                      "idle_s": (t_idle - t0) if t_idle else None,
+                      "rows": window.model.rowCount()}
+    log(f"  window open: rows after {_fmt(report['open']['first_rows_s'], 2)} s, idle "
+        f"after {_fmt(report['open']['idle_s'], 2)} s")
+    heartbeat = Heartbeat()
+    heartbeat.start()
+    table = _child(window, "paperTable")
+
+    # select: j in the list, until the detail pane shows the paper
+    window.focus_list()
+    window.select_row(0)
+    spin(5, until=lambda: window.detail_pane.paper_id == window.model.paper_id(0))
+    select_ms = []
+    for i in range(presses):
+        want = window.model.paper_id(i + 1)
+        t = time.perf_counter()
+        QTest.keyClick(table, Qt.Key.Key_J)
+        at = spin(GIVE_UP_S, until=lambda: window.detail_pane.paper_id == want)
+        select_ms.append((at - t) * 1000 if at else None)
+        spin(0.1)
+    report["select"] = summary_ms([v for v in select_ms if v is not None])
+    report["select"]["timeouts"] = sum(v is None for v in select_ms)
+
+    # tag toggle: key 1 bound to the tag
+    _api(window, "set_tag_key")(tag_id, 1)
+    spin(30, until=lambda: not window.is_busy())
+    shown_ms, counted_ms = [], []
+    for i in range(presses):   # each row twice: on, then off (the library is unchanged)
+        row = (i // 2) % max(1, min(20, window.model.rowCount()))
+        window.select_row(row)
+        spin(0.05)
+        before = tag.casefold() in _tags_shown(window, row)
+        count_before = _tag_count(window, tag_id)
+        t = time.perf_counter()
+        QTest.keyClick(table, Qt.Key.Key_1)
+        at = spin(GIVE_UP_S, until=lambda: (tag.casefold() in _tags_shown(window, row))
+                  != before)
+        shown_ms.append((at - t) * 1000 if at else None)
+        at = spin(GIVE_UP_S, until=lambda: _tag_count(window, tag_id) != count_before)
+        counted_ms.append((at - t) * 1000 if at else None)
+        spin(0.2)
+    spin(30, until=lambda: not window.is_busy())
+    report["tag_toggle"] = {
+        "shown": summary_ms([v for v in shown_ms if v is not None]),
+        "count_shown": summary_ms([v for v in counted_ms if v is not None]),
+        "timeouts": sum(v is None for v in shown_ms + counted_ms)}
+
+    # tag pane: choose the tag, then all papers again
+    resets: list[float] = []
+    _watch_list(window, resets)
+    pane_ms = []
+    for scope, rows in ((Scope(tag_id=tag_id), tagged), (Scope(), papers)) * 2:
+        t = time.perf_counter()
+        _api(window.tag_pane, "select_scope")(scope)
+        at = spin(GIVE_UP_S, until=lambda: any(r > t for r in resets)
+                  and window.current_scope() == scope)
+        pane_ms.append({"scope": "tag" if scope.tag_id else "all",
+                        "ms": (at - t) * 1000 if at else None,
+                        "rows": window.model.rowCount(), "expected_rows": rows})
+        spin(10, until=lambda: not window.is_busy())
+    report["tag_pane"] = pane_ms
+    beat = heartbeat.stop()
+    report["heartbeat_while_clicking"] = beat
+
+    # typing
+    deadline = time.perf_counter() + deadline_s
+    rows = _type_queries(window, queries, deadline, log, resets)
+    report["queries"] = rows
+    gaps = [r["heartbeat"]["max_gap_ms"] for r in rows if r["heartbeat"]["max_gap_ms"]]
+    report["heartbeat_max_gap_ms"] = max(gaps) if gaps else None
+    sampler.sample()
+    report["memory"] = {"after_search_mb": sum(rss_mb(p) for p in tree_pids(os.getpid())),
+                        "peak_mb": sampler.peak_mb, "processes": sampler.max_processes}
+    sampler.stop()
+    close_window(window)
+    shutil.rmtree(run_dir, ignore_errors=True)
+    report["load_after"] = load()
+    return report
+
+
+def _type_queries(window, queries, deadline: float, log, resets: list[float]) -> list[dict]:
+    """Type each query a character at a time (~80 ms apart) into the search box, with
+    the heartbeat running; one row per query (see :func:`run_search_part`)."""
+    heartbeat = Heartbeat()
     rows = []
-    all_ticks_max, all_ticks_p99 = [], []
     for query in queries:
         if time.perf_counter() > deadline:
-            log("  search part: deadline reached")
+            log("  typing: deadline reached")
             break
         search_box = _child(window, "searchBox")
         search_box.clear()
@@ -485,17 +689,12 @@ def run_search_part(n: int, workdir: Path, log, deadline_s: float,
                "last_key_to_idle_ms": (idle_at - t_last) * 1000 if idle_at else None,
                "status": window.status_text()}
         rows.append(row)
-        all_ticks_max.append(beat["max_gap_ms"])
-        all_ticks_p99.append(beat["p99_gap_ms"])
-        log(f"  typed {query!r}: max gap {beat['max_gap_ms']:.0f} ms, shown after "
+        log(f"  typed {query!r}: max gap {_fmt(beat['max_gap_ms'])} ms, shown after "
             f"{_fmt(row['last_key_to_shown_ms'])} ms")
-    close_window(window)
-    shutil.rmtree(run_dir, ignore_errors=True)
-    report.update(queries=rows,
-                  heartbeat_max_gap_ms=max(all_ticks_max) if all_ticks_max else None,
-                  heartbeat_p99_gap_ms=max(all_ticks_p99) if all_ticks_p99 else None,
-                  load_after=load())
-    return report
+    search_box = _child(window, "searchBox")
+    search_box.clear()
+    spin(10, until=lambda: not window.is_busy())
+    return rows
 
 
 # -- output ------------------------------------------------------------------------------------
@@ -507,6 +706,40 @@ def _met(value, target) -> str:
     if value is None:
         return "n/a"
     return "met" if value < target else "missed"
+
+
+def print_window_table(win: dict) -> None:
+    """Print part 3 (:func:`run_window_part`) as a Markdown table."""
+    print(f"\n### The window at {win['papers']:,} papers (load "
+          f"{win['load_before']['loadavg_1m']} → {win['load_after']['loadavg_1m']})\n")
+    print("| measure | value | target |")
+    print("| --- | ---: | --- |")
+    o = win["open"]
+    print(f"| open: window / first rows / idle (s) | {_fmt(o['window_s'], 2)} / "
+          f"{_fmt(o['first_rows_s'], 2)} / {_fmt(o['idle_s'], 2)} | |")
+    sel = win["select"]
+    print(f"| select (`j`) → detail pane, median / max (ms) | {_fmt(sel['median_ms'])} / "
+          f"{_fmt(sel['max_ms'])} | |")
+    tt = win["tag_toggle"]
+    print(f"| tag toggle (`1`) → row shows it, median / max (ms) | "
+          f"{_fmt(tt['shown']['median_ms'])} / {_fmt(tt['shown']['max_ms'])} | < 50: "
+          f"{_met(tt['shown']['max_ms'], 50)} |")
+    print(f"| tag toggle → tag pane count, median / max (ms) | "
+          f"{_fmt(tt['count_shown']['median_ms'])} / {_fmt(tt['count_shown']['max_ms'])} "
+          f"| < 50: {_met(tt['count_shown']['max_ms'], 50)} |")
+    pane = [p["ms"] for p in win["tag_pane"] if p["scope"] == "tag" and p["ms"] is not None]
+    back = [p["ms"] for p in win["tag_pane"] if p["scope"] == "all" and p["ms"] is not None]
+    print(f"| tag pane: choose a tag / all papers again (ms) | "
+          f"{_fmt(max(pane) if pane else None)} / {_fmt(max(back) if back else None)} | |")
+    for row in win["queries"]:
+        hb = row["heartbeat"]
+        print(f"| typing `{row['query']}`: last key → rows / heartbeat max gap (ms) | "
+              f"{_fmt(row['last_key_to_shown_ms'])} / {_fmt(hb['max_gap_ms'])} | gap < 100: "
+              f"{_met(hb['max_gap_ms'], TARGETS['heartbeat_gap_ms'])} |")
+    m = win["memory"]
+    print(f"| memory after searching / peak (MB, all processes) | "
+          f"{_fmt(m['after_search_mb'])} / {_fmt(m['peak_mb'])} | < 300: "
+          f"{_met(m['after_search_mb'], 300)} |")
 
 
 def print_table(report: dict) -> None:
@@ -547,6 +780,9 @@ def print_table(report: dict) -> None:
             print(f"\nstall {stall['gap_ms']:,.0f} ms at {stall['at_s']:.1f} s: {stall['where']}")
         for message in imp["failures"]:
             print(f"\nfailure: {message[:160]}")
+    win = report.get("window")
+    if win:
+        print_window_table(win)
     search = report.get("search")
     if search:
         print(f"\n### Typing a search at {search['papers']:,} papers "
@@ -577,6 +813,10 @@ def main(argv=None) -> int:
     parser.add_argument("--query", action="append", dest="queries", metavar="TEXT",
                         help="a query to type (repeatable; default: "
                              + ", ".join(repr(q) for q in QUERIES) + ")")
+    parser.add_argument("--library", type=Path, metavar="DIR",
+                        help="part 3 instead of part 2: the window on this existing, "
+                             "indexed library tagged by search_bench.tag_library (open, "
+                             "select, tag toggle, tag pane, typing, memory)")
     parser.add_argument("--skip-import", action="store_true", help="skip part 1")
     parser.add_argument("--skip-search", action="store_true", help="skip part 2")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -589,7 +829,12 @@ def main(argv=None) -> int:
             log(f"edits during an import of {args.import_n:,} abstracts…")
             report["import"] = run_import_part(args.import_n, args.workdir, log,
                                                args.import_deadline)
-        if not args.skip_search:
+        if args.library is not None and not args.skip_search:
+            log(f"the window on {args.library}…")
+            report["window"] = run_window_part(args.library, args.workdir, log,
+                                               args.search_deadline,
+                                               tuple(args.queries or QUERIES))
+        elif not args.skip_search:
             log(f"typing searches at {args.search_n:,} papers…")
             report["search"] = run_search_part(args.search_n, args.workdir, log,
                                                args.search_deadline,

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # benchmarks.*
 
 
 def _number(value) -> bool:
@@ -51,3 +52,38 @@ def test_ui_bench_runs_at_tiny_sizes_and_reports_numbers(tmp_path):
     assert _number(row["heartbeat"]["max_gap_ms"])
     assert "match" in row["status"]
     assert _number(search["heartbeat_max_gap_ms"])
+
+
+@pytest.mark.smoke
+def test_ui_bench_window_part_on_an_existing_library_reports_every_measure(tmp_path):
+    from benchmarks.search_bench import tag_library
+    from paperdesk.core.library import Library
+
+    lib_path = tmp_path / "lib"
+    with Library.open(lib_path) as lib:
+        lib.import_paths(sorted((ROOT / "seeds").glob("*.txt")))
+        tag_library(lib)
+        tags_before = {pid: s.tags for pid, s in lib.summaries(lib.paper_ids()).items()}
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "ui_bench.py"), "--library", str(lib_path),
+         "--skip-import", "--query", "depth", "--workdir", str(tmp_path), "--json"],
+        capture_output=True, text=True, env=env, timeout=240)
+    assert out.returncode == 0, out.stderr[-3000:]
+    win = json.loads(out.stdout)["window"]
+    assert win["papers"] == 225
+    assert win["open"]["rows"] == 225 and _number(win["open"]["first_rows_s"])
+    assert win["select"]["n"] == 8 and win["select"]["timeouts"] == 0
+    assert win["tag_toggle"]["timeouts"] == 0
+    assert win["tag_toggle"]["shown"]["n"] == win["tag_toggle"]["count_shown"]["n"] == 8
+    pane = win["tag_pane"]
+    assert [p["scope"] for p in pane] == ["tag", "all", "tag", "all"]
+    assert all(p["rows"] == p["expected_rows"] and _number(p["ms"]) for p in pane)
+    assert [q["query"] for q in win["queries"]] == ["depth"]
+    assert _number(win["queries"][0]["last_key_to_shown_ms"])
+    assert _number(win["heartbeat_max_gap_ms"])
+    assert win["memory"]["after_search_mb"] > 50 and win["memory"]["processes"] >= 1
+    # each paper's tag was toggled on and off again: the library is as it was
+    with Library.open(lib_path, read_only=True) as lib:
+        assert {pid: s.tags for pid, s in lib.summaries(lib.paper_ids()).items()} \
+            == tags_before

@@ -1,0 +1,496 @@
+"""``make bench``: import, search and window figures at one or more library sizes, on two
+synthetic corpora, next to SQLite FTS5, with the machine's load beside them.
+
+Usage::
+
+    python benchmarks/bench.py [--sizes 100000] [--corpora seeds,zipf] [--mode api|cli]
+        [--repeat 9] [--workdir .bench/run] [--no-ui] [--ui-import N] [--keep]
+
+    make bench                      # 100,000 papers
+    make bench N=10000              # one size
+    make bench SIZES="10000 30000 100000"   # the growth series
+
+For each size N and each corpus:
+
+1. **Files**: N abstracts in the Daily Papers format, 10,000 a file, written once and
+   kept in ``WORKDIR/files/<corpus>-<N>/`` (deterministic): ``seeds`` — sentences of the
+   seed abstracts recombined, one unique token per paper (:mod:`benchmarks.synth`; a
+   vocabulary of a few thousand words that flatters caches); ``zipf`` — Zipf-distributed
+   pseudo-words, about 300,000 distinct at 100,000 papers (:mod:`benchmarks.zipf_synth`).
+2. **Import** into a new library in a child process (:mod:`benchmarks.import_bench`):
+   seconds to *stored* (every paper in SQLite: the list is browsable) and to *fully
+   searchable* (index documents == papers), CPU seconds of the child and all its
+   descendants, the peak of the summed resident memory of its process tree, index and
+   database sizes.
+3. **Tags**: four tags on a third of the papers each (one ``add_tag`` per tag), seconds
+   to commit and to searchable.
+4. **FTS5** build of the same titles, abstracts and tags in this process: wall and CPU
+   seconds, size.
+5. **Search table**: every query shape through ``Library.find`` and FTS5, medians and
+   p95 (:func:`benchmarks.search_bench.time_queries`), tag-pane filter included.
+6. **The window** (``benchmarks/ui_bench.py --library``, offscreen, in a child): open,
+   select, tag toggle, tag pane, typing (heartbeat), memory.
+7. **A daily import**: one more file of :data:`DAILY` new abstracts into the finished
+   library, seconds to stored and to searchable (:func:`daily_import`).
+
+Then the growth from the smallest size to the largest. The machine's load (``uptime``'s
+load averages, the core count) is taken before and after each step. The full report is
+written as JSON to ``WORKDIR/report-<sizes>.json`` and the Markdown tables (ready for the
+README) to ``WORKDIR/report-<sizes>.md`` and standard output; a copy of both, named with
+the start time, goes to ``WORKDIR/history/`` and is never overwritten.
+
+The libraries are rebuilt on every run (the import is what is measured); ``--keep``
+reuses a library already built at that size and skips its import (search and window
+figures only). Everything stays inside ``WORKDIR`` (default ``.bench/run``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))  # for benchmarks.* when run as a script
+
+from benchmarks import search_bench, zipf_synth  # noqa: E402
+from benchmarks.import_bench import ImportBenchError, measure_import  # noqa: E402
+from benchmarks.procstat import dir_size_mb, machine_load  # noqa: E402
+from benchmarks.synth import write_synthetic_files  # noqa: E402
+
+__all__ = ["run", "markdown", "main"]
+
+CORPORA = ("seeds", "zipf")
+#: The window benchmark is stopped after this many seconds.
+UI_TIMEOUT_S = 1800
+#: Abstracts in the "daily import" into the finished library (issue 12: under 3 s).
+DAILY = 120
+PER_FILE = 10_000
+#: The window's typing queries per corpus (the Zipf ones come from its queries.json).
+SEED_TYPED = ("depth estimation", "model", "transformer")
+#: Issue 12's targets at 100,000 papers.
+TARGETS = {"stored_s": 15.0, "searchable_s": 90.0, "peak_mb": 500.0, "median_ms": 30.0,
+           "heartbeat_ms": 100.0, "window_mb": 300.0, "toggle_ms": 50.0}
+
+
+def _log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def corpus_files(workdir: Path, corpus: str, n: int,
+                 vocabulary: int = zipf_synth.VOCABULARY) -> tuple[list[Path], dict]:
+    """Write (once) and return the files of ``corpus`` at size ``n``, and its query words
+    (``{}`` for the seed corpus)."""
+    folder = workdir / "files" / (f"{corpus}-{n}" if corpus == "seeds" or
+                                  vocabulary == zipf_synth.VOCABULARY
+                                  else f"{corpus}-{n}-v{vocabulary}")
+    done = folder / ".complete"
+    if not done.exists():
+        shutil.rmtree(folder, ignore_errors=True)
+        start = time.perf_counter()
+        if corpus == "seeds":
+            write_synthetic_files(folder, sorted((ROOT / "seeds").glob("*.txt")), n,
+                                  per_file=PER_FILE)
+        else:
+            zipf_synth.write_zipf_files(folder, n, per_file=PER_FILE,
+                                        cache=workdir / "files", vocabulary=vocabulary)
+        done.write_text(f"{n}\n")
+        _log(f"  wrote {n:,} {corpus} abstracts in {time.perf_counter() - start:.0f} s")
+    files = sorted(p for p in folder.glob("*.txt"))
+    return files, zipf_synth.corpus_stats(folder) if corpus == "zipf" else {}
+
+
+def _ui(lib_path: Path, workdir: Path, typed: tuple[str, ...], ui_import: int) -> dict:
+    """The window benchmark in a child process (Qt offscreen); its JSON report, or
+    ``{"error": message}`` when it failed (the rest of the run goes on)."""
+    cmd = [sys.executable, str(ROOT / "benchmarks" / "ui_bench.py"), "--library",
+           str(lib_path), "--workdir", str(workdir), "--json"]
+    for q in typed:
+        cmd += ["--query", q]
+    if ui_import:
+        cmd += ["--import-n", str(ui_import)]
+    else:
+        cmd.append("--skip-import")
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=ROOT,
+                             timeout=UI_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return {"error": f"ui_bench.py did not finish within {UI_TIMEOUT_S} s"}
+    if out.returncode != 0:
+        tail = [line for line in out.stderr.strip().splitlines() if line.strip()][-3:]
+        return {"error": " / ".join(tail) or f"exit status {out.returncode}"}
+    try:
+        return json.loads(out.stdout)
+    except ValueError:
+        return {"error": "no JSON report from ui_bench.py"}
+
+
+def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
+    """All the steps for one corpus at one size; returns its report dict."""
+    from paperdesk.core.library import Library
+
+    out: dict = {"corpus": corpus, "papers": n, "load_before": machine_load()}
+    files, words = corpus_files(workdir, corpus, n, args.zipf_vocabulary)
+    if words:
+        out["distinct_words"] = words.get("distinct_words")
+        out["tokens"] = words.get("tokens")
+    lib_path = workdir / "libraries" / f"{corpus}-{n}"
+    reuse = args.keep and (lib_path / ".tagged").exists()
+    if not reuse:
+        shutil.rmtree(lib_path, ignore_errors=True)
+        lib_path.parent.mkdir(parents=True, exist_ok=True)
+        _log(f"  importing ({args.mode})…")
+        out["import"] = measure_import(lib_path, files, n, args.mode, _log)
+        imp = out["import"]
+        _log(f"  stored {imp['stored_s']:.1f} s, searchable {imp['searchable_s']:.1f} s, "
+             f"CPU {imp['cpu_s']:.1f} s, peak {imp['peak_mb']:.0f} MB, index "
+             f"{imp['index_mb']:.0f} MB")
+    else:
+        out["import"] = None
+    out["load_after_import"] = machine_load()
+    lib = Library.open(lib_path)
+    try:
+        if not reuse:
+            out["tags"] = search_bench.tag_library(lib, log=_log)
+            (lib_path / ".tagged").write_text("vision, theory, ml, to read\n")
+            _log(f"  tagged {out['tags']['tagged']:,} papers x4: searchable after "
+                 f"{out['tags']['searchable_s']:.1f} s")
+        fts_path = workdir / "libraries" / f"fts-{corpus}-{n}.db"
+        fts, out["fts5"] = search_bench.fts_build(lib, fts_path)
+        _log(f"  FTS5 build {out['fts5']['wall_s']:.1f} s, CPU {out['fts5']['cpu_s']:.1f} s, "
+             f"{out['fts5']['mb']:.0f} MB")
+        queries = (search_bench.seed_queries(n) if corpus == "seeds"
+                   else search_bench.zipf_queries(words))
+        out["search"] = search_bench.time_queries(lib, fts, queries, args.repeat, _log)
+        fts.close()
+        fts_path.unlink(missing_ok=True)
+        out["index_mb"] = dir_size_mb(lib_path / "index")
+    finally:
+        lib.close()
+    out["load_after_search"] = machine_load()
+    if not args.no_ui:
+        typed = SEED_TYPED if corpus == "seeds" else (
+            words["common"], " ".join(words["two"]), words["prefix"] + "*")
+        _log("  the window…")
+        out["window"] = _ui(lib_path, workdir, typed, args.ui_import)
+        if "error" in out["window"]:
+            _log(f"  window benchmark failed: {out['window']['error']}")
+    if not reuse:
+        out["daily"] = daily_import(workdir, corpus, n, lib_path, args.zipf_vocabulary)
+        _log(f"  a daily file of {DAILY} abstracts: stored {out['daily']['stored_s']:.2f} s, "
+             f"searchable {out['daily']['searchable_s']:.2f} s")
+    out["load_after"] = machine_load()
+    return out
+
+
+def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path,
+                 vocabulary: int = zipf_synth.VOCABULARY) -> dict:
+    """Import one more file of :data:`DAILY` new abstracts of the same corpus (a day's
+    papers) into the library at ``lib_path`` (in this process, as the window's writer
+    would) and time it: ``{"papers", "stored_s", "searchable_s"}``, wall seconds after
+    the call. Run last: the library then holds ``n + DAILY`` papers."""
+    from paperdesk.core.library import Library
+
+    folder = workdir / "files" / f"daily-{corpus}-{n}"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    path = folder / "daily.txt"
+    if corpus == "seeds":
+        # another seed of the same generator; each abstract ends in its own unique token
+        from benchmarks.synth import seed_sentences, unique_token
+        import random
+        rng = random.Random(n)
+        sentences = seed_sentences(sorted((ROOT / "seeds").glob("*.txt")))
+        body = [" ".join(rng.sample(sentences, rng.randint(6, 10)))
+                + f" Token {unique_token(n + 10 * DAILY + i)}." for i in range(DAILY)]
+    else:
+        generator = zipf_synth.ZipfCorpus(cache=workdir / "files", vocabulary=vocabulary)
+        body = [generator.abstract(n + i)[0] for i in range(DAILY)]
+    path.write_text("Daily papers\n\n" + "\n\n".join(body) + "\n", encoding="utf-8")
+    with Library.open(lib_path) as lib:
+        start = time.perf_counter()
+        report = lib.import_paths([path], sync=False)
+        stored = time.perf_counter() - start
+        lib.sync_index()
+        searchable = time.perf_counter() - start
+        papers = lib.count()
+    shutil.rmtree(folder, ignore_errors=True)
+    return {"papers": report.added, "stored_s": stored, "searchable_s": searchable,
+            "library_papers": papers}
+
+
+def run(sizes: list[int], corpora: list[str], args) -> dict:
+    """Run every corpus at every size; returns the whole report."""
+    workdir = args.workdir
+    workdir.mkdir(parents=True, exist_ok=True)
+    report = {"sizes": sizes, "corpora": corpora, "mode": args.mode,
+              "repeat": args.repeat, "load_start": machine_load(), "runs": []}
+    try:
+        import subprocess as sp
+        report["commit"] = sp.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                  capture_output=True, text=True).stdout.strip()
+    except OSError:
+        report["commit"] = None
+    for n in sizes:
+        for corpus in corpora:
+            _log(f"{corpus} corpus, {n:,} papers:")
+            try:
+                report["runs"].append(run_one(workdir, corpus, n, args))
+            except ImportBenchError as exc:
+                _log(f"  import failed: {exc}")
+                report["runs"].append({"corpus": corpus, "papers": n, "error": str(exc)})
+    report["load_end"] = machine_load()
+    if len(sizes) == 1:
+        report["growth_from"] = _earlier_report(workdir, sizes[0], corpora)
+    return report
+
+
+def _earlier_report(workdir: Path, size: int, corpora: list[str]) -> dict | None:
+    """The runs of the newest earlier ``report-<N>.json`` in ``workdir`` with the
+    smallest other size ``N`` below ``size`` (so ``make bench N=10000`` then ``make
+    bench`` shows the growth from 10,000 to 100,000), or ``None``."""
+    found = []
+    for path in workdir.glob("report-*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            other = [r for r in data["runs"] if r["papers"] < size
+                     and r["corpus"] in corpora and "error" not in r and r.get("import")]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if other:
+            found.append((min(r["papers"] for r in other), -path.stat().st_mtime, path,
+                          data, other))
+    if not found:
+        return None
+    lo, _mtime, path, data, other = min(found, key=lambda f: (f[0], f[1]))
+    return {"file": path.name, "at": data.get("load_start", {}).get("at"),
+            "runs": [r for r in other if r["papers"] == lo]}
+
+
+# -- Markdown ------------------------------------------------------------------------------
+def _f(value, digits: int = 1, suffix: str = "") -> str:
+    if value is None:
+        return "n/a"
+    return f"{value:,.{digits}f}{suffix}"
+
+
+def _load(load: dict) -> str:
+    return " / ".join(f"{x:.2f}" for x in load["loadavg"])
+
+
+def markdown(report: dict) -> str:
+    """Return the report as Markdown (load line, import table, search tables, window
+    table, growth), ready to paste into the README."""
+    lines = []
+    runs = [r for r in report["runs"] if "error" not in r]
+    start, end = report["load_start"], report["load_end"]
+    lines.append(f"Measured {start['at']} → {end['at']} on {start['cores']} cores "
+                 f"(commit {report.get('commit') or '?'}, import mode {report['mode']}); "
+                 f"load averages (1 / 5 / 15 min) {_load(start)} at the start, "
+                 f"{_load(end)} at the end.")
+    for r in report["runs"]:
+        if "error" in r:
+            lines.append(f"\n**{r['corpus']} corpus, {r['papers']:,} papers: failed** — "
+                         f"{r['error'].splitlines()[0]}")
+    if not runs:
+        return "\n".join(lines) + "\n"
+    cols = [(r["corpus"], r["papers"]) for r in runs]
+    lines.append("\n#### Import\n")
+    lines.append("| | " + " | ".join(f"{c} {n:,}" for c, n in cols) + " | target at 100,000 |")
+    lines.append("|---|" + "---:|" * len(cols) + "---|")
+
+    def row(label, get, target=""):
+        cells = []
+        for r in runs:
+            try:
+                cells.append(get(r))
+            except (KeyError, TypeError):
+                cells.append("n/a")
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+
+    row("distinct words", lambda r: f"{r['distinct_words']:,}" if r.get("distinct_words")
+        else "few thousand")
+    row("import to browsable (stored), wall s", lambda r: _f(r["import"]["stored_s"]),
+        "< 15 s")
+    row("import to fully searchable, wall s", lambda r: _f(r["import"]["searchable_s"]),
+        "< 90 s")
+    row("import CPU s, to browsable / all (process tree)",
+        lambda r: f"{_f(r['import']['cpu_stored_s'])} / {_f(r['import']['cpu_s'])}")
+    row("import CPU per paper, ms", lambda r: _f(1000 * r["import"]["cpu_s"] / r["papers"], 2))
+    row("peak memory, all processes, MB", lambda r: _f(r["import"]["peak_mb"], 0), "< 500 MB")
+    row("index on disk / library.db, MB",
+        lambda r: f"{_f(r['import']['index_mb'], 0)} / {_f(r['import']['db_mb'], 0)}")
+    row("SQLite FTS5 build, wall / CPU s", lambda r: f"{_f(r['fts5']['wall_s'])} / "
+        f"{_f(r['fts5']['cpu_s'])}", "(reference)")
+    row("SQLite FTS5 size, MB", lambda r: _f(r["fts5"]["mb"], 0), "(reference)")
+    row("import CPU / FTS5 CPU", lambda r: f"{r['import']['cpu_s'] / r['fts5']['cpu_s']:.0f}×")
+    row("tag a third of the papers ×4: commit / searchable, s",
+        lambda r: f"{_f(r['tags']['commit_s'], 2)} / {_f(r['tags']['searchable_s'])}")
+    row(f"then a daily file of {DAILY}: stored / searchable, s",
+        lambda r: f"{_f(r['daily']['stored_s'], 2)} / {_f(r['daily']['searchable_s'], 2)}",
+        "< 3 s")
+    row("load average (1 min) before → after the import",
+        lambda r: f"{r['load_before']['loadavg'][0]:.2f} → "
+                  f"{r['load_after_import']['loadavg'][0]:.2f}")
+
+    for r in runs:
+        lines.append(f"\n#### Search, {r['corpus']} corpus, {r['papers']:,} papers "
+                     f"(median and p95 of {report['repeat']} runs, ms; load "
+                     f"{r['load_after_import']['loadavg'][0]:.2f} → "
+                     f"{r['load_after_search']['loadavg'][0]:.2f})\n")
+        lines.append("| query | paperdesk median | p95 | FTS5 median | p95 | ratio | hits "
+                     "| target |")
+        lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+        for q in r["search"]:
+            fts = (f"{q['fts_median_ms']:.1f} | {q['fts_p95_ms']:.1f} | {q['ratio']:.2f}×"
+                   if q["fts_median_ms"] is not None else "n/a | n/a | n/a")
+            lines.append(f"| {search_bench.query_label(q)} | {q['median_ms']:.1f} | "
+                         f"{q['p95_ms']:.1f} | {fts} | {q['total']:,} | "
+                         f"{'met' if q['meets_target'] else 'missed'} |")
+
+    wins = [r for r in runs if r.get("window") and "error" not in r["window"]]
+    if wins:
+        lines.append("\n#### The window\n")
+        lines.append("| | " + " | ".join(f"{r['corpus']} {r['papers']:,}" for r in wins)
+                     + " | target |")
+        lines.append("|---|" + "---:|" * len(wins) + "---|")
+
+        def wrow(label, get, target=""):
+            cells = []
+            for r in wins:
+                try:
+                    cells.append(get(r["window"]["window"]))
+                except (KeyError, TypeError, ValueError):
+                    cells.append("n/a")
+            lines.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+
+        wrow("open: first rows / idle, s", lambda w: f"{_f(w['open']['first_rows_s'], 2)} / "
+             f"{_f(w['open']['idle_s'], 2)}")
+        wrow("select (`j`) → detail pane, median / max ms",
+             lambda w: f"{_f(w['select']['median_ms'], 0)} / {_f(w['select']['max_ms'], 0)}")
+        wrow("tag toggle (`1`) → row, median / max ms",
+             lambda w: f"{_f(w['tag_toggle']['shown']['median_ms'], 0)} / "
+                       f"{_f(w['tag_toggle']['shown']['max_ms'], 0)}", "< 50 ms")
+        wrow("tag toggle → tag pane count, median / max ms",
+             lambda w: f"{_f(w['tag_toggle']['count_shown']['median_ms'], 0)} / "
+                       f"{_f(w['tag_toggle']['count_shown']['max_ms'], 0)}", "< 50 ms")
+        wrow("tag pane: choose a tag → list, max ms",
+             lambda w: _f(max(p["ms"] for p in w["tag_pane"] if p["scope"] == "tag"), 0))
+        wrow("typing: last key → first rows, median ms",
+             lambda w: _f(statistics.median(q["last_key_to_shown_ms"] for q in w["queries"]
+                                            if q["last_key_to_shown_ms"] is not None), 0))
+        wrow("typing: heartbeat max gap, ms", lambda w: _f(w["heartbeat_max_gap_ms"], 0),
+             "< 100 ms")
+        wrow("memory after searching / peak, MB",
+             lambda w: f"{_f(w['memory']['after_search_mb'], 0)} / "
+                       f"{_f(w['memory']['peak_mb'], 0)}", "< 300 MB")
+    for r in runs:
+        if r.get("window") and "error" in r["window"]:
+            lines.append(f"\nwindow, {r['corpus']} {r['papers']:,}: failed — "
+                         f"{r['window']['error']}")
+
+    earlier = report.get("growth_from")
+    if earlier:   # a one-size run: growth from an earlier report's smaller size
+        runs = runs + [r for r in earlier["runs"] if "error" not in r]
+    sizes = sorted({r["papers"] for r in runs})
+    if len(sizes) > 1:
+        lo, hi = sizes[0], sizes[-1]
+        lines.append(f"\n#### Growth from {lo:,} to {hi:,} papers ({hi / lo:.0f}× the "
+                     "papers: the figure at each size and their ratio)\n")
+        if earlier:
+            lines.append(f"The {lo:,}-paper figures are those of `{earlier['file']}` "
+                         f"(measured {earlier['at']}).\n")
+        lines.append("| | " + " | ".join(report["corpora"]) + " |")
+        lines.append("|---|" + "---:|" * len(report["corpora"]))
+        by = {(r["corpus"], r["papers"]): r for r in runs}
+
+        def grow(label, get):
+            cells = []
+            for c in report["corpora"]:
+                a, b = by.get((c, lo)), by.get((c, hi))
+                try:
+                    x, y = get(a), get(b)
+                    digits = 0 if max(x, y) >= 100 else 1 if max(x, y) >= 10 else 2
+                    cells.append(f"{x:,.{digits}f} → {y:,.{digits}f} ({y / x:.1f}×)")
+                except (KeyError, TypeError, ZeroDivisionError, AttributeError):
+                    cells.append("n/a")
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+
+        grow("import to stored, wall s", lambda r: r["import"]["stored_s"])
+        grow("import to searchable, wall s", lambda r: r["import"]["searchable_s"])
+        grow("import CPU s", lambda r: r["import"]["cpu_s"])
+        grow("peak memory MB", lambda r: r["import"]["peak_mb"])
+        grow("index size MB", lambda r: r["import"]["index_mb"])
+        grow("FTS5 build CPU s", lambda r: r["fts5"]["cpu_s"])
+        for name in [q["query"] for q in runs[0]["search"]]:
+            grow(f"search median ms: {name}",
+                 lambda r, name=name: next(q["median_ms"] for q in r["search"]
+                                           if q["query"] == name))
+        grow("window: typing, heartbeat max gap ms",
+             lambda r: r["window"]["window"]["heartbeat_max_gap_ms"])
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    """Command-line entry point; returns 0, or 1 when a run failed."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", default="100000",
+                        help="library sizes, separated by spaces or commas (default 100000)")
+    parser.add_argument("--corpora", default=",".join(CORPORA),
+                        help="seeds, zipf or both (default seeds,zipf)")
+    parser.add_argument("--mode", choices=("api", "cli"), default="api",
+                        help="import through Library.import_paths in a child (api, default) "
+                             "or the paperdesk import command (cli)")
+    parser.add_argument("--repeat", type=int, default=9, help="timed runs per query")
+    parser.add_argument("--workdir", type=Path, default=ROOT / ".bench" / "run",
+                        help="files, libraries and reports (default .bench/run)")
+    parser.add_argument("--no-ui", action="store_true", help="skip the window benchmark")
+    parser.add_argument("--ui-import", type=int, default=0, metavar="N",
+                        help="also time edits during an import of N abstracts in the "
+                             "window (ui_bench.py part 1; default: skip)")
+    parser.add_argument("--keep", action="store_true",
+                        help="reuse libraries already built at these sizes (no import "
+                             "figures)")
+    parser.add_argument("--json", action="store_true", help="print the JSON, not Markdown")
+    parser.add_argument("--zipf-vocabulary", type=int, default=zipf_synth.VOCABULARY,
+                        help=argparse.SUPPRESS)   # small for the smoke test only
+    args = parser.parse_args(argv)
+    try:
+        sizes = [int(s) for s in args.sizes.replace(",", " ").split()]
+    except ValueError:
+        parser.error(f"--sizes: not a list of numbers: {args.sizes!r}")
+    corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
+    bad = [c for c in corpora if c not in CORPORA]
+    if bad or not corpora or not sizes or min(sizes) < 10:
+        parser.error("--corpora takes seeds and/or zipf; --sizes numbers of 10 or more")
+    args.workdir = args.workdir.absolute()
+    report = run(sizes, corpora, args)
+    tag = "-".join(str(n) for n in sizes)
+    json_path = args.workdir / f"report-{tag}.json"
+    md_path = args.workdir / f"report-{tag}.md"
+    text = markdown(report)
+    stamp = report["load_start"]["at"].replace(":", "").replace("-", "")
+    for path in (json_path, md_path):   # the latest, and a copy that later runs keep
+        data = json.dumps(report, indent=1) if path.suffix == ".json" else text
+        path.write_text(data, encoding="utf-8")
+        (args.workdir / "history").mkdir(exist_ok=True)
+        (args.workdir / "history" / f"{path.stem}-{stamp}{path.suffix}").write_text(
+            data, encoding="utf-8")
+    if args.json:
+        print(json.dumps(report, indent=1))
+    else:
+        print(text)
+    _log(f"report: {json_path} and {md_path}")
+    return 1 if any("error" in r for r in report["runs"]) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

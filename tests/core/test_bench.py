@@ -1,0 +1,147 @@
+"""The benchmark harness (``make bench``) at tiny sizes: the Zipf corpus generator, the
+process-tree sampler and one end-to-end run of ``benchmarks/bench.py``. Nothing here
+asserts a timing (timings belong to ``make bench``)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # benchmarks.*
+
+from benchmarks import zipf_synth  # noqa: E402
+from benchmarks.procstat import TreeSampler, machine_load  # noqa: E402
+from paperdesk.core.imports.daily_papers import read_file  # noqa: E402
+from paperdesk.core.library import Library  # noqa: E402
+VOCAB = 4000   # small, so the vocabulary is made in well under a second
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+
+
+def test_zipf_files_are_deterministic_daily_papers_files_of_realistic_abstracts(tmp_path):
+    a = zipf_synth.write_zipf_files(tmp_path / "a", 60, per_file=25, vocabulary=VOCAB)
+    b = zipf_synth.write_zipf_files(tmp_path / "b", 60, per_file=25, vocabulary=VOCAB)
+    assert [p.name for p in a] == ["zipf_000.txt", "zipf_001.txt", "zipf_002.txt"]
+    assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+    # abstract i does not depend on the corpus size
+    small = zipf_synth.write_zipf_files(tmp_path / "c", 10, per_file=25, vocabulary=VOCAB)
+    first = read_file(a[0]).abstracts[:10]
+    assert [x.abstract for x in read_file(small[0]).abstracts] == [x.abstract for x in first]
+
+    abstracts = [x.abstract for p in a for x in read_file(p).abstracts]
+    assert len(abstracts) == len(set(abstracts)) == 60
+    for text in abstracts:
+        assert 150 <= len(text.split()) <= 250
+        assert text[0].isupper() and text.endswith(".")
+    assert read_file(a[0]).header == "Zipf papers 0-24"
+
+
+def test_zipf_words_follow_rank_frequencies_and_the_queries_occur(tmp_path):
+    files = zipf_synth.write_zipf_files(tmp_path, 200, per_file=200, vocabulary=VOCAB)
+    text = files[0].read_text(encoding="utf-8").lower()
+    words = text.replace(",", " ").replace(".", " ").split()
+    counts = {w: words.count(w) for w in ("the", "of", "and")}
+    assert counts["the"] > counts["of"] > counts["and"] > 0  # ranks 0, 1, 2
+    q = json.loads((tmp_path / "queries.json").read_text(encoding="utf-8"))
+    assert q["papers"] == 200 and q["distinct_words"] > 1000
+    docs = [d.abstract.lower() for d in read_file(files[0]).abstracts]
+    has = lambda w: sum(1 for d in docs if w in d.replace(",", " ").replace(".", " ").split())
+    assert has(q["common"]) == q["df"][q["common"]] > has(q["mid"]) > 0
+    assert 1 <= has(q["rare"]) <= 5
+    assert any(" ".join(q["phrase"]) in d for d in docs)
+    assert q["common"] not in zipf_synth.FUNCTION_WORDS
+    assert q["fuzzy"] != q["common"] and len(q["prefix"]) == 5
+
+
+def test_vocabulary_words_are_distinct_lowercase_and_shorter_at_the_top():
+    words = zipf_synth.make_vocabulary(VOCAB, seed=3)
+    assert len(words) == len(set(words)) == VOCAB
+    assert all(w.isalpha() and w.islower() for w in words)
+    top = sum(map(len, words[100:600])) / 500
+    tail = sum(map(len, words[-500:])) / 500
+    assert 3 < top < tail < 14
+
+
+CHILD = textwrap.dedent("""
+    import os, sys
+    block = bytearray(60 * 2**20)
+    for i in range(0, len(block), 4096):
+        block[i] = 1                         # touch every page: resident
+    if sys.argv[1] == "parent":
+        import subprocess
+        sub = subprocess.Popen([sys.executable, __file__, "child"], stdin=subprocess.PIPE)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    if sys.argv[1] == "parent":
+        sub.communicate(b"\\n")
+""")
+
+
+def test_tree_sampler_sums_the_resident_memory_of_a_process_and_its_children(tmp_path):
+    script = tmp_path / "hold.py"
+    script.write_text(CHILD, encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, str(script), "parent"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    sampler = TreeSampler(proc.pid, interval_s=0.05)
+    try:
+        assert proc.stdout.readline().strip() == "ready"
+        assert proc.stdout.readline().strip() == "ready"   # the grandchild's
+        total = sampler.sample()
+        assert sampler.max_processes == 2
+        assert total >= 2 * 60
+        assert sampler.peak_mb == total
+        assert sampler.cpu_now() > 0
+    finally:
+        proc.communicate("\n")
+    assert proc.returncode == 0
+    load = machine_load()
+    assert len(load["loadavg"]) == 3 and load["cores"] >= 1
+
+
+@pytest.mark.smoke
+def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--sizes", "40 80",
+         "--no-ui", "--repeat", "1", "--zipf-vocabulary", str(VOCAB),
+         "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    report = json.loads((tmp_path / "report-40-80.json").read_text(encoding="utf-8"))
+    assert [(r["corpus"], r["papers"]) for r in report["runs"]] == [
+        ("seeds", 40), ("zipf", 40), ("seeds", 80), ("zipf", 80)]
+    assert len(report["load_start"]["loadavg"]) == 3 and report["load_start"]["cores"] >= 1
+    for run in report["runs"]:
+        imp = run["import"]
+        assert imp["papers"] == imp["indexed"] == run["papers"]
+        assert 0 < imp["stored_s"] <= imp["searchable_s"] <= imp["exit_s"]
+        for key in ("cpu_s", "cpu_stored_s", "peak_mb", "index_mb", "db_mb"):
+            assert _number(imp[key]), key
+        assert imp["peak_mb"] > 20
+        assert run["tags"]["tagged"] == run["papers"] // 3
+        assert _number(run["fts5"]["cpu_s"]) and run["fts5"]["mb"] > 0
+        rows = {q["query"]: q for q in run["search"]}
+        assert set(rows) >= {"common term", "rare term", "two terms", "phrase", "prefix",
+                             "tag pane + term"}
+        assert rows["tag pane + term"]["tag"] == "vision"
+        assert rows["common term"]["total"] > 0 and rows["rare term"]["total"] >= 1
+        assert rows["phrase"]["total"] >= 1 and rows["phrase"]["fts_hits"] >= 1
+        # the tag pane's filter finds what FTS5's tag column finds
+        assert rows["tag pane + term"]["hits"] == rows["tag pane + term"]["fts_hits"]
+        assert run["daily"]["papers"] == 120
+        assert 0 < run["daily"]["stored_s"] <= run["daily"]["searchable_s"]
+        with Library.open(tmp_path / "libraries" / f"{run['corpus']}-{run['papers']}",
+                          read_only=True) as lib:
+            assert lib.count() == run["papers"] + 120 == run["daily"]["library_papers"]
+            assert lib.index.doc_count() == lib.count()
+    md = (tmp_path / "report-40-80.md").read_text(encoding="utf-8")
+    assert md in out.stdout
+    assert "#### Import" in md and "#### Growth from 40 to 80 papers" in md
+    assert "| tag pane + term (tag pane: vision, then `depth`) |" in md
+    assert "load averages (1 / 5 / 15 min)" in md
