@@ -191,6 +191,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._total_papers: int | None = None   #: papers in the library, last counted
         self.worker.changed.connect(self._on_changed)
         self.worker.failed.connect(self.show_error)
+        # Snippets of the rows on show are cut on the reader thread, a block at a time.
+        self.model.set_snippet_fetcher(self._fetch_snippets)
         self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
@@ -1081,7 +1083,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         keep_row = self.table.currentIndex().row() if same_query else 0
         self._results = results
         self._show_suggestion(results)
-        self.model.show_hits(results.hits, scope=self._scope)
+        self.model.show_results(results, scope=self._scope)
         self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
         if not self._snippet_sized and self.table.viewport().width() > 0:
             self._snippet_sized = True   # first time shown: a good share of the list
@@ -1094,6 +1096,16 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     def _on_search_failed(self, generation: int, message: str) -> None:
         self.status_label.setText(f"Search failed: {message}")
         self.status_label.setToolTip(self.status_label.text())
+
+    def _fetch_snippets(self, query: str, ids: list, deliver) -> None:
+        """Cut the snippets of a block of listed hits on the reader thread (the list
+        shows "…" in their cells until ``deliver`` runs, in the UI thread)."""
+        def done(found) -> None:
+            if not self._shut_down:
+                deliver(found)
+
+        self.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
+                         on_failed=lambda _message: None, label="snippets")
 
     def _match_terms(self) -> MatchTerms | None:
         """What the shown search matched, for highlighting (``None`` when not searching).
