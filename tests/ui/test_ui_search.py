@@ -132,7 +132,10 @@ def test_typing_stays_responsive_and_only_the_last_query_counts(qtbot, win, exce
     assert excepthook == []
 
 
-def test_searches_run_in_the_worker_with_an_estimate_first(qtbot, win, monkeypatch):
+def test_a_search_is_one_pass_in_the_worker_with_ids_for_every_match(qtbot, win,
+                                                                     monkeypatch):
+    """One ``find`` per query, on the search thread, builds rows for the first page only;
+    the list still holds every match (ids), and no second full pass with snippets runs."""
     window = win
     calls = []
     real_find = window.lib.find
@@ -148,10 +151,12 @@ def test_searches_run_in_the_worker_with_an_estimate_first(qtbot, win, monkeypat
             (complete, len(results.hits), results.total, results.total_exact)))
     _search(qtbot, window, "is:unread", type_it=False)    # every paper (none read yet)
     search_calls = [c for c in calls if c[1].get("limit") != 1]
-    assert search_calls and not any(in_ui for in_ui, _kw in search_calls)
-    assert search_calls[0][1]["count"] is False and search_calls[0][1]["limit"] == FIRST_PAGE
-    assert delivered[0][0] is False and delivered[0][1] == FIRST_PAGE
-    assert delivered[-1] == (True, TOTAL, TOTAL, True)
+    assert TOTAL > FIRST_PAGE
+    assert [kw["limit"] for _in_ui, kw in search_calls] == [FIRST_PAGE]
+    assert not any(in_ui for in_ui, _kw in search_calls)
+    assert delivered == [(True, FIRST_PAGE, TOTAL, True)]
+    assert window.model.rowCount() == TOTAL
+    assert sorted(window.model.ids()) == sorted(window.lib.paper_ids())
     assert window.status_text() == f"{TOTAL} of {TOTAL} match"
 
 
