@@ -210,7 +210,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
     def __init__(self, path: Path, sync_index: bool = True, read_only: bool = False):
         self.path = Path(path).expanduser().absolute()
         self.read_only = read_only
-        self._local = threading.local()
+        # One connection per thread, by thread id: a threading.local() is emptied after
+        # every slot call on a QThread (PySide gives such a thread a new Python thread
+        # state per call), which opened a new connection per search and kept them all.
+        self._by_thread: dict[int, sqlite_utils.Database] = {}
         self._connections: list[sqlite_utils.Database] = []
         self._conn_lock = threading.Lock()
         # Re-entrant: an edit run from sync_index's between_batches may sync again.
@@ -308,7 +311,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         """This thread's connection to ``library.db`` (opened on first use)."""
         if self._closed:
             raise LibraryError("the library is closed")
-        conn = getattr(self._local, "db", None)
+        conn = self._by_thread.get(threading.get_ident())
         if conn is None:
             try:
                 conn = _db.connect(self.path / DB_NAME)
@@ -317,8 +320,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             except sqlite3.DatabaseError as exc:
                 raise LibraryError(
                     f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
-            self._local.db = conn
             with self._conn_lock:
+                self._by_thread[threading.get_ident()] = conn
                 self._connections.append(conn)
         return conn
 

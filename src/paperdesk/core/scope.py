@@ -134,20 +134,23 @@ class ScopeMasks:
     """
 
     def __init__(self):
-        self._local = threading.local()
+        # thread id -> (connection, version, items); not a threading.local(), which a
+        # QThread loses between two slot calls (see Library.db)
+        self._threads: dict[int, tuple] = {}
         self.builds = 0
 
     def _items(self, db) -> dict:
         conn = db.conn
         version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
-        local = self._local
-        if getattr(local, "conn", None) is not conn or local.version != version:
-            local.conn, local.version, local.items = conn, version, {}
-        return local.items
+        key = threading.get_ident()
+        found = self._threads.get(key)
+        if found is None or found[0] is not conn or found[1] != version:
+            found = self._threads[key] = (conn, version, {})
+        return found[2]
 
     def clear(self) -> None:
-        """Forget this thread's masks (e.g. before the library closes)."""
-        self._local.__dict__.clear()
+        """Forget every thread's masks (e.g. before the library closes)."""
+        self._threads.clear()
 
     def _ids_mask(self, items: dict, db, sql: str, args=()) -> np.ndarray:
         size = self._size(items, db)

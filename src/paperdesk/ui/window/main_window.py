@@ -206,6 +206,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         #: (scope, papers in it, unread in it), last counted on the reader thread
         self._counts: tuple[Scope, int, int] | None = None
         self._counts_generation = 0
+        #: filters to count with the next counts (``None``: all), see _request_counts
+        self._recount: set[str] | None = set()
         self._total_papers: int | None = None   #: papers in the library, last counted
         self.worker.changed.connect(self._on_changed)
         self.worker.failed.connect(self.show_error)
@@ -1240,7 +1242,13 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     def _request_counts(self, filters: Iterable[str] | None = None) -> None:
         self._counts_generation += 1
         generation, scope = self._counts_generation, self._scope
-        only = None if filters is None else tuple(filters)
+        # A newer request supersedes an older one still on its way: it counts the older
+        # one's filters too (a star then a tag: "Starred" and "Untagged").
+        if filters is None or self._recount is None:
+            self._recount = None
+        else:
+            self._recount |= set(filters)
+        only = None if self._recount is None else tuple(sorted(self._recount))
 
         def count(lib: Library) -> tuple:
             return (lib.scope_count(scope), lib.scope_count(scope, also="unread"),
@@ -1254,6 +1262,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         if self._shut_down or generation != self._counts_generation:
             return
         scope_count, unread, total, filters = result
+        self._recount = set()
         self._counts = (scope, scope_count, unread)
         self._total_papers = total
         self.tag_pane.set_counts(filters)
