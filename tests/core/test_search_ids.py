@@ -116,3 +116,12 @@ def test_tag_counts_are_the_numbers_of_tagged_papers(lib):
     assert counts["third"] == len(lib.paper_ids(tag_id=_tag(lib)))
     lib.create_tag("empty")
     assert {t.name: t.count for t in lib.tags()}["empty"] == 0
+
+
+def test_best_first_is_a_stable_descending_sort():
+    from paperdesk.core.search.fastscore import best_first
+
+    rng = np.random.default_rng(12)
+    for scores in (np.round(rng.random(50_000) * 9, 1), rng.random(5000),
+                   np.ones(3000), np.zeros(0), np.array([2.0, 1.0, 2.0])):
+        assert best_first(scores).tolist() == np.argsort(-scores, kind="stable").tolist()

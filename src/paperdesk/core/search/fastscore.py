@@ -648,7 +648,7 @@ class FastView:
             kth = np.partition(scores, total - limit)[total - limit]
             keep = scores >= kth
             docs, scores = docs[keep], scores[keep]
-        order = np.argsort(-scores, kind="stable")  # docs ascending: ties by docnum
+        order = best_first(scores)  # docs ascending: ties by docnum
         if limit is not None:
             order = order[:limit]
         pids = self.pids[docs[order]]
@@ -672,6 +672,29 @@ class FastView:
         """
         pids, scores, total = self.search_arrays(q, limit, source_id, allowed, mask)
         return list(zip(pids.tolist(), scores.tolist())), total
+
+
+def best_first(scores: np.ndarray) -> np.ndarray:
+    """Return the order of ``scores`` from the highest down, equal scores in their index
+    order: ``np.argsort(-scores, kind="stable")``, about twice as fast for 100,000 hits.
+
+    Equal scores are many (BM25F of the same word count and length), and a stable sort
+    of floats is a merge sort; instead each score is replaced by its rank among the
+    distinct scores (``np.unique``), and ``rank * n + index``, all distinct, is sorted
+    with the default (unstable, faster) sort.
+
+    Args:
+        scores: float64 scores (no NaN).
+    Returns:
+        int64 positions into ``scores``.
+    """
+    n = len(scores)
+    if n < 2048:
+        return np.argsort(-scores, kind="stable")
+    distinct, rank = np.unique(scores, return_inverse=True)
+    key = (len(distinct) - 1 - rank.reshape(-1)).astype(np.int64) * n
+    key += np.arange(n, dtype=np.int64)
+    return np.argsort(key)
 
 
 def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:
