@@ -422,7 +422,8 @@ class PaperTableModel(QAbstractTableModel):
             if cell is None:
                 if not self.searching:
                     return "" if role == Qt.ItemDataRole.DisplayRole else None
-                self._ask_snippets(index.row())
+                if pid not in self._snippets_asked:   # else it is on its way
+                    self._ask_snippets(index.row())
                 cell = self._cells.get(pid)   # a fetcher may answer at once
                 if cell is None:
                     return SNIPPET_PLACEHOLDER if role == Qt.ItemDataRole.DisplayRole \
@@ -557,8 +558,10 @@ class PaperTableModel(QAbstractTableModel):
         return {h.id: h.snippet_spans for h in self._hits or ()}
 
     def _ask_snippets(self, row: int) -> None:
-        """Ask for the snippets of the block of rows around ``row`` that have none yet."""
-        lo = max(0, row - BLOCK // 2)
+        """Ask for the snippets of the block of rows holding ``row`` (blocks of
+        :data:`BLOCK` rows from the top, so a screenful asks once or twice) that have
+        none yet."""
+        lo = row - row % BLOCK
         block = [i for i in self._ids[lo:lo + BLOCK]
                  if i not in self._cells and i not in self._snippets_asked]
         if not block:
