@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog
 from paperdesk.core.models import SearchHit, SearchResults
 from paperdesk.core.search.index import match_spans
 from paperdesk.core.text import find_urls
-from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.panes.paper_model import SNIPPET_PLACEHOLDER, PaperTableModel
 from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
 from paperdesk.core.scope import Scope
 from paperdesk.ui.window.search_help import SEARCH_SYNTAX, SearchHelpDialog
@@ -232,6 +232,10 @@ def test_every_row_has_a_snippet_with_the_match(qtbot, win):
     window = win
     _search(qtbot, window, "transf*")
     assert window.model.rowCount() > 5
+    # rows past the first page get their snippets when asked for (on the reader thread)
+    qtbot.waitUntil(lambda: all(
+        window.model.index(r, PaperTableModel.SNIPPET).data() != SNIPPET_PLACEHOLDER
+        for r in range(window.model.rowCount())), timeout=WAIT_MS)
     for row in range(window.model.rowCount()):
         index = window.model.index(row, PaperTableModel.SNIPPET)
         text = index.data()
