@@ -381,33 +381,31 @@ def test_file_stems_and_format_hints():
     assert set(FIELDS) >= {"id", "title"}
 
 
-def test_current_list_of_a_search_still_loading_exports_every_match(qtbot, win, tmp_path,
-                                                                     monkeypatch):
-    """A search with more hits than the first page, exported before its complete list
-    has arrived: the dialog counts every match and the export writes all of them, looked
-    up on the export thread (it used to run the whole search on the UI thread)."""
+def test_current_list_of_a_large_search_exports_every_match(qtbot, win, tmp_path,
+                                                           monkeypatch):
+    """A search with more hits than the first page of rows: the list holds every match's
+    id from the one search pass, so the dialog counts them all and the export writes all
+    of them in the list's order, without searching again."""
     from paperdesk.ui.background import workers
 
-    monkeypatch.setattr(workers, "FULL_SEARCH_PAUSE_S", 30.0)  # the rest never arrives
     window, lib = win, win.lib
     window.focus_search()
     qtbot.keyClicks(window.search_box, "the")
-    qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() > 0,
-                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() > 0
+                    and not window.is_busy(), timeout=WAIT_MS)
     results, complete = window.search_results()
-    assert not complete and window.model.rowCount() == workers.FIRST_PAGE
     everything = lib.find("the", limit=None).total
-    assert everything > workers.FIRST_PAGE
+    assert everything > workers.FIRST_PAGE and len(results.hits) == workers.FIRST_PAGE
+    assert complete and window.model.rowCount() == everything == results.total
     calls = []
-    scope_ids = lib.scope_ids
-    monkeypatch.setattr(lib, "scope_ids", lambda *a, **k: calls.append(
-        threading.current_thread() is threading.main_thread()) or scope_ids(*a, **k))
+    monkeypatch.setattr(lib, "scope_ids", lambda *a, **k: calls.append(1))
     dialog = window.open_export_dialog()
-    assert dialog.findChild(object, "exportCount").text().startswith(f"{results.total} ")
+    assert dialog.findChild(object, "exportCount").text().startswith(f"{everything} ")
     dialog.set_format("json")
     target = tmp_path / "all.json"
     dialog.set_path(target)
     dialog.accept()
     _wait_export(qtbot, window)
-    assert len(json.loads(target.read_text(encoding="utf-8"))["papers"]) == everything
-    assert calls == [False]             # looked up once, not on the UI thread
+    papers = json.loads(target.read_text(encoding="utf-8"))["papers"]
+    assert [p["id"] for p in papers] == window.model.ids()
+    assert calls == []                  # the list's ids, not a second search

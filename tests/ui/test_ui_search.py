@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QInputDialog
 from paperdesk.core.models import SearchHit, SearchResults
 from paperdesk.core.search.index import match_spans
 from paperdesk.core.text import find_urls
-from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.panes.paper_model import SNIPPET_PLACEHOLDER, PaperTableModel
 from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
 from paperdesk.core.scope import Scope
 from paperdesk.ui.window.search_help import SEARCH_SYNTAX, SearchHelpDialog
@@ -132,7 +132,10 @@ def test_typing_stays_responsive_and_only_the_last_query_counts(qtbot, win, exce
     assert excepthook == []
 
 
-def test_searches_run_in_the_worker_with_an_estimate_first(qtbot, win, monkeypatch):
+def test_a_search_is_one_pass_in_the_worker_with_ids_for_every_match(qtbot, win,
+                                                                     monkeypatch):
+    """One ``find`` per query, on the search thread, builds rows for the first page only;
+    the list still holds every match (ids), and no second full pass with snippets runs."""
     window = win
     calls = []
     real_find = window.lib.find
@@ -148,10 +151,12 @@ def test_searches_run_in_the_worker_with_an_estimate_first(qtbot, win, monkeypat
             (complete, len(results.hits), results.total, results.total_exact)))
     _search(qtbot, window, "is:unread", type_it=False)    # every paper (none read yet)
     search_calls = [c for c in calls if c[1].get("limit") != 1]
-    assert search_calls and not any(in_ui for in_ui, _kw in search_calls)
-    assert search_calls[0][1]["count"] is False and search_calls[0][1]["limit"] == FIRST_PAGE
-    assert delivered[0][0] is False and delivered[0][1] == FIRST_PAGE
-    assert delivered[-1] == (True, TOTAL, TOTAL, True)
+    assert TOTAL > FIRST_PAGE
+    assert [kw["limit"] for _in_ui, kw in search_calls] == [FIRST_PAGE]
+    assert not any(in_ui for in_ui, _kw in search_calls)
+    assert delivered == [(True, FIRST_PAGE, TOTAL, True)]
+    assert window.model.rowCount() == TOTAL
+    assert sorted(window.model.ids()) == sorted(window.lib.paper_ids())
     assert window.status_text() == f"{TOTAL} of {TOTAL} match"
 
 
@@ -227,6 +232,10 @@ def test_every_row_has_a_snippet_with_the_match(qtbot, win):
     window = win
     _search(qtbot, window, "transf*")
     assert window.model.rowCount() > 5
+    # rows past the first page get their snippets when asked for (on the reader thread)
+    qtbot.waitUntil(lambda: all(
+        window.model.index(r, PaperTableModel.SNIPPET).data() != SNIPPET_PLACEHOLDER
+        for r in range(window.model.rowCount())), timeout=WAIT_MS)
     for row in range(window.model.rowCount()):
         index = window.model.index(row, PaperTableModel.SNIPPET)
         text = index.data()

@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
+import numpy as np
 import sqlite_utils
 
 from paperdesk.core.store.duplicates import paper_with_hash
@@ -47,7 +48,7 @@ from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
 from paperdesk.core.imports.ris import read_ris
 from paperdesk.core.store.schema import SchemaError, migrate
-from paperdesk.core.scope import FILTERS, Scope, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
+from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
 from paperdesk.core.search.index import IndexDocument, SearchIndex, make_snippet, match_spans
 from paperdesk.core.text import content_hash, derive_title, extract_urls, is_code_url, mentioned_in
 from paperdesk.core.edits.undo import UndoStack, UndoStep
@@ -209,7 +210,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
     def __init__(self, path: Path, sync_index: bool = True, read_only: bool = False):
         self.path = Path(path).expanduser().absolute()
         self.read_only = read_only
-        self._local = threading.local()
+        # One connection per thread, by thread id: a threading.local() is emptied after
+        # every slot call on a QThread (PySide gives such a thread a new Python thread
+        # state per call), which opened a new connection per search and kept them all.
+        self._by_thread: dict[int, sqlite_utils.Database] = {}
         self._connections: list[sqlite_utils.Database] = []
         self._conn_lock = threading.Lock()
         # Re-entrant: an edit run from sync_index's between_batches may sync again.
@@ -220,6 +224,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self.on_index_stale: Callable[[], None] | None = None
         #: The undo stack every undoable mutation records a step on (see :meth:`undo`).
         self.undo_stack = UndoStack()
+        #: Cached tag/filter masks and sort ranks for searching (see :class:`ScopeMasks`).
+        self.masks = ScopeMasks()
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         if read_only:
@@ -314,7 +320,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         """This thread's connection to ``library.db`` (opened on first use)."""
         if self._closed:
             raise LibraryError("the library is closed")
-        conn = getattr(self._local, "db", None)
+        conn = self._by_thread.get(threading.get_ident())
         if conn is None:
             try:
                 conn = _db.connect(self.path / DB_NAME)
@@ -323,8 +329,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             except sqlite3.DatabaseError as exc:
                 raise LibraryError(
                     f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
-            self._local.db = conn
             with self._conn_lock:
+                self._by_thread[threading.get_ident()] = conn
                 self._connections.append(conn)
         return conn
 
@@ -610,23 +616,30 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
              suggest: bool = True, within: set[int] | None = None) -> SearchResults:
         """Search the library (the query language is described in :mod:`.query`).
 
+        Every match is found (as numpy arrays, cheap even for 100,000 hits) and returned
+        in ``ids``/``scores``; only the first ``limit`` become :class:`SearchHit` rows
+        (title, snippet). A tag or filter is applied inside the index search as a cached
+        bool mask over paper ids (:class:`~paperdesk.core.scope.ScopeMasks`); papers
+        deleted since indexing are left out the same way.
+
         Args:
             query: what the user typed; any text is safe (broken syntax is searched as
                 plain words; a refused part is explained in ``message``).
-            limit: most hits, or ``None`` for all.
+            limit: most hits built as rows (``hits``), or ``None`` for all; ``0`` for
+                none (only ``ids``, ``scores`` and ``total``).
             source_id: only papers from this source.
             tag_id: only papers with this tag.
             filter: only papers passing this filter (see :data:`FILTERS`).
-            sort: ``"relevance"`` (BM25F, best first), ``"added"`` or ``"title"``.
-            descending: reverse an ``added``/``title`` sort.
-            count: count every match exactly; False allows an estimate (faster on large
-                libraries; ``total_exact`` says which).
+            sort: ``"relevance"`` (BM25F, best first) or a sortable field (``"added"``,
+                ``"title"`` ...), for ``hits`` and ``ids`` alike.
+            descending: reverse a field sort.
+            count: kept for callers; the total is always exact now.
             snippets: cut a snippet for each hit (False: ``snippet`` is empty).
             suggest: offer "did you mean" when the query finds little (False when only
                 the count matters, e.g. for saved-search counts).
             within: only these paper ids (a selection), or ``None``.
         Returns:
-            :class:`SearchResults`.
+            :class:`SearchResults` (``total_exact`` True).
         Raises:
             ValueError: unknown ``filter`` or ``sort``.
         """
@@ -634,47 +647,56 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             raise ValueError(f"unknown sort {sort!r}; use "
                              f"{', '.join(SORT_CHOICES[:-1])} or {SORT_CHOICES[-1]}")
         plan = self.index.plan(query)
-        allowed = None
-        if tag_id is not None or filter is not None:
-            allowed = set(self.paper_ids(source_id=source_id, tag_id=tag_id, filter=filter))
-        if within is not None:
-            allowed = set(within) if allowed is None else allowed & set(within)
-        ranked = sort == "relevance"
-        pairs, total, exact = self.index.search(
-            plan, limit=limit if ranked else None, source_id=source_id, allowed=allowed,
-            count=count)
-        if not ranked:
-            scores = dict(pairs)
-            ordered = [i for i in self._ordered(list(scores), sort, descending)]
-            pairs = [(i, scores[i]) for i in (ordered if limit is None else ordered[:limit])]
-        ids = [pid for pid, _score in pairs]
+        mask = self.masks.mask(self.db, Scope(tag_id=tag_id, filter=filter))
+        allowed = set(within) if within is not None else None
+        ids, scores, total = self.index.search_arrays(plan, source_id=source_id, mask=mask,
+                                                      allowed=allowed)
+        if sort != "relevance" and len(ids) > 1:
+            rank = self.masks.rank(self.db, sort, descending)
+            order = np.argsort(rank[ids], kind="stable")  # ids all exist (the mask)
+            ids, scores = ids[order], scores[order]
+        top = ids if limit is None else ids[:max(limit, 0)]
+        hits = self._hits(plan, top.tolist(), scores[:len(top)].tolist(), snippets)
+        suggestion = (self.suggest(plan) if suggest and total < 3 and plan.query is not None
+                      else None)
+        return SearchResults(query, hits, total, True, plan.message, suggestion, ids=ids,
+                             scores=scores)
+
+    def _hits(self, plan, ids: list[int], scores: list[float],
+              snippets: bool) -> list[SearchHit]:
         summaries = self.summaries(ids)
         texts = self.abstracts(ids) if snippets else {}
         terms = self.index.match_terms(plan) if snippets else None
         hits = []
-        for pid, score in pairs:
+        for pid, score in zip(ids, scores):
             summary = summaries.get(pid)
-            if summary is None:  # deleted since indexing; the queue will catch up
+            if summary is None:  # deleted since the search ran
                 continue
             text, spans = "", ()
             if snippets:
                 abstract = texts.get(pid, "")
                 text, spans = make_snippet(abstract, match_spans(abstract, terms))
-            hits.append(SearchHit(pid, summary.title, score, text, spans))
-        suggestion = (self.suggest(plan) if suggest and total < 3 and plan.query is not None
-                      else None)
-        return SearchResults(query, hits, total, exact, plan.message, suggestion)
+            hits.append(SearchHit(pid, summary.title, score, text, tuple(spans)))
+        return hits
 
-    def _ordered(self, ids: list[int], sort: str, descending: bool) -> list[int]:
-        by = _SORTS[sort].format(d="DESC" if descending else "ASC")
-        out: list[int] = []
-        if len(ids) > 5000:  # cheaper to sort the whole table and keep the matches
-            wanted = set(ids)
-            return [r[0] for r in self.db.execute(f"SELECT id FROM papers ORDER BY {by}")
-                    if r[0] in wanted]
-        marks = ",".join("?" * len(ids))
-        out = [r[0] for r in self.db.execute(
-            f"SELECT id FROM papers WHERE id IN ({marks}) ORDER BY {by}", ids)]
+    def snippets(self, query: str, ids: Sequence[int]
+                 ) -> dict[int, tuple[str, tuple[tuple[int, int], ...]]]:
+        """Cut the search snippets of some papers (the rows of a result list on show).
+
+        Args:
+            query: the query as typed (its match terms are looked up in the index).
+            ids: paper ids (any number; a list shows about 200 at a time).
+        Returns:
+            ``{id: (snippet, spans)}``: plain text around the matched words and the
+            ``(start, end)`` offsets of those words in it, as in :class:`SearchHit`
+            (papers no longer in the library are left out).
+        """
+        plan = self.index.plan(query)
+        terms = self.index.match_terms(plan)
+        out = {}
+        for pid, abstract in self.abstracts(ids).items():
+            text, spans = make_snippet(abstract or "", match_spans(abstract or "", terms))
+            out[pid] = (text, tuple(spans))
         return out
 
     def match_terms(self, query: str):

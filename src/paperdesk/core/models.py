@@ -6,6 +6,7 @@ All are frozen dataclasses with a ``to_dict()`` that gives the JSON shape the CL
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from paperdesk.core.changes import Changes
 
@@ -404,6 +405,10 @@ class SearchResults:
         message: a calm one-line note when part of the query was ignored or refused.
         suggestion: a corrected query from the library's own words ("did you mean"),
             offered when the query finds little, else ``None``.
+        ids: every match's paper id in the result order (a numpy int64 array, or a
+            tuple), however small ``limit`` was: the window's list holds these and reads
+            rows and snippets only for the rows on show.
+        scores: the BM25F score of each of ``ids`` (float64 array or tuple).
     """
 
     query: str
@@ -412,6 +417,8 @@ class SearchResults:
     total_exact: bool = True
     message: str = ""
     suggestion: str | None = None
+    ids: Any = field(default=(), compare=False, repr=False)
+    scores: Any = field(default=(), compare=False, repr=False)
 
     def to_dict(self) -> dict:
         return {"query": self.query, "total": self.total, "total_exact": self.total_exact,

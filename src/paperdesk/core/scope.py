@@ -7,16 +7,20 @@ bar, the export dialog, "Current list" and the command line all go through them.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+import numpy as np
 
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES, order_by
 
 if TYPE_CHECKING:
     from paperdesk.core.library import Library
 
-__all__ = ["Scope", "FILTERS", "FILTER_LABELS", "scope_ids", "scope_count", "scope_sql"]
+__all__ = ["Scope", "FILTERS", "FILTER_LABELS", "ScopeMasks", "scope_ids", "scope_count",
+           "scope_sql"]
 
 #: Built-in filters: name -> SQL condition on ``papers``.
 FILTERS = {
@@ -99,6 +103,156 @@ def scope_sql(scope: Scope, also: str | None = None) -> tuple[str, list]:
     return " AND ".join(conditions), args
 
 
+#: SQL giving the ids of the papers passing each filter, cheaper than ``SELECT id FROM
+#: papers WHERE <FILTERS[name]>`` (an index or a small table); "untagged" is the rest.
+_FILTER_IDS = {
+    "unread": "SELECT id FROM papers WHERE read_at IS NULL",
+    "read": "SELECT id FROM papers WHERE read_at IS NOT NULL",
+    "starred": "SELECT id FROM papers WHERE starred",
+    "has_note": "SELECT paper_id FROM notes",
+    "has_highlight": "SELECT DISTINCT paper_id FROM highlights",
+}
+
+
+class ScopeMasks:
+    """Cached numpy bool arrays over paper ids ("masks"): which papers exist, which have a
+    tag, which pass a filter, and each paper's place in a sort order. The search applies
+    a tag or filter chosen in the tag pane as one of these masks inside the index search
+    (:meth:`~paperdesk.core.search.index.SearchIndex.search_arrays`), instead of loading
+    the id set from SQLite per query, and sorts all hits by ``added`` or ``title`` with
+    one ``argsort`` of cached ranks.
+
+    Masks are kept per thread (``Library.db`` is a connection per thread) and thrown away
+    as soon as the database changed: a commit by another connection changes SQLite's
+    ``PRAGMA data_version`` (https://www.sqlite.org/pragma.html#pragma_data_version),
+    and a change by this thread's own connection changes its ``total_changes``. Checking
+    both costs a few microseconds per search; a mask is built on first use after a change
+    (one indexed ``SELECT`` of ids, about 10-25 ms at 100,000 papers).
+
+    Attributes:
+        builds: how many masks or ranks were built from SQLite (for tests).
+    """
+
+    def __init__(self):
+        # thread id -> (connection, version, items); not a threading.local(), which a
+        # QThread loses between two slot calls (see Library.db)
+        self._threads: dict[int, tuple] = {}
+        self.builds = 0
+
+    def _items(self, db) -> dict:
+        conn = db.conn
+        version = (conn.execute("PRAGMA data_version").fetchone()[0], conn.total_changes)
+        key = threading.get_ident()
+        found = self._threads.get(key)
+        if found is None or found[0] is not conn or found[1] != version:
+            found = self._threads[key] = (conn, version, {})
+        return found[2]
+
+    def clear(self) -> None:
+        """Forget every thread's masks (e.g. before the library closes)."""
+        self._threads.clear()
+
+    def _ids_mask(self, items: dict, db, sql: str, args=()) -> np.ndarray:
+        size = self._size(items, db)
+        ids = np.fromiter((r[0] for r in db.execute(sql, list(args))), np.int64)
+        mask = np.zeros(size, dtype=bool)
+        ids = ids[(ids >= 0) & (ids < size)]
+        mask[ids] = True
+        self.builds += 1
+        return mask
+
+    def _size(self, items: dict, db) -> int:
+        size = items.get("size")
+        if size is None:
+            top = db.execute("SELECT max(id) FROM papers").fetchone()[0]
+            size = items["size"] = max(int(top or 0), 0) + 1
+        return size
+
+    def existing(self, db) -> np.ndarray:
+        """Return the mask of the papers in the library.
+
+        Args:
+            db: this thread's ``sqlite_utils.Database`` (``Library.db``).
+        Returns:
+            A bool array of length ``max(id) + 1``: ``mask[id]`` is whether paper ``id``
+            exists.
+        """
+        items = self._items(db)
+        found = items.get("existing")
+        if found is None:
+            found = items["existing"] = self._ids_mask(items, db, "SELECT id FROM papers")
+        return found
+
+    def mask(self, db, scope: Scope) -> np.ndarray:
+        """Return the mask of the existing papers in the scope's tag and filter.
+
+        Args:
+            db: this thread's ``Library.db``.
+            scope: its ``tag_id`` and ``filter`` are used (the source is an index term,
+                the query, saved search and selection are not looked at).
+        Returns:
+            A bool array over paper ids, as :meth:`existing`. Do not modify it.
+        Raises:
+            ValueError: an unknown filter.
+        """
+        if scope.filter is not None and scope.filter not in FILTERS:
+            raise ValueError(f"unknown filter {scope.filter!r}; use one of {sorted(FILTERS)}")
+        items = self._items(db)
+        key = ("scope", scope.tag_id, scope.filter)
+        found = items.get(key)
+        if found is not None:
+            return found
+        found = self.existing(db).copy()
+        if scope.tag_id is not None:
+            found &= self._part(items, db, ("tag", scope.tag_id),
+                                "SELECT paper_id FROM paper_tags WHERE tag_id = ?",
+                                [scope.tag_id])
+        if scope.filter == "untagged":
+            found &= ~self._part(items, db, ("tagged",),
+                                 "SELECT DISTINCT paper_id FROM paper_tags")
+        elif scope.filter is not None:
+            found &= self._part(items, db, ("filter", scope.filter),
+                                _FILTER_IDS.get(scope.filter) or
+                                f"SELECT id FROM papers WHERE {FILTERS[scope.filter]}")
+        items[key] = found
+        return found
+
+    def _part(self, items: dict, db, key: tuple, sql: str, args=()) -> np.ndarray:
+        found = items.get(key)
+        if found is None:
+            found = items[key] = self._ids_mask(items, db, sql, args)
+        return found
+
+    def rank(self, db, sort: str, descending: bool = False) -> np.ndarray:
+        """Return each paper's place in a sort order.
+
+        Args:
+            db: this thread's ``Library.db``.
+            sort: a sortable field (``"added"``, ``"title"``, ``"year"`` ...).
+            descending: the reversed order (ties keep :func:`~.fields.order_by`'s order).
+        Returns:
+            An int64 array over paper ids (as :meth:`existing`): ``rank[id]`` is the
+            paper's position in ``ORDER BY`` that field; papers that do not exist get
+            the largest value.
+        Raises:
+            ValueError: the field is not sortable.
+        """
+        by = order_by(sort, descending)
+        items = self._items(db)
+        key = ("rank", by)
+        found = items.get(key)
+        if found is None:
+            size = self._size(items, db)
+            ids = np.fromiter((r[0] for r in db.execute(
+                f"SELECT id FROM papers ORDER BY {by}")), np.int64)
+            ids = ids[(ids >= 0) & (ids < size)]
+            found = np.full(size, np.iinfo(np.int64).max, dtype=np.int64)
+            found[ids] = np.arange(len(ids), dtype=np.int64)
+            items[key] = found
+            self.builds += 1
+        return found
+
+
 def _query(lib: Library, scope: Scope) -> str | None:
     if scope.query is not None and scope.saved is not None:
         raise ValueError("a scope has a query or a saved search, not both")
@@ -153,9 +307,9 @@ def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
             within = set(selection)
             if _narrowed(scope):
                 within &= set(_sql_ids(lib, scope, "added", False))
-        return [h.id for h in lib.find(
-            query, limit=None, **scope.where(), within=within, sort=sort or RELEVANCE,
-            descending=descending, snippets=False, suggest=False).hits]
+        return lib.find(query, limit=0, **scope.where(), within=within,
+                        sort=sort or RELEVANCE, descending=descending, snippets=False,
+                        suggest=False).ids.tolist()
     ordered = sort not in (None, RELEVANCE)
     if selection is None:
         return _sql_ids(lib, scope, sort if ordered else "added", descending)

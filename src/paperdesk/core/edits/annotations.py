@@ -124,9 +124,11 @@ class AnnotationsMixin:
     # -- tags --------------------------------------------------------------------------
     def tags(self) -> list[Tag]:
         """Return every tag with its paper count, sorted by name without regard to case."""
+        # One count per tag on the covering index idx_paper_tags_tag (a join with GROUP BY
+        # walked every tagging and sorted: 14 ms vs 3 ms at 100,000 papers, 4 tags).
         return [Tag(*r) for r in self.db.execute(
-            "SELECT t.id, t.name, t.colour, t.key, count(pt.paper_id) FROM tags t "
-            "LEFT JOIN paper_tags pt ON pt.tag_id = t.id GROUP BY t.id "
+            "SELECT t.id, t.name, t.colour, t.key, "
+            "(SELECT count(*) FROM paper_tags pt WHERE pt.tag_id = t.id) FROM tags t "
             "ORDER BY t.name_key")]
 
     def ensure_tag(self, name: str, colour: str | None = None,
@@ -802,24 +804,36 @@ class AnnotationsMixin:
                             undoable=undoable)
 
     # -- filters -----------------------------------------------------------------------
-    def filter_counts(self) -> dict[str, int]:
+    def filter_counts(self, only: Iterable[str] | None = None) -> dict[str, int]:
         """Return the live counts of the built-in filters: ``all``, ``unread``,
         ``starred``, ``untagged``, ``has_note``.
 
         Each count reads an index, never the papers' rows (which hold the abstracts):
         the smallest index of ``papers`` for ``all``, ``idx_papers_read`` for ``unread``,
         the partial index ``idx_papers_starred`` (schema 8) for ``starred``, the primary
-        key of ``paper_tags`` for the tagged papers (``untagged`` is the rest).
+        key of ``paper_tags`` for the tagged papers (``untagged`` is the rest; the
+        dearest, ~10 ms at 100,000 papers, so a star or read mark need not ask for it).
 
+        Args:
+            only: count just these filters (``"all"`` is always counted), e.g.
+                ``("starred",)`` after a star; ``None`` for all of them.
         Returns:
-            ``{"all": n, "unread": n, "starred": n, "untagged": n, "has_note": n}``.
+            ``{"all": n, "unread": n, "starred": n, "untagged": n, "has_note": n}``, or
+            ``"all"`` and the filters asked for.
         """
         q = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
+        wanted = None if only is None else set(only)
         total = q("SELECT count(*) FROM papers")
-        return {
-            "all": total,
-            "unread": q("SELECT count(*) FROM papers WHERE read_at IS NULL"),
-            "starred": q("SELECT count(*) FROM papers WHERE starred"),
-            "untagged": total - q("SELECT count(DISTINCT paper_id) FROM paper_tags"),
-            "has_note": q("SELECT count(*) FROM notes"),
+        sql = {
+            "unread": "SELECT count(*) FROM papers WHERE read_at IS NULL",
+            "starred": "SELECT count(*) FROM papers WHERE starred",
+            # DISTINCT over the primary key (paper_id, tag_id) walks it in order; a
+            # count(DISTINCT ...) sorted a temporary b-tree (42 ms vs 7 ms at 100,000).
+            "untagged": "SELECT count(*) FROM (SELECT DISTINCT paper_id FROM paper_tags)",
+            "has_note": "SELECT count(*) FROM notes",
         }
+        out = {"all": total}
+        for name, query in sql.items():
+            if wanted is None or name in wanted:
+                out[name] = total - q(query) if name == "untagged" else q(query)
+        return out

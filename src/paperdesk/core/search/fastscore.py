@@ -59,7 +59,7 @@ from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES", "expand_words", "leaf_words"]
+           "POSTINGS_CACHE_BYTES", "expand_words", "leaf_words", "mask_lookup"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
@@ -680,17 +680,25 @@ class FastView:
         return out
 
     # -- results ------------------------------------------------------------------------
-    def search(self, q, limit: int | None, source_id: int | None = None,
-               allowed=None) -> tuple[list[tuple[int, float]], int]:
-        """Run a query; rank like Whoosh (score descending, then doc number).
+    def search_arrays(self, q, limit: int | None = None, source_id: int | None = None,
+                      allowed=None, mask: np.ndarray | None = None
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Run a query; rank like Whoosh (score descending, then doc number), as arrays.
 
         Args:
             q: the Whoosh query.
-            limit: most hits, or ``None``.
+            limit: most hits, or ``None`` for all of them.
             source_id: only documents with this ``source_id`` term.
             allowed: only these paper ids (an iterable), or ``None``.
+            mask: only paper ids ``i`` with ``mask[i]`` true (a numpy bool array indexed
+                by paper id; ids at or past its end are left out), or ``None``. Applied
+                as one gather over the documents' paper-id column: no Python per id.
         Returns:
-            ``(hits, total)``: ``(paper id, score)`` pairs, and the number of matches.
+            ``(pids, scores, total)``: paper ids (int64) and BM25F scores (float64) best
+            first, at most ``limit`` of them, and the number of matches.
+        Raises:
+            Unsupported: the query has a shape not handled here, or documents lack the
+                paper-id column.
         """
         node = self.evaluate(q)
         match = node.match
@@ -703,19 +711,76 @@ class FastView:
         if allowed is not None:
             wanted = np.fromiter(allowed, dtype=np.int64)
             match &= np.isin(self.pids, wanted)
+        if mask is not None:
+            match &= mask_lookup(mask, self.pids)
         docs = np.flatnonzero(match)
         total = len(docs)
         if not total or (limit is not None and limit <= 0):
-            return [], total
+            return _EMPTY_IDS, _EMPTY_WEIGHTS, total
         scores = node.score[docs]
         if limit is not None and total > limit:
             kth = np.partition(scores, total - limit)[total - limit]
             keep = scores >= kth
             docs, scores = docs[keep], scores[keep]
-        order = np.argsort(-scores, kind="stable")  # docs ascending: ties by docnum
+        order = best_first(scores)  # docs ascending: ties by docnum
         if limit is not None:
             order = order[:limit]
         pids = self.pids[docs[order]]
         if len(pids) and pids.min() < 0:
             raise Unsupported("documents without a paper id column")
-        return list(zip(pids.tolist(), scores[order].tolist())), total
+        return pids, scores[order], total
+
+    def search(self, q, limit: int | None, source_id: int | None = None,
+               allowed=None, mask: np.ndarray | None = None
+               ) -> tuple[list[tuple[int, float]], int]:
+        """Run a query; rank like Whoosh (score descending, then doc number).
+
+        Args:
+            q: the Whoosh query.
+            limit: most hits, or ``None``.
+            source_id: only documents with this ``source_id`` term.
+            allowed: only these paper ids (an iterable), or ``None``.
+            mask: a bool array over paper ids (see :meth:`search_arrays`), or ``None``.
+        Returns:
+            ``(hits, total)``: ``(paper id, score)`` pairs, and the number of matches.
+        """
+        pids, scores, total = self.search_arrays(q, limit, source_id, allowed, mask)
+        return list(zip(pids.tolist(), scores.tolist())), total
+
+
+def best_first(scores: np.ndarray) -> np.ndarray:
+    """Return the order of ``scores`` from the highest down, equal scores in their index
+    order: ``np.argsort(-scores, kind="stable")``, about twice as fast for 100,000 hits.
+
+    Equal scores are many (BM25F of the same word count and length), and a stable sort
+    of floats is a merge sort; instead each score is replaced by its rank among the
+    distinct scores (``np.unique``), and ``rank * n + index``, all distinct, is sorted
+    with the default (unstable, faster) sort.
+
+    Args:
+        scores: float64 scores (no NaN).
+    Returns:
+        int64 positions into ``scores``.
+    """
+    n = len(scores)
+    if n < 2048:
+        return np.argsort(-scores, kind="stable")
+    distinct, rank = np.unique(scores, return_inverse=True)
+    key = (len(distinct) - 1 - rank.reshape(-1)).astype(np.int64) * n
+    key += np.arange(n, dtype=np.int64)
+    return np.argsort(key)
+
+
+def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:
+    """Return ``mask[pids]`` with False for ids outside the mask (negative or past its end).
+
+    Args:
+        mask: bool array indexed by paper id.
+        pids: int64 paper ids.
+    Returns:
+        A bool array shaped like ``pids``.
+    """
+    inside = (pids >= 0) & (pids < len(mask))
+    out = np.zeros(len(pids), dtype=bool)
+    out[inside] = mask[pids[inside]]
+    return out

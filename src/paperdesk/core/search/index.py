@@ -42,6 +42,7 @@ from whoosh.support.charset import accent_map
 
 from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, FastView,
                                              Unsupported, _Segment, expand_words)
+from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
 from paperdesk.core.search import segment_writer
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
@@ -883,8 +884,73 @@ class SearchIndex:
                 return MatchTerms()
         return MatchTerms(frozenset(found["stemmed"]), frozenset(found["exact"]))
 
+    def _query(self, plan: QueryPlan):
+        query = plan.query
+        if plan.flags:
+            flag_terms = [wquery.Term("flags", f) for f in plan.flags]
+            query = (wquery.And(flag_terms) if isinstance(query, wquery.Every)
+                     else wquery.And([query, *flag_terms]))
+        return query
+
+    def search_arrays(self, plan: QueryPlan, source_id: int | None = None,
+                      mask: np.ndarray | None = None, allowed: set[int] | None = None,
+                      limit: int | None = None, fast: bool = True,
+                      ) -> tuple[np.ndarray, np.ndarray, int]:
+        """Run a planned query and return every match (or the best ``limit``) as arrays:
+        the search list of the window, with no per-hit Python objects.
+
+        Args:
+            plan: from :meth:`plan`.
+            source_id: only papers from this source.
+            mask: only paper ids ``i`` with ``mask[i]`` true (a numpy bool array indexed by
+                paper id, e.g. a tag's papers from
+                :class:`~paperdesk.core.scope.ScopeMasks`), or ``None``.
+            allowed: only these paper ids (a set), or ``None``.
+            limit: most hits, or ``None`` for all.
+            fast: allow the fast path (False: Whoosh's searcher, for comparison).
+        Returns:
+            ``(ids, scores, total)``: paper ids (int64) and BM25F scores (float64), best
+            first (ties in index order, as Whoosh ranks them), and the number of matches
+            (always exact).
+        """
+        if plan.query is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.float64), 0
+        query = self._query(plan)
+        with self._lock:
+            if fast and FAST_PATH:
+                try:
+                    found = self._view().search_arrays(query, limit, source_id, allowed,
+                                                       mask)
+                except Unsupported:
+                    pass
+                except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
+                    _log.exception("fast search failed; using Whoosh's searcher")
+                else:
+                    self.last_path = "fast"
+                    return found
+            self.last_path = "whoosh"
+            filt = wquery.Term("source_id", str(source_id)) if source_id is not None else None
+            try:
+                results = self._searcher.search(query, limit=None, filter=filt)
+                ids = np.fromiter((int(hit["id"]) for hit in results), np.int64)
+                scores = np.fromiter((float(hit.score or 0.0) for hit in results),
+                                     np.float64, len(ids))
+            except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
+                return np.zeros(0, np.int64), np.zeros(0, np.float64), 0
+        keep = np.ones(len(ids), dtype=bool)
+        if mask is not None:
+            keep &= mask_lookup(mask, ids)
+        if allowed is not None:
+            keep &= np.isin(ids, np.fromiter(allowed, np.int64))
+        ids, scores = ids[keep], scores[keep]
+        total = len(ids)
+        if limit is not None:
+            ids, scores = ids[:limit], scores[:limit]
+        return ids, scores, total
+
     def search(self, plan: QueryPlan, limit: int | None = 50, source_id: int | None = None,
                allowed: set[int] | None = None, count: bool = True, fast: bool = True,
+               mask: np.ndarray | None = None,
                ) -> tuple[list[tuple[int, float]], int, bool]:
         """Run a planned query.
 
@@ -897,28 +963,29 @@ class SearchIndex:
             plan: from :meth:`plan`.
             limit: most hits returned, or ``None`` for all.
             source_id: only papers from this source.
-            allowed: only these paper ids (a filter answered by SQLite), or ``None``.
+            allowed: only these paper ids (a set), or ``None``.
             count: count every match exactly (on Whoosh's path this costs a second pass
                 over the postings; the fast path always counts exactly); when False the
                 total may be an estimate.
             fast: allow the fast path (False: always Whoosh's searcher, for comparison).
+            mask: only paper ids ``i`` with ``mask[i]`` true (see :meth:`search_arrays`),
+                or ``None``.
         Returns:
             ``(hits, total, exact)``: ``(paper id, BM25F score)`` pairs best first, the
             number of matching papers, and whether that number is exact.
         """
         if plan.query is None:
             return [], 0, True
-        query = plan.query
-        if plan.flags:
-            flag_terms = [wquery.Term("flags", f) for f in plan.flags]
-            query = (wquery.And(flag_terms) if isinstance(query, wquery.Every)
-                     else wquery.And([query, *flag_terms]))
+        if allowed is not None or mask is not None:
+            ids, scores, total = self.search_arrays(plan, source_id, mask, allowed, limit,
+                                                    fast)
+            return list(zip(ids.tolist(), scores.tolist())), total, True
+        query = self._query(plan)
         filt = wquery.Term("source_id", str(source_id)) if source_id is not None else None
-        wlimit = None if allowed is not None else limit
         with self._lock:
             if fast and FAST_PATH:
                 try:
-                    pairs, total = self._view().search(query, limit, source_id, allowed)
+                    pairs, total = self._view().search(query, limit, source_id)
                 except Unsupported:
                     pass
                 except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
@@ -928,14 +995,10 @@ class SearchIndex:
                     return pairs, total, True
             self.last_path = "whoosh"
             try:
-                results = self._searcher.search(query, limit=wlimit, filter=filt)
+                results = self._searcher.search(query, limit=limit, filter=filt)
             except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
                 return [], 0, True
             pairs = [(int(hit["id"]), float(hit.score or 0.0)) for hit in results]
-            if allowed is not None:
-                pairs = [p for p in pairs if p[0] in allowed]
-                total = len(pairs)
-                return (pairs if limit is None else pairs[:limit]), total, True
             if limit is None or len(pairs) < limit:
                 return pairs, len(pairs), True
             if count:

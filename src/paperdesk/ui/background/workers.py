@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -40,10 +39,10 @@ __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner"
 
 #: How long typing must pause before a search runs, in milliseconds.
 SEARCH_DELAY_MS = 150
-#: Hits delivered first, quickly; the complete list follows when there are more.
-FIRST_PAGE = 200
-#: Quiet time before the (slower) complete search starts, in seconds.
-FULL_SEARCH_PAUSE_S = 0.3
+#: Hits delivered as rows with snippets (a screenful or two: cutting a snippet costs
+#: ~0.2 ms, so 200 of them delayed the first rows by 40 ms); the ids of all the others
+#: come with them and their rows and snippets are read when shown.
+FIRST_PAGE = 60
 #: How long after the last change the search index is brought up to date, in ms.
 SYNC_DELAY_MS = 300
 #: Quiet time before saved searches are counted again, in milliseconds.
@@ -83,10 +82,11 @@ class SearchRequest:
 class _SearchWorker(QObject):
     """Runs ``Library.find`` in the search thread. Skips requests already superseded.
 
-    The first answer holds the best :data:`FIRST_PAGE` hits in the requested order, with
-    an estimated total (``count=False``: no second pass over the index) and the query's
-    :class:`MatchTerms`; when there may be more hits, the complete list with the exact
-    total follows, unless a newer request arrived meanwhile.
+    One pass: every match's id and score in the requested order (``results.ids``, numpy
+    arrays: a common word's 80,000 matches cost milliseconds) with the exact total, and
+    the first :data:`FIRST_PAGE` of them as rows with snippets (``results.hits``), plus
+    the query's :class:`MatchTerms`. The list cuts the snippets of other rows when they
+    are shown (``Library.snippets``), so no search builds rows for all its hits.
     """
 
     done = Signal(int, object, bool, object)    # generation, SearchResults, complete, terms
@@ -105,31 +105,16 @@ class _SearchWorker(QObject):
         where = request.scope.where()
         order = {"sort": request.sort, "descending": request.descending}
         try:
-            first = self._lib.find(request.query, limit=FIRST_PAGE, count=False,
-                                   **order, **where)
+            results = self._lib.find(request.query, limit=FIRST_PAGE, **order, **where)
             try:
                 terms = self._lib.match_terms(request.query)
             except Exception:  # noqa: BLE001 - highlighting is a nicety
                 _log_exception("highlighting")
                 terms = MatchTerms()
-            complete = first.total_exact and len(first.hits) >= first.total
-            self.done.emit(generation, first, complete, terms)
-            if complete or not self._still_latest(generation, FULL_SEARCH_PAUSE_S):
-                return
-            results = self._lib.find(request.query, limit=None, **order, **where)
         except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
             self.failed.emit(generation, _log_exception("search"))
             return
         self.done.emit(generation, results, True, terms)
-
-    def _still_latest(self, generation: int, pause_s: float) -> bool:
-        """Wait up to ``pause_s`` (the user may still be typing); False if superseded."""
-        deadline = time.monotonic() + pause_s
-        while time.monotonic() < deadline:
-            if generation != self._latest():
-                return False
-            time.sleep(0.02)
-        return generation == self._latest()
 
 
 class SearchRunner(QObject):
@@ -138,14 +123,13 @@ class SearchRunner(QObject):
     Every :meth:`request` (and :meth:`cancel`) increments :attr:`generation`; results of
     an older generation than the latest are dropped, so a slow query never overwrites the
     results of a newer one. Sorting happens in the worker (``Library.find(sort=...)``).
-    A large result arrives twice (see :data:`FIRST_PAGE`): first the best hits with
-    ``complete`` False and ``results.total_exact`` possibly False (an estimate), then
-    all of them with the exact total.
+    Results arrive once, complete: every match's id (``results.ids``) and the first
+    :data:`FIRST_PAGE` as rows (``results.hits``).
 
     Signals:
         resultsReady(int, object, bool): ``(generation, SearchResults, complete)`` of the
-            latest request. The query's match terms are then available from
-            :meth:`terms_for`.
+            latest request (``complete`` is always True: one pass finds every match).
+            The query's match terms are then available from :meth:`terms_for`.
         searchFailed(int, str): ``(generation, message)`` when the latest search raised.
 
     Args:

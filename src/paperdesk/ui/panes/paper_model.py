@@ -3,8 +3,12 @@
 The model holds only ids (cheap even for 100 000 papers). ``data()`` fetches rows it has
 not seen in blocks of :data:`BLOCK` ids around the requested row via
 ``Library.summaries``, so scrolling a large library reads only what is shown. Sorting
-and filtering happen in SQLite (``Library.paper_ids``); while searching, the hits are
-shown in the order the search delivered them, and a header click only asks for another
+and filtering happen in SQLite (``Library.paper_ids``); while searching, the model holds
+every match's id (``SearchResults.ids``) in the order the search delivered them, with the
+snippets of the first block only; the snippets of other rows are cut when those rows are
+asked for, a block of :data:`BLOCK` at a time, by the snippet fetcher
+(:meth:`PaperTableModel.set_snippet_fetcher`: the window's reader thread), and the cell
+shows a placeholder ("…") until they arrive. A header click only asks for another
 order (:attr:`PaperTableModel.searchSortRequested`): the search runs again with
 ``Library.find(sort=...)`` on the worker thread. After an annotation change only the rows
 of the changed papers are re-read (:meth:`PaperTableModel.refresh_papers`).
@@ -12,20 +16,22 @@ of the changed papers are re-read (:meth:`PaperTableModel.refresh_papers`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
 from paperdesk.core.fields import field as paper_field
 from paperdesk.core.library import Library
-from paperdesk.core.models import PaperSummary, SearchHit
+from paperdesk.core.models import PaperSummary, SearchHit, SearchResults
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import local_date, local_datetime, tooltip_html
 from paperdesk.core.scope import Scope
 
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
-           "StarredRole", "ReadRole", "snippet_window"]
+           "StarredRole", "ReadRole", "snippet_window", "SNIPPET_PLACEHOLDER",
+           "SnippetFetcher"]
 
 #: Number of ids fetched together when a row is not cached.
 BLOCK = 200
@@ -44,6 +50,13 @@ StarredRole = Qt.ItemDataRole.UserRole + 4
 ReadRole = Qt.ItemDataRole.UserRole + 5
 #: Characters of context kept before the first matched word of a snippet cell.
 SNIPPET_LEAD = 12
+#: What a Snippet cell shows while its snippet is being cut.
+SNIPPET_PLACEHOLDER = "…"
+#: Snippets kept at most (the oldest are forgotten first; they are cut again if needed).
+SNIPPET_CACHE_LIMIT = 5000
+#: ``fetch(query, ids, deliver)``: cut the snippets of ``ids`` for ``query`` somewhere off
+#: the UI thread and call ``deliver({id: (snippet, spans)})`` in the UI thread.
+SnippetFetcher = Callable[[str, list, Callable[[dict], None]], None]
 _FALLBACK_TAG_COLOUR = "#8a8a8a"
 #: Above this many changed papers, :meth:`PaperTableModel.refresh_papers` drops the whole
 #: cache instead of re-reading the rows one block at a time.
@@ -145,11 +158,15 @@ class PaperTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._lib = library
         self._ids: list[int] = []
-        self._rows_of: dict[int, int] | None = None
+        self._rows_of: tuple[np.ndarray, np.ndarray] | None = None   # see row_of
         self._cache: dict[int, PaperSummary | None] = {}
         self._snippets: Mapping[int, str] | None = None
         self._cells: dict[int, tuple[str, tuple[tuple[int, int], ...]]] = {}
         self._hits: list[SearchHit] | None = None
+        self._query: str | None = None     # the query of the rows, while searching
+        self._snippet_fetcher: SnippetFetcher | None = None
+        self._snippets_asked: set[int] = set()
+        self._snippet_generation = 0
         self._scope = Scope()
         self._tag_colours: dict[str, str] = {}
         self._icons: dict[tuple[bool, str], QIcon] = {}
@@ -157,12 +174,14 @@ class PaperTableModel(QAbstractTableModel):
         self.sort_column = -1
         self.sort_order = Qt.SortOrder.AscendingOrder
         self.fetch_count = 0  #: number of ``summaries`` calls so far (for tests/diagnostics)
+        #: number of snippet blocks asked for so far (for tests/diagnostics)
+        self.snippet_fetch_count = 0
 
     # -- contents ----------------------------------------------------------------------
     @property
     def searching(self) -> bool:
         """True when the rows are search hits."""
-        return self._hits is not None
+        return self._query is not None
 
     @property
     def source_id(self) -> int | None:
@@ -184,6 +203,15 @@ class PaperTableModel(QAbstractTableModel):
         if self._ids:
             self.dataChanged.emit(self.index(0, self.TITLE),
                                   self.index(len(self._ids) - 1, self.TITLE))
+
+    def set_snippet_fetcher(self, fetch: SnippetFetcher | None) -> None:
+        """Cut snippets off the UI thread: ``fetch(query, ids, deliver)`` is called with a
+        block of ids whose Snippet cells were asked for and must call
+        ``deliver({id: (snippet, spans)})`` later in the UI thread (the window runs
+        ``Library.snippets`` on its reader thread). Without one (``None``), the model
+        calls ``Library.snippets`` itself.
+        """
+        self._snippet_fetcher = fetch
 
     def refresh_papers(self, paper_ids) -> None:
         """Re-read the rows of papers whose title, marks or tags changed.
@@ -234,8 +262,6 @@ class PaperTableModel(QAbstractTableModel):
             del self._ids[row]
             self._cache.pop(pid, None)
             self._cells.pop(pid, None)
-            if self._hits is not None:
-                self._hits = [h for h in self._hits if h.id != pid]
             self._rows_of = None
             self.endRemoveRows()
         return len(gone)
@@ -258,7 +284,7 @@ class PaperTableModel(QAbstractTableModel):
         self.beginResetModel()
         self._ids = list(ids)
         self._rows_of = None
-        self._snippets = snippets
+        self._snippets = dict(snippets) if snippets is not None else None
         self._cells = {
             pid: snippet_window(text, tuple((spans or {}).get(pid, ())))
             for pid, text in (snippets or {}).items()
@@ -274,6 +300,7 @@ class PaperTableModel(QAbstractTableModel):
             scope: source, tag and filter to restrict to.
         """
         self._hits = None
+        self._query = None
         self._scope = scope or Scope(source_id=source_id)
         self._cache.clear()
         self.set_ids(self._ordered_ids(), None)
@@ -288,15 +315,38 @@ class PaperTableModel(QAbstractTableModel):
                 is given).
             scope: the scope the search was restricted to.
         """
-        self._hits = list(hits)
-        self._scope = scope or Scope(source_id=source_id)
+        hits = list(hits)
+        self._show_search("", [h.id for h in hits], hits, scope or Scope(source_id=source_id))
+
+    def show_results(self, results: SearchResults, scope: Scope | None = None) -> None:
+        """List every match of a search: ``results.ids`` in their order (the search did
+        any sorting), with the snippets of ``results.hits`` (the first rows); the other
+        rows' snippets are cut when they are shown (see :meth:`set_snippet_fetcher`).
+
+        Args:
+            results: from ``Library.find`` (``ids`` all matches, ``hits`` the first).
+            scope: the scope the search was restricted to.
+        """
+        ids = results.ids
+        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        if not ids and results.hits:   # results built without ids (all hits are rows)
+            ids = [h.id for h in results.hits]
+        self._show_search(results.query, ids, list(results.hits), scope or Scope())
+
+    def _show_search(self, query: str, ids: list[int], hits: list[SearchHit],
+                     scope: Scope) -> None:
+        self._hits = hits
+        self._query = query
+        self._scope = scope
         self._cache.clear()
-        self.set_ids(self._ordered_ids(), {h.id: h.snippet for h in self._hits},
-                     self._spans())
+        self._snippet_generation += 1
+        self._snippets_asked = set()
+        self.set_ids(ids, {h.id: h.snippet for h in hits}, self._spans())
 
     def clear(self) -> None:
         """Show no rows and forget cached rows (used before the library closes)."""
         self._hits = None
+        self._query = None
         self._cache.clear()
         self.set_ids([], None)
 
@@ -311,8 +361,17 @@ class PaperTableModel(QAbstractTableModel):
         if paper_id is None:
             return -1
         if self._rows_of is None:
-            self._rows_of = {pid: row for row, pid in enumerate(self._ids)}
-        return self._rows_of.get(paper_id, -1)
+            # Sorted ids and their rows: a binary search per lookup. Built once per list
+            # (a few ms at 100,000 rows, in numpy; a dict took 16 ms of the UI thread).
+            ids = np.fromiter(self._ids, dtype=np.int64, count=len(self._ids))
+            order = np.argsort(ids, kind="stable")
+            self._rows_of = (ids[order], order)
+        keys, rows = self._rows_of
+        try:
+            at = int(np.searchsorted(keys, int(paper_id)))
+        except (OverflowError, TypeError, ValueError):
+            return -1
+        return int(rows[at]) if at < len(keys) and keys[at] == paper_id else -1
 
     def ids(self) -> list[int]:
         """Return a copy of the listed ids in display order."""
@@ -356,13 +415,24 @@ class PaperTableModel(QAbstractTableModel):
         if role not in _ROLES:
             return None
         if col == self.SNIPPET:
+            if role not in (SpansRole, Qt.ItemDataRole.DisplayRole,
+                            Qt.ItemDataRole.ToolTipRole):
+                return None
+            cell = self._cells.get(pid)
+            if cell is None:
+                if not self.searching:
+                    return "" if role == Qt.ItemDataRole.DisplayRole else None
+                if pid not in self._snippets_asked:   # else it is on its way
+                    self._ask_snippets(index.row())
+                cell = self._cells.get(pid)   # a fetcher may answer at once
+                if cell is None:
+                    return SNIPPET_PLACEHOLDER if role == Qt.ItemDataRole.DisplayRole \
+                        else None
             if role == SpansRole:
-                return self._cells.get(pid, ("", ()))[1]
+                return cell[1]
             if role == Qt.ItemDataRole.DisplayRole:
-                return self._cells.get(pid, ("", ()))[0]
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return tooltip_html(self.snippet(pid))
-            return None
+                return cell[0]
+            return tooltip_html(self.snippet(pid))
         if role == SpansRole:
             return None
         summary = self._summary(index.row())
@@ -464,9 +534,9 @@ class PaperTableModel(QAbstractTableModel):
     def _ordered_ids(self) -> list[int]:
         key = self._ORDER_KEYS.get(self.sort_column)
         descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
-        if self._hits is None:
+        if not self.searching:
             return self._lib.scope_ids(self._scope, sort=key, descending=descending)
-        return [h.id for h in self._hits]   # already in the requested order
+        return list(self._ids)   # already in the requested order
 
     def _star(self, starred: bool) -> QIcon:
         # The star's colour follows the palette (light or dark appearance).
@@ -486,6 +556,48 @@ class PaperTableModel(QAbstractTableModel):
 
     def _spans(self) -> dict[int, tuple[tuple[int, int], ...]]:
         return {h.id: h.snippet_spans for h in self._hits or ()}
+
+    def _ask_snippets(self, row: int) -> None:
+        """Ask for the snippets of the block of rows holding ``row`` (blocks of
+        :data:`BLOCK` rows from the top, so a screenful asks once or twice) that have
+        none yet."""
+        lo = row - row % BLOCK
+        block = [i for i in self._ids[lo:lo + BLOCK]
+                 if i not in self._cells and i not in self._snippets_asked]
+        if not block:
+            return
+        self._snippets_asked.update(block)
+        self.snippet_fetch_count += 1
+        generation, query = self._snippet_generation, self._query or ""
+
+        def deliver(found: Mapping[int, tuple[str, Sequence[tuple[int, int]]]]) -> None:
+            self._on_snippets(generation, block, found)
+
+        if self._snippet_fetcher is None:
+            deliver(self._lib.snippets(query, block))
+        else:
+            self._snippet_fetcher(query, block, deliver)
+
+    def _on_snippets(self, generation: int, block: list[int],
+                     found: Mapping[int, tuple[str, Sequence[tuple[int, int]]]]) -> None:
+        """Snippets arrived (UI thread): keep them and repaint their cells."""
+        if generation != self._snippet_generation:
+            return   # the rows are another search's by now
+        if len(self._cells) + len(block) > SNIPPET_CACHE_LIMIT:
+            first = {h.id for h in self._hits or ()}
+            self._cells = {k: v for k, v in self._cells.items() if k in first}
+            self._snippets = {k: v for k, v in (self._snippets or {}).items() if k in first}
+            self._snippets_asked = set()
+        snippets = self._snippets if self._snippets is not None else {}
+        for pid in block:
+            text, spans = found.get(pid, ("", ()))
+            snippets[pid] = text
+            self._cells[pid] = snippet_window(text, tuple(spans))
+        self._snippets = snippets
+        rows = [r for r in (self.row_of(pid) for pid in block) if r >= 0]
+        if rows:
+            self.dataChanged.emit(self.index(min(rows), self.SNIPPET),
+                                  self.index(max(rows), self.SNIPPET))
 
     def _fetch(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
         self.fetch_count += 1

@@ -269,7 +269,8 @@ class TagPane(QTreeWidget):
             self._emit(self.current_scope())
 
     def set_counts(self, counts: Mapping[str, int]) -> None:
-        """Update the filter counts (and "All papers") from ``Library.filter_counts()``."""
+        """Update the filter counts (and "All papers") from ``Library.filter_counts()``;
+        filters missing from ``counts`` keep theirs (``filter_counts(only=...)``)."""
         self._set_count(self._all, counts.get("all", self._all.data(0, CountRole) or 0))
         self._update_filters(counts)
 
@@ -291,7 +292,8 @@ class TagPane(QTreeWidget):
         if "all" in counts:
             self._set_count(self._all, counts["all"])
         for name, item in self._filters.items():
-            self._set_count(item, counts.get(name, 0))
+            if name in counts:   # a filter not counted again keeps its count
+                self._set_count(item, counts[name])
 
     def _rebuild_tags(self, tags: Sequence[Tag]) -> None:
         self._tag_list = list(tags)

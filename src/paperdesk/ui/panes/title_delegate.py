@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
-from paperdesk.ui.style.colours import muted_colour, text_colour_for
+from paperdesk.ui.style.colours import reading_colours, text_colour_for
 from paperdesk.ui.panes.paper_model import TagsRole
 
 __all__ = ["TitleDelegate", "chip_widths"]
@@ -79,7 +79,7 @@ class TitleDelegate(QStyledItemDelegate):
         tags = index.data(TagsRole) or ()
         if tags:
             right = self._paint_chips(painter, rect, tags, opt.font,
-                                      pen if selected else QColor(muted_colour(opt.palette))) - 6
+                                      pen if selected else QColor(reading_colours(opt.palette).muted)) - 6
         painter.setFont(opt.font)
         painter.setPen(pen)
         fm = QFontMetrics(opt.font)

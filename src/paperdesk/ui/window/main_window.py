@@ -111,6 +111,24 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 _PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
 
 
+
+#: The tag pane's filters whose counts a change of each paper field can move.
+_FILTERS_OF_FIELD = {"read": ("unread",), "starred": ("starred",), "tags": ("untagged",),
+                     "note": ("has_note",)}
+
+
+def _filters_touched(change: Changes) -> tuple[str, ...]:
+    """Return the tag pane's filters whose counts ``change`` (an edit that added or
+    removed no paper) can have moved: the filters read marks, stars, tags and notes
+    (``FILTERS`` looks at nothing else); ``()`` for a title or metadata edit."""
+    out: list[str] = []
+    for name in sorted(change.fields):
+        out.extend(_FILTERS_OF_FIELD.get(name, ()))
+    if change.notes and "has_note" not in out:
+        out.append("has_note")
+    return tuple(out)
+
+
 class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCommandsMixin,
                  RemovalCommandsMixin, ListColumnsMixin, ImportCommandsMixin,
                  DuplicatesCommandsMixin, QMainWindow):
@@ -188,9 +206,13 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         #: (scope, papers in it, unread in it), last counted on the reader thread
         self._counts: tuple[Scope, int, int] | None = None
         self._counts_generation = 0
+        #: filters to count with the next counts (``None``: all), see _request_counts
+        self._recount: set[str] | None = set()
         self._total_papers: int | None = None   #: papers in the library, last counted
         self.worker.changed.connect(self._on_changed)
         self.worker.failed.connect(self.show_error)
+        # Snippets of the rows on show are cut on the reader thread, a block at a time.
+        self.model.set_snippet_fetcher(self._fetch_snippets)
         self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
@@ -1081,19 +1103,29 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         keep_row = self.table.currentIndex().row() if same_query else 0
         self._results = results
         self._show_suggestion(results)
-        self.model.show_hits(results.hits, scope=self._scope)
+        self.model.show_results(results, scope=self._scope)
         self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
         if not self._snippet_sized and self.table.viewport().width() > 0:
             self._snippet_sized = True   # first time shown: a good share of the list
             self.table.horizontalHeader().resizeSection(
                 PaperTableModel.SNIPPET, int(self.table.viewport().width() * SNIPPET_SHARE))
         self._restore_selection(keep, keep_row)
-        self._update_status()
+        self._update_status(filters=())   # a search changes no filter's count
 
     @Slot(int, str)
     def _on_search_failed(self, generation: int, message: str) -> None:
         self.status_label.setText(f"Search failed: {message}")
         self.status_label.setToolTip(self.status_label.text())
+
+    def _fetch_snippets(self, query: str, ids: list, deliver) -> None:
+        """Cut the snippets of a block of listed hits on the reader thread (the list
+        shows "…" in their cells until ``deliver`` runs, in the UI thread)."""
+        def done(found) -> None:
+            if not self._shut_down:
+                deliver(found)
+
+        self.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
+                         on_failed=lambda _message: None, label="snippets")
 
     def _match_terms(self) -> MatchTerms | None:
         """What the shown search matched, for highlighting (``None`` when not searching).
@@ -1165,9 +1197,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         s = self._scope
         if s.filter is not None:
             return FILTER_LABELS.get(s.filter, s.filter)
-        if s.tag_id is not None:
-            states = self.lib.tag_states([s.tag_id])
-            return f"tag “{states[0].name}”" if states else ""
+        if s.tag_id is not None:   # from the tag pane's list (no SQLite on the UI thread)
+            name = next((t.name for t in self.tag_pane.tag_entries() if t.id == s.tag_id),
+                        None)
+            return f"tag “{name}”" if name is not None else ""
         if s.source_id is None:
             return ""
         for sid, label, _count in self.tag_pane.entries():
@@ -1191,22 +1224,35 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             return "No papers here"
         return PLACEHOLDER
 
-    def _update_status(self) -> None:
+    def _update_status(self, filters: Iterable[str] | None = None) -> None:
         """Redraw the status bar at once from what is known, and read the counts (scope,
         unread, library, filters) again on the reader thread; they redraw it when they
-        come back. The UI thread never counts."""
+        come back. The UI thread never counts.
+
+        Args:
+            filters: the tag pane's filters to count again (names of ``FILTERS``), or
+                ``None`` for all of them; the others keep their counts (a star changes
+                only "Starred": see :func:`_filters_touched`).
+        """
         if self._shut_down:
             return
         self._render_status()
-        self._request_counts()
+        self._request_counts(filters)
 
-    def _request_counts(self) -> None:
+    def _request_counts(self, filters: Iterable[str] | None = None) -> None:
         self._counts_generation += 1
         generation, scope = self._counts_generation, self._scope
+        # A newer request supersedes an older one still on its way: it counts the older
+        # one's filters too (a star then a tag: "Starred" and "Untagged").
+        if filters is None or self._recount is None:
+            self._recount = None
+        else:
+            self._recount |= set(filters)
+        only = None if self._recount is None else tuple(sorted(self._recount))
 
         def count(lib: Library) -> tuple:
             return (lib.scope_count(scope), lib.scope_count(scope, also="unread"),
-                    lib.count(), lib.filter_counts())
+                    lib.count(), lib.filter_counts(only))
 
         self.worker.read(count, on_done=lambda result: self._on_counts(generation, scope,
                                                                        result),
@@ -1216,6 +1262,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         if self._shut_down or generation != self._counts_generation:
             return
         scope_count, unread, total, filters = result
+        self._recount = set()
         self._counts = (scope, scope_count, unread)
         self._total_papers = total
         self.tag_pane.set_counts(filters)
@@ -1286,7 +1333,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         n = len(self.table.selectionModel().selectedRows())
         self.detail_pane.set_selection_size(n)
         if n > 1 or self.status_label.text().endswith(" selected"):
-            self._update_status()
+            self._update_status(filters=())
         if n > 1:
             self.statusBar().showMessage(
                 f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
@@ -1430,7 +1477,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             self.worker.read(lambda lib: lib.tags(), on_done=self._show_tags, label="tags")
         if change.saved_searches:
             self._refresh_saved()
-        self._update_status()      # counts (and the filters' counts) off the UI thread
+        # counts (and the filters' counts the change can have moved) off the UI thread
+        self._update_status(None if change.sources else _filters_touched(change))
         pid = self.detail_pane.paper_id
         if pid is None or pid not in change.papers:
             return
