@@ -32,7 +32,8 @@ from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
 from paperdesk.core.exports.to_file import ExportMixin
 from paperdesk.core.fields import SORT_CHOICES, sortable_fields
-from paperdesk.core.models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
+from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, LibraryError, Paper,
+                                   PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from paperdesk.core.imports.paperdesk_json import read_export, store_export
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
@@ -612,17 +613,34 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 "LEFT JOIN paper_sources ps ON ps.source_id = s.id GROUP BY s.id ORDER BY s.id")
         ]
 
+    def index_status(self) -> IndexStatus:
+        """How far the search index is behind the library: papers, papers not indexed
+        yet, index-queue entries (two counts; cheap enough to call after every index
+        batch).
+
+        Returns:
+            An :class:`~paperdesk.core.models.IndexStatus`.
+        """
+        queued, unindexed = self.db.execute(
+            "SELECT count(*), coalesce(sum(op = 'add'), 0) FROM index_queue").fetchone()
+        return IndexStatus(self.count(), unindexed, queued)
+
     def stats(self) -> dict:
         """Return counts: ``papers``, ``indexed`` (documents in the search index),
-        ``pending_index`` (papers waiting to be indexed), ``sources``, ``unread``,
-        ``starred``, ``tags``, ``notes``, ``highlights``, and ``path`` (the library
-        folder)."""
+        ``pending_index`` (index-queue entries: papers waiting to be indexed or
+        re-indexed), ``searchable`` (papers a search finds now) and ``unindexed``
+        (papers not in the index yet: an import still being indexed), ``sources``,
+        ``unread``, ``starred``, ``tags``, ``notes``, ``highlights``, and ``path`` (the
+        library folder)."""
         q = self.db.execute
+        status = self.index_status()
         return {
             "path": display_path(self.path),
-            "papers": self.count(),
+            "papers": status.papers,
             "indexed": self.index.doc_count(),
-            "pending_index": self._queue_size(),
+            "pending_index": status.queued,
+            "searchable": status.indexed,
+            "unindexed": status.unindexed,
             "sources": q("SELECT count(*) FROM sources").fetchone()[0],
             "unread": q("SELECT count(*) FROM papers WHERE read_at IS NULL").fetchone()[0],
             "starred": q("SELECT count(*) FROM papers WHERE starred").fetchone()[0],
@@ -691,7 +709,19 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             hits.append(SearchHit(pid, summary.title, score, text, spans))
         suggestion = (self.suggest(plan) if suggest and total < 3 and plan.query is not None
                       else None)
-        return SearchResults(query, hits, total, exact, plan.message, suggestion)
+        indexed, papers = self._coverage()
+        return SearchResults(query, hits, total, exact, plan.message, suggestion,
+                             indexed=indexed, papers=papers)
+
+    def _coverage(self) -> tuple[int | None, int | None]:
+        """``(indexed, papers)`` for :class:`SearchResults` while papers wait to be
+        indexed, else ``(None, None)``: one indexed lookup of the queue in the common
+        case, two counts otherwise (no scan of the papers' rows)."""
+        if self.db.execute("SELECT 1 FROM index_queue WHERE op = 'add' LIMIT 1"
+                           ).fetchone() is None:
+            return None, None
+        status = self.index_status()
+        return status.indexed, status.papers
 
     def _ordered(self, ids: list[int], sort: str, descending: bool) -> list[int]:
         by = _SORTS[sort].format(d="DESC" if descending else "ASC")
