@@ -77,12 +77,16 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
     ensure_app()
     from paperdesk.ui.window.main_window import MainWindow  # after the QApplication exists
 
-    library = Library.open(library_path)
+    # The index is brought up to date by the window's IndexSyncRunner, in the
+    # background (papers a stopped import left unindexed are listed at once).
+    library = Library.open(library_path, sync_index=False)
     try:
         window = MainWindow(library, owns_library=True, settings=settings)
     except BaseException:
         library.close()
         raise
+    if not library.read_only and library.index_status().queued:
+        window.sync_runner.mark_stale()
     if import_seeds and library.count() == 0:
         seeds = bundled_seeds()
         if seeds:
