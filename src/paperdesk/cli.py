@@ -378,7 +378,8 @@ def _cmd_import(lib: Library, args) -> int:
         n = report.added
         if index_cancelled:
             status = lib.index_status()
-            print(f"Cancelled while indexing: {_papers(n)} imported and kept; "
+            print(f"Cancelled while indexing: {n:,} {'paper' if n == 1 else 'papers'} "
+                  "imported and kept; "
                   f"{status.unindexed:,} of {status.papers:,} not yet searchable (they are "
                   "indexed the next time the library is opened)", file=sys.stderr)
         else:
