@@ -110,6 +110,8 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 
 
 #: A long progress line (sets the width of the status bar's import progress label).
+#: The longest index status the progress bar is sized for.
+_INDEXING_SAMPLE = "Indexing 100,000 of 100,000"
 _PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
 
 
@@ -391,6 +393,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.import_report_button.hide()
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(240)
+        # Wide enough for "Indexing 100,000 of 100,000" (its text is never cut).
+        self.progress_bar.setMinimumWidth(min(240, self.progress_bar.fontMetrics()
+                                              .horizontalAdvance(_INDEXING_SAMPLE) + 24))
         self.progress_bar.setTextVisible(True)
         self.progress_bar.hide()
         self.cancel_button = QPushButton("Cancel")
