@@ -123,3 +123,29 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
         held_index.set()
         window.close()
         window.shutdown()
+
+
+def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch):
+    from paperdesk.core import library as library_module
+
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 50)
+    monkeypatch.setattr(type(win), "LIST_REFRESH_S", 0.0)     # at every batch
+    go_on = threading.Event()
+    hashed = []
+    real_hash = library_module.content_hash
+
+    def held_hash(text):           # the import stops after its first 100 abstracts
+        hashed.append(1)
+        if len(hashed) > 100:
+            go_on.wait(3 * WAIT_MS / 1000)
+        return real_hash(text)
+
+    monkeypatch.setattr(library_module, "content_hash", held_hash)
+    try:
+        _drop(win, _file(tmp_path))
+        qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + 100, timeout=WAIT_MS)
+        assert win.import_runner.is_running()         # listed while the import goes on
+    finally:
+        go_on.set()
+    qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + NEW
+                    and not win.import_runner.is_running(), timeout=WAIT_MS)
