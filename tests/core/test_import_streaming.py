@@ -126,3 +126,25 @@ def test_an_automatic_key_already_taken_falls_back_to_one_by_one(tmp_path, seed_
         assert report.added == 49 and lib.count() == 50
         keys = [lib.get(i).citation_key for i in lib.paper_ids()]
         assert len({k.lower() for k in keys}) == 50 and keys.count(taken) == 1
+
+
+def test_a_streamed_file_that_changes_while_stored_is_reported(tmp_path, seed_files,
+                                                               monkeypatch):
+    import paperdesk.core.imports.detect as detect_module
+    monkeypatch.setattr(detect_module, "STREAM_MIN_BYTES", 100)
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 20)
+    path = tmp_path / "big.txt"
+    _write(path, "Daily Papers", _abstracts(seed_files)[:100])
+    real = StreamedText.abstracts
+
+    def changed(self):
+        for n, item in enumerate(real(self)):
+            if n == 50:            # someone writes a Latin-1 byte into the file now
+                raise UnicodeDecodeError("utf-8", b"\xe9", 0, 1, "invalid continuation")
+            yield item
+
+    monkeypatch.setattr(StreamedText, "abstracts", changed)
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.import_paths([path], sync=False)
+        assert "no longer UTF-8" in report.files[0].error
+        assert lib.count() == report.added and 0 < report.added <= 50

@@ -916,6 +916,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 file_report.error = f"database error: {exc}"
             except OSError as exc:      # a streamed file that stops being readable
                 file_report.error = f"cannot read file ({exc.strerror or exc})"
+            except UnicodeDecodeError:  # a streamed text file changed while it was read
+                file_report.error = ("it is no longer UTF-8 text (it changed while it was "
+                                     "imported); the papers stored before stay")
             if file_report.cancelled:
                 report.cancelled = True
                 break

@@ -591,7 +591,11 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot(int, int)
     def _on_sync_progress(self, done: int, total: int) -> None:
-        """A background index update (not an import's) shows its progress when large."""
+        """A background index update (not an import's) shows its progress when large
+        (while papers wait to be indexed, :meth:`_on_index_status` shows the library's
+        counts instead)."""
+        if self.index_status is not None and not self.index_status.complete:
+            return
         self._background_progress("_syncing_shown", done, total, self.SYNC_PROGRESS_MIN,
                                   "Stop indexing (the rest is indexed later)",
                                   "Indexing for search %v of %m")
