@@ -672,7 +672,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 the count matters, e.g. for saved-search counts).
             within: only these paper ids (a selection), or ``None``.
         Returns:
-            :class:`SearchResults`.
+            :class:`SearchResults`; while papers wait to be indexed (an import that is
+            still being indexed) its ``indexed`` and ``papers`` say how much of the
+            library the search covered (``partial``).
         Raises:
             ValueError: unknown ``filter`` or ``sort``.
         """
