@@ -1622,9 +1622,11 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         if report.rejected:
             self.import_message = self.import_report_dialog
         # The papers are listed (stored only); the index catches up now, on the writer
-        # thread, with "Indexing N of M" in the status bar.
-        self.sync_runner.mark_stale()
-        self.sync_runner.flush()
+        # thread, with "Indexing N of M" in the status bar (after a cancel: with the
+        # next change or start, as the message says).
+        if not report.cancelled:
+            self.sync_runner.mark_stale()
+            self.sync_runner.flush()
         # The near-duplicate stage: after the papers are stored and the list
         # refreshed, as its own background job (the next import waits for it).
         self.find_duplicates(report)
