@@ -752,6 +752,7 @@ class IndexSyncRunner(QObject):
         if self._job is not None:
             self._again = True
             return
+
         def progress(lib: Library, done: int, total: int) -> None:   # writer thread
             self.progress.emit(done, total)
             self.status.emit(lib.index_status())

@@ -109,9 +109,9 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
-#: A long progress line (sets the width of the status bar's import progress label).
 #: The longest index status the progress bar is sized for.
 _INDEXING_SAMPLE = "Indexing 100,000 of 100,000"
+#: A long progress line (sets the width of the status bar's import progress label).
 _PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
 
 
@@ -608,8 +608,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         """While papers wait to be indexed (an import stored them, or a run before was
         stopped), the status bar's progress bar says "Indexing 42,000 of 100,000":
         papers searchable of papers in the library, with Cancel (the rest is indexed
-        with the next change or start). Refreshes the search shown when it covered
-        part of the library only."""
+        with the next change or start). (A search that covered part of the library only
+        is run again when the update ends: :meth:`_on_index_synced`.)"""
         self.index_status = status
         if self._shut_down or status.complete or self.import_runner.is_running() \
                 or self.export_runner.is_running():
