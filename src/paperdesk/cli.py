@@ -330,19 +330,32 @@ def _counts(r) -> str:
 
 
 def _cmd_import(lib: Library, args) -> int:
+    """Store the files (the papers can be listed, shown, tagged and exported as soon as
+    this is done: a line says so), then index them for search with progress (a tqdm bar
+    on a terminal, a final line always), then look for near-duplicates. Ctrl+C while
+    storing keeps the batches committed; while indexing, keeps every paper (the rest is
+    indexed the next time the library is opened for writing); either way exit 130."""
     from paperdesk.cli_progress import ImportBar
 
     wanted = ArxivFilter(tuple(c.strip() for c in args.category if c.strip()), args.since)
     bar = ImportBar()
+    index_cancelled = False
     with _cancel_on_interrupt() as stop:
         try:
             report = lib.import_paths(args.paths, progress=bar.tracker.progress,
                                       on_file=bar.tracker.on_file, cancel=stop.is_set,
-                                      arxiv_filter=wanted)
+                                      arxiv_filter=wanted, sync=False)
         finally:
             bar.close()
+        if not args.json:
+            _print_import_counts(report)
         if not report.cancelled:
-            # The near-duplicate stage, once the papers are stored (and indexed); Ctrl+C
+            _print_stored(lib, report, to_stderr=args.json)
+            index_cancelled = not _index_with_progress(lib, stop, to_stderr=args.json)
+            report.index_pending = lib.index_status().queued
+            report.cancelled = index_cancelled
+        if not report.cancelled:
+            # The near-duplicate stage, once the papers are stored and indexed; Ctrl+C
             # stops it too (the papers it did not look at are looked at next time).
             report.near_duplicates = lib.find_near_duplicates(cancel=stop.is_set)
     if wanted and not any(f.format == ARXIV_FORMAT for f in report.files):
@@ -350,16 +363,9 @@ def _cmd_import(lib: Library, args) -> int:
               "no file was one", file=sys.stderr)
     if args.json:
         _print_json(report.to_dict())
-    else:
-        for f in report.files:
-            if f.error:
-                continue
-            print(f"{f.path}: {_counts(f)}" + (f" ({f.header})" if f.format not in
-                                               (None, "text") else ""))
-        print(f"total: {_counts(report)}, {len(report.rejected)} rejected")
-        if report.near_duplicates:
-            print(f"{report.near_duplicates} possible near-duplicate pair(s) flagged; "
-                  "see paperdesk duplicates")
+    elif report.near_duplicates:
+        print(f"{report.near_duplicates} possible near-duplicate pair(s) flagged; "
+              "see paperdesk duplicates")
     for f in report.files:
         for line in f.warnings[:_WARNINGS_SHOWN]:
             print(f"paperdesk: note: {f.path}: {line}", file=sys.stderr)
@@ -370,12 +376,72 @@ def _cmd_import(lib: Library, args) -> int:
         print(f"paperdesk: rejected {r['path']}: {r['reason']}", file=sys.stderr)
     if report.cancelled:
         n = report.added
-        print(f"Cancelled: {n} {'paper was' if n == 1 else 'papers were'} imported and kept"
-              + (f" ({report.index_pending} not yet searchable: they are indexed the next "
-                 "time the library is opened)" if report.index_pending else ""),
-              file=sys.stderr)
+        if index_cancelled:
+            status = lib.index_status()
+            print(f"Cancelled while indexing: {n:,} {'paper' if n == 1 else 'papers'} "
+                  "imported and kept; "
+                  f"{status.unindexed:,} of {status.papers:,} not yet searchable (they are "
+                  "indexed the next time the library is opened)", file=sys.stderr)
+        else:
+            print(f"Cancelled: {n} {'paper was' if n == 1 else 'papers were'} imported "
+                  "and kept"
+                  + (f" ({report.index_pending} not yet searchable: they are indexed the "
+                     "next time the library is opened)" if report.index_pending else ""),
+                  file=sys.stderr)
         return 130
     return 1 if report.rejected else 0
+
+
+def _print_import_counts(report) -> None:
+    """The import's lines per file and its total (printed once the papers are stored)."""
+    for f in report.files:
+        if f.error:
+            continue
+        print(f"{f.path}: {_counts(f)}" + (f" ({f.header})" if f.format not in
+                                           (None, "text") else ""))
+    print(f"total: {_counts(report)}, {len(report.rejected)} rejected", flush=True)
+
+
+def _print_stored(lib: Library, report, to_stderr: bool = False) -> None:
+    """``stored: 100,000 papers in the library (100,000 new); indexing 100,000 for
+    search`` (to standard error for ``--json``, whose standard output is the report)."""
+    status = lib.index_status()
+    line = f"stored: {status.papers:,} papers in the library ({report.added:,} new)"
+    if not status.complete:
+        line += f"; indexing {status.unindexed:,} for search"
+    print(f"paperdesk: {line}" if to_stderr else line,
+          file=sys.stderr if to_stderr else sys.stdout, flush=True)
+
+
+def _index_with_progress(lib: Library, stop: threading.Event,
+                         to_stderr: bool = False) -> bool:
+    """Bring the search index up to date, showing ``Indexing for search`` with papers
+    searchable of papers in the library (tqdm on a terminal), then one line
+    ``indexed: 100,000 of 100,000 papers searchable``.
+
+    Returns:
+        False when Ctrl+C stopped it (what is left stays queued).
+    """
+    from paperdesk.cli_progress import ImportBar
+
+    bar = ImportBar()
+
+    def progress(_stage: str, _done: int, _total: int) -> None:
+        if bar.enabled:
+            status = lib.index_status()
+            bar.tracker.progress("index", status.indexed, status.papers)
+
+    try:
+        lib.sync_index(progress=progress, cancel=stop.is_set)
+    finally:
+        bar.close()
+    status = lib.index_status()
+    if stop.is_set() and status.queued:
+        return False
+    line = f"indexed: {status.indexed:,} of {status.papers:,} papers searchable"
+    print(f"paperdesk: {line}" if to_stderr else line,
+          file=sys.stderr if to_stderr else sys.stdout, flush=True)
+    return True
 
 
 @contextlib.contextmanager
@@ -407,6 +473,8 @@ def _cmd_search(lib: Library, args) -> int:
     results = lib.find(args.query, limit=args.limit, sort=args.sort)
     if results.message:
         print(f"paperdesk: note: {results.message}", file=sys.stderr)
+    if results.partial:
+        print(f"paperdesk: note: {results.coverage_note()}", file=sys.stderr)
     if args.json:
         _print_json(search_json(results))
         return 0
@@ -424,9 +492,11 @@ def _cmd_search(lib: Library, args) -> int:
 
 def search_json(results) -> dict:
     """The ``search --json`` document: ``{"query": str, "total": int, "total_exact":
-    bool, "shown": int, "suggestion": str | None, "message": str | None, "hits": [{"id",
-    "title", "score", "snippet", "snippet_spans"}, ...]}``; ``total`` counts every match,
-    ``shown`` the hits printed (at most ``--limit``).
+    bool, "shown": int, "suggestion": str | None, "message": str | None, "partial": bool,
+    "indexed": int | None, "papers": int | None, "hits": [{"id", "title", "score",
+    "snippet", "snippet_spans"}, ...]}``; ``total`` counts every match, ``shown`` the
+    hits printed (at most ``--limit``); ``partial`` is true while the index is still
+    catching up with an import (then ``indexed`` of ``papers`` were searched).
 
     Args:
         results: a :class:`~paperdesk.core.models.SearchResults`.
@@ -530,6 +600,9 @@ def _cmd_stats(lib: Library, args) -> int:
     else:
         for key, value in stats.items():
             print(f"{key}: {value}")
+        if stats["unindexed"]:
+            print(f"indexing: {stats['searchable']:,} of {stats['papers']:,} papers "
+                  f"searchable, {stats['unindexed']:,} pending")
     return 0
 
 

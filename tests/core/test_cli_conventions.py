@@ -49,7 +49,8 @@ def test_search_json_total_counts_beyond_the_limit(seeded, capsys):
     assert doc["shown"] == len(doc["hits"]) == 3 < doc["total"]
     assert doc["total_exact"] is True and doc["suggestion"] is None
     assert set(doc) == {"query", "total", "total_exact", "shown", "suggestion", "message",
-                        "hits"}
+                        "partial", "indexed", "papers", "hits"}
+    assert doc["partial"] is False and doc["indexed"] is None
     assert {"id", "title", "score", "snippet", "snippet_spans"} <= doc["hits"][0].keys()
 
 

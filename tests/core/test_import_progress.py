@@ -17,6 +17,7 @@ import pytest
 from paperdesk.cli import build_parser, main, split_open_files
 from paperdesk.cli_progress import ImportBar
 from paperdesk.core.imports.progress import ImportProgress, ProgressTracker, format_seconds
+from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from helpers import stored_papers
 
@@ -127,7 +128,9 @@ def _whole(db_path: Path) -> tuple[int, int]:
         con.close()
 
 
-def test_cancel_after_the_first_batch_keeps_whole_papers_of_several_files(tmp_path):
+def test_cancel_after_the_first_batch_keeps_whole_papers_of_several_files(tmp_path,
+                                                                          monkeypatch):
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 300)    # 700 abstracts: 3 batches
     first = _text_file(tmp_path / "first.txt", 700, "lemurs")
     second = _text_file(tmp_path / "second.txt", 50, "otters")
     lib = Library.open(tmp_path / "lib")

@@ -6,6 +6,7 @@ import sqlite3
 import pytest
 
 from helpers import write_daily
+from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError, UnknownPaper
 from paperdesk.core.imports.daily_papers import read_file
@@ -147,9 +148,10 @@ def test_bad_file_rejected_and_library_untouched(seeded_library, tmp_path):
     assert len(seeded_library.search("zebrafish")) == 1
 
 
-def test_cancel_keeps_the_batches_already_committed(empty_library, tmp_path):
+def test_cancel_keeps_the_batches_already_committed(empty_library, tmp_path, monkeypatch):
     # Issue 9: imports commit in short batches; cancelling stops after the current batch
     # and keeps what was committed (it used to roll back the whole file).
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 300)      # 500 abstracts: 2 batches
     path = write_daily(tmp_path / "big.txt", [f"Abstract number {i} about things." for i in range(500)])
     calls = []
 

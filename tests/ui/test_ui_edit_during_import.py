@@ -51,7 +51,21 @@ def _committed(lib, pid: int) -> tuple[bool, bool, tuple[str, ...]]:
     return bool(starred), read_at is not None, tags
 
 
-def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path):
+def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypatch):
+    import time
+
+    from paperdesk.core import library as library_module
+
+    # Storing 8,000 abstracts takes well under a second now (the index catches up after
+    # the import): each one is made to take a millisecond, so the import lasts seconds.
+    real_hash = library_module.content_hash
+
+    def slow_hash(text):
+        time.sleep(0.001)
+        return real_hash(text)
+
+    monkeypatch.setattr(library_module, "content_hash", slow_hash)
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 100)
     window, lib = win, win.lib
     assert window.create_tag("depth", key=1)
     wait_idle(qtbot, window)
@@ -78,7 +92,7 @@ def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path):
         assert window.import_runner.is_running()
         assert not window.statusBar().currentMessage().startswith("⚠")
     qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
-    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=120000)   # indexed after it
     assert lib.count() == total
     assert _committed(lib, pid) == (True, True, ("depth",))
     for expected in [(True, True, ()), (True, False, ()), (False, False, ())]:

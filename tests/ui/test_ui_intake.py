@@ -156,16 +156,38 @@ def test_dropped_names_that_are_not_utf8_keep_their_bytes(tmp_path):
 
 
 # -- progress, Cancel and the report -------------------------------------------------------
-def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, tmp_path):
+def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, tmp_path,
+                                                                   monkeypatch):
+    import threading
+
+    from paperdesk.core import library as library_module
+
+    # Storing 6,000 abstracts takes a fraction of a second now: the import is held
+    # after its first batch until Cancel has been clicked.
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 300)
+    clicked = threading.Event()
+    hashed = []
+    real_hash = library_module.content_hash
+
+    def held_hash(text):
+        hashed.append(1)
+        if len(hashed) > 400:
+            clicked.wait(3 * WAIT_MS / 1000)
+        return real_hash(text)
+
+    monkeypatch.setattr(library_module, "content_hash", held_hash)
     big = _text_file(tmp_path / "big.txt", 6000)
     snapshots = []
     win.import_runner.stepped.connect(snapshots.append)
     assert win.queue_import([_bib(tmp_path), big])
     label = win.import_progress_label
-    qtbot.waitUntil(lambda: "Storing file 2 of 2" in label.text()
-                    and "of 6,002 records" in label.text(), timeout=WAIT_MS)
-    assert label.isVisible()
-    qtbot.mouseClick(win.cancel_button, Qt.MouseButton.LeftButton)
+    try:
+        qtbot.waitUntil(lambda: "Storing file 2 of 2" in label.text()
+                        and "of 6,002 records" in label.text(), timeout=WAIT_MS)
+        assert label.isVisible()
+        qtbot.mouseClick(win.cancel_button, Qt.MouseButton.LeftButton)
+    finally:
+        clicked.set()
     qtbot.waitUntil(lambda: not win.import_runner.is_running(), timeout=WAIT_MS)
     report = win.last_import_report
     assert report.cancelled

@@ -21,10 +21,10 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
-from paperdesk.core.store.duplicates import paper_with_hash
 from paperdesk.core.store import db as _db
 from paperdesk.core.store.index_documents import DocumentSource, read_documents
-from paperdesk.core.store.papers import METADATA_COLUMNS, insert_paper, metadata_from_row
+from paperdesk.core.store.papers import (METADATA_COLUMNS, StoredAbstracts,
+                                        insert_abstracts, metadata_from_row)
 from paperdesk.core.edits.annotations import AnnotationsMixin
 from paperdesk.core.edits.bibliographic import MetadataMixin
 from paperdesk.core.edits.removal import RemovalMixin
@@ -34,27 +34,30 @@ from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
 from paperdesk.core.exports.to_file import ExportMixin
 from paperdesk.core.fields import SORT_CHOICES, sortable_fields
-from paperdesk.core.models import (FileReport, ImportReport, LibraryError, Paper, PaperSummary,
+from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, LibraryError, Paper,
+                                   PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from paperdesk.core.imports.paperdesk_json import read_export, store_export
-from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, collect_files,
-                                                 display_path, parse_decoded)
+from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
+                                                 collect_files, display_path,
+                                                 parse_decoded)
 from paperdesk.core.imports.arxiv import (ArxivFilter, ArxivStream, sniff_file, sniff_stdin,
                                           stream_of_text)
 from paperdesk.core.imports.bibtex import read_bibtex
 from paperdesk.core.imports.csl_json import read_csl_json
 from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN,
-                                           STDIN_NAME, detect_file)
+                                           STDIN_NAME, detect_file, detect_streamed)
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
 from paperdesk.core.imports.ris import read_ris
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
 from paperdesk.core.search.index import IndexDocument, SearchIndex, make_snippet, match_spans
-from paperdesk.core.text import content_hash, derive_title, extract_urls, is_code_url, mentioned_in
+from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title, extract_urls,
+                                 is_code_url, mentioned_in)
 from paperdesk.core.edits.undo import UndoStack, UndoStep
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "FileCallback", "BatchHook", "DB_NAME", "INDEX_DIR",
-           "IMPORT_BATCH", "EXPORT_IMPORT_BATCH", "BATCH_SECONDS", "INDEX_BATCH"]
+           "IMPORT_BATCH", "RECORD_IMPORT_BATCH", "EXPORT_IMPORT_BATCH", "BATCH_SECONDS", "INDEX_BATCH"]
 
 DB_NAME = "library.db"
 INDEX_DIR = "index"
@@ -75,8 +78,19 @@ FileCallback = Callable[[str, int, int, str], None]
 #: the caller can run other writes (e.g. the window's queued edits) in between.
 BatchHook = Callable[[], None]
 
-#: Most abstracts of a text file stored in one transaction of :meth:`Library.import_paths`.
-IMPORT_BATCH = 300
+#: Most abstracts of a text file stored in one transaction of
+#: :meth:`Library.import_paths` (a transaction also ends after :data:`BATCH_SECONDS`,
+#: which usually comes first: abstracts are stored at some 20,000 a second on a shared
+#: 2-core machine).
+IMPORT_BATCH = 5000
+#: Most records of a BibTeX, RIS, CSL-JSON or arXiv file stored in one transaction (each
+#: is matched and merged on its own, so far fewer than abstracts); ``IMPORT_BATCH``
+#: bounds it too when set lower.
+RECORD_IMPORT_BATCH = 300
+#: Abstracts of a text file written with one ``executemany``
+#: (:func:`~paperdesk.core.store.papers.insert_abstracts`); a transaction's chunks grow
+#: 1, 2, 4 ... up to this, so that its first chunk is cheap.
+STORE_CHUNK = 512
 #: Most papers of a paperdesk JSON export stored in one transaction (each may bring tags,
 #: a note and highlights, so fewer than :data:`IMPORT_BATCH`).
 EXPORT_IMPORT_BATCH = 100
@@ -99,6 +113,26 @@ HOOK_INTERVAL_S = 0.05
 #: Sort keys of the list and of searches: name -> ``ORDER BY`` text (from :mod:`.fields`).
 _SORTS = {f.name: f.sort_sql for f in sortable_fields()}
 
+
+
+#: Characters of an abstract :func:`_title` looks at.
+_TITLE_SCAN = 4 * TITLE_MAX_CHARS
+
+
+def _title(abstract: str) -> str:
+    """``derive_title(abstract)`` for a normalised abstract, from its first
+    :data:`_TITLE_SCAN` characters only: the title is the first sentence cut at
+    :data:`~paperdesk.core.text.TITLE_MAX_CHARS` characters, and a sentence end is told
+    by the few characters after it, so a longer abstract gives the same title (a prefix
+    of NFC text is NFC, and of single-spaced text single-spaced) without normalising a
+    1,500-character abstract once more."""
+    return derive_title(abstract[:_TITLE_SCAN])
+
+
+def _record_batch() -> int:
+    """Records per transaction: :data:`RECORD_IMPORT_BATCH`, or :data:`IMPORT_BATCH`
+    when that is lower."""
+    return min(IMPORT_BATCH, RECORD_IMPORT_BATCH)
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -150,6 +184,8 @@ def _stored(db: sqlite_utils.Database, path, now: str) -> str:
 def _size(parsed) -> int:
     if isinstance(parsed, ArxivStream):
         return parsed.estimated_lines
+    if isinstance(parsed, StreamedText):
+        return parsed.estimated_abstracts
     if isinstance(parsed, dict):
         return len(parsed["papers"])
     if isinstance(parsed, RecordFile):
@@ -158,7 +194,7 @@ def _size(parsed) -> int:
 
 
 def _read_any(path, arxiv_filter: ArxivFilter | None = None
-              ) -> dict | RecordFile | ParsedFile | ArxivStream:
+              ) -> dict | RecordFile | ParsedFile | ArxivStream | StreamedText:
     """Read one file (or standard input) in the format its content shows
     (:mod:`paperdesk.core.imports.detect`); arXiv metadata is not read here but
     streamed when stored (an :class:`ArxivStream`).
@@ -171,6 +207,8 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None
         stream, head = sniff_stdin(STDIN_NAME, arxiv_filter)
     else:
         stream = sniff_file(path, Path(path).resolve(), arxiv_filter)
+        if stream is None:
+            stream = detect_streamed(path)     # a large text file: read in pieces
     if stream is not None:
         return stream
     found = detect_file(path, head)
@@ -590,17 +628,34 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 "LEFT JOIN paper_sources ps ON ps.source_id = s.id GROUP BY s.id ORDER BY s.id")
         ]
 
+    def index_status(self) -> IndexStatus:
+        """How far the search index is behind the library: papers, papers not indexed
+        yet, index-queue entries (two counts; cheap enough to call after every index
+        batch).
+
+        Returns:
+            An :class:`~paperdesk.core.models.IndexStatus`.
+        """
+        queued, unindexed = self.db.execute(
+            "SELECT count(*), coalesce(sum(op = 'add'), 0) FROM index_queue").fetchone()
+        return IndexStatus(self.count(), unindexed, queued)
+
     def stats(self) -> dict:
         """Return counts: ``papers``, ``indexed`` (documents in the search index),
-        ``pending_index`` (papers waiting to be indexed), ``sources``, ``unread``,
-        ``starred``, ``tags``, ``notes``, ``highlights``, and ``path`` (the library
-        folder)."""
+        ``pending_index`` (index-queue entries: papers waiting to be indexed or
+        re-indexed), ``searchable`` (papers a search finds now) and ``unindexed``
+        (papers not in the index yet: an import still being indexed), ``sources``,
+        ``unread``, ``starred``, ``tags``, ``notes``, ``highlights``, and ``path`` (the
+        library folder)."""
         q = self.db.execute
+        status = self.index_status()
         return {
             "path": display_path(self.path),
-            "papers": self.count(),
+            "papers": status.papers,
             "indexed": self.index.doc_count(),
-            "pending_index": self._queue_size(),
+            "pending_index": status.queued,
+            "searchable": status.indexed,
+            "unindexed": status.unindexed,
             "sources": q("SELECT count(*) FROM sources").fetchone()[0],
             "unread": q("SELECT count(*) FROM papers WHERE read_at IS NULL").fetchone()[0],
             "starred": q("SELECT count(*) FROM papers WHERE starred").fetchone()[0],
@@ -639,7 +694,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 the count matters, e.g. for saved-search counts).
             within: only these paper ids (a selection), or ``None``.
         Returns:
-            :class:`SearchResults` (``total_exact`` True).
+            :class:`SearchResults` (``total_exact`` True); while papers wait to be
+            indexed (an import that is still being indexed) its ``indexed`` and
+            ``papers`` say how much of the library the search covered (``partial``).
         Raises:
             ValueError: unknown ``filter`` or ``sort``.
         """
@@ -659,8 +716,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         hits = self._hits(plan, top.tolist(), scores[:len(top)].tolist(), snippets)
         suggestion = (self.suggest(plan) if suggest and total < 3 and plan.query is not None
                       else None)
+        indexed, papers = self._coverage()
         return SearchResults(query, hits, total, True, plan.message, suggestion, ids=ids,
-                             scores=scores)
+                             scores=scores, indexed=indexed, papers=papers)
 
     def _hits(self, plan, ids: list[int], scores: list[float],
               snippets: bool) -> list[SearchHit]:
@@ -678,6 +736,16 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 text, spans = make_snippet(abstract, match_spans(abstract, terms))
             hits.append(SearchHit(pid, summary.title, score, text, tuple(spans)))
         return hits
+
+    def _coverage(self) -> tuple[int | None, int | None]:
+        """``(indexed, papers)`` for :class:`SearchResults` while papers wait to be
+        indexed, else ``(None, None)``: one indexed lookup of the queue in the common
+        case, two counts otherwise (no scan of the papers' rows)."""
+        if self.db.execute("SELECT 1 FROM index_queue WHERE op = 'add' LIMIT 1"
+                           ).fetchone() is None:
+            return None, None
+        status = self.index_status()
+        return status.indexed, status.papers
 
     def snippets(self, query: str, ids: Sequence[int]
                  ) -> dict[int, tuple[str, tuple[tuple[int, int], ...]]]:
@@ -751,13 +819,16 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         recursively (:data:`~paperdesk.core.imports.detect.FOLDER_PATTERNS`); each of
         them that is in none of the formats is rejected with its reason, and other files
         are not looked at. Files are read first: a file that cannot be read, or is in
-        none of the formats, is rejected with a one-line reason and leaves no trace.
-        Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
+        none of the formats, is rejected with a one-line reason and leaves no trace. A
+        text file of a megabyte or more (and arXiv metadata) is read in pieces: it is
+        recognised in one pass and read again while it is stored, so memory holds a
+        batch of its abstracts, not the file
+        (:class:`~paperdesk.core.imports.daily_papers.StreamedText`). Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
         papers they match (:mod:`paperdesk.core.imports.records`: same abstract, DOI or
         arXiv id), filling in only what those papers lack.
 
         The papers are then stored in short transactions (batches) of at most
-        :data:`IMPORT_BATCH` abstracts or records (:data:`EXPORT_IMPORT_BATCH` papers of a JSON
+        :data:`IMPORT_BATCH` abstracts or :data:`RECORD_IMPORT_BATCH` records (:data:`EXPORT_IMPORT_BATCH` papers of a JSON
         export) or about :data:`BATCH_SECONDS`, whichever comes first, so that another
         writer (the window's star toggle) never waits long for the database. Each paper is
         stored whole: its row, its ``paper_sources`` row and its ``index_queue`` row are
@@ -877,6 +948,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 file_report.error = f"database error: {exc}"
             except OSError as exc:      # a streamed file that stops being readable
                 file_report.error = f"cannot read file ({exc.strerror or exc})"
+            except UnicodeDecodeError:  # a streamed text file changed while it was read
+                file_report.error = ("it is no longer UTF-8 text (it changed while it was "
+                                     "imported); the papers stored before stay")
             if file_report.cancelled:
                 report.cancelled = True
                 break
@@ -938,7 +1012,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     store_batch, cancel: CancelCheck, step: Callable[[int], None],
                     hook: BatchHook) -> None:
         """The batch loop of an import (see :meth:`import_paths`): each batch is one
-        transaction of at most :data:`IMPORT_BATCH` items or about
+        transaction of at most :data:`RECORD_IMPORT_BATCH` items or about
         :data:`BATCH_SECONDS`, then ``step(done)`` and ``hook()`` run outside it.
 
         Args:
@@ -961,63 +1035,83 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             with _db.transaction(db):
                 if source_id is None:
                     source_id = open_source(db)
-                n, on_commit = store_batch(db, source_id, n, min(n + IMPORT_BATCH, total),
+                n, on_commit = store_batch(db, source_id, n, min(n + _record_batch(), total),
                                            time.monotonic() + BATCH_SECONDS)
             on_commit()
             step(n)
             hook()
 
-    def _import_file(self, pf, file_report: FileReport, added: list[int],
-                     changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
-                     hook: BatchHook) -> None:
-        """Store a parsed text file in batches (see :meth:`import_paths`); counts go to
-        ``file_report``, new ids to ``added`` and the ids of papers already there that it
-        changed (another source) to ``changed_ids`` after each commit."""
+    def _import_file(self, pf: ParsedFile | StreamedText, file_report: FileReport,
+                     added: list[int], changed_ids: list[int], cancel: CancelCheck,
+                     step: Callable[[int], None], hook: BatchHook) -> None:
+        """Store a text file's abstracts in batches (see :meth:`import_paths`); counts go
+        to ``file_report``, new ids to ``added`` and the ids of papers already there that
+        it changed (another source) to ``changed_ids`` after each commit.
+
+        The abstracts are taken from an iterator (a :class:`StreamedText` reads its file
+        again in pieces meanwhile, so memory holds one batch). Each transaction stores
+        chunks of 1, 2, 4 ... up to :data:`STORE_CHUNK` abstracts
+        (:func:`~paperdesk.core.store.papers.insert_abstracts`: a few statements per
+        chunk) until it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS`
+        have passed, so that even a slow first chunk ends the transaction in time;
+        ``step``, ``hook`` and ``cancel`` run between transactions.
+        """
         now = _now()
-        items = pf.abstracts
-
-        def store_batch(db, source_id: int, n: int, end: int, deadline: float):
-            batch_added: list[int] = []
-            batch_changed: list[int] = []
-            duplicates = 0
-            while n < end:
-                item = items[n]
-                n += 1
-                digest = content_hash(item.abstract)
-                existing = paper_with_hash(db, digest)   # or the paper it was merged into
-                if existing is None:
-                    pid = insert_paper(db, content_hash=digest, abstract=item.abstract,
-                                       derived_title=derive_title(item.abstract),
-                                       added_at=now)
-                    batch_added.append(pid)
-                    op = "add"
-                else:
-                    pid = existing[0]
-                    duplicates += 1
-                    op = "update"
-                new_ref = db.execute(
-                    "INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
-                    "VALUES (?, ?, ?)", [pid, source_id, item.position]).rowcount
-                if new_ref:
-                    self._enqueue(db, [pid], op)
-                    if op == "update":
-                        batch_changed.append(pid)
-                if time.monotonic() >= deadline:
-                    break
-
-            def on_commit() -> None:
-                added.extend(batch_added)
-                changed_ids.extend(batch_changed)
-                file_report.added += len(batch_added)
-                file_report.duplicates += duplicates
-
-            return n, on_commit
-
-        self._in_batches(
-            len(items), file_report,
-            lambda db: self._source_id(db, _stored(db, pf.path, now), pf.header,
-                                       pf.encoding, now),
-            store_batch, cancel, step, hook)
+        items = iter(pf.abstracts) if isinstance(pf, ParsedFile) else pf.abstracts()
+        db = self.db
+        source_id = None
+        done = 0
+        pending: list = []
+        finished = False
+        while not finished:
+            if source_id is not None:
+                if not pending:     # no empty transaction after the last abstract
+                    item = next(items, None)
+                    if item is None:
+                        return
+                    pending.append((item.position, item.abstract,
+                                    content_hash(item.abstract),
+                                    _title(item.abstract)))
+                if cancel():
+                    file_report.cancelled = True
+                    return
+            stored = StoredAbstracts()
+            deadline = time.monotonic() + BATCH_SECONDS
+            with _db.transaction(db):
+                if source_id is None:
+                    source_id = self._source_id(db, _stored(db, pf.path, now), pf.header,
+                                                pf.encoding, now)
+                size, in_batch = 1, 0
+                while in_batch < IMPORT_BATCH:
+                    want = min(size, STORE_CHUNK, IMPORT_BATCH - in_batch)
+                    while len(pending) < want:
+                        item = next(items, None)
+                        if item is None:
+                            break
+                        pending.append((item.position, item.abstract,
+                                        content_hash(item.abstract),
+                                        _title(item.abstract)))
+                    chunk, pending = pending[:want], pending[want:]
+                    if not chunk:
+                        finished = True
+                        break
+                    part = insert_abstracts(db, chunk, source_id, now)
+                    self._enqueue(db, part.added, "add")
+                    self._enqueue(db, part.changed, "update")
+                    stored.added += part.added
+                    stored.changed += part.changed
+                    stored.duplicates += part.duplicates
+                    in_batch += len(chunk)
+                    size *= 2
+                    if time.monotonic() >= deadline:
+                        break
+            added.extend(stored.added)
+            changed_ids.extend(stored.changed)
+            file_report.added += len(stored.added)
+            file_report.duplicates += stored.duplicates
+            done += in_batch
+            step(done)
+            hook()
 
     def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
                         changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
@@ -1065,7 +1159,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         """Store an arXiv metadata file while reading it, in bounded memory.
 
         The file's size is not known in records, so :meth:`_in_batches` does not fit:
-        records are read (outside any transaction) until :data:`IMPORT_BATCH` are kept
+        records are read (outside any transaction) until :data:`RECORD_IMPORT_BATCH` are kept
         or :data:`BATCH_SECONDS` have passed, then stored in one transaction through
         :func:`~paperdesk.core.imports.records.store_records` (merged onto the papers
         they match, by arXiv id, DOI or abstract); ``step(lines read)``, ``hook()`` and
@@ -1097,7 +1191,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             deadline = time.monotonic() + BATCH_SECONDS
             for record in records:
                 batch.append(record)
-                if len(batch) >= IMPORT_BATCH or time.monotonic() >= deadline:
+                if len(batch) >= _record_batch() or time.monotonic() >= deadline:
                     break
             else:
                 finished = True

@@ -10,7 +10,7 @@ from typing import Any
 
 from paperdesk.core.changes import Changes
 
-__all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults",
+__all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults", "IndexStatus",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
            "Highlight", "SavedSearch"]
 
@@ -409,6 +409,10 @@ class SearchResults:
             tuple), however small ``limit`` was: the window's list holds these and reads
             rows and snippets only for the rows on show.
         scores: the BM25F score of each of ``ids`` (float64 array or tuple).
+        indexed: while the search index is still catching up with the library (an
+            import is being indexed), the papers the search looked at: those in the
+            index; ``None`` when the index holds every paper.
+        papers: then, the papers in the library; ``None`` when the index is complete.
     """
 
     query: str
@@ -419,11 +423,61 @@ class SearchResults:
     suggestion: str | None = None
     ids: Any = field(default=(), compare=False, repr=False)
     scores: Any = field(default=(), compare=False, repr=False)
+    indexed: int | None = None
+    papers: int | None = None
+
+    @property
+    def partial(self) -> bool:
+        """True when the search covered only part of the library (papers not yet
+        indexed for search were not looked at)."""
+        return self.papers is not None and (self.indexed or 0) < self.papers
+
+    def coverage_note(self) -> str:
+        """``"searched 42,000 of 100,000 papers: the rest are still being indexed"``
+        for a :attr:`partial` search, else ``""``."""
+        if not self.partial:
+            return ""
+        return (f"searched {self.indexed:,} of {self.papers:,} papers: the rest are "
+                "still being indexed")
 
     def to_dict(self) -> dict:
         return {"query": self.query, "total": self.total, "total_exact": self.total_exact,
                 "message": self.message, "suggestion": self.suggestion,
+                "partial": self.partial, "indexed": self.indexed, "papers": self.papers,
                 "hits": [h.to_dict() for h in self.hits]}
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """How far the search index is behind the library (:meth:`Library.index_status`).
+
+    Attributes:
+        papers: papers in the library.
+        unindexed: papers not in the search index yet (queued to be added: an import
+            that is still being indexed, or one stopped before it was).
+        queued: every entry of the index queue (also papers whose indexed text is out of
+            date, e.g. just tagged, and removed papers still in the index).
+    """
+
+    papers: int
+    unindexed: int
+    queued: int
+
+    @property
+    def indexed(self) -> int:
+        """Papers a search can find: ``papers - unindexed`` (never below 0)."""
+        return max(0, self.papers - self.unindexed)
+
+    @property
+    def complete(self) -> bool:
+        """True when every paper is in the index (updates may still be queued)."""
+        return self.unindexed == 0
+
+    def text(self) -> str:
+        """``"Indexing 42,000 of 100,000"`` while papers wait, else ``""``."""
+        if self.complete:
+            return ""
+        return f"Indexing {self.indexed:,} of {self.papers:,}"
 
 
 @dataclass

@@ -46,7 +46,9 @@ def normalize(text: str) -> str:
     Returns:
         The normalised string (may be empty).
     """
-    return _WS_RE.sub(" ", unicodedata.normalize("NFC", text)).strip()
+    # str.split() splits at the characters str.isspace() is true for, the same as the
+    # regular expression \s+ (both use Py_UNICODE_ISSPACE), and is several times faster.
+    return " ".join(unicodedata.normalize("NFC", text).split())
 
 
 #: Typographic variants folded for the de-duplication key (:func:`hash_form`): each

@@ -34,9 +34,11 @@ and at least a quarter of the non-ASCII characters are kana.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,7 +49,8 @@ from paperdesk.core.text import normalize
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
            "parse_decoded", "decode", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
            "is_header", "count_words", "display_path", "missing_reason", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
-           "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS"]
+           "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS", "iter_paragraphs", "StreamedText",
+           "STREAM_CHUNK_BYTES", "STREAM_MIN_BYTES"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -58,6 +61,11 @@ HEADER_MAX_WORDS = 12
 #: In a file without blank lines, each line is one abstract when every line is at least
 #: this long (in characters); hard-wrapped prose has lines of 60 to 100.
 LINE_ABSTRACT_MIN_CHARS = 150
+#: A UTF-8 text file is read in pieces of this many bytes (:func:`iter_paragraphs`).
+STREAM_CHUNK_BYTES = 1 << 20
+#: Text files at least this large (bytes) are streamed (:class:`StreamedText`) instead of
+#: being decoded whole; smaller ones are read whole (a day's dump is ~150 KB).
+STREAM_MIN_BYTES = 1 << 20
 
 _PARAGRAPH_SPLIT_RE = re.compile(r"\n[ \t\f\v\u00a0]*\n\s*")
 # Markup: a closing tag, a comment or a declaration, or two or more opening tags
@@ -274,10 +282,31 @@ def prose_problem(paragraph: str) -> str | None:
                        key=structure.count)
         if _is_table(lines):
             return "a table"
-    chars = [c for c in text if not c.isspace()]
-    if sum(c.isalpha() for c in chars) < 0.5 * len(chars):
+    if _letters(text) * 2 < _non_space(text):
         return "symbols rather than words"
     return None
+
+
+#: The characters ``str.isspace`` is true for among ASCII, and the ASCII letters
+#: (``str.isalpha`` among ASCII): for counting ASCII text with ``bytes.translate``.
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+_ASCII_LETTERS = bytes(c for c in range(128) if chr(c).isalpha())
+
+
+def _non_space(text: str) -> int:
+    """How many characters of ``text`` are not white space (``str.isspace``)."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data.translate(None, _ASCII_SPACE))
+    return len(text) - sum(map(str.isspace, text))
+
+
+def _letters(text: str) -> int:
+    """How many characters of ``text`` are letters (``str.isalpha``)."""
+    if text.isascii():
+        data = text.encode("ascii")
+        return len(data) - len(data.translate(None, _ASCII_LETTERS))
+    return sum(map(str.isalpha, text))
 
 
 def _line_kind(line: str) -> str | None:
@@ -559,6 +588,102 @@ def parse_decoded(path: Path | str, text: str, encoding: str,
     return ParsedFile(path=path, header=header, encoding=encoding,
                       abstracts=[ParsedAbstract(i, a) for i, a in enumerate(abstracts, 1)],
                       warnings=warnings)
+
+
+def iter_paragraphs(path: str | os.PathLike) -> Iterator[str]:
+    """Yield the non-empty paragraphs of a UTF-8 text file, reading it
+    :data:`STREAM_CHUNK_BYTES` at a time: the same paragraphs, in the same order, as
+    :func:`split_paragraphs` of the whole decoded file (blank lines separate them; each is
+    stripped but keeps its line breaks; CRLF and CR line ends become LF, also when a CRLF
+    is cut between two pieces; a leading byte-order mark is dropped). Memory: one piece
+    plus the paragraph being read.
+
+    Args:
+        path: the file.
+    Yields:
+        Paragraphs.
+    Raises:
+        UnicodeDecodeError: the bytes are not UTF-8 (paragraphs before the bad byte have
+            been yielded).
+        OSError: the file cannot be read.
+    """
+    decoder = codecs.getincrementaldecoder("utf-8")("strict")
+    rest = ""
+    started = False
+    with open(path, "rb") as fh:
+        while True:
+            data = fh.read(STREAM_CHUNK_BYTES)
+            final = not data
+            text = decoder.decode(data, final=final)
+            if not started and text:
+                text = text.lstrip("\ufeff")
+                started = bool(text)
+            text = rest + text
+            hold = ""
+            if not final and text.endswith("\r"):    # maybe the first half of a CRLF
+                text, hold = text[:-1], "\r"
+            parts = _PARAGRAPH_SPLIT_RE.split(text.replace("\r\n", "\n").replace("\r", "\n"))
+            rest = "" if final else parts.pop() + hold
+            for part in parts:
+                part = part.strip()
+                if part:
+                    yield part
+            if final:
+                return
+
+
+@dataclass
+class StreamedText:
+    """A large text file in the Daily Papers format (or plain text), recognised by
+    reading it once in pieces (:func:`paperdesk.core.imports.detect.detect_streamed`)
+    and read again, in pieces, while it is stored: its abstracts are never all in
+    memory at once.
+
+    Only files with at least three paragraphs are streamed, so the rules for a file
+    without blank lines (module docstring) never apply and the abstracts are exactly
+    those :func:`parse_decoded` would give.
+
+    Attributes:
+        path: absolute path of the file.
+        header: the collection name (first paragraph when :func:`is_header`, else the
+            file's stem).
+        encoding: ``"utf-8"``.
+        paragraphs: paragraphs in the file, the header included when it has one (an
+            upper bound of the abstracts, for progress).
+        has_header: whether the first paragraph is the header.
+        warnings: always empty (as :class:`ParsedFile`'s, for the report).
+    """
+
+    path: Path
+    header: str
+    encoding: str
+    paragraphs: int
+    has_header: bool
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def estimated_abstracts(self) -> int:
+        """Abstracts expected (paragraphs less the header; a paragraph that normalises
+        to nothing is not one)."""
+        return self.paragraphs - int(self.has_header)
+
+    def abstracts(self) -> Iterator[ParsedAbstract]:
+        """Read the file again and yield its abstracts in file order, numbered from 1
+        (the header not counted), normalised as :func:`parse_decoded` does.
+
+        Raises:
+            UnicodeDecodeError, OSError: the file changed or became unreadable since it
+                was recognised.
+        """
+        paragraphs = iter_paragraphs(self.path)
+        if self.has_header:
+            next(paragraphs, None)
+        position = 0
+        for paragraph in paragraphs:
+            abstract = normalize(paragraph)
+            if abstract:
+                position += 1
+                yield ParsedAbstract(position, abstract)
 
 
 def collect_files(paths: list[str | os.PathLike],

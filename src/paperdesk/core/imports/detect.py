@@ -40,6 +40,7 @@ is one line; the caller adds the file name.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -48,13 +49,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
-from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, ParseError, decode,
-                                                 is_prose, missing_reason, prose_problem,
-                                                 split_paragraphs)
+from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, STREAM_MIN_BYTES,
+                                                 ParseError, StreamedText, decode,
+                                                 display_path, is_header, is_prose,
+                                                 iter_paragraphs, missing_reason,
+                                                 normalize, prose_problem, split_paragraphs)
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 
 __all__ = ["FORMATS", "FORMAT_LABELS", "FOLDER_PATTERNS", "STDIN", "Detected",
-           "detect_text", "detect_file", "load_bytes", "is_prose"]
+           "detect_text", "detect_file", "detect_streamed", "load_bytes", "is_prose"]
 
 #: The formats :func:`detect_text` tells apart.
 FORMATS = ("paperdesk-json", "csl-json", "arxiv-jsonl", "bibtex", "ris", "text")
@@ -166,14 +169,96 @@ def _detect(text: str) -> tuple[str, object]:
         raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")
     paragraphs = split_paragraphs(body)
     problems = [k for k in (prose_problem(p) for p in paragraphs) if k]
-    if paragraphs and len(problems) * 2 > len(paragraphs):
+    _check_prose(problems, len(paragraphs))
+    return "text", None
+
+
+def _check_prose(problems: list[str], paragraphs: int) -> None:
+    """Refuse text when more than half of its ``paragraphs`` are ``problems`` (the
+    kinds :func:`prose_problem` found), naming the kinds found."""
+    if paragraphs and len(problems) * 2 > paragraphs:
         kinds = sorted(set(problems), key=lambda k: (-problems.count(k), k))
         what = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
         verb = "is" if len(problems) == 1 else "are"
-        raise ParseError("", f"not abstracts: {len(problems)} of {len(paragraphs)} "
+        raise ParseError("", f"not abstracts: {len(problems)} of {paragraphs} "
                              f"paragraphs {verb} {what}, not prose (nor is it "
                              "BibTeX, RIS, CSL-JSON or a paperdesk export)")
-    return "text", None
+
+
+#: Bytes of a large file looked at to tell whether it may be streamed text.
+_HEAD_BYTES = 64 * 1024
+
+
+def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
+    """Recognise a large text file (Daily Papers or plain text) while reading it in
+    pieces, so that it is never decoded whole
+    (:class:`~paperdesk.core.imports.daily_papers.StreamedText`).
+
+    Taken only when all of these hold, else ``None`` (then :func:`detect_file` reads
+    the file whole and decides, with the same rules): a regular file of
+    :data:`~paperdesk.core.imports.daily_papers.STREAM_MIN_BYTES` to
+    :data:`~paperdesk.core.imports.daily_papers.MAX_FILE_BYTES` bytes; valid UTF-8 all
+    through (a UTF-8 byte-order mark is allowed, other marks and NUL bytes are not); its
+    start is not JSON, a BibTeX block, an RIS record or markup; at least three
+    paragraphs. The text rule (at most half of the paragraphs fail
+    :func:`~paperdesk.core.imports.daily_papers.prose_problem`) is applied to every
+    paragraph, as for a file read whole.
+
+    Args:
+        path: the file as given.
+    Returns:
+        The :class:`StreamedText`, or ``None``.
+    Raises:
+        ParseError: the file is streamed text but more than half of its paragraphs are
+            not prose (the same one-line reason :func:`detect_file` gives).
+    """
+    p = Path(path)
+    try:
+        if not p.is_file():
+            return None
+        size = p.stat().st_size
+        if not STREAM_MIN_BYTES <= size <= MAX_FILE_BYTES:
+            return None
+        with open(p, "rb") as fh:
+            head = fh.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    if head.startswith((b"\xff\xfe", b"\xfe\xff", b"\x00\x00\xfe\xff")) \
+            or b"\x00" in head[:8192]:
+        return None
+    try:
+        text = codecs.getincrementaldecoder("utf-8")("strict").decode(head, final=False)
+    except UnicodeDecodeError:
+        return None
+    body = text.lstrip("\ufeff \t\r\n")
+    if not body or body[0] == "{" or _JSON_ARRAY.match(body) or _MARKUP_START.match(body) \
+            or _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")) \
+            or _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
+        return None
+    first = None
+    count = 0
+    problems: list[str] = []
+    try:
+        for paragraph in iter_paragraphs(p):
+            if first is None:
+                first = paragraph
+            count += 1
+            kind = prose_problem(paragraph)
+            if kind:
+                problems.append(kind)
+    except (UnicodeDecodeError, OSError):
+        return None
+    if count < 3:
+        return None
+    try:
+        _check_prose(problems, count)
+    except ParseError as exc:
+        raise ParseError(path, exc.reason) from None
+    name = p.resolve()
+    header = is_header(first)
+    return StreamedText(path=name, header=normalize(first) if header
+                        else display_path(name.stem or str(name)),
+                        encoding="utf-8", paragraphs=count, has_header=header)
 
 
 def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, bytes]:

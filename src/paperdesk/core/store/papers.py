@@ -13,13 +13,15 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import sqlite_utils
 
 from paperdesk.core.metadata import auto_key, metadata_key, unique_key
 from paperdesk.core.models import Author, Metadata
 
-__all__ = ["insert_paper", "PAPER_COLUMNS", "METADATA_COLUMNS", "metadata_row",
+__all__ = ["insert_paper", "insert_abstracts", "StoredAbstracts", "PAPER_COLUMNS", "METADATA_COLUMNS", "metadata_row",
            "metadata_from_row", "key_taken", "new_citation_key", "write_metadata"]
 
 #: Columns written when a paper is added (``id`` is assigned by SQLite).
@@ -118,3 +120,128 @@ def insert_paper(db: sqlite_utils.Database, *, content_hash: str, abstract: str,
         key = unique_key(key, lambda k: key_taken(db, k, pid))
         db.conn.execute("UPDATE papers SET citation_key = ? WHERE id = ?", [key, pid])
     return pid
+
+
+#: Most values bound in one ``IN (...)`` lookup (SQLite's default limit is 32,766).
+_LOOKUP_CHUNK = 500
+_INSERT_WITH_KEY = ("INSERT INTO papers (id, content_hash, title, derived_title, abstract, "
+                    "added_at, starred, citation_key) VALUES (?, ?, ?, ?, ?, ?, 0, ?)")
+
+
+@dataclass
+class StoredAbstracts:
+    """What :func:`insert_abstracts` did with a chunk of abstracts.
+
+    Attributes:
+        added: ids of the papers created, in file order.
+        changed: ids of papers already there (or created earlier in the chunk) that
+            gained a new provenance row (``paper_sources``), in file order.
+        duplicates: abstracts that were already a paper (counted once each).
+    """
+
+    added: list[int] = field(default_factory=list)
+    changed: list[int] = field(default_factory=list)
+    duplicates: int = 0
+
+
+def _known_hashes(db: sqlite_utils.Database, digests: Sequence[str]) -> dict[str, int]:
+    """``{digest: paper id}`` for the digests that are a paper's ``content_hash`` or were
+    merged into a paper (``merged_hashes``; a paper's own hash wins, as in
+    :func:`paperdesk.core.store.duplicates.paper_with_hash`)."""
+    known: dict[str, int] = {}
+    for table, column in (("papers", "id"), ("merged_hashes", "paper_id")):
+        wanted = [d for d in digests if d not in known]
+        for i in range(0, len(wanted), _LOOKUP_CHUNK):
+            chunk = wanted[i:i + _LOOKUP_CHUNK]
+            for digest, pid in db.execute(
+                    f"SELECT content_hash, {column} FROM {table} WHERE content_hash IN "
+                    f"({','.join('?' * len(chunk))})", chunk):
+                known.setdefault(digest, pid)
+    return known
+
+
+def _known_refs(db: sqlite_utils.Database, source_id: int,
+                pids: Sequence[int]) -> set[tuple[int, int]]:
+    """The ``(paper_id, position)`` provenance rows of ``source_id`` among ``pids``."""
+    refs: set[tuple[int, int]] = set()
+    pids = sorted(set(pids))
+    for i in range(0, len(pids), _LOOKUP_CHUNK):
+        chunk = pids[i:i + _LOOKUP_CHUNK]
+        refs.update(db.execute(
+            "SELECT paper_id, position FROM paper_sources WHERE source_id = ? AND "
+            f"paper_id IN ({','.join('?' * len(chunk))})", [source_id, *chunk]).fetchall())
+    return refs
+
+
+def insert_abstracts(db: sqlite_utils.Database, items: Sequence[tuple[int, str, str, str]],
+                     source_id: int, added_at: str) -> StoredAbstracts:
+    """Store a chunk of a text file's abstracts (inside the caller's transaction) with a
+    few statements for the whole chunk instead of several per abstract: one lookup of
+    the hashes, one lookup of the provenance rows of the papers already there, then
+    ``executemany`` for the new paper rows (with their automatic citation keys,
+    :func:`paperdesk.core.metadata.auto_key`) and for the ``paper_sources`` rows.
+    The caller queues the papers for indexing. The result is the same as storing the
+    abstracts one by one with :func:`insert_paper`: an abstract whose hash is a paper's
+    (or was merged into one) adds a provenance row to that paper when it has none for
+    this position of this source; an abstract seen earlier in the chunk is a duplicate
+    of the paper made for it.
+
+    New ids are given as SQLite would (one above the largest id, the table being
+    written by this transaction only). When an automatic key is taken already (a user
+    chose exactly ``word_123``), the new rows are made one by one with
+    :func:`insert_paper` instead, which finds a free key.
+
+    Args:
+        db: the library database, in a write transaction.
+        items: ``(position, abstract, content_hash, derived_title)`` in file order;
+            ``abstract`` normalised (:func:`paperdesk.core.text.normalize`), the hash
+            :func:`paperdesk.core.text.content_hash` of it.
+        source_id: the file's ``sources`` row.
+        added_at: ISO 8601 UTC time of the import.
+    Returns:
+        :class:`StoredAbstracts`.
+    Raises:
+        sqlite3.Error: the database failed (the caller's transaction is rolled back).
+    """
+    from paperdesk.core.metadata import auto_key
+
+    out = StoredAbstracts()
+    known = _known_hashes(db, list(dict.fromkeys(item[2] for item in items)))
+    refs = _known_refs(db, source_id, list(known.values()))
+    next_id = (db.execute("SELECT max(id) FROM papers").fetchone()[0] or 0) + 1
+    new_rows = []           # (id, hash, title, derived_title, abstract, added_at, key)
+    source_rows = []        # (paper_id, source_id, position)
+    for position, abstract, digest, title in items:
+        pid = known.get(digest)
+        if pid is None:
+            pid = next_id
+            next_id += 1
+            known[digest] = pid
+            new_rows.append((pid, digest, title, title, abstract, added_at,
+                             auto_key(title, pid)))
+            out.added.append(pid)
+            refs.add((pid, position))
+            source_rows.append((pid, source_id, position))
+            continue
+        out.duplicates += 1
+        if (pid, position) not in refs:
+            refs.add((pid, position))
+            source_rows.append((pid, source_id, position))
+            out.changed.append(pid)
+    conn = db.conn
+    conn.execute("SAVEPOINT insert_abstracts")
+    try:
+        conn.executemany(_INSERT_WITH_KEY, new_rows)
+    except sqlite3.IntegrityError:      # an automatic key taken already: one by one
+        conn.execute("ROLLBACK TO insert_abstracts")
+        renumber = {}
+        for pid, digest, title, _title, abstract, _at, _key in new_rows:
+            renumber[pid] = insert_paper(db, content_hash=digest, abstract=abstract,
+                                         derived_title=title, added_at=added_at)
+        out.added = [renumber[p] for p in out.added]
+        out.changed = [renumber.get(p, p) for p in out.changed]
+        source_rows = [(renumber.get(p, p), s, pos) for p, s, pos in source_rows]
+    conn.execute("RELEASE insert_abstracts")
+    conn.executemany("INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
+                     "VALUES (?, ?, ?)", source_rows)
+    return out

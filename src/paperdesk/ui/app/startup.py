@@ -61,6 +61,12 @@ def app_icon() -> QIcon:
     return icon
 
 
+#: At most this many queued index updates are applied before the window opens (a few
+#: milliseconds each); more are applied in the background with the status bar's
+#: "Indexing N of M".
+STARTUP_SYNC_MAX = 200
+
+
 def create_main_window(library_path: str | os.PathLike, import_seeds: bool = True,
                        settings=None):
     """Open the library at ``library_path`` and build the main window (not shown).
@@ -85,12 +91,20 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
     ensure_app()
     from paperdesk.ui.window.main_window import MainWindow  # after the QApplication exists
 
-    library = Library.open(library_path)
+    # A few queued index updates (edits of the last session) are applied now, as
+    # before; many (an import stopped while it was indexed) by the window's
+    # IndexSyncRunner in the background, so that the window opens at once.
+    library = Library.open(library_path, sync_index=False)
     try:
+        queued = library.index_status().queued
+        if queued and queued < STARTUP_SYNC_MAX:
+            library.sync_index()
         window = MainWindow(library, owns_library=True, settings=settings)
     except BaseException:
         library.close()
         raise
+    if queued >= STARTUP_SYNC_MAX:
+        window.sync_runner.mark_stale()
     if import_seeds and library.count() == 0:
         seeds = bundled_seeds()
         if seeds:

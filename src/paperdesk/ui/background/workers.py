@@ -391,7 +391,9 @@ class ImportRunner(QObject):
     (:class:`~paperdesk.ui.background.operations.LibraryWorker`), one import at a time.
 
     The import commits in short batches; between batches the worker runs the edits the
-    user made meanwhile (``between_batches``), so they are committed within a batch.
+    user made meanwhile (``between_batches``), so they are committed within a batch. It
+    only stores the papers (``sync=False``): ``finished`` comes as soon as they are in
+    SQLite, and the window then has the :class:`IndexSyncRunner` index them.
 
     Signals (all in the UI thread):
         progress(str, int, int): ``(stage, done, total)``; stage is ``"import"`` or
@@ -446,9 +448,11 @@ class ImportRunner(QObject):
                 self.progress.emit(stage, done, total)
                 tracker.progress(stage, done, total)
 
+            # Stored only: the window lists the papers at once and the index catches up
+            # after, through the IndexSyncRunner (browsable first, issue 12).
             return lib.import_paths(
                 paths, progress=progress, on_file=tracker.on_file,
-                cancel=job.cancelled, between_batches=job.between_batches)
+                cancel=job.cancelled, between_batches=job.between_batches, sync=False)
 
         job = self._worker.write(run, self._on_done, self._on_failed, bulk=True,
                                  label="import")
@@ -655,6 +659,9 @@ class IndexSyncRunner(QObject):
 
     Signals (UI thread):
         progress(int, int): ``(done, total)`` queue entries of the running update.
+        status(object): after each batch of the running update (and when it starts),
+            the library's :class:`~paperdesk.core.models.IndexStatus` (papers
+            searchable of papers in the library), read on the writer thread.
         synced(int): a run finished; the number of queue entries it applied.
         failed(str): a run raised; a one-line message (the queue is kept for next time).
 
@@ -669,6 +676,7 @@ class IndexSyncRunner(QObject):
     synced = Signal(int)
     failed = Signal(str)
     progress = Signal(int, int)
+    status = Signal(object)
     _stale = Signal()
 
     def __init__(self, library: Library, delay_ms: int = SYNC_DELAY_MS,
@@ -728,9 +736,14 @@ class IndexSyncRunner(QObject):
         if self._job is not None:
             self._again = True
             return
+
+        def progress(lib: Library, done: int, total: int) -> None:   # writer thread
+            self.progress.emit(done, total)
+            self.status.emit(lib.index_status())
+
         self._job = self._worker.write(
             lambda lib, job: lib.sync_index(
-                progress=lambda _stage, done, total: self.progress.emit(done, total),
+                progress=lambda _stage, done, total: progress(lib, done, total),
                 cancel=job.cancelled, between_batches=job.between_batches),
             self._on_done, self._on_failed, bulk=True, label="index update")
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import atexit
 import functools
 import html
+import time
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -37,7 +38,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderVi
 
 from paperdesk.core.changes import Changes
 from paperdesk.core.library import Library
-from paperdesk.core.models import ImportReport, LibraryError, SearchResults, UnknownPaper
+from paperdesk.core.models import (ImportReport, IndexStatus, LibraryError, SearchResults,
+                                   UnknownPaper)
 from paperdesk.core.search.index import MatchTerms
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
@@ -107,6 +109,8 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
     return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
+#: The longest index status the progress bar is sized for.
+_INDEXING_SAMPLE = "Indexing 100,000 of 100,000"
 #: A long progress line (sets the width of the status bar's import progress label).
 _PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
 
@@ -228,9 +232,13 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.sync_runner.failed.connect(
             lambda message: self.show_error(f"Search index not updated: {message}"))
         self.sync_runner.progress.connect(self._on_sync_progress)
+        self.sync_runner.status.connect(self._on_index_status)
         self.sync_runner.synced.connect(lambda _n: self._end_sync_progress())
         self.sync_runner.failed.connect(lambda _m: self._end_sync_progress())
         self._syncing_shown = False
+        #: The library's index status last read by an index update (``None`` before).
+        self.index_status: IndexStatus | None = None
+        self._list_refreshed = 0.0      # time.monotonic() of the last refresh in an import
         self._library_hooks = (library.auto_sync_index, library.on_index_stale)
         library.auto_sync_index = False
         library.on_index_stale = self.sync_runner.mark_stale
@@ -407,6 +415,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.import_report_button.hide()
         self.progress_bar = QProgressBar()
         self.progress_bar.setMaximumWidth(240)
+        # Wide enough for "Indexing 100,000 of 100,000" (its text is never cut).
+        self.progress_bar.setMinimumWidth(min(240, self.progress_bar.fontMetrics()
+                                              .horizontalAdvance(_INDEXING_SAMPLE) + 24))
         self.progress_bar.setTextVisible(True)
         self.progress_bar.hide()
         self.cancel_button = QPushButton("Cancel")
@@ -520,7 +531,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         syncing = self.sync_runner.is_busy()
         if not self.import_runner.start(list(paths)):
             return False
-        if syncing:   # the import indexes what is queued itself, after its papers
+        if syncing:   # the import goes first; the index update resumes when it ends
             self.sync_runner.cancel()
         self._syncing_shown = False
         self._importing_seeds = seeds
@@ -602,13 +613,42 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot(int, int)
     def _on_sync_progress(self, done: int, total: int) -> None:
-        """A background index update (not an import's) shows its progress when large."""
+        """A background index update (not an import's) shows its progress when large
+        (while papers wait to be indexed, :meth:`_on_index_status` shows the library's
+        counts instead)."""
+        if self.index_status is not None and not self.index_status.complete:
+            return
         self._background_progress("_syncing_shown", done, total, self.SYNC_PROGRESS_MIN,
                                   "Stop indexing (the rest is indexed later)",
                                   "Indexing for search %v of %m")
 
     def _end_sync_progress(self) -> None:
         self._end_background_progress("_syncing_shown")
+
+    @Slot(object)
+    def _on_index_status(self, status: IndexStatus) -> None:
+        """While papers wait to be indexed (an import stored them, or a run before was
+        stopped), the status bar's progress bar says "Indexing 42,000 of 100,000":
+        papers searchable of papers in the library, with Cancel (the rest is indexed
+        with the next change or start). (A search that covered part of the library only
+        is run again when the update ends: :meth:`_on_index_synced`.)"""
+        self.index_status = status
+        if self._shut_down or status.complete or self.import_runner.is_running() \
+                or self.export_runner.is_running():
+            return
+        if not self._syncing_shown:
+            self._syncing_shown = True
+            self.cancel_button.setEnabled(True)
+            self.cancel_button.setToolTip("Stop indexing (the papers stay; the rest is "
+                                          "indexed with the next change or start)")
+            self.cancel_button.show()
+            self.progress_bar.show()
+        if self.cancel_button.isEnabled():
+            self.progress_bar.setRange(0, max(status.papers, 1))
+            self.progress_bar.setValue(min(status.indexed, status.papers))
+            self.progress_bar.setFormat(status.text())
+            self.progress_bar.setToolTip("Papers searchable of the papers in the library; "
+                                         "all of them can be listed, read and tagged now")
 
     @Slot()
     def choose_files_to_import(self) -> None:
@@ -1174,7 +1214,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         if self._shut_down or not applied:
             return
         self._count_saved()
-        if not self._search_stale:
+        partial = self._results is not None and self._results.partial
+        if not self._search_stale and not partial:
             return
         self._search_stale = False
         if self.query_text() and self._results is not None:
@@ -1282,6 +1323,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
                 text = f"about {min(n, scope) if scope else n} of {scope} match"
             if not self._results_complete:
                 text += f" — listing the best {len(results.hits)}, loading the rest…"
+            if results.partial:     # the index is still catching up with an import
+                text += f" — {results.coverage_note()}"
             if results.message:
                 text += f" — {results.message}"
             elif n == 0:
@@ -1565,8 +1608,17 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
         self.worker.read(read, on_done=show, label="sources")
 
+    #: While a long import stores papers, the list shows them again at most this often
+    #: (seconds), so that they can be browsed before the import ends.
+    LIST_REFRESH_S = 3.0
+
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
+        if stage == "import" and done and not self.query_text() and not self._shut_down:
+            now = time.monotonic()
+            if now - self._list_refreshed >= self.LIST_REFRESH_S:
+                self._list_refreshed = now
+                self._show_all()      # the papers committed so far, in the list
         if not self.cancel_button.isEnabled() or self.import_progress_label.text():
             return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
@@ -1617,6 +1669,12 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.statusBar().showMessage(message, 6000)
         if report.rejected:
             self.import_message = self.import_report_dialog
+        # The papers are listed (stored only); the index catches up now, on the writer
+        # thread, with "Indexing N of M" in the status bar (after a cancel: with the
+        # next change or start, as the message says).
+        if not report.cancelled:
+            self.sync_runner.mark_stale()
+            self.sync_runner.flush()
         # The near-duplicate stage: after the papers are stored and the list
         # refreshed, as its own background job (the next import waits for it).
         self.find_duplicates(report)
@@ -1628,6 +1686,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             return
         self._importing_seeds = False
         self._end_import()
+        self.sync_runner.mark_stale()     # the batches committed before the error
         self._show_import_ended(None, False)
         self._start_pending_import()
         self.import_message = message_box(

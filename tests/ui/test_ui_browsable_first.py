@@ -1,0 +1,151 @@
+"""Browsable first in the window (issue 12, point 1): an import lists its papers as soon
+as they are stored, and the search index catches up afterwards with "Indexing N of M"
+(papers searchable of papers in the library) in the status bar; a search meanwhile says
+it covered part of the library.
+
+The index is held up by the test itself: ``SearchIndex.write`` waits for an event the
+test sets (no sleeping, no timing)."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtCore import QPointF, Qt, QMimeData, QUrl  # noqa: E402
+from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from paperdesk.core.search.index import SearchIndex  # noqa: E402
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, win  # noqa: E402,F401
+
+NEW = 300
+
+
+def _drop(window, path) -> None:
+    """Drop one file onto the window, as a file manager does."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    pos = QPointF(window.rect().center())
+    QApplication.sendEvent(window, QDragEnterEvent(
+        pos.toPoint(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier))
+    QApplication.sendEvent(window, QDropEvent(
+        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier))
+
+
+def _file(tmp_path):
+    path = tmp_path / "lattices.txt"
+    path.write_text("Lattice Papers\n\n" + "\n\n".join(
+        f"We study woven lattice number {i} and its radiant depth; experiments on "
+        f"benchmark {i % 11} show lattices of order {i} converge." for i in range(NEW))
+        + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def held_index(monkeypatch):
+    """Index writes wait until the test sets the returned event (set at teardown too)."""
+    release = threading.Event()
+    real_write = SearchIndex.write
+
+    def write(self, *args, **kwargs):
+        release.wait(3 * WAIT_MS / 1000)     # longer than any wait of the test
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "write", write)
+    yield release
+    release.set()
+
+
+def test_imported_papers_are_listed_before_the_index_catches_up(qtbot, win, tmp_path,
+                                                                held_index):
+    assert win.model.rowCount() == TOTAL
+    _drop(win, _file(tmp_path))
+    # listed once stored, while no index write has gone through
+    qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + NEW, timeout=WAIT_MS)
+    assert not held_index.is_set()
+    bar = win.progress_bar
+    qtbot.waitUntil(lambda: bar.isVisible()
+                    and bar.format() == f"Indexing {TOTAL} of {TOTAL + NEW:,}",
+                    timeout=WAIT_MS)
+    assert win.cancel_button.isVisible() and win.cancel_button.isEnabled()
+    # the new papers can be read meanwhile
+    win.focus_list()
+    new_ids = set(win.lib.paper_ids()[TOTAL:])
+    for key in (Qt.Key.Key_Home, Qt.Key.Key_End):    # Ctrl+Home/End: the list's ends
+        qtbot.keyClick(win.table, key, Qt.KeyboardModifier.ControlModifier)
+        if win.current_paper_id() in new_ids:
+            break
+    shown = win.current_paper_id()
+    assert shown in new_ids
+    qtbot.waitUntil(lambda: win.detail_pane.paper_id == shown, timeout=WAIT_MS)
+    assert "woven lattice" in win.detail_pane.title_label.text().lower()
+    # a search says it covered part of the library
+    win.focus_search()
+    qtbot.keyClicks(win.search_box, "lattice")
+    note = f"searched {TOTAL} of {TOTAL + NEW:,} papers"
+    qtbot.waitUntil(lambda: note in win.status_label.text(), timeout=WAIT_MS)
+    assert win._results.total == 1         # the one seed paper on lattices, indexed
+    # the index catches up: the search is run again, over every paper
+    held_index.set()
+    qtbot.waitUntil(lambda: win._results is not None and not win._results.partial
+                    and win._results.total > NEW and not win.is_busy(), timeout=WAIT_MS)
+    assert "searched" not in win.status_label.text()
+    assert not bar.isVisible()
+    assert win.index_status is not None and win.index_status.complete
+
+
+def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_background(
+        qtbot, tmp_path, held_index, seed_files):
+    from paperdesk.core.library import Library
+    from paperdesk.ui import create_main_window
+    from ui_fixtures import make_settings
+
+    with Library.open(tmp_path / "lib") as lib:   # e.g. Ctrl+C while `import` indexed
+        lib.import_paths(seed_files, sync=False)
+    window = create_main_window(tmp_path / "lib", import_seeds=False,
+                                settings=make_settings(tmp_path / "s.ini"))
+    try:
+        window.show()
+        qtbot.waitExposed(window)
+        assert window.model.rowCount() == TOTAL      # opened without indexing first
+        qtbot.waitUntil(lambda: window.progress_bar.isVisible()
+                        and window.progress_bar.format() == f"Indexing 0 of {TOTAL}",
+                        timeout=WAIT_MS)
+        held_index.set()
+        qtbot.waitUntil(lambda: not window.is_busy() and not window.progress_bar.isVisible()
+                        and window.lib.index_status().complete, timeout=WAIT_MS)
+    finally:
+        held_index.set()
+        window.close()
+        window.shutdown()
+
+
+def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch):
+    from paperdesk.core import library as library_module
+
+    monkeypatch.setattr(library_module, "IMPORT_BATCH", 50)
+    monkeypatch.setattr(type(win), "LIST_REFRESH_S", 0.0)     # at every batch
+    go_on = threading.Event()
+    hashed = []
+    real_hash = library_module.content_hash
+
+    def held_hash(text):           # the import stops after its first 100 abstracts
+        hashed.append(1)
+        if len(hashed) > 100:
+            go_on.wait(3 * WAIT_MS / 1000)
+        return real_hash(text)
+
+    monkeypatch.setattr(library_module, "content_hash", held_hash)
+    try:
+        _drop(win, _file(tmp_path))
+        qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + 100, timeout=WAIT_MS)
+        assert win.import_runner.is_running()         # listed while the import goes on
+    finally:
+        go_on.set()
+    qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + NEW
+                    and not win.import_runner.is_running(), timeout=WAIT_MS)
