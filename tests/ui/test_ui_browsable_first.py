@@ -14,27 +14,12 @@ import threading
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QPointF, Qt, QMimeData, QUrl  # noqa: E402
-from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import Qt  # noqa: E402
 
 from paperdesk.core.search.index import SearchIndex  # noqa: E402
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, win  # noqa: E402,F401
+from ui_fixtures import drop_file, TOTAL, WAIT_MS, open_seeded, win  # noqa: E402,F401
 
 NEW = 300
-
-
-def _drop(window, path) -> None:
-    """Drop one file onto the window, as a file manager does."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path))])
-    pos = QPointF(window.rect().center())
-    QApplication.sendEvent(window, QDragEnterEvent(
-        pos.toPoint(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier))
-    QApplication.sendEvent(window, QDropEvent(
-        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier))
 
 
 def _file(tmp_path):
@@ -64,7 +49,7 @@ def held_index(monkeypatch):
 def test_imported_papers_are_listed_before_the_index_catches_up(qtbot, win, tmp_path,
                                                                 held_index):
     assert win.model.rowCount() == TOTAL
-    _drop(win, _file(tmp_path))
+    drop_file(win, _file(tmp_path))
     # listed once stored, while no index write has gone through
     qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + NEW, timeout=WAIT_MS)
     assert not held_index.is_set()
@@ -142,7 +127,7 @@ def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monk
 
     monkeypatch.setattr(library_module, "content_hash", held_hash)
     try:
-        _drop(win, _file(tmp_path))
+        drop_file(win, _file(tmp_path))
         qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + 100, timeout=WAIT_MS)
         assert win.import_runner.is_running()         # listed while the import goes on
     finally:

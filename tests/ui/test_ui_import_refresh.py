@@ -7,25 +7,10 @@ import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl  # noqa: E402
-from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
-from PySide6.QtWidgets import QApplication  # noqa: E402
+from PySide6.QtCore import QPoint, Qt  # noqa: E402
 
 from paperdesk.ui.panes.detail_pane import NO_METADATA_HINT  # noqa: E402
-from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: E402,F401
-
-
-def _drop(window, path) -> None:
-    """Drop one file onto the window, as a file manager does."""
-    mime = QMimeData()
-    mime.setUrls([QUrl.fromLocalFile(str(path))])
-    pos = QPointF(window.rect().center())
-    QApplication.sendEvent(window, QDragEnterEvent(
-        pos.toPoint(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier))
-    QApplication.sendEvent(window, QDropEvent(
-        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
-        Qt.KeyboardModifier.NoModifier))
+from ui_fixtures import drop_file, WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: E402,F401
 
 
 def _bib_for(tmp_path, abstract: str):
@@ -45,7 +30,7 @@ def test_the_shown_paper_is_refreshed_when_an_import_enriches_it(qtbot, win, tmp
     pane = win.detail_pane
     qtbot.waitUntil(lambda: pane.paper_id == pid, timeout=WAIT_MS)
     assert pane.byline_label.text() == NO_METADATA_HINT
-    _drop(win, _bib_for(tmp_path, paper.abstract))
+    drop_file(win, _bib_for(tmp_path, paper.abstract))
     qtbot.waitUntil(lambda: win.last_import_report is not None, timeout=WAIT_MS)
     wait_idle(qtbot, win)
     assert win.last_import_report.enriched == 1
@@ -58,7 +43,7 @@ def test_a_title_from_the_file_is_not_shown_as_edited(qtbot, win, tmp_path):
     pid = win.current_paper_id()
     pane = win.detail_pane
     qtbot.waitUntil(lambda: pane.paper_id == pid, timeout=WAIT_MS)
-    _drop(win, _bib_for(tmp_path, win.lib.get(pid).abstract))
+    drop_file(win, _bib_for(tmp_path, win.lib.get(pid).abstract))
     qtbot.waitUntil(lambda: "Woven Lattices" in pane.title_label.text(), timeout=WAIT_MS)
     assert "title edited" not in pane.meta_label.text()
     assert pane.reset_title_button.isHidden()

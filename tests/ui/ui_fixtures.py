@@ -10,7 +10,9 @@ import shutil
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QMimeData, QPointF, QSettings, Qt, QUrl  # noqa: E402
+from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
@@ -102,3 +104,16 @@ def anchors(view) -> list[str]:
             it += 1
         block = block.next()
     return found
+
+
+def drop_file(window, path) -> None:
+    """Drop one file onto the window, as a file manager does."""
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(path))])
+    pos = QPointF(window.rect().center())
+    QApplication.sendEvent(window, QDragEnterEvent(
+        pos.toPoint(), Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier))
+    QApplication.sendEvent(window, QDropEvent(
+        pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier))

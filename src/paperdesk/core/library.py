@@ -119,6 +119,11 @@ _SORTS = {f.name: f.sort_sql for f in sortable_fields()}
 _TITLE_SCAN = 4 * TITLE_MAX_CHARS
 
 
+def _pending(item) -> tuple:
+    """``(position, abstract, content hash, title)`` of an abstract to be stored."""
+    return item.position, item.abstract, content_hash(item.abstract), _title(item.abstract)
+
+
 def _title(abstract: str) -> str:
     """``derive_title(abstract)`` for a normalised abstract, from its first
     :data:`_TITLE_SCAN` characters only: the title is the first sentence cut at
@@ -1069,9 +1074,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     item = next(items, None)
                     if item is None:
                         return
-                    pending.append((item.position, item.abstract,
-                                    content_hash(item.abstract),
-                                    _title(item.abstract)))
+                    pending.append(_pending(item))
                 if cancel():
                     file_report.cancelled = True
                     return
@@ -1088,9 +1091,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                         item = next(items, None)
                         if item is None:
                             break
-                        pending.append((item.position, item.abstract,
-                                        content_hash(item.abstract),
-                                        _title(item.abstract)))
+                        pending.append(_pending(item))
                     chunk, pending = pending[:want], pending[want:]
                     if not chunk:
                         finished = True

@@ -917,18 +917,10 @@ class SearchIndex:
             return np.zeros(0, np.int64), np.zeros(0, np.float64), 0
         query = self._query(plan)
         with self._lock:
-            if fast and FAST_PATH:
-                try:
-                    found = self._view().search_arrays(query, limit, source_id, allowed,
-                                                       mask)
-                except Unsupported:
-                    pass
-                except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
-                    _log.exception("fast search failed; using Whoosh's searcher")
-                else:
-                    self.last_path = "fast"
-                    return found
-            self.last_path = "whoosh"
+            found = self._fast(fast, lambda view: view.search_arrays(
+                query, limit, source_id, allowed, mask))
+            if found is not None:
+                return found
             filt = wquery.Term("source_id", str(source_id)) if source_id is not None else None
             try:
                 results = self._searcher.search(query, limit=None, filter=filt)
@@ -947,6 +939,22 @@ class SearchIndex:
         if limit is not None:
             ids, scores = ids[:limit], scores[:limit]
         return ids, scores, total
+
+    def _fast(self, allowed: bool, run):
+        """``run(fast view)``, or ``None`` when the fast path is off or cannot answer
+        (then Whoosh's searcher must); sets :attr:`last_path`. Call with the lock held."""
+        if allowed and FAST_PATH:
+            try:
+                found = run(self._view())
+            except Unsupported:
+                pass
+            except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
+                _log.exception("fast search failed; using Whoosh's searcher")
+            else:
+                self.last_path = "fast"
+                return found
+        self.last_path = "whoosh"
+        return None
 
     def search(self, plan: QueryPlan, limit: int | None = 50, source_id: int | None = None,
                allowed: set[int] | None = None, count: bool = True, fast: bool = True,
@@ -983,17 +991,9 @@ class SearchIndex:
         query = self._query(plan)
         filt = wquery.Term("source_id", str(source_id)) if source_id is not None else None
         with self._lock:
-            if fast and FAST_PATH:
-                try:
-                    pairs, total = self._view().search(query, limit, source_id)
-                except Unsupported:
-                    pass
-                except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
-                    _log.exception("fast search failed; using Whoosh's searcher")
-                else:
-                    self.last_path = "fast"
-                    return pairs, total, True
-            self.last_path = "whoosh"
+            found = self._fast(fast, lambda view: view.search(query, limit, source_id))
+            if found is not None:
+                return found[0], found[1], True
             try:
                 results = self._searcher.search(query, limit=limit, filter=filt)
             except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
