@@ -38,6 +38,8 @@ from whoosh.filedb.compound import SubFile
 from whoosh.filedb.filestore import FileStorage
 from whoosh.filedb.structfile import StructFile
 from whoosh.lang.porter import stem as porter_stem
+from whoosh.reading import EmptyReader, MultiReader, SegmentReader
+from whoosh.searching import Searcher
 from whoosh.support.charset import accent_map
 
 from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, FastView,
@@ -267,28 +269,73 @@ def _cancel(ix, writer) -> None:
     segment_writer.remove_segment_files(ix.storage, writer.newsegment)
 
 
+class _PerDocOnly:
+    """What :class:`~paperdesk.core.search.fastscore._Segment` reads of a segment (its
+    size and per-document columns), without opening its terms file."""
+
+    def __init__(self, storage, segment):
+        # As SegmentReader does: a compound segment's files are parts of one file.
+        self._files = (segment.open_compound_file(storage) if segment.is_compound()
+                       else None)
+        self._perdoc = segment.codec().per_document_reader(self._files or storage, segment)
+        self._count = segment.doc_count_all()
+
+    def doc_count_all(self) -> int:
+        return self._count
+
+    def close(self) -> None:
+        self._perdoc.close()
+        if self._files is not None:
+            self._files.close()
+
+
+#: Paper ids of each segment's documents, by segment id (segments never change).
+_PIDS: dict[str, np.ndarray] = {}
+_PIDS_LOCK = threading.Lock()
+
+
+def segment_pids(storage, segment) -> np.ndarray:
+    """The ``pid`` column of a segment (deleted documents included), remembered.
+
+    Raises:
+        Unsupported: the segment has no ``pid`` column (an index of an older paperdesk).
+    """
+    segid = segment.segment_id()
+    with _PIDS_LOCK:
+        found = _PIDS.get(segid)
+    if found is None:
+        shim = _PerDocOnly(storage, segment)
+        try:
+            found = _Segment(shim).pids
+        finally:
+            shim.close()
+        with _PIDS_LOCK:
+            if len(_PIDS) > 4096:
+                _PIDS.clear()
+            _PIDS[segid] = found
+    return found
+
+
 def _delete_ids(writer, ids: Iterable[int]) -> None:
     """Mark every document of these paper ids deleted in ``writer``'s segments, found
-    through the ``pid`` column (one array lookup per segment, not a search per id)."""
+    through the ``pid`` column (one array lookup per segment, not a search per id; only
+    the per-document files are read, never a segment's terms)."""
     wanted = np.fromiter((int(i) for i in ids), dtype=np.int64)
     if not len(wanted):
         return
-    searcher = writer.searcher()
-    try:
-        leaves = searcher.reader().leaf_readers()
-        for reader, base in leaves:
-            if not reader.doc_count_all():
-                continue
+    base = 0
+    for segment in writer.segments:
+        count = segment.doc_count_all()
+        if count:
             try:
-                pids = _Segment(reader).pids
+                pids = segment_pids(writer.storage, segment)
             except Unsupported:  # no pid column: look each id up
                 for pid in wanted.tolist():
-                    writer.delete_by_term("id", str(pid), searcher=searcher)
+                    writer.delete_by_term("id", str(pid))
                 return
             for local in np.flatnonzero(np.isin(pids, wanted)).tolist():
                 writer.delete_document(base + local)
-    finally:
-        searcher.close()
+        base += count
 
 
 class SegmentBuilders:
@@ -401,21 +448,15 @@ class SegmentBuilders:
 
 def _live_ids(writer, segments) -> list[int]:
     """Paper ids of the live documents of ``segments`` (segments of ``writer``)."""
-    wanted = {s.segment_id() for s in segments}
     out: list[int] = []
-    searcher = writer.searcher()
-    try:
-        for reader, _base in searcher.reader().leaf_readers():
-            if reader.segment().segment_id() not in wanted or not reader.doc_count_all():
-                continue
-            pids = _Segment(reader).pids
-            alive = np.ones(len(pids), dtype=bool)
-            if reader.has_deletions():
-                dead = np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64)
-                alive[dead[dead < len(pids)]] = False
-            out += pids[alive & (pids >= 0)].tolist()
-    finally:
-        searcher.close()
+    for segment in segments:
+        if not segment.doc_count_all():
+            continue
+        pids = segment_pids(writer.storage, segment)
+        alive = np.ones(len(pids), dtype=bool)
+        dead = np.fromiter(segment.deleted_docs(), dtype=np.int64)
+        alive[dead[dead < len(pids)]] = False
+        out += pids[alive & (pids >= 0)].tolist()
     return out
 
 
@@ -467,6 +508,17 @@ def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument
     return len(add) + len(update) + len(delete) + len(add_ids) + len(update_ids)
 
 
+def _to_compact(segments) -> list:
+    """The segments :func:`compact` rewrites: all small ones once there are
+    :data:`MAX_SMALL_SEGMENTS`, and the mostly deleted ones."""
+    small = [s for s in segments if s.doc_count_all() < SMALL_SEGMENT_DOCS]
+    chosen = small if len(small) >= MAX_SMALL_SEGMENTS else []
+    chosen += [s for s in segments if s not in chosen and s.doc_count_all()
+               and s.deleted_count() >= DIRTY_SHARE * s.doc_count_all()
+               and s.doc_count() <= REBUILD_MAX_DOCS]
+    return chosen
+
+
 def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
     """Rewrite the small segments (when there are :data:`MAX_SMALL_SEGMENTS` of them)
     and the mostly-deleted ones as one segment, from ``documents``.
@@ -479,14 +531,11 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
         The number of segments replaced (0: nothing to do).
     """
     builders = builders or SegmentBuilders(processes=False)
+    if not _to_compact(ix._read_toc().segments):   # the common case: no writer opened
+        return 0
     writer = ix.writer(codec=W3Codec(blocklimit=POSTING_BLOCK))
     try:
-        segments = list(writer.segments)
-        small = [s for s in segments if s.doc_count_all() < SMALL_SEGMENT_DOCS]
-        chosen = small if len(small) >= MAX_SMALL_SEGMENTS else []
-        chosen += [s for s in segments if s not in chosen and s.doc_count_all()
-                   and s.deleted_count() >= DIRTY_SHARE * s.doc_count_all()
-                   and s.doc_count() <= REBUILD_MAX_DOCS]
+        chosen = _to_compact(list(writer.segments))
         if not chosen:
             _cancel(ix, writer)
             return 0
@@ -498,6 +547,15 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
     writer.commit(mergetype=lambda _w, segs: [s for s in segs if s.segment_id() not in gone]
                   + new)
     return len(chosen)
+
+
+def _leaves(reader) -> list:
+    """The segment readers of a reader (none for an empty index)."""
+    try:
+        return [leaf for leaf, _base in reader.leaf_readers()
+                if isinstance(leaf, SegmentReader)]
+    except AttributeError:
+        return []
 
 
 class IndexSchemaMismatch(Exception):
@@ -789,10 +847,39 @@ class SearchIndex:
             self._fast_cache.clear()
 
     def _refresh(self) -> None:
+        """Replace the searcher by one on the latest commit, keeping the readers of the
+        segments whose documents and deletions did not change (opening a segment reads
+        its terms file's header: with 25 segments a fresh searcher took ~36 ms, paid
+        after every edit). Whoosh's own ``reader(reuse=...)`` cannot be used: it adds the
+        old generation's segments back (the stale copies DESIGN.md warns about)."""
         old = self._searcher
-        self._searcher = self._ix.searcher()
+        old_leaves = _leaves(old.reader())
+        kept = {}
+        for reader in old_leaves:
+            segment = reader.segment()
+            if segment is not None:
+                kept[segment.segment_id()] = (reader, frozenset(segment.deleted_docs()))
+        info = self._ix._read_toc()
+        readers, reused = [], set()
+        for segment in info.segments:
+            found = kept.get(segment.segment_id())
+            if found is not None and found[1] == frozenset(segment.deleted_docs()):
+                readers.append(found[0])
+                reused.add(id(found[0]))
+            else:
+                readers.append(SegmentReader(self._ix.storage, info.schema, segment,
+                                             generation=info.generation))
+        if not readers:
+            reader = EmptyReader(info.schema)
+        elif len(readers) == 1:
+            reader = readers[0]
+        else:
+            reader = MultiReader(readers, generation=info.generation)
+        self._searcher = Searcher(reader, fromindex=self._ix)
         self._fast_view = None  # built again, from cached segments, on the next search
-        old.close()
+        for leaf in old_leaves:
+            if id(leaf) not in reused:
+                leaf.close()
 
     def drop_caches(self) -> None:
         """Start the next search from nothing cached: a fresh Whoosh searcher and an
