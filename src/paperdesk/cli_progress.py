@@ -56,7 +56,7 @@ class ImportBar:
     @staticmethod
     def _description(snap: ImportProgress) -> str:
         desc = snap.verb
-        if snap.stage != "index" and snap.file:
+        if snap.stage not in ("index", "duplicates") and snap.file:
             if snap.files_total > 1:
                 desc += f" file {min(snap.files_done + 1, snap.files_total)}/{snap.files_total}"
             desc += f" {_short(os.path.basename(snap.file) or snap.file)}"

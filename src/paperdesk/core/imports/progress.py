@@ -32,6 +32,7 @@ STAGE_WORDS: dict[str, tuple[str, str]] = {
     "read": ("Reading", "files"),
     "import": ("Storing", "records"),
     "index": ("Indexing for search", "papers"),
+    "duplicates": ("Looking for near-duplicates", "papers"),
 }
 
 
@@ -143,7 +144,7 @@ class ProgressTracker:
     def progress(self, stage: str, done: int, total: int) -> None:
         """``progress`` callback: ``done`` of ``total`` units of ``stage`` are finished."""
         extra = {}
-        if stage == "index":
+        if stage in ("index", "duplicates"):
             extra = {"files_done": self.snapshot.files_total, "file": ""}
         self._update(stage, done=done, total=total, **extra)
 

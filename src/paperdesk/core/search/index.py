@@ -736,6 +736,37 @@ def make_snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_C
     return prefix + text[start:end] + suffix, inside
 
 
+def _correction(reader, fieldname: str, word: str, maxdist: int) -> str | None:
+    """The word ``Searcher.suggest(fieldname, word, limit=1, maxdist=maxdist)`` gives on
+    an index of several segments: of the index words within ``maxdist`` edits
+    (``whoosh.spelling.ReaderCorrector``, no common prefix; two swapped letters are one
+    edit), the most frequent, the last in order among equals. Whoosh's own compares
+    the word with every word of the field there (4-8 s at 100,000 abstracts in 25
+    segments); here each segment is walked with one Levenshtein automaton
+    (:func:`~.fastscore.expand_words`) and the swapped spellings are looked up. (Of two
+    swaps plus an edit, which Whoosh's distance counts as two edits, only those within
+    two plain edits are found.)
+
+    Returns:
+        The word, or ``None`` when no index word is that close.
+    """
+    candidates = {c.decode("utf-8") if isinstance(c, bytes) else c
+                  for c in expand_words(wquery.FuzzyTerm(
+                      fieldname, word, maxdist=maxdist, prefixlength=0), reader)}
+    if maxdist == 1:   # two letters swapped ("modle"): one edit for Whoosh's distance()
+        for i in range(len(word) - 1):
+            swapped = word[:i] + word[i + 1] + word[i] + word[i + 2:]
+            if swapped != word and (fieldname, swapped) in reader:
+                candidates.add(swapped)
+    best = None
+    for text in candidates:
+        freq = reader.frequency(fieldname, text) or 1
+        item = (0 - (maxdist + (1.0 / freq * 0.5)), text)   # ReaderCorrector's score
+        if best is None or item > best:
+            best = item
+    return None if best is None else best[1]
+
+
 class SearchIndex:
     """The Whoosh index of one library folder.
 
@@ -1121,10 +1152,10 @@ class SearchIndex:
                     looked += 1
                     folded = _fold(word)
                     if reader.doc_frequency("exact", folded) == 0:
-                        found = self._searcher.suggest(
-                            "exact", folded, limit=1, maxdist=1 if len(folded) < 6 else 2)
+                        found = _correction(reader, "exact", folded,
+                                            1 if len(folded) < 6 else 2)
                         if found:
-                            out.append(found[0])
+                            out.append(found)
                             changed = True
                             continue
                 out.append(token)

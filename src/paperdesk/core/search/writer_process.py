@@ -26,6 +26,7 @@ bundle, pytest and the benchmarks do). A frozen app calls
 from __future__ import annotations
 
 import multiprocessing
+import signal
 import threading
 from collections.abc import Sequence
 
@@ -46,6 +47,10 @@ class IndexWriteError(RuntimeError):
 
 def _serve(conn) -> None:
     """The child's loop (runs in the child process)."""
+    # Ctrl+C in a terminal reaches the whole process group: the parent decides (it
+    # stops after the current batch and closes its children); the child must not die
+    # with a traceback of its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     from whoosh.filedb.filestore import FileStorage
 
     from paperdesk.core.search.index import POSTING_BLOCK, build_schema
@@ -89,6 +94,13 @@ def _release_memory() -> None:
         pass
 
 
+def _reason(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if isinstance(exc, EOFError) or not text:
+        return "it ended without an answer"
+    return text
+
+
 class SegmentBuilderProcess:
     """One child process that writes segments; see the module's description."""
 
@@ -114,7 +126,8 @@ class SegmentBuilderProcess:
             try:
                 self._conn.send(("build", folder, indexname, list(docs), source))
             except (OSError, ValueError) as exc:
-                raise IndexWriteError(f"the segment writer stopped ({exc})") from exc
+                raise IndexWriteError("the process writing the search index stopped "
+                                      f"({_reason(exc)})") from exc
             self._busy = True
 
     def receive(self):
@@ -129,8 +142,8 @@ class SegmentBuilderProcess:
             try:
                 status, value = self._conn.recv()
             except (EOFError, OSError) as exc:
-                raise IndexWriteError(
-                    f"the segment writer stopped ({exc or 'no answer'})") from exc
+                raise IndexWriteError("the process writing the search index stopped "
+                                      f"({_reason(exc)})") from exc
             finally:
                 self._busy = False
         if status != "ok":
