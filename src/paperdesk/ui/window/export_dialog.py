@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Slot
-from PySide6.QtGui import QPalette
+from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
                                QDialogButtonBox, QFileDialog, QGridLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
@@ -132,8 +132,10 @@ class ExportDialog(QDialog):
     Scope radio buttons (``scopeCurrent``, ``scopeSelected``, ``scopeTag`` with the
     ``exportTagCombo``, ``scopeAll``), one radio per format (``format_<fmt>``), one check
     box per field (``field_<name>``; ``id`` and ``title`` always on), the file
-    (``exportPath`` line edit, ``exportBrowse`` button) and ``exportCount`` ("12 papers
-    will be exported"). The folder and format start as remembered in ``settings``.
+    (``exportPath`` line edit, ``exportBrowse`` button), ``exportCount`` ("12 papers
+    will be exported") and the buttons ``exportButton`` (the default: Enter anywhere in
+    the dialog exports, see :meth:`keyPressEvent`) and ``exportCancel`` (Esc). The folder
+    and format start as remembered in ``settings``.
 
     Args:
         library: the open library (for tag lists and counts; UI thread, cheap calls).
@@ -181,14 +183,20 @@ class ExportDialog(QDialog):
         self.count_label.setObjectName("exportCount")
         self.count_label.setTextFormat(Qt.TextFormat.PlainText)
         bottom.addWidget(self.count_label, 1)
-        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        # Made inside the dialog (parent ``self``) so that ``setDefault`` below registers
+        # Export as the dialog's default button; made without a parent, the dialog did not
+        # know it and made Cancel the default when it was shown (Enter cancelled).
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel, self)
+        self.cancel_button = self.buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        self.cancel_button.setObjectName("exportCancel")
         self.export_button = self.buttons.addButton(
             "Export", QDialogButtonBox.ButtonRole.AcceptRole)
-        self.export_button.setDefault(True)
+        self.export_button.setObjectName("exportButton")
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
         bottom.addWidget(self.buttons)
         layout.addLayout(bottom)
+        self.export_button.setDefault(True)
 
         many = len(self._selected) > 1
         self.set_scope("selected" if many else "current")
@@ -468,6 +476,23 @@ class ExportDialog(QDialog):
             self._settings.export_folder = path.parent
         self._settings.export_format = options.fmt
         super().accept()
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        """Enter or Return that no control took (the file box, a format or scope radio
+        button, a field check box, the tag box) exports, as :meth:`accept` does, also
+        while Export is disabled, so that the dialog says why nothing can be exported.
+        A focused push button (Cancel, Export) still takes Enter itself; Esc cancels.
+
+        Args:
+            event: the key press (Qt delivers it here when the focused control
+                ignored it).
+        """
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not (
+                event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier):
+            event.accept()
+            self.accept()
+            return
+        super().keyPressEvent(event)
 
     # -- internals ---------------------------------------------------------------------
     def _problem(self, text: str) -> None:
