@@ -641,17 +641,24 @@ class MatchTerms:
     """Index words matched by a query, by analyzer.
 
     Attributes:
-        stemmed: stemmed words (title, abstract, note, comment fields).
-        exact: unstemmed, folded words (phrases).
+        stemmed: stemmed words (title, abstract, note, comment fields); each occurrence
+            of such a word is a match on its own.
+        exact: unstemmed, folded words matched on their own in the ``exact`` field (a
+            quoted single word such as ``"the"``).
+        phrases: quoted phrases of two or more words, each a tuple of unstemmed, folded
+            words (``("neural", "networks")``); their words are matches only where they
+            occur one after the other in the text, as the index's phrase query (slop 1 on
+            the ``exact`` field) requires.
     """
 
     stemmed: frozenset[str] = frozenset()
     exact: frozenset[str] = frozenset()
-    #: Words as written -> whether they match (filled by :func:`match_spans`).
+    phrases: frozenset[tuple[str, ...]] = frozenset()
+    #: Words as written -> whether they match on their own (filled by :func:`match_spans`).
     _seen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __bool__(self) -> bool:
-        return bool(self.stemmed or self.exact)
+        return bool(self.stemmed or self.exact or self.phrases)
 
 
 _WORD_RE = re.compile(WORD_PATTERN)
@@ -677,28 +684,45 @@ def match_spans(text: str, terms: MatchTerms) -> list[tuple[int, int]]:
 
     Every word of ``text`` is analysed the way the index analyses it (same word pattern,
     lower-casing, accent folding, Porter stemming); a word whose stemmed form is in
-    ``terms.stemmed``, or whose folded form is in ``terms.exact``, is a match. There is no
-    length limit (Whoosh's own highlighter stops at 32,768 characters).
+    ``terms.stemmed``, or whose folded form is in ``terms.exact``, is a match. The words of
+    a phrase in ``terms.phrases`` are matches only where the text's folded words run
+    through the whole phrase one after the other (as Whoosh's ``Phrase`` query with slop 1
+    on the ``exact`` field: only the word positions count, so punctuation or a line break
+    between the words does not break the phrase); a lone word of a phrase is not marked.
+    There is no length limit (Whoosh's own highlighter stops at 32,768 characters).
 
     Args:
         text: an abstract, note or title.
         terms: from :meth:`SearchIndex.match_terms`.
     Returns:
-        Sorted, non-overlapping ``(start, end)`` character offsets into ``text``.
+        Sorted, non-overlapping ``(start, end)`` character offsets into ``text``, one per
+        matched word (a phrase gives one span per word).
     """
     if not terms or not text:
         return []
-    spans = []
     stemmed, exact, seen = terms.stemmed, terms.exact, terms._seen
-    for m in _WORD_RE.finditer(text):
-        word = m.group()
-        hit = seen.get(word)
-        if hit is None:  # each distinct word is analysed once per query
-            folded = _fold(word)
-            hit = seen[word] = folded in exact or bool(stemmed and _stem(folded) in stemmed)
-        if hit:
-            spans.append(m.span())
-    return spans
+    words = list(_WORD_RE.finditer(text))
+    hits = [False] * len(words)
+    if stemmed or exact:
+        for i, m in enumerate(words):
+            word = m.group()
+            hit = seen.get(word)
+            if hit is None:  # each distinct word is analysed once per query
+                folded = _fold(word)
+                hit = seen[word] = folded in exact or bool(stemmed and _stem(folded) in stemmed)
+            hits[i] = hit
+    if terms.phrases:
+        folded_words = [_fold(m.group()) for m in words]
+        by_first: dict[str, list[tuple[str, ...]]] = {}
+        for phrase in terms.phrases:
+            if phrase:
+                by_first.setdefault(phrase[0], []).append(phrase)
+        for i, folded in enumerate(folded_words):
+            for phrase in by_first.get(folded, ()):
+                n = len(phrase)
+                if tuple(folded_words[i:i + n]) == phrase:
+                    hits[i:i + n] = [True] * n
+    return [m.span() for m, hit in zip(words, hits) if hit]
 
 
 def make_snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS,
@@ -965,11 +989,13 @@ class SearchIndex:
         Args:
             plan: from :meth:`plan`.
         Returns:
-            :class:`MatchTerms` (prefix and fuzzy terms expanded to the words they match).
+            :class:`MatchTerms` (prefix and fuzzy terms expanded to the words they match;
+            phrases on the ``exact`` field kept whole in :attr:`MatchTerms.phrases`).
         """
         if plan.query is None:
             return MatchTerms()
         found: dict[str, set[str]] = {"stemmed": set(), "exact": set()}
+        phrases: set[tuple[str, ...]] = set()
 
         def add(fieldname: str, word) -> None:
             word = word.decode("utf-8") if isinstance(word, bytes) else str(word)
@@ -989,8 +1015,13 @@ class SearchIndex:
             elif isinstance(q, wquery.Term):
                 add(q.fieldname, q.text)
             elif isinstance(q, wquery.Phrase):
-                for word in q.words:
-                    add(q.fieldname, word)
+                words = [w.decode("utf-8") if isinstance(w, bytes) else str(w)
+                         for w in q.words]
+                if q.fieldname == "exact" and q.slop == 1 and len(words) > 1:
+                    phrases.add(tuple(words))  # marked only where the words are adjacent
+                else:  # a sloppy or one-word phrase: its words are marked on their own
+                    for word in words:
+                        add(q.fieldname, word)
             else:
                 for child in q.children():
                     visit(child, reader)
@@ -1000,7 +1031,8 @@ class SearchIndex:
                 visit(plan.query, self._searcher.reader())
             except Exception:  # noqa: BLE001 - highlighting is a nicety
                 return MatchTerms()
-        return MatchTerms(frozenset(found["stemmed"]), frozenset(found["exact"]))
+        return MatchTerms(frozenset(found["stemmed"]), frozenset(found["exact"]),
+                          frozenset(phrases))
 
     def _query(self, plan: QueryPlan):
         query = plan.query
