@@ -1076,6 +1076,21 @@ def _safe_streams() -> None:
                 pass
 
 
+def _window_libraries_present() -> bool:
+    """Before Qt is imported for the window: on X11, check that the system libraries of
+    Qt's xcb plugin load (:mod:`paperdesk.core.window_libs`); if not, print the one-line
+    message naming them and the install command to stderr and return False (Qt itself
+    would end the process with "Aborted"). Other platforms (offscreen, Wayland, macOS,
+    Windows) are not checked."""
+    from paperdesk.core.window_libs import window_library_problem
+
+    problem = window_library_problem()
+    if problem is None:
+        return True
+    print(problem, file=sys.stderr)
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
@@ -1100,6 +1115,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(options)
         if args.screenshot is not None:
             parser.error("--screenshot renders the window: give it without files")
+        if not _window_libraries_present():
+            return 1
         from paperdesk.ui.app.controller import run  # Qt is imported only for the GUI
 
         return run(args.library, appearance=args.appearance,
@@ -1107,6 +1124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _clean_args(args)
     if args.command is None:
+        if args.screenshot is None and not _window_libraries_present():
+            return 1
         from paperdesk.ui.app.controller import run  # Qt is imported only for the GUI
 
         return run(args.library, screenshot=args.screenshot, size=args.size,

@@ -1,0 +1,158 @@
+"""`paperdesk` (the window) on X11 without the system libraries of Qt's xcb plugin: one line
+naming them and the apt command, exit 1, before Qt is imported (Qt itself would abort).
+
+No display is needed: the loader is replaced by one that "misses" chosen libraries, and
+the window's ``run`` by a stand-in that records whether it was reached."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from paperdesk import cli
+from paperdesk.core import window_libs
+
+X11 = {"DISPLAY": ":0"}
+CURSOR_LINE = ("paperdesk: the window needs system libraries that are missing: "
+               "libxcb-cursor.so.0 (install: sudo apt install libxcb-cursor0)")
+
+
+def missing(*names):
+    """A loader for which ``names`` are missing; it records every soname asked for."""
+    asked = []
+
+    def load(soname):
+        asked.append(soname)
+        return soname not in names
+
+    load.asked = asked
+    return load
+
+
+@pytest.fixture
+def window(monkeypatch):
+    """Replace the Qt window module by a stand-in: ``calls`` lists each ``run`` call.
+    The parents are replaced too, since ``paperdesk.ui`` imports Qt."""
+    calls = []
+    fake = types.ModuleType("paperdesk.ui.app.controller")
+    fake.run = lambda *args, **kwargs: calls.append((args, kwargs)) or 0
+    for name in ("paperdesk.ui", "paperdesk.ui.app"):
+        monkeypatch.setitem(sys.modules, name, types.ModuleType(name))
+    monkeypatch.setitem(sys.modules, "paperdesk.ui.app.controller", fake)
+    return calls
+
+
+def _environment(monkeypatch, **env):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "XDG_SESSION_TYPE", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(window_libs.sys, "platform", "linux")
+    monkeypatch.setattr(window_libs.shutil, "which",
+                        lambda name: "/usr/bin/apt-get" if name == "apt-get" else None)
+
+
+def test_window_without_libxcb_cursor_is_one_line_and_exit_1(monkeypatch, capsys, window,
+                                                             tmp_path):
+    _environment(monkeypatch, DISPLAY=":0")
+    monkeypatch.setattr(window_libs, "load_library", missing("libxcb-cursor.so.0"))
+    status = cli.main(["--library", str(tmp_path / "lib")])
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert err == CURSOR_LINE + "\n"
+    assert out == ""
+    assert window == []                        # the window (Qt) was never reached
+    assert not (tmp_path / "lib").exists()     # nor the library touched
+
+
+def test_opening_files_checks_the_libraries_too(monkeypatch, capsys, window, tmp_path):
+    paper = tmp_path / "papers.bib"
+    paper.write_text("@article{a, title={T}}\n", encoding="utf-8")
+    _environment(monkeypatch, QT_QPA_PLATFORM="xcb", DISPLAY=":0")
+    monkeypatch.setattr(window_libs, "load_library",
+                        missing("libxcb-icccm.so.4", "libxcb-keysyms.so.1"))
+    assert cli.main([str(paper)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err == ("paperdesk: the window needs system libraries that are missing: "
+                   "libxcb-icccm.so.4, libxcb-keysyms.so.1 "
+                   "(install: sudo apt install libxcb-icccm4 libxcb-keysyms1)\n")
+    assert window == []
+
+
+def test_window_opens_when_every_library_loads(monkeypatch, capsys, window, tmp_path):
+    _environment(monkeypatch, DISPLAY=":0")
+    load = missing()
+    monkeypatch.setattr(window_libs, "load_library", load)
+    assert cli.main(["--library", str(tmp_path / "lib")]) == 0
+    assert len(window) == 1
+    assert load.asked == list(window_libs.XCB_LIBRARIES)
+    assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("env", [
+    {"QT_QPA_PLATFORM": "offscreen", "DISPLAY": ":0"},
+    {"QT_QPA_PLATFORM": "wayland", "DISPLAY": ":0"},
+    {"QT_QPA_PLATFORM": "minimal"},
+    {"WAYLAND_DISPLAY": "wayland-0", "DISPLAY": ":0"},
+    {"XDG_SESSION_TYPE": "wayland", "DISPLAY": ":0"},
+    {},                                        # no display: run() says so itself
+])
+def test_other_platforms_are_not_checked(monkeypatch, capsys, window, tmp_path, env):
+    _environment(monkeypatch, **env)
+    load = missing(*window_libs.XCB_LIBRARIES)   # everything "missing"
+    monkeypatch.setattr(window_libs, "load_library", load)
+    assert cli.main(["--library", str(tmp_path / "lib")]) == 0
+    assert load.asked == []
+    assert len(window) == 1
+    assert capsys.readouterr().err == ""
+
+
+def test_screenshot_is_not_checked(monkeypatch, window, tmp_path):
+    """--screenshot renders offscreen, so the xcb libraries do not matter."""
+    _environment(monkeypatch, DISPLAY=":0")
+    load = missing("libxcb-cursor.so.0")
+    monkeypatch.setattr(window_libs, "load_library", load)
+    assert cli.main(["--screenshot", str(tmp_path / "shot.png")]) == 0
+    assert load.asked == [] and len(window) == 1
+
+
+@pytest.mark.parametrize("platform", ["darwin", "win32"])
+def test_other_systems_are_not_checked(platform):
+    load = missing(*window_libs.XCB_LIBRARIES)
+    assert window_libs.window_library_problem(X11, platform, load) is None
+    assert load.asked == []
+
+
+@pytest.mark.parametrize("value, expected", [
+    ("xcb", True), ("XCB", True), ("xcb:dpi=96", True), ("xcb;wayland", True),
+    ("wayland;xcb", False), ("offscreen", False), ("eglfs", False), ("vnc", False),
+])
+def test_qt_qpa_platform_names_xcb(value, expected):
+    assert window_libs.uses_xcb({"QT_QPA_PLATFORM": value}, "linux") is expected
+
+
+def test_without_apt_the_message_names_the_packages():
+    line = window_libs.window_library_problem(X11, "linux", missing("libxcb-cursor.so.0"),
+                                              has_apt=False)
+    assert line == ("paperdesk: the window needs system libraries that are missing: "
+                    "libxcb-cursor.so.0 (install the packages that provide them; "
+                    "Debian/Ubuntu names: libxcb-cursor0)")
+
+
+def test_real_loader_finds_libc_and_not_a_made_up_library():
+    if not sys.platform.startswith("linux"):
+        pytest.skip("sonames are Linux's")
+    assert window_libs.load_library("libc.so.6")
+    assert not window_libs.load_library("libpaperdesk-no-such-library.so.0")
+
+
+def test_readme_shows_the_message_and_the_usual_packages():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for package in ("libxcb-cursor0", "libxcb-icccm4", "libxcb-keysyms1"):
+        assert package in readme
+    assert "the window needs system libraries that are missing" in readme
