@@ -8,8 +8,7 @@ import re
 
 from PySide6.QtCore import Qt
 
-from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
-from ui_fixtures import WAIT_MS, open_seeded, win  # noqa: F401
+from ui_fixtures import marked_fragments, WAIT_MS, open_seeded, win  # noqa: F401
 
 QUERY = '"neural networks"'
 #: The phrase as the index sees it: the two words one after the other, whatever is between.
@@ -18,16 +17,7 @@ LONE_RE = re.compile(r"(?<![\w.])(neural|networks)(?!\w)", re.IGNORECASE)
 
 
 def _marked(window) -> list[str]:
-    """The pieces of the shown abstract that carry the search-hit background."""
-    block = window.detail_pane.abstract_view.abstract_block()
-    marked = []
-    it = block.begin()
-    while not it.atEnd():
-        fragment = it.fragment()
-        if fragment.charFormat().background().color().name() == SEARCH_HIT_LIGHT[0]:
-            marked.append(fragment.text())
-        it += 1
-    return marked
+    return marked_fragments(window)
 
 
 def test_phrase_query_marks_only_the_phrase_in_the_abstract(qtbot, win):

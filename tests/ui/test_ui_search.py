@@ -21,6 +21,7 @@ from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
 from paperdesk.core.scope import Scope
 from paperdesk.ui.window.search_help import SEARCH_SYNTAX, SearchHelpDialog
 from paperdesk.ui.background.workers import FIRST_PAGE
+from ui_fixtures import marked_fragments  # noqa: E402
 from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401
                          win)
 
@@ -261,14 +262,7 @@ def test_detail_pane_marks_exactly_what_the_core_matched(qtbot, win, query):
             if url.lower().startswith(("http://", "https://"))]
     expected = [(s, e) for s, e in expected if not any(us <= s < ue for us, ue in urls)]
     # every marked piece of the abstract is a matched word, and every match is marked
-    block = window.detail_pane.abstract_view.abstract_block()
-    marked = []
-    it = block.begin()
-    while not it.atEnd():
-        fragment = it.fragment()
-        if fragment.charFormat().background().color().name() == SEARCH_HIT_LIGHT[0]:
-            marked.append(fragment.text())
-        it += 1
+    marked = marked_fragments(window)
     assert marked == [paper.abstract[s:e] for s, e in expected]
     # the title is marked the same way
     title_words = [paper.title[s:e] for s, e in match_spans(paper.title, lib.match_terms(query))]

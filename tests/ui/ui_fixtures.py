@@ -117,3 +117,18 @@ def drop_file(window, path) -> None:
     QApplication.sendEvent(window, QDropEvent(
         pos, Qt.DropAction.CopyAction, mime, Qt.MouseButton.LeftButton,
         Qt.KeyboardModifier.NoModifier))
+
+
+def marked_fragments(window) -> list[str]:
+    """The pieces of the shown abstract that carry the search-hit background."""
+    from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
+
+    block = window.detail_pane.abstract_view.abstract_block()
+    marked = []
+    it = block.begin()
+    while not it.atEnd():
+        fragment = it.fragment()
+        if fragment.charFormat().background().color().name() == SEARCH_HIT_LIGHT[0]:
+            marked.append(fragment.text())
+        it += 1
+    return marked
