@@ -7,7 +7,7 @@ import sqlite3
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
-from PySide6.QtWidgets import QLineEdit, QPlainTextEdit, QTextBrowser
+from PySide6.QtWidgets import QApplication, QLineEdit, QPlainTextEdit, QTextBrowser
 from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401
                          win)
 
@@ -144,6 +144,29 @@ def test_space_scrolls_and_question_mark_shows_the_shortcuts(qtbot, win):
     shown = {dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())}
     assert {"J", "K", "U", "R", "S", "T", "N", "H", "Space", "Esc"} <= shown
     dialog.close()
+
+
+def test_shortcuts_window_scrolls_with_the_keyboard_and_esc_closes_it(qtbot, win):
+    window = win
+    qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_F1)
+    dialog = window._shortcuts_dialog
+    assert dialog is not None and dialog.isVisible()
+    qtbot.waitExposed(dialog)
+    table = dialog.table
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is table, timeout=5000)
+    bar = table.verticalScrollBar()
+    assert bar.maximum() > 0 and bar.value() == 0
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_PageDown)
+    after_page = bar.value()
+    assert after_page > 0
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Down)
+    assert bar.value() > after_page
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_End)
+    assert bar.value() == bar.maximum()
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Home)
+    assert bar.value() == 0
+    qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Escape)
+    assert not dialog.isVisible()
 
 
 def test_actions_table_names_every_triage_key():

@@ -10,9 +10,10 @@ import os
 from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView,
-                               QMessageBox, QTableWidget, QTableWidgetItem, QVBoxLayout,
-                               QWidget)
+from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtWidgets import (QAbstractItemView, QAbstractSlider, QDialog, QDialogButtonBox,
+                               QHeaderView, QMessageBox, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
 
 from paperdesk import __version__
 from paperdesk.ui.window.actions import shortcut_rows
@@ -69,9 +70,36 @@ def show_import_problems(parent: QWidget | None, rejected: Sequence[dict]) -> QM
                        head + "\n\n" + "\n".join(shown), details=details, modal=False)
 
 
+_Slide = QAbstractSlider.SliderAction
+
+#: Keys that scroll the read-only shortcuts table, and what they do to its vertical scroll bar.
+_SCROLL_KEYS = {Qt.Key.Key_PageDown: _Slide.SliderPageStepAdd,
+                Qt.Key.Key_PageUp: _Slide.SliderPageStepSub,
+                Qt.Key.Key_Down: _Slide.SliderSingleStepAdd,
+                Qt.Key.Key_Up: _Slide.SliderSingleStepSub,
+                Qt.Key.Key_Home: _Slide.SliderToMinimum,
+                Qt.Key.Key_End: _Slide.SliderToMaximum}
+
+
+class _ScrollOnlyTable(QTableWidget):
+    """A read-only table that PageDown/PageUp/Down/Up/Home/End scroll (no cell cursor);
+    every other key (Esc, Tab...) goes on as usual."""
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt override)
+        """Scroll for the keys in :data:`_SCROLL_KEYS` (without modifiers), else default."""
+        action = _SCROLL_KEYS.get(Qt.Key(event.key()))
+        if action is not None and not (event.modifiers() & ~Qt.KeyboardModifier.KeypadModifier):
+            self.verticalScrollBar().triggerAction(action)
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+
 class ShortcutsDialog(QDialog):
     """A non-modal table of keyboard shortcuts (:data:`SHORTCUTS`, built from
     :data:`paperdesk.ui.window.actions.ACTIONS`), with a button to the search syntax.
+    The table has the focus when the dialog opens (Tab reaches it too): PageDown, PageUp,
+    Down, Up, Home and End scroll it; Esc closes the dialog.
 
     Signals:
         searchHelpRequested(): the "Search Syntax…" button was clicked.
@@ -82,12 +110,13 @@ class ShortcutsDialog(QDialog):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle("Keyboard shortcuts")
-        table = QTableWidget(len(SHORTCUTS), 2, self)
+        table = _ScrollOnlyTable(len(SHORTCUTS), 2, self)
+        table.setObjectName("shortcutsTable")
         table.setHorizontalHeaderLabels(["Keys", "Action"])
         table.verticalHeader().hide()
         table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         table.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        table.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        table.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         table.setShowGrid(False)
         for row, (keys, action) in enumerate(SHORTCUTS):
             table.setItem(row, 0, QTableWidgetItem(keys))
@@ -105,6 +134,11 @@ class ShortcutsDialog(QDialog):
         layout.addWidget(buttons)
         self.table = table
         self.resize(640, 640)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt override)
+        """Give the table the keyboard focus each time the dialog is shown."""
+        super().showEvent(event)
+        self.table.setFocus(Qt.FocusReason.ActiveWindowFocusReason)
 
 
 def about_text(library_path=None, settings_file: str = "") -> str:
