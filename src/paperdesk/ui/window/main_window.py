@@ -78,8 +78,10 @@ QUOTE_CHARS = 60
 #: Width of the scope pane and share of the detail pane at first show.
 TAG_PANE_WIDTH = 230
 DETAIL_SHARE = 0.40
-#: Share of the list's width the Snippet column gets when it first appears.
-SNIPPET_SHARE = 0.45
+#: While searching, the Title column keeps at least this share of the list's width ...
+TITLE_SHARE_SEARCHING = 0.4
+#: ... or this many average characters, whichever is smaller; the Snippet takes the rest.
+TITLE_CHARS_SEARCHING = 45
 #: What a new library is started in, when asked for a folder that is not empty.
 NEW_LIBRARY_NAME = "paperdesk library"
 
@@ -188,7 +190,6 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._search_stale = False   # indexed text changed since the search last ran
         self._suggestion: str | None = None   # "Did you mean" query on show
         self._search_help: SearchHelpDialog | None = None
-        self._snippet_sized = False
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
         self._edits_pending = 0      # edits handed to the writer, not yet come back
 
@@ -880,7 +881,6 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         header = self.table.horizontalHeader()
         state = s.header_state
         if state is not None and header.restoreState(state):
-            self._snippet_sized = True
             for column, mode in ((PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch),
                                  (PaperTableModel.ADDED, QHeaderView.ResizeMode.Interactive),
                                  (PaperTableModel.SNIPPET,
@@ -1069,7 +1069,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._results = None
         self._show_suggestion(None)
         self.model.show_all(scope=self._scope)
-        self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
+        self._hide_snippet_column()
         self._restore_selection(keep)
         self._update_status()
 
@@ -1133,6 +1133,30 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         else:
             self._show_all()
 
+    def _show_snippet_column(self) -> None:
+        """Show the Snippet column as a search's results arrive: the Title keeps a readable
+        width (TITLE_SHARE_SEARCHING of the list or TITLE_CHARS_SEARCHING average
+        characters, whichever is smaller, never wider than it was) and the Snippet
+        stretches over the rest. Both stay resizable by dragging the Title's edge."""
+        header = self.table.horizontalHeader()
+        title_now = header.sectionSize(PaperTableModel.TITLE)
+        readable = min(int(self.table.viewport().width() * TITLE_SHARE_SEARCHING),
+                       TITLE_CHARS_SEARCHING * self.table.fontMetrics().averageCharWidth())
+        width = max(min(title_now, readable), header.minimumSectionSize())
+        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(PaperTableModel.TITLE, width)
+        self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
+        header.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Stretch)
+
+    def _hide_snippet_column(self) -> None:
+        """Hide the Snippet column when the search is cleared; the Title stretches again
+        over the list's width, as before the search."""
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(PaperTableModel.SNIPPET,
+                                    QHeaderView.ResizeMode.Interactive)
+        self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
+        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
+
     @Slot(int, object, bool)
     def _on_results(self, generation: int, results: SearchResults, complete: bool) -> None:
         if self._shut_down or results.query != self.query_text():
@@ -1144,11 +1168,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._results = results
         self._show_suggestion(results)
         self.model.show_results(results, scope=self._scope)
-        self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
-        if not self._snippet_sized and self.table.viewport().width() > 0:
-            self._snippet_sized = True   # first time shown: a good share of the list
-            self.table.horizontalHeader().resizeSection(
-                PaperTableModel.SNIPPET, int(self.table.viewport().width() * SNIPPET_SHARE))
+        if self.table.isColumnHidden(PaperTableModel.SNIPPET):
+            self._show_snippet_column()
         self._restore_selection(keep, keep_row)
         self._update_status(filters=())   # a search changes no filter's count
 
