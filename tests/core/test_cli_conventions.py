@@ -97,19 +97,24 @@ def test_completion_script_is_printed(shell):
         assert script.startswith("#compdef paperdesk")
 
 
+def _bash_complete(script, words, cwd=None) -> list[str]:
+    """What bash completion (the generated ``script``) offers for ``words``."""
+    line = " ".join(words)
+    shell = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
+             f"COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; _shtab_paperdesk; "
+             'printf "%s\\n" "${COMPREPLY[@]}"')
+    out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True,
+                         timeout=60, cwd=cwd)
+    return sorted(out.stdout.split())
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_bash_completion_completes_commands_choices_and_actions(tmp_path):
     script = tmp_path / "paperdesk.bash"
     script.write_bytes(run("completion", "bash").stdout)
 
     def complete(*words):
-        line = " ".join(words)
-        shell = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
-                 f"COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; _shtab_paperdesk; "
-                 'printf "%s\\n" "${COMPREPLY[@]}"')
-        out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True,
-                             timeout=60)
-        return sorted(out.stdout.split())
+        return _bash_complete(script, words)
 
     assert complete("paperdesk", "sea") == ["search"]
     assert complete("paperdesk", "export", "--format", "cs") == ["csl-json", "csv"]
@@ -127,13 +132,7 @@ def test_bash_completion_offers_file_names_where_files_are_taken(tmp_path):
         (folder / name).write_text("x")
 
     def complete(*words):
-        line = " ".join(words)
-        shell = (f"source {script}; COMP_WORDS=({line}); COMP_CWORD={len(words) - 1}; "
-                 f"COMP_LINE='{line}'; COMP_POINT=${{#COMP_LINE}}; _shtab_paperdesk; "
-                 'printf "%s\\n" "${COMPREPLY[@]}"')
-        out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True,
-                             timeout=60, cwd=folder)
-        return sorted(out.stdout.split())
+        return _bash_complete(script, words, cwd=folder)
 
     assert complete("paperdesk", "al") == ["alpha.bib", "alps.ris"]     # paperdesk FILE...
     assert complete("paperdesk", "sea") == ["search", "search-notes.txt"]
