@@ -160,6 +160,36 @@ class Settings:
         """Store the optional columns shown (field names, in any order)."""
         self._set("window/listColumns", ",".join(names) if names else "")
 
+    def selected_paper(self, library) -> int | None:
+        """The id of the paper selected in the list when the window on ``library`` last
+        closed.
+
+        Args:
+            library: the library folder (``str`` or ``Path``); an id stored for another
+                library is not returned.
+        Returns:
+            A positive paper id, or ``None`` if none is stored for this library or the
+            stored value is damaged. The id may no longer exist: the caller checks.
+        """
+        if self._value("window/selectedPaperLibrary") != _folder_key(library):
+            return None
+        value = self._value("window/selectedPaper")
+        try:
+            pid = int(str(value).strip())
+        except (TypeError, ValueError):
+            return None
+        return pid if pid > 0 else None
+
+    def set_selected_paper(self, library, paper_id: int | None) -> None:
+        """Store the paper selected in the window on ``library`` (``None``: none).
+
+        Args:
+            library: the library folder (``str`` or ``Path``).
+            paper_id: the paper id, or ``None``.
+        """
+        self._set("window/selectedPaperLibrary", _folder_key(library))
+        self._set("window/selectedPaper", "" if paper_id is None else int(paper_id))
+
     def pane_visible(self, name: str) -> bool:
         """Whether pane ``name`` (``"tags"`` or ``"detail"``) is shown (default True;
         only a stored ``false`` hides it)."""
@@ -300,6 +330,14 @@ class Settings:
             raise ValueError(f"unknown export format {fmt!r}")
         self._store.setValue("export/format", fmt)
         self._store.sync()
+
+
+def _folder_key(folder) -> str:
+    """A library folder as stored with its selection: the absolute, resolved path."""
+    try:
+        return str(Path(folder).expanduser().resolve())
+    except (OSError, RuntimeError, ValueError):
+        return str(folder)
 
 
 def _to_bool(value, default: bool = False) -> bool:

@@ -33,7 +33,7 @@ from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QFont, QIcon, QPai
                            QPalette, QPixmap)
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QPlainTextEdit,
-                               QProgressBar, QPushButton, QSizePolicy, QSplitter, QTableView,
+                               QProgressBar, QPushButton, QSizePolicy, QSplitter,
                                QTextEdit, QVBoxLayout, QWidget)
 
 from paperdesk.core.changes import Changes
@@ -54,6 +54,7 @@ from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
 from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
 from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.panes.paper_table import PaperTableView
 from paperdesk.ui.window.saved_searches import SavedSearchActions
 from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.search_help import SEARCH_TIP, SearchHelpDialog
@@ -143,7 +144,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
     (QLineEdit; F1 in it shows the search syntax, Ctrl+Enter applies "Did you mean"),
     ``suggestionLabel`` (the "Did you mean …" link under it), ``paperTable``
-    (QTableView over :class:`PaperTableModel`, several rows selectable), ``detailPane`` (:class:`DetailPane` with ``noteEditor``,
+    (:class:`PaperTableView` over :class:`PaperTableModel`, several rows selectable), ``detailPane`` (:class:`DetailPane` with ``noteEditor``,
     ``tagEditor``, ``abstractView`` ...), ``statusLabel`` and ``unreadLabel`` (QLabels
     in the status bar). Actions are named as in :data:`paperdesk.ui.window.actions.ACTIONS`.
 
@@ -157,7 +158,16 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     Remembered state: the window geometry, the pane sizes of both splitters, the list's
     column widths, order and sort, the reading font size and which panes are shown are
     restored from :class:`Settings` once the widgets exist (:meth:`restore_state`) and
-    saved when the window closes (:meth:`save_state`).
+    saved when the window closes (:meth:`save_state`), with the paper selected then: it
+    is selected again at start (the first row if it is gone), with the keyboard focus in
+    the list.
+
+    Automatic mark-read (Mark Papers Read Automatically): the paper on show is marked
+    read after ``settings.mark_read_delay_ms`` only if the user chose it
+    (:meth:`shown_by_user`): moved to it in the list (arrows, j/k, u, a click), moved
+    into the list while it was current (Down or Enter in the search box, Tab, a click),
+    or it is the selection restored at start. The row a search, a filter change or a
+    list refresh puts first is shown but not marked.
 
     Opening another library (File ▸ Open Library… / New Library…) is the application's
     job: it sets :attr:`library_opener`, a callable ``(folder: Path, new: bool) -> bool``
@@ -187,6 +197,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.import_message: QWidget | None = None
         self._shortcuts_dialog: ShortcutsDialog | None = None
         self._read_candidate: int | None = None
+        #: the paper the user moved to in the list (keys, click, a command such as j or
+        #: u) or the selection restored at start, while it is the current one; only it
+        #: is marked read automatically (a row a search or a refresh puts first is not)
+        self._chosen_id: int | None = None
         self._search_stale = False   # indexed text changed since the search last ran
         self._suggestion: str | None = None   # "Did you mean" query on show
         self._search_help: SearchHelpDialog | None = None
@@ -254,8 +268,14 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._refresh_sources()
         self._refresh_tags()
         self._refresh_saved(immediate=True)
-        self._show_all()
+        # The paper selected when the window last closed is selected again, and counts
+        # as shown (read after the delay); if it is gone, the first row, which does not.
+        self._chosen_id = self.settings.selected_paper(library.path)
+        self._show_all(keep=self._chosen_id)
         self.restore_state()
+        # The keyboard starts in the list (not in the first widget of the tab chain, the
+        # sidebar, where Down would change the filter).
+        self.table.setFocus(Qt.FocusReason.OtherFocusReason)
         # If a script exits without closing the window, still stop the threads first
         # (Qt aborts the process when a running QThread is destroyed).
         atexit.register(_shutdown_at_exit, weakref.ref(self))
@@ -301,7 +321,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.suggestion_label.hide()
 
         self.model = PaperTableModel(self.lib, self)
-        self.table = QTableView()
+        self.table = PaperTableView()
         self.table.setObjectName("paperTable")
         self.table.setModel(self.model)
         self._setup_table()
@@ -381,6 +401,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._title_delegate = TitleDelegate(t)
         t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
         t.selectionModel().currentRowChanged.connect(self._on_current_row)
+        t.userMoved.connect(self._choose_current)
         t.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.layoutChanged.connect(self._scroll_to_current)
         self.model.searchSortRequested.connect(self._on_search_sort)
@@ -479,11 +500,16 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         """Return what the list is restricted to (source, tag or filter)."""
         return self._scope
 
-    def select_row(self, row: int) -> bool:
+    def select_row(self, row: int, by_user: bool = True) -> bool:
         """Select ``row`` of the list (which shows it in the detail pane).
 
         Args:
             row: 0-based row.
+            by_user: the user moved there (j/k, u, Esc, a script acting for the user):
+                the paper counts as shown and is marked read automatically after
+                ``settings.mark_read_delay_ms`` (if that is on). ``False`` for a row the
+                window puts first itself (after a search, a filter change or a list
+                refresh), which counts only once the user moves into the list.
         Returns:
             False if there is no such row.
         """
@@ -494,10 +520,13 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect
             | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(index)
+        if by_user:
+            self._choose_current()
         return True
 
     def select_rows(self, rows: Iterable[int]) -> int:
-        """Select several rows (the first becomes current). Returns how many exist."""
+        """Select several rows (the first becomes current and counts as chosen by the
+        user, as with :meth:`select_row`). Returns how many exist."""
         rows = [r for r in rows if 0 <= r < self.model.rowCount()]
         if not rows:
             return 0
@@ -683,10 +712,13 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot()
     def focus_list(self) -> None:
-        """Move the keyboard focus to the list, selecting the first row if none is."""
+        """Move the keyboard focus to the list, selecting the first row if none is. The
+        user moved into the list: the current row counts as shown (automatic mark-read),
+        also when a search put it first."""
         if not self.table.currentIndex().isValid():
             self.select_row(0)
         self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self._choose_current()
 
     @Slot()
     def show_shortcuts(self) -> None:
@@ -873,7 +905,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     def restore_state(self) -> None:
         """Restore what :meth:`save_state` saved, falling back to the defaults for
         anything missing or unusable: geometry, column widths / order / sort, reading
-        font size, panes shown. Splitter sizes follow at the first show."""
+        font size, panes shown. Splitter sizes follow at the first show. (The selected
+        paper is restored by the constructor, as the list is first filled.)"""
         s = self.settings
         geometry = s.window_geometry
         if geometry is not None:
@@ -915,10 +948,11 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             self.settings.set_splitter_sizes("main", sizes)
 
     def save_state(self) -> None:
-        """Save geometry, splitter sizes, columns, sort, font size and panes to the
-        settings (called when the window closes)."""
+        """Save the selected paper, geometry, splitter sizes, columns, sort, font size
+        and panes to the settings (called when the window closes)."""
         s = self.settings
         try:
+            s.set_selected_paper(self.lib.path, self.current_paper_id())
             s.window_geometry = self.saveGeometry()
             s.header_state = self.table.horizontalHeader().saveState()
             column = self.model.sort_column
@@ -994,6 +1028,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         super().showEvent(event)
         if not self._sized:
             self._sized = True
+            # the restored selection in view once the list has its size
+            QTimer.singleShot(0, self._scroll_to_current)
             width = max(self.splitter.width(), self.width())
             sizes = self.settings.splitter_sizes("main", 3)
             if sizes is None:
@@ -1064,8 +1100,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         """The query in the search box, stripped ("" when not searching)."""
         return self.search_box.text().strip()
 
-    def _show_all(self) -> None:
-        keep = self.current_paper_id()
+    def _show_all(self, keep: int | None = None) -> None:
+        """List the scope (not searching), keeping paper ``keep`` (default: the current
+        one) current if it is listed, else the first row."""
+        keep = keep if keep is not None else self.current_paper_id()
         self._results = None
         self._show_suggestion(None)
         self.model.show_all(scope=self._scope)
@@ -1074,10 +1112,13 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._update_status()
 
     def _restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
+        """After the rows changed: make ``paper_id`` current again, or the row
+        ``fallback_row`` (clamped). Placed by the window, not the user: a paper other
+        than the one the user chose is not marked read until the user moves to it."""
         row = self.model.row_of(paper_id)
         if row < 0:
             row = min(max(fallback_row, 0), self.model.rowCount() - 1)
-        if not self.select_row(row):
+        if not self.select_row(row, by_user=False):
             self._clear_detail(self._empty_hint())
 
     def _clear_detail(self, message: str) -> None:
@@ -1373,6 +1414,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     @Slot(QModelIndex, QModelIndex)
     def _on_current_row(self, current: QModelIndex, previous: QModelIndex) -> None:
         pid = self.model.paper_id(current.row()) if current.isValid() else None
+        if pid != self._chosen_id:
+            # Not (yet) the user's choice: the user's moves say so right after this
+            # (userMoved, select_row), a row placed by the window stays unchosen.
+            self._chosen_id = None
         terms = self._match_terms()
         if pid is not None and pid == self.detail_pane.paper_id:
             self.detail_pane.set_match_terms(terms)  # same paper (list refreshed): keep note
@@ -1402,18 +1447,40 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             self.statusBar().showMessage(
                 f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
 
+    @Slot()
+    def _choose_current(self) -> None:
+        """The user moved to the current row, or into the list: its paper counts as shown
+        from now on, and is marked read after the delay (if it is the one on show)."""
+        pid = self.current_paper_id()
+        if pid is None or pid == self._chosen_id or self._shut_down:
+            return
+        self._chosen_id = pid
+        paper = self.detail_pane.paper
+        if paper is not None and paper.id == pid:
+            self._schedule_mark_read(paper)
+
+    def shown_by_user(self) -> bool:
+        """True when the paper on show is the user's choice: the user moved to it in the
+        list (keys, a click, j/k/u), moved into the list while it was current, or it is
+        the selection restored at start. Only such a paper is marked read
+        automatically; one a search, a filter change or a list refresh put first is not."""
+        pid = self.detail_pane.paper_id
+        return pid is not None and pid == self._chosen_id == self.current_paper_id()
+
     def _schedule_mark_read(self, paper) -> None:
         self.cancel_auto_mark_read()
-        if self.settings.auto_mark_read and not paper.read and not self.detail_pane.isHidden():
+        if self.settings.auto_mark_read and not paper.read \
+                and not self.detail_pane.isHidden() and paper.id == self._chosen_id:
             self._read_candidate = paper.id
             self._read_timer.start(self.settings.mark_read_delay_ms)
 
     @Slot()
     def _auto_mark_read(self) -> None:
-        """Mark the shown paper read once it has been shown long enough. Not an undo
-        step (R toggles it back)."""
+        """Mark the shown paper read once it has been shown long enough, if the user
+        chose it (:meth:`shown_by_user`). Not an undo step (R toggles it back)."""
         pid, self._read_candidate = self._read_candidate, None
-        if self._shut_down or pid is None or pid != self.detail_pane.paper_id:
+        if self._shut_down or pid is None or pid != self.detail_pane.paper_id \
+                or not self.shown_by_user() or self.detail_pane.isHidden():
             return
         self.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
 
@@ -1599,6 +1666,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot()
     def _scroll_to_current(self) -> None:
+        if self._shut_down:
+            return
         index = self.table.currentIndex()
         if index.isValid():
             self.table.scrollTo(index)
