@@ -158,9 +158,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "paper", help="Highlight the text selected in the abstract"),
     ActionSpec("caretModeAction", "&Caret Mode in the Abstract", ("F7",),
                "toggle_caret_mode", "paper", checkable=True,
-               help="A keyboard caret in the abstract: arrows move it, Shift+arrows select "
-                    "(Ctrl+Shift+arrows by word), H highlights the selection, Esc leaves "
-                    "(Tab from the list goes there too)"),
+               help="Caret mode: a keyboard caret in the abstract (Tab from the list too); "
+                    "Shift+arrows select, H highlights, Esc leaves"),
     ActionSpec("editMetadataAction", "Edit &Metadata…", ("m",), "edit_metadata", "paper",
                separator_before=True,
                help="Edit the paper's authors, year, venue, type, DOI, arXiv id, URL and "
@@ -222,10 +221,10 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
            "fields, is: / has:)"),
     ("Esc", "In the search box: clear it; when empty, go back to the list"),
     ("Tab", "From the list: into the abstract, in caret mode (as F7)"),
-    ("← / →, ↑ / ↓, Home / End", "In caret mode: move the caret"),
-    ("Shift+← / → / ↑ / ↓, Ctrl+Shift+← / →",
-     "In caret mode: select by character / line, by word (then H highlights exactly "
-     "that; J, K, U and Space do not move the list there)"),
+    ("← / →, ↑ / ↓, Home / End", "In caret mode: move the caret (J, K, U and Space do "
+                                  "not move the list there)"),
+    ("Shift+arrows, Ctrl+Shift+← / →",
+     "In caret mode: select, by word with Ctrl; then H highlights exactly that"),
     ("Ctrl+S", "In the note: save it now (elsewhere: save the search)"),
     ("Ctrl+click", "In the note: open the http(s) link under the mouse"),
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
