@@ -350,8 +350,9 @@ class DetailPane(QWidget):
         self.highlights.set_highlights(paper.highlights)
         n = len(paper.highlights)
         self.highlights_label.setText(f"Highlights ({n})")
-        self.highlights_label.setToolTip("Select text in the abstract and press H to add one; "
-                                         "Del removes the chosen one, double-click edits its "
+        self.highlights_label.setToolTip("Select text in the abstract (with the mouse, or F7 "
+                                         "and Shift+arrows) and press H to add one; Del "
+                                         "removes the chosen one, double-click edits its "
                                          "comment")
         self.highlights.setVisible(n > 0)
         self.highlights_label.setVisible(n > 0)
