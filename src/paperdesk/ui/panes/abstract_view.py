@@ -7,21 +7,27 @@ so a document position ``p`` inside that block is abstract offset ``p - block.po
 — counted in UTF-16 code units, which :class:`OffsetMap` converts to Python string indices
 (they differ only for characters outside the Basic Multilingual Plane). Nothing searches
 for the selected text, so repeated words, Greek letters and text after links map exactly.
+
+Caret mode (:meth:`AbstractView.set_caret_mode`, F7 or Tab into the view) adds a keyboard
+caret as browsers' caret browsing does: arrows move it, Shift+arrows select,
+Ctrl+Shift+arrows select by word, and the view keeps j / k / u / Space for itself so that
+they do not move the paper list. It ends when the focus leaves the view.
 """
 
 from __future__ import annotations
 
 from bisect import bisect_right
 
-from PySide6.QtCore import QEvent, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QContextMenuEvent, QTextBlock, QTextCursor
+from PySide6.QtCore import QEvent, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QAction, QContextMenuEvent, QKeyEvent, QTextBlock, QTextCursor
 from PySide6.QtWidgets import QFrame, QMenu, QTextBrowser, QWidget
 
 from paperdesk.core.edits.annotations import HIGHLIGHT_COLOURS
 from paperdesk.ui.style.colours import swatch_icon
 from paperdesk.ui.panes.links import is_safe_url, open_safe_url
 
-__all__ = ["AbstractView", "OffsetMap", "HIGHLIGHT_COLOUR_NAMES", "LINE_CHARS"]
+__all__ = ["AbstractView", "OffsetMap", "HIGHLIGHT_COLOUR_NAMES", "LINE_CHARS",
+           "CARET_KEPT_KEYS"]
 
 #: Longest line of the abstract, in average characters: lines of 60-75 characters are the
 #: easiest to read, so a wide pane does not stretch them further.
@@ -29,6 +35,13 @@ LINE_CHARS = 72
 #: A sample of English text for measuring the average character width of a font.
 _SAMPLE = ("Generative foundation models are increasingly scaled in both width and depth, "
            "posing challenges for stable feature learning.")
+
+#: Single-key window shortcuts the view keeps for itself in caret mode, because they
+#: would move the paper list away from the caret (Space and Shift+Space scroll the view).
+CARET_KEPT_KEYS = frozenset({Qt.Key.Key_J, Qt.Key.Key_K, Qt.Key.Key_U, Qt.Key.Key_Space})
+#: Focus changes that do not end caret mode: a context menu, the menu bar, another window.
+_KEEP_CARET_REASONS = (Qt.FocusReason.PopupFocusReason, Qt.FocusReason.MenuBarFocusReason,
+                       Qt.FocusReason.ActiveWindowFocusReason)
 
 #: Names shown for :data:`~paperdesk.core.edits.annotations.HIGHLIGHT_COLOURS`.
 HIGHLIGHT_COLOUR_NAMES = dict(zip(HIGHLIGHT_COLOURS, ("Yellow", "Blue", "Green", "Red")))
@@ -75,9 +88,14 @@ class AbstractView(QTextBrowser):
     browser and refuses every other scheme. Lines are at most :data:`LINE_CHARS`
     average characters long (:meth:`line_width`); a narrower view wraps at its width.
 
+    In caret mode (:meth:`set_caret_mode`) the view also selects with the keyboard and
+    shows a caret and a frame; Tab or Backtab into the view turns it on, losing the focus
+    (except to a menu or another window) turns it off.
+
     Signals:
         linkRefused(QUrl): a clicked link was not opened because of its scheme.
         highlightRequested(int, int, str): ``(start, end, colour)`` from the context menu.
+        caretModeChanged(bool): caret mode went on (True) or off (False).
 
     Args:
         parent: Qt parent.
@@ -85,6 +103,8 @@ class AbstractView(QTextBrowser):
 
     linkRefused = Signal(QUrl)
     highlightRequested = Signal(int, int, str)
+    caretModeChanged = Signal(bool)
+    _caret = False   # a class default: Qt sends events while __init__ runs
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -136,19 +156,33 @@ class AbstractView(QTextBrowser):
         Args:
             html: from :func:`~paperdesk.ui.panes.paper_html.paper_body_html`.
             abstract: the paper's abstract (``paper.abstract``).
-            keep_scroll: keep the scroll position (re-rendering the same paper).
+            keep_scroll: re-rendering the same paper: keep the scroll position, the
+                caret and the selection.
         """
         value = self.verticalScrollBar().value()
+        old = self.textCursor()
+        anchor, position = old.anchor(), old.position()
         self.setHtml(html)
         self._map = OffsetMap(abstract)
         self._block = self._find_block(abstract)
+        if keep_scroll:   # the same paper again: keep the caret and the selection
+            last = max(self.document().characterCount() - 1, 0)
+            cursor = QTextCursor(self.document())
+            cursor.setPosition(min(anchor, last))
+            cursor.setPosition(min(position, last), QTextCursor.MoveMode.KeepAnchor)
+            self.setTextCursor(cursor)
         self.verticalScrollBar().setValue(value if keep_scroll else 0)
 
     def clear_content(self) -> None:
-        """Show nothing (the placeholder)."""
+        """Show nothing (the placeholder); caret mode ends."""
         self._map = None
         self._block = -1
         self.clear()
+        self.set_caret_mode(False)
+
+    def has_content(self) -> bool:
+        """True while an abstract is shown (not the placeholder)."""
+        return self._map is not None
 
     def _find_block(self, abstract: str) -> int:
         """Return the number of the block holding the abstract, or -1."""
@@ -219,6 +253,97 @@ class AbstractView(QTextBrowser):
                            QTextCursor.MoveMode.KeepAnchor)
         self.setTextCursor(cursor)
         return True
+
+    def collapse_selection(self) -> None:
+        """Drop the selection, leaving the caret at its end."""
+        cursor = self.textCursor()
+        if cursor.hasSelection():
+            cursor.setPosition(cursor.selectionEnd())
+            self.setTextCursor(cursor)
+
+    # -- caret mode ------------------------------------------------------------------------
+    def caret_mode(self) -> bool:
+        """True while the keyboard caret is on (see :meth:`set_caret_mode`)."""
+        return self._caret
+
+    def set_caret_mode(self, on: bool) -> bool:
+        """Turn the keyboard caret on or off.
+
+        On: the view takes the focus, arrows move a visible caret, Shift+arrows and
+        Ctrl+Shift+arrows select (by character / line, by word); a caret outside the
+        abstract, or one that is not on screen, goes to the start of the abstract (a
+        selection made with the mouse is kept). Off: keyboard selection stops; the
+        selection stays. Emits :attr:`caretModeChanged` when the mode changes.
+
+        Args:
+            on: the new mode.
+        Returns:
+            The mode now in force (False when asked to turn it on with no abstract shown).
+        """
+        on = bool(on) and self.has_content()
+        if on == self._caret:
+            if on and not self.hasFocus():
+                self.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            return on
+        self._caret = on
+        flags = self.textInteractionFlags()
+        keyboard = Qt.TextInteractionFlag.TextSelectableByKeyboard
+        self.setTextInteractionFlags(flags | keyboard if on else flags & ~keyboard)
+        self.setStyleSheet("QTextBrowser#abstractView { border: 2px solid palette(highlight); }"
+                           if on else "")
+        if on:
+            self._place_caret()
+            if not self.hasFocus():
+                self.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.caretModeChanged.emit(on)
+        return on
+
+    def _place_caret(self) -> None:
+        cursor = self.textCursor()
+        block = self.abstract_block()
+        if cursor.hasSelection() or block is None:
+            return
+        inside = block.position() <= cursor.position() <= block.position() + block.length()
+        if not inside or not self.viewport().rect().intersects(self.cursorRect(cursor)):
+            cursor.setPosition(block.position())
+            self.setTextCursor(cursor)
+
+    def event(self, event: QEvent) -> bool:
+        """In caret mode the view keeps :data:`CARET_KEPT_KEYS` (without Ctrl, Alt or
+        Meta) instead of letting them trigger the window's shortcuts."""
+        if (self._caret and event.type() == QEvent.Type.ShortcutOverride
+                and self._kept_key(event)):
+            event.accept()
+            return True
+        return super().event(event)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt)
+        """In caret mode j / k / u do nothing (they would move the list); Space and
+        Shift+Space scroll; everything else as in a read-only text view."""
+        if self._caret and self._kept_key(event) and event.key() != Qt.Key.Key_Space:
+            event.accept()
+            return
+        super().keyPressEvent(event)
+
+    @staticmethod
+    def _kept_key(event: QKeyEvent) -> bool:
+        mods = event.modifiers() & (Qt.KeyboardModifier.ControlModifier
+                                    | Qt.KeyboardModifier.AltModifier
+                                    | Qt.KeyboardModifier.MetaModifier)
+        return event.key() in CARET_KEPT_KEYS and not mods
+
+    def focusInEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Tab or Backtab into the view turns caret mode on."""
+        super().focusInEvent(event)
+        if event.reason() in (Qt.FocusReason.TabFocusReason,
+                              Qt.FocusReason.BacktabFocusReason):
+            self.set_caret_mode(True)
+
+    def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Leaving the view ends caret mode (a menu or another window does not)."""
+        super().focusOutEvent(event)
+        if self._caret and event.reason() not in _KEEP_CARET_REASONS:
+            self.set_caret_mode(False)
 
     # -- links and menu ------------------------------------------------------------------
     @Slot(QUrl)

@@ -244,7 +244,8 @@ class DetailPane(QWidget):
         """Show ``paper``, marking every search hit in its title, abstract and note.
 
         Showing the paper that is already shown refreshes it in place: the abstract keeps
-        its scroll position and the note editor keeps its text unless ``reload_note``
+        its scroll position, caret and selection (a selection that has just become a
+        highlight gives way to it, the caret staying at its end), and the note editor keeps its text unless ``reload_note``
         (then it shows the stored note, e.g. after an undo). Showing another paper loads
         its note; call ``note_editor.flush()`` first so the old note is saved.
 
@@ -256,6 +257,7 @@ class DetailPane(QWidget):
                 ``paper.note``.
         """
         same = self._paper is not None and self._paper.id == paper.id
+        known = {(h.start, h.end) for h in self._paper.highlights} if same else set()
         self._paper = paper
         self._terms = terms or None
         self.header.show()
@@ -264,6 +266,9 @@ class DetailPane(QWidget):
         self.chips.set_tags(paper.tags)
         self.abstract_view.set_content(paper_body_html(paper, self._terms, self._colours),
                                        paper.abstract, keep_scroll=same)
+        if same and self.abstract_view.selected_span() in (
+                {(h.start, h.end) for h in paper.highlights} - known):
+            self.abstract_view.collapse_selection()   # let the new highlight show
         self._show_highlights(paper)
         if not same:
             self.cancel_title_edit()
@@ -345,8 +350,9 @@ class DetailPane(QWidget):
         self.highlights.set_highlights(paper.highlights)
         n = len(paper.highlights)
         self.highlights_label.setText(f"Highlights ({n})")
-        self.highlights_label.setToolTip("Select text in the abstract and press H to add one; "
-                                         "Del removes the chosen one, double-click edits its "
+        self.highlights_label.setToolTip("Select text in the abstract (with the mouse, or F7 "
+                                         "and Shift+arrows) and press H to add one; Del "
+                                         "removes the chosen one, double-click edits its "
                                          "comment")
         self.highlights.setVisible(n > 0)
         self.highlights_label.setVisible(n > 0)

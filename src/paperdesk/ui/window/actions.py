@@ -141,7 +141,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Previous paper (↑ in the list works too)"),
     ActionSpec("nextUnreadAction", "Next &Unread Paper", ("u",), "next_unread", "paper"),
     ActionSpec("backToListAction", "Back to the &List", ("Esc",), "back_to_list", "paper",
-               help="Leave the note, tag or title editor and go back to the list"),
+               help="Leave the note, tag or title editor or caret mode and go back to "
+                    "the list"),
     ActionSpec("toggleReadAction", "Toggle &Read", ("r",), "toggle_read", "paper",
                separator_before=True, help="Mark the selected papers read / unread"),
     ActionSpec("toggleStarAction", "Toggle &Star", ("s",), "toggle_star", "paper",
@@ -155,6 +156,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Write in the paper's note (saved automatically)"),
     ActionSpec("highlightAction", "&Highlight Selection", ("h",), "highlight_selection",
                "paper", help="Highlight the text selected in the abstract"),
+    ActionSpec("caretModeAction", "&Caret Mode in the Abstract", ("F7",),
+               "toggle_caret_mode", "paper", checkable=True,
+               help="Caret mode: a keyboard caret in the abstract (Tab from the list too); "
+                    "Shift+arrows select, H highlights, Esc leaves"),
     ActionSpec("editMetadataAction", "Edit &Metadata…", ("m",), "edit_metadata", "paper",
                separator_before=True,
                help="Edit the paper's authors, year, venue, type, DOI, arXiv id, URL and "
@@ -215,6 +220,11 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("F1", "In the search box: the search syntax (phrases, AND / OR / NOT, prefix*, fuzzy~, "
            "fields, is: / has:)"),
     ("Esc", "In the search box: clear it; when empty, go back to the list"),
+    ("Tab", "From the list: into the abstract, in caret mode (as F7)"),
+    ("← / →, ↑ / ↓, Home / End", "In caret mode: move the caret (J, K, U and Space do "
+                                  "not move the list there)"),
+    ("Shift+arrows, Ctrl+Shift+← / →",
+     "In caret mode: select, by word with Ctrl; then H highlights exactly that"),
     ("Ctrl+S", "In the note: save it now (elsewhere: save the search)"),
     ("Ctrl+click", "In the note: open the http(s) link under the mouse"),
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "

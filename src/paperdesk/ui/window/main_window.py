@@ -213,6 +213,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
+        self._setup_caret_mode()   # F7 / Tab: a keyboard caret in the abstract
 
         self.search_runner = SearchRunner(library, parent=self)
         self.search_runner.resultsReady.connect(self._on_results)

@@ -10,7 +10,8 @@ otherwise the paper shown.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QInputDialog, QLineEdit
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit
 
 from paperdesk.core.edits.annotations import tag_key
 
@@ -18,6 +19,9 @@ __all__ = ["TriageMixin"]
 
 #: How long action feedback stays in the status bar, in milliseconds.
 MESSAGE_MS = 4000
+#: The status-bar message while caret mode is on (until another message replaces it).
+CARET_MESSAGE = ("Caret mode: arrows move, Shift+arrows select (Ctrl+Shift: by word), "
+                 "H highlights, Esc leaves")
 
 
 class TriageMixin:
@@ -25,7 +29,8 @@ class TriageMixin:
 
     Needs the window's ``lib``, ``model``, ``table``, ``detail_pane``, ``submit_edit``,
     ``submit_undo``, ``select_row``,
-    ``current_paper_id``, ``focus_list`` and ``statusBar``.
+    ``current_paper_id``, ``focus_list``, ``reveal_reading_pane``, ``_set_checked`` and
+    ``statusBar``.
     """
 
     # -- running edits ------------------------------------------------------------------
@@ -98,8 +103,8 @@ class TriageMixin:
         self.select_row(row)
 
     def back_to_list(self) -> None:
-        """Leave the note/tag/title editor (saving the note) and focus the list (Esc).
-        In the list itself, Esc narrows a multi-selection to the current paper."""
+        """Leave the note/tag/title editor (saving the note) or caret mode and focus the
+        list (Esc). In the list itself, Esc narrows a multi-selection to the current paper."""
         focus = self.focusWidget()
         pane = self.detail_pane
         pane.note_editor.flush()
@@ -286,10 +291,63 @@ class TriageMixin:
         pid = self.detail_pane.paper_id
         span = self.detail_pane.selected_span()
         if pid is None or span is None:
-            self.statusBar().showMessage(
-                "Select some text of the abstract first, then press H", MESSAGE_MS)
+            if self.detail_pane.abstract_view.caret_mode():
+                hint = ("Nothing of the abstract is selected — Shift+arrows select "
+                        "(Ctrl+Shift+arrows by word), then press H")
+            else:
+                hint = ("Select some text of the abstract first (with the mouse, or F7 "
+                        "and Shift+arrows), then press H")
+            self.statusBar().showMessage(hint, MESSAGE_MS)
             return False
         return self.add_highlight(pid, span[0], span[1], colour)
+
+    # -- caret mode in the abstract ----------------------------------------------------------
+    def _setup_caret_mode(self) -> None:
+        """Wire caret mode (call once, after the menus exist): Tab from the list goes
+        into the abstract (where it turns caret mode on), a "Caret mode" label in the
+        status bar and the checked state of the menu item follow the mode."""
+        view = self.detail_pane.abstract_view
+        self.table.setTabKeyNavigation(False)   # Tab leaves the list (not cell to cell)
+        self.setTabOrder(self.table, view)
+        self.caret_label = QLabel("Caret mode · Esc leaves")
+        self.caret_label.setObjectName("caretModeLabel")
+        self.caret_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.caret_label.setToolTip(CARET_MESSAGE)
+        self.caret_label.setStyleSheet("font-weight: 600;")
+        self.caret_label.hide()
+        self.statusBar().addPermanentWidget(self.caret_label)
+        view.caretModeChanged.connect(self._on_caret_mode_changed)
+
+    def toggle_caret_mode(self, on: bool) -> bool:
+        """Turn caret mode in the abstract on or off (F7). On: the abstract takes the
+        focus with a keyboard caret; off: the focus goes back to the list.
+
+        Args:
+            on: the new mode (the menu item's checked state).
+        Returns:
+            The mode now in force (False, with a message, when no paper is shown).
+        """
+        view = self.detail_pane.abstract_view
+        if not on:
+            view.set_caret_mode(False)
+            self.focus_list()
+            return False
+        self.reveal_reading_pane()
+        if not view.set_caret_mode(True):
+            self._set_checked("caretModeAction", False)
+            self.statusBar().showMessage("No paper is shown — choose one in the list first",
+                                         MESSAGE_MS)
+            return False
+        return True
+
+    def _on_caret_mode_changed(self, on: bool) -> None:
+        self._set_checked("caretModeAction", on)
+        self.caret_label.setVisible(on)
+        bar = self.statusBar()
+        if on:
+            bar.showMessage(CARET_MESSAGE)
+        elif bar.currentMessage() == CARET_MESSAGE:
+            bar.clearMessage()
 
     def add_highlight(self, paper_id: int, start: int, end: int,
                       colour: str | None = None) -> bool:
