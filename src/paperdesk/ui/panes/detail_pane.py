@@ -1,7 +1,8 @@
 """The right-hand pane: one paper with its annotations.
 
-From top to bottom: the title (double-click or F2 to edit; the derived title stays as a
-fallback), the byline (the paper's own authors, date and venue, or a hint that they are
+From top to bottom: the title (at most :data:`MAX_TITLE_LINES` lines, a longer one ends
+in "…" with the whole title in its tooltip; double-click or F2 to edit; the derived title
+stays as a fallback), the byline (the paper's own authors, date and venue, or a hint that they are
 not set) with the title and metadata editors' buttons (F2, M), the added date with star
 and read toggles, the tag chips with
 the tag editor, the abstract (then the paper's own citation metadata, the links and ids
@@ -25,6 +26,7 @@ from paperdesk.core.search.index import MatchTerms
 from paperdesk.ui.panes.abstract_view import AbstractView
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import local_datetime, tooltip_html
+from paperdesk.ui.style.text_fit import wrapped_cut
 from paperdesk.ui.panes.highlight_list import HighlightList
 from paperdesk.ui.panes.links import SAFE_SCHEMES
 from paperdesk.ui.panes.note_editor import NoteEditor
@@ -37,6 +39,8 @@ __all__ = ["DetailPane", "PLACEHOLDER", "SAFE_SCHEMES"]
 PLACEHOLDER = "Select a paper to read its abstract"
 #: The title's size relative to the reading font.
 TITLE_SCALE = 1.3
+#: A longer title ends in "…" on its last line; the tooltip shows it whole.
+MAX_TITLE_LINES = 3
 #: Height of the note editor at first show, in pixels.
 NOTE_HEIGHT = 170
 
@@ -190,6 +194,9 @@ class DetailPane(QWidget):
         note_label = QLabel("Note")
         note_label.setStyleSheet("font-weight: 600;")
         self.note_hint = QLabel("Markdown · saved automatically · Ctrl+click opens a link")
+        self.note_hint.setObjectName("noteHint")
+        self.note_hint.setWordWrap(True)   # a narrow pane wraps it instead of cutting it
+        self.note_hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         note_head = QHBoxLayout()
         note_head.addWidget(note_label)
         note_head.addStretch(1)
@@ -286,7 +293,7 @@ class DetailPane(QWidget):
         terms = terms or None
         if self._paper is not None and terms != self._terms:
             self._terms = terms
-            self.title_label.setText(title_html(self._paper.title, terms, self._colours))
+            self._fit_title()
             self.abstract_view.set_content(paper_body_html(self._paper, terms, self._colours),
                                            self._paper.abstract, keep_scroll=True)
             self.note_editor.set_match_terms(terms)
@@ -312,12 +319,7 @@ class DetailPane(QWidget):
         self.abstract_view.clear_content()
 
     def _show_header(self, paper: Paper) -> None:
-        self.title_label.setText(title_html(paper.title, self._terms, self._colours))
-        tip = "Double-click or press F2 to edit the title"
-        if paper.title_edited:
-            source = "the file" if paper.file_title else "the abstract"
-            tip += f"\nTitle from {source}: {paper.base_title}"
-        self.title_label.setToolTip(tooltip_html(tip))
+        self._fit_title()
         meta = f"Added {local_datetime(paper.added_at)}  ·  #{paper.id}"
         if paper.read_at:
             meta += f"  ·  read {local_datetime(paper.read_at)}"
@@ -340,6 +342,32 @@ class DetailPane(QWidget):
         self.read_button.setText("Mark unread" if paper.read else "Mark read")
         self.read_button.setToolTip("Mark unread (R)" if paper.read else "Mark read (R)")
         self.reset_title_button.setVisible(paper.title_edited)
+
+    def _fit_title(self) -> None:
+        """Show the title whole, or cut to :data:`MAX_TITLE_LINES` lines at the label's
+        width with "…" and the whole title in the tooltip (again after every resize)."""
+        paper = self._paper
+        if paper is None:
+            return
+        cut = wrapped_cut(paper.title, self.title_label.font(),
+                          self.title_label.contentsRect().width(), MAX_TITLE_LINES)
+        text = title_html(paper.title, self._terms, self._colours, end=cut)
+        tip = "Double-click or press F2 to edit the title"
+        if cut is not None:
+            tip = f"{paper.title}\n\n{tip}"
+        if paper.title_edited:
+            source = "the file" if paper.file_title else "the abstract"
+            tip += f"\nTitle from {source}: {paper.base_title}"
+        if text != self.title_label.text():
+            self.title_label.setText(text)
+        self.title_label.setToolTip(tooltip_html(tip))
+
+    @property
+    def title_elided(self) -> bool:
+        """Whether the shown title is cut short (it ends in "…"; the tooltip has it all)."""
+        return self._paper is not None and wrapped_cut(
+            self._paper.title, self.title_label.font(),
+            self.title_label.contentsRect().width(), MAX_TITLE_LINES) is not None
 
     def _show_highlights(self, paper: Paper) -> None:
         self.highlights.set_highlights(paper.highlights)
@@ -429,6 +457,7 @@ class DetailPane(QWidget):
         self.title_editor.setFont(title)
         self.abstract_view.update_line_length()
         if self._paper is not None:
+            self._fit_title()
             self._show_highlights(self._paper)
 
     # -- editing helpers -----------------------------------------------------------------
@@ -519,6 +548,8 @@ class DetailPane(QWidget):
         if watched is self.title_label and event.type() == QEvent.Type.MouseButtonDblClick:
             self.edit_title()
             return True
+        if watched is self.title_label and event.type() == QEvent.Type.Resize:
+            self._fit_title()
         if watched is self.title_editor and event.type() in (
                 QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) \
                 and event.key() == Qt.Key.Key_Escape:
