@@ -152,3 +152,33 @@ def test_wrapped_cut_on_nasty_titles(qtbot, win):
     assert wrapped_cut("x" * 600, font, 0, 3) is None     # not laid out yet
     html = title_html("<b>x</b> & more", end=4)
     assert html == "&lt;b&gt;x…"
+
+
+def test_large_desktop_font_cuts_nothing(qtbot, open_seeded):
+    """A desktop font of 15 pt (large-text settings, high-DPI without scaling): the
+    added/read line and the buttons flow onto more lines, the note hint ends in "…"
+    with the whole hint in its tooltip, and nothing is cut."""
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    saved = app.font()
+    big = app.font()
+    big.setPointSizeF(15)
+    app.setFont(big)
+    try:
+        window = open_seeded()
+        window.resize(900, 600)
+        qtbot.waitUntil(lambda: window.width() == 900, timeout=WAIT_MS)
+        _set_title_by_keys(qtbot, window, LONG_TITLE)
+        pane = window.detail_pane
+        _assert_nothing_cut(qtbot, pane)
+        assert "unread" in pane.meta_label.text()
+        hint = pane.note_hint
+        assert hint.elided and hint.text().endswith("…")
+        assert _tooltip_text(hint) == hint.full_text
+        assert hint.full_text.startswith(hint.text()[:-1])
+        window.resize(1600, 900)
+        qtbot.waitUntil(lambda: window.width() == 1600, timeout=WAIT_MS)
+        _assert_nothing_cut(qtbot, pane)
+    finally:
+        app.setFont(saved)

@@ -3,8 +3,9 @@
 From top to bottom: the title (at most :data:`MAX_TITLE_LINES` lines, a longer one ends
 in "…" with the whole title in its tooltip; double-click or F2 to edit; the derived title
 stays as a fallback), the byline (the paper's own authors, date and venue, or a hint that they are
-not set) with the title and metadata editors' buttons (F2, M), the added date with star
-and read toggles, the tag chips with
+not set), the added date with the star and read toggles and the title and metadata
+editors' buttons (F2, M; they flow onto more lines in a narrow pane or at a large font,
+so none is cut), the tag chips with
 the tag editor, the abstract (then the paper's own citation metadata, the links and ids
 the abstract mentions, and the source files), the highlights, and the note editor.
 
@@ -27,12 +28,15 @@ from paperdesk.ui.panes.abstract_view import AbstractView
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import local_datetime, tooltip_html
 from paperdesk.ui.style.text_fit import wrapped_cut
+from paperdesk.ui.panes.elided_label import ElidedLabel
+from paperdesk.ui.panes.flow_layout import FlowLayout
 from paperdesk.ui.panes.highlight_list import HighlightList
 from paperdesk.ui.panes.links import SAFE_SCHEMES
 from paperdesk.ui.panes.note_editor import NoteEditor
 from paperdesk.ui.panes.paper_html import (NO_METADATA_HINT, HtmlColours, byline,
                                            paper_body_html, title_html)
 from paperdesk.ui.panes.tag_chips import TagChipBar
+from paperdesk.ui.panes.wrapping_label import WrappingLabel
 
 __all__ = ["DetailPane", "PLACEHOLDER", "SAFE_SCHEMES"]
 
@@ -120,10 +124,8 @@ class DetailPane(QWidget):
         self.byline_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.meta_label = QLabel()
+        self.meta_label = WrappingLabel()   # a narrow pane wraps it instead of cutting it
         self.meta_label.setObjectName("metaLabel")
-        self.meta_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.meta_label.setWordWrap(True)   # a narrow pane wraps it instead of cutting it
         self.star_button = self._tool_button("starButton", "☆ Star", "Star this paper (S)")
         self.star_button.clicked.connect(self.starToggled)
         self.read_button = self._tool_button("readButton", "Mark read", "Mark read (R)")
@@ -139,16 +141,13 @@ class DetailPane(QWidget):
             "editMetadataButton", "✎ Metadata",
             "Edit the authors, year, venue, DOI, arXiv id, URL and citation key (M)")
         self.metadata_button.clicked.connect(self.metadataEditRequested)
-        meta_row = QHBoxLayout()
-        meta_row.setSpacing(4)
-        meta_row.addWidget(self.meta_label, 1)
-        for button in (self.star_button, self.read_button):
+        # The added/read line and the buttons flow onto more lines in a narrow pane or
+        # at a large font, so no label or button is ever cut.
+        meta_row = FlowLayout(spacing=4)
+        meta_row.addWidget(self.meta_label)
+        for button in (self.star_button, self.read_button, self.title_button,
+                       self.reset_title_button, self.metadata_button):
             meta_row.addWidget(button)
-        byline_row = QHBoxLayout()   # what describes the paper, and its two editors
-        byline_row.setSpacing(4)
-        byline_row.addWidget(self.byline_label, 1)
-        for button in (self.title_button, self.reset_title_button, self.metadata_button):
-            byline_row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
 
         self.chips = TagChipBar()
         self.chips.addRequested.connect(self.tagAddRequested)
@@ -162,7 +161,7 @@ class DetailPane(QWidget):
         head.setSpacing(6)
         head.addWidget(self.title_label)
         head.addWidget(self.title_editor)
-        head.addLayout(byline_row)
+        head.addWidget(self.byline_label)
         head.addLayout(meta_row)
         head.addWidget(self.chips)
 
@@ -193,14 +192,14 @@ class DetailPane(QWidget):
         self.note_editor.saveRequested.connect(self.noteSaveRequested)
         note_label = QLabel("Note")
         note_label.setStyleSheet("font-weight: 600;")
-        self.note_hint = QLabel("Markdown · saved automatically · Ctrl+click opens a link")
+        # One line; a narrow pane ends it in "…" with the whole hint in the tooltip.
+        self.note_hint = ElidedLabel("Markdown · saved automatically · Ctrl+click opens a link")
         self.note_hint.setObjectName("noteHint")
-        self.note_hint.setWordWrap(True)   # a narrow pane wraps it instead of cutting it
         self.note_hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.note_hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         note_head = QHBoxLayout()
         note_head.addWidget(note_label)
-        note_head.addStretch(1)
-        note_head.addWidget(self.note_hint)
+        note_head.addWidget(self.note_hint, 1)
         self.note_section = QWidget()
         self.note_section.setObjectName("noteSection")
         note_layout = QVBoxLayout(self.note_section)
