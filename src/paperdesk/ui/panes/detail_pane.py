@@ -1,9 +1,11 @@
 """The right-hand pane: one paper with its annotations.
 
-From top to bottom: the title (double-click or F2 to edit; the derived title stays as a
-fallback), the byline (the paper's own authors, date and venue, or a hint that they are
-not set) with the title and metadata editors' buttons (F2, M), the added date with star
-and read toggles, the tag chips with
+From top to bottom: the title (at most :data:`MAX_TITLE_LINES` lines, a longer one ends
+in "…" with the whole title in its tooltip; double-click or F2 to edit; the derived title
+stays as a fallback), the byline (the paper's own authors, date and venue, or a hint that they are
+not set), the added date with the star and read toggles and the title and metadata
+editors' buttons (F2, M; they flow onto more lines in a narrow pane or at a large font,
+so none is cut), the tag chips with
 the tag editor, the abstract (then the paper's own citation metadata, the links and ids
 the abstract mentions, and the source files), the highlights, and the note editor.
 
@@ -25,18 +27,24 @@ from paperdesk.core.search.index import MatchTerms
 from paperdesk.ui.panes.abstract_view import AbstractView
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import local_datetime, tooltip_html
+from paperdesk.ui.style.text_fit import wrapped_cut
+from paperdesk.ui.panes.elided_label import ElidedLabel
+from paperdesk.ui.panes.flow_layout import FlowLayout
 from paperdesk.ui.panes.highlight_list import HighlightList
 from paperdesk.ui.panes.links import SAFE_SCHEMES
 from paperdesk.ui.panes.note_editor import NoteEditor
 from paperdesk.ui.panes.paper_html import (NO_METADATA_HINT, HtmlColours, byline,
                                            paper_body_html, title_html)
 from paperdesk.ui.panes.tag_chips import TagChipBar
+from paperdesk.ui.panes.wrapping_label import WrappingLabel
 
 __all__ = ["DetailPane", "PLACEHOLDER", "SAFE_SCHEMES"]
 
 PLACEHOLDER = "Select a paper to read its abstract"
 #: The title's size relative to the reading font.
 TITLE_SCALE = 1.3
+#: A longer title ends in "…" on its last line; the tooltip shows it whole.
+MAX_TITLE_LINES = 3
 #: Height of the note editor at first show, in pixels.
 NOTE_HEIGHT = 170
 
@@ -116,10 +124,8 @@ class DetailPane(QWidget):
         self.byline_label.setTextInteractionFlags(
             Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        self.meta_label = QLabel()
+        self.meta_label = WrappingLabel()   # a narrow pane wraps it instead of cutting it
         self.meta_label.setObjectName("metaLabel")
-        self.meta_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.meta_label.setWordWrap(True)   # a narrow pane wraps it instead of cutting it
         self.star_button = self._tool_button("starButton", "☆ Star", "Star this paper (S)")
         self.star_button.clicked.connect(self.starToggled)
         self.read_button = self._tool_button("readButton", "Mark read", "Mark read (R)")
@@ -135,16 +141,13 @@ class DetailPane(QWidget):
             "editMetadataButton", "✎ Metadata",
             "Edit the authors, year, venue, DOI, arXiv id, URL and citation key (M)")
         self.metadata_button.clicked.connect(self.metadataEditRequested)
-        meta_row = QHBoxLayout()
-        meta_row.setSpacing(4)
-        meta_row.addWidget(self.meta_label, 1)
-        for button in (self.star_button, self.read_button):
+        # The added/read line and the buttons flow onto more lines in a narrow pane or
+        # at a large font, so no label or button is ever cut.
+        meta_row = FlowLayout(spacing=4)
+        meta_row.addWidget(self.meta_label)
+        for button in (self.star_button, self.read_button, self.title_button,
+                       self.reset_title_button, self.metadata_button):
             meta_row.addWidget(button)
-        byline_row = QHBoxLayout()   # what describes the paper, and its two editors
-        byline_row.setSpacing(4)
-        byline_row.addWidget(self.byline_label, 1)
-        for button in (self.title_button, self.reset_title_button, self.metadata_button):
-            byline_row.addWidget(button, 0, Qt.AlignmentFlag.AlignTop)
 
         self.chips = TagChipBar()
         self.chips.addRequested.connect(self.tagAddRequested)
@@ -158,7 +161,7 @@ class DetailPane(QWidget):
         head.setSpacing(6)
         head.addWidget(self.title_label)
         head.addWidget(self.title_editor)
-        head.addLayout(byline_row)
+        head.addWidget(self.byline_label)
         head.addLayout(meta_row)
         head.addWidget(self.chips)
 
@@ -189,11 +192,14 @@ class DetailPane(QWidget):
         self.note_editor.saveRequested.connect(self.noteSaveRequested)
         note_label = QLabel("Note")
         note_label.setStyleSheet("font-weight: 600;")
-        self.note_hint = QLabel("Markdown · saved automatically · Ctrl+click opens a link")
+        # One line; a narrow pane ends it in "…" with the whole hint in the tooltip.
+        self.note_hint = ElidedLabel("Markdown · saved automatically · Ctrl+click opens a link")
+        self.note_hint.setObjectName("noteHint")
+        self.note_hint.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        self.note_hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         note_head = QHBoxLayout()
         note_head.addWidget(note_label)
-        note_head.addStretch(1)
-        note_head.addWidget(self.note_hint)
+        note_head.addWidget(self.note_hint, 1)
         self.note_section = QWidget()
         self.note_section.setObjectName("noteSection")
         note_layout = QVBoxLayout(self.note_section)
@@ -291,7 +297,7 @@ class DetailPane(QWidget):
         terms = terms or None
         if self._paper is not None and terms != self._terms:
             self._terms = terms
-            self.title_label.setText(title_html(self._paper.title, terms, self._colours))
+            self._fit_title()
             self.abstract_view.set_content(paper_body_html(self._paper, terms, self._colours),
                                            self._paper.abstract, keep_scroll=True)
             self.note_editor.set_match_terms(terms)
@@ -317,12 +323,7 @@ class DetailPane(QWidget):
         self.abstract_view.clear_content()
 
     def _show_header(self, paper: Paper) -> None:
-        self.title_label.setText(title_html(paper.title, self._terms, self._colours))
-        tip = "Double-click or press F2 to edit the title"
-        if paper.title_edited:
-            source = "the file" if paper.file_title else "the abstract"
-            tip += f"\nTitle from {source}: {paper.base_title}"
-        self.title_label.setToolTip(tooltip_html(tip))
+        self._fit_title()
         meta = f"Added {local_datetime(paper.added_at)}  ·  #{paper.id}"
         if paper.read_at:
             meta += f"  ·  read {local_datetime(paper.read_at)}"
@@ -345,6 +346,32 @@ class DetailPane(QWidget):
         self.read_button.setText("Mark unread" if paper.read else "Mark read")
         self.read_button.setToolTip("Mark unread (R)" if paper.read else "Mark read (R)")
         self.reset_title_button.setVisible(paper.title_edited)
+
+    def _fit_title(self) -> None:
+        """Show the title whole, or cut to :data:`MAX_TITLE_LINES` lines at the label's
+        width with "…" and the whole title in the tooltip (again after every resize)."""
+        paper = self._paper
+        if paper is None:
+            return
+        cut = wrapped_cut(paper.title, self.title_label.font(),
+                          self.title_label.contentsRect().width(), MAX_TITLE_LINES)
+        text = title_html(paper.title, self._terms, self._colours, end=cut)
+        tip = "Double-click or press F2 to edit the title"
+        if cut is not None:
+            tip = f"{paper.title}\n\n{tip}"
+        if paper.title_edited:
+            source = "the file" if paper.file_title else "the abstract"
+            tip += f"\nTitle from {source}: {paper.base_title}"
+        if text != self.title_label.text():
+            self.title_label.setText(text)
+        self.title_label.setToolTip(tooltip_html(tip))
+
+    @property
+    def title_elided(self) -> bool:
+        """Whether the shown title is cut short (it ends in "…"; the tooltip has it all)."""
+        return self._paper is not None and wrapped_cut(
+            self._paper.title, self.title_label.font(),
+            self.title_label.contentsRect().width(), MAX_TITLE_LINES) is not None
 
     def _show_highlights(self, paper: Paper) -> None:
         self.highlights.set_highlights(paper.highlights)
@@ -435,6 +462,7 @@ class DetailPane(QWidget):
         self.title_editor.setFont(title)
         self.abstract_view.update_line_length()
         if self._paper is not None:
+            self._fit_title()
             self._show_highlights(self._paper)
 
     # -- editing helpers -----------------------------------------------------------------
@@ -525,6 +553,8 @@ class DetailPane(QWidget):
         if watched is self.title_label and event.type() == QEvent.Type.MouseButtonDblClick:
             self.edit_title()
             return True
+        if watched is self.title_label and event.type() == QEvent.Type.Resize:
+            self._fit_title()
         if watched is self.title_editor and event.type() in (
                 QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) \
                 and event.key() == Qt.Key.Key_Escape:

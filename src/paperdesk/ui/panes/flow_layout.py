@@ -80,19 +80,39 @@ class FlowLayout(QLayout):
         return size + QSize(m.left() + m.right(), m.top() + m.bottom())
 
     def _arrange(self, rect: QRect, move: bool) -> int:
+        """Place (``move``) or measure the items line by line; return the height used.
+
+        An item wider than a line (a word-wrapped label) gets the line's width and the
+        height it needs at that width; the items of a line are centred vertically."""
         m = self.contentsMargins()
         area = rect.adjusted(m.left(), m.top(), -m.right(), -m.bottom())
-        x, y, line = area.x(), area.y(), 0
+        limit = max(1, area.width())
+        y = area.y()
+        row: list[tuple[QLayoutItem, QSize]] = []
+        row_width = 0
+
+        def close_row() -> int:
+            height = max(size.height() for _, size in row)
+            if move:
+                x = area.x()
+                for item, size in row:
+                    top = y + (height - size.height()) // 2
+                    item.setGeometry(QRect(QPoint(x, top), size))
+                    x += size.width() + self._gap
+            return height
+
         for item in self._items:
             if item.isEmpty():
                 continue
             hint = item.sizeHint()
-            if x + hint.width() > area.right() + 1 and line > 0:
-                x = area.x()
-                y += line + self._gap
-                line = 0
-            if move:
-                item.setGeometry(QRect(QPoint(x, y), hint))
-            x += hint.width() + self._gap
-            line = max(line, hint.height())
-        return y + line - rect.y() + m.bottom()
+            width = min(hint.width(), limit)
+            height = item.heightForWidth(width) if item.hasHeightForWidth() else hint.height()
+            size = QSize(width, height)
+            if row and row_width + self._gap + width > limit:
+                y += close_row() + self._gap
+                row, row_width = [], 0
+            row_width += (self._gap if row else 0) + width
+            row.append((item, size))
+        if row:
+            y += close_row()
+        return y - rect.y() + m.bottom()

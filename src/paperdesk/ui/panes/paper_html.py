@@ -219,7 +219,7 @@ def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
 
 
 def title_html(title: str, terms: MatchTerms | None = None,
-               colours: HtmlColours = LIGHT) -> str:
+               colours: HtmlColours = LIGHT, end: int | None = None) -> str:
     """Return a paper title as escaped HTML with the query's words marked.
 
     Args:
@@ -227,10 +227,16 @@ def title_html(title: str, terms: MatchTerms | None = None,
         terms: what the active search matched (``Library.match_terms(query)``), or
             ``None`` for no search.
         colours: the search-hit colours.
+        end: show only ``title[:end]`` followed by "…" (an elided title); the hits are
+            found in the whole title, and a hit the cut splits is not marked. ``None``
+            (or ``end >= len(title)``) shows the whole title.
     Returns:
         An HTML fragment.
     """
-    return _highlighted(title, 0, len(title), _spans(title, terms), colours)
+    if end is None or end >= len(title):
+        return _highlighted(title, 0, len(title), _spans(title, terms), colours)
+    end = max(0, end)
+    return _highlighted(title, 0, end, _spans(title, terms), colours) + "…"
 
 
 def _spans(text: str, terms: MatchTerms | None) -> list[tuple[int, int]]:
