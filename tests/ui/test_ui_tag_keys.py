@@ -292,3 +292,33 @@ def test_the_new_keys_are_in_the_actions_table_and_the_shortcuts_window():
     rows = dict(shortcut_rows())
     assert any("Tags dialog" in what for _keys, what in EXTRA_KEYS)
     assert any("New Tag dialog" in what for what in rows.values())
+
+
+def test_tags_dialog_key_chooser_and_a_refused_rename(qtbot, win):
+    window, lib = win, win.lib
+    window.create_tag("later", key=7)
+    window.create_tag("soon")
+    settle(qtbot, window)
+    soon = lib.tag_by_name("soon")
+    dialog = _open_tags_dialog(qtbot, window)
+    _key(qtbot, Qt.Key.Key_End)
+    assert dialog.current_tag().id == soon.id
+    _key(qtbot, Qt.Key.Key_K, ALT)                         # Number Key…: the chooser
+    chooser = _pending(qtbot, dialog, ChoiceDialog)
+    texts = [chooser.list.item(i).text() for i in range(chooser.list.count())]
+    assert texts[7] == "7   now “later” (moves to this tag)" and chooser.list.currentRow() == 0
+    _key(qtbot, Qt.Key.Key_7)
+    _key(qtbot, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    assert lib.tag_for_key(7).id == soon.id and lib.tag_by_name("later").key is None
+    qtbot.waitUntil(lambda: ("soon", "7", "orange", "0") in dialog.rows(), timeout=WAIT_MS)
+
+    qtbot.waitUntil(lambda: _focus_name() == "tagsList", timeout=WAIT_MS)
+    _key(qtbot, Qt.Key.Key_F2)                             # a comma: refused, said why
+    qtbot.keyClicks(QApplication.focusWidget(), "a,b")
+    _key(qtbot, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    assert lib.tag_by_name("soon") is not None
+    qtbot.waitUntil(lambda: "comma" in dialog.status.text(), timeout=WAIT_MS)
+    assert dialog.status.text().startswith("⚠") and "Traceback" not in dialog.status.text()
+    assert ("soon", "7", "orange", "0") in dialog.rows()
