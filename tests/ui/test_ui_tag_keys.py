@@ -272,6 +272,15 @@ def test_new_tag_from_the_tags_dialog_tab_to_the_key(qtbot, win):
     assert tag.key == 5 and tag.count == 0 and not new.isVisible()
     qtbot.waitUntil(lambda: dialog.rows() == [("to cite", "5", "blue", "0")],
                     timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: _focus_name() == "tagsList", timeout=WAIT_MS)
+    _key(qtbot, Qt.Key.Key_N, ALT)                         # another: chosen once listed
+    _shown(qtbot, window, "new_tag_dialog")
+    qtbot.keyClicks(QApplication.focusWidget(), "Again")
+    _key(qtbot, Qt.Key.Key_Return)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: len(dialog.rows()) == 2, timeout=WAIT_MS)
+    assert dialog.current_tag().name == "Again" and lib.tag_by_name("again").key is None
+    qtbot.waitUntil(lambda: _focus_name() == "tagsList", timeout=WAIT_MS)
     # a name that exists is refused in the dialog, which stays open
     _key(qtbot, Qt.Key.Key_N, ALT)
     new = _shown(qtbot, window, "new_tag_dialog")
@@ -281,7 +290,7 @@ def test_new_tag_from_the_tags_dialog_tab_to_the_key(qtbot, win):
     assert new.isVisible() and "exists already" in new.error_label.text()
     _key(qtbot, Qt.Key.Key_Escape)
     settle(qtbot, window)
-    assert [t.name for t in lib.tags()] == ["to cite"]
+    assert [t.name for t in lib.tags()] == ["Again", "to cite"]
 
 
 def test_the_new_keys_are_in_the_actions_table_and_the_shortcuts_window():

@@ -84,7 +84,8 @@ class TagCommandsMixin:
         name and a number key, and create the tag on no paper (undoable).
 
         Args:
-            parent: the window the dialog belongs to (default: the main window).
+            parent: the window the dialog belongs to (default: the main window; the
+                Tags dialog then chooses the new tag once it is listed).
         Returns:
             True when the dialog opened (False after shutdown).
         """
@@ -94,10 +95,11 @@ class TagCommandsMixin:
         dialog = self._new_tag_dialog("", 0, owner)
         dialog.createRequested.connect(
             lambda name, key: self.create_tag(name, key=key))
-        if owner is self:
-            dialog.finished.connect(lambda _r: self._back_to_window(dialog, "new_tag_dialog"))
+        if isinstance(owner, TagsDialog):   # back to its list, on the new tag once listed
+            dialog.createRequested.connect(lambda name, _key: owner.follow(name))
+            dialog.finished.connect(lambda _r: (owner.activateWindow(), owner.focus_list()))
         else:
-            dialog.finished.connect(lambda _r: (owner.activateWindow(), owner.setFocus()))
+            dialog.finished.connect(lambda _r: self._back_to_window(dialog, "new_tag_dialog"))
         dialog.open()
         return True
 

@@ -402,6 +402,7 @@ class TagsDialog(QDialog):
         self._tags: list[Tag] = []
         self._waiting: list[Tag] | None = None   # a refresh held back while editing
         self._follow: int | None = current       # tag id to choose at the next refresh
+        self._follow_name: str | None = None     # tag_key of a tag to choose once listed
         #: the confirmation box or chooser on show (``None`` when there is none)
         self.pending: QDialog | None = None
 
@@ -464,7 +465,7 @@ class TagsDialog(QDialog):
                 shortcut.activated.connect(signal.emit)
         self.resize(680, 420)
         self.set_tags(tags)
-        (self.list if tags else self.buttons["new"]).setFocus()
+        self.focus_list()
 
     # -- the list ------------------------------------------------------------------------
     def set_tags(self, tags: Sequence[Tag]) -> None:
@@ -479,6 +480,10 @@ class TagsDialog(QDialog):
         keep = self._follow if self._follow is not None else (
             item.data(NAME, _TagIdRole) if item is not None else None)
         self._follow = None
+        if self._follow_name is not None:
+            named = next((t.id for t in tags if tag_key(t.name) == self._follow_name), None)
+            if named is not None:   # the new tag has come
+                keep, self._follow_name = named, None
         row = max(self.list.indexOfTopLevelItem(item), 0) if item is not None else 0
         self._tags = list(tags)
         self.list.clear()
@@ -524,6 +529,16 @@ class TagsDialog(QDialog):
         """Return each row's texts: ``(name, key, colour, papers)``."""
         return [tuple(self.list.topLevelItem(i).text(c) for c in range(4))
                 for i in range(self.list.topLevelItemCount())]
+
+    def follow(self, name: str) -> None:
+        """Choose the tag called ``name`` (any case) once a refresh lists it (a tag
+        being created), and put the focus back on the list."""
+        self._follow_name = tag_key(name)
+        self.focus_list()
+
+    def focus_list(self) -> None:
+        """Put the focus on the tag list (on New Tag… when there is no tag)."""
+        (self.list if self._tags else self.buttons["new"]).setFocus()
 
     def show_message(self, text: str) -> None:
         """Say what the last change did (or why it did not happen), in one line."""
@@ -701,7 +716,7 @@ class TagsDialog(QDialog):
             if self.pending is dialog:
                 self.pending = None
             self.activateWindow()
-            self.list.setFocus()
+            self.focus_list()
 
         dialog.finished.connect(closed)
         dialog.open()
