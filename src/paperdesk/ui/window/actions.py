@@ -225,9 +225,9 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("F2", "In the tag pane: rename the chosen tag or saved search"),
     ("1 … 9, 0", "In the New Tag dialog (T with a new name): the new tag's number key "
                  "(0: none); Enter creates it"),
-    ("↑ / ↓, F2 or Enter, 1 … 9, 0, Del", "In the Tags dialog (Ctrl+Shift+T): choose a tag, "
-                                          "rename it, bind / unbind a number key, delete "
-                                          "it; Alt+C colour, Alt+M merge into another tag"),
+    ("↑ / ↓, F2, 1 … 9, 0, Del", "In the Tags dialog (Ctrl+Shift+T): choose a tag, rename "
+                                  "it (Enter too), bind / unbind its key, delete it; Alt+C "
+                                  "colour, Alt+M merge"),
     ("Click a column header", "Sort by title, date added, first author, year or venue; "
                               "while searching, Snippet goes back to the best matches "
                               "first"),
