@@ -117,6 +117,65 @@ def test_number_keys_are_unique(seeded_library):
     assert seeded_library.tag_for_key(1).id == a.id
 
 
+def test_add_tag_with_a_key_is_one_step_and_undo_gives_the_key_back(seeded_library):
+    lib = seeded_library
+    p1, p2 = ids_of(lib, 2)
+    lib.create_tag("old", key=3)
+    old = lib.tag_by_name("old")
+    steps = len(lib.undo_stack)
+    change = lib.add_tag([p1, p2], "Fresh  idea", key=3)
+    fresh = lib.tag_by_name("fresh idea")
+    assert fresh.name == "Fresh idea" and fresh.key == 3 and fresh.count == 2
+    assert lib.tag_by_name("old").key is None
+    assert change.papers == {p1, p2} and change.tags == {fresh.id, old.id}
+    assert len(lib.undo_stack) == steps + 1
+    assert lib.undo_label == "Tag 2 papers ‘Fresh idea’, key 3"
+    assert {h.id for h in lib.search('tag:"fresh idea"')} == {p1, p2}
+    lib.undo()                                        # the new tag goes, key 3 back
+    assert lib.tag_by_name("fresh idea") is None
+    assert lib.tag_for_key(3).id == old.id
+    assert lib.search('tag:"fresh idea"') == []
+    lib.redo()
+    assert lib.tag_for_key(3).id == fresh.id
+    assert set(lib.paper_ids(tag_id=fresh.id)) == {p1, p2}
+
+
+def test_add_tag_with_a_key_on_an_existing_tag(seeded_library):
+    lib = seeded_library
+    p1, p2 = ids_of(lib, 2)
+    lib.add_tag([p1], "x")
+    x = lib.tag_by_name("x")
+    lib.add_tag([p1, p2], "X", key=5)
+    assert lib.tag_for_key(5).id == x.id and x.id == lib.tag_by_name("x").id
+    assert not lib.add_tag([p2], "x", key=5)          # nothing new: no step
+    lib.undo()
+    assert lib.tag_by_name("x").key is None and lib.paper_ids(tag_id=x.id) == [p1]
+    with pytest.raises(LibraryError):
+        lib.add_tag([p1], "y", key=10)
+    with pytest.raises(UnknownPaper):
+        lib.add_tag([p1, 999999], "y", key=2)
+    assert lib.tag_by_name("y") is None and lib.tag_for_key(2) is None
+
+
+def test_merge_tags_by_id(seeded_library):
+    lib = seeded_library
+    p1, p2, p3 = ids_of(lib, 3)
+    lib.add_tag([p1, p2], "a")
+    lib.add_tag([p2, p3], "b")
+    a, b = lib.tag_by_name("a"), lib.tag_by_name("b")
+    lib.set_tag_key(a.id, 2)
+    change = lib.merge_tags(a.id, b.id)
+    assert change.tags == {a.id, b.id}
+    assert [(t.id, t.name, t.count, t.key) for t in lib.tags()] == [(b.id, "b", 3, 2)]
+    assert lib.undo_label == "Merge tag ‘a’ into ‘b’"
+    with pytest.raises(LibraryError):
+        lib.merge_tags(b.id, b.id)
+    with pytest.raises(LibraryError):
+        lib.merge_tags(a.id, b.id)                     # a is gone
+    lib.undo()
+    assert {t.name: (t.count, t.key) for t in lib.tags()} == {"a": (2, 2), "b": (2, None)}
+
+
 def test_read_and_star_round_trip(seeded_library):
     p1, p2 = ids_of(seeded_library, 2)
     seeded_library.set_read([p1], True)

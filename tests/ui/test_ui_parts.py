@@ -215,10 +215,15 @@ def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
     window.undo()
     settle(qtbot, window)
     assert lib.tag_by_name("renamed").count == 2
-    monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("fresh", True))
-    pane.newTagRequested.emit()
+    pane.newTagRequested.emit()                       # the New Tag dialog: name, key
+    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
+                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    dialog = window.new_tag_dialog
+    qtbot.keyClicks(dialog.name_edit, "fresh")
+    qtbot.keyClick(dialog.key_list, Qt.Key.Key_2)
+    qtbot.keyClick(dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tag_by_name("fresh").count == 0
+    assert lib.tag_by_name("fresh").count == 0 and lib.tag_for_key(2).name == "fresh"
 
 
 # -- chips, list rows and colours ------------------------------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import TOTAL, open_seeded, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, settle, wait_idle, win  # noqa: F401
 
 from paperdesk.core.scope import Scope
 
@@ -33,6 +33,10 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     qtbot.keyClick(window.table, "t")       # tag it and give it a note first
     qtbot.keyClicks(window.focusWidget(), "walrus")
     qtbot.keyClick(window.focusWidget(), Qt.Key.Key_Return)
+    # a new tag: the New Tag dialog offers a number key; Enter creates it (key: none)
+    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
+                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(window.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     window.focus_list()
     before = lib.get(pid)

@@ -200,7 +200,8 @@ class AnnotationsMixin:
         self._changed()
         return changed
 
-    def add_tag(self, paper_ids: Iterable[int], name: str, undoable: bool = True) -> Changes:
+    def add_tag(self, paper_ids: Iterable[int], name: str, undoable: bool = True, *,
+                key: int | None = None) -> Changes:
         """Tag papers, creating the tag if needed; one undo step however many papers.
 
         Args:
@@ -208,13 +209,19 @@ class AnnotationsMixin:
             name: tag name, compared without regard to case.
             undoable: record an undo step ("Tag 3 papers ‘name’"); undo also deletes the
                 tag if this created it.
+            key: also bind number key 1-9 to the tag (taking it from any tag that had
+                it), in the same undo step ("Tag ‘name’, key 3"); undo gives the key
+                back to the tag that had it. ``None`` leaves the keys alone.
         Returns:
             :class:`Changes`: ``papers`` are the papers that did not have the tag
-            before, ``tags`` the tag's id; empty when nothing changed.
+            before, ``tags`` the tag's id (and, with ``key``, the tag the key was
+            taken from); empty when nothing changed.
         Raises:
             UnknownPaper: an id does not exist (nothing is changed).
-            LibraryError: bad tag name.
+            LibraryError: bad tag name or key (nothing is changed).
         """
+        if key is not None:
+            return self._add_tag_with_key(paper_ids, name, _check_key(key), undoable)
         ids = self._existing_ids(paper_ids)
         created = self.tag_by_name(validate_tag_name(name)) is None
         tag = self.ensure_tag(name)
@@ -239,6 +246,30 @@ class AnnotationsMixin:
 
         return self._record(f"Tag {papers_label(len(changed))}{quote(tag.name)}", changes,
                             undo, redo, undoable=undoable)
+
+    def _add_tag_with_key(self, paper_ids: Iterable[int], name: str, key: int,
+                          undoable: bool) -> Changes:
+        """:meth:`add_tag` with a key: the tags involved are snapshotted before and after,
+        so undo and redo put names, keys and papers back exactly."""
+        ids = self._existing_ids(paper_ids)
+        existing = self.tag_by_name(validate_tag_name(name))
+        holders = [i for i in self._key_holders(key)
+                   if existing is None or i != existing.id]
+        before = self.tag_states(([existing.id] if existing else []) + holders)
+        tag = self.ensure_tag(name)
+        with _db.transaction(self.db) as db:
+            db.execute("UPDATE tags SET key = NULL WHERE key = ? AND id != ?", [key, tag.id])
+            db.execute("UPDATE tags SET key = ? WHERE id = ?", [key, tag.id])
+        changed = self._set_paper_tag(ids, tag.id, True)
+        after = self.tag_states([tag.id] + holders)
+        if existing is not None and before == after:
+            return NO_CHANGES
+        changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id] + holders)
+        drop = [tag.id] if existing is None else []
+        label = f"Tag {papers_label(len(changed))}{quote(tag.name)}, key {key}"
+        return self._record(label, changes,
+                            lambda: self._restore_tags(before, drop=drop),
+                            lambda: self._restore_tags(after), undoable=undoable)
 
     def remove_tag(self, paper_ids: Iterable[int], name: str,
                    undoable: bool = True) -> Changes:
@@ -415,6 +446,28 @@ class AnnotationsMixin:
         tag = self._tag_row(tag_id)
         other = self.tag_by_name(validate_tag_name(new_name))
         return other is not None and other.id != tag.id
+
+    def merge_tags(self, tag_id: int, into_id: int, undoable: bool = True) -> Changes:
+        """Merge tag ``tag_id`` into tag ``into_id``: the second keeps its id, name and
+        colour and gains every paper of the first, which is deleted; it keeps its own
+        number key, or takes the first one's if it had none. Same as
+        :meth:`rename_tag` onto the other tag's name, chosen by id.
+
+        Args:
+            tag_id: the tag that goes.
+            into_id: the tag that stays.
+            undoable: record an undo step ("Merge tag ‘a’ into ‘b’"); undo restores both
+                tags with their own papers, colours and keys.
+        Returns:
+            :class:`Changes` (both tag ids, the papers of both).
+        Raises:
+            LibraryError: either tag does not exist, or they are the same tag.
+        """
+        source = self._tag_row(tag_id)
+        into = self._tag_row(into_id)
+        if source.id == into.id:
+            raise LibraryError(f"cannot merge tag {source.name!r} into itself")
+        return self.rename_tag(source.id, into.name, undoable=undoable)
 
     def delete_tag(self, tag_id: int, undoable: bool = True) -> Changes:
         """Delete a tag and remove it from every paper; undo puts it back exactly.

@@ -5,7 +5,7 @@ Command line::
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.app.screenshot docs/screenshot.png \\
         [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
         [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD] \\
-        [--appearance light|dark] [--zoom PT] [--cite] [--editor]
+        [--appearance light|dark] [--zoom PT] [--cite] [--editor] [--tags]
 
 (``paperdesk --screenshot FILE [--size WxH]`` renders the window on the user's library
 with :func:`capture`.)
@@ -24,7 +24,8 @@ of them by clicking it; ``--query`` types a search
 ``--cite`` gives a few papers example metadata (:data:`DEMO_METADATA`, placeholder names
 and the DOI Handbook's example prefix, never a real paper's identifiers), shows the First
 author and Year columns and the paper that mentions ``arXiv:2212.08630``; ``--editor``
-(with ``--cite``) draws the metadata editor over the window.
+(with ``--cite``) draws the metadata editor over the window; ``--tags`` (with ``--demo``)
+draws Edit ▸ Manage Tags… over it.
 """
 
 from __future__ import annotations
@@ -243,7 +244,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     paper: str | None = None, open_saved: str | None = None,
                     export: bool = False, appearance: str | None = None,
                     zoom: float | None = None, cite: bool = False,
-                    editor: bool = False) -> Path:
+                    editor: bool = False, tags: bool = False) -> Path:
     """Build the window (with temporary preferences), then :func:`capture` it.
 
     Args:
@@ -252,7 +253,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
         zoom: the reading pane's font size in points (default: the normal size).
         size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
-        export, cite, editor: as for :func:`capture`.
+        export, cite, editor, tags: as for :func:`capture`.
     Returns:
         The PNG path.
     Raises:
@@ -270,7 +271,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
             return capture(window, out_png, size, query=query, row=row, timeout_s=timeout_s,
                            demo=demo, triage=triage, saved=saved, sort=sort, paper=paper,
                            open_saved=open_saved, export=export, cite=cite,
-                           editor=editor)
+                           editor=editor, tags=tags)
         finally:
             window.close()
             window.shutdown()
@@ -281,7 +282,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             demo: bool = False, triage: bool = False, saved: bool = False,
             sort: str | None = None, paper: str | None = None,
             open_saved: str | None = None, export: bool = False, cite: bool = False,
-            editor: bool = False) -> Path:
+            editor: bool = False, tags: bool = False) -> Path:
     """Show ``window`` at ``size``, wait for the seed import, select a row, optionally
     search, and save ``window.grab()`` as a PNG. The window stays open.
 
@@ -303,6 +304,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         cite: give papers example metadata and show the one mentioning an arXiv id
             (see :func:`demo_metadata`).
         editor: with ``cite``, draw the metadata editor over the window.
+        tags: draw the Tags dialog (Edit ▸ Manage Tags…) over the window, on its
+            third tag.
     Returns:
         The PNG path.
     Raises:
@@ -372,6 +375,17 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             _wait(lambda: False, 0.1)
             picture = compose_dialog(window, dialog)
             dialog.reject()
+    if tags:
+        window.open_tags_dialog()
+        _wait(lambda: window.tags_dialog is not None and window.tags_dialog.isVisible(),
+              timeout_s)
+        dialog = window.tags_dialog
+        if dialog is not None:
+            if dialog.list.topLevelItemCount() > 2:
+                dialog.list.setCurrentItem(dialog.list.topLevelItem(2))
+            _wait(lambda: False, 0.3)
+            picture = compose_dialog(window, dialog)
+            dialog.reject()
     if not picture.save(str(out), "PNG"):
         raise OSError(f"cannot write {out}")
     return out
@@ -401,6 +415,8 @@ def main(argv: list[str] | None = None) -> int:
                              "arXiv id, with the First author and Year columns")
     parser.add_argument("--editor", action="store_true",
                         help="with --cite: show the metadata editor over the window")
+    parser.add_argument("--tags", action="store_true",
+                        help="show the Tags dialog (Edit ▸ Manage Tags…) over the window")
     parser.add_argument("--appearance", choices=("system", "light", "dark"),
                         help="light or dark (default: the platform's)")
     parser.add_argument("--zoom", type=float, metavar="PT",
@@ -420,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     options = {"demo": args.demo, "triage": args.triage, "saved": args.saved,
                "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
                "export": args.export, "appearance": args.appearance, "zoom": args.zoom,
-               "cite": args.cite, "editor": args.editor}
+               "cite": args.cite, "editor": args.editor, "tags": args.tags}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
                               **options)

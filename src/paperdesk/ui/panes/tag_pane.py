@@ -4,7 +4,7 @@ Four sections: the filters (All papers, Unread, Starred, Untagged, Has note) wit
 counts; "Saved searches", one entry per saved query with the number of papers it finds
 (choosing one runs it; the context menu renames or deletes); "Tags", one entry per tag
 with its colour, bound number key and paper count (the context menu renames, recolours,
-binds a key or deletes); and "Files", one entry per imported source file (the context
+binds a key or deletes; Edit ▸ Manage Tags… does all that from the keyboard); and "Files", one entry per imported source file (the context
 menu, or Del, asks the window to remove it). Choosing a filter, tag or file emits a
 :class:`~paperdesk.core.scope.Scope`.
 """
@@ -128,6 +128,7 @@ class TagPane(QTreeWidget):
         recolourTagRequested(int, str): ... to give this tag id this ``#rrggbb`` colour.
         bindKeyRequested(int, object): ... to bind key 1-9 (or ``None``: unbind).
         newTagRequested(): ... to create a tag.
+        manageTagsRequested(): ... to open the Tags dialog.
         savedSearchChosen(str, str): ``(name, query)`` — the user chose a saved search
             (by click or keyboard); the window runs its query over all papers.
         renameSavedSearchRequested(str): the user asked to rename this saved search.
@@ -143,6 +144,7 @@ class TagPane(QTreeWidget):
     recolourTagRequested = Signal(int, str)
     bindKeyRequested = Signal(int, object)
     newTagRequested = Signal()
+    manageTagsRequested = Signal()
     savedSearchChosen = Signal(str, str)
     renameSavedSearchRequested = Signal(str)
     deleteSavedSearchRequested = Signal(str)
@@ -192,8 +194,9 @@ class TagPane(QTreeWidget):
         self._saved_list: list[SavedSearch] = []
         self._search_icon: QIcon | None = None
         self._saved_counts: dict[str, int | None] = {}
-        self._tags = self._section("Tags", "Right-click a tag to rename, recolour, bind a "
-                                   "number key or delete it")
+        self._tags = self._section("Tags", "Edit ▸ Manage Tags… (Ctrl+Shift+T) renames, "
+                                   "recolours, binds a number key to, merges or deletes "
+                                   "tags from the keyboard; so does right-clicking a tag")
         self._files = self._section("Files", "The files papers were imported from; "
                                     "right-click one (or Del) to remove it")
         self._tag_list: list[Tag] = []
@@ -310,11 +313,13 @@ class TagPane(QTreeWidget):
             tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
             if tag.key:
                 tip += f"\nKey {tag.key} toggles it on the selected papers"
-            item.setToolTip(NAME, tooltip_html(tip + "\nRight-click for more"))
+            item.setToolTip(NAME, tooltip_html(
+                tip + "\nRight-click for more, or Edit ▸ Manage Tags… (Ctrl+Shift+T)"))
         self._tags.setHidden(False)
         if not tags:
             hint = QTreeWidgetItem(self._tags, ["No tags yet"])
-            hint.setToolTip(0, "Press T on a paper to tag it, or right-click here")
+            hint.setToolTip(0, "Press T on a paper to tag it (a new tag can get a number "
+                                "key there), or right-click here")
             hint.setFlags(Qt.ItemFlag.NoItemFlags)
             hint.setForeground(0, self.palette().placeholderText())
             hint.setFirstColumnSpanned(True)
@@ -608,6 +613,7 @@ class TagPane(QTreeWidget):
             self._tag_menu(menu, tag)
         elif item is self._tags or (item is not None and item.parent() is self._tags):
             menu.addAction("&New Tag…", self.newTagRequested.emit)
+            menu.addAction("&Manage Tags…\tCtrl+Shift+T", self.manageTagsRequested.emit)
         elif item is not None and item.data(0, SourceIdRole) is not None:
             sid = item.data(0, SourceIdRole)
             menu.addAction("&Remove File…\tDel", lambda: self.removeSourceRequested.emit(sid))
@@ -648,6 +654,7 @@ class TagPane(QTreeWidget):
         menu.addAction("&Delete Tag\tDel", lambda: self.deleteTagRequested.emit(tid))
         menu.addSeparator()
         menu.addAction("&New Tag…", self.newTagRequested.emit)
+        menu.addAction("&Manage Tags…\tCtrl+Shift+T", self.manageTagsRequested.emit)
 
     def _pick_colour(self, tag: Tag) -> None:
         from PySide6.QtGui import QColor

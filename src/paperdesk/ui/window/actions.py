@@ -133,7 +133,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("saveSearchAction", "Save Searc&h…", ("Ctrl+S",), "prompt_save_search", "edit",
                help="Save the current search by name (listed on the left with its count)"),
     ActionSpec("newTagAction", "&New Tag…", (), "prompt_new_tag", "edit",
-               separator_before=True, help="Create a tag"),
+               separator_before=True, help="Create a tag, with its number key"),
+    ActionSpec("manageTagsAction", "Manage &Tags…", ("Ctrl+Shift+T",), "open_tags_dialog",
+               "edit", help="Every tag with its key, colour and papers: rename, recolour, "
+                            "bind a number key, merge or delete (all from the keyboard)"),
     # Paper
     ActionSpec("nextPaperAction", "&Next Paper", ("j",), "next_paper", "paper",
                help="Next paper (↓ in the list works too)"),
@@ -230,6 +233,11 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
             "the chosen tag or saved search, or offer to remove the chosen file"),
     ("F2", "In the tag pane: rename the chosen tag or saved search"),
+    ("1 … 9, 0", "In the New Tag dialog (T with a new name): the new tag's number key "
+                 "(0: none); Enter creates it"),
+    ("↑ / ↓, F2, 1 … 9, 0, Del", "In the Tags dialog (Ctrl+Shift+T): choose a tag, rename "
+                                  "it (Enter too), bind / unbind its key, delete it; Alt+C "
+                                  "colour, Alt+M merge"),
     ("Click a column header", "Sort by title, date added, first author, year or venue; "
                               "while searching, Snippet goes back to the best matches "
                               "first"),

@@ -62,6 +62,7 @@ from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
 from paperdesk.ui.panes.snippet_delegate import SnippetDelegate
 from paperdesk.ui.panes.tag_pane import TagPane
 from paperdesk.ui.panes.title_delegate import TitleDelegate
+from paperdesk.ui.window.tag_commands import TagCommandsMixin
 from paperdesk.ui.window.triage import MESSAGE_MS, TriageMixin
 from paperdesk.ui.background.operations import LibraryWorker
 from paperdesk.ui.background.workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
@@ -136,9 +137,9 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCommandsMixin,
-                 RemovalCommandsMixin, ListColumnsMixin, ImportCommandsMixin,
-                 DuplicatesCommandsMixin, QMainWindow):
+class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
+                 MetadataCommandsMixin, RemovalCommandsMixin, ListColumnsMixin,
+                 ImportCommandsMixin, DuplicatesCommandsMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -290,6 +291,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
         self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
         self.tag_pane.newTagRequested.connect(self.prompt_new_tag)
+        self.tag_pane.manageTagsRequested.connect(self.open_tags_dialog)
         self.tag_pane.savedSearchChosen.connect(self._on_saved_chosen)
         self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
         self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
@@ -1664,6 +1666,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
             self.actions_by_name[f"toggleTag{n}Action"].setText(
                 f"&{n}  {name.replace('&', '&&')}" if name else f"&{n}  (no tag bound)")
         self.tag_pane.set_tags(tags)   # may choose "All papers" if the chosen tag is gone
+        self.update_tag_dialogs(tags)
 
     @Slot()
     def _scroll_to_current(self) -> None:

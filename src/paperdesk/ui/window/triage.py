@@ -217,8 +217,9 @@ class TriageMixin:
         tag = self.lib.tag_for_key(key)
         if tag is None:
             self.statusBar().showMessage(
-                f"No tag is bound to key {key} — right-click a tag in the side pane "
-                "and choose Number Key", 6000)
+                f"No tag is bound to key {key} — press {key} on a tag in Edit ▸ Manage "
+                "Tags… (Ctrl+Shift+T), choose it when T creates a tag, or right-click a "
+                "tag in the sidebar", 8000)
             return False
         ids = self.selected_ids()
         if not ids:
@@ -231,10 +232,6 @@ class TriageMixin:
             return (lib.remove_tag if have else lib.add_tag)(ids, tag.name)
 
         return self.run_edit(toggle)
-
-    def _on_tag_typed(self, name: str) -> None:
-        self.add_tag(name)
-        self.focus_list()
 
     def _on_chip_removed(self, name: str) -> None:
         pid = self.detail_pane.paper_id
@@ -262,11 +259,6 @@ class TriageMixin:
     def set_tag_key(self, tag_id: int, key: int | None) -> bool:
         """Bind number key 1-9 to a tag, or unbind with ``None`` (undoable)."""
         return self.run_edit(lambda lib: lib.set_tag_key(tag_id, key))
-
-    def prompt_new_tag(self) -> bool:
-        """Ask for a name and create the tag."""
-        name, ok = QInputDialog.getText(self, "New tag", "Name of the new tag:")
-        return bool(ok and name.strip()) and self.create_tag(name)
 
     def prompt_rename_tag(self, tag_id: int) -> bool:
         """Ask for a new name for a tag and rename it (merging onto an existing name)."""
