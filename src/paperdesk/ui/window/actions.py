@@ -247,6 +247,9 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("J / K, ↓ / ↑", "In the Duplicates view: next / previous pair"),
     ("L / R", "In the Duplicates view: merge into the left / the right paper"),
     ("D", "In the Duplicates view: not duplicates (not flagged again)"),
+    ("Enter", "In the Export dialog: export (Tab moves between fields, ↑ / ↓ choose a "
+              "format; Esc cancels)"),
+    ("Page Down / Page Up, ↑ / ↓, Home / End", "In this window: scroll (Esc closes it)"),
 )
 
 
