@@ -33,6 +33,7 @@ from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
+from paperdesk.core.terminal_text import wrap_if_terminal
 
 __all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files",
            "COMPLETION_SHELLS", "STDOUT"]
@@ -1094,12 +1095,25 @@ def _window_libraries_present() -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
+    On a terminal, standard output and error show control characters in titles, tags,
+    notes and file names as text (:mod:`paperdesk.core.terminal_text`), so no text from
+    the library can set the window title or clear the screen; pipes get the exact text.
+
     Args:
         argv: arguments without the program name (default: ``sys.argv[1:]``).
     Returns:
         The exit status (0 ok, 1 user error, 2 usage error, 130 interrupted).
     """
     _safe_streams()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = wrap_if_terminal(sys.stdout), wrap_if_terminal(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     split = split_open_files(parser, argv)
