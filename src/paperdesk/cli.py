@@ -33,7 +33,7 @@ from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
-from paperdesk.core.terminal_text import wrap_if_terminal
+from paperdesk.core.terminal_text import TerminalSafeStream, wrap_if_terminal
 
 __all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files",
            "COMPLETION_SHELLS", "STDOUT"]
@@ -833,8 +833,8 @@ def _write_stdout(data: bytes) -> None:
     """Write bytes to standard output as they are (the same bytes an export file gets:
     UTF-8, line ends untouched), through the binary buffer when there is one."""
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
+    if buffer is None or isinstance(sys.stdout, TerminalSafeStream):
+        sys.stdout.write(data.decode("utf-8"))   # on a terminal: controls shown as text
         return
     sys.stdout.flush()
     buffer.write(data)
