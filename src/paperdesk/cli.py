@@ -1155,7 +1155,10 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         lib, lock = _open_library(library_path, args)
         with lib:
-            return _COMMANDS[args.command](lib, args)
+            status = _COMMANDS[args.command](lib, args)
+            if lib.index_problem:
+                print(f"paperdesk: note: {lib.index_problem}", file=sys.stderr)
+            return status
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)
         return 1
