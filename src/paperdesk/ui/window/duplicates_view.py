@@ -26,6 +26,7 @@ from paperdesk.core.duplicates import DuplicatePair, word_diff
 from paperdesk.core.models import Paper
 from paperdesk.ui.panes.paper_html import byline
 from paperdesk.ui.style.colours import is_dark, muted_colour
+from paperdesk.ui.style.formatting import tooltip_html
 
 __all__ = ["DuplicatesDialog", "DIFF_COLOURS", "DUPLICATE_KEYS", "PAIRS_LISTED", "pair_text",
            "side_html"]
@@ -347,7 +348,7 @@ class DuplicatesDialog(QDialog):
         self.pair_list.clear()
         for pair in pairs:
             item = QListWidgetItem(pair_text(pair))
-            item.setToolTip(pair_text(pair))
+            item.setToolTip(tooltip_html(pair_text(pair)))
             self.pair_list.addItem(item)
         keys = [(p.paper_a, p.paper_b) for p in pairs]
         if current is not None and (current.paper_a, current.paper_b) in keys:

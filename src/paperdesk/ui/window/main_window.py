@@ -52,7 +52,7 @@ from paperdesk.ui.window.import_commands import ImportCommandsMixin
 from paperdesk.ui.window.list_columns import ListColumnsMixin
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
 from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
-from paperdesk.ui.style.formatting import plural
+from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.window.saved_searches import SavedSearchActions
 from paperdesk.core.scope import FILTER_LABELS, Scope
@@ -595,7 +595,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
                 return
             setattr(self, shown, True)
             self.cancel_button.setEnabled(True)
-            self.cancel_button.setToolTip(tip)
+            self.cancel_button.setToolTip(tooltip_html(tip))
             self.cancel_button.show()
             self.progress_bar.show()
         if self.cancel_button.isEnabled():
@@ -1176,7 +1176,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
     @Slot(int, str)
     def _on_search_failed(self, generation: int, message: str) -> None:
         self.status_label.setText(f"Search failed: {message}")
-        self.status_label.setToolTip(self.status_label.text())
+        self.status_label.setToolTip(tooltip_html(self.status_label.text()))
 
     def _fetch_snippets(self, query: str, ids: list, deliver) -> None:
         """Cut the snippets of a block of listed hits on the reader thread (the list
@@ -1208,8 +1208,9 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         self.suggestion_label.setText(
             f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
             f'&nbsp;&nbsp;<span style="color:{muted_colour(self.palette())};">Ctrl+Enter</span>')
-        self.suggestion_label.setToolTip(f"Search for {_quoted(suggestion)} instead "
-                                         "(click, or Ctrl+Enter in the search box)")
+        self.suggestion_label.setToolTip(tooltip_html(
+            f"Search for {_quoted(suggestion)} instead (click, or Ctrl+Enter in the search "
+            "box)"))
         self.suggestion_label.show()
 
     def suggestion(self) -> str | None:
@@ -1364,7 +1365,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
         if selected > 1:
             text += f"  ·  {selected} selected"
         self.status_label.setText(text)
-        self.status_label.setToolTip(text)
+        self.status_label.setToolTip(tooltip_html(text))
         counts = self._counts if self._counts and self._counts[0] == self._scope else None
         self.unread_label.setText(f"{counts[2]} of {counts[1]} unread"
                                   if counts and counts[1] else "")
