@@ -45,6 +45,7 @@ from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
+from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
@@ -1614,8 +1615,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin, MetadataCom
 
     @Slot(QUrl)
     def _on_link_refused(self, url: QUrl) -> None:
-        self.statusBar().showMessage(
-            f"Not opened: {url.toString()[:80]} (only http and https links open)", 5000)
+        problem = link_problem(url) or "only http and https links open"
+        self.statusBar().showMessage(f"Not opened: {url.toString()[:80]} ({problem})", 8000)
 
     # -- importing ---------------------------------------------------------------------
     def _refresh_sources(self) -> None:
