@@ -33,6 +33,7 @@ from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
+from paperdesk.core.terminal_text import TerminalSafeStream, wrap_if_terminal
 
 __all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files",
            "COMPLETION_SHELLS", "STDOUT"]
@@ -832,8 +833,8 @@ def _write_stdout(data: bytes) -> None:
     """Write bytes to standard output as they are (the same bytes an export file gets:
     UTF-8, line ends untouched), through the binary buffer when there is one."""
     buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:
-        sys.stdout.write(data.decode("utf-8"))
+    if buffer is None or isinstance(sys.stdout, TerminalSafeStream):
+        sys.stdout.write(data.decode("utf-8"))   # on a terminal: controls shown as text
         return
     sys.stdout.flush()
     buffer.write(data)
@@ -1094,12 +1095,25 @@ def _window_libraries_present() -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line.
 
+    On a terminal, standard output and error show control characters in titles, tags,
+    notes and file names as text (:mod:`paperdesk.core.terminal_text`), so no text from
+    the library can set the window title or clear the screen; pipes get the exact text.
+
     Args:
         argv: arguments without the program name (default: ``sys.argv[1:]``).
     Returns:
         The exit status (0 ok, 1 user error, 2 usage error, 130 interrupted).
     """
     _safe_streams()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = wrap_if_terminal(sys.stdout), wrap_if_terminal(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
     split = split_open_files(parser, argv)
@@ -1141,7 +1155,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         lib, lock = _open_library(library_path, args)
         with lib:
-            return _COMMANDS[args.command](lib, args)
+            status = _COMMANDS[args.command](lib, args)
+            if lib.index_problem:
+                print(f"paperdesk: note: {lib.index_problem}", file=sys.stderr)
+            return status
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)
         return 1

@@ -95,3 +95,24 @@ def test_a_broken_symbolic_link_in_a_folder_is_reported(tmp_path):
         "reason": f"broken symbolic link (to {folder / 'gone.bib'}, which does not exist)"}]
     r = run(lib, "import", str(folder))
     assert f"{folder / 'broken.bib'}: broken symbolic link".encode() in r.stdout + r.stderr
+
+
+def test_tag_and_saved_search_names_with_bytes_that_are_not_utf8(tmp_path):
+    """Issue 14, item 4: such names are stored with U+FFFD, listed and usable again,
+    never a traceback."""
+    lib = tmp_path / "lib"
+    assert run(lib, "import", "-", stdin=f"Loom\n\n{ABSTRACT}\n".encode()).returncode == 0
+    name = os.fsdecode(b"odd\xfftag")
+    r = run(lib, "tag", "add", name, "1")
+    _no_traceback(r)
+    assert r.returncode == 0
+    tags = json.loads(run(lib, "tags", "--json").stdout)
+    assert [t["name"] for t in tags] == ["odd\ufffdtag"]
+    r = run(lib, "saved-search", "add", os.fsdecode(b"saved \xfe"), os.fsdecode(b"loom \xff"))
+    _no_traceback(r)
+    assert r.returncode == 0
+    r = run(lib, "saved-search", "list", "--json")
+    assert [s["name"] for s in json.loads(r.stdout)] == ["saved \ufffd"]
+    r = run(lib, "export", "--tag", name, "--format", "csl-json")      # the same bytes again
+    _no_traceback(r)
+    assert r.returncode == 0 and json.loads(r.stdout)[0]["keyword"] == "odd\ufffdtag"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import sqlite3
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -51,13 +52,16 @@ from paperdesk.core.imports.records import Identifiers, RecordFile, store_record
 from paperdesk.core.imports.ris import read_ris
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
-from paperdesk.core.search.index import IndexDocument, SearchIndex, make_snippet, match_spans
+from paperdesk.core.search.index import (IndexBusy, IndexDocument, SearchIndex, make_snippet,
+                                         match_spans)
 from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title, extract_urls,
                                  is_code_url, mentioned_in)
 from paperdesk.core.edits.undo import UndoStack, UndoStep
 
 __all__ = ["Library", "ProgressCallback", "CancelCheck", "FileCallback", "BatchHook", "DB_NAME", "INDEX_DIR",
            "IMPORT_BATCH", "RECORD_IMPORT_BATCH", "EXPORT_IMPORT_BATCH", "BATCH_SECONDS", "INDEX_BATCH"]
+
+_log = logging.getLogger(__name__)
 
 DB_NAME = "library.db"
 INDEX_DIR = "index"
@@ -265,6 +269,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self._closed = False
         self.auto_sync_index = True
         self.on_index_stale: Callable[[], None] | None = None
+        #: Why the last index sync stopped early (another process held the index's write
+        #: lock, :class:`~paperdesk.core.search.index.IndexBusy`), or ``None``; what it
+        #: did not apply stays queued.
+        self.index_problem: str | None = None
         #: The undo stack every undoable mutation records a step on (see :meth:`undo`).
         self.undo_stack = UndoStack()
         #: Cached tag/filter masks and sort ranks for searching (see :class:`ScopeMasks`).
@@ -1327,10 +1335,16 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 self.index.write(add_ids=add, update_ids=update, delete=delete,
                                  documents=self._document_source)
 
-            if responsive:
-                self._beside(write, hook)
-            else:
-                write()
+            try:
+                if responsive:
+                    self._beside(write, hook)
+                else:
+                    write()
+            except IndexBusy as exc:     # another process writes the index: stay queued
+                self.index_problem = str(exc)
+                _log.info("index sync stopped: %s", exc)
+                break
+            self.index_problem = None
             seqs = [r[0] for r in rows]
             with _db.transaction(self.db) as db:
                 db.conn.executemany("DELETE FROM index_queue WHERE seq = ?",

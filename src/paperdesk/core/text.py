@@ -27,12 +27,38 @@ __all__ = [
     "mentioned_in",
     "CODE_HOSTS",
     "TITLE_MAX_CHARS",
+    "BIDI_CONTROLS",
+    "bidi_visible",
 ]
 
 #: Target length of a derived title, in characters (the ellipsis is added on top).
 TITLE_MAX_CHARS = 120
 
 _WS_RE = re.compile(r"\s+")
+
+#: The explicit directional embeddings, overrides and isolates (Unicode Standard Annex
+#: #9, "Unicode Bidirectional Algorithm", section 2: LRE, RLE, PDF, LRO, RLO, LRI, RLI,
+#: FSI, PDI). In text from a file they can reverse what is shown ("Trojan Source",
+#: CVE-2021-42574). The implicit marks LRM, RLM and ALM stay: they cannot reorder text
+#: beyond their neighbours.
+BIDI_CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_BIDI_TABLE = {ord(c): "\ufffd" for c in BIDI_CONTROLS}
+
+
+def bidi_visible(text: str) -> str:
+    """Return ``text`` for display with each explicit bidi control (:data:`BIDI_CONTROLS`)
+    replaced by U+FFFD, so that a title or abstract cannot reverse itself or the text
+    around it on screen, and the replacement shows that something was there.
+
+    One character is replaced by one, so character offsets into the text (highlights,
+    search hits, snippets) stay valid. The stored text is not changed.
+
+    Args:
+        text: text from a file (a title, an abstract, a snippet, a name).
+    Returns:
+        The text to show.
+    """
+    return text.translate(_BIDI_TABLE) if text else text
 
 
 def normalize(text: str) -> str:

@@ -22,6 +22,7 @@ from paperdesk.core.changes import NO_CHANGES, Changes
 from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.models import Highlight, LibraryError, Tag, TagState, UnknownPaper
 from paperdesk.core.edits.undo import count_label, papers_label, quote
+from paperdesk.core.terminal_text import first_control
 
 __all__ = ["AnnotationsMixin", "TAG_COLOURS", "HIGHLIGHT_COLOURS", "validate_tag_name",
            "tag_key"]
@@ -44,12 +45,16 @@ def validate_tag_name(name: str) -> str:
     Returns:
         The name to store.
     Raises:
-        LibraryError: empty, longer than 60 characters, or containing a comma (commas
-            separate tags in the index and in exports).
+        LibraryError: empty, longer than 60 characters, containing a comma (commas
+            separate tags in the index and in exports) or a control character (such as
+            ESC, which would act on a terminal that prints the name).
     """
     clean = " ".join(str(name).split())
     if not clean:
         raise LibraryError("a tag name cannot be empty")
+    control = first_control(clean)
+    if control:
+        raise LibraryError(f"a tag name cannot contain control characters ({control})")
     if len(clean) > TAG_NAME_MAX:
         raise LibraryError(f"tag name too long ({len(clean)} characters; at most {TAG_NAME_MAX})")
     if "," in clean:

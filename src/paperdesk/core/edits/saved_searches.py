@@ -11,6 +11,7 @@ from paperdesk.core.clock import utc_now
 from paperdesk.core.models import LibraryError, SavedSearch
 from paperdesk.core.edits.undo import quote
 from paperdesk.core.search.query import MAX_QUERY_CHARS
+from paperdesk.core.terminal_text import first_control
 
 __all__ = ["SavedSearchesMixin", "SAVED_NAME_MAX"]
 
@@ -21,6 +22,10 @@ def _clean_name(name: str) -> str:
     clean = " ".join(str(name).split())
     if not clean:
         raise LibraryError("a saved search needs a name")
+    control = first_control(clean)
+    if control:
+        raise LibraryError(f"a saved-search name cannot contain control characters "
+                           f"({control})")
     if len(clean) > SAVED_NAME_MAX:
         raise LibraryError(f"saved-search name too long ({len(clean)} characters; "
                            f"at most {SAVED_NAME_MAX})")

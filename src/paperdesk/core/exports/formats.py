@@ -15,7 +15,9 @@ Formats, the specifications they follow, and where each is written:
   "CSV injection").
 - ``markdown`` (here): a reading list (CommonMark): a heading per paper, tags, the
   abstract, the note, and highlights as block quotes. Markdown punctuation in titles and
-  abstracts is backslash-escaped so that it shows as typed.
+  abstracts (and pandoc's ``{`` attributes and ``$`` math) is backslash-escaped so that it
+  shows as typed; the note stays Markdown with raw HTML, unsafe links and images
+  neutralised (:mod:`.markdown_note`).
 - ``json`` (:mod:`.paperdesk_json`): paperdesk's own lossless format, version 2;
   ``paperdesk import`` reads it back (versions 1 and 2).
 - ``bibtex`` (:mod:`.bibtex`, escaping in :mod:`.latex`): entries that BibTeX, biber,
@@ -38,6 +40,7 @@ from paperdesk.core.exports.paperdesk_json import (JSON_FORMAT_NAME, JSON_FORMAT
                                                    json_chunks)
 from paperdesk.core.exports.paperdesk_json import json_document as _json_document
 from paperdesk.core.exports.ris import ris_chunks
+from paperdesk.core.exports.markdown_note import safe_note_markdown
 from paperdesk.core.fields import PAPER_FIELDS, export_fields
 from paperdesk.core.models import Paper
 
@@ -135,7 +138,7 @@ def _csv(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
 
 
 # -- Markdown -----------------------------------------------------------------------------
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|])")
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>#|{}$])")
 
 
 def _md(text: str) -> str:
@@ -172,7 +175,7 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
                 if h.comment:
                     out.append(f">\n> — {_md(h.comment)}\n")
         if "note" in keep and paper.note.strip():
-            out.append("\n**Note**\n\n" + paper.note.strip() + "\n")
+            out.append("\n**Note**\n\n" + safe_note_markdown(paper.note.strip()) + "\n")
         if "sources" in keep and paper.sources:
             out.append("\nFrom: " + "; ".join(
                 f"{_md(s.name)} (abstract {s.position})" for s in paper.sources) + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -23,6 +24,35 @@ def _mode_for(target: Path) -> int:
         umask = os.umask(0)
         os.umask(umask)
         return 0o666 & ~umask
+
+
+def _is_stream(target: Path) -> bool:
+    """Whether ``target`` is an existing FIFO or character device (written into, not
+    replaced); raises :class:`LibraryError` for other special files."""
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise LibraryError(f"cannot write {target}: {exc.strerror or exc}") from exc
+    if stat.S_ISREG(mode):
+        return False
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):
+        return True
+    kind = ("a folder" if stat.S_ISDIR(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a block device" if stat.S_ISBLK(mode) else "not a regular file")
+    raise LibraryError(f"cannot write {target}: it is {kind}; give a file name")
+
+
+def _write_into(target: Path, chunks: Iterable[str]) -> None:
+    """Write the export into a FIFO or character device as it is (what the reader gets
+    up to a failure is all it gets: a pipe cannot be written atomically)."""
+    try:
+        with open(target, "w", encoding="utf-8", newline="") as fh:
+            for chunk in chunks:
+                fh.write(chunk)
+    except OSError as exc:
+        raise LibraryError(f"cannot write {target}: {exc.strerror or exc}") from exc
 
 
 class ExportCancelled(LibraryError):
@@ -83,7 +113,9 @@ class ExportMixin:
                        cancel=None) -> int:
         """Write an export file atomically: to a temporary file in the same folder, which
         replaces ``path`` only once it is complete, so a failure or cancel never leaves a
-        half-written file (nor destroys an existing one).
+        half-written file (nor destroys an existing one). A named pipe (FIFO) or a
+        character device (``/dev/stdout``, a terminal) is written into as it is, never
+        replaced by a regular file; other special files are refused.
 
         Args:
             ids: papers, in the order to write.
@@ -96,7 +128,8 @@ class ExportMixin:
             The number of papers written.
         Raises:
             LibraryError: the file cannot be written (message names the file and the
-                reason, e.g. a read-only folder or a full disk).
+                reason, e.g. a read-only folder, a full disk, a folder, a socket or a
+                block device).
             ExportCancelled: cancelled (nothing written).
             ValueError: unknown format or field.
         """
@@ -105,6 +138,9 @@ class ExportMixin:
             target = target.resolve()
         ids = list(ids)
         chunks = export_chunks(self._papers(ids, progress, cancel), fmt, fields)
+        if _is_stream(target):
+            _write_into(target, chunks)
+            return len(ids)
         try:
             fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part",
                                        dir=target.parent if str(target.parent) else ".")

@@ -44,6 +44,7 @@ from whoosh.support.charset import accent_map
 
 from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, FastView,
                                              Unsupported, _Segment, expand_words)
+from paperdesk.core.models import LibraryError
 from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
 from paperdesk.core.search import segment_writer
@@ -52,9 +53,38 @@ from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteEr
                                                   SegmentBuilderProcess)
 
 __all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
-           "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS"]
+           "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS",
+           "IndexBusy", "WRITER_WAIT_S"]
 
 _log = logging.getLogger(__name__)
+
+#: How long a write waits for Whoosh's write lock (``index/WRITELOCK``, an ``fcntl``
+#: lock) that another process holds, in seconds, before giving up with
+#: :class:`IndexBusy`.
+WRITER_WAIT_S = 5.0
+
+
+class IndexBusy(LibraryError):
+    """Another process holds the search index's write lock (a script, or a second
+    paperdesk writing the same index). Nothing is lost: the changes stay in the
+    ``index_queue`` and are indexed at the next sync."""
+
+
+def _open_writer(ix, **kwargs):
+    """Return ``ix.writer(**kwargs)``, waiting up to :data:`WRITER_WAIT_S` for the lock.
+
+    Raises:
+        IndexBusy: the lock is still held after the wait (one-line message naming the
+            lock file).
+    """
+    try:
+        return ix.writer(timeout=WRITER_WAIT_S, delay=0.1, **kwargs)
+    except windex.LockError:
+        lock = Path(getattr(ix.storage, "folder", "index")) / "WRITELOCK"
+        raise IndexBusy(f"the search index is being written by another process "
+                        f"(lock {lock}); every change is saved and becomes searchable "
+                        "once that process ends") from None
+
 
 #: Relative weight of a title match against an abstract match (BM25F field boost).
 TITLE_BOOST = 2.0
@@ -243,7 +273,7 @@ def whoosh_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocumen
     Returns:
         The number of documents written or deleted.
     """
-    writer = ix.writer(limitmb=WRITER_MB, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, limitmb=WRITER_MB, codec=W3Codec(blocklimit=POSTING_BLOCK))
     count = 0
     try:
         for pid in delete:
@@ -488,12 +518,12 @@ def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument
         The number of documents written or deleted.
     Raises:
         IndexWriteError: a segment-writing child failed.
-        whoosh.index.LockError: another writer holds the index.
+        IndexBusy: another process holds the index's write lock.
     """
     add, update, delete = list(add), list(update), list(delete)
     add_ids, update_ids = list(add_ids), list(update_ids)
     builders = builders or SegmentBuilders(processes=False)
-    writer = ix.writer(codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, codec=W3Codec(blocklimit=POSTING_BLOCK))
     try:
         _delete_ids(writer, [d.id for d in update] + update_ids + delete)
         new = builders.build(ix, add + update)
@@ -533,7 +563,7 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
     builders = builders or SegmentBuilders(processes=False)
     if not _to_compact(ix._read_toc().segments):   # the common case: no writer opened
         return 0
-    writer = ix.writer(codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, codec=W3Codec(blocklimit=POSTING_BLOCK))
     try:
         chosen = _to_compact(list(writer.segments))
         if not chosen:

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPoint, Qt, Signal, Slot
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QFrame, QListWidget, QListWidgetItem, QMenu
 
+from paperdesk.core.text import bidi_visible
 from paperdesk.core.models import Highlight
 from paperdesk.ui.style.colours import swatch_icon
 from paperdesk.ui.style.formatting import tooltip_html
@@ -74,7 +75,7 @@ class HighlightList(QListWidget):
                 text = f"“{_shorten(h.text)}”"
                 if h.comment:
                     text += f"  — {_shorten(h.comment, 120)}"
-                item = QListWidgetItem(swatch_icon(h.colour, 12, False), text)
+                item = QListWidgetItem(swatch_icon(h.colour, 12, False), bidi_visible(text))
                 item.setData(HighlightIdRole, h.id)
                 tip = h.text + (f"\n\nComment: {h.comment}" if h.comment else "")
                 item.setToolTip(tooltip_html(tip))

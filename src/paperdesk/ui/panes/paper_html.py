@@ -33,8 +33,14 @@ from urllib.parse import quote
 
 from paperdesk.core.models import Author, Metadata, Paper
 from paperdesk.core.search.index import MatchTerms, match_spans
-from paperdesk.core.text import find_urls
+from paperdesk.core.text import bidi_visible, find_urls
 from paperdesk.ui.style.formatting import local_datetime
+
+
+def _escape(text: str, quote: bool = True) -> str:
+    """HTML-escape text from a file for display, its bidi controls made visible
+    (:func:`paperdesk.core.text.bidi_visible`, one character for one)."""
+    return html.escape(bidi_visible(text), quote)
 
 __all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
            "LIGHT", "hit_style", "ABSTRACT_STYLE", "doi_url", "arxiv_url", "own_page_url",
@@ -92,7 +98,7 @@ def _muted(colours: HtmlColours) -> str:
 
 def _link_open(url: str, colours: HtmlColours) -> str:
     style = f' style="color:{colours.link};"' if colours.link else ""
-    return f'<a href="{html.escape(url, quote=True)}"{style}>'
+    return f'<a href="{_escape(url, quote=True)}"{style}>'
 
 
 def _highlighted(text: str, start: int, end: int, spans: Sequence[tuple[int, int]],
@@ -103,10 +109,10 @@ def _highlighted(text: str, start: int, end: int, spans: Sequence[tuple[int, int
     for s, e in spans:
         if s < pos or e > end:
             continue
-        out.append(html.escape(text[pos:s]))
-        out.append(f'<span style="{style}">{html.escape(text[s:e])}</span>')
+        out.append(_escape(text[pos:s]))
+        out.append(f'<span style="{style}">{_escape(text[s:e])}</span>')
         pos = e
-    out.append(html.escape(text[pos:end]))
+    out.append(_escape(text[pos:end]))
     return "".join(out)
 
 
@@ -155,9 +161,10 @@ def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN) -> s
 
 def byline(meta: Metadata) -> str:
     """Return the plain-text line under the title: authors · date · venue (``""`` when
-    none is known). Plain text: the caller shows it as such, never as markup."""
+    none is known), bidi controls made visible. Plain text: the caller shows it as such,
+    never as markup."""
     parts = [readable_authors(meta.authors), meta.date or "", meta.venue]
-    return "  ·  ".join(p for p in parts if p)
+    return bidi_visible("  ·  ".join(p for p in parts if p))
 
 
 def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
@@ -211,7 +218,7 @@ def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
                 style = f"background-color:{colour}; color:{colours.highlight_text};"
         if link is None and any(s <= a and b <= e for s, e in spans):
             style = hit
-        piece = html.escape(text[a:b])
+        piece = _escape(text[a:b])
         out.append(f'<span style="{style}">{piece}</span>' if style else piece)
     if open_link is not None:
         out.append("</a>")
@@ -265,7 +272,7 @@ def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
 
 
 def _link(url: str, text: str, colours: HtmlColours) -> str:
-    return f"{_link_open(url, colours)}{html.escape(text)}</a>"
+    return f"{_link_open(url, colours)}{_escape(text)}</a>"
 
 
 def _section_rows(heading: str, rows: Sequence[tuple[str, str]], colours: HtmlColours,
@@ -274,8 +281,8 @@ def _section_rows(heading: str, rows: Sequence[tuple[str, str]], colours: HtmlCo
     muted = _muted(colours)
     space = "4px" if first else "12px"
     out = [f'<tr><td colspan="2" style="{muted} padding-top:{space}; padding-bottom:2px;">'
-           f"{html.escape(heading)}</td></tr>"]
-    out += [f'<tr><td style="{muted} padding-right:12px;">{html.escape(label)}</td>'
+           f"{_escape(heading)}</td></tr>"]
+    out += [f'<tr><td style="{muted} padding-right:12px;">{_escape(label)}</td>'
             f"<td>{value}</td></tr>" for label, value in rows]
     return "".join(out)
 
@@ -286,22 +293,22 @@ def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     if meta.authors:
         rows.append(("Authors" if len(meta.authors) > 1 else "Author",
-                     html.escape("; ".join(str(a) for a in meta.authors))))
+                     _escape("; ".join(str(a) for a in meta.authors))))
     if meta.date:
-        rows.append(("Date" if len(meta.date) > 4 else "Year", html.escape(meta.date)))
+        rows.append(("Date" if len(meta.date) > 4 else "Year", _escape(meta.date)))
     if meta.venue:
-        rows.append(("Venue", html.escape(meta.venue)))
+        rows.append(("Venue", _escape(meta.venue)))
     if meta.entry_type:
-        rows.append(("Type", html.escape(meta.entry_type)))
+        rows.append(("Type", _escape(meta.entry_type)))
     if meta.doi:
         rows.append(("DOI", _link(doi_url(meta.doi), meta.doi, colours)))
     if meta.arxiv_id:
         rows.append(("arXiv", _link(arxiv_url(meta.arxiv_id), meta.arxiv_id, colours)))
     if meta.url:
         rows.append(("URL", _link(meta.url, meta.url, colours) if _is_web_url(meta.url)
-                     else html.escape(meta.url)))
+                     else _escape(meta.url)))
     if paper.citation_key:
-        rows.append(("Citation key", html.escape(paper.citation_key)))
+        rows.append(("Citation key", _escape(paper.citation_key)))
     return rows
 
 
@@ -316,7 +323,7 @@ def _mentioned_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]
         rows.append(("DOI", ", ".join(_link(doi_url(d), d, colours) for d in m.dois)))
     if m.urls:
         rows.append(("Links" if len(m.urls) > 1 else "Link",
-                     "<br>".join(_link(u, u, colours) if _is_web_url(u) else html.escape(u)
+                     "<br>".join(_link(u, u, colours) if _is_web_url(u) else _escape(u)
                                  for u in m.urls)))
     return rows
 
@@ -337,8 +344,8 @@ def _links_and_sources(paper: Paper, colours: HtmlColours = LIGHT) -> list[str]:
     muted = _muted(colours)
     if paper.sources:
         rows = "<br>".join(
-            f'<span title="{html.escape(s.path, quote=True)}">{html.escape(s.name)}</span>'
-            f' <span style="{muted}">— abstract {s.position} — {html.escape(s.header)}</span>'
+            f'<span title="{_escape(s.path, quote=True)}">{_escape(s.name)}</span>'
+            f' <span style="{muted}">— abstract {s.position} — {_escape(s.header)}</span>'
             for s in paper.sources)
         label = "Source" if len(paper.sources) == 1 else "Sources"
         parts.append(f'<p style="margin-top:16px;"><span style="{muted}">{label}</span>'
@@ -367,9 +374,9 @@ def paper_html(paper: Paper, terms: MatchTerms | None = None,
     by = byline(paper.metadata)
     parts = [
         f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
-        *([f'<p style="margin-top:0px;">{html.escape(by)}</p>'] if by else []),
+        *([f'<p style="margin-top:0px;">{_escape(by)}</p>'] if by else []),
         f'<p style="{_muted(colours)} margin-top:0px;">Added '
-        f'{html.escape(local_datetime(paper.added_at))} &nbsp;·&nbsp; #{paper.id}</p>',
+        f'{_escape(local_datetime(paper.added_at))} &nbsp;·&nbsp; #{paper.id}</p>',
         f'<p style="line-height:135%; margin-top:12px;">{abstract}</p>',
     ]
     parts += _links_and_sources(paper, colours)

@@ -26,6 +26,7 @@ from paperdesk.core.fields import field as paper_field
 from paperdesk.core.library import Library
 from paperdesk.core.models import PaperSummary, SearchHit, SearchResults
 from paperdesk.ui.style.colours import reading_colours
+from paperdesk.core.text import bidi_visible
 from paperdesk.ui.style.formatting import local_date, local_datetime, tooltip_html
 from paperdesk.core.scope import Scope
 
@@ -431,7 +432,7 @@ class PaperTableModel(QAbstractTableModel):
             if role == SpansRole:
                 return cell[1]
             if role == Qt.ItemDataRole.DisplayRole:
-                return cell[0]
+                return bidi_visible(cell[0])
             return tooltip_html(self.snippet(pid))
         if role == SpansRole:
             return None
@@ -446,7 +447,7 @@ class PaperTableModel(QAbstractTableModel):
             return None if summary.read else self._bold_font()
         if col == self.TITLE:
             if role == Qt.ItemDataRole.DisplayRole:
-                return summary.title
+                return bidi_visible(summary.title)
             if role == Qt.ItemDataRole.DecorationRole:
                 return self._star(summary.starred)
             if role == TagsRole:
@@ -476,7 +477,7 @@ class PaperTableModel(QAbstractTableModel):
         if text is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return text
+            return bidi_visible(text)
         if role == Qt.ItemDataRole.ToolTipRole and text:
             return tooltip_html(f"{self.HEADERS[col]}: {text}")
         return None

@@ -9,6 +9,8 @@ from __future__ import annotations
 import datetime as _dt
 import html
 
+from paperdesk.core.text import bidi_visible
+
 __all__ = ["local_date", "local_datetime", "plural", "tooltip_html"]
 
 
@@ -66,10 +68,11 @@ def tooltip_html(text: str) -> str:
     it always rich text with the literal characters shown, and lets long text wrap.
 
     Args:
-        text: any text; newlines are kept as line breaks.
+        text: any text; newlines are kept as line breaks, bidi controls are made visible
+            (:func:`paperdesk.core.text.bidi_visible`).
     Returns:
         An HTML string for ``setToolTip`` / ``Qt.ToolTipRole``; empty for empty input.
     """
     if not text:
         return ""
-    return "<p>" + html.escape(text).replace("\n", "<br>") + "</p>"
+    return "<p>" + html.escape(bidi_visible(text)).replace("\n", "<br>") + "</p>"

@@ -26,6 +26,13 @@ from paperdesk.core.duplicates import DuplicatePair, word_diff
 from paperdesk.core.models import Paper
 from paperdesk.ui.panes.paper_html import byline
 from paperdesk.ui.style.colours import is_dark, muted_colour
+from paperdesk.core.text import bidi_visible
+from paperdesk.ui.style.formatting import tooltip_html
+
+
+def _esc(text: str) -> str:
+    """Escape text from a file for the pair's HTML, bidi controls made visible."""
+    return html.escape(bidi_visible(text))
 
 __all__ = ["DuplicatesDialog", "DIFF_COLOURS", "DUPLICATE_KEYS", "PAIRS_LISTED", "pair_text",
            "side_html"]
@@ -100,28 +107,28 @@ def side_html(paper: Paper, runs: list[tuple[str, str]], dark: bool, muted: str)
         An HTML fragment for a ``QTextBrowser``.
     """
     colours = DIFF_COLOURS[dark]
-    out = [f"<h3>{html.escape(paper.title)}</h3>",
-           f'<p style="color:{muted};">{html.escape(_facts(paper))}</p>']
+    out = [f"<h3>{_esc(paper.title)}</h3>",
+           f'<p style="color:{muted};">{_esc(_facts(paper))}</p>']
     line = byline(paper.metadata)
     ids = _identifiers(paper)
     if line:
-        out.append(f"<p>{html.escape(line)}</p>")
+        out.append(f"<p>{_esc(line)}</p>")
     if ids:
-        out.append(f'<p style="color:{muted};">{html.escape(ids)}</p>')
+        out.append(f'<p style="color:{muted};">{_esc(ids)}</p>')
     body = []
     for kind, text in runs:
         if kind == "same":
-            body.append(html.escape(text))
+            body.append(_esc(text))
         else:
             bg, fg = colours[kind]
             body.append(f'<span style="background-color:{bg}; color:{fg};">'
-                        f"{html.escape(text)}</span>")
+                        f"{_esc(text)}</span>")
     abstract = "".join(body) if runs else (
         f'<i style="color:{muted};">(no abstract)</i>')
     out.append(f'<p style="line-height:135%;">{abstract}</p>')
     if paper.sources:
         names = ", ".join(f"{s.name} ({s.position})" for s in paper.sources)
-        out.append(f'<p style="color:{muted};">From {html.escape(names)}</p>')
+        out.append(f'<p style="color:{muted};">From {_esc(names)}</p>')
     return "".join(out)
 
 
@@ -346,8 +353,8 @@ class DuplicatesDialog(QDialog):
         self.pair_list.blockSignals(True)
         self.pair_list.clear()
         for pair in pairs:
-            item = QListWidgetItem(pair_text(pair))
-            item.setToolTip(pair_text(pair))
+            item = QListWidgetItem(bidi_visible(pair_text(pair)))
+            item.setToolTip(tooltip_html(pair_text(pair)))
             self.pair_list.addItem(item)
         keys = [(p.paper_a, p.paper_b) for p in pairs]
         if current is not None and (current.paper_a, current.paper_b) in keys:

@@ -19,6 +19,7 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from paperdesk.core.imports.progress import ImportProgress
 from paperdesk.core.models import ImportReport
 from paperdesk.ui.window.import_report import ImportReportDialog, display_path
+from paperdesk.ui.style.formatting import tooltip_html
 
 __all__ = ["ImportCommandsMixin", "dropped_paths"]
 
@@ -172,7 +173,7 @@ class ImportCommandsMixin:
             return  # cancelling: the bar says so
         self.import_progress_label.setText(snap.text())
         self.import_progress_label.setToolTip(
-            display_path(snap.file) if snap.stage != "index" else "")
+            tooltip_html(display_path(snap.file)) if snap.stage != "index" else "")
         if snap.stage == "read":
             self.progress_bar.setRange(0, max(snap.files_total, 1))
             self.progress_bar.setValue(snap.files_done)

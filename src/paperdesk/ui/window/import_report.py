@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QVBoxLayout, QWidget)
 
 from paperdesk.core.models import FileReport, ImportReport
-from paperdesk.ui.style.formatting import plural
+from paperdesk.ui.style.formatting import plural, tooltip_html
 
 __all__ = ["ImportReportDialog", "summary_text", "file_result", "display_path",
            "COLUMNS", "NOTES_SHOWN"]
@@ -145,7 +145,7 @@ class ImportReportDialog(QDialog):
                 if 2 <= col <= 5:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight
                                           | Qt.AlignmentFlag.AlignVCenter)
-                item.setToolTip(display_path(f.path) if col == 0 else text)
+                item.setToolTip(tooltip_html(display_path(f.path) if col == 0 else text))
                 table.setItem(row, col, item)
         header = table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)

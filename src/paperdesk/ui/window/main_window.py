@@ -45,6 +45,7 @@ from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
+from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
@@ -52,7 +53,7 @@ from paperdesk.ui.window.import_commands import ImportCommandsMixin
 from paperdesk.ui.window.list_columns import ListColumnsMixin
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
 from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
-from paperdesk.ui.style.formatting import plural
+from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.panes.paper_table import PaperTableView
 from paperdesk.ui.window.saved_searches import SavedSearchActions
@@ -627,7 +628,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 return
             setattr(self, shown, True)
             self.cancel_button.setEnabled(True)
-            self.cancel_button.setToolTip(tip)
+            self.cancel_button.setToolTip(tooltip_html(tip))
             self.cancel_button.show()
             self.progress_bar.show()
         if self.cancel_button.isEnabled():
@@ -1220,7 +1221,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     @Slot(int, str)
     def _on_search_failed(self, generation: int, message: str) -> None:
         self.status_label.setText(f"Search failed: {message}")
-        self.status_label.setToolTip(self.status_label.text())
+        self.status_label.setToolTip(tooltip_html(self.status_label.text()))
 
     def _fetch_snippets(self, query: str, ids: list, deliver) -> None:
         """Cut the snippets of a block of listed hits on the reader thread (the list
@@ -1252,8 +1253,9 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.suggestion_label.setText(
             f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
             f'&nbsp;&nbsp;<span style="color:{muted_colour(self.palette())};">Ctrl+Enter</span>')
-        self.suggestion_label.setToolTip(f"Search for {_quoted(suggestion)} instead "
-                                         "(click, or Ctrl+Enter in the search box)")
+        self.suggestion_label.setToolTip(tooltip_html(
+            f"Search for {_quoted(suggestion)} instead (click, or Ctrl+Enter in the search "
+            "box)"))
         self.suggestion_label.show()
 
     def suggestion(self) -> str | None:
@@ -1408,7 +1410,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if selected > 1:
             text += f"  ·  {selected} selected"
         self.status_label.setText(text)
-        self.status_label.setToolTip(text)
+        self.status_label.setToolTip(tooltip_html(text))
         counts = self._counts if self._counts and self._counts[0] == self._scope else None
         self.unread_label.setText(f"{counts[2]} of {counts[1]} unread"
                                   if counts and counts[1] else "")
@@ -1686,8 +1688,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     @Slot(QUrl)
     def _on_link_refused(self, url: QUrl) -> None:
-        self.statusBar().showMessage(
-            f"Not opened: {url.toString()[:80]} (only http and https links open)", 5000)
+        problem = link_problem(url) or "only http and https links open"
+        self.statusBar().showMessage(f"Not opened: {url.toString()[:80]} ({problem})", 8000)
 
     # -- importing ---------------------------------------------------------------------
     def _refresh_sources(self) -> None:

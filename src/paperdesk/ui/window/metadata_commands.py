@@ -12,7 +12,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QApplication
 
 from paperdesk.core.models import Metadata
-from paperdesk.ui.panes.links import open_safe_url
+from paperdesk.ui.panes.links import link_problem, open_safe_url
 from paperdesk.ui.panes.paper_html import own_page_url
 from paperdesk.ui.window.metadata_dialog import MetadataDialog
 from paperdesk.ui.window.triage import MESSAGE_MS
@@ -167,8 +167,10 @@ class MetadataCommandsMixin:
         if url is None:
             self.statusBar().showMessage(NO_PAGE_MESSAGE, 6000)
             return False
-        if not open_safe_url(url):
-            self.show_error(f"Not opened: {url[:80]} (only http and https links open)")
+        problem = link_problem(url)
+        if problem or not open_safe_url(url):
+            self.show_error(
+                f"Not opened: {url[:80]} ({problem or 'only http and https links open'})")
             return False
         self.statusBar().showMessage(f"Opened {url} in the browser", MESSAGE_MS)
         return True

@@ -1,0 +1,75 @@
+"""Another process holding the search index's write lock (issue 14, item 9): no
+``LockError`` traceback; the edit is saved, a one-line note says why it is not searchable
+yet, and the next sync after the lock is released indexes it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from paperdesk.core.library import Library
+from paperdesk.core.search import index as search_index
+
+HOLD = """
+import sys
+from whoosh import index
+writer = index.open_dir(sys.argv[1]).writer()
+print("locked", flush=True)
+sys.stdin.read()          # hold the lock until the test closes our stdin
+writer.cancel()
+"""
+
+
+@pytest.fixture
+def library(_seeded_template, tmp_path):
+    path = tmp_path / "lib"
+    shutil.copytree(_seeded_template, path)
+    return path
+
+
+@pytest.fixture
+def lock_holder(library):
+    """Start a process that holds ``library/index``'s Whoosh write lock; ``release()``
+    ends it."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLD, str(library / "index")],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout.readline().strip() == "locked"
+
+    def release():
+        if proc.poll() is None:
+            proc.stdin.close()
+            proc.wait(timeout=30)
+
+    yield release
+    release()
+
+
+def test_edit_while_another_process_holds_the_index_lock(library, lock_holder, monkeypatch):
+    monkeypatch.setattr(search_index, "WRITER_WAIT_S", 0.3)
+    with Library.open(library) as lib:
+        lib.add_tag([3], "while locked")
+        assert lib.index_problem and "WRITELOCK" in lib.index_problem
+        assert lib.index_status().queued >= 1                 # kept for later
+        assert [t.name for t in lib.get(3).tags] == ["while locked"]
+        lock_holder()
+        assert lib.sync_index() >= 1 and lib.index_problem is None
+        assert [h.id for h in lib.search('tag:"while locked"')] == [3]
+
+
+def test_cli_says_so_in_one_line(library, lock_holder):
+    r = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(library),
+                        "tag", "add", "held", "3"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "LockError" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("paperdesk: note: the search index is "
+                                                   "being written by another process")
+    lock_holder()
+    r = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(library),
+                        "search", "tag:held", "--json"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0 and '"id": 3' in r.stdout, r.stdout + r.stderr
