@@ -20,7 +20,8 @@ UI = Path(__file__).resolve().parents[2] / "src" / "paperdesk" / "ui"
 CONSTANT_TIPS = {("main_window.py", "SEARCH_TIP"), ("actions.py", "tip"),
                  ("detail_pane.py", "tip"), ("tag_pane.py", "tip"),
                  ("export_dialog.py", "f'{name} — {hint} ({EXTENSIONS[fmt]})'"),
-                 ("duplicates_view.py", "tip")}
+                 ("duplicates_view.py", "tip"), ("tags_dialog.py", "tip"),
+                 ("triage.py", "CARET_MESSAGE")}
 HOSTILE = "<img src='/tmp/paperdesk-no-such.png'><b>bold</b>"
 
 

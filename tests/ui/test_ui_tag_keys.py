@@ -164,6 +164,7 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     qtbot.keyClicks(QApplication.focusWidget(), "beta two")
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
+    qtbot.waitUntil(lambda: lib.tag_by_name("beta two") is not None, timeout=WAIT_MS)
     assert lib.tag_by_name("beta two").id == beta.id and lib.tag_by_name("beta") is None
     qtbot.waitUntil(lambda: ("beta two", "", "orange", "1") in dialog.rows(), timeout=WAIT_MS)
     assert dialog.current_tag().id == beta.id              # still on the renamed tag
@@ -172,6 +173,7 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     # a number key: the digit binds it (shown once committed); 0 unbinds
     _key(qtbot, Qt.Key.Key_4)
     settle(qtbot, window)
+    qtbot.waitUntil(lambda: lib.tag_for_key(4) is not None, timeout=WAIT_MS)
     assert lib.tag_for_key(4).id == beta.id
     qtbot.waitUntil(lambda: ("beta two", "4", "orange", "1") in dialog.rows(),
                     timeout=WAIT_MS)
@@ -179,10 +181,12 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     _key(qtbot, Qt.Key.Key_Up)                             # alpha takes key 4
     _key(qtbot, Qt.Key.Key_4)
     settle(qtbot, window)
-    assert lib.tag_for_key(4).id == alpha.id and lib.tag_by_name("beta two").key is None
+    qtbot.waitUntil(lambda: getattr(lib.tag_for_key(4), "id", None) == alpha.id,
+                    timeout=WAIT_MS)
+    assert lib.tag_by_name("beta two").key is None
     _key(qtbot, Qt.Key.Key_0)
     settle(qtbot, window)
-    assert lib.tag_for_key(4) is None
+    qtbot.waitUntil(lambda: lib.tag_for_key(4) is None, timeout=WAIT_MS)
 
     # Enter renames too; onto an existing name it asks to merge (Enter: merge)
     _key(qtbot, Qt.Key.Key_Return)
@@ -193,7 +197,7 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     assert "Merge “alpha” (2 papers) into it?" in box.text()
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tag_by_name("alpha") is None
+    qtbot.waitUntil(lambda: lib.tag_by_name("alpha") is None, timeout=WAIT_MS)
     assert sorted(lib.paper_ids(tag_id=beta.id)) == sorted([ids[0], ids[1], ids[2]])
     qtbot.waitUntil(lambda: len(dialog.rows()) == 2, timeout=WAIT_MS)
     assert dialog.current_tag().id == beta.id              # on the tag merged into

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QDialog, QDialog
 from paperdesk.core.edits.annotations import TAG_COLOURS, TAG_NAME_MAX, tag_key
 from paperdesk.core.models import Tag
 from paperdesk.ui.style.colours import swatch_icon
-from paperdesk.ui.style.formatting import plural
+from paperdesk.ui.style.formatting import plural, tooltip_html
 
 __all__ = ["COLOUR_NAMES", "colour_name", "key_choices", "ChoiceList", "ChoiceDialog",
            "NewTagDialog", "TagsDialog"]
@@ -496,7 +496,7 @@ class TagsDialog(QDialog):
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
             item.setIcon(NAME, swatch_icon(tag.colour, 12))
             item.setIcon(COLOUR, swatch_icon(tag.colour, 12, round_=False))
-            item.setToolTip(NAME, f"“{tag.name}” — {_papers(tag.count)}")
+            item.setToolTip(NAME, tooltip_html(f"“{tag.name}” — {_papers(tag.count)}"))
             item.setTextAlignment(KEY, Qt.AlignmentFlag.AlignCenter)
             item.setTextAlignment(PAPERS, Qt.AlignmentFlag.AlignRight
                                   | Qt.AlignmentFlag.AlignVCenter)
