@@ -129,3 +129,19 @@ def test_enter_with_no_papers_says_so(qtbot, win, tmp_path):
     _key(qtbot, Qt.Key.Key_Return)
     assert dialog.isVisible() and "no papers to export" in dialog.problem_label.text()
     assert not (tmp_path / "empty.bib").exists()
+
+
+def test_ctrl_e_then_down_then_enter_exports_the_next_format(qtbot, win, tmp_path):
+    """As a user tries first (issue 13 item 1, found again by a tester): the arrows right
+    after Ctrl+E choose the format; they never move the focus onto Cancel."""
+    window = win
+    dialog = _open_by_keyboard(qtbot, window, tmp_path)
+    first = dialog.fmt()
+    assert QApplication.focusWidget().objectName() == f"format_{first}"
+    _key(qtbot, Qt.Key.Key_Down)
+    chosen = dialog.fmt()
+    assert chosen != first and QApplication.focusWidget().objectName() == f"format_{chosen}"
+    _key(qtbot, Qt.Key.Key_Return)
+    assert not dialog.isVisible()
+    _wait_written(qtbot, window)
+    assert dialog.path().exists() and dialog.path().stat().st_size > 0

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from paperdesk.core.scope import Scope  # noqa: E402
 from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
-from ui_fixtures import WAIT_MS, make_settings, press, settle, wait_idle  # noqa: E402
+from ui_fixtures import (WAIT_MS, make_settings, press, settle, show_active,  # noqa: E402
+                         wait_idle)
 
 #: The automatic mark-read delay in these tests (ms), and how long they wait to see
 #: that it did *not* happen (several delays: the timer had every chance to fire).
@@ -39,11 +40,7 @@ def start(qtbot, tmp_path, _seeded_template):
         settings = make_settings(tmp_path / "prefs.ini", auto_mark_read, DELAY_MS)
         window = create_main_window(library, import_seeds=False, settings=settings)
         windows.append(window)
-        window.resize(1280, 800)
-        window.show()
-        qtbot.waitExposed(window)
-        window.activateWindow()
-        qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+        show_active(qtbot, window)
         wait_idle(qtbot, window)
         return window
 
@@ -211,6 +208,35 @@ def test_restart_focuses_the_list_on_the_paper_selected_last(qtbot, start):
     assert again.current_scope() == Scope()
     assert again.table.currentIndex().row() == row + 1
     assert again.current_paper_id() != chosen
+
+
+def test_quitting_without_choosing_restores_nothing_as_read(qtbot, start):
+    """Found by a tester: the first row the window put there, saved at close, came back
+    at the next start as the user's choice and was marked read."""
+    window = start(auto_mark_read=True)
+    first = window.current_paper_id()
+    pass_the_delay(qtbot, window)
+    window.close()                                     # Ctrl+Q without touching anything
+    again = start(auto_mark_read=True)
+    assert again.current_paper_id() == first
+    pass_the_delay(qtbot, again)
+    assert read_ids(again) == set()
+
+
+def test_a_search_hit_shown_at_quit_is_not_restored_as_chosen(qtbot, start):
+    window = start(auto_mark_read=True)
+    press(qtbot, window, Qt.Key.Key_Down, Qt.Key.Key_Down)
+    chosen = window.current_paper_id()
+    pass_the_delay(qtbot, window)
+    assert read_ids(window) == {chosen}
+    type_search(qtbot, window, "hypernetwork")
+    hit = window.current_paper_id()
+    assert hit != chosen
+    window.close()                                     # quit from the search box
+    again = start(auto_mark_read=True)
+    assert again.current_paper_id() == chosen          # the user's last choice
+    pass_the_delay(qtbot, again)
+    assert read_ids(again) == {chosen} and not again.lib.get(hit).read
 
 
 def test_a_paper_far_down_the_list_is_restored_in_view(qtbot, start):

@@ -29,6 +29,16 @@ def make_settings(path, auto_mark_read: bool = False, delay_ms: int = 1500) -> S
     return settings
 
 
+def show_active(qtbot, window, size: tuple[int, int] = (1280, 800)) -> None:
+    """Resize ``window``, show it and wait until it is exposed and the active window
+    (as the application starts it; nothing is focused by this)."""
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=5000)
+
+
 @pytest.fixture
 def open_seeded(qtbot, tmp_path, _seeded_template):
     """Return ``open(folder="lib", auto_mark_read=False, fresh=True) -> MainWindow``: a
@@ -44,11 +54,7 @@ def open_seeded(qtbot, tmp_path, _seeded_template):
         settings = make_settings(tmp_path / f"{folder}.ini", auto_mark_read, delay_ms)
         window = create_main_window(path, import_seeds=False, settings=settings)
         windows.append(window)
-        window.resize(1280, 800)
-        window.show()
-        qtbot.waitExposed(window)
-        window.activateWindow()
-        qtbot.waitUntil(lambda: window.isActiveWindow(), timeout=5000)
+        show_active(qtbot, window)
         window.focus_list()
         return window
 

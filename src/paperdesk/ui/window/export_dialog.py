@@ -207,7 +207,10 @@ class ExportDialog(QDialog):
         self.path_edit.textEdited.connect(lambda _text: self.problem_label.hide())
         self._refresh()
         self.resize(max(self.sizeHint().width(), 560), self.sizeHint().height())
-        self.export_button.setFocus(Qt.FocusReason.OtherFocusReason)
+        # The keyboard starts on the chosen format: ↑/↓ choose another, Enter exports
+        # (focus on the buttons let Down move it to Cancel, and Enter then cancelled).
+        checked = self._format_group.checkedButton() or self.export_button
+        checked.setFocus(Qt.FocusReason.OtherFocusReason)
 
     # -- construction ------------------------------------------------------------------
     def _build_scope(self, current_tag_id: int | None) -> QGroupBox:

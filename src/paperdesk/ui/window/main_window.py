@@ -274,6 +274,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         # The paper selected when the window last closed is selected again, and counts
         # as shown (read after the delay); if it is gone, the first row, which does not.
         self._chosen_id = self.settings.selected_paper(library.path)
+        # The last paper the user chose (stored at close; never a row the window placed).
+        self._last_chosen_id = self._chosen_id
         self._show_all(keep=self._chosen_id)
         self.restore_state()
         # The keyboard starts in the list (not in the first widget of the tab chain, the
@@ -952,11 +954,13 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             self.settings.set_splitter_sizes("main", sizes)
 
     def save_state(self) -> None:
-        """Save the selected paper, geometry, splitter sizes, columns, sort, font size
-        and panes to the settings (called when the window closes)."""
+        """Save the last paper the user chose, geometry, splitter sizes, columns, sort,
+        font size and panes to the settings (called when the window closes)."""
         s = self.settings
         try:
-            s.set_selected_paper(self.lib.path, self.current_paper_id())
+            # Only a paper the user chose: a row a search or filter put first must not
+            # come back at the next start as if chosen (and be marked read).
+            s.set_selected_paper(self.lib.path, self._last_chosen_id)
             s.window_geometry = self.saveGeometry()
             s.header_state = self.table.horizontalHeader().saveState()
             column = self.model.sort_column
@@ -1459,7 +1463,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         pid = self.current_paper_id()
         if pid is None or pid == self._chosen_id or self._shut_down:
             return
-        self._chosen_id = pid
+        self._chosen_id = self._last_chosen_id = pid
         paper = self.detail_pane.paper
         if paper is not None and paper.id == pid:
             self._schedule_mark_read(paper)
