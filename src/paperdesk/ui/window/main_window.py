@@ -81,10 +81,14 @@ QUOTE_CHARS = 60
 #: Width of the scope pane and share of the detail pane at first show.
 TAG_PANE_WIDTH = 230
 DETAIL_SHARE = 0.40
-#: While searching, the Title column keeps at least this share of the list's width ...
-TITLE_SHARE_SEARCHING = 0.4
-#: ... or this many average characters, whichever is smaller; the Snippet takes the rest.
+#: While searching, the Title column takes this share of the width the other columns
+#: leave, between TITLE_MIN_CHARS and TITLE_CHARS_SEARCHING average characters; the
+#: Snippet takes the rest, and is left out when that would be under SNIPPET_MIN_CHARS
+#: (a narrow list shows whole titles; the reading pane marks the hits).
+TITLE_SHARE_SEARCHING = 0.55
 TITLE_CHARS_SEARCHING = 45
+TITLE_MIN_CHARS = 25
+SNIPPET_MIN_CHARS = 22
 #: What a new library is started in, when asked for a folder that is not empty.
 NEW_LIBRARY_NAME = "paperdesk library"
 
@@ -308,6 +312,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.search_box.setToolTip(SEARCH_TIP)
         self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
+        self._searching_columns = False   # Title and Snippet shared (a search is shown)
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
         self.search_help_button = self.search_box.addAction(
             _help_icon(muted), QLineEdit.ActionPosition.TrailingPosition)
@@ -328,6 +333,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
         self.model = PaperTableModel(self.lib, self)
         self.table = PaperTableView()
+        self.table.viewport().installEventFilter(self)   # refit Title/Snippet on resize
         self.table.setObjectName("paperTable")
         self.table.setModel(self.model)
         self._setup_table()
@@ -1063,6 +1069,10 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         """Search box keys: Enter/Down go to the list; Ctrl+Enter applies "Did you
         mean"; F1 shows the search syntax; Esc clears, or goes to the list when already
         empty."""
+        if event.type() == QEvent.Type.Resize and watched is self.table.viewport() \
+                and self._searching_columns:
+            self._fit_search_columns()       # the list got wider or narrower
+            return False
         if watched is self.search_box and event.type() == QEvent.Type.ShortcutOverride \
                 and event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_F1):
             event.accept()   # Esc / F1 belong to the search box, not to the window
@@ -1183,23 +1193,42 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             self._show_all()
 
     def _show_snippet_column(self) -> None:
-        """Show the Snippet column as a search's results arrive: the Title keeps a readable
-        width (TITLE_SHARE_SEARCHING of the list or TITLE_CHARS_SEARCHING average
-        characters, whichever is smaller, never wider than it was) and the Snippet
-        stretches over the rest. Both stay resizable by dragging the Title's edge."""
+        """Show the Snippet column as a search's results arrive (:meth:`_fit_search_columns`);
+        it is fitted again whenever the list's width changes while searching."""
+        self._searching_columns = True
+        self._fit_search_columns()
+
+    def _fit_search_columns(self) -> None:
+        """Share the list's width between Title and Snippet while searching: the Title
+        gets TITLE_SHARE_SEARCHING of what the other columns leave, at least
+        TITLE_MIN_CHARS and at most TITLE_CHARS_SEARCHING average characters, the
+        Snippet the rest; when the rest would be under SNIPPET_MIN_CHARS, the Snippet is
+        left out and the Title stretches. Both stay resizable by dragging the Title's
+        edge (until the width changes again)."""
         header = self.table.horizontalHeader()
-        title_now = header.sectionSize(PaperTableModel.TITLE)
-        readable = min(int(self.table.viewport().width() * TITLE_SHARE_SEARCHING),
-                       TITLE_CHARS_SEARCHING * self.table.fontMetrics().averageCharWidth())
-        width = max(min(title_now, readable), header.minimumSectionSize())
+        char = self.table.fontMetrics().averageCharWidth()
+        others = sum(header.sectionSize(c) for c in range(header.count())
+                     if c not in (PaperTableModel.TITLE, PaperTableModel.SNIPPET)
+                     and not self.table.isColumnHidden(c))
+        free = self.table.viewport().width() - others
+        title = int(min(max(free * TITLE_SHARE_SEARCHING, TITLE_MIN_CHARS * char),
+                        TITLE_CHARS_SEARCHING * char))
+        if free - title < SNIPPET_MIN_CHARS * char:
+            header.setSectionResizeMode(PaperTableModel.SNIPPET,
+                                        QHeaderView.ResizeMode.Interactive)
+            self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
+            header.setSectionResizeMode(PaperTableModel.TITLE,
+                                        QHeaderView.ResizeMode.Stretch)
+            return
         header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(PaperTableModel.TITLE, width)
+        header.resizeSection(PaperTableModel.TITLE, max(title, header.minimumSectionSize()))
         self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
         header.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Stretch)
 
     def _hide_snippet_column(self) -> None:
         """Hide the Snippet column when the search is cleared; the Title stretches again
         over the list's width, as before the search."""
+        self._searching_columns = False
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(PaperTableModel.SNIPPET,
                                     QHeaderView.ResizeMode.Interactive)
@@ -1217,7 +1246,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._results = results
         self._show_suggestion(results)
         self.model.show_results(results, scope=self._scope)
-        if self.table.isColumnHidden(PaperTableModel.SNIPPET):
+        if not self._searching_columns:
             self._show_snippet_column()
         self._restore_selection(keep, keep_row)
         self._update_status(filters=())   # a search changes no filter's count
