@@ -373,3 +373,32 @@ def test_reading_a_search_hit_does_not_search_again(qtbot, open_seeded):
     qtbot.waitUntil(lambda: window.search_runner.generation > generation
                     and not window.is_busy(), timeout=WAIT_MS)
     assert window.current_paper_id() == shown
+
+
+def test_shortcuts_window_shows_every_description_whole(qtbot, win):
+    """Found by a tester: long rows (Tags dialog, Del) ended in "…", readable only by a
+    tooltip a keyboard user cannot open. They wrap onto more lines instead, and every
+    row is as high as its wrapped text needs at the column's width."""
+    from PySide6.QtWidgets import QStyleOptionViewItem
+
+    window = win
+    qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_F1)
+    dialog = window._shortcuts_dialog
+    qtbot.waitExposed(dialog)
+    table = dialog.table
+    assert table.textElideMode() == Qt.TextElideMode.ElideNone and table.wordWrap()
+    line = table.fontMetrics().lineSpacing()
+    short = []
+    for row in range(table.rowCount()):
+        index = table.model().index(row, 1)
+        option = QStyleOptionViewItem()
+        option.initFrom(table)
+        option.rect.setWidth(table.columnWidth(1))
+        option.features |= QStyleOptionViewItem.ViewItemFeature.WrapText
+        need = table.itemDelegate().sizeHint(option, index).height()
+        if table.rowHeight(row) < need:
+            short.append((table.item(row, 1).text()[:40], table.rowHeight(row), need))
+    assert not short, short
+    longest = max(range(table.rowCount()), key=lambda r: len(table.item(r, 1).text()))
+    assert table.rowHeight(longest) >= 2 * line        # it wrapped instead of "…"
+    dialog.close()

@@ -124,6 +124,14 @@ class ShortcutsDialog(QDialog):
         header = table.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        # Long descriptions wrap onto more lines (a keyboard user cannot read a
+        # tooltip): rows take the height their text needs at the current width.
+        table.setWordWrap(True)
+        table.setTextElideMode(Qt.TextElideMode.ElideNone)
+        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        # ... again whenever the Action column's width changes (a resized window).
+        header.sectionResized.connect(
+            lambda column, _old, _new: column == 1 and table.resizeRowsToContents())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close, self)
         buttons.rejected.connect(self.close)
         syntax = buttons.addButton("Search Syntax…", QDialogButtonBox.ButtonRole.HelpRole)

@@ -46,6 +46,7 @@ from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
 from paperdesk.ui.panes.links import link_problem
+from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
@@ -419,7 +420,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.model.searchSortRequested.connect(self._on_search_sort)
 
     def _build_status_bar(self) -> None:
-        bar = self.statusBar()
+        bar = WrappingStatusBar(self)   # long messages wrap instead of being cut
+        self.setStatusBar(bar)
         self.status_label = QLabel()
         self.status_label.setObjectName("statusLabel")
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)

@@ -1,0 +1,32 @@
+"""A status-bar message too long for the window's width wraps instead of being cut
+mid-word (found by a tester at 900x600: "…or right-cl"); a short one stays one line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QCoreApplication, Qt
+
+from paperdesk.ui.window.status_bar import MAX_MESSAGE_LINES
+from ui_fixtures import WAIT_MS, open_seeded, press  # noqa: F401
+
+
+def test_a_long_hint_wraps_and_the_bar_grows_for_it(qtbot, open_seeded):
+    window = open_seeded()
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.width() == 900, timeout=WAIT_MS)
+    bar = window.statusBar()
+    normal = bar.height()
+    press(qtbot, window, Qt.Key.Key_9)                 # no tag has key 9: a long hint
+    qtbot.waitUntil(lambda: "key 9" in bar.currentMessage(), timeout=WAIT_MS)
+    message = bar.currentMessage()
+    lines = bar.message_lines()
+    width = bar.message_rect().width()
+    assert bar.fontMetrics().horizontalAdvance(message) > width     # too long for a line
+    assert 1 < lines <= MAX_MESSAGE_LINES
+    qtbot.waitUntil(lambda: bar.height() >= lines * bar.fontMetrics().lineSpacing(),
+                    timeout=WAIT_MS)
+    assert bar.height() > normal
+    bar.clearMessage()
+    QCoreApplication.processEvents()
+    qtbot.waitUntil(lambda: bar.height() <= normal + 1, timeout=WAIT_MS)
+    bar.showMessage("Short", 2000)
+    assert bar.message_lines() == 1
