@@ -177,6 +177,10 @@ def test_large_desktop_font_cuts_nothing(qtbot, open_seeded):
         assert hint.elided and hint.text().endswith("…")
         assert _tooltip_text(hint) == hint.full_text
         assert hint.full_text.startswith(hint.text()[:-1])
+        # The sidebar starts wide enough for its section names and a five-digit count.
+        metrics = window.tag_pane.fontMetrics()
+        assert window.splitter.sizes()[0] >= metrics.horizontalAdvance("Saved searches") \
+            + metrics.horizontalAdvance("100,000") + 40   # indent, gap, margins
         window.resize(1600, 900)
         qtbot.waitUntil(lambda: window.width() == 1600, timeout=WAIT_MS)
         _assert_nothing_cut(qtbot, pane)

@@ -829,6 +829,15 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if shown and self._sized:
             self._give_room(pane)
 
+    def _tag_pane_width(self) -> int:
+        """The sidebar's first width: TAG_PANE_WIDTH pixels, or more at a large font
+        (room for "Saved searches" and a count of five digits), at most a third of the
+        window."""
+        metrics = self.tag_pane.fontMetrics()
+        wanted = metrics.horizontalAdvance("Saved searches  ") + metrics.horizontalAdvance(
+            "100,000") + 48
+        return min(max(TAG_PANE_WIDTH, wanted), max(TAG_PANE_WIDTH, self.width() // 3))
+
     def _give_room(self, pane: QWidget) -> None:
         """A pane shown again after being hidden may have no width: give it its
         remembered (or default) width, taken from the list in the middle."""
@@ -838,7 +847,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             return
         total = sum(sizes)
         wanted = (self.settings.splitter_sizes("main", 3)
-                  or [TAG_PANE_WIDTH, 0, int(total * DETAIL_SHARE)])[index]
+                  or [self._tag_pane_width(), 0, int(total * DETAIL_SHARE)])[index]
         wanted = min(max(wanted, 120), max(total // 2, 120))
         sizes[index] = wanted
         sizes[1] = max(sizes[1] - wanted, 100)
@@ -1040,7 +1049,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt)
         """Size the panes once, at the first show: as remembered, else scope ~230 px
-        and detail ~40 %."""
+        (more at a large font, :meth:`_tag_pane_width`) and detail ~40 %."""
         super().showEvent(event)
         if not self._sized:
             self._sized = True
@@ -1050,7 +1059,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             sizes = self.settings.splitter_sizes("main", 3)
             if sizes is None:
                 detail = int(width * DETAIL_SHARE)
-                sizes = [TAG_PANE_WIDTH, width - TAG_PANE_WIDTH - detail, detail]
+                side = self._tag_pane_width()
+                sizes = [side, width - side - detail, detail]
             self.splitter.setSizes(sizes)
             detail_sizes = self.settings.splitter_sizes("detail", 2)
             if detail_sizes is not None:
