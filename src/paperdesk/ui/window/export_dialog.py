@@ -16,9 +16,9 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
-                               QDialogButtonBox, QFileDialog, QGridLayout, QGroupBox,
+                               QDialogButtonBox, QFileDialog, QFrame, QGridLayout, QGroupBox,
                                QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
-                               QRadioButton, QVBoxLayout, QWidget)
+                               QRadioButton, QScrollArea, QVBoxLayout, QWidget)
 
 from paperdesk.core.exports.formats import EXTENSIONS, FIELDS, FORMATS
 from paperdesk.core.fields import field as paper_field
@@ -166,9 +166,21 @@ class ExportDialog(QDialog):
         self._ids: tuple[int, ...] = ()
 
         layout = QVBoxLayout(self)
-        layout.addWidget(self._build_scope(current_tag_id))
-        layout.addWidget(self._build_formats())
-        layout.addWidget(self._build_fields())
+        # The choices scroll when the screen is too small for them (a large font on a
+        # small screen); the file box and the buttons below always stay in view.
+        choices = QWidget()
+        choices_layout = QVBoxLayout(choices)
+        choices_layout.setContentsMargins(0, 0, 0, 0)
+        choices_layout.addWidget(self._build_scope(current_tag_id))
+        choices_layout.addWidget(self._build_formats())
+        choices_layout.addWidget(self._build_fields())
+        self.choices_area = QScrollArea()
+        self.choices_area.setObjectName("exportChoices")
+        self.choices_area.setWidgetResizable(True)
+        self.choices_area.setFrameShape(QFrame.Shape.NoFrame)
+        self.choices_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.choices_area.setWidget(choices)
+        layout.addWidget(self.choices_area, 1)
         layout.addLayout(self._build_file())
         self.problem_label = QLabel()
         self.problem_label.setObjectName("exportProblem")
@@ -206,7 +218,13 @@ class ExportDialog(QDialog):
         self.tag_combo.currentIndexChanged.connect(self._on_tag_chosen)
         self.path_edit.textEdited.connect(lambda _text: self.problem_label.hide())
         self._refresh()
-        self.resize(max(self.sizeHint().width(), 560), self.sizeHint().height())
+        # As tall as the choices need (the scroll area alone would ask for little), but
+        # never taller or wider than the screen.
+        height = self.sizeHint().height() + choices.sizeHint().height() \
+            - self.choices_area.sizeHint().height()
+        room = self.screen().availableGeometry()
+        self.resize(min(max(self.sizeHint().width(), 560), room.width()),
+                    min(height, room.height() - 40))
         # The keyboard starts on the chosen format: ↑/↓ choose another, Enter exports
         # (focus on the buttons let Down move it to Cancel, and Enter then cancelled).
         checked = self._format_group.checkedButton() or self.export_button

@@ -829,6 +829,20 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if shown and self._sized:
             self._give_room(pane)
 
+    def _fit_to_screen(self) -> None:
+        """Keep the window within its screen's available area (a large font scale on a
+        small screen made the default 1200x760 larger than the screen, with the status
+        bar and the reading pane's edge off it)."""
+        screen = self.screen()
+        if screen is None:
+            return
+        room = screen.availableGeometry()
+        width, height = min(self.width(), room.width()), min(self.height(), room.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+        if not room.contains(self.frameGeometry().topLeft()):
+            self.move(room.topLeft())
+
     def _tag_pane_width(self) -> int:
         """The sidebar's first width: TAG_PANE_WIDTH pixels, or more at a large font
         (room for "Saved searches" and a count of five digits), at most a third of the
@@ -934,6 +948,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         geometry = s.window_geometry
         if geometry is not None:
             self.restoreGeometry(geometry)
+        self._fit_to_screen()
         header = self.table.horizontalHeader()
         state = s.header_state
         if state is not None and header.restoreState(state):
