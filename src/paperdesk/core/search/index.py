@@ -34,7 +34,7 @@ from whoosh import columns
 from whoosh import index as windex
 from whoosh import query as wquery
 from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer, StemFilter
-from whoosh.codec.whoosh3 import W3Codec
+from whoosh.codec.whoosh3 import W3Codec, W3Segment
 from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, Schema
 from whoosh.filedb.compound import SubFile
 from whoosh.filedb.filestore import FileStorage
@@ -71,6 +71,21 @@ class IndexBusy(LibraryError):
     """Another process holds the search index's write lock (a script, or a second
     paperdesk writing the same index). Nothing is lost: the changes stay in the
     ``index_queue`` and are indexed at the next sync."""
+
+
+class _FreshIdCodec(W3Codec):
+    """Whoosh's W3 codec whose new segments get their id from
+    :func:`~.segment_writer.fresh_segment_id` (:mod:`secrets`, never an id in use)
+    instead of the global :mod:`random`: after ``random.seed`` a writer's segment took the
+    name of an existing one, so the next write failed and cancelling the writer removed
+    the existing segment's files. The segment itself keeps a plain ``W3Codec`` (the
+    index's table of contents pickles it, so Whoosh alone still reads the index)."""
+
+    def new_segment(self, storage, indexname):
+        """A ``W3Segment`` with a fresh id (Whoosh's ``Codec.new_segment`` API)."""
+        plain = W3Codec(self._blocklimit, self._compression, self._inlinelimit)
+        return W3Segment(plain, indexname,
+                         segid=segment_writer.fresh_segment_id(storage, indexname))
 
 
 def _open_writer(ix, **kwargs):
@@ -282,7 +297,8 @@ def whoosh_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocumen
     Returns:
         The number of documents written or deleted.
     """
-    writer = _open_writer(ix, limitmb=WRITER_MB, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, limitmb=WRITER_MB,
+                          codec=_FreshIdCodec(blocklimit=POSTING_BLOCK))
     count = 0
     try:
         for pid in delete:
@@ -532,7 +548,7 @@ def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument
     add, update, delete = list(add), list(update), list(delete)
     add_ids, update_ids = list(add_ids), list(update_ids)
     builders = builders or SegmentBuilders(processes=False)
-    writer = _open_writer(ix, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, codec=_FreshIdCodec(blocklimit=POSTING_BLOCK))
     try:
         _delete_ids(writer, [d.id for d in update] + update_ids + delete)
         new = builders.build(ix, add + update)
@@ -572,7 +588,7 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
     builders = builders or SegmentBuilders(processes=False)
     if not _to_compact(ix._read_toc().segments):   # the common case: no writer opened
         return 0
-    writer = _open_writer(ix, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, codec=_FreshIdCodec(blocklimit=POSTING_BLOCK))
     try:
         chosen = _to_compact(list(writer.segments))
         if not chosen:
