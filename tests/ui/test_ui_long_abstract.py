@@ -146,7 +146,7 @@ _words = st.sampled_from(["alpha", "beta", "https://example.org/x", "<b>", "&", 
                           "http://a.b/(c)", "é", "\u202e"])
 
 
-@settings(max_examples=80, deadline=None, derandomize=True,
+@settings(max_examples=80, deadline=None, derandomize=True, database=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_words, max_size=30).map("".join), st.data())
 def test_linear_abstract_html_equals_the_reference(text, data):
