@@ -16,6 +16,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import io
+import itertools
 import json
 import re
 
@@ -225,6 +226,24 @@ def test_tag_names_are_accepted_or_refused_in_one_line(lib, name):
     assert lib.tag_by_name(clean) is None
 
 
+@settings(**{**PROFILE, "max_examples": 40})
+@given(queries, tag_names)
+def test_cli_search_and_tag_never_print_a_traceback(lib, capsys, query, name):
+    from paperdesk import cli
+
+    folder = str(lib.path)
+    pid = str(lib.paper_ids()[0])
+    for argv in (["search", query], ["search", query, "--json"], ["tag", "add", name, pid],
+                 ["tag", "remove", name, pid], ["note", pid, name]):
+        status = cli.main(["--library", folder, *argv])
+        out, err = capsys.readouterr()
+        assert status in (0, 1, 2), (argv, status, err)
+        assert "Traceback" not in out + err, (argv, err)
+        assert status == 0 or err.strip(), argv
+        if status == 1:
+            assert len(err.strip().splitlines()) == 1, (argv, err)
+
+
 # -- notes -----------------------------------------------------------------------------------
 @settings(**PROFILE)
 @given(any_text | prose)
@@ -249,7 +268,7 @@ def papers(draw, lib):
     the library could hold them (title and abstract normalised as an import does)."""
     base = lib.get(lib.paper_ids()[2])
     abstract = normalize(draw(prose)) or "x"
-    title = normalize(draw(_line)) or abstract[:40]
+    title = normalize(draw(_line)) or normalize(abstract[:40])
     names = []
     for name in draw(st.lists(tag_names, max_size=3)):
         try:
@@ -261,6 +280,9 @@ def papers(draw, lib):
     meta = Metadata(authors=tuple(draw(authors)), venue=draw(_line))
     return dataclasses.replace(base, title=title, abstract=abstract, note=draw(prose),
                                tags=tags, metadata=meta, highlights=())
+
+
+_MARKERS = itertools.count()
 
 
 def _export(paper, fmt: str) -> str:
@@ -319,6 +341,30 @@ def test_json_export_reads_back_with_paperdesks_reader(tag_for_exports, tmp_path
     assert (item.get("note") or "") == paper.note
     assert sorted(t["name"] for t in item.get("tags") or []) == sorted(
         t.name for t in paper.tags)
+
+
+@settings(**{**PROFILE, "max_examples": 40})
+@given(st.data())
+def test_json_export_imports_back_with_the_same_fields(tag_for_exports, tmp_path, data):
+    lib = tag_for_exports
+    paper = data.draw(papers(lib))
+    marker = f"Unique marker {next(_MARKERS)} "    # a new paper in every example
+    paper = dataclasses.replace(paper, abstract=marker + paper.abstract)
+    path = tmp_path / "one.json"
+    path.write_text(_export(paper, "json"), encoding="utf-8")
+    report = lib.import_paths([path])
+    assert report.rejected == [], report.rejected
+    event(f"added {report.added}")
+    if report.added == 0:      # the same paper was imported by an earlier example
+        return
+    (pid,) = report.added_ids
+    got = lib.get(pid)
+    assert got.title == paper.title
+    assert got.note == (paper.note if paper.note.strip() else "")
+    assert {t.name.casefold() for t in got.tags} == {t.name.casefold() for t in paper.tags}
+    assert [(a.family, a.given) for a in got.metadata.authors] == [
+        (a.family, a.given) for a in paper.metadata.authors]
+    assert got.metadata.venue == paper.metadata.venue
 
 
 @settings(**PROFILE)
