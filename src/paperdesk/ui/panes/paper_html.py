@@ -180,10 +180,13 @@ def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
                   colours: HtmlColours = LIGHT) -> str:
     """Escape an abstract, link its http(s) URLs and mark search matches and highlights.
 
-    Every character of ``text`` appears exactly once in the output's text, in order.
+    Every character of ``text`` appears exactly once in the output's text, in order. One
+    pass over the cut points (links and hits followed with a pointer each): linear in
+    ``len(text)`` plus the number of spans, times the (few) highlights.
 
     Args:
-        text: the abstract (literal text; any markup in it stays text).
+        text: the abstract (literal text; any markup in it stays text), or the part of it
+            shown (:func:`shown_abstract`).
         spans: ``(start, end)`` offsets of search matches, sorted; matches inside a URL
             are not marked.
         highlights: ``(start, end, "#rrggbb")`` user highlights; where they overlap, the
@@ -325,7 +328,9 @@ def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
         colours: colours of hits, highlights, links and secondary text (from
             :func:`paperdesk.ui.style.colours.reading_colours` for the palette in use).
     Returns:
-        An HTML document string for ``QTextBrowser.setHtml``.
+        An HTML document string for ``QTextBrowser.setHtml``; an abstract longer than
+        :data:`ABSTRACT_SHOWN_CHARS` is shown up to there with :func:`shortened_note`
+        under it.
     """
     parts = _abstract_parts(paper, terms, colours, ABSTRACT_STYLE)
     parts += _links_and_sources(paper, colours)
