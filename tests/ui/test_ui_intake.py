@@ -26,6 +26,7 @@ from paperdesk.ui.app.controller import AppController  # noqa: E402
 from paperdesk.ui.app.instance import (InstanceServer, import_request,  # noqa: E402
                                        parse_import_request, server_name)
 from paperdesk.ui.app.settings import Settings  # noqa: E402
+from paperdesk.ui.style.formatting import tooltip_html  # noqa: E402
 from paperdesk.ui.window.import_commands import dropped_paths  # noqa: E402
 from ui_fixtures import TOTAL, WAIT_MS, open_seeded, wait_idle, win  # noqa: E402,F401
 
@@ -233,7 +234,8 @@ def test_the_report_has_one_row_per_file_with_its_counts(qtbot, win, tmp_path):
     assert dialog.summary.text() == ("3 files: 2 new papers, 0 enriched, 120 duplicates, "
                                      "1 without abstract. 1 file rejected.")
     assert dialog.summary.textFormat() == Qt.TextFormat.PlainText
-    assert dialog.table.item(0, 0).toolTip() == str(bad)
+    # the file name as plain text in the tooltip (item 11: tooltips never render it)
+    assert dialog.table.item(0, 0).toolTip() == tooltip_html(str(bad))
     dialog.close()
     # a clean import shows no dialog, but the report stays one click away
     wait_idle(qtbot, win)
