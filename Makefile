@@ -10,7 +10,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test clients bench bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bench-snippets bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -70,6 +70,11 @@ BENCH_ARGS ?=
 bench: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/bench.py --sizes "$(SIZES)" \
 		--ui-import $(UI_IMPORT) $(BENCH_ARGS)
+
+## bench-snippets: snippet and detail-pane figures on a 2.4 MB abstract and 20,000
+## matching papers (benchmarks/snippet_bench.py; README "Measured figures")
+bench-snippets: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/snippet_bench.py
 
 ## install-desktop: put paperdesk (with its icon) in this user's application menu
 install-desktop: $(DESKTOP_DEPS)

@@ -489,7 +489,8 @@ def _cancel_on_interrupt():
 
 
 def _cmd_search(lib: Library, args) -> int:
-    results = lib.find(args.query, limit=args.limit, sort=args.sort)
+    # Text output prints no snippets: cut them only for --json.
+    results = lib.find(args.query, limit=args.limit, sort=args.sort, snippets=args.json)
     if results.message:
         print(f"paperdesk: note: {results.message}", file=sys.stderr)
     if results.partial:

@@ -5,6 +5,7 @@ asserts a timing (timings belong to ``make bench``)."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -145,3 +146,18 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
     assert "#### Import" in md and "#### Growth from 40 to 80 papers" in md
     assert "| tag pane + term (tag pane: vision, then `depth`) |" in md
     assert "load averages (1 / 5 / 15 min)" in md
+
+
+@pytest.mark.smoke
+def test_snippet_bench_runs_end_to_end(tmp_path):
+    """``make bench-snippets`` at a tiny size: the report's form, never its timings."""
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "snippet_bench.py"), "--chars", "20000",
+         "--papers", "60", "--repeat", "1", "--json", "--workdir", str(tmp_path)],
+        capture_output=True, text=True, timeout=300,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr
+    report = json.loads(out.stdout)
+    assert (report["chars"], report["papers"]) == (20000, 60)
+    assert set(report["ms"]) == {"find_long", "detail_html_long", "snippets_all", "find_all"}
+    assert all(_number(v) for v in report["ms"].values())

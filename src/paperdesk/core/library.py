@@ -52,8 +52,7 @@ from paperdesk.core.imports.records import Identifiers, RecordFile, store_record
 from paperdesk.core.imports.ris import read_ris
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
-from paperdesk.core.search.index import (IndexBusy, IndexDocument, SearchIndex, make_snippet,
-                                         match_spans)
+from paperdesk.core.search.index import IndexBusy, IndexDocument, SearchIndex, cut_snippet
 from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title, extract_urls,
                                  is_code_url, mentioned_in)
 from paperdesk.core.edits.undo import UndoStack, UndoStep
@@ -702,7 +701,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 ``"title"`` ...), for ``hits`` and ``ids`` alike.
             descending: reverse a field sort.
             count: kept for callers; the total is always exact now.
-            snippets: cut a snippet for each hit (False: ``snippet`` is empty).
+            snippets: cut a snippet for each hit (False: ``snippet`` is empty); each costs
+                at most :data:`~paperdesk.core.search.index.SNIPPET_SCAN_CHARS` characters
+                of its abstract scanned (:func:`~paperdesk.core.search.index.cut_snippet`),
+                and only the ``limit`` rows get one: the matches beyond cost nothing.
             suggest: offer "did you mean" when the query finds little (False when only
                 the count matters, e.g. for saved-search counts).
             within: only these paper ids (a selection), or ``None``.
@@ -745,8 +747,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 continue
             text, spans = "", ()
             if snippets:
-                abstract = texts.get(pid, "")
-                text, spans = make_snippet(abstract, match_spans(abstract, terms))
+                text, spans = cut_snippet(texts.get(pid) or "", terms)
             hits.append(SearchHit(pid, summary.title, score, text, tuple(spans)))
         return hits
 
@@ -766,7 +767,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
         Args:
             query: the query as typed (its match terms are looked up in the index).
-            ids: paper ids (any number; a list shows about 200 at a time).
+            ids: paper ids (any number; a list shows about 200 at a time). Each costs at
+                most :data:`~paperdesk.core.search.index.SNIPPET_SCAN_CHARS` characters
+                scanned, however long its abstract.
         Returns:
             ``{id: (snippet, spans)}``: plain text around the matched words and the
             ``(start, end)`` offsets of those words in it, as in :class:`SearchHit`
@@ -776,7 +779,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         terms = self.index.match_terms(plan)
         out = {}
         for pid, abstract in self.abstracts(ids).items():
-            text, spans = make_snippet(abstract or "", match_spans(abstract or "", terms))
+            text, spans = cut_snippet(abstract or "", terms)
             out[pid] = (text, tuple(spans))
         return out
 

@@ -7,6 +7,7 @@ used by parsing (at import), by the index (at indexing) and by the UI (to linkif
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import unicodedata
 
@@ -15,6 +16,8 @@ from paperdesk.core.models import Mentioned
 
 __all__ = [
     "normalize",
+    "replace_surrogates",
+    "loads_json",
     "content_hash",
     "hash_form",
     "sha256_hex",
@@ -300,3 +303,51 @@ def mentioned_in(abstract: str) -> Mentioned:
     """
     return Mentioned(tuple(extract_urls(abstract)), tuple(extract_arxiv_ids(abstract)),
                      tuple(extract_dois(abstract)))
+
+
+#: A lone surrogate (U+D800-U+DFFF): no UTF-8 encoding, so SQLite, files and terminals
+#: refuse it.
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+#: A JSON escape of a surrogate (``\\udc80``); only then can a parsed string hold one.
+_SURROGATE_ESCAPE_RE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def replace_surrogates(text: str) -> str:
+    """Replace each lone surrogate (U+D800-U+DFFF) with U+FFFD, one for one (offsets
+    unchanged). JSON's ``\\udc80`` escapes give such characters; storing one failed
+    with ``UnicodeEncodeError``.
+
+    Args:
+        text: any string.
+    Returns:
+        ``text`` without surrogates (the same object when it has none).
+    """
+    return _SURROGATE_RE.sub("\ufffd", text) if _SURROGATE_RE.search(text) else text
+
+
+def loads_json(text: str | bytes) -> object:
+    """``json.loads`` (RFC 8259), with every string (keys too) passed through
+    :func:`replace_surrogates`: JSON may escape lone surrogates (``"\\udc80"``), which
+    Python decodes as such. A valid pair (``"\\ud83d\\ude00"``) is one character and
+    stays. Text without a surrogate escape is parsed as is, with no extra walk.
+
+    Args:
+        text: the JSON text.
+    Returns:
+        The parsed value.
+    Raises:
+        ValueError: ``json.JSONDecodeError``, as ``json.loads`` raises it.
+    """
+    value = json.loads(text)
+    probe = text if isinstance(text, str) else text.decode("utf-8", "replace")
+    return _clean_json(value) if _SURROGATE_ESCAPE_RE.search(probe) else value
+
+
+def _clean_json(value):
+    if isinstance(value, str):
+        return replace_surrogates(value)
+    if isinstance(value, list):
+        return [_clean_json(v) for v in value]
+    if isinstance(value, dict):
+        return {replace_surrogates(k): _clean_json(v) for k, v in value.items()}
+    return value

@@ -23,6 +23,7 @@ from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.models import Highlight, LibraryError, Tag, TagState, UnknownPaper
 from paperdesk.core.edits.undo import count_label, papers_label, quote
 from paperdesk.core.terminal_text import first_control
+from paperdesk.core.text import replace_surrogates
 
 __all__ = ["AnnotationsMixin", "TAG_COLOURS", "HIGHLIGHT_COLOURS", "validate_tag_name",
            "tag_key"]
@@ -38,7 +39,8 @@ _COLOUR_RE = re.compile(r"#[0-9a-fA-F]{6}")
 
 
 def validate_tag_name(name: str) -> str:
-    """Return the cleaned tag name (white space collapsed, stripped).
+    """Return the cleaned tag name (white space collapsed, stripped, a lone surrogate
+    made U+FFFD as :func:`paperdesk.core.text.replace_surrogates` does).
 
     Args:
         name: the name as typed.
@@ -49,7 +51,7 @@ def validate_tag_name(name: str) -> str:
             separate tags in the index and in exports) or a control character (such as
             ESC, which would act on a terminal that prints the name).
     """
-    clean = " ".join(str(name).split())
+    clean = replace_surrogates(" ".join(str(name).split()))
     if not clean:
         raise LibraryError("a tag name cannot be empty")
     control = first_control(clean)
@@ -68,10 +70,22 @@ def tag_key(name: str) -> str:
     return unicodedata.normalize("NFC", " ".join(str(name).split())).casefold()
 
 
-def _check_colour(colour: str) -> str:
-    if not _COLOUR_RE.fullmatch(colour or ""):
+def check_colour(colour: str) -> str:
+    """Return a tag or highlight colour lower-cased.
+
+    Args:
+        colour: ``#rrggbb``.
+    Returns:
+        The colour, lower-cased.
+    Raises:
+        LibraryError: not ``#rrggbb`` (one line).
+    """
+    if not isinstance(colour, str) or not _COLOUR_RE.fullmatch(colour or ""):
         raise LibraryError(f"not a colour: {colour!r} (use #rrggbb)")
     return colour.lower()
+
+
+_check_colour = check_colour
 
 
 def _check_key(key: int | None) -> int | None:
@@ -639,7 +653,8 @@ class AnnotationsMixin:
 
         Args:
             paper_id: the paper.
-            title: the new title (white space collapsed); ``None`` or blank restores the
+            title: the new title (white space collapsed, lone surrogates made U+FFFD);
+                ``None`` or blank restores the
                 base title (:attr:`Paper.base_title`): the title its file gave it, else
                 the one derived from the abstract.
             undoable: record an undo step ("Edit title" / "Restore title").
@@ -652,7 +667,7 @@ class AnnotationsMixin:
         old, base = self.db.execute(
             "SELECT title, coalesce(file_title, derived_title) FROM papers WHERE id = ?",
             [pid]).fetchone()
-        new = " ".join((title or "").split()) or base
+        new = replace_surrogates(" ".join((title or "").split())) or base
         label = "Edit title" if (title or "").strip() else "Restore title"
         return self._column_step(label, "title", "title", {pid: old}, {pid: new}, undoable,
                                  search=True)
@@ -684,7 +699,8 @@ class AnnotationsMixin:
 
         Args:
             paper_id: the paper.
-            body: the whole note text (kept as typed; not normalised).
+            body: the whole note text (kept as typed, not normalised; only a lone
+                surrogate, which has no UTF-8 form, becomes U+FFFD).
             undoable: record an undo step ("Edit note").
             session: the editing session (any hashable; ``None`` merges with the previous
                 save of this paper's note).
@@ -694,6 +710,7 @@ class AnnotationsMixin:
             UnknownPaper: no such paper.
         """
         (pid,) = self._existing_ids([paper_id])
+        body = replace_surrogates(body)
         old = self.note(pid)
         if body == old:
             return NO_CHANGES

@@ -12,6 +12,7 @@ from paperdesk.core.models import LibraryError, SavedSearch
 from paperdesk.core.edits.undo import quote
 from paperdesk.core.search.query import MAX_QUERY_CHARS
 from paperdesk.core.terminal_text import first_control
+from paperdesk.core.text import replace_surrogates
 
 __all__ = ["SavedSearchesMixin", "SAVED_NAME_MAX"]
 
@@ -19,7 +20,7 @@ SAVED_NAME_MAX = 80
 
 
 def _clean_name(name: str) -> str:
-    clean = " ".join(str(name).split())
+    clean = replace_surrogates(" ".join(str(name).split()))
     if not clean:
         raise LibraryError("a saved search needs a name")
     control = first_control(clean)
@@ -90,6 +91,7 @@ class SavedSearchesMixin:
             LibraryError: empty or too long name, or empty query.
         """
         name = _clean_name(name)
+        query = replace_surrogates(query)
         if not query.strip():
             raise LibraryError("cannot save an empty query")
         if len(query) > MAX_QUERY_CHARS:

@@ -70,6 +70,7 @@ from paperdesk.core.imports.bibtex import decode_latex
 from paperdesk.core.imports.tex import decode_tex
 from paperdesk.core.imports.records import RawRecord, Record, RecordFile, check_record
 from paperdesk.core.metadata import MetadataError, check_arxiv_id
+from paperdesk.core.text import loads_json
 
 __all__ = ["ArxivFilter", "ArxivStream", "is_arxiv_object", "arxiv_raw", "decode_tex_text",
            "first_line_object", "MAX_LINE_BYTES", "MAX_NOTES", "ARXIV_FORMAT"]
@@ -97,7 +98,7 @@ def first_line_object(text: str) -> object:
     for line in text.splitlines():
         if line.strip():
             try:
-                return json.loads(line)
+                return loads_json(line)
             except ValueError:
                 return None
     return None
@@ -298,7 +299,7 @@ class ArxivStream:
                 self.filtered += 1
                 continue
             try:
-                obj = json.loads(line)
+                obj = loads_json(line)
             except UnicodeDecodeError:
                 self.skipped += 1
                 self._note(f"line {n}: not UTF-8; left out")
@@ -446,6 +447,6 @@ def _is_arxiv_line(line: bytes) -> bool:
     if not line.lstrip().startswith(b"{"):
         return False
     try:
-        return is_arxiv_object(json.loads(line))
+        return is_arxiv_object(loads_json(line))
     except ValueError:
         return False

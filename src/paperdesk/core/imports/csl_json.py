@@ -24,6 +24,7 @@ from pathlib import Path
 from paperdesk.core.imports.daily_papers import ParseError
 from paperdesk.core.imports.markup import plain_text
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
+from paperdesk.core.text import loads_json
 
 __all__ = ["CSL_TYPES", "read_csl_json"]
 
@@ -133,7 +134,7 @@ def read_csl_json(path: Path | str, text: str, encoding: str,
     """
     if items is None:
         try:
-            items = json.loads(text.lstrip("\ufeff"))
+            items = loads_json(text.lstrip("\ufeff"))
         except json.JSONDecodeError as exc:
             raise ParseError(path, f"not valid JSON ({exc})") from exc
     if isinstance(items, dict):

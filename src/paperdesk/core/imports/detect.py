@@ -55,6 +55,7 @@ from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, STREAM_MIN_BYTE
                                                  iter_paragraphs, missing_reason,
                                                  normalize, prose_problem, split_paragraphs)
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
+from paperdesk.core.text import loads_json
 
 __all__ = ["FORMATS", "FORMAT_LABELS", "FOLDER_PATTERNS", "STDIN", "Detected",
            "detect_text", "detect_file", "detect_streamed", "load_bytes", "is_prose"]
@@ -138,7 +139,7 @@ def _detect(text: str) -> tuple[str, object]:
         raise ParseError("", "file is empty")
     if body[0] == "{" or _JSON_ARRAY.match(body):   # "[section]" is INI, not JSON
         try:
-            doc = json.loads(body)
+            doc = loads_json(body)
         except json.JSONDecodeError as exc:
             first = first_line_object(body)
             if is_arxiv_object(first):

@@ -22,18 +22,19 @@ import json
 import os
 from pathlib import Path
 
+from paperdesk.core.edits.annotations import check_colour, validate_tag_name
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
 from paperdesk.core.imports.records import Identifiers, Record, record_hash
 from paperdesk.core.metadata import MetadataError, check_citation_key, check_metadata
-from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.models import Author, FileReport, LibraryError, Metadata
 from paperdesk.core.store.duplicates import paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
-from paperdesk.core.text import content_hash, derive_title, normalize
+from paperdesk.core.text import content_hash, derive_title, loads_json, normalize
 
 __all__ = ["is_json_export", "read_export", "store_export", "READ_VERSIONS",
-           "paper_metadata"]
+           "paper_metadata", "shape_problem"]
 
 #: The export versions this reader understands.
 READ_VERSIONS = (1, 2)
@@ -95,8 +96,9 @@ def read_export(path: str | os.PathLike, text: str | None = None,
         The document (``{"format", "version", "papers": [...]}``).
     Raises:
         ParseError: unreadable, not JSON, not a paperdesk export, a version this reader
-            does not know, a paper with neither abstract nor title, or a paper whose
-            metadata is malformed (the reason names the paper and the part).
+            does not know, a paper with neither abstract nor title, a paper whose
+            metadata is malformed or whose tags, sources or highlights have the wrong
+            shape (:func:`shape_problem`; the reason names the paper and the part).
     """
     p = Path(path)
     try:
@@ -105,7 +107,7 @@ def read_export(path: str | os.PathLike, text: str | None = None,
                 raise ParseError(path, f"file too large (limit {MAX_FILE_BYTES} bytes)")
             text = p.read_text(encoding="utf-8-sig")
         if doc is None:
-            doc = json.loads(text.lstrip("\ufeff"))
+            doc = loads_json(text.lstrip("\ufeff"))
     except OSError as exc:
         raise ParseError(path, f"cannot read file ({exc.strerror or exc})") from exc
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -126,11 +128,73 @@ def read_export(path: str | os.PathLike, text: str | None = None,
         if not normalize(str(paper.get("abstract") or "")) and not normalize(
                 str(paper.get("title") or "")):
             raise ParseError(path, f"paper {n} has neither an abstract nor a title")
+        problem = shape_problem(paper)
+        if problem:
+            raise ParseError(path, f"paper {n}: {problem}")
         try:
             paper_metadata(paper)
         except MetadataError as exc:
             raise ParseError(path, f"paper {n}: {exc}") from exc
     return doc
+
+
+#: Values of a paper that must be text (or null) where present.
+_TEXT_KEYS = ("title", "abstract", "note", "added_at", "read_at", "file_title")
+#: List values of a paper, and the keys of their objects that must be text (or null).
+_LIST_KEYS = {"tags": ("name", "colour"), "sources": ("path", "name", "header"),
+              "highlights": ("text", "colour", "comment", "created_at")}
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def shape_problem(paper: dict) -> str | None:
+    """What is wrong with the shape of one ``papers`` entry, before anything is stored
+    (a hand-edited or hostile file used to stop the import half-way with a traceback:
+    ``"tags": ["x"]``, a highlight ``"start": "a"``, a tag named ``"a,b"``).
+
+    Args:
+        paper: one entry of an export's ``papers`` list (a dict).
+    Returns:
+        A one-line reason ("tag 2: not a colour: 'red' (use #rrggbb)"), or ``None``
+        when the entry can be stored.
+    """
+    for key in _TEXT_KEYS:
+        if paper.get(key) is not None and not isinstance(paper[key], str):
+            return f"{key} is not text"
+    if paper.get("authors") is not None and not isinstance(paper["authors"], list):
+        return "authors is not a list"
+    for key, text_keys in _LIST_KEYS.items():
+        items = paper.get(key)
+        if items is None:
+            continue
+        if not isinstance(items, list):
+            return f"{key} is not a list"
+        label = key[:-1]
+        for i, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                return f"{label} {i} is not an object"
+            for name in text_keys:
+                if item.get(name) is not None and not isinstance(item[name], str):
+                    return f"{label} {i}: {name} is not text"
+    for i, tag in enumerate(paper.get("tags") or [], start=1):
+        try:
+            validate_tag_name(tag.get("name") or "")
+            if tag.get("colour"):
+                check_colour(tag["colour"])
+            if tag.get("key") is not None and not (_is_int(tag["key"])
+                                                   and 1 <= tag["key"] <= 9):
+                return f"tag {i}: key must be a number from 1 to 9"
+        except LibraryError as exc:
+            return f"tag {i}: {exc}"
+    for i, src in enumerate(paper.get("sources") or [], start=1):
+        if src.get("position") is not None and not _is_int(src["position"]):
+            return f"source {i}: position is not a whole number"
+    for i, h in enumerate(paper.get("highlights") or [], start=1):
+        if not (_is_int(h.get("start")) and _is_int(h.get("end"))):
+            return f"highlight {i}: start and end must be whole numbers"
+    return None
 
 
 def _find(db, abstract: str, title: str, meta: Metadata | None,

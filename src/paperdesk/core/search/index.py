@@ -16,7 +16,9 @@ updated documents in whoosh-reloaded 2.7.5; see DESIGN.md).
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import logging
 import mmap
 import os
@@ -32,7 +34,7 @@ from whoosh import columns
 from whoosh import index as windex
 from whoosh import query as wquery
 from whoosh.analysis import CharsetFilter, LowercaseFilter, RegexTokenizer, StemFilter
-from whoosh.codec.whoosh3 import W3Codec
+from whoosh.codec.whoosh3 import W3Codec, W3Segment
 from whoosh.fields import COLUMN, ID, KEYWORD, TEXT, Schema
 from whoosh.filedb.compound import SubFile
 from whoosh.filedb.filestore import FileStorage
@@ -53,7 +55,8 @@ from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteEr
                                                   SegmentBuilderProcess)
 
 __all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
-           "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS",
+           "make_snippet", "cut_snippet", "exact_analyzer", "stemming_analyzer",
+           "SNIPPET_CHARS", "SNIPPET_SCAN_CHARS",
            "IndexBusy", "WRITER_WAIT_S"]
 
 _log = logging.getLogger(__name__)
@@ -68,6 +71,21 @@ class IndexBusy(LibraryError):
     """Another process holds the search index's write lock (a script, or a second
     paperdesk writing the same index). Nothing is lost: the changes stay in the
     ``index_queue`` and are indexed at the next sync."""
+
+
+class _FreshIdCodec(W3Codec):
+    """Whoosh's W3 codec whose new segments get their id from
+    :func:`~.segment_writer.fresh_segment_id` (:mod:`secrets`, never an id in use)
+    instead of the global :mod:`random`: after ``random.seed`` a writer's segment took the
+    name of an existing one, so the next write failed and cancelling the writer removed
+    the existing segment's files. The segment itself keeps a plain ``W3Codec`` (the
+    index's table of contents pickles it, so Whoosh alone still reads the index)."""
+
+    def new_segment(self, storage, indexname):
+        """A ``W3Segment`` with a fresh id (Whoosh's ``Codec.new_segment`` API)."""
+        plain = W3Codec(self._blocklimit, self._compression, self._inlinelimit)
+        return W3Segment(plain, indexname,
+                         segid=segment_writer.fresh_segment_id(storage, indexname))
 
 
 def _open_writer(ix, **kwargs):
@@ -93,6 +111,12 @@ SUGGEST_MAX_WORDS = 6
 SUGGEST_MAX_CHARS = 24
 #: Length of the text around a match shown as a snippet, in characters.
 SNIPPET_CHARS = 160
+#: A snippet looks for the query's words in at most this many characters at the start
+#: of an abstract (abstracts are a few thousand characters; a pasted full text or a
+#: 2.4 MB abstract would otherwise cost seconds per row, issue 14). A paper whose first
+#: match lies further in gets the abstract's start as its snippet, unmarked, as Whoosh's
+#: own highlighter does past 32,768 characters.
+SNIPPET_SCAN_CHARS = 50_000
 #: Postings per block on disk (Whoosh's default is 128). Larger blocks cost the fast path
 #: (:mod:`.fastscore`) fewer per-block decodes; Whoosh's own matchers still read them.
 POSTING_BLOCK = 1024
@@ -273,7 +297,8 @@ def whoosh_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocumen
     Returns:
         The number of documents written or deleted.
     """
-    writer = _open_writer(ix, limitmb=WRITER_MB, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, limitmb=WRITER_MB,
+                          codec=_FreshIdCodec(blocklimit=POSTING_BLOCK))
     count = 0
     try:
         for pid in delete:
@@ -523,7 +548,7 @@ def apply_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument
     add, update, delete = list(add), list(update), list(delete)
     add_ids, update_ids = list(add_ids), list(update_ids)
     builders = builders or SegmentBuilders(processes=False)
-    writer = _open_writer(ix, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, codec=_FreshIdCodec(blocklimit=POSTING_BLOCK))
     try:
         _delete_ids(writer, [d.id for d in update] + update_ids + delete)
         new = builders.build(ix, add + update)
@@ -563,7 +588,7 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
     builders = builders or SegmentBuilders(processes=False)
     if not _to_compact(ix._read_toc().segments):   # the common case: no writer opened
         return 0
-    writer = _open_writer(ix, codec=W3Codec(blocklimit=POSTING_BLOCK))
+    writer = _open_writer(ix, codec=_FreshIdCodec(blocklimit=POSTING_BLOCK))
     try:
         chosen = _to_compact(list(writer.segments))
         if not chosen:
@@ -709,7 +734,8 @@ def exact_words(text: str) -> list[str]:
     return [_fold(m.group(0)) for m in _WORD_RE.finditer(text)]
 
 
-def match_spans(text: str, terms: MatchTerms) -> list[tuple[int, int]]:
+def match_spans(text: str, terms: MatchTerms, end: int | None = None,
+                ) -> list[tuple[int, int]]:
     """Find where a query's words occur in a text, as written there.
 
     Every word of ``text`` is analysed the way the index analyses it (same word pattern,
@@ -719,11 +745,15 @@ def match_spans(text: str, terms: MatchTerms) -> list[tuple[int, int]]:
     through the whole phrase one after the other (as Whoosh's ``Phrase`` query with slop 1
     on the ``exact`` field: only the word positions count, so punctuation or a line break
     between the words does not break the phrase); a lone word of a phrase is not marked.
-    There is no length limit (Whoosh's own highlighter stops at 32,768 characters).
+    The work is linear in the characters scanned (each distinct word is analysed once per
+    query; a phrase costs its length at each occurrence of its first word).
 
     Args:
         text: an abstract, note or title.
         terms: from :meth:`SearchIndex.match_terms`.
+        end: scan only ``text[:end]`` (characters); a word the bound cuts in two is
+            left out. ``None``: the whole text (no length limit; Whoosh's own
+            highlighter stops at 32,768 characters).
     Returns:
         Sorted, non-overlapping ``(start, end)`` character offsets into ``text``, one per
         matched word (a phrase gives one span per word).
@@ -731,7 +761,10 @@ def match_spans(text: str, terms: MatchTerms) -> list[tuple[int, int]]:
     if not terms or not text:
         return []
     stemmed, exact, seen = terms.stemmed, terms.exact, terms._seen
-    words = list(_WORD_RE.finditer(text))
+    stop = len(text) if end is None else max(0, min(end, len(text)))
+    words = list(_WORD_RE.finditer(text, 0, stop))
+    if words and stop < len(text) and words[-1].end() == stop:
+        words.pop()   # possibly the first part of a longer word
     hits = [False] * len(words)
     if stemmed or exact:
         for i, m in enumerate(words):
@@ -755,13 +788,18 @@ def match_spans(text: str, terms: MatchTerms) -> list[tuple[int, int]]:
     return [m.span() for m, hit in zip(words, hits) if hit]
 
 
-def make_snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_CHARS,
+def make_snippet(text: str, spans: Sequence[tuple[int, int]], width: int = SNIPPET_CHARS,
                  ) -> tuple[str, tuple[tuple[int, int], ...]]:
     """Cut a plain-text snippet of about ``width`` characters around the densest matches.
 
+    The window holding the most matches (the first such) is found in one pass over
+    ``spans`` (two pointers: the matches are sorted and do not overlap, so their ends
+    increase), and the text is only looked at around it: the work is linear in
+    ``len(spans)`` plus ``width``, whatever the length of ``text``.
+
     Args:
         text: the full text.
-        spans: match offsets from :func:`match_spans`.
+        spans: sorted, non-overlapping match offsets from :func:`match_spans`.
         width: snippet length in characters (without the ellipses).
     Returns:
         ``(snippet, spans)``: the snippet, starting and/or ending with ``… `` where cut,
@@ -771,23 +809,49 @@ def make_snippet(text: str, spans: list[tuple[int, int]], width: int = SNIPPET_C
         cut = text if len(text) <= width else text[:width].rsplit(" ", 1)[0] + " …"
         return cut, ()
     best_start, best_count = spans[0][0], 0
+    j = 0
     for i, (start, _end) in enumerate(spans):  # window with the most matches
-        count = sum(1 for s, e in spans[i:] if e <= start + width)
-        if count > best_count:
-            best_start, best_count = start, count
+        j = max(j, i)
+        while j < len(spans) and spans[j][1] <= start + width:
+            j += 1
+        if j - i > best_count:
+            best_start, best_count = start, j - i
     start = max(0, best_start - 40)
     if start:
-        space = text.find(" ", start)
-        start = space + 1 if 0 <= space < best_start else start
+        space = text.find(" ", start, best_start)
+        start = space + 1 if space >= 0 else start
     end = min(len(text), start + width)
     if end < len(text):
         space = text.rfind(" ", start, end)
         end = space if space > start else end
     prefix = "… " if start else ""
     suffix = " …" if end < len(text) else ""
-    inside = tuple((s - start + len(prefix), e - start + len(prefix))
-                   for s, e in spans if s >= start and e <= end)
-    return prefix + text[start:end] + suffix, inside
+    first = bisect.bisect_left(spans, (start, -1))
+    inside = []
+    for s, e in itertools.islice(spans, first, None):
+        if s >= end:
+            break
+        if e <= end:
+            inside.append((s - start + len(prefix), e - start + len(prefix)))
+    return prefix + text[start:end] + suffix, tuple(inside)
+
+
+def cut_snippet(text: str, terms: MatchTerms | None, width: int = SNIPPET_CHARS,
+                ) -> tuple[str, tuple[tuple[int, int], ...]]:
+    """The search snippet of one abstract: :func:`match_spans` over its first
+    :data:`SNIPPET_SCAN_CHARS` characters, then :func:`make_snippet`. The cost is bounded
+    per abstract (at most :data:`SNIPPET_SCAN_CHARS` characters are scanned), so a
+    2.4 MB abstract costs what a 50,000-character one does.
+
+    Args:
+        text: the abstract (``""`` for none).
+        terms: from :meth:`SearchIndex.match_terms`, or ``None`` (no marks).
+        width: snippet length in characters (without the ellipses).
+    Returns:
+        ``(snippet, spans)`` as :func:`make_snippet` gives them.
+    """
+    spans = match_spans(text, terms, end=SNIPPET_SCAN_CHARS) if terms else []
+    return make_snippet(text, spans, width)
 
 
 def _correction(reader, fieldname: str, word: str, maxdist: int) -> str | None:

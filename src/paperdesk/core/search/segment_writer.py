@@ -40,6 +40,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import secrets
 import shutil
 import struct
 import tempfile
@@ -582,6 +583,33 @@ class _PrivateTemp:
         return FileStorage(os.path.join(self._folder, name or "tmp")).create()
 
 
+#: The characters of a segment id (Whoosh's ``whoosh.util.IDCHARS``).
+_ID_CHARS = "0123456789abcdefghijklmnopqrstuvwxyz"
+
+
+def fresh_segment_id(storage, indexname: str, size: int = 16) -> str:
+    """A segment id no file of the index uses yet, drawn from :mod:`secrets`.
+
+    Whoosh draws segment ids from the global :mod:`random` generator, which anything in
+    the process may seed: after ``random.seed(0)`` (Hypothesis does it before each
+    example; an embedding program could) the next segment got the name of an existing
+    one, and every later write failed an assertion in ``create_compound_file``.
+
+    Args:
+        storage: the index's ``FileStorage``.
+        indexname: the index name (Whoosh's ``MAIN``).
+        size: characters in the id (Whoosh uses 16).
+    Returns:
+        The id (lower-case letters and digits).
+    """
+    names = set(storage.list())
+    while True:
+        segid = "".join(secrets.choice(_ID_CHARS) for _ in range(size))
+        prefix = f"{indexname}_{segid}"
+        if not any(name.startswith(prefix) for name in names):
+            return segid
+
+
 def build_segment(storage, indexname: str, schema, docs: Sequence,
                   vocab: Vocabulary | None = None, blocklimit: int = 1024) -> W3Segment:
     """Write one new segment holding ``docs`` into ``storage`` (not yet in the index:
@@ -607,7 +635,7 @@ def build_segment(storage, indexname: str, schema, docs: Sequence,
     check_schema(schema)
     vocab = vocab if vocab is not None else Vocabulary()
     codec = W3Codec(blocklimit=blocklimit)
-    segment = W3Segment(codec, indexname)
+    segment = W3Segment(codec, indexname, segid=fresh_segment_id(storage, indexname))
     segment.set_doc_count(len(docs))
     temp = tempfile.mkdtemp(prefix="paperdesk-segment-")
     try:

@@ -155,7 +155,8 @@ class AbstractView(QTextBrowser):
 
         Args:
             html: from :func:`~paperdesk.ui.panes.paper_html.paper_body_html`.
-            abstract: the paper's abstract (``paper.abstract``).
+            abstract: the abstract as shown (``paper_html.shown_abstract(paper.abstract)``:
+                all of it, or the first ``ABSTRACT_SHOWN_CHARS`` of a very long one).
             keep_scroll: re-rendering the same paper: keep the scroll position, the
                 caret and the selection.
         """

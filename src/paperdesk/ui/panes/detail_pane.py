@@ -34,7 +34,7 @@ from paperdesk.ui.panes.highlight_list import HighlightList
 from paperdesk.ui.panes.links import SAFE_SCHEMES
 from paperdesk.ui.panes.note_editor import NoteEditor
 from paperdesk.ui.panes.paper_html import (NO_METADATA_HINT, HtmlColours, byline,
-                                           paper_body_html, title_html)
+                                           paper_body_html, shown_abstract, title_html)
 from paperdesk.ui.panes.tag_chips import TagChipBar
 from paperdesk.ui.panes.wrapping_label import WrappingLabel
 
@@ -271,7 +271,7 @@ class DetailPane(QWidget):
         self._show_header(paper)
         self.chips.set_tags(paper.tags)
         self.abstract_view.set_content(paper_body_html(paper, self._terms, self._colours),
-                                       paper.abstract, keep_scroll=same)
+                                       shown_abstract(paper.abstract), keep_scroll=same)
         if same and self.abstract_view.selected_span() in (
                 {(h.start, h.end) for h in paper.highlights} - known):
             self.abstract_view.collapse_selection()   # let the new highlight show
@@ -299,7 +299,8 @@ class DetailPane(QWidget):
             self._terms = terms
             self._fit_title()
             self.abstract_view.set_content(paper_body_html(self._paper, terms, self._colours),
-                                           self._paper.abstract, keep_scroll=True)
+                                           shown_abstract(self._paper.abstract),
+                                           keep_scroll=True)
             self.note_editor.set_match_terms(terms)
 
     def clear_paper(self, message: str = PLACEHOLDER) -> None:
@@ -425,7 +426,7 @@ class DetailPane(QWidget):
             self._show_header(self._paper)
             self.abstract_view.set_content(
                 paper_body_html(self._paper, self._terms, self._colours),
-                self._paper.abstract, keep_scroll=True)
+                shown_abstract(self._paper.abstract), keep_scroll=True)
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt)
         """Follow palette changes (light/dark appearance)."""

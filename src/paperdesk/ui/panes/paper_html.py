@@ -21,7 +21,10 @@ Pure Python (no Qt), so it is easy to test. The rules:
 * the user's highlights are drawn as a background in their colour;
 * the abstract is the document's first paragraph and keeps every character of
   ``paper.abstract`` (links and highlights only add formatting), so a position in that
-  block is an offset into the abstract (see :mod:`paperdesk.ui.panes.abstract_view`).
+  block is an offset into the abstract (see :mod:`paperdesk.ui.panes.abstract_view`);
+  an abstract longer than :data:`ABSTRACT_SHOWN_CHARS` is shown up to there (a prefix:
+  the offsets still hold), with a muted line saying so; the work is linear in the
+  characters shown.
 """
 
 from __future__ import annotations
@@ -45,8 +48,13 @@ def _escape(text: str, quote: bool = True) -> str:
 __all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
            "LIGHT", "hit_style", "ABSTRACT_STYLE", "doi_url", "arxiv_url", "own_page_url",
            "readable_author", "readable_authors", "byline", "AUTHORS_SHOWN",
-           "NO_METADATA_HINT"]
+           "NO_METADATA_HINT", "ABSTRACT_SHOWN_CHARS", "shown_abstract", "shortened_note"]
 
+#: The detail pane shows at most this many characters of an abstract (about 25 pages
+#: of prose; abstracts are a few thousand): laying out, marking and mapping a 2.4 MB one
+#: froze the window (issue 14). A longer one is shown up to here, with
+#: :func:`shortened_note` under it.
+ABSTRACT_SHOWN_CHARS = 100_000
 #: Authors named in the byline before "et al." (all of them are in its tooltip).
 AUTHORS_SHOWN = 8
 #: What the byline says when the paper has no authors, date or venue of its own yet.
@@ -172,10 +180,13 @@ def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
                   colours: HtmlColours = LIGHT) -> str:
     """Escape an abstract, link its http(s) URLs and mark search matches and highlights.
 
-    Every character of ``text`` appears exactly once in the output's text, in order.
+    Every character of ``text`` appears exactly once in the output's text, in order. One
+    pass over the cut points (links and hits followed with a pointer each): linear in
+    ``len(text)`` plus the number of spans, times the (few) highlights.
 
     Args:
-        text: the abstract (literal text; any markup in it stays text).
+        text: the abstract (literal text; any markup in it stays text), or the part of it
+            shown (:func:`shown_abstract`).
         spans: ``(start, end)`` offsets of search matches, sorted; matches inside a URL
             are not marked.
         highlights: ``(start, end, "#rrggbb")`` user highlights; where they overlap, the
@@ -191,21 +202,32 @@ def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
         if s >= pos:
             kept_links.append((s, e, url))
             pos = e
-    bounds = {0, len(text)}
+    size = len(text)
+    hits = sorted((max(0, s), min(size, e)) for s, e in spans)
+    bounds = {0, size}
     for s, e, _u in kept_links:
         bounds.update((s, e))
-    for s, e in spans:
-        bounds.update((max(0, s), min(len(text), e)))
+    bounds.update(b for span in hits for b in span)
     for s, e, _c in highlights:
-        bounds.update((max(0, s), min(len(text), e)))
-    cuts = sorted(b for b in bounds if 0 <= b <= len(text))
+        bounds.update((max(0, s), min(size, e)))
+    cuts = sorted(b for b in bounds if 0 <= b <= size)
     out = []
     open_link = None
     hit = hit_style(colours)
+    # One pass: the links (sorted, apart) and the hits (sorted by start) are followed
+    # with a pointer each, so the work is linear in the cuts, not cuts x spans.
+    li = hi = 0
+    hit_end = 0   # the furthest end of the hits that start at or before the piece
     for a, b in zip(cuts, cuts[1:]):
         if a >= b:
             continue
-        link = next((lk for lk in kept_links if lk[0] <= a and b <= lk[1]), None)
+        while li < len(kept_links) and kept_links[li][1] <= a:
+            li += 1
+        link = (kept_links[li] if li < len(kept_links) and kept_links[li][0] <= a
+                and b <= kept_links[li][1] else None)
+        while hi < len(hits) and hits[hi][0] <= a:
+            hit_end = max(hit_end, hits[hi][1])
+            hi += 1
         if link is not open_link:
             if open_link is not None:
                 out.append("</a>")
@@ -216,13 +238,57 @@ def abstract_html(text: str, spans: Sequence[tuple[int, int]] = (),
         for s, e, colour in highlights:
             if s <= a and b <= e:
                 style = f"background-color:{colour}; color:{colours.highlight_text};"
-        if link is None and any(s <= a and b <= e for s, e in spans):
+        if link is None and hit_end >= b:
             style = hit
         piece = _escape(text[a:b])
         out.append(f'<span style="{style}">{piece}</span>' if style else piece)
     if open_link is not None:
         out.append("</a>")
     return "".join(out)
+
+
+def shown_abstract(text: str) -> str:
+    """The part of an abstract the detail pane shows: all of it up to
+    :data:`ABSTRACT_SHOWN_CHARS` characters, else its first :data:`ABSTRACT_SHOWN_CHARS`
+    (a prefix, so offsets into it are offsets into the abstract and highlights made on it
+    land where they should; the stored abstract is never cut).
+
+    Args:
+        text: the abstract.
+    Returns:
+        ``text`` or a prefix of it.
+    """
+    return text[:ABSTRACT_SHOWN_CHARS]
+
+
+def shortened_note(text: str) -> str:
+    """The line under an abstract too long to show whole (``""`` for any other):
+    ``"Abstract shortened for display: 2,400,000 characters; the first 100,000 are
+    shown. The library keeps the whole abstract (export or paperdesk show give it)."``
+
+    Args:
+        text: the abstract.
+    Returns:
+        Plain text, or ``""``.
+    """
+    if len(text) <= ABSTRACT_SHOWN_CHARS:
+        return ""
+    return (f"Abstract shortened for display: {len(text):,} characters; the first "
+            f"{ABSTRACT_SHOWN_CHARS:,} are shown. The library keeps the whole abstract "
+            "(export or paperdesk show give it).")
+
+
+def _abstract_parts(paper: Paper, terms: MatchTerms | None, colours: HtmlColours,
+                    style: str) -> list[str]:
+    """The abstract's paragraph (only :func:`shown_abstract`, its hits and highlights
+    marked) and, when it was shortened, a muted paragraph saying so."""
+    shown = shown_abstract(paper.abstract)
+    marks = [(h.start, h.end, h.colour) for h in paper.highlights]
+    parts = [f'<p style="{style}">{abstract_html(shown, _spans(shown, terms), marks, colours)}</p>']
+    note = shortened_note(paper.abstract)
+    if note:
+        parts.append(f'<p style="{_muted(colours)} margin-top:6px;">{_escape(note)}</p>')
+    return parts
 
 
 def title_html(title: str, terms: MatchTerms | None = None,
@@ -262,11 +328,11 @@ def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
         colours: colours of hits, highlights, links and secondary text (from
             :func:`paperdesk.ui.style.colours.reading_colours` for the palette in use).
     Returns:
-        An HTML document string for ``QTextBrowser.setHtml``.
+        An HTML document string for ``QTextBrowser.setHtml``; an abstract longer than
+        :data:`ABSTRACT_SHOWN_CHARS` is shown up to there with :func:`shortened_note`
+        under it.
     """
-    marks = [(h.start, h.end, h.colour) for h in paper.highlights]
-    abstract = abstract_html(paper.abstract, _spans(paper.abstract, terms), marks, colours)
-    parts = [f'<p style="{ABSTRACT_STYLE}">{abstract}</p>']
+    parts = _abstract_parts(paper, terms, colours, ABSTRACT_STYLE)
     parts += _links_and_sources(paper, colours)
     return "<html><body>" + "\n".join(parts) + "</body></html>"
 
@@ -369,15 +435,13 @@ def paper_html(paper: Paper, terms: MatchTerms | None = None,
     """
     title = _highlighted(paper.title, 0, len(paper.title), _spans(paper.title, terms),
                          colours)
-    marks = [(h.start, h.end, h.colour) for h in paper.highlights]
-    abstract = abstract_html(paper.abstract, _spans(paper.abstract, terms), marks, colours)
     by = byline(paper.metadata)
     parts = [
         f'<p style="font-size:x-large; font-weight:600; margin-bottom:6px;">{title}</p>',
         *([f'<p style="margin-top:0px;">{_escape(by)}</p>'] if by else []),
         f'<p style="{_muted(colours)} margin-top:0px;">Added '
         f'{_escape(local_datetime(paper.added_at))} &nbsp;·&nbsp; #{paper.id}</p>',
-        f'<p style="line-height:135%; margin-top:12px;">{abstract}</p>',
+        *_abstract_parts(paper, terms, colours, "line-height:135%; margin-top:12px;"),
     ]
     parts += _links_and_sources(paper, colours)
     return "<html><body>" + "\n".join(parts) + "</body></html>"
