@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
@@ -29,6 +30,7 @@ from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.library import Library
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
+from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.lock import LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
@@ -1173,12 +1175,30 @@ def _main(argv: Sequence[str] | None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    except sqlite3.Error as exc:   # a write that failed inside SQLite (a full disk ...)
+        print(f"paperdesk: {_write_failure(library_path, exc)}", file=sys.stderr)
+        return 1
     except OSError as exc:  # e.g. standard output on a full disk
-        print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
+        if is_disk_full(exc):
+            where = exc.filename or "the output"
+            print(f"paperdesk: {disk_full_message(where, exc)}", file=sys.stderr)
+        else:
+            print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
         return 1
     finally:
         if lock is not None:
             lock.release()
+
+
+def _write_failure(library: Path, exc: sqlite3.Error) -> str:
+    """The one-line message for a SQLite error that reached the command line: the
+    full-disk message (:mod:`paperdesk.core.store.errors`), else the database and the
+    error's first line. SQLite rolled the transaction back: nothing was half-written."""
+    db = Path(library).expanduser().absolute() / "library.db"
+    if is_disk_full(exc, db.parent if db.parent.is_dir() else None):
+        return disk_full_message(db, exc)
+    text = str(exc).strip().splitlines()
+    return f"{db}: {text[0] if text else type(exc).__name__}; the change was not saved"
 
 
 def gui_main() -> int:

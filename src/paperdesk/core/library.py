@@ -50,6 +50,7 @@ from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN
                                            STDIN_NAME, detect_file, detect_streamed)
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
 from paperdesk.core.imports.ris import read_ris
+from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
 from paperdesk.core.search.index import (IndexBusy, IndexDocument, SearchIndex, make_snippet,
@@ -190,6 +191,14 @@ def _stored(db: sqlite_utils.Database, path, now: str) -> str:
     return name
 
 
+def _db_error(folder: Path, exc: sqlite3.Error, what: str) -> LibraryError:
+    """The one-line error for a database that cannot be opened: ``"<db>: <what> (<exc>)"``,
+    or the full-disk message when that is the cause (:mod:`paperdesk.core.store.errors`)."""
+    if is_disk_full(exc, folder if folder.is_dir() else None):
+        return LibraryError(disk_full_message(folder / DB_NAME, exc))
+    return LibraryError(f"{folder / DB_NAME}: {what} ({exc})")
+
+
 def _size(parsed) -> int:
     if isinstance(parsed, ArxivStream):
         return parsed.estimated_lines
@@ -291,7 +300,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             migrate(self.db, self.path / BACKUP_DIR)
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise LibraryError(f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+            raise _db_error(self.path, exc, "not a paperdesk library") from exc
         except SchemaError as exc:
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: {exc}") from exc
@@ -341,7 +350,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             version = schema_version(self.db)
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise LibraryError(f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+            raise _db_error(self.path, exc, "not a paperdesk library") from exc
         if version != SCHEMA_VERSION:
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: needs upgrading (schema {version}); "
@@ -354,7 +363,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self.close()
 
     def close(self) -> None:
-        """Close the index and every database connection. Safe to call twice."""
+        """Close the index and every database connection, after emptying the WAL into
+        the database file (:func:`~paperdesk.core.store.db.checkpoint`). Safe to call
+        twice."""
         if self._closed:
             return
         self._closed = True
@@ -362,6 +373,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         if index is not None:
             index.close()
         with self._conn_lock:
+            if self._connections and not self.read_only:
+                # Leave the database self-contained (the WAL emptied into it), so that a
+                # read-only open of the folder sees every change (see connect_read_only).
+                _db.checkpoint(self._connections[0])
             for conn in self._connections:
                 conn.conn.close()
             self._connections.clear()
@@ -374,12 +389,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         conn = self._by_thread.get(threading.get_ident())
         if conn is None:
             try:
-                conn = _db.connect(self.path / DB_NAME)
+                if self.read_only:
+                    conn = _db.connect_read_only(self.path / DB_NAME)
+                else:
+                    conn = _db.connect(self.path / DB_NAME)
             except sqlite3.OperationalError as exc:
-                raise LibraryError(f"{self.path / DB_NAME}: cannot open ({exc})") from exc
+                raise _db_error(self.path, exc, "cannot open") from exc
             except sqlite3.DatabaseError as exc:
-                raise LibraryError(
-                    f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+                raise _db_error(self.path, exc, "not a paperdesk library") from exc
             with self._conn_lock:
                 self._by_thread[threading.get_ident()] = conn
                 self._connections.append(conn)
@@ -958,9 +975,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                                       hook)
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
-                file_report.error = f"database error: {exc}"
+                file_report.error = (disk_full_message(self.path / DB_NAME, exc)
+                                     if is_disk_full(exc, self.path)
+                                     else f"database error: {exc}")
             except OSError as exc:      # a streamed file that stops being readable
-                file_report.error = f"cannot read file ({exc.strerror or exc})"
+                file_report.error = (disk_full_message(self.path, exc) if is_disk_full(exc)
+                                     else f"cannot read file ({exc.strerror or exc})")
             except UnicodeDecodeError:  # a streamed text file changed while it was read
                 file_report.error = ("it is no longer UTF-8 text (it changed while it was "
                                      "imported); the papers stored before stay")
@@ -1342,6 +1362,15 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     write()
             except IndexBusy as exc:     # another process writes the index: stay queued
                 self.index_problem = str(exc)
+                _log.info("index sync stopped: %s", exc)
+                break
+            except OSError as exc:       # a full disk: the change is saved, stay queued
+                if not is_disk_full(exc):
+                    raise
+                self.index_problem = (
+                    disk_full_message(self.path / INDEX_DIR, exc).split(";")[0]
+                    + "; every change is saved in the library, and searches catch up "
+                      "once there is space again")
                 _log.info("index sync stopped: %s", exc)
                 break
             self.index_problem = None
