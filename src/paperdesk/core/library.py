@@ -38,7 +38,8 @@ from paperdesk.core.fields import SORT_CHOICES, sortable_fields
 from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, LibraryError, Paper,
                                    PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
-from paperdesk.core.imports.paperdesk_json import read_export, store_export
+from paperdesk.core.imports.paperdesk_json import (read_export, store_export,
+                                                  store_saved_searches)
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
                                                  collect_files, display_path,
                                                  parse_decoded)
@@ -66,7 +67,7 @@ _log = logging.getLogger(__name__)
 
 DB_NAME = "library.db"
 INDEX_DIR = "index"
-BACKUP_DIR = "backups"
+from paperdesk.core.store.backup import BACKUP_DIR  # noqa: E402  (the same folder)
 
 #: ``progress(stage, done, total)``: stage is ``"import"`` (abstracts stored) or
 #: ``"index"`` (documents indexed); ``done`` and ``total`` are counts.
@@ -1003,7 +1004,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                        hook: BatchHook) -> None:
         """Store a JSON export in batches of :data:`EXPORT_IMPORT_BATCH` papers; counts go
         to ``file_report``, new ids to ``added`` and the ids of papers already there that it
-        changed to ``changed_ids`` after each commit."""
+        changed to ``changed_ids`` after each commit; then its saved searches (merged by
+        name, :func:`~paperdesk.core.imports.paperdesk_json.store_saved_searches`)."""
         papers = doc["papers"]
         now = _now()
         for start in range(0, len(papers), EXPORT_IMPORT_BATCH):
@@ -1024,6 +1026,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             file_report.without_abstract += counts.without_abstract
             step(min(start + EXPORT_IMPORT_BATCH, len(papers)))
             hook()
+        if doc.get("saved_searches"):
+            with _db.transaction(self.db) as db:
+                file_report.saved_searches += store_saved_searches(
+                    db, doc["saved_searches"], now)
 
     @staticmethod
     def _source_id(db: sqlite_utils.Database, path: str, header: str, encoding: str,
