@@ -393,10 +393,9 @@ def replace_database(folder: Path, db_name: str, backup: Path,
         try:
             backups.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(db_path, kept)
-            for suffix in ("-wal",):
-                side = db_path.with_name(db_name + suffix)
-                if side.is_file():
-                    shutil.copyfile(side, kept.with_name(kept.name + suffix))
+            wal = db_path.with_name(db_name + "-wal")
+            if wal.is_file() and wal.stat().st_size:     # changes not in the file yet
+                shutil.copyfile(wal, kept.with_name(kept.name + "-wal"))
         except OSError as exc:
             kept.unlink(missing_ok=True)
             raise _write_error(kept, exc) from exc
