@@ -35,7 +35,7 @@ from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, b
                                          latest_backup, library_state, replace_database)
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
-from paperdesk.core.store.lock import LibraryLock, LockHeld
+from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
@@ -919,6 +919,11 @@ def _cmd_backup(lib: Library, args) -> int:
     """``paperdesk backup [FILE]``: a consistent copy of the database (a reader: it works
     beside the window), printed with what it holds."""
     target = args.file or backup_name(lib.path / BACKUP_DIR)
+    own = {lib.path / name for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm",
+                                         LOCK_NAME)}
+    if Path(target).expanduser().absolute().resolve() in {p.resolve() for p in own}:
+        raise LibraryError(f"{target} is one of the library's own files: back up to "
+                           "another file")
     made = backup_to(lib.db.conn, target)
     if args.json:
         _print_json({"path": str(made.path), "version": made.version, "counts": made.counts})
