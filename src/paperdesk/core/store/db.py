@@ -122,14 +122,20 @@ def checkpoint(db: sqlite_utils.Database) -> None:
     """Copy the WAL into the database file and empty it (``PRAGMA
     wal_checkpoint(TRUNCATE)``), so that the database file alone holds every change (a
     read-only open of a read-only folder then sees them all; see
-    :func:`connect_read_only`). Does nothing (no error) while another connection reads
-    or writes (SQLite returns "busy"), or on a read-only connection.
+    :func:`connect_read_only`). Never waits: while another connection reads an older
+    snapshot or writes, SQLite answers "busy" at once and the WAL stays as it is (no
+    error); the same on a read-only connection.
 
     Args:
         db: a database opened by :func:`connect`.
     """
+    conn = db.conn
     try:
-        db.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
     except sqlite3.Error:
         pass
 
