@@ -102,6 +102,15 @@ def test_backup_while_another_process_writes_is_a_consistent_copy(library, tmp_p
         writer.wait()
 
 
+def test_backup_onto_the_library_s_own_files_is_refused(library):
+    before = (library / "library.db").read_bytes()
+    for name in ("library.db", "library.db-wal"):
+        r = run(library, "backup", library / name)
+        assert r.returncode == 1
+        assert "is one of the library's own files" in one_line(r)
+    assert (library / "library.db").read_bytes() == before
+
+
 def test_backup_of_a_folder_without_a_library_is_refused(tmp_path):
     r = run(tmp_path / "nothing", "backup")
     assert r.returncode == 1

@@ -1,7 +1,9 @@
 """The Library: the one owner of a library folder's SQLite database and Whoosh index.
 
 A library folder holds ``library.db`` (SQLite, the source of truth), ``index/`` (the Whoosh
-index, derived, rebuildable) and ``backups/`` (copies taken before schema migrations).
+index, derived, rebuildable) and ``backups/`` (copies of the database: taken before schema
+migrations, by ``paperdesk backup``, daily, and before a restore; see
+:mod:`paperdesk.core.store.backup`).
 
 Every mutation goes through :class:`Library`; it writes SQLite and the ``index_queue`` in
 one transaction, then brings the index up to date from the queue. Each thread gets its own
@@ -51,6 +53,7 @@ from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN
                                            STDIN_NAME, detect_file, detect_streamed)
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
 from paperdesk.core.imports.ris import read_ris
+from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
@@ -67,7 +70,7 @@ _log = logging.getLogger(__name__)
 
 DB_NAME = "library.db"
 INDEX_DIR = "index"
-from paperdesk.core.store.backup import BACKUP_DIR  # noqa: E402  (the same folder)
+BACKUP_DIR = _BACKUP_DIR   # the folder of backups (see paperdesk.core.store.backup)
 
 #: ``progress(stage, done, total)``: stage is ``"import"`` (abstracts stored) or
 #: ``"index"`` (documents indexed); ``done`` and ``total`` are counts.
