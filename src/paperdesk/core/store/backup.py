@@ -181,6 +181,9 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        if not os.access(target.parent, os.W_OK | os.X_OK):
+            raise LibraryError(f"cannot write the backup {target}: its folder is "
+                               "read-only (permission denied)")
         partial.unlink(missing_ok=True)
         conn.execute("VACUUM INTO ?", [str(partial)])
         copy = sqlite3.connect(f"{partial.as_uri()}?mode=ro", uri=True)
