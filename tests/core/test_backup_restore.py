@@ -239,9 +239,16 @@ def test_daily_backups_keep_the_seven_newest_and_leave_others_alone(library):
         now = start + dt.timedelta(days=day)
         made.append(auto_backup(conn, folder, now=now))
         assert auto_backup(conn, folder, now=now + dt.timedelta(hours=5)) is None
-    conn.close()
     assert all(made)
     assert daily_backups(folder) == made[::-1][:KEEP_DAILY]
+    # A copy whose writer was killed is swept by the next one.
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    partial = folder / f".library-daily-20261201T000000Z.db.partial-{dead.pid}"
+    partial.write_bytes(b"half")
+    assert auto_backup(conn, folder, now=start + dt.timedelta(days=30))
+    assert not partial.exists()
+    conn.close()
     assert manual.exists() and migration.exists()
     assert counts(made[-1])["papers"] == 225
 

@@ -296,3 +296,12 @@ def test_the_index_catches_up_after_a_crash_between_commit_and_index_write(tmp_p
     assert (stats["papers"], stats["indexed"], stats["pending_index"]) == (420, 420, 0)
     assert json.loads(run(lib, "search", "capybara", "--json").stdout)["total"] == 1
     assert json.loads(run(lib, "search", "okapi", "--json").stdout)["total"] == 300
+
+
+def test_aside_files_of_killed_lock_takers_are_swept(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    leftover = tmp_path / f"{LOCK_NAME}.new-{proc.pid}-0123456789abcdef"
+    leftover.write_text("{}")
+    with LibraryLock(tmp_path):
+        assert not leftover.exists()

@@ -239,13 +239,32 @@ def latest_backup(folder: Path) -> Path | None:
                                      p.stat().st_mtime))
 
 
+def _sweep_partials(folder: Path) -> None:
+    """Remove the hidden ``.NAME.partial-PID`` files of backups whose process was killed
+    while writing them."""
+    from paperdesk.core.store.lock import pid_alive
+
+    try:
+        found = list(folder.glob(".*.partial-*"))
+    except OSError:
+        return
+    for path in found:
+        try:
+            pid = int(path.name.rsplit("-", 1)[1])
+        except ValueError:
+            continue
+        if pid != os.getpid() and not pid_alive(pid):
+            path.unlink(missing_ok=True)
+
+
 def auto_backup(conn: sqlite3.Connection, folder: Path, now: _dt.datetime | None = None,
                 keep: int = KEEP_DAILY) -> Path | None:
     """Take the day's automatic backup, unless there is one for this UTC day already or
     the library holds no paper; then delete the daily backups beyond the ``keep`` newest.
 
     A failure (a full disk, a read-only folder, a copy that fails its check) writes
-    nothing and deletes nothing: the older backups stay.
+    nothing and deletes nothing: the older backups stay. Hidden partial copies left by
+    a process killed while writing one are removed.
 
     Args:
         conn: a connection to the library database.
@@ -257,6 +276,7 @@ def auto_backup(conn: sqlite3.Connection, folder: Path, now: _dt.datetime | None
     """
     now = now or _dt.datetime.now(_dt.timezone.utc)
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
+    _sweep_partials(folder)
     existing = daily_backups(folder)
     if existing and _DAILY_RE.match(existing[0].name).group(1)[:8] >= stamp[:8]:
         return None

@@ -305,6 +305,7 @@ class LibraryLock:
                 raise _lock_error(self.folder, self.path, exc) from exc
             if taken:
                 self._info = info
+                self._sweep()
                 return self
         raise LockHeld(self.path, read_lock(self.path))
 
@@ -351,6 +352,21 @@ class LibraryLock:
             raise
         current = read_lock(self.path)
         return current is not None and current.token == info.token
+
+    def _sweep(self) -> None:
+        """Remove the aside files (``library.lock.new-PID-…``) of processes that were
+        killed between writing one and linking it into place."""
+        try:
+            leftovers = list(self.folder.glob(f"{LOCK_NAME}.new-*-*"))
+        except OSError:
+            return
+        for path in leftovers:
+            try:
+                pid = int(path.name[len(LOCK_NAME) + 5:].split("-")[0])
+            except ValueError:
+                continue
+            if pid != os.getpid() and not pid_alive(pid):
+                path.unlink(missing_ok=True)
 
     def _break(self, stale: LockInfo | None) -> None:
         """Remove a stale lock file, unless another process replaced it meanwhile."""
