@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
@@ -27,9 +28,14 @@ from paperdesk import __version__
 from paperdesk.core.exports.formats import FIELDS, FORMATS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
-from paperdesk.core.library import Library
+from paperdesk.core.imports.daily_papers import display_path
+from paperdesk.core.library import DB_NAME, Library
+from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, backup_to,
+                                         describe_counts, fewer_than, inspect_backup,
+                                         latest_backup, library_state, replace_database)
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
-from paperdesk.core.store.lock import LibraryLock, LockHeld
+from paperdesk.core.store.errors import disk_full_message, is_disk_full
+from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
@@ -158,6 +164,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print as JSON")
 
     sub.add_parser("reindex", help="rebuild the full-text index from the database")
+
+    p = sub.add_parser("backup", help="copy the library's database to FILE (default: a "
+                                      "new file in the library's backups/ folder); works "
+                                      "while the window has the library open")
+    p.add_argument("file", nargs="?", type=Path, metavar="FILE",
+                   help="the copy to write (replaced if it exists)").complete = shtab.FILE
+    p.add_argument("--json", action="store_true",
+                   help="print {path, version, counts} as JSON")
+
+    p = sub.add_parser("restore", help="replace the library's database with a backup "
+                                       "(the one it replaces is kept in backups/), then "
+                                       "rebuild the index")
+    p.add_argument("file", nargs="?", type=Path, metavar="FILE",
+                   help="the backup (default: the newest in the library's backups/ "
+                        "folder)").complete = shtab.FILE
+    p.add_argument("--force", action="store_true",
+                   help="restore even a backup holding fewer papers, tags, notes, "
+                        "highlights or saved searches than the library")
 
     p = sub.add_parser("tag", help="add, remove or rename a tag")
     tag_sub = p.add_subparsers(dest="tag_command", metavar="ACTION", required=True,
@@ -328,6 +352,9 @@ def _counts(r) -> str:
         out += f", {r.skipped} left out"
     if r.filtered:
         out += f", {r.filtered} not matching the filters"
+    if getattr(r, "saved_searches", 0):
+        n = r.saved_searches
+        out += f", {n} saved search{'' if n == 1 else 'es'} added"
     return out
 
 
@@ -889,6 +916,23 @@ def _cmd_desktop(args) -> int:
     return 0
 
 
+def _cmd_backup(lib: Library, args) -> int:
+    """``paperdesk backup [FILE]``: a consistent copy of the database (a reader: it works
+    beside the window), printed with what it holds."""
+    target = args.file or backup_name(lib.path / BACKUP_DIR)
+    own = {lib.path / name for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm",
+                                         LOCK_NAME)}
+    if Path(target).expanduser().absolute().resolve() in {p.resolve() for p in own}:
+        raise LibraryError(f"{target} is one of the library's own files: back up to "
+                           "another file")
+    made = backup_to(lib.db.conn, target)
+    if args.json:
+        _print_json({"path": str(made.path), "version": made.version, "counts": made.counts})
+    else:
+        print(f"backed up to {display_path(made.path)}: {describe_counts(made.counts)}")
+    return 0
+
+
 _COMMANDS = {
     "edit": _cmd_edit,
     "import": _cmd_import,
@@ -906,12 +950,13 @@ _COMMANDS = {
     "delete": _cmd_delete,
     "remove-file": _cmd_remove_file,
     "duplicates": _cmd_duplicates,
+    "backup": _cmd_backup,
 }
 
 
 #: Commands that only read the library: they still run, read-only, while another process
 #: holds its lock; every other command is refused then.
-_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources"}
+_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources", "backup"}
 #: Index-queue entries a command applies silently when it opens the library; a command
 #: that only reads leaves a longer queue (what an interrupted import left) alone.
 QUIET_SYNC_MAX = 200
@@ -969,6 +1014,10 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         lock.release()
         raise
     try:
+        if writes(args):
+            # The day's automatic backup, before the day's first change (at most once a
+            # UTC day; see paperdesk.core.store.backup).
+            auto_backup(lib.db.conn, lib.path / BACKUP_DIR)
         queued = lib.index_status().queued
         if args.command in ("import", "reindex"):
             pass                       # they index everything, with progress
@@ -985,6 +1034,62 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         lock.release()
         raise
     return lib, lock
+
+
+def _cmd_restore(path: Path, args) -> int:
+    """``paperdesk restore [FILE] [--force]``: check the backup, compare it with the
+    library, keep what it replaces, put it in place, rebuild the index.
+
+    Returns:
+        The exit status.
+    Raises:
+        LibraryError: refused (one line: the lock is held, the backup is not a library
+            or holds less without ``--force``, a copy cannot be written).
+    """
+    from paperdesk.core.store.schema import SCHEMA_VERSION
+
+    folder = Path(path).expanduser().absolute()
+    source = args.file
+    if source is None:
+        source = latest_backup(folder / BACKUP_DIR)
+        if source is None:
+            raise LibraryError(f"no backup to restore in {folder / BACKUP_DIR}; name one: "
+                               "paperdesk restore FILE")
+    backup = inspect_backup(source, SCHEMA_VERSION)
+    lock = LibraryLock(folder, app="cli")
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        raise LibraryError(f"{held}; close it before restoring") from None
+    try:
+        db_path = folder / DB_NAME
+        if backup.path == db_path.absolute():
+            raise LibraryError(f"{backup.path} is the library's own database")
+        state = library_state(db_path)
+        if state.status == "ok" and not args.force:
+            fewer = fewer_than(backup.counts, state.counts)
+            if fewer:
+                raise LibraryError(f"not restored: {fewer} (give --force to restore it "
+                                   "anyway; the library is kept in backups/)")
+        kept = replace_database(folder, DB_NAME, backup.path, state)
+        if kept is None:
+            what = ("there was no library database" if state.status == "missing"
+                    else "the library database was empty")
+        elif state.status == "damaged":
+            what = f"the damaged database is kept in {display_path(kept)}"
+        else:
+            what = f"the library it replaced is kept in {display_path(kept)}"
+        print(f"restored {display_path(backup.path)} ({describe_counts(backup.counts)}); "
+              f"{what}")
+        with Library.open(folder, sync_index=False) as lib:
+            # The index is of the database replaced: start it over and queue every paper
+            # (an interrupted rebuild goes on when the library is next opened).
+            lib.reindex(cancel=lambda: True)
+            with _cancel_on_interrupt() as stop:
+                _index_with_progress(lib, stop)
+    finally:
+        lock.release()
+    return 0
 
 
 def _command_names(parser: argparse.ArgumentParser) -> set[str]:
@@ -1154,6 +1259,11 @@ def _main(argv: Sequence[str] | None) -> int:
     library_path = args.library or default_library_path()
     lock = None
     try:
+        if args.command == "restore":
+            return _cmd_restore(library_path, args)
+        if args.command == "backup" and not (
+                Path(library_path).expanduser() / DB_NAME).is_file():
+            raise LibraryError(f"no library database to back up in {library_path}")
         lib, lock = _open_library(library_path, args)
         with lib:
             status = _COMMANDS[args.command](lib, args)
@@ -1174,12 +1284,30 @@ def _main(argv: Sequence[str] | None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+    except sqlite3.Error as exc:   # a write that failed inside SQLite (a full disk ...)
+        print(f"paperdesk: {_write_failure(library_path, exc)}", file=sys.stderr)
+        return 1
     except OSError as exc:  # e.g. standard output on a full disk
-        print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
+        if is_disk_full(exc):
+            where = exc.filename or "the output"
+            print(f"paperdesk: {disk_full_message(where, exc)}", file=sys.stderr)
+        else:
+            print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
         return 1
     finally:
         if lock is not None:
             lock.release()
+
+
+def _write_failure(library: Path, exc: sqlite3.Error) -> str:
+    """The one-line message for a SQLite error that reached the command line: the
+    full-disk message (:mod:`paperdesk.core.store.errors`), else the database and the
+    error's first line. SQLite rolled the transaction back: nothing was half-written."""
+    db = Path(library).expanduser().absolute() / "library.db"
+    if is_disk_full(exc, db.parent if db.parent.is_dir() else None):
+        return disk_full_message(db, exc)
+    text = str(exc).strip().splitlines()
+    return f"{db}: {text[0] if text else type(exc).__name__}; the change was not saved"
 
 
 def gui_main() -> int:

@@ -1,4 +1,4 @@
-"""paperdesk's own JSON export, version 2, read back: metadata and citation keys survive a
+"""paperdesk's own JSON export (version 3; version 2 added the metadata) read back: metadata and citation keys survive a
 round trip into an empty library; version 1 files still import; malformed metadata is
 refused with a reason."""
 
@@ -15,10 +15,10 @@ def _by_abstract(lib):
     return {lib.get(pid).abstract: lib.get(pid) for pid in lib.paper_ids()}
 
 
-def test_a_version_2_export_reproduces_metadata_and_keys(cited_library, cited_exports,
+def test_a_json_export_reproduces_metadata_and_keys(cited_library, cited_exports,
                                                          tmp_path):
     doc = json.loads(cited_exports["json"].read_text(encoding="utf-8"))
-    assert doc["version"] == JSON_FORMAT_VERSION == 2
+    assert doc["version"] == JSON_FORMAT_VERSION == 3   # 3: saved searches too
     first = doc["papers"][0]
     assert {"citation_key", "entry_type", "authors", "date", "venue", "doi", "arxiv_id",
             "url", "mentioned"} <= set(first)
@@ -67,7 +67,7 @@ def test_malformed_metadata_and_unknown_versions_are_refused(tmp_path):
               "paper 1: author: cannot read 'Doe'"),
              ({**base, "papers": [{"abstract": "A.", "citation_key": "a key"}]},
               "paper 1: citation key: 'a key' may hold only"),
-             ({**base, "version": 3}, "version 3 is not one this paperdesk reads")]
+             ({**base, "version": 4}, "version 4 is not one this paperdesk reads")]
     with Library.open(tmp_path / "lib") as lib:
         for n, (doc, reason) in enumerate(cases):
             path = tmp_path / f"bad{n}.json"

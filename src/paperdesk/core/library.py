@@ -1,7 +1,9 @@
 """The Library: the one owner of a library folder's SQLite database and Whoosh index.
 
 A library folder holds ``library.db`` (SQLite, the source of truth), ``index/`` (the Whoosh
-index, derived, rebuildable) and ``backups/`` (copies taken before schema migrations).
+index, derived, rebuildable) and ``backups/`` (copies of the database: taken before schema
+migrations, by ``paperdesk backup``, daily, and before a restore; see
+:mod:`paperdesk.core.store.backup`).
 
 Every mutation goes through :class:`Library`; it writes SQLite and the ``index_queue`` in
 one transaction, then brings the index up to date from the queue. Each thread gets its own
@@ -38,7 +40,8 @@ from paperdesk.core.fields import SORT_CHOICES, sortable_fields
 from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, LibraryError, Paper,
                                    PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
-from paperdesk.core.imports.paperdesk_json import read_export, store_export
+from paperdesk.core.imports.paperdesk_json import (read_export, store_export,
+                                                  store_saved_searches)
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
                                                  collect_files, display_path,
                                                  parse_decoded)
@@ -50,6 +53,8 @@ from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN
                                            STDIN_NAME, detect_file, detect_streamed)
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
 from paperdesk.core.imports.ris import read_ris
+from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR
+from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
 from paperdesk.core.search.index import IndexBusy, IndexDocument, SearchIndex, cut_snippet
@@ -64,7 +69,7 @@ _log = logging.getLogger(__name__)
 
 DB_NAME = "library.db"
 INDEX_DIR = "index"
-BACKUP_DIR = "backups"
+BACKUP_DIR = _BACKUP_DIR   # the folder of backups (see paperdesk.core.store.backup)
 
 #: ``progress(stage, done, total)``: stage is ``"import"`` (abstracts stored) or
 #: ``"index"`` (documents indexed); ``done`` and ``total`` are counts.
@@ -189,6 +194,14 @@ def _stored(db: sqlite_utils.Database, path, now: str) -> str:
     return name
 
 
+def _db_error(folder: Path, exc: sqlite3.Error, what: str) -> LibraryError:
+    """The one-line error for a database that cannot be opened: ``"<db>: <what> (<exc>)"``,
+    or the full-disk message when that is the cause (:mod:`paperdesk.core.store.errors`)."""
+    if is_disk_full(exc, folder if folder.is_dir() else None):
+        return LibraryError(disk_full_message(folder / DB_NAME, exc))
+    return LibraryError(f"{folder / DB_NAME}: {what} ({exc})")
+
+
 def _size(parsed) -> int:
     if isinstance(parsed, ArxivStream):
         return parsed.estimated_lines
@@ -290,7 +303,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             migrate(self.db, self.path / BACKUP_DIR)
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise LibraryError(f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+            raise _db_error(self.path, exc, "not a paperdesk library") from exc
         except SchemaError as exc:
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: {exc}") from exc
@@ -340,7 +353,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             version = schema_version(self.db)
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise LibraryError(f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+            raise _db_error(self.path, exc, "not a paperdesk library") from exc
         if version != SCHEMA_VERSION:
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: needs upgrading (schema {version}); "
@@ -353,7 +366,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self.close()
 
     def close(self) -> None:
-        """Close the index and every database connection. Safe to call twice."""
+        """Close the index and every database connection, after emptying the WAL into
+        the database file (:func:`~paperdesk.core.store.db.checkpoint`). Safe to call
+        twice."""
         if self._closed:
             return
         self._closed = True
@@ -361,6 +376,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         if index is not None:
             index.close()
         with self._conn_lock:
+            if self._connections and not self.read_only:
+                # Leave the database self-contained (the WAL emptied into it), so that a
+                # read-only open of the folder sees every change (see connect_read_only).
+                _db.checkpoint(self._connections[0])
             for conn in self._connections:
                 conn.conn.close()
             self._connections.clear()
@@ -373,12 +392,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         conn = self._by_thread.get(threading.get_ident())
         if conn is None:
             try:
-                conn = _db.connect(self.path / DB_NAME)
+                if self.read_only:
+                    conn = _db.connect_read_only(self.path / DB_NAME)
+                else:
+                    conn = _db.connect(self.path / DB_NAME)
             except sqlite3.OperationalError as exc:
-                raise LibraryError(f"{self.path / DB_NAME}: cannot open ({exc})") from exc
+                raise _db_error(self.path, exc, "cannot open") from exc
             except sqlite3.DatabaseError as exc:
-                raise LibraryError(
-                    f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+                raise _db_error(self.path, exc, "not a paperdesk library") from exc
             with self._conn_lock:
                 self._by_thread[threading.get_ident()] = conn
                 self._connections.append(conn)
@@ -961,9 +982,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                                       hook)
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
-                file_report.error = f"database error: {exc}"
+                file_report.error = (disk_full_message(self.path / DB_NAME, exc)
+                                     if is_disk_full(exc, self.path)
+                                     else f"database error: {exc}")
             except OSError as exc:      # a streamed file that stops being readable
-                file_report.error = f"cannot read file ({exc.strerror or exc})"
+                file_report.error = (disk_full_message(self.path, exc) if is_disk_full(exc)
+                                     else f"cannot read file ({exc.strerror or exc})")
             except UnicodeDecodeError:  # a streamed text file changed while it was read
                 file_report.error = ("it is no longer UTF-8 text (it changed while it was "
                                      "imported); the papers stored before stay")
@@ -986,7 +1010,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                        hook: BatchHook) -> None:
         """Store a JSON export in batches of :data:`EXPORT_IMPORT_BATCH` papers; counts go
         to ``file_report``, new ids to ``added`` and the ids of papers already there that it
-        changed to ``changed_ids`` after each commit."""
+        changed to ``changed_ids`` after each commit; then its saved searches (merged by
+        name, :func:`~paperdesk.core.imports.paperdesk_json.store_saved_searches`)."""
         papers = doc["papers"]
         now = _now()
         for start in range(0, len(papers), EXPORT_IMPORT_BATCH):
@@ -1007,6 +1032,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             file_report.without_abstract += counts.without_abstract
             step(min(start + EXPORT_IMPORT_BATCH, len(papers)))
             hook()
+        if doc.get("saved_searches"):
+            with _db.transaction(self.db) as db:
+                file_report.saved_searches += store_saved_searches(
+                    db, doc["saved_searches"], now)
 
     @staticmethod
     def _source_id(db: sqlite_utils.Database, path: str, header: str, encoding: str,
@@ -1345,6 +1374,15 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     write()
             except IndexBusy as exc:     # another process writes the index: stay queued
                 self.index_problem = str(exc)
+                _log.info("index sync stopped: %s", exc)
+                break
+            except OSError as exc:       # a full disk: the change is saved, stay queued
+                if not is_disk_full(exc):
+                    raise
+                self.index_problem = (
+                    disk_full_message(self.path / INDEX_DIR, exc).split(";")[0]
+                    + "; every change is saved in the library, and searches catch up "
+                      "once there is space again")
                 _log.info("index sync stopped: %s", exc)
                 break
             self.index_problem = None

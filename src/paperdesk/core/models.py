@@ -504,6 +504,8 @@ class FileReport:
             nor abstract, a block that cannot be parsed); ``warnings`` says which.
         filtered: records of an arXiv metadata file that the import's filters
             (categories, date) left out.
+        saved_searches: saved searches a paperdesk JSON export added (a name the
+            library has already keeps the library's query).
         warnings: one line per entry left out, per value dropped (a malformed DOI,
             date, URL, arXiv id or citation key: the record is stored without it) and per
             value a matched paper kept although the record gives another.
@@ -521,6 +523,7 @@ class FileReport:
     skipped: int = 0
     warnings: list[str] = field(default_factory=list)
     filtered: int = 0
+    saved_searches: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -558,9 +561,11 @@ class ImportReport:
     def changes(self) -> Changes:
         """What the import touched, as edits say it (:class:`~paperdesk.core.changes.
         Changes`): the papers added and changed, with ``sources`` set (lists and file
-        counts must be read again) and ``search`` (their indexed text changed)."""
+        counts must be read again) and ``search`` (their indexed text changed), and
+        ``saved_searches`` when a JSON export added some."""
         return Changes.of(papers=[*self.added_ids, *self.changed_ids], sources=True,
-                          search=True)
+                          search=True,
+                          saved_searches=any(f.saved_searches for f in self.files))
 
     @property
     def added(self) -> int:

@@ -187,13 +187,16 @@ _WRITERS = {"csv": _csv, "markdown": _markdown, "json": json_chunks,
 
 
 def export_chunks(papers: Iterable[Paper], fmt: str,
-                  fields: Iterable[str] | None = None) -> Iterator[str]:
+                  fields: Iterable[str] | None = None,
+                  saved_searches: Iterable = ()) -> Iterator[str]:
     """Yield the export of ``papers`` in format ``fmt`` as text chunks.
 
     Args:
         papers: papers in the order to write (an iterator is consumed lazily).
         fmt: one of :data:`FORMATS`.
         fields: fields to include (subset of :data:`FIELDS`); ``None`` for all.
+        saved_searches: the library's saved searches (objects with ``name``, ``query``,
+            ``created_at``), carried by the ``json`` format only.
     Yields:
         Text; the concatenation is the whole file (CSV starts with a byte-order mark).
     Raises:
@@ -201,4 +204,6 @@ def export_chunks(papers: Iterable[Paper], fmt: str,
     """
     if fmt not in _WRITERS:
         raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if fmt == "json":
+        return json_chunks(papers, _keep(fields), saved_searches)
     return _WRITERS[fmt](papers, _keep(fields))

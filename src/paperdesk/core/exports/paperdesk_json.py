@@ -1,8 +1,8 @@
 """Papers -> paperdesk's own lossless JSON export (read back by
 :mod:`paperdesk.core.imports.paperdesk_json`). Pure: no database, no Qt.
 
-Version 2 (this one) adds each paper's own bibliographic metadata and its citation key
-to version 1; the importer reads both versions.
+Version 2 added each paper's own bibliographic metadata and its citation key to version
+1; version 3 (this one) adds the library's saved searches. The importer reads all three.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ __all__ = ["JSON_FORMAT_NAME", "JSON_FORMAT_VERSION", "json_paper", "json_docume
            "json_chunks"]
 
 JSON_FORMAT_NAME = "paperdesk-export"
-#: The version written; :mod:`paperdesk.core.imports.paperdesk_json` reads 1 and 2.
-JSON_FORMAT_VERSION = 2
+#: The version written; :mod:`paperdesk.core.imports.paperdesk_json` reads 1 to 3.
+JSON_FORMAT_VERSION = 3
 #: The lossless JSON export's key of each field (from :mod:`paperdesk.core.fields`).
 _JSON_KEYS = {f.name: f.json for f in PAPER_FIELDS if f.csv is not None}
 
@@ -68,17 +68,21 @@ def json_paper(paper: Paper, keep: Iterable[str]) -> dict:
     return {k: v for k, v in full.items() if k in wanted}
 
 
-def _head() -> dict:
+def _head(saved_searches: Iterable = ()) -> dict:
     return {"format": JSON_FORMAT_NAME, "version": JSON_FORMAT_VERSION,
-            "exported_at": utc_now()}
+            "exported_at": utc_now(),
+            "saved_searches": [{"name": s.name, "query": s.query, "created_at": s.created_at}
+                               for s in saved_searches]}
 
 
-def json_document(papers: Iterable[Paper], keep: Iterable[str]) -> dict:
+def json_document(papers: Iterable[Paper], keep: Iterable[str],
+                  saved_searches: Iterable = ()) -> dict:
     """Return the lossless JSON export as a Python object.
 
-    Shape (version 2)::
+    Shape (version 3)::
 
-        {"format": "paperdesk-export", "version": 2, "exported_at": "<ISO 8601 UTC>",
+        {"format": "paperdesk-export", "version": 3, "exported_at": "<ISO 8601 UTC>",
+         "saved_searches": [{"name", "query", "created_at"}],
          "papers": [{"id", "title", "derived_title", "file_title" (the title its file
                      gave it, null when none; with "title"), "abstract",
                      "tags": [{"name", "colour", "key"}], "note",
@@ -94,28 +98,33 @@ def json_document(papers: Iterable[Paper], keep: Iterable[str]) -> dict:
     Highlight ``start``/``end`` are character offsets (Python string indices) into
     ``abstract``. ``mentioned`` lists what the abstract cites (other work; re-derived
     from the abstract on import). Version 1 had ``urls`` and ``arxiv_ids`` instead of
-    ``mentioned`` and none of the metadata keys.
+    ``mentioned`` and none of the metadata keys; version 2 had no ``saved_searches``
+    (the library's, whatever papers are exported: a query is not tied to papers).
 
     Args:
         papers: in the order to write.
         keep: export field names (see :data:`paperdesk.core.exports.formats.FIELDS`).
+        saved_searches: objects with ``name``, ``query`` and ``created_at`` (ISO 8601
+            UTC), e.g. :class:`~paperdesk.core.models.SavedSearch`.
     Returns:
         The document.
     """
     keep = tuple(keep)
-    return {**_head(), "papers": [json_paper(p, keep) for p in papers]}
+    return {**_head(saved_searches), "papers": [json_paper(p, keep) for p in papers]}
 
 
-def json_chunks(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
+def json_chunks(papers: Iterable[Paper], keep: tuple[str, ...],
+                saved_searches: Iterable = ()) -> Iterator[str]:
     """Yield :func:`json_document` as text, one paper per line.
 
     Args:
         papers: in the order to write.
         keep: export field names.
+        saved_searches: as for :func:`json_document`.
     Yields:
         Text chunks; their concatenation is one JSON document.
     """
-    head = json.dumps(_head(), ensure_ascii=False)
+    head = json.dumps(_head(saved_searches), ensure_ascii=False)
     yield head[:-1] + ', "papers": ['
     for n, paper in enumerate(papers):
         yield ("," if n else "") + "\n  " + json.dumps(json_paper(paper, keep),

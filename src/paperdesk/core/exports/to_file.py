@@ -88,6 +88,11 @@ class ExportMixin:
         return self.scope_ids(Scope(query=query, saved=saved,
                                     ids=None if ids is None else tuple(ids)))
 
+    def _saved_for(self, fmt: str) -> list:
+        """The saved searches an export in ``fmt`` carries: all of them for ``json``
+        (the lossless export), none otherwise."""
+        return self.saved_searches() if fmt == "json" else []
+
     def _papers(self, ids: Sequence[int], progress, cancel) -> Iterator[Paper]:
         total = len(ids)
         for n, pid in enumerate(ids, start=1):
@@ -106,7 +111,8 @@ class ExportMixin:
             ValueError: unknown format or field.
             UnknownPaper: an id does not exist.
         """
-        return "".join(export_chunks(self._papers(list(ids), None, None), fmt, fields))
+        return "".join(export_chunks(self._papers(list(ids), None, None), fmt, fields,
+                                     self._saved_for(fmt)))
 
     def export_to_file(self, ids: Sequence[int], fmt: str, path: str | os.PathLike,
                        fields: Iterable[str] | None = None, progress=None,
@@ -137,7 +143,8 @@ class ExportMixin:
         if target.is_symlink():  # write through the link, keep the link
             target = target.resolve()
         ids = list(ids)
-        chunks = export_chunks(self._papers(ids, progress, cancel), fmt, fields)
+        chunks = export_chunks(self._papers(ids, progress, cancel), fmt, fields,
+                               self._saved_for(fmt))
         if _is_stream(target):
             _write_into(target, chunks)
             return len(ids)

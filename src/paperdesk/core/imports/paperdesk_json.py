@@ -1,7 +1,8 @@
 """Reading paperdesk's own JSON export back into a library (see
 :func:`paperdesk.core.exports.paperdesk_json.json_document` for the format).
 
-Versions 1 and 2 are read. Version 2 carries each paper's own metadata (``citation_key``,
+Versions 1 to 3 are read. Version 3 carries the library's saved searches too, merged by
+name (:func:`store_saved_searches`). Version 2 carries each paper's own metadata (``citation_key``,
 ``entry_type``, ``authors``, ``date``, ``venue``, ``doi``, ``arxiv_id``, ``url``); a new
 paper gets it, and keeps its citation key when no other paper in the library has it.
 Version 1 has none (its ``urls`` and ``arxiv_ids`` were what the abstract mentions, which
@@ -34,10 +35,10 @@ from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadat
 from paperdesk.core.text import content_hash, derive_title, loads_json, normalize
 
 __all__ = ["is_json_export", "read_export", "store_export", "READ_VERSIONS",
-           "paper_metadata", "shape_problem"]
+           "paper_metadata", "shape_problem", "store_saved_searches"]
 
 #: The export versions this reader understands.
-READ_VERSIONS = (1, 2)
+READ_VERSIONS = (1, 2, 3)
 
 
 def paper_metadata(item: dict) -> tuple[Metadata | None, str | None]:
@@ -135,6 +136,7 @@ def read_export(path: str | os.PathLike, text: str | None = None,
             paper_metadata(paper)
         except MetadataError as exc:
             raise ParseError(path, f"paper {n}: {exc}") from exc
+    _check_saved_searches(path, doc.get("saved_searches", []))
     return doc
 
 
@@ -195,6 +197,54 @@ def shape_problem(paper: dict) -> str | None:
         if not (_is_int(h.get("start")) and _is_int(h.get("end"))):
             return f"highlight {i}: start and end must be whole numbers"
     return None
+
+
+def _check_saved_searches(path, items) -> None:
+    """Refuse a ``saved_searches`` list that is not ``[{"name", "query"}, ...]`` with
+    names and queries a saved search may have (one line naming the entry)."""
+    from paperdesk.core.edits.saved_searches import _clean_name
+    from paperdesk.core.models import LibraryError
+    from paperdesk.core.search.query import MAX_QUERY_CHARS
+
+    if not isinstance(items, list):
+        raise ParseError(path, "\"saved_searches\" must be a list")
+    for n, item in enumerate(items, start=1):
+        if not isinstance(item, dict) or not isinstance(item.get("name"), str) \
+                or not isinstance(item.get("query"), str):
+            raise ParseError(path, f"saved search {n} is not {{\"name\", \"query\"}}")
+        try:
+            _clean_name(item["name"])
+        except LibraryError as exc:
+            raise ParseError(path, f"saved search {n}: {exc}") from exc
+        if not item["query"].strip() or len(item["query"]) > MAX_QUERY_CHARS:
+            raise ParseError(path, f"saved search {n} ({item['name']!r}): the query is "
+                                   f"empty or longer than {MAX_QUERY_CHARS} characters")
+
+
+def store_saved_searches(db, items: list, now: str) -> int:
+    """Store the saved searches of an export (inside the caller's transaction), merged
+    by name: one whose name (without regard to case, as the library compares them) the
+    library has already is left out, so the library's query is kept.
+
+    Args:
+        db: the library database.
+        items: the export's ``saved_searches`` (checked by :func:`read_export`).
+        now: ISO 8601 UTC time, for entries without ``created_at``.
+    Returns:
+        How many were added.
+    """
+    from paperdesk.core.edits.annotations import tag_key
+    from paperdesk.core.edits.saved_searches import _clean_name
+
+    added = 0
+    for item in items:
+        name = _clean_name(item["name"])
+        cursor = db.execute(
+            "INSERT INTO saved_searches (name, name_key, query, created_at) "
+            "VALUES (?, ?, ?, ?) ON CONFLICT(name_key) DO NOTHING",
+            [name, tag_key(name), item["query"], str(item.get("created_at") or now)])
+        added += cursor.rowcount
+    return added
 
 
 def _find(db, abstract: str, title: str, meta: Metadata | None,

@@ -8,13 +8,15 @@ change and its ``index_queue`` rows land together or not at all.
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
 import sqlite_utils
 
-__all__ = ["connect", "transaction", "BUSY_TIMEOUT_S"]
+__all__ = ["connect", "connect_read_only", "folder_writable", "checkpoint", "transaction",
+           "BUSY_TIMEOUT_S"]
 
 #: How long a connection waits for another writer before failing, in seconds.
 BUSY_TIMEOUT_S = 10.0
@@ -42,6 +44,100 @@ def connect(path: Path) -> sqlite_utils.Database:
     conn.execute("PRAGMA foreign_keys=ON")
     conn.execute("PRAGMA synchronous=NORMAL")
     return db
+
+
+def folder_writable(path: Path) -> bool:
+    """Return True if the database ``path`` and its folder can be written by this process
+    (SQLite in WAL mode creates ``-wal`` and ``-shm`` files beside the database)."""
+    folder = Path(path).parent
+    return os.access(folder, os.W_OK) and (not Path(path).exists()
+                                           or os.access(path, os.W_OK))
+
+
+def connect_read_only(path: Path) -> sqlite_utils.Database:
+    """Open the database at ``path`` for reading only (it must exist).
+
+    In a folder this process may write, the connection is ``mode=ro`` (it sees every
+    committed change, the WAL's included, and waits for no writer). In a read-only
+    folder (or for a read-only file) SQLite cannot create the ``-shm`` file a WAL
+    database needs, so:
+
+    - without a ``-wal`` file beside it (or an empty one: what a library leaves when it
+      closes, see :func:`checkpoint`), the database is self-contained and is opened with
+      ``immutable=1``: nothing can write into that folder, so nothing can change under
+      the reader;
+    - with a non-empty ``-wal`` file (a writer was killed, then the folder was made
+      read-only), ``immutable=1`` would ignore the WAL and show stale data, so it is
+      opened ``mode=ro``, which reads the WAL (SQLite 3.22 or newer, when the ``-shm``
+      file exists too); if SQLite refuses, the error is raised.
+
+    On a full disk (the ``-shm`` file cannot be created), a database without a WAL to
+    read is opened ``immutable=1`` too: nothing can be written to it meanwhile.
+
+    See https://www.sqlite.org/wal.html#readonly and https://www.sqlite.org/uri.html.
+
+    Args:
+        path: database file.
+    Returns:
+        A ``sqlite_utils.Database`` on a read-only connection (autocommit).
+    Raises:
+        sqlite3.Error: the file is missing, not a database, or cannot be read.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise sqlite3.OperationalError("unable to open database file (it does not exist)")
+    wal = path.with_name(path.name + "-wal")
+    try:
+        wal_size = wal.stat().st_size
+    except OSError:
+        wal_size = 0
+    immutable = not folder_writable(path) and wal_size == 0
+    try:
+        return _open_uri(path, "immutable=1" if immutable else "mode=ro")
+    except sqlite3.OperationalError as exc:
+        # A full disk: the -shm file cannot be grown, but nothing can be written either,
+        # so a self-contained database cannot change under an immutable reader.
+        from paperdesk.core.store.errors import is_disk_full
+
+        if immutable or wal_size or not is_disk_full(exc, path.parent):
+            raise
+        return _open_uri(path, "immutable=1")
+
+
+def _open_uri(path: Path, query: str) -> sqlite_utils.Database:
+    """Open ``path`` with the URI parameters ``query`` and read its header (so that a
+    file that cannot be read fails here, not at the first query)."""
+    uri = f"{path.absolute().as_uri()}?{query}"
+    conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
+                           timeout=BUSY_TIMEOUT_S)
+    try:
+        conn.execute("PRAGMA schema_version").fetchone()
+    except BaseException:
+        conn.close()
+        raise
+    return sqlite_utils.Database(conn)
+
+
+def checkpoint(db: sqlite_utils.Database) -> None:
+    """Copy the WAL into the database file and empty it (``PRAGMA
+    wal_checkpoint(TRUNCATE)``), so that the database file alone holds every change (a
+    read-only open of a read-only folder then sees them all; see
+    :func:`connect_read_only`). Never waits: while another connection reads an older
+    snapshot or writes, SQLite answers "busy" at once and the WAL stays as it is (no
+    error); the same on a read-only connection.
+
+    Args:
+        db: a database opened by :func:`connect`.
+    """
+    conn = db.conn
+    try:
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+    except sqlite3.Error:
+        pass
 
 
 @contextlib.contextmanager

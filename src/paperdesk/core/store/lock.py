@@ -7,11 +7,16 @@ command that writes holds it while it runs. The file is created atomically
     {"pid": 4242, "host": "laptop", "app": "gui", "token": "…", "started": "…",
      "boot": "…", "proc_start": "…"}
 
+The record is written to a file of its own and hard-linked into place, so a lock file is
+never empty or half-written (where hard links are not supported it is created with
+``O_EXCL`` and filled, and read back); a write that fails, e.g. on a full disk, leaves no
+lock file behind.
+
 A lock is *stale*, and is taken over, when its process is gone: same host and the PID no
 longer runs, or runs but started at another time (the PID was reused; checked on Linux
-through ``/proc``), or the machine was rebooted since (Linux boot id). A file that cannot
-be read as such a record is stale once it is older than :data:`GARBAGE_GRACE_S` (a writer
-may be between creating and filling it). A lock from another host is never taken over
+through ``/proc``), or the machine was rebooted since (Linux boot id). An empty lock file
+is stale at once (no live process is writing it: see above); any other file that cannot
+be read as such a record is stale once it is older than :data:`GARBAGE_GRACE_S`. A lock from another host is never taken over
 automatically: its process cannot be checked from here.
 
 Qt-free: the command line and the window share it (the window adds a local socket to
@@ -21,6 +26,7 @@ bring the running window forward; see :mod:`paperdesk.ui.app.instance`).
 from __future__ import annotations
 
 import datetime as _dt
+import errno
 import json
 import os
 import secrets
@@ -31,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from paperdesk.core.models import LibraryError
+from paperdesk.core.store.errors import disk_full_message
 
 __all__ = ["LibraryLock", "LockHeld", "LockInfo", "LOCK_NAME", "GARBAGE_GRACE_S",
            "read_lock", "pid_alive"]
@@ -39,6 +46,7 @@ __all__ = ["LibraryLock", "LockHeld", "LockInfo", "LOCK_NAME", "GARBAGE_GRACE_S"
 LOCK_NAME = "library.lock"
 #: Seconds an unreadable lock file is given before it counts as stale.
 GARBAGE_GRACE_S = 5.0
+_FULL = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 _APPS = {"gui": "the paperdesk window", "cli": "a paperdesk command"}
 
 
@@ -180,13 +188,46 @@ def read_lock(path: str | os.PathLike) -> LockInfo | None:
         return None
 
 
+def _write_new(path: Path, data: bytes) -> None:
+    """Create ``path`` (``O_EXCL``), write ``data`` and sync it; on a failed write the
+    file is removed again. Raises ``FileExistsError`` or the ``OSError`` of the write."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except OSError:
+        path.unlink(missing_ok=True)
+        raise
+
+
+def _lock_error(folder: Path, path: Path, exc: OSError) -> LibraryError:
+    """The one-line error for a lock file that cannot be created."""
+    if exc.errno in _FULL:
+        return LibraryError(f"cannot open the library {folder} for changes: "
+                            + disk_full_message(path, exc))
+    if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+        return LibraryError(f"the library folder {folder} is read-only "
+                            f"({exc.strerror or exc}): it can be searched and exported, "
+                            "not changed")
+    return LibraryError(f"cannot lock the library {folder}: {exc.strerror or exc}")
+
+
 def _is_stale(info: LockInfo | None, path: Path) -> bool:
     if info is None:
         try:
-            age = time.time() - path.stat().st_mtime
+            stat = path.stat()
         except OSError:
             return False   # gone already: the next attempt will tell
-        return age > GARBAGE_GRACE_S
+        if stat.st_size == 0:
+            # Never written: lock files are created complete (LibraryLock._create), so
+            # this is what a failed write (a full disk) or a crash left behind.
+            return True
+        return time.time() - stat.st_mtime > GARBAGE_GRACE_S
     if info.host != socket.gethostname():
         return False
     boot = _boot_id()
@@ -253,7 +294,7 @@ class LibraryLock:
                             token=secrets.token_hex(8), boot=_boot_id(),
                             proc_start=_proc_start(os.getpid()))
             try:
-                fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+                taken = self._create(info)
             except FileExistsError:
                 held = read_lock(self.path)
                 if not _is_stale(held, self.path):
@@ -261,16 +302,71 @@ class LibraryLock:
                 self._break(held)
                 continue
             except OSError as exc:
-                raise LibraryError(f"cannot lock the library {self.folder}: "
-                                   f"{exc.strerror or exc}") from exc
-            try:
-                os.write(fd, (info.to_json() + "\n").encode("utf-8"))
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            self._info = info
-            return self
+                raise _lock_error(self.folder, self.path, exc) from exc
+            if taken:
+                self._info = info
+                self._sweep()
+                return self
         raise LockHeld(self.path, read_lock(self.path))
+
+    def _create(self, info: LockInfo) -> bool:
+        """Create the lock file holding ``info``, never leaving an empty or partial one.
+
+        The record is written and synced to a file of its own first, then hard-linked
+        to :data:`LOCK_NAME` (atomic, and fails if the name exists), so the lock file is
+        complete from the moment it exists: a write that fails (a full disk) leaves
+        nothing behind. Where hard links are not supported, the lock file is created
+        with ``O_EXCL`` and written; a failed write removes it, and the record is read
+        back, since an empty lock file counts as stale at once.
+
+        Returns:
+            True if this took the lock; False if another process broke the half-written
+            fallback file meanwhile (try again).
+        Raises:
+            FileExistsError: a lock file exists.
+            OSError: the file cannot be written (e.g. ``ENOSPC``).
+        """
+        data = (info.to_json() + "\n").encode("utf-8")
+        aside = self.path.with_name(f"{LOCK_NAME}.new-{os.getpid()}-{info.token}")
+        try:
+            _write_new(aside, data)
+            try:
+                os.link(aside, self.path)
+                return True
+            except FileExistsError:
+                raise
+            except OSError as exc:
+                if exc.errno in _FULL:
+                    raise
+                # No hard links here (e.g. FAT, some network file systems): below.
+        finally:
+            aside.unlink(missing_ok=True)
+        try:
+            _write_new(self.path, data)
+        except FileExistsError:
+            raise
+        except OSError:
+            current = read_lock(self.path)
+            if current is None or current.token == info.token:
+                self.path.unlink(missing_ok=True)   # ours, empty or half-written
+            raise
+        current = read_lock(self.path)
+        return current is not None and current.token == info.token
+
+    def _sweep(self) -> None:
+        """Remove the aside files (``library.lock.new-PID-…``) of processes that were
+        killed between writing one and linking it into place."""
+        try:
+            leftovers = list(self.folder.glob(f"{LOCK_NAME}.new-*-*"))
+        except OSError:
+            return
+        for path in leftovers:
+            try:
+                pid = int(path.name[len(LOCK_NAME) + 5:].split("-")[0])
+            except ValueError:
+                continue
+            if pid != os.getpid() and not pid_alive(pid):
+                path.unlink(missing_ok=True)
 
     def _break(self, stale: LockInfo | None) -> None:
         """Remove a stale lock file, unless another process replaced it meanwhile."""

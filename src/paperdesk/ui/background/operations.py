@@ -61,6 +61,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Signal, Slot
 from paperdesk.core.changes import Changes
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError
+from paperdesk.core.store.errors import disk_full_message, is_disk_full
 
 __all__ = ["LibraryWorker", "Job", "one_line_error", "changes_of"]
 
@@ -75,16 +76,21 @@ def one_line_error(exc: BaseException, what: str = "library operation") -> str:
         exc: the exception a job raised.
         what: what failed, for the stderr report.
     Returns:
-        The first line of the exception's text, or its class name. A
-        :class:`LibraryError` (already meant for the user) prints nothing; anything else
-        prints its traceback to stderr.
+        The first line of the exception's text, or its class name; for a full disk
+        (``SQLITE_FULL``, ``ENOSPC``) "the disk is full (…)". A :class:`LibraryError`
+        (already meant for the user) and a full disk print nothing; anything else prints
+        its traceback to stderr.
     """
-    if not isinstance(exc, LibraryError):
+    full = not isinstance(exc, LibraryError) and is_disk_full(exc)
+    if not isinstance(exc, LibraryError) and not full:
         print(f"paperdesk: {what} failed:", file=sys.stderr)
         traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
     text = str(exc).strip().splitlines()
     message = text[0] if text else type(exc).__name__
-    if isinstance(exc, sqlite3.Error) and not isinstance(exc, LibraryError):
+    if full:   # SQLITE_FULL or ENOSPC: say so (the transaction was rolled back)
+        where = getattr(exc, "filename", None) or "the library"
+        message = disk_full_message(where, exc)
+    elif isinstance(exc, sqlite3.Error) and not isinstance(exc, LibraryError):
         message = f"database error: {message}"
     return message
 
