@@ -15,6 +15,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
@@ -158,6 +159,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print as JSON")
 
     sub.add_parser("reindex", help="rebuild the full-text index from the database")
+
+    p = sub.add_parser("check", help="check the database and the search index (exit 1 with "
+                                     "a report naming each problem and the way out)")
+    p.add_argument("--json", action="store_true",
+                   help="print {ok, papers, indexed, queued, sampled, problems} as JSON")
 
     p = sub.add_parser("tag", help="add, remove or rename a tag")
     tag_sub = p.add_subparsers(dest="tag_command", metavar="ACTION", required=True,
@@ -618,6 +624,8 @@ def _cmd_stats(lib: Library, args) -> int:
         _print_json(stats)
     else:
         for key, value in stats.items():
+            if key in ("database_problem", "index_repair") and value is None:
+                continue        # printed only when there is a problem
             print(f"{key}: {value}")
         if stats["unindexed"]:
             print(f"indexing: {stats['searchable']:,} of {stats['papers']:,} papers "
@@ -635,6 +643,28 @@ def _cmd_reindex(lib: Library, args) -> int:
         bar.close()
     print(f"indexed {n} papers")
     return 0
+
+
+def _cmd_check(lib: Library, args) -> int:
+    """``paperdesk check``: the full check (:func:`paperdesk.core.check.check_library`);
+    damage to the index found by it (or at open) is repaired from SQLite here, with the
+    progress line of an index update."""
+    from paperdesk.core.check import Problem, check_library
+
+    repair = lib.index_repair
+    with _cancel_on_interrupt() as stop:
+        report = check_library(lib, cancel=stop.is_set)
+        if repair:
+            report.problems.insert(0, Problem("index", repair, "repaired from SQLite"))
+        if lib.index.damage or (repair and not stop.is_set()):
+            if lib.index.damage:
+                lib.sync_index(cancel=lambda: True)      # starts the rebuild
+            _index_with_progress(lib, stop, to_stderr=True)
+    if args.json:
+        _print_json(report.as_dict())
+    else:
+        print(report.text())
+    return 0 if report.ok else 1
 
 
 def _cmd_tag(lib: Library, args) -> int:
@@ -889,6 +919,7 @@ def _cmd_desktop(args) -> int:
 
 
 _COMMANDS = {
+    "check": _cmd_check,
     "edit": _cmd_edit,
     "import": _cmd_import,
     "search": _cmd_search,
@@ -910,7 +941,10 @@ _COMMANDS = {
 
 #: Commands that only read the library: they still run, read-only, while another process
 #: holds its lock; every other command is refused then.
-_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources"}
+_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources", "check"}
+#: Commands that need no search index: after damage to it was found at open, they leave
+#: its rebuild (from SQLite, with a progress line) to the next command that searches.
+_NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources", "check", "reindex"}
 #: Index-queue entries a command applies silently when it opens the library; a command
 #: that only reads leaves a longer queue (what an interrupted import left) alone.
 QUIET_SYNC_MAX = 200
@@ -968,6 +1002,15 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         lock.release()
         raise
     try:
+        if lib.db_problem is not None:
+            if writes(args):
+                raise LibraryError(lib.db_problem)
+            if args.command != "check":
+                print(f"paperdesk: warning: {lib.db_problem}", file=sys.stderr, flush=True)
+            return lib, lock
+        if lib.index_repair is not None and args.command != "check":
+            _repair_at_open(lib, args)
+            return lib, lock
         queued = lib.index_status().queued
         if args.command in ("import", "reindex"):
             pass                       # they index everything, with progress
@@ -984,6 +1027,21 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         lock.release()
         raise
     return lib, lock
+
+
+def _repair_at_open(lib: Library, args: argparse.Namespace) -> None:
+    """The search index was found damaged or missing at open (``lib.index_repair``):
+    say so on one line and, for a command that searches or writes, rebuild it from
+    SQLite now with the ``Indexing for search`` progress line (Ctrl+C stops it; the rest
+    is indexed the next time). Other commands leave it queued."""
+    reason = lib.index_repair
+    if args.command in _NO_INDEX_COMMANDS:
+        print(f"paperdesk: note: {reason}; it is rebuilt from SQLite by the next command "
+              "that searches (or the window)", file=sys.stderr, flush=True)
+        return
+    print(f"paperdesk: {reason}; rebuilding it from SQLite", file=sys.stderr, flush=True)
+    with _cancel_on_interrupt() as stop:
+        _index_with_progress(lib, stop, to_stderr=True)
 
 
 def _command_names(parser: argparse.ArgumentParser) -> set[str]:
@@ -1161,6 +1219,11 @@ def _main(argv: Sequence[str] | None) -> int:
             return status
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:   # a page damaged since the open's check
+        from paperdesk.core.check import database_message
+
+        print(f"paperdesk: {database_message(library_path, exc)}", file=sys.stderr)
         return 1
     except IndexWriteError as exc:   # e.g. a segment-writing child was killed
         print(f"paperdesk: indexing stopped: {exc}; every paper is kept, and what is not "

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import sqlite_utils
 
+from paperdesk.core import check as _check
 from paperdesk.core.store import db as _db
 from paperdesk.core.store.index_documents import DocumentSource, read_documents
 from paperdesk.core.store.papers import (METADATA_COLUMNS, StoredAbstracts,
@@ -66,6 +67,9 @@ _log = logging.getLogger(__name__)
 DB_NAME = "library.db"
 INDEX_DIR = "index"
 BACKUP_DIR = "backups"
+#: In the index folder while the index is rebuilt from SQLite after damage: the reason
+#: (one line), so that a later run says it is still being repaired.
+REPAIR_NOTE = "paperdesk-repairing.txt"
 
 #: ``progress(stage, done, total)``: stage is ``"import"`` (abstracts stored) or
 #: ``"index"`` (documents indexed); ``done`` and ``total`` are counts.
@@ -240,6 +244,17 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None
     return records
 
 
+def _refuse_on(conn: sqlite_utils.Database, message: str) -> None:
+    """Make every write through ``conn`` fail: :func:`paperdesk.core.store.db.transaction`
+    raises :class:`LibraryError` with ``message``, and SQLite refuses any other write
+    (``PRAGMA query_only``)."""
+    conn.refuse_writes = message
+    try:
+        conn.conn.execute("PRAGMA query_only = ON")
+    except sqlite3.Error:
+        pass
+
+
 class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
               ExportMixin, DuplicatesMixin):
     """An open library folder. Use :meth:`open`; close with :meth:`close` or ``with``.
@@ -277,11 +292,22 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self.undo_stack = UndoStack()
         #: Cached tag/filter masks and sort ranks for searching (see :class:`ScopeMasks`).
         self.masks = ScopeMasks()
+        #: Why the database is damaged (one line: the file, the problem and the way
+        #: out), found by the quick check at open (:mod:`paperdesk.core.check`), or
+        #: ``None``. While set, every write is refused with this message.
+        self.db_problem: str | None = None
+        #: Why the search index is being rebuilt from SQLite (damaged or missing, found
+        #: at open or by a search), or ``None``; cleared once every paper is indexed
+        #: again. :meth:`index_status` reports it (``repairing``).
+        self.index_repair: str | None = None
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
+        _check.refuse_lost_database(self.path)
         if read_only:
             self._check_readable()
+            self._check_database()
             self.index = self._open_index()
+            self._repair_left(self.index)
             return
         try:
             self.path.mkdir(parents=True, exist_ok=True)
@@ -291,11 +317,14 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             migrate(self.db, self.path / BACKUP_DIR)
         except sqlite3.DatabaseError as exc:
             self.close()
-            raise LibraryError(f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+            raise LibraryError(_check.database_message(self.path, exc)) from exc
         except SchemaError as exc:
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: {exc}") from exc
+        self._check_database()
         self.index = self._open_index()
+        if self.db_problem is not None:
+            return                      # nothing is written into a damaged database
         if sync_index:
             self.sync_index()
 
@@ -330,6 +359,26 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 library does not exist or would need changes before it can be read.
         """
         return cls(Path(path), sync_index=sync_index, read_only=read_only)
+
+    def _check_database(self) -> None:
+        """The quick check at open (``PRAGMA quick_check``, see
+        :func:`paperdesk.core.check.database_problem`): on damage, set
+        :attr:`db_problem` and refuse writes on every connection."""
+        try:
+            problem = _check.database_problem(self.db, self.path)
+        except LibraryError:
+            self.close()
+            raise
+        if problem is not None:
+            self._refuse_writes(problem)
+
+    def _refuse_writes(self, message: str) -> None:
+        """From now on every write transaction raises :class:`LibraryError` with
+        ``message`` (and SQLite itself refuses writes: ``PRAGMA query_only``)."""
+        self.db_problem = message
+        with self._conn_lock:
+            for conn in self._connections:
+                _refuse_on(conn, message)
 
     def _check_readable(self) -> None:
         """For ``read_only``: the database exists at the current schema version."""
@@ -380,6 +429,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             except sqlite3.DatabaseError as exc:
                 raise LibraryError(
                     f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
+            if self.db_problem is not None:
+                _refuse_on(conn, self.db_problem)
             with self._conn_lock:
                 self._by_thread[threading.get_ident()] = conn
                 self._connections.append(conn)
@@ -394,25 +445,64 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 self.close()
                 raise LibraryError(f"{index_path}: the search index cannot be read now "
                                    f"({exc.__class__.__name__}); try again later") from exc
+        missing = (self.db_problem is None and not index_path.exists()
+                   and self.count() > 0)
         try:
             index = SearchIndex(index_path)
-        except Exception:  # noqa: BLE001 - any damage: the index is derived, rebuild it
+            problems = [] if self.db_problem else index.quick_problems()
+        except Exception as exc:  # noqa: BLE001 - any damage: the index is derived, rebuild it
             if index_path.is_dir() and not index_path.is_symlink():
                 shutil.rmtree(index_path, ignore_errors=True)
             else:
                 index_path.unlink(missing_ok=True)
             try:
                 index = SearchIndex(index_path)
-            except OSError as exc:
+            except OSError as exc2:
                 raise LibraryError(f"{index_path}: cannot create the search index "
-                                   f"({exc.strerror or exc})") from exc
-            self._queue_all("add")
+                                   f"({exc2.strerror or exc2})") from exc2
+            index.keeps_checksums = True
+            if self.db_problem is None:
+                self._start_repair(index, f"{index_path}: the search index cannot be read "
+                                          f"({exc.__class__.__name__})", recreate=False)
             return index
-        if self._queue_size():
+        index.keeps_checksums = True
+        if self.db_problem is not None:
+            return index
+        if problems:
+            self._start_repair(index, problems[0])
+        elif missing:
+            self._start_repair(index, f"{index_path}: the search index folder is missing",
+                               recreate=False)
+        elif self._queue_size():
+            self._repair_left(index)
             self._recover_queue(index)
         elif index.doc_count() != self.count():
             self._repair_queue(index)
         return index
+
+    def _start_repair(self, index: SearchIndex, reason: str, recreate: bool = True) -> None:
+        """Start rebuilding the search index from SQLite: empty it (unless ``recreate``
+        is False: it is empty already) and queue every paper; the next
+        :meth:`sync_index` (in the window: in the background, with progress) indexes
+        them. Searches meanwhile say they covered part of the library."""
+        _log.info("rebuilding the search index: %s", reason)
+        if recreate:
+            index.recreate()
+        index.damage = None
+        self.index_repair = reason
+        self._queue_all("add")
+        try:       # remembered until every paper is indexed again (see index_status)
+            (index.path / REPAIR_NOTE).write_text(reason + "\n", encoding="utf-8")
+        except OSError:
+            pass
+
+    def _repair_left(self, index: SearchIndex) -> None:
+        """A rebuild started by an earlier run is not finished: take up its reason."""
+        try:
+            note = (index.path / REPAIR_NOTE).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return
+        self.index_repair = note.splitlines()[0] if note else "the search index is rebuilt"
 
     # -- undo --------------------------------------------------------------------------
     def _record(self, label: str, changes: Changes, undo: Callable[[], Changes],
@@ -651,7 +741,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         """
         queued, unindexed = self.db.execute(
             "SELECT count(*), coalesce(sum(op = 'add'), 0) FROM index_queue").fetchone()
-        return IndexStatus(self.count(), unindexed, queued)
+        if not unindexed and self.index_repair is not None:
+            self.index_repair = None
+            if not self.read_only:
+                (self.path / INDEX_DIR / REPAIR_NOTE).unlink(missing_ok=True)
+        return IndexStatus(self.count(), unindexed, queued,
+                           repairing=self.index_repair is not None)
 
     def stats(self) -> dict:
         """Return counts: ``papers``, ``indexed`` (documents in the search index),
@@ -664,6 +759,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         status = self.index_status()
         return {
             "path": display_path(self.path),
+            "database_problem": self.db_problem,
+            "index_repair": self.index_repair or self.index.damage,
             "papers": status.papers,
             "indexed": self.index.doc_count(),
             "pending_index": status.queued,
@@ -730,8 +827,21 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         suggestion = (self.suggest(plan) if suggest and total < 3 and plan.query is not None
                       else None)
         indexed, papers = self._coverage()
+        if self.index.damage is not None:
+            self._index_damaged()
+            indexed, papers = 0, self.count()
         return SearchResults(query, hits, total, True, plan.message, suggestion, ids=ids,
                              scores=scores, indexed=indexed, papers=papers)
+
+    def _index_damaged(self) -> None:
+        """A read of the index failed (:attr:`SearchIndex.damage`): have the next
+        :meth:`sync_index` rebuild it (in the window, in the background)."""
+        if self.read_only or self.db_problem is not None:
+            return
+        if self.auto_sync_index:
+            return          # the caller's next sync_index (the CLI's) rebuilds it
+        if self.on_index_stale is not None:
+            self.on_index_stale()
 
     def _hits(self, plan, ids: list[int], scores: list[float],
               snippets: bool) -> list[SearchHit]:
@@ -1305,6 +1415,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         with self._drain_lock:
             if self._syncing:  # called from our own hook: the running sync applies it
                 return 0
+            if self.db_problem is not None:
+                return 0
+            if self.index.damage is not None and not self.read_only:
+                self._start_repair(self.index, self.index.damage)
             self._syncing = True
             try:
                 return self._sync_batches(progress, cancel, hook,

@@ -47,7 +47,7 @@ from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, 
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
-from paperdesk.core.search import segment_writer
+from paperdesk.core.search import integrity, segment_writer
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
 from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteError,
                                                   SegmentBuilderProcess)
@@ -850,6 +850,12 @@ class SearchIndex:
         self.last_path = ""
         self._write_lock = threading.Lock()
         self._builders = SegmentBuilders()
+        #: Record each new segment file's checksum after a commit (see
+        #: :mod:`.integrity`); the library sets it unless it was opened read-only.
+        self.keeps_checksums = False
+        #: Set (one line) when a read of the index failed: a damaged segment. The
+        #: library then rebuilds the index from SQLite (:meth:`Library.repair_index`).
+        self.damage: str | None = None
         try:
             segment_writer.check_schema(self._ix.schema)
             self._bulk = True
@@ -898,7 +904,41 @@ class SearchIndex:
                 count = whoosh_batch(self._ix, add, update, delete)
             with self._lock:
                 self._refresh()
+            if self.keeps_checksums:
+                try:
+                    integrity.record_checksums(self.path, integrity.segment_files(self._ix))
+                except Exception:  # noqa: BLE001 - the record is a nicety
+                    _log.exception("recording the index's checksums failed")
         return count
+
+    def quick_problems(self, update: bool = True) -> list[str]:
+        """The cheap check made at every open (:func:`.integrity.quick_problems`): a
+        few ``stat`` calls and each segment's directory.
+
+        Args:
+            update: record the checksums of files not recorded yet.
+        Returns:
+            One line per problem (empty: the index looks whole).
+        """
+        with self._write_lock, self._lock:
+            return integrity.quick_problems(self._ix, self.path, update=update)
+
+    def full_problems(self) -> list[str]:
+        """The full check of ``paperdesk check`` (:func:`.integrity.full_problems`):
+        every file read, every segment opened.
+
+        Returns:
+            One line per problem (empty: the index is whole).
+        """
+        with self._write_lock, self._lock:
+            return integrity.full_problems(self._ix, self.path)
+
+    def _damaged(self, exc: BaseException, what: str) -> None:
+        """Note that reading the index failed with ``exc`` (a damaged segment)."""
+        _log.info("search index damaged: %s failed: %r", what, exc)
+        if self.damage is None:
+            self.damage = (f"{self.path}: the search index is damaged "
+                           f"({exc.__class__.__name__} while {what})")
 
     def use_writer_process(self, on: bool = True) -> None:
         """Let only child processes write the segments of batches of
