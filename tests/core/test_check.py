@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from paperdesk.core.check import check_library
 from paperdesk.core.library import Library
 
 #: Papers of the seed library "model" finds.
@@ -97,14 +96,26 @@ def test_overwritten_segment_bytes_are_found_and_repaired(closed_library):
     assert _model_ids(closed_library) == healthy
 
 
-@pytest.mark.parametrize("where", [0.2, 0.5, 0.8])
-def test_garbled_segment_never_shows_a_traceback(closed_library, where):
-    healthy = _model_ids(closed_library)
+QUERIES = ("model", "net*", '"neural network"', "depht~", "deep -learning")
+
+
+def _ids(lib: Path, query: str) -> list[int]:
+    out = _run(lib, "search", query, "--limit", "500", "--json")
+    assert out.returncode == 0, out.stderr
+    return sorted(h["id"] for h in json.loads(out.stdout)["hits"])
+
+
+@pytest.mark.parametrize("where,length", [(0.5, 100_000), (0.3, 100_000), (0.7, 4000)])
+def test_garbled_segment_gives_the_same_hits_and_no_traceback(closed_library, where,
+                                                              length):
+    healthy = {q: _ids(closed_library, q) for q in QUERIES}
+    assert len(healthy["model"]) == MODEL_HITS
     segment = _segment(closed_library)
-    _garble(segment, int(segment.stat().st_size * where), 4000, seed=int(where * 10))
-    for query in ("model", "net*", '"neural network"', "depht", "deep -learning"):
-        assert _run(closed_library, "search", query).returncode == 0
-    assert _model_ids(closed_library) == healthy
+    start = int(segment.stat().st_size * where)
+    _garble(segment, start, min(length, segment.stat().st_size - start))
+    stats = _run(closed_library, "stats")
+    assert "index_repair:" in stats.stdout and "indexed: 225" not in stats.stdout.splitlines()
+    assert {q: _ids(closed_library, q) for q in QUERIES} == healthy
 
 
 def test_missing_index_folder_is_rebuilt_with_a_progress_line(closed_library):
@@ -117,6 +128,8 @@ def test_missing_index_folder_is_rebuilt_with_a_progress_line(closed_library):
 
 
 def test_missing_index_folder_in_the_library_api(closed_library):
+    from paperdesk.core.check import check_library
+
     shutil.rmtree(closed_library / "index")
     with Library.open(closed_library, sync_index=False) as lib:
         status = lib.index_status()
@@ -155,6 +168,8 @@ def test_damaged_database_page_is_reported_and_writes_refused(closed_library):
 
 
 def test_damaged_database_in_the_library_api(closed_library):
+    from paperdesk.core.check import check_library
+
     _damage_database(closed_library)
     with Library.open(closed_library) as lib:
         assert lib.db_problem and "library.db: damaged" in lib.db_problem
