@@ -944,7 +944,7 @@ _COMMANDS = {
 _READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources", "check"}
 #: Commands that need no search index: after damage to it was found at open, they leave
 #: its rebuild (from SQLite, with a progress line) to the next command that searches.
-_NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources", "check", "reindex"}
+_NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources"}
 #: Index-queue entries a command applies silently when it opens the library; a command
 #: that only reads leaves a longer queue (what an interrupted import left) alone.
 QUIET_SYNC_MAX = 200
@@ -1008,7 +1008,8 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             if args.command != "check":
                 print(f"paperdesk: warning: {lib.db_problem}", file=sys.stderr, flush=True)
             return lib, lock
-        if lib.index_repair is not None and args.command != "check":
+        if lib.index_repair is not None and args.command not in ("check", "reindex",
+                                                                 "import"):
             _repair_at_open(lib, args)
             return lib, lock
         queued = lib.index_status().queued

@@ -206,3 +206,26 @@ def test_a_new_folder_still_becomes_a_library(tmp_path):
     out = _run(tmp_path / "new", "stats")
     assert out.returncode == 0 and "papers: 0" in out.stdout
     assert _run(tmp_path / "new", "check").stdout.strip() == "library ok: 0 papers, index ok"
+
+
+def test_damage_met_by_a_search_is_repaired_by_the_next_index_update(closed_library):
+    """A segment overwritten while the library is open: searches find nothing in it
+    instead of failing, say they are partial, and the next index update rebuilds it."""
+    with Library.open(closed_library) as lib:
+        healthy = {q: lib.find(q, limit=None).total for q in ("model", "net*")}
+        segment = _segment(closed_library)
+        _garble(segment, segment.stat().st_size // 2, 100_000)
+        lib.index.drop_caches()
+        results = [lib.find(q, limit=None) for q in QUERIES]
+        assert lib.index.damage is not None and str(lib.index.path) in lib.index.damage
+        assert results[-1].partial and results[-1].indexed == 0
+        lib.sync_index()
+        assert lib.index.damage is None and lib.index_status().complete
+        assert {q: lib.find(q, limit=None).total for q in healthy} == healthy
+        assert check_library_ok(lib)
+
+
+def check_library_ok(lib) -> bool:
+    from paperdesk.core.check import check_library
+
+    return check_library(lib).ok

@@ -53,7 +53,7 @@ from paperdesk.core.imports.records import Identifiers, RecordFile, store_record
 from paperdesk.core.imports.ris import read_ris
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
-from paperdesk.core.search.index import (IndexBusy, IndexDocument, SearchIndex, make_snippet,
+from paperdesk.core.search.index import (DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex, make_snippet,
                                          match_spans)
 from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title, extract_urls,
                                  is_code_url, mentioned_in)
@@ -473,11 +473,16 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         elif missing:
             self._start_repair(index, f"{index_path}: the search index folder is missing",
                                recreate=False)
-        elif self._queue_size():
-            self._repair_left(index)
-            self._recover_queue(index)
-        elif index.doc_count() != self.count():
-            self._repair_queue(index)
+        else:
+            try:
+                if self._queue_size():
+                    self._repair_left(index)
+                    self._recover_queue(index)
+                elif index.doc_count() != self.count():
+                    self._repair_queue(index)
+            except DAMAGE_ERRORS as exc:   # a segment's ids cannot be read
+                self._start_repair(index, f"{index_path}: the search index is damaged "
+                                          f"({exc.__class__.__name__} reading its ids)")
         return index
 
     def _start_repair(self, index: SearchIndex, reason: str, recreate: bool = True) -> None:

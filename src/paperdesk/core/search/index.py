@@ -20,9 +20,12 @@ import functools
 import logging
 import mmap
 import os
+import pickle
 import re
 import shutil
+import struct
 import threading
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,9 +57,14 @@ from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteEr
 
 __all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
            "make_snippet", "exact_analyzer", "stemming_analyzer", "SNIPPET_CHARS",
-           "IndexBusy", "WRITER_WAIT_S"]
+           "IndexBusy", "WRITER_WAIT_S", "DAMAGE_ERRORS"]
 
 _log = logging.getLogger(__name__)
+
+#: What reading a damaged segment raises (a truncated or overwritten file read as
+#: numbers, pickles or compressed blocks); seen as damage, never shown as a traceback.
+DAMAGE_ERRORS = (struct.error, EOFError, IndexError, zlib.error, pickle.UnpicklingError,
+                 OSError, UnicodeDecodeError, OverflowError, MemoryError)
 
 #: How long a write waits for Whoosh's write lock (``index/WRITELOCK``, an ``fcntl``
 #: lock) that another process holds, in seconds, before giving up with
@@ -1049,9 +1057,15 @@ class SearchIndex:
 
     def plan(self, text: str) -> QueryPlan:
         """Read a query with the index's vocabulary at hand (see
-        :meth:`paperdesk.core.search.query.QueryBuilder.plan`). Never raises."""
+        :meth:`paperdesk.core.search.query.QueryBuilder.plan`). Never raises: when the
+        index's words cannot be read (a damaged segment, see :attr:`damage`) the plan
+        finds nothing."""
         with self._lock:
-            return self._builder.plan(text, self._searcher.reader())
+            try:
+                return self._builder.plan(text, self._searcher.reader())
+            except DAMAGE_ERRORS as exc:
+                self._damaged(exc, "reading a query's words")
+                return QueryPlan(text)
 
     def match_terms(self, plan: QueryPlan) -> MatchTerms:
         """Return the index words a query matches, for highlighting.
@@ -1099,7 +1113,9 @@ class SearchIndex:
         with self._lock:
             try:
                 visit(plan.query, self._searcher.reader())
-            except Exception:  # noqa: BLE001 - highlighting is a nicety
+            except Exception as exc:  # noqa: BLE001 - highlighting is a nicety
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "reading the words a query matches")
                 return MatchTerms()
         return MatchTerms(frozenset(found["stemmed"]), frozenset(found["exact"]),
                           frozenset(phrases))
@@ -1147,7 +1163,9 @@ class SearchIndex:
                 ids = np.fromiter((int(hit["id"]) for hit in results), np.int64)
                 scores = np.fromiter((float(hit.score or 0.0) for hit in results),
                                      np.float64, len(ids))
-            except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
+            except Exception as exc:  # noqa: BLE001 - a query that cannot run finds nothing
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "searching")
                 return np.zeros(0, np.int64), np.zeros(0, np.float64), 0
         keep = np.ones(len(ids), dtype=bool)
         if mask is not None:
@@ -1168,8 +1186,10 @@ class SearchIndex:
                 found = run(self._view())
             except Unsupported:
                 pass
-            except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
-                _log.exception("fast search failed; using Whoosh's searcher")
+            except Exception as exc:  # noqa: BLE001 - Whoosh's searcher is always there
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "searching")
+                _log.info("fast search failed (%r); using Whoosh's searcher", exc)
             else:
                 self.last_path = "fast"
                 return found
@@ -1216,7 +1236,9 @@ class SearchIndex:
                 return found[0], found[1], True
             try:
                 results = self._searcher.search(query, limit=limit, filter=filt)
-            except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
+            except Exception as exc:  # noqa: BLE001 - a query that cannot run finds nothing
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "searching")
                 return [], 0, True
             pairs = [(int(hit["id"]), float(hit.score or 0.0)) for hit in results]
             if limit is None or len(pairs) < limit:
@@ -1242,6 +1264,14 @@ class SearchIndex:
         Returns:
             The corrected text, or ``None`` if no word was replaced.
         """
+        try:
+            return self._suggest(text)
+        except Exception as exc:  # noqa: BLE001 - a suggestion is a nicety
+            if isinstance(exc, DAMAGE_ERRORS):
+                self._damaged(exc, "looking for a suggestion")
+            return None
+
+    def _suggest(self, text: str) -> str | None:
         changed = False
         out = []
         looked = 0

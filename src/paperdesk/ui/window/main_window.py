@@ -116,6 +116,8 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 
 #: The longest index status the progress bar is sized for.
 _INDEXING_SAMPLE = "Indexing 100,000 of 100,000"
+#: The longest text of the bar while the index is repaired (sets its width then).
+_REPAIRING_SAMPLE = "Repairing the search index 100,000 of 100,000"
 #: A long progress line (sets the width of the status bar's import progress label).
 _PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
 
@@ -449,10 +451,14 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.import_report_button.clicked.connect(lambda: self.show_import_report())
         self.import_report_button.hide()
         self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(240)
-        # Wide enough for "Indexing 100,000 of 100,000" (its text is never cut).
-        self.progress_bar.setMinimumWidth(min(240, self.progress_bar.fontMetrics()
-                                              .horizontalAdvance(_INDEXING_SAMPLE) + 24))
+        # Wide enough for "Repairing the search index 100,000 of 100,000" (its text is
+        # never cut or wrapped).
+        needed = self.progress_bar.fontMetrics().horizontalAdvance(_REPAIRING_SAMPLE) + 24
+        self.progress_bar.setMaximumWidth(max(240, needed))
+        self._index_width = min(240, self.progress_bar.fontMetrics()
+                                .horizontalAdvance(_INDEXING_SAMPLE) + 24)
+        self.progress_bar.setMinimumWidth(self._index_width)
+        self._repair_width = needed
         self.progress_bar.setTextVisible(True)
         self.progress_bar.hide()
         self.cancel_button = QPushButton("Cancel")
@@ -656,6 +662,11 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 and not self.export_runner.is_running():
             self.progress_bar.hide()
             self.cancel_button.hide()
+            # An index update (a repair) still running shares the bar: show it again.
+            if shown != "_syncing_shown" and self._syncing_shown:
+                self._syncing_shown = False
+                if self.index_status is not None and not self.index_status.complete:
+                    self._on_index_status(self.index_status)
         setattr(self, shown, False)
 
     @Slot(int, int)
@@ -693,6 +704,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if self.cancel_button.isEnabled():
             self.progress_bar.setRange(0, max(status.papers, 1))
             self.progress_bar.setValue(min(status.indexed, status.papers))
+            self.progress_bar.setMinimumWidth(self._repair_width if status.repairing
+                                              else self._index_width)
             self.progress_bar.setFormat(status.text())
             self.progress_bar.setToolTip("Papers searchable of the papers in the library; "
                                          "all of them can be listed, read and tagged now")
