@@ -942,6 +942,9 @@ _COMMANDS = {
 #: Commands that only read the library: they still run, read-only, while another process
 #: holds its lock; every other command is refused then.
 _READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources", "check"}
+#: Commands that run on a damaged database (they report it or replace it: the backup
+#: and restore commands, when they exist): neither refused nor warned.
+_DAMAGE_COMMANDS = {"check", "backup", "restore"}
 #: Commands that need no search index: after damage to it was found at open, they leave
 #: its rebuild (from SQLite, with a progress line) to the next command that searches.
 _NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources"}
@@ -1003,9 +1006,9 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         raise
     try:
         if lib.db_problem is not None:
-            if writes(args):
+            if writes(args) and args.command not in _DAMAGE_COMMANDS:
                 raise LibraryError(lib.db_problem)
-            if args.command != "check":
+            if args.command not in _DAMAGE_COMMANDS:
                 print(f"paperdesk: warning: {lib.db_problem}", file=sys.stderr, flush=True)
             return lib, lock
         if lib.index_repair is not None and args.command not in ("check", "reindex",
@@ -1020,7 +1023,9 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         elif writes(args):
             print(f"paperdesk: indexing {queued:,} papers left from an earlier import "
                   "first", file=sys.stderr, flush=True)
-            lib.sync_index()
+            with _cancel_on_interrupt() as stop:     # the progress line (issue 14 item 6)
+                if not _index_with_progress(lib, stop, to_stderr=True):
+                    raise KeyboardInterrupt
         # A command that only reads leaves a large queue to the next import or window
         # (its searches say they covered part of the library).
     except BaseException:

@@ -229,3 +229,27 @@ def check_library_ok(lib) -> bool:
     from paperdesk.core.check import check_library
 
     return check_library(lib).ok
+
+
+def test_an_index_left_behind_is_caught_up_with_a_progress_line(closed_library):
+    """An import stopped before it was indexed (a crash): the next command that writes
+    indexes the rest first, and says how far it got."""
+    from paperdesk.cli import QUIET_SYNC_MAX
+
+    with Library.open(closed_library) as lib:
+        lib._queue_all("update")         # as a crash during a reindex leaves it
+        assert lib.index_status().queued == 225 > QUIET_SYNC_MAX
+    out = _run(closed_library, "tag", "add", "seen", "1")
+    assert out.returncode == 0
+    assert "indexing 225 papers left from an earlier import first" in out.stderr
+    assert "indexed: 225 of 225 papers searchable" in out.stderr
+    assert _run(closed_library, "check").returncode == 0
+
+
+def test_refuse_lost_database_names_what_is_missing(closed_library):
+    (closed_library / "library.db").unlink()
+    from paperdesk.core.check import refuse_lost_database
+    from paperdesk.core.models import LibraryError
+
+    with pytest.raises(LibraryError, match="database is missing"):
+        refuse_lost_database(closed_library)
