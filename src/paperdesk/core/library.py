@@ -317,6 +317,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             migrate(self.db, self.path / BACKUP_DIR)
         except sqlite3.DatabaseError as exc:
             self.close()
+            if "not a database" in str(exc):
+                raise LibraryError(
+                    f"{self.path / DB_NAME}: not a paperdesk library ({exc})") from exc
             raise LibraryError(_check.database_message(self.path, exc)) from exc
         except SchemaError as exc:
             self.close()
@@ -347,6 +350,13 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
              read_only: bool = False) -> "Library":
         """Open the library in folder ``path``, creating an empty one if missing.
 
+        Every open checks the library cheaply (:mod:`paperdesk.core.check`):
+        ``PRAGMA quick_check`` (0.2-0.4 s at 100,000 papers; on damage :attr:`db_problem`
+        is set, every write is refused and the index is left alone) and the search
+        index's files and document count (a ``stat`` per segment file; damage or a
+        missing ``index/`` folder queues every paper to be indexed again, see
+        :attr:`index_repair`; ``sync_index=False`` leaves that rebuild to the caller).
+
         Args:
             path: library folder.
             sync_index: bring the search index up to date before returning (pass ``False``
@@ -357,13 +367,6 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 indexed yet. Only call reading methods on such a library.
         Returns:
             The open :class:`Library`.
-        Every open checks the library cheaply (:mod:`paperdesk.core.check`):
-        ``PRAGMA quick_check`` (0.2-0.4 s at 100,000 papers; on damage :attr:`db_problem`
-        is set, every write is refused and the index is left alone) and the search
-        index's files and document count (a ``stat`` per segment file; damage or a
-        missing ``index/`` folder queues every paper to be indexed again, see
-        :attr:`index_repair`; ``sync_index=False`` leaves that rebuild to the caller).
-
         Raises:
             LibraryError: the folder cannot be created, or its database is not a paperdesk
                 library or is from a newer version, or ``library.db`` is missing or
