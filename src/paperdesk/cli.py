@@ -183,6 +183,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="restore even a backup holding fewer papers, tags, notes, "
                         "highlights or saved searches than the library")
 
+    p = sub.add_parser("check", help="check the database and the search index (exit 1 with "
+                                     "a report naming each problem and the way out)")
+    p.add_argument("--json", action="store_true",
+                   help="print {ok, papers, indexed, queued, sampled, problems} as JSON")
+
     p = sub.add_parser("tag", help="add, remove or rename a tag")
     tag_sub = p.add_subparsers(dest="tag_command", metavar="ACTION", required=True,
                                help="add, remove or rename")
@@ -646,6 +651,8 @@ def _cmd_stats(lib: Library, args) -> int:
         _print_json(stats)
     else:
         for key, value in stats.items():
+            if key in ("database_problem", "index_repair") and value is None:
+                continue        # printed only when there is a problem
             print(f"{key}: {value}")
         if stats["unindexed"]:
             print(f"indexing: {stats['searchable']:,} of {stats['papers']:,} papers "
@@ -663,6 +670,28 @@ def _cmd_reindex(lib: Library, args) -> int:
         bar.close()
     print(f"indexed {n} papers")
     return 0
+
+
+def _cmd_check(lib: Library, args) -> int:
+    """``paperdesk check``: the full check (:func:`paperdesk.core.check.check_library`);
+    damage to the index found by it (or at open) is repaired from SQLite here, with the
+    progress line of an index update."""
+    from paperdesk.core.check import Problem, check_library
+
+    repair = lib.index_repair
+    with _cancel_on_interrupt() as stop:
+        report = check_library(lib, cancel=stop.is_set)
+        if repair:
+            report.problems.insert(0, Problem("index", repair, "repaired from SQLite"))
+        if lib.index.damage or (repair and not stop.is_set()):
+            if lib.index.damage:
+                lib.sync_index(cancel=lambda: True)      # starts the rebuild
+            _index_with_progress(lib, stop, to_stderr=True)
+    if args.json:
+        _print_json(report.as_dict())
+    else:
+        print(report.text())
+    return 0 if report.ok else 1
 
 
 def _cmd_tag(lib: Library, args) -> int:
@@ -934,6 +963,7 @@ def _cmd_backup(lib: Library, args) -> int:
 
 
 _COMMANDS = {
+    "check": _cmd_check,
     "edit": _cmd_edit,
     "import": _cmd_import,
     "search": _cmd_search,
@@ -956,7 +986,14 @@ _COMMANDS = {
 
 #: Commands that only read the library: they still run, read-only, while another process
 #: holds its lock; every other command is refused then.
-_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources", "backup"}
+_READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources", "backup",
+                       "check"}
+#: Commands that run on a damaged database (they report it or replace it: the backup
+#: and restore commands): neither refused nor warned.
+_DAMAGE_COMMANDS = {"check", "backup", "restore"}
+#: Commands that need no search index: after damage to it was found at open, they leave
+#: its rebuild (from SQLite, with a progress line) to the next command that searches.
+_NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources"}
 #: Index-queue entries a command applies silently when it opens the library; a command
 #: that only reads leaves a longer queue (what an interrupted import left) alone.
 QUIET_SYNC_MAX = 200
@@ -1014,10 +1051,20 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         lock.release()
         raise
     try:
+        if lib.db_problem is not None:
+            if writes(args) and args.command not in _DAMAGE_COMMANDS:
+                raise LibraryError(lib.db_problem)
+            if args.command not in _DAMAGE_COMMANDS:
+                print(f"paperdesk: warning: {lib.db_problem}", file=sys.stderr, flush=True)
+            return lib, lock
         if writes(args):
             # The day's automatic backup, before the day's first change (at most once a
             # UTC day; see paperdesk.core.store.backup).
             auto_backup(lib.db.conn, lib.path / BACKUP_DIR)
+        if lib.index_repair is not None and args.command not in ("check", "reindex",
+                                                                 "import"):
+            _repair_at_open(lib, args)
+            return lib, lock
         queued = lib.index_status().queued
         if args.command in ("import", "reindex"):
             pass                       # they index everything, with progress
@@ -1026,7 +1073,9 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         elif writes(args):
             print(f"paperdesk: indexing {queued:,} papers left from an earlier import "
                   "first", file=sys.stderr, flush=True)
-            lib.sync_index()
+            with _cancel_on_interrupt() as stop:     # the progress line (issue 14 item 6)
+                if not _index_with_progress(lib, stop, to_stderr=True):
+                    raise KeyboardInterrupt
         # A command that only reads leaves a large queue to the next import or window
         # (its searches say they covered part of the library).
     except BaseException:
@@ -1090,6 +1139,21 @@ def _cmd_restore(path: Path, args) -> int:
     finally:
         lock.release()
     return 0
+
+
+def _repair_at_open(lib: Library, args: argparse.Namespace) -> None:
+    """The search index was found damaged or missing at open (``lib.index_repair``):
+    say so on one line and, for a command that searches or writes, rebuild it from
+    SQLite now with the ``Indexing for search`` progress line (Ctrl+C stops it; the rest
+    is indexed the next time). Other commands leave it queued."""
+    reason = lib.index_repair
+    if args.command in _NO_INDEX_COMMANDS:
+        print(f"paperdesk: note: {reason}; it is rebuilt from SQLite by the next command "
+              "that searches (or the window)", file=sys.stderr, flush=True)
+        return
+    print(f"paperdesk: {reason}; rebuilding it from SQLite", file=sys.stderr, flush=True)
+    with _cancel_on_interrupt() as stop:
+        _index_with_progress(lib, stop, to_stderr=True)
 
 
 def _command_names(parser: argparse.ArgumentParser) -> set[str]:
@@ -1272,6 +1336,11 @@ def _main(argv: Sequence[str] | None) -> int:
             return status
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)
+        return 1
+    except sqlite3.DatabaseError as exc:   # a page damaged since the open's check
+        from paperdesk.core.check import database_message
+
+        print(f"paperdesk: {database_message(library_path, exc)}", file=sys.stderr)
         return 1
     except IndexWriteError as exc:   # e.g. a segment-writing child was killed
         print(f"paperdesk: indexing stopped: {exc}; every paper is kept, and what is not "

@@ -457,11 +457,14 @@ class IndexStatus:
             that is still being indexed, or one stopped before it was).
         queued: every entry of the index queue (also papers whose indexed text is out of
             date, e.g. just tagged, and removed papers still in the index).
+        repairing: the index is being rebuilt from SQLite (it was damaged or missing,
+            see :attr:`Library.index_repair`).
     """
 
     papers: int
     unindexed: int
     queued: int
+    repairing: bool = False
 
     @property
     def indexed(self) -> int:
@@ -474,9 +477,12 @@ class IndexStatus:
         return self.unindexed == 0
 
     def text(self) -> str:
-        """``"Indexing 42,000 of 100,000"`` while papers wait, else ``""``."""
+        """``"Indexing 42,000 of 100,000"`` while papers wait (``"Repairing the search
+        index 42,000 of 100,000"`` while it is rebuilt), else ``""``."""
         if self.complete:
             return ""
+        if self.repairing:
+            return f"Repairing the search index {self.indexed:,} of {self.papers:,}"
         return f"Indexing {self.indexed:,} of {self.papers:,}"
 
 

@@ -22,9 +22,12 @@ import itertools
 import logging
 import mmap
 import os
+import pickle
 import re
 import shutil
+import struct
 import threading
+import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,7 +52,7 @@ from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, 
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
-from paperdesk.core.search import segment_writer
+from paperdesk.core.search import integrity, segment_writer
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
 from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteError,
                                                   SegmentBuilderProcess)
@@ -57,9 +60,14 @@ from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteEr
 __all__ = ["IndexDocument", "MatchTerms", "SearchIndex", "build_schema", "match_spans",
            "make_snippet", "cut_snippet", "exact_analyzer", "stemming_analyzer",
            "SNIPPET_CHARS", "SNIPPET_SCAN_CHARS",
-           "IndexBusy", "WRITER_WAIT_S"]
+           "IndexBusy", "WRITER_WAIT_S", "DAMAGE_ERRORS"]
 
 _log = logging.getLogger(__name__)
+
+#: What reading a damaged segment raises (a truncated or overwritten file read as
+#: numbers, pickles or compressed blocks); seen as damage, never shown as a traceback.
+DAMAGE_ERRORS = (struct.error, EOFError, IndexError, zlib.error, pickle.UnpicklingError,
+                 OSError, UnicodeDecodeError, OverflowError, MemoryError)
 
 #: How long a write waits for Whoosh's write lock (``index/WRITELOCK``, an ``fcntl``
 #: lock) that another process holds, in seconds, before giving up with
@@ -914,6 +922,12 @@ class SearchIndex:
         self.last_path = ""
         self._write_lock = threading.Lock()
         self._builders = SegmentBuilders()
+        #: Record each new segment file's checksum after a commit (see
+        #: :mod:`.integrity`); the library sets it unless it was opened read-only.
+        self.keeps_checksums = False
+        #: Set (one line) when a read of the index failed: a damaged segment. The
+        #: library then rebuilds the index from SQLite (:meth:`Library.repair_index`).
+        self.damage: str | None = None
         try:
             segment_writer.check_schema(self._ix.schema)
             self._bulk = True
@@ -962,7 +976,41 @@ class SearchIndex:
                 count = whoosh_batch(self._ix, add, update, delete)
             with self._lock:
                 self._refresh()
+            if self.keeps_checksums:
+                try:
+                    integrity.record_checksums(self.path, integrity.segment_files(self._ix))
+                except Exception:  # noqa: BLE001 - the record is a nicety
+                    _log.exception("recording the index's checksums failed")
         return count
+
+    def quick_problems(self, update: bool = True) -> list[str]:
+        """The cheap check made at every open (:func:`.integrity.quick_problems`): a
+        few ``stat`` calls and each segment's directory.
+
+        Args:
+            update: record the checksums of files not recorded yet.
+        Returns:
+            One line per problem (empty: the index looks whole).
+        """
+        with self._write_lock, self._lock:
+            return integrity.quick_problems(self._ix, self.path, update=update)
+
+    def full_problems(self) -> list[str]:
+        """The full check of ``paperdesk check`` (:func:`.integrity.full_problems`):
+        every file read, every segment opened.
+
+        Returns:
+            One line per problem (empty: the index is whole).
+        """
+        with self._write_lock, self._lock:
+            return integrity.full_problems(self._ix, self.path)
+
+    def _damaged(self, exc: BaseException, what: str) -> None:
+        """Note that reading the index failed with ``exc`` (a damaged segment)."""
+        _log.info("search index damaged: %s failed: %r", what, exc)
+        if self.damage is None:
+            self.damage = (f"{self.path}: the search index is damaged "
+                           f"({exc.__class__.__name__} while {what})")
 
     def use_writer_process(self, on: bool = True) -> None:
         """Let only child processes write the segments of batches of
@@ -1073,9 +1121,15 @@ class SearchIndex:
 
     def plan(self, text: str) -> QueryPlan:
         """Read a query with the index's vocabulary at hand (see
-        :meth:`paperdesk.core.search.query.QueryBuilder.plan`). Never raises."""
+        :meth:`paperdesk.core.search.query.QueryBuilder.plan`). Never raises: when the
+        index's words cannot be read (a damaged segment, see :attr:`damage`) the plan
+        finds nothing."""
         with self._lock:
-            return self._builder.plan(text, self._searcher.reader())
+            try:
+                return self._builder.plan(text, self._searcher.reader())
+            except DAMAGE_ERRORS as exc:
+                self._damaged(exc, "reading a query's words")
+                return QueryPlan(text)
 
     def match_terms(self, plan: QueryPlan) -> MatchTerms:
         """Return the index words a query matches, for highlighting.
@@ -1123,7 +1177,9 @@ class SearchIndex:
         with self._lock:
             try:
                 visit(plan.query, self._searcher.reader())
-            except Exception:  # noqa: BLE001 - highlighting is a nicety
+            except Exception as exc:  # noqa: BLE001 - highlighting is a nicety
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "reading the words a query matches")
                 return MatchTerms()
         return MatchTerms(frozenset(found["stemmed"]), frozenset(found["exact"]),
                           frozenset(phrases))
@@ -1171,7 +1227,9 @@ class SearchIndex:
                 ids = np.fromiter((int(hit["id"]) for hit in results), np.int64)
                 scores = np.fromiter((float(hit.score or 0.0) for hit in results),
                                      np.float64, len(ids))
-            except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
+            except Exception as exc:  # noqa: BLE001 - a query that cannot run finds nothing
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "searching")
                 return np.zeros(0, np.int64), np.zeros(0, np.float64), 0
         keep = np.ones(len(ids), dtype=bool)
         if mask is not None:
@@ -1192,8 +1250,10 @@ class SearchIndex:
                 found = run(self._view())
             except Unsupported:
                 pass
-            except Exception:  # noqa: BLE001 - Whoosh's searcher is always there
-                _log.exception("fast search failed; using Whoosh's searcher")
+            except Exception as exc:  # noqa: BLE001 - Whoosh's searcher is always there
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "searching")
+                _log.info("fast search failed (%r); using Whoosh's searcher", exc)
             else:
                 self.last_path = "fast"
                 return found
@@ -1240,7 +1300,9 @@ class SearchIndex:
                 return found[0], found[1], True
             try:
                 results = self._searcher.search(query, limit=limit, filter=filt)
-            except Exception:  # noqa: BLE001 - a query that cannot run finds nothing
+            except Exception as exc:  # noqa: BLE001 - a query that cannot run finds nothing
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "searching")
                 return [], 0, True
             pairs = [(int(hit["id"]), float(hit.score or 0.0)) for hit in results]
             if limit is None or len(pairs) < limit:
@@ -1266,6 +1328,14 @@ class SearchIndex:
         Returns:
             The corrected text, or ``None`` if no word was replaced.
         """
+        try:
+            return self._suggest(text)
+        except Exception as exc:  # noqa: BLE001 - a suggestion is a nicety
+            if isinstance(exc, DAMAGE_ERRORS):
+                self._damaged(exc, "looking for a suggestion")
+            return None
+
+    def _suggest(self, text: str) -> str | None:
         changed = False
         out = []
         looked = 0

@@ -151,8 +151,14 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     Yields:
         ``db``.
     Raises:
+        LibraryError: writes are refused on ``db`` (its ``refuse_writes`` attribute
+            holds the message: the library's database is damaged).
         Whatever the body raises, after rolling back.
     """
+    refused = getattr(db, "refuse_writes", None)
+    if refused:
+        from paperdesk.core.models import LibraryError
+        raise LibraryError(refused)
     conn = db.conn
     if conn.in_transaction:
         conn.execute("SAVEPOINT nested")

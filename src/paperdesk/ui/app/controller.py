@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 
 from paperdesk.core.library import DB_NAME
 from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld
+from paperdesk.core.check import refuse_lost_database
 from paperdesk.core.models import LibraryError
 from paperdesk.core.paths import APP_NAME, LIBRARY_ENV, default_library_path
 from paperdesk.ui.style.appearance import follow_appearance
@@ -290,6 +291,10 @@ def _library_problem(folder: Path, new: bool) -> str:
         if folder.is_dir() else []
     if new:
         return f"{folder} is not empty; choose an empty folder." if entries else ""
+    try:
+        refuse_lost_database(folder)        # a library whose database is gone
+    except LibraryError as exc:
+        return str(exc)
     if entries and not (folder / DB_NAME).is_file():
         return (f"{folder} is not a paperdesk library (it has no {DB_NAME}). "
                 "Choose a library folder, or File ▸ New Library… to start one.")

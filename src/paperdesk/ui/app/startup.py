@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from paperdesk.core.desktop import ICON_SIZES, icon_png_path
 from paperdesk.core.library import Library
+from paperdesk.core.models import LibraryError
 from paperdesk.core.store.backup import BACKUP_DIR, auto_backup
 from paperdesk.core.paths import APP_NAME, bundled_seeds, resource_path
 
@@ -89,7 +90,9 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
     Returns:
         The :class:`~paperdesk.ui.window.main_window.MainWindow`.
     Raises:
-        LibraryError: the library cannot be opened or created.
+        LibraryError: the library cannot be opened or created, or its database is
+            damaged (found by the quick check at open: the message names the file, the
+            problem and the latest backup to restore).
     """
     ensure_app()
     from paperdesk.ui.window.main_window import MainWindow  # after the QApplication exists
@@ -98,6 +101,12 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
     # before; many (an import stopped while it was indexed) by the window's
     # IndexSyncRunner in the background, so that the window opens at once.
     library = Library.open(library_path, sync_index=False)
+    if library.db_problem is not None:
+        # The list reads rows as they are painted: a damaged database is not shown in a
+        # window (the command line can still read what is left); the message names the
+        # file, the problem and the latest backup.
+        library.close()
+        raise LibraryError(library.db_problem)
     try:
         queued = library.index_status().queued
         if queued and queued < STARTUP_SYNC_MAX:

@@ -34,7 +34,7 @@ from paperdesk.core.scope import Scope
 from paperdesk.ui.background.operations import Job, LibraryWorker
 
 __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
-           "ExportRunner", "IndexSyncRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
+           "ExportRunner", "IndexSyncRunner", "CheckRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
            "SYNC_DELAY_MS", "COUNT_DELAY_MS", "SORTS"]
 
 #: How long typing must pause before a search runs, in milliseconds.
@@ -772,3 +772,61 @@ class IndexSyncRunner(QObject):
         if self._again and not self._stopped:
             self._again = False
             self._timer.start()
+
+
+# -- full check --------------------------------------------------------------------------
+class CheckRunner(QObject):
+    """Runs the full check (:func:`paperdesk.core.check.check_library`, Help ▸ Check
+    Library) as a read on the window's :class:`LibraryWorker` (its reader thread and
+    connection: the UI thread never waits for SQLite or Whoosh).
+
+    Signals (UI thread):
+        progress(int, int): ``(steps done, steps)``.
+        finished(object): the :class:`~paperdesk.core.check.CheckReport`.
+        failed(str): a one-line message.
+
+    Args:
+        worker: the window's :class:`LibraryWorker`.
+        parent: Qt parent.
+    """
+
+    progress = Signal(int, int)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, worker: LibraryWorker, parent: QObject | None = None):
+        super().__init__(parent)
+        self._worker = worker
+        self._job: Job | None = None
+        self._stop = threading.Event()
+
+    def is_running(self) -> bool:
+        """True from :meth:`start` until the report (or failure) arrived."""
+        return self._job is not None
+
+    def start(self) -> bool:
+        """Start a check (False when one runs already or the worker stopped)."""
+        if self._job is not None:
+            return False
+        from paperdesk.core.check import check_library
+
+        self._stop.clear()
+        self._job = self._worker.read(
+            lambda lib: check_library(lib, progress=self.progress.emit,
+                                      cancel=self._stop.is_set),
+            self._on_done, self._on_failed, label="library check")
+        return self._job is not None
+
+    def cancel(self) -> None:
+        """Stop the running check after its current step."""
+        self._stop.set()
+
+    @Slot(object)
+    def _on_done(self, report) -> None:
+        self._job = None
+        self.finished.emit(report)
+
+    @Slot(str)
+    def _on_failed(self, message: str) -> None:
+        self._job = None
+        self.failed.emit(message)

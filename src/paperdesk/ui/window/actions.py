@@ -211,6 +211,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("searchHelpAction", "&Search Syntax", (), "show_search_help", "help",
                help="How to write a search: \"phrases\", AND / OR / NOT, -word, prefix*, "
                     "fuzzy~, title: / note: / tag: fields, is: and has: filters"),
+    ActionSpec("checkLibraryAction", "&Check Library…", (), "check_library", "help",
+               separator_before=True,
+               help="Check the database and the search index (a damaged index is "
+                    "repaired from the database)"),
     ActionSpec("aboutAction", "&About paperdesk", (), "show_about", "help"),
 )
 

@@ -67,7 +67,7 @@ from paperdesk.ui.panes.title_delegate import TitleDelegate
 from paperdesk.ui.window.tag_commands import TagCommandsMixin
 from paperdesk.ui.window.triage import MESSAGE_MS, TriageMixin
 from paperdesk.ui.background.operations import LibraryWorker
-from paperdesk.ui.background.workers import (ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
+from paperdesk.ui.background.workers import (CheckRunner, ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
                       SearchRunner)
 
 __all__ = ["MainWindow", "SEARCH_PLACEHOLDER"]
@@ -121,6 +121,8 @@ def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
 
 #: The longest index status the progress bar is sized for.
 _INDEXING_SAMPLE = "Indexing 100,000 of 100,000"
+#: The longest text of the bar while the index is repaired (sets its width then).
+_REPAIRING_SAMPLE = "Repairing the search index 100,000 of 100,000"
 #: A long progress line (sets the width of the status bar's import progress label).
 _PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
 
@@ -265,6 +267,15 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._library_hooks = (library.auto_sync_index, library.on_index_stale)
         library.auto_sync_index = False
         library.on_index_stale = self.sync_runner.mark_stale
+        self.check_runner = CheckRunner(self.worker, parent=self)
+        self.check_runner.progress.connect(self._on_check_progress)
+        self.check_runner.finished.connect(self._on_check_finished)
+        self.check_runner.failed.connect(self._on_check_failed)
+        self._checking_shown = False
+        #: The plain-text report of the last Help ▸ Check Library (``None`` before).
+        self.check_report: str | None = None
+        #: The message box showing it.
+        self.check_message: QWidget | None = None
         self.saved_counter = SavedSearchCounter(library, parent=self)
         self.saved_counter.countsReady.connect(self._on_saved_counts)
         self._setup_duplicates()
@@ -450,10 +461,14 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.import_report_button.clicked.connect(lambda: self.show_import_report())
         self.import_report_button.hide()
         self.progress_bar = QProgressBar()
-        self.progress_bar.setMaximumWidth(240)
-        # Wide enough for "Indexing 100,000 of 100,000" (its text is never cut).
-        self.progress_bar.setMinimumWidth(min(240, self.progress_bar.fontMetrics()
-                                              .horizontalAdvance(_INDEXING_SAMPLE) + 24))
+        # Wide enough for "Repairing the search index 100,000 of 100,000" (its text is
+        # never cut or wrapped).
+        needed = self.progress_bar.fontMetrics().horizontalAdvance(_REPAIRING_SAMPLE) + 24
+        self.progress_bar.setMaximumWidth(max(240, needed))
+        self._index_width = min(240, self.progress_bar.fontMetrics()
+                                .horizontalAdvance(_INDEXING_SAMPLE) + 24)
+        self.progress_bar.setMinimumWidth(self._index_width)
+        self._repair_width = needed
         self.progress_bar.setTextVisible(True)
         self.progress_bar.hide()
         self.cancel_button = QPushButton("Cancel")
@@ -603,6 +618,10 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         """The status bar's Cancel: stop the running export, import or index update."""
         if self.export_runner.is_running():
             self.cancel_export()
+        elif self._checking_shown and self.check_runner.is_running():
+            self.check_runner.cancel()
+            self.cancel_button.setEnabled(False)
+            self.progress_bar.setFormat("Stopping…")
         elif self.import_runner.is_running():
             self.cancel_import()
         elif self._stage_shown and self.duplicate_finder.is_running():
@@ -653,6 +672,11 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 and not self.export_runner.is_running():
             self.progress_bar.hide()
             self.cancel_button.hide()
+            # An index update (a repair) still running shares the bar: show it again.
+            if shown != "_syncing_shown" and self._syncing_shown:
+                self._syncing_shown = False
+                if self.index_status is not None and not self.index_status.complete:
+                    self._on_index_status(self.index_status)
         setattr(self, shown, False)
 
     @Slot(int, int)
@@ -690,6 +714,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if self.cancel_button.isEnabled():
             self.progress_bar.setRange(0, max(status.papers, 1))
             self.progress_bar.setValue(min(status.indexed, status.papers))
+            self.progress_bar.setMinimumWidth(self._repair_width if status.repairing
+                                              else self._index_width)
             self.progress_bar.setFormat(status.text())
             self.progress_bar.setToolTip("Papers searchable of the papers in the library; "
                                          "all of them can be listed, read and tagged now")
@@ -758,6 +784,41 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._flush_search()
 
     @Slot()
+    @Slot()
+    def check_library(self) -> bool:
+        """Help ▸ Check Library: run the full check (``paperdesk check``) on the
+        worker's reader thread, with its steps in the status bar (Cancel stops it), then
+        show the report as plain text. Damage to the index it finds is repaired from the
+        database in the background (the status bar's "Repairing the search index").
+
+        Returns:
+            False when a check is running already.
+        """
+        if not self.check_runner.start():
+            return False
+        self.statusBar().showMessage("Checking the library…")
+        return True
+
+    @Slot(int, int)
+    def _on_check_progress(self, done: int, total: int) -> None:
+        self._background_progress("_checking_shown", done, total, 0,
+                                  "Stop the check", "Checking the library %v of %m")
+
+    @Slot(object)
+    def _on_check_finished(self, report) -> None:
+        self._end_background_progress("_checking_shown")
+        self.check_report = report.text()
+        self.statusBar().showMessage(self.check_report.splitlines()[0], 8000)
+        self.check_message = message_box(
+            self, QMessageBox.Icon.Information if report.ok else QMessageBox.Icon.Warning,
+            "Check Library", self.check_report, modal=False)
+
+    @Slot(str)
+    def _on_check_failed(self, message: str) -> None:
+        self._end_background_progress("_checking_shown")
+        self.check_report = f"check failed: {message}"
+        self.show_error(f"Check Library failed: {message}")
+
     def show_about(self) -> None:
         """Show the About box (version, library folder, settings file)."""
         show_about(self, self.lib.path, self.settings.file_name())
@@ -1046,6 +1107,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.import_runner.shutdown()
         self.export_runner.shutdown()
         self.sync_runner.shutdown()
+        self.check_runner.cancel()
         self.worker.shutdown()   # waits for the running batch; runs queued edits
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()

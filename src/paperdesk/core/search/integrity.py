@@ -1,0 +1,255 @@
+"""Checking the search index's files: the cheap check made at every open and the full
+one of ``paperdesk check``.
+
+Whoosh never rewrites a segment file once a commit has listed it in the table of
+contents (``_MAIN_<generation>.toc``): deletions live in the TOC, merges write new
+segments. So each segment file's CRC-32 is recorded once, right after the commit that
+made it (``index/paperdesk-checksums.json``: ``{file name: [size in bytes, mtime in ns,
+CRC-32]}``), and at every open each file's ``stat`` is compared with the record: a file
+whose size or modification time changed is read again and its CRC-32 compared (a
+library copied without keeping times costs one read of its index, once). A truncated or
+overwritten segment is so found by a few ``stat`` calls, and without reading the index;
+what a record cannot catch (a file damaged by the disk without its time changing) the
+full check finds by reading every file (:func:`full_problems`).
+
+The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` computes it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from pathlib import Path
+
+__all__ = ["CHECKSUMS_NAME", "segment_files", "record_checksums", "quick_problems",
+           "full_problems"]
+
+#: The record of the segment files' checksums, in the index folder.
+CHECKSUMS_NAME = "paperdesk-checksums.json"
+#: Bytes read at a time when a file's CRC-32 is computed.
+_CHUNK = 1 << 20
+
+
+def _crc(path: Path) -> int:
+    """The CRC-32 of a file's bytes (``zlib.crc32``), read 1 MiB at a time.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    crc = 0
+    with open(path, "rb") as f:
+        while True:
+            block = f.read(_CHUNK)
+            if not block:
+                return crc
+            crc = zlib.crc32(block, crc)
+
+
+def segment_files(ix, info=None) -> list[str]:
+    """The file names the index's current segments are stored in (compound segments:
+    one ``<segment id>.seg`` each; others: every file of the segment's id).
+
+    Args:
+        ix: a Whoosh ``FileIndex``.
+        info: its table of contents (``ix._read_toc()``), read when not given.
+    Returns:
+        File names inside the index folder, in segment order.
+    Raises:
+        Exception: the table of contents cannot be read (any Whoosh or OS error).
+    """
+    info = info if info is not None else ix._read_toc()
+    names: list[str] = []
+    listing = None
+    for segment in info.segments:
+        if segment.is_compound():
+            names.append(segment.make_filename(segment.COMPOUND_EXT))
+        else:
+            if listing is None:
+                listing = list(ix.storage.list())
+            names += sorted(n for n in listing if n.startswith(segment.segment_id() + "."))
+    return names
+
+
+def _load(folder: Path) -> dict:
+    try:
+        data = json.loads((folder / CHECKSUMS_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items()
+            if isinstance(v, list) and len(v) == 3 and all(isinstance(x, int) for x in v)}
+
+
+def _save(folder: Path, record: dict) -> None:
+    tmp = folder / (CHECKSUMS_NAME + ".tmp")
+    try:
+        tmp.write_text(json.dumps(record, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, folder / CHECKSUMS_NAME)
+    except OSError:          # a read-only or full disk: the record is a nicety
+        tmp.unlink(missing_ok=True)
+
+
+def record_checksums(folder: Path, names: list[str]) -> None:
+    """Record the size, modification time and CRC-32 of the segment files ``names`` not
+    recorded yet (just written: they are in the page cache), and forget files that are
+    no longer segments. Never raises (a read-only or full disk keeps the old record).
+
+    Args:
+        folder: the index folder.
+        names: the current segment files (:func:`segment_files`).
+    """
+    old = _load(folder)
+    new = {}
+    for name in names:
+        path = folder / name
+        try:
+            st = path.stat()
+            known = old.get(name)
+            if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+                new[name] = known
+            elif known is None:
+                new[name] = [st.st_size, st.st_mtime_ns, _crc(path)]
+            else:
+                new[name] = known     # changed since recorded: quick_problems tells
+        except OSError:
+            continue
+    if new != old:
+        _save(folder, new)
+
+
+def quick_problems(ix, folder: Path, update: bool = True) -> list[str]:
+    """The cheap check of the index made at every open: the table of contents is
+    readable, every segment file is there, each compound file's directory is readable
+    and lies inside the file, and no file changed since its checksum was recorded (a
+    changed ``stat`` makes the file be read once and its CRC-32 compared).
+
+    Args:
+        ix: the open Whoosh ``FileIndex``.
+        folder: the index folder.
+        update: record files not recorded yet, and the new ``stat`` of files whose bytes
+            are unchanged (False for a library opened read-only).
+    Returns:
+        One line per problem found (empty: the index looks whole), each naming the file.
+    """
+    try:
+        info = ix._read_toc()
+        names = segment_files(ix, info)
+    except Exception as exc:  # noqa: BLE001 - any failure means the TOC is damaged
+        return [f"{folder}: the table of contents cannot be read "
+                f"({exc.__class__.__name__})"]
+    problems = []
+    for segment in info.segments:
+        if not segment.is_compound():
+            continue
+        name = segment.make_filename(segment.COMPOUND_EXT)
+        problem = _compound_problem(ix, folder, segment, name)
+        if problem:
+            problems.append(problem)
+    record = _load(folder)
+    changed = False
+    for name in names:
+        path = folder / name
+        try:
+            st = path.stat()
+        except OSError:
+            if not any(name in p for p in problems):
+                problems.append(f"{path}: segment file missing")
+            continue
+        known = record.get(name)
+        if known is not None and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+            continue
+        try:
+            crc = _crc(path)
+        except OSError as exc:
+            problems.append(f"{path}: cannot be read ({exc.strerror or exc})")
+            continue
+        if known is not None and (known[0] != st.st_size or known[2] != crc):
+            why = (f"{known[0]:,} bytes then, {st.st_size:,} now" if known[0] != st.st_size
+                   else "its checksum differs")
+            problems.append(f"{path}: segment file changed since it was written ({why})")
+            continue
+        record[name] = [st.st_size, st.st_mtime_ns, crc]
+        changed = True
+    if update and changed and not problems:
+        _save(folder, {n: record[n] for n in names if n in record})
+    return problems
+
+
+def _compound_problem(ix, folder: Path, segment, name: str) -> str | None:
+    """Why a compound segment file cannot be read (missing, too short, its directory
+    unreadable or pointing past its end), or ``None``."""
+    path = folder / name
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return f"{path}: segment file missing"
+    if size < 12:
+        return f"{path}: segment file truncated ({size} bytes)"
+    try:
+        files = segment.open_compound_file(ix.storage)
+    except Exception as exc:  # noqa: BLE001 - struct, pickle, EOF, OS errors alike
+        return f"{path}: segment file damaged ({exc.__class__.__name__} reading its directory)"
+    try:
+        for part, where in files._dir.items():
+            if where["offset"] + where["length"] > size:
+                return f"{path}: segment file truncated ({part} ends past {size:,} bytes)"
+    except Exception as exc:  # noqa: BLE001
+        return f"{path}: segment file damaged ({exc.__class__.__name__} in its directory)"
+    finally:
+        try:
+            files.close()
+        except Exception:  # noqa: BLE001
+            pass
+    return None
+
+
+def full_problems(ix, folder: Path) -> list[str]:
+    """The full check of ``paperdesk check``: :func:`quick_problems`, every segment
+    file's CRC-32 against the record (each file read whole), and every segment opened
+    by Whoosh with its terms, stored ids and ``pid`` column read.
+
+    Args:
+        ix: the open Whoosh ``FileIndex``.
+        folder: the index folder.
+    Returns:
+        One line per problem found (empty: the index is whole).
+    """
+    from whoosh.reading import SegmentReader
+
+    problems = quick_problems(ix, folder, update=False)
+    if problems:
+        return problems
+    record = _load(folder)
+    info = ix._read_toc()
+    for name in segment_files(ix, info):
+        known = record.get(name)
+        try:
+            if known is not None and _crc(folder / name) != known[2]:
+                problems.append(f"{folder / name}: segment file changed since it was "
+                                "written (its checksum differs)")
+        except OSError as exc:
+            problems.append(f"{folder / name}: cannot be read ({exc.strerror or exc})")
+    for segment in info.segments:
+        name = segment.segment_id()
+        try:
+            reader = SegmentReader(ix.storage, info.schema, segment,
+                                   generation=info.generation)
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"{folder / name}: segment cannot be opened "
+                            f"({exc.__class__.__name__})")
+            continue
+        try:
+            for _fieldname, _text in reader.all_terms():
+                pass
+            count = sum(1 for _ in reader.all_stored_fields())
+            if count != reader.doc_count():
+                problems.append(f"{folder / name}: {count:,} stored documents of "
+                                f"{reader.doc_count():,}")
+        except Exception as exc:  # noqa: BLE001
+            problems.append(f"{folder / name}: segment damaged "
+                            f"({exc.__class__.__name__} reading its terms)")
+        finally:
+            reader.close()
+    return problems
