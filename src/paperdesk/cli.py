@@ -1337,10 +1337,14 @@ def _main(argv: Sequence[str] | None) -> int:
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)
         return 1
-    except sqlite3.DatabaseError as exc:   # a page damaged since the open's check
+    except sqlite3.DatabaseError as exc:   # a full disk, or a page damaged since the open
         from paperdesk.core.check import database_message
 
-        print(f"paperdesk: {database_message(library_path, exc)}", file=sys.stderr)
+        damaged = any(word in str(exc).lower() for word in ("malformed", "not a database",
+                                                              "corrupt"))
+        message = database_message(library_path, exc) if damaged \
+            else _write_failure(library_path, exc)
+        print(f"paperdesk: {message}", file=sys.stderr)
         return 1
     except IndexWriteError as exc:   # e.g. a segment-writing child was killed
         print(f"paperdesk: indexing stopped: {exc}; every paper is kept, and what is not "
