@@ -188,8 +188,11 @@ def test_lost_database_is_not_replaced_by_an_empty_library(closed_library, how):
     else:
         db.write_bytes(b"")
     (closed_library / "backups").mkdir(exist_ok=True)
-    backup = closed_library / "backups" / "library-20261201T072500Z.db"
+    backup = closed_library / "backups" / "library-daily-20261201T072500Z.db"
     backup.write_bytes(b"x" * 10)
+    # A newer copy of what a restore replaced (maybe the damaged database) is never
+    # the one offered.
+    (closed_library / "backups" / "pre-restore-20261201T090000Z.db").write_bytes(b"y" * 10)
     index_before = sorted(p.name for p in (closed_library / "index").iterdir())
     for args in (["stats"], ["search", "model"], ["tag", "add", "x", "1"], ["check"]):
         out = _run(closed_library, *args)

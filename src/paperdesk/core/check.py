@@ -28,10 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paperdesk.core.store.backup import latest_backup
 from paperdesk.core.models import LibraryError
 
 __all__ = ["Problem", "CheckReport", "refuse_lost_database", "database_problem",
-           "database_message", "backups", "restore_hint", "check_library", "SAMPLE",
+           "database_message", "restore_hint", "check_library", "SAMPLE",
            "REINDEX_HINT"]
 
 #: Papers looked up by their own words in the full check.
@@ -44,36 +45,20 @@ _INDEX = "index"
 _BACKUPS = "backups"
 
 
-def backups(folder: Path) -> list[Path]:
-    """The database backups in the library's ``backups/`` folder, newest first (by
-    modification time).
-
-    Args:
-        folder: the library folder.
-    Returns:
-        Paths of regular files (empty when there is no ``backups/`` folder).
-    """
-    where = Path(folder) / _BACKUPS
-    try:
-        files = [p for p in where.iterdir() if p.is_file() and p.stat().st_size > 0]
-    except OSError:
-        return []
-    return sorted(files, key=lambda p: p.stat().st_mtime, reverse=True)
-
-
 def restore_hint(folder: Path) -> str:
     """The way out of a damaged or missing database: ``restore the latest backup:
-    paperdesk restore FILE`` naming the newest file of ``backups/`` when there is one.
+    paperdesk restore FILE`` naming the backup ``paperdesk restore`` would pick
+    (:func:`paperdesk.core.store.backup.latest_backup`: manual, daily or pre-migration
+    copies, never a ``pre-restore-`` copy, which may hold the damaged database).
 
     Args:
         folder: the library folder.
     Returns:
         One clause, no final full stop.
     """
-    found = backups(folder)
-    if found:
-        more = f" ({len(found)} backups in {found[0].parent})" if len(found) > 1 else ""
-        return f"restore the latest backup: paperdesk restore {found[0]}{more}"
+    found = latest_backup(Path(folder) / _BACKUPS)
+    if found is not None:
+        return f"restore the latest backup: paperdesk restore {found}"
     return (f"restore the latest backup: paperdesk restore FILE (no backup in "
             f"{Path(folder) / _BACKUPS})")
 
