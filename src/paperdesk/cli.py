@@ -523,6 +523,19 @@ def _cancel_on_interrupt():
 def _cmd_search(lib: Library, args) -> int:
     # Text output prints no snippets: cut them only for --json.
     results = lib.find(args.query, limit=args.limit, sort=args.sort, snippets=args.json)
+    damage = lib.index.damage
+    if damage and not lib.read_only and lib.db_problem is None:
+        # The search met a damaged segment: rebuild the index from SQLite now (with the
+        # progress line) and search again, rather than print what the damage left.
+        print(f"paperdesk: {damage}; rebuilding it from SQLite", file=sys.stderr, flush=True)
+        lib.sync_index(cancel=lambda: True)          # starts the rebuild
+        with _cancel_on_interrupt() as stop:
+            _index_with_progress(lib, stop, to_stderr=True)
+        results = lib.find(args.query, limit=args.limit, sort=args.sort,
+                           snippets=args.json)
+    elif damage:
+        print(f"paperdesk: note: {damage}; run paperdesk check when the library is free",
+              file=sys.stderr)
     if results.message:
         print(f"paperdesk: note: {results.message}", file=sys.stderr)
     if results.partial:
@@ -678,12 +691,13 @@ def _cmd_check(lib: Library, args) -> int:
     progress line of an index update."""
     from paperdesk.core.check import Problem, check_library
 
-    repair = lib.index_repair
+    repair = None if lib.read_only else lib.index_repair   # read-only: the report has it
     with _cancel_on_interrupt() as stop:
         report = check_library(lib, cancel=stop.is_set)
         if repair:
             report.problems.insert(0, Problem("index", repair, "repaired from SQLite"))
-        if lib.index.damage or (repair and not stop.is_set()):
+        queued = any(p.remedy == "indexed now" for p in report.problems)
+        if lib.index.damage or ((repair or queued) and not stop.is_set()):
             if lib.index.damage:
                 lib.sync_index(cancel=lambda: True)      # starts the rebuild
             _index_with_progress(lib, stop, to_stderr=True)
@@ -1040,11 +1054,11 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             hint = ("; make the change in that window or close it first"
                     if held.info is not None and held.info.app == "gui" else "")
             raise LibraryError(f"{held}{hint}") from None
-        return Library.open(path, read_only=True), None
+        return _open_read_only(path, args), None
     except LibraryError:
         if writes(args):
             raise
-        return Library.open(path, read_only=True), None   # e.g. a read-only folder
+        return _open_read_only(path, args), None   # e.g. a read-only folder
     try:
         lib = Library.open(path, sync_index=False)
     except BaseException:
@@ -1141,12 +1155,25 @@ def _cmd_restore(path: Path, args) -> int:
     return 0
 
 
+def _open_read_only(path: Path, args: argparse.Namespace) -> Library:
+    """Open the library for reading only (another process holds it, or its folder cannot
+    be written); an index that cannot be read is said on one line (the library is read
+    without it: searches find nothing)."""
+    lib = Library.open(path, read_only=True)
+    if lib.index_repair is not None and args.command != "check":
+        print(f"paperdesk: note: {lib.index_repair}", file=sys.stderr, flush=True)
+    return lib
+
+
 def _repair_at_open(lib: Library, args: argparse.Namespace) -> None:
     """The search index was found damaged or missing at open (``lib.index_repair``):
     say so on one line and, for a command that searches or writes, rebuild it from
     SQLite now with the ``Indexing for search`` progress line (Ctrl+C stops it; the rest
     is indexed the next time). Other commands leave it queued."""
     reason = lib.index_repair
+    if lib.read_only:        # held by another process, or a folder that cannot be written
+        print(f"paperdesk: note: {reason}", file=sys.stderr, flush=True)
+        return
     if args.command in _NO_INDEX_COMMANDS:
         print(f"paperdesk: note: {reason}; it is rebuilt from SQLite by the next command "
               "that searches (or the window)", file=sys.stderr, flush=True)

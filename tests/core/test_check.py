@@ -256,3 +256,94 @@ def test_refuse_lost_database_names_what_is_missing(closed_library):
 
     with pytest.raises(LibraryError, match="database is missing"):
         refuse_lost_database(closed_library)
+
+
+# -- found by a hostile tester ---------------------------------------------------------
+def test_check_passes_on_titles_with_digits(tmp_path):
+    """``check`` looked "YOLOv8" up as "YOLOv" and failed (and rebuilt the index) on every
+    healthy library holding such words."""
+    text = ("YOLOv8 detects small objects in aerial images with a new attention head.\n\n"
+            "Graph networks model4415 predict molecular properties with GPT4o and "
+            "ResNet50 features.\n")
+    source = tmp_path / "digits.txt"
+    source.write_text(text, encoding="utf-8")
+    lib = tmp_path / "lib"
+    assert _run(lib, "import", str(source)).returncode == 0
+    out = _run(lib, "check")
+    assert out.returncode == 0 and out.stdout.strip() == "library ok: 2 papers, index ok", \
+        out.stdout + out.stderr
+
+
+def test_an_index_without_its_table_of_contents_is_rebuilt(closed_library):
+    for toc in (closed_library / "index").glob("_MAIN_*.toc"):
+        toc.unlink()
+    out = _run(closed_library, "search", "model", "--json")
+    assert out.returncode == 0
+    assert "rebuilding it from SQLite" in out.stderr
+    import json
+    assert json.loads(out.stdout)["total"] == 139 and not json.loads(out.stdout)["partial"]
+    assert _run(closed_library, "check").returncode == 0
+
+
+def test_check_indexes_papers_left_queued(closed_library):
+    """An interrupted import or a full disk leaves papers queued: ``check`` says how many
+    are not searchable and indexes them (it said "index ok" with 0 of N searchable)."""
+    with Library.open(closed_library, sync_index=False) as lib:
+        lib.auto_sync_index = False
+        lib.add_tag(lib.paper_ids(), "queued")    # every paper re-queued, not applied
+        assert lib.index_status().queued == 225       # more than a read applies silently
+    out = _run(closed_library, "check")
+    assert out.returncode == 1
+    assert ("225 of 225 papers wait to be indexed (searches miss them or their latest "
+            "changes) — indexed now") in out.stdout
+    assert _run(closed_library, "check").returncode == 0
+    found = _run(closed_library, "search", "tag:queued", "--json")
+    import json
+    assert json.loads(found.stdout)["total"] == 225
+
+
+HOLD_LOCK = """
+import sys
+from paperdesk.core.store.lock import LibraryLock
+lock = LibraryLock(sys.argv[1], app="cli")
+lock.acquire()
+print("held", flush=True)
+sys.stdin.read()
+lock.release()
+"""
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated"])
+def test_reading_works_without_a_readable_index_when_it_cannot_be_repaired(
+        closed_library, damage):
+    """Read-only (another process holds the library, or the folder cannot be written)
+    and the index missing or damaged: every command that reads still works on SQLite;
+    searches find nothing and say why in one line (they failed with "not a paperdesk
+    library yet" / "try again later" before)."""
+    if damage == "missing":
+        shutil.rmtree(closed_library / "index")
+    else:
+        seg = _segment(closed_library)
+        with open(seg, "r+b") as fh:
+            fh.truncate(100)
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(closed_library)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        for args in (["show", "1"], ["stats"], ["export", "--all", "--format", "ris"],
+                     ["tags"]):
+            out = _run(closed_library, *args)
+            assert out.returncode == 0, (args, out.stderr)
+            assert out.stderr.strip().splitlines() == [
+                line for line in out.stderr.strip().splitlines()
+                if "the search index cannot be read" in line], out.stderr
+        out = _run(closed_library, "search", "model")
+        assert out.returncode == 0 and "no matches" in out.stdout
+        assert "searches find nothing until" in out.stderr
+        out = _run(closed_library, "check")
+        assert out.returncode == 1 and "the search index cannot be read" in out.stdout
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    if damage == "missing":
+        assert not (closed_library / "index").exists()     # nothing written meanwhile

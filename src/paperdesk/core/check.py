@@ -200,16 +200,22 @@ class CheckReport:
                              for p in self.problems]}
 
 
-_WORD = re.compile(r"[^\W\d_]{3,}")
 
 
 def _words_query(title: str, abstract: str) -> str | None:
-    """A query made of a paper's own words: up to four words of three letters or more
-    from its title (else its abstract), each quoted (so no word is read as syntax)."""
-    words = []
+    """A query made of a paper's own words as the index holds them: up to four tokens of
+    three characters or more from its title (else its abstract), cut by the index's own
+    analyzer (:func:`paperdesk.core.search.index.exact_analyzer`, so "YOLOv8" stays
+    "yolov8" and "model4415" one word), each quoted (no word is read as syntax)."""
+    from paperdesk.core.search.index import exact_analyzer
+
+    analyze = exact_analyzer()
+    words: list[str] = []
     for text in (title, abstract[:400]):
-        for w in _WORD.findall(text or ""):
-            if w.upper() not in ("AND", "OR", "NOT") and w not in words:
+        for token in analyze(text or ""):
+            w = token.text
+            if len(w) >= 3 and w not in ("and", "or", "not") and w not in words \
+                    and '"' not in w:
                 words.append(w)
             if len(words) == 4:
                 break
@@ -287,6 +293,10 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
         return report
     repairable = database_ok and not lib.read_only and lib.db_problem is None
     index_remedy = "repaired from SQLite" if repairable else REINDEX_HINT
+    if getattr(lib, "_stand_in", None):   # read-only and the index could not be read
+        report.problems.append(Problem("index", lib.index_repair, REINDEX_HINT))
+        progress(steps, steps)
+        return report
     for text in lib.index.full_problems():
         report.problems.append(Problem("index", text, index_remedy))
     progress(3, steps)
@@ -298,6 +308,13 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
             report.problems.append(Problem(
                 "index", f"{lib.index.path}: {report.indexed:,} documents for "
                 f"{expected:,} papers", index_remedy))
+        elif status.queued and not lib.index_repair:
+            # Left by an interrupted import, a full disk or a held index lock: searches
+            # miss these papers until they are indexed.
+            report.problems.append(Problem(
+                "index", f"{lib.index.path}: {status.queued:,} of {status.papers:,} papers "
+                "wait to be indexed (searches miss them or their latest changes)",
+                "indexed now" if repairable else REINDEX_HINT))
     progress(4, steps)
     if index_ok and database_ok and not cancel() and report.papers:
         try:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 import sqlite3
 import logging
 import threading
@@ -414,7 +415,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         """For ``read_only``: the database exists at the current schema version."""
         from paperdesk.core.store.schema import SCHEMA_VERSION, schema_version
 
-        if not (self.path / DB_NAME).is_file() or not (self.path / INDEX_DIR).is_dir():
+        if not (self.path / DB_NAME).is_file():
             raise LibraryError(f"{self.path} is not a paperdesk library yet")
         try:
             version = schema_version(self.db)
@@ -442,6 +443,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         index = getattr(self, "index", None)
         if index is not None:
             index.close()
+        stand_in = getattr(self, "_stand_in", None)
+        if stand_in:
+            shutil.rmtree(stand_in, ignore_errors=True)
         with self._conn_lock:
             if self._connections and not self.read_only \
                     and getattr(self, "db_problem", None) is None:
@@ -479,11 +483,20 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         index_path = self.path / INDEX_DIR
         if self.read_only:
             try:
-                return SearchIndex(index_path)
+                if not index_path.is_dir():
+                    raise FileNotFoundError(index_path)
+                index = SearchIndex(index_path)
+                index.quick_problems()    # reads its table of contents and segment list
+                return index
             except Exception as exc:  # noqa: BLE001 - damaged: only a writer may rebuild it
-                self.close()
-                raise LibraryError(f"{index_path}: the search index cannot be read now "
-                                   f"({exc.__class__.__name__}); try again later") from exc
+                # Reading goes on without it (show, export, stats ...): an empty stand-in
+                # index in a temporary folder; searches find nothing and say why.
+                self.index_repair = (
+                    f"{index_path}: the search index cannot be read "
+                    f"({exc.__class__.__name__}); searches find nothing until a paperdesk "
+                    "that can write the library rebuilds it")
+                self._stand_in = tempfile.mkdtemp(prefix="paperdesk-stand-in-index-")
+                return SearchIndex(Path(self._stand_in))
         missing = (self.db_problem is None and not index_path.exists()
                    and self.count() > 0)
         try:
@@ -517,6 +530,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 if self._queue_size():
                     self._repair_left(index)
                     self._recover_queue(index)
+                elif index.doc_count() == 0 and self.count() > 0:
+                    # An index folder without its table of contents (or emptied) opens
+                    # as a new, empty index: rebuild it like a missing one.
+                    self._start_repair(index, f"{index_path}: the search index holds no "
+                                              "papers (its table of contents is missing "
+                                              "or it was emptied)")
                 elif index.doc_count() != self.count():
                     self._repair_queue(index)
             except DAMAGE_ERRORS as exc:   # a segment's ids cannot be read
@@ -785,7 +804,10 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         """
         queued, unindexed = self.db.execute(
             "SELECT count(*), coalesce(sum(op = 'add'), 0) FROM index_queue").fetchone()
-        if not unindexed and self.index_repair is not None:
+        stand_in = getattr(self, "_stand_in", None)
+        if stand_in:          # read-only and unreadable: nothing is searchable until fixed
+            unindexed = self.count()
+        elif not unindexed and self.index_repair is not None:
             self.index_repair = None
             if not self.read_only:
                 (self.path / INDEX_DIR / REPAIR_NOTE).unlink(missing_ok=True)
