@@ -169,7 +169,8 @@ def build_parser() -> argparse.ArgumentParser:
                                       "new file in the library's backups/ folder); works "
                                       "while the window has the library open")
     p.add_argument("file", nargs="?", type=Path, metavar="FILE",
-                   help="the copy to write (replaced if it exists)").complete = shtab.FILE
+                   help="the copy to write (an earlier backup there is replaced; any "
+                        "other file is refused)").complete = shtab.FILE
     p.add_argument("--json", action="store_true",
                    help="print {path, version, counts} as JSON")
 
@@ -959,6 +960,17 @@ def _cmd_desktop(args) -> int:
     return 0
 
 
+def _is_sqlite_file(path: Path) -> bool:
+    """Whether ``path`` is a regular file starting with SQLite's header ("SQLite format
+    3\0", https://www.sqlite.org/fileformat.html section 1.3), i.e. an earlier backup
+    that may be replaced."""
+    try:
+        with open(path, "rb") as fh:
+            return path.is_file() and fh.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
+
+
 def _cmd_backup(lib: Library, args) -> int:
     """``paperdesk backup [FILE]``: a consistent copy of the database (a reader: it works
     beside the window), printed with what it holds."""
@@ -968,6 +980,10 @@ def _cmd_backup(lib: Library, args) -> int:
     if Path(target).expanduser().absolute().resolve() in {p.resolve() for p in own}:
         raise LibraryError(f"{target} is one of the library's own files: back up to "
                            "another file")
+    existing = Path(target).expanduser()
+    if existing.exists() and not _is_sqlite_file(existing):
+        raise LibraryError(f"{target} exists and is not a database backup: not replaced; "
+                           "give a new file name")
     made = backup_to(lib.db.conn, target)
     if args.json:
         _print_json({"path": str(made.path), "version": made.version, "counts": made.counts})

@@ -314,3 +314,26 @@ def test_json_export_carries_saved_searches_and_import_merges_them_by_name(libra
                    encoding="utf-8")
     r = run(tmp_path / "fourth", "import", bad)
     assert r.returncode == 1 and "saved search 1" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_backup_onto_a_file_that_is_not_a_backup_is_refused(tmp_path, seed_files):
+    """Found by a tester: ``backup FILE`` replaced any file (a text file of notes)."""
+    import subprocess
+    import sys
+
+    lib = tmp_path / "lib"
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(lib), *args],
+                              capture_output=True, text=True, timeout=120)
+
+    assert run("import", str(seed_files[0])).returncode == 0
+    notes = tmp_path / "notes.txt"
+    notes.write_text("important\n")
+    out = run("backup", str(notes))
+    assert out.returncode == 1 and notes.read_text() == "important\n"
+    assert out.stderr.strip() == (f"paperdesk: {notes} exists and is not a database "
+                                  "backup: not replaced; give a new file name")
+    copy = tmp_path / "copy.db"
+    assert run("backup", str(copy)).returncode == 0
+    assert run("backup", str(copy)).returncode == 0           # an earlier backup: replaced

@@ -99,3 +99,14 @@ def test_show_search_tags_on_a_terminal_print_controls_as_text(_seeded_template,
     piped = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(path),
                             "show", str(pid)], capture_output=True, text=True, timeout=120)
     assert piped.returncode == 0 and HOSTILE in piped.stdout
+
+
+def test_bidi_controls_are_visible_on_a_terminal_and_refused_in_names(seeded_library):
+    """Found by a tester: U+202E in a tag name reversed it in the window and on the
+    terminal."""
+    assert terminal_safe("ab\u202ecd\u2066") == "ab<U+202E>cd<U+2066>"
+    assert first_control("name\u202e") == "U+202E"
+    with pytest.raises(LibraryError, match="control characters"):
+        seeded_library.add_tag([1], "tag\u202eab")
+    with pytest.raises(LibraryError, match="control characters"):
+        seeded_library.save_search("s\u2067", "model")

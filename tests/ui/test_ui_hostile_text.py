@@ -40,6 +40,10 @@ def _hostile_library(template, path):
         meta = dataclasses.replace(lib.metadata(pid), url=LOOKALIKE)
         lib.set_metadata(pid, meta)
         lib.set_starred([pid], True)
+        lib.add_tag([pid], "legacy")
+        # A name stored by an older version, before bidi controls were refused.
+        lib.db.execute("UPDATE tags SET name = ? WHERE name = 'legacy'", [f"ab{RLO}cd"])
+        lib.db.conn.commit()
     return pid
 
 
@@ -62,6 +66,15 @@ def test_bidi_override_is_shown_as_text_and_lookalike_link_refused(
     assert shown == bidi_visible(TITLE) and RLO not in shown
     assert RLO not in window.detail_pane.title_label.text()
     assert "\ufffdgpj.exe\ufffd" in window.detail_pane.title_label.text()
+    from PySide6.QtWidgets import QLabel, QTreeWidgetItemIterator
+    chips = [l.text() for l in window.detail_pane.chips.findChildren(QLabel)]
+    assert any("ab\ufffdcd" in t for t in chips) and not any(RLO in t for t in chips)
+    names = []
+    it = QTreeWidgetItemIterator(window.tag_pane)
+    while it.value():
+        names.append(it.value().text(0))
+        it += 1
+    assert "ab\ufffdcd" in names and not any(RLO in n for n in names)
     # `o` opens the paper's own page: refused, with the punycode in the message.
     press(qtbot, window, Qt.Key.Key_O)
     qtbot.waitUntil(lambda: "xn--pple-43d.com" in window.statusBar().currentMessage()

@@ -131,7 +131,9 @@ def database_problem(db, folder: Path) -> str | None:
         return database_message(folder, exc)
     if [r[0] for r in rows] == ["ok"]:
         return None
-    return database_message(folder, rows[0][0] if rows else "quick_check failed")
+    # SQLite heads a report with "*** in database main ***"; the problem follows it.
+    lines = [r[0] for r in rows if r[0] and not r[0].startswith("***")]
+    return database_message(folder, lines[0] if lines else "quick_check failed")
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from typing import TextIO
 
 __all__ = ["terminal_safe", "first_control", "TerminalSafeStream", "wrap_if_terminal"]
 
-_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+_CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def _visible(match: re.Match[str]) -> str:
@@ -26,7 +26,7 @@ def _visible(match: re.Match[str]) -> str:
         return "^" + chr(code + 0x40)
     if code == 0x7F:
         return "^?"
-    return f"<U+{code:04X}>"
+    return f"<U+{code:04X}>"     # C1 controls, and the bidi embeddings and overrides
 
 
 def terminal_safe(text: str) -> str:
@@ -36,17 +36,19 @@ def terminal_safe(text: str) -> str:
         text: any text.
     Returns:
         The text with U+0000-U+001F (except ``\\n``, ``\\t``, ``\\r``) as caret notation
-        (``"\\x1b"`` → ``"^["``), U+007F as ``"^?"`` and U+0080-U+009F as ``"<U+0080>"``;
-        everything else unchanged.
+        (``"\\x1b"`` → ``"^["``), U+007F as ``"^?"``, U+0080-U+009F and the explicit bidi
+        controls (U+202A-U+202E, U+2066-U+2069, which reorder what a terminal shows) as
+        ``"<U+202E>"``; everything else unchanged.
     """
     return _CONTROL_RE.sub(_visible, text)
 
 
 def first_control(text: str) -> str | None:
-    """Return the first C0/C1 control character or DEL in ``text`` as ``"U+001B"`` (for
-    a message refusing a name that holds one), or ``None`` when it has none (line feed,
-    tab and carriage return count as controls here too: a name is one line)."""
-    match = re.search("[\x00-\x1f\x7f-\x9f]", text)
+    """Return the first C0/C1 control character, DEL or explicit bidi control in
+    ``text`` as ``"U+001B"`` (for a message refusing a name that holds one), or ``None``
+    when it has none (line feed, tab and carriage return count as controls here too: a
+    name is one line; a bidi override would reverse the name on screen)."""
+    match = re.search("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", text)
     return f"U+{ord(match.group()):04X}" if match else None
 
 

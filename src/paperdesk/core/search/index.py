@@ -69,7 +69,7 @@ _log = logging.getLogger(__name__)
 DAMAGE_ERRORS = (struct.error, EOFError, IndexError, zlib.error, pickle.UnpicklingError,
                  OSError, UnicodeDecodeError, OverflowError, MemoryError)
 
-#: How long a write waits for Whoosh's write lock (``index/WRITELOCK``, an ``fcntl``
+#: How long a write waits for Whoosh's write lock (``index/MAIN_WRITELOCK``, an ``fcntl``
 #: lock) that another process holds, in seconds, before giving up with
 #: :class:`IndexBusy`.
 WRITER_WAIT_S = 5.0
@@ -106,7 +106,7 @@ def _open_writer(ix, **kwargs):
     try:
         return ix.writer(timeout=WRITER_WAIT_S, delay=0.1, **kwargs)
     except windex.LockError:
-        lock = Path(getattr(ix.storage, "folder", "index")) / "WRITELOCK"
+        lock = Path(getattr(ix.storage, "folder", "index")) / f"{ix.indexname}_WRITELOCK"
         raise IndexBusy(f"the search index is being written by another process "
                         f"(lock {lock}); every change is saved and becomes searchable "
                         "once that process ends") from None

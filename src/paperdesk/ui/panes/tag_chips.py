@@ -9,6 +9,7 @@ from PySide6.QtCore import QEvent, QObject, QStringListModel, Qt, Signal, Slot
 from PySide6.QtWidgets import (QCompleter, QFrame, QHBoxLayout, QLabel, QLineEdit,
                                QSizePolicy, QToolButton, QWidget)
 
+from paperdesk.core.text import bidi_visible
 from paperdesk.core.models import Tag
 from paperdesk.ui.style.colours import text_colour_for
 from paperdesk.ui.style.formatting import tooltip_html
@@ -54,7 +55,8 @@ class TagChip(QFrame):
         label.setTextFormat(Qt.TextFormat.PlainText)
         # A long name is shortened with "…" (the tooltip has it whole), so that one tag
         # can never force the detail pane, and so the window, to be wide.
-        label.setText(label.fontMetrics().elidedText(tag.name, Qt.TextElideMode.ElideRight,
+        label.setText(label.fontMetrics().elidedText(bidi_visible(tag.name),
+                                                     Qt.TextElideMode.ElideRight,
                                                      CHIP_TEXT_MAX_PX))
         tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
         if tag.key:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QFrame, QHeaderV
                                QStyle, QStyledItemDelegate, QStyleOptionViewItem,
                                QTreeWidget, QTreeWidgetItem, QWidget)
 
+from paperdesk.core.text import bidi_visible
 from paperdesk.core.edits.annotations import TAG_COLOURS
 from paperdesk.core.models import SavedSearch, Source, Tag
 from paperdesk.ui.style.colours import swatch_icon
@@ -211,7 +212,7 @@ class TagPane(QTreeWidget):
                tip: str = "") -> QTreeWidgetItem:
         item = QTreeWidgetItem(parent if parent is not None else self)
         item.setData(0, NameRole, name)
-        item.setText(NAME, name)
+        item.setText(NAME, bidi_visible(name))   # text from files: no reordering
         item.setData(0, ScopeRole, scope)
         item.setTextAlignment(COUNT, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         item.setTextAlignment(KEY, Qt.AlignmentFlag.AlignCenter)
