@@ -541,6 +541,12 @@ def _cmd_search(lib: Library, args) -> int:
         print(f"paperdesk: note: {results.message}", file=sys.stderr)
     if results.partial:
         print(f"paperdesk: note: {results.coverage_note()}", file=sys.stderr)
+    else:
+        waiting = lib.index_status().queued
+        if waiting:       # changes (tags, notes, titles) not yet in the index
+            print(f"paperdesk: note: the latest changes to {waiting:,} papers are not "
+                  "searchable yet; the next command that writes, the window or "
+                  "paperdesk check indexes them", file=sys.stderr)
     if args.json:
         _print_json(search_json(results))
         return 0
@@ -960,15 +966,26 @@ def _cmd_desktop(args) -> int:
     return 0
 
 
-def _is_sqlite_file(path: Path) -> bool:
-    """Whether ``path`` is a regular file starting with SQLite's header ("SQLite format
-    3\0", https://www.sqlite.org/fileformat.html section 1.3), i.e. an earlier backup
-    that may be replaced."""
+def _is_earlier_backup(path: Path) -> bool:
+    """Whether ``path`` may be replaced by a backup: a regular file with SQLite's header
+    ("SQLite format 3\\0", https://www.sqlite.org/fileformat.html section 1.3) holding a
+    paperdesk library (its ``papers`` and ``index_queue`` tables), and not a library's
+    own live ``library.db`` (of this library or another)."""
+    if path.name == DB_NAME or not path.is_file():
+        return False
     try:
         with open(path, "rb") as fh:
-            return path.is_file() and fh.read(16) == b"SQLite format 3\x00"
-    except OSError:
+            if fh.read(16) != b"SQLite format 3\x00":
+                return False
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            tables = {r[0] for r in conn.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            conn.close()
+    except (OSError, sqlite3.Error):
         return False
+    return {"papers", "index_queue"} <= tables
 
 
 def _cmd_backup(lib: Library, args) -> int:
@@ -980,8 +997,10 @@ def _cmd_backup(lib: Library, args) -> int:
     if Path(target).expanduser().absolute().resolve() in {p.resolve() for p in own}:
         raise LibraryError(f"{target} is one of the library's own files: back up to "
                            "another file")
+    if lib.db_problem:
+        raise LibraryError(f"cannot back up a damaged database: {lib.db_problem}")
     existing = Path(target).expanduser()
-    if existing.exists() and not _is_sqlite_file(existing):
+    if existing.exists() and not _is_earlier_backup(existing):
         raise LibraryError(f"{target} exists and is not a database backup: not replaced; "
                            "give a new file name")
     made = backup_to(lib.db.conn, target)

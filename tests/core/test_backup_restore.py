@@ -337,3 +337,30 @@ def test_backup_onto_a_file_that_is_not_a_backup_is_refused(tmp_path, seed_files
     copy = tmp_path / "copy.db"
     assert run("backup", str(copy)).returncode == 0
     assert run("backup", str(copy)).returncode == 0           # an earlier backup: replaced
+
+
+def test_backup_never_replaces_another_database_or_a_live_library(tmp_path, seed_files):
+    """Found by a second tester: any SQLite file counted as an earlier backup (another
+    program's database, another library's live library.db)."""
+    import sqlite3
+    import subprocess
+    import sys
+
+    def run(lib, *args):
+        return subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(lib), *args],
+                              capture_output=True, text=True, timeout=120)
+
+    lib, other_lib = tmp_path / "lib", tmp_path / "other"
+    assert run(lib, "import", str(seed_files[0])).returncode == 0
+    assert run(other_lib, "import", str(seed_files[1])).returncode == 0
+    foreign = tmp_path / "contacts.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE contacts (name)")
+    conn.commit()
+    conn.close()
+    for target in (foreign, other_lib / "library.db"):
+        before = target.read_bytes()
+        out = run(lib, "backup", str(target))
+        assert out.returncode == 1 and "is not a database backup: not replaced" in out.stderr
+        assert target.read_bytes() == before
+    assert "papers: 120" in run(other_lib, "stats").stdout

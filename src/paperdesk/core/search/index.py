@@ -109,7 +109,8 @@ def _open_writer(ix, **kwargs):
         lock = Path(getattr(ix.storage, "folder", "index")) / f"{ix.indexname}_WRITELOCK"
         raise IndexBusy(f"the search index is being written by another process "
                         f"(lock {lock}); every change is saved and becomes searchable "
-                        "once that process ends") from None
+                        "at the next paperdesk command that writes once that process "
+                        "ends (or paperdesk check)") from None
 
 
 #: Relative weight of a title match against an abstract match (BM25F field boost).
