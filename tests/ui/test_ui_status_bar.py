@@ -30,3 +30,14 @@ def test_a_long_hint_wraps_and_the_bar_grows_for_it(qtbot, open_seeded):
     qtbot.waitUntil(lambda: bar.height() <= normal + 1, timeout=WAIT_MS)
     bar.showMessage("Short", 2000)
     assert bar.message_lines() == 1
+
+
+def test_progress_counts_have_thousands_separators(qtbot, open_seeded):
+    """Found in issue 12's run: "Indexing for search 42000 of 100000" (QProgressBar's own
+    %v / %m). The counts are written with separators, as the rest of the window does."""
+    window = open_seeded()
+    window._on_sync_progress(42000, 100000)
+    assert window.progress_bar.isVisible()
+    assert window.progress_bar.text() == "Indexing for search 42,000 of 100,000"
+    window._on_export_progress("export", 1234, 56789)
+    assert window.progress_bar.text() == "Exporting 1,234 of 56,789"

@@ -170,7 +170,7 @@ class WindowExportMixin:
             return  # cancelling
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(min(done, total))
-        self.progress_bar.setFormat("Exporting %v of %m")
+        self.progress_bar.setFormat(f"Exporting {min(done, total):,} of {total:,}")
 
     @Slot(int, str)
     def _on_export_finished(self, written: int, path: str) -> None:

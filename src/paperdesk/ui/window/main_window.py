@@ -663,7 +663,9 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if self.cancel_button.isEnabled():
             self.progress_bar.setRange(0, max(total, 1))
             self.progress_bar.setValue(min(done, total))
-            self.progress_bar.setFormat(text)
+            # QProgressBar's own %v / %m have no thousands separators: fill them in.
+            self.progress_bar.setFormat(text.replace("%v", f"{min(done, total):,}")
+                                        .replace("%m", f"{total:,}"))
 
     def _end_background_progress(self, shown: str) -> None:
         """Hide the bar :meth:`_background_progress` showed (unless an import or export
