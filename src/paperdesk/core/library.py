@@ -37,6 +37,7 @@ from paperdesk.core.edits.duplicates import DuplicatesMixin
 from paperdesk.core.changes import Changes
 from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
+from paperdesk.core.discover.engine import Discover
 from paperdesk.core.exports.to_file import ExportMixin
 from paperdesk.core.fields import SORT_CHOICES, sortable_fields
 from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, LibraryError, Paper,
@@ -317,6 +318,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         #: at open or by a search), or ``None``; cleared once every paper is indexed
         #: again. :meth:`index_status` reports it (``repairing``).
         self.index_repair: str | None = None
+        #: Related papers, key terms, tag suggestions and the interest order
+        #: (:class:`~paperdesk.core.discover.engine.Discover`, over ``terms/``).
+        self.discover = Discover(self)
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         _check.refuse_lost_database(self.path)
@@ -1461,6 +1465,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
     def _changed(self) -> None:
         """Called after a committed change that queued papers for re-indexing."""
+        self.discover.mark_stale()
         if self.auto_sync_index:
             self.sync_index()
         elif self.on_index_stale is not None:
@@ -1490,6 +1495,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         Returns:
             Number of queue entries applied.
         """
+        self.discover.mark_stale()      # what is queued changed papers (imports too)
         progress = progress or _no_progress
         cancel = cancel or _never
         hook = between_batches or _nothing

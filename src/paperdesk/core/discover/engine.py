@@ -1,0 +1,454 @@
+"""The library's discover manager (``Library.discover``): related papers, key terms, tag
+suggestions, the "worth reading first" order and the most frequent key terms, all over
+one term table (:mod:`.term_table`) kept up to date with the library.
+
+Keeping the table current:
+
+* the first use loads ``terms/`` (memory-mapped, milliseconds) and checks every paper's
+  text stamp against SQLite (:func:`~.term_table.current_stamps`, ~0.1 s at 100,000
+  papers); after any change to the library (``Library._changed`` calls
+  :meth:`Discover.mark_stale`) the next use checks again;
+* up to :data:`UPDATE_MAX` papers new or edited since are transformed in the calling
+  thread into a new part (a fraction of a second);
+* with no table, or more papers missing than that (or than a quarter of the table), the
+  query methods raise :class:`~.models.TermsNotReady`, and :meth:`Discover.ensure`
+  builds the whole table: in a child process from :data:`~.build.CHILD_FROM` papers.
+  The CLI calls it with a progress line; the window calls it on a thread of its own,
+  with progress and Cancel, so that no reader or writer of the library waits for it.
+
+Thread safety: every method may be called from any thread; a short lock guards the
+current table, a second one lets only one full build run at a time.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from paperdesk.core.discover import interest as _interest
+from paperdesk.core.discover.build import (CHILD_FROM, BuildCancelled, BuildFailed,
+                                           build_in_child, build_table, update_part)
+from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
+                                            RelatedPaper, TagSuggestion, TermsNotReady,
+                                            TermsStatus)
+from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
+from paperdesk.core.discover.tag_suggestions import tag_votes
+from paperdesk.core.discover.term_table import (TERMS_DIR, TermTable, TermTableError,
+                                                current_stamps, next_generation)
+
+if TYPE_CHECKING:
+    from paperdesk.core.library import Library
+
+__all__ = ["Discover", "UPDATE_MAX", "RELATED_LIMIT", "KEY_TERMS", "SHARED_TERMS"]
+
+_log = logging.getLogger(__name__)
+
+#: Most papers brought into the table by an update in the calling thread.
+UPDATE_MAX = 2000
+#: Related papers listed by default.
+RELATED_LIMIT = 10
+#: Key terms shown per paper by default.
+KEY_TERMS = 8
+#: Shared terms named per related paper.
+SHARED_TERMS = 5
+#: Key terms per paper counted by :meth:`Discover.frequent_terms`.
+COUNTED_TERMS = 5
+
+ProgressCallback = Callable[[int, int], None]
+
+
+class Discover:
+    """Related papers, key terms, tag suggestions and the interest order of a library.
+
+    Args:
+        library: the open :class:`~paperdesk.core.library.Library` (its ``db`` gives the
+            calling thread's connection; its folder holds ``terms/``).
+    """
+
+    def __init__(self, library: "Library"):
+        self._lib = library
+        self._lock = threading.RLock()
+        self._build_lock = threading.Lock()
+        self._table: TermTable | None = None
+        self._stale = True
+        self._missing: int | None = None
+        self._progress = (0, 0)
+        self._building = False
+        self.problem: str | None = None
+        self._model_key = None
+        self._model = None
+
+    # -- keeping the table current -------------------------------------------------
+    @property
+    def folder(self):
+        """The library's ``terms/`` folder."""
+        return self._lib.path / TERMS_DIR
+
+    def mark_stale(self) -> None:
+        """The library changed: check the table against SQLite at the next use."""
+        self._stale = True
+
+    def status(self) -> TermsStatus:
+        """Where the table stands (no SQLite or file access)."""
+        table = self._table
+        return TermsStatus(int(table.valid.sum()) if table is not None else 0,
+                           self._missing, self._building, *self._progress,
+                           problem=self.problem)
+
+    def _writable(self) -> bool:
+        return not self._lib.read_only
+
+    def _current(self) -> TermTable:
+        """The table, checked and updated; raises :class:`TermsNotReady`."""
+        with self._lock:
+            table = self._table
+            if table is None:
+                try:
+                    table = TermTable.load(self.folder)
+                except TermTableError as exc:
+                    self._missing = None
+                    raise TermsNotReady(f"the term table must be built ({exc})") from None
+                self._table, self._stale = table, True
+            if not self._stale:
+                return table
+            ids, stamps = current_stamps(self._lib.db)
+            missing = table.validate(ids, stamps)
+            self._missing = len(missing)
+            if len(missing) == 0:
+                self._stale = False
+                return table
+            base = len(table.parts[0].ids) if table.parts else 0
+            if len(missing) > UPDATE_MAX or len(missing) > max(base, 1) // 4 + 20:
+                raise TermsNotReady(f"{len(missing):,} papers are not in the term table",
+                                    len(missing))
+            part = update_part(table, self._lib.path / "library.db", missing)
+            try:
+                table.append_part(self.folder if self._writable() else None, part)
+            except OSError as exc:
+                _log.info("term table update kept in memory: %s", exc)
+                table.append_part(None, part)
+            table.validate(ids, stamps)
+            self._missing = 0
+            self._stale = False
+            self._model_key = None
+            return table
+
+    def ready(self) -> bool:
+        """Whether the query methods can answer now (the table is loaded and current,
+        or can be brought up to date quickly). May read SQLite (about 0.1 s at 100,000
+        papers after a change)."""
+        try:
+            self._current()
+            return True
+        except TermsNotReady:
+            return False
+
+    def ensure(self, progress: ProgressCallback | None = None,
+               cancel: Callable[[], bool] | None = None) -> TermsStatus:
+        """Bring the table up to date, building it whole when needed.
+
+        Args:
+            progress: ``progress(papers_read, papers_total)`` during a full build.
+            cancel: returns True to stop a full build (the old table stays).
+        Returns:
+            The :class:`TermsStatus` afterwards.
+        Raises:
+            BuildCancelled: cancelled.
+            BuildFailed: the build failed (one line; also kept in :attr:`problem`).
+            sqlite3.Error: the database cannot be read.
+        """
+        if self.ready():
+            return self.status()
+        with self._build_lock:
+            if self.ready():            # another thread built it meanwhile
+                return self.status()
+            self._building = True
+            self._progress = (0, 0)
+
+            def step(done: int, total: int) -> None:
+                self._progress = (done, total)
+                if progress is not None:
+                    progress(done, total)
+            try:
+                n = self._lib.count()
+                table = None
+                if n >= CHILD_FROM and self._writable():
+                    build_in_child(self._lib.path / "library.db", self.folder, step, cancel)
+                else:
+                    table = build_table(self._lib.path / "library.db", step, cancel)
+                    if self._writable():
+                        try:
+                            table.save(self.folder, next_generation(self.folder))
+                        except OSError as exc:
+                            _log.info("term table kept in memory: %s", exc)
+                with self._lock:
+                    if table is None:
+                        try:
+                            table = TermTable.load(self.folder)
+                        except TermTableError as exc:
+                            raise BuildFailed(str(exc)) from None
+                    self._table = table
+                    self._stale = True
+                    self._model_key = None
+                self.problem = None
+            except BuildFailed as exc:
+                self.problem = str(exc)
+                raise
+            except sqlite3.Error as exc:
+                self.problem = f"the database cannot be read ({exc})"
+                raise
+            finally:
+                self._building = False
+                self._progress = (0, 0)
+        self._current()
+        return self.status()
+
+    def _row(self, table: TermTable, paper_id: int) -> int:
+        row = int(table.rows_of([paper_id])[0])
+        if row < 0:
+            if self._lib.db.execute("SELECT 1 FROM papers WHERE id = ?",
+                                    [paper_id]).fetchone() is None:
+                from paperdesk.core.models import UnknownPaper
+                raise UnknownPaper(f"no paper with id {paper_id}")
+            raise NotInTable(f"paper {paper_id} has no words to compare "
+                             "(its title and abstract have no terms)")
+        return row
+
+    def _titles(self, ids: Sequence[int]) -> dict[int, str]:
+        out: dict[int, str] = {}
+        ids = list(ids)
+        for k in range(0, len(ids), 500):
+            chunk = ids[k:k + 500]
+            marks = ",".join("?" * len(chunk))
+            out.update(self._lib.db.execute(
+                f"SELECT id, title FROM papers WHERE id IN ({marks})", chunk).fetchall())
+        return out
+
+    # -- what it answers -----------------------------------------------------------
+    def related(self, paper_id: int, limit: int = RELATED_LIMIT) -> list[RelatedPaper]:
+        """The papers most similar to one, each with the terms they share.
+
+        Args:
+            paper_id: the paper.
+            limit: most papers (1 or more).
+        Returns:
+            Up to ``limit`` :class:`RelatedPaper`, most similar first (cosine of tf-idf,
+            see :mod:`.related`).
+        Raises:
+            UnknownPaper: no such paper.
+            NotInTable: the paper has no terms.
+            TermsNotReady: call :meth:`ensure` first.
+        """
+        table = self._current()
+        row = self._row(table, paper_id)
+        rows, scores = nearest_rows(table, row, max(1, int(limit)))
+        ids = [int(i) for i in table.row_ids[rows]]
+        titles = self._titles(ids)
+        out = []
+        for pid, r, score in zip(ids, rows.tolist(), scores.tolist()):
+            shared = tuple(table.term(c) for c in
+                           shared_columns(table, row, [r], SHARED_TERMS))
+            out.append(RelatedPaper(pid, titles.get(pid, ""), round(float(score), 4),
+                                    shared))
+        return out
+
+    def key_terms(self, paper_id: int, limit: int = KEY_TERMS) -> list[KeyTerm]:
+        """A paper's key terms: its heaviest tf-idf terms.
+
+        Args:
+            paper_id: the paper.
+            limit: most terms.
+        Returns:
+            :class:`KeyTerm` list, heaviest first.
+        Raises:
+            UnknownPaper, NotInTable, TermsNotReady: as :meth:`related`.
+        """
+        table = self._current()
+        cols, weights = key_columns(table, self._row(table, paper_id), max(1, int(limit)))
+        return [KeyTerm(table.term(int(c)), round(float(w), 4))
+                for c, w in zip(cols, weights)]
+
+    def suggest_tags(self, paper_id: int, limit: int = 3) -> list[TagSuggestion]:
+        """Existing tags the paper's most similar tagged papers have and it has not.
+
+        Args:
+            paper_id: the paper.
+            limit: most suggestions.
+        Returns:
+            :class:`TagSuggestion` list, strongest first (empty when no tagged paper is
+            similar enough, see :mod:`.tag_suggestions`).
+        Raises:
+            UnknownPaper, NotInTable, TermsNotReady: as :meth:`related`.
+        """
+        table = self._current()
+        row = self._row(table, paper_id)
+        pairs = self._lib.db.execute(
+            "SELECT paper_id, tag_id FROM paper_tags").fetchall()
+        if not pairs:
+            return []
+        pids = np.fromiter((p for p, _ in pairs), dtype=np.int64, count=len(pairs))
+        rows = table.rows_of(pids)
+        tags_of_row: dict[int, set[int]] = {}
+        own: set[int] = set()
+        for (pid, tag), r in zip(pairs, rows.tolist()):
+            if pid == paper_id:
+                own.add(tag)
+            if r >= 0:
+                tags_of_row.setdefault(r, set()).add(tag)
+        tagged = np.fromiter(tags_of_row, dtype=np.int64, count=len(tags_of_row))
+        votes = tag_votes(table, row, tagged, tags_of_row, own, limit)
+        if not votes:
+            return []
+        names = dict(self._lib.db.execute(
+            f"SELECT id, name FROM tags WHERE id IN ({','.join('?' * len(votes))})",
+            [v.tag_id for v in votes]).fetchall())
+        return [TagSuggestion(v.tag_id, names.get(v.tag_id, ""), round(v.score, 4),
+                              tuple(int(table.row_ids[r]) for r in v.rows),
+                              tuple(table.term(c) for c in v.columns))
+                for v in votes if v.tag_id in names]
+
+    def _examples(self) -> tuple[list[int], list[int]]:
+        db = self._lib.db
+        positive = [r[0] for r in db.execute(
+            "SELECT id FROM papers WHERE starred OR id IN (SELECT paper_id FROM paper_tags)"
+            " OR id IN (SELECT paper_id FROM notes)"
+            " OR id IN (SELECT paper_id FROM highlights) ORDER BY id")]
+        negative = [r[0] for r in db.execute(
+            "SELECT id FROM papers WHERE read_at IS NOT NULL AND NOT starred"
+            " AND id NOT IN (SELECT paper_id FROM paper_tags)"
+            " AND id NOT IN (SELECT paper_id FROM notes)"
+            " AND id NOT IN (SELECT paper_id FROM highlights) ORDER BY id")]
+        return positive, negative
+
+    def _date_order(self, ids: Sequence[int] | None) -> list[int]:
+        if ids is None:
+            return [r[0] for r in self._lib.db.execute(
+                "SELECT id FROM papers WHERE read_at IS NULL ORDER BY added_at, id")]
+        wanted = set(int(i) for i in ids)
+        added = {}
+        listed = list(wanted)
+        for k in range(0, len(listed), 500):
+            chunk = listed[k:k + 500]
+            added.update(self._lib.db.execute(
+                f"SELECT id, added_at FROM papers WHERE id IN ({','.join('?' * len(chunk))})",
+                chunk).fetchall())
+        return sorted(added, key=lambda i: (added[i], i))
+
+    def interest(self, ids: Sequence[int] | None = None,
+                 with_reasons: int | None = None) -> InterestOrder:
+        """Order papers by how likely the user is to keep them.
+
+        Args:
+            ids: the papers to order (e.g. the list's unread papers), or ``None`` for
+                every unread paper.
+            with_reasons: name the words that moved up only the first this many papers
+                of the order (``None``: all of them).
+        Returns:
+            An :class:`InterestOrder`: ranked by the model (see :mod:`.interest`), or in
+            date-added order (oldest first) with a message when fewer than
+            :data:`~.interest.MIN_POSITIVES` papers were kept. Papers without terms
+            come last, in date order.
+        Raises:
+            TermsNotReady: call :meth:`ensure` first.
+        """
+        table = self._current()
+        positive, negative = self._examples()
+        pos_rows = table.rows_of(positive)
+        pos_rows = pos_rows[pos_rows >= 0]
+        if len(pos_rows) < _interest.MIN_POSITIVES:
+            order = self._date_order(ids)
+            need = _interest.MIN_POSITIVES
+            return InterestOrder(
+                order, False,
+                f"Worth reading first needs at least {need} papers starred or tagged "
+                f"(now {len(pos_rows)}); showing them by date added.",
+                positives=len(pos_rows))
+        neg_rows = table.rows_of(negative)
+        neg_rows = neg_rows[neg_rows >= 0]
+        key = (id(table), table.n_rows, tuple(positive), tuple(negative))
+        with self._lock:
+            model = self._model if self._model_key == key else None
+        if model is None:
+            labelled = np.zeros(table.n_rows, dtype=bool)
+            labelled[pos_rows] = True
+            labelled[neg_rows] = True
+            others = np.flatnonzero(table.valid & ~labelled)
+            rng = np.random.default_rng(0)
+            if len(others) > _interest.BACKGROUND:
+                others = np.sort(rng.choice(others, _interest.BACKGROUND, replace=False))
+            model = _interest.fit(table, pos_rows, neg_rows, others)
+            with self._lock:
+                self._model, self._model_key = model, key
+        candidates = self._date_order(ids)
+        rows = table.rows_of(candidates)
+        have = rows >= 0
+        scores = _interest.score_rows(table, model, rows[have])
+        cand = np.asarray(candidates, dtype=np.int64)
+        ranked_ids = cand[have]
+        order = np.argsort(-scores, kind="stable")
+        ordered = [int(i) for i in ranked_ids[order]] + [int(i) for i in cand[~have]]
+        score_of = {int(i): round(float(s), 4) for i, s in zip(ranked_ids, scores)}
+        limit = len(ordered) if with_reasons is None else max(0, int(with_reasons))
+        reasons = {}
+        for pid in ordered[:limit]:
+            r = int(table.rows_of([pid])[0])
+            if r >= 0:
+                reasons[pid] = tuple(table.term(c)
+                                     for c in _interest.top_reasons(table, model, r))
+        return InterestOrder(
+            ordered, True,
+            f"Ordered by what you kept: learned from {model.positives} papers starred, "
+            f"tagged or annotated and {model.negatives} read and skipped.",
+            positives=model.positives, negatives=model.negatives, scores=score_of,
+            reasons=reasons)
+
+    def reasons(self, paper_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
+        """The words that moved each paper up in the last interest order's model.
+
+        Args:
+            paper_ids: papers.
+        Returns:
+            ``{id: terms}`` (empty when no model was learned yet).
+        Raises:
+            TermsNotReady: call :meth:`ensure` first.
+        """
+        table = self._current()
+        model = self._model
+        if model is None:
+            return {}
+        out = {}
+        for pid, r in zip(paper_ids, table.rows_of(list(paper_ids)).tolist()):
+            if r >= 0:
+                out[int(pid)] = tuple(table.term(c)
+                                      for c in _interest.top_reasons(table, model, r))
+        return out
+
+    def frequent_terms(self, limit: int = 20,
+                       ids: Sequence[int] | None = None) -> list[tuple[str, int]]:
+        """The key terms most papers have (each paper's :data:`COUNTED_TERMS` heaviest).
+
+        Args:
+            limit: most terms.
+            ids: count only these papers (``None``: every paper).
+        Returns:
+            ``[(term, papers), ...]``, most papers first (ties by term).
+        Raises:
+            TermsNotReady: call :meth:`ensure` first.
+        """
+        table = self._current()
+        rows = (np.flatnonzero(table.valid) if ids is None
+                else table.rows_of(list(ids)))
+        rows = rows[rows >= 0]
+        cols = table.top_columns(rows, COUNTED_TERMS)
+        if len(cols) == 0:
+            return []
+        counts = np.bincount(cols, minlength=table.n_terms)
+        good = np.flatnonzero(counts)
+        terms = [(table.term(int(c)), int(counts[c])) for c in good]
+        terms.sort(key=lambda t: (-t[1], t[0]))
+        return terms[:limit]

@@ -1,0 +1,135 @@
+"""What the discover features return: plain, frozen values the CLI prints, the window
+shows and tests assert on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = ["RelatedPaper", "KeyTerm", "TagSuggestion", "InterestOrder", "TermsStatus",
+           "TermsNotReady", "NotInTable"]
+
+
+class TermsNotReady(Exception):
+    """The term table must be built (or brought up to date with many papers) first: run
+    :meth:`~paperdesk.core.discover.engine.Discover.ensure`, which may take tens of
+    seconds at 100,000 papers.
+
+    Attributes:
+        missing: papers without a row (new or edited since the last build).
+    """
+
+    def __init__(self, message: str, missing: int = 0):
+        super().__init__(message)
+        self.missing = missing
+
+
+class NotInTable(LookupError):
+    """The paper has no row in the term table: it has no terms (an abstract of numbers
+    only, an empty title) or it is not in the library."""
+
+
+@dataclass(frozen=True)
+class RelatedPaper:
+    """A paper similar to another.
+
+    Attributes:
+        id: the paper's id.
+        title: its title.
+        score: cosine similarity of the two papers' tf-idf vectors, 0..1.
+        shared: the 3-5 terms the two share that weigh most in the score, heaviest
+            first (fewer when they share fewer).
+    """
+
+    id: int
+    title: str
+    score: float
+    shared: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    """One of a paper's key terms: a word with a high tf-idf weight in it.
+
+    Attributes:
+        term: the word, lower-cased as found (a valid search query on its own).
+        weight: its unit-length tf-idf weight in the paper, 0..1.
+    """
+
+    term: str
+    weight: float
+
+
+@dataclass(frozen=True)
+class TagSuggestion:
+    """An existing tag suggested for a paper, with the papers that suggest it.
+
+    Attributes:
+        tag_id: the tag's id.
+        name: the tag's name.
+        score: the summed cosine similarity of the paper's most similar papers that
+            have the tag (a k-nearest-neighbour vote).
+        like: ids of those papers, most similar first (at most 3).
+        shared: terms the paper shares most with them (at most 3).
+    """
+
+    tag_id: int
+    name: str
+    score: float
+    like: tuple[int, ...]
+    shared: tuple[str, ...]
+
+    @property
+    def reason(self) -> str:
+        """One line: ``like #12 and #40, tagged depth; shares: monocular, disparity``."""
+        refs = [f"#{i}" for i in self.like]
+        like = refs[0] if len(refs) == 1 else ", ".join(refs[:-1]) + " and " + refs[-1]
+        text = f"like {like}, tagged {self.name}"
+        if self.shared:
+            text += "; shares: " + ", ".join(self.shared)
+        return text
+
+
+@dataclass(frozen=True)
+class InterestOrder:
+    """The unread papers, worth reading first at the top.
+
+    Attributes:
+        ids: the papers in order.
+        ranked: True when a model ordered them; False when there were too few positive
+            examples and ``ids`` are in date order (the date added, oldest first, as
+            the list).
+        message: one line for the user (how it was ordered, or why not).
+        positives: papers starred, tagged, noted or highlighted (with terms).
+        negatives: papers read and none of those (skipped).
+        scores: ``{id: score}`` from the model (log-odds), empty when not ranked.
+        reasons: ``{id: terms}``: the words that moved each paper up most (at most 3),
+            empty when not ranked.
+    """
+
+    ids: list[int]
+    ranked: bool
+    message: str
+    positives: int = 0
+    negatives: int = 0
+    scores: dict[int, float] = field(default_factory=dict)
+    reasons: dict[int, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TermsStatus:
+    """How far the term table is.
+
+    Attributes:
+        papers: papers with a valid row.
+        missing: papers without one (new or edited since), or ``None`` if not checked.
+        building: a full build is running.
+        done, total: its progress in papers read (0, 0 when none runs).
+        problem: why the last build failed (one line), or ``None``.
+    """
+
+    papers: int
+    missing: int | None
+    building: bool
+    done: int = 0
+    total: int = 0
+    problem: str | None = None

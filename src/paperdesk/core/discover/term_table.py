@@ -1,0 +1,463 @@
+"""The term table: every paper's tf-idf term vector, stored beside the search index.
+
+Like the Whoosh index, the table is derived from SQLite and rebuilt from it at any time;
+it lives in the library folder's ``terms/`` folder and is loaded memory-mapped, so that
+opening it costs milliseconds and little private memory even at 100,000 papers.
+
+On disk (``terms/``), one *generation* ``gN`` per full build:
+
+* ``meta.json``: ``{"format": 1, "generation": N, "papers": n, "terms": V,
+  "parts": ["gN-p0", "gN-p1", ...]}``, replaced atomically (write aside, rename);
+* ``gN-vocab.bin`` (the terms, UTF-8, one after another) and ``gN-vocab.npy`` (int64
+  offsets, ``V + 1``): column ``i`` is ``bin[off[i]:off[i + 1]]``;
+* ``gN-idf.npy``: float64 idf per column;
+* per part ``gN-pK-{ids,stamps,indptr,indices,data}.npy``: the papers' ids (int64),
+  their text stamps (uint32, see :func:`text_stamp`) and a CSR matrix of their pruned,
+  unit-length term weights (int32 ``indptr`` and ``indices``, float32 ``data``; see
+  :func:`~paperdesk.core.discover.vectorize.prune_rows`).
+
+Part 0 is the full build; later parts hold papers added or edited since, transformed
+with the generation's vocabulary and idf (words new since the build count from the next
+full build on). A paper in several parts counts in the last one; a row whose paper is
+gone, or whose title or abstract changed after it was written, is not *valid* and takes
+part in nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["TERMS_DIR", "FORMAT", "TermTable", "Part", "text_stamp", "current_stamps",
+           "TermTableError"]
+
+#: The table's folder inside a library folder.
+TERMS_DIR = "terms"
+#: Version of the layout above; another version is rebuilt.
+FORMAT = 1
+_ARRAYS = ("ids", "stamps", "indptr", "indices", "data")
+
+
+class TermTableError(RuntimeError):
+    """The table on disk cannot be read (missing or damaged files, another format); it is
+    rebuilt from SQLite."""
+
+
+def text_stamp(content_hash: str, title: str) -> int:
+    """A 32-bit stamp of a paper's text: CRC-32 of its content hash and title.
+
+    Args:
+        content_hash: ``papers.content_hash`` (the abstract's identity).
+        title: ``papers.title``.
+    Returns:
+        An int in ``[0, 2**32)``.
+    """
+    return zlib.crc32(f"{content_hash}\x00{title}".encode("utf-8", "surrogatepass"))
+
+
+def current_stamps(db) -> tuple[np.ndarray, np.ndarray]:
+    """Every paper's id and text stamp, read from SQLite.
+
+    Args:
+        db: an open ``sqlite_utils.Database`` or ``sqlite3.Connection`` of the library.
+    Returns:
+        ``(ids, stamps)``: int64 and uint32 arrays sorted by id.
+    """
+    rows = db.execute("SELECT id, content_hash, title FROM papers ORDER BY id").fetchall()
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    stamps = np.fromiter((text_stamp(r[1], r[2]) for r in rows), dtype=np.uint32,
+                         count=len(rows))
+    return ids, stamps
+
+
+@dataclass
+class Part:
+    """One part of the table: some papers' rows.
+
+    Attributes:
+        ids: int64 paper ids, one per row.
+        stamps: uint32 text stamps, one per row.
+        indptr, indices, data: the rows' CSR arrays (int32, int32, float32).
+    """
+
+    ids: np.ndarray
+    stamps: np.ndarray
+    indptr: np.ndarray
+    indices: np.ndarray
+    data: np.ndarray
+
+    def matrix(self, n_terms: int):
+        """The part as a scipy CSR matrix (no copy of the arrays)."""
+        from scipy.sparse import csr_matrix
+        return csr_matrix((self.data, self.indices, self.indptr),
+                          shape=(len(self.ids), n_terms), copy=False)
+
+
+class TermTable:
+    """A loaded term table: vocabulary, idf and rows, with which rows are valid.
+
+    Build one with :meth:`load` (from ``terms/``) or :meth:`from_parts` (in memory).
+
+    Attributes:
+        generation: the full build it belongs to (``0`` for one never saved).
+        idf: float64 idf per column.
+        parts: the :class:`Part` list, oldest first.
+        row_ids: int64 paper id of every row, parts one after another.
+        valid: bool per row (see :meth:`validate`).
+    """
+
+    def __init__(self, generation: int, vocab_blob: bytes, vocab_offsets: np.ndarray,
+                 idf: np.ndarray, parts: list[Part], part_names: list[str] | None = None):
+        self.generation = generation
+        self._blob = vocab_blob
+        self._offsets = np.asarray(vocab_offsets, dtype=np.int64)
+        self.idf = idf
+        self.parts = list(parts)
+        self.part_names = list(part_names or [])
+        self._vocabulary: dict[str, int] | None = None
+        self._rebuild_rows()
+
+    # -- building ------------------------------------------------------------------
+    @classmethod
+    def from_parts(cls, terms: list[str], idf: np.ndarray, parts: list[Part],
+                   generation: int = 0) -> "TermTable":
+        """A table from terms in column order, their idf and parts.
+
+        Args:
+            terms: the vocabulary, column ``i`` is ``terms[i]``.
+            idf: float idf per column.
+            parts: the rows.
+            generation: the build's number (see :meth:`save`).
+        Returns:
+            The table, every row valid until :meth:`validate`.
+        """
+        encoded = [t.encode("utf-8", "surrogatepass") for t in terms]
+        offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
+        np.cumsum([len(e) for e in encoded], out=offsets[1:])
+        return cls(generation, b"".join(encoded), offsets, np.asarray(idf, np.float64),
+                   parts)
+
+    def _rebuild_rows(self) -> None:
+        self._mats = [p.matrix(self.n_terms) for p in self.parts]
+        sizes = [len(p.ids) for p in self.parts]
+        self._starts = np.zeros(len(sizes) + 1, dtype=np.int64)
+        np.cumsum(sizes, out=self._starts[1:])
+        self.row_ids = (np.concatenate([np.asarray(p.ids, np.int64) for p in self.parts])
+                        if self.parts else np.zeros(0, np.int64))
+        self.row_stamps = (np.concatenate([np.asarray(p.stamps, np.uint32)
+                                           for p in self.parts])
+                           if self.parts else np.zeros(0, np.uint32))
+        self.valid = np.ones(len(self.row_ids), dtype=bool)
+        self._latest()
+
+    def _latest(self) -> None:
+        """Keep only the last row of each id valid."""
+        n = len(self.row_ids)
+        if n == 0:
+            self._sorted_ids = np.zeros(0, np.int64)
+            self._sorted_rows = np.zeros(0, np.int64)
+            return
+        # last occurrence of each id: stable sort of reversed rows
+        rev = np.arange(n - 1, -1, -1)
+        order = rev[np.argsort(self.row_ids[rev], kind="stable")]
+        ids = self.row_ids[order]
+        first = np.ones(n, dtype=bool)
+        first[1:] = ids[1:] != ids[:-1]
+        keep = order[first]
+        mask = np.zeros(n, dtype=bool)
+        mask[keep] = True
+        self.valid &= mask
+        self._index_valid()
+
+    def _index_valid(self) -> None:
+        rows = np.flatnonzero(self.valid)
+        order = np.argsort(self.row_ids[rows], kind="stable")
+        self._sorted_rows = rows[order]
+        self._sorted_ids = self.row_ids[self._sorted_rows]
+
+    def validate(self, ids: np.ndarray, stamps: np.ndarray) -> np.ndarray:
+        """Mark as valid only the rows of papers that exist with the same text.
+
+        Args:
+            ids: int64 ids of every paper in the library, sorted (see
+                :func:`current_stamps`).
+            stamps: their uint32 text stamps.
+        Returns:
+            The int64 ids (sorted) of papers that have no valid row: new, or edited
+            since their row was written.
+        """
+        self.valid = np.ones(len(self.row_ids), dtype=bool)
+        pos = np.searchsorted(ids, self.row_ids)
+        pos_c = np.minimum(pos, max(len(ids) - 1, 0))
+        exists = (pos < len(ids)) & (ids[pos_c] == self.row_ids) if len(ids) else \
+            np.zeros(len(self.row_ids), dtype=bool)
+        same = np.zeros(len(self.row_ids), dtype=bool)
+        same[exists] = stamps[pos_c[exists]] == self.row_stamps[exists]
+        self.valid = same
+        self._latest()
+        covered = np.zeros(len(ids), dtype=bool)
+        covered[np.searchsorted(ids, self._sorted_ids)] = True
+        return ids[~covered]
+
+    # -- reading -------------------------------------------------------------------
+    @property
+    def n_terms(self) -> int:
+        """How many terms (columns) the vocabulary has."""
+        return len(self._offsets) - 1
+
+    @property
+    def n_rows(self) -> int:
+        """Rows in all parts, valid or not."""
+        return len(self.row_ids)
+
+    def term(self, column: int) -> str:
+        """The term of a column."""
+        a, b = self._offsets[column], self._offsets[column + 1]
+        return self._blob[a:b].decode("utf-8", "surrogatepass")
+
+    def vocabulary(self) -> dict[str, int]:
+        """``{term: column}`` (built on first use: tens of MB at 100,000 papers)."""
+        if self._vocabulary is None:
+            self._vocabulary = {self.term(i): i for i in range(self.n_terms)}
+        return self._vocabulary
+
+    def rows_of(self, ids) -> np.ndarray:
+        """The valid row of each id, or -1.
+
+        Args:
+            ids: paper ids (any int sequence).
+        Returns:
+            int64 array, one row per id.
+        """
+        ids = np.asarray(ids, dtype=np.int64)
+        if len(self._sorted_ids) == 0:
+            return np.full(len(ids), -1, dtype=np.int64)
+        pos = np.searchsorted(self._sorted_ids, ids)
+        pos_c = np.minimum(pos, len(self._sorted_ids) - 1)
+        found = self._sorted_ids[pos_c] == ids
+        return np.where(found, self._sorted_rows[pos_c], -1)
+
+    def valid_ids(self) -> np.ndarray:
+        """The ids of every paper with a valid row, sorted."""
+        return self._sorted_ids
+
+    def row(self, r: int) -> tuple[np.ndarray, np.ndarray]:
+        """Row ``r``'s columns and weights, heaviest first.
+
+        Returns:
+            ``(columns int32, weights float32)``.
+        """
+        p = int(np.searchsorted(self._starts, r, side="right") - 1)
+        part = self.parts[p]
+        local = r - self._starts[p]
+        a, b = int(part.indptr[local]), int(part.indptr[local + 1])
+        return np.asarray(part.indices[a:b]), np.asarray(part.data[a:b])
+
+    def dense(self, r: int) -> np.ndarray:
+        """Row ``r`` as a dense float32 vector of ``n_terms``."""
+        out = np.zeros(self.n_terms, dtype=np.float32)
+        cols, weights = self.row(r)
+        out[cols] = weights
+        return out
+
+    def scores(self, vector: np.ndarray) -> np.ndarray:
+        """Dot product of every row with a dense term vector (cosines when the vector is
+        a unit-length row).
+
+        Args:
+            vector: float32 array of ``n_terms``.
+        Returns:
+            float32 array of ``n_rows``; invalid rows are ``-inf``.
+        """
+        out = np.concatenate([m @ vector for m in self._mats]) if self._mats else \
+            np.zeros(0, np.float32)
+        out = out.astype(np.float32, copy=False)
+        out[~self.valid] = -np.inf
+        return out
+
+    def matrix(self, rows) -> "object":
+        """The given rows (in that order) as one scipy CSR matrix (a copy).
+
+        Args:
+            rows: global row numbers.
+        Returns:
+            ``len(rows) x n_terms`` CSR matrix.
+        """
+        from scipy.sparse import vstack
+        rows = np.asarray(rows, dtype=np.int64)
+        parts = np.searchsorted(self._starts, rows, side="right") - 1
+        pieces, order = [], []
+        for p in np.unique(parts):
+            sel = np.flatnonzero(parts == p)
+            pieces.append(self._mats[p][rows[sel] - self._starts[p]])
+            order.append(sel)
+        if not pieces:
+            from scipy.sparse import csr_matrix
+            return csr_matrix((0, self.n_terms), dtype=np.float32)
+        stacked = vstack(pieces, format="csr")
+        inverse = np.empty(len(rows), dtype=np.int64)
+        inverse[np.concatenate(order)] = np.arange(len(rows))
+        return stacked[inverse]
+
+    def top_columns(self, rows, per_row: int) -> np.ndarray:
+        """The first ``per_row`` columns (its heaviest terms) of each given row,
+        concatenated.
+
+        Args:
+            rows: global row numbers.
+            per_row: columns taken per row (fewer when a row has fewer).
+        Returns:
+            int32 array of columns.
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        out = []
+        parts = np.searchsorted(self._starts, rows, side="right") - 1
+        for p in np.unique(parts):
+            part = self.parts[p]
+            local = rows[parts == p] - self._starts[p]
+            starts = np.asarray(part.indptr[local], dtype=np.int64)
+            ends = np.minimum(np.asarray(part.indptr[local + 1], dtype=np.int64),
+                              starts + per_row)
+            lengths = np.maximum(ends - starts, 0)
+            if lengths.sum() == 0:
+                continue
+            offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths) + \
+                np.arange(lengths.sum())
+            out.append(np.asarray(part.indices)[offsets])
+        return np.concatenate(out) if out else np.zeros(0, np.int32)
+
+    # -- disk ----------------------------------------------------------------------
+    @classmethod
+    def load(cls, folder: Path) -> "TermTable":
+        """Load the table in ``folder`` (memory-mapped).
+
+        Args:
+            folder: a library's ``terms/`` folder.
+        Returns:
+            The table, every latest row valid until :meth:`validate`.
+        Raises:
+            TermTableError: no table, another format, or damaged files.
+        """
+        folder = Path(folder)
+        try:
+            meta = json.loads((folder / "meta.json").read_text("utf-8"))
+        except FileNotFoundError as exc:
+            raise TermTableError("no term table yet") from exc
+        except (OSError, ValueError) as exc:
+            raise TermTableError(f"{folder / 'meta.json'}: cannot be read ({exc})") from exc
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise TermTableError(f"{folder / 'meta.json'}: another format")
+        g = int(meta.get("generation", 0))
+        try:
+            blob = (folder / f"g{g}-vocab.bin").read_bytes()
+            offsets = np.load(folder / f"g{g}-vocab.npy")
+            idf = np.load(folder / f"g{g}-idf.npy")
+            parts = []
+            names = [str(n) for n in meta.get("parts", [])]
+            for name in names:
+                arrays = {k: np.load(folder / f"{name}-{k}.npy", mmap_mode="r")
+                          for k in _ARRAYS}
+                parts.append(Part(**arrays))
+        except (OSError, ValueError) as exc:
+            raise TermTableError(f"{folder}: damaged ({exc})") from exc
+        if len(offsets) - 1 != len(idf) or offsets[-1] != len(blob):
+            raise TermTableError(f"{folder}: the vocabulary does not match its idf")
+        for part in parts:
+            if len(part.indptr) != len(part.ids) + 1 or \
+                    int(part.indptr[-1]) != len(part.indices) or \
+                    len(part.indices) != len(part.data) or len(part.stamps) != len(part.ids):
+                raise TermTableError(f"{folder}: a part's arrays do not match")
+            if len(part.indices) and (int(part.indices.max()) >= len(idf)
+                                      or int(part.indices.min()) < 0):
+                raise TermTableError(f"{folder}: a part names terms it does not have")
+        return cls(g, blob, offsets, idf, parts, names)
+
+    def save(self, folder: Path, generation: int) -> None:
+        """Write the whole table as generation ``generation`` and make it current;
+        files of older generations are removed.
+
+        Args:
+            folder: the ``terms/`` folder (created if needed).
+            generation: a number larger than any in the folder.
+        Raises:
+            OSError: the folder cannot be written (a read-only library).
+        """
+        folder = Path(folder)
+        folder.mkdir(parents=True, exist_ok=True)
+        g = generation
+        (folder / f"g{g}-vocab.bin").write_bytes(self._blob)
+        np.save(folder / f"g{g}-vocab.npy", self._offsets)
+        np.save(folder / f"g{g}-idf.npy", self.idf)
+        names = []
+        for k, part in enumerate(self.parts):
+            name = f"g{g}-p{k}"
+            _save_part(folder, name, part)
+            names.append(name)
+        self.generation, self.part_names = g, names
+        _write_meta(folder, g, names, self)
+        _remove_other_generations(folder, g)
+
+    def append_part(self, folder: Path | None, part: Part) -> None:
+        """Add a part of new or edited papers (and write it when ``folder`` is given).
+
+        Args:
+            folder: the ``terms/`` folder of the table's generation, or ``None`` to keep
+                it in memory only.
+            part: rows transformed with this table's vocabulary and idf.
+        Raises:
+            OSError: the folder cannot be written.
+        """
+        if folder is not None:
+            name = f"g{self.generation}-p{_next_part(self.part_names)}"
+            _save_part(Path(folder), name, part)
+            _write_meta(Path(folder), self.generation, self.part_names + [name], self)
+            self.part_names.append(name)
+        self.parts.append(part)
+        self._rebuild_rows()
+
+
+def next_generation(folder: Path) -> int:
+    """A generation number larger than any file in ``folder`` has."""
+    best = 0
+    try:
+        for entry in os.scandir(folder):
+            name = entry.name
+            if name.startswith("g") and "-" in name and name[1:name.index("-")].isdigit():
+                best = max(best, int(name[1:name.index("-")]))
+    except OSError:
+        pass
+    return best + 1
+
+
+def _next_part(names: list[str]) -> int:
+    return max((int(n.rsplit("-p", 1)[1]) for n in names), default=-1) + 1
+
+
+def _save_part(folder: Path, name: str, part: Part) -> None:
+    for key in _ARRAYS:
+        np.save(folder / f"{name}-{key}.npy", np.asarray(getattr(part, key)))
+
+
+def _write_meta(folder: Path, generation: int, names: list[str], table: TermTable) -> None:
+    meta = {"format": FORMAT, "generation": generation,
+            "papers": int(table.valid.sum()) if hasattr(table, "valid") else 0,
+            "terms": table.n_terms, "parts": names}
+    tmp = folder / f"meta.json.{os.getpid()}.tmp"
+    tmp.write_text(json.dumps(meta), "utf-8")
+    os.replace(tmp, folder / "meta.json")
+
+
+def _remove_other_generations(folder: Path, keep: int) -> None:
+    prefix = f"g{keep}-"
+    for entry in os.scandir(folder):
+        if entry.name.startswith("g") and not entry.name.startswith(prefix) and \
+                entry.name.endswith((".npy", ".bin")):
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass       # mapped by another process (Windows); removed next time

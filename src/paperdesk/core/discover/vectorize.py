@@ -1,0 +1,161 @@
+"""Turning papers' text into tf-idf term vectors: the one place that says what a "term" is
+for related papers, key terms, tag suggestions and the interest ordering.
+
+A paper's text is its title and abstract. Terms are single words of two or more
+characters that start with a letter, hyphenated compounds kept whole ("yolov8",
+"zero-shot"; bare numbers are not terms), lower-cased, without scikit-learn's English stop words and without the words
+every abstract uses to describe itself ("propose", "method", "results", ...) or that
+LaTeX leaves behind ("textit", "mathbf"). Weights follow scikit-learn's
+``TfidfVectorizer`` with ``sublinear_tf=True`` (Manning, Raghavan and Schütze,
+*Introduction to Information Retrieval*, 2008, §6.4.1: ``1 + log tf``) and its smoothed
+idf, ``idf(t) = ln((1 + n) / (1 + df(t))) + 1``
+(https://scikit-learn.org/stable/modules/feature_extraction.html#tfidf-term-weighting).
+Words in only one paper (they relate nothing) and in more than 80% of the papers (they
+separate nothing) are left out of the vocabulary.
+
+Each paper keeps only its :data:`TERMS_PER_PAPER` heaviest terms (as Lucene's
+MoreLikeThis keeps a document's 25 most interesting terms): at 100,000 papers that
+halves the table's memory and the time of a similarity, and the terms dropped are the
+ones that weigh least in any cosine. The kept weights are then scaled to unit length
+(L2), so that a dot product of two rows is their cosine similarity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+__all__ = ["TERMS_PER_PAPER", "TOKEN_PATTERN", "STOP_WORDS", "MIN_DF", "MAX_DF",
+           "paper_text", "new_vectorizer", "prune_rows", "term_query"]
+
+#: Terms kept per paper (the heaviest by tf-idf).
+TERMS_PER_PAPER = 64
+#: A term: a letter, then letters, digits or inner hyphens, at least two characters
+#: ("monocular", "yolov8", "zero-shot"; not "2024" or "x").
+TOKEN_PATTERN = r"(?u)\b[^\W\d_](?:[^\W_]|-(?=[^\W_]))+\b"
+#: A word must be in at least this many papers to be a term (once at most libraries of
+#: fewer than 20 papers, where any shared word is worth showing).
+MIN_DF = 2
+#: A word in more than this share of the papers is not a term (below it, idf makes
+#: common words light: "depth" in 61% of the sample papers still counts, a little).
+MAX_DF = 0.8
+
+# Words that say what kind of text an abstract is rather than what it is about, and
+# LaTeX markup that imports leave in abstracts.
+_ABSTRACT_WORDS = """
+abstract paper papers propose proposed proposes present presents presented introduce
+introduces introduced method methods approach approaches result results show shows shown
+demonstrate demonstrates novel new existing state art based using use used uses work
+works study studies task tasks performance perform performs achieve achieves achieved
+significant significantly extensive experiments experiment experimental evaluate
+evaluation evaluations evaluated outperform outperforms outperforming furthermore
+moreover additionally specifically particular particularly recent recently various
+effective effectively efficient efficiently improve improves improved improving
+including include includes provide provides different challenging challenge challenges
+key large code available github https http www com org html pdf arxiv et al ie eg
+textit textbf texttt emph mathbf mathcal mathrm mathit mathbb boldsymbol cite citep
+citet ref eq fig figure table sec section
+"""
+
+
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+    return frozenset(ENGLISH_STOP_WORDS) | frozenset(_ABSTRACT_WORDS.split())
+
+
+#: The words that are never terms (filled on first use: importing scikit-learn costs
+#: some 0.3 s, which the CLI's other commands should not pay).
+STOP_WORDS: frozenset[str] = frozenset()
+
+
+def paper_text(title: str | None, abstract: str | None) -> str:
+    """The text a paper's terms come from: its title and abstract, a line apart.
+
+    Args:
+        title: the paper's title (or ``None``).
+        abstract: its abstract (or ``None``; a BibTeX entry may have none).
+    Returns:
+        One string.
+    """
+    return f"{title or ''}\n{abstract or ''}"
+
+
+def new_vectorizer(n_papers: int, vocabulary: dict[str, int] | None = None,
+                   idf: np.ndarray | None = None):
+    """A scikit-learn ``TfidfVectorizer`` set up as this module describes.
+
+    Args:
+        n_papers: how many papers it will be fitted on (papers of fewer than 20 take
+            words of one paper too, see :data:`MIN_DF`).
+        vocabulary: ``{term: column}`` of an earlier fit, to transform new papers into
+            the same columns (then ``idf`` is required too).
+        idf: the earlier fit's idf per column, float array of ``len(vocabulary)``.
+    Returns:
+        The vectorizer (fitted when ``vocabulary`` and ``idf`` are given).
+    """
+    global STOP_WORDS
+    from sklearn.feature_extraction.text import TfidfVectorizer
+    if not STOP_WORDS:
+        STOP_WORDS = _stop_words()
+    small = n_papers < 20
+    vec = TfidfVectorizer(token_pattern=TOKEN_PATTERN, lowercase=True,
+                          stop_words=sorted(STOP_WORDS), sublinear_tf=True,
+                          min_df=1 if small else MIN_DF, max_df=1.0 if small else MAX_DF,
+                          norm=None, dtype=np.float32, strip_accents=None,
+                          vocabulary=vocabulary)
+    if vocabulary is not None:
+        if idf is None:
+            raise ValueError("a vocabulary needs its idf")
+        vec.idf_ = np.asarray(idf, dtype=np.float64)
+    return vec
+
+
+def prune_rows(matrix, keep: int = TERMS_PER_PAPER):
+    """Keep each row's ``keep`` heaviest entries, sorted heaviest first, scaled to unit
+    length.
+
+    Args:
+        matrix: a scipy CSR matrix of non-negative weights (papers x terms).
+        keep: entries kept per row.
+    Returns:
+        ``(indptr, indices, data)``: int64, int32 and float32 arrays of the pruned CSR
+        matrix; within a row the entries run from the heaviest term down (ties by
+        column), so a row's first entries are its key terms. A row with no terms is
+        empty.
+    """
+    matrix = matrix.tocsr()
+    n = matrix.shape[0]
+    counts = np.diff(matrix.indptr)
+    rows = np.repeat(np.arange(n, dtype=np.int64), counts)
+    order = np.lexsort((matrix.indices, -matrix.data.astype(np.float64), rows))
+    rank = np.arange(len(order), dtype=np.int64) - np.repeat(matrix.indptr[:-1], counts)
+    take = order[rank < keep] if len(order) else order
+    new_counts = np.minimum(counts, keep)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(new_counts, out=indptr[1:])
+    indices = matrix.indices[take].astype(np.int32)
+    data = matrix.data[take].astype(np.float32)
+    sq = np.bincount(rows[take], weights=data.astype(np.float64) ** 2, minlength=n)
+    norms = np.sqrt(sq)
+    norms[norms == 0] = 1.0
+    data = (data / np.repeat(norms, new_counts).astype(np.float32)).astype(np.float32)
+    return indptr, indices, data
+
+
+def term_query(term: str) -> str:
+    """The search query that finds a term: the word itself, or in double quotes when it
+    has a hyphen (the query language reads ``-word`` as "without").
+
+    Args:
+        term: a term of the table.
+    Returns:
+        A query string.
+    """
+    return f'"{term}"' if "-" in term else term
+
+
+def texts_of(rows: Iterable[tuple[str | None, str | None]]):
+    """``paper_text`` of each ``(title, abstract)`` pair, lazily."""
+    for title, abstract in rows:
+        yield paper_text(title, abstract)
