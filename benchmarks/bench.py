@@ -28,9 +28,12 @@ For each size N and each corpus:
    seconds, size.
 5. **Search table**: every query shape through ``Library.find`` and FTS5, medians and
    p95 (:func:`benchmarks.search_bench.time_queries`), tag-pane filter included.
-6. **The window** (``benchmarks/ui_bench.py --library``, offscreen, in a child): open,
+6. **Discover** (:mod:`benchmarks.discover_bench`): the term table's build, related
+   papers next to an FTS5 "more like this" query, key terms, tag suggestions, the
+   interest order of 1,000 unread papers, memory.
+7. **The window** (``benchmarks/ui_bench.py --library``, offscreen, in a child): open,
    select, tag toggle, tag pane, typing (heartbeat), memory.
-7. **A daily import**: one more file of :data:`DAILY` new abstracts into the finished
+8. **A daily import**: one more file of :data:`DAILY` new abstracts into the finished
    library, seconds to stored and to searchable (:func:`daily_import`).
 
 Then the growth from the smallest size to the largest. The machine's load (``uptime``'s
@@ -60,7 +63,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # for benchmarks.* when run as a script
 
-from benchmarks import search_bench, zipf_synth  # noqa: E402
+from benchmarks import discover_bench, search_bench, zipf_synth  # noqa: E402
 from benchmarks.import_bench import ImportBenchError, measure_import  # noqa: E402
 from benchmarks.procstat import dir_size_mb, machine_load  # noqa: E402
 from benchmarks.synth import write_synthetic_files  # noqa: E402
@@ -170,6 +173,9 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
         queries = (search_bench.seed_queries(n) if corpus == "seeds"
                    else search_bench.zipf_queries(words))
         out["search"] = search_bench.time_queries(lib, fts, queries, args.repeat, _log)
+        lib.close()
+        out["discover"] = discover_bench.time_discover(lib_path, fts, _log)
+        lib = Library.open(lib_path)
         fts.close()
         fts_path.unlink(missing_ok=True)
         out["index_mb"] = dir_size_mb(lib_path / "index")
@@ -355,6 +361,43 @@ def markdown(report: dict) -> str:
             lines.append(f"| {search_bench.query_label(q)} | {q['median_ms']:.1f} | "
                          f"{q['p95_ms']:.1f} | {fts} | {q['total']:,} | "
                          f"{'met' if q['meets_target'] else 'missed'} |")
+
+    disc = [r for r in runs if r.get("discover")]
+    if disc:
+        lines.append("\n#### Discover (related papers, key terms, tag suggestions, "
+                     "worth reading first)\n")
+        lines.append("| | " + " | ".join(f"{r['corpus']} {r['papers']:,}" for r in disc)
+                     + " | target |")
+        lines.append("|---|" + "---:|" * len(disc) + "---|")
+
+        def drow(label, get, target=""):
+            cells = []
+            for r in disc:
+                try:
+                    cells.append(get(r["discover"]))
+                except (KeyError, TypeError, ValueError):
+                    cells.append("n/a")
+            lines.append(f"| {label} | " + " | ".join(cells) + f" | {target} |")
+
+        drow("term table build: wall / CPU s", lambda d: f"{_f(d['build']['wall_s'])} / "
+             f"{_f(d['build']['cpu_s'])}", "once, in the background")
+        drow("term table build: peak memory (all processes) / on disk, MB",
+             lambda d: f"{_f(d['build']['peak_mb'], 0)} / {_f(d['build']['table_mb'], 0)}")
+        drow("first related papers after opening, s", lambda d: _f(d["first_related_s"], 2))
+        drow("related papers (top 10), median / p95 ms",
+             lambda d: f"{_f(d['related']['median_ms'])} / {_f(d['related']['p95_ms'])}",
+             "< 200 ms")
+        drow("FTS5 more-like-this (25 terms OR, bm25), median / p95 ms",
+             lambda d: f"{_f(d['fts_related']['median_ms'])} / "
+                       f"{_f(d['fts_related']['p95_ms'])}", "(reference)")
+        drow("key terms, median ms", lambda d: _f(d["key_terms"]["median_ms"], 2))
+        drow("tag suggestions, median ms", lambda d: _f(d["suggest_tags"]["median_ms"]))
+        drow("interest order of 1,000 unread: first / later median / after a star, ms",
+             lambda d: f"{_f(d['interest']['first_ms'], 0)} / "
+                       f"{_f(d['interest']['median_ms'])} / "
+                       f"{_f(d['interest']['relearn_ms'], 0)}", "< 200 ms")
+        drow("memory of a process using all of it, MB", lambda d: _f(d["rss_mb"], 0),
+             "window < 500 MB")
 
     wins = [r for r in runs if r.get("window") and "error" not in r["window"]]
     if wins:

@@ -582,6 +582,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         ``undoable=False``); return ``changes``. See :class:`UndoStep` for the rest."""
         if undoable and changes:
             self.undo_stack.push(UndoStep(label, undo, redo, merge_key, before, after))
+        self.discover.note_changes(changes)
         return changes
 
     def undo(self) -> Changes:
@@ -594,7 +595,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             LibraryError: the change can no longer be reversed (e.g. its tag was
                 deleted meanwhile); the stack is unchanged.
         """
-        return self.undo_stack.undo()
+        changes = self.undo_stack.undo()
+        self.discover.note_changes(changes)
+        return changes
 
     def redo(self) -> Changes:
         """Re-apply the newest undone change; see :meth:`undo` for the errors.
@@ -602,7 +605,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         Returns:
             What it changed (``replay`` set).
         """
-        return self.undo_stack.redo()
+        changes = self.undo_stack.redo()
+        self.discover.note_changes(changes)
+        return changes
 
     @property
     def undo_label(self) -> str | None:
@@ -1422,8 +1427,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         file_report.warnings = [*stream.notes, *file_report.warnings]
 
     # -- index maintenance -------------------------------------------------------------
-    @staticmethod
-    def _enqueue(db: sqlite_utils.Database, ids: Iterable[int], op: str) -> None:
+    def _enqueue(self, db: sqlite_utils.Database, ids: Iterable[int], op: str) -> None:
+        if op != "update":        # papers added or deleted: the term table must check
+            self.discover.mark_texts_changed()
         # A paper queued as 'add' and not yet indexed stays 'add'. A paper queued as
         # 'delete' may still be in the index, so what comes under its id next (a deleted
         # paper put back, or a new paper given the freed id) must replace it: 'update'.
@@ -1495,7 +1501,6 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         Returns:
             Number of queue entries applied.
         """
-        self.discover.mark_stale()      # what is queued changed papers (imports too)
         progress = progress or _no_progress
         cancel = cancel or _never
         hook = between_batches or _nothing

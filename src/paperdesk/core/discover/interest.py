@@ -27,13 +27,16 @@ import numpy as np
 
 from paperdesk.core.discover.term_table import TermTable
 
-__all__ = ["MIN_POSITIVES", "BACKGROUND", "BACKGROUND_WEIGHT", "InterestModel", "fit",
+__all__ = ["MIN_POSITIVES", "MAX_EXAMPLES", "BACKGROUND", "BACKGROUND_WEIGHT", "InterestModel", "fit",
            "score_rows", "top_reasons"]
 
 #: Fewer positive examples than this and the order falls back to the date added.
 MIN_POSITIVES = 5
 #: Most papers sampled as background negatives.
 BACKGROUND = 3000
+#: Most positive and most negative examples learned from (the latest papers: with
+#: more, learning takes longer than the 200 ms an order may cost).
+MAX_EXAMPLES = 3000
 #: Their weight (a skipped paper weighs 1).
 BACKGROUND_WEIGHT = 0.3
 #: Inverse regularisation strength of the logistic regression.
