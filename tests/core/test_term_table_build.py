@@ -1,0 +1,67 @@
+"""The term table's chunked build gives the weights scikit-learn's TfidfVectorizer gives,
+and its stored, memory-mapped form reads back the same."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy.sparse import csr_matrix
+
+from paperdesk.core.discover import build as build_mod
+from paperdesk.core.discover.build import build_table
+from paperdesk.core.discover.term_table import TERMS_DIR, TermTable
+from paperdesk.core.discover.vectorize import new_vectorizer, paper_text, prune_rows
+
+
+def _reference(lib):
+    rows = lib.db.execute("SELECT id, title, abstract FROM papers ORDER BY id").fetchall()
+    vec = new_vectorizer(len(rows))
+    weights = vec.fit_transform(paper_text(t, a) for _i, t, a in rows)
+    return [r[0] for r in rows], vec.get_feature_names_out().tolist(), vec.idf_, weights
+
+
+@pytest.mark.parametrize("chunk", [7, 5000])
+def test_chunked_build_equals_tfidf_vectorizer(seeded_library, monkeypatch, chunk):
+    """Counted 7 papers at a time or all at once, the vocabulary, idf and every pruned
+    row are TfidfVectorizer(sublinear_tf=True)'s over all the papers at once."""
+    monkeypatch.setattr(build_mod, "CHUNK", chunk)
+    ids, terms, idf, weights = _reference(seeded_library)
+    table = build_table(seeded_library.path / "library.db")
+    assert [table.term(i) for i in range(table.n_terms)] == terms
+    np.testing.assert_allclose(table.idf, idf, rtol=1e-6)  # sklearn keeps float32
+    assert table.row_ids.tolist() == ids
+    indptr, indices, data = prune_rows(weights)
+    got = table.parts[0]
+    assert np.array_equal(got.indptr, indptr)
+    assert np.array_equal(got.indices, indices)
+    np.testing.assert_allclose(got.data, data, rtol=1e-5)
+
+
+def test_rows_are_unit_length_heaviest_first(seeded_library):
+    table = build_table(seeded_library.path / "library.db")
+    part = table.parts[0]
+    m = csr_matrix((part.data, part.indices, part.indptr), shape=(len(part.ids), table.n_terms))
+    norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
+    nonempty = np.diff(part.indptr) > 0
+    np.testing.assert_allclose(norms[nonempty], 1.0, rtol=1e-5)
+    for r in range(0, len(part.ids), 17):
+        cols, w = table.row(r)
+        assert np.all(np.diff(w) <= 1e-7), "a row's weights run from the heaviest down"
+
+
+def test_saved_table_loads_memory_mapped_and_equal(seeded_library):
+    table = build_table(seeded_library.path / "library.db")
+    folder = seeded_library.path / TERMS_DIR
+    table.save(folder, 3)
+    back = TermTable.load(folder)
+    assert back.generation == 3
+    assert isinstance(back.parts[0].data, np.memmap)
+    assert back.n_terms == table.n_terms
+    assert [back.term(i) for i in range(0, back.n_terms, 50)] == \
+        [table.term(i) for i in range(0, table.n_terms, 50)]
+    vector = table.dense(10)
+    np.testing.assert_allclose(back.scores(vector), table.scores(vector), rtol=1e-6)
+    # a second generation replaces the first's files
+    table.save(folder, 4)
+    assert not list(folder.glob("g3-*"))
+    assert TermTable.load(folder).generation == 4
