@@ -152,9 +152,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=_positive_int, default=20, metavar="N",
                    help="most results (default 20)")
     p.add_argument("--sort", choices=list(SORT_CHOICES), default=RELEVANCE,
-                   help="order of results (default: relevance)")
+                   help="order of results (default: relevance); interest: worth reading "
+                        "first, learned from what was starred, tagged, annotated and "
+                        "skipped, each hit with the words that moved it up (try "
+                        "search is:unread --sort interest)")
     p.add_argument("--json", action="store_true",
                    help="print {query, total, shown, suggestion, message, hits} as JSON")
+
+    p = sub.add_parser(
+        "related", help="the papers most like one, with the terms they share",
+        description="The papers whose titles and abstracts are most like one paper's "
+                    "(cosine similarity of tf-idf term vectors), each with its score and "
+                    "the terms the two share most. The first use builds the library's "
+                    "term table (with a progress line; Ctrl+C stops it).")
+    p.add_argument("id", type=int, help="the paper's id (from search or the window)")
+    p.add_argument("--limit", type=_positive_int, default=10, metavar="N",
+                   help="most papers (default 10)")
+    p.add_argument("--json", action="store_true",
+                   help="print [{id, title, score, shared}, ...] as JSON")
+
+    p = sub.add_parser("terms", help="a paper's key terms with their weights",
+                       description="A paper's key terms: the words that weigh most in "
+                                   "its tf-idf term vector (each is a search query).")
+    p.add_argument("id", type=int, help="the paper's id")
+    p.add_argument("--limit", type=_positive_int, default=8, metavar="N",
+                   help="most terms (default 8)")
+    p.add_argument("--json", action="store_true",
+                   help="print [{term, weight, query}, ...] as JSON")
+
+    p = sub.add_parser(
+        "suggest-tags", help="existing tags for a paper, from the papers most like it",
+        description="Up to three existing tags the paper does not have, voted for by "
+                    "its most similar tagged papers, each with the reason (the papers "
+                    "and the shared terms). Accept one with: paperdesk tag add TAG ID.")
+    p.add_argument("id", type=int, help="the paper's id")
+    p.add_argument("--json", action="store_true",
+                   help="print [{tag, tag_id, score, like, shared, reason}, ...] as JSON")
 
     p = sub.add_parser("show", help="show one paper")
     p.add_argument("id", type=int, help="the paper's id (from search or the window)")
@@ -523,7 +556,8 @@ def _cancel_on_interrupt():
 
 def _cmd_search(lib: Library, args) -> int:
     # Text output prints no snippets: cut them only for --json.
-    results = lib.find(args.query, limit=args.limit, sort=args.sort, snippets=args.json)
+    results = _with_terms(lib, lambda: lib.find(args.query, limit=args.limit,
+                                                 sort=args.sort, snippets=args.json))
     damage = lib.index.damage
     if damage and not lib.read_only and lib.db_problem is None:
         # The search met a damaged segment: rebuild the index from SQLite now (with the
@@ -539,6 +573,8 @@ def _cmd_search(lib: Library, args) -> int:
               file=sys.stderr)
     if results.message:
         print(f"paperdesk: note: {results.message}", file=sys.stderr)
+    if results.interest is not None:     # how it was ordered, or why not (date order)
+        print(f"paperdesk: note: {results.interest.message}", file=sys.stderr)
     if results.partial:
         print(f"paperdesk: note: {results.coverage_note()}", file=sys.stderr)
     else:
@@ -555,10 +591,100 @@ def _cmd_search(lib: Library, args) -> int:
     if not results.hits:
         print("no matches")
         return 0
-    for h in results.hits:
-        print(f"{h.id:>6}  {h.score:6.2f}  {h.title}")
+    reasons = results.interest.reasons if results.interest is not None else {}
+    interest = results.interest.scores if results.interest is not None else {}
+    for h in results.hits:       # sorted by interest: its score (log-odds), not BM25F's
+        print(f"{h.id:>6}  {interest.get(h.id, h.score):6.2f}  {h.title}")
+        if reasons.get(h.id):
+            print(f"{'':>6}  {'':6}  up: {', '.join(reasons[h.id])}")
     if results.total > len(results.hits):
         print(f"({len(results.hits)} of {results.total} shown; use --limit)")
+    return 0
+
+
+def _with_terms(lib: Library, answer):
+    """``answer()``, building the term table first when it must be
+    (:class:`~paperdesk.core.discover.models.TermsNotReady`): ``Finding key terms`` with
+    papers read of papers in the library on standard error (a tqdm bar on a terminal,
+    a final line always). Ctrl+C stops the build (the table it had stays).
+
+    Args:
+        lib: the open library.
+        answer: a function asking ``lib.discover`` (or a sort by interest).
+    Returns:
+        What ``answer`` returns.
+    Raises:
+        LibraryError: the paper has no terms (one line), or the build failed.
+        KeyboardInterrupt: Ctrl+C stopped the build.
+    """
+    from paperdesk.cli_progress import ImportBar
+    from paperdesk.core.discover.build import BuildCancelled, BuildFailed
+    from paperdesk.core.discover.models import NotInTable, TermsNotReady
+
+    try:
+        try:
+            return answer()
+        except TermsNotReady as exc:
+            print(f"paperdesk: note: {exc}; finding the papers' key terms now",
+                  file=sys.stderr, flush=True)
+        bar = ImportBar()
+        with _cancel_on_interrupt() as stop:
+            try:
+                status = lib.discover.ensure(
+                    progress=lambda done, total: bar.tracker.progress("terms", done, total)
+                    if bar.enabled else None, cancel=stop.is_set)
+            except BuildCancelled:
+                raise KeyboardInterrupt from None
+            except BuildFailed as exc:
+                raise LibraryError(f"the term table cannot be built: {exc}") from None
+            finally:
+                bar.close()
+        print(f"paperdesk: key terms found for {status.papers:,} papers", file=sys.stderr,
+              flush=True)
+        return answer()
+    except NotInTable as exc:
+        raise LibraryError(str(exc)) from None
+
+
+def _cmd_related(lib: Library, args) -> int:
+    related = _with_terms(lib, lambda: lib.discover.related(args.id, limit=args.limit))
+    if args.json:
+        _print_json([{"id": r.id, "title": r.title, "score": r.score,
+                      "shared": list(r.shared)} for r in related])
+        return 0
+    if not related:
+        print("no related papers")
+    for r in related:
+        print(f"{r.id:>6}  {r.score:5.3f}  {r.title}")
+        if r.shared:
+            print(f"{'':>6}  {'':5}  shares: {', '.join(r.shared)}")
+    return 0
+
+
+def _cmd_terms(lib: Library, args) -> int:
+    from paperdesk.core.discover.vectorize import term_query
+
+    terms = _with_terms(lib, lambda: lib.discover.key_terms(args.id, limit=args.limit))
+    if args.json:
+        _print_json([{"term": t.term, "weight": t.weight, "query": term_query(t.term)}
+                     for t in terms])
+        return 0
+    for t in terms:
+        print(f"{t.weight:5.3f}  {t.term}")
+    return 0
+
+
+def _cmd_suggest_tags(lib: Library, args) -> int:
+    found = _with_terms(lib, lambda: lib.discover.suggest_tags(args.id))
+    if args.json:
+        _print_json([{"tag": s.name, "tag_id": s.tag_id, "score": s.score,
+                      "like": list(s.like), "shared": list(s.shared), "reason": s.reason}
+                     for s in found])
+        return 0
+    if not found:
+        print("no tag to suggest (no tagged paper is like it)")
+    for s in found:
+        print(f"{s.name}  ({s.score:.2f}: {s.reason})")
     return 0
 
 
@@ -1030,19 +1156,23 @@ _COMMANDS = {
     "remove-file": _cmd_remove_file,
     "duplicates": _cmd_duplicates,
     "backup": _cmd_backup,
+    "related": _cmd_related,
+    "terms": _cmd_terms,
+    "suggest-tags": _cmd_suggest_tags,
 }
 
 
 #: Commands that only read the library: they still run, read-only, while another process
 #: holds its lock; every other command is refused then.
 _READ_ONLY_COMMANDS = {"search", "show", "stats", "tags", "export", "sources", "backup",
-                       "check"}
+                       "check", "related", "terms", "suggest-tags"}
 #: Commands that run on a damaged database (they report it or replace it: the backup
 #: and restore commands): neither refused nor warned.
 _DAMAGE_COMMANDS = {"check", "backup", "restore"}
 #: Commands that need no search index: after damage to it was found at open, they leave
 #: its rebuild (from SQLite, with a progress line) to the next command that searches.
-_NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources"}
+_NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources", "related", "terms",
+                      "suggest-tags"}
 #: Index-queue entries a command applies silently when it opens the library; a command
 #: that only reads leaves a longer queue (what an interrupted import left) alone.
 QUIET_SYNC_MAX = 200

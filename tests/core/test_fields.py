@@ -28,8 +28,10 @@ def test_names_are_unique_and_lookups_work():
 
 
 def test_sort_choices_come_from_the_fields():
-    assert SORT_CHOICES == ("relevance", "added", "authors", "title", "venue", "year")
-    assert {f.name for f in sortable_fields()} == set(SORT_CHOICES) - {"relevance"}
+    assert SORT_CHOICES == ("relevance", "added", "authors", "title", "venue", "year",
+                            "interest")
+    assert {f.name for f in sortable_fields()} == set(SORT_CHOICES) - {"relevance",
+                                                                        "interest"}
     assert library._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
     assert order_by("added", descending=True) == "added_at DESC, id DESC"
     assert order_by("title") == "title COLLATE NOCASE ASC, id ASC"

@@ -67,10 +67,14 @@ def test_all_filter_source_and_tag_agree_with_the_old_lists(lib):
 
 def test_every_sort_choice_orders_a_scope(lib):
     tag = lib.tag_by_name("to read").id
+    lib.discover.ensure()         # "interest" needs the term table
     for sort in SORT_CHOICES:
         ids = lib.scope_ids(Scope(tag_id=tag), sort=sort)
         assert sorted(ids) == sorted(lib.paper_ids()[:12])
-        if sort != "relevance":
+        if sort == "interest":
+            assert ids == lib.discover.interest(lib.paper_ids(tag_id=tag)).ids
+            assert lib.scope_ids(Scope(tag_id=tag), sort=sort, descending=True) == ids[::-1]
+        elif sort != "relevance":
             assert ids == lib.paper_ids(order=sort, tag_id=tag)
             assert lib.scope_ids(Scope(tag_id=tag), sort=sort, descending=True) == ids[::-1]
     with pytest.raises(ValueError, match="unknown sort"):

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 __all__ = ["Field", "PAPER_FIELDS", "field", "sortable_fields", "list_fields",
            "export_fields", "search_fields", "default_search_fields", "order_by",
-           "SORT_CHOICES", "RELEVANCE", "UnknownField"]
+           "SORT_CHOICES", "RELEVANCE", "INTEREST", "UnknownField"]
 
 
 class UnknownField(ValueError):
@@ -147,6 +147,10 @@ _BY_NAME = {f.name: f for f in PAPER_FIELDS}
 
 #: The sort that only a search has: best matches first (BM25F).
 RELEVANCE = "relevance"
+#: "Worth reading first": the order learned from what the user kept and skipped
+#: (:meth:`paperdesk.core.discover.engine.Discover.interest`); date added, oldest
+#: first, while too few papers were kept.
+INTEREST = "interest"
 
 
 def field(name: str) -> Field:
@@ -198,8 +202,10 @@ def default_search_fields() -> tuple[str, ...]:
 
 
 #: Every order the GUI and the CLI offer: ``"relevance"`` (searches only), then the
-#: sortable fields by name (``"added"``, ``"title"``).
-SORT_CHOICES: tuple[str, ...] = (RELEVANCE, *sorted(f.name for f in sortable_fields()))
+#: sortable fields by name (``"added"``, ``"title"``), then ``"interest"`` (worth
+#: reading first).
+SORT_CHOICES: tuple[str, ...] = (RELEVANCE, *sorted(f.name for f in sortable_fields()),
+                                 INTEREST)
 
 
 def order_by(name: str, descending: bool = False) -> str:

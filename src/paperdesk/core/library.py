@@ -39,7 +39,7 @@ from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
 from paperdesk.core.discover.engine import Discover
 from paperdesk.core.exports.to_file import ExportMixin
-from paperdesk.core.fields import SORT_CHOICES, sortable_fields
+from paperdesk.core.fields import INTEREST, SORT_CHOICES, sortable_fields
 from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, LibraryError, Paper,
                                    PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
@@ -153,6 +153,21 @@ def _record_batch() -> int:
     """Records per transaction: :data:`RECORD_IMPORT_BATCH`, or :data:`IMPORT_BATCH`
     when that is lower."""
     return min(IMPORT_BATCH, RECORD_IMPORT_BATCH)
+
+
+def _reorder(ids: np.ndarray, scores: np.ndarray, order: Sequence[int],
+             descending: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """``ids`` and their ``scores`` put in ``order`` (the same ids, another order),
+    reversed when ``descending``."""
+    ids = np.asarray(ids, dtype=np.int64)
+    wanted = np.asarray(list(order), dtype=np.int64)
+    if len(ids) == 0:
+        return ids, np.asarray(scores, dtype=np.float64)[:0]
+    sorter = np.argsort(ids, kind="stable")
+    at = sorter[np.searchsorted(ids, wanted, sorter=sorter)]
+    if descending:
+        at = at[::-1]
+    return ids[at], np.asarray(scores)[at]
 
 
 def _no_progress(stage: str, done: int, total: int) -> None:
@@ -873,9 +888,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             source_id: only papers from this source.
             tag_id: only papers with this tag.
             filter: only papers passing this filter (see :data:`FILTERS`).
-            sort: ``"relevance"`` (BM25F, best first) or a sortable field (``"added"``,
-                ``"title"`` ...), for ``hits`` and ``ids`` alike.
-            descending: reverse a field sort.
+            sort: ``"relevance"`` (BM25F, best first), a sortable field (``"added"``,
+                ``"title"`` ...) or ``"interest"`` (worth reading first:
+                :meth:`~paperdesk.core.discover.engine.Discover.interest` of the matches;
+                then ``interest`` holds its message and, for the ``limit`` first, the
+                words that moved each up), for ``hits`` and ``ids`` alike.
+            descending: reverse a field sort (or the interest order).
             count: kept for callers; the total is always exact now.
             snippets: cut a snippet for each hit (False: ``snippet`` is empty); each costs
                 at most :data:`~paperdesk.core.search.index.SNIPPET_SCAN_CHARS` characters
@@ -890,6 +908,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             ``papers`` say how much of the library the search covered (``partial``).
         Raises:
             ValueError: unknown ``filter`` or ``sort``.
+            TermsNotReady: ``sort="interest"`` and the term table must be built first
+                (``discover.ensure``, on a thread of its own).
         """
         if sort not in SORT_CHOICES:
             raise ValueError(f"unknown sort {sort!r}; use "
@@ -899,7 +919,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         allowed = set(within) if within is not None else None
         ids, scores, total = self.index.search_arrays(plan, source_id=source_id, mask=mask,
                                                       allowed=allowed)
-        if sort != "relevance" and len(ids) > 1:
+        interest = None
+        if sort == INTEREST:
+            interest = self.discover.interest(
+                ids.tolist(), with_reasons=None if limit is None else max(limit, 0))
+            ids, scores = _reorder(ids, scores, interest.ids, descending)
+        elif sort != "relevance" and len(ids) > 1:
             rank = self.masks.rank(self.db, sort, descending)
             order = np.argsort(rank[ids], kind="stable")  # ids all exist (the mask)
             ids, scores = ids[order], scores[order]
@@ -912,7 +937,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             self._index_damaged()
             indexed, papers = 0, self.count()
         return SearchResults(query, hits, total, True, plan.message, suggestion, ids=ids,
-                             scores=scores, indexed=indexed, papers=papers)
+                             scores=scores, indexed=indexed, papers=papers,
+                             interest=interest)
 
     def _index_damaged(self) -> None:
         """A read of the index failed (:attr:`SearchIndex.damage`): have the next

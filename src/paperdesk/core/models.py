@@ -413,6 +413,9 @@ class SearchResults:
             import is being indexed), the papers the search looked at: those in the
             index; ``None`` when the index holds every paper.
         papers: then, the papers in the library; ``None`` when the index is complete.
+        interest: with ``sort="interest"``, the
+            :class:`~paperdesk.core.discover.models.InterestOrder` of the matches (its
+            ``message``, ``ranked`` and the ``reasons`` of the first hits), else ``None``.
     """
 
     query: str
@@ -425,6 +428,7 @@ class SearchResults:
     scores: Any = field(default=(), compare=False, repr=False)
     indexed: int | None = None
     papers: int | None = None
+    interest: Any = field(default=None, compare=False, repr=False)
 
     @property
     def partial(self) -> bool:
@@ -441,10 +445,22 @@ class SearchResults:
                 "still being indexed")
 
     def to_dict(self) -> dict:
-        return {"query": self.query, "total": self.total, "total_exact": self.total_exact,
+        """The results as JSON-ready data (``search --json``): query, total, message,
+        suggestion, coverage and hits; sorted by interest, also ``order`` (``ranked``,
+        ``message``) and each hit's ``interest`` (its score, log-odds; ``None`` when not
+        ranked) and ``up`` (the words that moved it up)."""
+        doc = {"query": self.query, "total": self.total, "total_exact": self.total_exact,
                 "message": self.message, "suggestion": self.suggestion,
                 "partial": self.partial, "indexed": self.indexed, "papers": self.papers,
                 "hits": [h.to_dict() for h in self.hits]}
+        if self.interest is not None:        # sorted by interest: how, and why each
+            reasons = self.interest.reasons
+            doc["order"] = {"ranked": self.interest.ranked,
+                            "message": self.interest.message}
+            for hit in doc["hits"]:
+                hit["interest"] = self.interest.scores.get(hit["id"])
+                hit["up"] = list(reasons.get(hit["id"], ()))
+        return doc
 
 
 @dataclass(frozen=True)

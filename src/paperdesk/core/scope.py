@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from paperdesk.core.fields import RELEVANCE, SORT_CHOICES, order_by
+from paperdesk.core.fields import INTEREST, RELEVANCE, SORT_CHOICES, order_by
 
 if TYPE_CHECKING:
     from paperdesk.core.library import Library
@@ -290,11 +290,14 @@ def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
             best matches first for a query or saved search, the order given for a
             selection, else import order. ``"relevance"`` without a query is import
             order (or the selection's order).
-        descending: reverse an ``added``/``title`` sort.
+        descending: reverse an ``added``/``title`` sort (or ``"interest"``).
     Returns:
-        A list of ids (no duplicates).
+        A list of ids (no duplicates). ``"interest"`` orders the scope's papers with
+        :meth:`~paperdesk.core.discover.engine.Discover.interest` (date added while
+        too few papers were kept).
     Raises:
         ValueError: an unknown filter or sort, or both ``query`` and ``saved``.
+        TermsNotReady: ``"interest"`` needs the term table built first.
         LibraryError: an unknown saved search.
         UnknownPaper: a selected id is not in the library.
     """
@@ -310,6 +313,10 @@ def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
         return lib.find(query, limit=0, **scope.where(), within=within,
                         sort=sort or RELEVANCE, descending=descending, snippets=False,
                         suggest=False).ids.tolist()
+    if sort == INTEREST:       # worth reading first: the scope's papers, reordered
+        ids = scope_ids(lib, scope, None if selection is not None else "added")
+        order = lib.discover.interest(ids, with_reasons=0).ids
+        return order[::-1] if descending else order
     ordered = sort not in (None, RELEVANCE)
     if selection is None:
         return _sql_ids(lib, scope, sort if ordered else "added", descending)

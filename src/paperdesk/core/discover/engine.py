@@ -246,7 +246,7 @@ class Discover:
             if self._lib.db.execute("SELECT 1 FROM papers WHERE id = ?",
                                     [paper_id]).fetchone() is None:
                 from paperdesk.core.models import UnknownPaper
-                raise UnknownPaper(f"no paper with id {paper_id}")
+                raise UnknownPaper(paper_id)
             raise NotInTable(f"paper {paper_id} has no words to compare "
                              "(its title and abstract have no terms)")
         return row

@@ -33,6 +33,7 @@ STAGE_WORDS: dict[str, tuple[str, str]] = {
     "import": ("Storing", "records"),
     "index": ("Indexing for search", "papers"),
     "duplicates": ("Looking for near-duplicates", "papers"),
+    "terms": ("Finding key terms", "papers"),
 }
 
 
