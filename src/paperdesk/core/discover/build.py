@@ -120,6 +120,7 @@ def build_table(db_path: Path, progress: Progress | None = None,
     progress = progress or (lambda done, total: None)
     cancel = cancel or (lambda: False)
     conn = _connect(db_path)
+    reader = texts = None
     try:
         total = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
         analyzer = new_vectorizer(total).build_analyzer()
@@ -128,7 +129,8 @@ def build_table(db_path: Path, progress: Progress | None = None,
         stamps: list[int] = []
         words: dict[str, int] = {}
         chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        texts = _texts(_rows(conn), ids, stamps, total, progress, cancel)
+        reader = _rows(conn)
+        texts = _texts(reader, ids, stamps, total, progress, cancel)
         while True:
             batch = [t for _, t in zip(range(CHUNK), texts)]
             if not batch:
@@ -174,6 +176,12 @@ def build_table(db_path: Path, progress: Progress | None = None,
         chunks.clear()
         return TermTable.from_parts(terms, idf, [_joined(ids, stamps, pieces)])
     finally:
+        # a cancelled build leaves both generators suspended: close them while the
+        # connection is open (closed later, by the garbage collector, they raised
+        # "Cannot operate on a closed database")
+        for gen in (texts, reader):
+            if gen is not None:
+                gen.close()
         conn.close()
 
 

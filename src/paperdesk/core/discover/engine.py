@@ -242,6 +242,8 @@ class Discover:
 
     def _row(self, table: TermTable, paper_id: int) -> int:
         row = int(table.rows_of([paper_id])[0])
+        if row >= 0 and len(table.row(row)[0]) == 0:
+            row = -1        # a row without terms (an abstract of numbers): as no row
         if row < 0:
             if self._lib.db.execute("SELECT 1 FROM papers WHERE id = ?",
                                     [paper_id]).fetchone() is None:
