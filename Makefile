@@ -10,7 +10,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test clients bench bench-snippets bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bench-snippets evaluate bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -75,6 +75,11 @@ bench: $(STAMP)
 ## matching papers (benchmarks/snippet_bench.py; README "Measured figures")
 bench-snippets: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/snippet_bench.py
+
+## evaluate: the scripted-user evaluation of "worth reading first" on the sample papers
+## (paperdesk.core.discover.evaluation; the table in the README's "Worth reading first")
+evaluate: $(STAMP)
+	$(BIN)/python -m paperdesk.core.discover.evaluation
 
 ## install-desktop: put paperdesk (with its icon) in this user's application menu
 install-desktop: $(DESKTOP_DEPS)

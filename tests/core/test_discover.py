@@ -14,8 +14,8 @@ import pytest
 from paperdesk.core.discover import build as build_mod
 from paperdesk.core.discover import engine as engine_mod
 from paperdesk.core.discover.build import BuildCancelled
-from paperdesk.core.discover.evaluation import (evaluate, first_hits, load_labels,
-                                                 table, wss)
+from paperdesk.core.discover.evaluation import (TOPICS, evaluate, first_hits,
+                                                 load_labels, table, wss)
 from paperdesk.core.discover.models import NotInTable, TermsNotReady
 from paperdesk.core.discover.term_table import TERMS_DIR, TermTable
 from paperdesk.core.library import Library
@@ -308,8 +308,7 @@ def test_interest_order_puts_the_starred_topic_first_with_reasons(seeded_library
 def test_the_scripted_user_beats_date_order(seeded_library, labels):
     lib = seeded_library
     topics = _topics(lib, labels)
-    results = {t: evaluate(lib, topics, t) for t in
-               ("depth-estimation", "deep-learning-theory", "network-architecture-design")}
+    results = {t: evaluate(lib, topics, t) for t in TOPICS}
     for topic, r in results.items():
         assert r.ranked and r.starred == 5, r
         assert r.unread + r.starred + r.skipped == 225
@@ -319,7 +318,9 @@ def test_the_scripted_user_beats_date_order(seeded_library, labels):
     depth = results["depth-estimation"]
     assert depth.interest_hits >= 10 and depth.interest_wss >= 0.4
     text = table(results.values())
-    assert text.count("\n") == 5 and "| depth-estimation | 5 / " in text
+    assert text.count("\n") == 2 + len(TOPICS) and "| depth-estimation | 5 / " in text
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text("utf-8")
+    assert text in readme         # the README's table is the one the evaluation prints
 
 
 def test_first_hits_and_wss_by_hand():

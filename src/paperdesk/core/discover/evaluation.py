@@ -12,10 +12,11 @@ Then, among the papers still unread, two orders are compared:
 Two numbers per order:
 
 * **hits@20**: how many of the first 20 unread papers are of topic T;
-* **WSS@95**, work saved over sampling at 95% recall, as ASReview defines it
-  (https://asreview.readthedocs.io/en/stable/technical/simulation_metrics.html and
-  Cohen et al., "Reducing workload in systematic review preparation using automated
-  citation classification", JAMIA 13(2), 2006): ``WSS@r = (N - n_r) / N - (1 - r)``,
+* **WSS@95**, work saved over sampling at 95% recall, as ASReview's metrics define it
+  (ASReview Insights, "Work Saved over Sampling",
+  https://github.com/asreview/asreview-insights#work-saved-over-sampling; after Cohen
+  et al., "Reducing workload in systematic review preparation using automated citation
+  classification", JAMIA 13(2), 2006): ``WSS@r = (N - n_r) / N - (1 - r)``,
   where ``N`` is the number of unread papers and ``n_r`` how many of them must be read,
   in that order, to find ``ceil(r x R)`` of the ``R`` unread papers of T. Reading in
   random order saves nothing on average (0); a perfect order approaches ``r - R/N``.
@@ -69,6 +70,7 @@ class Evaluation:
             order.
         interest_wss, date_wss: WSS@95 of each order (fractions, see the module
             docstring).
+        best_wss: WSS@95 of a perfect order (every paper of the topic first).
     """
 
     topic: str
@@ -81,6 +83,7 @@ class Evaluation:
     date_hits: int
     interest_wss: float
     date_wss: float
+    best_wss: float
 
     def to_dict(self) -> dict:
         """The fields as a dict (for JSON)."""
@@ -186,10 +189,11 @@ def evaluate(lib: "Library", topics_of: dict[int, str], topic: str,
     relevant = relevant_all & set(unread)
     lib.discover.ensure()
     order = lib.discover.interest(unread, with_reasons=0)
+    perfect = sorted(unread, key=lambda pid: pid not in relevant)
     return Evaluation(topic, len(stars), len(skips), len(unread), len(relevant),
                       order.ranked, first_hits(order.ids, relevant),
                       first_hits(unread, relevant), round(wss(order.ids, relevant), 3),
-                      round(wss(unread, relevant), 3))
+                      round(wss(unread, relevant), 3), round(wss(perfect, relevant), 3))
 
 
 def table(results: Iterable[Evaluation]) -> str:
@@ -202,12 +206,12 @@ def table(results: Iterable[Evaluation]) -> str:
     """
     lines = [f"| topic | starred / skipped | unread (of the topic) | in the first {DEPTH}: "
              "worth reading first | date order | WSS@95: worth reading first | "
-             "date order |",
-             "|---|---|---|---|---|---|---|"]
+             "date order | best possible |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in results:
         lines.append(f"| {r.topic} | {r.starred} / {r.skipped} | {r.unread} "
                      f"({r.relevant}) | {r.interest_hits} | {r.date_hits} | "
-                     f"{r.interest_wss:.1%} | {r.date_wss:.1%} |")
+                     f"{r.interest_wss:.1%} | {r.date_wss:.1%} | {r.best_wss:.1%} |")
     return "\n".join(lines) + "\n"
 
 
