@@ -24,6 +24,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
+from paperdesk.core.discover.models import TermsNotReady
 from paperdesk.core.exports.to_file import ExportCancelled
 from paperdesk.core.fields import SORT_CHOICES
 from paperdesk.core.imports.progress import ProgressTracker
@@ -69,7 +70,9 @@ class SearchRequest:
     Attributes:
         query: the query text as typed (any text; see :mod:`paperdesk.core.search.query`).
         scope: the :class:`Scope` (source, tag, filter) to search in.
-        sort: ``"relevance"`` (best first), ``"added"`` or ``"title"``.
+        sort: ``"relevance"`` (best first), a field (``"added"``, ``"title"`` ...) or
+            ``"interest"`` (worth reading first; by date added while the term table is
+            not built, then ``SearchResults.interest`` is ``None``).
         descending: reverse an ``added`` / ``title`` order.
     """
 
@@ -105,7 +108,14 @@ class _SearchWorker(QObject):
         where = request.scope.where()
         order = {"sort": request.sort, "descending": request.descending}
         try:
-            results = self._lib.find(request.query, limit=FIRST_PAGE, **order, **where)
+            try:
+                results = self._lib.find(request.query, limit=FIRST_PAGE, **order, **where)
+            except TermsNotReady:
+                # "worth reading first" needs the term table, built on a thread of its
+                # own: meanwhile the matches come by date added (results.interest is
+                # None; the window says so and starts the build)
+                results = self._lib.find(request.query, limit=FIRST_PAGE, sort="added",
+                                         **where)
             try:
                 terms = self._lib.match_terms(request.query)
             except Exception:  # noqa: BLE001 - highlighting is a nicety

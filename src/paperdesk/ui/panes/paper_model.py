@@ -154,6 +154,8 @@ class PaperTableModel(QAbstractTableModel):
                     for col, f in enumerate(COLUMNS)}
 
     searchSortRequested = Signal(str, bool)
+    #: A header click (or any :meth:`sort`) left the "worth reading first" order.
+    interestSortLeft = Signal()
 
     def __init__(self, library: Library, parent=None):
         super().__init__(parent)
@@ -174,6 +176,9 @@ class PaperTableModel(QAbstractTableModel):
         self._bold: QFont | None = None
         self.sort_column = -1
         self.sort_order = Qt.SortOrder.AscendingOrder
+        #: The list is in the "worth reading first" order (see :meth:`set_interest_sort`).
+        self.interest_sort = False
+        self._reasons: dict[int, tuple[str, ...]] = {}
         self.fetch_count = 0  #: number of ``summaries`` calls so far (for tests/diagnostics)
         #: number of snippet blocks asked for so far (for tests/diagnostics)
         self.snippet_fetch_count = 0
@@ -304,6 +309,7 @@ class PaperTableModel(QAbstractTableModel):
         self._query = None
         self._scope = scope or Scope(source_id=source_id)
         self._cache.clear()
+        self._reasons = {}
         self.set_ids(self._ordered_ids(), None)
 
     def show_hits(self, hits: Sequence[SearchHit], source_id: int | None = None,
@@ -340,6 +346,7 @@ class PaperTableModel(QAbstractTableModel):
         self._query = query
         self._scope = scope
         self._cache.clear()
+        self._reasons = {}
         self._snippet_generation += 1
         self._snippets_asked = set()
         self.set_ids(ids, {h.id: h.snippet for h in hits}, self._spans())
@@ -464,7 +471,10 @@ class PaperTableModel(QAbstractTableModel):
             if summary.has_note:
                 extra.append("Has a note")
             extra.append("Read" if summary.read else "Unread")
-            return tooltip_html(summary.title + "\n" + "  ·  ".join(extra))
+            text = summary.title + "\n" + "  ·  ".join(extra)
+            if self._reasons.get(pid):
+                text += "\nWorth reading first, up: " + ", ".join(self._reasons[pid])
+            return tooltip_html(text)
         if col == self.ADDED:
             if role == Qt.ItemDataRole.DisplayRole:
                 return local_date(summary.added_at)
@@ -495,6 +505,10 @@ class PaperTableModel(QAbstractTableModel):
             order: ascending or descending.
         """
         self.sort_column, self.sort_order = column, order
+        if self.interest_sort:
+            self.interest_sort = False
+            self._reasons = {}
+            self.interestSortLeft.emit()
         if self.searching:
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.SNIPPET, self.SNIPPET)
             self.searchSortRequested.emit(*self.search_sort())
@@ -505,6 +519,58 @@ class PaperTableModel(QAbstractTableModel):
         if len(new_ids) != len(self._ids):  # the library changed: not a pure re-ordering
             self.set_ids(new_ids, self._snippets, self._spans())
             return
+        self._move_rows(new_ids)
+
+    def set_interest_sort(self, on: bool) -> None:
+        """Choose (or leave) the "worth reading first" order. The model itself never
+        computes it (a model fitted over the term table: the window asks its reader
+        thread, then calls :meth:`set_order`); until then the rows stay in the natural
+        order (date added when listing). While searching, :meth:`search_sort` asks for
+        ``"interest"``. Clears the sort column.
+
+        Args:
+            on: True for the interest order.
+        """
+        self.interest_sort = bool(on)
+        self.sort_column = -1
+        self.sort_order = Qt.SortOrder.AscendingOrder
+        if not on:
+            self._reasons = {}
+
+    def set_order(self, ids: Sequence[int], reasons: Mapping[int, Sequence[str]]) -> bool:
+        """Put the listed rows in another order (selection follows the papers) and keep
+        the words that moved each paper up (shown in the Title cell's tooltip).
+
+        Args:
+            ids: the listed ids, every one of them, in the new order.
+            reasons: ``{id: terms}`` (from ``InterestOrder.reasons``).
+        Returns:
+            False (nothing changed) when ``ids`` are not the listed papers (the list
+            changed since the order was asked for).
+        """
+        ids = list(ids)
+        if len(ids) != len(self._ids) or set(ids) != set(self._ids):
+            return False
+        self._reasons = {int(k): tuple(v) for k, v in reasons.items()}
+        if ids != self._ids:
+            self._move_rows(ids)
+        elif ids:
+            self.dataChanged.emit(self.index(0, self.TITLE),
+                                  self.index(len(ids) - 1, self.TITLE))
+        return True
+
+    def set_reasons(self, reasons: Mapping[int, Sequence[str]]) -> None:
+        """Keep the words that moved each listed paper up (search results sorted by
+        interest arrive in order; only these are new)."""
+        self._reasons = {int(k): tuple(v) for k, v in reasons.items()}
+
+    def reasons(self, paper_id: int) -> tuple[str, ...]:
+        """The words that moved ``paper_id`` up in the interest order (``()`` when none
+        or not in that order)."""
+        return self._reasons.get(paper_id, ())
+
+    def _move_rows(self, new_ids: list[int]) -> None:
+        """Re-order the rows to ``new_ids`` (the same ids), moving persistent indexes."""
         self.layoutAboutToBeChanged.emit()
         old_indexes = self.persistentIndexList()
         old_ids = [self.paper_id(i.row()) for i in old_indexes]
@@ -528,7 +594,7 @@ class PaperTableModel(QAbstractTableModel):
         ``"relevance"`` or the sort column's field name (``"added"``, ``"year"`` ...)."""
         key = self._ORDER_KEYS.get(self.sort_column)
         if key is None:
-            return "relevance", False
+            return ("interest" if self.interest_sort else "relevance"), False
         return key, self.sort_order == Qt.SortOrder.DescendingOrder
 
     # -- internals ---------------------------------------------------------------------

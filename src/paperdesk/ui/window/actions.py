@@ -184,6 +184,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Smaller text in the reading pane"),
     ActionSpec("zoomResetAction", "&Actual Size", ("Ctrl+0",), "zoom_reset", "view",
                help="The reading pane's text at its normal size"),
+    ActionSpec("sortInterestAction", "&Worth Reading First", ("Ctrl+Shift+I",),
+               "set_interest_sort", "view", checkable=True, separator_before=True,
+               help="Order the list by what you starred, tagged and annotated versus "
+                    "read and skipped (each paper's tooltip: the words that moved it up; "
+                    "a column header click sorts by that column again)"),
     *_COLUMN_ACTIONS,
     ActionSpec("duplicatesAction", "&Duplicates…", ("Ctrl+D",), "show_duplicates", "view",
                separator_before=True,
@@ -244,7 +249,7 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
                                   "colour, Alt+M merge"),
     ("Click a column header", "Sort by title, date added, first author, year or venue; "
                               "while searching, Snippet goes back to the best matches "
-                              "first"),
+                              "first (and leaves Worth Reading First)"),
     ("Right-click a column header", "Choose the list's columns (also View ▸ List Columns)"),
     ("Ctrl+Enter", "In the metadata editor: save (Enter too, except in Authors, where it "
                    "starts the next author)"),

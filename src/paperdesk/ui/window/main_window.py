@@ -51,6 +51,7 @@ from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommandsMixin
+from paperdesk.ui.window.interest_sort import InterestSortMixin
 from paperdesk.ui.window.list_columns import ListColumnsMixin
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
 from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
@@ -147,7 +148,8 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
                  MetadataCommandsMixin, RemovalCommandsMixin, ListColumnsMixin,
-                 ImportCommandsMixin, DuplicatesCommandsMixin, QMainWindow):
+                 ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
+                 QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -503,6 +505,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._set_checked("showSidebarAction", True)
         self._set_checked("showReadingPaneAction", True)
         self._setup_list_columns()
+        self._setup_interest_sort()
 
     def _set_checked(self, name: str, on: bool) -> None:
         """Check or uncheck a checkable action without running its slot."""
@@ -1104,6 +1107,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             pass
         self._shut_down = True
         self._read_timer.stop()
+        self._shutdown_interest_sort()
         self.search_runner.shutdown()
         self.saved_counter.shutdown()
         self.import_runner.shutdown()
@@ -1219,6 +1223,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._hide_snippet_column()
         self._restore_selection(keep)
         self._update_status()
+        self._order_by_interest()      # worth reading first: reordered off the UI thread
 
     def _restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
         """After the rows changed: make ``paper_id`` current again, or the row
@@ -1337,6 +1342,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._results = results
         self._show_suggestion(results)
         self.model.show_results(results, scope=self._scope)
+        self._interest_on_results(results)
         if not self._searching_columns:
             self._show_snippet_column()
         self._restore_selection(keep, keep_row)

@@ -1,0 +1,202 @@
+"""The list's "Worth Reading First" order (View ▸ Worth Reading First, Ctrl+Shift+I): a
+mixin of ``MainWindow``.
+
+The order is :meth:`paperdesk.core.discover.engine.Discover.interest` of the listed
+papers, learned from what was starred, tagged or annotated and what was read and
+skipped. It is never computed on the UI thread:
+
+* listing (no query): the list first shows the scope in its natural order (date added),
+  then the window's reader thread (``LibraryWorker.read``) computes the order of those
+  ids and the rows are moved into it (:meth:`PaperTableModel.set_order`); an answer for
+  a list that changed meanwhile is dropped;
+* searching: the search thread sorts the matches (``Library.find(sort="interest")``).
+
+The status bar says how the order was learned, or why it fell back to date order
+(fewer than 5 papers kept). Each paper's Title tooltip names the words that moved it up.
+When the term table must be built first (``TermsNotReady``), the list stays in date
+order, the status bar says so, and the table is built on a thread of its own (the
+reading pane's ``build_terms`` when the window has one, else a plain thread here, with
+its progress in the status bar; leaving the order cancels it); then the order is asked
+for again. A header click (another sort) leaves the order.
+"""
+
+from __future__ import annotations
+
+import threading
+
+from PySide6.QtCore import QObject, Signal
+
+from paperdesk.core.discover.build import BuildCancelled
+from paperdesk.core.discover.models import InterestOrder, TermsNotReady
+
+__all__ = ["InterestSortMixin", "interest_of", "REASONS_SHOWN", "MESSAGE_MS"]
+
+#: Papers (from the top) whose "up: ..." words are computed for the tooltip.
+REASONS_SHOWN = 1000
+#: How long the order's message stays in the status bar, in ms.
+MESSAGE_MS = 10000
+
+
+def interest_of(lib, ids: list[int]) -> InterestOrder | str:
+    """The interest order of ``ids`` (on a worker thread: reads SQLite, fits a model).
+
+    Args:
+        lib: the library.
+        ids: the listed ids.
+    Returns:
+        The :class:`InterestOrder` (reasons for the first :data:`REASONS_SHOWN`), or the
+        one-line reason the term table must be built first.
+    """
+    try:
+        return lib.discover.interest(ids, with_reasons=REASONS_SHOWN)
+    except TermsNotReady as exc:
+        return str(exc)
+
+
+class _Builder(QObject):
+    """Signals of the plain build thread (emitted from it, received in the UI thread)."""
+
+    progress = Signal(int, int)
+    finished = Signal(str)          # "" when built, else why not
+
+
+class InterestSortMixin:
+    """"Worth reading first" for :class:`~paperdesk.ui.window.main_window.MainWindow`.
+
+    Needs the window's ``lib``, ``model``, ``table``, ``worker``, ``actions_by_name``,
+    ``query_text``, ``request_search``, ``_reset_search_sort``, ``_show_all`` and
+    ``_shut_down``.
+    """
+
+    def _setup_interest_sort(self) -> None:
+        """Connect the model's signal (called once the model and actions exist)."""
+        self._interest_generation = 0
+        self._interest_thread: threading.Thread | None = None
+        self._interest_cancel = threading.Event()
+        self._interest_builder = _Builder(self)
+        self._interest_builder.progress.connect(self._on_interest_build_progress)
+        self._interest_builder.finished.connect(self._on_interest_built)
+        self.model.interestSortLeft.connect(lambda: self._check_interest(False))
+
+    def _check_interest(self, on: bool) -> None:
+        action = self.actions_by_name.get("sortInterestAction")
+        if action is not None and action.isChecked() != on:
+            action.blockSignals(True)
+            action.setChecked(on)
+            action.blockSignals(False)
+        if not on:
+            self._interest_cancel.set()     # a build of our own is not needed any more
+
+    def set_interest_sort(self, on: bool) -> None:
+        """Put the list in the "worth reading first" order, or back in date order
+        (View ▸ Worth Reading First).
+
+        Args:
+            on: True for the interest order.
+        """
+        self._reset_search_sort()          # no column sort indicator
+        self.model.set_interest_sort(on)
+        self._check_interest(on)
+        if self.query_text():
+            self.request_search(immediate=True)
+        else:
+            self._show_all()
+
+    def _order_by_interest(self) -> None:
+        """After the list was filled (not searching): ask the reader thread for the
+        interest order of its rows."""
+        if not self.model.interest_sort or self.model.searching or self._shut_down:
+            return
+        self._interest_generation += 1
+        generation, ids = self._interest_generation, self.model.ids()
+        self.worker.read(lambda lib: interest_of(lib, ids),
+                         on_done=lambda answer: self._on_interest(generation, answer),
+                         on_failed=lambda message: self.statusBar().showMessage(
+                             f"Worth reading first failed: {message}", MESSAGE_MS),
+                         label="interest order")
+
+    def _on_interest(self, generation: int, answer) -> None:
+        if (self._shut_down or generation != self._interest_generation
+                or not self.model.interest_sort or self.model.searching):
+            return                          # another list by now
+        if isinstance(answer, str):
+            self._interest_not_ready(answer)
+            return
+        keep = self.current_paper_id()
+        if self.model.set_order(answer.ids, answer.reasons):
+            self.statusBar().showMessage(answer.message, MESSAGE_MS)
+            row = self.model.row_of(keep)
+            if row >= 0:
+                self.table.scrollTo(self.model.index(row, 0))
+
+    def _interest_on_results(self, results) -> None:
+        """Search results arrived: sorted by interest, keep the reasons and say how."""
+        if not self.model.interest_sort:
+            return
+        if results.interest is None:
+            self._interest_not_ready("the term table must be built")
+            return
+        self.model.set_reasons(results.interest.reasons)
+        self.statusBar().showMessage(results.interest.message, MESSAGE_MS)
+
+    def _interest_not_ready(self, reason: str) -> None:
+        self.statusBar().showMessage(
+            f"Worth reading first: {reason}; finding the papers' key terms (by date added "
+            "until then)", MESSAGE_MS)
+        build = getattr(self, "build_terms", None)
+        if callable(build):            # the reading pane's builder (progress, Cancel)
+            runner = getattr(self, "discover_runner", None)
+            if runner is not None and not getattr(self, "_interest_hooked", False):
+                runner.finished.connect(lambda *_: self._on_interest_built(""))
+                self._interest_hooked = True
+            build()
+            return
+        if self._interest_thread is not None:
+            return                     # already building
+        self._interest_cancel = cancel = threading.Event()
+        builder, lib = self._interest_builder, self.lib
+
+        def run() -> None:
+            try:
+                lib.discover.ensure(progress=builder.progress.emit, cancel=cancel.is_set)
+                builder.finished.emit("")
+            except BuildCancelled:
+                builder.finished.emit("cancelled")
+            except Exception as exc:  # noqa: BLE001 - one line in the status bar
+                builder.finished.emit(str(exc).splitlines()[0] if str(exc)
+                                      else type(exc).__name__)
+
+        self._interest_thread = threading.Thread(target=run, name="paperdesk-terms",
+                                                 daemon=True)
+        self._interest_thread.start()
+
+    def _on_interest_build_progress(self, done: int, total: int) -> None:
+        if not self._shut_down and total:
+            self.statusBar().showMessage(f"Finding key terms {done:,} of {total:,} "
+                                         "papers (for Worth Reading First)")
+
+    def _on_interest_built(self, problem: str) -> None:
+        thread, self._interest_thread = self._interest_thread, None
+        if thread is not None:
+            thread.join()
+        if self._shut_down or not self.model.interest_sort:
+            return
+        if problem:
+            self.statusBar().showMessage(f"Worth reading first: the key terms were not "
+                                         f"found ({problem}); by date added", MESSAGE_MS)
+            return
+        if self.query_text():
+            self.request_search(immediate=True)
+        else:
+            self._order_by_interest()
+
+    def _shutdown_interest_sort(self) -> None:
+        """Cancel a build of our own and wait for its thread (window shutdown)."""
+        if not hasattr(self, "_interest_cancel"):
+            return                     # shut down before it was set up
+        self._interest_cancel.set()
+        thread, self._interest_thread = self._interest_thread, None
+        if thread is not None:
+            thread.join()
+
+
