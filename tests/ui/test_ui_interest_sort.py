@@ -44,6 +44,8 @@ def test_worth_reading_first_builds_terms_then_orders_the_list(qtbot, win):
     _interest(qtbot, win)
     action = win.actions_by_name["sortInterestAction"]
     assert action.isChecked() and win.model.interest_sort
+    assert win.model.headerData(PaperTableModel.TITLE, Qt.Orientation.Horizontal) == \
+        "Title  ·  worth reading first"
     qtbot.waitUntil(lambda: win.model.ids() != by_date, timeout=WAIT_MS)
     assert (win.lib.path / TERMS_DIR / "meta.json").is_file()   # built off the UI thread
     ids = win.model.ids()
@@ -52,6 +54,7 @@ def test_worth_reading_first_builds_terms_then_orders_the_list(qtbot, win):
     assert "learned from 6 papers" in win.statusBar().currentMessage()
     tip = _title_tip(win, 10)
     assert "Worth reading first, up: " in tip
+    assert win.current_paper_id() == ids[0]          # the order starts at its top
     # a header click (Title) sorts by that column and leaves the order
     header = win.table.horizontalHeader()
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
@@ -59,6 +62,7 @@ def test_worth_reading_first_builds_terms_then_orders_the_list(qtbot, win):
                                 header.height() // 2))
     qtbot.waitUntil(lambda: not action.isChecked(), timeout=WAIT_MS)
     assert not win.model.interest_sort and win.model.sort_column == PaperTableModel.TITLE
+    assert win.model.headerData(PaperTableModel.TITLE, Qt.Orientation.Horizontal) == "Title"
     assert "Worth reading first" not in (_title_tip(win, 0) or "")
 
 

@@ -407,6 +407,8 @@ class PaperTableModel(QAbstractTableModel):
             if section == self.SNIPPET and self.searching \
                     and self.search_sort()[0] == "relevance":
                 return "Snippet  ·  best matches first"
+            if section == self.TITLE and self.interest_sort:
+                return "Title  ·  worth reading first"
             return self.HEADERS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             return self._HEADER_TIPS.get(section)
@@ -508,6 +510,7 @@ class PaperTableModel(QAbstractTableModel):
         if self.interest_sort:
             self.interest_sort = False
             self._reasons = {}
+            self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.TITLE, self.TITLE)
             self.interestSortLeft.emit()
         if self.searching:
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.SNIPPET, self.SNIPPET)
@@ -536,6 +539,7 @@ class PaperTableModel(QAbstractTableModel):
         self.sort_order = Qt.SortOrder.AscendingOrder
         if not on:
             self._reasons = {}
+        self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.TITLE, self.TITLE)
 
     def set_order(self, ids: Sequence[int], reasons: Mapping[int, Sequence[str]]) -> bool:
         """Put the listed rows in another order (selection follows the papers) and keep

@@ -122,12 +122,11 @@ class InterestSortMixin:
         if isinstance(answer, str):
             self._interest_not_ready(answer)
             return
-        keep = self.current_paper_id()
         if self.model.set_order(answer.ids, answer.reasons):
             self.statusBar().showMessage(answer.message, MESSAGE_MS)
-            row = self.model.row_of(keep)
-            if row >= 0:
-                self.table.scrollTo(self.model.index(row, 0))
+            if answer.ranked:         # a new order: start at its top, as a search does
+                self._restore_selection(None)
+                self.table.scrollToTop()
 
     def _interest_on_results(self, results) -> None:
         """Search results arrived: sorted by interest, keep the reasons and say how."""
