@@ -98,3 +98,29 @@ def test_search_sorted_by_interest(qtbot, win):
     expected = win.lib.find("network", limit=0, sort="interest").ids.tolist()
     assert win.model.ids() == expected
     assert "Worth reading first, up: " in _title_tip(win, 0)
+
+
+def test_search_before_the_table_exists_comes_by_date_then_in_order(qtbot, win):
+    topics = _topics(win)
+    depth = [p for p in win.model.ids() if topics[p] == "depth-estimation"]
+    win.lib.set_starred(depth[:6], True)
+    settle(qtbot, win)
+    win.search_box.setFocus()
+    qtbot.keyClicks(win.search_box, "network")
+    qtbot.waitUntil(lambda: win.model.searching and win.model.rowCount() > 0,
+                    timeout=WAIT_MS)
+    wait_idle(qtbot, win)
+    by_date = win.lib.find("network", limit=0, sort="added").ids.tolist()
+    messages = []
+    win.statusBar().messageChanged.connect(messages.append)
+    qtbot.keyClick(win.search_box, Qt.Key.Key_I,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    # the search thread answers by date added (the table is not built yet), says why
+    qtbot.waitUntil(lambda: any("finding the papers' key terms" in m for m in messages),
+                    timeout=WAIT_MS)
+    assert any(m.startswith("Worth reading first: the term table must be built")
+               for m in messages)
+    qtbot.waitUntil(lambda: "learned from 6 papers" in win.statusBar().currentMessage(),
+                    timeout=WAIT_MS)
+    expected = win.lib.find("network", limit=0, sort="interest").ids.tolist()
+    assert expected != by_date and win.model.ids() == expected
