@@ -210,7 +210,8 @@ class RelatedSection(QWidget):
         self.build_button.hide()
         self.list = RelatedList()
         self.list.openRequested.connect(self.openRequested)
-        self.list.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Expanding)
+        # Any height down to none: a small window keeps room for the header and abstract.
+        self.list.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
 
         head = QHBoxLayout()
         head.setContentsMargins(0, 0, 0, 0)
@@ -228,6 +229,9 @@ class RelatedSection(QWidget):
         layout.addLayout(note_row)
         layout.addWidget(self.list, 1)
         self._count: int | None = None
+        # The reading splitter may give it any height, down to none: in a small window
+        # the header, the abstract and the note keep their room (drag it back, or L).
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Ignored)
         self._update_title()
         self.refresh_style()
 
