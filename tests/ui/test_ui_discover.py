@@ -312,3 +312,32 @@ def test_a_paper_without_words_says_so(qtbot, win):
     assert section.note.isVisible() and not window.detail_pane.related_list.isVisible()
     assert not window.detail_pane.key_terms.isVisible()
     assert section.note.textFormat() == Qt.TextFormat.PlainText
+
+
+def test_small_window_starts_folded_and_l_unfolds(qtbot, tmp_path, _seeded_template):
+    import shutil
+
+    from paperdesk.ui import create_main_window
+    from ui_fixtures import make_settings, show_active
+
+    shutil.copytree(_seeded_template, tmp_path / "small")
+    window = create_main_window(tmp_path / "small", import_seeds=False,
+                                settings=make_settings(tmp_path / "small.ini"))
+    try:
+        show_active(qtbot, window, (900, 600))
+        window.focus_list()
+        pane = window.detail_pane
+        qtbot.waitUntil(lambda: pane.related.is_folded(), timeout=WAIT_MS)
+        _wait_discover(qtbot, window, window.current_paper_id())
+        assert pane.related.toggle.text().startswith("▸ Related papers (10)")
+        assert not pane.related_list.isVisible()
+        assert pane.abstract_view.height() > 100          # the abstract keeps its room
+        press(qtbot, window, Qt.Key.Key_L)
+        assert not pane.related.is_folded() and pane.related_list.isVisible()
+        assert window.focusWidget() is pane.related_list
+        QCoreApplication.processEvents()   # room for more than a row, the abstract kept
+        assert pane.related_list.height() >= 1.5 * pane.related_list.sizeHintForRow(0)
+        assert pane.abstract_view.height() >= 50
+    finally:
+        window.close()
+        window.shutdown()

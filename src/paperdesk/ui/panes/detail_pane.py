@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSplitter,
                                QToolButton, QVBoxLayout, QWidget)
@@ -55,9 +55,12 @@ TITLE_SCALE = 1.3
 MAX_TITLE_LINES = 3
 #: Height of the note editor at first show, in pixels.
 NOTE_HEIGHT = 170
-#: Height of the related papers section at first show (at most 42 % of the part above
+#: Height of the related papers section at first show (at most 45 % of the part above
 #: the note), in pixels.
-RELATED_HEIGHT = 190
+RELATED_HEIGHT = 215
+#: In a reading pane lower than this (pixels), the related papers start folded to their
+#: header line (L or a click on it unfolds them).
+FOLD_BELOW = 640
 
 
 class DetailPane(QWidget):
@@ -217,6 +220,7 @@ class DetailPane(QWidget):
         read_layout.addLayout(hl_box)
         self.related = RelatedSection()
         self.related.openRequested.connect(self.relatedOpenRequested)
+        self.related.unfolded.connect(self._room_for_related)
         self.related.buildRequested.connect(self.relatedBuildRequested)
         self.related_list = self.related.list
         self.related_list.tab_out = True
@@ -227,8 +231,8 @@ class DetailPane(QWidget):
         self.reading_splitter.setObjectName("readingSplitter")
         self.reading_splitter.addWidget(reading)
         self.reading_splitter.addWidget(self.related)
-        self.reading_splitter.setStretchFactor(0, 3)
-        self.reading_splitter.setStretchFactor(1, 1)
+        self.reading_splitter.setStretchFactor(0, 1)
+        self.reading_splitter.setStretchFactor(1, 0)
         self.reading_splitter.setCollapsible(0, False)
         self._discover_pid: int | None = None
 
@@ -511,16 +515,23 @@ class DetailPane(QWidget):
         if self._paper is None or not self.related.list.count():
             return False
         self.related.unfold()
-        sizes = self.reading_splitter.sizes()
-        row = self.related.list.sizeHintForRow(0)
-        wanted = 3 * row + 40
-        if len(sizes) == 2 and sizes[1] < wanted and sum(sizes) > 2 * wanted:
-            self.reading_splitter.setSizes([sum(sizes) - wanted, wanted])
+        self._room_for_related()
         lst = self.related.list
         if lst.currentRow() < 0:
             lst.setCurrentRow(0)
         lst.setFocus(Qt.FocusReason.ShortcutFocusReason)
         return True
+
+    def _room_for_related(self) -> None:
+        """Give the unfolded related list room for about three rows (at most 60 % of
+        the part above the note)."""
+        sizes = self.reading_splitter.sizes()
+        row = self.related.list.sizeHintForRow(0)
+        if row <= 0:
+            row = 2 * self.fontMetrics().height() + 10
+        wanted = min(3 * row + self.related.folded_height() + 10, int(sum(sizes) * 0.6))
+        if len(sizes) == 2 and sizes[1] < wanted:
+            self.reading_splitter.setSizes([sum(sizes) - wanted, wanted])
 
     # -- colours and reading font ---------------------------------------------------------
     @property
@@ -670,11 +681,24 @@ class DetailPane(QWidget):
             total = sum(self.splitter.sizes()) or self.splitter.height()
             note = min(NOTE_HEIGHT + 40, total // 2)
             self.splitter.setSizes([total - note, note])
-        if not self._inner_sized and self.reading_splitter.height() > 0:
+        if not self._inner_sized:
             self._inner_sized = True
-            total = sum(self.reading_splitter.sizes()) or self.reading_splitter.height()
-            related = min(RELATED_HEIGHT, int(total * 0.42))
-            self.reading_splitter.setSizes([total - related, related])
+            QTimer.singleShot(0, self._size_related)   # once the window's layout is done
+
+    def _size_related(self) -> None:
+        """Give the related papers :data:`RELATED_HEIGHT` pixels (at most 45 % of the
+        part above the note) at the first show; fold them in a pane lower than
+        :data:`FOLD_BELOW`."""
+        total = sum(self.reading_splitter.sizes())
+        if total <= 0:
+            return
+        if self.height() < FOLD_BELOW:   # a small window: the abstract first, list folded
+            self.related.fold()
+            folded = self.related.folded_height()
+            self.reading_splitter.setSizes([total - folded, folded])
+            return
+        related = min(RELATED_HEIGHT, int(total * 0.45))
+        self.reading_splitter.setSizes([total - related, related])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
         """Double-click on the title edits it; Esc in the title editor cancels."""

@@ -114,7 +114,8 @@ class RelatedList(QListWidget):
         self.tab_out = False
 
     def set_papers(self, papers: Sequence[RelatedPaper]) -> None:
-        """Show these papers (most similar first), the first row current."""
+        """Show these papers (most similar first); no row is current (none is drawn
+        selected) until the list gets the keyboard focus."""
         self.clear()
         self._papers = list(papers)
         for paper in self._papers:
@@ -127,8 +128,6 @@ class RelatedList(QListWidget):
                 f"over title and abstract)\nshares: {', '.join(paper.shared) or '—'}\n"
                 "Enter or a click opens it; Alt+Left comes back"))
             self.addItem(item)
-        if self._papers:
-            self.setCurrentRow(0)
 
     def papers(self) -> list[RelatedPaper]:
         """The papers listed, in order."""
@@ -137,6 +136,12 @@ class RelatedList(QListWidget):
     def paper_ids(self) -> list[int]:
         """The ids listed, in order."""
         return [p.id for p in self._papers]
+
+    def focusInEvent(self, event) -> None:  # noqa: N802 (Qt)
+        """Coming into the list makes its first row current (if none is)."""
+        super().focusInEvent(event)
+        if self.currentRow() < 0 and self.count():
+            self.setCurrentRow(0)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:  # noqa: N802 (Qt)
         """Enter or Return opens the current row's paper."""
@@ -173,10 +178,12 @@ class RelatedSection(QWidget):
         openRequested(int): a related paper to open.
         buildRequested(): the note's "Find related papers" button (after a cancel or a
             failure) was clicked.
+        unfolded(): the list was unfolded (its header clicked, or :meth:`unfold`).
     """
 
     openRequested = Signal(int)
     buildRequested = Signal()
+    unfolded = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -188,7 +195,8 @@ class RelatedSection(QWidget):
         self.toggle.setAutoRaise(True)
         self.toggle.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.toggle.setStyleSheet("QToolButton { font-weight: 600; }")
+        self.toggle.setStyleSheet("QToolButton { font-weight: 600; border: none; "
+                                  "padding: 1px 2px; }")
         self.toggle.setToolTip("Show or fold the related papers (L goes to them)")
         self.toggle.toggled.connect(self._on_toggled)
         self.hint = QLabel("tf-idf cosine · L")
@@ -257,6 +265,17 @@ class RelatedSection(QWidget):
         self.list.setVisible(shown and bool(self._count))
         self.note.setVisible(shown and bool(self.note.text()))
         self._update_title()
+        if shown:
+            self.unfolded.emit()
+
+    def fold(self) -> None:
+        """Fold the list away (the header line stays)."""
+        self.toggle.setChecked(False)
+
+    def folded_height(self) -> int:
+        """The height of the header line alone, in pixels."""
+        margins = self.layout().contentsMargins()
+        return self.toggle.sizeHint().height() + margins.top() + margins.bottom()
 
     def is_folded(self) -> bool:
         """True while the list is folded away."""
