@@ -55,9 +55,9 @@ TITLE_SCALE = 1.3
 MAX_TITLE_LINES = 3
 #: Height of the note editor at first show, in pixels.
 NOTE_HEIGHT = 170
-#: Height of the related papers section at first show (at most 45 % of the part above
+#: Height of the related papers section at first show (at most 40 % of the part above
 #: the note), in pixels.
-RELATED_HEIGHT = 215
+RELATED_HEIGHT = 170
 #: In a reading pane lower than this (pixels), the related papers start folded to their
 #: header line (L or a click on it unfolds them).
 FOLD_BELOW = 640
@@ -686,7 +686,7 @@ class DetailPane(QWidget):
             QTimer.singleShot(0, self._size_related)   # once the window's layout is done
 
     def _size_related(self) -> None:
-        """Give the related papers :data:`RELATED_HEIGHT` pixels (at most 45 % of the
+        """Give the related papers :data:`RELATED_HEIGHT` pixels (at most 40 % of the
         part above the note) at the first show; fold them in a pane lower than
         :data:`FOLD_BELOW`."""
         total = sum(self.reading_splitter.sizes())
@@ -697,7 +697,7 @@ class DetailPane(QWidget):
             folded = self.related.folded_height()
             self.reading_splitter.setSizes([total - folded, folded])
             return
-        related = min(RELATED_HEIGHT, int(total * 0.45))
+        related = min(RELATED_HEIGHT, int(total * 0.4))
         self.reading_splitter.setSizes([total - related, related])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
