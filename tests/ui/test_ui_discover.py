@@ -341,3 +341,44 @@ def test_small_window_starts_folded_and_l_unfolds(qtbot, tmp_path, _seeded_templ
     finally:
         window.close()
         window.shutdown()
+
+
+def test_alt_left_goes_back_from_the_abstract_and_the_search_box(qtbot, win):
+    window = win
+    pid = _paper_starting(window.lib, DEPTH_TITLE)
+    _show(qtbot, window, pid)
+    target = window.detail_pane.related_list.paper_ids()[0]
+    press(qtbot, window, Qt.Key.Key_L)
+    press(qtbot, window, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.current_paper_id() == target, timeout=WAIT_MS)
+    # In the abstract (a text browser has its own Alt+Left: "backward"), the window's
+    # Back wins.
+    press(qtbot, window, Qt.Key.Key_F7)
+    assert window.focusWidget() is window.detail_pane.abstract_view
+    qtbot.keyClick(window.focusWidget(), Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert window.current_paper_id() == pid
+    # From the search box too (Alt+Left is not a text-editing key there).
+    press(qtbot, window, Qt.Key.Key_Escape)
+    _wait_discover(qtbot, window, pid)
+    press(qtbot, window, Qt.Key.Key_L)
+    press(qtbot, window, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.current_paper_id() == target, timeout=WAIT_MS)
+    window.focus_search()
+    qtbot.keyClick(window.search_box, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
+    assert window.current_paper_id() == pid
+
+
+def test_paper_menu_mnemonics_stay_unique():
+    """The Paper menu's new commands take letters no other item there uses (Alt+P then
+    the letter reaches each one)."""
+    import re
+
+    from paperdesk.ui.window.actions import ACTIONS
+
+    top = [spec for spec in ACTIONS if spec.menu == "paper" and not spec.submenu]
+    letters = [re.search(r"&(\w)", spec.text).group(1).lower() for spec in top
+               if re.search(r"&(\w)", spec.text)]
+    submenus = {spec.submenu for spec in ACTIONS if spec.menu == "paper" and spec.submenu}
+    letters += [re.search(r"&(\w)", name).group(1).lower() for name in submenus]
+    for new in ("a", "k", "e"):   # Rel&ated Papers, Go Bac&k, Add Suggest&ed Tag
+        assert letters.count(new) == 1, sorted(letters)

@@ -76,7 +76,7 @@ _TAG_KEYS = tuple(
 
 _SUGGESTION_KEYS = tuple(
     ActionSpec(f"acceptSuggestion{n}Action", f"Add Suggested Tag &{n}", (f"Alt+{n}",),
-               f"accept_suggestion_{n}", "paper", submenu="Add Su&ggested Tag",
+               f"accept_suggestion_{n}", "paper", submenu="Add Suggest&ed Tag",
                help=f"Add the tag suggested {('first', 'second', 'third')[n - 1]} (like "
                     "the papers most similar to this one) to the paper shown")
     for n in range(1, 4))
@@ -161,11 +161,11 @@ ACTIONS: tuple[ActionSpec, ...] = (
                help="Add a tag to the selected papers (type, Enter)"),
     *_TAG_KEYS,
     *_SUGGESTION_KEYS,
-    ActionSpec("focusRelatedAction", "Re&lated Papers", ("l",), "focus_related", "paper",
+    ActionSpec("focusRelatedAction", "Rel&ated Papers", ("l",), "focus_related", "paper",
                help="Go to the related papers (papers like this one): ↑ / ↓ choose, Enter "
                     "opens, Tab goes on to the key terms (Enter searches for one), Esc "
                     "back to the list"),
-    ActionSpec("backAction", "&Back", ("Alt+Left",), "go_back", "paper",
+    ActionSpec("backAction", "Go Bac&k", ("Alt+Left",), "go_back", "paper",
                help="Back to the paper and the list before a related paper or a key term "
                     "was opened"),
     ActionSpec("editTitleAction", "Edit T&itle", ("F2",), "edit_title", "paper",
