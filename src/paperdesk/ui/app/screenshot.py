@@ -5,7 +5,7 @@ Command line::
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.app.screenshot docs/screenshot.png \\
         [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
         [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD] \\
-        [--appearance light|dark] [--zoom PT] [--cite] [--editor] [--tags]
+        [--appearance light|dark] [--zoom PT] [--cite] [--editor] [--tags] [--suggest NAME:TEXT]
 
 (``paperdesk --screenshot FILE [--size WxH]`` renders the window on the user's library
 with :func:`capture`.)
@@ -25,7 +25,9 @@ of them by clicking it; ``--query`` types a search
 and the DOI Handbook's example prefix, never a real paper's identifiers), shows the First
 author and Year columns and the paper that mentions ``arXiv:2212.08630``; ``--editor``
 (with ``--cite``) draws the metadata editor over the window; ``--tags`` (with ``--demo``)
-draws Edit ▸ Manage Tags… over it.
+draws Edit ▸ Manage Tags… over it. ``--suggest NAME:TEXT`` first tags a few papers
+whose abstract has TEXT with NAME, so that the paper shown (``--paper``) gets tag
+suggestions; the picture waits for the related papers, key terms and suggestions.
 """
 
 from __future__ import annotations
@@ -244,7 +246,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     paper: str | None = None, open_saved: str | None = None,
                     export: bool = False, appearance: str | None = None,
                     zoom: float | None = None, cite: bool = False,
-                    editor: bool = False, tags: bool = False) -> Path:
+                    editor: bool = False, tags: bool = False,
+                    suggest: str | None = None) -> Path:
     """Build the window (with temporary preferences), then :func:`capture` it.
 
     Args:
@@ -253,7 +256,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
         zoom: the reading pane's font size in points (default: the normal size).
         size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
-        export, cite, editor, tags: as for :func:`capture`.
+        export, cite, editor, tags, suggest: as for :func:`capture`.
     Returns:
         The PNG path.
     Raises:
@@ -271,7 +274,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
             return capture(window, out_png, size, query=query, row=row, timeout_s=timeout_s,
                            demo=demo, triage=triage, saved=saved, sort=sort, paper=paper,
                            open_saved=open_saved, export=export, cite=cite,
-                           editor=editor, tags=tags)
+                           editor=editor, tags=tags, suggest=suggest)
         finally:
             window.close()
             window.shutdown()
@@ -282,7 +285,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             demo: bool = False, triage: bool = False, saved: bool = False,
             sort: str | None = None, paper: str | None = None,
             open_saved: str | None = None, export: bool = False, cite: bool = False,
-            editor: bool = False, tags: bool = False) -> Path:
+            editor: bool = False, tags: bool = False, suggest: str | None = None) -> Path:
     """Show ``window`` at ``size``, wait for the seed import, select a row, optionally
     search, and save ``window.grab()`` as a PNG. The window stays open.
 
@@ -306,6 +309,9 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         editor: with ``cite``, draw the metadata editor over the window.
         tags: draw the Tags dialog (Edit ▸ Manage Tags…) over the window, on its
             third tag.
+        suggest: ``"NAME:TEXT"``: first tag up to six papers whose abstract contains
+            TEXT (not the one ``paper`` selects) with NAME, so that the paper shown
+            gets tag suggestions.
     Returns:
         The PNG path.
     Raises:
@@ -317,6 +323,14 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     if not _wait(lambda: not window.is_busy(), timeout_s):
         raise TimeoutError("the import did not finish in time")
     target = demo_annotations(window) if demo else None
+    if suggest and ":" in suggest:
+        name, text = suggest.split(":", 1)
+        lib = window.lib
+        ids = [pid for pid in lib.paper_ids() if text in lib.get(pid).abstract
+               and not (paper and paper in lib.get(pid).abstract)]
+        if ids:
+            window.add_tag(name, ids[:6])
+            _wait(lambda: not window.is_busy(), timeout_s)
     if cite:
         target = demo_metadata(window) or target
     if saved:
@@ -356,7 +370,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     if triage:
         window.select_rows([row, row + 1, row + 2, row + 4])
     window.table.setFocus()
-    _wait(lambda: not window.is_busy(), timeout_s)
+    # the related papers, key terms and tag suggestions of the paper shown too
+    _wait(lambda: not window.is_busy() and not window.discover_busy(), timeout_s)
     window.statusBar().clearMessage()
     _wait(lambda: False, 0.2)  # let layouts and repaints settle
     out = Path(out_png)
@@ -417,6 +432,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --cite: show the metadata editor over the window")
     parser.add_argument("--tags", action="store_true",
                         help="show the Tags dialog (Edit ▸ Manage Tags…) over the window")
+    parser.add_argument("--suggest", metavar="NAME:TEXT",
+                        help="tag up to six papers whose abstract has TEXT with NAME first "
+                             "(tag suggestions for the paper shown)")
     parser.add_argument("--appearance", choices=("system", "light", "dark"),
                         help="light or dark (default: the platform's)")
     parser.add_argument("--zoom", type=float, metavar="PT",
@@ -436,7 +454,8 @@ def main(argv: list[str] | None = None) -> int:
     options = {"demo": args.demo, "triage": args.triage, "saved": args.saved,
                "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
                "export": args.export, "appearance": args.appearance, "zoom": args.zoom,
-               "cite": args.cite, "editor": args.editor, "tags": args.tags}
+               "cite": args.cite, "editor": args.editor, "tags": args.tags,
+               "suggest": args.suggest}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
                               **options)

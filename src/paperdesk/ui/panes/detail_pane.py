@@ -6,8 +6,14 @@ stays as a fallback), the byline (the paper's own authors, date and venue, or a 
 not set), the added date with the star and read toggles and the title and metadata
 editors' buttons (F2, M; they flow onto more lines in a narrow pane or at a large font,
 so none is cut), the tag chips with
-the tag editor, the abstract (then the paper's own citation metadata, the links and ids
-the abstract mentions, and the source files), the highlights, and the note editor.
+the tag editor and the suggested tags (Alt+1 … Alt+3), the key terms (one line: a click
+or Enter searches for one), the abstract (then the paper's own citation metadata, the
+links and ids the abstract mentions, and the source files), the highlights, the related
+papers (a section that folds; Enter or a click opens one), and the note editor.
+
+Related papers, key terms and suggestions are computed by the window off the UI thread
+(:mod:`paperdesk.ui.window.discover_commands`); the pane says which paper it shows
+(:attr:`DetailPane.paperChanged`) and shows the answer (:meth:`DetailPane.show_discover`).
 
 The pane only displays and reports: every change is a signal that the window turns into
 an undoable command, after which it calls :meth:`DetailPane.show_paper` again.
@@ -17,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSplitter,
                                QToolButton, QVBoxLayout, QWidget)
@@ -25,6 +31,8 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpl
 from paperdesk.core.models import Paper
 from paperdesk.core.search.index import MatchTerms
 from paperdesk.ui.panes.abstract_view import AbstractView
+from paperdesk.ui.panes.discover_chips import KeyTermBar
+from paperdesk.ui.panes.related_list import RelatedSection
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import local_datetime, tooltip_html
 from paperdesk.ui.style.text_fit import wrapped_cut
@@ -47,6 +55,12 @@ TITLE_SCALE = 1.3
 MAX_TITLE_LINES = 3
 #: Height of the note editor at first show, in pixels.
 NOTE_HEIGHT = 170
+#: Height of the related papers section at first show (at most 40 % of the part above
+#: the note), in pixels.
+RELATED_HEIGHT = 170
+#: In a reading pane lower than this (pixels), the related papers start folded to their
+#: header line (L or a click on it unfolds them).
+FOLD_BELOW = 640
 
 
 class DetailPane(QWidget):
@@ -54,7 +68,9 @@ class DetailPane(QWidget):
 
     Children by objectName: ``titleLabel``, ``titleEditor``, ``bylineLabel``,
     ``starButton``, ``readButton``, ``editMetadataButton``, ``tagChipBar`` with
-    ``tagEditor``, ``abstractView``, ``highlightList``, ``noteEditor``.
+    ``tagEditor`` and ``tagSuggestionChip`` s, ``keyTermBar`` with ``keyTermChip`` s,
+    ``abstractView``, ``highlightList``, ``relatedSection`` with ``relatedList``,
+    ``noteEditor``.
 
     Signals:
         starToggled(): the star button was clicked.
@@ -70,6 +86,11 @@ class DetailPane(QWidget):
         noteSaveRequested(int, str, int): ``(paper_id, body, session)`` to store.
         linkRefused(QUrl): a clicked link was refused because of its scheme.
         metadataEditRequested(): the "Metadata" button was clicked.
+        paperChanged(object): another paper is shown (its id), or none (``None``).
+        relatedOpenRequested(int): a related paper was chosen (Enter or a click).
+        relatedBuildRequested(): "Find related papers" (after a cancelled build).
+        termSearchRequested(str): a key-term chip was chosen; the term.
+        suggestionAccepted(int): a suggestion chip was clicked; its 0-based position.
     """
 
     starToggled = Signal()
@@ -84,6 +105,11 @@ class DetailPane(QWidget):
     noteSaveRequested = Signal(int, str, int)
     linkRefused = Signal(QUrl)
     metadataEditRequested = Signal()
+    paperChanged = Signal(object)
+    relatedOpenRequested = Signal(int)
+    relatedBuildRequested = Signal()
+    termSearchRequested = Signal(str)
+    suggestionAccepted = Signal(int)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -153,6 +179,10 @@ class DetailPane(QWidget):
         self.chips.addRequested.connect(self.tagAddRequested)
         self.chips.removeRequested.connect(self.tagRemoveRequested)
         self.chips.editingCancelled.connect(self.editingCancelled)
+        self.chips.suggestionAccepted.connect(self.suggestionAccepted)
+        self.key_terms = KeyTermBar()
+        self.key_terms.termChosen.connect(self.termSearchRequested)
+        self.key_terms.hide()
 
         self.header = QWidget()
         self.header.setObjectName("detailHeader")
@@ -164,6 +194,7 @@ class DetailPane(QWidget):
         head.addWidget(self.byline_label)
         head.addLayout(meta_row)
         head.addWidget(self.chips)
+        head.addWidget(self.key_terms)
 
         self.abstract_view = AbstractView()
         self.abstract_view.setPlaceholderText(PLACEHOLDER)
@@ -187,6 +218,23 @@ class DetailPane(QWidget):
         hl_box.addWidget(self.highlights_label)
         hl_box.addWidget(self.highlights)
         read_layout.addLayout(hl_box)
+        self.related = RelatedSection()
+        self.related.openRequested.connect(self.relatedOpenRequested)
+        self.related.unfolded.connect(self._room_for_related)
+        self.related.buildRequested.connect(self.relatedBuildRequested)
+        self.related_list = self.related.list
+        self.related_list.tab_out = True
+        self.related_list.tabbedOut.connect(self.key_terms.focus_first)
+        self.key_terms.tabbedOut.connect(
+            lambda _forward: self.related_list.setFocus(Qt.FocusReason.TabFocusReason))
+        self.reading_splitter = QSplitter(Qt.Orientation.Vertical)
+        self.reading_splitter.setObjectName("readingSplitter")
+        self.reading_splitter.addWidget(reading)
+        self.reading_splitter.addWidget(self.related)
+        self.reading_splitter.setStretchFactor(0, 1)
+        self.reading_splitter.setStretchFactor(1, 0)
+        self.reading_splitter.setCollapsible(0, False)
+        self._discover_pid: int | None = None
 
         self.note_editor = NoteEditor()
         self.note_editor.saveRequested.connect(self.noteSaveRequested)
@@ -210,12 +258,13 @@ class DetailPane(QWidget):
 
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("detailSplitter")
-        self.splitter.addWidget(reading)
+        self.splitter.addWidget(self.reading_splitter)
         self.splitter.addWidget(self.note_section)
         self.splitter.setStretchFactor(0, 3)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setCollapsible(0, False)
         self._sized = False
+        self._inner_sized = False
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -268,6 +317,7 @@ class DetailPane(QWidget):
         self._terms = terms or None
         self.header.show()
         self.note_section.show()
+        self.related.show()
         self._show_header(paper)
         self.chips.set_tags(paper.tags)
         self.abstract_view.set_content(paper_body_html(paper, self._terms, self._colours),
@@ -279,6 +329,8 @@ class DetailPane(QWidget):
         if not same:
             self.cancel_title_edit()
             self.note_editor.load(paper.id, paper.note)
+            self._discover_stale()
+            self.paperChanged.emit(paper.id)
         elif reload_note:
             self.note_editor.show_saved_text(paper.note)
         self.note_editor.set_match_terms(self._terms)
@@ -318,10 +370,13 @@ class DetailPane(QWidget):
         self.highlights.set_highlights([])
         self.header.hide()
         self.note_section.hide()
+        self.related.hide()
+        self.clear_discover()
         self.highlights.hide()
         self.highlights_label.hide()
         self.abstract_view.setPlaceholderText(message)
         self.abstract_view.clear_content()
+        self.paperChanged.emit(None)
 
     def _show_header(self, paper: Paper) -> None:
         self._fit_title()
@@ -399,6 +454,84 @@ class DetailPane(QWidget):
                 self.abstract_view.select_span(h.start, h.end)
                 self.abstract_view.ensureCursorVisible()
                 return
+
+    # -- related papers, key terms, tag suggestions ------------------------------------------
+    @property
+    def discover_paper_id(self) -> int | None:
+        """The paper the related papers, key terms and suggestions shown are about
+        (``None`` while none are shown, or while those of the paper before are waiting
+        to be replaced)."""
+        return self._discover_pid
+
+    def _discover_stale(self) -> None:
+        """Another paper is shown: its answer is on its way. The chips stay (disabled)
+        so that the header does not jump; the list says it is looking."""
+        self._discover_pid = None
+        for chip in self.key_terms.chips() + self.chips.suggestion_chips():
+            chip.setEnabled(False)
+        self.related.show_waiting()
+
+    def show_discover(self, answer) -> None:
+        """Show what the window found about the shown paper.
+
+        Args:
+            answer: a :class:`~paperdesk.ui.background.discover_runner.DiscoverAnswer`
+                for :attr:`paper_id` (others are ignored): its state ``ready`` fills the
+                list and the chips; ``no terms`` says "No words to compare in this
+                paper".
+        """
+        from paperdesk.ui.background.discover_runner import NO_TERMS, READY
+
+        if self._paper is None or answer.paper_id != self._paper.id:
+            return
+        self._discover_pid = answer.paper_id
+        if answer.state == READY:
+            self.related.set_papers(answer.related)
+            self.key_terms.set_terms(answer.terms)
+            self.chips.set_suggestions(answer.suggestions)
+        else:
+            self.key_terms.set_terms([])
+            self.chips.set_suggestions([])
+            self.related.set_papers([], "No words to compare in this paper"
+                                    if answer.state == NO_TERMS
+                                    else "This paper is no longer in the library")
+
+    def show_discover_note(self, text: str, offer_build: bool = False) -> None:
+        """Say why there are no related papers yet (e.g. "Finding related papers: the
+        word table is being built…"), optionally with a "Find related papers" button."""
+        self.related.show_waiting(text)
+        self.related.set_note(text, offer_build)
+
+    def clear_discover(self) -> None:
+        """Show no related papers, key terms or suggestions."""
+        self._discover_pid = None
+        self.key_terms.set_terms([])
+        self.chips.set_suggestions([])
+        self.related.set_papers([], "")
+
+    def focus_related(self) -> bool:
+        """Put the keyboard focus in the related list (unfolded, the first row current).
+        Returns False when no paper or no related paper is shown."""
+        if self._paper is None or not self.related.list.count():
+            return False
+        self.related.unfold()
+        self._room_for_related()
+        lst = self.related.list
+        if lst.currentRow() < 0:
+            lst.setCurrentRow(0)
+        lst.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        return True
+
+    def _room_for_related(self) -> None:
+        """Give the unfolded related list room for about three rows (at most 60 % of
+        the part above the note)."""
+        sizes = self.reading_splitter.sizes()
+        row = self.related.list.sizeHintForRow(0)
+        if row <= 0:
+            row = 2 * self.fontMetrics().height() + 10
+        wanted = min(3 * row + self.related.folded_height() + 10, int(sum(sizes) * 0.6))
+        if len(sizes) == 2 and sizes[1] < wanted:
+            self.reading_splitter.setSizes([sum(sizes) - wanted, wanted])
 
     # -- colours and reading font ---------------------------------------------------------
     @property
@@ -548,6 +681,24 @@ class DetailPane(QWidget):
             total = sum(self.splitter.sizes()) or self.splitter.height()
             note = min(NOTE_HEIGHT + 40, total // 2)
             self.splitter.setSizes([total - note, note])
+        if not self._inner_sized:
+            self._inner_sized = True
+            QTimer.singleShot(0, self._size_related)   # once the window's layout is done
+
+    def _size_related(self) -> None:
+        """Give the related papers :data:`RELATED_HEIGHT` pixels (at most 40 % of the
+        part above the note) at the first show; fold them in a pane lower than
+        :data:`FOLD_BELOW`."""
+        total = sum(self.reading_splitter.sizes())
+        if total <= 0:
+            return
+        if self.height() < FOLD_BELOW:   # a small window: the abstract first, list folded
+            self.related.fold()
+            folded = self.related.folded_height()
+            self.reading_splitter.setSizes([total - folded, folded])
+            return
+        related = min(RELATED_HEIGHT, int(total * 0.4))
+        self.reading_splitter.setSizes([total - related, related])
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
         """Double-click on the title edits it; Esc in the title editor cancels."""

@@ -1,5 +1,6 @@
-"""The detail pane's tag row: one coloured chip per tag (with a remove button) and a tag
-editor with completion (objectName ``tagEditor``)."""
+"""The detail pane's tag row: one coloured chip per tag (with a remove button), a tag
+editor with completion (objectName ``tagEditor``), then the tags suggested for the paper
+(:class:`~paperdesk.ui.panes.discover_chips.SuggestionChip`, Alt+1 … Alt+3)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from paperdesk.core.text import bidi_visible
 from paperdesk.core.models import Tag
 from paperdesk.ui.style.colours import text_colour_for
 from paperdesk.ui.style.formatting import tooltip_html
+from paperdesk.ui.panes.discover_chips import SuggestionChip, chip_styles
 from paperdesk.ui.panes.flow_layout import FlowLayout
 
 __all__ = ["TagChip", "TagChipBar", "TAG_EDITOR_PLACEHOLDER"]
@@ -87,11 +89,13 @@ class TagChipBar(QWidget):
         addRequested(str): the name typed into the editor (stripped, non-empty).
         removeRequested(str): a chip's × was clicked; the tag's name.
         editingCancelled(): Esc was pressed in the editor.
+        suggestionAccepted(int): a suggestion chip was clicked; its 0-based position.
     """
 
     addRequested = Signal(str)
     removeRequested = Signal(str)
     editingCancelled = Signal()
+    suggestionAccepted = Signal(int)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -115,6 +119,7 @@ class TagChipBar(QWidget):
         self.editor.returnPressed.connect(self._on_return)
         self.editor.installEventFilter(self)
         self._layout.addWidget(self.editor)
+        self._suggestions: list[SuggestionChip] = []
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def set_tags(self, tags: Sequence[Tag]) -> None:
@@ -136,6 +141,41 @@ class TagChipBar(QWidget):
             chip.show()
             self._chips.append(chip)
         self.updateGeometry()
+
+    def set_suggestions(self, suggestions: Sequence) -> None:
+        """Show suggested tags after the editor (none: no chips).
+
+        Args:
+            suggestions: :class:`~paperdesk.core.discover.models.TagSuggestion` list,
+                strongest first (at most three are shown, keyed Alt+1 … Alt+3).
+        """
+        for chip in self._suggestions:
+            self._layout.removeWidget(chip)
+            chip.hide()
+            chip.setParent(None)
+            chip.deleteLater()
+        self._suggestions = []
+        _, css = chip_styles(self.palette())
+        for i, suggestion in enumerate(list(suggestions)[:3]):
+            chip = SuggestionChip(suggestion, i, self)
+            chip.setStyleSheet(css)
+            chip.accepted.connect(self.suggestionAccepted)
+            self._layout.addWidget(chip)
+            chip.show()
+            self._suggestions.append(chip)
+        self.updateGeometry()
+
+    def suggestion_chips(self) -> list[SuggestionChip]:
+        """Return the suggestion chips shown, strongest first."""
+        return list(self._suggestions)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt)
+        """Restyle the suggestion chips when the palette changes (light/dark)."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange:
+            _, css = chip_styles(self.palette())
+            for chip in self._suggestions:
+                chip.setStyleSheet(css)
 
     def chips(self) -> list[TagChip]:
         """Return the chips shown, in order."""

@@ -74,6 +74,13 @@ _TAG_KEYS = tuple(
                f"toggle_tag_{n}", "paper", submenu="Toggle &Bound Tag")
     for n in range(1, 10))
 
+_SUGGESTION_KEYS = tuple(
+    ActionSpec(f"acceptSuggestion{n}Action", f"Add Suggested Tag &{n}", (f"Alt+{n}",),
+               f"accept_suggestion_{n}", "paper", submenu="Add Suggest&ed Tag",
+               help=f"Add the tag suggested {('first', 'second', 'third')[n - 1]} (like "
+                    "the papers most similar to this one) to the paper shown")
+    for n in range(1, 4))
+
 #: The list's optional columns (View ▸ List Columns and the header's context menu):
 #: paper field name -> menu text. The Title column is always shown; Snippet while
 #: searching.
@@ -153,6 +160,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("addTagAction", "Add &Tag…", ("t",), "focus_tag_editor", "paper",
                help="Add a tag to the selected papers (type, Enter)"),
     *_TAG_KEYS,
+    *_SUGGESTION_KEYS,
+    ActionSpec("focusRelatedAction", "Rel&ated Papers", ("l",), "focus_related", "paper",
+               help="Go to the related papers (papers like this one): ↑ / ↓ choose, Enter "
+                    "opens, Tab goes on to the key terms (Enter searches for one), Esc "
+                    "back to the list"),
+    ActionSpec("backAction", "Go Bac&k", ("Alt+Left",), "go_back", "paper",
+               help="Back to the paper and the list before a related paper or a key term "
+                    "was opened"),
     ActionSpec("editTitleAction", "Edit T&itle", ("F2",), "edit_title", "paper",
                help="Edit the title (empty: use the title from the abstract)"),
     ActionSpec("focusNoteAction", "Edit N&ote", ("n",), "focus_note", "paper",
@@ -258,6 +273,9 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("D", "In the Duplicates view: not duplicates (not flagged again)"),
     ("Enter", "In the Export dialog: export (Tab moves between fields, ↑ / ↓ choose a "
               "format; Esc cancels)"),
+    ("↑ / ↓, Enter, Tab", "In the related papers (L): choose, open (Alt+Left comes back), "
+                          "go on to the key terms"),
+    ("Enter, Tab", "On a key term: search for it (Alt+Left comes back); the next key term"),
     ("Page Down / Page Up, ↑ / ↓, Home / End", "In this window: scroll (Esc closes it)"),
 )
 
@@ -277,6 +295,11 @@ def shortcut_rows() -> list[tuple[str, str]]:
         if spec.name.startswith("toggleTag"):
             if spec.name == "toggleTag1Action":
                 rows.append(("1 … 9", "Toggle the tag bound to that key on the selected papers"))
+            continue
+        if spec.name.startswith("acceptSuggestion"):
+            if spec.name == "acceptSuggestion1Action":
+                rows.append(("Alt+1 … Alt+3", "Add the suggested tag 1-3 to the paper shown "
+                                              "(the reason is in its tooltip)"))
             continue
         rows.append((_keys_text(spec), spec.description))
     rows.extend(EXTRA_KEYS)

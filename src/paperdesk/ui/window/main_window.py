@@ -48,6 +48,7 @@ from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
 from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
+from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommandsMixin
@@ -149,6 +150,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
                  MetadataCommandsMixin, RemovalCommandsMixin, ListColumnsMixin,
                  ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
+                 DiscoverCommandsMixin,
                  QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
@@ -281,6 +283,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.saved_counter = SavedSearchCounter(library, parent=self)
         self.saved_counter.countsReady.connect(self._on_saved_counts)
         self._setup_duplicates()
+        self._setup_discover()   # related papers, key terms, tag suggestions, Back
 
         self._read_timer = QTimer(self)
         self._read_timer.setSingleShot(True)
@@ -627,6 +630,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             self.progress_bar.setFormat("Stopping…")
         elif self.import_runner.is_running():
             self.cancel_import()
+        elif self._discover_shown and self.discover_runner.is_running():
+            self.cancel_terms_build()
         elif self._stage_shown and self.duplicate_finder.is_running():
             self.duplicate_finder.cancel()
             self.cancel_button.setEnabled(False)
@@ -1114,6 +1119,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.export_runner.shutdown()
         self.sync_runner.shutdown()
         self.check_runner.cancel()
+        self._shutdown_discover()
         self.worker.shutdown()   # waits for the running batch; runs queued edits
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
