@@ -22,7 +22,8 @@ from PySide6.QtWidgets import QApplication
 from paperdesk.core.discover import engine
 from paperdesk.core.discover.vectorize import term_query
 from paperdesk.core.scope import Scope
-from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import (WAIT_MS, held_build, open_seeded, press, settle,  # noqa: F401
+                         wait_idle, win)
 
 TOPICS = Path(__file__).resolve().parents[1] / "core" / "data" / "seed_topics.json"
 DEPTH_TITLE = "We present a foundation model for zero-shot metric monocular"
@@ -234,29 +235,6 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     if n < 3:
         qtbot.keyClick(window.table, Qt.Key.Key_3, Qt.KeyboardModifier.AltModifier)
         assert "No tag suggestion 3" in window.statusBar().currentMessage()
-
-
-@pytest.fixture
-def held_build(monkeypatch):
-    """Hold the term-table build after its first progress report until released."""
-    gate = threading.Event()
-    started = threading.Event()
-    real = engine.build_table
-
-    def build(db_path, progress=None, cancel=None):
-        def step(done, total):
-            if progress is not None:
-                progress(done, total)
-
-        step(0, 225)
-        started.set()
-        while not gate.wait(0.02):
-            if cancel is not None and cancel():
-                raise engine.BuildCancelled()
-        return real(db_path, step, cancel)
-
-    monkeypatch.setattr(engine, "build_table", build)
-    return gate, started
 
 
 def test_terms_not_ready_shows_progress_then_the_list(qtbot, open_seeded, held_build):

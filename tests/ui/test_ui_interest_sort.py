@@ -13,7 +13,7 @@ from PySide6.QtCore import QPoint, Qt
 from paperdesk.core.discover.evaluation import load_labels
 from paperdesk.core.discover.term_table import TERMS_DIR
 from paperdesk.ui.panes.paper_model import PaperTableModel
-from ui_fixtures import WAIT_MS, open_seeded, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import WAIT_MS, held_build, open_seeded, settle, wait_idle, win  # noqa: F401
 
 LABELS = Path(__file__).resolve().parents[1] / "core" / "data" / "seed_topics.json"
 
@@ -31,7 +31,8 @@ def _interest(qtbot, window) -> None:
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_I,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: window._interest_thread is None and not window.worker.is_busy(),
+    qtbot.waitUntil(lambda: not window.discover_runner.is_running()
+                    and not window.worker.is_busy(),
                     timeout=WAIT_MS)
 
 
@@ -40,7 +41,6 @@ def test_worth_reading_first_builds_terms_then_orders_the_list(qtbot, win):
     topics = _topics(win)
     depth = [p for p in by_date if topics[p] == "depth-estimation"]
     win.lib.set_starred(depth[:6], True)            # what the user kept
-    assert not (win.lib.path / TERMS_DIR).exists()
     _interest(qtbot, win)
     action = win.actions_by_name["sortInterestAction"]
     assert action.isChecked() and win.model.interest_sort
@@ -100,7 +100,8 @@ def test_search_sorted_by_interest(qtbot, win):
     assert "Worth reading first, up: " in _title_tip(win, 0)
 
 
-def test_search_before_the_table_exists_comes_by_date_then_in_order(qtbot, win):
+def test_search_before_the_table_exists_comes_by_date_then_in_order(qtbot, held_build, win):
+    gate, _started = held_build         # the reading pane's build waits until released
     topics = _topics(win)
     depth = [p for p in win.model.ids() if topics[p] == "depth-estimation"]
     win.lib.set_starred(depth[:6], True)
@@ -120,6 +121,8 @@ def test_search_before_the_table_exists_comes_by_date_then_in_order(qtbot, win):
                     timeout=WAIT_MS)
     assert any(m.startswith("Worth reading first: the term table must be built")
                for m in messages)
+    assert win.model.ids() == by_date
+    gate.set()
     qtbot.waitUntil(lambda: "learned from 6 papers" in win.statusBar().currentMessage(),
                     timeout=WAIT_MS)
     expected = win.lib.find("network", limit=0, sort="interest").ids.tolist()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -14,6 +15,7 @@ from PySide6.QtCore import QCoreApplication, QMimeData, QPointF, QSettings, Qt, 
 from PySide6.QtGui import QDragEnterEvent, QDropEvent  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from paperdesk.core.discover import engine  # noqa: E402
 from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
 
@@ -138,3 +140,26 @@ def marked_fragments(window) -> list[str]:
             marked.append(fragment.text())
         it += 1
     return marked
+
+
+@pytest.fixture
+def held_build(monkeypatch):
+    """Hold the term-table build after its first progress report until released."""
+    gate = threading.Event()
+    started = threading.Event()
+    real = engine.build_table
+
+    def build(db_path, progress=None, cancel=None):
+        def step(done, total):
+            if progress is not None:
+                progress(done, total)
+
+        step(0, 225)
+        started.set()
+        while not gate.wait(0.02):
+            if cancel is not None and cancel():
+                raise engine.BuildCancelled()
+        return real(db_path, step, cancel)
+
+    monkeypatch.setattr(engine, "build_table", build)
+    return gate, started

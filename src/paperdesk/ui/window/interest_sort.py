@@ -14,19 +14,14 @@ skipped. It is never computed on the UI thread:
 The status bar says how the order was learned, or why it fell back to date order
 (fewer than 5 papers kept). Each paper's Title tooltip names the words that moved it up.
 When the term table must be built first (``TermsNotReady``), the list stays in date
-order, the status bar says so, and the table is built on a thread of its own (the
-reading pane's ``build_terms`` when the window has one, else a plain thread here, with
-its progress in the status bar; leaving the order cancels it); then the order is asked
+order, the status bar says so, and the table is built by the window's one builder
+(:class:`~paperdesk.ui.background.discover_runner.DiscoverRunner` through
+``build_terms``, with progress and Cancel in the status bar); then the order is asked
 for again. A header click (another sort) leaves the order.
 """
 
 from __future__ import annotations
 
-import threading
-
-from PySide6.QtCore import QObject, Signal
-
-from paperdesk.core.discover.build import BuildCancelled
 from paperdesk.core.discover.models import InterestOrder, TermsNotReady
 
 __all__ = ["InterestSortMixin", "interest_of", "REASONS_SHOWN", "MESSAGE_MS"]
@@ -53,13 +48,6 @@ def interest_of(lib, ids: list[int]) -> InterestOrder | str:
         return str(exc)
 
 
-class _Builder(QObject):
-    """Signals of the plain build thread (emitted from it, received in the UI thread)."""
-
-    progress = Signal(int, int)
-    finished = Signal(str)          # "" when built, else why not
-
-
 class InterestSortMixin:
     """"Worth reading first" for :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
@@ -71,11 +59,7 @@ class InterestSortMixin:
     def _setup_interest_sort(self) -> None:
         """Connect the model's signal (called once the model and actions exist)."""
         self._interest_generation = 0
-        self._interest_thread: threading.Thread | None = None
-        self._interest_cancel = threading.Event()
-        self._interest_builder = _Builder(self)
-        self._interest_builder.progress.connect(self._on_interest_build_progress)
-        self._interest_builder.finished.connect(self._on_interest_built)
+        self.discover_runner.finished.connect(self._on_interest_built)
         self.model.interestSortLeft.connect(lambda: self._check_interest(False))
 
     def _check_interest(self, on: bool) -> None:
@@ -84,8 +68,6 @@ class InterestSortMixin:
             action.blockSignals(True)
             action.setChecked(on)
             action.blockSignals(False)
-        if not on:
-            self._interest_cancel.set()     # a build of our own is not needed any more
 
     def set_interest_sort(self, on: bool) -> None:
         """Put the list in the "worth reading first" order, or back in date order
@@ -142,60 +124,13 @@ class InterestSortMixin:
         self.statusBar().showMessage(
             f"Worth reading first: {reason}; finding the papers' key terms (by date added "
             "until then)", MESSAGE_MS)
-        build = getattr(self, "build_terms", None)
-        if callable(build):            # the reading pane's builder (progress, Cancel)
-            runner = getattr(self, "discover_runner", None)
-            if runner is not None and not getattr(self, "_interest_hooked", False):
-                runner.finished.connect(lambda *_: self._on_interest_built(""))
-                self._interest_hooked = True
-            build()
-            return
-        if self._interest_thread is not None:
-            return                     # already building
-        self._interest_cancel = cancel = threading.Event()
-        builder, lib = self._interest_builder, self.lib
+        self.build_terms()
 
-        def run() -> None:
-            try:
-                lib.discover.ensure(progress=builder.progress.emit, cancel=cancel.is_set)
-                builder.finished.emit("")
-            except BuildCancelled:
-                builder.finished.emit("cancelled")
-            except Exception as exc:  # noqa: BLE001 - one line in the status bar
-                builder.finished.emit(str(exc).splitlines()[0] if str(exc)
-                                      else type(exc).__name__)
-
-        self._interest_thread = threading.Thread(target=run, name="paperdesk-terms",
-                                                 daemon=True)
-        self._interest_thread.start()
-
-    def _on_interest_build_progress(self, done: int, total: int) -> None:
-        if not self._shut_down and total:
-            self.statusBar().showMessage(f"Finding key terms {done:,} of {total:,} "
-                                         "papers (for Worth Reading First)")
-
-    def _on_interest_built(self, problem: str) -> None:
-        thread, self._interest_thread = self._interest_thread, None
-        if thread is not None:
-            thread.join()
+    def _on_interest_built(self, *_args) -> None:
+        """The term table was built: ask for the order again."""
         if self._shut_down or not self.model.interest_sort:
-            return
-        if problem:
-            self.statusBar().showMessage(f"Worth reading first: the key terms were not "
-                                         f"found ({problem}); by date added", MESSAGE_MS)
             return
         if self.query_text():
             self.request_search(immediate=True)
         else:
             self._order_by_interest()
-
-    def _shutdown_interest_sort(self) -> None:
-        """Cancel a build of our own and wait for its thread (window shutdown)."""
-        if not hasattr(self, "_interest_cancel"):
-            return                     # shut down before it was set up
-        self._interest_cancel.set()
-        thread, self._interest_thread = self._interest_thread, None
-        if thread is not None:
-            thread.join()
-
-

@@ -284,6 +284,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.saved_counter.countsReady.connect(self._on_saved_counts)
         self._setup_duplicates()
         self._setup_discover()   # related papers, key terms, tag suggestions, Back
+        self._setup_interest_sort()   # the list's "worth reading first" order
 
         self._read_timer = QTimer(self)
         self._read_timer.setSingleShot(True)
@@ -508,7 +509,6 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._set_checked("showSidebarAction", True)
         self._set_checked("showReadingPaneAction", True)
         self._setup_list_columns()
-        self._setup_interest_sort()
 
     def _set_checked(self, name: str, on: bool) -> None:
         """Check or uncheck a checkable action without running its slot."""
@@ -1112,7 +1112,6 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             pass
         self._shut_down = True
         self._read_timer.stop()
-        self._shutdown_interest_sort()
         self.search_runner.shutdown()
         self.saved_counter.shutdown()
         self.import_runner.shutdown()
