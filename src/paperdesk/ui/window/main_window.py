@@ -48,6 +48,7 @@ from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
 from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
+from paperdesk.ui.window.overview_window import OverviewCommandsMixin
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommandsMixin
@@ -147,7 +148,8 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
                  MetadataCommandsMixin, RemovalCommandsMixin, ListColumnsMixin,
-                 ImportCommandsMixin, DuplicatesCommandsMixin, QMainWindow):
+                 ImportCommandsMixin, DuplicatesCommandsMixin, OverviewCommandsMixin,
+                 QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
