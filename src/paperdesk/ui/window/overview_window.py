@@ -254,8 +254,10 @@ class OverviewWindow(QDialog):
                                   rect.height() // 2 + 24)
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
-        # Enter belongs to the chart (it lists a bar's papers), not to a default button.
-        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        # Enter belongs to the chart (it lists a bar's papers), not to a default button;
+        # on a focused button it still presses that button.
+        if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and \
+                not isinstance(self.focusWidget(), QPushButton):
             event.accept()
             return
         super().keyPressEvent(event)
