@@ -175,6 +175,8 @@ def test_added_query_forms(seeded_library, utc):
                 "added:....", "added:20261"):
         total, message = hits(bad)
         assert "ignored" in message and bad.split(":")[0] in message, bad
+    total, message = hits("-added:2026")
+    assert "cannot be left out" in message     # (nothing else to search: no hits)
     assert added_query(dt.date(2026, 1, 5), dt.date(2026, 1, 5)) == "added:2026-01-05"
     with pytest.raises(ValueError):
         added_query(None, None)

@@ -79,7 +79,7 @@ _ID_FIELD_RE = re.compile(r"(?<![\w:])(" + "|".join(ID_FIELDS) + r"):([^\s()\"]+
                           re.IGNORECASE)
 _YEAR_RE = re.compile(r"(?<![\w:])year:([^\s()\"]*)", re.IGNORECASE)
 _YEAR_VALUE_RE = re.compile(r"(\d{4})?(\.\.)?(\d{4})?")
-_ADDED_RE = re.compile(r"(?<![\w:])added:([^\s()\"]*)", re.IGNORECASE)
+_ADDED_RE = re.compile(r"(?<![\w:])(-?)added:([^\s()\"]*)", re.IGNORECASE)
 _DAY = r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?"
 _ADDED_VALUE_RE = re.compile(rf"({_DAY})?(\.\.)?({_DAY})?")
 #: What a refused ``added:`` value is answered with.
@@ -261,8 +261,11 @@ class QueryBuilder:
         chunk = _YEAR_RE.sub(take_year, chunk)
 
         def take_added(m: re.Match) -> str:
-            found = _added_range(m.group(1))
-            if found is None:
+            found = _added_range(m.group(2))
+            if m.group(1):
+                notes.append(f"“{m.group(0)}” ignored: an added: range cannot be left "
+                             "out; write the days wanted (added:..2026-11-22)")
+            elif found is None:
                 notes.append(f"“{m.group(0)}” ignored: {_ADDED_HINT}")
             elif added is not None:
                 added.append(found)
