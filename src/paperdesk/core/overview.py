@@ -11,8 +11,9 @@ the first week shown are summed in :attr:`Overview.earlier` (the chart shows the
 "Earlier" bar). A paper whose ``added_at`` is not a date SQLite reads (an import of a
 hand-edited JSON file) is counted in :attr:`Overview.undated` only.
 
-Cost at 100,000 papers (the bench library): about 80 ms in all, each count one indexed
-scan; the key terms come from the term table (:meth:`paperdesk.core.discover.engine.
+Cost at 100,000 papers (the bench library): about 90 ms in all, each count one indexed
+scan (about 0.4 s the first time, when the term table is loaded and checked against
+SQLite); the key terms come from the term table (:meth:`paperdesk.core.discover.engine.
 Discover.frequent_terms`), which this module never builds.
 """
 

@@ -211,7 +211,7 @@ class OverviewChart(QWidget):
         counts = [b.count for c in self._charts for b in c.bars]
         count_w = fm.horizontalAdvance(f"{max(counts, default=0):,}") + _GAP
         labels = [bidi_visible(b.label) for c in self._charts for b in c.bars]
-        label_w = min(max((fm.horizontalAdvance(t) for t in labels), default=60) + _GAP,
+        label_w = min(max((fm.horizontalAdvance(t) for t in labels), default=60) + _GAP + 4,
                       int(width * _LABEL_SHARE))
         bar_x = _PAD + label_w
         bar_w = max(width - bar_x - count_w - _PAD, 40)
@@ -260,9 +260,10 @@ class OverviewChart(QWidget):
                 "background": pal.color(QPalette.ColorRole.Base)}
 
     def paintEvent(self, event) -> None:  # noqa: N802 (Qt)
-        if self._laid_width != self.width():
+        key = (self.width(), self.font().key())   # the style's font comes with polish
+        if self._laid_width != key:
             self._layout()
-            self._laid_width = self.width()
+            self._laid_width = key
         c = self._colours()
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
