@@ -34,7 +34,6 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPushButton, Q
 from paperdesk.core.discover.vectorize import term_query
 from paperdesk.core.overview import Overview, overview
 from paperdesk.core.scope import FILTER_LABELS, Scope
-from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.window.overview_chart import Bar, Chart, OverviewChart
 
 __all__ = ["OverviewWindow", "OverviewCommandsMixin", "charts_of", "MAX_BARS",
@@ -48,6 +47,11 @@ TITLES = ("Source files", "Tags", "Weeks added", "Read and unread", "Key terms")
 #: The key line under the charts.
 OVERVIEW_HINT = ("↑ / ↓ move between bars · Page Up / Page Down (← / →) between charts · "
                  "Enter or a click lists the papers · Esc closes")
+
+
+def _plural(n: int, word: str) -> str:
+    """``"1 paper"``, ``"12,345 papers"``: the count with thousands separators."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def _capped(bars: list[Bar], noun: str) -> tuple[tuple[Bar, ...], str]:
@@ -68,12 +72,12 @@ def charts_of(ov: Overview) -> tuple[Chart, ...]:
         Five :class:`Chart` objects (a chart with nothing to show has no bars and a note).
     """
     sources = [Bar(s.name, s.papers, ("source", s.source_id),
-                   f"{s.name}\n{plural(s.papers, 'paper')} from this file. Enter or a "
+                   f"{s.name}\n{_plural(s.papers, 'paper')} from this file. Enter or a "
                    "click lists them.", what=f"file “{s.name}”")
                for s in ov.sources]
     source_bars, source_note = _capped(sources, "file")
     tags = [Bar(t.name, t.papers, ("tag", t.tag_id),
-                f"Tag “{t.name}”: {plural(t.papers, 'paper')}. Enter or a click lists "
+                f"Tag “{t.name}”: {_plural(t.papers, 'paper')}. Enter or a click lists "
                 "them.", colour=t.colour, what=f"tag “{t.name}”")
             for t in ov.tags]
     tag_bars, tag_note = _capped(tags, "tag")
@@ -82,7 +86,7 @@ def charts_of(ov: Overview) -> tuple[Chart, ...]:
         first = ov.weeks[0].start
         weeks.append(Bar(f"Before {first.isoformat()}", ov.earlier,
                          ("query", ov.earlier_query),
-                         f"{plural(ov.earlier, 'paper')} added before {first.isoformat()} "
+                         f"{_plural(ov.earlier, 'paper')} added before {first.isoformat()} "
                          f"(the chart shows the last {len(ov.weeks)} weeks). Enter or a "
                          f"click lists them: {ov.earlier_query}",
                          what=f"papers added before {first.isoformat()}"))
@@ -90,19 +94,19 @@ def charts_of(ov: Overview) -> tuple[Chart, ...]:
         weeks.append(Bar(f"{w.start.isoformat()}  {w.label[5:]}", w.papers,
                          ("query", w.query),
                          f"Week {w.label}: Monday {w.start.isoformat()} to Sunday "
-                         f"{w.end.isoformat()}, {plural(w.papers, 'paper')} added. Enter or "
+                         f"{w.end.isoformat()}, {_plural(w.papers, 'paper')} added. Enter or "
                          f"a click lists them: {w.query}",
                          what=f"papers added {w.start.isoformat()} to {w.end.isoformat()}"))
-    week_note = (f"{plural(ov.undated, 'paper')} without a readable date added"
+    week_note = (f"{_plural(ov.undated, 'paper')} without a readable date added"
                  if ov.undated else "")
     reading = (Bar("Unread", ov.unread, ("filter", "unread"),
-                   f"{plural(ov.unread, 'paper')} not read yet. Enter or a click shows the "
+                   f"{_plural(ov.unread, 'paper')} not read yet. Enter or a click shows the "
                    "Unread filter.", what=FILTER_LABELS["unread"]),
                Bar("Read", ov.read, ("query", "is:read"),
-                   f"{plural(ov.read, 'paper')} read. Enter or a click searches is:read.",
+                   f"{_plural(ov.read, 'paper')} read. Enter or a click searches is:read.",
                    what="read papers"))
     terms = tuple(Bar(t.term, t.papers, ("query", term_query(t.term)),
-                      f"“{t.term}” is among the key terms of {plural(t.papers, 'paper')}. "
+                      f"“{t.term}” is among the key terms of {_plural(t.papers, 'paper')}. "
                       f"Enter or a click searches {term_query(t.term)}",
                       what=f"search {term_query(t.term)}")
                   for t in ov.terms or ())
@@ -218,9 +222,8 @@ class OverviewWindow(QDialog):
         self.overview = ov
         tags = len(ov.tags)
         self.summary.setText(
-            f"{plural(ov.papers, 'paper')} · {plural(len(ov.sources), 'file')} · "
-            f"{plural(tags, 'tag')} · {ov.read:,} read, {ov.unread:,} unread"
-            .replace(f"{ov.papers} paper", f"{ov.papers:,} paper"))
+            f"{_plural(ov.papers, 'paper')} · {_plural(len(ov.sources), 'file')} · "
+            f"{_plural(tags, 'tag')} · {ov.read:,} read, {ov.unread:,} unread")
         self.chart.set_charts(charts_of(ov))
         self.build_button.setVisible(ov.terms is None and self.terms_builder is not None)
 
