@@ -175,6 +175,13 @@ def test_added_query_forms(seeded_library, utc):
                 "added:....", "added:20261"):
         total, message = hits(bad)
         assert "ignored" in message and bad.split(":")[0] in message, bad
+    # a file and a selection narrow a date-only query too (answered from the masks)
+    source = next(s.id for s in lib.sources()
+                  if lib.db.execute("SELECT 1 FROM paper_sources WHERE paper_id = ? AND "
+                                    "source_id = ?", [ids[0], s.id]).fetchone())
+    assert ids[0] in lib.find("added:2026", limit=0, source_id=source).ids.tolist()
+    assert lib.find("added:2026", limit=0, within={ids[1], ids[5]}).ids.tolist() == [ids[1]]
+    assert lib.find("added:2026", limit=0, within=set()).total == 0
     total, message = hits("-added:2026")
     assert "cannot be left out" in message     # (nothing else to search: no hits)
     assert added_query(dt.date(2026, 1, 5), dt.date(2026, 1, 5)) == "added:2026-01-05"

@@ -126,6 +126,24 @@ def test_arrows_and_enter_on_a_tag_bar_list_that_tag(qtbot, open_seeded, library
     assert chart.current_chart() == "Tags"
 
 
+def test_the_highlighted_bar_is_scrolled_into_view(qtbot, open_seeded, library_folder):
+    window = open_seeded(library_folder(), fresh=False)
+    overview = _open_overview(qtbot, window)
+    overview.resize(500, 360)                        # the charts need scrolling
+    qtbot.waitUntil(lambda: overview.scroll.verticalScrollBar().maximum() > 0,
+                    timeout=WAIT_MS)
+    chart = overview.chart
+    qtbot.keyClick(chart, Qt.Key.Key_End)
+    assert chart.current_bar().label == "Read"       # no key terms yet: the last bar
+    viewport = overview.scroll.viewport()
+    row = chart.bar_rect("Read and unread", "Read")
+    top_left = chart.mapTo(viewport, row.topLeft())
+    assert viewport.rect().contains(top_left) and overview.scroll.verticalScrollBar().value() > 0
+    qtbot.keyClick(chart, Qt.Key.Key_Home)
+    assert chart.current_chart() == "Source files"
+    assert overview.scroll.verticalScrollBar().value() == 0
+
+
 def test_enter_on_a_source_bar_lists_that_file(qtbot, open_seeded, library_folder):
     window = open_seeded(library_folder(), fresh=False)
     window.search_box.setText("depth")                 # a search on show is cleared

@@ -98,8 +98,9 @@ class OverviewChart(QWidget):
 
     Signals:
         activated(object): a :class:`Bar` with a target was chosen (Enter or a click).
-        currentMoved(QRect): the focus highlight moved onto the bar row at this rect
-            (widget coordinates), for a scroll area to bring it into view.
+        currentMoved(QRect): the focus highlight moved onto a bar: the rect (widget
+            coordinates) a scroll area should bring into view (the row, with the chart's
+            title for a chart's first bar).
 
     Args:
         parent: Qt parent.
@@ -178,7 +179,18 @@ class OverviewChart(QWidget):
             self._current = index
             self.update()
         self._describe()
-        self.currentMoved.emit(QRect(self._rows[index].row))
+        self.currentMoved.emit(self._view_rect(index))
+
+    def _view_rect(self, index: int) -> QRect:
+        """The rect to keep in view for bar ``index``: its row, with its chart's title
+        for a chart's first bar (Home, Page Up show the title too)."""
+        row = self._rows[index]
+        rect = QRect(row.row)
+        if index == 0 or self._rows[index - 1].chart != row.chart:
+            rect = rect.united(self._titles[row.chart][0])
+            if index == 0:
+                rect.setTop(0)
+        return rect
 
     # -- geometry -------------------------------------------------------------------
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt)
@@ -337,7 +349,7 @@ class OverviewChart(QWidget):
     def focusInEvent(self, event) -> None:  # noqa: N802 (Qt)
         super().focusInEvent(event)
         if 0 <= self._current < len(self._rows):
-            self.currentMoved.emit(QRect(self._rows[self._current].row))
+            self.currentMoved.emit(self._view_rect(self._current))
         self.update()
 
     def focusOutEvent(self, event) -> None:  # noqa: N802 (Qt)

@@ -253,8 +253,9 @@ class OverviewWindow(QDialog):
                             + OVERVIEW_HINT)
 
     def _bring_into_view(self, rect: QRect) -> None:
-        self.scroll.ensureVisible(rect.center().x(), rect.center().y(), 0,
-                                  rect.height() // 2 + 24)
+        x = rect.center().x()
+        self.scroll.ensureVisible(x, rect.bottom(), 0, 8)
+        self.scroll.ensureVisible(x, rect.top(), 0, 8)     # the top wins if both can't
 
     def keyPressEvent(self, event) -> None:  # noqa: N802 (Qt)
         # Enter belongs to the chart (it lists a bar's papers), not to a default button;
