@@ -916,9 +916,15 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                              f"{', '.join(SORT_CHOICES[:-1])} or {SORT_CHOICES[-1]}")
         plan = self.index.plan(query)
         mask = self.masks.mask(self.db, Scope(tag_id=tag_id, filter=filter))
+        if plan.added is not None:     # added: is answered by SQLite (not indexed)
+            mask = mask & self.masks.added(self.db, *plan.added)
         allowed = set(within) if within is not None else None
-        ids, scores, total = self.index.search_arrays(plan, source_id=source_id, mask=mask,
-                                                      allowed=allowed)
+        if plan.added is not None and not plan.flags and \
+                type(plan.query).__name__ == "Every":
+            ids, scores, total = self._added_only(mask, source_id, allowed)
+        else:
+            ids, scores, total = self.index.search_arrays(plan, source_id=source_id,
+                                                          mask=mask, allowed=allowed)
         interest = None
         if sort == INTEREST:
             interest = self.discover.interest(
@@ -939,6 +945,21 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         return SearchResults(query, hits, total, True, plan.message, suggestion, ids=ids,
                              scores=scores, indexed=indexed, papers=papers,
                              interest=interest)
+
+    def _added_only(self, mask: np.ndarray, source_id: int | None,
+                    allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray, int]:
+        """The hits of a query that is only ``added:`` (and a scope): every paper of the
+        mask, in import order, score 1 (as Whoosh scores "every document"), straight
+        from the masks (Whoosh's searcher would take ~0.5 s at 100,000 papers)."""
+        ids = np.flatnonzero(mask).astype(np.int64)
+        if source_id is not None:
+            from_source = np.fromiter((r[0] for r in self.db.execute(
+                "SELECT paper_id FROM paper_sources WHERE source_id = ?", [source_id])),
+                np.int64)
+            ids = ids[np.isin(ids, from_source)]
+        if allowed is not None:
+            ids = ids[np.isin(ids, np.fromiter(allowed, np.int64))]
+        return ids, np.ones(len(ids), np.float64), len(ids)
 
     def _index_damaged(self) -> None:
         """A read of the index failed (:attr:`SearchIndex.damage`): have the next

@@ -14,6 +14,10 @@ The query language (documented in README.md and the app's help):
   authors too), ``year:2023``, ``year:2020..2024`` (also ``2020..`` and ``..2024``),
   ``venue:``, ``doi:10.1145/3442188.3445922``, ``arxiv:2212.08630``, ``key:`` (citation
   key); ``mentions:`` finds DOIs, arXiv ids and links that the abstract mentions;
+- when a paper was added (local dates): ``added:2026-11-23`` (that day),
+  ``added:2026-11-23..2026-11-29`` (both days included), ``added:2026-11`` (a month),
+  ``added:2026``, ``added:2026-11-23..`` and ``added:..2026-11-29``; answered from
+  SQLite, not the index (:attr:`QueryPlan.added`, applied by ``Library.find``);
 - filters: ``is:read``, ``is:unread``, ``is:starred``, ``has:note``, ``has:highlight``,
   ``has:code`` (the abstract links to a code host such as GitHub), ``has:tag``,
   ``has:author``, ``has:year``, ``has:doi``, ``has:arxiv``.
@@ -25,6 +29,8 @@ finds composed text; accents and case are folded by the index analyzer.
 
 from __future__ import annotations
 
+import calendar
+import datetime as _dt
 import re
 from dataclasses import dataclass, field
 
@@ -73,6 +79,46 @@ _ID_FIELD_RE = re.compile(r"(?<![\w:])(" + "|".join(ID_FIELDS) + r"):([^\s()\"]+
                           re.IGNORECASE)
 _YEAR_RE = re.compile(r"(?<![\w:])year:([^\s()\"]*)", re.IGNORECASE)
 _YEAR_VALUE_RE = re.compile(r"(\d{4})?(\.\.)?(\d{4})?")
+_ADDED_RE = re.compile(r"(?<![\w:])(-?)added:([^\s()\"]*)", re.IGNORECASE)
+_DAY = r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?"
+_ADDED_VALUE_RE = re.compile(rf"({_DAY})?(\.\.)?({_DAY})?")
+#: What a refused ``added:`` value is answered with.
+_ADDED_HINT = "write added:2026-11-23, added:2026-11-23..2026-11-29 or added:2026-11"
+
+
+def _day_bounds(text: str) -> tuple[_dt.date, _dt.date]:
+    """First and last day of ``YYYY``, ``YYYY-MM`` or ``YYYY-MM-DD``; ValueError if
+    there is no such day."""
+    parts = [int(p) for p in text.split("-")]
+    if len(parts) == 3:
+        day = _dt.date(*parts)
+        return day, day
+    if len(parts) == 2:
+        first = _dt.date(parts[0], parts[1], 1)
+        return first, first.replace(day=calendar.monthrange(parts[0], parts[1])[1])
+    return _dt.date(parts[0], 1, 1), _dt.date(parts[0], 12, 31)
+
+
+def _added_range(value: str) -> tuple[_dt.date | None, _dt.date | None] | None:
+    """``(first, last)`` local days of an ``added:`` value (``None`` for an open end),
+    or ``None`` when the value is not one."""
+    found = _ADDED_VALUE_RE.fullmatch(value)
+    if not value or not found or not (found.group(1) or found.group(3)) or (
+            found.group(2) is None and found.group(3)):
+        return None
+    low, dots, high = found.groups()
+    try:
+        low_days = _day_bounds(low) if low else None
+        high_days = _day_bounds(high) if high else None
+    except ValueError:
+        return None
+    if dots is None:
+        return low_days
+    first = low_days[0] if low_days else None
+    last = high_days[1] if high_days else None
+    if first is not None and last is not None and first > last:
+        first, last = (high_days[0], low_days[1])
+    return first, last
 
 
 @dataclass
@@ -85,12 +131,25 @@ class QueryPlan:
         flags: filter tokens (see :data:`FILTER_WORDS`) every hit must have.
         message: a one-line, calm explanation for the user when part of the input was
             ignored or the query was refused; ``""`` otherwise.
+        added: ``(first, last)`` local days every hit was added within (both included;
+            ``None`` for an open end), from ``added:`` (several are intersected), or
+            ``None``. The index does not hold the date: ``Library.find`` applies it.
     """
 
     text: str
     query: wq.Query | None = None
     flags: list[str] = field(default_factory=list)
     message: str = ""
+    added: tuple[_dt.date | None, _dt.date | None] | None = None
+
+
+def _intersect(ranges: list[tuple[_dt.date | None, _dt.date | None]]
+               ) -> tuple[_dt.date | None, _dt.date | None]:
+    """The days every range covers (an empty range when they do not meet: first after
+    last, which matches nothing)."""
+    firsts = [r[0] for r in ranges if r[0] is not None]
+    lasts = [r[1] for r in ranges if r[1] is not None]
+    return (max(firsts) if firsts else None, min(lasts) if lasts else None)
 
 
 class _ExactPhrasePlugin(qparser.Plugin):
@@ -133,7 +192,8 @@ class QueryBuilder:
         self._parser.remove_plugin_class(qparser.BoostPlugin)    # "^" is rarely meant
 
     # -- text clean-up -------------------------------------------------------------------
-    def _clean(self, text: str, notes: list[str], flags: list[str]) -> str:
+    def _clean(self, text: str, notes: list[str], flags: list[str],
+               added: list | None = None) -> str:
         out = []
         for chunk in _CHUNK_RE.findall(text):
             if chunk.startswith('"'):
@@ -141,10 +201,11 @@ class QueryBuilder:
                 if body:
                     out.append(f'"{body}"')  # an unbalanced quote closes at the end
                 continue
-            out.append(self._clean_words(chunk, notes, flags))
+            out.append(self._clean_words(chunk, notes, flags, added))
         return "".join(out)
 
-    def _clean_words(self, chunk: str, notes: list[str], flags: list[str]) -> str:
+    def _clean_words(self, chunk: str, notes: list[str], flags: list[str],
+                     added: list | None = None) -> str:
         def take_filter(m: re.Match) -> str:
             key = f"{m.group(1).lower()}:{m.group(2).lower()}"
             if key in FILTER_WORDS:
@@ -198,6 +259,19 @@ class QueryBuilder:
                         + ")")
 
         chunk = _YEAR_RE.sub(take_year, chunk)
+
+        def take_added(m: re.Match) -> str:
+            found = _added_range(m.group(2))
+            if m.group(1):
+                notes.append(f"“{m.group(0)}” ignored: an added: range cannot be left "
+                             "out; write the days wanted (added:..2026-11-22)")
+            elif found is None:
+                notes.append(f"“{m.group(0)}” ignored: {_ADDED_HINT}")
+            elif added is not None:
+                added.append(found)
+            return " "
+
+        chunk = _ADDED_RE.sub(take_added, chunk)
 
         def fix_field(m: re.Match) -> str:
             name = m.group(1)
@@ -271,7 +345,10 @@ class QueryBuilder:
                             f"{MAX_QUERY_CHARS}). Try a few distinctive words.")
             return plan
         notes: list[str] = []
-        cleaned = self._trim_operators(self._clean(text, notes, plan.flags))
+        added: list[tuple[_dt.date | None, _dt.date | None]] = []
+        cleaned = self._trim_operators(self._clean(text, notes, plan.flags, added))
+        if added:
+            plan.added = _intersect(added)
         query = None
         if cleaned.strip():
             try:
@@ -288,7 +365,7 @@ class QueryBuilder:
             query = query.normalize()
             if isinstance(query, type(wq.NullQuery)):
                 query = None
-        if query is None and plan.flags:
+        if query is None and (plan.flags or plan.added is not None):
             query = wq.Every()
         if query is None and not notes:
             notes.append("nothing to search for: type a word")

@@ -5,7 +5,8 @@ Command line::
     QT_QPA_PLATFORM=offscreen python -m paperdesk.ui.app.screenshot docs/screenshot.png \\
         [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
         [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD] \\
-        [--appearance light|dark] [--zoom PT] [--cite] [--editor] [--tags] [--suggest NAME:TEXT]
+        [--appearance light|dark] [--zoom PT] [--cite] [--editor] [--tags] [--overview]
+        [--suggest NAME:TEXT]
 
 (``paperdesk --screenshot FILE [--size WxH]`` renders the window on the user's library
 with :func:`capture`.)
@@ -28,6 +29,10 @@ author and Year columns and the paper that mentions ``arXiv:2212.08630``; ``--ed
 draws Edit ▸ Manage Tags… over it. ``--suggest NAME:TEXT`` first tags a few papers
 whose abstract has TEXT with NAME, so that the paper shown (``--paper``) gets tag
 suggestions; the picture waits for the related papers, key terms and suggestions.
+``--overview`` (with ``--demo``) first gives the
+papers made-up dates added over the last twelve weeks (:func:`demo_added_dates`; the
+seeds are all imported at once), builds the key terms, then draws View ▸ Overview
+beside the list with the focus on a tag bar that was activated (the list shows it).
 """
 
 from __future__ import annotations
@@ -48,7 +53,7 @@ from paperdesk.ui.app.settings import Settings
 from paperdesk.ui.app.startup import create_main_window, ensure_app
 
 __all__ = ["save_screenshot", "capture", "demo_annotations", "demo_saved_searches",
-           "demo_metadata", "compose_dialog", "parse_size", "scratch_settings", "main"]
+           "demo_metadata", "demo_added_dates", "compose_dialog", "parse_size", "scratch_settings", "main"]
 
 #: The demo's tags: name -> (colour, key).
 DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
@@ -139,6 +144,33 @@ def demo_annotations(window) -> int | None:
     return target
 
 
+def demo_added_dates(lib, weeks: int = 12) -> None:
+    """Spread the papers' ``added_at`` over the ``weeks`` weeks before the newest one,
+    a few papers a day with quieter weekends and one week without any (a made-up
+    history for the overview's screenshot; the library is a scratch copy).
+
+    Args:
+        lib: the open library (its own connection; run before the window opens).
+        weeks: how many weeks back.
+    """
+    import datetime as dt
+
+    ids = lib.paper_ids()
+    newest = dt.datetime.now(dt.timezone.utc).replace(hour=9, minute=0, second=0,
+                                                      microsecond=0)
+    days = [newest - dt.timedelta(days=d) for d in range(weeks * 7)]
+    quiet = newest.date() - dt.timedelta(days=newest.weekday(), weeks=5)   # its Monday
+    days = [d for d in days if not quiet <= d.date() < quiet + dt.timedelta(days=7)]
+    weights = [1 if d.weekday() >= 5 else 3 + (d.day % 4) for d in days]
+    slots = [d for d, w in zip(days, weights) for _ in range(w)]
+    # oldest first, in import order: the list's order (and the demo's papers) stay
+    picked = sorted(slots[(i * 7919) % len(slots)] for i in range(len(ids)))
+    stamps = [(when.strftime("%Y-%m-%dT%H:%M:%SZ"), pid)
+              for when, pid in zip(picked, sorted(ids))]
+    with lib.db.conn:
+        lib.db.conn.executemany("UPDATE papers SET added_at = ? WHERE id = ?", stamps)
+
+
 def demo_metadata(window) -> int | None:
     """Give papers :data:`DEMO_METADATA` through the window's undoable edits (waiting for
     the writer thread), show the First author and Year columns, for a screenshot.
@@ -179,11 +211,16 @@ def demo_saved_searches(window) -> None:
     window.worker.wait_idle(30)
 
 
-def compose_dialog(window: QWidget, dialog: QWidget) -> QPixmap:
+def compose_dialog(window: QWidget, dialog: QWidget, right: bool = False) -> QPixmap:
     """Draw ``dialog`` centred over a slightly dimmed ``window``, with a plain title bar
     and a soft shadow (offscreen, a grab of the window includes neither its top-level
     dialogs nor window frames).
 
+    Args:
+        window: the main window.
+        dialog: the dialog or window drawn over it.
+        right: put it at the window's right edge (over the reading pane, the list in
+            view) instead of the centre, without dimming (a non-modal window).
     Returns:
         The combined picture, the size of the window.
     """
@@ -199,8 +236,10 @@ def compose_dialog(window: QWidget, dialog: QWidget) -> QPixmap:
                     dialog.windowTitle())
     framer.end()
     painter = QPainter(picture)
-    painter.fillRect(picture.rect(), QColor(0, 0, 0, 60))
-    x = (picture.width() - front.width()) // 2
+    if not right:
+        painter.fillRect(picture.rect(), QColor(0, 0, 0, 60))
+    x = (picture.width() - front.width()) // 2 if not right else \
+        picture.width() - front.width() - 24
     y = max((picture.height() - front.height()) // 2, 0)
     for spread, alpha in ((12, 14), (8, 20), (4, 30)):
         painter.fillRect(QRect(x - spread, y - spread + 4, front.width() + 2 * spread,
@@ -247,7 +286,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     export: bool = False, appearance: str | None = None,
                     zoom: float | None = None, cite: bool = False,
                     editor: bool = False, tags: bool = False,
-                    suggest: str | None = None) -> Path:
+                    suggest: str | None = None, overview: bool = False) -> Path:
     """Build the window (with temporary preferences), then :func:`capture` it.
 
     Args:
@@ -256,7 +295,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
         zoom: the reading pane's font size in points (default: the normal size).
         size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
-        export, cite, editor, tags, suggest: as for :func:`capture`.
+        export, cite, editor, tags, suggest, overview: as for :func:`capture`.
     Returns:
         The PNG path.
     Raises:
@@ -266,6 +305,15 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
     ensure_app()
     if appearance:
         follow_appearance(appearance)
+    if overview:
+        from paperdesk.core.library import Library
+        from paperdesk.core.paths import bundled_seeds
+
+        with Library.open(library_path) as lib:
+            if lib.count() == 0:
+                lib.import_paths(bundled_seeds())
+            demo_added_dates(lib)
+            lib.discover.ensure()
     with tempfile.TemporaryDirectory(prefix="paperdesk-shot-") as scratch:
         window = create_main_window(library_path, settings=scratch_settings(scratch))
         try:
@@ -274,7 +322,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
             return capture(window, out_png, size, query=query, row=row, timeout_s=timeout_s,
                            demo=demo, triage=triage, saved=saved, sort=sort, paper=paper,
                            open_saved=open_saved, export=export, cite=cite,
-                           editor=editor, tags=tags, suggest=suggest)
+                           editor=editor, tags=tags, suggest=suggest,
+                           overview=overview)
         finally:
             window.close()
             window.shutdown()
@@ -285,7 +334,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             demo: bool = False, triage: bool = False, saved: bool = False,
             sort: str | None = None, paper: str | None = None,
             open_saved: str | None = None, export: bool = False, cite: bool = False,
-            editor: bool = False, tags: bool = False, suggest: str | None = None) -> Path:
+            editor: bool = False, tags: bool = False, suggest: str | None = None,
+            overview: bool = False) -> Path:
     """Show ``window`` at ``size``, wait for the seed import, select a row, optionally
     search, and save ``window.grab()`` as a PNG. The window stays open.
 
@@ -401,9 +451,40 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             _wait(lambda: False, 0.3)
             picture = compose_dialog(window, dialog)
             dialog.reject()
+    if overview:
+        picture = _overview_picture(window, picture, timeout_s)
     if not picture.save(str(out), "PNG"):
         raise OSError(f"cannot write {out}")
     return out
+
+
+def _overview_picture(window, picture: QPixmap, timeout_s: float) -> QPixmap:
+    """Open View ▸ Overview, activate the "scaling" tag's bar (or the first tag's) with
+    the keyboard as a user would, and draw the overview beside the filtered list."""
+    from PySide6.QtTest import QTest
+
+    dialog = window.show_overview()
+    dialog.resize(560, min(window.height() - 60, 900))
+    if not _wait(lambda: not dialog.is_loading(), timeout_s):
+        raise TimeoutError("the overview was not counted in time")
+    bars = dialog.chart.bars()
+    wanted = next((i for i, (title, bar) in enumerate(bars)
+                   if title == "Tags" and bar.label == "scaling"),
+                  next((i for i, (title, _b) in enumerate(bars) if title == "Tags"), 0))
+    dialog.chart.set_current(wanted)
+    QTest.keyClick(dialog.chart, Qt.Key.Key_Return)
+    _wait(lambda: False, 0.3)
+    _wait(lambda: not window.is_busy(), timeout_s)
+    window.select_row(0)
+    window.table.setFocus()
+    _wait(lambda: not window.is_busy(), timeout_s)
+    dialog.activateWindow()
+    dialog.chart.setFocus()
+    dialog.scroll.verticalScrollBar().setValue(0)
+    _wait(lambda: False, 0.3)
+    picture = compose_dialog(window, dialog, right=True)
+    dialog.close()
+    return picture
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -435,6 +516,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--suggest", metavar="NAME:TEXT",
                         help="tag up to six papers whose abstract has TEXT with NAME first "
                              "(tag suggestions for the paper shown)")
+    parser.add_argument("--overview", action="store_true",
+                        help="with --demo: made-up dates added, then View ▸ Overview")
     parser.add_argument("--appearance", choices=("system", "light", "dark"),
                         help="light or dark (default: the platform's)")
     parser.add_argument("--zoom", type=float, metavar="PT",
@@ -455,7 +538,7 @@ def main(argv: list[str] | None = None) -> int:
                "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
                "export": args.export, "appearance": args.appearance, "zoom": args.zoom,
                "cite": args.cite, "editor": args.editor, "tags": args.tags,
-               "suggest": args.suggest}
+                "suggest": args.suggest, "overview": args.overview}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
                               **options)

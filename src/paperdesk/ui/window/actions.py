@@ -209,6 +209,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
                separator_before=True,
                help="Compare possible near-duplicate papers side by side; merge them or "
                     "mark them not duplicates"),
+    ActionSpec("overviewAction", "&Overview…", ("Ctrl+Shift+L",), "show_overview", "view",
+               help="Library overview: papers per file, tag and week added, read and "
+                    "unread, key terms, as bar charts (Enter or a click on a bar lists "
+                    "those papers)"),
     ActionSpec("showSidebarAction", "Show &Sidebar", ("Ctrl+Shift+B",), "set_sidebar_shown",
                "view", checkable=True, separator_before=True,
                help="Show or hide the filters, saved searches, tags and files on the left"),
@@ -277,6 +281,9 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
                           "go on to the key terms"),
     ("Enter, Tab", "On a key term: search for it (Alt+Left comes back); the next key term"),
     ("Page Down / Page Up, ↑ / ↓, Home / End", "In this window: scroll (Esc closes it)"),
+    ("↑ / ↓, Page Up / Page Down, Enter", "In the Overview (Ctrl+Shift+L): move between "
+                                          "bars, between charts (← / → too); Enter or a "
+                                          "click lists the bar's papers; Esc closes"),
 )
 
 

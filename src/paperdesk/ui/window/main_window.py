@@ -49,6 +49,7 @@ from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
+from paperdesk.ui.window.overview_window import OverviewCommandsMixin
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommandsMixin
@@ -150,7 +151,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
                  MetadataCommandsMixin, RemovalCommandsMixin, ListColumnsMixin,
                  ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
-                 DiscoverCommandsMixin,
+                 DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 

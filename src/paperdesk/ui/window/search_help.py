@@ -35,6 +35,9 @@ SEARCH_SYNTAX: tuple[tuple[str, str], ...] = (
                    'author:"jane doe" for a full name)'),
     ("year:2020..2024", "published in those years; also year:2023, year:2020.. and "
                         "year:..2019"),
+    ("added:2026-11-23..2026-11-29", "added to the library in those days (local dates); "
+                                     "also added:2026-11-23, added:2026-11 and "
+                                     "added:..2025-11-30"),
     ("doi:10.1145/3442188.3445922", "its own DOI; also arxiv:2212.08630, venue:, key: "
                                     "(citation key)"),
     ("mentions:2212.08630", "abstracts that mention that arXiv id, DOI or link"),
@@ -50,6 +53,7 @@ pruning OR sparsity,  diffusion -video,  NOT,  ( … )
 transf* — prefix      netwrk~ — one letter off
 title:  abstract:  note:  comment:  tag:"to read"  source:
 author:  year:2020..2024  venue:  doi:  arxiv:  key:  mentions:
+added:2026-11-23..2026-11-29 (the days a paper was added)
 is:unread  is:read  is:starred  has:note  has:highlight  has:tag  has:code
 
 F1 here: the search syntax with examples.  Ctrl+S: save this search."""
