@@ -17,7 +17,7 @@ from paperdesk.core.scope import Scope
 from paperdesk.ui.style.colours import contrast_ratio
 from paperdesk.ui.window.actions import ACTIONS
 from paperdesk.ui.window.overview_window import TITLES
-from ui_fixtures import WAIT_MS, open_seeded  # noqa: F401
+from ui_fixtures import WAIT_MS, held_build, open_seeded  # noqa: F401
 
 HOSTILE_TAG = "<b>bold</b> & co"
 #: Papers given a made-up date in an earlier week (noon UTC: the same local day in
@@ -253,3 +253,21 @@ def test_counts_again_after_a_change(qtbot, open_seeded, library_folder):
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_R)      # mark the first paper read
     qtbot.waitUntil(lambda: overview.overview.read in (4, 6), timeout=WAIT_MS)
+
+
+def test_key_terms_appear_once_the_term_table_is_built(qtbot, held_build, open_seeded,
+                                                        library_folder):
+    """While the term table is being built (held here), the key-term chart says why it
+    is empty and offers Build Key Terms; when the build ends, the terms are counted."""
+    gate, started = held_build
+    window = open_seeded(library_folder(terms=False), fresh=False)
+    overview = _open_overview(qtbot, window)
+    assert overview.overview.terms is None
+    assert overview.build_button.isVisible()
+    qtbot.keyClick(overview, Qt.Key.Key_B, Qt.KeyboardModifier.AltModifier)
+    qtbot.waitUntil(started.is_set, timeout=WAIT_MS)
+    assert overview.overview.terms is None
+    gate.set()
+    qtbot.waitUntil(lambda: bool(overview.overview is not None and overview.overview.terms),
+                    timeout=WAIT_MS)
+    assert not overview.build_button.isVisible()

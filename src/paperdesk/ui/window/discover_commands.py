@@ -178,6 +178,21 @@ class DiscoverCommandsMixin:
 
     # -- building the term table -------------------------------------------------------------
     @Slot()
+    def build_terms_for_overview(self, on_done) -> None:
+        """Build the term table for View ▸ Overview's key terms (its "Build Key Terms"
+        button), as :meth:`build_terms` does; ``on_done()`` runs in the UI thread once it
+        is built (or at once when a build runs already and ends later, at its end)."""
+        state = {"done": False}
+
+        def finished(*_args) -> None:
+            if not state["done"]:
+                state["done"] = True
+                on_done()
+
+        self.discover_runner.finished.connect(finished)
+        if not self.build_terms() and not self.discover_runner.is_running():
+            finished()
+
     def build_terms(self) -> bool:
         """Build the term table the related papers, key terms and suggestions come from,
         on the discover runner's thread, with progress and Cancel in the status bar.

@@ -270,7 +270,8 @@ class OverviewWindow(QDialog):
 class OverviewCommandsMixin:
     """View ▸ Overview for :class:`MainWindow` (needs ``worker``, ``tag_pane``,
     ``search_box``, ``search_runner``, ``use_scope``, ``request_search``,
-    ``_on_scope_chosen``, ``import_runner``)."""
+    ``_on_scope_chosen``, ``import_runner``, ``discover_runner``,
+    ``build_terms_for_overview``)."""
 
     overview_window: OverviewWindow | None = None
 
@@ -283,9 +284,9 @@ class OverviewCommandsMixin:
                                                           self.list_overview_bar, self)
             self.worker.changed.connect(lambda _c: window.reload_later())
             self.import_runner.finished.connect(lambda *_a: window.reload_later())
-            builder = getattr(self, "build_terms_for_overview", None)
-            if callable(builder):
-                window.terms_builder = builder
+            # the reading pane may build the term table too: key terms then appear
+            self.discover_runner.finished.connect(lambda *_a: window.reload_later())
+            window.terms_builder = self.build_terms_for_overview
         window.reload()
         window.show()
         window.raise_()
