@@ -435,6 +435,13 @@ def markdown(report: dict) -> str:
         wrow("memory after searching / peak, MB",
              lambda w: f"{_f(w['memory']['after_search_mb'], 0)} / "
                        f"{_f(w['memory']['peak_mb'], 0)}", "< 300 MB")
+        wrow("`j` → related papers shown (150 ms wait included), median / max ms",
+             lambda w: f"{_f(w['discover']['related']['median_ms'], 0)} / "
+                       f"{_f(w['discover']['related']['max_ms'], 0)}")
+        wrow("Ctrl+Shift+I → list in the interest order, ms",
+             lambda w: _f(w["discover"]["interest_ms"], 0))
+        wrow("memory with related papers and the interest order in use, MB",
+             lambda w: _f(w["memory"]["after_discover_mb"], 0), "< 500 MB")
     for r in runs:
         if r.get("window") and "error" in r["window"]:
             lines.append(f"\nwindow, {r['corpus']} {r['papers']:,}: failed — "

@@ -650,13 +650,62 @@ def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
     gaps = [r["heartbeat"]["max_gap_ms"] for r in rows if r["heartbeat"]["max_gap_ms"]]
     report["heartbeat_max_gap_ms"] = max(gaps) if gaps else None
     sampler.sample()
-    report["memory"] = {"after_search_mb": sum(rss_mb(p) for p in tree_pids(os.getpid())),
+    after_search = sum(rss_mb(p) for p in tree_pids(os.getpid()))
+    report["discover"] = _discover_part(window, table, presses, log)
+    sampler.sample()
+    report["memory"] = {"after_search_mb": after_search,
+                        "after_discover_mb": sum(rss_mb(p) for p in tree_pids(os.getpid())),
                         "peak_mb": sampler.peak_mb, "processes": sampler.max_processes}
     sampler.stop()
     close_window(window)
     shutil.rmtree(run_dir, ignore_errors=True)
     report["load_after"] = load()
     return report
+
+
+def _discover_part(window, table, presses: int, log) -> dict:
+    """Related papers and the interest order in the window: the search box emptied,
+    ``j`` pressed ``presses`` times, each until the reading pane's ``relatedList``
+    shows the new paper's related papers (after the pane's 150 ms of quiet); then
+    Ctrl+Shift+I (View ▸ Worth Reading First) until the status bar says how the list was
+    ordered. The term table is the one ``make bench`` built before (a window on a
+    library without one builds it first, in the background)."""
+    from PySide6.QtWidgets import QListWidget
+
+    search = _child(window, "searchBox")
+    search.clear()
+    spin(30, until=lambda: not window.model.searching and not window.is_busy())
+    related = window.findChild(QListWidget, "relatedList")
+    window.focus_list()
+    window.select_row(0)
+    spin(120, until=lambda: related.count() > 0)
+    shown = []
+    for i in range(presses):
+        want = window.model.paper_id(i + 1)
+        before = list(getattr(related, "paper_ids")())
+        t = time.perf_counter()
+        QTest.keyClick(table, Qt.Key.Key_J)
+        at = spin(GIVE_UP_S, until=lambda: window.detail_pane.paper_id == want
+                  and related.count() > 0 and related.paper_ids() != before)
+        shown.append((at - t) * 1000 if at else None)
+        spin(0.1)
+    out = {"related": summary_ms([v for v in shown if v is not None]),
+           "related_timeouts": sum(v is None for v in shown)}
+    bar = window.statusBar()
+    t = time.perf_counter()
+    QTest.keyClick(table, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)
+    at = spin(GIVE_UP_S, until=lambda: "learned from" in bar.currentMessage()
+              or "needs at least" in bar.currentMessage())
+    out["interest_ms"] = (at - t) * 1000 if at else None
+    out["interest_message"] = bar.currentMessage()
+    QTest.keyClick(table, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier
+                   | Qt.KeyboardModifier.ShiftModifier)
+    spin(30, until=lambda: not window.is_busy())
+    log(f"  related papers shown {_fmt(out['related'].get('median_ms'))} ms after `j` "
+        f"(median, with the pane's 150 ms wait), interest order "
+        f"{_fmt(out['interest_ms'])} ms after Ctrl+Shift+I")
+    return out
 
 
 def _type_queries(window, queries, deadline: float, log, resets: list[float]) -> list[dict]:

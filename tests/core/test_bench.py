@@ -135,6 +135,12 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         assert rows["phrase"]["total"] >= 1 and rows["phrase"]["fts_hits"] >= 1
         # the tag pane's filter finds what FTS5's tag column finds
         assert rows["tag pane + term"]["hits"] == rows["tag pane + term"]["fts_hits"]
+        disc = run["discover"]
+        assert disc["build"]["table_mb"] > 0 and _number(disc["build"]["wall_s"])
+        for key in ("related", "fts_related", "key_terms", "suggest_tags"):
+            assert _number(disc[key]["median_ms"]) and disc[key]["runs"] >= 1, key
+        assert disc["interest"]["papers"] > 0 and _number(disc["interest"]["median_ms"])
+        assert disc["rss_mb"] > 20
         assert run["daily"]["papers"] == 120
         assert 0 < run["daily"]["stored_s"] <= run["daily"]["searchable_s"]
         with Library.open(tmp_path / "libraries" / f"{run['corpus']}-{run['papers']}",
