@@ -89,6 +89,8 @@ def test_related_papers_of_the_depth_paper_are_about_depth(seeded_library, label
     assert len(related) == 10 and depth not in [r.id for r in related]
     top5 = [topics[r.id] for r in related[:5]]
     assert top5.count("depth-estimation") >= 4, top5
+    # what the README says: all ten are about depth estimation
+    assert [topics[r.id] for r in related].count("depth-estimation") == 10
     scores = [r.score for r in related]
     assert scores == sorted(scores, reverse=True) and 0 < scores[-1] <= scores[0] <= 1
     mine = _terms_of(lib, depth)
