@@ -65,3 +65,40 @@ def test_saved_table_loads_memory_mapped_and_equal(seeded_library):
     table.save(folder, 4)
     assert not list(folder.glob("g3-*"))
     assert TermTable.load(folder).generation == 4
+
+
+def test_similarities_by_column_equal_the_row_matrix_product(seeded_library):
+    """Reading only the query's columns (CSC) gives every row's dot product, as the
+    full CSR matrix-vector product does, in memory and after a save and load."""
+    table = build_table(seeded_library.path / "library.db")
+    folder = seeded_library.path / TERMS_DIR
+    table.save(folder, 1)
+    for t in (table, TermTable.load(folder)):
+        for r in (0, 40, 111, 224):
+            cols, weights = t.row(r)
+            np.testing.assert_allclose(t.similarities(cols, weights), t.scores(t.dense(r)),
+                                       rtol=1e-5, atol=1e-7)
+
+
+def test_columns_that_do_not_match_the_rows_are_damage(seeded_library):
+    import pytest as _pytest
+    from paperdesk.core.discover.term_table import TermTableError
+    table = build_table(seeded_library.path / "library.db")
+    folder = seeded_library.path / TERMS_DIR
+    table.save(folder, 1)
+    crows = folder / "g1-p0-crows.npy"
+    np.save(crows, np.load(crows)[:-5])
+    with _pytest.raises(TermTableError, match="columns do not match"):
+        TermTable.load(folder)
+
+
+def test_read_slice_of_a_memory_mapped_array_reads_the_same_values(tmp_path):
+    from paperdesk.core.discover.term_table import read_slice
+    values = np.arange(10_000, dtype=np.int32) * 7
+    np.save(tmp_path / "a.npy", values)
+    mapped = np.load(tmp_path / "a.npy", mmap_mode="r")
+    for a, b in ((0, 0), (0, 1), (123, 4567), (9_990, 10_000)):
+        got = read_slice(mapped, a, b)
+        assert got.dtype == values.dtype and np.array_equal(got, values[a:b])
+        assert not isinstance(got, np.memmap)
+    assert np.array_equal(read_slice(values, 5, 9), values[5:9])

@@ -26,6 +26,7 @@ import logging
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -38,6 +39,7 @@ from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
                                             TermsStatus)
 from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
 from paperdesk.core.discover.tag_suggestions import NEIGHBOURS, tag_votes
+from paperdesk.core.models import LibraryError
 from paperdesk.core.discover.term_table import (TERMS_DIR, TermTable, TermTableError,
                                                 current_stamps, next_generation)
 
@@ -60,6 +62,17 @@ SHARED_TERMS = 5
 COUNTED_TERMS = 5
 
 ProgressCallback = Callable[[int, int], None]
+
+
+def _guarded(method):
+    """Run a query method inside :meth:`Discover._reading` (damage found in use)."""
+    import functools
+
+    @functools.wraps(method)
+    def run(self, *args, **kwargs):
+        with self._reading():
+            return method(self, *args, **kwargs)
+    return run
 
 
 class Discover:
@@ -240,6 +253,28 @@ class Discover:
         self._current()
         return self.status()
 
+    @contextmanager
+    def _reading(self):
+        """Around a computation over the table: a value out of range (a damaged file
+        that passed the size checks at load) drops the table, so that the next
+        :meth:`ensure` builds it again, and raises :class:`TermsNotReady`."""
+        try:
+            yield
+        except (IndexError, ValueError) as exc:
+            if isinstance(exc, LibraryError):
+                raise
+            with self._lock:
+                self._table = None
+                self._stale = True
+            if self._writable():
+                try:
+                    (self.folder / "meta.json").unlink()
+                except OSError:
+                    pass
+            _log.warning("term table damaged: %s", exc)
+            raise TermsNotReady(f"the term table is damaged ({exc}); it is built again") \
+                from None
+
     def _row(self, table: TermTable, paper_id: int) -> int:
         row = int(table.rows_of([paper_id])[0])
         if row >= 0 and len(table.row(row)[0]) == 0:
@@ -280,16 +315,15 @@ class Discover:
         """
         table = self._current()
         row = self._row(table, paper_id)
-        rows, scores = nearest_rows(table, row, max(1, int(limit)))
-        ids = [int(i) for i in table.row_ids[rows]]
+        with self._reading():
+            rows, scores = nearest_rows(table, row, max(1, int(limit)))
+            ids = [int(i) for i in table.row_ids[rows]]
+            pairs = [(pid, r, score, tuple(table.term(c) for c in
+                                           shared_columns(table, row, [r], SHARED_TERMS)))
+                     for pid, r, score in zip(ids, rows.tolist(), scores.tolist())]
         titles = self._titles(ids)
-        out = []
-        for pid, r, score in zip(ids, rows.tolist(), scores.tolist()):
-            shared = tuple(table.term(c) for c in
-                           shared_columns(table, row, [r], SHARED_TERMS))
-            out.append(RelatedPaper(pid, titles.get(pid, ""), round(float(score), 4),
-                                    shared))
-        return out
+        return [RelatedPaper(pid, titles.get(pid, ""), round(float(score), 4), shared)
+                for pid, _r, score, shared in pairs]
 
     def key_terms(self, paper_id: int, limit: int = KEY_TERMS) -> list[KeyTerm]:
         """A paper's key terms: its heaviest tf-idf terms.
@@ -303,10 +337,13 @@ class Discover:
             UnknownPaper, NotInTable, TermsNotReady: as :meth:`related`.
         """
         table = self._current()
-        cols, weights = key_columns(table, self._row(table, paper_id), max(1, int(limit)))
-        return [KeyTerm(table.term(int(c)), round(float(w), 4))
-                for c, w in zip(cols, weights)]
+        row = self._row(table, paper_id)
+        with self._reading():
+            cols, weights = key_columns(table, row, max(1, int(limit)))
+            return [KeyTerm(table.term(int(c)), round(float(w), 4))
+                    for c, w in zip(cols, weights)]
 
+    @_guarded
     def suggest_tags(self, paper_id: int, limit: int = 3) -> list[TagSuggestion]:
         """Existing tags the paper's most similar tagged papers have and it has not.
 
@@ -387,6 +424,7 @@ class Discover:
                 chunk).fetchall())
         return sorted(added, key=lambda i: (added[i], i))
 
+    @_guarded
     def interest(self, ids: Sequence[int] | None = None,
                  with_reasons: int | None = None) -> InterestOrder:
         """Order papers by how likely the user is to keep them.
@@ -460,6 +498,7 @@ class Discover:
             positives=len(positive), negatives=len(negative), scores=score_of,
             reasons=reasons)
 
+    @_guarded
     def reasons(self, paper_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
         """The words that moved each paper up in the last interest order's model.
 
@@ -481,6 +520,7 @@ class Discover:
                                       for c in _interest.top_reasons(table, model, r))
         return out
 
+    @_guarded
     def frequent_terms(self, limit: int = 20,
                        ids: Sequence[int] | None = None) -> list[tuple[str, int]]:
         """The key terms most papers have (each paper's :data:`COUNTED_TERMS` heaviest).

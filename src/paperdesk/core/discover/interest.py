@@ -93,10 +93,14 @@ def score_rows(table: TermTable, model: InterestModel, rows: np.ndarray) -> np.n
     Returns:
         float64 array, one score per row.
     """
+    rows = np.asarray(rows, np.int64)
     if len(rows) == 0:
         return np.zeros(0)
-    all_scores = table.scores(model.coef.astype(np.float32))
-    return all_scores[np.asarray(rows, np.int64)].astype(np.float64) + model.intercept
+    if len(rows) * 4 > table.n_rows:       # most of the table: one pass over it all
+        all_scores = table.scores(model.coef.astype(np.float32))
+        return all_scores[rows].astype(np.float64) + model.intercept
+    # a few rows (1,000 unread of 100,000): read only theirs
+    return np.asarray(table.matrix(rows) @ model.coef, dtype=np.float64) + model.intercept
 
 
 def top_reasons(table: TermTable, model: InterestModel, row: int,

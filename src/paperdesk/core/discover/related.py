@@ -33,8 +33,8 @@ def nearest_rows(table: TermTable, row: int, limit: int,
         ``(rows int64, cosines float32)``, without ``row`` itself, without rows below
         :data:`MIN_SCORE`, ties broken by row (the older paper first).
     """
-    vector = table.dense(row)
-    scores = table.scores(vector)
+    cols, weights = table.row(row)
+    scores = table.similarities(cols, weights)
     scores[row] = -np.inf
     if among is not None:
         keep = np.full(len(scores), -np.inf, dtype=np.float32)

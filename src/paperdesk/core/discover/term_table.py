@@ -11,10 +11,15 @@ On disk (``terms/``), one *generation* ``gN`` per full build:
 * ``gN-vocab.bin`` (the terms, UTF-8, one after another) and ``gN-vocab.npy`` (int64
   offsets, ``V + 1``): column ``i`` is ``bin[off[i]:off[i + 1]]``;
 * ``gN-idf.npy``: float64 idf per column;
-* per part ``gN-pK-{ids,stamps,indptr,indices,data}.npy``: the papers' ids (int64),
-  their text stamps (uint32, see :func:`text_stamp`) and a CSR matrix of their pruned,
-  unit-length term weights (int32 ``indptr`` and ``indices``, float32 ``data``; see
-  :func:`~paperdesk.core.discover.vectorize.prune_rows`).
+* per part ``gN-pK-{ids,stamps,indptr,indices,data,cindptr,crows,cdata}.npy``: the
+  papers' ids (int64), their text stamps (uint32, see :func:`text_stamp`), a CSR matrix
+  of their pruned, unit-length term weights (int32 ``indptr`` and ``indices``, float32
+  ``data``; see :func:`~paperdesk.core.discover.vectorize.prune_rows`), and the same
+  weights by column (CSC: ``cindptr`` per term, ``crows`` the part's rows, ``cdata``).
+  Rows give a paper's terms (key terms, shared terms, the interest model's words);
+  columns give the papers that have a term, so that the similarities of one paper to all
+  others read only the columns of its own terms (a few MB at 100,000 papers) instead of
+  the whole table.
 
 Part 0 is the full build; later parts hold papers added or edited since, transformed
 with the generation's vocabulary and idf (words new since the build count from the next
@@ -38,14 +43,61 @@ __all__ = ["TERMS_DIR", "FORMAT", "TermTable", "Part", "text_stamp", "current_st
 
 #: The table's folder inside a library folder.
 TERMS_DIR = "terms"
-#: Version of the layout above; another version is rebuilt.
-FORMAT = 1
-_ARRAYS = ("ids", "stamps", "indptr", "indices", "data")
+#: Version of the layout above; another version is rebuilt (1: rows only).
+FORMAT = 2
+_ARRAYS = ("ids", "stamps", "indptr", "indices", "data", "cindptr", "crows", "cdata")
 
 
 class TermTableError(RuntimeError):
     """The table on disk cannot be read (missing or damaged files, another format); it is
     rebuilt from SQLite."""
+
+
+def read_slice(array: np.ndarray, start: int, stop: int) -> np.ndarray:
+    """``array[start:stop]`` as a new in-memory array.
+
+    A memory-mapped array is read with ``os.pread`` instead of through its mapping: a
+    page fault in a mapped file maps the whole cached folio around it (up to 2 MB on
+    recent kernels), so that reading the 64 columns of one paper's terms through the
+    mapping put some 45 MB of the table into the process's resident memory at 100,000
+    papers; ``pread`` copies just the bytes asked for. Elsewhere (no ``os.pread``, as on
+    Windows, or an array in memory) it slices.
+
+    Args:
+        array: a 1-D array, possibly a ``numpy.memmap`` of a ``.npy`` file.
+        start, stop: the slice (``0 <= start <= stop <= len(array)``).
+    Returns:
+        A 1-D array of ``stop - start`` elements of the same dtype.
+    """
+    if stop <= start:
+        return np.zeros(0, dtype=array.dtype)
+    filename = getattr(array, "filename", None)
+    if filename is None or not hasattr(os, "pread") or getattr(array, "base", None) is None:
+        return np.array(array[start:stop])
+    size = array.dtype.itemsize
+    fd = _descriptor(filename)
+    data = os.pread(fd, (stop - start) * size, array.offset + start * size)
+    if len(data) != (stop - start) * size:
+        raise ValueError(f"{filename}: shorter than its header says")
+    return np.frombuffer(data, dtype=array.dtype)
+
+
+_FDS: dict[str, int] = {}
+
+
+def _descriptor(filename: str) -> int:
+    """An open read-only descriptor of ``filename`` (kept for the next reads; a file
+    replaced by a later generation is a new name, so a kept one never goes stale)."""
+    fd = _FDS.get(filename)
+    if fd is None:
+        if len(_FDS) > 64:             # older generations' files: let them go
+            for old in list(_FDS)[:32]:
+                try:
+                    os.close(_FDS.pop(old))
+                except OSError:
+                    pass
+        fd = _FDS[filename] = os.open(filename, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    return fd
 
 
 def text_stamp(content_hash: str, title: str) -> int:
@@ -83,6 +135,8 @@ class Part:
         ids: int64 paper ids, one per row.
         stamps: uint32 text stamps, one per row.
         indptr, indices, data: the rows' CSR arrays (int32, int32, float32).
+        cindptr, crows, cdata: the same weights by column (CSC; int32, int32,
+            float32), or ``None`` until :meth:`with_columns`.
     """
 
     ids: np.ndarray
@@ -90,6 +144,25 @@ class Part:
     indptr: np.ndarray
     indices: np.ndarray
     data: np.ndarray
+    cindptr: np.ndarray | None = None
+    crows: np.ndarray | None = None
+    cdata: np.ndarray | None = None
+
+    def with_columns(self, n_terms: int) -> "Part":
+        """The part with its CSC arrays filled in (computed from the rows).
+
+        Args:
+            n_terms: the vocabulary's size.
+        Returns:
+            ``self``.
+        """
+        if self.cindptr is None:
+            csc = self.matrix(n_terms).tocsc()
+            csc.sort_indices()
+            self.cindptr = csc.indptr.astype(np.int32)
+            self.crows = csc.indices.astype(np.int32)
+            self.cdata = csc.data.astype(np.float32)
+        return self
 
     def matrix(self, n_terms: int):
         """The part as a scipy CSR matrix (no copy of the arrays)."""
@@ -143,6 +216,8 @@ class TermTable:
                    parts)
 
     def _rebuild_rows(self) -> None:
+        for p in self.parts:
+            p.with_columns(self.n_terms)
         self._mats = [p.matrix(self.n_terms) for p in self.parts]
         sizes = [len(p.ids) for p in self.parts]
         self._starts = np.zeros(len(sizes) + 1, dtype=np.int64)
@@ -256,7 +331,7 @@ class TermTable:
         part = self.parts[p]
         local = r - self._starts[p]
         a, b = int(part.indptr[local]), int(part.indptr[local + 1])
-        return np.asarray(part.indices[a:b]), np.asarray(part.data[a:b])
+        return read_slice(part.indices, a, b), read_slice(part.data, a, b)
 
     def dense(self, r: int) -> np.ndarray:
         """Row ``r`` as a dense float32 vector of ``n_terms``."""
@@ -279,6 +354,40 @@ class TermTable:
         out = out.astype(np.float32, copy=False)
         out[~self.valid] = -np.inf
         return out
+
+    def similarities(self, cols: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """Dot product of every row with a sparse term vector, read by column: only the
+        columns of ``cols`` are touched.
+
+        Args:
+            cols: int columns of the vector's terms (each once).
+            weights: their float weights.
+        Returns:
+            float32 array of ``n_rows``; invalid rows are ``-inf``.
+        """
+        cols = np.asarray(cols, dtype=np.int64)
+        weights = np.asarray(weights, dtype=np.float64)
+        out = []
+        for part in self.parts:
+            starts = np.asarray(part.cindptr[cols], dtype=np.int64)
+            ends = np.asarray(part.cindptr[cols + 1], dtype=np.int64)
+            lengths = ends - starts
+            if int(lengths.sum()) == 0:
+                out.append(np.zeros(len(part.ids), dtype=np.float64))
+                continue
+            keep = lengths > 0
+            rows = np.concatenate([read_slice(part.crows, a, b)
+                                   for a, b in zip(starts[keep], ends[keep])])
+            values = np.concatenate([read_slice(part.cdata, a, b)
+                                     for a, b in zip(starts[keep], ends[keep])])
+            values = values * np.repeat(weights[keep], lengths[keep])
+            scores = np.bincount(rows, weights=values, minlength=len(part.ids))
+            if len(scores) != len(part.ids):
+                raise ValueError("a column names a row the part does not have")
+            out.append(scores)
+        scores = (np.concatenate(out) if out else np.zeros(0)).astype(np.float32)
+        scores[~self.valid] = -np.inf
+        return scores
 
     def matrix(self, rows) -> "object":
         """The given rows (in that order) as one scipy CSR matrix (a copy).
@@ -372,9 +481,12 @@ class TermTable:
                     int(part.indptr[-1]) != len(part.indices) or \
                     len(part.indices) != len(part.data) or len(part.stamps) != len(part.ids):
                 raise TermTableError(f"{folder}: a part's arrays do not match")
-            if len(part.indices) and (int(part.indices.max()) >= len(idf)
-                                      or int(part.indices.min()) < 0):
-                raise TermTableError(f"{folder}: a part names terms it does not have")
+            if len(part.cindptr) != len(idf) + 1 or int(part.cindptr[-1]) != len(part.crows) \
+                    or len(part.crows) != len(part.indices) or len(part.cdata) != len(part.crows):
+                raise TermTableError(f"{folder}: a part's columns do not match its rows")
+            # Sizes only: scanning every index for its range would read the whole table
+            # (100 MB at 100,000 papers) at each open; a value out of range is found
+            # when it is used (IndexError), and the engine rebuilds the table then.
         return cls(g, blob, offsets, idf, parts, names)
 
     def save(self, folder: Path, generation: int) -> None:
@@ -412,6 +524,7 @@ class TermTable:
         Raises:
             OSError: the folder cannot be written.
         """
+        part.with_columns(self.n_terms)
         if folder is not None:
             name = f"g{self.generation}-p{_next_part(self.part_names)}"
             _save_part(Path(folder), name, part)
