@@ -102,3 +102,32 @@ def test_read_slice_of_a_memory_mapped_array_reads_the_same_values(tmp_path):
         assert got.dtype == values.dtype and np.array_equal(got, values[a:b])
         assert not isinstance(got, np.memmap)
     assert np.array_equal(read_slice(values, 5, 9), values[5:9])
+
+
+def test_update_part_weighs_as_tfidf_vectorizer_transform(seeded_library):
+    """Rows for new or edited papers, made without scikit-learn, equal
+    TfidfVectorizer.transform with the table's vocabulary and idf (stop words and words
+    unknown to the table dropped)."""
+    from paperdesk.core.discover.build import update_part
+    table = build_table(seeded_library.path / "library.db")
+    ids = np.array([1, 17, 73, 200], dtype=np.int64)
+    part = update_part(table, seeded_library.path / "library.db", ids)
+    terms = [table.term(i) for i in range(table.n_terms)]
+    vec = new_vectorizer(1000, {t: i for i, t in enumerate(terms)}, table.idf)
+    rows = seeded_library.db.execute(
+        "SELECT title, abstract FROM papers WHERE id IN (1, 17, 73, 200) ORDER BY id").fetchall()
+    indptr, indices, data = prune_rows(vec.transform([paper_text(t, a) for t, a in rows]))
+    assert part.ids.tolist() == ids.tolist()
+    assert np.array_equal(part.indptr, indptr) and np.array_equal(part.indices, indices)
+    np.testing.assert_allclose(part.data, data, rtol=1e-5)
+    # and the table's own rows of those papers are the same rows again
+    for k, pid in enumerate(ids):
+        cols, weights = table.row(int(table.rows_of([pid])[0]))
+        assert np.array_equal(cols, part.indices[part.indptr[k]:part.indptr[k + 1]])
+
+
+def test_columns_of_finds_every_term_and_nothing_else(seeded_library):
+    table = build_table(seeded_library.path / "library.db")
+    terms = [table.term(i) for i in range(table.n_terms)]
+    assert table.columns_of(terms).tolist() == list(range(len(terms)))
+    assert table.columns_of(["the", "zzzzqqq", "", "Depth"]).tolist() == [-1, -1, -1, -1]

@@ -204,7 +204,13 @@ def _joined(ids: list[int], stamps: list[int], pieces) -> Part:
 
 def update_part(table: TermTable, db_path: Path, ids: np.ndarray) -> Part:
     """Rows for the given papers (new or edited since the table was built), in the
-    table's columns.
+    table's columns, without scikit-learn (importing it costs the window ~60 MB).
+
+    The weights are those ``TfidfVectorizer.transform`` with the table's vocabulary and
+    idf gives (tests compare them): the text is lower-cased and split with
+    :data:`~.vectorize.TOKEN_PATTERN`, words not in the vocabulary (stop words, words
+    new since the build) are dropped, and a term counted ``tf`` times weighs
+    ``(1 + ln tf) * idf``; then the rows are pruned and scaled as in a build.
 
     Args:
         table: the current table (its vocabulary and idf are used).
@@ -213,20 +219,37 @@ def update_part(table: TermTable, db_path: Path, ids: np.ndarray) -> Part:
     Returns:
         A :class:`Part` of those that still exist.
     """
+    import re
+    from collections import Counter
+
+    from scipy.sparse import csr_matrix
+
+    from paperdesk.core.discover.vectorize import TOKEN_PATTERN
+
+    words = re.compile(TOKEN_PATTERN)
     conn = _connect(db_path)
     try:
         got_ids: list[int] = []
         stamps: list[int] = []
-        vec = new_vectorizer(len(ids) + 100, table.vocabulary(), table.idf)
-        texts = list(_texts(_rows(conn, ids), got_ids, stamps, len(ids),
-                            lambda d, t: None, lambda: False))
-        weights = vec.transform(texts) if texts else None
-        if weights is None:
-            from scipy.sparse import csr_matrix
-            weights = csr_matrix((0, table.n_terms), dtype=np.float32)
-        return _part(got_ids, stamps, weights)
+        counts = [Counter(words.findall(text.lower())) for text in
+                  _texts(_rows(conn, ids), got_ids, stamps, len(ids),
+                         lambda d, t: None, lambda: False)]
     finally:
         conn.close()
+    distinct = sorted({w for c in counts for w in c})
+    column = dict(zip(distinct, table.columns_of(distinct).tolist()))
+    rows, cols, values = [], [], []
+    for r, c in enumerate(counts):
+        for word, n in c.items():
+            k = column[word]
+            if k >= 0:
+                rows.append(r)
+                cols.append(k)
+                values.append((1.0 + np.log(n)) * table.idf[k])
+    weights = csr_matrix((np.asarray(values, dtype=np.float32),
+                          (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+                         shape=(len(counts), table.n_terms), dtype=np.float32)
+    return _part(got_ids, stamps, weights)
 
 
 def _child(db_path: str, folder: str, conn) -> None:

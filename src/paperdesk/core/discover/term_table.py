@@ -295,6 +295,31 @@ class TermTable:
         a, b = self._offsets[column], self._offsets[column + 1]
         return self._blob[a:b].decode("utf-8", "surrogatepass")
 
+    def columns_of(self, terms: list[str]) -> np.ndarray:
+        """The column of each term, or -1 for a word that is not a term (a binary search
+        in the sorted vocabulary: no ``{term: column}`` dictionary, which costs 25 MB at
+        175,000 terms).
+
+        Args:
+            terms: words.
+        Returns:
+            int64 array, one column per word.
+        """
+        import bisect
+        blob, off = self._blob, self._offsets
+        n = self.n_terms
+
+        def at(i: int) -> bytes:
+            return blob[off[i]:off[i + 1]]
+
+        out = np.full(len(terms), -1, dtype=np.int64)
+        for k, word in enumerate(terms):
+            key = word.encode("utf-8", "surrogatepass")
+            i = bisect.bisect_left(range(n), key, key=at)
+            if i < n and at(i) == key:
+                out[k] = i
+        return out
+
     def vocabulary(self) -> dict[str, int]:
         """``{term: column}`` (built on first use: tens of MB at 100,000 papers)."""
         if self._vocabulary is None:
