@@ -387,3 +387,21 @@ def test_cancel_leaves_the_old_table(tmp_path, seed_files, monkeypatch, child):
         assert TermTable.load(folder).generation > old.generation
         assert len(TermTable.load(folder).valid_ids()) == lib.count()
         del before
+
+
+def test_interest_puts_papers_already_kept_after_the_others(seeded_library, labels):
+    """Tagging or starring unread papers makes them examples, not suggestions: the order
+    of the unread papers offers the ones not judged yet first (a tester saw their own
+    five tagged papers at the top)."""
+    lib = seeded_library
+    topics = load_labels(lib, labels)
+    depth = [p for p in lib.paper_ids() if topics[p] == "depth-estimation"]
+    lib.discover.ensure()
+    lib.add_tag(depth[:5], "depth")
+    lib.set_starred(depth[5:7], True)
+    order = lib.discover.interest()
+    assert order.ranked
+    kept = set(depth[:7])
+    assert set(order.ids[-7:]) == kept
+    assert not kept & set(order.ids[:-7])
+    assert [topics[p] for p in order.ids[:10]].count("depth-estimation") >= 7

@@ -438,7 +438,8 @@ class Discover:
             An :class:`InterestOrder`: ranked by the model (see :mod:`.interest`), or in
             date-added order (oldest first) with a message when fewer than
             :data:`~.interest.MIN_POSITIVES` papers were kept. Papers without terms
-            come last, in date order.
+            come after the ranked ones, in date order; papers already starred, tagged
+            or annotated (judged: examples, not suggestions) come after all others.
         Raises:
             TermsNotReady: call :meth:`ensure` first.
         """
@@ -483,6 +484,9 @@ class Discover:
         ranked_ids = cand[have]
         order = np.argsort(-scores, kind="stable")
         ordered = [int(i) for i in ranked_ids[order]] + [int(i) for i in cand[~have]]
+        # papers already kept (starred, tagged, annotated) are judged: after the others
+        kept = set(positive.tolist())
+        ordered = [i for i in ordered if i not in kept] + [i for i in ordered if i in kept]
         score_of = {int(i): round(float(s), 4) for i, s in zip(ranked_ids, scores)}
         limit = len(ordered) if with_reasons is None else max(0, int(with_reasons))
         reasons = {}

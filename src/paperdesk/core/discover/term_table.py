@@ -497,7 +497,7 @@ class TermTable:
                 arrays = {k: np.load(folder / f"{name}-{k}.npy", mmap_mode="r")
                           for k in _ARRAYS}
                 parts.append(Part(**arrays))
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, EOFError) as exc:
             raise TermTableError(f"{folder}: damaged ({exc})") from exc
         if len(offsets) - 1 != len(idf) or offsets[-1] != len(blob):
             raise TermTableError(f"{folder}: the vocabulary does not match its idf")
