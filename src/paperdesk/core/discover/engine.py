@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from paperdesk.core.discover import interest as _interest
-from paperdesk.core.discover.build import (CHILD_FROM, BuildCancelled, BuildFailed,
+from paperdesk.core.discover.build import (CHILD_FROM, BuildCancelled, BuildFailed,  # noqa: F401 (BuildCancelled: raised by ensure)
                                            build_in_child, build_table, update_part)
 from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
                                             RelatedPaper, TagSuggestion, TermsNotReady,
@@ -501,28 +501,6 @@ class Discover:
             f"tagged or annotated and {len(negative):,} read and skipped.",
             positives=len(positive), negatives=len(negative), scores=score_of,
             reasons=reasons)
-
-    @_guarded
-    def reasons(self, paper_ids: Sequence[int]) -> dict[int, tuple[str, ...]]:
-        """The words that moved each paper up in the last interest order's model.
-
-        Args:
-            paper_ids: papers.
-        Returns:
-            ``{id: terms}`` (empty when no model was learned yet).
-        Raises:
-            TermsNotReady: call :meth:`ensure` first.
-        """
-        table = self._current()
-        model = self._model
-        if model is None:
-            return {}
-        out = {}
-        for pid, r in zip(paper_ids, table.rows_of(list(paper_ids)).tolist()):
-            if r >= 0:
-                out[int(pid)] = tuple(table.term(c)
-                                      for c in _interest.top_reasons(table, model, r))
-        return out
 
     @_guarded
     def frequent_terms(self, limit: int = 20,

@@ -65,13 +65,11 @@ def shared_columns(table: TermTable, row: int, others, limit: int) -> list[int]:
     if len(cols) == 0:
         return []
     total = np.zeros(len(cols), dtype=np.float64)
-    position = {int(c): k for k, c in enumerate(cols)}
     for other in np.atleast_1d(others):
         ocols, oweights = table.row(int(other))
-        common, ia, ib = np.intersect1d(cols, ocols, assume_unique=True,
+        _common, ia, ib = np.intersect1d(cols, ocols, assume_unique=True,
                                         return_indices=True)
         total[ia] += weights[ia].astype(np.float64) * oweights[ib]
-    del position
     good = np.flatnonzero(total > 0)
     order = good[np.lexsort((cols[good], -total[good]))]
     return [int(cols[k]) for k in order[:limit]]

@@ -192,7 +192,6 @@ class TermTable:
         self.idf = idf
         self.parts = list(parts)
         self.part_names = list(part_names or [])
-        self._vocabulary: dict[str, int] | None = None
         self._rebuild_rows()
 
     # -- building ------------------------------------------------------------------
@@ -319,12 +318,6 @@ class TermTable:
             if i < n and at(i) == key:
                 out[k] = i
         return out
-
-    def vocabulary(self) -> dict[str, int]:
-        """``{term: column}`` (built on first use: tens of MB at 100,000 papers)."""
-        if self._vocabulary is None:
-            self._vocabulary = {self.term(i): i for i in range(self.n_terms)}
-        return self._vocabulary
 
     def rows_of(self, ids) -> np.ndarray:
         """The valid row of each id, or -1.

@@ -22,7 +22,6 @@ ones that weigh least in any cosine. The kept weights are then scaled to unit le
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 
 import numpy as np
 
@@ -153,9 +152,3 @@ def term_query(term: str) -> str:
         A query string.
     """
     return f'"{term}"' if "-" in term else term
-
-
-def texts_of(rows: Iterable[tuple[str | None, str | None]]):
-    """``paper_text`` of each ``(title, abstract)`` pair, lazily."""
-    for title, abstract in rows:
-        yield paper_text(title, abstract)
