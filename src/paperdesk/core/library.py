@@ -60,6 +60,7 @@ from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
+from paperdesk.core.search.safe_pickle import why
 from paperdesk.core.search.index import (DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex,
                                          cut_snippet)
 from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title, extract_urls,
@@ -515,8 +516,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                 # index in a temporary folder; searches find nothing and say why.
                 self.index_repair = (
                     f"{index_path}: the search index cannot be read "
-                    f"({exc.__class__.__name__}); searches find nothing until a paperdesk "
-                    "that can write the library rebuilds it")
+                    f"({why(exc)}); searches find nothing until a paperdesk "
+                    "that can write the library rebuilds it (paperdesk reindex)")
                 self._stand_in = tempfile.mkdtemp(prefix="paperdesk-stand-in-index-")
                 return SearchIndex(Path(self._stand_in))
         missing = (self.db_problem is None and not index_path.exists()
@@ -537,7 +538,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             index.keeps_checksums = True
             if self.db_problem is None:
                 self._start_repair(index, f"{index_path}: the search index cannot be read "
-                                          f"({exc.__class__.__name__})", recreate=False)
+                                          f"({why(exc)})", recreate=False)
             return index
         index.keeps_checksums = True
         if self.db_problem is not None:
@@ -562,7 +563,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     self._repair_queue(index)
             except DAMAGE_ERRORS as exc:   # a segment's ids cannot be read
                 self._start_repair(index, f"{index_path}: the search index is damaged "
-                                          f"({exc.__class__.__name__} reading its ids)")
+                                          f"({why(exc)} reading its ids)")
         return index
 
     def _start_repair(self, index: SearchIndex, reason: str, recreate: bool = True) -> None:

@@ -482,12 +482,13 @@ class TermTable:
         g = int(meta.get("generation", 0))
         try:
             blob = (folder / f"g{g}-vocab.bin").read_bytes()
-            offsets = np.load(folder / f"g{g}-vocab.npy")
-            idf = np.load(folder / f"g{g}-idf.npy")
+            offsets = np.load(folder / f"g{g}-vocab.npy", allow_pickle=False)
+            idf = np.load(folder / f"g{g}-idf.npy", allow_pickle=False)
             parts = []
             names = [str(n) for n in meta.get("parts", [])]
             for name in names:
-                arrays = {k: np.load(folder / f"{name}-{k}.npy", mmap_mode="r")
+                arrays = {k: np.load(folder / f"{name}-{k}.npy", mmap_mode="r",
+                                   allow_pickle=False)
                           for k in _ARRAYS}
                 parts.append(Part(**arrays))
         except (OSError, ValueError, EOFError) as exc:

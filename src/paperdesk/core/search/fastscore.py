@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import functools
 import io
-import pickle
 import threading
 import zlib
 from collections import OrderedDict
@@ -57,6 +56,8 @@ from whoosh.codec.base import Automata
 from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
+
+from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
            "POSTINGS_CACHE_BYTES", "expand_words", "leaf_words", "mask_lookup"]
@@ -187,7 +188,7 @@ def _read_postings(reader, fieldname: str, tbytes: bytes, values: bool = False):
         length = length[0]
     buf = terms._postfile.get(info._offset, length)
     stream = io.BytesIO(buf)
-    load, loads, decompress = pickle.load, pickle.loads, zlib.decompress
+    load, loads, decompress = safe_pickle.load, safe_pickle.loads, zlib.decompress
     pos = 4  # after WHOOSH3_HEADER_MAGIC
     idparts, wparts, vparts, lens = [], [], [], []
     total = 0
@@ -246,11 +247,12 @@ def _read_positions(reader, fieldname: str, tbytes: bytes):
         bodies = [v[6:-1] if v[-1:] == b"." else v[6:] for v in values]
         if not all(v[4:6] == b"\x80\x02" for v in values):
             raise ValueError("not a protocol-2 pickle")
-        lists = pickle.loads(b"\x80\x02(" + b"".join(bodies) + b"t.")
+        lists = safe_pickle.loads(b"\x80\x02(" + b"".join(bodies) + b"t.")
         if len(lists) != len(values):
             raise ValueError("values did not split")
     except Exception:  # noqa: BLE001 - decode one by one, as Whoosh does
-        lists = [pickle.loads(v[4:] if v.endswith(b".") else v[4:] + b".") for v in values]
+        lists = [safe_pickle.loads(v[4:] if v.endswith(b".") else v[4:] + b".")
+                 for v in values]
     counts = np.fromiter(map(len, lists), np.int64, len(lists))
     starts = np.zeros(len(lists) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])

@@ -52,7 +52,7 @@ from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, 
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
-from paperdesk.core.search import integrity, segment_writer
+from paperdesk.core.search import integrity, safe_pickle, segment_writer
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
 from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteError,
                                                   SegmentBuilderProcess)
@@ -1011,7 +1011,7 @@ class SearchIndex:
         _log.info("search index damaged: %s failed: %r", what, exc)
         if self.damage is None:
             self.damage = (f"{self.path}: the search index is damaged "
-                           f"({exc.__class__.__name__} while {what})")
+                           f"({safe_pickle.why(exc)} while {what})")
 
     def use_writer_process(self, on: bool = True) -> None:
         """Let only child processes write the segments of batches of

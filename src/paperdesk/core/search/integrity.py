@@ -22,6 +22,8 @@ import os
 import zlib
 from pathlib import Path
 
+from paperdesk.core.search.safe_pickle import why
+
 __all__ = ["CHECKSUMS_NAME", "segment_files", "record_checksums", "quick_problems",
            "full_problems"]
 
@@ -138,7 +140,7 @@ def quick_problems(ix, folder: Path, update: bool = True) -> list[str]:
         names = segment_files(ix, info)
     except Exception as exc:  # noqa: BLE001 - any failure means the TOC is damaged
         return [f"{folder}: the table of contents cannot be read "
-                f"({exc.__class__.__name__})"]
+                f"({why(exc)})"]
     problems = []
     for segment in info.segments:
         if not segment.is_compound():
@@ -190,13 +192,13 @@ def _compound_problem(ix, folder: Path, segment, name: str) -> str | None:
     try:
         files = segment.open_compound_file(ix.storage)
     except Exception as exc:  # noqa: BLE001 - struct, pickle, EOF, OS errors alike
-        return f"{path}: segment file damaged ({exc.__class__.__name__} reading its directory)"
+        return f"{path}: segment file damaged ({why(exc)} reading its directory)"
     try:
         for part, where in files._dir.items():
             if where["offset"] + where["length"] > size:
                 return f"{path}: segment file truncated ({part} ends past {size:,} bytes)"
     except Exception as exc:  # noqa: BLE001
-        return f"{path}: segment file damaged ({exc.__class__.__name__} in its directory)"
+        return f"{path}: segment file damaged ({why(exc)} in its directory)"
     finally:
         try:
             files.close()
@@ -238,7 +240,7 @@ def full_problems(ix, folder: Path) -> list[str]:
                                    generation=info.generation)
         except Exception as exc:  # noqa: BLE001
             problems.append(f"{folder / name}: segment cannot be opened "
-                            f"({exc.__class__.__name__})")
+                            f"({why(exc)})")
             continue
         try:
             for _fieldname, _text in reader.all_terms():
@@ -249,7 +251,7 @@ def full_problems(ix, folder: Path) -> list[str]:
                                 f"{reader.doc_count():,}")
         except Exception as exc:  # noqa: BLE001
             problems.append(f"{folder / name}: segment damaged "
-                            f"({exc.__class__.__name__} reading its terms)")
+                            f"({why(exc)} reading its terms)")
         finally:
             reader.close()
     return problems
