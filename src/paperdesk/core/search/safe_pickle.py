@@ -44,13 +44,15 @@ __all__ = ["ALLOWED_GLOBALS", "PlantedData", "RestrictedUnpickler", "loads", "lo
 #: schema (``build_schema``), its codec and Whoosh's own block data pickle: field types,
 #: analysers and their parts, posting formats, the W3 codec and segment, the numeric
 #: column of ``pid``, the Porter stemmer (a pure function of a word), ``re._compile``
-#: (the tokenizer's compiled pattern: builds a pattern, runs nothing) and plain
-#: containers (``__builtin__`` is the protocol-2 name of ``builtins``).
+#: (the tokenizer's compiled pattern: builds a pattern, runs nothing), plain containers
+#: (``__builtin__`` is the protocol-2 name of ``builtins``), ``collections.defaultdict``
+#: (a segment's field lengths) and ``_codecs.encode`` (how protocol 2 writes ``bytes``;
+#: a codec is looked up only inside the ``encodings`` package).
 ALLOWED_GLOBALS: frozenset[tuple[str, str]] = frozenset(
     [(m, n) for m in ("builtins", "__builtin__")
      for n in ("frozenset", "set", "bytearray", "list", "dict", "tuple", "int", "float",
                "complex", "bytes", "str", "bool")]
-    + [("re", "_compile"), ("collections", "defaultdict"),
+    + [("re", "_compile"), ("collections", "defaultdict"), ("_codecs", "encode"),
        ("whoosh.lang.porter", "stem")]
     + [("whoosh.fields", n) for n in ("Schema", "TEXT", "ID", "KEYWORD", "COLUMN",
                                       "NUMERIC", "STORED", "BOOLEAN", "DATETIME",
