@@ -33,6 +33,7 @@ from pathlib import Path
 
 import rispy
 
+from paperdesk.core.imports.abstract_limit import bounded
 from paperdesk.core.imports.daily_papers import ParseError
 from paperdesk.core.imports.markup import plain_text
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
@@ -145,7 +146,8 @@ def _raw(ref: dict, n: int) -> RawRecord:
     raw = RawRecord(label=f"record {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
     raw.title = plain_text(_first(ref, "title", "primary_title"))
-    raw.abstract = plain_text(_first(ref, "abstract", "notes_abstract"))
+    abstract, raw.abstract_length = bounded(_first(ref, "abstract", "notes_abstract"))
+    raw.abstract = plain_text(abstract)
     raw.authors = _authors(ref, raw.problems)
     raw.date = _date(ref)
     ty = str(ref.get("type_of_reference") or "").strip().upper()
