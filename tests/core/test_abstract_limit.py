@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 
 import pytest
 
@@ -140,6 +141,11 @@ def _ris(abstracts: dict[str, str]) -> str:
                    f"AB  - {text}\nER  - \n\n" for key, text in abstracts.items())
 
 
+def _ris_wrapped(abstracts: dict[str, str]) -> str:
+    """RIS with each abstract hard-wrapped: continuation lines without a tag."""
+    return _ris({key: textwrap.fill(text, 78) for key, text in abstracts.items()})
+
+
 def _csl(abstracts: dict[str, str]) -> str:
     return json.dumps([{"id": key, "type": "article-journal", "title": f"Paper {key}",
                         "abstract": text} for key, text in abstracts.items()])
@@ -159,9 +165,10 @@ def _export(abstracts: dict[str, str]) -> str:
 
 @pytest.mark.parametrize("write, name, label", [
     (_bibtex, "x.bib", "entry huge"), (_ris, "x.ris", "record 2 (huge)"),
+    (_ris_wrapped, "x.ris", "record 2 (huge)"),
     (_csl, "x.json", "item 2 (huge)"), (_arxiv, "x.jsonl", "line 2 (2101.00002)"),
     (_export, "x.json", "paper 'Paper huge'")],
-    ids=["bibtex", "ris", "csl-json", "arxiv", "paperdesk-json"])
+    ids=["bibtex", "ris", "ris-wrapped", "csl-json", "arxiv", "paperdesk-json"])
 def test_every_format_cuts_a_huge_abstract_and_keeps_the_other_records(
         tmp_path, seed_files, write, name, label):
     abstracts = _plain(seed_files)

@@ -332,6 +332,7 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
         text, encoding = decode(Path(str(name)), data)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
+    del data        # a 190 MB file's bytes: not kept while its text is parsed
     try:
         fmt, document = _detect(text)
     except ParseError as exc:
