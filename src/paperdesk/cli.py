@@ -497,11 +497,25 @@ def _print_stored(lib: Library, report, to_stderr: bool = False) -> None:
 def _turns(args) -> Callable[[], None]:
     """What a long command calls between its batches to let the commands waiting for
     the library's lock in (:func:`~paperdesk.core.store.lock_turns.yield_to_waiters`
-    with the lock ``main`` put in ``args.library_lock``); nothing without one."""
+    with the lock ``main`` put in ``args.library_lock``); nothing without one.
+
+    Raises (from the returned function):
+        LibraryError: the lock could not be taken back (the window opened the library
+            meanwhile): one line; what was stored stays, what is not indexed stays
+            queued.
+    """
     lock = getattr(args, "library_lock", None)
     if lock is None:
         return lambda: None
-    return lambda: yield_to_waiters(lock) and None
+
+    def turn() -> None:
+        try:
+            yield_to_waiters(lock)
+        except LockHeld as held:
+            raise LibraryError(f"stopped after letting another command in: {held}; the "
+                               "papers stored so far are kept (what is not searchable yet "
+                               "is indexed the next time the library is opened)") from None
+    return turn
 
 
 def _index_with_progress(lib: Library, stop: threading.Event,
