@@ -18,7 +18,7 @@ import signal
 import sqlite3
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,7 +35,9 @@ from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, b
                                          latest_backup, library_state, replace_database)
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
-from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld
+from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld, LockInfo
+from paperdesk.core.store.lock_turns import (WAIT_ENV, acquire_in_turn, paused_holder,
+                                             wait_bound, yield_to_waiters)
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
@@ -402,15 +404,25 @@ def _cmd_import(lib: Library, args) -> int:
     this is done: a line says so), then index them for search with progress (a tqdm bar
     on a terminal, a final line always), then look for near-duplicates. Ctrl+C while
     storing keeps the batches committed; while indexing, keeps every paper (the rest is
-    indexed the next time the library is opened for writing); either way exit 130."""
+    indexed the next time the library is opened for writing); either way exit 130.
+
+    After every batch (stored or indexed) it lets in the commands waiting for their
+    turn (``paperdesk tag``, ``note``, ...: :mod:`paperdesk.core.store.lock_turns`);
+    every batch reads the database afresh, so their changes are kept and indexed."""
     from paperdesk.cli_progress import ImportBar
 
     wanted = ArxivFilter(tuple(c.strip() for c in args.category if c.strip()), args.since)
     bar = ImportBar()
     index_cancelled = False
+    turn = _turns(args)
+
+    def progress(stage: str, done: int, total: int) -> None:
+        bar.tracker.progress(stage, done, total)
+        turn()          # called after each committed batch, outside any transaction
+
     with _cancel_on_interrupt() as stop:
         try:
-            report = lib.import_paths(args.paths, progress=bar.tracker.progress,
+            report = lib.import_paths(args.paths, progress=progress,
                                       on_file=bar.tracker.on_file, cancel=stop.is_set,
                                       arxiv_filter=wanted, sync=False)
         finally:
@@ -419,7 +431,8 @@ def _cmd_import(lib: Library, args) -> int:
             _print_import_counts(report)
         if not report.cancelled:
             _print_stored(lib, report, to_stderr=args.json)
-            index_cancelled = not _index_with_progress(lib, stop, to_stderr=args.json)
+            index_cancelled = not _index_with_progress(lib, stop, to_stderr=args.json,
+                                                       between=turn)
             report.index_pending = lib.index_status().queued
             report.cancelled = index_cancelled
         if not report.cancelled:
@@ -481,11 +494,37 @@ def _print_stored(lib: Library, report, to_stderr: bool = False) -> None:
           file=sys.stderr if to_stderr else sys.stdout, flush=True)
 
 
+def _turns(args) -> Callable[[], None]:
+    """What a long command calls between its batches to let the commands waiting for
+    the library's lock in (:func:`~paperdesk.core.store.lock_turns.yield_to_waiters`
+    with the lock ``main`` put in ``args.library_lock``); nothing without one.
+
+    Raises (from the returned function):
+        LibraryError: the lock could not be taken back (the window opened the library
+            meanwhile): one line; what was stored stays, what is not indexed stays
+            queued.
+    """
+    lock = getattr(args, "library_lock", None)
+    if lock is None:
+        return lambda: None
+
+    def turn() -> None:
+        try:
+            yield_to_waiters(lock)
+        except LockHeld as held:
+            raise LibraryError(f"stopped after letting another command in: {held}; the "
+                               "papers stored so far are kept (what is not searchable yet "
+                               "is indexed the next time the library is opened)") from None
+    return turn
+
+
 def _index_with_progress(lib: Library, stop: threading.Event,
-                         to_stderr: bool = False) -> bool:
+                         to_stderr: bool = False,
+                         between: Callable[[], None] | None = None) -> bool:
     """Bring the search index up to date, showing ``Indexing for search`` with papers
     searchable of papers in the library (tqdm on a terminal), then one line
-    ``indexed: 100,000 of 100,000 papers searchable``.
+    ``indexed: 100,000 of 100,000 papers searchable``; ``between()`` runs after every
+    batch (outside any transaction, with no index commit running).
 
     Returns:
         False when Ctrl+C stopped it (what is left stays queued).
@@ -498,6 +537,8 @@ def _index_with_progress(lib: Library, stop: threading.Event,
         if bar.enabled:
             status = lib.index_status()
             bar.tracker.progress("index", status.indexed, status.papers)
+        if between is not None:
+            between()
 
     try:
         lib.sync_index(progress=progress, cancel=stop.is_set)
@@ -1178,6 +1219,23 @@ _NO_INDEX_COMMANDS = {"show", "stats", "tags", "sources", "related", "terms",
 QUIET_SYNC_MAX = 200
 
 
+#: Commands that wait their turn while another command holds the library's lock (an
+#: import lets them in between its batches: :mod:`paperdesk.core.store.lock_turns`);
+#: other commands that write are refused at once then.
+_WAITING_COMMANDS = {"tag", "note", "mark", "edit", "saved-search"}
+#: What a command holding the lock does, as others are told (``"importing"``).
+_DOING = {"import": "importing", "reindex": "reindexing", "delete": "deleting papers",
+          "remove-file": "removing a file", "duplicates": "merging duplicates"}
+
+
+def _say_waiting(holder: LockInfo) -> None:
+    """The one line a command prints when it starts waiting for its turn."""
+    doing = f", {holder.doing}" if holder.doing else ""
+    print(f"paperdesk: waiting for a paperdesk command (pid {holder.pid}{doing}) to let "
+          f"this change in (at most {wait_bound():g} s; ${WAIT_ENV} sets it)",
+          file=sys.stderr, flush=True)
+
+
 #: The options of ``edit`` that change something.
 _EDIT_OPTIONS = ("author", "year", "date", "venue", "entry_type", "doi", "arxiv", "url",
                  "key", "regenerate_key")
@@ -1203,7 +1261,11 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
     A command takes the library's lock (:mod:`paperdesk.core.store.lock`) while it runs, so the
     window cannot open it meanwhile. While another process (a window, or a command)
     holds it, a command that writes is refused, and one that reads opens the library
-    read-only (no index repair or update).
+    read-only (no index repair or update). A small edit (:data:`_WAITING_COMMANDS`)
+    held off by another *command* waits its turn instead, saying so in one line, for
+    at most :func:`~paperdesk.core.store.lock_turns.wait_bound` seconds; let in by an
+    import between its batches, it leaves the search index to that import
+    (:mod:`paperdesk.core.store.lock_turns`).
 
     Returns:
         ``(library, lock)``; ``lock`` is ``None`` when the library was opened read-only.
@@ -1211,9 +1273,13 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         LibraryError: the lock is held and the command writes (:class:`LockHeld`), or
             the library cannot be opened.
     """
-    lock = LibraryLock(path, app="cli")
+    lock = LibraryLock(path, app="cli",
+                       doing=_DOING.get(args.command, f"running {args.command}"))
     try:
-        lock.acquire()
+        if writes(args) and args.command in _WAITING_COMMANDS:
+            acquire_in_turn(lock, wait_bound(), _say_waiting)
+        else:
+            lock.acquire()
     except LockHeld as held:
         if writes(args):
             hint = ("; make the change in that window or close it first"
@@ -1240,6 +1306,11 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             # The day's automatic backup, before the day's first change (at most once a
             # UTC day; see paperdesk.core.store.backup).
             auto_backup(lib.db.conn, lib.path / BACKUP_DIR)
+        if paused_holder(path):
+            # Let in by a command between its batches: the search index is that
+            # command's until it ends; this change waits in the index queue for it.
+            lib.auto_sync_index = False
+            return lib, lock
         if lib.index_repair is not None and args.command not in ("check", "reindex",
                                                                  "import"):
             _repair_at_open(lib, args)
@@ -1521,6 +1592,7 @@ def _main(argv: Sequence[str] | None) -> int:
                 Path(library_path).expanduser() / DB_NAME).is_file():
             raise LibraryError(f"no library database to back up in {library_path}")
         lib, lock = _open_library(library_path, args)
+        args.library_lock = lock
         with lib:
             status = _COMMANDS[args.command](lib, args)
             if lib.index_problem:

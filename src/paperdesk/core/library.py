@@ -45,6 +45,7 @@ from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, Librar
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from paperdesk.core.imports.paperdesk_json import (read_export, store_export,
                                                   store_saved_searches)
+from paperdesk.core.imports.abstract_limit import cut_note
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
                                                  collect_files, display_path,
                                                  parse_decoded)
@@ -1246,6 +1247,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             file_report.duplicates += counts.duplicates
             file_report.enriched += counts.enriched
             file_report.without_abstract += counts.without_abstract
+            file_report.warnings += counts.warnings
             step(min(start + EXPORT_IMPORT_BATCH, len(papers)))
             hook()
         if doc.get("saved_searches"):
@@ -1315,10 +1317,19 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         (:func:`~paperdesk.core.store.papers.insert_abstracts`: a few statements per
         chunk) until it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS`
         have passed, so that even a slow first chunk ends the transaction in time;
-        ``step``, ``hook`` and ``cancel`` run between transactions.
+        ``step``, ``hook`` and ``cancel`` run between transactions. An abstract that was
+        cut (:mod:`paperdesk.core.imports.abstract_limit`) gets a note in
+        ``file_report.warnings``.
         """
         now = _now()
         items = iter(pf.abstracts) if isinstance(pf, ParsedFile) else pf.abstracts()
+
+        def take(item) -> tuple:
+            if item.cut_from is not None:
+                file_report.warnings.append(cut_note(f"abstract {item.position}",
+                                                     len(item.abstract), item.cut_from))
+            return _pending(item)
+
         db = self.db
         source_id = None
         done = 0
@@ -1330,7 +1341,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     item = next(items, None)
                     if item is None:
                         return
-                    pending.append(_pending(item))
+                    pending.append(take(item))
                 if cancel():
                     file_report.cancelled = True
                     return
@@ -1347,7 +1358,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                         item = next(items, None)
                         if item is None:
                             break
-                        pending.append(_pending(item))
+                        pending.append(take(item))
                     chunk, pending = pending[:want], pending[want:]
                     if not chunk:
                         finished = True

@@ -66,6 +66,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
+from paperdesk.core.imports.abstract_limit import bounded
 from paperdesk.core.imports.bibtex import decode_latex
 from paperdesk.core.imports.tex import decode_tex
 from paperdesk.core.imports.records import RawRecord, Record, RecordFile, check_record
@@ -204,10 +205,11 @@ def arxiv_raw(obj: dict, line: int) -> RawRecord:
         url = None      # check_record notes the id and drops it
     doi = _text(obj, "doi").split()
     journal = decode_tex_text(_text(obj, "journal-ref"))
+    abstract, length = bounded(_text(obj, "abstract"))
     return RawRecord(
         label=f"line {line} ({arxiv_id or 'no id'})",
         title=decode_tex_text(_text(obj, "title")),
-        abstract=decode_tex_text(_text(obj, "abstract")),
+        abstract=decode_tex_text(abstract), abstract_length=length,
         authors=_names(obj), date=_date(obj), venue=journal,
         entry_type="article" if journal else None,
         doi=doi[0] if doi else None, arxiv_id=arxiv_id or None,

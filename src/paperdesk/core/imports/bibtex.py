@@ -39,6 +39,7 @@ import bibtexparser
 from bibtexparser import middlewares as mw
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
+from paperdesk.core.imports.abstract_limit import RAW_KEEP_CHARS, bounded
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 from paperdesk.core.imports.tex import decode_tex
 
@@ -142,7 +143,8 @@ def _raw(entry: Entry, notes: list[str]) -> RawRecord:
                     f"entry at line {entry.start_line + 1}")
     raw.citation_key = entry.key or None
     raw.title = decode_latex(_value(entry, "title") or "")
-    raw.abstract = decode_latex(_value(entry, "abstract") or "")
+    abstract, raw.abstract_length = bounded(_value(entry, "abstract"))
+    raw.abstract = decode_latex(abstract)
     raw.authors = _names(entry, notes, raw.label)
     raw.date = _date(entry)
     for name in _VENUE_FIELDS:
@@ -254,6 +256,58 @@ def _parse_stack() -> list:
             mw.RemoveEnclosingMiddleware(True), *(m() for m in _STACK)]
 
 
+_BRACE = re.compile(r"[{}]")
+_ENTRY_START = re.compile(r"\n[ \t]*@")
+_FIELD_NAME = re.compile(r"([A-Za-z][\w:.+-]*)\s*=\s*$")
+_ENTRY_KEY = re.compile(r"@\s*[A-Za-z]+\s*[{(]\s*([^,\s{}()]*)")
+
+
+def _shorten_long_values(text: str) -> tuple[str, dict[tuple[str, str], int]]:
+    """``text`` with every braced field value longer than
+    :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters cut to
+    that many (its open braces closed), and the lengths they had.
+
+    Only entries longer than that are scanned (the text between two lines starting with
+    ``@``), brace by brace: a value is a group at depth 2 (``@type{`` opens depth 1).
+
+    Args:
+        text: a BibTeX file's content.
+    Returns:
+        ``(text, lengths)``: ``lengths`` maps ``(entry key, field name lower-cased)`` to
+        the value's full length in characters; ``text`` is ``text`` itself when nothing
+        was cut.
+    """
+    starts = [0, *(m.start() for m in _ENTRY_START.finditer(text)), len(text)]
+    pieces: list[str] = []
+    lengths: dict[tuple[str, str], int] = {}
+    last = 0
+    for begin, end in zip(starts, starts[1:]):
+        if end - begin <= RAW_KEEP_CHARS:
+            continue
+        depth, value_start = 0, 0
+        for m in _BRACE.finditer(text, begin, end):
+            if m.group() == "{":
+                depth += 1
+                if depth == 2:
+                    value_start = m.end()
+                continue
+            if depth == 2 and m.start() - value_start > RAW_KEEP_CHARS:
+                kept = text[value_start:value_start + RAW_KEEP_CHARS]
+                pieces += [text[last:value_start], kept,
+                           "}" * max(0, kept.count("{") - kept.count("}"))]
+                last = m.start()
+                name = _FIELD_NAME.search(text, max(begin, value_start - 200),
+                                          value_start - 1)
+                key = _ENTRY_KEY.match(text, text.find("@", begin, value_start))
+                lengths[(key.group(1) if key else "",
+                         name.group(1).lower() if name else "")] = m.start() - value_start
+            depth = max(0, depth - 1)
+    if not pieces:
+        return text, lengths
+    pieces.append(text[last:])
+    return "".join(pieces), lengths
+
+
 def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
     """Read the entries of a BibTeX/BibLaTeX file (see the module docstring).
 
@@ -264,9 +318,14 @@ def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
     Returns:
         The :class:`~paperdesk.core.imports.records.RecordFile`: checked records, and a
         note for each block that could not be parsed, each entry with neither title nor
-        abstract and each value dropped.
+        abstract and each value dropped. A field value longer than
+        :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters is
+        shortened before parsing (:func:`_shorten_long_values`), so that a file with a
+        190 MB abstract is parsed in the memory of a small one.
     """
+    text, long_values = _shorten_long_values(text)
     library = bibtexparser.parse_string(text, parse_stack=_parse_stack())
+    del text
     out = RecordFile(path, "bibtex", encoding)
     entries: list[Entry] = list(library.entries)
     for block in library.failed_blocks:
@@ -285,6 +344,13 @@ def read_bibtex(path: Path | str, text: str, encoding: str) -> RecordFile:
     _inherit(entries)
     for position, entry in enumerate(entries, start=1):
         notes: list[str] = []
-        check_record(_raw(entry, notes), position, out)
+        raw = _raw(entry, notes)
+        for (key, name), length in long_values.items():
+            if key == entry.key and name == "abstract":
+                raw.abstract_length = max(raw.abstract_length, length)
+            elif key == entry.key:
+                notes.append(f"{raw.label}: its {name} has {length:,} characters; only the "
+                             f"first {RAW_KEEP_CHARS:,} were read")
+        check_record(raw, position, out)
         out.warnings.extend(notes)
     return out

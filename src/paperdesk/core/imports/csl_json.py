@@ -21,6 +21,7 @@ import json
 import re
 from pathlib import Path
 
+from paperdesk.core.imports.abstract_limit import bounded
 from paperdesk.core.imports.daily_papers import ParseError
 from paperdesk.core.imports.markup import plain_text
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
@@ -98,7 +99,8 @@ def _raw(item: dict, n: int) -> RawRecord:
     raw = RawRecord(label=f"item {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
     raw.title = plain_text(_text(item.get("title")))
-    raw.abstract = plain_text(_text(item.get("abstract")))
+    abstract, raw.abstract_length = bounded(_text(item.get("abstract")))
+    raw.abstract = plain_text(abstract)
     raw.authors = _names(item)
     raw.date = _date(item, raw.problems)
     raw.entry_type = CSL_TYPES.get(_text(item.get("type")), "misc")

@@ -44,13 +44,14 @@ from pathlib import Path
 
 from charset_normalizer import from_bytes
 
+from paperdesk.core.imports.abstract_limit import RAW_KEEP_CHARS, bounded, limit_abstract
 from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
            "parse_decoded", "decode", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
            "is_header", "count_words", "display_path", "missing_reason", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
            "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS", "iter_paragraphs", "StreamedText",
-           "STREAM_CHUNK_BYTES", "STREAM_MIN_BYTES"]
+           "STREAM_CHUNK_BYTES", "STREAM_MIN_BYTES", "iter_pieces", "streamed_reading"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -123,11 +124,17 @@ class ParsedAbstract:
     Attributes:
         position: 1-based paragraph number among the file's abstracts (the header is not
             counted).
-        abstract: normalised text (see :func:`paperdesk.core.text.normalize`).
+        abstract: normalised text (see :func:`paperdesk.core.text.normalize`), at most
+            :data:`~paperdesk.core.imports.abstract_limit.MAX_ABSTRACT_CHARS` characters.
+        cut_from: when the paragraph was longer and was cut
+            (:func:`~paperdesk.core.imports.abstract_limit.limit_abstract`), its length
+            in characters (see :func:`~paperdesk.core.imports.abstract_limit.cut_note`),
+            else ``None``.
     """
 
     position: int
     abstract: str
+    cut_from: int | None = None
 
 
 @dataclass
@@ -423,12 +430,9 @@ def _read_paragraphs(text: str, default_header: str) -> tuple[str, list[str], li
         lines = [ln.strip() for ln in paragraphs[0].split("\n") if ln.strip()]
         if _long_lines(lines):
             paragraphs = lines
-            warnings.append(f"no blank lines between abstracts: read as one abstract per "
-                            f"line ({len(lines)} lines of long prose)")
+            warnings.append(_LINES_READ.format(len(lines)))
         else:
-            warnings.append(f"no blank lines between abstracts: its {len(lines)} lines "
-                            "were read as one abstract (separate abstracts with a "
-                            "blank line)")
+            warnings.append(_ONE_READ.format(len(lines)))
     return header, paragraphs, warnings
 
 
@@ -581,13 +585,22 @@ def parse_decoded(path: Path | str, text: str, encoding: str,
     name = Path(str(path))
     header, paragraphs, warnings = _read_paragraphs(
         text, default_header=display_path(name.stem or str(path)))
-    abstracts = [a for a in (normalize(p) for p in paragraphs) if a]
+    abstracts = [a for a in map(_limited, paragraphs) if a[0]]
     if not abstracts:
         raise ParseError(label or path, "no abstracts found (expected a header line, a "
                                         "blank line, then one abstract per paragraph)")
     return ParsedFile(path=path, header=header, encoding=encoding,
-                      abstracts=[ParsedAbstract(i, a) for i, a in enumerate(abstracts, 1)],
+                      abstracts=[ParsedAbstract(i, a, was)
+                                 for i, (a, was) in enumerate(abstracts, 1)],
                       warnings=warnings)
+
+
+def _limited(paragraph: str, length: int = 0) -> tuple[str, int | None]:
+    """A paragraph (or the first characters of one ``length`` long) as the abstract a
+    paper keeps, and its length when it was cut
+    (:func:`~paperdesk.core.imports.abstract_limit.limit_abstract`)."""
+    prefix, whole = bounded(paragraph)
+    return limit_abstract(normalize(prefix), max(whole, length))
 
 
 def iter_paragraphs(path: str | os.PathLike) -> Iterator[str]:
@@ -596,7 +609,7 @@ def iter_paragraphs(path: str | os.PathLike) -> Iterator[str]:
     :func:`split_paragraphs` of the whole decoded file (blank lines separate them; each is
     stripped but keeps its line breaks; CRLF and CR line ends become LF, also when a CRLF
     is cut between two pieces; a leading byte-order mark is dropped). Memory: one piece
-    plus the paragraph being read.
+    plus the paragraph being read (:func:`iter_pieces` bounds that).
 
     Args:
         path: the file.
@@ -607,9 +620,56 @@ def iter_paragraphs(path: str | os.PathLike) -> Iterator[str]:
             been yielded).
         OSError: the file cannot be read.
     """
+    for paragraph, _length in iter_pieces(path, keep=None):
+        yield paragraph
+
+
+#: What separates the lines of a file (after CRLF and CR became LF).
+_LINE_SPLIT_RE = re.compile(r"\n")
+
+
+def _separator_start(text: str) -> str:
+    """What of ``text``'s end may begin a paragraph break that the next piece of the file
+    completes: ``"\\n"`` when only horizontal white space follows its last line end,
+    else ``""``."""
+    last = text.rfind("\n")
+    if last >= 0 and not text[last + 1:].strip(" \t\f\v\u00a0"):
+        return "\n"
+    return ""
+
+
+def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
+                split: re.Pattern = _PARAGRAPH_SPLIT_RE) -> Iterator[tuple[str, int]]:
+    """Yield the non-empty pieces (paragraphs, or lines with ``split`` =
+    ``re.compile(r"\\n")``) of a UTF-8 text file with their lengths, reading it
+    :data:`STREAM_CHUNK_BYTES` at a time, never holding more than ``keep`` characters
+    of one piece: past them the rest of a piece is only counted, so that a file of one
+    190 MB paragraph is read in the memory of one chunk (see
+    :mod:`paperdesk.core.imports.abstract_limit`).
+
+    Pieces are stripped (a paragraph keeps its line breaks); CRLF and CR line ends
+    become LF, also when a CRLF is cut between two chunks; a leading byte-order mark is
+    dropped.
+
+    Args:
+        path: the file.
+        keep: characters of a piece kept at most (``None``: all).
+        split: what separates pieces (default: blank lines).
+    Yields:
+        ``(piece, length)``: the piece (its first ``keep`` characters when it is
+        longer, then not stripped at the end) and its length in characters (counted
+        without line-end conversion of what was not kept, so about the length in
+        the file).
+    Raises:
+        UnicodeDecodeError: the bytes are not UTF-8 (pieces before the bad byte have
+            been yielded).
+        OSError: the file cannot be read.
+    """
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
     rest = ""
     started = False
+    over: str | None = None     # the kept start of a piece longer than ``keep``
+    dropped = 0                 # characters of that piece not kept
     with open(path, "rb") as fh:
         while True:
             data = fh.read(STREAM_CHUNK_BYTES)
@@ -622,14 +682,91 @@ def iter_paragraphs(path: str | os.PathLike) -> Iterator[str]:
             hold = ""
             if not final and text.endswith("\r"):    # maybe the first half of a CRLF
                 text, hold = text[:-1], "\r"
-            parts = _PARAGRAPH_SPLIT_RE.split(text.replace("\r\n", "\n").replace("\r", "\n"))
-            rest = "" if final else parts.pop() + hold
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            if over is not None:        # counting the rest of a long piece
+                end = split.search(text)
+                if end is None and not final:
+                    rest = _separator_start(text)
+                    dropped += len(text) - len(rest)
+                    rest += hold
+                    continue
+                dropped += len((text if end is None else text[:end.start()]).rstrip())
+                yield over.rstrip(), len(over) + dropped
+                over, dropped = None, 0
+                if end is None:
+                    return
+                text = text[end.start():]
+            parts = split.split(text)
+            rest = "" if final else parts.pop()
             for part in parts:
                 part = part.strip()
                 if part:
-                    yield part
+                    yield (part if keep is None else part[:keep]), len(part)
+            if keep is not None and len(rest) > keep:
+                rest = rest.lstrip()
+            if keep is not None and len(rest) > keep:
+                over, tail = rest[:keep], rest[keep:]
+                # a line end that may begin a paragraph break (also one among the kept)
+                rest = _separator_start(rest)
+                dropped = max(0, len(tail) - len(rest))
+            rest += hold
             if final:
                 return
+
+
+def streamed_reading(path: str | os.PathLike, first: list[str]
+                     ) -> tuple[str, str | None, int, list[str]]:
+    """How a large UTF-8 file of one or two paragraphs is read in pieces: the rules of
+    :func:`parse_decoded` for the header and for a file without blank lines (module
+    docstring), decided from its first paragraphs and one pass over its lines (each
+    held at most :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS`
+    characters long).
+
+    Args:
+        path: the file.
+        first: its paragraphs (one or two; an over-long one only its start, from
+            :func:`iter_pieces`).
+    Returns:
+        ``(mode, header, units, warnings)``: ``mode`` as :class:`StreamedText`'s;
+        ``header`` the normalised header, or ``None`` when the file has none; ``units``
+        the paragraphs or lines in the file (header included); ``warnings`` as
+        :func:`parse_decoded` gives them.
+    Raises:
+        UnicodeDecodeError, OSError: as :func:`iter_pieces`.
+    """
+    count = 0
+    line1 = line2 = ""
+    long_after_first = True
+    for line, _length in iter_pieces(path, split=_LINE_SPLIT_RE):
+        count += 1
+        if count == 1:
+            line1 = line
+            continue
+        if count == 2:
+            line2 = line
+        long_after_first = long_after_first and _line_length(line) >= LINE_ABSTRACT_MIN_CHARS
+    after = count - 1               # lines after the first
+    several_after = after > 1 and long_after_first
+    if len(first) == 2 and is_header(first[0]):
+        if after > 1:               # the second paragraph has several lines
+            if several_after:
+                return "lines", normalize(first[0]), count, [_LINES_READ.format(after)]
+            return "paragraphs", normalize(first[0]), len(first), [_ONE_READ.format(after)]
+        return "paragraphs", normalize(first[0]), len(first), []
+    if len(first) == 1 and count > 1:
+        if is_header(line1) and not line2[:1].islower() and (after == 1 or several_after):
+            return "lines", normalize(line1), count, (
+                [_LINES_READ.format(after)] if after > 1 else [])
+        if long_after_first and _line_length(line1) >= LINE_ABSTRACT_MIN_CHARS:
+            return "lines", None, count, [_LINES_READ.format(count)]
+        return "paragraphs", None, 1, [_ONE_READ.format(count)]
+    return "paragraphs", None, len(first), []
+
+
+_LINES_READ = ("no blank lines between abstracts: read as one abstract per line ({} lines "
+               "of long prose)")
+_ONE_READ = ("no blank lines between abstracts: its {} lines were read as one abstract "
+             "(separate abstracts with a blank line)")
 
 
 @dataclass
@@ -639,19 +776,25 @@ class StreamedText:
     and read again, in pieces, while it is stored: its abstracts are never all in
     memory at once.
 
-    Only files with at least three paragraphs are streamed, so the rules for a file
-    without blank lines (module docstring) never apply and the abstracts are exactly
-    those :func:`parse_decoded` would give.
+    The abstracts are those :func:`parse_decoded` would give, the rules for a file
+    without blank lines (module docstring) included: such a file is read line by line
+    (``mode`` ``"lines"``) when each line is one abstract. A paragraph (or line) longer
+    than :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters is
+    never held whole (:func:`iter_pieces`); every abstract is cut at
+    :data:`~paperdesk.core.imports.abstract_limit.MAX_ABSTRACT_CHARS` characters
+    (``ParsedAbstract.cut_from`` says so).
 
     Attributes:
         path: absolute path of the file.
         header: the collection name (first paragraph when :func:`is_header`, else the
             file's stem).
         encoding: ``"utf-8"``.
-        paragraphs: paragraphs in the file, the header included when it has one (an
-            upper bound of the abstracts, for progress).
-        has_header: whether the first paragraph is the header.
-        warnings: always empty (as :class:`ParsedFile`'s, for the report).
+        paragraphs: paragraphs (lines, in ``"lines"`` mode) in the file, the header
+            included when it has one (an upper bound of the abstracts, for progress).
+        has_header: whether the first paragraph (line) is the header.
+        warnings: how a file without blank lines was read (as :class:`ParsedFile`'s).
+        mode: ``"paragraphs"`` (one abstract per paragraph) or ``"lines"`` (one per
+            line).
     """
 
     path: Path
@@ -660,6 +803,7 @@ class StreamedText:
     paragraphs: int
     has_header: bool
     warnings: list[str] = field(default_factory=list)
+    mode: str = "paragraphs"
 
     @property
     def estimated_abstracts(self) -> int:
@@ -675,15 +819,16 @@ class StreamedText:
             UnicodeDecodeError, OSError: the file changed or became unreadable since it
                 was recognised.
         """
-        paragraphs = iter_paragraphs(self.path)
+        pieces = iter_pieces(self.path, split=_LINE_SPLIT_RE if self.mode == "lines"
+                             else _PARAGRAPH_SPLIT_RE)
         if self.has_header:
-            next(paragraphs, None)
+            next(pieces, None)
         position = 0
-        for paragraph in paragraphs:
-            abstract = normalize(paragraph)
+        for piece, length in pieces:
+            abstract, was = _limited(piece, length)
             if abstract:
                 position += 1
-                yield ParsedAbstract(position, abstract)
+                yield ParsedAbstract(position, abstract, was)
 
 
 def collect_files(paths: list[str | os.PathLike],

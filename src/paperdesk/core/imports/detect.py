@@ -52,8 +52,9 @@ from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
 from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, STREAM_MIN_BYTES,
                                                  ParseError, StreamedText, decode,
                                                  display_path, is_header, is_prose,
-                                                 iter_paragraphs, missing_reason,
-                                                 normalize, prose_problem, split_paragraphs)
+                                                 iter_pieces, missing_reason,
+                                                 normalize, prose_problem, split_paragraphs,
+                                                 streamed_reading)
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.text import loads_json
 
@@ -83,6 +84,8 @@ _LEAD_LINES = 3
 _RIS_TY = re.compile(r"TY  -( |$)")
 _RIS_COUNTER = re.compile(r"\d+\.?")
 _MARKUP_START = re.compile(r"<(?:[A-Za-z!?/])")
+#: A line (the characters between the line ends ``str.splitlines`` knows).
+_LINE = re.compile(r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*")
 
 
 @dataclass(frozen=True)
@@ -110,8 +113,8 @@ def _starts_with(text: str, pattern: re.Pattern, skip) -> bool:
     :data:`_LEAD_LINES` other lines (not blank, not ``skip``) before it: what a tool
     writes before the records ("Encoding: UTF8", "Provider: ...")."""
     others = 0
-    for line in text.splitlines():
-        clean = line.strip()
+    for found in _LINE.finditer(text):       # not splitlines(): a copy of a 190 MB file
+        clean = found.group().strip()
         if not clean or skip(clean):
             continue
         if pattern.match(clean):
@@ -200,10 +203,14 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
     :data:`~paperdesk.core.imports.daily_papers.STREAM_MIN_BYTES` to
     :data:`~paperdesk.core.imports.daily_papers.MAX_FILE_BYTES` bytes; valid UTF-8 all
     through (a UTF-8 byte-order mark is allowed, other marks and NUL bytes are not); its
-    start is not JSON, a BibTeX block, an RIS record or markup; at least three
-    paragraphs. The text rule (at most half of the paragraphs fail
+    start is not JSON, a BibTeX block, an RIS record or markup; some text. The text rule
+    (at most half of the paragraphs fail
     :func:`~paperdesk.core.imports.daily_papers.prose_problem`) is applied to every
-    paragraph, as for a file read whole.
+    paragraph (to the first
+    :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters of a
+    longer one), as for a file read whole. A file of one or two paragraphs may have no
+    blank lines between its abstracts: its lines decide how it is read
+    (:func:`~paperdesk.core.imports.daily_papers.streamed_reading`).
 
     Args:
         path: the file as given.
@@ -236,30 +243,37 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
             or _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")) \
             or _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
         return None
-    first = None
+    first: list[str] = []
     count = 0
     problems: list[str] = []
     try:
-        for paragraph in iter_paragraphs(p):
-            if first is None:
-                first = paragraph
+        for paragraph, _length in iter_pieces(p):
+            if len(first) < 2:
+                first.append(paragraph)
             count += 1
             kind = prose_problem(paragraph)
             if kind:
                 problems.append(kind)
     except (UnicodeDecodeError, OSError):
         return None
-    if count < 3:
+    if count == 0:
         return None
     try:
         _check_prose(problems, count)
     except ParseError as exc:
         raise ParseError(path, exc.reason) from None
     name = p.resolve()
-    header = is_header(first)
-    return StreamedText(path=name, header=normalize(first) if header
-                        else display_path(name.stem or str(name)),
-                        encoding="utf-8", paragraphs=count, has_header=header)
+    mode, warnings = "paragraphs", []
+    if count < 3:       # maybe without blank lines: the rules need its lines
+        try:
+            mode, header, count, warnings = streamed_reading(p, first)
+        except (UnicodeDecodeError, OSError):
+            return None
+    else:
+        header = normalize(first[0]) if is_header(first[0]) else None
+    return StreamedText(path=name, header=header or display_path(name.stem or str(name)),
+                        encoding="utf-8", paragraphs=count, has_header=header is not None,
+                        warnings=warnings, mode=mode)
 
 
 def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, bytes]:
@@ -318,6 +332,7 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
         text, encoding = decode(Path(str(name)), data)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
+    del data        # a 190 MB file's bytes: not kept while its text is parsed
     try:
         fmt, document = _detect(text)
     except ParseError as exc:

@@ -23,6 +23,7 @@ import json
 import os
 from pathlib import Path
 
+from paperdesk.core.imports.abstract_limit import bounded, cut_note, limit_abstract
 from paperdesk.core.edits.annotations import check_colour, validate_tag_name
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
@@ -126,8 +127,8 @@ def read_export(path: str | os.PathLike, text: str | None = None,
     for n, paper in enumerate(papers, start=1):
         if not isinstance(paper, dict):
             raise ParseError(path, f"paper {n} is not an object")
-        if not normalize(str(paper.get("abstract") or "")) and not normalize(
-                str(paper.get("title") or "")):
+        if not str(paper.get("abstract") or "").strip() and not str(
+                paper.get("title") or "").strip():
             raise ParseError(path, f"paper {n} has neither an abstract nor a title")
         problem = shape_problem(paper)
         if problem:
@@ -283,7 +284,9 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
         doc: from :func:`read_export`.
         report: counts ``added``, ``enriched`` (a paper already there that gained a tag,
             note, highlight, mark or metadata), ``duplicates`` (one that gained nothing)
-            and ``without_abstract`` are updated.
+            and ``without_abstract`` are updated; an abstract longer than
+            :data:`~paperdesk.core.imports.abstract_limit.MAX_ABSTRACT_CHARS` is cut, with
+            a note in ``warnings``.
         now: ISO 8601 UTC time of this import.
     Returns:
         ``(added_ids, touched_ids)``: new papers, and existing papers met again.
@@ -292,8 +295,12 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
     added, touched = [], []
     ids = Identifiers(db)
     for item in doc["papers"]:
-        abstract = normalize(str(item.get("abstract") or ""))
+        prefix, length = bounded(str(item.get("abstract") or ""))
         title = normalize(str(item.get("title") or ""))
+        abstract, was = limit_abstract(normalize(prefix), length)
+        if was is not None:
+            shown = title or derive_title(abstract)
+            report.warnings.append(cut_note(f"paper {shown[:80]!r}", len(abstract), was))
         meta, key = paper_metadata(item)
         digest, pid = _find(db, abstract, title, meta, ids)
         if not abstract:

@@ -48,6 +48,7 @@ from pathlib import Path
 
 import sqlite_utils
 
+from paperdesk.core.imports.abstract_limit import cut_note, limit_abstract
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url)
 from paperdesk.core.models import Author, FileReport, Metadata
@@ -111,7 +112,10 @@ class RawRecord:
     ``authors`` are ``(family, given)`` pairs or ``(family, given, suffix)`` triples;
     ``entry_type`` is already one of :data:`paperdesk.core.metadata.ENTRY_TYPES` or
     ``None``; ``problems`` are notes the reader had about values it could not take (an
-    author it could not read), copied to the file's warnings.
+    author it could not read), copied to the file's warnings. ``abstract_length`` is
+    the length of the abstract's raw value when the reader kept only its first
+    :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters
+    (:func:`~paperdesk.core.imports.abstract_limit.bounded`), else at most that.
     """
 
     label: str
@@ -126,6 +130,7 @@ class RawRecord:
     url: str | None = None
     citation_key: str | None = None
     problems: list[str] = field(default_factory=list)
+    abstract_length: int = 0
 
 
 #: Abstracts that say there is none, as databases write them (Scopus's "[No abstract
@@ -157,12 +162,17 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     """Check a raw record and add it to ``out.records`` (or a note to ``out.skipped``);
     each value that fails its check is dropped with a note in ``out.warnings``; an
     abstract that only says there is none (:func:`is_placeholder_abstract`) is dropped
-    with a note."""
+    with a note; an abstract longer than
+    :data:`~paperdesk.core.imports.abstract_limit.MAX_ABSTRACT_CHARS` is cut, with a
+    note (:func:`~paperdesk.core.imports.abstract_limit.limit_abstract`)."""
     title, abstract = normalize(raw.title or ""), normalize(raw.abstract or "")
     if abstract and is_placeholder_abstract(abstract):
         out.warnings.append(f"{raw.label}: its abstract {abstract!r} says there is none; "
                             "imported without abstract")
         abstract = ""
+    abstract, was = limit_abstract(abstract, raw.abstract_length)
+    if was is not None:
+        out.warnings.append(cut_note(raw.label, len(abstract), was))
     if not title and not abstract:
         out.skipped.append(f"{raw.label}: no title and no abstract; left out")
         return

@@ -33,6 +33,7 @@ from pathlib import Path
 
 import rispy
 
+from paperdesk.core.imports.abstract_limit import RAW_KEEP_CHARS, bounded
 from paperdesk.core.imports.daily_papers import ParseError
 from paperdesk.core.imports.markup import plain_text
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
@@ -145,7 +146,8 @@ def _raw(ref: dict, n: int) -> RawRecord:
     raw = RawRecord(label=f"record {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
     raw.title = plain_text(_first(ref, "title", "primary_title"))
-    raw.abstract = plain_text(_first(ref, "abstract", "notes_abstract"))
+    abstract, raw.abstract_length = bounded(_first(ref, "abstract", "notes_abstract"))
+    raw.abstract = plain_text(abstract)
     raw.authors = _authors(ref, raw.problems)
     raw.date = _date(ref)
     ty = str(ref.get("type_of_reference") or "").strip().upper()
@@ -197,8 +199,13 @@ def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
         The :class:`~paperdesk.core.imports.records.RecordFile`.
     Raises:
         ParseError: rispy cannot read it (one line).
+
+    A field longer than
+    :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters is
+    shortened before parsing (:func:`_shorten_long_values`), so that a file with a
+    190 MB abstract is parsed in the memory of a small one.
     """
-    text = text.lstrip("\ufeff")
+    text, long_values = _shorten_long_values(text.lstrip("\ufeff"))
     unended = _unended(text)
     if unended:
         text = text.rstrip() + "\nER  - \n"
@@ -211,5 +218,64 @@ def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
         out.warnings.append(f"record {unended}: the file ends without its ER line; "
                             "read to the end of the file")
     for n, ref in enumerate(refs, start=1):
-        check_record(_raw(ref, n), n, out)
+        raw = _raw(ref, n)
+        for tag, length in long_values.get(n, {}).items():
+            if tag in ("AB", "N2"):
+                raw.abstract_length = max(raw.abstract_length, length)
+            else:
+                raw.problems.append(f"its {tag} field has {length:,} characters; only the "
+                                    f"first {RAW_KEEP_CHARS:,} were read")
+        check_record(raw, n, out)
     return out
+
+
+_TAG_LINE = re.compile(r"[A-Z][A-Z0-9]  - ?")
+
+
+def _shorten_long_values(text: str) -> tuple[str, dict[int, dict[str, int]]]:
+    """``text`` with every field (a tag line and the lines that continue it) longer
+    than :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters cut
+    to that many, and the lengths they had.
+
+    Only records longer than that are scanned, line by line.
+
+    Args:
+        text: an RIS file's content (LF line ends or CRLF).
+    Returns:
+        ``(text, lengths)``: ``lengths`` maps a record's number (1-based, in file order)
+        to ``{tag: full length in characters}``; ``text`` is ``text`` itself when
+        nothing was cut.
+    """
+    ends = [m.end() for m in _ER_LINE.finditer(text)]
+    bounds = [0, *ends] + ([len(text)] if not ends or ends[-1] < len(text) else [])
+    pieces: list[str] = []
+    lengths: dict[int, dict[str, int]] = {}
+    last = 0
+    for number, (begin, end) in enumerate(zip(bounds, bounds[1:]), start=1):
+        if end - begin <= RAW_KEEP_CHARS:
+            continue
+        tag, kept, full = "", 0, 0
+        line = begin
+        while line < end:
+            stop = text.find("\n", line, end)
+            stop = end if stop < 0 else stop + 1
+            start = _TAG_LINE.match(text, line)
+            if start:               # a field starts: "AB  - " is not its text
+                tag, kept, full = text[line:line + 2], 0, -len(start.group())
+            size = stop - line
+            full += size
+            if kept + size > RAW_KEEP_CHARS:
+                room = max(0, RAW_KEEP_CHARS - kept)
+                pieces.append(text[last:line + room])
+                if room:
+                    pieces.append("\n")
+                last = stop
+                ending = len(text[max(line, stop - 2):stop]) - len(
+                    text[max(line, stop - 2):stop].rstrip("\r\n"))
+                lengths.setdefault(number, {})[tag] = full - ending
+            kept += size
+            line = stop
+    if not pieces:
+        return text, lengths
+    pieces.append(text[last:])
+    return "".join(pieces), lengths

@@ -62,6 +62,8 @@ class LockInfo:
         token: random string identifying this taking of the lock.
         boot: Linux boot id of the holder's machine when it took the lock, or ``""``.
         proc_start: the holder process's start time (Linux ``/proc/PID/stat``), or ``""``.
+        doing: what a command holding it does, in a word or two (``"importing"``), or
+            ``""`` (the window; a lock file of an older paperdesk).
     """
 
     pid: int
@@ -71,6 +73,7 @@ class LockInfo:
     token: str = ""
     boot: str = ""
     proc_start: str = ""
+    doing: str = ""
 
     def describe(self) -> str:
         """Return e.g. ``"the paperdesk window (process 4242 on laptop)"``."""
@@ -183,7 +186,8 @@ def read_lock(path: str | os.PathLike) -> LockInfo | None:
         return LockInfo(pid=int(data["pid"]), host=str(data["host"]),
                         app=str(data.get("app", "gui")), started=str(data.get("started", "")),
                         token=str(data.get("token", "")), boot=str(data.get("boot", "")),
-                        proc_start=str(data.get("proc_start", "")))
+                        proc_start=str(data.get("proc_start", "")),
+                        doing=str(data.get("doing", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
@@ -252,12 +256,14 @@ class LibraryLock:
     Args:
         folder: the library folder (created if missing when acquiring).
         app: who takes it: ``"gui"`` or ``"cli"`` (changes only the messages others get).
+        doing: what the holder does, for the messages others get (``"importing"``).
     """
 
-    def __init__(self, folder: str | os.PathLike, app: str = "gui"):
+    def __init__(self, folder: str | os.PathLike, app: str = "gui", doing: str = ""):
         self.folder = Path(folder).expanduser().absolute()
         self.path = self.folder / LOCK_NAME
         self.app = app
+        self.doing = doing
         self._info: LockInfo | None = None
 
     @property
@@ -292,7 +298,7 @@ class LibraryLock:
                             started=_dt.datetime.now(_dt.timezone.utc).isoformat(
                                 timespec="seconds"),
                             token=secrets.token_hex(8), boot=_boot_id(),
-                            proc_start=_proc_start(os.getpid()))
+                            proc_start=_proc_start(os.getpid()), doing=self.doing)
             try:
                 taken = self._create(info)
             except FileExistsError:
