@@ -217,6 +217,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="restore even a backup holding fewer papers, tags, notes, "
                         "highlights or saved searches than the library")
 
+    p = sub.add_parser("repair", help="salvage a damaged database: a new one from every "
+                                      "readable page (the damaged file is kept beside it); "
+                                      "or add what only a backup has")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--salvage", action="store_true",
+                     help="rebuild library.db from every page that can be read, keep the "
+                          "damaged file as library.db.damaged-<UTC time>, rebuild the "
+                          "index, and report what came back next to the newest backup")
+    how.add_argument("--merge-backup", type=Path, metavar="FILE", dest="merge_backup",
+                     help="add what only the backup FILE has (papers by content hash, "
+                          "their tags, notes, highlights; saved searches) without "
+                          "changing any row of the library").complete = shtab.FILE
+
     p = sub.add_parser("check", help="check the database and the search index (exit 1 with "
                                      "a report naming each problem and the way out)")
     p.add_argument("--json", action="store_true",
@@ -1320,6 +1333,51 @@ def _cmd_restore(path: Path, args) -> int:
     return 0
 
 
+def _cmd_repair(path: Path, args) -> int:
+    """``paperdesk repair --salvage`` / ``--merge-backup FILE``
+    (:mod:`paperdesk.core.store.salvage`): with the library's lock, salvage its damaged
+    database (refused when it is whole) and rebuild the index, printing the report; or
+    add what only a backup has, then rebuild the index.
+
+    Returns:
+        The exit status (0 done).
+    Raises:
+        LibraryError: refused (one line: the lock is held, nothing to salvage, the
+            database is not damaged, the backup cannot be read).
+    """
+    from paperdesk.core.store.salvage import database_damage, merge_backup, salvage_library
+
+    folder = Path(path).expanduser().absolute()
+    lock = LibraryLock(folder, app="cli")
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        raise LibraryError(f"{held}; close it before repairing") from None
+    try:
+        if args.salvage:
+            if database_damage(folder / DB_NAME) is None:
+                raise LibraryError(f"{folder / DB_NAME}: not damaged (quick_check ok); "
+                                   "nothing to salvage")
+            with _cancel_on_interrupt() as stop:
+                try:
+                    report = salvage_library(folder, cancel=stop.is_set)
+                except InterruptedError:
+                    raise KeyboardInterrupt from None
+            print(report.text())
+        with Library.open(folder, sync_index=False) as lib:
+            if lib.db_problem:
+                raise LibraryError(lib.db_problem)
+            if args.merge_backup is not None:
+                print(merge_backup(lib.db, args.merge_backup).text())
+            # The index is of the database replaced or merged into: start it over.
+            lib.reindex(cancel=lambda: True)
+            with _cancel_on_interrupt() as stop:
+                _index_with_progress(lib, stop)
+    finally:
+        lock.release()
+    return 0
+
+
 def _open_read_only(path: Path, args: argparse.Namespace) -> Library:
     """Open the library for reading only (another process holds it, or its folder cannot
     be written); an index that cannot be read is said on one line (the library is read
@@ -1517,6 +1575,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.command == "restore":
             return _cmd_restore(library_path, args)
+        if args.command == "repair":
+            return _cmd_repair(library_path, args)
         if args.command == "backup" and not (
                 Path(library_path).expanduser() / DB_NAME).is_file():
             raise LibraryError(f"no library database to back up in {library_path}")

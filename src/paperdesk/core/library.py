@@ -221,10 +221,13 @@ def _db_error(folder: Path, exc: sqlite3.Error, what: str) -> LibraryError:
     or the full-disk message when that is the cause (:mod:`paperdesk.core.store.errors`)."""
     if is_disk_full(exc, folder if folder.is_dir() else None):
         return LibraryError(disk_full_message(folder / DB_NAME, exc))
-    way_out = ""
-    if "not a database" in str(exc) and (folder / BACKUP_DIR).is_dir():
-        way_out = f": {_check.restore_hint(folder)}"      # its header was overwritten
-    return LibraryError(f"{folder / DB_NAME}: {what} ({exc}){way_out}")
+    text = str(exc).lower()
+    if "malformed" in text or "corrupt" in text or (
+            "not a database" in text and _check.was_library(folder)):
+        # Damaged (cut short, pages or its header overwritten), not someone else's
+        # file: say so, with salvage and the latest backup as the ways out.
+        return LibraryError(_check.database_message(folder, exc))
+    return LibraryError(f"{folder / DB_NAME}: {what} ({exc})")
 
 
 def _size(parsed) -> int:
