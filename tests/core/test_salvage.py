@@ -222,3 +222,17 @@ def test_salvage_is_refused_in_one_line(seeded_library, tmp_path, capsys):
     assert main(["--library", str(folder), "repair", "--merge-backup", str(not_db)]) == 1
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and str(not_db) in err and "Traceback" not in err
+
+
+def test_cancelled_salvage_changes_nothing(annotated, tmp_path):
+    from paperdesk.core.store.salvage import salvage_library
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    _damage(folder, "cut50")
+    before = sorted(p.name for p in folder.iterdir())
+    damaged = (folder / "library.db").read_bytes()
+    with pytest.raises(InterruptedError):
+        salvage_library(folder, cancel=lambda: True)
+    assert sorted(p.name for p in folder.iterdir()) == before
+    assert (folder / "library.db").read_bytes() == damaged

@@ -301,6 +301,8 @@ def salvage_library(folder: str | os.PathLike,
     backup, backup_counts = _newest_backup(folder)
     try:
         scan = scan_database(db_path, progress, cancel)
+    except InterruptedError:                 # (an OSError too) cancelled: nothing changed
+        raise
     except OSError as exc:
         raise LibraryError(f"{db_path}: cannot be read ({exc.strerror or exc})") from exc
     partial = folder / f".{db_name}.salvage-{os.getpid()}"
@@ -349,7 +351,7 @@ def salvage_library(folder: str | os.PathLike,
     except BaseException as exc:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{partial}{suffix}").unlink(missing_ok=True)
-        if isinstance(exc, (OSError, sqlite3.Error)):
+        if isinstance(exc, (OSError, sqlite3.Error)) and not isinstance(exc, InterruptedError):
             if is_disk_full(exc, folder):
                 raise LibraryError(disk_full_message(partial, exc)) from exc
             raise LibraryError(f"{db_path}: the salvaged copy cannot be written ({exc}); "
