@@ -14,29 +14,22 @@ leaf and cell. A row comes back exactly when its leaf and its overflow pages are
 
 from __future__ import annotations
 
-import random
 import shutil
-import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
 
-from paperdesk.cli import main
-from paperdesk.core.library import Library
-from paperdesk.core.store.backup import backup_name, backup_to
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))  # benchmarks.*
 
-PAGE = 4096
+from benchmarks.salvage_bench import (damage as _damage, expected_rows,  # noqa: E402
+                                      has_dbstat, rows as _rows)
+from paperdesk.cli import main  # noqa: E402
+from paperdesk.core.library import Library  # noqa: E402
+from paperdesk.core.store.backup import backup_name, backup_to  # noqa: E402
 
-
-def _has_dbstat() -> bool:
-    try:
-        sqlite3.connect(":memory:").execute("SELECT * FROM dbstat").fetchall()
-        return True
-    except sqlite3.Error:
-        return False
-
-
-needs_dbstat = pytest.mark.skipif(not _has_dbstat(), reason="this SQLite has no dbstat "
+needs_dbstat = pytest.mark.skipif(not has_dbstat(), reason="this SQLite has no dbstat "
                                   "table (SQLITE_ENABLE_DBSTAT_VTAB) to tell which rows "
                                   "were on which pages")
 
@@ -62,94 +55,16 @@ def annotated(tmp_path_factory, _seeded_template) -> Path:
     return path
 
 
-def _rows(db: Path, table: str) -> dict[int, tuple]:
-    con = sqlite3.connect(db)
-    try:
-        return {r[0]: tuple(r[1:]) for r in con.execute(
-            f"SELECT rowid, * FROM {table} ORDER BY rowid")}
-    finally:
-        con.close()
-
-
-def _pages_of_rows(db: Path, table: str) -> dict[int, set[int]]:
-    """rowid -> the pages its row lives on (leaf and overflow), from ``dbstat``."""
-    con = sqlite3.connect(db)
-    try:
-        rowids = [r[0] for r in con.execute(f"SELECT rowid FROM {table} ORDER BY rowid")]
-        stat = con.execute("SELECT path, pageno, pagetype, ncell FROM dbstat "
-                           "WHERE name = ? ORDER BY path", [table]).fetchall()
-    finally:
-        con.close()
-    pages: dict[int, set[int]] = {}
-    at_leaf: dict[str, list[int]] = {}
-    i = 0
-    for path, pageno, kind, ncell in stat:
-        if kind == "leaf":
-            at_leaf[path] = rowids[i:i + ncell]
-            for rowid in at_leaf[path]:
-                pages[rowid] = {pageno}
-            i += ncell
-    assert i == len(rowids)
-    for path, pageno, kind, _ncell in stat:
-        if kind == "overflow":                  # "/00a/003+000001": leaf /00a/, cell 3
-            cell_path = path.split("+")[0]
-            leaf, cell = cell_path[:-3], int(cell_path[-3:], 16)
-            pages[at_leaf[leaf][cell]].add(pageno)
-    return pages
-
-
-def _expected(db: Path, bad_pages) -> dict[str, set[int]]:
-    """Rowids that must come back when ``bad_pages`` are lost."""
-    def intact(table: str) -> set[int]:
-        return {rowid for rowid, pages in _pages_of_rows(db, table).items()
-                if not pages & bad_pages}
-
-    papers = intact("papers")
-    tags = intact("tags")
-    notes = {r for r in intact("notes") if r in papers}       # notes.rowid is paper_id
-    hl = _rows(db, "highlights")
-    highlights = {r for r in intact("highlights") if hl[r][1] in papers}   # (id, paper_id, …)
-    return {"papers": papers, "tags": tags, "notes": notes, "highlights": highlights}
-
-
-def _damage(folder: Path, how: str) -> set[int]:
-    """Damage ``folder``'s library.db; return the pages lost."""
-    db = folder / "library.db"
-    pages = db.stat().st_size // PAGE
-    if how.startswith("cut"):
-        keep = pages * int(how[3:]) // 100
-        with open(db, "r+b") as f:
-            f.truncate(keep * PAGE + PAGE // 3)          # a page cut through, too
-        return set(range(keep + 1, pages + 1))
-    con = sqlite3.connect(db)
-    try:
-        root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'papers'"
-                           ).fetchone()[0]
-        leaves = [r[0] for r in con.execute(
-            "SELECT pageno FROM dbstat WHERE name = 'papers' AND pagetype = 'leaf' "
-            "ORDER BY path")]
-    finally:
-        con.close()
-    bad = {root, leaves[3], leaves[len(leaves) // 2], leaves[-1]}
-    if how == "overwrite-header":
-        bad.add(1)
-    rnd = random.Random(23)
-    with open(db, "r+b") as f:
-        for page in bad:
-            f.seek((page - 1) * PAGE)
-            f.write(rnd.randbytes(PAGE))
-    return bad
-
-
 @needs_dbstat
-@pytest.mark.parametrize("how", ["cut25", "cut50", "cut75", "overwrite", "overwrite-header"])
+@pytest.mark.parametrize("how", ["cut25", "cut50", "cut75", "overwrite", "overwrite1pct",
+                                 "overwrite-header"])
 def test_every_row_on_an_intact_page_comes_back(annotated, tmp_path, how, capsys):
     folder = tmp_path / "lib"
     shutil.copytree(annotated, folder)
     db = folder / "library.db"
     before = {t: _rows(db, t) for t in ("papers", "tags", "notes", "highlights")}
     bad = _damage(folder, how)
-    expected = _expected(annotated / "library.db", bad)
+    expected = expected_rows(annotated / "library.db", bad)
     damaged_bytes = db.read_bytes()
 
     assert main(["--library", str(folder), "repair", "--salvage"]) == 0
