@@ -1297,11 +1297,7 @@ def _cmd_restore(path: Path, args) -> int:
             raise LibraryError(f"no backup to restore in {folder / BACKUP_DIR}; name one: "
                                "paperdesk restore FILE")
     backup = inspect_backup(source, SCHEMA_VERSION)
-    lock = LibraryLock(folder, app="cli")
-    try:
-        lock.acquire()
-    except LockHeld as held:
-        raise LibraryError(f"{held}; close it before restoring") from None
+    lock = _lock_to_replace(folder, "restoring")
     try:
         db_path = folder / DB_NAME
         if backup.path == db_path.absolute():
@@ -1323,14 +1319,33 @@ def _cmd_restore(path: Path, args) -> int:
         print(f"restored {display_path(backup.path)} ({describe_counts(backup.counts)}); "
               f"{what}")
         with Library.open(folder, sync_index=False) as lib:
-            # The index is of the database replaced: start it over and queue every paper
-            # (an interrupted rebuild goes on when the library is next opened).
-            lib.reindex(cancel=lambda: True)
-            with _cancel_on_interrupt() as stop:
-                _index_with_progress(lib, stop)
+            _rebuild_index(lib)
     finally:
         lock.release()
     return 0
+
+
+def _lock_to_replace(folder: Path, doing: str) -> LibraryLock:
+    """The library's lock, taken for a command that replaces or rewrites its database.
+
+    Raises:
+        LibraryError: another paperdesk has it (``…; close it before <doing>``).
+    """
+    lock = LibraryLock(folder, app="cli")
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        raise LibraryError(f"{held}; close it before {doing}") from None
+    return lock
+
+
+def _rebuild_index(lib: Library) -> None:
+    """The index is of a database replaced or rewritten: start it over, queue every
+    paper and index them with the progress line (an interrupted rebuild goes on when
+    the library is next opened)."""
+    lib.reindex(cancel=lambda: True)
+    with _cancel_on_interrupt() as stop:
+        _index_with_progress(lib, stop)
 
 
 def _cmd_repair(path: Path, args) -> int:
@@ -1348,11 +1363,7 @@ def _cmd_repair(path: Path, args) -> int:
     from paperdesk.core.store.salvage import database_damage, merge_backup, salvage_library
 
     folder = Path(path).expanduser().absolute()
-    lock = LibraryLock(folder, app="cli")
-    try:
-        lock.acquire()
-    except LockHeld as held:
-        raise LibraryError(f"{held}; close it before repairing") from None
+    lock = _lock_to_replace(folder, "repairing")
     try:
         if args.salvage:
             if database_damage(folder / DB_NAME) is None:
@@ -1369,10 +1380,7 @@ def _cmd_repair(path: Path, args) -> int:
                 raise LibraryError(lib.db_problem)
             if args.merge_backup is not None:
                 print(merge_backup(lib.db, args.merge_backup).text())
-            # The index is of the database replaced or merged into: start it over.
-            lib.reindex(cancel=lambda: True)
-            with _cancel_on_interrupt() as stop:
-                _index_with_progress(lib, stop)
+            _rebuild_index(lib)
     finally:
         lock.release()
     return 0

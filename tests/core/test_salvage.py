@@ -23,8 +23,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # benchmarks.*
 
-from benchmarks.salvage_bench import (damage as _damage, expected_rows,  # noqa: E402
-                                      has_dbstat, rows as _rows)
+from benchmarks.salvage_bench import (annotate, damage as _damage,  # noqa: E402
+                                      expected_rows, has_dbstat, rows as _rows)
 from paperdesk.cli import main  # noqa: E402
 from paperdesk.core.library import Library  # noqa: E402
 from paperdesk.core.store.backup import backup_name, backup_to  # noqa: E402
@@ -36,21 +36,13 @@ needs_dbstat = pytest.mark.skipif(not has_dbstat(), reason="this SQLite has no d
 
 @pytest.fixture(scope="module")
 def annotated(tmp_path_factory, _seeded_template) -> Path:
-    """The seed library with tags (every 2nd paper), notes (every 3rd), highlights
-    (every 4th) and a backup taken before the damage; closed."""
+    """The seed library with tags, notes and highlights
+    (:func:`benchmarks.salvage_bench.annotate`) and a backup taken before the damage;
+    closed."""
     path = tmp_path_factory.mktemp("salvage") / "lib"
     shutil.copytree(_seeded_template, path)
     with Library.open(path) as lib:
-        lib.auto_sync_index = False          # one index update at the end
-        for i, pid in enumerate(lib.paper_ids()):
-            if i % 2 == 0:
-                lib.add_tag([pid], f"topic {i % 5}", undoable=False)
-            if i % 3 == 0:
-                lib.set_note(pid, f"my note on paper {pid}: " + "worth reading " * 20,
-                             undoable=False)
-            if i % 4 == 0:
-                lib.add_highlight(pid, 0, 12, undoable=False)
-        lib.sync_index()
+        annotate(lib)
         backup_to(lib.db.conn, backup_name(path / "backups"))
     return path
 

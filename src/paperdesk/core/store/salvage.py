@@ -35,7 +35,7 @@ from pathlib import Path
 from paperdesk.core.clock import utc_stamp
 from paperdesk.core.models import LibraryError
 from paperdesk.core.store import db as _db
-from paperdesk.core.store.backup import (BACKUP_DIR, COUNTED, inspect_backup,
+from paperdesk.core.store.backup import (BACKUP_DIR, COUNTED, _fsync_dir, inspect_backup,
                                          latest_backup)
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.page_reader import PageScan, scan_database
@@ -262,16 +262,6 @@ def _insert_rows(conn: sqlite3.Connection, shape: TableShape,
     return inserted, dropped
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def salvage_library(folder: str | os.PathLike,
                     progress: Callable[[int, int], None] | None = None,
                     cancel: Callable[[], bool] | None = None,
@@ -337,7 +327,8 @@ def salvage_library(folder: str | os.PathLike,
             conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             new.conn.close()
-        _fsync(partial)
+        with open(partial, "rb+") as handle:
+            os.fsync(handle.fileno())
         # Keep the damaged file (and its WAL) under a name of its own, then put the new
         # one in its place: at every moment one of them is there.
         os.replace(db_path, kept)
@@ -347,7 +338,7 @@ def salvage_library(folder: str | os.PathLike,
         for suffix in ("-wal", "-shm"):     # empty, or an index of the WAL: never needed
             db_path.with_name(db_name + suffix).unlink(missing_ok=True)
         os.replace(partial, db_path)
-        _fsync(folder)
+        _fsync_dir(folder)
     except BaseException as exc:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{partial}{suffix}").unlink(missing_ok=True)
