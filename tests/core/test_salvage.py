@@ -143,3 +143,44 @@ def test_cancelled_salvage_changes_nothing(annotated, tmp_path):
         salvage_library(folder, cancel=lambda: True)
     assert sorted(p.name for p in folder.iterdir()) == before
     assert (folder / "library.db").read_bytes() == damaged
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_damage_gives_a_whole_library_of_true_rows(annotated, tmp_path, seed):
+    """Random pages overwritten with random bytes or zeroed, two pages swapped, the file
+    cut at a random byte: the salvage finishes, the new database is whole (integrity and
+    foreign keys) and every row in it is a row of the undamaged library, unchanged (a
+    byte changed inside a record's text would change that row: bit rot inside a page
+    cannot be told from data without checksums, so it is not made here)."""
+    import random
+    import sqlite3
+
+    from paperdesk.core.store.salvage import salvage_library
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    db = folder / "library.db"
+    data = bytearray(db.read_bytes())
+    rnd = random.Random(seed)
+    pages = len(data) // 4096
+    for _ in range(rnd.randint(1, 12)):                       # pages overwritten
+        at = rnd.randrange(pages) * 4096
+        data[at:at + 4096] = rnd.randbytes(4096) if rnd.random() < 0.7 else bytes(4096)
+    if rnd.random() < 0.5:                                    # two pages swapped
+        a, b = (rnd.randrange(pages) * 4096 for _ in range(2))
+        data[a:a + 4096], data[b:b + 4096] = data[b:b + 4096], data[a:a + 4096]
+    if rnd.random() < 0.5:
+        del data[rnd.randrange(len(data) // 4, len(data)):]
+    db.write_bytes(bytes(data))
+    report = salvage_library(folder)
+    con = sqlite3.connect(db)
+    try:
+        assert con.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert con.execute("PRAGMA foreign_key_check").fetchall() == []
+    finally:
+        con.close()
+    for table in ("papers", "tags", "notes", "highlights"):
+        original = _rows(annotated / "library.db", table)
+        got = _rows(db, table)
+        assert all(got[r] == original.get(r) for r in got), table
+        assert report.recovered[table] == len(got)

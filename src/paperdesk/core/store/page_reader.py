@@ -16,7 +16,9 @@ WAL of https://www.sqlite.org/walformat.html), the way the recovery extension do
    and, for an interior page, the path to the pages below it;
 3. every other page that reads as a table leaf (not on the freelist) is an orphan: its
    rows are returned apart, for the caller to place by their shape (SQLite's
-   ``lost_and_found``).
+   ``lost_and_found``). When page 1 is lost, so is the freelist: a page freed by a
+   delete could then come back, unless SQLite zeroed it when it was freed (built with
+   ``SQLITE_SECURE_DELETE``, as Debian's is).
 
 Only reading: the file is opened read-only, never written.
 """
@@ -284,17 +286,19 @@ class _Reader:
             local = least
         if pos + local + 4 > usable:
             raise _Damaged("payload past the page")
+        if size > self.file.count * usable:
+            raise _Damaged("payload larger than the file")
         parts = [page[pos:pos + local]]
         have = local
         following = int.from_bytes(page[pos + local:pos + local + 4], "big")
-        chain: list[int] = []
+        chain: set[int] = set()
         while have < size:
             if following in chain or following in self.claimed or following < 2:
                 raise _Damaged("overflow chain loops or is cut")
             over = self.file.page(following)
             if over is None:
                 raise _Damaged("overflow page missing")
-            chain.append(following)
+            chain.add(following)
             take = min(size - have, usable - 4)
             parts.append(over[4:4 + take])
             have += take

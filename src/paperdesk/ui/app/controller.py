@@ -389,15 +389,16 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
         _fail(f"{held}", "paperdesk — library in use", folder)
         return 1
     except DatabaseDamaged as exc:
-        window = None
-        if screenshot is None and not is_offscreen():
-            if offer_salvage(folder, str(exc)):          # Salvage, then Open Library
-                try:
-                    window = controller.start(folder, import_seeds=False)
-                except LibraryError as again:
-                    exc = again
-        if window is None:
+        if screenshot is not None or is_offscreen():
             _fail(str(exc), "paperdesk cannot open the library", folder)
+            return 1
+        if not offer_salvage(folder, str(exc)):      # its dialog showed the problem
+            print(f"paperdesk: {exc}", file=sys.stderr)
+            return 1
+        try:                                          # salvaged: Open Library
+            window = controller.start(folder, import_seeds=False)
+        except LibraryError as again:
+            _fail(str(again), "paperdesk cannot open the library", folder)
             return 1
     except LibraryError as exc:
         _fail(str(exc), "paperdesk cannot open the library", folder,
