@@ -167,7 +167,9 @@ class Problem:
         part: ``"database"`` or ``"index"``.
         text: what is wrong (names the file).
         remedy: the way out (``"repaired from SQLite"``, ``"run paperdesk reindex"``,
-            ``"restore the latest backup: paperdesk restore FILE"``).
+            for the database :func:`damage_hint`: ``"salvage every readable page:
+            paperdesk repair --salvage; or restore the latest backup: paperdesk restore
+            FILE"``).
     """
 
     part: str
