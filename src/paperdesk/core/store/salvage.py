@@ -271,7 +271,8 @@ def salvage_library(folder: str | os.PathLike,
 
     Args:
         folder: the library folder.
-        progress: ``progress(pages_done, pages_total)`` while the file is read.
+        progress: ``progress(pages_done, pages_total)`` while the file is read, then
+            ``progress(0, 0)`` while the new database is written and checked.
         cancel: polled while the file is read and rows are written; True stops the
             salvage with nothing changed.
         db_name: the database file name.
@@ -295,6 +296,8 @@ def salvage_library(folder: str | os.PathLike,
         raise
     except OSError as exc:
         raise LibraryError(f"{db_path}: cannot be read ({exc.strerror or exc})") from exc
+    if progress is not None:
+        progress(0, 0)
     partial = folder / f".{db_name}.salvage-{os.getpid()}"
     kept = folder / f"{db_name}{DAMAGED_SUFFIX}{utc_stamp()}"
     report = SalvageReport(database=db_path, kept=kept, pages_expected=scan.pages_expected,

@@ -137,7 +137,11 @@ class SalvageDialog(QDialog):
         super().reject()
 
     def _on_progress(self, done: int, total: int) -> None:
-        self.progress.setRange(0, max(total, 1))
+        if total == 0:                       # writing the new database: no count
+            self.progress.setFormat("Writing the new database")
+            self.progress.setRange(0, 0)
+            return
+        self.progress.setRange(0, total)
         self.progress.setValue(min(done, total))
 
     def _on_finished(self, report: SalvageReport) -> None:
