@@ -10,7 +10,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test clients bench bench-snippets evaluate bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bench-snippets bench-salvage evaluate bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -75,6 +75,13 @@ bench: $(STAMP)
 ## matching papers (benchmarks/snippet_bench.py; README "Measured figures")
 bench-snippets: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/snippet_bench.py
+
+## bench-salvage: what `paperdesk repair --salvage` brings back from a 10,000-paper library
+## cut short or with pages overwritten, and how long it takes (benchmarks/salvage_bench.py;
+## README "Checking and repairing"). SALVAGE_PAPERS=100000 for another size.
+SALVAGE_PAPERS ?= 10000
+bench-salvage: $(STAMP)
+	$(BIN)/python benchmarks/salvage_bench.py --papers $(SALVAGE_PAPERS)
 
 ## evaluate: the scripted-user evaluation of "worth reading first" on the sample papers
 ## (paperdesk.core.discover.evaluation; the table in the README's "Worth reading first")

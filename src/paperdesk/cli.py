@@ -219,6 +219,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="restore even a backup holding fewer papers, tags, notes, "
                         "highlights or saved searches than the library")
 
+    p = sub.add_parser("repair", help="salvage a damaged database: a new one from every "
+                                      "readable page (the damaged file is kept beside it); "
+                                      "or add what only a backup has")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--salvage", action="store_true",
+                     help="rebuild library.db from every page that can be read, keep the "
+                          "damaged file as library.db.damaged-<UTC time>, rebuild the "
+                          "index, and report what came back next to the newest backup")
+    how.add_argument("--merge-backup", type=Path, metavar="FILE", dest="merge_backup",
+                     help="add what only the backup FILE has (papers by content hash, "
+                          "their tags, notes, highlights; saved searches) without "
+                          "changing any row of the library").complete = shtab.FILE
+
     p = sub.add_parser("check", help="check the database and the search index (exit 1 with "
                                      "a report naming each problem and the way out)")
     p.add_argument("--json", action="store_true",
@@ -1355,11 +1368,7 @@ def _cmd_restore(path: Path, args) -> int:
             raise LibraryError(f"no backup to restore in {folder / BACKUP_DIR}; name one: "
                                "paperdesk restore FILE")
     backup = inspect_backup(source, SCHEMA_VERSION)
-    lock = LibraryLock(folder, app="cli")
-    try:
-        lock.acquire()
-    except LockHeld as held:
-        raise LibraryError(f"{held}; close it before restoring") from None
+    lock = _lock_to_replace(folder, "restoring")
     try:
         db_path = folder / DB_NAME
         if backup.path == db_path.absolute():
@@ -1381,11 +1390,68 @@ def _cmd_restore(path: Path, args) -> int:
         print(f"restored {display_path(backup.path)} ({describe_counts(backup.counts)}); "
               f"{what}")
         with Library.open(folder, sync_index=False) as lib:
-            # The index is of the database replaced: start it over and queue every paper
-            # (an interrupted rebuild goes on when the library is next opened).
-            lib.reindex(cancel=lambda: True)
+            _rebuild_index(lib)
+    finally:
+        lock.release()
+    return 0
+
+
+def _lock_to_replace(folder: Path, doing: str) -> LibraryLock:
+    """The library's lock, taken for a command that replaces or rewrites its database.
+
+    Raises:
+        LibraryError: another paperdesk has it (``…; close it before <doing>``).
+    """
+    lock = LibraryLock(folder, app="cli")
+    try:
+        lock.acquire()
+    except LockHeld as held:
+        raise LibraryError(f"{held}; close it before {doing}") from None
+    return lock
+
+
+def _rebuild_index(lib: Library) -> None:
+    """The index is of a database replaced or rewritten: start it over, queue every
+    paper and index them with the progress line (an interrupted rebuild goes on when
+    the library is next opened)."""
+    lib.reindex(cancel=lambda: True)
+    with _cancel_on_interrupt() as stop:
+        _index_with_progress(lib, stop)
+
+
+def _cmd_repair(path: Path, args) -> int:
+    """``paperdesk repair --salvage`` / ``--merge-backup FILE``
+    (:mod:`paperdesk.core.store.salvage`): with the library's lock, salvage its damaged
+    database (refused when it is whole) and rebuild the index, printing the report; or
+    add what only a backup has, then rebuild the index.
+
+    Returns:
+        The exit status (0 done).
+    Raises:
+        LibraryError: refused (one line: the lock is held, nothing to salvage, the
+            database is not damaged, the backup cannot be read).
+    """
+    from paperdesk.core.store.salvage import database_damage, merge_backup, salvage_library
+
+    folder = Path(path).expanduser().absolute()
+    lock = _lock_to_replace(folder, "repairing")
+    try:
+        if args.salvage:
+            if database_damage(folder / DB_NAME) is None:
+                raise LibraryError(f"{folder / DB_NAME}: not damaged (quick_check ok); "
+                                   "nothing to salvage")
             with _cancel_on_interrupt() as stop:
-                _index_with_progress(lib, stop)
+                try:
+                    report = salvage_library(folder, cancel=stop.is_set)
+                except InterruptedError:
+                    raise KeyboardInterrupt from None
+            print(report.text())
+        with Library.open(folder, sync_index=False) as lib:
+            if lib.db_problem:
+                raise LibraryError(lib.db_problem)
+            if args.merge_backup is not None:
+                print(merge_backup(lib.db, args.merge_backup).text())
+            _rebuild_index(lib)
     finally:
         lock.release()
     return 0
@@ -1588,6 +1654,8 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.command == "restore":
             return _cmd_restore(library_path, args)
+        if args.command == "repair":
+            return _cmd_repair(library_path, args)
         if args.command == "backup" and not (
                 Path(library_path).expanduser() / DB_NAME).is_file():
             raise LibraryError(f"no library database to back up in {library_path}")

@@ -32,13 +32,16 @@ from paperdesk.core.store.backup import latest_backup
 from paperdesk.core.models import LibraryError
 
 __all__ = ["Problem", "CheckReport", "refuse_lost_database", "database_problem",
-           "database_message", "restore_hint", "check_library", "SAMPLE",
-           "REINDEX_HINT"]
+           "database_message", "restore_hint", "damage_hint", "check_library", "SAMPLE",
+           "REINDEX_HINT", "SALVAGE_HINT"]
 
 #: Papers looked up by their own words in the full check.
 SAMPLE = 20
 #: The way out of damage to the index that was not repaired at once.
 REINDEX_HINT = "run paperdesk reindex"
+#: The way out of damage to the database that keeps what is readable in it
+#: (:mod:`paperdesk.core.store.salvage`).
+SALVAGE_HINT = "salvage every readable page: paperdesk repair --salvage"
 
 _DB = "library.db"
 _INDEX = "index"
@@ -63,6 +66,26 @@ def restore_hint(folder: Path) -> str:
             f"{Path(folder) / _BACKUPS})")
 
 
+def damage_hint(folder: Path) -> str:
+    """The ways out of a damaged database: salvage (:data:`SALVAGE_HINT`), or restore
+    the latest backup (:func:`restore_hint`).
+
+    Args:
+        folder: the library folder.
+    Returns:
+        One clause, no final full stop: ``"salvage every readable page: paperdesk repair
+        --salvage; or restore the latest backup: paperdesk restore FILE"``.
+    """
+    return f"{SALVAGE_HINT}; or {restore_hint(folder)}"
+
+
+def was_library(folder: Path) -> bool:
+    """True when ``folder`` holds a library's other parts (an ``index/`` or ``backups/``
+    folder): its ``library.db``, whatever state it is in, was a library's."""
+    folder = Path(folder)
+    return (folder / _INDEX).is_dir() or (folder / _BACKUPS).is_dir()
+
+
 def refuse_lost_database(folder: Path) -> None:
     """Refuse to make a new empty library where one was: ``library.db`` missing or of
     zero bytes in a folder that has an ``index/`` or ``backups/`` folder. A new or empty
@@ -75,8 +98,7 @@ def refuse_lost_database(folder: Path) -> None:
     """
     folder = Path(folder)
     db = folder / _DB
-    was_library = (folder / _INDEX).is_dir() or (folder / _BACKUPS).is_dir()
-    if not was_library:
+    if not was_library(folder):
         return
     try:
         size = db.stat().st_size
@@ -103,12 +125,13 @@ def database_message(folder: Path, exc: BaseException | str) -> str:
         exc: the SQLite error, or the first line ``quick_check`` returned.
     Returns:
         ``".../library.db: damaged (database disk image is malformed); nothing can be
-        changed in it: restore the latest backup: paperdesk restore FILE"``.
+        changed in it: salvage every readable page: paperdesk repair --salvage; or
+        restore the latest backup: paperdesk restore FILE"``.
     """
     text = str(exc).strip().splitlines()
     what = text[0] if text else exc.__class__.__name__
     return (f"{Path(folder) / _DB}: damaged ({what}); nothing can be changed in it: "
-            f"{restore_hint(folder)}")
+            f"{damage_hint(folder)}")
 
 
 def database_problem(db, folder: Path) -> str | None:
@@ -126,7 +149,7 @@ def database_problem(db, folder: Path) -> str | None:
     try:
         rows = db.execute("PRAGMA quick_check(5)").fetchall()
     except sqlite3.DatabaseError as exc:
-        if "not a database" in str(exc):
+        if "not a database" in str(exc) and not was_library(folder):
             raise LibraryError(f"{Path(folder) / _DB}: not a paperdesk library ({exc})") from exc
         return database_message(folder, exc)
     if [r[0] for r in rows] == ["ok"]:
@@ -144,7 +167,9 @@ class Problem:
         part: ``"database"`` or ``"index"``.
         text: what is wrong (names the file).
         remedy: the way out (``"repaired from SQLite"``, ``"run paperdesk reindex"``,
-            ``"restore the latest backup: paperdesk restore FILE"``).
+            for the database :func:`damage_hint`: ``"salvage every readable page:
+            paperdesk repair --salvage; or restore the latest backup: paperdesk restore
+            FILE"``).
     """
 
     part: str
@@ -254,7 +279,7 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     cancel = cancel or (lambda: False)
     report = CheckReport()
     folder = lib.path
-    restore = restore_hint(folder)
+    restore = damage_hint(folder)
     steps = 5
     db = lib.db
     progress(0, steps)

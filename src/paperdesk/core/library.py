@@ -40,7 +40,7 @@ from paperdesk.core.edits.saved_searches import SavedSearchesMixin
 from paperdesk.core.discover.engine import Discover
 from paperdesk.core.exports.to_file import ExportMixin
 from paperdesk.core.fields import INTEREST, SORT_CHOICES, sortable_fields
-from paperdesk.core.models import (FileReport, ImportReport, IndexStatus, LibraryError, Paper,
+from paperdesk.core.models import (DatabaseDamaged, FileReport, ImportReport, IndexStatus, LibraryError, Paper,
                                    PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
 from paperdesk.core.imports.paperdesk_json import (read_export, store_export,
@@ -220,13 +220,17 @@ def _stored(db: sqlite_utils.Database, path, now: str) -> str:
 
 def _db_error(folder: Path, exc: sqlite3.Error, what: str) -> LibraryError:
     """The one-line error for a database that cannot be opened: ``"<db>: <what> (<exc>)"``,
-    or the full-disk message when that is the cause (:mod:`paperdesk.core.store.errors`)."""
+    or the full-disk message when that is the cause (:mod:`paperdesk.core.store.errors`),
+    or a :class:`DatabaseDamaged` naming salvage when the file is a damaged database."""
     if is_disk_full(exc, folder if folder.is_dir() else None):
         return LibraryError(disk_full_message(folder / DB_NAME, exc))
-    way_out = ""
-    if "not a database" in str(exc) and (folder / BACKUP_DIR).is_dir():
-        way_out = f": {_check.restore_hint(folder)}"      # its header was overwritten
-    return LibraryError(f"{folder / DB_NAME}: {what} ({exc}){way_out}")
+    text = str(exc).lower()
+    if "malformed" in text or "corrupt" in text or (
+            "not a database" in text and _check.was_library(folder)):
+        # Damaged (cut short, pages or its header overwritten), not someone else's
+        # file: say so, with salvage and the latest backup as the ways out.
+        return DatabaseDamaged(_check.database_message(folder, exc), folder)
+    return LibraryError(f"{folder / DB_NAME}: {what} ({exc})")
 
 
 def _size(parsed) -> int:
@@ -358,7 +362,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             if "not a database" in str(exc) or is_disk_full(
                     exc, self.path if self.path.is_dir() else None):
                 raise _db_error(self.path, exc, "not a paperdesk library") from exc
-            raise LibraryError(_check.database_message(self.path, exc)) from exc
+            raise DatabaseDamaged(_check.database_message(self.path, exc), self.path) from exc
         except SchemaError as exc:
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: {exc}") from exc
@@ -367,7 +371,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             self.index = self._open_index()
         except sqlite3.DatabaseError as exc:     # a damaged page quick_check missed
             self.close()
-            raise LibraryError(_check.database_message(self.path, exc)) from exc
+            raise DatabaseDamaged(_check.database_message(self.path, exc), self.path) from exc
         if self.db_problem is not None:
             return                      # nothing is written into a damaged database
         if sync_index:

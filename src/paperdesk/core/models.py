@@ -11,12 +11,27 @@ from typing import Any
 from paperdesk.core.changes import Changes
 
 __all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults", "IndexStatus",
-           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "Tag", "TagState",
+           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "DatabaseDamaged",
+           "Tag", "TagState",
            "Highlight", "SavedSearch"]
 
 
 class LibraryError(Exception):
     """A user-facing problem with the library (message is one line, safe to show)."""
+
+
+class DatabaseDamaged(LibraryError):
+    """The library's ``library.db`` is damaged (cut short, pages overwritten, fails
+    ``PRAGMA quick_check``); the message names the file, the problem and the ways out
+    (``paperdesk repair --salvage``, the latest backup). The window offers Salvage on it.
+
+    Attributes:
+        folder: the library folder.
+    """
+
+    def __init__(self, message: str, folder):
+        super().__init__(message)
+        self.folder = folder
 
 
 class UnknownPaper(LibraryError, KeyError):

@@ -24,12 +24,13 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from paperdesk.core.library import DB_NAME
 from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld
 from paperdesk.core.check import refuse_lost_database
-from paperdesk.core.models import LibraryError
+from paperdesk.core.models import DatabaseDamaged, LibraryError
 from paperdesk.core.paths import APP_NAME, LIBRARY_ENV, default_library_path
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.window.dialogs import message_box
 from paperdesk.ui.app.instance import (HANDED_OVER, UNSUPPORTED, InstanceServer,
                                        ask_to_activate, ask_to_import, server_name)
+from paperdesk.ui.app.salvage_dialog import offer_salvage
 from paperdesk.ui.app.settings import Settings
 from paperdesk.ui.app.startup import create_main_window, ensure_app
 
@@ -233,6 +234,12 @@ class AppController(QObject):
             old.save_state()
         try:
             window = create_main_window(folder, import_seeds=False, settings=self.settings)
+        except DatabaseDamaged as exc:
+            lock.release()
+            print(f"paperdesk: {exc}", file=sys.stderr)
+            if not is_offscreen() and offer_salvage(folder, str(exc), self.window):
+                return self.open_library(folder)
+            return False
         except LibraryError as exc:
             lock.release()
             self._tell(QMessageBox.Icon.Critical, "Cannot open the library", str(exc))
@@ -381,6 +388,18 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
             return 0
         _fail(f"{held}", "paperdesk — library in use", folder)
         return 1
+    except DatabaseDamaged as exc:
+        if screenshot is not None or is_offscreen():
+            _fail(str(exc), "paperdesk cannot open the library", folder)
+            return 1
+        if not offer_salvage(folder, str(exc)):      # its dialog showed the problem
+            print(f"paperdesk: {exc}", file=sys.stderr)
+            return 1
+        try:                                          # salvaged: Open Library
+            window = controller.start(folder, import_seeds=False)
+        except LibraryError as again:
+            _fail(str(again), "paperdesk cannot open the library", folder)
+            return 1
     except LibraryError as exc:
         _fail(str(exc), "paperdesk cannot open the library", folder,
               "Choose another folder with --library DIR or set PAPERDESK_LIBRARY.")

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication
 
 from paperdesk.core.desktop import ICON_SIZES, icon_png_path
 from paperdesk.core.library import Library
-from paperdesk.core.models import LibraryError
+from paperdesk.core.models import DatabaseDamaged, LibraryError
 from paperdesk.core.store.backup import BACKUP_DIR, auto_backup
 from paperdesk.core.paths import APP_NAME, bundled_seeds, resource_path
 
@@ -106,7 +106,7 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
         # window (the command line can still read what is left); the message names the
         # file, the problem and the latest backup.
         library.close()
-        raise LibraryError(library.db_problem)
+        raise DatabaseDamaged(library.db_problem, library.path)
     try:
         queued = library.index_status().queued
         if queued and queued < STARTUP_SYNC_MAX:
