@@ -29,6 +29,7 @@ from paperdesk.core.exports.formats import FIELDS, FORMATS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.imports.daily_papers import display_path
+from paperdesk.core.check import refuse_unreadable_folder
 from paperdesk.core.library import DB_NAME, Library
 from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, backup_to,
                                          describe_counts, fewer_than, inspect_backup,
@@ -1120,13 +1121,18 @@ def _cmd_backup(lib: Library, args) -> int:
     target = args.file or backup_name(lib.path / BACKUP_DIR)
     own = {lib.path / name for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm",
                                          LOCK_NAME)}
-    if Path(target).expanduser().absolute().resolve() in {p.resolve() for p in own}:
-        raise LibraryError(f"{target} is one of the library's own files: back up to "
-                           "another file")
+    existing = Path(target).expanduser()
+    try:             # a folder on the way that this user may not enter: say which file
+        if existing.absolute().resolve() in {p.resolve() for p in own}:
+            raise LibraryError(f"{target} is one of the library's own files: back up to "
+                               "another file")
+        replaces = existing.exists()
+    except OSError as exc:
+        raise LibraryError(f"cannot write the backup {existing.absolute()}: "
+                           f"{exc.strerror or exc}") from exc
     if lib.db_problem:
         raise LibraryError(f"cannot back up a damaged database: {lib.db_problem}")
-    existing = Path(target).expanduser()
-    if existing.exists() and not _is_earlier_backup(existing):
+    if replaces and not _is_earlier_backup(existing):
         raise LibraryError(f"{target} exists and is not a database backup: not replaced; "
                            "give a new file name")
     made = backup_to(lib.db.conn, target)
@@ -1515,6 +1521,7 @@ def _main(argv: Sequence[str] | None) -> int:
     library_path = args.library or default_library_path()
     lock = None
     try:
+        refuse_unreadable_folder(Path(library_path).expanduser())
         if args.command == "restore":
             return _cmd_restore(library_path, args)
         if args.command == "backup" and not (
@@ -1556,6 +1563,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if is_disk_full(exc):
             where = exc.filename or "the output"
             print(f"paperdesk: {disk_full_message(where, exc)}", file=sys.stderr)
+        elif exc.filename:       # a file or folder this user may not read or write
+            print(f"paperdesk: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
         else:
             print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
         return 1

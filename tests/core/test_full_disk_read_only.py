@@ -305,3 +305,40 @@ def test_aside_files_of_killed_lock_takers_are_swept(tmp_path):
     leftover.write_text("{}")
     with LibraryLock(tmp_path):
         assert not leftover.exists()
+
+
+def test_a_library_folder_that_cannot_be_read_is_named(shared_tmp, seed_files):
+    """Issue 23 item 8: ``backup`` (and every reading command) on a library the user
+    cannot read said ``cannot write output: Permission denied``, naming nothing."""
+    user = _reader()
+    lib = shared_tmp / "lib"
+    assert run(lib, "import", seed_files[0]).returncode == 0
+    lib.chmod(0o000)
+    try:
+        for args in (("backup",), ("stats",), ("search", "model"), ("check",),
+                     ("tag", "add", "x", "1")):
+            r = run(lib, *args, user=user)
+            assert r.returncode == 1, (args, r.stdout)
+            line = one_line(r)
+            assert str(lib) in line and "ermission denied" in line, (args, line)
+            assert "cannot write output" not in line and "read-only" not in line, line
+    finally:
+        lib.chmod(0o755)
+
+
+def test_a_backup_into_a_folder_that_cannot_be_read_names_the_file(shared_tmp, seed_files):
+    user = _reader()
+    lib = shared_tmp / "lib"
+    assert run(lib, "import", seed_files[0]).returncode == 0
+    subprocess.run(["chmod", "-R", "a-w", str(lib)], check=True)
+    private = shared_tmp / "private"
+    private.mkdir(mode=0o000)
+    private.chmod(0o000)
+    for target in (private / "copy.db", private / "sub" / "copy.db"):
+        r = run(lib, "backup", target, user=user)
+        assert r.returncode == 1, r.stdout
+        line = one_line(r)
+        assert str(target) in line and "ermission denied" in line, line
+    r = run(lib, "backup", user=user)                 # a read-only library folder
+    assert r.returncode == 1
+    assert str(lib / "backups") in one_line(r), r.stderr

@@ -338,6 +338,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self.discover = Discover(self)
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
+        _check.refuse_unreadable_folder(self.path)
         _check.refuse_lost_database(self.path)
         if read_only:
             self._check_readable()
