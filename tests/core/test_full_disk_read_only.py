@@ -342,3 +342,55 @@ def test_a_backup_into_a_folder_that_cannot_be_read_names_the_file(shared_tmp, s
     r = run(lib, "backup", user=user)                 # a read-only library folder
     assert r.returncode == 1
     assert str(lib / "backups") in one_line(r), r.stderr
+
+
+def test_a_large_import_on_a_full_disk_says_so_in_plain_words(small_disk, seed_files,
+                                                              tmp_path):
+    """Issue 23 item 8: SQLite rolls a large transaction back by itself on SQLITE_FULL,
+    and the message quoted the failed ROLLBACK after it ("cannot rollback - no
+    transaction is active") instead of the full disk."""
+    lib = small_disk / "lib"
+    assert run(lib, "import", seed_files[0]).returncode == 0
+    big = write_daily(tmp_path / "big.txt", [
+        f"We count okapi sightings in region {i} with a careful method, and report the "
+        f"numbers of {i} surveys over many years of field work in the forest."
+        for i in range(3000)])
+    filler = _fill(small_disk, leave_kib=400)
+    r = run(lib, "import", big)
+    assert r.returncode == 1
+    line = one_line(r)
+    assert f"the disk is full (writing {lib / 'library.db'}" in line, line
+    assert "rollback" not in line and "transaction" not in line, line
+    conn = sqlite3.connect(f"file:{lib / 'library.db'}?mode=ro", uri=True)
+    assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    stored = conn.execute("SELECT count(*) FROM papers").fetchone()[0]   # batches whole
+    conn.close()
+    assert 120 <= stored < 3120
+    # Space again (issue 23 item 9): the next commands work and all is consistent.
+    filler.unlink()
+    r = run(lib, "tag", "add", "after", "1")
+    assert r.returncode == 0, r.stderr
+    r = run(lib, "check", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stdout + r.stderr
+    stats = json.loads(run(lib, "stats", "--json").stdout)
+    assert (stats["papers"], stats["indexed"], stats["pending_index"]) == (stored, stored, 0)
+    assert json.loads(run(lib, "search", "tag:after", "--json").stdout)["total"] == 1
+
+
+def test_a_restore_on_a_full_disk_says_the_library_was_not_replaced(small_disk, seed_files,
+                                                                   tmp_path):
+    lib = small_disk / "lib"
+    assert run(lib, "import", seed_files[0]).returncode == 0
+    copy = tmp_path / "copy.db"
+    assert run(lib, "backup", copy).returncode == 0
+    size_kib = (lib / "library.db").stat().st_size // 1024
+    filler = _fill(small_disk, leave_kib=size_kib * 3 // 2)   # room for one copy, not two
+    r = run(lib, "restore", copy, "--force")
+    assert r.returncode == 1
+    line = one_line(r)
+    assert f"the disk is full (writing {lib / 'library.db'}" in line, line
+    assert line.endswith("the library was not replaced"), line
+    filler.unlink()
+    r = run(lib, "check", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stdout + r.stderr
+    assert [p.name for p in lib.iterdir() if p.name.startswith(".")] == []

@@ -153,12 +153,16 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _write_error(target: Path, exc: BaseException) -> LibraryError:
+def _write_error(target: Path, exc: BaseException, restoring: bool = False) -> LibraryError:
+    """One line for a copy that could not be written: a backup (``no backup was
+    written``), or with ``restoring`` the backup put in place of the library's database
+    (``the library was not replaced``)."""
+    outcome = "the library was not replaced" if restoring else "no backup was written"
     if is_disk_full(exc, target.parent if target.parent.is_dir() else None):
-        return LibraryError(disk_full_message(target, exc).split(";")[0]
-                            + "; no backup was written")
+        return LibraryError(disk_full_message(target, exc).split(";")[0] + f"; {outcome}")
     detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return LibraryError(f"cannot write the backup {target}: {detail}")
+    what = "restore the backup in place of" if restoring else "write the backup"
+    return LibraryError(f"cannot {what} {target}: {detail}")
 
 
 def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
@@ -463,5 +467,5 @@ def replace_database(folder: Path, db_name: str, backup: Path,
         _fsync_dir(folder)
     except (OSError, sqlite3.Error) as exc:
         _remove_copy(incoming)
-        raise _write_error(db_path, exc) from exc
+        raise _write_error(db_path, exc, restoring=True) from exc
     return kept
