@@ -577,7 +577,7 @@ def _cmd_search(lib: Library, args) -> int:
     if results.interest is not None:     # how it was ordered, or why not (date order)
         print(f"paperdesk: note: {results.interest.message}", file=sys.stderr)
     if results.partial:
-        print(f"paperdesk: note: {results.coverage_note()}", file=sys.stderr)
+        print(f"paperdesk: note: {_coverage_note(lib, results)}", file=sys.stderr)
     else:
         waiting = lib.index_status().queued
         if waiting:       # changes (tags, notes, titles) not yet in the index
@@ -601,6 +601,19 @@ def _cmd_search(lib: Library, args) -> int:
     if results.total > len(results.hits):
         print(f"({len(results.hits)} of {results.total} shown; use --limit)")
     return 0
+
+
+def _coverage_note(lib: Library, results) -> str:
+    """What a partial search covered and, when nothing is indexing the rest, what to
+    run. Something indexes only while another process (an import, the window) holds
+    the library's lock; a search that holds it indexes the rest before searching, so
+    papers left over here mean the indexing was stopped (Ctrl+C) or the library cannot
+    be written (a read-only folder, a full disk)."""
+    if lib.read_only and LibraryLock(lib.path).holder() is not None:
+        return results.coverage_note(indexing=True)
+    remedy = ("run paperdesk reindex once the library can be written" if lib.read_only
+              else "run paperdesk reindex, or any command that writes")
+    return f"{results.coverage_note(indexing=False)}: {remedy}"
 
 
 def _with_terms(lib: Library, answer):
@@ -1255,14 +1268,14 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             pass                       # they index everything, with progress
         elif queued <= QUIET_SYNC_MAX:
             lib.sync_index()           # an edit or two: searches see them
-        elif writes(args):
+        elif writes(args) or args.command == "search":
             print(f"paperdesk: indexing {queued:,} papers left from an earlier import "
                   "first", file=sys.stderr, flush=True)
             with _cancel_on_interrupt() as stop:     # the progress line (issue 14 item 6)
-                if not _index_with_progress(lib, stop, to_stderr=True):
-                    raise KeyboardInterrupt
-        # A command that only reads leaves a large queue to the next import or window
-        # (its searches say they covered part of the library).
+                if not _index_with_progress(lib, stop, to_stderr=True) and writes(args):
+                    raise KeyboardInterrupt          # a search goes on with what is in
+        # Another command that only reads leaves a large queue to the next command that
+        # searches or writes, or the window (nobody waits 40 s for a "stats").
     except BaseException:
         lib.close()
         lock.release()

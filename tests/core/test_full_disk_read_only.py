@@ -394,3 +394,20 @@ def test_a_restore_on_a_full_disk_says_the_library_was_not_replaced(small_disk, 
     r = run(lib, "check", "--json")
     assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stdout + r.stderr
     assert [p.name for p in lib.iterdir() if p.name.startswith(".")] == []
+
+
+def test_a_search_of_a_read_only_library_left_half_indexed_says_what_to_run(shared_tmp,
+                                                                           seed_files):
+    """Issue 23 item 8: nothing indexes a read-only library, yet ``search`` said "the
+    rest are still being indexed"."""
+    user = _reader()
+    lib = shared_tmp / "lib"
+    with Library.open(lib) as opened:
+        opened.import_paths(seed_files[:1])
+        opened.import_paths(seed_files[1:], sync=False)     # an import stopped here
+    subprocess.run(["chmod", "-R", "a-w", str(lib)], check=True)
+    r = run(lib, "search", "model", user=user)
+    assert r.returncode == 0, r.stderr
+    assert "Traceback" not in r.stderr and "still being indexed" not in r.stderr
+    assert ("paperdesk: note: searched 120 of 225 papers: 105 are not searchable yet: "
+            "run paperdesk reindex once the library can be written") in r.stderr, r.stderr
