@@ -129,3 +129,116 @@ def test_a_library_folder_whose_name_is_not_utf8_opens_in_the_window(library, tm
         err = _close(window)
     assert "Traceback" not in err
     assert not (odd / LOCK_NAME).exists()
+
+
+# The window run by paperdesk's own ``run`` in a child process that types an edit (a
+# note: n, text, Ctrl+S; a new tag: t, name, Return, Return in the new-tag dialog) and
+# SIGKILLs itself in the edit's transaction (``in-transaction``: its statements ran,
+# COMMIT not yet) or just after its COMMIT (``after-commit``: before the index write).
+_KILLED_EDIT = r"""
+import contextlib, os, signal, sys, threading
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+from paperdesk.core.library import Library
+from paperdesk.core.store import db as store_db
+from paperdesk.ui.app.controller import run
+from paperdesk.ui.app.startup import ensure_app
+
+library, edit, point = sys.argv[1:4]
+editing = set()                       # threads inside the edit's Library call
+real_transaction = store_db.transaction
+
+
+@contextlib.contextmanager
+def transaction(db):
+    outer = threading.get_ident() in editing and not db.conn.in_transaction
+    with real_transaction(db) as inside:
+        yield inside
+        if outer and point == "in-transaction":
+            os.kill(os.getpid(), signal.SIGKILL)
+    if outer and point == "after-commit":
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+def watched(method):
+    def call(self, *args, **kwargs):
+        editing.add(threading.get_ident())
+        return method(self, *args, **kwargs)
+    return call
+
+
+store_db.transaction = transaction
+Library.set_note = watched(Library.set_note)
+Library.add_tag = watched(Library.add_tag)
+app = ensure_app()
+
+
+def window():
+    return next((w for w in QApplication.topLevelWidgets()
+                 if type(w).__name__ == "MainWindow" and w.isVisible()), None)
+
+
+def keys(*presses):
+    for key in presses:
+        target = QApplication.focusWidget() or window()
+        if isinstance(key, str) and len(key) > 1:
+            QTest.keyClicks(target, key)
+        else:
+            QTest.keyClick(target, *key) if isinstance(key, tuple) else \
+                QTest.keyClick(target, key)
+
+
+def start():
+    w = window()
+    if w is None or w.is_busy() or not w.model.ids():
+        QTimer.singleShot(100, start)
+        return
+    w.activateWindow()
+    w.focus_list()
+    if edit == "note":
+        keys("n", "killed in the middle of a note", (Qt.Key.Key_S,
+                                                    Qt.KeyboardModifier.ControlModifier))
+    else:
+        keys("t", "killed tag", Qt.Key.Key_Return)
+        QTimer.singleShot(500, lambda: keys(Qt.Key.Key_Return))   # the new-tag dialog
+
+
+QTimer.singleShot(0, start)
+QTimer.singleShot(60000, lambda: os._exit(3))      # the edit never reached SQLite
+sys.exit(run(library))
+"""
+
+
+@pytest.mark.parametrize("edit", ["note", "tag"])
+@pytest.mark.parametrize("point", ["in-transaction", "after-commit"])
+def test_a_window_killed_during_an_edit_leaves_it_whole_or_absent(library, tmp_path,
+                                                                  edit, point):
+    env = _env(tmp_path)
+    script = tmp_path / "killed_edit.py"
+    script.write_text(_KILLED_EDIT, encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script), str(library), edit, point], env=env,
+                       capture_output=True, text=True, timeout=180)
+    assert r.returncode == -signal.SIGKILL, (r.returncode, r.stderr)
+    assert (library / LOCK_NAME).exists()                    # left by the killed window
+    check = _paperdesk(library, "check", env=env)            # takes the stale lock over
+    assert check.returncode == 0, check.stdout + check.stderr
+    import sqlite3
+    conn = sqlite3.connect(f"file:{library / 'library.db'}?mode=ro", uri=True)
+    try:
+        notes = conn.execute("SELECT body FROM notes").fetchall()
+        tags = conn.execute("SELECT name FROM tags").fetchall()
+        tagged = conn.execute("SELECT count(*) FROM paper_tags").fetchone()[0]
+    finally:
+        conn.close()
+    committed = point == "after-commit"
+    if edit == "note":
+        assert notes == ([("killed in the middle of a note",)] if committed else [])
+        query = 'note:"middle of a note"'
+    else:
+        assert (tags, tagged) == (([("killed tag",)], 1) if committed else ([], 0))
+        query = 'tag:"killed tag"'
+    found = json.loads(_paperdesk(library, "search", query, "--json", env=env).stdout)
+    assert (found["total"], found["partial"]) == (int(committed), False)
+    stats = json.loads(_paperdesk(library, "stats", "--json", env=env).stdout)
+    assert (stats["papers"], stats["indexed"], stats["pending_index"]) == (225, 225, 0)
