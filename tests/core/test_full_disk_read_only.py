@@ -411,3 +411,34 @@ def test_a_search_of_a_read_only_library_left_half_indexed_says_what_to_run(shar
     assert "Traceback" not in r.stderr and "still being indexed" not in r.stderr
     assert ("paperdesk: note: searched 120 of 225 papers: 105 are not searchable yet: "
             "run paperdesk reindex once the library can be written") in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("leave_kib", [0, 32, 100])
+def test_edits_on_a_full_disk_recover_once_space_is_freed(small_disk, seed_files, leave_kib):
+    """Issue 23 item 9: whatever an edit on a full disk got to (refused at the lock, in
+    SQLite, or saved with the index write failing), the commands after space is freed
+    work, ``check`` is ok and the index has every paper and every saved change."""
+    lib = small_disk / "lib"
+    assert run(lib, "import", seed_files[0]).returncode == 0
+    filler = _fill(small_disk, leave_kib=leave_kib)
+    saved = {}
+    for args, query in ((("note", "3", "okapi on a full disk"), "note:okapi"),
+                        (("tag", "add", "fullness", "4"), "tag:fullness")):
+        r = run(lib, *args)
+        assert "Traceback" not in r.stderr
+        if r.returncode == 0:
+            assert not r.stderr.strip() or "the disk is full (writing" in r.stderr, \
+                r.stderr                           # saved; the index may have failed
+        else:
+            assert "the disk is full (" in one_line(r), r.stderr
+        saved[query] = r.returncode == 0
+    filler.unlink()
+    r = run(lib, "check", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["ok"], r.stdout + r.stderr
+    for query, kept in saved.items():
+        found = json.loads(run(lib, "search", query, "--json").stdout)
+        assert (found["total"], found["partial"]) == (int(kept), False), query
+    stats = json.loads(run(lib, "stats", "--json").stdout)
+    assert (stats["papers"], stats["indexed"], stats["pending_index"]) == (120, 120, 0)
+    assert run(lib, "tag", "add", "after", "1").returncode == 0
+    assert json.loads(run(lib, "search", "tag:after", "--json").stdout)["total"] == 1
