@@ -80,6 +80,8 @@ def disk_full_message(where: str | os.PathLike, exc: BaseException | None = None
         detail = (exc.strerror if isinstance(exc, OSError) and exc.strerror
                   else str(exc).strip().splitlines()[0] if str(exc).strip()
                   else type(exc).__name__)
+        if "disk i/o error" in detail.lower():     # SQLite's word for it: say it plainly
+            detail = "no space left on device"
         detail = f": {detail}"
     return (f"the disk is full (writing {where}{detail}); free some space and try again: "
             "what was saved before is kept and can still be read")
