@@ -35,7 +35,7 @@ from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, b
                                          describe_counts, fewer_than, inspect_backup,
                                          latest_backup, library_state, replace_database)
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
-from paperdesk.core.store.errors import disk_full_message, is_disk_full
+from paperdesk.core.store.errors import disk_full_message, is_disk_full, low_space
 from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.writer_process import IndexWriteError
@@ -611,8 +611,12 @@ def _coverage_note(lib: Library, results) -> str:
     be written (a read-only folder, a full disk)."""
     if lib.read_only and LibraryLock(lib.path).holder() is not None:
         return results.coverage_note(indexing=True)
-    remedy = ("run paperdesk reindex once the library can be written" if lib.read_only
-              else "run paperdesk reindex, or any command that writes")
+    if lib.read_only and low_space(lib.path):
+        remedy = "the disk is full: free some space, then run paperdesk reindex"
+    elif lib.read_only:
+        remedy = "run paperdesk reindex once the library can be written"
+    else:
+        remedy = "run paperdesk reindex, or any command that writes"
     return f"{results.coverage_note(indexing=False)}: {remedy}"
 
 

@@ -443,3 +443,20 @@ def test_edits_on_a_full_disk_recover_once_space_is_freed(small_disk, seed_files
     assert (stats["papers"], stats["indexed"], stats["pending_index"]) == (120, 120, 0)
     assert run(lib, "tag", "add", "after", "1").returncode == 0
     assert json.loads(run(lib, "search", "tag:after", "--json").stdout)["total"] == 1
+
+
+def test_a_search_on_a_full_disk_with_papers_left_unindexed_says_to_free_space(small_disk,
+                                                                              seed_files):
+    lib = small_disk / "lib"
+    with Library.open(lib) as opened:
+        opened.import_paths(seed_files[:1])
+        opened.import_paths(seed_files[1:], sync=False)     # an import stopped here
+    filler = _fill(small_disk)
+    r = run(lib, "search", "model")
+    assert r.returncode == 0, r.stderr
+    assert "still being indexed" not in r.stderr
+    assert ("searched 120 of 225 papers: 105 are not searchable yet: the disk is full: "
+            "free some space, then run paperdesk reindex") in r.stderr, r.stderr
+    filler.unlink()
+    r = run(lib, "search", "model", "--json")               # space again: it indexes
+    assert r.returncode == 0 and json.loads(r.stdout)["partial"] is False, r.stderr
