@@ -12,7 +12,7 @@ import signal
 
 import pytest
 
-from helpers import write_daily
+from helpers import ctrl_c_at_index_write, write_daily
 from paperdesk.cli import QUIET_SYNC_MAX, main
 from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
@@ -102,16 +102,7 @@ def test_a_search_stopped_while_indexing_says_what_to_run(tmp_path, capsys, monk
         lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
                          sync=False)
     monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
-    real_write = SearchIndex.write
-    writes = []
-
-    def write(self, *args, **kwargs):
-        writes.append(1)
-        if len(writes) == 2:                        # the user presses Ctrl+C
-            os.kill(os.getpid(), signal.SIGINT)
-        return real_write(self, *args, **kwargs)
-
-    monkeypatch.setattr(SearchIndex, "write", write)
+    ctrl_c_at_index_write(monkeypatch)
     assert main(["--library", str(path), "search", "okapi"]) == 0
     err = capsys.readouterr().err
     assert "still being indexed" not in err

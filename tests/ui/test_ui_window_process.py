@@ -18,21 +18,12 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
-from PySide6.QtNetwork import QLocalSocket  # noqa: E402
 
 from paperdesk.core.store.lock import LOCK_NAME, read_lock  # noqa: E402
-from paperdesk.ui.app.instance import server_name  # noqa: E402
+from ui_fixtures import subprocess_env, wait_for_window  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_S = 90
-
-
-def _env(tmp_path) -> dict:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
-           "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    env.pop("PAPERDESK_LIBRARY", None)
-    return env
 
 
 def _paperdesk(library, *args, env) -> subprocess.CompletedProcess:
@@ -46,18 +37,12 @@ def _start_window(library: Path, env: dict) -> subprocess.Popen:
     proc = subprocess.Popen([sys.executable, "-m", "paperdesk", "--library", str(library)],
                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        if (library / LOCK_NAME).exists():
-            sock = QLocalSocket()
-            sock.connectToServer(server_name(library))
-            if sock.waitForConnected(200):
-                sock.abort()
-                return proc
-        time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("the window did not start")
+    try:
+        wait_for_window(library, proc, WAIT_S)
+    except AssertionError:
+        proc.kill()
+        raise
+    return proc
 
 
 def _close(proc: subprocess.Popen) -> str:
@@ -76,7 +61,7 @@ def library(_seeded_template, tmp_path) -> Path:
 
 
 def test_commands_that_write_while_the_window_holds_the_library(library, tmp_path):
-    env = _env(tmp_path)
+    env = subprocess_env(tmp_path)
     window = _start_window(library, env)
     try:
         backup = tmp_path / "copy.db"
@@ -118,7 +103,7 @@ def test_commands_that_write_while_the_window_holds_the_library(library, tmp_pat
 
 def test_a_library_folder_whose_name_is_not_utf8_opens_in_the_window(library, tmp_path):
     """The window ended in a traceback (its socket name hashed the name as UTF-8)."""
-    env = _env(tmp_path)
+    env = subprocess_env(tmp_path)
     odd = Path(os.fsdecode(os.fsencode(tmp_path) + b"/lib\xff\xfe"))
     library.rename(odd)
     window = _start_window(odd, env)
@@ -214,7 +199,7 @@ sys.exit(run(library))
 @pytest.mark.parametrize("point", ["in-transaction", "after-commit"])
 def test_a_window_killed_during_an_edit_leaves_it_whole_or_absent(library, tmp_path,
                                                                   edit, point):
-    env = _env(tmp_path)
+    env = subprocess_env(tmp_path)
     script = tmp_path / "killed_edit.py"
     script.write_text(_KILLED_EDIT, encoding="utf-8")
     r = subprocess.run([sys.executable, str(script), str(library), edit, point], env=env,

@@ -32,9 +32,9 @@ from pathlib import Path
 from paperdesk.core.store.backup import latest_backup
 from paperdesk.core.models import LibraryError
 
-__all__ = ["Problem", "CheckReport", "refuse_unreadable_folder", "refuse_lost_database", "database_problem",
-           "database_message", "restore_hint", "check_library", "SAMPLE",
-           "REINDEX_HINT"]
+__all__ = ["Problem", "CheckReport", "refuse_unreadable_folder", "refuse_lost_database",
+           "database_problem", "database_message", "restore_hint", "check_library",
+           "SAMPLE", "REINDEX_HINT"]
 
 #: Papers looked up by their own words in the full check.
 SAMPLE = 20
