@@ -186,7 +186,15 @@ def start():
                                                     Qt.KeyboardModifier.ControlModifier))
     else:
         keys("t", "killed tag", Qt.Key.Key_Return)
-        QTimer.singleShot(500, lambda: keys(Qt.Key.Key_Return))   # the new-tag dialog
+        accept_new_tag()
+
+
+def accept_new_tag():
+    dialog = getattr(window(), "new_tag_dialog", None)
+    if dialog is None or not dialog.isVisible() or QApplication.activeWindow() is not dialog:
+        QTimer.singleShot(50, accept_new_tag)
+        return
+    keys(Qt.Key.Key_Return)                  # the new-tag dialog: no number key
 
 
 QTimer.singleShot(0, start)
