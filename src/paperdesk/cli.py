@@ -611,7 +611,7 @@ def _coverage_note(lib: Library, results) -> str:
     be written (a read-only folder, a full disk)."""
     if lib.read_only and LibraryLock(lib.path).holder() is not None:
         return results.coverage_note(indexing=True)
-    if lib.read_only and low_space(lib.path):
+    if low_space(lib.path):
         remedy = "the disk is full: free some space, then run paperdesk reindex"
     elif lib.read_only:
         remedy = "run paperdesk reindex once the library can be written"
@@ -1249,6 +1249,12 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         return _open_read_only(path, args), None   # e.g. a read-only folder
     try:
         lib = Library.open(path, sync_index=False)
+    except LibraryError:
+        lock.release()
+        if writes(args) or not low_space(path):
+            raise
+        # A nearly full disk: the lock could be written, but not SQLite's -shm file.
+        return _open_read_only(path, args), None
     except BaseException:
         lock.release()
         raise
@@ -1276,7 +1282,13 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             print(f"paperdesk: indexing {queued:,} papers left from an earlier import "
                   "first", file=sys.stderr, flush=True)
             with _cancel_on_interrupt() as stop:     # the progress line (issue 14 item 6)
-                if not _index_with_progress(lib, stop, to_stderr=True) and writes(args):
+                try:
+                    finished = _index_with_progress(lib, stop, to_stderr=True)
+                except (sqlite3.Error, OSError) as exc:
+                    if writes(args) or not is_disk_full(exc, lib.path):
+                        raise
+                    finished = True      # a full disk: a search goes on with what is in
+                if not finished and writes(args):
                     raise KeyboardInterrupt          # a search goes on with what is in
         # Another command that only reads leaves a large queue to the next command that
         # searches or writes, or the window (nobody waits 40 s for a "stats").

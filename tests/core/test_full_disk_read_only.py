@@ -445,13 +445,17 @@ def test_edits_on_a_full_disk_recover_once_space_is_freed(small_disk, seed_files
     assert json.loads(run(lib, "search", "tag:after", "--json").stdout)["total"] == 1
 
 
-def test_a_search_on_a_full_disk_with_papers_left_unindexed_says_to_free_space(small_disk,
-                                                                              seed_files):
+@pytest.mark.parametrize("leave_kib", [0, 12])     # 12: the lock fits, SQLite's -shm not
+def test_a_search_on_a_full_disk_with_papers_left_unindexed_says_to_free_space(
+        small_disk, seed_files, leave_kib):
     lib = small_disk / "lib"
     with Library.open(lib) as opened:
         opened.import_paths(seed_files[:1])
         opened.import_paths(seed_files[1:], sync=False)     # an import stopped here
-    filler = _fill(small_disk)
+    filler = _fill(small_disk, leave_kib=leave_kib)
+    for args in (("stats",), ("show", "1"), ("export", "--all", "--format", "ris")):
+        r = run(lib, *args)                                 # reading works
+        assert r.returncode == 0 and r.stdout, (args, r.stderr)
     r = run(lib, "search", "model")
     assert r.returncode == 0, r.stderr
     assert "still being indexed" not in r.stderr
