@@ -427,3 +427,17 @@ def test_a_killed_backup_elsewhere_is_swept_by_the_next_backup_there(library, tm
     assert _leftovers(folder) == []
     assert sorted(p.name for p in folder.iterdir()) == ["again.db", "good.db"]
     assert counts(good) == counts(library / "library.db")     # a good backup is kept
+
+
+def test_what_a_killed_restore_leaves_is_removed_at_the_next_open(library):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])     # a restore killed
+    dead.wait()
+    left = [library / f".library.db.restoring-{dead.pid}",
+            library / f".library.db.restoring-{dead.pid}-journal"]
+    for path in left:
+        path.write_bytes(b"SQLite format 3\x00")
+    live = library / f".library.db.restoring-{os.getpid()}"     # a restore under way
+    live.write_bytes(b"")
+    assert run(library, "tag", "add", "x", "1").returncode == 0     # opens the library
+    assert not any(p.exists() for p in left) and live.exists()
+    assert counts(library / "library.db")["papers"] == 225
