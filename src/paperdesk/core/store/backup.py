@@ -140,15 +140,25 @@ def backup_name(folder: Path, kind: str = "backup", now: str | None = None) -> P
     return path
 
 
-def _sqlite_name(path: Path) -> str:
-    """``path`` as SQLite's ``VACUUM INTO`` takes it: the path itself, or for a name
-    that is not UTF-8 (bytes kept by Python as lone surrogates, PEP 383, which SQL text
-    cannot carry) a ``file:`` URI with those bytes percent-encoded
-    (https://www.sqlite.org/uri.html; URIs are on in the SQLite builds Python uses)."""
+def _sqlite_name(conn: sqlite3.Connection, path: Path) -> str:
+    """``path`` as SQLite's ``VACUUM INTO`` on ``conn`` takes it: the path itself, or for
+    a name that is not UTF-8 (bytes kept by Python as lone surrogates, PEP 383, which
+    SQL text cannot carry; such names occur on Linux) a ``file:`` URI with those bytes
+    percent-encoded (https://www.sqlite.org/uri.html), when SQLite was built to read
+    URIs everywhere (``SQLITE_USE_URI``, as Debian's, Ubuntu's and Fedora's are).
+
+    Raises:
+        LibraryError: the name is not UTF-8 and this SQLite would take the URI for a
+            plain file name.
+    """
     name = str(path)
     try:
         name.encode("utf-8")
     except UnicodeEncodeError:
+        options = {row[0] for row in conn.execute("PRAGMA compile_options")}
+        if "USE_URI" not in options:
+            raise LibraryError(f"cannot write {path}: its name is not UTF-8, "
+                               "which this SQLite cannot write to") from None
         return path.absolute().as_uri()
     return name
 
@@ -207,7 +217,7 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
                                "read-only (permission denied)")
         sweep_partial_copies(target.parent)
         _remove_copy(partial)
-        conn.execute("VACUUM INTO ?", [_sqlite_name(partial)])
+        conn.execute("VACUUM INTO ?", [_sqlite_name(conn, partial)])
         copy = sqlite3.connect(f"{partial.as_uri()}?mode=ro", uri=True)
         try:
             if check:
@@ -469,7 +479,7 @@ def replace_database(folder: Path, db_name: str, backup: Path,
         _remove_copy(incoming)
         src = sqlite3.connect(f"{backup.as_uri()}?mode=ro", uri=True)
         try:
-            src.execute("VACUUM INTO ?", [_sqlite_name(incoming)])
+            src.execute("VACUUM INTO ?", [_sqlite_name(src, incoming)])
         finally:
             src.close()
         with open(incoming, "rb+") as handle:
