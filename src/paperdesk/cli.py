@@ -29,12 +29,13 @@ from paperdesk.core.exports.formats import FIELDS, FORMATS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.imports.daily_papers import display_path
+from paperdesk.core.check import refuse_unreadable_folder
 from paperdesk.core.library import DB_NAME, Library
 from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, backup_to,
                                          describe_counts, fewer_than, inspect_backup,
                                          latest_backup, library_state, replace_database)
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
-from paperdesk.core.store.errors import disk_full_message, is_disk_full
+from paperdesk.core.store.errors import disk_full_message, is_disk_full, low_space
 from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld, LockInfo
 from paperdesk.core.store.lock_turns import (WAIT_ENV, acquire_in_turn, paused_holder,
                                              wait_bound, yield_to_waiters)
@@ -630,7 +631,7 @@ def _cmd_search(lib: Library, args) -> int:
     if results.interest is not None:     # how it was ordered, or why not (date order)
         print(f"paperdesk: note: {results.interest.message}", file=sys.stderr)
     if results.partial:
-        print(f"paperdesk: note: {results.coverage_note()}", file=sys.stderr)
+        print(f"paperdesk: note: {_coverage_note(lib, results)}", file=sys.stderr)
     else:
         waiting = lib.index_status().queued
         if waiting:       # changes (tags, notes, titles) not yet in the index
@@ -654,6 +655,23 @@ def _cmd_search(lib: Library, args) -> int:
     if results.total > len(results.hits):
         print(f"({len(results.hits)} of {results.total} shown; use --limit)")
     return 0
+
+
+def _coverage_note(lib: Library, results) -> str:
+    """What a partial search covered and, when nothing is indexing the rest, what to
+    run. Something indexes only while another process (an import, the window) holds
+    the library's lock; a search that holds it indexes the rest before searching, so
+    papers left over here mean the indexing was stopped (Ctrl+C) or the library cannot
+    be written (a read-only folder, a full disk)."""
+    if lib.read_only and LibraryLock(lib.path).holder() is not None:
+        return results.coverage_note(indexing=True)
+    if low_space(lib.path):
+        remedy = "the disk is full: free some space, then run paperdesk reindex"
+    elif lib.read_only:
+        remedy = "run paperdesk reindex once the library can be written"
+    else:
+        remedy = "run paperdesk reindex, or any command that writes"
+    return f"{results.coverage_note(indexing=False)}: {remedy}"
 
 
 def _with_terms(lib: Library, answer):
@@ -1174,13 +1192,18 @@ def _cmd_backup(lib: Library, args) -> int:
     target = args.file or backup_name(lib.path / BACKUP_DIR)
     own = {lib.path / name for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm",
                                          LOCK_NAME)}
-    if Path(target).expanduser().absolute().resolve() in {p.resolve() for p in own}:
-        raise LibraryError(f"{target} is one of the library's own files: back up to "
-                           "another file")
+    existing = Path(target).expanduser()
+    try:             # a folder on the way that this user may not enter: say which file
+        if existing.absolute().resolve() in {p.resolve() for p in own}:
+            raise LibraryError(f"{target} is one of the library's own files: back up to "
+                               "another file")
+        replaces = existing.exists()
+    except OSError as exc:
+        raise LibraryError(f"cannot write the backup {existing.absolute()}: "
+                           f"{exc.strerror or exc}") from exc
     if lib.db_problem:
         raise LibraryError(f"cannot back up a damaged database: {lib.db_problem}")
-    existing = Path(target).expanduser()
-    if existing.exists() and not _is_earlier_backup(existing):
+    if replaces and not _is_earlier_backup(existing):
         raise LibraryError(f"{target} exists and is not a database backup: not replaced; "
                            "give a new file name")
     made = backup_to(lib.db.conn, target)
@@ -1305,6 +1328,12 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         return _open_read_only(path, args), None   # e.g. a read-only folder
     try:
         lib = Library.open(path, sync_index=False)
+    except LibraryError:
+        lock.release()
+        if writes(args) or not low_space(path):
+            raise
+        # A nearly full disk: the lock could be written, but not SQLite's -shm file.
+        return _open_read_only(path, args), None
     except BaseException:
         lock.release()
         raise
@@ -1333,14 +1362,20 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             pass                       # they index everything, with progress
         elif queued <= QUIET_SYNC_MAX:
             lib.sync_index()           # an edit or two: searches see them
-        elif writes(args):
+        elif writes(args) or args.command == "search":
             print(f"paperdesk: indexing {queued:,} papers left from an earlier import "
                   "first", file=sys.stderr, flush=True)
             with _cancel_on_interrupt() as stop:     # the progress line (issue 14 item 6)
-                if not _index_with_progress(lib, stop, to_stderr=True):
-                    raise KeyboardInterrupt
-        # A command that only reads leaves a large queue to the next import or window
-        # (its searches say they covered part of the library).
+                try:
+                    finished = _index_with_progress(lib, stop, to_stderr=True)
+                except (sqlite3.Error, OSError) as exc:
+                    if writes(args) or not is_disk_full(exc, lib.path):
+                        raise
+                    finished = True      # a full disk: a search goes on with what is in
+                if not finished and writes(args):
+                    raise KeyboardInterrupt          # a search goes on with what is in
+        # Another command that only reads leaves a large queue to the next command that
+        # searches or writes, or the window (nobody waits 40 s for a "stats").
     except BaseException:
         lib.close()
         lock.release()
@@ -1652,6 +1687,7 @@ def _main(argv: Sequence[str] | None) -> int:
     library_path = args.library or default_library_path()
     lock = None
     try:
+        refuse_unreadable_folder(Path(library_path).expanduser())
         if args.command == "restore":
             return _cmd_restore(library_path, args)
         if args.command == "repair":
@@ -1696,6 +1732,8 @@ def _main(argv: Sequence[str] | None) -> int:
         if is_disk_full(exc):
             where = exc.filename or "the output"
             print(f"paperdesk: {disk_full_message(where, exc)}", file=sys.stderr)
+        elif exc.filename:       # a file or folder this user may not read or write
+            print(f"paperdesk: {exc.filename}: {exc.strerror or exc}", file=sys.stderr)
         else:
             print(f"paperdesk: cannot write output: {exc.strerror or exc}", file=sys.stderr)
         return 1

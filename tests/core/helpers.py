@@ -29,3 +29,23 @@ def stored_papers(library: Path) -> int:
             con.close()
     except sqlite3.OperationalError:      # the schema is being created
         return 0
+
+
+def ctrl_c_at_index_write(monkeypatch, at: int = 2) -> None:
+    """Make this process get SIGINT (what Ctrl+C sends) as the search index is written
+    for the ``at``-th time (``SearchIndex.write``), the write then going on."""
+    import os
+    import signal
+
+    from paperdesk.core.search.index import SearchIndex
+
+    real_write = SearchIndex.write
+    writes = []
+
+    def write(self, *args, **kwargs):
+        writes.append(1)
+        if len(writes) == at:                       # the user presses Ctrl+C
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "write", write)

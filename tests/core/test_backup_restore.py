@@ -364,3 +364,80 @@ def test_backup_never_replaces_another_database_or_a_live_library(tmp_path, seed
         assert out.returncode == 1 and "is not a database backup: not replaced" in out.stderr
         assert target.read_bytes() == before
     assert "papers: 120" in run(other_lib, "stats").stdout
+
+
+# A backup killed half-way (issue 23 item 8): the child runs ``paperdesk backup`` with a
+# SQLite progress handler that SIGKILLs it after ``sys.argv[1]`` steps of VACUUM INTO.
+_KILLED_BACKUP = """
+import os, signal, sys
+import paperdesk.cli as cli
+real = cli.backup_to
+
+def backup_killed_half_way(conn, target, check=True):
+    steps = [0]
+
+    def step():
+        steps[0] += 1
+        if steps[0] == int(sys.argv[1]):
+            os.kill(os.getpid(), signal.SIGKILL)
+        return 0
+
+    conn.set_progress_handler(step, 100)
+    return real(conn, target, check)
+
+cli.backup_to = backup_killed_half_way
+sys.exit(cli.main(sys.argv[2:]))
+"""
+
+
+def _kill_a_backup(library: Path, tmp_path: Path, *target) -> None:
+    script = tmp_path / "killed_backup.py"
+    script.write_text(_KILLED_BACKUP, encoding="utf-8")
+    r = subprocess.run([sys.executable, str(script), "40", "--library", str(library),
+                        "backup", *map(str, target)], capture_output=True, text=True,
+                       timeout=180)
+    assert r.returncode == -9, r.stderr
+
+
+def _leftovers(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".partial-" in p.name)
+
+
+@pytest.mark.parametrize("next_command", [("backup",), ("check",), ("tag", "add", "x", "1")])
+def test_what_a_killed_backup_leaves_is_removed_by_the_next_command(library, tmp_path,
+                                                                    next_command):
+    good = library / "backups" / "library-backup-20261101T000000Z.db"
+    assert run(library, "backup", good).returncode == 0
+    _kill_a_backup(library, tmp_path)                      # into backups/
+    backups = library / "backups"
+    assert any(name.endswith("-journal") for name in _leftovers(backups))
+    r = run(library, *next_command)
+    assert r.returncode == 0, r.stderr
+    assert _leftovers(backups) == []
+    assert counts(good)["papers"] == counts(library / "library.db")["papers"] == 225
+
+
+def test_a_killed_backup_elsewhere_is_swept_by_the_next_backup_there(library, tmp_path):
+    folder = tmp_path / "elsewhere"
+    good = folder / "good.db"
+    assert run(library, "backup", good).returncode == 0
+    _kill_a_backup(library, tmp_path, folder / "killed.db")
+    assert any(name.endswith("-journal") for name in _leftovers(folder))
+    assert run(library, "backup", folder / "again.db").returncode == 0
+    assert _leftovers(folder) == []
+    assert sorted(p.name for p in folder.iterdir()) == ["again.db", "good.db"]
+    assert counts(good) == counts(library / "library.db")     # a good backup is kept
+
+
+def test_what_a_killed_restore_leaves_is_removed_at_the_next_open(library):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])     # a restore killed
+    dead.wait()
+    left = [library / f".library.db.restoring-{dead.pid}",
+            library / f".library.db.restoring-{dead.pid}-journal"]
+    for path in left:
+        path.write_bytes(b"SQLite format 3\x00")
+    live = library / f".library.db.restoring-{os.getpid()}"     # a restore under way
+    live.write_bytes(b"")
+    assert run(library, "tag", "add", "x", "1").returncode == 0     # opens the library
+    assert not any(p.exists() for p in left) and live.exists()
+    assert counts(library / "library.db")["papers"] == 225

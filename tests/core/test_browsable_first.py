@@ -9,8 +9,6 @@ waits for the test), never by sleeping."""
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
 import textwrap
@@ -19,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import ctrl_c_at_index_write
 from paperdesk.cli import main
 from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
@@ -121,22 +120,13 @@ def test_stats_and_search_while_papers_wait_to_be_indexed(tmp_path, seed_files, 
 def test_ctrl_c_while_indexing_exits_130_and_keeps_every_paper(tmp_path, seed_files,
                                                                capsys, monkeypatch):
     monkeypatch.setattr(library_module, "INDEX_BATCH", 50)
-    real_write = SearchIndex.write
-    writes = []
-
-    def write(self, *args, **kwargs):
-        writes.append(1)
-        if len(writes) == 2:                        # the user presses Ctrl+C
-            os.kill(os.getpid(), signal.SIGINT)
-        return real_write(self, *args, **kwargs)
-
-    monkeypatch.setattr(SearchIndex, "write", write)
+    ctrl_c_at_index_write(monkeypatch)
     lib_path = tmp_path / "lib"
     assert main(["--library", str(lib_path), "import", *map(str, seed_files)]) == 130
     err = capsys.readouterr().err
     assert "Cancelled while indexing: 225 papers imported and kept" in err
     assert "125 of 225 not yet searchable" in err
-    monkeypatch.setattr(SearchIndex, "write", real_write)
+    monkeypatch.undo()
     with Library.open(lib_path, sync_index=False) as lib:
         assert lib.count() == 225 and lib.stats()["unindexed"] == 125
     with Library.open(lib_path) as lib:             # indexed at the next open

@@ -292,8 +292,11 @@ def test_check_indexes_papers_left_queued(closed_library):
         lib.auto_sync_index = False
         lib.add_tag(lib.paper_ids(), "queued")    # every paper re-queued, not applied
         assert lib.index_status().queued == 225       # more than a read applies silently
-    # A search meanwhile says its results miss the latest changes (it said nothing).
-    out = _run(closed_library, "search", "tag:queued")
+    # A search while another process holds the library (a search that can write
+    # indexes them first) says its results miss the latest changes (it said nothing).
+    from paperdesk.core.store.lock import LibraryLock
+    with LibraryLock(closed_library, app="cli"):
+        out = _run(closed_library, "search", "tag:queued")
     assert "no matches" in out.stdout
     assert ("the latest changes to 225 papers are not searchable yet; the next command "
             "that writes, the window or paperdesk check indexes them") in out.stderr

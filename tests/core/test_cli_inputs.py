@@ -116,3 +116,37 @@ def test_tag_and_saved_search_names_with_bytes_that_are_not_utf8(tmp_path):
     r = run(lib, "export", "--tag", name, "--format", "csl-json")      # the same bytes again
     _no_traceback(r)
     assert r.returncode == 0 and json.loads(r.stdout)[0]["keyword"] == "odd\ufffdtag"
+
+
+def test_a_library_folder_whose_name_is_not_utf8_works(tmp_path, seed_files):
+    """Issue 23 item 9: every command that writes (its daily backup first), ``backup``
+    and ``restore`` ended in a traceback (VACUUM INTO took the name as UTF-8 text)."""
+    lib = os.fsdecode(os.fsencode(tmp_path) + b"/lib\xff\xfe")
+    copy = os.fsdecode(os.fsencode(tmp_path) + b"/copy\xff.db")
+    assert run(lib, "import", str(seed_files[0])).returncode == 0
+    for args in (("tag", "add", "kept", "1"), ("note", "2", "a note"),
+                 ("edit", "3", "--venue", "Loom Conf"), ("backup",), ("backup", copy),
+                 ("restore", copy, "--force"), ("check",), ("delete", "4")):
+        r = run(lib, *args)
+        _no_traceback(r)
+        assert r.returncode == 0, (args, r.stderr)
+    daily = [n for n in os.listdir(os.fsencode(lib) + b"/backups") if b"daily" in n]
+    assert len(daily) == 1                                  # the day's backup was taken
+    stats = json.loads(run(lib, "stats", "--json").stdout)
+    assert (stats["papers"], stats["tags"], stats["notes"], stats["indexed"]) == \
+        (119, 1, 1, 119)
+    assert json.loads(run(lib, "search", "tag:kept", "--json").stdout)["total"] == 1
+
+
+@pytest.mark.parametrize("args", [
+    (b"--library\xff", b"x"), (b"\xff",), (b"--bogus\xff",), (b"show", b"\xff"),
+    (b"search", b"x", b"--sort", b"\xff"), (b"tag", b"add", b"x", b"\xff"),
+    (b"export", b"--all", b"--format", b"\xff"),
+])
+def test_arguments_that_are_not_utf8_get_one_line(tmp_path, args):
+    cmd = [sys.executable.encode(), b"-m", b"paperdesk", b"--library",
+           os.fsencode(tmp_path) + b"/lib\xff", *args]
+    r = subprocess.run(cmd, capture_output=True, timeout=120)
+    assert r.returncode == 2
+    _no_traceback(r)
+    assert r.stderr.startswith(b"usage: ") and b"error: " in r.stderr.splitlines()[-1]

@@ -6,13 +6,15 @@ the word with every word of a many-segment index."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 
 import pytest
 
-from helpers import write_daily
+from helpers import ctrl_c_at_index_write, write_daily
 from paperdesk.cli import QUIET_SYNC_MAX, main
+from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from paperdesk.core.search import index as index_module
 from paperdesk.core.search.index import IndexDocument, SearchIndex, _correction
@@ -64,10 +66,9 @@ def test_reading_commands_leave_a_large_queue_alone(tmp_path, capsys):
     with Library.open(path) as lib:
         lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
                          sync=False)         # as an interrupted import leaves it
-    assert main(["--library", str(path), "stats"]) == 0
-    assert main(["--library", str(path), "search", "okapi"]) == 0
-    captured = capsys.readouterr()
-    assert "searched 0 of" in captured.err   # says it covered part of the library
+    for command in (["stats"], ["show", "1"], ["tags"]):
+        assert main(["--library", str(path), *command]) == 0
+    capsys.readouterr()
     with Library.open(path, sync_index=False) as lib:
         assert lib.index_status().queued == n    # nothing was indexed behind the user
     assert main(["--library", str(path), "tag", "add", "seen", "1"]) == 0
@@ -75,6 +76,39 @@ def test_reading_commands_leave_a_large_queue_alone(tmp_path, capsys):
         capsys.readouterr().err                  # a write says so, then indexes
     with Library.open(path, sync_index=False) as lib:
         assert lib.index_status().queued == 0
+
+
+def test_a_search_indexes_what_an_interrupted_import_left(tmp_path, capsys):
+    """Issue 23 item 8: after an interrupted import nothing is indexing, yet ``search``
+    said "the rest are still being indexed" (and found nothing of it), forever."""
+    path = tmp_path / "lib"
+    n = QUIET_SYNC_MAX + 50
+    with Library.open(path) as lib:
+        lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
+                         sync=False)         # as an interrupted import leaves it
+    assert main(["--library", str(path), "search", "okapi", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert f"indexing {n:,} papers left from an earlier import first" in captured.err
+    assert f"indexed: {n:,} of {n:,} papers searchable" in captured.err
+    assert "still being indexed" not in captured.err
+    doc = json.loads(captured.out)
+    assert (doc["total"], doc["partial"]) == (n, False)
+
+
+def test_a_search_stopped_while_indexing_says_what_to_run(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "lib"
+    n = QUIET_SYNC_MAX + 50
+    with Library.open(path) as lib:
+        lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
+                         sync=False)
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
+    ctrl_c_at_index_write(monkeypatch)
+    assert main(["--library", str(path), "search", "okapi"]) == 0
+    err = capsys.readouterr().err
+    assert "still being indexed" not in err
+    note = [line for line in err.splitlines() if "searched " in line]
+    assert len(note) == 1 and f"of {n:,} papers" in note[0], err
+    assert "are not searchable yet" in note[0] and "paperdesk reindex" in note[0], note
 
 
 def test_a_few_queued_edits_are_applied_before_reading(tmp_path, capsys):

@@ -8,49 +8,22 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 from PySide6.QtCore import QSettings  # noqa: E402
 from PySide6.QtGui import QImage  # noqa: E402
-from PySide6.QtNetwork import QLocalSocket  # noqa: E402
 
 from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, read_lock  # noqa: E402
 from paperdesk.ui.app.controller import AppController  # noqa: E402
 from paperdesk.ui.app.instance import InstanceServer, ask_to_activate, server_name  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _env(tmp_path) -> dict:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
-           "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    env.pop("PAPERDESK_LIBRARY", None)
-    return env
+from ui_fixtures import subprocess_env, wait_for_window  # noqa: E402
 
 
 def _paperdesk(*args) -> list[str]:
     return [sys.executable, "-m", "paperdesk", *map(str, args)]
-
-
-def _wait_for_window(library: Path, proc: subprocess.Popen, timeout: float = 60) -> None:
-    """Wait until the window of ``proc`` listens on the library's socket."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()
-        if (library / LOCK_NAME).exists():
-            socket = QLocalSocket()
-            socket.connectToServer(server_name(library))
-            if socket.waitForConnected(200):
-                socket.abort()
-                return
-        time.sleep(0.1)
-    raise AssertionError("the first window did not start")
 
 
 def test_server_names_differ_per_folder_and_ignore_spelling(tmp_path):
@@ -68,7 +41,7 @@ def test_a_later_launch_asks_the_window_to_come_forward(qtbot, tmp_path):
             f"sys.exit(0 if ask_to_activate({name!r}) else 3)")
     with qtbot.waitSignal(server.activateRequested, timeout=20000):
         # the asking side blocks, as a second launch does: another process
-        asker = subprocess.Popen([sys.executable, "-c", code], env=_env(tmp_path))
+        asker = subprocess.Popen([sys.executable, "-c", code], env=subprocess_env(tmp_path))
     qtbot.waitUntil(lambda: asker.poll() is not None, timeout=20000)
     assert asker.returncode == 0
     server.close()
@@ -77,11 +50,11 @@ def test_a_later_launch_asks_the_window_to_come_forward(qtbot, tmp_path):
 
 def test_second_launch_brings_the_window_forward_and_commands_refuse_to_write(tmp_path):
     library = tmp_path / "lib"
-    env = _env(tmp_path)
+    env = subprocess_env(tmp_path)
     first = subprocess.Popen(_paperdesk("--library", library), env=env,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        _wait_for_window(library, first)
+        wait_for_window(library, first)
         assert read_lock(library).pid == first.pid
         second = subprocess.run(_paperdesk("--library", library), env=env,
                                 capture_output=True, text=True, timeout=60)
@@ -118,7 +91,7 @@ def test_second_launch_brings_the_window_forward_and_commands_refuse_to_write(tm
 
 
 def test_screenshot_writes_a_png_of_the_size_asked_for(tmp_path):
-    env = _env(tmp_path)
+    env = subprocess_env(tmp_path)
     out = subprocess.run(_paperdesk("--library", tmp_path / "lib", "--screenshot",
                                     tmp_path / "docs" / "shot.png", "--size", "1280x800",
                                     "--appearance", "dark"),

@@ -28,12 +28,12 @@ from paperdesk.ui.app.instance import (InstanceServer, import_request,  # noqa: 
                                        parse_import_request, server_name)
 from paperdesk.ui.app.settings import Settings  # noqa: E402
 from paperdesk.ui.window.import_commands import dropped_paths  # noqa: E402
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, wait_idle, win  # noqa: E402,F401
+from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, subprocess_env, wait_idle,  # noqa: E402,F401
+                         win)
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "core"))
 from helpers import stored_papers  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[2]
 
 BIB = """@article{lovelace2021,
   author = {Lovelace, Ada and Babbage, Charles},
@@ -76,14 +76,6 @@ def _text_file(path: Path, n: int) -> Path:
         for i in range(n))
     path.write_text(f"Lemur collection\n\n{body}\n", encoding="utf-8")
     return path
-
-
-def _env(tmp_path) -> dict:
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
-           "XDG_CONFIG_HOME": str(tmp_path / "config"),
-           "PYTHONPATH": os.pathsep.join([str(ROOT / "src"), os.environ.get("PYTHONPATH", "")])}
-    env.pop("PAPERDESK_LIBRARY", None)
-    return env
 
 
 def _drag(window, mime: QMimeData, widget=None):
@@ -302,7 +294,7 @@ def test_a_later_launch_hands_over_file_names_byte_for_byte(qtbot, tmp_path):
     with qtbot.waitSignal(server.activateRequested, timeout=20000), \
             qtbot.waitSignal(server.importRequested, timeout=20000) as got:
         asker = subprocess.Popen([sys.executable, "-c", _hand_over_code(library, [odd])],
-                                 env=_env(tmp_path), stderr=subprocess.PIPE, text=True)
+                                 env=subprocess_env(tmp_path), stderr=subprocess.PIPE, text=True)
     assert [os.fsencode(p) for p in got.args[0]] == [os.fsencode(odd)]
     qtbot.waitUntil(lambda: asker.poll() is not None, timeout=20000)
     assert asker.returncode == 0, asker.stderr.read()
@@ -319,7 +311,7 @@ def test_files_given_to_a_later_launch_are_imported_by_the_running_window(
     ris.write_text(RIS, encoding="utf-8")
     with qtbot.waitSignal(controller.server.importRequested, timeout=20000) as got:
         asker = subprocess.Popen([sys.executable, "-c", _hand_over_code(library, [bib, ris])],
-                                 env=_env(tmp_path), stderr=subprocess.PIPE, text=True)
+                                 env=subprocess_env(tmp_path), stderr=subprocess.PIPE, text=True)
     assert got.args[0] == [str(bib), str(ris)]
     qtbot.waitUntil(lambda: asker.poll() is not None, timeout=20000)
     err = asker.stderr.read()
@@ -351,7 +343,7 @@ def test_a_window_from_an_older_build_is_brought_forward_and_the_user_told(qtbot
     with qtbot.waitSignal(server.activateRequested, timeout=20000):
         asker = subprocess.Popen(
             [sys.executable, "-c", _hand_over_code(library, [_bib(tmp_path)])],
-            env=_env(tmp_path), stderr=subprocess.PIPE, text=True)
+            env=subprocess_env(tmp_path), stderr=subprocess.PIPE, text=True)
     qtbot.waitUntil(lambda: asker.poll() is not None, timeout=20000)
     err = asker.stderr.read()
     assert asker.returncode == 1 and "Traceback" not in err
@@ -383,7 +375,7 @@ def test_paperdesk_file_opens_a_window_that_imports_it_and_no_samples(tmp_path):
     library = tmp_path / "lib"
     bib = _bib(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "paperdesk", "--library", str(library),
-                             str(bib)], env=_env(tmp_path), stdout=subprocess.PIPE,
+                             str(bib)], env=subprocess_env(tmp_path), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -163,3 +164,40 @@ def held_build(monkeypatch):
 
     monkeypatch.setattr(engine, "build_table", build)
     return gate, started
+
+
+# -- a window in a process of its own ----------------------------------------------------
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def subprocess_env(tmp_path) -> dict:
+    """The environment of a paperdesk child process: offscreen, preferences under
+    ``tmp_path/config``, this checkout's sources first, no ``PAPERDESK_LIBRARY``."""
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen",
+           "XDG_CONFIG_HOME": str(tmp_path / "config"),
+           "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")])}
+    env.pop("PAPERDESK_LIBRARY", None)
+    return env
+
+
+def wait_for_window(library, proc, timeout: float = 60) -> None:
+    """Wait until the window of ``proc`` (a ``subprocess.Popen``) has ``library`` open
+    and listens on its socket (:func:`paperdesk.ui.app.instance.server_name`)."""
+    import time
+
+    from PySide6.QtNetwork import QLocalSocket
+
+    from paperdesk.core.store.lock import LOCK_NAME
+    from paperdesk.ui.app.instance import server_name
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()
+        if (Path(library) / LOCK_NAME).exists():
+            socket = QLocalSocket()
+            socket.connectToServer(server_name(library))
+            if socket.waitForConnected(200):
+                socket.abort()
+                return
+        time.sleep(0.1)
+    raise AssertionError("the window did not start")

@@ -21,6 +21,7 @@ two SQLite checks.
 
 from __future__ import annotations
 
+import os
 import random
 import re
 import sqlite3
@@ -31,9 +32,9 @@ from pathlib import Path
 from paperdesk.core.store.backup import latest_backup
 from paperdesk.core.models import LibraryError
 
-__all__ = ["Problem", "CheckReport", "refuse_lost_database", "database_problem",
-           "database_message", "restore_hint", "damage_hint", "check_library", "SAMPLE",
-           "REINDEX_HINT", "SALVAGE_HINT"]
+__all__ = ["Problem", "CheckReport", "refuse_unreadable_folder", "refuse_lost_database",
+           "database_problem", "database_message", "restore_hint", "damage_hint",
+           "check_library", "SAMPLE", "REINDEX_HINT", "SALVAGE_HINT"]
 
 #: Papers looked up by their own words in the full check.
 SAMPLE = 20
@@ -84,6 +85,26 @@ def was_library(folder: Path) -> bool:
     folder): its ``library.db``, whatever state it is in, was a library's."""
     folder = Path(folder)
     return (folder / _INDEX).is_dir() or (folder / _BACKUPS).is_dir()
+
+
+def refuse_unreadable_folder(folder: str | os.PathLike) -> None:
+    """Refuse a library folder this user may not enter or list (another user's, or its
+    permissions changed), naming it, before anything in it is looked at (a ``stat``
+    inside it raises a :class:`PermissionError` that names no library).
+
+    Args:
+        folder: the library folder (a missing one passes: it is created).
+    Raises:
+        LibraryError: ``cannot open the library folder /path: permission denied ...``.
+    """
+    folder = Path(folder)
+    try:
+        folder.stat()
+    except OSError:
+        return        # missing (created), or its parent is unreadable: said when made
+    if folder.is_dir() and not os.access(folder, os.R_OK | os.X_OK):
+        raise LibraryError(f"cannot open the library folder {folder}: permission denied "
+                           "(it belongs to another user, or its permissions were changed)")
 
 
 def refuse_lost_database(folder: Path) -> None:

@@ -57,7 +57,7 @@ from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN
                                            STDIN_NAME, detect_file, detect_streamed)
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
 from paperdesk.core.imports.ris import read_ris
-from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR
+from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR, sweep_partial_copies
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
@@ -344,6 +344,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self.discover = Discover(self)
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
+        _check.refuse_unreadable_folder(self.path)
         _check.refuse_lost_database(self.path)
         if read_only:
             self._check_readable()
@@ -367,6 +368,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: {exc}") from exc
         self._check_database()
+        for folder in (self.path, self.path / BACKUP_DIR):   # a backup or restore killed
+            sweep_partial_copies(folder)                      # while writing its copy
         try:
             self.index = self._open_index()
         except sqlite3.DatabaseError as exc:     # a damaged page quick_check missed

@@ -451,13 +451,24 @@ class SearchResults:
         indexed for search were not looked at)."""
         return self.papers is not None and (self.indexed or 0) < self.papers
 
-    def coverage_note(self) -> str:
-        """``"searched 42,000 of 100,000 papers: the rest are still being indexed"``
-        for a :attr:`partial` search, else ``""``."""
+    def coverage_note(self, indexing: bool = True) -> str:
+        """What a :attr:`partial` search covered, else ``""``.
+
+        Args:
+            indexing: something is indexing the rest now (an import, the window):
+                ``"searched 42,000 of 100,000 papers: the rest are still being
+                indexed"``; else (an import or a restore was stopped before it indexed
+                them) ``"searched 42,000 of 100,000 papers: 58,000 are not searchable
+                yet"``, for the caller to add what to run.
+        Returns:
+            The note, without a final full stop.
+        """
         if not self.partial:
             return ""
-        return (f"searched {self.indexed:,} of {self.papers:,} papers: the rest are "
-                "still being indexed")
+        head = f"searched {self.indexed:,} of {self.papers:,} papers"
+        if indexing:
+            return f"{head}: the rest are still being indexed"
+        return f"{head}: {self.papers - (self.indexed or 0):,} are not searchable yet"
 
     def to_dict(self) -> dict:
         """The results as JSON-ready data (``search --json``): query, total, message,

@@ -211,12 +211,19 @@ class AnnotationsMixin:
 
     def _set_paper_tag(self, paper_ids: Sequence[int], tag_id: int, add: bool) -> list[int]:
         """Add or remove one tag on papers; return the papers that changed."""
+        with _db.transaction(self.db):
+            changed = self._write_paper_tag(paper_ids, tag_id, add)
+        self._changed()
+        return changed
+
+    def _write_paper_tag(self, paper_ids: Sequence[int], tag_id: int, add: bool) -> list[int]:
+        """:meth:`_set_paper_tag` inside the caller's transaction (the caller calls
+        ``_changed`` once it has committed); return the papers that changed."""
         with _db.transaction(self.db) as db:
             sql = ("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)" if add
                    else "DELETE FROM paper_tags WHERE paper_id = ? AND tag_id = ?")
             changed = [pid for pid in paper_ids if db.execute(sql, [pid, tag_id]).rowcount]
             self._enqueue(db, changed, "update")
-        self._changed()
         return changed
 
     def add_tag(self, paper_ids: Iterable[int], name: str, undoable: bool = True, *,
@@ -243,8 +250,10 @@ class AnnotationsMixin:
             return self._add_tag_with_key(paper_ids, name, _check_key(key), undoable)
         ids = self._existing_ids(paper_ids)
         created = self.tag_by_name(validate_tag_name(name)) is None
-        tag = self.ensure_tag(name)
-        changed = self._set_paper_tag(ids, tag.id, True)
+        with _db.transaction(self.db):     # a new tag and its papers: one commit
+            tag = self.ensure_tag(name)
+            changed = self._write_paper_tag(ids, tag.id, True)
+        self._changed()
         if not changed and not created:
             return NO_CHANGES
         changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id])
@@ -275,11 +284,12 @@ class AnnotationsMixin:
         holders = [i for i in self._key_holders(key)
                    if existing is None or i != existing.id]
         before = self.tag_states(([existing.id] if existing else []) + holders)
-        tag = self.ensure_tag(name)
-        with _db.transaction(self.db) as db:
+        with _db.transaction(self.db) as db:   # the tag, its key, its papers: one commit
+            tag = self.ensure_tag(name)
             db.execute("UPDATE tags SET key = NULL WHERE key = ? AND id != ?", [key, tag.id])
             db.execute("UPDATE tags SET key = ? WHERE id = ?", [key, tag.id])
-        changed = self._set_paper_tag(ids, tag.id, True)
+            changed = self._write_paper_tag(ids, tag.id, True)
+        self._changed()
         after = self.tag_states([tag.id] + holders)
         if existing is not None and before == after:
             return NO_CHANGES

@@ -42,7 +42,7 @@ from paperdesk.core.store.errors import disk_full_message, is_disk_full
 __all__ = ["BACKUP_DIR", "KEEP_DAILY", "COUNTED", "BackupFile", "LibraryState",
            "backup_to", "backup_name", "auto_backup", "daily_backups", "latest_backup",
            "database_counts", "inspect_backup", "library_state", "fewer_than",
-           "replace_database", "describe_counts"]
+           "replace_database", "describe_counts", "sweep_partial_copies"]
 
 #: The backups folder inside a library folder.
 BACKUP_DIR = "backups"
@@ -57,6 +57,10 @@ _DAILY_RE = re.compile(r"^library-daily-(\d{8}T\d{6}Z)(?:-\d+)?\.db$")
 #: Backups ``restore`` picks from when no file is named (not ``pre-restore-`` copies:
 #: they hold what a restore replaced, maybe the damaged database).
 _RESTORABLE_RE = re.compile(r"^library-(?:backup|daily|v\d+)-(\d{8}T\d{6}Z)(?:-\d+)?\.db$")
+#: A hidden copy being written by process PID (a backup's ``.NAME.partial-PID``, a
+#: restore's ``.library.db.restoring-PID``) or the rollback journal SQLite keeps beside
+#: it while ``VACUUM INTO`` writes it (``...-PID-journal``).
+_PARTIAL_RE = re.compile(r"^\..+\.(?:partial|restoring)-(\d+)(?:-journal)?$")
 
 
 @dataclass(frozen=True)
@@ -136,6 +140,29 @@ def backup_name(folder: Path, kind: str = "backup", now: str | None = None) -> P
     return path
 
 
+def _sqlite_name(conn: sqlite3.Connection, path: Path) -> str:
+    """``path`` as SQLite's ``VACUUM INTO`` on ``conn`` takes it: the path itself, or for
+    a name that is not UTF-8 (bytes kept by Python as lone surrogates, PEP 383, which
+    SQL text cannot carry; such names occur on Linux) a ``file:`` URI with those bytes
+    percent-encoded (https://www.sqlite.org/uri.html), when SQLite was built to read
+    URIs everywhere (``SQLITE_USE_URI``, as Debian's, Ubuntu's and Fedora's are).
+
+    Raises:
+        LibraryError: the name is not UTF-8 and this SQLite would take the URI for a
+            plain file name.
+    """
+    name = str(path)
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        options = {row[0] for row in conn.execute("PRAGMA compile_options")}
+        if "USE_URI" not in options:
+            raise LibraryError(f"cannot write {path}: its name is not UTF-8, "
+                               "which this SQLite cannot write to") from None
+        return path.absolute().as_uri()
+    return name
+
+
 def _fsync_dir(folder: Path) -> None:
     try:
         fd = os.open(folder, os.O_RDONLY)
@@ -149,12 +176,16 @@ def _fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def _write_error(target: Path, exc: BaseException) -> LibraryError:
+def _write_error(target: Path, exc: BaseException, restoring: bool = False) -> LibraryError:
+    """One line for a copy that could not be written: a backup (``no backup was
+    written``), or with ``restoring`` the backup put in place of the library's database
+    (``the library was not replaced``)."""
+    outcome = "the library was not replaced" if restoring else "no backup was written"
     if is_disk_full(exc, target.parent if target.parent.is_dir() else None):
-        return LibraryError(disk_full_message(target, exc).split(";")[0]
-                            + "; no backup was written")
+        return LibraryError(disk_full_message(target, exc).split(";")[0] + f"; {outcome}")
     detail = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-    return LibraryError(f"cannot write the backup {target}: {detail}")
+    what = "restore the backup in place of" if restoring else "write the backup"
+    return LibraryError(f"cannot {what} {target}: {detail}")
 
 
 def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
@@ -184,8 +215,9 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
         if not os.access(target.parent, os.W_OK | os.X_OK):
             raise LibraryError(f"cannot write the backup {target}: its folder is "
                                "read-only (permission denied)")
-        partial.unlink(missing_ok=True)
-        conn.execute("VACUUM INTO ?", [str(partial)])
+        sweep_partial_copies(target.parent)
+        _remove_copy(partial)
+        conn.execute("VACUUM INTO ?", [_sqlite_name(conn, partial)])
         copy = sqlite3.connect(f"{partial.as_uri()}?mode=ro", uri=True)
         try:
             if check:
@@ -202,10 +234,10 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
         os.replace(partial, target)
         _fsync_dir(target.parent)
     except LibraryError:
-        partial.unlink(missing_ok=True)
+        _remove_copy(partial)
         raise
     except (OSError, sqlite3.Error) as exc:
-        partial.unlink(missing_ok=True)
+        _remove_copy(partial)
         raise _write_error(target, exc) from exc
     return BackupFile(target, version, counts)
 
@@ -239,22 +271,40 @@ def latest_backup(folder: Path) -> Path | None:
                                      p.stat().st_mtime))
 
 
-def _sweep_partials(folder: Path) -> None:
-    """Remove the hidden ``.NAME.partial-PID`` files of backups whose process was killed
-    while writing them."""
+def sweep_partial_copies(folder: str | os.PathLike) -> list[Path]:
+    """Remove what a backup or restore killed while writing left in ``folder``: its
+    hidden partial copy and SQLite's ``-journal`` file beside it (see
+    :data:`_PARTIAL_RE`), when the process that wrote them is gone. A finished backup
+    is never touched (it has its own name, without the hidden prefix).
+
+    Args:
+        folder: a backups folder, a library folder or the folder of a ``backup FILE``.
+    Returns:
+        The files removed (none when ``folder`` cannot be read or written).
+    """
     from paperdesk.core.store.lock import pid_alive
 
     try:
-        found = list(folder.glob(".*.partial-*"))
+        found = [(p, int(m.group(1))) for p in Path(folder).iterdir()
+                 if (m := _PARTIAL_RE.match(p.name))]
     except OSError:
-        return
-    for path in found:
-        try:
-            pid = int(path.name.rsplit("-", 1)[1])
-        except ValueError:
+        return []
+    removed = []
+    for path, pid in found:
+        if pid == os.getpid() or pid_alive(pid):
             continue
-        if pid != os.getpid() and not pid_alive(pid):
+        try:
             path.unlink(missing_ok=True)
+        except OSError:
+            continue
+        removed.append(path)
+    return removed
+
+
+def _remove_copy(path: Path) -> None:
+    """Remove a hidden copy this process was writing and its ``-journal`` file."""
+    for leftover in (path, path.with_name(path.name + "-journal")):
+        leftover.unlink(missing_ok=True)
 
 
 def auto_backup(conn: sqlite3.Connection, folder: Path, now: _dt.datetime | None = None,
@@ -276,7 +326,7 @@ def auto_backup(conn: sqlite3.Connection, folder: Path, now: _dt.datetime | None
     """
     now = now or _dt.datetime.now(_dt.timezone.utc)
     stamp = now.strftime("%Y%m%dT%H%M%SZ")
-    _sweep_partials(folder)
+    sweep_partial_copies(folder)
     existing = daily_backups(folder)
     if existing and _DAILY_RE.match(existing[0].name).group(1)[:8] >= stamp[:8]:
         return None
@@ -425,10 +475,11 @@ def replace_database(folder: Path, db_name: str, backup: Path,
             raise _write_error(kept, exc) from exc
     incoming = folder / f".{db_name}.restoring-{os.getpid()}"
     try:
-        incoming.unlink(missing_ok=True)
+        sweep_partial_copies(folder)
+        _remove_copy(incoming)
         src = sqlite3.connect(f"{backup.as_uri()}?mode=ro", uri=True)
         try:
-            src.execute("VACUUM INTO ?", [str(incoming)])
+            src.execute("VACUUM INTO ?", [_sqlite_name(src, incoming)])
         finally:
             src.close()
         with open(incoming, "rb+") as handle:
@@ -438,6 +489,6 @@ def replace_database(folder: Path, db_name: str, backup: Path,
         os.replace(incoming, db_path)
         _fsync_dir(folder)
     except (OSError, sqlite3.Error) as exc:
-        incoming.unlink(missing_ok=True)
-        raise _write_error(db_path, exc) from exc
+        _remove_copy(incoming)
+        raise _write_error(db_path, exc, restoring=True) from exc
     return kept

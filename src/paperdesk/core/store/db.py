@@ -165,8 +165,9 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
         try:
             yield db
         except BaseException:
-            conn.execute("ROLLBACK TO nested")
-            conn.execute("RELEASE nested")
+            if conn.in_transaction:      # see below: SQLite may have rolled back all
+                conn.execute("ROLLBACK TO nested")
+                conn.execute("RELEASE nested")
             raise
         conn.execute("RELEASE nested")
         return
@@ -174,6 +175,11 @@ def transaction(db: sqlite_utils.Database) -> Iterator[sqlite_utils.Database]:
     try:
         yield db
     except BaseException:
-        conn.execute("ROLLBACK")
+        # On SQLITE_FULL or SQLITE_IOERR SQLite may roll the whole transaction back by
+        # itself (https://www.sqlite.org/lang_transaction.html, "Response To Errors
+        # Within A Transaction"): a ROLLBACK then fails with "cannot rollback - no
+        # transaction is active", which would hide the full disk.
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

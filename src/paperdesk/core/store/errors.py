@@ -15,7 +15,7 @@ import os
 import shutil
 import sqlite3
 
-__all__ = ["is_disk_full", "disk_full_message", "LOW_SPACE_BYTES"]
+__all__ = ["is_disk_full", "disk_full_message", "low_space", "LOW_SPACE_BYTES"]
 
 #: Free bytes below which a SQLite "disk I/O error" is taken for a full disk (SQLite
 #: needs a few pages for its WAL and ``-shm`` files; 1 MiB is far more than one page).
@@ -26,7 +26,10 @@ _SQLITE_IOERR = 10
 _FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 
-def _low_space(folder: str | os.PathLike | None) -> bool:
+def low_space(folder: str | os.PathLike | None) -> bool:
+    """Return True if the file system of ``folder`` has less than
+    :data:`LOW_SPACE_BYTES` free (False when ``folder`` is ``None`` or cannot be
+    looked at)."""
     if folder is None:
         return False
     try:
@@ -58,7 +61,7 @@ def is_disk_full(exc: BaseException, folder: str | os.PathLike | None = None) ->
             text = str(exc).lower()
             if primary == _SQLITE_FULL or "database or disk is full" in text:
                 return True
-            if (primary == _SQLITE_IOERR or "disk i/o error" in text) and _low_space(folder):
+            if (primary == _SQLITE_IOERR or "disk i/o error" in text) and low_space(folder):
                 return True
         exc = exc.__cause__ or exc.__context__
     return False
@@ -80,6 +83,8 @@ def disk_full_message(where: str | os.PathLike, exc: BaseException | None = None
         detail = (exc.strerror if isinstance(exc, OSError) and exc.strerror
                   else str(exc).strip().splitlines()[0] if str(exc).strip()
                   else type(exc).__name__)
+        if "disk i/o error" in detail.lower():     # SQLite's word for it: say it plainly
+            detail = "no space left on device"
         detail = f": {detail}"
     return (f"the disk is full (writing {where}{detail}); free some space and try again: "
             "what was saved before is kept and can still be read")

@@ -97,7 +97,9 @@ def server_name(library_path: str | os.PathLike) -> str:
     except Exception:  # noqa: BLE001 - no user name (some containers): the uid will do
         user = str(getattr(os, "getuid", lambda: 0)())
     folder = str(Path(library_path).expanduser().resolve())
-    digest = hashlib.sha256(f"{user}\0{folder}".encode("utf-8")).hexdigest()
+    # surrogateescape: a folder name that is not UTF-8 hashes as its bytes (PEP 383)
+    digest = hashlib.sha256(f"{user}\0{folder}".encode("utf-8", "surrogateescape")
+                            ).hexdigest()
     return f"paperdesk-{digest[:24]}"
 
 
