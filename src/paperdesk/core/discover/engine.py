@@ -23,6 +23,7 @@ current table, a second one lets only one full build run at a time.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -93,6 +94,8 @@ class Discover:
         self._progress = (0, 0)
         self._building = False
         self.problem: str | None = None
+        #: Why the table in use was built in memory and not saved (one line), or None.
+        self.not_kept: str | None = None
         self._model_key = None
         self._model = None
         self._examples_cache: tuple[np.ndarray, np.ndarray] | None = None
@@ -137,10 +140,28 @@ class Discover:
         table = self._table
         return TermsStatus(int(table.valid.sum()) if table is not None else 0,
                            self._missing, self._building, *self._progress,
-                           problem=self.problem)
+                           problem=self.problem,
+                           not_kept=self.not_kept if table is not None else None)
 
     def _writable(self) -> bool:
-        return not self._lib.read_only
+        return self._not_writable() is None
+
+    def _not_writable(self) -> str | None:
+        """Why ``terms/`` must not be written (one line), or ``None`` when it may be: the
+        library is open read-only (another process holds it, or its folder cannot be
+        written), or its database file cannot be written (a library that cannot be
+        changed gets no new files either)."""
+        from paperdesk.core.store.db import folder_writable
+
+        db_path = self._lib.path / "library.db"
+        if not folder_writable(db_path):
+            what = "folder" if not os.access(self._lib.path, os.W_OK) else "database"
+            return f"the library's {what} cannot be written"
+        if self._lib.read_only:
+            return "the library is open read-only (another process holds it)"
+        if self.folder.exists() and not os.access(self.folder, os.W_OK):
+            return f"{self.folder} cannot be written"
+        return None
 
     def _current(self) -> TermTable:
         """The table, checked and updated; raises :class:`TermsNotReady`."""
@@ -201,7 +222,10 @@ class Discover:
             progress: ``progress(papers_read, papers_total)`` during a full build.
             cancel: returns True to stop a full build (the old table stays).
         Returns:
-            The :class:`TermsStatus` afterwards.
+            The :class:`TermsStatus` afterwards: ``missing`` > 0 when papers were added
+            during the build (more than an update takes: the query methods still raise
+            :class:`TermsNotReady` for them, and the next call builds again);
+            ``not_kept`` says why the table is in memory only (a read-only library).
         Raises:
             BuildCancelled: cancelled.
             BuildFailed: the build failed (one line; also kept in :attr:`problem`).
@@ -222,15 +246,18 @@ class Discover:
             try:
                 n = self._lib.count()
                 table = None
-                if n >= CHILD_FROM and self._writable():
+                not_kept = self._not_writable()
+                if n >= CHILD_FROM and not_kept is None:
                     build_in_child(self._lib.path / "library.db", self.folder, step, cancel)
                 else:
                     table = build_table(self._lib.path / "library.db", step, cancel)
-                    if self._writable():
+                    if not_kept is None:
                         try:
                             table.save(self.folder, next_generation(self.folder))
                         except OSError as exc:
                             _log.info("term table kept in memory: %s", exc)
+                            not_kept = f"{self.folder} cannot be written " \
+                                f"({exc.strerror or exc})"
                 with self._lock:
                     if table is None:
                         try:
@@ -240,6 +267,7 @@ class Discover:
                     self._table = table
                     self._stale = True
                     self._model_key = None
+                    self.not_kept = not_kept
                 self.problem = None
             except BuildFailed as exc:
                 self.problem = str(exc)
@@ -250,7 +278,14 @@ class Discover:
             finally:
                 self._building = False
                 self._progress = (0, 0)
-        self._current()
+        try:
+            self._current()
+        except TermsNotReady:
+            # Papers were added while it was built (an import in another thread or
+            # process): the build is done and in place, the status says how many papers
+            # it misses, and the next ensure (after the import) builds again. Raised
+            # from here, it reached the window's build thread as a traceback (issue 23).
+            pass
         return self.status()
 
     @contextmanager
