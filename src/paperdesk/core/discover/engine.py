@@ -65,6 +65,20 @@ COUNTED_TERMS = 5
 ProgressCallback = Callable[[int, int], None]
 
 
+def _unit_range(values: np.ndarray, what: str) -> None:
+    """Cosines and unit-length weights lie in 0..1 (up to rounding): a value outside
+    (NaN, 5.6e28: bytes of a table file changed without its size or time changing) is
+    damage, never an answer.
+
+    Raises:
+        ValueError: a value outside; :meth:`Discover._reading` drops the table.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    bad = values[~((values >= -1e-4) & (values <= 1 + 1e-4))]
+    if len(bad):
+        raise ValueError(f"{what} of {bad[0]:.3g} is outside 0..1")
+
+
 def _guarded(method):
     """Run a query method inside :meth:`Discover._reading` (damage found in use)."""
     import functools
@@ -169,9 +183,13 @@ class Discover:
             table = self._table
             if table is None:
                 try:
-                    table = TermTable.load(self.folder)
+                    table = TermTable.load(self.folder, update=self._writable())
                 except TermTableError as exc:
                     self._missing = None
+                    if exc.damaged:
+                        _log.warning("term table damaged: %s", exc)
+                        raise TermsNotReady(f"the term table is damaged ({exc}); it is "
+                                            "built again") from None
                     raise TermsNotReady(f"the term table must be built ({exc})") from None
                 self._table, self._stale = table, True
             if self._recount:
@@ -298,17 +316,37 @@ class Discover:
         except (IndexError, ValueError) as exc:
             if isinstance(exc, LibraryError):
                 raise
-            with self._lock:
-                self._table = None
-                self._stale = True
-            if self._writable():
-                try:
-                    (self.folder / "meta.json").unlink()
-                except OSError:
-                    pass
+            self._drop()
             _log.warning("term table damaged: %s", exc)
             raise TermsNotReady(f"the term table is damaged ({exc}); it is built again") \
                 from None
+
+    def _drop(self) -> None:
+        """Forget a damaged table, and (when the library may be written) its
+        ``meta.json``, so that the next :meth:`ensure` builds it again."""
+        with self._lock:
+            self._table = None
+            self._stale = True
+        if self._writable():
+            try:
+                (self.folder / "meta.json").unlink()
+            except OSError:
+                pass
+
+    def full_problems(self) -> list[str]:
+        """The check of ``paperdesk check``: every file of ``terms/`` read whole and its
+        CRC-32 compared with the one recorded when it was written
+        (:meth:`TermTable.full_problems`). A damaged table is dropped: the next use
+        builds it again from SQLite.
+
+        Returns:
+            One line per problem, each naming the file (empty: whole, or no table).
+        """
+        problems = TermTable.full_problems(self.folder)
+        if problems:
+            _log.warning("term table damaged: %s", problems[0])
+            self._drop()
+        return problems
 
     def _row(self, table: TermTable, paper_id: int) -> int:
         row = int(table.rows_of([paper_id])[0])
@@ -352,6 +390,7 @@ class Discover:
         row = self._row(table, paper_id)
         with self._reading():
             rows, scores = nearest_rows(table, row, max(1, int(limit)))
+            _unit_range(scores, "a similarity")
             ids = [int(i) for i in table.row_ids[rows]]
             pairs = [(pid, r, score, tuple(table.term(c) for c in
                                            shared_columns(table, row, [r], SHARED_TERMS)))
@@ -375,6 +414,7 @@ class Discover:
         row = self._row(table, paper_id)
         with self._reading():
             cols, weights = key_columns(table, row, max(1, int(limit)))
+            _unit_range(weights, "a term weight")
             return [KeyTerm(table.term(int(c)), round(float(w), 4))
                     for c, w in zip(cols, weights)]
 
@@ -398,7 +438,8 @@ class Discover:
             return []
         tagged = table.rows_of(tagged_ids)
         tagged = tagged[tagged >= 0]
-        near, _scores = nearest_rows(table, row, NEIGHBOURS, among=tagged)
+        near, scores = nearest_rows(table, row, NEIGHBOURS, among=tagged)
+        _unit_range(scores, "a similarity")
         near_ids = [int(i) for i in table.row_ids[near]] + [int(paper_id)]
         tags_of_row: dict[int, set[int]] = {}
         own: set[int] = set()
