@@ -25,6 +25,7 @@ import os
 import random
 import re
 import sqlite3
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +33,8 @@ from pathlib import Path
 from paperdesk.core.store.backup import latest_backup
 from paperdesk.core.models import LibraryError
 
-__all__ = ["Problem", "CheckReport", "refuse_unreadable_folder", "refuse_lost_database",
+__all__ = ["Problem", "CheckReport", "refuse_unreadable_folder", "refuse_foreign_database",
+           "refuse_lost_database",
            "database_problem", "database_message", "restore_hint", "damage_hint",
            "check_library", "SAMPLE", "REINDEX_HINT", "SALVAGE_HINT"]
 
@@ -107,6 +109,46 @@ def refuse_unreadable_folder(folder: str | os.PathLike) -> None:
     if folder.is_dir() and not os.access(folder, os.R_OK | os.X_OK):
         raise LibraryError(f"cannot open the library folder {folder}: permission denied "
                            "(it belongs to another user, or its permissions were changed)")
+
+
+def refuse_foreign_database(folder: str | os.PathLike) -> None:
+    """Refuse a ``library.db`` that is not a regular file (a FIFO or device planted in a
+    library folder would make every command wait or read forever) or that holds another
+    program's tables (schema version 0 with tables: a browser's history, or a symbolic
+    link to one), before anything is written into it: opening it as a library would add
+    paperdesk's tables to it and switch it to WAL.
+
+    Args:
+        folder: the library folder (a missing or empty ``library.db`` passes).
+    Raises:
+        LibraryError: one line naming the file and what it is.
+    """
+    path = Path(folder) / _DB
+    try:
+        st = path.stat()
+    except OSError:
+        return
+    if not stat.S_ISREG(st.st_mode):
+        raise LibraryError(f"{path}: not a paperdesk library (not a regular file); "
+                           "nothing was read from it or written into it")
+    if st.st_size == 0:
+        return
+    try:
+        con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        try:
+            version = con.execute("PRAGMA user_version").fetchone()[0]
+            tables = [r[0] for r in con.execute(
+                "SELECT name FROM sqlite_master WHERE type = 'table' "
+                "AND name NOT LIKE 'sqlite_%' ORDER BY name LIMIT 4")]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return              # damaged or not a database: said when it is opened
+    if version == 0 and tables:
+        shown = ", ".join(tables[:3]) + (", …" if len(tables) > 3 else "")
+        raise LibraryError(f"{path}: not a paperdesk library: it holds another program's "
+                           f"tables ({shown}); nothing was changed in it: choose another "
+                           "folder with --library DIR")
 
 
 def refuse_lost_database(folder: Path) -> None:
