@@ -327,7 +327,7 @@ class Discover:
         with self._lock:
             self._table = None
             self._stale = True
-        if self._writable():
+        if self._writable() and not self.folder.is_symlink():  # never a planted link's target
             try:
                 (self.folder / "meta.json").unlink()
             except OSError:
