@@ -186,8 +186,8 @@ class Discover:
                     table = TermTable.load(self.folder, update=self._writable())
                 except TermTableError as exc:
                     self._missing = None
-                    if exc.damaged:
-                        _log.warning("term table damaged: %s", exc)
+                    if exc.damaged:   # said once, by TermsNotReady (the CLI's note)
+                        _log.info("term table damaged: %s", exc)
                         raise TermsNotReady(f"the term table is damaged ({exc}); it is "
                                             "built again") from None
                     raise TermsNotReady(f"the term table must be built ({exc})") from None
@@ -316,10 +316,15 @@ class Discover:
         except (IndexError, ValueError) as exc:
             if isinstance(exc, LibraryError):
                 raise
+            table = self._table
+            # the file read when it is known (a term not UTF-8: the vocabulary), else
+            # the folder: the message names where the damage is, said once
+            where = self.folder / f"g{table.generation}-vocab.bin" \
+                if isinstance(exc, UnicodeDecodeError) and table is not None else self.folder
             self._drop()
-            _log.warning("term table damaged: %s", exc)
-            raise TermsNotReady(f"the term table is damaged ({exc}); it is built again") \
-                from None
+            _log.info("term table damaged: %s: %s", where, exc)
+            raise TermsNotReady(f"the term table is damaged ({where}: {exc}); it is built "
+                                "again") from None
 
     def _drop(self) -> None:
         """Forget a damaged table, and (when the library may be written) its
@@ -343,8 +348,8 @@ class Discover:
             One line per problem, each naming the file (empty: whole, or no table).
         """
         problems = TermTable.full_problems(self.folder)
-        if problems:
-            _log.warning("term table damaged: %s", problems[0])
+        if problems:              # said by check, one line per problem
+            _log.info("term table damaged: %s", problems[0])
             self._drop()
         return problems
 
