@@ -82,3 +82,30 @@ def test_check_says_a_damaged_table_once(seeded_library, capsys, caplog):
     lines = (out.out + out.err).splitlines()
     assert not any(line.startswith("term table damaged") for line in lines), lines
     assert sum(str(data) in line for line in lines) == 1, lines
+
+
+@pytest.mark.parametrize("found", ["at load", "in use"])
+def test_a_read_only_library_with_a_damaged_table_says_in_memory_only(seeded_library,
+                                                                      capsys, found):
+    """The library held by another process (the window): ``related`` builds the table
+    in memory and says so, whether the damage is found at load (a checksum) or in use
+    (an index out of range); ``check`` says the table is not dropped."""
+    from paperdesk.core.store.lock import LibraryLock
+
+    path, depth = _built(seeded_library)
+    data = next((path / TERMS_DIR).glob("g*-p0-indices.npy"))
+    _overwrite(data, 128, 0x7f)
+    if found == "at load":
+        os.utime(data)
+    why = "the library is open read-only (another process holds it)"
+    with LibraryLock(path, app="gui"):
+        capsys.readouterr()
+        assert main(["--library", str(path), "related", str(depth), "--json"]) == 0
+        err = capsys.readouterr().err.splitlines()
+        assert f"paperdesk: key terms found for 225 papers, in memory only: {why}, so the " \
+            "term table is not kept" in err, err
+        main(["--library", str(path), "check"])
+        out = capsys.readouterr().out
+        assert str(data) in out and "not dropped" in out and "dropped; built" not in out
+        assert "built again in memory at the next use" in out
+    assert data.exists() and (path / TERMS_DIR / "meta.json").exists()

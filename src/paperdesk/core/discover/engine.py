@@ -115,6 +115,9 @@ class Discover:
         self._examples_cache: tuple[np.ndarray, np.ndarray] | None = None
         self._recount = True
         self._counted: tuple | None = None
+        #: The table on disk was found damaged and could not be dropped (a library that
+        #: cannot be written): build it in memory instead of loading it again.
+        self._disk_damaged = False
 
     # -- keeping the table current -------------------------------------------------
     @property
@@ -160,6 +163,11 @@ class Discover:
     def _writable(self) -> bool:
         return self._not_writable() is None
 
+    def not_writable(self) -> str | None:
+        """Why ``terms/`` must not be written (one line; then a damaged table is not
+        dropped but built again in memory), or ``None`` when it may be."""
+        return self._not_writable()
+
     def _not_writable(self) -> str | None:
         """Why ``terms/`` must not be written (one line), or ``None`` when it may be: the
         library is open read-only (another process holds it, or its folder cannot be
@@ -182,6 +190,10 @@ class Discover:
         with self._lock:
             table = self._table
             if table is None:
+                if self._disk_damaged:
+                    self._missing = None
+                    raise TermsNotReady("the term table on disk is damaged; it is built "
+                                        "again")
                 try:
                     table = TermTable.load(self.folder, update=self._writable())
                 except TermTableError as exc:
@@ -286,6 +298,7 @@ class Discover:
                     self._stale = True
                     self._model_key = None
                     self.not_kept = not_kept
+                    self._disk_damaged = False
                 self.problem = None
             except BuildFailed as exc:
                 self.problem = str(exc)
@@ -332,6 +345,7 @@ class Discover:
         with self._lock:
             self._table = None
             self._stale = True
+            self._disk_damaged = True
         if self._writable() and not self.folder.is_symlink():  # never a planted link's target
             try:
                 (self.folder / "meta.json").unlink()
