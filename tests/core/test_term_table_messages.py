@@ -109,3 +109,28 @@ def test_a_read_only_library_with_a_damaged_table_says_in_memory_only(seeded_lib
         assert str(data) in out and "not dropped" in out and "dropped; built" not in out
         assert "built again in memory at the next use" in out
     assert data.exists() and (path / TERMS_DIR / "meta.json").exists()
+
+
+def test_on_a_full_disk_the_table_in_memory_gives_the_real_cause(seeded_library, capsys,
+                                                                  monkeypatch):
+    """``library.lock`` cannot be written (a full disk): the command reads the library
+    read-only, and the term table in memory says why, not "another process holds it"."""
+    import errno
+    import shutil
+
+    from paperdesk.core.store import lock as lock_module
+    from paperdesk.core.store.lock import LOCK_NAME
+
+    path, depth = _built(seeded_library)
+    shutil.rmtree(path / TERMS_DIR)
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(lock_module.os, "write", full)
+    capsys.readouterr()
+    assert main(["--library", str(path), "related", str(depth), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert "another process" not in err, err
+    assert f"in memory only: the disk is full: {path / LOCK_NAME} could not be written, " \
+        "so the term table is not kept" in err, err

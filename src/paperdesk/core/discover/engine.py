@@ -180,7 +180,8 @@ class Discover:
             what = "folder" if not os.access(self._lib.path, os.W_OK) else "database"
             return f"the library's {what} cannot be written"
         if self._lib.read_only:
-            return "the library is open read-only (another process holds it)"
+            return getattr(self._lib, "read_only_reason", None) or \
+                "the library is open read-only (another process holds it)"
         if self.folder.exists() and not os.access(self.folder, os.W_OK):
             return f"{self.folder} cannot be written"
         return None
