@@ -1328,10 +1328,14 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
                     if held.info is not None and held.info.app == "gui" else "")
             raise LibraryError(f"{held}{hint}") from None
         return _open_read_only(path, args), None
-    except LibraryError:
+    except LibraryError as exc:
         if writes(args):
             raise
-        return _open_read_only(path, args), None   # e.g. a read-only folder
+        full = low_space(path) or "the disk is full" in str(exc)
+        lib = _open_read_only(path, args)          # e.g. a read-only folder
+        lib.read_only_reason = f"{'the disk is full: ' if full else ''}" \
+            f"{lock.path} could not be written"
+        return lib, None
     try:
         lib = Library.open(path, sync_index=False)
     except LibraryError:
@@ -1339,7 +1343,9 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         if writes(args) or not low_space(path):
             raise
         # A nearly full disk: the lock could be written, but not SQLite's -shm file.
-        return _open_read_only(path, args), None
+        lib = _open_read_only(path, args)
+        lib.read_only_reason = "the disk is full"
+        return lib, None
     except BaseException:
         lock.release()
         raise

@@ -47,6 +47,9 @@ REINDEX_HINT = "run paperdesk reindex"
 SALVAGE_HINT = "salvage every readable page: paperdesk repair --salvage"
 #: The way out of a damaged term table (it is derived from SQLite, as the index).
 TERMS_REMEDY = "dropped; built again from SQLite at the next use"
+#: The same on a library that cannot be written: nothing is dropped.
+TERMS_READ_ONLY_REMEDY = "not dropped (the library cannot be written): built again in " \
+    "memory at the next use; a paperdesk that can write the library replaces it"
 
 _DB = "library.db"
 _INDEX = "index"
@@ -394,8 +397,10 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
         return report
     for text in lib.index.full_problems():
         report.problems.append(Problem("index", text, index_remedy))
+    terms_remedy = TERMS_REMEDY if lib.discover.not_writable() is None \
+        else TERMS_READ_ONLY_REMEDY
     for text in lib.discover.full_problems():   # derived too: dropped, built again
-        report.problems.append(Problem("terms", text, TERMS_REMEDY))
+        report.problems.append(Problem("terms", text, terms_remedy))
     progress(3, steps)
     index_ok = not any(p.part == "index" for p in report.problems)
     if index_ok:

@@ -312,6 +312,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
     def __init__(self, path: Path, sync_index: bool = True, read_only: bool = False):
         self.path = Path(path).expanduser().absolute()
         self.read_only = read_only
+        #: Why it was opened read-only when not because another process holds it (one
+        #: line, e.g. the disk is full and its lock could not be written), else None.
+        self.read_only_reason: str | None = None
         # One connection per thread, by thread id: a threading.local() is emptied after
         # every slot call on a QThread (PySide gives such a thread a new Python thread
         # state per call), which opened a new connection per search and kept them all.
