@@ -184,3 +184,50 @@ def test_random_damage_gives_a_whole_library_of_true_rows(annotated, tmp_path, s
         got = _rows(db, table)
         assert all(got[r] == original.get(r) for r in got), table
         assert report.recovered[table] == len(got)
+
+
+def _flip_in_abstract(db: Path, pid: int) -> None:
+    """Change one letter in the second half of paper ``pid``'s abstract (not its title),
+    in the file's bytes: in every copy of that piece (older ones may be left in free
+    space)."""
+    abstract = _rows(db, "papers")[pid][4]           # (id, hash, title, derived, abstract…)
+    data = bytearray(db.read_bytes())
+    piece = abstract[len(abstract) * 2 // 3:][:50].encode()
+    at = data.find(piece)
+    assert at >= 0
+    while at >= 0:
+        at += next(i for i, c in enumerate(piece) if chr(c).isalpha())
+        data[at] = ord("q") if data[at] != ord("q") else ord("z")
+        at = data.find(piece, at)
+    db.write_bytes(bytes(data))
+
+
+@needs_dbstat
+def test_a_paper_whose_text_came_back_altered_is_reported_and_merged_back(
+        annotated, tmp_path, capsys):
+    from benchmarks.salvage_bench import pages_of_rows
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    db = folder / "library.db"
+    before = _rows(db, "papers")
+    pages = pages_of_rows(db, "papers")
+    for pid in (10, 57):
+        _flip_in_abstract(db, pid)
+    # Another page (a leaf of other papers) overwritten with random bytes.
+    bad = next(iter(pages[200] - pages[10] - pages[57]))
+    with open(db, "r+b") as f:
+        f.seek((bad - 1) * 4096)
+        f.write(bytes(range(256)) * 16)
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    assert ("2 papers came back with altered text (their content hash differs): #10, "
+            "#57; compare them with a backup") in out
+    assert "2 of them the newest backup has unchanged: --merge-backup" in out
+    assert _rows(db, "papers")[10][4] != before[10][4]
+    backup = out.split("paperdesk repair --merge-backup ")[1].split()[0]
+    assert main(["--library", str(folder), "repair", "--merge-backup", backup]) == 0
+    out = capsys.readouterr().out
+    assert "the text of 2 altered papers put back (#10, #57)" in out
+    after = _rows(db, "papers")
+    assert after[10] == before[10] and after[57] == before[57]

@@ -40,10 +40,11 @@ from paperdesk.core.store.backup import (BACKUP_DIR, COUNTED, _fsync_dir, inspec
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.page_reader import PageScan, scan_database
 from paperdesk.core.store.schema import SCHEMA_VERSION, migrate
+from paperdesk.core.text import content_hash
 
 __all__ = ["SalvageReport", "MergeReport", "TableShape", "salvage_library",
            "merge_backup", "table_shapes", "place_orphans", "database_damage",
-           "SALVAGED_TABLES", "DAMAGED_SUFFIX"]
+           "SALVAGED_TABLES", "DAMAGED_SUFFIX", "altered_papers"]
 
 #: Tables copied, parents before children. Not copied: ``index_queue`` (the index is
 #: rebuilt whole), ``duplicate_checked`` and ``duplicate_bands`` (recomputed).
@@ -154,6 +155,10 @@ class SalvageReport:
         backup: the newest backup (:func:`~paperdesk.core.store.backup.latest_backup`)
             when it could be read, else ``None``.
         backup_counts: its rows by table of ``COUNTED``.
+        altered: ids of recovered papers whose abstract no longer gives their stored
+            content hash (a byte changed inside the text: it came back altered).
+        altered_in_backup: those of ``altered`` the newest backup has (same id and
+            content hash), whose text ``--merge-backup`` brings back.
         seconds: time taken.
     """
 
@@ -167,6 +172,8 @@ class SalvageReport:
     unplaced: int = 0
     backup: Path | None = None
     backup_counts: dict[str, int] | None = None
+    altered: list[int] = field(default_factory=list)
+    altered_in_backup: list[int] = field(default_factory=list)
     seconds: float = 0.0
 
     def text(self) -> str:
@@ -198,6 +205,16 @@ class SalvageReport:
         if self.unplaced:
             lines.append(f"left out: {self.unplaced:,} rows of pages no table could be "
                          "told for")
+        if self.altered:
+            n = len(self.altered)
+            ids = ", ".join(f"#{i}" for i in self.altered[:10])
+            more = ", ..." if n > 10 else ""
+            lines.append(f"{n:,} {'paper' if n == 1 else 'papers'} came back with altered "
+                         f"text (their content hash differs): {ids}{more}; compare them "
+                         "with a backup")
+            if self.altered_in_backup and self.backup is not None:
+                lines.append(f"{len(self.altered_in_backup):,} of them the newest backup "
+                             "has unchanged: --merge-backup (below) puts its text back")
         lines.append(f"the damaged file is kept as {self.kept}")
         if self.backup is not None:
             lines.append("to add what only the backup has (papers by content, their tags, "
@@ -262,6 +279,38 @@ def _insert_rows(conn: sqlite3.Connection, shape: TableShape,
     return inserted, dropped
 
 
+def altered_papers(conn: sqlite3.Connection) -> list[int]:
+    """Ids of the papers on ``conn`` whose abstract does not give their stored
+    ``content_hash`` (papers without an abstract are keyed by identity: not checked)."""
+    return [pid for pid, abstract, digest in
+            conn.execute("SELECT id, abstract, content_hash FROM papers "
+                         "WHERE abstract != '' ORDER BY id")
+            if content_hash(abstract) != digest]
+
+
+def _in_backup(backup: Path, conn: sqlite3.Connection, ids: list[int]) -> list[int]:
+    """Those of ``ids`` the ``backup`` has with the same id and content hash, and an
+    abstract that gives it."""
+    try:
+        src = sqlite3.connect(f"{backup.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    found = []
+    try:
+        for pid in ids:
+            mine = conn.execute("SELECT content_hash FROM papers WHERE id = ?",
+                                [pid]).fetchone()
+            theirs = src.execute("SELECT content_hash, abstract FROM papers WHERE id = ?",
+                                 [pid]).fetchone()
+            if mine and theirs and theirs[0] == mine[0] and content_hash(theirs[1]) == mine[0]:
+                found.append(pid)
+    except sqlite3.Error:
+        return found
+    finally:
+        src.close()
+    return found
+
+
 def salvage_library(folder: str | os.PathLike,
                     progress: Callable[[int, int], None] | None = None,
                     cancel: Callable[[], bool] | None = None,
@@ -321,6 +370,9 @@ def salvage_library(folder: str | os.PathLike,
                                               scan.tables.get(table, {}))
                     report.recovered[table] = done
                     report.dropped[table] = left
+            report.altered = altered_papers(conn)
+            if report.altered and backup is not None:
+                report.altered_in_backup = _in_backup(backup, conn, report.altered)
             check = conn.execute("PRAGMA integrity_check").fetchone()[0]
             orphaned = conn.execute("PRAGMA foreign_key_check").fetchall()
             if check != "ok" or orphaned:
@@ -366,11 +418,14 @@ class MergeReport:
         added: rows added by table (``papers``, ``tags``, ``paper_tags``, ``notes``,
             ``highlights``, ``saved_searches``, ``sources``, ``paper_sources``).
         matched: backup papers already in the library (same content hash).
+        restored: ids of papers whose altered abstract (it no longer gave their content
+            hash) was replaced by the backup's, which gives it.
     """
 
     backup: Path
     added: dict[str, int] = field(default_factory=dict)
     matched: int = 0
+    restored: list[int] = field(default_factory=list)
 
     def text(self) -> str:
         """One line: what was added from the backup."""
@@ -378,7 +433,25 @@ class MergeReport:
                  for t, one, many in COUNTED]
         return (f"merged from {self.backup}: added {', '.join(parts)}, "
                 f"{self.added.get('paper_tags', 0):,} tag links; {self.matched:,} of its "
-                "papers were in the library already")
+                "papers were in the library already" + (
+                    f"; the text of {len(self.restored):,} altered "
+                    f"{'paper' if len(self.restored) == 1 else 'papers'} put back "
+                    f"({', '.join(f'#{i}' for i in self.restored[:10])})"
+                    if self.restored else ""))
+
+
+def _restore_text(conn: sqlite3.Connection, pid: int, row, report: MergeReport) -> None:
+    """Put back the backup's abstract of paper ``pid`` when the library's no longer gives
+    the paper's content hash and the backup's does (it came back altered from a salvage)."""
+    mine = conn.execute("SELECT abstract, content_hash FROM papers WHERE id = ?",
+                        [pid]).fetchone()
+    if (mine is None or not mine[0] or content_hash(mine[0]) == mine[1]
+            or not row["abstract"] or content_hash(row["abstract"]) != mine[1]):
+        return
+    conn.execute("UPDATE papers SET abstract = ? WHERE id = ?", [row["abstract"], pid])
+    conn.execute("INSERT OR IGNORE INTO index_queue (paper_id, op) VALUES (?, 'update')",
+                 [pid])
+    report.restored.append(pid)
 
 
 def _free_key(conn: sqlite3.Connection, key, title: str, pid: int):
@@ -395,7 +468,9 @@ def merge_backup(db, backup: str | os.PathLike) -> MergeReport:
     """Add to the library what only ``backup`` has, in one transaction: papers whose
     content hash the library lacks (with their sources), tags by name, tag links, notes
     of papers without one, highlights not there yet, saved searches by name. Nothing in
-    the library is changed or removed; the caller rebuilds the search index.
+    the library is changed or removed, but for an abstract that no longer gives its
+    paper's content hash (altered in a salvage): the backup's, when it gives it, is put
+    back. The caller rebuilds the search index.
 
     Args:
         db: the library's open ``sqlite_utils.Database`` (writable).
@@ -427,6 +502,7 @@ def merge_backup(db, backup: str | os.PathLike) -> MergeReport:
                 if have:
                     paper_of[row["id"]] = have[0]
                     report.matched += 1
+                    _restore_text(conn, have[0], row, report)
                     continue
                 values = {c: row[c] for c in cols if c in row.keys()}
                 if conn.execute("SELECT 1 FROM papers WHERE id = ?", [row["id"]]).fetchone():
