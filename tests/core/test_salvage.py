@@ -15,6 +15,7 @@ leaf and cell. A row comes back exactly when its leaf and its overflow pages are
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -231,3 +232,47 @@ def test_a_paper_whose_text_came_back_altered_is_reported_and_merged_back(
     assert "the text of 2 altered papers put back (#10, #57)" in out
     after = _rows(db, "papers")
     assert after[10] == before[10] and after[57] == before[57]
+
+
+@needs_dbstat
+def test_sources_come_back_from_orphan_pages_and_lost_ones_are_said_and_merged(
+        annotated, tmp_path, capsys):
+    """Page 1 zeroed: every table's pages are orphans, placed by shape; a sources row
+    (an id and five texts) fits papers too (its later columns may be absent), so the
+    leaf goes to the table it has every column of. Then the sources leaf lost as well:
+    their links are left out for that reason, and --merge-backup counts what it adds."""
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    db = folder / "library.db"
+    before = {t: _rows(db, t) for t in ("sources", "paper_sources")}
+    assert before["sources"] and before["paper_sources"]
+    with open(db, "r+b") as f:
+        f.write(bytes(4096))
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    assert "left out (" not in out, out
+    assert {t: _rows(db, t) for t in before} == before
+
+    folder = tmp_path / "lib2"
+    shutil.copytree(annotated, folder)
+    db = folder / "library.db"
+    con = sqlite3.connect(db)
+    leaves = [r[0] for r in con.execute("SELECT pageno FROM dbstat WHERE name = 'sources' "
+                                        "AND pagetype = 'leaf'")]
+    con.close()
+    with open(db, "r+b") as f:
+        f.write(bytes(4096))
+        for page in leaves:
+            f.seek((page - 1) * 4096)
+            f.write(bytes(range(256)) * 16)
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    n = len(before["paper_sources"])
+    assert f"left out (their source was lost): {n:,} paper sources" in out, out
+    assert _rows(db, "sources") == {}
+    backup = out.split("paperdesk repair --merge-backup ")[1].split()[0]
+    assert main(["--library", str(folder), "repair", "--merge-backup", backup]) == 0
+    out = capsys.readouterr().out
+    assert (f"{len(before['sources'])} sources, {n:,} source links; 225 of its papers "
+            "were in the library already") in out, out
+    assert len(_rows(db, "paper_sources")) == n

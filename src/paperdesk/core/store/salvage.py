@@ -122,12 +122,19 @@ def table_shapes(conn: sqlite3.Connection, tables=SALVAGED_TABLES) -> dict[str, 
 
 def place_orphans(scan: PageScan, shapes: dict[str, TableShape]) -> int:
     """Put the rows of ``scan.orphans`` into ``scan.tables`` by their shape: a leaf page
-    goes to the one table every row of it fits (rows already read through that table's
-    b-tree win). Returns the rows that fit no table or more than one (left out)."""
+    goes to the one table every row of it fits, or else to the one of those whose column
+    count every row has (rows already read through that table's b-tree win). Returns the rows that fit no table or more than one (left out)."""
     unplaced = 0
     for leaf in scan.orphans:
         matches = [name for name, shape in shapes.items()
                    if all(shape.fits(values) for _rowid, values in leaf.rows)]
+        if len(matches) > 1:
+            # A row as long as the table is now wins over a shorter one taken for an
+            # older row (papers' later columns may be absent: a sources row, six texts
+            # after its id, fits papers too).
+            exact = [name for name in matches if all(
+                len(values) == len(shapes[name].columns) for _rowid, values in leaf.rows)]
+            matches = exact if len(exact) == 1 else matches
         if len(matches) != 1:
             unplaced += len(leaf.rows)
             continue
@@ -148,6 +155,8 @@ class SalvageReport:
             :data:`~paperdesk.core.store.backup.COUNTED` (and ``paper_tags``).
         dropped: rows read but left out (their paper or tag was lost, or they break a
             constraint), by table.
+        dropped_why: the same rows by why (``"their source was lost"``, ...), then by
+            table.
         pages_expected: pages the damaged file's header gave (0 when unreadable).
         pages_present: pages the file held.
         pages_unreadable: pages a b-tree pointed to that could not be read.
@@ -166,6 +175,7 @@ class SalvageReport:
     kept: Path
     recovered: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
+    dropped_why: dict[str, dict[str, int]] = field(default_factory=dict)
     pages_expected: int = 0
     pages_present: int = 0
     pages_unreadable: int = 0
@@ -198,10 +208,10 @@ class SalvageReport:
             lines.append(line)
         if self.backup_counts is None:
             lines.append("no readable backup to compare with")
-        left_out = [f"{n:,} {table.replace('_', ' ')}" for table, n in self.dropped.items() if n]
-        if left_out:
-            lines.append("left out (their paper or tag was lost, or they were "
-                         f"inconsistent): {', '.join(left_out)}")
+        for reason, tables in self.dropped_why.items():
+            left_out = [f"{n:,} {table.replace('_', ' ')}" for table, n in tables.items() if n]
+            if left_out:
+                lines.append(f"left out ({reason}): {', '.join(left_out)}")
         if self.unplaced:
             lines.append(f"left out: {self.unplaced:,} rows of pages no table could be "
                          "told for")
@@ -258,13 +268,37 @@ def _newest_backup(folder: Path) -> tuple[Path | None, dict[str, int] | None]:
         return None, None
 
 
+#: Why a row was left out, when no row it refers to is missing.
+INCONSISTENT = "they were inconsistent"
+
+
+def _lost_parents(conn: sqlite3.Connection, shape: TableShape, values: list) -> str:
+    """Why a row of ``shape`` was refused: which rows it refers to (its foreign keys)
+    are not in the new database (``"their paper was lost"``), else
+    :data:`INCONSISTENT`."""
+    lost = []
+    for fk in conn.execute(f'PRAGMA foreign_key_list("{shape.name}")').fetchall():
+        parent, column, target = fk[2], fk[3], fk[4] or "rowid"
+        at = shape.columns.index(column)
+        value = values[at] if at < len(values) else None
+        if value is not None and not conn.execute(
+                f'SELECT 1 FROM "{parent}" WHERE "{target}" = ?', [value]).fetchone():
+            name = parent[:-1] if parent.endswith("s") else parent
+            if name not in lost:
+                lost.append(name)
+    if not lost:
+        return INCONSISTENT
+    return f"their {' and '.join(lost)} {'was' if len(lost) == 1 else 'were'} lost"
+
+
 def _insert_rows(conn: sqlite3.Connection, shape: TableShape,
-                 rows: dict[int, tuple]) -> tuple[int, int]:
-    """Insert the rows that fit ``shape``; ``(inserted, left out)``."""
-    inserted = dropped = 0
+                 rows: dict[int, tuple]) -> tuple[int, dict[str, int]]:
+    """Insert the rows that fit ``shape``; ``(inserted, {why: rows left out})``."""
+    inserted = 0
+    why: dict[str, int] = {}
     for rowid, values in sorted(rows.items()):
         if not shape.fits(values):
-            dropped += 1
+            why[INCONSISTENT] = why.get(INCONSISTENT, 0) + 1
             continue
         values = list(values)
         if shape.alias is not None:
@@ -275,8 +309,9 @@ def _insert_rows(conn: sqlite3.Connection, shape: TableShape,
             conn.execute(f'INSERT INTO "{shape.name}" ({names}) VALUES ({marks})', values)
             inserted += 1
         except sqlite3.IntegrityError:
-            dropped += 1
-    return inserted, dropped
+            reason = _lost_parents(conn, shape, values)
+            why[reason] = why.get(reason, 0) + 1
+    return inserted, why
 
 
 def altered_papers(conn: sqlite3.Connection) -> list[int]:
@@ -366,10 +401,12 @@ def salvage_library(folder: str | os.PathLike,
                 for table in SALVAGED_TABLES:
                     if cancel():
                         raise InterruptedError("salvage cancelled")
-                    done, left = _insert_rows(conn, shapes[table],
-                                              scan.tables.get(table, {}))
+                    done, why = _insert_rows(conn, shapes[table],
+                                             scan.tables.get(table, {}))
                     report.recovered[table] = done
-                    report.dropped[table] = left
+                    report.dropped[table] = sum(why.values())
+                    for reason, n in why.items():
+                        report.dropped_why.setdefault(reason, {})[table] = n
             report.altered = altered_papers(conn)
             if report.altered and backup is not None:
                 report.altered_in_backup = _in_backup(backup, conn, report.altered)
@@ -432,8 +469,10 @@ class MergeReport:
         parts = [f"{self.added.get(t, 0):,} {many if self.added.get(t, 0) != 1 else one}"
                  for t, one, many in COUNTED]
         return (f"merged from {self.backup}: added {', '.join(parts)}, "
-                f"{self.added.get('paper_tags', 0):,} tag links; {self.matched:,} of its "
-                "papers were in the library already" + (
+                f"{self.added.get('paper_tags', 0):,} tag links, "
+                f"{self.added.get('sources', 0):,} sources, "
+                f"{self.added.get('paper_sources', 0):,} source links; "
+                f"{self.matched:,} of its papers were in the library already" + (
                     f"; the text of {len(self.restored):,} altered "
                     f"{'paper' if len(self.restored) == 1 else 'papers'} put back "
                     f"({', '.join(f'#{i}' for i in self.restored[:10])})"
