@@ -276,3 +276,22 @@ def test_sources_come_back_from_orphan_pages_and_lost_ones_are_said_and_merged(
     assert (f"{len(before['sources'])} sources, {n:,} source links; 225 of its papers "
             "were in the library already") in out, out
     assert len(_rows(db, "paper_sources")) == n
+
+
+def test_ctrl_c_while_the_salvaged_library_is_indexed_says_so_and_exits_130(
+        annotated, tmp_path, capsys, monkeypatch):
+    from helpers import ctrl_c_at_index_write
+    from paperdesk.core import library as library_module
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    _damage(folder, "cut75")
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 20)
+    ctrl_c_at_index_write(monkeypatch)
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 130
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "salvaged " in out
+    assert "paperdesk: interrupted while indexing: the salvage is done and kept; " in err
+    assert "indexed the next time the library is opened, or by paperdesk reindex" in err
+    with Library.open(folder, sync_index=False) as lib:
+        assert lib.db_problem is None and lib.index_status().queued > 0
