@@ -295,3 +295,23 @@ def test_ctrl_c_while_the_salvaged_library_is_indexed_says_so_and_exits_130(
     assert "indexed the next time the library is opened, or by paperdesk reindex" in err
     with Library.open(folder, sync_index=False) as lib:
         assert lib.db_problem is None and lib.index_status().queued > 0
+
+
+def test_a_junk_file_named_as_the_newest_backup_is_passed_over(annotated, tmp_path, capsys):
+    import random
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    backups = folder / "backups"
+    (real,) = [p for p in backups.iterdir() if p.name.endswith(".db")]
+    shutil.copyfile(real, backups / "library-backup-20000101T000000Z.db")   # older
+    junk = backups / "library-backup-20991231T000000Z.db"
+    junk.write_bytes(random.Random(4).randbytes(8192))
+    _damage(folder, "cut50")
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    assert "no readable backup" not in out, out
+    assert f"the newest backup ({real.name[15:19]}-" in out and f"{real.name}) has 225" in out
+    assert ("passed over 1 newer backup file that cannot be read: "
+            "library-backup-20991231T000000Z.db") in out
+    assert f"paperdesk repair --merge-backup {real}" in out

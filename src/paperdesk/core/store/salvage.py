@@ -164,6 +164,7 @@ class SalvageReport:
         backup: the newest backup (:func:`~paperdesk.core.store.backup.latest_backup`)
             when it could be read, else ``None``.
         backup_counts: its rows by table of ``COUNTED``.
+        unreadable_backups: newer backup files passed over: they cannot be read.
         altered: ids of recovered papers whose abstract no longer gives their stored
             content hash (a byte changed inside the text: it came back altered).
         altered_in_backup: those of ``altered`` the newest backup has (same id and
@@ -182,6 +183,7 @@ class SalvageReport:
     unplaced: int = 0
     backup: Path | None = None
     backup_counts: dict[str, int] | None = None
+    unreadable_backups: list[Path] = field(default_factory=list)
     altered: list[int] = field(default_factory=list)
     altered_in_backup: list[int] = field(default_factory=list)
     seconds: float = 0.0
@@ -208,6 +210,12 @@ class SalvageReport:
             lines.append(line)
         if self.backup_counts is None:
             lines.append("no readable backup to compare with")
+        if self.unreadable_backups:
+            n = len(self.unreadable_backups)
+            lines.append(f"passed over {n:,} newer backup {'file' if n == 1 else 'files'} "
+                         "that cannot be read: "
+                         + ", ".join(p.name for p in self.unreadable_backups[:3])
+                         + (", ..." if n > 3 else ""))
         for reason, tables in self.dropped_why.items():
             left_out = [f"{n:,} {table.replace('_', ' ')}" for table, n in tables.items() if n]
             if left_out:
@@ -258,14 +266,21 @@ def database_damage(db_path: Path) -> str | None:
         conn.close()
 
 
-def _newest_backup(folder: Path) -> tuple[Path | None, dict[str, int] | None]:
-    found = latest_backup(folder / BACKUP_DIR)
-    if found is None:
-        return None, None
-    try:
-        return found, inspect_backup(found, SCHEMA_VERSION).counts
-    except LibraryError:
-        return None, None
+def _newest_backup(folder: Path) -> tuple[Path | None, dict[str, int] | None,
+                                          list[Path]]:
+    """The newest backup that can be read (by the stamp in its name, as
+    :func:`~paperdesk.core.store.backup.latest_backup` picks), its counts, and the newer
+    backup files skipped because they cannot be read."""
+    backups = folder / BACKUP_DIR
+    skipped: list[Path] = []
+    while True:
+        found = latest_backup(backups, exclude=skipped)
+        if found is None:
+            return None, None, skipped
+        try:
+            return found, inspect_backup(found, SCHEMA_VERSION).counts, skipped
+        except LibraryError:
+            skipped.append(found)
 
 
 #: Why a row was left out, when no row it refers to is missing.
@@ -373,7 +388,7 @@ def salvage_library(folder: str | os.PathLike,
     cancel = cancel or (lambda: False)
     if not db_path.is_file() or db_path.stat().st_size == 0:
         raise LibraryError(f"{db_path}: there is no database to salvage (missing or empty)")
-    backup, backup_counts = _newest_backup(folder)
+    backup, backup_counts, unreadable = _newest_backup(folder)
     try:
         scan = scan_database(db_path, progress, cancel)
     except InterruptedError:                 # (an OSError too) cancelled: nothing changed
@@ -387,7 +402,7 @@ def salvage_library(folder: str | os.PathLike,
     report = SalvageReport(database=db_path, kept=kept, pages_expected=scan.pages_expected,
                            pages_present=scan.pages_present,
                            pages_unreadable=len(scan.unreadable), backup=backup,
-                           backup_counts=backup_counts)
+                           backup_counts=backup_counts, unreadable_backups=unreadable)
     try:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{partial}{suffix}").unlink(missing_ok=True)
