@@ -227,11 +227,17 @@ def test_a_paper_whose_text_came_back_altered_is_reported_and_merged_back(
     assert "2 of them the newest backup has unchanged: --merge-backup" in out
     assert _rows(db, "papers")[10][4] != before[10][4]
     backup = out.split("paperdesk repair --merge-backup ")[1].split()[0]
+    assert main(["--library", str(folder), "check"]) == 1      # the full check sees it
+    out = capsys.readouterr().out
+    assert ("2 papers with altered text (the abstract does not give its content hash): "
+            "#10, #57 — compare them with a backup") in out, out
     assert main(["--library", str(folder), "repair", "--merge-backup", backup]) == 0
     out = capsys.readouterr().out
     assert "the text of 2 altered papers put back (#10, #57)" in out
     after = _rows(db, "papers")
     assert after[10] == before[10] and after[57] == before[57]
+    assert main(["--library", str(folder), "check"]) == 0
+    assert capsys.readouterr().out == "library ok: 225 papers, index ok\n"
 
 
 @needs_dbstat
