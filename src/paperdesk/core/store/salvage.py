@@ -123,7 +123,8 @@ def table_shapes(conn: sqlite3.Connection, tables=SALVAGED_TABLES) -> dict[str, 
 def place_orphans(scan: PageScan, shapes: dict[str, TableShape]) -> int:
     """Put the rows of ``scan.orphans`` into ``scan.tables`` by their shape: a leaf page
     goes to the one table every row of it fits, or else to the one of those whose column
-    count every row has (rows already read through that table's b-tree win). Returns the rows that fit no table or more than one (left out)."""
+    count every row has (rows already read through that table's b-tree win). Returns
+    the rows that fit no table or more than one (left out)."""
     unplaced = 0
     for leaf in scan.orphans:
         matches = [name for name, shape in shapes.items()
