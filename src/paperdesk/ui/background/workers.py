@@ -591,7 +591,7 @@ class ExportRunner(QObject):
 
         Args:
             ids: paper ids in the order to write.
-            fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
+            fmt: the name of a registered export format.
             path: the file to (re)place.
             fields: fields to include, or ``None`` for all.
             resolve: ``(Scope, sort, descending)``: look the ids up with
