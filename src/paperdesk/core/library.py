@@ -59,7 +59,7 @@ from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_
 from paperdesk.core.search.safe_pickle import why
 from paperdesk.core.search.index import (DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex,
                                          cut_snippet)
-from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title, extract_urls,
+from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title,
                                  is_code_url, mentioned_in)
 from paperdesk.core.edits.undo import UndoStack, UndoStep
 

@@ -283,15 +283,6 @@ def _storage(path: Path) -> FileStorage:
     return _Storage(path)
 
 
-def open_for_writing(path: Path):
-    """Open the index in ``path`` for writing from this process.
-
-    Returns:
-        A Whoosh ``FileIndex``.
-    """
-    return _storage(path).open_index()
-
-
 def whoosh_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument],
                  delete: Iterable[int]) -> int:
     """Apply one batch through Whoosh's own ``SegmentWriter`` (one commit, cancelled if

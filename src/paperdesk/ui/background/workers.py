@@ -225,10 +225,6 @@ class SearchRunner(QObject):
         """Return True while a request waits for its delay or for its complete results."""
         return self._timer.isActive() or self._waiting_for is not None
 
-    def has_pending(self) -> bool:
-        """Return True while a request waits for its debounce delay."""
-        return self._timer.isActive()
-
     def flush(self) -> None:
         """Run a request that is waiting for its debounce delay now."""
         if self._timer.isActive():
