@@ -242,8 +242,9 @@ def _size(parsed) -> int:
 
 def _read_any(path, arxiv_filter: ArxivFilter | None = None
               ) -> dict | RecordFile | ParsedFile | ArxivStream | StreamedText:
-    """Read one file (or standard input) in the format its content shows
-    (:mod:`paperdesk.core.imports.detect`); arXiv metadata is not read here but
+    """Read one file (or standard input) with the reader of the registered format its
+    content shows (:mod:`paperdesk.core.imports.detect`,
+    :mod:`paperdesk.core.imports.registry`); arXiv metadata is not read here but
     streamed when stored (an :class:`ArxivStream`).
 
     Raises:

@@ -1,13 +1,18 @@
 """Which format a file is in, decided by its content (never by its name alone). Pure: no
 database, no Qt.
 
-The formats and their sniffs are those of :mod:`paperdesk.core.imports.registry`, tried in
-registration order (:mod:`paperdesk.core.imports.formats`). The built-in rules, on the
-decoded text (UTF-8 with or without a byte-order
-mark, else what charset-normalizer finds; a file with NUL bytes is binary and refused):
+The formats and their sniffs are those registered in
+:mod:`paperdesk.core.imports.registry` (the built-in ones in
+:mod:`paperdesk.core.imports.formats`, their sniffs in
+:mod:`paperdesk.core.imports.sniff`), tried in registration order: JSON formats on
+content that looks like JSON, the others on the rest, plain text last. The built-in
+rules, on the decoded text (UTF-8 with or without a byte-order mark, else what
+charset-normalizer finds; a file with NUL bytes is binary and refused):
 
 ``paperdesk-json``
-    a JSON object with ``"format": "paperdesk"`` (paperdesk's own export).
+    a JSON object whose ``format`` is
+    :data:`~paperdesk.core.exports.paperdesk_json.JSON_FORMAT_NAME` (paperdesk's own
+    export).
 ``csl-json``
     a JSON array of objects, each with a ``type`` or a ``title`` (or one such object
     with a ``type`` and a ``title`` or ``abstract``) (the CSL 1.0.2 data
