@@ -25,11 +25,11 @@ from pathlib import Path
 import shtab
 
 from paperdesk import __version__
-from paperdesk.core.exports.formats import FIELDS, export_format_names
+from paperdesk.core.exports.formats import EXPORT_FORMATS, FIELDS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.imports.daily_papers import display_path
-from paperdesk.core.imports.formats import folder_patterns, import_formats
+from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.check import refuse_unreadable_folder
 from paperdesk.core.library import DB_NAME, Library
 from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, backup_to,
@@ -138,7 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
                    ).complete = shtab.FILE
     sub.add_parser("uninstall-desktop", help="remove what install-desktop added")
 
-    formats = import_formats()
+    formats = IMPORT_FORMATS.entries()
     kinds = ", ".join(f.report_label for f in formats)
     p = sub.add_parser("import", help=f"import files ({kinds}) or folders of them")
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path,
@@ -267,7 +267,7 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print as JSON")
     q = saved_sub.add_parser("remove", help="delete a saved search")
     q.add_argument("name", help="the saved search's name (any case)")
-    exports = export_format_names()
+    exports = EXPORT_FORMATS.names()
     p = sub.add_parser("export", help=f"export papers as {', '.join(exports[:-1])} or "
                                       f"{exports[-1]}")
     scope = p.add_mutually_exclusive_group(required=True)

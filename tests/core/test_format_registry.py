@@ -9,19 +9,19 @@ import pytest
 
 from format_plugin import REGISTRATION, write_tsv
 from paperdesk.cli import build_parser, main
-from paperdesk.core.exports.formats import FORMATS, export_format, export_format_names
-from paperdesk.core.exports import registry as export_registry
+from paperdesk.core.exports.formats import (EXPORT_FORMATS, FORMATS, ExportFormat,
+                                            export_format)
 from paperdesk.core.imports.detect import detect_file
-from paperdesk.core.imports.formats import (file_dialog_filter, folder_patterns,
-                                            import_formats, register, unregister)
+from paperdesk.core.imports.formats import (IMPORT_FORMATS, file_dialog_filter,
+                                            folder_patterns)
 
 
 @pytest.fixture
 def tsv_format():
     """The test format, registered for one test."""
-    register(REGISTRATION)
+    IMPORT_FORMATS.register(REGISTRATION)
     yield REGISTRATION
-    unregister(REGISTRATION.name)
+    IMPORT_FORMATS.unregister(REGISTRATION.name)
 
 
 @pytest.fixture
@@ -74,7 +74,7 @@ def test_the_import_dialog_lists_a_registered_format(tsv_format):
 
 def test_an_unregistered_format_is_refused_again(tsv_file):
     path, _papers = tsv_file
-    assert "test-tsv" not in {f.name for f in import_formats()}
+    assert "test-tsv" not in {f.name for f in IMPORT_FORMATS.entries()}
     assert detect_file(path).format == "text"      # its lines read as plain text
     assert "tsvx" not in file_dialog_filter()
 
@@ -89,12 +89,12 @@ def test_the_built_in_import_dialog_filter_is_unchanged():
 
 def test_a_registered_export_format_is_offered_and_written(seeded_library, tmp_path,
                                                            capsys):
-    titles = export_registry.ExportFormat(
+    titles = ExportFormat(
         "titles", "Titles", "one title a line", ".txt",
         lambda papers, keep, _searches: (p.title + "\n" for p in papers))
-    export_registry.register(titles)
+    EXPORT_FORMATS.register(titles)
     try:
-        assert export_format_names()[-1] == "titles"
+        assert EXPORT_FORMATS.names()[-1] == "titles"
         assert seeded_library.export_text([1, 2], "titles") == "".join(
             seeded_library.get(pid).title + "\n" for pid in (1, 2))
         third = seeded_library.get(3).title
@@ -103,8 +103,8 @@ def test_a_registered_export_format_is_offered_and_written(seeded_library, tmp_p
                      "--format", "titles"]) == 0
         assert capsys.readouterr().out == third + "\n"
     finally:
-        export_registry.unregister("titles")
-    assert export_format_names() == FORMATS
+        EXPORT_FORMATS.unregister("titles")
+    assert EXPORT_FORMATS.names() == FORMATS
     with pytest.raises(ValueError, match="unknown export format 'titles'"):
         export_format("titles")
 

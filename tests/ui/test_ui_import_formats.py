@@ -10,15 +10,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
 from format_plugin import REGISTRATION, write_tsv
-from paperdesk.core.imports.formats import register, unregister
+from paperdesk.core.imports.formats import IMPORT_FORMATS
 from ui_fixtures import TOTAL, WAIT_MS, open_seeded, win  # noqa: F401
 
 
 @pytest.fixture
 def tsv_format():
-    register(REGISTRATION)
+    IMPORT_FORMATS.register(REGISTRATION)
     yield REGISTRATION
-    unregister(REGISTRATION.name)
+    IMPORT_FORMATS.unregister(REGISTRATION.name)
 
 
 def test_import_dialog_lists_and_imports_a_registered_format(qtbot, win, tmp_path,

@@ -49,7 +49,7 @@ from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, Streame
                                                  collect_files, display_path)
 from paperdesk.core.imports.arxiv import ArxivFilter, ArxivStream, sniff_file, sniff_stdin
 from paperdesk.core.imports.detect import detect_file, detect_streamed
-from paperdesk.core.imports.formats import folder_patterns, import_format
+from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
 from paperdesk.core.imports.registry import STDIN, STDIN_NAME
 from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR, sweep_partial_copies
@@ -260,7 +260,7 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None
     if stream is not None:
         return stream
     found = detect_file(path, head)
-    fmt = import_format(found.format)
+    fmt = IMPORT_FORMATS.get(found.format)
     parsed = fmt.read(found, path, arxiv_filter)
     if isinstance(parsed, RecordFile) and not parsed.records:
         why = parsed.skipped[0] if parsed.skipped else "it holds no entries"
@@ -1153,12 +1153,12 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             file_report = FileReport(_shown(path))
             if isinstance(pf, dict):
                 file_report.format = "paperdesk-json"
-                file_report.header = import_format(file_report.format).label
+                file_report.header = IMPORT_FORMATS.get(file_report.format).label
             elif isinstance(pf, ArxivStream):
-                file_report.header = import_format(pf.format).label
+                file_report.header = IMPORT_FORMATS.get(pf.format).label
                 file_report.format = pf.format
             elif isinstance(pf, RecordFile):
-                file_report.header = import_format(pf.format).label
+                file_report.header = IMPORT_FORMATS.get(pf.format).label
                 file_report.format = pf.format
                 file_report.skipped = len(pf.skipped)
                 file_report.warnings = [*pf.skipped, *pf.warnings]
@@ -1411,7 +1411,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self._in_batches(
             len(items), file_report,
             lambda db: self._source_id(db, _stored(db, rf.path, now),
-                                       import_format(rf.format).label,
+                                       IMPORT_FORMATS.get(rf.format).label,
                                        rf.encoding, now),
             store_batch, cancel, step, hook)
 
@@ -1463,7 +1463,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     ids = Identifiers(db)
                 if source_id is None:
                     source_id = self._source_id(db, _stored(db, stream.path, now),
-                                                import_format(stream.format).label, "utf-8", now)
+                                                IMPORT_FORMATS.get(stream.format).label, "utf-8", now)
                 new, changed = store_records(db, batch, source_id, counts, now, ids)
                 self._enqueue(db, new, "add")
                 self._enqueue(db, changed, "update")

@@ -39,16 +39,14 @@ from paperdesk.core.exports.csl import csl_chunks
 from paperdesk.core.exports.paperdesk_json import (JSON_FORMAT_NAME, JSON_FORMAT_VERSION,
                                                    json_chunks)
 from paperdesk.core.exports.paperdesk_json import json_document as _json_document
-from paperdesk.core.exports.registry import (ExportFormat, export_format,
-                                             export_format_names, export_formats,
-                                             register)
+from paperdesk.core.exports.registry import EXPORT_FORMATS, ExportFormat, export_format
 from paperdesk.core.exports.ris import ris_chunks
 from paperdesk.core.exports.markdown_note import safe_note_markdown
 from paperdesk.core.fields import PAPER_FIELDS, export_fields
 from paperdesk.core.models import Paper
 
-__all__ = ["FORMATS", "FIELDS", "ExportFormat", "export_format", "export_formats",
-           "export_format_names", "citation_key", "export_chunks",
+__all__ = ["FORMATS", "FIELDS", "ExportFormat", "EXPORT_FORMATS", "export_format",
+           "citation_key", "export_chunks",
            "json_document", "JSON_FORMAT_NAME", "JSON_FORMAT_VERSION", "neutralise_cell"]
 
 #: Fields an export can hold, in column order (from :mod:`.fields`).
@@ -207,17 +205,18 @@ def _without_searches(writer):
     return lambda papers, keep, _saved_searches: writer(papers, keep)
 
 
-register(ExportFormat("csv", "CSV", "spreadsheets", ".csv", _without_searches(_csv)))
-register(ExportFormat("markdown", "Markdown", "a reading list", ".md",
-                      _without_searches(_markdown)))
-register(ExportFormat("json", "JSON", "paperdesk's own, lossless, re-importable", ".json",
-                      json_chunks))
-register(ExportFormat("bibtex", "BibTeX", "JabRef, LaTeX", ".bib",
-                      _without_searches(bibtex_chunks), bibliography=True))
-register(ExportFormat("ris", "RIS", "Zotero, EndNote", ".ris", _without_searches(ris_chunks),
-                      bibliography=True))
-register(ExportFormat("csl-json", "CSL-JSON", "pandoc, Zotero", ".json",
-                      _without_searches(csl_chunks), bibliography=True))
+_register = EXPORT_FORMATS.register
+_register(ExportFormat("csv", "CSV", "spreadsheets", ".csv", _without_searches(_csv)))
+_register(ExportFormat("markdown", "Markdown", "a reading list", ".md",
+                       _without_searches(_markdown)))
+_register(ExportFormat("json", "JSON", "paperdesk's own, lossless, re-importable", ".json",
+                       json_chunks))
+_register(ExportFormat("bibtex", "BibTeX", "JabRef, LaTeX", ".bib",
+                       _without_searches(bibtex_chunks), bibliography=True))
+_register(ExportFormat("ris", "RIS", "Zotero, EndNote", ".ris", _without_searches(ris_chunks),
+                       bibliography=True))
+_register(ExportFormat("csl-json", "CSL-JSON", "pandoc, Zotero", ".json",
+                       _without_searches(csl_chunks), bibliography=True))
 
 #: The built-in formats' names (those registered above), in the CLI's order.
-FORMATS = export_format_names()
+FORMATS = EXPORT_FORMATS.names()

@@ -3,7 +3,7 @@
 (:func:`~paperdesk.core.exports.formats.export_chunks`), the CLI's ``export --format``
 choices, the export dialog and the settings read it. Pure: no database, no Qt.
 
-Adding a format: its module (a writer) plus one :func:`register` call in
+Adding a format: its module (a writer) plus one ``EXPORT_FORMATS.register(...)`` call in
 :mod:`paperdesk.core.exports.formats`.
 """
 
@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["ExportFormat", "register", "unregister", "export_formats", "export_format",
-           "export_format_names"]
+from paperdesk.core.named_table import NamedTable
+
+__all__ = ["ExportFormat", "EXPORT_FORMATS", "export_format"]
 
 
 @dataclass(frozen=True)
@@ -41,36 +42,9 @@ class ExportFormat:
     bibliography: bool = False
 
 
-_FORMATS: dict[str, ExportFormat] = {}
-
-
-def register(fmt: ExportFormat) -> ExportFormat:
-    """Add an export format (after those registered before it).
-
-    Returns:
-        ``fmt``.
-    Raises:
-        ValueError: a format of that name is registered already.
-    """
-    if fmt.name in _FORMATS:
-        raise ValueError(f"export format {fmt.name!r} is registered already")
-    _FORMATS[fmt.name] = fmt
-    return fmt
-
-
-def unregister(name: str) -> None:
-    """Remove the export format ``name`` (nothing when there is none)."""
-    _FORMATS.pop(name, None)
-
-
-def export_formats() -> tuple[ExportFormat, ...]:
-    """The registered export formats, in registration order."""
-    return tuple(_FORMATS.values())
-
-
-def export_format_names() -> tuple[str, ...]:
-    """The registered export formats' names, in registration order."""
-    return tuple(_FORMATS)
+#: The export formats, by name, in registration order: ``EXPORT_FORMATS.register(fmt)``,
+#: ``.unregister(name)``, ``.entries()``, ``.names()`` (:class:`NamedTable`).
+EXPORT_FORMATS: NamedTable[ExportFormat] = NamedTable("export format")
 
 
 def export_format(name: str) -> ExportFormat:
@@ -80,7 +54,7 @@ def export_format(name: str) -> ExportFormat:
         ValueError: no such format, with the names there are.
     """
     try:
-        return _FORMATS[name]
+        return EXPORT_FORMATS.get(name)
     except KeyError:
         raise ValueError(f"unknown export format {name!r}; use one of "
-                         f"{', '.join(_FORMATS)}") from None
+                         f"{', '.join(EXPORT_FORMATS.names())}") from None

@@ -61,7 +61,7 @@ from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, STREAM_MIN_BYTE
                                                  iter_pieces, missing_reason,
                                                  normalize, prose_problem,
                                                  streamed_reading)
-from paperdesk.core.imports.formats import folder_patterns, import_formats
+from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.imports.registry import STDIN, STDIN_NAME, Sample
 from paperdesk.core.imports.sniff import JSON_START, MARKUP_START, check_prose
 from paperdesk.core.text import loads_json
@@ -118,7 +118,7 @@ def _detect(text: str) -> tuple[str, object]:
     if not body:
         raise ParseError("", "file is empty")
     sample = _sample(body)
-    for fmt in import_formats():
+    for fmt in IMPORT_FORMATS.entries():
         if fmt.json == sample.is_json and not fmt.fallback and fmt.sniff(sample):
             return fmt.name, sample.document
     if sample.json_error is not None:
@@ -135,7 +135,7 @@ def _detect(text: str) -> tuple[str, object]:
                              f"(a list of items with a type or title): it is {what}")
     if MARKUP_START.match(body):
         raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")
-    for fmt in import_formats():
+    for fmt in IMPORT_FORMATS.entries():
         if fmt.fallback and fmt.sniff(sample):
             return fmt.name, None
     raise ParseError("", "not in a format paperdesk imports")
@@ -147,7 +147,7 @@ def _sniffed_not_text(body: str) -> bool:
     if body[0] == "{" or JSON_START.match(body) or MARKUP_START.match(body):
         return True
     sample = Sample(body)
-    return any(not f.json and not f.fallback and f.sniff(sample) for f in import_formats())
+    return any(not f.json and not f.fallback and f.sniff(sample) for f in IMPORT_FORMATS.entries())
 
 
 #: Bytes of a large file looked at to tell whether it may be streamed text.

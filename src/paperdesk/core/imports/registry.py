@@ -5,7 +5,7 @@
 database, no Qt.
 
 Adding a format: its module (a reader and, in :mod:`~paperdesk.core.imports.sniff` or
-the module, a sniff) plus one :func:`register` call in
+the module, a sniff) plus one ``IMPORT_FORMATS.register(...)`` call in
 :mod:`paperdesk.core.imports.formats`.
 """
 
@@ -15,9 +15,10 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["ImportFormat", "Sample", "register", "unregister", "import_formats",
-           "import_format", "folder_patterns", "file_dialog_filter", "STDIN",
-           "STDIN_NAME"]
+from paperdesk.core.named_table import NamedTable
+
+__all__ = ["ImportFormat", "Sample", "IMPORT_FORMATS", "folder_patterns",
+           "file_dialog_filter", "STDIN", "STDIN_NAME"]
 
 #: The path that means standard input, and the name it is reported and stored under.
 STDIN = "-"
@@ -87,47 +88,16 @@ class ImportFormat:
     fallback: bool = False
 
 
-_FORMATS: dict[str, ImportFormat] = {}
-
-
-def register(fmt: ImportFormat) -> ImportFormat:
-    """Add an import format (after those registered before it).
-
-    Returns:
-        ``fmt``.
-    Raises:
-        ValueError: a format of that name is registered already.
-    """
-    if fmt.name in _FORMATS:
-        raise ValueError(f"import format {fmt.name!r} is registered already")
-    _FORMATS[fmt.name] = fmt
-    return fmt
-
-
-def unregister(name: str) -> None:
-    """Remove the import format ``name`` (nothing when there is none)."""
-    _FORMATS.pop(name, None)
-
-
-def import_formats() -> tuple[ImportFormat, ...]:
-    """The registered import formats, in registration order."""
-    return tuple(_FORMATS.values())
-
-
-def import_format(name: str) -> ImportFormat:
-    """The import format called ``name``.
-
-    Raises:
-        KeyError: no such format.
-    """
-    return _FORMATS[name]
+#: The import formats, by name, in registration order: ``IMPORT_FORMATS.register(fmt)``,
+#: ``.unregister(name)``, ``.entries()``, ``.get(name)`` (:class:`NamedTable`).
+IMPORT_FORMATS: NamedTable[ImportFormat] = NamedTable("import format")
 
 
 def folder_patterns() -> tuple[str, ...]:
     """The file name globs a folder import looks at (``("*.txt", "*.bib", ...)``), each
     once, in registration order; inside a folder, a file that matches one but fails
     detection is rejected with its reason, and every other file is ignored."""
-    return tuple(dict.fromkeys(p for f in _FORMATS.values() for p in f.patterns))
+    return tuple(dict.fromkeys(p for f in IMPORT_FORMATS.entries() for p in f.patterns))
 
 
 def file_dialog_filter() -> str:
@@ -135,7 +105,7 @@ def file_dialog_filter() -> str:
     formats' patterns first, then one entry per format with a :attr:`dialog_label`,
     then all files."""
     entries = [f"Abstracts and bibliographies ({' '.join(folder_patterns())})"]
-    entries += [f"{f.dialog_label} ({' '.join(f.patterns)})" for f in _FORMATS.values()
+    entries += [f"{f.dialog_label} ({' '.join(f.patterns)})" for f in IMPORT_FORMATS.entries()
                 if f.dialog_label]
     return ";;".join([*entries, "All files (*)"])
 

@@ -20,8 +20,8 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
                                QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
                                QRadioButton, QScrollArea, QVBoxLayout, QWidget)
 
-from paperdesk.core.exports.formats import (FIELDS, ExportFormat, export_format,
-                                            export_formats)
+from paperdesk.core.exports.formats import (EXPORT_FORMATS, FIELDS, ExportFormat,
+                                            export_format)
 from paperdesk.core.fields import field as paper_field
 from paperdesk.core.library import Library
 from paperdesk.core.scope import Scope
@@ -37,7 +37,7 @@ __all__ = ["ExportDialog", "ExportOptions", "ListSnapshot", "dialog_formats", "F
 def dialog_formats() -> tuple[ExportFormat, ...]:
     """The export formats in the order the dialog lists them: the bibliography formats,
     then the others, each in registration order."""
-    formats = export_formats()
+    formats = EXPORT_FORMATS.entries()
     return (*(f for f in formats if f.bibliography),
             *(f for f in formats if not f.bibliography))
 
@@ -590,6 +590,6 @@ class ExportDialog(QDialog):
             self._auto_path = suggested
             return
         current = Path(text)
-        if current.suffix.lower() in {f.extension for f in export_formats()} \
+        if current.suffix.lower() in {f.extension for f in EXPORT_FORMATS.entries()} \
                 and current.suffix != ext:
             self.path_edit.setText(str(current.with_suffix(ext)))

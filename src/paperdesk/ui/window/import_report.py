@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QLabel, QPlainTextEdit, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from paperdesk.core.imports.formats import import_format
+from paperdesk.core.imports.formats import IMPORT_FORMATS
 from paperdesk.core.models import FileReport, ImportReport
 from paperdesk.ui.style.formatting import plural, tooltip_html
 
@@ -37,7 +37,7 @@ def _format_label(name: str | None) -> str:
     if not name:
         return "—"
     try:
-        return import_format(name).report_label
+        return IMPORT_FORMATS.get(name).report_label
     except KeyError:
         return name
 
