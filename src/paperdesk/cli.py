@@ -25,10 +25,11 @@ from pathlib import Path
 import shtab
 
 from paperdesk import __version__
-from paperdesk.core.exports.formats import FIELDS, FORMATS
+from paperdesk.core.exports.formats import EXPORT_FORMATS, FIELDS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
 from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.imports.daily_papers import display_path
+from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.check import refuse_unreadable_folder
 from paperdesk.core.library import DB_NAME, Library
 from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, backup_to,
@@ -99,6 +100,11 @@ def _size(text: str) -> tuple[int, int]:
     return width, height
 
 
+def _and(items: Sequence[str]) -> str:
+    """``"a, b and c"``."""
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (also used to print ``--help``)."""
     parser = argparse.ArgumentParser(
@@ -132,11 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
                    ).complete = shtab.FILE
     sub.add_parser("uninstall-desktop", help="remove what install-desktop added")
 
-    p = sub.add_parser("import", help="import files (Daily Papers or plain text, BibTeX, "
-                                      "RIS, CSL-JSON, arXiv metadata, paperdesk JSON) or "
-                                      "folders of them")
+    formats = IMPORT_FORMATS.entries()
+    kinds = ", ".join(f.report_label for f in formats)
+    p = sub.add_parser("import", help=f"import files ({kinds}) or folders of them")
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path,
-                   help="a file, a folder (its *.txt, *.bib, *.ris, *.json and *.jsonl "
+                   help=f"a file, a folder (its {_and(folder_patterns())} "
                         "files, recursively) or - for standard input; the format is "
                         "recognised by content").complete = shtab.FILE
     p.add_argument("--category", action="append", metavar="CAT", default=[],
@@ -261,15 +267,16 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--json", action="store_true", help="print as JSON")
     q = saved_sub.add_parser("remove", help="delete a saved search")
     q.add_argument("name", help="the saved search's name (any case)")
-    p = sub.add_parser("export", help="export papers as csv, markdown, json, bibtex, ris "
-                                      "or csl-json")
+    exports = EXPORT_FORMATS.names()
+    p = sub.add_parser("export", help=f"export papers as {', '.join(exports[:-1])} or "
+                                      f"{exports[-1]}")
     scope = p.add_mutually_exclusive_group(required=True)
     scope.add_argument("--tag", metavar="TAG", help="papers with this tag")
     scope.add_argument("--query", metavar="Q", help="the results of a search")
     scope.add_argument("--saved", metavar="NAME", help="the results of a saved search")
     scope.add_argument("--ids", nargs="+", type=int, metavar="ID", help="these papers")
     scope.add_argument("--all", action="store_true", help="the whole library")
-    p.add_argument("--format", required=True, choices=list(FORMATS))
+    p.add_argument("--format", required=True, choices=list(exports))
     p.add_argument("--fields", metavar="F,F,...",
                    help="fields to include (default all): " + ",".join(FIELDS))
     p.add_argument("-o", "--output", metavar="FILE", type=Path,

@@ -15,7 +15,8 @@ import pytest
 
 from paperdesk.core.imports.arxiv import (ArxivFilter, decode_tex_text, is_arxiv_object,
                                           sniff_file)
-from paperdesk.core.imports.detect import FOLDER_PATTERNS, detect_text
+from paperdesk.core.imports.detect import detect_text
+from paperdesk.core.imports.formats import folder_patterns
 from paperdesk.core.library import Library
 from paperdesk.core.metadata import check_arxiv_id
 
@@ -149,7 +150,7 @@ def test_category_rule():
 
 
 def test_detection_by_content_and_folder_takes_jsonl(tmp_path, lib):
-    assert "*.jsonl" in FOLDER_PATTERNS
+    assert "*.jsonl" in folder_patterns()
     first = FIXTURE.read_text(encoding="utf-8").splitlines()[0]
     assert is_arxiv_object(json.loads(first))
     assert detect_text(FIXTURE.read_text(encoding="utf-8")) == "arxiv-jsonl"

@@ -17,7 +17,8 @@ from paperdesk.cli import QUIET_SYNC_MAX, main
 from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from paperdesk.core.search import index as index_module
-from paperdesk.core.search.index import IndexDocument, SearchIndex, _correction
+from paperdesk.core.search.index import (POSTING_BLOCK, IndexDocument, SearchIndex, _correction,
+                                         build_schema)
 from paperdesk.core.search.writer_process import IndexWriteError, SegmentBuilderProcess
 
 
@@ -29,7 +30,7 @@ def _abstracts(n: int, word: str) -> list[str]:
 def test_a_segment_writing_child_ignores_ctrl_c(tmp_path):
     """SIGINT to the child (as Ctrl+C sends to the whole group) leaves it serving."""
     idx = SearchIndex(tmp_path / "ix")
-    child = SegmentBuilderProcess()
+    child = SegmentBuilderProcess(build_schema, POSTING_BLOCK)
     try:
         docs = [IndexDocument(i, f"t{i}", f"okapi {i}") for i in range(1, 4)]
         child.send(str(idx.path), "MAIN", docs)      # it is up once it has answered

@@ -19,7 +19,7 @@ UI = Path(__file__).resolve().parents[2] / "src" / "paperdesk" / "ui"
 #: Arguments known to hold only the program's own text: (file name, source of the arg).
 CONSTANT_TIPS = {("main_window.py", "SEARCH_TIP"), ("actions.py", "tip"),
                  ("detail_pane.py", "tip"), ("tag_pane.py", "tip"),
-                 ("export_dialog.py", "f'{name} — {hint} ({EXTENSIONS[fmt]})'"),
+                 ("export_dialog.py", "f'{fmt.label} — {fmt.purpose} ({fmt.extension})'"),
                  ("duplicates_view.py", "tip"), ("tags_dialog.py", "tip"),
                  ("triage.py", "CARET_MESSAGE")}
 HOSTILE = "<img src='/tmp/paperdesk-no-such.png'><b>bold</b>"

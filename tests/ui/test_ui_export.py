@@ -23,9 +23,9 @@ from ui_fixtures import (WAIT_MS, make_settings, open_seeded, settle, wait_idle,
                          win)
 
 from paperdesk.core.exports import to_file as export_ops
-from paperdesk.core.exports.formats import FIELDS
+from paperdesk.core.exports.formats import FIELDS, export_format
 from paperdesk.ui.window.actions import ACTIONS, shortcut_rows
-from paperdesk.ui.window.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, file_stem
+from paperdesk.ui.window.export_dialog import ExportDialog, ExportOptions, file_stem
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.core.scope import Scope
 from paperdesk.ui.app.settings import Settings
@@ -382,7 +382,9 @@ def test_file_stems_and_format_hints():
     assert file_stem("Tag: To read!") == "tag-to-read"
     assert file_stem("***") == "papers"
     assert file_stem("Überblick 2024") == "überblick-2024"
-    assert FORMAT_INFO["bibtex"] == ("BibTeX", "JabRef, LaTeX")
+    bibtex = export_format("bibtex")
+    assert (bibtex.label, bibtex.purpose, bibtex.extension) == ("BibTeX", "JabRef, LaTeX",
+                                                                ".bib")
     assert set(FIELDS) >= {"id", "title"}
 
 

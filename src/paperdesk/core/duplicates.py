@@ -68,6 +68,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from paperdesk.core.metadata import merge_metadata
+
 __all__ = ["SHINGLE_WORDS", "THRESHOLD", "MIN_SHINGLES", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
            "PER_BUCKET", "MAX_CANDIDATES", "MAX_EXACT", "MAX_FLAGS", "PREFILTER", "words", "shingles", "jaccard", "signature",
            "signature_bytes", "estimate", "estimates", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
@@ -384,7 +386,7 @@ def plan_merge(keep, other) -> MergePlan:
     abstract has the same text there, else moves to the occurrence of its text nearest
     to where it was, else is quoted (with its comment) at the end of the note; metadata
     parts ``keep`` lacks are filled from ``other``
-    (:func:`paperdesk.core.imports.records.merge_metadata`); ``other``'s title is taken
+    (:func:`paperdesk.core.metadata.merge_metadata`); ``other``'s title is taken
     when ``keep``'s is still the one derived from its abstract and ``other``'s is not;
     read and starred are or-ed (the earlier read time is kept).
 
@@ -393,8 +395,6 @@ def plan_merge(keep, other) -> MergePlan:
     Returns:
         A :class:`MergePlan`.
     """
-    from paperdesk.core.imports.records import merge_metadata
-
     meta = merge_metadata(keep.metadata, other.metadata)
     filled = tuple(name for name, a, b in (
         ("authors", keep.metadata.authors, meta.authors),

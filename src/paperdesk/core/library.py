@@ -43,20 +43,15 @@ from paperdesk.core.fields import INTEREST, SORT_CHOICES, sortable_fields
 from paperdesk.core.models import (DatabaseDamaged, FileReport, ImportReport, IndexStatus, LibraryError, Paper,
                                    PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
-from paperdesk.core.imports.paperdesk_json import (read_export, store_export,
-                                                  store_saved_searches)
+from paperdesk.core.imports.paperdesk_json import store_export, store_saved_searches
 from paperdesk.core.imports.abstract_limit import cut_note
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
-                                                 collect_files, display_path,
-                                                 parse_decoded)
-from paperdesk.core.imports.arxiv import (ArxivFilter, ArxivStream, sniff_file, sniff_stdin,
-                                          stream_of_text)
-from paperdesk.core.imports.bibtex import read_bibtex
-from paperdesk.core.imports.csl_json import read_csl_json
-from paperdesk.core.imports.detect import (FOLDER_PATTERNS, FORMAT_LABELS, STDIN,
-                                           STDIN_NAME, detect_file, detect_streamed)
+                                                 collect_files, display_path)
+from paperdesk.core.imports.arxiv import ArxivFilter, ArxivStream, sniff_file, sniff_stdin
+from paperdesk.core.imports.detect import detect_file, detect_streamed
+from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
-from paperdesk.core.imports.ris import read_ris
+from paperdesk.core.imports.registry import STDIN, STDIN_NAME
 from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR, sweep_partial_copies
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.schema import SchemaError, migrate
@@ -65,7 +60,7 @@ from paperdesk.core.search.integrity import open_regular
 from paperdesk.core.search.safe_pickle import why
 from paperdesk.core.search.index import (DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex,
                                          cut_snippet)
-from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title, extract_urls,
+from paperdesk.core.text import (TITLE_MAX_CHARS, content_hash, derive_title,
                                  is_code_url, mentioned_in)
 from paperdesk.core.edits.undo import UndoStack, UndoStep
 
@@ -248,8 +243,9 @@ def _size(parsed) -> int:
 
 def _read_any(path, arxiv_filter: ArxivFilter | None = None
               ) -> dict | RecordFile | ParsedFile | ArxivStream | StreamedText:
-    """Read one file (or standard input) in the format its content shows
-    (:mod:`paperdesk.core.imports.detect`); arXiv metadata is not read here but
+    """Read one file (or standard input) with the reader of the registered format its
+    content shows (:mod:`paperdesk.core.imports.detect`,
+    :mod:`paperdesk.core.imports.registry`); arXiv metadata is not read here but
     streamed when stored (an :class:`ArxivStream`).
 
     Raises:
@@ -265,23 +261,13 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None
     if stream is not None:
         return stream
     found = detect_file(path, head)
-    shown = _shown(path)
-    if found.format == "arxiv-jsonl":
-        return stream_of_text(found.path, found.text, arxiv_filter)
-    if found.format == "text":
-        return parse_decoded(found.path, found.text, found.encoding, label=path)
-    if found.format == "paperdesk-json":
-        return read_export(shown, doc=found.document)
-    if found.format == "csl-json":
-        records = read_csl_json(found.path, found.text, found.encoding, found.document)
-    else:
-        reader = {"bibtex": read_bibtex, "ris": read_ris}
-        records = reader[found.format](found.path, found.text, found.encoding)
-    if not records.records:
-        why = records.skipped[0] if records.skipped else "it holds no entries"
-        raise ParseError(shown, f"no {FORMAT_LABELS[found.format]} entry with a title or "
-                                f"an abstract ({why})")
-    return records
+    fmt = IMPORT_FORMATS.get(found.format)
+    parsed = fmt.read(found, path, arxiv_filter)
+    if isinstance(parsed, RecordFile) and not parsed.records:
+        why = parsed.skipped[0] if parsed.skipped else "it holds no entries"
+        raise ParseError(_shown(path), f"no {fmt.label} entry with a title or "
+                                       f"an abstract ({why})")
+    return parsed
 
 
 def _refuse_on(conn: sqlite_utils.Database, message: str) -> None:
@@ -1083,7 +1069,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
 
         A folder contributes its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
         ``*.jsonl`` files,
-        recursively (:data:`~paperdesk.core.imports.detect.FOLDER_PATTERNS`); each of
+        recursively (:func:`~paperdesk.core.imports.registry.folder_patterns`); each of
         them that is in none of the formats is rejected with its reason, and other files
         are not looked at. Files are read first: a file that cannot be read, or is in
         none of the formats, is rejected with a one-line reason and leaves no trace. A
@@ -1146,7 +1132,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         report = ImportReport()
         parsed = []
         on_file = on_file or _no_file
-        files = collect_files(list(paths), patterns=FOLDER_PATTERNS)
+        files = collect_files(list(paths), patterns=folder_patterns())
         for position, path in enumerate(files):
             if position and cancel():       # e.g. Ctrl+C while a folder is read
                 report.cancelled = True
@@ -1172,12 +1158,13 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         for position, path, pf in parsed:
             file_report = FileReport(_shown(path))
             if isinstance(pf, dict):
-                file_report.header, file_report.format = "paperdesk export", "paperdesk-json"
+                file_report.format = "paperdesk-json"
+                file_report.header = IMPORT_FORMATS.get(file_report.format).label
             elif isinstance(pf, ArxivStream):
-                file_report.header = FORMAT_LABELS[pf.format]
+                file_report.header = IMPORT_FORMATS.get(pf.format).label
                 file_report.format = pf.format
             elif isinstance(pf, RecordFile):
-                file_report.header = FORMAT_LABELS[pf.format]
+                file_report.header = IMPORT_FORMATS.get(pf.format).label
                 file_report.format = pf.format
                 file_report.skipped = len(pf.skipped)
                 file_report.warnings = [*pf.skipped, *pf.warnings]
@@ -1430,7 +1417,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
         self._in_batches(
             len(items), file_report,
             lambda db: self._source_id(db, _stored(db, rf.path, now),
-                                       FORMAT_LABELS[rf.format],
+                                       IMPORT_FORMATS.get(rf.format).label,
                                        rf.encoding, now),
             store_batch, cancel, step, hook)
 
@@ -1482,7 +1469,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
                     ids = Identifiers(db)
                 if source_id is None:
                     source_id = self._source_id(db, _stored(db, stream.path, now),
-                                                FORMAT_LABELS[stream.format], "utf-8", now)
+                                                IMPORT_FORMATS.get(stream.format).label, "utf-8", now)
                 new, changed = store_records(db, batch, source_id, counts, now, ids)
                 self._enqueue(db, new, "add")
                 self._enqueue(db, changed, "update")

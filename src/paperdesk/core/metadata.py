@@ -16,7 +16,8 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from paperdesk.core.models import Author, LibraryError, Mentioned, Metadata
 
-__all__ = ["Author", "Metadata", "Mentioned", "ENTRY_TYPES", "parse_author", "parse_authors",
+__all__ = ["Author", "Metadata", "Mentioned", "ENTRY_TYPES", "merge_metadata", "parse_author",
+           "parse_authors",
            "is_suffix", "SUFFIXES",
            "format_author", "check_doi", "check_arxiv_id", "check_date", "check_url",
            "check_entry_type", "check_citation_key", "check_metadata", "extract_dois",
@@ -359,3 +360,16 @@ def unique_key(base: str, taken: Callable[[str], bool]) -> str:
         if not taken(base + suffix):
             return base + suffix
         n += 1
+
+
+def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
+    """``own`` with its missing parts taken from ``new``; nothing ``own`` has changes.
+
+    A ``misc`` type in ``new`` says nothing (it is what a paper without a type is written
+    as, so re-importing paperdesk's own export would otherwise "enrich" every paper) and
+    is not taken."""
+    new_type = None if new.entry_type == "misc" else new.entry_type
+    return Metadata(authors=own.authors or new.authors, date=own.date or new.date,
+                    venue=own.venue or new.venue,
+                    entry_type=own.entry_type or new_type, doi=own.doi or new.doi,
+                    arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url)

@@ -31,7 +31,7 @@ import sqlite_utils
 from paperdesk.core.changes import NO_CHANGES, Changes
 from paperdesk.core.edits.undo import count_label, quote
 from paperdesk.core.imports.daily_papers import display_path
-from paperdesk.core.imports.detect import STDIN_NAME
+from paperdesk.core.imports.registry import STDIN_NAME
 from paperdesk.core.models import LibraryError, Source
 from paperdesk.core.store import db as _db
 

@@ -39,18 +39,16 @@ from paperdesk.core.exports.csl import csl_chunks
 from paperdesk.core.exports.paperdesk_json import (JSON_FORMAT_NAME, JSON_FORMAT_VERSION,
                                                    json_chunks)
 from paperdesk.core.exports.paperdesk_json import json_document as _json_document
+from paperdesk.core.exports.registry import EXPORT_FORMATS, ExportFormat, export_format
 from paperdesk.core.exports.ris import ris_chunks
 from paperdesk.core.exports.markdown_note import safe_note_markdown
 from paperdesk.core.fields import PAPER_FIELDS, export_fields
 from paperdesk.core.models import Paper
 
-__all__ = ["FORMATS", "FIELDS", "EXTENSIONS", "citation_key", "export_chunks",
+__all__ = ["FORMATS", "FIELDS", "ExportFormat", "EXPORT_FORMATS", "export_format",
+           "citation_key", "export_chunks",
            "json_document", "JSON_FORMAT_NAME", "JSON_FORMAT_VERSION", "neutralise_cell"]
 
-FORMATS = ("csv", "markdown", "json", "bibtex", "ris", "csl-json")
-#: File name extension of each format.
-EXTENSIONS = {"csv": ".csv", "markdown": ".md", "json": ".json", "bibtex": ".bib",
-              "ris": ".ris", "csl-json": ".json"}
 #: Fields an export can hold, in column order (from :mod:`.fields`).
 FIELDS = export_fields()
 #: The CSV header of each field (from :mod:`.fields`).
@@ -182,10 +180,6 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
         yield "".join(out)
 
 
-_WRITERS = {"csv": _csv, "markdown": _markdown, "json": json_chunks,
-            "bibtex": bibtex_chunks, "ris": ris_chunks, "csl-json": csl_chunks}
-
-
 def export_chunks(papers: Iterable[Paper], fmt: str,
                   fields: Iterable[str] | None = None,
                   saved_searches: Iterable = ()) -> Iterator[str]:
@@ -193,7 +187,8 @@ def export_chunks(papers: Iterable[Paper], fmt: str,
 
     Args:
         papers: papers in the order to write (an iterator is consumed lazily).
-        fmt: one of :data:`FORMATS`.
+        fmt: the name of a registered
+            :class:`~paperdesk.core.exports.registry.ExportFormat`.
         fields: fields to include (subset of :data:`FIELDS`); ``None`` for all.
         saved_searches: the library's saved searches (objects with ``name``, ``query``,
             ``created_at``), carried by the ``json`` format only.
@@ -202,8 +197,26 @@ def export_chunks(papers: Iterable[Paper], fmt: str,
     Raises:
         ValueError: unknown format or field.
     """
-    if fmt not in _WRITERS:
-        raise ValueError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if fmt == "json":
-        return json_chunks(papers, _keep(fields), saved_searches)
-    return _WRITERS[fmt](papers, _keep(fields))
+    return export_format(fmt).write(papers, _keep(fields), saved_searches)
+
+
+def _without_searches(writer):
+    """An :attr:`ExportFormat.write` for a writer ``writer(papers, keep)``."""
+    return lambda papers, keep, _saved_searches: writer(papers, keep)
+
+
+_register = EXPORT_FORMATS.register
+_register(ExportFormat("csv", "CSV", "spreadsheets", ".csv", _without_searches(_csv)))
+_register(ExportFormat("markdown", "Markdown", "a reading list", ".md",
+                       _without_searches(_markdown)))
+_register(ExportFormat("json", "JSON", "paperdesk's own, lossless, re-importable", ".json",
+                       json_chunks))
+_register(ExportFormat("bibtex", "BibTeX", "JabRef, LaTeX", ".bib",
+                       _without_searches(bibtex_chunks), bibliography=True))
+_register(ExportFormat("ris", "RIS", "Zotero, EndNote", ".ris", _without_searches(ris_chunks),
+                       bibliography=True))
+_register(ExportFormat("csl-json", "CSL-JSON", "pandoc, Zotero", ".json",
+                       _without_searches(csl_chunks), bibliography=True))
+
+#: The built-in formats' names (those registered above), in the CLI's order.
+FORMATS = EXPORT_FORMATS.names()

@@ -1,11 +1,18 @@
 """Which format a file is in, decided by its content (never by its name alone). Pure: no
 database, no Qt.
 
-The rules, tried in this order on the decoded text (UTF-8 with or without a byte-order
-mark, else what charset-normalizer finds; a file with NUL bytes is binary and refused):
+The formats and their sniffs are those registered in
+:mod:`paperdesk.core.imports.registry` (the built-in ones in
+:mod:`paperdesk.core.imports.formats`, their sniffs in
+:mod:`paperdesk.core.imports.sniff`), tried in registration order: JSON formats on
+content that looks like JSON, the others on the rest, plain text last. The built-in
+rules, on the decoded text (UTF-8 with or without a byte-order mark, else what
+charset-normalizer finds; a file with NUL bytes is binary and refused):
 
 ``paperdesk-json``
-    a JSON object with ``"format": "paperdesk"`` (paperdesk's own export).
+    a JSON object whose ``format`` is
+    :data:`~paperdesk.core.exports.paperdesk_json.JSON_FORMAT_NAME` (paperdesk's own
+    export).
 ``csl-json``
     a JSON array of objects, each with a ``type`` or a ``title`` (or one such object
     with a ``type`` and a ``title`` or ``abstract``) (the CSL 1.0.2 data
@@ -43,49 +50,24 @@ from __future__ import annotations
 import codecs
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
+from paperdesk.core.imports.arxiv import first_line_object
 from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, STREAM_MIN_BYTES,
                                                  ParseError, StreamedText, decode,
                                                  display_path, is_header, is_prose,
                                                  iter_pieces, missing_reason,
-                                                 normalize, prose_problem, split_paragraphs,
+                                                 normalize, prose_problem,
                                                  streamed_reading)
-from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
+from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
+from paperdesk.core.imports.registry import STDIN, STDIN_NAME, Sample
+from paperdesk.core.imports.sniff import JSON_START, MARKUP_START, check_prose
 from paperdesk.core.text import loads_json
 
-__all__ = ["FORMATS", "FORMAT_LABELS", "FOLDER_PATTERNS", "STDIN", "Detected",
-           "detect_text", "detect_file", "detect_streamed", "load_bytes", "is_prose"]
-
-#: The formats :func:`detect_text` tells apart.
-FORMATS = ("paperdesk-json", "csl-json", "arxiv-jsonl", "bibtex", "ris", "text")
-#: How each format is named to the user (reports, sources' header).
-FORMAT_LABELS = {"paperdesk-json": "paperdesk export", "csl-json": "CSL-JSON",
-                 "arxiv-jsonl": "arXiv metadata", "bibtex": "BibTeX", "ris": "RIS",
-                 "text": "text"}
-#: The files a folder import looks at; inside a folder, a file that matches one of these
-#: but fails detection is rejected with its reason, and every other file is ignored.
-FOLDER_PATTERNS = ("*.txt", "*.bib", "*.ris", "*.json", "*.jsonl")
-#: The path that means standard input, and the name it is reported and stored under.
-STDIN = "-"
-STDIN_NAME = "<stdin>"
-
-_JSON_ARRAY = re.compile(r"\[\s*(?:[\[{\"\]\d-]|true|false|null)")
-# "@string{", "@preamble{", "@comment{", or "@type{key," (a key, then a comma: prose that
-# starts with "@Twitter (" is not an entry).
-_BIB_ENTRY = re.compile(r"@[ \t]*(?:(?:string|preamble|comment)[ \t]*[{(]|[A-Za-z]+[ \t]*"
-                        r"[{(][ \t]*[^\s,{}()=\"#%']*[ \t]*(?:,|$))", re.IGNORECASE)
-#: Lines other than comments a file may have before its first BibTeX block or RIS record.
-_LEAD_LINES = 3
-_RIS_TY = re.compile(r"TY  -( |$)")
-_RIS_COUNTER = re.compile(r"\d+\.?")
-_MARKUP_START = re.compile(r"<(?:[A-Za-z!?/])")
-#: A line (the characters between the line ends ``str.splitlines`` knows).
-_LINE = re.compile(r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*")
+__all__ = ["STDIN", "Detected", "detect_text", "detect_file", "detect_streamed",
+           "load_bytes", "is_prose"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +76,8 @@ class Detected:
 
     Attributes:
         path: the absolute path, or :data:`STDIN_NAME` for standard input.
-        format: one of :data:`FORMATS`.
+        format: the name of a registered
+            :class:`~paperdesk.core.imports.registry.ImportFormat`.
         text: the decoded content.
         encoding: the encoding it was decoded with.
         document: for ``paperdesk-json`` and ``csl-json``, the JSON value already parsed
@@ -108,23 +91,6 @@ class Detected:
     document: object = None
 
 
-def _starts_with(text: str, pattern: re.Pattern, skip) -> bool:
-    """Whether one of the first lines matches ``pattern``, with at most
-    :data:`_LEAD_LINES` other lines (not blank, not ``skip``) before it: what a tool
-    writes before the records ("Encoding: UTF8", "Provider: ...")."""
-    others = 0
-    for found in _LINE.finditer(text):       # not splitlines(): a copy of a 190 MB file
-        clean = found.group().strip()
-        if not clean or skip(clean):
-            continue
-        if pattern.match(clean):
-            return True
-        others += 1
-        if others > _LEAD_LINES:
-            return False
-    return False
-
-
 def detect_text(text: str) -> str:
     """Return the format of decoded file content (see the module docstring).
 
@@ -135,58 +101,53 @@ def detect_text(text: str) -> str:
     return _detect(text)[0]
 
 
+def _sample(body: str) -> Sample:
+    """The :class:`Sample` of non-empty content, its JSON parsed when it looks like
+    JSON."""
+    if body[0] == "{" or JSON_START.match(body):
+        try:
+            return Sample(body, document=loads_json(body))
+        except json.JSONDecodeError as exc:
+            return Sample(body, json_error=exc)
+    return Sample(body)
+
+
 def _detect(text: str) -> tuple[str, object]:
     """``(format, parsed JSON value or None)``; see :func:`detect_text`."""
     body = text.lstrip("\ufeff \t\r\n")
     if not body:
         raise ParseError("", "file is empty")
-    if body[0] == "{" or _JSON_ARRAY.match(body):   # "[section]" is INI, not JSON
-        try:
-            doc = loads_json(body)
-        except json.JSONDecodeError as exc:
-            first = first_line_object(body)
-            if is_arxiv_object(first):
-                return "arxiv-jsonl", None
-            if isinstance(first, dict) and exc.msg == "Extra data":
-                raise ParseError("", "JSON Lines that are not arXiv metadata (the first "
-                                     "object has no id with a title or abstract and "
-                                     "categories, versions or authors_parsed)") from None
-            raise ParseError("", f"not valid JSON ({exc})") from exc
-        if isinstance(doc, dict) and doc.get("format") == JSON_FORMAT_NAME:
-            return "paperdesk-json", doc
-        if is_arxiv_object(doc):        # JSON Lines of one line
-            return "arxiv-jsonl", None
-        if (isinstance(doc, list) and doc and all(isinstance(d, dict) for d in doc)
-                and all("type" in d or "title" in d for d in doc)):
-            return "csl-json", doc
-        if isinstance(doc, dict) and "type" in doc and ("title" in doc or "abstract" in doc):
-            return "csl-json", doc      # one item, as citation-js writes a single one
+    sample = _sample(body)
+    for fmt in IMPORT_FORMATS.entries():
+        if fmt.json == sample.is_json and not fmt.fallback and fmt.sniff(sample):
+            return fmt.name, sample.document
+    if sample.json_error is not None:
+        if isinstance(first_line_object(body), dict) and sample.json_error.msg == "Extra data":
+            raise ParseError("", "JSON Lines that are not arXiv metadata (the first "
+                                 "object has no id with a title or abstract and "
+                                 "categories, versions or authors_parsed)") from None
+        raise ParseError("", f"not valid JSON ({sample.json_error})")
+    if sample.is_json:
+        doc = sample.document
         what = ("an empty list" if doc == [] else "an object" if isinstance(doc, dict)
                 else "a list of something else" if isinstance(doc, list) else "a value")
         raise ParseError("", f"JSON that is neither a paperdesk export nor CSL-JSON "
                              f"(a list of items with a type or title): it is {what}")
-    if _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")):
-        return "bibtex", None
-    if _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
-        return "ris", None
-    if _MARKUP_START.match(body):
+    if MARKUP_START.match(body):
         raise ParseError("", "markup (HTML or XML), not abstracts, BibTeX, RIS or CSL-JSON")
-    paragraphs = split_paragraphs(body)
-    problems = [k for k in (prose_problem(p) for p in paragraphs) if k]
-    _check_prose(problems, len(paragraphs))
-    return "text", None
+    for fmt in IMPORT_FORMATS.entries():
+        if fmt.fallback and fmt.sniff(sample):
+            return fmt.name, None
+    raise ParseError("", "not in a format paperdesk imports")
 
 
-def _check_prose(problems: list[str], paragraphs: int) -> None:
-    """Refuse text when more than half of its ``paragraphs`` are ``problems`` (the
-    kinds :func:`prose_problem` found), naming the kinds found."""
-    if paragraphs and len(problems) * 2 > paragraphs:
-        kinds = sorted(set(problems), key=lambda k: (-problems.count(k), k))
-        what = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
-        verb = "is" if len(problems) == 1 else "are"
-        raise ParseError("", f"not abstracts: {len(problems)} of {paragraphs} "
-                             f"paragraphs {verb} {what}, not prose (nor is it "
-                             "BibTeX, RIS, CSL-JSON or a paperdesk export)")
+def _sniffed_not_text(body: str) -> bool:
+    """Whether the start of a file is JSON, markup or in a format other than the
+    fallback (plain text)."""
+    if body[0] == "{" or JSON_START.match(body) or MARKUP_START.match(body):
+        return True
+    sample = Sample(body)
+    return any(not f.json and not f.fallback and f.sniff(sample) for f in IMPORT_FORMATS.entries())
 
 
 #: Bytes of a large file looked at to tell whether it may be streamed text.
@@ -239,9 +200,7 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
     except UnicodeDecodeError:
         return None
     body = text.lstrip("\ufeff \t\r\n")
-    if not body or body[0] == "{" or _JSON_ARRAY.match(body) or _MARKUP_START.match(body) \
-            or _starts_with(body, _BIB_ENTRY, lambda ln: ln.startswith("%")) \
-            or _starts_with(body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln))):
+    if not body or _sniffed_not_text(body):
         return None
     first: list[str] = []
     count = 0
@@ -259,7 +218,7 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
     if count == 0:
         return None
     try:
-        _check_prose(problems, count)
+        check_prose(problems, count)
     except ParseError as exc:
         raise ParseError(path, exc.reason) from None
     name = p.resolve()
@@ -274,6 +233,12 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
     return StreamedText(path=name, header=header or display_path(name.stem or str(name)),
                         encoding="utf-8", paragraphs=count, has_header=header is not None,
                         warnings=warnings, mode=mode)
+
+
+def _extensions() -> str:
+    """The extensions a folder import takes, for a message: ".txt, .bib or .ris"."""
+    names = [p.lstrip("*") for p in folder_patterns()]
+    return ", ".join(names[:-1]) + " or " + names[-1] if len(names) > 1 else names[0]
 
 
 def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, bytes]:
@@ -299,8 +264,7 @@ def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, 
         p = Path(path)
         try:
             if p.is_dir():
-                raise ParseError(path, "folder holds no .txt, .bib, .ris, .json or "
-                                       ".jsonl files")
+                raise ParseError(path, f"folder holds no {_extensions()} files")
             if not p.is_file():
                 raise ParseError(path, missing_reason(p))
             size = p.stat().st_size

@@ -50,7 +50,8 @@ import sqlite_utils
 
 from paperdesk.core.imports.abstract_limit import cut_note, limit_abstract
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
-                                     check_date, check_doi, check_entry_type, check_url)
+                                     check_date, check_doi, check_entry_type, check_url,
+                                     merge_metadata)
 from paperdesk.core.models import Author, FileReport, Metadata
 from paperdesk.core.duplicates import similarity
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
@@ -234,19 +235,6 @@ def record_hash(record: Record) -> str:
     if record.abstract:
         return content_hash(record.abstract)
     return sha256_hex("paperdesk-identity:" + identity_key(record))   # not folded
-
-
-def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
-    """``own`` with its missing parts taken from ``new``; nothing ``own`` has changes.
-
-    A ``misc`` type in ``new`` says nothing (it is what a paper without a type is written
-    as, so re-importing paperdesk's own export would otherwise "enrich" every paper) and
-    is not taken."""
-    new_type = None if new.entry_type == "misc" else new.entry_type
-    return Metadata(authors=own.authors or new.authors, date=own.date or new.date,
-                    venue=own.venue or new.venue,
-                    entry_type=own.entry_type or new_type, doi=own.doi or new.doi,
-                    arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url)
 
 
 class Identifiers:

@@ -53,6 +53,7 @@ from paperdesk.core.models import LibraryError
 from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
 from paperdesk.core.search import integrity, safe_pickle, segment_writer
+from paperdesk.core.search.words import WORD_PATTERN, WORD_RE
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
 from paperdesk.core.search.writer_process import (VOCABULARY_LIMIT, IndexWriteError,
                                                   SegmentBuilderProcess)
@@ -154,9 +155,6 @@ REBUILD_MAX_DOCS = 20_000
 FAST_PATH = True
 
 
-#: A word: letters and digits with inner dots ("2.5"), or a word followed by "++" or "#"
-#: so that "C++" and "C#" are words of their own, apart from the letter "c".
-WORD_PATTERN = r"\w+(?:\.\w+)*(?:\+\+|#)?"
 
 
 def exact_analyzer():
@@ -311,15 +309,6 @@ class _Storage(FileStorage):
 
 def _storage(path: Path) -> FileStorage:
     return _Storage(path)
-
-
-def open_for_writing(path: Path):
-    """Open the index in ``path`` for writing from this process.
-
-    Returns:
-        A Whoosh ``FileIndex``.
-    """
-    return _storage(path).open_index()
 
 
 def whoosh_batch(ix, add: Iterable[IndexDocument], update: Iterable[IndexDocument],
@@ -481,7 +470,7 @@ class SegmentBuilders:
         with self._lock:
             self._children = [c for c in self._children if c.alive()]
             while len(self._children) < len(chunks):
-                self._children.append(SegmentBuilderProcess())
+                self._children.append(SegmentBuilderProcess(build_schema, POSTING_BLOCK))
             children = self._children[:len(chunks)]
         path = str(ix.storage.folder)
         started, segments, failed, failure = [], [], [], None
@@ -753,7 +742,7 @@ class MatchTerms:
         return bool(self.stemmed or self.exact or self.phrases)
 
 
-_WORD_RE = re.compile(WORD_PATTERN)
+_WORD_RE = WORD_RE     # looked up at call time (a test counts its use)
 
 
 @functools.lru_cache(maxsize=100_000)

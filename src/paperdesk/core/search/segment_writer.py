@@ -56,6 +56,8 @@ from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 from whoosh.util.numeric import _length_byte_cache
 
+from paperdesk.core.search.words import WORD_PATTERN, WORD_RE
+
 __all__ = ["Unsupported", "Vocabulary", "build_segment", "check_schema", "FIELD_KINDS"]
 
 #: How each field of the schema is analysed (see :func:`check_schema`):
@@ -105,7 +107,6 @@ def check_schema(schema) -> None:
     Raises:
         Unsupported: a field is missing, extra, or analysed or stored differently.
     """
-    from paperdesk.core.search.index import WORD_PATTERN  # noqa: PLC0415 - no cycle at import
     from paperdesk.core.search.fastscore import PID_FIELD  # noqa: PLC0415
 
     names = set(schema.names())
@@ -258,9 +259,7 @@ class _FieldData:
 
 def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
     """Tokens of every indexed field of ``docs`` (the values of ``IndexDocument.fields``)."""
-    from paperdesk.core.search.index import _WORD_RE  # noqa: PLC0415
-
-    findall = _WORD_RE.findall
+    findall = WORD_RE.findall
     n = len(docs)
     raw: list[str] = []
     counts = np.zeros((n, 4), dtype=np.int64)

@@ -45,18 +45,18 @@ class IndexWriteError(RuntimeError):
     died; nothing of the batch is in the index and its queue entries stay queued."""
 
 
-def _serve(conn) -> None:
-    """The child's loop (runs in the child process)."""
+def _serve(conn, schema_factory, blocklimit: int) -> None:
+    """The child's loop (runs in the child process): segments of the schema
+    ``schema_factory()`` with ``blocklimit`` postings per block."""
     # Ctrl+C in a terminal reaches the whole process group: the parent decides (it
     # stops after the current batch and closes its children); the child must not die
     # with a traceback of its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     from whoosh.filedb.filestore import FileStorage
 
-    from paperdesk.core.search.index import POSTING_BLOCK, build_schema
     from paperdesk.core.search.segment_writer import Vocabulary, build_segment
 
-    schema = build_schema()
+    schema = schema_factory()
     vocab = Vocabulary()
     while True:
         try:
@@ -74,7 +74,7 @@ def _serve(conn) -> None:
                 found = source(items)
                 docs = [found[i] for i in items if i in found]
             segment = (build_segment(FileStorage(folder), indexname, schema, docs,
-                                     vocab=vocab, blocklimit=POSTING_BLOCK) if docs else None)
+                                     vocab=vocab, blocklimit=blocklimit) if docs else None)
             conn.send(("ok", segment))
         except Exception as exc:  # noqa: BLE001 - reported to the parent, one line
             text = str(exc).strip().splitlines()
@@ -102,12 +102,21 @@ def _reason(exc: BaseException) -> str:
 
 
 class SegmentBuilderProcess:
-    """One child process that writes segments; see the module's description."""
+    """One child process that writes segments; see the module's description.
 
-    def __init__(self):
+    Args:
+        schema_factory: returns the index's Whoosh ``Schema``
+            (:func:`paperdesk.core.search.index.build_schema`; a module-level function,
+            passed to the child by name).
+        blocklimit: postings per block on disk
+            (:data:`paperdesk.core.search.index.POSTING_BLOCK`).
+    """
+
+    def __init__(self, schema_factory, blocklimit: int):
         ctx = multiprocessing.get_context("spawn")
         self._conn, child = ctx.Pipe()
-        self._process = ctx.Process(target=_serve, args=(child,), daemon=True,
+        self._process = ctx.Process(target=_serve, args=(child, schema_factory, blocklimit),
+                                    daemon=True,
                                     name="paperdesk-segment-writer")
         self._process.start()
         child.close()

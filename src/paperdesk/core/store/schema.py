@@ -345,8 +345,8 @@ def _v6(db: sqlite_utils.Database) -> None:
 
 
 #: The ``sources.header`` of files of bibliographic records (BibTeX, RIS, CSL-JSON,
-#: arXiv metadata), whose titles are real titles: :data:`paperdesk.core.imports.detect.
-#: FORMAT_LABELS` as version 7 found them.
+#: arXiv metadata), whose titles are real titles: the import formats' labels
+#: (:attr:`paperdesk.core.imports.registry.ImportFormat.label`) as version 7 found them.
 _RECORD_HEADERS = ("BibTeX", "RIS", "CSL-JSON", "arXiv metadata")
 
 

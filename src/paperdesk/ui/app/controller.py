@@ -32,10 +32,10 @@ from paperdesk.ui.app.instance import (HANDED_OVER, UNSUPPORTED, InstanceServer,
                                        ask_to_activate, ask_to_import, server_name)
 from paperdesk.ui.app.salvage_dialog import offer_salvage
 from paperdesk.ui.app.settings import Settings
-from paperdesk.ui.app.startup import create_main_window, ensure_app
+from paperdesk.ui.app.startup import create_main_window, ensure_app, quiet_qt_noise
 
 __all__ = ["run", "hand_over", "install_excepthook", "AppController", "resolve_library",
-           "bring_forward", "is_offscreen", "quiet_qt_noise"]
+           "bring_forward", "is_offscreen"]
 
 
 def is_offscreen() -> bool:
@@ -79,28 +79,6 @@ def install_excepthook() -> None:
             showing = False
 
     sys.excepthook = hook
-
-
-#: Qt warnings that say nothing to a user (the offscreen platform has no window manager).
-_NOISE = ("This plugin does not support propagateSizeHints()",)
-
-
-def quiet_qt_noise() -> None:
-    """Drop the Qt warnings in :data:`_NOISE`; every other Qt message still reaches
-    stderr (through the handler that was installed before, if any)."""
-    from PySide6.QtCore import qInstallMessageHandler
-
-    previous = None
-
-    def handler(mode, context, message):
-        if message in _NOISE:
-            return
-        if previous is not None:
-            previous(mode, context, message)
-        else:
-            print(message, file=sys.stderr)
-
-    previous = qInstallMessageHandler(handler)
 
 
 def resolve_library(explicit: str | os.PathLike | None, settings: Settings) -> Path:

@@ -50,7 +50,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.core.scope import Scope
 from paperdesk.ui.app.settings import Settings
-from paperdesk.ui.app.startup import create_main_window, ensure_app
+from paperdesk.ui.app.startup import create_main_window, ensure_app, quiet_qt_noise
 
 __all__ = ["save_screenshot", "capture", "demo_annotations", "demo_saved_searches",
            "demo_metadata", "demo_added_dates", "compose_dialog", "parse_size", "scratch_settings", "main"]
@@ -527,8 +527,6 @@ def main(argv: list[str] | None = None) -> int:
     # (without one, Qt would look for a display and abort where there is none).
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     ensure_app()
-    from paperdesk.ui.app.controller import quiet_qt_noise
-
     quiet_qt_noise()
     try:
         width, height = parse_size(args.size)

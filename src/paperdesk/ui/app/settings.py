@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
-from paperdesk.core.exports.formats import FORMATS
+from paperdesk.core.exports.formats import EXPORT_FORMATS
 from paperdesk.core.paths import APP_NAME
 
 __all__ = ["Settings", "MARK_READ_DELAY_MS", "DEFAULT_EXPORT_FORMAT", "APPEARANCES",
@@ -315,18 +315,19 @@ class Settings:
     @property
     def export_format(self) -> str:
         """The format of the last export, one of
-        :data:`paperdesk.core.exports.formats.FORMATS` (default :data:`DEFAULT_EXPORT_FORMAT`)."""
+        :data:`paperdesk.core.exports.registry.EXPORT_FORMATS` (default
+        :data:`DEFAULT_EXPORT_FORMAT`)."""
         value = self._value("export/format")
-        return value if value in FORMATS else DEFAULT_EXPORT_FORMAT
+        return value if value in EXPORT_FORMATS.names() else DEFAULT_EXPORT_FORMAT
 
     @export_format.setter
     def export_format(self, fmt: str) -> None:
         """Remember the format of the last export.
 
         Raises:
-            ValueError: ``fmt`` is not one of ``FORMATS``.
+            ValueError: ``fmt`` is not a registered export format.
         """
-        if fmt not in FORMATS:
+        if fmt not in EXPORT_FORMATS.names():
             raise ValueError(f"unknown export format {fmt!r}")
         self._store.setValue("export/format", fmt)
         self._store.sync()

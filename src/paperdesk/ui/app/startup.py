@@ -17,7 +17,30 @@ from paperdesk.core.models import DatabaseDamaged, LibraryError
 from paperdesk.core.store.backup import BACKUP_DIR, auto_backup
 from paperdesk.core.paths import APP_NAME, bundled_seeds, resource_path
 
-__all__ = ["ensure_app", "create_main_window", "app_icon"]
+__all__ = ["ensure_app", "create_main_window", "app_icon", "quiet_qt_noise"]
+
+
+#: Qt warnings that say nothing to a user (the offscreen platform has no window manager).
+_NOISE = ("This plugin does not support propagateSizeHints()",)
+
+
+def quiet_qt_noise() -> None:
+    """Drop the Qt warnings in :data:`_NOISE`; every other Qt message still reaches
+    stderr (through the handler that was installed before, if any)."""
+    from PySide6.QtCore import qInstallMessageHandler
+
+    previous = None
+
+    def handler(mode, context, message):
+        if message in _NOISE:
+            return
+        if previous is not None:
+            previous(mode, context, message)
+        else:
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+
 
 _app: QApplication | None = None  # keeps a QApplication created here alive
 #: The interpreter's thread switch interval while the window runs, in seconds (Python's

@@ -262,14 +262,6 @@ class LibraryWorker(QObject):
             time.sleep(0.002)
         return True
 
-    def cancel_bulk(self) -> None:
-        """Cancel the running and the queued bulk jobs (each after its current batch;
-        each still reports)."""
-        with self._lock:
-            jobs = list(self._bulk) + ([self._running_bulk] if self._running_bulk else [])
-        for job in jobs:
-            job.cancel()
-
     def shutdown(self, timeout: float | None = None) -> None:
         """Stop: cancel the running bulk job (after its current batch), drop bulk jobs
         and reads not yet started, run the queued edits, join both threads. Results are

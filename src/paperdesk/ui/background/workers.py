@@ -225,10 +225,6 @@ class SearchRunner(QObject):
         """Return True while a request waits for its delay or for its complete results."""
         return self._timer.isActive() or self._waiting_for is not None
 
-    def has_pending(self) -> bool:
-        """Return True while a request waits for its debounce delay."""
-        return self._timer.isActive()
-
     def flush(self) -> None:
         """Run a request that is waiting for its debounce delay now."""
         if self._timer.isActive():
@@ -591,7 +587,7 @@ class ExportRunner(QObject):
 
         Args:
             ids: paper ids in the order to write.
-            fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
+            fmt: the name of a registered export format.
             path: the file to (re)place.
             fields: fields to include, or ``None`` for all.
             resolve: ``(Scope, sort, descending)``: look the ids up with

@@ -83,10 +83,6 @@ class HighlightList(QListWidget):
         finally:
             self.blockSignals(False)
 
-    def highlight_ids(self) -> list[int]:
-        """Return the ids shown, in order."""
-        return [h.id for h in self._highlights]
-
     def current_highlight(self) -> int | None:
         """Return the id of the chosen row, or ``None``."""
         item = self.currentItem()

@@ -273,10 +273,6 @@ class DiscoverCommandsMixin:
         self._back_stack.append(self._place())
         del self._back_stack[:-BACK_LIMIT]
 
-    def back_stack(self) -> list[Place]:
-        """The places Back returns to, the latest last."""
-        return list(self._back_stack)
-
     @Slot(int)
     def open_paper(self, paper_id: int) -> bool:
         """Show paper ``paper_id`` (a related paper: Enter or a click), remembering where
@@ -438,10 +434,3 @@ class DiscoverCommandsMixin:
         """Alt+3: add the third suggested tag."""
         return self.accept_suggestion(3)
 
-    def focus_key_terms(self) -> bool:
-        """Move the focus to the first key-term chip shown. Returns False if none."""
-        chips = self.detail_pane.key_terms.shown_chips()
-        if not chips:
-            return False
-        chips[0].setFocus(Qt.FocusReason.TabFocusReason)
-        return True

@@ -16,8 +16,9 @@ from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from paperdesk.ui.window.dialogs import message_box
-from paperdesk.ui.window.export_dialog import FORMAT_INFO, ExportDialog, ExportOptions, ListSnapshot, file_stem
+from paperdesk.ui.window.export_dialog import ExportDialog, ExportOptions, ListSnapshot, file_stem
 from paperdesk.ui.style.formatting import plural
+from paperdesk.core.exports.formats import export_format
 from paperdesk.core.scope import FILTER_LABELS, Scope
 
 __all__ = ["WindowExportMixin", "EXPORT_MESSAGE_MS"]
@@ -209,7 +210,8 @@ class WindowExportMixin:
         say so in the status bar.
 
         Args:
-            fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
+            fmt: the name of a registered export format
+                (:mod:`paperdesk.core.exports.registry`).
         The text is made on the reader thread (the papers are read from SQLite) and put
         on the clipboard when it is ready; if it cannot be made, the reason is shown in
         the status bar instead.
@@ -227,11 +229,11 @@ class WindowExportMixin:
                 return
             QApplication.clipboard().setText(text)
             self.statusBar().showMessage(
-                f"Copied {plural(len(ids), 'paper')} as {FORMAT_INFO[fmt][0]}", 5000)
+                f"Copied {plural(len(ids), 'paper')} as {export_format(fmt).label}", 5000)
 
         if len(ids) > _BUSY_COPY:
             self.statusBar().showMessage(
-                f"Copying {plural(len(ids), 'paper')} as {FORMAT_INFO[fmt][0]}…")
+                f"Copying {plural(len(ids), 'paper')} as {export_format(fmt).label}…")
         # Made on the reader thread: the papers are read from SQLite.
         job = self.worker.read(lambda lib: lib.export_text(ids, fmt), on_done=copy,
                                on_failed=lambda message: self.show_error(

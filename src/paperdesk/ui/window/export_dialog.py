@@ -20,7 +20,8 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
                                QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
                                QRadioButton, QScrollArea, QVBoxLayout, QWidget)
 
-from paperdesk.core.exports.formats import EXTENSIONS, FIELDS, FORMATS
+from paperdesk.core.exports.formats import (EXPORT_FORMATS, FIELDS, ExportFormat,
+                                            export_format)
 from paperdesk.core.fields import field as paper_field
 from paperdesk.core.library import Library
 from paperdesk.core.scope import Scope
@@ -28,19 +29,17 @@ from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.app.settings import Settings
 
-__all__ = ["ExportDialog", "ExportOptions", "ListSnapshot", "FORMAT_INFO", "FIELD_LABELS",
+__all__ = ["ExportDialog", "ExportOptions", "ListSnapshot", "dialog_formats", "FIELD_LABELS",
            "SCOPES", "file_stem"]
 
-#: Format -> (name, what it is for), in the order the dialog lists them.
-FORMAT_INFO: dict[str, tuple[str, str]] = {
-    "bibtex": ("BibTeX", "JabRef, LaTeX"),
-    "ris": ("RIS", "Zotero, EndNote"),
-    "csl-json": ("CSL-JSON", "pandoc, Zotero"),
-    "csv": ("CSV", "spreadsheets"),
-    "markdown": ("Markdown", "a reading list"),
-    "json": ("JSON", "paperdesk's own, lossless, re-importable"),
-}
-assert set(FORMAT_INFO) == set(FORMATS)
+
+
+def dialog_formats() -> tuple[ExportFormat, ...]:
+    """The export formats in the order the dialog lists them: the bibliography formats,
+    then the others, each in registration order."""
+    formats = EXPORT_FORMATS.entries()
+    return (*(f for f in formats if f.bibliography),
+            *(f for f in formats if not f.bibliography))
 
 #: Field -> check box label, in :data:`paperdesk.core.exports.formats.FIELDS` order (from
 #: :mod:`paperdesk.core.fields`).
@@ -108,7 +107,7 @@ class ExportOptions:
         ids: the papers, in the order to write.
         resolve: ``(scope, sort, descending)`` when the ids are to be looked up on the
             export thread instead (a search still loading), else ``None``.
-        fmt: one of :data:`paperdesk.core.exports.formats.FORMATS`.
+        fmt: the name of a registered export format.
         path: the file to write (absolute).
         fields: the fields to include, or ``None`` for all of them.
         scope: one of :data:`SCOPES`.
@@ -288,13 +287,13 @@ class ExportDialog(QDialog):
         grid.setHorizontalSpacing(16)
         self._format_group = QButtonGroup(self)
         self._format_radios: dict[str, QRadioButton] = {}
-        for row, (fmt, (name, hint)) in enumerate(FORMAT_INFO.items()):
-            radio = QRadioButton(name)
-            radio.setObjectName(f"format_{fmt}")
-            radio.setToolTip(f"{name} — {hint} ({EXTENSIONS[fmt]})")
+        for row, fmt in enumerate(dialog_formats()):
+            radio = QRadioButton(fmt.label)
+            radio.setObjectName(f"format_{fmt.name}")
+            radio.setToolTip(f"{fmt.label} — {fmt.purpose} ({fmt.extension})")
             self._format_group.addButton(radio, row)
-            self._format_radios[fmt] = radio
-            label = _muted(QLabel(hint))
+            self._format_radios[fmt.name] = radio
+            label = _muted(QLabel(fmt.purpose))
             grid.addWidget(radio, row, 0)
             grid.addWidget(label, row, 1)
         return box
@@ -367,7 +366,7 @@ class ExportDialog(QDialog):
         return True
 
     def fmt(self) -> str:
-        """Return the chosen format (one of ``FORMATS``)."""
+        """Return the chosen format (the name of a registered export format)."""
         for fmt, radio in self._format_radios.items():
             if radio.isChecked():
                 return fmt
@@ -377,7 +376,7 @@ class ExportDialog(QDialog):
         """Choose the format (updates the file name's extension).
 
         Raises:
-            ValueError: not one of ``FORMATS``.
+            ValueError: not a registered export format.
         """
         if fmt not in self._format_radios:
             raise ValueError(f"unknown export format {fmt!r}")
@@ -445,7 +444,7 @@ class ExportDialog(QDialog):
     def browse(self) -> None:
         """Choose the file with a save dialog (which asks before replacing a file)."""
         fmt = self.fmt()
-        name, ext = FORMAT_INFO[fmt][0], EXTENSIONS[fmt]
+        name, ext = export_format(fmt).label, export_format(fmt).extension
         start = self.path() or self._folder / (self._stem() + ext)
         chosen, _filter = QFileDialog.getSaveFileName(
             self, "Export to", str(start), f"{name} (*{ext});;All files (*)")
@@ -486,7 +485,7 @@ class ExportDialog(QDialog):
         path = options.path
         if path.is_dir():
             self._problem(f"{path} is a folder. Add a file name, e.g. "
-                          f"{self._stem()}{EXTENSIONS[options.fmt]}")
+                          f"{self._stem()}{export_format(options.fmt).extension}")
             return
         if path.exists() and str(path) != self._confirmed \
                 and not self.confirm_overwrite(path):
@@ -576,14 +575,14 @@ class ExportDialog(QDialog):
             self._lib.scope_count(Scope(tag_id=tag_id)) if tag_id is not None else 0)
         self._scope_counts["tag"].setText(str(tag_count) if tag_id else "")
         n = self._current_count() if kind == "current" else len(self._ids)
-        name = FORMAT_INFO[self.fmt()][0]
+        name = export_format(self.fmt()).label
         self.count_label.setText(f"{plural(n, 'paper')} will be exported as {name}" if n
                                  else "No papers to export")
         self.export_button.setEnabled(n > 0)
         self._update_path()
 
     def _update_path(self) -> None:
-        ext = EXTENSIONS[self.fmt()]
+        ext = export_format(self.fmt()).extension
         suggested = str(self._folder / (self._stem() + ext))
         text = self.path_edit.text().strip()
         if not text or text == self._auto_path:
@@ -591,5 +590,6 @@ class ExportDialog(QDialog):
             self._auto_path = suggested
             return
         current = Path(text)
-        if current.suffix.lower() in set(EXTENSIONS.values()) and current.suffix != ext:
+        if current.suffix.lower() in {f.extension for f in EXPORT_FORMATS.entries()} \
+                and current.suffix != ext:
             self.path_edit.setText(str(current.with_suffix(ext)))

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QLabel, QPlainTextEdit, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
+from paperdesk.core.imports.formats import IMPORT_FORMATS
 from paperdesk.core.models import FileReport, ImportReport
 from paperdesk.ui.style.formatting import plural, tooltip_html
 
@@ -29,8 +30,16 @@ COLUMNS = ("File", "Format", "Added", "Enriched", "Duplicates", "Without abstrac
 #: Notes listed below the table (the rest are counted).
 NOTES_SHOWN = 500
 
-_FORMATS = {"text": "text", "bibtex": "BibTeX", "ris": "RIS", "csl-json": "CSL-JSON",
-            "paperdesk-json": "paperdesk JSON", "arxiv-jsonl": "arXiv JSON Lines"}
+
+def _format_label(name: str | None) -> str:
+    """The Format column of a file: its format's report label, the name of a format no
+    longer registered, or a dash for a file refused."""
+    if not name:
+        return "—"
+    try:
+        return IMPORT_FORMATS.get(name).report_label
+    except KeyError:
+        return name
 
 
 def display_path(path: str) -> str:
@@ -136,7 +145,7 @@ class ImportReportDialog(QDialog):
         table.setShowGrid(False)
         for row, f in enumerate(report.files):
             rejected = bool(f.error and f.format is None)
-            cells = [_name(f.path), _FORMATS.get(f.format or "", f.format or "—")]
+            cells = [_name(f.path), _format_label(f.format)]
             cells += ["" if rejected else f"{v:,}" for v in
                       (f.added, f.enriched, f.duplicates, f.without_abstract)]
             cells.append(file_result(f))

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderVi
                                QTextEdit, QVBoxLayout, QWidget)
 
 from paperdesk.core.changes import Changes
+from paperdesk.core.imports.formats import file_dialog_filter
 from paperdesk.core.library import Library
 from paperdesk.core.models import (ImportReport, IndexStatus, LibraryError, SearchResults,
                                    UnknownPaper)
@@ -737,18 +738,15 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         recognises: the format is told by content, so "All files" works too)."""
         files, _filter = QFileDialog.getOpenFileNames(
             self, "Import abstract files", str(self.settings.import_folder),
-            "Abstracts and bibliographies (*.txt *.bib *.ris *.json *.jsonl);;"
-            "Text: Daily Papers or one abstract per paragraph (*.txt);;BibTeX (*.bib);;"
-            "RIS (*.ris);;CSL-JSON or paperdesk JSON (*.json);;"
-            "arXiv metadata, JSON Lines (*.jsonl);;All files (*)")
+            file_dialog_filter())
         if files:
             self.settings.import_folder = Path(files[0]).parent
             self.start_import(files)
 
     @Slot()
     def choose_folder_to_import(self) -> None:
-        """Ask for a folder and import its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
-        ``*.jsonl`` files (recursively)."""
+        """Ask for a folder and import its files of the registered formats' patterns
+        (:func:`~paperdesk.core.imports.registry.folder_patterns`, recursively)."""
         folder = QFileDialog.getExistingDirectory(self, "Import a folder of abstract files",
                                                   str(self.settings.import_folder))
         if folder:

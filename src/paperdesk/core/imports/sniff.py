@@ -1,0 +1,116 @@
+"""How each built-in import format is recognised by content: the sniffs registered in
+:mod:`paperdesk.core.imports.formats` (rules: :mod:`paperdesk.core.imports.detect`).
+Pure: no database, no Qt.
+"""
+
+from __future__ import annotations
+
+import re
+
+from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
+from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
+from paperdesk.core.imports.daily_papers import ParseError, prose_problem, split_paragraphs
+from paperdesk.core.imports.registry import Sample
+
+__all__ = ["JSON_START", "MARKUP_START", "is_paperdesk_json", "is_arxiv_jsonl",
+           "is_csl_json", "is_bibtex", "is_ris", "check_prose", "is_text"]
+
+#: Content that starts like a JSON array ("[section]" is INI, not JSON).
+JSON_START = re.compile(r"\[\s*(?:[\[{\"\]\d-]|true|false|null)")
+#: Content that starts like markup (HTML, XML).
+MARKUP_START = re.compile(r"<(?:[A-Za-z!?/])")
+# "@string{", "@preamble{", "@comment{", or "@type{key," (a key, then a comma: prose that
+# starts with "@Twitter (" is not an entry).
+_BIB_ENTRY = re.compile(r"@[ \t]*(?:(?:string|preamble|comment)[ \t]*[{(]|[A-Za-z]+[ \t]*"
+                        r"[{(][ \t]*[^\s,{}()=\"#%']*[ \t]*(?:,|$))", re.IGNORECASE)
+#: Lines other than comments a file may have before its first BibTeX block or RIS record.
+_LEAD_LINES = 3
+_RIS_TY = re.compile(r"TY  -( |$)")
+_RIS_COUNTER = re.compile(r"\d+\.?")
+#: A line (the characters between the line ends ``str.splitlines`` knows).
+_LINE = re.compile(r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*")
+
+
+def _starts_with(text: str, pattern: re.Pattern, skip) -> bool:
+    """Whether one of the first lines matches ``pattern``, with at most
+    :data:`_LEAD_LINES` other lines (not blank, not ``skip``) before it: what a tool
+    writes before the records ("Encoding: UTF8", "Provider: ...")."""
+    others = 0
+    for found in _LINE.finditer(text):       # not splitlines(): a copy of a 190 MB file
+        clean = found.group().strip()
+        if not clean or skip(clean):
+            continue
+        if pattern.match(clean):
+            return True
+        others += 1
+        if others > _LEAD_LINES:
+            return False
+    return False
+
+
+def is_paperdesk_json(sample: Sample) -> bool:
+    """A JSON object whose ``format`` is
+    :data:`~paperdesk.core.exports.paperdesk_json.JSON_FORMAT_NAME` (paperdesk's own export)."""
+    doc = sample.document
+    return isinstance(doc, dict) and doc.get("format") == JSON_FORMAT_NAME
+
+
+def is_arxiv_jsonl(sample: Sample) -> bool:
+    """arXiv metadata: one JSON object that is an arXiv record, or JSON Lines whose
+    first line is one (:func:`~paperdesk.core.imports.arxiv.is_arxiv_object`)."""
+    if sample.json_error is not None:
+        return is_arxiv_object(first_line_object(sample.body))
+    return is_arxiv_object(sample.document)
+
+
+def is_csl_json(sample: Sample) -> bool:
+    """A JSON array of objects, each with a ``type`` or a ``title``, or one object with
+    a ``type`` and a ``title`` or ``abstract`` (as citation-js writes a single item)
+    that is neither a paperdesk export nor an arXiv record (CSL 1.0.2 data schema)."""
+    doc = sample.document
+    if isinstance(doc, list):
+        return bool(doc) and all(isinstance(d, dict) and ("type" in d or "title" in d)
+                                 for d in doc)
+    return (isinstance(doc, dict) and "type" in doc and ("title" in doc or "abstract" in doc)
+            and not is_paperdesk_json(sample) and not is_arxiv_jsonl(sample))
+
+
+def is_bibtex(sample: Sample) -> bool:
+    """An ``@`` block starts a line, with at most three lines before it other than
+    blank lines and ``%`` comments."""
+    return _starts_with(sample.body, _BIB_ENTRY, lambda ln: ln.startswith("%"))
+
+
+def is_ris(sample: Sample) -> bool:
+    """An RIS ``TY  - `` line, with at most three lines before it other than blank
+    lines and the bare record counter ``1.``."""
+    return _starts_with(sample.body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln)))
+
+
+def check_prose(problems: list[str], paragraphs: int) -> None:
+    """Refuse text when more than half of its ``paragraphs`` are ``problems`` (the
+    kinds :func:`~paperdesk.core.imports.daily_papers.prose_problem` found), naming the
+    kinds found.
+
+    Raises:
+        ParseError: (with an empty path) the one-line reason.
+    """
+    if paragraphs and len(problems) * 2 > paragraphs:
+        kinds = sorted(set(problems), key=lambda k: (-problems.count(k), k))
+        what = ", ".join(kinds[:-1]) + " and " + kinds[-1] if len(kinds) > 1 else kinds[0]
+        verb = "is" if len(problems) == 1 else "are"
+        raise ParseError("", f"not abstracts: {len(problems)} of {paragraphs} "
+                             f"paragraphs {verb} {what}, not prose (nor is it "
+                             "BibTeX, RIS, CSL-JSON or a paperdesk export)")
+
+
+def is_text(sample: Sample) -> bool:
+    """Daily Papers or plain text: at most half of the paragraphs fail
+    :func:`~paperdesk.core.imports.daily_papers.prose_problem`.
+
+    Raises:
+        ParseError: (with an empty path) more than half fail (:func:`check_prose`).
+    """
+    paragraphs = split_paragraphs(sample.body)
+    check_prose([k for k in (prose_problem(p) for p in paragraphs) if k], len(paragraphs))
+    return True
