@@ -9,7 +9,15 @@ reading a field's value stays with ``Library.get``/``Library.summaries`` and the
 export writers in :mod:`paperdesk.core.exports` (tests check that what this table says
 a writer writes is what it writes).
 
-Adding a field: see "Adding a paper field" in the README.
+A field declared with ``stored=True`` (a plain text field in a column of ``papers``) is
+driven by the table alone: its value travels by name in :attr:`paperdesk.core.models.
+Metadata.values`; storage (:mod:`paperdesk.core.store.papers`), the BibTeX, RIS and
+CSL-JSON readers and writers, CSV and JSON, the search index, the paper list's column,
+the detail pane, the metadata editor, the CLI's ``edit``/``show`` and the duplicate merge
+read it from here, so such a field is one row of :data:`PAPER_FIELDS` plus a migration
+adding its column (:mod:`paperdesk.core.store.schema`).
+
+Adding a field: see "Adding a paper field" in the docs.
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ from dataclasses import dataclass
 
 __all__ = ["Field", "PAPER_FIELDS", "field", "sortable_fields", "list_fields",
            "export_fields", "search_fields", "default_search_fields", "order_by",
-           "SORT_CHOICES", "RELEVANCE", "INTEREST", "UnknownField"]
+           "SORT_CHOICES", "RELEVANCE", "INTEREST", "UnknownField", "stored_fields",
+           "PAGE_RANGE"]
 
 
 class UnknownField(ValueError):
@@ -53,6 +62,24 @@ class Field:
             type are the entry's head, ``@type{key,``, not fields).
         ris: the RIS tag it becomes, or ``None``.
         csl: the CSL-JSON variable it becomes, or ``None``.
+        stored: a plain text field driven by this table alone (see the module
+            docstring): its value (``""`` when unknown) is in the ``papers`` column
+            :attr:`column` and in ``Metadata.values[name]``.
+        bibtex_read: further BibTeX/biblatex fields read on import when :attr:`bibtex`
+            is absent, in order (``("issue",)``); stored fields only.
+        ris_read: further RIS tags read on import, likewise; stored fields only.
+        csl_read: further CSL-JSON variables read on import, likewise; stored only.
+        rule: a format rule of a stored field: ``None`` (the text as it is) or
+            :data:`PAGE_RANGE` (a page range "first-last": BibTeX writes ``--``, RIS
+            the first page under :attr:`ris` and the last under :attr:`ris_end`,
+            CSL-JSON ``-``; readers take any of these back to ``first-last``).
+        ris_end: the RIS tag of the last page of a :data:`PAGE_RANGE` (``"EP"``).
+        editor: the metadata editor's widget for a stored field: ``"line"`` (one line
+            of text) or ``None`` (not edited there).
+        cli: the ``paperdesk edit`` option of a stored field (``"--volume"``), or
+            ``None``.
+        merge: how merging two papers (duplicates, imports onto a paper) takes a
+            stored field: ``"fill"`` (the kept paper's value, else the other's).
 
     BibTeX, RIS and CSL-JSON always write the entry type and the citation key (they
     identify an entry there), whatever fields an export keeps.
@@ -73,12 +100,24 @@ class Field:
     bibtex: str | None = None
     ris: str | None = None
     csl: str | None = None
+    stored: bool = False
+    bibtex_read: tuple[str, ...] = ()
+    ris_read: tuple[str, ...] = ()
+    csl_read: tuple[str, ...] = ()
+    rule: str | None = None
+    ris_end: str | None = None
+    editor: str | None = None
+    cli: str | None = None
+    merge: str = "fill"
 
     @property
     def sortable(self) -> bool:
         """Whether the list and ``Library.find`` can sort by this field."""
         return self.sort_sql is not None
 
+
+#: :attr:`Field.rule` of a page range ("12-34"; BibTeX ``12--34``, RIS ``SP``/``EP``).
+PAGE_RANGE = "page range"
 
 #: Every paper field, in export column order (the CSV header follows this order).
 PAPER_FIELDS: tuple[Field, ...] = (
@@ -145,6 +184,9 @@ PAPER_FIELDS: tuple[Field, ...] = (
 
 _BY_NAME = {f.name: f for f in PAPER_FIELDS}
 
+#: The table-driven fields (:attr:`Field.stored`), in table order.
+_STORED: tuple[Field, ...] = tuple(f for f in PAPER_FIELDS if f.stored)
+
 #: The sort that only a search has: best matches first (BM25F).
 RELEVANCE = "relevance"
 #: "Worth reading first": the order learned from what the user kept and skipped
@@ -168,6 +210,12 @@ def field(name: str) -> Field:
     except KeyError:
         raise UnknownField(f"unknown paper field {name!r}; use one of "
                            f"{', '.join(_BY_NAME)}") from None
+
+
+def stored_fields() -> tuple[Field, ...]:
+    """Return the plain text fields driven by this table alone (:attr:`Field.stored`),
+    in table order: what :attr:`paperdesk.core.models.Metadata.values` may hold."""
+    return _STORED
 
 
 def sortable_fields() -> tuple[Field, ...]:

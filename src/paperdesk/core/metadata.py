@@ -283,7 +283,9 @@ def check_metadata(meta: Metadata) -> Metadata:
     return Metadata(authors=authors, date=check_date(meta.date),
                     venue=" ".join((meta.venue or "").split()),
                     entry_type=check_entry_type(meta.entry_type), doi=check_doi(meta.doi),
-                    arxiv_id=check_arxiv_id(meta.arxiv_id), url=check_url(meta.url))
+                    arxiv_id=check_arxiv_id(meta.arxiv_id), url=check_url(meta.url),
+                    values=tuple((name, " ".join(text.split())) for name, text in meta.values
+                                 if text.split()))
 
 
 def extract_dois(text: str) -> list[str]:

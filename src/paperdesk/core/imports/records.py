@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import sqlite_utils
@@ -51,7 +51,9 @@ import sqlite_utils
 from paperdesk.core.imports.abstract_limit import cut_note, limit_abstract
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url)
-from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.field_formats import merge_values
+from paperdesk.core.fields import stored_fields
+from paperdesk.core.models import Author, FileReport, Metadata, field_values
 from paperdesk.core.duplicates import similarity
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
@@ -131,6 +133,8 @@ class RawRecord:
     citation_key: str | None = None
     problems: list[str] = field(default_factory=list)
     abstract_length: int = 0
+    #: The table-driven fields' texts by field name (:func:`read_stored_fields`).
+    values: dict[str, str] = field(default_factory=dict)
 
 
 #: Abstracts that say there is none, as databases write them (Scopus's "[No abstract
@@ -199,7 +203,8 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     meta = Metadata(authors=tuple(authors), date=checked("date", check_date, raw.date),
                     venue=normalize(raw.venue or ""), entry_type=entry_type,
                     doi=checked("doi", check_doi, raw.doi), arxiv_id=arxiv,
-                    url=checked("url", check_url, raw.url))
+                    url=checked("url", check_url, raw.url),
+                    values=field_values({k: normalize(v or "") for k, v in raw.values.items()}))
     key = None
     if raw.citation_key and raw.citation_key.strip():
         key = checked("key", check_citation_key, raw.citation_key)
@@ -246,7 +251,8 @@ def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
     return Metadata(authors=own.authors or new.authors, date=own.date or new.date,
                     venue=own.venue or new.venue,
                     entry_type=own.entry_type or new_type, doi=own.doi or new.doi,
-                    arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url)
+                    arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url,
+                    values=merge_values(own, new))
 
 
 class Identifiers:
@@ -332,7 +338,9 @@ _FIELDS = (("authors", lambda m: m.authors), ("date", lambda m: m.date),
            ("venue", lambda m: m.venue), ("type", lambda m: m.entry_type),
            ("doi", lambda m: (m.doi or "").lower() or None),
            ("arxiv", lambda m: _arxiv_base(m.arxiv_id) if m.arxiv_id else None),
-           ("url", lambda m: m.url))
+           ("url", lambda m: m.url),
+           *((f.name, lambda m, name=f.name: m.value(name) or None)
+             for f in stored_fields()))
 
 
 def _shown(value) -> str:
@@ -358,8 +366,7 @@ def _not_taken(pid: int, record: Record, ids: Identifiers, notes: list[str]) -> 
         arxiv = None
     if (doi, arxiv) == (meta.doi, meta.arxiv_id):
         return meta
-    return Metadata(authors=meta.authors, date=meta.date, venue=meta.venue,
-                    entry_type=meta.entry_type, doi=doi, arxiv_id=arxiv, url=meta.url)
+    return replace(meta, doi=doi, arxiv_id=arxiv)
 
 
 def _real_title(record: Record) -> bool:

@@ -378,6 +378,26 @@ def _v8(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS idx_papers_starred ON papers(id) WHERE starred")
 
 
+def text_columns(*names: str) -> Callable[[sqlite_utils.Database], None]:
+    """Return a migration step that adds ``TEXT NOT NULL DEFAULT ''`` columns to
+    ``papers``: the storage of table-driven fields (:func:`paperdesk.core.fields.
+    stored_fields`), one migration for the fields a release adds.
+
+    Args:
+        names: the columns (each a field's :attr:`~paperdesk.core.fields.Field.column`).
+    Returns:
+        The step (a column that is already there is left as it is, so running it twice
+        does no harm).
+    """
+    def step(db: sqlite_utils.Database) -> None:
+        have = db["papers"].columns_dict
+        for name in names:
+            if name not in have:
+                db.execute(f"ALTER TABLE papers ADD COLUMN {name} TEXT NOT NULL DEFAULT ''")
+    step.__doc__ = f"Add the text columns {', '.join(names)} of ``papers``."
+    return step
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
                                                              _v7, _v8]

@@ -21,6 +21,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
+from paperdesk.core.fields import stored_fields
+
 __all__ = ["ActionSpec", "ACTIONS", "MENUS", "EXTRA_KEYS", "LIST_COLUMNS", "build_actions",
            "shortcut_rows"]
 
@@ -85,7 +87,8 @@ _SUGGESTION_KEYS = tuple(
 #: paper field name -> menu text. The Title column is always shown; Snippet while
 #: searching.
 LIST_COLUMNS: dict[str, str] = {"added": "&Added", "authors": "First Au&thor",
-                                "year": "&Year", "venue": "&Venue"}
+                                "year": "&Year", "venue": "&Venue",
+                                **{f.name: f.header for f in stored_fields() if f.header}}
 
 _COLUMN_ACTIONS = tuple(
     ActionSpec(f"column{name.title()}Action", text, (), f"show_column_{name}", "view",
