@@ -87,6 +87,9 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
     ``paper_id`` it was merged into (deleted with that paper): importing that abstract
     again finds the kept paper instead of adding the merged one back.
 
+Added in version 9, columns of ``papers`` (text, ``''`` when unknown): ``volume``,
+``issue``, ``pages`` (a range as ``first-last``).
+
 Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
 :func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
 ``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
@@ -105,7 +108,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class SchemaError(RuntimeError):
@@ -398,9 +401,12 @@ def text_columns(*names: str) -> Callable[[sqlite_utils.Database], None]:
     return step
 
 
+#: Version 9: the paper's volume, issue and pages (:data:`paperdesk.core.fields.PAPER_FIELDS`).
+_v9 = text_columns("volume", "issue", "pages")
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                             _v7, _v8]
+                                                             _v7, _v8, _v9]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
