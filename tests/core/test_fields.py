@@ -142,3 +142,17 @@ def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
     # What the table leaves out is not written either.
     assert "github.com" not in csl.get("URL", "") and "UR  - https://github" not in ris
     assert bibtex.startswith(f"@article{{{lib.citation_key(pid)},")  # the key as stored
+
+
+def test_a_stored_field_the_generic_code_cannot_carry_is_refused():
+    from paperdesk.core.fields import Field, _check_stored
+
+    _check_stored(stored_fields())
+    for bad, says in ((Field("x", "X", "text", stored=True), "has no column"),
+                      (Field("x", "X", "int", column="x", stored=True), "only 'text'"),
+                      (Field("x", "X", "text", column="x", stored=True, merge="newest"),
+                       "merge rule 'newest'"),
+                      (Field("x", "X", "text", column="x", stored=True, rule=PAGE_RANGE,
+                             ris="SP"), "without ris_end")):
+        with pytest.raises(ValueError, match=f"paper field 'x': a stored field .*{says}"):
+            _check_stored((bad,))

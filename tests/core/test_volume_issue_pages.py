@@ -169,6 +169,10 @@ def test_a_version_8_library_gets_the_columns_and_a_backup(seeded_library, tmp_p
         assert lib.get(lib.paper_ids()[0]).metadata.values == ()
         columns = {r[1] for r in lib.db.execute("PRAGMA table_info(papers)")}
         assert {"volume", "issue", "pages"} <= columns
+        # The index written by schema 8 is rebuilt with the new search fields.
+        pid = lib.paper_ids()[3]
+        lib.set_metadata(pid, Metadata(values=field_values({"volume": "77"})))
+        assert [h.id for h in lib.search("volume:77")] == [pid]
     assert any(p.name.startswith("library-v8-") for p in (folder / "backups").iterdir())
 
 

@@ -154,7 +154,8 @@ def ris_pairs(meta: Metadata, keep: Iterable[str],
             continue
         if f.rule == PAGE_RANGE and f.ris_end and "-" in text:
             first, last = text.split("-", 1)
-            out += [(_RIS_KEY[f.ris], encode(first)), (_RIS_KEY[f.ris_end], encode(last))]
+            out += [(_RIS_KEY.get(f.ris, f.ris), encode(first)),
+                    (_RIS_KEY.get(f.ris_end, f.ris_end), encode(last))]
         else:
             out.append((_RIS_KEY.get(f.ris, f.ris), encode(text)))
     return out

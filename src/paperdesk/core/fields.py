@@ -6,8 +6,8 @@ the paper list's columns and sort keys, the CLI's ``--sort`` choices, the query
 language's field names and the export field list are all read from :data:`PAPER_FIELDS`
 instead of being spelled out where they are used. The table only *describes* fields;
 reading a field's value stays with ``Library.get``/``Library.summaries`` and the
-export writers in :mod:`paperdesk.core.exports` (tests check that what this table says
-a writer writes is what it writes).
+export writers in :mod:`paperdesk.core.exports` for the fields with a rule of their own
+(tests check that what this table says a writer writes is what it writes).
 
 A field declared with ``stored=True`` (a plain text field in a column of ``papers``) is
 driven by the table alone: its value travels by name in :attr:`paperdesk.core.models.
@@ -53,7 +53,8 @@ class Field:
         sort_sql: ``ORDER BY`` text with ``{d}`` for ``ASC``/``DESC``, or ``None`` when
             the field does not sort.
         search: the Whoosh field the query language names (``title:``, ``tag:``, ...),
-            or ``None`` when the field cannot be searched by name.
+            or ``None`` when the field cannot be searched by name. A stored field's
+            search field is analysed as lower-cased space-separated words (like ``doi``).
         searched_by_default: plain words (no ``field:`` prefix) search it.
         csv: the CSV column header (also the Markdown section's field), or ``None``
             when the field is not exported.
@@ -202,6 +203,25 @@ _BY_NAME = {f.name: f for f in PAPER_FIELDS}
 
 #: The table-driven fields (:attr:`Field.stored`), in table order.
 _STORED: tuple[Field, ...] = tuple(f for f in PAPER_FIELDS if f.stored)
+
+
+def _check_stored(fields: tuple[Field, ...]) -> None:
+    """Refuse a table-driven field the generic code cannot carry, naming the field and
+    the attribute (a mistake in this table, found when the program starts)."""
+    for f in fields:
+        problem = (
+            "has no column" if not f.column else
+            f"has type {f.type!r} (only 'text')" if f.type != "text" else
+            f"has rule {f.rule!r}" if f.rule not in (None, PAGE_RANGE) else
+            f"has editor {f.editor!r}" if f.editor not in (None, "line") else
+            f"has merge rule {f.merge!r} (only 'fill')" if f.merge != "fill" else
+            "has a page range without ris_end" if f.rule == PAGE_RANGE and f.ris and
+            not f.ris_end else None)
+        if problem:
+            raise ValueError(f"paper field {f.name!r}: a stored field {problem}")
+
+
+_check_stored(_STORED)
 
 #: The sort that only a search has: best matches first (BM25F).
 RELEVANCE = "relevance"

@@ -20,7 +20,7 @@ import sqlite_utils
 
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.metadata import auto_key, metadata_key, unique_key
-from paperdesk.core.models import Author, Metadata, field_values
+from paperdesk.core.models import Author, Metadata
 
 __all__ = ["insert_paper", "insert_abstracts", "StoredAbstracts", "PAPER_COLUMNS", "METADATA_COLUMNS", "metadata_row",
            "metadata_from_row", "key_taken", "new_citation_key", "write_metadata"]
@@ -30,6 +30,9 @@ PAPER_COLUMNS = ("content_hash", "title", "derived_title", "abstract", "added_at
                  "read_at", "starred")
 #: The table-driven fields (:func:`paperdesk.core.fields.stored_fields`) and their columns.
 _STORED = tuple((f.name, f.column) for f in stored_fields())
+_STORED_NAMES = tuple(name for name, _column in _STORED)
+#: Their column values of a paper that has none (most papers).
+_NO_VALUES = ("",) * len(_STORED)
 #: The paper's own metadata columns, in the order of :func:`metadata_row`: the fixed
 #: ones, then the table-driven fields' columns in table order.
 METADATA_COLUMNS = ("authors", "date", "venue", "entry_type", "doi", "arxiv_id", "url",
@@ -46,15 +49,15 @@ def metadata_row(meta: Metadata) -> tuple:
     return (json.dumps([[a.family, a.given, a.suffix] if a.suffix else [a.family, a.given]
                         for a in meta.authors], ensure_ascii=False),
             meta.date, meta.venue or "", meta.entry_type, meta.doi, meta.arxiv_id, meta.url,
-            *(meta.value(name) for name, _column in _STORED))
+            *(_NO_VALUES if not meta.values else map(meta.value, _STORED_NAMES)))
 
 
 def metadata_from_row(row) -> Metadata:
     """Return the :class:`Metadata` of a row of :data:`METADATA_COLUMNS`."""
-    authors, date, venue, entry_type, doi, arxiv_id, url = row[:7]
-    values = ()
-    if _STORED:
-        values = field_values(dict(zip((name for name, _column in _STORED), row[7:])))
+    authors, date, venue, entry_type, doi, arxiv_id, url, *texts = row
+    # In table order already: only the non-empty ones are kept (see Metadata.values).
+    values = tuple((name, text) for name, text in zip(_STORED_NAMES, texts) if text) \
+        if any(texts) else ()
     return Metadata(tuple(Author(*a[:3]) for a in json.loads(authors or "[]")), date,
                     venue or "", entry_type, doi, arxiv_id, url, values)
 
