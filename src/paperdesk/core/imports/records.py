@@ -133,7 +133,8 @@ class RawRecord:
     citation_key: str | None = None
     problems: list[str] = field(default_factory=list)
     abstract_length: int = 0
-    #: The table-driven fields' texts by field name (:func:`read_stored_fields`).
+    #: The table-driven fields' texts by field name (the readers fill it with
+    #: :mod:`paperdesk.core.field_formats`: ``bibtex_values``, ``ris_values``, ...).
     values: dict[str, str] = field(default_factory=dict)
 
 
