@@ -26,7 +26,7 @@ import shtab
 
 from paperdesk import __version__
 from paperdesk.core.exports.formats import EXPORT_FORMATS, FIELDS
-from paperdesk.core.fields import RELEVANCE, SORT_CHOICES
+from paperdesk.core.fields import RELEVANCE, SORT_CHOICES, stored_fields
 from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.imports.daily_papers import display_path
 from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
@@ -40,7 +40,7 @@ from paperdesk.core.store.errors import disk_full_message, is_disk_full, low_spa
 from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld, LockInfo
 from paperdesk.core.store.lock_turns import (WAIT_ENV, acquire_in_turn, paused_holder,
                                              wait_bound, yield_to_waiters)
-from paperdesk.core.models import LibraryError
+from paperdesk.core.models import LibraryError, field_values
 from paperdesk.core.search.writer_process import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
 from paperdesk.core.terminal_text import TerminalSafeStream, wrap_if_terminal
@@ -52,6 +52,8 @@ __all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files",
 COMPLETION_SHELLS = ("bash", "zsh")
 #: ``-o -``: write the export to standard output.
 STDOUT = "-"
+#: The table-driven fields that ``paperdesk edit`` sets (each with its ``--option``).
+_CLI_FIELDS = tuple(f for f in stored_fields() if f.cli)
 
 
 def _positive_int(text: str) -> int:
@@ -305,6 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--arxiv", metavar="ID", help="the paper's arXiv id (2212.08630, "
                                                 "arXiv:..., or an arxiv.org link)")
     p.add_argument("--url", metavar="URL", help="the paper's own page")
+    for f in _CLI_FIELDS:
+        p.add_argument(f.cli, dest=f.name, metavar="TEXT", help=f"the paper's {f.label.lower()}")
     key = p.add_mutually_exclusive_group()
     key.add_argument("--key", metavar="KEY", help="its citation key")
     key.add_argument("--regenerate-key", action="store_true",
@@ -848,6 +852,10 @@ def _cmd_edit(lib: Library, args) -> int:
         value = getattr(args, option)
         if value is not None:
             given[part] = value
+    typed = {f.name: getattr(args, f.name) for f in _CLI_FIELDS
+             if getattr(args, f.name) is not None}
+    if typed:
+        given["values"] = field_values({**dict(meta.values), **typed})
     changed = []
     if given or args.key is not None:
         done = lib.set_metadata(args.id, replace(meta, **given), citation_key=args.key)
@@ -871,7 +879,8 @@ def _print_metadata(paper) -> None:
             ("authors", "; ".join(str(a) for a in meta.authors)),
             ("date", meta.date or ""), ("venue", meta.venue),
             ("type", meta.entry_type or f"(not set: written as {paper.entry_type})"),
-            ("doi", meta.doi or ""), ("arxiv", meta.arxiv_id or ""), ("url", meta.url or "")]
+            ("doi", meta.doi or ""), ("arxiv", meta.arxiv_id or ""), ("url", meta.url or ""),
+            *((f.name, meta.value(f.name)) for f in stored_fields())]
     for name, value in rows:
         print(f"{name + ':':<9}{value}")
 
@@ -1287,7 +1296,7 @@ def _say_waiting(holder: LockInfo) -> None:
 
 #: The options of ``edit`` that change something.
 _EDIT_OPTIONS = ("author", "year", "date", "venue", "entry_type", "doi", "arxiv", "url",
-                 "key", "regenerate_key")
+                 "key", "regenerate_key", *(f.name for f in _CLI_FIELDS))
 
 
 def writes(args: argparse.Namespace) -> bool:

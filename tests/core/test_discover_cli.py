@@ -202,7 +202,7 @@ def test_bash_completion_knows_the_new_commands(tmp_path):
     out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True,
                          timeout=60, cwd=tmp_path)
     assert out.stdout.split() == ["suggest-tags"]
-    shell = shell.replace("sug", "search --sort i")
+    shell = shell.replace("sug", "search --sort in")   # ("i" is also "issue")
     shell = shell.replace("COMP_CWORD=1", "COMP_CWORD=3")
     out = subprocess.run(["bash", "-c", shell], capture_output=True, text=True,
                          timeout=60, cwd=tmp_path)

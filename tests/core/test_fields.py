@@ -11,9 +11,9 @@ from paperdesk import cli
 from paperdesk.core import fields, library
 from paperdesk.core.exports import formats as exporting
 from paperdesk.core.search import query
-from paperdesk.core.fields import (PAPER_FIELDS, SORT_CHOICES, UnknownField, field,
-                                   order_by, sortable_fields)
-from paperdesk.core.models import Author, Metadata
+from paperdesk.core.fields import (PAGE_RANGE, PAPER_FIELDS, SORT_CHOICES, UnknownField,
+                                   field, order_by, sortable_fields, stored_fields)
+from paperdesk.core.models import Author, Metadata, field_values
 
 
 def test_names_are_unique_and_lookups_work():
@@ -28,8 +28,10 @@ def test_names_are_unique_and_lookups_work():
 
 
 def test_sort_choices_come_from_the_fields():
-    assert SORT_CHOICES == ("relevance", "added", "authors", "title", "venue", "year",
-                            "interest")
+    # The fixed fields' names, and every table-driven field that sorts (volume, ...).
+    assert SORT_CHOICES == ("relevance", *sorted(
+        {"added", "authors", "title", "venue", "year"}
+        | {f.name for f in stored_fields() if f.sortable}), "interest")
     assert {f.name for f in sortable_fields()} == set(SORT_CHOICES) - {"relevance",
                                                                         "interest"}
     assert library._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
@@ -51,7 +53,8 @@ def test_cli_sort_choices_come_from_the_fields():
 def test_search_field_names_come_from_the_fields():
     assert set(query.SEARCH_FIELDS) == {"title", "abstract", "note", "comment", "tag",
                                         "source", "key", "author", "year", "venue", "doi",
-                                        "arxiv", "mentions"}
+                                        "arxiv", "mentions"} | {
+                                            f.search for f in stored_fields() if f.search}
     assert query.DEFAULT_FIELDS == ("title", "abstract", "note", "comment", "author")
     assert query.SEARCH_FIELDS == fields.search_fields()
     from paperdesk.core.search.index import build_schema
@@ -60,10 +63,13 @@ def test_search_field_names_come_from_the_fields():
 
 
 def test_export_fields_come_from_the_fields():
-    assert exporting.FIELDS == fields.export_fields() == (
+    assert exporting.FIELDS == fields.export_fields()
+    assert tuple(n for n in exporting.FIELDS if not field(n).stored) == (
         "id", "title", "abstract", "tags", "note", "highlights", "citation_key", "type",
         "authors", "year", "venue", "doi", "arxiv_id", "url", "mentioned", "sources",
         "added", "read", "starred")
+    assert {n for n in exporting.FIELDS if field(n).stored} == {
+        f.name for f in stored_fields() if f.csv}
 
 
 def test_every_sortable_field_sorts_the_seed_library(seeded_library):
@@ -78,8 +84,8 @@ def test_every_sortable_field_sorts_the_seed_library(seeded_library):
 
 def _rich_paper_id(lib, folder) -> int:
     """A new paper that mentions a URL and an arXiv id, with every part of its own
-    metadata set (an article, so that the venue is a journal), a tag, a note and a
-    highlight."""
+    metadata set (an article, so that the venue is a journal; every table-driven field
+    too), a tag, a note and a highlight."""
     path = folder / "rich.txt"
     path.write_text("Rich\n\nDepth from one image, see arXiv:2301.01234 and "
                     "https://github.com/example/depth for the code.\n", encoding="utf-8")
@@ -90,7 +96,10 @@ def _rich_paper_id(lib, folder) -> int:
     lib.set_metadata(pid, Metadata(authors=(Author("Doe", "Jane"),), date="2023-05-17",
                                    venue="Depth Journal", entry_type="article",
                                    doi="10.1234/depth.1", arxiv_id="2305.01234",
-                                   url="https://example.org/depth"))
+                                   url="https://example.org/depth",
+                                   values=field_values({
+                                       f.name: "12-34" if f.rule == PAGE_RANGE else "7"
+                                       for f in stored_fields()})))
     paper = lib.get(pid)
     assert paper.mentioned.urls and paper.mentioned.arxiv_ids
     return pid
@@ -133,3 +142,17 @@ def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
     # What the table leaves out is not written either.
     assert "github.com" not in csl.get("URL", "") and "UR  - https://github" not in ris
     assert bibtex.startswith(f"@article{{{lib.citation_key(pid)},")  # the key as stored
+
+
+def test_a_stored_field_the_generic_code_cannot_carry_is_refused():
+    from paperdesk.core.fields import Field, _check_stored
+
+    _check_stored(stored_fields())
+    for bad, says in ((Field("x", "X", "text", stored=True), "has no column"),
+                      (Field("x", "X", "int", column="x", stored=True), "only 'text'"),
+                      (Field("x", "X", "text", column="x", stored=True, merge="newest"),
+                       "merge rule 'newest'"),
+                      (Field("x", "X", "text", column="x", stored=True, rule=PAGE_RANGE,
+                             ris="SP"), "without ris_end")):
+        with pytest.raises(ValueError, match=f"paper field 'x': a stored field .*{says}"):
+            _check_stored((bad,))

@@ -11,6 +11,7 @@ from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QApplication
 from ui_fixtures import WAIT_MS, anchors, open_seeded, press, settle, wait_idle, win  # noqa: F401
 
+from paperdesk.core.fields import stored_fields
 from paperdesk.core.metadata import key_word
 from paperdesk.core.models import Author, Metadata
 from paperdesk.ui.panes.paper_model import PaperTableModel
@@ -412,7 +413,9 @@ def test_added_can_be_hidden_and_the_view_menu_has_the_same_actions(qtbot, win):
     view = next(a.menu() for a in window.menuBar().actions() if a.text() == "&View")
     columns = next(a.menu() for a in view.actions() if a.text() == "List &Columns")
     assert [a.objectName() for a in columns.actions()] == [
-        "columnAddedAction", "columnAuthorsAction", "columnYearAction", "columnVenueAction"]
+        "columnAddedAction", "columnAuthorsAction", "columnYearAction", "columnVenueAction",
+        # then one per table-driven field with a list column (volume, issue, pages)
+        *(f"column{f.name.title()}Action" for f in stored_fields() if f.header)]
     assert not window.table.isColumnHidden(PaperTableModel.TITLE)
 
 

@@ -69,6 +69,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from paperdesk.core.metadata import merge_metadata
+from paperdesk.core.fields import stored_fields
 
 __all__ = ["SHINGLE_WORDS", "THRESHOLD", "MIN_SHINGLES", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
            "PER_BUCKET", "MAX_CANDIDATES", "MAX_EXACT", "MAX_FLAGS", "PREFILTER", "words", "shingles", "jaccard", "signature",
@@ -402,7 +403,9 @@ def plan_merge(keep, other) -> MergePlan:
         ("type", keep.metadata.entry_type, meta.entry_type),
         ("DOI", keep.metadata.doi, meta.doi), ("arXiv id", keep.metadata.arxiv_id,
                                                meta.arxiv_id),
-        ("URL", keep.metadata.url, meta.url)) if a != b)
+        ("URL", keep.metadata.url, meta.url),
+        *((f.label.lower(), keep.metadata.value(f.name), meta.value(f.name))
+          for f in stored_fields())) if a != b)
     title = keep.title
     file_title = keep.file_title or other.file_title
     if not keep.title_edited and (other.title_edited

@@ -6,10 +6,18 @@ the paper list's columns and sort keys, the CLI's ``--sort`` choices, the query
 language's field names and the export field list are all read from :data:`PAPER_FIELDS`
 instead of being spelled out where they are used. The table only *describes* fields;
 reading a field's value stays with ``Library.get``/``Library.summaries`` and the
-export writers in :mod:`paperdesk.core.exports` (tests check that what this table says
-a writer writes is what it writes).
+export writers in :mod:`paperdesk.core.exports` for the fields with a rule of their own
+(tests check that what this table says a writer writes is what it writes).
 
-Adding a field: see "Adding a paper field" in the README.
+A field declared with ``stored=True`` (a plain text field in a column of ``papers``) is
+driven by the table alone: its value travels by name in :attr:`paperdesk.core.models.
+Metadata.values`; storage (:mod:`paperdesk.core.store.papers`), the BibTeX, RIS and
+CSL-JSON readers and writers, CSV and JSON, the search index, the paper list's column,
+the detail pane, the metadata editor, the CLI's ``edit``/``show`` and the duplicate merge
+read it from here, so such a field is one row of :data:`PAPER_FIELDS` plus a migration
+adding its column (:mod:`paperdesk.core.store.schema`).
+
+Adding a field: see "Adding a paper field" in the docs.
 """
 
 from __future__ import annotations
@@ -18,7 +26,8 @@ from dataclasses import dataclass
 
 __all__ = ["Field", "PAPER_FIELDS", "field", "sortable_fields", "list_fields",
            "export_fields", "search_fields", "default_search_fields", "order_by",
-           "SORT_CHOICES", "RELEVANCE", "INTEREST", "UnknownField"]
+           "SORT_CHOICES", "RELEVANCE", "INTEREST", "UnknownField", "stored_fields",
+           "PAGE_RANGE"]
 
 
 class UnknownField(ValueError):
@@ -44,7 +53,8 @@ class Field:
         sort_sql: ``ORDER BY`` text with ``{d}`` for ``ASC``/``DESC``, or ``None`` when
             the field does not sort.
         search: the Whoosh field the query language names (``title:``, ``tag:``, ...),
-            or ``None`` when the field cannot be searched by name.
+            or ``None`` when the field cannot be searched by name. A stored field's
+            search field is analysed as lower-cased space-separated words (like ``doi``).
         searched_by_default: plain words (no ``field:`` prefix) search it.
         csv: the CSV column header (also the Markdown section's field), or ``None``
             when the field is not exported.
@@ -53,6 +63,24 @@ class Field:
             type are the entry's head, ``@type{key,``, not fields).
         ris: the RIS tag it becomes, or ``None``.
         csl: the CSL-JSON variable it becomes, or ``None``.
+        stored: a plain text field driven by this table alone (see the module
+            docstring): its value (``""`` when unknown) is in the ``papers`` column
+            :attr:`column` and in ``Metadata.values[name]``.
+        bibtex_read: further BibTeX/biblatex fields read on import when :attr:`bibtex`
+            is absent, in order (``("issue",)``); stored fields only.
+        ris_read: further RIS tags read on import, likewise; stored fields only.
+        csl_read: further CSL-JSON variables read on import, likewise; stored only.
+        rule: a format rule of a stored field: ``None`` (the text as it is) or
+            :data:`PAGE_RANGE` (a page range "first-last": BibTeX writes ``--``, RIS
+            the first page under :attr:`ris` and the last under :attr:`ris_end`,
+            CSL-JSON ``-``; readers take any of these back to ``first-last``).
+        ris_end: the RIS tag of the last page of a :data:`PAGE_RANGE` (``"EP"``).
+        editor: the metadata editor's widget for a stored field: ``"line"`` (one line
+            of text) or ``None`` (not edited there).
+        cli: the ``paperdesk edit`` option of a stored field (``"--volume"``), or
+            ``None``.
+        merge: how merging two papers (duplicates, imports onto a paper) takes a
+            stored field: ``"fill"`` (the kept paper's value, else the other's).
 
     BibTeX, RIS and CSL-JSON always write the entry type and the citation key (they
     identify an entry there), whatever fields an export keeps.
@@ -73,12 +101,24 @@ class Field:
     bibtex: str | None = None
     ris: str | None = None
     csl: str | None = None
+    stored: bool = False
+    bibtex_read: tuple[str, ...] = ()
+    ris_read: tuple[str, ...] = ()
+    csl_read: tuple[str, ...] = ()
+    rule: str | None = None
+    ris_end: str | None = None
+    editor: str | None = None
+    cli: str | None = None
+    merge: str = "fill"
 
     @property
     def sortable(self) -> bool:
         """Whether the list and ``Library.find`` can sort by this field."""
         return self.sort_sql is not None
 
+
+#: :attr:`Field.rule` of a page range ("12-34"; BibTeX ``12--34``, RIS ``SP``/``EP``).
+PAGE_RANGE = "page range"
 
 #: Every paper field, in export column order (the CSV header follows this order).
 PAPER_FIELDS: tuple[Field, ...] = (
@@ -121,6 +161,22 @@ PAPER_FIELDS: tuple[Field, ...] = (
           header_tip="Sort by venue (click again to reverse)",
           sort_sql="venue = '', venue COLLATE NOCASE {d}, id {d}", search="venue",
           csv="venue", json="venue", bibtex="journal", ris="T2", csl="container-title"),
+    # Where the paper is in its venue: plain text fields, driven by this table alone.
+    Field("volume", "Volume", "text", column="volume", header="Volume",
+          header_tip="Sort by volume (click again to reverse)",
+          sort_sql="volume = '', CAST(volume AS INTEGER) {d}, volume {d}, id {d}",
+          search="volume", csv="volume", json="volume", bibtex="volume", ris="VL",
+          csl="volume", stored=True, editor="line", cli="--volume"),
+    Field("issue", "Issue", "text", column="issue", header="Issue",
+          header_tip="Sort by issue (click again to reverse)",
+          sort_sql="issue = '', CAST(issue AS INTEGER) {d}, issue {d}, id {d}",
+          search="issue", csv="issue", json="issue", bibtex="number", bibtex_read=("issue",),
+          ris="IS", csl="issue", stored=True, editor="line", cli="--issue"),
+    Field("pages", "Pages", "text", column="pages", header="Pages",
+          header_tip="Sort by first page (click again to reverse)",
+          sort_sql="pages = '', CAST(pages AS INTEGER) {d}, pages {d}, id {d}",
+          search="pages", csv="pages", json="pages", bibtex="pages", ris="SP", ris_end="EP",
+          csl="page", rule=PAGE_RANGE, stored=True, editor="line", cli="--pages"),
     Field("doi", "DOI", "text", column="doi", search="doi", csv="doi", json="doi",
           bibtex="doi", ris="DO", csl="DOI"),
     Field("arxiv_id", "arXiv ID", "text", column="arxiv_id", search="arxiv",
@@ -145,6 +201,28 @@ PAPER_FIELDS: tuple[Field, ...] = (
 
 _BY_NAME = {f.name: f for f in PAPER_FIELDS}
 
+#: The table-driven fields (:attr:`Field.stored`), in table order.
+_STORED: tuple[Field, ...] = tuple(f for f in PAPER_FIELDS if f.stored)
+
+
+def _check_stored(fields: tuple[Field, ...]) -> None:
+    """Refuse a table-driven field the generic code cannot carry, naming the field and
+    the attribute (a mistake in this table, found when the program starts)."""
+    for f in fields:
+        problem = (
+            "has no column" if not f.column else
+            f"has type {f.type!r} (only 'text')" if f.type != "text" else
+            f"has rule {f.rule!r}" if f.rule not in (None, PAGE_RANGE) else
+            f"has editor {f.editor!r}" if f.editor not in (None, "line") else
+            f"has merge rule {f.merge!r} (only 'fill')" if f.merge != "fill" else
+            "has a page range without ris_end" if f.rule == PAGE_RANGE and f.ris and
+            not f.ris_end else None)
+        if problem:
+            raise ValueError(f"paper field {f.name!r}: a stored field {problem}")
+
+
+_check_stored(_STORED)
+
 #: The sort that only a search has: best matches first (BM25F).
 RELEVANCE = "relevance"
 #: "Worth reading first": the order learned from what the user kept and skipped
@@ -168,6 +246,12 @@ def field(name: str) -> Field:
     except KeyError:
         raise UnknownField(f"unknown paper field {name!r}; use one of "
                            f"{', '.join(_BY_NAME)}") from None
+
+
+def stored_fields() -> tuple[Field, ...]:
+    """Return the plain text fields driven by this table alone (:attr:`Field.stored`),
+    in table order: what :attr:`paperdesk.core.models.Metadata.values` may hold."""
+    return _STORED
 
 
 def sortable_fields() -> tuple[Field, ...]:

@@ -39,7 +39,7 @@ from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.edits.saved_searches import SavedSearchesMixin
 from paperdesk.core.discover.engine import Discover
 from paperdesk.core.exports.to_file import ExportMixin
-from paperdesk.core.fields import INTEREST, SORT_CHOICES, sortable_fields
+from paperdesk.core.fields import INTEREST, SORT_CHOICES, sortable_fields, stored_fields
 from paperdesk.core.models import (DatabaseDamaged, FileReport, ImportReport, IndexStatus, LibraryError, Paper,
                                    PaperSummary,
                      SearchHit, SearchResults, Source, SourceRef, Tag, UnknownPaper)
@@ -125,6 +125,10 @@ INDEX_BATCH = 8_000
 HOOK_INTERVAL_S = 0.05
 #: Sort keys of the list and of searches: name -> ``ORDER BY`` text (from :mod:`.fields`).
 _SORTS = {f.name: f.sort_sql for f in sortable_fields()}
+#: The table-driven fields that are list columns, and their columns as ``summaries``
+#: reads them (built once: the list fetches rows in chunks of 500).
+_LISTED = tuple(f.name for f in stored_fields() if f.header)
+_LISTED_COLUMNS = "".join(f", {f.column}" for f in stored_fields() if f.header)
 
 
 
@@ -731,13 +735,16 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             for row in self.db.execute(
                 "SELECT id, title, added_at, read_at, starred, "
                 "EXISTS (SELECT 1 FROM notes n WHERE n.paper_id = papers.id), "
-                "json_extract(authors, '$[0][0]'), substr(date, 1, 4), venue "
-                f"FROM papers WHERE id IN ({marks})", chunk,
+                "json_extract(authors, '$[0][0]'), substr(date, 1, 4), venue"
+                f"{_LISTED_COLUMNS} FROM papers WHERE id IN ({marks})", chunk,
             ):
                 out[row[0]] = PaperSummary(row[0], row[1], row[2], row[3] is not None,
                                            bool(row[4]), tuple(tags.get(row[0], ())),
                                            bool(row[5]), row[6] or "",
-                                           int(row[7]) if row[7] else None, row[8] or "")
+                                           int(row[7]) if row[7] else None, row[8] or "",
+                                           tuple((name, text) for name, text
+                                                 in zip(_LISTED, row[9:]) if text)
+                                           if _LISTED else ())
         return out
 
     def first_unread(self, ids: Sequence[int]) -> int | None:

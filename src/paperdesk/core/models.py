@@ -9,11 +9,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from paperdesk.core.changes import Changes
+from paperdesk.core.fields import stored_fields
 
 __all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults", "IndexStatus",
            "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "DatabaseDamaged",
            "Tag", "TagState",
-           "Highlight", "SavedSearch"]
+           "Highlight", "SavedSearch", "field_values"]
 
 
 class LibraryError(Exception):
@@ -247,6 +248,9 @@ class Metadata:
         doi: the paper's DOI ("10.1145/…"), or ``None``.
         arxiv_id: its arXiv identifier ("2212.08630", "hep-th/9901001"), or ``None``.
         url: its own landing page, or ``None``.
+        values: the table-driven fields (:func:`paperdesk.core.fields.stored_fields`:
+            volume, issue, pages, ...) that have a value, as ``(name, text)`` pairs in
+            table order (:func:`field_values` builds it); read one with :meth:`value`.
     """
 
     authors: tuple[Author, ...] = ()
@@ -256,11 +260,30 @@ class Metadata:
     doi: str | None = None
     arxiv_id: str | None = None
     url: str | None = None
+    values: tuple[tuple[str, str], ...] = ()
+
+    def value(self, name: str) -> str:
+        """Return the text of the table-driven field ``name`` ("" when it has none)."""
+        for key, text in self.values:
+            if key == name:
+                return text
+        return ""
 
     @property
     def year(self) -> int | None:
         """The publication year, or ``None``."""
         return int(self.date[:4]) if self.date else None
+
+
+def field_values(texts: dict[str, str | None]) -> tuple[tuple[str, str], ...]:
+    """Return :attr:`Metadata.values` for the texts of table-driven fields.
+
+    Args:
+        texts: field name -> text (``None``, ``""`` or names of other fields are left out).
+    Returns:
+        ``(name, text)`` pairs with a non-empty text, in table order.
+    """
+    return tuple((f.name, texts[f.name]) for f in stored_fields() if texts.get(f.name))
 
 
 @dataclass(frozen=True)
@@ -345,7 +368,8 @@ class Paper:
                          "date": self.metadata.date, "year": self.metadata.year,
                          "venue": self.metadata.venue,
                          "entry_type": self.metadata.entry_type, "doi": self.metadata.doi,
-                         "arxiv_id": self.metadata.arxiv_id, "url": self.metadata.url}
+                         "arxiv_id": self.metadata.arxiv_id, "url": self.metadata.url,
+                         **{f.name: self.metadata.value(f.name) for f in stored_fields()}}
         d["mentioned"] = self.mentioned.to_dict()
         d["sources"] = [asdict(s) for s in self.sources]
         d["read"] = self.read
@@ -369,6 +393,8 @@ class PaperSummary:
         first_author: the first author's family name ("" when unknown).
         year: publication year, or ``None``.
         venue: venue ("" when unknown).
+        values: the table-driven list columns' texts (``(name, text)`` pairs, as
+            :attr:`Metadata.values`; read one with :meth:`value`).
     """
 
     id: int
@@ -381,6 +407,9 @@ class PaperSummary:
     first_author: str = ""
     year: int | None = None
     venue: str = ""
+    values: tuple[tuple[str, str], ...] = ()
+
+    value = Metadata.value
 
 
 @dataclass(frozen=True)

@@ -48,6 +48,7 @@ from collections.abc import Iterable, Iterator
 from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts, highlight_text,
                                           one_line)
 from paperdesk.core.exports.latex import latex_text, latex_url
+from paperdesk.core.field_formats import bibtex_pairs
 from paperdesk.core.models import Author, Paper
 
 __all__ = ["ENTRY_TYPES", "MONTHS", "bibtex_entry", "bibtex_chunks", "bibtex_name"]
@@ -133,6 +134,7 @@ def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
         if len(parts) > 1:
             out.append(("month", MONTHS[parts[1] - 1]))
             out.append(("date", "{" + meta.date + "}"))
+    out += bibtex_pairs(meta, keep, latex_text)
     if "doi" in keep and meta.doi:
         out.append(("doi", "{" + latex_url(meta.doi) + "}"))
     if "arxiv_id" in keep and meta.arxiv_id:

@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 
 from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
                                            highlight_text)
+from paperdesk.core.field_formats import csl_pairs
 from paperdesk.core.models import Author, Paper
 
 __all__ = ["CSL_TYPES", "csl_item", "csl_chunks", "csl_note"]
@@ -101,6 +102,7 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         item["issued"] = {"date-parts": [parts]}
+    item.update(csl_pairs(meta, keep))
     venue = meta.venue or ("arXiv" if paper.entry_type == "preprint" and meta.arxiv_id
                            else "")
     if "venue" in keep and venue:

@@ -42,7 +42,7 @@ from paperdesk.core.exports.paperdesk_json import json_document as _json_documen
 from paperdesk.core.exports.registry import EXPORT_FORMATS, ExportFormat, export_format
 from paperdesk.core.exports.ris import ris_chunks
 from paperdesk.core.exports.markdown_note import safe_note_markdown
-from paperdesk.core.fields import PAPER_FIELDS, export_fields
+from paperdesk.core.fields import PAPER_FIELDS, export_fields, stored_fields
 from paperdesk.core.models import Paper
 
 __all__ = ["FORMATS", "FIELDS", "ExportFormat", "EXPORT_FORMATS", "export_format",
@@ -111,6 +111,7 @@ def _csv_values(paper: Paper) -> dict[str, str]:
         "doi": paper.metadata.doi or "",
         "arxiv_id": paper.metadata.arxiv_id or "",
         "url": paper.metadata.url or "",
+        **{f.name: paper.metadata.value(f.name) for f in stored_fields()},
         "mentioned": " ".join((*paper.mentioned.urls,
                                *("arXiv:" + a for a in paper.mentioned.arxiv_ids),
                                *("doi:" + d for d in paper.mentioned.dois))),

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 
 from paperdesk.core.clock import utc_now
-from paperdesk.core.fields import PAPER_FIELDS
+from paperdesk.core.fields import PAPER_FIELDS, stored_fields
 from paperdesk.core.models import Paper
 
 __all__ = ["JSON_FORMAT_NAME", "JSON_FORMAT_VERSION", "json_paper", "json_document",
@@ -55,6 +55,7 @@ def json_paper(paper: Paper, keep: Iterable[str]) -> dict:
         "doi": meta.doi,
         "arxiv_id": meta.arxiv_id,
         "url": meta.url,
+        **{f.json: meta.value(f.name) or None for f in stored_fields()},
         "mentioned": paper.mentioned.to_dict(),
         "sources": [{"name": s.name, "path": s.path, "header": s.header,
                      "position": s.position} for s in paper.sources],

@@ -46,6 +46,7 @@ import rispy
 from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
                                            highlight_text)
 from paperdesk.core.exports.latex import brace_partners
+from paperdesk.core.field_formats import ris_pairs
 from paperdesk.core.models import Paper
 
 __all__ = ["RIS_TYPES", "ris_record", "ris_chunks", "ris_text"]
@@ -119,6 +120,7 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
         # DA even for a year alone (YYYY///): citation-js reads the PY of a CONF record
         # as the conference's date, not the publication date, unless DA is there.
         ref["date"] = _ris_date(parts)
+    ref.update(ris_pairs(meta, keep, ris_text))
     if "doi" in keep and meta.doi:
         ref["doi"] = meta.doi
     if "arxiv_id" in keep and meta.arxiv_id:

@@ -39,6 +39,7 @@ import bibtexparser
 from bibtexparser import middlewares as mw
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
+from paperdesk.core.field_formats import bibtex_values
 from paperdesk.core.imports.abstract_limit import RAW_KEEP_CHARS, bounded
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 from paperdesk.core.imports.tex import decode_tex
@@ -163,6 +164,7 @@ def _raw(entry: Entry, notes: list[str]) -> RawRecord:
         raw.arxiv_id = _ARXIV_URL.match(url).group(1)
     if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
         raw.url = url
+    raw.values = bibtex_values(lambda name: _value(entry, name), decode_latex)
     return raw
 
 

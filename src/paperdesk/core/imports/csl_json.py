@@ -21,6 +21,7 @@ import json
 import re
 from pathlib import Path
 
+from paperdesk.core.field_formats import csl_values
 from paperdesk.core.imports.abstract_limit import bounded
 from paperdesk.core.imports.daily_papers import ParseError
 from paperdesk.core.imports.markup import plain_text
@@ -119,6 +120,7 @@ def _raw(item: dict, n: int) -> RawRecord:
         raw.arxiv_id = _ARXIV_URL.match(url).group(1)
     if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
         raw.url = url
+    raw.values = csl_values(item)
     return raw
 
 

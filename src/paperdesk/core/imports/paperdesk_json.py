@@ -29,7 +29,8 @@ from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
 from paperdesk.core.imports.records import Identifiers, Record, record_hash
 from paperdesk.core.metadata import MetadataError, check_citation_key, check_metadata
-from paperdesk.core.models import Author, FileReport, LibraryError, Metadata
+from paperdesk.core.fields import stored_fields
+from paperdesk.core.models import Author, FileReport, LibraryError, Metadata, field_values
 from paperdesk.core.store.duplicates import paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
                                          write_metadata)
@@ -65,7 +66,8 @@ def paper_metadata(item: dict) -> tuple[Metadata | None, str | None]:
         authors=tuple(authors), date=_text_or_none(item.get("date")),
         venue=str(item.get("venue") or ""), entry_type=_text_or_none(item.get("entry_type")),
         doi=_text_or_none(item.get("doi")), arxiv_id=_text_or_none(item.get("arxiv_id")),
-        url=_text_or_none(item.get("url"))))
+        url=_text_or_none(item.get("url")),
+        values=field_values({f.name: _text_or_none(item.get(f.json)) for f in stored_fields()})))
     key = item.get("citation_key")
     key = check_citation_key(str(key)) if key not in (None, "") else None
     return (None if meta == Metadata() else meta), key

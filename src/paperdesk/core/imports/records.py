@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import sqlite_utils
@@ -52,7 +52,9 @@ from paperdesk.core.imports.abstract_limit import cut_note, limit_abstract
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url,
                                      merge_metadata)
-from paperdesk.core.models import Author, FileReport, Metadata
+from paperdesk.core.field_formats import merge_values
+from paperdesk.core.fields import stored_fields
+from paperdesk.core.models import Author, FileReport, Metadata, field_values
 from paperdesk.core.duplicates import similarity
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
@@ -132,6 +134,9 @@ class RawRecord:
     citation_key: str | None = None
     problems: list[str] = field(default_factory=list)
     abstract_length: int = 0
+    #: The table-driven fields' texts by field name (the readers fill it with
+    #: :mod:`paperdesk.core.field_formats`: ``bibtex_values``, ``ris_values``, ...).
+    values: dict[str, str] = field(default_factory=dict)
 
 
 #: Abstracts that say there is none, as databases write them (Scopus's "[No abstract
@@ -200,7 +205,8 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     meta = Metadata(authors=tuple(authors), date=checked("date", check_date, raw.date),
                     venue=normalize(raw.venue or ""), entry_type=entry_type,
                     doi=checked("doi", check_doi, raw.doi), arxiv_id=arxiv,
-                    url=checked("url", check_url, raw.url))
+                    url=checked("url", check_url, raw.url),
+                    values=field_values({k: normalize(v or "") for k, v in raw.values.items()}))
     key = None
     if raw.citation_key and raw.citation_key.strip():
         key = checked("key", check_citation_key, raw.citation_key)
@@ -320,7 +326,9 @@ _FIELDS = (("authors", lambda m: m.authors), ("date", lambda m: m.date),
            ("venue", lambda m: m.venue), ("type", lambda m: m.entry_type),
            ("doi", lambda m: (m.doi or "").lower() or None),
            ("arxiv", lambda m: _arxiv_base(m.arxiv_id) if m.arxiv_id else None),
-           ("url", lambda m: m.url))
+           ("url", lambda m: m.url),
+           *((f.name, lambda m, name=f.name: m.value(name) or None)
+             for f in stored_fields()))
 
 
 def _shown(value) -> str:
@@ -346,8 +354,7 @@ def _not_taken(pid: int, record: Record, ids: Identifiers, notes: list[str]) -> 
         arxiv = None
     if (doi, arxiv) == (meta.doi, meta.arxiv_id):
         return meta
-    return Metadata(authors=meta.authors, date=meta.date, venue=meta.venue,
-                    entry_type=meta.entry_type, doi=doi, arxiv_id=arxiv, url=meta.url)
+    return replace(meta, doi=doi, arxiv_id=arxiv)
 
 
 def _real_title(record: Record) -> bool:

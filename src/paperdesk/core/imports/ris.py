@@ -33,6 +33,7 @@ from pathlib import Path
 
 import rispy
 
+from paperdesk.core.field_formats import ris_values
 from paperdesk.core.imports.abstract_limit import RAW_KEEP_CHARS, bounded
 from paperdesk.core.imports.daily_papers import ParseError
 from paperdesk.core.imports.markup import plain_text
@@ -170,6 +171,7 @@ def _raw(ref: dict, n: int) -> RawRecord:
                      None)
         raw.arxiv_id = found
     raw.url = next((u for u in urls if not _ARXIV_URL.match(u)), None)
+    raw.values = ris_values(ref)
     return raw
 
 

@@ -49,6 +49,7 @@ from whoosh.support.charset import accent_map
 
 from paperdesk.core.search.fastscore import (PID_FIELD, PID_MISSING, FastCache, FastView,
                                              Unsupported, _Segment, expand_words)
+from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
@@ -190,7 +191,9 @@ def build_schema() -> Schema:
     ``venue`` (unstemmed, with positions: ``venue:"proc. of icml"``), ``year`` (the publication year as a word: ``year:2023``; a
     range is expanded into years by the query builder), ``doi``, ``arxiv`` (with and
     without its version) and ``key`` (the citation key), each one lower-cased word.
-    ``mentions``: DOIs, arXiv ids and links that appear in the abstract.
+    ``mentions``: DOIs, arXiv ids and links that appear in the abstract. Each
+    table-driven field with a search name (:func:`paperdesk.core.fields.stored_fields`:
+    ``volume``, ``issue``, ``pages``, ...): its text as lower-cased space-separated words.
 
     For the fast path (:mod:`.fastscore`), not searchable by name: ``pid`` (a column
     with the paper id as a number). Phrases are checked on the positions of ``exact``
@@ -216,6 +219,7 @@ def build_schema() -> Schema:
         arxiv=KEYWORD(lowercase=True),
         key=KEYWORD(lowercase=True),
         mentions=KEYWORD(lowercase=True),
+        **{f.search: KEYWORD(lowercase=True) for f in stored_fields() if f.search},
         **{PID_FIELD: COLUMN(columns.NumericColumn("q", default=PID_MISSING))},
     )
 
@@ -643,6 +647,19 @@ class IndexSchemaMismatch(Exception):
     """The index on disk was built with another schema (an older paperdesk); rebuild it."""
 
 
+#: Table-driven field name -> its search field (for the fields that have one).
+_SEARCHED_AS = {f.name: f.search for f in stored_fields() if f.search}
+
+
+def _search_values(values: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """The indexed text of each table-driven search field ("" when the paper has none)."""
+    out = dict.fromkeys(_SEARCHED_AS.values(), "")
+    for name, text in values:
+        if name in _SEARCHED_AS:
+            out[_SEARCHED_AS[name]] = text
+    return out
+
+
 @dataclass(frozen=True)
 class IndexDocument:
     """What the index holds about one paper.
@@ -665,6 +682,7 @@ class IndexDocument:
         citation_key: its citation key.
         mentions: DOIs, arXiv ids and URLs that appear in its abstract (an arXiv id with
             a version is indexed without it too).
+        values: its table-driven fields (``Metadata.values``: ``(name, text)`` pairs).
     """
 
     id: int
@@ -683,6 +701,7 @@ class IndexDocument:
     arxiv_id: str = ""
     citation_key: str = ""
     mentions: tuple[str, ...] = ()
+    values: tuple[tuple[str, str], ...] = ()
 
     def fields(self) -> dict:
         """The document as Whoosh's ``add_document`` takes it: :meth:`field_values`, the
@@ -714,6 +733,7 @@ class IndexDocument:
             "key": self.citation_key,
             "mentions": " ".join(dict.fromkeys(
                 m for said in self.mentions for m in (said, re.sub(r"v\d+$", "", said)))),
+            **_search_values(self.values),
         }
 
 

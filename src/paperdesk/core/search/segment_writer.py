@@ -57,6 +57,7 @@ from whoosh.support.charset import accent_map
 from whoosh.util.numeric import _length_byte_cache
 
 from paperdesk.core.search.words import WORD_PATTERN, WORD_RE
+from paperdesk.core.fields import stored_fields
 
 __all__ = ["Unsupported", "Vocabulary", "build_segment", "check_schema", "FIELD_KINDS"]
 
@@ -72,6 +73,8 @@ FIELD_KINDS = {
     "source_id": "spaces", "flags": "spaces", "year": "spaces",
     "doi": "spaces_lower", "arxiv": "spaces_lower", "key": "spaces_lower",
     "mentions": "spaces_lower", "id": "id",
+    # The table-driven fields (paperdesk.core.fields.stored_fields): keywords, like doi.
+    **{f.search: "spaces_lower" for f in stored_fields() if f.search},
 }
 #: The four texts of the stemmed fields, in the order their words make up ``exact``.
 STEM_TEXTS = ("title", "abstract", "note", "comment")

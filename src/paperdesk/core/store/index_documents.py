@@ -88,7 +88,7 @@ def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
                           for a in own.authors),
             venue=own.venue, year=own.year, doi=own.doi or "",
             arxiv_id=own.arxiv_id or "", citation_key=key or "",
-            mentions=(*said.dois, *said.arxiv_ids, *said.urls))
+            mentions=(*said.dois, *said.arxiv_ids, *said.urls), values=own.values)
     return docs
 
 

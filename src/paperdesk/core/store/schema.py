@@ -87,6 +87,9 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
     ``paper_id`` it was merged into (deleted with that paper): importing that abstract
     again finds the kept paper instead of adding the merged one back.
 
+Added in version 9, columns of ``papers`` (text, ``''`` when unknown): ``volume``,
+``issue``, ``pages`` (a range as ``first-last``).
+
 Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
 :func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
 ``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
@@ -105,7 +108,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 
 
 class SchemaError(RuntimeError):
@@ -378,9 +381,32 @@ def _v8(db: sqlite_utils.Database) -> None:
     db.execute("CREATE INDEX IF NOT EXISTS idx_papers_starred ON papers(id) WHERE starred")
 
 
+def text_columns(*names: str) -> Callable[[sqlite_utils.Database], None]:
+    """Return a migration step that adds ``TEXT NOT NULL DEFAULT ''`` columns to
+    ``papers``: the storage of table-driven fields (:func:`paperdesk.core.fields.
+    stored_fields`), one migration for the fields a release adds.
+
+    Args:
+        names: the columns (each a field's :attr:`~paperdesk.core.fields.Field.column`).
+    Returns:
+        The step (a column that is already there is left as it is, so running it twice
+        does no harm).
+    """
+    def step(db: sqlite_utils.Database) -> None:
+        have = db["papers"].columns_dict
+        for name in names:
+            if name not in have:
+                db.execute(f"ALTER TABLE papers ADD COLUMN {name} TEXT NOT NULL DEFAULT ''")
+    step.__doc__ = f"Add the text columns {', '.join(names)} of ``papers``."
+    return step
+
+
+#: Version 9: the paper's volume, issue and pages (:data:`paperdesk.core.fields.PAPER_FIELDS`).
+_v9 = text_columns("volume", "issue", "pages")
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                             _v7, _v8]
+                                                             _v7, _v8, _v9]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

@@ -34,6 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
+from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, Metadata, Paper
 from paperdesk.core.search.index import MatchTerms, match_spans
 from paperdesk.core.text import bidi_visible, find_urls
@@ -57,6 +58,8 @@ __all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "Html
 ABSTRACT_SHOWN_CHARS = 100_000
 #: Authors named in the byline before "et al." (all of them are in its tooltip).
 AUTHORS_SHOWN = 8
+#: The byline's label of each table-driven field ("Volume"), by field name.
+_LABELS = {f.name: f.label for f in stored_fields()}
 #: What the byline says when the paper has no authors, date or venue of its own yet.
 NO_METADATA_HINT = "No authors, year or venue yet — M adds them"
 
@@ -168,10 +171,12 @@ def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN) -> s
 
 
 def byline(meta: Metadata) -> str:
-    """Return the plain-text line under the title: authors · date · venue (``""`` when
-    none is known), bidi controls made visible. Plain text: the caller shows it as such,
-    never as markup."""
-    parts = [readable_authors(meta.authors), meta.date or "", meta.venue]
+    """Return the plain-text line under the title: authors · date · venue, then each
+    table-driven field (:func:`paperdesk.core.fields.stored_fields`) as "label text"
+    (``""`` when none is known), bidi controls made visible. Plain text: the caller
+    shows it as such, never as markup."""
+    parts = [readable_authors(meta.authors), meta.date or "", meta.venue,
+             *(f"{_LABELS[name]} {text}" for name, text in meta.values)]
     return bidi_visible("  ·  ".join(p for p in parts if p))
 
 

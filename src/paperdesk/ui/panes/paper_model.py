@@ -22,7 +22,7 @@ import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QGuiApplication, QIcon, QPainter, QPalette, QPixmap
 
-from paperdesk.core.fields import field as paper_field
+from paperdesk.core.fields import field as paper_field, stored_fields
 from paperdesk.core.library import Library
 from paperdesk.core.models import PaperSummary, SearchHit, SearchResults
 from paperdesk.ui.style.colours import reading_colours
@@ -143,8 +143,12 @@ class PaperTableModel(QAbstractTableModel):
     TITLE, SNIPPET, ADDED, AUTHORS, YEAR, VENUE = range(6)
     #: What each column shows: a paper field (header, tooltip and sort key from
     #: :mod:`paperdesk.core.fields`) or ``None`` for the search snippet.
+    #: After Venue: the table-driven fields with a list column, in table order.
     COLUMNS = (paper_field("title"), None, paper_field("added"), paper_field("authors"),
-               paper_field("year"), paper_field("venue"))
+               paper_field("year"), paper_field("venue"),
+               *(f for f in stored_fields() if f.header))
+    #: Column -> table-driven field name (read from ``PaperSummary.values``).
+    _STORED_COLUMNS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.stored}
     #: Column of each field with a list column, by field name.
     COLUMN_OF = {f.name: col for col, f in enumerate(COLUMNS) if f}
     HEADERS = tuple(f.header if f else "Snippet" for f in COLUMNS)
@@ -483,9 +487,12 @@ class PaperTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.ToolTipRole:
                 return tooltip_html("Added " + local_datetime(summary.added_at))
             return None
-        text = {self.AUTHORS: summary.first_author,
-                self.YEAR: str(summary.year) if summary.year else "",
-                self.VENUE: summary.venue}.get(col)
+        if col in self._STORED_COLUMNS:
+            text = summary.value(self._STORED_COLUMNS[col])
+        else:
+            text = {self.AUTHORS: summary.first_author,
+                    self.YEAR: str(summary.year) if summary.year else "",
+                    self.VENUE: summary.venue}.get(col)
         if text is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:

@@ -21,6 +21,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QMenu, QWidget
 
+from paperdesk.core.fields import stored_fields
+
 __all__ = ["ActionSpec", "ACTIONS", "MENUS", "EXTRA_KEYS", "LIST_COLUMNS", "build_actions",
            "shortcut_rows"]
 
@@ -84,8 +86,28 @@ _SUGGESTION_KEYS = tuple(
 #: The list's optional columns (View ▸ List Columns and the header's context menu):
 #: paper field name -> menu text. The Title column is always shown; Snippet while
 #: searching.
-LIST_COLUMNS: dict[str, str] = {"added": "&Added", "authors": "First Au&thor",
-                                "year": "&Year", "venue": "&Venue"}
+def _with_mnemonic(text: str, taken: set[str]) -> str:
+    """``text`` with ``&`` before its first letter that no other item's mnemonic uses
+    (``"Volume"`` beside ``"&Venue"``: ``"V&olume"``); that letter is added to ``taken``."""
+    for i, ch in enumerate(text):
+        if ch.isalpha() and ch.lower() not in taken:
+            taken.add(ch.lower())
+            return text[:i] + "&" + text[i:]
+    return text
+
+
+def _list_columns() -> dict[str, str]:
+    columns = {"added": "&Added", "authors": "First Au&thor", "year": "&Year",
+               "venue": "&Venue"}
+    taken = {text[text.index("&") + 1].lower() for text in columns.values()}
+    columns.update((f.name, _with_mnemonic(f.header, taken))
+                   for f in stored_fields() if f.header)
+    return columns
+
+
+#: ... then the table-driven fields with a list column (:func:`paperdesk.core.fields.
+#: stored_fields`), each with a free mnemonic.
+LIST_COLUMNS: dict[str, str] = _list_columns()
 
 _COLUMN_ACTIONS = tuple(
     ActionSpec(f"column{name.title()}Action", text, (), f"show_column_{name}", "view",

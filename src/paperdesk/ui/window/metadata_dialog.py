@@ -29,15 +29,20 @@ from paperdesk.core.metadata import (ENTRY_TYPES, MetadataError, check_arxiv_id,
                                      check_citation_key, check_date, check_doi,
                                      check_metadata, check_url, format_author,
                                      parse_authors)
-from paperdesk.core.models import Author, Metadata, Paper
+from paperdesk.core.fields import stored_fields
+from paperdesk.core.models import Author, Metadata, Paper, field_values
 from paperdesk.ui.style.colours import reading_colours
 
 __all__ = ["MetadataDialog", "FIELDS", "NOT_SET", "parse_author_lines", "field_of_error"]
 
-#: The form's fields, in tab order: name -> label (``&`` marks the Alt key).
+#: The table-driven fields the form edits (``editor == "line"``), in table order.
+_EDITED = tuple(f for f in stored_fields() if f.editor == "line")
+#: The form's fields, in tab order: name -> label (``&`` marks the Alt key); the
+#: table-driven fields come after URL, labelled with their field label.
 FIELDS: dict[str, str] = {"authors": "&Authors", "date": "&Date or year",
                           "venue": "&Venue", "type": "T&ype", "doi": "D&OI",
-                          "arxiv": "ar&Xiv id", "url": "U&RL", "key": "Citation &key"}
+                          "arxiv": "ar&Xiv id", "url": "U&RL",
+                          **{f.name: f.label for f in _EDITED}, "key": "Citation &key"}
 #: The entry-type choice meaning "none set".
 NOT_SET = "not set"
 
@@ -119,6 +124,8 @@ class MetadataDialog(QDialog):
         self.doi = self._line("doiEdit", "10.1234/suffix (a doi.org link works too)")
         self.arxiv = self._line("arxivEdit", "2212.08630 or hep-th/9901001")
         self.url = self._line("urlEdit", "https://… (the paper's own page)")
+        #: One line edit per table-driven field (objectName ``<name>Edit``).
+        self.field_edits = {f.name: self._line(f"{f.name}Edit", f.label) for f in _EDITED}
         self.key = self._line("keyEdit", "letters, digits and _ : . - + /")
         self.regenerate_button = QPushButton("Re&generate")
         self.regenerate_button.setObjectName("regenerateButton")
@@ -134,7 +141,7 @@ class MetadataDialog(QDialog):
 
         widgets = {"authors": self.authors, "date": self.date, "venue": self.venue,
                    "type": self.type_combo, "doi": self.doi, "arxiv": self.arxiv,
-                   "url": self.url, "key": key_row}
+                   "url": self.url, **self.field_edits, "key": key_row}
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setLabelAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop)
@@ -197,7 +204,9 @@ class MetadataDialog(QDialog):
         self.setTabOrder(self.type_combo, self.doi)
         self.setTabOrder(self.doi, self.arxiv)
         self.setTabOrder(self.arxiv, self.url)
-        self.setTabOrder(self.url, self.key)
+        chain = [self.url, *self.field_edits.values(), self.key]
+        for before, after in zip(chain, chain[1:]):
+            self.setTabOrder(before, after)
         self.setTabOrder(self.key, self.regenerate_button)
 
     @staticmethod
@@ -218,6 +227,8 @@ class MetadataDialog(QDialog):
         self.doi.setText(meta.doi or "")
         self.arxiv.setText(meta.arxiv_id or "")
         self.url.setText(meta.url or "")
+        for name, edit in self.field_edits.items():
+            edit.setText(meta.value(name))
         self.key.setText(paper.citation_key)
         self.authors.setFocus(Qt.FocusReason.OtherFocusReason)
 
@@ -272,7 +283,9 @@ class MetadataDialog(QDialog):
         meta = Metadata(authors=values["authors"], date=values["date"],
                         venue=" ".join(self.venue.text().split()),
                         entry_type=self.type_combo.currentData(), doi=values["doi"],
-                        arxiv_id=values["arxiv"], url=values["url"])
+                        arxiv_id=values["arxiv"], url=values["url"],
+                        values=field_values({name: edit.text() for name, edit
+                                             in self.field_edits.items()}))
         try:
             meta = check_metadata(meta)
         except MetadataError as exc:
@@ -284,7 +297,7 @@ class MetadataDialog(QDialog):
     def _focus_field(self, name: str) -> None:
         widget = {"authors": self.authors, "date": self.date, "venue": self.venue,
                   "type": self.type_combo, "doi": self.doi, "arxiv": self.arxiv,
-                  "url": self.url, "key": self.key}.get(name)
+                  "url": self.url, **self.field_edits, "key": self.key}.get(name)
         if widget is not None:
             widget.setFocus(Qt.FocusReason.OtherFocusReason)
             if isinstance(widget, QLineEdit):

@@ -1,0 +1,167 @@
+"""The table-driven paper fields (:func:`paperdesk.core.fields.stored_fields`: volume,
+issue, pages, ...) in and out of each format, and merged, read from the field table.
+
+Every reader and writer calls one function here instead of naming such a field: a field
+declared in :data:`paperdesk.core.fields.PAPER_FIELDS` with ``stored=True`` is read from
+BibTeX/biblatex (:attr:`~paperdesk.core.fields.Field.bibtex`, then
+:attr:`~paperdesk.core.fields.Field.bibtex_read`), RIS (the tags'
+`rispy <https://github.com/MrTango/rispy>`_ keys) and CSL-JSON (the variable), written
+to all three, and merged by its :attr:`~paperdesk.core.fields.Field.merge` rule.
+
+The one format rule is :data:`~paperdesk.core.fields.PAGE_RANGE`: a page range is stored
+as ``first-last``; BibTeX writes ``first--last`` (btxdoc, "pages"), RIS ``SP`` the first
+page and ``EP`` the last (RIS specification), CSL-JSON ``first-last`` (CSL 1.0.2,
+"page"); a reader takes ``-``, ``--`` or an en dash back to ``-``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+
+import rispy
+
+from paperdesk.core.fields import PAGE_RANGE, Field, stored_fields
+from paperdesk.core.models import Metadata, field_values
+
+__all__ = ["merge_values", "bibtex_values", "ris_values", "csl_values", "bibtex_pairs",
+           "ris_pairs", "csl_pairs"]
+
+_STORED = stored_fields()
+#: RIS tag -> rispy's key (``VL`` -> ``volume``).
+_RIS_KEY = rispy.TAG_KEY_MAPPING
+_DASHES = re.compile(r"\s*(?:-{1,3}|\u2013|\u2014)\s*")
+
+
+def _range_in(text: str) -> str:
+    """A page range as a reader found it, stored as ``first-last``."""
+    return _DASHES.sub("-", text.strip())
+
+
+def _first_text(get: Callable[[str], object], names: Iterable[str]) -> str:
+    for name in names:
+        value = get(name)
+        if isinstance(value, list):
+            value = next((v for v in value if str(v).strip()), None)
+        if value is not None and not isinstance(value, dict) and str(value).strip():
+            return str(value).strip()
+    return ""
+
+
+def _read(get: Callable[[str], object], names: Callable[[Field], Iterable[str]],
+          decode: Callable[[str], str]) -> dict[str, str]:
+    out = {}
+    for f in _STORED:
+        text = _first_text(get, names(f))
+        if text:
+            text = decode(text)
+            out[f.name] = _range_in(text) if f.rule == PAGE_RANGE else text
+    return out
+
+
+def bibtex_values(get: Callable[[str], str | None],
+                  decode: Callable[[str], str] = str) -> dict[str, str]:
+    """Return the table-driven fields of one BibTeX entry.
+
+    Args:
+        get: the entry's raw value of a (lower-case) field name, or ``None``.
+        decode: turns a raw value into text (the reader's LaTeX decoding).
+    Returns:
+        Field name -> text, for the fields the entry has.
+    """
+    return _read(get, lambda f: (f.bibtex, *f.bibtex_read) if f.bibtex else f.bibtex_read,
+                 decode)
+
+
+def ris_values(ref: dict) -> dict[str, str]:
+    """Return the table-driven fields of one RIS record as rispy reads it.
+
+    Args:
+        ref: rispy's record (``{"volume": "12", "start_page": "3", ...}``).
+    Returns:
+        Field name -> text; a :data:`PAGE_RANGE` field joins its first and last page.
+    """
+    out = _read(ref.get, lambda f: [_RIS_KEY.get(t, t) for t in
+                                    ((f.ris,) if f.ris else ()) + f.ris_read], str)
+    for f in _STORED:
+        if f.rule == PAGE_RANGE and f.ris_end and f.name in out and "-" not in out[f.name]:
+            last = _first_text(ref.get, [_RIS_KEY.get(f.ris_end, f.ris_end)])
+            if last and last != out[f.name]:
+                out[f.name] += "-" + last
+    return out
+
+
+def csl_values(item: dict) -> dict[str, str]:
+    """Return the table-driven fields of one CSL-JSON item.
+
+    Args:
+        item: the item as parsed JSON.
+    Returns:
+        Field name -> text (a number is taken as its text).
+    """
+    return _read(item.get, lambda f: ((f.csl,) if f.csl else ()) + f.csl_read, str)
+
+
+def merge_values(own: Metadata, other: Metadata) -> tuple[tuple[str, str], ...]:
+    """Return :attr:`Metadata.values` of two papers' metadata merged by each field's
+    :attr:`~paperdesk.core.fields.Field.merge` rule (``"fill"``: ``own``'s value, else
+    ``other``'s)."""
+    if not other.values:
+        return own.values
+    return field_values({f.name: own.value(f.name) or other.value(f.name) for f in _STORED})
+
+
+def _kept(meta: Metadata, keep: Iterable[str]) -> Iterable[tuple[Field, str]]:
+    keep = set(keep)
+    for f in _STORED:
+        text = meta.value(f.name)
+        if text and f.name in keep:
+            yield f, text
+
+
+def bibtex_pairs(meta: Metadata, keep: Iterable[str],
+                 encode: Callable[[str], str]) -> list[tuple[str, str]]:
+    """Return the BibTeX fields of a paper's table-driven fields.
+
+    Args:
+        meta: the paper's metadata.
+        keep: export field names to write.
+        encode: turns text into LaTeX (the writer's encoding, e.g. ``latex_text``).
+    Returns:
+        ``(field, value)`` pairs in table order (``("pages", "{12--34}")``).
+    """
+    return [(f.bibtex, "{" + ("--".join(map(encode, text.split("-", 1)))
+                              if f.rule == PAGE_RANGE else encode(text)) + "}")
+            for f, text in _kept(meta, keep) if f.bibtex]
+
+
+def ris_pairs(meta: Metadata, keep: Iterable[str],
+              encode: Callable[[str], str]) -> list[tuple[str, str]]:
+    """Return the RIS values of a paper's table-driven fields.
+
+    Args:
+        meta: the paper's metadata.
+        keep: export field names to write.
+        encode: turns text into an RIS value (the writer's one-line form).
+    Returns:
+        ``(rispy key, value)`` pairs in table order; a :data:`PAGE_RANGE` gives its
+        first page under its tag and its last under :attr:`~paperdesk.core.fields.Field.
+        ris_end`.
+    """
+    out = []
+    for f, text in _kept(meta, keep):
+        if not f.ris:
+            continue
+        if f.rule == PAGE_RANGE and f.ris_end and "-" in text:
+            first, last = text.split("-", 1)
+            out += [(_RIS_KEY.get(f.ris, f.ris), encode(first)),
+                    (_RIS_KEY.get(f.ris_end, f.ris_end), encode(last))]
+        else:
+            out.append((_RIS_KEY.get(f.ris, f.ris), encode(text)))
+    return out
+
+
+def csl_pairs(meta: Metadata, keep: Iterable[str]) -> list[tuple[str, str]]:
+    """Return the CSL-JSON variables of a paper's table-driven fields, as
+    ``(variable, text)`` pairs in table order."""
+    return [(f.csl, text) for f, text in _kept(meta, keep) if f.csl]

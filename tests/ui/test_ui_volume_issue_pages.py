@@ -1,0 +1,87 @@
+"""Volume, issue and pages in the window, with no window code naming them (they are rows
+of the field table): typed in the metadata editor (m) after URL, shown in the detail
+pane's byline, and as list columns hidden until chosen from the header's menu, that
+sort. Keys are sent as keys; results are read back from the library."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication
+from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: F401
+
+from paperdesk.core.models import Metadata, field_values
+from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.window.metadata_dialog import MetadataDialog
+
+
+def _focus():
+    return QApplication.focusWidget()
+
+
+def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    window.focus_list()
+    press(qtbot, window, "m")
+    dialog = window.metadata_dialog
+    assert isinstance(dialog, MetadataDialog)
+    qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors, timeout=5000)
+    for _ in range(7):                     # Date, Venue, Type, DOI, arXiv id, URL, Volume
+        qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    assert _focus() is dialog.field_edits["volume"]
+    qtbot.keyClicks(_focus(), "12")
+    qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    assert _focus() is dialog.field_edits["issue"]
+    qtbot.keyClicks(_focus(), "3")
+    qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    qtbot.keyClicks(_focus(), "250-259")
+    qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    assert _focus() is dialog.key
+    qtbot.keyClick(_focus(), Qt.Key.Key_Return)                  # Enter saves
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
+    assert lib.metadata(pid).values == (("volume", "12"), ("issue", "3"),
+                                        ("pages", "250-259"))
+    pane = window.detail_pane
+    qtbot.waitUntil(lambda: pane.paper.metadata.values != (), timeout=WAIT_MS)
+    assert pane.byline_label.text() == "Volume 12  ·  Issue 3  ·  Pages 250-259"
+    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+    qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_Z,
+                   Qt.KeyboardModifier.ControlModifier)          # one undo step
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: lib.metadata(pid).values == (), timeout=WAIT_MS)
+
+
+def _header_menu_choose(qtbot, window, key: str) -> None:
+    header = window.table.horizontalHeader()
+    pos = QPoint(10, header.height() // 2)
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, header.mapToGlobal(pos))
+    QApplication.sendEvent(header.viewport(), event)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=5000)
+    qtbot.keyClick(QApplication.activePopupWidget(), key)
+    qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None, timeout=5000)
+
+
+def test_list_columns_hidden_until_chosen_and_sorting(qtbot, open_seeded):
+    window = open_seeded()
+    ids = window.model.ids()
+    for pid, volume in ((ids[4], "10"), (ids[6], "9"), (ids[8], "100")):
+        window.submit_edit(lambda lib, pid=pid, volume=volume: lib.set_metadata(
+            pid, Metadata(values=field_values({"volume": volume}))))
+        settle(qtbot, window)
+    table, model = window.table, window.model
+    column = PaperTableModel.COLUMN_OF["volume"]
+    assert table.isColumnHidden(column)
+    assert table.isColumnHidden(PaperTableModel.COLUMN_OF["pages"])
+    _header_menu_choose(qtbot, window, "o")                      # V&olume
+    assert not table.isColumnHidden(column)
+    assert window.shown_list_columns() == ("added", "volume")
+    assert model.index(model.row_of(ids[8]), column).data() == "100"
+    assert model.index(model.row_of(ids[0]), column).data() == ""
+    header = table.horizontalHeader()
+    x = header.sectionViewportPosition(column) + header.sectionSize(column) // 2
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(x, header.height() // 2))
+    wait_idle(qtbot, window)
+    assert model.ids()[:3] == [ids[6], ids[4], ids[8]]          # 9, 10, 100
