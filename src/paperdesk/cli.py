@@ -711,9 +711,15 @@ def _with_terms(lib: Library, answer):
                 raise LibraryError(f"the term table cannot be built: {exc}") from None
             finally:
                 bar.close()
-        print(f"paperdesk: key terms found for {status.papers:,} papers", file=sys.stderr,
-              flush=True)
-        return answer()
+        kept = "" if status.not_kept is None else \
+            f", in memory only: {status.not_kept}, so the term table is not kept"
+        print(f"paperdesk: key terms found for {status.papers:,} papers{kept}",
+              file=sys.stderr, flush=True)
+        try:
+            return answer()
+        except TermsNotReady as exc:    # another process added many papers meanwhile
+            raise LibraryError(f"{exc} (papers were added while it was built); "
+                               "try again when the import is done") from None
     except NotInTable as exc:
         raise LibraryError(str(exc)) from None
 

@@ -3,11 +3,14 @@ and its stored, memory-mapped form reads back the same."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from scipy.sparse import csr_matrix
 
 from paperdesk.core.discover import build as build_mod
+from paperdesk.core.discover import table_files
 from paperdesk.core.discover.build import build_table
 from paperdesk.core.discover.term_table import TERMS_DIR, TermTable
 from paperdesk.core.discover.vectorize import new_vectorizer, paper_text, prune_rows
@@ -88,6 +91,13 @@ def test_columns_that_do_not_match_the_rows_are_damage(seeded_library):
     table.save(folder, 1)
     crows = folder / "g1-p0-crows.npy"
     np.save(crows, np.load(crows)[:-5])
+    with _pytest.raises(TermTableError, match=r"g1-p0-crows.npy: changed since it was "
+                        r"written \([\d,]+ bytes then, [\d,]+ now\)"):
+        TermTable.load(folder)
+    # the same with its checksum recorded anew (a table written so by a bug): the sizes
+    meta = json.loads((folder / "meta.json").read_text("utf-8"))
+    meta["files"][crows.name] = table_files.write_array(crows, np.load(crows))
+    (folder / "meta.json").write_text(json.dumps(meta), "utf-8")
     with _pytest.raises(TermTableError, match="columns do not match"):
         TermTable.load(folder)
 

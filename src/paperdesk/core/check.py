@@ -43,6 +43,8 @@ REINDEX_HINT = "run paperdesk reindex"
 #: The way out of damage to the database that keeps what is readable in it
 #: (:mod:`paperdesk.core.store.salvage`).
 SALVAGE_HINT = "salvage every readable page: paperdesk repair --salvage"
+#: The way out of a damaged term table (it is derived from SQLite, as the index).
+TERMS_REMEDY = "dropped; built again from SQLite at the next use"
 
 _DB = "library.db"
 _INDEX = "index"
@@ -185,7 +187,8 @@ class Problem:
     """One problem the check found.
 
     Attributes:
-        part: ``"database"`` or ``"index"``.
+        part: ``"database"``, ``"index"`` or ``"terms"`` (the term table of related
+            papers, :mod:`paperdesk.core.discover.term_table`).
         text: what is wrong (names the file).
         remedy: the way out (``"repaired from SQLite"``, ``"run paperdesk reindex"``,
             for the database :func:`damage_hint`: ``"salvage every readable page:
@@ -279,7 +282,9 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
 
     Steps, each reported through ``progress(step, 5)``: ``PRAGMA integrity_check``,
     ``PRAGMA foreign_key_check``, the index's files
-    (:meth:`~paperdesk.core.search.index.SearchIndex.full_problems`), its document
+    (:meth:`~paperdesk.core.search.index.SearchIndex.full_problems`) and the term
+    table's (:meth:`~paperdesk.core.discover.engine.Discover.full_problems`: a damaged
+    one is dropped, to be built again), the index's document
     count (papers minus those queued to be added), and ``sample`` papers (picked with
     ``random.Random(seed)``) each found by a query of its own words and by its id in the
     ``pid`` column. Damage to the index found here is repaired: the index is rebuilt
@@ -347,6 +352,8 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
         return report
     for text in lib.index.full_problems():
         report.problems.append(Problem("index", text, index_remedy))
+    for text in lib.discover.full_problems():   # derived too: dropped, built again
+        report.problems.append(Problem("terms", text, TERMS_REMEDY))
     progress(3, steps)
     index_ok = not any(p.part == "index" for p in report.problems)
     if index_ok:

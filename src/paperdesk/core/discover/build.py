@@ -48,8 +48,14 @@ class BuildFailed(RuntimeError):
 
 
 def _connect(db_path: Path) -> sqlite3.Connection:
-    uri = Path(db_path).absolute().as_uri() + "?mode=ro"
-    conn = sqlite3.connect(uri, uri=True, check_same_thread=False)
+    """A read-only connection to the library's database, as the library's own read-only
+    connections are opened (:func:`~paperdesk.core.store.db.connect_read_only`): in a
+    folder or of a file this process cannot write, a plain ``mode=ro`` open of a WAL
+    database fails ("attempt to write a readonly database": the ``-shm`` file cannot be
+    created)."""
+    from paperdesk.core.store.db import connect_read_only
+
+    conn = connect_read_only(Path(db_path)).conn
     conn.execute("PRAGMA query_only = 1")
     return conn
 

@@ -23,6 +23,7 @@ current table, a second one lets only one full build run at a time.
 from __future__ import annotations
 
 import logging
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -64,6 +65,20 @@ COUNTED_TERMS = 5
 ProgressCallback = Callable[[int, int], None]
 
 
+def _unit_range(values: np.ndarray, what: str) -> None:
+    """Cosines and unit-length weights lie in 0..1 (up to rounding): a value outside
+    (NaN, 5.6e28: bytes of a table file changed without its size or time changing) is
+    damage, never an answer.
+
+    Raises:
+        ValueError: a value outside; :meth:`Discover._reading` drops the table.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    bad = values[~((values >= -1e-4) & (values <= 1 + 1e-4))]
+    if len(bad):
+        raise ValueError(f"{what} of {bad[0]:.3g} is outside 0..1")
+
+
 def _guarded(method):
     """Run a query method inside :meth:`Discover._reading` (damage found in use)."""
     import functools
@@ -93,6 +108,8 @@ class Discover:
         self._progress = (0, 0)
         self._building = False
         self.problem: str | None = None
+        #: Why the table in use was built in memory and not saved (one line), or None.
+        self.not_kept: str | None = None
         self._model_key = None
         self._model = None
         self._examples_cache: tuple[np.ndarray, np.ndarray] | None = None
@@ -137,10 +154,28 @@ class Discover:
         table = self._table
         return TermsStatus(int(table.valid.sum()) if table is not None else 0,
                            self._missing, self._building, *self._progress,
-                           problem=self.problem)
+                           problem=self.problem,
+                           not_kept=self.not_kept if table is not None else None)
 
     def _writable(self) -> bool:
-        return not self._lib.read_only
+        return self._not_writable() is None
+
+    def _not_writable(self) -> str | None:
+        """Why ``terms/`` must not be written (one line), or ``None`` when it may be: the
+        library is open read-only (another process holds it, or its folder cannot be
+        written), or its database file cannot be written (a library that cannot be
+        changed gets no new files either)."""
+        from paperdesk.core.store.db import folder_writable
+
+        db_path = self._lib.path / "library.db"
+        if not folder_writable(db_path):
+            what = "folder" if not os.access(self._lib.path, os.W_OK) else "database"
+            return f"the library's {what} cannot be written"
+        if self._lib.read_only:
+            return "the library is open read-only (another process holds it)"
+        if self.folder.exists() and not os.access(self.folder, os.W_OK):
+            return f"{self.folder} cannot be written"
+        return None
 
     def _current(self) -> TermTable:
         """The table, checked and updated; raises :class:`TermsNotReady`."""
@@ -148,9 +183,13 @@ class Discover:
             table = self._table
             if table is None:
                 try:
-                    table = TermTable.load(self.folder)
+                    table = TermTable.load(self.folder, update=self._writable())
                 except TermTableError as exc:
                     self._missing = None
+                    if exc.damaged:
+                        _log.warning("term table damaged: %s", exc)
+                        raise TermsNotReady(f"the term table is damaged ({exc}); it is "
+                                            "built again") from None
                     raise TermsNotReady(f"the term table must be built ({exc})") from None
                 self._table, self._stale = table, True
             if self._recount:
@@ -201,7 +240,10 @@ class Discover:
             progress: ``progress(papers_read, papers_total)`` during a full build.
             cancel: returns True to stop a full build (the old table stays).
         Returns:
-            The :class:`TermsStatus` afterwards.
+            The :class:`TermsStatus` afterwards: ``missing`` > 0 when papers were added
+            during the build (more than an update takes: the query methods still raise
+            :class:`TermsNotReady` for them, and the next call builds again);
+            ``not_kept`` says why the table is in memory only (a read-only library).
         Raises:
             BuildCancelled: cancelled.
             BuildFailed: the build failed (one line; also kept in :attr:`problem`).
@@ -222,15 +264,18 @@ class Discover:
             try:
                 n = self._lib.count()
                 table = None
-                if n >= CHILD_FROM and self._writable():
+                not_kept = self._not_writable()
+                if n >= CHILD_FROM and not_kept is None:
                     build_in_child(self._lib.path / "library.db", self.folder, step, cancel)
                 else:
                     table = build_table(self._lib.path / "library.db", step, cancel)
-                    if self._writable():
+                    if not_kept is None:
                         try:
                             table.save(self.folder, next_generation(self.folder))
                         except OSError as exc:
                             _log.info("term table kept in memory: %s", exc)
+                            not_kept = f"{self.folder} cannot be written " \
+                                f"({exc.strerror or exc})"
                 with self._lock:
                     if table is None:
                         try:
@@ -240,6 +285,7 @@ class Discover:
                     self._table = table
                     self._stale = True
                     self._model_key = None
+                    self.not_kept = not_kept
                 self.problem = None
             except BuildFailed as exc:
                 self.problem = str(exc)
@@ -250,7 +296,14 @@ class Discover:
             finally:
                 self._building = False
                 self._progress = (0, 0)
-        self._current()
+        try:
+            self._current()
+        except TermsNotReady:
+            # Papers were added while it was built (an import in another thread or
+            # process): the build is done and in place, the status says how many papers
+            # it misses, and the next ensure (after the import) builds again. Raised
+            # from here, it reached the window's build thread as a traceback (issue 23).
+            pass
         return self.status()
 
     @contextmanager
@@ -263,17 +316,37 @@ class Discover:
         except (IndexError, ValueError) as exc:
             if isinstance(exc, LibraryError):
                 raise
-            with self._lock:
-                self._table = None
-                self._stale = True
-            if self._writable():
-                try:
-                    (self.folder / "meta.json").unlink()
-                except OSError:
-                    pass
+            self._drop()
             _log.warning("term table damaged: %s", exc)
             raise TermsNotReady(f"the term table is damaged ({exc}); it is built again") \
                 from None
+
+    def _drop(self) -> None:
+        """Forget a damaged table, and (when the library may be written) its
+        ``meta.json``, so that the next :meth:`ensure` builds it again."""
+        with self._lock:
+            self._table = None
+            self._stale = True
+        if self._writable():
+            try:
+                (self.folder / "meta.json").unlink()
+            except OSError:
+                pass
+
+    def full_problems(self) -> list[str]:
+        """The check of ``paperdesk check``: every file of ``terms/`` read whole and its
+        CRC-32 compared with the one recorded when it was written
+        (:meth:`TermTable.full_problems`). A damaged table is dropped: the next use
+        builds it again from SQLite.
+
+        Returns:
+            One line per problem, each naming the file (empty: whole, or no table).
+        """
+        problems = TermTable.full_problems(self.folder)
+        if problems:
+            _log.warning("term table damaged: %s", problems[0])
+            self._drop()
+        return problems
 
     def _row(self, table: TermTable, paper_id: int) -> int:
         row = int(table.rows_of([paper_id])[0])
@@ -317,6 +390,7 @@ class Discover:
         row = self._row(table, paper_id)
         with self._reading():
             rows, scores = nearest_rows(table, row, max(1, int(limit)))
+            _unit_range(scores, "a similarity")
             ids = [int(i) for i in table.row_ids[rows]]
             pairs = [(pid, r, score, tuple(table.term(c) for c in
                                            shared_columns(table, row, [r], SHARED_TERMS)))
@@ -340,6 +414,7 @@ class Discover:
         row = self._row(table, paper_id)
         with self._reading():
             cols, weights = key_columns(table, row, max(1, int(limit)))
+            _unit_range(weights, "a term weight")
             return [KeyTerm(table.term(int(c)), round(float(w), 4))
                     for c, w in zip(cols, weights)]
 
@@ -363,7 +438,8 @@ class Discover:
             return []
         tagged = table.rows_of(tagged_ids)
         tagged = tagged[tagged >= 0]
-        near, _scores = nearest_rows(table, row, NEIGHBOURS, among=tagged)
+        near, scores = nearest_rows(table, row, NEIGHBOURS, among=tagged)
+        _unit_range(scores, "a similarity")
         near_ids = [int(i) for i in table.row_ids[near]] + [int(paper_id)]
         tags_of_row: dict[int, set[int]] = {}
         own: set[int] = set()

@@ -125,6 +125,9 @@ class TermsStatus:
         building: a full build is running.
         done, total: its progress in papers read (0, 0 when none runs).
         problem: why the last build failed (one line), or ``None``.
+        not_kept: why the table in use was built in memory and is not kept in
+            ``terms/`` (one line: the library is read-only, ...), or ``None`` when it
+            is kept.
     """
 
     papers: int
@@ -133,3 +136,4 @@ class TermsStatus:
     done: int = 0
     total: int = 0
     problem: str | None = None
+    not_kept: str | None = None

@@ -6,8 +6,10 @@ opening it costs milliseconds and little private memory even at 100,000 papers.
 
 On disk (``terms/``), one *generation* ``gN`` per full build:
 
-* ``meta.json``: ``{"format": 1, "generation": N, "papers": n, "terms": V,
-  "parts": ["gN-p0", "gN-p1", ...]}``, replaced atomically (write aside, rename);
+* ``meta.json``: ``{"format": 3, "generation": N, "papers": n, "terms": V,
+  "parts": ["gN-p0", "gN-p1", ...], "files": {name: [size, mtime in ns, CRC-32]}}``,
+  replaced atomically (write aside, rename); ``files`` records every file below as it
+  was written, checked at each load and by ``paperdesk check`` (:mod:`.table_files`);
 * ``gN-vocab.bin`` (the terms, UTF-8, one after another) and ``gN-vocab.npy`` (int64
   offsets, ``V + 1``): column ``i`` is ``bin[off[i]:off[i + 1]]``;
 * ``gN-idf.npy``: float64 idf per column;
@@ -38,19 +40,32 @@ from pathlib import Path
 
 import numpy as np
 
+from paperdesk.core.discover import table_files
+
 __all__ = ["TERMS_DIR", "FORMAT", "TermTable", "Part", "text_stamp", "current_stamps",
            "TermTableError"]
 
 #: The table's folder inside a library folder.
 TERMS_DIR = "terms"
-#: Version of the layout above; another version is rebuilt (1: rows only).
-FORMAT = 2
+#: Version of the layout above; another version is rebuilt (1: rows only; 2: no
+#: checksums).
+FORMAT = 3
 _ARRAYS = ("ids", "stamps", "indptr", "indices", "data", "cindptr", "crows", "cdata")
 
 
 class TermTableError(RuntimeError):
     """The table on disk cannot be read (missing or damaged files, another format); it is
-    rebuilt from SQLite."""
+    rebuilt from SQLite.
+
+    Attributes:
+        damaged: True when files of a table are damaged (changed since they were
+            written, missing, unreadable), False when there is no table yet or it is
+            of another format.
+    """
+
+    def __init__(self, message: str, damaged: bool = True):
+        super().__init__(message)
+        self.damaged = damaged
 
 
 def read_slice(array: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -185,8 +200,11 @@ class TermTable:
     """
 
     def __init__(self, generation: int, vocab_blob: bytes, vocab_offsets: np.ndarray,
-                 idf: np.ndarray, parts: list[Part], part_names: list[str] | None = None):
+                 idf: np.ndarray, parts: list[Part], part_names: list[str] | None = None,
+                 files: dict[str, list] | None = None):
         self.generation = generation
+        #: ``{file name: FileRecord}`` of the files on disk (see :mod:`.table_files`).
+        self.files = dict(files or {})
         self._blob = vocab_blob
         self._offsets = np.asarray(vocab_offsets, dtype=np.int64)
         self.idf = idf
@@ -460,35 +478,40 @@ class TermTable:
 
     # -- disk ----------------------------------------------------------------------
     @classmethod
-    def load(cls, folder: Path) -> "TermTable":
-        """Load the table in ``folder`` (memory-mapped).
+    def load(cls, folder: Path, update: bool = False) -> "TermTable":
+        """Load the table in ``folder`` (memory-mapped), each file checked against the
+        size, time and CRC-32 recorded when it was written (:func:`.table_files.
+        quick_problem`: a ``stat`` per file; a file whose size or time changed is read).
 
         Args:
             folder: a library's ``terms/`` folder.
+            update: record the new times of files whose bytes are unchanged (a copied
+                library) in ``meta.json``, so that they are not read again next time
+                (False for a library that must not be written).
         Returns:
             The table, every latest row valid until :meth:`validate`.
         Raises:
-            TermTableError: no table, another format, or damaged files.
+            TermTableError: no table, another format, or damaged files (``damaged``).
         """
         folder = Path(folder)
-        try:
-            meta = json.loads((folder / "meta.json").read_text("utf-8"))
-        except FileNotFoundError as exc:
-            raise TermTableError("no term table yet") from exc
-        except (OSError, ValueError) as exc:
-            raise TermTableError(f"{folder / 'meta.json'}: cannot be read ({exc})") from exc
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise TermTableError(f"{folder / 'meta.json'}: another format")
-        g = int(meta.get("generation", 0))
+        meta = _read_meta(folder)
+        g, names = meta["generation"], meta["parts"]
+        records = meta["files"]
+        checked = {}
+        for name in _file_names(g, names):
+            record = records.get(name)
+            if not table_files.valid_record(record):
+                raise TermTableError(f"{folder / name}: no checksum recorded")
+            problem, checked[name] = table_files.quick_problem(folder / name, record)
+            if problem:
+                raise TermTableError(problem)
         try:
             blob = (folder / f"g{g}-vocab.bin").read_bytes()
-            offsets = np.load(folder / f"g{g}-vocab.npy", allow_pickle=False)
-            idf = np.load(folder / f"g{g}-idf.npy", allow_pickle=False)
+            offsets = table_files.read_array(folder / f"g{g}-vocab.npy")
+            idf = table_files.read_array(folder / f"g{g}-idf.npy")
             parts = []
-            names = [str(n) for n in meta.get("parts", [])]
             for name in names:
-                arrays = {k: np.load(folder / f"{name}-{k}.npy", mmap_mode="r",
-                                   allow_pickle=False)
+                arrays = {k: table_files.read_array(folder / f"{name}-{k}.npy", mapped=True)
                           for k in _ARRAYS}
                 parts.append(Part(**arrays))
         except (OSError, ValueError, EOFError) as exc:
@@ -506,7 +529,41 @@ class TermTable:
             # Sizes only: scanning every index for its range would read the whole table
             # (100 MB at 100,000 papers) at each open; a value out of range is found
             # when it is used (IndexError), and the engine rebuilds the table then.
-        return cls(g, blob, offsets, idf, parts, names)
+        table = cls(g, blob, offsets, idf, parts, names, checked)
+        if update and checked != {n: records[n] for n in checked}:
+            try:
+                _write_meta(folder, g, names, table)
+            except OSError:
+                pass            # read again next time
+        return table
+
+    @staticmethod
+    def full_problems(folder: Path) -> list[str]:
+        """The check of ``paperdesk check``: every file of the current table read whole
+        and its CRC-32 compared with the one recorded when it was written.
+
+        Args:
+            folder: a library's ``terms/`` folder.
+        Returns:
+            One line per problem, each naming the file (empty: no table, a table of
+            another format, which is rebuilt at its next use anyway, or a whole one).
+        """
+        folder = Path(folder)
+        try:
+            meta = _read_meta(folder)
+        except TermTableError as exc:
+            return [str(exc)] if exc.damaged else []
+        g, names = meta["generation"], meta["parts"]
+        problems = []
+        for name in _file_names(g, names):
+            record = meta["files"].get(name)
+            if not table_files.valid_record(record):
+                problems.append(f"{folder / name}: no checksum recorded")
+                continue
+            problem = table_files.full_problem(folder / name, record)
+            if problem:
+                problems.append(problem)
+        return problems
 
     def save(self, folder: Path, generation: int) -> None:
         """Write the whole table as generation ``generation`` and make it current;
@@ -521,15 +578,18 @@ class TermTable:
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         g = generation
-        (folder / f"g{g}-vocab.bin").write_bytes(self._blob)
-        np.save(folder / f"g{g}-vocab.npy", self._offsets)
-        np.save(folder / f"g{g}-idf.npy", self.idf)
+        files = {f"g{g}-vocab.bin": table_files.write_bytes(folder / f"g{g}-vocab.bin",
+                                                            self._blob),
+                 f"g{g}-vocab.npy": table_files.write_array(folder / f"g{g}-vocab.npy",
+                                                            self._offsets),
+                 f"g{g}-idf.npy": table_files.write_array(folder / f"g{g}-idf.npy",
+                                                          self.idf)}
         names = []
         for k, part in enumerate(self.parts):
             name = f"g{g}-p{k}"
-            _save_part(folder, name, part)
+            files.update(_save_part(folder, name, part))
             names.append(name)
-        self.generation, self.part_names = g, names
+        self.generation, self.part_names, self.files = g, names, files
         _write_meta(folder, g, names, self)
         _remove_other_generations(folder, g)
 
@@ -546,8 +606,14 @@ class TermTable:
         part.with_columns(self.n_terms)
         if folder is not None:
             name = f"g{self.generation}-p{_next_part(self.part_names)}"
-            _save_part(Path(folder), name, part)
-            _write_meta(Path(folder), self.generation, self.part_names + [name], self)
+            written = _save_part(Path(folder), name, part)
+            self.files.update(written)
+            try:
+                _write_meta(Path(folder), self.generation, self.part_names + [name], self)
+            except OSError:
+                for file_name in written:
+                    del self.files[file_name]
+                raise
             self.part_names.append(name)
         self.parts.append(part)
         self._rebuild_rows()
@@ -570,15 +636,49 @@ def _next_part(names: list[str]) -> int:
     return max((int(n.rsplit("-p", 1)[1]) for n in names), default=-1) + 1
 
 
-def _save_part(folder: Path, name: str, part: Part) -> None:
-    for key in _ARRAYS:
-        np.save(folder / f"{name}-{key}.npy", np.asarray(getattr(part, key)))
+def _save_part(folder: Path, name: str, part: Part) -> dict[str, list]:
+    """Write a part's arrays; returns ``{file name: FileRecord}``."""
+    return {f"{name}-{key}.npy": table_files.write_array(folder / f"{name}-{key}.npy",
+                                                         getattr(part, key))
+            for key in _ARRAYS}
+
+
+def _file_names(generation: int, parts: list[str]) -> list[str]:
+    """Every file of a table: its vocabulary and idf, then each part's arrays."""
+    g = generation
+    return [f"g{g}-vocab.bin", f"g{g}-vocab.npy", f"g{g}-idf.npy"] + \
+        [f"{name}-{key}.npy" for name in parts for key in _ARRAYS]
+
+
+def _read_meta(folder: Path) -> dict:
+    """``meta.json`` of the current format, with a ``files`` record.
+
+    Raises:
+        TermTableError: none yet, another format (``damaged`` False), or unreadable.
+    """
+    path = folder / "meta.json"
+    try:
+        meta = json.loads(path.read_text("utf-8"))
+    except FileNotFoundError as exc:
+        raise TermTableError("no term table yet", damaged=False) from exc
+    except (OSError, ValueError) as exc:
+        raise TermTableError(f"{path}: cannot be read ({exc})") from exc
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise TermTableError(f"{path}: another format", damaged=False)
+    if not isinstance(meta.get("files"), dict) or not isinstance(meta.get("parts"), list) \
+            or not isinstance(meta.get("generation"), int) \
+            or not all(isinstance(n, str) for n in meta["parts"]):
+        raise TermTableError(f"{path}: damaged (its generation, parts or files are not "
+                             "recorded)")
+    return meta
 
 
 def _write_meta(folder: Path, generation: int, names: list[str], table: TermTable) -> None:
+    files = _file_names(generation, names)
     meta = {"format": FORMAT, "generation": generation,
             "papers": int(table.valid.sum()) if hasattr(table, "valid") else 0,
-            "terms": table.n_terms, "parts": names}
+            "terms": table.n_terms, "parts": names,
+            "files": {n: table.files[n] for n in files if n in table.files}}
     tmp = folder / f"meta.json.{os.getpid()}.tmp"
     tmp.write_text(json.dumps(meta), "utf-8")
     os.replace(tmp, folder / "meta.json")

@@ -11,6 +11,8 @@ and tag suggestions for the paper on show, and Back (Alt+Left).
   :class:`~paperdesk.ui.background.discover_runner.DiscoverRunner` builds it on a thread
   of its own (not the reader's or the writer's), with "Finding related papers: reading
   40,000 of 100,000" and Cancel in the status bar; the window asks again when it is done.
+  During an import the build waits for the import's end (one build of all the papers,
+  not one per batch).
 * Enter or a click on a related paper opens it; when the list does not hold it, the list
   shows all papers (the search cleared, "All papers" chosen) with it selected. A key
   term searches for it (the query of :func:`~paperdesk.core.discover.vectorize.term_query`
@@ -42,6 +44,7 @@ BACK_LIMIT = 50
 #: Paper fields whose change can change related papers, key terms or suggestions.
 _DISCOVER_FIELDS = frozenset({"title", "tags", "abstract"})
 _BUILDING = "Finding related papers: building the word table…"
+_AFTER_IMPORT = "Related papers are looked for when the import is done"
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,10 @@ class DiscoverCommandsMixin:
             if self._terms_state in ("cancelled", "failed"):
                 self.detail_pane.show_discover_note(
                     "Related papers need the word table, which was not built", True)
+            elif self.import_runner.is_running():
+                # many papers are coming in: one build when they are all in (the import's
+                # end asks again), not one after each batch
+                self.detail_pane.show_discover_note(_AFTER_IMPORT)
             else:
                 self.build_terms()
             return

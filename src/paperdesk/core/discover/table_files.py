@@ -1,0 +1,163 @@
+"""Writing the term table's files with a checksum each, and checking them.
+
+Every file of a term-table generation (``terms/gN-*``) is written once and never
+rewritten, so its size, modification time and CRC-32 are recorded as it is written, in
+the table's ``meta.json`` (``"files": {name: [size in bytes, mtime in ns, CRC-32]}``).
+As the search index does with its segment files (:mod:`paperdesk.core.search.integrity`):
+
+* at every load (:func:`quick_problem`), each file's ``stat`` is compared with its
+  record, and only a file whose size or time changed is read again and its CRC-32
+  compared (a library copied without keeping times costs one read of its table, after
+  which the new times are recorded);
+* ``paperdesk check`` reads every file whole (:func:`full_problem`), which also finds
+  bytes changed without the time changing.
+
+Arrays are written and read as ``.npy`` files (NumPy's format,
+https://numpy.org/doc/stable/reference/generated/numpy.lib.format.html) without pickles:
+``allow_pickle=False`` both ways, so an object array planted in the folder is refused
+instead of unpickled (unpickling runs code).
+
+The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` computes it.
+"""
+
+from __future__ import annotations
+
+import os
+import zlib
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["FileRecord", "write_array", "write_bytes", "read_array", "file_crc",
+           "quick_problem", "full_problem", "valid_record"]
+
+#: ``[size in bytes, mtime in ns, CRC-32]`` of one written file.
+FileRecord = list
+#: Bytes read at a time when a file's CRC-32 is computed.
+_CHUNK = 1 << 20
+
+
+class _Checksummed:
+    """A binary file being written that keeps the CRC-32 of the bytes written to it."""
+
+    def __init__(self, handle):
+        self._handle = handle
+        self.crc = 0
+
+    def write(self, data) -> int:
+        self.crc = zlib.crc32(data, self.crc)
+        return self._handle.write(data)
+
+
+def _record(path: Path, crc: int) -> FileRecord:
+    st = os.stat(path)
+    return [st.st_size, st.st_mtime_ns, crc]
+
+
+def write_array(path: Path, array: np.ndarray) -> FileRecord:
+    """Write ``array`` as a ``.npy`` file (no pickles), computing its CRC-32 on the way.
+
+    Args:
+        path: the file (replaced if it exists).
+        array: a numeric array.
+    Returns:
+        Its :data:`FileRecord`.
+    Raises:
+        OSError: the file cannot be written.
+        ValueError: an object array (it would need a pickle).
+    """
+    with open(path, "wb") as handle:
+        out = _Checksummed(handle)
+        np.lib.format.write_array(out, np.asarray(array), allow_pickle=False)
+    return _record(path, out.crc)
+
+
+def write_bytes(path: Path, data: bytes) -> FileRecord:
+    """Write ``data`` to ``path``; returns its :data:`FileRecord`.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    Path(path).write_bytes(data)
+    return _record(path, zlib.crc32(data))
+
+
+def read_array(path: Path, mapped: bool = False) -> np.ndarray:
+    """Read a ``.npy`` file without unpickling anything.
+
+    Args:
+        path: the file.
+        mapped: memory-map it (read-only) instead of reading it into memory.
+    Returns:
+        The array.
+    Raises:
+        OSError: it cannot be read.
+        ValueError, EOFError: it is not a ``.npy`` file of a numeric array (an object
+            array is refused: ``allow_pickle=False``).
+    """
+    return np.load(path, mmap_mode="r" if mapped else None, allow_pickle=False)
+
+
+def file_crc(path: Path) -> int:
+    """The CRC-32 of a file's bytes, read 1 MiB at a time.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    crc = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(_CHUNK):
+            crc = zlib.crc32(block, crc)
+    return crc
+
+
+def valid_record(value) -> bool:
+    """Whether ``value`` (from ``meta.json``) is a :data:`FileRecord`."""
+    return isinstance(value, list) and len(value) == 3 and \
+        all(isinstance(x, int) and not isinstance(x, bool) for x in value)
+
+
+def quick_problem(path: Path, record: FileRecord) -> tuple[str | None, FileRecord]:
+    """The check made at every load: the file's ``stat`` against its record, and its
+    CRC-32 only when its size or modification time changed.
+
+    Args:
+        path: the file.
+        record: its :data:`FileRecord` from ``meta.json``.
+    Returns:
+        ``(problem, record)``: a one-line problem naming the file, or ``None``; and the
+        record to keep (with the new time when the bytes are unchanged).
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return f"{path}: missing", record
+    except OSError as exc:
+        return f"{path}: cannot be read ({exc.strerror or exc})", record
+    if st.st_size != record[0]:
+        return (f"{path}: changed since it was written ({record[0]:,} bytes then, "
+                f"{st.st_size:,} now)"), record
+    if st.st_mtime_ns == record[1]:
+        return None, record
+    problem = full_problem(path, record)
+    return problem, record if problem else [record[0], st.st_mtime_ns, record[2]]
+
+
+def full_problem(path: Path, record: FileRecord) -> str | None:
+    """The check of ``paperdesk check``: the file read whole and its CRC-32 compared.
+
+    Args:
+        path: the file.
+        record: its :data:`FileRecord`.
+    Returns:
+        A one-line problem naming the file, or ``None``.
+    """
+    try:
+        crc = file_crc(path)
+    except FileNotFoundError:
+        return f"{path}: missing"
+    except OSError as exc:
+        return f"{path}: cannot be read ({exc.strerror or exc})"
+    if crc != record[2]:
+        return f"{path}: changed since it was written (its checksum differs)"
+    return None
