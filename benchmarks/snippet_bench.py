@@ -79,8 +79,14 @@ def run(workdir: Path, chars: int, papers: int, repeat: int) -> dict:
     ms: dict[str, float] = {}
     with Library.open(workdir / "long-lib") as lib:
         lib.import_paths([long_file])
-        ms["find_long"] = _median_ms(lambda: lib.find("alpha"), repeat)
         pid = max(lib.paper_ids(), key=lambda i: len(lib.get(i).abstract))
+        # An import cuts abstracts at 100,000 characters (issue 23); a library imported
+        # before that can hold the whole one, as written here with SQL.
+        with lib.db.conn:
+            lib.db.execute("UPDATE papers SET abstract = ? WHERE id = ?",
+                           [_long_abstract(chars).strip(), pid])
+        lib.reindex()
+        ms["find_long"] = _median_ms(lambda: lib.find("alpha"), repeat)
         paper, terms = lib.get(pid), lib.match_terms("alpha")
         ms["detail_html_long"] = _median_ms(lambda: paper_body_html(paper, terms), repeat)
     with Library.open(workdir / "many-lib") as lib:

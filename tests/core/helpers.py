@@ -49,3 +49,12 @@ def ctrl_c_at_index_write(monkeypatch, at: int = 2) -> None:
         return real_write(self, *args, **kwargs)
 
     monkeypatch.setattr(SearchIndex, "write", write)
+
+
+def give_long_abstract(lib, paper_id: int, text: str) -> None:
+    """Make ``lib`` hold ``text`` as paper ``paper_id``'s abstract, as a library imported
+    before abstracts were cut at 100,000 characters (issue 23) still can, and index it.
+    The import path can no longer store such an abstract, so it is written with SQL."""
+    with lib.db.conn:
+        lib.db.execute("UPDATE papers SET abstract = ? WHERE id = ?", [text, paper_id])
+    lib.reindex()

@@ -61,7 +61,12 @@ def _open_dialog_by_keyboard(qtbot, window) -> ExportDialog:
 
 
 def _wait_export(qtbot, window) -> None:
+    """Wait for the export to end, and for the window's other background work (the term
+    table of related papers is built for the first paper shown, with its own progress in
+    the same status bar) so that the progress bar's state is the export's."""
     qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.is_busy()
+                    and not window.discover_runner.is_running(), timeout=WAIT_MS)
     QApplication.processEvents()
 
 
