@@ -1328,10 +1328,14 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
                     if held.info is not None and held.info.app == "gui" else "")
             raise LibraryError(f"{held}{hint}") from None
         return _open_read_only(path, args), None
-    except LibraryError:
+    except LibraryError as exc:
         if writes(args):
             raise
-        return _open_read_only(path, args), None   # e.g. a read-only folder
+        full = low_space(path) or "the disk is full" in str(exc)
+        lib = _open_read_only(path, args)          # e.g. a read-only folder
+        lib.read_only_reason = f"{'the disk is full: ' if full else ''}" \
+            f"{lock.path} could not be written"
+        return lib, None
     try:
         lib = Library.open(path, sync_index=False)
     except LibraryError:
@@ -1339,7 +1343,9 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
         if writes(args) or not low_space(path):
             raise
         # A nearly full disk: the lock could be written, but not SQLite's -shm file.
-        return _open_read_only(path, args), None
+        lib = _open_read_only(path, args)
+        lib.read_only_reason = "the disk is full"
+        return lib, None
     except BaseException:
         lock.release()
         raise
@@ -1451,13 +1457,17 @@ def _lock_to_replace(folder: Path, doing: str) -> LibraryLock:
     return lock
 
 
-def _rebuild_index(lib: Library) -> None:
+def _rebuild_index(lib: Library) -> bool:
     """The index is of a database replaced or rewritten: start it over, queue every
     paper and index them with the progress line (an interrupted rebuild goes on when
-    the library is next opened)."""
+    the library is next opened).
+
+    Returns:
+        False when Ctrl+C stopped it (what is left stays queued).
+    """
     lib.reindex(cancel=lambda: True)
     with _cancel_on_interrupt() as stop:
-        _index_with_progress(lib, stop)
+        return _index_with_progress(lib, stop)
 
 
 def _cmd_repair(path: Path, args) -> int:
@@ -1467,7 +1477,8 @@ def _cmd_repair(path: Path, args) -> int:
     add what only a backup has, then rebuild the index.
 
     Returns:
-        The exit status (0 done).
+        The exit status (0 done, 130 when Ctrl+C stopped the indexing: the salvage or
+        merge is kept, the rest is indexed at the next open).
     Raises:
         LibraryError: refused (one line: the lock is held, nothing to salvage, the
             database is not damaged, the backup cannot be read).
@@ -1492,7 +1503,15 @@ def _cmd_repair(path: Path, args) -> int:
                 raise LibraryError(lib.db_problem)
             if args.merge_backup is not None:
                 print(merge_backup(lib.db, args.merge_backup).text())
-            _rebuild_index(lib)
+            if not _rebuild_index(lib):
+                done = " and the merge" if args.salvage and args.merge_backup else ""
+                done = ("the salvage" if args.salvage else "the merge") + done
+                status = lib.index_status()
+                print(f"paperdesk: interrupted while indexing: {done} is done and kept; "
+                      f"{status.unindexed:,} of {status.papers:,} papers not yet "
+                      "searchable (they are indexed the next time the library is opened, "
+                      "or by paperdesk reindex)", file=sys.stderr)
+                return 130
     finally:
         lock.release()
     return 0

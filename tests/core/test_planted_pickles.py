@@ -12,6 +12,7 @@ import io
 import os
 import pickle
 import pkgutil
+import re
 import shutil
 import subprocess
 import sys
@@ -308,3 +309,99 @@ def test_planted_index_on_read_only_library_is_not_run(_seeded_template, tmp_pat
         assert "paperdesk reindex" in lib.index_repair
         assert lib.count() == 225
     assert not marker.exists()
+
+
+# -- what the tester found next (issue 23): hangs, memory, foreign files ------------------
+def test_planted_tokenizer_pattern_is_never_matched(_seeded_template, tmp_path):
+    """A TOC whose schema carries a catastrophic tokenizer pattern (allowed classes
+    only) made every command hang: the index is now opened with paperdesk's own schema,
+    and a stored schema that differs in any analyser setting is rebuilt."""
+    lib_path = _planted_copy(_seeded_template, tmp_path)
+    index = lib_path / "index"
+    src = StructFile(io.BytesIO(_toc(index).read_bytes()))
+    for _ in range(3):
+        src.read_varint()
+    src.read_int(), src.read_int()
+    for _ in range(3):
+        src.read_varint()
+    schema = pickle.loads(src.read_string())
+    catastrophic = re.compile(r"(\w+\s?)+$|\w+")
+    for _name, fld in schema.items():
+        for part in getattr(getattr(fld, "analyzer", None), "items", []):
+            if hasattr(part, "expression"):
+                part.expression = catastrophic
+    _plant_in_toc(index, pickle.dumps(schema, 2), "schema")
+    # a queued paper makes the next command index with the schema's analyser
+    import sqlite3
+    con = sqlite3.connect(lib_path / "library.db")
+    con.execute("INSERT INTO index_queue(paper_id, op) VALUES (1, 'update')")
+    con.commit()
+    con.close()
+    phrase = '"' + " ".join(["ab"] * 28) + ' !"'
+    for args in (("stats",), ("search", phrase), ("search", "depth estimation")):
+        out = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(lib_path),
+                              *args], capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert "Traceback" not in out.stderr
+    assert "depth" in out.stdout.lower()
+    with Library.open(lib_path) as lib:
+        assert lib.index.full_problems() == []
+
+
+def test_allocation_sized_by_a_pickle_is_refused(tmp_path):
+    """``bytearray(2_000_000_000)`` in a 44-byte pickle allocated 2 GB on every command."""
+    class _Alloc:
+        def __reduce__(self):
+            return (bytearray, (2_000_000_000,))
+
+    data = pickle.dumps([_Alloc()], 2)
+    assert len(data) < 100
+    with pytest.raises(PlantedData):
+        safe_pickle.loads(data)
+    for name in ("bytes", "bytearray"):
+        assert ("builtins", name) not in safe_pickle.ALLOWED_GLOBALS
+
+
+def test_fifo_in_the_index_is_not_waited_on(_seeded_template, tmp_path):
+    """A FIFO named like the table of contents made every command wait forever."""
+    lib_path = _planted_copy(_seeded_template, tmp_path)
+    toc = _toc(lib_path / "index")
+    toc.unlink()
+    os.mkfifo(toc)
+    out = _cli(lib_path, "search", "depth estimation")
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    assert "depth" in out.stdout.lower()
+
+
+def test_a_foreign_database_is_not_written_into(tmp_path):
+    """A ``library.db`` of another program (or a link to one) got paperdesk's tables
+    and WAL mode from a mere ``stats``: it is refused in one line, its bytes unchanged."""
+    import hashlib
+    import sqlite3
+
+    folder = tmp_path / "foreign"
+    folder.mkdir()
+    con = sqlite3.connect(folder / "library.db")
+    con.execute("CREATE TABLE moz_places (id INTEGER PRIMARY KEY, url TEXT)")
+    con.execute("INSERT INTO moz_places (url) VALUES ('https://example.org')")
+    con.commit()
+    con.close()
+    before = hashlib.sha256((folder / "library.db").read_bytes()).hexdigest()
+    for args in (("stats",), ("tag", "add", "x", "1"), ("search", "x")):
+        out = _cli(folder, *args)
+        assert out.returncode == 1, out.stdout + out.stderr
+        lines = out.stderr.strip().splitlines()
+        assert len(lines) == 1 and "not a paperdesk library" in lines[0]
+        assert "moz_places" in lines[0] and "Traceback" not in out.stderr
+    assert hashlib.sha256((folder / "library.db").read_bytes()).hexdigest() == before
+    assert not (folder / "library.db-wal").exists()
+
+
+def test_a_fifo_as_the_database_is_refused(tmp_path):
+    folder = tmp_path / "fifo"
+    folder.mkdir()
+    os.mkfifo(folder / "library.db")
+    out = _cli(folder, "stats")
+    assert out.returncode == 1
+    assert "not a regular file" in out.stderr and "Traceback" not in out.stderr

@@ -15,6 +15,7 @@ leaf and cell. A row comes back exactly when its leaf and its overflow pages are
 from __future__ import annotations
 
 import shutil
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -184,3 +185,139 @@ def test_random_damage_gives_a_whole_library_of_true_rows(annotated, tmp_path, s
         got = _rows(db, table)
         assert all(got[r] == original.get(r) for r in got), table
         assert report.recovered[table] == len(got)
+
+
+def _flip_in_abstract(db: Path, pid: int) -> None:
+    """Change one letter in the second half of paper ``pid``'s abstract (not its title),
+    in the file's bytes: in every copy of that piece (older ones may be left in free
+    space)."""
+    abstract = _rows(db, "papers")[pid][4]           # (id, hash, title, derived, abstract…)
+    data = bytearray(db.read_bytes())
+    piece = abstract[len(abstract) * 2 // 3:][:50].encode()
+    at = data.find(piece)
+    assert at >= 0
+    while at >= 0:
+        at += next(i for i, c in enumerate(piece) if chr(c).isalpha())
+        data[at] = ord("q") if data[at] != ord("q") else ord("z")
+        at = data.find(piece, at)
+    db.write_bytes(bytes(data))
+
+
+@needs_dbstat
+def test_a_paper_whose_text_came_back_altered_is_reported_and_merged_back(
+        annotated, tmp_path, capsys):
+    from benchmarks.salvage_bench import pages_of_rows
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    db = folder / "library.db"
+    before = _rows(db, "papers")
+    pages = pages_of_rows(db, "papers")
+    for pid in (10, 57):
+        _flip_in_abstract(db, pid)
+    # Another page (a leaf of other papers) overwritten with random bytes.
+    bad = next(iter(pages[200] - pages[10] - pages[57]))
+    with open(db, "r+b") as f:
+        f.seek((bad - 1) * 4096)
+        f.write(bytes(range(256)) * 16)
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    assert ("2 papers came back with altered text (their content hash differs): #10, "
+            "#57; compare them with a backup") in out
+    assert "2 of them the newest backup has unchanged: --merge-backup" in out
+    assert _rows(db, "papers")[10][4] != before[10][4]
+    backup = out.split("paperdesk repair --merge-backup ")[1].split()[0]
+    assert main(["--library", str(folder), "check"]) == 1      # the full check sees it
+    out = capsys.readouterr().out
+    assert ("2 papers with altered text (the abstract does not give its content hash): "
+            "#10, #57 — compare them with a backup") in out, out
+    assert main(["--library", str(folder), "repair", "--merge-backup", backup]) == 0
+    out = capsys.readouterr().out
+    assert "the text of 2 altered papers put back (#10, #57)" in out
+    after = _rows(db, "papers")
+    assert after[10] == before[10] and after[57] == before[57]
+    assert main(["--library", str(folder), "check"]) == 0
+    assert capsys.readouterr().out == "library ok: 225 papers, index ok\n"
+
+
+@needs_dbstat
+def test_sources_come_back_from_orphan_pages_and_lost_ones_are_said_and_merged(
+        annotated, tmp_path, capsys):
+    """Page 1 zeroed: every table's pages are orphans, placed by shape; a sources row
+    (an id and five texts) fits papers too (its later columns may be absent), so the
+    leaf goes to the table it has every column of. Then the sources leaf lost as well:
+    their links are left out for that reason, and --merge-backup counts what it adds."""
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    db = folder / "library.db"
+    before = {t: _rows(db, t) for t in ("sources", "paper_sources")}
+    assert before["sources"] and before["paper_sources"]
+    with open(db, "r+b") as f:
+        f.write(bytes(4096))
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    assert "left out (" not in out, out
+    assert {t: _rows(db, t) for t in before} == before
+
+    folder = tmp_path / "lib2"
+    shutil.copytree(annotated, folder)
+    db = folder / "library.db"
+    con = sqlite3.connect(db)
+    leaves = [r[0] for r in con.execute("SELECT pageno FROM dbstat WHERE name = 'sources' "
+                                        "AND pagetype = 'leaf'")]
+    con.close()
+    with open(db, "r+b") as f:
+        f.write(bytes(4096))
+        for page in leaves:
+            f.seek((page - 1) * 4096)
+            f.write(bytes(range(256)) * 16)
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    n = len(before["paper_sources"])
+    assert f"left out (their source was lost): {n:,} paper sources" in out, out
+    assert _rows(db, "sources") == {}
+    backup = out.split("paperdesk repair --merge-backup ")[1].split()[0]
+    assert main(["--library", str(folder), "repair", "--merge-backup", backup]) == 0
+    out = capsys.readouterr().out
+    assert (f"{len(before['sources'])} sources, {n:,} source links; 225 of its papers "
+            "were in the library already") in out, out
+    assert len(_rows(db, "paper_sources")) == n
+
+
+def test_ctrl_c_while_the_salvaged_library_is_indexed_says_so_and_exits_130(
+        annotated, tmp_path, capsys, monkeypatch):
+    from helpers import ctrl_c_at_index_write
+    from paperdesk.core import library as library_module
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    _damage(folder, "cut75")
+    monkeypatch.setattr(library_module, "INDEX_BATCH", 20)
+    ctrl_c_at_index_write(monkeypatch)
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 130
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err and "salvaged " in out
+    assert "paperdesk: interrupted while indexing: the salvage is done and kept; " in err
+    assert "indexed the next time the library is opened, or by paperdesk reindex" in err
+    with Library.open(folder, sync_index=False) as lib:
+        assert lib.db_problem is None and lib.index_status().queued > 0
+
+
+def test_a_junk_file_named_as_the_newest_backup_is_passed_over(annotated, tmp_path, capsys):
+    import random
+
+    folder = tmp_path / "lib"
+    shutil.copytree(annotated, folder)
+    backups = folder / "backups"
+    (real,) = [p for p in backups.iterdir() if p.name.endswith(".db")]
+    shutil.copyfile(real, backups / "library-backup-20000101T000000Z.db")   # older
+    junk = backups / "library-backup-20991231T000000Z.db"
+    junk.write_bytes(random.Random(4).randbytes(8192))
+    _damage(folder, "cut50")
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    out = capsys.readouterr().out
+    assert "no readable backup" not in out, out
+    assert f"the newest backup ({real.name[15:19]}-" in out and f"{real.name}) has 225" in out
+    assert ("passed over 1 newer backup file that cannot be read: "
+            "library-backup-20991231T000000Z.db") in out
+    assert f"paperdesk repair --merge-backup {real}" in out

@@ -108,3 +108,14 @@ def test_arxiv_ids():
     text = ("characterised in arXiv:2212.08630. We also use arXiv:2303.06208v2 and "
             "https://arxiv.org/abs/2401.12345, again arXiv:2212.08630")
     assert extract_arxiv_ids(text) == ["2212.08630", "2303.06208v2", "2401.12345"]
+
+
+def test_hash_form_folds_every_variant_in_ascii_text_too():
+    """The fast path for text no fold applies to (the full check hashes every abstract)
+    still folds each variant, ASCII ones (TeX quotes) included."""
+    from paperdesk.core.text import TYPOGRAPHIC_FOLDS, hash_form
+
+    for variant, typed in TYPOGRAPHIC_FOLDS.items():
+        assert hash_form(f"a {variant} b") == f"a {typed} b", variant
+    assert hash_form("plain ASCII text, it's fine - really.") == \
+        "plain ASCII text, it's fine - really."

@@ -61,6 +61,7 @@ from paperdesk.core.store.backup import BACKUP_DIR as _BACKUP_DIR, sweep_partial
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.schema import SchemaError, migrate
 from paperdesk.core.scope import FILTERS, Scope, ScopeMasks, scope_count, scope_ids, scope_sql  # noqa: F401 (FILTERS)
+from paperdesk.core.search.integrity import open_regular
 from paperdesk.core.search.safe_pickle import why
 from paperdesk.core.search.index import (DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex,
                                          cut_snippet)
@@ -311,6 +312,9 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
     def __init__(self, path: Path, sync_index: bool = True, read_only: bool = False):
         self.path = Path(path).expanduser().absolute()
         self.read_only = read_only
+        #: Why it was opened read-only when not because another process holds it (one
+        #: line, e.g. the disk is full and its lock could not be written), else None.
+        self.read_only_reason: str | None = None
         # One connection per thread, by thread id: a threading.local() is emptied after
         # every slot call on a QThread (PySide gives such a thread a new Python thread
         # state per call), which opened a new connection per search and kept them all.
@@ -346,6 +350,7 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         _check.refuse_unreadable_folder(self.path)
         _check.refuse_lost_database(self.path)
+        _check.refuse_foreign_database(self.path)
         if read_only:
             self._check_readable()
             self._check_database()
@@ -593,7 +598,8 @@ class Library(AnnotationsMixin, MetadataMixin, RemovalMixin, SavedSearchesMixin,
     def _repair_left(self, index: SearchIndex) -> None:
         """A rebuild started by an earlier run is not finished: take up its reason."""
         try:
-            note = (index.path / REPAIR_NOTE).read_text(encoding="utf-8").strip()
+            with open_regular(index.path / REPAIR_NOTE) as f:
+                note = f.read(4096).decode("utf-8", "replace").strip()
         except (OSError, UnicodeDecodeError):
             return
         self.index_repair = note.splitlines()[0] if note else "the search index is rebuilt"

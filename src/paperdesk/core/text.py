@@ -113,6 +113,9 @@ def hash_form(normalized_abstract: str) -> str:
     Returns:
         The folded text (ASCII wherever a fold applies; other characters unchanged).
     """
+    if (normalized_abstract.isascii() and "`" not in normalized_abstract
+            and "''" not in normalized_abstract and ",," not in normalized_abstract):
+        return normalized_abstract     # no fold applies (the check of every hash: fast)
     return _FOLD_RE.sub(lambda m: TYPOGRAPHIC_FOLDS[m.group(0)], normalized_abstract)
 
 

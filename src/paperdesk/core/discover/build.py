@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from paperdesk.core.discover.term_table import (Part, TermTable, next_generation,
-                                                text_stamp)
+                                                real_folder, text_stamp)
 from paperdesk.core.discover.vectorize import new_vectorizer, paper_text, prune_rows
 
 __all__ = ["CHILD_FROM", "build_table", "build_in_child", "update_part", "BuildCancelled",
@@ -292,7 +292,7 @@ def build_in_child(db_path: Path, folder: Path, progress: Progress | None = None
     """
     progress = progress or (lambda done, total: None)
     cancel = cancel or (lambda: False)
-    Path(folder).mkdir(parents=True, exist_ok=True)
+    real_folder(folder)
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(str(db_path), str(folder), child),

@@ -115,6 +115,9 @@ class Discover:
         self._examples_cache: tuple[np.ndarray, np.ndarray] | None = None
         self._recount = True
         self._counted: tuple | None = None
+        #: The table on disk was found damaged and could not be dropped (a library that
+        #: cannot be written): build it in memory instead of loading it again.
+        self._disk_damaged = False
 
     # -- keeping the table current -------------------------------------------------
     @property
@@ -160,6 +163,11 @@ class Discover:
     def _writable(self) -> bool:
         return self._not_writable() is None
 
+    def not_writable(self) -> str | None:
+        """Why ``terms/`` must not be written (one line; then a damaged table is not
+        dropped but built again in memory), or ``None`` when it may be."""
+        return self._not_writable()
+
     def _not_writable(self) -> str | None:
         """Why ``terms/`` must not be written (one line), or ``None`` when it may be: the
         library is open read-only (another process holds it, or its folder cannot be
@@ -172,7 +180,8 @@ class Discover:
             what = "folder" if not os.access(self._lib.path, os.W_OK) else "database"
             return f"the library's {what} cannot be written"
         if self._lib.read_only:
-            return "the library is open read-only (another process holds it)"
+            return getattr(self._lib, "read_only_reason", None) or \
+                "the library is open read-only (another process holds it)"
         if self.folder.exists() and not os.access(self.folder, os.W_OK):
             return f"{self.folder} cannot be written"
         return None
@@ -182,12 +191,16 @@ class Discover:
         with self._lock:
             table = self._table
             if table is None:
+                if self._disk_damaged:
+                    self._missing = None
+                    raise TermsNotReady("the term table on disk is damaged; it is built "
+                                        "again")
                 try:
                     table = TermTable.load(self.folder, update=self._writable())
                 except TermTableError as exc:
                     self._missing = None
-                    if exc.damaged:
-                        _log.warning("term table damaged: %s", exc)
+                    if exc.damaged:   # said once, by TermsNotReady (the CLI's note)
+                        _log.info("term table damaged: %s", exc)
                         raise TermsNotReady(f"the term table is damaged ({exc}); it is "
                                             "built again") from None
                     raise TermsNotReady(f"the term table must be built ({exc})") from None
@@ -286,6 +299,7 @@ class Discover:
                     self._stale = True
                     self._model_key = None
                     self.not_kept = not_kept
+                    self._disk_damaged = False
                 self.problem = None
             except BuildFailed as exc:
                 self.problem = str(exc)
@@ -316,10 +330,15 @@ class Discover:
         except (IndexError, ValueError) as exc:
             if isinstance(exc, LibraryError):
                 raise
+            table = self._table
+            # the file read when it is known (a term not UTF-8: the vocabulary), else
+            # the folder: the message names where the damage is, said once
+            where = self.folder / f"g{table.generation}-vocab.bin" \
+                if isinstance(exc, UnicodeDecodeError) and table is not None else self.folder
             self._drop()
-            _log.warning("term table damaged: %s", exc)
-            raise TermsNotReady(f"the term table is damaged ({exc}); it is built again") \
-                from None
+            _log.info("term table damaged: %s: %s", where, exc)
+            raise TermsNotReady(f"the term table is damaged ({where}: {exc}); it is built "
+                                "again") from None
 
     def _drop(self) -> None:
         """Forget a damaged table, and (when the library may be written) its
@@ -327,7 +346,8 @@ class Discover:
         with self._lock:
             self._table = None
             self._stale = True
-        if self._writable():
+            self._disk_damaged = True
+        if self._writable() and not self.folder.is_symlink():  # never a planted link's target
             try:
                 (self.folder / "meta.json").unlink()
             except OSError:
@@ -343,8 +363,8 @@ class Discover:
             One line per problem, each naming the file (empty: whole, or no table).
         """
         problems = TermTable.full_problems(self.folder)
-        if problems:
-            _log.warning("term table damaged: %s", problems[0])
+        if problems:              # said by check, one line per problem
+            _log.info("term table damaged: %s", problems[0])
             self._drop()
         return problems
 

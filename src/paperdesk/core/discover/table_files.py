@@ -23,13 +23,18 @@ The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` c
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["FileRecord", "write_array", "write_bytes", "read_array", "file_crc",
-           "quick_problem", "full_problem", "valid_record"]
+           "quick_problem", "full_problem", "valid_record", "not_regular", "NOFOLLOW"]
+
+#: ``os.O_NOFOLLOW`` where there is one: a file of the table is never opened through a
+#: symlink (a library folder from anyone may hold one pointing at the user's files).
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 #: ``[size in bytes, mtime in ns, CRC-32]`` of one written file.
 FileRecord = list
@@ -54,6 +59,25 @@ def _record(path: Path, crc: int) -> FileRecord:
     return [st.st_size, st.st_mtime_ns, crc]
 
 
+def _write_new(path: Path, fill) -> int:
+    """Write a file through a new temporary file beside it (created, never opened
+    through a symlink) renamed over ``path``: a symlink planted at ``path`` is replaced,
+    its target never written. ``fill(handle)`` writes the bytes; returns its result."""
+    path = Path(path)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)          # a link left there: the link, not its target
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | NOFOLLOW |
+                 getattr(os, "O_BINARY", 0), 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            result = fill(handle)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return result
+
+
 def write_array(path: Path, array: np.ndarray) -> FileRecord:
     """Write ``array`` as a ``.npy`` file (no pickles), computing its CRC-32 on the way.
 
@@ -66,10 +90,11 @@ def write_array(path: Path, array: np.ndarray) -> FileRecord:
         OSError: the file cannot be written.
         ValueError: an object array (it would need a pickle).
     """
-    with open(path, "wb") as handle:
+    def fill(handle) -> int:
         out = _Checksummed(handle)
         np.lib.format.write_array(out, np.asarray(array), allow_pickle=False)
-    return _record(path, out.crc)
+        return out.crc
+    return _record(path, _write_new(path, fill))
 
 
 def write_bytes(path: Path, data: bytes) -> FileRecord:
@@ -78,7 +103,7 @@ def write_bytes(path: Path, data: bytes) -> FileRecord:
     Raises:
         OSError: the file cannot be written.
     """
-    Path(path).write_bytes(data)
+    _write_new(path, lambda handle: handle.write(data))
     return _record(path, zlib.crc32(data))
 
 
@@ -105,10 +130,26 @@ def file_crc(path: Path) -> int:
         OSError: the file cannot be read.
     """
     crc = 0
-    with open(path, "rb") as handle:
+    with os.fdopen(os.open(path, os.O_RDONLY | NOFOLLOW | getattr(os, "O_BINARY", 0)),
+                   "rb") as handle:
         while block := handle.read(_CHUNK):
             crc = zlib.crc32(block, crc)
     return crc
+
+
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` is not a regular file of the table (one line naming it), or ``None``:
+    a symlink (never followed) or another kind of file is damage.
+
+    Raises:
+        OSError: it cannot be looked at (FileNotFoundError: missing).
+    """
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        return f"{path}: a symbolic link, not a file of the term table"
+    if not stat.S_ISREG(mode):
+        return f"{path}: not a regular file"
+    return None
 
 
 def valid_record(value) -> bool:
@@ -129,11 +170,14 @@ def quick_problem(path: Path, record: FileRecord) -> tuple[str | None, FileRecor
         record to keep (with the new time when the bytes are unchanged).
     """
     try:
-        st = os.stat(path)
+        st = os.lstat(path)
+        odd = not_regular(path)
     except FileNotFoundError:
         return f"{path}: missing", record
     except OSError as exc:
         return f"{path}: cannot be read ({exc.strerror or exc})", record
+    if odd:
+        return odd, record
     if st.st_size != record[0]:
         return (f"{path}: changed since it was written ({record[0]:,} bytes then, "
                 f"{st.st_size:,} now)"), record
@@ -153,6 +197,9 @@ def full_problem(path: Path, record: FileRecord) -> str | None:
         A one-line problem naming the file, or ``None``.
     """
     try:
+        odd = not_regular(path)
+        if odd:
+            return odd
         crc = file_crc(path)
     except FileNotFoundError:
         return f"{path}: missing"

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,7 @@ import numpy as np
 from paperdesk.core.discover import table_files
 
 __all__ = ["TERMS_DIR", "FORMAT", "TermTable", "Part", "text_stamp", "current_stamps",
-           "TermTableError"]
+           "TermTableError", "real_folder"]
 
 #: The table's folder inside a library folder.
 TERMS_DIR = "terms"
@@ -51,6 +52,10 @@ TERMS_DIR = "terms"
 #: checksums).
 FORMAT = 3
 _ARRAYS = ("ids", "stamps", "indptr", "indices", "data", "cindptr", "crows", "cdata")
+#: The names of a generation's files (and of their temporary files while written): the
+#: only files in ``terms/`` that removing old generations deletes.
+_GENERATION_FILE = re.compile(r"g(\d+)-(vocab\.bin|vocab\.npy|idf\.npy|p\d+-(?:"
+                              + "|".join(_ARRAYS) + r")\.npy)(\.\d+\.tmp)?")
 
 
 class TermTableError(RuntimeError):
@@ -111,7 +116,8 @@ def _descriptor(filename: str) -> int:
                     os.close(_FDS.pop(old))
                 except OSError:
                     pass
-        fd = _FDS[filename] = os.open(filename, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        fd = _FDS[filename] = os.open(filename, os.O_RDONLY | table_files.NOFOLLOW |
+                                      getattr(os, "O_BINARY", 0))
     return fd
 
 
@@ -575,8 +581,7 @@ class TermTable:
         Raises:
             OSError: the folder cannot be written (a read-only library).
         """
-        folder = Path(folder)
-        folder.mkdir(parents=True, exist_ok=True)
+        folder = real_folder(folder)
         g = generation
         files = {f"g{g}-vocab.bin": table_files.write_bytes(folder / f"g{g}-vocab.bin",
                                                             self._blob),
@@ -605,6 +610,8 @@ class TermTable:
         """
         part.with_columns(self.n_terms)
         if folder is not None:
+            if Path(folder).is_symlink():
+                raise OSError(f"{folder}: a symbolic link, not the term table's folder")
             name = f"g{self.generation}-p{_next_part(self.part_names)}"
             written = _save_part(Path(folder), name, part)
             self.files.update(written)
@@ -617,6 +624,24 @@ class TermTable:
             self.part_names.append(name)
         self.parts.append(part)
         self._rebuild_rows()
+
+
+def real_folder(folder: Path) -> Path:
+    """Make ``folder`` a real folder before the table is written into it: a symlink (or
+    a file) there is damage, removed itself (never what it points to), and a folder made.
+
+    Args:
+        folder: a library's ``terms/`` folder.
+    Returns:
+        ``folder``.
+    Raises:
+        OSError: it cannot be made.
+    """
+    folder = Path(folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        folder.unlink()
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def next_generation(folder: Path) -> int:
@@ -657,9 +682,17 @@ def _read_meta(folder: Path) -> dict:
         TermTableError: none yet, another format (``damaged`` False), or unreadable.
     """
     path = folder / "meta.json"
+    if folder.is_symlink():
+        raise TermTableError(f"{folder}: a symbolic link, not the term table's folder")
     try:
-        meta = json.loads(path.read_text("utf-8"))
+        odd = table_files.not_regular(path)
+        if odd:
+            raise TermTableError(odd)
+        with os.fdopen(os.open(path, os.O_RDONLY | table_files.NOFOLLOW), "rb") as handle:
+            meta = json.loads(handle.read().decode("utf-8"))
     except FileNotFoundError as exc:
+        if folder.exists() and not folder.is_dir():
+            raise TermTableError(f"{folder}: not a folder") from exc
         raise TermTableError("no term table yet", damaged=False) from exc
     except (OSError, ValueError) as exc:
         raise TermTableError(f"{path}: cannot be read ({exc})") from exc
@@ -679,16 +712,19 @@ def _write_meta(folder: Path, generation: int, names: list[str], table: TermTabl
             "papers": int(table.valid.sum()) if hasattr(table, "valid") else 0,
             "terms": table.n_terms, "parts": names,
             "files": {n: table.files[n] for n in files if n in table.files}}
-    tmp = folder / f"meta.json.{os.getpid()}.tmp"
-    tmp.write_text(json.dumps(meta), "utf-8")
-    os.replace(tmp, folder / "meta.json")
+    table_files.write_bytes(folder / "meta.json", json.dumps(meta).encode("utf-8"))
 
 
 def _remove_other_generations(folder: Path, keep: int) -> None:
-    prefix = f"g{keep}-"
+    """Delete the files of generations other than ``keep`` in the real folder ``folder``:
+    only names of the table's exact scheme (:data:`_GENERATION_FILE`), regular files or
+    symlinks (a link is removed itself, never its target)."""
+    if Path(folder).is_symlink():
+        return
     for entry in os.scandir(folder):
-        if entry.name.startswith("g") and not entry.name.startswith(prefix) and \
-                entry.name.endswith((".npy", ".bin")):
+        match = _GENERATION_FILE.fullmatch(entry.name)
+        if match and int(match.group(1)) != keep and \
+                (entry.is_symlink() or entry.is_file(follow_symlinks=False)):
             try:
                 os.unlink(entry.path)
             except OSError:

@@ -222,9 +222,36 @@ def build_schema() -> Schema:
     )
 
 
+def _describe(value, depth: int = 0):
+    """A comparable description of an analyser part's setting: compiled patterns as
+    their pattern and flags, functions by their qualified name, containers item by item,
+    analysers and filters by their class and public attributes (not caches)."""
+    if depth > 6:
+        return "…"
+    if isinstance(value, re.Pattern):
+        return ("re", value.pattern, value.flags)
+    if callable(value) and hasattr(value, "__qualname__") and not isinstance(value, type):
+        return ("fn", getattr(value, "__module__", ""), value.__qualname__)
+    if isinstance(value, dict):
+        return tuple(sorted((repr(k), _describe(v, depth + 1)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return tuple(_describe(v, depth + 1) for v in value)
+    if isinstance(value, (set, frozenset)):
+        return tuple(sorted(repr(v) for v in value))
+    if hasattr(value, "__dict__") and not isinstance(value, type):
+        return (type(value).__module__, type(value).__qualname__,
+                tuple(sorted((k, _describe(v, depth + 1)) for k, v in vars(value).items()
+                             if not k.startswith("_"))))
+    return repr(value)
+
+
 def _schema_signature(schema: Schema) -> dict:
     """What must agree between the index on disk and :func:`build_schema`: field names,
-    field and format types (positions or not), scorability and columns."""
+    field and format types (positions or not), scorability, columns and each field's
+    analyser (its tokenizer's pattern, filters and their settings). A planted table of
+    contents whose schema differs in any of these (e.g. a tokenizer pattern that takes
+    forever to match) is rebuilt, never used: the index is opened with paperdesk's own
+    schema (:class:`SearchIndex`)."""
     out = {}
     for name, field in schema.items():
         fmt = getattr(field, "format", None)
@@ -232,7 +259,8 @@ def _schema_signature(schema: Schema) -> dict:
         out[name] = (type(field).__name__, type(fmt).__name__ if fmt else None,
                      bool(getattr(field, "scorable", False)),
                      bool(getattr(field, "stored", False)),
-                     type(col).__name__ if col else None)
+                     type(col).__name__ if col else None,
+                     _describe(getattr(field, "analyzer", None)))
     return out
 
 
@@ -272,7 +300,7 @@ class _Storage(FileStorage):
         super().__init__(str(path), supports_mmap=False)
 
     def open_file(self, name, **kwargs):
-        f = open(self._fpath(name), "rb")  # noqa: SIM115 - owned by the returned file
+        f = integrity.open_regular(self._fpath(name))  # owned by the returned file
         try:
             mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # empty file, or no mmap here
@@ -908,11 +936,17 @@ class SearchIndex:
         self.path = Path(path)
         self._lock = threading.RLock()
         self.path.mkdir(parents=True, exist_ok=True)
-        if windex.exists_in(str(self.path)):
-            self._ix = _storage(self.path).open_index()
-            if _schema_signature(self._ix.schema) != _schema_signature(build_schema()):
-                self._ix.close()
+        if _storage(self.path).index_exists():   # its files read by _Storage only
+            stored = _storage(self.path).open_index()
+            try:
+                same = _schema_signature(stored.schema) == _schema_signature(build_schema())
+            finally:
+                stored.close()
+            if not same:
                 raise IndexSchemaMismatch(str(self.path))
+            # From here on the table of contents' pickled schema is skipped, never used:
+            # searches and writes analyse text with paperdesk's own analysers only.
+            self._ix = _storage(self.path).open_index(schema=build_schema())
         else:
             self._ix = _storage(self.path).create_index(build_schema())
         self._searcher = self._ix.searcher()

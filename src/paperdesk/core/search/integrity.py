@@ -17,20 +17,46 @@ The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` c
 
 from __future__ import annotations
 
+import errno
+import io
 import json
 import os
+import stat
 import zlib
 from pathlib import Path
 
 from paperdesk.core.search.safe_pickle import why
 
-__all__ = ["CHECKSUMS_NAME", "segment_files", "record_checksums", "quick_problems",
+__all__ = ["CHECKSUMS_NAME", "open_regular", "segment_files", "record_checksums", "quick_problems",
            "full_problems"]
 
 #: The record of the segment files' checksums, in the index folder.
 CHECKSUMS_NAME = "paperdesk-checksums.json"
 #: Bytes read at a time when a file's CRC-32 is computed.
 _CHUNK = 1 << 20
+
+
+def open_regular(path) -> "io.BufferedReader":
+    """Open ``path`` for reading in binary mode, only if it is a regular file: a FIFO,
+    device or socket planted in a library folder (``index/_MAIN_1.toc`` as a FIFO made
+    every command wait forever) is refused instead of read. The file is opened with
+    ``O_NONBLOCK`` (a FIFO's open would otherwise wait for a writer), then ``fstat``-ed.
+
+    Args:
+        path: the file (a symbolic link is followed; what it names must be regular).
+    Returns:
+        A binary file object, positioned at the start.
+    Raises:
+        OSError: it cannot be opened, or it is not a regular file (``EINVAL``).
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _crc(path: Path) -> int:
@@ -40,7 +66,7 @@ def _crc(path: Path) -> int:
         OSError: the file cannot be read.
     """
     crc = 0
-    with open(path, "rb") as f:
+    with open_regular(path) as f:
         while True:
             block = f.read(_CHUNK)
             if not block:
@@ -75,7 +101,8 @@ def segment_files(ix, info=None) -> list[str]:
 
 def _load(folder: Path) -> dict:
     try:
-        data = json.loads((folder / CHECKSUMS_NAME).read_text(encoding="utf-8"))
+        with open_regular(folder / CHECKSUMS_NAME) as f:
+            data = json.loads(f.read().decode("utf-8"))
     except (OSError, ValueError):
         return {}
     if not isinstance(data, dict):

@@ -47,31 +47,24 @@ __all__ = ["ALLOWED_GLOBALS", "PlantedData", "RestrictedUnpickler", "loads", "lo
 #: (the tokenizer's compiled pattern: builds a pattern, runs nothing), plain containers
 #: (``__builtin__`` is the protocol-2 name of ``builtins``), ``collections.defaultdict``
 #: (a segment's field lengths) and ``_codecs.encode`` (how protocol 2 writes ``bytes``;
-#: a codec is looked up only inside the ``encodings`` package).
+#: a codec is looked up only inside the ``encodings`` package). Nothing whose arguments
+#: size an allocation (``bytearray(n)``, ``bytes(n)``, fixed-length columns): a 44-byte
+#: pickle must not ask for gigabytes. The tokenizer's pattern is compiled (to compare the
+#: stored schema with paperdesk's) but never used: the index is opened with
+#: :func:`~paperdesk.core.search.index.build_schema`, so no planted pattern is matched.
 ALLOWED_GLOBALS: frozenset[tuple[str, str]] = frozenset(
-    [(m, n) for m in ("builtins", "__builtin__")
-     for n in ("frozenset", "set", "bytearray", "list", "dict", "tuple", "int", "float",
-               "complex", "bytes", "str", "bool")]
+    [(m, n) for m in ("builtins", "__builtin__") for n in ("frozenset", "set")]
     + [("re", "_compile"), ("collections", "defaultdict"), ("_codecs", "encode"),
        ("whoosh.lang.porter", "stem")]
-    + [("whoosh.fields", n) for n in ("Schema", "TEXT", "ID", "KEYWORD", "COLUMN",
-                                      "NUMERIC", "STORED", "BOOLEAN", "DATETIME",
-                                      "IDLIST", "NGRAM", "NGRAMWORDS")]
+    + [("whoosh.fields", n) for n in ("Schema", "TEXT", "ID", "KEYWORD", "COLUMN")]
     + [("whoosh.analysis.analyzers", "CompositeAnalyzer")]
-    + [("whoosh.analysis.tokenizers", n) for n in ("IDTokenizer", "RegexTokenizer",
-                                                   "SpaceSeparatedTokenizer",
-                                                   "CommaSeparatedTokenizer")]
+    + [("whoosh.analysis.tokenizers", n) for n in ("IDTokenizer", "RegexTokenizer")]
     + [("whoosh.analysis.filters", n) for n in ("CharsetFilter", "LowercaseFilter",
-                                                "StripFilter", "StopFilter",
-                                                "MultiFilter", "TeeFilter")]
+                                                "StripFilter")]
     + [("whoosh.analysis.morph", "StemFilter")]
-    + [("whoosh.formats", n) for n in ("Existence", "Frequency", "Positions",
-                                       "Characters", "PositionBoosts",
-                                       "CharacterBoosts")]
+    + [("whoosh.formats", n) for n in ("Existence", "Frequency", "Positions")]
     + [("whoosh.codec.whoosh3", n) for n in ("W3Codec", "W3Segment")]
-    + [("whoosh.columns", n) for n in ("NumericColumn", "VarBytesColumn",
-                                       "FixedBytesColumn", "RefBytesColumn",
-                                       "BitColumn", "PickleColumn")]
+    + [("whoosh.columns", "NumericColumn")]
 )
 
 #: The unrestricted readers that :func:`install` replaces.
@@ -101,11 +94,14 @@ def why(exc: BaseException) -> str:
         exc: the exception a read of the index raised.
     Returns:
         ``"data that paperdesk does not load: a pickled reference to posix.system"`` for
-        :class:`PlantedData`, else the exception's class name (``"EOFError"``).
+        :class:`PlantedData`, an ``OSError``'s text and file (``"not a regular file:
+        …/_MAIN_1.toc"``), else the exception's class name (``"EOFError"``).
     """
     if isinstance(exc, PlantedData):
         return (f"it contains data that paperdesk does not load: a pickled reference to "
                 f"{exc.module}.{exc.name}")
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     return exc.__class__.__name__
 
 

@@ -251,18 +251,20 @@ def daily_backups(folder: Path) -> list[Path]:
     return sorted(names, key=lambda p: (_DAILY_RE.match(p.name).group(1), p.name), reverse=True)
 
 
-def latest_backup(folder: Path) -> Path | None:
+def latest_backup(folder: Path, exclude=()) -> Path | None:
     """The newest backup in a library's backups ``folder`` that ``restore`` picks by
     default: manual, daily or pre-migration copies, by the UTC stamp in their names
     (``pre-restore-`` copies are left out).
 
     Args:
         folder: the backups folder (``<library>/backups``).
+        exclude: files passed over (e.g. found unreadable).
     Returns:
         The file, or ``None`` when there is none.
     """
     try:
-        found = [p for p in folder.iterdir() if _RESTORABLE_RE.match(p.name) and p.is_file()]
+        found = [p for p in folder.iterdir() if _RESTORABLE_RE.match(p.name) and p.is_file()
+                 and p not in exclude]
     except OSError:
         return None
     if not found:

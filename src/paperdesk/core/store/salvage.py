@@ -40,10 +40,11 @@ from paperdesk.core.store.backup import (BACKUP_DIR, COUNTED, _fsync_dir, inspec
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.store.page_reader import PageScan, scan_database
 from paperdesk.core.store.schema import SCHEMA_VERSION, migrate
+from paperdesk.core.text import content_hash
 
 __all__ = ["SalvageReport", "MergeReport", "TableShape", "salvage_library",
            "merge_backup", "table_shapes", "place_orphans", "database_damage",
-           "SALVAGED_TABLES", "DAMAGED_SUFFIX"]
+           "SALVAGED_TABLES", "DAMAGED_SUFFIX", "altered_papers"]
 
 #: Tables copied, parents before children. Not copied: ``index_queue`` (the index is
 #: rebuilt whole), ``duplicate_checked`` and ``duplicate_bands`` (recomputed).
@@ -121,12 +122,20 @@ def table_shapes(conn: sqlite3.Connection, tables=SALVAGED_TABLES) -> dict[str, 
 
 def place_orphans(scan: PageScan, shapes: dict[str, TableShape]) -> int:
     """Put the rows of ``scan.orphans`` into ``scan.tables`` by their shape: a leaf page
-    goes to the one table every row of it fits (rows already read through that table's
-    b-tree win). Returns the rows that fit no table or more than one (left out)."""
+    goes to the one table every row of it fits, or else to the one of those whose column
+    count every row has (rows already read through that table's b-tree win). Returns
+    the rows that fit no table or more than one (left out)."""
     unplaced = 0
     for leaf in scan.orphans:
         matches = [name for name, shape in shapes.items()
                    if all(shape.fits(values) for _rowid, values in leaf.rows)]
+        if len(matches) > 1:
+            # A row as long as the table is now wins over a shorter one taken for an
+            # older row (papers' later columns may be absent: a sources row, six texts
+            # after its id, fits papers too).
+            exact = [name for name in matches if all(
+                len(values) == len(shapes[name].columns) for _rowid, values in leaf.rows)]
+            matches = exact if len(exact) == 1 else matches
         if len(matches) != 1:
             unplaced += len(leaf.rows)
             continue
@@ -147,6 +156,8 @@ class SalvageReport:
             :data:`~paperdesk.core.store.backup.COUNTED` (and ``paper_tags``).
         dropped: rows read but left out (their paper or tag was lost, or they break a
             constraint), by table.
+        dropped_why: the same rows by why (``"their source was lost"``, ...), then by
+            table.
         pages_expected: pages the damaged file's header gave (0 when unreadable).
         pages_present: pages the file held.
         pages_unreadable: pages a b-tree pointed to that could not be read.
@@ -154,6 +165,11 @@ class SalvageReport:
         backup: the newest backup (:func:`~paperdesk.core.store.backup.latest_backup`)
             when it could be read, else ``None``.
         backup_counts: its rows by table of ``COUNTED``.
+        unreadable_backups: newer backup files passed over: they cannot be read.
+        altered: ids of recovered papers whose abstract no longer gives their stored
+            content hash (a byte changed inside the text: it came back altered).
+        altered_in_backup: those of ``altered`` the newest backup has (same id and
+            content hash), whose text ``--merge-backup`` brings back.
         seconds: time taken.
     """
 
@@ -161,12 +177,16 @@ class SalvageReport:
     kept: Path
     recovered: dict[str, int] = field(default_factory=dict)
     dropped: dict[str, int] = field(default_factory=dict)
+    dropped_why: dict[str, dict[str, int]] = field(default_factory=dict)
     pages_expected: int = 0
     pages_present: int = 0
     pages_unreadable: int = 0
     unplaced: int = 0
     backup: Path | None = None
     backup_counts: dict[str, int] | None = None
+    unreadable_backups: list[Path] = field(default_factory=list)
+    altered: list[int] = field(default_factory=list)
+    altered_in_backup: list[int] = field(default_factory=list)
     seconds: float = 0.0
 
     def text(self) -> str:
@@ -191,13 +211,29 @@ class SalvageReport:
             lines.append(line)
         if self.backup_counts is None:
             lines.append("no readable backup to compare with")
-        left_out = [f"{n:,} {table.replace('_', ' ')}" for table, n in self.dropped.items() if n]
-        if left_out:
-            lines.append("left out (their paper or tag was lost, or they were "
-                         f"inconsistent): {', '.join(left_out)}")
+        if self.unreadable_backups:
+            n = len(self.unreadable_backups)
+            lines.append(f"passed over {n:,} newer backup {'file' if n == 1 else 'files'} "
+                         "that cannot be read: "
+                         + ", ".join(p.name for p in self.unreadable_backups[:3])
+                         + (", ..." if n > 3 else ""))
+        for reason, tables in self.dropped_why.items():
+            left_out = [f"{n:,} {table.replace('_', ' ')}" for table, n in tables.items() if n]
+            if left_out:
+                lines.append(f"left out ({reason}): {', '.join(left_out)}")
         if self.unplaced:
             lines.append(f"left out: {self.unplaced:,} rows of pages no table could be "
                          "told for")
+        if self.altered:
+            n = len(self.altered)
+            ids = ", ".join(f"#{i}" for i in self.altered[:10])
+            more = ", ..." if n > 10 else ""
+            lines.append(f"{n:,} {'paper' if n == 1 else 'papers'} came back with altered "
+                         f"text (their content hash differs): {ids}{more}; compare them "
+                         "with a backup")
+            if self.altered_in_backup and self.backup is not None:
+                lines.append(f"{len(self.altered_in_backup):,} of them the newest backup "
+                             "has unchanged: --merge-backup (below) puts its text back")
         lines.append(f"the damaged file is kept as {self.kept}")
         if self.backup is not None:
             lines.append("to add what only the backup has (papers by content, their tags, "
@@ -231,23 +267,54 @@ def database_damage(db_path: Path) -> str | None:
         conn.close()
 
 
-def _newest_backup(folder: Path) -> tuple[Path | None, dict[str, int] | None]:
-    found = latest_backup(folder / BACKUP_DIR)
-    if found is None:
-        return None, None
-    try:
-        return found, inspect_backup(found, SCHEMA_VERSION).counts
-    except LibraryError:
-        return None, None
+def _newest_backup(folder: Path) -> tuple[Path | None, dict[str, int] | None,
+                                          list[Path]]:
+    """The newest backup that can be read (by the stamp in its name, as
+    :func:`~paperdesk.core.store.backup.latest_backup` picks), its counts, and the newer
+    backup files skipped because they cannot be read."""
+    backups = folder / BACKUP_DIR
+    skipped: list[Path] = []
+    while True:
+        found = latest_backup(backups, exclude=skipped)
+        if found is None:
+            return None, None, skipped
+        try:
+            return found, inspect_backup(found, SCHEMA_VERSION).counts, skipped
+        except LibraryError:
+            skipped.append(found)
+
+
+#: Why a row was left out, when no row it refers to is missing.
+INCONSISTENT = "they were inconsistent"
+
+
+def _lost_parents(conn: sqlite3.Connection, shape: TableShape, values: list) -> str:
+    """Why a row of ``shape`` was refused: which rows it refers to (its foreign keys)
+    are not in the new database (``"their paper was lost"``), else
+    :data:`INCONSISTENT`."""
+    lost = []
+    for fk in conn.execute(f'PRAGMA foreign_key_list("{shape.name}")').fetchall():
+        parent, column, target = fk[2], fk[3], fk[4] or "rowid"
+        at = shape.columns.index(column)
+        value = values[at] if at < len(values) else None
+        if value is not None and not conn.execute(
+                f'SELECT 1 FROM "{parent}" WHERE "{target}" = ?', [value]).fetchone():
+            name = parent[:-1] if parent.endswith("s") else parent
+            if name not in lost:
+                lost.append(name)
+    if not lost:
+        return INCONSISTENT
+    return f"their {' and '.join(lost)} {'was' if len(lost) == 1 else 'were'} lost"
 
 
 def _insert_rows(conn: sqlite3.Connection, shape: TableShape,
-                 rows: dict[int, tuple]) -> tuple[int, int]:
-    """Insert the rows that fit ``shape``; ``(inserted, left out)``."""
-    inserted = dropped = 0
+                 rows: dict[int, tuple]) -> tuple[int, dict[str, int]]:
+    """Insert the rows that fit ``shape``; ``(inserted, {why: rows left out})``."""
+    inserted = 0
+    why: dict[str, int] = {}
     for rowid, values in sorted(rows.items()):
         if not shape.fits(values):
-            dropped += 1
+            why[INCONSISTENT] = why.get(INCONSISTENT, 0) + 1
             continue
         values = list(values)
         if shape.alias is not None:
@@ -258,8 +325,41 @@ def _insert_rows(conn: sqlite3.Connection, shape: TableShape,
             conn.execute(f'INSERT INTO "{shape.name}" ({names}) VALUES ({marks})', values)
             inserted += 1
         except sqlite3.IntegrityError:
-            dropped += 1
-    return inserted, dropped
+            reason = _lost_parents(conn, shape, values)
+            why[reason] = why.get(reason, 0) + 1
+    return inserted, why
+
+
+def altered_papers(conn: sqlite3.Connection) -> list[int]:
+    """Ids of the papers on ``conn`` whose abstract does not give their stored
+    ``content_hash`` (papers without an abstract are keyed by identity: not checked)."""
+    return [pid for pid, abstract, digest in
+            conn.execute("SELECT id, abstract, content_hash FROM papers "
+                         "WHERE abstract != '' ORDER BY id")
+            if content_hash(abstract) != digest]
+
+
+def _in_backup(backup: Path, conn: sqlite3.Connection, ids: list[int]) -> list[int]:
+    """Those of ``ids`` the ``backup`` has with the same id and content hash, and an
+    abstract that gives it."""
+    try:
+        src = sqlite3.connect(f"{backup.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error:
+        return []
+    found = []
+    try:
+        for pid in ids:
+            mine = conn.execute("SELECT content_hash FROM papers WHERE id = ?",
+                                [pid]).fetchone()
+            theirs = src.execute("SELECT content_hash, abstract FROM papers WHERE id = ?",
+                                 [pid]).fetchone()
+            if mine and theirs and theirs[0] == mine[0] and content_hash(theirs[1]) == mine[0]:
+                found.append(pid)
+    except sqlite3.Error:
+        return found
+    finally:
+        src.close()
+    return found
 
 
 def salvage_library(folder: str | os.PathLike,
@@ -289,7 +389,7 @@ def salvage_library(folder: str | os.PathLike,
     cancel = cancel or (lambda: False)
     if not db_path.is_file() or db_path.stat().st_size == 0:
         raise LibraryError(f"{db_path}: there is no database to salvage (missing or empty)")
-    backup, backup_counts = _newest_backup(folder)
+    backup, backup_counts, unreadable = _newest_backup(folder)
     try:
         scan = scan_database(db_path, progress, cancel)
     except InterruptedError:                 # (an OSError too) cancelled: nothing changed
@@ -303,7 +403,7 @@ def salvage_library(folder: str | os.PathLike,
     report = SalvageReport(database=db_path, kept=kept, pages_expected=scan.pages_expected,
                            pages_present=scan.pages_present,
                            pages_unreadable=len(scan.unreadable), backup=backup,
-                           backup_counts=backup_counts)
+                           backup_counts=backup_counts, unreadable_backups=unreadable)
     try:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{partial}{suffix}").unlink(missing_ok=True)
@@ -317,10 +417,15 @@ def salvage_library(folder: str | os.PathLike,
                 for table in SALVAGED_TABLES:
                     if cancel():
                         raise InterruptedError("salvage cancelled")
-                    done, left = _insert_rows(conn, shapes[table],
-                                              scan.tables.get(table, {}))
+                    done, why = _insert_rows(conn, shapes[table],
+                                             scan.tables.get(table, {}))
                     report.recovered[table] = done
-                    report.dropped[table] = left
+                    report.dropped[table] = sum(why.values())
+                    for reason, n in why.items():
+                        report.dropped_why.setdefault(reason, {})[table] = n
+            report.altered = altered_papers(conn)
+            if report.altered and backup is not None:
+                report.altered_in_backup = _in_backup(backup, conn, report.altered)
             check = conn.execute("PRAGMA integrity_check").fetchone()[0]
             orphaned = conn.execute("PRAGMA foreign_key_check").fetchall()
             if check != "ok" or orphaned:
@@ -366,19 +471,42 @@ class MergeReport:
         added: rows added by table (``papers``, ``tags``, ``paper_tags``, ``notes``,
             ``highlights``, ``saved_searches``, ``sources``, ``paper_sources``).
         matched: backup papers already in the library (same content hash).
+        restored: ids of papers whose altered abstract (it no longer gave their content
+            hash) was replaced by the backup's, which gives it.
     """
 
     backup: Path
     added: dict[str, int] = field(default_factory=dict)
     matched: int = 0
+    restored: list[int] = field(default_factory=list)
 
     def text(self) -> str:
         """One line: what was added from the backup."""
         parts = [f"{self.added.get(t, 0):,} {many if self.added.get(t, 0) != 1 else one}"
                  for t, one, many in COUNTED]
         return (f"merged from {self.backup}: added {', '.join(parts)}, "
-                f"{self.added.get('paper_tags', 0):,} tag links; {self.matched:,} of its "
-                "papers were in the library already")
+                f"{self.added.get('paper_tags', 0):,} tag links, "
+                f"{self.added.get('sources', 0):,} sources, "
+                f"{self.added.get('paper_sources', 0):,} source links; "
+                f"{self.matched:,} of its papers were in the library already" + (
+                    f"; the text of {len(self.restored):,} altered "
+                    f"{'paper' if len(self.restored) == 1 else 'papers'} put back "
+                    f"({', '.join(f'#{i}' for i in self.restored[:10])})"
+                    if self.restored else ""))
+
+
+def _restore_text(conn: sqlite3.Connection, pid: int, row, report: MergeReport) -> None:
+    """Put back the backup's abstract of paper ``pid`` when the library's no longer gives
+    the paper's content hash and the backup's does (it came back altered from a salvage)."""
+    mine = conn.execute("SELECT abstract, content_hash FROM papers WHERE id = ?",
+                        [pid]).fetchone()
+    if (mine is None or not mine[0] or content_hash(mine[0]) == mine[1]
+            or not row["abstract"] or content_hash(row["abstract"]) != mine[1]):
+        return
+    conn.execute("UPDATE papers SET abstract = ? WHERE id = ?", [row["abstract"], pid])
+    conn.execute("INSERT OR IGNORE INTO index_queue (paper_id, op) VALUES (?, 'update')",
+                 [pid])
+    report.restored.append(pid)
 
 
 def _free_key(conn: sqlite3.Connection, key, title: str, pid: int):
@@ -395,7 +523,9 @@ def merge_backup(db, backup: str | os.PathLike) -> MergeReport:
     """Add to the library what only ``backup`` has, in one transaction: papers whose
     content hash the library lacks (with their sources), tags by name, tag links, notes
     of papers without one, highlights not there yet, saved searches by name. Nothing in
-    the library is changed or removed; the caller rebuilds the search index.
+    the library is changed or removed, but for an abstract that no longer gives its
+    paper's content hash (altered in a salvage): the backup's, when it gives it, is put
+    back. The caller rebuilds the search index.
 
     Args:
         db: the library's open ``sqlite_utils.Database`` (writable).
@@ -427,6 +557,7 @@ def merge_backup(db, backup: str | os.PathLike) -> MergeReport:
                 if have:
                     paper_of[row["id"]] = have[0]
                     report.matched += 1
+                    _restore_text(conn, have[0], row, report)
                     continue
                 values = {c: row[c] for c in cols if c in row.keys()}
                 if conn.execute("SELECT 1 FROM papers WHERE id = ?", [row["id"]]).fetchone():
