@@ -31,8 +31,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -p no:pytest-qt tests/core
 	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest tests/ui
 
-# The programs that read paperdesk's exports (README: "Exports and the tools that read
-# them"); the tests that hand exports to them are skipped when they are missing.
+# The programs that read paperdesk's exports (docs/export.md: "Exports and the tools that
+# read them"); the tests that hand exports to them are skipped when they are missing.
 CLIENT_PACKAGES := pandoc biber texlive-latex-base texlive-latex-recommended \
                    texlive-latex-extra texlive-bibtex-extra jabref
 CLIENT_NPM := @citation-js/core@^0.8 @citation-js/plugin-bibtex@^0.8 \
@@ -56,7 +56,7 @@ clients:
 	npm install --prefix .clients --no-audit --no-fund $(CLIENT_NPM)
 
 ## bench: import, search and window figures on two synthetic corpora next to SQLite FTS5
-## (benchmarks/bench.py; README "Measured figures"). Size from the command line:
+## (benchmarks/bench.py; docs/figures.md). Size from the command line:
 ##   make bench                            100,000 papers (default)
 ##   make bench N=10000                    one other size
 ##   make bench SIZES="10000 30000 100000" the growth series
@@ -72,19 +72,19 @@ bench: $(STAMP)
 		--ui-import $(UI_IMPORT) $(BENCH_ARGS)
 
 ## bench-snippets: snippet and detail-pane figures on a 2.4 MB abstract and 20,000
-## matching papers (benchmarks/snippet_bench.py; README "Measured figures")
+## matching papers (benchmarks/snippet_bench.py; docs/figures.md)
 bench-snippets: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python benchmarks/snippet_bench.py
 
 ## bench-salvage: what `paperdesk repair --salvage` brings back from a 10,000-paper library
 ## cut short or with pages overwritten, and how long it takes (benchmarks/salvage_bench.py;
-## README "Checking and repairing"). SALVAGE_PAPERS=100000 for another size.
+## docs/checking.md). SALVAGE_PAPERS=100000 for another size.
 SALVAGE_PAPERS ?= 10000
 bench-salvage: $(STAMP)
 	$(BIN)/python benchmarks/salvage_bench.py --papers $(SALVAGE_PAPERS)
 
 ## evaluate: the scripted-user evaluation of "worth reading first" on the sample papers
-## (paperdesk.core.discover.evaluation; the table in the README's "Worth reading first")
+## (paperdesk.core.discover.evaluation; the table in docs/discover.md, "Worth reading first")
 evaluate: $(STAMP)
 	$(BIN)/python -m paperdesk.core.discover.evaluation
 

@@ -38,8 +38,8 @@ For each size N and each corpus:
 
 Then the growth from the smallest size to the largest. The machine's load (``uptime``'s
 load averages, the core count) is taken before and after each step. The full report is
-written as JSON to ``WORKDIR/report-<sizes>.json`` and the Markdown tables (ready for the
-README) to ``WORKDIR/report-<sizes>.md`` and standard output; a copy of both, named with
+written as JSON to ``WORKDIR/report-<sizes>.json`` and the Markdown tables (ready for
+docs/figures.md) to ``WORKDIR/report-<sizes>.md`` and standard output; a copy of both, named with
 the start time, goes to ``WORKDIR/history/`` and is never overwritten.
 
 The libraries are rebuilt on every run (the import is what is measured); ``--keep``
@@ -294,7 +294,7 @@ def _load(load: dict) -> str:
 
 def markdown(report: dict) -> str:
     """Return the report as Markdown (load line, import table, search tables, window
-    table, growth), ready to paste into the README."""
+    table, growth), ready to paste into docs/figures.md."""
     lines = []
     runs = [r for r in report["runs"] if "error" not in r]
     start, end = report["load_start"], report["load_end"]

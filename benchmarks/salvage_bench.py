@@ -15,7 +15,7 @@ intact pages, read before the damage from SQLite's ``dbstat`` table
 (https://www.sqlite.org/dbstat.html; see :func:`expected_rows`). The helpers are shared
 with ``tests/core/test_salvage.py``.
 
-``make bench-salvage`` runs it; the README ("Checking and repairing") has a run's
+``make bench-salvage`` runs it; docs/checking.md ("Checking and repairing") has a run's
 figures.
 """
 
@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT / "src"))
 PAGE = 4096
 #: Tables compared (the ones the salvage report counts).
 COMPARED = ("papers", "tags", "notes", "highlights")
-#: Damage cases, in the order of the README's table.
+#: Damage cases, in the order of docs/checking.md's table.
 CASES = ("cut25", "cut50", "cut75", "overwrite1pct", "overwrite-header")
 
 
@@ -211,7 +211,7 @@ def run(n: int, workdir: Path) -> dict:
 
 
 def markdown(report: dict) -> str:
-    """The README's table of a run."""
+    """docs/checking.md's table of a run."""
     whole = report["whole"]
     lines = [f"{report['papers']:,} papers, {report['pages']:,} pages of 4 KiB; whole: "
              + ", ".join(f"{whole[t]:,} {t}" for t in COMPARED), "",

@@ -275,7 +275,7 @@ def query_label(row: dict) -> str:
 
 
 def print_table(report: dict) -> None:
-    """Print the report as a Markdown table (paste into the README)."""
+    """Print the report as a Markdown table (paste into docs/search.md)."""
     b = report["build"]
     print(f"\n{report['papers']:,} papers; median and p95 of {report['repeat']} runs, ms"
           + (", caches dropped before each run. " if report.get("cold") else ". ")

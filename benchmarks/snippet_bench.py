@@ -18,7 +18,7 @@ milliseconds:
   (the "snippet step" of 20,000 matches: 21 s before);
 - ``find_all``: ``Library.find("alpha", limit=None)``, rows and snippets for every match.
 
-``make bench-snippets`` runs it with the defaults; the README ("Measured figures") has a
+``make bench-snippets`` runs it with the defaults; docs/figures.md ("Measured figures") has a
 run's figures.
 """
 

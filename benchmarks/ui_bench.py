@@ -792,7 +792,7 @@ def print_window_table(win: dict) -> None:
 
 
 def print_table(report: dict) -> None:
-    """Print the report as Markdown tables (paste into the README)."""
+    """Print the report as Markdown tables (paste into docs/figures.md)."""
     print(f"\nMachine: {report['load']['nproc']} cores, load average (1 min) "
           f"{report['load']['loadavg_1m']} at start.")
     imp = report.get("import")

@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "this date (the first version's date, else update_date)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
-    p = sub.add_parser("search", help="full-text search (see the README for the language)")
+    p = sub.add_parser("search", help="full-text search (the language: docs/search.md)")
     p.add_argument("query", help="what to find: words, \"a phrase\", field:value, "
                                  "has:code, year:2020..2024, OR, -word (quote it for the "
                                  "shell)")
@@ -376,8 +376,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "duplicates", help="list possible near-duplicate papers; merge or dismiss a pair",
         description="Without an action, lists the open pairs of possible near-duplicates "
-                    "(abstracts whose word 3-shingles are at least half shared; see the "
-                    "README), most similar first, after looking at any papers not looked "
+                    "(abstracts whose word 3-shingles are at least half shared; see "
+                    "docs/duplicates.md), most similar first, after looking at any papers not looked "
                     "at yet.")
     p.add_argument("--json", action="store_true", help="print the pairs as JSON")
     dup_sub = p.add_subparsers(dest="dup_command", metavar="[ACTION]",

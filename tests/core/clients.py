@@ -1,8 +1,8 @@
 """The programs that read paperdesk's exports, for tests that hand an export to them.
 
 Every finder returns what the test needs or calls ``pytest.skip`` with the reason, so
-``make test`` runs without them; ``make clients`` installs them (README: "Exports and the
-tools that read them"). Nothing here writes outside the temporary folders it is given
+``make test`` runs without them; ``make clients`` installs them (docs/export.md: "Exports
+and the tools that read them"). Nothing here writes outside the temporary folders it is given
 (JabRef's preferences go to a private home folder).
 """
 
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).parent / "data"
 NODE_MODULES = ROOT / ".clients" / "node_modules"
 FIELDS_CSL = DATA / "fields.csl"
-INSTALL = "`make clients` installs it (README: Exports and the tools that read them)"
+INSTALL = "`make clients` installs it (docs/export.md: Exports and the tools that read them)"
 
 
 def program(name: str) -> str:

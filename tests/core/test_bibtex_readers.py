@@ -367,7 +367,7 @@ def test_hostile_text_compiles_with_pdflatex_and_t1_fonts(cited_library, tmp_pat
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["bibtex", "biber"])
 def test_cjk_emoji_and_math_symbols_compile_with_lualatex(cited_library, tmp_path, backend):
-    # pdflatex cannot typeset them (README); the bib tools read them and LuaLaTeX runs.
+    # pdflatex cannot typeset them (docs/export.md); the bib tools read them and LuaLaTeX runs.
     lib = cited_library
     _compile(lib, [lib.cited["unicode"]], tmp_path, backend, engine="lualatex")
 

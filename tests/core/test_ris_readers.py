@@ -19,7 +19,7 @@ def jabref_entries(saved: str) -> list[tuple[str, str, dict[str, str]]]:
     """The entries of a BibTeX file JabRef saved, as ``(type, key, {field: value})``,
     read line by line (JabRef writes one field per line). Not bibtexparser: JabRef 3.8
     writes an empty key when it has none, and reads text between two ``#`` as a @string
-    name, writing ``} # ... #{`` into the value (README)."""
+    name, writing ``} # ... #{`` into the value (docs/export.md)."""
     entries = []
     for block in re.split(r"\n(?=@)", saved):
         head = re.match(r"@(\w+)\{([^,\n]*),", block)

@@ -26,7 +26,7 @@ papers named by source file name and abstract position (1-based), each with a
 ``topic``. A paper counts as of topic T when T is its main topic.
 
 Run ``python -m paperdesk.core.discover.evaluation`` (or ``make evaluate``) to print the
-table for the sample library (``seeds/``) that the README shows.
+table for the sample library (``seeds/``) that docs/discover.md shows.
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ __all__ = ["Evaluation", "load_labels", "evaluate", "first_hits", "wss", "TOPICS
 STARRED = 5
 #: How many of the first papers "hits" counts.
 DEPTH = 20
-#: The topics of the sample library with enough papers to evaluate (README table).
+#: The topics of the sample library with enough papers to evaluate (docs/discover.md's table).
 TOPICS = ("depth-estimation", "deep-learning-theory", "network-architecture-design",
           "looped-recurrent-depth")
 
@@ -197,7 +197,7 @@ def evaluate(lib: "Library", topics_of: dict[int, str], topic: str,
 
 
 def table(results: Iterable[Evaluation]) -> str:
-    """The results as a Markdown table (the README's).
+    """The results as a Markdown table (docs/discover.md's).
 
     Args:
         results: evaluations.

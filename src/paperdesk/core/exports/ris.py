@@ -34,7 +34,7 @@ DOI or arXiv id) by the old meanings: ``AB`` as a note and no access date (measu
 citation-js 0.8).
 
 JabRef's RIS import puts ``ID`` in a field ``refid`` rather than using it as the entry's
-key; see the README for the one-line JabRef setting that makes it the key.
+key; see docs/export.md for the one-line JabRef setting that makes it the key.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ hand-written ``.bib`` files hold plain text with a few LaTeX commands in it. The
 below keep that text as written and decode what is LaTeX. pylatexenc (2.x,
 ``latexwalker`` + ``latex2text``) does the decoding; this module decides what it sees.
 
-Rules (the README's "Import formats" lists them for users):
+Rules (docs/import.md's "Import formats" lists them for users):
 
 Kept as written, never decoded
     * **Maths**: ``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]`` stay as written TeX,

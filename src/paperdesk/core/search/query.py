@@ -1,6 +1,6 @@
 """Turning what the user typed into a Whoosh query, safely. Pure: no database, no Qt.
 
-The query language (documented in README.md and the app's help):
+The query language (documented in docs/search.md and the app's help):
 
 - plain words: all must match (``depth estimation``); title, abstract, note and highlight
   comments are searched, the title weighted twice;

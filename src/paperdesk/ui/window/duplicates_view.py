@@ -50,7 +50,7 @@ DIFF_COLOURS = {
     True: {"removed": ("#6b1f24", "#ffe3e3"), "added": ("#1d4d2b", "#dcffe4")},
 }
 
-#: ``(keys, what they do)`` of the view, for the README and the view's own hint line.
+#: ``(keys, what they do)`` of the view, for docs/duplicates.md and the view's own hint line.
 DUPLICATE_KEYS = (
     ("J / ↓", "next pair"), ("K / ↑", "previous pair"),
     ("L", "merge into the left paper (the right one goes)"),
