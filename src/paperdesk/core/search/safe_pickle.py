@@ -44,16 +44,17 @@ __all__ = ["ALLOWED_GLOBALS", "PlantedData", "RestrictedUnpickler", "loads", "lo
 #: schema (``build_schema``), its codec and Whoosh's own block data pickle: field types,
 #: analysers and their parts, posting formats, the W3 codec and segment, the numeric
 #: column of ``pid``, the Porter stemmer (a pure function of a word), ``re._compile``
-#: (the tokenizer's compiled pattern: builds a pattern, runs nothing), plain containers
-#: (``__builtin__`` is the protocol-2 name of ``builtins``), ``collections.defaultdict``
-#: (a segment's field lengths) and ``_codecs.encode`` (how protocol 2 writes ``bytes``;
-#: a codec is looked up only inside the ``encodings`` package). Nothing whose arguments
+#: (the tokenizer's compiled pattern: builds a pattern, runs nothing), ``set`` and
+#: ``frozenset`` (``__builtin__`` is the protocol-2 name of ``builtins``),
+#: ``collections.defaultdict`` and ``int`` (a segment's field lengths are a
+#: ``defaultdict(int)``) and ``_codecs.encode`` (how protocol 2 writes ``bytes``; a
+#: codec is looked up only inside the ``encodings`` package). Nothing whose arguments
 #: size an allocation (``bytearray(n)``, ``bytes(n)``, fixed-length columns): a 44-byte
-#: pickle must not ask for gigabytes. The tokenizer's pattern is compiled (to compare the
-#: stored schema with paperdesk's) but never used: the index is opened with
+#: pickle must not ask for gigabytes. The tokenizer's pattern is compiled (to compare
+#: the stored schema with paperdesk's) but never used: the index is opened with
 #: :func:`~paperdesk.core.search.index.build_schema`, so no planted pattern is matched.
 ALLOWED_GLOBALS: frozenset[tuple[str, str]] = frozenset(
-    [(m, n) for m in ("builtins", "__builtin__") for n in ("frozenset", "set")]
+    [(m, n) for m in ("builtins", "__builtin__") for n in ("frozenset", "set", "int")]
     + [("re", "_compile"), ("collections", "defaultdict"), ("_codecs", "encode"),
        ("whoosh.lang.porter", "stem")]
     + [("whoosh.fields", n) for n in ("Schema", "TEXT", "ID", "KEYWORD", "COLUMN")]
