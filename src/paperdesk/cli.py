@@ -194,11 +194,18 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "suggest-tags", help="existing tags for a paper, from the papers most like it",
         description="Up to three existing tags the paper does not have, voted for by "
-                    "its most similar tagged papers, each with the reason (the papers "
-                    "and the shared terms). Accept one with: paperdesk tag add TAG ID.")
-    p.add_argument("id", type=int, help="the paper's id")
+                    "its most similar papers, each with the reason (the papers and the "
+                    "shared terms); a tag is suggested only when its share of the votes "
+                    "reaches 0.5 and at least 5 papers have it (a tag with fewer is named "
+                    "as not suggested). Accept one with: paperdesk tag add TAG ID. "
+                    "--evaluate measures the rule on the library's own tags instead.")
+    p.add_argument("id", type=int, nargs="?", help="the paper's id")
+    p.add_argument("--evaluate", action="store_true",
+                   help="hide a fifth of each tag's papers in turn, ask for them back and "
+                        "print precision and recall per tag (nothing is written)")
     p.add_argument("--json", action="store_true",
-                   help="print [{tag, tag_id, score, like, shared, reason}, ...] as JSON")
+                   help="print [{tag, tag_id, score, like, shared, reason, suggested}, ...] "
+                        "as JSON (suggested: false for a tag with too few examples)")
 
     p = sub.add_parser("show", help="show one paper")
     p.add_argument("id", type=int, help="the paper's id (from search or the window)")
@@ -764,16 +771,45 @@ def _cmd_terms(lib: Library, args) -> int:
 
 
 def _cmd_suggest_tags(lib: Library, args) -> int:
+    if args.evaluate:
+        return _evaluate_suggestions(lib, args)
+    if args.id is None:
+        raise LibraryError("suggest-tags needs a paper's id, or --evaluate")
     found = _with_terms(lib, lambda: lib.discover.suggest_tags(args.id))
     if args.json:
         _print_json([{"tag": s.name, "tag_id": s.tag_id, "score": s.score,
-                      "like": list(s.like), "shared": list(s.shared), "reason": s.reason}
+                      "like": list(s.like), "shared": list(s.shared), "reason": s.reason,
+                      "suggested": not s.held_back}
                      for s in found])
         return 0
-    if not found:
-        print("no tag to suggest (no tagged paper is like it)")
+    if not any(not s.held_back for s in found):
+        print("no tag to suggest (too few similar papers have a tag it has not)")
     for s in found:
-        print(f"{s.name}  ({s.score:.2f}: {s.reason})")
+        print(f"{s.name}  ({s.reason})" if s.held_back
+              else f"{s.name}  ({s.score:.2f}: {s.reason})")
+    return 0
+
+
+def _evaluate_suggestions(lib: Library, args) -> int:
+    """``suggest-tags --evaluate``: the held-out evaluation of the library's own tags
+    (:mod:`paperdesk.core.discover.tag_evaluation`), as Markdown or, with ``--json``,
+    ``{"papers", "min_share", "overall": {tag, papers, suggested, right, precision,
+    recall}, "tags": [...], "by_share": {share: {...}}}``."""
+    from paperdesk.core.discover.tag_evaluation import evaluate_tags, library_tags, report
+
+    tags = library_tags(lib)
+    if not tags:
+        raise LibraryError("no tagged paper to evaluate the suggestions on")
+    found = _with_terms(lib, lambda: evaluate_tags(lib, tags, str(lib.path)))
+    if args.json:
+        def counts(t):
+            return {"tag": t.tag, "papers": t.papers, "suggested": t.suggested,
+                    "right": t.right, "precision": t.precision, "recall": t.recall}
+        _print_json({"papers": found.papers, "min_share": found.min_share,
+                     "overall": counts(found.overall), "tags": [counts(t) for t in found.tags],
+                     "by_share": {str(s): counts(t) for s, t in found.by_share.items()}})
+        return 0
+    sys.stdout.write(report(found))
     return 0
 
 

@@ -91,8 +91,8 @@ def test_terms_lists_key_terms_with_weights_and_queries(seeded, capsys):
 def test_suggest_tags_names_the_papers_and_terms(seeded, capsys):
     lib, topics, depth = seeded
     depth_ids = [p for p in sorted(topics) if topics[p] == "depth-estimation"
-                 and p != depth][:5]
-    agent_ids = [p for p in sorted(topics) if topics[p] == "llm-agents"][:5]
+                 and p != depth]      # every other one: suggestions need evidence
+    agent_ids = [p for p in sorted(topics) if topics[p] == "llm-agents"]
     assert main(cli(lib, "suggest-tags", depth)) == 0
     assert "no tag to suggest" in capsys.readouterr().out
     assert main(cli(lib, "tag", "add", "depth", *depth_ids)) == 0
@@ -102,7 +102,9 @@ def test_suggest_tags_names_the_papers_and_terms(seeded, capsys):
     found = json.loads(capsys.readouterr().out)
     assert found[0]["tag"] == "depth" and set(found[0]["like"]) <= set(depth_ids)
     assert found[0]["reason"].startswith(f"like #{found[0]['like'][0]}")
-    assert set(found[0]) == {"tag", "tag_id", "score", "like", "shared", "reason"}
+    assert set(found[0]) == {"tag", "tag_id", "score", "like", "shared", "reason",
+                             "suggested"}
+    assert found[0]["suggested"] is True
     assert main(cli(lib, "suggest-tags", depth)) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("depth  (") and "tagged depth; shares: " in first

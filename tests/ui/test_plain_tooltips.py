@@ -91,11 +91,12 @@ def _markup_library(template, folder):
         encoding="utf-8")
     with Library.open(folder) as lib:
         lib.import_paths([source])
-        depth = lib.search("depth estimation", limit=12)
+        depth = lib.search("depth estimation", limit=40)
         pid = depth[0].id
-        for i, hit in enumerate(depth):
+        for i, hit in enumerate(depth[:12]):
             lib.set_title(hit.id, f"{MARKUP} title {i}")
-        lib.add_tag([h.id for h in depth[1:8]], f"{MARKUP} tag")
+        # most of its neighbours tagged: a suggestion needs evidence (issue 32)
+        lib.add_tag([h.id for h in depth[1:]], f"{MARKUP} tag")
         lib.set_note(pid, f"{MARKUP} note")
         lib.save_search(f"{MARKUP} saved", "depth")
         lib.set_metadata(pid, dataclasses.replace(lib.metadata(pid), venue=f"{MARKUP} venue"))

@@ -201,7 +201,8 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     window = win
     labels = _labels(window.lib)
     pid = _paper_starting(window.lib, DEPTH_TITLE)
-    others = [i for i, t in labels.items() if t == "depth-estimation" and i != pid][:6]
+    # every other depth paper tagged: a suggestion needs most of the neighbours tagged
+    others = [i for i, t in labels.items() if t == "depth-estimation" and i != pid]
     window.add_tag("depth", others)
     settle(qtbot, window)
     _show(qtbot, window, pid)
@@ -235,6 +236,35 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     if n < 3:
         qtbot.keyClick(window.table, Qt.Key.Key_3, Qt.KeyboardModifier.AltModifier)
         assert "No tag suggestion 3" in window.statusBar().currentMessage()
+
+
+def test_a_tag_with_too_few_examples_is_a_note_whose_tooltip_says_why(qtbot, win):
+    # Issue 32: three papers tagged made "+ hyperparams Alt+1" appear on most papers.
+    window = win
+    labels = _labels(window.lib)
+    papers = sorted(i for i, t in labels.items() if t == "hyperparameter-transfer")
+    window.add_tag("hyperparams", papers[:3])
+    settle(qtbot, window)
+    pid = papers[3]
+    row = window.model.row_of(pid)
+    above = row - 1 if row > 0 else row + 1
+    assert window.select_row(above)
+    _wait_discover(qtbot, window, window.model.paper_id(above))
+    qtbot.keyClick(window.table, Qt.Key.Key_Down if row > 0 else Qt.Key.Key_Up)
+    _wait_discover(qtbot, window, pid)
+    pane = window.detail_pane
+    assert pane.chips.suggestion_chips() == []
+    notes = pane.chips.held_back_chips()
+    assert [n.property("tagName") for n in notes] == ["hyperparams"]
+    assert notes[0].isVisible() and notes[0].text() == "hyperparams ?"
+    tip = _plain(notes[0].toolTip())
+    assert tip == ("Tag “hyperparams” not suggested: only 3 papers are tagged hyperparams "
+                   "(5 are needed to suggest it): tag more papers like this one and it is "
+                   "suggested")
+    qtbot.keyClick(window.table, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
+    assert "No tag suggestion 1" in window.statusBar().currentMessage()
+    settle(qtbot, window)
+    assert "hyperparams" not in [t.name for t in window.lib.get(pid).tags]
 
 
 def test_terms_not_ready_shows_progress_then_the_list(qtbot, open_seeded, held_build):

@@ -39,7 +39,7 @@ from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
                                             RelatedPaper, TagSuggestion, TermsNotReady,
                                             TermsStatus)
 from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
-from paperdesk.core.discover.tag_suggestions import NEIGHBOURS, tag_votes
+from paperdesk.core.discover.tag_suggestions import MIN_EXAMPLES, NEIGHBOURS, tag_votes
 from paperdesk.core.models import LibraryError
 from paperdesk.core.discover.term_table import (TERMS_DIR, TermTable, TermTableError,
                                                 current_stamps, next_generation)
@@ -438,49 +438,81 @@ class Discover:
             return [KeyTerm(table.term(int(c)), round(float(w), 4))
                     for c, w in zip(cols, weights)]
 
-    @_guarded
-    def suggest_tags(self, paper_id: int, limit: int = 3) -> list[TagSuggestion]:
-        """Existing tags the paper's most similar tagged papers have and it has not.
+    def neighbours(self, paper_id: int, limit: int = NEIGHBOURS
+                   ) -> tuple[list[int], list[float]]:
+        """The papers most similar to one, without titles or shared terms (what tag
+        suggestions vote with; :mod:`.tag_evaluation` asks for every paper's).
 
         Args:
             paper_id: the paper.
-            limit: most suggestions.
+            limit: most papers (1 or more).
         Returns:
-            :class:`TagSuggestion` list, strongest first (empty when no tagged paper is
-            similar enough, see :mod:`.tag_suggestions`).
+            ``(ids, cosines)``, most similar first (cosine of tf-idf, 0..1; none below
+            :data:`~.related.MIN_SCORE`).
         Raises:
             UnknownPaper, NotInTable, TermsNotReady: as :meth:`related`.
         """
         table = self._current()
         row = self._row(table, paper_id)
-        tagged_ids = self._id_list("SELECT group_concat(DISTINCT paper_id) FROM paper_tags")
-        if len(tagged_ids) == 0:
-            return []
-        tagged = table.rows_of(tagged_ids)
-        tagged = tagged[tagged >= 0]
-        near, scores = nearest_rows(table, row, NEIGHBOURS, among=tagged)
-        _unit_range(scores, "a similarity")
-        near_ids = [int(i) for i in table.row_ids[near]] + [int(paper_id)]
-        tags_of_row: dict[int, set[int]] = {}
+        with self._reading():
+            rows, scores = nearest_rows(table, row, max(1, int(limit)))
+            _unit_range(scores, "a similarity")
+            return ([int(i) for i in table.row_ids[rows]],
+                    [float(s) for s in scores.tolist()])
+
+    @_guarded
+    def suggest_tags(self, paper_id: int, limit: int = 3) -> list[TagSuggestion]:
+        """Existing tags the paper's most similar papers have and it has not, on
+        evidence (:mod:`.tag_suggestions`: a share of the votes of at least
+        :data:`~.tag_suggestions.MIN_SHARE`, and :data:`~.tag_suggestions.MIN_EXAMPLES`
+        papers with the tag).
+
+        Args:
+            paper_id: the paper.
+            limit: most suggestions (and most held-back tags).
+        Returns:
+            :class:`TagSuggestion` list: the suggestions, strongest first, then the tags
+            held back for too few examples (``held_back``; their ``reason`` says so),
+            strongest first. Empty when no similar paper has a tag it has not.
+        Raises:
+            UnknownPaper, NotInTable, TermsNotReady: as :meth:`related`.
+        """
+        near, cosines = self.neighbours(paper_id, NEIGHBOURS)
+        asked = near + [int(paper_id)]
+        tags_of: dict[int, set[int]] = {}
         own: set[int] = set()
-        row_of = {int(table.row_ids[r]): int(r) for r in near}
         for pid, tag in self._lib.db.execute(
                 "SELECT paper_id, tag_id FROM paper_tags WHERE paper_id IN "
-                f"({','.join('?' * len(near_ids))})", near_ids):
+                f"({','.join('?' * len(asked))})", asked):
             if pid == paper_id:
                 own.add(tag)
-            elif pid in row_of:
-                tags_of_row.setdefault(row_of[pid], set()).add(tag)
-        votes = tag_votes(table, row, tagged, tags_of_row, own, limit)
+            else:
+                tags_of.setdefault(pid, set()).add(tag)
+        if not tags_of:
+            return []
+        voted = sorted(set().union(*tags_of.values()) - own)
+        marks = ",".join("?" * len(voted))
+        examples = dict(self._lib.db.execute(
+            f"SELECT tag_id, count(*) FROM paper_tags WHERE tag_id IN ({marks}) "
+            "GROUP BY tag_id", voted).fetchall())
+        suggested, held = tag_votes(near, cosines, tags_of, own, examples, limit)
+        votes = suggested + held
         if not votes:
             return []
         names = dict(self._lib.db.execute(
             f"SELECT id, name FROM tags WHERE id IN ({','.join('?' * len(votes))})",
             [v.tag_id for v in votes]).fetchall())
-        return [TagSuggestion(v.tag_id, names.get(v.tag_id, ""), round(v.score, 4),
-                              tuple(int(table.row_ids[r]) for r in v.rows),
-                              tuple(table.term(c) for c in v.columns))
-                for v in votes if v.tag_id in names]
+        table = self._current()
+        row = self._row(table, paper_id)
+        found = []
+        for v in votes:
+            if v.tag_id in names:
+                like = v.voters[:3]
+                shared = shared_columns(table, row, table.rows_of(list(like)), 3)
+                found.append(TagSuggestion(
+                    v.tag_id, names[v.tag_id], round(v.score, 4), tuple(like),
+                    tuple(table.term(c) for c in shared), v.examples, MIN_EXAMPLES))
+        return found
 
     def _id_list(self, sql: str) -> np.ndarray:
         """The ids one ``SELECT group_concat(id) ...`` gives, as a sorted int64 array (one

@@ -61,15 +61,20 @@ class KeyTerm:
 
 @dataclass(frozen=True)
 class TagSuggestion:
-    """An existing tag suggested for a paper, with the papers that suggest it.
+    """An existing tag suggested for a paper, with the papers that suggest it; or, when
+    the tag has too few examples to be suggested (:attr:`held_back`), the note saying so.
 
     Attributes:
         tag_id: the tag's id.
         name: the tag's name.
-        score: the summed cosine similarity of the paper's most similar papers that
-            have the tag (a k-nearest-neighbour vote).
-        like: ids of those papers, most similar first (at most 3).
+        score: the tag's share of the votes of the paper's most similar papers, 0..1
+            (a similarity-weighted k-nearest-neighbour vote, :mod:`.tag_suggestions`):
+            the evaluation in docs/discover.md gives how often a suggestion at a score
+            is right.
+        like: ids of the papers with the tag among them, most similar first (at most 3).
         shared: terms the paper shares most with them (at most 3).
+        examples: papers in the library with the tag (0: not counted).
+        needed: least papers with the tag for it to be suggested (0: no least).
     """
 
     tag_id: int
@@ -77,10 +82,25 @@ class TagSuggestion:
     score: float
     like: tuple[int, ...]
     shared: tuple[str, ...]
+    examples: int = 0
+    needed: int = 0
+
+    @property
+    def held_back(self) -> bool:
+        """True when the tag has too few examples (``examples < needed``): it is not
+        suggested (no Alt+1 … Alt+3, not in ``suggest-tags``'s suggestions) and
+        :attr:`reason` says why."""
+        return self.examples < self.needed
 
     @property
     def reason(self) -> str:
-        """One line: ``like #12 and #40, tagged depth; shares: monocular, disparity``."""
+        """One line: ``like #12 and #40, tagged depth; shares: monocular, disparity``;
+        for a held-back tag ``not suggested: only 3 papers are tagged hyperparams (5 are
+        needed to suggest it)``."""
+        if self.held_back:
+            papers = "paper is" if self.examples == 1 else "papers are"
+            return (f"not suggested: only {self.examples} {papers} tagged {self.name} "
+                    f"({self.needed} are needed to suggest it)")
         refs = [f"#{i}" for i in self.like]
         like = refs[0] if len(refs) == 1 else ", ".join(refs[:-1]) + " and " + refs[-1]
         text = f"like {like}, tagged {self.name}"

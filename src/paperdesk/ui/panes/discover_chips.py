@@ -3,7 +3,8 @@ the term) and the tags suggested for it (a click or Alt+1 … Alt+3 adds the tag
 
 They are drawn unlike the tag chips on purpose: a tag chip is a filled pill in the
 tag's colour with a ×; a key term is an outlined, square-cornered box in the text
-colour; a suggestion is a pill with a dashed outline, "+ name" and its key. Colours come
+colour; a suggestion is a pill with a dashed outline, "+ name" and its key; a tag held back
+for too few examples is a dotted pill, "name ?", with the reason in its tooltip. Colours come
 from the palette and :func:`~paperdesk.ui.style.colours.reading_colours` (contrast
 checked in light and dark).
 """
@@ -21,7 +22,8 @@ from paperdesk.core.text import bidi_visible
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import tooltip_html
 
-__all__ = ["KeyTermChip", "KeyTermBar", "SuggestionChip", "CHIP_TEXT_MAX_PX"]
+__all__ = ["KeyTermChip", "KeyTermBar", "SuggestionChip", "HeldBackChip",
+           "CHIP_TEXT_MAX_PX"]
 
 #: Widest a chip's text may be, in pixels, before it is shortened with "…".
 CHIP_TEXT_MAX_PX = 160
@@ -98,6 +100,25 @@ class SuggestionChip(QToolButton):
         self.clicked.connect(lambda: self.accepted.emit(self.position))
 
 
+class HeldBackChip(QLabel):
+    """A tag the paper's neighbours have but with too few examples to be suggested
+    (objectName ``tagSuggestionNote``; the name in ``tagName``): the name with "?" in the
+    muted colour, not a button and no key; the tooltip says why it is not suggested
+    (:attr:`~paperdesk.core.discover.models.TagSuggestion.reason`)."""
+
+    def __init__(self, suggestion: TagSuggestion, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setObjectName("tagSuggestionNote")
+        self.setProperty("tagName", suggestion.name)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.suggestion = suggestion
+        self.setText(f"{_elided(self, suggestion.name)} ?")
+        self.setToolTip(tooltip_html(
+            f"Tag “{suggestion.name}” {suggestion.reason}: tag more papers like this "
+            "one and it is suggested"))
+        self.setAccessibleDescription(suggestion.reason)
+
+
 def chip_styles(palette: QPalette) -> tuple[str, str]:
     """The style sheets of the key-term and the suggestion chips for ``palette``.
 
@@ -115,7 +136,10 @@ def chip_styles(palette: QPalette) -> tuple[str, str]:
                   f" background: transparent; border: 1px dashed {colours.muted};"
                   " border-radius: 10px; padding: 1px 8px; }"
                   f"QToolButton#tagSuggestionChip:hover {{ color: {text};"
-                  f" border-color: {text}; }}")
+                  f" border-color: {text}; }}"
+                  f"QLabel#tagSuggestionNote {{ color: {colours.muted};"
+                  f" border: 1px dotted {colours.muted}; border-radius: 10px;"
+                  " padding: 1px 8px; }")
     return term, suggestion
 
 

@@ -14,7 +14,7 @@ from paperdesk.core.text import bidi_visible
 from paperdesk.core.models import Tag
 from paperdesk.ui.style.colours import text_colour_for
 from paperdesk.ui.style.formatting import tooltip_html
-from paperdesk.ui.panes.discover_chips import SuggestionChip, chip_styles
+from paperdesk.ui.panes.discover_chips import HeldBackChip, SuggestionChip, chip_styles
 from paperdesk.ui.panes.flow_layout import FlowLayout
 
 __all__ = ["TagChip", "TagChipBar", "TAG_EDITOR_PLACEHOLDER"]
@@ -120,6 +120,7 @@ class TagChipBar(QWidget):
         self.editor.installEventFilter(self)
         self._layout.addWidget(self.editor)
         self._suggestions: list[SuggestionChip] = []
+        self._notes: list[HeldBackChip] = []
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def set_tags(self, tags: Sequence[Tag]) -> None:
@@ -147,34 +148,43 @@ class TagChipBar(QWidget):
 
         Args:
             suggestions: :class:`~paperdesk.core.discover.models.TagSuggestion` list,
-                strongest first (at most three are shown, keyed Alt+1 … Alt+3).
+                strongest first (at most three are shown, keyed Alt+1 … Alt+3); those
+                ``held_back`` for too few examples are shown after them as notes
+                (:class:`~paperdesk.ui.panes.discover_chips.HeldBackChip`, no key).
         """
-        for chip in self._suggestions:
+        for chip in self._suggestions + self._notes:
             self._layout.removeWidget(chip)
             chip.hide()
             chip.setParent(None)
             chip.deleteLater()
-        self._suggestions = []
+        self._suggestions, self._notes = [], []
         _, css = chip_styles(self.palette())
-        for i, suggestion in enumerate(list(suggestions)[:3]):
+        offered = [s for s in suggestions if not s.held_back][:3]
+        for i, suggestion in enumerate(offered):
             chip = SuggestionChip(suggestion, i, self)
-            chip.setStyleSheet(css)
             chip.accepted.connect(self.suggestionAccepted)
+            self._suggestions.append(chip)
+        self._notes = [HeldBackChip(s, self) for s in suggestions if s.held_back][:3]
+        for chip in self._suggestions + self._notes:
+            chip.setStyleSheet(css)
             self._layout.addWidget(chip)
             chip.show()
-            self._suggestions.append(chip)
         self.updateGeometry()
 
     def suggestion_chips(self) -> list[SuggestionChip]:
         """Return the suggestion chips shown, strongest first."""
         return list(self._suggestions)
 
+    def held_back_chips(self) -> list[HeldBackChip]:
+        """Return the notes of tags held back for too few examples, strongest first."""
+        return list(self._notes)
+
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt)
         """Restyle the suggestion chips when the palette changes (light/dark)."""
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:
             _, css = chip_styles(self.palette())
-            for chip in self._suggestions:
+            for chip in self._suggestions + self._notes:
                 chip.setStyleSheet(css)
 
     def chips(self) -> list[TagChip]:

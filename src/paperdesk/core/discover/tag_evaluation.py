@@ -1,0 +1,377 @@
+"""Held-out evaluation of tag suggestions: hide part of each tag's assignments, ask for
+them back, count what comes back right.
+
+Method (k-fold cross-validation over tag assignments, k = :data:`FOLDS`): each tag's
+papers are shuffled (a fixed seed) and dealt into k folds. In turn, the assignments of
+one fold are hidden: the library's tags are the others, a tag's examples are counted
+without the hidden ones. Every paper with terms is then asked for its suggestions with
+the rule the window and ``paperdesk suggest-tags`` use (:func:`~.tag_suggestions.tag_votes`
+over :meth:`~.engine.Discover.neighbours`: at most 3, a share of the votes of at least
+:data:`~.tag_suggestions.MIN_SHARE`, :data:`~.tag_suggestions.MIN_EXAMPLES` examples).
+A suggestion is **right** when it names a hidden assignment of that paper, wrong
+otherwise. Over the k folds every assignment is hidden once:
+
+* **precision** of a tag: right suggestions of it / suggestions of it;
+* **recall** of a tag: its hidden assignments suggested back / its assignments;
+* overall: the same counts summed over the tags (micro-averaged).
+
+The library is only read (tags are never written): any library can be measured on its
+own tags (``paperdesk suggest-tags --evaluate``). Two labelled sets are built here:
+
+* the sample library (``seeds/``) with the topics of
+  ``tests/core/data/seed_topics.json`` as tags (each paper's main topic and its
+  ``also`` topics, assigned by hand);
+* the SYNERGY systematic reviews (any folder of ``NAME.csl.json`` with
+  ``NAME.labels.csv``: ``id, doi, included, ...``; SYNERGY dataset, De Bruin et al.,
+  https://github.com/asreview/synergy-dataset), each review a library of its own with
+  the papers the review included tagged ``included``.
+
+Run ``python -m paperdesk.core.discover.tag_evaluation [--synergy FOLDER]`` (or ``make
+evaluate-tags``) for docs/discover.md's tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import sys
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from paperdesk.core.discover.models import NotInTable
+from paperdesk.core.discover.tag_suggestions import MIN_SHARE, NEIGHBOURS, tag_votes
+
+if TYPE_CHECKING:
+    from paperdesk.core.library import Library
+
+__all__ = ["FOLDS", "SHARES", "TagScore", "TagEvaluation", "evaluate_tags", "library_tags",
+           "seed_tags", "synergy_reviews", "synergy_tags", "report", "main"]
+
+#: Folds of the cross-validation (a fifth of each tag's assignments hidden at a time).
+FOLDS = 5
+#: Shares of the votes at which precision and recall are also given (the calibration).
+SHARES = (0.3, 0.4, 0.5, 0.6, 0.7)
+#: Suggestions shown per paper (the window's Alt+1 … Alt+3).
+SHOWN = 3
+
+
+@dataclass(frozen=True)
+class TagScore:
+    """Counts for one tag (or all of them).
+
+    Attributes:
+        tag: the tag's name (``"all"`` for the sum).
+        papers: its assignments (each hidden once).
+        suggested: suggestions of it, right or wrong.
+        right: suggestions of it that named a hidden assignment.
+    """
+
+    tag: str
+    papers: int
+    suggested: int
+    right: int
+
+    @property
+    def precision(self) -> float | None:
+        """right / suggested, or None when it was never suggested."""
+        return self.right / self.suggested if self.suggested else None
+
+    @property
+    def recall(self) -> float:
+        """right / papers (0.0 for a tag without papers)."""
+        return self.right / self.papers if self.papers else 0.0
+
+
+@dataclass(frozen=True)
+class TagEvaluation:
+    """The evaluation of one library.
+
+    Attributes:
+        name: what was measured (e.g. ``"sample library"``).
+        papers: papers in the library.
+        min_share: the share of the votes the suggestions were made at.
+        tags: one :class:`TagScore` per tag, by name.
+        overall: the sums over the tags.
+        by_share: ``{share: TagScore("all", ...)}`` at each of :data:`SHARES`.
+    """
+
+    name: str
+    papers: int
+    min_share: float
+    tags: list[TagScore]
+    overall: TagScore
+    by_share: dict[float, TagScore] = field(default_factory=dict)
+
+
+def _folds(tags_of: Mapping[int, set[str]], folds: int, seed: int) -> dict[tuple[int, str], int]:
+    """``{(paper, tag): fold}``: each tag's papers shuffled, then dealt round."""
+    rng = random.Random(seed)
+    by_tag: dict[str, list[int]] = {}
+    for pid, tags in tags_of.items():
+        for tag in tags:
+            by_tag.setdefault(tag, []).append(pid)
+    fold_of: dict[tuple[int, str], int] = {}
+    for tag in sorted(by_tag):
+        papers = sorted(by_tag[tag])
+        rng.shuffle(papers)
+        for i, pid in enumerate(papers):
+            fold_of[(pid, tag)] = i % folds
+    return fold_of
+
+
+def evaluate_tags(lib: "Library", tags_of: Mapping[int, set[str]], name: str = "library",
+                  folds: int = FOLDS, seed: int = 0,
+                  min_share: float = MIN_SHARE) -> TagEvaluation:
+    """Hide each fold of the tag assignments in turn and ask for them back.
+
+    Args:
+        lib: the open library (nothing is written to its database).
+        tags_of: ``{paper id: {tag name, ...}}``, the assignments to measure (see
+            :func:`library_tags`, :func:`seed_tags`, :func:`synergy_tags`).
+        name: what to call it in the report.
+        folds: folds of the cross-validation (2 or more).
+        seed: the seed of the shuffle.
+        min_share: the share of the votes suggestions are made at (default: the
+            window's, :data:`~.tag_suggestions.MIN_SHARE`).
+    Returns:
+        The :class:`TagEvaluation` (see the module docstring for the method).
+    Raises:
+        TermsNotReady: the term table must be built first (``lib.discover.ensure()``).
+    """
+    number = {tag: i for i, tag in enumerate(sorted(set().union(*tags_of.values())))} \
+        if tags_of else {}
+    names = {i: tag for tag, i in number.items()}
+    neighbours: dict[int, tuple[list[int], list[float]]] = {}
+    for pid in lib.paper_ids():
+        try:
+            neighbours[pid] = lib.discover.neighbours(pid, NEIGHBOURS)
+        except NotInTable:      # no words: never asked, as in the window
+            pass
+    fold_of = _folds(tags_of, folds, seed)
+    shares = sorted({*SHARES, min_share})
+    suggested = {s: {} for s in shares}
+    right = {s: {} for s in shares}
+    for fold in range(folds):
+        known: dict[int, set[int]] = {}
+        examples: dict[int, int] = {}
+        for pid, tags in tags_of.items():
+            ids = {number[t] for t in tags if fold_of[(pid, t)] != fold}
+            known[pid] = ids
+            for tag in ids:
+                examples[tag] = examples.get(tag, 0) + 1
+        for pid, (near, cosines) in neighbours.items():
+            offered, _held = tag_votes(near, cosines, known, known.get(pid, set()),
+                                       examples, limit=len(number), min_share=min(shares))
+            hidden = tags_of.get(pid, set())
+            for share in shares:
+                for vote in [v for v in offered if v.score >= share][:SHOWN]:
+                    tag = names[vote.tag_id]
+                    suggested[share][tag] = suggested[share].get(tag, 0) + 1
+                    if tag in hidden:
+                        right[share][tag] = right[share].get(tag, 0) + 1
+    papers = {tag: 0 for tag in number}
+    for tags in tags_of.values():
+        for tag in tags:
+            papers[tag] += 1
+
+    def scores(share: float) -> list[TagScore]:
+        return [TagScore(tag, papers[tag], suggested[share].get(tag, 0),
+                         right[share].get(tag, 0)) for tag in sorted(papers)]
+
+    def total(rows: Iterable[TagScore]) -> TagScore:
+        rows = list(rows)
+        return TagScore("all", sum(r.papers for r in rows), sum(r.suggested for r in rows),
+                        sum(r.right for r in rows))
+
+    rows = scores(min_share)
+    return TagEvaluation(name, len(lib.paper_ids()), min_share, rows, total(rows),
+                         {s: total(scores(s)) for s in SHARES})
+
+
+def library_tags(lib: "Library") -> dict[int, set[str]]:
+    """The library's own tag assignments.
+
+    Returns:
+        ``{paper id: {tag name, ...}}`` for every tagged paper.
+    """
+    out: dict[int, set[str]] = {}
+    for pid, name in lib.db.execute(
+            "SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t ON t.id = pt.tag_id"):
+        out.setdefault(int(pid), set()).add(name)
+    return out
+
+
+def _paper_of_record(lib: "Library") -> dict[tuple[str, int], int]:
+    """``{(source file name, 1-based record position): paper id}``."""
+    return {(Path(path).name, int(position)): int(pid) for pid, path, position in
+            lib.db.execute("SELECT ps.paper_id, s.path, ps.position FROM paper_sources ps "
+                           "JOIN sources s ON s.id = ps.source_id")}
+
+
+def seed_tags(lib: "Library", labels: Path) -> dict[int, set[str]]:
+    """The hand-assigned topics of the sample papers as tags.
+
+    Args:
+        lib: a library holding the sample files' papers.
+        labels: ``tests/core/data/seed_topics.json`` (``{"papers": [{"file", "abstract",
+            "topic", "also": [...]}]}``, a paper named by its file's name and its
+            abstract's 1-based position).
+    Returns:
+        ``{paper id: {main topic, also topics...}}``.
+    Raises:
+        OSError, ValueError, KeyError: the file cannot be read or is not such JSON.
+    """
+    doc = json.loads(Path(labels).read_text("utf-8"))
+    paper_of = _paper_of_record(lib)
+    out: dict[int, set[str]] = {}
+    for p in doc["papers"]:
+        pid = paper_of.get((p["file"], int(p["abstract"])))
+        if pid is not None:
+            out.setdefault(pid, set()).update([p["topic"], *p.get("also", [])])
+    return out
+
+
+def synergy_reviews(folder: Path) -> list[tuple[str, Path, Path]]:
+    """The reviews of a SYNERGY-format folder.
+
+    Args:
+        folder: holds ``NAME.csl.json`` and ``NAME.labels.csv`` pairs.
+    Returns:
+        ``[(NAME, csl_json, labels_csv), ...]`` by name (a file without its pair is left
+        out).
+    """
+    found = []
+    for csl in sorted(Path(folder).glob("*.csl.json")):
+        name = csl.name[:-len(".csl.json")]
+        labels = csl.with_name(name + ".labels.csv")
+        if labels.is_file():
+            found.append((name, csl, labels))
+    return found
+
+
+def synergy_tags(lib: "Library", csl: Path, labels: Path) -> dict[int, set[str]]:
+    """A SYNERGY review's inclusions as the tag ``included``.
+
+    Args:
+        lib: a library into which ``csl`` was imported.
+        csl: the review's CSL-JSON file (a list of items with ``id``).
+        labels: its ``labels.csv`` (columns ``id`` and ``included``, 1 for a paper the
+            review kept).
+    Returns:
+        ``{paper id: {"included"}}`` for the included papers found in the library.
+    Raises:
+        OSError, ValueError, KeyError: a file cannot be read or lacks those fields.
+    """
+    position = {item["id"]: i for i, item in
+                enumerate(json.loads(Path(csl).read_text("utf-8")), 1)}
+    paper_of = _paper_of_record(lib)
+    out: dict[int, set[str]] = {}
+    with open(labels, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            if row["included"].strip() == "1" and row["id"] in position:
+                pid = paper_of.get((Path(csl).name, position[row["id"]]))
+                if pid is not None:
+                    out[pid] = {"included"}
+    return out
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{value:.0%}"
+
+
+def report(evaluation: TagEvaluation, per_tag: bool = True) -> str:
+    """The evaluation as Markdown (docs/discover.md's tables).
+
+    Args:
+        evaluation: a :class:`TagEvaluation`.
+        per_tag: include the table of every tag.
+    Returns:
+        The text: a heading line, the per-tag table (tag, papers, suggested, right,
+        precision, recall; "–" for a tag never suggested), the overall line, and the
+        precision and recall at each of :data:`SHARES`. Lines end with ``\\n``.
+    """
+    e, o = evaluation, evaluation.overall
+    lines = [f"{e.name}: {e.papers} papers, {o.papers} tag assignments; suggestions at a "
+             f"share of {e.min_share:g}: precision {_percent(o.precision)}, recall "
+             f"{_percent(o.recall)} ({o.right} right of {o.suggested} suggested)", ""]
+    if per_tag:
+        lines += ["| tag | papers | suggested | right | precision | recall |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        for t in [*e.tags, o]:
+            name = "**all**" if t is o else t.tag
+            lines.append(f"| {name} | {t.papers} | {t.suggested} | {t.right} | "
+                         f"{_percent(t.precision)} | {_percent(t.recall)} |")
+        lines.append("")
+    lines += ["| share of the votes | " + " | ".join(f"{s:g}" for s in e.by_share) + " |",
+              "|---|" + "---:|" * len(e.by_share),
+              "| precision | " + " | ".join(_percent(t.precision)
+                                          for t in e.by_share.values()) + " |",
+              "| recall | " + " | ".join(_percent(t.recall) for t in e.by_share.values())
+              + " |",
+              "| suggested | " + " | ".join(str(t.suggested) for t in e.by_share.values())
+              + " |", ""]
+    return "\n".join(lines) + "\n"
+
+
+def _root() -> Path:
+    return Path(__file__).resolve().parents[4]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the evaluation of the sample library and of the SYNERGY reviews.
+
+    Args:
+        argv: ``[--seeds DIR] [--labels JSON] [--synergy FOLDER]`` (default: the source
+            tree's ``seeds/`` and ``tests/core/data/seed_topics.json``; no SYNERGY).
+    Returns:
+        The exit status (1 with a one-line message when a file is missing or unreadable).
+    """
+    from paperdesk.core.library import Library
+
+    parser = argparse.ArgumentParser(prog="python -m paperdesk.core.discover.tag_evaluation",
+                                     description="Held-out evaluation of tag suggestions.")
+    parser.add_argument("--seeds", type=Path, default=_root() / "seeds")
+    parser.add_argument("--labels", type=Path,
+                        default=_root() / "tests/core/data/seed_topics.json")
+    parser.add_argument("--synergy", type=Path, metavar="FOLDER",
+                        help="a folder of NAME.csl.json with NAME.labels.csv")
+    args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
+    files = sorted(args.seeds.glob("*.txt"))
+    if not files or not args.labels.is_file():
+        print(f"paperdesk: the evaluation needs the sample files in {args.seeds} and the "
+              f"labels {args.labels}", file=sys.stderr)
+        return 1
+    reviews = synergy_reviews(args.synergy) if args.synergy else []
+    if args.synergy and not reviews:
+        print(f"paperdesk: {args.synergy}: no NAME.csl.json with its NAME.labels.csv",
+              file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="paperdesk-tag-eval-") as tmp:
+        with Library.open(Path(tmp) / "seeds") as lib:
+            lib.import_paths(files)
+            lib.discover.ensure()
+            sys.stdout.write(report(evaluate_tags(lib, seed_tags(lib, args.labels),
+                                                  "sample library (seeds/, topics as tags)")))
+        for name, csl, labels in reviews:
+            with Library.open(Path(tmp) / name) as lib:
+                lib.import_paths([csl])
+                lib.discover.ensure()
+                try:
+                    tags = synergy_tags(lib, csl, labels)
+                except (OSError, ValueError, KeyError) as exc:
+                    print(f"paperdesk: {labels}: not a SYNERGY labels file ({exc})",
+                          file=sys.stderr)
+                    return 1
+                sys.stdout.write(report(evaluate_tags(lib, tags, f"SYNERGY {name} "
+                                                      "(included as a tag)"), per_tag=False))
+            sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
