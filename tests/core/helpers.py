@@ -58,3 +58,95 @@ def give_long_abstract(lib, paper_id: int, text: str) -> None:
     with lib.db.conn:
         lib.db.execute("UPDATE papers SET abstract = ? WHERE id = ?", [text, paper_id])
     lib.reindex()
+
+
+#: Packages of the virtual environment a command line run as another user never imports
+#: (the GUI toolkit, the test tools, the installers): not copied by :func:`as_user`.
+_NOT_FOR_THE_CLI = ("PySide6", "shiboken6", "pyside6_essentials", "pip",
+                    "setuptools", "_pytest", "pytest", "pytestqt", "hypothesis",
+                    "_hypothesis", "pygments", "__pycache__")
+#: user -> (environment to add, working folder) or the reason to skip.
+_readable: dict[str, tuple[dict, str | None] | str] = {}
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    """A hard link where the file system allows it (instant; the file keeps its own
+    mode, readable by all), else a copy."""
+    import os
+    import shutil
+
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def as_user(cmd: list[str], user: str) -> tuple[list[str], dict, str | None]:
+    """``cmd`` (``[sys.executable, ...]``) run as ``user`` through ``setpriv``, from
+    files that user can read wherever the checkout lies.
+
+    A checkout under a private folder (``mktemp -d`` makes it 0700) cannot be read by
+    ``nobody``: neither ``src/`` nor ``.venv``'s site-packages (``No module named
+    paperdesk``). Then the package and the site-packages the command line needs are
+    linked (or copied) once per test session into a temporary folder of mode 0755, and
+    the command runs the same interpreter with ``PYTHONPATH`` pointing there.
+
+    Args:
+        cmd: the command, its first item ``sys.executable``.
+        user: the user name, e.g. ``"nobody"``.
+    Returns:
+        ``(command, environment, working folder or None)`` for :func:`subprocess.run`.
+    Raises:
+        pytest.skip.Exception: the user cannot run this interpreter or import paperdesk
+            even from the readable copy (the reason is named).
+    """
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+
+    import pytest
+
+    import paperdesk
+
+    prefix = ["setpriv", f"--reuid={user}", "--regid=nogroup", "--clear-groups"]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    probe = [sys.executable, "-c", "import paperdesk.cli"]
+    if user not in _readable:
+        r = subprocess.run(prefix + probe, capture_output=True, text=True, env=env,
+                           cwd="/")
+        if r.returncode == 0:
+            _readable[user] = ({}, None)
+        else:
+            folder = tempfile.mkdtemp(prefix="paperdesk-readable-")
+            os.chmod(folder, 0o755)
+            import atexit
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            src = Path(paperdesk.__file__).resolve().parent
+            shutil.copytree(src, Path(folder, "src", "paperdesk"),
+                            copy_function=_link_or_copy,
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            site = next(p for p in sys.path if p.endswith("site-packages")
+                        and Path(p, "numpy").is_dir())
+            shutil.copytree(site, Path(folder, "site-packages"),
+                            copy_function=_link_or_copy, symlinks=True,
+                            ignore=lambda where, names: [
+                                n for n in names if n.startswith(_NOT_FOR_THE_CLI)
+                                and Path(where) == Path(site)])
+            for root, dirs, _files in os.walk(folder):
+                for d in dirs:
+                    os.chmod(os.path.join(root, d), 0o755)
+            readable_env = {"PYTHONPATH": os.pathsep.join(
+                [str(Path(folder, "src")), str(Path(folder, "site-packages"))])}
+            r = subprocess.run(prefix + probe, capture_output=True, text=True,
+                               env={**env, **readable_env}, cwd=folder)
+            _readable[user] = ((readable_env, folder) if r.returncode == 0
+                               else f"{user} cannot run {sys.executable} with paperdesk "
+                                    f"even from a readable copy: "
+                                    f"{(r.stderr.strip().splitlines() or ['?'])[-1]}")
+    found = _readable[user]
+    if isinstance(found, str):
+        pytest.skip(found)
+    extra, cwd = found
+    return prefix + cmd, {**env, **extra}, cwd

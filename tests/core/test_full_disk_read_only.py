@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import write_daily
+from helpers import as_user, write_daily
 from paperdesk.cli import main
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError
@@ -32,11 +32,11 @@ ROOT = os.geteuid() == 0 if hasattr(os, "geteuid") else False
 def run(library: Path, *args, user: str | None = None, stdin: str | None = None
         ) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "paperdesk", "--library", str(library), *map(str, args)]
-    if user is not None:
-        cmd = ["setpriv", f"--reuid={user}", "--regid=nogroup", "--clear-groups", *cmd]
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    env, cwd = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}, None
+    if user is not None:       # from files the user can read wherever the clone lies
+        cmd, env, cwd = as_user(cmd, user)
     return subprocess.run(cmd, capture_output=True, text=True, input=stdin, timeout=180,
-                          env=env)
+                          env=env, cwd=cwd)
 
 
 def one_line(r: subprocess.CompletedProcess) -> str:
