@@ -10,7 +10,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test clients bench bench-snippets bench-salvage evaluate bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bench-snippets bench-salvage evaluate evaluate-tags bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -87,6 +87,16 @@ bench-salvage: $(STAMP)
 ## (paperdesk.core.discover.evaluation; the table in docs/discover.md, "Worth reading first")
 evaluate: $(STAMP)
 	$(BIN)/python -m paperdesk.core.discover.evaluation
+
+## evaluate-tags: the held-out evaluation of tag suggestions on the sample library (its
+## topics as tags) and on the SYNERGY reviews in $(SYNERGY) ("included" as a tag; any
+## folder of NAME.csl.json with NAME.labels.csv): precision and recall per tag and at
+## several shares of the votes (paperdesk.core.discover.tag_evaluation; the tables in
+## docs/discover.md, "How good the suggestions are")
+SYNERGY ?= ../shared/synergy
+evaluate-tags: $(STAMP)
+	$(BIN)/python -m paperdesk.core.discover.tag_evaluation \
+		$(if $(wildcard $(SYNERGY)/*.csl.json),--synergy $(SYNERGY))
 
 ## install-desktop: put paperdesk (with its icon) in this user's application menu
 install-desktop: $(DESKTOP_DEPS)

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from paperdesk.core.library import Library
 
 __all__ = ["FOLDS", "SHARES", "TagScore", "TagEvaluation", "evaluate_tags", "library_tags",
-           "seed_tags", "synergy_reviews", "synergy_tags", "report", "main"]
+           "seed_tags", "synergy_reviews", "synergy_tags", "report", "summary", "main"]
 
 #: Folds of the cross-validation (a fifth of each tag's assignments hidden at a time).
 FOLDS = 5
@@ -318,6 +318,27 @@ def report(evaluation: TagEvaluation, per_tag: bool = True) -> str:
     return "\n".join(lines) + "\n"
 
 
+def summary(evaluations: Sequence[TagEvaluation]) -> str:
+    """Several evaluations as one Markdown table, a row each (the SYNERGY reviews).
+
+    Args:
+        evaluations: :class:`TagEvaluation` list.
+    Returns:
+        The table: name, papers, tag assignments, suggested, right, precision and
+        recall at the evaluations' share, then the precision at each of :data:`SHARES`
+        ("–": nothing suggested). Lines end with ``\n``.
+    """
+    shares = " | ".join(f"precision at {s:g}" for s in SHARES)
+    lines = [f"| library | papers | tagged | suggested | right | precision | recall | "
+             f"{shares} |", "|---|" + "---:|" * (6 + len(SHARES))]
+    for e in evaluations:
+        o = e.overall
+        lines.append(f"| {e.name} | {e.papers} | {o.papers} | {o.suggested} | {o.right} | "
+                     f"{_percent(o.precision)} | {_percent(o.recall)} | "
+                     + " | ".join(_percent(t.precision) for t in e.by_share.values()) + " |")
+    return "\n".join(lines) + "\n"
+
+
 def _root() -> Path:
     return Path(__file__).resolve().parents[4]
 
@@ -357,6 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             lib.discover.ensure()
             sys.stdout.write(report(evaluate_tags(lib, seed_tags(lib, args.labels),
                                                   "sample library (seeds/, topics as tags)")))
+        found = []
         for name, csl, labels in reviews:
             with Library.open(Path(tmp) / name) as lib:
                 lib.import_paths([csl])
@@ -367,9 +389,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(f"paperdesk: {labels}: not a SYNERGY labels file ({exc})",
                           file=sys.stderr)
                     return 1
-                sys.stdout.write(report(evaluate_tags(lib, tags, f"SYNERGY {name} "
-                                                      "(included as a tag)"), per_tag=False))
-            sys.stdout.flush()
+                found.append(evaluate_tags(lib, tags, f"SYNERGY {name}"))
+        if found:
+            sys.stdout.write(f"SYNERGY reviews ({args.synergy}), included as a tag:\n\n"
+                             + summary(found))
     return 0
 
 

@@ -26,7 +26,7 @@ of them by clicking it; ``--query`` types a search
 and the DOI Handbook's example prefix, never a real paper's identifiers), shows the First
 author and Year columns and the paper that mentions ``arXiv:2212.08630``; ``--editor``
 (with ``--cite``) draws the metadata editor over the window; ``--tags`` (with ``--demo``)
-draws Edit ▸ Manage Tags… over it. ``--suggest NAME:TEXT`` first tags a few papers
+draws Edit ▸ Manage Tags… over it. ``--suggest NAME:TEXT`` first tags every paper
 whose abstract has TEXT with NAME, so that the paper shown (``--paper``) gets tag
 suggestions; the picture waits for the related papers, key terms and suggestions.
 ``--overview`` (with ``--demo``) first gives the
@@ -359,9 +359,9 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         editor: with ``cite``, draw the metadata editor over the window.
         tags: draw the Tags dialog (Edit ▸ Manage Tags…) over the window, on its
             third tag.
-        suggest: ``"NAME:TEXT"``: first tag up to six papers whose abstract contains
-            TEXT (not the one ``paper`` selects) with NAME, so that the paper shown
-            gets tag suggestions.
+        suggest: ``"NAME:TEXT"``: first tag every paper whose abstract contains TEXT
+            (not the one ``paper`` selects) with NAME, so that the paper shown gets tag
+            suggestions.
     Returns:
         The PNG path.
     Raises:
@@ -378,8 +378,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         lib = window.lib
         ids = [pid for pid in lib.paper_ids() if text in lib.get(pid).abstract
                and not (paper and paper in lib.get(pid).abstract)]
-        if ids:
-            window.add_tag(name, ids[:6])
+        if ids:      # all of them: a tag is suggested only on evidence (most neighbours)
+            window.add_tag(name, ids)
             _wait(lambda: not window.is_busy(), timeout_s)
     if cite:
         target = demo_metadata(window) or target
