@@ -21,8 +21,12 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --editable '.[test]'
 	@touch $(STAMP)
 
-## run: set up .venv if needed and open paperdesk on the default library
+## run: set up .venv if needed and open paperdesk on the default library. On X11, first
+## install the system libraries Qt's xcb plugin needs when some are missing (with apt-get
+## or dnf, as root or through sudo without a password); otherwise print the one command
+## that installs them and stop (paperdesk.core.window_libs). make test never needs them.
 run: $(STAMP)
+	@$(BIN)/python -m paperdesk.core.window_libs --install
 	$(BIN)/paperdesk
 
 ## test: set up .venv if needed and run the whole test suite without a display:

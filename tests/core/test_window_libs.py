@@ -156,3 +156,119 @@ def test_readme_shows_the_message_and_the_usual_packages():
     for package in ("libxcb-cursor0", "libxcb-icccm4", "libxcb-keysyms1"):
         assert package in readme
     assert "the window needs system libraries that are missing" in readme
+
+
+# -- make run installs them when it may (issue 32 item 5) ----------------------------------
+ICCCM_KEYSYMS = missing("libxcb-icccm.so.4", "libxcb-keysyms.so.1")
+
+
+def _which(*programs):
+    return lambda name: f"/usr/bin/{name}" if name in programs else None
+
+
+def test_the_install_command_names_each_package_once():
+    names = ["libxcb-icccm.so.4", "libxcb-keysyms.so.1", "libxcb-shm.so.0", "libxcb.so.1"]
+    assert window_libs.install_command(names, "apt-get", root=True) == [
+        "apt-get", "install", "-y", "libxcb-icccm4", "libxcb-keysyms1", "libxcb-shm0",
+        "libxcb1"]
+    assert window_libs.install_command(names, "dnf", root=False) == [
+        "sudo", "dnf", "install", "-y", "xcb-util-wm", "xcb-util-keysyms", "libxcb"]
+    for manager, (packages, _command) in window_libs.MANAGERS.items():
+        assert set(packages) == set(window_libs.XCB_LIBRARIES), manager
+
+
+def test_without_root_or_sudo_make_run_prints_the_command_and_stops(capsys):
+    ran = []
+    status = window_libs.install_missing(X11, "linux", ICCCM_KEYSYMS, _which("apt-get"),
+                                         root=False, sudo=lambda: False, run=ran.append)
+    assert status == 1 and ran == []
+    assert capsys.readouterr().err == (
+        "paperdesk: the window needs system libraries that are missing: libxcb-icccm.so.4, "
+        "libxcb-keysyms.so.1; install them with: sudo apt-get install -y libxcb-icccm4 "
+        "libxcb-keysyms1\n")
+
+
+def _installer(fail_first: bool = False):
+    """A stand-in for running a command: records it; ``install`` makes the libraries
+    loadable (after an ``update`` when ``fail_first``: a machine without package lists)."""
+    state = {"installed": False, "updated": not fail_first, "ran": []}
+
+    def run(command):
+        state["ran"].append(command)
+        if "update" in command:
+            state["updated"] = True
+            return 0
+        state["installed"] = state["updated"]
+        return 0 if state["installed"] else 100
+
+    def load(soname):
+        return state["installed"] or ICCCM_KEYSYMS(soname)
+
+    return state, run, load
+
+
+@pytest.mark.parametrize("root", [True, False])
+def test_as_root_or_with_sudo_make_run_installs_them(capsys, root):
+    state, run, load = _installer()
+    status = window_libs.install_missing(X11, "linux", load, _which("apt-get"), root=root,
+                                         sudo=lambda: True, run=run)
+    command = ([] if root else ["sudo"]) + ["apt-get", "install", "-y", "libxcb-icccm4",
+                                            "libxcb-keysyms1"]
+    assert status == 0 and state["ran"] == [command]
+    assert capsys.readouterr().err.startswith(
+        "paperdesk: installing the window's missing system libraries (libxcb-icccm.so.4, "
+        f"libxcb-keysyms.so.1): {' '.join(command)}")
+
+
+def test_a_machine_without_package_lists_updates_them_first():
+    state, run, load = _installer(fail_first=True)
+    assert window_libs.install_missing(X11, "linux", load, _which("apt-get"), root=True,
+                                       run=run) == 0
+    install = ["apt-get", "install", "-y", "libxcb-icccm4", "libxcb-keysyms1"]
+    assert state["ran"] == [install, ["apt-get", "update"], install]
+
+
+def test_a_failed_install_says_so_and_stops(capsys):
+    status = window_libs.install_missing(X11, "linux", ICCCM_KEYSYMS, _which("dnf"),
+                                         root=True, run=lambda command: 1)
+    assert status == 1
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        "paperdesk: dnf install -y xcb-util-wm xcb-util-keysyms did not install them "
+        "(exit 1); still missing: libxcb-icccm.so.4, libxcb-keysyms.so.1")
+
+
+def test_without_apt_or_dnf_the_packages_of_both_are_named(capsys):
+    assert window_libs.install_missing(X11, "linux", ICCCM_KEYSYMS, _which(), root=True,
+                                       run=pytest.fail) == 1
+    assert capsys.readouterr().err == (
+        "paperdesk: the window needs system libraries that are missing: libxcb-icccm.so.4, "
+        "libxcb-keysyms.so.1 (install them with your package manager; Debian/Ubuntu "
+        "packages: libxcb-icccm4 libxcb-keysyms1; Fedora: xcb-util-wm xcb-util-keysyms)\n")
+
+
+def test_offscreen_needs_nothing_and_installs_nothing():
+    assert window_libs.install_missing({"QT_QPA_PLATFORM": "offscreen", "DISPLAY": ":0"},
+                                       "linux", missing(*window_libs.XCB_LIBRARIES),
+                                       _which("apt-get"), root=True, run=pytest.fail) == 0
+
+
+def test_make_run_checks_first_and_make_test_runs_offscreen():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "Makefile").read_text(encoding="utf-8")
+    run = text.split("\nrun: ", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert run[1].strip() == "@$(BIN)/python -m paperdesk.core.window_libs --install"
+    assert run[2].strip() == "$(BIN)/paperdesk"
+    test = text.split("\ntest: ", 1)[1].split("\n\n", 1)[0]
+    assert "QT_QPA_PLATFORM=offscreen" in test and "-p no:pytest-qt tests/core" in test
+
+
+def test_readme_lists_the_packages_of_debian_ubuntu_and_fedora():
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line.split("`")[1].split()
+            for line in readme.splitlines() if line.startswith(("| Debian", "| Fedora"))}
+    every = list(window_libs.XCB_LIBRARIES)
+    assert rows == {"Debian, Ubuntu": window_libs.package_names(every, "apt-get"),
+                    "Fedora": window_libs.package_names(every, "dnf")}
