@@ -1,6 +1,7 @@
 """Volume, issue and pages in the window, with no window code naming them (they are rows
 of the field table): typed in the metadata editor (m) after URL, shown in the detail
-pane's byline, and as list columns hidden until chosen from the header's menu, that
+pane's byline as a reference list writes them ("Venue 12(3), 45–67") and in its
+Citation block, and as list columns hidden until chosen from the header's menu, that
 sort. Keys are sent as keys; results are read back from the library."""
 
 from __future__ import annotations
@@ -19,14 +20,20 @@ def _focus():
     return QApplication.focusWidget()
 
 
-def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
-    window, lib = win, win.lib
-    pid = window.current_paper_id()
+def _open_editor(qtbot, window) -> MetadataDialog:
+    """Press m on the list; return the metadata editor once its Authors box has focus."""
     window.focus_list()
     press(qtbot, window, "m")
     dialog = window.metadata_dialog
     assert isinstance(dialog, MetadataDialog)
     qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors, timeout=5000)
+    return dialog
+
+
+def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    dialog = _open_editor(qtbot, window)
     for _ in range(7):                     # Date, Venue, Type, DOI, arXiv id, URL, Volume
         qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
     assert _focus() is dialog.field_edits["volume"]
@@ -45,12 +52,44 @@ def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
                                         ("pages", "250-259"))
     pane = window.detail_pane
     qtbot.waitUntil(lambda: pane.paper.metadata.values != (), timeout=WAIT_MS)
-    assert pane.byline_label.text() == "Volume 12  ·  Issue 3  ·  Pages 250-259"
+    assert pane.byline_label.text() == "12(3), 250–259"      # as a reference list
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_Z,
                    Qt.KeyboardModifier.ControlModifier)          # one undo step
     settle(qtbot, window)
     qtbot.waitUntil(lambda: lib.metadata(pid).values == (), timeout=WAIT_MS)
+
+
+def test_the_byline_and_citation_block_say_where_it_was_published(qtbot, win):
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    dialog = _open_editor(qtbot, window)
+    qtbot.keyClicks(_focus(), "Hopper, Grace")
+    for _ in range(2):                     # Date, Venue
+        qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    assert _focus() is dialog.venue
+    qtbot.keyClicks(_focus(), "Journal of Testing")
+    for _ in range(5):                     # Type, DOI, arXiv id, URL, Volume
+        qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    qtbot.keyClicks(_focus(), "12")
+    qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    qtbot.keyClicks(_focus(), "3")
+    qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    assert _focus() is dialog.field_edits["pages"]
+    qtbot.keyClicks(_focus(), "45-67")
+    qtbot.keyClick(_focus(), Qt.Key.Key_Return)                  # Enter saves
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
+    meta = lib.metadata(pid)
+    assert (meta.venue, meta.values) == ("Journal of Testing", (
+        ("volume", "12"), ("issue", "3"), ("pages", "45-67")))
+    pane = window.detail_pane
+    qtbot.waitUntil(lambda: pane.paper.metadata == meta, timeout=WAIT_MS)
+    assert pane.byline_label.text() == "Grace Hopper  ·  Journal of Testing 12(3), 45–67"
+    shown = pane.abstract_view.toPlainText()
+    for label, text in (("Venue", "Journal of Testing"), ("Volume", "12"), ("Issue", "3"),
+                        ("Pages", "45–67")):
+        assert f"{label}\n{text}\n" in shown, shown[-400:]
 
 
 def _header_menu_choose(qtbot, window, key: str) -> None:

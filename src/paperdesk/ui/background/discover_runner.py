@@ -13,18 +13,16 @@ papers, key terms, tag suggestions) and the full build of the term table.
 
 from __future__ import annotations
 
-import sys
-import threading
-import traceback
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal
 
 from paperdesk.core.discover.build import BuildCancelled, BuildFailed
 from paperdesk.core.discover.models import (KeyTerm, NotInTable, RelatedPaper, TagSuggestion,
                                             TermsNotReady)
 from paperdesk.core.library import Library
 from paperdesk.core.models import UnknownPaper
+from paperdesk.ui.background.runner import Runner
 
 __all__ = ["DiscoverAnswer", "discover_answer", "DiscoverRunner", "READY", "NOT_READY",
            "NO_TERMS", "UNKNOWN"]
@@ -83,42 +81,7 @@ def discover_answer(lib: Library, paper_id: int, related: int = 10, terms: int =
         return DiscoverAnswer(paper_id, UNKNOWN)
 
 
-class _BuildWorker(QObject):
-    """Runs ``lib.discover.ensure`` in the runner's thread."""
-
-    progress = Signal(int, int)
-    done = Signal()
-    failed = Signal(str)
-    cancelled = Signal()
-
-    def __init__(self, library: Library, cancel: threading.Event):
-        super().__init__()
-        self._lib = library
-        self._cancel = cancel
-
-    @Slot()
-    def run(self) -> None:
-        """Build (in the runner's thread); the outcome goes out as a signal."""
-        try:
-            self._lib.discover.ensure(lambda d, t: self.progress.emit(d, t),
-                                      self._cancel.is_set)
-        except BuildCancelled:
-            self.cancelled.emit()
-            return
-        except Exception as exc:  # noqa: BLE001 - reported to the UI, never raised here
-            if not isinstance(exc, BuildFailed):
-                print("paperdesk: building the term table failed:", file=sys.stderr)
-                traceback.print_exc(file=sys.stderr)
-            text = str(exc).strip().splitlines()
-            self.failed.emit(text[0] if text else type(exc).__name__)
-            return
-        if self._cancel.is_set():
-            self.cancelled.emit()
-        else:
-            self.done.emit()
-
-
-class DiscoverRunner(QObject):
+class DiscoverRunner(Runner):
     """Builds the library's term table (``Library.discover.ensure``) on a thread of its
     own, one build at a time; in a library of :data:`~paperdesk.core.discover.build.
     CHILD_FROM` papers or more the engine does the work in a child process and this
@@ -139,75 +102,40 @@ class DiscoverRunner(QObject):
     finished = Signal()
     failed = Signal(str)
     cancelled = Signal()
+    thread_name = "paperdesk-terms"
+    what = "building the term table"
+    expected_errors = (BuildFailed,)
+    cancelled_by = (BuildCancelled,)
 
     def __init__(self, library: Library, parent: QObject | None = None):
         super().__init__(parent)
         self._lib = library
-        self._thread: QThread | None = None
-        self._worker: _BuildWorker | None = None
-        self._cancel = threading.Event()
-        self._stopped = False
-
-    def is_running(self) -> bool:
-        """True from :meth:`start` until the outcome was delivered."""
-        return self._thread is not None
 
     def start(self) -> bool:
         """Start a build. Returns False when one runs already or after shutdown."""
-        if self._thread is not None or self._stopped:
+        if self.is_running() or self._stopped:
             return False
-        self._cancel = threading.Event()
-        thread = QThread()
-        thread.setObjectName("paperdesk-terms")
-        worker = _BuildWorker(self._lib, self._cancel)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.progress.connect(self._on_progress)
-        worker.done.connect(self._on_done)
-        worker.failed.connect(self._on_failed)
-        worker.cancelled.connect(self._on_cancelled)
-        self._thread, self._worker = thread, worker
-        thread.start()
+        cancel = self._new_cancel()
+
+        def build() -> None:                    # the runner's thread
+            self._lib.discover.ensure(lambda d, t: self._relay("progress", d, t),
+                                      cancel.is_set)
+            if cancel.is_set():
+                raise BuildCancelled("cancelled")
+
+        self._run_in_thread(build)
         return True
 
     def cancel(self) -> None:
         """Ask the build to stop (at its next progress step; a child process is
         killed). ``cancelled`` follows, or ``finished`` if it was already done."""
-        self._cancel.set()
+        super().cancel()
 
-    def shutdown(self) -> None:
-        """Cancel a running build and wait for its thread. Safe to call twice."""
-        self._stopped = True
-        self._cancel.set()
-        self._join()
+    def _on_done(self, _value: None) -> None:
+        self.finished.emit()
 
-    def _join(self) -> None:
-        thread, worker = self._thread, self._worker
-        if thread is not None:
-            thread.quit()
-            thread.wait()
-        self._thread = self._worker = None
-        del worker
-
-    @Slot(int, int)
-    def _on_progress(self, done: int, total: int) -> None:
-        if not self._stopped:
-            self.progress.emit(done, total)
-
-    @Slot()
-    def _on_done(self) -> None:
-        self._join()
-        if not self._stopped:
-            self.finished.emit()
-
-    @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self._join()
-        if not self._stopped:
-            self.failed.emit(message)
+        self.failed.emit(message)
 
-    @Slot()
     def _on_cancelled(self) -> None:
-        self._join()
-        if not self._stopped:
-            self.cancelled.emit()
+        self.cancelled.emit()

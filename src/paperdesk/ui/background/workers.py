@@ -1,38 +1,38 @@
 """Work that must not block the UI thread: searching, counting saved searches, importing,
-exporting and index syncing.
+exporting, index syncing and the full check.
 
-Writes (imports, index syncing) run as bulk jobs on the window's one writer thread, the
-:class:`~paperdesk.ui.background.operations.LibraryWorker` (edits go ahead of them and run between
-their batches). Reads that have their own rhythm (searching, saved-search counts,
-exports) have their own QThread and SQLite connection: those runners are QObjects living
-in the UI thread that own one worker QObject moved to a QThread; requests go to it
-through queued signals and results come back through queued signals. Every slot of a
-runner (and of the window) runs in the UI thread.
+Every runner here is a :class:`~paperdesk.ui.background.runner.Runner` (its base class holds
+the thread, start/cancel, the delivery of results, errors and progress to the UI thread and
+the shutdown), and keeps only its own work:
 
-Call ``shutdown()`` on each runner before the library is closed: it stops the thread
-and waits for it (an import or export is asked to cancel first).
+* Writes (imports, index syncing) run as bulk jobs on the window's one writer thread, the
+  :class:`~paperdesk.ui.background.operations.LibraryWorker` (edits go ahead of them and
+  run between their batches); the full check is a read on its reader thread.
+* Reads that have their own rhythm (searching, saved-search counts, exports) run on the
+  runner's own QThread, with its own SQLite connection.
+
+Every signal of a runner is delivered (and every slot of the window runs) in the UI
+thread. Call ``shutdown()`` on each runner before the library is closed: it stops the
+thread and waits for it (an import or export is asked to cancel first).
 """
 
 from __future__ import annotations
 
-import sys
-import threading
-import traceback
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
 from paperdesk.core.discover.models import TermsNotReady
 from paperdesk.core.exports.to_file import ExportCancelled
 from paperdesk.core.fields import SORT_CHOICES
 from paperdesk.core.imports.progress import ProgressTracker
 from paperdesk.core.library import Library
-from paperdesk.core.models import LibraryError
 from paperdesk.core.search.index import MatchTerms
 from paperdesk.core.scope import Scope
 from paperdesk.ui.background.operations import Job, LibraryWorker
+from paperdesk.ui.background.runner import Runner, one_line
 
 __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
            "ExportRunner", "IndexSyncRunner", "CheckRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
@@ -52,14 +52,6 @@ COUNT_DELAY_MS = 250
 SORTS = SORT_CHOICES
 #: Queries whose match terms are remembered (for highlighting in the detail pane).
 _TERMS_KEPT = 16
-
-
-def _log_exception(what: str) -> str:
-    """Print the current exception's traceback to stderr; return a one-line message."""
-    exc = sys.exc_info()[1]
-    print(f"paperdesk: {what} failed:", file=sys.stderr)
-    traceback.print_exc(file=sys.stderr)
-    return str(exc) or type(exc).__name__
 
 
 # -- search ----------------------------------------------------------------------------
@@ -82,59 +74,19 @@ class SearchRequest:
     descending: bool = False
 
 
-class _SearchWorker(QObject):
-    """Runs ``Library.find`` in the search thread. Skips requests already superseded.
+class SearchRunner(Runner):
+    """Debounced, generation-numbered full-text search on a thread of its own.
+
+    Every :meth:`request` (and :meth:`cancel`) increments :attr:`generation`; results of
+    an older generation than the latest are dropped, so a slow query never overwrites the
+    results of a newer one, and a request already superseded when its turn comes is
+    skipped. Sorting happens in the thread (``Library.find(sort=...)``).
 
     One pass: every match's id and score in the requested order (``results.ids``, numpy
     arrays: a common word's 80,000 matches cost milliseconds) with the exact total, and
     the first :data:`FIRST_PAGE` of them as rows with snippets (``results.hits``), plus
     the query's :class:`MatchTerms`. The list cuts the snippets of other rows when they
     are shown (``Library.snippets``), so no search builds rows for all its hits.
-    """
-
-    done = Signal(int, object, bool, object)    # generation, SearchResults, complete, terms
-    failed = Signal(int, str)                   # generation, message
-
-    def __init__(self, library: Library, latest_generation):
-        super().__init__()
-        self._lib = library
-        self._latest = latest_generation
-
-    @Slot(int, object)
-    def run(self, generation: int, request: SearchRequest) -> None:
-        """Do the work (in the worker thread); results and errors go out as signals."""
-        if generation != self._latest():
-            return  # a newer query is already queued behind this one
-        where = request.scope.where()
-        order = {"sort": request.sort, "descending": request.descending}
-        try:
-            try:
-                results = self._lib.find(request.query, limit=FIRST_PAGE, **order, **where)
-            except TermsNotReady:
-                # "worth reading first" needs the term table, built on a thread of its
-                # own: meanwhile the matches come by date added (results.interest is
-                # None; the window says so and starts the build)
-                results = self._lib.find(request.query, limit=FIRST_PAGE, sort="added",
-                                         **where)
-            try:
-                terms = self._lib.match_terms(request.query)
-            except Exception:  # noqa: BLE001 - highlighting is a nicety
-                _log_exception("highlighting")
-                terms = MatchTerms()
-        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
-            self.failed.emit(generation, _log_exception("search"))
-            return
-        self.done.emit(generation, results, True, terms)
-
-
-class SearchRunner(QObject):
-    """Debounced, generation-numbered full-text search on a worker thread.
-
-    Every :meth:`request` (and :meth:`cancel`) increments :attr:`generation`; results of
-    an older generation than the latest are dropped, so a slow query never overwrites the
-    results of a newer one. Sorting happens in the worker (``Library.find(sort=...)``).
-    Results arrive once, complete: every match's id (``results.ids``) and the first
-    :data:`FIRST_PAGE` as rows (``results.hits``).
 
     Signals:
         resultsReady(int, object, bool): ``(generation, SearchResults, complete)`` of the
@@ -143,36 +95,23 @@ class SearchRunner(QObject):
         searchFailed(int, str): ``(generation, message)`` when the latest search raised.
 
     Args:
-        library: the open library (``find`` is called from the worker thread).
+        library: the open library (``find`` is called from the search thread).
         delay_ms: debounce delay.
         parent: Qt parent.
     """
 
     resultsReady = Signal(int, object, bool)
     searchFailed = Signal(int, str)
-    _submit = Signal(int, object)
+    thread_name = "paperdesk-search"
+    what = "search"
+    expected_errors = ()
 
     def __init__(self, library: Library, delay_ms: int = SEARCH_DELAY_MS,
                  parent: QObject | None = None):
-        super().__init__(parent)
-        self._generation = 0
+        super().__init__(parent, delay_ms=delay_ms)
+        self._lib = library
         self._pending: SearchRequest | None = None
-        self._waiting_for: int | None = None
         self._terms: dict[str, MatchTerms] = {}
-        self.dropped = 0  #: results discarded because a newer request existed
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(delay_ms)
-        self._timer.timeout.connect(self._fire)
-        self._thread = QThread()
-        self._thread.setObjectName("paperdesk-search")
-        self._worker = _SearchWorker(library, lambda: self._generation)
-        self._worker.moveToThread(self._thread)
-        self._submit.connect(self._worker.run)
-        self._worker.done.connect(self._on_done)
-        self._worker.failed.connect(self._on_failed)
-        self._thread.start()
-        self._stopped = False
 
     @property
     def generation(self) -> int:
@@ -197,7 +136,7 @@ class SearchRunner(QObject):
         """
         if self._stopped:
             return self._generation
-        self._generation += 1
+        self._forget()
         if sort not in SORTS:
             sort = "relevance"
         self._pending = SearchRequest(query, scope or Scope(source_id=source_id), sort,
@@ -211,97 +150,61 @@ class SearchRunner(QObject):
 
     def cancel(self) -> None:
         """Forget the pending request and drop any result still on its way."""
-        self._generation += 1
+        self._forget()
         self._pending = None
-        self._waiting_for = None
         self._timer.stop()
 
     def terms_for(self, query: str) -> MatchTerms | None:
         """Return the match terms of a recently answered ``query`` (computed in the
-        worker with ``Library.match_terms``), or ``None`` if not known."""
+        search thread with ``Library.match_terms``), or ``None`` if not known."""
         return self._terms.get(query)
 
-    def is_busy(self) -> bool:
-        """Return True while a request waits for its delay or for its complete results."""
-        return self._timer.isActive() or self._waiting_for is not None
-
-    def flush(self) -> None:
-        """Run a request that is waiting for its debounce delay now."""
-        if self._timer.isActive():
-            self._timer.stop()
-            self._fire()
-
-    def shutdown(self) -> None:
-        """Stop the timer and the search thread and wait for it. Safe to call twice."""
-        if self._stopped:
-            return
-        self._stopped = True
-        self.cancel()
-        self._thread.quit()
-        self._thread.wait()
+    def _search(self, request: SearchRequest) -> tuple[object, MatchTerms]:
+        """Run one request (in the search thread): ``(SearchResults, MatchTerms)``."""
+        where = request.scope.where()
+        order = {"sort": request.sort, "descending": request.descending}
+        try:
+            results = self._lib.find(request.query, limit=FIRST_PAGE, **order, **where)
+        except TermsNotReady:
+            # "worth reading first" needs the term table, built on a thread of its
+            # own: meanwhile the matches come by date added (results.interest is
+            # None; the window says so and starts the build)
+            results = self._lib.find(request.query, limit=FIRST_PAGE, sort="added",
+                                     **where)
+        try:
+            terms = self._lib.match_terms(request.query)
+        except Exception as exc:  # noqa: BLE001 - highlighting is a nicety
+            one_line(exc, "highlighting", ())
+            terms = MatchTerms()
+        return results, terms
 
     @Slot()
     def _fire(self) -> None:
         if self._pending is None or self._stopped:
             return
         request, self._pending = self._pending, None
-        self._waiting_for = self._generation
-        self._submit.emit(self._generation, request)
+        self._run_in_thread(lambda: self._search(request))
 
-    @Slot(int, object, bool, object)
-    def _on_done(self, generation: int, results, complete: bool, terms) -> None:
-        if generation != self._generation:
-            self.dropped += 1
-            return
-        if complete:
-            self._waiting_for = None
+    def _on_done(self, value) -> None:
+        results, terms = value
         self._terms.pop(results.query, None)
         self._terms[results.query] = terms
         while len(self._terms) > _TERMS_KEPT:
             self._terms.pop(next(iter(self._terms)))
-        self.resultsReady.emit(generation, results, complete)
+        self.resultsReady.emit(self._generation, results, True)
 
-    @Slot(int, str)
-    def _on_failed(self, generation: int, message: str) -> None:
-        if generation != self._generation:
-            return
-        self._waiting_for = None
-        self.searchFailed.emit(generation, message)
+    def _on_failed(self, message: str) -> None:
+        self.searchFailed.emit(self._generation, message)
 
 
 # -- saved-search counts -------------------------------------------------------------------
-class _CountWorker(QObject):
-    """Counts the matches of saved searches in the count thread."""
-
-    done = Signal(int, object)   # generation, {name: count or None}
-
-    def __init__(self, library: Library, latest_generation):
-        super().__init__()
-        self._lib = library
-        self._latest = latest_generation
-
-    @Slot(int, object)
-    def run(self, generation: int, searches) -> None:
-        """Do the work (in the worker thread); stops early when superseded."""
-        counts: dict[str, int | None] = {}
-        for name, query in searches:
-            if generation != self._latest():
-                return
-            try:
-                counts[name] = self._lib.find(query, limit=1, count=True, suggest=False,
-                                              snippets=False).total
-            except Exception:  # noqa: BLE001 - a count is a nicety; never raised here
-                _log_exception("counting a saved search")
-                counts[name] = None
-        self.done.emit(generation, counts)
-
-
-class SavedSearchCounter(QObject):
-    """Counts the papers each saved search finds, on a worker thread.
+class SavedSearchCounter(Runner):
+    """Counts the papers each saved search finds, on a thread of its own.
 
     Exact counts can take a while on a large library, so they are computed only when
     asked (after start-up, index updates, imports and saved-search changes), after
-    :data:`COUNT_DELAY_MS` of quiet, and a newer request supersedes an older one.
+    :data:`COUNT_DELAY_MS` of quiet, and a newer request supersedes an older one (the
+    older one stops between two searches).
 
     Signals:
         countsReady(object): ``{name: count}`` for the latest request (``None`` for a
@@ -314,27 +217,15 @@ class SavedSearchCounter(QObject):
     """
 
     countsReady = Signal(object)
-    _submit = Signal(int, object)
+    thread_name = "paperdesk-counts"
+    what = "counting saved searches"
 
     def __init__(self, library: Library, delay_ms: int = COUNT_DELAY_MS,
                  parent: QObject | None = None):
-        super().__init__(parent)
-        self._generation = 0
+        super().__init__(parent, delay_ms=delay_ms)
+        self._lib = library
         self._pending: list[tuple[str, str]] | None = None
-        self._waiting_for: int | None = None
-        self._stopped = False
         self.runs = 0  #: delivered counts (for tests and diagnostics)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(delay_ms)
-        self._timer.timeout.connect(self._fire)
-        self._thread = QThread()
-        self._thread.setObjectName("paperdesk-counts")
-        self._worker = _CountWorker(library, lambda: self._generation)
-        self._worker.moveToThread(self._thread)
-        self._submit.connect(self._worker.run)
-        self._worker.done.connect(self._on_done)
-        self._thread.start()
 
     def request(self, searches: Sequence[tuple[str, str]], immediate: bool = False) -> None:
         """Count these saved searches (replacing any request not yet answered).
@@ -345,7 +236,7 @@ class SavedSearchCounter(QObject):
         """
         if self._stopped:
             return
-        self._generation += 1
+        self._forget()
         self._pending = [(str(n), str(q)) for n, q in searches]
         if immediate:
             self._timer.stop()
@@ -353,46 +244,35 @@ class SavedSearchCounter(QObject):
         else:
             self._timer.start()
 
-    def is_busy(self) -> bool:
-        """Return True while a request waits for its delay or its counts."""
-        return self._timer.isActive() or self._waiting_for is not None
-
-    def flush(self) -> None:
-        """Run a request that is waiting for its debounce delay now."""
-        if self._timer.isActive():
-            self._timer.stop()
-            self._fire()
-
-    def shutdown(self) -> None:
-        """Stop counting and wait for the thread to end. Safe to call twice."""
-        if self._stopped:
-            return
-        self._stopped = True
-        self._generation += 1
-        self._timer.stop()
-        self._pending = self._waiting_for = None
-        self._thread.quit()
-        self._thread.wait()
+    def _count(self, generation: int, searches: list[tuple[str, str]]) -> dict:
+        """``{name: count or None}`` (in the counting thread; stops when superseded)."""
+        counts: dict[str, int | None] = {}
+        for name, query in searches:
+            if self._superseded(generation):
+                break
+            try:
+                counts[name] = self._lib.find(query, limit=1, count=True, suggest=False,
+                                              snippets=False).total
+            except Exception as exc:  # noqa: BLE001 - a count is a nicety
+                one_line(exc, "counting a saved search", ())
+                counts[name] = None
+        return counts
 
     @Slot()
     def _fire(self) -> None:
         if self._pending is None or self._stopped:
             return
         searches, self._pending = self._pending, None
-        self._waiting_for = self._generation
-        self._submit.emit(self._generation, searches)
+        generation = self._generation
+        self._run_in_thread(lambda: self._count(generation, searches))
 
-    @Slot(int, object)
-    def _on_done(self, generation: int, counts) -> None:
-        if generation != self._generation or self._stopped:
-            return
-        self._waiting_for = None
+    def _on_done(self, counts) -> None:
         self.runs += 1
         self.countsReady.emit(counts)
 
 
 # -- import ----------------------------------------------------------------------------
-class ImportRunner(QObject):
+class ImportRunner(Runner):
     """Imports files and folders as a bulk job on the window's one writer thread
     (:class:`~paperdesk.ui.background.operations.LibraryWorker`), one import at a time.
 
@@ -424,16 +304,7 @@ class ImportRunner(QObject):
 
     def __init__(self, library: Library, parent: QObject | None = None,
                  worker: LibraryWorker | None = None):
-        super().__init__(parent)
-        self._own_worker = worker is None
-        self._worker = worker if worker is not None else LibraryWorker(library, self)
-        self._job: Job | None = None
-        self._stopped = False
-
-    def is_running(self) -> bool:
-        """Return True while an import is queued or in progress (until its result has
-        been delivered)."""
-        return self._job is not None
+        super().__init__(parent, library=library, worker=worker, own_worker=True)
 
     def start(self, paths: Iterable[str | Path]) -> bool:
         """Queue an import of ``paths`` (files and/or folders) on the writer thread.
@@ -443,7 +314,7 @@ class ImportRunner(QObject):
         Returns:
             True if queued; False if an import is already running or after shutdown.
         """
-        if self._job is not None or self._stopped:
+        if self.is_running() or self._stopped:
             return False
         paths = [Path(p) for p in paths]
 
@@ -460,97 +331,28 @@ class ImportRunner(QObject):
                 paths, progress=progress, on_file=tracker.on_file,
                 cancel=job.cancelled, between_batches=job.between_batches, sync=False)
 
-        job = self._worker.write(run, self._on_done, self._on_failed, bulk=True,
-                                 label="import")
-        self._job = job
-        return job is not None
+        return self._run_on_worker(run, bulk=True, label="import")
 
     def cancel(self) -> None:
         """Ask the running import to stop after its current batch (the papers committed
         so far stay). ``finished`` still arrives, with ``report.cancelled`` set."""
-        if self._job is not None:
-            self._job.cancel()
+        super().cancel()
 
-    def shutdown(self) -> None:
-        """Cancel any running import (it stops after its current batch) and deliver
-        nothing more. With its own worker, wait for it to stop; with the window's
-        worker, :meth:`LibraryWorker.shutdown` does the waiting. Safe to call twice."""
-        self._stopped = True
-        job, self._job = self._job, None
-        if job is not None:
-            job.cancel()
-        if self._own_worker:
-            self._worker.shutdown()
-
-    @Slot(object)
     def _on_done(self, report) -> None:
-        self._job = None
-        if not self._stopped:
-            self.finished.emit(report)
+        self.finished.emit(report)
 
-    @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self._job = None
-        if not self._stopped:
-            self.failed.emit(message)
+        self.failed.emit(message)
 
 
 # -- export ----------------------------------------------------------------------------
-class _ExportWorker(QObject):
-    """Runs ``Library.export_to_file`` once, in the export thread.
-
-    Cancelling is checked at every progress report as well as where the library polls
-    it, so even an export of a few papers stops before its file replaces the target.
-    """
-
-    progress = Signal(str, int, int)
-    done = Signal(int, str)     # papers written, path
-    failed = Signal(str)
-    cancelled = Signal()
-
-    def __init__(self, library: Library, ids: list[int], fmt: str, path: Path,
-                 fields: list[str] | None, cancel: threading.Event, resolve=None):
-        super().__init__()
-        self._lib = library
-        self._args = (ids, fmt, path, fields)
-        self._resolve = resolve
-        self._cancel = cancel
-
-    def _progress(self, stage: str, done: int, total: int) -> None:
-        if self._cancel.is_set():
-            raise ExportCancelled("export cancelled; no file was written")
-        self.progress.emit(stage, done, total)
-
-    @Slot()
-    def run(self) -> None:
-        """Do the work (in the worker thread); results and errors go out as signals."""
-        ids, fmt, path, fields = self._args
-        try:
-            if self._cancel.is_set():
-                raise ExportCancelled("export cancelled; no file was written")
-            if self._resolve is not None:     # every match of a search still loading
-                scope, sort, descending = self._resolve
-                ids = self._lib.scope_ids(scope, sort=sort, descending=descending)
-            written = self._lib.export_to_file(ids, fmt, path, fields,
-                                               progress=self._progress,
-                                               cancel=self._cancel.is_set)
-        except ExportCancelled:
-            self.cancelled.emit()
-            return
-        except LibraryError as exc:       # cannot write the file: a one-line message
-            self.failed.emit(str(exc) or type(exc).__name__)
-            return
-        except Exception:  # noqa: BLE001 - reported to the UI, never raised in a thread
-            self.failed.emit(_log_exception("export"))
-            return
-        self.done.emit(written, str(path))
-
-
-class ExportRunner(QObject):
-    """Writes one export file on a worker thread, one export at a time.
+class ExportRunner(Runner):
+    """Writes one export file on a thread of its own, one export at a time.
 
     The file is written atomically by ``Library.export_to_file``: a failure or a cancel
-    leaves no partial file (and an existing file at the path untouched).
+    leaves no partial file (and an existing file at the path untouched). Cancelling is
+    checked at every progress report as well as where the library polls it, so even an
+    export of a few papers stops before its file replaces the target.
 
     Signals:
         progress(str, int, int): ``("export", done, total)``.
@@ -560,7 +362,7 @@ class ExportRunner(QObject):
         cancelled(): the export stopped on :meth:`cancel`; nothing was written.
 
     Args:
-        library: the open library (read from the worker thread).
+        library: the open library (read from the export thread).
         parent: Qt parent.
     """
 
@@ -568,18 +370,13 @@ class ExportRunner(QObject):
     finished = Signal(int, str)
     failed = Signal(str)
     cancelled = Signal()
+    thread_name = "paperdesk-export"
+    what = "export"
+    cancelled_by = (ExportCancelled,)
 
     def __init__(self, library: Library, parent: QObject | None = None):
         super().__init__(parent)
         self._lib = library
-        self._thread: QThread | None = None
-        self._worker: _ExportWorker | None = None
-        self._cancel = threading.Event()
-        self._stopped = False
-
-    def is_running(self) -> bool:
-        """Return True while an export is in progress."""
-        return self._thread is not None
 
     def start(self, ids: Iterable[int], fmt: str, path: str | Path,
               fields: Iterable[str] | None = None, resolve=None) -> bool:
@@ -596,64 +393,50 @@ class ExportRunner(QObject):
         Returns:
             True if started; False if an export is already running or after shutdown.
         """
-        if self._thread is not None or self._stopped:
+        if self.is_running() or self._stopped:
             return False
-        self._cancel = threading.Event()
-        thread = QThread()
-        thread.setObjectName("paperdesk-export")
-        worker = _ExportWorker(self._lib, list(ids), fmt, Path(path),
-                               None if fields is None else list(fields), self._cancel,
-                               resolve)
-        worker.moveToThread(thread)
-        thread.started.connect(worker.run)
-        worker.progress.connect(self.progress)
-        worker.done.connect(self._on_done)
-        worker.failed.connect(self._on_failed)
-        worker.cancelled.connect(self._on_cancelled)
-        self._thread, self._worker = thread, worker
-        thread.start()
+        cancel = self._new_cancel()
+        ids, path = list(ids), Path(path)
+        fields = None if fields is None else list(fields)
+
+        def stop_if_cancelled() -> None:
+            if cancel.is_set():
+                raise ExportCancelled("export cancelled; no file was written")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            stop_if_cancelled()
+            self.progress.emit(stage, done, total)
+
+        def export() -> tuple[int, str]:            # the export thread
+            stop_if_cancelled()
+            chosen = ids
+            if resolve is not None:     # every match of a search still loading
+                scope, sort, descending = resolve
+                chosen = self._lib.scope_ids(scope, sort=sort, descending=descending)
+            written = self._lib.export_to_file(chosen, fmt, path, fields,
+                                               progress=progress, cancel=cancel.is_set)
+            return written, str(path)
+
+        self._run_in_thread(export)
         return True
 
     def cancel(self) -> None:
         """Ask the running export to stop; ``cancelled`` follows unless the file was
         already complete (then ``finished`` arrives as usual)."""
-        self._cancel.set()
+        super().cancel()
 
-    def shutdown(self) -> None:
-        """Cancel any running export and wait for its thread. Safe to call twice."""
-        self._stopped = True
-        self._cancel.set()
-        self._join()
+    def _on_done(self, value: tuple[int, str]) -> None:
+        self.finished.emit(*value)
 
-    def _join(self) -> None:
-        thread, worker = self._thread, self._worker   # see ImportRunner._join
-        if thread is not None:
-            thread.quit()
-            thread.wait()
-        self._thread = self._worker = None
-        del worker
-
-    @Slot(int, str)
-    def _on_done(self, written: int, path: str) -> None:
-        self._join()
-        if not self._stopped:
-            self.finished.emit(written, path)
-
-    @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self._join()
-        if not self._stopped:
-            self.failed.emit(message)
+        self.failed.emit(message)
 
-    @Slot()
     def _on_cancelled(self) -> None:
-        self._join()
-        if not self._stopped:
-            self.cancelled.emit()
+        self.cancelled.emit()
 
 
 # -- index sync --------------------------------------------------------------------------
-class IndexSyncRunner(QObject):
+class IndexSyncRunner(Runner):
     """Brings the search index up to date after changes, as a bulk job on the window's
     one writer thread (:class:`~paperdesk.ui.background.operations.LibraryWorker`).
 
@@ -687,17 +470,10 @@ class IndexSyncRunner(QObject):
 
     def __init__(self, library: Library, delay_ms: int = SYNC_DELAY_MS,
                  parent: QObject | None = None, worker: LibraryWorker | None = None):
-        super().__init__(parent)
-        self._own_worker = worker is None
-        self._worker = worker if worker is not None else LibraryWorker(library, self)
-        self._job: Job | None = None
+        super().__init__(parent, library=library, worker=worker, own_worker=True,
+                         delay_ms=delay_ms)
         self._again = False
-        self._stopped = False
         self.runs = 0  #: finished runs (for tests and diagnostics)
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(delay_ms)
-        self._timer.timeout.connect(self._fire)
         self._stale.connect(self._on_stale)   # queued when emitted from another thread
 
     def mark_stale(self) -> None:
@@ -705,30 +481,12 @@ class IndexSyncRunner(QObject):
         if not self._stopped:
             self._stale.emit()
 
-    def is_busy(self) -> bool:
-        """Return True while a run is scheduled or running."""
-        return self._timer.isActive() or self._job is not None
-
-    def flush(self) -> None:
-        """Start a scheduled run now instead of after the delay."""
-        if self._timer.isActive():
-            self._timer.stop()
-            self._fire()
-
     def shutdown(self) -> None:
         """Stop scheduling; a running sync stops after its current batch (what is still
         queued is indexed the next time the library opens). With its own worker, wait for
         it; with the window's worker, :meth:`LibraryWorker.shutdown` does the waiting.
         Safe to call twice."""
-        if self._stopped:
-            return
-        self._stopped = True
-        self._timer.stop()
-        job, self._job = self._job, None
-        if job is not None:
-            job.cancel()
-        if self._own_worker:
-            self._worker.shutdown()
+        super().shutdown()
 
     @Slot()
     def _on_stale(self) -> None:
@@ -739,7 +497,7 @@ class IndexSyncRunner(QObject):
     def _fire(self) -> None:
         if self._stopped:
             return
-        if self._job is not None:
+        if self.is_running():
             self._again = True
             return
 
@@ -747,11 +505,11 @@ class IndexSyncRunner(QObject):
             self.progress.emit(done, total)
             self.status.emit(lib.index_status())
 
-        self._job = self._worker.write(
+        self._run_on_worker(
             lambda lib, job: lib.sync_index(
                 progress=lambda _stage, done, total: progress(lib, done, total),
                 cancel=job.cancelled, between_batches=job.between_batches),
-            self._on_done, self._on_failed, bulk=True, label="index update")
+            bulk=True, label="index update")
 
     def cancel(self) -> None:
         """Stop the running (or queued) update after its current batch; what is left
@@ -759,21 +517,17 @@ class IndexSyncRunner(QObject):
         run that was only scheduled is dropped."""
         self._timer.stop()
         self._again = False
-        if self._job is not None:
-            self._job.cancel()
+        super().cancel()
 
-    @Slot(int)
     def _on_done(self, applied: int) -> None:
         self._finish()
         self.synced.emit(applied)
 
-    @Slot(str)
     def _on_failed(self, message: str) -> None:
         self._finish()
         self.failed.emit(message)
 
     def _finish(self) -> None:
-        self._job = None
         self.runs += 1
         if self._again and not self._stopped:
             self._again = False
@@ -781,7 +535,7 @@ class IndexSyncRunner(QObject):
 
 
 # -- full check --------------------------------------------------------------------------
-class CheckRunner(QObject):
+class CheckRunner(Runner):
     """Runs the full check (:func:`paperdesk.core.check.check_library`, Help ▸ Check
     Library) as a read on the window's :class:`LibraryWorker` (its reader thread and
     connection: the UI thread never waits for SQLite or Whoosh).
@@ -801,38 +555,26 @@ class CheckRunner(QObject):
     failed = Signal(str)
 
     def __init__(self, worker: LibraryWorker, parent: QObject | None = None):
-        super().__init__(parent)
-        self._worker = worker
-        self._job: Job | None = None
-        self._stop = threading.Event()
-
-    def is_running(self) -> bool:
-        """True from :meth:`start` until the report (or failure) arrived."""
-        return self._job is not None
+        super().__init__(parent, worker=worker)
 
     def start(self) -> bool:
         """Start a check (False when one runs already or the worker stopped)."""
-        if self._job is not None:
+        if self.is_running() or self._stopped:
             return False
         from paperdesk.core.check import check_library
 
-        self._stop.clear()
-        self._job = self._worker.read(
+        cancel = self._new_cancel()
+        return self._run_on_worker(
             lambda lib: check_library(lib, progress=self.progress.emit,
-                                      cancel=self._stop.is_set),
-            self._on_done, self._on_failed, label="library check")
-        return self._job is not None
+                                      cancel=cancel.is_set),
+            read=True, label="library check")
 
     def cancel(self) -> None:
         """Stop the running check after its current step."""
-        self._stop.set()
+        super().cancel()
 
-    @Slot(object)
     def _on_done(self, report) -> None:
-        self._job = None
         self.finished.emit(report)
 
-    @Slot(str)
     def _on_failed(self, message: str) -> None:
-        self._job = None
         self.failed.emit(message)

@@ -8,10 +8,12 @@ Pure Python (no Qt), so it is easy to test. The rules:
   abstract (which skips URLs that sit inside markup such as ``href="..."``), DOIs linked
   to ``https://doi.org/<doi>``, arXiv ids linked to ``https://arxiv.org/abs/<id>`` and
   the paper's own URL (http(s) only, checked by the core);
-* the paper's *own* metadata (authors, date, venue, entry type, DOI, arXiv id, URL,
-  citation key) and what the abstract merely *mentions* (links, arXiv ids and DOIs of
-  other work) are separate blocks under the abstract, "Citation" and "Mentioned in the
-  abstract", so a cited arXiv id never looks like the paper's own;
+* the paper's *own* metadata (authors, date, venue, the table-driven fields such as
+  volume, issue and pages, entry type, DOI, arXiv id, URL, citation key) and what the
+  abstract merely *mentions* (links, arXiv ids and DOIs of other work) are separate
+  blocks under the abstract, "Citation" and "Mentioned in the abstract", so a cited
+  arXiv id never looks like the paper's own; the byline says where the paper was
+  published as a reference list does (:func:`citation_place`: "Nature 12(3), 45–67");
 * words matching the active search query are marked (amber, underlined: unlike any
   highlight colour); what to mark comes from the
   core (``Library.match_terms(query)`` and :func:`paperdesk.core.search.index.match_spans`),
@@ -34,7 +36,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from paperdesk.core.fields import stored_fields
+from paperdesk.core.fields import PAGE_RANGE, stored_fields
 from paperdesk.core.models import Author, Metadata, Paper
 from paperdesk.core.search.index import MatchTerms, match_spans
 from paperdesk.core.text import bidi_visible, find_urls
@@ -48,7 +50,8 @@ def _escape(text: str, quote: bool = True) -> str:
 
 __all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
            "LIGHT", "hit_style", "ABSTRACT_STYLE", "doi_url", "arxiv_url", "own_page_url",
-           "readable_author", "readable_authors", "byline", "AUTHORS_SHOWN",
+           "readable_author", "readable_authors", "byline", "citation_place",
+           "page_range", "AUTHORS_SHOWN",
            "NO_METADATA_HINT", "ABSTRACT_SHOWN_CHARS", "shown_abstract", "shortened_note"]
 
 #: The detail pane shows at most this many characters of an abstract (about 25 pages
@@ -60,6 +63,11 @@ ABSTRACT_SHOWN_CHARS = 100_000
 AUTHORS_SHOWN = 8
 #: The byline's label of each table-driven field ("Volume"), by field name.
 _LABELS = {f.name: f.label for f in stored_fields()}
+#: The table-driven fields holding a page range (:data:`~paperdesk.core.fields.PAGE_RANGE`).
+_RANGES = frozenset(f.name for f in stored_fields() if f.rule == PAGE_RANGE)
+#: The table-driven fields a reference list writes after the venue, as volume, issue
+#: and pages (:func:`citation_place`); any other such field is "label text" in the byline.
+_PLACE = ("volume", "issue", "pages")
 #: What the byline says when the paper has no authors, date or venue of its own yet.
 NO_METADATA_HINT = "No authors, year or venue yet — M adds them"
 
@@ -170,13 +178,33 @@ def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN) -> s
     return names[0] if names else ""
 
 
+def page_range(text: str) -> str:
+    """Return a stored page range (``"45-67"``) as a reference list prints it, with an
+    en dash (``"45–67"``); a single page is returned as it is."""
+    return "–".join(text.split("-", 1))
+
+
+def citation_place(meta: Metadata) -> str:
+    """Return where the paper was published as a reference manager writes it: the
+    venue, the volume with the issue in parentheses, then the pages after a comma with
+    an en dash (``"Nature 12(3), 45–67"``, the order of APA 7th ed. section 9.25 and
+    Zotero's styles, without the italics). Parts not known are left out
+    (``"Nature, 45–67"``, ``"12(3)"``, ``"Nature (3)"``); ``""`` when none is known."""
+    volume, issue, pages = (meta.value(name) for name in _PLACE)
+    number = volume + (f"({issue})" if issue else "")
+    head = " ".join(part for part in (meta.venue, number) if part)
+    return ", ".join(part for part in (head, page_range(pages) if pages else "") if part)
+
+
 def byline(meta: Metadata) -> str:
-    """Return the plain-text line under the title: authors · date · venue, then each
+    """Return the plain-text line under the title: authors · date · where it was
+    published (:func:`citation_place`: venue, volume, issue and pages), then each other
     table-driven field (:func:`paperdesk.core.fields.stored_fields`) as "label text"
     (``""`` when none is known), bidi controls made visible. Plain text: the caller
     shows it as such, never as markup."""
-    parts = [readable_authors(meta.authors), meta.date or "", meta.venue,
-             *(f"{_LABELS[name]} {text}" for name, text in meta.values)]
+    parts = [readable_authors(meta.authors), meta.date or "", citation_place(meta),
+             *(f"{_LABELS[name]} {text}" for name, text in meta.values
+               if name not in _PLACE)]
     return bidi_visible("  ·  ".join(p for p in parts if p))
 
 
@@ -369,6 +397,8 @@ def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
         rows.append(("Date" if len(meta.date) > 4 else "Year", _escape(meta.date)))
     if meta.venue:
         rows.append(("Venue", _escape(meta.venue)))
+    rows += [(_LABELS[name], _escape(page_range(text) if name in _RANGES else text))
+             for name, text in meta.values]
     if meta.entry_type:
         rows.append(("Type", _escape(meta.entry_type)))
     if meta.doi:
