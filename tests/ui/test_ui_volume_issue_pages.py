@@ -76,7 +76,7 @@ def test_list_columns_hidden_until_chosen_and_sorting(qtbot, open_seeded):
     assert table.isColumnHidden(PaperTableModel.COLUMN_OF["pages"])
     _header_menu_choose(qtbot, window, "o")                      # V&olume
     assert not table.isColumnHidden(column)
-    assert window.shown_list_columns() == ("added", "volume")
+    assert window.list_columns.shown_list_columns() == ("added", "volume")
     assert model.index(model.row_of(ids[8]), column).data() == "100"
     assert model.index(model.row_of(ids[0]), column).data() == ""
     header = table.horizontalHeader()

@@ -192,7 +192,7 @@ def demo_metadata(window) -> int | None:
         window.run_edit(lambda lib, pid=pid, meta=meta: lib.set_metadata(
             pid, meta, citation_key=lib.proposed_citation_key(pid, meta)))
     for name in ("authors", "year"):
-        window.set_list_column_shown(name, True)
+        window.list_columns.set_list_column_shown(name, True)
     if target is not None:
         d = DEMO_METADATA
         meta = Metadata(authors=parse_authors(d["authors"]), date=d["date"],

@@ -14,7 +14,7 @@ those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's o
 :class:`~paperdesk.ui.window.metadata_commands.MetadataCommandsMixin`, deleting papers and
 removing imported files in
 :class:`~paperdesk.ui.window.removal_commands.RemovalCommandsMixin`, and the list's optional
-columns in :class:`~paperdesk.ui.window.list_columns.ListColumnsMixin`.
+columns in :class:`~paperdesk.ui.window.list_columns.ListColumns`.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommandsMixin
 from paperdesk.ui.window.interest_sort import InterestSortMixin
-from paperdesk.ui.window.list_columns import ListColumnsMixin
+from paperdesk.ui.window.list_columns import ListColumns
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
 from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
 from paperdesk.ui.style.formatting import plural, tooltip_html
@@ -150,7 +150,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 
 class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
-                 MetadataCommandsMixin, RemovalCommandsMixin, ListColumnsMixin,
+                 MetadataCommandsMixin, RemovalCommandsMixin,
                  ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
@@ -357,6 +357,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.table.setObjectName("paperTable")
         self.table.setModel(self.model)
         self._setup_table()
+        #: the list's optional columns (View ▸ List Columns, the header's menu)
+        self.list_columns = ListColumns(self.table, self.settings)
 
         middle = QWidget()
         layout = QVBoxLayout(middle)
@@ -492,7 +494,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     def _build_menus(self) -> None:
         slots = {f"toggle_tag_{n}": functools.partial(self.toggle_tag_key, n)
                  for n in range(1, 10)}
-        slots.update(self.column_slots())
+        slots.update(self.list_columns.column_slots())
         for mode in ("system", "light", "dark"):
             slots[f"appearance_{mode}"] = functools.partial(self._appearance_chosen, mode)
         self.actions_by_name = build_actions(self, slots)
@@ -510,7 +512,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._set_checked(f"appearance{self.settings.appearance.title()}Action", True)
         self._set_checked("showSidebarAction", True)
         self._set_checked("showReadingPaneAction", True)
-        self._setup_list_columns()
+        self.list_columns.setup(self.actions_by_name)
 
     def _set_checked(self, name: str, on: bool) -> None:
         """Check or uncheck a checkable action without running its slot."""
@@ -1031,9 +1033,10 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                     header.resizeSection(column, header.defaultSectionSize())
             self.table.setColumnHidden(PaperTableModel.TITLE, False)
             self.table.setColumnHidden(PaperTableModel.SNIPPET, self._results is None)
-        self.apply_list_columns()   # what the settings say, whatever the header state held
+        # what the settings say, whatever the header state held
+        self.list_columns.apply_list_columns()
         sort = s.list_sort
-        if sort is not None and sort[0] in PaperTableModel._ORDER_KEYS:
+        if sort is not None and sort[0] in PaperTableModel.ORDER_KEYS:
             self.table.sortByColumn(sort[0], Qt.SortOrder.DescendingOrder if sort[1]
                                     else Qt.SortOrder.AscendingOrder)
         else:
@@ -1067,7 +1070,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             s.header_state = self.table.horizontalHeader().saveState()
             column = self.model.sort_column
             s.list_sort = ((column, self.model.sort_order == Qt.SortOrder.DescendingOrder)
-                           if column in PaperTableModel._ORDER_KEYS else None)
+                           if column in PaperTableModel.ORDER_KEYS else None)
             if self._sized:
                 self._remember_splitter()
                 if all(self.detail_pane.splitter.sizes()):
