@@ -13,7 +13,7 @@ exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExpo
 those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
 :class:`~paperdesk.ui.window.metadata_commands.MetadataCommandsMixin`, deleting papers and
 removing imported files in
-:class:`~paperdesk.ui.window.removal_commands.RemovalCommandsMixin`, and the list's optional
+:class:`~paperdesk.ui.window.removal_commands.RemovalCommands`, and the list's optional
 columns in :class:`~paperdesk.ui.window.list_columns.ListColumns`.
 """
 
@@ -57,7 +57,7 @@ from paperdesk.ui.window.import_commands import ImportCommandsMixin
 from paperdesk.ui.window.interest_sort import InterestSortMixin
 from paperdesk.ui.window.list_columns import ListColumns
 from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
-from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
+from paperdesk.ui.window.removal_commands import RemovalCommands
 from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.panes.paper_table import PaperTableView
@@ -150,7 +150,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 
 class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
-                 MetadataCommandsMixin, RemovalCommandsMixin,
+                 MetadataCommandsMixin,
                  ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
@@ -225,6 +225,11 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
         self.setWindowTitle("paperdesk")
         self.resize(1200, 760)
+        # The window's commands, by area: objects over the window's public members,
+        # their slots found by name by the actions table (in this order).
+        #: Del in the list, File ▸ Remove Imported File…
+        self.removal = RemovalCommands(self)
+        self._commands: tuple[object, ...] = (self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -323,7 +328,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
         self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
         self.tag_pane.saveSearchRequested.connect(self.prompt_save_search)
-        self.tag_pane.removeSourceRequested.connect(self.prompt_remove_file)
+        self.tag_pane.removeSourceRequested.connect(self.removal.prompt_remove_file)
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
@@ -497,7 +502,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         slots.update(self.list_columns.column_slots())
         for mode in ("system", "light", "dark"):
             slots[f"appearance_{mode}"] = functools.partial(self._appearance_chosen, mode)
-        self.actions_by_name = build_actions(self, slots)
+        self.actions_by_name = build_actions(self, slots, handlers=self._commands)
         a = self.actions_by_name
         self.import_files_action = a["importFilesAction"]
         self.import_folder_action = a["importFolderAction"]
