@@ -44,7 +44,7 @@ def _ctrl(qtbot, window, key) -> None:
 def _open_editor(qtbot, window) -> MetadataDialog:
     window.focus_list()
     press(qtbot, window, "m")
-    dialog = window.metadata_dialog
+    dialog = window.metadata.metadata_dialog
     assert isinstance(dialog, MetadataDialog)
     qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors,
                     timeout=5000)

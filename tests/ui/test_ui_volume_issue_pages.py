@@ -24,7 +24,7 @@ def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
     pid = window.current_paper_id()
     window.focus_list()
     press(qtbot, window, "m")
-    dialog = window.metadata_dialog
+    dialog = window.metadata.metadata_dialog
     assert isinstance(dialog, MetadataDialog)
     qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors, timeout=5000)
     for _ in range(7):                     # Date, Venue, Type, DOI, arXiv id, URL, Volume

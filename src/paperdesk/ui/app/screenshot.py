@@ -433,7 +433,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         picture = compose_dialog(window, dialog)
         dialog.reject()
     if cite and editor:
-        dialog = window.edit_metadata()
+        dialog = window.metadata.edit_metadata()
         if dialog is not None:
             _wait(lambda: False, 0.3)
             dialog.adjustSize()

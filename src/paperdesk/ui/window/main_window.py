@@ -11,7 +11,7 @@ of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions
 for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageMixin`, those for
 exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExportMixin`,
 those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
-:class:`~paperdesk.ui.window.metadata_commands.MetadataCommandsMixin`, deleting papers and
+:class:`~paperdesk.ui.window.metadata_commands.MetadataCommands`, deleting papers and
 removing imported files in
 :class:`~paperdesk.ui.window.removal_commands.RemovalCommands`, and the list's optional
 columns in :class:`~paperdesk.ui.window.list_columns.ListColumns`.
@@ -56,7 +56,7 @@ from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommandsMixin
 from paperdesk.ui.window.interest_sort import InterestSortMixin
 from paperdesk.ui.window.list_columns import ListColumns
-from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
+from paperdesk.ui.window.metadata_commands import MetadataCommands
 from paperdesk.ui.window.removal_commands import RemovalCommands
 from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
@@ -150,7 +150,6 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 
 class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
-                 MetadataCommandsMixin,
                  ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
@@ -229,7 +228,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         # their slots found by name by the actions table (in this order).
         #: Del in the list, File ▸ Remove Imported File…
         self.removal = RemovalCommands(self)
-        self._commands: tuple[object, ...] = (self.removal,)
+        self.metadata = MetadataCommands(self)
+        self._commands: tuple[object, ...] = (self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -387,7 +387,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         pane.highlightRemoveRequested.connect(self.remove_highlight)
         pane.highlightCommentRequested.connect(self.prompt_highlight_comment)
         pane.noteSaveRequested.connect(self.save_note)
-        pane.metadataEditRequested.connect(self.edit_metadata)
+        pane.metadataEditRequested.connect(self.metadata.edit_metadata)
         pane.note_editor.linkOpened.connect(
             lambda url: self.statusBar().showMessage(f"Opened {url} in the browser", 4000))
 
