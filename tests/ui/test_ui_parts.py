@@ -216,9 +216,9 @@ def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
     settle(qtbot, window)
     assert lib.tag_by_name("renamed").count == 2
     pane.newTagRequested.emit()                       # the New Tag dialog: name, key
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    dialog = window.new_tag_dialog
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    dialog = window.tag_commands.new_tag_dialog
     qtbot.keyClicks(dialog.name_edit, "fresh")
     qtbot.keyClick(dialog.key_list, Qt.Key.Key_2)
     qtbot.keyClick(dialog.key_list, Qt.Key.Key_Return)

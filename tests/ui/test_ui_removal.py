@@ -34,9 +34,9 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     qtbot.keyClicks(window.focusWidget(), "walrus")
     qtbot.keyClick(window.focusWidget(), Qt.Key.Key_Return)
     # a new tag: the New Tag dialog offers a number key; Enter creates it (key: none)
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    qtbot.keyClick(window.new_tag_dialog.key_list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     window.focus_list()
     before = lib.get(pid)

@@ -27,11 +27,11 @@ def _focus_name() -> str:
 
 
 def _shown(qtbot, window, name: str):
-    qtbot.waitUntil(lambda: getattr(window, name) is not None
-                    and getattr(window, name).isVisible()
-                    and QApplication.activeWindow() is getattr(window, name),
+    qtbot.waitUntil(lambda: getattr(window.tag_commands, name) is not None
+                    and getattr(window.tag_commands, name).isVisible()
+                    and QApplication.activeWindow() is getattr(window.tag_commands, name),
                     timeout=WAIT_MS)
-    return getattr(window, name)
+    return getattr(window.tag_commands, name)
 
 
 def _pending(qtbot, dialog, kind):
@@ -130,7 +130,7 @@ def test_an_existing_tag_is_added_at_once_without_the_dialog(qtbot, win):
     settle(qtbot, window)
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert window.new_tag_dialog is None
+    assert window.tag_commands.new_tag_dialog is None
     assert _names(lib, ids[0]) == {"Known"}
 
 

@@ -45,9 +45,9 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     settle(qtbot, window)
     press(qtbot, window, Qt.Key.Key_Return)
     # a new name: the New Tag dialog offers a number key ("None" chosen); Enter creates
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    qtbot.keyClick(window.new_tag_dialog.key_list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     assert {t.name for t in lib.get(ids[2]).tags} == {"fast", "triage later"}
     assert _focus_name(window) == "paperTable"        # back to the list after Enter
@@ -210,10 +210,10 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     assert window.status_text() == f"{TOTAL} papers  ·  5 selected"
     qtbot.keyClicks(window.focusWidget(), "batch")
     press(qtbot, window, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    assert "5 selected papers" in window.new_tag_dialog.findChild(QLabel).text()
-    qtbot.keyClick(window.new_tag_dialog.key_list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    assert "5 selected papers" in window.tag_commands.new_tag_dialog.findChild(QLabel).text()
+    qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     tag = lib.tag_by_name("batch")
     assert sorted(lib.paper_ids(tag_id=tag.id)) == sorted(chosen)

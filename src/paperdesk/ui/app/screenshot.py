@@ -441,10 +441,10 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             picture = compose_dialog(window, dialog)
             dialog.reject()
     if tags:
-        window.open_tags_dialog()
-        _wait(lambda: window.tags_dialog is not None and window.tags_dialog.isVisible(),
+        window.tag_commands.open_tags_dialog()
+        _wait(lambda: window.tag_commands.tags_dialog is not None and window.tag_commands.tags_dialog.isVisible(),
               timeout_s)
-        dialog = window.tags_dialog
+        dialog = window.tag_commands.tags_dialog
         if dialog is not None:
             if dialog.list.topLevelItemCount() > 2:
                 dialog.list.setCurrentItem(dialog.list.topLevelItem(2))

@@ -68,7 +68,7 @@ from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
 from paperdesk.ui.panes.snippet_delegate import SnippetDelegate
 from paperdesk.ui.panes.tag_pane import TagPane
 from paperdesk.ui.panes.title_delegate import TitleDelegate
-from paperdesk.ui.window.tag_commands import TagCommandsMixin
+from paperdesk.ui.window.tag_commands import TagCommands
 from paperdesk.ui.window.triage import MESSAGE_MS, TriageMixin
 from paperdesk.ui.background.operations import LibraryWorker
 from paperdesk.ui.background.workers import (CheckRunner, ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
@@ -149,7 +149,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
+class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
                  ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
@@ -229,7 +229,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         #: Del in the list, File ▸ Remove Imported File…
         self.removal = RemovalCommands(self)
         self.metadata = MetadataCommands(self)
-        self._commands: tuple[object, ...] = (self.metadata, self.removal,)
+        self.tag_commands = TagCommands(self)
+        self._commands: tuple[object, ...] = (self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -322,8 +323,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.tag_pane.deleteTagRequested.connect(self.delete_tag)
         self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
         self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
-        self.tag_pane.newTagRequested.connect(self.prompt_new_tag)
-        self.tag_pane.manageTagsRequested.connect(self.open_tags_dialog)
+        self.tag_pane.newTagRequested.connect(self.tag_commands.prompt_new_tag)
+        self.tag_pane.manageTagsRequested.connect(self.tag_commands.open_tags_dialog)
         self.tag_pane.savedSearchChosen.connect(self._on_saved_chosen)
         self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
         self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
@@ -379,7 +380,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         pane.starToggled.connect(self.toggle_star)
         pane.readToggled.connect(self.toggle_read)
         pane.titleEdited.connect(self.set_title)
-        pane.tagAddRequested.connect(self._on_tag_typed)
+        pane.tagAddRequested.connect(self.tag_commands.add_typed_tag)
         pane.tagRemoveRequested.connect(self._on_chip_removed)
         pane.editingCancelled.connect(self.focus_list)
         pane.highlightRequested.connect(
@@ -1810,7 +1811,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             self.actions_by_name[f"toggleTag{n}Action"].setText(
                 f"&{n}  {name.replace('&', '&&')}" if name else f"&{n}  (no tag bound)")
         self.tag_pane.set_tags(tags)   # may choose "All papers" if the chosen tag is gone
-        self.update_tag_dialogs(tags)
+        self.tag_commands.update_tag_dialogs(tags)
 
     @Slot()
     def _scroll_to_current(self) -> None:
