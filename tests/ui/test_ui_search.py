@@ -414,8 +414,8 @@ def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch)
 
 def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     window, lib = win, win.lib
-    window.save_search("Scaling", "scaling laws")
-    window.save_search("Starred", "is:starred")
+    window.saved_searches.save_search("Scaling", "scaling laws")
+    window.saved_searches.save_search("Starred", "is:starred")
     settle(qtbot, window)
     tag = lib.ensure_tag("x")
     window.tag_pane.set_tags(lib.tags())
@@ -441,13 +441,13 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     qtbot.waitUntil(lambda: window.search_box.text() == "scaling laws"
                     and window._results.query == "scaling laws" and not window.is_busy(),
                     timeout=WAIT_MS)
-    assert window.open_saved_search("starred") and window.search_box.text() == "is:starred"
+    assert window.saved_searches.open_saved_search("starred") and window.search_box.text() == "is:starred"
 
 
 def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     window, lib = win, win.lib
-    window.save_search("Scaling", "scaling laws")
-    window.save_search("Other", "pruning")
+    window.saved_searches.save_search("Scaling", "scaling laws")
+    window.saved_searches.save_search("Other", "pruning")
     settle(qtbot, window)
     _answer_dialogs(monkeypatch, "Laws of scaling", "Other")
     pane = window.tag_pane
@@ -458,7 +458,7 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     assert [s.name for s in lib.saved_searches()] == ["Laws of scaling", "Other"]
     assert set(_saved(window)) == {"Laws of scaling", "Other"}
     assert pane.current_saved() == ("Laws of scaling", "scaling laws")   # still chosen
-    window.prompt_rename_saved_search("Laws of scaling")     # to a name that is taken
+    window.saved_searches.prompt_rename_saved_search("Laws of scaling")     # to a name that is taken
     settle(qtbot, window)
     assert "already exists" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()
@@ -478,7 +478,7 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other"]
     # saving over an existing name replaces it; undo brings the old query back
-    window.save_search("other", "diffusion")
+    window.saved_searches.save_search("other", "diffusion")
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("other", "diffusion")]
     window.undo()
@@ -487,10 +487,10 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     # refused names: queued, then nothing saved, no undo step, a message says why
     steps = len(lib.undo_stack)
     window.statusBar().clearMessage()
-    window.save_search("   ", "x")
+    window.saved_searches.save_search("   ", "x")
     settle(qtbot, window)
     assert window.statusBar().currentMessage() == "⚠ a saved search needs a name"
-    window.save_search("y" * 81, "x")
+    window.saved_searches.save_search("y" * 81, "x")
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
     assert len(lib.undo_stack) == steps
@@ -499,8 +499,8 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
 
 def test_saved_search_counts_follow_changes_off_the_ui_thread(qtbot, win, monkeypatch):
     window, lib = win, win.lib
-    window.save_search("Starred", "is:starred")
-    window.save_search("Tagged", 'tag:"look later"')
+    window.saved_searches.save_search("Starred", "is:starred")
+    window.saved_searches.save_search("Tagged", 'tag:"look later"')
     settle(qtbot, window)
     qtbot.waitUntil(lambda: _saved(window)["Tagged"][1] == 0 and not window.is_busy(),
                     timeout=WAIT_MS)

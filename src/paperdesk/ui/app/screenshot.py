@@ -207,7 +207,7 @@ def demo_metadata(window) -> int | None:
 def demo_saved_searches(window) -> None:
     """Save :data:`DEMO_SEARCHES` through the window (undoable commands)."""
     for name, query in DEMO_SEARCHES.items():
-        window.save_search(name, query)
+        window.saved_searches.save_search(name, query)
     window.worker.wait_idle(30)
 
 

@@ -61,7 +61,7 @@ from paperdesk.ui.window.removal_commands import RemovalCommands
 from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.panes.paper_table import PaperTableView
-from paperdesk.ui.window.saved_searches import SavedSearchActions
+from paperdesk.ui.window.saved_searches import SavedSearches
 from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.search_help import SEARCH_TIP, SearchHelpDialog
 from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
@@ -149,7 +149,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
+class MainWindow(TriageMixin, WindowExportMixin,
                  ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
@@ -230,7 +230,8 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
         self.removal = RemovalCommands(self)
         self.metadata = MetadataCommands(self)
         self.tag_commands = TagCommands(self)
-        self._commands: tuple[object, ...] = (self.tag_commands, self.metadata, self.removal,)
+        self.saved_searches = SavedSearches(self)
+        self._commands: tuple[object, ...] = (self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -289,7 +290,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
         #: The message box showing it.
         self.check_message: QWidget | None = None
         self.saved_counter = SavedSearchCounter(library, parent=self)
-        self.saved_counter.countsReady.connect(self._on_saved_counts)
+        self.saved_counter.countsReady.connect(self.saved_searches.show_saved_counts)
         self._setup_duplicates()
         self._setup_discover()   # related papers, key terms, tag suggestions, Back
         self._setup_interest_sort()   # the list's "worth reading first" order
@@ -300,7 +301,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
 
         self._refresh_sources()
         self._refresh_tags()
-        self._refresh_saved(immediate=True)
+        self.saved_searches.refresh_saved(immediate=True)
         # The paper selected when the window last closed is selected again, and counts
         # as shown (read after the delay); if it is gone, the first row, which does not.
         self._chosen_id = self.settings.selected_paper(library.path)
@@ -325,10 +326,10 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
         self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
         self.tag_pane.newTagRequested.connect(self.tag_commands.prompt_new_tag)
         self.tag_pane.manageTagsRequested.connect(self.tag_commands.open_tags_dialog)
-        self.tag_pane.savedSearchChosen.connect(self._on_saved_chosen)
-        self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
-        self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
-        self.tag_pane.saveSearchRequested.connect(self.prompt_save_search)
+        self.tag_pane.savedSearchChosen.connect(self.saved_searches.run_saved_search)
+        self.tag_pane.renameSavedSearchRequested.connect(self.saved_searches.prompt_rename_saved_search)
+        self.tag_pane.deleteSavedSearchRequested.connect(self.saved_searches.delete_saved_search)
+        self.tag_pane.saveSearchRequested.connect(self.saved_searches.prompt_save_search)
         self.tag_pane.removeSourceRequested.connect(self.removal.prompt_remove_file)
 
         self.search_box = QLineEdit()
@@ -1276,7 +1277,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
     @Slot(str)
     def _on_search_text(self, text: str) -> None:
         query = text.strip()
-        self._leave_saved_search(query)
+        self.saved_searches.leave_saved_search(query)
         if not query:
             self.search_runner.cancel()
             self._show_suggestion(None)
@@ -1423,7 +1424,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
         text (titles, tags, notes, highlight comments) changed."""
         if self._shut_down or not applied:
             return
-        self._count_saved()
+        self.saved_searches.count_saved()
         partial = self._results is not None and self._results.partial
         if not self._search_stale and not partial:
             return
@@ -1755,7 +1756,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
         if change.tags:   # the tag list is read on the reader thread
             self.worker.read(lambda lib: lib.tags(), on_done=self._show_tags, label="tags")
         if change.saved_searches:
-            self._refresh_saved()
+            self.saved_searches.refresh_saved()
         # counts (and the filters' counts the change can have moved) off the UI thread
         self._update_status(None if change.sources else _filters_touched(change))
         pid = self.detail_pane.paper_id
@@ -1870,7 +1871,7 @@ class MainWindow(SavedSearchActions, TriageMixin, WindowExportMixin,
         self.cancel_button.hide()
         self._set_background_job(False)
         self._refresh_sources()
-        self._count_saved()
+        self.saved_searches.count_saved()
         if self.query_text():
             self.request_search(immediate=True)
             self._update_status()
