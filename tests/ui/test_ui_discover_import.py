@@ -85,7 +85,7 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
     qtbot.waitUntil(window.discover_runner.is_running, timeout=WAIT_MS)
     capfd.readouterr()
     drop_file(window, folder)
-    qtbot.waitUntil(lambda: window.last_import_report is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.imports.last_import_report is not None, timeout=WAIT_MS)
     wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: not window.discover_runner.is_running(), timeout=WAIT_MS)
     QCoreApplication.processEvents()

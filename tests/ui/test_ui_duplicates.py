@@ -76,9 +76,9 @@ def test_an_import_flags_pairs_and_the_view_shows_them(qtbot, with_pairs):
     window = with_pairs
     from paperdesk.ui.window.import_report import summary_text
 
-    assert window.last_import_report.near_duplicates == 3
+    assert window.imports.last_import_report.near_duplicates == 3
     assert "3 possible near-duplicate pairs flagged" in summary_text(
-        window.last_import_report)
+        window.imports.last_import_report)
     dialog = _open_view(qtbot, window)
     assert len(dialog.pairs()) == 3
     assert dialog.pair_list.currentRow() == 0

@@ -163,7 +163,7 @@ class WindowExportMixin:
         self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
         self._set_background_job(False)
         self.statusBar().clearMessage()
-        self._start_pending_import()     # files dropped or handed over meanwhile
+        self.imports.start_pending_import()     # files dropped or handed over meanwhile
 
     @Slot(str, int, int)
     def _on_export_progress(self, _stage: str, done: int, total: int) -> None:

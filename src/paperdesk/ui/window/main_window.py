@@ -29,8 +29,9 @@ from pathlib import Path
 
 from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
                             Qt, QTimer, QUrl, Slot)
-from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QFont, QIcon, QPainter,
-                           QPalette, QPixmap)
+from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QDragEnterEvent,
+                           QDragMoveEvent, QDropEvent, QFont, QIcon, QPainter, QPalette,
+                           QPixmap)
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QPlainTextEdit,
                                QProgressBar, QPushButton, QSizePolicy, QSplitter,
@@ -53,7 +54,7 @@ from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
 from paperdesk.ui.window.overview_window import OverviewCommandsMixin
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
 from paperdesk.ui.window.export_commands import WindowExportMixin
-from paperdesk.ui.window.import_commands import ImportCommandsMixin
+from paperdesk.ui.window.import_commands import ImportCommands
 from paperdesk.ui.window.interest_sort import InterestSortMixin
 from paperdesk.ui.window.list_columns import ListColumns
 from paperdesk.ui.window.metadata_commands import MetadataCommands
@@ -150,7 +151,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 
 class MainWindow(TriageMixin, WindowExportMixin,
-                 ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
+                 DuplicatesCommandsMixin, InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
@@ -231,7 +232,8 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.metadata = MetadataCommands(self)
         self.tag_commands = TagCommands(self)
         self.saved_searches = SavedSearches(self)
-        self._commands: tuple[object, ...] = (self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self.imports = ImportCommands(self)
+        self._commands: tuple[object, ...] = (self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -259,7 +261,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
-        self._setup_file_drops()
+        self.imports.setup_file_drops()
         self.export_runner = ExportRunner(library, parent=self)
         self.export_runner.progress.connect(self._on_export_progress)
         self.export_runner.finished.connect(self._on_export_finished)
@@ -475,7 +477,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.import_report_button.setFlat(True)
         self.import_report_button.setToolTip(
             "What each file of the last import gave (File ▸ Last Import Report…)")
-        self.import_report_button.clicked.connect(lambda: self.show_import_report())
+        self.import_report_button.clicked.connect(lambda: self.imports.show_import_report())
         self.import_report_button.hide()
         self.progress_bar = QProgressBar()
         # Wide enough for "Repairing the search index 100,000 of 100,000" (its text is
@@ -615,7 +617,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setFormat("Importing…")
         self.progress_bar.show()
-        self._show_import_started()
+        self.imports.show_import_started()
         self.cancel_button.setToolTip("Stop importing (the papers stored so far are kept)")
         self.cancel_button.setEnabled(True)
         self.cancel_button.show()
@@ -1213,6 +1215,18 @@ class MainWindow(TriageMixin, WindowExportMixin,
         """The results the list shows while searching (``None`` when listing) and
         whether they are complete (a large search lists its best hits first)."""
         return self._results, self._results_complete
+
+    # -- drag and drop (Qt's handlers, handed to the import commands) -----------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+        """Take drags of local files or folders (see ``ImportCommands.drag_enter``)."""
+        self.imports.drag_enter(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt override
+        self.imports.drag_enter(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+        """Import the dropped files and folders (see ``ImportCommands.drop``)."""
+        self.imports.drop(event)
 
     def is_shut_down(self) -> bool:
         """True once :meth:`shutdown` ran (late signals are then ignored)."""
@@ -1887,7 +1901,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
         shown = self.detail_pane.paper_id
         if shown is not None and shown in report.changes.papers:   # enriched meanwhile
             self._show_again(shown)
-        self._show_import_ended(report, seeds)
+        self.imports.show_import_ended(report, seeds)
         if report.cancelled:
             n = report.added
             message = (f"Import cancelled — {n:,} {'paper was' if n == 1 else 'papers were'} "
@@ -1908,7 +1922,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
                 message += f"; {report.without_abstract} without abstract"
         self.statusBar().showMessage(message, 6000)
         if report.rejected:
-            self.import_message = self.import_report_dialog
+            self.import_message = self.imports.import_report_dialog
         # The papers are listed (stored only); the index catches up now, on the writer
         # thread, with "Indexing N of M" in the status bar (after a cancel: with the
         # next change or start, as the message says).
@@ -1918,7 +1932,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
         # The near-duplicate stage: after the papers are stored and the list
         # refreshed, as its own background job (the next import waits for it).
         self.find_duplicates(report)
-        self._start_pending_import()
+        self.imports.start_pending_import()
 
     @Slot(str)
     def _on_import_failed(self, message: str) -> None:
@@ -1927,8 +1941,8 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self._importing_seeds = False
         self._end_import()
         self.sync_runner.mark_stale()     # the batches committed before the error
-        self._show_import_ended(None, False)
-        self._start_pending_import()
+        self.imports.show_import_ended(None, False)
+        self.imports.start_pending_import()
         self.import_message = message_box(
             self, QMessageBox.Icon.Critical, "Import failed",
             f"The import stopped because of an error:\n\n{message}", modal=False)
