@@ -96,7 +96,7 @@ class DiscoverCommandsMixin:
         self._discover_timer.setInterval(DISCOVER_DELAY_MS)
         self._discover_timer.timeout.connect(self._ask_discover)
         self._discover_generation = 0
-        self._discover_shown = False      # the status bar's progress bar is ours
+        self.mark_progress_shown("discover", False)      # the status bar's progress bar is ours
         self._terms_state = "idle"        # "building", "cancelled", "failed"
         self._back_stack: list[Place] = []
         self._pending_place: Place | None = None
@@ -212,9 +212,9 @@ class DiscoverCommandsMixin:
         self._terms_state = "building"
         self.detail_pane.show_discover_note(_BUILDING)
         if not (self.import_runner.is_running() or self.export_runner.is_running()
-                or self._syncing_shown or self._checking_shown
-                or getattr(self, "_stage_shown", False)):
-            self._discover_shown = True
+                or self.progress_shown("sync") or self.progress_shown("check")
+                or self.progress_shown("duplicates")):
+            self.mark_progress_shown("discover")
             self.progress_bar.setRange(0, 0)
             self.progress_bar.setFormat("Finding related papers…")
             self.progress_bar.show()
@@ -232,13 +232,13 @@ class DiscoverCommandsMixin:
 
     @Slot(int, int)
     def _on_terms_progress(self, done: int, total: int) -> None:
-        if self._discover_shown:
-            self._background_progress("_discover_shown", done, total, 0,
+        if self.progress_shown("discover"):
+            self.background_progress("discover", done, total, 0,
                                       "Stop building the word table for related papers",
                                       "Finding related papers: reading %v of %m")
 
     def _end_terms_progress(self) -> None:
-        self._end_background_progress("_discover_shown")
+        self.end_background_progress("discover")
 
     @Slot()
     def _on_terms_built(self) -> None:

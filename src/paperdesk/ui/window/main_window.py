@@ -52,7 +52,7 @@ from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
 from paperdesk.ui.window.overview_window import OverviewCommandsMixin
-from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
+from paperdesk.ui.window.duplicates_commands import DuplicatesCommands
 from paperdesk.ui.window.export_commands import WindowExportMixin
 from paperdesk.ui.window.import_commands import ImportCommands
 from paperdesk.ui.window.interest_sort import InterestSortMixin
@@ -151,7 +151,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 
 class MainWindow(TriageMixin, WindowExportMixin,
-                 DuplicatesCommandsMixin, InterestSortMixin,
+                 InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
@@ -221,6 +221,8 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self._search_help: SearchHelpDialog | None = None
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
         self._edits_pending = 0      # edits handed to the writer, not yet come back
+        #: the background stages whose progress the status bar's bar shows now
+        self._progress_owners: set[str] = set()
 
 
         self.setWindowTitle("paperdesk")
@@ -233,7 +235,8 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.tag_commands = TagCommands(self)
         self.saved_searches = SavedSearches(self)
         self.imports = ImportCommands(self)
-        self._commands: tuple[object, ...] = (self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self.duplicates = DuplicatesCommands(self)
+        self._commands: tuple[object, ...] = (self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -275,7 +278,6 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.sync_runner.status.connect(self._on_index_status)
         self.sync_runner.synced.connect(lambda _n: self._end_sync_progress())
         self.sync_runner.failed.connect(lambda _m: self._end_sync_progress())
-        self._syncing_shown = False
         #: The library's index status last read by an index update (``None`` before).
         self.index_status: IndexStatus | None = None
         self._list_refreshed = 0.0      # time.monotonic() of the last refresh in an import
@@ -286,14 +288,13 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.check_runner.progress.connect(self._on_check_progress)
         self.check_runner.finished.connect(self._on_check_finished)
         self.check_runner.failed.connect(self._on_check_failed)
-        self._checking_shown = False
         #: The plain-text report of the last Help ▸ Check Library (``None`` before).
         self.check_report: str | None = None
         #: The message box showing it.
         self.check_message: QWidget | None = None
         self.saved_counter = SavedSearchCounter(library, parent=self)
         self.saved_counter.countsReady.connect(self.saved_searches.show_saved_counts)
-        self._setup_duplicates()
+        self.duplicates.setup_duplicates()
         self._setup_discover()   # related papers, key terms, tag suggestions, Back
         self._setup_interest_sort()   # the list's "worth reading first" order
 
@@ -611,7 +612,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
             return False
         if syncing:   # the import goes first; the index update resumes when it ends
             self.sync_runner.cancel()
-        self._syncing_shown = False
+        self.mark_progress_shown("sync", False)
         self._importing_seeds = seeds
         self._set_background_job(True)
         self.progress_bar.setRange(0, 0)
@@ -637,16 +638,16 @@ class MainWindow(TriageMixin, WindowExportMixin,
         """The status bar's Cancel: stop the running export, import or index update."""
         if self.export_runner.is_running():
             self.cancel_export()
-        elif self._checking_shown and self.check_runner.is_running():
+        elif self.progress_shown("check") and self.check_runner.is_running():
             self.check_runner.cancel()
             self.cancel_button.setEnabled(False)
             self.progress_bar.setFormat("Stopping…")
         elif self.import_runner.is_running():
             self.cancel_import()
-        elif self._discover_shown and self.discover_runner.is_running():
+        elif self.progress_shown("discover") and self.discover_runner.is_running():
             self.cancel_terms_build()
-        elif self._stage_shown and self.duplicate_finder.is_running():
-            self.duplicate_finder.cancel()
+        elif self.progress_shown("duplicates") and self.duplicates.duplicate_finder.is_running():
+            self.duplicates.duplicate_finder.cancel()
             self.cancel_button.setEnabled(False)
             self.progress_bar.setFormat("Stopping…")
         else:
@@ -657,14 +658,28 @@ class MainWindow(TriageMixin, WindowExportMixin,
     #: An index update of at least this many papers shows its progress (and Cancel).
     SYNC_PROGRESS_MIN = 200
 
-    def _background_progress(self, shown: str, done: int, total: int, minimum: int,
-                             tip: str, text: str) -> None:
+    def progress_shown(self, stage: str) -> bool:
+        """True while the status bar's progress bar shows background ``stage``
+        (``"sync"``, ``"check"``, ``"discover"``, ``"duplicates"``)."""
+        return stage in self._progress_owners
+
+    def mark_progress_shown(self, stage: str, shown: bool = True) -> None:
+        """Record that the progress bar shows (or no longer shows) ``stage``; the caller
+        has shown or hidden the bar itself."""
+        if shown:
+            self._progress_owners.add(stage)
+        else:
+            self._progress_owners.discard(stage)
+
+    def background_progress(self, shown: str, done: int, total: int, minimum: int,
+                            tip: str, text: str) -> None:
         """Show a background stage's progress (index update, duplicate check) in the
         status bar's progress bar with Cancel, once it has at least ``minimum`` papers to
         do and unless an import or export owns the bar.
 
         Args:
-            shown: the name of the attribute that says this stage's bar is shown.
+            shown: the stage (``"sync"``, ``"check"``, ``"discover"``,
+                ``"duplicates"``; see :meth:`progress_shown`).
             done, total: papers done and to do.
             minimum: the least ``total`` that is worth a bar.
             tip: Cancel's tooltip.
@@ -673,10 +688,10 @@ class MainWindow(TriageMixin, WindowExportMixin,
         if self._shut_down or self.import_runner.is_running() \
                 or self.export_runner.is_running():
             return
-        if not getattr(self, shown):
+        if not self.progress_shown(shown):
             if total < minimum or done >= total:
                 return
-            setattr(self, shown, True)
+            self.mark_progress_shown(shown)
             self.cancel_button.setEnabled(True)
             self.cancel_button.setToolTip(tooltip_html(tip))
             self.cancel_button.show()
@@ -688,19 +703,19 @@ class MainWindow(TriageMixin, WindowExportMixin,
             self.progress_bar.setFormat(text.replace("%v", f"{min(done, total):,}")
                                         .replace("%m", f"{total:,}"))
 
-    def _end_background_progress(self, shown: str) -> None:
-        """Hide the bar :meth:`_background_progress` showed (unless an import or export
+    def end_background_progress(self, shown: str) -> None:
+        """Hide the bar :meth:`background_progress` showed (unless an import or export
         uses it now)."""
-        if getattr(self, shown) and not self.import_runner.is_running() \
+        if self.progress_shown(shown) and not self.import_runner.is_running() \
                 and not self.export_runner.is_running():
             self.progress_bar.hide()
             self.cancel_button.hide()
             # An index update (a repair) still running shares the bar: show it again.
-            if shown != "_syncing_shown" and self._syncing_shown:
-                self._syncing_shown = False
+            if shown != "sync" and self.progress_shown("sync"):
+                self.mark_progress_shown("sync", False)
                 if self.index_status is not None and not self.index_status.complete:
                     self._on_index_status(self.index_status)
-        setattr(self, shown, False)
+        self.mark_progress_shown(shown, False)
 
     @Slot(int, int)
     def _on_sync_progress(self, done: int, total: int) -> None:
@@ -709,12 +724,12 @@ class MainWindow(TriageMixin, WindowExportMixin,
         counts instead)."""
         if self.index_status is not None and not self.index_status.complete:
             return
-        self._background_progress("_syncing_shown", done, total, self.SYNC_PROGRESS_MIN,
+        self.background_progress("sync", done, total, self.SYNC_PROGRESS_MIN,
                                   "Stop indexing (the rest is indexed later)",
                                   "Indexing for search %v of %m")
 
     def _end_sync_progress(self) -> None:
-        self._end_background_progress("_syncing_shown")
+        self.end_background_progress("sync")
 
     @Slot(object)
     def _on_index_status(self, status: IndexStatus) -> None:
@@ -727,8 +742,8 @@ class MainWindow(TriageMixin, WindowExportMixin,
         if self._shut_down or status.complete or self.import_runner.is_running() \
                 or self.export_runner.is_running():
             return
-        if not self._syncing_shown:
-            self._syncing_shown = True
+        if not self.progress_shown("sync"):
+            self.mark_progress_shown("sync")
             self.cancel_button.setEnabled(True)
             self.cancel_button.setToolTip("Stop indexing (the papers stay; the rest is "
                                           "indexed with the next change or start)")
@@ -821,12 +836,12 @@ class MainWindow(TriageMixin, WindowExportMixin,
 
     @Slot(int, int)
     def _on_check_progress(self, done: int, total: int) -> None:
-        self._background_progress("_checking_shown", done, total, 0,
+        self.background_progress("check", done, total, 0,
                                   "Stop the check", "Checking the library %v of %m")
 
     @Slot(object)
     def _on_check_finished(self, report) -> None:
-        self._end_background_progress("_checking_shown")
+        self.end_background_progress("check")
         self.check_report = report.text()
         self.statusBar().showMessage(self.check_report.splitlines()[0], 8000)
         self.check_message = message_box(
@@ -835,7 +850,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
 
     @Slot(str)
     def _on_check_failed(self, message: str) -> None:
-        self._end_background_progress("_checking_shown")
+        self.end_background_progress("check")
         self.check_report = f"check failed: {message}"
         self.show_error(f"Check Library failed: {message}")
 
@@ -1761,7 +1776,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
         if not change:
             return
         if change.duplicates:
-            self._duplicates_changed(change)
+            self.duplicates.duplicates_changed(change)
         self._search_stale = self._search_stale or change.search
         if change.sources:   # papers deleted or put back, files removed or restored
             self._relist_after_removal(change.papers)
@@ -1931,7 +1946,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
             self.sync_runner.flush()
         # The near-duplicate stage: after the papers are stored and the list
         # refreshed, as its own background job (the next import waits for it).
-        self.find_duplicates(report)
+        self.duplicates.find_duplicates(report)
         self.imports.start_pending_import()
 
     @Slot(str)
