@@ -428,7 +428,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     out.parent.mkdir(parents=True, exist_ok=True)
     picture = window.grab()
     if export:
-        dialog = window.open_export_dialog()
+        dialog = window.exports.open_export_dialog()
         _wait(lambda: False, 0.3)
         picture = compose_dialog(window, dialog)
         dialog.reject()

@@ -9,7 +9,7 @@ from); searches, imports and
 search-index updates run on worker threads (:mod:`paperdesk.ui.background.workers`). The commands
 of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions`); their slots
 for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageMixin`, those for
-exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExportMixin`,
+exporting and copying in :class:`~paperdesk.ui.window.export_commands.ExportCommands`,
 those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
 :class:`~paperdesk.ui.window.metadata_commands.MetadataCommands`, deleting papers and
 removing imported files in
@@ -53,7 +53,7 @@ from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
 from paperdesk.ui.window.overview_window import OverviewCommandsMixin
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommands
-from paperdesk.ui.window.export_commands import WindowExportMixin
+from paperdesk.ui.window.export_commands import ExportCommands
 from paperdesk.ui.window.import_commands import ImportCommands
 from paperdesk.ui.window.interest_sort import InterestSortMixin
 from paperdesk.ui.window.list_columns import ListColumns
@@ -150,8 +150,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(TriageMixin, WindowExportMixin,
-                 InterestSortMixin,
+class MainWindow(TriageMixin, InterestSortMixin,
                  DiscoverCommandsMixin, OverviewCommandsMixin,
                  QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
@@ -236,7 +235,8 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.saved_searches = SavedSearches(self)
         self.imports = ImportCommands(self)
         self.duplicates = DuplicatesCommands(self)
-        self._commands: tuple[object, ...] = (self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self.exports = ExportCommands(self)
+        self._commands: tuple[object, ...] = (self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -266,10 +266,10 @@ class MainWindow(TriageMixin, WindowExportMixin,
         self.import_runner.failed.connect(self._on_import_failed)
         self.imports.setup_file_drops()
         self.export_runner = ExportRunner(library, parent=self)
-        self.export_runner.progress.connect(self._on_export_progress)
-        self.export_runner.finished.connect(self._on_export_finished)
-        self.export_runner.failed.connect(self._on_export_failed)
-        self.export_runner.cancelled.connect(self._on_export_cancelled)
+        self.export_runner.progress.connect(self.exports.on_export_progress)
+        self.export_runner.finished.connect(self.exports.on_export_finished)
+        self.export_runner.failed.connect(self.exports.on_export_failed)
+        self.export_runner.cancelled.connect(self.exports.on_export_cancelled)
         self.sync_runner = IndexSyncRunner(library, parent=self, worker=self.worker)
         self.sync_runner.synced.connect(self._on_index_synced)
         self.sync_runner.failed.connect(
@@ -614,7 +614,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
             self.sync_runner.cancel()
         self.mark_progress_shown("sync", False)
         self._importing_seeds = seeds
-        self._set_background_job(True)
+        self.exports.set_background_job(True)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setFormat("Importing…")
         self.progress_bar.show()
@@ -637,7 +637,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
     def _cancel_background_job(self) -> None:
         """The status bar's Cancel: stop the running export, import or index update."""
         if self.export_runner.is_running():
-            self.cancel_export()
+            self.exports.cancel_export()
         elif self.progress_shown("check") and self.check_runner.is_running():
             self.check_runner.cancel()
             self.cancel_button.setEnabled(False)
@@ -1898,7 +1898,7 @@ class MainWindow(TriageMixin, WindowExportMixin,
     def _end_import(self) -> None:
         self.progress_bar.hide()
         self.cancel_button.hide()
-        self._set_background_job(False)
+        self.exports.set_background_job(False)
         self._refresh_sources()
         self.saved_searches.count_saved()
         if self.query_text():
