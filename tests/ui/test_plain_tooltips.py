@@ -138,7 +138,7 @@ def _every_tooltip(window) -> list[str]:
             tips += _model_tips(widget.model())
     for action in window.findChildren(type(window.undo_action)):
         tips.append(action.toolTip())
-    overview = window.overview_window
+    overview = window.overview.overview_window
     if overview is not None:
         chart = overview.chart
         for title, bar in chart.bars():
@@ -159,9 +159,9 @@ def test_markup_from_files_and_users_is_literal_in_every_tooltip(qtbot, tmp_path
                     and not window.discover_busy(), timeout=WAIT_MS)
     qtbot.keyClick(window.table, Qt.Key.Key_L,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: window.overview_window is not None
-                    and not window.overview_window.is_loading()
-                    and window.overview_window.overview is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.overview.overview_window is not None
+                    and not window.overview.overview_window.is_loading()
+                    and window.overview.overview_window.overview is not None, timeout=WAIT_MS)
     QCoreApplication.processEvents()
     tips = _every_tooltip(window)
     raw = [tip for tip in tips if "<b>" in tip]

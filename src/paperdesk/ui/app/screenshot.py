@@ -463,7 +463,7 @@ def _overview_picture(window, picture: QPixmap, timeout_s: float) -> QPixmap:
     the keyboard as a user would, and draw the overview beside the filtered list."""
     from PySide6.QtTest import QTest
 
-    dialog = window.show_overview()
+    dialog = window.overview.show_overview()
     dialog.resize(560, min(window.height() - 60, 900))
     if not _wait(lambda: not dialog.is_loading(), timeout_s):
         raise TimeoutError("the overview was not counted in time")

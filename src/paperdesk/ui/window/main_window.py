@@ -51,7 +51,7 @@ from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
-from paperdesk.ui.window.overview_window import OverviewCommandsMixin
+from paperdesk.ui.window.overview_window import OverviewCommands
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommands
 from paperdesk.ui.window.export_commands import ExportCommands
 from paperdesk.ui.window.import_commands import ImportCommands
@@ -151,8 +151,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
 
 
 class MainWindow(TriageMixin, InterestSortMixin,
-                 DiscoverCommandsMixin, OverviewCommandsMixin,
-                 QMainWindow):
+                 DiscoverCommandsMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -236,7 +235,8 @@ class MainWindow(TriageMixin, InterestSortMixin,
         self.imports = ImportCommands(self)
         self.duplicates = DuplicatesCommands(self)
         self.exports = ExportCommands(self)
-        self._commands: tuple[object, ...] = (self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self.overview = OverviewCommands(self)
+        self._commands: tuple[object, ...] = (self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -322,7 +322,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
     # -- construction ------------------------------------------------------------------
     def _build_panes(self) -> None:
         self.tag_pane = TagPane()
-        self.tag_pane.scopeChosen.connect(self._on_scope_chosen)
+        self.tag_pane.scopeChosen.connect(self.list_scope)
         self.tag_pane.renameTagRequested.connect(self.prompt_rename_tag)
         self.tag_pane.deleteTagRequested.connect(self.delete_tag)
         self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
@@ -1324,7 +1324,9 @@ class MainWindow(TriageMixin, InterestSortMixin,
             self.request_search(immediate=True)
 
     @Slot(object)
-    def _on_scope_chosen(self, scope: Scope) -> None:
+    def list_scope(self, scope: Scope) -> None:
+        """Make ``scope`` what the list covers and list it (the search box's query is
+        run within it, if there is one): the tag pane's choice."""
         self._scope = scope
         if self.query_text():
             self.request_search(immediate=True)
