@@ -76,7 +76,7 @@ class DiscoverCommandsMixin:
     Needs the window's ``lib``, ``worker``, ``detail_pane``, ``model``, ``table``,
     ``search_box``, ``search_runner``, ``tag_pane``, ``import_runner``, ``progress_bar``,
     ``cancel_button``, ``run_edit``, ``select_row``, ``statusBar`` and the list methods
-    (``_show_all``, ``_restore_selection``, ``request_search``, ...).
+    (``show_all``, ``restore_selection``, ``request_search``, ...).
 
     Attributes:
         discover_runner: the :class:`DiscoverRunner`.
@@ -296,7 +296,7 @@ class DiscoverCommandsMixin:
             self.search_box.blockSignals(True)
             self.search_box.clear()
             self.search_box.blockSignals(False)
-            self._show_all(keep=paper_id)
+            self.show_all(keep=paper_id)
             row = self.model.row_of(paper_id)
             if row < 0:
                 self._back_stack.pop()
@@ -361,7 +361,7 @@ class DiscoverCommandsMixin:
             self.model.show_results(place.results, scope=self._scope)
             if not self._searching_columns:
                 self._show_snippet_column()
-            self._restore_selection(place.paper_id)
+            self.restore_selection(place.paper_id)
             self._update_status(filters=())
             self.request_search(immediate=True)   # fresh results; the paper stays current
         elif query:       # the search had not answered then: run it, then place the paper
@@ -369,7 +369,7 @@ class DiscoverCommandsMixin:
             self.request_search(immediate=True)
             return
         else:
-            self._show_all(keep=place.paper_id)
+            self.show_all(keep=place.paper_id)
         self._finish_place(place)
 
     def _finish_place(self, place: Place) -> None:

@@ -55,7 +55,7 @@ from paperdesk.ui.window.overview_window import OverviewCommands
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommands
 from paperdesk.ui.window.export_commands import ExportCommands
 from paperdesk.ui.window.import_commands import ImportCommands
-from paperdesk.ui.window.interest_sort import InterestSortMixin
+from paperdesk.ui.window.interest_sort import InterestSort
 from paperdesk.ui.window.list_columns import ListColumns
 from paperdesk.ui.window.metadata_commands import MetadataCommands
 from paperdesk.ui.window.removal_commands import RemovalCommands
@@ -150,8 +150,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(TriageMixin, InterestSortMixin,
-                 DiscoverCommandsMixin, QMainWindow):
+class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -236,7 +235,8 @@ class MainWindow(TriageMixin, InterestSortMixin,
         self.duplicates = DuplicatesCommands(self)
         self.exports = ExportCommands(self)
         self.overview = OverviewCommands(self)
-        self._commands: tuple[object, ...] = (self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self.interest_sort = InterestSort(self)
+        self._commands: tuple[object, ...] = (self.interest_sort, self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -296,7 +296,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
         self.saved_counter.countsReady.connect(self.saved_searches.show_saved_counts)
         self.duplicates.setup_duplicates()
         self._setup_discover()   # related papers, key terms, tag suggestions, Back
-        self._setup_interest_sort()   # the list's "worth reading first" order
+        self.interest_sort.setup_interest_sort()   # the list's "worth reading first" order
 
         self._read_timer = QTimer(self)
         self._read_timer.setSingleShot(True)
@@ -310,7 +310,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
         self._chosen_id = self.settings.selected_paper(library.path)
         # The last paper the user chose (stored at close; never a row the window placed).
         self._last_chosen_id = self._chosen_id
-        self._show_all(keep=self._chosen_id)
+        self.show_all(keep=self._chosen_id)
         self.restore_state()
         # The keyboard starts in the list (not in the first widget of the tab chain, the
         # sidebar, where Down would change the filter).
@@ -1256,7 +1256,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
         """The query in the search box, stripped ("" when not searching)."""
         return self.search_box.text().strip()
 
-    def _show_all(self, keep: int | None = None) -> None:
+    def show_all(self, keep: int | None = None) -> None:
         """List the scope (not searching), keeping paper ``keep`` (default: the current
         one) current if it is listed, else the first row."""
         keep = keep if keep is not None else self.current_paper_id()
@@ -1264,11 +1264,11 @@ class MainWindow(TriageMixin, InterestSortMixin,
         self._show_suggestion(None)
         self.model.show_all(scope=self._scope)
         self._hide_snippet_column()
-        self._restore_selection(keep)
+        self.restore_selection(keep)
         self._update_status()
-        self._order_by_interest()      # worth reading first: reordered off the UI thread
+        self.interest_sort.order_by_interest()      # worth reading first: reordered off the UI thread
 
-    def _restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
+    def restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
         """After the rows changed: make ``paper_id`` current again, or the row
         ``fallback_row`` (clamped). Placed by the window, not the user: a paper other
         than the one the user chose is not marked read until the user moves to it."""
@@ -1294,7 +1294,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
                                           immediate=immediate, sort=sort,
                                           descending=descending)
 
-    def _reset_search_sort(self) -> None:
+    def reset_search_sort(self) -> None:
         """A new search starts in relevance order (no sort indicator)."""
         self.model.reset_sort()
         header = self.table.horizontalHeader()
@@ -1311,10 +1311,10 @@ class MainWindow(TriageMixin, InterestSortMixin,
             self.search_runner.cancel()
             self._show_suggestion(None)
             if self._results is not None:
-                self._show_all()
+                self.show_all()
             return
         if self._results is None:
-            self._reset_search_sort()
+            self.reset_search_sort()
         self.request_search()
 
     @Slot(str, bool)
@@ -1331,7 +1331,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
         if self.query_text():
             self.request_search(immediate=True)
         else:
-            self._show_all()
+            self.show_all()
 
     def _show_snippet_column(self) -> None:
         """Show the Snippet column as a search's results arrive (:meth:`_fit_search_columns`);
@@ -1387,10 +1387,10 @@ class MainWindow(TriageMixin, InterestSortMixin,
         self._results = results
         self._show_suggestion(results)
         self.model.show_results(results, scope=self._scope)
-        self._interest_on_results(results)
+        self.interest_sort.interest_on_results(results)
         if not self._searching_columns:
             self._show_snippet_column()
-        self._restore_selection(keep, keep_row)
+        self.restore_selection(keep, keep_row)
         self._update_status(filters=())   # a search changes no filter's count
 
     @Slot(int, str)
@@ -1826,7 +1826,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
             self.model.show_all(scope=self._scope)
         else:
             self.model.drop_missing(paper_ids)
-        self._restore_selection(keep, row)
+        self.restore_selection(keep, row)
 
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags())
@@ -1889,7 +1889,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
             now = time.monotonic()
             if now - self._list_refreshed >= self.LIST_REFRESH_S:
                 self._list_refreshed = now
-                self._show_all()      # the papers committed so far, in the list
+                self.show_all()      # the papers committed so far, in the list
         if not self.cancel_button.isEnabled() or self.import_progress_label.text():
             return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
@@ -1907,7 +1907,7 @@ class MainWindow(TriageMixin, InterestSortMixin,
             self.request_search(immediate=True)
             self._update_status()
         else:
-            self._show_all()
+            self.show_all()
 
     @Slot(object)
     def _on_import_finished(self, report: ImportReport) -> None:
