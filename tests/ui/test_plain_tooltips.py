@@ -156,7 +156,7 @@ def test_markup_from_files_and_users_is_literal_in_every_tooltip(qtbot, tmp_path
     assert window.select_row(window.model.row_of(pid))
     qtbot.waitUntil(lambda: window.detail_pane.paper_id == pid
                     and window.detail_pane.discover_paper_id == pid
-                    and not window.discover_busy(), timeout=WAIT_MS)
+                    and not window.discover.discover_busy(), timeout=WAIT_MS)
     qtbot.keyClick(window.table, Qt.Key.Key_L,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: window.overview.overview_window is not None

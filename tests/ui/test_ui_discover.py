@@ -52,7 +52,7 @@ def _show(qtbot, window, pid: int) -> None:
 def _wait_discover(qtbot, window, pid: int) -> None:
     qtbot.waitUntil(lambda: window.detail_pane.paper_id == pid
                     and window.detail_pane.discover_paper_id == pid
-                    and not window.discover_busy(), timeout=WAIT_MS)
+                    and not window.discover.discover_busy(), timeout=WAIT_MS)
     QCoreApplication.processEvents()
 
 
@@ -219,7 +219,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
         or "depth" in window.undo_action.text()
     # The suggestions are asked for again: no suggestion of a tag the paper has.
     qtbot.waitUntil(lambda: window.detail_pane.discover_paper_id == pid
-                    and not window.discover_busy()
+                    and not window.discover.discover_busy()
                     and "depth" not in [c.suggestion.name for c in
                                         window.detail_pane.chips.suggestion_chips()],
                     timeout=WAIT_MS)
@@ -227,7 +227,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
     assert "depth" not in [t.name for t in window.lib.get(pid).tags]
-    qtbot.waitUntil(lambda: not window.discover_busy() and [
+    qtbot.waitUntil(lambda: not window.discover.discover_busy() and [
         c.suggestion.name for c in window.detail_pane.chips.suggestion_chips()][:1]
         == ["depth"], timeout=WAIT_MS)
     # Alt+3 with fewer suggestions says so and tags nothing.
@@ -262,15 +262,15 @@ def test_cancelling_the_build_says_so_and_can_start_again(qtbot, open_seeded, he
     qtbot.waitUntil(lambda: started.is_set() and window.cancel_button.isVisible(),
                     timeout=WAIT_MS)
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not window.discover_runner.is_running(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.discover.discover_runner.is_running(), timeout=WAIT_MS)
     note = window.detail_pane.related.note.text()
     assert "cancelled" in note
     button = window.detail_pane.related.build_button
     assert button.isVisible() and not window.progress_bar.isVisible()
     press(qtbot, window, Qt.Key.Key_J)              # another paper: not started again
-    qtbot.waitUntil(lambda: not window._discover_timer.isActive()
+    qtbot.waitUntil(lambda: not window.discover.discover_timer.isActive()
                     and not window.worker.is_busy(), timeout=WAIT_MS)
-    assert not window.discover_runner.is_running()
+    assert not window.discover.discover_runner.is_running()
     assert window.detail_pane.related.build_button.isVisible()
     gate.set()
     qtbot.mouseClick(window.detail_pane.related.build_button, Qt.MouseButton.LeftButton)

@@ -66,7 +66,7 @@ def _wait_export(qtbot, window) -> None:
     the same status bar) so that the progress bar's state is the export's."""
     qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not window.is_busy()
-                    and not window.discover_runner.is_running(), timeout=WAIT_MS)
+                    and not window.discover.discover_runner.is_running(), timeout=WAIT_MS)
     QApplication.processEvents()
 
 

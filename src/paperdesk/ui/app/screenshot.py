@@ -421,7 +421,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         window.select_rows([row, row + 1, row + 2, row + 4])
     window.table.setFocus()
     # the related papers, key terms and tag suggestions of the paper shown too
-    _wait(lambda: not window.is_busy() and not window.discover_busy(), timeout_s)
+    _wait(lambda: not window.is_busy() and not window.discover.discover_busy(), timeout_s)
     window.statusBar().clearMessage()
     _wait(lambda: False, 0.2)  # let layouts and repaints settle
     out = Path(out_png)

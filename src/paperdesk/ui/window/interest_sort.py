@@ -70,7 +70,7 @@ class InterestSort:
     def setup_interest_sort(self) -> None:
         """Connect the model's signal (called once the model, the actions and the
         window's discover runner exist)."""
-        self._window.discover_runner.finished.connect(self._on_interest_built)
+        self._window.discover.discover_runner.finished.connect(self._on_interest_built)
         self._window.model.interestSortLeft.connect(lambda: self._check_interest(False))
 
     def _check_interest(self, on: bool) -> None:
@@ -135,7 +135,7 @@ class InterestSort:
         self._window.statusBar().showMessage(
             f"Worth reading first: {reason}; finding the papers' key terms (by date added "
             "until then)", MESSAGE_MS)
-        self._window.build_terms()
+        self._window.discover.build_terms()
 
     def _on_interest_built(self, *_args) -> None:
         """The term table was built: ask for the order again."""

@@ -50,7 +50,7 @@ from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
 from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
-from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
+from paperdesk.ui.window.discover_commands import DiscoverCommands
 from paperdesk.ui.window.overview_window import OverviewCommands
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommands
 from paperdesk.ui.window.export_commands import ExportCommands
@@ -150,7 +150,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
+class MainWindow(TriageMixin, QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -236,7 +236,8 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
         self.exports = ExportCommands(self)
         self.overview = OverviewCommands(self)
         self.interest_sort = InterestSort(self)
-        self._commands: tuple[object, ...] = (self.interest_sort, self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self.discover = DiscoverCommands(self)
+        self._commands: tuple[object, ...] = (self.discover, self.interest_sort, self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -295,7 +296,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
         self.saved_counter = SavedSearchCounter(library, parent=self)
         self.saved_counter.countsReady.connect(self.saved_searches.show_saved_counts)
         self.duplicates.setup_duplicates()
-        self._setup_discover()   # related papers, key terms, tag suggestions, Back
+        self.discover.setup_discover()   # related papers, key terms, tag suggestions, Back
         self.interest_sort.setup_interest_sort()   # the list's "worth reading first" order
 
         self._read_timer = QTimer(self)
@@ -445,7 +446,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
         self._title_delegate = TitleDelegate(t)
         t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
         t.selectionModel().currentRowChanged.connect(self._on_current_row)
-        t.userMoved.connect(self._choose_current)
+        t.userMoved.connect(self.choose_current)
         t.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.layoutChanged.connect(self._scroll_to_current)
         self.model.searchSortRequested.connect(self._on_search_sort)
@@ -570,7 +571,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
             | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(index)
         if by_user:
-            self._choose_current()
+            self.choose_current()
         return True
 
     def select_rows(self, rows: Iterable[int]) -> int:
@@ -644,8 +645,8 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
             self.progress_bar.setFormat("Stopping…")
         elif self.import_runner.is_running():
             self.cancel_import()
-        elif self.progress_shown("discover") and self.discover_runner.is_running():
-            self.cancel_terms_build()
+        elif self.progress_shown("discover") and self.discover.discover_runner.is_running():
+            self.discover.cancel_terms_build()
         elif self.progress_shown("duplicates") and self.duplicates.duplicate_finder.is_running():
             self.duplicates.duplicate_finder.cancel()
             self.cancel_button.setEnabled(False)
@@ -793,7 +794,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
         if not self.table.currentIndex().isValid():
             self.select_row(0)
         self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        self._choose_current()
+        self.choose_current()
 
     @Slot()
     def show_shortcuts(self) -> None:
@@ -816,7 +817,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
     @Slot(str)
     def _try_example(self, example: str) -> None:
         self.search_box.setText(example)
-        self._flush_search()
+        self.flush_search()
 
     @Slot()
     @Slot()
@@ -1144,7 +1145,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
         self.export_runner.shutdown()
         self.sync_runner.shutdown()
         self.check_runner.cancel()
-        self._shutdown_discover()
+        self.discover.shutdown_discover()
         self.worker.shutdown()   # waits for the running batch; runs queued edits
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
@@ -1211,10 +1212,10 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
                 return True
             if ctrl and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
                 if not self.apply_suggestion():
-                    self._flush_search()
+                    self.flush_search()
                 return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Down):
-                self._flush_search()
+                self.flush_search()
                 self.focus_list()
                 return True
             if key == Qt.Key.Key_Escape:
@@ -1246,6 +1247,18 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
     def is_shut_down(self) -> bool:
         """True once :meth:`shutdown` ran (late signals are then ignored)."""
         return self._shut_down
+
+    def reshow_results(self, results: SearchResults, keep: int | None) -> None:
+        """Show ``results`` again, as complete, without searching (Back to a search: the
+        search box already holds their query), with paper ``keep`` current if listed."""
+        self._results = results
+        self._results_complete = True
+        self._show_suggestion(results)
+        self.model.show_results(results, scope=self._scope)
+        if not self._searching_columns:
+            self._show_snippet_column()
+        self.restore_selection(keep)
+        self._update_status(filters=())
 
     def use_scope(self, scope: Scope) -> None:
         """Make ``scope`` what the list covers without listing it again (the caller
@@ -1283,7 +1296,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
         self.cancel_auto_mark_read()
         self.detail_pane.clear_paper(message)
 
-    def _flush_search(self) -> None:
+    def flush_search(self) -> None:
         """Run a pending debounced search now (Enter should not wait for the timer)."""
         self.search_runner.flush()
 
@@ -1445,7 +1458,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
         if not suggestion:
             return False
         self.search_box.setText(suggestion)
-        self._flush_search()
+        self.flush_search()
         self.statusBar().showMessage(f"Searching for {_quoted(suggestion)} instead", 4000)
         return True
 
@@ -1628,7 +1641,7 @@ class MainWindow(TriageMixin, DiscoverCommandsMixin, QMainWindow):
                 f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
 
     @Slot()
-    def _choose_current(self) -> None:
+    def choose_current(self) -> None:
         """The user moved to the current row, or into the list: its paper counts as shown
         from now on, and is marked read after the delay (if it is the one on show)."""
         pid = self.current_paper_id()
