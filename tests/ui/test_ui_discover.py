@@ -150,7 +150,7 @@ def test_enter_opens_a_paper_not_in_the_list_and_alt_left_returns(qtbot, win):
 def test_a_click_on_a_related_row_opens_it_from_a_tag_list(qtbot, win):
     window = win
     pid = _paper_starting(window.lib, DEPTH_TITLE)
-    window.add_tag("solo", [pid])
+    window.triage.add_tag("solo", [pid])
     settle(qtbot, window)
     qtbot.waitUntil(lambda: bool(window.tag_pane.tag_entries()), timeout=WAIT_MS)
     tag = next(t for t in window.tag_pane.tag_entries() if t.name == "solo")
@@ -202,7 +202,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     labels = _labels(window.lib)
     pid = _paper_starting(window.lib, DEPTH_TITLE)
     others = [i for i, t in labels.items() if t == "depth-estimation" and i != pid][:6]
-    window.add_tag("depth", others)
+    window.triage.add_tag("depth", others)
     settle(qtbot, window)
     _show(qtbot, window, pid)
     chips = window.detail_pane.chips.suggestion_chips()

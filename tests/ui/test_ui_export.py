@@ -35,7 +35,7 @@ TAGGED = 12
 
 def _tag_papers(qtbot, window, name: str = "to read", n: int = TAGGED) -> list[int]:
     ids = window.lib.paper_ids()[:n]
-    assert window.add_tag(name, ids)
+    assert window.triage.add_tag(name, ids)
     settle(qtbot, window)
     assert window.lib.tag_by_name(name).count == n
     return ids

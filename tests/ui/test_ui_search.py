@@ -402,7 +402,7 @@ def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch)
     prompts = _answer_dialogs(monkeypatch, "should not be asked")
     _search(qtbot, window, "pruning")
     window.focus_list()
-    window.focus_note()
+    window.triage.focus_note()
     note = window.detail_pane.note_editor
     qtbot.keyClicks(note, "quick thought")
     qtbot.keyClick(note, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
@@ -466,22 +466,22 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other"]
     assert set(_saved(window)) == {"Other"}
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [
         ("Laws of scaling", "scaling laws"), ("Other", "pruning")]
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other", "Scaling"]
-    window.redo()
-    window.redo()
+    window.triage.redo()
+    window.triage.redo()
     settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other"]
     # saving over an existing name replaces it; undo brings the old query back
     window.saved_searches.save_search("other", "diffusion")
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("other", "diffusion")]
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
     # refused names: queued, then nothing saved, no undo step, a message says why
@@ -513,9 +513,9 @@ def test_saved_search_counts_follow_changes_off_the_ui_thread(qtbot, win, monkey
 
     monkeypatch.setattr(lib, "find", spy)
     ids = window.model.ids()[:3]
-    window.add_tag("look later", ids)
+    window.triage.add_tag("look later", ids)
     window.select_rows(ids[:2])
-    window.toggle_star()
+    window.triage.toggle_star()
     qtbot.waitUntil(lambda: _saved(window)["Tagged"][1] == 3
                     and _saved(window)["Starred"][1] == 2 and not window.is_busy(),
                     timeout=WAIT_MS)

@@ -112,13 +112,13 @@ def demo_annotations(window) -> int | None:
     lib = window.lib
     ids = lib.paper_ids()
     for name, (colour, key) in DEMO_TAGS.items():
-        window.create_tag(name, colour, key)
+        window.triage.create_tag(name, colour, key)
     names = list(DEMO_TAGS)
     for i, pid in enumerate(ids[:40]):
         if i % 3 == 0:
-            window.add_tag(names[(i // 3) % len(names)], [pid])
+            window.triage.add_tag(names[(i // 3) % len(names)], [pid])
         if i % 7 == 2:
-            window.add_tag("to read", [pid])
+            window.triage.add_tag("to read", [pid])
     window.run_edit(lambda lib: lib.set_starred([ids[1], ids[6], ids[9]], True))
     window.run_edit(lambda lib: lib.set_read(
         [ids[0], ids[2], ids[3], ids[5], ids[8], ids[11], ids[12]], True))
@@ -126,20 +126,20 @@ def demo_annotations(window) -> int | None:
     if target is None:
         return None
     for name in ("scaling", "to read", "theory"):
-        window.add_tag(name, [target])
+        window.triage.add_tag(name, [target])
     window.run_edit(lambda lib: lib.set_starred([target], True))
     abstract = lib.get(target).abstract
     first = abstract.index("maximal update parameterization (μP)")
-    window.add_highlight(target, first, first + len("maximal update parameterization (μP)"))
+    window.triage.add_highlight(target, first, first + len("maximal update parameterization (μP)"))
     phrase = "unifying previously disparate μP formulations as special cases"
     if phrase in abstract:
         start = abstract.index(phrase)
-        window.add_highlight(target, start, start + len(phrase), "#a5d8ff")
+        window.triage.add_highlight(target, start, start + len(phrase), "#a5d8ff")
         window.worker.wait_idle(30)
         hid = lib.highlights(target)[-1].id
         window.run_edit(lambda lib: lib.set_highlight_comment(
             hid, "the key claim — check section 4"))
-    window.save_note(target, DEMO_NOTE)
+    window.triage.save_note(target, DEMO_NOTE)
     window.worker.wait_idle(30)
     return target
 
@@ -379,7 +379,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         ids = [pid for pid in lib.paper_ids() if text in lib.get(pid).abstract
                and not (paper and paper in lib.get(pid).abstract)]
         if ids:
-            window.add_tag(name, ids[:6])
+            window.triage.add_tag(name, ids[:6])
             _wait(lambda: not window.is_busy(), timeout_s)
     if cite:
         target = demo_metadata(window) or target

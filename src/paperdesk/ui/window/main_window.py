@@ -8,7 +8,7 @@ the core and returns the :class:`~paperdesk.core.changes.Changes` the panes refr
 from); searches, imports and
 search-index updates run on worker threads (:mod:`paperdesk.ui.background.workers`). The commands
 of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions`); their slots
-for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageMixin`, those for
+for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageCommands`, those for
 exporting and copying in :class:`~paperdesk.ui.window.export_commands.ExportCommands`,
 those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
 :class:`~paperdesk.ui.window.metadata_commands.MetadataCommands`, deleting papers and
@@ -70,7 +70,7 @@ from paperdesk.ui.panes.snippet_delegate import SnippetDelegate
 from paperdesk.ui.panes.tag_pane import TagPane
 from paperdesk.ui.panes.title_delegate import TitleDelegate
 from paperdesk.ui.window.tag_commands import TagCommands
-from paperdesk.ui.window.triage import MESSAGE_MS, TriageMixin
+from paperdesk.ui.window.triage import MESSAGE_MS, TriageCommands
 from paperdesk.ui.background.operations import LibraryWorker
 from paperdesk.ui.background.workers import (CheckRunner, ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
                       SearchRunner)
@@ -150,7 +150,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(TriageMixin, QMainWindow):
+class MainWindow(QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -237,11 +237,12 @@ class MainWindow(TriageMixin, QMainWindow):
         self.overview = OverviewCommands(self)
         self.interest_sort = InterestSort(self)
         self.discover = DiscoverCommands(self)
-        self._commands: tuple[object, ...] = (self.discover, self.interest_sort, self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self.triage = TriageCommands(self)
+        self._commands: tuple[object, ...] = (self.triage, self.discover, self.interest_sort, self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
-        self._setup_caret_mode()   # F7 / Tab: a keyboard caret in the abstract
+        self.triage.setup_caret_mode()   # F7 / Tab: a keyboard caret in the abstract
 
         self.search_runner = SearchRunner(library, parent=self)
         self.search_runner.resultsReady.connect(self._on_results)
@@ -324,10 +325,10 @@ class MainWindow(TriageMixin, QMainWindow):
     def _build_panes(self) -> None:
         self.tag_pane = TagPane()
         self.tag_pane.scopeChosen.connect(self.list_scope)
-        self.tag_pane.renameTagRequested.connect(self.prompt_rename_tag)
-        self.tag_pane.deleteTagRequested.connect(self.delete_tag)
-        self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
-        self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
+        self.tag_pane.renameTagRequested.connect(self.triage.prompt_rename_tag)
+        self.tag_pane.deleteTagRequested.connect(self.triage.delete_tag)
+        self.tag_pane.recolourTagRequested.connect(self.triage.set_tag_colour)
+        self.tag_pane.bindKeyRequested.connect(self.triage.set_tag_key)
         self.tag_pane.newTagRequested.connect(self.tag_commands.prompt_new_tag)
         self.tag_pane.manageTagsRequested.connect(self.tag_commands.open_tags_dialog)
         self.tag_pane.savedSearchChosen.connect(self.saved_searches.run_saved_search)
@@ -382,17 +383,17 @@ class MainWindow(TriageMixin, QMainWindow):
         pane = self.detail_pane = DetailPane()
         pane.abstract_view.highlighted.connect(self._on_link_hovered)
         pane.linkRefused.connect(self._on_link_refused)
-        pane.starToggled.connect(self.toggle_star)
-        pane.readToggled.connect(self.toggle_read)
-        pane.titleEdited.connect(self.set_title)
+        pane.starToggled.connect(self.triage.toggle_star)
+        pane.readToggled.connect(self.triage.toggle_read)
+        pane.titleEdited.connect(self.triage.set_title)
         pane.tagAddRequested.connect(self.tag_commands.add_typed_tag)
-        pane.tagRemoveRequested.connect(self._on_chip_removed)
+        pane.tagRemoveRequested.connect(self.triage.remove_chip_tag)
         pane.editingCancelled.connect(self.focus_list)
         pane.highlightRequested.connect(
-            lambda start, end, colour: self.add_highlight(pane.paper_id, start, end, colour))
-        pane.highlightRemoveRequested.connect(self.remove_highlight)
-        pane.highlightCommentRequested.connect(self.prompt_highlight_comment)
-        pane.noteSaveRequested.connect(self.save_note)
+            lambda start, end, colour: self.triage.add_highlight(pane.paper_id, start, end, colour))
+        pane.highlightRemoveRequested.connect(self.triage.remove_highlight)
+        pane.highlightCommentRequested.connect(self.triage.prompt_highlight_comment)
+        pane.noteSaveRequested.connect(self.triage.save_note)
         pane.metadataEditRequested.connect(self.metadata.edit_metadata)
         pane.note_editor.linkOpened.connect(
             lambda url: self.statusBar().showMessage(f"Opened {url} in the browser", 4000))
@@ -503,7 +504,7 @@ class MainWindow(TriageMixin, QMainWindow):
         bar.addPermanentWidget(self.cancel_button)
 
     def _build_menus(self) -> None:
-        slots = {f"toggle_tag_{n}": functools.partial(self.toggle_tag_key, n)
+        slots = {f"toggle_tag_{n}": functools.partial(self.triage.toggle_tag_key, n)
                  for n in range(1, 10)}
         slots.update(self.list_columns.column_slots())
         for mode in ("system", "light", "dark"):
@@ -519,13 +520,13 @@ class MainWindow(TriageMixin, QMainWindow):
         self.appearance_group = QActionGroup(self)
         for mode in ("system", "light", "dark"):
             self.appearance_group.addAction(a[f"appearance{mode.title()}Action"])
-        self._set_checked("autoMarkReadAction", self.settings.auto_mark_read)
-        self._set_checked(f"appearance{self.settings.appearance.title()}Action", True)
-        self._set_checked("showSidebarAction", True)
-        self._set_checked("showReadingPaneAction", True)
+        self.set_checked("autoMarkReadAction", self.settings.auto_mark_read)
+        self.set_checked(f"appearance{self.settings.appearance.title()}Action", True)
+        self.set_checked("showSidebarAction", True)
+        self.set_checked("showReadingPaneAction", True)
         self.list_columns.setup(self.actions_by_name)
 
-    def _set_checked(self, name: str, on: bool) -> None:
+    def set_checked(self, name: str, on: bool) -> None:
         """Check or uncheck a checkable action without running its slot."""
         action = self.actions_by_name[name]
         action.blockSignals(True)
@@ -533,6 +534,32 @@ class MainWindow(TriageMixin, QMainWindow):
         action.blockSignals(False)
 
     # -- public API --------------------------------------------------------------------
+    def run_edit(self, edit, quiet: bool = False) -> bool:
+        """Make one change to the library: ``edit(lib)`` calls a ``Library`` mutation and
+        returns its :class:`~paperdesk.core.changes.Changes`.
+
+        Args:
+            edit: ``(Library) -> Changes``.
+            quiet: no "… — Ctrl+Z to undo" message (note autosaves).
+        Returns:
+            True when the edit was accepted (see the window's :meth:`submit_edit`).
+        """
+        return self.submit_edit(edit, quiet=quiet)
+
+    def show_error(self, message: str) -> None:
+        """Show a one-line problem in the status bar (never a traceback)."""
+        self.statusBar().showMessage(f"⚠ {message}", 8000)
+
+    def selected_ids(self) -> list[int]:
+        """Return the ids the paper commands act on: the selected rows when more than
+        one is selected, otherwise the current paper (``[]`` if none)."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        ids = [pid for pid in (self.model.paper_id(r) for r in rows) if pid is not None]
+        if len(ids) > 1:
+            return ids
+        current = self.current_paper_id()
+        return [current] if current is not None else ids
+
     def status_text(self) -> str:
         """Return the status bar's summary, e.g. ``"225 papers"`` or ``"3 of 225 match"``."""
         return self.status_label.text()
@@ -921,7 +948,7 @@ class MainWindow(TriageMixin, QMainWindow):
             if pane.hasFocus() or pane.isAncestorOf(self.focusWidget()):
                 self.table.setFocus()
         pane.setHidden(not shown)
-        self._set_checked(action, shown)
+        self.set_checked(action, shown)
         self.settings.set_pane_visible(name, shown)
         if shown and self._sized:
             self._give_room(pane)
@@ -982,7 +1009,7 @@ class MainWindow(TriageMixin, QMainWindow):
             ValueError: an unknown mode.
         """
         self.settings.appearance = mode
-        self._set_checked(f"appearance{mode.title()}Action", True)
+        self.set_checked(f"appearance{mode.title()}Action", True)
         return follow_appearance(mode)
 
     @Slot()
@@ -1074,7 +1101,7 @@ class MainWindow(TriageMixin, QMainWindow):
                                    (self.detail_pane, "detail", "showReadingPaneAction")):
             shown = s.pane_visible(name)
             pane.setHidden(not shown)
-            self._set_checked(action, shown)
+            self.set_checked(action, shown)
 
     def _remember_splitter(self) -> None:
         """Store the main splitter's sizes while every pane is shown (a hidden pane has

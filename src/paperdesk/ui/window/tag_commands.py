@@ -63,7 +63,7 @@ class TagCommands:
             return
         known = {tag_key(t.name) for t in self._window.tag_pane.tag_entries()}
         if not ids or tag_key(clean) in known:
-            self._window.add_tag(clean, ids)
+            self._window.triage.add_tag(clean, ids)
             self._window.focus_list()
             return
         dialog = self._new_tag_dialog(clean, len(ids), self._window)
@@ -80,7 +80,7 @@ class TagCommands:
             if created:
                 self._window.focus_list()
             else:   # back to the editor with the name, to change it or Esc
-                self._window.focus_tag_editor()
+                self._window.triage.focus_tag_editor()
                 self._window.detail_pane.chips.editor.setText(clean)
 
         dialog.createRequested.connect(create)
@@ -102,7 +102,7 @@ class TagCommands:
         owner = parent if parent is not None else self._window
         dialog = self._new_tag_dialog("", 0, owner)
         dialog.createRequested.connect(
-            lambda name, key: self._window.create_tag(name, key=key))
+            lambda name, key: self._window.triage.create_tag(name, key=key))
         if isinstance(owner, TagsDialog):   # back to its list, on the new tag once listed
             dialog.createRequested.connect(lambda name, _key: owner.follow(name))
             dialog.finished.connect(lambda _r: (owner.activateWindow(), owner.focus_list()))
@@ -146,14 +146,14 @@ class TagCommands:
             old.deleteLater()
         dialog = TagsDialog(tags, current, self._window)
         self.tags_dialog = dialog
-        dialog.renameRequested.connect(self._window.rename_tag)
-        dialog.colourRequested.connect(self._window.set_tag_colour)
-        dialog.keyRequested.connect(self._window.set_tag_key)
-        dialog.deleteRequested.connect(self._window.delete_tag)
+        dialog.renameRequested.connect(self._window.triage.rename_tag)
+        dialog.colourRequested.connect(self._window.triage.set_tag_colour)
+        dialog.keyRequested.connect(self._window.triage.set_tag_key)
+        dialog.deleteRequested.connect(self._window.triage.delete_tag)
         dialog.mergeRequested.connect(self.merge_tags)
         dialog.newTagRequested.connect(lambda: self.prompt_new_tag(dialog))
-        dialog.undoRequested.connect(self._window.undo)
-        dialog.redoRequested.connect(self._window.redo)
+        dialog.undoRequested.connect(self._window.triage.undo)
+        dialog.redoRequested.connect(self._window.triage.redo)
         # What each change did (or why not) shows in the dialog too: the status bar is
         # behind it.
         self._window.statusBar().messageChanged.connect(dialog.show_status)
