@@ -54,7 +54,7 @@ def test_note_is_saved_within_a_second_and_survives_reopening(qtbot, open_seeded
 def test_closing_saves_a_note_typed_just_before(qtbot, open_seeded, tmp_path):
     window = open_seeded()
     pid = window.current_paper_id()
-    window.triage.focus_note()
+    window.reading.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "last words")
     window.close()                                   # before the autosave timer fires
     assert _note_in_db(tmp_path / "lib", pid) == "last words"
@@ -76,7 +76,7 @@ def test_note_survives_the_process_being_killed(tmp_path, _seeded_template):
         window.show()
         print(window.current_paper_id(), flush=True)
         def type_note():
-            window.triage.focus_note()
+            window.reading.focus_note()
             QTest.keyClicks(window.detail_pane.note_editor, "typed then killed")
             QTimer.singleShot(1000, lambda: os._exit(9))   # no shutdown, no flush
         QTimer.singleShot(100, type_note)
@@ -255,7 +255,7 @@ def test_tag_editor_completes_existing_names_without_regard_to_case(qtbot, win):
     completer = window.detail_pane.chips.completer
     completer.setCompletionPrefix("learn")
     assert completer.currentCompletion() == "Reinforcement Learning"
-    window.triage.focus_tag_editor()
+    window.reading.focus_tag_editor()
     qtbot.keyClicks(window.focusWidget(), "reinforcement learning")
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)

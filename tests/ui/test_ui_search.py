@@ -402,7 +402,7 @@ def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch)
     prompts = _answer_dialogs(monkeypatch, "should not be asked")
     _search(qtbot, window, "pruning")
     window.focus_list()
-    window.triage.focus_note()
+    window.reading.focus_note()
     note = window.detail_pane.note_editor
     qtbot.keyClicks(note, "quick thought")
     qtbot.keyClick(note, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)

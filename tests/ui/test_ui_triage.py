@@ -110,7 +110,7 @@ def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
 
     lib.create_tag("x1")
     window.triage.set_tag_key(lib.tag_by_name("x1").id, 1)
-    window.triage.focus_note()
+    window.reading.focus_note()
     note = window.detail_pane.note_editor
     qtbot.keyClicks(note, keys + " ")
     assert note.toPlainText() == keys + " "
@@ -118,10 +118,10 @@ def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
 
     for editor in (window.detail_pane.chips.editor, window.detail_pane.title_editor):
         if editor is window.detail_pane.title_editor:
-            window.triage.edit_title()
+            window.reading.edit_title()
             editor.clear()
         else:
-            window.triage.focus_tag_editor()
+            window.reading.focus_tag_editor()
         qtbot.keyClicks(editor, keys)
         assert editor.text() == keys
         assert window.focusWidget() is editor

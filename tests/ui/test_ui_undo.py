@@ -215,7 +215,7 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
     steps = len(window.lib.undo_stack)
-    window.triage.focus_note()
+    window.reading.focus_note()
     editor = window.detail_pane.note_editor
     for burst in ("First idea.", " Second idea.", " Third."):
         qtbot.keyClicks(editor, burst)
@@ -230,9 +230,9 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     assert editor.toPlainText() == lib.note(pid)
     # another visit to the paper starts a new step
     press(qtbot, window, Qt.Key.Key_Escape)
-    window.triage.next_paper()
-    window.triage.previous_paper()
-    window.triage.focus_note()
+    window.reading.next_paper()
+    window.reading.previous_paper()
+    window.reading.focus_note()
     qtbot.keyClicks(editor, " More.")
     press(qtbot, window, Qt.Key.Key_Escape)        # Esc saves at once
     settle(qtbot, window)
@@ -245,9 +245,9 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
 def test_switching_paper_saves_the_note_first(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    window.triage.focus_note()
+    window.reading.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "quick")
-    window.triage.next_paper()                             # no autosave wait: saved on switching
+    window.reading.next_paper()                             # no autosave wait: saved on switching
     settle(qtbot, window)
     assert lib.note(pid) == "quick"
     assert window.detail_pane.note_editor.toPlainText() == ""
@@ -257,7 +257,7 @@ def test_undo_while_typing_saves_then_undoes(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
     window.triage.toggle_star()
-    window.triage.focus_note()
+    window.reading.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "typed")
     _undo(qtbot, window)                            # saves "typed", then undoes it
     assert lib.note(pid) == ""
@@ -268,7 +268,7 @@ def test_undo_while_typing_saves_then_undoes(qtbot, win):
 def test_errors_become_messages_not_tracebacks(qtbot, win):
     window, lib = win, win.lib
     steps = len(window.lib.undo_stack)
-    window.triage.focus_tag_editor()
+    window.reading.focus_tag_editor()
     qtbot.keyClicks(window.focusWidget(), "a,b")
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)

@@ -373,7 +373,7 @@ class DiscoverCommands:
 
     def _finish_place(self, place: Place) -> None:
         if place.paper_id is not None and self._window.current_paper_id() == place.paper_id:
-            self._window.choose_current()
+            self._window.reading.choose_current()
         bar = self._window.table.verticalScrollBar()
         bar.setValue(place.scroll)
         QTimer.singleShot(0, lambda: not self._window.is_shut_down() and bar.setValue(place.scroll))

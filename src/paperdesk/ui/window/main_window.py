@@ -27,8 +27,8 @@ import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
-                            Qt, QTimer, QUrl, Slot)
+from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QObject, Qt,
+                            QTimer, Slot)
 from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QDragEnterEvent,
                            QDragMoveEvent, QDropEvent, QFont, QIcon, QPainter, QPalette,
                            QPixmap)
@@ -40,14 +40,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderVi
 from paperdesk.core.changes import Changes
 from paperdesk.core.imports.formats import file_dialog_filter
 from paperdesk.core.library import Library
-from paperdesk.core.models import (ImportReport, IndexStatus, LibraryError, SearchResults,
-                                   UnknownPaper)
+from paperdesk.core.models import ImportReport, IndexStatus, SearchResults
 from paperdesk.core.search.index import MatchTerms
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
-from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommands
@@ -58,6 +56,7 @@ from paperdesk.ui.window.import_commands import ImportCommands
 from paperdesk.ui.window.interest_sort import InterestSort
 from paperdesk.ui.window.list_columns import ListColumns
 from paperdesk.ui.window.metadata_commands import MetadataCommands
+from paperdesk.ui.window.reading import ReadingController
 from paperdesk.ui.window.removal_commands import RemovalCommands
 from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
@@ -208,11 +207,6 @@ class MainWindow(QMainWindow):
         #: the last message about files not imported (a report dialog or a message box)
         self.import_message: QWidget | None = None
         self._shortcuts_dialog: ShortcutsDialog | None = None
-        self._read_candidate: int | None = None
-        #: the paper the user moved to in the list (keys, click, a command such as j or
-        #: u) or the selection restored at start, while it is the current one; only it
-        #: is marked read automatically (a row a search or a refresh puts first is not)
-        self._chosen_id: int | None = None
         self._search_stale = False   # indexed text changed since the search last ran
         self._suggestion: str | None = None   # "Did you mean" query on show
         self._search_help: SearchHelpDialog | None = None
@@ -228,6 +222,8 @@ class MainWindow(QMainWindow):
         # their slots found by name by the actions table (in this order).
         #: Del in the list, File ▸ Remove Imported File…
         self.removal = RemovalCommands(self)
+        #: the paper on show, moving between papers, marking read
+        self.reading = ReadingController(self)
         self.metadata = MetadataCommands(self)
         self.tag_commands = TagCommands(self)
         self.saved_searches = SavedSearches(self)
@@ -238,7 +234,10 @@ class MainWindow(QMainWindow):
         self.interest_sort = InterestSort(self)
         self.discover = DiscoverCommands(self)
         self.triage = TriageCommands(self)
-        self._commands: tuple[object, ...] = (self.triage, self.discover, self.interest_sort, self.overview, self.exports, self.duplicates, self.imports, self.saved_searches, self.tag_commands, self.metadata, self.removal,)
+        self._commands: tuple[object, ...] = (
+            self.reading, self.triage, self.discover, self.interest_sort, self.overview,
+            self.exports, self.duplicates, self.imports, self.saved_searches,
+            self.tag_commands, self.metadata, self.removal)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -259,6 +258,9 @@ class MainWindow(QMainWindow):
         self._recount: set[str] | None = set()
         self._total_papers: int | None = None   #: papers in the library, last counted
         self.worker.changed.connect(self._on_changed)
+        # the paper on show follows the list's current row and each change (after the
+        # list was refreshed from it, above)
+        self.reading.connect()
         self.worker.failed.connect(self.show_error)
         # Snippets of the rows on show are cut on the reader thread, a block at a time.
         self.model.set_snippet_fetcher(self._fetch_snippets)
@@ -300,19 +302,14 @@ class MainWindow(QMainWindow):
         self.discover.setup_discover()   # related papers, key terms, tag suggestions, Back
         self.interest_sort.setup_interest_sort()   # the list's "worth reading first" order
 
-        self._read_timer = QTimer(self)
-        self._read_timer.setSingleShot(True)
-        self._read_timer.timeout.connect(self._auto_mark_read)
-
         self._refresh_sources()
         self._refresh_tags()
         self.saved_searches.refresh_saved(immediate=True)
         # The paper selected when the window last closed is selected again, and counts
         # as shown (read after the delay); if it is gone, the first row, which does not.
-        self._chosen_id = self.settings.selected_paper(library.path)
-        # The last paper the user chose (stored at close; never a row the window placed).
-        self._last_chosen_id = self._chosen_id
-        self.show_all(keep=self._chosen_id)
+        chosen = self.settings.selected_paper(library.path)
+        self.reading.restore_chosen(chosen)
+        self.show_all(keep=chosen)
         self.restore_state()
         # The keyboard starts in the list (not in the first widget of the tab chain, the
         # sidebar, where Down would change the filter).
@@ -381,8 +378,6 @@ class MainWindow(QMainWindow):
         layout.addWidget(self.table)
 
         pane = self.detail_pane = DetailPane()
-        pane.abstract_view.highlighted.connect(self._on_link_hovered)
-        pane.linkRefused.connect(self._on_link_refused)
         pane.starToggled.connect(self.triage.toggle_star)
         pane.readToggled.connect(self.triage.toggle_read)
         pane.titleEdited.connect(self.triage.set_title)
@@ -446,8 +441,6 @@ class MainWindow(QMainWindow):
         t.setItemDelegateForColumn(PaperTableModel.SNIPPET, self._snippet_delegate)
         self._title_delegate = TitleDelegate(t)
         t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
-        t.selectionModel().currentRowChanged.connect(self._on_current_row)
-        t.userMoved.connect(self.choose_current)
         t.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.layoutChanged.connect(self._scroll_to_current)
         self.model.searchSortRequested.connect(self._on_search_sort)
@@ -598,7 +591,7 @@ class MainWindow(QMainWindow):
             | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(index)
         if by_user:
-            self.choose_current()
+            self.reading.choose_current()
         return True
 
     def select_rows(self, rows: Iterable[int]) -> int:
@@ -821,7 +814,7 @@ class MainWindow(QMainWindow):
         if not self.table.currentIndex().isValid():
             self.select_row(0)
         self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        self.choose_current()
+        self.reading.choose_current()
 
     @Slot()
     def show_shortcuts(self) -> None:
@@ -937,10 +930,10 @@ class MainWindow(QMainWindow):
         """Show or hide the reading pane (abstract, tags, highlights, note)."""
         if not shown:
             self.detail_pane.note_editor.flush()
-            self.cancel_auto_mark_read()
+            self.reading.cancel_auto_mark_read()
         self._set_pane_shown(self.detail_pane, "detail", "showReadingPaneAction", shown)
         if shown and self.detail_pane.paper is not None:
-            self._schedule_mark_read(self.detail_pane.paper)
+            self.reading.schedule_mark_read(self.detail_pane.paper)
 
     def _set_pane_shown(self, pane: QWidget, name: str, action: str, shown: bool) -> None:
         if not shown and not pane.isHidden():
@@ -1117,7 +1110,7 @@ class MainWindow(QMainWindow):
         try:
             # Only a paper the user chose: a row a search or filter put first must not
             # come back at the next start as if chosen (and be marked read).
-            s.set_selected_paper(self.lib.path, self._last_chosen_id)
+            s.set_selected_paper(self.lib.path, self.reading.last_chosen_id)
             s.window_geometry = self.saveGeometry()
             s.header_state = self.table.horizontalHeader().saveState()
             column = self.model.sort_column
@@ -1146,14 +1139,9 @@ class MainWindow(QMainWindow):
             action.setChecked(on)
             action.blockSignals(False)
         if not on:
-            self.cancel_auto_mark_read()
+            self.reading.cancel_auto_mark_read()
         elif self.detail_pane.paper is not None:
-            self._schedule_mark_read(self.detail_pane.paper)
-
-    def cancel_auto_mark_read(self) -> None:
-        """Forget the pending automatic mark-read of the shown paper."""
-        self._read_timer.stop()
-        self._read_candidate = None
+            self.reading.schedule_mark_read(self.detail_pane.paper)
 
     def shutdown(self) -> None:
         """Save a pending note, stop the worker threads and (if owned) close the library.
@@ -1165,7 +1153,7 @@ class MainWindow(QMainWindow):
         except RuntimeError:  # the C++ widgets are already gone (interpreter exit)
             pass
         self._shut_down = True
-        self._read_timer.stop()
+        self.reading.cancel_auto_mark_read()
         self.search_runner.shutdown()
         self.saved_counter.shutdown()
         self.import_runner.shutdown()
@@ -1316,12 +1304,7 @@ class MainWindow(QMainWindow):
         if row < 0:
             row = min(max(fallback_row, 0), self.model.rowCount() - 1)
         if not self.select_row(row, by_user=False):
-            self._clear_detail(self._empty_hint())
-
-    def _clear_detail(self, message: str) -> None:
-        self.detail_pane.note_editor.flush()
-        self.cancel_auto_mark_read()
-        self.detail_pane.clear_paper(message)
+            self.reading.clear_detail(self.empty_hint())
 
     def flush_search(self) -> None:
         """Run a pending debounced search now (Enter should not wait for the timer)."""
@@ -1448,7 +1431,7 @@ class MainWindow(QMainWindow):
         self.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
                          on_failed=lambda _message: None, label="snippets")
 
-    def _match_terms(self) -> MatchTerms | None:
+    def match_terms(self) -> MatchTerms | None:
         """What the shown search matched, for highlighting (``None`` when not searching).
         Computed with ``Library.match_terms`` on the search thread."""
         if self._results is None:
@@ -1531,7 +1514,8 @@ class MainWindow(QMainWindow):
                 return label.rsplit(" (", 1)[0]
         return ""
 
-    def _empty_hint(self) -> str:
+    def empty_hint(self) -> str:
+        """What the reading pane says when the list is empty (no match, empty scope)."""
         if self._results is not None:
             if self._suggestion:
                 return (f"No papers match. Did you mean {_quoted(self._suggestion, 40)}? "
@@ -1631,31 +1615,6 @@ class MainWindow(QMainWindow):
                                   if counts and counts[1] else "")
 
     # -- the current paper -------------------------------------------------------------
-    @Slot(QModelIndex, QModelIndex)
-    def _on_current_row(self, current: QModelIndex, previous: QModelIndex) -> None:
-        pid = self.model.paper_id(current.row()) if current.isValid() else None
-        if pid != self._chosen_id:
-            # Not (yet) the user's choice: the user's moves say so right after this
-            # (userMoved, select_row), a row placed by the window stays unchosen.
-            self._chosen_id = None
-        terms = self._match_terms()
-        if pid is not None and pid == self.detail_pane.paper_id:
-            self.detail_pane.set_match_terms(terms)  # same paper (list refreshed): keep note
-            return
-        if pid is None:
-            self._clear_detail(self._empty_hint())
-            return
-        self.detail_pane.note_editor.flush()
-        try:
-            paper = self.lib.get(pid)
-        except UnknownPaper:
-            self._clear_detail("This paper is no longer in the library")
-            return
-        except LibraryError as exc:
-            self._clear_detail(str(exc))
-            return
-        self.detail_pane.show_paper(paper, terms)
-        self._schedule_mark_read(paper)
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection_changed(self, selected, deselected) -> None:
@@ -1666,43 +1625,6 @@ class MainWindow(QMainWindow):
         if n > 1:
             self.statusBar().showMessage(
                 f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
-
-    @Slot()
-    def choose_current(self) -> None:
-        """The user moved to the current row, or into the list: its paper counts as shown
-        from now on, and is marked read after the delay (if it is the one on show)."""
-        pid = self.current_paper_id()
-        if pid is None or pid == self._chosen_id or self._shut_down:
-            return
-        self._chosen_id = self._last_chosen_id = pid
-        paper = self.detail_pane.paper
-        if paper is not None and paper.id == pid:
-            self._schedule_mark_read(paper)
-
-    def shown_by_user(self) -> bool:
-        """True when the paper on show is the user's choice: the user moved to it in the
-        list (keys, a click, j/k/u), moved into the list while it was current, or it is
-        the selection restored at start. Only such a paper is marked read
-        automatically; one a search, a filter change or a list refresh put first is not."""
-        pid = self.detail_pane.paper_id
-        return pid is not None and pid == self._chosen_id == self.current_paper_id()
-
-    def _schedule_mark_read(self, paper) -> None:
-        self.cancel_auto_mark_read()
-        if self.settings.auto_mark_read and not paper.read \
-                and not self.detail_pane.isHidden() and paper.id == self._chosen_id:
-            self._read_candidate = paper.id
-            self._read_timer.start(self.settings.mark_read_delay_ms)
-
-    @Slot()
-    def _auto_mark_read(self) -> None:
-        """Mark the shown paper read once it has been shown long enough, if the user
-        chose it (:meth:`shown_by_user`). Not an undo step (R toggles it back)."""
-        pid, self._read_candidate = self._read_candidate, None
-        if self._shut_down or pid is None or pid != self.detail_pane.paper_id \
-                or not self.shown_by_user() or self.detail_pane.isHidden():
-            return
-        self.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
 
     # -- edits and undo ---------------------------------------------------------------
     def submit_edit(self, edit, quiet: bool = False, on_done=None, on_failed=None) -> bool:
@@ -1811,7 +1733,8 @@ class MainWindow(QMainWindow):
             action.setText(f"{verb} {label.replace('&', '&&')}" if label else verb)
 
     def _on_changed(self, change: Changes) -> None:
-        """Refresh what a change touched: list rows, counts, tags, the shown paper."""
+        """Refresh what a change touched: list rows, counts, tags (the paper on show:
+        :meth:`ReadingController.on_changed`)."""
         if self._shut_down:
             return
         self._update_undo_actions()
@@ -1830,27 +1753,7 @@ class MainWindow(QMainWindow):
             self.saved_searches.refresh_saved()
         # counts (and the filters' counts the change can have moved) off the UI thread
         self._update_status(None if change.sources else _filters_touched(change))
-        pid = self.detail_pane.paper_id
-        if pid is None or pid not in change.papers:
-            return
-        if change.notes and not change.replay:
-            return   # the editor already shows what was saved
-        self._show_again(pid, reload_note=bool(change.notes))
-
-    def _show_again(self, pid: int, reload_note: bool = False) -> None:
-        """Read paper ``pid`` (the one the detail pane shows) off the UI thread and show
-        it again, in place; it is cleared with a message if it left the library."""
-        def show(paper) -> None:   # UI thread; skipped if another paper is shown by now
-            if not self._shut_down and self.detail_pane.paper_id == pid:
-                self.detail_pane.show_paper(paper, self._match_terms(),
-                                            reload_note=reload_note)
-
-        def gone(_message: str) -> None:
-            if not self._shut_down and self.detail_pane.paper_id == pid:
-                self._clear_detail("This paper is no longer in the library")
-
-        self.worker.read(lambda lib: lib.get(pid), on_done=show, on_failed=gone,
-                         label="paper")
+        # the paper on show: the reading controller, connected after this slot
 
     def _relist_after_removal(self, paper_ids) -> None:
         """Papers left the library or came back (delete, remove file, their undo): list
@@ -1892,19 +1795,6 @@ class MainWindow(QMainWindow):
         index = self.table.currentIndex()
         if index.isValid():
             self.table.scrollTo(index)
-
-    @Slot(object)
-    def _on_link_hovered(self, url) -> None:
-        text = url.toString() if hasattr(url, "toString") else str(url)
-        if text:
-            self.statusBar().showMessage(text, 4000)
-        else:
-            self.statusBar().clearMessage()
-
-    @Slot(QUrl)
-    def _on_link_refused(self, url: QUrl) -> None:
-        problem = link_problem(url) or "only http and https links open"
-        self.statusBar().showMessage(f"Not opened: {url.toString()[:80]} ({problem})", 8000)
 
     # -- importing ---------------------------------------------------------------------
     def _refresh_sources(self) -> None:
@@ -1957,7 +1847,7 @@ class MainWindow(QMainWindow):
         self._end_import()
         shown = self.detail_pane.paper_id
         if shown is not None and shown in report.changes.papers:   # enriched meanwhile
-            self._show_again(shown)
+            self.reading.show_again(shown)
         self.imports.show_import_ended(report, seeds)
         if report.cancelled:
             n = report.added

@@ -6,7 +6,7 @@ recolour, bind a key, merge or delete.
 The dialogs (:mod:`paperdesk.ui.window.tags_dialog`) only say what the user asked for;
 every change is a ``Library`` call handed to the window's one writer thread
 (``submit_edit``), one undo step each, and the Tags dialog shows it when the tag list
-read after the commit comes back (:meth:`TagCommandsMixin.update_tag_dialogs`, called
+read after the commit comes back (:meth:`TagCommands.update_tag_dialogs`, called
 from the window's tag refresh). Which names and keys exist is taken from the tag list
 the window last read (``tag_pane.tag_entries()``), so the UI thread never asks SQLite.
 """

@@ -49,85 +49,8 @@ class TriageCommands:
         self.caret_label: QLabel | None = None
 
     # -- navigation ----------------------------------------------------------------------
-    def next_paper(self) -> bool:
-        """Show the next paper in the list (j). Returns False at the end."""
-        return self._step(1)
-
-    def previous_paper(self) -> bool:
-        """Show the previous paper in the list (k). Returns False at the start."""
-        return self._step(-1)
-
-    def _step(self, step: int) -> bool:
-        row = self._window.table.currentIndex().row()
-        target = 0 if row < 0 else row + step
-        return self._window.select_row(target) if 0 <= target < self._window.model.rowCount() else False
-
-    def next_unread(self) -> bool:
-        """Show the next unread paper after the current one, wrapping around (u).
-
-        Which papers are unread is read on the worker's reader thread (the list may hold
-        100,000 rows); the list moves when the answer comes back.
-
-        Returns:
-            False when the list is empty; otherwise True (a message says so when no
-            other listed paper is unread).
-        """
-        ids = self._window.model.ids()
-        if not ids:
-            return False
-        current = self._window.current_paper_id()
-        start = self._window.model.row_of(current)
-        order = [pid for pid in ids[start + 1:] + ids[:max(start, 0) + 1] if pid != current]
-        job = self._window.worker.read(lambda lib: lib.first_unread(order),
-                               on_done=self._go_to_unread, on_failed=self._window.show_error,
-                               label="next unread")
-        return job is not None
-
-    def _go_to_unread(self, pid: int | None) -> None:
-        row = self._window.model.row_of(pid) if pid is not None else -1
-        if row < 0:
-            self._window.statusBar().showMessage("No other unread paper in this list", MESSAGE_MS)
-            return
-        self._window.select_row(row)
-
-    def back_to_list(self) -> None:
-        """Leave the note/tag/title editor (saving the note) or caret mode and focus the
-        list (Esc). In the list itself, Esc narrows a multi-selection to the current paper."""
-        focus = self._window.focusWidget()
-        pane = self._window.detail_pane
-        pane.note_editor.flush()
-        if pane.is_editing_title():
-            pane.cancel_title_edit()
-        if focus is pane.chips.editor:
-            pane.chips.editor.clear()
-        if focus is self._window.table and len(self._window.table.selectionModel().selectedRows()) > 1:
-            self._window.select_row(self._window.table.currentIndex().row())
-        self._window.focus_list()
-
-    def scroll_abstract_down(self) -> None:
-        """Scroll the abstract down one screen (Space)."""
-        self._window.detail_pane.scroll_abstract(0.9)
-
-    def scroll_abstract_up(self) -> None:
-        """Scroll the abstract up one screen (Shift+Space)."""
-        self._window.detail_pane.scroll_abstract(-0.9)
 
     # -- focusing the editors ------------------------------------------------------------
-    def focus_tag_editor(self) -> bool:
-        """Put the focus in the tag editor; Enter adds the tag to the selected papers (t)."""
-        self._window.detail_pane.set_selection_size(len(self._window.selected_ids()))
-        self._window.reveal_reading_pane()
-        return self._window.detail_pane.focus_tag_editor()
-
-    def focus_note(self) -> bool:
-        """Put the focus in the note editor (n)."""
-        self._window.reveal_reading_pane()
-        return self._window.detail_pane.focus_note()
-
-    def edit_title(self) -> bool:
-        """Open the title editor (F2)."""
-        self._window.reveal_reading_pane()
-        return self._window.detail_pane.edit_title()
 
     # -- read, star, title ---------------------------------------------------------------
     def toggle_read(self) -> bool:
@@ -137,7 +60,7 @@ class TriageCommands:
         ids = self._window.selected_ids()
         if not ids:
             return False
-        self._window.cancel_auto_mark_read()
+        self._window.reading.cancel_auto_mark_read()
 
         def toggle(lib):
             all_read = all(s.read for s in lib.summaries(ids).values())
