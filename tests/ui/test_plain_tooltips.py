@@ -57,8 +57,8 @@ def test_hostile_query_is_literal_in_the_status_bar_tooltip(qtbot, win):
     window = win
     window.focus_search()
     qtbot.keyClicks(window.search_box, HOSTILE)
-    qtbot.waitUntil(lambda: window._results is not None
-                    and window._results.query == HOSTILE and not window.is_busy(),
+    qtbot.waitUntil(lambda: window.search.results is not None
+                    and window.search.results.query == HOSTILE and not window.is_busy(),
                     timeout=WAIT_MS)
     tip = window.status_label.toolTip()
     assert tip, "the status bar has a tooltip"

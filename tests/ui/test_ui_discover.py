@@ -118,7 +118,7 @@ def test_enter_opens_a_paper_not_in_the_list_and_alt_left_returns(qtbot, win):
     window.focus_search()
     qtbot.keyClicks(window.search_box, '"foundation model for zero-shot metric"')
     press(qtbot, window, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window._results is not None and window.model.rowCount() == 1,
+    qtbot.waitUntil(lambda: window.search.results is not None and window.model.rowCount() == 1,
                     timeout=WAIT_MS)
     assert window.current_paper_id() == pid
     _wait_discover(qtbot, window, pid)
@@ -185,8 +185,8 @@ def test_key_term_chip_enter_runs_a_search_and_back_returns(qtbot, win):
     term = window.focusWidget().term.term
     press(qtbot, window, Qt.Key.Key_Return)
     assert window.search_box.text() == term_query(term)
-    qtbot.waitUntil(lambda: window._results is not None
-                    and window._results.query == term_query(term)
+    qtbot.waitUntil(lambda: window.search.results is not None
+                    and window.search.results.query == term_query(term)
                     and not window.is_busy(), timeout=WAIT_MS)
     assert window.model.row_of(pid) >= 0          # the paper has its own key term
     assert 0 < window.model.rowCount() < 225

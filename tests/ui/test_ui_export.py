@@ -400,7 +400,7 @@ def test_current_list_of_a_large_search_exports_every_match(qtbot, win, tmp_path
     qtbot.keyClicks(window.search_box, "the")
     qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() > 0
                     and not window.is_busy(), timeout=WAIT_MS)
-    results, complete = window.search_results()
+    results, complete = window.search.search_results()
     everything = lib.find("the", limit=None).total
     assert everything > workers.FIRST_PAGE and len(results.hits) == workers.FIRST_PAGE
     assert complete and window.model.rowCount() == everything == results.total

@@ -127,7 +127,7 @@ def test_del_while_searching_drops_the_hit_and_undo_brings_it_back(qtbot, win):
     window, lib = win, win.lib
     window.search_box.setFocus()
     qtbot.keyClicks(window.search_box, "network")
-    window.request_search(immediate=True)
+    window.search.request_search(immediate=True)
     wait_idle(qtbot, window)
     hits = window.model.ids()
     total = len(hits)

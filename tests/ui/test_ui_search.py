@@ -38,7 +38,7 @@ def _search(qtbot, window, text: str, type_it: bool = True) -> None:
     else:
         box.setText(text)
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window._results is not None and window._results.query == text.strip(),
+                    and window.search.results is not None and window.search.results.query == text.strip(),
                     timeout=WAIT_MS)
 
 
@@ -84,10 +84,10 @@ def test_any_input_gives_results_or_a_calm_message(qtbot, win, excepthook):
     for text, expected in ODD_INPUT.items():
         _search(qtbot, window, text)
         status = window.status_text()
-        assert status.startswith(f"{window._results.total} of {TOTAL} match"), (text, status)
+        assert status.startswith(f"{window.search.results.total} of {TOTAL} match"), (text, status)
         assert expected in status, (text, status)
         assert "Traceback" not in status and "failed" not in status, (text, status)
-        assert window.model.rowCount() == window._results.total
+        assert window.model.rowCount() == window.search.results.total
     # the messages of the core reach the status bar
     _search(qtbot, window, "*ase")
     assert "“*ase” ignored: a word cannot start with * or ?" in window.status_text()
@@ -102,7 +102,7 @@ def test_a_pasted_20000_character_query_is_refused_politely(qtbot, win, exceptho
     window.search_box.setText(huge)          # paste: one textChanged
     QApplication.processEvents()
     assert time.monotonic() - start < 2.0     # the UI thread did not search
-    qtbot.waitUntil(lambda: window._results is not None and not window.is_busy(),
+    qtbot.waitUntil(lambda: window.search.results is not None and not window.is_busy(),
                     timeout=WAIT_MS)
     status = window.status_text()
     assert status.startswith(f"0 of {TOTAL} match")
@@ -127,7 +127,7 @@ def test_typing_stays_responsive_and_only_the_last_query_counts(qtbot, win, exce
         longest = max(longest, time.monotonic() - start)
     assert longest < 0.5                      # no search ran in the UI thread
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
-    assert window._results.query == "depth estimation transformer"
+    assert window.search.results.query == "depth estimation transformer"
     expected = window.lib.find("depth estimation transformer", limit=None)
     assert window.model.ids() == [h.id for h in expected.hits]
     assert excepthook == []
@@ -168,10 +168,10 @@ def test_an_estimated_total_says_about(qtbot, win):
     window.search_box.blockSignals(False)
     ids = window.lib.paper_ids()[:3]
     hits = [SearchHit(i, "t", 1.0, "depth", ((0, 5),)) for i in ids]
-    window._on_results(window.search_runner.generation,
+    window.search.show_results(window.search_runner.generation,
                        SearchResults("depth", hits, 40, total_exact=False), False)
     assert window.status_text().startswith(f"about 40 of {TOTAL} match — listing the best 3")
-    window._on_results(window.search_runner.generation,
+    window.search.show_results(window.search_runner.generation,
                        SearchResults("depth", hits, 3, total_exact=True), True)
     assert window.status_text() == f"3 of {TOTAL} match"
 
@@ -321,7 +321,7 @@ def test_did_you_mean_applies_with_a_click_or_ctrl_enter(qtbot, win):
     window = win
     _search(qtbot, window, "optimzer")
     assert window.model.rowCount() == 0
-    assert window.suggestion() == "optimizer"
+    assert window.search.suggestion() == "optimizer"
     label = window.suggestion_label
     assert label.isVisible() and "optimizer" in label.text()
     assert "nothing contains “optimzer”" in window.status_text()
@@ -332,13 +332,13 @@ def test_did_you_mean_applies_with_a_click_or_ctrl_enter(qtbot, win):
     assert not label.isVisible()
 
     _search(qtbot, window, "depth estimaton")
-    assert window.suggestion() == "depth estimation"
+    assert window.search.suggestion() == "depth estimation"
     qtbot.keyClick(window.search_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: window.search_box.text() == "depth estimation"
                     and window.model.rowCount() > 0 and not window.is_busy(), timeout=WAIT_MS)
     assert window.focusWidget() is window.search_box
     # markup in a suggestion would be shown literally (the label escapes it)
-    window._show_suggestion(SearchResults("x", [], 0, suggestion="<b>bold</b> & co"))
+    window.search.show_suggestion(SearchResults("x", [], 0, suggestion="<b>bold</b> & co"))
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; co" in window.suggestion_label.text()
 
 
@@ -435,11 +435,11 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     # typing something else leaves the saved search; clicking it again runs it again
     window.search_box.setText("scaling laws depth")
     assert window.tag_pane.current_saved() is None
-    qtbot.waitUntil(lambda: window._results.query == "scaling laws depth"
+    qtbot.waitUntil(lambda: window.search.results.query == "scaling laws depth"
                     and not window.is_busy(), timeout=WAIT_MS)
     window.tag_pane.select_saved("Scaling")
     qtbot.waitUntil(lambda: window.search_box.text() == "scaling laws"
-                    and window._results.query == "scaling laws" and not window.is_busy(),
+                    and window.search.results.query == "scaling laws" and not window.is_busy(),
                     timeout=WAIT_MS)
     assert window.saved_searches.open_saved_search("starred") and window.search_box.text() == "is:starred"
 

@@ -271,12 +271,12 @@ class DiscoverCommands:
     def _place(self) -> Place:
         window = self._window
         saved = window.tag_pane.current_saved()
-        results = window.search_results()[0]
+        results = window.search.results
         return Place(window.detail_pane.paper_id, window.search_box.text(),
                      window.current_scope(),
                      saved[0] if saved is not None and results is not None else None,
                      results, (window.model.sort_column, window.model.sort_order),
-                     self._window.table.verticalScrollBar().value())
+                     window.table.verticalScrollBar().value())
 
     def _push_place(self) -> None:
         self._back_stack.append(self._place())
@@ -300,11 +300,11 @@ class DiscoverCommands:
             self._window.search_runner.cancel()
             self._pending_place = None
             self._window.tag_pane.select_scope(Scope(), notify=False)
-            self._window.use_scope(Scope())
+            self._window.search.use_scope(Scope())
             self._window.search_box.blockSignals(True)
             self._window.search_box.clear()
             self._window.search_box.blockSignals(False)
-            self._window.show_all(keep=paper_id)
+            self._window.search.show_all(keep=paper_id)
             row = self._window.model.row_of(paper_id)
             if row < 0:
                 self._back_stack.pop()
@@ -322,7 +322,7 @@ class DiscoverCommands:
             return
         self._push_place()
         self._window.search_box.setText(term_query(term))
-        self._window.flush_search()
+        self._window.search.flush_search()
         self._window.statusBar().showMessage(f"Searching for the key term “{term}” — Alt+Left goes "
                                      "back", 4000)
 
@@ -347,7 +347,7 @@ class DiscoverCommands:
     def _restore_place(self, place: Place) -> None:
         self._window.search_runner.cancel()
         self._pending_place = None
-        self._window.use_scope(place.scope)
+        self._window.search.use_scope(place.scope)
         if place.saved is None or not self._window.tag_pane.select_saved(place.saved, notify=False):
             self._window.tag_pane.select_scope(place.scope, notify=False)
         self._window.search_box.blockSignals(True)
@@ -361,14 +361,14 @@ class DiscoverCommands:
         header.blockSignals(False)
         query = place.query.strip()
         if query and place.results is not None and place.results.query == query:
-            self._window.reshow_results(place.results, place.paper_id)
-            self._window.request_search(immediate=True)   # fresh results; the paper stays current
+            self._window.search.reshow_results(place.results, place.paper_id)
+            self._window.search.request_search(immediate=True)   # fresh results; the paper stays current
         elif query:       # the search had not answered then: run it, then place the paper
             self._pending_place = place
-            self._window.request_search(immediate=True)
+            self._window.search.request_search(immediate=True)
             return
         else:
-            self._window.show_all(keep=place.paper_id)
+            self._window.search.show_all(keep=place.paper_id)
         self._finish_place(place)
 
     def _finish_place(self, place: Place) -> None:

@@ -66,12 +66,12 @@ class ExportCommands:
         list order, a label and a file name stem. While a large search is still loading
         its complete results, they are fetched here (``Library.scope_ids``, in the list's
         order) so that every match is included."""
-        query = self._window.query_text()
+        query = self._window.search.query_text()
         scope = self._window.current_scope()
         sort, descending = self._window.model.search_sort()
         ids = tuple(self._window.model.ids())
         scope_name = self._window.scope_name()
-        results, complete = self._window.search_results()
+        results, complete = self._window.search.search_results()
         if results is not None and query:
             scope = replace(scope, query=query)
             label = f"search results for “{query}”"

@@ -87,13 +87,13 @@ class InterestSort:
         Args:
             on: True for the interest order.
         """
-        self._window.reset_search_sort()          # no column sort indicator
+        self._window.search.reset_search_sort()          # no column sort indicator
         self._window.model.set_interest_sort(on)
         self._check_interest(on)
-        if self._window.query_text():
-            self._window.request_search(immediate=True)
+        if self._window.search.query_text():
+            self._window.search.request_search(immediate=True)
         else:
-            self._window.show_all()
+            self._window.search.show_all()
 
     def order_by_interest(self) -> None:
         """After the list was filled (not searching): ask the reader thread for the
@@ -118,7 +118,7 @@ class InterestSort:
         if self._window.model.set_order(answer.ids, answer.reasons):
             self._window.statusBar().showMessage(answer.message, MESSAGE_MS)
             if answer.ranked:         # a new order: start at its top, as a search does
-                self._window.restore_selection(None)
+                self._window.search.restore_selection(None)
                 self._window.table.scrollToTop()
 
     def interest_on_results(self, results) -> None:
@@ -141,7 +141,7 @@ class InterestSort:
         """The term table was built: ask for the order again."""
         if self._window.is_shut_down() or not self._window.model.interest_sort:
             return
-        if self._window.query_text():
-            self._window.request_search(immediate=True)
+        if self._window.search.query_text():
+            self._window.search.request_search(immediate=True)
         else:
             self.order_by_interest()

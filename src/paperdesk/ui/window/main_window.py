@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import atexit
 import functools
-import html
 import time
 import weakref
 from collections.abc import Iterable
@@ -40,11 +39,9 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderVi
 from paperdesk.core.changes import Changes
 from paperdesk.core.imports.formats import file_dialog_filter
 from paperdesk.core.library import Library
-from paperdesk.core.models import ImportReport, IndexStatus, SearchResults
-from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
-from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
@@ -57,6 +54,7 @@ from paperdesk.ui.window.interest_sort import InterestSort
 from paperdesk.ui.window.list_columns import ListColumns
 from paperdesk.ui.window.metadata_commands import MetadataCommands
 from paperdesk.ui.window.reading import ReadingController
+from paperdesk.ui.window.search import SearchController, quoted
 from paperdesk.ui.window.removal_commands import RemovalCommands
 from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
@@ -81,19 +79,9 @@ LIST_MIN_WIDTH = 260
 DETAIL_MIN_WIDTH = 320
 
 SEARCH_PLACEHOLDER = "Search titles, abstracts and notes…  (/ to come here, F1 for syntax)"
-#: Longest piece of a query quoted back in the status bar, in characters.
-QUOTE_CHARS = 60
 #: Width of the scope pane and share of the detail pane at first show.
 TAG_PANE_WIDTH = 230
 DETAIL_SHARE = 0.40
-#: While searching, the Title column takes this share of the width the other columns
-#: leave, between TITLE_MIN_CHARS and TITLE_CHARS_SEARCHING average characters; the
-#: Snippet takes the rest, and is left out when that would be under SNIPPET_MIN_CHARS
-#: (a narrow list shows whole titles; the reading pane marks the hits).
-TITLE_SHARE_SEARCHING = 0.55
-TITLE_CHARS_SEARCHING = 45
-TITLE_MIN_CHARS = 25
-SNIPPET_MIN_CHARS = 22
 #: What a new library is started in, when asked for a folder that is not empty.
 NEW_LIBRARY_NAME = "paperdesk library"
 
@@ -115,12 +103,6 @@ def _help_icon(colour: QColor) -> QIcon:
     painter.drawText(pixmap.rect().adjusted(0, 0, -1, -1), Qt.AlignmentFlag.AlignCenter, "?")
     painter.end()
     return QIcon(pixmap)
-
-
-def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
-    """``text`` in curly quotes, cut to ``limit`` characters with "…"."""
-    text = " ".join(text.split())
-    return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
 #: The longest index status the progress bar is sized for.
@@ -198,17 +180,12 @@ class MainWindow(QMainWindow):
         self.lib = library
         self.settings = settings or Settings()
         self._owns_library = owns_library
-        self._results: SearchResults | None = None
-        self._results_complete = True
-        self._scope = Scope()
         self._shut_down = False
         self._importing_seeds = False
         self._sized = False
         #: the last message about files not imported (a report dialog or a message box)
         self.import_message: QWidget | None = None
         self._shortcuts_dialog: ShortcutsDialog | None = None
-        self._search_stale = False   # indexed text changed since the search last ran
-        self._suggestion: str | None = None   # "Did you mean" query on show
         self._search_help: SearchHelpDialog | None = None
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
         self._edits_pending = 0      # edits handed to the writer, not yet come back
@@ -224,6 +201,8 @@ class MainWindow(QMainWindow):
         self.removal = RemovalCommands(self)
         #: the paper on show, moving between papers, marking read
         self.reading = ReadingController(self)
+        #: the search box, its searches, and what the list covers
+        self.search = SearchController(self)
         self.metadata = MetadataCommands(self)
         self.tag_commands = TagCommands(self)
         self.saved_searches = SavedSearches(self)
@@ -235,7 +214,7 @@ class MainWindow(QMainWindow):
         self.discover = DiscoverCommands(self)
         self.triage = TriageCommands(self)
         self._commands: tuple[object, ...] = (
-            self.reading, self.triage, self.discover, self.interest_sort, self.overview,
+            self.search, self.reading, self.triage, self.discover, self.interest_sort, self.overview,
             self.exports, self.duplicates, self.imports, self.saved_searches,
             self.tag_commands, self.metadata, self.removal)
         self._build_panes()
@@ -244,10 +223,10 @@ class MainWindow(QMainWindow):
         self.triage.setup_caret_mode()   # F7 / Tab: a keyboard caret in the abstract
 
         self.search_runner = SearchRunner(library, parent=self)
-        self.search_runner.resultsReady.connect(self._on_results)
-        self.search_runner.searchFailed.connect(self._on_search_failed)
         # The one writer thread: imports and index updates run on it as bulk jobs.
         self.worker = LibraryWorker(library, parent=self)
+        # the search box and the results (before any other listener of the results)
+        self.search.connect()
         # Whoosh's long commits of an import hold the GIL: they run in a child process.
         if not library.read_only:
             library.index.use_writer_process()
@@ -263,7 +242,7 @@ class MainWindow(QMainWindow):
         self.reading.connect()
         self.worker.failed.connect(self.show_error)
         # Snippets of the rows on show are cut on the reader thread, a block at a time.
-        self.model.set_snippet_fetcher(self._fetch_snippets)
+        self.model.set_snippet_fetcher(self.search.fetch_snippets)
         self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
@@ -275,7 +254,7 @@ class MainWindow(QMainWindow):
         self.export_runner.failed.connect(self.exports.on_export_failed)
         self.export_runner.cancelled.connect(self.exports.on_export_cancelled)
         self.sync_runner = IndexSyncRunner(library, parent=self, worker=self.worker)
-        self.sync_runner.synced.connect(self._on_index_synced)
+        self.sync_runner.synced.connect(self.search.on_index_synced)
         self.sync_runner.failed.connect(
             lambda message: self.show_error(f"Search index not updated: {message}"))
         self.sync_runner.progress.connect(self._on_sync_progress)
@@ -309,7 +288,7 @@ class MainWindow(QMainWindow):
         # as shown (read after the delay); if it is gone, the first row, which does not.
         chosen = self.settings.selected_paper(library.path)
         self.reading.restore_chosen(chosen)
-        self.show_all(keep=chosen)
+        self.search.show_all(keep=chosen)
         self.restore_state()
         # The keyboard starts in the list (not in the first widget of the tab chain, the
         # sidebar, where Down would change the filter).
@@ -321,7 +300,7 @@ class MainWindow(QMainWindow):
     # -- construction ------------------------------------------------------------------
     def _build_panes(self) -> None:
         self.tag_pane = TagPane()
-        self.tag_pane.scopeChosen.connect(self.list_scope)
+        self.tag_pane.scopeChosen.connect(self.search.list_scope)
         self.tag_pane.renameTagRequested.connect(self.triage.prompt_rename_tag)
         self.tag_pane.deleteTagRequested.connect(self.triage.delete_tag)
         self.tag_pane.recolourTagRequested.connect(self.triage.set_tag_colour)
@@ -339,9 +318,7 @@ class MainWindow(QMainWindow):
         self.search_box.setPlaceholderText(SEARCH_PLACEHOLDER)
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setToolTip(SEARCH_TIP)
-        self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
-        self._searching_columns = False   # Title and Snippet shared (a search is shown)
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
         self.search_help_button = self.search_box.addAction(
             _help_icon(muted), QLineEdit.ActionPosition.TrailingPosition)
@@ -357,7 +334,6 @@ class MainWindow(QMainWindow):
             Qt.TextInteractionFlag.LinksAccessibleByMouse
             | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
         self.suggestion_label.setContentsMargins(4, 0, 4, 0)
-        self.suggestion_label.linkActivated.connect(lambda _link: self.apply_suggestion())
         self.suggestion_label.hide()
 
         self.model = PaperTableModel(self.lib, self)
@@ -443,7 +419,6 @@ class MainWindow(QMainWindow):
         t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
         t.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.layoutChanged.connect(self._scroll_to_current)
-        self.model.searchSortRequested.connect(self._on_search_sort)
 
     def _build_status_bar(self) -> None:
         bar = WrappingStatusBar(self)   # long messages wrap instead of being cut
@@ -568,7 +543,7 @@ class MainWindow(QMainWindow):
 
     def current_scope(self) -> Scope:
         """Return what the list is restricted to (source, tag or filter)."""
-        return self._scope
+        return self.search.scope
 
     def select_row(self, row: int, by_user: bool = True) -> bool:
         """Select ``row`` of the list (which shows it in the detail pane).
@@ -643,7 +618,7 @@ class MainWindow(QMainWindow):
         self.cancel_button.setToolTip("Stop importing (the papers stored so far are kept)")
         self.cancel_button.setEnabled(True)
         self.cancel_button.show()
-        self._update_status()
+        self.update_status()
         return True
 
     @Slot()
@@ -758,7 +733,7 @@ class MainWindow(QMainWindow):
         stopped), the status bar's progress bar says "Indexing 42,000 of 100,000":
         papers searchable of papers in the library, with Cancel (the rest is indexed
         with the next change or start). (A search that covered part of the library only
-        is run again when the update ends: :meth:`_on_index_synced`.)"""
+        is run again when the update ends: ``SearchController.on_index_synced``.)"""
         self.index_status = status
         if self._shut_down or status.complete or self.import_runner.is_running() \
                 or self.export_runner.is_running():
@@ -837,7 +812,7 @@ class MainWindow(QMainWindow):
     @Slot(str)
     def _try_example(self, example: str) -> None:
         self.search_box.setText(example)
-        self.flush_search()
+        self.search.flush_search()
 
     @Slot()
     @Slot()
@@ -1077,7 +1052,7 @@ class MainWindow(QMainWindow):
                 if header.sectionSize(column) < header.minimumSectionSize():
                     header.resizeSection(column, header.defaultSectionSize())
             self.table.setColumnHidden(PaperTableModel.TITLE, False)
-            self.table.setColumnHidden(PaperTableModel.SNIPPET, self._results is None)
+            self.table.setColumnHidden(PaperTableModel.SNIPPET, self.search.results is None)
         # what the settings say, whatever the header state held
         self.list_columns.apply_list_columns()
         sort = s.list_sort
@@ -1203,8 +1178,8 @@ class MainWindow(QMainWindow):
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "search_help_button"):
             self.search_help_button.setIcon(
                 _help_icon(self.palette().color(QPalette.ColorRole.PlaceholderText)))
-            if self._suggestion:
-                self._show_suggestion(self._results)
+            if self.search.suggestion():
+                self.search.show_suggestion(self.search.results)
             self.table.viewport().update()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
@@ -1212,8 +1187,8 @@ class MainWindow(QMainWindow):
         mean"; F1 shows the search syntax; Esc clears, or goes to the list when already
         empty."""
         if event.type() == QEvent.Type.Resize and watched is self.table.viewport() \
-                and self._searching_columns:
-            self._fit_search_columns()       # the list got wider or narrower
+                and self.search.searching_columns:
+            self.search.fit_search_columns()       # the list got wider or narrower
             return False
         if watched is self.search_box and event.type() == QEvent.Type.ShortcutOverride \
                 and event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_F1):
@@ -1226,11 +1201,11 @@ class MainWindow(QMainWindow):
                 self.show_search_help()
                 return True
             if ctrl and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                if not self.apply_suggestion():
-                    self.flush_search()
+                if not self.search.apply_suggestion():
+                    self.search.flush_search()
                 return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Down):
-                self.flush_search()
+                self.search.flush_search()
                 self.focus_list()
                 return True
             if key == Qt.Key.Key_Escape:
@@ -1242,10 +1217,6 @@ class MainWindow(QMainWindow):
         return super().eventFilter(watched, event)
 
     # -- listing and searching ---------------------------------------------------------
-    def search_results(self) -> tuple[SearchResults | None, bool]:
-        """The results the list shows while searching (``None`` when listing) and
-        whether they are complete (a large search lists its best hits first)."""
-        return self._results, self._results_complete
 
     # -- drag and drop (Qt's handlers, handed to the import commands) -----------------
     def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
@@ -1263,233 +1234,10 @@ class MainWindow(QMainWindow):
         """True once :meth:`shutdown` ran (late signals are then ignored)."""
         return self._shut_down
 
-    def reshow_results(self, results: SearchResults, keep: int | None) -> None:
-        """Show ``results`` again, as complete, without searching (Back to a search: the
-        search box already holds their query), with paper ``keep`` current if listed."""
-        self._results = results
-        self._results_complete = True
-        self._show_suggestion(results)
-        self.model.show_results(results, scope=self._scope)
-        if not self._searching_columns:
-            self._show_snippet_column()
-        self.restore_selection(keep)
-        self._update_status(filters=())
-
-    def use_scope(self, scope: Scope) -> None:
-        """Make ``scope`` what the list covers without listing it again (the caller
-        runs the search, e.g. a saved search over all papers)."""
-        self._scope = scope
-
-    def query_text(self) -> str:
-        """The query in the search box, stripped ("" when not searching)."""
-        return self.search_box.text().strip()
-
-    def show_all(self, keep: int | None = None) -> None:
-        """List the scope (not searching), keeping paper ``keep`` (default: the current
-        one) current if it is listed, else the first row."""
-        keep = keep if keep is not None else self.current_paper_id()
-        self._results = None
-        self._show_suggestion(None)
-        self.model.show_all(scope=self._scope)
-        self._hide_snippet_column()
-        self.restore_selection(keep)
-        self._update_status()
-        self.interest_sort.order_by_interest()      # worth reading first: reordered off the UI thread
-
-    def restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
-        """After the rows changed: make ``paper_id`` current again, or the row
-        ``fallback_row`` (clamped). Placed by the window, not the user: a paper other
-        than the one the user chose is not marked read until the user moves to it."""
-        row = self.model.row_of(paper_id)
-        if row < 0:
-            row = min(max(fallback_row, 0), self.model.rowCount() - 1)
-        if not self.select_row(row, by_user=False):
-            self.reading.clear_detail(self.empty_hint())
-
-    def flush_search(self) -> None:
-        """Run a pending debounced search now (Enter should not wait for the timer)."""
-        self.search_runner.flush()
-
-    def request_search(self, immediate: bool = False) -> int:
-        """Ask for the search box's query in the current scope and sort order."""
-        sort, descending = self.model.search_sort()
-        return self.search_runner.request(self.query_text(), scope=self._scope,
-                                          immediate=immediate, sort=sort,
-                                          descending=descending)
-
-    def reset_search_sort(self) -> None:
-        """A new search starts in relevance order (no sort indicator)."""
-        self.model.reset_sort()
-        header = self.table.horizontalHeader()
-        header.blockSignals(True)
-        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        header.blockSignals(False)
-        header.viewport().update()
-
-    @Slot(str)
-    def _on_search_text(self, text: str) -> None:
-        query = text.strip()
-        self.saved_searches.leave_saved_search(query)
-        if not query:
-            self.search_runner.cancel()
-            self._show_suggestion(None)
-            if self._results is not None:
-                self.show_all()
-            return
-        if self._results is None:
-            self.reset_search_sort()
-        self.request_search()
-
-    @Slot(str, bool)
-    def _on_search_sort(self, sort: str, descending: bool) -> None:
-        """A header click while searching: search again in that order (the worker sorts)."""
-        if self.query_text() and not self._shut_down:
-            self.request_search(immediate=True)
-
-    @Slot(object)
-    def list_scope(self, scope: Scope) -> None:
-        """Make ``scope`` what the list covers and list it (the search box's query is
-        run within it, if there is one): the tag pane's choice."""
-        self._scope = scope
-        if self.query_text():
-            self.request_search(immediate=True)
-        else:
-            self.show_all()
-
-    def _show_snippet_column(self) -> None:
-        """Show the Snippet column as a search's results arrive (:meth:`_fit_search_columns`);
-        it is fitted again whenever the list's width changes while searching."""
-        self._searching_columns = True
-        self._fit_search_columns()
-
-    def _fit_search_columns(self) -> None:
-        """Share the list's width between Title and Snippet while searching: the Title
-        gets TITLE_SHARE_SEARCHING of what the other columns leave, at least
-        TITLE_MIN_CHARS and at most TITLE_CHARS_SEARCHING average characters, the
-        Snippet the rest; when the rest would be under SNIPPET_MIN_CHARS, the Snippet is
-        left out and the Title stretches. Both stay resizable by dragging the Title's
-        edge (until the width changes again)."""
-        header = self.table.horizontalHeader()
-        char = self.table.fontMetrics().averageCharWidth()
-        others = sum(header.sectionSize(c) for c in range(header.count())
-                     if c not in (PaperTableModel.TITLE, PaperTableModel.SNIPPET)
-                     and not self.table.isColumnHidden(c))
-        free = self.table.viewport().width() - others
-        title = int(min(max(free * TITLE_SHARE_SEARCHING, TITLE_MIN_CHARS * char),
-                        TITLE_CHARS_SEARCHING * char))
-        if free - title < SNIPPET_MIN_CHARS * char:
-            header.setSectionResizeMode(PaperTableModel.SNIPPET,
-                                        QHeaderView.ResizeMode.Interactive)
-            self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
-            header.setSectionResizeMode(PaperTableModel.TITLE,
-                                        QHeaderView.ResizeMode.Stretch)
-            return
-        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(PaperTableModel.TITLE, max(title, header.minimumSectionSize()))
-        self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
-        header.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Stretch)
-
-    def _hide_snippet_column(self) -> None:
-        """Hide the Snippet column when the search is cleared; the Title stretches again
-        over the list's width, as before the search."""
-        self._searching_columns = False
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(PaperTableModel.SNIPPET,
-                                    QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
-        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
-
-    @Slot(int, object, bool)
-    def _on_results(self, generation: int, results: SearchResults, complete: bool) -> None:
-        if self._shut_down or results.query != self.query_text():
-            return
-        self._results_complete = complete
-        keep = self.current_paper_id()
-        same_query = self._results is not None and self._results.query == results.query
-        keep_row = self.table.currentIndex().row() if same_query else 0
-        self._results = results
-        self._show_suggestion(results)
-        self.model.show_results(results, scope=self._scope)
-        self.interest_sort.interest_on_results(results)
-        if not self._searching_columns:
-            self._show_snippet_column()
-        self.restore_selection(keep, keep_row)
-        self._update_status(filters=())   # a search changes no filter's count
-
-    @Slot(int, str)
-    def _on_search_failed(self, generation: int, message: str) -> None:
-        self.status_label.setText(f"Search failed: {message}")
-        self.status_label.setToolTip(tooltip_html(self.status_label.text()))
-
-    def _fetch_snippets(self, query: str, ids: list, deliver) -> None:
-        """Cut the snippets of a block of listed hits on the reader thread (the list
-        shows "…" in their cells until ``deliver`` runs, in the UI thread)."""
-        def done(found) -> None:
-            if not self._shut_down:
-                deliver(found)
-
-        self.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
-                         on_failed=lambda _message: None, label="snippets")
-
-    def match_terms(self) -> MatchTerms | None:
-        """What the shown search matched, for highlighting (``None`` when not searching).
-        Computed with ``Library.match_terms`` on the search thread."""
-        if self._results is None:
-            return None
-        return self.search_runner.terms_for(self._results.query)
-
-    def _show_suggestion(self, results: SearchResults | None) -> None:
-        """Show "Did you mean …" under the search box when ``results`` offer a better
-        query; hide it otherwise."""
-        suggestion = results.suggestion if results is not None else None
-        if not suggestion or suggestion.strip() == results.query.strip():
-            self._suggestion = None
-            self.suggestion_label.hide()
-            self.suggestion_label.clear()
-            return
-        self._suggestion = suggestion
-        self.suggestion_label.setText(
-            f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
-            f'&nbsp;&nbsp;<span style="color:{muted_colour(self.palette())};">Ctrl+Enter</span>')
-        self.suggestion_label.setToolTip(tooltip_html(
-            f"Search for {_quoted(suggestion)} instead (click, or Ctrl+Enter in the search "
-            "box)"))
-        self.suggestion_label.show()
-
-    def suggestion(self) -> str | None:
-        """Return the "Did you mean" query on show, or ``None``."""
-        return self._suggestion
-
-    @Slot()
-    def apply_suggestion(self) -> bool:
-        """Search for the "Did you mean" query instead (a click on it, or Ctrl+Enter in
-        the search box). Returns False when none is shown."""
-        suggestion = self._suggestion
-        if not suggestion:
-            return False
-        self.search_box.setText(suggestion)
-        self.flush_search()
-        self.statusBar().showMessage(f"Searching for {_quoted(suggestion)} instead", 4000)
-        return True
-
-    @Slot(int)
-    def _on_index_synced(self, applied: int) -> None:
-        """The search index caught up with changes: re-run a visible search if indexed
-        text (titles, tags, notes, highlight comments) changed."""
-        if self._shut_down or not applied:
-            return
-        self.saved_searches.count_saved()
-        partial = self._results is not None and self._results.partial
-        if not self._search_stale and not partial:
-            return
-        self._search_stale = False
-        if self.query_text() and self._results is not None:
-            self.request_search(immediate=True)
-
     def _scope_count(self) -> int | None:
         """The number of papers in the scope, as last read off the UI thread (``None``
         until the first read for this scope arrives; listing, the list's own length)."""
-        if self._counts is not None and self._counts[0] == self._scope:
+        if self._counts is not None and self._counts[0] == self.search.scope:
             return self._counts[1]
         return None if self.model.searching else self.model.rowCount()
 
@@ -1497,10 +1245,10 @@ class MainWindow(QMainWindow):
         """What the list covers, for people ("tag “ml”", "Unread", a file name; "" for
         all papers)."""
         saved = self.tag_pane.current_saved()
-        if saved is not None and self._results is not None \
-                and saved[1].strip() == self._results.query:
-            return f"saved search {_quoted(saved[0], 40)}"
-        s = self._scope
+        if saved is not None and self.search.results is not None \
+                and saved[1].strip() == self.search.results.query:
+            return f"saved search {quoted(saved[0], 40)}"
+        s = self.search.scope
         if s.filter is not None:
             return FILTER_LABELS.get(s.filter, s.filter)
         if s.tag_id is not None:   # from the tag pane's list (no SQLite on the UI thread)
@@ -1516,22 +1264,22 @@ class MainWindow(QMainWindow):
 
     def empty_hint(self) -> str:
         """What the reading pane says when the list is empty (no match, empty scope)."""
-        if self._results is not None:
-            if self._suggestion:
-                return (f"No papers match. Did you mean {_quoted(self._suggestion, 40)}? "
+        if self.search.results is not None:
+            if self.search.suggestion():
+                return (f"No papers match. Did you mean {quoted(self.search.suggestion(), 40)}? "
                         "(Ctrl+Enter)")
-            if self._results.message:
-                return f"No papers match your search — {self._results.message}"
+            if self.search.results.message:
+                return f"No papers match your search — {self.search.results.message}"
             return "No papers match your search"
         if self.import_runner.is_running():
             return "Importing papers…"
         if self._total_papers == 0:
             return "No papers yet — import abstract files with File ▸ Import Files… (Ctrl+O)"
-        if self._scope != Scope():
+        if self.search.scope != Scope():
             return "No papers here"
         return PLACEHOLDER
 
-    def _update_status(self, filters: Iterable[str] | None = None) -> None:
+    def update_status(self, filters: Iterable[str] | None = None) -> None:
         """Redraw the status bar at once from what is known, and read the counts (scope,
         unread, library, filters) again on the reader thread; they redraw it when they
         come back. The UI thread never counts.
@@ -1548,7 +1296,7 @@ class MainWindow(QMainWindow):
 
     def _request_counts(self, filters: Iterable[str] | None = None) -> None:
         self._counts_generation += 1
-        generation, scope = self._counts_generation, self._scope
+        generation, scope = self._counts_generation, self.search.scope
         # A newer request supersedes an older one still on its way: it counts the older
         # one's filters too (a star then a tag: "Starred" and "Untagged").
         if filters is None or self._recount is None:
@@ -1578,8 +1326,8 @@ class MainWindow(QMainWindow):
     def _render_status(self) -> None:
         scope = self._scope_count()
         name = self.scope_name()
-        if self._results is not None:
-            results = self._results
+        if self.search.results is not None:
+            results = self.search.results
             n = results.total
             if scope is None:       # the scope's size is still being counted
                 text = f"{n} match" if results.total_exact else f"about {n} match"
@@ -1587,15 +1335,15 @@ class MainWindow(QMainWindow):
                 text = f"{n} of {scope} match"
             else:   # an estimate (the first page of a large result); never above the scope
                 text = f"about {min(n, scope) if scope else n} of {scope} match"
-            if not self._results_complete:
+            if not self.search.results_complete:
                 text += f" — listing the best {len(results.hits)}, loading the rest…"
             if results.partial:     # the index is still catching up with an import
                 text += f" — {results.coverage_note()}"
             if results.message:
                 text += f" — {results.message}"
             elif n == 0:
-                text += f" — nothing contains {_quoted(results.query)}"
-                if not self._suggestion:
+                text += f" — nothing contains {quoted(results.query)}"
+                if not self.search.suggestion():
                     text += ". Try fewer or shorter words, or a prefix such as optim*"
         elif scope == 0 and self.import_runner.is_running():
             text = "Importing sample papers…" if self._importing_seeds else "Importing…"
@@ -1610,7 +1358,7 @@ class MainWindow(QMainWindow):
             text += f"  ·  {selected} selected"
         self.status_label.setText(text)
         self.status_label.setToolTip(tooltip_html(text))
-        counts = self._counts if self._counts and self._counts[0] == self._scope else None
+        counts = self._counts if self._counts and self._counts[0] == self.search.scope else None
         self.unread_label.setText(f"{counts[2]} of {counts[1]} unread"
                                   if counts and counts[1] else "")
 
@@ -1621,7 +1369,7 @@ class MainWindow(QMainWindow):
         n = len(self.table.selectionModel().selectedRows())
         self.detail_pane.set_selection_size(n)
         if n > 1 or self.status_label.text().endswith(" selected"):
-            self._update_status(filters=())
+            self.update_status(filters=())
         if n > 1:
             self.statusBar().showMessage(
                 f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
@@ -1742,7 +1490,6 @@ class MainWindow(QMainWindow):
             return
         if change.duplicates:
             self.duplicates.duplicates_changed(change)
-        self._search_stale = self._search_stale or change.search
         if change.sources:   # papers deleted or put back, files removed or restored
             self._relist_after_removal(change.papers)
         else:
@@ -1752,7 +1499,7 @@ class MainWindow(QMainWindow):
         if change.saved_searches:
             self.saved_searches.refresh_saved()
         # counts (and the filters' counts the change can have moved) off the UI thread
-        self._update_status(None if change.sources else _filters_touched(change))
+        self.update_status(None if change.sources else _filters_touched(change))
         # the paper on show: the reading controller, connected after this slot
 
     def _relist_after_removal(self, paper_ids) -> None:
@@ -1765,11 +1512,11 @@ class MainWindow(QMainWindow):
         self._refresh_sources()
         row = self.table.currentIndex().row()
         keep = self.current_paper_id()
-        if self._results is None:
-            self.model.show_all(scope=self._scope)
+        if self.search.results is None:
+            self.model.show_all(scope=self.search.scope)
         else:
             self.model.drop_missing(paper_ids)
-        self.restore_selection(keep, row)
+        self.search.restore_selection(keep, row)
 
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags())
@@ -1815,11 +1562,11 @@ class MainWindow(QMainWindow):
 
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
-        if stage == "import" and done and not self.query_text() and not self._shut_down:
+        if stage == "import" and done and not self.search.query_text() and not self._shut_down:
             now = time.monotonic()
             if now - self._list_refreshed >= self.LIST_REFRESH_S:
                 self._list_refreshed = now
-                self.show_all()      # the papers committed so far, in the list
+                self.search.show_all()      # the papers committed so far, in the list
         if not self.cancel_button.isEnabled() or self.import_progress_label.text():
             return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
@@ -1833,11 +1580,11 @@ class MainWindow(QMainWindow):
         self.exports.set_background_job(False)
         self._refresh_sources()
         self.saved_searches.count_saved()
-        if self.query_text():
-            self.request_search(immediate=True)
-            self._update_status()
+        if self.search.query_text():
+            self.search.request_search(immediate=True)
+            self.update_status()
         else:
-            self.show_all()
+            self.search.show_all()
 
     @Slot(object)
     def _on_import_finished(self, report: ImportReport) -> None:

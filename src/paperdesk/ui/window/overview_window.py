@@ -315,15 +315,15 @@ class OverviewCommands:
         kind, value = bar.target
         if kind == "query":
             self._window.tag_pane.select_scope(Scope(), notify=False)
-            self._window.use_scope(Scope())
+            self._window.search.use_scope(Scope())
             if self._window.search_box.text() != value:
                 self._window.search_box.setText(value)     # a search, as typed
-            self._window.request_search(immediate=True)
+            self._window.search.request_search(immediate=True)
             return
         scope = (Scope(source_id=value) if kind == "source" else
                  Scope(tag_id=value) if kind == "tag" else Scope(filter=value))
         self._window.tag_pane.select_scope(scope, notify=False)
-        self._window.use_scope(scope)
+        self._window.search.use_scope(scope)
         if self._window.search_box.text():
             self._window.search_box.clear()       # as Esc in the search box does
-        self._window.list_scope(scope)      # no query now: lists the scope
+        self._window.search.list_scope(scope)      # no query now: lists the scope

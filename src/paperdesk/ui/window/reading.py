@@ -98,7 +98,7 @@ class ReadingController:
             # Not (yet) the user's choice: the user's moves say so right after this
             # (userMoved, select_row), a row placed by the window stays unchosen.
             self._chosen_id = None
-        terms = self._window.match_terms()
+        terms = self._window.search.match_terms()
         if pid is not None and pid == self._window.detail_pane.paper_id:
             self._window.detail_pane.set_match_terms(terms)  # same paper (list refreshed): keep note
             return
@@ -160,7 +160,7 @@ class ReadingController:
         it again, in place; it is cleared with a message if it left the library."""
         def show(paper) -> None:   # UI thread; skipped if another paper is shown by now
             if not self._window.is_shut_down() and self._window.detail_pane.paper_id == pid:
-                self._window.detail_pane.show_paper(paper, self._window.match_terms(),
+                self._window.detail_pane.show_paper(paper, self._window.search.match_terms(),
                                             reload_note=reload_note)
 
         def gone(_message: str) -> None:

@@ -47,7 +47,7 @@ class SavedSearches:
             shown) or the dialog was cancelled. A refused name comes back as a "⚠"
             message from the writer thread.
         """
-        query = self._window.query_text()
+        query = self._window.search.query_text()
         if not query:
             self._window.statusBar().showMessage(
                 "Type a search first, then press Ctrl+S to save it", 5000)
@@ -76,7 +76,7 @@ class SavedSearches:
             True when the save was queued (False: nothing to save). A refused name
             comes back as a "⚠" message from the writer thread.
         """
-        query = self._window.query_text() if query is None else query.strip()
+        query = self._window.search.query_text() if query is None else query.strip()
         if not query:
             self._window.show_error("cannot save an empty search")
             return False
@@ -122,11 +122,11 @@ class SavedSearches:
         over every paper (saved-search counts are for the whole library)."""
         if self._window.is_shut_down():
             return
-        self._window.use_scope(Scope())
+        self._window.search.use_scope(Scope())
         if self._window.search_box.text() != query:
             self._window.search_box.setText(query)    # textChanged asks for a (debounced) search
         if query.strip():
-            self._window.request_search(immediate=True)
+            self._window.search.request_search(immediate=True)
 
     def leave_saved_search(self, query: str) -> None:
         """The search box changed: if it no longer holds the chosen saved search's
