@@ -80,7 +80,7 @@ class TagCommands:
             if created:
                 self._window.focus_list()
             else:   # back to the editor with the name, to change it or Esc
-                self._window.triage.focus_tag_editor()
+                self._window.reading.focus_tag_editor()
                 self._window.detail_pane.chips.editor.setText(clean)
 
         dialog.createRequested.connect(create)
