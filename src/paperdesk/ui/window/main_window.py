@@ -5,16 +5,19 @@ and the status bar. It reads from the library in the UI thread only for cheap ca
 (counts, id lists, row summaries, one paper) and makes every change through
 :meth:`MainWindow.submit_edit` (a ``Library`` mutation that records its own undo step in
 the core and returns the :class:`~paperdesk.core.changes.Changes` the panes refresh
-from); searches, imports and
-search-index updates run on worker threads (:mod:`paperdesk.ui.background.workers`). The commands
-of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions`); their slots
-for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageCommands`, those for
-exporting and copying in :class:`~paperdesk.ui.window.export_commands.ExportCommands`,
-those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
-:class:`~paperdesk.ui.window.metadata_commands.MetadataCommands`, deleting papers and
-removing imported files in
-:class:`~paperdesk.ui.window.removal_commands.RemovalCommands`, and the list's optional
-columns in :class:`~paperdesk.ui.window.list_columns.ListColumns`.
+from); searches, imports and search-index updates run on worker threads
+(:mod:`paperdesk.ui.background.workers`). The commands of the menus and keyboard come from
+one table (:mod:`paperdesk.ui.window.actions`).
+
+The window is composed, not inherited: it builds one object per area, each given the
+window and using only its public members, and wires the actions to them. The
+:class:`~paperdesk.ui.window.search.SearchController` (``search``) runs the search box's
+searches and lists the scope; the :class:`~paperdesk.ui.window.reading.ReadingController`
+(``reading``) shows the current paper, moves between papers and marks them read; both
+listen to the worker's ``changed(Changes)`` themselves. The commands live in
+``triage`` (:class:`~paperdesk.ui.window.triage.TriageCommands`), ``tag_commands``,
+``metadata``, ``removal``, ``imports``, ``exports``, ``duplicates``, ``discover``,
+``interest_sort``, ``overview``, ``saved_searches`` and ``list_columns``.
 """
 
 from __future__ import annotations
@@ -157,7 +160,7 @@ class MainWindow(QMainWindow):
 
     Automatic mark-read (Mark Papers Read Automatically): the paper on show is marked
     read after ``settings.mark_read_delay_ms`` only if the user chose it
-    (:meth:`shown_by_user`): moved to it in the list (arrows, j/k, u, a click), moved
+    (``ReadingController.shown_by_user``): moved to it in the list (arrows, j/k, u, a click), moved
     into the list while it was current (Down or Enter in the search box, Tab, a click),
     or it is the selection restored at start. The row a search, a filter change or a
     list refresh puts first is shown but not marked.
@@ -195,28 +198,25 @@ class MainWindow(QMainWindow):
 
         self.setWindowTitle("paperdesk")
         self.resize(1200, 760)
-        # The window's commands, by area: objects over the window's public members,
-        # their slots found by name by the actions table (in this order).
-        #: Del in the list, File ▸ Remove Imported File…
-        self.removal = RemovalCommands(self)
-        #: the paper on show, moving between papers, marking read
-        self.reading = ReadingController(self)
-        #: the search box, its searches, and what the list covers
-        self.search = SearchController(self)
-        self.metadata = MetadataCommands(self)
-        self.tag_commands = TagCommands(self)
-        self.saved_searches = SavedSearches(self)
-        self.imports = ImportCommands(self)
-        self.duplicates = DuplicatesCommands(self)
-        self.exports = ExportCommands(self)
-        self.overview = OverviewCommands(self)
-        self.interest_sort = InterestSort(self)
-        self.discover = DiscoverCommands(self)
-        self.triage = TriageCommands(self)
+        # The window's parts, by area: each is given the window and uses its public
+        # members only; the actions table finds a slot on the first that has it.
+        self.search = SearchController(self)         # search box, searches, the scope
+        self.reading = ReadingController(self)       # the paper on show, j/k/u, mark-read
+        self.triage = TriageCommands(self)           # stars, read, tags, notes, highlights
+        self.tag_commands = TagCommands(self)        # New Tag, Manage Tags
+        self.metadata = MetadataCommands(self)       # m, Ctrl+K, o
+        self.removal = RemovalCommands(self)         # Del, Remove Imported File
+        self.imports = ImportCommands(self)          # drops, queued imports, the report
+        self.exports = ExportCommands(self)          # File ▸ Export, copying
+        self.duplicates = DuplicatesCommands(self)   # the stage, the Duplicates view
+        self.discover = DiscoverCommands(self)       # related papers, key terms, Back
+        self.interest_sort = InterestSort(self)      # Worth Reading First
+        self.overview = OverviewCommands(self)       # View ▸ Overview
+        self.saved_searches = SavedSearches(self)    # Ctrl+S, the saved searches' counts
         self._commands: tuple[object, ...] = (
-            self.search, self.reading, self.triage, self.discover, self.interest_sort, self.overview,
-            self.exports, self.duplicates, self.imports, self.saved_searches,
-            self.tag_commands, self.metadata, self.removal)
+            self.search, self.reading, self.triage, self.discover, self.interest_sort,
+            self.overview, self.exports, self.duplicates, self.imports,
+            self.saved_searches, self.tag_commands, self.metadata, self.removal)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
