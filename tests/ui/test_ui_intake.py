@@ -247,7 +247,8 @@ def test_files_handed_over_during_an_import_wait_for_it(qtbot, win, tmp_path):
     assert win.imports.queue_import([bib]) is False           # queued behind the first
     assert win.imports.pending_imports() == [[str(bib)]]
     assert win.statusBar().currentMessage() == "1 more file to import after the one running now"
-    qtbot.waitUntil(lambda: not win.imports.pending_imports() and not win.import_runner.is_running()
+    qtbot.waitUntil(lambda: not win.imports.pending_imports()
+                    and not win.import_runner.is_running()
                     and win.lib.count() == TOTAL + 1502, timeout=WAIT_MS * 3)
     assert [Path(f.path).name for f in win.imports.last_import_report.files] == [bib.name]
 

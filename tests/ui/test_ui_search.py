@@ -38,7 +38,8 @@ def _search(qtbot, window, text: str, type_it: bool = True) -> None:
     else:
         box.setText(text)
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window.search.results is not None and window.search.results.query == text.strip(),
+                    and window.search.results is not None
+                    and window.search.results.query == text.strip(),
                     timeout=WAIT_MS)
 
 
@@ -441,7 +442,8 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     qtbot.waitUntil(lambda: window.search_box.text() == "scaling laws"
                     and window.search.results.query == "scaling laws" and not window.is_busy(),
                     timeout=WAIT_MS)
-    assert window.saved_searches.open_saved_search("starred") and window.search_box.text() == "is:starred"
+    assert window.saved_searches.open_saved_search("starred")
+    assert window.search_box.text() == "is:starred"
 
 
 def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
@@ -458,7 +460,8 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     assert [s.name for s in lib.saved_searches()] == ["Laws of scaling", "Other"]
     assert set(_saved(window)) == {"Laws of scaling", "Other"}
     assert pane.current_saved() == ("Laws of scaling", "scaling laws")   # still chosen
-    window.saved_searches.prompt_rename_saved_search("Laws of scaling")     # to a name that is taken
+    # to a name that is taken
+    window.saved_searches.prompt_rename_saved_search("Laws of scaling")
     settle(qtbot, window)
     assert "already exists" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()

@@ -130,7 +130,8 @@ def demo_annotations(window) -> int | None:
     window.run_edit(lambda lib: lib.set_starred([target], True))
     abstract = lib.get(target).abstract
     first = abstract.index("maximal update parameterization (μP)")
-    window.triage.add_highlight(target, first, first + len("maximal update parameterization (μP)"))
+    window.triage.add_highlight(target, first,
+                                first + len("maximal update parameterization (μP)"))
     phrase = "unifying previously disparate μP formulations as special cases"
     if phrase in abstract:
         start = abstract.index(phrase)
@@ -442,7 +443,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             dialog.reject()
     if tags:
         window.tag_commands.open_tags_dialog()
-        _wait(lambda: window.tag_commands.tags_dialog is not None and window.tag_commands.tags_dialog.isVisible(),
+        commands = window.tag_commands
+        _wait(lambda: commands.tags_dialog is not None and commands.tags_dialog.isVisible(),
               timeout_s)
         dialog = window.tag_commands.tags_dialog
         if dialog is not None:

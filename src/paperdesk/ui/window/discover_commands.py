@@ -1,5 +1,5 @@
-"""The window's discover commands (:class:`DiscoverCommands`, the window's ``discover``): related papers, key terms
-and tag suggestions for the paper on show, and Back (Alt+Left).
+"""The window's discover commands (:class:`DiscoverCommands`, the window's ``discover``):
+related papers, key terms and tag suggestions for the paper on show, and Back (Alt+Left).
 
 * When another paper is shown (``DetailPane.paperChanged``), and after changes to titles,
   tags or the papers themselves, the window waits :data:`DISCOVER_DELAY_MS` of quiet and
@@ -229,8 +229,8 @@ class DiscoverCommands:
             self._window.progress_bar.setFormat("Finding related papers…")
             self._window.progress_bar.show()
             self._window.cancel_button.setEnabled(True)
-            self._window.cancel_button.setToolTip("Stop building the word table for related papers "
-                                          "(nothing else is affected)")
+            self._window.cancel_button.setToolTip(
+                "Stop building the word table for related papers (nothing else is affected)")
             self._window.cancel_button.show()
         return True
 
@@ -310,8 +310,8 @@ class DiscoverCommands:
                 self._back_stack.pop()
                 self._window.show_error(f"Paper #{paper_id} is no longer in the library")
                 return False
-            self._window.statusBar().showMessage("Showing all papers to open it — Alt+Left goes back",
-                                         4000)
+            self._window.statusBar().showMessage(
+                "Showing all papers to open it — Alt+Left goes back", 4000)
         self._window.select_row(row)
         return True
 
@@ -323,8 +323,8 @@ class DiscoverCommands:
         self._push_place()
         self._window.search_box.setText(term_query(term))
         self._window.search.flush_search()
-        self._window.statusBar().showMessage(f"Searching for the key term “{term}” — Alt+Left goes "
-                                     "back", 4000)
+        self._window.statusBar().showMessage(
+            f"Searching for the key term “{term}” — Alt+Left goes back", 4000)
 
     def go_back(self) -> bool:
         """Back (Alt+Left): return to the paper and the list shown before the last related
@@ -348,7 +348,8 @@ class DiscoverCommands:
         self._window.search_runner.cancel()
         self._pending_place = None
         self._window.search.use_scope(place.scope)
-        if place.saved is None or not self._window.tag_pane.select_saved(place.saved, notify=False):
+        tag_pane = self._window.tag_pane
+        if place.saved is None or not tag_pane.select_saved(place.saved, notify=False):
             self._window.tag_pane.select_scope(place.scope, notify=False)
         self._window.search_box.blockSignals(True)
         self._window.search_box.setText(place.query)
@@ -362,7 +363,8 @@ class DiscoverCommands:
         query = place.query.strip()
         if query and place.results is not None and place.results.query == query:
             self._window.search.reshow_results(place.results, place.paper_id)
-            self._window.search.request_search(immediate=True)   # fresh results; the paper stays current
+            # fresh results; the paper stays current
+            self._window.search.request_search(immediate=True)
         elif query:       # the search had not answered then: run it, then place the paper
             self._pending_place = place
             self._window.search.request_search(immediate=True)
@@ -376,7 +378,8 @@ class DiscoverCommands:
             self._window.reading.choose_current()
         bar = self._window.table.verticalScrollBar()
         bar.setValue(place.scroll)
-        QTimer.singleShot(0, lambda: not self._window.is_shut_down() and bar.setValue(place.scroll))
+        QTimer.singleShot(
+            0, lambda: not self._window.is_shut_down() and bar.setValue(place.scroll))
 
     def _place_after_results(self, _generation: int, results, _complete: bool) -> None:
         place = self._pending_place

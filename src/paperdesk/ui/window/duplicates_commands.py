@@ -1,6 +1,7 @@
-"""The window's near-duplicate commands (:class:`DuplicatesCommands`, the window's ``duplicates``): the background stage
-after imports and at start-up, the status bar's "N possible duplicates" button, the
-Duplicates view (View ▸ Duplicates…, Ctrl+D) and its merges and dismissals.
+"""The window's near-duplicate commands (:class:`DuplicatesCommands`, the window's
+``duplicates``): the background stage after imports and at start-up, the status bar's "N
+possible duplicates" button, the Duplicates view (View ▸ Duplicates…, Ctrl+D) and its
+merges and dismissals.
 
 The stage (:meth:`Library.find_near_duplicates`) runs as a bulk job on the window's one
 writer thread, after the import that stored the papers has finished and the list was

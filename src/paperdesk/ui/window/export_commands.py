@@ -1,10 +1,10 @@
-"""The window's export commands (:class:`ExportCommands`, the window's ``exports``): File ▸ Export… and copying
-the selected papers to the clipboard as BibTeX or Markdown.
+"""The window's export commands (:class:`ExportCommands`, the window's ``exports``): File
+▸ Export… and copying the selected papers to the clipboard as BibTeX or Markdown.
 
-Files are written by an :class:`~paperdesk.ui.background.workers.ExportRunner` on a worker thread,
-with progress and Cancel in the status bar (shared with imports: one of the two runs at
-a time). A failure is shown in a message box naming the file and the reason; the core
-writes atomically, so a failure or a cancel leaves no partial file.
+Files are written by an :class:`~paperdesk.ui.background.workers.ExportRunner` on a worker
+thread, with progress and Cancel in the status bar (shared with imports: one of the two
+runs at a time). A failure is shown in a message box naming the file and the reason; the
+core writes atomically, so a failure or a cancel leaves no partial file.
 """
 
 from __future__ import annotations
@@ -45,10 +45,11 @@ class ExportCommands:
     """Export commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
     Built over the window (``window``, a
-    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``lib``, ``settings``, ``model``, ``export_runner``,
-    ``import_runner``, ``progress_bar``, ``cancel_button``, ``actions_by_name``,
-    ``selected_ids``, ``current_scope``, ``show_error``, ``search_results``,
-    ``query_text`` and ``scope_name`` (public methods of the window).
+    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``lib``,
+    ``settings``, ``model``, ``export_runner``, ``import_runner``, ``progress_bar``,
+    ``cancel_button``, ``actions_by_name``, ``selected_ids``, ``current_scope``,
+    ``show_error``, ``search_results``, ``query_text`` and ``scope_name`` (public methods
+    of the window).
 
     Attributes:
         export_dialog: the last export dialog opened (for tests), or ``None``.

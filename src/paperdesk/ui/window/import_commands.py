@@ -115,7 +115,8 @@ class ImportCommands:
 
     # -- drag and drop ---------------------------------------------------------------
     def drag_enter(self, event: QDragEnterEvent | QDragMoveEvent) -> None:
-        """The window's drag enter or move: take drags that carry local files or folders (as a copy); ignore others."""
+        """The window's drag enter or move: take drags that carry local files or folders
+        (as a copy); ignore others."""
         if dropped_paths(event.mimeData()) and not self._window.lib.read_only:
             event.setDropAction(Qt.DropAction.CopyAction)
             event.accept()
@@ -123,8 +124,9 @@ class ImportCommands:
             event.ignore()
 
     def drop(self, event: QDropEvent) -> None:
-        """The window's drop: import the dropped files and folders as File ▸ Import does; a drop without
-        local files (a web link, text) is refused with a status bar message."""
+        """The window's drop: import the dropped files and folders as File ▸ Import does;
+        a drop without local files (a web link, text) is refused with a status bar
+        message."""
         paths = dropped_paths(event.mimeData())
         if not paths:
             event.ignore()

@@ -98,7 +98,8 @@ class InterestSort:
     def order_by_interest(self) -> None:
         """After the list was filled (not searching): ask the reader thread for the
         interest order of its rows."""
-        if not self._window.model.interest_sort or self._window.model.searching or self._window.is_shut_down():
+        model = self._window.model
+        if not model.interest_sort or model.searching or self._window.is_shut_down():
             return
         self._interest_generation += 1
         generation, ids = self._interest_generation, self._window.model.ids()

@@ -308,7 +308,8 @@ class MainWindow(QMainWindow):
         self.tag_pane.newTagRequested.connect(self.tag_commands.prompt_new_tag)
         self.tag_pane.manageTagsRequested.connect(self.tag_commands.open_tags_dialog)
         self.tag_pane.savedSearchChosen.connect(self.saved_searches.run_saved_search)
-        self.tag_pane.renameSavedSearchRequested.connect(self.saved_searches.prompt_rename_saved_search)
+        self.tag_pane.renameSavedSearchRequested.connect(
+            self.saved_searches.prompt_rename_saved_search)
         self.tag_pane.deleteSavedSearchRequested.connect(self.saved_searches.delete_saved_search)
         self.tag_pane.saveSearchRequested.connect(self.saved_searches.prompt_save_search)
         self.tag_pane.removeSourceRequested.connect(self.removal.prompt_remove_file)
@@ -361,7 +362,8 @@ class MainWindow(QMainWindow):
         pane.tagRemoveRequested.connect(self.triage.remove_chip_tag)
         pane.editingCancelled.connect(self.focus_list)
         pane.highlightRequested.connect(
-            lambda start, end, colour: self.triage.add_highlight(pane.paper_id, start, end, colour))
+            lambda start, end, colour: self.triage.add_highlight(pane.paper_id, start, end,
+                                                                 colour))
         pane.highlightRemoveRequested.connect(self.triage.remove_highlight)
         pane.highlightCommentRequested.connect(self.triage.prompt_highlight_comment)
         pane.noteSaveRequested.connect(self.triage.save_note)

@@ -1,6 +1,6 @@
-"""The window's citation commands (:class:`MetadataCommands`, the window's ``metadata``): the metadata editor
-(``m``), Regenerate Citation Key, copying ``\\cite{key}`` (Ctrl+K) and opening the
-paper's own page in the browser (``o``).
+"""The window's citation commands (:class:`MetadataCommands`, the window's ``metadata``):
+the metadata editor (``m``), Regenerate Citation Key, copying ``\\cite{key}`` (Ctrl+K) and
+opening the paper's own page in the browser (``o``).
 
 Edits go through the window's ``submit_edit`` (the one writer thread) and are shown
 once committed; the citation keys to copy and a proposed key are read on the reader
@@ -39,8 +39,9 @@ class MetadataCommands:
     """Citation commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
     Built over the window (``window``, a
-    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``detail_pane``, ``worker``, ``submit_edit``, ``selected_ids``,
-    ``show_error``, ``focus_list`` and ``statusBar``.
+    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public
+    ``detail_pane``, ``worker``, ``submit_edit``, ``selected_ids``, ``show_error``,
+    ``focus_list`` and ``statusBar``.
 
     Attributes:
         metadata_dialog: the metadata editor last opened (for tests), or ``None``.

@@ -299,7 +299,8 @@ class OverviewCommands:
             self._window.worker.changed.connect(lambda _c: window.reload_later())
             self._window.import_runner.finished.connect(lambda *_a: window.reload_later())
             # the reading pane may build the term table too: key terms then appear
-            self._window.discover.discover_runner.finished.connect(lambda *_a: window.reload_later())
+            self._window.discover.discover_runner.finished.connect(
+                lambda *_a: window.reload_later())
             window.terms_builder = self._window.discover.build_terms_for_overview
         window.reload()
         window.show()

@@ -100,7 +100,8 @@ class ReadingController:
             self._chosen_id = None
         terms = self._window.search.match_terms()
         if pid is not None and pid == self._window.detail_pane.paper_id:
-            self._window.detail_pane.set_match_terms(terms)  # same paper (list refreshed): keep note
+            # the same paper (the list was refreshed): keep its note
+            self._window.detail_pane.set_match_terms(terms)
             return
         if pid is None:
             self.clear_detail(self._window.empty_hint())
@@ -179,7 +180,8 @@ class ReadingController:
 
     def _on_link_refused(self, url: QUrl) -> None:
         problem = link_problem(url) or "only http and https links open"
-        self._window.statusBar().showMessage(f"Not opened: {url.toString()[:80]} ({problem})", 8000)
+        self._window.statusBar().showMessage(
+            f"Not opened: {url.toString()[:80]} ({problem})", 8000)
 
     def next_paper(self) -> bool:
         """Show the next paper in the list (j). Returns False at the end."""
@@ -192,7 +194,9 @@ class ReadingController:
     def _step(self, step: int) -> bool:
         row = self._window.table.currentIndex().row()
         target = 0 if row < 0 else row + step
-        return self._window.select_row(target) if 0 <= target < self._window.model.rowCount() else False
+        if not 0 <= target < self._window.model.rowCount():
+            return False
+        return self._window.select_row(target)
 
     def next_unread(self) -> bool:
         """Show the next unread paper after the current one, wrapping around (u).
@@ -232,7 +236,8 @@ class ReadingController:
             pane.cancel_title_edit()
         if focus is pane.chips.editor:
             pane.chips.editor.clear()
-        if focus is self._window.table and len(self._window.table.selectionModel().selectedRows()) > 1:
+        table = self._window.table
+        if focus is table and len(table.selectionModel().selectedRows()) > 1:
             self._window.select_row(self._window.table.currentIndex().row())
         self._window.focus_list()
 

@@ -1,4 +1,5 @@
-"""The window's saved-search commands (:class:`SavedSearches`, the window's ``saved_searches``).
+"""The window's saved-search commands (:class:`SavedSearches`, the window's
+``saved_searches``).
 
 A saved search is a named query (``Library.save_search``). The tag pane lists them in
 their own section with the number of papers each finds; those counts are made on a
@@ -29,10 +30,10 @@ class SavedSearches:
     """Saved-search commands of :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
     Built over the window (``window``, a
-    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``lib``, ``tag_pane``, ``search_box``, ``saved_counter``,
-    ``run_edit``, ``show_error``, ``statusBar`` and its public list methods
-    ``query_text``, ``request_search``, ``current_scope``, ``use_scope`` and
-    ``is_shut_down``.
+    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``lib``,
+    ``tag_pane``, ``search_box``, ``saved_counter``, ``run_edit``, ``show_error``,
+    ``statusBar`` and its public list methods ``query_text``, ``request_search``,
+    ``current_scope``, ``use_scope`` and ``is_shut_down``.
     """
 
     def __init__(self, window: MainWindow):

@@ -135,7 +135,8 @@ class SearchController:
         self.hide_snippet_column()
         self.restore_selection(keep)
         self._window.update_status()
-        self._window.interest_sort.order_by_interest()      # worth reading first: reordered off the UI thread
+        # worth reading first: reordered off the UI thread
+        self._window.interest_sort.order_by_interest()
 
     def restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
         """After the rows changed: make ``paper_id`` current again, or the row
@@ -291,7 +292,8 @@ class SearchController:
         self._suggestion = suggestion
         self._window.suggestion_label.setText(
             f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
-            f'&nbsp;&nbsp;<span style="color:{muted_colour(self._window.palette())};">Ctrl+Enter</span>')
+            f'&nbsp;&nbsp;<span style="color:{muted_colour(self._window.palette())};">'
+            'Ctrl+Enter</span>')
         self._window.suggestion_label.setToolTip(tooltip_html(
             f"Search for {quoted(suggestion)} instead (click, or Ctrl+Enter in the search "
             "box)"))

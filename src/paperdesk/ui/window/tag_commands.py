@@ -1,7 +1,7 @@
-"""The window's whole-tag commands that need no mouse (:class:`TagCommands`, the window's ``tag_commands``):
-``t`` with a new name asks for the new tag's number key, Edit ▸ New Tag… creates a tag
-with its key, and Edit ▸ Manage Tags… (Ctrl+Shift+T) lists every tag to rename,
-recolour, bind a key, merge or delete.
+"""The window's whole-tag commands that need no mouse (:class:`TagCommands`, the window's
+``tag_commands``): ``t`` with a new name asks for the new tag's number key, Edit ▸ New
+Tag… creates a tag with its key, and Edit ▸ Manage Tags… (Ctrl+Shift+T) lists every tag to
+rename, recolour, bind a key, merge or delete.
 
 The dialogs (:mod:`paperdesk.ui.window.tags_dialog`) only say what the user asked for;
 every change is a ``Library`` call handed to the window's one writer thread
@@ -34,10 +34,10 @@ class TagCommands:
     :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
     Built over the window (``window``, a
-    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``worker``, ``submit_edit``, ``selected_ids``, ``add_tag``,
-    ``create_tag``, ``rename_tag``, ``set_tag_colour``, ``set_tag_key``, ``delete_tag``,
-    ``undo``, ``redo``, ``tag_pane``, ``detail_pane``, ``focus_list``,
-    ``focus_tag_editor``, ``show_error``, ``is_shut_down`` and ``statusBar``.
+    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``worker``,
+    ``submit_edit``, ``selected_ids``, ``triage`` (the tag edits, undo and redo),
+    ``reading`` (``focus_tag_editor``), ``tag_pane``, ``detail_pane``, ``focus_list``,
+    ``show_error``, ``is_shut_down`` and ``statusBar``.
 
     Attributes:
         tags_dialog: the Tags dialog last opened, or ``None``.

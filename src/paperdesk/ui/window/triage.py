@@ -238,8 +238,8 @@ class TriageCommands:
         self._window.reveal_reading_pane()
         if not view.set_caret_mode(True):
             self._window.set_checked("caretModeAction", False)
-            self._window.statusBar().showMessage("No paper is shown — choose one in the list first",
-                                         MESSAGE_MS)
+            self._window.statusBar().showMessage(
+                "No paper is shown — choose one in the list first", MESSAGE_MS)
             return False
         return True
 
