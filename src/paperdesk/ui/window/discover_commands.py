@@ -165,11 +165,11 @@ class DiscoverCommands:
             return      # asked again when the table is built
         self._discover_generation += 1
         generation = self._discover_generation
-        self._window.worker.read(lambda lib: discover_answer(lib, pid),
-                         on_done=lambda answer: self._on_discover_answer(generation, answer),
-                         on_failed=lambda message: self._on_discover_failed(generation,
-                                                                            message),
-                         label="related papers")
+        self._window.worker.read(
+            lambda lib: discover_answer(lib, pid),
+            on_done=lambda answer: self._on_discover_answer(generation, answer),
+            on_failed=lambda message: self._on_discover_failed(generation, message),
+            label="related papers")
 
     def _on_discover_answer(self, generation: int, answer: DiscoverAnswer) -> None:
         if self._window.is_shut_down() or generation != self._discover_generation \
@@ -243,8 +243,8 @@ class DiscoverCommands:
     def _on_terms_progress(self, done: int, total: int) -> None:
         if self._window.progress_shown("discover"):
             self._window.background_progress("discover", done, total, 0,
-                                      "Stop building the word table for related papers",
-                                      "Finding related papers: reading %v of %m")
+                                             "Stop building the word table for related papers",
+                                             "Finding related papers: reading %v of %m")
 
     def _end_terms_progress(self) -> None:
         self._window.end_background_progress("discover")

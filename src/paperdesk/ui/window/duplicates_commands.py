@@ -140,8 +140,8 @@ class DuplicatesCommands:
 
     def _on_stage_progress(self, done: int, total: int) -> None:
         self._window.background_progress("duplicates", done, total, STAGE_PROGRESS_MIN,
-                                  "Stop looking for duplicates (the rest is looked at "
-                                  "later)", "Looking for duplicates %v of %m")
+                                         "Stop looking for duplicates (the rest is looked at "
+                                         "later)", "Looking for duplicates %v of %m")
 
     def _end_stage_progress(self) -> None:
         self._window.end_background_progress("duplicates")
@@ -175,7 +175,7 @@ class DuplicatesCommands:
     def refresh_duplicate_count(self) -> None:
         """Read the number of open pairs (reader thread) and show or hide the button."""
         self._window.worker.read(lambda lib: lib.near_duplicate_count(),
-                         on_done=self._show_duplicate_count, label="duplicate count")
+                                 on_done=self._show_duplicate_count, label="duplicate count")
 
     def _show_duplicate_count(self, n: int) -> None:
         if self._window.is_shut_down():

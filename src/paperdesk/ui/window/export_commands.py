@@ -136,7 +136,7 @@ class ExportCommands:
             self._window.show_error("Wait for the import to finish, then export")
             return False
         if not self._window.export_runner.start(options.ids, options.fmt, options.path,
-                                        options.fields, resolve=options.resolve):
+                                                options.fields, resolve=options.resolve):
             self._window.show_error("An export is already running")
             return False
         count = options.count if options.resolve is not None else len(options.ids)
@@ -183,7 +183,7 @@ class ExportCommands:
         """The file at ``path`` was written with ``written`` papers."""
         self._end_export()
         self._window.statusBar().showMessage(f"Exported {plural(written, 'paper')} to {path}",
-                                     EXPORT_MESSAGE_MS)
+                                             EXPORT_MESSAGE_MS)
 
     def on_export_cancelled(self) -> None:
         """The export stopped at the user's Cancel (no file written)."""
@@ -240,7 +240,7 @@ class ExportCommands:
                 f"Copying {plural(len(ids), 'paper')} as {export_format(fmt).label}…")
         # Made on the reader thread: the papers are read from SQLite.
         job = self._window.worker.read(lambda lib: lib.export_text(ids, fmt), on_done=copy,
-                               on_failed=lambda message: self._window.show_error(
-                                   f"Not copied: {message}"),
-                               label="copy")
+                                       on_failed=lambda message: self._window.show_error(
+                                           f"Not copied: {message}"),
+                                       label="copy")
         return job is not None

@@ -220,7 +220,7 @@ class ImportCommands:
         report = report if isinstance(report, ImportReport) else self.last_import_report
         if report is None:
             self._window.statusBar().showMessage("No import has run in this window yet",
-                                         DROP_MESSAGE_MS)
+                                                 DROP_MESSAGE_MS)
             return None
         old = self.import_report_dialog
         if old is not None:

@@ -104,10 +104,10 @@ class InterestSort:
         self._interest_generation += 1
         generation, ids = self._interest_generation, self._window.model.ids()
         self._window.worker.read(lambda lib: interest_of(lib, ids),
-                         on_done=lambda answer: self._on_interest(generation, answer),
-                         on_failed=lambda message: self._window.statusBar().showMessage(
-                             f"Worth reading first failed: {message}", MESSAGE_MS),
-                         label="interest order")
+                                 on_done=lambda answer: self._on_interest(generation, answer),
+                                 on_failed=lambda message: self._window.statusBar().showMessage(
+                                     f"Worth reading first failed: {message}", MESSAGE_MS),
+                                 label="interest order")
 
     def _on_interest(self, generation: int, answer) -> None:
         if (self._window.is_shut_down() or generation != self._interest_generation

@@ -155,10 +155,10 @@ class MetadataCommands:
             self._window.statusBar().showMessage(f"Copied {shown} to the clipboard", MESSAGE_MS)
 
         job = self._window.worker.read(lambda lib: [lib.citation_key(pid) for pid in ids],
-                               on_done=copy,
-                               on_failed=lambda message: self._window.show_error(
-                                   f"Not copied: {message}"),
-                               label="citation keys")
+                                       on_done=copy,
+                                       on_failed=lambda message: self._window.show_error(
+                                           f"Not copied: {message}"),
+                                       label="citation keys")
         return job is not None
 
     def open_paper_page(self) -> bool:

@@ -294,8 +294,8 @@ class OverviewCommands:
         window = self.overview_window
         if window is None:
             window = self.overview_window = OverviewWindow(self._window.worker,
-                                                          self.list_overview_bar,
-                                                          self._window)
+                                                           self.list_overview_bar,
+                                                           self._window)
             self._window.worker.changed.connect(lambda _c: window.reload_later())
             self._window.import_runner.finished.connect(lambda *_a: window.reload_later())
             # the reading pane may build the term table too: key terms then appear

@@ -162,14 +162,14 @@ class ReadingController:
         def show(paper) -> None:   # UI thread; skipped if another paper is shown by now
             if not self._window.is_shut_down() and self._window.detail_pane.paper_id == pid:
                 self._window.detail_pane.show_paper(paper, self._window.search.match_terms(),
-                                            reload_note=reload_note)
+                                                    reload_note=reload_note)
 
         def gone(_message: str) -> None:
             if not self._window.is_shut_down() and self._window.detail_pane.paper_id == pid:
                 self.clear_detail("This paper is no longer in the library")
 
         self._window.worker.read(lambda lib: lib.get(pid), on_done=show, on_failed=gone,
-                         label="paper")
+                                 label="paper")
 
     def _on_link_hovered(self, url) -> None:
         text = url.toString() if hasattr(url, "toString") else str(url)
@@ -215,8 +215,8 @@ class ReadingController:
         start = self._window.model.row_of(current)
         order = [pid for pid in ids[start + 1:] + ids[:max(start, 0) + 1] if pid != current]
         job = self._window.worker.read(lambda lib: lib.first_unread(order),
-                               on_done=self._go_to_unread, on_failed=self._window.show_error,
-                               label="next unread")
+                                       on_done=self._go_to_unread,
+                                       on_failed=self._window.show_error, label="next unread")
         return job is not None
 
     def _go_to_unread(self, pid: int | None) -> None:

@@ -76,7 +76,7 @@ class RemovalCommands:
             self._window.show_error(message)
 
         queued = self._window.submit_edit(lambda lib: lib.delete_papers(ids), quiet=True,
-                                  on_done=done, on_failed=failed)
+                                          on_done=done, on_failed=failed)
         if not queued:
             pending.difference_update(ids)
         return queued
@@ -108,7 +108,7 @@ class RemovalCommands:
             self._open_remove_file_dialog(sources, counts, source_id)
 
         job = self._window.worker.read(read, on_done=show, on_failed=self._window.show_error,
-                               label="files to remove")
+                                       label="files to remove")
         return job is not None
 
     def _open_remove_file_dialog(self, sources, counts, source_id) -> RemoveFileDialog:

@@ -147,7 +147,7 @@ class SavedSearches:
         entries = self._window.tag_pane.saved_entries()
         if entries:
             self._window.saved_counter.request([(name, query) for name, query, _n in entries],
-                                       immediate=immediate)
+                                               immediate=immediate)
 
     def show_saved_counts(self, counts) -> None:
         """Show the counts a :class:`SavedSearchCounter` made (``{name: papers}``)."""

@@ -156,8 +156,8 @@ class SearchController:
         """Ask for the search box's query in the current scope and sort order."""
         sort, descending = self._window.model.search_sort()
         return self._window.search_runner.request(self.query_text(), scope=self.scope,
-                                          immediate=immediate, sort=sort,
-                                          descending=descending)
+                                                  immediate=immediate, sort=sort,
+                                                  descending=descending)
 
     def reset_search_sort(self) -> None:
         """A new search starts in relevance order (no sort indicator)."""
@@ -271,7 +271,7 @@ class SearchController:
                 deliver(found)
 
         self._window.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
-                         on_failed=lambda _message: None, label="snippets")
+                                 on_failed=lambda _message: None, label="snippets")
 
     def match_terms(self) -> MatchTerms | None:
         """What the shown search matched, for highlighting (``None`` when not searching).

@@ -136,7 +136,7 @@ class TagCommands:
                 self._open_tags_dialog(tags, current)
 
         job = self._window.worker.read(lambda lib: lib.tags(), on_done=show,
-                               on_failed=self._window.show_error, label="tags")
+                                       on_failed=self._window.show_error, label="tags")
         return job is not None
 
     def _open_tags_dialog(self, tags: Sequence[Tag], current: int | None) -> TagsDialog:

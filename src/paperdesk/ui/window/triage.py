@@ -288,7 +288,7 @@ class TriageCommands:
             session: the note editor's session number.
         """
         return self._window.run_edit(lambda lib: lib.set_note(paper_id, body, session=session),
-                             quiet=True)
+                                     quiet=True)
 
     # -- undo ------------------------------------------------------------------------------
     def undo(self) -> None:
