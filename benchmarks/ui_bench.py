@@ -489,7 +489,7 @@ def _api(obj, name: str):
 #: :func:`check_window_api`, so a renamed one fails with its name, not mid-run).
 WINDOW_API = ("model.rowCount", "model.paper_id", "model.index", "model.modelReset",
               "model.searching", "tag_pane.tag_item", "tag_pane.select_scope",
-              "detail_pane.paper_id", "set_tag_key", "select_row", "focus_list",
+              "detail_pane.paper_id", "triage.set_tag_key", "select_row", "focus_list",
               "focus_search", "is_busy", "status_text", "current_scope", "shutdown")
 
 
@@ -603,7 +603,7 @@ def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
     report["select"]["timeouts"] = sum(v is None for v in select_ms)
 
     # tag toggle: key 1 bound to the tag
-    _api(window, "set_tag_key")(tag_id, 1)
+    _api(window.triage, "set_tag_key")(tag_id, 1)
     spin(30, until=lambda: not window.is_busy())
     shown_ms, counted_ms = [], []
     for i in range(presses):   # each row twice: on, then off (the library is unchanged)

@@ -57,8 +57,8 @@ def test_hostile_query_is_literal_in_the_status_bar_tooltip(qtbot, win):
     window = win
     window.focus_search()
     qtbot.keyClicks(window.search_box, HOSTILE)
-    qtbot.waitUntil(lambda: window._results is not None
-                    and window._results.query == HOSTILE and not window.is_busy(),
+    qtbot.waitUntil(lambda: window.search.results is not None
+                    and window.search.results.query == HOSTILE and not window.is_busy(),
                     timeout=WAIT_MS)
     tip = window.status_label.toolTip()
     assert tip, "the status bar has a tooltip"
@@ -139,7 +139,7 @@ def _every_tooltip(window) -> list[str]:
             tips += _model_tips(widget.model())
     for action in window.findChildren(type(window.undo_action)):
         tips.append(action.toolTip())
-    overview = window.overview_window
+    overview = window.overview.overview_window
     if overview is not None:
         chart = overview.chart
         for title, bar in chart.bars():
@@ -157,12 +157,12 @@ def test_markup_from_files_and_users_is_literal_in_every_tooltip(qtbot, tmp_path
     assert window.select_row(window.model.row_of(pid))
     qtbot.waitUntil(lambda: window.detail_pane.paper_id == pid
                     and window.detail_pane.discover_paper_id == pid
-                    and not window.discover_busy(), timeout=WAIT_MS)
+                    and not window.discover.discover_busy(), timeout=WAIT_MS)
     qtbot.keyClick(window.table, Qt.Key.Key_L,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: window.overview_window is not None
-                    and not window.overview_window.is_loading()
-                    and window.overview_window.overview is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.overview.overview_window is not None
+                    and not window.overview.overview_window.is_loading()
+                    and window.overview.overview_window.overview is not None, timeout=WAIT_MS)
     QCoreApplication.processEvents()
     tips = _every_tooltip(window)
     raw = [tip for tip in tips if "<b>" in tip]

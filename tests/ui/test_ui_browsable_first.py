@@ -74,11 +74,11 @@ def test_imported_papers_are_listed_before_the_index_catches_up(qtbot, win, tmp_
     qtbot.keyClicks(win.search_box, "lattice")
     note = f"searched {TOTAL} of {TOTAL + NEW:,} papers"
     qtbot.waitUntil(lambda: note in win.status_label.text(), timeout=WAIT_MS)
-    assert win._results.total == 1         # the one seed paper on lattices, indexed
+    assert win.search.results.total == 1         # the one seed paper on lattices, indexed
     # the index catches up: the search is run again, over every paper
     held_index.set()
-    qtbot.waitUntil(lambda: win._results is not None and not win._results.partial
-                    and win._results.total > NEW and not win.is_busy(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.search.results is not None and not win.search.results.partial
+                    and win.search.results.total > NEW and not win.is_busy(), timeout=WAIT_MS)
     assert "searched" not in win.status_label.text()
     assert not bar.isVisible()
     assert win.index_status is not None and win.index_status.complete

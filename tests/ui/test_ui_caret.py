@@ -58,7 +58,7 @@ def test_f7_then_arrows_select_and_h_highlights_exactly_the_selection(qtbot, win
     _key(qtbot, window, Qt.Key.Key_F7)
     assert view.caret_mode() and _focus_name(window) == "abstractView"
     assert window.actions_by_name["caretModeAction"].isChecked()
-    assert window.caret_label.isVisible()
+    assert window.triage.caret_label.isVisible()
     assert window.statusBar().currentMessage().startswith("Caret mode: arrows move")
 
     _key(qtbot, window, Qt.Key.Key_Right, times=len(first) + 1)   # caret before word 2
@@ -102,7 +102,7 @@ def test_j_k_u_space_do_not_move_the_list_in_caret_mode_and_do_outside(qtbot, wi
     assert _focus_name(window) == "paperTable"
     assert not view.caret_mode()
     assert not window.actions_by_name["caretModeAction"].isChecked()
-    assert not window.caret_label.isVisible()
+    assert not window.triage.caret_label.isVisible()
     assert not window.statusBar().currentMessage().startswith("Caret mode")
 
     _key(qtbot, window, "j")                                # outside: j moves again

@@ -52,7 +52,7 @@ def _show(qtbot, window, pid: int) -> None:
 def _wait_discover(qtbot, window, pid: int) -> None:
     qtbot.waitUntil(lambda: window.detail_pane.paper_id == pid
                     and window.detail_pane.discover_paper_id == pid
-                    and not window.discover_busy(), timeout=WAIT_MS)
+                    and not window.discover.discover_busy(), timeout=WAIT_MS)
     QCoreApplication.processEvents()
 
 
@@ -118,7 +118,7 @@ def test_enter_opens_a_paper_not_in_the_list_and_alt_left_returns(qtbot, win):
     window.focus_search()
     qtbot.keyClicks(window.search_box, '"foundation model for zero-shot metric"')
     press(qtbot, window, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window._results is not None and window.model.rowCount() == 1,
+    qtbot.waitUntil(lambda: window.search.results is not None and window.model.rowCount() == 1,
                     timeout=WAIT_MS)
     assert window.current_paper_id() == pid
     _wait_discover(qtbot, window, pid)
@@ -150,7 +150,7 @@ def test_enter_opens_a_paper_not_in_the_list_and_alt_left_returns(qtbot, win):
 def test_a_click_on_a_related_row_opens_it_from_a_tag_list(qtbot, win):
     window = win
     pid = _paper_starting(window.lib, DEPTH_TITLE)
-    window.add_tag("solo", [pid])
+    window.triage.add_tag("solo", [pid])
     settle(qtbot, window)
     qtbot.waitUntil(lambda: bool(window.tag_pane.tag_entries()), timeout=WAIT_MS)
     tag = next(t for t in window.tag_pane.tag_entries() if t.name == "solo")
@@ -185,8 +185,8 @@ def test_key_term_chip_enter_runs_a_search_and_back_returns(qtbot, win):
     term = window.focusWidget().term.term
     press(qtbot, window, Qt.Key.Key_Return)
     assert window.search_box.text() == term_query(term)
-    qtbot.waitUntil(lambda: window._results is not None
-                    and window._results.query == term_query(term)
+    qtbot.waitUntil(lambda: window.search.results is not None
+                    and window.search.results.query == term_query(term)
                     and not window.is_busy(), timeout=WAIT_MS)
     assert window.model.row_of(pid) >= 0          # the paper has its own key term
     assert 0 < window.model.rowCount() < 225
@@ -203,7 +203,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     pid = _paper_starting(window.lib, DEPTH_TITLE)
     # every other depth paper tagged: a suggestion needs most of the neighbours tagged
     others = [i for i, t in labels.items() if t == "depth-estimation" and i != pid]
-    window.add_tag("depth", others)
+    window.triage.add_tag("depth", others)
     settle(qtbot, window)
     _show(qtbot, window, pid)
     chips = window.detail_pane.chips.suggestion_chips()
@@ -220,7 +220,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
         or "depth" in window.undo_action.text()
     # The suggestions are asked for again: no suggestion of a tag the paper has.
     qtbot.waitUntil(lambda: window.detail_pane.discover_paper_id == pid
-                    and not window.discover_busy()
+                    and not window.discover.discover_busy()
                     and "depth" not in [c.suggestion.name for c in
                                         window.detail_pane.chips.suggestion_chips()],
                     timeout=WAIT_MS)
@@ -228,7 +228,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
     assert "depth" not in [t.name for t in window.lib.get(pid).tags]
-    qtbot.waitUntil(lambda: not window.discover_busy() and [
+    qtbot.waitUntil(lambda: not window.discover.discover_busy() and [
         c.suggestion.name for c in window.detail_pane.chips.suggestion_chips()][:1]
         == ["depth"], timeout=WAIT_MS)
     # Alt+3 with fewer suggestions says so and tags nothing.
@@ -243,7 +243,7 @@ def test_a_tag_with_too_few_examples_is_a_note_whose_tooltip_says_why(qtbot, win
     window = win
     labels = _labels(window.lib)
     papers = sorted(i for i, t in labels.items() if t == "hyperparameter-transfer")
-    window.add_tag("hyperparams", papers[:3])
+    window.triage.add_tag("hyperparams", papers[:3])
     settle(qtbot, window)
     pid = papers[3]
     row = window.model.row_of(pid)
@@ -292,15 +292,15 @@ def test_cancelling_the_build_says_so_and_can_start_again(qtbot, open_seeded, he
     qtbot.waitUntil(lambda: started.is_set() and window.cancel_button.isVisible(),
                     timeout=WAIT_MS)
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: not window.discover_runner.is_running(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.discover.discover_runner.is_running(), timeout=WAIT_MS)
     note = window.detail_pane.related.note.text()
     assert "cancelled" in note
     button = window.detail_pane.related.build_button
     assert button.isVisible() and not window.progress_bar.isVisible()
     press(qtbot, window, Qt.Key.Key_J)              # another paper: not started again
-    qtbot.waitUntil(lambda: not window._discover_timer.isActive()
+    qtbot.waitUntil(lambda: not window.discover.discover_timer.isActive()
                     and not window.worker.is_busy(), timeout=WAIT_MS)
-    assert not window.discover_runner.is_running()
+    assert not window.discover.discover_runner.is_running()
     assert window.detail_pane.related.build_button.isVisible()
     gate.set()
     qtbot.mouseClick(window.detail_pane.related.build_button, Qt.MouseButton.LeftButton)

@@ -82,12 +82,12 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
     window = open_seeded()
     db = window.lib.path / "library.db"
     assert _count(db) == 225
-    qtbot.waitUntil(window.discover_runner.is_running, timeout=WAIT_MS)
+    qtbot.waitUntil(window.discover.discover_runner.is_running, timeout=WAIT_MS)
     capfd.readouterr()
     drop_file(window, folder)
-    qtbot.waitUntil(lambda: window.last_import_report is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.imports.last_import_report is not None, timeout=WAIT_MS)
     wait_idle(qtbot, window)
-    qtbot.waitUntil(lambda: not window.discover_runner.is_running(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.discover.discover_runner.is_running(), timeout=WAIT_MS)
     QCoreApplication.processEvents()
     assert _count(db) == 225 + IMPORTED
     assert 225 < read[0] < 225 + IMPORTED        # the first build ran during the import
@@ -98,7 +98,7 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
     # and when the import is done, the related papers of the paper on show come
     shown = window.current_paper_id()
     qtbot.waitUntil(lambda: window.detail_pane.discover_paper_id == shown
-                    and not window.discover_busy(), timeout=WAIT_MS)
+                    and not window.discover.discover_busy(), timeout=WAIT_MS)
     assert window.detail_pane.related_list.count() == 10
     assert max(read) == 225 + IMPORTED           # one build of all the papers after it
     assert "Traceback" not in capfd.readouterr().err

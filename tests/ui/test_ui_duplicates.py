@@ -42,7 +42,7 @@ def with_pairs(qtbot, win, tmp_path):
     texts = [_edited(t, i) for i, t in enumerate(_abstracts()[4:7])]
     path = write_daily(tmp_path / "edited.txt", texts)
     assert win.start_import([path])
-    qtbot.waitUntil(lambda: win.duplicate_count_text() == "3 possible duplicates",
+    qtbot.waitUntil(lambda: win.duplicates.duplicate_count_text() == "3 possible duplicates",
                     timeout=20000)
     wait_idle(qtbot, win)
     return win
@@ -50,7 +50,7 @@ def with_pairs(qtbot, win, tmp_path):
 
 def _open_view(qtbot, window):
     qtbot.keyClick(window.table, Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)
-    dialog = window.duplicates_dialog
+    dialog = window.duplicates.duplicates_dialog
     assert dialog is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: dialog.shown_papers() is not None, timeout=10000)
     return dialog
@@ -69,16 +69,16 @@ def test_the_action_is_in_the_table_with_its_shortcut():
 def test_the_seed_library_has_no_pairs(qtbot, win):
     wait_idle(qtbot, win)
     assert win.lib.near_duplicates_pending() == 0   # looked at on start-up
-    assert win.duplicate_count_text() == ""
+    assert win.duplicates.duplicate_count_text() == ""
 
 
 def test_an_import_flags_pairs_and_the_view_shows_them(qtbot, with_pairs):
     window = with_pairs
     from paperdesk.ui.window.import_report import summary_text
 
-    assert window.last_import_report.near_duplicates == 3
+    assert window.imports.last_import_report.near_duplicates == 3
     assert "3 possible near-duplicate pairs flagged" in summary_text(
-        window.last_import_report)
+        window.imports.last_import_report)
     dialog = _open_view(qtbot, window)
     assert len(dialog.pairs()) == 3
     assert dialog.pair_list.currentRow() == 0
@@ -106,14 +106,14 @@ def test_not_duplicates_and_undo_in_the_main_window(qtbot, with_pairs):
     _key(qtbot, dialog, Qt.Key.Key_D)
     qtbot.waitUntil(lambda: len(dialog.pairs()) == 2, timeout=10000)
     settle(qtbot, window)
-    assert window.duplicate_count_text() == "2 possible duplicates"
+    assert window.duplicates.duplicate_count_text() == "2 possible duplicates"
     assert [p.paper_a for p in window.lib.near_duplicates("dismissed")] == [first.paper_a]
     dialog.close()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: window.duplicate_count_text() == "3 possible duplicates",
+    qtbot.waitUntil(lambda: window.duplicates.duplicate_count_text() == "3 possible duplicates",
                     timeout=10000)
     assert window.lib.near_duplicates("dismissed") == []
 
@@ -125,7 +125,7 @@ def test_text_from_files_is_escaped(qtbot, win, tmp_path):
     path = write_daily(tmp_path / "h.txt", [hostile, hostile.replace("scale.", "scale!")
                                             + " Extra sentence here."])
     assert win.start_import([path])
-    qtbot.waitUntil(lambda: win.duplicate_count_text() == "1 possible duplicate",
+    qtbot.waitUntil(lambda: win.duplicates.duplicate_count_text() == "1 possible duplicate",
                     timeout=20000)
     dialog = _open_view(qtbot, win)
     assert "loss<0.5 &amp; accuracy>90% when <k> layers" in dialog.left.toPlainText()
@@ -146,7 +146,7 @@ def test_merge_from_the_view_and_undo(qtbot, with_pairs, key, kept):
     assert lib.count() == TOTAL + 3 - 1
     assert "from the other" in [t.name for t in lib.get(keep.id).tags]
     assert window.model.row_of(other.id) < 0 <= window.model.row_of(keep.id)
-    assert window.duplicate_count_text() == "2 possible duplicates"
+    assert window.duplicates.duplicate_count_text() == "2 possible duplicates"
     # Ctrl+Z in the view, then redo and Ctrl+Z in the main window
     _key(qtbot, dialog, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: len(dialog.pairs()) == 3, timeout=10000)
@@ -160,7 +160,7 @@ def test_merge_from_the_view_and_undo(qtbot, with_pairs, key, kept):
     qtbot.waitUntil(window.isActiveWindow)
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: window.duplicate_count_text() == "3 possible duplicates",
+    qtbot.waitUntil(lambda: window.duplicates.duplicate_count_text() == "3 possible duplicates",
                     timeout=10000)
     assert lib.count() == TOTAL + 3
     qtbot.waitUntil(lambda: window.model.row_of(other.id) >= 0, timeout=10000)

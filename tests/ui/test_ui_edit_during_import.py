@@ -67,7 +67,7 @@ def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypat
     monkeypatch.setattr(library_module, "content_hash", slow_hash)
     monkeypatch.setattr(library_module, "IMPORT_BATCH", 100)
     window, lib = win, win.lib
-    assert window.create_tag("depth", key=1)
+    assert window.triage.create_tag("depth", key=1)
     wait_idle(qtbot, window)
     source = tmp_path / "big.txt"
     total = 225 + N
@@ -118,7 +118,7 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
         return write(*args, **kwargs)
 
     monkeypatch.setattr(lib.index, "write", slow_write)
-    window.add_tag("everything", window.model.ids())
+    window.triage.add_tag("everything", window.model.ids())
     qtbot.waitUntil(lambda: window.progress_bar.isVisible() and "Indexing for search"
                     in window.progress_bar.format(), timeout=WAIT_MS)
     assert window.cancel_button.isVisible() and window.cancel_button.isEnabled()
@@ -129,7 +129,7 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
     assert 0 < pending < 225
     assert lib.tag_by_name("everything").count == 225        # the edit itself is kept
 
-    window.add_tag("again", window.model.ids())              # another long update...
+    window.triage.add_tag("again", window.model.ids())              # another long update...
     qtbot.waitUntil(lambda: window.sync_runner.is_busy(), timeout=WAIT_MS)
     source = tmp_path / "small.txt"
     source.write_text("Daily Papers\n\n" + "\n\n".join(_abstracts(50)) + "\n",

@@ -2,7 +2,7 @@
 
 The export dialog is opened window-modal (``open()``, not ``exec()``) and driven through
 its setters and ``accept()``; an export failure is shown in a non-modal message box
-(``window.export_message``), so nothing here blocks.
+(``window.exports.export_message``), so nothing here blocks.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ TAGGED = 12
 
 def _tag_papers(qtbot, window, name: str = "to read", n: int = TAGGED) -> list[int]:
     ids = window.lib.paper_ids()[:n]
-    assert window.add_tag(name, ids)
+    assert window.triage.add_tag(name, ids)
     settle(qtbot, window)
     assert window.lib.tag_by_name(name).count == n
     return ids
@@ -54,7 +54,7 @@ def _choose_tag_in_pane(qtbot, window, name: str) -> None:
 def _open_dialog_by_keyboard(qtbot, window) -> ExportDialog:
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
-    dialog = window.export_dialog
+    dialog = window.exports.export_dialog
     assert isinstance(dialog, ExportDialog)
     qtbot.waitUntil(dialog.isVisible, timeout=5000)
     return dialog
@@ -66,7 +66,7 @@ def _wait_export(qtbot, window) -> None:
     the same status bar) so that the progress bar's state is the export's."""
     qtbot.waitUntil(lambda: not window.export_runner.is_running(), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not window.is_busy()
-                    and not window.discover_runner.is_running(), timeout=WAIT_MS)
+                    and not window.discover.discover_runner.is_running(), timeout=WAIT_MS)
     QApplication.processEvents()
 
 
@@ -112,7 +112,7 @@ def test_csv_follows_the_list_order_and_the_chosen_fields(qtbot, win, tmp_path):
     listed = window.model.ids()
     assert len(listed) == 30 and listed != sorted(listed)
 
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     dialog.set_format("csv")
     assert dialog.path().suffix == ".csv"
     dialog.set_fields(["abstract", "tags"])
@@ -134,7 +134,7 @@ def test_scopes_selected_tag_and_whole_library(qtbot, win, tmp_path):
     tagged = _tag_papers(qtbot, window, "scaling", 5)
     window.select_rows([1, 3, 4])
     selected = window.selected_ids()
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     assert dialog.scope() == "selected"          # several rows selected: those
     assert dialog.ids() == tuple(selected)
     assert dialog.count_label.text().startswith("3 papers")
@@ -152,7 +152,7 @@ def test_search_results_are_the_current_list(qtbot, win):
     window = win
     window.search_box.setText("diffusion")
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     assert dialog.scope() == "current"
     assert dialog.ids() == tuple(window.model.ids()) and dialog.ids()
     assert "search results for “diffusion”" in dialog.findChild(object, "scopeCurrent").text()
@@ -162,7 +162,7 @@ def test_search_results_are_the_current_list(qtbot, win):
 
 def test_dialog_keeps_problems_inside_it(qtbot, win, tmp_path):
     window = win
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     dialog.set_path("")
     dialog.accept()
     assert dialog.isVisible() and not window.export_runner.is_running()
@@ -186,12 +186,12 @@ def test_dialog_keeps_problems_inside_it(qtbot, win, tmp_path):
 def test_a_missing_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path):
     window = win
     target = tmp_path / "missing" / "papers.ris"
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     dialog.set_format("ris")
     dialog.set_path(target)
     dialog.accept()
     _wait_export(qtbot, window)
-    box = window.export_message
+    box = window.exports.export_message
     assert isinstance(box, QMessageBox) and box.isVisible()
     assert box.windowTitle() == "Export failed"
     assert str(target) in box.text() and "No such file or directory" in box.text()
@@ -210,17 +210,17 @@ def test_a_full_disk_gives_a_message_box_and_no_file(qtbot, win, tmp_path, monke
     monkeypatch.setattr(export_ops.os, "fsync", full)
     target = tmp_path / "full" / "all.json"
     target.parent.mkdir()
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     dialog.set_scope("all")
     dialog.set_format("json")
     dialog.set_path(target)
     dialog.accept()
     _wait_export(qtbot, window)
-    text = window.export_message.text()
+    text = window.exports.export_message.text()
     assert "all.json" in text and "No space left on device" in text
     assert "Free some disk space" in text
     assert _leftovers(target.parent) == []
-    window.export_message.close()
+    window.exports.export_message.close()
 
 
 def test_a_refused_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path,
@@ -233,15 +233,15 @@ def test_a_refused_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path,
 
     monkeypatch.setattr(export_ops.tempfile, "mkstemp", refuse)
     target = tmp_path / "papers.bib"
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     dialog.set_path(target)
     dialog.accept()
     _wait_export(qtbot, window)
-    text = window.export_message.text()
+    text = window.exports.export_message.text()
     assert f"cannot write {target}: Permission denied" in text
     assert "Choose a folder you can write to." in text
     assert not target.exists()
-    window.export_message.close()
+    window.exports.export_message.close()
 
 
 @pytest.mark.skipif(hasattr(os, "geteuid") and os.geteuid() == 0,
@@ -252,13 +252,13 @@ def test_a_read_only_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path
     folder.mkdir()
     folder.chmod(0o555)
     try:
-        dialog = window.open_export_dialog()
+        dialog = window.exports.open_export_dialog()
         dialog.set_path(folder / "papers.bib")
         dialog.accept()
         _wait_export(qtbot, window)
-        assert "Permission denied" in window.export_message.text()
+        assert "Permission denied" in window.exports.export_message.text()
         assert _leftovers(folder) == []
-        window.export_message.close()
+        window.exports.export_message.close()
     finally:
         folder.chmod(0o755)
 
@@ -274,7 +274,7 @@ def test_cancel_in_the_status_bar_leaves_no_file(qtbot, win, tmp_path, monkeypat
 
     monkeypatch.setattr(window.lib, "get", slow_get)
     target = tmp_path / "all.bib"
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     dialog.set_scope("all")
     dialog.set_path(target)
     dialog.accept()
@@ -297,7 +297,7 @@ def test_closing_the_window_during_an_export_stops_it_without_a_file(
     real_get = window.lib.get
     monkeypatch.setattr(window.lib, "get", lambda pid: (time.sleep(0.01), real_get(pid))[1])
     target = tmp_path / "closing.md"
-    assert window.export_with(ExportOptions(tuple(window.lib.paper_ids()), "markdown",
+    assert window.exports.export_with(ExportOptions(tuple(window.lib.paper_ids()), "markdown",
                                             target))
     window.close()
     assert not window.export_runner.is_running()
@@ -310,14 +310,14 @@ def test_folder_and_format_come_back_next_time(qtbot, open_seeded, tmp_path):
     window = open_seeded()
     folder = tmp_path / "exports"
     folder.mkdir()
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     dialog.set_format("csl-json")
     dialog.set_path(folder / "mine.json")
     dialog.accept()
     _wait_export(qtbot, window)
     assert (folder / "mine.json").exists()
 
-    again = window.open_export_dialog()
+    again = window.exports.open_export_dialog()
     assert again.fmt() == "csl-json"
     assert again.path().parent == folder
     assert again.path().name == "paperdesk-library.json"
@@ -400,13 +400,13 @@ def test_current_list_of_a_large_search_exports_every_match(qtbot, win, tmp_path
     qtbot.keyClicks(window.search_box, "the")
     qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() > 0
                     and not window.is_busy(), timeout=WAIT_MS)
-    results, complete = window.search_results()
+    results, complete = window.search.search_results()
     everything = lib.find("the", limit=None).total
     assert everything > workers.FIRST_PAGE and len(results.hits) == workers.FIRST_PAGE
     assert complete and window.model.rowCount() == everything == results.total
     calls = []
     monkeypatch.setattr(lib, "scope_ids", lambda *a, **k: calls.append(1))
-    dialog = window.open_export_dialog()
+    dialog = window.exports.open_export_dialog()
     assert dialog.findChild(object, "exportCount").text().startswith(f"{everything} ")
     dialog.set_format("json")
     target = tmp_path / "all.json"

@@ -27,7 +27,7 @@ def _open_by_keyboard(qtbot, window, folder) -> ExportDialog:
     window.settings.export_folder = folder
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_E, CTRL)
-    dialog = window.export_dialog
+    dialog = window.exports.export_dialog
     assert isinstance(dialog, ExportDialog)
     qtbot.waitUntil(dialog.isActiveWindow, timeout=5000)
     return dialog

@@ -15,7 +15,7 @@ from paperdesk.ui.background.workers import SORTS
 def test_gui_sort_keys_and_columns_come_from_the_fields():
     assert SORTS == SORT_CHOICES
     model = PaperTableModel
-    assert set(model._ORDER_KEYS.values()) | {"relevance", "interest"} == set(SORT_CHOICES)
+    assert set(model.ORDER_KEYS.values()) | {"relevance", "interest"} == set(SORT_CHOICES)
     # (Added keeps column 2, as remembered sorts and header states have it)
     assert sorted(h for h in model.HEADERS if h != "Snippet") == sorted(
         f.header for f in fields.list_fields())

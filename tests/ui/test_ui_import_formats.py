@@ -37,11 +37,11 @@ def test_import_dialog_lists_and_imports_a_registered_format(qtbot, win, tmp_pat
     (filters,) = asked
     assert "*.tsvx" in filters[0]
     assert "Tab-separated test records (*.tsvx)" in filters
-    qtbot.waitUntil(lambda: window.last_import_report is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.imports.last_import_report is not None, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)
-    (file_report,) = window.last_import_report.files
+    (file_report,) = window.imports.last_import_report.files
     assert (file_report.format, file_report.duplicates) == ("test-tsv", 3)
     assert window.model.rowCount() == TOTAL
-    dialog = window.show_import_report()
+    dialog = window.imports.show_import_report()
     assert dialog.table.item(0, 1).text() == "tab-separated test records"
     dialog.close()

@@ -31,9 +31,9 @@ def test_the_shown_paper_is_refreshed_when_an_import_enriches_it(qtbot, win, tmp
     qtbot.waitUntil(lambda: pane.paper_id == pid, timeout=WAIT_MS)
     assert pane.byline_label.text() == NO_METADATA_HINT
     drop_file(win, _bib_for(tmp_path, paper.abstract))
-    qtbot.waitUntil(lambda: win.last_import_report is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.imports.last_import_report is not None, timeout=WAIT_MS)
     wait_idle(qtbot, win)
-    assert win.last_import_report.enriched == 1
+    assert win.imports.last_import_report.enriched == 1
     assert win.current_paper_id() == pid               # still the same row, not re-chosen
     qtbot.waitUntil(lambda: "Woven Lattices" in pane.title_label.text(), timeout=WAIT_MS)
     assert "Curie" in pane.byline_label.text() and "2023" in pane.byline_label.text()

@@ -105,9 +105,9 @@ def test_dropping_files_and_a_folder_imports_them(qtbot, win, tmp_path):
     enter, drop = _drag(win, _files(bib, folder))
     assert enter.isAccepted() and drop.isAccepted()
     assert drop.dropAction() == Qt.DropAction.CopyAction
-    qtbot.waitUntil(lambda: win.last_import_report is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.imports.last_import_report is not None, timeout=WAIT_MS)
     wait_idle(qtbot, win)
-    report = win.last_import_report
+    report = win.imports.last_import_report
     assert [Path(f.path).name for f in report.files] == ["zotero export.bib", "scopus.ris"]
     assert report.added == 3 and win.lib.count() == TOTAL + 3
     assert win.lib.find("woven lattice").total == 1
@@ -133,9 +133,9 @@ def test_files_dropped_on_the_search_box_are_imported_not_typed(qtbot, win, tmp_
     mime.setText(QUrl.fromLocalFile(str(bib)).toString())   # file managers add text too
     _enter, drop = _drag(win, mime, widget=win.search_box)
     assert drop.isAccepted()
-    qtbot.waitUntil(lambda: win.last_import_report is not None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: win.imports.last_import_report is not None, timeout=WAIT_MS)
     assert win.search_box.text() == ""
-    assert win.last_import_report.added == 2
+    assert win.imports.last_import_report.added == 2
 
 
 def test_dropped_names_that_are_not_utf8_keep_their_bytes(tmp_path):
@@ -172,7 +172,7 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
     big = _text_file(tmp_path / "big.txt", 6000)
     snapshots = []
     win.import_runner.stepped.connect(snapshots.append)
-    assert win.queue_import([_bib(tmp_path), big])
+    assert win.imports.queue_import([_bib(tmp_path), big])
     label = win.import_progress_label
     try:
         qtbot.waitUntil(lambda: "Storing file 2 of 2" in label.text()
@@ -182,7 +182,7 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
     finally:
         clicked.set()
     qtbot.waitUntil(lambda: not win.import_runner.is_running(), timeout=WAIT_MS)
-    report = win.last_import_report
+    report = win.imports.last_import_report
     assert report.cancelled
     kept = report.added
     message = win.statusBar().currentMessage()
@@ -199,7 +199,7 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
     finally:
         con.close()
     assert orphans == 0
-    dialog = win.show_import_report()
+    dialog = win.imports.show_import_report()
     assert "Cancelled: " in dialog.text() and f"{kept:,} papers were imported and kept" \
         in dialog.text()
     assert "big.txt" in dialog.text()
@@ -214,8 +214,8 @@ def test_the_report_has_one_row_per_file_with_its_counts(qtbot, win, tmp_path):
     bib = _bib(tmp_path)
     seed = bundled_seeds()[0]
     assert win.start_import([bib, bad, seed])
-    qtbot.waitUntil(lambda: win.import_report_dialog is not None, timeout=WAIT_MS)
-    dialog = win.import_report_dialog
+    qtbot.waitUntil(lambda: win.imports.import_report_dialog is not None, timeout=WAIT_MS)
+    dialog = win.imports.import_report_dialog
     assert dialog is win.import_message and dialog.isVisible() and not dialog.isModal()
     rows = dialog.rows()        # files refused while reading come first
     assert rows[0].startswith("<b>markup<i>.txt: rejected: markup (HTML or XML)")
@@ -233,23 +233,24 @@ def test_the_report_has_one_row_per_file_with_its_counts(qtbot, win, tmp_path):
     wait_idle(qtbot, win)
     assert win.start_import([bib])
     qtbot.waitUntil(lambda: not win.import_runner.is_running(), timeout=WAIT_MS)
-    assert win.import_report_dialog is None and win.import_report_button.isVisible()
+    assert win.imports.import_report_dialog is None and win.import_report_button.isVisible()
     qtbot.mouseClick(win.import_report_button, Qt.MouseButton.LeftButton)
-    assert win.import_report_dialog.rows()[0].endswith("2 duplicates, 1 without abstract; "
+    assert win.imports.import_report_dialog.rows()[0].endswith("2 duplicates, 1 without abstract; "
                                                        "nothing new")
-    win.import_report_dialog.close()
+    win.imports.import_report_dialog.close()
 
 
 def test_files_handed_over_during_an_import_wait_for_it(qtbot, win, tmp_path):
     big = _text_file(tmp_path / "big.txt", 1500)
     bib = _bib(tmp_path)
-    assert win.queue_import([big]) is True
-    assert win.queue_import([bib]) is False           # queued behind the first
-    assert win.pending_imports() == [[str(bib)]]
+    assert win.imports.queue_import([big]) is True
+    assert win.imports.queue_import([bib]) is False           # queued behind the first
+    assert win.imports.pending_imports() == [[str(bib)]]
     assert win.statusBar().currentMessage() == "1 more file to import after the one running now"
-    qtbot.waitUntil(lambda: not win.pending_imports() and not win.import_runner.is_running()
+    qtbot.waitUntil(lambda: not win.imports.pending_imports()
+                    and not win.import_runner.is_running()
                     and win.lib.count() == TOTAL + 1502, timeout=WAIT_MS * 3)
-    assert [Path(f.path).name for f in win.last_import_report.files] == [bib.name]
+    assert [Path(f.path).name for f in win.imports.last_import_report.files] == [bib.name]
 
 
 # -- paperdesk FILE... ---------------------------------------------------------------------
@@ -317,9 +318,9 @@ def test_files_given_to_a_later_launch_are_imported_by_the_running_window(
     err = asker.stderr.read()
     assert asker.returncode == 0, err
     assert "its window imports the 2 files" in err
-    qtbot.waitUntil(lambda: window.last_import_report is not None
+    qtbot.waitUntil(lambda: window.imports.last_import_report is not None
                     and not window.import_runner.is_running(), timeout=WAIT_MS)
-    assert window.last_import_report.added == 3 and window.lib.count() == 3
+    assert window.imports.last_import_report.added == 3 and window.lib.count() == 3
 
 
 class _OldServer(InstanceServer):

@@ -31,7 +31,7 @@ def _interest(qtbot, window) -> None:
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_I,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: not window.discover_runner.is_running()
+    qtbot.waitUntil(lambda: not window.discover.discover_runner.is_running()
                     and not window.worker.is_busy(),
                     timeout=WAIT_MS)
 

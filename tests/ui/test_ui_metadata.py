@@ -44,7 +44,7 @@ def _ctrl(qtbot, window, key) -> None:
 def _open_editor(qtbot, window) -> MetadataDialog:
     window.focus_list()
     press(qtbot, window, "m")
-    dialog = window.metadata_dialog
+    dialog = window.metadata.metadata_dialog
     assert isinstance(dialog, MetadataDialog)
     qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors,
                     timeout=5000)
@@ -356,7 +356,7 @@ def test_first_author_year_and_venue_columns_show_and_sort(qtbot, open_seeded):
         assert table.isColumnHidden(column)              # not shown until chosen
     for letter in ("y", "t", "v"):                       # &Year, First Au&thor, &Venue
         _header_menu_choose(qtbot, window, letter)
-    assert window.shown_list_columns() == ("added", "authors", "year", "venue")
+    assert window.list_columns.shown_list_columns() == ("added", "authors", "year", "venue")
     assert window.settings.list_columns == ("added", "authors", "year", "venue")
     for column in (PaperTableModel.AUTHORS, PaperTableModel.YEAR, PaperTableModel.VENUE):
         assert not table.isColumnHidden(column)
@@ -399,7 +399,7 @@ def test_first_author_year_and_venue_columns_show_and_sort(qtbot, open_seeded):
     # and sort
     window.close()
     again = open_seeded(fresh=False)
-    assert again.shown_list_columns() == ("added", "authors", "year", "venue")
+    assert again.list_columns.shown_list_columns() == ("added", "authors", "year", "venue")
     assert again.model.sort_column == PaperTableModel.YEAR
 
 

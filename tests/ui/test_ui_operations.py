@@ -278,4 +278,4 @@ def test_an_import_refreshes_the_window_once_from_its_own_signal(qtbot, tmp_path
     assert window.model.rowCount() == TOTAL + 300
     assert window.status_text() == f"{TOTAL + 300} papers"
     assert changed == [] and rows == []
-    assert window._search_stale is False
+    assert window.search.stale is False

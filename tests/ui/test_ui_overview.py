@@ -51,11 +51,11 @@ def library_folder(tmp_path, _seeded_template):
 def _open_overview(qtbot, window):
     qtbot.keyClick(window.table, Qt.Key.Key_L,
                    Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
-    qtbot.waitUntil(lambda: window.overview_window is not None
-                    and window.overview_window.isVisible()
-                    and not window.overview_window.is_loading()
-                    and window.overview_window.overview is not None, timeout=WAIT_MS)
-    overview = window.overview_window
+    qtbot.waitUntil(lambda: window.overview.overview_window is not None
+                    and window.overview.overview_window.isVisible()
+                    and not window.overview.overview_window.is_loading()
+                    and window.overview.overview_window.overview is not None, timeout=WAIT_MS)
+    overview = window.overview.overview_window
     qtbot.waitUntil(lambda: overview.chart.hasFocus(), timeout=WAIT_MS)
     return overview
 

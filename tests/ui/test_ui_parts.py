@@ -54,7 +54,7 @@ def test_note_is_saved_within_a_second_and_survives_reopening(qtbot, open_seeded
 def test_closing_saves_a_note_typed_just_before(qtbot, open_seeded, tmp_path):
     window = open_seeded()
     pid = window.current_paper_id()
-    window.focus_note()
+    window.reading.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "last words")
     window.close()                                   # before the autosave timer fires
     assert _note_in_db(tmp_path / "lib", pid) == "last words"
@@ -76,7 +76,7 @@ def test_note_survives_the_process_being_killed(tmp_path, _seeded_template):
         window.show()
         print(window.current_paper_id(), flush=True)
         def type_note():
-            window.focus_note()
+            window.reading.focus_note()
             QTest.keyClicks(window.detail_pane.note_editor, "typed then killed")
             QTimer.singleShot(1000, lambda: os._exit(9))   # no shutdown, no flush
         QTimer.singleShot(100, type_note)
@@ -141,9 +141,9 @@ def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
         f"Unread ({TOTAL})", "Starred (0)", f"Untagged ({TOTAL})", "Has note (0)"]
     ids = window.model.ids()
     window.select_rows([1, 3])
-    window.toggle_star()
-    window.add_tag("ml", [ids[0], ids[1]])
-    window.save_note(ids[5], "note")
+    window.triage.toggle_star()
+    window.triage.add_tag("ml", [ids[0], ids[1]])
+    window.triage.save_note(ids[5], "note")
     settle(qtbot, window)
     counts = {f: n for f, _l, n in pane.filter_entries()}
     assert counts == {"unread": TOTAL, "starred": 2, "untagged": TOTAL - 2, "has_note": 1}
@@ -177,10 +177,10 @@ def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
 def test_tag_pane_lists_tags_with_colour_key_and_count(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.add_tag("Zeta", ids[:3])
-    window.add_tag("alpha", ids[3:4])
+    window.triage.add_tag("Zeta", ids[:3])
+    window.triage.add_tag("alpha", ids[3:4])
     settle(qtbot, window)
-    window.set_tag_key(lib.tag_by_name("Zeta").id, 4)
+    window.triage.set_tag_key(lib.tag_by_name("Zeta").id, 4)
     settle(qtbot, window)
     pane = window.tag_pane
     assert [(t.name, t.count, t.key) for t in pane.tag_entries()] == [
@@ -192,7 +192,7 @@ def test_tag_pane_lists_tags_with_colour_key_and_count(qtbot, win):
 
 def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
     window, lib = win, win.lib
-    window.add_tag("old", window.model.ids()[:2])
+    window.triage.add_tag("old", window.model.ids()[:2])
     settle(qtbot, window)
     tag_id = lib.tag_by_name("old").id
     pane = window.tag_pane
@@ -212,13 +212,13 @@ def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
     qtbot.keyClick(pane, Qt.Key.Key_Delete)         # Del deletes the chosen tag
     settle(qtbot, window)
     assert lib.tags() == []
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert lib.tag_by_name("renamed").count == 2
     pane.newTagRequested.emit()                       # the New Tag dialog: name, key
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    dialog = window.new_tag_dialog
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    dialog = window.tag_commands.new_tag_dialog
     qtbot.keyClicks(dialog.name_edit, "fresh")
     qtbot.keyClick(dialog.key_list, Qt.Key.Key_2)
     qtbot.keyClick(dialog.key_list, Qt.Key.Key_Return)
@@ -230,8 +230,8 @@ def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
 def test_chips_show_the_paper_tags_and_remove_them(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    window.add_tag("b-tag", [pid])
-    window.add_tag("A-tag", [pid])
+    window.triage.add_tag("b-tag", [pid])
+    window.triage.add_tag("A-tag", [pid])
     settle(qtbot, window)
     chips = window.detail_pane.chips
     assert chips.chip_names() == ["A-tag", "b-tag"]
@@ -242,7 +242,7 @@ def test_chips_show_the_paper_tags_and_remove_them(qtbot, win):
     settle(qtbot, window)
     assert [t.name for t in lib.get(pid).tags] == ["A-tag"]
     assert chips.chip_names() == ["A-tag"]
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert chips.chip_names() == ["A-tag", "b-tag"]
 
@@ -250,12 +250,12 @@ def test_chips_show_the_paper_tags_and_remove_them(qtbot, win):
 def test_tag_editor_completes_existing_names_without_regard_to_case(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.add_tag("Reinforcement Learning", [ids[5]])
+    window.triage.add_tag("Reinforcement Learning", [ids[5]])
     settle(qtbot, window)
     completer = window.detail_pane.chips.completer
     completer.setCompletionPrefix("learn")
     assert completer.currentCompletion() == "Reinforcement Learning"
-    window.focus_tag_editor()
+    window.reading.focus_tag_editor()
     qtbot.keyClicks(window.focusWidget(), "reinforcement learning")
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)
@@ -270,9 +270,9 @@ def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
     ids = model.ids()
     calls = model.fetch_count
     window.select_row(2)
-    window.toggle_star()
-    window.toggle_read()
-    window.add_tag("hot", [ids[2]])
+    window.triage.toggle_star()
+    window.triage.toggle_read()
+    window.triage.add_tag("hot", [ids[2]])
     settle(qtbot, window)
     index = model.index(2, model.TITLE)
     assert index.data(StarredRole) and index.data(ReadRole)
@@ -281,7 +281,7 @@ def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
     colour = lib.tag_by_name("hot").colour
     assert index.data(TagsRole) == (("hot", colour),)
     assert model.fetch_count - calls <= 4           # changed rows only, not a reload
-    window.set_title("Edited title")
+    window.triage.set_title("Edited title")
     settle(qtbot, window)
     assert index.data(Qt.ItemDataRole.DisplayRole) == "Edited title"
 
@@ -329,7 +329,7 @@ def test_f2_in_the_tag_pane_renames_the_tag_not_the_title(qtbot, win, monkeypatc
     window, lib = win, win.lib
     pid = window.current_paper_id()
     title = lib.get(pid).title
-    window.add_tag("old", [pid])
+    window.triage.add_tag("old", [pid])
     settle(qtbot, window)
     tag_id = lib.tag_by_name("old").id
     pane = window.tag_pane
@@ -347,7 +347,7 @@ def test_long_tag_names_do_not_widen_the_window(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
     for c in "WX":
-        window.add_tag(c * 60, [pid])
+        window.triage.add_tag(c * 60, [pid])
     settle(qtbot, window)
     window.resize(800, 500)
     qtbot.wait(50)

@@ -27,7 +27,7 @@ def test_phrase_query_marks_only_the_phrase_in_the_abstract(qtbot, win):
     qtbot.keyClicks(box, QUERY)
     qtbot.keyClick(box, Qt.Key.Key_Return)      # runs the search, focus to the list
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window._results is not None and window._results.query == QUERY,
+                    and window.search.results is not None and window.search.results.query == QUERY,
                     timeout=WAIT_MS)
     assert window.focusWidget() is window.table
     rows = min(window.model.rowCount(), 25)

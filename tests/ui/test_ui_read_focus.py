@@ -98,8 +98,8 @@ def test_typing_a_search_marks_no_hit_read_until_the_user_moves_into_the_list(qt
     assert read_ids(window) == before             # ... but not marked read
     # refining the query shows other hits first: still nothing marked
     qtbot.keyClicks(window.search_box, " model")
-    qtbot.waitUntil(lambda: window.search_results()[0] is not None
-                    and window.search_results()[0].query == "diffusion model"
+    qtbot.waitUntil(lambda: window.search.search_results()[0] is not None
+                    and window.search.search_results()[0].query == "diffusion model"
                     and not window.is_busy(), timeout=WAIT_MS)
     top = window.current_paper_id()
     pass_the_delay(qtbot, window)
@@ -160,8 +160,8 @@ def test_a_click_on_a_hit_marks_it_read(qtbot, start):
     # a click on the row already current (a search put it first) counts too
     press(qtbot, window, Qt.Key.Key_Slash)      # / selects the query: type it anew
     qtbot.keyClicks(window.search_box, "language model")
-    qtbot.waitUntil(lambda: window.search_results()[0] is not None
-                    and window.search_results()[0].query == "language model"
+    qtbot.waitUntil(lambda: window.search.search_results()[0] is not None
+                    and window.search.search_results()[0].query == "language model"
                     and not window.is_busy(), timeout=WAIT_MS)
     top = window.current_paper_id()
     assert top != second and not window.lib.get(top).read

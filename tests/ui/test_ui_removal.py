@@ -34,9 +34,9 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     qtbot.keyClicks(window.focusWidget(), "walrus")
     qtbot.keyClick(window.focusWidget(), Qt.Key.Key_Return)
     # a new tag: the New Tag dialog offers a number key; Enter creates it (key: none)
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    qtbot.keyClick(window.new_tag_dialog.key_list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     window.focus_list()
     before = lib.get(pid)
@@ -120,14 +120,14 @@ def test_del_elsewhere_keeps_its_own_meaning(qtbot, win):
     pane.setCurrentItem(pane.item_for(None))         # "All papers": Del does nothing
     qtbot.keyClick(pane, Qt.Key.Key_Delete)
     settle(qtbot, window)
-    assert lib.count() == TOTAL and window.remove_file_dialog is None
+    assert lib.count() == TOTAL and window.removal.remove_file_dialog is None
 
 
 def test_del_while_searching_drops_the_hit_and_undo_brings_it_back(qtbot, win):
     window, lib = win, win.lib
     window.search_box.setFocus()
     qtbot.keyClicks(window.search_box, "network")
-    window.request_search(immediate=True)
+    window.search.request_search(immediate=True)
     wait_idle(qtbot, window)
     hits = window.model.ids()
     total = len(hits)
@@ -162,9 +162,9 @@ def test_remove_a_file_from_the_sidebar_with_the_keyboard_and_undo(qtbot, win):
     _choose_file(window, 0)
     qtbot.waitUntil(lambda: window.current_scope() == Scope(source_id=first.id))
     qtbot.keyClick(pane, Qt.Key.Key_Delete)          # offers to remove the chosen file
-    qtbot.waitUntil(lambda: window.remove_file_dialog is not None
-                    and window.remove_file_dialog.isVisible(), timeout=5000)
-    dialog = window.remove_file_dialog
+    qtbot.waitUntil(lambda: window.removal.remove_file_dialog is not None
+                    and window.removal.remove_file_dialog.isVisible(), timeout=5000)
+    dialog = window.removal.remove_file_dialog
     rows = [(dialog.list.topLevelItem(i).text(0), dialog.list.topLevelItem(i).text(1),
              dialog.list.topLevelItem(i).text(2))
             for i in range(dialog.list.topLevelItemCount())]
@@ -195,9 +195,9 @@ def test_remove_a_file_from_the_sidebar_with_the_keyboard_and_undo(qtbot, win):
 
 
 def _dialog_shown(qtbot, window):
-    qtbot.waitUntil(lambda: window.remove_file_dialog is not None
-                    and window.remove_file_dialog.isVisible(), timeout=5000)
-    return window.remove_file_dialog
+    qtbot.waitUntil(lambda: window.removal.remove_file_dialog is not None
+                    and window.removal.remove_file_dialog.isVisible(), timeout=5000)
+    return window.removal.remove_file_dialog
 
 
 def test_remove_file_from_the_file_menu_offers_every_file(qtbot, win, tmp_path):
@@ -210,7 +210,7 @@ def test_remove_file_from_the_file_menu_offers_every_file(qtbot, win, tmp_path):
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=5000)
     qtbot.keyClick(QApplication.activePopupWidget(), "r")     # &Remove Imported File…
     _dialog_shown(qtbot, window)
-    dialog = window.remove_file_dialog
+    dialog = window.removal.remove_file_dialog
     assert dialog.chosen_source() == lib.sources()[0].id     # no file chosen: the first
     qtbot.keyClick(dialog.list, Qt.Key.Key_Down)
     second = lib.sources()[1]

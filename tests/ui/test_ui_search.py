@@ -38,7 +38,8 @@ def _search(qtbot, window, text: str, type_it: bool = True) -> None:
     else:
         box.setText(text)
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window._results is not None and window._results.query == text.strip(),
+                    and window.search.results is not None
+                    and window.search.results.query == text.strip(),
                     timeout=WAIT_MS)
 
 
@@ -84,10 +85,10 @@ def test_any_input_gives_results_or_a_calm_message(qtbot, win, excepthook):
     for text, expected in ODD_INPUT.items():
         _search(qtbot, window, text)
         status = window.status_text()
-        assert status.startswith(f"{window._results.total} of {TOTAL} match"), (text, status)
+        assert status.startswith(f"{window.search.results.total} of {TOTAL} match"), (text, status)
         assert expected in status, (text, status)
         assert "Traceback" not in status and "failed" not in status, (text, status)
-        assert window.model.rowCount() == window._results.total
+        assert window.model.rowCount() == window.search.results.total
     # the messages of the core reach the status bar
     _search(qtbot, window, "*ase")
     assert "“*ase” ignored: a word cannot start with * or ?" in window.status_text()
@@ -102,7 +103,7 @@ def test_a_pasted_20000_character_query_is_refused_politely(qtbot, win, exceptho
     window.search_box.setText(huge)          # paste: one textChanged
     QApplication.processEvents()
     assert time.monotonic() - start < 2.0     # the UI thread did not search
-    qtbot.waitUntil(lambda: window._results is not None and not window.is_busy(),
+    qtbot.waitUntil(lambda: window.search.results is not None and not window.is_busy(),
                     timeout=WAIT_MS)
     status = window.status_text()
     assert status.startswith(f"0 of {TOTAL} match")
@@ -127,7 +128,7 @@ def test_typing_stays_responsive_and_only_the_last_query_counts(qtbot, win, exce
         longest = max(longest, time.monotonic() - start)
     assert longest < 0.5                      # no search ran in the UI thread
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
-    assert window._results.query == "depth estimation transformer"
+    assert window.search.results.query == "depth estimation transformer"
     expected = window.lib.find("depth estimation transformer", limit=None)
     assert window.model.ids() == [h.id for h in expected.hits]
     assert excepthook == []
@@ -168,10 +169,10 @@ def test_an_estimated_total_says_about(qtbot, win):
     window.search_box.blockSignals(False)
     ids = window.lib.paper_ids()[:3]
     hits = [SearchHit(i, "t", 1.0, "depth", ((0, 5),)) for i in ids]
-    window._on_results(window.search_runner.generation,
+    window.search.show_results(window.search_runner.generation,
                        SearchResults("depth", hits, 40, total_exact=False), False)
     assert window.status_text().startswith(f"about 40 of {TOTAL} match — listing the best 3")
-    window._on_results(window.search_runner.generation,
+    window.search.show_results(window.search_runner.generation,
                        SearchResults("depth", hits, 3, total_exact=True), True)
     assert window.status_text() == f"3 of {TOTAL} match"
 
@@ -321,7 +322,7 @@ def test_did_you_mean_applies_with_a_click_or_ctrl_enter(qtbot, win):
     window = win
     _search(qtbot, window, "optimzer")
     assert window.model.rowCount() == 0
-    assert window.suggestion() == "optimizer"
+    assert window.search.suggestion() == "optimizer"
     label = window.suggestion_label
     assert label.isVisible() and "optimizer" in label.text()
     assert "nothing contains “optimzer”" in window.status_text()
@@ -332,13 +333,13 @@ def test_did_you_mean_applies_with_a_click_or_ctrl_enter(qtbot, win):
     assert not label.isVisible()
 
     _search(qtbot, window, "depth estimaton")
-    assert window.suggestion() == "depth estimation"
+    assert window.search.suggestion() == "depth estimation"
     qtbot.keyClick(window.search_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: window.search_box.text() == "depth estimation"
                     and window.model.rowCount() > 0 and not window.is_busy(), timeout=WAIT_MS)
     assert window.focusWidget() is window.search_box
     # markup in a suggestion would be shown literally (the label escapes it)
-    window._show_suggestion(SearchResults("x", [], 0, suggestion="<b>bold</b> & co"))
+    window.search.show_suggestion(SearchResults("x", [], 0, suggestion="<b>bold</b> & co"))
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; co" in window.suggestion_label.text()
 
 
@@ -402,7 +403,7 @@ def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch)
     prompts = _answer_dialogs(monkeypatch, "should not be asked")
     _search(qtbot, window, "pruning")
     window.focus_list()
-    window.focus_note()
+    window.reading.focus_note()
     note = window.detail_pane.note_editor
     qtbot.keyClicks(note, "quick thought")
     qtbot.keyClick(note, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
@@ -414,8 +415,8 @@ def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch)
 
 def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     window, lib = win, win.lib
-    window.save_search("Scaling", "scaling laws")
-    window.save_search("Starred", "is:starred")
+    window.saved_searches.save_search("Scaling", "scaling laws")
+    window.saved_searches.save_search("Starred", "is:starred")
     settle(qtbot, window)
     tag = lib.ensure_tag("x")
     window.tag_pane.set_tags(lib.tags())
@@ -435,19 +436,20 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     # typing something else leaves the saved search; clicking it again runs it again
     window.search_box.setText("scaling laws depth")
     assert window.tag_pane.current_saved() is None
-    qtbot.waitUntil(lambda: window._results.query == "scaling laws depth"
+    qtbot.waitUntil(lambda: window.search.results.query == "scaling laws depth"
                     and not window.is_busy(), timeout=WAIT_MS)
     window.tag_pane.select_saved("Scaling")
     qtbot.waitUntil(lambda: window.search_box.text() == "scaling laws"
-                    and window._results.query == "scaling laws" and not window.is_busy(),
+                    and window.search.results.query == "scaling laws" and not window.is_busy(),
                     timeout=WAIT_MS)
-    assert window.open_saved_search("starred") and window.search_box.text() == "is:starred"
+    assert window.saved_searches.open_saved_search("starred")
+    assert window.search_box.text() == "is:starred"
 
 
 def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     window, lib = win, win.lib
-    window.save_search("Scaling", "scaling laws")
-    window.save_search("Other", "pruning")
+    window.saved_searches.save_search("Scaling", "scaling laws")
+    window.saved_searches.save_search("Other", "pruning")
     settle(qtbot, window)
     _answer_dialogs(monkeypatch, "Laws of scaling", "Other")
     pane = window.tag_pane
@@ -458,7 +460,8 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     assert [s.name for s in lib.saved_searches()] == ["Laws of scaling", "Other"]
     assert set(_saved(window)) == {"Laws of scaling", "Other"}
     assert pane.current_saved() == ("Laws of scaling", "scaling laws")   # still chosen
-    window.prompt_rename_saved_search("Laws of scaling")     # to a name that is taken
+    # to a name that is taken
+    window.saved_searches.prompt_rename_saved_search("Laws of scaling")
     settle(qtbot, window)
     assert "already exists" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()
@@ -466,31 +469,31 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other"]
     assert set(_saved(window)) == {"Other"}
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [
         ("Laws of scaling", "scaling laws"), ("Other", "pruning")]
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other", "Scaling"]
-    window.redo()
-    window.redo()
+    window.triage.redo()
+    window.triage.redo()
     settle(qtbot, window)
     assert [s.name for s in lib.saved_searches()] == ["Other"]
     # saving over an existing name replaces it; undo brings the old query back
-    window.save_search("other", "diffusion")
+    window.saved_searches.save_search("other", "diffusion")
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("other", "diffusion")]
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
     # refused names: queued, then nothing saved, no undo step, a message says why
     steps = len(lib.undo_stack)
     window.statusBar().clearMessage()
-    window.save_search("   ", "x")
+    window.saved_searches.save_search("   ", "x")
     settle(qtbot, window)
     assert window.statusBar().currentMessage() == "⚠ a saved search needs a name"
-    window.save_search("y" * 81, "x")
+    window.saved_searches.save_search("y" * 81, "x")
     settle(qtbot, window)
     assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
     assert len(lib.undo_stack) == steps
@@ -499,8 +502,8 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
 
 def test_saved_search_counts_follow_changes_off_the_ui_thread(qtbot, win, monkeypatch):
     window, lib = win, win.lib
-    window.save_search("Starred", "is:starred")
-    window.save_search("Tagged", 'tag:"look later"')
+    window.saved_searches.save_search("Starred", "is:starred")
+    window.saved_searches.save_search("Tagged", 'tag:"look later"')
     settle(qtbot, window)
     qtbot.waitUntil(lambda: _saved(window)["Tagged"][1] == 0 and not window.is_busy(),
                     timeout=WAIT_MS)
@@ -513,9 +516,9 @@ def test_saved_search_counts_follow_changes_off_the_ui_thread(qtbot, win, monkey
 
     monkeypatch.setattr(lib, "find", spy)
     ids = window.model.ids()[:3]
-    window.add_tag("look later", ids)
+    window.triage.add_tag("look later", ids)
     window.select_rows(ids[:2])
-    window.toggle_star()
+    window.triage.toggle_star()
     qtbot.waitUntil(lambda: _saved(window)["Tagged"][1] == 3
                     and _saved(window)["Starred"][1] == 2 and not window.is_busy(),
                     timeout=WAIT_MS)

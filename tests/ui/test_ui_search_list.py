@@ -29,7 +29,7 @@ def _type_search(qtbot, window, text: str) -> None:
     window.focus_search()
     qtbot.keyClicks(window.search_box, text)
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window._results is not None and window._results.query == text,
+                    and window.search.results is not None and window.search.results.query == text,
                     timeout=WAIT_MS)
 
 

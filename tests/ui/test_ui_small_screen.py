@@ -43,7 +43,7 @@ def test_export_dialog_fits_a_small_screen_at_a_large_font(qtbot, tmp_path,
         qtbot.waitUntil(window.isActiveWindow, timeout=5000)
         window.focus_list()
         qtbot.keyClick(window.table, Qt.Key.Key_E, Qt.KeyboardModifier.ControlModifier)
-        dialog = window.export_dialog
+        dialog = window.exports.export_dialog
         qtbot.waitUntil(lambda: dialog is not None and dialog.isVisible(), timeout=WAIT_MS)
         room = dialog.screen().availableGeometry()
         assert dialog.frameGeometry().height() <= room.height()

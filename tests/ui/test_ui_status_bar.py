@@ -39,5 +39,5 @@ def test_progress_counts_have_thousands_separators(qtbot, open_seeded):
     window._on_sync_progress(42000, 100000)
     assert window.progress_bar.isVisible()
     assert window.progress_bar.text() == "Indexing for search 42,000 of 100,000"
-    window._on_export_progress("export", 1234, 56789)
+    window.exports.on_export_progress("export", 1234, 56789)
     assert window.progress_bar.text() == "Exporting 1,234 of 56,789"

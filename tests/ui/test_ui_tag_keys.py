@@ -27,11 +27,11 @@ def _focus_name() -> str:
 
 
 def _shown(qtbot, window, name: str):
-    qtbot.waitUntil(lambda: getattr(window, name) is not None
-                    and getattr(window, name).isVisible()
-                    and QApplication.activeWindow() is getattr(window, name),
+    qtbot.waitUntil(lambda: getattr(window.tag_commands, name) is not None
+                    and getattr(window.tag_commands, name).isVisible()
+                    and QApplication.activeWindow() is getattr(window.tag_commands, name),
                     timeout=WAIT_MS)
-    return getattr(window, name)
+    return getattr(window.tag_commands, name)
 
 
 def _pending(qtbot, dialog, kind):
@@ -56,7 +56,7 @@ def _key(qtbot, key, modifiers=Qt.KeyboardModifier.NoModifier) -> None:
 def test_t_with_a_new_name_offers_the_number_key_and_the_key_then_tags(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.create_tag("later", key=3)
+    window.triage.create_tag("later", key=3)
     settle(qtbot, window)
     steps = len(lib.undo_stack)
 
@@ -123,14 +123,14 @@ def test_esc_in_the_new_tag_dialog_creates_nothing_and_keeps_the_name(qtbot, win
 def test_an_existing_tag_is_added_at_once_without_the_dialog(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.add_tag("Known", [ids[5]])
+    window.triage.add_tag("Known", [ids[5]])
     settle(qtbot, window)
     press(qtbot, window, "t")
     qtbot.keyClicks(window.focusWidget(), "known")
     settle(qtbot, window)
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert window.new_tag_dialog is None
+    assert window.tag_commands.new_tag_dialog is None
     assert _names(lib, ids[0]) == {"Known"}
 
 
@@ -144,9 +144,9 @@ def test_unbound_key_hint_names_the_keyboard_routes(qtbot, win):
 def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.add_tag("alpha", ids[0:2])
-    window.add_tag("beta", [ids[2]])
-    window.add_tag("<i>gamma</i>", [ids[1], ids[3]])
+    window.triage.add_tag("alpha", ids[0:2])
+    window.triage.add_tag("beta", [ids[2]])
+    window.triage.add_tag("<i>gamma</i>", [ids[1], ids[3]])
     settle(qtbot, window)
     alpha, beta, gamma = (lib.tag_by_name(n) for n in ("alpha", "beta", "<i>gamma</i>"))
 
@@ -309,8 +309,8 @@ def test_the_new_keys_are_in_the_actions_table_and_the_shortcuts_window():
 
 def test_tags_dialog_key_chooser_and_a_refused_rename(qtbot, win):
     window, lib = win, win.lib
-    window.create_tag("later", key=7)
-    window.create_tag("soon")
+    window.triage.create_tag("later", key=7)
+    window.triage.create_tag("soon")
     settle(qtbot, window)
     soon = lib.tag_by_name("soon")
     dialog = _open_tags_dialog(qtbot, window)

@@ -18,7 +18,7 @@ def test_title_keeps_readable_width_while_searching(qtbot, win):
     win.focus_search()
     qtbot.keyClicks(win.search_box, "model")
     qtbot.waitUntil(lambda: win.model.searching and not win.is_busy()
-                    and win._results is not None and win._results.query == "model",
+                    and win.search.results is not None and win.search.results.query == "model",
                     timeout=WAIT_MS)
     QApplication.processEvents()
     assert not table.isColumnHidden(PaperTableModel.SNIPPET)
@@ -44,7 +44,7 @@ def _search(qtbot, window, query: str) -> None:
     window.focus_search()
     qtbot.keyClicks(window.search_box, query)
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window._results is not None and window._results.query == query,
+                    and window.search.results is not None and window.search.results.query == query,
                     timeout=WAIT_MS)
     QApplication.processEvents()
 

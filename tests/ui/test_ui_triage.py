@@ -24,7 +24,7 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
     tag = lib.ensure_tag("fast")
-    window.set_tag_key(tag.id, 1)
+    window.triage.set_tag_key(tag.id, 1)
     settle(qtbot, window)
     lib.set_read([ids[3]], True)                       # so that u skips it
     assert window.current_paper_id() == ids[0]
@@ -45,9 +45,9 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     settle(qtbot, window)
     press(qtbot, window, Qt.Key.Key_Return)
     # a new name: the New Tag dialog offers a number key ("None" chosen); Enter creates
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    qtbot.keyClick(window.new_tag_dialog.key_list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     assert {t.name for t in lib.get(ids[2]).tags} == {"fast", "triage later"}
     assert _focus_name(window) == "paperTable"        # back to the list after Enter
@@ -109,8 +109,8 @@ def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
     window.select_row(0)
 
     lib.create_tag("x1")
-    window.set_tag_key(lib.tag_by_name("x1").id, 1)
-    window.focus_note()
+    window.triage.set_tag_key(lib.tag_by_name("x1").id, 1)
+    window.reading.focus_note()
     note = window.detail_pane.note_editor
     qtbot.keyClicks(note, keys + " ")
     assert note.toPlainText() == keys + " "
@@ -118,10 +118,10 @@ def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
 
     for editor in (window.detail_pane.chips.editor, window.detail_pane.title_editor):
         if editor is window.detail_pane.title_editor:
-            window.edit_title()
+            window.reading.edit_title()
             editor.clear()
         else:
-            window.focus_tag_editor()
+            window.reading.focus_tag_editor()
         qtbot.keyClicks(editor, keys)
         assert editor.text() == keys
         assert window.focusWidget() is editor
@@ -210,10 +210,10 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     assert window.status_text() == f"{TOTAL} papers  ·  5 selected"
     qtbot.keyClicks(window.focusWidget(), "batch")
     press(qtbot, window, Qt.Key.Key_Return)
-    qtbot.waitUntil(lambda: window.new_tag_dialog is not None
-                    and window.new_tag_dialog.isVisible(), timeout=WAIT_MS)
-    assert "5 selected papers" in window.new_tag_dialog.findChild(QLabel).text()
-    qtbot.keyClick(window.new_tag_dialog.key_list, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
+                    and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
+    assert "5 selected papers" in window.tag_commands.new_tag_dialog.findChild(QLabel).text()
+    qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     tag = lib.tag_by_name("batch")
     assert sorted(lib.paper_ids(tag_id=tag.id)) == sorted(chosen)
@@ -222,13 +222,13 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     settle(qtbot, window)
     assert all(lib.get(i).starred for i in chosen)
     assert len(window.lib.undo_stack) == steps + 2
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert not any(lib.get(i).starred for i in chosen)
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
     assert lib.tag_by_name("batch") is None
-    window.redo()
+    window.triage.redo()
     settle(qtbot, window)
     assert sorted(lib.paper_ids(tag_id=lib.tag_by_name("batch").id)) == sorted(chosen)
 
@@ -297,7 +297,7 @@ def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
     # and a span with μ and β further on, after the first highlight is drawn
     later = view.document().find("μP formulations")
     view.setTextCursor(later)
-    assert window.highlight_selection()
+    assert window.triage.highlight_selection()
     settle(qtbot, window)
     spans = {(x.start, x.end) for x in lib.highlights(pid)}
     start = abstract.index("μP formulations")
@@ -327,7 +327,7 @@ def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded,
         view.setTextCursor(cursor)
         start = stored.index(phrase)
         assert view.selected_span() == (start, start + len(phrase)), phrase
-        assert window.highlight_selection()
+        assert window.triage.highlight_selection()
         settle(qtbot, window)
         assert any(h.text == phrase for h in lib.highlights(pid))
     # select_span maps back exactly too
@@ -369,7 +369,7 @@ def test_reading_a_search_hit_does_not_search_again(qtbot, open_seeded):
     qtbot.waitUntil(lambda: window.sync_runner.runs > runs and not window.is_busy(),
                     timeout=WAIT_MS)
     assert window.search_runner.generation == generation     # read marks are not indexed
-    window.add_tag("pruned", [shown])                          # tags are: search again
+    window.triage.add_tag("pruned", [shown])                          # tags are: search again
     qtbot.waitUntil(lambda: window.search_runner.generation > generation
                     and not window.is_busy(), timeout=WAIT_MS)
     assert window.current_paper_id() == shown

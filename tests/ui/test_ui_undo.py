@@ -25,26 +25,26 @@ def _paper_state(lib, pid):
 def _round_trip(qtbot, window, check_before, check_after, steps: int = 1):
     """Undo ``steps`` times, check; redo as often, check; undo again, check."""
     for _ in range(steps):
-        window.undo()
+        window.triage.undo()
     settle(qtbot, window)
     check_before()
     for _ in range(steps):
-        window.redo()
+        window.triage.redo()
     settle(qtbot, window)
     check_after()
     for _ in range(steps):
-        window.undo()
+        window.triage.undo()
     settle(qtbot, window)
     check_before()
 
 
 def _undo(qtbot, window) -> None:
-    window.undo()
+    window.triage.undo()
     settle(qtbot, window)
 
 
 def _redo(qtbot, window) -> None:
-    window.redo()
+    window.triage.redo()
     settle(qtbot, window)
 
 
@@ -53,10 +53,10 @@ def test_undo_redo_of_marks_title_and_highlights(qtbot, win):
     pid = window.current_paper_id()
     original = _paper_state(lib, pid)
     actions = [
-        lambda: window.toggle_read(),
-        lambda: window.toggle_star(),
-        lambda: window.set_title("My own title"),
-        lambda: window.add_highlight(pid, 3, 17, "#a5d8ff"),
+        lambda: window.triage.toggle_read(),
+        lambda: window.triage.toggle_star(),
+        lambda: window.triage.set_title("My own title"),
+        lambda: window.triage.add_highlight(pid, 3, 17, "#a5d8ff"),
     ]
     states = [original]
     for act in actions:
@@ -83,8 +83,8 @@ def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
     derived = lib.get(pid).derived_title
-    window.set_title("Short")
-    window.set_title(None)
+    window.triage.set_title("Short")
+    window.triage.set_title(None)
     settle(qtbot, window)
     assert lib.get(pid).title == derived and not lib.get(pid).title_edited
     _undo(qtbot, window)
@@ -92,11 +92,11 @@ def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
     _undo(qtbot, window)
     assert lib.get(pid).title == derived
 
-    assert window.add_highlight(pid, 0, 9)
+    assert window.triage.add_highlight(pid, 0, 9)
     settle(qtbot, window)
     (h,) = lib.highlights(pid)
     assert window.run_edit(lambda lib: lib.set_highlight_comment(h.id, "why"))
-    assert window.remove_highlight(h.id)
+    assert window.triage.remove_highlight(h.id)
     settle(qtbot, window)
     assert lib.highlights(pid) == []
     _undo(qtbot, window)
@@ -104,8 +104,8 @@ def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
     assert (back.id, back.start, back.end, back.comment) == (h.id, 0, 9, "why")
     _undo(qtbot, window)
     assert lib.highlights(pid)[0].comment == ""
-    window.redo()
-    window.redo()
+    window.triage.redo()
+    window.triage.redo()
     settle(qtbot, window)
     assert lib.highlights(pid) == []
 
@@ -113,9 +113,9 @@ def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
 def test_tag_add_remove_single_and_bulk(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.add_tag("solo", [ids[0]])
-    window.add_tag("group", ids[:6])
-    window.remove_tag("group", ids[2:4])
+    window.triage.add_tag("solo", [ids[0]])
+    window.triage.add_tag("group", ids[:6])
+    window.triage.remove_tag("group", ids[2:4])
     settle(qtbot, window)
     assert set(lib.paper_ids(tag_id=lib.tag_by_name("group").id)) == {
         ids[0], ids[1], ids[4], ids[5]}
@@ -125,9 +125,9 @@ def test_tag_add_remove_single_and_bulk(qtbot, win):
     assert lib.tag_by_name("group") is None
     _undo(qtbot, window)
     assert lib.tags() == []
-    window.redo()
-    window.redo()
-    window.redo()
+    window.triage.redo()
+    window.triage.redo()
+    window.triage.redo()
     settle(qtbot, window)
     assert lib.tag_by_name("solo").count == 1 and lib.tag_by_name("group").count == 4
     # the list and the tag pane follow
@@ -138,13 +138,13 @@ def test_tag_add_remove_single_and_bulk(qtbot, win):
 def test_merge_by_rename_and_undo_restores_both_tags(qtbot, win):
     window, lib = win, win.lib
     p1, p2, p3 = window.model.ids()[:3]
-    window.add_tag("ML", [p1, p2])
-    window.add_tag("deep", [p3])
+    window.triage.add_tag("ML", [p1, p2])
+    window.triage.add_tag("deep", [p3])
     settle(qtbot, window)
-    window.set_tag_key(lib.tag_by_name("deep").id, 3)
+    window.triage.set_tag_key(lib.tag_by_name("deep").id, 3)
     settle(qtbot, window)
     before = _tags(lib)
-    assert window.rename_tag(lib.tag_by_name("deep").id, "ml")
+    assert window.triage.rename_tag(lib.tag_by_name("deep").id, "ml")
     settle(qtbot, window)
     assert [(t.name, t.count) for t in lib.tags()] == [("ml", 3)]
     assert set(lib.paper_ids(tag_id=lib.tags()[0].id)) == {p1, p2, p3}
@@ -165,19 +165,19 @@ def test_merge_by_rename_and_undo_restores_both_tags(qtbot, win):
 def test_rename_delete_recolour_and_key_of_tags(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.add_tag("a", ids[:2])
-    window.add_tag("b", ids[2:3])
+    window.triage.add_tag("a", ids[:2])
+    window.triage.add_tag("b", ids[2:3])
     settle(qtbot, window)
-    window.set_tag_key(lib.tag_by_name("b").id, 2)
+    window.triage.set_tag_key(lib.tag_by_name("b").id, 2)
     settle(qtbot, window)
     start = _tags(lib)
     a_id = lib.tag_by_name("a").id
     steps = [
-        lambda: window.rename_tag(a_id, "Alpha"),
-        lambda: window.set_tag_colour(a_id, "#123456"),
-        lambda: window.set_tag_key(a_id, 2),              # takes key 2 from "b"
-        lambda: window.delete_tag(lib.tag_by_name("b").id),
-        lambda: window.create_tag("empty", "#abcdef", 9),
+        lambda: window.triage.rename_tag(a_id, "Alpha"),
+        lambda: window.triage.set_tag_colour(a_id, "#123456"),
+        lambda: window.triage.set_tag_key(a_id, 2),              # takes key 2 from "b"
+        lambda: window.triage.delete_tag(lib.tag_by_name("b").id),
+        lambda: window.triage.create_tag("empty", "#abcdef", 9),
     ]
     snapshots = [start]
     for step in steps:
@@ -197,13 +197,13 @@ def test_rename_delete_recolour_and_key_of_tags(qtbot, win):
 def test_deleting_the_chosen_tag_falls_back_to_all_papers(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    window.add_tag("pick", ids[:3])
+    window.triage.add_tag("pick", ids[:3])
     settle(qtbot, window)
     tag_id = lib.tag_by_name("pick").id
     assert window.tag_pane.select_scope(Scope(tag_id=tag_id))
     assert window.model.rowCount() == 3
     assert window.status_text().startswith("3 papers  ·  tag “pick”")
-    window.delete_tag(tag_id)
+    window.triage.delete_tag(tag_id)
     settle(qtbot, window)
     assert window.current_scope().tag_id is None
     assert window.model.rowCount() == TOTAL
@@ -215,7 +215,7 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
     steps = len(window.lib.undo_stack)
-    window.focus_note()
+    window.reading.focus_note()
     editor = window.detail_pane.note_editor
     for burst in ("First idea.", " Second idea.", " Third."):
         qtbot.keyClicks(editor, burst)
@@ -230,9 +230,9 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     assert editor.toPlainText() == lib.note(pid)
     # another visit to the paper starts a new step
     press(qtbot, window, Qt.Key.Key_Escape)
-    window.next_paper()
-    window.previous_paper()
-    window.focus_note()
+    window.reading.next_paper()
+    window.reading.previous_paper()
+    window.reading.focus_note()
     qtbot.keyClicks(editor, " More.")
     press(qtbot, window, Qt.Key.Key_Escape)        # Esc saves at once
     settle(qtbot, window)
@@ -245,9 +245,9 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
 def test_switching_paper_saves_the_note_first(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    window.focus_note()
+    window.reading.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "quick")
-    window.next_paper()                             # no autosave wait: saved on switching
+    window.reading.next_paper()                             # no autosave wait: saved on switching
     settle(qtbot, window)
     assert lib.note(pid) == "quick"
     assert window.detail_pane.note_editor.toPlainText() == ""
@@ -256,8 +256,8 @@ def test_switching_paper_saves_the_note_first(qtbot, win):
 def test_undo_while_typing_saves_then_undoes(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    window.toggle_star()
-    window.focus_note()
+    window.triage.toggle_star()
+    window.reading.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "typed")
     _undo(qtbot, window)                            # saves "typed", then undoes it
     assert lib.note(pid) == ""
@@ -268,18 +268,18 @@ def test_undo_while_typing_saves_then_undoes(qtbot, win):
 def test_errors_become_messages_not_tracebacks(qtbot, win):
     window, lib = win, win.lib
     steps = len(window.lib.undo_stack)
-    window.focus_tag_editor()
+    window.reading.focus_tag_editor()
     qtbot.keyClicks(window.focusWidget(), "a,b")
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)
     assert "comma" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()
     assert lib.tags() == [] and len(window.lib.undo_stack) == steps
-    window.add_tag("x", [window.current_paper_id()])
+    window.triage.add_tag("x", [window.current_paper_id()])
     settle(qtbot, window)
     steps = len(window.lib.undo_stack)
     # the refused rename is queued (True), then comes back as a message, no undo step
-    assert window.rename_tag(lib.tag_by_name("x").id, "   ")
+    assert window.triage.rename_tag(lib.tag_by_name("x").id, "   ")
     settle(qtbot, window)
     assert len(window.lib.undo_stack) == steps and lib.tag_by_name("x") is not None
     assert "empty" in window.statusBar().currentMessage()
@@ -299,7 +299,7 @@ def test_visible_search_follows_annotations_after_index_sync(qtbot, win, query_w
     target = next(i for i in window.model.ids()
                   if "pruning" not in lib.get(i).abstract.lower())
     window.select_row(window.model.row_of(target))
-    window.save_note(target, f"Reminds me of {query_word} studies")
+    window.triage.save_note(target, f"Reminds me of {query_word} studies")
     window.focus_search()
     qtbot.keyClicks(window.search_box, f"pruning OR note:{query_word}")
     wait_idle(qtbot, window)
@@ -307,7 +307,7 @@ def test_visible_search_follows_annotations_after_index_sync(qtbot, win, query_w
     assert window.model.row_of(target) >= 0
     # a change while the search is shown: the list is searched again after the sync
     window.select_row(window.model.row_of(target))
-    window.save_note(target, "nothing to see")
+    window.triage.save_note(target, "nothing to see")
     qtbot.waitUntil(lambda: window.model.rowCount() == before and not window.is_busy(),
                     timeout=20000)
     assert window.model.row_of(target) == -1
@@ -323,7 +323,7 @@ def test_edit_menu_names_the_step_from_the_core(qtbot, win):
     assert lib.get(pid).starred
     assert window.undo_action.isEnabled()
     assert window.undo_action.text() == "&Undo Star paper" == "&Undo " + lib.undo_label
-    window.add_tag("depth", [pid])
+    window.triage.add_tag("depth", [pid])
     settle(qtbot, window)
     assert window.undo_action.text() == "&Undo Tag ‘depth’"
     window.undo_action.trigger()
@@ -338,7 +338,7 @@ def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps
     own step, and Ctrl+Z undoes the newest step once it is committed (it was dropped
     when nothing was committed yet, and "Star paper" was reported as "Tag ‘depth’")."""
     window, lib = win, win.lib
-    assert window.create_tag("depth", key=1)
+    assert window.triage.create_tag("depth", key=1)
     settle(qtbot, window)
     pid = window.current_paper_id()
     messages = []
@@ -397,7 +397,7 @@ def test_a_toggle_pressed_twice_quickly_comes_back(qtbot, win):
     steps."""
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    assert window.create_tag("depth", key=1)
+    assert window.triage.create_tag("depth", key=1)
     settle(qtbot, window)
     before = (lib.get(pid).starred, lib.get(pid).read, lib.get(pid).tags)
     steps = len(lib.undo_stack)

@@ -24,7 +24,7 @@ def _open_editor(qtbot, window) -> MetadataDialog:
     """Press m on the list; return the metadata editor once its Authors box has focus."""
     window.focus_list()
     press(qtbot, window, "m")
-    dialog = window.metadata_dialog
+    dialog = window.metadata.metadata_dialog
     assert isinstance(dialog, MetadataDialog)
     qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors, timeout=5000)
     return dialog
@@ -115,7 +115,7 @@ def test_list_columns_hidden_until_chosen_and_sorting(qtbot, open_seeded):
     assert table.isColumnHidden(PaperTableModel.COLUMN_OF["pages"])
     _header_menu_choose(qtbot, window, "o")                      # V&olume
     assert not table.isColumnHidden(column)
-    assert window.shown_list_columns() == ("added", "volume")
+    assert window.list_columns.shown_list_columns() == ("added", "volume")
     assert model.index(model.row_of(ids[8]), column).data() == "100"
     assert model.index(model.row_of(ids[0]), column).data() == ""
     header = table.horizontalHeader()

@@ -190,7 +190,7 @@ def start():
 
 
 def accept_new_tag():
-    dialog = getattr(window(), "new_tag_dialog", None)
+    dialog = getattr(window().tag_commands, "new_tag_dialog", None)
     if dialog is None or not dialog.isVisible() or QApplication.activeWindow() is not dialog:
         QTimer.singleShot(50, accept_new_tag)
         return

@@ -255,7 +255,7 @@ class AppController(QObject):
         """
         if self.window is None:
             return False
-        self.window.queue_import(list(paths))
+        self.window.imports.queue_import(list(paths))
         return True
 
     def shutdown(self) -> None:

@@ -112,13 +112,13 @@ def demo_annotations(window) -> int | None:
     lib = window.lib
     ids = lib.paper_ids()
     for name, (colour, key) in DEMO_TAGS.items():
-        window.create_tag(name, colour, key)
+        window.triage.create_tag(name, colour, key)
     names = list(DEMO_TAGS)
     for i, pid in enumerate(ids[:40]):
         if i % 3 == 0:
-            window.add_tag(names[(i // 3) % len(names)], [pid])
+            window.triage.add_tag(names[(i // 3) % len(names)], [pid])
         if i % 7 == 2:
-            window.add_tag("to read", [pid])
+            window.triage.add_tag("to read", [pid])
     window.run_edit(lambda lib: lib.set_starred([ids[1], ids[6], ids[9]], True))
     window.run_edit(lambda lib: lib.set_read(
         [ids[0], ids[2], ids[3], ids[5], ids[8], ids[11], ids[12]], True))
@@ -126,20 +126,21 @@ def demo_annotations(window) -> int | None:
     if target is None:
         return None
     for name in ("scaling", "to read", "theory"):
-        window.add_tag(name, [target])
+        window.triage.add_tag(name, [target])
     window.run_edit(lambda lib: lib.set_starred([target], True))
     abstract = lib.get(target).abstract
     first = abstract.index("maximal update parameterization (μP)")
-    window.add_highlight(target, first, first + len("maximal update parameterization (μP)"))
+    window.triage.add_highlight(target, first,
+                                first + len("maximal update parameterization (μP)"))
     phrase = "unifying previously disparate μP formulations as special cases"
     if phrase in abstract:
         start = abstract.index(phrase)
-        window.add_highlight(target, start, start + len(phrase), "#a5d8ff")
+        window.triage.add_highlight(target, start, start + len(phrase), "#a5d8ff")
         window.worker.wait_idle(30)
         hid = lib.highlights(target)[-1].id
         window.run_edit(lambda lib: lib.set_highlight_comment(
             hid, "the key claim — check section 4"))
-    window.save_note(target, DEMO_NOTE)
+    window.triage.save_note(target, DEMO_NOTE)
     window.worker.wait_idle(30)
     return target
 
@@ -192,7 +193,7 @@ def demo_metadata(window) -> int | None:
         window.run_edit(lambda lib, pid=pid, meta=meta: lib.set_metadata(
             pid, meta, citation_key=lib.proposed_citation_key(pid, meta)))
     for name in ("authors", "year"):
-        window.set_list_column_shown(name, True)
+        window.list_columns.set_list_column_shown(name, True)
     if target is not None:
         d = DEMO_METADATA
         meta = Metadata(authors=parse_authors(d["authors"]), date=d["date"],
@@ -207,7 +208,7 @@ def demo_metadata(window) -> int | None:
 def demo_saved_searches(window) -> None:
     """Save :data:`DEMO_SEARCHES` through the window (undoable commands)."""
     for name, query in DEMO_SEARCHES.items():
-        window.save_search(name, query)
+        window.saved_searches.save_search(name, query)
     window.worker.wait_idle(30)
 
 
@@ -379,7 +380,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         ids = [pid for pid in lib.paper_ids() if text in lib.get(pid).abstract
                and not (paper and paper in lib.get(pid).abstract)]
         if ids:      # all of them: a tag is suggested only on evidence (most neighbours)
-            window.add_tag(name, ids)
+            window.triage.add_tag(name, ids)
             _wait(lambda: not window.is_busy(), timeout_s)
     if cite:
         target = demo_metadata(window) or target
@@ -421,19 +422,19 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         window.select_rows([row, row + 1, row + 2, row + 4])
     window.table.setFocus()
     # the related papers, key terms and tag suggestions of the paper shown too
-    _wait(lambda: not window.is_busy() and not window.discover_busy(), timeout_s)
+    _wait(lambda: not window.is_busy() and not window.discover.discover_busy(), timeout_s)
     window.statusBar().clearMessage()
     _wait(lambda: False, 0.2)  # let layouts and repaints settle
     out = Path(out_png)
     out.parent.mkdir(parents=True, exist_ok=True)
     picture = window.grab()
     if export:
-        dialog = window.open_export_dialog()
+        dialog = window.exports.open_export_dialog()
         _wait(lambda: False, 0.3)
         picture = compose_dialog(window, dialog)
         dialog.reject()
     if cite and editor:
-        dialog = window.edit_metadata()
+        dialog = window.metadata.edit_metadata()
         if dialog is not None:
             _wait(lambda: False, 0.3)
             dialog.adjustSize()
@@ -441,10 +442,11 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             picture = compose_dialog(window, dialog)
             dialog.reject()
     if tags:
-        window.open_tags_dialog()
-        _wait(lambda: window.tags_dialog is not None and window.tags_dialog.isVisible(),
+        window.tag_commands.open_tags_dialog()
+        commands = window.tag_commands
+        _wait(lambda: commands.tags_dialog is not None and commands.tags_dialog.isVisible(),
               timeout_s)
-        dialog = window.tags_dialog
+        dialog = window.tag_commands.tags_dialog
         if dialog is not None:
             if dialog.list.topLevelItemCount() > 2:
                 dialog.list.setCurrentItem(dialog.list.topLevelItem(2))
@@ -463,7 +465,7 @@ def _overview_picture(window, picture: QPixmap, timeout_s: float) -> QPixmap:
     the keyboard as a user would, and draw the overview beside the filtered list."""
     from PySide6.QtTest import QTest
 
-    dialog = window.show_overview()
+    dialog = window.overview.show_overview()
     dialog.resize(560, min(window.height() - 60, 900))
     if not _wait(lambda: not dialog.is_loading(), timeout_s):
         raise TimeoutError("the overview was not counted in time")

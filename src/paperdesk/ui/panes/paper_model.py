@@ -152,7 +152,8 @@ class PaperTableModel(QAbstractTableModel):
     #: Column of each field with a list column, by field name.
     COLUMN_OF = {f.name: col for col, f in enumerate(COLUMNS) if f}
     HEADERS = tuple(f.header if f else "Snippet" for f in COLUMNS)
-    _ORDER_KEYS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.sortable}
+    #: Column -> sort key (field name) of each sortable column.
+    ORDER_KEYS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.sortable}
     _HEADER_TIPS = {col: f.header_tip if f else
                     "While searching: back to the best matches first"
                     for col, f in enumerate(COLUMNS)}
@@ -603,14 +604,14 @@ class PaperTableModel(QAbstractTableModel):
     def search_sort(self) -> tuple[str, bool]:
         """Return the order to ask ``Library.find`` for: ``(sort, descending)`` with sort
         ``"relevance"`` or the sort column's field name (``"added"``, ``"year"`` ...)."""
-        key = self._ORDER_KEYS.get(self.sort_column)
+        key = self.ORDER_KEYS.get(self.sort_column)
         if key is None:
             return ("interest" if self.interest_sort else "relevance"), False
         return key, self.sort_order == Qt.SortOrder.DescendingOrder
 
     # -- internals ---------------------------------------------------------------------
     def _ordered_ids(self) -> list[int]:
-        key = self._ORDER_KEYS.get(self.sort_column)
+        key = self.ORDER_KEYS.get(self.sort_column)
         descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
         if not self.searching:
             return self._lib.scope_ids(self._scope, sort=key, descending=descending)

@@ -14,7 +14,7 @@ Wayland desktops); elsewhere it copies from anywhere in the window.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from PySide6.QtCore import Qt
@@ -335,22 +335,27 @@ def shortcut_rows() -> list[tuple[str, str]]:
     return rows
 
 
-def build_actions(window: QMainWindow,
-                  slots: dict[str, Callable] | None = None) -> dict[str, QAction]:
+def build_actions(window: QMainWindow, slots: dict[str, Callable] | None = None,
+                  handlers: Sequence[object] = ()) -> dict[str, QAction]:
     """Create every action of :data:`ACTIONS` on ``window`` and fill its menu bar.
 
     Each action is added to the window (so its shortcut works anywhere in it), or to the
-    widget named by :attr:`ActionSpec.widget` (so it works only there), and to its menu. Slots are looked up by name on ``window`` unless given in ``slots``.
+    widget named by :attr:`ActionSpec.widget` (so it works only there), and to its menu.
+    A slot is taken from ``slots``, else looked up by name on the first of ``handlers``
+    that has it (the window's command objects), else on ``window``.
 
     Args:
         window: the main window.
         slots: ``{slot name: callable}`` overrides.
+        handlers: objects holding the commands (e.g. the window's ``triage``,
+            ``exports``), searched in order before ``window``.
     Returns:
         ``{objectName: QAction}``.
     Raises:
-        AttributeError: a slot named in the table does not exist on the window.
+        AttributeError: a slot named in the table exists on no handler nor the window.
     """
     slots = slots or {}
+    owners = (*handlers, window)
     menus: dict[str, QMenu] = {key: window.menuBar().addMenu(title)
                                for key, title in MENUS.items()}
     submenus: dict[tuple[str, str], QMenu] = {}
@@ -369,7 +374,8 @@ def build_actions(window: QMainWindow,
             tip += f" ({_keys_text(spec)})"
         action.setToolTip(tip)
         action.setStatusTip(spec.description)
-        slot = slots.get(spec.slot) or getattr(window, spec.slot)
+        slot = slots.get(spec.slot) or getattr(
+            next((h for h in owners if hasattr(h, spec.slot)), window), spec.slot)
         if spec.checkable:
             action.toggled.connect(slot)
         else:

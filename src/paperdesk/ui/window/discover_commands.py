@@ -1,5 +1,5 @@
-"""The window's discover commands (a mixin of ``MainWindow``): related papers, key terms
-and tag suggestions for the paper on show, and Back (Alt+Left).
+"""The window's discover commands (:class:`DiscoverCommands`, the window's ``discover``):
+related papers, key terms and tag suggestions for the paper on show, and Back (Alt+Left).
 
 * When another paper is shown (``DetailPane.paperChanged``), and after changes to titles,
   tags or the papers themselves, the window waits :data:`DISCOVER_DELAY_MS` of quiet and
@@ -25,9 +25,11 @@ and tag suggestions for the paper on show, and Back (Alt+Left).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from dataclasses import dataclass
 
-from PySide6.QtCore import QTimer, Qt, Slot
+from PySide6.QtCore import QTimer
 
 from paperdesk.core.changes import Changes
 from paperdesk.core.discover.vectorize import term_query
@@ -35,7 +37,10 @@ from paperdesk.core.scope import Scope
 from paperdesk.ui.background.discover_runner import (NOT_READY, DiscoverAnswer,
                                                      DiscoverRunner, discover_answer)
 
-__all__ = ["DiscoverCommandsMixin", "DISCOVER_DELAY_MS", "BACK_LIMIT"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["DiscoverCommands", "DISCOVER_DELAY_MS", "BACK_LIMIT"]
 
 #: Quiet time after the paper on show changed before its related papers are asked for.
 DISCOVER_DELAY_MS = 150
@@ -70,121 +75,126 @@ class Place:
     scroll: int
 
 
-class DiscoverCommandsMixin:
-    """Discover commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
+class DiscoverCommands:
+    """Discover commands of the window (the window's ``discover``).
 
-    Needs the window's ``lib``, ``worker``, ``detail_pane``, ``model``, ``table``,
-    ``search_box``, ``search_runner``, ``tag_pane``, ``import_runner``, ``progress_bar``,
-    ``cancel_button``, ``run_edit``, ``select_row``, ``statusBar`` and the list methods
-    (``_show_all``, ``_restore_selection``, ``request_search``, ...).
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
+            ``lib``, ``worker``, ``detail_pane``, ``model``, ``table``, ``search_box``,
+            ``search_runner``, ``tag_pane``, ``import_runner``, ``progress_bar``,
+            ``cancel_button``, ``run_edit``, ``select_row``, ``statusBar``, the
+            progress-bar methods and the list methods (``show_all``,
+            ``restore_selection``, ``request_search``, ``reshow_results``,
+            ``use_scope``, ``search_results`` ...) are used.
 
-    Attributes:
+    Attributes (after :meth:`setup_discover`):
         discover_runner: the :class:`DiscoverRunner`.
+        discover_timer: the quiet time before the paper on show is asked about.
         discover_dropped: answers dropped because a newer request existed (for tests).
     """
 
-    def _setup_discover(self) -> None:
+    def __init__(self, window: MainWindow):
+        self._window = window
+
+    def setup_discover(self) -> None:
         """Create the runner and the timer and wire the reading pane (call once, after
         the worker and the runners exist)."""
-        self.discover_runner = DiscoverRunner(self.lib, parent=self)
+        self.discover_runner = DiscoverRunner(self._window.lib, parent=self._window)
         self.discover_runner.progress.connect(self._on_terms_progress)
         self.discover_runner.finished.connect(self._on_terms_built)
         self.discover_runner.cancelled.connect(self._on_terms_cancelled)
         self.discover_runner.failed.connect(self._on_terms_failed)
-        self._discover_timer = QTimer(self)
-        self._discover_timer.setSingleShot(True)
-        self._discover_timer.setInterval(DISCOVER_DELAY_MS)
-        self._discover_timer.timeout.connect(self._ask_discover)
+        self.discover_timer = QTimer(self._window)
+        self.discover_timer.setSingleShot(True)
+        self.discover_timer.setInterval(DISCOVER_DELAY_MS)
+        self.discover_timer.timeout.connect(self._ask_discover)
         self._discover_generation = 0
-        self._discover_shown = False      # the status bar's progress bar is ours
         self._terms_state = "idle"        # "building", "cancelled", "failed"
         self._back_stack: list[Place] = []
         self._pending_place: Place | None = None
         self.discover_dropped = 0
-        pane = self.detail_pane
+        pane = self._window.detail_pane
         pane.paperChanged.connect(self._on_discover_paper)
         pane.relatedOpenRequested.connect(self.open_paper)
         pane.relatedBuildRequested.connect(self.build_terms)
         pane.termSearchRequested.connect(self.search_term)
         pane.suggestionAccepted.connect(lambda i: self.accept_suggestion(i + 1))
-        self.worker.changed.connect(self._discover_on_changed)
-        self.import_runner.finished.connect(lambda _report: self._refresh_discover())
-        self.search_runner.resultsReady.connect(self._place_after_results)
+        self._window.worker.changed.connect(self._discover_on_changed)
+        self._window.import_runner.finished.connect(lambda _report: self._refresh_discover())
+        self._window.search_runner.resultsReady.connect(self._place_after_results)
 
-    def _shutdown_discover(self) -> None:
-        self._discover_timer.stop()
+    def shutdown_discover(self) -> None:
+        """Stop asking and stop the runner (the window is closing)."""
+        self.discover_timer.stop()
         self._discover_generation += 1
         self.discover_runner.shutdown()
 
     def discover_busy(self) -> bool:
         """True while the related papers of the paper on show are being looked for
         (waiting for the delay, on the reader thread, or the term table is built)."""
-        pane = self.detail_pane
-        return (self._discover_timer.isActive() or self.discover_runner.is_running()
+        pane = self._window.detail_pane
+        return (self.discover_timer.isActive() or self.discover_runner.is_running()
                 or (pane.paper_id is not None and pane.discover_paper_id != pane.paper_id
                     and self._terms_state not in ("cancelled", "failed")))
 
     # -- asking ---------------------------------------------------------------------------
-    @Slot(object)
     def _on_discover_paper(self, paper_id) -> None:
-        if self.is_shut_down():
+        if self._window.is_shut_down():
             return
         self._discover_generation += 1      # drop what is on its way for the paper before
         if paper_id is None:
-            self._discover_timer.stop()
+            self.discover_timer.stop()
         else:
-            self._discover_timer.start()
+            self.discover_timer.start()
 
     def _refresh_discover(self) -> None:
         """Ask again for the paper on show (after a change), after the quiet time."""
-        if not self.is_shut_down() and self.detail_pane.paper_id is not None:
-            self._discover_timer.start()
+        if not self._window.is_shut_down() and self._window.detail_pane.paper_id is not None:
+            self.discover_timer.start()
 
     def _discover_on_changed(self, change: Changes) -> None:
         if change.sources or change.tags or (change.fields & _DISCOVER_FIELDS):
             self._refresh_discover()
 
-    @Slot()
     def _ask_discover(self) -> None:
-        pid = self.detail_pane.paper_id
-        if pid is None or self.is_shut_down():
+        pid = self._window.detail_pane.paper_id
+        if pid is None or self._window.is_shut_down():
             return
         if self.discover_runner.is_running():
-            self.detail_pane.show_discover_note(_BUILDING)
+            self._window.detail_pane.show_discover_note(_BUILDING)
             return      # asked again when the table is built
         self._discover_generation += 1
         generation = self._discover_generation
-        self.worker.read(lambda lib: discover_answer(lib, pid),
-                         on_done=lambda answer: self._on_discover_answer(generation, answer),
-                         on_failed=lambda message: self._on_discover_failed(generation,
-                                                                            message),
-                         label="related papers")
+        self._window.worker.read(
+            lambda lib: discover_answer(lib, pid),
+            on_done=lambda answer: self._on_discover_answer(generation, answer),
+            on_failed=lambda message: self._on_discover_failed(generation, message),
+            label="related papers")
 
     def _on_discover_answer(self, generation: int, answer: DiscoverAnswer) -> None:
-        if self.is_shut_down() or generation != self._discover_generation \
-                or answer.paper_id != self.detail_pane.paper_id:
+        if self._window.is_shut_down() or generation != self._discover_generation \
+                or answer.paper_id != self._window.detail_pane.paper_id:
             self.discover_dropped += 1
             return
         if answer.state == NOT_READY:
             if self._terms_state in ("cancelled", "failed"):
-                self.detail_pane.show_discover_note(
+                self._window.detail_pane.show_discover_note(
                     "Related papers need the word table, which was not built", True)
-            elif self.import_runner.is_running():
+            elif self._window.import_runner.is_running():
                 # many papers are coming in: one build when they are all in (the import's
                 # end asks again), not one after each batch
-                self.detail_pane.show_discover_note(_AFTER_IMPORT)
+                self._window.detail_pane.show_discover_note(_AFTER_IMPORT)
             else:
                 self.build_terms()
             return
-        self.detail_pane.show_discover(answer)
+        self._window.detail_pane.show_discover(answer)
 
     def _on_discover_failed(self, generation: int, message: str) -> None:
-        if self.is_shut_down() or generation != self._discover_generation:
+        if self._window.is_shut_down() or generation != self._discover_generation:
             return
-        self.detail_pane.show_discover_note(f"Related papers not found: {message}")
+        self._window.detail_pane.show_discover_note(f"Related papers not found: {message}")
 
     # -- building the term table -------------------------------------------------------------
-    @Slot()
     def build_terms_for_overview(self, on_done) -> None:
         """Build the term table for View ▸ Overview's key terms (its "Build Key Terms"
         button), as :meth:`build_terms` does; ``on_done()`` runs in the UI thread once it
@@ -207,73 +217,71 @@ class DiscoverCommandsMixin:
         Returns:
             False when a build runs already (or after shutdown).
         """
-        if self.is_shut_down() or not self.discover_runner.start():
+        if self._window.is_shut_down() or not self.discover_runner.start():
             return False
         self._terms_state = "building"
-        self.detail_pane.show_discover_note(_BUILDING)
-        if not (self.import_runner.is_running() or self.export_runner.is_running()
-                or self._syncing_shown or self._checking_shown
-                or getattr(self, "_stage_shown", False)):
-            self._discover_shown = True
-            self.progress_bar.setRange(0, 0)
-            self.progress_bar.setFormat("Finding related papers…")
-            self.progress_bar.show()
-            self.cancel_button.setEnabled(True)
-            self.cancel_button.setToolTip("Stop building the word table for related papers "
-                                          "(nothing else is affected)")
-            self.cancel_button.show()
+        self._window.detail_pane.show_discover_note(_BUILDING)
+        if not (self._window.import_runner.is_running() or self._window.export_runner.is_running()
+                or self._window.progress_shown("sync") or self._window.progress_shown("check")
+                or self._window.progress_shown("duplicates")):
+            self._window.mark_progress_shown("discover")
+            self._window.progress_bar.setRange(0, 0)
+            self._window.progress_bar.setFormat("Finding related papers…")
+            self._window.progress_bar.show()
+            self._window.cancel_button.setEnabled(True)
+            self._window.cancel_button.setToolTip(
+                "Stop building the word table for related papers (nothing else is affected)")
+            self._window.cancel_button.show()
         return True
 
     def cancel_terms_build(self) -> None:
         """Stop the running term-table build (the status bar's Cancel)."""
         self.discover_runner.cancel()
-        self.cancel_button.setEnabled(False)
-        self.progress_bar.setFormat("Stopping…")
+        self._window.cancel_button.setEnabled(False)
+        self._window.progress_bar.setFormat("Stopping…")
 
-    @Slot(int, int)
     def _on_terms_progress(self, done: int, total: int) -> None:
-        if self._discover_shown:
-            self._background_progress("_discover_shown", done, total, 0,
-                                      "Stop building the word table for related papers",
-                                      "Finding related papers: reading %v of %m")
+        if self._window.progress_shown("discover"):
+            self._window.background_progress("discover", done, total, 0,
+                                             "Stop building the word table for related papers",
+                                             "Finding related papers: reading %v of %m")
 
     def _end_terms_progress(self) -> None:
-        self._end_background_progress("_discover_shown")
+        self._window.end_background_progress("discover")
 
-    @Slot()
     def _on_terms_built(self) -> None:
         self._end_terms_progress()
         self._terms_state = "idle"
         self._ask_discover()
 
-    @Slot()
     def _on_terms_cancelled(self) -> None:
         self._end_terms_progress()
         self._terms_state = "cancelled"
-        self.detail_pane.show_discover_note(
+        self._window.detail_pane.show_discover_note(
             "Not looked for: building the word table was cancelled", True)
-        self.statusBar().showMessage("Related papers: cancelled (Find related papers "
+        self._window.statusBar().showMessage("Related papers: cancelled (Find related papers "
                                      "in the reading pane starts again)", 6000)
 
-    @Slot(str)
     def _on_terms_failed(self, message: str) -> None:
         self._end_terms_progress()
         self._terms_state = "failed"
-        self.detail_pane.show_discover_note(f"Related papers not found: {message}", True)
+        self._window.detail_pane.show_discover_note(f"Related papers not found: {message}", True)
 
     # -- opening a related paper, searching a key term, Back ---------------------------------
     def _place(self) -> Place:
-        saved = self.tag_pane.current_saved()
-        return Place(self.detail_pane.paper_id, self.search_box.text(), self._scope,
-                     saved[0] if saved is not None and self._results is not None else None,
-                     self._results, (self.model.sort_column, self.model.sort_order),
-                     self.table.verticalScrollBar().value())
+        window = self._window
+        saved = window.tag_pane.current_saved()
+        results = window.search.results
+        return Place(window.detail_pane.paper_id, window.search_box.text(),
+                     window.current_scope(),
+                     saved[0] if saved is not None and results is not None else None,
+                     results, (window.model.sort_column, window.model.sort_order),
+                     window.table.verticalScrollBar().value())
 
     def _push_place(self) -> None:
         self._back_stack.append(self._place())
         del self._back_stack[:-BACK_LIMIT]
 
-    @Slot(int)
     def open_paper(self, paper_id: int) -> bool:
         """Show paper ``paper_id`` (a related paper: Enter or a click), remembering where
         the user was for Back (Alt+Left). When the list does not hold it, the list shows
@@ -282,44 +290,42 @@ class DiscoverCommandsMixin:
         Returns:
             False when the paper is not in the library (a message says so).
         """
-        if self.is_shut_down():
+        if self._window.is_shut_down():
             return False
-        if paper_id == self.detail_pane.paper_id:
+        if paper_id == self._window.detail_pane.paper_id:
             return True
         self._push_place()
-        row = self.model.row_of(paper_id)
+        row = self._window.model.row_of(paper_id)
         if row < 0:
-            self.search_runner.cancel()
+            self._window.search_runner.cancel()
             self._pending_place = None
-            self.tag_pane.select_scope(Scope(), notify=False)
-            self._scope = Scope()
-            self.search_box.blockSignals(True)
-            self.search_box.clear()
-            self.search_box.blockSignals(False)
-            self._show_all(keep=paper_id)
-            row = self.model.row_of(paper_id)
+            self._window.tag_pane.select_scope(Scope(), notify=False)
+            self._window.search.use_scope(Scope())
+            self._window.search_box.blockSignals(True)
+            self._window.search_box.clear()
+            self._window.search_box.blockSignals(False)
+            self._window.search.show_all(keep=paper_id)
+            row = self._window.model.row_of(paper_id)
             if row < 0:
                 self._back_stack.pop()
-                self.show_error(f"Paper #{paper_id} is no longer in the library")
+                self._window.show_error(f"Paper #{paper_id} is no longer in the library")
                 return False
-            self.statusBar().showMessage("Showing all papers to open it — Alt+Left goes back",
-                                         4000)
-        self.select_row(row)
+            self._window.statusBar().showMessage(
+                "Showing all papers to open it — Alt+Left goes back", 4000)
+        self._window.select_row(row)
         return True
 
-    @Slot(str)
     def search_term(self, term: str) -> None:
         """Search for a key term (a chip's click or Enter): its query goes into the search
         box and the normal search runs; Back (Alt+Left) returns to the list before."""
-        if self.is_shut_down():
+        if self._window.is_shut_down():
             return
         self._push_place()
-        self.search_box.setText(term_query(term))
-        self._flush_search()
-        self.statusBar().showMessage(f"Searching for the key term “{term}” — Alt+Left goes "
-                                     "back", 4000)
+        self._window.search_box.setText(term_query(term))
+        self._window.search.flush_search()
+        self._window.statusBar().showMessage(
+            f"Searching for the key term “{term}” — Alt+Left goes back", 4000)
 
-    @Slot()
     def go_back(self) -> bool:
         """Back (Alt+Left): return to the paper and the list shown before the last related
         paper or key term was opened (search text and results, sidebar choice, sort,
@@ -328,10 +334,10 @@ class DiscoverCommandsMixin:
         Returns:
             False when there is nowhere to go back to (a message says so).
         """
-        if self.is_shut_down():
+        if self._window.is_shut_down():
             return False
         if not self._back_stack:
-            self.statusBar().showMessage("Nothing to go back to (Alt+Left returns after a "
+            self._window.statusBar().showMessage("Nothing to go back to (Alt+Left returns after a "
                                          "related paper or a key term was opened)", 4000)
             return False
         place = self._back_stack.pop()
@@ -339,59 +345,53 @@ class DiscoverCommandsMixin:
         return True
 
     def _restore_place(self, place: Place) -> None:
-        self.search_runner.cancel()
+        self._window.search_runner.cancel()
         self._pending_place = None
-        self._scope = place.scope
-        if place.saved is None or not self.tag_pane.select_saved(place.saved, notify=False):
-            self.tag_pane.select_scope(place.scope, notify=False)
-        self.search_box.blockSignals(True)
-        self.search_box.setText(place.query)
-        self.search_box.blockSignals(False)
+        self._window.search.use_scope(place.scope)
+        tag_pane = self._window.tag_pane
+        if place.saved is None or not tag_pane.select_saved(place.saved, notify=False):
+            self._window.tag_pane.select_scope(place.scope, notify=False)
+        self._window.search_box.blockSignals(True)
+        self._window.search_box.setText(place.query)
+        self._window.search_box.blockSignals(False)
         column, order = place.sort
-        self.model.sort_column, self.model.sort_order = column, order
-        header = self.table.horizontalHeader()
+        self._window.model.sort_column, self._window.model.sort_order = column, order
+        header = self._window.table.horizontalHeader()
         header.blockSignals(True)
         header.setSortIndicator(column, order)
         header.blockSignals(False)
         query = place.query.strip()
         if query and place.results is not None and place.results.query == query:
-            self._results = place.results
-            self._results_complete = True
-            self._show_suggestion(place.results)
-            self.model.show_results(place.results, scope=self._scope)
-            if not self._searching_columns:
-                self._show_snippet_column()
-            self._restore_selection(place.paper_id)
-            self._update_status(filters=())
-            self.request_search(immediate=True)   # fresh results; the paper stays current
+            self._window.search.reshow_results(place.results, place.paper_id)
+            # fresh results; the paper stays current
+            self._window.search.request_search(immediate=True)
         elif query:       # the search had not answered then: run it, then place the paper
             self._pending_place = place
-            self.request_search(immediate=True)
+            self._window.search.request_search(immediate=True)
             return
         else:
-            self._show_all(keep=place.paper_id)
+            self._window.search.show_all(keep=place.paper_id)
         self._finish_place(place)
 
     def _finish_place(self, place: Place) -> None:
-        if place.paper_id is not None and self.current_paper_id() == place.paper_id:
-            self._choose_current()
-        bar = self.table.verticalScrollBar()
+        if place.paper_id is not None and self._window.current_paper_id() == place.paper_id:
+            self._window.reading.choose_current()
+        bar = self._window.table.verticalScrollBar()
         bar.setValue(place.scroll)
-        QTimer.singleShot(0, lambda: not self.is_shut_down() and bar.setValue(place.scroll))
+        QTimer.singleShot(
+            0, lambda: not self._window.is_shut_down() and bar.setValue(place.scroll))
 
-    @Slot(int, object, bool)
     def _place_after_results(self, _generation: int, results, _complete: bool) -> None:
         place = self._pending_place
         if place is None or results.query != place.query.strip():
             return
         self._pending_place = None
-        row = self.model.row_of(place.paper_id)
+        row = self._window.model.row_of(place.paper_id)
         if row >= 0:
-            self.select_row(row)
+            self._window.select_row(row)
         self._finish_place(place)
 
     # -- keys ------------------------------------------------------------------------------
-    @Slot()
     def focus_related(self) -> bool:
         """Move the keyboard focus into the related papers (L): ↑/↓ choose, Enter opens,
         Tab goes on to the key terms, Esc back to the list.
@@ -399,10 +399,10 @@ class DiscoverCommandsMixin:
         Returns:
             False (with a message) when the paper on show has no related papers (yet).
         """
-        self.reveal_reading_pane()
-        if self.detail_pane.focus_related():
+        self._window.reveal_reading_pane()
+        if self._window.detail_pane.focus_related():
             return True
-        self.statusBar().showMessage("No related papers to go to for this paper"
+        self._window.statusBar().showMessage("No related papers to go to for this paper"
                                      + (" yet" if self.discover_busy() else ""), 4000)
         return False
 
@@ -413,14 +413,14 @@ class DiscoverCommandsMixin:
         Returns:
             False (with a message) when there is no such suggestion for the paper shown.
         """
-        pane = self.detail_pane
+        pane = self._window.detail_pane
         pid = pane.paper_id
         chips = pane.chips.suggestion_chips()
         if pid is None or pane.discover_paper_id != pid or not 1 <= n <= len(chips):
-            self.statusBar().showMessage(f"No tag suggestion {n} for this paper", 4000)
+            self._window.statusBar().showMessage(f"No tag suggestion {n} for this paper", 4000)
             return False
         name = chips[n - 1].suggestion.name
-        return self.run_edit(lambda lib: lib.add_tag([pid], name))
+        return self._window.run_edit(lambda lib: lib.add_tag([pid], name))
 
     def accept_suggestion_1(self) -> bool:
         """Alt+1: add the first suggested tag."""

@@ -1,6 +1,7 @@
-"""The window's near-duplicate commands (a mixin of ``MainWindow``): the background stage
-after imports and at start-up, the status bar's "N possible duplicates" button, the
-Duplicates view (View ▸ Duplicates…, Ctrl+D) and its merges and dismissals.
+"""The window's near-duplicate commands (:class:`DuplicatesCommands`, the window's
+``duplicates``): the background stage after imports and at start-up, the status bar's "N
+possible duplicates" button, the Duplicates view (View ▸ Duplicates…, Ctrl+D) and its
+merges and dismissals.
 
 The stage (:meth:`Library.find_near_duplicates`) runs as a bulk job on the window's one
 writer thread, after the import that stored the papers has finished and the list was
@@ -10,6 +11,8 @@ with Ctrl+Z.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QPushButton
@@ -21,7 +24,10 @@ from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.window.duplicates_view import DuplicatesDialog
 from paperdesk.ui.window.import_report import summary_text
 
-__all__ = ["DuplicatesCommandsMixin", "DuplicateFinder", "STAGE_PROGRESS_MIN"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["DuplicatesCommands", "DuplicateFinder", "STAGE_PROGRESS_MIN"]
 
 #: The stage shows its progress (and Cancel) when it has at least this many papers to
 #: look at (it looks at a few thousand a second).
@@ -79,20 +85,30 @@ class DuplicateFinder(QObject):
         self.failed.emit(message)
 
 
-class DuplicatesCommandsMixin:
-    """Near-duplicate commands of :class:`MainWindow` (needs ``lib``, ``worker``,
-    ``submit_edit``, ``submit_undo``, ``statusBar``, ``progress_bar``, ``cancel_button``,
-    ``show_error``, ``import_runner``, ``export_runner``)."""
+class DuplicatesCommands:
+    """Near-duplicate commands of the window.
 
-    duplicates_dialog: DuplicatesDialog | None = None
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
+            ``lib``, ``worker``, ``submit_edit``, ``submit_undo``, ``statusBar``,
+            ``background_progress``, ``show_error`` and ``imports`` are used.
 
-    def _setup_duplicates(self) -> None:
-        """Create the finder and the status bar's button; look at any papers not looked
-        at yet (a library from before, papers restored by undo)."""
-        self.duplicates_dialog = None
+    Attributes:
+        duplicates_dialog: the Duplicates view once opened, else ``None``.
+        duplicate_finder: the background stage (after :meth:`setup_duplicates`).
+        duplicates_button: the status bar's "N possible duplicates" button (same).
+    """
+
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.duplicates_dialog: DuplicatesDialog | None = None
         self._stage_report: ImportReport | None = None
-        self._stage_shown = False
-        self.duplicate_finder = DuplicateFinder(self.worker, self)
+
+    def setup_duplicates(self) -> None:
+        """Create the finder and the status bar's button; look at any papers not looked
+        at yet (a library from before, papers restored by undo). Called once the
+        window's worker and status bar exist."""
+        self.duplicate_finder = DuplicateFinder(self._window.worker, self._window)
         self.duplicate_finder.progress.connect(self._on_stage_progress)
         self.duplicate_finder.finished.connect(self._on_stage_finished)
         self.duplicate_finder.failed.connect(self._on_stage_failed)
@@ -102,8 +118,8 @@ class DuplicatesCommandsMixin:
         button.setToolTip("Compare possible near-duplicate papers side by side (Ctrl+D)")
         button.clicked.connect(self.show_duplicates)
         button.hide()
-        self.statusBar().insertPermanentWidget(1, button)   # before "unread"
-        if not self.lib.read_only:
+        self._window.statusBar().insertPermanentWidget(1, button)   # before "unread"
+        if not self._window.lib.read_only:
             self.find_duplicates()
         else:
             self.refresh_duplicate_count()
@@ -123,25 +139,25 @@ class DuplicatesCommandsMixin:
         return self.duplicate_finder.start()
 
     def _on_stage_progress(self, done: int, total: int) -> None:
-        self._background_progress("_stage_shown", done, total, STAGE_PROGRESS_MIN,
-                                  "Stop looking for duplicates (the rest is looked at "
-                                  "later)", "Looking for duplicates %v of %m")
+        self._window.background_progress("duplicates", done, total, STAGE_PROGRESS_MIN,
+                                         "Stop looking for duplicates (the rest is looked at "
+                                         "later)", "Looking for duplicates %v of %m")
 
     def _end_stage_progress(self) -> None:
-        self._end_background_progress("_stage_shown")
+        self._window.end_background_progress("duplicates")
 
     def _on_stage_finished(self, flagged: int) -> None:
-        if self._shut_down:
+        if self._window.is_shut_down():
             return
         self._end_stage_progress()
         report, self._stage_report = self._stage_report, None
         if report is not None:
             report.near_duplicates = flagged
-            dialog = getattr(self, "import_report_dialog", None)
+            dialog = self._window.imports.import_report_dialog
             if flagged and dialog is not None and dialog.report is report:
                 dialog.summary.setText(summary_text(report))   # the report, if open
         if flagged:
-            self.statusBar().showMessage(
+            self._window.statusBar().showMessage(
                 f"{plural(flagged, 'possible duplicate pair')} found — View ▸ Duplicates… "
                 "(Ctrl+D)", 8000)
         self.refresh_duplicate_count()
@@ -149,20 +165,20 @@ class DuplicatesCommandsMixin:
             self.duplicates_dialog.reload()
 
     def _on_stage_failed(self, message: str) -> None:
-        if self._shut_down:
+        if self._window.is_shut_down():
             return
         self._end_stage_progress()
         self._stage_report = None
-        self.show_error(f"Duplicates not looked for: {message}")
+        self._window.show_error(f"Duplicates not looked for: {message}")
 
     # -- the count -------------------------------------------------------------------
     def refresh_duplicate_count(self) -> None:
         """Read the number of open pairs (reader thread) and show or hide the button."""
-        self.worker.read(lambda lib: lib.near_duplicate_count(),
-                         on_done=self._show_duplicate_count, label="duplicate count")
+        self._window.worker.read(lambda lib: lib.near_duplicate_count(),
+                                 on_done=self._show_duplicate_count, label="duplicate count")
 
     def _show_duplicate_count(self, n: int) -> None:
-        if self._shut_down:
+        if self._window.is_shut_down():
             return
         self.duplicates_button.setText(plural(n, "possible duplicate"))
         self.duplicates_button.setVisible(n > 0)
@@ -177,10 +193,10 @@ class DuplicatesCommandsMixin:
         """Open (or bring forward) the Duplicates view (View ▸ Duplicates…, Ctrl+D)."""
         dialog = self.duplicates_dialog
         if dialog is None:
-            dialog = self.duplicates_dialog = DuplicatesDialog(self.worker, self)
+            dialog = self.duplicates_dialog = DuplicatesDialog(self._window.worker, self._window)
             dialog.mergeRequested.connect(self.merge_papers)
             dialog.dismissRequested.connect(self.dismiss_duplicate)
-            dialog.undoRequested.connect(lambda redo: self.submit_undo(redo=redo))
+            dialog.undoRequested.connect(lambda redo: self._window.submit_undo(redo=redo))
         dialog.reload()
         dialog.show()
         dialog.raise_()
@@ -200,17 +216,17 @@ class DuplicatesCommandsMixin:
 
         def done(changes: Changes) -> None:
             if plans and changes:
-                self.statusBar().showMessage(
+                self._window.statusBar().showMessage(
                     f"Merged paper {other} into {keep}: {plans[0].summary()}  —  Ctrl+Z "
                     "to undo", 8000)
 
-        return self.submit_edit(merge, on_done=done)
+        return self._window.submit_edit(merge, on_done=done)
 
     def dismiss_duplicate(self, a: int, b: int) -> bool:
         """Mark papers ``a`` and ``b`` "not duplicates", as one undoable edit."""
-        return self.submit_edit(lambda lib: lib.dismiss_duplicate(a, b))
+        return self._window.submit_edit(lambda lib: lib.dismiss_duplicate(a, b))
 
-    def _duplicates_changed(self, change: Changes) -> None:
+    def duplicates_changed(self, change: Changes) -> None:
         """After a merge, a dismissal or their undo: the count and the view (the list
         follows from ``change.sources`` as for any deletion)."""
         self.refresh_duplicate_count()

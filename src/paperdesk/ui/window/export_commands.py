@@ -1,18 +1,18 @@
-"""The window's export commands (a mixin of ``MainWindow``): File ▸ Export… and copying
-the selected papers to the clipboard as BibTeX or Markdown.
+"""The window's export commands (:class:`ExportCommands`, the window's ``exports``): File
+▸ Export… and copying the selected papers to the clipboard as BibTeX or Markdown.
 
-Files are written by an :class:`~paperdesk.ui.background.workers.ExportRunner` on a worker thread,
-with progress and Cancel in the status bar (shared with imports: one of the two runs at
-a time). A failure is shown in a message box naming the file and the reason; the core
-writes atomically, so a failure or a cancel leaves no partial file.
+Files are written by an :class:`~paperdesk.ui.background.workers.ExportRunner` on a worker
+thread, with progress and Cancel in the status bar (shared with imports: one of the two
+runs at a time). A failure is shown in a message box naming the file and the reason; the
+core writes atomically, so a failure or a cancel leaves no partial file.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from paperdesk.ui.window.dialogs import message_box
@@ -21,7 +21,10 @@ from paperdesk.ui.style.formatting import plural
 from paperdesk.core.exports.formats import export_format
 from paperdesk.core.scope import FILTER_LABELS, Scope
 
-__all__ = ["WindowExportMixin", "EXPORT_MESSAGE_MS"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["ExportCommands", "EXPORT_MESSAGE_MS"]
 
 #: How long "Exported N papers to FILE" stays in the status bar, in milliseconds.
 EXPORT_MESSAGE_MS = 10000
@@ -38,21 +41,25 @@ _HINTS = (
 )
 
 
-class WindowExportMixin:
+class ExportCommands:
     """Export commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
-    Needs the window's ``lib``, ``settings``, ``model``, ``export_runner``,
-    ``import_runner``, ``progress_bar``, ``cancel_button``, ``actions_by_name``,
-    ``selected_ids``, ``current_scope``, ``show_error``, ``search_results``,
-    ``query_text`` and ``scope_name`` (public methods of the window).
+    Built over the window (``window``, a
+    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``lib``,
+    ``settings``, ``model``, ``export_runner``, ``import_runner``, ``progress_bar``,
+    ``cancel_button``, ``actions_by_name``, ``selected_ids``, ``current_scope``,
+    ``show_error``, ``search_results``, ``query_text`` and ``scope_name`` (public methods
+    of the window).
 
     Attributes:
         export_dialog: the last export dialog opened (for tests), or ``None``.
         export_message: the last "Export failed" message box, or ``None``.
     """
 
-    export_dialog: ExportDialog | None = None
-    export_message: QMessageBox | None = None
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.export_dialog: ExportDialog | None = None
+        self.export_message: QMessageBox | None = None
 
     # -- the dialog ----------------------------------------------------------------------
     def current_list(self) -> ListSnapshot:
@@ -60,12 +67,12 @@ class WindowExportMixin:
         list order, a label and a file name stem. While a large search is still loading
         its complete results, they are fetched here (``Library.scope_ids``, in the list's
         order) so that every match is included."""
-        query = self.query_text()
-        scope = self.current_scope()
-        sort, descending = self.model.search_sort()
-        ids = tuple(self.model.ids())
-        scope_name = self.scope_name()
-        results, complete = self.search_results()
+        query = self._window.search.query_text()
+        scope = self._window.current_scope()
+        sort, descending = self._window.model.search_sort()
+        ids = tuple(self._window.model.ids())
+        scope_name = self._window.scope_name()
+        results, complete = self._window.search.search_results()
         if results is not None and query:
             scope = replace(scope, query=query)
             label = f"search results for “{query}”"
@@ -85,14 +92,13 @@ class WindowExportMixin:
         if scope.filter is not None:
             return FILTER_LABELS.get(scope.filter, scope.filter)
         if scope.tag_id is not None:
-            states = self.lib.tag_states([scope.tag_id])
+            states = self._window.lib.tag_states([scope.tag_id])
             return states[0].name if states else ""
         if scope.source_id is not None:
-            names = [s.name for s in self.lib.sources() if s.id == scope.source_id]
+            names = [s.name for s in self._window.lib.sources() if s.id == scope.source_id]
             return Path(names[0]).stem if names else ""
         return ""
 
-    @Slot()
     def open_export_dialog(self) -> ExportDialog:
         """Open the export dialog (window-modal, not blocking) on the current list, the
         selected papers, a tag or the whole library.
@@ -103,9 +109,10 @@ class WindowExportMixin:
         if self.export_dialog is not None:
             self.export_dialog.close()
             self.export_dialog.deleteLater()
-        dialog = ExportDialog(self.lib, self.current_list(), self.selected_ids(),
-                              self.settings, self.export_with,
-                              current_tag_id=self.current_scope().tag_id, parent=self)
+        dialog = ExportDialog(self._window.lib, self.current_list(), self._window.selected_ids(),
+                              self._window.settings, self.export_with,
+                              current_tag_id=self._window.current_scope().tag_id,
+                              parent=self._window)
         self.export_dialog = dialog
         dialog.open()
         return dialog
@@ -123,84 +130,81 @@ class WindowExportMixin:
             or another export is running.
         """
         if not options.ids:
-            self.show_error("Nothing to export")
+            self._window.show_error("Nothing to export")
             return False
-        if self.import_runner.is_running():
-            self.show_error("Wait for the import to finish, then export")
+        if self._window.import_runner.is_running():
+            self._window.show_error("Wait for the import to finish, then export")
             return False
-        if not self.export_runner.start(options.ids, options.fmt, options.path,
-                                        options.fields, resolve=options.resolve):
-            self.show_error("An export is already running")
+        if not self._window.export_runner.start(options.ids, options.fmt, options.path,
+                                                options.fields, resolve=options.resolve):
+            self._window.show_error("An export is already running")
             return False
         count = options.count if options.resolve is not None else len(options.ids)
-        self._set_background_job(True)
-        self.progress_bar.setRange(0, max(count, 1))
-        self.progress_bar.setValue(0)
-        self.progress_bar.setFormat("Exporting…")
-        self.progress_bar.show()
-        self.cancel_button.setToolTip("Stop exporting (no file is written)")
-        self.cancel_button.setEnabled(True)
-        self.cancel_button.show()
-        self.statusBar().showMessage(
+        self.set_background_job(True)
+        self._window.progress_bar.setRange(0, max(count, 1))
+        self._window.progress_bar.setValue(0)
+        self._window.progress_bar.setFormat("Exporting…")
+        self._window.progress_bar.show()
+        self._window.cancel_button.setToolTip("Stop exporting (no file is written)")
+        self._window.cancel_button.setEnabled(True)
+        self._window.cancel_button.show()
+        self._window.statusBar().showMessage(
             f"Exporting {plural(count, 'paper')} to {options.path}…")
         return True
 
-    @Slot()
     def cancel_export(self) -> None:
         """Ask the running export to stop; no file is written."""
-        self.export_runner.cancel()
-        self.cancel_button.setEnabled(False)
-        self.progress_bar.setFormat("Cancelling…")
+        self._window.export_runner.cancel()
+        self._window.cancel_button.setEnabled(False)
+        self._window.progress_bar.setFormat("Cancelling…")
 
-    def _set_background_job(self, running: bool) -> None:
+    def set_background_job(self, running: bool) -> None:
         """Disable (or re-enable) the commands that start an import or an export."""
         for name in ("importFilesAction", "importFolderAction", "exportAction"):
-            self.actions_by_name[name].setEnabled(not running)
+            self._window.actions_by_name[name].setEnabled(not running)
 
     def _end_export(self) -> None:
-        self.progress_bar.hide()
-        self.cancel_button.hide()
-        self.cancel_button.setToolTip("Stop importing (the file being read is left out)")
-        self._set_background_job(False)
-        self.statusBar().clearMessage()
-        self._start_pending_import()     # files dropped or handed over meanwhile
+        self._window.progress_bar.hide()
+        self._window.cancel_button.hide()
+        self._window.cancel_button.setToolTip("Stop importing (the file being read is left out)")
+        self.set_background_job(False)
+        self._window.statusBar().clearMessage()
+        self._window.imports.start_pending_import()     # files dropped or handed over meanwhile
 
-    @Slot(str, int, int)
-    def _on_export_progress(self, _stage: str, done: int, total: int) -> None:
-        if not self.cancel_button.isEnabled():
+    def on_export_progress(self, _stage: str, done: int, total: int) -> None:
+        """The export runner's progress: papers written of ``total``."""
+        if not self._window.cancel_button.isEnabled():
             return  # cancelling
-        self.progress_bar.setRange(0, max(total, 1))
-        self.progress_bar.setValue(min(done, total))
-        self.progress_bar.setFormat(f"Exporting {min(done, total):,} of {total:,}")
+        self._window.progress_bar.setRange(0, max(total, 1))
+        self._window.progress_bar.setValue(min(done, total))
+        self._window.progress_bar.setFormat(f"Exporting {min(done, total):,} of {total:,}")
 
-    @Slot(int, str)
-    def _on_export_finished(self, written: int, path: str) -> None:
+    def on_export_finished(self, written: int, path: str) -> None:
+        """The file at ``path`` was written with ``written`` papers."""
         self._end_export()
-        self.statusBar().showMessage(f"Exported {plural(written, 'paper')} to {path}",
-                                     EXPORT_MESSAGE_MS)
+        self._window.statusBar().showMessage(f"Exported {plural(written, 'paper')} to {path}",
+                                             EXPORT_MESSAGE_MS)
 
-    @Slot()
-    def _on_export_cancelled(self) -> None:
+    def on_export_cancelled(self) -> None:
+        """The export stopped at the user's Cancel (no file written)."""
         self._end_export()
-        self.statusBar().showMessage("Export cancelled — no file was written", 6000)
+        self._window.statusBar().showMessage("Export cancelled — no file was written", 6000)
 
-    @Slot(str)
-    def _on_export_failed(self, message: str) -> None:
+    def on_export_failed(self, message: str) -> None:
+        """The export failed (``message``, one line): a message box says why."""
         self._end_export()
         hint = next((h for key, h in _HINTS if key.casefold() in message.casefold()), "")
         text = f"The papers were not exported:\n\n{message}\n\nNo file was written."
         if hint:
             text += f" {hint}"
-        self.export_message = message_box(self, QMessageBox.Icon.Critical, "Export failed",
+        self.export_message = message_box(self._window, QMessageBox.Icon.Critical, "Export failed",
                                           text, modal=False)
 
     # -- the clipboard -------------------------------------------------------------------
-    @Slot()
     def copy_as_bibtex(self) -> bool:
         """Copy the selected papers to the clipboard as BibTeX (Ctrl+Shift+C)."""
         return self.copy_papers("bibtex")
 
-    @Slot()
     def copy_as_markdown(self) -> bool:
         """Copy the selected papers to the clipboard as a Markdown reading list."""
         return self.copy_papers("markdown")
@@ -219,24 +223,24 @@ class WindowExportMixin:
         Returns:
             False if no paper is selected (or the library is closing), else True.
         """
-        ids = self.selected_ids()
+        ids = self._window.selected_ids()
         if not ids:
-            self.show_error("Select the papers to copy first")
+            self._window.show_error("Select the papers to copy first")
             return False
 
         def copy(text: str) -> None:
-            if self.is_shut_down():
+            if self._window.is_shut_down():
                 return
             QApplication.clipboard().setText(text)
-            self.statusBar().showMessage(
+            self._window.statusBar().showMessage(
                 f"Copied {plural(len(ids), 'paper')} as {export_format(fmt).label}", 5000)
 
         if len(ids) > _BUSY_COPY:
-            self.statusBar().showMessage(
+            self._window.statusBar().showMessage(
                 f"Copying {plural(len(ids), 'paper')} as {export_format(fmt).label}…")
         # Made on the reader thread: the papers are read from SQLite.
-        job = self.worker.read(lambda lib: lib.export_text(ids, fmt), on_done=copy,
-                               on_failed=lambda message: self.show_error(
-                                   f"Not copied: {message}"),
-                               label="copy")
+        job = self._window.worker.read(lambda lib: lib.export_text(ids, fmt), on_done=copy,
+                                       on_failed=lambda message: self._window.show_error(
+                                           f"Not copied: {message}"),
+                                       label="copy")
         return job is not None

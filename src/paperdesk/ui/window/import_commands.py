@@ -2,18 +2,19 @@
 folders, files handed over by ``paperdesk FILE...`` (queued behind a running import),
 the import's progress line (files, records, time left) and its report.
 
-A mixin of :class:`~paperdesk.ui.window.main_window.MainWindow`; it uses the window's
+:class:`ImportCommands` is the window's ``imports``; it uses the window's public
 ``start_import``, ``import_runner``, ``export_runner``, ``progress_bar``,
 ``cancel_button``, ``import_progress_label``, ``import_report_button`` and
-``statusBar()``.
+``statusBar()``. The window's own drag-and-drop handlers hand the events to it.
 """
 
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 from urllib.parse import unquote_to_bytes
 
-from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, QUrl, Slot
+from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 
 from paperdesk.core.imports.progress import ImportProgress
@@ -21,7 +22,10 @@ from paperdesk.core.models import ImportReport
 from paperdesk.ui.window.import_report import ImportReportDialog, display_path
 from paperdesk.ui.style.formatting import tooltip_html
 
-__all__ = ["ImportCommandsMixin", "dropped_paths"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["ImportCommands", "dropped_paths"]
 
 #: How long the status bar says why a drop was not taken (ms).
 DROP_MESSAGE_MS = 5000
@@ -77,45 +81,56 @@ class _DropFilter(QObject):
         return False
 
 
-class ImportCommandsMixin:
-    """Drag and drop, handed-over files, import progress and the import report."""
+class ImportCommands:
+    """Drag and drop, handed-over files, import progress and the import report.
 
-    #: The report of the last import started from the window (``None`` before one).
-    last_import_report: ImportReport | None = None
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
-    def _setup_file_drops(self) -> None:
-        """Accept file drops on the whole window (call once the widgets exist)."""
-        self._pending_imports: list[list[str]] = []
+    Attributes:
+        last_import_report: the report of the last import started from the window
+            (``None`` before one).
+        import_report_dialog: the report dialog on show, or ``None``.
+    """
+
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.last_import_report: ImportReport | None = None
         self.import_report_dialog: ImportReportDialog | None = None
-        self.setAcceptDrops(True)
-        self._drop_filter = _DropFilter(self)
+        self._pending_imports: list[list[str]] = []
+        self._drop_filter: _DropFilter | None = None
+
+    def setup_file_drops(self) -> None:
+        """Accept file drops on the whole window (call once the widgets and the import
+        runner exist)."""
+        self._window.setAcceptDrops(True)
+        self._drop_filter = _DropFilter(self._window)
         from PySide6.QtWidgets import QWidget
 
-        for child in self.findChildren(QWidget):
+        for child in self._window.findChildren(QWidget):
             if child.acceptDrops():
                 child.installEventFilter(self._drop_filter)
-        self.import_runner.stepped.connect(self._on_import_stepped)
-        self.actions_by_name["importReportAction"].setEnabled(False)
+        self._window.import_runner.stepped.connect(self._on_import_stepped)
+        self._window.actions_by_name["importReportAction"].setEnabled(False)
 
     # -- drag and drop ---------------------------------------------------------------
-    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
-        """Take drags that carry local files or folders (as a copy); ignore others."""
-        if dropped_paths(event.mimeData()) and not self.lib.read_only:
+    def drag_enter(self, event: QDragEnterEvent | QDragMoveEvent) -> None:
+        """The window's drag enter or move: take drags that carry local files or folders
+        (as a copy); ignore others."""
+        if dropped_paths(event.mimeData()) and not self._window.lib.read_only:
             event.setDropAction(Qt.DropAction.CopyAction)
             event.accept()
         else:
             event.ignore()
 
-    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt override
-        self.dragEnterEvent(event)
-
-    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
-        """Import the dropped files and folders as File ▸ Import does; a drop without
-        local files (a web link, text) is refused with a status bar message."""
+    def drop(self, event: QDropEvent) -> None:
+        """The window's drop: import the dropped files and folders as File ▸ Import does;
+        a drop without local files (a web link, text) is refused with a status bar
+        message."""
         paths = dropped_paths(event.mimeData())
         if not paths:
             event.ignore()
-            self.statusBar().showMessage(
+            self._window.statusBar().showMessage(
                 "Only files and folders can be dropped here (to import them)",
                 DROP_MESSAGE_MS)
             return
@@ -135,12 +150,12 @@ class ImportCommandsMixin:
         paths = [os.fspath(p) for p in paths]
         if not paths:
             return False
-        busy = self.import_runner.is_running() or self.export_runner.is_running()
-        if not busy and self.start_import(paths):
+        busy = self._window.import_runner.is_running() or self._window.export_runner.is_running()
+        if not busy and self._window.start_import(paths):
             return True
         self._pending_imports.append(paths)
         n = sum(len(p) for p in self._pending_imports)
-        self.statusBar().showMessage(
+        self._window.statusBar().showMessage(
             f"{n} more {'file' if n == 1 else 'files'} to import after the one running now",
             DROP_MESSAGE_MS)
         return False
@@ -149,54 +164,52 @@ class ImportCommandsMixin:
         """The imports waiting for the running one (lists of paths), in order."""
         return [list(p) for p in self._pending_imports]
 
-    def _start_pending_import(self) -> None:
-        if self._shut_down or not self._pending_imports:
+    def start_pending_import(self) -> None:
+        if self._window.is_shut_down() or not self._pending_imports:
             return
-        if self.import_runner.is_running() or self.export_runner.is_running():
+        if self._window.import_runner.is_running() or self._window.export_runner.is_running():
             return
         paths = self._pending_imports.pop(0)
-        if not self.start_import(paths):
+        if not self._window.start_import(paths):
             self._pending_imports.insert(0, paths)
 
     # -- progress and report -----------------------------------------------------------
-    def _show_import_started(self) -> None:
-        self.import_progress_label.setText("Reading…")
-        self.import_progress_label.show()
-        self.import_report_button.hide()
+    def show_import_started(self) -> None:
+        self._window.import_progress_label.setText("Reading…")
+        self._window.import_progress_label.show()
+        self._window.import_report_button.hide()
 
-    @Slot(object)
     def _on_import_stepped(self, snap: ImportProgress) -> None:
         """Show files, records and the time left beside the progress bar."""
-        if self._shut_down or not self.import_runner.is_running():
+        if self._window.is_shut_down() or not self._window.import_runner.is_running():
             return
-        if not self.cancel_button.isEnabled():
+        if not self._window.cancel_button.isEnabled():
             return  # cancelling: the bar says so
-        self.import_progress_label.setText(snap.text())
-        self.import_progress_label.setToolTip(
+        self._window.import_progress_label.setText(snap.text())
+        self._window.import_progress_label.setToolTip(
             tooltip_html(display_path(snap.file)) if snap.stage != "index" else "")
         if snap.stage == "read":
-            self.progress_bar.setRange(0, max(snap.files_total, 1))
-            self.progress_bar.setValue(snap.files_done)
-            self.progress_bar.setFormat("%p%")
+            self._window.progress_bar.setRange(0, max(snap.files_total, 1))
+            self._window.progress_bar.setValue(snap.files_done)
+            self._window.progress_bar.setFormat("%p%")
         elif snap.total:
-            self.progress_bar.setRange(0, snap.total)
-            self.progress_bar.setValue(min(snap.done, snap.total))
-            self.progress_bar.setFormat("%p%")
+            self._window.progress_bar.setRange(0, snap.total)
+            self._window.progress_bar.setValue(min(snap.done, snap.total))
+            self._window.progress_bar.setFormat("%p%")
 
-    def _show_import_ended(self, report: ImportReport | None, seeds: bool) -> None:
-        self.import_progress_label.hide()
-        self.import_progress_label.clear()
+    def show_import_ended(self, report: ImportReport | None, seeds: bool) -> None:
+        self._window.import_progress_label.hide()
+        self._window.import_progress_label.clear()
         if report is None:
             return
         if not seeds:
             self.last_import_report = report
-            self.import_report_button.show()
-            self.actions_by_name["importReportAction"].setEnabled(True)
+            self._window.import_report_button.show()
+            self._window.actions_by_name["importReportAction"].setEnabled(True)
         problems = bool(report.rejected) or report.skipped > 0
         if problems:
             self.show_import_report(report)
 
-    @Slot()
     def show_import_report(self, report: ImportReport | None = None) -> ImportReportDialog | None:
         """Show the report of ``report`` (default: the last import) in a non-modal
         dialog, one row per file (File ▸ Last Import Report…).
@@ -206,8 +219,8 @@ class ImportCommandsMixin:
         """
         report = report if isinstance(report, ImportReport) else self.last_import_report
         if report is None:
-            self.statusBar().showMessage("No import has run in this window yet",
-                                         DROP_MESSAGE_MS)
+            self._window.statusBar().showMessage("No import has run in this window yet",
+                                                 DROP_MESSAGE_MS)
             return None
         old = self.import_report_dialog
         if old is not None:
@@ -215,7 +228,7 @@ class ImportCommandsMixin:
                 old.close()
             except RuntimeError:   # already deleted
                 pass
-        dialog = ImportReportDialog(report, self)
+        dialog = ImportReportDialog(report, self._window)
         dialog.destroyed.connect(lambda *_: self._forget_report_dialog(dialog))
         self.import_report_dialog = dialog
         dialog.show()

@@ -1,5 +1,5 @@
-"""The list's "Worth Reading First" order (View ▸ Worth Reading First, Ctrl+Shift+I): a
-mixin of ``MainWindow``.
+"""The list's "Worth Reading First" order (View ▸ Worth Reading First, Ctrl+Shift+I):
+:class:`InterestSort`, the window's ``interest_sort``.
 
 The order is :meth:`paperdesk.core.discover.engine.Discover.interest` of the listed
 papers, learned from what was starred, tagged or annotated and what was read and
@@ -22,9 +22,14 @@ for again. A header click (another sort) leaves the order.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paperdesk.core.discover.models import InterestOrder, TermsNotReady
 
-__all__ = ["InterestSortMixin", "interest_of", "REASONS_SHOWN", "MESSAGE_MS"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["InterestSort", "interest_of", "REASONS_SHOWN", "MESSAGE_MS"]
 
 #: Papers (from the top) whose "up: ..." words are computed for the tooltip.
 REASONS_SHOWN = 1000
@@ -48,22 +53,28 @@ def interest_of(lib, ids: list[int]) -> InterestOrder | str:
         return str(exc)
 
 
-class InterestSortMixin:
-    """"Worth reading first" for :class:`~paperdesk.ui.window.main_window.MainWindow`.
+class InterestSort:
+    """"Worth reading first" for the window's list.
 
-    Needs the window's ``lib``, ``model``, ``table``, ``worker``, ``actions_by_name``,
-    ``query_text``, ``request_search``, ``_reset_search_sort``, ``_show_all`` and
-    ``_shut_down``.
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
+            ``model``, ``table``, ``worker``, ``actions_by_name``, ``query_text``,
+            ``request_search``, ``reset_search_sort``, ``show_all``,
+            ``restore_selection``, ``is_shut_down`` and ``discover`` are used.
     """
 
-    def _setup_interest_sort(self) -> None:
-        """Connect the model's signal (called once the model and actions exist)."""
-        self._interest_generation = 0
-        self.discover_runner.finished.connect(self._on_interest_built)
-        self.model.interestSortLeft.connect(lambda: self._check_interest(False))
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self._interest_generation = 0   # the list the last order was asked for
+
+    def setup_interest_sort(self) -> None:
+        """Connect the model's signal (called once the model, the actions and the
+        window's discover runner exist)."""
+        self._window.discover.discover_runner.finished.connect(self._on_interest_built)
+        self._window.model.interestSortLeft.connect(lambda: self._check_interest(False))
 
     def _check_interest(self, on: bool) -> None:
-        action = self.actions_by_name.get("sortInterestAction")
+        action = self._window.actions_by_name.get("sortInterestAction")
         if action is not None and action.isChecked() != on:
             action.blockSignals(True)
             action.setChecked(on)
@@ -76,61 +87,62 @@ class InterestSortMixin:
         Args:
             on: True for the interest order.
         """
-        self._reset_search_sort()          # no column sort indicator
-        self.model.set_interest_sort(on)
+        self._window.search.reset_search_sort()          # no column sort indicator
+        self._window.model.set_interest_sort(on)
         self._check_interest(on)
-        if self.query_text():
-            self.request_search(immediate=True)
+        if self._window.search.query_text():
+            self._window.search.request_search(immediate=True)
         else:
-            self._show_all()
+            self._window.search.show_all()
 
-    def _order_by_interest(self) -> None:
+    def order_by_interest(self) -> None:
         """After the list was filled (not searching): ask the reader thread for the
         interest order of its rows."""
-        if not self.model.interest_sort or self.model.searching or self._shut_down:
+        model = self._window.model
+        if not model.interest_sort or model.searching or self._window.is_shut_down():
             return
         self._interest_generation += 1
-        generation, ids = self._interest_generation, self.model.ids()
-        self.worker.read(lambda lib: interest_of(lib, ids),
-                         on_done=lambda answer: self._on_interest(generation, answer),
-                         on_failed=lambda message: self.statusBar().showMessage(
-                             f"Worth reading first failed: {message}", MESSAGE_MS),
-                         label="interest order")
+        generation, ids = self._interest_generation, self._window.model.ids()
+        self._window.worker.read(lambda lib: interest_of(lib, ids),
+                                 on_done=lambda answer: self._on_interest(generation, answer),
+                                 on_failed=lambda message: self._window.statusBar().showMessage(
+                                     f"Worth reading first failed: {message}", MESSAGE_MS),
+                                 label="interest order")
 
     def _on_interest(self, generation: int, answer) -> None:
-        if (self._shut_down or generation != self._interest_generation
-                or not self.model.interest_sort or self.model.searching):
+        if (self._window.is_shut_down() or generation != self._interest_generation
+                or not self._window.model.interest_sort or self._window.model.searching):
             return                          # another list by now
         if isinstance(answer, str):
             self._interest_not_ready(answer)
             return
-        if self.model.set_order(answer.ids, answer.reasons):
-            self.statusBar().showMessage(answer.message, MESSAGE_MS)
+        if self._window.model.set_order(answer.ids, answer.reasons):
+            self._window.statusBar().showMessage(answer.message, MESSAGE_MS)
             if answer.ranked:         # a new order: start at its top, as a search does
-                self._restore_selection(None)
-                self.table.scrollToTop()
+                self._window.search.restore_selection(None)
+                self._window.table.scrollToTop()
 
-    def _interest_on_results(self, results) -> None:
+    def interest_on_results(self, results) -> None:
         """Search results arrived: sorted by interest, keep the reasons and say how."""
-        if not self.model.interest_sort:
+        if not self._window.model.interest_sort:
             return
         if results.interest is None:
             self._interest_not_ready("the term table must be built")
             return
-        self.model.set_reasons(results.interest.reasons)
-        self.statusBar().showMessage(results.interest.message, MESSAGE_MS)
+        self._window.model.set_reasons(results.interest.reasons)
+        self._window.statusBar().showMessage(results.interest.message, MESSAGE_MS)
 
     def _interest_not_ready(self, reason: str) -> None:
-        self.statusBar().showMessage(
+        self._window.statusBar().showMessage(
             f"Worth reading first: {reason}; finding the papers' key terms (by date added "
             "until then)", MESSAGE_MS)
-        self.build_terms()
+        self._window.discover.build_terms()
 
     def _on_interest_built(self, *_args) -> None:
         """The term table was built: ask for the order again."""
-        if self._shut_down or not self.model.interest_sort:
+        if self._window.is_shut_down() or not self._window.model.interest_sort:
             return
-        if self.query_text():
-            self.request_search(immediate=True)
+        if self._window.search.query_text():
+            self._window.search.request_search(immediate=True)
         else:
-            self._order_by_interest()
+            self.order_by_interest()

@@ -1,4 +1,4 @@
-"""Which optional columns the paper list shows (a mixin of ``MainWindow``).
+"""Which optional columns the paper list shows (:class:`ListColumns`, owned by the window).
 
 The optional columns are :data:`paperdesk.ui.window.actions.LIST_COLUMNS` (Added, First
 author, Year, Venue; what they hold and how they sort comes from
@@ -11,13 +11,16 @@ stored in the settings at once (``Settings.list_columns``); without one, the fie
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QHeaderView, QMenu
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QHeaderView, QMenu, QTableView
+
+from paperdesk.ui.app.settings import Settings
 
 from paperdesk.core.fields import field as paper_field
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.window.actions import LIST_COLUMNS
 
-__all__ = ["ListColumnsMixin", "default_list_columns", "COLUMN_CHARS"]
+__all__ = ["ListColumns", "default_list_columns", "COLUMN_CHARS"]
 
 #: Width of each optional column at first show, in average characters.
 COLUMN_CHARS = {"authors": 14, "year": 5, "venue": 16}
@@ -28,22 +31,37 @@ def default_list_columns() -> tuple[str, ...]:
     return tuple(name for name in LIST_COLUMNS if paper_field(name).shown)
 
 
-class ListColumnsMixin:
-    """Optional list columns for :class:`~paperdesk.ui.window.main_window.MainWindow`.
+class ListColumns:
+    """The optional columns of the window's paper list.
 
-    Needs the window's ``table``, ``settings`` and ``actions_by_name``.
+    Args:
+        table: the paper list (its model a
+            :class:`~paperdesk.ui.panes.paper_model.PaperTableModel`).
+        settings: where the choice is remembered (``Settings.list_columns``).
+    The column actions (``column<Name>Action``) are handed over by :meth:`setup`, once
+    the window has built them from :meth:`column_slots`.
     """
+
+    def __init__(self, table: QTableView, settings: Settings):
+        self._table = table
+        self._settings = settings
+        self._actions: dict[str, QAction] = {}
 
     def column_slots(self) -> dict:
         """``{slot name: callable}`` for the column actions of the actions table."""
         return {f"show_column_{name}": (lambda on, name=name: self.set_list_column_shown(
             name, on)) for name in LIST_COLUMNS}
 
-    def _setup_list_columns(self) -> None:
+    def setup(self, actions: dict[str, QAction]) -> None:
         """Size the optional columns, add the header's context menu, and show the
-        columns the settings name (called once the table and the actions exist)."""
-        header = self.table.horizontalHeader()
-        average = self.table.fontMetrics().averageCharWidth()
+        columns the settings name (called once the window's actions exist).
+
+        Args:
+            actions: the window's actions by objectName (``column<Name>Action`` used).
+        """
+        self._actions = actions
+        header = self._table.horizontalHeader()
+        average = self._table.fontMetrics().averageCharWidth()
         for name, chars in COLUMN_CHARS.items():
             column = PaperTableModel.COLUMN_OF[name]
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.Interactive)
@@ -55,25 +73,25 @@ class ListColumnsMixin:
     def shown_list_columns(self) -> tuple[str, ...]:
         """The optional columns shown now, by field name, in menu order."""
         return tuple(name for name in LIST_COLUMNS
-                     if not self.table.isColumnHidden(PaperTableModel.COLUMN_OF[name]))
+                     if not self._table.isColumnHidden(PaperTableModel.COLUMN_OF[name]))
 
     def apply_list_columns(self) -> None:
         """Show the optional columns the settings name (or the defaults), hide the
         others, and tick their actions to match."""
-        chosen = self.settings.list_columns
+        chosen = self._settings.list_columns
         names = set(default_list_columns() if chosen is None else chosen)
         for name in LIST_COLUMNS:
             self._show_column(name, name in names)
 
     def _show_column(self, name: str, shown: bool) -> None:
         column = PaperTableModel.COLUMN_OF[name]
-        header = self.table.horizontalHeader()
-        self.table.setColumnHidden(column, not shown)
+        header = self._table.horizontalHeader()
+        self._table.setColumnHidden(column, not shown)
         if shown and header.sectionSize(column) < header.minimumSectionSize():
             chars = COLUMN_CHARS.get(name, 10)
             header.resizeSection(column,
-                                 self.table.fontMetrics().averageCharWidth() * chars + 28)
-        action = self.actions_by_name[f"column{name.title()}Action"]
+                                 self._table.fontMetrics().averageCharWidth() * chars + 28)
+        action = self._actions[f"column{name.title()}Action"]
         action.blockSignals(True)
         action.setChecked(shown)
         action.blockSignals(False)
@@ -91,14 +109,14 @@ class ListColumnsMixin:
         if name not in LIST_COLUMNS:
             raise KeyError(name)
         self._show_column(name, shown)
-        self.settings.list_columns = self.shown_list_columns()
+        self._settings.list_columns = self.shown_list_columns()
 
     def _header_menu(self, pos: QPoint) -> None:
         """Right-click on the header: the column actions, as check boxes."""
-        menu = QMenu(self.table)
+        menu = QMenu(self._table)
         menu.setObjectName("listColumnsMenu")
         menu.setTitle("List Columns")
         for name in LIST_COLUMNS:
-            menu.addAction(self.actions_by_name[f"column{name.title()}Action"])
-        menu.popup(self.table.horizontalHeader().mapToGlobal(pos))
+            menu.addAction(self._actions[f"column{name.title()}Action"])
+        menu.popup(self._table.horizontalHeader().mapToGlobal(pos))
         menu.aboutToHide.connect(menu.deleteLater)

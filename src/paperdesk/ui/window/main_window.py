@@ -5,32 +5,35 @@ and the status bar. It reads from the library in the UI thread only for cheap ca
 (counts, id lists, row summaries, one paper) and makes every change through
 :meth:`MainWindow.submit_edit` (a ``Library`` mutation that records its own undo step in
 the core and returns the :class:`~paperdesk.core.changes.Changes` the panes refresh
-from); searches, imports and
-search-index updates run on worker threads (:mod:`paperdesk.ui.background.workers`). The commands
-of the menus and keyboard come from one table (:mod:`paperdesk.ui.window.actions`); their slots
-for triage and annotation live in :class:`~paperdesk.ui.window.triage.TriageMixin`, those for
-exporting and copying in :class:`~paperdesk.ui.window.export_commands.WindowExportMixin`,
-those for citation metadata (the metadata editor, ``\\cite{key}``, the paper's own page) in
-:class:`~paperdesk.ui.window.metadata_commands.MetadataCommandsMixin`, deleting papers and
-removing imported files in
-:class:`~paperdesk.ui.window.removal_commands.RemovalCommandsMixin`, and the list's optional
-columns in :class:`~paperdesk.ui.window.list_columns.ListColumnsMixin`.
+from); searches, imports and search-index updates run on worker threads
+(:mod:`paperdesk.ui.background.workers`). The commands of the menus and keyboard come from
+one table (:mod:`paperdesk.ui.window.actions`).
+
+The window is composed, not inherited: it builds one object per area, each given the
+window and using only its public members, and wires the actions to them. The
+:class:`~paperdesk.ui.window.search.SearchController` (``search``) runs the search box's
+searches and lists the scope; the :class:`~paperdesk.ui.window.reading.ReadingController`
+(``reading``) shows the current paper, moves between papers and marks them read; both
+listen to the worker's ``changed(Changes)`` themselves. The commands live in
+``triage`` (:class:`~paperdesk.ui.window.triage.TriageCommands`), ``tag_commands``,
+``metadata``, ``removal``, ``imports``, ``exports``, ``duplicates``, ``discover``,
+``interest_sort``, ``overview``, ``saved_searches`` and ``list_columns``.
 """
 
 from __future__ import annotations
 
 import atexit
 import functools
-import html
 import time
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
 
-from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QModelIndex, QObject,
-                            Qt, QTimer, QUrl, Slot)
-from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QFont, QIcon, QPainter,
-                           QPalette, QPixmap)
+from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QObject, Qt,
+                            QTimer, Slot)
+from PySide6.QtGui import (QActionGroup, QCloseEvent, QColor, QDragEnterEvent,
+                           QDragMoveEvent, QDropEvent, QFont, QIcon, QPainter, QPalette,
+                           QPixmap)
 from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderView, QLabel,
                                QLineEdit, QMainWindow, QMessageBox, QPlainTextEdit,
                                QProgressBar, QPushButton, QSizePolicy, QSplitter,
@@ -39,37 +42,35 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderVi
 from paperdesk.core.changes import Changes
 from paperdesk.core.imports.formats import file_dialog_filter
 from paperdesk.core.library import Library
-from paperdesk.core.models import (ImportReport, IndexStatus, LibraryError, SearchResults,
-                                   UnknownPaper)
-from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
-from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
-from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
-from paperdesk.ui.window.discover_commands import DiscoverCommandsMixin
-from paperdesk.ui.window.overview_window import OverviewCommandsMixin
-from paperdesk.ui.window.duplicates_commands import DuplicatesCommandsMixin
-from paperdesk.ui.window.export_commands import WindowExportMixin
-from paperdesk.ui.window.import_commands import ImportCommandsMixin
-from paperdesk.ui.window.interest_sort import InterestSortMixin
-from paperdesk.ui.window.list_columns import ListColumnsMixin
-from paperdesk.ui.window.metadata_commands import MetadataCommandsMixin
-from paperdesk.ui.window.removal_commands import RemovalCommandsMixin
+from paperdesk.ui.window.discover_commands import DiscoverCommands
+from paperdesk.ui.window.overview_window import OverviewCommands
+from paperdesk.ui.window.duplicates_commands import DuplicatesCommands
+from paperdesk.ui.window.export_commands import ExportCommands
+from paperdesk.ui.window.import_commands import ImportCommands
+from paperdesk.ui.window.interest_sort import InterestSort
+from paperdesk.ui.window.list_columns import ListColumns
+from paperdesk.ui.window.metadata_commands import MetadataCommands
+from paperdesk.ui.window.reading import ReadingController
+from paperdesk.ui.window.search import SearchController, quoted
+from paperdesk.ui.window.removal_commands import RemovalCommands
 from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.panes.paper_table import PaperTableView
-from paperdesk.ui.window.saved_searches import SavedSearchActions
+from paperdesk.ui.window.saved_searches import SavedSearches
 from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.search_help import SEARCH_TIP, SearchHelpDialog
 from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
 from paperdesk.ui.panes.snippet_delegate import SnippetDelegate
 from paperdesk.ui.panes.tag_pane import TagPane
 from paperdesk.ui.panes.title_delegate import TitleDelegate
-from paperdesk.ui.window.tag_commands import TagCommandsMixin
-from paperdesk.ui.window.triage import MESSAGE_MS, TriageMixin
+from paperdesk.ui.window.tag_commands import TagCommands
+from paperdesk.ui.window.triage import MESSAGE_MS, TriageCommands
 from paperdesk.ui.background.operations import LibraryWorker
 from paperdesk.ui.background.workers import (CheckRunner, ExportRunner, ImportRunner, IndexSyncRunner, SavedSearchCounter,
                       SearchRunner)
@@ -81,19 +82,9 @@ LIST_MIN_WIDTH = 260
 DETAIL_MIN_WIDTH = 320
 
 SEARCH_PLACEHOLDER = "Search titles, abstracts and notes…  (/ to come here, F1 for syntax)"
-#: Longest piece of a query quoted back in the status bar, in characters.
-QUOTE_CHARS = 60
 #: Width of the scope pane and share of the detail pane at first show.
 TAG_PANE_WIDTH = 230
 DETAIL_SHARE = 0.40
-#: While searching, the Title column takes this share of the width the other columns
-#: leave, between TITLE_MIN_CHARS and TITLE_CHARS_SEARCHING average characters; the
-#: Snippet takes the rest, and is left out when that would be under SNIPPET_MIN_CHARS
-#: (a narrow list shows whole titles; the reading pane marks the hits).
-TITLE_SHARE_SEARCHING = 0.55
-TITLE_CHARS_SEARCHING = 45
-TITLE_MIN_CHARS = 25
-SNIPPET_MIN_CHARS = 22
 #: What a new library is started in, when asked for a folder that is not empty.
 NEW_LIBRARY_NAME = "paperdesk library"
 
@@ -115,12 +106,6 @@ def _help_icon(colour: QColor) -> QIcon:
     painter.drawText(pixmap.rect().adjusted(0, 0, -1, -1), Qt.AlignmentFlag.AlignCenter, "?")
     painter.end()
     return QIcon(pixmap)
-
-
-def _quoted(text: str, limit: int = QUOTE_CHARS) -> str:
-    """``text`` in curly quotes, cut to ``limit`` characters with "…"."""
-    text = " ".join(text.split())
-    return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
 
 
 #: The longest index status the progress bar is sized for.
@@ -149,11 +134,7 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     return tuple(out)
 
 
-class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExportMixin,
-                 MetadataCommandsMixin, RemovalCommandsMixin, ListColumnsMixin,
-                 ImportCommandsMixin, DuplicatesCommandsMixin, InterestSortMixin,
-                 DiscoverCommandsMixin, OverviewCommandsMixin,
-                 QMainWindow):
+class MainWindow(QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
     Child widgets (by objectName): ``tagPane`` (:class:`TagPane`), ``searchBox``
@@ -179,7 +160,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     Automatic mark-read (Mark Papers Read Automatically): the paper on show is marked
     read after ``settings.mark_read_delay_ms`` only if the user chose it
-    (:meth:`shown_by_user`): moved to it in the list (arrows, j/k, u, a click), moved
+    (``ReadingController.shown_by_user``): moved to it in the list (arrows, j/k, u, a click), moved
     into the list while it was current (Down or Enter in the search box, Tab, a click),
     or it is the selection restored at start. The row a search, a filter change or a
     list refresh puts first is shown but not marked.
@@ -202,39 +183,50 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.lib = library
         self.settings = settings or Settings()
         self._owns_library = owns_library
-        self._results: SearchResults | None = None
-        self._results_complete = True
-        self._scope = Scope()
         self._shut_down = False
         self._importing_seeds = False
         self._sized = False
         #: the last message about files not imported (a report dialog or a message box)
         self.import_message: QWidget | None = None
         self._shortcuts_dialog: ShortcutsDialog | None = None
-        self._read_candidate: int | None = None
-        #: the paper the user moved to in the list (keys, click, a command such as j or
-        #: u) or the selection restored at start, while it is the current one; only it
-        #: is marked read automatically (a row a search or a refresh puts first is not)
-        self._chosen_id: int | None = None
-        self._search_stale = False   # indexed text changed since the search last ran
-        self._suggestion: str | None = None   # "Did you mean" query on show
         self._search_help: SearchHelpDialog | None = None
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
         self._edits_pending = 0      # edits handed to the writer, not yet come back
+        #: the background stages whose progress the status bar's bar shows now
+        self._progress_owners: set[str] = set()
 
 
         self.setWindowTitle("paperdesk")
         self.resize(1200, 760)
+        # The window's parts, by area: each is given the window and uses its public
+        # members only; the actions table finds a slot on the first that has it.
+        self.search = SearchController(self)         # search box, searches, the scope
+        self.reading = ReadingController(self)       # the paper on show, j/k/u, mark-read
+        self.triage = TriageCommands(self)           # stars, read, tags, notes, highlights
+        self.tag_commands = TagCommands(self)        # New Tag, Manage Tags
+        self.metadata = MetadataCommands(self)       # m, Ctrl+K, o
+        self.removal = RemovalCommands(self)         # Del, Remove Imported File
+        self.imports = ImportCommands(self)          # drops, queued imports, the report
+        self.exports = ExportCommands(self)          # File ▸ Export, copying
+        self.duplicates = DuplicatesCommands(self)   # the stage, the Duplicates view
+        self.discover = DiscoverCommands(self)       # related papers, key terms, Back
+        self.interest_sort = InterestSort(self)      # Worth Reading First
+        self.overview = OverviewCommands(self)       # View ▸ Overview
+        self.saved_searches = SavedSearches(self)    # Ctrl+S, the saved searches' counts
+        self._commands: tuple[object, ...] = (
+            self.search, self.reading, self.triage, self.discover, self.interest_sort,
+            self.overview, self.exports, self.duplicates, self.imports,
+            self.saved_searches, self.tag_commands, self.metadata, self.removal)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
-        self._setup_caret_mode()   # F7 / Tab: a keyboard caret in the abstract
+        self.triage.setup_caret_mode()   # F7 / Tab: a keyboard caret in the abstract
 
         self.search_runner = SearchRunner(library, parent=self)
-        self.search_runner.resultsReady.connect(self._on_results)
-        self.search_runner.searchFailed.connect(self._on_search_failed)
         # The one writer thread: imports and index updates run on it as bulk jobs.
         self.worker = LibraryWorker(library, parent=self)
+        # the search box and the results (before any other listener of the results)
+        self.search.connect()
         # Whoosh's long commits of an import hold the GIL: they run in a child process.
         if not library.read_only:
             library.index.use_writer_process()
@@ -245,28 +237,30 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._recount: set[str] | None = set()
         self._total_papers: int | None = None   #: papers in the library, last counted
         self.worker.changed.connect(self._on_changed)
+        # the paper on show follows the list's current row and each change (after the
+        # list was refreshed from it, above)
+        self.reading.connect()
         self.worker.failed.connect(self.show_error)
         # Snippets of the rows on show are cut on the reader thread, a block at a time.
-        self.model.set_snippet_fetcher(self._fetch_snippets)
+        self.model.set_snippet_fetcher(self.search.fetch_snippets)
         self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
         self.import_runner.failed.connect(self._on_import_failed)
-        self._setup_file_drops()
+        self.imports.setup_file_drops()
         self.export_runner = ExportRunner(library, parent=self)
-        self.export_runner.progress.connect(self._on_export_progress)
-        self.export_runner.finished.connect(self._on_export_finished)
-        self.export_runner.failed.connect(self._on_export_failed)
-        self.export_runner.cancelled.connect(self._on_export_cancelled)
+        self.export_runner.progress.connect(self.exports.on_export_progress)
+        self.export_runner.finished.connect(self.exports.on_export_finished)
+        self.export_runner.failed.connect(self.exports.on_export_failed)
+        self.export_runner.cancelled.connect(self.exports.on_export_cancelled)
         self.sync_runner = IndexSyncRunner(library, parent=self, worker=self.worker)
-        self.sync_runner.synced.connect(self._on_index_synced)
+        self.sync_runner.synced.connect(self.search.on_index_synced)
         self.sync_runner.failed.connect(
             lambda message: self.show_error(f"Search index not updated: {message}"))
         self.sync_runner.progress.connect(self._on_sync_progress)
         self.sync_runner.status.connect(self._on_index_status)
         self.sync_runner.synced.connect(lambda _n: self._end_sync_progress())
         self.sync_runner.failed.connect(lambda _m: self._end_sync_progress())
-        self._syncing_shown = False
         #: The library's index status last read by an index update (``None`` before).
         self.index_status: IndexStatus | None = None
         self._list_refreshed = 0.0      # time.monotonic() of the last refresh in an import
@@ -277,30 +271,24 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.check_runner.progress.connect(self._on_check_progress)
         self.check_runner.finished.connect(self._on_check_finished)
         self.check_runner.failed.connect(self._on_check_failed)
-        self._checking_shown = False
         #: The plain-text report of the last Help ▸ Check Library (``None`` before).
         self.check_report: str | None = None
         #: The message box showing it.
         self.check_message: QWidget | None = None
         self.saved_counter = SavedSearchCounter(library, parent=self)
-        self.saved_counter.countsReady.connect(self._on_saved_counts)
-        self._setup_duplicates()
-        self._setup_discover()   # related papers, key terms, tag suggestions, Back
-        self._setup_interest_sort()   # the list's "worth reading first" order
-
-        self._read_timer = QTimer(self)
-        self._read_timer.setSingleShot(True)
-        self._read_timer.timeout.connect(self._auto_mark_read)
+        self.saved_counter.countsReady.connect(self.saved_searches.show_saved_counts)
+        self.duplicates.setup_duplicates()
+        self.discover.setup_discover()   # related papers, key terms, tag suggestions, Back
+        self.interest_sort.setup_interest_sort()   # the list's "worth reading first" order
 
         self._refresh_sources()
         self._refresh_tags()
-        self._refresh_saved(immediate=True)
+        self.saved_searches.refresh_saved(immediate=True)
         # The paper selected when the window last closed is selected again, and counts
         # as shown (read after the delay); if it is gone, the first row, which does not.
-        self._chosen_id = self.settings.selected_paper(library.path)
-        # The last paper the user chose (stored at close; never a row the window placed).
-        self._last_chosen_id = self._chosen_id
-        self._show_all(keep=self._chosen_id)
+        chosen = self.settings.selected_paper(library.path)
+        self.reading.restore_chosen(chosen)
+        self.search.show_all(keep=chosen)
         self.restore_state()
         # The keyboard starts in the list (not in the first widget of the tab chain, the
         # sidebar, where Down would change the filter).
@@ -312,27 +300,26 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     # -- construction ------------------------------------------------------------------
     def _build_panes(self) -> None:
         self.tag_pane = TagPane()
-        self.tag_pane.scopeChosen.connect(self._on_scope_chosen)
-        self.tag_pane.renameTagRequested.connect(self.prompt_rename_tag)
-        self.tag_pane.deleteTagRequested.connect(self.delete_tag)
-        self.tag_pane.recolourTagRequested.connect(self.set_tag_colour)
-        self.tag_pane.bindKeyRequested.connect(self.set_tag_key)
-        self.tag_pane.newTagRequested.connect(self.prompt_new_tag)
-        self.tag_pane.manageTagsRequested.connect(self.open_tags_dialog)
-        self.tag_pane.savedSearchChosen.connect(self._on_saved_chosen)
-        self.tag_pane.renameSavedSearchRequested.connect(self.prompt_rename_saved_search)
-        self.tag_pane.deleteSavedSearchRequested.connect(self.delete_saved_search)
-        self.tag_pane.saveSearchRequested.connect(self.prompt_save_search)
-        self.tag_pane.removeSourceRequested.connect(self.prompt_remove_file)
+        self.tag_pane.scopeChosen.connect(self.search.list_scope)
+        self.tag_pane.renameTagRequested.connect(self.triage.prompt_rename_tag)
+        self.tag_pane.deleteTagRequested.connect(self.triage.delete_tag)
+        self.tag_pane.recolourTagRequested.connect(self.triage.set_tag_colour)
+        self.tag_pane.bindKeyRequested.connect(self.triage.set_tag_key)
+        self.tag_pane.newTagRequested.connect(self.tag_commands.prompt_new_tag)
+        self.tag_pane.manageTagsRequested.connect(self.tag_commands.open_tags_dialog)
+        self.tag_pane.savedSearchChosen.connect(self.saved_searches.run_saved_search)
+        self.tag_pane.renameSavedSearchRequested.connect(
+            self.saved_searches.prompt_rename_saved_search)
+        self.tag_pane.deleteSavedSearchRequested.connect(self.saved_searches.delete_saved_search)
+        self.tag_pane.saveSearchRequested.connect(self.saved_searches.prompt_save_search)
+        self.tag_pane.removeSourceRequested.connect(self.removal.prompt_remove_file)
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
         self.search_box.setPlaceholderText(SEARCH_PLACEHOLDER)
         self.search_box.setClearButtonEnabled(True)
         self.search_box.setToolTip(SEARCH_TIP)
-        self.search_box.textChanged.connect(self._on_search_text)
         self.search_box.installEventFilter(self)
-        self._searching_columns = False   # Title and Snippet shared (a search is shown)
         muted = self.palette().color(QPalette.ColorRole.PlaceholderText)
         self.search_help_button = self.search_box.addAction(
             _help_icon(muted), QLineEdit.ActionPosition.TrailingPosition)
@@ -348,7 +335,6 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             Qt.TextInteractionFlag.LinksAccessibleByMouse
             | Qt.TextInteractionFlag.LinksAccessibleByKeyboard)
         self.suggestion_label.setContentsMargins(4, 0, 4, 0)
-        self.suggestion_label.linkActivated.connect(lambda _link: self.apply_suggestion())
         self.suggestion_label.hide()
 
         self.model = PaperTableModel(self.lib, self)
@@ -357,6 +343,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.table.setObjectName("paperTable")
         self.table.setModel(self.model)
         self._setup_table()
+        #: the list's optional columns (View ▸ List Columns, the header's menu)
+        self.list_columns = ListColumns(self.table, self.settings)
 
         middle = QWidget()
         layout = QVBoxLayout(middle)
@@ -367,20 +355,19 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         layout.addWidget(self.table)
 
         pane = self.detail_pane = DetailPane()
-        pane.abstract_view.highlighted.connect(self._on_link_hovered)
-        pane.linkRefused.connect(self._on_link_refused)
-        pane.starToggled.connect(self.toggle_star)
-        pane.readToggled.connect(self.toggle_read)
-        pane.titleEdited.connect(self.set_title)
-        pane.tagAddRequested.connect(self._on_tag_typed)
-        pane.tagRemoveRequested.connect(self._on_chip_removed)
+        pane.starToggled.connect(self.triage.toggle_star)
+        pane.readToggled.connect(self.triage.toggle_read)
+        pane.titleEdited.connect(self.triage.set_title)
+        pane.tagAddRequested.connect(self.tag_commands.add_typed_tag)
+        pane.tagRemoveRequested.connect(self.triage.remove_chip_tag)
         pane.editingCancelled.connect(self.focus_list)
         pane.highlightRequested.connect(
-            lambda start, end, colour: self.add_highlight(pane.paper_id, start, end, colour))
-        pane.highlightRemoveRequested.connect(self.remove_highlight)
-        pane.highlightCommentRequested.connect(self.prompt_highlight_comment)
-        pane.noteSaveRequested.connect(self.save_note)
-        pane.metadataEditRequested.connect(self.edit_metadata)
+            lambda start, end, colour: self.triage.add_highlight(pane.paper_id, start, end,
+                                                                 colour))
+        pane.highlightRemoveRequested.connect(self.triage.remove_highlight)
+        pane.highlightCommentRequested.connect(self.triage.prompt_highlight_comment)
+        pane.noteSaveRequested.connect(self.triage.save_note)
+        pane.metadataEditRequested.connect(self.metadata.edit_metadata)
         pane.note_editor.linkOpened.connect(
             lambda url: self.statusBar().showMessage(f"Opened {url} in the browser", 4000))
 
@@ -432,11 +419,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         t.setItemDelegateForColumn(PaperTableModel.SNIPPET, self._snippet_delegate)
         self._title_delegate = TitleDelegate(t)
         t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
-        t.selectionModel().currentRowChanged.connect(self._on_current_row)
-        t.userMoved.connect(self._choose_current)
         t.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.layoutChanged.connect(self._scroll_to_current)
-        self.model.searchSortRequested.connect(self._on_search_sort)
 
     def _build_status_bar(self) -> None:
         bar = WrappingStatusBar(self)   # long messages wrap instead of being cut
@@ -466,7 +450,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.import_report_button.setFlat(True)
         self.import_report_button.setToolTip(
             "What each file of the last import gave (File ▸ Last Import Report…)")
-        self.import_report_button.clicked.connect(lambda: self.show_import_report())
+        self.import_report_button.clicked.connect(lambda: self.imports.show_import_report())
         self.import_report_button.hide()
         self.progress_bar = QProgressBar()
         # Wide enough for "Repairing the search index 100,000 of 100,000" (its text is
@@ -490,12 +474,12 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         bar.addPermanentWidget(self.cancel_button)
 
     def _build_menus(self) -> None:
-        slots = {f"toggle_tag_{n}": functools.partial(self.toggle_tag_key, n)
+        slots = {f"toggle_tag_{n}": functools.partial(self.triage.toggle_tag_key, n)
                  for n in range(1, 10)}
-        slots.update(self.column_slots())
+        slots.update(self.list_columns.column_slots())
         for mode in ("system", "light", "dark"):
             slots[f"appearance_{mode}"] = functools.partial(self._appearance_chosen, mode)
-        self.actions_by_name = build_actions(self, slots)
+        self.actions_by_name = build_actions(self, slots, handlers=self._commands)
         a = self.actions_by_name
         self.import_files_action = a["importFilesAction"]
         self.import_folder_action = a["importFolderAction"]
@@ -506,13 +490,13 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.appearance_group = QActionGroup(self)
         for mode in ("system", "light", "dark"):
             self.appearance_group.addAction(a[f"appearance{mode.title()}Action"])
-        self._set_checked("autoMarkReadAction", self.settings.auto_mark_read)
-        self._set_checked(f"appearance{self.settings.appearance.title()}Action", True)
-        self._set_checked("showSidebarAction", True)
-        self._set_checked("showReadingPaneAction", True)
-        self._setup_list_columns()
+        self.set_checked("autoMarkReadAction", self.settings.auto_mark_read)
+        self.set_checked(f"appearance{self.settings.appearance.title()}Action", True)
+        self.set_checked("showSidebarAction", True)
+        self.set_checked("showReadingPaneAction", True)
+        self.list_columns.setup(self.actions_by_name)
 
-    def _set_checked(self, name: str, on: bool) -> None:
+    def set_checked(self, name: str, on: bool) -> None:
         """Check or uncheck a checkable action without running its slot."""
         action = self.actions_by_name[name]
         action.blockSignals(True)
@@ -520,6 +504,32 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         action.blockSignals(False)
 
     # -- public API --------------------------------------------------------------------
+    def run_edit(self, edit, quiet: bool = False) -> bool:
+        """Make one change to the library: ``edit(lib)`` calls a ``Library`` mutation and
+        returns its :class:`~paperdesk.core.changes.Changes`.
+
+        Args:
+            edit: ``(Library) -> Changes``.
+            quiet: no "… — Ctrl+Z to undo" message (note autosaves).
+        Returns:
+            True when the edit was accepted (see the window's :meth:`submit_edit`).
+        """
+        return self.submit_edit(edit, quiet=quiet)
+
+    def show_error(self, message: str) -> None:
+        """Show a one-line problem in the status bar (never a traceback)."""
+        self.statusBar().showMessage(f"⚠ {message}", 8000)
+
+    def selected_ids(self) -> list[int]:
+        """Return the ids the paper commands act on: the selected rows when more than
+        one is selected, otherwise the current paper (``[]`` if none)."""
+        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
+        ids = [pid for pid in (self.model.paper_id(r) for r in rows) if pid is not None]
+        if len(ids) > 1:
+            return ids
+        current = self.current_paper_id()
+        return [current] if current is not None else ids
+
     def status_text(self) -> str:
         """Return the status bar's summary, e.g. ``"225 papers"`` or ``"3 of 225 match"``."""
         return self.status_label.text()
@@ -535,7 +545,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     def current_scope(self) -> Scope:
         """Return what the list is restricted to (source, tag or filter)."""
-        return self._scope
+        return self.search.scope
 
     def select_row(self, row: int, by_user: bool = True) -> bool:
         """Select ``row`` of the list (which shows it in the detail pane).
@@ -558,7 +568,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(index)
         if by_user:
-            self._choose_current()
+            self.reading.choose_current()
         return True
 
     def select_rows(self, rows: Iterable[int]) -> int:
@@ -600,17 +610,17 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             return False
         if syncing:   # the import goes first; the index update resumes when it ends
             self.sync_runner.cancel()
-        self._syncing_shown = False
+        self.mark_progress_shown("sync", False)
         self._importing_seeds = seeds
-        self._set_background_job(True)
+        self.exports.set_background_job(True)
         self.progress_bar.setRange(0, 0)
         self.progress_bar.setFormat("Importing…")
         self.progress_bar.show()
-        self._show_import_started()
+        self.imports.show_import_started()
         self.cancel_button.setToolTip("Stop importing (the papers stored so far are kept)")
         self.cancel_button.setEnabled(True)
         self.cancel_button.show()
-        self._update_status()
+        self.update_status()
         return True
 
     @Slot()
@@ -625,17 +635,17 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     def _cancel_background_job(self) -> None:
         """The status bar's Cancel: stop the running export, import or index update."""
         if self.export_runner.is_running():
-            self.cancel_export()
-        elif self._checking_shown and self.check_runner.is_running():
+            self.exports.cancel_export()
+        elif self.progress_shown("check") and self.check_runner.is_running():
             self.check_runner.cancel()
             self.cancel_button.setEnabled(False)
             self.progress_bar.setFormat("Stopping…")
         elif self.import_runner.is_running():
             self.cancel_import()
-        elif self._discover_shown and self.discover_runner.is_running():
-            self.cancel_terms_build()
-        elif self._stage_shown and self.duplicate_finder.is_running():
-            self.duplicate_finder.cancel()
+        elif self.progress_shown("discover") and self.discover.discover_runner.is_running():
+            self.discover.cancel_terms_build()
+        elif self.progress_shown("duplicates") and self.duplicates.duplicate_finder.is_running():
+            self.duplicates.duplicate_finder.cancel()
             self.cancel_button.setEnabled(False)
             self.progress_bar.setFormat("Stopping…")
         else:
@@ -646,14 +656,28 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     #: An index update of at least this many papers shows its progress (and Cancel).
     SYNC_PROGRESS_MIN = 200
 
-    def _background_progress(self, shown: str, done: int, total: int, minimum: int,
-                             tip: str, text: str) -> None:
+    def progress_shown(self, stage: str) -> bool:
+        """True while the status bar's progress bar shows background ``stage``
+        (``"sync"``, ``"check"``, ``"discover"``, ``"duplicates"``)."""
+        return stage in self._progress_owners
+
+    def mark_progress_shown(self, stage: str, shown: bool = True) -> None:
+        """Record that the progress bar shows (or no longer shows) ``stage``; the caller
+        has shown or hidden the bar itself."""
+        if shown:
+            self._progress_owners.add(stage)
+        else:
+            self._progress_owners.discard(stage)
+
+    def background_progress(self, shown: str, done: int, total: int, minimum: int,
+                            tip: str, text: str) -> None:
         """Show a background stage's progress (index update, duplicate check) in the
         status bar's progress bar with Cancel, once it has at least ``minimum`` papers to
         do and unless an import or export owns the bar.
 
         Args:
-            shown: the name of the attribute that says this stage's bar is shown.
+            shown: the stage (``"sync"``, ``"check"``, ``"discover"``,
+                ``"duplicates"``; see :meth:`progress_shown`).
             done, total: papers done and to do.
             minimum: the least ``total`` that is worth a bar.
             tip: Cancel's tooltip.
@@ -662,10 +686,10 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if self._shut_down or self.import_runner.is_running() \
                 or self.export_runner.is_running():
             return
-        if not getattr(self, shown):
+        if not self.progress_shown(shown):
             if total < minimum or done >= total:
                 return
-            setattr(self, shown, True)
+            self.mark_progress_shown(shown)
             self.cancel_button.setEnabled(True)
             self.cancel_button.setToolTip(tooltip_html(tip))
             self.cancel_button.show()
@@ -677,19 +701,19 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             self.progress_bar.setFormat(text.replace("%v", f"{min(done, total):,}")
                                         .replace("%m", f"{total:,}"))
 
-    def _end_background_progress(self, shown: str) -> None:
-        """Hide the bar :meth:`_background_progress` showed (unless an import or export
+    def end_background_progress(self, shown: str) -> None:
+        """Hide the bar :meth:`background_progress` showed (unless an import or export
         uses it now)."""
-        if getattr(self, shown) and not self.import_runner.is_running() \
+        if self.progress_shown(shown) and not self.import_runner.is_running() \
                 and not self.export_runner.is_running():
             self.progress_bar.hide()
             self.cancel_button.hide()
             # An index update (a repair) still running shares the bar: show it again.
-            if shown != "_syncing_shown" and self._syncing_shown:
-                self._syncing_shown = False
+            if shown != "sync" and self.progress_shown("sync"):
+                self.mark_progress_shown("sync", False)
                 if self.index_status is not None and not self.index_status.complete:
                     self._on_index_status(self.index_status)
-        setattr(self, shown, False)
+        self.mark_progress_shown(shown, False)
 
     @Slot(int, int)
     def _on_sync_progress(self, done: int, total: int) -> None:
@@ -698,12 +722,12 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         counts instead)."""
         if self.index_status is not None and not self.index_status.complete:
             return
-        self._background_progress("_syncing_shown", done, total, self.SYNC_PROGRESS_MIN,
+        self.background_progress("sync", done, total, self.SYNC_PROGRESS_MIN,
                                   "Stop indexing (the rest is indexed later)",
                                   "Indexing for search %v of %m")
 
     def _end_sync_progress(self) -> None:
-        self._end_background_progress("_syncing_shown")
+        self.end_background_progress("sync")
 
     @Slot(object)
     def _on_index_status(self, status: IndexStatus) -> None:
@@ -711,13 +735,13 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         stopped), the status bar's progress bar says "Indexing 42,000 of 100,000":
         papers searchable of papers in the library, with Cancel (the rest is indexed
         with the next change or start). (A search that covered part of the library only
-        is run again when the update ends: :meth:`_on_index_synced`.)"""
+        is run again when the update ends: ``SearchController.on_index_synced``.)"""
         self.index_status = status
         if self._shut_down or status.complete or self.import_runner.is_running() \
                 or self.export_runner.is_running():
             return
-        if not self._syncing_shown:
-            self._syncing_shown = True
+        if not self.progress_shown("sync"):
+            self.mark_progress_shown("sync")
             self.cancel_button.setEnabled(True)
             self.cancel_button.setToolTip("Stop indexing (the papers stay; the rest is "
                                           "indexed with the next change or start)")
@@ -767,7 +791,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if not self.table.currentIndex().isValid():
             self.select_row(0)
         self.table.setFocus(Qt.FocusReason.ShortcutFocusReason)
-        self._choose_current()
+        self.reading.choose_current()
 
     @Slot()
     def show_shortcuts(self) -> None:
@@ -790,7 +814,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     @Slot(str)
     def _try_example(self, example: str) -> None:
         self.search_box.setText(example)
-        self._flush_search()
+        self.search.flush_search()
 
     @Slot()
     @Slot()
@@ -810,12 +834,12 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     @Slot(int, int)
     def _on_check_progress(self, done: int, total: int) -> None:
-        self._background_progress("_checking_shown", done, total, 0,
+        self.background_progress("check", done, total, 0,
                                   "Stop the check", "Checking the library %v of %m")
 
     @Slot(object)
     def _on_check_finished(self, report) -> None:
-        self._end_background_progress("_checking_shown")
+        self.end_background_progress("check")
         self.check_report = report.text()
         self.statusBar().showMessage(self.check_report.splitlines()[0], 8000)
         self.check_message = message_box(
@@ -824,7 +848,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     @Slot(str)
     def _on_check_failed(self, message: str) -> None:
-        self._end_background_progress("_checking_shown")
+        self.end_background_progress("check")
         self.check_report = f"check failed: {message}"
         self.show_error(f"Check Library failed: {message}")
 
@@ -883,10 +907,10 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         """Show or hide the reading pane (abstract, tags, highlights, note)."""
         if not shown:
             self.detail_pane.note_editor.flush()
-            self.cancel_auto_mark_read()
+            self.reading.cancel_auto_mark_read()
         self._set_pane_shown(self.detail_pane, "detail", "showReadingPaneAction", shown)
         if shown and self.detail_pane.paper is not None:
-            self._schedule_mark_read(self.detail_pane.paper)
+            self.reading.schedule_mark_read(self.detail_pane.paper)
 
     def _set_pane_shown(self, pane: QWidget, name: str, action: str, shown: bool) -> None:
         if not shown and not pane.isHidden():
@@ -894,7 +918,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             if pane.hasFocus() or pane.isAncestorOf(self.focusWidget()):
                 self.table.setFocus()
         pane.setHidden(not shown)
-        self._set_checked(action, shown)
+        self.set_checked(action, shown)
         self.settings.set_pane_visible(name, shown)
         if shown and self._sized:
             self._give_room(pane)
@@ -955,7 +979,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             ValueError: an unknown mode.
         """
         self.settings.appearance = mode
-        self._set_checked(f"appearance{mode.title()}Action", True)
+        self.set_checked(f"appearance{mode.title()}Action", True)
         return follow_appearance(mode)
 
     @Slot()
@@ -1030,10 +1054,11 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 if header.sectionSize(column) < header.minimumSectionSize():
                     header.resizeSection(column, header.defaultSectionSize())
             self.table.setColumnHidden(PaperTableModel.TITLE, False)
-            self.table.setColumnHidden(PaperTableModel.SNIPPET, self._results is None)
-        self.apply_list_columns()   # what the settings say, whatever the header state held
+            self.table.setColumnHidden(PaperTableModel.SNIPPET, self.search.results is None)
+        # what the settings say, whatever the header state held
+        self.list_columns.apply_list_columns()
         sort = s.list_sort
-        if sort is not None and sort[0] in PaperTableModel._ORDER_KEYS:
+        if sort is not None and sort[0] in PaperTableModel.ORDER_KEYS:
             self.table.sortByColumn(sort[0], Qt.SortOrder.DescendingOrder if sort[1]
                                     else Qt.SortOrder.AscendingOrder)
         else:
@@ -1046,7 +1071,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                                    (self.detail_pane, "detail", "showReadingPaneAction")):
             shown = s.pane_visible(name)
             pane.setHidden(not shown)
-            self._set_checked(action, shown)
+            self.set_checked(action, shown)
 
     def _remember_splitter(self) -> None:
         """Store the main splitter's sizes while every pane is shown (a hidden pane has
@@ -1062,12 +1087,12 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         try:
             # Only a paper the user chose: a row a search or filter put first must not
             # come back at the next start as if chosen (and be marked read).
-            s.set_selected_paper(self.lib.path, self._last_chosen_id)
+            s.set_selected_paper(self.lib.path, self.reading.last_chosen_id)
             s.window_geometry = self.saveGeometry()
             s.header_state = self.table.horizontalHeader().saveState()
             column = self.model.sort_column
             s.list_sort = ((column, self.model.sort_order == Qt.SortOrder.DescendingOrder)
-                           if column in PaperTableModel._ORDER_KEYS else None)
+                           if column in PaperTableModel.ORDER_KEYS else None)
             if self._sized:
                 self._remember_splitter()
                 if all(self.detail_pane.splitter.sizes()):
@@ -1091,14 +1116,9 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             action.setChecked(on)
             action.blockSignals(False)
         if not on:
-            self.cancel_auto_mark_read()
+            self.reading.cancel_auto_mark_read()
         elif self.detail_pane.paper is not None:
-            self._schedule_mark_read(self.detail_pane.paper)
-
-    def cancel_auto_mark_read(self) -> None:
-        """Forget the pending automatic mark-read of the shown paper."""
-        self._read_timer.stop()
-        self._read_candidate = None
+            self.reading.schedule_mark_read(self.detail_pane.paper)
 
     def shutdown(self) -> None:
         """Save a pending note, stop the worker threads and (if owned) close the library.
@@ -1110,14 +1130,14 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         except RuntimeError:  # the C++ widgets are already gone (interpreter exit)
             pass
         self._shut_down = True
-        self._read_timer.stop()
+        self.reading.cancel_auto_mark_read()
         self.search_runner.shutdown()
         self.saved_counter.shutdown()
         self.import_runner.shutdown()
         self.export_runner.shutdown()
         self.sync_runner.shutdown()
         self.check_runner.cancel()
-        self._shutdown_discover()
+        self.discover.shutdown_discover()
         self.worker.shutdown()   # waits for the running batch; runs queued edits
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
@@ -1160,8 +1180,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if event.type() == QEvent.Type.PaletteChange and hasattr(self, "search_help_button"):
             self.search_help_button.setIcon(
                 _help_icon(self.palette().color(QPalette.ColorRole.PlaceholderText)))
-            if self._suggestion:
-                self._show_suggestion(self._results)
+            if self.search.suggestion():
+                self.search.show_suggestion(self.search.results)
             self.table.viewport().update()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt)
@@ -1169,8 +1189,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         mean"; F1 shows the search syntax; Esc clears, or goes to the list when already
         empty."""
         if event.type() == QEvent.Type.Resize and watched is self.table.viewport() \
-                and self._searching_columns:
-            self._fit_search_columns()       # the list got wider or narrower
+                and self.search.searching_columns:
+            self.search.fit_search_columns()       # the list got wider or narrower
             return False
         if watched is self.search_box and event.type() == QEvent.Type.ShortcutOverride \
                 and event.key() in (Qt.Key.Key_Escape, Qt.Key.Key_F1):
@@ -1183,11 +1203,11 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 self.show_search_help()
                 return True
             if ctrl and key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
-                if not self.apply_suggestion():
-                    self._flush_search()
+                if not self.search.apply_suggestion():
+                    self.search.flush_search()
                 return True
             if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_Down):
-                self._flush_search()
+                self.search.flush_search()
                 self.focus_list()
                 return True
             if key == Qt.Key.Key_Escape:
@@ -1199,233 +1219,27 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         return super().eventFilter(watched, event)
 
     # -- listing and searching ---------------------------------------------------------
-    def search_results(self) -> tuple[SearchResults | None, bool]:
-        """The results the list shows while searching (``None`` when listing) and
-        whether they are complete (a large search lists its best hits first)."""
-        return self._results, self._results_complete
+
+    # -- drag and drop (Qt's handlers, handed to the import commands) -----------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 - Qt override
+        """Take drags of local files or folders (see ``ImportCommands.drag_enter``)."""
+        self.imports.drag_enter(event)
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 - Qt override
+        self.imports.drag_enter(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 - Qt override
+        """Import the dropped files and folders (see ``ImportCommands.drop``)."""
+        self.imports.drop(event)
 
     def is_shut_down(self) -> bool:
         """True once :meth:`shutdown` ran (late signals are then ignored)."""
         return self._shut_down
 
-    def use_scope(self, scope: Scope) -> None:
-        """Make ``scope`` what the list covers without listing it again (the caller
-        runs the search, e.g. a saved search over all papers)."""
-        self._scope = scope
-
-    def query_text(self) -> str:
-        """The query in the search box, stripped ("" when not searching)."""
-        return self.search_box.text().strip()
-
-    def _show_all(self, keep: int | None = None) -> None:
-        """List the scope (not searching), keeping paper ``keep`` (default: the current
-        one) current if it is listed, else the first row."""
-        keep = keep if keep is not None else self.current_paper_id()
-        self._results = None
-        self._show_suggestion(None)
-        self.model.show_all(scope=self._scope)
-        self._hide_snippet_column()
-        self._restore_selection(keep)
-        self._update_status()
-        self._order_by_interest()      # worth reading first: reordered off the UI thread
-
-    def _restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
-        """After the rows changed: make ``paper_id`` current again, or the row
-        ``fallback_row`` (clamped). Placed by the window, not the user: a paper other
-        than the one the user chose is not marked read until the user moves to it."""
-        row = self.model.row_of(paper_id)
-        if row < 0:
-            row = min(max(fallback_row, 0), self.model.rowCount() - 1)
-        if not self.select_row(row, by_user=False):
-            self._clear_detail(self._empty_hint())
-
-    def _clear_detail(self, message: str) -> None:
-        self.detail_pane.note_editor.flush()
-        self.cancel_auto_mark_read()
-        self.detail_pane.clear_paper(message)
-
-    def _flush_search(self) -> None:
-        """Run a pending debounced search now (Enter should not wait for the timer)."""
-        self.search_runner.flush()
-
-    def request_search(self, immediate: bool = False) -> int:
-        """Ask for the search box's query in the current scope and sort order."""
-        sort, descending = self.model.search_sort()
-        return self.search_runner.request(self.query_text(), scope=self._scope,
-                                          immediate=immediate, sort=sort,
-                                          descending=descending)
-
-    def _reset_search_sort(self) -> None:
-        """A new search starts in relevance order (no sort indicator)."""
-        self.model.reset_sort()
-        header = self.table.horizontalHeader()
-        header.blockSignals(True)
-        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        header.blockSignals(False)
-        header.viewport().update()
-
-    @Slot(str)
-    def _on_search_text(self, text: str) -> None:
-        query = text.strip()
-        self._leave_saved_search(query)
-        if not query:
-            self.search_runner.cancel()
-            self._show_suggestion(None)
-            if self._results is not None:
-                self._show_all()
-            return
-        if self._results is None:
-            self._reset_search_sort()
-        self.request_search()
-
-    @Slot(str, bool)
-    def _on_search_sort(self, sort: str, descending: bool) -> None:
-        """A header click while searching: search again in that order (the worker sorts)."""
-        if self.query_text() and not self._shut_down:
-            self.request_search(immediate=True)
-
-    @Slot(object)
-    def _on_scope_chosen(self, scope: Scope) -> None:
-        self._scope = scope
-        if self.query_text():
-            self.request_search(immediate=True)
-        else:
-            self._show_all()
-
-    def _show_snippet_column(self) -> None:
-        """Show the Snippet column as a search's results arrive (:meth:`_fit_search_columns`);
-        it is fitted again whenever the list's width changes while searching."""
-        self._searching_columns = True
-        self._fit_search_columns()
-
-    def _fit_search_columns(self) -> None:
-        """Share the list's width between Title and Snippet while searching: the Title
-        gets TITLE_SHARE_SEARCHING of what the other columns leave, at least
-        TITLE_MIN_CHARS and at most TITLE_CHARS_SEARCHING average characters, the
-        Snippet the rest; when the rest would be under SNIPPET_MIN_CHARS, the Snippet is
-        left out and the Title stretches. Both stay resizable by dragging the Title's
-        edge (until the width changes again)."""
-        header = self.table.horizontalHeader()
-        char = self.table.fontMetrics().averageCharWidth()
-        others = sum(header.sectionSize(c) for c in range(header.count())
-                     if c not in (PaperTableModel.TITLE, PaperTableModel.SNIPPET)
-                     and not self.table.isColumnHidden(c))
-        free = self.table.viewport().width() - others
-        title = int(min(max(free * TITLE_SHARE_SEARCHING, TITLE_MIN_CHARS * char),
-                        TITLE_CHARS_SEARCHING * char))
-        if free - title < SNIPPET_MIN_CHARS * char:
-            header.setSectionResizeMode(PaperTableModel.SNIPPET,
-                                        QHeaderView.ResizeMode.Interactive)
-            self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
-            header.setSectionResizeMode(PaperTableModel.TITLE,
-                                        QHeaderView.ResizeMode.Stretch)
-            return
-        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(PaperTableModel.TITLE, max(title, header.minimumSectionSize()))
-        self.table.setColumnHidden(PaperTableModel.SNIPPET, False)
-        header.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Stretch)
-
-    def _hide_snippet_column(self) -> None:
-        """Hide the Snippet column when the search is cleared; the Title stretches again
-        over the list's width, as before the search."""
-        self._searching_columns = False
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(PaperTableModel.SNIPPET,
-                                    QHeaderView.ResizeMode.Interactive)
-        self.table.setColumnHidden(PaperTableModel.SNIPPET, True)
-        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
-
-    @Slot(int, object, bool)
-    def _on_results(self, generation: int, results: SearchResults, complete: bool) -> None:
-        if self._shut_down or results.query != self.query_text():
-            return
-        self._results_complete = complete
-        keep = self.current_paper_id()
-        same_query = self._results is not None and self._results.query == results.query
-        keep_row = self.table.currentIndex().row() if same_query else 0
-        self._results = results
-        self._show_suggestion(results)
-        self.model.show_results(results, scope=self._scope)
-        self._interest_on_results(results)
-        if not self._searching_columns:
-            self._show_snippet_column()
-        self._restore_selection(keep, keep_row)
-        self._update_status(filters=())   # a search changes no filter's count
-
-    @Slot(int, str)
-    def _on_search_failed(self, generation: int, message: str) -> None:
-        self.status_label.setText(f"Search failed: {message}")
-        self.status_label.setToolTip(tooltip_html(self.status_label.text()))
-
-    def _fetch_snippets(self, query: str, ids: list, deliver) -> None:
-        """Cut the snippets of a block of listed hits on the reader thread (the list
-        shows "…" in their cells until ``deliver`` runs, in the UI thread)."""
-        def done(found) -> None:
-            if not self._shut_down:
-                deliver(found)
-
-        self.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
-                         on_failed=lambda _message: None, label="snippets")
-
-    def _match_terms(self) -> MatchTerms | None:
-        """What the shown search matched, for highlighting (``None`` when not searching).
-        Computed with ``Library.match_terms`` on the search thread."""
-        if self._results is None:
-            return None
-        return self.search_runner.terms_for(self._results.query)
-
-    def _show_suggestion(self, results: SearchResults | None) -> None:
-        """Show "Did you mean …" under the search box when ``results`` offer a better
-        query; hide it otherwise."""
-        suggestion = results.suggestion if results is not None else None
-        if not suggestion or suggestion.strip() == results.query.strip():
-            self._suggestion = None
-            self.suggestion_label.hide()
-            self.suggestion_label.clear()
-            return
-        self._suggestion = suggestion
-        self.suggestion_label.setText(
-            f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
-            f'&nbsp;&nbsp;<span style="color:{muted_colour(self.palette())};">Ctrl+Enter</span>')
-        self.suggestion_label.setToolTip(tooltip_html(
-            f"Search for {_quoted(suggestion)} instead (click, or Ctrl+Enter in the search "
-            "box)"))
-        self.suggestion_label.show()
-
-    def suggestion(self) -> str | None:
-        """Return the "Did you mean" query on show, or ``None``."""
-        return self._suggestion
-
-    @Slot()
-    def apply_suggestion(self) -> bool:
-        """Search for the "Did you mean" query instead (a click on it, or Ctrl+Enter in
-        the search box). Returns False when none is shown."""
-        suggestion = self._suggestion
-        if not suggestion:
-            return False
-        self.search_box.setText(suggestion)
-        self._flush_search()
-        self.statusBar().showMessage(f"Searching for {_quoted(suggestion)} instead", 4000)
-        return True
-
-    @Slot(int)
-    def _on_index_synced(self, applied: int) -> None:
-        """The search index caught up with changes: re-run a visible search if indexed
-        text (titles, tags, notes, highlight comments) changed."""
-        if self._shut_down or not applied:
-            return
-        self._count_saved()
-        partial = self._results is not None and self._results.partial
-        if not self._search_stale and not partial:
-            return
-        self._search_stale = False
-        if self.query_text() and self._results is not None:
-            self.request_search(immediate=True)
-
     def _scope_count(self) -> int | None:
         """The number of papers in the scope, as last read off the UI thread (``None``
         until the first read for this scope arrives; listing, the list's own length)."""
-        if self._counts is not None and self._counts[0] == self._scope:
+        if self._counts is not None and self._counts[0] == self.search.scope:
             return self._counts[1]
         return None if self.model.searching else self.model.rowCount()
 
@@ -1433,10 +1247,10 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         """What the list covers, for people ("tag “ml”", "Unread", a file name; "" for
         all papers)."""
         saved = self.tag_pane.current_saved()
-        if saved is not None and self._results is not None \
-                and saved[1].strip() == self._results.query:
-            return f"saved search {_quoted(saved[0], 40)}"
-        s = self._scope
+        if saved is not None and self.search.results is not None \
+                and saved[1].strip() == self.search.results.query:
+            return f"saved search {quoted(saved[0], 40)}"
+        s = self.search.scope
         if s.filter is not None:
             return FILTER_LABELS.get(s.filter, s.filter)
         if s.tag_id is not None:   # from the tag pane's list (no SQLite on the UI thread)
@@ -1450,23 +1264,24 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 return label.rsplit(" (", 1)[0]
         return ""
 
-    def _empty_hint(self) -> str:
-        if self._results is not None:
-            if self._suggestion:
-                return (f"No papers match. Did you mean {_quoted(self._suggestion, 40)}? "
+    def empty_hint(self) -> str:
+        """What the reading pane says when the list is empty (no match, empty scope)."""
+        if self.search.results is not None:
+            if self.search.suggestion():
+                return (f"No papers match. Did you mean {quoted(self.search.suggestion(), 40)}? "
                         "(Ctrl+Enter)")
-            if self._results.message:
-                return f"No papers match your search — {self._results.message}"
+            if self.search.results.message:
+                return f"No papers match your search — {self.search.results.message}"
             return "No papers match your search"
         if self.import_runner.is_running():
             return "Importing papers…"
         if self._total_papers == 0:
             return "No papers yet — import abstract files with File ▸ Import Files… (Ctrl+O)"
-        if self._scope != Scope():
+        if self.search.scope != Scope():
             return "No papers here"
         return PLACEHOLDER
 
-    def _update_status(self, filters: Iterable[str] | None = None) -> None:
+    def update_status(self, filters: Iterable[str] | None = None) -> None:
         """Redraw the status bar at once from what is known, and read the counts (scope,
         unread, library, filters) again on the reader thread; they redraw it when they
         come back. The UI thread never counts.
@@ -1483,7 +1298,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     def _request_counts(self, filters: Iterable[str] | None = None) -> None:
         self._counts_generation += 1
-        generation, scope = self._counts_generation, self._scope
+        generation, scope = self._counts_generation, self.search.scope
         # A newer request supersedes an older one still on its way: it counts the older
         # one's filters too (a star then a tag: "Starred" and "Untagged").
         if filters is None or self._recount is None:
@@ -1513,8 +1328,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     def _render_status(self) -> None:
         scope = self._scope_count()
         name = self.scope_name()
-        if self._results is not None:
-            results = self._results
+        if self.search.results is not None:
+            results = self.search.results
             n = results.total
             if scope is None:       # the scope's size is still being counted
                 text = f"{n} match" if results.total_exact else f"about {n} match"
@@ -1522,15 +1337,15 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 text = f"{n} of {scope} match"
             else:   # an estimate (the first page of a large result); never above the scope
                 text = f"about {min(n, scope) if scope else n} of {scope} match"
-            if not self._results_complete:
+            if not self.search.results_complete:
                 text += f" — listing the best {len(results.hits)}, loading the rest…"
             if results.partial:     # the index is still catching up with an import
                 text += f" — {results.coverage_note()}"
             if results.message:
                 text += f" — {results.message}"
             elif n == 0:
-                text += f" — nothing contains {_quoted(results.query)}"
-                if not self._suggestion:
+                text += f" — nothing contains {quoted(results.query)}"
+                if not self.search.suggestion():
                     text += ". Try fewer or shorter words, or a prefix such as optim*"
         elif scope == 0 and self.import_runner.is_running():
             text = "Importing sample papers…" if self._importing_seeds else "Importing…"
@@ -1545,83 +1360,21 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             text += f"  ·  {selected} selected"
         self.status_label.setText(text)
         self.status_label.setToolTip(tooltip_html(text))
-        counts = self._counts if self._counts and self._counts[0] == self._scope else None
+        counts = self._counts if self._counts and self._counts[0] == self.search.scope else None
         self.unread_label.setText(f"{counts[2]} of {counts[1]} unread"
                                   if counts and counts[1] else "")
 
     # -- the current paper -------------------------------------------------------------
-    @Slot(QModelIndex, QModelIndex)
-    def _on_current_row(self, current: QModelIndex, previous: QModelIndex) -> None:
-        pid = self.model.paper_id(current.row()) if current.isValid() else None
-        if pid != self._chosen_id:
-            # Not (yet) the user's choice: the user's moves say so right after this
-            # (userMoved, select_row), a row placed by the window stays unchosen.
-            self._chosen_id = None
-        terms = self._match_terms()
-        if pid is not None and pid == self.detail_pane.paper_id:
-            self.detail_pane.set_match_terms(terms)  # same paper (list refreshed): keep note
-            return
-        if pid is None:
-            self._clear_detail(self._empty_hint())
-            return
-        self.detail_pane.note_editor.flush()
-        try:
-            paper = self.lib.get(pid)
-        except UnknownPaper:
-            self._clear_detail("This paper is no longer in the library")
-            return
-        except LibraryError as exc:
-            self._clear_detail(str(exc))
-            return
-        self.detail_pane.show_paper(paper, terms)
-        self._schedule_mark_read(paper)
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection_changed(self, selected, deselected) -> None:
         n = len(self.table.selectionModel().selectedRows())
         self.detail_pane.set_selection_size(n)
         if n > 1 or self.status_label.text().endswith(" selected"):
-            self._update_status(filters=())
+            self.update_status(filters=())
         if n > 1:
             self.statusBar().showMessage(
                 f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
-
-    @Slot()
-    def _choose_current(self) -> None:
-        """The user moved to the current row, or into the list: its paper counts as shown
-        from now on, and is marked read after the delay (if it is the one on show)."""
-        pid = self.current_paper_id()
-        if pid is None or pid == self._chosen_id or self._shut_down:
-            return
-        self._chosen_id = self._last_chosen_id = pid
-        paper = self.detail_pane.paper
-        if paper is not None and paper.id == pid:
-            self._schedule_mark_read(paper)
-
-    def shown_by_user(self) -> bool:
-        """True when the paper on show is the user's choice: the user moved to it in the
-        list (keys, a click, j/k/u), moved into the list while it was current, or it is
-        the selection restored at start. Only such a paper is marked read
-        automatically; one a search, a filter change or a list refresh put first is not."""
-        pid = self.detail_pane.paper_id
-        return pid is not None and pid == self._chosen_id == self.current_paper_id()
-
-    def _schedule_mark_read(self, paper) -> None:
-        self.cancel_auto_mark_read()
-        if self.settings.auto_mark_read and not paper.read \
-                and not self.detail_pane.isHidden() and paper.id == self._chosen_id:
-            self._read_candidate = paper.id
-            self._read_timer.start(self.settings.mark_read_delay_ms)
-
-    @Slot()
-    def _auto_mark_read(self) -> None:
-        """Mark the shown paper read once it has been shown long enough, if the user
-        chose it (:meth:`shown_by_user`). Not an undo step (R toggles it back)."""
-        pid, self._read_candidate = self._read_candidate, None
-        if self._shut_down or pid is None or pid != self.detail_pane.paper_id \
-                or not self.shown_by_user() or self.detail_pane.isHidden():
-            return
-        self.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
 
     # -- edits and undo ---------------------------------------------------------------
     def submit_edit(self, edit, quiet: bool = False, on_done=None, on_failed=None) -> bool:
@@ -1730,15 +1483,15 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             action.setText(f"{verb} {label.replace('&', '&&')}" if label else verb)
 
     def _on_changed(self, change: Changes) -> None:
-        """Refresh what a change touched: list rows, counts, tags, the shown paper."""
+        """Refresh what a change touched: list rows, counts, tags (the paper on show:
+        :meth:`ReadingController.on_changed`)."""
         if self._shut_down:
             return
         self._update_undo_actions()
         if not change:
             return
         if change.duplicates:
-            self._duplicates_changed(change)
-        self._search_stale = self._search_stale or change.search
+            self.duplicates.duplicates_changed(change)
         if change.sources:   # papers deleted or put back, files removed or restored
             self._relist_after_removal(change.papers)
         else:
@@ -1746,30 +1499,10 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if change.tags:   # the tag list is read on the reader thread
             self.worker.read(lambda lib: lib.tags(), on_done=self._show_tags, label="tags")
         if change.saved_searches:
-            self._refresh_saved()
+            self.saved_searches.refresh_saved()
         # counts (and the filters' counts the change can have moved) off the UI thread
-        self._update_status(None if change.sources else _filters_touched(change))
-        pid = self.detail_pane.paper_id
-        if pid is None or pid not in change.papers:
-            return
-        if change.notes and not change.replay:
-            return   # the editor already shows what was saved
-        self._show_again(pid, reload_note=bool(change.notes))
-
-    def _show_again(self, pid: int, reload_note: bool = False) -> None:
-        """Read paper ``pid`` (the one the detail pane shows) off the UI thread and show
-        it again, in place; it is cleared with a message if it left the library."""
-        def show(paper) -> None:   # UI thread; skipped if another paper is shown by now
-            if not self._shut_down and self.detail_pane.paper_id == pid:
-                self.detail_pane.show_paper(paper, self._match_terms(),
-                                            reload_note=reload_note)
-
-        def gone(_message: str) -> None:
-            if not self._shut_down and self.detail_pane.paper_id == pid:
-                self._clear_detail("This paper is no longer in the library")
-
-        self.worker.read(lambda lib: lib.get(pid), on_done=show, on_failed=gone,
-                         label="paper")
+        self.update_status(None if change.sources else _filters_touched(change))
+        # the paper on show: the reading controller, connected after this slot
 
     def _relist_after_removal(self, paper_ids) -> None:
         """Papers left the library or came back (delete, remove file, their undo): list
@@ -1781,11 +1514,11 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._refresh_sources()
         row = self.table.currentIndex().row()
         keep = self.current_paper_id()
-        if self._results is None:
-            self.model.show_all(scope=self._scope)
+        if self.search.results is None:
+            self.model.show_all(scope=self.search.scope)
         else:
             self.model.drop_missing(paper_ids)
-        self._restore_selection(keep, row)
+        self.search.restore_selection(keep, row)
 
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags())
@@ -1802,7 +1535,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             self.actions_by_name[f"toggleTag{n}Action"].setText(
                 f"&{n}  {name.replace('&', '&&')}" if name else f"&{n}  (no tag bound)")
         self.tag_pane.set_tags(tags)   # may choose "All papers" if the chosen tag is gone
-        self.update_tag_dialogs(tags)
+        self.tag_commands.update_tag_dialogs(tags)
 
     @Slot()
     def _scroll_to_current(self) -> None:
@@ -1811,19 +1544,6 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         index = self.table.currentIndex()
         if index.isValid():
             self.table.scrollTo(index)
-
-    @Slot(object)
-    def _on_link_hovered(self, url) -> None:
-        text = url.toString() if hasattr(url, "toString") else str(url)
-        if text:
-            self.statusBar().showMessage(text, 4000)
-        else:
-            self.statusBar().clearMessage()
-
-    @Slot(QUrl)
-    def _on_link_refused(self, url: QUrl) -> None:
-        problem = link_problem(url) or "only http and https links open"
-        self.statusBar().showMessage(f"Not opened: {url.toString()[:80]} ({problem})", 8000)
 
     # -- importing ---------------------------------------------------------------------
     def _refresh_sources(self) -> None:
@@ -1844,11 +1564,11 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
-        if stage == "import" and done and not self.query_text() and not self._shut_down:
+        if stage == "import" and done and not self.search.query_text() and not self._shut_down:
             now = time.monotonic()
             if now - self._list_refreshed >= self.LIST_REFRESH_S:
                 self._list_refreshed = now
-                self._show_all()      # the papers committed so far, in the list
+                self.search.show_all()      # the papers committed so far, in the list
         if not self.cancel_button.isEnabled() or self.import_progress_label.text():
             return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
@@ -1859,14 +1579,14 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     def _end_import(self) -> None:
         self.progress_bar.hide()
         self.cancel_button.hide()
-        self._set_background_job(False)
+        self.exports.set_background_job(False)
         self._refresh_sources()
-        self._count_saved()
-        if self.query_text():
-            self.request_search(immediate=True)
-            self._update_status()
+        self.saved_searches.count_saved()
+        if self.search.query_text():
+            self.search.request_search(immediate=True)
+            self.update_status()
         else:
-            self._show_all()
+            self.search.show_all()
 
     @Slot(object)
     def _on_import_finished(self, report: ImportReport) -> None:
@@ -1876,8 +1596,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._end_import()
         shown = self.detail_pane.paper_id
         if shown is not None and shown in report.changes.papers:   # enriched meanwhile
-            self._show_again(shown)
-        self._show_import_ended(report, seeds)
+            self.reading.show_again(shown)
+        self.imports.show_import_ended(report, seeds)
         if report.cancelled:
             n = report.added
             message = (f"Import cancelled — {n:,} {'paper was' if n == 1 else 'papers were'} "
@@ -1898,7 +1618,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
                 message += f"; {report.without_abstract} without abstract"
         self.statusBar().showMessage(message, 6000)
         if report.rejected:
-            self.import_message = self.import_report_dialog
+            self.import_message = self.imports.import_report_dialog
         # The papers are listed (stored only); the index catches up now, on the writer
         # thread, with "Indexing N of M" in the status bar (after a cancel: with the
         # next change or start, as the message says).
@@ -1907,8 +1627,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             self.sync_runner.flush()
         # The near-duplicate stage: after the papers are stored and the list
         # refreshed, as its own background job (the next import waits for it).
-        self.find_duplicates(report)
-        self._start_pending_import()
+        self.duplicates.find_duplicates(report)
+        self.imports.start_pending_import()
 
     @Slot(str)
     def _on_import_failed(self, message: str) -> None:
@@ -1917,8 +1637,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._importing_seeds = False
         self._end_import()
         self.sync_runner.mark_stale()     # the batches committed before the error
-        self._show_import_ended(None, False)
-        self._start_pending_import()
+        self.imports.show_import_ended(None, False)
+        self.imports.start_pending_import()
         self.import_message = message_box(
             self, QMessageBox.Icon.Critical, "Import failed",
             f"The import stopped because of an error:\n\n{message}", modal=False)

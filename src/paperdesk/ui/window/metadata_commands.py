@@ -1,6 +1,6 @@
-"""The window's citation commands (a mixin of ``MainWindow``): the metadata editor
-(``m``), Regenerate Citation Key, copying ``\\cite{key}`` (Ctrl+K) and opening the
-paper's own page in the browser (``o``).
+"""The window's citation commands (:class:`MetadataCommands`, the window's ``metadata``):
+the metadata editor (``m``), Regenerate Citation Key, copying ``\\cite{key}`` (Ctrl+K) and
+opening the paper's own page in the browser (``o``).
 
 Edits go through the window's ``submit_edit`` (the one writer thread) and are shown
 once committed; the citation keys to copy and a proposed key are read on the reader
@@ -8,6 +8,8 @@ thread; opening a page uses the paper already shown (no read at all).
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QApplication
 
@@ -17,7 +19,10 @@ from paperdesk.ui.panes.paper_html import own_page_url
 from paperdesk.ui.window.metadata_dialog import MetadataDialog
 from paperdesk.ui.window.triage import MESSAGE_MS
 
-__all__ = ["MetadataCommandsMixin", "cite_command", "NO_PAGE_MESSAGE"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["MetadataCommands", "cite_command", "NO_PAGE_MESSAGE"]
 
 #: What ``o`` says for a paper without a DOI, arXiv id or URL of its own.
 NO_PAGE_MESSAGE = "This paper has no DOI, arXiv id or URL of its own; press M to add one"
@@ -30,17 +35,21 @@ def cite_command(keys) -> str:
     return "\\cite{" + ",".join(keys) + "}"
 
 
-class MetadataCommandsMixin:
+class MetadataCommands:
     """Citation commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
-    Needs the window's ``detail_pane``, ``worker``, ``submit_edit``, ``selected_ids``,
-    ``show_error``, ``focus_list`` and ``statusBar``.
+    Built over the window (``window``, a
+    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public
+    ``detail_pane``, ``worker``, ``submit_edit``, ``selected_ids``, ``show_error``,
+    ``focus_list`` and ``statusBar``.
 
     Attributes:
         metadata_dialog: the metadata editor last opened (for tests), or ``None``.
     """
 
-    metadata_dialog: MetadataDialog | None = None
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.metadata_dialog: MetadataDialog | None = None
 
     # -- the metadata editor -----------------------------------------------------------
     def edit_metadata(self) -> MetadataDialog | None:
@@ -49,33 +58,33 @@ class MetadataCommandsMixin:
         Returns:
             The dialog (also :attr:`metadata_dialog`), or ``None`` without a paper.
         """
-        paper = self.detail_pane.paper
+        paper = self._window.detail_pane.paper
         if paper is None:
-            self.statusBar().showMessage("Select a paper first, then press M", MESSAGE_MS)
+            self._window.statusBar().showMessage("Select a paper first, then press M", MESSAGE_MS)
             return None
-        self.detail_pane.note_editor.flush()
+        self._window.detail_pane.note_editor.flush()
         old = self.metadata_dialog
         if old is not None:
             old.close()
             old.deleteLater()
-        dialog = MetadataDialog(paper, self)
+        dialog = MetadataDialog(paper, self._window)
         self.metadata_dialog = dialog
         pid = paper.id
 
         def alive() -> bool:
-            return self.metadata_dialog is dialog and not self.is_shut_down()
+            return self.metadata_dialog is dialog and not self._window.is_shut_down()
 
         def save(meta: Metadata, key: str | None) -> None:
-            queued = self.submit_edit(
+            queued = self._window.submit_edit(
                 lambda lib: lib.set_metadata(pid, meta, citation_key=key),
                 on_done=lambda _changes: alive() and dialog.saved(),
                 on_failed=lambda message: (dialog.refused(message) if alive()
-                                           else self.show_error(message)))
+                                           else self._window.show_error(message)))
             if not queued:
                 dialog.refused("the library is closing")
 
         def propose(meta: Metadata) -> None:
-            job = self.worker.read(
+            job = self._window.worker.read(
                 lambda lib: lib.proposed_citation_key(pid, meta),
                 on_done=lambda key: alive() and dialog.set_proposed_key(key),
                 on_failed=lambda message: alive() and dialog.key_failed(message),
@@ -91,8 +100,8 @@ class MetadataCommandsMixin:
 
     def _back_from_dialog(self) -> None:
         """The editor closed: the window (and its list) has the keyboard again."""
-        self.activateWindow()
-        self.focus_list()
+        self._window.activateWindow()
+        self._window.focus_list()
 
     def regenerate_citation_key(self) -> bool:
         """Give the paper shown the key its metadata proposes (Paper ▸ Regenerate
@@ -101,9 +110,9 @@ class MetadataCommandsMixin:
         Returns:
             False without a paper.
         """
-        pid = self.detail_pane.paper_id
+        pid = self._window.detail_pane.paper_id
         if pid is None:
-            self.statusBar().showMessage("Select a paper first", MESSAGE_MS)
+            self._window.statusBar().showMessage("Select a paper first", MESSAGE_MS)
             return False
         keys: list[str] = []
 
@@ -115,14 +124,14 @@ class MetadataCommandsMixin:
         def done(changes) -> None:
             key = keys[0] if keys else ""
             if changes:
-                self.statusBar().showMessage(
+                self._window.statusBar().showMessage(
                     f"Citation key is now {key}  —  Ctrl+Z to undo", MESSAGE_MS)
             else:
-                self.statusBar().showMessage(
+                self._window.statusBar().showMessage(
                     f"The citation key is already {key}, the one its metadata gives",
                     MESSAGE_MS)
 
-        return self.submit_edit(edit, on_done=done)
+        return self._window.submit_edit(edit, on_done=done)
 
     # -- citing and opening ------------------------------------------------------------
     def copy_cite_keys(self) -> bool:
@@ -132,24 +141,24 @@ class MetadataCommandsMixin:
         Returns:
             False when no paper is selected.
         """
-        ids = self.selected_ids()
+        ids = self._window.selected_ids()
         if not ids:
-            self.show_error("Select the papers to cite first")
+            self._window.show_error("Select the papers to cite first")
             return False
 
         def copy(keys: list[str]) -> None:
-            if self.is_shut_down():
+            if self._window.is_shut_down():
                 return
             text = cite_command(keys)
             QApplication.clipboard().setText(text)
             shown = text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 2] + "…}"
-            self.statusBar().showMessage(f"Copied {shown} to the clipboard", MESSAGE_MS)
+            self._window.statusBar().showMessage(f"Copied {shown} to the clipboard", MESSAGE_MS)
 
-        job = self.worker.read(lambda lib: [lib.citation_key(pid) for pid in ids],
-                               on_done=copy,
-                               on_failed=lambda message: self.show_error(
-                                   f"Not copied: {message}"),
-                               label="citation keys")
+        job = self._window.worker.read(lambda lib: [lib.citation_key(pid) for pid in ids],
+                                       on_done=copy,
+                                       on_failed=lambda message: self._window.show_error(
+                                           f"Not copied: {message}"),
+                                       label="citation keys")
         return job is not None
 
     def open_paper_page(self) -> bool:
@@ -159,18 +168,18 @@ class MetadataCommandsMixin:
         Returns:
             True when a page was handed to the browser.
         """
-        paper = self.detail_pane.paper
+        paper = self._window.detail_pane.paper
         if paper is None:
-            self.statusBar().showMessage("Select a paper first", MESSAGE_MS)
+            self._window.statusBar().showMessage("Select a paper first", MESSAGE_MS)
             return False
         url = own_page_url(paper.metadata)
         if url is None:
-            self.statusBar().showMessage(NO_PAGE_MESSAGE, 6000)
+            self._window.statusBar().showMessage(NO_PAGE_MESSAGE, 6000)
             return False
         problem = link_problem(url)
         if problem or not open_safe_url(url):
-            self.show_error(
+            self._window.show_error(
                 f"Not opened: {url[:80]} ({problem or 'only http and https links open'})")
             return False
-        self.statusBar().showMessage(f"Opened {url} in the browser", MESSAGE_MS)
+        self._window.statusBar().showMessage(f"Opened {url} in the browser", MESSAGE_MS)
         return True

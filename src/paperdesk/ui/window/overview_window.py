@@ -25,6 +25,8 @@ Enter); Esc closes.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from collections.abc import Callable
 
 from PySide6.QtCore import QRect, Qt, QTimer
@@ -36,7 +38,10 @@ from paperdesk.core.overview import Overview, overview
 from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.overview_chart import Bar, Chart, OverviewChart
 
-__all__ = ["OverviewWindow", "OverviewCommandsMixin", "charts_of", "MAX_BARS",
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["OverviewWindow", "OverviewCommands", "charts_of", "MAX_BARS",
            "OVERVIEW_HINT", "TITLES"]
 
 #: Most bars in the files and tags charts (the largest; the chart's note says how many
@@ -267,26 +272,36 @@ class OverviewWindow(QDialog):
         super().keyPressEvent(event)
 
 
-class OverviewCommandsMixin:
-    """View ▸ Overview for :class:`MainWindow` (needs ``worker``, ``tag_pane``,
-    ``search_box``, ``search_runner``, ``use_scope``, ``request_search``,
-    ``_on_scope_chosen``, ``import_runner``, ``discover_runner``,
-    ``build_terms_for_overview``)."""
+class OverviewCommands:
+    """View ▸ Overview of the window (the window's ``overview``).
 
-    overview_window: OverviewWindow | None = None
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
+            ``worker``, ``tag_pane``, ``search_box``, ``use_scope``, ``request_search``,
+            ``list_scope``, ``import_runner`` and ``discover`` are used.
+
+    Attributes:
+        overview_window: the overview once opened, else ``None``.
+    """
+
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.overview_window: OverviewWindow | None = None
 
     def show_overview(self) -> OverviewWindow:
         """Open (or bring forward) the overview (View ▸ Overview, Ctrl+Shift+L); its
         counts are read again each time."""
         window = self.overview_window
         if window is None:
-            window = self.overview_window = OverviewWindow(self.worker,
-                                                          self.list_overview_bar, self)
-            self.worker.changed.connect(lambda _c: window.reload_later())
-            self.import_runner.finished.connect(lambda *_a: window.reload_later())
+            window = self.overview_window = OverviewWindow(self._window.worker,
+                                                           self.list_overview_bar,
+                                                           self._window)
+            self._window.worker.changed.connect(lambda _c: window.reload_later())
+            self._window.import_runner.finished.connect(lambda *_a: window.reload_later())
             # the reading pane may build the term table too: key terms then appear
-            self.discover_runner.finished.connect(lambda *_a: window.reload_later())
-            window.terms_builder = self.build_terms_for_overview
+            self._window.discover.discover_runner.finished.connect(
+                lambda *_a: window.reload_later())
+            window.terms_builder = self._window.discover.build_terms_for_overview
         window.reload()
         window.show()
         window.raise_()
@@ -300,16 +315,16 @@ class OverviewCommandsMixin:
             return
         kind, value = bar.target
         if kind == "query":
-            self.tag_pane.select_scope(Scope(), notify=False)
-            self.use_scope(Scope())
-            if self.search_box.text() != value:
-                self.search_box.setText(value)     # a search, as typed
-            self.request_search(immediate=True)
+            self._window.tag_pane.select_scope(Scope(), notify=False)
+            self._window.search.use_scope(Scope())
+            if self._window.search_box.text() != value:
+                self._window.search_box.setText(value)     # a search, as typed
+            self._window.search.request_search(immediate=True)
             return
         scope = (Scope(source_id=value) if kind == "source" else
                  Scope(tag_id=value) if kind == "tag" else Scope(filter=value))
-        self.tag_pane.select_scope(scope, notify=False)
-        self.use_scope(scope)
-        if self.search_box.text():
-            self.search_box.clear()       # as Esc in the search box does
-        self._on_scope_chosen(scope)      # no query now: lists the scope
+        self._window.tag_pane.select_scope(scope, notify=False)
+        self._window.search.use_scope(scope)
+        if self._window.search_box.text():
+            self._window.search_box.clear()       # as Esc in the search box does
+        self._window.search.list_scope(scope)      # no query now: lists the scope

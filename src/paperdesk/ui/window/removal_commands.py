@@ -1,4 +1,5 @@
-"""The window's commands for taking things out (a mixin of ``MainWindow``): Del in the
+"""The window's commands for taking things out (:class:`RemovalCommands`, the window's
+``removal``): Del in the
 paper list deletes the selected papers, and File ▸ Remove Imported File… (also the
 sidebar's file context menu, and Del on a file there) removes an imported file with the
 papers that came from it only.
@@ -12,25 +13,35 @@ and their counts for the dialog are read on the reader thread.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.window.remove_file_dialog import RemoveFileDialog
 from paperdesk.ui.window.triage import MESSAGE_MS
 
-__all__ = ["RemovalCommandsMixin"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["RemovalCommands"]
 
 
-class RemovalCommandsMixin:
-    """Delete and remove-file commands for :class:`~paperdesk.ui.window.main_window.MainWindow`.
+class RemovalCommands:
+    """Delete and remove-file commands of the window.
 
-    Needs the window's ``worker``, ``submit_edit``, ``selected_ids``, ``detail_pane``,
-    ``tag_pane``, ``show_error``, ``focus_list``, ``is_shut_down`` and ``statusBar``.
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
+            ``worker``, ``submit_edit``, ``selected_ids``, ``detail_pane``, ``tag_pane``,
+            ``show_error``, ``focus_list``, ``is_shut_down`` and ``statusBar`` are used.
 
     Attributes:
         remove_file_dialog: the Remove Imported File dialog last opened (for tests), or
             ``None``.
     """
 
-    remove_file_dialog: RemoveFileDialog | None = None
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.remove_file_dialog: RemoveFileDialog | None = None
+        self._deleting: set[int] = set()   # papers handed to the writer, not yet gone
 
     def delete_selected_papers(self) -> bool:
         """Delete the selected papers (Del in the list; Edit ▸ Delete Papers), with their
@@ -41,33 +52,31 @@ class RemovalCommandsMixin:
             True when the deletion was handed to the writer thread; False without a
             selection (a message says so) or after shutdown.
         """
-        ids = self.selected_ids()
+        ids = self._window.selected_ids()
         if not ids:
-            self.statusBar().showMessage("Select the papers to delete first", MESSAGE_MS)
+            self._window.statusBar().showMessage("Select the papers to delete first", MESSAGE_MS)
             return False
         # Del pressed again before the deletion came back (key repeat): those papers are
         # on their way out already; deleting them twice would only say they are gone.
-        pending = getattr(self, "_deleting", None)
-        if pending is None:
-            pending = self._deleting = set()
+        pending = self._deleting
         ids = [pid for pid in ids if pid not in pending]
         if not ids:
             return False
-        self.detail_pane.note_editor.flush()   # a note being typed is saved first
+        self._window.detail_pane.note_editor.flush()   # a note being typed is saved first
         pending.update(ids)
 
         def done(changes) -> None:
             pending.difference_update(ids)
             n = len(changes.papers)
-            self.statusBar().showMessage(
+            self._window.statusBar().showMessage(
                 f"Deleted {plural(n, 'paper')}  —  Ctrl+Z to undo", MESSAGE_MS)
 
         def failed(message: str) -> None:
             pending.difference_update(ids)
-            self.show_error(message)
+            self._window.show_error(message)
 
-        queued = self.submit_edit(lambda lib: lib.delete_papers(ids), quiet=True,
-                                  on_done=done, on_failed=failed)
+        queued = self._window.submit_edit(lambda lib: lib.delete_papers(ids), quiet=True,
+                                          on_done=done, on_failed=failed)
         if not queued:
             pending.difference_update(ids)
         return queued
@@ -84,22 +93,22 @@ class RemovalCommandsMixin:
             True when the files are being read; False after shutdown.
         """
         if source_id is None:
-            source_id = self.tag_pane.current_source()
+            source_id = self._window.tag_pane.current_source()
 
         def read(lib):
             return lib.sources(), lib.removal_counts()
 
         def show(result) -> None:
-            if self.is_shut_down():
+            if self._window.is_shut_down():
                 return
             sources, counts = result
             if not sources:
-                self.statusBar().showMessage("No imported files to remove", MESSAGE_MS)
+                self._window.statusBar().showMessage("No imported files to remove", MESSAGE_MS)
                 return
             self._open_remove_file_dialog(sources, counts, source_id)
 
-        job = self.worker.read(read, on_done=show, on_failed=self.show_error,
-                               label="files to remove")
+        job = self._window.worker.read(read, on_done=show, on_failed=self._window.show_error,
+                                       label="files to remove")
         return job is not None
 
     def _open_remove_file_dialog(self, sources, counts, source_id) -> RemoveFileDialog:
@@ -107,7 +116,7 @@ class RemovalCommandsMixin:
         if old is not None:
             old.close()
             old.deleteLater()
-        dialog = RemoveFileDialog(sources, counts, source_id, self)
+        dialog = RemoveFileDialog(sources, counts, source_id, self._window)
         self.remove_file_dialog = dialog
         names = {s.id: s.name for s in sources}
         dialog.removeRequested.connect(lambda sid: self.remove_file(sid, names.get(sid)))
@@ -116,9 +125,9 @@ class RemovalCommandsMixin:
         return dialog
 
     def _after_remove_dialog(self, dialog: RemoveFileDialog) -> None:
-        if self.remove_file_dialog is dialog and not self.is_shut_down():
-            self.activateWindow()
-            self.focus_list()
+        if self.remove_file_dialog is dialog and not self._window.is_shut_down():
+            self._window.activateWindow()
+            self._window.focus_list()
 
     def remove_file(self, source_id: int, name: str | None = None) -> bool:
         """Remove an imported file and the papers that came from it only (undoable).
@@ -129,7 +138,7 @@ class RemovalCommandsMixin:
         Returns:
             True when the removal was handed to the writer thread.
         """
-        self.detail_pane.note_editor.flush()
+        self._window.detail_pane.note_editor.flush()
         shown = f"“{name}”" if name else "the file"
         deleted: list[int] = []
 
@@ -139,7 +148,7 @@ class RemovalCommandsMixin:
 
         def done(_changes) -> None:
             papers = f" and {plural(deleted[0], 'paper')}" if deleted and deleted[0] else ""
-            self.statusBar().showMessage(
+            self._window.statusBar().showMessage(
                 f"Removed {shown}{papers}  —  Ctrl+Z to undo", MESSAGE_MS)
 
-        return self.submit_edit(edit, quiet=True, on_done=done)
+        return self._window.submit_edit(edit, quiet=True, on_done=done)

@@ -1,17 +1,19 @@
-"""The window's whole-tag commands that need no mouse (a mixin of ``MainWindow``):
-``t`` with a new name asks for the new tag's number key, Edit ▸ New Tag… creates a tag
-with its key, and Edit ▸ Manage Tags… (Ctrl+Shift+T) lists every tag to rename,
-recolour, bind a key, merge or delete.
+"""The window's whole-tag commands that need no mouse (:class:`TagCommands`, the window's
+``tag_commands``): ``t`` with a new name asks for the new tag's number key, Edit ▸ New
+Tag… creates a tag with its key, and Edit ▸ Manage Tags… (Ctrl+Shift+T) lists every tag to
+rename, recolour, bind a key, merge or delete.
 
 The dialogs (:mod:`paperdesk.ui.window.tags_dialog`) only say what the user asked for;
 every change is a ``Library`` call handed to the window's one writer thread
 (``submit_edit``), one undo step each, and the Tags dialog shows it when the tag list
-read after the commit comes back (:meth:`TagCommandsMixin.update_tag_dialogs`, called
+read after the commit comes back (:meth:`TagCommands.update_tag_dialogs`, called
 from the window's tag refresh). Which names and keys exist is taken from the tag list
 the window last read (``tag_pane.tag_entries()``), so the UI thread never asks SQLite.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from collections.abc import Sequence
 
@@ -21,59 +23,65 @@ from paperdesk.core.edits.annotations import tag_key, validate_tag_name
 from paperdesk.core.models import LibraryError, Tag
 from paperdesk.ui.window.tags_dialog import NewTagDialog, TagsDialog
 
-__all__ = ["TagCommandsMixin"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["TagCommands"]
 
 
-class TagCommandsMixin:
+class TagCommands:
     """New-tag and Tags-dialog commands for
     :class:`~paperdesk.ui.window.main_window.MainWindow`.
 
-    Needs the window's ``worker``, ``submit_edit``, ``selected_ids``, ``add_tag``,
-    ``create_tag``, ``rename_tag``, ``set_tag_colour``, ``set_tag_key``, ``delete_tag``,
-    ``undo``, ``redo``, ``tag_pane``, ``detail_pane``, ``focus_list``,
-    ``focus_tag_editor``, ``show_error``, ``is_shut_down`` and ``statusBar``.
+    Built over the window (``window``, a
+    :class:`~paperdesk.ui.window.main_window.MainWindow`); uses its public ``worker``,
+    ``submit_edit``, ``selected_ids``, ``triage`` (the tag edits, undo and redo),
+    ``reading`` (``focus_tag_editor``), ``tag_pane``, ``detail_pane``, ``focus_list``,
+    ``show_error``, ``is_shut_down`` and ``statusBar``.
 
     Attributes:
         tags_dialog: the Tags dialog last opened, or ``None``.
         new_tag_dialog: the New Tag dialog last opened, or ``None``.
     """
 
-    tags_dialog: TagsDialog | None = None
-    new_tag_dialog: NewTagDialog | None = None
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.tags_dialog: TagsDialog | None = None
+        self.new_tag_dialog: NewTagDialog | None = None
 
     # -- t with a new name ---------------------------------------------------------------
-    def _on_tag_typed(self, name: str) -> None:
+    def add_typed_tag(self, name: str) -> None:
         """Enter in the tag editor: an existing tag is added at once; a new name opens
         the New Tag dialog (its number key, "None" by default; Enter creates and adds
         it, Esc goes back to the editor with the name)."""
-        ids = self.selected_ids()
+        ids = self._window.selected_ids()
         try:
             clean = validate_tag_name(name)
         except LibraryError as exc:
-            self.show_error(str(exc))
-            self.focus_list()
+            self._window.show_error(str(exc))
+            self._window.focus_list()
             return
-        known = {tag_key(t.name) for t in self.tag_pane.tag_entries()}
+        known = {tag_key(t.name) for t in self._window.tag_pane.tag_entries()}
         if not ids or tag_key(clean) in known:
-            self.add_tag(clean, ids)
-            self.focus_list()
+            self._window.triage.add_tag(clean, ids)
+            self._window.focus_list()
             return
-        dialog = self._new_tag_dialog(clean, len(ids), self)
+        dialog = self._new_tag_dialog(clean, len(ids), self._window)
         created: list[bool] = []
 
         def create(tag_name: str, key: int | None) -> None:
             created.append(True)
-            self.submit_edit(lambda lib: lib.add_tag(ids, tag_name, key=key))
+            self._window.submit_edit(lambda lib: lib.add_tag(ids, tag_name, key=key))
 
         def closed(_result: int) -> None:
-            if self.new_tag_dialog is not dialog or self.is_shut_down():
+            if self.new_tag_dialog is not dialog or self._window.is_shut_down():
                 return
-            self.activateWindow()
+            self._window.activateWindow()
             if created:
-                self.focus_list()
+                self._window.focus_list()
             else:   # back to the editor with the name, to change it or Esc
-                self.focus_tag_editor()
-                self.detail_pane.chips.editor.setText(clean)
+                self._window.reading.focus_tag_editor()
+                self._window.detail_pane.chips.editor.setText(clean)
 
         dialog.createRequested.connect(create)
         dialog.finished.connect(closed)
@@ -89,12 +97,12 @@ class TagCommandsMixin:
         Returns:
             True when the dialog opened (False after shutdown).
         """
-        if self.is_shut_down():
+        if self._window.is_shut_down():
             return False
-        owner = parent if parent is not None else self
+        owner = parent if parent is not None else self._window
         dialog = self._new_tag_dialog("", 0, owner)
         dialog.createRequested.connect(
-            lambda name, key: self.create_tag(name, key=key))
+            lambda name, key: self._window.triage.create_tag(name, key=key))
         if isinstance(owner, TagsDialog):   # back to its list, on the new tag once listed
             dialog.createRequested.connect(lambda name, _key: owner.follow(name))
             dialog.finished.connect(lambda _r: (owner.activateWindow(), owner.focus_list()))
@@ -108,7 +116,7 @@ class TagCommandsMixin:
         if old is not None:
             old.close()
             old.deleteLater()
-        dialog = NewTagDialog(name, self.tag_pane.tag_entries(), targets, parent)
+        dialog = NewTagDialog(name, self._window.tag_pane.tag_entries(), targets, parent)
         self.new_tag_dialog = dialog
         return dialog
 
@@ -121,14 +129,14 @@ class TagCommandsMixin:
         Returns:
             True when the tags are being read; False after shutdown.
         """
-        current = self.tag_pane.current_tag()
+        current = self._window.tag_pane.current_tag()
 
         def show(tags: Sequence[Tag]) -> None:
-            if not self.is_shut_down():
+            if not self._window.is_shut_down():
                 self._open_tags_dialog(tags, current)
 
-        job = self.worker.read(lambda lib: lib.tags(), on_done=show,
-                               on_failed=self.show_error, label="tags")
+        job = self._window.worker.read(lambda lib: lib.tags(), on_done=show,
+                                       on_failed=self._window.show_error, label="tags")
         return job is not None
 
     def _open_tags_dialog(self, tags: Sequence[Tag], current: int | None) -> TagsDialog:
@@ -136,27 +144,27 @@ class TagCommandsMixin:
         if old is not None:
             old.close()
             old.deleteLater()
-        dialog = TagsDialog(tags, current, self)
+        dialog = TagsDialog(tags, current, self._window)
         self.tags_dialog = dialog
-        dialog.renameRequested.connect(self.rename_tag)
-        dialog.colourRequested.connect(self.set_tag_colour)
-        dialog.keyRequested.connect(self.set_tag_key)
-        dialog.deleteRequested.connect(self.delete_tag)
+        dialog.renameRequested.connect(self._window.triage.rename_tag)
+        dialog.colourRequested.connect(self._window.triage.set_tag_colour)
+        dialog.keyRequested.connect(self._window.triage.set_tag_key)
+        dialog.deleteRequested.connect(self._window.triage.delete_tag)
         dialog.mergeRequested.connect(self.merge_tags)
         dialog.newTagRequested.connect(lambda: self.prompt_new_tag(dialog))
-        dialog.undoRequested.connect(self.undo)
-        dialog.redoRequested.connect(self.redo)
+        dialog.undoRequested.connect(self._window.triage.undo)
+        dialog.redoRequested.connect(self._window.triage.redo)
         # What each change did (or why not) shows in the dialog too: the status bar is
         # behind it.
-        self.statusBar().messageChanged.connect(dialog.show_status)
+        self._window.statusBar().messageChanged.connect(dialog.show_status)
         dialog.finished.connect(lambda _r: self._back_to_window(dialog, "tags_dialog"))
         dialog.open()
         return dialog
 
     def _back_to_window(self, dialog: QWidget, name: str) -> None:
-        if getattr(self, name) is dialog and not self.is_shut_down():
-            self.activateWindow()
-            self.focus_list()
+        if getattr(self, name) is dialog and not self._window.is_shut_down():
+            self._window.activateWindow()
+            self._window.focus_list()
 
     def update_tag_dialogs(self, tags: Sequence[Tag]) -> None:
         """Show a tag list read after a commit in the Tags dialog, if it is open."""
@@ -167,4 +175,4 @@ class TagCommandsMixin:
     def merge_tags(self, tag_id: int, into_id: int) -> bool:
         """Merge tag ``tag_id`` into tag ``into_id`` (its papers go to the second, the
         first is deleted; undoable). Returns True when queued."""
-        return self.submit_edit(lambda lib: lib.merge_tags(tag_id, into_id))
+        return self._window.submit_edit(lambda lib: lib.merge_tags(tag_id, into_id))

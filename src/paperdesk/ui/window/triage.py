@@ -1,7 +1,8 @@
-"""The window's annotation and keyboard-triage commands (a mixin of ``MainWindow``).
+"""The window's annotation and keyboard-triage commands (:class:`TriageCommands`, the
+window's ``triage``).
 
 Every change is a call of a :class:`~paperdesk.core.library.Library` mutation handed to
-:meth:`TriageMixin.run_edit`; the core records the undo step and returns the
+the window's ``run_edit``; the core records the undo step and returns the
 :class:`~paperdesk.core.changes.Changes` the window refreshes from, and a
 :class:`~paperdesk.core.models.LibraryError` becomes a status-bar message instead of a
 traceback. "The selected papers" means the selected rows when several are selected, and
@@ -10,12 +11,17 @@ otherwise the paper shown.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit
 
 from paperdesk.core.edits.annotations import tag_key
 
-__all__ = ["TriageMixin"]
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["TriageCommands"]
 
 #: How long action feedback stays in the status bar, in milliseconds.
 MESSAGE_MS = 4000
@@ -24,143 +30,48 @@ CARET_MESSAGE = ("Caret mode: arrows move, Shift+arrows select (Ctrl+Shift: by w
                  "H highlights, Esc leaves")
 
 
-class TriageMixin:
-    """Annotation commands and triage navigation for :class:`MainWindow`.
+class TriageCommands:
+    """Annotation commands and triage navigation of the window.
 
-    Needs the window's ``lib``, ``model``, ``table``, ``detail_pane``, ``submit_edit``,
-    ``submit_undo``, ``select_row``,
-    ``current_paper_id``, ``focus_list``, ``reveal_reading_pane``, ``_set_checked`` and
-    ``statusBar``.
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
+            ``lib``, ``model``, ``table``, ``detail_pane``, ``run_edit``,
+            ``submit_edit``, ``submit_undo``, ``select_row``, ``selected_ids``,
+            ``current_paper_id``, ``focus_list``, ``reveal_reading_pane``,
+            ``set_checked``, ``show_error`` and ``statusBar`` are used.
+
+    Attributes:
+        caret_label: the status bar's "Caret mode" label (after :meth:`setup_caret_mode`).
     """
 
-    # -- running edits ------------------------------------------------------------------
-    def run_edit(self, edit, quiet: bool = False) -> bool:
-        """Make one change to the library: ``edit(lib)`` calls a ``Library`` mutation and
-        returns its :class:`~paperdesk.core.changes.Changes`.
-
-        Args:
-            edit: ``(Library) -> Changes``.
-            quiet: no "… — Ctrl+Z to undo" message (note autosaves).
-        Returns:
-            True when the edit was accepted (see the window's :meth:`submit_edit`).
-        """
-        return self.submit_edit(edit, quiet=quiet)
-
-    def show_error(self, message: str) -> None:
-        """Show a one-line problem in the status bar (never a traceback)."""
-        self.statusBar().showMessage(f"⚠ {message}", 8000)
-
-    def selected_ids(self) -> list[int]:
-        """Return the ids the paper commands act on: the selected rows when more than
-        one is selected, otherwise the current paper (``[]`` if none)."""
-        rows = sorted({i.row() for i in self.table.selectionModel().selectedRows()})
-        ids = [pid for pid in (self.model.paper_id(r) for r in rows) if pid is not None]
-        if len(ids) > 1:
-            return ids
-        current = self.current_paper_id()
-        return [current] if current is not None else ids
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.caret_label: QLabel | None = None
 
     # -- navigation ----------------------------------------------------------------------
-    def next_paper(self) -> bool:
-        """Show the next paper in the list (j). Returns False at the end."""
-        return self._step(1)
-
-    def previous_paper(self) -> bool:
-        """Show the previous paper in the list (k). Returns False at the start."""
-        return self._step(-1)
-
-    def _step(self, step: int) -> bool:
-        row = self.table.currentIndex().row()
-        target = 0 if row < 0 else row + step
-        return self.select_row(target) if 0 <= target < self.model.rowCount() else False
-
-    def next_unread(self) -> bool:
-        """Show the next unread paper after the current one, wrapping around (u).
-
-        Which papers are unread is read on the worker's reader thread (the list may hold
-        100,000 rows); the list moves when the answer comes back.
-
-        Returns:
-            False when the list is empty; otherwise True (a message says so when no
-            other listed paper is unread).
-        """
-        ids = self.model.ids()
-        if not ids:
-            return False
-        current = self.current_paper_id()
-        start = self.model.row_of(current)
-        order = [pid for pid in ids[start + 1:] + ids[:max(start, 0) + 1] if pid != current]
-        job = self.worker.read(lambda lib: lib.first_unread(order),
-                               on_done=self._go_to_unread, on_failed=self.show_error,
-                               label="next unread")
-        return job is not None
-
-    def _go_to_unread(self, pid: int | None) -> None:
-        row = self.model.row_of(pid) if pid is not None else -1
-        if row < 0:
-            self.statusBar().showMessage("No other unread paper in this list", MESSAGE_MS)
-            return
-        self.select_row(row)
-
-    def back_to_list(self) -> None:
-        """Leave the note/tag/title editor (saving the note) or caret mode and focus the
-        list (Esc). In the list itself, Esc narrows a multi-selection to the current paper."""
-        focus = self.focusWidget()
-        pane = self.detail_pane
-        pane.note_editor.flush()
-        if pane.is_editing_title():
-            pane.cancel_title_edit()
-        if focus is pane.chips.editor:
-            pane.chips.editor.clear()
-        if focus is self.table and len(self.table.selectionModel().selectedRows()) > 1:
-            self.select_row(self.table.currentIndex().row())
-        self.focus_list()
-
-    def scroll_abstract_down(self) -> None:
-        """Scroll the abstract down one screen (Space)."""
-        self.detail_pane.scroll_abstract(0.9)
-
-    def scroll_abstract_up(self) -> None:
-        """Scroll the abstract up one screen (Shift+Space)."""
-        self.detail_pane.scroll_abstract(-0.9)
 
     # -- focusing the editors ------------------------------------------------------------
-    def focus_tag_editor(self) -> bool:
-        """Put the focus in the tag editor; Enter adds the tag to the selected papers (t)."""
-        self.detail_pane.set_selection_size(len(self.selected_ids()))
-        self.reveal_reading_pane()
-        return self.detail_pane.focus_tag_editor()
-
-    def focus_note(self) -> bool:
-        """Put the focus in the note editor (n)."""
-        self.reveal_reading_pane()
-        return self.detail_pane.focus_note()
-
-    def edit_title(self) -> bool:
-        """Open the title editor (F2)."""
-        self.reveal_reading_pane()
-        return self.detail_pane.edit_title()
 
     # -- read, star, title ---------------------------------------------------------------
     def toggle_read(self) -> bool:
         """Mark the selected papers read, or unread if all of them are read (r). Which
         it is is decided on the writer thread, after the edits queued before it (so
         ``r r`` pressed quickly comes back to where it started)."""
-        ids = self.selected_ids()
+        ids = self._window.selected_ids()
         if not ids:
             return False
-        self.cancel_auto_mark_read()
+        self._window.reading.cancel_auto_mark_read()
 
         def toggle(lib):
             all_read = all(s.read for s in lib.summaries(ids).values())
             return lib.set_read(ids, not all_read)
 
-        return self.run_edit(toggle)
+        return self._window.run_edit(toggle)
 
     def toggle_star(self) -> bool:
         """Star the selected papers, or unstar them if all are starred (s); decided on
         the writer thread like :meth:`toggle_read`."""
-        ids = self.selected_ids()
+        ids = self._window.selected_ids()
         if not ids:
             return False
 
@@ -168,7 +79,7 @@ class TriageMixin:
             all_starred = all(s.starred for s in lib.summaries(ids).values())
             return lib.set_starred(ids, not all_starred)
 
-        return self.run_edit(toggle)
+        return self._window.run_edit(toggle)
 
     def set_title(self, title: str | None, paper_id: int | None = None) -> bool:
         """Give a paper its own title, or ``None`` for the derived one.
@@ -177,11 +88,11 @@ class TriageMixin:
             title: the new title or ``None``.
             paper_id: the paper (default: the one shown).
         """
-        pid = paper_id if paper_id is not None else self.detail_pane.paper_id
+        pid = paper_id if paper_id is not None else self._window.detail_pane.paper_id
         if pid is None:
             return False
-        done = self.run_edit(lambda lib: lib.set_title(pid, title))
-        self.focus_list()
+        done = self._window.run_edit(lambda lib: lib.set_title(pid, title))
+        self._window.focus_list()
         return done
 
     # -- tags on papers --------------------------------------------------------------------
@@ -195,17 +106,17 @@ class TriageMixin:
             True when the edit was queued (False: no paper to tag). What changed, or
             why nothing did, shows when the writer thread has committed it.
         """
-        ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
+        ids = list(paper_ids) if paper_ids is not None else self._window.selected_ids()
         if not ids:
             return False
-        return self.run_edit(lambda lib: lib.add_tag(ids, name))
+        return self._window.run_edit(lambda lib: lib.add_tag(ids, name))
 
     def remove_tag(self, name: str, paper_ids=None) -> bool:
         """Remove a tag from papers (default: the selected papers) as one undo step."""
-        ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
+        ids = list(paper_ids) if paper_ids is not None else self._window.selected_ids()
         if not ids:
             return False
-        return self.run_edit(lambda lib: lib.remove_tag(ids, name))
+        return self._window.run_edit(lambda lib: lib.remove_tag(ids, name))
 
     def toggle_tag_key(self, key: int) -> bool:
         """Toggle the tag bound to number ``key`` on the selected papers (1-9): remove it
@@ -214,14 +125,14 @@ class TriageMixin:
         Returns:
             False (with a hint) when no tag is bound to the key.
         """
-        tag = self.lib.tag_for_key(key)
+        tag = self._window.lib.tag_for_key(key)
         if tag is None:
-            self.statusBar().showMessage(
+            self._window.statusBar().showMessage(
                 f"No tag is bound to key {key} — press {key} on a tag in Edit ▸ Manage "
                 "Tags… (Ctrl+Shift+T), choose it when T creates a tag, or right-click a "
                 "tag in the sidebar", 8000)
             return False
-        ids = self.selected_ids()
+        ids = self._window.selected_ids()
         if not ids:
             return False
         key_ = tag_key(tag.name)
@@ -231,10 +142,10 @@ class TriageMixin:
             have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
             return (lib.remove_tag if have else lib.add_tag)(ids, tag.name)
 
-        return self.run_edit(toggle)
+        return self._window.run_edit(toggle)
 
-    def _on_chip_removed(self, name: str) -> None:
-        pid = self.detail_pane.paper_id
+    def remove_chip_tag(self, name: str) -> None:
+        pid = self._window.detail_pane.paper_id
         if pid is not None:
             self.remove_tag(name, [pid])
 
@@ -242,27 +153,27 @@ class TriageMixin:
     def create_tag(self, name: str, colour: str | None = None, key: int | None = None) -> bool:
         """Create an empty tag (undoable). Returns True when queued; a tag that exists
         changes nothing, an invalid name comes back as a "⚠" message."""
-        return self.run_edit(lambda lib: lib.create_tag(name, colour, key))
+        return self._window.run_edit(lambda lib: lib.create_tag(name, colour, key))
 
     def rename_tag(self, tag_id: int, new_name: str) -> bool:
         """Rename a tag; onto an existing name (any case) this merges the two tags."""
-        return self.run_edit(lambda lib: lib.rename_tag(tag_id, new_name))
+        return self._window.run_edit(lambda lib: lib.rename_tag(tag_id, new_name))
 
     def delete_tag(self, tag_id: int) -> bool:
         """Delete a tag and remove it from its papers (undoable)."""
-        return self.run_edit(lambda lib: lib.delete_tag(tag_id))
+        return self._window.run_edit(lambda lib: lib.delete_tag(tag_id))
 
     def set_tag_colour(self, tag_id: int, colour: str) -> bool:
         """Recolour a tag (``#rrggbb``; undoable)."""
-        return self.run_edit(lambda lib: lib.set_tag_colour(tag_id, colour))
+        return self._window.run_edit(lambda lib: lib.set_tag_colour(tag_id, colour))
 
     def set_tag_key(self, tag_id: int, key: int | None) -> bool:
         """Bind number key 1-9 to a tag, or unbind with ``None`` (undoable)."""
-        return self.run_edit(lambda lib: lib.set_tag_key(tag_id, key))
+        return self._window.run_edit(lambda lib: lib.set_tag_key(tag_id, key))
 
     def prompt_rename_tag(self, tag_id: int) -> bool:
         """Ask for a new name for a tag and rename it (merging onto an existing name)."""
-        states = self.lib.tag_states([tag_id])
+        states = self._window.lib.tag_states([tag_id])
         if not states:
             return False
         name, ok = QInputDialog.getText(
@@ -280,34 +191,34 @@ class TriageMixin:
         Returns:
             False (with a hint) when nothing of the abstract is selected.
         """
-        pid = self.detail_pane.paper_id
-        span = self.detail_pane.selected_span()
+        pid = self._window.detail_pane.paper_id
+        span = self._window.detail_pane.selected_span()
         if pid is None or span is None:
-            if self.detail_pane.abstract_view.caret_mode():
+            if self._window.detail_pane.abstract_view.caret_mode():
                 hint = ("Nothing of the abstract is selected — Shift+arrows select "
                         "(Ctrl+Shift+arrows by word), then press H")
             else:
                 hint = ("Select some text of the abstract first (with the mouse, or F7 "
                         "and Shift+arrows), then press H")
-            self.statusBar().showMessage(hint, MESSAGE_MS)
+            self._window.statusBar().showMessage(hint, MESSAGE_MS)
             return False
         return self.add_highlight(pid, span[0], span[1], colour)
 
     # -- caret mode in the abstract ----------------------------------------------------------
-    def _setup_caret_mode(self) -> None:
+    def setup_caret_mode(self) -> None:
         """Wire caret mode (call once, after the menus exist): Tab from the list goes
         into the abstract (where it turns caret mode on), a "Caret mode" label in the
         status bar and the checked state of the menu item follow the mode."""
-        view = self.detail_pane.abstract_view
-        self.table.setTabKeyNavigation(False)   # Tab leaves the list (not cell to cell)
-        self.setTabOrder(self.table, view)
+        view = self._window.detail_pane.abstract_view
+        self._window.table.setTabKeyNavigation(False)   # Tab leaves the list (not cell to cell)
+        self._window.setTabOrder(self._window.table, view)
         self.caret_label = QLabel("Caret mode · Esc leaves")
         self.caret_label.setObjectName("caretModeLabel")
         self.caret_label.setTextFormat(Qt.TextFormat.PlainText)
         self.caret_label.setToolTip(CARET_MESSAGE)
         self.caret_label.setStyleSheet("font-weight: 600;")
         self.caret_label.hide()
-        self.statusBar().addPermanentWidget(self.caret_label)
+        self._window.statusBar().addPermanentWidget(self.caret_label)
         view.caretModeChanged.connect(self._on_caret_mode_changed)
 
     def toggle_caret_mode(self, on: bool) -> bool:
@@ -319,23 +230,23 @@ class TriageMixin:
         Returns:
             The mode now in force (False, with a message, when no paper is shown).
         """
-        view = self.detail_pane.abstract_view
+        view = self._window.detail_pane.abstract_view
         if not on:
             view.set_caret_mode(False)
-            self.focus_list()
+            self._window.focus_list()
             return False
-        self.reveal_reading_pane()
+        self._window.reveal_reading_pane()
         if not view.set_caret_mode(True):
-            self._set_checked("caretModeAction", False)
-            self.statusBar().showMessage("No paper is shown — choose one in the list first",
-                                         MESSAGE_MS)
+            self._window.set_checked("caretModeAction", False)
+            self._window.statusBar().showMessage(
+                "No paper is shown — choose one in the list first", MESSAGE_MS)
             return False
         return True
 
     def _on_caret_mode_changed(self, on: bool) -> None:
-        self._set_checked("caretModeAction", on)
+        self._window.set_checked("caretModeAction", on)
         self.caret_label.setVisible(on)
-        bar = self.statusBar()
+        bar = self._window.statusBar()
         if on:
             bar.showMessage(CARET_MESSAGE)
         elif bar.currentMessage() == CARET_MESSAGE:
@@ -344,16 +255,16 @@ class TriageMixin:
     def add_highlight(self, paper_id: int, start: int, end: int,
                       colour: str | None = None) -> bool:
         """Highlight ``abstract[start:end]`` of a paper (undoable)."""
-        return self.run_edit(
+        return self._window.run_edit(
             lambda lib: lib.add_highlight(paper_id, start, end, colour))
 
     def remove_highlight(self, highlight_id: int) -> bool:
         """Remove a highlight (undoable)."""
-        return self.run_edit(lambda lib: lib.remove_highlight(highlight_id))
+        return self._window.run_edit(lambda lib: lib.remove_highlight(highlight_id))
 
     def prompt_highlight_comment(self, highlight_id: int) -> bool:
         """Ask for a highlight's comment and store it (undoable)."""
-        paper = self.detail_pane.paper
+        paper = self._window.detail_pane.paper
         if paper is None:
             return False
         h = next((h for h in paper.highlights if h.id == highlight_id), None)
@@ -363,7 +274,7 @@ class TriageMixin:
             self, "Highlight comment", f"Comment on “{h.text[:80]}”:", h.comment)
         if not ok:
             return False
-        return self.run_edit(
+        return self._window.run_edit(
             lambda lib: lib.set_highlight_comment(h.id, text.strip()))
 
     # -- notes -----------------------------------------------------------------------------
@@ -376,16 +287,16 @@ class TriageMixin:
             body: the whole note ("" deletes it).
             session: the note editor's session number.
         """
-        return self.run_edit(lambda lib: lib.set_note(paper_id, body, session=session),
-                             quiet=True)
+        return self._window.run_edit(lambda lib: lib.set_note(paper_id, body, session=session),
+                                     quiet=True)
 
     # -- undo ------------------------------------------------------------------------------
     def undo(self) -> None:
         """Save a pending note edit, then undo the last change (Ctrl+Z)."""
-        self.detail_pane.note_editor.flush()
-        self.submit_undo(redo=False)
+        self._window.detail_pane.note_editor.flush()
+        self._window.submit_undo(redo=False)
 
     def redo(self) -> None:
         """Redo the last undone change (Ctrl+Shift+Z)."""
-        self.detail_pane.note_editor.flush()
-        self.submit_undo(redo=True)
+        self._window.detail_pane.note_editor.flush()
+        self._window.submit_undo(redo=True)

@@ -1,0 +1,328 @@
+"""The search controller: the search box, its debounced searches and their results in
+the list.
+
+:class:`SearchController` (the window's ``search``) owns what the list covers (its
+:class:`~paperdesk.core.scope.Scope`) and the search on show: typing in the search box
+asks the window's :class:`~paperdesk.ui.background.workers.SearchRunner` (debounced, on
+its own thread) for the query in the scope and sort order; the results it sends back
+(only those of the query still in the box) fill the list, with the Snippet column, the
+"Did you mean …" line and the status bar's counts. Without a query the list shows the
+scope. It listens to the worker's ``changed`` signal
+(:class:`~paperdesk.core.changes.Changes`) itself: a change of indexed text makes the
+search on show stale, and it runs again once the search index has caught up
+(:meth:`SearchController.on_index_synced`).
+"""
+
+from __future__ import annotations
+
+import html
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHeaderView
+
+from paperdesk.core.changes import Changes
+from paperdesk.core.models import SearchResults
+from paperdesk.core.scope import Scope
+from paperdesk.core.search.index import MatchTerms
+from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.style.colours import muted_colour
+from paperdesk.ui.style.formatting import tooltip_html
+
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["SearchController", "QUOTE_CHARS", "quoted"]
+
+#: Longest piece of a query quoted back in the status bar, in characters.
+QUOTE_CHARS = 60
+#: While searching, the Title column takes this share of the width the other columns
+#: leave, between TITLE_MIN_CHARS and TITLE_CHARS_SEARCHING average characters; the
+#: Snippet takes the rest, and is left out when that would be under SNIPPET_MIN_CHARS
+#: (a narrow list shows whole titles; the reading pane marks the hits).
+TITLE_SHARE_SEARCHING = 0.55
+TITLE_CHARS_SEARCHING = 45
+TITLE_MIN_CHARS = 25
+SNIPPET_MIN_CHARS = 22
+
+
+def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
+    """``text`` in curly quotes, cut to ``limit`` characters with "…"."""
+    text = " ".join(text.split())
+    return "“" + (text if len(text) <= limit else text[:limit - 1] + "…") + "”"
+
+
+class SearchController:
+    """The search box, the searches and what the list covers.
+
+    Args:
+        window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
+            ``search_box``, ``suggestion_label``, ``table``, ``model``,
+            ``search_runner``, ``worker``, ``saved_searches``, ``interest_sort``,
+            ``reading``, ``select_row``, ``current_paper_id``, ``update_status``,
+            ``status_label``, ``is_shut_down``, ``palette`` and ``statusBar`` are used.
+            Built before the window's widgets; :meth:`connect` wires it once the search
+            runner and the worker exist.
+
+    Attributes:
+        scope: what the list covers (source, tag or filter; :meth:`use_scope`).
+        results: the search results on show (``None`` when listing).
+        results_complete: whether they are all the matches (a large search lists its
+            best hits first).
+        searching_columns: the Title and Snippet columns share the width (a search is
+            shown).
+        stale: indexed text changed since the search on show last ran.
+    """
+
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.scope = Scope()
+        self.results: SearchResults | None = None
+        self.results_complete = True
+        self.searching_columns = False
+        self.stale = False
+        self._suggestion: str | None = None   # "Did you mean" query on show
+
+    def connect(self) -> None:
+        """Wire the search box, the search runner, the list's header sort and the
+        worker's committed changes (call once they exist)."""
+        window = self._window
+        window.search_box.textChanged.connect(self.on_search_text)
+        window.suggestion_label.linkActivated.connect(lambda _link: self.apply_suggestion())
+        window.search_runner.resultsReady.connect(self.show_results)
+        window.search_runner.searchFailed.connect(self.show_failure)
+        window.model.searchSortRequested.connect(self.on_search_sort)
+        window.worker.changed.connect(self.on_changed)
+
+    def on_changed(self, change: Changes) -> None:
+        """A committed change: if it changed indexed text, the search on show is run
+        again once the index has caught up (:meth:`on_index_synced`)."""
+        self.stale = self.stale or bool(change and change.search)
+
+    def search_results(self) -> tuple[SearchResults | None, bool]:
+        """The results the list shows while searching (``None`` when listing) and
+        whether they are complete (a large search lists its best hits first)."""
+        return self.results, self.results_complete
+
+    def reshow_results(self, results: SearchResults, keep: int | None) -> None:
+        """Show ``results`` again, as complete, without searching (Back to a search: the
+        search box already holds their query), with paper ``keep`` current if listed."""
+        self.results = results
+        self.results_complete = True
+        self.show_suggestion(results)
+        self._window.model.show_results(results, scope=self.scope)
+        if not self.searching_columns:
+            self.show_snippet_column()
+        self.restore_selection(keep)
+        self._window.update_status(filters=())
+
+    def use_scope(self, scope: Scope) -> None:
+        """Make ``scope`` what the list covers without listing it again (the caller
+        runs the search, e.g. a saved search over all papers)."""
+        self.scope = scope
+
+    def query_text(self) -> str:
+        """The query in the search box, stripped ("" when not searching)."""
+        return self._window.search_box.text().strip()
+
+    def show_all(self, keep: int | None = None) -> None:
+        """List the scope (not searching), keeping paper ``keep`` (default: the current
+        one) current if it is listed, else the first row."""
+        keep = keep if keep is not None else self._window.current_paper_id()
+        self.results = None
+        self.show_suggestion(None)
+        self._window.model.show_all(scope=self.scope)
+        self.hide_snippet_column()
+        self.restore_selection(keep)
+        self._window.update_status()
+        # worth reading first: reordered off the UI thread
+        self._window.interest_sort.order_by_interest()
+
+    def restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
+        """After the rows changed: make ``paper_id`` current again, or the row
+        ``fallback_row`` (clamped). Placed by the window, not the user: a paper other
+        than the one the user chose is not marked read until the user moves to it."""
+        row = self._window.model.row_of(paper_id)
+        if row < 0:
+            row = min(max(fallback_row, 0), self._window.model.rowCount() - 1)
+        if not self._window.select_row(row, by_user=False):
+            self._window.reading.clear_detail(self._window.empty_hint())
+
+    def flush_search(self) -> None:
+        """Run a pending debounced search now (Enter should not wait for the timer)."""
+        self._window.search_runner.flush()
+
+    def request_search(self, immediate: bool = False) -> int:
+        """Ask for the search box's query in the current scope and sort order."""
+        sort, descending = self._window.model.search_sort()
+        return self._window.search_runner.request(self.query_text(), scope=self.scope,
+                                                  immediate=immediate, sort=sort,
+                                                  descending=descending)
+
+    def reset_search_sort(self) -> None:
+        """A new search starts in relevance order (no sort indicator)."""
+        self._window.model.reset_sort()
+        header = self._window.table.horizontalHeader()
+        header.blockSignals(True)
+        header.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        header.blockSignals(False)
+        header.viewport().update()
+
+    def on_search_text(self, text: str) -> None:
+        """The search box changed: search (debounced), or list the scope again when
+        the box was emptied."""
+        query = text.strip()
+        self._window.saved_searches.leave_saved_search(query)
+        if not query:
+            self._window.search_runner.cancel()
+            self.show_suggestion(None)
+            if self.results is not None:
+                self.show_all()
+            return
+        if self.results is None:
+            self.reset_search_sort()
+        self.request_search()
+
+    def on_search_sort(self, sort: str, descending: bool) -> None:
+        """A header click while searching: search again in that order (the worker sorts)."""
+        if self.query_text() and not self._window.is_shut_down():
+            self.request_search(immediate=True)
+
+    def list_scope(self, scope: Scope) -> None:
+        """Make ``scope`` what the list covers and list it (the search box's query is
+        run within it, if there is one): the tag pane's choice."""
+        self.scope = scope
+        if self.query_text():
+            self.request_search(immediate=True)
+        else:
+            self.show_all()
+
+    def show_snippet_column(self) -> None:
+        """Show the Snippet column as a search's results arrive (:meth:`_fit_search_columns`);
+        it is fitted again whenever the list's width changes while searching."""
+        self.searching_columns = True
+        self.fit_search_columns()
+
+    def fit_search_columns(self) -> None:
+        """Share the list's width between Title and Snippet while searching: the Title
+        gets TITLE_SHARE_SEARCHING of what the other columns leave, at least
+        TITLE_MIN_CHARS and at most TITLE_CHARS_SEARCHING average characters, the
+        Snippet the rest; when the rest would be under SNIPPET_MIN_CHARS, the Snippet is
+        left out and the Title stretches. Both stay resizable by dragging the Title's
+        edge (until the width changes again)."""
+        header = self._window.table.horizontalHeader()
+        char = self._window.table.fontMetrics().averageCharWidth()
+        others = sum(header.sectionSize(c) for c in range(header.count())
+                     if c not in (PaperTableModel.TITLE, PaperTableModel.SNIPPET)
+                     and not self._window.table.isColumnHidden(c))
+        free = self._window.table.viewport().width() - others
+        title = int(min(max(free * TITLE_SHARE_SEARCHING, TITLE_MIN_CHARS * char),
+                        TITLE_CHARS_SEARCHING * char))
+        if free - title < SNIPPET_MIN_CHARS * char:
+            header.setSectionResizeMode(PaperTableModel.SNIPPET,
+                                        QHeaderView.ResizeMode.Interactive)
+            self._window.table.setColumnHidden(PaperTableModel.SNIPPET, True)
+            header.setSectionResizeMode(PaperTableModel.TITLE,
+                                        QHeaderView.ResizeMode.Stretch)
+            return
+        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Interactive)
+        header.resizeSection(PaperTableModel.TITLE, max(title, header.minimumSectionSize()))
+        self._window.table.setColumnHidden(PaperTableModel.SNIPPET, False)
+        header.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Stretch)
+
+    def hide_snippet_column(self) -> None:
+        """Hide the Snippet column when the search is cleared; the Title stretches again
+        over the list's width, as before the search."""
+        self.searching_columns = False
+        header = self._window.table.horizontalHeader()
+        header.setSectionResizeMode(PaperTableModel.SNIPPET,
+                                    QHeaderView.ResizeMode.Interactive)
+        self._window.table.setColumnHidden(PaperTableModel.SNIPPET, True)
+        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
+
+    def show_results(self, generation: int, results: SearchResults, complete: bool) -> None:
+        """The search runner's results (``complete``: all the matches): put them in the
+        list, unless the box holds another query by now."""
+        if self._window.is_shut_down() or results.query != self.query_text():
+            return
+        self.results_complete = complete
+        keep = self._window.current_paper_id()
+        same_query = self.results is not None and self.results.query == results.query
+        keep_row = self._window.table.currentIndex().row() if same_query else 0
+        self.results = results
+        self.show_suggestion(results)
+        self._window.model.show_results(results, scope=self.scope)
+        self._window.interest_sort.interest_on_results(results)
+        if not self.searching_columns:
+            self.show_snippet_column()
+        self.restore_selection(keep, keep_row)
+        self._window.update_status(filters=())   # a search changes no filter's count
+
+    def show_failure(self, generation: int, message: str) -> None:
+        """The search failed: the status bar says why (one line)."""
+        self._window.status_label.setText(f"Search failed: {message}")
+        self._window.status_label.setToolTip(tooltip_html(self._window.status_label.text()))
+
+    def fetch_snippets(self, query: str, ids: list, deliver) -> None:
+        """Cut the snippets of a block of listed hits on the reader thread (the list
+        shows "…" in their cells until ``deliver`` runs, in the UI thread)."""
+        def done(found) -> None:
+            if not self._window.is_shut_down():
+                deliver(found)
+
+        self._window.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
+                                 on_failed=lambda _message: None, label="snippets")
+
+    def match_terms(self) -> MatchTerms | None:
+        """What the shown search matched, for highlighting (``None`` when not searching).
+        Computed with ``Library.match_terms`` on the search thread."""
+        if self.results is None:
+            return None
+        return self._window.search_runner.terms_for(self.results.query)
+
+    def show_suggestion(self, results: SearchResults | None) -> None:
+        """Show "Did you mean …" under the search box when ``results`` offer a better
+        query; hide it otherwise."""
+        suggestion = results.suggestion if results is not None else None
+        if not suggestion or suggestion.strip() == results.query.strip():
+            self._suggestion = None
+            self._window.suggestion_label.hide()
+            self._window.suggestion_label.clear()
+            return
+        self._suggestion = suggestion
+        self._window.suggestion_label.setText(
+            f'Did you mean <a href="suggestion"><b>{html.escape(suggestion)}</b></a>?'
+            f'&nbsp;&nbsp;<span style="color:{muted_colour(self._window.palette())};">'
+            'Ctrl+Enter</span>')
+        self._window.suggestion_label.setToolTip(tooltip_html(
+            f"Search for {quoted(suggestion)} instead (click, or Ctrl+Enter in the search "
+            "box)"))
+        self._window.suggestion_label.show()
+
+    def suggestion(self) -> str | None:
+        """Return the "Did you mean" query on show, or ``None``."""
+        return self._suggestion
+
+    def apply_suggestion(self) -> bool:
+        """Search for the "Did you mean" query instead (a click on it, or Ctrl+Enter in
+        the search box). Returns False when none is shown."""
+        suggestion = self._suggestion
+        if not suggestion:
+            return False
+        self._window.search_box.setText(suggestion)
+        self.flush_search()
+        self._window.statusBar().showMessage(f"Searching for {quoted(suggestion)} instead", 4000)
+        return True
+
+    def on_index_synced(self, applied: int) -> None:
+        """The search index caught up with changes: re-run a visible search if indexed
+        text (titles, tags, notes, highlight comments) changed."""
+        if self._window.is_shut_down() or not applied:
+            return
+        self._window.saved_searches.count_saved()
+        partial = self.results is not None and self.results.partial
+        if not self.stale and not partial:
+            return
+        self.stale = False
+        if self.query_text() and self.results is not None:
+            self.request_search(immediate=True)
