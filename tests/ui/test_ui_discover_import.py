@@ -21,7 +21,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from paperdesk.core import library as library_module
 from paperdesk.core.discover import engine
 from paperdesk.core.library import Library
 from ui_fixtures import WAIT_MS, drop_file, open_seeded, wait_idle  # noqa: F401
@@ -49,7 +48,7 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
                                                                    monkeypatch):
     read: list[int] = []
     first_batch, built = threading.Event(), threading.Event()
-    real_build, real_import = engine.build_table, Library.import_paths
+    real_build, real_import = engine.build_table, lib.imports.run
     where: list[Path] = []
 
     def build_between_batches(db_path, progress=None, cancel=None):
@@ -73,7 +72,7 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
 
     monkeypatch.setattr(engine, "build_table", build_between_batches)
     monkeypatch.setattr(Library, "import_paths", import_waiting_for_the_build)
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 250)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 250)
     hooked = []
     monkeypatch.setattr(sys, "excepthook", lambda *exc: hooked.append(exc))
     monkeypatch.setattr(threading, "excepthook", lambda args: hooked.append(args))

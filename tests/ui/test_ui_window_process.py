@@ -154,8 +154,8 @@ def watched(method):
 
 
 store_db.transaction = transaction
-Library.set_note = watched(Library.set_note)
-Library.add_tag = watched(Library.add_tag)
+Library.set_note = watched(lib.notes.set)
+Library.add_tag = watched(lib.tags.add)
 app = ensure_app()
 
 

@@ -24,13 +24,13 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from paperdesk.core.discover.models import TermsNotReady
-from paperdesk.core.exports.to_file import ExportCancelled
+from paperdesk.core.api import TermsNotReady
+from paperdesk.core.api import ExportCancelled
 from paperdesk.core.fields import SORT_CHOICES
-from paperdesk.core.imports.progress import ProgressTracker
+from paperdesk.core.api import ProgressTracker
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError
-from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.api import MatchTerms
 from paperdesk.core.scope import Scope
 from paperdesk.ui.background.operations import Job, LibraryWorker
 
@@ -48,7 +48,7 @@ FIRST_PAGE = 60
 SYNC_DELAY_MS = 300
 #: Quiet time before saved searches are counted again, in milliseconds.
 COUNT_DELAY_MS = 250
-#: The orders ``Library.find`` knows (from :mod:`paperdesk.core.fields`).
+#: The orders ``lib.search.find`` knows (from :mod:`paperdesk.core.fields`).
 SORTS = SORT_CHOICES
 #: Queries whose match terms are remembered (for highlighting in the detail pane).
 _TERMS_KEPT = 16
@@ -83,13 +83,13 @@ class SearchRequest:
 
 
 class _SearchWorker(QObject):
-    """Runs ``Library.find`` in the search thread. Skips requests already superseded.
+    """Runs ``lib.search.find`` in the search thread. Skips requests already superseded.
 
     One pass: every match's id and score in the requested order (``results.ids``, numpy
     arrays: a common word's 80,000 matches cost milliseconds) with the exact total, and
     the first :data:`FIRST_PAGE` of them as rows with snippets (``results.hits``), plus
     the query's :class:`MatchTerms`. The list cuts the snippets of other rows when they
-    are shown (``Library.snippets``), so no search builds rows for all its hits.
+    are shown (``lib.search.snippets``), so no search builds rows for all its hits.
     """
 
     done = Signal(int, object, bool, object)    # generation, SearchResults, complete, terms
@@ -109,15 +109,15 @@ class _SearchWorker(QObject):
         order = {"sort": request.sort, "descending": request.descending}
         try:
             try:
-                results = self._lib.find(request.query, limit=FIRST_PAGE, **order, **where)
+                results = self._lib.search.find(request.query, limit=FIRST_PAGE, **order, **where)
             except TermsNotReady:
                 # "worth reading first" needs the term table, built on a thread of its
                 # own: meanwhile the matches come by date added (results.interest is
                 # None; the window says so and starts the build)
-                results = self._lib.find(request.query, limit=FIRST_PAGE, sort="added",
+                results = self._lib.search.find(request.query, limit=FIRST_PAGE, sort="added",
                                          **where)
             try:
-                terms = self._lib.match_terms(request.query)
+                terms = self._lib.search.match_terms(request.query)
             except Exception:  # noqa: BLE001 - highlighting is a nicety
                 _log_exception("highlighting")
                 terms = MatchTerms()
@@ -132,7 +132,7 @@ class SearchRunner(QObject):
 
     Every :meth:`request` (and :meth:`cancel`) increments :attr:`generation`; results of
     an older generation than the latest are dropped, so a slow query never overwrites the
-    results of a newer one. Sorting happens in the worker (``Library.find(sort=...)``).
+    results of a newer one. Sorting happens in the worker (``lib.search.find(sort=...)``).
     Results arrive once, complete: every match's id (``results.ids``) and the first
     :data:`FIRST_PAGE` as rows (``results.hits``).
 
@@ -218,7 +218,7 @@ class SearchRunner(QObject):
 
     def terms_for(self, query: str) -> MatchTerms | None:
         """Return the match terms of a recently answered ``query`` (computed in the
-        worker with ``Library.match_terms``), or ``None`` if not known."""
+        worker with ``lib.search.match_terms``), or ``None`` if not known."""
         return self._terms.get(query)
 
     def is_busy(self) -> bool:
@@ -288,7 +288,7 @@ class _CountWorker(QObject):
             if generation != self._latest():
                 return
             try:
-                counts[name] = self._lib.find(query, limit=1, count=True, suggest=False,
+                counts[name] = self._lib.search.find(query, limit=1, count=True, suggest=False,
                                               snippets=False).total
             except Exception:  # noqa: BLE001 - a count is a nicety; never raised here
                 _log_exception("counting a saved search")
@@ -456,7 +456,7 @@ class ImportRunner(QObject):
 
             # Stored only: the window lists the papers at once and the index catches up
             # after, through the IndexSyncRunner (browsable first, issue 12).
-            return lib.import_paths(
+            return lib.imports.run(
                 paths, progress=progress, on_file=tracker.on_file,
                 cancel=job.cancelled, between_batches=job.between_batches, sync=False)
 
@@ -497,7 +497,7 @@ class ImportRunner(QObject):
 
 # -- export ----------------------------------------------------------------------------
 class _ExportWorker(QObject):
-    """Runs ``Library.export_to_file`` once, in the export thread.
+    """Runs ``lib.exports.to_file`` once, in the export thread.
 
     Cancelling is checked at every progress report as well as where the library polls
     it, so even an export of a few papers stops before its file replaces the target.
@@ -530,8 +530,8 @@ class _ExportWorker(QObject):
                 raise ExportCancelled("export cancelled; no file was written")
             if self._resolve is not None:     # every match of a search still loading
                 scope, sort, descending = self._resolve
-                ids = self._lib.scope_ids(scope, sort=sort, descending=descending)
-            written = self._lib.export_to_file(ids, fmt, path, fields,
+                ids = self._lib.papers.scope_ids(scope, sort=sort, descending=descending)
+            written = self._lib.exports.to_file(ids, fmt, path, fields,
                                                progress=self._progress,
                                                cancel=self._cancel.is_set)
         except ExportCancelled:
@@ -549,7 +549,7 @@ class _ExportWorker(QObject):
 class ExportRunner(QObject):
     """Writes one export file on a worker thread, one export at a time.
 
-    The file is written atomically by ``Library.export_to_file``: a failure or a cancel
+    The file is written atomically by ``lib.exports.to_file``: a failure or a cancel
     leaves no partial file (and an existing file at the path untouched).
 
     Signals:
@@ -591,7 +591,7 @@ class ExportRunner(QObject):
             path: the file to (re)place.
             fields: fields to include, or ``None`` for all.
             resolve: ``(Scope, sort, descending)``: look the ids up with
-                ``Library.scope_ids`` on the export thread instead of ``ids`` (a search
+                ``lib.papers.scope_ids`` on the export thread instead of ``ids`` (a search
                 still loading its complete results), or ``None``.
         Returns:
             True if started; False if an export is already running or after shutdown.
@@ -659,7 +659,7 @@ class IndexSyncRunner(QObject):
 
     The window sets ``library.auto_sync_index = False`` and
     ``library.on_index_stale = runner.mark_stale``; each change then only restarts a
-    :data:`SYNC_DELAY_MS` timer, and when it fires ``Library.sync_index()`` is queued on
+    :data:`SYNC_DELAY_MS` timer, and when it fires ``lib.index.sync()`` is queued on
     the writer thread, one run at a time (changes made during a run schedule one more
     run). Edits queued during a run are run between its batches.
 
@@ -745,10 +745,10 @@ class IndexSyncRunner(QObject):
 
         def progress(lib: Library, done: int, total: int) -> None:   # writer thread
             self.progress.emit(done, total)
-            self.status.emit(lib.index_status())
+            self.status.emit(lib.index.status())
 
         self._job = self._worker.write(
-            lambda lib, job: lib.sync_index(
+            lambda lib, job: lib.index.sync(
                 progress=lambda _stage, done, total: progress(lib, done, total),
                 cancel=job.cancelled, between_batches=job.between_batches),
             self._on_done, self._on_failed, bulk=True, label="index update")

@@ -37,11 +37,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderVi
                                QTextEdit, QVBoxLayout, QWidget)
 
 from paperdesk.core.changes import Changes
-from paperdesk.core.imports.formats import file_dialog_filter
+from paperdesk.core.api import file_dialog_filter
 from paperdesk.core.library import Library
 from paperdesk.core.models import (ImportReport, IndexStatus, LibraryError, SearchResults,
                                    UnknownPaper)
-from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.api import MatchTerms
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.style.colours import muted_colour
@@ -165,7 +165,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
 
     Searching: typing is debounced and every query runs on a worker thread
     (:class:`~paperdesk.ui.background.workers.SearchRunner`), in relevance order or, after a click
-    on the Title / Added header, sorted by ``Library.find`` itself; the status bar says
+    on the Title / Added header, sorted by ``lib.search.find`` itself; the status bar says
     how many papers match and why part of a query was ignored (``SearchResults.message``).
     Saved searches (Ctrl+S) are listed in the tag pane with counts made on another
     worker thread (:class:`~paperdesk.ui.background.workers.SavedSearchCounter`).
@@ -237,7 +237,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.worker = LibraryWorker(library, parent=self)
         # Whoosh's long commits of an import hold the GIL: they run in a child process.
         if not library.read_only:
-            library.index.use_writer_process()
+            library.index.whoosh.use_writer_process()
         #: (scope, papers in it, unread in it), last counted on the reader thread
         self._counts: tuple[Scope, int, int] | None = None
         self._counts_generation = 0
@@ -1364,12 +1364,12 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             if not self._shut_down:
                 deliver(found)
 
-        self.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
+        self.worker.read(lambda lib: lib.search.snippets(query, ids), on_done=done,
                          on_failed=lambda _message: None, label="snippets")
 
     def _match_terms(self) -> MatchTerms | None:
         """What the shown search matched, for highlighting (``None`` when not searching).
-        Computed with ``Library.match_terms`` on the search thread."""
+        Computed with ``lib.search.match_terms`` on the search thread."""
         if self._results is None:
             return None
         return self.search_runner.terms_for(self._results.query)
@@ -1493,8 +1493,8 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         only = None if self._recount is None else tuple(sorted(self._recount))
 
         def count(lib: Library) -> tuple:
-            return (lib.scope_count(scope), lib.scope_count(scope, also="unread"),
-                    lib.count(), lib.filter_counts(only))
+            return (lib.papers.scope_count(scope), lib.papers.scope_count(scope, also="unread"),
+                    lib.papers.count(), lib.papers.filter_counts(only))
 
         self.worker.read(count, on_done=lambda result: self._on_counts(generation, scope,
                                                                        result),
@@ -1566,7 +1566,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             return
         self.detail_pane.note_editor.flush()
         try:
-            paper = self.lib.get(pid)
+            paper = self.lib.papers.get(pid)
         except UnknownPaper:
             self._clear_detail("This paper is no longer in the library")
             return
@@ -1621,7 +1621,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         if self._shut_down or pid is None or pid != self.detail_pane.paper_id \
                 or not self.shown_by_user() or self.detail_pane.isHidden():
             return
-        self.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
+        self.submit_edit(lambda lib: lib.papers.set_read([pid], True, undoable=False), quiet=True)
 
     # -- edits and undo ---------------------------------------------------------------
     def submit_edit(self, edit, quiet: bool = False, on_done=None, on_failed=None) -> bool:
@@ -1744,7 +1744,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         else:
             self.model.refresh_papers(change.papers)
         if change.tags:   # the tag list is read on the reader thread
-            self.worker.read(lambda lib: lib.tags(), on_done=self._show_tags, label="tags")
+            self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags, label="tags")
         if change.saved_searches:
             self._refresh_saved()
         # counts (and the filters' counts the change can have moved) off the UI thread
@@ -1768,7 +1768,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
             if not self._shut_down and self.detail_pane.paper_id == pid:
                 self._clear_detail("This paper is no longer in the library")
 
-        self.worker.read(lambda lib: lib.get(pid), on_done=show, on_failed=gone,
+        self.worker.read(lambda lib: lib.papers.get(pid), on_done=show, on_failed=gone,
                          label="paper")
 
     def _relist_after_removal(self, paper_ids) -> None:
@@ -1788,7 +1788,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self._restore_selection(keep, row)
 
     def _refresh_tags(self) -> None:
-        self._show_tags(self.lib.tags())
+        self._show_tags(self.lib.tags.all())
 
     def _show_tags(self, tags) -> None:
         """Show a fresh tag list: chip colours, completion, the 1-9 menu, the tag pane."""
@@ -1829,7 +1829,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
     def _refresh_sources(self) -> None:
         """Re-list the imported files and the filter counts (read off the UI thread)."""
         def read(lib: Library) -> tuple:
-            return lib.count(), lib.sources(), lib.filter_counts()
+            return lib.papers.count(), lib.removal.sources(), lib.papers.filter_counts()
 
         def show(result: tuple) -> None:
             if not self._shut_down:

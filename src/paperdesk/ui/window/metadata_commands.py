@@ -67,7 +67,7 @@ class MetadataCommandsMixin:
 
         def save(meta: Metadata, key: str | None) -> None:
             queued = self.submit_edit(
-                lambda lib: lib.set_metadata(pid, meta, citation_key=key),
+                lambda lib: lib.papers.set_metadata(pid, meta, citation_key=key),
                 on_done=lambda _changes: alive() and dialog.saved(),
                 on_failed=lambda message: (dialog.refused(message) if alive()
                                            else self.show_error(message)))
@@ -76,7 +76,7 @@ class MetadataCommandsMixin:
 
         def propose(meta: Metadata) -> None:
             job = self.worker.read(
-                lambda lib: lib.proposed_citation_key(pid, meta),
+                lambda lib: lib.papers.proposed_citation_key(pid, meta),
                 on_done=lambda key: alive() and dialog.set_proposed_key(key),
                 on_failed=lambda message: alive() and dialog.key_failed(message),
                 label="proposed citation key")
@@ -108,8 +108,8 @@ class MetadataCommandsMixin:
         keys: list[str] = []
 
         def edit(lib):   # writer thread
-            changes = lib.regenerate_citation_key(pid)
-            keys.append(lib.citation_key(pid))
+            changes = lib.papers.regenerate_citation_key(pid)
+            keys.append(lib.papers.citation_key(pid))
             return changes
 
         def done(changes) -> None:
@@ -145,7 +145,7 @@ class MetadataCommandsMixin:
             shown = text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 2] + "…}"
             self.statusBar().showMessage(f"Copied {shown} to the clipboard", MESSAGE_MS)
 
-        job = self.worker.read(lambda lib: [lib.citation_key(pid) for pid in ids],
+        job = self.worker.read(lambda lib: [lib.papers.citation_key(pid) for pid in ids],
                                on_done=copy,
                                on_failed=lambda message: self.show_error(
                                    f"Not copied: {message}"),

@@ -1,6 +1,6 @@
 """The window's saved-search commands (a mixin of ``MainWindow``).
 
-A saved search is a named query (``Library.save_search``). The tag pane lists them in
+A saved search is a named query (``lib.saved_searches.save``). The tag pane lists them in
 their own section with the number of papers each finds; those counts are made on a
 worker thread (:class:`~paperdesk.ui.background.workers.SavedSearchCounter`) at start-up, after
 imports, after the search index caught up with changes, and after a saved search
@@ -15,7 +15,7 @@ from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from paperdesk.core.models import LibraryError
-from paperdesk.core.edits.saved_searches import SAVED_NAME_MAX
+from paperdesk.core.api import SAVED_NAME_MAX
 from paperdesk.core.scope import Scope
 
 __all__ = ["SavedSearchActions"]
@@ -52,7 +52,7 @@ class SavedSearchActions:
         return bool(ok and name.strip()) and self.save_search(name, query)
 
     def _default_saved_name(self, query: str) -> str:
-        for search in self.lib.saved_searches():
+        for search in self.lib.saved_searches.all():
             if search.query.strip() == query:
                 return search.name
         name = " ".join(query.split())
@@ -73,14 +73,14 @@ class SavedSearchActions:
         if not query:
             self.show_error("cannot save an empty search")
             return False
-        return self.run_edit(lambda lib: lib.save_search(name, query))
+        return self.run_edit(lambda lib: lib.saved_searches.save(name, query))
 
     # -- renaming and deleting ---------------------------------------------------------------
     @Slot(str)
     def prompt_rename_saved_search(self, name: str) -> bool:
         """Ask for a new name for the saved search ``name`` and rename it."""
         try:
-            current = self.lib.saved_search(name)
+            current = self.lib.saved_searches.get(name)
         except LibraryError as exc:
             self.show_error(str(exc))
             return False
@@ -92,12 +92,12 @@ class SavedSearchActions:
     def rename_saved_search(self, old: str, new: str) -> bool:
         """Rename a saved search (undoable). Returns True when queued; a refusal comes
         back as a "⚠" message."""
-        return self.run_edit(lambda lib: lib.rename_saved_search(old, new))
+        return self.run_edit(lambda lib: lib.saved_searches.rename(old, new))
 
     @Slot(str)
     def delete_saved_search(self, name: str) -> bool:
         """Delete a saved search (undoable: Ctrl+Z saves it again)."""
-        return self.run_edit(lambda lib: lib.delete_saved_search(name))
+        return self.run_edit(lambda lib: lib.saved_searches.delete(name))
 
     # -- running -----------------------------------------------------------------------------
     def open_saved_search(self, name: str) -> bool:
@@ -134,7 +134,7 @@ class SavedSearchActions:
     # -- listing and counting ------------------------------------------------------------------
     def _refresh_saved(self, immediate: bool = False) -> None:
         """Re-list the saved searches in the tag pane and count them again."""
-        self.tag_pane.set_saved_searches(self.lib.saved_searches())
+        self.tag_pane.set_saved_searches(self.lib.saved_searches.all())
         self._count_saved(immediate)
 
     def _count_saved(self, immediate: bool = False) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit
 
-from paperdesk.core.edits.annotations import tag_key
+from paperdesk.core.api import tag_key
 
 __all__ = ["TriageMixin"]
 
@@ -90,7 +90,7 @@ class TriageMixin:
         current = self.current_paper_id()
         start = self.model.row_of(current)
         order = [pid for pid in ids[start + 1:] + ids[:max(start, 0) + 1] if pid != current]
-        job = self.worker.read(lambda lib: lib.first_unread(order),
+        job = self.worker.read(lambda lib: lib.papers.first_unread(order),
                                on_done=self._go_to_unread, on_failed=self.show_error,
                                label="next unread")
         return job is not None
@@ -152,8 +152,8 @@ class TriageMixin:
         self.cancel_auto_mark_read()
 
         def toggle(lib):
-            all_read = all(s.read for s in lib.summaries(ids).values())
-            return lib.set_read(ids, not all_read)
+            all_read = all(s.read for s in lib.papers.summaries(ids).values())
+            return lib.papers.set_read(ids, not all_read)
 
         return self.run_edit(toggle)
 
@@ -165,8 +165,8 @@ class TriageMixin:
             return False
 
         def toggle(lib):
-            all_starred = all(s.starred for s in lib.summaries(ids).values())
-            return lib.set_starred(ids, not all_starred)
+            all_starred = all(s.starred for s in lib.papers.summaries(ids).values())
+            return lib.papers.set_starred(ids, not all_starred)
 
         return self.run_edit(toggle)
 
@@ -180,7 +180,7 @@ class TriageMixin:
         pid = paper_id if paper_id is not None else self.detail_pane.paper_id
         if pid is None:
             return False
-        done = self.run_edit(lambda lib: lib.set_title(pid, title))
+        done = self.run_edit(lambda lib: lib.papers.set_title(pid, title))
         self.focus_list()
         return done
 
@@ -198,14 +198,14 @@ class TriageMixin:
         ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
         if not ids:
             return False
-        return self.run_edit(lambda lib: lib.add_tag(ids, name))
+        return self.run_edit(lambda lib: lib.tags.add(ids, name))
 
     def remove_tag(self, name: str, paper_ids=None) -> bool:
         """Remove a tag from papers (default: the selected papers) as one undo step."""
         ids = list(paper_ids) if paper_ids is not None else self.selected_ids()
         if not ids:
             return False
-        return self.run_edit(lambda lib: lib.remove_tag(ids, name))
+        return self.run_edit(lambda lib: lib.tags.remove(ids, name))
 
     def toggle_tag_key(self, key: int) -> bool:
         """Toggle the tag bound to number ``key`` on the selected papers (1-9): remove it
@@ -214,7 +214,7 @@ class TriageMixin:
         Returns:
             False (with a hint) when no tag is bound to the key.
         """
-        tag = self.lib.tag_for_key(key)
+        tag = self.lib.tags.for_key(key)
         if tag is None:
             self.statusBar().showMessage(
                 f"No tag is bound to key {key} — press {key} on a tag in Edit ▸ Manage "
@@ -227,9 +227,9 @@ class TriageMixin:
         key_ = tag_key(tag.name)
 
         def toggle(lib):   # writer thread: after the edits queued before it
-            rows = lib.summaries(ids)
+            rows = lib.papers.summaries(ids)
             have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
-            return (lib.remove_tag if have else lib.add_tag)(ids, tag.name)
+            return (lib.tags.remove if have else lib.tags.add)(ids, tag.name)
 
         return self.run_edit(toggle)
 
@@ -242,27 +242,27 @@ class TriageMixin:
     def create_tag(self, name: str, colour: str | None = None, key: int | None = None) -> bool:
         """Create an empty tag (undoable). Returns True when queued; a tag that exists
         changes nothing, an invalid name comes back as a "⚠" message."""
-        return self.run_edit(lambda lib: lib.create_tag(name, colour, key))
+        return self.run_edit(lambda lib: lib.tags.create(name, colour, key))
 
     def rename_tag(self, tag_id: int, new_name: str) -> bool:
         """Rename a tag; onto an existing name (any case) this merges the two tags."""
-        return self.run_edit(lambda lib: lib.rename_tag(tag_id, new_name))
+        return self.run_edit(lambda lib: lib.tags.rename(tag_id, new_name))
 
     def delete_tag(self, tag_id: int) -> bool:
         """Delete a tag and remove it from its papers (undoable)."""
-        return self.run_edit(lambda lib: lib.delete_tag(tag_id))
+        return self.run_edit(lambda lib: lib.tags.delete(tag_id))
 
     def set_tag_colour(self, tag_id: int, colour: str) -> bool:
         """Recolour a tag (``#rrggbb``; undoable)."""
-        return self.run_edit(lambda lib: lib.set_tag_colour(tag_id, colour))
+        return self.run_edit(lambda lib: lib.tags.set_colour(tag_id, colour))
 
     def set_tag_key(self, tag_id: int, key: int | None) -> bool:
         """Bind number key 1-9 to a tag, or unbind with ``None`` (undoable)."""
-        return self.run_edit(lambda lib: lib.set_tag_key(tag_id, key))
+        return self.run_edit(lambda lib: lib.tags.set_key(tag_id, key))
 
     def prompt_rename_tag(self, tag_id: int) -> bool:
         """Ask for a new name for a tag and rename it (merging onto an existing name)."""
-        states = self.lib.tag_states([tag_id])
+        states = self.lib.tags.states([tag_id])
         if not states:
             return False
         name, ok = QInputDialog.getText(
@@ -345,11 +345,11 @@ class TriageMixin:
                       colour: str | None = None) -> bool:
         """Highlight ``abstract[start:end]`` of a paper (undoable)."""
         return self.run_edit(
-            lambda lib: lib.add_highlight(paper_id, start, end, colour))
+            lambda lib: lib.notes.add_highlight(paper_id, start, end, colour))
 
     def remove_highlight(self, highlight_id: int) -> bool:
         """Remove a highlight (undoable)."""
-        return self.run_edit(lambda lib: lib.remove_highlight(highlight_id))
+        return self.run_edit(lambda lib: lib.notes.remove_highlight(highlight_id))
 
     def prompt_highlight_comment(self, highlight_id: int) -> bool:
         """Ask for a highlight's comment and store it (undoable)."""
@@ -364,7 +364,7 @@ class TriageMixin:
         if not ok:
             return False
         return self.run_edit(
-            lambda lib: lib.set_highlight_comment(h.id, text.strip()))
+            lambda lib: lib.notes.set_highlight_comment(h.id, text.strip()))
 
     # -- notes -----------------------------------------------------------------------------
     def save_note(self, paper_id: int, body: str, session: int = 0) -> bool:
@@ -376,7 +376,7 @@ class TriageMixin:
             body: the whole note ("" deletes it).
             session: the note editor's session number.
         """
-        return self.run_edit(lambda lib: lib.set_note(paper_id, body, session=session),
+        return self.run_edit(lambda lib: lib.notes.set(paper_id, body, session=session),
                              quiet=True)
 
     # -- undo ------------------------------------------------------------------------------
