@@ -200,8 +200,6 @@ def test_cli_since_is_checked(tmp_path):
 
 
 def test_cancel_keeps_whole_batches(lib, tmp_path, monkeypatch):
-    import paperdesk.core.library as library_module
-
     monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 4)
     batches = []
     report = lib.imports.run([FIXTURE], cancel=lambda: len(batches) >= 2,
@@ -266,11 +264,11 @@ def test_a_large_snapshot_imports_in_bounded_memory(tmp_path):
 
 
 def test_identifiers_are_read_once_unless_something_else_wrote(lib, monkeypatch):
-    import paperdesk.core.library as library_module
+    from paperdesk.core.imports import pipeline
 
     monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 3)
     reads = []
-    real = library_module.Identifiers
+    real = pipeline.Identifiers
 
     def counting(db):
         reads.append(1)

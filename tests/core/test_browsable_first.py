@@ -135,11 +135,11 @@ def test_ctrl_c_while_indexing_exits_130_and_keeps_every_paper(tmp_path, seed_fi
 _BLOCKING_IMPORT = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from paperdesk.core import library
+    from paperdesk.core.search import sync
     from paperdesk.core.search.index import SearchIndex
     from paperdesk.cli import main
 
-    library.INDEX_BATCH = 100
+    sync.INDEX_BATCH = 100
     started, release = Path(sys.argv[1]), Path(sys.argv[2])
     real_write = SearchIndex.write
 

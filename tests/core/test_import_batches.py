@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paperdesk.core import library as library_module
+from paperdesk.core.imports import pipeline
 from paperdesk.core.library import DB_NAME, Library
 
 N = 1000
@@ -72,7 +72,7 @@ def test_batches_are_committed_while_the_import_runs(lib, tmp_path):
 
 
 def test_the_hook_also_runs_while_a_large_file_is_read(lib, tmp_path, monkeypatch):
-    real_read = library_module.detect_file
+    real_read = pipeline.detect_file
 
     def slow_read(path, *args):
         time.sleep(0.3)

@@ -12,7 +12,7 @@ import pytest
 
 from helpers import give_long_abstract, write_daily
 from paperdesk import cli
-from paperdesk.core import library as library_module
+from paperdesk.core.search import library_search
 from paperdesk.core.library import Library
 from paperdesk.core.search import index as index_module
 from paperdesk.core.search.index import (SNIPPET_CHARS, SNIPPET_SCAN_CHARS, MatchTerms,
@@ -165,7 +165,7 @@ def many(tmp_path_factory):
 def cuts(monkeypatch) -> list:
     """Every abstract the library cuts a snippet from."""
     seen = []
-    real = library_module.cut_snippet
+    real = library_search.cut_snippet
 
     def counted(text, terms, *args, **kwargs):
         seen.append(text)

@@ -111,13 +111,13 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
 
 
 def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch):
-    from paperdesk.core import library as library_module
+    from paperdesk.core.imports import pipeline
 
     monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 50)
     monkeypatch.setattr(type(win), "LIST_REFRESH_S", 0.0)     # at every batch
     go_on = threading.Event()
     hashed = []
-    real_hash = library_module.content_hash
+    real_hash = pipeline.content_hash
 
     def held_hash(text):           # the import stops after its first 100 abstracts
         hashed.append(1)

@@ -54,11 +54,11 @@ def _committed(lib, pid: int) -> tuple[bool, bool, tuple[str, ...]]:
 def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypatch):
     import time
 
-    from paperdesk.core import library as library_module
+    from paperdesk.core.imports import pipeline
 
     # Storing 8,000 abstracts takes well under a second now (the index catches up after
     # the import): each one is made to take a millisecond, so the import lasts seconds.
-    real_hash = library_module.content_hash
+    real_hash = pipeline.content_hash
 
     def slow_hash(text):
         time.sleep(0.001)
@@ -106,8 +106,6 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
     search", its Cancel stops after the current batch (the rest stays queued, nothing is
     lost), and an import started meanwhile does not wait behind it."""
     import time
-
-    from paperdesk.core import library as library_module
 
     window, lib = win, win.lib
     monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 20)

@@ -153,14 +153,14 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
                                                                    monkeypatch):
     import threading
 
-    from paperdesk.core import library as library_module
+    from paperdesk.core.imports import pipeline
 
     # Storing 6,000 abstracts takes a fraction of a second now: the import is held
     # after its first batch until Cancel has been clicked.
     monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 300)
     clicked = threading.Event()
     hashed = []
-    real_hash = library_module.content_hash
+    real_hash = pipeline.content_hash
 
     def held_hash(text):
         hashed.append(1)

@@ -45,8 +45,9 @@ def spied(win, monkeypatch):
     monkeypatch.setattr(workers, "FIRST_PAGE", SMALL)
     lib = win.lib
     calls = {"summaries": [], "snippets": []}
+    owners = {"summaries": lib.papers, "snippets": lib.search}
     for name in calls:
-        real = getattr(lib, name)
+        real = getattr(owners[name], name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
             ids = list(args[-1] if args else kwargs.get("ids", ()))
@@ -54,7 +55,7 @@ def spied(win, monkeypatch):
                                  ids))
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(lib, name, spy)
+        monkeypatch.setattr(owners[name], name, spy)
     return win, calls
 
 
@@ -149,7 +150,7 @@ def test_a_star_or_a_tag_updates_the_counts_without_counting_everything(qtbot, w
     window.worker.read(lambda lib: lib.tags.all(), on_done=window._show_tags)
     settle(qtbot, window)
     asked = []
-    real_counts, real_tags = lib.papers.filter_counts, lib.tags
+    real_counts, real_tags = lib.papers.filter_counts, lib.tags.all
     monkeypatch.setattr(lib.papers, "filter_counts",
                         lambda only=None: asked.append(("filters", only))
                         or real_counts(only))
