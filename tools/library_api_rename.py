@@ -20,7 +20,8 @@ What it rewrites:
   ``monkeypatch.setattr(lib, "find", spy)`` (on ``lib.search``, as ``"find"``);
 * the attributes of :data:`ATTRIBUTES` (``index_repair`` becomes ``index.repair``) and
   the Whoosh index's members reached through the library's ``index`` (``doc_count``
-  becomes ``whoosh.doc_count``, :data:`WHOOSH_MEMBERS`);
+  becomes ``whoosh.doc_count``, :data:`WHOOSH_MEMBERS`), and the library's ``index``
+  passed on or patched as the Whoosh index it was;
 * ``monkeypatch.setattr(library_module, "NAME", ...)`` of a constant or helper that
   left ``library.py`` (:data:`MOVED_NAMES`) to the dotted path of its new module, and
   the import of ``paperdesk.core.library as library_module`` once nothing uses it;
@@ -244,6 +245,10 @@ def rewrite(text: str, public_only: bool) -> str:
     text = attrs.sub(lambda m: renamed("{0}." + ATTRIBUTES[m.group(2)])(m), text)
     whoosh = re.compile(recv + r"\.index\.(%s)\b" % "|".join(WHOOSH_MEMBERS))
     text = whoosh.sub(renamed("{0}.index.whoosh.{1}"), text)
+    # The Whoosh index passed on or patched: ``check(lib.index, q)``, ``x = lib.index``,
+    # ``monkeypatch.setattr(lib.index, "write", slow)``.
+    passed_index = re.compile(recv + r"\.index(?=\s*[,)\]]|[ \t]*(?:#.*)?$)", re.M)
+    text = passed_index.sub(renamed("{0}.index.whoosh"), text)
     # Prose: "``Library.import_paths``", ":meth:`Library.sync_index`".
     text = _PROSE.sub(lambda m: f"{m.group(1)}lib.{CALLS[m.group(2)]}", text)
     text = _MONKEYPATCH.sub(
