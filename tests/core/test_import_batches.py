@@ -188,7 +188,7 @@ def test_edits_during_a_slow_index_commit_are_not_lost_or_doubled(lib, tmp_path,
         time.sleep(0.2)
         return real_write(**kw)
 
-    monkeypatch.setattr(lib.index, "write", slow_write)
+    monkeypatch.setattr(lib.index.whoosh, "write", slow_write)
     edits = []
 
     def hook():

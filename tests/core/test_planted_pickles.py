@@ -130,7 +130,7 @@ def test_paperdesk_reads_no_pickle_unrestricted():
 def test_index_written_by_paperdesk_loads_through_the_allow_list(seeded_library):
     """Everything paperdesk's own index pickles is allowed: opening, searching (fast
     path and Whoosh's) and the full check of the seed library meet no refused global."""
-    index = seeded_library.index
+    index = seeded_library.index.whoosh
     for query in ("depth estimation", '"depth estimation"', "dep* OR nets~"):
         plan = index.plan(query)
         fast = index.search(plan)[0]

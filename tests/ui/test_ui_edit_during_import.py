@@ -115,7 +115,7 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
         time.sleep(0.4)                      # 12 batches: about 5 s for the 225 papers
         return write(*args, **kwargs)
 
-    monkeypatch.setattr(lib.index, "write", slow_write)
+    monkeypatch.setattr(lib.index.whoosh, "write", slow_write)
     window.add_tag("everything", window.model.ids())
     qtbot.waitUntil(lambda: window.progress_bar.isVisible() and "Indexing for search"
                     in window.progress_bar.format(), timeout=WAIT_MS)
