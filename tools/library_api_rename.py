@@ -18,6 +18,8 @@ What it rewrites:
   ``tags`` ...) are only rewritten on such receivers.
 * the same methods passed on or patched: ``map(lib.get, ids)``,
   ``monkeypatch.setattr(lib, "find", spy)`` (on ``lib.search``, as ``"find"``);
+* but not where the receiver is a function's parameter annotated as another type
+  (``def fewer_than(backup: dict, library: dict)``: ``library.get(...)`` is a dict's);
 * the attributes of :data:`ATTRIBUTES` (``index_repair`` becomes ``index.repair``) and
   the Whoosh index's members reached through the library's ``index`` (``doc_count``
   becomes ``whoosh.doc_count``, :data:`WHOOSH_MEMBERS`), and the library's ``index``
@@ -37,6 +39,8 @@ What it rewrites:
 
 from __future__ import annotations
 
+import ast
+import bisect
 import re
 import sys
 from pathlib import Path
@@ -190,7 +194,37 @@ _LIBRARY_MODULE = re.compile(
 _PROSE = re.compile(r"(?<![\w.])(~?(?:paperdesk\.core\.library\.)?)Library\.(%s)\b(?!\s*=)"
                    % "|".join(sorted((n for n in CALLS if not n.startswith("_")), key=len,
                                      reverse=True)))
-_OTHER_TYPE = re.compile(r"\b(\w+)\s*:\s*(?:dict|Mapping|list|set|str|int|Path)\b")
+#: Annotations that say a name is not a Library.
+_OTHER_TYPES = {"dict", "Mapping", "list", "set", "str", "int", "Path", "bytes", "float"}
+
+
+def _not_libraries(text: str) -> list[tuple[str, int, int]]:
+    """``(name, first line, last line)`` of each function parameter annotated as another
+    type (``def f(library: dict[str, int])``: ``library.get(...)`` there is a dict's);
+    none when ``text`` is not Python the parser reads."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return []
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            args = node.args
+            for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+                if arg.annotation is None:
+                    continue
+                root = arg.annotation
+                while isinstance(root, (ast.Subscript, ast.Attribute)):
+                    root = root.value
+                if isinstance(root, ast.Constant) and isinstance(root.value, str):
+                    kind = re.match(r"\w*", root.value).group(0)
+                else:
+                    kind = getattr(root, "id", "")
+                if kind in _OTHER_TYPES:
+                    found.append((arg.arg, node.lineno, node.end_lineno))
+    return found
+
+
 _PRIVATE_IMPORT = re.compile(
     r"^(\s*from\s+)paperdesk\.core\.(?:%s)(?:\.\w+)*(\s+import\b)" % "|".join(PRIVATE_PACKAGES),
     re.M)
@@ -217,11 +251,18 @@ def rewrite(text: str, public_only: bool) -> str:
         The new text (the same when nothing matched).
     """
     recv = _receiver(text)
-    # A name the file annotates as another type (``library: dict[str, int]``) is not one.
-    others = set(_OTHER_TYPE.findall(text))
+    others = _not_libraries(text)
+    starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+
+    def other(m, group: int = 1) -> bool:
+        """Whether the receiver of match ``m`` is, where it stands, annotated as another
+        type (rules replace within a line, so line numbers stay valid)."""
+        line = bisect.bisect_right(starts, m.start(group))
+        return any(name == m.group(group) and first <= line <= last
+                   for name, first, last in others)
 
     def renamed(new: str):
-        return lambda m: m.group(0) if m.group(1) in others else new.format(*m.groups())
+        return lambda m: m.group(0) if other(m) else new.format(*m.groups())
 
     calls = re.compile(recv + r"\.(%s)\(" % "|".join(sorted(CALLS, key=len, reverse=True)))
     text = calls.sub(lambda m: renamed("{0}." + CALLS[m.group(2)] + "(")(m), text)
@@ -235,7 +276,7 @@ def rewrite(text: str, public_only: bool) -> str:
     patched = re.compile(r"(setattr\(\s*)" + recv + r"(\s*,\s*)\"(%s)\"" % "|".join(CALLS))
 
     def patch(m) -> str:
-        if m.group(2) in others:
+        if other(m, 2):
             return m.group(0)
         owner, _, name = CALLS[m.group(4)].rpartition(".")
         return f'{m.group(1)}{m.group(2)}{"." + owner if owner else ""}{m.group(3)}"{name}"'
