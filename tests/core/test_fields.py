@@ -8,7 +8,7 @@ import json
 import pytest
 
 from paperdesk import cli
-from paperdesk.core import fields, library
+from paperdesk.core import fields, papers
 from paperdesk.core.exports import formats as exporting
 from paperdesk.core.search import query
 from paperdesk.core.fields import (PAGE_RANGE, PAPER_FIELDS, SORT_CHOICES, UnknownField,
@@ -34,7 +34,7 @@ def test_sort_choices_come_from_the_fields():
         | {f.name for f in stored_fields() if f.sortable}), "interest")
     assert {f.name for f in sortable_fields()} == set(SORT_CHOICES) - {"relevance",
                                                                         "interest"}
-    assert library._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
+    assert papers._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
     assert order_by("added", descending=True) == "added_at DESC, id DESC"
     assert order_by("title") == "title COLLATE NOCASE ASC, id ASC"
     with pytest.raises(ValueError, match="unknown order 'relevance'"):
