@@ -23,7 +23,8 @@ What it rewrites:
 * the attributes of :data:`ATTRIBUTES` (``index_repair`` becomes ``index.repair``) and
   the Whoosh index's members reached through the library's ``index`` (``doc_count``
   becomes ``whoosh.doc_count``, :data:`WHOOSH_MEMBERS`), and the library's ``index``
-  passed on or patched as the Whoosh index it was;
+  passed on or patched as the Whoosh index it was (in ``ui/`` and ``cli.py``,
+  :data:`INDEX_MEMBERS` stay on ``lib.index``, which answers them);
 * ``monkeypatch.setattr(library_module, "NAME", ...)`` of a constant or helper that
   left ``library.py`` (:data:`MOVED_NAMES`) to the dotted path of its new module, and
   the import of ``paperdesk.core.library as library_module`` once nothing uses it;
@@ -166,6 +167,10 @@ WHOOSH_MEMBERS = (
     "use_writer_process", "write",
 )
 
+#: Of those, what ``lib.index`` (the index manager) answers itself: ``ui/`` and
+#: ``cli.py`` ask it rather than reach into the Whoosh index.
+INDEX_MEMBERS = ("damage", "use_writer_process")
+
 #: Names tests patch on ``paperdesk.core.library`` that moved: name -> module.
 MOVED_NAMES = {
     "IMPORT_BATCH": "paperdesk.core.imports.pipeline",
@@ -284,8 +289,13 @@ def rewrite(text: str, public_only: bool) -> str:
     text = patched.sub(patch, text)
     attrs = re.compile(recv + r"\.(%s)\b" % "|".join(ATTRIBUTES))
     text = attrs.sub(lambda m: renamed("{0}." + ATTRIBUTES[m.group(2)])(m), text)
-    whoosh = re.compile(recv + r"\.index\.(%s)\b" % "|".join(WHOOSH_MEMBERS))
+    # ui/ and cli.py ask the index manager what it answers itself (INDEX_MEMBERS).
+    members = [m for m in WHOOSH_MEMBERS if not (public_only and m in INDEX_MEMBERS)]
+    whoosh = re.compile(recv + r"\.index\.(%s)\b" % "|".join(members))
     text = whoosh.sub(renamed("{0}.index.whoosh.{1}"), text)
+    if public_only:
+        asked = re.compile(recv + r"\.index\.whoosh\.(%s)\b" % "|".join(INDEX_MEMBERS))
+        text = asked.sub(renamed("{0}.index.{1}"), text)
     # The Whoosh index passed on or patched: ``check(lib.index, q)``, ``x = lib.index``,
     # ``monkeypatch.setattr(lib.index, "write", slow)``.
     passed_index = re.compile(recv + r"\.index(?=\s*[,)\]]|[ \t]*(?:#.*)?$)", re.M)

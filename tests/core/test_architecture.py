@@ -203,3 +203,13 @@ def test_every_public_api_name_resolves_and_others_are_refused():
     assert api.__all__ and all(getattr(api, name) is not None for name in api.__all__)
     with pytest.raises(ImportError):
         exec("from paperdesk.core.api import SearchIndex", {})
+
+
+def test_ui_and_cli_ask_the_index_manager_not_the_whoosh_index():
+    """``lib.index`` answers what the window and the commands ask of the search index
+    (``damage``, ``use_writer_process``); its Whoosh index (``lib.index.whoosh``) is the
+    core's."""
+    reaching = [f"{path}:{n}" for path in _ui_and_cli()
+                for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if ".whoosh." in line]
+    assert reaching == []

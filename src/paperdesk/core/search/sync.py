@@ -337,6 +337,18 @@ class IndexManager(Manager):
         return self.sync(progress=progress, cancel=cancel,
                                between_batches=between_batches)
 
+    @property
+    def damage(self) -> str | None:
+        """Why a read of the search index failed (a damaged segment; one line, naming the
+        index), or ``None``; the next :meth:`sync` rebuilds the index from SQLite."""
+        return self.whoosh.damage
+
+    def use_writer_process(self) -> None:
+        """Have only child processes write the segments of large index batches, so that
+        this process's interpreter stays free (the window; see
+        :meth:`paperdesk.core.search.index.SearchIndex.use_writer_process`)."""
+        self.whoosh.use_writer_process()
+
     def status(self) -> IndexStatus:
         """How far the search index is behind the library: papers, papers not indexed
         yet, index-queue entries (two counts; cheap enough to call after every index
