@@ -624,7 +624,7 @@ def _cmd_search(lib: Library, args) -> int:
     # Text output prints no snippets: cut them only for --json.
     results = _with_terms(lib, lambda: lib.search.find(args.query, limit=args.limit,
                                                  sort=args.sort, snippets=args.json))
-    damage = lib.index.whoosh.damage
+    damage = lib.index.damage
     if damage and not lib.read_only and lib.db_problem is None:
         # The search met a damaged segment: rebuild the index from SQLite now (with the
         # progress line) and search again, rather than print what the damage left.
@@ -924,8 +924,8 @@ def _cmd_check(lib: Library, args) -> int:
         if repair:
             report.problems.insert(0, Problem("index", repair, "repaired from SQLite"))
         queued = any(p.remedy == "indexed now" for p in report.problems)
-        if lib.index.whoosh.damage or ((repair or queued) and not stop.is_set()):
-            if lib.index.whoosh.damage:
+        if lib.index.damage or ((repair or queued) and not stop.is_set()):
+            if lib.index.damage:
                 lib.index.sync(cancel=lambda: True)      # starts the rebuild
             _index_with_progress(lib, stop, to_stderr=True)
     if args.json:

@@ -237,7 +237,7 @@ class MainWindow(SavedSearchActions, TagCommandsMixin, TriageMixin, WindowExport
         self.worker = LibraryWorker(library, parent=self)
         # Whoosh's long commits of an import hold the GIL: they run in a child process.
         if not library.read_only:
-            library.index.whoosh.use_writer_process()
+            library.index.use_writer_process()
         #: (scope, papers in it, unread in it), last counted on the reader thread
         self._counts: tuple[Scope, int, int] | None = None
         self._counts_generation = 0
