@@ -26,7 +26,7 @@ For each size N and each corpus:
    to commit and to searchable.
 4. **FTS5** build of the same titles, abstracts and tags in this process: wall and CPU
    seconds, size.
-5. **Search table**: every query shape through ``Library.find`` and FTS5, medians and
+5. **Search table**: every query shape through ``lib.search.find`` and FTS5, medians and
    p95 (:func:`benchmarks.search_bench.time_queries`), tag-pane filter included.
 6. **Discover** (:mod:`benchmarks.discover_bench`): the term table's build, related
    papers next to an FTS5 "more like this" query, key terms, tag suggestions, the
@@ -223,11 +223,11 @@ def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path,
     path.write_text("Daily papers\n\n" + "\n\n".join(body) + "\n", encoding="utf-8")
     with Library.open(lib_path) as lib:
         start = time.perf_counter()
-        report = lib.import_paths([path], sync=False)
+        report = lib.imports.run([path], sync=False)
         stored = time.perf_counter() - start
-        lib.sync_index()
+        lib.index.sync()
         searchable = time.perf_counter() - start
-        papers = lib.count()
+        papers = lib.papers.count()
     shutil.rmtree(folder, ignore_errors=True)
     return {"papers": report.added, "stored_s": stored, "searchable_s": searchable,
             "library_papers": papers}
@@ -497,7 +497,7 @@ def main(argv=None) -> int:
     parser.add_argument("--corpora", default=",".join(CORPORA),
                         help="seeds, zipf or both (default seeds,zipf)")
     parser.add_argument("--mode", choices=("api", "cli"), default="api",
-                        help="import through Library.import_paths in a child (api, default) "
+                        help="import through lib.imports.run in a child (api, default) "
                              "or the paperdesk import command (cli)")
     parser.add_argument("--repeat", type=int, default=9, help="timed runs per query")
     parser.add_argument("--workdir", type=Path, default=ROOT / ".bench" / "run",

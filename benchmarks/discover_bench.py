@@ -116,8 +116,8 @@ def time_discover(lib_path, fts, log) -> dict:
 
         stars = ids[7::max(1, len(ids) // 20)][:20]
         read = ids[3::max(1, len(ids) // 200)][:200]
-        lib.set_starred(stars, True)
-        lib.set_read(read, True)
+        lib.papers.set_starred(stars, True)
+        lib.papers.set_read(read, True)
         unread = [r[0] for r in lib.db.execute(
             "SELECT id FROM papers WHERE read_at IS NULL ORDER BY id LIMIT ?", [UNREAD])]
         t = time.perf_counter()
@@ -129,7 +129,7 @@ def time_discover(lib_path, fts, log) -> dict:
             lib.discover.interest(unread, with_reasons=20)
             again.append(time.perf_counter() - t)
         more = [i for i in ids[11::max(1, len(ids) // 20)] if i not in stars][:1]
-        lib.set_starred(more, True)
+        lib.papers.set_starred(more, True)
         t = time.perf_counter()
         lib.discover.interest(unread, with_reasons=20)
         relearn = time.perf_counter() - t
@@ -140,8 +140,8 @@ def time_discover(lib_path, fts, log) -> dict:
             f"then {out['interest']['median_ms']:.1f} ms, after a star "
             f"{relearn * 1000:.0f} ms")
         out["rss_mb"] = rss_mb(os.getpid())
-        lib.set_starred(stars + more, False)
-        lib.set_read(read, False)
+        lib.papers.set_starred(stars + more, False)
+        lib.papers.set_read(read, False)
     finally:
         lib.close()
     return out

@@ -1,5 +1,5 @@
 """Near-duplicate stage benchmark: time, memory and storage of
-``Library.find_near_duplicates`` on a large library.
+``lib.duplicates.find`` on a large library.
 
 Usage::
 
@@ -79,9 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         _store(lib, _abstracts(sentences, args.n, rng))
         before = _rss_mb()
         start = time.perf_counter()
-        flagged = lib.find_near_duplicates()
+        flagged = lib.duplicates.find()
         took = time.perf_counter() - start
-        print(f"stage over {lib.count()} papers: {took:.1f} s, {flagged} pairs flagged "
+        print(f"stage over {lib.papers.count()} papers: {took:.1f} s, {flagged} pairs flagged "
               f"(planted: {args.n // 1000})")
         print(f"memory: {before:.0f} MB before the stage, peak "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         _store(lib, [" ".join(rng.sample(sentences, 8)) + f" (new {i})"
                      for i in range(1000)])
         start = time.perf_counter()
-        lib.find_near_duplicates()
+        lib.duplicates.find()
         print(f"1000 new papers against the stored bands: "
               f"{time.perf_counter() - start:.1f} s")
         lib.close()

@@ -8,9 +8,9 @@ The child imports the files into a new library at ``LIBRARY`` (it must not exist
 this process watches it:
 
 - ``--mode api`` (default): the child (``python -m benchmarks.import_bench --child``)
-  calls ``Library.import_paths(files, sync=False)``, prints ``{"event": "stored"}`` when it
+  calls ``lib.imports.run(files, sync=False)``, prints ``{"event": "stored"}`` when it
   returns (every paper is in SQLite: the list is browsable), then
-  ``Library.sync_index()`` and prints ``{"event": "searchable", "indexed": ..,
+  ``lib.index.sync()`` and prints ``{"event": "searchable", "indexed": ..,
   "papers": ..}`` (the index's document count against the papers).
 - ``--mode cli``: the child is ``python -m paperdesk --library LIBRARY import FILE...``,
   as a user runs it. Its standard output is timestamped line by line (the first line that
@@ -72,8 +72,8 @@ def _child(lib_path: str, files: list[str]) -> int:
 
     emit("start")
     lib = Library.open(lib_path, sync_index=False)
-    report = lib.import_paths(files, sync=False)
-    emit("stored", added=report.added, papers=lib.count(),
+    report = lib.imports.run(files, sync=False)
+    emit("stored", added=report.added, papers=lib.papers.count(),
          rejected=[r["reason"] for r in report.rejected][:3])
     last = [time.monotonic()]
 
@@ -82,8 +82,8 @@ def _child(lib_path: str, files: list[str]) -> int:
             last[0] = time.monotonic()
             emit("progress", stage=stage, done=done, total=total)
 
-    lib.sync_index(progress=progress)
-    emit("searchable", indexed=lib.index.doc_count(), papers=lib.count())
+    lib.index.sync(progress=progress)
+    emit("searchable", indexed=lib.index.whoosh.doc_count(), papers=lib.papers.count())
     lib.close()
     emit("closed")
     return 0
@@ -272,7 +272,7 @@ def _final_counts(lib_path: Path) -> tuple[int, int]:
     from paperdesk.core.library import Library
 
     with Library.open(lib_path, read_only=True) as lib:
-        return lib.count(), lib.index.doc_count()
+        return lib.papers.count(), lib.index.whoosh.doc_count()
 
 
 def main(argv=None) -> int:

@@ -156,7 +156,7 @@ def build(folder: Path, n: int, workdir: Path) -> None:
     files = write_synthetic_files(workdir / "files", sorted((ROOT / "seeds").glob("*.txt")),
                                   n)
     with Library.open(folder) as lib:
-        lib.import_paths(files)
+        lib.imports.run(files)
         annotate(lib)
         backup_to(lib.db.conn, backup_name(folder / "backups"))
 
@@ -165,16 +165,16 @@ def annotate(lib) -> None:
     """Tag every paper (5 tags in turn), write a note on every 3rd paper and a highlight
     on every 4th, then bring the index up to date once."""
     lib.auto_sync_index = False
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     for k in range(5):
-        lib.add_tag(ids[k::5], f"topic {k}", undoable=False)
+        lib.tags.add(ids[k::5], f"topic {k}", undoable=False)
     for i, pid in enumerate(ids):
         if i % 3 == 0:
-            lib.set_note(pid, f"my note on paper {pid}: " + "worth reading " * 20,
+            lib.notes.set(pid, f"my note on paper {pid}: " + "worth reading " * 20,
                          undoable=False)
         if i % 4 == 0:
-            lib.add_highlight(pid, 0, 12, undoable=False)
-    lib.sync_index()
+            lib.notes.add_highlight(pid, 0, 12, undoable=False)
+    lib.index.sync()
 
 
 def run(n: int, workdir: Path) -> dict:

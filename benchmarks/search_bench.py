@@ -7,7 +7,7 @@ Usage::
 Builds (or reuses, when ``--workdir`` already holds one of the same size) a library of N
 synthetic abstracts — sentences of the seed abstracts recombined, one unique token per
 paper, a few tags each — through paperdesk's own import path, then times each query type
-through ``Library.find`` (the call the window's search uses: top 50 with snippets) and the
+through ``lib.search.find`` (the call the window's search uses: top 50 with snippets) and the
 equivalent FTS5 query (bm25, top 50, with ``snippet()``), and prints median and p95 in
 milliseconds with the ratio paperdesk / FTS5.
 
@@ -35,7 +35,7 @@ from paperdesk.core.library import Library  # noqa: E402
 
 TAGS = ("to read", "vision", "theory", "ml")
 #: name -> (paperdesk query, FTS5 MATCH expression or None when FTS5 has no equivalent,
-#: optionally ``{"tag": name}``: the tag chosen in the tag pane, passed to ``Library.find``
+#: optionally ``{"tag": name}``: the tag chosen in the tag pane, passed to ``lib.search.find``
 #: as ``tag_id``). ``{rare}`` is replaced by a token only one paper has.
 QUERIES = {
     "common term": ("model", "model"),
@@ -80,7 +80,7 @@ def build_library(workdir: Path, n: int, log) -> tuple[Library, dict]:
     stats = {"import_s": 0.0, "index_s": 0.0, "reused": True}
     if (lib_path / "library.db").exists():
         lib = Library.open(lib_path)
-        if lib.count() == n:
+        if lib.papers.count() == n:
             return lib, stats
         lib.close()
         raise SystemExit(f"{lib_path} holds another library; remove it or pick --workdir")
@@ -89,7 +89,7 @@ def build_library(workdir: Path, n: int, log) -> tuple[Library, dict]:
     files = write_synthetic_files(workdir / f"files-{n}", seeds, n)
     lib = Library.open(lib_path)
     start = time.perf_counter()
-    report = lib.import_paths(files, sync=False)
+    report = lib.imports.run(files, sync=False)
     stats["import_s"] = time.perf_counter() - start
     log(f"imported {report.added} papers in {stats['import_s']:.1f} s; tagging…")
     tag_library(lib, sync=False)
@@ -101,7 +101,7 @@ def build_library(workdir: Path, n: int, log) -> tuple[Library, dict]:
             last[0] = time.perf_counter()
             log(f"  indexing {done}/{total}")
 
-    lib.sync_index(progress=progress)
+    lib.index.sync(progress=progress)
     stats["index_s"] = time.perf_counter() - start
     log(f"indexed in {stats['index_s']:.1f} s")
     return lib, stats
@@ -118,13 +118,13 @@ def tag_library(lib: Library, sync: bool = True, seed: int = 7, log=None) -> dic
         about every 15 s of indexing.
     """
     rng = random.Random(seed)
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     auto = lib.auto_sync_index
     lib.auto_sync_index = False
     start = time.perf_counter()
     try:
         for tag in TAGS:
-            lib.add_tag(rng.sample(ids, len(ids) // 3), tag)
+            lib.tags.add(rng.sample(ids, len(ids) // 3), tag)
     finally:
         lib.auto_sync_index = auto
     out = {"tagged": len(ids) // 3, "commit_s": time.perf_counter() - start,
@@ -137,7 +137,7 @@ def tag_library(lib: Library, sync: bool = True, seed: int = 7, log=None) -> dic
                 last[0] = time.perf_counter()
                 log(f"    indexing the tags: {done:,} of {total:,}")
 
-        lib.sync_index(progress=progress)
+        lib.index.sync(progress=progress)
         out["searchable_s"] = time.perf_counter() - start
     return out
 
@@ -200,7 +200,7 @@ def zipf_queries(words: dict) -> dict:
 
 def time_queries(lib: Library, fts: sqlite3.Connection, queries: dict, repeat: int,
                  log=lambda msg: None, cold: bool = False) -> list[dict]:
-    """Time each query through ``Library.find`` (top 50 with snippets, no exact count:
+    """Time each query through ``lib.search.find`` (top 50 with snippets, no exact count:
     what the window's search asks) and its FTS5 equivalent (bm25, top 50, ``snippet()``).
 
     Args:
@@ -217,7 +217,7 @@ def time_queries(lib: Library, fts: sqlite3.Connection, queries: dict, repeat: i
         p95 under :data:`TARGET_P95_MS`, and not slower than FTS5 or under
         :data:`FAST_ENOUGH_MS`; fuzzy only needs the medians).
     """
-    tag_ids = {t.name: t.id for t in lib.tags()}
+    tag_ids = {t.name: t.id for t in lib.tags.all()}
     rows = []
     sql = ("SELECT rowid, bm25(fts, 2.0, 1.0, 1.0), snippet(fts, 1, '', '', '…', 24) "
            "FROM fts WHERE fts MATCH ? ORDER BY bm25(fts, 2.0, 1.0, 1.0) LIMIT 50")
@@ -228,8 +228,8 @@ def time_queries(lib: Library, fts: sqlite3.Connection, queries: dict, repeat: i
         if options.get("tag") and tag_id is None:
             raise SystemExit(f"the library has no tag {options['tag']!r}; tag it first")
         med, p95, results = _timed(
-            lambda: lib.find(ours, limit=50, count=False, tag_id=tag_id), repeat,
-            before=lib.index.drop_caches if cold else None)
+            lambda: lib.search.find(ours, limit=50, count=False, tag_id=tag_id), repeat,
+            before=lib.index.whoosh.drop_caches if cold else None)
         row = {"query": name, "text": ours, "tag": options.get("tag"), "median_ms": med,
                "p95_ms": p95, "hits": len(results.hits), "total": results.total}
         if theirs is not None:

@@ -10,13 +10,13 @@ Builds two libraries through paperdesk's own import path: one whose abstract is
 abstracts that all match "alpha". Then times, median of ``--repeat`` runs in
 milliseconds:
 
-- ``find_long``: ``Library.find("alpha")`` on the long abstract (top 50 with snippets;
+- ``find_long``: ``lib.search.find("alpha")`` on the long abstract (top 50 with snippets;
   127 s before the fix at 2.4 MB);
 - ``detail_html_long``: the detail pane's HTML of that paper with the hits marked
   (``paper_body_html``: what the window builds when the paper is selected);
-- ``snippets_all``: ``Library.snippets("alpha", ids)`` for every one of the matches
+- ``snippets_all``: ``lib.search.snippets("alpha", ids)`` for every one of the matches
   (the "snippet step" of 20,000 matches: 21 s before);
-- ``find_all``: ``Library.find("alpha", limit=None)``, rows and snippets for every match.
+- ``find_all``: ``lib.search.find("alpha", limit=None)``, rows and snippets for every match.
 
 ``make bench-snippets`` runs it with the defaults; docs/figures.md ("Measured figures") has a
 run's figures.
@@ -78,22 +78,22 @@ def run(workdir: Path, chars: int, papers: int, repeat: int) -> dict:
         for i in range(papers)])
     ms: dict[str, float] = {}
     with Library.open(workdir / "long-lib") as lib:
-        lib.import_paths([long_file])
-        pid = max(lib.paper_ids(), key=lambda i: len(lib.get(i).abstract))
+        lib.imports.run([long_file])
+        pid = max(lib.papers.ids(), key=lambda i: len(lib.papers.get(i).abstract))
         # An import cuts abstracts at 100,000 characters (issue 23); a library imported
         # before that can hold the whole one, as written here with SQL.
         with lib.db.conn:
             lib.db.execute("UPDATE papers SET abstract = ? WHERE id = ?",
                            [_long_abstract(chars).strip(), pid])
-        lib.reindex()
-        ms["find_long"] = _median_ms(lambda: lib.find("alpha"), repeat)
-        paper, terms = lib.get(pid), lib.match_terms("alpha")
+        lib.index.reindex()
+        ms["find_long"] = _median_ms(lambda: lib.search.find("alpha"), repeat)
+        paper, terms = lib.papers.get(pid), lib.search.match_terms("alpha")
         ms["detail_html_long"] = _median_ms(lambda: paper_body_html(paper, terms), repeat)
     with Library.open(workdir / "many-lib") as lib:
-        lib.import_paths([many_file])
-        ids = lib.find("alpha", limit=0).ids.tolist()
-        ms["snippets_all"] = _median_ms(lambda: lib.snippets("alpha", ids), repeat)
-        ms["find_all"] = _median_ms(lambda: lib.find("alpha", limit=None), repeat)
+        lib.imports.run([many_file])
+        ids = lib.search.find("alpha", limit=0).ids.tolist()
+        ms["snippets_all"] = _median_ms(lambda: lib.search.snippets("alpha", ids), repeat)
+        ms["find_all"] = _median_ms(lambda: lib.search.find("alpha", limit=None), repeat)
     return {"chars": chars, "papers": papers, "repeat": repeat, "ms": ms}
 
 

@@ -23,7 +23,7 @@ Two parts, each with a deadline (it prints what it measured by then):
    the import's papers were all committed yet, the import's wall time (until the status
    bar says "Imported …") and the time until the first imported papers are listed.
 2. **Typing a search** at ``--search-n`` papers (the library is built once through
-   ``Library.import_paths`` in ``--workdir``, like ``search_bench.py``, and reused):
+   ``lib.imports.run`` in ``--workdir``, like ``search_bench.py``, and reused):
    queries are typed into the search box a character at a time, ~80 ms apart, with the
    heartbeat running; it records the longest gap, p99, and the time from the last key
    until the list is replaced by that query's results.
@@ -316,7 +316,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float) -> dict:
     run_dir = Path(tempfile.mkdtemp(prefix="ui-import-", dir=workdir))
     lib_path = run_dir / "lib"
     with Library.open(lib_path) as lib:   # the 225 seed papers to press keys on
-        lib.import_paths(SEEDS)
+        lib.imports.run(SEEDS)
     window = open_window(lib_path, run_dir / "settings.ini")
     failures = FailureWatch(window)
     ro = sqlite3.connect(f"file:{lib_path / 'library.db'}?mode=ro", uri=True, timeout=0,
@@ -557,12 +557,12 @@ def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
     """
     report: dict = {"library": str(lib_path), "load_before": load()}
     with Library.open(lib_path, read_only=True) as lib:
-        papers = lib.count()
-        tags = {t.name: t for t in lib.tags()}
+        papers = lib.papers.count()
+        tags = {t.name: t for t in lib.tags.all()}
         if tag not in tags:
             raise SystemExit(f"ui_bench: {lib_path} has no tag {tag!r}")
         tag_id = tags[tag].id
-        tagged = lib.scope_count(Scope(tag_id=tag_id))
+        tagged = lib.papers.scope_count(Scope(tag_id=tag_id))
     report["papers"] = papers
     sampler = TreeSampler(os.getpid()).start()
     run_dir = Path(tempfile.mkdtemp(prefix="ui-window-", dir=workdir))

@@ -41,7 +41,7 @@ def seed_files() -> list[Path]:
 def _seeded_template(tmp_path_factory, seed_files) -> Path:
     path = tmp_path_factory.mktemp("template") / "lib"
     with Library.open(path) as lib:
-        lib.import_paths(seed_files)
+        lib.imports.run(seed_files)
     return path
 
 

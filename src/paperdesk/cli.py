@@ -25,23 +25,23 @@ from pathlib import Path
 import shtab
 
 from paperdesk import __version__
-from paperdesk.core.exports.formats import EXPORT_FORMATS, FIELDS
+from paperdesk.core.api import EXPORT_FORMATS, FIELDS
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES, stored_fields
-from paperdesk.core.imports.arxiv import ARXIV_FORMAT, ArxivFilter
-from paperdesk.core.imports.daily_papers import display_path
-from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
+from paperdesk.core.api import ARXIV_FORMAT, ArxivFilter
+from paperdesk.core.api import display_path
+from paperdesk.core.api import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.check import refuse_unreadable_folder
 from paperdesk.core.library import DB_NAME, Library
-from paperdesk.core.store.backup import (BACKUP_DIR, auto_backup, backup_name, backup_to,
+from paperdesk.core.api import (BACKUP_DIR, auto_backup, backup_name, backup_to,
                                          describe_counts, fewer_than, inspect_backup,
                                          latest_backup, library_state, replace_database)
 from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
-from paperdesk.core.store.errors import disk_full_message, is_disk_full, low_space
-from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld, LockInfo
-from paperdesk.core.store.lock_turns import (WAIT_ENV, acquire_in_turn, paused_holder,
+from paperdesk.core.api import disk_full_message, is_disk_full, low_space
+from paperdesk.core.api import LOCK_NAME, LibraryLock, LockHeld, LockInfo
+from paperdesk.core.api import (WAIT_ENV, acquire_in_turn, paused_holder,
                                              wait_bound, yield_to_waiters)
 from paperdesk.core.models import LibraryError, field_values
-from paperdesk.core.search.writer_process import IndexWriteError
+from paperdesk.core.api import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
 from paperdesk.core.terminal_text import TerminalSafeStream, wrap_if_terminal
 
@@ -454,7 +454,7 @@ def _cmd_import(lib: Library, args) -> int:
 
     with _cancel_on_interrupt() as stop:
         try:
-            report = lib.import_paths(args.paths, progress=progress,
+            report = lib.imports.run(args.paths, progress=progress,
                                       on_file=bar.tracker.on_file, cancel=stop.is_set,
                                       arxiv_filter=wanted, sync=False)
         finally:
@@ -465,7 +465,7 @@ def _cmd_import(lib: Library, args) -> int:
             _print_stored(lib, report, to_stderr=args.json)
             index_cancelled = not _index_with_progress(lib, stop, to_stderr=args.json,
                                                        between=turn)
-            report.index_pending = lib.index_status().queued
+            report.index_pending = lib.index.status().queued
             report.cancelled = index_cancelled
         if not report.cancelled:
             # The near-duplicate stage, once the papers are stored and indexed; Ctrl+C
@@ -490,7 +490,7 @@ def _cmd_import(lib: Library, args) -> int:
     if report.cancelled:
         n = report.added
         if index_cancelled:
-            status = lib.index_status()
+            status = lib.index.status()
             print(f"Cancelled while indexing: {n:,} {'paper' if n == 1 else 'papers'} "
                   "imported and kept; "
                   f"{status.unindexed:,} of {status.papers:,} not yet searchable (they are "
@@ -518,7 +518,7 @@ def _print_import_counts(report) -> None:
 def _print_stored(lib: Library, report, to_stderr: bool = False) -> None:
     """``stored: 100,000 papers in the library (100,000 new); indexing 100,000 for
     search`` (to standard error for ``--json``, whose standard output is the report)."""
-    status = lib.index_status()
+    status = lib.index.status()
     line = f"stored: {status.papers:,} papers in the library ({report.added:,} new)"
     if not status.complete:
         line += f"; indexing {status.unindexed:,} for search"
@@ -567,16 +567,16 @@ def _index_with_progress(lib: Library, stop: threading.Event,
 
     def progress(_stage: str, _done: int, _total: int) -> None:
         if bar.enabled:
-            status = lib.index_status()
+            status = lib.index.status()
             bar.tracker.progress("index", status.indexed, status.papers)
         if between is not None:
             between()
 
     try:
-        lib.sync_index(progress=progress, cancel=stop.is_set)
+        lib.index.sync(progress=progress, cancel=stop.is_set)
     finally:
         bar.close()
-    status = lib.index_status()
+    status = lib.index.status()
     if stop.is_set() and status.queued:
         return False
     line = f"indexed: {status.indexed:,} of {status.papers:,} papers searchable"
@@ -597,7 +597,7 @@ def _near_duplicates_with_progress(lib: Library, stop: threading.Event) -> int:
 
     bar = ImportBar()
     try:
-        return lib.find_near_duplicates(progress=bar.tracker.progress, cancel=stop.is_set)
+        return lib.duplicates.find(progress=bar.tracker.progress, cancel=stop.is_set)
     finally:
         bar.close()
 
@@ -629,17 +629,17 @@ def _cancel_on_interrupt():
 
 def _cmd_search(lib: Library, args) -> int:
     # Text output prints no snippets: cut them only for --json.
-    results = _with_terms(lib, lambda: lib.find(args.query, limit=args.limit,
+    results = _with_terms(lib, lambda: lib.search.find(args.query, limit=args.limit,
                                                  sort=args.sort, snippets=args.json))
     damage = lib.index.damage
     if damage and not lib.read_only and lib.db_problem is None:
         # The search met a damaged segment: rebuild the index from SQLite now (with the
         # progress line) and search again, rather than print what the damage left.
         print(f"paperdesk: {damage}; rebuilding it from SQLite", file=sys.stderr, flush=True)
-        lib.sync_index(cancel=lambda: True)          # starts the rebuild
+        lib.index.sync(cancel=lambda: True)          # starts the rebuild
         with _cancel_on_interrupt() as stop:
             _index_with_progress(lib, stop, to_stderr=True)
-        results = lib.find(args.query, limit=args.limit, sort=args.sort,
+        results = lib.search.find(args.query, limit=args.limit, sort=args.sort,
                            snippets=args.json)
     elif damage:
         print(f"paperdesk: note: {damage}; run paperdesk check when the library is free",
@@ -651,7 +651,7 @@ def _cmd_search(lib: Library, args) -> int:
     if results.partial:
         print(f"paperdesk: note: {_coverage_note(lib, results)}", file=sys.stderr)
     else:
-        waiting = lib.index_status().queued
+        waiting = lib.index.status().queued
         if waiting:       # changes (tags, notes, titles) not yet in the index
             print(f"paperdesk: note: the latest changes to {waiting:,} papers are not "
                   "searchable yet; the next command that writes, the window or "
@@ -708,8 +708,8 @@ def _with_terms(lib: Library, answer):
         KeyboardInterrupt: Ctrl+C stopped the build.
     """
     from paperdesk.cli_progress import ImportBar
-    from paperdesk.core.discover.build import BuildCancelled, BuildFailed
-    from paperdesk.core.discover.models import NotInTable, TermsNotReady
+    from paperdesk.core.api import BuildCancelled, BuildFailed
+    from paperdesk.core.api import NotInTable, TermsNotReady
 
     try:
         try:
@@ -758,7 +758,7 @@ def _cmd_related(lib: Library, args) -> int:
 
 
 def _cmd_terms(lib: Library, args) -> int:
-    from paperdesk.core.discover.vectorize import term_query
+    from paperdesk.core.api import term_query
 
     terms = _with_terms(lib, lambda: lib.discover.key_terms(args.id, limit=args.limit))
     if args.json:
@@ -795,7 +795,7 @@ def _evaluate_suggestions(lib: Library, args) -> int:
     (:mod:`paperdesk.core.discover.tag_evaluation`), as Markdown or, with ``--json``,
     ``{"papers", "min_share", "overall": {tag, papers, suggested, right, precision,
     recall}, "tags": [...], "by_share": {share: {...}}}``."""
-    from paperdesk.core.discover.tag_evaluation import evaluate_tags, library_tags, report
+    from paperdesk.core.api import evaluate_tags, library_tags, report
 
     tags = library_tags(lib)
     if not tags:
@@ -832,7 +832,7 @@ def search_json(results) -> dict:
 
 
 def _cmd_show(lib: Library, args) -> int:
-    paper = lib.get(args.id)
+    paper = lib.papers.get(args.id)
     if args.json:
         _print_json(paper.to_dict())
         return 0
@@ -867,13 +867,13 @@ def _cmd_show(lib: Library, args) -> int:
 
 
 def _metadata_dict(lib: Library, pid: int) -> dict:
-    paper = lib.get(pid)
+    paper = lib.papers.get(pid)
     return {"id": pid, "citation_key": paper.citation_key,
             **paper.to_dict()["metadata"], "entry_type_written": paper.entry_type}
 
 
 def _cmd_edit(lib: Library, args) -> int:
-    meta = lib.metadata(args.id)
+    meta = lib.papers.metadata(args.id)
     given = {}
     if args.author is not None:
         given["authors"] = tuple(a for text in args.author for a in parse_authors(text))
@@ -894,10 +894,10 @@ def _cmd_edit(lib: Library, args) -> int:
         given["values"] = field_values({**dict(meta.values), **typed})
     changed = []
     if given or args.key is not None:
-        done = lib.set_metadata(args.id, replace(meta, **given), citation_key=args.key)
+        done = lib.papers.set_metadata(args.id, replace(meta, **given), citation_key=args.key)
         changed += ["citation key" if f == "citation_key" else f for f in sorted(done.fields)]
     if args.regenerate_key:
-        if lib.regenerate_citation_key(args.id):
+        if lib.papers.regenerate_citation_key(args.id):
             changed.append("citation key")
     if args.json:
         _print_json(_metadata_dict(lib, args.id))
@@ -905,7 +905,7 @@ def _cmd_edit(lib: Library, args) -> int:
     if given or args.key is not None or args.regenerate_key:
         print(f"paper {args.id}: " + (" and ".join(changed) + " saved" if changed
                                        else "nothing changed"))
-    _print_metadata(lib.get(args.id))
+    _print_metadata(lib.papers.get(args.id))
     return 0
 
 
@@ -922,7 +922,7 @@ def _print_metadata(paper) -> None:
 
 
 def _cmd_stats(lib: Library, args) -> int:
-    stats = lib.stats()
+    stats = lib.papers.stats()
     if args.json:
         _print_json(stats)
     else:
@@ -941,7 +941,7 @@ def _cmd_reindex(lib: Library, args) -> int:
 
     bar = ImportBar()   # "Indexing for search" on a terminal (35 s at 100,000 papers)
     try:
-        n = lib.reindex(progress=bar.tracker.progress)
+        n = lib.index.reindex(progress=bar.tracker.progress)
     finally:
         bar.close()
     print(f"indexed {n} papers")
@@ -954,7 +954,7 @@ def _cmd_check(lib: Library, args) -> int:
     progress line of an index update."""
     from paperdesk.core.check import Problem, check_library
 
-    repair = None if lib.read_only else lib.index_repair   # read-only: the report has it
+    repair = None if lib.read_only else lib.index.repair   # read-only: the report has it
     with _cancel_on_interrupt() as stop:
         report = check_library(lib, cancel=stop.is_set)
         if repair:
@@ -962,7 +962,7 @@ def _cmd_check(lib: Library, args) -> int:
         queued = any(p.remedy == "indexed now" for p in report.problems)
         if lib.index.damage or ((repair or queued) and not stop.is_set()):
             if lib.index.damage:
-                lib.sync_index(cancel=lambda: True)      # starts the rebuild
+                lib.index.sync(cancel=lambda: True)      # starts the rebuild
             _index_with_progress(lib, stop, to_stderr=True)
     if args.json:
         _print_json(report.as_dict())
@@ -973,26 +973,26 @@ def _cmd_check(lib: Library, args) -> int:
 
 def _cmd_tag(lib: Library, args) -> int:
     if args.tag_command == "add":
-        changes = lib.add_tag(args.ids, args.tag)
-        tag = lib.tag_by_name(args.tag)
+        changes = lib.tags.add(args.ids, args.tag)
+        tag = lib.tags.by_name(args.tag)
         print(f"tagged {len(changes.papers)} paper(s) with {tag.name!r}")
     elif args.tag_command == "remove":
-        changes = lib.remove_tag(args.ids, args.tag)
-        tag = lib.tag_by_name(args.tag)
+        changes = lib.tags.remove(args.ids, args.tag)
+        tag = lib.tags.by_name(args.tag)
         print(f"removed {tag.name!r} from {len(changes.papers)} paper(s)")
     else:
-        tag = lib.tag_by_name(args.old)
+        tag = lib.tags.by_name(args.old)
         if tag is None:
             raise LibraryError(f"no tag named {args.old!r}")
-        verb = "merged into" if lib.is_merge(tag.id, args.new) else "renamed to"
-        lib.rename_tag(tag.id, args.new)
-        result = lib.tag_by_name(args.new)
+        verb = "merged into" if lib.tags.is_merge(tag.id, args.new) else "renamed to"
+        lib.tags.rename(tag.id, args.new)
+        result = lib.tags.by_name(args.new)
         print(f"{tag.name!r} {verb} {result.name!r} ({result.count} papers)")
     return 0
 
 
 def _cmd_tags(lib: Library, args) -> int:
-    tags = lib.tags()
+    tags = lib.tags.all()
     if args.json:
         _print_json([t.to_dict() for t in tags])
         return 0
@@ -1020,8 +1020,8 @@ def read_stdin_text() -> str:
 
 def _cmd_note(lib: Library, args) -> int:
     text = read_stdin_text() if args.text == "-" else args.text
-    had_note = bool(lib.note(args.id).strip())
-    lib.set_note(args.id, text)
+    had_note = bool(lib.notes.get(args.id).strip())
+    lib.notes.set(args.id, text)
     if text.strip():
         print("note saved")
     else:
@@ -1033,15 +1033,15 @@ def _cmd_mark(lib: Library, args) -> int:
     if args.read is None and args.star is None:
         raise LibraryError("say what to mark: --read, --unread, --star or --unstar")
     if args.read is not None:
-        lib.set_read(args.ids, args.read)
+        lib.papers.set_read(args.ids, args.read)
     if args.star is not None:
-        lib.set_starred(args.ids, args.star)
+        lib.papers.set_starred(args.ids, args.star)
     print(f"marked {len(set(args.ids))} paper(s)")
     return 0
 
 
 def _cmd_sources(lib: Library, args) -> int:
-    sources = lib.sources()
+    sources = lib.removal.sources()
     if args.json:
         _print_json([s.to_dict() for s in sources])
         return 0
@@ -1059,7 +1059,7 @@ def _papers(n: int) -> str:
 def _cmd_delete(lib: Library, args) -> int:
     ids = list(dict.fromkeys(args.ids))
     if args.dry_run:
-        titles = {s.id: s.title for s in lib.summaries(ids).values()}
+        titles = {s.id: s.title for s in lib.papers.summaries(ids).values()}
         missing = [i for i in ids if i not in titles]
         if missing:
             raise LibraryError(f"no paper with id {missing[0]}")
@@ -1070,7 +1070,7 @@ def _cmd_delete(lib: Library, args) -> int:
         for i in ids:
             print(f"{i:>6}  {titles[i]}")
         return 0
-    changes = lib.delete_papers(ids)
+    changes = lib.removal.delete_papers(ids)
     if args.json:
         _print_json({"deleted": sorted(changes.papers)})
     else:
@@ -1079,9 +1079,9 @@ def _cmd_delete(lib: Library, args) -> int:
 
 
 def _cmd_remove_file(lib: Library, args) -> int:
-    plan = lib.source_removal(lib.find_source(args.source).id)
+    plan = lib.removal.plan(lib.removal.find_source(args.source).id)
     if not args.dry_run:
-        lib.remove_source(plan.source.id)
+        lib.removal.remove_source(plan.source.id)
     if args.json:
         _print_json(dict(plan.to_dict(), dry_run=args.dry_run))
         return 0
@@ -1096,17 +1096,17 @@ def _cmd_remove_file(lib: Library, args) -> int:
 
 def _cmd_saved(lib: Library, args) -> int:
     if args.saved_command == "add":
-        lib.save_search(args.name, args.query)
-        saved = lib.saved_search(args.name)
+        lib.saved_searches.save(args.name, args.query)
+        saved = lib.saved_searches.get(args.name)
         print(f"saved {saved.name!r}: {saved.query}")
     elif args.saved_command == "remove":
-        gone = lib.saved_search(args.name)
-        lib.delete_saved_search(args.name)
+        gone = lib.saved_searches.get(args.name)
+        lib.saved_searches.delete(args.name)
         print(f"removed {gone.name!r}")
     else:
-        rows = [dict(s.to_dict(), count=lib.find(s.query, limit=1, snippets=False,
+        rows = [dict(s.to_dict(), count=lib.search.find(s.query, limit=1, snippets=False,
                                                  suggest=False).total)
-                for s in lib.saved_searches()]
+                for s in lib.saved_searches.all()]
         if args.json:
             _print_json(rows)
         elif not rows:
@@ -1117,7 +1117,7 @@ def _cmd_saved(lib: Library, args) -> int:
 
 
 def _cmd_export(lib: Library, args) -> int:
-    ids = lib.export_scope(tag=args.tag, query=args.query, saved=args.saved, ids=args.ids,
+    ids = lib.exports.scope_ids(tag=args.tag, query=args.query, saved=args.saved, ids=args.ids,
                            everything=args.all)
     if not ids:
         raise LibraryError("nothing to export: the scope holds no papers")
@@ -1132,26 +1132,26 @@ def _cmd_export(lib: Library, args) -> int:
             raise LibraryError(f"unknown field(s) {', '.join(unknown)}; "
                                f"choose from {','.join(FIELDS)}")
     if to_stdout:
-        _write_stdout(lib.export_text(ids, args.format, fields).encode("utf-8"))
+        _write_stdout(lib.exports.text(ids, args.format, fields).encode("utf-8"))
         return 0
-    n = lib.export_to_file(ids, args.format, args.output, fields)
+    n = lib.exports.to_file(ids, args.format, args.output, fields)
     print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
     return 0
 
 
 def _cmd_duplicates(lib: Library, args) -> int:
     if args.dup_command == "merge":
-        plan = lib.merge_preview(args.keep, args.other)
-        lib.merge_papers(args.keep, args.other)
+        plan = lib.duplicates.merge_preview(args.keep, args.other)
+        lib.duplicates.merge(args.keep, args.other)
         print(f"merged paper {args.other} into paper {args.keep}: {plan.summary()}")
         return 0
     if args.dup_command == "dismiss":
-        lib.dismiss_duplicate(args.a, args.b)
+        lib.duplicates.dismiss(args.a, args.b)
         print(f"papers {min(args.a, args.b)} and {max(args.a, args.b)}: not duplicates")
         return 0
     if not lib.read_only:
-        lib.find_near_duplicates()
-    pairs = lib.near_duplicates()
+        lib.duplicates.find()
+    pairs = lib.duplicates.pairs()
     if args.json:
         _print_json([p.to_dict() for p in pairs])
         return 0
@@ -1417,15 +1417,15 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             # command's until it ends; this change waits in the index queue for it.
             lib.auto_sync_index = False
             return lib, lock
-        if lib.index_repair is not None and args.command not in ("check", "reindex",
+        if lib.index.repair is not None and args.command not in ("check", "reindex",
                                                                  "import"):
             _repair_at_open(lib, args)
             return lib, lock
-        queued = lib.index_status().queued
+        queued = lib.index.status().queued
         if args.command in ("import", "reindex"):
             pass                       # they index everything, with progress
         elif queued <= QUIET_SYNC_MAX:
-            lib.sync_index()           # an edit or two: searches see them
+            lib.index.sync()           # an edit or two: searches see them
         elif writes(args) or args.command == "search":
             print(f"paperdesk: indexing {queued:,} papers left from an earlier import "
                   "first", file=sys.stderr, flush=True)
@@ -1457,7 +1457,7 @@ def _cmd_restore(path: Path, args) -> int:
         LibraryError: refused (one line: the lock is held, the backup is not a library
             or holds less without ``--force``, a copy cannot be written).
     """
-    from paperdesk.core.store.schema import SCHEMA_VERSION
+    from paperdesk.core.api import SCHEMA_VERSION
 
     folder = Path(path).expanduser().absolute()
     source = args.file
@@ -1517,7 +1517,7 @@ def _rebuild_index(lib: Library) -> bool:
     Returns:
         False when Ctrl+C stopped it (what is left stays queued).
     """
-    lib.reindex(cancel=lambda: True)
+    lib.index.reindex(cancel=lambda: True)
     with _cancel_on_interrupt() as stop:
         return _index_with_progress(lib, stop)
 
@@ -1535,7 +1535,7 @@ def _cmd_repair(path: Path, args) -> int:
         LibraryError: refused (one line: the lock is held, nothing to salvage, the
             database is not damaged, the backup cannot be read).
     """
-    from paperdesk.core.store.salvage import database_damage, merge_backup, salvage_library
+    from paperdesk.core.api import database_damage, merge_backup, salvage_library
 
     folder = Path(path).expanduser().absolute()
     lock = _lock_to_replace(folder, "repairing")
@@ -1558,7 +1558,7 @@ def _cmd_repair(path: Path, args) -> int:
             if not _rebuild_index(lib):
                 done = " and the merge" if args.salvage and args.merge_backup else ""
                 done = ("the salvage" if args.salvage else "the merge") + done
-                status = lib.index_status()
+                status = lib.index.status()
                 print(f"paperdesk: interrupted while indexing: {done} is done and kept; "
                       f"{status.unindexed:,} of {status.papers:,} papers not yet "
                       "searchable (they are indexed the next time the library is opened, "
@@ -1574,17 +1574,17 @@ def _open_read_only(path: Path, args: argparse.Namespace) -> Library:
     be written); an index that cannot be read is said on one line (the library is read
     without it: searches find nothing)."""
     lib = Library.open(path, read_only=True)
-    if lib.index_repair is not None and args.command != "check":
-        print(f"paperdesk: note: {lib.index_repair}", file=sys.stderr, flush=True)
+    if lib.index.repair is not None and args.command != "check":
+        print(f"paperdesk: note: {lib.index.repair}", file=sys.stderr, flush=True)
     return lib
 
 
 def _repair_at_open(lib: Library, args: argparse.Namespace) -> None:
-    """The search index was found damaged or missing at open (``lib.index_repair``):
+    """The search index was found damaged or missing at open (``lib.index.repair``):
     say so on one line and, for a command that searches or writes, rebuild it from
     SQLite now with the ``Indexing for search`` progress line (Ctrl+C stops it; the rest
     is indexed the next time). Other commands leave it queued."""
-    reason = lib.index_repair
+    reason = lib.index.repair
     if lib.read_only:        # held by another process, or a folder that cannot be written
         print(f"paperdesk: note: {reason}", file=sys.stderr, flush=True)
         return
@@ -1776,8 +1776,8 @@ def _main(argv: Sequence[str] | None) -> int:
         args.library_lock = lock
         with lib:
             status = _COMMANDS[args.command](lib, args)
-            if lib.index_problem:
-                print(f"paperdesk: note: {lib.index_problem}", file=sys.stderr)
+            if lib.index.problem:
+                print(f"paperdesk: note: {lib.index.problem}", file=sys.stderr)
             return status
     except LibraryError as exc:
         print(f"paperdesk: {exc}", file=sys.stderr)

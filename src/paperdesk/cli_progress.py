@@ -31,7 +31,7 @@ def _short(name: str, width: int = NAME_WIDTH) -> str:
 
 
 class ImportBar:
-    """Feeds :meth:`paperdesk.core.library.Library.import_paths` progress into a tqdm bar.
+    """Feeds :meth:`paperdesk.core.library.lib.imports.run` progress into a tqdm bar.
 
     Pass ``bar.tracker.progress`` and ``bar.tracker.on_file`` to ``import_paths``; call
     :meth:`close` when it returns (or raises).

@@ -95,30 +95,30 @@ def build(folder: Path, seed_files: list[Path]) -> Library:
     HOSTILE], "unicode": id, "quotes": id}``.
     """
     lib = Library.open(folder / "lib")
-    lib.import_paths(seed_files)
-    seeds = lib.paper_ids()[:len(SEED_METADATA)]
+    lib.imports.run(seed_files)
+    seeds = lib.papers.ids()[:len(SEED_METADATA)]
     for pid, meta in zip(seeds, SEED_METADATA):
-        lib.set_metadata(pid, meta)
-        lib.regenerate_citation_key(pid)
+        lib.papers.set_metadata(pid, meta)
+        lib.papers.regenerate_citation_key(pid)
     texts = HOSTILE + [UNICODE_ONLY, STRAIGHT_QUOTES]
-    lib.import_paths([write_daily(folder / "hostile.txt", texts, header="Hostile ~ {text}")])
-    added = lib.paper_ids()[-len(texts):]
+    lib.imports.run([write_daily(folder / "hostile.txt", texts, header="Hostile ~ {text}")])
+    added = lib.papers.ids()[-len(texts):]
     hostile, unicode_only, quotes = added[:len(HOSTILE)], added[-2], added[-1]
     for n, pid in enumerate(hostile):
-        lib.set_metadata(pid, HOSTILE_METADATA[n % len(HOSTILE_METADATA)])
-        lib.regenerate_citation_key(pid)
-    lib.set_metadata(unicode_only, UNICODE_METADATA)
-    lib.regenerate_citation_key(unicode_only)
+        lib.papers.set_metadata(pid, HOSTILE_METADATA[n % len(HOSTILE_METADATA)])
+        lib.papers.regenerate_citation_key(pid)
+    lib.papers.set_metadata(unicode_only, UNICODE_METADATA)
+    lib.papers.regenerate_citation_key(unicode_only)
     for tag in HOSTILE_TAGS:
-        lib.add_tag(hostile + [unicode_only], tag)
-    lib.add_tag([unicode_only], UNICODE_TAG)
-    lib.set_note(unicode_only, "Note with 日本語, ∑ and 🤖.")
-    lib.add_tag(seeds, "to read")
-    lib.set_note(hostile[0], HOSTILE_NOTE)
-    lib.set_note(seeds[0], "Read the method section first.")
+        lib.tags.add(hostile + [unicode_only], tag)
+    lib.tags.add([unicode_only], UNICODE_TAG)
+    lib.notes.set(unicode_only, "Note with 日本語, ∑ and 🤖.")
+    lib.tags.add(seeds, "to read")
+    lib.notes.set(hostile[0], HOSTILE_NOTE)
+    lib.notes.set(seeds[0], "Read the method section first.")
     for pid in hostile[:3] + seeds[:2]:
-        abstract = lib.get(pid).abstract
-        lib.add_highlight(pid, 0, min(24, len(abstract)), comment=HOSTILE_COMMENT)
+        abstract = lib.papers.get(pid).abstract
+        lib.notes.add_highlight(pid, 0, min(24, len(abstract)), comment=HOSTILE_COMMENT)
     lib.cited = {"seed": seeds, "hostile": hostile, "unicode": unicode_only,
                  "quotes": quotes}
     return lib

@@ -51,5 +51,5 @@ def cited_exports(cited_library, tmp_path_factory):
     files = {}
     for fmt, name in CITED_FILES.items():
         files[fmt] = folder / name
-        cited_library.export_to_file(cited_library.paper_ids(), fmt, files[fmt])
+        cited_library.exports.to_file(cited_library.papers.ids(), fmt, files[fmt])
     return files

@@ -57,7 +57,7 @@ def give_long_abstract(lib, paper_id: int, text: str) -> None:
     The import path can no longer store such an abstract, so it is written with SQL."""
     with lib.db.conn:
         lib.db.execute("UPDATE papers SET abstract = ? WHERE id = ?", [text, paper_id])
-    lib.reindex()
+    lib.index.reindex()
 
 
 #: Packages of the virtual environment a command line run as another user never imports

@@ -83,7 +83,7 @@ def test_a_huge_paragraph_among_abstracts_is_cut_and_every_other_paper_kept(
     path.write_text("Daily Papers\n\n" + "\n\n".join(body) + "\n", encoding="utf-8")
     assert isinstance(detect_streamed(path), StreamedText) == streamed
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path], sync=False)
+        report = lib.imports.run([path], sync=False)
         kept = _check_cut(lib, huge)
         stored = {a for (a,) in lib.db.execute("SELECT abstract FROM papers")}
     assert report.added == len(abstracts) + 1 and stored == set(abstracts) | {kept}
@@ -99,7 +99,7 @@ def test_a_file_of_one_huge_paragraph_is_streamed_and_stored_as_one_cut_paper(
     stream = detect_streamed(path)
     assert isinstance(stream, StreamedText) and stream.header == "Daily Papers"
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path], sync=False)
+        report = lib.imports.run([path], sync=False)
         kept = _check_cut(lib, huge)
     assert report.added == 1 and report.files[0].header == "Daily Papers"
     assert _cut_notes(report) == [f"abstract 1: abstract cut at {len(kept):,} characters "
@@ -177,7 +177,7 @@ def test_every_format_cuts_a_huge_abstract_and_keeps_the_other_records(
     path = tmp_path / name
     path.write_text(write(records), encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path], sync=False)
+        report = lib.imports.run([path], sync=False)
         assert report.files[0].error is None
         kept = _check_cut(lib, huge)
         stored = {a for (a,) in lib.db.execute("SELECT abstract FROM papers")}

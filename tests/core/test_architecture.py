@@ -140,3 +140,76 @@ def test_the_import_graph_sees_deferred_imports_and_not_type_only_ones():
 
 def test_no_module_of_paperdesk_imports_itself_through_others():
     assert import_cycles(import_graph()) == []
+
+
+# -- ui/ and cli.py use the core's public API only (issue 24, item 5) --------------------
+
+#: The core's private subpackages: only the core imports them; ``ui/`` and ``cli.py`` use
+#: ``paperdesk.core``, its top-level modules and ``paperdesk.core.api``.
+PRIVATE_CORE = ("search", "store", "edits", "imports", "exports", "discover")
+
+
+def private_core_imports(path: Path) -> list[str]:
+    """``"<file>:<line>: <module>"`` for each import in ``path`` of a private core module
+    (at module level or inside a function; ``from paperdesk.core import search`` too)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = ([f"{node.module}.{a.name}" for a in node.names]
+                     if node.module == "paperdesk.core" else [node.module])
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[:2] == ["paperdesk", "core"] and len(parts) > 2 \
+                    and parts[2] in PRIVATE_CORE:
+                found.append(f"{path}:{node.lineno}: {name}")
+    return found
+
+
+def _ui_and_cli() -> list[Path]:
+    return sorted((SRC / "paperdesk" / "ui").rglob("*.py")) + [SRC / "paperdesk" / "cli.py"]
+
+
+def test_ui_and_cli_import_no_private_core_module():
+    assert [hit for path in _ui_and_cli() for hit in private_core_imports(path)] == []
+
+
+def test_the_layer_check_fails_on_a_private_import_added_to_a_ui_file(tmp_path):
+    pane = SRC / "paperdesk" / "ui" / "panes" / "detail_pane.py"
+    text = pane.read_text(encoding="utf-8")
+    assert private_core_imports(pane) == []
+    at_top = tmp_path / "at_top.py"
+    at_top.write_text("from paperdesk.core.search.index import SearchIndex\n" + text,
+                      encoding="utf-8")
+    assert private_core_imports(at_top) == [f"{at_top}:1: paperdesk.core.search.index"]
+    deferred = tmp_path / "deferred.py"
+    deferred.write_text(text + "\n\ndef _peek():\n    import paperdesk.core.store.db\n"
+                        "    from paperdesk.core import edits\n", encoding="utf-8")
+    lines = text.count("\n") + 3
+    assert private_core_imports(deferred) == [
+        f"{deferred}:{lines + 1}: paperdesk.core.store.db",
+        f"{deferred}:{lines + 2}: paperdesk.core.edits"]
+
+
+def test_every_public_api_name_resolves_and_others_are_refused():
+    import pytest
+
+    from paperdesk.core import api
+
+    assert api.__all__ and all(getattr(api, name) is not None for name in api.__all__)
+    with pytest.raises(ImportError):
+        exec("from paperdesk.core.api import SearchIndex", {})
+
+
+def test_ui_and_cli_ask_the_index_manager_not_the_whoosh_index():
+    """``lib.index`` answers what the window and the commands ask of the search index
+    (``damage``, ``use_writer_process``); its Whoosh index (``lib.index.whoosh``) is the
+    core's."""
+    reaching = [f"{path}:{n}" for path in _ui_and_cli()
+                for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                if ".whoosh." in line]
+    assert reaching == []

@@ -32,14 +32,14 @@ def lib(tmp_path):
 
 def _by_arxiv(lib):
     out = {}
-    for pid in lib.paper_ids():
-        paper = lib.get(pid)
+    for pid in lib.papers.ids():
+        paper = lib.papers.get(pid)
         out[paper.metadata.arxiv_id or f"paper {pid}"] = paper
     return out
 
 
 def test_fixture_imports_with_its_metadata(lib):
-    report = lib.import_paths([FIXTURE])
+    report = lib.imports.run([FIXTURE])
     f = report.files[0]
     assert (f.format, f.header, f.error) == ("arxiv-jsonl", "arXiv metadata", None)
     assert (f.added, f.enriched, f.duplicates, f.without_abstract, f.skipped) == \
@@ -61,7 +61,7 @@ def test_fixture_imports_with_its_metadata(lib):
 
 
 def test_old_style_ids_latex_and_author_strings(lib):
-    lib.import_paths([FIXTURE])
+    lib.imports.run([FIXTURE])
     papers = _by_arxiv(lib)
     for old in ("hep-th/9901001", "math/0406594", "physics/0102003", "astro-ph/0001001"):
         assert check_arxiv_id(old) == old
@@ -83,7 +83,7 @@ def test_old_style_ids_latex_and_author_strings(lib):
 
 
 def test_notes_name_the_lines(lib):
-    report = lib.import_paths([FIXTURE])
+    report = lib.imports.run([FIXTURE])
     notes = report.files[0].warnings
     assert "line 7: not JSON (Invalid control character at column 83); left out" in notes
     assert "line 16: not a JSON object; left out" in notes
@@ -97,23 +97,23 @@ def test_notes_name_the_lines(lib):
 
 
 def test_same_id_later_in_the_file_enriches_and_reimport_changes_nothing(lib):
-    lib.import_paths([FIXTURE])
+    lib.imports.run([FIXTURE])
     depth = _by_arxiv(lib)["2401.01234"]
     assert depth.metadata.venue == "Proc. CVPR 2024" and depth.entry_type == "article"
-    n = lib.count()
-    again = lib.import_paths([FIXTURE])
+    n = lib.papers.count()
+    again = lib.imports.run([FIXTURE])
     assert (again.added, again.enriched, again.duplicates) == (0, 0, 16)
-    assert lib.count() == n
+    assert lib.papers.count() == n
 
 
 def test_a_paper_already_in_the_library_is_enriched_by_arxiv_id(lib, tmp_path):
     bib = tmp_path / "mine.bib"
     bib.write_text("@misc{mine, title = {My own title for the depth paper}, "
                    "eprint = {2401.01234v1}, archiveprefix = {arXiv}}\n", encoding="utf-8")
-    first = lib.import_paths([bib])
+    first = lib.imports.run([bib])
     assert first.added == 1
-    lib.import_paths([FIXTURE])
-    paper = lib.get(first.added_ids[0])
+    lib.imports.run([FIXTURE])
+    paper = lib.papers.get(first.added_ids[0])
     assert paper.title == "My own title for the depth paper"
     assert paper.abstract.startswith("We propose a self-supervised method")
     assert paper.metadata.date == "2024-01-02"
@@ -133,7 +133,7 @@ def test_a_paper_already_in_the_library_is_enriched_by_arxiv_id(lib, tmp_path):
                                "paper"}),
 ])
 def test_filters(lib, categories, since, expected):
-    report = lib.import_paths([FIXTURE], arxiv_filter=ArxivFilter(categories, since))
+    report = lib.imports.run([FIXTURE], arxiv_filter=ArxivFilter(categories, since))
     got = {k.split(" ")[0] for k in _by_arxiv(lib)}
     assert got == expected
     f = report.files[0]
@@ -160,7 +160,7 @@ def test_detection_by_content_and_folder_takes_jsonl(tmp_path, lib):
     snapshot.parent.mkdir()
     shutil.copy(FIXTURE, snapshot)
     shutil.copy(FIXTURE, tmp_path / "folder" / "copy.jsonl")
-    report = lib.import_paths([snapshot.parent])
+    report = lib.imports.run([snapshot.parent])
     assert [f.format for f in report.files] == ["arxiv-jsonl", "arxiv-jsonl"]
     assert report.added == 15
 
@@ -169,7 +169,7 @@ def test_other_json_lines_are_refused(lib, tmp_path):
     other = tmp_path / "log.jsonl"
     other.write_text('{"level": "info", "msg": "x"}\n{"level": "warn", "msg": "y"}\n',
                      encoding="utf-8")
-    report = lib.import_paths([other])
+    report = lib.imports.run([other])
     assert report.rejected == [{"path": str(other), "reason": (
         "JSON Lines that are not arXiv metadata (the first object has no id with a title "
         "or abstract and categories, versions or authors_parsed)")}]
@@ -200,15 +200,13 @@ def test_cli_since_is_checked(tmp_path):
 
 
 def test_cancel_keeps_whole_batches(lib, tmp_path, monkeypatch):
-    import paperdesk.core.library as library_module
-
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 4)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 4)
     batches = []
-    report = lib.import_paths([FIXTURE], cancel=lambda: len(batches) >= 2,
+    report = lib.imports.run([FIXTURE], cancel=lambda: len(batches) >= 2,
                               progress=lambda stage, done, total: batches.append(done)
                               if stage == "import" and done else None)
     assert report.cancelled and report.files[0].cancelled
-    assert 0 < report.added < 15 and lib.count() == report.added
+    assert 0 < report.added < 15 and lib.papers.count() == report.added
 
 
 @pytest.mark.parametrize("text,expected", [
@@ -253,7 +251,7 @@ def test_a_large_snapshot_imports_in_bounded_memory(tmp_path):
         tracemalloc.start()
         started = time.monotonic()
         try:
-            report = lib.import_paths([path], arxiv_filter=ArxivFilter(
+            report = lib.imports.run([path], arxiv_filter=ArxivFilter(
                 ("q-bio",), since=dt.date(2024, 6, 1)))
             _current, peak = tracemalloc.get_traced_memory()
         finally:
@@ -266,18 +264,18 @@ def test_a_large_snapshot_imports_in_bounded_memory(tmp_path):
 
 
 def test_identifiers_are_read_once_unless_something_else_wrote(lib, monkeypatch):
-    import paperdesk.core.library as library_module
+    from paperdesk.core.imports import pipeline
 
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 3)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 3)
     reads = []
-    real = library_module.Identifiers
+    real = pipeline.Identifiers
 
     def counting(db):
         reads.append(1)
         return real(db)
 
-    monkeypatch.setattr(library_module, "Identifiers", counting)
-    report = lib.import_paths([FIXTURE])
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.Identifiers", counting)
+    report = lib.imports.run([FIXTURE])
     assert report.added == 15 and len(reads) == 1
     # an edit between batches (the window's queued edits run there) is seen
     reads.clear()
@@ -286,11 +284,11 @@ def test_identifiers_are_read_once_unless_something_else_wrote(lib, monkeypatch)
         edits = []
 
         def hook():
-            if other.count() and not edits:
-                pid = other.paper_ids()[0]
-                other.set_metadata(pid, other.metadata(pid), citation_key="edited2024")
+            if other.papers.count() and not edits:
+                pid = other.papers.ids()[0]
+                other.papers.set_metadata(pid, other.papers.metadata(pid), citation_key="edited2024")
                 edits.append(pid)
 
-        report = other.import_paths([FIXTURE], between_batches=hook)
+        report = other.imports.run([FIXTURE], between_batches=hook)
         assert edits and report.added == 15
     assert len(reads) >= 2

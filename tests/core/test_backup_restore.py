@@ -53,11 +53,11 @@ def library(_seeded_template, tmp_path) -> Path:
     path = tmp_path / "lib"
     shutil.copytree(_seeded_template, path)
     with Library.open(path) as lib:
-        ids = lib.paper_ids()
-        lib.add_tag(ids[:3], "to read")
-        lib.set_note(ids[0], "check the ablation")
-        lib.add_highlight(ids[1], 0, 10, "#ffeb3b")
-        lib.save_search("scaling", "scaling law")
+        ids = lib.papers.ids()
+        lib.tags.add(ids[:3], "to read")
+        lib.notes.set(ids[0], "check the ablation")
+        lib.notes.add_highlight(ids[1], 0, 10, "#ffeb3b")
+        lib.saved_searches.save("scaling", "scaling law")
     shutil.rmtree(path / "backups", ignore_errors=True)
     return path
 
@@ -70,10 +70,10 @@ def test_backup_while_another_process_writes_is_a_consistent_copy(library, tmp_p
         "from paperdesk.core.library import Library\n"
         f"lock = LibraryLock({str(library)!r}, app='gui').acquire()\n"
         f"lib = Library.open({str(library)!r})\n"
-        "ids = lib.paper_ids()\n"
+        "ids = lib.papers.ids()\n"
         "print('open', flush=True)\n"
         "for n in itertools.count():\n"
-        "    lib.set_note(ids[n % len(ids)], f'note {n}')\n")
+        "    lib.notes.set(ids[n % len(ids)], f'note {n}')\n")
     writer = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert writer.stdout.readline().strip() == "open"
@@ -122,9 +122,9 @@ def test_restore_refuses_a_smaller_backup_then_force_keeps_a_copy(library, tmp_p
     old = tmp_path / "old.db"
     assert run(library, "backup", old).returncode == 0
     with Library.open(library) as lib:
-        lib.set_note(lib.paper_ids()[5], "written after the backup")
-        lib.delete_papers(lib.paper_ids()[200:])           # 25 fewer papers
-        lib.save_search("agents", "agent*")
+        lib.notes.set(lib.papers.ids()[5], "written after the backup")
+        lib.removal.delete_papers(lib.papers.ids()[200:])           # 25 fewer papers
+        lib.saved_searches.save("agents", "agent*")
     before = counts(library / "library.db")
     assert (before["papers"], before["notes"], before["saved_searches"]) == (200, 2, 2)
 

@@ -145,8 +145,8 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         assert 0 < run["daily"]["stored_s"] <= run["daily"]["searchable_s"]
         with Library.open(tmp_path / "libraries" / f"{run['corpus']}-{run['papers']}",
                           read_only=True) as lib:
-            assert lib.count() == run["papers"] + 120 == run["daily"]["library_papers"]
-            assert lib.index.doc_count() == lib.count()
+            assert lib.papers.count() == run["papers"] + 120 == run["daily"]["library_papers"]
+            assert lib.index.whoosh.doc_count() == lib.papers.count()
     md = (tmp_path / "report-40-80.md").read_text(encoding="utf-8")
     assert md in out.stdout
     assert "#### Import" in md and "#### Growth from 40 to 80 papers" in md

@@ -113,8 +113,8 @@ def decoding_middleware() -> LatexDecodingMiddleware:
 def exported(cited_library, cited_exports):
     """(library, the .bib file, its text, {key: paper}) for the whole cited library."""
     path = cited_exports["bibtex"]
-    papers = {cited_library.get(i).citation_key: cited_library.get(i)
-              for i in cited_library.paper_ids()}
+    papers = {cited_library.papers.get(i).citation_key: cited_library.papers.get(i)
+              for i in cited_library.papers.ids()}
     return cited_library, path, path.read_text(encoding="utf-8"), papers
 
 
@@ -172,14 +172,14 @@ def test_entry_types_keys_and_own_identifiers(exported):
 
 def test_an_abstract_that_mentions_an_arxiv_id_does_not_make_it_the_papers(exported):
     lib, _path, _text, _papers = exported
-    (hit,) = lib.search('"characterised in"', limit=1)
-    paper = lib.get(hit.id)
+    (hit,) = lib.search.hits('"characterised in"', limit=1)
+    paper = lib.papers.get(hit.id)
     assert "2212.08630" in paper.mentioned.arxiv_ids and paper.metadata.arxiv_id is None
-    entry = bibtexparser.parse_string(lib.export_text([hit.id], "bibtex")).entries[0]
+    entry = bibtexparser.parse_string(lib.exports.text([hit.id], "bibtex")).entries[0]
     assert {"eprint", "year", "url"}.isdisjoint(entry.fields_dict)
     assert "2022" not in entry.key
-    (first,) = lib.paper_ids()[:1]   # its own URL, not the code link in its abstract
-    fields = bibtexparser.parse_string(lib.export_text([first], "bibtex")).entries[0].fields_dict
+    (first,) = lib.papers.ids()[:1]   # its own URL, not the code link in its abstract
+    fields = bibtexparser.parse_string(lib.exports.text([first], "bibtex")).entries[0].fields_dict
     assert "url" not in fields and "github.com" in fields["abstract"].value
 
 
@@ -285,7 +285,7 @@ def test_the_hostile_comment_survives_citation_js(cited_library):
     # one direct look, so that a regression shows the text itself
     lib = cited_library
     pid = lib.cited["hostile"][0]
-    item = clients.citation_js("bibtex", lib.export_text([pid], "bibtex"))["items"][0]
+    item = clients.citation_js("bibtex", lib.exports.text([pid], "bibtex"))["items"][0]
     assert item["annote"].endswith("— " + HOSTILE_COMMENT)
 
 
@@ -333,7 +333,7 @@ def test_biber_validates_the_data_model(exported, tmp_path):
 # -- LaTeX -------------------------------------------------------------------------------
 def _compile(lib, ids, tmp_path, backend, preamble="", engine="pdflatex"):
     bib = tmp_path / "papers.bib"
-    lib.export_to_file(ids, "bibtex", bib)
+    lib.exports.to_file(ids, "bibtex", bib)
     work = tmp_path / backend
     work.mkdir()
     result = clients.compile_latex(work, bib, backend, engine=engine, preamble=preamble)
@@ -349,7 +349,7 @@ def _compile(lib, ids, tmp_path, backend, preamble="", engine="pdflatex"):
 @pytest.mark.parametrize("backend", ["bibtex", "biber"])
 def test_the_seed_library_compiles_with_pdflatex(cited_library, tmp_path, backend):
     lib = cited_library
-    seeds = [i for i in lib.paper_ids()
+    seeds = [i for i in lib.papers.ids()
              if i not in lib.cited["hostile"] + [lib.cited["unicode"], lib.cited["quotes"]]]
     assert len(seeds) == 225
     _compile(lib, seeds, tmp_path, backend)                # LaTeX's defaults: OT1 fonts
@@ -360,7 +360,7 @@ def test_the_seed_library_compiles_with_pdflatex(cited_library, tmp_path, backen
 def test_hostile_text_compiles_with_pdflatex_and_t1_fonts(cited_library, tmp_path, backend):
     # Guillemets (and other T1 glyphs) need \usepackage[T1]{fontenc} under pdflatex.
     lib = cited_library
-    ids = [i for i in lib.paper_ids() if i != lib.cited["unicode"]]
+    ids = [i for i in lib.papers.ids() if i != lib.cited["unicode"]]
     _compile(lib, ids, tmp_path, backend, preamble="\\usepackage[T1]{fontenc}\n")
 
 

@@ -19,7 +19,6 @@ import pytest
 
 from helpers import ctrl_c_at_index_write
 from paperdesk.cli import main
-from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from paperdesk.core.search.index import SearchIndex
 
@@ -34,7 +33,7 @@ def _run(*args, library):
 
 def test_import_prints_the_stored_counts_before_indexing_then_the_index_progress(
         tmp_path, seed_files, capsys, monkeypatch):
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 100)
     printed_before_index: list[str] = []
     real_write = SearchIndex.write
 
@@ -67,7 +66,7 @@ def test_the_terminal_shows_indexing_with_papers_searchable_of_the_library(
     monkeypatch.setattr(cli_progress.ImportBar, "__init__", on_a_terminal)
     monkeypatch.setattr(cli_progress.ImportBar, "_show",
                         lambda self, snap: shown.append((snap.stage, snap.done, snap.total)))
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 100)
     lib = tmp_path / "lib"
     assert main(["--library", str(lib), "import", str(seed_files[0])]) == 0
     first = [s for s in shown if s[0] == "index"]
@@ -82,12 +81,12 @@ def test_the_terminal_shows_indexing_with_papers_searchable_of_the_library(
 def test_stats_and_search_while_papers_wait_to_be_indexed(tmp_path, seed_files, capsys):
     lib_path = tmp_path / "lib"
     with Library.open(lib_path) as lib:
-        lib.import_paths(seed_files[:1], sync=False)
-        lib.sync_index()
-        lib.import_paths(seed_files[1:], sync=False)          # stored, not indexed
-        stats = lib.stats()
+        lib.imports.run(seed_files[:1], sync=False)
+        lib.index.sync()
+        lib.imports.run(seed_files[1:], sync=False)          # stored, not indexed
+        stats = lib.papers.stats()
         assert (stats["papers"], stats["searchable"], stats["unindexed"]) == (225, 120, 105)
-        results = lib.find("model")
+        results = lib.search.find("model")
         assert results.partial and (results.indexed, results.papers) == (120, 225)
         assert "searched 120 of 225 papers" in results.coverage_note()
     argv = ["--library", str(lib_path)]
@@ -113,13 +112,13 @@ def test_stats_and_search_while_papers_wait_to_be_indexed(tmp_path, seed_files, 
     finally:
         held.release()
     with Library.open(lib_path) as lib:                       # a writer catches up
-        assert lib.stats()["unindexed"] == 0
-        assert not lib.find("model").partial
+        assert lib.papers.stats()["unindexed"] == 0
+        assert not lib.search.find("model").partial
 
 
 def test_ctrl_c_while_indexing_exits_130_and_keeps_every_paper(tmp_path, seed_files,
                                                                capsys, monkeypatch):
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 50)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 50)
     ctrl_c_at_index_write(monkeypatch)
     lib_path = tmp_path / "lib"
     assert main(["--library", str(lib_path), "import", *map(str, seed_files)]) == 130
@@ -128,19 +127,19 @@ def test_ctrl_c_while_indexing_exits_130_and_keeps_every_paper(tmp_path, seed_fi
     assert "125 of 225 not yet searchable" in err
     monkeypatch.undo()
     with Library.open(lib_path, sync_index=False) as lib:
-        assert lib.count() == 225 and lib.stats()["unindexed"] == 125
+        assert lib.papers.count() == 225 and lib.papers.stats()["unindexed"] == 125
     with Library.open(lib_path) as lib:             # indexed at the next open
-        assert lib.stats()["searchable"] == 225 == lib.index.doc_count()
+        assert lib.papers.stats()["searchable"] == 225 == lib.index.whoosh.doc_count()
 
 
 _BLOCKING_IMPORT = textwrap.dedent("""
     import sys, time
     from pathlib import Path
-    from paperdesk.core import library
+    from paperdesk.core.search import sync
     from paperdesk.core.search.index import SearchIndex
     from paperdesk.cli import main
 
-    library.INDEX_BATCH = 100
+    sync.INDEX_BATCH = 100
     started, release = Path(sys.argv[1]), Path(sys.argv[2])
     real_write = SearchIndex.write
 

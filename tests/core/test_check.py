@@ -132,13 +132,13 @@ def test_missing_index_folder_in_the_library_api(closed_library):
 
     shutil.rmtree(closed_library / "index")
     with Library.open(closed_library, sync_index=False) as lib:
-        status = lib.index_status()
+        status = lib.index.status()
         assert status.repairing and status.unindexed == 225
         assert status.text() == "Repairing the search index 0 of 225"
-        assert lib.find("model").partial
-        lib.sync_index()
-        assert not lib.index_status().repairing
-        assert lib.find("model").total == MODEL_HITS
+        assert lib.search.find("model").partial
+        lib.index.sync()
+        assert not lib.index.status().repairing
+        assert lib.search.find("model").total == MODEL_HITS
         assert check_library(lib).ok
 
 
@@ -174,7 +174,7 @@ def test_damaged_database_in_the_library_api(closed_library):
     with Library.open(closed_library) as lib:
         assert lib.db_problem and "library.db: damaged" in lib.db_problem
         with pytest.raises(Exception) as caught:
-            lib.add_tag([1], "x")
+            lib.tags.add([1], "x")
         assert "damaged" in str(caught.value)
         report = check_library(lib)
         assert not report.ok and report.problems[0].part == "database"
@@ -215,16 +215,16 @@ def test_damage_met_by_a_search_is_repaired_by_the_next_index_update(closed_libr
     """A segment overwritten while the library is open: searches find nothing in it
     instead of failing, say they are partial, and the next index update rebuilds it."""
     with Library.open(closed_library) as lib:
-        healthy = {q: lib.find(q, limit=None).total for q in ("model", "net*")}
+        healthy = {q: lib.search.find(q, limit=None).total for q in ("model", "net*")}
         segment = _segment(closed_library)
         _garble(segment, segment.stat().st_size // 2, 100_000)
-        lib.index.drop_caches()
-        results = [lib.find(q, limit=None) for q in QUERIES]
-        assert lib.index.damage is not None and str(lib.index.path) in lib.index.damage
+        lib.index.whoosh.drop_caches()
+        results = [lib.search.find(q, limit=None) for q in QUERIES]
+        assert lib.index.whoosh.damage is not None and str(lib.index.whoosh.path) in lib.index.whoosh.damage
         assert results[-1].partial and results[-1].indexed == 0
-        lib.sync_index()
-        assert lib.index.damage is None and lib.index_status().complete
-        assert {q: lib.find(q, limit=None).total for q in healthy} == healthy
+        lib.index.sync()
+        assert lib.index.whoosh.damage is None and lib.index.status().complete
+        assert {q: lib.search.find(q, limit=None).total for q in healthy} == healthy
         assert check_library_ok(lib)
 
 
@@ -240,8 +240,8 @@ def test_an_index_left_behind_is_caught_up_with_a_progress_line(closed_library):
     from paperdesk.cli import QUIET_SYNC_MAX
 
     with Library.open(closed_library) as lib:
-        lib._queue_all("update")         # as a crash during a reindex leaves it
-        assert lib.index_status().queued == 225 > QUIET_SYNC_MAX
+        lib.index.queue_all("update")         # as a crash during a reindex leaves it
+        assert lib.index.status().queued == 225 > QUIET_SYNC_MAX
     out = _run(closed_library, "tag", "add", "seen", "1")
     assert out.returncode == 0
     assert "indexing 225 papers left from an earlier import first" in out.stderr
@@ -290,8 +290,8 @@ def test_check_indexes_papers_left_queued(closed_library):
     are not searchable and indexes them (it said "index ok" with 0 of N searchable)."""
     with Library.open(closed_library, sync_index=False) as lib:
         lib.auto_sync_index = False
-        lib.add_tag(lib.paper_ids(), "queued")    # every paper re-queued, not applied
-        assert lib.index_status().queued == 225       # more than a read applies silently
+        lib.tags.add(lib.papers.ids(), "queued")    # every paper re-queued, not applied
+        assert lib.index.status().queued == 225       # more than a read applies silently
     # A search while another process holds the library (a search that can write
     # indexes them first) says its results miss the latest changes (it said nothing).
     from paperdesk.core.store.lock import LibraryLock

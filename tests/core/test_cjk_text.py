@@ -13,18 +13,18 @@ SECOND = "言語モデルの推論を速くする方法を示します！"
 def test_a_japanese_first_abstract_is_not_taken_as_the_header(empty_library, tmp_path):
     path = tmp_path / "ja.txt"
     path.write_text(f"{FIRST}\n\n{SECOND}\n", encoding="utf-8")
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     assert report.rejected == []
-    assert sorted(empty_library.abstracts(empty_library.paper_ids()).values()) == sorted([FIRST, SECOND])
+    assert sorted(empty_library.papers.abstracts(empty_library.papers.ids()).values()) == sorted([FIRST, SECOND])
 
 
 def test_a_one_line_shift_jis_file_without_header_is_one_abstract(empty_library, tmp_path):
     text = "画像から奥行きを推定する手法を提案します。これは実時間で動きます。"
     path = tmp_path / "sjis.txt"
     path.write_bytes((text + "\n").encode("shift_jis"))
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     assert report.rejected == []
-    assert list(empty_library.abstracts(empty_library.paper_ids()).values()) == [text]
+    assert list(empty_library.papers.abstracts(empty_library.papers.ids()).values()) == [text]
 
 
 @pytest.mark.parametrize("first, header", [

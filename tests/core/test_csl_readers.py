@@ -28,7 +28,7 @@ _QUOTES = re.compile("[‘’“”'\"`]")
 def exported(cited_library, cited_exports):
     """(the .json file, its items, [papers in export order])."""
     path = cited_exports["csl-json"]
-    papers = [cited_library.get(i) for i in cited_library.paper_ids()]
+    papers = [cited_library.papers.get(i) for i in cited_library.papers.ids()]
     return path, json.loads(path.read_text(encoding="utf-8")), papers
 
 
@@ -67,13 +67,13 @@ def test_ids_types_names_and_dates_come_from_the_papers_own_metadata(exported):
 
 def test_a_note_that_starts_like_a_variable_starts_with_a_line_break(cited_library):
     lib = cited_library
-    noted = lib.get(lib.cited["hostile"][0])
+    noted = lib.papers.get(lib.cited["hostile"][0])
     assert noted.note.startswith("TODO: ")
     assert csl_note(noted, FIELDS) == "\n" + noted.note + "\n\n" + "Highlight: " + \
         highlight_text(noted.highlights[0])
-    plain = lib.get(lib.cited["seed"][0])
+    plain = lib.papers.get(lib.cited["seed"][0])
     assert csl_note(plain, FIELDS).startswith("Read the method section first.\n\nHighlight: ")
-    only_highlights = lib.get(lib.cited["seed"][1])
+    only_highlights = lib.papers.get(lib.cited["seed"][1])
     assert not only_highlights.note and csl_note(only_highlights, FIELDS).startswith(
         "\nHighlight: ")
     assert csl_note(plain, ["id", "title"]) is None

@@ -33,7 +33,7 @@ def labels() -> dict:
 
 def _topics(lib: Library, labels: dict) -> dict[int, str]:
     topics = load_labels(lib, labels)
-    assert len(topics) == lib.count() == 225
+    assert len(topics) == lib.papers.count() == 225
     return topics
 
 
@@ -72,7 +72,7 @@ def test_labels_map_every_sample_paper(seeded_library, labels):
     topics = _topics(seeded_library, labels)
     assert sum(1 for t in topics.values() if t == "depth-estimation") == 28
     titles = dict(seeded_library.db.execute("SELECT id, title FROM papers").fetchall())
-    abstracts = seeded_library.abstracts(list(titles))
+    abstracts = seeded_library.papers.abstracts(list(titles))
     starts = {p["title_start"][:30] for p in labels["papers"]}
     assert all(titles[pid][:30] in starts or (abstracts[pid] or "")[:30] in starts
                for pid in topics)
@@ -97,7 +97,7 @@ def test_related_papers_of_the_depth_paper_are_about_depth(seeded_library, label
     for r in related:
         assert 3 <= len(r.shared) <= 5
         assert set(r.shared) <= mine & _terms_of(lib, r.id), r
-        assert r.title == lib.get(r.id).title
+        assert r.title == lib.papers.get(r.id).title
     assert len(lib.discover.related(depth, limit=3)) == 3
 
 
@@ -121,9 +121,9 @@ def test_unknown_paper_and_paper_without_terms(seeded_library, tmp_path):
     lib.discover.ensure()
     with pytest.raises(UnknownPaper, match="^no paper with id 999999$"):
         lib.discover.related(999999)
-    lib.import_paths([_write_daily(tmp_path / "numbers.txt",
+    lib.imports.run([_write_daily(tmp_path / "numbers.txt",
                                    ["2024 2025 1999 12 34 56 78 90."])])
-    pid = max(lib.paper_ids())
+    pid = max(lib.papers.ids())
     for ask in (lib.discover.related, lib.discover.key_terms, lib.discover.suggest_tags):
         with pytest.raises(NotInTable, match=f"paper {pid} has no words"):
             ask(pid)
@@ -136,12 +136,12 @@ def test_tag_suggestions_follow_a_scripted_tagging(seeded_library, labels):
     lib = seeded_library
     topics = _topics(lib, labels)
     depth = _depth_paper(lib)
-    depth_ids = [p for p in lib.paper_ids() if topics[p] == "depth-estimation"
+    depth_ids = [p for p in lib.papers.ids() if topics[p] == "depth-estimation"
                  and p != depth]
-    agents = [p for p in lib.paper_ids() if topics[p] == "llm-agents"]
+    agents = [p for p in lib.papers.ids() if topics[p] == "llm-agents"]
     other_agent, agent_ids = agents[0], agents[1:]
-    lib.add_tag(depth_ids, "depth")
-    lib.add_tag(agent_ids, "agents")
+    lib.tags.add(depth_ids, "depth")
+    lib.tags.add(agent_ids, "agents")
     lib.discover.ensure()
     found = lib.discover.suggest_tags(depth)
     assert found and found[0].name == "depth" and not found[0].held_back
@@ -153,7 +153,7 @@ def test_tag_suggestions_follow_a_scripted_tagging(seeded_library, labels):
     # an agents paper not tagged yet is offered "agents" first
     assert lib.discover.suggest_tags(other_agent)[0].name == "agents"
     # a tag the paper has is never suggested
-    lib.add_tag([depth], "depth")
+    lib.tags.add([depth], "depth")
     assert "depth" not in [s.name for s in lib.discover.suggest_tags(depth)]
 
 
@@ -185,8 +185,8 @@ def test_new_papers_get_related_results_without_a_full_build(seeded_library, tmp
     lib.discover.ensure()
     generation = TermTable.load(lib.path / TERMS_DIR).generation
     _no_full_build(monkeypatch)
-    lib.import_paths([_write_daily(tmp_path / "new.txt", [NEW_DEPTH])])
-    new = max(lib.paper_ids())
+    lib.imports.run([_write_daily(tmp_path / "new.txt", [NEW_DEPTH])])
+    new = max(lib.papers.ids())
     related = lib.discover.related(new, limit=5)
     assert [topics[r.id] for r in related].count("depth-estimation") >= 4
     assert new in [r.id for r in lib.discover.related(_depth_paper(lib), limit=50)]
@@ -202,7 +202,7 @@ def test_a_deleted_paper_never_appears(seeded_library, monkeypatch):
     depth = _depth_paper(lib)
     gone = lib.discover.related(depth)[0].id
     _no_full_build(monkeypatch)
-    lib.delete_papers([gone])
+    lib.removal.delete_papers([gone])
     assert gone not in [r.id for r in lib.discover.related(depth, limit=300)]
     with pytest.raises(UnknownPaper):
         lib.discover.related(gone)
@@ -216,10 +216,10 @@ def test_a_title_edit_changes_the_papers_terms(seeded_library, labels, monkeypat
     lib = seeded_library
     topics = _topics(lib, labels)
     lib.discover.ensure()
-    agent = [p for p in lib.paper_ids() if topics[p] == "llm-agents"][0]
+    agent = [p for p in lib.papers.ids() if topics[p] == "llm-agents"][0]
     assert "monocular" not in _terms_of(lib, agent)
     _no_full_build(monkeypatch)
-    lib.set_title(agent, "Monocular metric depth estimation and disparity for stereo")
+    lib.papers.set_title(agent, "Monocular metric depth estimation and disparity for stereo")
     assert "monocular" in _terms_of(lib, agent)
     assert agent in [r.id for r in lib.discover.related(_depth_paper(lib), limit=60)]
 
@@ -274,16 +274,16 @@ def test_interest_falls_back_to_date_order_below_five_positives(seeded_library, 
     lib = seeded_library
     topics = _topics(lib, labels)
     lib.discover.ensure()
-    depth_ids = [p for p in lib.paper_ids() if topics[p] == "depth-estimation"]
-    lib.set_starred(depth_ids[:4], True)
+    depth_ids = [p for p in lib.papers.ids() if topics[p] == "depth-estimation"]
+    lib.papers.set_starred(depth_ids[:4], True)
     order = lib.discover.interest()
     assert not order.ranked and order.positives == 4
     assert "at least 5" in order.message and "(now 4)" in order.message
-    assert order.ids == lib.paper_ids(filter="unread")
+    assert order.ids == lib.papers.ids(filter="unread")
     assert order.reasons == {} and order.scores == {}
     # the sort falls back the same way (date added)
-    assert lib.scope_ids(Scope(), sort="interest") == lib.paper_ids()
-    lib.set_starred(depth_ids[4:5], True)
+    assert lib.papers.scope_ids(Scope(), sort="interest") == lib.papers.ids()
+    lib.papers.set_starred(depth_ids[4:5], True)
     order = lib.discover.interest()
     assert order.ranked and order.positives == 5
     assert "learned from 5 papers" in order.message
@@ -293,9 +293,9 @@ def test_interest_order_puts_the_starred_topic_first_with_reasons(seeded_library
     lib = seeded_library
     topics = _topics(lib, labels)
     lib.discover.ensure()
-    depth_ids = [p for p in lib.paper_ids() if topics[p] == "depth-estimation"]
-    lib.set_starred(depth_ids[:6], True)
-    unread = [p for p in lib.paper_ids() if p not in depth_ids[:6]]
+    depth_ids = [p for p in lib.papers.ids() if topics[p] == "depth-estimation"]
+    lib.papers.set_starred(depth_ids[:6], True)
+    unread = [p for p in lib.papers.ids() if p not in depth_ids[:6]]
     order = lib.discover.interest(unread, with_reasons=10)
     assert order.ranked and sorted(order.ids) == sorted(unread)
     assert [topics[p] for p in order.ids[:10]].count("depth-estimation") >= 8
@@ -303,12 +303,12 @@ def test_interest_order_puts_the_starred_topic_first_with_reasons(seeded_library
     for pid in order.ids[:10]:
         assert order.reasons[pid] and set(order.reasons[pid]) <= _terms_of(lib, pid)
     # a search sorted by interest: the same order over its matches, with reasons
-    results = lib.find("depth", limit=5, sort="interest")
+    results = lib.search.find("depth", limit=5, sort="interest")
     assert results.interest is not None and results.interest.ranked
     matched = set(results.ids.tolist())
     assert results.ids.tolist() == [p for p in lib.discover.interest(sorted(matched)).ids]
     assert all(results.interest.reasons.get(h.id) for h in results.hits)
-    assert lib.find("depth", limit=5).interest is None
+    assert lib.search.find("depth", limit=5).interest is None
 
 
 def test_the_scripted_user_beats_date_order(seeded_library, labels):
@@ -370,13 +370,13 @@ def test_cancel_leaves_the_old_table(tmp_path, seed_files, monkeypatch, child):
     monkeypatch.setattr(engine_mod, "CHILD_FROM", 10 if child else 10**9)
     monkeypatch.setattr(build_mod, "PROGRESS_EVERY", 10)   # the in-process cancel check
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths(seed_files[:1])
+        lib.imports.run(seed_files[:1])
         lib.discover.ensure()
         folder = lib.path / TERMS_DIR
         old = TermTable.load(folder)
-        first = lib.paper_ids()[0]
+        first = lib.papers.ids()[0]
         before = lib.discover.related(first)
-        lib.import_paths(seed_files[1:])        # too many new papers for an update
+        lib.imports.run(seed_files[1:])        # too many new papers for an update
         with pytest.raises(TermsNotReady):
             lib.discover.related(first)
         with pytest.raises(BuildCancelled):
@@ -389,7 +389,7 @@ def test_cancel_leaves_the_old_table(tmp_path, seed_files, monkeypatch, child):
         lib.discover.ensure()                   # and a later build goes through
         assert lib.discover.related(first) != [] and lib.discover.status().missing == 0
         assert TermTable.load(folder).generation > old.generation
-        assert len(TermTable.load(folder).valid_ids()) == lib.count()
+        assert len(TermTable.load(folder).valid_ids()) == lib.papers.count()
         del before
 
 
@@ -399,10 +399,10 @@ def test_interest_puts_papers_already_kept_after_the_others(seeded_library, labe
     five tagged papers at the top)."""
     lib = seeded_library
     topics = load_labels(lib, labels)
-    depth = [p for p in lib.paper_ids() if topics[p] == "depth-estimation"]
+    depth = [p for p in lib.papers.ids() if topics[p] == "depth-estimation"]
     lib.discover.ensure()
-    lib.add_tag(depth[:5], "depth")
-    lib.set_starred(depth[5:7], True)
+    lib.tags.add(depth[:5], "depth")
+    lib.papers.set_starred(depth[5:7], True)
     order = lib.discover.interest()
     assert order.ranked
     kept = set(depth[:7])

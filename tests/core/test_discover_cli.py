@@ -120,7 +120,7 @@ def test_unknown_id_and_paper_without_terms_are_one_line(seeded, tmp_path, capsy
     numbers.write_text("Daily Papers\n\n2024 2025 1999 12 34 56 78 90.\n", encoding="utf-8")
     assert main(cli(lib, "import", numbers)) == 0
     with Library.open(lib) as opened:
-        pid = max(opened.paper_ids())
+        pid = max(opened.papers.ids())
     capsys.readouterr()
     for command in ("related", "terms", "suggest-tags"):
         assert main(cli(lib, command, pid)) == 1
@@ -140,7 +140,7 @@ def test_search_sort_interest_falls_back_then_names_the_words(seeded, capsys):
             "tagged (now 3); showing them by date added.") in captured.err
     assert "up:" not in captured.out
     with Library.open(lib) as opened:
-        by_date = opened.paper_ids()
+        by_date = opened.papers.ids()
     shown = [int(line.split()[0]) for line in captured.out.splitlines()[:5]]
     assert shown == by_date[:5]
     assert main(cli(lib, "mark", *depth_ids[3:6], "--star")) == 0

@@ -119,72 +119,72 @@ def edited_file(tmp_path, seed_abstracts):
 def test_the_stage_flags_edited_copies_at_import(seeded_library, edited_file,
                                                  seed_abstracts):
     lib = seeded_library
-    assert lib.near_duplicates_pending() == 225       # a library from before: unchecked
-    assert lib.find_near_duplicates() == 0            # the seeds: no pair
-    assert lib.near_duplicates_pending() == 0
+    assert lib.duplicates.pending() == 225       # a library from before: unchecked
+    assert lib.duplicates.find() == 0            # the seeds: no pair
+    assert lib.duplicates.pending() == 0
     path, texts = edited_file
-    report = lib.import_paths([path])
+    report = lib.imports.run([path])
     assert report.added == 3 and report.near_duplicates == 0   # the stage runs after
     seen = []
-    assert lib.find_near_duplicates(
+    assert lib.duplicates.find(
         progress=lambda *a: seen.append(a)) == 3
     assert seen[-1] == ("duplicates", 3, 3)
-    pairs = lib.near_duplicates()
-    assert len(pairs) == 3 and lib.near_duplicate_count() == 3
-    originals = {lib.get(p.paper_a).abstract for p in pairs}
+    pairs = lib.duplicates.pairs()
+    assert len(pairs) == 3 and lib.duplicates.count() == 3
+    originals = {lib.papers.get(p.paper_a).abstract for p in pairs}
     assert originals == {seed_abstracts[i] for i in (5, 17, 60)}
-    assert {lib.get(p.paper_b).abstract for p in pairs} == set(texts)
+    assert {lib.papers.get(p.paper_b).abstract for p in pairs} == set(texts)
     assert all(measure.THRESHOLD <= p.similarity <= 1 for p in pairs)
     assert pairs[0].similarity == 1.0           # the punctuation edit comes first
     assert pairs[0].title_a and pairs[0].to_dict()["similarity"] == 1.0
     # re-importing and re-running change nothing
-    again = lib.import_paths([path])
+    again = lib.imports.run([path])
     assert again.added == 0
-    assert lib.find_near_duplicates() == 0
-    assert lib.near_duplicates() == pairs
+    assert lib.duplicates.find() == 0
+    assert lib.duplicates.pairs() == pairs
 
 
 def test_the_stage_resumes_after_cancel(seeded_library, edited_file):
     lib = seeded_library
-    lib.import_paths([edited_file[0]])
+    lib.imports.run([edited_file[0]])
     calls = []
 
     def cancel():
         calls.append(1)
         return len(calls) > 1          # one batch, then stop
 
-    first = lib.find_near_duplicates(cancel=cancel)
-    assert lib.near_duplicates_pending() == 228 - 200
-    assert first + lib.find_near_duplicates() == 3
-    assert lib.near_duplicates_pending() == 0
+    first = lib.duplicates.find(cancel=cancel)
+    assert lib.duplicates.pending() == 228 - 200
+    assert first + lib.duplicates.find() == 3
+    assert lib.duplicates.pending() == 0
 
 
 def test_dismissed_pairs_stay_dismissed(seeded_library, edited_file, tmp_path):
     lib = seeded_library
-    lib.import_paths([edited_file[0]])
-    lib.find_near_duplicates()
-    pair = lib.near_duplicates()[0]
-    changes = lib.dismiss_duplicate(pair.paper_b, pair.paper_a)
-    assert changes.duplicates and lib.near_duplicate_count() == 2
+    lib.imports.run([edited_file[0]])
+    lib.duplicates.find()
+    pair = lib.duplicates.pairs()[0]
+    changes = lib.duplicates.dismiss(pair.paper_b, pair.paper_a)
+    assert changes.duplicates and lib.duplicates.count() == 2
     assert lib.undo_label == f"Not duplicates: papers {pair.paper_a} and {pair.paper_b}"
-    assert [p.paper_a for p in lib.near_duplicates("dismissed")] == [pair.paper_a]
-    assert not lib.dismiss_duplicate(pair.paper_a, pair.paper_b)      # already
+    assert [p.paper_a for p in lib.duplicates.pairs("dismissed")] == [pair.paper_a]
+    assert not lib.duplicates.dismiss(pair.paper_a, pair.paper_b)      # already
     lib.undo()
-    assert lib.near_duplicate_count() == 3
+    assert lib.duplicates.count() == 3
     lib.redo()
-    assert lib.near_duplicate_count() == 2
+    assert lib.duplicates.count() == 2
     path = lib.path
     lib.close()
     with Library.open(path) as again:         # persists, and is not flagged again
-        again.import_paths([edited_file[0]])
-        assert again.find_near_duplicates() == 0
-        assert again.near_duplicate_count() == 2
+        again.imports.run([edited_file[0]])
+        assert again.duplicates.find() == 0
+        assert again.duplicates.count() == 2
         with pytest.raises(LibraryError, match="not flagged"):
-            again.dismiss_duplicate(1, 2)
+            again.duplicates.dismiss(1, 2)
         with pytest.raises(LibraryError, match="itself"):
-            again.dismiss_duplicate(1, 1)
+            again.duplicates.dismiss(1, 1)
         with pytest.raises(LibraryError, match="no paper"):
-            again.dismiss_duplicate(1, 99999)
+            again.duplicates.dismiss(1, 99999)
 
 
 def test_a_changed_abstract_is_looked_at_again(tmp_path, seed_abstracts):
@@ -193,15 +193,15 @@ def test_a_changed_abstract_is_looked_at_again(tmp_path, seed_abstracts):
         bib.write_text("@article{a, title={Depth and width}, doi={10.1234/xyz}}\n",
                        encoding="utf-8")
         write_daily(tmp_path / "s.txt", [seed_abstracts[0]])
-        lib.import_paths([tmp_path / "s.txt", bib])
-        assert lib.find_near_duplicates() == 0
+        lib.imports.run([tmp_path / "s.txt", bib])
+        assert lib.duplicates.find() == 0
         # the title-only paper takes an edited copy of the seed abstract as its own
         bib.write_text("@article{a, title={Depth and width}, doi={10.1234/xyz}, abstract={"
                        + version_2(seed_abstracts[0]) + "}}\n", encoding="utf-8")
-        report = lib.import_paths([bib])
+        report = lib.imports.run([bib])
         assert report.enriched == 1
-        assert lib.near_duplicates_pending() == 1
-        assert lib.find_near_duplicates() == 1
+        assert lib.duplicates.pending() == 1
+        assert lib.duplicates.find() == 1
 
 
 def test_empty_and_short_abstracts(tmp_path):
@@ -210,14 +210,14 @@ def test_empty_and_short_abstracts(tmp_path):
         bib.write_text("@article{a, title={Only a title}}\n@article{b, title={Another "
                        "title}}\n", encoding="utf-8")
         write_daily(tmp_path / "s.txt", ["Short text.", "Short text!", "Other text."])
-        lib.import_paths([bib, tmp_path / "s.txt"])
+        lib.imports.run([bib, tmp_path / "s.txt"])
         # Titles only are never compared, and neither are abstracts too short to say
         # anything ("Short text." and "Short text!" are not one paper).
-        assert lib.find_near_duplicates() == 0
-        assert lib.near_duplicates() == []
+        assert lib.duplicates.find() == 0
+        assert lib.duplicates.pairs() == []
         write_daily(tmp_path / "t.txt", ["One Word.", "One word!"])
-        lib.import_paths([tmp_path / "t.txt"])
-        assert lib.find_near_duplicates() == 0
+        lib.imports.run([tmp_path / "t.txt"])
+        assert lib.duplicates.find() == 0
 
 
 # -- the schema --------------------------------------------------------------------------
@@ -239,9 +239,9 @@ def test_a_version_4_library_migrates_to_5(tmp_path):
     db.conn.close()
     with Library.open(folder) as lib:
         assert lib.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 5
-        assert lib.near_duplicates_pending() == 2
-        assert lib.find_near_duplicates() == 1
-        assert [(p.paper_a, p.paper_b) for p in lib.near_duplicates()] == [(3, 4)]
+        assert lib.duplicates.pending() == 2
+        assert lib.duplicates.find() == 1
+        assert [(p.paper_a, p.paper_b) for p in lib.duplicates.pairs()] == [(3, 4)]
     backups = list((folder / "backups").glob("library-v4-*.db"))
     assert len(backups) == 1
     old = sqlite3.connect(backups[0])
@@ -252,23 +252,23 @@ def test_a_version_4_library_migrates_to_5(tmp_path):
 def test_deleting_a_paper_drops_its_bands_but_keeps_the_pair_for_undo(seeded_library,
                                                                       edited_file):
     lib = seeded_library
-    lib.import_paths([edited_file[0]])
-    lib.find_near_duplicates()
-    pair = lib.near_duplicates()[0]
-    lib.dismiss_duplicate(pair.paper_a, pair.paper_b)
+    lib.imports.run([edited_file[0]])
+    lib.duplicates.find()
+    pair = lib.duplicates.pairs()[0]
+    lib.duplicates.dismiss(pair.paper_a, pair.paper_b)
     row = lib.db.execute("SELECT * FROM papers WHERE id = ?", [pair.paper_b]).fetchone()
     with lib.db.conn:
         lib.db.execute("DELETE FROM papers WHERE id = ?", [pair.paper_b])
     assert lib.db.execute("SELECT count(*) FROM duplicate_bands WHERE paper_id = ?",
                           [pair.paper_b]).fetchone()[0] == 0
-    assert lib.near_duplicates("dismissed") == []
+    assert lib.duplicates.pairs("dismissed") == []
     # put back as an undo of a deletion would: same id, same abstract
     marks = ",".join("?" * len(row))
     with lib.db.conn:
         lib.db.execute(f"INSERT INTO papers VALUES ({marks})", list(row))
-    assert lib.near_duplicates_pending() == 1
-    assert lib.find_near_duplicates() == 0         # known pair: still dismissed
-    assert [p.paper_b for p in lib.near_duplicates("dismissed")] == [pair.paper_b]
+    assert lib.duplicates.pending() == 1
+    assert lib.duplicates.find() == 0         # known pair: still dismissed
+    assert [p.paper_b for p in lib.duplicates.pairs("dismissed")] == [pair.paper_b]
 
 
 def test_import_report_json_has_the_count():
@@ -281,7 +281,7 @@ def test_import_report_json_has_the_count():
 # -- merging -----------------------------------------------------------------------------
 def _state(lib, pid):
     """Everything about a paper that a merge touches, for exact comparison."""
-    p = lib.get(pid)
+    p = lib.papers.get(pid)
     return (p.title, p.derived_title, p.abstract, p.added_at, p.read_at, p.starred,
             p.citation_key, p.metadata, tuple(t.name for t in p.tags), p.note,
             tuple((h.id, h.start, h.end, h.colour, h.comment, h.created_at)
@@ -299,32 +299,32 @@ def a_pair(seeded_library, tmp_path, seed_abstracts):
     original = seed_abstracts[5]
     edited = version_2(changed_sentence(original))
     path = write_daily(tmp_path / "v2.txt", [edited])
-    (new,) = lib.import_paths([path]).added_ids
-    lib.find_near_duplicates()
-    (old,) = [p.paper_a for p in lib.near_duplicates() if p.paper_b == new]
-    lib.add_tag([old], "depth")
-    lib.add_tag([old, new], "shared")
-    lib.add_tag([new], "v2")
-    lib.set_note(old, "Read this first.")
-    lib.set_note(new, "The second version adds a proof fix.")
-    lib.set_starred([old], True)
-    lib.set_read([new], True)
-    lib.set_metadata(new, Metadata(authors=(Author("Doe", "Jane"),), date="2024-05",
+    (new,) = lib.imports.run([path]).added_ids
+    lib.duplicates.find()
+    (old,) = [p.paper_a for p in lib.duplicates.pairs() if p.paper_b == new]
+    lib.tags.add([old], "depth")
+    lib.tags.add([old, new], "shared")
+    lib.tags.add([new], "v2")
+    lib.notes.set(old, "Read this first.")
+    lib.notes.set(new, "The second version adds a proof fix.")
+    lib.papers.set_starred([old], True)
+    lib.papers.set_read([new], True)
+    lib.papers.set_metadata(new, Metadata(authors=(Author("Doe", "Jane"),), date="2024-05",
                                    arxiv_id="2405.01234"))
-    lib.set_title(new, "A real title from arXiv")
+    lib.papers.set_title(new, "A real title from arXiv")
     first_words = edited[:40]                       # same text, same place in both
-    lib.add_highlight(new, 0, 40, comment="opening")
-    lib.add_highlight(old, 0, 40)                   # the kept paper has this span
+    lib.notes.add_highlight(new, 0, 40, comment="opening")
+    lib.notes.add_highlight(old, 0, 40)                   # the kept paper has this span
     added = "In this revised version we also include results"
     at = edited.index(added)
-    lib.add_highlight(new, at, at + len(added), comment="new in v2")   # not in the old
+    lib.notes.add_highlight(new, at, at + len(added), comment="new in v2")   # not in the old
     sentence = "We additionally report an ablation"
     at = edited.index(sentence)
-    lib.add_highlight(new, at, at + len(sentence))   # not in the old either
+    lib.notes.add_highlight(new, at, at + len(sentence))   # not in the old either
     words = original.split()
     shared = " ".join(words[-6:-2])                  # near the end: offsets differ
     at = edited.index(shared)
-    lib.add_highlight(new, at, at + len(shared), colour="#a5d8ff")
+    lib.notes.add_highlight(new, at, at + len(shared), colour="#a5d8ff")
     assert first_words == original[:40]
     return lib, old, new, shared
 
@@ -332,14 +332,14 @@ def a_pair(seeded_library, tmp_path, seed_abstracts):
 def test_merge_combines_everything_and_undo_restores_both(a_pair):
     lib, old, new, shared = a_pair
     before = {old: _state(lib, old), new: _state(lib, new)}
-    pairs_before = lib.near_duplicates()
-    assert lib.merge_preview(old, new).lost == 2
-    changes = lib.merge_papers(old, new)
+    pairs_before = lib.duplicates.pairs()
+    assert lib.duplicates.merge_preview(old, new).lost == 2
+    changes = lib.duplicates.merge(old, new)
     assert changes.duplicates and changes.sources and {old, new} <= changes.papers
     assert lib.undo_label == f"Merge paper {new} into {old}"
-    kept = lib.get(old)
+    kept = lib.papers.get(old)
     with pytest.raises(LibraryError):
-        lib.get(new)
+        lib.papers.get(new)
     assert [t.name for t in kept.tags] == ["depth", "shared", "v2"]
     assert kept.note.startswith("Read this first.\n\n---\n\nNote of the merged paper "
                                 "“A real title from arXiv”:\n\nThe second version")
@@ -354,37 +354,37 @@ def test_merge_combines_everything_and_undo_restores_both(a_pair):
     assert kept.starred and kept.read
     assert kept.abstract == before[old][2] and kept.citation_key == before[old][6]
     assert {s.name for s in kept.sources} == {"000_0e030c9c72617eee.txt", "v2.txt"}
-    assert lib.near_duplicates() == [p for p in pairs_before if new not in
+    assert lib.duplicates.pairs() == [p for p in pairs_before if new not in
                                      (p.paper_a, p.paper_b)]
     # the index follows: the merged paper is gone, the kept one found by the other's tag
-    assert lib.find("tag:v2").total == 1 and lib.find("tag:v2").hits[0].id == old
-    assert lib.find('"second version adds a proof fix"').hits[0].id == old
-    assert lib.index.doc_count() == lib.count() == 225
+    assert lib.search.find("tag:v2").total == 1 and lib.search.find("tag:v2").hits[0].id == old
+    assert lib.search.find('"second version adds a proof fix"').hits[0].id == old
+    assert lib.index.whoosh.doc_count() == lib.papers.count() == 225
     lib.undo()
     assert {old: _state(lib, old), new: _state(lib, new)} == before
-    assert lib.near_duplicates() == pairs_before
-    assert lib.find("tag:v2").hits[0].id == new and lib.find("tag:v2").total == 1
-    assert lib.index.doc_count() == 226
+    assert lib.duplicates.pairs() == pairs_before
+    assert lib.search.find("tag:v2").hits[0].id == new and lib.search.find("tag:v2").total == 1
+    assert lib.index.whoosh.doc_count() == 226
     lib.redo()
-    assert _state(lib, old) != before[old] and lib.count() == 225
+    assert _state(lib, old) != before[old] and lib.papers.count() == 225
     lib.undo()
     assert {old: _state(lib, old), new: _state(lib, new)} == before
 
 
 def test_merging_the_other_way_keeps_the_other_abstract(a_pair):
     lib, old, new, _shared = a_pair
-    edited = lib.get(new).abstract
-    lib.merge_papers(new, old)
-    kept = lib.get(new)
+    edited = lib.papers.get(new).abstract
+    lib.duplicates.merge(new, old)
+    kept = lib.papers.get(new)
     assert kept.abstract == edited and kept.title == "A real title from arXiv"
     assert kept.note.startswith("The second version adds a proof fix.\n\n---\n\n")
     assert kept.starred and [t.name for t in kept.tags] == ["depth", "shared", "v2"]
     # re-importing either file adds nothing (the merged-away abstract leads to the kept
     # paper), and the stage flags nothing
     for source in kept.sources:
-        report = lib.import_paths([source.path])
+        report = lib.imports.run([source.path])
         assert report.added == 0, source.name
-    assert lib.count() == 225 and lib.find_near_duplicates() == 0
+    assert lib.papers.count() == 225 and lib.duplicates.find() == 0
     assert _state(lib, new)[2] == edited
     lib.undo()                                # the merge; the merged-away hash is free
     assert lib.db.execute("SELECT count(*) FROM merged_hashes").fetchone()[0] == 0
@@ -393,27 +393,27 @@ def test_merging_the_other_way_keeps_the_other_abstract(a_pair):
 def test_merge_refuses_unknown_or_same_papers(seeded_library):
     lib = seeded_library
     with pytest.raises(LibraryError, match="itself"):
-        lib.merge_papers(3, 3)
+        lib.duplicates.merge(3, 3)
     with pytest.raises(LibraryError, match="no paper"):
-        lib.merge_papers(3, 999999)
-    assert lib.count() == 225 and lib.undo_label is None
+        lib.duplicates.merge(3, 999999)
+    assert lib.papers.count() == 225 and lib.undo_label is None
 
 
 def test_merge_plan_without_notes_or_highlights(seeded_library):
     lib = seeded_library
-    plan = lib.merge_preview(1, 2)
+    plan = lib.duplicates.merge_preview(1, 2)
     assert plan.note == "" and plan.highlights == () and plan.lost == 0
     assert plan.summary() == "nothing else to combine"
 
 
 def test_the_stage_for_given_ids_only(seeded_library, edited_file):
     lib = seeded_library
-    lib.find_near_duplicates()
-    new = lib.import_paths([edited_file[0]]).added_ids
-    assert lib.find_near_duplicates(ids=[]) == 0
-    assert lib.find_near_duplicates(ids=[new[0], 10**12]) == 1    # unknown ids: nothing
-    assert lib.near_duplicates_pending() == 2
-    assert lib.find_near_duplicates(ids=range(1, 2000)) == 2
+    lib.duplicates.find()
+    new = lib.imports.run([edited_file[0]]).added_ids
+    assert lib.duplicates.find(ids=[]) == 0
+    assert lib.duplicates.find(ids=[new[0], 10**12]) == 1    # unknown ids: nothing
+    assert lib.duplicates.pending() == 2
+    assert lib.duplicates.find(ids=range(1, 2000)) == 2
 
 
 # -- the command line --------------------------------------------------------------------
@@ -456,12 +456,12 @@ def test_a_crowd_of_templated_abstracts_is_bounded(tmp_path):
              f"method combines lidar features with a learned depth model and improves "
              f"accuracy on benchmark {i % 7} by a clear margin." for i in range(300)]
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths([write_daily(tmp_path / "t.txt", texts)])
-        flagged = lib.find_near_duplicates()
+        lib.imports.run([write_daily(tmp_path / "t.txt", texts)])
+        flagged = lib.duplicates.find()
         assert 300 <= flagged <= 300 * measure.MAX_FLAGS
         per_paper = {}
-        for p in lib.near_duplicates():
+        for p in lib.duplicates.pairs():
             assert p.similarity >= measure.THRESHOLD
             per_paper[p.paper_b] = per_paper.get(p.paper_b, 0) + 1
         assert max(per_paper.values()) <= measure.MAX_FLAGS
-        assert len(lib.near_duplicates(limit=10)) == 10
+        assert len(lib.duplicates.pairs(limit=10)) == 10

@@ -317,37 +317,37 @@ def test_small_write_reuses_cached_segments(synthetic, tmp_path):
     index.close()
 
 
-# -- the seed library, through Library.find -------------------------------------------------
+# -- the seed library, through lib.search.find -------------------------------------------------
 NASTY = EXTRA[:2] + ["Vitamin C deficiency slows wound healing in older adults."]
 
 
 @pytest.fixture
 def lib(seeded_library, tmp_path):
-    seeded_library.import_paths([write_daily(tmp_path / "nasty.txt", NASTY, header="Nasty")])
+    seeded_library.imports.run([write_daily(tmp_path / "nasty.txt", NASTY, header="Nasty")])
     return seeded_library
 
 
 def test_seed_library_queries_agree(lib):
     for text in QUERIES:
-        check_same(lib.index, text)
+        check_same(lib.index.whoosh, text)
 
 
 def test_seed_library_after_changes(lib):
-    pid = lib.find("depth estimation").hits[0].id
-    lib.set_starred([pid], True)
-    lib.add_tag([pid], "vision")
-    lib.set_note(pid, "check the dosage")
-    lib.set_title(pid, "A brand new headline about axolotls")
-    assert [h.id for h in lib.find("axolotls", limit=None).hits] == [pid]
-    assert [h.id for h in lib.find("is:starred", limit=None).hits] == [pid]
-    assert pid in [h.id for h in lib.find("tag:vision depth", limit=None).hits]
+    pid = lib.search.find("depth estimation").hits[0].id
+    lib.papers.set_starred([pid], True)
+    lib.tags.add([pid], "vision")
+    lib.notes.set(pid, "check the dosage")
+    lib.papers.set_title(pid, "A brand new headline about axolotls")
+    assert [h.id for h in lib.search.find("axolotls", limit=None).hits] == [pid]
+    assert [h.id for h in lib.search.find("is:starred", limit=None).hits] == [pid]
+    assert pid in [h.id for h in lib.search.find("tag:vision depth", limit=None).hits]
     for text in ["is:starred", "tag:vision depth", "axolotls", "depth estimation",
                  "has:note", "dosage", '"new headline"', "headline~"]:
-        check_same(lib.index, text)
-    sources = lib.sources()
+        check_same(lib.index.whoosh, text)
+    sources = lib.removal.sources()
     for text in ["model", "depth", '"neural networks"']:
-        check_same(lib.index, text, source_id=sources[0].id)
-    found = lib.find("depth", limit=None)
-    scoped = lib.find("depth", limit=None, tag_id=lib.tag_by_name("vision").id)
+        check_same(lib.index.whoosh, text, source_id=sources[0].id)
+    found = lib.search.find("depth", limit=None)
+    scoped = lib.search.find("depth", limit=None, tag_id=lib.tags.by_name("vision").id)
     assert [h.id for h in scoped.hits] == [pid]
     assert found.total_exact and found.total == len(found.hits)

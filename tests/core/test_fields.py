@@ -8,7 +8,7 @@ import json
 import pytest
 
 from paperdesk import cli
-from paperdesk.core import fields, library
+from paperdesk.core import fields, papers
 from paperdesk.core.exports import formats as exporting
 from paperdesk.core.search import query
 from paperdesk.core.fields import (PAGE_RANGE, PAPER_FIELDS, SORT_CHOICES, UnknownField,
@@ -34,7 +34,7 @@ def test_sort_choices_come_from_the_fields():
         | {f.name for f in stored_fields() if f.sortable}), "interest")
     assert {f.name for f in sortable_fields()} == set(SORT_CHOICES) - {"relevance",
                                                                         "interest"}
-    assert library._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
+    assert papers._SORTS == {f.name: f.sort_sql for f in sortable_fields()}
     assert order_by("added", descending=True) == "added_at DESC, id DESC"
     assert order_by("title") == "title COLLATE NOCASE ASC, id ASC"
     with pytest.raises(ValueError, match="unknown order 'relevance'"):
@@ -75,10 +75,10 @@ def test_export_fields_come_from_the_fields():
 def test_every_sortable_field_sorts_the_seed_library(seeded_library):
     lib = seeded_library
     for f in sortable_fields():
-        up = lib.paper_ids(order=f.name)
-        down = lib.paper_ids(order=f.name, descending=True)
+        up = lib.papers.ids(order=f.name)
+        down = lib.papers.ids(order=f.name, descending=True)
         assert len(up) == 225 and up == down[::-1]
-    titles = [lib.get(i).title.casefold() for i in lib.paper_ids(order="title")[:20]]
+    titles = [lib.papers.get(i).title.casefold() for i in lib.papers.ids(order="title")[:20]]
     assert titles == sorted(titles)
 
 
@@ -89,18 +89,18 @@ def _rich_paper_id(lib, folder) -> int:
     path = folder / "rich.txt"
     path.write_text("Rich\n\nDepth from one image, see arXiv:2301.01234 and "
                     "https://github.com/example/depth for the code.\n", encoding="utf-8")
-    pid = lib.import_paths([path]).added_ids[0]
-    lib.add_tag([pid], "depth")
-    lib.set_note(pid, "Read the method section.")
-    lib.add_highlight(pid, 0, 10, comment="good start")
-    lib.set_metadata(pid, Metadata(authors=(Author("Doe", "Jane"),), date="2023-05-17",
+    pid = lib.imports.run([path]).added_ids[0]
+    lib.tags.add([pid], "depth")
+    lib.notes.set(pid, "Read the method section.")
+    lib.notes.add_highlight(pid, 0, 10, comment="good start")
+    lib.papers.set_metadata(pid, Metadata(authors=(Author("Doe", "Jane"),), date="2023-05-17",
                                    venue="Depth Journal", entry_type="article",
                                    doi="10.1234/depth.1", arxiv_id="2305.01234",
                                    url="https://example.org/depth",
                                    values=field_values({
                                        f.name: "12-34" if f.rule == PAGE_RANGE else "7"
                                        for f in stored_fields()})))
-    paper = lib.get(pid)
+    paper = lib.papers.get(pid)
     assert paper.mentioned.urls and paper.mentioned.arxiv_ids
     return pid
 
@@ -114,14 +114,14 @@ def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
     lib = seeded_library
     pid = _rich_paper_id(lib, tmp_path)
 
-    bibtex = lib.export_text([pid], "bibtex")
-    ris = lib.export_text([pid], "ris")
-    csl = json.loads(lib.export_text([pid], "csl-json"))[0]
-    doc = json.loads(lib.export_text([pid], "json"))["papers"][0]
-    header = lib.export_text([pid], "csv").lstrip("\ufeff").split("\r\n")[0].split(",")
-    bare_bib = lib.export_text([pid], "bibtex", fields=["id", "title"])
-    bare_ris = lib.export_text([pid], "ris", fields=["id", "title"])
-    bare_csl = json.loads(lib.export_text([pid], "csl-json", fields=["id", "title"]))[0]
+    bibtex = lib.exports.text([pid], "bibtex")
+    ris = lib.exports.text([pid], "ris")
+    csl = json.loads(lib.exports.text([pid], "csl-json"))[0]
+    doc = json.loads(lib.exports.text([pid], "json"))["papers"][0]
+    header = lib.exports.text([pid], "csv").lstrip("\ufeff").split("\r\n")[0].split(",")
+    bare_bib = lib.exports.text([pid], "bibtex", fields=["id", "title"])
+    bare_ris = lib.exports.text([pid], "ris", fields=["id", "title"])
+    bare_csl = json.loads(lib.exports.text([pid], "csl-json", fields=["id", "title"]))[0]
 
     assert header == [f.csv for f in PAPER_FIELDS if f.csv]
     for f in PAPER_FIELDS:
@@ -141,7 +141,7 @@ def test_the_table_says_what_each_export_writes(seeded_library, tmp_path):
                 assert f.csl not in bare_csl, f.name
     # What the table leaves out is not written either.
     assert "github.com" not in csl.get("URL", "") and "UR  - https://github" not in ris
-    assert bibtex.startswith(f"@article{{{lib.citation_key(pid)},")  # the key as stored
+    assert bibtex.startswith(f"@article{{{lib.papers.citation_key(pid)},")  # the key as stored
 
 
 def test_a_stored_field_the_generic_code_cannot_carry_is_refused():

@@ -27,8 +27,8 @@ def _entry(abstract: str, title: str = "A Real Title") -> str:
 
 
 def test_an_imported_title_is_not_an_edited_one(empty_library):
-    empty_library.import_paths([DATA / "zotero.bib"])
-    papers = [empty_library.get(pid) for pid in empty_library.paper_ids()]
+    empty_library.imports.run([DATA / "zotero.bib"])
+    papers = [empty_library.papers.get(pid) for pid in empty_library.papers.ids()]
     real = [p for p in papers if p.title != p.derived_title]
     assert real, "zotero.bib has entries with real titles"
     for p in real:
@@ -36,57 +36,57 @@ def test_an_imported_title_is_not_an_edited_one(empty_library):
 
 
 def test_going_back_keeps_the_files_title(empty_library):
-    empty_library.import_paths([DATA / "zotero.bib"])
-    p = next(empty_library.get(pid) for pid in empty_library.paper_ids()
-             if empty_library.get(pid).file_title)
-    empty_library.set_title(p.id, "My own title")
-    edited = empty_library.get(p.id)
+    empty_library.imports.run([DATA / "zotero.bib"])
+    p = next(empty_library.papers.get(pid) for pid in empty_library.papers.ids()
+             if empty_library.papers.get(pid).file_title)
+    empty_library.papers.set_title(p.id, "My own title")
+    edited = empty_library.papers.get(p.id)
     assert edited.title == "My own title" and edited.title_edited
-    empty_library.set_title(p.id, None)                 # the ↺ button, or an empty title
-    back = empty_library.get(p.id)
+    empty_library.papers.set_title(p.id, None)                 # the ↺ button, or an empty title
+    back = empty_library.papers.get(p.id)
     assert back.title == p.file_title and not back.title_edited
     empty_library.undo()
-    assert empty_library.get(p.id).title == "My own title"
+    assert empty_library.papers.get(p.id).title == "My own title"
 
 
 def test_enrichment_gives_a_seed_paper_its_files_title(seeded_library, tmp_path):
-    pid = seeded_library.paper_ids()[3]
-    paper = seeded_library.get(pid)
+    pid = seeded_library.papers.ids()[3]
+    paper = seeded_library.papers.get(pid)
     path = tmp_path / "enrich.bib"
     path.write_text(_entry(paper.abstract), encoding="utf-8")
-    seeded_library.import_paths([path])
-    after = seeded_library.get(pid)
+    seeded_library.imports.run([path])
+    after = seeded_library.papers.get(pid)
     assert after.title == "A Real Title" == after.file_title and not after.title_edited
     # a second file with another title changes neither
     path.write_text(_entry(paper.abstract, "Another Title"), encoding="utf-8")
-    seeded_library.import_paths([path])
-    assert seeded_library.get(pid).title == "A Real Title"
+    seeded_library.imports.run([path])
+    assert seeded_library.papers.get(pid).title == "A Real Title"
 
 
 def test_a_title_the_user_typed_stays_edited_through_enrichment(seeded_library, tmp_path):
-    pid = seeded_library.paper_ids()[5]
-    paper = seeded_library.get(pid)
-    seeded_library.set_title(pid, "Typed by me")
+    pid = seeded_library.papers.ids()[5]
+    paper = seeded_library.papers.get(pid)
+    seeded_library.papers.set_title(pid, "Typed by me")
     path = tmp_path / "enrich.bib"
     path.write_text(_entry(paper.abstract), encoding="utf-8")
-    seeded_library.import_paths([path])
-    after = seeded_library.get(pid)
+    seeded_library.imports.run([path])
+    after = seeded_library.papers.get(pid)
     assert after.title == "Typed by me" and after.title_edited
 
 
 def test_the_json_export_carries_the_files_title(empty_library, tmp_path):
-    empty_library.import_paths([DATA / "zotero.bib"])
-    empty_library.set_title(empty_library.paper_ids()[0], "Typed by me")
+    empty_library.imports.run([DATA / "zotero.bib"])
+    empty_library.papers.set_title(empty_library.papers.ids()[0], "Typed by me")
     out = tmp_path / "all.json"
-    empty_library.export_to_file(empty_library.paper_ids(), "json", out)
+    empty_library.exports.to_file(empty_library.papers.ids(), "json", out)
     doc = json.loads(out.read_text(encoding="utf-8"))
     assert any(p["file_title"] for p in doc["papers"])
     with Library.open(tmp_path / "fresh") as fresh:
-        fresh.import_paths([out])
+        fresh.imports.run([out])
         before = {p.title: (p.file_title, p.title_edited) for p in
-                  map(empty_library.get, empty_library.paper_ids())}
+                  map(empty_library.papers.get, empty_library.papers.ids())}
         after = {p.title: (p.file_title, p.title_edited) for p in
-                 map(fresh.get, fresh.paper_ids())}
+                 map(fresh.papers.get, fresh.papers.ids())}
         assert after == before
 
 
@@ -111,9 +111,9 @@ def test_a_version_6_library_learns_which_titles_came_from_files(tmp_path):
     db.conn.commit()
     db.conn.close()
     with Library.open(folder) as lib:
-        assert (lib.get(1).file_title, lib.get(1).title_edited) == ("From BibTeX", False)
-        assert (lib.get(2).file_title, lib.get(2).title_edited) == ("", True)
-        assert (lib.get(3).file_title, lib.get(3).title_edited) == ("", False)
+        assert (lib.papers.get(1).file_title, lib.papers.get(1).title_edited) == ("From BibTeX", False)
+        assert (lib.papers.get(2).file_title, lib.papers.get(2).title_edited) == ("", True)
+        assert (lib.papers.get(3).file_title, lib.papers.get(3).title_edited) == ("", False)
     con = sqlite3.connect(folder / "library.db")
     assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION >= 7
     con.close()

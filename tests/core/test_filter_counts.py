@@ -17,20 +17,20 @@ def _brute(lib) -> dict[str, int]:
 
 def test_counts_follow_every_change(seeded_library):
     lib = seeded_library
-    ids = lib.paper_ids()
-    assert lib.filter_counts() == _brute(lib)
-    lib.set_starred(ids[:4], True)
-    lib.add_tag(ids[2:9], "depth")
-    lib.add_tag(ids[5:12], "later")       # papers with two tags count once
-    lib.set_note(ids[0], "read this")
-    lib.set_read(ids[:20], True)
-    counts = lib.filter_counts()
+    ids = lib.papers.ids()
+    assert lib.papers.filter_counts() == _brute(lib)
+    lib.papers.set_starred(ids[:4], True)
+    lib.tags.add(ids[2:9], "depth")
+    lib.tags.add(ids[5:12], "later")       # papers with two tags count once
+    lib.notes.set(ids[0], "read this")
+    lib.papers.set_read(ids[:20], True)
+    counts = lib.papers.filter_counts()
     assert counts == _brute(lib)
     assert counts["starred"] == 4 and counts["untagged"] == counts["all"] - 10
-    lib.delete_papers(ids[2:6])           # tagged, starred and read papers go
-    assert lib.filter_counts() == _brute(lib)
+    lib.removal.delete_papers(ids[2:6])           # tagged, starred and read papers go
+    assert lib.papers.filter_counts() == _brute(lib)
     lib.undo()
-    assert lib.filter_counts() == counts
+    assert lib.papers.filter_counts() == counts
 
 
 def test_the_starred_count_reads_an_index_not_the_rows(seeded_library):

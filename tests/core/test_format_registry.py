@@ -28,7 +28,7 @@ def tsv_format():
 def tsv_file(seeded_library, tmp_path):
     """A file of the test format holding the first 12 seed papers' titles and
     abstracts."""
-    papers = [seeded_library.get(pid) for pid in range(1, 13)]
+    papers = [seeded_library.papers.get(pid) for pid in range(1, 13)]
     path = tmp_path / "files" / "papers.tsvx"
     path.parent.mkdir()
     write_tsv(path, papers)
@@ -38,19 +38,19 @@ def tsv_file(seeded_library, tmp_path):
 def test_a_registered_format_is_detected_and_imported(tsv_format, tsv_file, empty_library):
     path, papers = tsv_file
     assert detect_file(path).format == "test-tsv"
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     (file_report,) = report.files
     assert (file_report.format, file_report.header, file_report.added) == (
         "test-tsv", "test TSV", 12)
-    assert [empty_library.get(pid).title for pid in report.added_ids] == [
+    assert [empty_library.papers.get(pid).title for pid in report.added_ids] == [
         p.title for p in papers]
-    assert empty_library.search(f'"{papers[3].title}"')[0].id == report.added_ids[3]
+    assert empty_library.search.hits(f'"{papers[3].title}"')[0].id == report.added_ids[3]
 
 
 def test_a_registered_format_is_found_in_folders(tsv_format, tsv_file, seeded_library):
     path, _papers = tsv_file
     assert "*.tsvx" in folder_patterns()
-    report = seeded_library.import_paths([path.parent])
+    report = seeded_library.imports.run([path.parent])
     (file_report,) = report.files
     assert (file_report.format, file_report.added, file_report.duplicates) == ("test-tsv",
                                                                                0, 12)
@@ -95,9 +95,9 @@ def test_a_registered_export_format_is_offered_and_written(seeded_library, tmp_p
     EXPORT_FORMATS.register(titles)
     try:
         assert EXPORT_FORMATS.names()[-1] == "titles"
-        assert seeded_library.export_text([1, 2], "titles") == "".join(
-            seeded_library.get(pid).title + "\n" for pid in (1, 2))
-        third = seeded_library.get(3).title
+        assert seeded_library.exports.text([1, 2], "titles") == "".join(
+            seeded_library.papers.get(pid).title + "\n" for pid in (1, 2))
+        third = seeded_library.papers.get(3).title
         seeded_library.close()
         assert main(["--library", str(seeded_library.path), "export", "--ids", "3",
                      "--format", "titles"]) == 0

@@ -253,7 +253,7 @@ def test_a_read_only_folder_with_a_wal_left_by_a_crash_shows_every_change(shared
     code = ("import os, sys\nfrom paperdesk.core.library import Library\n"
             f"lib = Library.open({str(lib)!r})\n"
             "lib.db.execute('PRAGMA wal_autocheckpoint=0')\n"
-            "lib.set_note(3, 'only in the WAL')\n"
+            "lib.notes.set(3, 'only in the WAL')\n"
             "os.kill(os.getpid(), 9)\n")
     subprocess.run([sys.executable, "-c", code], check=False, timeout=120)
     assert (lib / "library.db-wal").stat().st_size > 0
@@ -276,11 +276,11 @@ def test_the_index_catches_up_after_a_crash_between_commit_and_index_write(tmp_p
             "from paperdesk.core.search.index import SearchIndex\n"
             "SearchIndex.write = lambda *a, **k: os.kill(os.getpid(), 9)\n"
             f"lib = Library.open({str(lib)!r}, sync_index=False)\n"
-            "lib.set_note(5, 'capybara')\n")
+            "lib.notes.set(5, 'capybara')\n")
     r = subprocess.run([sys.executable, "-c", code], timeout=120)
     assert r.returncode == -signal.SIGKILL
-    code = code.replace("lib.set_note(5, 'capybara')",
-                        f"lib.import_paths([{str(more)!r}])")
+    code = code.replace("lib.notes.set(5, 'capybara')",
+                        f"lib.imports.run([{str(more)!r}])")
     r = subprocess.run([sys.executable, "-c", code], timeout=120)
     assert r.returncode == -signal.SIGKILL
     conn = sqlite3.connect(f"file:{lib / 'library.db'}?mode=ro", uri=True)
@@ -403,8 +403,8 @@ def test_a_search_of_a_read_only_library_left_half_indexed_says_what_to_run(shar
     user = _reader()
     lib = shared_tmp / "lib"
     with Library.open(lib) as opened:
-        opened.import_paths(seed_files[:1])
-        opened.import_paths(seed_files[1:], sync=False)     # an import stopped here
+        opened.imports.run(seed_files[:1])
+        opened.imports.run(seed_files[1:], sync=False)     # an import stopped here
     subprocess.run(["chmod", "-R", "a-w", str(lib)], check=True)
     r = run(lib, "search", "model", user=user)
     assert r.returncode == 0, r.stderr
@@ -450,8 +450,8 @@ def test_a_search_on_a_full_disk_with_papers_left_unindexed_says_to_free_space(
         small_disk, seed_files, leave_kib):
     lib = small_disk / "lib"
     with Library.open(lib) as opened:
-        opened.import_paths(seed_files[:1])
-        opened.import_paths(seed_files[1:], sync=False)     # an import stopped here
+        opened.imports.run(seed_files[:1])
+        opened.imports.run(seed_files[1:], sync=False)     # an import stopped here
     filler = _fill(small_disk, leave_kib=leave_kib)
     for args in (("stats",), ("show", "1"), ("export", "--all", "--format", "ris")):
         r = run(lib, *args)                                 # reading works

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from paperdesk.core import library as library_module
+from paperdesk.core.imports import pipeline
 from paperdesk.core.library import DB_NAME, Library
 
 N = 1000
@@ -41,8 +41,8 @@ def _count(conn: sqlite3.Connection, table: str = "papers") -> int:
 
 @pytest.fixture
 def lib(tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", BATCH)
-    monkeypatch.setattr(library_module, "BATCH_SECONDS", 60.0)   # size decides, not time
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", BATCH)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.BATCH_SECONDS", 60.0)   # size decides, not time
     with Library.open(tmp_path / "lib") as lib:
         yield lib
 
@@ -64,7 +64,7 @@ def test_batches_are_committed_while_the_import_runs(lib, tmp_path):
         seen.append(_count(other))
         _assert_whole(other)
 
-    report = lib.import_paths([path], sync=False, between_batches=hook)
+    report = lib.imports.run([path], sync=False, between_batches=hook)
     assert report.added == N and not report.cancelled
     # visible to others batch by batch (the hook may also run while the file is read)
     assert [n for n in seen if n] == [300, 600, 900, 1000]
@@ -72,36 +72,36 @@ def test_batches_are_committed_while_the_import_runs(lib, tmp_path):
 
 
 def test_the_hook_also_runs_while_a_large_file_is_read(lib, tmp_path, monkeypatch):
-    real_read = library_module.detect_file
+    real_read = pipeline.detect_file
 
     def slow_read(path, *args):
         time.sleep(0.3)
         return real_read(path, *args)
 
-    monkeypatch.setattr(library_module, "detect_file", slow_read)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.detect_file", slow_read)
     counts = []
-    lib.import_paths([_write(tmp_path / "big.txt")], sync=False,
-                     between_batches=lambda: counts.append(lib.count()))
+    lib.imports.run([_write(tmp_path / "big.txt")], sync=False,
+                     between_batches=lambda: counts.append(lib.papers.count()))
     assert counts.count(0) >= 3           # edits ran before the first batch was stored
     assert counts[-1] == N
 
 
 def test_a_long_batch_ends_after_its_time(lib, tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "BATCH_SECONDS", 0.0)   # every abstract is late
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.BATCH_SECONDS", 0.0)   # every abstract is late
     path = _write(tmp_path / "small.txt", 5)
     calls = []
-    lib.import_paths([path], sync=False, between_batches=lambda: calls.append(1))
+    lib.imports.run([path], sync=False, between_batches=lambda: calls.append(1))
     assert len(calls) == 5
 
 
 def test_cancel_after_two_batches_keeps_whole_papers_and_counts_them(lib, tmp_path):
     path = _write(tmp_path / "big.txt")
     batches = []
-    report = lib.import_paths([path], sync=False, cancel=lambda: len(batches) >= 2,
+    report = lib.imports.run([path], sync=False, cancel=lambda: len(batches) >= 2,
                               between_batches=lambda: None,
                               progress=lambda stage, n, total: n and batches.append(n))
     assert report.cancelled and report.files[0].cancelled
-    assert report.added == 600 == len(report.added_ids) == lib.count()
+    assert report.added == 600 == len(report.added_ids) == lib.papers.count()
     assert report.to_dict()["added"] == 600
     with _other(lib) as other:
         _assert_whole(other)
@@ -111,21 +111,21 @@ def test_cancel_after_two_batches_keeps_whole_papers_and_counts_them(lib, tmp_pa
 def test_reimport_after_cancel_brings_the_rest_without_duplicates(lib, tmp_path):
     path = _write(tmp_path / "big.txt")
     batches = []
-    first = lib.import_paths([path], cancel=lambda: len(batches) >= 1,
+    first = lib.imports.run([path], cancel=lambda: len(batches) >= 1,
                              progress=lambda stage, n, total: n and batches.append(n))
     assert first.cancelled and first.added == 300
-    second = lib.import_paths([path])
+    second = lib.imports.run([path])
     assert (second.added, second.duplicates, second.cancelled) == (700, 300, False)
-    third = lib.import_paths([path])
+    third = lib.imports.run([path])
     assert (third.added, third.duplicates) == (0, N)
-    assert lib.count() == N
+    assert lib.papers.count() == N
     with _other(lib) as other:
         assert _count(other, "paper_sources") == N
         assert _count(other, "sources") == 1
         assert other.execute("SELECT count(DISTINCT content_hash) FROM papers"
                              ).fetchone()[0] == N
-    assert lib.index.doc_count() == N
-    assert lib.find('"sparse attention number 999"').total == 1
+    assert lib.index.whoosh.doc_count() == N
+    assert lib.search.find('"sparse attention number 999"').total == 1
 
 
 def test_an_edit_made_from_the_hook_is_committed_at_once_and_kept(lib, tmp_path):
@@ -138,68 +138,68 @@ def test_an_edit_made_from_the_hook_is_committed_at_once_and_kept(lib, tmp_path)
         if first_id is None:          # still reading the file
             return
         if not starred_seen:
-            lib.set_starred([first_id], True)      # the user's star toggle, queued
+            lib.papers.set_starred([first_id], True)      # the user's star toggle, queued
         starred_seen.append(other.execute(
             "SELECT starred FROM papers WHERE id = ?", [first_id]).fetchone()[0])
 
-    report = lib.import_paths([path], between_batches=hook)
+    report = lib.imports.run([path], between_batches=hook)
     assert report.added == N
     assert starred_seen[0] == 1 and all(starred_seen)   # committed before the import ended
-    assert lib.find("is:starred").total == 1
-    assert lib.index.doc_count() == N
+    assert lib.search.find("is:starred").total == 1
+    assert lib.index.whoosh.doc_count() == N
 
 
 def test_index_sync_calls_the_hook_between_small_batches(lib, tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
-    lib.import_paths([_write(tmp_path / "big.txt")], sync=False)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 100)
+    lib.imports.run([_write(tmp_path / "big.txt")], sync=False)
     other = _other(lib)
     left = []
-    applied = lib.sync_index(between_batches=lambda: left.append(_count(other, "index_queue")))
+    applied = lib.index.sync(between_batches=lambda: left.append(_count(other, "index_queue")))
     assert applied == N
     # (the hook may also run while a batch is being written: then nothing left yet)
     assert list(dict.fromkeys(left))[-10:] == list(range(900, -1, -100))
-    assert lib.index.doc_count() == N
+    assert lib.index.whoosh.doc_count() == N
 
 
 def test_cancelled_sync_leaves_the_rest_queued(lib, tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
-    lib.import_paths([_write(tmp_path / "big.txt")], sync=False)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 100)
+    lib.imports.run([_write(tmp_path / "big.txt")], sync=False)
     done = []
-    applied = lib.sync_index(cancel=lambda: len(done) >= 3, between_batches=lambda: None,
+    applied = lib.index.sync(cancel=lambda: len(done) >= 3, between_batches=lambda: None,
                              progress=lambda stage, n, total: n and done.append(n))
     assert applied == 300
-    assert lib.index.doc_count() == 300
-    assert lib._queue_size() == N - 300
-    assert lib.sync_index() == N - 300
-    assert lib.index.doc_count() == N
+    assert lib.index.whoosh.doc_count() == 300
+    assert lib.index.queue_size() == N - 300
+    assert lib.index.sync() == N - 300
+    assert lib.index.whoosh.doc_count() == N
 
 
 def test_edits_during_a_slow_index_commit_are_not_lost_or_doubled(lib, tmp_path,
                                                                   monkeypatch):
     # A Whoosh commit that merges segments can take seconds; the hook keeps running edits
     # meanwhile. An edit to a paper of the batch being written queues it again.
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
-    monkeypatch.setattr(library_module, "HOOK_INTERVAL_S", 0.01)
-    lib.import_paths([_write(tmp_path / "big.txt", 200)], sync=False)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 100)
+    monkeypatch.setattr("paperdesk.core.manager.HOOK_INTERVAL_S", 0.01)
+    lib.imports.run([_write(tmp_path / "big.txt", 200)], sync=False)
     first_id = lib.db.execute("SELECT min(id) FROM papers").fetchone()[0]
-    real_write = lib.index.write
+    real_write = lib.index.whoosh.write
 
     def slow_write(**kw):
         time.sleep(0.2)
         return real_write(**kw)
 
-    monkeypatch.setattr(lib.index, "write", slow_write)
+    monkeypatch.setattr(lib.index.whoosh, "write", slow_write)
     edits = []
 
     def hook():
         if not edits:
-            edits.append(lib.set_title(first_id, "Renamed while indexing"))
+            edits.append(lib.papers.set_title(first_id, "Renamed while indexing"))
 
-    lib.sync_index(between_batches=hook)
+    lib.index.sync(between_batches=hook)
     assert edits                                      # ran during the first commit
-    assert lib._queue_size() == 0
-    assert lib.index.doc_count() == 200               # no paper indexed twice
-    assert [h.id for h in lib.find('"renamed while indexing"').hits] == [first_id]
+    assert lib.index.queue_size() == 0
+    assert lib.index.whoosh.doc_count() == 200               # no paper indexed twice
+    assert [h.id for h in lib.search.find('"renamed while indexing"').hits] == [first_id]
 
 
 def test_cancel_while_indexing_is_reported_and_leaves_the_rest_queued(empty_library,
@@ -208,7 +208,7 @@ def test_cancel_while_indexing_is_reported_and_leaves_the_rest_queued(empty_libr
     """A cancel during the index stage: the papers are all in, the report says cancelled
     and how many are not yet searchable (it said "imported" before)."""
     lib = empty_library
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 50)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 50)
     source = tmp_path / "a.txt"
     source.write_text("Daily Papers\n\n" + "\n\n".join(
         f"We study lemurs in forest number {i}. The results hold across {i} sites."
@@ -218,9 +218,9 @@ def test_cancel_while_indexing_is_reported_and_leaves_the_rest_queued(empty_libr
     def cancel() -> bool:
         return len(batches) >= 2       # after two index batches
 
-    report = lib.import_paths([source], cancel=cancel,
+    report = lib.imports.run([source], cancel=cancel,
                               progress=lambda stage, done, total: batches.append(done)
                               if stage == "index" and done else None)
-    assert report.cancelled and report.added == 400 and lib.count() == 400
-    assert report.index_pending == 300 == lib.stats()["pending_index"]
-    assert lib.sync_index() == 300 and lib.find("lemurs", limit=None).total == 400
+    assert report.cancelled and report.added == 400 and lib.papers.count() == 400
+    assert report.index_pending == 300 == lib.papers.stats()["pending_index"]
+    assert lib.index.sync() == 300 and lib.search.find("lemurs", limit=None).total == 400

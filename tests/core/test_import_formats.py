@@ -26,7 +26,7 @@ DATA = Path(__file__).parent / "data" / "imports"
 
 
 def by_title(lib: Library) -> dict:
-    return {p.title: p for p in (lib.get(i) for i in lib.paper_ids())}
+    return {p.title: p for p in (lib.papers.get(i) for i in lib.papers.ids())}
 
 
 def snapshot(lib: Library) -> list:
@@ -86,17 +86,17 @@ def test_garbage_is_refused_with_the_file_name_and_a_reason(empty_library, tmp_p
     text, reason = GARBAGE[name]
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     (rejected,) = report.rejected
     assert rejected["path"] == str(path)
     assert reason in rejected["reason"] and "\n" not in rejected["reason"]
-    assert empty_library.count() == 0
+    assert empty_library.papers.count() == 0
 
 
 def test_a_binary_file_is_refused(empty_library, tmp_path):
     path = tmp_path / "image.bib"
     path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
-    (rejected,) = empty_library.import_paths([path]).rejected
+    (rejected,) = empty_library.imports.run([path]).rejected
     assert rejected["path"] == str(path) and "not a text file" in rejected["reason"]
 
 
@@ -112,7 +112,7 @@ def test_a_folder_takes_supported_files_and_refuses_those_that_are_no_format(
     shutil.copy(DATA / "endnote.ris", tmp_path / "b.ris")
     (tmp_path / "notes.md").write_text("# Not looked at\n")
     (tmp_path / "page.json").write_text('{"x": 1}')
-    report = empty_library.import_paths([tmp_path])
+    report = empty_library.imports.run([tmp_path])
     assert [Path(f.path).name for f in report.files] == ["page.json", "a.bib", "b.ris"]
     assert [Path(r["path"]).name for r in report.rejected] == ["page.json"]
     # endnote.ris's paper is zotero.bib's preprint (same arXiv id): merged, not added
@@ -121,7 +121,7 @@ def test_a_folder_takes_supported_files_and_refuses_those_that_are_no_format(
 
 # -- readers -------------------------------------------------------------------------------
 def test_zotero_bibtex(empty_library):
-    report = empty_library.import_paths([DATA / "zotero.bib"])
+    report = empty_library.imports.run([DATA / "zotero.bib"])
     assert (report.added, report.without_abstract, report.rejected) == (3, 2, [])
     papers = by_title(empty_library)
     deep = papers["Deep learning for Été: A study of über-networks"]
@@ -142,7 +142,7 @@ def test_zotero_bibtex(empty_library):
 
 
 def test_jabref_bibtex_strings_preamble_comments_and_bad_values(empty_library):
-    report = empty_library.import_paths([DATA / "jabref.bib"])
+    report = empty_library.imports.run([DATA / "jabref.bib"])
     (f,) = report.files
     assert (f.format, f.added, f.skipped, f.without_abstract) == ("bibtex", 4, 1, 3)
     assert f.warnings == [
@@ -165,7 +165,7 @@ def test_jabref_bibtex_strings_preamble_comments_and_bad_values(empty_library):
 
 
 def test_biblatex_dates_eprints_and_a_repeated_key(empty_library):
-    report = empty_library.import_paths([DATA / "bbt.bib"])
+    report = empty_library.imports.run([DATA / "bbt.bib"])
     assert report.added == 3
     papers = by_title(empty_library)
     curie = papers["Recherches sur les substances radioactives"]
@@ -180,7 +180,7 @@ def test_biblatex_dates_eprints_and_a_repeated_key(empty_library):
 
 def test_scopus_ris_with_bom_crlf_and_a_multi_line_abstract(empty_library):
     assert (DATA / "scopus.ris").read_bytes().startswith(b"\xef\xbb\xbfTY  - ")
-    report = empty_library.import_paths([DATA / "scopus.ris"])
+    report = empty_library.imports.run([DATA / "scopus.ris"])
     (f,) = report.files
     assert (f.added, f.without_abstract, f.skipped) == (2, 1, 1)
     assert any("10.5555/bad doi" in w for w in f.warnings)
@@ -196,7 +196,7 @@ def test_scopus_ris_with_bom_crlf_and_a_multi_line_abstract(empty_library):
 
 
 def test_endnote_ris_n2_y1_and_arxiv_accession(empty_library):
-    empty_library.import_paths([DATA / "endnote.ris"])
+    empty_library.imports.run([DATA / "endnote.ris"])
     (paper,) = by_title(empty_library).values()
     assert paper.title == "Tiny transformers are enough"
     assert paper.abstract.endswith("with a multi-line abstract.")
@@ -206,7 +206,7 @@ def test_endnote_ris_n2_y1_and_arxiv_accession(empty_library):
 
 
 def test_csl_json_from_zotero(empty_library):
-    report = empty_library.import_paths([DATA / "zotero-csl.json"])
+    report = empty_library.imports.run([DATA / "zotero-csl.json"])
     assert (report.added, report.skipped) == (2, 1)
     papers = by_title(empty_library)
     deep = papers["Deep learning for Été"]
@@ -221,7 +221,7 @@ def test_csl_json_from_zotero(empty_library):
 def test_a_file_with_no_usable_entry_is_refused(empty_library, tmp_path):
     path = tmp_path / "empty.bib"
     path.write_text("@misc{a,\n  note = {only a note},\n}\n")
-    (rejected,) = empty_library.import_paths([path]).rejected
+    (rejected,) = empty_library.imports.run([path]).rejected
     assert "no BibTeX entry with a title or an abstract" in rejected["reason"]
     assert "entry a" in rejected["reason"]
 
@@ -229,10 +229,10 @@ def test_a_file_with_no_usable_entry_is_refused(empty_library, tmp_path):
 @pytest.mark.parametrize("name", ["zotero.bib", "jabref.bib", "bbt.bib", "scopus.ris",
                                   "endnote.ris", "zotero-csl.json"])
 def test_importing_a_file_twice_changes_nothing(empty_library, name):
-    first = empty_library.import_paths([DATA / name])
+    first = empty_library.imports.run([DATA / name])
     assert first.added
     before = snapshot(empty_library)
-    again = empty_library.import_paths([DATA / name])
+    again = empty_library.imports.run([DATA / name])
     assert (again.added, again.enriched) == (0, 0)
     assert again.duplicates == first.added + first.enriched + first.duplicates
     assert snapshot(empty_library) == before
@@ -242,7 +242,7 @@ def test_importing_a_file_twice_changes_nothing(empty_library, name):
 @pytest.mark.parametrize("fmt", ["bibtex", "ris", "csl-json"])
 def test_round_trip_of_the_exports_into_a_fresh_library(cited_library, cited_exports,
                                                         tmp_path, fmt):
-    want = {p.citation_key: p for p in map(cited_library.get, cited_library.paper_ids())}
+    want = {p.citation_key: p for p in map(cited_library.papers.get, cited_library.papers.ids())}
     # Papers of the cited library that share a DOI or an arXiv id with an earlier one are
     # the same paper to the import (merged onto the first): they are not added again.
     seen, merged = set(), set()
@@ -254,15 +254,15 @@ def test_round_trip_of_the_exports_into_a_fresh_library(cited_library, cited_exp
         seen |= ids
     assert merged      # the hostile papers share two identifiers
     with Library.open(tmp_path / "fresh") as fresh:
-        report = fresh.import_paths([cited_exports[fmt]])
+        report = fresh.imports.run([cited_exports[fmt]])
         assert report.rejected == []
         # a paper merged by its DOI or arXiv id onto one with another abstract is noted
         warnings = report.files[0].warnings
         assert len(warnings) <= len(merged) and all(
             "but its abstract is unlike that paper's" in w for w in warnings), warnings
-        assert report.added == cited_library.count() - len(merged)
+        assert report.added == cited_library.papers.count() - len(merged)
         assert report.enriched + report.duplicates == len(merged)
-        got = {p.citation_key: p for p in map(fresh.get, fresh.paper_ids())}
+        got = {p.citation_key: p for p in map(fresh.papers.get, fresh.papers.ids())}
         assert set(got) == set(want) - merged
         # RIS carries a brace without a partner as its full-width form (exports/ris.py)
         as_written = ris_text if fmt == "ris" else (lambda text: text)
@@ -284,37 +284,37 @@ def _seed_entry(abstract: str, extra: str = "") -> str:
 
 
 def test_an_entry_with_a_seed_abstract_enriches_that_paper(seeded_library, tmp_path):
-    pid = seeded_library.paper_ids()[3]
-    paper = seeded_library.get(pid)
+    pid = seeded_library.papers.ids()[3]
+    paper = seeded_library.papers.get(pid)
     assert paper.title == paper.derived_title and paper.metadata == Metadata()
-    count = seeded_library.count()
+    count = seeded_library.papers.count()
     path = tmp_path / "enrich.bib"
     path.write_text(_seed_entry(paper.abstract), encoding="utf-8")
-    report = seeded_library.import_paths([path])
+    report = seeded_library.imports.run([path])
     assert (report.added, report.enriched, report.duplicates) == (0, 1, 0)
-    assert seeded_library.count() == count
-    after = seeded_library.get(pid)
+    assert seeded_library.papers.count() == count
+    after = seeded_library.papers.get(pid)
     assert after.metadata.authors == (Author("Doe", "Jane"), Author("Müller", "Zoë"))
     assert after.metadata.year == 2023 and after.metadata.venue == "Journal of Seeds"
     assert after.title == "A Real Title"
     assert after.citation_key == paper.citation_key
-    assert [h.id for h in seeded_library.search("Müller")] == [pid]   # re-indexed
+    assert [h.id for h in seeded_library.search.hits("Müller")] == [pid]   # re-indexed
     # and a second time it is a plain duplicate
-    again = seeded_library.import_paths([path])
+    again = seeded_library.imports.run([path])
     assert (again.added, again.enriched, again.duplicates) == (0, 0, 1)
 
 
 def test_values_the_user_set_are_not_overwritten(seeded_library, tmp_path):
-    pid = seeded_library.paper_ids()[5]
-    paper = seeded_library.get(pid)
-    seeded_library.set_title(pid, "My Own Title")
-    seeded_library.set_metadata(pid, Metadata(venue="My Venue", date="2001"))
+    pid = seeded_library.papers.ids()[5]
+    paper = seeded_library.papers.get(pid)
+    seeded_library.papers.set_title(pid, "My Own Title")
+    seeded_library.papers.set_metadata(pid, Metadata(venue="My Venue", date="2001"))
     path = tmp_path / "enrich.bib"
     path.write_text(_seed_entry(paper.abstract, "  doi = {10.1000/seed.1},\n"),
                     encoding="utf-8")
-    report = seeded_library.import_paths([path])
+    report = seeded_library.imports.run([path])
     assert report.enriched == 1
-    after = seeded_library.get(pid)
+    after = seeded_library.papers.get(pid)
     assert after.title == "My Own Title"
     assert (after.metadata.venue, after.metadata.date) == ("My Venue", "2001")
     assert after.metadata.doi == "10.1000/seed.1"                     # was missing
@@ -336,50 +336,50 @@ def _edited(abstract: str) -> str:
 
 def test_an_entry_with_a_near_duplicate_abstract_enriches_that_paper(seeded_library,
                                                                      tmp_path):
-    seeded_library.find_near_duplicates()        # the stage has looked at the seeds
-    pid = seeded_library.paper_ids()[7]
-    paper = seeded_library.get(pid)
+    seeded_library.duplicates.find()        # the stage has looked at the seeds
+    pid = seeded_library.papers.ids()[7]
+    paper = seeded_library.papers.get(pid)
     text = _edited(paper.abstract)
     assert text != paper.abstract and similarity(text, paper.abstract) >= THRESHOLD
-    count = seeded_library.count()
+    count = seeded_library.papers.count()
     path = tmp_path / "v2.bib"
     path.write_text(_seed_entry(text), encoding="utf-8")
-    report = seeded_library.import_paths([path])
+    report = seeded_library.imports.run([path])
     assert (report.added, report.enriched) == (0, 1)
-    assert seeded_library.count() == count
-    after = seeded_library.get(pid)
+    assert seeded_library.papers.count() == count
+    after = seeded_library.papers.get(pid)
     assert after.abstract == paper.abstract          # the paper keeps its own text
     assert after.title == "A Real Title" and after.metadata.year == 2023
     (f,) = report.files
     assert any(f"near-duplicate of paper {pid}'s" in w for w in f.warnings)
-    again = seeded_library.import_paths([path])      # found at once the second time
+    again = seeded_library.imports.run([path])      # found at once the second time
     assert (again.added, again.enriched, again.duplicates) == (0, 0, 1)
     assert not again.files[0].warnings
 
 
 def test_a_near_duplicate_with_another_doi_is_another_paper(seeded_library, tmp_path):
-    seeded_library.find_near_duplicates()
-    pid = seeded_library.paper_ids()[7]
-    paper = seeded_library.get(pid)
-    seeded_library.set_metadata(pid, Metadata(doi="10.1000/first"))
+    seeded_library.duplicates.find()
+    pid = seeded_library.papers.ids()[7]
+    paper = seeded_library.papers.get(pid)
+    seeded_library.papers.set_metadata(pid, Metadata(doi="10.1000/first"))
     path = tmp_path / "other.bib"
     path.write_text(_seed_entry(_edited(paper.abstract), "  doi = {10.1000/second},\n"),
                     encoding="utf-8")
-    report = seeded_library.import_paths([path])
+    report = seeded_library.imports.run([path])
     assert report.added == 1
     (new,) = report.added_ids
-    assert seeded_library.find_near_duplicates() >= 1          # flagged instead
+    assert seeded_library.duplicates.find() >= 1          # flagged instead
     assert any({d.paper_a, d.paper_b} == {pid, new}
-               for d in seeded_library.near_duplicates())
+               for d in seeded_library.duplicates.pairs())
 
 
 def test_a_record_matching_by_doi_or_arxiv_id_merges(empty_library, tmp_path):
-    empty_library.import_paths([DATA / "zotero.bib"])
-    count = empty_library.count()
+    empty_library.imports.run([DATA / "zotero.bib"])
+    count = empty_library.papers.count()
     # the same two papers as CSL-JSON: one by DOI (other abstract), one by arXiv id
-    report = empty_library.import_paths([DATA / "zotero-csl.json"])
+    report = empty_library.imports.run([DATA / "zotero-csl.json"])
     assert (report.added, report.enriched + report.duplicates) == (0, 2)
-    assert empty_library.count() == count
+    assert empty_library.papers.count() == count
     tiny = by_title(empty_library)["Tiny Transformers Are Enough"]
     assert tiny.metadata.authors == (Author("Smith", "John Q."), Author("Lee", "Ann"))
 
@@ -431,7 +431,7 @@ def test_standard_input_in_the_daily_papers_format(tmp_path, seed_files):
     report = json.loads(r.stdout)
     assert report["added"] == 120 and report["files"][0]["format"] == "text"
     with Library.open(lib) as opened:
-        (source,) = opened.sources()
+        (source,) = opened.removal.sources()
         # each import from standard input is a source of its own, named by its time
         assert source.path == source.name and source.path.startswith("<stdin> 20")
         assert report["files"][0]["path"] == "<stdin>"
@@ -443,11 +443,11 @@ def test_records_are_stored_in_batches_with_the_hook_between(empty_library, tmp_
         f"@article{{k{n},\n  title = {{Paper number {n}}},\n  year = {{2020}},\n"
         f"  doi = {{10.1000/many.{n}}},\n}}\n\n" for n in range(700)), encoding="utf-8")
     seen = []
-    report = empty_library.import_paths(
-        [path], sync=False, between_batches=lambda: seen.append(empty_library.count()))
+    report = empty_library.imports.run(
+        [path], sync=False, between_batches=lambda: seen.append(empty_library.papers.count()))
     assert (report.added, report.without_abstract) == (700, 700)
     assert [n for n in seen if n][:3] == [300, 600, 700]   # committed batch by batch
-    again = empty_library.import_paths([path], sync=False)
+    again = empty_library.imports.run([path], sync=False)
     assert (again.added, again.duplicates) == (0, 700)
 
 
@@ -480,25 +480,25 @@ def test_a_paper_without_abstract_takes_one_from_a_later_record(empty_library, t
     second = tmp_path / "second.ris"
     second.write_text("TY  - JOUR\nTI  - The paper, as Scopus writes it\nDO  - 10.1000/X.1\n"
                       "AB  - Now with an abstract that says what the paper does.\nER  - \n")
-    empty_library.import_paths([first])
-    (pid,) = empty_library.paper_ids()
-    report = empty_library.import_paths([second])
+    empty_library.imports.run([first])
+    (pid,) = empty_library.papers.ids()
+    report = empty_library.imports.run([second])
     assert (report.added, report.enriched) == (0, 1)
-    paper = empty_library.get(pid)
+    paper = empty_library.papers.get(pid)
     assert paper.abstract == "Now with an abstract that says what the paper does."
     assert paper.title == "The Paper" and paper.citation_key == "a1"
-    assert [h.id for h in empty_library.search("abstract says")] == [pid]
-    again = empty_library.import_paths([first, second])
+    assert [h.id for h in empty_library.search.hits("abstract says")] == [pid]
+    again = empty_library.imports.run([first, second])
     assert (again.added, again.enriched, again.duplicates) == (0, 0, 2)
 
 
 def test_reimporting_our_own_bibtex_export_enriches_nothing(seeded_library, tmp_path):
     lib = seeded_library
     path = tmp_path / "own.bib"
-    lib.export_to_file(lib.paper_ids(), "bibtex", path)
-    report = lib.import_paths([path])
+    lib.exports.to_file(lib.papers.ids(), "bibtex", path)
+    report = lib.imports.run([path])
     assert (report.added, sum(f.enriched for f in report.files)) == (0, 0)
-    assert all(lib.metadata(p).entry_type is None for p in lib.paper_ids()[:20])
+    assert all(lib.papers.metadata(p).entry_type is None for p in lib.papers.ids()[:20])
 
 
 def test_placeholder_abstracts_do_not_merge_distinct_papers(empty_library, tmp_path):
@@ -509,13 +509,13 @@ def test_placeholder_abstracts_do_not_merge_distinct_papers(empty_library, tmp_p
         f"DO  - 10.5555/scopus.{n}\nAB  - {text}\nER  - \n\n"
         for n, text in enumerate(["[No abstract available]", "Abstract not available.",
                                   "[No abstract available]"])), encoding="utf-8")
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     assert (report.added, report.without_abstract) == (3, 3)
-    assert sorted(p.title for p in map(empty_library.get, empty_library.paper_ids())) == [
+    assert sorted(p.title for p in map(empty_library.papers.get, empty_library.papers.ids())) == [
         "Paper number 0", "Paper number 1", "Paper number 2"]
-    assert all(not empty_library.get(pid).abstract for pid in empty_library.paper_ids())
+    assert all(not empty_library.papers.get(pid).abstract for pid in empty_library.papers.ids())
     assert any("says there is none" in w for w in report.files[0].warnings)
-    again = empty_library.import_paths([path])
+    again = empty_library.imports.run([path])
     assert (again.added, again.duplicates) == (0, 3)
 
 
@@ -523,10 +523,10 @@ def test_a_one_word_abstract_is_not_a_near_duplicate(empty_library, tmp_path):
     first = tmp_path / "a.bib"
     first.write_text("@article{a, title={One Word Abstract}, author={First, F}, year={2022},"
                      " abstract={Transformers.}}\n", encoding="utf-8")
-    empty_library.import_paths([first])
-    empty_library.find_near_duplicates()
+    empty_library.imports.run([first])
+    empty_library.duplicates.find()
     second = tmp_path / "b.bib"
     second.write_text("@article{b, title={A Completely Different Paper}, author={Third, T},"
                       " year={2023}, abstract={Transformers?}}\n", encoding="utf-8")
-    report = empty_library.import_paths([second])
-    assert report.added == 1 and empty_library.count() == 2
+    report = empty_library.imports.run([second])
+    assert report.added == 1 and empty_library.papers.count() == 2

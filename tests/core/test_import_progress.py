@@ -17,7 +17,6 @@ import pytest
 from paperdesk.cli import build_parser, main, split_open_files
 from paperdesk.cli_progress import ImportBar
 from paperdesk.core.imports.progress import ImportProgress, ProgressTracker, format_seconds
-from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from helpers import stored_papers
 
@@ -104,7 +103,7 @@ def test_import_paths_reports_each_file_as_it_is_read_and_stored(tmp_path, seed_
     calls = []
     tracker = ProgressTracker()
     with lib:
-        lib.import_paths([seed_files[0], bad, seed_files[1]],
+        lib.imports.run([seed_files[0], bad, seed_files[1]],
                          on_file=lambda *a: (calls.append(a), tracker.on_file(*a)),
                          progress=tracker.progress)
     names = [str(seed_files[0]), str(bad), str(seed_files[1])]
@@ -130,21 +129,21 @@ def _whole(db_path: Path) -> tuple[int, int]:
 
 def test_cancel_after_the_first_batch_keeps_whole_papers_of_several_files(tmp_path,
                                                                           monkeypatch):
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 300)    # 700 abstracts: 3 batches
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 300)    # 700 abstracts: 3 batches
     first = _text_file(tmp_path / "first.txt", 700, "lemurs")
     second = _text_file(tmp_path / "second.txt", 50, "otters")
     lib = Library.open(tmp_path / "lib")
     tracker = ProgressTracker()
     with lib:
-        report = lib.import_paths([first, second], progress=tracker.progress,
+        report = lib.imports.run([first, second], progress=tracker.progress,
                                   on_file=tracker.on_file,
                                   cancel=lambda: tracker.snapshot.done > 0)
         assert report.cancelled and report.files[0].cancelled
         assert [f.path for f in report.files] == [str(first)]      # second: not begun
-        assert 0 < report.added < 700 and report.added == lib.count()
+        assert 0 < report.added < 700 and report.added == lib.papers.count()
         assert report.added == tracker.snapshot.done               # what was committed
-        assert lib.stats()["pending_index"] == report.added        # all queued, none lost
-        again = lib.import_paths([first, second])
+        assert lib.papers.stats()["pending_index"] == report.added        # all queued, none lost
+        again = lib.imports.run([first, second])
         assert (again.added, again.duplicates) == (750 - report.added, report.added)
     assert _whole(tmp_path / "lib" / "library.db") == (750, 0)
 
@@ -160,7 +159,7 @@ def test_the_bar_shows_stage_file_records_and_time_left_on_a_terminal(tmp_path, 
     bar = ImportBar(stream=screen)
     assert bar.enabled
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths(seed_files, progress=bar.tracker.progress,
+        lib.imports.run(seed_files, progress=bar.tracker.progress,
                          on_file=bar.tracker.on_file)
     bar.close()
     out = screen.getvalue()
@@ -212,8 +211,8 @@ def test_ctrl_c_keeps_the_committed_papers_whole_and_exits_130(tmp_path):
     assert f"big.txt: {kept} added" in out
     assert _whole(library / "library.db") == (kept, 0)
     with Library.open(library) as lib:             # the rest comes with a second import
-        assert lib.stats()["indexed"] == kept      # the queue was indexed on opening
-        report = lib.import_paths([big])
+        assert lib.papers.stats()["indexed"] == kept      # the queue was indexed on opening
+        report = lib.imports.run([big])
         assert (report.added, report.duplicates) == (20000 - kept, kept)
 
 

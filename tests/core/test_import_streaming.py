@@ -8,7 +8,6 @@ import sqlite3
 
 import pytest
 
-from paperdesk.core import library as library_module
 from paperdesk.core.imports import daily_papers
 from paperdesk.core.imports.daily_papers import (ParseError, StreamedText, iter_paragraphs,
                                                  split_paragraphs)
@@ -59,9 +58,9 @@ def test_a_large_file_is_streamed_and_stored_as_a_whole_read_would(tmp_path, see
     _write(path, "Daily Papers", body)
     monkeypatch.setattr(daily_papers, "STREAM_MIN_BYTES", 10**9)      # read whole
     with Library.open(tmp_path / "whole") as lib:
-        whole = lib.import_paths([path], sync=False)
+        whole = lib.imports.run([path], sync=False)
     assert detect_streamed(path) is None
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 70)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 70)
     monkeypatch.setattr(daily_papers, "STREAM_MIN_BYTES", 1000)
     monkeypatch.setattr(daily_papers, "STREAM_CHUNK_BYTES", 4096)
     import paperdesk.core.imports.detect as detect_module
@@ -71,8 +70,8 @@ def test_a_large_file_is_streamed_and_stored_as_a_whole_read_would(tmp_path, see
     assert stream.estimated_abstracts == len(body) - 1     # the no-break space is blank
     with Library.open(tmp_path / "streamed") as lib:
         seen = []
-        streamed = lib.import_paths([path], sync=False, between_batches=lambda: seen.append(1))
-        again = lib.import_paths([path], sync=False)
+        streamed = lib.imports.run([path], sync=False, between_batches=lambda: seen.append(1))
+        again = lib.imports.run([path], sync=False)
     assert (streamed.added, streamed.duplicates) == (whole.added, whole.duplicates)
     assert streamed.added == len(set(abstracts))
     assert streamed.duplicates == len(body) - 1 - streamed.added     # seeds repeat 15 too
@@ -92,8 +91,8 @@ def test_a_large_file_that_is_not_prose_is_refused_while_streamed(tmp_path, monk
         detect_streamed(path)
     assert "not abstracts" in caught.value.reason and "a table" in caught.value.reason
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
-        assert lib.count() == 0 and not lib.sources()
+        report = lib.imports.run([path])
+        assert lib.papers.count() == 0 and not lib.removal.sources()
     assert "a table" in report.rejected[0]["reason"]
 
 
@@ -105,8 +104,8 @@ def test_a_large_file_that_is_not_utf8_is_read_whole(tmp_path, seed_files, monke
     path.write_bytes(text.encode("cp1252", errors="replace"))
     assert detect_streamed(path) is None           # a bad byte late in the file
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path], sync=False)
-        assert report.added == 21 and lib.sources()[0].header == "Daily Papers"
+        report = lib.imports.run([path], sync=False)
+        assert report.added == 21 and lib.removal.sources()[0].header == "Daily Papers"
 
 
 def test_an_automatic_key_already_taken_falls_back_to_one_by_one(tmp_path, seed_files):
@@ -115,16 +114,16 @@ def test_an_automatic_key_already_taken_falls_back_to_one_by_one(tmp_path, seed_
     _write(first, "One", abstracts[:1])
     _write(rest, "Two", abstracts[1:])
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths([first])
-        (pid,) = lib.paper_ids()
+        lib.imports.run([first])
+        (pid,) = lib.papers.ids()
         # the key paper 2 would get automatically, taken by hand
         from paperdesk.core.metadata import auto_key
         from paperdesk.core.text import derive_title
         taken = auto_key(derive_title(abstracts[1]), pid + 1)
-        lib.set_metadata(pid, lib.get(pid).metadata, citation_key=taken)
-        report = lib.import_paths([rest])
-        assert report.added == 49 and lib.count() == 50
-        keys = [lib.get(i).citation_key for i in lib.paper_ids()]
+        lib.papers.set_metadata(pid, lib.papers.get(pid).metadata, citation_key=taken)
+        report = lib.imports.run([rest])
+        assert report.added == 49 and lib.papers.count() == 50
+        keys = [lib.papers.get(i).citation_key for i in lib.papers.ids()]
         assert len({k.lower() for k in keys}) == 50 and keys.count(taken) == 1
 
 
@@ -132,7 +131,7 @@ def test_a_streamed_file_that_changes_while_stored_is_reported(tmp_path, seed_fi
                                                                monkeypatch):
     import paperdesk.core.imports.detect as detect_module
     monkeypatch.setattr(detect_module, "STREAM_MIN_BYTES", 100)
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 20)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 20)
     path = tmp_path / "big.txt"
     _write(path, "Daily Papers", _abstracts(seed_files)[:100])
     real = StreamedText.abstracts
@@ -145,6 +144,6 @@ def test_a_streamed_file_that_changes_while_stored_is_reported(tmp_path, seed_fi
 
     monkeypatch.setattr(StreamedText, "abstracts", changed)
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path], sync=False)
+        report = lib.imports.run([path], sync=False)
         assert "no longer UTF-8" in report.files[0].error
-        assert lib.count() == report.added and 0 < report.added <= 50
+        assert lib.papers.count() == report.added and 0 < report.added <= 50

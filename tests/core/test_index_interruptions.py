@@ -14,7 +14,6 @@ import pytest
 
 from helpers import ctrl_c_at_index_write, write_daily
 from paperdesk.cli import QUIET_SYNC_MAX, main
-from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from paperdesk.core.search import index as index_module
 from paperdesk.core.search.index import (POSTING_BLOCK, IndexDocument, SearchIndex, _correction,
@@ -58,25 +57,25 @@ def test_a_failed_index_write_is_one_line(tmp_path, seed_files, capsys, monkeypa
     assert len(line) == 1 and "every paper is kept" in line[0]
     monkeypatch.undo()
     with Library.open(lib) as opened:          # the next open indexes the rest
-        assert opened.stats()["indexed"] == opened.count() > 0
+        assert opened.papers.stats()["indexed"] == opened.papers.count() > 0
 
 
 def test_reading_commands_leave_a_large_queue_alone(tmp_path, capsys):
     path = tmp_path / "lib"
     n = QUIET_SYNC_MAX + 50
     with Library.open(path) as lib:
-        lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
+        lib.imports.run([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
                          sync=False)         # as an interrupted import leaves it
     for command in (["stats"], ["show", "1"], ["tags"]):
         assert main(["--library", str(path), *command]) == 0
     capsys.readouterr()
     with Library.open(path, sync_index=False) as lib:
-        assert lib.index_status().queued == n    # nothing was indexed behind the user
+        assert lib.index.status().queued == n    # nothing was indexed behind the user
     assert main(["--library", str(path), "tag", "add", "seen", "1"]) == 0
     assert f"indexing {n:,} papers left from an earlier import first" in \
         capsys.readouterr().err                  # a write says so, then indexes
     with Library.open(path, sync_index=False) as lib:
-        assert lib.index_status().queued == 0
+        assert lib.index.status().queued == 0
 
 
 def test_a_search_indexes_what_an_interrupted_import_left(tmp_path, capsys):
@@ -85,7 +84,7 @@ def test_a_search_indexes_what_an_interrupted_import_left(tmp_path, capsys):
     path = tmp_path / "lib"
     n = QUIET_SYNC_MAX + 50
     with Library.open(path) as lib:
-        lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
+        lib.imports.run([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
                          sync=False)         # as an interrupted import leaves it
     assert main(["--library", str(path), "search", "okapi", "--json"]) == 0
     captured = capsys.readouterr()
@@ -100,9 +99,9 @@ def test_a_search_stopped_while_indexing_says_what_to_run(tmp_path, capsys, monk
     path = tmp_path / "lib"
     n = QUIET_SYNC_MAX + 50
     with Library.open(path) as lib:
-        lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
+        lib.imports.run([write_daily(tmp_path / "a.txt", _abstracts(n, "okapi"))],
                          sync=False)
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 100)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 100)
     ctrl_c_at_index_write(monkeypatch)
     assert main(["--library", str(path), "search", "okapi"]) == 0
     err = capsys.readouterr().err
@@ -115,14 +114,14 @@ def test_a_search_stopped_while_indexing_says_what_to_run(tmp_path, capsys, monk
 def test_a_few_queued_edits_are_applied_before_reading(tmp_path, capsys):
     path = tmp_path / "lib"
     with Library.open(path) as lib:
-        lib.import_paths([write_daily(tmp_path / "a.txt", _abstracts(5, "okapi"))])
+        lib.imports.run([write_daily(tmp_path / "a.txt", _abstracts(5, "okapi"))])
         lib.auto_sync_index = False
-        lib.set_note(lib.paper_ids()[0], "capybara")
+        lib.notes.set(lib.papers.ids()[0], "capybara")
     assert main(["--library", str(path), "search", "capybara"]) == 0
     capsys.readouterr()
     with Library.open(path, sync_index=False) as lib:
-        assert lib.index_status().queued == 0
-        assert lib.find("capybara").total == 1
+        assert lib.index.status().queued == 0
+        assert lib.search.find("capybara").total == 1
 
 
 @pytest.mark.parametrize("word", ["netwrk", "univers", "qzx", "modle", "transformr"])

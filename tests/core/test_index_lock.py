@@ -50,13 +50,13 @@ def lock_holder(library):
 def test_edit_while_another_process_holds_the_index_lock(library, lock_holder, monkeypatch):
     monkeypatch.setattr(search_index, "WRITER_WAIT_S", 0.3)
     with Library.open(library) as lib:
-        lib.add_tag([3], "while locked")
-        assert lib.index_problem and "WRITELOCK" in lib.index_problem
-        assert lib.index_status().queued >= 1                 # kept for later
-        assert [t.name for t in lib.get(3).tags] == ["while locked"]
+        lib.tags.add([3], "while locked")
+        assert lib.index.problem and "WRITELOCK" in lib.index.problem
+        assert lib.index.status().queued >= 1                 # kept for later
+        assert [t.name for t in lib.papers.get(3).tags] == ["while locked"]
         lock_holder()
-        assert lib.sync_index() >= 1 and lib.index_problem is None
-        assert [h.id for h in lib.search('tag:"while locked"')] == [3]
+        assert lib.index.sync() >= 1 and lib.index.problem is None
+        assert [h.id for h in lib.search.hits('tag:"while locked"')] == [3]
 
 
 def test_cli_says_so_in_one_line(library, lock_holder):

@@ -12,7 +12,7 @@ from paperdesk.core.models import Author, Metadata
 
 
 def _by_abstract(lib):
-    return {lib.get(pid).abstract: lib.get(pid) for pid in lib.paper_ids()}
+    return {lib.papers.get(pid).abstract: lib.papers.get(pid) for pid in lib.papers.ids()}
 
 
 def test_a_json_export_reproduces_metadata_and_keys(cited_library, cited_exports,
@@ -25,8 +25,8 @@ def test_a_json_export_reproduces_metadata_and_keys(cited_library, cited_exports
     assert first["authors"] == [{"family": "Doe", "given": "Jane"},
                                 {"family": "van der Berg", "given": "Jan"}]
     with Library.open(tmp_path / "copy") as copy:
-        report = copy.import_paths([cited_exports["json"]])
-        assert report.rejected == [] and report.added == len(cited_library.paper_ids())
+        report = copy.imports.run([cited_exports["json"]])
+        assert report.rejected == [] and report.added == len(cited_library.papers.ids())
         before, after = _by_abstract(cited_library), _by_abstract(copy)
         assert set(before) == set(after)
         for abstract, paper in before.items():
@@ -35,7 +35,7 @@ def test_a_json_export_reproduces_metadata_and_keys(cited_library, cited_exports
             assert again.metadata == paper.metadata
             assert again.entry_type == paper.entry_type
             assert again.mentioned == paper.mentioned
-        assert len(copy.search("author:Knuth")) == 1      # indexed with its metadata
+        assert len(copy.search.hits("author:Knuth")) == 1      # indexed with its metadata
 
 
 def test_a_version_1_export_still_imports(tmp_path):
@@ -50,9 +50,9 @@ def test_a_version_1_export_still_imports(tmp_path):
     path = tmp_path / "v1.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         assert report.rejected == [] and report.added == 1
-        paper = lib.get(report.added_ids[0])
+        paper = lib.papers.get(report.added_ids[0])
         assert paper.metadata == Metadata()           # mentioned, never the paper's own
         assert paper.mentioned.arxiv_ids == ("2212.08630",)
         assert paper.citation_key.startswith("old") and paper.note == "kept"
@@ -72,10 +72,10 @@ def test_malformed_metadata_and_unknown_versions_are_refused(tmp_path):
         for n, (doc, reason) in enumerate(cases):
             path = tmp_path / f"bad{n}.json"
             path.write_text(json.dumps(doc), encoding="utf-8")
-            report = lib.import_paths([path])
+            report = lib.imports.run([path])
             assert report.added == 0
             assert reason in report.rejected[0]["reason"], report.rejected
-        assert lib.paper_ids() == []
+        assert lib.papers.ids() == []
 
 
 def test_metadata_fills_a_paper_that_has_none_and_keys_stay_unique(tmp_path):
@@ -83,27 +83,27 @@ def test_metadata_fills_a_paper_that_has_none_and_keys_stay_unique(tmp_path):
                  "Third paper about keys."]
     with Library.open(tmp_path / "source") as src:
         from helpers import write_daily
-        ids = src.import_paths([write_daily(tmp_path / "a.txt", abstracts)]).added_ids
+        ids = src.imports.run([write_daily(tmp_path / "a.txt", abstracts)]).added_ids
         for pid, family in zip(ids, ("Ada", "Bob", "Cy")):
-            src.set_metadata(pid, Metadata(authors=(Author(family, "X"),), date="2020"))
-            src.regenerate_citation_key(pid)
+            src.papers.set_metadata(pid, Metadata(authors=(Author(family, "X"),), date="2020"))
+            src.papers.regenerate_citation_key(pid)
         out = tmp_path / "out.json"
-        src.export_to_file(ids, "json", out)
-        keys = [src.citation_key(i) for i in ids]
+        src.exports.to_file(ids, "json", out)
+        keys = [src.papers.citation_key(i) for i in ids]
     with Library.open(tmp_path / "target") as lib:
         from helpers import write_daily
-        first, second = lib.import_paths(
+        first, second = lib.imports.run(
             [write_daily(tmp_path / "b.txt", abstracts[:2] + ["Unrelated paper."])]).added_ids[:2]
-        lib.set_metadata(second, Metadata(authors=(Author("Own", "O"),), date="1999"))
-        taken = lib.import_paths([write_daily(tmp_path / "c.txt", ["A paper taking a key."])])
-        lib.set_citation_key(taken.added_ids[0], keys[2])
-        report = lib.import_paths([out])
+        lib.papers.set_metadata(second, Metadata(authors=(Author("Own", "O"),), date="1999"))
+        taken = lib.imports.run([write_daily(tmp_path / "c.txt", ["A paper taking a key."])])
+        lib.papers.set_citation_key(taken.added_ids[0], keys[2])
+        report = lib.imports.run([out])
         # the first takes the export's metadata (enriched), the second keeps its own
         assert (report.added, report.enriched, report.duplicates) == (1, 1, 1)
-        assert lib.metadata(first).authors == (Author("Ada", "X"),)   # it had none
-        assert lib.metadata(second).authors == (Author("Own", "O"),)  # its own kept
-        assert lib.citation_key(first) != keys[0]                     # keys never change
+        assert lib.papers.metadata(first).authors == (Author("Ada", "X"),)   # it had none
+        assert lib.papers.metadata(second).authors == (Author("Own", "O"),)  # its own kept
+        assert lib.papers.citation_key(first) != keys[0]                     # keys never change
         third = report.added_ids[0]
-        assert lib.metadata(third).authors == (Author("Cy", "X"),)
-        assert lib.citation_key(third) != keys[2]                     # taken: a new one
-        assert lib.citation_key(third).startswith("cy2020")
+        assert lib.papers.metadata(third).authors == (Author("Cy", "X"),)
+        assert lib.papers.citation_key(third) != keys[2]                     # taken: a new one
+        assert lib.papers.citation_key(third).startswith("cy2020")

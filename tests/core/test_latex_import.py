@@ -21,7 +21,7 @@ DATA = Path(__file__).parent / "data" / "imports"
 
 
 def _papers(lib: Library) -> dict:
-    return {p.citation_key: p for p in (lib.get(i) for i in lib.paper_ids())}
+    return {p.citation_key: p for p in (lib.papers.get(i) for i in lib.papers.ids())}
 
 
 # -- the decoder ---------------------------------------------------------------------------
@@ -89,7 +89,7 @@ def test_hand_written_entries_decode_whole(tmp_path):
 
 def test_string_concatenation_and_others(empty_library):
     lib = empty_library
-    report = lib.import_paths([DATA / "latex_edge.bib"])
+    report = lib.imports.run([DATA / "latex_edge.bib"])
     assert report.files[0].error is None and report.added == 3
     paper = _papers(lib)["strcat2021"]
     assert paper.metadata.venue == "Journal of Machine Learning Research (Special Issue)"
@@ -105,7 +105,7 @@ def test_concatenation_inside_strings_and_quoted_parts(empty_library, tmp_path):
         '@article{k1, title = "Quoted " # "{P}arts", journal = TP # ", " # 2024,\n'
         '  author = {Doe, Jo}, abstract = {An abstract long enough to be one here.}}\n',
         encoding="utf-8")
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     assert report.added == 1, report.files[0].warnings
     paper = _papers(empty_library)["k1"]
     assert paper.title == "Quoted Parts"
@@ -117,7 +117,7 @@ def test_bare_percent_in_a_bib_title_keeps_the_title(empty_library, tmp_path):
     path.write_text("@article{pct,\n  title = {Gains of 5% in Q&A and more},\n"
                     "  author = {A, B},\n  abstract = {By 5% on Q&A, a gain over\n"
                     "  R&D baselines, and 50% more.},\n}\n", encoding="utf-8")
-    empty_library.import_paths([path])
+    empty_library.imports.run([path])
     paper = _papers(empty_library)["pct"]
     assert paper.title == "Gains of 5% in Q&A and more"
     assert paper.abstract == "By 5% on Q&A, a gain over R&D baselines, and 50% more."
@@ -133,8 +133,8 @@ def test_arxiv_line_with_bare_percent_and_ampersand(empty_library, tmp_path):
         "categories": "cs.CL", "versions": [{"version": "v1",
                                              "created": "Thu, 1 Feb 2024 10:00:00 GMT"}],
         "update_date": "2024-02-02"}) + "\n", encoding="utf-8")
-    empty_library.import_paths([path])
-    (paper,) = [empty_library.get(i) for i in empty_library.paper_ids()]
+    empty_library.imports.run([path])
+    (paper,) = [empty_library.papers.get(i) for i in empty_library.papers.ids()]
     assert paper.title == "Cost & benefit: 7% of A&B"
     assert paper.abstract == ("Gains of 4% on A&B tasks, a 9% gain over R&D systems, and "
                               "~2x faster.")
@@ -152,10 +152,10 @@ def hand_escaped(text: str) -> str:
 
 def _seed_bib(lib: Library, escape) -> str:
     out = []
-    for n, pid in enumerate(lib.paper_ids()):
+    for n, pid in enumerate(lib.papers.ids()):
         out.append(f"@article{{seed{n},\n  title = {{Seed Paper {n}}},\n"
                    f"  author = {{Tester, Number {n}}},\n  year = {{2024}},\n"
-                   f"  abstract = {{{escape(lib.get(pid).abstract)}}},\n}}\n")
+                   f"  abstract = {{{escape(lib.papers.get(pid).abstract)}}},\n}}\n")
     return "\n".join(out)
 
 
@@ -164,19 +164,19 @@ def _seed_bib(lib: Library, escape) -> str:
 def test_a_bib_of_the_seed_abstracts_enriches_every_seed_paper(seeded_library, tmp_path,
                                                                 escape):
     lib = seeded_library
-    count = lib.count()
+    count = lib.papers.count()
     text = _seed_bib(lib, escape)
     if escape is hand_escaped:      # the seeds' own ligatures and escapes are in it
         assert "--" in text and "''" in text and "\\^{}" in text and "\\~{}" in text
     path = tmp_path / "seeds.bib"
     path.write_text(text, encoding="utf-8")
-    report = lib.import_paths([path])
+    report = lib.imports.run([path])
     f = report.files[0]
     assert (f.added, f.enriched, f.duplicates, f.skipped) == (0, count, 0, 0), f.warnings
-    assert lib.count() == count
+    assert lib.papers.count() == count
     # found by the abstract's own key, not by the near-duplicate match
     assert not any("near-duplicate" in w for w in f.warnings)
-    titles = {lib.get(i).title for i in lib.paper_ids()}
+    titles = {lib.papers.get(i).title for i in lib.papers.ids()}
     assert {f"Seed Paper {n}" for n in range(count)} == titles
 
 
@@ -184,8 +184,8 @@ def test_decoded_seed_abstracts_match_their_papers_keys(seeded_library):
     """The hand-escaped decoding changes characters (–, ”) but not the key; the
     paperdesk escaper gives the text back exactly."""
     changed = 0
-    for pid in seeded_library.paper_ids():
-        abstract = seeded_library.get(pid).abstract
+    for pid in seeded_library.papers.ids():
+        abstract = seeded_library.papers.get(pid).abstract
         assert normalize(decode_latex(latex_text(abstract))) == abstract
         decoded = normalize(decode_latex(hand_escaped(abstract)))
         changed += decoded != abstract
@@ -248,15 +248,15 @@ def test_a_version_5_library_gets_the_folded_keys(tmp_path):
                                "duplicate_pairs ORDER BY 1, 2").fetchall()
         assert pairs == [(1, 2, now[1], now[2], "dismissed"), (2, 3, "stale", now[3], "open")]
         assert lib.db.execute("SELECT * FROM merged_hashes").fetchall() == [("merged-key", 3)]
-        assert lib.count() == 6
+        assert lib.papers.count() == 6
         # the exact path finds paper 3 from its LaTeX spelling
         path = tmp_path / "again.bib"
         path.write_text("@article{again, title = {Quotes}, author = {Doe, Jo}, abstract = "
                         "{Curly ``quotes'' here \\ldots{} and some more words.}}\n",
                         encoding="utf-8")
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         assert (report.added, report.enriched) == (0, 1)
-        assert lib.get(3).title == "Quotes" and lib.get(3).abstract == texts[3]
+        assert lib.papers.get(3).title == "Quotes" and lib.papers.get(3).abstract == texts[3]
     backups = list((folder / "backups").glob("library-v5-*.db"))
     assert len(backups) == 1
     old = sqlite3.connect(backups[0])
@@ -301,7 +301,7 @@ def test_the_seed_library_of_schema_5_migrates_and_imports_nothing_twice(
     from paperdesk.core.text import hash_form
 
     lib = seeded_library
-    folder, count = lib.path, lib.count()
+    folder, count = lib.path, lib.papers.count()
     with lib.db.conn:                  # back to what schema 5 stored
         for pid, abstract in lib.db.execute("SELECT id, abstract FROM papers").fetchall():
             lib.db.execute("UPDATE papers SET content_hash = ? WHERE id = ?",
@@ -313,5 +313,5 @@ def test_the_seed_library_of_schema_5_migrates_and_imports_nothing_twice(
         assert len(rows) == count
         assert all(key == content_hash(abstract) for abstract, key in rows)
         assert sum(hash_form(a) != a for a, _key in rows) >= 3   # the seeds' `` and ''
-        report = again.import_paths(seed_files)
-        assert (report.added, report.enriched) == (0, 0) and again.count() == count
+        report = again.imports.run(seed_files)
+        assert (report.added, report.enriched) == (0, 0) and again.papers.count() == count

@@ -6,7 +6,6 @@ import sqlite3
 import pytest
 
 from helpers import write_daily
-from paperdesk.core import library as library_module
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError, UnknownPaper
 from paperdesk.core.imports.daily_papers import read_file
@@ -19,24 +18,24 @@ def dump(lib: Library) -> list[str]:
 
 
 def test_import_both_seeds(empty_library, seed_files):
-    report = empty_library.import_paths(seed_files)
+    report = empty_library.imports.run(seed_files)
     assert report.added == 225
     assert report.duplicates == 15
     assert report.rejected == []
     assert [(f.added, f.duplicates) for f in report.files] == [(120, 0), (105, 15)]
-    assert empty_library.count() == 225
-    stats = empty_library.stats()
+    assert empty_library.papers.count() == 225
+    stats = empty_library.papers.stats()
     assert stats["papers"] == stats["indexed"] == 225
     assert stats["pending_index"] == 0
 
 
 def test_reimport_adds_nothing_and_changes_nothing(seeded_library, seed_files):
     before = dump(seeded_library)
-    report = seeded_library.import_paths(seed_files)
+    report = seeded_library.imports.run(seed_files)
     assert report.added == 0
     assert report.duplicates == 240
     assert dump(seeded_library) == before
-    assert seeded_library.stats()["indexed"] == 225
+    assert seeded_library.papers.stats()["indexed"] == 225
 
 
 def test_each_paper_remembers_every_file_and_position(seeded_library, seed_files):
@@ -47,44 +46,44 @@ def test_each_paper_remembers_every_file_and_position(seeded_library, seed_files
     pos2 = next(a.position for a in second.abstracts if a.abstract == text)
     (pid,) = [r[0] for r in seeded_library.db.execute(
         "SELECT id FROM papers WHERE abstract = ?", [text])]
-    paper = seeded_library.get(pid)
+    paper = seeded_library.papers.get(pid)
     assert [(s.name, s.position) for s in paper.sources] == [
         (seed_files[0].name, pos1), (seed_files[1].name, pos2)]
     assert all(s.header == "Daily Papers" for s in paper.sources)
-    assert [s.papers for s in seeded_library.sources()] == [120, 120]
+    assert [s.papers for s in seeded_library.removal.sources()] == [120, 120]
 
 
 def test_get_fields_from_seed(seeded_library):
-    paper = seeded_library.get(seeded_library.paper_ids()[0])
+    paper = seeded_library.papers.get(seeded_library.papers.ids()[0])
     assert paper.title.startswith("The advancement in Large Language Models")
     assert paper.title.endswith("…")
     assert paper.mentioned.urls == ("https://github.com/SauravP97/Static-Deep-Research/",)
     assert not paper.read and not paper.starred
     with pytest.raises(UnknownPaper, match="no paper with id 99999"):
-        seeded_library.get(99999)
+        seeded_library.papers.get(99999)
 
 
 def test_arxiv_id_from_seed(seeded_library):
-    hits = seeded_library.search('"characterised in"', limit=5)
+    hits = seeded_library.search.hits('"characterised in"', limit=5)
     assert hits, "the abstract citing arXiv:2212.08630 should be found"
-    assert "2212.08630" in seeded_library.get(hits[0].id).mentioned.arxiv_ids
+    assert "2212.08630" in seeded_library.papers.get(hits[0].id).mentioned.arxiv_ids
 
 
 def test_phrase_in_exactly_one_abstract(seeded_library):
-    hits = seeded_library.search('"hierarchical Tree-based static workflow"')
+    hits = seeded_library.search.hits('"hierarchical Tree-based static workflow"')
     assert len(hits) == 1
-    paper = seeded_library.get(hits[0].id)
+    paper = seeded_library.papers.get(hits[0].id)
     assert "hierarchical Tree-based static workflow" in paper.abstract
     assert hits[0].title == paper.title
     assert "hierarchical" in hits[0].snippet
 
 
 def test_search_stems_and_ranks(seeded_library):
-    hits = seeded_library.search("hyperparameter transfer", limit=None)
+    hits = seeded_library.search.hits("hyperparameter transfer", limit=None)
     assert len(hits) >= 3
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     for h in hits:
-        abstract = seeded_library.get(h.id).abstract.lower()
+        abstract = seeded_library.papers.get(h.id).abstract.lower()
         assert "hyperparameter" in abstract and "transfer" in abstract
     # spans point at matched words in the snippet
     start, end = hits[0].snippet_spans[0]
@@ -92,66 +91,66 @@ def test_search_stems_and_ranks(seeded_library):
 
 
 def test_greek_letters_are_searchable(seeded_library):
-    hits = seeded_library.search("μP", limit=None)
+    hits = seeded_library.search.hits("μP", limit=None)
     assert hits
-    assert all("μP" in seeded_library.get(h.id).abstract for h in hits)
+    assert all("μP" in seeded_library.papers.get(h.id).abstract for h in hits)
 
 
 @pytest.mark.parametrize("query", ['"unbalanced', "(depth", "depth AND", "OR", "*", "title:",
                                    "", "   ", "x" * 20000, "C++", "AND OR NOT", ")("])
 def test_broken_queries_never_raise(seeded_library, query):
-    results = seeded_library.find(query)
+    results = seeded_library.search.find(query)
     assert isinstance(results.hits, list)
     assert results.total >= len(results.hits)
 
 
 def test_source_filter(seeded_library):
-    source = seeded_library.sources()[1]
-    assert seeded_library.count(source.id) == 120
-    assert len(seeded_library.paper_ids(source_id=source.id)) == 120
-    everywhere = seeded_library.find("depth", limit=None)
-    here = seeded_library.find("depth", limit=None, source_id=source.id)
+    source = seeded_library.removal.sources()[1]
+    assert seeded_library.papers.count(source.id) == 120
+    assert len(seeded_library.papers.ids(source_id=source.id)) == 120
+    everywhere = seeded_library.search.find("depth", limit=None)
+    here = seeded_library.search.find("depth", limit=None, source_id=source.id)
     assert 0 < here.total < everywhere.total
-    in_source = set(seeded_library.paper_ids(source_id=source.id))
+    in_source = set(seeded_library.papers.ids(source_id=source.id))
     assert {h.id for h in here.hits} <= in_source
 
 
 def test_order_by_title(seeded_library):
-    ids = seeded_library.paper_ids(order="title")
-    titles = [seeded_library.summaries([i])[i].title.lower() for i in ids]
+    ids = seeded_library.papers.ids(order="title")
+    titles = [seeded_library.papers.summaries([i])[i].title.lower() for i in ids]
     assert titles == sorted(titles)
-    assert seeded_library.paper_ids(order="added", descending=True)[0] == max(ids)
+    assert seeded_library.papers.ids(order="added", descending=True)[0] == max(ids)
     with pytest.raises(ValueError):
-        seeded_library.paper_ids(order="colour")
+        seeded_library.papers.ids(order="colour")
 
 
 def test_duplicate_within_one_file(empty_library, tmp_path):
     path = write_daily(tmp_path / "d.txt", ["Same abstract.", "Other one.", "Same  abstract."])
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     assert (report.added, report.duplicates) == (2, 1)
-    (pid,) = [h.id for h in empty_library.search("same")]
-    assert [s.position for s in empty_library.get(pid).sources] == [1, 3]
+    (pid,) = [h.id for h in empty_library.search.hits("same")]
+    assert [s.position for s in empty_library.papers.get(pid).sources] == [1, 3]
 
 
 def test_bad_file_rejected_and_library_untouched(seeded_library, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\x00\x00garbage")
     good = write_daily(tmp_path / "good.txt", ["A brand new abstract about zebrafish."])
-    before_count = seeded_library.count()
-    report = seeded_library.import_paths([bad, tmp_path / "missing.txt", good])
+    before_count = seeded_library.papers.count()
+    report = seeded_library.imports.run([bad, tmp_path / "missing.txt", good])
     assert report.added == 1
     assert report.rejected == [
         {"path": str(bad), "reason": "not a text file (it contains NUL bytes)"},
         {"path": str(tmp_path / "missing.txt"), "reason": "no such file"},
     ]
-    assert seeded_library.count() == before_count + 1
-    assert len(seeded_library.search("zebrafish")) == 1
+    assert seeded_library.papers.count() == before_count + 1
+    assert len(seeded_library.search.hits("zebrafish")) == 1
 
 
 def test_cancel_keeps_the_batches_already_committed(empty_library, tmp_path, monkeypatch):
     # Issue 9: imports commit in short batches; cancelling stops after the current batch
     # and keeps what was committed (it used to roll back the whole file).
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 300)      # 500 abstracts: 2 batches
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 300)      # 500 abstracts: 2 batches
     path = write_daily(tmp_path / "big.txt", [f"Abstract number {i} about things." for i in range(500)])
     calls = []
 
@@ -159,26 +158,26 @@ def test_cancel_keeps_the_batches_already_committed(empty_library, tmp_path, mon
         calls.append(1)
         return len(calls) > 1  # let the first check pass, stop at the next
 
-    report = empty_library.import_paths([path], cancel=cancel)
+    report = empty_library.imports.run([path], cancel=cancel)
     assert report.cancelled
     assert 0 < report.added < 500
-    assert empty_library.count() == report.added == len(report.added_ids)
+    assert empty_library.papers.count() == report.added == len(report.added_ids)
     assert report.files[0].cancelled
     assert empty_library.db.execute("SELECT count(*) FROM sources").fetchone()[0] == 1
-    assert empty_library.stats()["indexed"] == 0
+    assert empty_library.papers.stats()["indexed"] == 0
 
 
 def test_progress_is_reported(empty_library, seed_files):
     seen = []
-    empty_library.import_paths(seed_files, progress=lambda s, d, t: seen.append((s, d, t)))
+    empty_library.imports.run(seed_files, progress=lambda s, d, t: seen.append((s, d, t)))
     assert ("import", 240, 240) in seen
     assert seen[-1] == ("index", 225, 225)
 
 
 def test_reindex_rebuilds_from_sqlite(seeded_library):
-    assert seeded_library.reindex() == 225
-    assert seeded_library.stats()["indexed"] == 225
-    assert len(seeded_library.search('"hierarchical Tree-based static workflow"')) == 1
+    assert seeded_library.index.reindex() == 225
+    assert seeded_library.papers.stats()["indexed"] == 225
+    assert len(seeded_library.search.hits('"hierarchical Tree-based static workflow"')) == 1
 
 
 def test_deleted_index_is_rebuilt_on_open(seeded_library):
@@ -186,8 +185,8 @@ def test_deleted_index_is_rebuilt_on_open(seeded_library):
     seeded_library.close()
     shutil.rmtree(path / "index")
     with Library.open(path) as lib:
-        assert lib.stats()["indexed"] == 225
-        assert len(lib.search('"hierarchical Tree-based static workflow"')) == 1
+        assert lib.papers.stats()["indexed"] == 225
+        assert len(lib.search.hits('"hierarchical Tree-based static workflow"')) == 1
 
 
 def test_corrupt_index_is_rebuilt_on_open(seeded_library):
@@ -196,7 +195,7 @@ def test_corrupt_index_is_rebuilt_on_open(seeded_library):
     for f in (path / "index").iterdir():
         f.write_bytes(b"garbage")
     with Library.open(path) as lib:
-        assert lib.stats()["indexed"] == 225
+        assert lib.papers.stats()["indexed"] == 225
 
 
 def test_empty_index_toc_is_rebuilt_on_open(seeded_library):
@@ -205,8 +204,8 @@ def test_empty_index_toc_is_rebuilt_on_open(seeded_library):
     for toc in (path / "index").glob("*.toc"):
         toc.write_bytes(b"")
     with Library.open(path) as lib:
-        assert lib.stats()["indexed"] == 225
-        assert len(lib.search('"hierarchical Tree-based static workflow"')) == 1
+        assert lib.papers.stats()["indexed"] == 225
+        assert len(lib.search.hits('"hierarchical Tree-based static workflow"')) == 1
 
 
 def test_index_path_that_is_a_file_is_replaced(seeded_library):
@@ -215,7 +214,7 @@ def test_index_path_that_is_a_file_is_replaced(seeded_library):
     shutil.rmtree(path / "index")
     (path / "index").write_text("x")
     with Library.open(path) as lib:
-        assert lib.stats()["indexed"] == 225
+        assert lib.papers.stats()["indexed"] == 225
 
 
 def test_library_path_that_is_a_file(tmp_path):
@@ -229,12 +228,12 @@ def test_library_path_that_is_a_file(tmp_path):
 def test_huge_and_negative_ids_are_unknown(seeded_library):
     for pid in (0, -1, 2**63, 10**30, -(2**70)):
         with pytest.raises(UnknownPaper):
-            seeded_library.get(pid)
+            seeded_library.papers.get(pid)
 
 
 def test_empty_folder_is_rejected(empty_library, tmp_path):
     (tmp_path / "nothing").mkdir()
-    report = empty_library.import_paths([tmp_path / "nothing"])
+    report = empty_library.imports.run([tmp_path / "nothing"])
     assert report.rejected == [{"path": str(tmp_path / "nothing"),
                                 "reason": "folder holds no .txt, .bib, .ris, .json or "
                                           ".jsonl files"}]
@@ -244,14 +243,14 @@ def test_crash_between_commit_and_index_is_repaired(seeded_library):
     """Queue rows left by a run that died after Whoosh committed but before the queue
     was emptied must not produce duplicate documents."""
     path = seeded_library.path
-    ids = seeded_library.paper_ids()[:10]
+    ids = seeded_library.papers.ids()[:10]
     seeded_library.db.conn.executemany(
         "INSERT INTO index_queue (paper_id, op) VALUES (?, 'add')", [(i,) for i in ids])
     seeded_library.close()
     with Library.open(path) as lib:
-        assert lib.stats()["pending_index"] == 0
-        assert lib.stats()["indexed"] == 225
-        hits = lib.search('"hierarchical Tree-based static workflow"')
+        assert lib.papers.stats()["pending_index"] == 0
+        assert lib.papers.stats()["indexed"] == 225
+        hits = lib.search.hits('"hierarchical Tree-based static workflow"')
         assert len(hits) == 1
 
 
@@ -284,14 +283,14 @@ def test_reading_from_another_thread(seeded_library):
     out = {}
 
     def worker():
-        out["n"] = len(seeded_library.search("depth", limit=None))
-        out["count"] = seeded_library.count()
+        out["n"] = len(seeded_library.search.hits("depth", limit=None))
+        out["count"] = seeded_library.papers.count()
 
     t = threading.Thread(target=worker)
     t.start()
     t.join()
     assert out["count"] == 225
-    assert out["n"] == len(seeded_library.search("depth", limit=None))
+    assert out["n"] == len(seeded_library.search.hits("depth", limit=None))
 
 
 def test_sqlite_is_readable_by_plain_tools(seeded_library):
@@ -304,9 +303,9 @@ def test_sqlite_is_readable_by_plain_tools(seeded_library):
 
 def test_first_unread_follows_the_order_given(seeded_library):
     lib = seeded_library
-    ids = lib.paper_ids()
-    lib.set_read(ids[:300:2] + ids[1:3], True)
-    assert lib.first_unread(ids) == ids[3]
-    assert lib.first_unread(list(reversed(ids))) == ids[-2]     # 224 is even: read
-    assert lib.first_unread([ids[0], 10**9, ids[2]]) is None
-    assert lib.first_unread(ids[:1] + ids[5:]) == ids[5]
+    ids = lib.papers.ids()
+    lib.papers.set_read(ids[:300:2] + ids[1:3], True)
+    assert lib.papers.first_unread(ids) == ids[3]
+    assert lib.papers.first_unread(list(reversed(ids))) == ids[-2]     # 224 is even: read
+    assert lib.papers.first_unread([ids[0], 10**9, ids[2]]) is None
+    assert lib.papers.first_unread(ids[:1] + ids[5:]) == ids[5]

@@ -45,8 +45,8 @@ def _stderr_lines(r: subprocess.CompletedProcess) -> list[str]:
 def test_tag_and_note_wait_for_an_import_between_its_batches(tmp_path, seed_files):
     library = tmp_path / "lib"
     with Library.open(library) as lib:
-        lib.import_paths(seed_files)
-        seeded = lib.count()
+        lib.imports.run(seed_files)
+        seeded = lib.papers.count()
     [big] = write_synthetic_files(tmp_path / "synth", seed_files, SYNTHETIC,
                                   per_file=SYNTHETIC)
     importer = subprocess.Popen(_cmd(library, "import", big), stdout=subprocess.PIPE,
@@ -75,10 +75,10 @@ def test_tag_and_note_wait_for_an_import_between_its_batches(tmp_path, seed_file
     assert "Traceback" not in err
     assert f"{SYNTHETIC} added" in out
     with Library.open(library, read_only=True) as lib:
-        assert lib.count() == seeded + SYNTHETIC
-        assert lib.index_status().queued == 0        # the guests' changes indexed too
-        assert [t.name for t in lib.get(1).tags] == ["waited"]
-        assert lib.note(2) == "Written while an import ran."
+        assert lib.papers.count() == seeded + SYNTHETIC
+        assert lib.index.status().queued == 0        # the guests' changes indexed too
+        assert [t.name for t in lib.papers.get(1).tags] == ["waited"]
+        assert lib.notes.get(2) == "Written while an import ran."
     found = _run(library, "search", "tag:waited", "--json", wait=0)
     assert [h["id"] for h in json.loads(found.stdout)["hits"]] == [1]
 
@@ -105,7 +105,7 @@ def test_a_holder_that_never_yields_is_waited_for_up_to_the_bound_then_refused(
         tmp_path, seed_files):
     library = tmp_path / "lib"
     with Library.open(library) as lib:
-        lib.import_paths(seed_files[:1])
+        lib.imports.run(seed_files[:1])
     holder = _holding(library, "cli")
     try:
         r = _run(library, "note", 1, "never written", wait=0.5)
@@ -120,13 +120,13 @@ def test_a_holder_that_never_yields_is_waited_for_up_to_the_bound_then_refused(
                         "it has finished")
     assert [p.name for p in library.iterdir() if p.name.startswith("library.lock")] == []
     with Library.open(library, read_only=True) as lib:
-        assert lib.note(1) == ""
+        assert lib.notes.get(1) == ""
 
 
 def test_the_window_is_not_waited_for(tmp_path, seed_files):
     library = tmp_path / "lib"
     with Library.open(library) as lib:
-        lib.import_paths(seed_files[:1])
+        lib.imports.run(seed_files[:1])
     holder = _holding(library, "gui")
     try:
         r = _run(library, "tag", "add", "x", 1, wait=60)

@@ -82,10 +82,10 @@ def test_pandoc_renders_the_note_inert():
 
 def test_markdown_export_of_a_hostile_paper(seeded_library):
     lib = seeded_library
-    pid = lib.search("hyperparameter")[0].id
-    lib.set_note(pid, HOSTILE_NOTE)
-    lib.set_title(pid, "Title [x]{onclick=alert(13)} <img src=y> $\\input{/etc/passwd}$")
-    text = lib.export_text([pid], "markdown")
+    pid = lib.search.hits("hyperparameter")[0].id
+    lib.notes.set(pid, HOSTILE_NOTE)
+    lib.papers.set_title(pid, "Title [x]{onclick=alert(13)} <img src=y> $\\input{/etc/passwd}$")
+    text = lib.exports.text([pid], "markdown")
     html = _pandoc_html(text)
     _assert_inert(html)
     assert "onclick=alert(13)" in html and "&lt;img src=y&gt;" in html     # as text

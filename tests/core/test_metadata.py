@@ -98,23 +98,23 @@ def test_unique_key_suffixes_like_better_bibtex():
 # -- stored metadata ------------------------------------------------------------------
 def test_metadata_is_stored_cleaned_and_undone(seeded_library):
     lib = seeded_library
-    pid = lib.paper_ids()[0]
-    changes = lib.set_metadata(pid, Metadata(
+    pid = lib.papers.ids()[0]
+    changes = lib.papers.set_metadata(pid, Metadata(
         authors=(Author(" Doe ", "Jane  R."),), date="2023-05", venue=" Neur  IPS ",
         entry_type="Article", doi="https://doi.org/10.1000/XYZ", arxiv_id="arXiv:2301.01234",
         url="https://example.org/paper"))
     assert changes.fields == {"metadata"} and changes.papers == {pid}
-    paper = lib.get(pid)
+    paper = lib.papers.get(pid)
     assert paper.metadata == Metadata((Author("Doe", "Jane R."),), "2023-05", "Neur IPS",
                                       "article", "10.1000/XYZ", "2301.01234",
                                       "https://example.org/paper")
     assert paper.year == 2023 and paper.entry_type == "article"
     assert lib.undo_label == "Edit metadata"
     lib.undo()
-    assert lib.get(pid).metadata == Metadata()
+    assert lib.papers.get(pid).metadata == Metadata()
     lib.redo()
-    assert lib.get(pid).metadata.doi == "10.1000/XYZ"
-    assert lib.set_metadata(pid, lib.metadata(pid)) == Changes_empty()
+    assert lib.papers.get(pid).metadata.doi == "10.1000/XYZ"
+    assert lib.papers.set_metadata(pid, lib.papers.metadata(pid)) == Changes_empty()
 
 
 def Changes_empty():
@@ -124,26 +124,26 @@ def Changes_empty():
 
 def test_a_refused_value_changes_nothing(seeded_library):
     lib = seeded_library
-    pid = lib.paper_ids()[0]
-    lib.set_metadata(pid, Metadata(date="2020"))
+    pid = lib.papers.ids()[0]
+    lib.papers.set_metadata(pid, Metadata(date="2020"))
     steps = len(lib.undo_stack)
     with pytest.raises(MetadataError, match="^doi: "):
-        lib.set_metadata(pid, Metadata(date="2021", doi="10.12/nope"))
-    assert lib.metadata(pid) == Metadata(date="2020") and len(lib.undo_stack) == steps
+        lib.papers.set_metadata(pid, Metadata(date="2021", doi="10.12/nope"))
+    assert lib.papers.metadata(pid) == Metadata(date="2020") and len(lib.undo_stack) == steps
 
 
 def test_entry_type_follows_the_own_arxiv_id_when_not_set(seeded_library):
     lib = seeded_library
-    pid = lib.paper_ids()[0]
-    assert lib.get(pid).entry_type == "misc"
-    lib.set_metadata(pid, Metadata(arxiv_id="2301.01234"))
-    assert lib.get(pid).entry_type == "preprint"
+    pid = lib.papers.ids()[0]
+    assert lib.papers.get(pid).entry_type == "misc"
+    lib.papers.set_metadata(pid, Metadata(arxiv_id="2301.01234"))
+    assert lib.papers.get(pid).entry_type == "preprint"
 
 
 def test_identifiers_in_the_abstract_are_mentioned_not_own(seeded_library):
     lib = seeded_library
-    (hit,) = lib.search('"characterised in"', limit=1)
-    paper = lib.get(hit.id)
+    (hit,) = lib.search.hits('"characterised in"', limit=1)
+    paper = lib.papers.get(hit.id)
     assert "2212.08630" in paper.mentioned.arxiv_ids
     assert paper.metadata == Metadata() and paper.year is None
     assert "2022" not in paper.citation_key
@@ -152,56 +152,56 @@ def test_identifiers_in_the_abstract_are_mentioned_not_own(seeded_library):
 # -- citation keys ------------------------------------------------------------------
 def test_keys_are_assigned_on_import_and_kept(seeded_library):
     lib = seeded_library
-    keys = [lib.citation_key(p) for p in lib.paper_ids()]
+    keys = [lib.papers.citation_key(p) for p in lib.papers.ids()]
     assert len(set(k.lower() for k in keys)) == len(keys) == 225
-    pid = lib.paper_ids()[0]
-    key = lib.citation_key(pid)
+    pid = lib.papers.ids()[0]
+    key = lib.papers.citation_key(pid)
     assert key == "advancement_1"
-    lib.set_title(pid, "Zebras in the wild")
-    lib.set_metadata(pid, Metadata(authors=(Author("Doe", "Jane"),), date="2021"))
-    assert lib.citation_key(pid) == key, "a key changes only when the user asks"
+    lib.papers.set_title(pid, "Zebras in the wild")
+    lib.papers.set_metadata(pid, Metadata(authors=(Author("Doe", "Jane"),), date="2021"))
+    assert lib.papers.citation_key(pid) == key, "a key changes only when the user asks"
 
 
 def test_regenerate_gives_family_year_word_made_unique(seeded_library):
     lib = seeded_library
-    p1, p2 = lib.paper_ids()[:2]
+    p1, p2 = lib.papers.ids()[:2]
     for pid in (p1, p2):
-        lib.set_title(pid, "The depth of things")
-        lib.set_metadata(pid, Metadata(authors=(Author("Müller", "Jan"),), date="2021"))
-    assert lib.proposed_citation_key(p1) == "muller2021depth"
-    lib.regenerate_citation_key(p1)
-    lib.regenerate_citation_key(p2)
-    assert (lib.citation_key(p1), lib.citation_key(p2)) == ("muller2021depth",
+        lib.papers.set_title(pid, "The depth of things")
+        lib.papers.set_metadata(pid, Metadata(authors=(Author("Müller", "Jan"),), date="2021"))
+    assert lib.papers.proposed_citation_key(p1) == "muller2021depth"
+    lib.papers.regenerate_citation_key(p1)
+    lib.papers.regenerate_citation_key(p2)
+    assert (lib.papers.citation_key(p1), lib.papers.citation_key(p2)) == ("muller2021depth",
                                                             "muller2021deptha")
     assert lib.undo_label == "Regenerate citation key"
     # Regenerating again keeps the key (its own key counts as free).
-    assert not lib.regenerate_citation_key(p1)
+    assert not lib.papers.regenerate_citation_key(p1)
     lib.undo()
-    assert lib.citation_key(p2) == "depth_2" or lib.citation_key(p2).endswith("_2")
+    assert lib.papers.citation_key(p2) == "depth_2" or lib.papers.citation_key(p2).endswith("_2")
 
 
 def test_a_key_typed_by_the_user_is_checked(seeded_library):
     lib = seeded_library
-    p1, p2 = lib.paper_ids()[:2]
-    lib.set_citation_key(p1, "Doe2021")
-    assert lib.paper_for_key("doe2021") == p1
+    p1, p2 = lib.papers.ids()[:2]
+    lib.papers.set_citation_key(p1, "Doe2021")
+    assert lib.papers.for_key("doe2021") == p1
     with pytest.raises(MetadataError, match="already used"):
-        lib.set_citation_key(p2, "DOE2021")
+        lib.papers.set_citation_key(p2, "DOE2021")
     for bad in ("", "has space", "brace{", "ümlaut", "x" * 101):
         with pytest.raises(MetadataError, match="^citation key: "):
-            lib.set_citation_key(p2, bad)
-    assert lib.citation_key(p2) != "DOE2021"
+            lib.papers.set_citation_key(p2, bad)
+    assert lib.papers.citation_key(p2) != "DOE2021"
 
 
 def test_an_automatic_key_a_user_took_is_not_reused(tmp_path):
     from tests.core.helpers import write_daily
     lib = Library.open(tmp_path / "lib")
     write_daily(tmp_path / "a.txt", ["Depth first. More words here."])
-    (first,) = lib.import_paths([tmp_path / "a.txt"]).added_ids
-    lib.set_citation_key(first, f"depth_{first + 1}")
+    (first,) = lib.imports.run([tmp_path / "a.txt"]).added_ids
+    lib.papers.set_citation_key(first, f"depth_{first + 1}")
     write_daily(tmp_path / "b.txt", ["Depth second. Other words."])
-    (second,) = lib.import_paths([tmp_path / "b.txt"]).added_ids
-    assert lib.citation_key(second) == f"depth_{second}a"
+    (second,) = lib.imports.run([tmp_path / "b.txt"]).added_ids
+    assert lib.papers.citation_key(second) == f"depth_{second}a"
     lib.close()
 
 
@@ -220,12 +220,12 @@ def test_a_version_3_library_migrates_with_a_backup(tmp_path):
     db.conn.commit()
     db.conn.close()
     with Library.open(folder) as lib:
-        paper = lib.get(7)
+        paper = lib.papers.get(7)
         assert paper.citation_key == "learnable_7"
         assert paper.year is None and paper.metadata.arxiv_id is None
         assert paper.mentioned.arxiv_ids == ("2212.08630",)
-        assert lib.find("mentions:2212.08630").total == 1
-        assert lib.find("arxiv:2212.08630").total == 0
+        assert lib.search.find("mentions:2212.08630").total == 1
+        assert lib.search.find("arxiv:2212.08630").total == 0
     backups = list((folder / "backups").glob("library-v3-*.db"))
     assert len(backups) == 1
     old = sqlite3.connect(backups[0])
@@ -238,17 +238,17 @@ def test_a_version_3_library_migrates_with_a_backup(tmp_path):
 @pytest.fixture
 def described(seeded_library):
     lib = seeded_library
-    p1, p2, p3 = lib.paper_ids()[:3]
-    lib.set_metadata(p1, Metadata(authors=(Author("Doe", "Jane"), Author("Ng", "Li")),
+    p1, p2, p3 = lib.papers.ids()[:3]
+    lib.papers.set_metadata(p1, Metadata(authors=(Author("Doe", "Jane"), Author("Ng", "Li")),
                                   date="2023-05-17", venue="NeurIPS",
                                   doi="10.1145/3442188.3445922-x", arxiv_id="2301.01234v2"))
-    lib.set_metadata(p2, Metadata(authors=(Author("Smith", "John"),), date="2019"))
-    lib.set_metadata(p3, Metadata(date="2021"))
+    lib.papers.set_metadata(p2, Metadata(authors=(Author("Smith", "John"),), date="2019"))
+    lib.papers.set_metadata(p3, Metadata(date="2021"))
     return lib, (p1, p2, p3)
 
 
 def _ids(lib, query):
-    return sorted(h.id for h in lib.find(query, limit=None).hits)
+    return sorted(h.id for h in lib.search.find(query, limit=None).hits)
 
 
 def test_search_by_author_year_doi_arxiv_key(described):
@@ -265,9 +265,9 @@ def test_search_by_author_year_doi_arxiv_key(described):
     assert _ids(lib, "doi:https://doi.org/10.1145/3442188.3445922-x") == [p1]
     assert _ids(lib, "arxiv:2301.01234") == [p1] == _ids(lib, "arxiv:2301.01234v2")
     assert _ids(lib, "venue:neurips") == [p1]
-    lib.set_metadata(p2, replace(lib.metadata(p2), venue="Proc. of ICML"))
+    lib.papers.set_metadata(p2, replace(lib.papers.metadata(p2), venue="Proc. of ICML"))
     assert _ids(lib, 'venue:"proc. of icml"') == [p2]
-    assert _ids(lib, f"key:{lib.citation_key(p2)}") == [p2]
+    assert _ids(lib, f"key:{lib.papers.citation_key(p2)}") == [p2]
     assert _ids(lib, "has:doi") == [p1]
     assert _ids(lib, "has:author") == [p1, p2]
     assert _ids(lib, "has:year") == [p1, p2, p3]
@@ -275,14 +275,14 @@ def test_search_by_author_year_doi_arxiv_key(described):
 
 def test_a_malformed_year_is_explained(described):
     lib, _ = described
-    results = lib.find("year:20x depth")
+    results = lib.search.find("year:20x depth")
     assert "year:20x" in results.message and results.total > 0
-    assert lib.find("year:1..2").message
+    assert lib.search.find("year:1..2").message
 
 
 def test_mentioned_identifiers_are_searchable_apart(described):
     lib, _ = described
-    (hit,) = lib.search('"characterised in"', limit=1)
+    (hit,) = lib.search.hits('"characterised in"', limit=1)
     assert _ids(lib, "mentions:2212.08630") == [hit.id]
     assert _ids(lib, "mentions:arXiv:2212.08630") == [hit.id]
     assert _ids(lib, "mentions:2212.08630v3") == [hit.id]
@@ -291,16 +291,16 @@ def test_mentioned_identifiers_are_searchable_apart(described):
 
 def test_metadata_and_key_are_one_step_or_nothing(seeded_library):
     lib = seeded_library
-    p1, p2 = lib.paper_ids()[:2]
-    old_key = lib.citation_key(p1)
-    changes = lib.set_metadata(p1, Metadata(date="2020"), citation_key="mine2020")
+    p1, p2 = lib.papers.ids()[:2]
+    old_key = lib.papers.citation_key(p1)
+    changes = lib.papers.set_metadata(p1, Metadata(date="2020"), citation_key="mine2020")
     assert changes.fields == {"metadata", "citation_key"}
-    assert lib.citation_key(p1) == "mine2020" and len(lib.undo_stack) == 1
+    assert lib.papers.citation_key(p1) == "mine2020" and len(lib.undo_stack) == 1
     lib.undo()
-    assert lib.citation_key(p1) == old_key and lib.metadata(p1) == Metadata()
+    assert lib.papers.citation_key(p1) == old_key and lib.papers.metadata(p1) == Metadata()
     lib.redo()
     with pytest.raises(MetadataError, match="already used"):
-        lib.set_metadata(p2, Metadata(venue="X"), citation_key="MINE2020")
+        lib.papers.set_metadata(p2, Metadata(venue="X"), citation_key="MINE2020")
     with pytest.raises(MetadataError, match="^citation key: "):
-        lib.set_metadata(p2, Metadata(venue="X"), citation_key="two words")
-    assert lib.metadata(p2) == Metadata()
+        lib.papers.set_metadata(p2, Metadata(venue="X"), citation_key="two words")
+    assert lib.papers.metadata(p2) == Metadata()

@@ -32,37 +32,37 @@ def utc(monkeypatch):
 
 def test_counts_match_independent_sql(seeded_library, utc):
     lib = seeded_library
-    ids = lib.paper_ids()
-    lib.create_tag("depth", "#4e79a7")
-    lib.create_tag("Zebra", "#e15759")
-    lib.create_tag("unused", "#59a14f")
-    tag = next(t for t in lib.tags() if t.name == "depth")
-    lib.add_tag(ids[:30], "depth")
-    lib.add_tag(ids[10:15], "Zebra")
-    lib.set_read(ids[:7], True)
+    ids = lib.papers.ids()
+    lib.tags.create("depth", "#4e79a7")
+    lib.tags.create("Zebra", "#e15759")
+    lib.tags.create("unused", "#59a14f")
+    tag = next(t for t in lib.tags.all() if t.name == "depth")
+    lib.tags.add(ids[:30], "depth")
+    lib.tags.add(ids[10:15], "Zebra")
+    lib.papers.set_read(ids[:7], True)
     o = overview(lib, terms=False)
-    assert o.papers == 225 == lib.count()
+    assert o.papers == 225 == lib.papers.count()
     assert (o.read, o.unread) == (7, 218)
     per_file = dict(lib.db.execute(
         "SELECT source_id, count(DISTINCT paper_id) FROM paper_sources GROUP BY source_id"
     ).fetchall())
     assert {s.source_id: s.papers for s in o.sources} == per_file
     assert [s.name for s in o.sources] == [s.name for s in sorted(
-        lib.sources(), key=lambda s: (-s.papers, s.name))]
+        lib.removal.sources(), key=lambda s: (-s.papers, s.name))]
     assert sum(s.papers for s in o.sources) >= o.papers
     assert [(t.name, t.papers) for t in o.tags] == [("depth", 30), ("Zebra", 5),
                                                     ("unused", 0)]
     assert o.tags[0].colour == "#4e79a7" and o.tags[0].tag_id == tag.id
     assert o.terms is None and o.terms_note == ""
     # each count is what the list shows for that bar
-    assert lib.scope_count(Scope(tag_id=tag.id)) == 30
+    assert lib.papers.scope_count(Scope(tag_id=tag.id)) == 30
     for s in o.sources:
-        assert lib.scope_count(Scope(source_id=s.source_id)) == s.papers
+        assert lib.papers.scope_count(Scope(source_id=s.source_id)) == s.papers
 
 
 def test_weeks_are_iso_weeks_with_empty_ones_between(seeded_library, utc):
     lib = seeded_library
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     stamps = {}
     for pid in ids[:3]:
         stamps[pid] = "2026-11-23T00:00:00Z"        # Monday, week 48
@@ -79,16 +79,16 @@ def test_weeks_are_iso_weeks_with_empty_ones_between(seeded_library, utc):
     assert o.earlier == 0 and o.undated == 0 and o.earlier_query == ""
     # a week's query lists exactly its papers
     assert o.weeks[3].query == "added:2026-11-23..2026-11-29"
-    found = lib.find(o.weeks[3].query, limit=0)
+    found = lib.search.find(o.weeks[3].query, limit=0)
     assert sorted(found.ids.tolist()) == sorted(ids[:4]) and found.message == ""
-    assert lib.find(o.weeks[1].query, limit=0).total == 0
+    assert lib.search.find(o.weeks[1].query, limit=0).total == 0
     for week in o.weeks:
-        assert lib.scope_count(Scope(query=week.query)) == week.papers
+        assert lib.papers.scope_count(Scope(query=week.query)) == week.papers
 
 
 def test_weeks_older_than_a_year_are_summed(seeded_library, utc):
     lib = seeded_library
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     start = dt.datetime(2024, 1, 3, 12, tzinfo=dt.timezone.utc)   # a Wednesday
     stamps = {pid: (start + dt.timedelta(weeks=n)).strftime("%Y-%m-%dT%H:%M:%SZ")
               for n, pid in enumerate(ids[:100])}
@@ -107,22 +107,22 @@ def test_weeks_older_than_a_year_are_summed(seeded_library, utc):
     assert o.weeks[-1].papers == 123
     assert o.weeks[0].start == o.weeks[-1].start - dt.timedelta(weeks=MAX_WEEKS - 1)
     assert o.earlier_query == added_query(None, o.weeks[0].start - dt.timedelta(days=1))
-    assert lib.find(o.earlier_query, limit=0).total == o.earlier
+    assert lib.search.find(o.earlier_query, limit=0).total == o.earlier
     assert all(isinstance(w, WeekCount) for w in o.weeks)
 
 
 def test_weeks_follow_local_time(seeded_library, monkeypatch):
     """Sunday 20:00 UTC is Monday 01:30 in India: the paper is in the next week."""
     lib = seeded_library
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     _set_added(lib, {pid: "2026-11-29T20:00:00Z" for pid in ids})
     monkeypatch.setenv("TZ", "Asia/Kolkata")
     time.tzset()
     try:
         o = overview(lib, terms=False)
         assert [(w.start, w.papers) for w in o.weeks] == [(dt.date(2026, 11, 30), 225)]
-        assert lib.find("added:2026-11-30", limit=0).total == 225
-        assert lib.find("added:2026-11-29", limit=0).total == 0
+        assert lib.search.find("added:2026-11-30", limit=0).total == 225
+        assert lib.search.find("added:2026-11-29", limit=0).total == 0
     finally:
         monkeypatch.undo()
         time.tzset()
@@ -148,12 +148,12 @@ def test_terms_note_until_the_table_is_built(seeded_library):
 
 def test_added_query_forms(seeded_library, utc):
     lib = seeded_library
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     _set_added(lib, {ids[0]: "2026-02-28T10:00:00Z", ids[1]: "2026-03-01T10:00:00Z",
                      **{pid: "2025-06-15T10:00:00Z" for pid in ids[2:]}})
 
     def hits(query):
-        found = lib.find(query, limit=0)
+        found = lib.search.find(query, limit=0)
         return found.total, found.message
 
     assert hits("added:2026-02-28") == (1, "")
@@ -165,23 +165,23 @@ def test_added_query_forms(seeded_library, utc):
     assert hits("added:2026 added:2026-03") == (1, "")          # both must hold
     assert hits("ADDED:2026-2-28") == (1, "")
     # with words, a tag scope and flags
-    word = lib.get(ids[0]).title.split()[0]
-    assert lib.find(f"{word} added:2026-02-28", limit=0).ids.tolist() == [ids[0]]
-    lib.set_read([ids[1]], True)
-    assert lib.find("added:2026 is:read", limit=0).ids.tolist() == [ids[1]]
-    assert lib.scope_count(Scope(query="added:2026", filter="unread")) == 1
+    word = lib.papers.get(ids[0]).title.split()[0]
+    assert lib.search.find(f"{word} added:2026-02-28", limit=0).ids.tolist() == [ids[0]]
+    lib.papers.set_read([ids[1]], True)
+    assert lib.search.find("added:2026 is:read", limit=0).ids.tolist() == [ids[1]]
+    assert lib.papers.scope_count(Scope(query="added:2026", filter="unread")) == 1
     # nonsense is explained, never an error
     for bad in ("added:2026-02-30", "added:yesterday", "added:", "added:2026-13",
                 "added:....", "added:20261"):
         total, message = hits(bad)
         assert "ignored" in message and bad.split(":")[0] in message, bad
     # a file and a selection narrow a date-only query too (answered from the masks)
-    source = next(s.id for s in lib.sources()
+    source = next(s.id for s in lib.removal.sources()
                   if lib.db.execute("SELECT 1 FROM paper_sources WHERE paper_id = ? AND "
                                     "source_id = ?", [ids[0], s.id]).fetchone())
-    assert ids[0] in lib.find("added:2026", limit=0, source_id=source).ids.tolist()
-    assert lib.find("added:2026", limit=0, within={ids[1], ids[5]}).ids.tolist() == [ids[1]]
-    assert lib.find("added:2026", limit=0, within=set()).total == 0
+    assert ids[0] in lib.search.find("added:2026", limit=0, source_id=source).ids.tolist()
+    assert lib.search.find("added:2026", limit=0, within={ids[1], ids[5]}).ids.tolist() == [ids[1]]
+    assert lib.search.find("added:2026", limit=0, within=set()).total == 0
     total, message = hits("-added:2026")
     assert "cannot be left out" in message     # (nothing else to search: no hits)
     assert added_query(dt.date(2026, 1, 5), dt.date(2026, 1, 5)) == "added:2026-01-05"

@@ -104,17 +104,17 @@ def test_utf16_file_imports(tmp_path):
     path = tmp_path / "u16.txt"
     path.write_bytes(b"\xff\xfe" + f"Daily Papers\n\n{LONG} Não.\n".encode("utf-16-le"))
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         assert report.added == 1 and not report.rejected
-        assert lib.get(report.added_ids[0]).abstract.endswith("Não.")
+        assert lib.papers.get(report.added_ids[0]).abstract.endswith("Não.")
 
 
 def test_latin1_file_imports_with_its_words(tmp_path):
     path = tmp_path / "pt.txt"
     path.write_bytes("Ele não sabia.\n\nO coração da questão.\n".encode("latin-1"))
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
-        abstracts = sorted(lib.abstracts(report.added_ids).values())
+        report = lib.imports.run([path])
+        abstracts = sorted(lib.papers.abstracts(report.added_ids).values())
     assert abstracts == ["Ele não sabia.", "O coração da questão."]
 
 
@@ -124,7 +124,7 @@ def test_long_lines_without_blank_lines_are_one_abstract_each(tmp_path):
     path = tmp_path / "lines.txt"
     path.write_text("Daily Papers\n" + "\n".join(lines) + "\n", encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
     f = report.files[0]
     assert (f.added, f.header) == (3, "Daily Papers")
     assert f.warnings == ["no blank lines between abstracts: read as one abstract per line "
@@ -137,10 +137,10 @@ def test_hard_wrapped_text_without_blank_lines_is_one_abstract_and_says_so(tmp_p
     path = tmp_path / "wrapped.txt"
     path.write_text(wrapped, encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         f = report.files[0]
         assert f.added == 1 and f.header == "wrapped"
-        assert lib.abstracts(report.added_ids)[report.added_ids[0]].startswith(
+        assert lib.papers.abstracts(report.added_ids)[report.added_ids[0]].startswith(
             "We propose a method for image classification")
     assert f.warnings == ["no blank lines between abstracts: its 3 lines were read as one "
                           "abstract (separate abstracts with a blank line)"]
@@ -184,10 +184,10 @@ def test_folder_import_goes_on_past_a_name_that_is_not_utf8(tmp_path):
     (folder / "z-good.txt").write_text("Daily Papers\n\nA second abstract about trees.\n",
                                        encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([folder])
+        report = lib.imports.run([folder])
         assert report.added == 2
         assert [r["path"] for r in report.rejected] == [str(folder / "a-binary.txt")]
-        assert display_path(bad) in {s.path for s in lib.sources()}
+        assert display_path(bad) in {s.path for s in lib.removal.sources()}
         assert json.dumps(report.to_dict(), ensure_ascii=False).encode("utf-8")
     assert {f.path for f in report.files} == {display_path(bad), str(folder / "a-binary.txt"),
                                               str(folder / "z-good.txt")}
@@ -222,8 +222,8 @@ def test_cli_with_names_and_arguments_that_are_not_utf8(tmp_path):
 @pytest.mark.parametrize("fmt", ["json", "csl-json"])
 def test_json_files_are_parsed_once(tmp_path, seed_files, monkeypatch, fmt):
     with Library.open(tmp_path / "a") as lib:
-        lib.import_paths([seed_files[0]])
-        lib.export_to_file(lib.paper_ids()[:5], fmt, tmp_path / "x.json")
+        lib.imports.run([seed_files[0]])
+        lib.exports.to_file(lib.papers.ids()[:5], fmt, tmp_path / "x.json")
     calls = []
     real = json.loads
 
@@ -234,5 +234,5 @@ def test_json_files_are_parsed_once(tmp_path, seed_files, monkeypatch, fmt):
 
     monkeypatch.setattr(json, "loads", counting)
     with Library.open(tmp_path / "b") as lib:
-        report = lib.import_paths([tmp_path / "x.json"])
+        report = lib.imports.run([tmp_path / "x.json"])
     assert report.added == 5 and len(calls) == 1

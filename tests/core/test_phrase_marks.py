@@ -23,19 +23,19 @@ PHRASE_TEXTS = [
 
 @pytest.fixture
 def lib(seeded_library, tmp_path):
-    seeded_library.import_paths([write_daily(tmp_path / "phrases.txt", PHRASE_TEXTS,
+    seeded_library.imports.run([write_daily(tmp_path / "phrases.txt", PHRASE_TEXTS,
                                              header="Phrases")])
     return seeded_library
 
 
 def marked(lib, query: str, text: str) -> list[str]:
     """The pieces of ``text`` that the highlighting of ``query`` marks."""
-    return [text[s:e] for s, e in match_spans(text, lib.match_terms(query))]
+    return [text[s:e] for s, e in match_spans(text, lib.search.match_terms(query))]
 
 
 def abstract_with(lib, word: str) -> str:
-    (hit,) = lib.find(word, limit=None).hits
-    return lib.get(hit.id).abstract
+    (hit,) = lib.search.find(word, limit=None).hits
+    return lib.papers.get(hit.id).abstract
 
 
 def test_phrase_marks_only_consecutive_words(lib):
@@ -43,7 +43,7 @@ def test_phrase_marks_only_consecutive_words(lib):
     assert marked(lib, '"neural networks"', text) == [
         "NEURAL", "Networks", "neural", "networks", "neural", "networks"]
     # the spans are the phrase's words where they follow each other, nothing in between
-    spans = match_spans(text, lib.match_terms('"neural networks"'))
+    spans = match_spans(text, lib.search.match_terms('"neural networks"'))
     # (the import joins the paragraph's lines, so the line break became white space)
     starts = [m.start() for m in re.finditer(r"neural\W+networks", text, re.IGNORECASE)]
     assert len(starts) == 3
@@ -77,13 +77,13 @@ def test_phrase_pieces_alone_are_not_marked(lib):
 
 
 def test_seed_snippets_mark_the_phrase_not_its_lone_words(lib):
-    results = lib.find('"neural networks"', limit=None)
+    results = lib.search.find('"neural networks"', limit=None)
     assert len(results.hits) > 10
     lone_seen = 0
     for hit in results.hits:
-        abstract = lib.get(hit.id).abstract
+        abstract = lib.papers.get(hit.id).abstract
         words = [abstract[s:e].lower() for s, e in match_spans(
-            abstract, lib.match_terms('"neural networks"'))]
+            abstract, lib.search.match_terms('"neural networks"'))]
         # (a paper may have the phrase in its title only: nothing marked in the abstract)
         assert words == ["neural", "networks"] * (len(words) // 2), hit.id
         lone_seen += abstract.lower().count("neural") > words.count("neural")

@@ -130,7 +130,7 @@ def test_paperdesk_reads_no_pickle_unrestricted():
 def test_index_written_by_paperdesk_loads_through_the_allow_list(seeded_library):
     """Everything paperdesk's own index pickles is allowed: opening, searching (fast
     path and Whoosh's) and the full check of the seed library meet no refused global."""
-    index = seeded_library.index
+    index = seeded_library.index.whoosh
     for query in ("depth estimation", '"depth estimation"', "dep* OR nets~"):
         plan = index.plan(query)
         fast = index.search(plan)[0]
@@ -262,10 +262,10 @@ def test_planted_toc_segments_rebuilt_without_running(_seeded_template, tmp_path
     marker = tmp_path / "ran"
     _plant_in_toc(lib_path / "index", _payload(_System, marker), "segments")
     with Library.open(lib_path) as lib:
-        assert "does not load" in (lib.index_repair or "")
-        assert "posix.system" in lib.index_repair or "os.system" in lib.index_repair
-        lib.sync_index()
-        assert lib.search("depth estimation")
+        assert "does not load" in (lib.index.repair or "")
+        assert "posix.system" in lib.index.repair or "os.system" in lib.index.repair
+        lib.index.sync()
+        assert lib.search.hits("depth estimation")
     assert not marker.exists()
 
 
@@ -305,9 +305,9 @@ def test_planted_index_on_read_only_library_is_not_run(_seeded_template, tmp_pat
     marker = tmp_path / "ran"
     _plant_in_toc(lib_path / "index", _payload(_System, marker), "schema")
     with Library.open(lib_path, read_only=True) as lib:
-        assert "does not load" in (lib.index_repair or "")
-        assert "paperdesk reindex" in lib.index_repair
-        assert lib.count() == 225
+        assert "does not load" in (lib.index.repair or "")
+        assert "paperdesk reindex" in lib.index.repair
+        assert lib.papers.count() == 225
     assert not marker.exists()
 
 
@@ -345,7 +345,7 @@ def test_planted_tokenizer_pattern_is_never_matched(_seeded_template, tmp_path):
         assert "Traceback" not in out.stderr
     assert "depth" in out.stdout.lower()
     with Library.open(lib_path) as lib:
-        assert lib.index.full_problems() == []
+        assert lib.index.whoosh.full_problems() == []
 
 
 def test_allocation_sized_by_a_pickle_is_refused(tmp_path):

@@ -76,7 +76,7 @@ def lib(tmp_path_factory):
         "A second abstract about beta waves and the alpha rhythm in sleep.",
         "Third: gamma rays, observed over many nights with a small telescope."])
     library = Library.open(folder / "lib")
-    library.import_paths([source])
+    library.imports.run([source])
     yield library
     library.close()
 
@@ -111,15 +111,15 @@ def test_parse_decoded_gives_papers_or_a_parse_error(text):
 def test_any_bytes_import_as_papers_or_one_line_errors(lib, tmp_path_factory, data, suffix):
     path = tmp_path_factory.mktemp("bytes") / f"file{suffix}"
     path.write_bytes(data)
-    before = set(lib.paper_ids())
-    report = lib.import_paths([path])
+    before = set(lib.papers.ids())
+    report = lib.imports.run([path])
     event(f"bytes: {'refused' if report.rejected else 'read'}")
     for rejected in report.rejected:
         assert one_line(rejected["reason"]), rejected
     for f in report.files:
         assert all(one_line(w) for w in f.warnings)
-    for pid in set(lib.paper_ids()) - before:
-        paper = lib.get(pid)
+    for pid in set(lib.papers.ids()) - before:
+        paper = lib.papers.get(pid)
         for text in (paper.title, paper.abstract, paper.sources[0].header):
             text.encode("utf-8")           # no lone surrogates reach the library
 
@@ -165,13 +165,13 @@ def test_any_json_export_imports_whole_or_is_refused_in_one_line(lib, tmp_path_f
     doc = {"format": "paperdesk-export", "version": version, "papers": items}
     path = tmp_path_factory.mktemp("json") / "export.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
-    before = lib.count()
-    report = lib.import_paths([path])
+    before = lib.papers.count()
+    report = lib.imports.run([path])
     event("refused" if report.rejected else f"stored (added {report.added > 0})")
     for rejected in report.rejected:
         assert one_line(rejected["reason"]), rejected
     if report.rejected:
-        assert lib.count() == before          # nothing half-imported
+        assert lib.papers.count() == before          # nothing half-imported
 
 
 # -- the query parser ------------------------------------------------------------------------
@@ -190,12 +190,12 @@ queries = st.one_of(
 @settings(**{**PROFILE, "max_examples": 100})
 @given(queries)
 def test_any_query_gives_results_or_a_one_line_message(lib, query):
-    results = lib.find(query)
+    results = lib.search.find(query)
     assert results.total == len(results.ids) >= len(results.hits)
     assert results.message is None or results.message == "" or one_line(results.message)
     ids = [h.id for h in results.hits]
-    assert set(lib.snippets(query, ids)) == set(ids)
-    lib.match_terms(query)
+    assert set(lib.search.snippets(query, ids)) == set(ids)
+    lib.search.match_terms(query)
 
 
 # -- tag names -------------------------------------------------------------------------------
@@ -208,22 +208,22 @@ tag_names = st.one_of(any_text.map(lambda t: t[:70]), st.sampled_from(
 @settings(**PROFILE)
 @given(tag_names)
 def test_tag_names_are_accepted_or_refused_in_one_line(lib, name):
-    pid = lib.paper_ids()[0]
+    pid = lib.papers.ids()[0]
     try:
         clean = validate_tag_name(name)
     except LibraryError as exc:
         assert one_line(str(exc))
         with pytest.raises(LibraryError):
-            lib.add_tag([pid], name)
+            lib.tags.add([pid], name)
         return
     clean.encode("utf-8")
-    lib.add_tag([pid], name)
-    tag = lib.tag_by_name(clean)
+    lib.tags.add([pid], name)
+    tag = lib.tags.by_name(clean)
     assert tag is not None and tag.name.casefold() == clean.casefold()
-    assert tag.id in {t.id for t in lib.get(pid).tags}
-    assert tag.name in {t.name for t in lib.tags()}
-    lib.delete_tag(tag.id)
-    assert lib.tag_by_name(clean) is None
+    assert tag.id in {t.id for t in lib.papers.get(pid).tags}
+    assert tag.name in {t.name for t in lib.tags.all()}
+    lib.tags.delete(tag.id)
+    assert lib.tags.by_name(clean) is None
 
 
 @settings(**{**PROFILE, "max_examples": 40})
@@ -232,7 +232,7 @@ def test_cli_search_and_tag_never_print_a_traceback(lib, capsys, query, name):
     from paperdesk import cli
 
     folder = str(lib.path)
-    pid = str(lib.paper_ids()[0])
+    pid = str(lib.papers.ids()[0])
     for argv in (["search", query], ["search", query, "--json"], ["tag", "add", name, pid],
                  ["tag", "remove", name, pid], ["note", pid, name]):
         status = cli.main(["--library", folder, *argv])
@@ -248,12 +248,12 @@ def test_cli_search_and_tag_never_print_a_traceback(lib, capsys, query, name):
 @settings(**PROFILE)
 @given(any_text | prose)
 def test_any_note_reads_back_as_typed(lib, body):
-    pid = lib.paper_ids()[1]
-    lib.set_note(pid, body)
+    pid = lib.papers.ids()[1]
+    lib.notes.set(pid, body)
     expected = body if body.strip() else ""
-    assert lib.get(pid).note == expected
-    assert lib.note(pid) == expected
-    exported = json.loads(lib.export_text([pid], "json"))["papers"][0]
+    assert lib.papers.get(pid).note == expected
+    assert lib.notes.get(pid) == expected
+    exported = json.loads(lib.exports.text([pid], "json"))["papers"][0]
     assert (exported.get("note") or "") == expected
 
 
@@ -266,7 +266,7 @@ authors = st.lists(st.builds(Author, family=_line.filter(bool), given=_line), ma
 def papers(draw, lib):
     """A stored paper with generated title, abstract, note, tags, authors and venue, as
     the library could hold them (title and abstract normalised as an import does)."""
-    base = lib.get(lib.paper_ids()[2])
+    base = lib.papers.get(lib.papers.ids()[2])
     abstract = normalize(draw(prose)) or "x"
     title = normalize(draw(_line)) or normalize(abstract[:40])
     names = []
@@ -276,7 +276,7 @@ def papers(draw, lib):
         except LibraryError:
             pass
     tags = tuple(dataclasses.replace(t, name=n) for t, n in
-                 zip([lib.tags()[0]] * len(names) if lib.tags() else [], names))
+                 zip([lib.tags.all()[0]] * len(names) if lib.tags.all() else [], names))
     meta = Metadata(authors=tuple(draw(authors)), venue=draw(_line))
     return dataclasses.replace(base, title=title, abstract=abstract, note=draw(prose),
                                tags=tags, metadata=meta, highlights=())
@@ -302,7 +302,7 @@ def _same_words(a: str, b: str, controls_as_space: bool = False) -> bool:
 
 @pytest.fixture(scope="module")
 def tag_for_exports(lib):
-    lib.add_tag([lib.paper_ids()[2]], "export tag")
+    lib.tags.add([lib.papers.ids()[2]], "export tag")
     return lib
 
 
@@ -352,13 +352,13 @@ def test_json_export_imports_back_with_the_same_fields(tag_for_exports, tmp_path
     paper = dataclasses.replace(paper, abstract=marker + paper.abstract)
     path = tmp_path / "one.json"
     path.write_text(_export(paper, "json"), encoding="utf-8")
-    report = lib.import_paths([path])
+    report = lib.imports.run([path])
     assert report.rejected == [], report.rejected
     event(f"added {report.added}")
     if report.added == 0:      # the same paper was imported by an earlier example
         return
     (pid,) = report.added_ids
-    got = lib.get(pid)
+    got = lib.papers.get(pid)
     assert got.title == paper.title
     assert got.note == (paper.note if paper.note.strip() else "")
     assert {t.name.casefold() for t in got.tags} == {t.name.casefold() for t in paper.tags}
@@ -441,30 +441,30 @@ def test_edits_after_random_seed_keep_the_index_whole(tmp_path):
     source = write_daily(tmp_path / "two.txt", ["First abstract on alpha waves here.",
                                                 "Second abstract on beta decay here."])
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths([source])
-        first, second = lib.paper_ids()
+        lib.imports.run([source])
+        first, second = lib.papers.ids()
         for n, pid in enumerate([first, second, first, second] * 3):
             random.seed(0)
-            lib.set_note(pid, f"note {n} about gamma{n}")
+            lib.notes.set(pid, f"note {n} about gamma{n}")
         random.seed(0)
-        index_module.whoosh_batch(lib.index._ix, [], [], [])   # Whoosh's own writer
-        assert len(lib.find("gamma10").hits) == 1
-        assert {h.id for h in lib.find("abstract").hits} == {first, second}
+        index_module.whoosh_batch(lib.index.whoosh._ix, [], [], [])   # Whoosh's own writer
+        assert len(lib.search.find("gamma10").hits) == 1
+        assert {h.id for h in lib.search.find("abstract").hits} == {first, second}
 
 
 def test_lone_surrogates_are_stored_as_replacement_characters(lib):
     """A lone surrogate (from a JSON "\\udc80" escape, or a caller's surrogateescape
     text) passed the tag-name check and then failed in SQLite with UnicodeEncodeError."""
-    pid = lib.paper_ids()[0]
+    pid = lib.papers.ids()[0]
     assert validate_tag_name("bad\udc80name") == "bad\ufffdname"
-    lib.add_tag([pid], "bad\udc80name")
-    assert "bad\ufffdname" in {t.name for t in lib.get(pid).tags}
-    lib.set_note(pid, "note \ud800 here")
-    assert lib.note(pid) == "note \ufffd here"
-    lib.set_title(pid, "Title \udcff")
-    assert lib.get(pid).title == "Title \ufffd"
-    lib.save_search("search \udc80", "alpha \udc80")
-    assert "search \ufffd" in {s.name for s in lib.saved_searches()}
+    lib.tags.add([pid], "bad\udc80name")
+    assert "bad\ufffdname" in {t.name for t in lib.papers.get(pid).tags}
+    lib.notes.set(pid, "note \ud800 here")
+    assert lib.notes.get(pid) == "note \ufffd here"
+    lib.papers.set_title(pid, "Title \udcff")
+    assert lib.papers.get(pid).title == "Title \ufffd"
+    lib.saved_searches.save("search \udc80", "alpha \udc80")
+    assert "search \ufffd" in {s.name for s in lib.saved_searches.all()}
 
 
 def test_json_surrogate_escapes_import_as_replacement_characters(tmp_path):
@@ -480,9 +480,9 @@ def test_json_surrogate_escapes_import_as_replacement_characters(tmp_path):
          "tags": [{"name": "t\udc80", "colour": "#ff0000"}], "note": "n\udc80"}]}),
         encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([csl, export])
+        report = lib.imports.run([csl, export])
         assert report.rejected == [] and report.added == 2
-        papers = {lib.get(i).title: lib.get(i) for i in lib.paper_ids()}
+        papers = {lib.papers.get(i).title: lib.papers.get(i) for i in lib.papers.ids()}
         assert papers["Ti\ufffdtle"].abstract == "An abstract about alpha\ufffd particles in films."
         assert [t.name for t in papers["T\ufffd"].tags] == ["t\ufffd"]
         assert papers["T\ufffd"].note == "n\ufffd"
@@ -510,7 +510,7 @@ def test_json_export_of_the_wrong_shape_is_refused_before_anything_is_stored(
     path.write_text(json.dumps({"format": "paperdesk-export", "version": 2,
                                 "papers": [good, item]}), encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         (rejected,) = report.rejected
         assert rejected["reason"].startswith(reason) and one_line(rejected["reason"])
-        assert lib.count() == 0 and lib.tags() == []
+        assert lib.papers.count() == 0 and lib.tags.all() == []

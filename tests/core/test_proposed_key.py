@@ -8,18 +8,18 @@ from paperdesk.core.models import Author, Metadata
 
 def test_proposed_key_from_unsaved_metadata(seeded_library):
     lib = seeded_library
-    pid = lib.paper_ids()[2]
-    key = lib.citation_key(pid)
-    stored = lib.proposed_citation_key(pid)
+    pid = lib.papers.ids()[2]
+    key = lib.papers.citation_key(pid)
+    stored = lib.papers.proposed_citation_key(pid)
     typed = Metadata(authors=(Author("Müller", "Jörg"),), date="2021-03")
-    proposed = lib.proposed_citation_key(pid, typed)
+    proposed = lib.papers.proposed_citation_key(pid, typed)
     assert proposed.startswith("muller2021") and proposed != stored
-    assert lib.metadata(pid) == Metadata() and lib.citation_key(pid) == key
+    assert lib.papers.metadata(pid) == Metadata() and lib.papers.citation_key(pid) == key
 
 
 def test_proposed_key_is_made_unique_against_other_papers(seeded_library):
     lib = seeded_library
-    p1, p2 = lib.paper_ids()[:2]
+    p1, p2 = lib.papers.ids()[:2]
     typed = Metadata(authors=(Author("Doe", "Jane"),), date="2023")
-    lib.set_citation_key(p1, lib.proposed_citation_key(p2, typed))   # p1 takes it
-    assert lib.proposed_citation_key(p2, typed) == lib.citation_key(p1) + "a"
+    lib.papers.set_citation_key(p1, lib.papers.proposed_citation_key(p2, typed))   # p1 takes it
+    assert lib.papers.proposed_citation_key(p2, typed) == lib.papers.citation_key(p1) + "a"

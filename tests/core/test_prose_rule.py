@@ -34,12 +34,12 @@ def test_markdown_code_and_tables_are_refused_naming_the_file(empty_library, tmp
                                                               name, text, kind):
     path = tmp_path / name
     path.write_bytes(text.encode("utf-8"))
-    report = empty_library.import_paths([path])
+    report = empty_library.imports.run([path])
     (rejected,) = report.rejected
     assert rejected["path"] == str(path)
     assert rejected["reason"].startswith("not abstracts: ")
     assert kind in rejected["reason"] and "\n" not in rejected["reason"]
-    assert empty_library.count() == 0
+    assert empty_library.papers.count() == 0
 
 
 @pytest.mark.parametrize("paragraph, kind", [

@@ -21,12 +21,12 @@ NASTY = [
 
 @pytest.fixture
 def lib(seeded_library, tmp_path):
-    seeded_library.import_paths([write_daily(tmp_path / "nasty.txt", NASTY, header="Nasty")])
+    seeded_library.imports.run([write_daily(tmp_path / "nasty.txt", NASTY, header="Nasty")])
     return seeded_library
 
 
 def only(lib, query):
-    return [lib.get(h.id).abstract for h in lib.find(query, limit=None).hits]
+    return [lib.papers.get(h.id).abstract for h in lib.search.find(query, limit=None).hits]
 
 
 @pytest.mark.parametrize("query", [
@@ -34,7 +34,7 @@ def only(lib, query):
     "*ase", "AND OR NOT", ")(", "tag:", "is:", "has:nothing", "::::", '""', "depth^^", "~",
     "a*", "-", "+", "NOT", "title:(", "source:", "\u0000", "🙂", "id:5", "is:starred"])
 def test_any_input_is_safe(lib, query):
-    results = lib.find(query)
+    results = lib.search.find(query)
     assert results.total >= len(results.hits)
     assert isinstance(results.message, str)
     if not results.hits:  # nothing found is said, or the query has no words
@@ -43,12 +43,12 @@ def test_any_input_is_safe(lib, query):
 
 def test_blank_and_operator_only_queries_explain_themselves(lib):
     for query in ["OR", "AND OR NOT", "*", "*ase"]:
-        results = lib.find(query)
+        results = lib.search.find(query)
         assert results.hits == [] and results.message, query
 
 
 def test_long_query_is_refused_politely(lib):
-    results = lib.find("depth " * 5000)
+    results = lib.search.find("depth " * 5000)
     assert results.hits == []
     assert f"at most {MAX_QUERY_CHARS}" in results.message
 
@@ -80,13 +80,13 @@ def test_hyphenated_query_prefers_adjacent_words(lib):
 
 
 def test_filters_and_fields(lib):
-    (code_paper,) = [h.id for h in lib.find('"coderepo"').hits]
-    assert code_paper in {h.id for h in lib.find("has:code", limit=None).hits}
+    (code_paper,) = [h.id for h in lib.search.find('"coderepo"').hits]
+    assert code_paper in {h.id for h in lib.search.find("has:code", limit=None).hits}
     assert NASTY[3] not in only(lib, "has:code universe")
-    pid = lib.find('"vitamin c"').hits[0].id
-    lib.set_starred([pid], True)
-    lib.set_note(pid, "check the dosage")
-    lib.add_tag([pid], "to read")
+    pid = lib.search.find('"vitamin c"').hits[0].id
+    lib.papers.set_starred([pid], True)
+    lib.notes.set(pid, "check the dosage")
+    lib.tags.add([pid], "to read")
     assert only(lib, "is:starred") == [NASTY[0]]
     assert only(lib, "has:note") == [NASTY[0]]
     assert only(lib, 'tag:"to read"') == [NASTY[0]]
@@ -94,7 +94,7 @@ def test_filters_and_fields(lib):
     assert only(lib, "dosage") == [NASTY[0]]       # notes are a default field
     assert only(lib, "title:dosage") == []
     assert NASTY[0] not in only(lib, "is:unread vitamin") or True
-    lib.set_read([pid], True)
+    lib.papers.set_read([pid], True)
     assert NASTY[0] in only(lib, "is:read vitamin")
     assert NASTY[0] not in only(lib, "is:unread vitamin")
     assert len(only(lib, "source:nasty")) == len(NASTY)
@@ -115,11 +115,11 @@ def test_boolean_operators_prefix_fuzzy(lib):
 
 
 def test_did_you_mean_uses_library_words(lib):
-    results = lib.find("depth estimaton")
+    results = lib.search.find("depth estimaton")
     assert results.total == 0
     assert results.suggestion == "depth estimation"
-    assert lib.find(results.suggestion).total > 0
-    assert lib.find("depth estimation").suggestion is None
+    assert lib.search.find(results.suggestion).total > 0
+    assert lib.search.find("depth estimation").suggestion is None
 
 
 def test_did_you_mean_stays_fast_on_long_or_many_words(lib):
@@ -127,35 +127,35 @@ def test_did_you_mean_stays_fast_on_long_or_many_words(lib):
 
     for query in ["a" * 600, " ".join(["misspeled"] * 100), "xq" * 300]:
         start = time.perf_counter()
-        lib.find(query)
+        lib.search.find(query)
         assert time.perf_counter() - start < 1.5, query[:20]
-    assert lib.find("depth estimaton", suggest=False).suggestion is None
+    assert lib.search.find("depth estimaton", suggest=False).suggestion is None
 
 
 def test_fuzzy_distance_is_capped(lib):
-    plan = lib.index.plan("depth~9")
+    plan = lib.index.whoosh.plan("depth~9")
     fuzzy = [q for q in plan.query.leaves() if hasattr(q, "maxdist")]
     assert fuzzy and all(q.maxdist == 2 for q in fuzzy)
-    assert lib.find("depth~9", limit=None).total == lib.find("depth~2", limit=None).total
+    assert lib.search.find("depth~9", limit=None).total == lib.search.find("depth~2", limit=None).total
 
 
 def test_sorted_results(lib):
-    by_title = lib.find("depth", limit=None, sort="title").hits
+    by_title = lib.search.find("depth", limit=None, sort="title").hits
     titles = [h.title.lower() for h in by_title]
     assert titles == sorted(titles)
-    ranked = lib.find("depth", limit=None).hits
+    ranked = lib.search.find("depth", limit=None).hits
     assert {h.id for h in ranked} == {h.id for h in by_title}
-    newest = lib.find("depth", limit=3, sort="added", descending=True).hits
+    newest = lib.search.find("depth", limit=3, sort="added", descending=True).hits
     assert newest[0].id == max(h.id for h in ranked)
     with pytest.raises(ValueError):
-        lib.find("depth", sort="colour")
+        lib.search.find("depth", sort="colour")
 
 
 def test_snippets_show_words_as_written(lib):
-    (hit,) = [h for h in lib.find("universes", limit=None).hits
-              if lib.get(h.id).abstract == NASTY[3]]
+    (hit,) = [h for h in lib.search.find("universes", limit=None).hits
+              if lib.papers.get(h.id).abstract == NASTY[3]]
     assert [hit.snippet[s:e] for s, e in hit.snippet_spans] == ["universe"]
-    (hit,) = lib.find('"Café in Paris"').hits
+    (hit,) = lib.search.find('"Café in Paris"').hits
     assert [hit.snippet[s:e] for s, e in hit.snippet_spans] == ["Café", "in", "Paris"]
 
 
@@ -163,45 +163,45 @@ def test_matches_past_32768_characters_are_highlighted(lib, tmp_path):
     from paperdesk.core.search.index import match_spans
 
     long_text = "filler words here. " * 2000 + "The rare axolotl appears at the end."
-    lib.import_paths([write_daily(tmp_path / "long.txt", [long_text])])
-    (hit,) = lib.find("axolotl").hits
+    lib.imports.run([write_daily(tmp_path / "long.txt", [long_text])])
+    (hit,) = lib.search.find("axolotl").hits
     assert "axolotl" in hit.snippet
-    abstract = lib.get(hit.id).abstract
-    plan = lib.index.plan("axolotl")
-    spans = match_spans(abstract, lib.index.match_terms(plan))
+    abstract = lib.papers.get(hit.id).abstract
+    plan = lib.index.whoosh.plan("axolotl")
+    spans = match_spans(abstract, lib.index.whoosh.match_terms(plan))
     assert len(spans) == 1 and spans[0][0] > 32768
     assert abstract[spans[0][0]:spans[0][1]] == "axolotl"
 
 
 def test_saved_searches(lib):
-    assert lib.save_search("Code links", "has:code").saved_searches
-    saved = lib.saved_search("code links")
-    assert [s.name for s in lib.saved_searches()] == ["Code links"]
-    lib.save_search("code LINKS", "has:code depth")  # same name: replaced
-    assert [(s.name, s.query) for s in lib.saved_searches()] == [("code LINKS", "has:code depth")]
-    lib.save_search("Other", "universe")
+    assert lib.saved_searches.save("Code links", "has:code").saved_searches
+    saved = lib.saved_searches.get("code links")
+    assert [s.name for s in lib.saved_searches.all()] == ["Code links"]
+    lib.saved_searches.save("code LINKS", "has:code depth")  # same name: replaced
+    assert [(s.name, s.query) for s in lib.saved_searches.all()] == [("code LINKS", "has:code depth")]
+    lib.saved_searches.save("Other", "universe")
     with pytest.raises(Exception, match="already exists"):
-        lib.rename_saved_search("Other", "code links")
-    assert lib.rename_saved_search("Other", "Space").saved_searches
-    assert lib.saved_search("space").name == "Space"
-    gone = lib.saved_search("space")
-    lib.delete_saved_search("space")
+        lib.saved_searches.rename("Other", "code links")
+    assert lib.saved_searches.rename("Other", "Space").saved_searches
+    assert lib.saved_searches.get("space").name == "Space"
+    gone = lib.saved_searches.get("space")
+    lib.saved_searches.delete("space")
     assert gone.query == "universe" and saved.id
     lib.undo()
-    assert lib.saved_search("space").query == "universe"
+    assert lib.saved_searches.get("space").query == "universe"
     lib.undo()
-    assert lib.saved_search("other").name == "Other"
+    assert lib.saved_searches.get("other").name == "Other"
     lib.redo()
     lib.redo()
-    assert [s.name for s in lib.saved_searches()] == ["code LINKS"]
+    assert [s.name for s in lib.saved_searches.all()] == ["code LINKS"]
     with pytest.raises(Exception, match="too long to save"):
-        lib.save_search("huge", "x" * 5000)
+        lib.saved_searches.save("huge", "x" * 5000)
     rows = lib.db.execute("SELECT name, query FROM saved_searches").fetchall()
     assert rows == [("code LINKS", "has:code depth")]
 
 
 def test_saved_search_names_fold_case_beyond_ascii(lib):
-    lib.save_search("Straße", "depth")
-    lib.save_search("STRASSE", "width")
-    assert [(s.name, s.query) for s in lib.saved_searches()] == [("STRASSE", "width")]
-    assert lib.saved_search("strasse").query == "width"
+    lib.saved_searches.save("Straße", "depth")
+    lib.saved_searches.save("STRASSE", "width")
+    assert [(s.name, s.query) for s in lib.saved_searches.all()] == [("STRASSE", "width")]
+    assert lib.saved_searches.get("strasse").query == "width"

@@ -54,38 +54,38 @@ def test_json_export_of_papers_without_abstract_round_trips(tmp_path):
     bib.write_text(TITLE_ONLY_BIB, encoding="utf-8")
     out = tmp_path / "export.json"
     with Library.open(tmp_path / "one") as lib:
-        report = lib.import_paths([bib])
+        report = lib.imports.run([bib])
         assert report.rejected == [] and report.added == 4
-        ids = lib.paper_ids()
-        no_abstract = [p for p in ids if not lib.get(p).abstract]
+        ids = lib.papers.ids()
+        no_abstract = [p for p in ids if not lib.papers.get(p).abstract]
         assert len(no_abstract) == 3
-        lib.add_tag(ids, "reading")
-        lib.add_tag(no_abstract[:1], "später")
-        lib.set_note(no_abstract[0], "A note on a paper *without* abstract.")
-        lib.set_starred(no_abstract[1:2], True)
-        lib.set_read(no_abstract[2:], True)
-        full = next(p for p in ids if lib.get(p).abstract)
-        lib.add_highlight(full, 3, 12)
-        lib.set_note(full, "The one with an abstract.")
-        before = {lib.get(p).title: _comparable(lib.get(p)) for p in ids}
-        lib.export_to_file(ids, "json", out)
+        lib.tags.add(ids, "reading")
+        lib.tags.add(no_abstract[:1], "später")
+        lib.notes.set(no_abstract[0], "A note on a paper *without* abstract.")
+        lib.papers.set_starred(no_abstract[1:2], True)
+        lib.papers.set_read(no_abstract[2:], True)
+        full = next(p for p in ids if lib.papers.get(p).abstract)
+        lib.notes.add_highlight(full, 3, 12)
+        lib.notes.set(full, "The one with an abstract.")
+        before = {lib.papers.get(p).title: _comparable(lib.papers.get(p)) for p in ids}
+        lib.exports.to_file(ids, "json", out)
 
     with Library.open(tmp_path / "two") as copy:
-        report = copy.import_paths([out])
+        report = copy.imports.run([out])
         assert report.rejected == [], report.rejected
         assert report.added == 4 and report.files[0].without_abstract == 3
-        after = {copy.get(p).title: _comparable(copy.get(p)) for p in copy.paper_ids()}
+        after = {copy.papers.get(p).title: _comparable(copy.papers.get(p)) for p in copy.papers.ids()}
         assert after == before
         # the same export again finds every paper: nothing added, nothing changed
-        again = copy.import_paths([out])
+        again = copy.imports.run([out])
         assert again.added == 0 and again.duplicates == 4 and again.enriched == 0
-        assert len(copy.paper_ids()) == 4
+        assert len(copy.papers.ids()) == 4
         # papers that gain nothing but tags count as enriched
-        copy.remove_tag(copy.paper_ids(), "reading")
-        third = copy.import_paths([out])
+        copy.tags.remove(copy.papers.ids(), "reading")
+        third = copy.imports.run([out])
         assert third.added == 0 and third.enriched == 4 and third.duplicates == 0
-        assert all("reading" in [t.name for t in copy.get(p).tags]
-                   for p in copy.paper_ids())
+        assert all("reading" in [t.name for t in copy.papers.get(p).tags]
+                   for p in copy.papers.ids())
 
 
 def test_json_export_paper_without_abstract_matches_after_its_doi_was_edited(tmp_path):
@@ -93,15 +93,15 @@ def test_json_export_paper_without_abstract_matches_after_its_doi_was_edited(tmp
     bib.write_text(TITLE_ONLY_BIB, encoding="utf-8")
     out = tmp_path / "export.json"
     with Library.open(tmp_path / "one") as lib:
-        lib.import_paths([bib])
-        pid = next(p for p in lib.paper_ids() if lib.get(p).metadata.doi)
-        meta = lib.get(pid).metadata
-        lib.set_metadata(pid, Metadata(authors=meta.authors, date=meta.date,
+        lib.imports.run([bib])
+        pid = next(p for p in lib.papers.ids() if lib.papers.get(p).metadata.doi)
+        meta = lib.papers.get(pid).metadata
+        lib.papers.set_metadata(pid, Metadata(authors=meta.authors, date=meta.date,
                                        venue=meta.venue, entry_type=meta.entry_type,
                                        doi="10.5555/edited.doi"))
-        lib.export_to_file(lib.paper_ids(), "json", out)
-        report = lib.import_paths([out])
-        assert report.added == 0 and len(lib.paper_ids()) == 4
+        lib.exports.to_file(lib.papers.ids(), "json", out)
+        report = lib.imports.run([out])
+        assert report.added == 0 and len(lib.papers.ids()) == 4
 
 
 def test_json_export_paper_with_neither_title_nor_abstract_is_refused(tmp_path):
@@ -110,7 +110,7 @@ def test_json_export_paper_with_neither_title_nor_abstract_is_refused(tmp_path):
     path = tmp_path / "empty.json"
     path.write_text(json.dumps(doc), encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         assert report.added == 0
         assert "paper 1 has neither an abstract nor a title" in report.rejected[0]["reason"]
 
@@ -144,9 +144,9 @@ def test_an_ris_author_with_a_suffix_is_kept_and_an_unreadable_one_noted(tmp_pat
     path = tmp_path / "suffix.ris"
     path.write_text(RIS_SUFFIXES, encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         assert report.added == 1
-        paper = lib.get(report.added_ids[0])
+        paper = lib.papers.get(report.added_ids[0])
         assert paper.metadata.authors == (Author("King", "Martin Luther", "Jr."),
                                           Author("Smith", "John"), Author("Cee", "Carl", "Jr"))
         assert any("record 1: author: cannot read 'Too, Many, Commas, Here'" in w
@@ -158,17 +158,17 @@ def test_a_suffix_round_trips_through_every_export(tmp_path):
     authors = (Author("King", "Martin Luther", "Jr."), Author("van der Berg", "Jan"),
                Author("Gates", "William Henry", "III"))
     with Library.open(tmp_path / "one") as lib:
-        pid = lib.import_paths([write_daily(tmp_path / "a.txt", [
+        pid = lib.imports.run([write_daily(tmp_path / "a.txt", [
             "A paper whose authors carry generational suffixes, which every export keeps."
         ])]).added_ids[0]
-        lib.set_metadata(pid, Metadata(authors=authors, date="2020", entry_type="article",
+        lib.papers.set_metadata(pid, Metadata(authors=authors, date="2020", entry_type="article",
                                        venue="Journal of Names"))
-        assert lib.get(pid).metadata.authors == authors      # stored and read back
+        assert lib.papers.get(pid).metadata.authors == authors      # stored and read back
         files = {}
         for fmt, name in (("bibtex", "x.bib"), ("ris", "x.ris"), ("csl-json", "x.json"),
                           ("json", "x.paperdesk.json")):
             files[fmt] = tmp_path / name
-            lib.export_to_file([pid], fmt, files[fmt])
+            lib.exports.to_file([pid], fmt, files[fmt])
     bib = files["bibtex"].read_text(encoding="utf-8")
     assert "King, Jr., Martin Luther" in bib and "Gates, III, William Henry" in bib
     assert "AU  - King, Martin Luther, Jr." in files["ris"].read_text(encoding="utf-8")
@@ -177,9 +177,9 @@ def test_a_suffix_round_trips_through_every_export(tmp_path):
                                    "suffix": "Jr."}
     for fmt, path in files.items():
         with Library.open(tmp_path / f"copy-{fmt}") as copy:
-            report = copy.import_paths([path])
+            report = copy.imports.run([path])
             assert report.rejected == [] and report.added == 1, (fmt, report.rejected)
-            assert copy.get(report.added_ids[0]).metadata.authors == authors, fmt
+            assert copy.papers.get(report.added_ids[0]).metadata.authors == authors, fmt
 
 
 # -- 8. an RIS file whose last record has no ER line ---------------------------------
@@ -202,9 +202,9 @@ def test_an_ris_record_without_its_er_line_at_the_end_is_read_and_noted(tmp_path
     path = tmp_path / "truncated.ris"
     path.write_text(RIS_NO_LAST_ER, encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         assert report.added == 2, report.files[0]
-        titles = {lib.get(p).title: lib.get(p) for p in report.added_ids}
+        titles = {lib.papers.get(p).title: lib.papers.get(p) for p in report.added_ids}
         last = titles["Last record without ER"]
         assert last.metadata.date == "2020" and last.metadata.authors == (Author("End", "No"),)
         assert "record 2: the file ends without its ER line" in " ".join(
@@ -222,22 +222,22 @@ def _bib(tmp_path, name, abstract, doi):
 
 
 def _set_doi(lib, pid, doi):
-    meta = lib.get(pid).metadata
-    lib.set_metadata(pid, Metadata(authors=meta.authors, date=meta.date, venue=meta.venue,
+    meta = lib.papers.get(pid).metadata
+    lib.papers.set_metadata(pid, Metadata(authors=meta.authors, date=meta.date, venue=meta.venue,
                                    entry_type=meta.entry_type, doi=doi))
 
 
 def test_a_doi_another_paper_has_is_not_copied(seeded_library, tmp_path):
     lib = seeded_library
     _set_doi(lib, 3, "10.7777/other")
-    path = _bib(tmp_path, "conflict.bib", lib.get(5).abstract, "10.7777/other")
-    report = lib.import_paths([path])
+    path = _bib(tmp_path, "conflict.bib", lib.papers.get(5).abstract, "10.7777/other")
+    report = lib.imports.run([path])
     assert report.added == 0
-    assert lib.get(5).metadata.doi is None and lib.get(3).metadata.doi == "10.7777/other"
-    assert lib.get(5).metadata.authors == (Author("Con", "Flict"),)    # the rest is taken
+    assert lib.papers.get(5).metadata.doi is None and lib.papers.get(3).metadata.doi == "10.7777/other"
+    assert lib.papers.get(5).metadata.authors == (Author("Con", "Flict"),)    # the rest is taken
     assert any("DOI 10.7777/other is paper 3's; paper 5" in w
                for w in report.files[0].warnings), report.files[0].warnings
-    dois = [lib.get(p).metadata.doi for p in lib.paper_ids()]
+    dois = [lib.papers.get(p).metadata.doi for p in lib.papers.ids()]
     assert dois.count("10.7777/other") == 1
 
 
@@ -246,14 +246,14 @@ def test_a_doi_match_with_an_unlike_abstract_is_noted(seeded_library, tmp_path):
     _set_doi(lib, 3, "10.7777/other")
     unrelated = ("Bees forage in meadows where clover grows tall; we count the visits of "
                  "bumblebees across three summers and find that rain matters most.")
-    report = lib.import_paths([_bib(tmp_path, "unlike.bib", unrelated, "10.7777/other")])
-    assert report.added == 0 and lib.get(3).abstract != unrelated
+    report = lib.imports.run([_bib(tmp_path, "unlike.bib", unrelated, "10.7777/other")])
+    assert report.added == 0 and lib.papers.get(3).abstract != unrelated
     assert any("its DOI is paper 3's but its abstract is unlike that paper's" in w
                for w in report.files[0].warnings), report.files[0].warnings
     # the same abstract with its DOI again, nearly as written: no note
-    like = _bib(tmp_path, "like.bib", lib.get(3).abstract.replace(".", ";", 1),
+    like = _bib(tmp_path, "like.bib", lib.papers.get(3).abstract.replace(".", ";", 1),
                 "10.7777/other")
-    report = lib.import_paths([like])
+    report = lib.imports.run([like])
     assert not any("unlike" in w for w in report.files[0].warnings)
 
 
@@ -278,9 +278,9 @@ def test_csl_and_jats_markup_becomes_plain_text(tmp_path):
                    "<jats:p>Second one, with <jats:italic>emphasis</jats:italic>.</jats:p>\n"
                    "ER  - \n", encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([csl, ris])
+        report = lib.imports.run([csl, ris])
         assert report.added == 2, report.rejected
-        papers = {lib.get(p).metadata.doi: lib.get(p) for p in report.added_ids}
+        papers = {lib.papers.get(p).metadata.doi: lib.papers.get(p) for p in report.added_ids}
         one = papers["10.1234/JATS"]
         assert one.title == ("Title with italic, bold, 3 and 2 markup: Small iPhone & more")
         assert one.abstract == ("An abstract in JATS markup as Crossref delivers it. A second "
@@ -342,9 +342,9 @@ def test_ris_dates_of_web_of_science_and_zotero_and_c3_venues(tmp_path):
     path = tmp_path / "dates.ris"
     path.write_text(RIS_DATES, encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path])
+        report = lib.imports.run([path])
         assert report.added == 6 and report.files[0].warnings == []
-        got = {lib.get(p).title: lib.get(p).metadata for p in report.added_ids}
+        got = {lib.papers.get(p).title: lib.papers.get(p).metadata for p in report.added_ids}
     assert got["Web of Science style record"].date == "2019-03-15"
     assert got["Web of Science record with a month only"].date == "2018-11"
     assert got["Zotero 7 preprint"].date == "2023-11-02"
@@ -371,9 +371,9 @@ def test_a_single_csl_item_and_a_literal_date(tmp_path):
          "abstract": "A webpage whose literal date has no year, which is left out."}]),
         encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([single, literal])
+        report = lib.imports.run([single, literal])
         assert report.rejected == [] and report.added == 3, report.rejected
-        got = {lib.get(p).title: lib.get(p) for p in report.added_ids}
+        got = {lib.papers.get(p).title: lib.papers.get(p) for p in report.added_ids}
         assert got["A single CSL item"].metadata.date == "2023-05-07"
         assert got["A single CSL item"].citation_key == "single"
         assert got["Literal date"].metadata.date == "2021"
@@ -404,7 +404,7 @@ def test_arxiv_lines_that_are_not_json_are_noted_with_a_category_filter(tmp_path
         '{"id": "2301.00011", "categories": "math.AG", "title": "cut sh',
     ]) + "\n", encoding="utf-8")
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([path], arxiv_filter=ArxivFilter(("cs.CV",)))
+        report = lib.imports.run([path], arxiv_filter=ArxivFilter(("cs.CV",)))
         f = report.files[0]
         assert f.added == 1 and f.filtered == 1 and f.skipped == 3, f
         notes = " | ".join(f.warnings)
@@ -445,13 +445,13 @@ def test_other_programs_read_the_suffix_of_our_exports(tmp_path):
     from helpers import write_daily
     king = Author("King", "Martin Luther", "Jr.")
     with Library.open(tmp_path / "lib") as lib:
-        pid = lib.import_paths([write_daily(tmp_path / "a.txt", [
+        pid = lib.imports.run([write_daily(tmp_path / "a.txt", [
             "A paper by an author with a suffix, as other programs should read it."
         ])]).added_ids[0]
-        lib.set_metadata(pid, Metadata(authors=(king,), date="2020", entry_type="article"))
-        bib = lib.export_text([pid], "bibtex")
-        ris = lib.export_text([pid], "ris")
-        csl = lib.export_text([pid], "csl-json")
+        lib.papers.set_metadata(pid, Metadata(authors=(king,), date="2020", entry_type="article"))
+        bib = lib.exports.text([pid], "bibtex")
+        ris = lib.exports.text([pid], "ris")
+        csl = lib.exports.text([pid], "csl-json")
     want = {"family": "King", "given": "Martin Luther", "suffix": "Jr."}
     done = subprocess.run([program("pandoc"), "-f", "bibtex", "-t", "csljson"], input=bib,
                           capture_output=True, text=True, timeout=120)

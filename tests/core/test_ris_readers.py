@@ -34,7 +34,7 @@ def jabref_entries(saved: str) -> list[tuple[str, str, dict[str, str]]]:
 def exported(cited_library, cited_exports):
     """(the .ris file, its text, [papers in export order])."""
     path = cited_exports["ris"]
-    papers = [cited_library.get(i) for i in cited_library.paper_ids()]
+    papers = [cited_library.papers.get(i) for i in cited_library.papers.ids()]
     return path, path.read_text(encoding="utf-8"), papers
 
 
@@ -116,12 +116,12 @@ def test_jabref_without_the_key_pattern_keeps_the_key_as_refid(cited_library, tm
     lib = cited_library
     ids = lib.cited["seed"][:3]
     path = tmp_path / "three.ris"
-    lib.export_to_file(ids, "ris", path)
+    lib.exports.to_file(ids, "ris", path)
     saved, _output = clients.jabref_convert(path, "ris", tmp_path)
     entries = jabref_entries(saved)
     assert [key for _type, key, _fields in entries] == ["", "", ""]
-    assert [f["refid"] for _t, _k, f in entries] == [lib.citation_key(i) for i in ids]
-    assert [f["year"] for _t, _k, f in entries] == [lib.metadata(i).date[:4] for i in ids]
+    assert [f["refid"] for _t, _k, f in entries] == [lib.papers.citation_key(i) for i in ids]
+    assert [f["year"] for _t, _k, f in entries] == [lib.papers.metadata(i).date[:4] for i in ids]
 
 
 def test_citation_js_reads_keys_years_and_authors(exported):

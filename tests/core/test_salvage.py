@@ -287,12 +287,11 @@ def test_sources_come_back_from_orphan_pages_and_lost_ones_are_said_and_merged(
 def test_ctrl_c_while_the_salvaged_library_is_indexed_says_so_and_exits_130(
         annotated, tmp_path, capsys, monkeypatch):
     from helpers import ctrl_c_at_index_write
-    from paperdesk.core import library as library_module
 
     folder = tmp_path / "lib"
     shutil.copytree(annotated, folder)
     _damage(folder, "cut75")
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 20)
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 20)
     ctrl_c_at_index_write(monkeypatch)
     assert main(["--library", str(folder), "repair", "--salvage"]) == 130
     out, err = capsys.readouterr()
@@ -300,7 +299,7 @@ def test_ctrl_c_while_the_salvaged_library_is_indexed_says_so_and_exits_130(
     assert "paperdesk: interrupted while indexing: the salvage is done and kept; " in err
     assert "indexed the next time the library is opened, or by paperdesk reindex" in err
     with Library.open(folder, sync_index=False) as lib:
-        assert lib.db_problem is None and lib.index_status().queued > 0
+        assert lib.db_problem is None and lib.index.status().queued > 0
 
 
 def test_a_junk_file_named_as_the_newest_backup_is_passed_over(annotated, tmp_path, capsys):

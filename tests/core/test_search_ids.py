@@ -15,27 +15,27 @@ from paperdesk.core.scope import FILTERS, Scope
 def lib(seeded_library):
     """The seed library with a tag on every third paper, two starred, three read, a note."""
     lib = seeded_library
-    ids = lib.paper_ids()
-    lib.add_tag(ids[::3], "third")
-    lib.set_starred([ids[1], ids[4]], True)
-    lib.set_read(ids[2:5], True)
-    lib.set_note(ids[7], "a note on depth")
+    ids = lib.papers.ids()
+    lib.tags.add(ids[::3], "third")
+    lib.papers.set_starred([ids[1], ids[4]], True)
+    lib.papers.set_read(ids[2:5], True)
+    lib.notes.set(ids[7], "a note on depth")
     return lib
 
 
 def _tag(lib) -> int:
-    return lib.tag_by_name("third").id
+    return lib.tags.by_name("third").id
 
 
 def test_find_returns_every_match_as_arrays_with_only_limit_rows(lib):
-    everything = lib.find("model", limit=None)
-    few = lib.find("model", limit=5)
+    everything = lib.search.find("model", limit=None)
+    few = lib.search.find("model", limit=5)
     assert everything.total > 50
     assert isinstance(few.ids, np.ndarray) and few.ids.dtype == np.int64
     assert few.ids.tolist() == [h.id for h in everything.hits]
     assert np.allclose(few.scores, [h.score for h in everything.hits])
     assert [h.id for h in few.hits] == few.ids[:5].tolist() and few.total == len(few.ids)
-    none = lib.find("model", limit=0)
+    none = lib.search.find("model", limit=0)
     assert none.hits == [] and none.ids.tolist() == few.ids.tolist()
 
 
@@ -43,12 +43,12 @@ def test_a_tag_or_filter_inside_the_search_gives_the_hits_of_the_old_id_sets(lib
     """The old way: the scope's ids loaded from SQLite, the search's hits kept if in it."""
     tag = _tag(lib)
     for query in ("model", "depth estimation", '"neural network"', "optim*", "is:unread"):
-        everything = [h.id for h in lib.find(query, limit=None).hits]
+        everything = [h.id for h in lib.search.find(query, limit=None).hits]
         for scope in [Scope(tag_id=tag), *(Scope(filter=f) for f in FILTERS),
                       Scope(tag_id=tag, filter="unread")]:
-            passing = set(lib.paper_ids(**scope.where()))
+            passing = set(lib.papers.ids(**scope.where()))
             expected = [pid for pid in everything if pid in passing]
-            found = lib.find(query, limit=10, **scope.where())
+            found = lib.search.find(query, limit=10, **scope.where())
             assert found.ids.tolist() == expected, (query, scope)
             assert found.total == len(expected)
             assert [h.id for h in found.hits] == expected[:10]
@@ -56,24 +56,24 @@ def test_a_tag_or_filter_inside_the_search_gives_the_hits_of_the_old_id_sets(lib
 
 def test_masks_are_built_once_per_scope_and_rebuilt_after_a_change(lib):
     tag = _tag(lib)
-    lib.find("model", tag_id=tag)
+    lib.search.find("model", tag_id=tag)
     built = lib.masks.builds
     for query in ("model", "depth", "transformer", "learn*"):
-        lib.find(query, limit=20, tag_id=tag)
+        lib.search.find(query, limit=20, tag_id=tag)
     assert lib.masks.builds == built        # typing in the same scope: no SQLite per query
-    untagged = next(pid for pid in lib.find("depth", limit=None).ids.tolist()
-                    if pid not in set(lib.paper_ids(tag_id=tag)))
-    assert untagged not in lib.find("depth", tag_id=tag).ids.tolist()
-    lib.add_tag([untagged], "third")
-    assert untagged in lib.find("depth", tag_id=tag).ids.tolist()
+    untagged = next(pid for pid in lib.search.find("depth", limit=None).ids.tolist()
+                    if pid not in set(lib.papers.ids(tag_id=tag)))
+    assert untagged not in lib.search.find("depth", tag_id=tag).ids.tolist()
+    lib.tags.add([untagged], "third")
+    assert untagged in lib.search.find("depth", tag_id=tag).ids.tolist()
     assert lib.masks.builds > built
 
 
 def test_a_paper_deleted_before_the_index_caught_up_is_not_among_the_ids(lib):
     lib.auto_sync_index = False
-    victim = lib.find("depth", limit=1).hits[0].id
-    lib.delete_papers([victim])
-    found = lib.find("depth", limit=None)
+    victim = lib.search.find("depth", limit=1).hits[0].id
+    lib.removal.delete_papers([victim])
+    found = lib.search.find("depth", limit=None)
     assert victim not in found.ids.tolist()
     assert found.total == len(found.ids) == len(found.hits)
 
@@ -81,41 +81,41 @@ def test_a_paper_deleted_before_the_index_caught_up_is_not_among_the_ids(lib):
 @pytest.mark.parametrize("sort", ["added", "title", "year", "authors"])
 @pytest.mark.parametrize("descending", [False, True])
 def test_a_sorted_search_orders_every_match_as_sqlite_does(lib, sort, descending):
-    matches = set(lib.find("model", limit=None).ids.tolist())
-    in_order = [pid for pid in lib.scope_ids(Scope(), sort=sort, descending=descending)
+    matches = set(lib.search.find("model", limit=None).ids.tolist())
+    in_order = [pid for pid in lib.papers.scope_ids(Scope(), sort=sort, descending=descending)
                 if pid in matches]
-    found = lib.find("model", limit=7, sort=sort, descending=descending)
+    found = lib.search.find("model", limit=7, sort=sort, descending=descending)
     assert found.ids.tolist() == in_order
     assert [h.id for h in found.hits] == in_order[:7]
 
 
 def test_snippets_for_a_block_are_the_snippets_find_cuts(lib):
-    found = lib.find("depth estimation", limit=None)
+    found = lib.search.find("depth estimation", limit=None)
     block = found.ids[20:40].tolist()
-    cut = lib.snippets("depth estimation", block)
+    cut = lib.search.snippets("depth estimation", block)
     hits = {h.id: h for h in found.hits}
     assert set(cut) == set(block)
     for pid in block:
         assert cut[pid] == (hits[pid].snippet, hits[pid].snippet_spans)
     assert any(spans for _text, spans in cut.values())
-    assert lib.snippets("depth", [10**12]) == {}
+    assert lib.search.snippets("depth", [10**12]) == {}
 
 
 def test_filter_counts_can_be_asked_for_one_filter(lib):
-    full = lib.filter_counts()
+    full = lib.papers.filter_counts()
     assert full["starred"] == 2 and full["unread"] == 225 - 3 and full["has_note"] == 1
-    assert full["untagged"] == 225 - len(lib.paper_ids()[::3])
-    assert lib.filter_counts(["starred"]) == {"all": 225, "starred": 2}
-    assert lib.filter_counts(()) == {"all": 225}
-    assert lib.filter_counts(["untagged", "unread"]) == {
+    assert full["untagged"] == 225 - len(lib.papers.ids()[::3])
+    assert lib.papers.filter_counts(["starred"]) == {"all": 225, "starred": 2}
+    assert lib.papers.filter_counts(()) == {"all": 225}
+    assert lib.papers.filter_counts(["untagged", "unread"]) == {
         "all": 225, "untagged": full["untagged"], "unread": full["unread"]}
 
 
 def test_tag_counts_are_the_numbers_of_tagged_papers(lib):
-    counts = {t.name: t.count for t in lib.tags()}
-    assert counts["third"] == len(lib.paper_ids(tag_id=_tag(lib)))
-    lib.create_tag("empty")
-    assert {t.name: t.count for t in lib.tags()}["empty"] == 0
+    counts = {t.name: t.count for t in lib.tags.all()}
+    assert counts["third"] == len(lib.papers.ids(tag_id=_tag(lib)))
+    lib.tags.create("empty")
+    assert {t.name: t.count for t in lib.tags.all()}["empty"] == 0
 
 
 def test_best_first_is_a_stable_descending_sort():

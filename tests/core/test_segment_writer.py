@@ -104,8 +104,8 @@ def test_check_schema_accepts_the_index_schema_only():
 
 
 def test_seed_library_is_written_as_whoosh_writes_it(seeded_library, tmp_path):
-    ids = seeded_library.paper_ids()
-    docs = list(seeded_library._documents(ids).values())
+    ids = seeded_library.papers.ids()
+    docs = list(seeded_library.index.documents(ids).values())
     assert len(docs) == len(ids) > 100
     a, b = _index(tmp_path / "a"), _index(tmp_path / "b")
     whoosh_batch(a, docs, [], [])
@@ -143,7 +143,7 @@ def test_terms_with_many_blocks(tmp_path, monkeypatch, chunk):
 
 def test_searches_agree_with_an_index_written_by_whoosh(seeded_library, tmp_path):
     """Whoosh's own searcher finds the same papers with the same scores in both."""
-    docs = list(seeded_library._documents(seeded_library.paper_ids()).values())
+    docs = list(seeded_library.index.documents(seeded_library.papers.ids()).values())
     a, b = SearchIndex(tmp_path / "a"), SearchIndex(tmp_path / "b")
     whoosh_batch(a._ix, docs, [], [])
     a._refresh()

@@ -12,7 +12,7 @@ import pytest
 
 from helpers import give_long_abstract, write_daily
 from paperdesk import cli
-from paperdesk.core import library as library_module
+from paperdesk.core.search import library_search
 from paperdesk.core.library import Library
 from paperdesk.core.search import index as index_module
 from paperdesk.core.search.index import (SNIPPET_CHARS, SNIPPET_SCAN_CHARS, MatchTerms,
@@ -130,22 +130,22 @@ def test_library_find_on_a_2_4_mb_abstract(tmp_path, counting):
     big = long_abstract(2_400_000)
     source = write_daily(tmp_path / "big.txt", [big, "A short paper on alpha decay."])
     with Library.open(tmp_path / "lib") as lib:
-        report = lib.import_paths([source])
+        report = lib.imports.run([source])
         # an import cuts it at 100,000 characters; a library imported before that holds
         # it whole (written with SQL here)
         assert any("abstract cut at" in w for f in report.files for w in f.warnings)
-        long_id = next(p for p in lib.paper_ids() if lib.get(p).abstract.startswith("A long"))
-        assert len(lib.get(long_id).abstract) <= 100_000
+        long_id = next(p for p in lib.papers.ids() if lib.papers.get(p).abstract.startswith("A long"))
+        assert len(lib.papers.get(long_id).abstract) <= 100_000
         give_long_abstract(lib, long_id, big.strip())
         counting.scanned = 0
-        found = lib.find("alpha")
+        found = lib.search.find("alpha")
         assert found.total == 2 and len(found.hits) == 2
         assert counting.scanned <= 2 * SNIPPET_SCAN_CHARS
         long_hit = next(h for h in found.hits if h.snippet.startswith("A long"))
         assert long_hit.snippet_spans
-        assert lib.get(long_hit.id).abstract == big.strip()    # the stored text is whole
+        assert lib.papers.get(long_hit.id).abstract == big.strip()    # the stored text is whole
         counting.scanned = 0
-        assert lib.snippets("alpha", [long_hit.id])[long_hit.id][1]
+        assert lib.search.snippets("alpha", [long_hit.id])[long_hit.id][1]
         assert counting.scanned <= SNIPPET_SCAN_CHARS
 
 
@@ -157,7 +157,7 @@ def many(tmp_path_factory):
         f"Paper {i} studies alpha in setting {i} and finds alpha stable." for i in range(20_000)])
     path = folder / "lib"
     with Library.open(path) as lib:
-        lib.import_paths([source])
+        lib.imports.run([source])
     return path
 
 
@@ -165,27 +165,27 @@ def many(tmp_path_factory):
 def cuts(monkeypatch) -> list:
     """Every abstract the library cuts a snippet from."""
     seen = []
-    real = library_module.cut_snippet
+    real = library_search.cut_snippet
 
     def counted(text, terms, *args, **kwargs):
         seen.append(text)
         return real(text, terms, *args, **kwargs)
 
-    monkeypatch.setattr(library_module, "cut_snippet", counted)
+    monkeypatch.setattr("paperdesk.core.search.library_search.cut_snippet", counted)
     return seen
 
 
 def test_20000_matches_cut_snippets_only_for_the_rows_asked(many, cuts):
     with Library.open(many) as lib:
-        found = lib.find("alpha")
+        found = lib.search.find("alpha")
         assert found.total == 20_000 and len(found.ids) == 20_000
         assert len(found.hits) == 50 and len(cuts) == 50
         cuts.clear()
-        assert len(lib.find("alpha", limit=0).ids) == 20_000 and cuts == []
+        assert len(lib.search.find("alpha", limit=0).ids) == 20_000 and cuts == []
         rows = found.ids[1000:1200].tolist()
-        assert set(lib.snippets("alpha", rows)) == set(rows) and len(cuts) == 200
+        assert set(lib.search.snippets("alpha", rows)) == set(rows) and len(cuts) == 200
         cuts.clear()
-        lib.find("alpha", snippets=False, limit=500)
+        lib.search.find("alpha", snippets=False, limit=500)
         assert cuts == []
 
 

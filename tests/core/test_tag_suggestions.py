@@ -42,7 +42,7 @@ def test_held_out_suggestions_reach_precision_0_8_on_the_sample_library(seeded_l
 
 def _hyperparameter_papers(lib) -> list[int]:
     topics = load_labels(lib, LABELS)
-    return [p for p in lib.paper_ids() if topics[p] == "hyperparameter-transfer"]
+    return [p for p in lib.papers.ids() if topics[p] == "hyperparameter-transfer"]
 
 
 def test_a_tag_with_too_few_examples_is_not_suggested_and_says_why(seeded_library):
@@ -51,10 +51,10 @@ def test_a_tag_with_too_few_examples_is_not_suggested_and_says_why(seeded_librar
     lib = seeded_library
     papers = _hyperparameter_papers(lib)
     assert len(papers) > MIN_EXAMPLES
-    lib.add_tag(papers[:3], "hyperparams")
+    lib.tags.add(papers[:3], "hyperparams")
     lib.discover.ensure()
     offered, held = [], []
-    for pid in lib.paper_ids():
+    for pid in lib.papers.ids():
         if pid not in papers[:3]:
             found = lib.discover.suggest_tags(pid)
             offered += [s for s in found if not s.held_back]
@@ -67,7 +67,7 @@ def test_a_tag_with_too_few_examples_is_not_suggested_and_says_why(seeded_librar
                            f"({MIN_EXAMPLES} are needed to suggest it)")
     assert set(note.like) <= set(papers[:3])
     # with enough examples the note is gone: the tag is suggested on its votes alone
-    lib.add_tag(papers[:MIN_EXAMPLES], "hyperparams")
+    lib.tags.add(papers[:MIN_EXAMPLES], "hyperparams")
     again = lib.discover.suggest_tags(papers[MIN_EXAMPLES])
     assert not [s for s in again if s.held_back]
 
@@ -75,7 +75,7 @@ def test_a_tag_with_too_few_examples_is_not_suggested_and_says_why(seeded_librar
 def test_suggest_tags_names_a_tag_with_too_few_examples(seeded_library, capsys):
     lib = seeded_library
     papers = _hyperparameter_papers(lib)
-    lib.add_tag(papers[:3], "hyperparams")
+    lib.tags.add(papers[:3], "hyperparams")
     path = lib.path
     lib.close()
     args = ["--library", str(path), "suggest-tags", str(papers[3])]
@@ -96,7 +96,7 @@ def test_suggest_tags_evaluate_measures_the_librarys_own_tags(seeded_library, ca
     lib = seeded_library
     topics = load_labels(lib, LABELS)
     for topic in sorted(set(topics.values())):
-        lib.add_tag([p for p, t in topics.items() if t == topic], topic)
+        lib.tags.add([p for p, t in topics.items() if t == topic], topic)
     lib.discover.ensure()
     expected = evaluate_tags(lib, library_tags(lib), str(lib.path))
     path = lib.path

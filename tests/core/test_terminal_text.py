@@ -44,10 +44,10 @@ def test_stream_wraps_only_terminals():
 def test_tag_and_saved_search_names_refuse_control_characters(seeded_library):
     lib = seeded_library
     with pytest.raises(LibraryError, match="control characters"):
-        lib.add_tag([1], "evil" + HOSTILE)
+        lib.tags.add([1], "evil" + HOSTILE)
     with pytest.raises(LibraryError, match="control characters"):
-        lib.save_search("evil\x1b[2J", "model")
-    assert lib.tags() == [] and lib.saved_searches() == []
+        lib.saved_searches.save("evil\x1b[2J", "model")
+    assert lib.tags.all() == [] and lib.saved_searches.all() == []
 
 
 def _on_terminal(*args: str) -> bytes:
@@ -83,11 +83,11 @@ def test_show_search_tags_on_a_terminal_print_controls_as_text(_seeded_template,
     path = tmp_path / "lib"
     shutil.copytree(_seeded_template, path)
     with Library.open(path) as lib:
-        pid = lib.search("hyperparameter")[0].id
-        lib.set_title(pid, "Hyperparameter title " + HOSTILE)
-        lib.set_note(pid, "note " + HOSTILE)
+        pid = lib.search.hits("hyperparameter")[0].id
+        lib.papers.set_title(pid, "Hyperparameter title " + HOSTILE)
+        lib.notes.set(pid, "note " + HOSTILE)
         # A tag stored by an older version, before names were checked.
-        lib.add_tag([pid], "legacy")
+        lib.tags.add([pid], "legacy")
         lib.db.execute("UPDATE tags SET name = ? WHERE name = 'legacy'",
                        ["legacy" + HOSTILE])
         lib.db.commit()
@@ -107,6 +107,6 @@ def test_bidi_controls_are_visible_on_a_terminal_and_refused_in_names(seeded_lib
     assert terminal_safe("ab\u202ecd\u2066") == "ab<U+202E>cd<U+2066>"
     assert first_control("name\u202e") == "U+202E"
     with pytest.raises(LibraryError, match="control characters"):
-        seeded_library.add_tag([1], "tag\u202eab")
+        seeded_library.tags.add([1], "tag\u202eab")
     with pytest.raises(LibraryError, match="control characters"):
-        seeded_library.save_search("s\u2067", "model")
+        seeded_library.saved_searches.save("s\u2067", "model")

@@ -31,7 +31,7 @@ needs_realworld = pytest.mark.skipif(not REALWORLD.is_dir(),
 
 
 def _by_title(lib: Library, words: str):
-    return next(lib.get(i) for i in lib.paper_ids() if words in lib.get(i).title)
+    return next(lib.papers.get(i) for i in lib.papers.ids() if words in lib.papers.get(i).title)
 
 
 def test_the_three_are_table_rows_with_their_format_names():
@@ -47,7 +47,7 @@ def test_the_three_are_table_rows_with_their_format_names():
 
 def test_imported_from_bibtex_ris_and_csl_json(tmp_path):
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths([DATA / "zotero.bib", DATA / "scopus.ris",
+        lib.imports.run([DATA / "zotero.bib", DATA / "scopus.ris",
                           Path(__file__).parent / "data" / "csl-data.json"])
         bib = _by_title(lib, "Deep")          # volume = {12}, number = {5}, pages = {250--259}
         assert bib.metadata.values == (("volume", "12"), ("issue", "5"),
@@ -59,27 +59,27 @@ def test_imported_from_bibtex_ris_and_csl_json(tmp_path):
 @needs_realworld
 def test_real_world_files_keep_them(tmp_path):
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths([REALWORLD / "jabref_RisImporterTestScience.ris",
+        lib.imports.run([REALWORLD / "jabref_RisImporterTestScience.ris",
                           REALWORLD / "zotero_CSLJSON_js_test000.json",
                           REALWORLD / "jabref_BibtexImporter.examples.bib"])
         science = _by_title(lib, "Phase separation")    # VL 121, IS empty, SP 310, EP 324
         assert science.metadata.values == (("volume", "121"), ("pages", "310-324"))
         csl = _by_title(lib, "Stochastic biomathematical")
         assert csl.metadata.value("volume") == "2058"
-        counted = [p for p in map(lib.get, lib.paper_ids()) if p.metadata.value("pages")]
+        counted = [p for p in map(lib.papers.get, lib.papers.ids()) if p.metadata.value("pages")]
         assert len(counted) >= 2
 
 
 def _exports(lib: Library, pid: int) -> dict[str, str]:
-    return {fmt: lib.export_text([pid], fmt)
+    return {fmt: lib.exports.text([pid], fmt)
             for fmt in ("bibtex", "ris", "csl-json", "csv", "json")}
 
 
 def test_exported_to_every_format_and_read_back(seeded_library, tmp_path):
     lib = seeded_library
-    pid = lib.paper_ids()[0]
-    meta = lib.metadata(pid)
-    lib.set_metadata(pid, Metadata(authors=meta.authors, date="2020", venue="J. Tests",
+    pid = lib.papers.ids()[0]
+    meta = lib.papers.metadata(pid)
+    lib.papers.set_metadata(pid, Metadata(authors=meta.authors, date="2020", venue="J. Tests",
                                    entry_type="article",
                                    values=field_values({"volume": "42", "issue": "3",
                                                         "pages": "101-117"})))
@@ -98,30 +98,30 @@ def test_exported_to_every_format_and_read_back(seeded_library, tmp_path):
         path = tmp_path / f"{fmt}.{ext}"
         path.write_text(out[fmt], encoding="utf-8")
         with Library.open(tmp_path / f"lib-{fmt}") as other:
-            other.import_paths([path])
-            (back,) = [other.get(i) for i in other.paper_ids()]
+            other.imports.run([path])
+            (back,) = [other.papers.get(i) for i in other.papers.ids()]
             assert back.metadata.values == (("volume", "42"), ("issue", "3"),
                                             ("pages", "101-117")), fmt
 
 
 def test_sorted_searched_and_listed(seeded_library):
     lib = seeded_library
-    ids = lib.paper_ids(order="added")
+    ids = lib.papers.ids(order="added")
     for pid, volume in zip(ids, ("10", "9", "100")):
-        lib.set_metadata(pid, Metadata(values=field_values({"volume": volume})))
-    up = lib.paper_ids(order="volume")
+        lib.papers.set_metadata(pid, Metadata(values=field_values({"volume": volume})))
+    up = lib.papers.ids(order="volume")
     assert up[:3] == [ids[1], ids[0], ids[2]]          # as numbers: 9, 10, 100
-    down = lib.paper_ids(order="volume", descending=True)
+    down = lib.papers.ids(order="volume", descending=True)
     assert down[:3] == [ids[2], ids[0], ids[1]]
     # Papers without a volume come last either way (as for the venue).
     assert len(up) == 225 and up[3:] == down[3:][::-1]
-    assert [h.id for h in lib.search("volume:100")] == [ids[2]]
-    assert lib.summaries([ids[2]])[ids[2]].value("volume") == "100"
+    assert [h.id for h in lib.search.hits("volume:100")] == [ids[2]]
+    assert lib.papers.summaries([ids[2]])[ids[2]].value("volume") == "100"
 
 
 def test_cli_edit_and_show(seeded_library, capsys):
     lib = seeded_library
-    pid = lib.paper_ids()[0]
+    pid = lib.papers.ids()[0]
     folder = str(lib.path)
     lib.close()
     assert main(["--library", folder, "edit", str(pid), "--volume", "7", "--pages",
@@ -134,17 +134,17 @@ def test_cli_edit_and_show(seeded_library, capsys):
     assert main(["--library", folder, "edit", str(pid), "--volume", ""]) == 0
     capsys.readouterr()
     with Library.open(Path(folder)) as again:
-        assert again.metadata(pid).values == (("pages", "1-9"),)
+        assert again.papers.metadata(pid).values == (("pages", "1-9"),)
 
 
 def test_a_merge_fills_them_from_the_other_paper(seeded_library):
     from paperdesk.core.duplicates import plan_merge
 
     lib = seeded_library
-    keep, other = lib.paper_ids()[:2]
-    lib.set_metadata(keep, Metadata(values=field_values({"volume": "5"})))
-    lib.set_metadata(other, Metadata(values=field_values({"volume": "6", "pages": "3-4"})))
-    plan = plan_merge(lib.get(keep), lib.get(other))
+    keep, other = lib.papers.ids()[:2]
+    lib.papers.set_metadata(keep, Metadata(values=field_values({"volume": "5"})))
+    lib.papers.set_metadata(other, Metadata(values=field_values({"volume": "6", "pages": "3-4"})))
+    plan = plan_merge(lib.papers.get(keep), lib.papers.get(other))
     assert plan.metadata.values == (("volume", "5"), ("pages", "3-4"))
     assert "pages" in plan.filled and "volume" not in plan.filled
 
@@ -165,14 +165,14 @@ def _version_8(seeded_library, folder: Path) -> Path:
 def test_a_version_8_library_gets_the_columns_and_a_backup(seeded_library, tmp_path):
     folder = _version_8(seeded_library, tmp_path / "old")
     with Library.open(folder) as lib:
-        assert len(lib.paper_ids()) == 225
-        assert lib.get(lib.paper_ids()[0]).metadata.values == ()
+        assert len(lib.papers.ids()) == 225
+        assert lib.papers.get(lib.papers.ids()[0]).metadata.values == ()
         columns = {r[1] for r in lib.db.execute("PRAGMA table_info(papers)")}
         assert {"volume", "issue", "pages"} <= columns
         # The index written by schema 8 is rebuilt with the new search fields.
-        pid = lib.paper_ids()[3]
-        lib.set_metadata(pid, Metadata(values=field_values({"volume": "77"})))
-        assert [h.id for h in lib.search("volume:77")] == [pid]
+        pid = lib.papers.ids()[3]
+        lib.papers.set_metadata(pid, Metadata(values=field_values({"volume": "77"})))
+        assert [h.id for h in lib.search.hits("volume:77")] == [pid]
     assert any(p.name.startswith("library-v8-") for p in (folder / "backups").iterdir())
 
 
@@ -187,6 +187,6 @@ def test_a_damaged_version_8_library_is_salvaged_into_the_current_schema(
     out, err = capsys.readouterr()
     assert "Traceback" not in out + err and "recovered" in out
     with Library.open(folder) as lib:
-        assert lib.paper_ids() and lib.get(lib.paper_ids()[0]).metadata.values == ()
-        lib.set_metadata(lib.paper_ids()[0], Metadata(values=field_values({"issue": "2"})))
-        assert lib.metadata(lib.paper_ids()[0]).value("issue") == "2"
+        assert lib.papers.ids() and lib.papers.get(lib.papers.ids()[0]).metadata.values == ()
+        lib.papers.set_metadata(lib.papers.ids()[0], Metadata(values=field_values({"issue": "2"})))
+        assert lib.papers.metadata(lib.papers.ids()[0]).value("issue") == "2"

@@ -87,7 +87,7 @@ def _type_query(qtbot, window, text: str) -> None:
 
 
 def _wait_for_search(qtbot, window, query: str, source_id=None) -> int:
-    expected = window.lib.find(query, limit=None, source_id=source_id).total
+    expected = window.lib.search.find(query, limit=None, source_id=source_id).total
     qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() == expected
                     and not window.is_busy(), timeout=WAIT_MS)
     return expected
@@ -104,7 +104,7 @@ def test_empty_library_imports_seeds_in_background(seeded):
     assert window.windowTitle() == "paperdesk"
     assert not window.windowIcon().isNull()
     assert _status(window) == f"{TOTAL} papers"
-    assert window.lib.count() == TOTAL
+    assert window.lib.papers.count() == TOTAL
     for name, cls in (("searchBox", QLineEdit), ("paperTable", QTableView),
                       ("detailPane", DetailPane), ("tagPane", TagPane)):
         assert window.findChild(cls, name) is not None, name
@@ -135,7 +135,7 @@ def test_typing_filters_the_list_and_clearing_restores_it(qtbot, seeded):
     expected = _wait_for_search(qtbot, window, "pruning")
     assert 0 < expected < TOTAL
     assert _status(window) == f"{expected} of {TOTAL} match"
-    hits = {h.id for h in window.lib.find("pruning", limit=None).hits}
+    hits = {h.id for h in window.lib.search.find("pruning", limit=None).hits}
     assert set(window.model.ids()) == hits
     # the Snippet column is shown while searching and carries the hit's snippet
     assert not _table(window).isColumnHidden(PaperTableModel.SNIPPET)
@@ -156,7 +156,7 @@ def test_unique_phrase_gives_exactly_one_row(qtbot, seeded):
     assert _wait_for_search(qtbot, window, UNIQUE_PHRASE) == 1
     assert window.model.rowCount() == 1
     assert _status(window) == f"1 of {TOTAL} match"
-    paper = window.lib.get(window.model.paper_id(0))
+    paper = window.lib.papers.get(window.model.paper_id(0))
     assert "Depth Delusion" in paper.abstract
     # the only row is selected, shown, and the matched words are highlighted
     assert window.detail_pane.paper_id == paper.id
@@ -194,14 +194,14 @@ def test_selecting_a_row_shows_its_abstract(qtbot, seeded):
     _click_row(qtbot, table, 4)
     pid = window.model.paper_id(4)
     assert window.current_paper_id() == pid
-    paper = window.lib.get(pid)
+    paper = window.lib.papers.get(pid)
     text = window.detail_pane.abstract_view.toPlainText()
     assert paper.abstract in text
     assert paper.sources[0].name in text
     # keyboard: Down moves to the next paper
     table.setFocus()
     qtbot.keyClick(table, Qt.Key.Key_Down)
-    nxt = window.lib.get(window.model.paper_id(5))
+    nxt = window.lib.papers.get(window.model.paper_id(5))
     assert window.detail_pane.paper_id == nxt.id
     assert nxt.abstract in window.detail_pane.abstract_view.toPlainText()
 
@@ -244,14 +244,14 @@ def test_clicking_a_source_filters_the_list(qtbot, seeded):
     rect = pane.visualItemRect(pane.item_for(sid))
     qtbot.mouseClick(pane.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     qtbot.waitUntil(lambda: window.model.rowCount() == PER_FILE, timeout=WAIT_MS)
-    assert set(window.model.ids()) == set(window.lib.paper_ids(source_id=sid))
+    assert set(window.model.ids()) == set(window.lib.papers.ids(source_id=sid))
     assert _status(window).startswith(f"{PER_FILE} papers")
 
     # search applies within the source
     _type_query(qtbot, window, "depth")
     n = _wait_for_search(qtbot, window, "depth", source_id=sid)
     assert _status(window).startswith(f"{n} of {PER_FILE} match")
-    assert set(window.model.ids()) <= set(window.lib.paper_ids(source_id=sid))
+    assert set(window.model.ids()) <= set(window.lib.papers.ids(source_id=sid))
 
     # back to all papers, query still active
     rect = pane.visualItemRect(pane.item_for(None))
@@ -314,10 +314,10 @@ def test_keyboard_moves_between_search_box_and_list(qtbot, seeded):
 def test_model_fetches_rows_lazily_in_blocks(seeded, monkeypatch):
     lib = seeded.lib
     calls = []
-    real = lib.summaries
-    monkeypatch.setattr(lib, "summaries", lambda ids: calls.append(len(ids)) or real(ids))
+    real = lib.papers.summaries
+    monkeypatch.setattr(lib.papers, "summaries", lambda ids: calls.append(len(ids)) or real(ids))
     model = PaperTableModel(lib)
-    model.set_ids(lib.paper_ids())
+    model.set_ids(lib.papers.ids())
     assert calls == []
     assert model.index(0, PaperTableModel.TITLE).data()
     assert len(calls) == 1 and calls[0] <= BLOCK < TOTAL
@@ -338,24 +338,24 @@ def test_header_click_sorts_in_the_store_and_keeps_the_selection(qtbot, seeded):
     x = header.sectionViewportPosition(PaperTableModel.TITLE) + 10
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(x, header.height() // 2))
-    assert window.model.ids() == window.lib.paper_ids(order="title")
+    assert window.model.ids() == window.lib.papers.ids(order="title")
     assert window.current_paper_id() == chosen
     table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
-    assert window.model.ids() == window.lib.paper_ids(order="title", descending=True)
+    assert window.model.ids() == window.lib.papers.ids(order="title", descending=True)
     table.sortByColumn(PaperTableModel.ADDED, Qt.SortOrder.DescendingOrder)
-    assert window.model.ids() == window.lib.paper_ids(order="added", descending=True)
+    assert window.model.ids() == window.lib.papers.ids(order="added", descending=True)
 
     # while searching: relevance first, then hits by title on request
     _type_query(qtbot, window, "pruning")
     _wait_for_search(qtbot, window, "pruning")
-    relevance = [h.id for h in window.lib.find("pruning", limit=None).hits]
+    relevance = [h.id for h in window.lib.search.find("pruning", limit=None).hits]
     assert window.model.ids() == relevance
-    # the worker sorts (Library.find(sort=...)); the rows change when the hits arrive
+    # the worker sorts (lib.search.find(sort=...)); the rows change when the hits arrive
     table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.AscendingOrder)
-    by_title = [h.id for h in window.lib.find("pruning", limit=None, sort="title").hits]
+    by_title = [h.id for h in window.lib.search.find("pruning", limit=None, sort="title").hits]
     qtbot.waitUntil(lambda: window.model.ids() == by_title and not window.is_busy(),
                     timeout=WAIT_MS)
-    titles = [window.lib.get(i).title.casefold() for i in window.model.ids()]
+    titles = [window.lib.papers.get(i).title.casefold() for i in window.model.ids()]
     assert titles == sorted(titles) and set(window.model.ids()) == set(relevance)
     # the Snippet header goes back to relevance
     table.sortByColumn(PaperTableModel.SNIPPET, Qt.SortOrder.AscendingOrder)
@@ -428,7 +428,7 @@ def test_highlighting_follows_the_query_and_escapes_everything():
     from paperdesk.ui.panes.paper_html import abstract_html, title_html
 
     text = "Optimizers <i>and</i> networks; the network width."
-    # what Library.match_terms gives for 'title:networks optim* NOT width "the"' on an
+    # what lib.search.match_terms gives for 'title:networks optim* NOT width "the"' on an
     # index holding these words: stems, the prefix's expansions, the phrase unstemmed
     terms = MatchTerms(stemmed=frozenset({"network", "optim"}), exact=frozenset({"the"}))
     marked = [text[s:e] for s, e in match_spans(text, terms)]

@@ -90,16 +90,16 @@ def _markup_library(template, folder):
         "model for stereo images and report the results of many experiments.\n",
         encoding="utf-8")
     with Library.open(folder) as lib:
-        lib.import_paths([source])
-        depth = lib.search("depth estimation", limit=40)
+        lib.imports.run([source])
+        depth = lib.search.hits("depth estimation", limit=40)
         pid = depth[0].id
         for i, hit in enumerate(depth[:12]):
-            lib.set_title(hit.id, f"{MARKUP} title {i}")
+            lib.papers.set_title(hit.id, f"{MARKUP} title {i}")
         # most of its neighbours tagged: a suggestion needs evidence (issue 32)
-        lib.add_tag([h.id for h in depth[1:]], f"{MARKUP} tag")
-        lib.set_note(pid, f"{MARKUP} note")
-        lib.save_search(f"{MARKUP} saved", "depth")
-        lib.set_metadata(pid, dataclasses.replace(lib.metadata(pid), venue=f"{MARKUP} venue"))
+        lib.tags.add([h.id for h in depth[1:]], f"{MARKUP} tag")
+        lib.notes.set(pid, f"{MARKUP} note")
+        lib.saved_searches.save(f"{MARKUP} saved", "depth")
+        lib.papers.set_metadata(pid, dataclasses.replace(lib.papers.metadata(pid), venue=f"{MARKUP} venue"))
         lib.discover.ensure()                # related papers, suggestions, key terms
     return pid
 

@@ -61,9 +61,9 @@ def test_ui_bench_window_part_on_an_existing_library_reports_every_measure(tmp_p
 
     lib_path = tmp_path / "lib"
     with Library.open(lib_path) as lib:
-        lib.import_paths(sorted((ROOT / "seeds").glob("*.txt")))
+        lib.imports.run(sorted((ROOT / "seeds").glob("*.txt")))
         tag_library(lib)
-        tags_before = {pid: s.tags for pid, s in lib.summaries(lib.paper_ids()).items()}
+        tags_before = {pid: s.tags for pid, s in lib.papers.summaries(lib.papers.ids()).items()}
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "ui_bench.py"), "--library", str(lib_path),
@@ -85,5 +85,5 @@ def test_ui_bench_window_part_on_an_existing_library_reports_every_measure(tmp_p
     assert win["memory"]["after_search_mb"] > 50 and win["memory"]["processes"] >= 1
     # each paper's tag was toggled on and off again: the library is as it was
     with Library.open(lib_path, read_only=True) as lib:
-        assert {pid: s.tags for pid, s in lib.summaries(lib.paper_ids()).items()} \
+        assert {pid: s.tags for pid, s in lib.papers.summaries(lib.papers.ids()).items()} \
             == tags_before

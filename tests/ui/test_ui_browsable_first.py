@@ -60,7 +60,7 @@ def test_imported_papers_are_listed_before_the_index_catches_up(qtbot, win, tmp_
     assert win.cancel_button.isVisible() and win.cancel_button.isEnabled()
     # the new papers can be read meanwhile
     win.focus_list()
-    new_ids = set(win.lib.paper_ids()[TOTAL:])
+    new_ids = set(win.lib.papers.ids()[TOTAL:])
     for key in (Qt.Key.Key_Home, Qt.Key.Key_End):    # Ctrl+Home/End: the list's ends
         qtbot.keyClick(win.table, key, Qt.KeyboardModifier.ControlModifier)
         if win.current_paper_id() in new_ids:
@@ -91,7 +91,7 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
     from ui_fixtures import make_settings
 
     with Library.open(tmp_path / "lib") as lib:   # e.g. Ctrl+C while `import` indexed
-        lib.import_paths(seed_files, sync=False)
+        lib.imports.run(seed_files, sync=False)
     window = create_main_window(tmp_path / "lib", import_seeds=False,
                                 settings=make_settings(tmp_path / "s.ini"))
     try:
@@ -103,7 +103,7 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
                         timeout=WAIT_MS)
         held_index.set()
         qtbot.waitUntil(lambda: not window.is_busy() and not window.progress_bar.isVisible()
-                        and window.lib.index_status().complete, timeout=WAIT_MS)
+                        and window.lib.index.status().complete, timeout=WAIT_MS)
     finally:
         held_index.set()
         window.close()
@@ -111,13 +111,13 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
 
 
 def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch):
-    from paperdesk.core import library as library_module
+    from paperdesk.core.imports import pipeline
 
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 50)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 50)
     monkeypatch.setattr(type(win), "LIST_REFRESH_S", 0.0)     # at every batch
     go_on = threading.Event()
     hashed = []
-    real_hash = library_module.content_hash
+    real_hash = pipeline.content_hash
 
     def held_hash(text):           # the import stops after its first 100 abstracts
         hashed.append(1)
@@ -125,7 +125,7 @@ def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monk
             go_on.wait(3 * WAIT_MS / 1000)
         return real_hash(text)
 
-    monkeypatch.setattr(library_module, "content_hash", held_hash)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", held_hash)
     try:
         drop_file(win, _file(tmp_path))
         qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + 100, timeout=WAIT_MS)

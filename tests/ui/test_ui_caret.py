@@ -43,7 +43,7 @@ def _seed_paper(window):
     """The paper the window shows first (the seed library's newest), its abstract, and
     the abstract's first four words (plain words separated by single spaces)."""
     pid = window.current_paper_id()
-    abstract = window.lib.get(pid).abstract
+    abstract = window.lib.papers.get(pid).abstract
     words = tuple(abstract.split(" ")[:4])
     assert all(w.isalpha() for w in words), abstract[:80]
     return pid, abstract, words
@@ -71,7 +71,7 @@ def test_f7_then_arrows_select_and_h_highlights_exactly_the_selection(qtbot, win
     start = len(first) + 1
     expected = f"{second} {third} {fourth[:3]}"
     assert abstract[start:start + len(expected)] == expected
-    (highlight,) = lib.highlights(pid)
+    (highlight,) = lib.notes.highlights(pid)
     assert (highlight.start, highlight.end, highlight.text) == (
         start, start + len(expected), expected)
     # once committed, the highlight is drawn (the selection gave way to it); the caret
@@ -96,7 +96,7 @@ def test_j_k_u_space_do_not_move_the_list_in_caret_mode_and_do_outside(qtbot, wi
         settle(qtbot, window)
         assert window.current_paper_id() == ids[0], key
         assert _focus_name(window) == "abstractView"
-    assert not window.lib.highlights(ids[0])
+    assert not window.lib.notes.highlights(ids[0])
 
     _key(qtbot, window, Qt.Key.Key_Escape)                  # Esc: back to the list
     assert _focus_name(window) == "paperTable"
@@ -123,7 +123,7 @@ def test_tab_from_the_list_enters_caret_mode(qtbot, win):
     _key(qtbot, window, "h")
     settle(qtbot, window)
     expected = abstract[:len(first) + 3]
-    (highlight,) = lib.highlights(pid)
+    (highlight,) = lib.notes.highlights(pid)
     assert (highlight.start, highlight.end, highlight.text) == (0, len(expected), expected)
 
     _key(qtbot, window, Qt.Key.Key_Escape)
@@ -139,14 +139,14 @@ def test_h_without_a_selection_highlights_nothing_and_says_so(qtbot, win):
     _key(qtbot, window, Qt.Key.Key_Right, times=5)
     _key(qtbot, window, "h")
     settle(qtbot, window)
-    assert lib.highlights(pid) == []
+    assert lib.notes.highlights(pid) == []
     assert "Nothing of the abstract is selected" in window.statusBar().currentMessage()
     assert window.detail_pane.abstract_view.caret_mode()
 
     _key(qtbot, window, Qt.Key.Key_Escape)               # outside caret mode: a hint
     _key(qtbot, window, "h")
     settle(qtbot, window)
-    assert lib.highlights(pid) == []
+    assert lib.notes.highlights(pid) == []
     assert "F7 and Shift+arrows" in window.statusBar().currentMessage()
 
 
@@ -163,11 +163,11 @@ def test_selection_survives_a_change_to_the_shown_paper(qtbot, win):
     _key(qtbot, window, "s")                              # s still stars in caret mode
     settle(qtbot, window)
     qtbot.waitUntil(lambda: window.detail_pane.paper.starred, timeout=5000)
-    assert lib.get(pid).starred
+    assert lib.papers.get(pid).starred
     assert view.selected_span() == span and view.caret_mode()
     _key(qtbot, window, "h")
     settle(qtbot, window)
-    assert [h.text for h in lib.highlights(pid)] == [f"{first} {second}"]
+    assert [h.text for h in lib.notes.highlights(pid)] == [f"{first} {second}"]
 
 
 def test_f7_toggles_and_needs_a_paper(qtbot, win):

@@ -55,8 +55,8 @@ def test_check_library_finds_a_damaged_segment_and_repairs_it(qtbot, win):
     assert str(segment) in window.check_report
     assert "repaired from SQLite" in window.check_report
     window.check_message.close()
-    qtbot.waitUntil(lambda: not window.is_busy() and lib.index_status().complete
-                    and not lib.index_status().repairing, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.is_busy() and lib.index.status().complete
+                    and not lib.index.status().repairing, timeout=WAIT_MS)
     _search_by_keys(qtbot, window, "model")
     assert window.model.rowCount() == MODEL_HITS
     window.check_report = None
@@ -86,7 +86,7 @@ def test_missing_index_is_repaired_in_the_background(qtbot, tmp_path, _seeded_te
     finally:
         workers.IndexSyncRunner._fire = original
     assert window.model.rowCount() == TOTAL          # the list is there at once
-    qtbot.waitUntil(lambda: window.lib.index_status().complete and not window.is_busy(),
+    qtbot.waitUntil(lambda: window.lib.index.status().complete and not window.is_busy(),
                     timeout=WAIT_MS)
     assert any(text.startswith("Repairing the search index ") and text.endswith(
         f" of {TOTAL}") for text in seen), seen

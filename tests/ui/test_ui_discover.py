@@ -33,14 +33,14 @@ def _labels(lib) -> dict[int, str]:
     """``{paper id: topic}`` from the fixture, matched by file name and position."""
     data = json.loads(TOPICS.read_text(encoding="utf-8"))
     where = {}
-    for pid in lib.paper_ids():
-        for src in lib.get(pid).sources:
+    for pid in lib.papers.ids():
+        for src in lib.papers.get(pid).sources:
             where[(src.name, src.position)] = pid
     return {where[(p["file"], p["abstract"])]: p["topic"] for p in data["papers"]}
 
 
 def _paper_starting(lib, start: str) -> int:
-    return next(pid for pid in lib.paper_ids() if lib.get(pid).abstract.startswith(start))
+    return next(pid for pid in lib.papers.ids() if lib.papers.get(pid).abstract.startswith(start))
 
 
 def _show(qtbot, window, pid: int) -> None:
@@ -88,7 +88,7 @@ def test_related_list_of_a_depth_paper_is_about_depth(qtbot, win):
     chips = window.detail_pane.key_terms.chips()
     assert 6 <= len(chips) <= 8
     assert window.detail_pane.key_terms.shown_chips()
-    text = (window.lib.get(pid).title + " " + window.lib.get(pid).abstract).lower()
+    text = (window.lib.papers.get(pid).title + " " + window.lib.papers.get(pid).abstract).lower()
     assert all(c.term.term.split("-")[0] in text for c in chips)
     # L goes into the list; ↓ moves; Esc goes back to the paper list.
     press(qtbot, window, Qt.Key.Key_L)
@@ -215,7 +215,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     assert set(chips[0].suggestion.like) <= set(others)
     qtbot.keyClick(window.table, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
     settle(qtbot, window)
-    assert "depth" in [t.name for t in window.lib.get(pid).tags]
+    assert "depth" in [t.name for t in window.lib.papers.get(pid).tags]
     assert window.undo_action.text() == "&Undo Tag ‘depth’" \
         or "depth" in window.undo_action.text()
     # The suggestions are asked for again: no suggestion of a tag the paper has.
@@ -227,7 +227,7 @@ def test_alt_1_adds_the_suggested_tag_and_ctrl_z_undoes(qtbot, win):
     assert "depth" in window.detail_pane.chips.chip_names()
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
-    assert "depth" not in [t.name for t in window.lib.get(pid).tags]
+    assert "depth" not in [t.name for t in window.lib.papers.get(pid).tags]
     qtbot.waitUntil(lambda: not window.discover.discover_busy() and [
         c.suggestion.name for c in window.detail_pane.chips.suggestion_chips()][:1]
         == ["depth"], timeout=WAIT_MS)
@@ -264,7 +264,7 @@ def test_a_tag_with_too_few_examples_is_a_note_whose_tooltip_says_why(qtbot, win
     qtbot.keyClick(window.table, Qt.Key.Key_1, Qt.KeyboardModifier.AltModifier)
     assert "No tag suggestion 1" in window.statusBar().currentMessage()
     settle(qtbot, window)
-    assert "hyperparams" not in [t.name for t in window.lib.get(pid).tags]
+    assert "hyperparams" not in [t.name for t in window.lib.papers.get(pid).tags]
 
 
 def test_terms_not_ready_shows_progress_then_the_list(qtbot, open_seeded, held_build):

@@ -21,9 +21,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication
 
-from paperdesk.core import library as library_module
 from paperdesk.core.discover import engine
-from paperdesk.core.library import Library
+from paperdesk.core.imports.pipeline import Imports
 from ui_fixtures import WAIT_MS, drop_file, open_seeded, wait_idle  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +48,7 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
                                                                    monkeypatch):
     read: list[int] = []
     first_batch, built = threading.Event(), threading.Event()
-    real_build, real_import = engine.build_table, Library.import_paths
+    real_build, real_import = engine.build_table, Imports.run
     where: list[Path] = []
 
     def build_between_batches(db_path, progress=None, cancel=None):
@@ -64,7 +63,7 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
 
     def import_waiting_for_the_build(self, paths, *args, between_batches=None, **kwargs):
         def hook():       # also called while files are read, before any commit
-            if not first_batch.is_set() and _count(self.path / "library.db") > 225:
+            if not first_batch.is_set() and _count(self._lib.path / "library.db") > 225:
                 first_batch.set()
                 built.wait(60)        # the build reads the first batch only
             if between_batches is not None:
@@ -72,8 +71,8 @@ def test_an_import_during_a_term_table_build_prints_no_traceback(qtbot, open_see
         return real_import(self, paths, *args, between_batches=hook, **kwargs)
 
     monkeypatch.setattr(engine, "build_table", build_between_batches)
-    monkeypatch.setattr(Library, "import_paths", import_waiting_for_the_build)
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 250)
+    monkeypatch.setattr(Imports, "run", import_waiting_for_the_build)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 250)
     hooked = []
     monkeypatch.setattr(sys, "excepthook", lambda *exc: hooked.append(exc))
     monkeypatch.setattr(threading, "excepthook", lambda args: hooked.append(args))

@@ -68,7 +68,7 @@ def test_the_action_is_in_the_table_with_its_shortcut():
 
 def test_the_seed_library_has_no_pairs(qtbot, win):
     wait_idle(qtbot, win)
-    assert win.lib.near_duplicates_pending() == 0   # looked at on start-up
+    assert win.lib.duplicates.pending() == 0   # looked at on start-up
     assert win.duplicates.duplicate_count_text() == ""
 
 
@@ -107,7 +107,7 @@ def test_not_duplicates_and_undo_in_the_main_window(qtbot, with_pairs):
     qtbot.waitUntil(lambda: len(dialog.pairs()) == 2, timeout=10000)
     settle(qtbot, window)
     assert window.duplicates.duplicate_count_text() == "2 possible duplicates"
-    assert [p.paper_a for p in window.lib.near_duplicates("dismissed")] == [first.paper_a]
+    assert [p.paper_a for p in window.lib.duplicates.pairs("dismissed")] == [first.paper_a]
     dialog.close()
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow)
@@ -115,7 +115,7 @@ def test_not_duplicates_and_undo_in_the_main_window(qtbot, with_pairs):
     settle(qtbot, window)
     qtbot.waitUntil(lambda: window.duplicates.duplicate_count_text() == "3 possible duplicates",
                     timeout=10000)
-    assert window.lib.near_duplicates("dismissed") == []
+    assert window.lib.duplicates.pairs("dismissed") == []
 
 
 def test_text_from_files_is_escaped(qtbot, win, tmp_path):
@@ -139,19 +139,19 @@ def test_merge_from_the_view_and_undo(qtbot, with_pairs, key, kept):
     dialog = _open_view(qtbot, window)
     a, b = dialog.shown_papers()
     keep, other = (a, b) if kept == "left" else (b, a)
-    window.lib.add_tag([other.id], "from the other")   # not through the window: no undo
+    window.lib.tags.add([other.id], "from the other")   # not through the window: no undo
     _key(qtbot, dialog, key)
     qtbot.waitUntil(lambda: len(dialog.pairs()) == 2, timeout=10000)
     settle(qtbot, window)
-    assert lib.count() == TOTAL + 3 - 1
-    assert "from the other" in [t.name for t in lib.get(keep.id).tags]
+    assert lib.papers.count() == TOTAL + 3 - 1
+    assert "from the other" in [t.name for t in lib.papers.get(keep.id).tags]
     assert window.model.row_of(other.id) < 0 <= window.model.row_of(keep.id)
     assert window.duplicates.duplicate_count_text() == "2 possible duplicates"
     # Ctrl+Z in the view, then redo and Ctrl+Z in the main window
     _key(qtbot, dialog, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: len(dialog.pairs()) == 3, timeout=10000)
     settle(qtbot, window)
-    assert lib.count() == TOTAL + 3 and lib.get(other.id).abstract == other.abstract
+    assert lib.papers.count() == TOTAL + 3 and lib.papers.get(other.id).abstract == other.abstract
     _key(qtbot, dialog, Qt.Key.Key_Z,
          Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     qtbot.waitUntil(lambda: len(dialog.pairs()) == 2, timeout=10000)
@@ -162,5 +162,5 @@ def test_merge_from_the_view_and_undo(qtbot, with_pairs, key, kept):
     settle(qtbot, window)
     qtbot.waitUntil(lambda: window.duplicates.duplicate_count_text() == "3 possible duplicates",
                     timeout=10000)
-    assert lib.count() == TOTAL + 3
+    assert lib.papers.count() == TOTAL + 3
     qtbot.waitUntil(lambda: window.model.row_of(other.id) >= 0, timeout=10000)

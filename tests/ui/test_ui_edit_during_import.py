@@ -54,18 +54,18 @@ def _committed(lib, pid: int) -> tuple[bool, bool, tuple[str, ...]]:
 def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypatch):
     import time
 
-    from paperdesk.core import library as library_module
+    from paperdesk.core.imports import pipeline
 
     # Storing 8,000 abstracts takes well under a second now (the index catches up after
     # the import): each one is made to take a millisecond, so the import lasts seconds.
-    real_hash = library_module.content_hash
+    real_hash = pipeline.content_hash
 
     def slow_hash(text):
         time.sleep(0.001)
         return real_hash(text)
 
-    monkeypatch.setattr(library_module, "content_hash", slow_hash)
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 100)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", slow_hash)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
     window, lib = win, win.lib
     assert window.triage.create_tag("depth", key=1)
     wait_idle(qtbot, window)
@@ -93,7 +93,7 @@ def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypat
         assert not window.statusBar().currentMessage().startswith("⚠")
     qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=120000)   # indexed after it
-    assert lib.count() == total
+    assert lib.papers.count() == total
     assert _committed(lib, pid) == (True, True, ("depth",))
     for expected in [(True, True, ()), (True, False, ()), (False, False, ())]:
         qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
@@ -107,17 +107,15 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
     lost), and an import started meanwhile does not wait behind it."""
     import time
 
-    from paperdesk.core import library as library_module
-
     window, lib = win, win.lib
-    monkeypatch.setattr(library_module, "INDEX_BATCH", 20)
-    write = lib.index.write
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 20)
+    write = lib.index.whoosh.write
 
     def slow_write(*args, **kwargs):
         time.sleep(0.4)                      # 12 batches: about 5 s for the 225 papers
         return write(*args, **kwargs)
 
-    monkeypatch.setattr(lib.index, "write", slow_write)
+    monkeypatch.setattr(lib.index.whoosh, "write", slow_write)
     window.triage.add_tag("everything", window.model.ids())
     qtbot.waitUntil(lambda: window.progress_bar.isVisible() and "Indexing for search"
                     in window.progress_bar.format(), timeout=WAIT_MS)
@@ -125,9 +123,9 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
     qtbot.mouseClick(window.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not window.sync_runner.is_busy(), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not window.progress_bar.isVisible(), timeout=5000)
-    pending = lib.stats()["pending_index"]
+    pending = lib.papers.stats()["pending_index"]
     assert 0 < pending < 225
-    assert lib.tag_by_name("everything").count == 225        # the edit itself is kept
+    assert lib.tags.by_name("everything").count == 225        # the edit itself is kept
 
     window.triage.add_tag("again", window.model.ids())              # another long update...
     qtbot.waitUntil(lambda: window.sync_runner.is_busy(), timeout=WAIT_MS)
@@ -138,5 +136,5 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
     qtbot.waitUntil(lambda: _papers_committed(lib) == 275, timeout=WAIT_MS)
     # the update stopped early, so most of its papers were still queued when the
     # import's papers went in (without the cancel only the 50 new ones would be)
-    assert lib.stats()["pending_index"] > 50 + 100
+    assert lib.papers.stats()["pending_index"] > 50 + 100
     qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=WAIT_MS)

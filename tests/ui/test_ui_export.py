@@ -34,15 +34,15 @@ TAGGED = 12
 
 
 def _tag_papers(qtbot, window, name: str = "to read", n: int = TAGGED) -> list[int]:
-    ids = window.lib.paper_ids()[:n]
+    ids = window.lib.papers.ids()[:n]
     assert window.triage.add_tag(name, ids)
     settle(qtbot, window)
-    assert window.lib.tag_by_name(name).count == n
+    assert window.lib.tags.by_name(name).count == n
     return ids
 
 
 def _choose_tag_in_pane(qtbot, window, name: str) -> None:
-    tag = window.lib.tag_by_name(name)
+    tag = window.lib.tags.by_name(name)
     pane = window.tag_pane
     item = pane.tag_item(tag.id)
     pane.scrollToItem(item)
@@ -107,7 +107,7 @@ def test_ctrl_e_exports_the_tag_chosen_in_the_pane_as_bibtex(qtbot, win, tmp_pat
 def test_csv_follows_the_list_order_and_the_chosen_fields(qtbot, win, tmp_path):
     window = win
     _tag_papers(qtbot, window, "batch", 30)
-    window.tag_pane.select_scope(Scope(tag_id=window.lib.tag_by_name("batch").id))
+    window.tag_pane.select_scope(Scope(tag_id=window.lib.tags.by_name("batch").id))
     window.table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
     listed = window.model.ids()
     assert len(listed) == 30 and listed != sorted(listed)
@@ -142,7 +142,7 @@ def test_scopes_selected_tag_and_whole_library(qtbot, win, tmp_path):
     assert dialog.ids() == tuple(tagged)
     assert dialog.path().name == "scaling.bib"
     assert dialog.set_scope("all")
-    assert len(dialog.ids()) == window.lib.count()
+    assert len(dialog.ids()) == window.lib.papers.count()
     assert dialog.path().name == "paperdesk-library.bib"
     assert not dialog.set_scope("tag", "no such tag")
     dialog.reject()
@@ -265,14 +265,14 @@ def test_a_read_only_folder_gives_a_message_box_and_no_file(qtbot, win, tmp_path
 
 def test_cancel_in_the_status_bar_leaves_no_file(qtbot, win, tmp_path, monkeypatch):
     window = win
-    real_get = window.lib.get
+    real_get = window.lib.papers.get
 
     def slow_get(pid):          # slow only on the export thread
         if threading.current_thread() is not threading.main_thread():
             time.sleep(0.01)
         return real_get(pid)
 
-    monkeypatch.setattr(window.lib, "get", slow_get)
+    monkeypatch.setattr(window.lib.papers, "get", slow_get)
     target = tmp_path / "all.bib"
     dialog = window.exports.open_export_dialog()
     dialog.set_scope("all")
@@ -294,10 +294,10 @@ def test_cancel_in_the_status_bar_leaves_no_file(qtbot, win, tmp_path, monkeypat
 def test_closing_the_window_during_an_export_stops_it_without_a_file(
         qtbot, win, tmp_path, monkeypatch):
     window = win
-    real_get = window.lib.get
-    monkeypatch.setattr(window.lib, "get", lambda pid: (time.sleep(0.01), real_get(pid))[1])
+    real_get = window.lib.papers.get
+    monkeypatch.setattr(window.lib.papers, "get", lambda pid: (time.sleep(0.01), real_get(pid))[1])
     target = tmp_path / "closing.md"
-    assert window.exports.export_with(ExportOptions(tuple(window.lib.paper_ids()), "markdown",
+    assert window.exports.export_with(ExportOptions(tuple(window.lib.papers.ids()), "markdown",
                                             target))
     window.close()
     assert not window.export_runner.is_running()
@@ -348,7 +348,7 @@ def test_ctrl_shift_c_copies_the_selected_papers_as_bibtex(qtbot, win):
     text = QApplication.clipboard().text()
     library = bibtexparser.parse_string(text)
     assert len(library.entries) == 3
-    titles = {window.lib.get(pid).title for pid in chosen}
+    titles = {window.lib.papers.get(pid).title for pid in chosen}
     assert all(e.entry_type == "misc" for e in library.entries)
     assert len(titles) == 3
     assert window.statusBar().currentMessage() == "Copied 3 papers as BibTeX"
@@ -401,11 +401,11 @@ def test_current_list_of_a_large_search_exports_every_match(qtbot, win, tmp_path
     qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() > 0
                     and not window.is_busy(), timeout=WAIT_MS)
     results, complete = window.search.search_results()
-    everything = lib.find("the", limit=None).total
+    everything = lib.search.find("the", limit=None).total
     assert everything > workers.FIRST_PAGE and len(results.hits) == workers.FIRST_PAGE
     assert complete and window.model.rowCount() == everything == results.total
     calls = []
-    monkeypatch.setattr(lib, "scope_ids", lambda *a, **k: calls.append(1))
+    monkeypatch.setattr(lib.papers, "scope_ids", lambda *a, **k: calls.append(1))
     dialog = window.exports.open_export_dialog()
     assert dialog.findChild(object, "exportCount").text().startswith(f"{everything} ")
     dialog.set_format("json")

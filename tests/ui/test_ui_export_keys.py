@@ -73,7 +73,7 @@ def test_enter_in_the_file_box_exports(qtbot, win, tmp_path):
     _wait_written(qtbot, window)
     target = tmp_path / "by-keys.bib"
     library = bibtexparser.parse_string(target.read_text(encoding="utf-8"))
-    assert len(library.entries) == window.lib.count() and not library.failed_blocks
+    assert len(library.entries) == window.lib.papers.count() and not library.failed_blocks
     assert window.statusBar().currentMessage().startswith("Exported ")
 
 
@@ -91,7 +91,7 @@ def test_enter_after_choosing_a_format_with_the_arrows_exports_it(qtbot, win, tm
     assert not dialog.isVisible()
     _wait_written(qtbot, window)
     text = (tmp_path / "list.ris").read_text(encoding="utf-8")
-    assert text.startswith("TY  - ") and text.count("\nER  -") == window.lib.count()
+    assert text.startswith("TY  - ") and text.count("\nER  -") == window.lib.papers.count()
     assert not (tmp_path / "list.bib").exists()
 
 

@@ -73,7 +73,7 @@ def test_long_title_elides_at_three_lines_with_tooltip(qtbot, open_seeded):
     window.resize(900, 600)
     qtbot.waitUntil(lambda: window.width() == 900, timeout=WAIT_MS)
     pid = _set_title_by_keys(qtbot, window, LONG_TITLE)
-    assert window.lib.get(pid).title == LONG_TITLE
+    assert window.lib.papers.get(pid).title == LONG_TITLE
     pane = window.detail_pane
     label = pane.title_label
     shown = _plain(label)

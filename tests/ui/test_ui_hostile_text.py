@@ -35,12 +35,12 @@ def test_bidi_visible_and_hosts():
 def _hostile_library(template, path):
     shutil.copytree(template, path)
     with Library.open(path) as lib:
-        pid = lib.search("hyperparameter")[0].id
-        lib.set_title(pid, TITLE)
-        meta = dataclasses.replace(lib.metadata(pid), url=LOOKALIKE)
-        lib.set_metadata(pid, meta)
-        lib.set_starred([pid], True)
-        lib.add_tag([pid], "legacy")
+        pid = lib.search.hits("hyperparameter")[0].id
+        lib.papers.set_title(pid, TITLE)
+        meta = dataclasses.replace(lib.papers.metadata(pid), url=LOOKALIKE)
+        lib.papers.set_metadata(pid, meta)
+        lib.papers.set_starred([pid], True)
+        lib.tags.add([pid], "legacy")
         # A name stored by an older version, before bidi controls were refused.
         lib.db.execute("UPDATE tags SET name = ? WHERE name = 'legacy'", [f"ab{RLO}cd"])
         lib.db.conn.commit()

@@ -25,7 +25,7 @@ def test_import_dialog_lists_and_imports_a_registered_format(qtbot, win, tmp_pat
                                                              monkeypatch, tsv_format):
     window = win
     path = tmp_path / "papers.tsvx"
-    write_tsv(path, [window.lib.get(pid) for pid in (1, 2, 3)])
+    write_tsv(path, [window.lib.papers.get(pid) for pid in (1, 2, 3)])
     asked = []
 
     def pick(_parent, _caption, _folder, filters):

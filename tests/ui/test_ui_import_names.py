@@ -38,6 +38,6 @@ def test_folder_with_a_name_that_is_not_utf8(qtbot, open_seeded, tmp_path):
     assert zz and "1 added" in zz[0] and zz[0].endswith("ok")
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)
     assert window.model.rowCount() == TOTAL + 2
-    names = {s.name for s in window.lib.sources()}
+    names = {s.name for s in window.lib.removal.sources()}
     assert {"bad\\xff.txt", "zz.txt"} <= names
     box.close()

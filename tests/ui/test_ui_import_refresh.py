@@ -25,7 +25,7 @@ def _bib_for(tmp_path, abstract: str):
 
 def test_the_shown_paper_is_refreshed_when_an_import_enriches_it(qtbot, win, tmp_path):
     pid = win.current_paper_id()
-    paper = win.lib.get(pid)
+    paper = win.lib.papers.get(pid)
     assert "{" not in paper.abstract and "}" not in paper.abstract
     pane = win.detail_pane
     qtbot.waitUntil(lambda: pane.paper_id == pid, timeout=WAIT_MS)
@@ -43,7 +43,7 @@ def test_a_title_from_the_file_is_not_shown_as_edited(qtbot, win, tmp_path):
     pid = win.current_paper_id()
     pane = win.detail_pane
     qtbot.waitUntil(lambda: pane.paper_id == pid, timeout=WAIT_MS)
-    drop_file(win, _bib_for(tmp_path, win.lib.get(pid).abstract))
+    drop_file(win, _bib_for(tmp_path, win.lib.papers.get(pid).abstract))
     qtbot.waitUntil(lambda: "Woven Lattices" in pane.title_label.text(), timeout=WAIT_MS)
     assert "title edited" not in pane.meta_label.text()
     assert pane.reset_title_button.isHidden()

@@ -109,8 +109,8 @@ def test_dropping_files_and_a_folder_imports_them(qtbot, win, tmp_path):
     wait_idle(qtbot, win)
     report = win.imports.last_import_report
     assert [Path(f.path).name for f in report.files] == ["zotero export.bib", "scopus.ris"]
-    assert report.added == 3 and win.lib.count() == TOTAL + 3
-    assert win.lib.find("woven lattice").total == 1
+    assert report.added == 3 and win.lib.papers.count() == TOTAL + 3
+    assert win.lib.search.find("woven lattice").total == 1
     assert win.import_report_button.isVisible()
 
 
@@ -123,7 +123,7 @@ def test_a_drop_without_files_is_refused_politely(qtbot, win):
     mime = QMimeData()
     mime.setText("just some text")
     _drag(win, mime)
-    assert not win.import_runner.is_running() and win.lib.count() == TOTAL
+    assert not win.import_runner.is_running() and win.lib.papers.count() == TOTAL
     assert dropped_paths(mime) == []
 
 
@@ -153,14 +153,14 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
                                                                    monkeypatch):
     import threading
 
-    from paperdesk.core import library as library_module
+    from paperdesk.core.imports import pipeline
 
     # Storing 6,000 abstracts takes a fraction of a second now: the import is held
     # after its first batch until Cancel has been clicked.
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 300)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 300)
     clicked = threading.Event()
     hashed = []
-    real_hash = library_module.content_hash
+    real_hash = pipeline.content_hash
 
     def held_hash(text):
         hashed.append(1)
@@ -168,7 +168,7 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
             clicked.wait(3 * WAIT_MS / 1000)
         return real_hash(text)
 
-    monkeypatch.setattr(library_module, "content_hash", held_hash)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", held_hash)
     big = _text_file(tmp_path / "big.txt", 6000)
     snapshots = []
     win.import_runner.stepped.connect(snapshots.append)
@@ -191,7 +191,7 @@ def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, 
     assert any(s.stage == "import" and s.files_total == 2 and s.total == 6002
                for s in snapshots)
     wait_idle(qtbot, win)
-    assert win.lib.count() == TOTAL + kept
+    assert win.lib.papers.count() == TOTAL + kept
     con = sqlite3.connect(win.lib.path / "library.db")
     try:
         orphans = con.execute("SELECT count(*) FROM papers p WHERE NOT EXISTS (SELECT 1 "
@@ -249,7 +249,7 @@ def test_files_handed_over_during_an_import_wait_for_it(qtbot, win, tmp_path):
     assert win.statusBar().currentMessage() == "1 more file to import after the one running now"
     qtbot.waitUntil(lambda: not win.imports.pending_imports()
                     and not win.import_runner.is_running()
-                    and win.lib.count() == TOTAL + 1502, timeout=WAIT_MS * 3)
+                    and win.lib.papers.count() == TOTAL + 1502, timeout=WAIT_MS * 3)
     assert [Path(f.path).name for f in win.imports.last_import_report.files] == [bib.name]
 
 
@@ -320,7 +320,7 @@ def test_files_given_to_a_later_launch_are_imported_by_the_running_window(
     assert "its window imports the 2 files" in err
     qtbot.waitUntil(lambda: window.imports.last_import_report is not None
                     and not window.import_runner.is_running(), timeout=WAIT_MS)
-    assert window.imports.last_import_report.added == 3 and window.lib.count() == 3
+    assert window.imports.last_import_report.added == 3 and window.lib.papers.count() == 3
 
 
 class _OldServer(InstanceServer):

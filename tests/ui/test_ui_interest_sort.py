@@ -40,7 +40,7 @@ def test_worth_reading_first_builds_terms_then_orders_the_list(qtbot, win):
     by_date = win.model.ids()
     topics = _topics(win)
     depth = [p for p in by_date if topics[p] == "depth-estimation"]
-    win.lib.set_starred(depth[:6], True)            # what the user kept
+    win.lib.papers.set_starred(depth[:6], True)            # what the user kept
     _interest(qtbot, win)
     action = win.actions_by_name["sortInterestAction"]
     assert action.isChecked() and win.model.interest_sort
@@ -68,7 +68,7 @@ def test_worth_reading_first_builds_terms_then_orders_the_list(qtbot, win):
 
 def test_too_few_kept_papers_fall_back_to_date_order(qtbot, win):
     by_date = win.model.ids()
-    win.lib.set_starred(by_date[:2], True)
+    win.lib.papers.set_starred(by_date[:2], True)
     _interest(qtbot, win)
     qtbot.waitUntil(lambda: "needs at least 5 papers" in win.statusBar().currentMessage(),
                     timeout=WAIT_MS)
@@ -84,7 +84,7 @@ def test_too_few_kept_papers_fall_back_to_date_order(qtbot, win):
 def test_search_sorted_by_interest(qtbot, win):
     topics = _topics(win)
     depth = [p for p in win.model.ids() if topics[p] == "depth-estimation"]
-    win.lib.set_starred(depth[:6], True)
+    win.lib.papers.set_starred(depth[:6], True)
     settle(qtbot, win)
     _interest(qtbot, win)
     qtbot.waitUntil(lambda: "learned from" in win.statusBar().currentMessage(),
@@ -95,7 +95,7 @@ def test_search_sorted_by_interest(qtbot, win):
                     timeout=WAIT_MS)
     wait_idle(qtbot, win)
     assert win.model.search_sort() == ("interest", False)
-    expected = win.lib.find("network", limit=0, sort="interest").ids.tolist()
+    expected = win.lib.search.find("network", limit=0, sort="interest").ids.tolist()
     assert win.model.ids() == expected
     assert "Worth reading first, up: " in _title_tip(win, 0)
 
@@ -104,14 +104,14 @@ def test_search_before_the_table_exists_comes_by_date_then_in_order(qtbot, held_
     gate, _started = held_build         # the reading pane's build waits until released
     topics = _topics(win)
     depth = [p for p in win.model.ids() if topics[p] == "depth-estimation"]
-    win.lib.set_starred(depth[:6], True)
+    win.lib.papers.set_starred(depth[:6], True)
     settle(qtbot, win)
     win.search_box.setFocus()
     qtbot.keyClicks(win.search_box, "network")
     qtbot.waitUntil(lambda: win.model.searching and win.model.rowCount() > 0,
                     timeout=WAIT_MS)
     wait_idle(qtbot, win)
-    by_date = win.lib.find("network", limit=0, sort="added").ids.tolist()
+    by_date = win.lib.search.find("network", limit=0, sort="added").ids.tolist()
     messages = []
     win.statusBar().messageChanged.connect(messages.append)
     qtbot.keyClick(win.search_box, Qt.Key.Key_I,
@@ -125,5 +125,5 @@ def test_search_before_the_table_exists_comes_by_date_then_in_order(qtbot, held_
     gate.set()
     qtbot.waitUntil(lambda: "learned from 6 papers" in win.statusBar().currentMessage(),
                     timeout=WAIT_MS)
-    expected = win.lib.find("network", limit=0, sort="interest").ids.tolist()
+    expected = win.lib.search.find("network", limit=0, sort="interest").ids.tolist()
     assert expected != by_date and win.model.ids() == expected

@@ -34,12 +34,12 @@ def window(qtbot, tmp_path):
     # An import cuts abstracts at 100,000 characters (issue 23); a library imported
     # before that can hold a 2.4 MB one: made here by writing it with SQL.
     with Library.open(tmp_path / "lib") as lib:
-        lib.import_paths([source])
-        long_id = next(p for p in lib.paper_ids() if lib.get(p).abstract.startswith("A long"))
+        lib.imports.run([source])
+        long_id = next(p for p in lib.papers.ids() if lib.papers.get(p).abstract.startswith("A long"))
         with lib.db.conn:
             lib.db.execute("UPDATE papers SET abstract = ? WHERE id = ?",
                            [BIG.strip(), long_id])
-        lib.reindex()
+        lib.index.reindex()
     win = create_main_window(tmp_path / "lib", import_seeds=False)
     win.resize(1280, 800)
     win.show()
@@ -73,7 +73,7 @@ def test_long_abstract_is_shortened_for_display_only(qtbot, window):
     assert f"Abstract shortened for display: {len(BIG.strip()):,} characters" in text
     assert len(text) < ABSTRACT_SHOWN_CHARS + 2_000
     # the stored abstract is whole, and a selection maps to its offsets
-    paper = window.lib.get(window.detail_pane.paper_id)
+    paper = window.lib.papers.get(window.detail_pane.paper_id)
     assert paper.abstract == BIG.strip()
     start = ABSTRACT_SHOWN_CHARS - 30
     assert view.select_span(start, start + 5)

@@ -53,7 +53,7 @@ def _open_editor(qtbot, window) -> MetadataDialog:
 
 def _set_metadata(qtbot, window, pid: int, meta: Metadata) -> None:
     """Set-up through the window's writer thread (so the panes refresh from it)."""
-    window.submit_edit(lambda lib: lib.set_metadata(pid, meta))
+    window.submit_edit(lambda lib: lib.papers.set_metadata(pid, meta))
     settle(qtbot, window)
 
 
@@ -66,14 +66,14 @@ def _show(qtbot, window, pid: int) -> None:
 def _row_of_text(window, text: str) -> int:
     lib = window.lib
     return next(r for r, pid in enumerate(window.model.ids())
-                if text in lib.get(pid).abstract)
+                if text in lib.papers.get(pid).abstract)
 
 
 # -- the editor --------------------------------------------------------------------------------
 def test_m_opens_the_editor_and_enter_stores_authors_year_and_doi(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    before = lib.metadata(pid)
+    before = lib.papers.metadata(pid)
     assert before == Metadata()
     dialog = _open_editor(qtbot, window)
     _type(qtbot, "Doe, Jane")
@@ -93,7 +93,7 @@ def test_m_opens_the_editor_and_enter_stores_authors_year_and_doi(qtbot, win):
     settle(qtbot, window)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
 
-    meta = lib.metadata(pid)
+    meta = lib.papers.metadata(pid)
     assert meta.authors == (Author("Doe", "Jane"), Author("Hopper", "Grace"),
                             Author("Smith", "John"))
     assert (meta.date, meta.venue, meta.doi, meta.entry_type) == (
@@ -110,7 +110,7 @@ def test_m_opens_the_editor_and_enter_stores_authors_year_and_doi(qtbot, win):
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     _ctrl(qtbot, window, Qt.Key.Key_Z)
     settle(qtbot, window)
-    assert lib.metadata(pid) == before                   # Ctrl+Z restores it
+    assert lib.papers.metadata(pid) == before                   # Ctrl+Z restores it
     qtbot.waitUntil(lambda: pane.paper.metadata == before, timeout=WAIT_MS)
 
 
@@ -130,14 +130,14 @@ def test_a_malformed_doi_is_refused_with_the_reason_and_nothing_stored(qtbot, wi
     error = dialog.findChild(object, "doiError")
     assert error.isVisible() and "'10.1/x' is not a DOI" in error.text()
     assert _focus() is dialog.doi                        # to correct it
-    assert lib.metadata(pid) == Metadata() and lib.undo_label == label
+    assert lib.papers.metadata(pid) == Metadata() and lib.undo_label == label
 
     _type(qtbot, "10.1234/fixed")                        # (the field's text was selected)
     assert not error.isVisible()
     _key(qtbot, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
-    assert lib.metadata(pid).doi == "10.1234/fixed"
+    assert lib.papers.metadata(pid).doi == "10.1234/fixed"
 
 
 def test_malformed_date_and_arxiv_id_are_refused_too(qtbot, win):
@@ -156,18 +156,18 @@ def test_malformed_date_and_arxiv_id_are_refused_too(qtbot, win):
     errors = dialog.errors()
     assert errors["date"] == "date: month 13 is out of range"
     assert "is not an arXiv identifier" in errors["arxiv"]
-    assert lib.metadata(pid) == Metadata()
+    assert lib.papers.metadata(pid) == Metadata()
     _key(qtbot, Qt.Key.Key_Escape)                       # Esc cancels
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
     settle(qtbot, window)
-    assert lib.metadata(pid) == Metadata()
+    assert lib.papers.metadata(pid) == Metadata()
 
 
 def test_regenerate_proposes_family_year_word_and_saves_it_in_one_step(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    old_key = lib.citation_key(pid)
-    title = lib.get(pid).title
+    old_key = lib.papers.citation_key(pid)
+    title = lib.papers.get(pid).title
     steps = len(lib.undo_stack)
     dialog = _open_editor(qtbot, window)
     _type(qtbot, "Lovelace, Ada")            # (QTest types ASCII only)
@@ -176,23 +176,23 @@ def test_regenerate_proposes_family_year_word_and_saves_it_in_one_step(qtbot, wi
     _key(qtbot, Qt.Key.Key_G, Qt.KeyboardModifier.AltModifier)   # Re&generate
     expected = f"lovelace2021{key_word(title)}"
     qtbot.waitUntil(lambda: dialog.key.text() == expected, timeout=WAIT_MS)
-    assert lib.citation_key(pid) == old_key              # proposed, not stored yet
+    assert lib.papers.citation_key(pid) == old_key              # proposed, not stored yet
     assert _focus() is dialog.key
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
-    assert lib.citation_key(pid) == expected
-    assert lib.metadata(pid).authors == (Author("Lovelace", "Ada"),)
+    assert lib.papers.citation_key(pid) == expected
+    assert lib.papers.metadata(pid).authors == (Author("Lovelace", "Ada"),)
     assert len(lib.undo_stack) == steps + 1              # metadata and key: one step
     _ctrl(qtbot, window, Qt.Key.Key_Z)
     settle(qtbot, window)
-    assert (lib.citation_key(pid), lib.metadata(pid)) == (old_key, Metadata())
+    assert (lib.papers.citation_key(pid), lib.papers.metadata(pid)) == (old_key, Metadata())
 
 
 def test_a_key_another_paper_has_is_refused_by_the_core_and_shown(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    other = lib.citation_key(window.model.ids()[1])
+    other = lib.papers.citation_key(window.model.ids()[1])
     dialog = _open_editor(qtbot, window)
     dialog.key.setFocus()
     qtbot.waitUntil(lambda: _focus() is dialog.key, timeout=5000)
@@ -203,7 +203,7 @@ def test_a_key_another_paper_has_is_refused_by_the_core_and_shown(qtbot, win):
     assert dialog.isVisible()
     assert "already used by another paper" in dialog.errors()["key"]
     assert dialog.save_button.isEnabled()
-    assert lib.citation_key(pid) != other.upper()
+    assert lib.papers.citation_key(pid) != other.upper()
 
 
 # -- the Paper menu's key command, Ctrl+K and o -------------------------------------------------
@@ -212,12 +212,12 @@ def test_regenerate_citation_key_action_is_undoable(qtbot, win):
     pid = window.current_paper_id()
     _set_metadata(qtbot, window, pid, Metadata(authors=(Author("Lovelace", "Ada"),),
                                                date="1843"))
-    old = lib.citation_key(pid)
+    old = lib.papers.citation_key(pid)
     qtbot.keyClick(window.table, Qt.Key.Key_P, Qt.KeyboardModifier.AltModifier)  # &Paper
     qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None, timeout=5000)
     qtbot.keyClick(QApplication.activePopupWidget(), "g")      # Re&generate Citation Key
     settle(qtbot, window)
-    new = lib.citation_key(pid)
+    new = lib.papers.citation_key(pid)
     assert new.startswith("lovelace1843") and new != old
     assert window.statusBar().currentMessage().startswith(f"Citation key is now {new}")
     assert lib.undo_label == "Regenerate citation key"
@@ -226,7 +226,7 @@ def test_regenerate_citation_key_action_is_undoable(qtbot, win):
     window.focus_list()
     _ctrl(qtbot, window, Qt.Key.Key_Z)
     settle(qtbot, window)
-    assert lib.citation_key(pid) == old
+    assert lib.papers.citation_key(pid) == old
 
 
 def test_ctrl_k_copies_cite_of_the_selected_papers(qtbot, win):
@@ -235,13 +235,13 @@ def test_ctrl_k_copies_cite_of_the_selected_papers(qtbot, win):
     QApplication.clipboard().setText("before")
     _ctrl(qtbot, window, Qt.Key.Key_K)
     qtbot.waitUntil(lambda: QApplication.clipboard().text() != "before", timeout=WAIT_MS)
-    assert QApplication.clipboard().text() == f"\\cite{{{lib.citation_key(ids[0])}}}"
+    assert QApplication.clipboard().text() == f"\\cite{{{lib.papers.citation_key(ids[0])}}}"
     assert "to the clipboard" in window.statusBar().currentMessage()
 
     qtbot.keyClick(window.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     qtbot.keyClick(window.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     _ctrl(qtbot, window, Qt.Key.Key_K)
-    keys = ",".join(lib.citation_key(i) for i in ids[:3])
+    keys = ",".join(lib.papers.citation_key(i) for i in ids[:3])
     qtbot.waitUntil(lambda: QApplication.clipboard().text() == f"\\cite{{{keys}}}",
                     timeout=WAIT_MS)
     assert window.statusBar().currentMessage().startswith("Copied \\cite{")
@@ -265,7 +265,7 @@ def test_ctrl_k_in_the_search_box_follows_the_platform(qtbot, win):
     else:
         assert window.search_box.text() == "depth estimation"
         assert QApplication.clipboard().text() == (
-            f"\\cite{{{window.lib.citation_key(shown)}}}")
+            f"\\cite{{{window.lib.papers.citation_key(shown)}}}")
 
 
 def test_o_opens_the_papers_own_page(qtbot, win, monkeypatch):
@@ -301,7 +301,7 @@ def test_detail_pane_shows_own_metadata_apart_from_what_the_abstract_mentions(qt
     assert "2212.08630" in mentioned and "2303.06208" in mentioned
     citation = text[text.index("Citation"):text.index("Mentioned in the abstract")]
     assert "2212.08630" not in citation                  # not the paper's own
-    assert lib.citation_key(pid) in citation
+    assert lib.papers.citation_key(pid) in citation
     assert pane.byline_label.text().startswith("No authors, year or venue yet")
 
     _set_metadata(qtbot, window, pid, Metadata(

@@ -18,7 +18,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from paperdesk.core.store import db as core_db  # noqa: E402
-from paperdesk.core import library as library_module  # noqa: E402
+from paperdesk.core.imports import pipeline  # noqa: E402
 from paperdesk.core.changes import Changes  # noqa: E402
 from paperdesk.core.library import DB_NAME, Library  # noqa: E402
 from paperdesk.core.models import LibraryError  # noqa: E402
@@ -43,8 +43,8 @@ def _other(lib: Library) -> sqlite3.Connection:
 
 @pytest.fixture
 def lib(tmp_path, monkeypatch):
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", BATCH)
-    monkeypatch.setattr(library_module, "BATCH_SECONDS", 60.0)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", BATCH)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.BATCH_SECONDS", 60.0)
     with Library.open(tmp_path / "lib") as lib:
         yield lib
 
@@ -78,14 +78,14 @@ def test_an_edit_queued_during_a_bulk_import_runs_before_the_import_ends(qtbot, 
 
     def bulk(lib, job):
         def hook():
-            if lib.count():            # hold the import after its first batch ...
+            if lib.papers.count():            # hold the import after its first batch ...
                 gate.wait(10)
             job.between_batches()      # ... then let the queued edits in
-        return lib.import_paths([path], cancel=job.cancelled, between_batches=hook)
+        return lib.imports.run([path], cancel=job.cancelled, between_batches=hook)
 
     def edit(lib):
         first = lib.db.execute("SELECT min(id) FROM papers").fetchone()[0]
-        lib.set_starred([first], True)
+        lib.papers.set_starred([first], True)
         # committed: another connection sees the star while the import is still going
         seen_during.append(other.execute(
             "SELECT (SELECT starred FROM papers WHERE id = ?), count(*) FROM papers",
@@ -106,7 +106,7 @@ def test_an_edit_queued_during_a_bulk_import_runs_before_the_import_ends(qtbot, 
     assert [what for what, _x in order] == ["edit", "import"]
     assert order[1] == ("import", N)
     assert len(changed) == 1 and changed[0].fields == {"starred"}
-    assert lib.find("is:starred").total == 1       # the index caught up too
+    assert lib.search.find("is:starred").total == 1       # the index caught up too
 
 
 def test_edits_go_ahead_of_bulk_work_not_yet_started(qtbot, worker):
@@ -155,7 +155,7 @@ def test_a_result_carrying_changes_emits_changed_after_on_done(qtbot, worker):
 
 
 def test_a_read_runs_while_a_long_write_transaction_is_open(qtbot, worker, lib, tmp_path):
-    lib.import_paths([_write(tmp_path / "few.txt", 10)])
+    lib.imports.run([_write(tmp_path / "few.txt", 10)])
     in_transaction, release = threading.Event(), threading.Event()
 
     def long_write(lib):
@@ -167,15 +167,15 @@ def test_a_read_runs_while_a_long_write_transaction_is_open(qtbot, worker, lib, 
     read_results = []
     worker.write(long_write)
     assert in_transaction.wait(10)
-    worker.read(lambda lib: (lib.count(), lib.filter_counts()["starred"],
-                             lib.search("sparse", limit=3) != []),
+    worker.read(lambda lib: (lib.papers.count(), lib.papers.filter_counts()["starred"],
+                             lib.search.hits("sparse", limit=3) != []),
                 on_done=read_results.append)
     qtbot.waitUntil(lambda: bool(read_results), timeout=WAIT_MS)   # while the write still waits
     assert not release.is_set()
     assert read_results == [(10, 0, True)]                    # the last committed state
     release.set()
     assert worker.wait_idle(10)
-    assert lib.filter_counts()["starred"] == 10
+    assert lib.papers.filter_counts()["starred"] == 10
 
 
 def test_shutdown_mid_import_keeps_committed_papers_whole_and_runs_queued_edits(
@@ -187,17 +187,17 @@ def test_shutdown_mid_import_keeps_committed_papers_whole_and_runs_queued_edits(
 
     def bulk(lib, job):
         def hook():
-            if lib.count():            # after the first batch, not while reading
+            if lib.papers.count():            # after the first batch, not while reading
                 gate.wait(10)
             job.between_batches()
-        return lib.import_paths([path], cancel=job.cancelled, between_batches=hook,
+        return lib.imports.run([path], cancel=job.cancelled, between_batches=hook,
                                 sync=False)
 
     delivered = []
     job = worker.write(bulk, on_done=delivered.append, bulk=True)
     qtbot.waitUntil(lambda: other.execute("SELECT count(*) FROM papers").fetchone()[0] > 0,
                     timeout=WAIT_MS)
-    worker.write(lambda lib: lib.set_note(1, "written just before closing"))
+    worker.write(lambda lib: lib.notes.set(1, "written just before closing"))
     threading.Timer(0.2, gate.set).start()
     worker.shutdown()
     assert job.done() and not worker.is_busy() and not delivered
@@ -209,7 +209,7 @@ def test_shutdown_mid_import_keeps_committed_papers_whole_and_runs_queued_edits(
     # each paper is indexed (the edit synced the index: auto_sync_index) or still queued
     queued = {r[0] for r in other.execute("SELECT paper_id FROM index_queue")}
     papers = {r[0] for r in other.execute("SELECT id FROM papers")}
-    assert papers <= queued | lib.index.indexed_ids()
+    assert papers <= queued | lib.index.whoosh.indexed_ids()
     assert other.execute("SELECT body FROM notes WHERE paper_id = 1").fetchone() == (
         "written just before closing",)
 
@@ -227,14 +227,14 @@ def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_
     # the same worker is committed at the next batch boundary, long before the import
     # ends. (The window's own edits go the same way, through window.submit_edit; see
     # test_ui_edit_during_import.py.)
-    monkeypatch.setattr(library_module, "IMPORT_BATCH", 50)
-    real_hash = library_module.content_hash
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 50)
+    real_hash = pipeline.content_hash
 
     def slow_hash(text):                       # an import of a few seconds on any machine
         time.sleep(0.001)
         return real_hash(text)
 
-    monkeypatch.setattr(library_module, "content_hash", slow_hash)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", slow_hash)
     window = open_seeded()
     qtbot.waitUntil(lambda: window.model.rowCount() == TOTAL, timeout=WAIT_MS)
     pid = window.model.paper_id(0)
@@ -247,7 +247,7 @@ def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_
     qtbot.waitUntil(lambda: other.execute("SELECT count(*) FROM papers").fetchone()[0]
                     > TOTAL, timeout=WAIT_MS)          # the import has committed a batch
     seen = []
-    window.worker.write(lambda lib: lib.set_starred([pid], True),
+    window.worker.write(lambda lib: lib.papers.set_starred([pid], True),
                         on_done=lambda _r: seen.append(other.execute(
                             "SELECT (SELECT starred FROM papers WHERE id = ?), "
                             "count(*) FROM papers", [pid]).fetchone()))
@@ -256,9 +256,9 @@ def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_
     assert starred == 1 and count < TOTAL + N          # committed mid-import
     assert window.import_runner.is_running()
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=60000)
-    assert window.lib.count() == N + TOTAL
-    assert window.lib.get(pid).starred
-    assert window.lib.find("is:starred").total == 1
+    assert window.lib.papers.count() == N + TOTAL
+    assert window.lib.papers.get(pid).starred
+    assert window.lib.search.find("is:starred").total == 1
 
 
 def test_an_import_refreshes_the_window_once_from_its_own_signal(qtbot, tmp_path,

@@ -34,10 +34,10 @@ def library_folder(tmp_path, _seeded_template):
         path = tmp_path / name
         shutil.copytree(_seeded_template, path)
         with Library.open(path) as lib:
-            ids = lib.paper_ids()
-            lib.add_tag(ids[:12], "depth")
-            lib.add_tag(ids[20:23], HOSTILE_TAG)
-            lib.set_read(ids[:5], True)
+            ids = lib.papers.ids()
+            lib.tags.add(ids[:12], "depth")
+            lib.tags.add(ids[20:23], HOSTILE_TAG)
+            lib.papers.set_read(ids[:5], True)
             with lib.db.conn:
                 lib.db.conn.executemany("UPDATE papers SET added_at = ? WHERE id = ?",
                                         [(OLD_WEEK[0], pid) for pid in ids[-6:]])
@@ -110,7 +110,7 @@ def test_arrows_and_enter_on_a_tag_bar_list_that_tag(qtbot, open_seeded, library
     assert chart.current_bar().label == HOSTILE_TAG
     qtbot.keyClick(chart, Qt.Key.Key_Up)
     qtbot.keyClick(chart, Qt.Key.Key_Return)
-    tag = window.lib.tag_by_name("depth")
+    tag = window.lib.tags.by_name("depth")
     qtbot.waitUntil(lambda: window.current_scope() == Scope(tag_id=tag.id)
                     and _listed(window) == 12, timeout=WAIT_MS)
     assert window.tag_pane.current_tag() == tag.id
@@ -158,7 +158,7 @@ def test_enter_on_a_source_bar_lists_that_file(qtbot, open_seeded, library_folde
                     and not window.model.searching and _listed(window) == bar.count,
                     timeout=WAIT_MS)
     assert window.search_box.text() == ""
-    assert window.lib.scope_count(Scope(source_id=bar.target[1])) == bar.count
+    assert window.lib.papers.scope_count(Scope(source_id=bar.target[1])) == bar.count
 
 
 def test_enter_on_a_week_bar_lists_the_papers_added_that_week(qtbot, open_seeded,
@@ -178,7 +178,7 @@ def test_enter_on_a_week_bar_lists_the_papers_added_that_week(qtbot, open_seeded
     qtbot.waitUntil(lambda: window.search_box.text() == query and window.model.searching
                     and _listed(window) == 6, timeout=WAIT_MS)
     assert window.current_scope() == Scope()
-    old = set(sorted(window.lib.paper_ids())[-6:])     # the last imported
+    old = set(sorted(window.lib.papers.ids())[-6:])     # the last imported
     assert set(window.model.ids()) == old
 
 

@@ -48,7 +48,7 @@ def test_note_is_saved_within_a_second_and_survives_reopening(qtbot, open_seeded
     again.select_row(again.model.row_of(pid))
     assert again.detail_pane.note_editor.toPlainText() == "Remember: ablation in table 2"
     assert again.tag_pane.filter_entries()[3] == ("has_note", "Has note (1)", 1)
-    assert again.lib.find("ablation table").total >= 1
+    assert again.lib.search.find("ablation table").total >= 1
 
 
 def test_closing_saves_a_note_typed_just_before(qtbot, open_seeded, tmp_path):
@@ -155,7 +155,7 @@ def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
     assert window.status_text() == "2 papers  ·  Starred"
     assert window.unread_text() == "2 of 2 unread"
 
-    _click(qtbot, pane, pane.tag_item(lib.tag_by_name("ml").id))
+    _click(qtbot, pane, pane.tag_item(lib.tags.by_name("ml").id))
     assert sorted(window.model.ids()) == sorted(ids[:2])
     assert window.status_text() == "2 papers  ·  tag “ml”"
 
@@ -168,7 +168,7 @@ def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
     _click(qtbot, pane, pane.filter_item("untagged"))
     window.focus_search()
     qtbot.keyClicks(window.search_box, "model")
-    expected = lib.find("model", limit=None, filter="untagged").total
+    expected = lib.search.find("model", limit=None, filter="untagged").total
     qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() == expected
                     and not window.is_busy(), timeout=WAIT_MS)
     assert not set(window.model.ids()) & set(ids[:2])
@@ -180,12 +180,12 @@ def test_tag_pane_lists_tags_with_colour_key_and_count(qtbot, win):
     window.triage.add_tag("Zeta", ids[:3])
     window.triage.add_tag("alpha", ids[3:4])
     settle(qtbot, window)
-    window.triage.set_tag_key(lib.tag_by_name("Zeta").id, 4)
+    window.triage.set_tag_key(lib.tags.by_name("Zeta").id, 4)
     settle(qtbot, window)
     pane = window.tag_pane
     assert [(t.name, t.count, t.key) for t in pane.tag_entries()] == [
         ("alpha", 1, None), ("Zeta", 3, 4)]
-    item = pane.tag_item(lib.tag_by_name("Zeta").id)
+    item = pane.tag_item(lib.tags.by_name("Zeta").id)
     assert item.text(0) == "Zeta" and item.text(1) == "4" and item.text(2) == "3"
     assert not item.icon(0).isNull()
 
@@ -194,27 +194,27 @@ def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
     window, lib = win, win.lib
     window.triage.add_tag("old", window.model.ids()[:2])
     settle(qtbot, window)
-    tag_id = lib.tag_by_name("old").id
+    tag_id = lib.tags.by_name("old").id
     pane = window.tag_pane
     pane.recolourTagRequested.emit(tag_id, "#000000")
     settle(qtbot, window)
-    assert lib.tag_by_name("old").colour == "#000000"
+    assert lib.tags.by_name("old").colour == "#000000"
     pane.bindKeyRequested.emit(tag_id, 5)
     settle(qtbot, window)
-    assert lib.tag_for_key(5).id == tag_id
+    assert lib.tags.for_key(5).id == tag_id
     from PySide6.QtWidgets import QInputDialog
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("renamed", True))
     pane.renameTagRequested.emit(tag_id)
     settle(qtbot, window)
-    assert lib.tag_by_name("renamed").id == tag_id
+    assert lib.tags.by_name("renamed").id == tag_id
     pane.setCurrentItem(pane.tag_item(tag_id))
     pane.setFocus()
     qtbot.keyClick(pane, Qt.Key.Key_Delete)         # Del deletes the chosen tag
     settle(qtbot, window)
-    assert lib.tags() == []
+    assert lib.tags.all() == []
     window.triage.undo()
     settle(qtbot, window)
-    assert lib.tag_by_name("renamed").count == 2
+    assert lib.tags.by_name("renamed").count == 2
     pane.newTagRequested.emit()                       # the New Tag dialog: name, key
     qtbot.waitUntil(lambda: window.tag_commands.new_tag_dialog is not None
                     and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
@@ -223,7 +223,7 @@ def test_tag_pane_menu_signals_reach_the_window(qtbot, win, monkeypatch):
     qtbot.keyClick(dialog.key_list, Qt.Key.Key_2)
     qtbot.keyClick(dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tag_by_name("fresh").count == 0 and lib.tag_for_key(2).name == "fresh"
+    assert lib.tags.by_name("fresh").count == 0 and lib.tags.for_key(2).name == "fresh"
 
 
 # -- chips, list rows and colours ------------------------------------------------------------
@@ -240,7 +240,7 @@ def test_chips_show_the_paper_tags_and_remove_them(qtbot, win):
     assert fg in chip.styleSheet()
     qtbot.mouseClick(chip.remove_button, Qt.MouseButton.LeftButton)
     settle(qtbot, window)
-    assert [t.name for t in lib.get(pid).tags] == ["A-tag"]
+    assert [t.name for t in lib.papers.get(pid).tags] == ["A-tag"]
     assert chips.chip_names() == ["A-tag"]
     window.triage.undo()
     settle(qtbot, window)
@@ -259,8 +259,8 @@ def test_tag_editor_completes_existing_names_without_regard_to_case(qtbot, win):
     qtbot.keyClicks(window.focusWidget(), "reinforcement learning")
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert [t.name for t in lib.get(ids[0]).tags] == ["Reinforcement Learning"]
-    assert len(lib.tags()) == 1
+    assert [t.name for t in lib.papers.get(ids[0]).tags] == ["Reinforcement Learning"]
+    assert len(lib.tags.all()) == 1
 
 
 def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
@@ -278,7 +278,7 @@ def test_list_rows_show_bold_unread_star_and_tags(qtbot, win):
     assert index.data(StarredRole) and index.data(ReadRole)
     assert index.data(Qt.ItemDataRole.FontRole) is None
     assert model.index(3, model.TITLE).data(Qt.ItemDataRole.FontRole).bold()
-    colour = lib.tag_by_name("hot").colour
+    colour = lib.tags.by_name("hot").colour
     assert index.data(TagsRole) == (("hot", colour),)
     assert model.fetch_count - calls <= 4           # changed rows only, not a reload
     window.triage.set_title("Edited title")
@@ -315,12 +315,12 @@ def test_detail_pane_title_editing_by_keyboard(qtbot, win):
     qtbot.keyClicks(editor, "A clear title")
     press(qtbot, window, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.get(pid).title == "A clear title" and lib.get(pid).title_edited
+    assert lib.papers.get(pid).title == "A clear title" and lib.papers.get(pid).title_edited
     assert window.detail_pane.reset_title_button.isVisible()
     qtbot.mouseClick(window.detail_pane.reset_title_button, Qt.MouseButton.LeftButton,
                      pos=QPoint(3, 3))
     settle(qtbot, window)
-    assert not lib.get(pid).title_edited
+    assert not lib.papers.get(pid).title_edited
 
 
 def test_f2_in_the_tag_pane_renames_the_tag_not_the_title(qtbot, win, monkeypatch):
@@ -328,18 +328,18 @@ def test_f2_in_the_tag_pane_renames_the_tag_not_the_title(qtbot, win, monkeypatc
 
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    title = lib.get(pid).title
+    title = lib.papers.get(pid).title
     window.triage.add_tag("old", [pid])
     settle(qtbot, window)
-    tag_id = lib.tag_by_name("old").id
+    tag_id = lib.tags.by_name("old").id
     pane = window.tag_pane
     pane.setCurrentItem(pane.tag_item(tag_id))
     pane.setFocus()
     monkeypatch.setattr(QInputDialog, "getText", lambda *a, **k: ("new name", True))
     qtbot.keyClick(pane, Qt.Key.Key_F2)
     settle(qtbot, window)
-    assert lib.tag_by_name("new name").id == tag_id
-    assert lib.get(pid).title == title
+    assert lib.tags.by_name("new name").id == tag_id
+    assert lib.papers.get(pid).title == title
     assert pane.hasFocus()
 
 
@@ -392,9 +392,9 @@ def test_screenshot_demo_annotates_through_the_writer(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     assert "Traceback" not in run.stderr and out.stat().st_size > 10000
     with Library.open(tmp_path / "lib") as lib:
-        assert len(lib.saved_searches()) >= 3 and lib.tag_by_name("to read").count > 0
-        (target,) = [p for p in lib.paper_ids() if lib.note(p)]
-        assert [h.comment for h in lib.get(target).highlights][-1].startswith("the key")
+        assert len(lib.saved_searches.all()) >= 3 and lib.tags.by_name("to read").count > 0
+        (target,) = [p for p in lib.papers.ids() if lib.notes.get(p)]
+        assert [h.comment for h in lib.papers.get(target).highlights][-1].startswith("the key")
 
 
 def test_screenshot_cite_demo_sets_metadata_through_the_writer(tmp_path):
@@ -409,10 +409,10 @@ def test_screenshot_cite_demo_sets_metadata_through_the_writer(tmp_path):
     assert run.returncode == 0, run.stderr[-2000:]
     assert "Traceback" not in run.stderr and out.stat().st_size > 10000
     with Library.open(tmp_path / "lib") as lib:
-        (target,) = [p for p in lib.paper_ids() if lib.metadata(p).doi]
-        assert lib.metadata(target).doi.startswith("10.5555/")
-        assert lib.citation_key(target).startswith("doe2025")
-        assert "arXiv:2212.08630" in lib.get(target).abstract
+        (target,) = [p for p in lib.papers.ids() if lib.papers.metadata(p).doi]
+        assert lib.papers.metadata(target).doi.startswith("10.5555/")
+        assert lib.papers.citation_key(target).startswith("doe2025")
+        assert "arXiv:2212.08630" in lib.papers.get(target).abstract
 
 
 def test_tag_pane_counts_of_a_large_library_are_not_cut(qtbot, win):

@@ -53,7 +53,7 @@ def start(qtbot, tmp_path, _seeded_template):
 def read_ids(window) -> set[int]:
     """The papers the library holds as read (asked of the core, not the list)."""
     lib = window.lib
-    return {pid for pid in lib.paper_ids() if lib.get(pid).read}
+    return {pid for pid in lib.papers.ids() if lib.papers.get(pid).read}
 
 
 def pass_the_delay(qtbot, window) -> None:
@@ -85,7 +85,7 @@ def test_typing_a_search_marks_no_hit_read_until_the_user_moves_into_the_list(qt
     window = start()
     press(qtbot, window, Qt.Key.Key_Down)        # the user reads the second paper ...
     chosen = window.current_paper_id()
-    qtbot.waitUntil(lambda: window.lib.get(chosen).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lib.papers.get(chosen).read, timeout=WAIT_MS)
     settle(qtbot, window)
     before = read_ids(window)
     assert before == {chosen}
@@ -108,11 +108,11 @@ def test_typing_a_search_marks_no_hit_read_until_the_user_moves_into_the_list(qt
     press(qtbot, window, Qt.Key.Key_Down)        # into the list: the top hit counts now
     assert QApplication.focusWidget() is window.table
     assert window.current_paper_id() == top
-    qtbot.waitUntil(lambda: window.lib.get(top).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lib.papers.get(top).read, timeout=WAIT_MS)
     press(qtbot, window, Qt.Key.Key_Down)        # and Down in the list reads the next one
     second = window.current_paper_id()
     assert second != top
-    qtbot.waitUntil(lambda: window.lib.get(second).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lib.papers.get(second).read, timeout=WAIT_MS)
     settle(qtbot, window)
     assert read_ids(window) == before | {top, second}
 
@@ -138,7 +138,7 @@ def test_clearing_the_search_or_changing_the_filter_marks_nothing_read(qtbot, st
     # Tab into the list: the paper on show is the user's now
     tab_to(qtbot, window, window.table, Qt.Key.Key_Tab)
     assert window.detail_pane.paper_id == shown
-    qtbot.waitUntil(lambda: window.lib.get(shown).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lib.papers.get(shown).read, timeout=WAIT_MS)
     settle(qtbot, window)
     assert read_ids(window) == {shown}
 
@@ -154,7 +154,7 @@ def test_a_click_on_a_hit_marks_it_read(qtbot, start):
     qtbot.mouseClick(window.table.viewport(), Qt.MouseButton.LeftButton,
                      pos=rect.center())
     assert window.current_paper_id() == second
-    qtbot.waitUntil(lambda: window.lib.get(second).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lib.papers.get(second).read, timeout=WAIT_MS)
     settle(qtbot, window)
     assert read_ids(window) == {second}
     # a click on the row already current (a search put it first) counts too
@@ -164,11 +164,11 @@ def test_a_click_on_a_hit_marks_it_read(qtbot, start):
                     and window.search.search_results()[0].query == "language model"
                     and not window.is_busy(), timeout=WAIT_MS)
     top = window.current_paper_id()
-    assert top != second and not window.lib.get(top).read
+    assert top != second and not window.lib.papers.get(top).read
     rect = window.table.visualRect(window.table.currentIndex())
     qtbot.mouseClick(window.table.viewport(), Qt.MouseButton.LeftButton,
                      pos=rect.center())
-    qtbot.waitUntil(lambda: window.lib.get(top).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.lib.papers.get(top).read, timeout=WAIT_MS)
 
 
 def test_j_k_and_arrows_in_the_list_still_mark_read(qtbot, start):
@@ -179,7 +179,7 @@ def test_j_k_and_arrows_in_the_list_still_mark_read(qtbot, start):
         press(qtbot, window, key)
         pid = window.current_paper_id()
         seen.append(pid)
-        qtbot.waitUntil(lambda pid=pid: window.lib.get(pid).read, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda pid=pid: window.lib.papers.get(pid).read, timeout=WAIT_MS)
     settle(qtbot, window)
     assert read_ids(window) == set(seen)
     assert len(set(seen)) == 3                     # k came back to the second of them
@@ -202,7 +202,7 @@ def test_restart_focuses_the_list_on_the_paper_selected_last(qtbot, start):
     assert again.detail_pane.paper_id == chosen
     assert again.table.selectionModel().isRowSelected(row)
     # the restored paper counts as shown: it is marked read after the delay
-    qtbot.waitUntil(lambda: again.lib.get(chosen).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: again.lib.papers.get(chosen).read, timeout=WAIT_MS)
     # the first Down moves in the list, not the sidebar's filter
     press(qtbot, again, Qt.Key.Key_Down)
     assert again.current_scope() == Scope()
@@ -236,7 +236,7 @@ def test_a_search_hit_shown_at_quit_is_not_restored_as_chosen(qtbot, start):
     again = start(auto_mark_read=True)
     assert again.current_paper_id() == chosen          # the user's last choice
     pass_the_delay(qtbot, again)
-    assert read_ids(again) == {chosen} and not again.lib.get(hit).read
+    assert read_ids(again) == {chosen} and not again.lib.papers.get(hit).read
 
 
 def test_a_paper_far_down_the_list_is_restored_in_view(qtbot, start):
@@ -275,7 +275,7 @@ def test_restart_without_the_paper_selected_last_starts_on_the_first_row(qtbot, 
     # the paper goes (deleted elsewhere) before the next start
     from paperdesk.core.library import Library
     with Library.open(tmp_path / "lib") as lib:
-        lib.delete_papers([chosen])
+        lib.removal.delete_papers([chosen])
 
     again = start(auto_mark_read=True)
     assert QApplication.focusWidget() is again.table
@@ -287,7 +287,7 @@ def test_restart_without_the_paper_selected_last_starts_on_the_first_row(qtbot, 
     press(qtbot, again, Qt.Key.Key_Down)
     assert again.current_scope() == Scope()
     second = again.current_paper_id()
-    qtbot.waitUntil(lambda: again.lib.get(second).read, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: again.lib.papers.get(second).read, timeout=WAIT_MS)
     settle(qtbot, again)
     assert read_ids(again) == {second}
 

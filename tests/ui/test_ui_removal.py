@@ -16,7 +16,7 @@ SHIFT = Qt.KeyboardModifier.ShiftModifier
 
 
 def _state(lib, pid):
-    return lib.get(pid)
+    return lib.papers.get(pid)
 
 
 def _undo_key(qtbot, window) -> None:
@@ -39,7 +39,7 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
     window.focus_list()
-    before = lib.get(pid)
+    before = lib.papers.get(pid)
     assert [t.name for t in before.tags] == ["walrus"]
 
     window.table.setFocus()
@@ -52,13 +52,13 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     assert window.statusBar().currentMessage() == "Deleted 1 paper  —  Ctrl+Z to undo"
     assert window.status_text() == f"{TOTAL - 1} papers"
     assert window.tag_pane.entries()[0][2] == TOTAL - 1
-    assert lib.count() == TOTAL - 1 and lib.search("tag:walrus") == []
+    assert lib.papers.count() == TOTAL - 1 and lib.search.hits("tag:walrus") == []
     assert window.undo_action.text() == "&Undo Delete paper"
 
     _undo_key(qtbot, window)
     assert window.model.row_of(pid) == 4 and window.model.rowCount() == TOTAL
-    assert lib.get(pid) == before
-    assert [h.id for h in lib.search("tag:walrus")] == [pid]
+    assert lib.papers.get(pid) == before
+    assert [h.id for h in lib.search.hits("tag:walrus")] == [pid]
     assert window.status_text() == f"{TOTAL} papers"
     assert window.statusBar().currentMessage() == "Undone: Delete paper"
 
@@ -71,12 +71,12 @@ def test_del_pressed_twice_before_the_first_came_back_deletes_once(qtbot, win):
     qtbot.keyClick(window.table, Qt.Key.Key_Delete)      # key repeat: same paper, ignored
     settle(qtbot, window)
     wait_idle(qtbot, window)
-    assert lib.count() == TOTAL - 1 and window.model.row_of(pid) == -1
+    assert lib.papers.count() == TOTAL - 1 and window.model.row_of(pid) == -1
     assert lib.undo_stack.labels() == ["Delete paper"]
     assert window.statusBar().currentMessage() == "Deleted 1 paper  —  Ctrl+Z to undo"
     qtbot.keyClick(window.table, Qt.Key.Key_Delete)      # now the next paper
     settle(qtbot, window)
-    assert lib.count() == TOTAL - 2 and len(lib.undo_stack) == 2
+    assert lib.papers.count() == TOTAL - 2 and len(lib.undo_stack) == 2
 
 
 def test_del_deletes_every_selected_row_and_redo_deletes_them_again(qtbot, win):
@@ -104,7 +104,7 @@ def test_del_deletes_every_selected_row_and_redo_deletes_them_again(qtbot, win):
     qtbot.keyClick(window.table, Qt.Key.Key_Z, CTRL | SHIFT)       # redo
     settle(qtbot, window)
     wait_idle(qtbot, window)
-    assert window.model.rowCount() == TOTAL - 3 and lib.count() == TOTAL - 3
+    assert window.model.rowCount() == TOTAL - 3 and lib.papers.count() == TOTAL - 3
 
 
 def test_del_elsewhere_keeps_its_own_meaning(qtbot, win):
@@ -120,7 +120,7 @@ def test_del_elsewhere_keeps_its_own_meaning(qtbot, win):
     pane.setCurrentItem(pane.item_for(None))         # "All papers": Del does nothing
     qtbot.keyClick(pane, Qt.Key.Key_Delete)
     settle(qtbot, window)
-    assert lib.count() == TOTAL and window.removal.remove_file_dialog is None
+    assert lib.papers.count() == TOTAL and window.removal.remove_file_dialog is None
 
 
 def test_del_while_searching_drops_the_hit_and_undo_brings_it_back(qtbot, win):
@@ -146,7 +146,7 @@ def test_del_while_searching_drops_the_hit_and_undo_brings_it_back(qtbot, win):
 
 
 def _choose_file(window, index: int) -> int:
-    sid = window.lib.sources()[index].id
+    sid = window.lib.removal.sources()[index].id
     pane = window.tag_pane
     pane.setFocus()
     pane.setCurrentItem(pane.item_for(sid))
@@ -155,8 +155,8 @@ def _choose_file(window, index: int) -> int:
 
 def test_remove_a_file_from_the_sidebar_with_the_keyboard_and_undo(qtbot, win):
     window, lib = win, win.lib
-    first, second = lib.sources()
-    shared = set(lib.source_removal(first.id).kept)
+    first, second = lib.removal.sources()
+    shared = set(lib.removal.plan(first.id).kept)
     assert len(shared) == 15
     pane = window.tag_pane
     _choose_file(window, 0)
@@ -178,7 +178,7 @@ def test_remove_a_file_from_the_sidebar_with_the_keyboard_and_undo(qtbot, win):
     settle(qtbot, window)
     wait_idle(qtbot, window)
     assert not dialog.isVisible()
-    assert [s.id for s in lib.sources()] == [second.id] and lib.count() == 120
+    assert [s.id for s in lib.removal.sources()] == [second.id] and lib.papers.count() == 120
     assert window.statusBar().currentMessage() == (
         f"Removed “{first.name}” and 105 papers  —  Ctrl+Z to undo")
     # The file's entry went, so the list shows all papers again.
@@ -188,10 +188,10 @@ def test_remove_a_file_from_the_sidebar_with_the_keyboard_and_undo(qtbot, win):
 
     window.focus_list()
     _undo_key(qtbot, window)
-    assert [s.id for s in lib.sources()] == [first.id, second.id]
-    assert lib.count() == TOTAL and window.model.rowCount() == TOTAL
+    assert [s.id for s in lib.removal.sources()] == [first.id, second.id]
+    assert lib.papers.count() == TOTAL and window.model.rowCount() == TOTAL
     assert [sid for sid, _l, _n in window.tag_pane.entries()] == [None, first.id, second.id]
-    assert lib.stats()["indexed"] == TOTAL
+    assert lib.papers.stats()["indexed"] == TOTAL
 
 
 def _dialog_shown(qtbot, window):
@@ -211,20 +211,20 @@ def test_remove_file_from_the_file_menu_offers_every_file(qtbot, win, tmp_path):
     qtbot.keyClick(QApplication.activePopupWidget(), "r")     # &Remove Imported File…
     _dialog_shown(qtbot, window)
     dialog = window.removal.remove_file_dialog
-    assert dialog.chosen_source() == lib.sources()[0].id     # no file chosen: the first
+    assert dialog.chosen_source() == lib.removal.sources()[0].id     # no file chosen: the first
     qtbot.keyClick(dialog.list, Qt.Key.Key_Down)
-    second = lib.sources()[1]
+    second = lib.removal.sources()[1]
     assert dialog.chosen_source() == second.id
     assert f"“{second.name}”" in dialog.summary.text()
     qtbot.keyClick(dialog, Qt.Key.Key_Escape)                 # cancel: nothing changes
     settle(qtbot, window)
-    assert not dialog.isVisible() and lib.count() == TOTAL and len(lib.sources()) == 2
+    assert not dialog.isVisible() and lib.papers.count() == TOTAL and len(lib.removal.sources()) == 2
     assert lib.undo_label is None
 
 
 def test_remove_file_from_the_sidebar_context_menu(qtbot, win):
     window, lib = win, win.lib
-    second = lib.sources()[1]
+    second = lib.removal.sources()[1]
     pane = window.tag_pane
     item = pane.item_for(second.id)
     pos = pane.visualItemRect(item).center()
@@ -246,12 +246,12 @@ def test_remove_file_from_the_sidebar_context_menu(qtbot, win):
     qtbot.keyClick(dialog.list, Qt.Key.Key_Return)
     settle(qtbot, window)
     wait_idle(qtbot, window)
-    assert [s.id for s in lib.sources()] == [lib.sources()[0].id] and lib.count() == 120
+    assert [s.id for s in lib.removal.sources()] == [lib.removal.sources()[0].id] and lib.papers.count() == 120
     window.activateWindow()          # offscreen, a closed menu does not give it back
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)
     window.focus_list()
     _undo_key(qtbot, window)
-    assert len(lib.sources()) == 2 and window.model.rowCount() == TOTAL
+    assert len(lib.removal.sources()) == 2 and window.model.rowCount() == TOTAL
 
 
 def test_delete_and_remove_are_in_the_menus_and_the_shortcuts_list(qtbot, win):

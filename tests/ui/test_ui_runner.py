@@ -34,7 +34,7 @@ def test_an_export_error_is_one_line_naming_the_file_and_the_reason(qtbot, seede
     failed: list[str] = []
     runner.failed.connect(failed.append)
     with qtbot.waitSignal(runner.failed, timeout=WAIT_MS):
-        assert runner.start(seeded_library.scope_ids(Scope()), "bibtex", target)
+        assert runner.start(seeded_library.papers.scope_ids(Scope()), "bibtex", target)
     runner.shutdown()
     [message] = failed
     assert "\n" not in message
@@ -49,12 +49,12 @@ def test_cancel_stops_an_export_before_its_file_is_written(qtbot, seeded_library
     finished: list = []
     runner.finished.connect(lambda *args: finished.append(args))
     with qtbot.waitSignal(runner.cancelled, timeout=WAIT_MS):
-        assert runner.start(seeded_library.scope_ids(Scope()), "ris", target)
+        assert runner.start(seeded_library.papers.scope_ids(Scope()), "ris", target)
         runner.cancel()
     assert not runner.is_running() and finished == []
     assert not target.exists()
     with qtbot.waitSignal(runner.finished, timeout=WAIT_MS):   # the next one runs
-        assert runner.start(seeded_library.scope_ids(Scope()), "ris", target)
+        assert runner.start(seeded_library.papers.scope_ids(Scope()), "ris", target)
     runner.shutdown()
     assert target.stat().st_size > 0
 

@@ -53,7 +53,7 @@ def test_salvage_offer_driven_by_keys(qtbot, tmp_path, _seeded_template):
     window = create_main_window(folder, import_seeds=False, settings=settings)
     qtbot.addWidget(window)
     try:
-        assert window.lib.count() == recovered and window.lib.db_problem is None
+        assert window.lib.papers.count() == recovered and window.lib.db_problem is None
     finally:
         window.close()
 

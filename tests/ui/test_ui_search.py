@@ -129,7 +129,7 @@ def test_typing_stays_responsive_and_only_the_last_query_counts(qtbot, win, exce
     assert longest < 0.5                      # no search ran in the UI thread
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
     assert window.search.results.query == "depth estimation transformer"
-    expected = window.lib.find("depth estimation transformer", limit=None)
+    expected = window.lib.search.find("depth estimation transformer", limit=None)
     assert window.model.ids() == [h.id for h in expected.hits]
     assert excepthook == []
 
@@ -140,13 +140,13 @@ def test_a_search_is_one_pass_in_the_worker_with_ids_for_every_match(qtbot, win,
     the list still holds every match (ids), and no second full pass with snippets runs."""
     window = win
     calls = []
-    real_find = window.lib.find
+    real_find = window.lib.search.find
 
     def spy(query, **kwargs):
         calls.append((threading.current_thread() is threading.main_thread(), kwargs))
         return real_find(query, **kwargs)
 
-    monkeypatch.setattr(window.lib, "find", spy)
+    monkeypatch.setattr(window.lib.search, "find", spy)
     delivered = []
     window.search_runner.resultsReady.connect(
         lambda gen, results, complete: delivered.append(
@@ -158,7 +158,7 @@ def test_a_search_is_one_pass_in_the_worker_with_ids_for_every_match(qtbot, win,
     assert not any(in_ui for in_ui, _kw in search_calls)
     assert delivered == [(True, FIRST_PAGE, TOTAL, True)]
     assert window.model.rowCount() == TOTAL
-    assert sorted(window.model.ids()) == sorted(window.lib.paper_ids())
+    assert sorted(window.model.ids()) == sorted(window.lib.papers.ids())
     assert window.status_text() == f"{TOTAL} of {TOTAL} match"
 
 
@@ -167,7 +167,7 @@ def test_an_estimated_total_says_about(qtbot, win):
     window.search_box.blockSignals(True)
     window.search_box.setText("depth")
     window.search_box.blockSignals(False)
-    ids = window.lib.paper_ids()[:3]
+    ids = window.lib.papers.ids()[:3]
     hits = [SearchHit(i, "t", 1.0, "depth", ((0, 5),)) for i in ids]
     window.search.show_results(window.search_runner.generation,
                        SearchResults("depth", hits, 40, total_exact=False), False)
@@ -182,15 +182,15 @@ def test_header_clicks_sort_in_the_worker_and_snippet_returns_to_relevance(qtbot
                                                                            monkeypatch):
     window, lib = win, win.lib
     _search(qtbot, window, "language")
-    relevance = [h.id for h in lib.find("language", limit=None).hits]
+    relevance = [h.id for h in lib.search.find("language", limit=None).hits]
     assert window.model.ids() == relevance
     header = window.table.horizontalHeader()
     assert "best matches first" in window.model.headerData(
         PaperTableModel.SNIPPET, Qt.Orientation.Horizontal)
 
     sorts = []
-    real_find = lib.find
-    monkeypatch.setattr(lib, "find", lambda q, **kw: (sorts.append(
+    real_find = lib.search.find
+    monkeypatch.setattr(lib.search, "find", lambda q, **kw: (sorts.append(
         (kw.get("sort"), threading.current_thread() is threading.main_thread())),
         real_find(q, **kw))[1])
 
@@ -203,7 +203,7 @@ def test_header_clicks_sort_in_the_worker_and_snippet_returns_to_relevance(qtbot
     by_added = [h.id for h in real_find("language", limit=None, sort="added").hits]
     qtbot.waitUntil(lambda: window.model.ids() == by_added and not window.is_busy(),
                     timeout=WAIT_MS)
-    assert ("added", False) in sorts                # sorted by Library.find, in the worker
+    assert ("added", False) in sorts                # sorted by lib.search.find, in the worker
     assert window.model.headerData(PaperTableModel.SNIPPET,
                                    Qt.Orientation.Horizontal) == "Snippet"
     assert "best matches first" in window.model.headerData(
@@ -256,8 +256,8 @@ def test_detail_pane_marks_exactly_what_the_core_matched(qtbot, win, query):
     _search(qtbot, window, query)
     assert window.model.rowCount() > 0
     window.select_row(0)
-    paper = lib.get(window.current_paper_id())
-    expected = match_spans(paper.abstract, lib.match_terms(query))
+    paper = lib.papers.get(window.current_paper_id())
+    expected = match_spans(paper.abstract, lib.search.match_terms(query))
     assert expected
     urls = [(s, e) for s, e, url in find_urls(paper.abstract)
             if url.lower().startswith(("http://", "https://"))]
@@ -266,7 +266,7 @@ def test_detail_pane_marks_exactly_what_the_core_matched(qtbot, win, query):
     marked = marked_fragments(window)
     assert marked == [paper.abstract[s:e] for s, e in expected]
     # the title is marked the same way
-    title_words = [paper.title[s:e] for s, e in match_spans(paper.title, lib.match_terms(query))]
+    title_words = [paper.title[s:e] for s, e in match_spans(paper.title, lib.search.match_terms(query))]
     title_html = window.detail_pane.title_label.text()
     assert title_html.count(SEARCH_HIT_LIGHT[0]) == len(title_words)
 
@@ -277,7 +277,7 @@ def test_phrases_mark_words_as_written(qtbot, win):
     window.select_row(0)
     terms = window.detail_pane.match_terms
     assert terms is not None and ("depth", "delusion") in terms.phrases
-    paper = lib.get(window.current_paper_id())
+    paper = lib.papers.get(window.current_paper_id())
     marked = [paper.abstract[s:e].lower() for s, e in match_spans(paper.abstract, terms)]
     assert set(marked) <= {"depth", "delusion"}      # not "depths": a phrase is exact
 
@@ -290,7 +290,7 @@ def test_note_hits_are_marked_too_and_marks_never_save(qtbot, win):
                       "🙂 transformer again")
     note.flush()
     wait_idle(qtbot, window)
-    assert lib.get(pid).note.startswith("Transformers")
+    assert lib.papers.get(pid).note.startswith("Transformers")
     undo_steps = len(window.lib.undo_stack)
     _search(qtbot, window, "transf* OR note:transformers")
     window.select_row(window.model.row_of(pid))
@@ -389,8 +389,8 @@ def test_save_search_with_ctrl_s_lists_it_with_a_count(qtbot, win, monkeypatch):
     qtbot.keyClick(window.search_box, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
     assert prompts and prompts[0][2] == "pruning"       # the query is the default name
-    assert [s.name for s in lib.saved_searches()] == ["Pruning papers"]
-    expected = lib.find("pruning", limit=1).total
+    assert [s.name for s in lib.saved_searches.all()] == ["Pruning papers"]
+    expected = lib.search.find("pruning", limit=1).total
     qtbot.waitUntil(lambda: _saved(window).get("Pruning papers") == ("pruning", expected),
                     timeout=WAIT_MS)
     item = window.tag_pane.saved_item("pruning papers")
@@ -409,8 +409,8 @@ def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch)
     qtbot.keyClick(note, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
     settle(qtbot, window)
     assert prompts == []
-    assert lib.get(window.current_paper_id()).note == "quick thought"
-    assert lib.saved_searches() == []
+    assert lib.papers.get(window.current_paper_id()).note == "quick thought"
+    assert lib.saved_searches.all() == []
 
 
 def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
@@ -418,8 +418,8 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     window.saved_searches.save_search("Scaling", "scaling laws")
     window.saved_searches.save_search("Starred", "is:starred")
     settle(qtbot, window)
-    tag = lib.ensure_tag("x")
-    window.tag_pane.set_tags(lib.tags())
+    tag = lib.tags.ensure("x")
+    window.tag_pane.set_tags(lib.tags.all())
     window.tag_pane.select_scope(Scope(tag_id=tag.id))   # an empty scope first
     assert window.current_scope() == Scope(tag_id=tag.id)
     item = window.tag_pane.saved_item("Scaling")
@@ -427,7 +427,7 @@ def test_clicking_a_saved_search_runs_it_over_all_papers(qtbot, win):
     qtbot.mouseClick(window.tag_pane.viewport(), Qt.MouseButton.LeftButton,
                      pos=rect.center())
     qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
-    expected = lib.find("scaling laws", limit=None)
+    expected = lib.search.find("scaling laws", limit=None)
     assert window.search_box.text() == "scaling laws"
     assert window.current_scope() == Scope()
     assert window.model.ids() == [h.id for h in expected.hits]
@@ -457,7 +457,7 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     pane.setFocus()
     qtbot.keyClick(pane, Qt.Key.Key_F2)
     settle(qtbot, window)
-    assert [s.name for s in lib.saved_searches()] == ["Laws of scaling", "Other"]
+    assert [s.name for s in lib.saved_searches.all()] == ["Laws of scaling", "Other"]
     assert set(_saved(window)) == {"Laws of scaling", "Other"}
     assert pane.current_saved() == ("Laws of scaling", "scaling laws")   # still chosen
     # to a name that is taken
@@ -467,26 +467,26 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     assert "Traceback" not in window.statusBar().currentMessage()
     qtbot.keyClick(pane, Qt.Key.Key_Delete)
     settle(qtbot, window)
-    assert [s.name for s in lib.saved_searches()] == ["Other"]
+    assert [s.name for s in lib.saved_searches.all()] == ["Other"]
     assert set(_saved(window)) == {"Other"}
     window.triage.undo()
     settle(qtbot, window)
-    assert [(s.name, s.query) for s in lib.saved_searches()] == [
+    assert [(s.name, s.query) for s in lib.saved_searches.all()] == [
         ("Laws of scaling", "scaling laws"), ("Other", "pruning")]
     window.triage.undo()
     settle(qtbot, window)
-    assert [s.name for s in lib.saved_searches()] == ["Other", "Scaling"]
+    assert [s.name for s in lib.saved_searches.all()] == ["Other", "Scaling"]
     window.triage.redo()
     window.triage.redo()
     settle(qtbot, window)
-    assert [s.name for s in lib.saved_searches()] == ["Other"]
+    assert [s.name for s in lib.saved_searches.all()] == ["Other"]
     # saving over an existing name replaces it; undo brings the old query back
     window.saved_searches.save_search("other", "diffusion")
     settle(qtbot, window)
-    assert [(s.name, s.query) for s in lib.saved_searches()] == [("other", "diffusion")]
+    assert [(s.name, s.query) for s in lib.saved_searches.all()] == [("other", "diffusion")]
     window.triage.undo()
     settle(qtbot, window)
-    assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
+    assert [(s.name, s.query) for s in lib.saved_searches.all()] == [("Other", "pruning")]
     # refused names: queued, then nothing saved, no undo step, a message says why
     steps = len(lib.undo_stack)
     window.statusBar().clearMessage()
@@ -495,7 +495,7 @@ def test_rename_and_delete_from_the_pane_are_undoable(qtbot, win, monkeypatch):
     assert window.statusBar().currentMessage() == "⚠ a saved search needs a name"
     window.saved_searches.save_search("y" * 81, "x")
     settle(qtbot, window)
-    assert [(s.name, s.query) for s in lib.saved_searches()] == [("Other", "pruning")]
+    assert [(s.name, s.query) for s in lib.saved_searches.all()] == [("Other", "pruning")]
     assert len(lib.undo_stack) == steps
     assert "too long" in window.statusBar().currentMessage()
 
@@ -508,13 +508,13 @@ def test_saved_search_counts_follow_changes_off_the_ui_thread(qtbot, win, monkey
     qtbot.waitUntil(lambda: _saved(window)["Tagged"][1] == 0 and not window.is_busy(),
                     timeout=WAIT_MS)
     threads = []
-    real_find = lib.find
+    real_find = lib.search.find
 
     def spy(query, **kwargs):
         threads.append(threading.current_thread() is threading.main_thread())
         return real_find(query, **kwargs)
 
-    monkeypatch.setattr(lib, "find", spy)
+    monkeypatch.setattr(lib.search, "find", spy)
     ids = window.model.ids()[:3]
     window.triage.add_tag("look later", ids)
     window.select_rows(ids[:2])

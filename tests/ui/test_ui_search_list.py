@@ -45,8 +45,9 @@ def spied(win, monkeypatch):
     monkeypatch.setattr(workers, "FIRST_PAGE", SMALL)
     lib = win.lib
     calls = {"summaries": [], "snippets": []}
+    owners = {"summaries": lib.papers, "snippets": lib.search}
     for name in calls:
-        real = getattr(lib, name)
+        real = getattr(owners[name], name)
 
         def spy(*args, _real=real, _name=name, **kwargs):
             ids = list(args[-1] if args else kwargs.get("ids", ()))
@@ -54,7 +55,7 @@ def spied(win, monkeypatch):
                                  ids))
             return _real(*args, **kwargs)
 
-        monkeypatch.setattr(lib, name, spy)
+        monkeypatch.setattr(owners[name], name, spy)
     return win, calls
 
 
@@ -64,7 +65,7 @@ def test_the_list_holds_every_hit_and_reads_rows_and_snippets_of_the_rows_on_sho
     _type_search(qtbot, window, "is:unread")          # every paper matches
     model = window.model
     assert model.rowCount() == TOTAL
-    assert sorted(model.ids()) == sorted(window.lib.paper_ids())
+    assert sorted(model.ids()) == sorted(window.lib.papers.ids())
     settle(qtbot, window)
     rows_read = [pid for _ui, ids in calls["summaries"] for pid in ids]
     assert rows_read and all(len(ids) <= SMALL for _ui, ids in calls["summaries"])
@@ -78,7 +79,7 @@ def test_the_list_holds_every_hit_and_reads_rows_and_snippets_of_the_rows_on_sho
     qtbot.keyClick(window.table, Qt.Key.Key_End)        # to the last hit
     qtbot.waitUntil(lambda: _snippet_cell(window, TOTAL - 1) != SNIPPET_PLACEHOLDER,
                     timeout=WAIT_MS)
-    expected = window.lib.snippets("is:unread", [last])[last][0]
+    expected = window.lib.search.snippets("is:unread", [last])[last][0]
     assert model.snippet(last) == expected
     assert any(last in ids and not ui for ui, ids in calls["snippets"])
     assert all(len(ids) <= SMALL for _ui, ids in calls["snippets"])
@@ -91,7 +92,7 @@ def test_a_snippet_cell_shows_a_placeholder_until_its_snippet_arrives(qtbot, win
     asked = []
     model.set_snippet_fetcher(lambda query, ids, deliver: asked.append((query, ids,
                                                                         deliver)))
-    results = window.lib.find("model", limit=3)
+    results = window.lib.search.find("model", limit=3)
     model.show_results(results, scope=Scope())
     assert model.rowCount() == results.total > 3
     assert _snippet_cell(window, 0)                      # from the search itself
@@ -104,13 +105,13 @@ def test_a_snippet_cell_shows_a_placeholder_until_its_snippet_arrives(qtbot, win
     assert _snippet_cell(window, row) == SNIPPET_PLACEHOLDER and len(asked) == 1
     changed = []
     model.dataChanged.connect(lambda a, b, roles=(): changed.append((a.row(), b.row())))
-    deliver(window.lib.snippets(query, ids))
+    deliver(window.lib.search.snippets(query, ids))
     text = _snippet_cell(window, row)
     assert text and text != SNIPPET_PLACEHOLDER and changed
     spans = model.index(row, PaperTableModel.SNIPPET).data(paper_model.SpansRole)
     assert spans and all(text[s:e].lower().startswith("model") for s, e in spans)
     # a late answer for rows of an older search is dropped
-    model.show_results(window.lib.find("depth", limit=1), scope=Scope())
+    model.show_results(window.lib.search.find("depth", limit=1), scope=Scope())
     before = _snippet_cell(window, 1)
     deliver({pid: ("stale", ()) for pid in ids})
     assert _snippet_cell(window, 1) == before != "stale"
@@ -118,19 +119,19 @@ def test_a_snippet_cell_shows_a_placeholder_until_its_snippet_arrives(qtbot, win
 
 def test_a_tag_chosen_in_the_tag_pane_filters_inside_the_search(qtbot, win):
     window, lib = win, win.lib
-    ids = lib.paper_ids()
-    lib.add_tag(ids[::4], "quarter")
-    window.worker.read(lambda lib: lib.tags(), on_done=window._show_tags)
+    ids = lib.papers.ids()
+    lib.tags.add(ids[::4], "quarter")
+    window.worker.read(lambda lib: lib.tags.all(), on_done=window._show_tags)
     settle(qtbot, window)
-    tag = lib.tag_by_name("quarter")
+    tag = lib.tags.by_name("quarter")
     _click(qtbot, window.tag_pane, window.tag_pane.tag_item(tag.id))
     qtbot.waitUntil(lambda: window.current_scope() == Scope(tag_id=tag.id), timeout=WAIT_MS)
     _type_search(qtbot, window, "learning")
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)   # index caught up
     _type_search(qtbot, window, "learn")   # the masks of the library as it is now
-    tagged = set(lib.paper_ids(tag_id=tag.id))
+    tagged = set(lib.papers.ids(tag_id=tag.id))
     queries = ("model", "depth estimation", "transformer")
-    expected = {q: [h.id for h in lib.find(q, limit=None).hits if h.id in tagged]
+    expected = {q: [h.id for h in lib.search.find(q, limit=None).hits if h.id in tagged]
                 for q in queries}
     built = lib.masks.builds
     for query in queries:
@@ -145,15 +146,15 @@ def test_a_star_or_a_tag_updates_the_counts_without_counting_everything(qtbot, w
                                                                         monkeypatch):
     window, lib = win, win.lib
     pane = window.tag_pane
-    lib.create_tag("keyed", key=1)
-    window.worker.read(lambda lib: lib.tags(), on_done=window._show_tags)
+    lib.tags.create("keyed", key=1)
+    window.worker.read(lambda lib: lib.tags.all(), on_done=window._show_tags)
     settle(qtbot, window)
     asked = []
-    real_counts, real_tags = lib.filter_counts, lib.tags
-    monkeypatch.setattr(lib, "filter_counts",
+    real_counts, real_tags = lib.papers.filter_counts, lib.tags.all
+    monkeypatch.setattr(lib.papers, "filter_counts",
                         lambda only=None: asked.append(("filters", only))
                         or real_counts(only))
-    monkeypatch.setattr(lib, "tags", lambda: asked.append(("tags",)) or real_tags())
+    monkeypatch.setattr(lib.tags, "all", lambda: asked.append(("tags",)) or real_tags())
     window.focus_list()
     window.select_row(2)
     qtbot.keyClick(window.table, Qt.Key.Key_S)

@@ -18,7 +18,7 @@ ALT = Qt.KeyboardModifier.AltModifier
 
 
 def _names(lib, pid) -> set[str]:
-    return {t.name for t in lib.get(pid).tags}
+    return {t.name for t in lib.papers.get(pid).tags}
 
 
 def _focus_name() -> str:
@@ -81,10 +81,10 @@ def test_t_with_a_new_name_offers_the_number_key_and_the_key_then_tags(qtbot, wi
     assert _names(lib, ids[0]) == set()                    # "3" did not toggle "later"
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    tag = lib.tag_by_name("read first")
+    tag = lib.tags.by_name("read first")
     assert tag is not None and tag.key == 3
     assert _names(lib, ids[0]) == {"read first"}
-    assert lib.tag_by_name("later").key is None
+    assert lib.tags.by_name("later").key is None
     assert len(lib.undo_stack) == steps + 1                # tag and key: one step
     assert lib.undo_label == "Tag ‘read first’, key 3"
     assert _focus_name() == "paperTable"
@@ -98,8 +98,8 @@ def test_t_with_a_new_name_offers_the_number_key_and_the_key_then_tags(qtbot, wi
     assert _names(lib, ids[1]) == set()
     qtbot.keyClick(window.focusWidget(), Qt.Key.Key_Z, CTRL)   # the tag goes, 3 is back
     settle(qtbot, window)
-    assert lib.tag_by_name("read first") is None
-    assert lib.tag_for_key(3).name == "later"
+    assert lib.tags.by_name("read first") is None
+    assert lib.tags.for_key(3).name == "later"
 
 
 def test_esc_in_the_new_tag_dialog_creates_nothing_and_keeps_the_name(qtbot, win):
@@ -113,7 +113,7 @@ def test_esc_in_the_new_tag_dialog_creates_nothing_and_keeps_the_name(qtbot, win
     _key(qtbot, Qt.Key.Key_5)
     _key(qtbot, Qt.Key.Key_Escape)
     settle(qtbot, window)
-    assert lib.tags() == []
+    assert lib.tags.all() == []
     qtbot.waitUntil(lambda: _focus_name() == "tagEditor", timeout=WAIT_MS)
     assert window.detail_pane.chips.editor.text() == "maybe"
     press(qtbot, window, Qt.Key.Key_Escape)                # Esc again: back to the list
@@ -148,7 +148,7 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     window.triage.add_tag("beta", [ids[2]])
     window.triage.add_tag("<i>gamma</i>", [ids[1], ids[3]])
     settle(qtbot, window)
-    alpha, beta, gamma = (lib.tag_by_name(n) for n in ("alpha", "beta", "<i>gamma</i>"))
+    alpha, beta, gamma = (lib.tags.by_name(n) for n in ("alpha", "beta", "<i>gamma</i>"))
 
     dialog = _open_tags_dialog(qtbot, window)
     assert dialog.rows() == [("<i>gamma</i>", "", "green", "2"), ("alpha", "", "blue", "2"),
@@ -164,8 +164,8 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     qtbot.keyClicks(QApplication.focusWidget(), "beta two")
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: lib.tag_by_name("beta two") is not None, timeout=WAIT_MS)
-    assert lib.tag_by_name("beta two").id == beta.id and lib.tag_by_name("beta") is None
+    qtbot.waitUntil(lambda: lib.tags.by_name("beta two") is not None, timeout=WAIT_MS)
+    assert lib.tags.by_name("beta two").id == beta.id and lib.tags.by_name("beta") is None
     qtbot.waitUntil(lambda: ("beta two", "", "orange", "1") in dialog.rows(), timeout=WAIT_MS)
     assert dialog.current_tag().id == beta.id              # still on the renamed tag
     assert _focus_name() == "tagsList"
@@ -173,20 +173,20 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     # a number key: the digit binds it (shown once committed); 0 unbinds
     _key(qtbot, Qt.Key.Key_4)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: lib.tag_for_key(4) is not None, timeout=WAIT_MS)
-    assert lib.tag_for_key(4).id == beta.id
+    qtbot.waitUntil(lambda: lib.tags.for_key(4) is not None, timeout=WAIT_MS)
+    assert lib.tags.for_key(4).id == beta.id
     qtbot.waitUntil(lambda: ("beta two", "4", "orange", "1") in dialog.rows(),
                     timeout=WAIT_MS)
     assert "Bind key 4" in dialog.status.text()
     _key(qtbot, Qt.Key.Key_Up)                             # alpha takes key 4
     _key(qtbot, Qt.Key.Key_4)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: getattr(lib.tag_for_key(4), "id", None) == alpha.id,
+    qtbot.waitUntil(lambda: getattr(lib.tags.for_key(4), "id", None) == alpha.id,
                     timeout=WAIT_MS)
-    assert lib.tag_by_name("beta two").key is None
+    assert lib.tags.by_name("beta two").key is None
     _key(qtbot, Qt.Key.Key_0)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: lib.tag_for_key(4) is None, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: lib.tags.for_key(4) is None, timeout=WAIT_MS)
 
     # Enter renames too; onto an existing name it asks to merge (Enter: merge)
     _key(qtbot, Qt.Key.Key_Return)
@@ -197,8 +197,8 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     assert "Merge “alpha” (2 papers) into it?" in box.text()
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: lib.tag_by_name("alpha") is None, timeout=WAIT_MS)
-    assert sorted(lib.paper_ids(tag_id=beta.id)) == sorted([ids[0], ids[1], ids[2]])
+    qtbot.waitUntil(lambda: lib.tags.by_name("alpha") is None, timeout=WAIT_MS)
+    assert sorted(lib.papers.ids(tag_id=beta.id)) == sorted([ids[0], ids[1], ids[2]])
     qtbot.waitUntil(lambda: len(dialog.rows()) == 2, timeout=WAIT_MS)
     assert dialog.current_tag().id == beta.id              # on the tag merged into
 
@@ -209,20 +209,20 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
         "<i>gamma</i>   (2 papers)"]
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tag_by_name("beta two") is None
-    assert sorted(lib.paper_ids(tag_id=gamma.id)) == sorted(ids[0:4])
+    assert lib.tags.by_name("beta two") is None
+    assert sorted(lib.papers.ids(tag_id=gamma.id)) == sorted(ids[0:4])
     qtbot.waitUntil(lambda: dialog.rows() == [("<i>gamma</i>", "", "green", "4")],
                     timeout=WAIT_MS)
 
     # Alt+C: a colour from the palette, by arrows
     _key(qtbot, Qt.Key.Key_C, ALT)
     chooser = _pending(qtbot, dialog, ChoiceDialog)
-    assert chooser.list.currentRow() == TAG_COLOURS.index(lib.tag_by_name("<i>gamma</i>")
+    assert chooser.list.currentRow() == TAG_COLOURS.index(lib.tags.by_name("<i>gamma</i>")
                                                           .colour)
     _key(qtbot, Qt.Key.Key_Down)
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tag_by_name("<i>gamma</i>").colour == TAG_COLOURS[3]
+    assert lib.tags.by_name("<i>gamma</i>").colour == TAG_COLOURS[3]
     qtbot.waitUntil(lambda: dialog.rows() == [("<i>gamma</i>", "", "red", "4")],
                     timeout=WAIT_MS)
 
@@ -234,13 +234,13 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     _key(qtbot, Qt.Key.Key_Escape)
     qtbot.waitUntil(lambda: dialog.pending is None, timeout=WAIT_MS)
     settle(qtbot, window)
-    assert lib.tag_by_name("<i>gamma</i>") is not None and dialog.isVisible()
+    assert lib.tags.by_name("<i>gamma</i>") is not None and dialog.isVisible()
     qtbot.waitUntil(lambda: _focus_name() == "tagsList", timeout=WAIT_MS)
     _key(qtbot, Qt.Key.Key_Delete)
     _pending(qtbot, dialog, QMessageBox)
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tags() == []
+    assert lib.tags.all() == []
     qtbot.waitUntil(lambda: dialog.rows() == [], timeout=WAIT_MS)
     assert _focus_name() == "newTagButton"
 
@@ -248,7 +248,7 @@ def test_tags_dialog_renames_binds_merges_and_deletes_from_the_keyboard(qtbot, w
     qtbot.waitUntil(lambda: QApplication.activeWindow() is dialog, timeout=WAIT_MS)
     qtbot.keyClick(dialog, Qt.Key.Key_Z, CTRL)
     settle(qtbot, window)
-    assert lib.tag_by_name("<i>gamma</i>").id == gamma.id
+    assert lib.tags.by_name("<i>gamma</i>").id == gamma.id
     qtbot.waitUntil(lambda: dialog.rows() == [("<i>gamma</i>", "", "red", "4")],
                     timeout=WAIT_MS)
     assert _focus_name() == "tagsList"
@@ -272,7 +272,7 @@ def test_new_tag_from_the_tags_dialog_tab_to_the_key(qtbot, win):
     _key(qtbot, Qt.Key.Key_5)
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    tag = lib.tag_by_name("to cite")
+    tag = lib.tags.by_name("to cite")
     assert tag.key == 5 and tag.count == 0 and not new.isVisible()
     qtbot.waitUntil(lambda: dialog.rows() == [("to cite", "5", "blue", "0")],
                     timeout=WAIT_MS)
@@ -283,7 +283,7 @@ def test_new_tag_from_the_tags_dialog_tab_to_the_key(qtbot, win):
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
     qtbot.waitUntil(lambda: len(dialog.rows()) == 2, timeout=WAIT_MS)
-    assert dialog.current_tag().name == "Again" and lib.tag_by_name("again").key is None
+    assert dialog.current_tag().name == "Again" and lib.tags.by_name("again").key is None
     qtbot.waitUntil(lambda: _focus_name() == "tagsList", timeout=WAIT_MS)
     # a name that exists is refused in the dialog, which stays open
     _key(qtbot, Qt.Key.Key_N, ALT)
@@ -294,7 +294,7 @@ def test_new_tag_from_the_tags_dialog_tab_to_the_key(qtbot, win):
     assert new.isVisible() and "exists already" in new.error_label.text()
     _key(qtbot, Qt.Key.Key_Escape)
     settle(qtbot, window)
-    assert [t.name for t in lib.tags()] == ["Again", "to cite"]
+    assert [t.name for t in lib.tags.all()] == ["Again", "to cite"]
 
 
 def test_the_new_keys_are_in_the_actions_table_and_the_shortcuts_window():
@@ -312,7 +312,7 @@ def test_tags_dialog_key_chooser_and_a_refused_rename(qtbot, win):
     window.triage.create_tag("later", key=7)
     window.triage.create_tag("soon")
     settle(qtbot, window)
-    soon = lib.tag_by_name("soon")
+    soon = lib.tags.by_name("soon")
     dialog = _open_tags_dialog(qtbot, window)
     _key(qtbot, Qt.Key.Key_End)
     assert dialog.current_tag().id == soon.id
@@ -323,7 +323,7 @@ def test_tags_dialog_key_chooser_and_a_refused_rename(qtbot, win):
     _key(qtbot, Qt.Key.Key_7)
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tag_for_key(7).id == soon.id and lib.tag_by_name("later").key is None
+    assert lib.tags.for_key(7).id == soon.id and lib.tags.by_name("later").key is None
     qtbot.waitUntil(lambda: ("soon", "7", "orange", "0") in dialog.rows(), timeout=WAIT_MS)
 
     qtbot.waitUntil(lambda: _focus_name() == "tagsList", timeout=WAIT_MS)
@@ -331,7 +331,7 @@ def test_tags_dialog_key_chooser_and_a_refused_rename(qtbot, win):
     qtbot.keyClicks(QApplication.focusWidget(), "a,b")
     _key(qtbot, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert lib.tag_by_name("soon") is not None
+    assert lib.tags.by_name("soon") is not None
     qtbot.waitUntil(lambda: "comma" in dialog.status.text(), timeout=WAIT_MS)
     assert dialog.status.text().startswith("⚠") and "Traceback" not in dialog.status.text()
     assert ("soon", "7", "orange", "0") in dialog.rows()

@@ -23,10 +23,10 @@ def _focus_name(window) -> str:
 def test_keyboard_flow_changes_the_database(qtbot, win):
     window, lib = win, win.lib
     ids = window.model.ids()
-    tag = lib.ensure_tag("fast")
+    tag = lib.tags.ensure("fast")
     window.triage.set_tag_key(tag.id, 1)
     settle(qtbot, window)
-    lib.set_read([ids[3]], True)                       # so that u skips it
+    lib.papers.set_read([ids[3]], True)                       # so that u skips it
     assert window.current_paper_id() == ids[0]
 
     press(qtbot, window, "j", "j")
@@ -34,8 +34,8 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
     assert window.detail_pane.paper_id == ids[2]
     press(qtbot, window, "s", "r", "1")
     settle(qtbot, window)
-    assert lib.get(ids[2]).starred and lib.get(ids[2]).read
-    assert [t.name for t in lib.get(ids[2]).tags] == ["fast"]
+    assert lib.papers.get(ids[2]).starred and lib.papers.get(ids[2]).read
+    assert [t.name for t in lib.papers.get(ids[2]).tags] == ["fast"]
 
     press(qtbot, window, "t")                          # t: tag editor
     assert _focus_name(window) == "tagEditor"
@@ -49,26 +49,26 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
                     and window.tag_commands.new_tag_dialog.isVisible(), timeout=WAIT_MS)
     qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
-    assert {t.name for t in lib.get(ids[2]).tags} == {"fast", "triage later"}
+    assert {t.name for t in lib.papers.get(ids[2]).tags} == {"fast", "triage later"}
     assert _focus_name(window) == "paperTable"        # back to the list after Enter
 
     press(qtbot, window, "n")                          # n: note
     assert _focus_name(window) == "noteEditor"
     qtbot.keyClicks(window.focusWidget(), "Read section 3; try on our data.")
-    qtbot.waitUntil(lambda: lib.note(ids[2]) == "Read section 3; try on our data.",
+    qtbot.waitUntil(lambda: lib.notes.get(ids[2]) == "Read section 3; try on our data.",
                     timeout=2000)
     press(qtbot, window, Qt.Key.Key_Escape)            # Esc: back to the list
     assert _focus_name(window) == "paperTable"
 
     view = window.detail_pane.abstract_view            # select text + h
-    abstract = lib.get(ids[2]).abstract
+    abstract = lib.papers.get(ids[2]).abstract
     words = " ".join(abstract.split()[2:5])
     found = view.document().find(words)
     assert not found.isNull()
     view.setTextCursor(found)
     press(qtbot, window, "h")
     settle(qtbot, window)
-    (highlight,) = lib.highlights(ids[2])
+    (highlight,) = lib.notes.highlights(ids[2])
     assert highlight.text == words
     assert (highlight.start, highlight.end) == (abstract.index(words),
                                                 abstract.index(words) + len(words))
@@ -97,7 +97,7 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
 def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    before = lib.get(pid)
+    before = lib.papers.get(pid)
     keys = "jkusrth1nmo?"
     box = window.search_box
     window.focus_search()
@@ -108,8 +108,8 @@ def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
     qtbot.waitUntil(lambda: not window.model.searching, timeout=WAIT_MS)
     window.select_row(0)
 
-    lib.create_tag("x1")
-    window.triage.set_tag_key(lib.tag_by_name("x1").id, 1)
+    lib.tags.create("x1")
+    window.triage.set_tag_key(lib.tags.by_name("x1").id, 1)
     window.reading.focus_note()
     note = window.detail_pane.note_editor
     qtbot.keyClicks(note, keys + " ")
@@ -128,11 +128,11 @@ def test_letters_typed_in_text_fields_do_not_trigger_shortcuts(qtbot, win):
         press(qtbot, window, Qt.Key.Key_Escape)       # cancels, back to the list
         assert _focus_name(window) == "paperTable"
 
-    after = lib.get(pid)
+    after = lib.papers.get(pid)
     assert window.current_paper_id() == pid
     assert (after.starred, after.read, after.tags, after.highlights, after.title) == (
         before.starred, before.read, (), (), before.title)
-    assert lib.tags()[0].count == 0
+    assert lib.tags.all()[0].count == 0
 
 
 def test_space_scrolls_and_question_mark_shows_the_shortcuts(qtbot, win):
@@ -215,22 +215,22 @@ def test_bulk_tag_of_a_multi_selection_is_one_undo_step(qtbot, win):
     assert "5 selected papers" in window.tag_commands.new_tag_dialog.findChild(QLabel).text()
     qtbot.keyClick(window.tag_commands.new_tag_dialog.key_list, Qt.Key.Key_Return)
     settle(qtbot, window)
-    tag = lib.tag_by_name("batch")
-    assert sorted(lib.paper_ids(tag_id=tag.id)) == sorted(chosen)
+    tag = lib.tags.by_name("batch")
+    assert sorted(lib.papers.ids(tag_id=tag.id)) == sorted(chosen)
     assert len(window.lib.undo_stack) == steps + 1
     press(qtbot, window, "s")                          # star the same five: one step
     settle(qtbot, window)
-    assert all(lib.get(i).starred for i in chosen)
+    assert all(lib.papers.get(i).starred for i in chosen)
     assert len(window.lib.undo_stack) == steps + 2
     window.triage.undo()
     settle(qtbot, window)
-    assert not any(lib.get(i).starred for i in chosen)
+    assert not any(lib.papers.get(i).starred for i in chosen)
     window.triage.undo()
     settle(qtbot, window)
-    assert lib.tag_by_name("batch") is None
+    assert lib.tags.by_name("batch") is None
     window.triage.redo()
     settle(qtbot, window)
-    assert sorted(lib.paper_ids(tag_id=lib.tag_by_name("batch").id)) == sorted(chosen)
+    assert sorted(lib.papers.ids(tag_id=lib.tags.by_name("batch").id)) == sorted(chosen)
 
 
 def test_number_key_toggles_the_bound_tag_and_unbound_keys_explain(qtbot, win):
@@ -238,22 +238,22 @@ def test_number_key_toggles_the_bound_tag_and_unbound_keys_explain(qtbot, win):
     pid = window.current_paper_id()
     press(qtbot, window, "7")
     assert "No tag is bound to key 7" in window.statusBar().currentMessage()
-    tag = lib.ensure_tag("later", key=7)
+    tag = lib.tags.ensure("later", key=7)
     window._refresh_tags()
     press(qtbot, window, "7")
     settle(qtbot, window)
-    assert [t.name for t in lib.get(pid).tags] == ["later"]
+    assert [t.name for t in lib.papers.get(pid).tags] == ["later"]
     press(qtbot, window, "7")
     settle(qtbot, window)
-    assert lib.get(pid).tags == ()
-    assert lib.tag_for_key(7).id == tag.id
+    assert lib.papers.get(pid).tags == ()
+    assert lib.tags.for_key(7).id == tag.id
 
 
 def test_status_bar_shows_reading_progress_and_auto_mark_read(qtbot, open_seeded):
     window = open_seeded(auto_mark_read=True, delay_ms=150)
     lib = window.lib
     first = window.current_paper_id()
-    qtbot.waitUntil(lambda: lib.get(first).read, timeout=3000)
+    qtbot.waitUntil(lambda: lib.papers.get(first).read, timeout=3000)
     settle(qtbot, window)
     assert window.unread_text() == f"{TOTAL - 1} of {TOTAL} unread"
     assert window.model.index(0, 0).data(Qt.ItemDataRole.FontRole) is None   # not bold
@@ -263,25 +263,25 @@ def test_status_bar_shows_reading_progress_and_auto_mark_read(qtbot, open_seeded
     second = window.current_paper_id()
     press(qtbot, window, "r")
     settle(qtbot, window)
-    assert lib.get(second).read
+    assert lib.papers.get(second).read
     press(qtbot, window, "r")
     qtbot.wait(400)
     settle(qtbot, window)
-    assert not lib.get(second).read
+    assert not lib.papers.get(second).read
     # the setting can be turned off (and is remembered)
     window.actions_by_name["autoMarkReadAction"].trigger()
     assert window.settings.auto_mark_read is False
     window.select_row(2)
     qtbot.wait(400)
     settle(qtbot, window)
-    assert not lib.get(window.current_paper_id()).read
+    assert not lib.papers.get(window.current_paper_id()).read
 
 
 def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
     window, lib = win, win.lib
-    pid = next(i for i in lib.paper_ids() if "μP" in lib.get(i).abstract)
+    pid = next(i for i in lib.papers.ids() if "μP" in lib.papers.get(i).abstract)
     window.select_row(window.model.row_of(pid))
-    abstract = lib.get(pid).abstract
+    abstract = lib.papers.get(pid).abstract
     view = window.detail_pane.abstract_view
     # the SECOND occurrence of "spectral μP", found by Qt (not by our code)
     first = view.document().find("spectral μP")
@@ -291,7 +291,7 @@ def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
     view.setFocus()
     press(qtbot, window, "h")
     settle(qtbot, window)
-    (h,) = lib.highlights(pid)
+    (h,) = lib.notes.highlights(pid)
     expected = abstract.index("spectral μP", abstract.index("spectral μP") + 1)
     assert (h.start, h.end, h.text) == (expected, expected + len("spectral μP"), "spectral μP")
     # and a span with μ and β further on, after the first highlight is drawn
@@ -299,7 +299,7 @@ def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
     view.setTextCursor(later)
     assert window.triage.highlight_selection()
     settle(qtbot, window)
-    spans = {(x.start, x.end) for x in lib.highlights(pid)}
+    spans = {(x.start, x.end) for x in lib.notes.highlights(pid)}
     start = abstract.index("μP formulations")
     assert (start, start + len("μP formulations")) in spans
     assert "background-color:#ffe066" in view.toHtml().replace(" ", "")
@@ -315,9 +315,9 @@ def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded,
     assert window.start_import([source])
     wait_idle(qtbot, window)
     lib = window.lib
-    pid = next(i for i in lib.paper_ids() if lib.get(i).abstract.startswith("We bound"))
+    pid = next(i for i in lib.papers.ids() if lib.papers.get(i).abstract.startswith("We bound"))
     window.select_row(window.model.row_of(pid))
-    stored = lib.get(pid).abstract
+    stored = lib.papers.get(pid).abstract
     view = window.detail_pane.abstract_view
     assert list(window.detail_pane.paper.mentioned.urls) == ["https://example.org/a_(b)",
                                                              "http://x.org"]
@@ -329,7 +329,7 @@ def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded,
         assert view.selected_span() == (start, start + len(phrase)), phrase
         assert window.triage.highlight_selection()
         settle(qtbot, window)
-        assert any(h.text == phrase for h in lib.highlights(pid))
+        assert any(h.text == phrase for h in lib.notes.highlights(pid))
     # select_span maps back exactly too
     start = stored.index("β-VAE")
     assert view.select_span(start, start + 5)
@@ -362,10 +362,10 @@ def test_reading_a_search_hit_does_not_search_again(qtbot, open_seeded):
     window.focus_list()
     generation = window.search_runner.generation
     runs = window.sync_runner.runs
-    row = next(r for r, pid in enumerate(window.model.ids()) if not lib.get(pid).read)
+    row = next(r for r, pid in enumerate(window.model.ids()) if not lib.papers.get(pid).read)
     window.select_row(row)
     shown = window.current_paper_id()
-    qtbot.waitUntil(lambda: lib.get(shown).read, timeout=3000)
+    qtbot.waitUntil(lambda: lib.papers.get(shown).read, timeout=3000)
     qtbot.waitUntil(lambda: window.sync_runner.runs > runs and not window.is_busy(),
                     timeout=WAIT_MS)
     assert window.search_runner.generation == generation     # read marks are not indexed

@@ -12,12 +12,12 @@ from paperdesk.core.scope import Scope
 
 
 def _tags(lib):
-    return {t.name: (t.id, t.colour, t.key, frozenset(lib.paper_ids(tag_id=t.id)))
-            for t in lib.tags()}
+    return {t.name: (t.id, t.colour, t.key, frozenset(lib.papers.ids(tag_id=t.id)))
+            for t in lib.tags.all()}
 
 
 def _paper_state(lib, pid):
-    p = lib.get(pid)
+    p = lib.papers.get(pid)
     return (p.title, p.read_at, p.starred, tuple(t.name for t in p.tags), p.note,
             tuple((h.id, h.start, h.end, h.colour, h.comment) for h in p.highlights))
 
@@ -63,7 +63,7 @@ def test_undo_redo_of_marks_title_and_highlights(qtbot, win):
         assert act()
         settle(qtbot, window)
         states.append(_paper_state(lib, pid))
-    assert states[-1][0] == "My own title" and lib.get(pid).title_edited
+    assert states[-1][0] == "My own title" and lib.papers.get(pid).title_edited
     assert states[-1][1] is not None and states[-1][2]
     for i in range(len(actions), 0, -1):       # undo one by one
         _undo(qtbot, window)
@@ -82,32 +82,32 @@ def test_undo_redo_of_marks_title_and_highlights(qtbot, win):
 def test_undo_of_restore_derived_title_and_highlight_removal(qtbot, win):
     window, lib = win, win.lib
     pid = window.current_paper_id()
-    derived = lib.get(pid).derived_title
+    derived = lib.papers.get(pid).derived_title
     window.triage.set_title("Short")
     window.triage.set_title(None)
     settle(qtbot, window)
-    assert lib.get(pid).title == derived and not lib.get(pid).title_edited
+    assert lib.papers.get(pid).title == derived and not lib.papers.get(pid).title_edited
     _undo(qtbot, window)
-    assert lib.get(pid).title == "Short"
+    assert lib.papers.get(pid).title == "Short"
     _undo(qtbot, window)
-    assert lib.get(pid).title == derived
+    assert lib.papers.get(pid).title == derived
 
     assert window.triage.add_highlight(pid, 0, 9)
     settle(qtbot, window)
-    (h,) = lib.highlights(pid)
-    assert window.run_edit(lambda lib: lib.set_highlight_comment(h.id, "why"))
+    (h,) = lib.notes.highlights(pid)
+    assert window.run_edit(lambda lib: lib.notes.set_highlight_comment(h.id, "why"))
     assert window.triage.remove_highlight(h.id)
     settle(qtbot, window)
-    assert lib.highlights(pid) == []
+    assert lib.notes.highlights(pid) == []
     _undo(qtbot, window)
-    (back,) = lib.highlights(pid)
+    (back,) = lib.notes.highlights(pid)
     assert (back.id, back.start, back.end, back.comment) == (h.id, 0, 9, "why")
     _undo(qtbot, window)
-    assert lib.highlights(pid)[0].comment == ""
+    assert lib.notes.highlights(pid)[0].comment == ""
     window.triage.redo()
     window.triage.redo()
     settle(qtbot, window)
-    assert lib.highlights(pid) == []
+    assert lib.notes.highlights(pid) == []
 
 
 def test_tag_add_remove_single_and_bulk(qtbot, win):
@@ -117,19 +117,19 @@ def test_tag_add_remove_single_and_bulk(qtbot, win):
     window.triage.add_tag("group", ids[:6])
     window.triage.remove_tag("group", ids[2:4])
     settle(qtbot, window)
-    assert set(lib.paper_ids(tag_id=lib.tag_by_name("group").id)) == {
+    assert set(lib.papers.ids(tag_id=lib.tags.by_name("group").id)) == {
         ids[0], ids[1], ids[4], ids[5]}
     _undo(qtbot, window)
-    assert set(lib.paper_ids(tag_id=lib.tag_by_name("group").id)) == set(ids[:6])
+    assert set(lib.papers.ids(tag_id=lib.tags.by_name("group").id)) == set(ids[:6])
     _undo(qtbot, window)                           # the bulk add is one step
-    assert lib.tag_by_name("group") is None
+    assert lib.tags.by_name("group") is None
     _undo(qtbot, window)
-    assert lib.tags() == []
+    assert lib.tags.all() == []
     window.triage.redo()
     window.triage.redo()
     window.triage.redo()
     settle(qtbot, window)
-    assert lib.tag_by_name("solo").count == 1 and lib.tag_by_name("group").count == 4
+    assert lib.tags.by_name("solo").count == 1 and lib.tags.by_name("group").count == 4
     # the list and the tag pane follow
     assert [t.name for t in window.tag_pane.tag_entries()] == ["group", "solo"]
     assert window.model.summary(ids[0]).tags == ("group", "solo")
@@ -141,20 +141,20 @@ def test_merge_by_rename_and_undo_restores_both_tags(qtbot, win):
     window.triage.add_tag("ML", [p1, p2])
     window.triage.add_tag("deep", [p3])
     settle(qtbot, window)
-    window.triage.set_tag_key(lib.tag_by_name("deep").id, 3)
+    window.triage.set_tag_key(lib.tags.by_name("deep").id, 3)
     settle(qtbot, window)
     before = _tags(lib)
-    assert window.triage.rename_tag(lib.tag_by_name("deep").id, "ml")
+    assert window.triage.rename_tag(lib.tags.by_name("deep").id, "ml")
     settle(qtbot, window)
-    assert [(t.name, t.count) for t in lib.tags()] == [("ml", 3)]
-    assert set(lib.paper_ids(tag_id=lib.tags()[0].id)) == {p1, p2, p3}
+    assert [(t.name, t.count) for t in lib.tags.all()] == [("ml", 3)]
+    assert set(lib.papers.ids(tag_id=lib.tags.all()[0].id)) == {p1, p2, p3}
     assert [t.name for t in window.tag_pane.tag_entries()] == ["ml"]
     assert "Merge" in window.lib.undo_label
     after = _tags(lib)
 
     _undo(qtbot, window)
     assert _tags(lib) == before                   # same ids, colours, keys, papers
-    assert [(t.name, t.count) for t in lib.tags()] == [("deep", 1), ("ML", 2)]
+    assert [(t.name, t.count) for t in lib.tags.all()] == [("deep", 1), ("ML", 2)]
     assert [t.name for t in window.tag_pane.tag_entries()] == ["deep", "ML"]
     _redo(qtbot, window)
     assert _tags(lib) == after
@@ -168,15 +168,15 @@ def test_rename_delete_recolour_and_key_of_tags(qtbot, win):
     window.triage.add_tag("a", ids[:2])
     window.triage.add_tag("b", ids[2:3])
     settle(qtbot, window)
-    window.triage.set_tag_key(lib.tag_by_name("b").id, 2)
+    window.triage.set_tag_key(lib.tags.by_name("b").id, 2)
     settle(qtbot, window)
     start = _tags(lib)
-    a_id = lib.tag_by_name("a").id
+    a_id = lib.tags.by_name("a").id
     steps = [
         lambda: window.triage.rename_tag(a_id, "Alpha"),
         lambda: window.triage.set_tag_colour(a_id, "#123456"),
         lambda: window.triage.set_tag_key(a_id, 2),              # takes key 2 from "b"
-        lambda: window.triage.delete_tag(lib.tag_by_name("b").id),
+        lambda: window.triage.delete_tag(lib.tags.by_name("b").id),
         lambda: window.triage.create_tag("empty", "#abcdef", 9),
     ]
     snapshots = [start]
@@ -199,7 +199,7 @@ def test_deleting_the_chosen_tag_falls_back_to_all_papers(qtbot, win):
     ids = window.model.ids()
     window.triage.add_tag("pick", ids[:3])
     settle(qtbot, window)
-    tag_id = lib.tag_by_name("pick").id
+    tag_id = lib.tags.by_name("pick").id
     assert window.tag_pane.select_scope(Scope(tag_id=tag_id))
     assert window.model.rowCount() == 3
     assert window.status_text().startswith("3 papers  ·  tag “pick”")
@@ -208,7 +208,7 @@ def test_deleting_the_chosen_tag_falls_back_to_all_papers(qtbot, win):
     assert window.current_scope().tag_id is None
     assert window.model.rowCount() == TOTAL
     _undo(qtbot, window)
-    assert lib.tag_by_name("pick").count == 3
+    assert lib.tags.by_name("pick").count == 3
 
 
 def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
@@ -221,13 +221,13 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
         qtbot.keyClicks(editor, burst)
         qtbot.wait(650)                            # each pause triggers an autosave
     settle(qtbot, window)
-    assert lib.note(pid) == "First idea. Second idea. Third."
+    assert lib.notes.get(pid) == "First idea. Second idea. Third."
     assert len(window.lib.undo_stack) == steps + 1
     _undo(qtbot, window)
-    assert lib.note(pid) == "" and editor.toPlainText() == ""
+    assert lib.notes.get(pid) == "" and editor.toPlainText() == ""
     _redo(qtbot, window)
-    assert lib.note(pid) == "First idea. Second idea. Third."
-    assert editor.toPlainText() == lib.note(pid)
+    assert lib.notes.get(pid) == "First idea. Second idea. Third."
+    assert editor.toPlainText() == lib.notes.get(pid)
     # another visit to the paper starts a new step
     press(qtbot, window, Qt.Key.Key_Escape)
     window.reading.next_paper()
@@ -236,10 +236,10 @@ def test_note_autosaves_merge_into_one_undo_step(qtbot, win):
     qtbot.keyClicks(editor, " More.")
     press(qtbot, window, Qt.Key.Key_Escape)        # Esc saves at once
     settle(qtbot, window)
-    assert lib.note(pid).endswith("Third. More.")
+    assert lib.notes.get(pid).endswith("Third. More.")
     assert len(window.lib.undo_stack) == steps + 2
     _undo(qtbot, window)
-    assert lib.note(pid) == "First idea. Second idea. Third."
+    assert lib.notes.get(pid) == "First idea. Second idea. Third."
 
 
 def test_switching_paper_saves_the_note_first(qtbot, win):
@@ -249,7 +249,7 @@ def test_switching_paper_saves_the_note_first(qtbot, win):
     qtbot.keyClicks(window.detail_pane.note_editor, "quick")
     window.reading.next_paper()                             # no autosave wait: saved on switching
     settle(qtbot, window)
-    assert lib.note(pid) == "quick"
+    assert lib.notes.get(pid) == "quick"
     assert window.detail_pane.note_editor.toPlainText() == ""
 
 
@@ -260,9 +260,9 @@ def test_undo_while_typing_saves_then_undoes(qtbot, win):
     window.reading.focus_note()
     qtbot.keyClicks(window.detail_pane.note_editor, "typed")
     _undo(qtbot, window)                            # saves "typed", then undoes it
-    assert lib.note(pid) == ""
+    assert lib.notes.get(pid) == ""
     _undo(qtbot, window)
-    assert not lib.get(pid).starred
+    assert not lib.papers.get(pid).starred
 
 
 def test_errors_become_messages_not_tracebacks(qtbot, win):
@@ -274,14 +274,14 @@ def test_errors_become_messages_not_tracebacks(qtbot, win):
     settle(qtbot, window)
     assert "comma" in window.statusBar().currentMessage()
     assert "Traceback" not in window.statusBar().currentMessage()
-    assert lib.tags() == [] and len(window.lib.undo_stack) == steps
+    assert lib.tags.all() == [] and len(window.lib.undo_stack) == steps
     window.triage.add_tag("x", [window.current_paper_id()])
     settle(qtbot, window)
     steps = len(window.lib.undo_stack)
     # the refused rename is queued (True), then comes back as a message, no undo step
-    assert window.triage.rename_tag(lib.tag_by_name("x").id, "   ")
+    assert window.triage.rename_tag(lib.tags.by_name("x").id, "   ")
     settle(qtbot, window)
-    assert len(window.lib.undo_stack) == steps and lib.tag_by_name("x") is not None
+    assert len(window.lib.undo_stack) == steps and lib.tags.by_name("x") is not None
     assert "empty" in window.statusBar().currentMessage()
 
 
@@ -297,7 +297,7 @@ def test_visible_search_follows_annotations_after_index_sync(qtbot, win, query_w
     window.search_box.clear()
     qtbot.waitUntil(lambda: not window.model.searching, timeout=20000)
     target = next(i for i in window.model.ids()
-                  if "pruning" not in lib.get(i).abstract.lower())
+                  if "pruning" not in lib.papers.get(i).abstract.lower())
     window.select_row(window.model.row_of(target))
     window.triage.save_note(target, f"Reminds me of {query_word} studies")
     window.focus_search()
@@ -320,7 +320,7 @@ def test_edit_menu_names_the_step_from_the_core(qtbot, win):
     pid = window.current_paper_id()
     press(qtbot, window, "s")
     settle(qtbot, window)
-    assert lib.get(pid).starred
+    assert lib.papers.get(pid).starred
     assert window.undo_action.isEnabled()
     assert window.undo_action.text() == "&Undo Star paper" == "&Undo " + lib.undo_label
     window.triage.add_tag("depth", [pid])
@@ -328,7 +328,7 @@ def test_edit_menu_names_the_step_from_the_core(qtbot, win):
     assert window.undo_action.text() == "&Undo Tag ‘depth’"
     window.undo_action.trigger()
     settle(qtbot, window)
-    assert lib.get(pid).tags == () and window.redo_action.text() == "&Redo Tag ‘depth’"
+    assert lib.papers.get(pid).tags == () and window.redo_action.text() == "&Redo Tag ‘depth’"
     assert window.undo_action.text() == "&Undo Star paper"
 
 
@@ -350,7 +350,7 @@ def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps
     gate.set()
     assert last.wait(10)             # both edits committed before either is delivered
     settle(qtbot, window)
-    assert lib.get(pid).starred and [t.name for t in lib.get(pid).tags] == ["depth"]
+    assert lib.papers.get(pid).starred and [t.name for t in lib.papers.get(pid).tags] == ["depth"]
     assert [m for m in messages if "Ctrl+Z" in m] == [
         "Star paper  —  Ctrl+Z to undo", "Tag ‘depth’  —  Ctrl+Z to undo"]
 
@@ -360,7 +360,7 @@ def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     gate.set()
     settle(qtbot, window)
-    assert lib.get(pid).starred                              # the unstar was undone
+    assert lib.papers.get(pid).starred                              # the unstar was undone
     assert window.statusBar().currentMessage() == "Undone: Unstar paper"
     assert window.undo_action.text() == "&Undo Tag ‘depth’"
 
@@ -379,7 +379,7 @@ def test_ctrl_z_before_the_first_edit_is_committed_is_not_lost(qtbot, win):
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     gate.set()
     settle(qtbot, window)
-    assert not lib.get(pid).starred and len(lib.undo_stack) == 0
+    assert not lib.papers.get(pid).starred and len(lib.undo_stack) == 0
     assert window.redo_action.text() == "&Redo Star paper"
     gate.clear()
     window.worker.write(lambda lib: gate.wait(10))
@@ -388,7 +388,7 @@ def test_ctrl_z_before_the_first_edit_is_committed_is_not_lost(qtbot, win):
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     gate.set()
     settle(qtbot, window)
-    assert not lib.get(pid).starred and window.redo_action.text() == "&Redo Star paper"
+    assert not lib.papers.get(pid).starred and window.redo_action.text() == "&Redo Star paper"
 
 
 def test_a_toggle_pressed_twice_quickly_comes_back(qtbot, win):
@@ -399,12 +399,12 @@ def test_a_toggle_pressed_twice_quickly_comes_back(qtbot, win):
     pid = window.current_paper_id()
     assert window.triage.create_tag("depth", key=1)
     settle(qtbot, window)
-    before = (lib.get(pid).starred, lib.get(pid).read, lib.get(pid).tags)
+    before = (lib.papers.get(pid).starred, lib.papers.get(pid).read, lib.papers.get(pid).tags)
     steps = len(lib.undo_stack)
     gate = threading.Event()
     window.worker.write(lambda lib: gate.wait(10))
     press(qtbot, window, "s", "s", "r", "r", "1", "1")
     gate.set()
     settle(qtbot, window)
-    assert (lib.get(pid).starred, lib.get(pid).read, lib.get(pid).tags) == before
+    assert (lib.papers.get(pid).starred, lib.papers.get(pid).read, lib.papers.get(pid).tags) == before
     assert len(lib.undo_stack) == steps + 6

@@ -48,7 +48,7 @@ def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
     qtbot.keyClick(_focus(), Qt.Key.Key_Return)                  # Enter saves
     settle(qtbot, window)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
-    assert lib.metadata(pid).values == (("volume", "12"), ("issue", "3"),
+    assert lib.papers.metadata(pid).values == (("volume", "12"), ("issue", "3"),
                                         ("pages", "250-259"))
     pane = window.detail_pane
     qtbot.waitUntil(lambda: pane.paper.metadata.values != (), timeout=WAIT_MS)
@@ -57,7 +57,7 @@ def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
     qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_Z,
                    Qt.KeyboardModifier.ControlModifier)          # one undo step
     settle(qtbot, window)
-    qtbot.waitUntil(lambda: lib.metadata(pid).values == (), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: lib.papers.metadata(pid).values == (), timeout=WAIT_MS)
 
 
 def test_the_byline_and_citation_block_say_where_it_was_published(qtbot, win):
@@ -80,7 +80,7 @@ def test_the_byline_and_citation_block_say_where_it_was_published(qtbot, win):
     qtbot.keyClick(_focus(), Qt.Key.Key_Return)                  # Enter saves
     settle(qtbot, window)
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
-    meta = lib.metadata(pid)
+    meta = lib.papers.metadata(pid)
     assert (meta.venue, meta.values) == ("Journal of Testing", (
         ("volume", "12"), ("issue", "3"), ("pages", "45-67")))
     pane = window.detail_pane
@@ -106,7 +106,7 @@ def test_list_columns_hidden_until_chosen_and_sorting(qtbot, open_seeded):
     window = open_seeded()
     ids = window.model.ids()
     for pid, volume in ((ids[4], "10"), (ids[6], "9"), (ids[8], "100")):
-        window.submit_edit(lambda lib, pid=pid, volume=volume: lib.set_metadata(
+        window.submit_edit(lambda lib, pid=pid, volume=volume: lib.papers.set_metadata(
             pid, Metadata(values=field_values({"volume": volume}))))
         settle(qtbot, window)
     table, model = window.table, window.model

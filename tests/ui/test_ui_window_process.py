@@ -125,7 +125,8 @@ import contextlib, os, signal, sys, threading
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
-from paperdesk.core.library import Library
+from paperdesk.core.edits.annotations import Tags
+from paperdesk.core.edits.notes import Notes
 from paperdesk.core.store import db as store_db
 from paperdesk.ui.app.controller import run
 from paperdesk.ui.app.startup import ensure_app
@@ -154,8 +155,8 @@ def watched(method):
 
 
 store_db.transaction = transaction
-Library.set_note = watched(Library.set_note)
-Library.add_tag = watched(Library.add_tag)
+Notes.set = watched(Notes.set)
+Tags.add = watched(Tags.add)
 app = ensure_app()
 
 

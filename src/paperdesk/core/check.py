@@ -384,8 +384,8 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     progress(2, steps)
     database_ok = not report.problems
     try:
-        report.papers = lib.count()
-        status = lib.index_status()
+        report.papers = lib.papers.count()
+        status = lib.index.status()
         report.queued = status.queued
     except sqlite3.DatabaseError:
         return report
@@ -394,11 +394,11 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
         return report
     repairable = database_ok and not lib.read_only and lib.db_problem is None
     index_remedy = "repaired from SQLite" if repairable else REINDEX_HINT
-    if getattr(lib, "_stand_in", None):   # read-only and the index could not be read
-        report.problems.append(Problem("index", lib.index_repair, REINDEX_HINT))
+    if lib.index.stand_in:   # read-only and the index could not be read
+        report.problems.append(Problem("index", lib.index.repair, REINDEX_HINT))
         progress(steps, steps)
         return report
-    for text in lib.index.full_problems():
+    for text in lib.index.whoosh.full_problems():
         report.problems.append(Problem("index", text, index_remedy))
     terms_remedy = TERMS_REMEDY if lib.discover.not_writable() is None \
         else TERMS_READ_ONLY_REMEDY
@@ -407,17 +407,17 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     progress(3, steps)
     index_ok = not any(p.part == "index" for p in report.problems)
     if index_ok:
-        report.indexed = lib.index.doc_count()
+        report.indexed = lib.index.whoosh.doc_count()
         expected = status.papers - status.unindexed
         if report.indexed != expected and not status.queued:
             report.problems.append(Problem(
-                "index", f"{lib.index.path}: {report.indexed:,} documents for "
+                "index", f"{lib.index.whoosh.path}: {report.indexed:,} documents for "
                 f"{expected:,} papers", index_remedy))
-        elif status.queued and not lib.index_repair:
+        elif status.queued and not lib.index.repair:
             # Left by an interrupted import, a full disk or a held index lock: searches
             # miss these papers until they are indexed.
             report.problems.append(Problem(
-                "index", f"{lib.index.path}: {status.queued:,} of {status.papers:,} papers "
+                "index", f"{lib.index.whoosh.path}: {status.queued:,} of {status.papers:,} papers "
                 "wait to be indexed (searches miss them or their latest changes)",
                 "indexed now" if repairable else REINDEX_HINT))
     progress(4, steps)
@@ -429,8 +429,8 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
                                            restore))
     progress(5, steps)
     if repairable and any(p.part == "index" for p in report.problems):
-        lib.index.damage = next(p.text for p in report.problems if p.part == "index")
-        lib._index_damaged()
+        lib.index.whoosh.damage = next(p.text for p in report.problems if p.part == "index")
+        lib.search.index_damaged()
     return report
 
 
@@ -461,7 +461,7 @@ def _sample(lib, report: CheckReport, sample: int, seed: int, remedy: str) -> No
     ids = [r[0] for r in lib.db.execute("SELECT id FROM papers ORDER BY id")]
     ids = [i for i in ids if i not in queued]
     picked = random.Random(seed).sample(ids, min(sample, len(ids)))
-    in_index = lib.index.indexed_ids()
+    in_index = lib.index.whoosh.indexed_ids()
     lost_words, lost_ids = [], []
     for pid in picked:
         title, abstract = lib.db.execute(
@@ -471,16 +471,16 @@ def _sample(lib, report: CheckReport, sample: int, seed: int, remedy: str) -> No
         query = _words_query(title or "", abstract or "")
         if query is None:
             continue
-        found = lib.index.search_arrays(lib.index.plan(query))[0]
+        found = lib.index.whoosh.search_arrays(lib.index.whoosh.plan(query))[0]
         if pid not in set(found.tolist()):
             lost_words.append(pid)
     report.sampled = len(picked)
     if lost_ids:
         report.problems.append(Problem(
-            "index", f"{lib.index.path}: {len(lost_ids)} of {len(picked)} sampled papers "
+            "index", f"{lib.index.whoosh.path}: {len(lost_ids)} of {len(picked)} sampled papers "
             f"have no document (ids {', '.join(map(str, lost_ids[:5]))})", remedy))
     if lost_words:
         report.problems.append(Problem(
-            "index", f"{lib.index.path}: {len(lost_words)} of {len(picked)} sampled papers "
+            "index", f"{lib.index.whoosh.path}: {len(lost_words)} of {len(picked)} sampled papers "
             "are not found by their own words (ids "
             f"{', '.join(map(str, lost_words[:5]))})", remedy))

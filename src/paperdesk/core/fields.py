@@ -5,7 +5,7 @@ In the spirit of calibre's field metadata (``src/calibre/library/field_metadata.
 the paper list's columns and sort keys, the CLI's ``--sort`` choices, the query
 language's field names and the export field list are all read from :data:`PAPER_FIELDS`
 instead of being spelled out where they are used. The table only *describes* fields;
-reading a field's value stays with ``Library.get``/``Library.summaries`` and the
+reading a field's value stays with ``lib.papers.get``/``lib.papers.summaries`` and the
 export writers in :mod:`paperdesk.core.exports` for the fields with a rule of their own
 (tests check that what this table says a writer writes is what it writes).
 
@@ -113,7 +113,7 @@ class Field:
 
     @property
     def sortable(self) -> bool:
-        """Whether the list and ``Library.find`` can sort by this field."""
+        """Whether the list and ``lib.search.find`` can sort by this field."""
         return self.sort_sql is not None
 
 

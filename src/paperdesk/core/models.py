@@ -520,7 +520,7 @@ class SearchResults:
 
 @dataclass(frozen=True)
 class IndexStatus:
-    """How far the search index is behind the library (:meth:`Library.index_status`).
+    """How far the search index is behind the library (:meth:`lib.index.status`).
 
     Attributes:
         papers: papers in the library.
@@ -608,7 +608,7 @@ class FileReport:
 
 @dataclass
 class ImportReport:
-    """The outcome of :meth:`Library.import_paths`.
+    """The outcome of :meth:`lib.imports.run`.
 
     Attributes:
         files: one report per file, in the order processed.
@@ -623,7 +623,7 @@ class ImportReport:
             the window (a paper shown when it is enriched is shown again).
         index_pending: papers still waiting to be indexed when the import returned.
         near_duplicates: pairs of possible near-duplicates flagged by the stage run
-            after the import (:meth:`Library.find_near_duplicates`; set by the caller that
+            after the import (:meth:`lib.duplicates.find`; set by the caller that
             runs it: the CLI's ``import``, the window's follow-up operation), else 0.
     """
 

@@ -1,7 +1,7 @@
 """Which papers a list, a count or an export covers: :class:`Scope`, and the one place
 that turns a scope into paper ids (:func:`scope_ids`) or a count (:func:`scope_count`).
 
-``Library.scope_ids`` and ``Library.scope_count`` call these; the paper list, the status
+``lib.papers.scope_ids`` and ``lib.papers.scope_count`` call these; the paper list, the status
 bar, the export dialog, "Current list" and the command line all go through them.
 """
 
@@ -67,7 +67,7 @@ class Scope:
 
     def where(self) -> dict:
         """Return ``{"source_id", "tag_id", "filter"}`` keyword arguments for
-        ``Library.paper_ids`` and ``Library.find`` (the parts SQLite answers; the query,
+        ``lib.papers.ids`` and ``lib.search.find`` (the parts SQLite answers; the query,
         saved search and selection are not included)."""
         return {"source_id": self.source_id, "tag_id": self.tag_id, "filter": self.filter}
 
@@ -287,7 +287,7 @@ def _query(lib: Library, scope: Scope) -> str | None:
     if scope.query is not None and scope.saved is not None:
         raise ValueError("a scope has a query or a saved search, not both")
     if scope.saved is not None:
-        return lib.saved_search(scope.saved).query
+        return lib.saved_searches.get(scope.saved).query
     return scope.query
 
 
@@ -333,14 +333,14 @@ def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
     """
     _check_sort(sort)
     query = _query(lib, scope)
-    selection = lib._existing_ids(scope.ids) if scope.ids is not None else None
+    selection = lib.papers.existing_ids(scope.ids) if scope.ids is not None else None
     if query is not None:
         within = None
         if selection is not None:
             within = set(selection)
             if _narrowed(scope):
                 within &= set(_sql_ids(lib, scope, "added", False))
-        return lib.find(query, limit=0, **scope.where(), within=within,
+        return lib.search.find(query, limit=0, **scope.where(), within=within,
                         sort=sort or RELEVANCE, descending=descending, snippets=False,
                         suggest=False).ids.tolist()
     if sort == INTEREST:       # worth reading first: the scope's papers, reordered
@@ -376,7 +376,7 @@ def scope_count(lib: Library, scope: Scope, also: str | None = None) -> int:
         UnknownPaper: a selected id is not in the library.
     """
     query = _query(lib, scope)
-    selection = lib._existing_ids(scope.ids) if scope.ids is not None else None
+    selection = lib.papers.existing_ids(scope.ids) if scope.ids is not None else None
     if query is not None:
         within = set(selection) if selection is not None else None
         if also is not None or (within is not None and _narrowed(scope)):
@@ -385,7 +385,7 @@ def scope_count(lib: Library, scope: Scope, also: str | None = None) -> int:
             where = {}
         else:
             where = scope.where()
-        return lib.find(query, limit=1, **where, within=within, count=True,
+        return lib.search.find(query, limit=1, **where, within=within, count=True,
                         snippets=False, suggest=False).total
     where, args = scope_sql(scope, also)
     if selection is None:

@@ -275,7 +275,7 @@ class Discover:
                 if progress is not None:
                     progress(done, total)
             try:
-                n = self._lib.count()
+                n = self._lib.papers.count()
                 table = None
                 not_kept = self._not_writable()
                 if n >= CHILD_FROM and not_kept is None:

@@ -171,20 +171,20 @@ def evaluate(lib: "Library", topics_of: dict[int, str], topic: str,
     Raises:
         ValueError: the topic has no more than ``starred`` papers in the library.
     """
-    everything = lib.paper_ids()            # date order: date added, then id
+    everything = lib.papers.ids()            # date order: date added, then id
     relevant_all = {pid for pid in everything if topics_of.get(pid) == topic}
     if len(relevant_all) <= starred:
         raise ValueError(f"topic {topic!r} has {len(relevant_all)} papers; "
                          f"more than {starred} are needed")
-    lib.set_starred(everything, False)
-    lib.set_read(everything, False)
+    lib.papers.set_starred(everything, False)
+    lib.papers.set_read(everything, False)
     stars, skips = [], []
     for pid in everything:
         if len(stars) == starred:
             break
         (stars if pid in relevant_all else skips).append(pid)
-    lib.set_starred(stars, True)
-    lib.set_read(stars + skips, True)
+    lib.papers.set_starred(stars, True)
+    lib.papers.set_read(stars + skips, True)
     unread = [pid for pid in everything if pid not in set(stars) | set(skips)]
     relevant = relevant_all & set(unread)
     lib.discover.ensure()
@@ -240,7 +240,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="paperdesk-eval-") as tmp:
         with Library.open(Path(tmp) / "lib") as lib:
-            lib.import_paths(files)
+            lib.imports.run(files)
             topics_of = load_labels(lib, labels)
             results = [evaluate(lib, topics_of, t) for t in TOPICS]
     sys.stdout.write(table(results))

@@ -147,7 +147,7 @@ def evaluate_tags(lib: "Library", tags_of: Mapping[int, set[str]], name: str = "
         if tags_of else {}
     names = {i: tag for tag, i in number.items()}
     neighbours: dict[int, tuple[list[int], list[float]]] = {}
-    for pid in lib.paper_ids():
+    for pid in lib.papers.ids():
         try:
             neighbours[pid] = lib.discover.neighbours(pid, NEIGHBOURS)
         except NotInTable:      # no words: never asked, as in the window
@@ -189,7 +189,7 @@ def evaluate_tags(lib: "Library", tags_of: Mapping[int, set[str]], name: str = "
                         sum(r.right for r in rows))
 
     rows = scores(min_share)
-    return TagEvaluation(name, len(lib.paper_ids()), min_share, rows, total(rows),
+    return TagEvaluation(name, len(lib.papers.ids()), min_share, rows, total(rows),
                          {s: total(scores(s)) for s in SHARES})
 
 
@@ -374,14 +374,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     with tempfile.TemporaryDirectory(prefix="paperdesk-tag-eval-") as tmp:
         with Library.open(Path(tmp) / "seeds") as lib:
-            lib.import_paths(files)
+            lib.imports.run(files)
             lib.discover.ensure()
             sys.stdout.write(report(evaluate_tags(lib, seed_tags(lib, args.labels),
                                                   "sample library (seeds/, topics as tags)")))
         found = []
         for name, csl, labels in reviews:
             with Library.open(Path(tmp) / name) as lib:
-                lib.import_paths([csl])
+                lib.imports.run([csl])
                 lib.discover.ensure()
                 try:
                     tags = synergy_tags(lib, csl, labels)

@@ -1,11 +1,12 @@
-"""Tags, notes, highlights, read and star marks, and title edits: the user's annotations.
+"""Tags: the library's tags (``lib.tags``, :class:`Tags`) and the checks of a tag's name,
+colour and key. (A paper's note and highlights are :mod:`paperdesk.core.edits.notes`; its
+read and star marks and title :mod:`paperdesk.core.papers`.)
 
-:class:`AnnotationsMixin` is part of :class:`paperdesk.core.library.Library`. Every
-mutation changes SQLite in one transaction, queues the touched papers for re-indexing in
+Every mutation changes SQLite in one transaction, queues the touched papers for re-indexing in
 the same transaction, returns the :class:`~paperdesk.core.changes.Changes` it made and
 (unless ``undoable=False``) records one :class:`~paperdesk.core.edits.undo.UndoStep` on the
 library's undo stack, so :meth:`Library.undo` reverses it exactly. The private
-``_restore_tags``, ``_write_*`` and ``_insert_*`` helpers are what the steps replay; they
+``_restore_tags`` and ``_write_paper_tag`` helpers are what the steps replay; they
 record nothing.
 """
 
@@ -13,19 +14,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-import sqlite_utils
 
 from paperdesk.core.store import db as _db
 from paperdesk.core.changes import NO_CHANGES, Changes
-from paperdesk.core.clock import utc_now as _now
-from paperdesk.core.models import Highlight, LibraryError, Tag, TagState, UnknownPaper
-from paperdesk.core.edits.undo import count_label, papers_label, quote
+from paperdesk.core.models import LibraryError, Tag, TagState
+from paperdesk.core.manager import Manager
+from paperdesk.core.edits.undo import papers_label, quote
 from paperdesk.core.terminal_text import first_control
 from paperdesk.core.text import replace_surrogates
 
-__all__ = ["AnnotationsMixin", "TAG_COLOURS", "HIGHLIGHT_COLOURS", "validate_tag_name",
+__all__ = ["Tags", "TAG_COLOURS", "HIGHLIGHT_COLOURS", "validate_tag_name",
            "tag_key"]
 
 #: Colours given to new tags in turn (readable as chip backgrounds with dark or light text
@@ -96,30 +96,8 @@ def _check_key(key: int | None) -> int | None:
     return key
 
 
-class AnnotationsMixin:
-    """Annotation methods of :class:`Library` (needs ``self.db``, ``self._enqueue``,
-    ``self._changed`` and ``self._record``)."""
-
-    db: sqlite_utils.Database
-
-    # -- helpers -------------------------------------------------------------------------
-    def _existing_ids(self, ids: Iterable[int]) -> list[int]:
-        ids = list(dict.fromkeys(int(i) for i in ids))
-        if not ids:
-            return []
-        for i in ids:
-            if not -(2**63) <= i < 2**63:  # beyond SQLite's INTEGER
-                raise UnknownPaper(i)
-        found: set[int] = set()
-        for i in range(0, len(ids), 500):
-            chunk = ids[i:i + 500]
-            marks = ",".join("?" * len(chunk))
-            found.update(r[0] for r in self.db.execute(
-                f"SELECT id FROM papers WHERE id IN ({marks})", chunk))
-        missing = [i for i in ids if i not in found]
-        if missing:
-            raise UnknownPaper(missing[0])
-        return ids
+class Tags(Manager):
+    """The tags of a library: ``lib.tags`` (see the module)."""
 
     def _tag_row(self, tag_id: int) -> Tag:
         row = self.db.execute(
@@ -130,7 +108,7 @@ class AnnotationsMixin:
             raise LibraryError(f"no tag with id {tag_id}")
         return Tag(*row)
 
-    def tag_by_name(self, name: str) -> Tag | None:
+    def by_name(self, name: str) -> Tag | None:
         """Return the tag with this name (compared without regard to case), or ``None``."""
         row = self.db.execute("SELECT id FROM tags WHERE name_key = ?",
                               [tag_key(name)]).fetchone()
@@ -140,8 +118,7 @@ class AnnotationsMixin:
         return [r[0] for r in self.db.execute(
             "SELECT paper_id FROM paper_tags WHERE tag_id = ?", [tag_id])]
 
-    # -- tags --------------------------------------------------------------------------
-    def tags(self) -> list[Tag]:
+    def all(self) -> list[Tag]:
         """Return every tag with its paper count, sorted by name without regard to case."""
         # One count per tag on the covering index idx_paper_tags_tag (a join with GROUP BY
         # walked every tagging and sorted: 14 ms vs 3 ms at 100,000 papers, 4 tags).
@@ -150,10 +127,10 @@ class AnnotationsMixin:
             "(SELECT count(*) FROM paper_tags pt WHERE pt.tag_id = t.id) FROM tags t "
             "ORDER BY t.name_key")]
 
-    def ensure_tag(self, name: str, colour: str | None = None,
+    def ensure(self, name: str, colour: str | None = None,
                    key: int | None = None) -> Tag:
         """Return the tag with this name (any case), creating it if missing; not undoable
-        on its own (used inside imports and :meth:`add_tag`).
+        on its own (used inside imports and :meth:`add`).
 
         Args:
             name: tag name (see :func:`validate_tag_name`).
@@ -165,7 +142,7 @@ class AnnotationsMixin:
             LibraryError: bad name, colour or key.
         """
         name = validate_tag_name(name)
-        existing = self.tag_by_name(name)
+        existing = self.by_name(name)
         if existing is not None:
             return existing
         with _db.transaction(self.db) as db:
@@ -178,7 +155,7 @@ class AnnotationsMixin:
                                         "colour": colour, "key": key}).last_pk
         return self._tag_row(tag_id)
 
-    def create_tag(self, name: str, colour: str | None = None, key: int | None = None,
+    def create(self, name: str, colour: str | None = None, key: int | None = None,
                    undoable: bool = True) -> Changes:
         """Create a tag with no papers; nothing happens if the name exists (any case).
 
@@ -193,27 +170,27 @@ class AnnotationsMixin:
         Raises:
             LibraryError: bad name, colour or key.
         """
-        if self.tag_by_name(validate_tag_name(name)) is not None:
+        if self.by_name(validate_tag_name(name)) is not None:
             return NO_CHANGES
-        before = self.tag_states(self._key_holders(_check_key(key)))
-        tag = self.ensure_tag(name, colour, key)
-        after = self.tag_states([tag.id] + [s.id for s in before])
+        before = self.states(self._key_holders(_check_key(key)))
+        tag = self.ensure(name, colour, key)
+        after = self.states([tag.id] + [s.id for s in before])
         changes = Changes.of(tags=[tag.id] + [s.id for s in before], search=False)
-        return self._record(f"Create tag {quote(tag.name)}", changes,
+        return self._lib.record(f"Create tag {quote(tag.name)}", changes,
                             lambda: self._restore_tags(before, drop=[tag.id]),
                             lambda: self._restore_tags(after), undoable=undoable)
 
     def _key_holders(self, key: int | None) -> list[int]:
         if key is None:
             return []
-        holder = self.tag_for_key(key)
+        holder = self.for_key(key)
         return [holder.id] if holder else []
 
     def _set_paper_tag(self, paper_ids: Sequence[int], tag_id: int, add: bool) -> list[int]:
         """Add or remove one tag on papers; return the papers that changed."""
         with _db.transaction(self.db):
             changed = self._write_paper_tag(paper_ids, tag_id, add)
-        self._changed()
+        self._lib.after_change()
         return changed
 
     def _write_paper_tag(self, paper_ids: Sequence[int], tag_id: int, add: bool) -> list[int]:
@@ -223,10 +200,10 @@ class AnnotationsMixin:
             sql = ("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)" if add
                    else "DELETE FROM paper_tags WHERE paper_id = ? AND tag_id = ?")
             changed = [pid for pid in paper_ids if db.execute(sql, [pid, tag_id]).rowcount]
-            self._enqueue(db, changed, "update")
+            self._lib.index.enqueue(db, changed, "update")
         return changed
 
-    def add_tag(self, paper_ids: Iterable[int], name: str, undoable: bool = True, *,
+    def add(self, paper_ids: Iterable[int], name: str, undoable: bool = True, *,
                 key: int | None = None) -> Changes:
         """Tag papers, creating the tag if needed; one undo step however many papers.
 
@@ -248,12 +225,12 @@ class AnnotationsMixin:
         """
         if key is not None:
             return self._add_tag_with_key(paper_ids, name, _check_key(key), undoable)
-        ids = self._existing_ids(paper_ids)
-        created = self.tag_by_name(validate_tag_name(name)) is None
+        ids = self._lib.papers.existing_ids(paper_ids)
+        created = self.by_name(validate_tag_name(name)) is None
         with _db.transaction(self.db):     # a new tag and its papers: one commit
-            tag = self.ensure_tag(name)
+            tag = self.ensure(name)
             changed = self._write_paper_tag(ids, tag.id, True)
-        self._changed()
+        self._lib.after_change()
         if not changed and not created:
             return NO_CHANGES
         changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id])
@@ -261,7 +238,7 @@ class AnnotationsMixin:
 
         def undo() -> Changes:
             if created:
-                snapshot[:] = self.tag_states([tag.id])
+                snapshot[:] = self.states([tag.id])
                 return self._restore_tags([], drop=[tag.id])
             self._set_paper_tag(changed, tag.id, False)
             return changes
@@ -272,35 +249,35 @@ class AnnotationsMixin:
             self._set_paper_tag(changed, tag.id, True)
             return changes
 
-        return self._record(f"Tag {papers_label(len(changed))}{quote(tag.name)}", changes,
+        return self._lib.record(f"Tag {papers_label(len(changed))}{quote(tag.name)}", changes,
                             undo, redo, undoable=undoable)
 
     def _add_tag_with_key(self, paper_ids: Iterable[int], name: str, key: int,
                           undoable: bool) -> Changes:
-        """:meth:`add_tag` with a key: the tags involved are snapshotted before and after,
+        """:meth:`add` with a key: the tags involved are snapshotted before and after,
         so undo and redo put names, keys and papers back exactly."""
-        ids = self._existing_ids(paper_ids)
-        existing = self.tag_by_name(validate_tag_name(name))
+        ids = self._lib.papers.existing_ids(paper_ids)
+        existing = self.by_name(validate_tag_name(name))
         holders = [i for i in self._key_holders(key)
                    if existing is None or i != existing.id]
-        before = self.tag_states(([existing.id] if existing else []) + holders)
+        before = self.states(([existing.id] if existing else []) + holders)
         with _db.transaction(self.db) as db:   # the tag, its key, its papers: one commit
-            tag = self.ensure_tag(name)
+            tag = self.ensure(name)
             db.execute("UPDATE tags SET key = NULL WHERE key = ? AND id != ?", [key, tag.id])
             db.execute("UPDATE tags SET key = ? WHERE id = ?", [key, tag.id])
             changed = self._write_paper_tag(ids, tag.id, True)
-        self._changed()
-        after = self.tag_states([tag.id] + holders)
+        self._lib.after_change()
+        after = self.states([tag.id] + holders)
         if existing is not None and before == after:
             return NO_CHANGES
         changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id] + holders)
         drop = [tag.id] if existing is None else []
         label = f"Tag {papers_label(len(changed))}{quote(tag.name)}, key {key}"
-        return self._record(label, changes,
+        return self._lib.record(label, changes,
                             lambda: self._restore_tags(before, drop=drop),
                             lambda: self._restore_tags(after), undoable=undoable)
 
-    def remove_tag(self, paper_ids: Iterable[int], name: str,
+    def remove(self, paper_ids: Iterable[int], name: str,
                    undoable: bool = True) -> Changes:
         """Remove a tag from papers (the tag itself stays, even with no papers).
 
@@ -314,8 +291,8 @@ class AnnotationsMixin:
             LibraryError: no such tag.
             UnknownPaper: an id does not exist.
         """
-        ids = self._existing_ids(paper_ids)
-        tag = self.tag_by_name(name)
+        ids = self._lib.papers.existing_ids(paper_ids)
+        tag = self.by_name(name)
         if tag is None:
             raise LibraryError(f"no tag named {name!r}")
         changed = self._set_paper_tag(ids, tag.id, False)
@@ -331,15 +308,15 @@ class AnnotationsMixin:
             self._set_paper_tag(changed, self._live_tag(tag.id), False)
             return changes
 
-        return self._record(f"Untag {papers_label(len(changed))}{quote(tag.name)}",
+        return self._lib.record(f"Untag {papers_label(len(changed))}{quote(tag.name)}",
                             changes, undo, redo, undoable=undoable)
 
     def _live_tag(self, tag_id: int) -> int:
-        if not self.tag_states([tag_id]):
+        if not self.states([tag_id]):
             raise LibraryError("the tag no longer exists")
         return tag_id
 
-    def tag_states(self, tag_ids: Iterable[int]) -> list[TagState]:
+    def states(self, tag_ids: Iterable[int]) -> list[TagState]:
         """Snapshot tags (name, colour, key and papers).
 
         Args:
@@ -359,7 +336,7 @@ class AnnotationsMixin:
         """Put tags back exactly as snapshotted: same ids, names, colours, keys, papers.
 
         Args:
-            states: from :meth:`tag_states`; tags that no longer exist are re-created with
+            states: from :meth:`states`; tags that no longer exist are re-created with
                 their old id.
             drop: tag ids to delete if they are not among ``states`` (tags the undone
                 action created).
@@ -394,17 +371,17 @@ class AnnotationsMixin:
                 db.execute("DELETE FROM paper_tags WHERE tag_id = ?", [s.id])
                 db.conn.executemany("INSERT INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
                                     [(p, s.id) for p in sorted(s.paper_ids)])
-            self._enqueue(db, sorted(touched), "update")
-        self._changed()
+            self._lib.index.enqueue(db, sorted(touched), "update")
+        self._lib.after_change()
         return Changes.of(papers=touched, fields=["tags"], tags=tags)
 
     def _tag_step(self, label: str, tag_ids: Sequence[int], change: Callable[[], int],
                   undoable: bool, search: bool = True) -> Changes:
         """Run a tag-level change undone by snapshots of ``tag_ids``; ``change`` returns
         the id of the tag that remains."""
-        before = self.tag_states(tag_ids)
+        before = self.states(tag_ids)
         target = change()
-        after = self.tag_states([target])
+        after = self.states([target])
         if before == after:
             return NO_CHANGES
         gone = [t for t in tag_ids if t != target]
@@ -412,12 +389,12 @@ class AnnotationsMixin:
         for state in before + after:
             papers |= state.paper_ids
         changes = Changes.of(papers=papers, fields=["tags"], tags=tag_ids, search=search)
-        return self._record(label, changes,
+        return self._lib.record(label, changes,
                             lambda: self._restore_tags(before, drop=[target]),
                             lambda: self._restore_tags(after, drop=gone),
                             undoable=undoable)
 
-    def rename_tag(self, tag_id: int, new_name: str, undoable: bool = True) -> Changes:
+    def rename(self, tag_id: int, new_name: str, undoable: bool = True) -> Changes:
         """Rename a tag; renaming onto another tag's name (any case) merges the two.
 
         In a merge the other tag keeps its id and takes the new name (as typed), gains
@@ -437,7 +414,7 @@ class AnnotationsMixin:
         """
         name = validate_tag_name(new_name)
         tag = self._tag_row(tag_id)
-        other = self.tag_by_name(name)
+        other = self.by_name(name)
         merge = other is not None and other.id != tag.id
         ids = [tag.id, other.id] if merge else [tag.id]
 
@@ -446,7 +423,7 @@ class AnnotationsMixin:
                 if not merge:
                     db.execute("UPDATE tags SET name = ?, name_key = ? WHERE id = ?",
                                [name, tag_key(name), tag.id])
-                    self._enqueue(db, self._tag_papers(tag.id), "update")
+                    self._lib.index.enqueue(db, self._tag_papers(tag.id), "update")
                     return tag.id
                 papers = self._tag_papers(tag.id)
                 db.conn.executemany(
@@ -458,8 +435,8 @@ class AnnotationsMixin:
                 db.execute("DELETE FROM tags WHERE id = ?", [tag.id])
                 db.execute("UPDATE tags SET name = ?, name_key = ? WHERE id = ?",
                            [name, tag_key(name), other.id])
-                self._enqueue(db, papers + self._tag_papers(other.id), "update")
-            self._changed()
+                self._lib.index.enqueue(db, papers + self._tag_papers(other.id), "update")
+            self._lib.after_change()
             return other.id
 
         label = (f"Merge tag {quote(tag.name)} into {quote(name)}" if merge
@@ -467,20 +444,20 @@ class AnnotationsMixin:
         return self._tag_step(label, ids, change, undoable)
 
     def is_merge(self, tag_id: int, new_name: str) -> bool:
-        """Whether :meth:`rename_tag` with these arguments would merge two tags.
+        """Whether :meth:`rename` with these arguments would merge two tags.
 
         Raises:
             LibraryError: no such tag, or a bad name.
         """
         tag = self._tag_row(tag_id)
-        other = self.tag_by_name(validate_tag_name(new_name))
+        other = self.by_name(validate_tag_name(new_name))
         return other is not None and other.id != tag.id
 
-    def merge_tags(self, tag_id: int, into_id: int, undoable: bool = True) -> Changes:
+    def merge(self, tag_id: int, into_id: int, undoable: bool = True) -> Changes:
         """Merge tag ``tag_id`` into tag ``into_id``: the second keeps its id, name and
         colour and gains every paper of the first, which is deleted; it keeps its own
         number key, or takes the first one's if it had none. Same as
-        :meth:`rename_tag` onto the other tag's name, chosen by id.
+        :meth:`rename` onto the other tag's name, chosen by id.
 
         Args:
             tag_id: the tag that goes.
@@ -496,9 +473,9 @@ class AnnotationsMixin:
         into = self._tag_row(into_id)
         if source.id == into.id:
             raise LibraryError(f"cannot merge tag {source.name!r} into itself")
-        return self.rename_tag(source.id, into.name, undoable=undoable)
+        return self.rename(source.id, into.name, undoable=undoable)
 
-    def delete_tag(self, tag_id: int, undoable: bool = True) -> Changes:
+    def delete(self, tag_id: int, undoable: bool = True) -> Changes:
         """Delete a tag and remove it from every paper; undo puts it back exactly.
 
         Args:
@@ -509,20 +486,20 @@ class AnnotationsMixin:
         Raises:
             LibraryError: no such tag.
         """
-        (state,) = self.tag_states([tag_id]) or [None]
+        (state,) = self.states([tag_id]) or [None]
         if state is None:
             raise LibraryError(f"no tag with id {tag_id}")
         with _db.transaction(self.db) as db:
             db.execute("DELETE FROM tags WHERE id = ?", [tag_id])
-            self._enqueue(db, sorted(state.paper_ids), "update")
-        self._changed()
+            self._lib.index.enqueue(db, sorted(state.paper_ids), "update")
+        self._lib.after_change()
         changes = Changes.of(papers=state.paper_ids, fields=["tags"], tags=[tag_id])
-        return self._record(f"Delete tag {quote(state.name)}", changes,
+        return self._lib.record(f"Delete tag {quote(state.name)}", changes,
                             lambda: self._restore_tags([state]),
                             lambda: self._restore_tags([], drop=[tag_id]),
                             undoable=undoable)
 
-    def set_tag_colour(self, tag_id: int, colour: str, undoable: bool = True) -> Changes:
+    def set_colour(self, tag_id: int, colour: str, undoable: bool = True) -> Changes:
         """Recolour a tag.
 
         Args:
@@ -545,7 +522,7 @@ class AnnotationsMixin:
         return self._tag_step(f"Recolour tag {quote(tag.name)}", [tag_id], change,
                               undoable, search=False)
 
-    def set_tag_key(self, tag_id: int, key: int | None, undoable: bool = True) -> Changes:
+    def set_key(self, tag_id: int, key: int | None, undoable: bool = True) -> Changes:
         """Bind number key 1-9 to a tag (unbinding it from any other tag), or unbind it
         with ``None``.
 
@@ -561,364 +538,21 @@ class AnnotationsMixin:
         key = _check_key(key)
         tag = self._tag_row(tag_id)
         ids = [tag_id] + [i for i in self._key_holders(key) if i != tag_id]
-        before = self.tag_states(ids)
+        before = self.states(ids)
         with _db.transaction(self.db) as db:
             if key is not None:
                 db.execute("UPDATE tags SET key = NULL WHERE key = ? AND id != ?", [key, tag_id])
             db.execute("UPDATE tags SET key = ? WHERE id = ?", [key, tag_id])
-        after = self.tag_states(ids)
+        after = self.states(ids)
         if before == after:
             return NO_CHANGES
         what = f"Bind key {key} to" if key else "Unbind the key of"
         changes = Changes.of(tags=ids, search=False)
-        return self._record(f"{what} tag {quote(tag.name)}", changes,
+        return self._lib.record(f"{what} tag {quote(tag.name)}", changes,
                             lambda: self._restore_tags(before),
                             lambda: self._restore_tags(after), undoable=undoable)
 
-    def tag_for_key(self, key: int) -> Tag | None:
+    def for_key(self, key: int) -> Tag | None:
         """Return the tag bound to number key ``key``, or ``None``."""
         row = self.db.execute("SELECT id FROM tags WHERE key = ?", [key]).fetchone()
         return self._tag_row(row[0]) if row else None
-
-    # -- read / star / title -----------------------------------------------------------
-    def _write_column(self, column: str, values: Mapping[int, object]) -> None:
-        with _db.transaction(self.db) as db:
-            db.conn.executemany(f"UPDATE papers SET {column} = ? WHERE id = ?",
-                                [(v, p) for p, v in values.items()])
-            self._enqueue(db, list(values), "update")
-        self._changed()
-
-    def _column_step(self, label: str, column: str, field: str,
-                     before: Mapping[int, object], after: Mapping[int, object],
-                     undoable: bool, search: bool = False) -> Changes:
-        changed = {p: v for p, v in after.items() if before.get(p) != v}
-        if not changed:
-            return NO_CHANGES
-        old = {p: before[p] for p in changed}
-        self._write_column(column, changed)
-        changes = Changes.of(papers=changed, fields=[field], search=search)
-
-        def undo() -> Changes:
-            self._write_column(column, old)
-            return changes
-
-        def redo() -> Changes:
-            self._write_column(column, changed)
-            return changes
-
-        return self._record(label, changes, undo, redo, undoable=undoable)
-
-    def set_read(self, paper_ids: Iterable[int], read: bool,
-                 undoable: bool = True) -> Changes:
-        """Mark papers read (now) or unread.
-
-        Args:
-            paper_ids: the papers.
-            read: True to mark read, False for unread.
-            undoable: record an undo step ("Mark 2 papers read"); automatic mark-read
-                passes False (it is not an edit of the user's).
-        Returns:
-            :class:`Changes` listing the papers whose state changed.
-        Raises:
-            UnknownPaper: an id does not exist (nothing is changed).
-        """
-        ids = self._existing_ids(paper_ids)
-        before = self._column_values("read_at", ids)
-        now = _now() if read else None
-        after = {p: (v or now) if read else None for p, v in before.items()}
-        label = f"Mark {count_label(len(ids))} {'read' if read else 'unread'}"
-        return self._column_step(label, "read_at", "read", before, after, undoable)
-
-    def set_starred(self, paper_ids: Iterable[int], starred: bool,
-                    undoable: bool = True) -> Changes:
-        """Star or unstar papers.
-
-        Args:
-            paper_ids: the papers.
-            starred: True to star, False to unstar.
-            undoable: record an undo step ("Star 2 papers").
-        Returns:
-            :class:`Changes` listing the papers whose state changed.
-        Raises:
-            UnknownPaper: an id does not exist.
-        """
-        ids = self._existing_ids(paper_ids)
-        before = {p: int(bool(v)) for p, v in self._column_values("starred", ids).items()}
-        after = {p: int(bool(starred)) for p in ids}
-        verb = "Star" if starred else "Unstar"
-        return self._column_step(f"{verb} {count_label(len(ids))}", "starred", "starred",
-                                 before, after, undoable)
-
-    def _column_values(self, column: str, ids: Sequence[int]) -> dict:
-        out = {}
-        for i in range(0, len(ids), 500):
-            chunk = list(ids[i:i + 500])
-            marks = ",".join("?" * len(chunk))
-            out.update(self.db.execute(
-                f"SELECT id, {column} FROM papers WHERE id IN ({marks})", chunk).fetchall())
-        return out
-
-    def set_title(self, paper_id: int, title: str | None, undoable: bool = True) -> Changes:
-        """Give a paper its own title, or go back to its base title.
-
-        Args:
-            paper_id: the paper.
-            title: the new title (white space collapsed, lone surrogates made U+FFFD);
-                ``None`` or blank restores the
-                base title (:attr:`Paper.base_title`): the title its file gave it, else
-                the one derived from the abstract.
-            undoable: record an undo step ("Edit title" / "Restore title").
-        Returns:
-            :class:`Changes` (empty when the title stays the same).
-        Raises:
-            UnknownPaper: no such paper.
-        """
-        (pid,) = self._existing_ids([paper_id])
-        old, base = self.db.execute(
-            "SELECT title, coalesce(file_title, derived_title) FROM papers WHERE id = ?",
-            [pid]).fetchone()
-        new = replace_surrogates(" ".join((title or "").split())) or base
-        label = "Edit title" if (title or "").strip() else "Restore title"
-        return self._column_step(label, "title", "title", {pid: old}, {pid: new}, undoable,
-                                 search=True)
-
-    # -- notes -------------------------------------------------------------------------
-    def note(self, paper_id: int) -> str:
-        """Return the paper's note ("" when it has none)."""
-        row = self.db.execute("SELECT body FROM notes WHERE paper_id = ?",
-                              [int(paper_id)]).fetchone()
-        return row[0] if row else ""
-
-    def _write_note(self, pid: int, body: str) -> Changes:
-        with _db.transaction(self.db) as db:
-            if body.strip():
-                db["notes"].upsert({"paper_id": pid, "body": body, "updated_at": _now()},
-                                   pk="paper_id")
-            else:
-                db["notes"].delete_where("paper_id = ?", [pid])
-            self._enqueue(db, [pid], "update")
-        self._changed()
-        return Changes.of(papers=[pid], fields=["note"], notes=[pid])
-
-    def set_note(self, paper_id: int, body: str, undoable: bool = True,
-                 session: object = None) -> Changes:
-        """Save a paper's note (plain-text Markdown); an empty or blank body deletes it.
-
-        Consecutive saves of one paper's note with the same ``session`` are one undo
-        step (the note editor saves while the user types).
-
-        Args:
-            paper_id: the paper.
-            body: the whole note text (kept as typed, not normalised; only a lone
-                surrogate, which has no UTF-8 form, becomes U+FFFD).
-            undoable: record an undo step ("Edit note").
-            session: the editing session (any hashable; ``None`` merges with the previous
-                save of this paper's note).
-        Returns:
-            :class:`Changes` (empty when the text is unchanged).
-        Raises:
-            UnknownPaper: no such paper.
-        """
-        (pid,) = self._existing_ids([paper_id])
-        body = replace_surrogates(body)
-        old = self.note(pid)
-        if body == old:
-            return NO_CHANGES
-        changes = self._write_note(pid, body)
-        return self._record("Edit note", changes, lambda: self._write_note(pid, old),
-                            lambda: self._write_note(pid, body),
-                            merge_key=("note", pid, session), undoable=undoable,
-                            before=old, after=body)
-
-    # -- highlights --------------------------------------------------------------------
-    def highlights(self, paper_id: int) -> list[Highlight]:
-        """Return a paper's highlights ordered by start offset."""
-        abstract = self.db.execute("SELECT abstract FROM papers WHERE id = ?",
-                                   [int(paper_id)]).fetchone()
-        if abstract is None:
-            raise UnknownPaper(paper_id)
-        return [
-            Highlight(r[0], r[1], r[2], r[3], r[4], r[5], abstract[0][r[2]:r[3]], r[6])
-            for r in self.db.execute(
-                'SELECT id, paper_id, start, "end", colour, comment, created_at '
-                "FROM highlights WHERE paper_id = ? ORDER BY start, id", [int(paper_id)])
-        ]
-
-    def highlight(self, highlight_id: int) -> Highlight:
-        """Return one highlight.
-
-        Raises:
-            LibraryError: no such highlight.
-        """
-        row = self.db.execute("SELECT paper_id FROM highlights WHERE id = ?",
-                              [highlight_id]).fetchone()
-        if row is None:
-            raise LibraryError(f"no highlight with id {highlight_id}")
-        return next(h for h in self.highlights(row[0]) if h.id == highlight_id)
-
-    def _insert_highlight(self, pid: int, start: int, end: int, colour: str, comment: str,
-                          highlight_id: int | None, created_at: str | None = None) -> int:
-        with _db.transaction(self.db) as db:
-            hid = db["highlights"].insert({
-                "id": highlight_id, "paper_id": pid, "start": start, "end": end,
-                "colour": colour, "comment": comment or "",
-                "created_at": created_at or _now()}).last_pk
-            self._enqueue(db, [pid], "update")
-        self._changed()
-        return hid
-
-    def _delete_highlight(self, highlight_id: int) -> Highlight:
-        old = self.highlight(highlight_id)
-        with _db.transaction(self.db) as db:
-            db["highlights"].delete(highlight_id)
-            self._enqueue(db, [old.paper_id], "update")
-        self._changed()
-        return old
-
-    def add_highlight(self, paper_id: int, start: int, end: int,
-                      colour: str | None = None, comment: str = "",
-                      undoable: bool = True) -> Changes:
-        """Highlight ``abstract[start:end]``.
-
-        Args:
-            paper_id: the paper.
-            start: character offset (Python string index, code points) of the first
-                character.
-            end: offset just past the last character; ``start < end <= len(abstract)``.
-            colour: ``#rrggbb``; default the first of :data:`HIGHLIGHT_COLOURS`.
-            comment: optional comment (indexed for search).
-            undoable: record an undo step ("Highlight ‘text’").
-        Returns:
-            :class:`Changes`; the new highlight is the last of
-            ``highlights(paper_id)`` by id (see :meth:`highlight_at`).
-        Raises:
-            UnknownPaper: no such paper.
-            LibraryError: offsets outside the abstract or empty span, bad colour.
-        """
-        (pid,) = self._existing_ids([paper_id])
-        length = self.db.execute("SELECT length(abstract) FROM papers WHERE id = ?",
-                                 [pid]).fetchone()[0]
-        if not (0 <= start < end <= length):
-            raise LibraryError(f"highlight {start}-{end} is outside the abstract "
-                               f"(0-{length}) or empty")
-        colour = _check_colour(colour) if colour else HIGHLIGHT_COLOURS[0]
-        hid = self._insert_highlight(pid, start, end, colour, comment, None)
-        added = self.highlight(hid)
-        changes = Changes.of(papers=[pid], fields=["highlights"], highlights=[pid])
-
-        def undo() -> Changes:
-            self._delete_highlight(hid)
-            return changes
-
-        def redo() -> Changes:
-            self._insert_highlight(pid, start, end, colour, comment, hid, added.created_at)
-            return changes
-
-        return self._record(f"Highlight {quote(added.text, 30)}", changes, undo, redo,
-                            undoable=undoable)
-
-    def highlight_at(self, paper_id: int, start: int, end: int) -> Highlight | None:
-        """Return the newest highlight of ``paper_id`` spanning exactly ``start:end``."""
-        found = [h for h in self.highlights(paper_id) if (h.start, h.end) == (start, end)]
-        return max(found, key=lambda h: h.id) if found else None
-
-    def remove_highlight(self, highlight_id: int, undoable: bool = True) -> Changes:
-        """Delete a highlight; undo puts it back with the same id.
-
-        Args:
-            highlight_id: the highlight.
-            undoable: record an undo step ("Remove highlight ‘text’").
-        Returns:
-            :class:`Changes`.
-        Raises:
-            LibraryError: no such highlight.
-        """
-        old = self._delete_highlight(highlight_id)
-        pid = old.paper_id
-        changes = Changes.of(papers=[pid], fields=["highlights"], highlights=[pid])
-
-        def undo() -> Changes:
-            self._insert_highlight(pid, old.start, old.end, old.colour, old.comment, old.id,
-                                   old.created_at)
-            return changes
-
-        def redo() -> Changes:
-            self._delete_highlight(old.id)
-            return changes
-
-        return self._record(f"Remove highlight {quote(old.text, 30)}", changes, undo, redo,
-                            undoable=undoable)
-
-    def _write_highlight_comment(self, highlight_id: int, comment: str) -> None:
-        h = self.highlight(highlight_id)
-        with _db.transaction(self.db) as db:
-            db["highlights"].update(highlight_id, {"comment": comment or ""})
-            self._enqueue(db, [h.paper_id], "update")
-        self._changed()
-
-    def set_highlight_comment(self, highlight_id: int, comment: str,
-                              undoable: bool = True) -> Changes:
-        """Change a highlight's comment.
-
-        Args:
-            highlight_id: the highlight.
-            comment: the new comment ("" for none).
-            undoable: record an undo step ("Edit highlight comment").
-        Returns:
-            :class:`Changes` (empty when the comment is unchanged).
-        Raises:
-            LibraryError: no such highlight.
-        """
-        h = self.highlight(highlight_id)
-        comment = comment or ""
-        if comment == h.comment:
-            return NO_CHANGES
-        self._write_highlight_comment(highlight_id, comment)
-        changes = Changes.of(papers=[h.paper_id], fields=["highlights"],
-                             highlights=[h.paper_id])
-
-        def undo() -> Changes:
-            self._write_highlight_comment(highlight_id, h.comment)
-            return changes
-
-        def redo() -> Changes:
-            self._write_highlight_comment(highlight_id, comment)
-            return changes
-
-        return self._record("Edit highlight comment", changes, undo, redo,
-                            undoable=undoable)
-
-    # -- filters -----------------------------------------------------------------------
-    def filter_counts(self, only: Iterable[str] | None = None) -> dict[str, int]:
-        """Return the live counts of the built-in filters: ``all``, ``unread``,
-        ``starred``, ``untagged``, ``has_note``.
-
-        Each count reads an index, never the papers' rows (which hold the abstracts):
-        the smallest index of ``papers`` for ``all``, ``idx_papers_read`` for ``unread``,
-        the partial index ``idx_papers_starred`` (schema 8) for ``starred``, the primary
-        key of ``paper_tags`` for the tagged papers (``untagged`` is the rest; the
-        dearest, ~10 ms at 100,000 papers, so a star or read mark need not ask for it).
-
-        Args:
-            only: count just these filters (``"all"`` is always counted), e.g.
-                ``("starred",)`` after a star; ``None`` for all of them.
-        Returns:
-            ``{"all": n, "unread": n, "starred": n, "untagged": n, "has_note": n}``, or
-            ``"all"`` and the filters asked for.
-        """
-        q = lambda sql: self.db.execute(sql).fetchone()[0]  # noqa: E731
-        wanted = None if only is None else set(only)
-        total = q("SELECT count(*) FROM papers")
-        sql = {
-            "unread": "SELECT count(*) FROM papers WHERE read_at IS NULL",
-            "starred": "SELECT count(*) FROM papers WHERE starred",
-            # DISTINCT over the primary key (paper_id, tag_id) walks it in order; a
-            # count(DISTINCT ...) sorted a temporary b-tree (42 ms vs 7 ms at 100,000).
-            "untagged": "SELECT count(*) FROM (SELECT DISTINCT paper_id FROM paper_tags)",
-            "has_note": "SELECT count(*) FROM notes",
-        }
-        out = {"all": total}
-        for name, query in sql.items():
-            if wanted is None or name in wanted:
-                out[name] = total - q(query) if name == "untagged" else q(query)
-        return out

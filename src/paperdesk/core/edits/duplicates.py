@@ -1,7 +1,7 @@
 """Near-duplicate papers: the background stage that flags them, listing, "not
 duplicates", and merging two papers into one.
 
-:class:`DuplicatesMixin` is part of :class:`paperdesk.core.library.Library`. The measure
+:class:`Duplicates` is the library's ``lib.duplicates``. The measure
 and its threshold are in :mod:`paperdesk.core.duplicates`; the tables in
 :mod:`paperdesk.core.store.duplicates`.
 """
@@ -18,34 +18,30 @@ from paperdesk.core import duplicates as measure
 from paperdesk.core.changes import NO_CHANGES, Changes
 from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.duplicates import DuplicatePair
-from paperdesk.core.models import LibraryError, UnknownPaper
+from paperdesk.core.models import LibraryError
 from paperdesk.core.store import db as _db
 from paperdesk.core.store import duplicates as store
 from paperdesk.core.store.papers import write_metadata
+from paperdesk.core.manager import Manager
 
-__all__ = ["DuplicatesMixin", "DUPLICATE_BATCH", "SHINGLE_CACHE"]
+__all__ = ["Duplicates", "DUPLICATE_BATCH", "SHINGLE_CACHE"]
 
-#: Most papers looked at in one transaction of :meth:`DuplicatesMixin.find_near_duplicates`.
+#: Most papers looked at in one transaction of :meth:`Duplicates.find`.
 DUPLICATE_BATCH = 200
 #: Shingle sets of candidate papers kept between papers (bounded memory: about 30 kB a
 #: set of a 200-word abstract).
 SHINGLE_CACHE = 2000
 
 
-class DuplicatesMixin:
-    """Near-duplicate methods of :class:`Library` (needs ``self.db``, ``self._record``,
-    ``self._existing_ids``, ``self._enqueue``, ``self._changed``, ``self.get`` and, for
-    merging, the removal mixin's ``_snapshot_papers`` and ``_delete_rows``)."""
+class Duplicates(Manager):
+    """Near-duplicate papers: ``lib.duplicates`` (see the module)."""
 
-    db: sqlite_utils.Database
-
-    # -- the stage ---------------------------------------------------------------------
-    def near_duplicates_pending(self) -> int:
-        """Number of papers :meth:`find_near_duplicates` has not looked at yet (new,
+    def pending(self) -> int:
+        """Number of papers :meth:`find` has not looked at yet (new,
         migrated, restored, or whose abstract changed)."""
         return store.unchecked_count(self.db)
 
-    def find_near_duplicates(self, ids: Sequence[int] | None = None,
+    def find(self, ids: Sequence[int] | None = None,
                              progress: Callable[[str, int, int], None] | None = None,
                              cancel: Callable[[], bool] | None = None,
                              between_batches: Callable[[], None] | None = None) -> int:
@@ -163,8 +159,7 @@ class DuplicatesMixin:
             out.append((pid, digest, sh))
         return out
 
-    # -- reading -----------------------------------------------------------------------
-    def near_duplicates(self, status: str = "open",
+    def pairs(self, status: str = "open",
                         limit: int | None = None) -> list[DuplicatePair]:
         """Return the flagged pairs whose papers both still exist with the abstracts they
         were flagged with, most similar first.
@@ -181,12 +176,12 @@ class DuplicatesMixin:
             raise ValueError(f"unknown status {status!r}; use open or dismissed")
         return store.pairs(self.db, status, limit)
 
-    def near_duplicate_count(self) -> int:
+    def count(self) -> int:
         """Number of open pairs (what the window's "possible duplicates" entry shows)."""
         return store.open_count(self.db)
 
     def _live_pair(self, a: int, b: int) -> DuplicatePair:
-        self._existing_ids([a, b])
+        self._lib.papers.existing_ids([a, b])
         if int(a) == int(b):
             raise LibraryError(f"paper {a} cannot be a duplicate of itself")
         found = store.pair(self.db, a, b)
@@ -194,8 +189,7 @@ class DuplicatesMixin:
             raise LibraryError(f"papers {a} and {b} are not flagged as possible duplicates")
         return found
 
-    # -- not duplicates ----------------------------------------------------------------
-    def dismiss_duplicate(self, a: int, b: int, undoable: bool = True) -> Changes:
+    def dismiss(self, a: int, b: int, undoable: bool = True) -> Changes:
         """Mark a flagged pair "not duplicates": it leaves the list and is not flagged
         again while both papers keep their abstracts.
 
@@ -213,7 +207,7 @@ class DuplicatesMixin:
             return NO_CHANGES
         lo, hi = found.paper_a, found.paper_b
         changes = self._set_pair_status(lo, hi, "dismissed")
-        return self._record(f"Not duplicates: papers {lo} and {hi}", changes,
+        return self._lib.record(f"Not duplicates: papers {lo} and {hi}", changes,
                             lambda: self._set_pair_status(lo, hi, "open"),
                             lambda: self._set_pair_status(lo, hi, "dismissed"),
                             undoable=undoable)
@@ -223,9 +217,8 @@ class DuplicatesMixin:
             store.set_status(db, a, b, status)
         return Changes.of(papers=[a, b], duplicates=True, search=False)
 
-    # -- merging -----------------------------------------------------------------------
     def merge_preview(self, keep: int, other: int) -> "measure.MergePlan":
-        """Tell what :meth:`merge_papers` would do, changing nothing.
+        """Tell what :meth:`merge` would do, changing nothing.
 
         Args:
             keep, other: paper ids.
@@ -238,9 +231,9 @@ class DuplicatesMixin:
         keep, other = int(keep), int(other)
         if keep == other:
             raise LibraryError(f"paper {keep} cannot be merged into itself")
-        return measure.plan_merge(self.get(keep), self.get(other))
+        return measure.plan_merge(self._lib.papers.get(keep), self._lib.papers.get(other))
 
-    def merge_papers(self, keep: int, other: int, undoable: bool = True) -> Changes:
+    def merge(self, keep: int, other: int, undoable: bool = True) -> Changes:
         """Merge paper ``other`` into paper ``keep``, then delete ``other``: one
         transaction and one undo step ("Merge paper 9 into 3").
 
@@ -270,12 +263,12 @@ class DuplicatesMixin:
             LibraryError: ``keep == other``.
         """
         keep, other = int(keep), int(other)
-        self._existing_ids([keep, other])
+        self._lib.papers.existing_ids([keep, other])
         plan = self.merge_preview(keep, other)
         with _db.transaction(self.db) as db:
-            snap = self._snapshot_papers(db, [keep, other])
+            snap = self._lib.removal.snapshot_papers(db, [keep, other])
             self._apply_merge(db, plan)
-        self._changed()
+        self._lib.after_change()
         other_tags = snap.ids("paper_tags", "tag_id")
         changes = Changes.of(
             papers=[keep, other],
@@ -292,22 +285,22 @@ class DuplicatesMixin:
                         raise LibraryError(f"paper {other} exists again")
                     db.execute("DELETE FROM papers WHERE id = ?", [keep])
                     snap.restore(db)
-                    self._enqueue(db, [keep, other], "update")
+                    self._lib.index.enqueue(db, [keep, other], "update")
             except sqlite3.IntegrityError as exc:
                 raise LibraryError(f"paper {other} cannot be put back: its abstract or "
                                    f"citation key is another paper's now ({exc})") from exc
-            self._changed()
+            self._lib.after_change()
             return changes
 
         def redo() -> Changes:
-            self._existing_ids([keep, other])
-            again = measure.plan_merge(self.get(keep), self.get(other))
+            self._lib.papers.existing_ids([keep, other])
+            again = measure.plan_merge(self._lib.papers.get(keep), self._lib.papers.get(other))
             with _db.transaction(self.db) as db:
                 self._apply_merge(db, again)
-            self._changed()
+            self._lib.after_change()
             return changes
 
-        return self._record(f"Merge paper {other} into {keep}", changes, undo, redo,
+        return self._lib.record(f"Merge paper {other} into {keep}", changes, undo, redo,
                             undoable=undoable)
 
     @staticmethod
@@ -322,7 +315,7 @@ class DuplicatesMixin:
 
     def _apply_merge(self, db: sqlite_utils.Database, plan: "measure.MergePlan") -> None:
         """Write a merge plan (inside the caller's transaction) and delete the other
-        paper (:meth:`_delete_rows` of the removal mixin, which queues it for the index)."""
+        paper (``lib.removal.delete_rows`` of the removal mixin, which queues it for the index)."""
         keep, other = plan.keep, plan.other
         db.execute("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) "
                    "SELECT ?, tag_id FROM paper_tags WHERE paper_id = ?", [keep, other])
@@ -343,5 +336,5 @@ class DuplicatesMixin:
                    "WHERE id = ?", [plan.title, plan.file_title or None, plan.read_at,
                                     int(plan.starred), keep])
         store.record_merge(db, keep, other)
-        self._delete_rows(db, [other])
-        self._enqueue(db, [keep], "update")
+        self._lib.removal.delete_rows(db, [other])
+        self._lib.index.enqueue(db, [keep], "update")

@@ -1,6 +1,7 @@
 """Taking things out of the library again: deleting papers and removing an imported file.
 
-:class:`RemovalMixin` is part of :class:`paperdesk.core.library.Library`. Both mutations
+:class:`Removal` is the library's ``lib.removal`` (with the list of imported files,
+``lib.removal.sources()``). Both mutations
 run in one transaction with the papers' index-queue rows, return the
 :class:`~paperdesk.core.changes.Changes` they made and record one undo step
 (:mod:`paperdesk.core.edits.undo`) that puts everything back exactly: the same paper ids,
@@ -34,8 +35,9 @@ from paperdesk.core.imports.daily_papers import display_path
 from paperdesk.core.imports.registry import STDIN_NAME
 from paperdesk.core.models import LibraryError, Source
 from paperdesk.core.store import db as _db
+from paperdesk.core.manager import Manager
 
-__all__ = ["RemovalMixin", "SourceRemoval", "RowSnapshot"]
+__all__ = ["Removal", "SourceRemoval", "RowSnapshot"]
 
 #: Ids per ``IN (...)`` list (well below SQLite's limit of 32,766 parameters).
 _CHUNK = 500
@@ -127,7 +129,7 @@ class RowSnapshot:
 
 @dataclass(frozen=True)
 class SourceRemoval:
-    """What removing an imported file would do (:meth:`RemovalMixin.source_removal`).
+    """What removing an imported file would do (:meth:`Removal.plan`).
 
     Attributes:
         source: the file (:class:`~paperdesk.core.models.Source`, with its paper count).
@@ -146,14 +148,18 @@ class SourceRemoval:
                 "kept": list(self.kept)}
 
 
-class RemovalMixin:
-    """Deleting papers and removing imported files, for :class:`Library` (needs
-    ``self.db``, ``self._existing_ids``, ``self._enqueue``, ``self._changed``,
-    ``self._record`` and ``self.sources``)."""
+class Removal(Manager):
+    """Sources and removal: ``lib.removal`` (see the module)."""
 
-    db: sqlite_utils.Database
+    def sources(self) -> list[Source]:
+        """Return every imported file with its paper count, in import order."""
+        return [
+            Source(*r) for r in self.db.execute(
+                "SELECT s.id, s.path, s.name, s.header, s.imported_at, "
+                "count(DISTINCT ps.paper_id) FROM sources s "
+                "LEFT JOIN paper_sources ps ON ps.source_id = s.id GROUP BY s.id ORDER BY s.id")
+        ]
 
-    # -- reading -------------------------------------------------------------------------
     def source(self, source_id: int) -> Source:
         """Return one imported file with its paper count.
 
@@ -221,7 +227,7 @@ class RemovalMixin:
         raise LibraryError(f"{text}: no imported file with that id, path or name "
                            "(see `paperdesk sources`)")
 
-    def source_removal(self, source_id: int) -> SourceRemoval:
+    def plan(self, source_id: int) -> SourceRemoval:
         """Tell what :meth:`remove_source` would do, changing nothing (the window asks
         this before it offers to remove a file).
 
@@ -242,7 +248,7 @@ class RemovalMixin:
         return SourceRemoval(source, tuple(p for p, other in rows if not other),
                              tuple(p for p, other in rows if other))
 
-    def removal_counts(self) -> dict[int, int]:
+    def counts(self) -> dict[int, int]:
         """Return, for every imported file, how many papers removing it would delete
         (those that came from no other file), in one query (the window lists them all).
 
@@ -256,8 +262,7 @@ class RemovalMixin:
             "END) FROM sources s LEFT JOIN paper_sources ps ON ps.source_id = s.id "
             "GROUP BY s.id").fetchall())
 
-    # -- deleting papers -----------------------------------------------------------------
-    def _snapshot_papers(self, db: sqlite_utils.Database, ids: Sequence[int],
+    def snapshot_papers(self, db: sqlite_utils.Database, ids: Sequence[int],
                          snap: RowSnapshot | None = None) -> RowSnapshot:
         """Copy the papers' rows and every row that refers to them."""
         snap = snap or RowSnapshot()
@@ -274,7 +279,7 @@ class RemovalMixin:
         return Changes.of(papers=ids, fields=fields, tags=snap.ids("paper_tags", "tag_id"),
                           notes=notes, highlights=highlights, sources=True, search=True)
 
-    def _delete_rows(self, db: sqlite_utils.Database, ids: Sequence[int],
+    def delete_rows(self, db: sqlite_utils.Database, ids: Sequence[int],
                      source_id: int | None = None, kept: Sequence[int] = ()) -> None:
         """Delete papers with every row that refers to them and, with ``source_id``,
         that file's row and its links; queue the index changes. Runs inside the caller's
@@ -293,8 +298,8 @@ class RemovalMixin:
                 db.execute(f"DELETE FROM {_name(table)} WHERE {where}",
                            [source_id] * len(cols))
             db.execute("DELETE FROM sources WHERE id = ?", [source_id])
-        self._enqueue(db, ids, "delete")
-        self._enqueue(db, kept, "update")
+        self._lib.index.enqueue(db, ids, "delete")
+        self._lib.index.enqueue(db, kept, "update")
 
     def _restore_rows(self, snap: RowSnapshot, ids: Sequence[int],
                       kept: Sequence[int] = ()) -> None:
@@ -307,11 +312,11 @@ class RemovalMixin:
             with _db.transaction(self.db) as db:
                 self._check_free(db, snap)
                 snap.restore(db)
-                self._enqueue(db, list(ids) + list(kept), "update")
+                self._lib.index.enqueue(db, list(ids) + list(kept), "update")
         except sqlite3.IntegrityError as exc:
             raise LibraryError("cannot put the papers back: something added since has "
                                f"taken their place ({exc})") from exc
-        self._changed()
+        self._lib.after_change()
 
     def _check_free(self, db: sqlite_utils.Database, snap: RowSnapshot) -> None:
         """Raise :class:`LibraryError` naming the first paper (or file) that was added
@@ -359,12 +364,12 @@ class RemovalMixin:
             UnknownPaper: an id does not exist (message names it; nothing is deleted).
         """
         with _db.transaction(self.db) as db:
-            ids = self._existing_ids(paper_ids)
-            snap = self._snapshot_papers(db, ids)
-            self._delete_rows(db, ids)
+            ids = self._lib.papers.existing_ids(paper_ids)
+            snap = self.snapshot_papers(db, ids)
+            self.delete_rows(db, ids)
         if not ids:
             return NO_CHANGES
-        self._changed()
+        self._lib.after_change()
         changes = self._paper_changes(snap, ids)
 
         def undo() -> Changes:
@@ -373,15 +378,14 @@ class RemovalMixin:
 
         def redo() -> Changes:
             with _db.transaction(self.db) as db:
-                self._existing_ids(ids)   # all still there (undo put them back)
-                self._delete_rows(db, ids)
-            self._changed()
+                self._lib.papers.existing_ids(ids)   # all still there (undo put them back)
+                self.delete_rows(db, ids)
+            self._lib.after_change()
             return changes
 
-        return self._record(f"Delete {count_label(len(ids))}", changes, undo, redo,
+        return self._lib.record(f"Delete {count_label(len(ids))}", changes, undo, redo,
                             undoable=undoable)
 
-    # -- removing a file -----------------------------------------------------------------
     def remove_source(self, source_id: int, undoable: bool = True) -> Changes:
         """Remove an imported file from the library: its ``sources`` row, its links to
         papers, and the papers that came from no other file (with their tags, notes and
@@ -390,7 +394,7 @@ class RemovalMixin:
         importing it again brings its papers back as new papers.
 
         Args:
-            source_id: the imported file (see :meth:`source_removal` for what will go).
+            source_id: the imported file (see :meth:`plan` for what will go).
             undoable: record an undo step ("Remove file ‘name’"), whose undo restores
                 the file's row, its links and every deleted paper exactly.
         Returns:
@@ -400,16 +404,16 @@ class RemovalMixin:
             LibraryError: no imported file has that id.
         """
         with _db.transaction(self.db) as db:
-            plan = self.source_removal(source_id)
+            plan = self.plan(source_id)
             sid = plan.source.id
             deleted, kept = list(plan.deleted), list(plan.kept)
             snap = RowSnapshot()
             snap.take(db, "sources", ["id"], [sid])
-            self._snapshot_papers(db, deleted, snap)
+            self.snapshot_papers(db, deleted, snap)
             for table, cols in _referring(db, "sources"):
                 snap.take(db, table, cols, [sid])
-            self._delete_rows(db, deleted, sid, kept)
-        self._changed()
+            self.delete_rows(db, deleted, sid, kept)
+        self._lib.after_change()
         changes = self._paper_changes(snap, deleted) | Changes.of(papers=kept,
                                                                    sources=True)
 
@@ -420,9 +424,9 @@ class RemovalMixin:
         def redo() -> Changes:
             with _db.transaction(self.db) as db:
                 self.source(sid)          # still there (undo put it back)
-                self._delete_rows(db, deleted, sid, kept)
-            self._changed()
+                self.delete_rows(db, deleted, sid, kept)
+            self._lib.after_change()
             return changes
 
-        return self._record(f"Remove file {quote(plan.source.name)}", changes, undo, redo,
+        return self._lib.record(f"Remove file {quote(plan.source.name)}", changes, undo, redo,
                             undoable=undoable)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite_utils
 
 from paperdesk.core.store import db as _db
 from paperdesk.core.edits.annotations import tag_key
@@ -13,8 +12,9 @@ from paperdesk.core.edits.undo import quote
 from paperdesk.core.search.query import MAX_QUERY_CHARS
 from paperdesk.core.terminal_text import first_control
 from paperdesk.core.text import replace_surrogates
+from paperdesk.core.manager import Manager
 
-__all__ = ["SavedSearchesMixin", "SAVED_NAME_MAX"]
+__all__ = ["SavedSearches", "SAVED_NAME_MAX"]
 
 SAVED_NAME_MAX = 80
 
@@ -33,18 +33,16 @@ def _clean_name(name: str) -> str:
     return clean
 
 
-class SavedSearchesMixin:
-    """Saved-search methods of :class:`paperdesk.core.library.Library`."""
+class SavedSearches(Manager):
+    """Saved searches: ``lib.saved_searches`` (see the module)."""
 
-    db: sqlite_utils.Database
-
-    def saved_searches(self) -> list[SavedSearch]:
+    def all(self) -> list[SavedSearch]:
         """Return every saved search, sorted by name without regard to case."""
         return [SavedSearch(*r) for r in self.db.execute(
             "SELECT id, name, query, created_at FROM saved_searches "
             "ORDER BY name_key")]
 
-    def saved_search(self, name: str) -> SavedSearch:
+    def get(self, name: str) -> SavedSearch:
         """Return the saved search with this name (any case).
 
         Raises:
@@ -76,7 +74,7 @@ class SavedSearchesMixin:
                        [new, tag_key(new), tag_key(old)])
         return Changes(saved_searches=True)
 
-    def save_search(self, name: str, query: str, undoable: bool = True) -> Changes:
+    def save(self, name: str, query: str, undoable: bool = True) -> Changes:
         """Save ``query`` under ``name``; an existing search with that name (any case) is
         replaced (undo brings it back).
 
@@ -98,7 +96,7 @@ class SavedSearchesMixin:
             raise LibraryError(f"query too long to save ({len(query)} characters; "
                                f"at most {MAX_QUERY_CHARS})")
         try:
-            previous: SavedSearch | None = self.saved_search(name)
+            previous: SavedSearch | None = self.get(name)
         except LibraryError:
             previous = None
         if previous is not None and (previous.name, previous.query) == (name, query):
@@ -111,10 +109,10 @@ class SavedSearchesMixin:
                 self._put_saved(previous.name, previous.query)
             return changes
 
-        return self._record(f"Save search {quote(name)}", changes, undo,
+        return self._lib.record(f"Save search {quote(name)}", changes, undo,
                             lambda: self._put_saved(name, query), undoable=undoable)
 
-    def rename_saved_search(self, old: str, new: str, undoable: bool = True) -> Changes:
+    def rename(self, old: str, new: str, undoable: bool = True) -> Changes:
         """Rename a saved search.
 
         Args:
@@ -127,7 +125,7 @@ class SavedSearchesMixin:
             LibraryError: no search named ``old``, a bad new name, or another search
                 already has the new name.
         """
-        current = self.saved_search(old)
+        current = self.get(old)
         new = _clean_name(new)
         other = self.db.execute("SELECT id FROM saved_searches WHERE name_key = ?",
                                 [tag_key(new)]).fetchone()
@@ -136,12 +134,12 @@ class SavedSearchesMixin:
         if new == current.name:
             return NO_CHANGES
         changes = self._rename_saved(current.name, new)
-        return self._record(f"Rename saved search {quote(current.name)} to {quote(new)}",
+        return self._lib.record(f"Rename saved search {quote(current.name)} to {quote(new)}",
                             changes, lambda: self._rename_saved(new, current.name),
                             lambda: self._rename_saved(current.name, new),
                             undoable=undoable)
 
-    def delete_saved_search(self, name: str, undoable: bool = True) -> Changes:
+    def delete(self, name: str, undoable: bool = True) -> Changes:
         """Delete a saved search (undo saves it again).
 
         Args:
@@ -152,8 +150,8 @@ class SavedSearchesMixin:
         Raises:
             LibraryError: no such saved search.
         """
-        current = self.saved_search(name)
+        current = self.get(name)
         changes = self._drop_saved(current.name)
-        return self._record(f"Delete saved search {quote(current.name)}", changes,
+        return self._lib.record(f"Delete saved search {quote(current.name)}", changes,
                             lambda: self._put_saved(current.name, current.query),
                             lambda: self._drop_saved(current.name), undoable=undoable)

@@ -11,8 +11,9 @@ from pathlib import Path
 from paperdesk.core.exports.formats import export_chunks
 from paperdesk.core.models import LibraryError, Paper
 from paperdesk.core.scope import Scope
+from paperdesk.core.manager import Manager
 
-__all__ = ["ExportMixin", "ExportCancelled"]
+__all__ = ["Exports", "ExportCancelled"]
 
 
 def _mode_for(target: Path) -> int:
@@ -59,10 +60,10 @@ class ExportCancelled(LibraryError):
     """The export was cancelled; no file was written."""
 
 
-class ExportMixin:
-    """Export methods of :class:`paperdesk.core.library.Library`."""
+class Exports(Manager):
+    """Exports: ``lib.exports`` (see the module)."""
 
-    def export_scope(self, *, tag: str | None = None, query: str | None = None,
+    def scope_ids(self, *, tag: str | None = None, query: str | None = None,
                      ids: Sequence[int] | None = None, saved: str | None = None,
                      everything: bool = False) -> list[int]:
         """Return the ids of the papers in one export scope, in list order.
@@ -81,28 +82,28 @@ class ExportMixin:
             raise LibraryError("choose one export scope: a tag, a query, a saved search, "
                                "paper ids, or everything")
         if tag is not None:
-            found = self.tag_by_name(tag)
+            found = self._lib.tags.by_name(tag)
             if found is None:
                 raise LibraryError(f"no tag named {tag!r}")
-            return self.scope_ids(Scope(tag_id=found.id))
-        return self.scope_ids(Scope(query=query, saved=saved,
+            return self._lib.papers.scope_ids(Scope(tag_id=found.id))
+        return self._lib.papers.scope_ids(Scope(query=query, saved=saved,
                                     ids=None if ids is None else tuple(ids)))
 
     def _saved_for(self, fmt: str) -> list:
         """The saved searches an export in ``fmt`` carries: all of them for ``json``
         (the lossless export), none otherwise."""
-        return self.saved_searches() if fmt == "json" else []
+        return self._lib.saved_searches.all() if fmt == "json" else []
 
     def _papers(self, ids: Sequence[int], progress, cancel) -> Iterator[Paper]:
         total = len(ids)
         for n, pid in enumerate(ids, start=1):
             if cancel is not None and n % 100 == 0 and cancel():
                 raise ExportCancelled("export cancelled; no file was written")
-            yield self.get(pid)
+            yield self._lib.papers.get(pid)
             if progress is not None and (n % 100 == 0 or n == total):
                 progress("export", n, total)
 
-    def export_text(self, ids: Sequence[int], fmt: str,
+    def text(self, ids: Sequence[int], fmt: str,
                     fields: Iterable[str] | None = None) -> str:
         """Return the export of the given papers as one string (for stdout or the
         clipboard). See :mod:`paperdesk.core.exports.formats` for formats and fields.
@@ -114,7 +115,7 @@ class ExportMixin:
         return "".join(export_chunks(self._papers(list(ids), None, None), fmt, fields,
                                      self._saved_for(fmt)))
 
-    def export_to_file(self, ids: Sequence[int], fmt: str, path: str | os.PathLike,
+    def to_file(self, ids: Sequence[int], fmt: str, path: str | os.PathLike,
                        fields: Iterable[str] | None = None, progress=None,
                        cancel=None) -> int:
         """Write an export file atomically: to a temporary file in the same folder, which

@@ -340,27 +340,27 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
             touched.append(pid)
         for src in item.get("sources") or []:
             path = str(src.get("path") or src.get("name") or "paperdesk export")
-            source_id = lib._source_id(db, path, str(src.get("header") or ""), "utf-8", now,
+            source_id = lib.imports.source_id(db, path, str(src.get("header") or ""), "utf-8", now,
                                        name=str(src.get("name") or "") or None)
             db.execute("INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
                        "VALUES (?, ?, ?)", [pid, source_id, int(src.get("position") or 1)])
         for tag in item.get("tags") or []:
-            existing = lib.tag_by_name(str(tag.get("name", "")))
+            existing = lib.tags.by_name(str(tag.get("name", "")))
             if existing is None:
                 key = tag.get("key")
-                free = key is not None and lib.tag_for_key(int(key)) is None
-                existing = lib.ensure_tag(str(tag["name"]), colour=tag.get("colour"),
+                free = key is not None and lib.tags.for_key(int(key)) is None
+                existing = lib.tags.ensure(str(tag["name"]), colour=tag.get("colour"),
                                           key=int(key) if free else None)
             changed |= bool(db.execute(
                 "INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
                 [pid, existing.id]).rowcount)
         note = str(item.get("note") or "")
-        if note.strip() and not lib.note(pid).strip():
+        if note.strip() and not lib.notes.get(pid).strip():
             db.execute("INSERT INTO notes (paper_id, body, updated_at) VALUES (?, ?, ?) "
                        "ON CONFLICT(paper_id) DO UPDATE SET body = excluded.body",
                        [pid, note, now])
             changed = True
-        have = {(h.start, h.end) for h in lib.highlights(pid)}
+        have = {(h.start, h.end) for h in lib.notes.highlights(pid)}
         own_abstract = abstract if pid in added else db.execute(
             "SELECT abstract FROM papers WHERE id = ?", [pid]).fetchone()[0]
         for h in item.get("highlights") or []:

@@ -1,7 +1,7 @@
 """How far an import has got: files, records and the estimated time left.
 
 :class:`ProgressTracker` listens to the two callbacks of
-:meth:`paperdesk.core.library.Library.import_paths` (``progress`` and ``on_file``) and
+:meth:`paperdesk.core.library.lib.imports.run` (``progress`` and ``on_file``) and
 turns them into :class:`ImportProgress` snapshots, which the command line's progress bar
 (:mod:`paperdesk.cli_progress`) and the window's status bar both show. No Qt here.
 
@@ -120,7 +120,7 @@ class ProgressTracker:
     """Collects an import's progress reports into :class:`ImportProgress` snapshots.
 
     Pass :meth:`progress` and :meth:`on_file` to
-    :meth:`~paperdesk.core.library.Library.import_paths`; ``listener`` gets a snapshot
+    :meth:`~paperdesk.core.library.lib.imports.run`; ``listener`` gets a snapshot
     after every report (on the thread that imports).
 
     Args:

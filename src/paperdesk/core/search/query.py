@@ -17,7 +17,7 @@ The query language (documented in docs/search.md and the app's help):
 - when a paper was added (local dates): ``added:2026-11-23`` (that day),
   ``added:2026-11-23..2026-11-29`` (both days included), ``added:2026-11`` (a month),
   ``added:2026``, ``added:2026-11-23..`` and ``added:..2026-11-29``; answered from
-  SQLite, not the index (:attr:`QueryPlan.added`, applied by ``Library.find``);
+  SQLite, not the index (:attr:`QueryPlan.added`, applied by ``lib.search.find``);
 - filters: ``is:read``, ``is:unread``, ``is:starred``, ``has:note``, ``has:highlight``,
   ``has:code`` (the abstract links to a code host such as GitHub), ``has:tag``,
   ``has:author``, ``has:year``, ``has:doi``, ``has:arxiv``.
@@ -133,7 +133,7 @@ class QueryPlan:
             ignored or the query was refused; ``""`` otherwise.
         added: ``(first, last)`` local days every hit was added within (both included;
             ``None`` for an open end), from ``added:`` (several are intersected), or
-            ``None``. The index does not hold the date: ``Library.find`` applies it.
+            ``None``. The index does not hold the date: ``lib.search.find`` applies it.
     """
 
     text: str

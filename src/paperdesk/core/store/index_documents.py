@@ -1,7 +1,7 @@
 """The search index's view of a paper: :class:`~paperdesk.core.search.index.IndexDocument`
 built from the library's tables, in any process.
 
-:func:`read_documents` is what :meth:`Library.sync_index` indexes; :class:`DocumentSource`
+:func:`read_documents` is what :meth:`lib.index.sync` indexes; :class:`DocumentSource`
 carries the database's path to the processes that write index segments
 (:mod:`paperdesk.core.search.writer_process`), which read the documents of their share
 of a batch themselves, so the window's process neither reads nor sends them.

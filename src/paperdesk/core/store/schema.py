@@ -83,7 +83,7 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
     paper restored by undo (same id, same abstract) gets its pairs back with their
     status, and a reused id or a changed abstract never inherits a stale one.
 ``merged_hashes``
-    ``content_hash`` of an abstract merged away (:meth:`Library.merge_papers`) ->
+    ``content_hash`` of an abstract merged away (:meth:`lib.duplicates.merge`) ->
     ``paper_id`` it was merged into (deleted with that paper): importing that abstract
     again finds the kept paper instead of adding the merged one back.
 

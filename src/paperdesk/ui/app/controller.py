@@ -22,7 +22,7 @@ from PySide6.QtCore import QObject, QThread, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from paperdesk.core.library import DB_NAME
-from paperdesk.core.store.lock import LOCK_NAME, LibraryLock, LockHeld
+from paperdesk.core.api import LOCK_NAME, LibraryLock, LockHeld
 from paperdesk.core.check import refuse_lost_database
 from paperdesk.core.models import DatabaseDamaged, LibraryError
 from paperdesk.core.paths import APP_NAME, LIBRARY_ENV, default_library_path

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPlainTextEdit
                                QProgressBar, QPushButton, QVBoxLayout, QWidget)
 
 from paperdesk.core.models import LibraryError
-from paperdesk.core.store.lock import LibraryLock, LockHeld
-from paperdesk.core.store.salvage import SalvageReport, salvage_library
+from paperdesk.core.api import LibraryLock, LockHeld
+from paperdesk.core.api import SalvageReport, salvage_library
 
 __all__ = ["SalvageDialog", "offer_salvage"]
 

@@ -110,7 +110,7 @@ def demo_annotations(window) -> int | None:
         ``None`` if the library has no such paper.
     """
     lib = window.lib
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     for name, (colour, key) in DEMO_TAGS.items():
         window.triage.create_tag(name, colour, key)
     names = list(DEMO_TAGS)
@@ -119,16 +119,16 @@ def demo_annotations(window) -> int | None:
             window.triage.add_tag(names[(i // 3) % len(names)], [pid])
         if i % 7 == 2:
             window.triage.add_tag("to read", [pid])
-    window.run_edit(lambda lib: lib.set_starred([ids[1], ids[6], ids[9]], True))
-    window.run_edit(lambda lib: lib.set_read(
+    window.run_edit(lambda lib: lib.papers.set_starred([ids[1], ids[6], ids[9]], True))
+    window.run_edit(lambda lib: lib.papers.set_read(
         [ids[0], ids[2], ids[3], ids[5], ids[8], ids[11], ids[12]], True))
-    target = next((pid for pid in ids if "μP" in lib.get(pid).abstract), None)
+    target = next((pid for pid in ids if "μP" in lib.papers.get(pid).abstract), None)
     if target is None:
         return None
     for name in ("scaling", "to read", "theory"):
         window.triage.add_tag(name, [target])
-    window.run_edit(lambda lib: lib.set_starred([target], True))
-    abstract = lib.get(target).abstract
+    window.run_edit(lambda lib: lib.papers.set_starred([target], True))
+    abstract = lib.papers.get(target).abstract
     first = abstract.index("maximal update parameterization (μP)")
     window.triage.add_highlight(target, first,
                                 first + len("maximal update parameterization (μP)"))
@@ -137,8 +137,8 @@ def demo_annotations(window) -> int | None:
         start = abstract.index(phrase)
         window.triage.add_highlight(target, start, start + len(phrase), "#a5d8ff")
         window.worker.wait_idle(30)
-        hid = lib.highlights(target)[-1].id
-        window.run_edit(lambda lib: lib.set_highlight_comment(
+        hid = lib.notes.highlights(target)[-1].id
+        window.run_edit(lambda lib: lib.notes.set_highlight_comment(
             hid, "the key claim — check section 4"))
     window.triage.save_note(target, DEMO_NOTE)
     window.worker.wait_idle(30)
@@ -156,7 +156,7 @@ def demo_added_dates(lib, weeks: int = 12) -> None:
     """
     import datetime as dt
 
-    ids = lib.paper_ids()
+    ids = lib.papers.ids()
     newest = dt.datetime.now(dt.timezone.utc).replace(hour=9, minute=0, second=0,
                                                       microsecond=0)
     days = [newest - dt.timedelta(days=d) for d in range(weeks * 7)]
@@ -185,13 +185,13 @@ def demo_metadata(window) -> int | None:
 
     lib = window.lib
     ids = window.model.ids()
-    target = next((pid for pid in ids if DEMO_CITE_PAPER in lib.get(pid).abstract), None)
+    target = next((pid for pid in ids if DEMO_CITE_PAPER in lib.papers.get(pid).abstract), None)
     at = ids.index(target) if target is not None else len(DEMO_LIST_METADATA)
     near = ids[max(0, at - 2 * len(DEMO_LIST_METADATA)):at:2]   # rows shown above it
     for pid, (family, given, year, venue) in zip(near, DEMO_LIST_METADATA):
         meta = Metadata(authors=(Author(family, given),), date=year, venue=venue)
-        window.run_edit(lambda lib, pid=pid, meta=meta: lib.set_metadata(
-            pid, meta, citation_key=lib.proposed_citation_key(pid, meta)))
+        window.run_edit(lambda lib, pid=pid, meta=meta: lib.papers.set_metadata(
+            pid, meta, citation_key=lib.papers.proposed_citation_key(pid, meta)))
     for name in ("authors", "year"):
         window.list_columns.set_list_column_shown(name, True)
     if target is not None:
@@ -199,8 +199,8 @@ def demo_metadata(window) -> int | None:
         meta = Metadata(authors=parse_authors(d["authors"]), date=d["date"],
                         venue=d["venue"], entry_type=d["entry_type"], doi=d["doi"],
                         url=d["url"])
-        window.run_edit(lambda lib: lib.set_metadata(
-            target, meta, citation_key=lib.proposed_citation_key(target, meta)))
+        window.run_edit(lambda lib: lib.papers.set_metadata(
+            target, meta, citation_key=lib.papers.proposed_citation_key(target, meta)))
     window.worker.wait_idle(30)
     return target
 
@@ -311,8 +311,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         from paperdesk.core.paths import bundled_seeds
 
         with Library.open(library_path) as lib:
-            if lib.count() == 0:
-                lib.import_paths(bundled_seeds())
+            if lib.papers.count() == 0:
+                lib.imports.run(bundled_seeds())
             demo_added_dates(lib)
             lib.discover.ensure()
     with tempfile.TemporaryDirectory(prefix="paperdesk-shot-") as scratch:
@@ -377,8 +377,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     if suggest and ":" in suggest:
         name, text = suggest.split(":", 1)
         lib = window.lib
-        ids = [pid for pid in lib.paper_ids() if text in lib.get(pid).abstract
-               and not (paper and paper in lib.get(pid).abstract)]
+        ids = [pid for pid in lib.papers.ids() if text in lib.papers.get(pid).abstract
+               and not (paper and paper in lib.papers.get(pid).abstract)]
         if ids:      # all of them: a tag is suggested only on evidence (most neighbours)
             window.triage.add_tag(name, ids)
             _wait(lambda: not window.is_busy(), timeout_s)
@@ -389,7 +389,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     if triage:
         window.tag_pane.select_scope(Scope(filter="unread"))
     if export:
-        tag = window.lib.tag_by_name("to read")
+        tag = window.lib.tags.by_name("to read")
         if tag is not None:
             window.tag_pane.select_scope(Scope(tag_id=tag.id))
             target = None
@@ -416,7 +416,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         row = window.model.row_of(target)
     if paper:
         row = next((r for r, pid in enumerate(window.model.ids())
-                    if paper in window.lib.get(pid).abstract), row)
+                    if paper in window.lib.papers.get(pid).abstract), row)
     window.select_row(row)
     if triage:
         window.select_rows([row, row + 1, row + 2, row + 4])

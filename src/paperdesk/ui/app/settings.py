@@ -9,7 +9,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
-from paperdesk.core.exports.formats import EXPORT_FORMATS
+from paperdesk.core.api import EXPORT_FORMATS
 from paperdesk.core.paths import APP_NAME
 
 __all__ = ["Settings", "MARK_READ_DELAY_MS", "DEFAULT_EXPORT_FORMAT", "APPEARANCES",

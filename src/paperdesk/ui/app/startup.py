@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QApplication
 from paperdesk.core.desktop import ICON_SIZES, icon_png_path
 from paperdesk.core.library import Library
 from paperdesk.core.models import DatabaseDamaged, LibraryError
-from paperdesk.core.store.backup import BACKUP_DIR, auto_backup
+from paperdesk.core.api import BACKUP_DIR, auto_backup
 from paperdesk.core.paths import APP_NAME, bundled_seeds, resource_path
 
 __all__ = ["ensure_app", "create_main_window", "app_icon", "quiet_qt_noise"]
@@ -131,9 +131,9 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
         library.close()
         raise DatabaseDamaged(library.db_problem, library.path)
     try:
-        queued = library.index_status().queued
+        queued = library.index.status().queued
         if queued and queued < STARTUP_SYNC_MAX:
-            library.sync_index()
+            library.index.sync()
         window = MainWindow(library, owns_library=True, settings=settings)
     except BaseException:
         library.close()
@@ -145,7 +145,7 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
     backups = library.path / BACKUP_DIR
     window.worker.read(lambda lib: auto_backup(lib.db.conn, backups), label="daily backup",
                        on_failed=lambda _message: None)
-    if import_seeds and library.count() == 0:
+    if import_seeds and library.papers.count() == 0:
         seeds = bundled_seeds()
         if seeds:
             window.start_import(seeds, seeds=True)

@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QObject, Signal
 
-from paperdesk.core.discover.build import BuildCancelled, BuildFailed
-from paperdesk.core.discover.models import (KeyTerm, NotInTable, RelatedPaper, TagSuggestion,
+from paperdesk.core.api import BuildCancelled, BuildFailed
+from paperdesk.core.api import (KeyTerm, NotInTable, RelatedPaper, TagSuggestion,
                                             TermsNotReady)
 from paperdesk.core.library import Library
 from paperdesk.core.models import UnknownPaper

@@ -18,7 +18,7 @@ Two priorities, FIFO within each:
 * **bulk work** (``write(fn, bulk=True)``): imports, index updates, re-indexing. A bulk
   function is called as ``fn(lib, job)`` and must pass ``job.between_batches`` to the
   core's ``between_batches=`` (and ``job.cancelled`` to ``cancel=``): the core calls it
-  after every committed batch (:meth:`Library.import_paths`, :meth:`Library.sync_index`),
+  after every committed batch (:meth:`lib.imports.run`, :meth:`lib.index.sync`),
   and there the queued edits run, on the writer thread, between two transactions. An
   edit made during a 50,000-abstract import is so committed within one batch (a fraction
   of a second), and never fails with "database is locked".
@@ -27,7 +27,7 @@ Routing an edit through the worker (the window's star toggle)::
 
     def toggle_star(self, ids, starred):
         self.worker.write(
-            lambda lib: lib.set_starred(ids, starred),   # writer thread; returns Changes
+            lambda lib: lib.papers.set_starred(ids, starred),   # writer thread; returns Changes
             on_done=lambda changes: self.undo_menu.refresh(),   # UI thread
             on_failed=self.show_error)                   # UI thread, one line
         # the panes refresh from self.worker.changed(Changes), emitted after on_done
@@ -61,7 +61,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Signal, Slot
 from paperdesk.core.changes import Changes
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError
-from paperdesk.core.store.errors import disk_full_message, is_disk_full
+from paperdesk.core.api import disk_full_message, is_disk_full
 
 __all__ = ["LibraryWorker", "Job", "one_line_error", "changes_of"]
 

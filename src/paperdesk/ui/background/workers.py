@@ -24,12 +24,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from paperdesk.core.discover.models import TermsNotReady
-from paperdesk.core.exports.to_file import ExportCancelled
+from paperdesk.core.api import TermsNotReady
+from paperdesk.core.api import ExportCancelled
 from paperdesk.core.fields import SORT_CHOICES
-from paperdesk.core.imports.progress import ProgressTracker
+from paperdesk.core.api import ProgressTracker
 from paperdesk.core.library import Library
-from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.api import MatchTerms
 from paperdesk.core.scope import Scope
 from paperdesk.ui.background.operations import Job, LibraryWorker
 from paperdesk.ui.background.runner import Runner, one_line
@@ -48,7 +48,7 @@ FIRST_PAGE = 60
 SYNC_DELAY_MS = 300
 #: Quiet time before saved searches are counted again, in milliseconds.
 COUNT_DELAY_MS = 250
-#: The orders ``Library.find`` knows (from :mod:`paperdesk.core.fields`).
+#: The orders ``lib.search.find`` knows (from :mod:`paperdesk.core.fields`).
 SORTS = SORT_CHOICES
 #: Queries whose match terms are remembered (for highlighting in the detail pane).
 _TERMS_KEPT = 16
@@ -80,13 +80,13 @@ class SearchRunner(Runner):
     Every :meth:`request` (and :meth:`cancel`) increments :attr:`generation`; results of
     an older generation than the latest are dropped, so a slow query never overwrites the
     results of a newer one, and a request already superseded when its turn comes is
-    skipped. Sorting happens in the thread (``Library.find(sort=...)``).
+    skipped. Sorting happens in the thread (``lib.search.find(sort=...)``).
 
     One pass: every match's id and score in the requested order (``results.ids``, numpy
     arrays: a common word's 80,000 matches cost milliseconds) with the exact total, and
     the first :data:`FIRST_PAGE` of them as rows with snippets (``results.hits``), plus
     the query's :class:`MatchTerms`. The list cuts the snippets of other rows when they
-    are shown (``Library.snippets``), so no search builds rows for all its hits.
+    are shown (``lib.search.snippets``), so no search builds rows for all its hits.
 
     Signals:
         resultsReady(int, object, bool): ``(generation, SearchResults, complete)`` of the
@@ -156,7 +156,7 @@ class SearchRunner(Runner):
 
     def terms_for(self, query: str) -> MatchTerms | None:
         """Return the match terms of a recently answered ``query`` (computed in the
-        search thread with ``Library.match_terms``), or ``None`` if not known."""
+        search thread with ``lib.search.match_terms``), or ``None`` if not known."""
         return self._terms.get(query)
 
     def _search(self, request: SearchRequest) -> tuple[object, MatchTerms]:
@@ -164,15 +164,15 @@ class SearchRunner(Runner):
         where = request.scope.where()
         order = {"sort": request.sort, "descending": request.descending}
         try:
-            results = self._lib.find(request.query, limit=FIRST_PAGE, **order, **where)
+            results = self._lib.search.find(request.query, limit=FIRST_PAGE, **order, **where)
         except TermsNotReady:
             # "worth reading first" needs the term table, built on a thread of its
             # own: meanwhile the matches come by date added (results.interest is
             # None; the window says so and starts the build)
-            results = self._lib.find(request.query, limit=FIRST_PAGE, sort="added",
+            results = self._lib.search.find(request.query, limit=FIRST_PAGE, sort="added",
                                      **where)
         try:
-            terms = self._lib.match_terms(request.query)
+            terms = self._lib.search.match_terms(request.query)
         except Exception as exc:  # noqa: BLE001 - highlighting is a nicety
             one_line(exc, "highlighting", ())
             terms = MatchTerms()
@@ -251,7 +251,7 @@ class SavedSearchCounter(Runner):
             if self._superseded(generation):
                 break
             try:
-                counts[name] = self._lib.find(query, limit=1, count=True, suggest=False,
+                counts[name] = self._lib.search.find(query, limit=1, count=True, suggest=False,
                                               snippets=False).total
             except Exception as exc:  # noqa: BLE001 - a count is a nicety
                 one_line(exc, "counting a saved search", ())
@@ -327,7 +327,7 @@ class ImportRunner(Runner):
 
             # Stored only: the window lists the papers at once and the index catches up
             # after, through the IndexSyncRunner (browsable first, issue 12).
-            return lib.import_paths(
+            return lib.imports.run(
                 paths, progress=progress, on_file=tracker.on_file,
                 cancel=job.cancelled, between_batches=job.between_batches, sync=False)
 
@@ -349,7 +349,7 @@ class ImportRunner(Runner):
 class ExportRunner(Runner):
     """Writes one export file on a thread of its own, one export at a time.
 
-    The file is written atomically by ``Library.export_to_file``: a failure or a cancel
+    The file is written atomically by ``lib.exports.to_file``: a failure or a cancel
     leaves no partial file (and an existing file at the path untouched). Cancelling is
     checked at every progress report as well as where the library polls it, so even an
     export of a few papers stops before its file replaces the target.
@@ -388,7 +388,7 @@ class ExportRunner(Runner):
             path: the file to (re)place.
             fields: fields to include, or ``None`` for all.
             resolve: ``(Scope, sort, descending)``: look the ids up with
-                ``Library.scope_ids`` on the export thread instead of ``ids`` (a search
+                ``lib.papers.scope_ids`` on the export thread instead of ``ids`` (a search
                 still loading its complete results), or ``None``.
         Returns:
             True if started; False if an export is already running or after shutdown.
@@ -412,8 +412,8 @@ class ExportRunner(Runner):
             chosen = ids
             if resolve is not None:     # every match of a search still loading
                 scope, sort, descending = resolve
-                chosen = self._lib.scope_ids(scope, sort=sort, descending=descending)
-            written = self._lib.export_to_file(chosen, fmt, path, fields,
+                chosen = self._lib.papers.scope_ids(scope, sort=sort, descending=descending)
+            written = self._lib.exports.to_file(chosen, fmt, path, fields,
                                                progress=progress, cancel=cancel.is_set)
             return written, str(path)
 
@@ -442,7 +442,7 @@ class IndexSyncRunner(Runner):
 
     The window sets ``library.auto_sync_index = False`` and
     ``library.on_index_stale = runner.mark_stale``; each change then only restarts a
-    :data:`SYNC_DELAY_MS` timer, and when it fires ``Library.sync_index()`` is queued on
+    :data:`SYNC_DELAY_MS` timer, and when it fires ``lib.index.sync()`` is queued on
     the writer thread, one run at a time (changes made during a run schedule one more
     run). Edits queued during a run are run between its batches.
 
@@ -503,10 +503,10 @@ class IndexSyncRunner(Runner):
 
         def progress(lib: Library, done: int, total: int) -> None:   # writer thread
             self.progress.emit(done, total)
-            self.status.emit(lib.index_status())
+            self.status.emit(lib.index.status())
 
         self._run_on_worker(
-            lambda lib, job: lib.sync_index(
+            lambda lib, job: lib.index.sync(
                 progress=lambda _stage, done, total: progress(lib, done, total),
                 cancel=job.cancelled, between_batches=job.between_batches),
             bulk=True, label="index update")

@@ -22,7 +22,7 @@ from PySide6.QtCore import QEvent, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QContextMenuEvent, QKeyEvent, QTextBlock, QTextCursor
 from PySide6.QtWidgets import QFrame, QMenu, QTextBrowser, QWidget
 
-from paperdesk.core.edits.annotations import HIGHLIGHT_COLOURS
+from paperdesk.core.api import HIGHLIGHT_COLOURS
 from paperdesk.ui.style.colours import swatch_icon
 from paperdesk.ui.panes.links import is_safe_url, open_safe_url
 

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpl
                                QToolButton, QVBoxLayout, QWidget)
 
 from paperdesk.core.models import Paper
-from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.api import MatchTerms
 from paperdesk.ui.panes.abstract_view import AbstractView
 from paperdesk.ui.panes.discover_chips import KeyTermBar
 from paperdesk.ui.panes.related_list import RelatedSection
@@ -305,8 +305,8 @@ class DetailPane(QWidget):
         its note; call ``note_editor.flush()`` first so the old note is saved.
 
         Args:
-            paper: from ``Library.get``.
-            terms: what the active search matched (``Library.match_terms(query)``), or
+            paper: from ``lib.papers.get``.
+            terms: what the active search matched (``lib.search.match_terms(query)``), or
                 ``None`` when no search is shown.
             reload_note: for the same paper, replace the editor's text with
                 ``paper.note``.
@@ -344,7 +344,7 @@ class DetailPane(QWidget):
         """Mark the hits of another search in the shown paper (if they changed).
 
         Args:
-            terms: from ``Library.match_terms(query)``, or ``None`` for no search.
+            terms: from ``lib.search.match_terms(query)``, or ``None`` for no search.
         """
         terms = terms or None
         if self._paper is not None and terms != self._terms:

@@ -17,7 +17,7 @@ from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QKeyEvent, QPalette
 from PySide6.QtWidgets import QLabel, QSizePolicy, QToolButton, QWidget
 
-from paperdesk.core.discover.models import KeyTerm, TagSuggestion
+from paperdesk.core.api import KeyTerm, TagSuggestion
 from paperdesk.core.text import bidi_visible
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import tooltip_html

@@ -18,7 +18,7 @@ from PySide6.QtGui import (QColor, QFontDatabase, QKeySequence, QMouseEvent,
                            QSyntaxHighlighter, QTextCharFormat, QTextDocument)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from paperdesk.core.search.index import MatchTerms, match_spans
+from paperdesk.core.api import MatchTerms, match_spans
 from paperdesk.ui.panes.links import open_safe_url, url_at
 from paperdesk.ui.panes.paper_html import LIGHT, HtmlColours
 
@@ -63,7 +63,7 @@ class SearchMarks(QSyntaxHighlighter):
         return self._terms
 
     def set_terms(self, terms: MatchTerms | None) -> None:
-        """Mark the words ``terms`` match (from ``Library.match_terms``); ``None`` or
+        """Mark the words ``terms`` match (from ``lib.search.match_terms``); ``None`` or
         empty terms remove every mark. Re-marks only when the terms changed."""
         terms = terms or MatchTerms()
         if terms == self._terms:

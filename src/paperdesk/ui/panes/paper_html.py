@@ -16,7 +16,7 @@ Pure Python (no Qt), so it is easy to test. The rules:
   published as a reference list does (:func:`citation_place`: "Nature 12(3), 45–67");
 * words matching the active search query are marked (amber, underlined: unlike any
   highlight colour); what to mark comes from the
-  core (``Library.match_terms(query)`` and :func:`paperdesk.core.search.index.match_spans`),
+  core (``lib.search.match_terms(query)`` and :func:`paperdesk.core.search.index.match_spans`),
   so the marks are exactly what the index matched: stemmed words ("networks" marks
   "network"), exact phrases (``"university"`` does not mark "universe"), and the words
   a ``prefix*`` or ``fuzzy~`` term stood for;
@@ -38,7 +38,7 @@ from urllib.parse import quote
 
 from paperdesk.core.fields import PAGE_RANGE, stored_fields
 from paperdesk.core.models import Author, Metadata, Paper
-from paperdesk.core.search.index import MatchTerms, match_spans
+from paperdesk.core.api import MatchTerms, match_spans
 from paperdesk.core.text import bidi_visible, find_urls
 from paperdesk.ui.style.formatting import local_datetime
 
@@ -330,7 +330,7 @@ def title_html(title: str, terms: MatchTerms | None = None,
 
     Args:
         title: the title (literal text).
-        terms: what the active search matched (``Library.match_terms(query)``), or
+        terms: what the active search matched (``lib.search.match_terms(query)``), or
             ``None`` for no search.
         colours: the search-hit colours.
         end: show only ``title[:end]`` followed by "…" (an elided title); the hits are
@@ -355,8 +355,8 @@ def paper_body_html(paper: Paper, terms: MatchTerms | None = None,
     own metadata ("Citation"), what the abstract mentions and the source files.
 
     Args:
-        paper: the paper (from ``Library.get``), with its highlights.
-        terms: what the active search matched (``Library.match_terms(query)``), to mark
+        paper: the paper (from ``lib.papers.get``), with its highlights.
+        terms: what the active search matched (``lib.search.match_terms(query)``), to mark
             every hit in the abstract; ``None`` for no search.
         colours: colours of hits, highlights, links and secondary text (from
             :func:`paperdesk.ui.style.colours.reading_colours` for the palette in use).
@@ -459,8 +459,8 @@ def paper_html(paper: Paper, terms: MatchTerms | None = None,
     """Return the complete HTML document the detail pane shows for ``paper``.
 
     Args:
-        paper: the paper (from ``Library.get``).
-        terms: what the active search matched (``Library.match_terms(query)``), to mark
+        paper: the paper (from ``lib.papers.get``).
+        terms: what the active search matched (``lib.search.match_terms(query)``), to mark
             every hit; ``None`` for no search.
         colours: as for :func:`paper_body_html`.
     Returns:

@@ -2,15 +2,15 @@
 
 The model holds only ids (cheap even for 100 000 papers). ``data()`` fetches rows it has
 not seen in blocks of :data:`BLOCK` ids around the requested row via
-``Library.summaries``, so scrolling a large library reads only what is shown. Sorting
-and filtering happen in SQLite (``Library.paper_ids``); while searching, the model holds
+``lib.papers.summaries``, so scrolling a large library reads only what is shown. Sorting
+and filtering happen in SQLite (``lib.papers.ids``); while searching, the model holds
 every match's id (``SearchResults.ids``) in the order the search delivered them, with the
 snippets of the first block only; the snippets of other rows are cut when those rows are
 asked for, a block of :data:`BLOCK` at a time, by the snippet fetcher
 (:meth:`PaperTableModel.set_snippet_fetcher`: the window's reader thread), and the cell
 shows a placeholder ("…") until they arrive. A header click only asks for another
 order (:attr:`PaperTableModel.searchSortRequested`): the search runs again with
-``Library.find(sort=...)`` on the worker thread. After an annotation change only the rows
+``lib.search.find(sort=...)`` on the worker thread. After an annotation change only the rows
 of the changed papers are re-read (:meth:`PaperTableModel.refresh_papers`).
 """
 
@@ -219,8 +219,8 @@ class PaperTableModel(QAbstractTableModel):
         """Cut snippets off the UI thread: ``fetch(query, ids, deliver)`` is called with a
         block of ids whose Snippet cells were asked for and must call
         ``deliver({id: (snippet, spans)})`` later in the UI thread (the window runs
-        ``Library.snippets`` on its reader thread). Without one (``None``), the model
-        calls ``Library.snippets`` itself.
+        ``lib.search.snippets`` on its reader thread). Without one (``None``), the model
+        calls ``lib.search.snippets`` itself.
         """
         self._snippet_fetcher = fetch
 
@@ -322,7 +322,7 @@ class PaperTableModel(QAbstractTableModel):
         """List search hits in the order given (the search did any sorting).
 
         Args:
-            hits: from ``Library.find``, best first or in the requested sort order.
+            hits: from ``lib.search.find``, best first or in the requested sort order.
             source_id: the source the search was restricted to (ignored when ``scope``
                 is given).
             scope: the scope the search was restricted to.
@@ -336,7 +336,7 @@ class PaperTableModel(QAbstractTableModel):
         rows' snippets are cut when they are shown (see :meth:`set_snippet_fetcher`).
 
         Args:
-            results: from ``Library.find`` (``ids`` all matches, ``hits`` the first).
+            results: from ``lib.search.find`` (``ids`` all matches, ``hits`` the first).
             scope: the scope the search was restricted to.
         """
         ids = results.ids
@@ -602,7 +602,7 @@ class PaperTableModel(QAbstractTableModel):
         self.sort_order = Qt.SortOrder.AscendingOrder
 
     def search_sort(self) -> tuple[str, bool]:
-        """Return the order to ask ``Library.find`` for: ``(sort, descending)`` with sort
+        """Return the order to ask ``lib.search.find`` for: ``(sort, descending)`` with sort
         ``"relevance"`` or the sort column's field name (``"added"``, ``"year"`` ...)."""
         key = self.ORDER_KEYS.get(self.sort_column)
         if key is None:
@@ -614,7 +614,7 @@ class PaperTableModel(QAbstractTableModel):
         key = self.ORDER_KEYS.get(self.sort_column)
         descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
         if not self.searching:
-            return self._lib.scope_ids(self._scope, sort=key, descending=descending)
+            return self._lib.papers.scope_ids(self._scope, sort=key, descending=descending)
         return list(self._ids)   # already in the requested order
 
     def _star(self, starred: bool) -> QIcon:
@@ -653,7 +653,7 @@ class PaperTableModel(QAbstractTableModel):
             self._on_snippets(generation, block, found)
 
         if self._snippet_fetcher is None:
-            deliver(self._lib.snippets(query, block))
+            deliver(self._lib.search.snippets(query, block))
         else:
             self._snippet_fetcher(query, block, deliver)
 
@@ -680,7 +680,7 @@ class PaperTableModel(QAbstractTableModel):
 
     def _fetch(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
         self.fetch_count += 1
-        return self._lib.summaries(ids)
+        return self._lib.papers.summaries(ids)
 
     def _summary(self, row: int) -> PaperSummary | None:
         pid = self._ids[row]

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QLabel, QListWidg
                                QStyledItemDelegate, QStyleOptionViewItem, QToolButton,
                                QVBoxLayout, QWidget)
 
-from paperdesk.core.discover.models import RelatedPaper
+from paperdesk.core.api import RelatedPaper
 from paperdesk.core.text import bidi_visible
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import tooltip_html

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QFrame, QHeaderV
                                QTreeWidget, QTreeWidgetItem, QWidget)
 
 from paperdesk.core.text import bidi_visible
-from paperdesk.core.edits.annotations import TAG_COLOURS
+from paperdesk.core.api import TAG_COLOURS
 from paperdesk.core.models import SavedSearch, Source, Tag
 from paperdesk.ui.style.colours import swatch_icon
 from paperdesk.ui.style.formatting import local_datetime, tooltip_html
@@ -251,10 +251,10 @@ class TagPane(QTreeWidget):
 
         Args:
             total: number of papers in the library.
-            sources: from ``Library.sources()``.
-            counts: from ``Library.filter_counts()`` (filters keep their counts if
+            sources: from ``lib.removal.sources()``.
+            counts: from ``lib.papers.filter_counts()`` (filters keep their counts if
                 ``None``).
-            tags: from ``Library.tags()`` (the tag entries are kept if ``None``).
+            tags: from ``lib.tags.all()`` (the tag entries are kept if ``None``).
         """
         chosen = self.current_scope()
         self.blockSignals(True)
@@ -273,13 +273,13 @@ class TagPane(QTreeWidget):
             self._emit(self.current_scope())
 
     def set_counts(self, counts: Mapping[str, int]) -> None:
-        """Update the filter counts (and "All papers") from ``Library.filter_counts()``;
+        """Update the filter counts (and "All papers") from ``lib.papers.filter_counts()``;
         filters missing from ``counts`` keep theirs (``filter_counts(only=...)``)."""
         self._set_count(self._all, counts.get("all", self._all.data(0, CountRole) or 0))
         self._update_filters(counts)
 
     def set_tags(self, tags: Sequence[Tag]) -> None:
-        """Rebuild the tag entries from ``Library.tags()``, keeping the current choice if
+        """Rebuild the tag entries from ``lib.tags.all()``, keeping the current choice if
         it still exists (otherwise "All papers" is chosen and ``scopeChosen`` emitted)."""
         chosen = self.current_scope()
         self.blockSignals(True)
@@ -327,7 +327,7 @@ class TagPane(QTreeWidget):
         self._tags.setExpanded(True)
 
     def set_saved_searches(self, searches: Sequence[SavedSearch]) -> None:
-        """Rebuild the "Saved searches" entries from ``Library.saved_searches()``.
+        """Rebuild the "Saved searches" entries from ``lib.saved_searches.all()``.
 
         Known counts are kept (by name) until :meth:`set_saved_counts` brings new ones. A
         chosen saved search stays chosen if it still exists, even renamed (otherwise

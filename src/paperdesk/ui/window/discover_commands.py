@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from PySide6.QtCore import QTimer
 
 from paperdesk.core.changes import Changes
-from paperdesk.core.discover.vectorize import term_query
+from paperdesk.core.api import term_query
 from paperdesk.core.scope import Scope
 from paperdesk.ui.background.discover_runner import (NOT_READY, DiscoverAnswer,
                                                      DiscoverRunner, discover_answer)
@@ -420,7 +420,7 @@ class DiscoverCommands:
             self._window.statusBar().showMessage(f"No tag suggestion {n} for this paper", 4000)
             return False
         name = chips[n - 1].suggestion.name
-        return self._window.run_edit(lambda lib: lib.add_tag([pid], name))
+        return self._window.run_edit(lambda lib: lib.tags.add([pid], name))
 
     def accept_suggestion_1(self) -> bool:
         """Alt+1: add the first suggested tag."""

@@ -3,7 +3,7 @@
 possible duplicates" button, the Duplicates view (View ▸ Duplicates…, Ctrl+D) and its
 merges and dismissals.
 
-The stage (:meth:`Library.find_near_duplicates`) runs as a bulk job on the window's one
+The stage (:meth:`lib.duplicates.find`) runs as a bulk job on the window's one
 writer thread, after the import that stored the papers has finished and the list was
 refreshed, so the list never waits for it; edits made meanwhile run between its batches.
 Merges and "not duplicates" are ordinary edits (:meth:`MainWindow.submit_edit`), undone
@@ -63,7 +63,7 @@ class DuplicateFinder(QObject):
             return False
 
         def run(lib: Library, job) -> int:   # writer thread
-            return lib.find_near_duplicates(
+            return lib.duplicates.find(
                 progress=lambda _stage, done, total: self.progress.emit(done, total),
                 cancel=job.cancelled, between_batches=job.between_batches)
 
@@ -174,7 +174,7 @@ class DuplicatesCommands:
     # -- the count -------------------------------------------------------------------
     def refresh_duplicate_count(self) -> None:
         """Read the number of open pairs (reader thread) and show or hide the button."""
-        self._window.worker.read(lambda lib: lib.near_duplicate_count(),
+        self._window.worker.read(lambda lib: lib.duplicates.count(),
                                  on_done=self._show_duplicate_count, label="duplicate count")
 
     def _show_duplicate_count(self, n: int) -> None:
@@ -211,8 +211,8 @@ class DuplicatesCommands:
         plans = []
 
         def merge(lib: Library) -> Changes:   # writer thread
-            plans.append(lib.merge_preview(keep, other))
-            return lib.merge_papers(keep, other)
+            plans.append(lib.duplicates.merge_preview(keep, other))
+            return lib.duplicates.merge(keep, other)
 
         def done(changes: Changes) -> None:
             if plans and changes:
@@ -224,7 +224,7 @@ class DuplicatesCommands:
 
     def dismiss_duplicate(self, a: int, b: int) -> bool:
         """Mark papers ``a`` and ``b`` "not duplicates", as one undoable edit."""
-        return self._window.submit_edit(lambda lib: lib.dismiss_duplicate(a, b))
+        return self._window.submit_edit(lambda lib: lib.duplicates.dismiss(a, b))
 
     def duplicates_changed(self, change: Changes) -> None:
         """After a merge, a dismissal or their undo: the count and the view (the list

@@ -288,8 +288,8 @@ class DuplicatesDialog(QDialog):
         current pair, or the row it was in when it is gone (merged or dismissed)."""
         self._generation += 1
         generation = self._generation
-        self._worker.read(lambda lib: (lib.near_duplicates(limit=PAIRS_LISTED),
-                                       lib.near_duplicate_count()),
+        self._worker.read(lambda lib: (lib.duplicates.pairs(limit=PAIRS_LISTED),
+                                       lib.duplicates.count()),
                           on_done=lambda got: self._show_pairs(generation, *got),
                           label="duplicates")
 
@@ -386,7 +386,7 @@ class DuplicatesDialog(QDialog):
             return
         self._generation += 1
         generation = self._generation
-        self._worker.read(lambda lib: (lib.get(pair.paper_a), lib.get(pair.paper_b)),
+        self._worker.read(lambda lib: (lib.papers.get(pair.paper_a), lib.papers.get(pair.paper_b)),
                           on_done=lambda papers: self._show_papers(generation, key, papers),
                           on_failed=lambda message: self._paper_failed(generation, message),
                           label="duplicate pair")

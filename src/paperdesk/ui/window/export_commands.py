@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from paperdesk.ui.window.dialogs import message_box
 from paperdesk.ui.window.export_dialog import ExportDialog, ExportOptions, ListSnapshot, file_stem
 from paperdesk.ui.style.formatting import plural
-from paperdesk.core.exports.formats import export_format
+from paperdesk.core.api import export_format
 from paperdesk.core.scope import FILTER_LABELS, Scope
 
 if TYPE_CHECKING:
@@ -65,7 +65,7 @@ class ExportCommands:
     def current_list(self) -> ListSnapshot:
         """Return what the list shows now: its scope (with the search's query), its ids in
         list order, a label and a file name stem. While a large search is still loading
-        its complete results, they are fetched here (``Library.scope_ids``, in the list's
+        its complete results, they are fetched here (``lib.papers.scope_ids``, in the list's
         order) so that every match is included."""
         query = self._window.search.query_text()
         scope = self._window.current_scope()
@@ -92,10 +92,10 @@ class ExportCommands:
         if scope.filter is not None:
             return FILTER_LABELS.get(scope.filter, scope.filter)
         if scope.tag_id is not None:
-            states = self._window.lib.tag_states([scope.tag_id])
+            states = self._window.lib.tags.states([scope.tag_id])
             return states[0].name if states else ""
         if scope.source_id is not None:
-            names = [s.name for s in self._window.lib.sources() if s.id == scope.source_id]
+            names = [s.name for s in self._window.lib.removal.sources() if s.id == scope.source_id]
             return Path(names[0]).stem if names else ""
         return ""
 
@@ -239,7 +239,7 @@ class ExportCommands:
             self._window.statusBar().showMessage(
                 f"Copying {plural(len(ids), 'paper')} as {export_format(fmt).label}…")
         # Made on the reader thread: the papers are read from SQLite.
-        job = self._window.worker.read(lambda lib: lib.export_text(ids, fmt), on_done=copy,
+        job = self._window.worker.read(lambda lib: lib.exports.text(ids, fmt), on_done=copy,
                                        on_failed=lambda message: self._window.show_error(
                                            f"Not copied: {message}"),
                                        label="copy")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
                                QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPushButton,
                                QRadioButton, QScrollArea, QVBoxLayout, QWidget)
 
-from paperdesk.core.exports.formats import (EXPORT_FORMATS, FIELDS, ExportFormat,
+from paperdesk.core.api import (EXPORT_FORMATS, FIELDS, ExportFormat,
                                             export_format)
 from paperdesk.core.fields import field as paper_field
 from paperdesk.core.library import Library
@@ -246,7 +246,7 @@ class ExportDialog(QDialog):
         self.tag_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.tag_combo.setMinimumContentsLength(18)
-        for tag in self._lib.tags():
+        for tag in self._lib.tags.all():
             self.tag_combo.addItem(tag.name, tag.id)
         if current_tag_id is not None:
             index = self.tag_combo.findData(current_tag_id)
@@ -277,7 +277,7 @@ class ExportDialog(QDialog):
             self.tag_combo.setPlaceholderText("no tags yet")
         self._scope_counts["current"].setText(str(self._current_count()))
         self._scope_counts["selected"].setText(str(len(self._selected)))
-        self._scope_counts["all"].setText(str(self._lib.scope_count(Scope())))
+        self._scope_counts["all"].setText(str(self._lib.papers.scope_count(Scope())))
         return box
 
     def _build_formats(self) -> QGroupBox:
@@ -526,12 +526,12 @@ class ExportDialog(QDialog):
         if kind == "current":
             return self._current.ids
         if kind == "selected":
-            return tuple(self._lib.scope_ids(Scope(ids=self._selected)))
+            return tuple(self._lib.papers.scope_ids(Scope(ids=self._selected)))
         if kind == "tag":
             tag_id = self._tag_id()
-            return tuple(self._lib.scope_ids(Scope(tag_id=tag_id))) if tag_id is not None \
+            return tuple(self._lib.papers.scope_ids(Scope(tag_id=tag_id))) if tag_id is not None \
                 else ()
-        return tuple(self._lib.scope_ids(Scope()))
+        return tuple(self._lib.papers.scope_ids(Scope()))
 
     def _tag_name(self) -> str:
         return self.tag_combo.currentText() if self.tag_combo.count() else ""
@@ -572,7 +572,7 @@ class ExportDialog(QDialog):
         self._ids = self._resolve_ids(kind)
         tag_id = self._tag_id()
         tag_count = len(self._ids) if kind == "tag" else (
-            self._lib.scope_count(Scope(tag_id=tag_id)) if tag_id is not None else 0)
+            self._lib.papers.scope_count(Scope(tag_id=tag_id)) if tag_id is not None else 0)
         self._scope_counts["tag"].setText(str(tag_count) if tag_id else "")
         n = self._current_count() if kind == "current" else len(self._ids)
         name = export_format(self.fmt()).label

@@ -17,7 +17,7 @@ from urllib.parse import unquote_to_bytes
 from PySide6.QtCore import QEvent, QMimeData, QObject, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 
-from paperdesk.core.imports.progress import ImportProgress
+from paperdesk.core.api import ImportProgress
 from paperdesk.core.models import ImportReport
 from paperdesk.ui.window.import_report import ImportReportDialog, display_path
 from paperdesk.ui.style.formatting import tooltip_html

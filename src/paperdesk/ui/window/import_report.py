@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
                                QLabel, QPlainTextEdit, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from paperdesk.core.imports.formats import IMPORT_FORMATS
+from paperdesk.core.api import IMPORT_FORMATS
 from paperdesk.core.models import FileReport, ImportReport
 from paperdesk.ui.style.formatting import plural, tooltip_html
 

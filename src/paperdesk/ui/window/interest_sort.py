@@ -9,7 +9,7 @@ skipped. It is never computed on the UI thread:
   then the window's reader thread (``LibraryWorker.read``) computes the order of those
   ids and the rows are moved into it (:meth:`PaperTableModel.set_order`); an answer for
   a list that changed meanwhile is dropped;
-* searching: the search thread sorts the matches (``Library.find(sort="interest")``).
+* searching: the search thread sorts the matches (``lib.search.find(sort="interest")``).
 
 The status bar says how the order was learned, or why it fell back to date order
 (fewer than 5 papers kept). Each paper's Title tooltip names the words that moved it up.
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from paperdesk.core.discover.models import InterestOrder, TermsNotReady
+from paperdesk.core.api import InterestOrder, TermsNotReady
 
 if TYPE_CHECKING:
     from paperdesk.ui.window.main_window import MainWindow

@@ -40,7 +40,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QFileDialog, QFrame, QHeaderVi
                                QTextEdit, QVBoxLayout, QWidget)
 
 from paperdesk.core.changes import Changes
-from paperdesk.core.imports.formats import file_dialog_filter
+from paperdesk.core.api import file_dialog_filter
 from paperdesk.core.library import Library
 from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
@@ -146,7 +146,7 @@ class MainWindow(QMainWindow):
 
     Searching: typing is debounced and every query runs on a worker thread
     (:class:`~paperdesk.ui.background.workers.SearchRunner`), in relevance order or, after a click
-    on the Title / Added header, sorted by ``Library.find`` itself; the status bar says
+    on the Title / Added header, sorted by ``lib.search.find`` itself; the status bar says
     how many papers match and why part of a query was ignored (``SearchResults.message``).
     Saved searches (Ctrl+S) are listed in the tag pane with counts made on another
     worker thread (:class:`~paperdesk.ui.background.workers.SavedSearchCounter`).
@@ -1308,8 +1308,8 @@ class MainWindow(QMainWindow):
         only = None if self._recount is None else tuple(sorted(self._recount))
 
         def count(lib: Library) -> tuple:
-            return (lib.scope_count(scope), lib.scope_count(scope, also="unread"),
-                    lib.count(), lib.filter_counts(only))
+            return (lib.papers.scope_count(scope), lib.papers.scope_count(scope, also="unread"),
+                    lib.papers.count(), lib.papers.filter_counts(only))
 
         self.worker.read(count, on_done=lambda result: self._on_counts(generation, scope,
                                                                        result),
@@ -1497,7 +1497,7 @@ class MainWindow(QMainWindow):
         else:
             self.model.refresh_papers(change.papers)
         if change.tags:   # the tag list is read on the reader thread
-            self.worker.read(lambda lib: lib.tags(), on_done=self._show_tags, label="tags")
+            self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags, label="tags")
         if change.saved_searches:
             self.saved_searches.refresh_saved()
         # counts (and the filters' counts the change can have moved) off the UI thread
@@ -1521,7 +1521,7 @@ class MainWindow(QMainWindow):
         self.search.restore_selection(keep, row)
 
     def _refresh_tags(self) -> None:
-        self._show_tags(self.lib.tags())
+        self._show_tags(self.lib.tags.all())
 
     def _show_tags(self, tags) -> None:
         """Show a fresh tag list: chip colours, completion, the 1-9 menu, the tag pane."""
@@ -1549,7 +1549,7 @@ class MainWindow(QMainWindow):
     def _refresh_sources(self) -> None:
         """Re-list the imported files and the filter counts (read off the UI thread)."""
         def read(lib: Library) -> tuple:
-            return lib.count(), lib.sources(), lib.filter_counts()
+            return lib.papers.count(), lib.removal.sources(), lib.papers.filter_counts()
 
         def show(result: tuple) -> None:
             if not self._shut_down:

@@ -76,7 +76,7 @@ class MetadataCommands:
 
         def save(meta: Metadata, key: str | None) -> None:
             queued = self._window.submit_edit(
-                lambda lib: lib.set_metadata(pid, meta, citation_key=key),
+                lambda lib: lib.papers.set_metadata(pid, meta, citation_key=key),
                 on_done=lambda _changes: alive() and dialog.saved(),
                 on_failed=lambda message: (dialog.refused(message) if alive()
                                            else self._window.show_error(message)))
@@ -85,7 +85,7 @@ class MetadataCommands:
 
         def propose(meta: Metadata) -> None:
             job = self._window.worker.read(
-                lambda lib: lib.proposed_citation_key(pid, meta),
+                lambda lib: lib.papers.proposed_citation_key(pid, meta),
                 on_done=lambda key: alive() and dialog.set_proposed_key(key),
                 on_failed=lambda message: alive() and dialog.key_failed(message),
                 label="proposed citation key")
@@ -117,8 +117,8 @@ class MetadataCommands:
         keys: list[str] = []
 
         def edit(lib):   # writer thread
-            changes = lib.regenerate_citation_key(pid)
-            keys.append(lib.citation_key(pid))
+            changes = lib.papers.regenerate_citation_key(pid)
+            keys.append(lib.papers.citation_key(pid))
             return changes
 
         def done(changes) -> None:
@@ -154,7 +154,7 @@ class MetadataCommands:
             shown = text if len(text) <= _QUOTE_LIMIT else text[:_QUOTE_LIMIT - 2] + "…}"
             self._window.statusBar().showMessage(f"Copied {shown} to the clipboard", MESSAGE_MS)
 
-        job = self._window.worker.read(lambda lib: [lib.citation_key(pid) for pid in ids],
+        job = self._window.worker.read(lambda lib: [lib.papers.citation_key(pid) for pid in ids],
                                        on_done=copy,
                                        on_failed=lambda message: self._window.show_error(
                                            f"Not copied: {message}"),

@@ -5,7 +5,7 @@ The dialog only collects and checks: each value goes through the core's own chec
 (:mod:`paperdesk.core.metadata`), and a refused one shows its one-line reason under its
 field while the dialog stays open. A form that passes is handed on with
 :attr:`MetadataDialog.saveRequested`; the window submits it to the writer thread as one
-undoable edit (``Library.set_metadata`` with the key) and calls :meth:`MetadataDialog.saved`
+undoable edit (``lib.papers.set_metadata`` with the key) and calls :meth:`MetadataDialog.saved`
 once it is committed (the dialog then closes) or :meth:`MetadataDialog.refused` with the
 core's reason (e.g. a citation key another paper has). "Regenerate" asks for the key
 the typed authors, year and title would give (:attr:`MetadataDialog.keyRequested`; the

@@ -33,7 +33,7 @@ from PySide6.QtCore import QRect, Qt, QTimer
 from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QLabel, QPushButton, QScrollArea,
                                QVBoxLayout, QWidget)
 
-from paperdesk.core.discover.vectorize import term_query
+from paperdesk.core.api import term_query
 from paperdesk.core.overview import Overview, overview
 from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.overview_chart import Bar, Chart, OverviewChart

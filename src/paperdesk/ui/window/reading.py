@@ -108,7 +108,7 @@ class ReadingController:
             return
         self._window.detail_pane.note_editor.flush()
         try:
-            paper = self._window.lib.get(pid)
+            paper = self._window.lib.papers.get(pid)
         except UnknownPaper:
             self.clear_detail("This paper is no longer in the library")
             return
@@ -154,7 +154,7 @@ class ReadingController:
         if self._window.is_shut_down() or pid is None or pid != self._window.detail_pane.paper_id \
                 or not self.shown_by_user() or self._window.detail_pane.isHidden():
             return
-        self._window.submit_edit(lambda lib: lib.set_read([pid], True, undoable=False), quiet=True)
+        self._window.submit_edit(lambda lib: lib.papers.set_read([pid], True, undoable=False), quiet=True)
 
     def show_again(self, pid: int, reload_note: bool = False) -> None:
         """Read paper ``pid`` (the one the detail pane shows) off the UI thread and show
@@ -168,7 +168,7 @@ class ReadingController:
             if not self._window.is_shut_down() and self._window.detail_pane.paper_id == pid:
                 self.clear_detail("This paper is no longer in the library")
 
-        self._window.worker.read(lambda lib: lib.get(pid), on_done=show, on_failed=gone,
+        self._window.worker.read(lambda lib: lib.papers.get(pid), on_done=show, on_failed=gone,
                                  label="paper")
 
     def _on_link_hovered(self, url) -> None:
@@ -214,7 +214,7 @@ class ReadingController:
         current = self._window.current_paper_id()
         start = self._window.model.row_of(current)
         order = [pid for pid in ids[start + 1:] + ids[:max(start, 0) + 1] if pid != current]
-        job = self._window.worker.read(lambda lib: lib.first_unread(order),
+        job = self._window.worker.read(lambda lib: lib.papers.first_unread(order),
                                        on_done=self._go_to_unread,
                                        on_failed=self._window.show_error, label="next unread")
         return job is not None

@@ -75,7 +75,7 @@ class RemovalCommands:
             pending.difference_update(ids)
             self._window.show_error(message)
 
-        queued = self._window.submit_edit(lambda lib: lib.delete_papers(ids), quiet=True,
+        queued = self._window.submit_edit(lambda lib: lib.removal.delete_papers(ids), quiet=True,
                                           on_done=done, on_failed=failed)
         if not queued:
             pending.difference_update(ids)
@@ -96,7 +96,7 @@ class RemovalCommands:
             source_id = self._window.tag_pane.current_source()
 
         def read(lib):
-            return lib.sources(), lib.removal_counts()
+            return lib.removal.sources(), lib.removal.counts()
 
         def show(result) -> None:
             if self._window.is_shut_down():
@@ -143,8 +143,8 @@ class RemovalCommands:
         deleted: list[int] = []
 
         def edit(lib):   # writer thread: count what goes as it goes
-            deleted.append(len(lib.source_removal(source_id).deleted))
-            return lib.remove_source(source_id)
+            deleted.append(len(lib.removal.plan(source_id).deleted))
+            return lib.removal.remove_source(source_id)
 
         def done(_changes) -> None:
             papers = f" and {plural(deleted[0], 'paper')}" if deleted and deleted[0] else ""

@@ -62,8 +62,8 @@ class RemoveFileDialog(QDialog):
             then closes).
 
     Args:
-        sources: from ``Library.sources()`` (import order).
-        deleted: from ``Library.removal_counts()``: ``{source id: papers deleted}``.
+        sources: from ``lib.removal.sources()`` (import order).
+        deleted: from ``lib.removal.counts()``: ``{source id: papers deleted}``.
         chosen: source id to choose first (e.g. the file chosen in the sidebar), or
             ``None`` for the first file.
         parent: the window.

@@ -1,7 +1,7 @@
 """The window's saved-search commands (:class:`SavedSearches`, the window's
 ``saved_searches``).
 
-A saved search is a named query (``Library.save_search``). The tag pane lists them in
+A saved search is a named query (``lib.saved_searches.save``). The tag pane lists them in
 their own section with the number of papers each finds; those counts are made on a
 worker thread (:class:`~paperdesk.ui.background.workers.SavedSearchCounter`) at start-up, after
 imports, after the search index caught up with changes, and after a saved search
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
 from paperdesk.core.models import LibraryError
-from paperdesk.core.edits.saved_searches import SAVED_NAME_MAX
+from paperdesk.core.api import SAVED_NAME_MAX
 from paperdesk.core.scope import Scope
 
 if TYPE_CHECKING:
@@ -60,7 +60,7 @@ class SavedSearches:
         return bool(ok and name.strip()) and self.save_search(name, query)
 
     def _default_saved_name(self, query: str) -> str:
-        for search in self._window.lib.saved_searches():
+        for search in self._window.lib.saved_searches.all():
             if search.query.strip() == query:
                 return search.name
         name = " ".join(query.split())
@@ -81,13 +81,13 @@ class SavedSearches:
         if not query:
             self._window.show_error("cannot save an empty search")
             return False
-        return self._window.run_edit(lambda lib: lib.save_search(name, query))
+        return self._window.run_edit(lambda lib: lib.saved_searches.save(name, query))
 
     # -- renaming and deleting ---------------------------------------------------------------
     def prompt_rename_saved_search(self, name: str) -> bool:
         """Ask for a new name for the saved search ``name`` and rename it."""
         try:
-            current = self._window.lib.saved_search(name)
+            current = self._window.lib.saved_searches.get(name)
         except LibraryError as exc:
             self._window.show_error(str(exc))
             return False
@@ -99,11 +99,11 @@ class SavedSearches:
     def rename_saved_search(self, old: str, new: str) -> bool:
         """Rename a saved search (undoable). Returns True when queued; a refusal comes
         back as a "⚠" message."""
-        return self._window.run_edit(lambda lib: lib.rename_saved_search(old, new))
+        return self._window.run_edit(lambda lib: lib.saved_searches.rename(old, new))
 
     def delete_saved_search(self, name: str) -> bool:
         """Delete a saved search (undoable: Ctrl+Z saves it again)."""
-        return self._window.run_edit(lambda lib: lib.delete_saved_search(name))
+        return self._window.run_edit(lambda lib: lib.saved_searches.delete(name))
 
     # -- running -----------------------------------------------------------------------------
     def open_saved_search(self, name: str) -> bool:
@@ -139,7 +139,7 @@ class SavedSearches:
     # -- listing and counting ------------------------------------------------------------------
     def refresh_saved(self, immediate: bool = False) -> None:
         """Re-list the saved searches in the tag pane and count them again."""
-        self._window.tag_pane.set_saved_searches(self._window.lib.saved_searches())
+        self._window.tag_pane.set_saved_searches(self._window.lib.saved_searches.all())
         self.count_saved(immediate)
 
     def count_saved(self, immediate: bool = False) -> None:

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QHeaderView
 from paperdesk.core.changes import Changes
 from paperdesk.core.models import SearchResults
 from paperdesk.core.scope import Scope
-from paperdesk.core.search.index import MatchTerms
+from paperdesk.core.api import MatchTerms
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.style.formatting import tooltip_html
@@ -270,12 +270,12 @@ class SearchController:
             if not self._window.is_shut_down():
                 deliver(found)
 
-        self._window.worker.read(lambda lib: lib.snippets(query, ids), on_done=done,
+        self._window.worker.read(lambda lib: lib.search.snippets(query, ids), on_done=done,
                                  on_failed=lambda _message: None, label="snippets")
 
     def match_terms(self) -> MatchTerms | None:
         """What the shown search matched, for highlighting (``None`` when not searching).
-        Computed with ``Library.match_terms`` on the search thread."""
+        Computed with ``lib.search.match_terms`` on the search thread."""
         if self.results is None:
             return None
         return self._window.search_runner.terms_for(self.results.query)

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from PySide6.QtWidgets import QWidget
 
-from paperdesk.core.edits.annotations import tag_key, validate_tag_name
+from paperdesk.core.api import tag_key, validate_tag_name
 from paperdesk.core.models import LibraryError, Tag
 from paperdesk.ui.window.tags_dialog import NewTagDialog, TagsDialog
 
@@ -71,7 +71,7 @@ class TagCommands:
 
         def create(tag_name: str, key: int | None) -> None:
             created.append(True)
-            self._window.submit_edit(lambda lib: lib.add_tag(ids, tag_name, key=key))
+            self._window.submit_edit(lambda lib: lib.tags.add(ids, tag_name, key=key))
 
         def closed(_result: int) -> None:
             if self.new_tag_dialog is not dialog or self._window.is_shut_down():
@@ -135,7 +135,7 @@ class TagCommands:
             if not self._window.is_shut_down():
                 self._open_tags_dialog(tags, current)
 
-        job = self._window.worker.read(lambda lib: lib.tags(), on_done=show,
+        job = self._window.worker.read(lambda lib: lib.tags.all(), on_done=show,
                                        on_failed=self._window.show_error, label="tags")
         return job is not None
 
@@ -175,4 +175,4 @@ class TagCommands:
     def merge_tags(self, tag_id: int, into_id: int) -> bool:
         """Merge tag ``tag_id`` into tag ``into_id`` (its papers go to the second, the
         first is deleted; undoable). Returns True when queued."""
-        return self._window.submit_edit(lambda lib: lib.merge_tags(tag_id, into_id))
+        return self._window.submit_edit(lambda lib: lib.tags.merge(tag_id, into_id))

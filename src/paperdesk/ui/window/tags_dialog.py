@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QColorDialog, QDialog, QDialog
                                QStyledItemDelegate, QTreeWidget, QTreeWidgetItem,
                                QVBoxLayout, QWidget)
 
-from paperdesk.core.edits.annotations import TAG_COLOURS, TAG_NAME_MAX, tag_key
+from paperdesk.core.api import TAG_COLOURS, TAG_NAME_MAX, tag_key
 from paperdesk.core.models import Tag
 from paperdesk.ui.style.colours import swatch_icon
 from paperdesk.ui.style.formatting import plural, tooltip_html
@@ -53,7 +53,7 @@ def key_choices(tags: Sequence[Tag], tag_id: int | None = None) -> list[tuple[in
     whether it is free or which tag has it now.
 
     Args:
-        tags: every tag (``Library.tags()``), for who holds which key.
+        tags: every tag (``lib.tags.all()``), for who holds which key.
         tag_id: the tag the key is for (its own key reads "this tag"), or ``None`` for a
             tag not created yet.
     Returns:
@@ -375,7 +375,7 @@ class TagsDialog(QDialog):
         undoRequested(), redoRequested(): Ctrl+Z, Ctrl+Shift+Z (or Ctrl+Y).
 
     Args:
-        tags: every tag (``Library.tags()``).
+        tags: every tag (``lib.tags.all()``).
         current: the tag id to start on (default: the first).
         parent: the owning window.
     """
@@ -469,7 +469,7 @@ class TagsDialog(QDialog):
 
     # -- the list ------------------------------------------------------------------------
     def set_tags(self, tags: Sequence[Tag]) -> None:
-        """Show the tags as committed (``Library.tags()``), keeping the chosen tag if it
+        """Show the tags as committed (``lib.tags.all()``), keeping the chosen tag if it
         is still there, else the row it was on. While a name is edited in place the
         refresh waits until the editor closes."""
         if self.list.editing():

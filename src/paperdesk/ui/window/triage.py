@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit
 
-from paperdesk.core.edits.annotations import tag_key
+from paperdesk.core.api import tag_key
 
 if TYPE_CHECKING:
     from paperdesk.ui.window.main_window import MainWindow
@@ -63,8 +63,8 @@ class TriageCommands:
         self._window.reading.cancel_auto_mark_read()
 
         def toggle(lib):
-            all_read = all(s.read for s in lib.summaries(ids).values())
-            return lib.set_read(ids, not all_read)
+            all_read = all(s.read for s in lib.papers.summaries(ids).values())
+            return lib.papers.set_read(ids, not all_read)
 
         return self._window.run_edit(toggle)
 
@@ -76,8 +76,8 @@ class TriageCommands:
             return False
 
         def toggle(lib):
-            all_starred = all(s.starred for s in lib.summaries(ids).values())
-            return lib.set_starred(ids, not all_starred)
+            all_starred = all(s.starred for s in lib.papers.summaries(ids).values())
+            return lib.papers.set_starred(ids, not all_starred)
 
         return self._window.run_edit(toggle)
 
@@ -91,7 +91,7 @@ class TriageCommands:
         pid = paper_id if paper_id is not None else self._window.detail_pane.paper_id
         if pid is None:
             return False
-        done = self._window.run_edit(lambda lib: lib.set_title(pid, title))
+        done = self._window.run_edit(lambda lib: lib.papers.set_title(pid, title))
         self._window.focus_list()
         return done
 
@@ -109,14 +109,14 @@ class TriageCommands:
         ids = list(paper_ids) if paper_ids is not None else self._window.selected_ids()
         if not ids:
             return False
-        return self._window.run_edit(lambda lib: lib.add_tag(ids, name))
+        return self._window.run_edit(lambda lib: lib.tags.add(ids, name))
 
     def remove_tag(self, name: str, paper_ids=None) -> bool:
         """Remove a tag from papers (default: the selected papers) as one undo step."""
         ids = list(paper_ids) if paper_ids is not None else self._window.selected_ids()
         if not ids:
             return False
-        return self._window.run_edit(lambda lib: lib.remove_tag(ids, name))
+        return self._window.run_edit(lambda lib: lib.tags.remove(ids, name))
 
     def toggle_tag_key(self, key: int) -> bool:
         """Toggle the tag bound to number ``key`` on the selected papers (1-9): remove it
@@ -125,7 +125,7 @@ class TriageCommands:
         Returns:
             False (with a hint) when no tag is bound to the key.
         """
-        tag = self._window.lib.tag_for_key(key)
+        tag = self._window.lib.tags.for_key(key)
         if tag is None:
             self._window.statusBar().showMessage(
                 f"No tag is bound to key {key} — press {key} on a tag in Edit ▸ Manage "
@@ -138,9 +138,9 @@ class TriageCommands:
         key_ = tag_key(tag.name)
 
         def toggle(lib):   # writer thread: after the edits queued before it
-            rows = lib.summaries(ids)
+            rows = lib.papers.summaries(ids)
             have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
-            return (lib.remove_tag if have else lib.add_tag)(ids, tag.name)
+            return (lib.tags.remove if have else lib.tags.add)(ids, tag.name)
 
         return self._window.run_edit(toggle)
 
@@ -153,27 +153,27 @@ class TriageCommands:
     def create_tag(self, name: str, colour: str | None = None, key: int | None = None) -> bool:
         """Create an empty tag (undoable). Returns True when queued; a tag that exists
         changes nothing, an invalid name comes back as a "⚠" message."""
-        return self._window.run_edit(lambda lib: lib.create_tag(name, colour, key))
+        return self._window.run_edit(lambda lib: lib.tags.create(name, colour, key))
 
     def rename_tag(self, tag_id: int, new_name: str) -> bool:
         """Rename a tag; onto an existing name (any case) this merges the two tags."""
-        return self._window.run_edit(lambda lib: lib.rename_tag(tag_id, new_name))
+        return self._window.run_edit(lambda lib: lib.tags.rename(tag_id, new_name))
 
     def delete_tag(self, tag_id: int) -> bool:
         """Delete a tag and remove it from its papers (undoable)."""
-        return self._window.run_edit(lambda lib: lib.delete_tag(tag_id))
+        return self._window.run_edit(lambda lib: lib.tags.delete(tag_id))
 
     def set_tag_colour(self, tag_id: int, colour: str) -> bool:
         """Recolour a tag (``#rrggbb``; undoable)."""
-        return self._window.run_edit(lambda lib: lib.set_tag_colour(tag_id, colour))
+        return self._window.run_edit(lambda lib: lib.tags.set_colour(tag_id, colour))
 
     def set_tag_key(self, tag_id: int, key: int | None) -> bool:
         """Bind number key 1-9 to a tag, or unbind with ``None`` (undoable)."""
-        return self._window.run_edit(lambda lib: lib.set_tag_key(tag_id, key))
+        return self._window.run_edit(lambda lib: lib.tags.set_key(tag_id, key))
 
     def prompt_rename_tag(self, tag_id: int) -> bool:
         """Ask for a new name for a tag and rename it (merging onto an existing name)."""
-        states = self._window.lib.tag_states([tag_id])
+        states = self._window.lib.tags.states([tag_id])
         if not states:
             return False
         name, ok = QInputDialog.getText(
@@ -256,11 +256,11 @@ class TriageCommands:
                       colour: str | None = None) -> bool:
         """Highlight ``abstract[start:end]`` of a paper (undoable)."""
         return self._window.run_edit(
-            lambda lib: lib.add_highlight(paper_id, start, end, colour))
+            lambda lib: lib.notes.add_highlight(paper_id, start, end, colour))
 
     def remove_highlight(self, highlight_id: int) -> bool:
         """Remove a highlight (undoable)."""
-        return self._window.run_edit(lambda lib: lib.remove_highlight(highlight_id))
+        return self._window.run_edit(lambda lib: lib.notes.remove_highlight(highlight_id))
 
     def prompt_highlight_comment(self, highlight_id: int) -> bool:
         """Ask for a highlight's comment and store it (undoable)."""
@@ -275,7 +275,7 @@ class TriageCommands:
         if not ok:
             return False
         return self._window.run_edit(
-            lambda lib: lib.set_highlight_comment(h.id, text.strip()))
+            lambda lib: lib.notes.set_highlight_comment(h.id, text.strip()))
 
     # -- notes -----------------------------------------------------------------------------
     def save_note(self, paper_id: int, body: str, session: int = 0) -> bool:
@@ -287,7 +287,7 @@ class TriageCommands:
             body: the whole note ("" deletes it).
             session: the note editor's session number.
         """
-        return self._window.run_edit(lambda lib: lib.set_note(paper_id, body, session=session),
+        return self._window.run_edit(lambda lib: lib.notes.set(paper_id, body, session=session),
                                      quiet=True)
 
     # -- undo ------------------------------------------------------------------------------

@@ -1,0 +1,582 @@
+"""The import pipeline (``lib.imports``): files and folders read with the registered
+readers, then stored in short transactions with their index-queue rows
+(:meth:`Imports.run`).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+import sqlite_utils
+from paperdesk.core.store import db as _db
+from paperdesk.core.store.papers import StoredAbstracts, insert_abstracts
+from paperdesk.core.clock import utc_now as _now
+from paperdesk.core.models import FileReport, ImportReport
+from paperdesk.core.imports.paperdesk_json import store_export, store_saved_searches
+from paperdesk.core.imports.abstract_limit import cut_note
+from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
+                                                 collect_files, display_path)
+from paperdesk.core.imports.arxiv import ArxivFilter, ArxivStream, sniff_file, sniff_stdin
+from paperdesk.core.imports.detect import detect_file, detect_streamed
+from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
+from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
+from paperdesk.core.imports.registry import STDIN, STDIN_NAME
+from paperdesk.core.store.errors import disk_full_message, is_disk_full
+from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
+from paperdesk.core.manager import (DB_NAME, BatchHook, CancelCheck, FileCallback, Manager,
+                                    ProgressCallback, never, no_progress, nothing,
+                                    run_beside)
+
+#: Most abstracts of a text file stored in one transaction of
+#: :meth:`lib.imports.run` (a transaction also ends after :data:`BATCH_SECONDS`,
+#: which usually comes first: abstracts are stored at some 20,000 a second on a shared
+#: 2-core machine).
+IMPORT_BATCH = 5000
+
+#: Most records of a BibTeX, RIS, CSL-JSON or arXiv file stored in one transaction (each
+#: is matched and merged on its own, so far fewer than abstracts); ``IMPORT_BATCH``
+#: bounds it too when set lower.
+RECORD_IMPORT_BATCH = 300
+
+#: Abstracts of a text file written with one ``executemany``
+#: (:func:`~paperdesk.core.store.papers.insert_abstracts`); a transaction's chunks grow
+#: 1, 2, 4 ... up to this, so that its first chunk is cheap.
+STORE_CHUNK = 512
+
+#: Most papers of a paperdesk JSON export stored in one transaction (each may bring tags,
+#: a note and highlights, so fewer than :data:`IMPORT_BATCH`).
+EXPORT_IMPORT_BATCH = 100
+
+#: A write transaction of an import ends after about this long even when it has not
+#: reached its size (a slow disk), so other writers never wait long for the database.
+BATCH_SECONDS = 0.25
+
+#: Characters of an abstract :func:`_title` looks at.
+_TITLE_SCAN = 4 * TITLE_MAX_CHARS
+
+def _pending(item) -> tuple:
+    """``(position, abstract, content hash, title)`` of an abstract to be stored."""
+    return item.position, item.abstract, content_hash(item.abstract), _title(item.abstract)
+
+def _title(abstract: str) -> str:
+    """``derive_title(abstract)`` for a normalised abstract, from its first
+    :data:`_TITLE_SCAN` characters only: the title is the first sentence cut at
+    :data:`~paperdesk.core.text.TITLE_MAX_CHARS` characters, and a sentence end is told
+    by the few characters after it, so a longer abstract gives the same title (a prefix
+    of NFC text is NFC, and of single-spaced text single-spaced) without normalising a
+    1,500-character abstract once more."""
+    return derive_title(abstract[:_TITLE_SCAN])
+
+def _record_batch() -> int:
+    """Records per transaction: :data:`RECORD_IMPORT_BATCH`, or :data:`IMPORT_BATCH`
+    when that is lower."""
+    return min(IMPORT_BATCH, RECORD_IMPORT_BATCH)
+
+def _no_file(stage: str, files_done: int, files_total: int, name: str) -> None:
+    pass
+
+def _shown(path) -> str:
+    """How a path is named in reports and stored (standard input as ``<stdin>``; bytes
+    of a file name that are not UTF-8 as backslash escapes, see
+    :func:`~paperdesk.core.imports.daily_papers.display_path`)."""
+    return STDIN_NAME if str(path) == STDIN else display_path(path)
+
+def _stored(db: sqlite_utils.Database, path, now: str) -> str:
+    """The path a file's ``sources`` row is stored under: the file's path, or for
+    standard input a name of its own per import, ``<stdin> 2026-12-01 13:40:05 UTC``
+    (the import's time; `` (2)``, `` (3)`` ... when that is taken), so that two
+    imports from standard input are two sources that can be removed one by one.
+
+    Args:
+        db: the library database (inside the caller's transaction).
+        path: the file's absolute path, or :data:`STDIN_NAME`.
+        now: the import's time, ISO 8601 UTC (``2026-12-01T13:40:05Z``).
+    Returns:
+        The path to store.
+    """
+    if str(path) != STDIN_NAME:
+        return str(path)
+    base = f"{STDIN_NAME} {now[:10]} {now[11:19]} UTC"
+    name, n = base, 1
+    while db.execute("SELECT 1 FROM sources WHERE path = ?", [name]).fetchone():
+        n += 1
+        name = f"{base} ({n})"
+    return name
+
+def _size(parsed) -> int:
+    if isinstance(parsed, ArxivStream):
+        return parsed.estimated_lines
+    if isinstance(parsed, StreamedText):
+        return parsed.estimated_abstracts
+    if isinstance(parsed, dict):
+        return len(parsed["papers"])
+    if isinstance(parsed, RecordFile):
+        return len(parsed.records)
+    return len(parsed.abstracts)
+
+def _read_any(path, arxiv_filter: ArxivFilter | None = None
+              ) -> dict | RecordFile | ParsedFile | ArxivStream | StreamedText:
+    """Read one file (or standard input) with the reader of the registered format its
+    content shows (:mod:`paperdesk.core.imports.detect`,
+    :mod:`paperdesk.core.imports.registry`); arXiv metadata is not read here but
+    streamed when stored (an :class:`ArxivStream`).
+
+    Raises:
+        ParseError: refused, with a one-line reason naming the file.
+    """
+    head = b""
+    if str(path) == STDIN:
+        stream, head = sniff_stdin(STDIN_NAME, arxiv_filter)
+    else:
+        stream = sniff_file(path, Path(path).resolve(), arxiv_filter)
+        if stream is None:
+            stream = detect_streamed(path)     # a large text file: read in pieces
+    if stream is not None:
+        return stream
+    found = detect_file(path, head)
+    fmt = IMPORT_FORMATS.get(found.format)
+    parsed = fmt.read(found, path, arxiv_filter)
+    if isinstance(parsed, RecordFile) and not parsed.records:
+        why = parsed.skipped[0] if parsed.skipped else "it holds no entries"
+        raise ParseError(_shown(path), f"no {fmt.label} entry with a title or "
+                                       f"an abstract ({why})")
+    return parsed
+
+
+__all__ = ["Imports", "IMPORT_BATCH", "RECORD_IMPORT_BATCH", "EXPORT_IMPORT_BATCH", "BATCH_SECONDS"]
+
+
+class Imports(Manager):
+    """The import pipeline: ``lib.imports`` (see the module)."""
+
+    def run(self, paths: Iterable[str | os.PathLike],
+                     progress: ProgressCallback | None = None,
+                     cancel: CancelCheck | None = None, sync: bool = True,
+                     between_batches: BatchHook | None = None,
+                     on_file: FileCallback | None = None,
+                     arxiv_filter: ArxivFilter | None = None) -> ImportReport:
+        """Import files and folders: the Daily Papers format or plain text, BibTeX and
+        BibLaTeX, RIS, CSL-JSON, arXiv's bulk metadata (JSON Lines) and paperdesk's own
+        JSON export, each recognised by its content
+        (:mod:`paperdesk.core.imports.detect`); ``"-"`` is standard input.
+
+        A folder contributes its ``*.txt``, ``*.bib``, ``*.ris``, ``*.json`` and
+        ``*.jsonl`` files,
+        recursively (:func:`~paperdesk.core.imports.registry.folder_patterns`); each of
+        them that is in none of the formats is rejected with its reason, and other files
+        are not looked at. Files are read first: a file that cannot be read, or is in
+        none of the formats, is rejected with a one-line reason and leaves no trace. A
+        text file of a megabyte or more (and arXiv metadata) is read in pieces: it is
+        recognised in one pass and read again while it is stored, so memory holds a
+        batch of its abstracts, not the file
+        (:class:`~paperdesk.core.imports.daily_papers.StreamedText`). Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
+        papers they match (:mod:`paperdesk.core.imports.records`: same abstract, DOI or
+        arXiv id), filling in only what those papers lack.
+
+        The papers are then stored in short transactions (batches) of at most
+        :data:`IMPORT_BATCH` abstracts or :data:`RECORD_IMPORT_BATCH` records (:data:`EXPORT_IMPORT_BATCH` papers of a JSON
+        export) or about :data:`BATCH_SECONDS`, whichever comes first, so that another
+        writer (the window's star toggle) never waits long for the database. Each paper is
+        stored whole: its row, its ``paper_sources`` row and its ``index_queue`` row are
+        in the same transaction. Abstracts are de-duplicated by the SHA-256 of their
+        normalised text; a duplicate gains a provenance row but is stored once. Importing
+        the same file again adds nothing and changes nothing, and importing a file that
+        was only partly imported (cancelled) adds just the rest.
+
+        Runs on the calling thread (with that thread's connection).
+
+        Args:
+            paths: files and/or folders.
+            progress: called as ``progress(stage, done, total)`` after every batch.
+            cancel: polled before every batch; return True to stop. The batches already
+                committed stay; what is left of the file is not imported.
+            sync: index the new papers before returning (False leaves them queued for
+                ``lib.index.sync``, e.g. to tag them first and index once). Indexing is
+                cancelled by ``cancel`` too; what is left stays queued.
+            between_batches: called with no arguments after every committed batch (of
+                the import and of the index update), and about every
+                :data:`HOOK_INTERVAL_S` while a slow step runs on a helper thread
+                (reading a file, a Whoosh commit); always outside any transaction, on
+                this thread. It may write to SQLite through the library (e.g. run queued
+                user edits) but not import or re-index. Whatever it raises ends the
+                import (committed batches stay).
+            on_file: called as ``on_file(stage, files_done, files_total, name)`` before
+                each file is read (``"read"``) and before it is stored (``"import"``);
+                ``files_done`` counts the files finished, rejected ones included.
+                ``cancel`` is also polled before each file but the first is read.
+            arxiv_filter: which records of arXiv metadata files to keep (categories,
+                date; :class:`~paperdesk.core.imports.arxiv.ArxivFilter`); other formats
+                are imported whole. An arXiv file is streamed: its lines are read while
+                it is stored, in batches, never all at once, and its progress counts
+                lines read out of an estimate from its size.
+        Returns:
+            The :class:`ImportReport`: its counts (``added``, ``enriched``,
+            ``duplicates``, ``without_abstract``, ``added_ids``, ``changed_ids``) are
+            those of the committed batches; ``cancelled`` is set when
+            ``cancel`` stopped it, and the file being imported then has
+            ``FileReport.cancelled`` set.
+        Raises:
+            LibraryError: the library is closed. A database error while storing a file
+            is reported on that file (``FileReport.error``) instead.
+        """
+        progress = progress or no_progress
+        cancel = cancel or never
+        hook = between_batches or nothing
+        report = ImportReport()
+        parsed = []
+        on_file = on_file or _no_file
+        files = collect_files(list(paths), patterns=folder_patterns())
+        for position, path in enumerate(files):
+            if position and cancel():       # e.g. Ctrl+C while a folder is read
+                report.cancelled = True
+                break
+            on_file("read", position, len(files), _shown(path))
+            try:
+                if between_batches is None:
+                    parsed.append((position, path, _read_any(path, arxiv_filter)))
+                else:   # a 50,000-abstract file takes seconds to read
+                    parsed.append((position, path, run_beside(
+                        lambda: _read_any(path, arxiv_filter), hook)))
+            except ParseError as exc:
+                report.files.append(FileReport(_shown(path), error=exc.reason))
+            except Exception as exc:  # noqa: BLE001 - a reader's bug: refuse this file only
+                report.files.append(FileReport(
+                    _shown(path), error=f"cannot be read ({exc.__class__.__name__}: "
+                                        f"{display_path(str(exc))})"))
+        if report.cancelled:
+            parsed = []
+        total = sum(_size(pf) for _i, _p, pf in parsed)
+        done = 0
+        progress("import", 0, total)
+        for position, path, pf in parsed:
+            file_report = FileReport(_shown(path))
+            if isinstance(pf, dict):
+                file_report.format = "paperdesk-json"
+                file_report.header = IMPORT_FORMATS.get(file_report.format).label
+            elif isinstance(pf, ArxivStream):
+                file_report.header = IMPORT_FORMATS.get(pf.format).label
+                file_report.format = pf.format
+            elif isinstance(pf, RecordFile):
+                file_report.header = IMPORT_FORMATS.get(pf.format).label
+                file_report.format = pf.format
+                file_report.skipped = len(pf.skipped)
+                file_report.warnings = [*pf.skipped, *pf.warnings]
+            else:
+                file_report.header, file_report.format = pf.header, "text"
+                file_report.warnings = list(pf.warnings)
+            if cancel():
+                report.cancelled = True
+                break
+            report.files.append(file_report)
+            on_file("import", position, len(files), file_report.path)
+
+            def step(n: int, base: int = done) -> None:
+                progress("import", base + n, total)
+
+            try:
+                if isinstance(pf, dict):
+                    self._import_export(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
+                                        hook)
+                elif isinstance(pf, ArxivStream):
+                    self._import_stream(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
+                                        hook)
+                elif isinstance(pf, RecordFile):
+                    self._import_records(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
+                                         hook)
+                else:
+                    self._import_file(pf, file_report, report.added_ids,
+                                        report.changed_ids, cancel, step,
+                                      hook)
+            except sqlite3.Error as exc:
+                # The batches committed before the error stay (and are counted).
+                file_report.error = (disk_full_message(self._lib.path / DB_NAME, exc)
+                                     if is_disk_full(exc, self._lib.path)
+                                     else f"database error: {exc}")
+            except OSError as exc:      # a streamed file that stops being readable
+                file_report.error = (disk_full_message(self._lib.path, exc) if is_disk_full(exc)
+                                     else f"cannot read file ({exc.strerror or exc})")
+            except UnicodeDecodeError:  # a streamed text file changed while it was read
+                file_report.error = ("it is no longer UTF-8 text (it changed while it was "
+                                     "imported); the papers stored before stay")
+            if file_report.cancelled:
+                report.cancelled = True
+                break
+            done += _size(pf)
+            progress("import", min(done, total), total)
+        # Indexing can be cancelled too: what is left stays queued and is indexed the next
+        # time the library is opened or changed.
+        if sync and not report.cancelled:
+            self._lib.index.sync(progress=progress, cancel=cancel, between_batches=hook)
+            if cancel():      # stopped while indexing: the papers are in, the rest queued
+                report.cancelled = True
+        report.index_pending = self._lib.index.queue_size()
+        return report
+
+    def _import_export(self, doc: dict, file_report: FileReport, added: list[int],
+                       changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
+                       hook: BatchHook) -> None:
+        """Store a JSON export in batches of :data:`EXPORT_IMPORT_BATCH` papers; counts go
+        to ``file_report``, new ids to ``added`` and the ids of papers already there that it
+        changed to ``changed_ids`` after each commit; then its saved searches (merged by
+        name, :func:`~paperdesk.core.imports.paperdesk_json.store_saved_searches`)."""
+        papers = doc["papers"]
+        now = _now()
+        for start in range(0, len(papers), EXPORT_IMPORT_BATCH):
+            if start and cancel():
+                file_report.cancelled = True
+                return
+            counts = FileReport(file_report.path)
+            with _db.transaction(self.db) as db:
+                new, touched = store_export(
+                    self._lib, {"papers": papers[start:start + EXPORT_IMPORT_BATCH]}, counts, now)
+                self._lib.index.enqueue(db, new, "add")
+                self._lib.index.enqueue(db, touched, "update")
+            added.extend(new)
+            changed_ids.extend(touched)
+            file_report.added += counts.added
+            file_report.duplicates += counts.duplicates
+            file_report.enriched += counts.enriched
+            file_report.without_abstract += counts.without_abstract
+            file_report.warnings += counts.warnings
+            step(min(start + EXPORT_IMPORT_BATCH, len(papers)))
+            hook()
+        if doc.get("saved_searches"):
+            with _db.transaction(self.db) as db:
+                file_report.saved_searches += store_saved_searches(
+                    db, doc["saved_searches"], now)
+
+    @staticmethod
+    def source_id(db: sqlite_utils.Database, path: str, header: str, encoding: str,
+                   now: str, name: str | None = None) -> int:
+        """The ``sources`` row of ``path`` (inside the caller's transaction), created
+        the first time the file is imported (the one lookup for every format, a JSON
+        export's sources too); ``name`` defaults to the path's last part. A path with
+        bytes that are not UTF-8 is stored with them escaped (:func:`display_path`)."""
+        path = display_path(path)
+        row = db.execute("SELECT id FROM sources WHERE path = ?", [path]).fetchone()
+        if row is not None:
+            return row[0]
+        return db["sources"].insert({"path": path,
+                                     "name": name or Path(path).name or path,
+                                     "header": header, "encoding": encoding,
+                                     "imported_at": now}).last_pk
+
+    def _in_batches(self, total: int, file_report: FileReport, open_source,
+                    store_batch, cancel: CancelCheck, step: Callable[[int], None],
+                    hook: BatchHook) -> None:
+        """The batch loop of an import (see :meth:`run`): each batch is one
+        transaction of at most :data:`RECORD_IMPORT_BATCH` items or about
+        :data:`BATCH_SECONDS`, then ``step(done)`` and ``hook()`` run outside it.
+
+        Args:
+            total: items in the file.
+            file_report: gets ``cancelled`` when ``cancel`` stops the import.
+            open_source: ``open_source(db) -> source_id``, called in the first batch
+                (so that even an empty file is recorded).
+            store_batch: ``store_batch(db, source_id, start, end, deadline) -> (done,
+                on_commit)``: stores items ``start`` up to ``end`` (stopping early once
+                ``time.monotonic()`` passes ``deadline``) and returns the index after
+                the last one stored and a function to call once the batch is committed.
+        """
+        db = self.db
+        source_id = None
+        n = 0
+        while source_id is None or n < total:
+            if source_id is not None and cancel():
+                file_report.cancelled = True
+                return
+            with _db.transaction(db):
+                if source_id is None:
+                    source_id = open_source(db)
+                n, on_commit = store_batch(db, source_id, n, min(n + _record_batch(), total),
+                                           time.monotonic() + BATCH_SECONDS)
+            on_commit()
+            step(n)
+            hook()
+
+    def _import_file(self, pf: ParsedFile | StreamedText, file_report: FileReport,
+                     added: list[int], changed_ids: list[int], cancel: CancelCheck,
+                     step: Callable[[int], None], hook: BatchHook) -> None:
+        """Store a text file's abstracts in batches (see :meth:`run`); counts go
+        to ``file_report``, new ids to ``added`` and the ids of papers already there that
+        it changed (another source) to ``changed_ids`` after each commit.
+
+        The abstracts are taken from an iterator (a :class:`StreamedText` reads its file
+        again in pieces meanwhile, so memory holds one batch). Each transaction stores
+        chunks of 1, 2, 4 ... up to :data:`STORE_CHUNK` abstracts
+        (:func:`~paperdesk.core.store.papers.insert_abstracts`: a few statements per
+        chunk) until it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS`
+        have passed, so that even a slow first chunk ends the transaction in time;
+        ``step``, ``hook`` and ``cancel`` run between transactions. An abstract that was
+        cut (:mod:`paperdesk.core.imports.abstract_limit`) gets a note in
+        ``file_report.warnings``.
+        """
+        now = _now()
+        items = iter(pf.abstracts) if isinstance(pf, ParsedFile) else pf.abstracts()
+
+        def take(item) -> tuple:
+            if item.cut_from is not None:
+                file_report.warnings.append(cut_note(f"abstract {item.position}",
+                                                     len(item.abstract), item.cut_from))
+            return _pending(item)
+
+        db = self.db
+        source_id = None
+        done = 0
+        pending: list = []
+        finished = False
+        while not finished:
+            if source_id is not None:
+                if not pending:     # no empty transaction after the last abstract
+                    item = next(items, None)
+                    if item is None:
+                        return
+                    pending.append(take(item))
+                if cancel():
+                    file_report.cancelled = True
+                    return
+            stored = StoredAbstracts()
+            deadline = time.monotonic() + BATCH_SECONDS
+            with _db.transaction(db):
+                if source_id is None:
+                    source_id = self.source_id(db, _stored(db, pf.path, now), pf.header,
+                                                pf.encoding, now)
+                size, in_batch = 1, 0
+                while in_batch < IMPORT_BATCH:
+                    want = min(size, STORE_CHUNK, IMPORT_BATCH - in_batch)
+                    while len(pending) < want:
+                        item = next(items, None)
+                        if item is None:
+                            break
+                        pending.append(take(item))
+                    chunk, pending = pending[:want], pending[want:]
+                    if not chunk:
+                        finished = True
+                        break
+                    part = insert_abstracts(db, chunk, source_id, now)
+                    self._lib.index.enqueue(db, part.added, "add")
+                    self._lib.index.enqueue(db, part.changed, "update")
+                    stored.added += part.added
+                    stored.changed += part.changed
+                    stored.duplicates += part.duplicates
+                    in_batch += len(chunk)
+                    size *= 2
+                    if time.monotonic() >= deadline:
+                        break
+            added.extend(stored.added)
+            changed_ids.extend(stored.changed)
+            file_report.added += len(stored.added)
+            file_report.duplicates += stored.duplicates
+            done += in_batch
+            step(done)
+            hook()
+
+    def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
+                        changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
+                        hook: BatchHook) -> None:
+        """Store the records of a BibTeX, RIS or CSL-JSON file in batches (as
+        :meth:`_import_file` does): new papers, or metadata merged onto the papers they
+        match (:func:`paperdesk.core.imports.records.store_records`)."""
+        now = _now()
+        items = rf.records
+
+        def store_batch(db, source_id: int, n: int, end: int, deadline: float):
+            counts = FileReport(file_report.path)
+            new, changed = [], []
+            ids = Identifiers(db)
+            while n < end:
+                a, c = store_records(db, items[n:n + 1], source_id, counts, now, ids)
+                new += a
+                changed += c
+                n += 1
+                if time.monotonic() >= deadline:
+                    break
+            self._lib.index.enqueue(db, new, "add")
+            self._lib.index.enqueue(db, changed, "update")
+
+            def on_commit() -> None:
+                added.extend(new)
+                changed_ids.extend(changed)
+                for name in ("added", "duplicates", "enriched", "without_abstract"):
+                    setattr(file_report, name,
+                            getattr(file_report, name) + getattr(counts, name))
+                file_report.warnings += counts.warnings
+
+            return n, on_commit
+
+        self._in_batches(
+            len(items), file_report,
+            lambda db: self.source_id(db, _stored(db, rf.path, now),
+                                       IMPORT_FORMATS.get(rf.format).label,
+                                       rf.encoding, now),
+            store_batch, cancel, step, hook)
+
+    def _import_stream(self, stream: ArxivStream, file_report: FileReport,
+                       added: list[int], changed_ids: list[int], cancel: CancelCheck,
+                       step: Callable[[int], None], hook: BatchHook) -> None:
+        """Store an arXiv metadata file while reading it, in bounded memory.
+
+        The file's size is not known in records, so :meth:`_in_batches` does not fit:
+        records are read (outside any transaction) until :data:`RECORD_IMPORT_BATCH` are kept
+        or :data:`BATCH_SECONDS` have passed, then stored in one transaction through
+        :func:`~paperdesk.core.imports.records.store_records` (merged onto the papers
+        they match, by arXiv id, DOI or abstract); ``step(lines read)``, ``hook()`` and
+        ``cancel()`` run between batches, also while a filter keeps nothing for long.
+
+        The library's DOIs and arXiv ids (:class:`Identifiers`) are read once and kept
+        across batches (reading them per batch would make a snapshot of millions of
+        records quadratic); they are read again when anything else wrote to the
+        database between two batches (this connection's ``total_changes`` or SQLite's
+        ``data_version`` moved: an edit run by ``hook``, another connection).
+        """
+        now = _now()
+        records = stream.records()
+        db = self.db
+        source_id = None
+        finished = False
+        ids: Identifiers | None = None
+        seen = None
+
+        def state() -> tuple[int, int]:
+            return (db.conn.total_changes,
+                    db.execute("PRAGMA data_version").fetchone()[0])
+
+        while not finished:
+            if source_id is not None and cancel():
+                file_report.cancelled = True
+                break
+            batch = []
+            deadline = time.monotonic() + BATCH_SECONDS
+            for record in records:
+                batch.append(record)
+                if len(batch) >= _record_batch() or time.monotonic() >= deadline:
+                    break
+            else:
+                finished = True
+            counts = FileReport(file_report.path)
+            with _db.transaction(db):
+                if ids is None or state() != seen:
+                    ids = Identifiers(db)
+                if source_id is None:
+                    source_id = self.source_id(db, _stored(db, stream.path, now),
+                                                IMPORT_FORMATS.get(stream.format).label, "utf-8", now)
+                new, changed = store_records(db, batch, source_id, counts, now, ids)
+                self._lib.index.enqueue(db, new, "add")
+                self._lib.index.enqueue(db, changed, "update")
+            seen = state()
+            added.extend(new)
+            changed_ids.extend(changed)
+            for name in ("added", "duplicates", "enriched", "without_abstract"):
+                setattr(file_report, name, getattr(file_report, name) + getattr(counts, name))
+            file_report.warnings += counts.warnings[:max(0, 1000 - len(file_report.warnings))]
+            file_report.skipped = stream.skipped
+            file_report.filtered = stream.filtered
+            step(min(stream.lines_read, stream.estimated_lines or stream.lines_read))
+            hook()
+        file_report.warnings = [*stream.notes, *file_report.warnings]
