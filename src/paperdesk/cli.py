@@ -795,7 +795,7 @@ def _evaluate_suggestions(lib: Library, args) -> int:
     (:mod:`paperdesk.core.discover.tag_evaluation`), as Markdown or, with ``--json``,
     ``{"papers", "min_share", "overall": {tag, papers, suggested, right, precision,
     recall}, "tags": [...], "by_share": {share: {...}}}``."""
-    from paperdesk.core.api import evaluate_tags, library_tags, report
+    from paperdesk.core.api import evaluate_tags, evaluation_report, library_tags
 
     tags = library_tags(lib)
     if not tags:
@@ -809,7 +809,7 @@ def _evaluate_suggestions(lib: Library, args) -> int:
                      "overall": counts(found.overall), "tags": [counts(t) for t in found.tags],
                      "by_share": {str(s): counts(t) for s, t in found.by_share.items()}})
         return 0
-    sys.stdout.write(report(found))
+    sys.stdout.write(evaluation_report(found))
     return 0
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from paperdesk.cli import main
 from paperdesk.core.discover.evaluation import load_labels
-from paperdesk.core.discover.tag_evaluation import (evaluate_tags, library_tags, report,
+from paperdesk.core.discover.tag_evaluation import (evaluate_tags, library_tags, evaluation_report,
                                                     seed_tags, synergy_reviews)
 from paperdesk.core.discover.tag_suggestions import MIN_EXAMPLES, MIN_SHARE
 
@@ -31,8 +31,8 @@ def test_held_out_suggestions_reach_precision_0_8_on_the_sample_library(seeded_l
     assert found.min_share == MIN_SHARE
     assert overall.papers == sum(len(t) for t in tags.values())     # each hidden once
     assert overall.suggested >= 40                 # it does suggest, on evidence
-    assert overall.precision >= 0.8, report(found)
-    assert overall.recall >= 0.15, report(found)   # useful: a fifth of them come back
+    assert overall.precision >= 0.8, evaluation_report(found)
+    assert overall.recall >= 0.15, evaluation_report(found)   # useful: a fifth of them come back
     assert sum(t.suggested for t in found.tags) == overall.suggested
     # a lower share of the votes suggests more and is right less often
     low, high = found.by_share[0.3], found.by_share[0.7]
@@ -103,7 +103,7 @@ def test_suggest_tags_evaluate_measures_the_librarys_own_tags(seeded_library, ca
     lib.close()
     assert main(["--library", str(path), "suggest-tags", "--evaluate"]) == 0
     out = capsys.readouterr().out
-    assert out == report(expected)
+    assert out == evaluation_report(expected)
     assert out.startswith(f"{path}: 225 papers, 225 tag assignments; suggestions at a "
                           f"share of {MIN_SHARE:g}: precision ")
     assert main(["--library", str(path), "suggest-tags", "--evaluate", "--json"]) == 0

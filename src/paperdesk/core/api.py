@@ -31,6 +31,9 @@ _WHERE = {
     "TagSuggestion": "paperdesk.core.discover.models",
     "TermsNotReady": "paperdesk.core.discover.models",
     "term_query": "paperdesk.core.discover.vectorize",
+    "evaluate_tags": "paperdesk.core.discover.tag_evaluation",
+    "evaluation_report": "paperdesk.core.discover.tag_evaluation",
+    "library_tags": "paperdesk.core.discover.tag_evaluation",
     # Tags, highlights and saved searches: limits, colours, name checks
     "HIGHLIGHT_COLOURS": "paperdesk.core.edits.annotations",
     "TAG_COLOURS": "paperdesk.core.edits.annotations",

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from paperdesk.core.library import Library
 
 __all__ = ["FOLDS", "SHARES", "TagScore", "TagEvaluation", "evaluate_tags", "library_tags",
-           "seed_tags", "synergy_reviews", "synergy_tags", "report", "summary", "main"]
+           "seed_tags", "synergy_reviews", "synergy_tags", "evaluation_report", "summary", "main"]
 
 #: Folds of the cross-validation (a fifth of each tag's assignments hidden at a time).
 FOLDS = 5
@@ -284,7 +284,7 @@ def _percent(value: float | None) -> str:
     return "–" if value is None else f"{value:.0%}"
 
 
-def report(evaluation: TagEvaluation, per_tag: bool = True) -> str:
+def evaluation_report(evaluation: TagEvaluation, per_tag: bool = True) -> str:
     """The evaluation as Markdown (docs/discover.md's tables).
 
     Args:
@@ -376,7 +376,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with Library.open(Path(tmp) / "seeds") as lib:
             lib.imports.run(files)
             lib.discover.ensure()
-            sys.stdout.write(report(evaluate_tags(lib, seed_tags(lib, args.labels),
+            sys.stdout.write(evaluation_report(evaluate_tags(lib, seed_tags(lib, args.labels),
                                                   "sample library (seeds/, topics as tags)")))
         found = []
         for name, csl, labels in reviews:
