@@ -2,16 +2,20 @@
 
 Chips are right-aligned in the cell, each a rounded rectangle in the tag's colour with
 black or white text (whichever contrasts more); the title is elided to fit the space
-left. The text is drawn with ``QPainter.drawText``, so it stays literal.
+left. In a row of two lines (while searching, see
+:mod:`paperdesk.ui.panes.search_columns`) the title wraps onto the second line before it
+is elided (:func:`~paperdesk.ui.style.text_fit.fit_runs`, kept per title and width). The
+text is drawn with ``QPainter.drawText``, so it stays literal.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPalette
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, QPalette
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from paperdesk.ui.style.colours import reading_colours, text_colour_for
+from paperdesk.ui.style.text_fit import LayoutCache, Run, fit_runs, lines_in_row
 from paperdesk.ui.panes.paper_model import TagsRole
 
 __all__ = ["TitleDelegate", "chip_widths"]
@@ -54,6 +58,10 @@ def chip_widths(names, metrics: QFontMetrics,
 class TitleDelegate(QStyledItemDelegate):
     """Item delegate for the Title column (see the module docstring)."""
 
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._wrapped = LayoutCache()
+
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
         """Draw background, selection and star via the style, then title and chips."""
         opt = QStyleOptionViewItem(option)
@@ -84,10 +92,24 @@ class TitleDelegate(QStyledItemDelegate):
         painter.setPen(pen)
         fm = QFontMetrics(opt.font)
         width = max(0, int(right - rect.left()))
-        shown = fm.elidedText(text or "", Qt.TextElideMode.ElideRight, width)
-        baseline = rect.top() + (rect.height() - fm.height()) / 2 + fm.ascent()
-        painter.drawText(QPointF(rect.left(), baseline), shown)
+        lines = lines_in_row(widget.fontMetrics(), option.rect.height())
+        if lines == 1:
+            shown = fm.elidedText(text or "", Qt.TextElideMode.ElideRight, width)
+            baseline = rect.top() + (rect.height() - fm.height()) / 2 + fm.ascent()
+            painter.drawText(QPointF(rect.left(), baseline), shown)
+        else:
+            top = rect.top() + (rect.height() - (lines - 1) * fm.lineSpacing()
+                                - fm.height()) / 2 + fm.ascent()
+            for run in self.wrapped(text or "", opt.font, width, lines):
+                painter.drawText(QPointF(rect.left() + run.x,
+                                         top + run.line * fm.lineSpacing()), run.text)
         painter.restore()
+
+    def wrapped(self, title: str, font: QFont, width: int, lines: int) -> tuple[Run, ...]:
+        """``title`` laid out on ``lines`` lines of ``width`` pixels in ``font`` (runs of
+        :func:`~paperdesk.ui.style.text_fit.fit_runs`), computed once and kept."""
+        return self._wrapped.get((title, font.key(), width, lines), lambda: fit_runs(
+            title, (), QFontMetricsF(font), width, lines))
 
     def _paint_chips(self, painter: QPainter, rect: QRectF, tags, base: QFont,
                      more_colour: QColor) -> float:

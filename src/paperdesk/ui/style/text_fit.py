@@ -1,12 +1,19 @@
 """Fitting wrapped text into a few lines: where to cut a long title so that it ends in
-"…" on its last allowed line instead of being clipped by the layout."""
+"…" on its last allowed line instead of being clipped by the layout
+(:func:`wrapped_cut`), and how the paper list lays out a cell's text over the lines of
+its row with search hits never cut (:func:`fit_runs`, :func:`row_height`)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QFontMetricsF, QTextLayout, QTextOption
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 
-__all__ = ["wrapped_cut"]
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QFont, QFontMetrics, QFontMetricsF, QTextLayout, QTextOption
+
+__all__ = ["wrapped_cut", "fit_runs", "Run", "LayoutCache", "row_height", "lines_in_row",
+           "ROW_PADDING"]
 
 
 def wrapped_cut(text: str, font: QFont, width: float, max_lines: int) -> int | None:
@@ -64,3 +71,153 @@ def _python_index(text: str, utf16: int) -> int:
             return index
         units += 2 if ord(char) > 0xFFFF else 1
     return len(text)
+
+
+
+#: Pixels a list row has besides its text (one line: the font's height plus this).
+ROW_PADDING = 10
+
+
+def row_height(metrics: QFontMetrics, lines: int) -> int:
+    """Height in pixels of a list row holding ``lines`` lines of text in ``metrics``' font:
+    the font's height plus :data:`ROW_PADDING`, plus one line spacing per further line."""
+    return metrics.height() + ROW_PADDING + max(0, lines - 1) * metrics.lineSpacing()
+
+
+def lines_in_row(metrics: QFontMetrics, height: int) -> int:
+    """How many lines of text a list row ``height`` pixels high holds (at least 1): the
+    inverse of :func:`row_height`."""
+    spare = height - metrics.height() - ROW_PADDING
+    return 1 + max(0, spare // max(1, metrics.lineSpacing()))
+
+
+@dataclass(frozen=True)
+class Run:
+    """A piece of text placed by :func:`fit_runs`.
+
+    Attributes:
+        line: the line it is on (0 = the first).
+        x: its left edge, in pixels from the left of the text area.
+        width: its advance in pixels.
+        text: the characters drawn (trailing spaces included).
+        marked: part of a marked span (a search hit).
+        cut: the text was cut here: ``text`` ends with the "…" that replaced the rest.
+    """
+    line: int
+    x: float
+    width: float
+    text: str
+    marked: bool = False
+    cut: bool = False
+
+
+def fit_runs(text: str, spans: Sequence[tuple[int, int]], metrics: QFontMetricsF,
+             width: float, max_lines: int) -> tuple[Run, ...]:
+    """Lay ``text`` out on at most ``max_lines`` lines of ``width`` pixels: lines break
+    at spaces, and when the text does not fit, the last line ends in "…".
+
+    A mark is never cut: where the last line is full, an unmarked word is elided with
+    Qt's right elision (``QFontMetricsF.elidedText``), but a word holding a mark is left
+    out whole and "…" follows the word before it. Only a word wider than a whole line is
+    cut whatever it holds (a list cell narrower than one word).
+
+    Args:
+        text: plain text (a title, a snippet).
+        spans: sorted ``(start, end)`` character offsets of the marked parts of ``text``
+            (``()`` for none); a span out of order or past the end is ignored.
+        metrics: the font's metrics.
+        width: the line width in pixels.
+        max_lines: the lines allowed (at least 1).
+    Returns:
+        The runs in reading order: concatenated, the uncut ones are the start of
+        ``text``; the last run has ``cut`` set when the text was cut. ``()`` for empty
+        text or a width under one pixel.
+    """
+    if not text or width < 1:
+        return ()
+    max_lines = max(1, max_lines)
+    runs: list[Run] = []
+    line, x = 0, 0.0
+    for word in _words(text, spans):
+        advances = [metrics.horizontalAdvance(piece) for piece, _marked in word]
+        ink = sum(advances[:-1]) + metrics.horizontalAdvance(word[-1][0].rstrip())
+        if x > 0 and x + ink > width and line + 1 < max_lines:
+            line, x = line + 1, 0.0
+        if x + ink > width:
+            _end_line(runs, word, line, x, width, metrics)
+            break
+        for (piece, marked), advance in zip(word, advances):
+            runs.append(Run(line, x, advance, piece, marked))
+            x += advance
+    return tuple(runs)
+
+
+class LayoutCache:
+    """Layouts already computed (a cell's runs), so that repainting a row measures
+    nothing again; emptied when it would hold more than ``limit`` entries.
+
+    Args:
+        limit: the most layouts kept.
+    """
+
+    def __init__(self, limit: int = 4000):
+        self._limit = limit
+        self._layouts: dict[tuple, tuple[Run, ...]] = {}
+
+    def get(self, key: tuple, compute) -> tuple[Run, ...]:
+        """The layout kept under ``key`` (a hashable tuple of everything it depends on:
+        text, marks, font key, width, lines), else ``compute()``'s, kept."""
+        runs = self._layouts.get(key)
+        if runs is None:
+            if len(self._layouts) >= self._limit:
+                self._layouts.clear()
+            runs = self._layouts[key] = compute()
+        return runs
+
+
+def _end_line(runs: list[Run], word: list[tuple[str, bool]], line: int, x: float,
+              width: float, metrics: QFontMetricsF) -> None:
+    """``word`` does not fit at ``x`` on the last line: elide it (unmarked, or alone on
+    the line) or leave it out and end the line with "…" (see :func:`fit_runs`)."""
+    if x == 0 or not any(marked for _piece, marked in word):
+        whole = "".join(piece for piece, _marked in word).rstrip()
+        shown = metrics.elidedText(whole, Qt.TextElideMode.ElideRight, width - x)
+        if shown:
+            runs.append(Run(line, x, metrics.horizontalAdvance(shown), shown,
+                            word[0][1], cut=True))
+            return
+    ellipsis = metrics.horizontalAdvance("…")
+    while runs and runs[-1].line == line and runs[-1].x + runs[-1].width + ellipsis > width:
+        runs.pop()
+    end = runs[-1].x + runs[-1].width if runs and runs[-1].line == line else 0.0
+    runs.append(Run(line, end, ellipsis, "…", cut=True))
+
+
+def _words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[tuple[str, bool]]]:
+    """``text`` as words for line breaking: each word a list of ``(piece, marked)``
+    (a word may hold marked and unmarked pieces, as "(μP)" with "μP" marked), its
+    trailing spaces in its last piece."""
+    words: list[list[tuple[str, bool]]] = []
+    for piece, marked in _segments(text, spans):
+        for chunk in re.findall(r"\S+\s*|\s+", piece):
+            if words and (chunk[0].isspace() or not words[-1][-1][0][-1].isspace()):
+                words[-1].append((chunk, marked))
+            else:
+                words.append([(chunk, marked)])
+    return words
+
+
+def _segments(text: str, spans: Sequence[tuple[int, int]]) -> list[tuple[str, bool]]:
+    """Split ``text`` into ``(piece, is_marked)`` parts following sorted ``spans``."""
+    parts = []
+    pos = 0
+    for start, end in spans:
+        if start < pos or end > len(text) or end <= start:
+            continue
+        if start > pos:
+            parts.append((text[pos:start], False))
+        parts.append((text[start:end], True))
+        pos = end
+    if pos < len(text):
+        parts.append((text[pos:], False))
+    return parts

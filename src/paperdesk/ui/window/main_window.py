@@ -67,6 +67,7 @@ from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.search_help import SEARCH_TIP, SearchHelpDialog
 from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
 from paperdesk.ui.panes.snippet_delegate import SnippetDelegate
+from paperdesk.ui.style.text_fit import row_height
 from paperdesk.ui.panes.tag_pane import TagPane
 from paperdesk.ui.panes.title_delegate import TitleDelegate
 from paperdesk.ui.window.tag_commands import TagCommands
@@ -400,7 +401,7 @@ class MainWindow(QMainWindow):
         vh = t.verticalHeader()
         vh.hide()
         vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        vh.setDefaultSectionSize(t.fontMetrics().height() + 10)
+        vh.setDefaultSectionSize(row_height(t.fontMetrics(), 1))
         hh = t.horizontalHeader()
         hh.setHighlightSections(False)
         hh.setSectionsMovable(True)   # drag a header to reorder; remembered

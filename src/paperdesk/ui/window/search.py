@@ -19,13 +19,13 @@ import html
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHeaderView
 
 from paperdesk.core.changes import Changes
 from paperdesk.core.models import SearchResults
 from paperdesk.core.scope import Scope
 from paperdesk.core.api import MatchTerms
-from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.panes.search_columns import (fit_search_columns, hide_search_layout,
+                                               show_search_layout)
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.style.formatting import tooltip_html
 
@@ -36,14 +36,6 @@ __all__ = ["SearchController", "QUOTE_CHARS", "quoted"]
 
 #: Longest piece of a query quoted back in the status bar, in characters.
 QUOTE_CHARS = 60
-#: While searching, the Title column takes this share of the width the other columns
-#: leave, between TITLE_MIN_CHARS and TITLE_CHARS_SEARCHING average characters; the
-#: Snippet takes the rest, and is left out when that would be under SNIPPET_MIN_CHARS
-#: (a narrow list shows whole titles; the reading pane marks the hits).
-TITLE_SHARE_SEARCHING = 0.55
-TITLE_CHARS_SEARCHING = 45
-TITLE_MIN_CHARS = 25
-SNIPPET_MIN_CHARS = 22
 
 
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -198,47 +190,22 @@ class SearchController:
             self.show_all()
 
     def show_snippet_column(self) -> None:
-        """Show the Snippet column as a search's results arrive (:meth:`_fit_search_columns`);
-        it is fitted again whenever the list's width changes while searching."""
+        """Show the Snippet column as a search's results arrive, in two-line rows
+        (:func:`~paperdesk.ui.panes.search_columns.show_search_layout`); it is fitted
+        again whenever the list's width changes while searching."""
         self.searching_columns = True
-        self.fit_search_columns()
+        show_search_layout(self._window.table)
 
     def fit_search_columns(self) -> None:
-        """Share the list's width between Title and Snippet while searching: the Title
-        gets TITLE_SHARE_SEARCHING of what the other columns leave, at least
-        TITLE_MIN_CHARS and at most TITLE_CHARS_SEARCHING average characters, the
-        Snippet the rest; when the rest would be under SNIPPET_MIN_CHARS, the Snippet is
-        left out and the Title stretches. Both stay resizable by dragging the Title's
-        edge (until the width changes again)."""
-        header = self._window.table.horizontalHeader()
-        char = self._window.table.fontMetrics().averageCharWidth()
-        others = sum(header.sectionSize(c) for c in range(header.count())
-                     if c not in (PaperTableModel.TITLE, PaperTableModel.SNIPPET)
-                     and not self._window.table.isColumnHidden(c))
-        free = self._window.table.viewport().width() - others
-        title = int(min(max(free * TITLE_SHARE_SEARCHING, TITLE_MIN_CHARS * char),
-                        TITLE_CHARS_SEARCHING * char))
-        if free - title < SNIPPET_MIN_CHARS * char:
-            header.setSectionResizeMode(PaperTableModel.SNIPPET,
-                                        QHeaderView.ResizeMode.Interactive)
-            self._window.table.setColumnHidden(PaperTableModel.SNIPPET, True)
-            header.setSectionResizeMode(PaperTableModel.TITLE,
-                                        QHeaderView.ResizeMode.Stretch)
-            return
-        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(PaperTableModel.TITLE, max(title, header.minimumSectionSize()))
-        self._window.table.setColumnHidden(PaperTableModel.SNIPPET, False)
-        header.setSectionResizeMode(PaperTableModel.SNIPPET, QHeaderView.ResizeMode.Stretch)
+        """Share the list's width between Title and Snippet while searching
+        (:func:`~paperdesk.ui.panes.search_columns.fit_search_columns`)."""
+        fit_search_columns(self._window.table)
 
     def hide_snippet_column(self) -> None:
-        """Hide the Snippet column when the search is cleared; the Title stretches again
-        over the list's width, as before the search."""
+        """Hide the Snippet column when the search is cleared; rows are one line again
+        and the Title stretches over the list's width, as before the search."""
         self.searching_columns = False
-        header = self._window.table.horizontalHeader()
-        header.setSectionResizeMode(PaperTableModel.SNIPPET,
-                                    QHeaderView.ResizeMode.Interactive)
-        self._window.table.setColumnHidden(PaperTableModel.SNIPPET, True)
-        header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
+        hide_search_layout(self._window.table)
 
     def show_results(self, generation: int, results: SearchResults, complete: bool) -> None:
         """The search runner's results (``complete``: all the matches): put them in the
