@@ -116,10 +116,10 @@ def fit_runs(text: str, spans: Sequence[tuple[int, int]], metrics: QFontMetricsF
     """Lay ``text`` out on at most ``max_lines`` lines of ``width`` pixels: lines break
     at spaces, and when the text does not fit, the last line ends in "…".
 
-    A mark is never cut: where the last line is full, an unmarked word is elided with
-    Qt's right elision (``QFontMetricsF.elidedText``), but a word holding a mark is left
-    out whole and "…" follows the word before it. Only a word wider than a whole line is
-    cut whatever it holds (a list cell narrower than one word).
+    A mark is never cut: where the last line is full, an unmarked piece is elided with
+    Qt's right elision (``QFontMetricsF.elidedText``), but a mark that does not fit is
+    left out whole and "…" follows the text before it. Only a mark wider than a whole
+    line is cut (a list cell narrower than one word).
 
     Args:
         text: plain text (a title, a snippet).
@@ -177,20 +177,31 @@ class LayoutCache:
 
 def _end_line(runs: list[Run], word: list[tuple[str, bool]], line: int, x: float,
               width: float, metrics: QFontMetricsF) -> None:
-    """``word`` does not fit at ``x`` on the last line: elide it (unmarked, or alone on
-    the line) or leave it out and end the line with "…" (see :func:`fit_runs`)."""
-    if x == 0 or not any(marked for _piece, marked in word):
-        whole = "".join(piece for piece, _marked in word).rstrip()
-        shown = metrics.elidedText(whole, Qt.TextElideMode.ElideRight, width - x)
-        if shown:
-            runs.append(Run(line, x, metrics.horizontalAdvance(shown), shown,
-                            word[0][1], cut=True))
-            return
+    """``word`` does not fit at ``x`` on the last usable line: place what fits of it
+    (each mark whole, an unmarked piece elided; a mark wider than the whole line is
+    elided too), else end the line with "…" after the last whole piece (see
+    :func:`fit_runs`). The "…" is left out only where it would push out a mark."""
     ellipsis = metrics.horizontalAdvance("…")
-    while runs and runs[-1].line == line and runs[-1].x + runs[-1].width + ellipsis > width:
+    for piece, marked in word:
+        advance = metrics.horizontalAdvance(piece)
+        if x + advance + ellipsis <= width or (
+                marked and x + metrics.horizontalAdvance(piece.rstrip()) <= width):
+            runs.append(Run(line, x, advance, piece, marked))
+            x += advance
+            continue
+        if not marked or x == 0:
+            shown = metrics.elidedText(piece.rstrip(), Qt.TextElideMode.ElideRight, width - x)
+            advance = metrics.horizontalAdvance(shown)
+            if shown and x + advance <= width:
+                runs.append(Run(line, x, advance, shown, marked, cut=True))
+                return
+        break
+    while runs and runs[-1].line == line and not runs[-1].marked \
+            and runs[-1].x + runs[-1].width + ellipsis > width:
         runs.pop()
     end = runs[-1].x + runs[-1].width if runs and runs[-1].line == line else 0.0
-    runs.append(Run(line, end, ellipsis, "…", cut=True))
+    if end + ellipsis <= width:
+        runs.append(Run(line, end, ellipsis, "…", cut=True))
 
 
 def _words(text: str, spans: Sequence[tuple[int, int]]) -> list[list[tuple[str, bool]]]:
