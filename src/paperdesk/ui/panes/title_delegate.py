@@ -3,8 +3,8 @@
 Chips are right-aligned in the cell, each a rounded rectangle in the tag's colour with
 black or white text (whichever contrasts more); the title is elided to fit the space
 left. In a row of two lines (while searching, see
-:mod:`paperdesk.ui.panes.search_columns`) the title wraps onto the second line before it
-is elided (:func:`~paperdesk.ui.style.text_fit.fit_runs`, kept per title and width). The
+:mod:`paperdesk.ui.panes.search_columns`) the title wraps onto the second line, where
+the chips are, before it is elided (:func:`~paperdesk.ui.style.text_fit.fit_runs`, kept per title and width). The
 text is drawn with ``QPainter.drawText``, so it stays literal.
 """
 
@@ -26,6 +26,8 @@ CHIP_GAP = 4
 #: Widest a single chip may be, and the share of the cell the chips may take.
 CHIP_MAX = 110
 CHIPS_SHARE = 0.45
+#: The share of a two-line row's last line the chips may take (the title has the first).
+CHIPS_SHARE_LAST_LINE = 0.65
 
 
 def chip_widths(names, metrics: QFontMetrics,
@@ -83,42 +85,49 @@ class TitleDelegate(QStyledItemDelegate):
         painter.save()
         painter.setClipRect(rect)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        fm = QFontMetrics(opt.font)
+        lines = lines_in_row(widget.fontMetrics(), option.rect.height())
+        spacing = fm.lineSpacing()
+        # the chips sit at the end of the last line (the only one when rows are one line)
+        top = rect.top() + (rect.height() - (lines - 1) * spacing - fm.height()) / 2
+        chips_band = QRectF(rect.left(), top + (lines - 1) * spacing, rect.width(),
+                            fm.height()) if lines > 1 else rect
         right = rect.right()
         tags = index.data(TagsRole) or ()
         if tags:
-            right = self._paint_chips(painter, rect, tags, opt.font,
-                                      pen if selected else QColor(reading_colours(opt.palette).muted)) - 6
+            right = self._paint_chips(painter, chips_band, tags, opt.font,
+                                      pen if selected else QColor(reading_colours(opt.palette).muted),
+                                      CHIPS_SHARE if lines == 1 else CHIPS_SHARE_LAST_LINE) - 6
         painter.setFont(opt.font)
         painter.setPen(pen)
-        fm = QFontMetrics(opt.font)
         width = max(0, int(right - rect.left()))
-        lines = lines_in_row(widget.fontMetrics(), option.rect.height())
         if lines == 1:
             shown = fm.elidedText(text or "", Qt.TextElideMode.ElideRight, width)
             baseline = rect.top() + (rect.height() - fm.height()) / 2 + fm.ascent()
             painter.drawText(QPointF(rect.left(), baseline), shown)
         else:
-            top = rect.top() + (rect.height() - (lines - 1) * fm.lineSpacing()
-                                - fm.height()) / 2 + fm.ascent()
-            for run in self.wrapped(text or "", opt.font, width, lines):
+            for run in self.wrapped(text or "", opt.font, int(rect.width()), lines, width):
                 painter.drawText(QPointF(rect.left() + run.x,
-                                         top + run.line * fm.lineSpacing()), run.text)
+                                         top + fm.ascent() + run.line * spacing), run.text)
         painter.restore()
 
-    def wrapped(self, title: str, font: QFont, width: int, lines: int) -> tuple[Run, ...]:
-        """``title`` laid out on ``lines`` lines of ``width`` pixels in ``font`` (runs of
-        :func:`~paperdesk.ui.style.text_fit.fit_runs`), computed once and kept."""
-        return self._wrapped.get((title, font.key(), width, lines), lambda: fit_runs(
-            title, (), QFontMetricsF(font), width, lines))
+    def wrapped(self, title: str, font: QFont, width: int, lines: int,
+                last_width: int) -> tuple[Run, ...]:
+        """``title`` laid out on ``lines`` lines of ``width`` pixels in ``font``, the last
+        one ``last_width`` (left of the chips), as runs of
+        :func:`~paperdesk.ui.style.text_fit.fit_runs`, computed once and kept."""
+        return self._wrapped.get((title, font.key(), width, lines, last_width), lambda: fit_runs(
+            title, (), QFontMetricsF(font), width, lines, last_width))
 
     def _paint_chips(self, painter: QPainter, rect: QRectF, tags, base: QFont,
-                     more_colour: QColor) -> float:
-        """Draw chips right-aligned in ``rect``; return the x where they start."""
+                     more_colour: QColor, share: float) -> float:
+        """Draw chips right-aligned in ``rect``, in at most ``share`` of its width;
+        return the x where they start."""
         font = QFont(base)
         font.setBold(False)
         font.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
         fm = QFontMetrics(font)
-        chips, hidden = chip_widths([n for n, _c in tags], fm, rect.width() * CHIPS_SHARE)
+        chips, hidden = chip_widths([n for n, _c in tags], fm, rect.width() * share)
         height = fm.height() + 2
         top = rect.top() + (rect.height() - height) / 2
         total = sum(w for _i, _l, w in chips) + CHIP_GAP * max(0, len(chips) - 1)

@@ -112,7 +112,8 @@ class Run:
 
 
 def fit_runs(text: str, spans: Sequence[tuple[int, int]], metrics: QFontMetricsF,
-             width: float, max_lines: int) -> tuple[Run, ...]:
+             width: float, max_lines: int,
+             last_width: float | None = None) -> tuple[Run, ...]:
     """Lay ``text`` out on at most ``max_lines`` lines of ``width`` pixels: lines break
     at spaces, and when the text does not fit, the last line ends in "…".
 
@@ -128,6 +129,8 @@ def fit_runs(text: str, spans: Sequence[tuple[int, int]], metrics: QFontMetricsF
         metrics: the font's metrics.
         width: the line width in pixels.
         max_lines: the lines allowed (at least 1).
+        last_width: the last line's width, when it is narrower (the list's tag chips
+            sit at the end of a title's last line); ``None``: ``width``.
     Returns:
         The runs in reading order: concatenated, the uncut ones are the start of
         ``text``; the last run has ``cut`` set when the text was cut. ``()`` for empty
@@ -136,15 +139,19 @@ def fit_runs(text: str, spans: Sequence[tuple[int, int]], metrics: QFontMetricsF
     if not text or width < 1:
         return ()
     max_lines = max(1, max_lines)
+
+    def line_width(line: int) -> float:
+        return last_width if last_width is not None and line == max_lines - 1 else width
+
     runs: list[Run] = []
     line, x = 0, 0.0
     for word in _words(text, spans):
         advances = [metrics.horizontalAdvance(piece) for piece, _marked in word]
         ink = sum(advances[:-1]) + metrics.horizontalAdvance(word[-1][0].rstrip())
-        if x > 0 and x + ink > width and line + 1 < max_lines:
+        if x > 0 and x + ink > line_width(line) and line + 1 < max_lines:
             line, x = line + 1, 0.0
-        if x + ink > width:
-            _end_line(runs, word, line, x, width, metrics)
+        if x + ink > line_width(line):
+            _end_line(runs, word, line, x, line_width(line), metrics)
             break
         for (piece, marked), advance in zip(word, advances):
             runs.append(Run(line, x, advance, piece, marked))
