@@ -92,6 +92,16 @@ def test_every_visible_snippet_shows_its_first_match_whole_at_1280x800(qtbot, wi
     qtbot.waitUntil(lambda: all(model.index(r, PaperTableModel.SNIPPET).data()
                                 != SNIPPET_PLACEHOLDER for r in rows), timeout=WAIT_MS)
     assert not table.isColumnHidden(PaperTableModel.SNIPPET)
+    # the Snippet's header ("Snippet · best matches first") is read whole: its text,
+    # a margin on each side and the room the header keeps for a sort indicator (184 px
+    # for this text showed "Snippet · best matches fi")
+    header = table.horizontalHeader()
+    title = model.headerData(PaperTableModel.SNIPPET, Qt.Orientation.Horizontal)
+    style = header.style()
+    assert header.sectionSize(PaperTableModel.SNIPPET) >= (
+        header.fontMetrics().horizontalAdvance(title)
+        + 2 * style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
+        + style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, None, header)), title
     checked = 0
     for row in rows:
         index = model.index(row, PaperTableModel.SNIPPET)
