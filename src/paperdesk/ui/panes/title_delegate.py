@@ -4,8 +4,8 @@ Chips are right-aligned in the cell, each a rounded rectangle in the tag's colou
 black or white text (whichever contrasts more); the title is elided to fit the space
 left. In a row of two lines (while searching, see
 :mod:`paperdesk.ui.panes.search_columns`) the title wraps onto the second line, where
-the chips are, before it is elided (:func:`~paperdesk.ui.style.text_fit.fit_runs`, kept per title and width). The
-text is drawn with ``QPainter.drawText``, so it stays literal.
+the chips are, before it is elided (:func:`~paperdesk.ui.style.text_fit.fit_runs`, kept
+per title and width). The text is drawn with ``QPainter.drawText``, so it stays literal.
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ class TitleDelegate(QStyledItemDelegate):
         right = rect.right()
         tags = index.data(TagsRole) or ()
         if tags:
-            right = self._paint_chips(painter, chips_band, tags, opt.font,
-                                      pen if selected else QColor(reading_colours(opt.palette).muted),
+            more_colour = pen if selected else QColor(reading_colours(opt.palette).muted)
+            right = self._paint_chips(painter, chips_band, tags, opt.font, more_colour,
                                       CHIPS_SHARE if lines == 1 else CHIPS_SHARE_LAST_LINE) - 6
         painter.setFont(opt.font)
         painter.setPen(pen)
@@ -116,8 +116,9 @@ class TitleDelegate(QStyledItemDelegate):
         """``title`` laid out on ``lines`` lines of ``width`` pixels in ``font``, the last
         one ``last_width`` (left of the chips), as runs of
         :func:`~paperdesk.ui.style.text_fit.fit_runs`, computed once and kept."""
-        return self._wrapped.get((title, font.key(), width, lines, last_width), lambda: fit_runs(
-            title, (), QFontMetricsF(font), width, lines, last_width))
+        return self._wrapped.get((title, font.key(), width, lines, last_width),
+                                 lambda: fit_runs(title, (), QFontMetricsF(font), width,
+                                                  lines, last_width))
 
     def _paint_chips(self, painter: QPainter, rect: QRectF, tags, base: QFont,
                      more_colour: QColor, share: float) -> float:
