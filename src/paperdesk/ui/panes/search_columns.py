@@ -6,11 +6,11 @@ A search's results are read from the Title and Snippet columns: rows are two lin
 see :class:`~paperdesk.ui.panes.snippet_delegate.SnippetDelegate`), the Title gets
 :data:`TITLE_SHARE_SEARCHING` of the width the other columns leave, between
 :data:`TITLE_MIN_CHARS` and :data:`TITLE_CHARS_SEARCHING` average characters per line, and
-the Snippet the rest, at least as wide as its header ("Snippet · best matches first")
-when that leaves the Title its minimum. When the rest would be under
-:data:`SNIPPET_MIN_CHARS`, the Snippet is left out and the Title stretches (a narrow list
-shows whole titles; the reading pane marks the hits). Listing again gives one-line rows
-and the Title the whole width back.
+the Snippet the rest; each column is at least as wide as its header ("Snippet · best
+matches first", "Title · worth reading first") when that leaves the Title its minimum.
+When the rest would be under :data:`SNIPPET_MIN_CHARS`, the Snippet is left out and the
+Title stretches (a narrow list shows whole titles; the reading pane marks the hits).
+Listing again gives one-line rows and the Title the whole width back.
 
 The functions act on the list's ``QTableView`` (the model a
 :class:`~paperdesk.ui.panes.paper_model.PaperTableModel`); the window's search
@@ -64,7 +64,11 @@ def fit_search_columns(table: QTableView) -> None:
         table.setColumnHidden(PaperTableModel.SNIPPET, True)
         header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
         return
-    title = max(TITLE_MIN_CHARS * char, min(title, free - _header_width(table)))
+    # each header read whole ("Title · worth reading first", "Snippet · best matches
+    # first"; only one is long at a time) while the Title keeps its minimum
+    title = max(title, _header_width(table, PaperTableModel.TITLE))
+    title = max(TITLE_MIN_CHARS * char,
+                min(title, free - _header_width(table, PaperTableModel.SNIPPET)))
     header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Interactive)
     header.resizeSection(PaperTableModel.TITLE, max(title, header.minimumSectionSize()))
     table.setColumnHidden(PaperTableModel.SNIPPET, False)
@@ -81,11 +85,11 @@ def hide_search_layout(table: QTableView) -> None:
     header.setSectionResizeMode(PaperTableModel.TITLE, QHeaderView.ResizeMode.Stretch)
 
 
-def _header_width(table: QTableView) -> int:
-    """Pixels the Snippet column's header needs to be read whole: its text, the margins
-    on both sides and room for the sort indicator."""
+def _header_width(table: QTableView, column: int) -> int:
+    """Pixels ``column``'s header needs to be read whole: its text, the margins on both
+    sides and room for the sort indicator."""
     header = table.horizontalHeader()
-    text = table.model().headerData(PaperTableModel.SNIPPET, Qt.Orientation.Horizontal) or ""
+    text = table.model().headerData(column, Qt.Orientation.Horizontal) or ""
     style = header.style()
     margin = style.pixelMetric(QStyle.PixelMetric.PM_HeaderMargin, None, header)
     mark = style.pixelMetric(QStyle.PixelMetric.PM_HeaderMarkSize, None, header)
