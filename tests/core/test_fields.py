@@ -66,7 +66,7 @@ def test_export_fields_come_from_the_fields():
     assert exporting.FIELDS == fields.export_fields()
     assert tuple(n for n in exporting.FIELDS if not field(n).stored) == (
         "id", "title", "abstract", "tags", "note", "highlights", "citation_key", "type",
-        "authors", "year", "venue", "doi", "arxiv_id", "url", "mentioned", "sources",
+        "authors", "year", "doi", "arxiv_id", "url", "mentioned", "sources",
         "added", "read", "starred")
     assert {n for n in exporting.FIELDS if field(n).stored} == {
         f.name for f in stored_fields() if f.csv}

@@ -135,15 +135,15 @@ class Papers(Manager):
             for row in self.db.execute(
                 "SELECT id, title, added_at, read_at, starred, "
                 "EXISTS (SELECT 1 FROM notes n WHERE n.paper_id = papers.id), "
-                "json_extract(authors, '$[0][0]'), substr(date, 1, 4), venue"
+                "json_extract(authors, '$[0][0]'), substr(date, 1, 4)"
                 f"{_LISTED_COLUMNS} FROM papers WHERE id IN ({marks})", chunk,
             ):
                 out[row[0]] = PaperSummary(row[0], row[1], row[2], row[3] is not None,
                                            bool(row[4]), tuple(tags.get(row[0], ())),
                                            bool(row[5]), row[6] or "",
-                                           int(row[7]) if row[7] else None, row[8] or "",
+                                           int(row[7]) if row[7] else None,
                                            tuple((name, text) for name, text
-                                                 in zip(_LISTED, row[9:]) if text)
+                                                 in zip(_LISTED, row[8:]) if text)
                                            if _LISTED else ())
         return out
 
