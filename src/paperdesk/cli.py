@@ -913,10 +913,11 @@ def _print_metadata(paper) -> None:
     meta = paper.metadata
     rows = [("key", paper.citation_key),
             ("authors", "; ".join(str(a) for a in meta.authors)),
-            ("date", meta.date or ""), ("venue", meta.venue),
+            ("date", meta.date or ""),
+            *((f.name, meta.value(f.name)) for f in stored_fields(containers=True)),
             ("type", meta.entry_type or f"(not set: written as {paper.entry_type})"),
             ("doi", meta.doi or ""), ("arxiv", meta.arxiv_id or ""), ("url", meta.url or ""),
-            *((f.name, meta.value(f.name)) for f in stored_fields())]
+            *((f.name, meta.value(f.name)) for f in stored_fields(containers=False))]
     for name, value in rows:
         print(f"{name + ':':<9}{value}")
 

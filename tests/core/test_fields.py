@@ -66,7 +66,7 @@ def test_export_fields_come_from_the_fields():
     assert exporting.FIELDS == fields.export_fields()
     assert tuple(n for n in exporting.FIELDS if not field(n).stored) == (
         "id", "title", "abstract", "tags", "note", "highlights", "citation_key", "type",
-        "authors", "year", "venue", "doi", "arxiv_id", "url", "mentioned", "sources",
+        "authors", "year", "doi", "arxiv_id", "url", "mentioned", "sources",
         "added", "read", "starred")
     assert {n for n in exporting.FIELDS if field(n).stored} == {
         f.name for f in stored_fields() if f.csv}
@@ -156,3 +156,34 @@ def test_a_stored_field_the_generic_code_cannot_carry_is_refused():
                              ris="SP"), "without ris_end")):
         with pytest.raises(ValueError, match=f"paper field 'x': a stored field .*{says}"):
             _check_stored((bad,))
+
+
+def test_the_venue_is_a_table_row_whose_format_names_follow_the_entry_type(seeded_library):
+    """The venue is driven by the table (rule CONTAINER): each entry type's BibTeX field,
+    RIS tag and CSL variable are the ones its row names, on a seed paper."""
+    from paperdesk.core.exports.csl import CSL_TYPES
+    from paperdesk.core.fields import CONTAINER
+    from rispy import TAG_KEY_MAPPING
+    venue = field("venue")
+    assert venue.stored and venue.rule == CONTAINER and venue.words
+    assert dict(venue.bibtex_types)["inproceedings"] == "booktitle"
+    lib = seeded_library
+    pid = lib.papers.ids()[0]
+    for kind in ("article", "inproceedings", "book", "thesis", "report", "misc"):
+        lib.papers.set_metadata(pid, Metadata(venue="Proc. of {ICML} & Co", entry_type=kind))
+        meta = lib.papers.metadata(pid)
+        assert (meta.venue, meta.values) == ("Proc. of {ICML} & Co",
+                                             (("venue", "Proc. of {ICML} & Co"),))
+        bib = lib.exports.text([pid], "bibtex")
+        name = dict(venue.bibtex_types).get(kind, venue.bibtex)
+        assert f"  {name} = {{{{Proc. of \\{{ICML\\}} \\& Co}}}},\n" in bib, (kind, bib)
+        tag = dict(venue.ris_types).get(kind, venue.ris)
+        assert f"\n{tag}  - Proc. of {{ICML}} & Co\n" in lib.exports.text([pid], "ris"), kind
+        assert TAG_KEY_MAPPING[tag]
+        item = json.loads(lib.exports.text([pid], "csl-json"))[0]
+        variable = dict(venue.csl_types).get(CSL_TYPES[kind], venue.csl)
+        assert item[variable] == "Proc. of {ICML} & Co", kind
+    # Given as "", the venue is cleared (dataclasses.replace keeps every other part).
+    from dataclasses import replace
+    cleared = replace(lib.papers.metadata(pid), venue="")
+    assert (cleared.venue, cleared.values, cleared.entry_type) == ("", (), "misc")

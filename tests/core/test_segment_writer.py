@@ -81,9 +81,10 @@ def _nasty_docs() -> list[IndexDocument]:
                       comments=("first comment", "second, with comma"),
                       sources=("daily.txt", "daily", "Daily Papers, 2024"),
                       flags=("read", "starred", "note"), authors=("Jane Doe", "Ann Lee Jr."),
-                      venue="Proc. of ICML", year=2023, doi="10.1000/XYZ.1",
+                      year=2023, doi="10.1000/XYZ.1",
                       arxiv_id="2401.00001v2", citation_key="Doe2023Cafe",
-                      mentions=("https://Example.org/A", "10.5555/abc")),
+                      mentions=("https://Example.org/A", "10.5555/abc"),
+                      values=(("venue", "Proc. of ICML"),)),
         IndexDocument(2, "", "", source_ids=(3, 4)),                   # nothing to index
         IndexDocument(3, "C++ and C# in 2.5 steps", "We use C++ and C#; v2.5 beats 2.50.",
                       tags=(" , ",)),                                  # an empty tag word

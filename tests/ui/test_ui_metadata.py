@@ -415,7 +415,8 @@ def test_added_can_be_hidden_and_the_view_menu_has_the_same_actions(qtbot, win):
     assert [a.objectName() for a in columns.actions()] == [
         "columnAddedAction", "columnAuthorsAction", "columnYearAction", "columnVenueAction",
         # then one per table-driven field with a list column (volume, issue, pages)
-        *(f"column{f.name.title()}Action" for f in stored_fields() if f.header)]
+        *(f"column{f.name.title()}Action" for f in stored_fields(containers=False)
+          if f.header)]
     assert not window.table.isColumnHidden(PaperTableModel.TITLE)
 
 

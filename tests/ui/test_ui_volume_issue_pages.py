@@ -82,7 +82,8 @@ def test_the_byline_and_citation_block_say_where_it_was_published(qtbot, win):
     qtbot.waitUntil(lambda: not dialog.isVisible(), timeout=5000)
     meta = lib.papers.metadata(pid)
     assert (meta.venue, meta.values) == ("Journal of Testing", (
-        ("volume", "12"), ("issue", "3"), ("pages", "45-67")))
+        ("venue", "Journal of Testing"), ("volume", "12"), ("issue", "3"),
+        ("pages", "45-67")))
     pane = window.detail_pane
     qtbot.waitUntil(lambda: pane.paper.metadata == meta, timeout=WAIT_MS)
     assert pane.byline_label.text() == "Grace Hopper  ·  Journal of Testing 12(3), 45–67"

@@ -64,6 +64,7 @@ import difflib
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -397,15 +398,18 @@ def plan_merge(keep, other) -> MergePlan:
         A :class:`MergePlan`.
     """
     meta = merge_metadata(keep.metadata, other.metadata)
+
+    def stored(containers: bool) -> Iterator[tuple[str, str, str]]:
+        return ((f.label.lower(), keep.metadata.value(f.name), meta.value(f.name))
+                for f in stored_fields(containers))
+
     filled = tuple(name for name, a, b in (
         ("authors", keep.metadata.authors, meta.authors),
-        ("date", keep.metadata.date, meta.date), ("venue", keep.metadata.venue, meta.venue),
+        ("date", keep.metadata.date, meta.date), *stored(containers=True),
         ("type", keep.metadata.entry_type, meta.entry_type),
         ("DOI", keep.metadata.doi, meta.doi), ("arXiv id", keep.metadata.arxiv_id,
                                                meta.arxiv_id),
-        ("URL", keep.metadata.url, meta.url),
-        *((f.label.lower(), keep.metadata.value(f.name), meta.value(f.name))
-          for f in stored_fields())) if a != b)
+        ("URL", keep.metadata.url, meta.url), *stored(containers=False)) if a != b)
     title = keep.title
     file_title = keep.file_title or other.file_title
     if not keep.title_edited and (other.title_edited

@@ -8,10 +8,20 @@ BibTeX/biblatex (:attr:`~paperdesk.core.fields.Field.bibtex`, then
 `rispy <https://github.com/MrTango/rispy>`_ keys) and CSL-JSON (the variable), written
 to all three, and merged by its :attr:`~paperdesk.core.fields.Field.merge` rule.
 
-The one format rule is :data:`~paperdesk.core.fields.PAGE_RANGE`: a page range is stored
-as ``first-last``; BibTeX writes ``first--last`` (btxdoc, "pages"), RIS ``SP`` the first
-page and ``EP`` the last (RIS specification), CSL-JSON ``first-last`` (CSL 1.0.2,
-"page"); a reader takes ``-``, ``--`` or an en dash back to ``-``.
+Two format rules:
+
+* :data:`~paperdesk.core.fields.PAGE_RANGE`: a page range is stored as ``first-last``;
+  BibTeX writes ``first--last`` (btxdoc, "pages"), RIS ``SP`` the first page and ``EP``
+  the last (RIS specification), CSL-JSON ``first-last`` (CSL 1.0.2, "page"); a reader
+  takes ``-``, ``--`` or an en dash back to ``-``.
+* :data:`~paperdesk.core.fields.CONTAINER` (the venue): the BibTeX field, RIS tag and CSL
+  variable follow the entry type (the field's ``*_types``; btxdoc's entry types, the
+  RIS specification's ``T2``/``PB``, CSL 1.0.2's ``container-title``/``publisher``);
+  BibTeX protects its case with double braces (pandoc and biber keep "{{ICML}}" as
+  written); the writers put it right after the title (BibTeX, RIS) or after the other
+  stored fields (CSL-JSON). CSL-JSON writes ``arXiv`` as the venue of a preprint with an
+  arXiv id and none of its own, and a reader takes ``arXiv`` of a preprint back to none;
+  a CSL-JSON reader reads only a plain text there (not a list).
 """
 
 from __future__ import annotations
@@ -21,13 +31,14 @@ from collections.abc import Callable, Iterable
 
 import rispy
 
-from paperdesk.core.fields import PAGE_RANGE, Field, stored_fields
+from paperdesk.core.fields import CONTAINER, PAGE_RANGE, Field, stored_fields
 from paperdesk.core.models import Metadata, field_values
 
 __all__ = ["merge_values", "bibtex_values", "ris_values", "csl_values", "bibtex_pairs",
            "ris_pairs", "csl_pairs"]
 
 _STORED = stored_fields()
+_CONTAINERS = stored_fields(containers=True)
 #: RIS tag -> rispy's key (``VL`` -> ``volume``).
 _RIS_KEY = rispy.TAG_KEY_MAPPING
 _DASHES = re.compile(r"\s*(?:-{1,3}|\u2013|\u2014)\s*")
@@ -49,10 +60,12 @@ def _first_text(get: Callable[[str], object], names: Iterable[str]) -> str:
 
 
 def _read(get: Callable[[str], object], names: Callable[[Field], Iterable[str]],
-          decode: Callable[[str], str]) -> dict[str, str]:
+          decode: Callable[[str], str], lists: bool = True) -> dict[str, str]:
     out = {}
     for f in _STORED:
-        text = _first_text(get, names(f))
+        text = _first_text(get if lists or f.rule != CONTAINER else
+                           lambda name: None if isinstance(get(name), list) else get(name),
+                           names(f))
         if text:
             text = decode(text)
             out[f.name] = _range_in(text) if f.rule == PAGE_RANGE else text
@@ -73,16 +86,22 @@ def bibtex_values(get: Callable[[str], str | None],
                  decode)
 
 
-def ris_values(ref: dict) -> dict[str, str]:
+def ris_values(ref: dict, entry_type: str | None = None) -> dict[str, str]:
     """Return the table-driven fields of one RIS record as rispy reads it.
 
     Args:
         ref: rispy's record (``{"volume": "12", "start_page": "3", ...}``).
+        entry_type: the record's paperdesk entry type (``"book"``), which picks the tags
+            of a field with :attr:`~paperdesk.core.fields.Field.ris_read_types`.
     Returns:
         Field name -> text; a :data:`PAGE_RANGE` field joins its first and last page.
     """
-    out = _read(ref.get, lambda f: [_RIS_KEY.get(t, t) for t in
-                                    ((f.ris,) if f.ris else ()) + f.ris_read], str)
+    def tags(f: Field) -> list[str]:
+        found = dict(f.ris_read_types).get(entry_type) or (
+            ((f.ris,) if f.ris else ()) + f.ris_read)
+        return [_RIS_KEY.get(t, t) for t in found]
+
+    out = _read(ref.get, tags, str)
     for f in _STORED:
         if f.rule == PAGE_RANGE and f.ris_end and f.name in out and "-" not in out[f.name]:
             last = _first_text(ref.get, [_RIS_KEY.get(f.ris_end, f.ris_end)])
@@ -91,15 +110,23 @@ def ris_values(ref: dict) -> dict[str, str]:
     return out
 
 
-def csl_values(item: dict) -> dict[str, str]:
+def csl_values(item: dict, entry_type: str | None = None) -> dict[str, str]:
     """Return the table-driven fields of one CSL-JSON item.
 
     Args:
         item: the item as parsed JSON.
+        entry_type: the item's paperdesk entry type: a ``"preprint"``'s
+            :data:`CONTAINER` ``arXiv`` is left out (what paperdesk writes for none).
     Returns:
         Field name -> text (a number is taken as its text).
     """
-    return _read(item.get, lambda f: ((f.csl,) if f.csl else ()) + f.csl_read, str)
+    out = _read(item.get, lambda f: ((f.csl,) if f.csl else ()) + f.csl_read, str,
+                lists=False)
+    if entry_type == "preprint":
+        for f in _CONTAINERS:
+            if out.get(f.name, "").lower() == "arxiv":
+                del out[f.name]
+    return out
 
 
 def merge_values(own: Metadata, other: Metadata) -> tuple[tuple[str, str], ...]:
@@ -111,57 +138,90 @@ def merge_values(own: Metadata, other: Metadata) -> tuple[tuple[str, str], ...]:
     return field_values({f.name: own.value(f.name) or other.value(f.name) for f in _STORED})
 
 
-def _kept(meta: Metadata, keep: Iterable[str]) -> Iterable[tuple[Field, str]]:
+def _kept(meta: Metadata, keep: Iterable[str],
+          containers: bool) -> Iterable[tuple[Field, str]]:
     keep = set(keep)
-    for f in _STORED:
+    for f in stored_fields(containers):
         text = meta.value(f.name)
         if text and f.name in keep:
             yield f, text
 
 
-def bibtex_pairs(meta: Metadata, keep: Iterable[str],
-                 encode: Callable[[str], str]) -> list[tuple[str, str]]:
+def _bibtex_value(f: Field, text: str, encode: Callable[[str], str]) -> str:
+    if f.rule == PAGE_RANGE:
+        return "{" + "--".join(map(encode, text.split("-", 1))) + "}"
+    if f.rule == CONTAINER:
+        return "{{" + encode(text) + "}}"
+    return "{" + encode(text) + "}"
+
+
+def bibtex_pairs(meta: Metadata, keep: Iterable[str], encode: Callable[[str], str],
+                 entry_type: str = "misc",
+                 containers: bool = False) -> list[tuple[str, str]]:
     """Return the BibTeX fields of a paper's table-driven fields.
 
     Args:
         meta: the paper's metadata.
         keep: export field names to write.
         encode: turns text into LaTeX (the writer's encoding, e.g. ``latex_text``).
+        entry_type: the paper's paperdesk entry type (picks a :data:`CONTAINER`'s field).
+        containers: the :data:`CONTAINER` fields only (written after the title), else
+            all the others.
     Returns:
         ``(field, value)`` pairs in table order (``("pages", "{12--34}")``).
     """
-    return [(f.bibtex, "{" + ("--".join(map(encode, text.split("-", 1)))
-                              if f.rule == PAGE_RANGE else encode(text)) + "}")
-            for f, text in _kept(meta, keep) if f.bibtex]
+    return [(dict(f.bibtex_types).get(entry_type, f.bibtex), _bibtex_value(f, text, encode))
+            for f, text in _kept(meta, keep, containers) if f.bibtex]
 
 
-def ris_pairs(meta: Metadata, keep: Iterable[str],
-              encode: Callable[[str], str]) -> list[tuple[str, str]]:
+def ris_pairs(meta: Metadata, keep: Iterable[str], encode: Callable[[str], str],
+              entry_type: str = "misc", containers: bool = False) -> list[tuple[str, str]]:
     """Return the RIS values of a paper's table-driven fields.
 
     Args:
         meta: the paper's metadata.
         keep: export field names to write.
         encode: turns text into an RIS value (the writer's one-line form).
+        entry_type: the paper's paperdesk entry type (picks a :data:`CONTAINER`'s tag).
+        containers: the :data:`CONTAINER` fields only (written after the title), else
+            all the others.
     Returns:
         ``(rispy key, value)`` pairs in table order; a :data:`PAGE_RANGE` gives its
         first page under its tag and its last under :attr:`~paperdesk.core.fields.Field.
         ris_end`.
     """
     out = []
-    for f, text in _kept(meta, keep):
-        if not f.ris:
+    for f, text in _kept(meta, keep, containers):
+        tag = dict(f.ris_types).get(entry_type, f.ris)
+        if not tag:
             continue
         if f.rule == PAGE_RANGE and f.ris_end and "-" in text:
             first, last = text.split("-", 1)
-            out += [(_RIS_KEY.get(f.ris, f.ris), encode(first)),
+            out += [(_RIS_KEY.get(tag, tag), encode(first)),
                     (_RIS_KEY.get(f.ris_end, f.ris_end), encode(last))]
         else:
-            out.append((_RIS_KEY.get(f.ris, f.ris), encode(text)))
+            out.append((_RIS_KEY.get(tag, tag), encode(text)))
     return out
 
 
-def csl_pairs(meta: Metadata, keep: Iterable[str]) -> list[tuple[str, str]]:
-    """Return the CSL-JSON variables of a paper's table-driven fields, as
-    ``(variable, text)`` pairs in table order."""
-    return [(f.csl, text) for f, text in _kept(meta, keep) if f.csl]
+def csl_pairs(meta: Metadata, keep: Iterable[str], entry_type: str = "misc",
+              item_type: str = "document") -> list[tuple[str, str]]:
+    """Return the CSL-JSON variables of a paper's table-driven fields: the others, then
+    the :data:`CONTAINER` fields (a preprint with an arXiv id and no venue: ``arXiv``).
+
+    Args:
+        meta: the paper's metadata.
+        keep: export field names to write.
+        entry_type: the paper's paperdesk entry type.
+        item_type: its CSL item type (picks a :data:`CONTAINER`'s variable).
+    Returns:
+        ``(variable, text)`` pairs.
+    """
+    out = [(f.csl, text) for f, text in _kept(meta, keep, False) if f.csl]
+    keep = set(keep)
+    for f in _CONTAINERS:
+        text = meta.value(f.name) or ("arXiv" if entry_type == "preprint" and meta.arxiv_id
+                                      else "")
+        if text and f.name in keep and f.csl:
+            out.append((dict(f.csl_types).get(item_type, f.csl), text))
+    return out

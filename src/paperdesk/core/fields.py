@@ -27,7 +27,7 @@ from dataclasses import dataclass
 __all__ = ["Field", "PAPER_FIELDS", "field", "sortable_fields", "list_fields",
            "export_fields", "search_fields", "default_search_fields", "order_by",
            "SORT_CHOICES", "RELEVANCE", "INTEREST", "UnknownField", "stored_fields",
-           "PAGE_RANGE"]
+           "PAGE_RANGE", "CONTAINER"]
 
 
 class UnknownField(ValueError):
@@ -54,7 +54,8 @@ class Field:
             the field does not sort.
         search: the Whoosh field the query language names (``title:``, ``tag:``, ...),
             or ``None`` when the field cannot be searched by name. A stored field's
-            search field is analysed as lower-cased space-separated words (like ``doi``).
+            search field is analysed as lower-cased space-separated words (like ``doi``),
+            or as words with positions with :attr:`words`.
         searched_by_default: plain words (no ``field:`` prefix) search it.
         csv: the CSV column header (also the Markdown section's field), or ``None``
             when the field is not exported.
@@ -70,10 +71,25 @@ class Field:
             is absent, in order (``("issue",)``); stored fields only.
         ris_read: further RIS tags read on import, likewise; stored fields only.
         csl_read: further CSL-JSON variables read on import, likewise; stored only.
-        rule: a format rule of a stored field: ``None`` (the text as it is) or
+        rule: a format rule of a stored field: ``None`` (the text as it is),
             :data:`PAGE_RANGE` (a page range "first-last": BibTeX writes ``--``, RIS
             the first page under :attr:`ris` and the last under :attr:`ris_end`,
-            CSL-JSON ``-``; readers take any of these back to ``first-last``).
+            CSL-JSON ``-``; readers take any of these back to ``first-last``) or
+            :data:`CONTAINER` (where the paper appeared: its BibTeX field, RIS tag and
+            CSL variable follow the entry type, :attr:`bibtex_types`, :attr:`ris_types`
+            and :attr:`csl_types`; BibTeX protects its case with double braces; the
+            rules of each format are in :mod:`paperdesk.core.field_formats`).
+        bibtex_types: a :data:`CONTAINER`'s BibTeX field by paperdesk entry type, as
+            ``(type, field)`` pairs, where it is not :attr:`bibtex`.
+        ris_types: a :data:`CONTAINER`'s RIS tag by entry type, likewise (:attr:`ris`
+            otherwise).
+        ris_read_types: the RIS tags read on import by entry type, in order, where they
+            are not :attr:`ris` then :attr:`ris_read` (``(type, (tag, ...))`` pairs).
+        csl_types: a :data:`CONTAINER`'s CSL variable by CSL item type, likewise
+            (:attr:`csl` otherwise).
+        words: the search field is analysed as unstemmed words with positions (the
+            author field's analyser: ``venue:"proc. of icml"``) instead of lower-cased
+            space-separated keywords.
         ris_end: the RIS tag of the last page of a :data:`PAGE_RANGE` (``"EP"``).
         editor: the metadata editor's widget for a stored field: ``"line"`` (one line
             of text) or ``None`` (not edited there).
@@ -107,6 +123,11 @@ class Field:
     csl_read: tuple[str, ...] = ()
     rule: str | None = None
     ris_end: str | None = None
+    bibtex_types: tuple[tuple[str, str], ...] = ()
+    ris_types: tuple[tuple[str, str], ...] = ()
+    ris_read_types: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    csl_types: tuple[tuple[str, str], ...] = ()
+    words: bool = False
     editor: str | None = None
     cli: str | None = None
     merge: str = "fill"
@@ -119,6 +140,8 @@ class Field:
 
 #: :attr:`Field.rule` of a page range ("12-34"; BibTeX ``12--34``, RIS ``SP``/``EP``).
 PAGE_RANGE = "page range"
+#: :attr:`Field.rule` of where a paper appeared (journal, proceedings, publisher, ...).
+CONTAINER = "container"
 
 #: Every paper field, in export column order (the CSV header follows this order).
 PAPER_FIELDS: tuple[Field, ...] = (
@@ -155,12 +178,28 @@ PAPER_FIELDS: tuple[Field, ...] = (
           header_tip="Sort by publication date (click again to reverse)",
           sort_sql="date IS NULL, date {d}, id {d}", search="year", csv="date",
           json="date", bibtex="year", ris="PY", csl="issued"),
-    # The venue's BibTeX field, RIS tag and CSL variable follow the entry type; the table
-    # names the one for articles (see core/exports/bibtex.py, ris.py, csl.py).
+    # Where the paper appeared, driven by this table (rule CONTAINER): its BibTeX field,
+    # RIS tag and CSL variable follow the entry type (the one for articles, then the
+    # others by type); the RIS tags read depend on the type too; searched as words.
     Field("venue", "Venue", "text", column="venue", header="Venue",
           header_tip="Sort by venue (click again to reverse)",
           sort_sql="venue = '', venue COLLATE NOCASE {d}, id {d}", search="venue",
-          csv="venue", json="venue", bibtex="journal", ris="T2", csl="container-title"),
+          words=True, csv="venue", json="venue", bibtex="journal",
+          bibtex_read=("journaltitle", "booktitle", "publisher", "school", "institution",
+                       "organization", "howpublished"),
+          bibtex_types=(("inproceedings", "booktitle"), ("preprint", "howpublished"),
+                        ("book", "publisher"), ("incollection", "booktitle"),
+                        ("thesis", "school"), ("report", "institution"),
+                        ("misc", "howpublished")),
+          ris="T2", ris_read=("JF", "JO", "JA", "J2", "PB"),
+          ris_types=(("book", "PB"), ("thesis", "PB"), ("report", "PB")),
+          ris_read_types=(("inproceedings", ("T2", "JF", "JO", "C3", "JA", "J2", "PB")),
+                          *((t, ("PB", "T2", "JF", "JO", "JA", "J2"))
+                            for t in ("book", "thesis", "report"))),
+          csl="container-title", csl_read=("publisher",),
+          csl_types=(("book", "publisher"), ("thesis", "publisher"), ("report", "publisher"),
+                     ("article", "publisher"), ("document", "publisher")),
+          rule=CONTAINER, stored=True),
     # Where the paper is in its venue: plain text fields, driven by this table alone.
     Field("volume", "Volume", "text", column="volume", header="Volume",
           header_tip="Sort by volume (click again to reverse)",
@@ -203,6 +242,8 @@ _BY_NAME = {f.name: f for f in PAPER_FIELDS}
 
 #: The table-driven fields (:attr:`Field.stored`), in table order.
 _STORED: tuple[Field, ...] = tuple(f for f in PAPER_FIELDS if f.stored)
+_CONTAINERS = tuple(f for f in _STORED if f.rule == CONTAINER)
+_NOT_CONTAINERS = tuple(f for f in _STORED if f.rule != CONTAINER)
 
 
 def _check_stored(fields: tuple[Field, ...]) -> None:
@@ -212,7 +253,7 @@ def _check_stored(fields: tuple[Field, ...]) -> None:
         problem = (
             "has no column" if not f.column else
             f"has type {f.type!r} (only 'text')" if f.type != "text" else
-            f"has rule {f.rule!r}" if f.rule not in (None, PAGE_RANGE) else
+            f"has rule {f.rule!r}" if f.rule not in (None, PAGE_RANGE, CONTAINER) else
             f"has editor {f.editor!r}" if f.editor not in (None, "line") else
             f"has merge rule {f.merge!r} (only 'fill')" if f.merge != "fill" else
             "has a page range without ris_end" if f.rule == PAGE_RANGE and f.ris and
@@ -248,10 +289,20 @@ def field(name: str) -> Field:
                            f"{', '.join(_BY_NAME)}") from None
 
 
-def stored_fields() -> tuple[Field, ...]:
+def stored_fields(containers: bool | None = None) -> tuple[Field, ...]:
     """Return the plain text fields driven by this table alone (:attr:`Field.stored`),
-    in table order: what :attr:`paperdesk.core.models.Metadata.values` may hold."""
-    return _STORED
+    in table order: what :attr:`paperdesk.core.models.Metadata.values` may hold.
+
+    Args:
+        containers: ``True``: only the :data:`CONTAINER` fields (the venue, which
+            outputs with a fixed order of their own write right after the date or the
+            title); ``False``: only the others; ``None``: all.
+    Returns:
+        The fields.
+    """
+    if containers is None:
+        return _STORED
+    return _CONTAINERS if containers else _NOT_CONTAINERS
 
 
 def sortable_fields() -> tuple[Field, ...]:

@@ -282,7 +282,6 @@ def check_metadata(meta: Metadata) -> Metadata:
         if not a.family:
             raise MetadataError("author: a family name cannot be empty")
     return Metadata(authors=authors, date=check_date(meta.date),
-                    venue=" ".join((meta.venue or "").split()),
                     entry_type=check_entry_type(meta.entry_type), doi=check_doi(meta.doi),
                     arxiv_id=check_arxiv_id(meta.arxiv_id), url=check_url(meta.url),
                     values=tuple((name, " ".join(text.split())) for name, text in meta.values
@@ -374,7 +373,6 @@ def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
 
     new_type = None if new.entry_type == "misc" else new.entry_type
     return Metadata(authors=own.authors or new.authors, date=own.date or new.date,
-                    venue=own.venue or new.venue,
                     entry_type=own.entry_type or new_type, doi=own.doi or new.doi,
                     arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url,
                     values=merge_values(own, new))

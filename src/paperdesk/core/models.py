@@ -235,32 +235,57 @@ class Mentioned:
                 "dois": list(self.dois)}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Metadata:
     """A paper's own metadata, as stored (every part optional).
+
+    Built as ``Metadata(authors, date, venue, entry_type, doi, arxiv_id, url, values)``
+    (every argument optional; ``venue``, a table-driven field, is kept in ``values``:
+    given, even as ``""``, it replaces the venue there, so ``dataclasses.replace(meta,
+    venue="")`` clears it).
 
     Attributes:
         authors: in order.
         date: publication date, ISO 8601 with as much as is known: "2023",
             "2023-05" or "2023-05-17"; ``None`` when unknown.
-        venue: journal, conference or repository name ("NeurIPS", "Nature").
         entry_type: one of :data:`paperdesk.core.metadata.ENTRY_TYPES`, or ``None`` (not set).
         doi: the paper's DOI ("10.1145/…"), or ``None``.
         arxiv_id: its arXiv identifier ("2212.08630", "hep-th/9901001"), or ``None``.
         url: its own landing page, or ``None``.
         values: the table-driven fields (:func:`paperdesk.core.fields.stored_fields`:
-            volume, issue, pages, ...) that have a value, as ``(name, text)`` pairs in
-            table order (:func:`field_values` builds it); read one with :meth:`value`.
+            venue, volume, issue, pages, ...) that have a value, as ``(name, text)``
+            pairs in table order (:func:`field_values` builds it); read one with
+            :meth:`value`.
     """
 
     authors: tuple[Author, ...] = ()
     date: str | None = None
-    venue: str = ""
     entry_type: str | None = None
     doi: str | None = None
     arxiv_id: str | None = None
     url: str | None = None
     values: tuple[tuple[str, str], ...] = ()
+
+    def __init__(self, authors: tuple[Author, ...] = (), date: str | None = None,
+                 venue: str | None = None, entry_type: str | None = None,
+                 doi: str | None = None, arxiv_id: str | None = None,
+                 url: str | None = None, values: tuple[tuple[str, str], ...] = ()):
+        if venue is not None:
+            values = field_values({**dict(values), "venue": venue})
+        setattr_ = object.__setattr__
+        setattr_(self, "authors", authors)
+        setattr_(self, "date", date)
+        setattr_(self, "entry_type", entry_type)
+        setattr_(self, "doi", doi)
+        setattr_(self, "arxiv_id", arxiv_id)
+        setattr_(self, "url", url)
+        setattr_(self, "values", values)
+
+    @property
+    def venue(self) -> str:
+        """Journal, conference or repository name ("NeurIPS", "Nature"; "" when
+        unknown): the table-driven field ``venue``."""
+        return self.value("venue")
 
     def value(self, name: str) -> str:
         """Return the text of the table-driven field ``name`` ("" when it has none)."""
@@ -366,10 +391,12 @@ class Paper:
         d = asdict(self)
         d["metadata"] = {"authors": [a.to_dict() for a in self.metadata.authors],
                          "date": self.metadata.date, "year": self.metadata.year,
-                         "venue": self.metadata.venue,
+                         **{f.name: self.metadata.value(f.name)
+                            for f in stored_fields(containers=True)},
                          "entry_type": self.metadata.entry_type, "doi": self.metadata.doi,
                          "arxiv_id": self.metadata.arxiv_id, "url": self.metadata.url,
-                         **{f.name: self.metadata.value(f.name) for f in stored_fields()}}
+                         **{f.name: self.metadata.value(f.name)
+                            for f in stored_fields(containers=False)}}
         d["mentioned"] = self.mentioned.to_dict()
         d["sources"] = [asdict(s) for s in self.sources]
         d["read"] = self.read
@@ -392,9 +419,9 @@ class PaperSummary:
         has_note: whether it has a note.
         first_author: the first author's family name ("" when unknown).
         year: publication year, or ``None``.
-        venue: venue ("" when unknown).
         values: the table-driven list columns' texts (``(name, text)`` pairs, as
-            :attr:`Metadata.values`; read one with :meth:`value`).
+            :attr:`Metadata.values`; read one with :meth:`value`), the venue's among
+            them.
     """
 
     id: int
@@ -406,10 +433,10 @@ class PaperSummary:
     has_note: bool = False
     first_author: str = ""
     year: int | None = None
-    venue: str = ""
     values: tuple[tuple[str, str], ...] = ()
 
     value = Metadata.value
+    venue = Metadata.venue
 
 
 @dataclass(frozen=True)

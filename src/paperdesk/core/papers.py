@@ -10,6 +10,7 @@ Bibliographic edits are checked first (:func:`paperdesk.core.metadata.check_meta
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import compress
 
 from paperdesk.core.changes import NO_CHANGES, Changes
 from paperdesk.core.clock import utc_now as _now
@@ -32,6 +33,12 @@ _SORTS = {f.name: f.sort_sql for f in sortable_fields()}
 #: reads them (built once: the list fetches rows in chunks of 500).
 _LISTED = tuple(f.name for f in stored_fields() if f.header)
 _LISTED_COLUMNS = "".join(f", {f.column}" for f in stored_fields() if f.header)
+
+
+def _listed_values(texts: tuple) -> tuple[tuple[str, str], ...]:
+    """``PaperSummary.values`` of the texts of the :data:`_LISTED` columns: the non-empty
+    ones (one call per list row: ``compress`` keeps the loop in C)."""
+    return tuple(compress(zip(_LISTED, texts), texts)) if any(texts) else ()
 
 
 __all__ = ["Papers"]
@@ -135,16 +142,14 @@ class Papers(Manager):
             for row in self.db.execute(
                 "SELECT id, title, added_at, read_at, starred, "
                 "EXISTS (SELECT 1 FROM notes n WHERE n.paper_id = papers.id), "
-                "json_extract(authors, '$[0][0]'), substr(date, 1, 4), venue"
+                "json_extract(authors, '$[0][0]'), substr(date, 1, 4)"
                 f"{_LISTED_COLUMNS} FROM papers WHERE id IN ({marks})", chunk,
             ):
                 out[row[0]] = PaperSummary(row[0], row[1], row[2], row[3] is not None,
                                            bool(row[4]), tuple(tags.get(row[0], ())),
                                            bool(row[5]), row[6] or "",
-                                           int(row[7]) if row[7] else None, row[8] or "",
-                                           tuple((name, text) for name, text
-                                                 in zip(_LISTED, row[9:]) if text)
-                                           if _LISTED else ())
+                                           int(row[7]) if row[7] else None,
+                                           _listed_values(row[8:]))
         return out
 
     def first_unread(self, ids: Sequence[int]) -> int | None:

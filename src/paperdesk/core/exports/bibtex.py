@@ -49,21 +49,20 @@ from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts, 
                                           one_line)
 from paperdesk.core.exports.latex import latex_text, latex_url
 from paperdesk.core.field_formats import bibtex_pairs
+from paperdesk.core.fields import CONTAINER, stored_fields
 from paperdesk.core.models import Author, Paper
 
 __all__ = ["ENTRY_TYPES", "MONTHS", "bibtex_entry", "bibtex_chunks", "bibtex_name"]
 
-#: paperdesk entry type -> (BibTeX entry type, field that holds the venue).
+_BIBTEX_TYPES = {"article": "article", "inproceedings": "inproceedings", "preprint": "misc",
+                 "book": "book", "incollection": "incollection", "thesis": "phdthesis",
+                 "report": "techreport", "misc": "misc"}
+_VENUE = next(f for f in stored_fields() if f.rule == CONTAINER)
+#: paperdesk entry type -> (BibTeX entry type, field that holds the venue: the field
+#: table's :attr:`~paperdesk.core.fields.Field.bibtex_types`).
 ENTRY_TYPES: dict[str, tuple[str, str]] = {
-    "article": ("article", "journal"),
-    "inproceedings": ("inproceedings", "booktitle"),
-    "preprint": ("misc", "howpublished"),
-    "book": ("book", "publisher"),
-    "incollection": ("incollection", "booktitle"),
-    "thesis": ("phdthesis", "school"),
-    "report": ("techreport", "institution"),
-    "misc": ("misc", "howpublished"),
-}
+    kind: (entry, dict(_VENUE.bibtex_types).get(kind, _VENUE.bibtex))
+    for kind, entry in _BIBTEX_TYPES.items()}
 #: BibTeX's month macros (btxdoc, section 4), defined by every standard style and biber.
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov",
           "dec")
@@ -113,28 +112,26 @@ def bibtex_name(author: Author) -> str:
 
 def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
     meta = paper.metadata
-    _type, venue_field = ENTRY_TYPES[paper.entry_type]
     out: list[tuple[str, str]] = []
 
     def text(name: str, value: str) -> None:
         out.append((name, "{" + latex_text(value) + "}"))
 
-    def protected(name: str, value: str) -> None:  # a name or title: keep its case
+    def protected(name: str, value: str) -> None:  # a title: keep its case
         out.append((name, "{{" + latex_text(value) + "}}"))
 
     if "authors" in keep and paper.authors:
         out.append(("author", "{" + " and ".join(bibtex_name(a) for a in paper.authors)
                     + "}"))
     protected("title", paper.title)
-    if "venue" in keep and meta.venue:
-        protected(venue_field, meta.venue)
+    out += bibtex_pairs(meta, keep, latex_text, paper.entry_type, containers=True)
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         out.append(("year", "{%04d}" % parts[0]))
         if len(parts) > 1:
             out.append(("month", MONTHS[parts[1] - 1]))
             out.append(("date", "{" + meta.date + "}"))
-    out += bibtex_pairs(meta, keep, latex_text)
+    out += bibtex_pairs(meta, keep, latex_text, paper.entry_type)
     if "doi" in keep and meta.doi:
         out.append(("doi", "{" + latex_url(meta.doi) + "}"))
     if "arxiv_id" in keep and meta.arxiv_id:

@@ -44,8 +44,6 @@ CSL_TYPES: dict[str, str] = {
     "preprint": "article", "book": "book", "incollection": "chapter", "thesis": "thesis",
     "report": "report", "misc": "document",
 }
-#: Types whose venue is the publisher (or university, institution), not a container.
-_VENUE_IS_PUBLISHER = {"book", "thesis", "report", "article", "document"}
 # What citeproc takes for a variable line (pandoc 2.17, measured: letters and hyphens,
 # then a colon; "Highlight 1: x" and "To do: x" are left alone). Broader on purpose.
 _VARIABLE_LINE = re.compile(r"^\s*[\w-]+\s*:")
@@ -102,11 +100,7 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         item["issued"] = {"date-parts": [parts]}
-    item.update(csl_pairs(meta, keep))
-    venue = meta.venue or ("arXiv" if paper.entry_type == "preprint" and meta.arxiv_id
-                           else "")
-    if "venue" in keep and venue:
-        item["publisher" if kind in _VENUE_IS_PUBLISHER else "container-title"] = venue
+    item.update(csl_pairs(meta, keep, paper.entry_type, kind))
     if "doi" in keep and meta.doi:
         item["DOI"] = meta.doi
     if "arxiv_id" in keep and meta.arxiv_id:

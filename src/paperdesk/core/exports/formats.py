@@ -107,7 +107,6 @@ def _csv_values(paper: Paper) -> dict[str, str]:
         "type": paper.entry_type,
         "authors": "; ".join(str(a) for a in paper.authors),
         "year": paper.metadata.date or "",
-        "venue": paper.metadata.venue,
         "doi": paper.metadata.doi or "",
         "arxiv_id": paper.metadata.arxiv_id or "",
         "url": paper.metadata.url or "",

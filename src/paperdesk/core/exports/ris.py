@@ -56,8 +56,6 @@ RIS_TYPES: dict[str, str] = {
     "article": "JOUR", "inproceedings": "CONF", "preprint": "GEN", "book": "BOOK",
     "incollection": "CHAP", "thesis": "THES", "report": "RPRT", "misc": "GEN",
 }
-#: Types whose venue is a publisher, university or institution (``PB``), not a title.
-_VENUE_IS_PUBLISHER = {"BOOK", "THES", "RPRT"}
 
 
 class _RisWriter(rispy.RisWriter):
@@ -111,16 +109,14 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     if "authors" in keep and paper.authors:
         ref["authors"] = [ris_text(str(a)) for a in paper.authors]
     ref["title"] = ris_text(paper.title)
-    if "venue" in keep and meta.venue:
-        ref["publisher" if ty in _VENUE_IS_PUBLISHER else "secondary_title"] = \
-            ris_text(meta.venue)
+    ref.update(ris_pairs(meta, keep, ris_text, paper.entry_type, containers=True))
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         ref["year"] = f"{parts[0]:04d}"
         # DA even for a year alone (YYYY///): citation-js reads the PY of a CONF record
         # as the conference's date, not the publication date, unless DA is there.
         ref["date"] = _ris_date(parts)
-    ref.update(ris_pairs(meta, keep, ris_text))
+    ref.update(ris_pairs(meta, keep, ris_text, paper.entry_type))
     if "doi" in keep and meta.doi:
         ref["doi"] = meta.doi
     if "arxiv_id" in keep and meta.arxiv_id:

@@ -210,7 +210,7 @@ def arxiv_raw(obj: dict, line: int) -> RawRecord:
         label=f"line {line} ({arxiv_id or 'no id'})",
         title=decode_tex_text(_text(obj, "title")),
         abstract=decode_tex_text(abstract), abstract_length=length,
-        authors=_names(obj), date=_date(obj), venue=journal,
+        authors=_names(obj), date=_date(obj), values={"venue": journal} if journal else {},
         entry_type="article" if journal else None,
         doi=doi[0] if doi else None, arxiv_id=arxiv_id or None,
         url=url)

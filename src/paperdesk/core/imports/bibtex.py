@@ -65,8 +65,6 @@ BIBTEX_TYPES = {
     "misc": "misc", "online": "misc", "electronic": "misc", "www": "misc",
     "software": "misc", "dataset": "misc",
 }
-_VENUE_FIELDS = ("journal", "journaltitle", "booktitle", "publisher", "school",
-                 "institution", "organization", "howpublished")
 _MONTHS = {m: n for n, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
     start=1)}
@@ -148,10 +146,6 @@ def _raw(entry: Entry, notes: list[str]) -> RawRecord:
     raw.abstract = decode_latex(abstract)
     raw.authors = _names(entry, notes, raw.label)
     raw.date = _date(entry)
-    for name in _VENUE_FIELDS:
-        if _value(entry, name):
-            raw.venue = decode_latex(_value(entry, name))
-            break
     raw.entry_type = BIBTEX_TYPES.get(entry.entry_type.lower(), "misc")
     doi = _value(entry, "doi")
     raw.doi = _verbatim(doi) if doi else None

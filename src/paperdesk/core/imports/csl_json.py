@@ -105,9 +105,6 @@ def _raw(item: dict, n: int) -> RawRecord:
     raw.authors = _names(item)
     raw.date = _date(item, raw.problems)
     raw.entry_type = CSL_TYPES.get(_text(item.get("type")), "misc")
-    raw.venue = _text(item.get("container-title")) or _text(item.get("publisher"))
-    if raw.venue.lower() == "arxiv" and raw.entry_type == "preprint":
-        raw.venue = ""    # paperdesk writes "arXiv" as the publisher of a preprint
     raw.doi = _text(item.get("DOI")) or None
     url = _text(item.get("URL")) or None
     arxiv_hint = "arxiv" in (_text(item.get("archive")) + _text(item.get("publisher"))).lower()
@@ -120,7 +117,7 @@ def _raw(item: dict, n: int) -> RawRecord:
         raw.arxiv_id = _ARXIV_URL.match(url).group(1)
     if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
         raw.url = url
-    raw.values = csl_values(item)
+    raw.values = csl_values(item, raw.entry_type)
     return raw
 
 

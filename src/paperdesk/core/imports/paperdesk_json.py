@@ -64,7 +64,7 @@ def paper_metadata(item: dict) -> tuple[Metadata | None, str | None]:
                               str(a.get("suffix") or "")))
     meta = check_metadata(Metadata(
         authors=tuple(authors), date=_text_or_none(item.get("date")),
-        venue=str(item.get("venue") or ""), entry_type=_text_or_none(item.get("entry_type")),
+        entry_type=_text_or_none(item.get("entry_type")),
         doi=_text_or_none(item.get("doi")), arxiv_id=_text_or_none(item.get("arxiv_id")),
         url=_text_or_none(item.get("url")),
         values=field_values({f.name: _text_or_none(item.get(f.json)) for f in stored_fields()})))

@@ -126,7 +126,6 @@ class RawRecord:
     abstract: str = ""
     authors: list[tuple[str, str]] = field(default_factory=list)
     date: str | None = None
-    venue: str = ""
     entry_type: str | None = None
     doi: str | None = None
     arxiv_id: str | None = None
@@ -203,7 +202,7 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     if entry_type == "misc" and arxiv:
         entry_type = "preprint"
     meta = Metadata(authors=tuple(authors), date=checked("date", check_date, raw.date),
-                    venue=normalize(raw.venue or ""), entry_type=entry_type,
+                    entry_type=entry_type,
                     doi=checked("doi", check_doi, raw.doi), arxiv_id=arxiv,
                     url=checked("url", check_url, raw.url),
                     values=field_values({k: normalize(v or "") for k, v in raw.values.items()}))
@@ -322,13 +321,16 @@ def _find(db: sqlite_utils.Database, record: Record, digest: str,
     return pid
 
 
+def _stored(containers: bool) -> tuple:
+    return tuple((f.name, lambda m, name=f.name: m.value(name) or None)
+                 for f in stored_fields(containers))
+
+
 _FIELDS = (("authors", lambda m: m.authors), ("date", lambda m: m.date),
-           ("venue", lambda m: m.venue), ("type", lambda m: m.entry_type),
+           *_stored(containers=True), ("type", lambda m: m.entry_type),
            ("doi", lambda m: (m.doi or "").lower() or None),
            ("arxiv", lambda m: _arxiv_base(m.arxiv_id) if m.arxiv_id else None),
-           ("url", lambda m: m.url),
-           *((f.name, lambda m, name=f.name: m.value(name) or None)
-             for f in stored_fields()))
+           ("url", lambda m: m.url), *_stored(containers=False))
 
 
 def _shown(value) -> str:

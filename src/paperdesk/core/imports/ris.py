@@ -53,7 +53,6 @@ RIS_TYPES = {
     "UNPB": "preprint", "MANSCPT": "preprint",
     "GEN": "misc", "ELEC": "misc", "WEB": "misc", "DATA": "misc", "COMP": "misc",
 }
-_PUBLISHER_FIRST = {"book", "thesis", "report"}
 _ARXIV_URL = re.compile(r"https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?/?$",
                         re.IGNORECASE)
 
@@ -153,12 +152,6 @@ def _raw(ref: dict, n: int) -> RawRecord:
     raw.date = _date(ref)
     ty = str(ref.get("type_of_reference") or "").strip().upper()
     raw.entry_type = RIS_TYPES.get(ty, "misc")
-    titles = ("secondary_title", "alternate_title3", "journal_name", "alternate_title2",
-              "alternate_title1")
-    if raw.entry_type == "inproceedings":   # Zotero writes the proceedings title as C3
-        titles = titles[:3] + ("custom3",) + titles[3:]
-    raw.venue = (_first(ref, "publisher", *titles) if raw.entry_type in _PUBLISHER_FIRST
-                 else _first(ref, *titles, "publisher"))
     raw.doi = _first(ref, "doi") or None
     accession = _first(ref, "accession_number")
     urls = [str(u).strip() for u in ref.get("urls") or [] if str(u).strip()]
@@ -171,7 +164,7 @@ def _raw(ref: dict, n: int) -> RawRecord:
                      None)
         raw.arxiv_id = found
     raw.url = next((u for u in urls if not _ARXIV_URL.match(u)), None)
-    raw.values = ris_values(ref)
+    raw.values = ris_values(ref, raw.entry_type)
     return raw
 
 

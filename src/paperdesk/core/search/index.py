@@ -188,12 +188,14 @@ def build_schema() -> Schema:
 
     The paper's own metadata: ``author`` (given and family names, one author per line,
     unstemmed, with positions: ``author:"jane doe"``; also searched by plain words),
-    ``venue`` (unstemmed, with positions: ``venue:"proc. of icml"``), ``year`` (the publication year as a word: ``year:2023``; a
+    ``year`` (the publication year as a word: ``year:2023``; a
     range is expanded into years by the query builder), ``doi``, ``arxiv`` (with and
     without its version) and ``key`` (the citation key), each one lower-cased word.
     ``mentions``: DOIs, arXiv ids and links that appear in the abstract. Each
     table-driven field with a search name (:func:`paperdesk.core.fields.stored_fields`:
-    ``volume``, ``issue``, ``pages``, ...): its text as lower-cased space-separated words.
+    ``venue``, ``volume``, ``issue``, ``pages``, ...): its text as lower-cased
+    space-separated words, or for a field with :attr:`~paperdesk.core.fields.Field.words`
+    (the venue) unstemmed words with positions, like ``author`` (``venue:"proc. of icml"``).
 
     For the fast path (:mod:`.fastscore`), not searchable by name: ``pid`` (a column
     with the paper id as a number). Phrases are checked on the positions of ``exact``
@@ -213,13 +215,13 @@ def build_schema() -> Schema:
         source_id=KEYWORD(),
         flags=KEYWORD(),
         author=TEXT(analyzer=exact_analyzer()),
-        venue=TEXT(analyzer=exact_analyzer()),
         year=KEYWORD(),
         doi=KEYWORD(lowercase=True),
         arxiv=KEYWORD(lowercase=True),
         key=KEYWORD(lowercase=True),
         mentions=KEYWORD(lowercase=True),
-        **{f.search: KEYWORD(lowercase=True) for f in stored_fields() if f.search},
+        **{f.search: TEXT(analyzer=exact_analyzer()) if f.words else KEYWORD(lowercase=True)
+           for f in stored_fields() if f.search},
         **{PID_FIELD: COLUMN(columns.NumericColumn("q", default=PID_MISSING))},
     )
 
@@ -675,7 +677,6 @@ class IndexDocument:
         sources: file names, stems and headers of the paper's sources.
         flags: filter tokens (see :data:`paperdesk.core.search.query.FILTER_WORDS`).
         authors: the paper's own authors, "Given Family" each.
-        venue: its venue.
         year: its publication year, or ``None``.
         doi: its DOI ("" when none).
         arxiv_id: its arXiv id, maybe with a version ("" when none).
@@ -695,7 +696,6 @@ class IndexDocument:
     sources: tuple[str, ...] = ()
     flags: tuple[str, ...] = ()
     authors: tuple[str, ...] = ()
-    venue: str = ""
     year: int | None = None
     doi: str = ""
     arxiv_id: str = ""
@@ -725,7 +725,6 @@ class IndexDocument:
             "source_id": " ".join(str(s) for s in self.source_ids),
             "flags": " ".join(self.flags),
             "author": "\n".join(self.authors),
-            "venue": self.venue,
             "year": str(self.year) if self.year else "",
             "doi": self.doi,
             "arxiv": " ".join(dict.fromkeys(

@@ -68,13 +68,15 @@ __all__ = ["Unsupported", "Vocabulary", "build_segment", "check_schema", "FIELD_
 #: ``commas_lower`` (comma-separated, stripped, lower-cased), ``id`` (the whole value).
 FIELD_KINDS = {
     "title": "stem", "abstract": "stem", "note": "stem", "comment": "stem",
-    "exact": "exact", "author": "words", "venue": "words",
+    "exact": "exact", "author": "words",
     "tag": "commas_lower", "source": "commas_lower",
     "source_id": "spaces", "flags": "spaces", "year": "spaces",
     "doi": "spaces_lower", "arxiv": "spaces_lower", "key": "spaces_lower",
     "mentions": "spaces_lower", "id": "id",
-    # The table-driven fields (paperdesk.core.fields.stored_fields): keywords, like doi.
-    **{f.search: "spaces_lower" for f in stored_fields() if f.search},
+    # The table-driven fields (paperdesk.core.fields.stored_fields): keywords, like doi,
+    # or words, like author (Field.words: the venue).
+    **{f.search: "words" if f.words else "spaces_lower" for f in stored_fields()
+       if f.search},
 }
 #: The four texts of the stemmed fields, in the order their words make up ``exact``.
 STEM_TEXTS = ("title", "abstract", "note", "comment")
@@ -266,10 +268,9 @@ def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
     n = len(docs)
     raw: list[str] = []
     counts = np.zeros((n, 4), dtype=np.int64)
-    authors: list[str] = []
-    author_counts = np.zeros(n, dtype=np.int64)
-    venues: list[str] = []
-    venue_counts = np.zeros(n, dtype=np.int64)
+    # The words fields (author, the venue): their words and each document's count.
+    worded = {name: ([], np.zeros(n, dtype=np.int64))
+              for name, kind in FIELD_KINDS.items() if kind == "words"}
     keywords: dict[str, list[list[str]]] = {
         name: [] for name, kind in FIELD_KINDS.items()
         if kind in ("spaces", "spaces_lower", "commas_lower", "id")}
@@ -286,14 +287,11 @@ def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
         if len(raw) >= ANALYSE_CHUNK:   # the words as strings take ~60 bytes each
             pieces.append(vocab.ids(raw).astype(np.int32))
             raw = []
-        if values["author"]:
-            words = findall(values["author"])
-            authors += words
-            author_counts[i] = len(words)
-        if values["venue"]:
-            words = findall(values["venue"])
-            venues += words
-            venue_counts[i] = len(words)
+        for name, (found, per_doc) in worded.items():
+            if values[name]:
+                words = findall(values[name])
+                found += words
+                per_doc[i] = len(words)
         for name, out in keywords.items():
             kind = FIELD_KINDS[name]
             value = values[name]
@@ -309,8 +307,8 @@ def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
     del raw
     folded = np.concatenate(pieces)
     del pieces
-    author_ids = vocab.ids(authors).astype(np.int32)
-    venue_ids = vocab.ids(venues).astype(np.int32)
+    worded_ids = {name: vocab.ids(found).astype(np.int32)
+                  for name, (found, _per_doc) in worded.items()}
     stems = vocab.stem_array().astype(np.int32)
     totals = counts.sum(axis=1)
     doc = _doc_numbers(totals)
@@ -324,10 +322,9 @@ def _analyse(docs: Sequence, vocab: Vocabulary) -> dict[str, _FieldData]:
         fields[name] = _FieldData(
             name, _Tokens(doc[mask], stemmed[mask], None, vocab.stem_bytes), counts[:, k])
     del part, stemmed
-    for name, ids, per_doc in (("author", author_ids, author_counts),
-                               ("venue", venue_ids, venue_counts)):
+    for name, (_found, per_doc) in worded.items():
         fields[name] = _FieldData(
-            name, _Tokens(_doc_numbers(per_doc), ids, _positions(per_doc),
+            name, _Tokens(_doc_numbers(per_doc), worded_ids[name], _positions(per_doc),
                           vocab.folded_bytes), per_doc)
     for name, values in keywords.items():
         tokens = _keyword_tokens(values)

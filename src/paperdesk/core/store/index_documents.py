@@ -86,7 +86,7 @@ def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
             sources=tuple(dict.fromkeys(source_names)), flags=tuple(flags),
             authors=tuple(f"{a.given} {a.family} {a.suffix}".strip()
                           for a in own.authors),
-            venue=own.venue, year=own.year, doi=own.doi or "",
+            year=own.year, doi=own.doi or "",
             arxiv_id=own.arxiv_id or "", citation_key=key or "",
             mentions=(*said.dois, *said.arxiv_ids, *said.urls), values=own.values)
     return docs

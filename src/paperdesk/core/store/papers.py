@@ -35,7 +35,7 @@ _STORED_NAMES = tuple(name for name, _column in _STORED)
 _NO_VALUES = ("",) * len(_STORED)
 #: The paper's own metadata columns, in the order of :func:`metadata_row`: the fixed
 #: ones, then the table-driven fields' columns in table order.
-METADATA_COLUMNS = ("authors", "date", "venue", "entry_type", "doi", "arxiv_id", "url",
+METADATA_COLUMNS = ("authors", "date", "entry_type", "doi", "arxiv_id", "url",
                     *(column for _name, column in _STORED))
 _INSERT = (f"INSERT INTO papers ({', '.join(PAPER_COLUMNS)}) "
            f"VALUES ({', '.join('?' * len(PAPER_COLUMNS))})")
@@ -48,18 +48,18 @@ def metadata_row(meta: Metadata) -> tuple:
     ``[[family, given], ...]``, with a third element, the suffix, when there is one)."""
     return (json.dumps([[a.family, a.given, a.suffix] if a.suffix else [a.family, a.given]
                         for a in meta.authors], ensure_ascii=False),
-            meta.date, meta.venue or "", meta.entry_type, meta.doi, meta.arxiv_id, meta.url,
+            meta.date, meta.entry_type, meta.doi, meta.arxiv_id, meta.url,
             *(_NO_VALUES if not meta.values else map(meta.value, _STORED_NAMES)))
 
 
 def metadata_from_row(row) -> Metadata:
     """Return the :class:`Metadata` of a row of :data:`METADATA_COLUMNS`."""
-    authors, date, venue, entry_type, doi, arxiv_id, url, *texts = row
+    authors, date, entry_type, doi, arxiv_id, url, *texts = row
     # In table order already: only the non-empty ones are kept (see Metadata.values).
     values = tuple((name, text) for name, text in zip(_STORED_NAMES, texts) if text) \
         if any(texts) else ()
     return Metadata(tuple(Author(*a[:3]) for a in json.loads(authors or "[]")), date,
-                    venue or "", entry_type, doi, arxiv_id, url, values)
+                    None, entry_type, doi, arxiv_id, url, values)
 
 
 def key_taken(db: sqlite_utils.Database, key: str, paper_id: int | None = None) -> bool:

@@ -68,6 +68,9 @@ _RANGES = frozenset(f.name for f in stored_fields() if f.rule == PAGE_RANGE)
 #: The table-driven fields a reference list writes after the venue, as volume, issue
 #: and pages (:func:`citation_place`); any other such field is "label text" in the byline.
 _PLACE = ("volume", "issue", "pages")
+#: The venue (:data:`~paperdesk.core.fields.CONTAINER` fields), first in the place.
+_VENUES = tuple(f.name for f in stored_fields(containers=True))
+_IN_PLACE = frozenset((*_VENUES, *_PLACE))
 #: What the byline says when the paper has no authors, date or venue of its own yet.
 NO_METADATA_HINT = "No authors, year or venue yet — M adds them"
 
@@ -192,7 +195,7 @@ def citation_place(meta: Metadata) -> str:
     (``"Nature, 45–67"``, ``"12(3)"``, ``"Nature (3)"``); ``""`` when none is known."""
     volume, issue, pages = (meta.value(name) for name in _PLACE)
     number = volume + (f"({issue})" if issue else "")
-    head = " ".join(part for part in (meta.venue, number) if part)
+    head = " ".join(part for part in (*map(meta.value, _VENUES), number) if part)
     return ", ".join(part for part in (head, page_range(pages) if pages else "") if part)
 
 
@@ -204,7 +207,7 @@ def byline(meta: Metadata) -> str:
     shows it as such, never as markup."""
     parts = [readable_authors(meta.authors), meta.date or "", citation_place(meta),
              *(f"{_LABELS[name]} {text}" for name, text in meta.values
-               if name not in _PLACE)]
+               if name not in _IN_PLACE)]
     return bidi_visible("  ·  ".join(p for p in parts if p))
 
 
@@ -395,8 +398,6 @@ def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
                      _escape("; ".join(str(a) for a in meta.authors))))
     if meta.date:
         rows.append(("Date" if len(meta.date) > 4 else "Year", _escape(meta.date)))
-    if meta.venue:
-        rows.append(("Venue", _escape(meta.venue)))
     rows += [(_LABELS[name], _escape(page_range(text) if name in _RANGES else text))
              for name, text in meta.values]
     if meta.entry_type:

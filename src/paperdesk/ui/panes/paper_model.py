@@ -143,10 +143,10 @@ class PaperTableModel(QAbstractTableModel):
     TITLE, SNIPPET, ADDED, AUTHORS, YEAR, VENUE = range(6)
     #: What each column shows: a paper field (header, tooltip and sort key from
     #: :mod:`paperdesk.core.fields`) or ``None`` for the search snippet.
-    #: After Venue: the table-driven fields with a list column, in table order.
+    #: After Year: the table-driven fields with a list column, in table order (Venue
+    #: first).
     COLUMNS = (paper_field("title"), None, paper_field("added"), paper_field("authors"),
-               paper_field("year"), paper_field("venue"),
-               *(f for f in stored_fields() if f.header))
+               paper_field("year"), *(f for f in stored_fields() if f.header))
     #: Column -> table-driven field name (read from ``PaperSummary.values``).
     _STORED_COLUMNS = {col: f.name for col, f in enumerate(COLUMNS) if f and f.stored}
     #: Column of each field with a list column, by field name.
@@ -492,8 +492,7 @@ class PaperTableModel(QAbstractTableModel):
             text = summary.value(self._STORED_COLUMNS[col])
         else:
             text = {self.AUTHORS: summary.first_author,
-                    self.YEAR: str(summary.year) if summary.year else "",
-                    self.VENUE: summary.venue}.get(col)
+                    self.YEAR: str(summary.year) if summary.year else ""}.get(col)
         if text is None:
             return None
         if role == Qt.ItemDataRole.DisplayRole:

@@ -101,7 +101,7 @@ def _list_columns() -> dict[str, str]:
                "venue": "&Venue"}
     taken = {text[text.index("&") + 1].lower() for text in columns.values()}
     columns.update((f.name, _with_mnemonic(f.header, taken))
-                   for f in stored_fields() if f.header)
+                   for f in stored_fields() if f.header and f.name not in columns)
     return columns
 
 
