@@ -23,7 +23,7 @@ import re
 import bibtexparser
 import pytest
 import rispy
-from hypothesis import HealthCheck, assume, event, given, settings
+from hypothesis import HealthCheck, assume, event, example, given, settings
 from hypothesis import strategies as st
 
 from helpers import write_daily
@@ -189,6 +189,9 @@ queries = st.one_of(
 
 @settings(**{**PROFILE, "max_examples": 100})
 @given(queries)
+# found by Hypothesis: a lone surrogate (a non-UTF-8 argument) reached Whoosh's encoder
+@example("\udc80~")
+@example("a\udc80b*")
 def test_any_query_gives_results_or_a_one_line_message(lib, query):
     results = lib.search.find(query)
     assert results.total == len(results.ids) >= len(results.hits)

@@ -45,6 +45,9 @@ from paperdesk.core.text import normalize
 __all__ = ["QueryPlan", "QueryBuilder", "FILTER_WORDS", "MAX_QUERY_CHARS", "MAX_EXPANSIONS",
            "SEARCH_FIELDS", "DEFAULT_FIELDS"]
 
+#: A UTF-16 surrogate code point on its own (never valid in UTF-8 text).
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
 #: Longest query accepted, in characters (after normalisation).
 MAX_QUERY_CHARS = 1000
 #: Most index words a prefix or fuzzy term may stand for before it is refused.
@@ -336,7 +339,10 @@ class QueryBuilder:
             A :class:`QueryPlan`; its ``query`` is ``None`` when there is nothing to run
             (and ``message`` says why, unless the input was blank).
         """
-        text = normalize(text)
+        # A lone surrogate (a command-line argument that was not UTF-8, decoded with
+        # surrogateescape) cannot be encoded for the index: it stands for a character
+        # no paper holds, as U+FFFD does.
+        text = _LONE_SURROGATE.sub("\ufffd", normalize(text))
         plan = QueryPlan(text)
         if not text:
             return plan
