@@ -17,25 +17,10 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from paperdesk.core.discover.evaluation import load_labels  # noqa: E402
 from paperdesk.core.scope import Scope  # noqa: E402
+from test_ui_read_focus import DELAY_MS, pass_the_delay, read_ids  # noqa: E402
 from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle  # noqa: F401,E402
 
-#: The automatic mark-read delay in these tests (ms), and how long they wait to see that
-#: it did *not* happen (several delays: the timer had every chance to fire).
-DELAY_MS = 100
-PAST_DELAY_MS = 6 * DELAY_MS
 LABELS = Path(__file__).resolve().parents[1] / "core" / "data" / "seed_topics.json"
-
-
-def read_ids(window) -> set[int]:
-    """The papers the library holds as read (asked of the core, not the list)."""
-    lib = window.lib
-    return {pid for pid in lib.papers.ids() if lib.papers.get(pid).read}
-
-
-def pass_the_delay(qtbot, window) -> None:
-    """Let several mark-read delays go by and every edit they caused commit."""
-    qtbot.wait(PAST_DELAY_MS)
-    settle(qtbot, window)
 
 
 def in_view(window) -> bool:
