@@ -54,7 +54,9 @@ def test_worth_reading_first_builds_terms_then_orders_the_list(qtbot, win):
     assert "learned from 6 papers" in win.statusBar().currentMessage()
     tip = _title_tip(win, 10)
     assert "Worth reading first, up: " in tip
-    assert win.current_paper_id() == ids[0]          # the order starts at its top
+    # the selection stays on the paper the user was on (issue 32, item 3; it used to
+    # jump to the order's top)
+    assert win.current_paper_id() == by_date[0]
     # a header click (Title) sorts by that column and leaves the order
     header = win.table.horizontalHeader()
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,

@@ -11,6 +11,7 @@ from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
 from paperdesk.core.api import EXPORT_FORMATS
 from paperdesk.core.paths import APP_NAME
+from paperdesk.core.scope import FILTER_LABELS, Scope
 
 __all__ = ["Settings", "MARK_READ_DELAY_MS", "DEFAULT_EXPORT_FORMAT", "APPEARANCES",
            "FONT_SIZE_RANGE"]
@@ -189,6 +190,61 @@ class Settings:
         """
         self._set("window/selectedPaperLibrary", _folder_key(library))
         self._set("window/selectedPaper", "" if paper_id is None else int(paper_id))
+
+    def list_choice(self, library) -> tuple[Scope, str | None]:
+        """What the list of the window on ``library`` showed when it last closed: the
+        sidebar's filter or tag, and the saved search chosen (issue 32, item 4).
+
+        Args:
+            library: the library folder (``str`` or ``Path``); a choice stored for
+                another library is not returned (tag ids are a library's own).
+        Returns:
+            ``(scope, saved_search)``: ``Scope(filter=name)``, ``Scope(tag_id=id)`` or
+            ``Scope()`` (all papers; also for anything stored that is damaged), and the
+            saved search's name or ``None``. The tag or saved search may no longer exist:
+            the caller checks.
+        """
+        if self._value("window/listChoiceLibrary") != _folder_key(library):
+            return Scope(), None
+        kind, _, value = str(self._value("window/listScope") or "").partition(":")
+        scope = Scope()
+        if kind == "filter" and value in FILTER_LABELS:
+            scope = Scope(filter=value)
+        elif kind == "tag" and value.isdigit() and int(value) > 0:
+            scope = Scope(tag_id=int(value))
+        saved = self._value("window/savedSearch")
+        return scope, (saved if isinstance(saved, str) and saved.strip() else None)
+
+    def set_list_choice(self, library, scope: Scope, saved_search: str | None) -> None:
+        """Store what the list of the window on ``library`` shows (see
+        :meth:`list_choice`).
+
+        Args:
+            library: the library folder (``str`` or ``Path``).
+            scope: the sidebar's scope; only a filter or a tag is stored (a file, or
+                anything else, is stored as all papers).
+            saved_search: the chosen saved search's name, or ``None``.
+        """
+        if scope.filter is not None:
+            text = f"filter:{scope.filter}"
+        elif scope.tag_id is not None:
+            text = f"tag:{int(scope.tag_id)}"
+        else:
+            text = ""
+        self._set("window/listChoiceLibrary", _folder_key(library))
+        self._set("window/listScope", text)
+        self._set("window/savedSearch", saved_search or "")
+
+    @property
+    def interest_order(self) -> bool:
+        """Whether the list was in the "worth reading first" order when the window last
+        closed (default False)."""
+        return _to_bool(self._value("window/listInterest"), default=False)
+
+    @interest_order.setter
+    def interest_order(self, on: bool) -> None:
+        """Store whether the list is in the "worth reading first" order."""
+        self._set("window/listInterest", bool(on))
 
     def pane_visible(self, name: str) -> bool:
         """Whether pane ``name`` (``"tags"`` or ``"detail"``) is shown (default True;

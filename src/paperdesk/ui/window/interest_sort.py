@@ -60,7 +60,7 @@ class InterestSort:
         window: the :class:`~paperdesk.ui.window.main_window.MainWindow`; its public
             ``model``, ``table``, ``worker``, ``actions_by_name``, ``query_text``,
             ``request_search``, ``reset_search_sort``, ``show_all``,
-            ``restore_selection``, ``is_shut_down`` and ``discover`` are used.
+            ``is_shut_down`` and ``discover`` are used.
     """
 
     def __init__(self, window: MainWindow):
@@ -116,11 +116,10 @@ class InterestSort:
         if isinstance(answer, str):
             self._interest_not_ready(answer)
             return
+        # the selection follows its paper into the new order, scrolled into view (the
+        # window follows the model's layoutChanged); it does not jump to the top
         if self._window.model.set_order(answer.ids, answer.reasons):
             self._window.statusBar().showMessage(answer.message, MESSAGE_MS)
-            if answer.ranked:         # a new order: start at its top, as a search does
-                self._window.search.restore_selection(None)
-                self._window.table.scrollToTop()
 
     def interest_on_results(self, results) -> None:
         """Search results arrived: sorted by interest, keep the reasons and say how."""

@@ -55,6 +55,7 @@ from paperdesk.ui.window.export_commands import ExportCommands
 from paperdesk.ui.window.import_commands import ImportCommands
 from paperdesk.ui.window.interest_sort import InterestSort
 from paperdesk.ui.window.list_columns import ListColumns
+from paperdesk.ui.window.list_memory import ListMemory
 from paperdesk.ui.window.metadata_commands import MetadataCommands
 from paperdesk.ui.window.reading import ReadingController
 from paperdesk.ui.window.search import SearchController, quoted
@@ -212,6 +213,7 @@ class MainWindow(QMainWindow):
         self.duplicates = DuplicatesCommands(self)   # the stage, the Duplicates view
         self.discover = DiscoverCommands(self)       # related papers, key terms, Back
         self.interest_sort = InterestSort(self)      # Worth Reading First
+        self.list_memory = ListMemory(self)          # the filter, saved search, order
         self.overview = OverviewCommands(self)       # View ▸ Overview
         self.saved_searches = SavedSearches(self)    # Ctrl+S, the saved searches' counts
         self._commands: tuple[object, ...] = (
@@ -289,8 +291,10 @@ class MainWindow(QMainWindow):
         # as shown (read after the delay); if it is gone, the first row, which does not.
         chosen = self.settings.selected_paper(library.path)
         self.reading.restore_chosen(chosen)
+        self.list_memory.restore_before_listing()   # the filter or tag
         self.search.show_all(keep=chosen)
         self.restore_state()
+        self.list_memory.restore_after_listing()    # the order, the saved search
         # The keyboard starts in the list (not in the first widget of the tab chain, the
         # sidebar, where Down would change the filter).
         self.table.setFocus(Qt.FocusReason.OtherFocusReason)
@@ -1082,13 +1086,16 @@ class MainWindow(QMainWindow):
             self.settings.set_splitter_sizes("main", sizes)
 
     def save_state(self) -> None:
-        """Save the last paper the user chose, geometry, splitter sizes, columns, sort,
-        font size and panes to the settings (called when the window closes)."""
+        """Save the last paper the user chose, the list's filter or tag, saved search
+        and order (:class:`~paperdesk.ui.window.list_memory.ListMemory`), geometry,
+        splitter sizes, columns, sort, font size and panes to the settings (called when
+        the window closes)."""
         s = self.settings
         try:
             # Only a paper the user chose: a row a search or filter put first must not
             # come back at the next start as if chosen (and be marked read).
             s.set_selected_paper(self.lib.path, self.reading.last_chosen_id)
+            self.list_memory.save()
             s.window_geometry = self.saveGeometry()
             s.header_state = self.table.horizontalHeader().saveState()
             column = self.model.sort_column

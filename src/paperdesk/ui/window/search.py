@@ -10,7 +10,10 @@ its own thread) for the query in the scope and sort order; the results it sends 
 scope. It listens to the worker's ``changed`` signal
 (:class:`~paperdesk.core.changes.Changes`) itself: a change of indexed text makes the
 search on show stale, and it runs again once the search index has caught up
-(:meth:`SearchController.on_index_synced`).
+(:meth:`SearchController.on_index_synced`). Whenever the rows change, the paper the user
+was on stays selected, or the nearest one (:meth:`SearchController.kept_paper`,
+:mod:`paperdesk.ui.window.kept_paper`); a row placed so is never marked read until the
+user moves to it.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from paperdesk.core.scope import Scope
 from paperdesk.core.api import MatchTerms
 from paperdesk.ui.panes.search_columns import (fit_search_columns, hide_search_layout,
                                                show_search_layout)
+from paperdesk.ui.window.kept_paper import nearest_listed
 from paperdesk.ui.style.colours import muted_colour
 from paperdesk.ui.style.formatting import tooltip_html
 
@@ -117,15 +121,30 @@ class SearchController:
         """The query in the search box, stripped ("" when not searching)."""
         return self._window.search_box.text().strip()
 
+    def kept_paper(self) -> int | None:
+        """The paper a change of the list (a search, clearing it, a sort, an order, a
+        filter) keeps selected: the one the user last moved to
+        (``reading.last_chosen_id``), not a row the window put first meanwhile; the
+        current paper when the user has chosen none."""
+        chosen = self._window.reading.last_chosen_id
+        return chosen if chosen is not None else self._window.current_paper_id()
+
     def show_all(self, keep: int | None = None) -> None:
-        """List the scope (not searching), keeping paper ``keep`` (default: the current
-        one) current if it is listed, else the first row."""
-        keep = keep if keep is not None else self._window.current_paper_id()
+        """List the scope (not searching), keeping paper ``keep`` (default:
+        :meth:`kept_paper`) current if it is listed, else the nearest listed paper to it
+        (or to the paper current before) in the list shown before
+        (:func:`~paperdesk.ui.window.kept_paper.nearest_listed`), else the first row."""
+        before = self._window.model.ids()
+        current = self._window.current_paper_id()
+        keep = keep if keep is not None else self.kept_paper()
         self.results = None
         self.show_suggestion(None)
         self._window.model.show_all(scope=self.scope)
         self.hide_snippet_column()
-        self.restore_selection(keep)
+        listed = self._window.model.ids()
+        nearest = nearest_listed(before, keep, listed)
+        self.restore_selection(nearest if nearest is not None
+                               else nearest_listed(before, current, listed))
         self._window.update_status()
         # worth reading first: reordered off the UI thread
         self._window.interest_sort.order_by_interest()
@@ -213,7 +232,7 @@ class SearchController:
         if self._window.is_shut_down() or results.query != self.query_text():
             return
         self.results_complete = complete
-        keep = self._window.current_paper_id()
+        kept, current = self.kept_paper(), self._window.current_paper_id()
         same_query = self.results is not None and self.results.query == results.query
         keep_row = self._window.table.currentIndex().row() if same_query else 0
         self.results = results
@@ -222,7 +241,10 @@ class SearchController:
         self._window.interest_sort.interest_on_results(results)
         if not self.searching_columns:
             self.show_snippet_column()
-        self.restore_selection(keep, keep_row)
+        # the user's paper when it is a hit; else the paper on show (a hit put first
+        # before, the same search sorted again), else its row or the top hit
+        self.restore_selection(kept if self._window.model.row_of(kept) >= 0 else current,
+                               keep_row)
         self._window.update_status(filters=())   # a search changes no filter's count
 
     def show_failure(self, generation: int, message: str) -> None:
