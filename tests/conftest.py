@@ -23,6 +23,7 @@ PRIVATE = tempfile.mkdtemp(prefix="paperdesk-tests-")
 atexit.register(shutil.rmtree, PRIVATE, ignore_errors=True)
 os.environ["XDG_CONFIG_HOME"] = os.path.join(PRIVATE, "config")
 os.environ["XDG_DATA_HOME"] = os.path.join(PRIVATE, "data")
+os.environ["XDG_STATE_HOME"] = os.path.join(PRIVATE, "state")   # the error log
 
 from paperdesk.core.library import Library  # noqa: E402
 

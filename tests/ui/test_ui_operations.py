@@ -126,7 +126,8 @@ def test_edits_go_ahead_of_bulk_work_not_yet_started(qtbot, worker):
     (ValueError(), "ValueError"),
 ])
 def test_a_failing_write_reports_one_line_and_no_change(qtbot, worker, capsys, error,
-                                                        message):
+                                                        message, tmp_path, monkeypatch):
+    monkeypatch.setenv("PAPERDESK_LOG_DIR", str(tmp_path / "log"))
     def fail(lib):
         raise error
 
@@ -139,7 +140,14 @@ def test_a_failing_write_reports_one_line_and_no_change(qtbot, worker, capsys, e
     assert failures == [message] and signalled == [message]
     assert "\n" not in message and not changed and not done
     stderr = capsys.readouterr().err
-    assert ("Traceback" in stderr) == (not isinstance(error, LibraryError))
+    assert "Traceback" not in stderr                  # never on the terminal
+    log = tmp_path / "log" / "errors.log"
+    unexpected = not isinstance(error, LibraryError)
+    # an unexpected error: one line per failure naming the log, which has the traceback
+    assert log.exists() == unexpected
+    if unexpected:
+        assert stderr.count("details in " + str(log)) == 2
+        assert stderr.count("\n") == 2 and "Traceback" in log.read_text()
 
 
 def test_a_result_carrying_changes_emits_changed_after_on_done(qtbot, worker):

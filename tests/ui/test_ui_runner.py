@@ -118,3 +118,27 @@ def test_a_term_table_build_is_cancelled_then_runs_again(qtbot, seeded_library):
     runner.shutdown()
     runner.shutdown()                                      # safe twice
     assert not runner.start()
+
+
+def test_an_unexpected_build_error_is_one_line_and_its_traceback_goes_to_the_log(
+        qtbot, seeded_library, tmp_path, monkeypatch, capfd):
+    """A bug in the term-table build (not a BuildFailed) reaches the window as one line;
+    the terminal gets one line naming the error log, which holds the traceback."""
+    monkeypatch.setenv("PAPERDESK_LOG_DIR", str(tmp_path / "log"))
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero in the build")
+
+    monkeypatch.setattr(seeded_library.discover, "ensure", broken)
+    runner = DiscoverRunner(seeded_library)
+    failures: list[str] = []
+    runner.failed.connect(failures.append)
+    capfd.readouterr()
+    with qtbot.waitSignal(runner.failed, timeout=WAIT_MS):
+        assert runner.start()
+    runner.shutdown()
+    assert failures == ["division by zero in the build"]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and err.count("\n") == 1, err
+    assert "details in" in err and "ZeroDivisionError" in (tmp_path / "log" / "errors.log"
+                                                            ).read_text()

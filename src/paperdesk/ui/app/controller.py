@@ -15,7 +15,6 @@ import os
 import signal
 import sys
 import tempfile
-import traceback
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer
@@ -24,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from paperdesk.core.library import DB_NAME
 from paperdesk.core.api import LOCK_NAME, LibraryLock, LockHeld
 from paperdesk.core.check import refuse_lost_database
+from paperdesk.core.error_log import log_unexpected
 from paperdesk.core.models import DatabaseDamaged, LibraryError
 from paperdesk.core.paths import APP_NAME, LIBRARY_ENV, default_library_path
 from paperdesk.ui.style.appearance import follow_appearance
@@ -47,7 +47,8 @@ def is_offscreen() -> bool:
 
 
 def install_excepthook() -> None:
-    """Replace ``sys.excepthook``: log the traceback to stderr and, in the UI thread,
+    """Replace ``sys.excepthook``: write the traceback to the error log (one line on
+    stderr; :func:`paperdesk.core.error_log.log_unexpected`) and, in the UI thread,
     show a short error dialog instead of dumping a traceback on the user.
 
     Exceptions raised in Qt slots and event handlers reach ``sys.excepthook`` too, so
@@ -58,8 +59,7 @@ def install_excepthook() -> None:
 
     def hook(exc_type, exc, tb):
         nonlocal showing
-        print("paperdesk: unexpected error", file=sys.stderr)
-        traceback.print_exception(exc_type, exc, tb, file=sys.stderr)
+        log = log_unexpected("unexpected error", exc if exc is not None else exc_type())
         app = QApplication.instance()
         if app is None or showing or QThread.currentThread() is not app.thread():
             return
@@ -74,7 +74,8 @@ def install_excepthook() -> None:
                 QApplication.activeWindow(), QMessageBox.Icon.Critical, "paperdesk — error",
                 f"Something went wrong: {exc or exc_type.__name__}\n\n"
                 "Your library is safe. You can keep working; if the problem repeats, "
-                "restart paperdesk. Details were written to the error output (stderr).")
+                "restart paperdesk. "
+                + (f"Details are in {log}." if log else "Details were not saved."))
         finally:
             showing = False
 

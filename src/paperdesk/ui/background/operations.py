@@ -49,10 +49,8 @@ from __future__ import annotations
 
 import collections
 import sqlite3
-import sys
 import threading
 import time
-import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -60,6 +58,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Signal, Slot
 
 from paperdesk.core.changes import Changes
 from paperdesk.core.library import Library
+from paperdesk.core.error_log import log_unexpected
 from paperdesk.core.models import LibraryError
 from paperdesk.core.api import disk_full_message, is_disk_full
 
@@ -78,13 +77,12 @@ def one_line_error(exc: BaseException, what: str = "library operation") -> str:
     Returns:
         The first line of the exception's text, or its class name; for a full disk
         (``SQLITE_FULL``, ``ENOSPC``) "the disk is full (…)". A :class:`LibraryError`
-        (already meant for the user) and a full disk print nothing; anything else prints
-        its traceback to stderr.
+        (already meant for the user) and a full disk print nothing; anything else writes
+        its traceback to the error log and one line to stderr (:func:`log_unexpected`).
     """
     full = not isinstance(exc, LibraryError) and is_disk_full(exc)
     if not isinstance(exc, LibraryError) and not full:
-        print(f"paperdesk: {what} failed:", file=sys.stderr)
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        log_unexpected(what, exc)
     text = str(exc).strip().splitlines()
     message = text[0] if text else type(exc).__name__
     if full:   # SQLITE_FULL or ENOSPC: say so (the transaction was rolled back)

@@ -23,7 +23,7 @@ What the base class holds, so that each runner keeps only its own work:
   stale, so it is dropped when it arrives.
 * **delivery**: the outcome arrives in the UI thread as one call of the subclass's
   ``_on_done(value)``, ``_on_failed(message)`` or ``_on_cancelled()``; an error is one
-  line (:func:`one_line`, the traceback goes to stderr); progress reported from the work
+  line (:func:`one_line`, the traceback goes to the error log); progress reported from the work
   with :meth:`Runner._relay` is emitted in the UI thread. Nothing is delivered after
   :meth:`Runner.shutdown`, nor for a stale generation (counted in :attr:`Runner.dropped`).
 * **shutdown on window close**: :meth:`Runner.shutdown` cancels the run, stops the
@@ -33,15 +33,14 @@ What the base class holds, so that each runner keeps only its own work:
 
 from __future__ import annotations
 
-import sys
 import threading
-import traceback
 from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from paperdesk.core.library import Library
+from paperdesk.core.error_log import log_unexpected
 from paperdesk.core.models import LibraryError
 from paperdesk.ui.background.operations import Job, LibraryWorker
 
@@ -59,15 +58,15 @@ def one_line(exc: BaseException, what: str,
         exc: the exception the work raised.
         what: what failed (e.g. ``"export"``), for the stderr report.
         expected: error types whose text is meant for the user: no traceback is printed
-            for them; any other error prints its traceback to stderr.
+            for them; any other error's traceback goes to the error log
+            (:func:`paperdesk.core.error_log.log_unexpected`: one line on stderr).
     Returns:
         The exception's text on one line (its lines joined by spaces, so that a file
         name holding a line break still comes with the reason after it), or its class
         name when it has no text.
     """
     if not isinstance(exc, expected):
-        print(f"paperdesk: {what} failed:", file=sys.stderr)
-        traceback.print_exception(type(exc), exc, exc.__traceback__, file=sys.stderr)
+        log_unexpected(what, exc)
     text = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
     return text or type(exc).__name__
 
