@@ -77,6 +77,10 @@ class Record:
         metadata: checked metadata (values that failed their check are left out).
         citation_key: its key (BibTeX key, RIS ``ID``, CSL ``id``) when it is one
             paperdesk accepts, else ``None``.
+        keywords: the record's keywords (BibTeX ``keywords``/``groups``, RIS ``KW``,
+            CSL ``keyword``), normalised, each once, in file order: stored as tags.
+        notes: the record's notes (BibTeX ``note``/``annote``/``annotation``, RIS ``N1``,
+            CSL ``note``), NFC with line breaks kept, in file order: stored as notes.
     """
 
     position: int
@@ -85,6 +89,8 @@ class Record:
     abstract: str
     metadata: Metadata = field(default_factory=Metadata)
     citation_key: str | None = None
+    keywords: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @dataclass
@@ -136,6 +142,12 @@ class RawRecord:
     #: The table-driven fields' texts by field name (the readers fill it with
     #: :mod:`paperdesk.core.field_formats`: ``bibtex_values``, ``ris_values``, ...).
     values: dict[str, str] = field(default_factory=dict)
+    #: Keywords as the file gives them, one per item (a reader splits BibTeX's
+    #: ``keywords = {a, b; c}`` and one RIS ``KW`` line per keyword): stored as tags.
+    keywords: list[str] = field(default_factory=list)
+    #: Notes as the file gives them (BibTeX ``annote``, RIS ``N1``, CSL ``note``, ...):
+    #: stored as the paper's notes.
+    notes: list[str] = field(default_factory=list)
 
 
 #: Abstracts that say there is none, as databases write them (Scopus's "[No abstract
@@ -209,7 +221,9 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     key = None
     if raw.citation_key and raw.citation_key.strip():
         key = checked("key", check_citation_key, raw.citation_key)
-    out.records.append(Record(position, raw.label, title, abstract, meta, key))
+    keywords = tuple(dict.fromkeys(k for k in (normalize(w or "").strip() for w in raw.keywords) if k))
+    notes = tuple(n for n in (unicodedata.normalize("NFC", t or "").strip() for t in raw.notes) if n)
+    out.records.append(Record(position, raw.label, title, abstract, meta, key, keywords, notes))
 
 
 def _letters(text: str) -> str:
