@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Up to three existing tags the paper does not have, voted for by "
                     "its most similar papers, each with the reason (the papers and the "
                     "shared terms); a tag is suggested only when its share of the votes "
-                    "reaches 0.5 and at least 5 papers have it (a tag with fewer is named "
+                    "reaches 0.6 and at least 5 papers have it (a tag with fewer is named "
                     "as not suggested). Accept one with: paperdesk tag add TAG ID. "
                     "--evaluate measures the rule on the library's own tags instead.")
     p.add_argument("id", type=int, nargs="?", help="the paper's id")

@@ -13,8 +13,9 @@ import pytest
 
 from paperdesk.cli import main
 from paperdesk.core.discover.evaluation import load_labels
-from paperdesk.core.discover.tag_evaluation import (evaluate_tags, library_tags, evaluation_report,
-                                                    seed_tags, synergy_reviews)
+from paperdesk.core.discover.tag_evaluation import (FOLDS, deal_folds, evaluate_tags,
+                                                    evaluation_report, held_out_counts,
+                                                    library_tags, seed_tags, synergy_reviews)
 from paperdesk.core.discover.tag_suggestions import MIN_EXAMPLES, MIN_SHARE
 
 LABELS = Path(__file__).parent / "data" / "seed_topics.json"
@@ -30,14 +31,32 @@ def test_held_out_suggestions_reach_precision_0_8_on_the_sample_library(seeded_l
     overall = found.overall
     assert found.min_share == MIN_SHARE
     assert overall.papers == sum(len(t) for t in tags.values())     # each hidden once
-    assert overall.suggested >= 40                 # it does suggest, on evidence
+    assert overall.suggested >= 30                 # it does suggest, on evidence
     assert overall.precision >= 0.8, evaluation_report(found)
-    assert overall.recall >= 0.15, evaluation_report(found)   # useful: a fifth of them come back
+    assert overall.recall >= 0.1, evaluation_report(found)   # useful: one in ten comes back
     assert sum(t.suggested for t in found.tags) == overall.suggested
     # a lower share of the votes suggests more and is right less often
     low, high = found.by_share[0.3], found.by_share[0.7]
     assert low.suggested > overall.suggested > high.suggested
     assert low.precision < overall.precision
+
+
+def test_every_paper_is_asked_once_tagged_or_not():
+    # Paper 1 is untagged; its neighbours 2..6 all carry "a". Hiding one fold at a time,
+    # paper 1 must be asked once (one wrong suggestion of "a"), not once per fold (the
+    # old evaluation counted an untagged paper's suggestions FOLDS times, so a review
+    # with 90% untagged papers looked three times worse than it is).
+    tags_of = {p: {"a"} for p in range(2, 12)}
+    neighbours = {p: ([q for q in range(1, 12) if q != p][:5], [0.9] * 5)
+                  for p in range(1, 12)}
+    counts = held_out_counts(neighbours, tags_of, [0.5], folds=FOLDS)
+    suggested, right = counts[0.5]["a"]
+    assert suggested - right == 1                   # paper 1, asked once
+    assert right <= len(tags_of)                    # each tagged paper asked once
+    fold_of = deal_folds(neighbours, tags_of, FOLDS, 0)
+    assert sorted(fold_of) == list(range(1, 12))
+    per_fold = [sum(1 for p in tags_of if fold_of[p] == f) for f in range(FOLDS)]
+    assert max(per_fold) - min(per_fold) <= 1       # a tag's papers spread evenly
 
 
 def _hyperparameter_papers(lib) -> list[int]:
@@ -133,4 +152,8 @@ def test_the_synergy_reviews_are_evaluated_with_included_as_a_tag(capsys):
         with open(labels, newline="", encoding="utf-8") as f:
             included = sum(row["included"] == "1" for row in csv.DictReader(f))
         row = next(x for x in out.splitlines() if x.startswith(f"| SYNERGY {name} |"))
-        assert row.split(" | ")[2] == str(included)      # the tagged papers
+        cells = row.split(" | ")
+        assert cells[2] == str(included)      # the tagged papers
+        suggested, right = int(cells[3]), int(cells[4])
+        # at the window's share, the suggestions that are made are right 8 times in 10
+        assert suggested == 0 or right / suggested >= 0.8, row

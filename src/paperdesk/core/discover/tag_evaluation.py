@@ -1,15 +1,18 @@
 """Held-out evaluation of tag suggestions: hide part of each tag's assignments, ask for
 them back, count what comes back right.
 
-Method (k-fold cross-validation over tag assignments, k = :data:`FOLDS`): each tag's
-papers are shuffled (a fixed seed) and dealt into k folds. In turn, the assignments of
-one fold are hidden: the library's tags are the others, a tag's examples are counted
-without the hidden ones. Every paper with terms is then asked for its suggestions with
+Method (k-fold cross-validation, k = :data:`FOLDS`): the papers are shuffled (a fixed
+seed) and dealt into k folds, each tag's papers spread evenly over them
+(:func:`deal_folds`). In turn, the tags of one fold's papers are
+hidden: the library's tags are the other papers', a tag's examples are counted without
+the hidden ones. Every paper of the fold (with terms) is then asked for its suggestions,
+as a paper just imported would be, with
 the rule the window and ``paperdesk suggest-tags`` use (:func:`~.tag_suggestions.tag_votes`
-over :meth:`~.engine.Discover.neighbours`: at most 3, a share of the votes of at least
-:data:`~.tag_suggestions.MIN_SHARE`, :data:`~.tag_suggestions.MIN_EXAMPLES` examples).
-A suggestion is **right** when it names a hidden assignment of that paper, wrong
-otherwise. Over the k folds every assignment is hidden once:
+over :meth:`~.engine.Discover.neighbours`: at most 3, :data:`~.tag_suggestions.MIN_EXAMPLES`
+examples, a share of the votes of at least :data:`~.tag_suggestions.MIN_SHARE`). A
+suggestion is **right**
+when it names one of the paper's hidden tags, wrong otherwise. Over the k folds every
+paper is asked once and every assignment is hidden once:
 
 * **precision** of a tag: right suggestions of it / suggestions of it;
 * **recall** of a tag: its hidden assignments suggested back / its assignments;
@@ -38,7 +41,7 @@ import json
 import random
 import sys
 import tempfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,7 +53,7 @@ if TYPE_CHECKING:
     from paperdesk.core.library import Library
 
 __all__ = ["FOLDS", "SHARES", "TagScore", "TagEvaluation", "evaluate_tags", "library_tags",
-           "seed_tags", "synergy_reviews", "synergy_tags", "evaluation_report", "summary", "main"]
+           "deal_folds", "held_out_counts", "seed_tags", "synergy_reviews", "synergy_tags", "evaluation_report", "summary", "main"]
 
 #: Folds of the cross-validation (a fifth of each tag's assignments hidden at a time).
 FOLDS = 5
@@ -58,6 +61,9 @@ FOLDS = 5
 SHARES = (0.3, 0.4, 0.5, 0.6, 0.7)
 #: Suggestions shown per paper (the window's Alt+1 … Alt+3).
 SHOWN = 3
+
+#: ``{paper: (neighbour ids, cosines)}``, most similar first.
+Neighbours = Mapping[int, tuple[Sequence[int], Sequence[float]]]
 
 
 @dataclass(frozen=True)
@@ -108,26 +114,85 @@ class TagEvaluation:
     by_share: dict[float, TagScore] = field(default_factory=dict)
 
 
-def _folds(tags_of: Mapping[int, set[str]], folds: int, seed: int) -> dict[tuple[int, str], int]:
-    """``{(paper, tag): fold}``: each tag's papers shuffled, then dealt round."""
+def deal_folds(papers: Iterable[int], tags_of: Mapping[int, set], folds: int,
+               seed: int) -> dict[int, int]:
+    """Deal papers into folds, each tag's papers spread evenly over them.
+
+    Args:
+        papers: the papers to deal (ids).
+        tags_of: ``{paper: {tag, ...}}``.
+        folds: how many folds.
+        seed: the seed of the shuffle (``random.Random(seed)``).
+    Returns:
+        ``{paper: fold}``: tagged papers first, grouped by their first tag (by name) and
+        shuffled within it, then the untagged ones shuffled, dealt round in that order
+        (a stratified deal).
+    """
     rng = random.Random(seed)
-    by_tag: dict[str, list[int]] = {}
-    for pid, tags in tags_of.items():
-        for tag in tags:
-            by_tag.setdefault(tag, []).append(pid)
-    fold_of: dict[tuple[int, str], int] = {}
-    for tag in sorted(by_tag):
-        papers = sorted(by_tag[tag])
-        rng.shuffle(papers)
-        for i, pid in enumerate(papers):
-            fold_of[(pid, tag)] = i % folds
-    return fold_of
+    groups: dict[str, list[int]] = {}
+    for pid in sorted(set(int(p) for p in papers)):
+        tags = tags_of.get(pid)
+        groups.setdefault(min(map(str, tags)) if tags else "\uffff", []).append(pid)
+    order: list[int] = []
+    for key in sorted(groups):
+        group = groups[key]
+        rng.shuffle(group)
+        order += group
+    return {pid: i % folds for i, pid in enumerate(order)}
+
+
+def held_out_counts(neighbours: Neighbours, tags_of: Mapping[int, set],
+                    shares: Sequence[float] = SHARES, folds: int = FOLDS, seed: int = 0,
+                    weights: Mapping[int, float] | None = None
+                    ) -> dict[float, dict[Hashable, list[float]]]:
+    """Hide each fold of papers' tags in turn and count the suggestions that come back.
+
+    Every paper asked (a key of ``neighbours``) is in one fold: it is asked once, with
+    its own tags and those of the other papers of its fold hidden, the rest of the
+    library's tags known; so an untagged paper's suggestions count as often as a tagged
+    one's.
+
+    Args:
+        neighbours: ``{paper: (neighbour ids, cosines)}`` of the papers asked, most
+            similar first (``Discover.neighbours``).
+        tags_of: ``{paper: {tag, ...}}``, the assignments (papers not asked may have
+            tags: they vote, and are never hidden).
+        shares: the shares of the votes to count at.
+        folds: folds (2 or more).
+        seed: the seed of the deal.
+        weights: ``{paper: weight}`` of the papers asked (default 1 each).
+    Returns:
+        ``{share: {tag: [suggested, right]}}`` (weighted).
+    """
+    fold_of = deal_folds(neighbours, tags_of, folds, seed)
+    keys = sorted(shares)
+    counts: dict[float, dict[Hashable, list[float]]] = {s: {} for s in keys}
+    for fold in range(folds):
+        known = {pid: tags for pid, tags in tags_of.items() if fold_of.get(pid) != fold}
+        examples: dict[Hashable, int] = {}
+        for tags in known.values():
+            for tag in tags:
+                examples[tag] = examples.get(tag, 0) + 1
+        for pid, (near, cosines) in neighbours.items():
+            if fold_of[pid] != fold:
+                continue
+            offered, _held = tag_votes(near, cosines, known, set(), examples,
+                                       limit=len(examples) or 1, min_share=keys[0])
+            hidden = tags_of.get(pid, ())
+            weight = 1.0 if weights is None else weights.get(pid, 1.0)
+            for share in keys:
+                for vote in [v for v in offered if v.score >= share][:SHOWN]:
+                    entry = counts[share].setdefault(vote.tag_id, [0.0, 0.0])
+                    entry[0] += weight
+                    if vote.tag_id in hidden:
+                        entry[1] += weight
+    return counts
 
 
 def evaluate_tags(lib: "Library", tags_of: Mapping[int, set[str]], name: str = "library",
                   folds: int = FOLDS, seed: int = 0,
                   min_share: float = MIN_SHARE) -> TagEvaluation:
-    """Hide each fold of the tag assignments in turn and ask for them back.
+    """Hide each fold of papers' tags in turn and ask for them back.
 
     Args:
         lib: the open library (nothing is written to its database).
@@ -143,45 +208,21 @@ def evaluate_tags(lib: "Library", tags_of: Mapping[int, set[str]], name: str = "
     Raises:
         TermsNotReady: the term table must be built first (``lib.discover.ensure()``).
     """
-    number = {tag: i for i, tag in enumerate(sorted(set().union(*tags_of.values())))} \
-        if tags_of else {}
-    names = {i: tag for tag, i in number.items()}
     neighbours: dict[int, tuple[list[int], list[float]]] = {}
     for pid in lib.papers.ids():
         try:
             neighbours[pid] = lib.discover.neighbours(pid, NEIGHBOURS)
         except NotInTable:      # no words: never asked, as in the window
             pass
-    fold_of = _folds(tags_of, folds, seed)
-    shares = sorted({*SHARES, min_share})
-    suggested = {s: {} for s in shares}
-    right = {s: {} for s in shares}
-    for fold in range(folds):
-        known: dict[int, set[int]] = {}
-        examples: dict[int, int] = {}
-        for pid, tags in tags_of.items():
-            ids = {number[t] for t in tags if fold_of[(pid, t)] != fold}
-            known[pid] = ids
-            for tag in ids:
-                examples[tag] = examples.get(tag, 0) + 1
-        for pid, (near, cosines) in neighbours.items():
-            offered, _held = tag_votes(near, cosines, known, known.get(pid, set()),
-                                       examples, limit=len(number), min_share=min(shares))
-            hidden = tags_of.get(pid, set())
-            for share in shares:
-                for vote in [v for v in offered if v.score >= share][:SHOWN]:
-                    tag = names[vote.tag_id]
-                    suggested[share][tag] = suggested[share].get(tag, 0) + 1
-                    if tag in hidden:
-                        right[share][tag] = right[share].get(tag, 0) + 1
-    papers = {tag: 0 for tag in number}
+    counts = held_out_counts(neighbours, tags_of, sorted({*SHARES, min_share}), folds, seed)
+    papers: dict[str, int] = {}
     for tags in tags_of.values():
         for tag in tags:
-            papers[tag] += 1
+            papers[tag] = papers.get(tag, 0) + 1
 
     def scores(share: float) -> list[TagScore]:
-        return [TagScore(tag, papers[tag], suggested[share].get(tag, 0),
-                         right[share].get(tag, 0)) for tag in sorted(papers)]
+        return [TagScore(tag, papers[tag], *(int(n) for n in counts[share].get(tag, (0, 0))))
+                for tag in sorted(papers)]
 
     def total(rows: Iterable[TagScore]) -> TagScore:
         rows = list(rows)
@@ -296,8 +337,8 @@ def evaluation_report(evaluation: TagEvaluation, per_tag: bool = True) -> str:
         precision and recall at each of :data:`SHARES`. Lines end with ``\\n``.
     """
     e, o = evaluation, evaluation.overall
-    lines = [f"{e.name}: {e.papers} papers, {o.papers} tag assignments; suggestions at a "
-             f"share of {e.min_share:g}: precision {_percent(o.precision)}, recall "
+    lines = [f"{e.name}: {e.papers} papers, {o.papers} tag assignments; suggestions "
+             f"at a share of {e.min_share:g}: precision {_percent(o.precision)}, recall "
              f"{_percent(o.recall)} ({o.right} right of {o.suggested} suggested)", ""]
     if per_tag:
         lines += ["| tag | papers | suggested | right | precision | recall |",
