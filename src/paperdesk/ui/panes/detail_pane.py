@@ -391,7 +391,8 @@ class DetailPane(QWidget):
         line = byline(paper.metadata)
         self.byline_label.setText(line or NO_METADATA_HINT)
         self.byline_label.setStyleSheet("" if line else f"color: {self._colours.muted};")
-        names = "; ".join(str(a) for a in paper.metadata.authors)
+        names = "; ".join(str(a) for a in paper.metadata.authors) + (
+            "; et al." if paper.metadata.et_al else "")
         self.byline_label.setToolTip(tooltip_html(
             (names + "\n" if names else "") + "M edits the metadata"))
         self.star_button.setText("★ Starred" if paper.starred else "☆ Star")
