@@ -9,7 +9,8 @@ preprints and working papers), ``book``, ``incollection`` -> ``chapter``, ``thes
 ``report``, ``misc`` -> ``document``); ``author`` is ``[{"family", "given"}]`` (an
 organisation as ``{"literal"}``; a truncated list ends in ``{"literal": "others"}``,
 pandoc's own form for BibTeX's ``and others``, which its citeproc prints as "et al.");
-``issued`` is the paper's own publication date and ``accessed`` the date it was added, both as ``date-parts``; the venue is
+``issued`` is the paper's own publication date and ``accessed`` the date it was added,
+both as ``date-parts``; the venue is
 ``container-title`` (journal, proceedings, book) or ``publisher`` (books, theses, reports,
 preprints); ``DOI``; ``URL`` (its own, else its arXiv page); its own arXiv id as
 ``number`` = ``arXiv:<id>`` with ``publisher`` = ``arXiv`` for a preprint (as Zotero and
