@@ -50,7 +50,7 @@ def _escape(text: str, quote: bool = True) -> str:
 
 __all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
            "LIGHT", "hit_style", "ABSTRACT_STYLE", "doi_url", "arxiv_url", "own_page_url",
-           "readable_author", "readable_authors", "byline", "citation_place",
+           "readable_author", "readable_authors", "listed_authors", "byline", "citation_place",
            "page_range", "AUTHORS_SHOWN",
            "NO_METADATA_HINT", "ABSTRACT_SHOWN_CHARS", "shown_abstract", "shortened_note"]
 
@@ -184,6 +184,13 @@ def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN,
     if len(names) > 1:
         return ", ".join(names[:-1]) + " and " + names[-1]
     return names[0] if names else ""
+
+
+def listed_authors(meta: Metadata) -> str:
+    """Return every author as stored, ``"Family, Given"`` joined by ``"; "``, then
+    ``"; et al."`` when the list is truncated (:attr:`Metadata.et_al`); ``""`` for none."""
+    names = "; ".join(str(a) for a in meta.authors)
+    return names + "; et al." if names and meta.et_al else names
 
 
 def page_range(text: str) -> str:
@@ -401,8 +408,7 @@ def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
     rows: list[tuple[str, str]] = []
     if meta.authors:
         rows.append(("Authors" if len(meta.authors) > 1 or meta.et_al else "Author",
-                     _escape("; ".join(str(a) for a in meta.authors)
-                             + ("; et al." if meta.et_al else ""))))
+                     _escape(listed_authors(meta))))
     if meta.date:
         rows.append(("Date" if len(meta.date) > 4 else "Year", _escape(meta.date)))
     rows += [(_LABELS[name], _escape(page_range(text) if name in _RANGES else text))
