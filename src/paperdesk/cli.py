@@ -35,7 +35,8 @@ from paperdesk.core.library import DB_NAME, Library
 from paperdesk.core.api import (BACKUP_DIR, auto_backup, backup_name, backup_to,
                                          describe_counts, fewer_than, inspect_backup,
                                          latest_backup, library_state, replace_database)
-from paperdesk.core.metadata import ENTRY_TYPES, MetadataError, parse_authors
+from paperdesk.core.metadata import (ENTRY_TYPES, MetadataError, format_author_list,
+                                     read_author_list)
 from paperdesk.core.api import disk_full_message, is_disk_full, low_space
 from paperdesk.core.api import LOCK_NAME, LibraryLock, LockHeld, LockInfo
 from paperdesk.core.api import (WAIT_ENV, acquire_in_turn, paused_holder,
@@ -301,8 +302,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "options, prints the metadata.")
     p.add_argument("id", type=int, help="the paper's id")
     p.add_argument("--author", action="append", metavar="NAME",
-                   help="an author, 'Family, Given' or 'Given Family'; repeat for each, in "
-                        "order (replaces the authors; 'A; B' also gives two)")
+                   help="an author, 'Family, Given' or 'Given Family'; an organisation in "
+                        "braces, '{World Health Organization}' (one name, as BibTeX writes "
+                        "it); repeat for each, in order (replaces the authors; 'A; B' also "
+                        "gives two); a last 'et al.' (or 'others') says there are more")
     when = p.add_mutually_exclusive_group()
     when.add_argument("--year", metavar="YYYY", help="publication year")
     when.add_argument("--date", metavar="YYYY[-MM[-DD]]", help="publication date")
@@ -876,7 +879,7 @@ def _cmd_edit(lib: Library, args) -> int:
     meta = lib.papers.metadata(args.id)
     given = {}
     if args.author is not None:
-        given["authors"] = tuple(a for text in args.author for a in parse_authors(text))
+        given["authors"], given["et_al"] = read_author_list("; ".join(args.author))
     if args.year is not None:
         if args.year.strip() and not re.fullmatch(r"\d{4}", args.year.strip()):
             raise MetadataError(f"year: {args.year.strip()!r} is not a year (use 2023)")
@@ -912,7 +915,7 @@ def _cmd_edit(lib: Library, args) -> int:
 def _print_metadata(paper) -> None:
     meta = paper.metadata
     rows = [("key", paper.citation_key),
-            ("authors", "; ".join(str(a) for a in meta.authors)),
+            ("authors", format_author_list(meta.authors, meta.et_al)),
             ("date", meta.date or ""),
             *((f.name, meta.value(f.name)) for f in stored_fields(containers=True)),
             ("type", meta.entry_type or f"(not set: written as {paper.entry_type})"),

@@ -94,8 +94,9 @@ def test_string_concatenation_and_others(empty_library):
     paper = _papers(lib)["strcat2021"]
     assert paper.metadata.venue == "Journal of Machine Learning Research (Special Issue)"
     assert [str(a) for a in paper.metadata.authors] == ["Kowalski, Anna", "Østergaard, Per"]
-    assert any('entry strcat2021: the author list ends in "and others"' in w
-               for w in report.files[0].warnings)
+    # issue 25 item 1: "and others" is kept as "et al." (it was dropped with a note)
+    assert paper.metadata.et_al
+    assert not any("and others" in w for w in report.files[0].warnings)
 
 
 def test_concatenation_inside_strings_and_quoted_parts(empty_library, tmp_path):

@@ -9,7 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QKeySequence
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import WAIT_MS, anchors, open_seeded, press, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import (WAIT_MS, anchors, open_metadata_editor, open_seeded, press,  # noqa: F401
+                         settle, wait_idle, win)
 
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.metadata import key_word
@@ -17,7 +18,6 @@ from paperdesk.core.models import Author, Metadata
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.window.actions import ACTIONS
 from paperdesk.ui.window.metadata_commands import NO_PAGE_MESSAGE
-from paperdesk.ui.window.metadata_dialog import MetadataDialog
 
 MENTIONING = "characterised in arXiv:2212.08630"
 
@@ -41,14 +41,7 @@ def _ctrl(qtbot, window, key) -> None:
     qtbot.keyClick(window.focusWidget() or window, key, Qt.KeyboardModifier.ControlModifier)
 
 
-def _open_editor(qtbot, window) -> MetadataDialog:
-    window.focus_list()
-    press(qtbot, window, "m")
-    dialog = window.metadata.metadata_dialog
-    assert isinstance(dialog, MetadataDialog)
-    qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors,
-                    timeout=5000)
-    return dialog
+_open_editor = open_metadata_editor
 
 
 def _set_metadata(qtbot, window, pid: int, meta: Metadata) -> None:

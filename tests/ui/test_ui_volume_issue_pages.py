@@ -9,25 +9,18 @@ from __future__ import annotations
 from PySide6.QtCore import QPoint, Qt
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import (WAIT_MS, open_metadata_editor, open_seeded, press, settle,  # noqa: F401
+                         wait_idle, win)
 
 from paperdesk.core.models import Metadata, field_values
 from paperdesk.ui.panes.paper_model import PaperTableModel
-from paperdesk.ui.window.metadata_dialog import MetadataDialog
 
 
 def _focus():
     return QApplication.focusWidget()
 
 
-def _open_editor(qtbot, window) -> MetadataDialog:
-    """Press m on the list; return the metadata editor once its Authors box has focus."""
-    window.focus_list()
-    press(qtbot, window, "m")
-    dialog = window.metadata.metadata_dialog
-    assert isinstance(dialog, MetadataDialog)
-    qtbot.waitUntil(lambda: dialog.isVisible() and _focus() is dialog.authors, timeout=5000)
-    return dialog
+_open_editor = open_metadata_editor
 
 
 def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):

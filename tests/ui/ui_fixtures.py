@@ -80,6 +80,20 @@ def press(qtbot, window, *keys) -> None:
         qtbot.keyClick(target, key)
 
 
+def open_metadata_editor(qtbot, window):
+    """Press m on the list; return the metadata editor (a ``MetadataDialog``) once its
+    Authors box has the keyboard focus."""
+    from paperdesk.ui.window.metadata_dialog import MetadataDialog
+
+    window.focus_list()
+    press(qtbot, window, "m")
+    dialog = window.metadata.metadata_dialog
+    assert isinstance(dialog, MetadataDialog)
+    qtbot.waitUntil(lambda: dialog.isVisible()
+                    and QApplication.focusWidget() is dialog.authors, timeout=5000)
+    return dialog
+
+
 def wait_idle(qtbot, window) -> None:
     """Wait until no import, search or index update is pending."""
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)

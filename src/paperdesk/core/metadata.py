@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from paperdesk.core.models import Author, LibraryError, Mentioned, Metadata
 
 __all__ = ["Author", "Metadata", "Mentioned", "ENTRY_TYPES", "merge_metadata", "parse_author",
-           "parse_authors",
+           "parse_authors", "read_author_list", "format_author_list", "is_et_al", "ET_AL",
            "is_suffix", "SUFFIXES",
            "format_author", "check_doi", "check_arxiv_id", "check_date", "check_url",
            "check_entry_type", "check_citation_key", "check_metadata", "extract_dois",
@@ -92,8 +92,69 @@ def parse_author(text: str) -> Author:
     return Author(" ".join(words[start:]), " ".join(words[:start]))
 
 
+#: How the truncation of an author list is written where one name per part is typed
+#: (the metadata editor's last line, ``paperdesk edit --author``): "et al.".
+ET_AL = "et al."
+#: The texts that stand for "and more authors" at the end of an author list, compared
+#: case-folded without a final dot: BibTeX's ``others`` (btxdoc, section 4), which
+#: paperdesk's RIS and CSL-JSON exports write too, and "et al.".
+_ET_AL_WORDS = frozenset({"others", "et al", "et. al", "etal"})
+
+
+def is_et_al(text: str) -> bool:
+    """Whether ``text`` (one name as a file or the user gives it) stands for "and more
+    authors": ``others`` (BibTeX's form) or ``et al.``, in any case."""
+    return " ".join(text.split()).rstrip(".").casefold() in _ET_AL_WORDS
+
+
+def _split_names(text: str) -> list[str]:
+    """``text`` split at ``;`` and at the word ``and`` outside braces (BibTeX's rule,
+    btxdoc section 4: ``{Barnes and Noble}`` is one name)."""
+    parts, depth, start = [], 0, 0
+    for m in re.finditer(r"[{}]|;|\s+and\s+", text):
+        token = m.group()
+        if token == "{":
+            depth += 1
+        elif token == "}":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            parts.append(text[start:m.start()])
+            start = m.end()
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def read_author_list(text: str) -> tuple[tuple[Author, ...], bool]:
+    """Read several authors separated by ``;`` or by `` and `` (as BibTeX writes them),
+    each as :func:`parse_author` reads it; a name in braces is one name even when it
+    holds ``and`` or ``;`` (``{Barnes and Noble}``). A last name ``others`` or ``et al.``
+    (:func:`is_et_al`) says the list is truncated.
+
+    Args:
+        text: e.g. ``"Doe, Jane; Smith, John"``, ``"Jane Doe and John Smith and others"``
+            or ``"{World Health Organization}; et al."``.
+    Returns:
+        ``(authors, et_al)``: the authors in order (empty for blank text) and whether
+        the list ends in "et al.".
+    Raises:
+        MetadataError: a name cannot be read (see :func:`parse_author`), or "et al."
+            comes before the last name or with no name before it.
+    """
+    parts = _split_names(" ".join(str(text).split()))
+    et_al = bool(parts) and is_et_al(parts[-1])
+    if et_al:
+        parts = parts[:-1]
+        if not parts:
+            raise MetadataError("author: 'et al.' needs at least one name before it")
+    for part in parts:
+        if is_et_al(part):
+            raise MetadataError(f"author: {part!r} can only end the list of authors")
+    return tuple(parse_author(p) for p in parts), et_al
+
+
 def parse_authors(text: str) -> tuple[Author, ...]:
-    """Read several authors separated by ``;`` or by `` and `` (as BibTeX writes them).
+    """Read several authors as :func:`read_author_list` does, without the "et al."
+    that may end them.
 
     Args:
         text: e.g. ``"Doe, Jane; Smith, John"`` or ``"Jane Doe and John Smith"``.
@@ -102,17 +163,36 @@ def parse_authors(text: str) -> tuple[Author, ...]:
     Raises:
         MetadataError: a name cannot be read (see :func:`parse_author`).
     """
-    clean = " ".join(str(text).split())
-    if not clean:
-        return ()
-    parts = re.split(r"\s*;\s*|\s+and\s+", clean)
-    return tuple(parse_author(p) for p in parts if p.strip())
+    return read_author_list(text)[0]
 
 
 def format_author(author: Author) -> str:
     """Return ``"Family, Given"`` (``"Family"`` when there is no given name, ``"Family,
-    Given, Suffix"`` when there is a suffix); the form :func:`parse_author` reads back."""
-    return str(author)
+    Given, Suffix"`` when there is a suffix); the form :func:`parse_author` reads back.
+    A name without given names that would be read back otherwise (several words, a
+    comma, ``;``, or ``others``) is put in braces: ``"{World Health Organization}"``."""
+    name = str(author)
+    if not author.given and not author.suffix and (
+            any(c in name for c in " ,;") or is_et_al(name)):
+        return "{" + name + "}"
+    return name
+
+
+def format_author_list(authors: Iterable[Author], et_al: bool = False,
+                       separator: str = "; ") -> str:
+    """Return the authors as :func:`read_author_list` reads them back: each as
+    :func:`format_author` writes it, joined by ``separator``, then :data:`ET_AL` when
+    the list is truncated.
+
+    Args:
+        authors: in order.
+        et_al: whether the list ends in "et al." (:attr:`Metadata.et_al`).
+        separator: ``"; "`` (one line) or ``"\\n"`` (one name per line).
+    Returns:
+        The text; ``""`` for no authors.
+    """
+    names = [format_author(a) for a in authors]
+    return separator.join(names + [ET_AL] if et_al and names else names)
 
 
 # -- identifiers --------------------------------------------------------------------
@@ -285,7 +365,7 @@ def check_metadata(meta: Metadata) -> Metadata:
                     entry_type=check_entry_type(meta.entry_type), doi=check_doi(meta.doi),
                     arxiv_id=check_arxiv_id(meta.arxiv_id), url=check_url(meta.url),
                     values=tuple((name, " ".join(text.split())) for name, text in meta.values
-                                 if text.split()))
+                                 if text.split()), et_al=meta.et_al)
 
 
 def extract_dois(text: str) -> list[str]:
@@ -373,6 +453,7 @@ def merge_metadata(own: Metadata, new: Metadata) -> Metadata:
 
     new_type = None if new.entry_type == "misc" else new.entry_type
     return Metadata(authors=own.authors or new.authors, date=own.date or new.date,
+                    et_al=own.et_al if own.authors else new.et_al,
                     entry_type=own.entry_type or new_type, doi=own.doi or new.doi,
                     arxiv_id=own.arxiv_id or new.arxiv_id, url=own.url or new.url,
                     values=merge_values(own, new))

@@ -239,8 +239,8 @@ class Mentioned:
 class Metadata:
     """A paper's own metadata, as stored (every part optional).
 
-    Built as ``Metadata(authors, date, venue, entry_type, doi, arxiv_id, url, values)``
-    (every argument optional; ``venue``, a table-driven field, is kept in ``values``:
+    Built as ``Metadata(authors, date, venue, entry_type, doi, arxiv_id, url, values,
+    et_al)`` (every argument optional; ``venue``, a table-driven field, is kept in ``values``:
     given, even as ``""``, it replaces the venue there, so ``dataclasses.replace(meta,
     venue="")`` clears it).
 
@@ -256,6 +256,9 @@ class Metadata:
             venue, volume, issue, pages, ...) that have a value, as ``(name, text)``
             pairs in table order (:func:`field_values` builds it); read one with
             :meth:`value`.
+        et_al: the author list is truncated: more authors than ``authors`` names
+            (BibTeX's ``and others``, shown and exported as "et al."); False when the
+            list is complete or there are no authors.
     """
 
     authors: tuple[Author, ...] = ()
@@ -265,11 +268,13 @@ class Metadata:
     arxiv_id: str | None = None
     url: str | None = None
     values: tuple[tuple[str, str], ...] = ()
+    et_al: bool = False
 
     def __init__(self, authors: tuple[Author, ...] = (), date: str | None = None,
                  venue: str | None = None, entry_type: str | None = None,
                  doi: str | None = None, arxiv_id: str | None = None,
-                 url: str | None = None, values: tuple[tuple[str, str], ...] = ()):
+                 url: str | None = None, values: tuple[tuple[str, str], ...] = (),
+                 et_al: bool = False):
         if venue is not None:
             values = field_values({**dict(values), "venue": venue})
         setattr_ = object.__setattr__
@@ -280,6 +285,7 @@ class Metadata:
         setattr_(self, "arxiv_id", arxiv_id)
         setattr_(self, "url", url)
         setattr_(self, "values", values)
+        setattr_(self, "et_al", bool(et_al and authors))
 
     @property
     def venue(self) -> str:
@@ -390,6 +396,7 @@ class Paper:
     def to_dict(self) -> dict:
         d = asdict(self)
         d["metadata"] = {"authors": [a.to_dict() for a in self.metadata.authors],
+                         "authors_et_al": self.metadata.et_al,
                          "date": self.metadata.date, "year": self.metadata.year,
                          **{f.name: self.metadata.value(f.name)
                             for f in stored_fields(containers=True)},

@@ -27,7 +27,8 @@ paperdesk type     entry               venue field
 ``@thesis``/``@report`` with ``type`` set.)
 
 Fields, in this order: ``author`` (``Family, Given and ...``; an organisation, or a
-name without given names, in braces so that BibTeX does not split it), ``title``
+name without given names, in braces so that BibTeX does not split it; ``and others``
+last when the list is truncated, which bibtex and biber print as "et al."), ``title``
 (double braces: styles keep its case), the venue (double braces too: pandoc
 turns a ``booktitle`` into sentence case otherwise), ``year``/``month``/``date`` from the
 paper's own date (``month`` as the standard three-letter macro, ``date`` in ISO 8601 for
@@ -45,8 +46,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts, highlight_text,
-                                          one_line)
+from paperdesk.core.exports.common import (ARXIV_ABS, ET_AL_NAME, citation_key, date_parts,
+                                          highlight_text, one_line)
 from paperdesk.core.exports.latex import latex_text, latex_url
 from paperdesk.core.field_formats import bibtex_pairs
 from paperdesk.core.fields import CONTAINER, stored_fields
@@ -121,8 +122,8 @@ def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
         out.append((name, "{{" + latex_text(value) + "}}"))
 
     if "authors" in keep and paper.authors:
-        out.append(("author", "{" + " and ".join(bibtex_name(a) for a in paper.authors)
-                    + "}"))
+        names = [bibtex_name(a) for a in paper.authors] + ([ET_AL_NAME] if meta.et_al else [])
+        out.append(("author", "{" + " and ".join(names) + "}"))
     protected("title", paper.title)
     out += bibtex_pairs(meta, keep, latex_text, paper.entry_type, containers=True)
     parts = date_parts(meta.date)

@@ -6,11 +6,17 @@ from __future__ import annotations
 from paperdesk.core.metadata import auto_key
 from paperdesk.core.models import Highlight, Paper
 
-__all__ = ["citation_key", "highlight_text", "date_parts", "one_line", "ARXIV_ABS"]
+__all__ = ["citation_key", "highlight_text", "date_parts", "one_line", "ARXIV_ABS",
+           "ET_AL_NAME"]
 
 #: The landing page of an arXiv identifier (append the id; see
 #: https://info.arxiv.org/help/arxiv_identifier.html).
 ARXIV_ABS = "https://arxiv.org/abs/"
+#: The last name of a truncated author list (:attr:`Metadata.et_al`) in every export:
+#: BibTeX's ``and others`` (btxdoc, section 4; bibtex and biber print "et al."), RIS's
+#: last ``AU`` and CSL-JSON's last ``{"literal": "others"}`` (pandoc's form; its citeproc
+#: prints "et al."). The importers read it back as the truncation.
+ET_AL_NAME = "others"
 
 
 def citation_key(paper: Paper) -> str:

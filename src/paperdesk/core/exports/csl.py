@@ -7,8 +7,10 @@ citation key, ``type`` comes from the entry type (``article`` -> ``article-journ
 ``inproceedings`` -> ``paper-conference``, ``preprint`` -> ``article`` (CSL's type for
 preprints and working papers), ``book``, ``incollection`` -> ``chapter``, ``thesis``,
 ``report``, ``misc`` -> ``document``); ``author`` is ``[{"family", "given"}]`` (an
-organisation as ``{"literal"}``); ``issued`` is the paper's own publication date and
-``accessed`` the date it was added, both as ``date-parts``; the venue is
+organisation as ``{"literal"}``; a truncated list ends in ``{"literal": "others"}``,
+pandoc's own form for BibTeX's ``and others``, which its citeproc prints as "et al.");
+``issued`` is the paper's own publication date and ``accessed`` the date it was added,
+both as ``date-parts``; the venue is
 ``container-title`` (journal, proceedings, book) or ``publisher`` (books, theses, reports,
 preprints); ``DOI``; ``URL`` (its own, else its arXiv page); its own arXiv id as
 ``number`` = ``arXiv:<id>`` with ``publisher`` = ``arXiv`` for a preprint (as Zotero and
@@ -31,7 +33,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator
 
-from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
+from paperdesk.core.exports.common import (ARXIV_ABS, ET_AL_NAME, citation_key, date_parts,
                                            highlight_text)
 from paperdesk.core.field_formats import csl_pairs
 from paperdesk.core.models import Author, Paper
@@ -96,7 +98,8 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
     kind = CSL_TYPES[paper.entry_type]
     item: dict = {"id": citation_key(paper), "type": kind, "title": paper.title}
     if "authors" in keep and paper.authors:
-        item["author"] = [_name(a) for a in paper.authors]
+        item["author"] = [_name(a) for a in paper.authors] + (
+            [{"literal": ET_AL_NAME}] if meta.et_al else [])
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         item["issued"] = {"date-parts": [parts]}

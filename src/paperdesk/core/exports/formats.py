@@ -43,6 +43,7 @@ from paperdesk.core.exports.registry import EXPORT_FORMATS, ExportFormat, export
 from paperdesk.core.exports.ris import ris_chunks
 from paperdesk.core.exports.markdown_note import safe_note_markdown
 from paperdesk.core.fields import PAPER_FIELDS, export_fields, stored_fields
+from paperdesk.core.metadata import ET_AL
 from paperdesk.core.models import Paper
 
 __all__ = ["FORMATS", "FIELDS", "ExportFormat", "EXPORT_FORMATS", "export_format",
@@ -105,7 +106,8 @@ def _csv_values(paper: Paper) -> dict[str, str]:
         "highlights": " | ".join(highlight_text(h) for h in paper.highlights),
         "citation_key": paper.citation_key,
         "type": paper.entry_type,
-        "authors": "; ".join(str(a) for a in paper.authors),
+        "authors": "; ".join([str(a) for a in paper.authors]
+                             + ([ET_AL] if paper.metadata.et_al else [])),
         "year": paper.metadata.date or "",
         "doi": paper.metadata.doi or "",
         "arxiv_id": paper.metadata.arxiv_id or "",

@@ -67,6 +67,9 @@ def json_paper(paper: Paper, keep: Iterable[str]) -> dict:
     wanted = {_JSON_KEYS[f] for f in keep} | {"derived_title"}
     if "title" in wanted:
         wanted.add("file_title")
+    if "authors" in wanted and meta.et_al:     # the list is truncated: "et al."
+        full["authors_et_al"] = True
+        wanted.add("authors_et_al")
     return {k: v for k, v in full.items() if k in wanted}
 
 
@@ -91,7 +94,9 @@ def json_document(papers: Iterable[Paper], keep: Iterable[str],
                      "highlights": [{"start", "end", "colour", "comment", "text",
                                      "created_at"}],
                      "citation_key", "entry_type" (null when not set), "authors":
-                     [{"family", "given"}], "date" ("YYYY[-MM[-DD]]" or null), "venue",
+                     [{"family", "given"}], "authors_et_al" (true, only when the
+                     list is truncated: "et al."), "date" ("YYYY[-MM[-DD]]" or null),
+                     "venue",
                      "doi", "arxiv_id", "url" (each null when unknown),
                      "mentioned": {"urls", "arxiv_ids", "dois"},
                      "sources": [{"name", "path", "header", "position"}],

@@ -10,7 +10,9 @@ values are on one line, and there is no blank line inside a record.
 ``book`` -> ``BOOK``, ``incollection`` -> ``CHAP``, ``thesis`` -> ``THES``, ``report`` ->
 ``RPRT``, ``preprint`` and ``misc`` -> ``GEN`` (RIS has no preprint type; ``GEN`` is its
 generic one). Then ``ID`` (the citation key), one ``AU`` per author (``Family, Given``;
-an organisation as written), ``TI``, the venue as ``T2`` (secondary title: journal,
+an organisation as written, without a comma, which Zotero reads as one single-field
+name; a last ``AU  - others`` when the list is truncated: RIS has no "et al.", see
+docs/export.md), ``TI``, the venue as ``T2`` (secondary title: journal,
 conference or book) or, for books, theses and reports, ``PB`` (publisher, university,
 institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, ``YYYY/MM//`` when only the
 month is known, ``YYYY///`` for a year: citation-js takes ``PY`` alone of a ``CONF``
@@ -43,7 +45,7 @@ from collections.abc import Iterable, Iterator
 
 import rispy
 
-from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
+from paperdesk.core.exports.common import (ARXIV_ABS, ET_AL_NAME, citation_key, date_parts,
                                            highlight_text)
 from paperdesk.core.exports.latex import brace_partners
 from paperdesk.core.field_formats import ris_pairs
@@ -107,7 +109,8 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     ty = RIS_TYPES[paper.entry_type]
     ref: dict = {"type_of_reference": ty, "id": citation_key(paper)}
     if "authors" in keep and paper.authors:
-        ref["authors"] = [ris_text(str(a)) for a in paper.authors]
+        ref["authors"] = [ris_text(str(a)) for a in paper.authors] + (
+            [ET_AL_NAME] if meta.et_al else [])
     ref["title"] = ris_text(paper.title)
     ref.update(ris_pairs(meta, keep, ris_text, paper.entry_type, containers=True))
     parts = date_parts(meta.date)

@@ -13,7 +13,9 @@ still read). Text fields (title, abstract, names, venue) are decoded from LaTeX 
 &, braces and other macros gone; a bare ``%`` or ``&`` kept, maths and URLs kept as
 written, ``~`` a space); ``doi``, ``url`` and ``eprint`` are verbatim fields (biblatex
 manual 2.2.1) and only lose ``\\_``-style escapes. ``and others`` ending a name list is
-BibTeX's "et al." and is left out, with a note.
+BibTeX's "et al.": kept as the paper's truncated author list (:attr:`Metadata.et_al`). A
+name in braces is one name (``{Barnes and Noble}``, ``{World Health Organization}``:
+bibtexparser splits names at ``and`` outside braces only), stored whole as a family name.
 
 Fields taken: the key; ``title``; ``abstract``; ``author`` (else ``editor``); ``date``
 (biblatex), else ``year`` and ``month``; the venue from ``journal``/``journaltitle``,
@@ -97,7 +99,7 @@ def _value(entry: Entry, name: str) -> str | None:
     return str(f.value)
 
 
-def _names(entry: Entry, notes: list[str], label: str) -> list[tuple[str, ...]]:
+def _names(entry: Entry) -> list[tuple[str, ...]]:
     for name in ("author", "editor"):
         f = entry.fields_dict.get(name)
         if f is None or not isinstance(f.value, list):
@@ -110,12 +112,11 @@ def _names(entry: Entry, notes: list[str], label: str) -> list[tuple[str, ...]]:
                             decode_latex(" ".join(part.jr))))
             else:
                 out.append((decode_latex(str(part)), ""))
-        # "and others" is BibTeX's "et al." (btxdoc, section 4), not a person.
-        if any(n[0].lower() == "others" and not n[1] for n in out):
-            out = [n for n in out if not (n[0].lower() == "others" and not n[1])]
-            notes.append(f"{label}: the {name} list ends in \"and others\" (more "
-                         f"{name}s, not named); only the names given are kept")
-        return [n for n in out if n[0] or n[1]]
+        # "and others" is BibTeX's "et al." (btxdoc, section 4), not a person: one
+        # ("others", "") last, which the check makes Metadata.et_al.
+        others = [n for n in out if n[0].lower() == "others" and not any(n[1:])]
+        out = [n for n in out if (n[0] or n[1]) and n not in others]
+        return out + [("others", "")] if others and out else out
     return []
 
 
@@ -144,7 +145,7 @@ def _raw(entry: Entry, notes: list[str]) -> RawRecord:
     raw.title = decode_latex(_value(entry, "title") or "")
     abstract, raw.abstract_length = bounded(_value(entry, "abstract"))
     raw.abstract = decode_latex(abstract)
-    raw.authors = _names(entry, notes, raw.label)
+    raw.authors = _names(entry)
     raw.date = _date(entry)
     raw.entry_type = BIBTEX_TYPES.get(entry.entry_type.lower(), "misc")
     doi = _value(entry, "doi")

@@ -3,7 +3,8 @@
 
 Versions 1 to 3 are read. Version 3 carries the library's saved searches too, merged by
 name (:func:`store_saved_searches`). Version 2 carries each paper's own metadata (``citation_key``,
-``entry_type``, ``authors``, ``date``, ``venue``, ``doi``, ``arxiv_id``, ``url``); a new
+``entry_type``, ``authors`` (and ``authors_et_al``: "et al."), ``date``, ``venue``, ``doi``,
+``arxiv_id``, ``url``); a new
 paper gets it, and keeps its citation key when no other paper in the library has it.
 Version 1 has none (its ``urls`` and ``arxiv_ids`` were what the abstract mentions, which
 is derived from the abstract again). ``mentioned`` is never read: it follows the abstract.
@@ -67,7 +68,8 @@ def paper_metadata(item: dict) -> tuple[Metadata | None, str | None]:
         entry_type=_text_or_none(item.get("entry_type")),
         doi=_text_or_none(item.get("doi")), arxiv_id=_text_or_none(item.get("arxiv_id")),
         url=_text_or_none(item.get("url")),
-        values=field_values({f.name: _text_or_none(item.get(f.json)) for f in stored_fields()})))
+        values=field_values({f.name: _text_or_none(item.get(f.json)) for f in stored_fields()}),
+        et_al=item.get("authors_et_al") is True))
     key = item.get("citation_key")
     key = check_citation_key(str(key)) if key not in (None, "") else None
     return (None if meta == Metadata() else meta), key

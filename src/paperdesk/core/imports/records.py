@@ -51,7 +51,7 @@ import sqlite_utils
 from paperdesk.core.imports.abstract_limit import cut_note, limit_abstract
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url,
-                                     merge_metadata)
+                                     is_et_al, merge_metadata)
 from paperdesk.core.field_formats import merge_values
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, FileReport, Metadata, field_values
@@ -118,8 +118,10 @@ class RecordFile:
 class RawRecord:
     """A record as a reader found it, before checking (every value text or ``None``).
 
-    ``authors`` are ``(family, given)`` pairs or ``(family, given, suffix)`` triples;
-    ``entry_type`` is already one of :data:`paperdesk.core.metadata.ENTRY_TYPES` or
+    ``authors`` are ``(family, given)`` pairs or ``(family, given, suffix)`` triples (a
+    last ``("others", "")`` or ``("et al.", "")`` says the list is truncated: it becomes
+    :attr:`Metadata.et_al`); ``entry_type`` is already one of
+    :data:`paperdesk.core.metadata.ENTRY_TYPES` or
     ``None``; ``problems`` are notes the reader had about values it could not take (an
     author it could not read), copied to the file's warnings. ``abstract_length`` is
     the length of the abstract's raw value when the reader kept only its first
@@ -203,7 +205,11 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
 
     out.warnings.extend(f"{raw.label}: {p}" for p in raw.problems)
     authors = []
-    for name in raw.authors:
+    names = list(raw.authors)
+    # A last name "others" or "et al." alone (BibTeX's "and others"; paperdesk's RIS and
+    # CSL-JSON exports write it so) is the truncation of the list, not a person.
+    et_al = bool(names) and not any(names[-1][1:]) and is_et_al(names[-1][0] or "")
+    for name in names[:-1] if et_al else names:
         family, given, suffix = (tuple(normalize(p or "") for p in name) + ("", "", ""))[:3]
         if family:
             authors.append(Author(family, given, suffix))
@@ -217,7 +223,8 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
                     entry_type=entry_type,
                     doi=checked("doi", check_doi, raw.doi), arxiv_id=arxiv,
                     url=checked("url", check_url, raw.url),
-                    values=field_values({k: normalize(v or "") for k, v in raw.values.items()}))
+                    values=field_values({k: normalize(v or "") for k, v in raw.values.items()}),
+                    et_al=et_al)
     key = None
     if raw.citation_key and raw.citation_key.strip():
         key = checked("key", check_citation_key, raw.citation_key)

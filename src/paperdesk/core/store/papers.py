@@ -43,11 +43,21 @@ _SET_METADATA = (f"UPDATE papers SET {', '.join(c + ' = ?' for c in METADATA_COL
                  "WHERE id = ?")
 
 
+#: The last element of the ``authors`` JSON list of a paper whose author list is truncated
+#: (:attr:`Metadata.et_al`): BibTeX's word for it. Every other element is a list, so the
+#: first author stays at ``$[0][0]`` for sorting (``json_extract``).
+ET_AL_MARK = "others"
+
+
 def metadata_row(meta: Metadata) -> tuple:
     """Return the values of :data:`METADATA_COLUMNS` for ``meta`` (authors as JSON:
-    ``[[family, given], ...]``, with a third element, the suffix, when there is one)."""
-    return (json.dumps([[a.family, a.given, a.suffix] if a.suffix else [a.family, a.given]
-                        for a in meta.authors], ensure_ascii=False),
+    ``[[family, given], ...]``, with a third element, the suffix, when there is one, and
+    :data:`ET_AL_MARK` last when the list is truncated)."""
+    names: list = [[a.family, a.given, a.suffix] if a.suffix else [a.family, a.given]
+                   for a in meta.authors]
+    if meta.et_al:
+        names.append(ET_AL_MARK)
+    return (json.dumps(names, ensure_ascii=False),
             meta.date, meta.entry_type, meta.doi, meta.arxiv_id, meta.url,
             *(_NO_VALUES if not meta.values else map(meta.value, _STORED_NAMES)))
 
@@ -58,8 +68,10 @@ def metadata_from_row(row) -> Metadata:
     # In table order already: only the non-empty ones are kept (see Metadata.values).
     values = tuple((name, text) for name, text in zip(_STORED_NAMES, texts) if text) \
         if any(texts) else ()
-    return Metadata(tuple(Author(*a[:3]) for a in json.loads(authors or "[]")), date,
-                    None, entry_type, doi, arxiv_id, url, values)
+    names = json.loads(authors or "[]")
+    et_al = bool(names) and names[-1] == ET_AL_MARK
+    return Metadata(tuple(Author(*a[:3]) for a in (names[:-1] if et_al else names)), date,
+                    None, entry_type, doi, arxiv_id, url, values, et_al=et_al)
 
 
 def key_taken(db: sqlite_utils.Database, key: str, paper_id: int | None = None) -> bool:

@@ -42,7 +42,8 @@ from paperdesk.ui.panes.highlight_list import HighlightList
 from paperdesk.ui.panes.links import SAFE_SCHEMES
 from paperdesk.ui.panes.note_editor import NoteEditor
 from paperdesk.ui.panes.paper_html import (NO_METADATA_HINT, HtmlColours, byline,
-                                           paper_body_html, shown_abstract, title_html)
+                                           listed_authors, paper_body_html, shown_abstract,
+                                           title_html)
 from paperdesk.ui.panes.tag_chips import TagChipBar
 from paperdesk.ui.panes.wrapping_label import WrappingLabel
 
@@ -391,7 +392,7 @@ class DetailPane(QWidget):
         line = byline(paper.metadata)
         self.byline_label.setText(line or NO_METADATA_HINT)
         self.byline_label.setStyleSheet("" if line else f"color: {self._colours.muted};")
-        names = "; ".join(str(a) for a in paper.metadata.authors)
+        names = listed_authors(paper.metadata)
         self.byline_label.setToolTip(tooltip_html(
             (names + "\n" if names else "") + "M edits the metadata"))
         self.star_button.setText("★ Starred" if paper.starred else "☆ Star")

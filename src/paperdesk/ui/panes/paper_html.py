@@ -50,7 +50,7 @@ def _escape(text: str, quote: bool = True) -> str:
 
 __all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
            "LIGHT", "hit_style", "ABSTRACT_STYLE", "doi_url", "arxiv_url", "own_page_url",
-           "readable_author", "readable_authors", "byline", "citation_place",
+           "readable_author", "readable_authors", "listed_authors", "byline", "citation_place",
            "page_range", "AUTHORS_SHOWN",
            "NO_METADATA_HINT", "ABSTRACT_SHOWN_CHARS", "shown_abstract", "shortened_note"]
 
@@ -170,15 +170,27 @@ def readable_author(author: Author) -> str:
     return f"{name}, {author.suffix}" if author.suffix else name
 
 
-def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN) -> str:
+def readable_authors(authors: Sequence[Author], limit: int = AUTHORS_SHOWN,
+                     et_al: bool = False) -> str:
     """Return the authors as people read them: ``"Jane Doe, John Smith and Ann Lee"``;
-    more than ``limit`` become ``"Jane Doe, John Smith, … et al. (12 authors)"``."""
+    more than ``limit`` become ``"Jane Doe, John Smith, … et al. (12 authors)"``; a
+    truncated list (``et_al``, :attr:`Metadata.et_al`: the file named only these)
+    ends in ``", et al."``: ``"A. Antognini, et al."``."""
     names = [readable_author(a) for a in authors]
     if len(names) > limit:
-        return ", ".join(names[:limit]) + f" et al. ({len(names)} authors)"
+        return ", ".join(names[:limit]) + f" et al. ({len(names)}{'+' if et_al else ''} authors)"
+    if et_al and names:
+        return ", ".join(names) + ", et al."
     if len(names) > 1:
         return ", ".join(names[:-1]) + " and " + names[-1]
     return names[0] if names else ""
+
+
+def listed_authors(meta: Metadata) -> str:
+    """Return every author as stored, ``"Family, Given"`` joined by ``"; "``, then
+    ``"; et al."`` when the list is truncated (:attr:`Metadata.et_al`); ``""`` for none."""
+    names = "; ".join(str(a) for a in meta.authors)
+    return names + "; et al." if names and meta.et_al else names
 
 
 def page_range(text: str) -> str:
@@ -205,7 +217,8 @@ def byline(meta: Metadata) -> str:
     table-driven field (:func:`paperdesk.core.fields.stored_fields`) as "label text"
     (``""`` when none is known), bidi controls made visible. Plain text: the caller
     shows it as such, never as markup."""
-    parts = [readable_authors(meta.authors), meta.date or "", citation_place(meta),
+    parts = [readable_authors(meta.authors, et_al=meta.et_al), meta.date or "",
+             citation_place(meta),
              *(f"{_LABELS[name]} {text}" for name, text in meta.values
                if name not in _IN_PLACE)]
     return bidi_visible("  ·  ".join(p for p in parts if p))
@@ -394,8 +407,8 @@ def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
     meta = paper.metadata
     rows: list[tuple[str, str]] = []
     if meta.authors:
-        rows.append(("Authors" if len(meta.authors) > 1 else "Author",
-                     _escape("; ".join(str(a) for a in meta.authors))))
+        rows.append(("Authors" if len(meta.authors) > 1 or meta.et_al else "Author",
+                     _escape(listed_authors(meta))))
     if meta.date:
         rows.append(("Date" if len(meta.date) > 4 else "Year", _escape(meta.date)))
     rows += [(_LABELS[name], _escape(page_range(text) if name in _RANGES else text))

@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout
 
 from paperdesk.core.metadata import (ENTRY_TYPES, MetadataError, check_arxiv_id,
                                      check_citation_key, check_date, check_doi,
-                                     check_metadata, check_url, format_author,
-                                     parse_authors)
+                                     check_metadata, check_url, format_author_list,
+                                     read_author_list)
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, Metadata, Paper, field_values
 from paperdesk.ui.style.colours import reading_colours
@@ -51,14 +51,18 @@ _PREFIXES = {"author": "authors", "date": "date", "type": "type", "doi": "doi",
              "arxiv": "arxiv", "url": "url", "citation key": "key"}
 
 
-def parse_author_lines(text: str) -> tuple[Author, ...]:
-    """Read the Authors box: one author per line ("Family, Given" or "Given Family"),
-    and a line may also hold several separated by ``;``.
+def parse_author_lines(text: str) -> tuple[tuple[Author, ...], bool]:
+    """Read the Authors box: one author per line ("Family, Given" or "Given Family"; an
+    organisation in braces, "{World Health Organization}"), and a line may also hold
+    several separated by ``;``; a last line "et al." (or "others") says the list is
+    truncated (:func:`paperdesk.core.metadata.read_author_list`).
 
+    Returns:
+        ``(authors, et_al)``.
     Raises:
         MetadataError: a name cannot be read (the core's one-line reason).
     """
-    return tuple(a for line in text.splitlines() for a in parse_authors(line))
+    return read_author_list("; ".join(text.splitlines()))
 
 
 def field_of_error(message: str) -> str | None:
@@ -108,7 +112,8 @@ class MetadataDialog(QDialog):
         self.authors.setObjectName("authorsEdit")
         self.authors.setTabChangesFocus(True)
         self.authors.setPlaceholderText("One per line: Family, Given\n"
-                                        "(or on one line: Doe, Jane; Smith, John)")
+                                        "(or on one line: Doe, Jane; Smith, John)\n"
+                                        "{Organisation Name} in braces; et al. last")
         lines = self.authors.fontMetrics().lineSpacing()
         self.authors.setFixedHeight(lines * 4 + 12)
         self.authors.installEventFilter(self)
@@ -219,7 +224,7 @@ class MetadataDialog(QDialog):
 
     def _fill(self, paper: Paper) -> None:
         meta = paper.metadata
-        self.authors.setPlainText("\n".join(format_author(a) for a in meta.authors))
+        self.authors.setPlainText(format_author_list(meta.authors, meta.et_al, "\n"))
         self.date.setText(meta.date or "")
         self.venue.setText(meta.venue)
         index = self.type_combo.findData(meta.entry_type) if meta.entry_type else 0
@@ -280,7 +285,8 @@ class MetadataDialog(QDialog):
         if first is not None:
             self._focus_field(first)
             return None
-        meta = Metadata(authors=values["authors"], date=values["date"],
+        authors, et_al = values["authors"]
+        meta = Metadata(authors=authors, et_al=et_al, date=values["date"],
                         venue=" ".join(self.venue.text().split()),
                         entry_type=self.type_combo.currentData(), doi=values["doi"],
                         arxiv_id=values["arxiv"], url=values["url"],
@@ -353,7 +359,7 @@ class MetadataDialog(QDialog):
         ok_date = self._check_one("date")
         if not (ok_authors and ok_date):
             return False
-        meta = Metadata(authors=parse_author_lines(self.authors.toPlainText()),
+        meta = Metadata(authors=parse_author_lines(self.authors.toPlainText())[0],
                         date=check_date(self.date.text()))
         self.regenerate_button.setEnabled(False)
         self.keyRequested.emit(meta)
