@@ -28,7 +28,8 @@ paperdesk type     entry               venue field
 
 Fields, in this order: ``author`` (``Family, Given and ...``; an organisation, or a
 name without given names, in braces so that BibTeX does not split it), ``title``
-(double braces: styles keep its case), the venue (double braces too: pandoc
+(double braces: styles keep its case; TeX maths read from a file written as maths,
+:mod:`paperdesk.core.tex_math`), the venue (double braces too: pandoc
 turns a ``booktitle`` into sentence case otherwise), ``year``/``month``/``date`` from the
 paper's own date (``month`` as the standard three-letter macro, ``date`` in ISO 8601 for
 biblatex when the month is known), ``doi``, ``eprint`` with ``archiveprefix = {arXiv}``
@@ -117,8 +118,8 @@ def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
     def text(name: str, value: str) -> None:
         out.append((name, "{" + latex_text(value) + "}"))
 
-    def protected(name: str, value: str) -> None:  # a title: keep its case
-        out.append((name, "{{" + latex_text(value) + "}}"))
+    def protected(name: str, value: str) -> None:  # a title: keep its case and maths
+        out.append((name, "{{" + latex_text(value, math=True) + "}}"))
 
     if "authors" in keep and paper.authors:
         out.append(("author", "{" + " and ".join(bibtex_name(a) for a in paper.authors)

@@ -6,7 +6,8 @@ Follows the CSL 1.0.2 data schema (``csl-data.json``, https://citationstyles.org
 citation key, ``type`` comes from the entry type (``article`` -> ``article-journal``,
 ``inproceedings`` -> ``paper-conference``, ``preprint`` -> ``article`` (CSL's type for
 preprints and working papers), ``book``, ``incollection`` -> ``chapter``, ``thesis``,
-``report``, ``misc`` -> ``document``); ``author`` is ``[{"family", "given"}]`` (an
+``report``, ``misc`` -> ``document``); ``title`` (TeX maths read from a file in its
+readable form, :func:`paperdesk.core.tex_math.readable_math`: "D → 4"); ``author`` is ``[{"family", "given"}]`` (an
 organisation as ``{"literal"}``); ``issued`` is the paper's own publication date and
 ``accessed`` the date it was added, both as ``date-parts``; the venue is
 ``container-title`` (journal, proceedings, book) or ``publisher`` (books, theses, reports,
@@ -35,6 +36,7 @@ from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
                                            highlight_text)
 from paperdesk.core.field_formats import csl_pairs
 from paperdesk.core.models import Author, Paper
+from paperdesk.core.tex_math import readable_math
 
 __all__ = ["CSL_TYPES", "csl_item", "csl_chunks", "csl_note"]
 
@@ -94,7 +96,8 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
     keep = tuple(keep)
     meta = paper.metadata
     kind = CSL_TYPES[paper.entry_type]
-    item: dict = {"id": citation_key(paper), "type": kind, "title": paper.title}
+    item: dict = {"id": citation_key(paper), "type": kind,
+                  "title": readable_math(paper.title)}
     if "authors" in keep and paper.authors:
         item["author"] = [_name(a) for a in paper.authors]
     parts = date_parts(meta.date)

@@ -81,6 +81,14 @@ White space
     a paragraph break (``\\par``), which a bibliography entry cannot hold. Control
     characters become spaces.
 
+Maths (titles only, ``math=True``)
+    A maths span of the stored text (:func:`paperdesk.core.tex_math.math_spans`: TeX
+    maths that a reader kept as written, ``$D\\rightarrow4$``) is written as maths,
+    ``$...$`` unescaped, so that bibtex, biber, pdflatex and pandoc typeset it as the
+    file it came from did (pandoc prints "D → 4"); importing the export again gives the
+    same title. Macros in it that need a package (``\\mathbb``) need it in the document
+    too, as with the original file.
+
 URLs, DOIs and eprint ids are not text: they are written verbatim (:func:`latex_url`);
 biblatex and the ``url`` package read them that way.
 """
@@ -88,6 +96,8 @@ biblatex and the ``url`` package read them that way.
 from __future__ import annotations
 
 import re
+
+from paperdesk.core.tex_math import math_spans
 
 __all__ = ["latex_text", "latex_url", "brace_partners", "GREEK"]
 
@@ -133,7 +143,7 @@ def brace_partners(text: str) -> set[int]:
     return paired
 
 
-def latex_text(text: str, pair_braces: bool = True) -> str:
+def latex_text(text: str, pair_braces: bool = True, math: bool = False) -> str:
     """Return ``text`` as the LaTeX of a BibTeX field value (without the delimiting
     braces), following the policy in this module's docstring.
 
@@ -145,9 +155,20 @@ def latex_text(text: str, pair_braces: bool = True) -> str:
         pair_braces: write braces that pair up as ``\\{``/``\\}``; ``False`` writes every
             brace as ``\\textbraceleft{}``/``\\textbraceright{}`` (for names: citation-js
             splits a name list wrongly around ``\\{...\\}``).
+        math: write the text's maths spans as maths (a title: module docstring);
+            ``False`` escapes every ``$`` and ``\\``.
     Returns:
         The LaTeX, on one line.
     """
+    spans = math_spans(text) if math else []
+    if spans:
+        out, at = [], 0
+        for start, end, content in spans:
+            out += [_between_maths(text[at:start], pair_braces),
+                    "$" + " ".join(content.split()) + "$"]
+            at = end
+        out.append(_between_maths(text[at:], pair_braces))
+        return "".join(out).strip()
     clean = _SPACE.sub(" ", text).strip()
     paired = brace_partners(clean) if pair_braces else set()
     out: list[str] = []
@@ -177,6 +198,14 @@ def latex_text(text: str, pair_braces: bool = True) -> str:
                 out.append("{}")
         i += 1
     return "".join(out)
+
+
+def _between_maths(text: str, pair_braces: bool) -> str:
+    """The LaTeX of the text between two maths spans, its outer white space kept as one
+    space (:func:`latex_text` strips it)."""
+    before = " " if text[:1].isspace() else ""
+    after = " " if text[-1:].isspace() and text.strip() else ""
+    return before + latex_text(text, pair_braces) + after
 
 
 def latex_url(url: str) -> str:

@@ -10,7 +10,8 @@ values are on one line, and there is no blank line inside a record.
 ``book`` -> ``BOOK``, ``incollection`` -> ``CHAP``, ``thesis`` -> ``THES``, ``report`` ->
 ``RPRT``, ``preprint`` and ``misc`` -> ``GEN`` (RIS has no preprint type; ``GEN`` is its
 generic one). Then ``ID`` (the citation key), one ``AU`` per author (``Family, Given``;
-an organisation as written), ``TI``, the venue as ``T2`` (secondary title: journal,
+an organisation as written), ``TI`` (TeX maths read from a file in its readable form,
+:func:`paperdesk.core.tex_math.readable_math`), the venue as ``T2`` (secondary title: journal,
 conference or book) or, for books, theses and reports, ``PB`` (publisher, university,
 institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, ``YYYY/MM//`` when only the
 month is known, ``YYYY///`` for a year: citation-js takes ``PY`` alone of a ``CONF``
@@ -48,6 +49,7 @@ from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts,
 from paperdesk.core.exports.latex import brace_partners
 from paperdesk.core.field_formats import ris_pairs
 from paperdesk.core.models import Paper
+from paperdesk.core.tex_math import readable_math
 
 __all__ = ["RIS_TYPES", "ris_record", "ris_chunks", "ris_text"]
 
@@ -108,7 +110,7 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     ref: dict = {"type_of_reference": ty, "id": citation_key(paper)}
     if "authors" in keep and paper.authors:
         ref["authors"] = [ris_text(str(a)) for a in paper.authors]
-    ref["title"] = ris_text(paper.title)
+    ref["title"] = ris_text(readable_math(paper.title))
     ref.update(ris_pairs(meta, keep, ris_text, paper.entry_type, containers=True))
     parts = date_parts(meta.date)
     if "year" in keep and parts:

@@ -57,6 +57,7 @@ import re
 from pylatexenc import latex2text, latexwalker, macrospec
 
 from paperdesk.core.exports.latex import GREEK
+from paperdesk.core.tex_math import MATH as _MATH
 
 __all__ = ["decode_tex", "GREEK_MACROS"]
 
@@ -70,8 +71,6 @@ GREEK_MACROS: dict[str, str] = {
 _LETTER_MACROS = frozenset(
     "ss SS o O ae AE oe OE aa AA l L i j dh DH th TH ng NG dj DJ".split())
 
-_MATH = re.compile(r"(?<!\\)(\$\$.+?(?<!\\)\$\$|\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\])",
-                   re.DOTALL)
 _GREEK_ONLY = re.compile(r"\{?\$\s*((?:\\[A-Za-z]+\s*)+)\$\}?")
 _BRACED_MATH = re.compile(r"\{" + _MATH.pattern + r"\}", re.DOTALL)
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
