@@ -66,6 +66,12 @@ Greek letters
     math decoding) and pdflatex all read: measured letter by letter, every letter with a
     LaTeX macro except ``\\Upsilon`` (citation-js gives ϒ) and ``\\varrho`` (pandoc gives
     𝜚), which are kept as UTF-8 like the capitals that have no macro (Α, Β, Ε, ...).
+Combining accents
+    Composed with their letter when Unicode has the letter (``e`` + U+0301 -> é, then
+    UTF-8); otherwise the LaTeX accent macro on an ASCII letter (``{\\=x}``), and alone
+    (no letter before it) ``~`` and ``^`` as those characters, other accents on nothing
+    (``{\\={}}``): pdflatex stops with a fatal error at a bare combining character
+    ("Unicode character ̃ (U+0303) not set up for use with LaTeX").
 Everything else, UTF-8 as is
     Accented Latin letters, ``…``, dashes ``–`` ``—``, ``€``, curly double quotes, ``×``
     and the like: every reader gives them back, and pdflatex (UTF-8 input, LaTeX 2018 and
@@ -96,6 +102,7 @@ biblatex and the ``url`` package read them that way.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from paperdesk.core.tex_math import math_spans
 
@@ -123,6 +130,27 @@ _SIMPLE = {
 _LIGATURES = {("-", "-"), ("'", "'"), ("`", "`"), ("!", "`"), ("?", "`"), (",", ",")}
 # Line breaks, tabs and other control characters (no-break spaces are text and stay).
 _SPACE = re.compile(r"[ \x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+_COMBINING = re.compile("[\u0300-\u036f]")
+#: Combining accents -> LaTeX's accent macro (LaTeX manual, "Accents").
+_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=",
+            "\u0306": "u", "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H",
+            "\u030c": "v", "\u0323": "d", "\u0327": "c", "\u0328": "k", "\u0331": "b"}
+
+
+def _accented(out: list[str], base: str, mark: str) -> str:
+    """The LaTeX of a combining accent that has no precomposed letter with ``base`` (the
+    character before it, already the last of ``out``): the accent macro on an ASCII
+    letter (``{\\=x}``, replacing it in ``out``); alone, the character itself for ``~``
+    and ``^`` (a lone ``\\~`` read from a file), else the accent on nothing."""
+    macro = "\\" + _ACCENTS[mark]
+    if base.isascii() and base.isalpha() and out and out[-1] == base:
+        out.pop()
+        return "{" + macro + (" " if macro[-1].isalpha() else "") + base + "}"
+    if mark in "\u0302\u0303":
+        return _SIMPLE["^" if mark == "\u0302" else "~"]
+    return "{" + macro + "{}}"
 
 
 def _is_greek(ch: str) -> bool:
@@ -170,6 +198,8 @@ def latex_text(text: str, pair_braces: bool = True, math: bool = False) -> str:
         out.append(_between_maths(text[at:], pair_braces))
         return "".join(out).strip()
     clean = _SPACE.sub(" ", text).strip()
+    if _COMBINING.search(clean):
+        clean = unicodedata.normalize("NFC", clean)
     paired = brace_partners(clean) if pair_braces else set()
     out: list[str] = []
     i = 0
@@ -192,6 +222,8 @@ def latex_text(text: str, pair_braces: bool = True, math: bool = False) -> str:
             out.append("\\}" if i in paired else r"\textbraceright{}")
         elif ch in _SIMPLE:
             out.append(_SIMPLE[ch])
+        elif ch in _ACCENTS:
+            out.append(_accented(out, clean[i - 1] if i else "", ch))
         else:
             out.append(ch)
             if i + 1 < len(clean) and (ch, clean[i + 1]) in _LIGATURES:
