@@ -55,6 +55,7 @@ def math_library(tmp_path_factory):
     ("$e=mc^2$ and DNA$_{\\textrm{2}}$", "e = mc² and DNA₂"),
     ("$\\Sigma^{0}$ Hyperon, $10^{-3}$ and $x \\leq y$", "Σ⁰ Hyperon, 10⁻³ and x ≤ y"),
     ("$\\mathcal{O}(n\\log n)$ bound", "𝒪(nlogn) bound"),
+    ("$x^n$, $x_{ij}$ and $a-b$", "x^(n), x_(ij) and a − b"),
     # dollars that are not maths stay dollars
     ("from $5 to $10 a month", "from $5 to $10 a month"),
     ("costs $5 only", "costs $5 only"),

@@ -43,10 +43,12 @@ _MATH_LOOK = re.compile(r"[\\^_{=]")
 _BARE_BREAKER = re.compile(r"(?<!\\)[%#&]")
 _SCRIPT = re.compile(r"(\^|_|\\sp(?![A-Za-z])|\\sb(?![A-Za-z]))\s*"
                      r"(\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\])")
-_SUPERSCRIPTS = dict(zip("0123456789+-=()n" "i", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿ" "ⁱ"))
+_SUPERSCRIPTS = dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾"))
 _SUBSCRIPTS = dict(zip("0123456789+-=()", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎"))
 # Relations and arrows that pandoc (texmath) prints with a space either side.
 _SPACED = re.compile(r"\s*([=<>≤≥≠≈≡∼≃∝→←↔⇒⇐⇔↦∈∉⊂⊆⊃⊇])\s*")
+# Binary operators between two operands, also printed with a space either side.
+_BINARY = re.compile(r"(?<=[\w)\]}])\s*([+−±×⋅·])\s*(?=[\w(\[{])")
 _MATH_TEXT = latex2text.LatexNodes2Text(math_mode="text")
 
 
@@ -96,8 +98,7 @@ def _script(kind: str, argument: str) -> str:
     table = _SUPERSCRIPTS if kind in ("^", "\\sp") else _SUBSCRIPTS
     if text and all(c in table for c in text):
         return "".join(table[c] for c in text)
-    mark = "^" if table is _SUPERSCRIPTS else "_"
-    return mark + text if len(text) == 1 else f"{mark}({text})"
+    return ("^" if table is _SUPERSCRIPTS else "_") + f"({text})"
 
 
 def _render(tex: str) -> str:
@@ -115,9 +116,10 @@ def readable_math(text: str) -> str:
     form, as pandoc ``--citeproc`` prints it (texmath's plain-text rendering): macros as
     their symbols (``\\rightarrow`` -> →, ``\\Sigma`` -> Σ, ``\\mathcal{O}`` -> 𝒪),
     super- and subscripts made of digits, signs and brackets as Unicode super- and
-    subscripts (``^{6}`` -> ⁶, ``A_2`` -> A₂, ``^-`` -> ⁻; others as ``^x`` or
-    ``^(xy)``), relations and arrows with a space either side (``e=mc^2`` ->
-    "e = mc²"). Text outside maths is unchanged.
+    subscripts (``^{6}`` -> ⁶, ``A_2`` -> A₂, ``^-`` -> ⁻; others as ``^(n)``,
+    ``_(ij)``), ``-`` as the minus sign −, relations and arrows, and binary operators
+    between two operands, with a space either side (``e=mc^2`` -> "e = mc²", ``a-b`` ->
+    "a − b"). Text outside maths is unchanged.
 
     Args:
         text: a stored title (or any text).
@@ -130,7 +132,8 @@ def readable_math(text: str) -> str:
         return text
     out, at = [], 0
     for start, end, content in spans:
-        out += [text[at:start], _SPACED.sub(r" \1 ", _render(content)).strip()]
+        shown = _BINARY.sub(r" \1 ", _render(content).replace("-", "−"))
+        out += [text[at:start], _SPACED.sub(r" \1 ", shown).strip()]
         at = end
     out.append(text[at:])
     return "".join(out)
