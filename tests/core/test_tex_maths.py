@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from paperdesk.core.exports.latex import latex_text
 from paperdesk.core.library import Library
 from paperdesk.core.tex_math import math_spans, readable_math
 
@@ -60,6 +61,8 @@ def math_library(tmp_path_factory):
     ("from $5 to $10 a month", "from $5 to $10 a month"),
     ("costs $5 only", "costs $5 only"),
     ("a $50% cut$ and $x$", "a $50% cut$ and x"),
+    # TeX that would run in the document is not maths: it is written escaped
+    ("$\\input{secret}$ and $\\end{document}$", "$\\input{secret}$ and $\\end{document}$"),
 ])
 def test_maths_reads_as_pandoc_prints_it(title, readable):
     assert readable_math(title) == readable
@@ -181,3 +184,8 @@ def test_ris_csl_csv_and_markdown_write_the_readable_form(math_library):
         lib.exports.text([paper.id], "csv").lstrip("\ufeff"))))
     assert readable in rows[0].values()
     assert f"## {readable}\n" in lib.exports.text([paper.id], "markdown")
+
+
+def test_tex_that_would_run_in_the_document_is_written_escaped():
+    assert latex_text("$\\input{secret}$ and $x^2$", math=True) == \
+        "\\$\\textbackslash{}input\\{secret\\}\\$ and $x^2$"

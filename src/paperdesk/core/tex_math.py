@@ -19,8 +19,10 @@ same title; search sees the source's words (``rightarrow``, ``D``, ``4``).
 
 What is a maths span
     ``$...$``, ``$$...$$``, ``\\(...\\)`` or ``\\[...\\]`` (a ``$`` written ``\\$`` opens
-    nothing), whose content is ASCII, has balanced braces and no bare ``%``, ``#`` or
-    ``&`` (which would break a ``.bib`` file or LaTeX), and looks like maths: it holds
+    nothing), whose content is ASCII, has balanced braces, no bare ``%``, ``#`` or ``&``
+    (which would break a ``.bib`` file or LaTeX) and no control word that reads or writes
+    files, defines macros or ends the document (``\\input``, ``\\def``, ``\\end``, ...:
+    it would run in the user's document), and looks like maths: it holds
     a backslash, ``^``, ``_``, ``{`` or ``=``, or is one word with a letter in it
     (``$B$``, ``$z$``). So "from $5 to $10" is text: its dollars are dollars.
 """
@@ -41,6 +43,12 @@ MATH = re.compile(r"(?<!\\)(\$\$.+?(?<!\\)\$\$|\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+
                   re.DOTALL)
 _MATH_LOOK = re.compile(r"[\\^_{=]")
 _BARE_BREAKER = re.compile(r"(?<!\\)[%#&]")
+# Control words that read or write files, define macros or end the document: never maths
+# (a title typed or imported with them would run them in the user's LaTeX document).
+_UNSAFE = re.compile(r"\\(?:input|include|openin|openout|read|write|immediate|special|"
+                     r"def|edef|gdef|xdef|let|futurelet|catcode|csname|newcommand|"
+                     r"renewcommand|providecommand|end|begin|par|directlua|usepackage|"
+                     r"documentclass|makeatletter|expandafter)(?![A-Za-z])")
 _SCRIPT = re.compile(r"(\^|_|\\sp(?![A-Za-z])|\\sb(?![A-Za-z]))\s*"
                      r"(\{(?:[^{}]|\{[^{}]*\})*\}|\\[A-Za-z]+|[^\s{}\\])")
 _SUPERSCRIPTS = dict(zip("0123456789+-=()", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾"))
@@ -71,7 +79,8 @@ def _balanced(text: str) -> bool:
 
 def _is_math(content: str) -> bool:
     body = content.strip()
-    if not body or not body.isascii() or _BARE_BREAKER.search(body) or not _balanced(body):
+    if (not body or not body.isascii() or _BARE_BREAKER.search(body)
+            or _UNSAFE.search(body) or not _balanced(body)):
         return False
     return bool(_MATH_LOOK.search(body)) or (
         len(body.split()) == 1 and any(c.isalpha() for c in body))
