@@ -29,7 +29,8 @@ paperdesk type     entry               venue field
 Fields, in this order: ``author`` (``Family, Given and ...``; an organisation, or a
 name without given names, in braces so that BibTeX does not split it; ``and others``
 last when the list is truncated, which bibtex and biber print as "et al."), ``title``
-(double braces: styles keep its case), the venue (double braces too: pandoc
+(double braces: styles keep its case; TeX maths read from a file written as maths,
+:mod:`paperdesk.core.tex_math`), the venue (double braces too: pandoc
 turns a ``booktitle`` into sentence case otherwise), ``year``/``month``/``date`` from the
 paper's own date (``month`` as the standard three-letter macro, ``date`` in ISO 8601 for
 biblatex when the month is known), ``doi``, ``eprint`` with ``archiveprefix = {arXiv}``
@@ -118,8 +119,8 @@ def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
     def text(name: str, value: str) -> None:
         out.append((name, "{" + latex_text(value) + "}"))
 
-    def protected(name: str, value: str) -> None:  # a title: keep its case
-        out.append((name, "{{" + latex_text(value) + "}}"))
+    def protected(name: str, value: str) -> None:  # a title: keep its case and maths
+        out.append((name, "{{" + latex_text(value, math=True) + "}}"))
 
     if "authors" in keep and paper.authors:
         names = [bibtex_name(a) for a in paper.authors] + ([ET_AL_NAME] if meta.et_al else [])

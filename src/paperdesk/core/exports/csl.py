@@ -6,11 +6,12 @@ Follows the CSL 1.0.2 data schema (``csl-data.json``, https://citationstyles.org
 citation key, ``type`` comes from the entry type (``article`` -> ``article-journal``,
 ``inproceedings`` -> ``paper-conference``, ``preprint`` -> ``article`` (CSL's type for
 preprints and working papers), ``book``, ``incollection`` -> ``chapter``, ``thesis``,
-``report``, ``misc`` -> ``document``); ``author`` is ``[{"family", "given"}]`` (an
-organisation as ``{"literal"}``; a truncated list ends in ``{"literal": "others"}``,
-pandoc's own form for BibTeX's ``and others``, which its citeproc prints as "et al.");
-``issued`` is the paper's own publication date and ``accessed`` the date it was added,
-both as ``date-parts``; the venue is
+``report``, ``misc`` -> ``document``); ``title`` (TeX maths read from a file in its
+readable form, :func:`paperdesk.core.tex_math.readable_math`: "D → 4"); ``author`` is
+``[{"family", "given"}]`` (an organisation as ``{"literal"}``; a truncated list ends in
+``{"literal": "others"}``, pandoc's own form for BibTeX's ``and others``, which its
+citeproc prints as "et al."); ``issued`` is the paper's own publication date and
+``accessed`` the date it was added, both as ``date-parts``; the venue is
 ``container-title`` (journal, proceedings, book) or ``publisher`` (books, theses, reports,
 preprints); ``DOI``; ``URL`` (its own, else its arXiv page); its own arXiv id as
 ``number`` = ``arXiv:<id>`` with ``publisher`` = ``arXiv`` for a preprint (as Zotero and
@@ -37,6 +38,7 @@ from paperdesk.core.exports.common import (ARXIV_ABS, ET_AL_NAME, citation_key, 
                                            highlight_text)
 from paperdesk.core.field_formats import csl_pairs
 from paperdesk.core.models import Author, Paper
+from paperdesk.core.tex_math import readable_math
 
 __all__ = ["CSL_TYPES", "csl_item", "csl_chunks", "csl_note"]
 
@@ -96,7 +98,8 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
     keep = tuple(keep)
     meta = paper.metadata
     kind = CSL_TYPES[paper.entry_type]
-    item: dict = {"id": citation_key(paper), "type": kind, "title": paper.title}
+    item: dict = {"id": citation_key(paper), "type": kind,
+                  "title": readable_math(paper.title)}
     if "authors" in keep and paper.authors:
         item["author"] = [_name(a) for a in paper.authors] + (
             [{"literal": ET_AL_NAME}] if meta.et_al else [])

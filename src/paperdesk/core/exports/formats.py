@@ -9,7 +9,9 @@ entry type and the citation key, which identify an entry there).
 Formats, the specifications they follow, and where each is written:
 
 - ``csv`` (here): RFC 4180 (CRLF line ends, double quotes doubled), UTF-8 with a
-  byte-order mark so that spreadsheets detect the encoding, one header row. A cell that
+  byte-order mark so that spreadsheets detect the encoding, one header row. Titles (here
+  and in Markdown) show TeX maths read from a file in its readable form ("D → 4",
+  :func:`paperdesk.core.tex_math.readable_math`). A cell that
   begins with ``=``, ``+``, ``-``, ``@``, tab or carriage return gets a leading
   apostrophe, so spreadsheets show it as text instead of running it as a formula (OWASP
   "CSV injection").
@@ -45,6 +47,7 @@ from paperdesk.core.exports.markdown_note import safe_note_markdown
 from paperdesk.core.fields import PAPER_FIELDS, export_fields, stored_fields
 from paperdesk.core.metadata import ET_AL
 from paperdesk.core.models import Paper
+from paperdesk.core.tex_math import readable_math
 
 __all__ = ["FORMATS", "FIELDS", "ExportFormat", "EXPORT_FORMATS", "export_format",
            "citation_key", "export_chunks",
@@ -99,7 +102,7 @@ def json_document(papers: Iterable[Paper], fields: Iterable[str] | None = None) 
 def _csv_values(paper: Paper) -> dict[str, str]:
     return {
         "id": str(paper.id),
-        "title": paper.title,
+        "title": readable_math(paper.title),
         "abstract": paper.abstract,
         "tags": "; ".join(t.name for t in paper.tags),
         "note": paper.note,
@@ -148,7 +151,7 @@ def _md(text: str) -> str:
 def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
     yield "# Reading list\n"
     for paper in papers:
-        out = [f"\n## {_md(paper.title)}\n"]
+        out = [f"\n## {_md(readable_math(paper.title))}\n"]
         meta = []
         if "tags" in keep and paper.tags:
             meta.append("Tags: " + ", ".join(f"`{t.name.replace('`', '')}`" for t in paper.tags))

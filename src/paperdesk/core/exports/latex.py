@@ -66,6 +66,12 @@ Greek letters
     math decoding) and pdflatex all read: measured letter by letter, every letter with a
     LaTeX macro except ``\\Upsilon`` (citation-js gives ϒ) and ``\\varrho`` (pandoc gives
     𝜚), which are kept as UTF-8 like the capitals that have no macro (Α, Β, Ε, ...).
+Combining accents
+    Composed with their letter when Unicode has the letter (``e`` + U+0301 -> é, then
+    UTF-8); otherwise the LaTeX accent macro on an ASCII letter (``{\\=x}``), and alone
+    (no letter before it) ``~`` and ``^`` as those characters, other accents on nothing
+    (``{\\={}}``): pdflatex stops with a fatal error at a bare combining character
+    ("Unicode character ̃ (U+0303) not set up for use with LaTeX").
 Everything else, UTF-8 as is
     Accented Latin letters, ``…``, dashes ``–`` ``—``, ``€``, curly double quotes, ``×``
     and the like: every reader gives them back, and pdflatex (UTF-8 input, LaTeX 2018 and
@@ -81,6 +87,14 @@ White space
     a paragraph break (``\\par``), which a bibliography entry cannot hold. Control
     characters become spaces.
 
+Maths (titles only, ``math=True``)
+    A maths span of the stored text (:func:`paperdesk.core.tex_math.math_spans`: TeX
+    maths that a reader kept as written, ``$D\\rightarrow4$``) is written as maths,
+    ``$...$`` unescaped, so that bibtex, biber, pdflatex and pandoc typeset it as the
+    file it came from did (pandoc prints "D → 4"); importing the export again gives the
+    same title. Macros in it that need a package (``\\mathbb``) need it in the document
+    too, as with the original file.
+
 URLs, DOIs and eprint ids are not text: they are written verbatim (:func:`latex_url`);
 biblatex and the ``url`` package read them that way.
 """
@@ -88,6 +102,9 @@ biblatex and the ``url`` package read them that way.
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from paperdesk.core.tex_math import math_spans
 
 __all__ = ["latex_text", "latex_url", "brace_partners", "GREEK"]
 
@@ -115,6 +132,27 @@ _LIGATURES = {("-", "-"), ("'", "'"), ("`", "`"), ("!", "`"), ("?", "`"), (",", 
 _SPACE = re.compile(r"[ \x00-\x1f\x7f-\x9f\u2028\u2029]+")
 
 
+_COMBINING = re.compile("[\u0300-\u036f]")
+#: Combining accents -> LaTeX's accent macro (LaTeX manual, "Accents").
+_ACCENTS = {"\u0300": "`", "\u0301": "'", "\u0302": "^", "\u0303": "~", "\u0304": "=",
+            "\u0306": "u", "\u0307": ".", "\u0308": '"', "\u030a": "r", "\u030b": "H",
+            "\u030c": "v", "\u0323": "d", "\u0327": "c", "\u0328": "k", "\u0331": "b"}
+
+
+def _accented(out: list[str], base: str, mark: str) -> str:
+    """The LaTeX of a combining accent that has no precomposed letter with ``base`` (the
+    character before it, already the last of ``out``): the accent macro on an ASCII
+    letter (``{\\=x}``, replacing it in ``out``); alone, the character itself for ``~``
+    and ``^`` (a lone ``\\~`` read from a file), else the accent on nothing."""
+    macro = "\\" + _ACCENTS[mark]
+    if base.isascii() and base.isalpha() and out and out[-1] == base:
+        out.pop()
+        return "{" + macro + (" " if macro[-1].isalpha() else "") + base + "}"
+    if mark in "\u0302\u0303":
+        return _SIMPLE["^" if mark == "\u0302" else "~"]
+    return "{" + macro + "{}}"
+
+
 def _is_greek(ch: str) -> bool:
     return "\u0370" <= ch <= "\u03ff" or "\u1f00" <= ch <= "\u1fff"
 
@@ -133,7 +171,7 @@ def brace_partners(text: str) -> set[int]:
     return paired
 
 
-def latex_text(text: str, pair_braces: bool = True) -> str:
+def latex_text(text: str, pair_braces: bool = True, math: bool = False) -> str:
     """Return ``text`` as the LaTeX of a BibTeX field value (without the delimiting
     braces), following the policy in this module's docstring.
 
@@ -145,10 +183,23 @@ def latex_text(text: str, pair_braces: bool = True) -> str:
         pair_braces: write braces that pair up as ``\\{``/``\\}``; ``False`` writes every
             brace as ``\\textbraceleft{}``/``\\textbraceright{}`` (for names: citation-js
             splits a name list wrongly around ``\\{...\\}``).
+        math: write the text's maths spans as maths (a title: module docstring);
+            ``False`` escapes every ``$`` and ``\\``.
     Returns:
         The LaTeX, on one line.
     """
+    spans = math_spans(text) if math else []
+    if spans:
+        out, at = [], 0
+        for start, end, content in spans:
+            out += [_between_maths(text[at:start], pair_braces),
+                    "$" + " ".join(content.split()) + "$"]
+            at = end
+        out.append(_between_maths(text[at:], pair_braces))
+        return "".join(out).strip()
     clean = _SPACE.sub(" ", text).strip()
+    if _COMBINING.search(clean):
+        clean = unicodedata.normalize("NFC", clean)
     paired = brace_partners(clean) if pair_braces else set()
     out: list[str] = []
     i = 0
@@ -171,12 +222,22 @@ def latex_text(text: str, pair_braces: bool = True) -> str:
             out.append("\\}" if i in paired else r"\textbraceright{}")
         elif ch in _SIMPLE:
             out.append(_SIMPLE[ch])
+        elif ch in _ACCENTS:
+            out.append(_accented(out, clean[i - 1] if i else "", ch))
         else:
             out.append(ch)
             if i + 1 < len(clean) and (ch, clean[i + 1]) in _LIGATURES:
                 out.append("{}")
         i += 1
     return "".join(out)
+
+
+def _between_maths(text: str, pair_braces: bool) -> str:
+    """The LaTeX of the text between two maths spans, its outer white space kept as one
+    space (:func:`latex_text` strips it)."""
+    before = " " if text[:1].isspace() else ""
+    after = " " if text[-1:].isspace() and text.strip() else ""
+    return before + latex_text(text, pair_braces) + after
 
 
 def latex_url(url: str) -> str:

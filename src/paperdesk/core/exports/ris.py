@@ -12,7 +12,8 @@ values are on one line, and there is no blank line inside a record.
 generic one). Then ``ID`` (the citation key), one ``AU`` per author (``Family, Given``;
 an organisation as written, without a comma, which Zotero reads as one single-field
 name; a last ``AU  - others`` when the list is truncated: RIS has no "et al.", see
-docs/export.md), ``TI``, the venue as ``T2`` (secondary title: journal,
+docs/export.md), ``TI`` (TeX maths read from a file in its readable form,
+:func:`paperdesk.core.tex_math.readable_math`), the venue as ``T2`` (secondary title: journal,
 conference or book) or, for books, theses and reports, ``PB`` (publisher, university,
 institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, ``YYYY/MM//`` when only the
 month is known, ``YYYY///`` for a year: citation-js takes ``PY`` alone of a ``CONF``
@@ -50,6 +51,7 @@ from paperdesk.core.exports.common import (ARXIV_ABS, ET_AL_NAME, citation_key, 
 from paperdesk.core.exports.latex import brace_partners
 from paperdesk.core.field_formats import ris_pairs
 from paperdesk.core.models import Paper
+from paperdesk.core.tex_math import readable_math
 
 __all__ = ["RIS_TYPES", "ris_record", "ris_chunks", "ris_text"]
 
@@ -111,7 +113,7 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     if "authors" in keep and paper.authors:
         ref["authors"] = [ris_text(str(a)) for a in paper.authors] + (
             [ET_AL_NAME] if meta.et_al else [])
-    ref["title"] = ris_text(paper.title)
+    ref["title"] = ris_text(readable_math(paper.title))
     ref.update(ris_pairs(meta, keep, ris_text, paper.entry_type, containers=True))
     parts = date_parts(meta.date)
     if "year" in keep and parts:

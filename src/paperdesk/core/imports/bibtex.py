@@ -17,8 +17,9 @@ BibTeX's "et al.": kept as the paper's truncated author list (:attr:`Metadata.et
 name in braces is one name (``{Barnes and Noble}``, ``{World Health Organization}``:
 bibtexparser splits names at ``and`` outside braces only), stored whole as a family name.
 
-Fields taken: the key; ``title``; ``abstract``; ``author`` (else ``editor``); ``date``
-(biblatex), else ``year`` and ``month``; the venue from ``journal``/``journaltitle``,
+Fields taken: the key; ``title`` (with biblatex's ``subtitle`` and ``titleaddon`` after
+it: "Title. Subtitle. Addon", as biblatex prints them); ``abstract``; ``author`` (else
+``editor``); ``date`` (biblatex), else ``year`` and ``month``; the venue from ``journal``/``journaltitle``,
 ``booktitle``, ``publisher``, ``school``/``institution``/``organization`` or
 ``howpublished`` (the first present, in that order); ``doi``; the arXiv id from
 ``eprint`` when ``archiveprefix`` or ``eprinttype`` is ``arXiv`` (or an arxiv.org
@@ -138,11 +139,24 @@ def _date(entry: Entry) -> str | None:
     return m.group(0)
 
 
+def _full_title(entry: Entry) -> str:
+    """The title with biblatex's ``subtitle`` and ``titleaddon`` after it, joined as
+    biblatex prints them: ``\\subtitlepunct`` and ``\\newunitpunct`` are ". ", left out
+    after a part that ends in ".", "?" or "!" (biblatex's punctuation tracker)."""
+    title = ""
+    for name in ("title", "subtitle", "titleaddon"):
+        part = decode_latex(_value(entry, name) or "")
+        if part:
+            title += (" " if title.endswith((".", "?", "!")) else ". ") + part \
+                if title else part
+    return title
+
+
 def _raw(entry: Entry, notes: list[str]) -> RawRecord:
     raw = RawRecord(label=f"entry {entry.key}" if entry.key else
                     f"entry at line {entry.start_line + 1}")
     raw.citation_key = entry.key or None
-    raw.title = decode_latex(_value(entry, "title") or "")
+    raw.title = _full_title(entry)
     abstract, raw.abstract_length = bounded(_value(entry, "abstract"))
     raw.abstract = decode_latex(abstract)
     raw.authors = _names(entry)
@@ -169,6 +183,11 @@ _NOT_INHERITED = {"ids", "crossref", "xref", "entryset", "entrysubtype", "execut
                   "sortkey", "abstract", "doi", "eprint", "url", "keywords"}
 
 
+# A parent's title parts are the child's book title parts (biblatex, appendix B).
+_AS_CHILD = {"title": "booktitle", "subtitle": "booksubtitle",
+             "titleaddon": "booktitleaddon"}
+
+
 def _inherit(entries: list[Entry]) -> None:
     """Give each entry with a ``crossref`` the fields it lacks from its parent (one
     level, as BibTeX does; see the module docstring)."""
@@ -179,7 +198,7 @@ def _inherit(entries: list[Entry]) -> None:
         if parent is None or parent is entry:
             continue
         for name, field in parent.fields_dict.items():
-            target = "booktitle" if name == "title" else name
+            target = _AS_CHILD.get(name, name)
             if target in _NOT_INHERITED or target in entry.fields_dict:
                 continue
             entry.set_field(type(field)(target, field.value))

@@ -28,7 +28,13 @@ The characters themselves
       did not is plain text (arXiv metadata, hand-written files).
     * ``\\^{}`` and ``\\~{}`` (an accent on nothing: the escapes pandoc and JabRef write
       for ``^`` and ``~``) are ``^`` and ``~``; so are ``\\textasciicircum`` and
-      ``\\textasciitilde``.
+      ``\\textasciitilde``, and a lone ``\\~`` or ``\\^`` (at the end of the value or
+      of a brace group: Zotero's "tilde operator: \\~"), never a combining accent on
+      nothing (which stops pdflatex when exported).
+biblatex markup
+    ``\\enquote{x}`` is “x” and ``\\enquote*{x}`` ‘x’ (csquotes' outer and inner
+    quotes); ``\\hyphen`` is "-" and, like TeX, ends its name at the space after it
+    (``methodology\\hyphen independent`` -> "methodology-independent").
 ``~``
     A tie (non-breaking space), hence a space; except in arXiv text (``flavour="arxiv"``),
     where a ``~`` that starts a word and is followed by a digit ("~3x", "(~10%)"), or
@@ -38,7 +44,9 @@ Spaces after macros
     A command without arguments keeps the space after it (``\\ldots and`` -> "… and",
     ``\\LaTeX and`` -> "LaTeX and": what the writer meant, though TeX itself drops it),
     except the letters (``\\ss``, ``\\o``, ``\\ae``, ``\\l``, ``\\i``...), where the space
-    only ends the name (``Stra\\ss e`` -> "Straße"), as in TeX.
+    only ends the name (``Stra\\ss e`` -> "Straße"), as in TeX; and a logo alone in a
+    brace group with one word after it: ``{\\TeX book}`` -> "TeXbook" (the title of
+    Knuth's book; ``\\TeX{} book`` stays two words).
 Everything else
     pylatexenc's decoding: accents (``{\\"u}`` -> ü), ``\\&`` -> &, ``\\%`` -> %,
     ``\\textit{x}`` -> x, braces dropped, unknown macros dropped, TeX ligatures
@@ -57,6 +65,7 @@ import re
 from pylatexenc import latex2text, latexwalker, macrospec
 
 from paperdesk.core.exports.latex import GREEK
+from paperdesk.core.tex_math import MATH as _MATH
 
 __all__ = ["decode_tex", "GREEK_MACROS"]
 
@@ -66,12 +75,15 @@ GREEK_MACROS: dict[str, str] = {
     **{macro[1:]: letter for letter, macro in GREEK.items()},
     "Upsilon": "Υ", "varrho": "ϱ",
 }
-# Macros for letters: the space after them ends the name (TeX's rule), "Stra\ss e".
+# Macros for letters (and biblatex's \hyphen): the space after them ends the name (TeX's
+# rule), "Stra\ss e", "methodology\hyphen independent".
 _LETTER_MACROS = frozenset(
-    "ss SS o O ae AE oe OE aa AA l L i j dh DH th TH ng NG dj DJ".split())
+    "ss SS o O ae AE oe OE aa AA l L i j dh DH th TH ng NG dj DJ hyphen".split())
+#: The TeX logos, as pylatexenc is told to write them (:func:`_text_context`).
+_LOGOS = {"TeX": "TeX", "LaTeX": "LaTeX", "BibTeX": "BibTeX", "LaTeXe": "LaTeX2e"}
+# "{\TeX book}": the logo and one word, alone in a group, are one word.
+_LOGO_WORD = re.compile(r"\{\\(" + "|".join(_LOGOS) + r")\s+([^\s{}\\$]+)\}")
 
-_MATH = re.compile(r"(?<!\\)(\$\$.+?(?<!\\)\$\$|\$.+?(?<!\\)\$|\\\(.+?\\\)|\\\[.+?\\\])",
-                   re.DOTALL)
 _GREEK_ONLY = re.compile(r"\{?\$\s*((?:\\[A-Za-z]+\s*)+)\$\}?")
 _BRACED_MATH = re.compile(r"\{" + _MATH.pattern + r"\}", re.DOTALL)
 _URL_MACRO = re.compile(r"\\url\s*\{([^{}]*)\}")
@@ -80,7 +92,7 @@ _URL_ESCAPE = re.compile(r"\\([_%&#~$])")
 # An even number of backslashes (none included) before the character: it is not escaped.
 _BARE = r"(?<!\\)((?:\\\\)*)"
 _BARE_SPECIAL = re.compile(_BARE + r"([%&$])")
-_EMPTY_ACCENT = re.compile(_BARE + r"\\([\^~])\s*\{\s*\}")
+_EMPTY_ACCENT = re.compile(_BARE + r"\\([\^~])(?:\s*\{\s*\}|\s*(?=\}|$))")
 _APPROX = re.compile(r"(?<![^\s(\[{])~(?=\d|\s|$)")
 # Text without these needs no decoding (TeX ligatures: -- `` '' !` ?` ; ties: ~).
 _LATEX_CHARS = re.compile(r"[\\{}$~]|--|``|''|!`|\?`")
@@ -91,15 +103,17 @@ def _text_context() -> latex2text.LatexContextDb:
     # core/exports/latex.py), and \href.
     symbols = {"textbraceleft": "{", "textbraceright": "}", "textless": "<",
                "textgreater": ">", "textasciicircum": "^", "textasciitilde": "~",
+               "hyphen": "-",      # biblatex's breakable hyphen
                # and the logos that JabRef and Zotero users type in titles
-               "TeX": "TeX", "LaTeX": "LaTeX", "BibTeX": "BibTeX", "LaTeXe": "LaTeX2e"}
+               **_LOGOS}
     db = latex2text.get_default_latex_context_db()
     db.add_context_category(
         "paperdesk-text-symbols", prepend=True,
         macros=[latex2text.MacroTextSpec(name, simplify_repl=text)
                 for name, text in symbols.items()]
         + [latex2text.MacroTextSpec("href", simplify_repl=_href),
-           latex2text.MacroTextSpec("url", simplify_repl="%s")])
+           latex2text.MacroTextSpec("url", simplify_repl="%s"),
+           latex2text.MacroTextSpec("enquote", simplify_repl=_enquote)])
     return db
 
 
@@ -110,6 +124,13 @@ def _href(node, l2tobj) -> str:
     url = l2tobj.nodelist_to_text([args[0]]).strip()
     text = l2tobj.nodelist_to_text([args[1]]).strip()
     return f"{text} ({url})" if text and text != url else url
+
+
+def _enquote(node, l2tobj) -> str:
+    args = node.nodeargd.argnlist if node.nodeargd else []
+    starred = bool(args) and args[0] is not None
+    text = l2tobj.nodelist_to_text([args[-1]]).strip() if args and args[-1] else ""
+    return f"‘{text}’" if starred else f"“{text}”"
 
 
 class _Decoder(latex2text.LatexNodes2Text):
@@ -130,7 +151,7 @@ _DECODER = _Decoder(latex_context=_text_context(), math_mode="verbatim",
 _WALKER_CONTEXT = latexwalker.get_default_latex_context_db()
 _WALKER_CONTEXT.add_context_category(
     "paperdesk-href", prepend=True,
-    macros=[macrospec.std_macro("href", False, 2)])
+    macros=[macrospec.std_macro("href", False, 2), macrospec.std_macro("enquote", "*{")])
 
 
 class _Kept:
@@ -182,6 +203,7 @@ def _protect(text: str, flavour: str) -> tuple[str, _Kept]:
     text = _BRACED_MATH.sub(lambda m: m.group(0) if _greek(m.group(0)) is None
                             else kept.keep(_greek(m.group(0)), m.group(0)), text)
     text = _MATH.sub(lambda m: kept.keep(_maths(m.group(0)), m.group(0)), text)
+    text = _LOGO_WORD.sub(r"{\\\1{}\2}", text)
     text = _EMPTY_ACCENT.sub(lambda m: m.group(1) + (
         r"\textasciicircum{}" if m.group(2) == "^" else r"\textasciitilde{}"), text)
     if flavour == "arxiv":

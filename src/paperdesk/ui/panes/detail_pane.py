@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (QHBoxLayout, QLabel, QLineEdit, QSizePolicy, QSpl
 
 from paperdesk.core.models import Paper
 from paperdesk.core.api import MatchTerms
+from paperdesk.core.tex_math import readable_math
 from paperdesk.ui.panes.abstract_view import AbstractView
 from paperdesk.ui.panes.discover_chips import KeyTermBar
 from paperdesk.ui.panes.related_list import RelatedSection
@@ -410,12 +411,15 @@ class DetailPane(QWidget):
         paper = self._paper
         if paper is None:
             return
-        cut = wrapped_cut(paper.title, self.title_label.font(),
+        shown = readable_math(paper.title)      # TeX maths as "D → 4"
+        cut = wrapped_cut(shown, self.title_label.font(),
                           self.title_label.contentsRect().width(), MAX_TITLE_LINES)
-        text = title_html(paper.title, self._terms, self._colours, end=cut)
+        text = title_html(shown, self._terms, self._colours, end=cut)
         tip = "Double-click or press F2 to edit the title"
         if cut is not None:
-            tip = f"{paper.title}\n\n{tip}"
+            tip = f"{shown}\n\n{tip}"
+        if shown != paper.title:
+            tip += f"\nAs written (TeX): {paper.title}"
         if paper.title_edited:
             source = "the file" if paper.file_title else "the abstract"
             tip += f"\nTitle from {source}: {paper.base_title}"
@@ -427,7 +431,7 @@ class DetailPane(QWidget):
     def title_elided(self) -> bool:
         """Whether the shown title is cut short (it ends in "…"; the tooltip has it all)."""
         return self._paper is not None and wrapped_cut(
-            self._paper.title, self.title_label.font(),
+            readable_math(self._paper.title), self.title_label.font(),
             self.title_label.contentsRect().width(), MAX_TITLE_LINES) is not None
 
     def _show_highlights(self, paper: Paper) -> None:
