@@ -1,8 +1,8 @@
 """Zotero as the oracle for reading RIS: every test case of Zotero's RIS translator
 (zotero/translators RIS.js, kept in ``../shared/realworld/zotero_ris_expected/`` as
 ``NNN.ris`` with the items Zotero makes of it, ``NNN.expected.json``) read by paperdesk
-gives Zotero's authors (order, family and given names), dates, types, titles, DOIs and
-abstracts, record by record.
+gives Zotero's authors (order, family and given names), dates, types, titles, DOIs,
+abstracts and keywords, record by record.
 
 What is compared, and the choices behind it (docs/import.md says the same):
 
@@ -16,6 +16,8 @@ What is compared, and the choices behind it (docs/import.md says the same):
   ``0000 ...`` (a date without a year, such as the test files' ``Date``) is no date in
   paperdesk, which keeps only real dates.
 * types: Zotero's item type mapped to paperdesk's entry types by :data:`ZOTERO_TYPES`.
+* keywords: Zotero's tags (``KW`` lines, split at line breaks and semicolons), as a
+  set (Zotero sorts them).
 * titles, abstracts: compared with runs of white space made one space (paperdesk
   normalises them so); DOIs compared case-insensitively.
 
@@ -112,6 +114,7 @@ def _zotero_view(item: dict) -> dict:
         "date": _zotero_date(item),
         "type": ZOTERO_TYPES.get(item["itemType"], "misc"),
         "doi": (item.get("DOI") or "").lower() or None,
+        "keywords": sorted(_space(t["tag"]) for t in item.get("tags", [])),
     }
 
 
@@ -125,6 +128,7 @@ def _paperdesk_view(record) -> dict:
         "date": meta.date,
         "type": meta.entry_type,
         "doi": (meta.doi or "").lower() or None,
+        "keywords": sorted(record.keywords),
     }
 
 

@@ -148,7 +148,7 @@ def _authors(names: list[str], problems: list[str]) -> list[tuple[str, str, str]
 
 
 def _raw(ref: dict, n: int, names: list[str]) -> RawRecord:
-    key = _first(ref, "id")
+    key = " ".join(_first(ref, "id").split())   # a continuation line is not the key's
     raw = RawRecord(label=f"record {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
     raw.title = plain_text(_first(ref, "title", "primary_title"))

@@ -66,13 +66,15 @@ def is_arxiv_jsonl(sample: Sample) -> bool:
 
 
 def is_csl_json(sample: Sample) -> bool:
-    """A JSON array of objects, each with a ``type`` or a ``title``, or one object with
-    a ``type`` and a ``title`` or ``abstract`` (as citation-js writes a single item)
-    that is neither a paperdesk export nor an arXiv record (CSL 1.0.2 data schema)."""
+    """A JSON array in which more than half of the elements are objects with a ``type``
+    or a ``title`` (the reader leaves the others out, each with a note), or one object
+    with a ``type`` and a ``title`` or ``abstract`` (as citation-js writes a single
+    item) that is neither a paperdesk export nor an arXiv record (CSL 1.0.2 data
+    schema)."""
     doc = sample.document
     if isinstance(doc, list):
-        return bool(doc) and all(isinstance(d, dict) and ("type" in d or "title" in d)
-                                 for d in doc)
+        items = sum(1 for d in doc if isinstance(d, dict) and ("type" in d or "title" in d))
+        return items * 2 > len(doc)
     return (isinstance(doc, dict) and "type" in doc and ("title" in doc or "abstract" in doc)
             and not is_paperdesk_json(sample) and not is_arxiv_jsonl(sample))
 
