@@ -12,7 +12,8 @@ others ``misc``; ``article``, CSL's type for preprints, is ``preprint``), ``titl
 is 2021), the venue from ``container-title``, else
 ``publisher``, ``DOI``, the arXiv id from ``number`` or ``archive_location``
 (``arXiv:<id>``, or when ``archive``/``publisher`` is arXiv) or an arxiv.org ``URL``,
-and ``URL`` (unless it is the arXiv page).
+and ``URL`` (unless it is the arXiv page). An element of the array that is not an object,
+or an item that cannot be read, is left out with a note naming it; the rest come in.
 """
 
 from __future__ import annotations

@@ -4,14 +4,21 @@ write them) into records. Pure: no database, no Qt.
 Follows the RIS format specification (Research Information Systems, now Clarivate; the
 2011 "RIS Format Specifications" and the older Reference Manager tags): ``XX  - value``
 lines, a record from ``TY`` to ``ER``; a line without a tag continues the value before it
-(multi-line abstracts and titles). Parsing is rispy's. Titles and abstracts lose JATS
+(multi-line abstracts and titles). The lines are read here (:func:`_split_records`), as
+Zotero's RIS translator (zotero/translators ``RIS.js``) reads them: one space before the
+hyphen is read too (``TY - JOUR``), and a record that does not start with ``TY`` is left
+out with a note while the rest of the file comes in (rispy, which read them before,
+refused such files whole, and raised ``KeyError`` on some Zotero writes). Its keys and list
+tags are still rispy's (:data:`_KEYS`), the record shape
+:func:`~paperdesk.core.field_formats.ris_values` reads. Titles and abstracts lose JATS
 and CSL/HTML markup (Crossref's abstracts, copied by Zotero:
 :mod:`paperdesk.core.imports.markup`). A file whose last record has no
 ``ER`` line (truncated, or so written) still gives that record, with a note.
 
 Tags taken: ``TY`` (the type, by :data:`RIS_TYPES`; others ``misc``, and ``misc`` with an
 arXiv id ``preprint``); ``ID`` (the citation key); ``TI``, else ``T1`` (title); ``AB``,
-else ``N2`` (abstract); ``AU``, else ``A1`` (authors, ``Family, Given`` or the
+else ``N2`` (abstract); ``AU`` and ``A1`` in file order (authors, as Zotero keeps
+both; ``A2``-``A4`` name editors and translators, not taken; ``Family, Given`` or the
 specification's ``Family, Given, Suffix``; also ``Family, Jr, Given`` when the middle
 part is a suffix such as ``Jr``, as earlier paperdesk exports wrote it: see
 :func:`paperdesk.core.metadata.parse_author`; a name without a comma is an
@@ -23,7 +30,9 @@ day from ``DA`` in the form ``YYYY/MM/DD/`` (the parts that are known), ``YYYY-M
 ``JO``, for conference papers ``C3`` (Zotero's proceedings title), ``JA`` or ``J2``
 (for books, theses and reports ``PB`` first); ``DO``; the arXiv id from ``AN``
 (``arXiv:<id>``, or an id when ``DB`` is arXiv) or an arxiv.org ``UR``; ``UR`` (the
-first that is not the arXiv page).
+first that is not the arXiv page); ``KW`` (keywords, split at line breaks and semicolons
+as Zotero splits them) and ``N1`` (notes). Of a tag that holds one value, the first that
+is not empty is taken (as Zotero takes it).
 """
 
 from __future__ import annotations
