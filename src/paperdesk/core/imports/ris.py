@@ -197,17 +197,17 @@ _KEYS = rispy.TAG_KEY_MAPPING
 _LIST_TAGS = frozenset(rispy.LIST_TYPE_TAGS)
 #: The tags that name a record's authors (primary authors: ``A2``-``A4`` are editors,
 #: series editors and translators, not taken).
-_AUTHOR_TAGS = ("AU", "A1")
+_AUTHOR_TAGS = frozenset({"AU", "A1"})
 
 
-@dataclass
+@dataclass(slots=True)
 class _Lines:
     """One record's lines as the file has them: ``fields`` are ``(tag, value)`` pairs in
-    file order (a value's continuation lines joined to it with line breaks)."""
+    file order, a value's continuation lines joined to it with line breaks."""
 
     line: int                   # the number of its first line (1-based)
     first: str                  # its first line, as written
-    fields: list[list[str]] = field(default_factory=list)
+    fields: list[tuple[str, str]] = field(default_factory=list)
     typed: bool = False         # it starts with a TY line
     ended: bool = False         # an ER line ends it
     extra_types: int = 0        # further TY lines before its ER
@@ -225,46 +225,53 @@ def _split_records(text: str) -> list[_Lines]:
     """
     records: list[_Lines] = []
     current: _Lines | None = None
+    fields: list[tuple[str, str]] = []      # the current record's
+    tag, parts = "", []         # the value being read: its tag and its lines
+    match = _TAG.match
     for number, line in enumerate(text.splitlines(), start=1):
-        m = _TAG.match(line)
+        m = match(line)
         if m is None:
-            if current is not None and current.fields:
-                current.fields[-1][1] += "\n" + line.strip()
+            if parts:
+                parts.append(line.strip())
             continue
-        tag, value = m.group(1), (m.group(2) or "").strip()
+        if parts:               # the value read so far goes into its record
+            fields.append((tag, parts[0] if len(parts) == 1 else "\n".join(parts).strip()))
+        tag, value = m.groups()
+        parts = [value.strip()] if value else [""]
         if tag == "ER":
             if current is not None:
                 current.ended = True
-                current = None
-            continue
-        if tag == "TY":
-            if current is not None and current.typed:
-                current.extra_types += 1
-                continue
-            current = _Lines(number, line.strip(), typed=True)
+            current, parts = None, []
+        elif tag == "TY" and current is not None and current.typed:
+            current.extra_types += 1
+            parts = []
+        elif tag == "TY" or current is None:
+            fields = []
+            current = _Lines(number, line.strip(), fields, typed=tag == "TY")
             records.append(current)
-        elif current is None:
-            current = _Lines(number, line.strip())
-            records.append(current)
-        current.fields.append([tag, value])
+    if parts:
+        fields.append((tag, parts[0] if len(parts) == 1 else "\n".join(parts).strip()))
     return records
 
 
-def _as_rispy(fields: list[list[str]]) -> dict:
+def _as_rispy(fields: list[tuple[str, str]]) -> dict:
     """One record's fields in rispy's shape: ``{key: value}`` by :data:`_KEYS` (unknown
     tags by their tag), every value of a list tag kept (``UR`` also split at ``;``), of
     another tag the first that is not empty (as Zotero keeps the first)."""
     ref: dict = {}
     for tag, value in fields:
-        value = value.strip()
         if not value:
             continue
         key = _KEYS.get(tag, tag)
         if tag in _LIST_TAGS:
-            parts = [v.strip() for v in value.split(";")] if tag == "UR" else [value]
-            ref.setdefault(key, []).extend(p for p in parts if p)
-        else:
-            ref.setdefault(key, value)
+            if tag == "UR":
+                ref.setdefault(key, []).extend(p for p in map(str.strip, value.split(";")) if p)
+            elif key in ref:
+                ref[key].append(value)
+            else:
+                ref[key] = [value]
+        elif key not in ref:
+            ref[key] = value
     return ref
 
 
@@ -312,7 +319,7 @@ def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
                                 "read to the end of the file")
         try:
             raw = _raw(_as_rispy(lines.fields), n,
-                       [v for tag, v in lines.fields if tag in _AUTHOR_TAGS and v.strip()])
+                       [v for tag, v in lines.fields if tag in _AUTHOR_TAGS and v])
         except (ValueError, TypeError, KeyError, IndexError) as exc:
             out.skipped.append(f"{where}: cannot be read ({type(exc).__name__}); left out")
             continue
