@@ -164,3 +164,10 @@ def test_a_bad_csl_item_is_left_out_with_a_note_and_the_rest_come_in():
                             "item 5: a list, not an item (a JSON object); left out"]
     assert read.warnings == ["item 3 (c): date: 'inf' is not a year or date (use 2023, "
                              "2023-05 or 2023-05-17); value dropped"]
+
+
+def test_indented_ris_tag_lines_are_read_as_the_sniff_takes_them():
+    text = "  TY  - JOUR\n  TI  - Indented lines\n  AU  - Doe, Jane\n  ER  - \n"
+    assert detect_text(text) == "ris"
+    (record,) = read_ris("indented.ris", text, "utf-8").records
+    assert record.title == "Indented lines" and record.metadata.authors[0].family == "Doe"

@@ -187,8 +187,8 @@ def _raw(ref: dict, n: int, names: list[str]) -> RawRecord:
 
 #: A tag line: two characters, one or two spaces, a hyphen, then the value after a space
 #: (the specification writes two spaces; Zotero's RIS.js also reads one, as some tools
-#: write it: ``TY - JOUR``).
-_TAG = re.compile(r"([A-Z][A-Z0-9]) {1,2}-(?: (.*)|$)")
+#: write it: ``TY - JOUR``); blank space before the tag is skipped, as Zotero skips it.
+_TAG = re.compile(r"[ \t\ufeff]*([A-Z][A-Z0-9]) {1,2}-(?: (.*)|$)")
 _ER_LINE = re.compile(r"^ER {1,2}-", re.MULTILINE)
 #: rispy's record keys for the tags it reads (``VL`` -> ``volume``), and the tags whose
 #: every value it keeps (``AU``, ``KW``, ``N1``, ``UR``, ...): the record shape

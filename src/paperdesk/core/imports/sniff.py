@@ -99,7 +99,7 @@ def is_ris(sample: Sample) -> bool:
     for found in _LINE.finditer(sample.body):
         clean = found.group().strip()
         if clean and not counter(clean):
-            firsts.append(found.group().lstrip("\ufeff"))
+            firsts.append(clean.lstrip("\ufeff"))
             if len(firsts) == 2:
                 break
     return len(firsts) == 2 and all(_RIS_TAG.match(line) for line in firsts)
