@@ -12,7 +12,8 @@ others ``misc``; ``article``, CSL's type for preprints, is ``preprint``), ``titl
 is 2021), the venue from ``container-title``, else
 ``publisher``, ``DOI``, the arXiv id from ``number`` or ``archive_location``
 (``arXiv:<id>``, or when ``archive``/``publisher`` is arXiv) or an arxiv.org ``URL``,
-and ``URL`` (unless it is the arXiv page).
+and ``URL`` (unless it is the arXiv page). An element of the array that is not an object,
+or an item that cannot be read, is left out with a note naming it; the rest come in.
 """
 
 from __future__ import annotations
@@ -79,7 +80,7 @@ def _date(item: dict, problems: list[str]) -> str | None:
     if isinstance(parts, list) and parts and isinstance(parts[0], list) and parts[0]:
         try:
             nums = [int(p) for p in parts[0][:3]]
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):    # "x", NaN, Infinity
             return str(parts[0][0])
         return "-".join([f"{nums[0]:04d}", *(f"{p:02d}" for p in nums[1:])])
     raw = _text(issued.get("raw")) or _text(issued.get("literal"))
@@ -130,8 +131,13 @@ def read_csl_json(path: Path | str, text: str, encoding: str,
         text: its content (parsed unless ``items`` is given).
         encoding: the encoding it was decoded with.
         items: the parsed JSON, when the caller has it already.
+    Returns:
+        The :class:`~paperdesk.core.imports.records.RecordFile`. An element that is not
+        an object, or an item that cannot be read, is left out with a note in
+        ``skipped`` naming it (its number, and its ``id`` when it has one); the others
+        come in.
     Raises:
-        ParseError: not JSON, or neither a list of objects nor one object.
+        ParseError: not JSON, or neither a list with an object in it nor one object.
     """
     if items is None:
         try:
@@ -140,9 +146,36 @@ def read_csl_json(path: Path | str, text: str, encoding: str,
             raise ParseError(path, f"not valid JSON ({exc})") from exc
     if isinstance(items, dict):
         items = [items]     # a single item (citation-js writes one so)
-    if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+    if not isinstance(items, list) or not any(isinstance(i, dict) for i in items):
         raise ParseError(path, "CSL-JSON must be a list of items (or one item)")
     out = RecordFile(path, "csl-json", encoding)
     for n, item in enumerate(items, start=1):
-        check_record(_raw(item, n), n, out)
+        if not isinstance(item, dict):
+            out.skipped.append(f"item {n}: {_json_kind(item)}, not an item (a JSON "
+                               "object); left out")
+            continue
+        try:
+            raw = _raw(item, n)
+        except (ValueError, TypeError, KeyError, IndexError, ArithmeticError) as exc:
+            out.skipped.append(f"item {n}{_id_shown(item)}: cannot be read "
+                               f"({type(exc).__name__}); left out")
+            continue
+        check_record(raw, n, out)
     return out
+
+
+def _json_kind(value: object) -> str:
+    """What a JSON value is, as a note names it (``"a list"``, ``"the number 3"``)."""
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if value is None or isinstance(value, bool):
+        return f"the value {json.dumps(value)}"
+    return f"the number {value}"
+
+
+def _id_shown(item: dict) -> str:
+    """`` (its id)`` for a note naming an item that has a usable id, else ``""``."""
+    key = item.get("id")
+    return f" ({' '.join(str(key).split())[:60]})" if isinstance(key, (str, int)) else ""

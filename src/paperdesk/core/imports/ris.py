@@ -4,14 +4,21 @@ write them) into records. Pure: no database, no Qt.
 Follows the RIS format specification (Research Information Systems, now Clarivate; the
 2011 "RIS Format Specifications" and the older Reference Manager tags): ``XX  - value``
 lines, a record from ``TY`` to ``ER``; a line without a tag continues the value before it
-(multi-line abstracts and titles). Parsing is rispy's. Titles and abstracts lose JATS
+(multi-line abstracts and titles). The lines are read here (:func:`_split_records`), as
+Zotero's RIS translator (zotero/translators ``RIS.js``) reads them: one space before the
+hyphen is read too (``TY - JOUR``), and a record that does not start with ``TY`` is left
+out with a note while the rest of the file comes in (rispy, which read them before,
+refused such files whole, and raised ``KeyError`` on some Zotero writes). Its keys and list
+tags are still rispy's (:data:`_KEYS`), the record shape
+:func:`~paperdesk.core.field_formats.ris_values` reads. Titles and abstracts lose JATS
 and CSL/HTML markup (Crossref's abstracts, copied by Zotero:
 :mod:`paperdesk.core.imports.markup`). A file whose last record has no
 ``ER`` line (truncated, or so written) still gives that record, with a note.
 
 Tags taken: ``TY`` (the type, by :data:`RIS_TYPES`; others ``misc``, and ``misc`` with an
 arXiv id ``preprint``); ``ID`` (the citation key); ``TI``, else ``T1`` (title); ``AB``,
-else ``N2`` (abstract); ``AU``, else ``A1`` (authors, ``Family, Given`` or the
+else ``N2`` (abstract); ``AU`` and ``A1`` in file order (authors, as Zotero keeps
+both; ``A2``-``A4`` name editors and translators, not taken; ``Family, Given`` or the
 specification's ``Family, Given, Suffix``; also ``Family, Jr, Given`` when the middle
 part is a suffix such as ``Jr``, as earlier paperdesk exports wrote it: see
 :func:`paperdesk.core.metadata.parse_author`; a name without a comma is an
@@ -23,12 +30,15 @@ day from ``DA`` in the form ``YYYY/MM/DD/`` (the parts that are known), ``YYYY-M
 ``JO``, for conference papers ``C3`` (Zotero's proceedings title), ``JA`` or ``J2``
 (for books, theses and reports ``PB`` first); ``DO``; the arXiv id from ``AN``
 (``arXiv:<id>``, or an id when ``DB`` is arXiv) or an arxiv.org ``UR``; ``UR`` (the
-first that is not the arXiv page).
+first that is not the arXiv page); ``KW`` (keywords, split at line breaks and semicolons
+as Zotero splits them) and ``N1`` (notes). Of a tag that holds one value, the first that
+is not empty is taken (as Zotero takes it).
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import rispy
@@ -47,12 +57,16 @@ RIS_TYPES = {
     "JOUR": "article", "JFULL": "article", "EJOUR": "article", "MGZN": "article",
     "NEWS": "article", "INPR": "article", "ABST": "article",
     "CONF": "inproceedings", "CPAPER": "inproceedings", "CONFP": "book",
-    "BOOK": "book", "EBOOK": "book", "EDBOOK": "book", "SER": "book",
-    "CHAP": "incollection", "ECHAP": "incollection",
+    "BOOK": "book", "EBOOK": "book", "EDBOOK": "book", "SER": "book", "CLSWK": "book",
+    "CHAP": "incollection", "ECHAP": "incollection", "DICT": "incollection",
+    "ENCYC": "incollection",
     "THES": "thesis", "RPRT": "report", "STAND": "report", "GOVDOC": "report",
     "UNPB": "preprint", "MANSCPT": "preprint",
     "GEN": "misc", "ELEC": "misc", "WEB": "misc", "DATA": "misc", "COMP": "misc",
 }
+#: Where one ``KW`` value holds several keywords: line breaks and semicolons (as Zotero's
+#: RIS.js splits them; a comma may be part of a keyword).
+_KEYWORD_SPLIT = re.compile(r"\s*[\r\n;]+\s*")
 _ARXIV_URL = re.compile(r"https?://(?:www\.)?arxiv\.org/(?:abs|pdf)/(\S+?)(?:\.pdf)?/?$",
                         re.IGNORECASE)
 
@@ -122,8 +136,9 @@ def _date(ref: dict) -> str | None:
     return out
 
 
-def _authors(ref: dict, problems: list[str]) -> list[tuple[str, str, str]]:
-    names = ref.get("authors") or ref.get("first_authors") or []
+def _authors(names: list[str], problems: list[str]) -> list[tuple[str, str, str]]:
+    """The authors of the ``AU`` and ``A1`` lines, in file order (both tags name authors:
+    a record that mixes them has every author, as in Zotero)."""
     out = []
     for name in names:
         name = " ".join(str(name).split())
@@ -141,14 +156,14 @@ def _authors(ref: dict, problems: list[str]) -> list[tuple[str, str, str]]:
     return out
 
 
-def _raw(ref: dict, n: int) -> RawRecord:
-    key = _first(ref, "id")
+def _raw(ref: dict, n: int, names: list[str]) -> RawRecord:
+    key = " ".join(_first(ref, "id").split())   # a continuation line is not the key's
     raw = RawRecord(label=f"record {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
     raw.title = plain_text(_first(ref, "title", "primary_title"))
     abstract, raw.abstract_length = bounded(_first(ref, "abstract", "notes_abstract"))
     raw.abstract = plain_text(abstract)
-    raw.authors = _authors(ref, raw.problems)
+    raw.authors = _authors(names, raw.problems)
     raw.date = _date(ref)
     ty = str(ref.get("type_of_reference") or "").strip().upper()
     raw.entry_type = RIS_TYPES.get(ty, "misc")
@@ -165,22 +180,104 @@ def _raw(ref: dict, n: int) -> RawRecord:
         raw.arxiv_id = found
     raw.url = next((u for u in urls if not _ARXIV_URL.match(u)), None)
     raw.values = ris_values(ref, raw.entry_type)
+    raw.keywords = [k for v in ref.get("keywords") or [] for k in _KEYWORD_SPLIT.split(v)]
+    raw.notes = list(ref.get("notes") or [])
     return raw
 
 
-_TY_LINE = re.compile(r"^TY  -", re.MULTILINE)
-_ER_LINE = re.compile(r"^ER  -", re.MULTILINE)
+#: A tag line: two characters, one or two spaces, a hyphen, then the value after a space
+#: (the specification writes two spaces; Zotero's RIS.js also reads one, as some tools
+#: write it: ``TY - JOUR``); blank space before the tag is skipped, as Zotero skips it.
+_TAG = re.compile(r"[ \t\ufeff]*([A-Z][A-Z0-9]) {1,2}-(?: (.*)|$)")
+_ER_LINE = re.compile(r"^ER {1,2}-", re.MULTILINE)
+#: rispy's record keys for the tags it reads (``VL`` -> ``volume``), and the tags whose
+#: every value it keeps (``AU``, ``KW``, ``N1``, ``UR``, ...): the record shape
+#: :func:`~paperdesk.core.field_formats.ris_values` reads.
+_KEYS = rispy.TAG_KEY_MAPPING
+_LIST_TAGS = frozenset(rispy.LIST_TYPE_TAGS)
+#: The tags that name a record's authors (primary authors: ``A2``-``A4`` are editors,
+#: series editors and translators, not taken).
+_AUTHOR_TAGS = frozenset({"AU", "A1"})
 
 
-def _unended(text: str) -> int:
-    """The number of the last record when the file ends inside it (a ``TY`` line after
-    the last ``ER`` line: a truncated file, or a writer that leaves the last ``ER``
-    out), else 0."""
-    starts = [m.start() for m in _TY_LINE.finditer(text)]
-    ends = [m.start() for m in _ER_LINE.finditer(text)]
-    if starts and (not ends or starts[-1] > ends[-1]):
-        return len(starts)
-    return 0
+@dataclass(slots=True)
+class _Lines:
+    """One record's lines as the file has them: ``fields`` are ``(tag, value)`` pairs in
+    file order, a value's continuation lines joined to it with line breaks."""
+
+    line: int                   # the number of its first line (1-based)
+    first: str                  # its first line, as written
+    fields: list[tuple[str, str]] = field(default_factory=list)
+    typed: bool = False         # it starts with a TY line
+    ended: bool = False         # an ER line ends it
+    extra_types: int = 0        # further TY lines before its ER
+
+
+def _split_records(text: str) -> list[_Lines]:
+    """The records of an RIS file, in file order.
+
+    A record starts at a ``TY`` line and ends at the next ``ER`` line; a line that is
+    not a tag line continues the value before it. Outside records, lines that are not
+    tag lines (blank lines, the ``1.`` counter some tools write, a header) are skipped;
+    tag lines there start a record without ``TY`` (``typed`` false), which ends at the
+    next ``ER`` or ``TY`` line. A ``TY`` line inside a record is counted in
+    ``extra_types`` (JabRef and rispy read it so too: ``ER`` alone ends a record).
+    """
+    records: list[_Lines] = []
+    current: _Lines | None = None
+    fields: list[tuple[str, str]] = []      # the current record's
+    tag, parts = "", []         # the value being read: its tag and its lines
+    match = _TAG.match
+    for number, line in enumerate(text.splitlines(), start=1):
+        m = match(line)
+        if m is None:
+            if parts:
+                parts.append(line.strip())
+            continue
+        if parts:               # the value read so far goes into its record
+            fields.append((tag, parts[0] if len(parts) == 1 else "\n".join(parts).strip()))
+        tag, value = m.groups()
+        parts = [value.strip()] if value else [""]
+        if tag == "ER":
+            if current is not None:
+                current.ended = True
+            current, parts = None, []
+        elif tag == "TY" and current is not None and current.typed:
+            current.extra_types += 1
+            parts = []
+        elif tag == "TY" or current is None:
+            fields = []
+            current = _Lines(number, line.strip(), fields, typed=tag == "TY")
+            records.append(current)
+    if parts:
+        fields.append((tag, parts[0] if len(parts) == 1 else "\n".join(parts).strip()))
+    return records
+
+
+def _as_rispy(fields: list[tuple[str, str]]) -> dict:
+    """One record's fields in rispy's shape: ``{key: value}`` by :data:`_KEYS` (unknown
+    tags by their tag), every value of a list tag kept (``UR`` also split at ``;``), of
+    another tag the first that is not empty (as Zotero keeps the first)."""
+    ref: dict = {}
+    for tag, value in fields:
+        if not value:
+            continue
+        key = _KEYS.get(tag, tag)
+        if tag in _LIST_TAGS:
+            if tag == "UR":
+                ref.setdefault(key, []).extend(p for p in map(str.strip, value.split(";")) if p)
+            elif key in ref:
+                ref[key].append(value)
+            else:
+                ref[key] = [value]
+        elif key not in ref:
+            ref[key] = value
+    return ref
+
+
+def _shown(line: str) -> str:
+    """A line of the file as a note quotes it (at most 60 characters)."""
+    return repr(line if len(line) <= 60 else line[:57] + "...")
 
 
 def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
@@ -191,9 +288,12 @@ def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
         text: its decoded content.
         encoding: the encoding it was decoded with.
     Returns:
-        The :class:`~paperdesk.core.imports.records.RecordFile`.
+        The :class:`~paperdesk.core.imports.records.RecordFile`. A record without a
+        ``TY`` line, or one that cannot be read, is left out with a note in
+        ``skipped`` naming it (its number and first line); the others come in.
     Raises:
-        ParseError: rispy cannot read it (one line).
+        ParseError: not one record starts with a ``TY`` line (one line, quoting the
+            first tag line).
 
     A field longer than
     :data:`~paperdesk.core.imports.abstract_limit.RAW_KEEP_CHARS` characters is
@@ -201,19 +301,28 @@ def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
     190 MB abstract is parsed in the memory of a small one.
     """
     text, long_values = _shorten_long_values(text.lstrip("\ufeff"))
-    unended = _unended(text)
-    if unended:
-        text = text.rstrip() + "\nER  - \n"
-    try:
-        refs = rispy.loads(text, skip_unknown_tags=True)
-    except Exception as exc:  # noqa: BLE001 - rispy raises IOError/ValueError/KeyError
-        raise ParseError(path, f"cannot be read as RIS ({exc})") from exc
+    records = _split_records(text)
+    if not any(r.typed for r in records):
+        first = f" (line {records[0].line}: {_shown(records[0].first)})" if records else ""
+        raise ParseError(path, "RIS tags but no record: none starts with a TY line" + first)
     out = RecordFile(path, "ris", encoding)
-    if unended:
-        out.warnings.append(f"record {unended}: the file ends without its ER line; "
-                            "read to the end of the file")
-    for n, ref in enumerate(refs, start=1):
-        raw = _raw(ref, n)
+    for n, lines in enumerate(records, start=1):
+        where = f"record {n} (line {lines.line}: {_shown(lines.first)})"
+        if not lines.typed:
+            out.skipped.append(f"{where}: no TY line starts it; left out")
+            continue
+        if lines.extra_types:
+            out.warnings.append(f"{where}: {lines.extra_types} more TY line(s) before its "
+                                "ER line; its first type kept")
+        if not lines.ended:
+            out.warnings.append(f"record {n}: the file ends without its ER line; "
+                                "read to the end of the file")
+        try:
+            raw = _raw(_as_rispy(lines.fields), n,
+                       [v for tag, v in lines.fields if tag in _AUTHOR_TAGS and v])
+        except (ValueError, TypeError, KeyError, IndexError) as exc:
+            out.skipped.append(f"{where}: cannot be read ({type(exc).__name__}); left out")
+            continue
         for tag, length in long_values.get(n, {}).items():
             if tag in ("AB", "N2"):
                 raw.abstract_length = max(raw.abstract_length, length)
@@ -224,7 +333,7 @@ def read_ris(path: Path | str, text: str, encoding: str) -> RecordFile:
     return out
 
 
-_TAG_LINE = re.compile(r"[A-Z][A-Z0-9]  - ?")
+_TAG_LINE = re.compile(r"[A-Z][A-Z0-9] {1,2}- ?")
 
 
 def _shorten_long_values(text: str) -> tuple[str, dict[int, dict[str, int]]]:

@@ -25,7 +25,9 @@ _BIB_ENTRY = re.compile(r"@[ \t]*(?:(?:string|preamble|comment)[ \t]*[{(]|[A-Za-
                         r"[{(][ \t]*[^\s,{}()=\"#%']*[ \t]*(?:,|$))", re.IGNORECASE)
 #: Lines other than comments a file may have before its first BibTeX block or RIS record.
 _LEAD_LINES = 3
-_RIS_TY = re.compile(r"TY  -( |$)")
+_RIS_TY = re.compile(r"TY {1,2}-( |$)")
+#: An RIS tag line (``JF  - Journal``; one space before the hyphen as Zotero reads too).
+_RIS_TAG = re.compile(r"[A-Z][A-Z0-9] {1,2}-( |$)")
 _RIS_COUNTER = re.compile(r"\d+\.?")
 #: A line (the characters between the line ends ``str.splitlines`` knows).
 _LINE = re.compile(r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*")
@@ -64,13 +66,15 @@ def is_arxiv_jsonl(sample: Sample) -> bool:
 
 
 def is_csl_json(sample: Sample) -> bool:
-    """A JSON array of objects, each with a ``type`` or a ``title``, or one object with
-    a ``type`` and a ``title`` or ``abstract`` (as citation-js writes a single item)
-    that is neither a paperdesk export nor an arXiv record (CSL 1.0.2 data schema)."""
+    """A JSON array in which more than half of the elements are objects with a ``type``
+    or a ``title`` (the reader leaves the others out, each with a note), or one object
+    with a ``type`` and a ``title`` or ``abstract`` (as citation-js writes a single
+    item) that is neither a paperdesk export nor an arXiv record (CSL 1.0.2 data
+    schema)."""
     doc = sample.document
     if isinstance(doc, list):
-        return bool(doc) and all(isinstance(d, dict) and ("type" in d or "title" in d)
-                                 for d in doc)
+        items = sum(1 for d in doc if isinstance(d, dict) and ("type" in d or "title" in d))
+        return items * 2 > len(doc)
     return (isinstance(doc, dict) and "type" in doc and ("title" in doc or "abstract" in doc)
             and not is_paperdesk_json(sample) and not is_arxiv_jsonl(sample))
 
@@ -82,9 +86,23 @@ def is_bibtex(sample: Sample) -> bool:
 
 
 def is_ris(sample: Sample) -> bool:
-    """An RIS ``TY  - `` line, with at most three lines before it other than blank
-    lines and the bare record counter ``1.``."""
-    return _starts_with(sample.body, _RIS_TY, lambda ln: bool(_RIS_COUNTER.fullmatch(ln)))
+    """An RIS ``TY  - `` line (or ``TY - ``, with one space), with at most three lines
+    before it other than blank lines and the bare record counter ``1.``; or RIS tag
+    lines without one: the first two lines other than those are tag lines (``JF  - ``,
+    ``T1  - ``), which the RIS reader refuses naming the missing ``TY`` (rather than
+    plain text taking the tags for abstracts)."""
+    def counter(line: str) -> bool:
+        return bool(_RIS_COUNTER.fullmatch(line))
+    if _starts_with(sample.body, _RIS_TY, counter):
+        return True
+    firsts = []
+    for found in _LINE.finditer(sample.body):
+        clean = found.group().strip()
+        if clean and not counter(clean):
+            firsts.append(clean.lstrip("\ufeff"))
+            if len(firsts) == 2:
+                break
+    return len(firsts) == 2 and all(_RIS_TAG.match(line) for line in firsts)
 
 
 def check_prose(problems: list[str], paragraphs: int) -> None:
