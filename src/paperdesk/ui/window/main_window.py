@@ -496,6 +496,7 @@ class MainWindow(QMainWindow):
         for mode in ("system", "light", "dark"):
             self.appearance_group.addAction(a[f"appearance{mode.title()}Action"])
         self.set_checked("autoMarkReadAction", self.settings.auto_mark_read)
+        self.set_checked("importKeywordsAction", self.settings.import_keywords)
         self.set_checked(f"appearance{self.settings.appearance.title()}Action", True)
         self.set_checked("showSidebarAction", True)
         self.set_checked("showReadingPaneAction", True)
@@ -611,7 +612,7 @@ class MainWindow(QMainWindow):
         if self.export_runner.is_running():
             return False
         syncing = self.sync_runner.is_busy()
-        if not self.import_runner.start(list(paths)):
+        if not self.import_runner.start(list(paths), keywords=self.settings.import_keywords):
             return False
         if syncing:   # the import goes first; the index update resumes when it ends
             self.sync_runner.cancel()
@@ -1108,6 +1109,16 @@ class MainWindow(QMainWindow):
             s.sync()
         except RuntimeError:   # the C++ widgets are already gone (interpreter exit)
             pass
+
+    @Slot(bool)
+    def set_import_keywords(self, on: bool) -> None:
+        """Make imports store records' keywords as tags, or not (stored in the settings;
+        :meth:`start_import` reads it).
+
+        Args:
+            on: keywords become tags.
+        """
+        self.settings.import_keywords = on
 
     @Slot(bool)
     def set_auto_mark_read(self, on: bool) -> None:
