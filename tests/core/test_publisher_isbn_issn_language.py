@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import imported_back
 from paperdesk.cli import main
 from paperdesk.core.fields import field
 from paperdesk.core.library import Library
@@ -124,15 +125,9 @@ def test_written_to_every_format_and_read_back(seeded_library, tmp_path, kind, v
     assert {n: row[n] for n in NEW} == {n: values.get(n, "") for n in NEW}
     doc = json.loads(out["json"])["papers"][0]
     assert {n: doc[n] or "" for n in NEW} == {n: values.get(n, "") for n in NEW}
-    for fmt, ext in (("bibtex", "bib"), ("ris", "ris"), ("csl-json", "json"),
-                     ("json", "json")):
-        path = tmp_path / f"{fmt}.{ext}"
-        path.write_text(out[fmt], encoding="utf-8")
-        with Library.open(tmp_path / f"lib-{fmt}") as other:
-            other.imports.run([path])
-            (back,) = [other.papers.get(i) for i in other.papers.ids()]
-            assert _new(back.metadata) == values, fmt
-            assert back.metadata.value("venue") == "J. Tests", fmt
+    for fmt, back in imported_back(out, tmp_path).items():
+        assert _new(back.metadata) == values, fmt
+        assert back.metadata.value("venue") == "J. Tests", fmt
 
 
 def test_a_books_publisher_is_written_once_as_its_venue(seeded_library, tmp_path):

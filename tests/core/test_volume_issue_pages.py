@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import imported_back
 from paperdesk.cli import main
 from paperdesk.core.fields import field, stored_fields
 from paperdesk.core.library import Library
@@ -102,15 +103,9 @@ def test_exported_to_every_format_and_read_back(seeded_library, tmp_path):
     doc = json.loads(out["json"])["papers"][0]
     assert (doc["volume"], doc["issue"], doc["pages"]) == ("42", "3", "101-117")
     # Each export, imported into an empty library, gives the paper its three values.
-    for fmt, ext in (("bibtex", "bib"), ("ris", "ris"), ("csl-json", "json"),
-                     ("json", "json")):
-        path = tmp_path / f"{fmt}.{ext}"
-        path.write_text(out[fmt], encoding="utf-8")
-        with Library.open(tmp_path / f"lib-{fmt}") as other:
-            other.imports.run([path])
-            (back,) = [other.papers.get(i) for i in other.papers.ids()]
-            assert _vip(back.metadata) == (("venue", "J. Tests"), ("volume", "42"),
-                                            ("issue", "3"), ("pages", "101-117")), fmt
+    for fmt, back in imported_back(out, tmp_path).items():
+        assert _vip(back.metadata) == (("venue", "J. Tests"), ("volume", "42"),
+                                        ("issue", "3"), ("pages", "101-117")), fmt
 
 
 def test_sorted_searched_and_listed(seeded_library):
