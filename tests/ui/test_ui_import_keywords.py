@@ -40,6 +40,9 @@ def test_keywords_become_tags_unless_turned_off(qtbot, win, tmp_path, monkeypatc
     paper = _paper(window, "kwon")
     assert {t.name for t in paper.tags} == {"kwon-one", "kwon-two"}
     assert paper.note == "Notes on kwon."
+    # The new tags are listed in the tag pane without restarting.
+    qtbot.waitUntil(lambda: {"kwon-one", "kwon-two"} <= {
+        t.name for t in window.tag_pane.tag_entries()}, timeout=WAIT_MS)
 
     window.activateWindow()
     qtbot.waitUntil(window.isActiveWindow, timeout=5000)

@@ -1600,6 +1600,9 @@ class MainWindow(QMainWindow):
         self.cancel_button.hide()
         self.exports.set_background_job(False)
         self._refresh_sources()
+        # An import makes tags of records' keywords: the tag list is read again (off
+        # the UI thread, as after any change to tags).
+        self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags, label="tags")
         self.saved_searches.count_saved()
         if self.search.query_text():
             self.search.request_search(immediate=True)
