@@ -72,3 +72,11 @@ def test_csl_json_writes_no_empty_variable(exported):
              if empty(value)]
     assert found == []
     assert any("abstract" not in item for item in items)
+
+
+@needs_realworld
+def test_markdown_writes_no_empty_paragraph(exported):
+    text = exported["markdown"]
+    assert "## " in text
+    # An empty abstract paragraph showed as three blank lines in a row.
+    assert "\n\n\n\n" not in text

@@ -41,6 +41,8 @@ _STORED = stored_fields()
 _CONTAINERS = stored_fields(containers=True)
 #: RIS tag -> rispy's key (``VL`` -> ``volume``).
 _RIS_KEY = rispy.TAG_KEY_MAPPING
+#: The stored fields, containers first (:func:`_read` needs their sources first).
+_CONTAINERS_FIRST = _CONTAINERS + stored_fields(containers=False)
 _DASHES = re.compile(r"\s*(?:-{1,3}|\u2013|\u2014)\s*")
 
 
@@ -70,7 +72,7 @@ def _read(get: Callable[[str], object], names: Callable[[Field], Iterable[str]],
     :data:`CONTAINER` (a book's ``publisher``, which is its venue) is left to the
     container, so that what is written once comes back once."""
     out, container_sources = {}, set()
-    for f in sorted(_STORED, key=lambda f: f.rule != CONTAINER):
+    for f in _CONTAINERS_FIRST:
         source, text = _first(get if lists or f.rule != CONTAINER else
                               lambda name: None if isinstance(get(name), list) else get(name),
                               names(f))
