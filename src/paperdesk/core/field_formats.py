@@ -22,6 +22,11 @@ Two format rules:
   stored fields (CSL-JSON). CSL-JSON writes ``arXiv`` as the venue of a preprint with an
   arXiv id and none of its own, and a reader takes ``arXiv`` of a preprint back to none;
   a CSL-JSON reader reads only a plain text there (not a list).
+
+A field written under the same name as the :data:`~paperdesk.core.fields.CONTAINER` of
+the entry's type (``publisher`` beside a book's venue, which BibTeX, RIS and CSL-JSON
+write as the publisher) is left out when the venue has a value, and a reader leaves to
+the venue what it read from the same name: written once, read back once.
 """
 
 from __future__ import annotations
