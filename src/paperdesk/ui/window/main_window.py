@@ -1542,6 +1542,12 @@ class MainWindow(QMainWindow):
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags.all())
 
+    def _show_tags_if_changed(self, tags) -> None:
+        """Show a tag list read after an import only when it differs from the one shown
+        (new tags, other counts), so that an import without keywords repaints nothing."""
+        if not self._shut_down and list(tags) != self.tag_pane.tag_entries():
+            self._show_tags(tags)
+
     def _show_tags(self, tags) -> None:
         """Show a fresh tag list: chip colours, completion, the 1-9 menu, the tag pane."""
         if self._shut_down:
@@ -1601,8 +1607,9 @@ class MainWindow(QMainWindow):
         self.exports.set_background_job(False)
         self._refresh_sources()
         # An import makes tags of records' keywords: the tag list is read again (off
-        # the UI thread, as after any change to tags).
-        self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags, label="tags")
+        # the UI thread, as after any change to tags) and shown when it changed.
+        self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags_if_changed,
+                         label="tags")
         self.saved_searches.count_saved()
         if self.search.query_text():
             self.search.request_search(immediate=True)
