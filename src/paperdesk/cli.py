@@ -155,6 +155,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--since", metavar="YYYY[-MM[-DD]]", type=_since,
                    help="arXiv metadata files: keep records first submitted on or after "
                         "this date (the first version's date, else update_date)")
+    p.add_argument("--no-keywords", dest="keywords", action="store_false",
+                   help="BibTeX, RIS and CSL-JSON: do not make the records' keywords "
+                        "(keywords, groups, KW, keyword) tags")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
     p = sub.add_parser("search", help="full-text search (the language: docs/search.md)")
@@ -459,7 +462,8 @@ def _cmd_import(lib: Library, args) -> int:
         try:
             report = lib.imports.run(args.paths, progress=progress,
                                       on_file=bar.tracker.on_file, cancel=stop.is_set,
-                                      arxiv_filter=wanted, sync=False)
+                                      arxiv_filter=wanted, sync=False,
+                                      keywords=args.keywords)
         finally:
             bar.close()
         if not args.json:

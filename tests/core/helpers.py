@@ -150,3 +150,20 @@ def as_user(cmd: list[str], user: str) -> tuple[list[str], dict, str | None]:
         pytest.skip(found)
     extra, cwd = found
     return prefix + cmd, {**env, **extra}, cwd
+
+
+def imported_back(exports: dict[str, str], folder: Path) -> dict:
+    """Import each of a single paper's exports (BibTeX, RIS, CSL-JSON and paperdesk
+    JSON texts, by format name) into an empty library of its own and return the paper
+    each gives back: format name -> ``Paper``."""
+    from paperdesk.core.library import Library
+
+    back = {}
+    for fmt, ext in (("bibtex", "bib"), ("ris", "ris"), ("csl-json", "json"),
+                     ("json", "json")):
+        path = folder / f"{fmt}.{ext}"
+        path.write_text(exports[fmt], encoding="utf-8")
+        with Library.open(folder / f"lib-{fmt}") as other:
+            other.imports.run([path])
+            (back[fmt],) = [other.papers.get(i) for i in other.papers.ids()]
+    return back

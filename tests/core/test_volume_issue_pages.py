@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import imported_back
 from paperdesk.cli import main
 from paperdesk.core.fields import field, stored_fields
 from paperdesk.core.library import Library
@@ -28,6 +29,12 @@ DATA = Path(__file__).parent / "data" / "imports"
 REALWORLD = Path("/work/shared/realworld")
 needs_realworld = pytest.mark.skipif(not REALWORLD.is_dir(),
                                      reason="no real-world files in /work/shared/realworld")
+
+
+def _vip(meta: Metadata) -> tuple:
+    """The venue, volume, issue and pages of ``meta.values`` (the other fields the files
+    carry, such as ISSN and language, are another test's)."""
+    return tuple(p for p in meta.values if p[0] in ("venue", "volume", "issue", "pages"))
 
 
 def _by_title(lib: Library, words: str):
@@ -50,11 +57,11 @@ def test_imported_from_bibtex_ris_and_csl_json(tmp_path):
         lib.imports.run([DATA / "zotero.bib", DATA / "scopus.ris",
                           Path(__file__).parent / "data" / "csl-data.json"])
         bib = _by_title(lib, "Deep")          # volume = {12}, number = {5}, pages = {250--259}
-        assert bib.metadata.values == (("venue", "Nature Machine Intelligence"),
+        assert _vip(bib.metadata) == (("venue", "Nature Machine Intelligence"),
                                        ("volume", "12"), ("issue", "5"),
                                        ("pages", "250-259"))
         ris = _by_title(lib, "transversely isotropic")     # VL 88, SP 1, EP 12
-        assert ris.metadata.values == (("venue", "Journal of Biomechanics"),
+        assert _vip(ris.metadata) == (("venue", "Journal of Biomechanics"),
                                        ("volume", "88"), ("pages", "1-12"))
 
 
@@ -65,7 +72,7 @@ def test_real_world_files_keep_them(tmp_path):
                           REALWORLD / "zotero_CSLJSON_js_test000.json",
                           REALWORLD / "jabref_BibtexImporter.examples.bib"])
         science = _by_title(lib, "Phase separation")    # VL 121, IS empty, SP 310, EP 324
-        assert science.metadata.values == (("venue", "Acta Materialia"),
+        assert _vip(science.metadata) == (("venue", "Acta Materialia"),
                                            ("volume", "121"), ("pages", "310-324"))
         csl = _by_title(lib, "Stochastic biomathematical")
         assert csl.metadata.value("volume") == "2058"
@@ -96,15 +103,9 @@ def test_exported_to_every_format_and_read_back(seeded_library, tmp_path):
     doc = json.loads(out["json"])["papers"][0]
     assert (doc["volume"], doc["issue"], doc["pages"]) == ("42", "3", "101-117")
     # Each export, imported into an empty library, gives the paper its three values.
-    for fmt, ext in (("bibtex", "bib"), ("ris", "ris"), ("csl-json", "json"),
-                     ("json", "json")):
-        path = tmp_path / f"{fmt}.{ext}"
-        path.write_text(out[fmt], encoding="utf-8")
-        with Library.open(tmp_path / f"lib-{fmt}") as other:
-            other.imports.run([path])
-            (back,) = [other.papers.get(i) for i in other.papers.ids()]
-            assert back.metadata.values == (("venue", "J. Tests"), ("volume", "42"),
-                                            ("issue", "3"), ("pages", "101-117")), fmt
+    for fmt, back in imported_back(out, tmp_path).items():
+        assert _vip(back.metadata) == (("venue", "J. Tests"), ("volume", "42"),
+                                        ("issue", "3"), ("pages", "101-117")), fmt
 
 
 def test_sorted_searched_and_listed(seeded_library):
@@ -148,7 +149,7 @@ def test_a_merge_fills_them_from_the_other_paper(seeded_library):
     lib.papers.set_metadata(keep, Metadata(values=field_values({"volume": "5"})))
     lib.papers.set_metadata(other, Metadata(values=field_values({"volume": "6", "pages": "3-4"})))
     plan = plan_merge(lib.papers.get(keep), lib.papers.get(other))
-    assert plan.metadata.values == (("volume", "5"), ("pages", "3-4"))
+    assert _vip(plan.metadata) == (("volume", "5"), ("pages", "3-4"))
     assert "pages" in plan.filled and "volume" not in plan.filled
 
 

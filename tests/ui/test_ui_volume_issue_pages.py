@@ -37,6 +37,9 @@ def test_typed_in_the_editor_and_shown_in_the_byline(qtbot, win):
     qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
     qtbot.keyClicks(_focus(), "250-259")
     qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
+    for name in ("publisher", "isbn", "issn", "language"):    # the fields after pages
+        assert _focus() is dialog.field_edits[name]
+        qtbot.keyClick(_focus(), Qt.Key.Key_Tab)
     assert _focus() is dialog.key
     qtbot.keyClick(_focus(), Qt.Key.Key_Return)                  # Enter saves
     settle(qtbot, window)

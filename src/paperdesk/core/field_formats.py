@@ -22,6 +22,11 @@ Two format rules:
   stored fields (CSL-JSON). CSL-JSON writes ``arXiv`` as the venue of a preprint with an
   arXiv id and none of its own, and a reader takes ``arXiv`` of a preprint back to none;
   a CSL-JSON reader reads only a plain text there (not a list).
+
+A field written under the same name as the :data:`~paperdesk.core.fields.CONTAINER` of
+the entry's type (``publisher`` beside a book's venue, which BibTeX, RIS and CSL-JSON
+write as the publisher) is left out when the venue has a value, and a reader leaves to
+the venue what it read from the same name: written once, read back once.
 """
 
 from __future__ import annotations
@@ -41,6 +46,8 @@ _STORED = stored_fields()
 _CONTAINERS = stored_fields(containers=True)
 #: RIS tag -> rispy's key (``VL`` -> ``volume``).
 _RIS_KEY = rispy.TAG_KEY_MAPPING
+#: The stored fields, containers first (:func:`_read` needs their sources first).
+_CONTAINERS_FIRST = _CONTAINERS + stored_fields(containers=False)
 _DASHES = re.compile(r"\s*(?:-{1,3}|\u2013|\u2014)\s*")
 
 
@@ -49,27 +56,38 @@ def _range_in(text: str) -> str:
     return _DASHES.sub("-", text.strip())
 
 
-def _first_text(get: Callable[[str], object], names: Iterable[str]) -> str:
+def _first(get: Callable[[str], object], names: Iterable[str]) -> tuple[str, str]:
+    """The first of ``names`` with a text, and that text (``("", "")`` for none)."""
     for name in names:
         value = get(name)
         if isinstance(value, list):
             value = next((v for v in value if str(v).strip()), None)
         if value is not None and not isinstance(value, dict) and str(value).strip():
-            return str(value).strip()
-    return ""
+            return name, str(value).strip()
+    return "", ""
+
+
+def _first_text(get: Callable[[str], object], names: Iterable[str]) -> str:
+    return _first(get, names)[1]
 
 
 def _read(get: Callable[[str], object], names: Callable[[Field], Iterable[str]],
           decode: Callable[[str], str], lists: bool = True) -> dict[str, str]:
-    out = {}
-    for f in _STORED:
-        text = _first_text(get if lists or f.rule != CONTAINER else
-                           lambda name: None if isinstance(get(name), list) else get(name),
-                           names(f))
-        if text:
-            text = decode(text)
-            out[f.name] = _range_in(text) if f.rule == PAGE_RANGE else text
-    return out
+    """The stored fields' texts; a field read from the same source name as a
+    :data:`CONTAINER` (a book's ``publisher``, which is its venue) is left to the
+    container, so that what is written once comes back once."""
+    out, container_sources = {}, set()
+    for f in _CONTAINERS_FIRST:
+        source, text = _first(get if lists or f.rule != CONTAINER else
+                              lambda name: None if isinstance(get(name), list) else get(name),
+                              names(f))
+        if not text or (f.rule != CONTAINER and source in container_sources):
+            continue
+        if f.rule == CONTAINER:
+            container_sources.add(source)
+        text = decode(text)
+        out[f.name] = _range_in(text) if f.rule == PAGE_RANGE else text
+    return {f.name: out[f.name] for f in _STORED if f.name in out}
 
 
 def bibtex_values(get: Callable[[str], str | None],
@@ -97,8 +115,9 @@ def ris_values(ref: dict, entry_type: str | None = None) -> dict[str, str]:
         Field name -> text; a :data:`PAGE_RANGE` field joins its first and last page.
     """
     def tags(f: Field) -> list[str]:
-        found = dict(f.ris_read_types).get(entry_type) or (
-            ((f.ris,) if f.ris else ()) + f.ris_read)
+        found = dict(f.ris_read_types).get(entry_type)
+        if found is None:
+            found = ((f.ris,) if f.ris else ()) + f.ris_read
         return [_RIS_KEY.get(t, t) for t in found]
 
     out = _read(ref.get, tags, str)
@@ -138,12 +157,20 @@ def merge_values(own: Metadata, other: Metadata) -> tuple[tuple[str, str], ...]:
     return field_values({f.name: own.value(f.name) or other.value(f.name) for f in _STORED})
 
 
-def _kept(meta: Metadata, keep: Iterable[str],
-          containers: bool) -> Iterable[tuple[Field, str]]:
+def _kept(meta: Metadata, keep: Iterable[str], containers: bool,
+          written_as: Callable[[Field], str | None] | None = None
+          ) -> Iterable[tuple[Field, str]]:
+    """The fields to write with their texts; with ``written_as`` (a field's name in the
+    format, for the entry's type), a non-container field is left out when a
+    :data:`CONTAINER` with a value is written under the same name (a book's publisher
+    is its venue: written once)."""
     keep = set(keep)
+    taken = set()
+    if written_as is not None and not containers:
+        taken = {written_as(f) for f, _text in _kept(meta, keep, True)}
     for f in stored_fields(containers):
         text = meta.value(f.name)
-        if text and f.name in keep:
+        if text and f.name in keep and (not taken or written_as(f) not in taken):
             yield f, text
 
 
@@ -170,8 +197,11 @@ def bibtex_pairs(meta: Metadata, keep: Iterable[str], encode: Callable[[str], st
     Returns:
         ``(field, value)`` pairs in table order (``("pages", "{12--34}")``).
     """
-    return [(dict(f.bibtex_types).get(entry_type, f.bibtex), _bibtex_value(f, text, encode))
-            for f, text in _kept(meta, keep, containers) if f.bibtex]
+    def written_as(f: Field) -> str | None:
+        return dict(f.bibtex_types).get(entry_type, f.bibtex)
+
+    return [(written_as(f), _bibtex_value(f, text, encode))
+            for f, text in _kept(meta, keep, containers, written_as) if written_as(f)]
 
 
 def ris_pairs(meta: Metadata, keep: Iterable[str], encode: Callable[[str], str],
@@ -190,9 +220,12 @@ def ris_pairs(meta: Metadata, keep: Iterable[str], encode: Callable[[str], str],
         first page under its tag and its last under :attr:`~paperdesk.core.fields.Field.
         ris_end`.
     """
+    def written_as(f: Field) -> str | None:
+        return dict(f.ris_types).get(entry_type, f.ris)
+
     out = []
-    for f, text in _kept(meta, keep, containers):
-        tag = dict(f.ris_types).get(entry_type, f.ris)
+    for f, text in _kept(meta, keep, containers, written_as):
+        tag = written_as(f)
         if not tag:
             continue
         if f.rule == PAGE_RANGE and f.ris_end and "-" in text:
@@ -217,11 +250,13 @@ def csl_pairs(meta: Metadata, keep: Iterable[str], entry_type: str = "misc",
     Returns:
         ``(variable, text)`` pairs.
     """
-    out = [(f.csl, text) for f, text in _kept(meta, keep, False) if f.csl]
     keep = set(keep)
+    containers = []
     for f in _CONTAINERS:
         text = meta.value(f.name) or ("arXiv" if entry_type == "preprint" and meta.arxiv_id
                                       else "")
         if text and f.name in keep and f.csl:
-            out.append((dict(f.csl_types).get(item_type, f.csl), text))
-    return out
+            containers.append((dict(f.csl_types).get(item_type, f.csl), text))
+    taken = {name for name, _text in containers}   # a book's publisher is its venue
+    return [(f.csl, text) for f, text in _kept(meta, keep, False)
+            if f.csl and f.csl not in taken] + containers

@@ -81,10 +81,11 @@ class Field:
             rules of each format are in :mod:`paperdesk.core.field_formats`).
         bibtex_types: a :data:`CONTAINER`'s BibTeX field by paperdesk entry type, as
             ``(type, field)`` pairs, where it is not :attr:`bibtex`.
-        ris_types: a :data:`CONTAINER`'s RIS tag by entry type, likewise (:attr:`ris`
-            otherwise).
+        ris_types: a stored field's RIS tag by entry type, likewise (:attr:`ris`
+            otherwise; ``""``: none for that type).
         ris_read_types: the RIS tags read on import by entry type, in order, where they
-            are not :attr:`ris` then :attr:`ris_read` (``(type, (tag, ...))`` pairs).
+            are not :attr:`ris` then :attr:`ris_read` (``(type, (tag, ...))`` pairs;
+            ``()``: none for that type).
         csl_types: a :data:`CONTAINER`'s CSL variable by CSL item type, likewise
             (:attr:`csl` otherwise).
         words: the search field is analysed as unstemmed words with positions (the
@@ -216,6 +217,24 @@ PAPER_FIELDS: tuple[Field, ...] = (
           sort_sql="pages = '', CAST(pages AS INTEGER) {d}, pages {d}, id {d}",
           search="pages", csv="pages", json="pages", bibtex="pages", ris="SP", ris_end="EP",
           csl="page", rule=PAGE_RANGE, stored=True, editor="line", cli="--pages"),
+    # Who published it, its book and serial numbers and its language: plain text fields,
+    # driven by this table alone. RIS has one tag, SN, for both numbers: the ISSN of a
+    # journal article (JOUR), the ISBN of anything else (Zotero's RIS translator reads and
+    # writes SN so). A book's publisher is its venue (the CONTAINER's field, tag and
+    # variable for books, theses and reports): written once, as the venue.
+    Field("publisher", "Publisher", "text", column="publisher", csv="publisher",
+          json="publisher", bibtex="publisher", ris="PB", csl="publisher", stored=True,
+          editor="line", cli="--publisher"),
+    Field("isbn", "ISBN", "text", column="isbn", csv="isbn", json="isbn", bibtex="isbn",
+          ris="SN", ris_types=(("article", ""),), ris_read_types=(("article", ()),),
+          csl="ISBN", stored=True, editor="line", cli="--isbn"),
+    Field("issn", "ISSN", "text", column="issn", csv="issn", json="issn", bibtex="issn",
+          ris="", ris_types=(("article", "SN"),), ris_read_types=(("article", ("SN",)),),
+          csl="ISSN", stored=True, editor="line", cli="--issn"),
+    # biblatex's language (classic BibTeX styles ignore it), then its langid.
+    Field("language", "Language", "text", column="language", csv="language",
+          json="language", bibtex="language", bibtex_read=("langid",), ris="LA",
+          csl="language", stored=True, editor="line", cli="--language"),
     Field("doi", "DOI", "text", column="doi", search="doi", csv="doi", json="doi",
           bibtex="doi", ris="DO", csl="DOI"),
     Field("arxiv_id", "arXiv ID", "text", column="arxiv_id", search="arxiv",

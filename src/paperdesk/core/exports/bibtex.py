@@ -37,7 +37,7 @@ biblatex when the month is known), ``doi``, ``eprint`` with ``archiveprefix = {a
 (classic styles, pandoc) and ``eprinttype = {arxiv}`` (biblatex) for the paper's own
 arXiv id, ``url`` and ``urldate`` (the date added, as the access date) for the paper's
 own URL (``url`` alone is its arXiv page when it has an arXiv id but no URL, as the RIS
-and CSL-JSON exports do: citation-js reads ``eprint`` only for PubMed ids), ``abstract``, ``keywords`` (tags), ``note`` (the note, on one line) and
+and CSL-JSON exports do: citation-js reads ``eprint`` only for PubMed ids), ``abstract`` (when it has one), ``keywords`` (tags), ``note`` (the note, on one line) and
 ``annote`` (highlights). Links and identifiers that the abstract merely mentions are not
 written as fields (they are other work; the abstract still holds them).
 """
@@ -146,7 +146,7 @@ def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
     elif "url" in keep and "arxiv_id" in keep and meta.arxiv_id:
         # citation-js reads eprint only for PubMed ids: the arXiv page keeps the link.
         out.append(("url", "{" + latex_url(ARXIV_ABS + meta.arxiv_id) + "}"))
-    if "abstract" in keep:
+    if "abstract" in keep and paper.abstract.strip():
         text("abstract", paper.abstract)
     if "tags" in keep and paper.tags:
         text("keywords", ", ".join(t.name for t in paper.tags))

@@ -16,7 +16,7 @@ citeproc prints as "et al."); ``issued`` is the paper's own publication date and
 preprints); ``DOI``; ``URL`` (its own, else its arXiv page); its own arXiv id as
 ``number`` = ``arXiv:<id>`` with ``publisher`` = ``arXiv`` for a preprint (as Zotero and
 citation-js write preprints), or as ``archive`` = ``arXiv`` and ``archive_location`` =
-``arXiv:<id>`` for other types; ``abstract``; ``keyword`` (tags, comma-separated);
+``arXiv:<id>`` for other types; ``abstract`` (when it has one); ``keyword`` (tags, comma-separated);
 ``note`` (the note, then one line per highlight).
 
 Notes and pandoc: citeproc (pandoc's) reads the *leading* lines of ``note`` that look
@@ -121,7 +121,7 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
         item["URL"] = ARXIV_ABS + meta.arxiv_id
     if "added" in keep:
         item["accessed"] = {"date-parts": [date_parts(paper.added_at)]}
-    if "abstract" in keep:
+    if "abstract" in keep and paper.abstract.strip():
         item["abstract"] = paper.abstract
     if "tags" in keep and paper.tags:
         item["keyword"] = ", ".join(t.name for t in paper.tags)

@@ -167,7 +167,7 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
             meta.append(f"paperdesk id {paper.id}")
         if meta:
             out.append("\n" + " · ".join(meta) + "\n")
-        if "abstract" in keep:
+        if "abstract" in keep and paper.abstract.strip():
             out.append("\n" + _md(paper.abstract) + "\n")
         if "mentioned" in keep and paper.mentioned.urls:
             out.append("\nLinks: " + ", ".join(f"<{u}>" for u in paper.mentioned.urls) + "\n")

@@ -15,13 +15,15 @@ name; a last ``AU  - others`` when the list is truncated: RIS has no "et al.", s
 docs/export.md), ``TI`` (TeX maths read from a file in its readable form,
 :func:`paperdesk.core.tex_math.readable_math`), the venue as ``T2`` (secondary title: journal,
 conference or book) or, for books, theses and reports, ``PB`` (publisher, university,
-institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, ``YYYY/MM//`` when only the
-month is known, ``YYYY///`` for a year: citation-js takes ``PY`` alone of a ``CONF``
-record as the conference's date) from the paper's own publication date only, ``DO`` (DOI), ``AN``
+institution), ``PY`` (year) and ``DA`` (``YYYY/MM/DD/``, or ``YYYY/MM//`` when only the
+month is known; no ``DA`` for a year alone: ``PY`` is the publication year in the RIS
+specification and Zotero's RIS reader, and an empty ``YYYY///`` said nothing more;
+citation-js reads the ``PY`` of a ``CONF`` record without ``DA`` as the conference's
+date) from the paper's own publication date only, ``DO`` (DOI), ``AN``
 (``arXiv:<id>``) and ``DB`` (``arXiv``) for its own arXiv id, ``UR`` (its own URL, else
 its arXiv page), ``DP`` (``paperdesk``: the database the record comes from; see below),
 ``Y2`` (the date it was added, as the access date), ``AB`` (the
-abstract on one line), one ``KW`` per tag, ``N1`` for the note and one per highlight, and
+abstract on one line, when it has one), one ``KW`` per tag, ``N1`` for the note and one per highlight, and
 ``ER`` last. Links and identifiers that the abstract merely mentions are not written as
 ``UR``: they are other work (the abstract still holds them).
 
@@ -118,9 +120,8 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     parts = date_parts(meta.date)
     if "year" in keep and parts:
         ref["year"] = f"{parts[0]:04d}"
-        # DA even for a year alone (YYYY///): citation-js reads the PY of a CONF record
-        # as the conference's date, not the publication date, unless DA is there.
-        ref["date"] = _ris_date(parts)
+        if len(parts) > 1:      # a year alone is PY alone (RIS specification, Zotero)
+            ref["date"] = _ris_date(parts)
     ref.update(ris_pairs(meta, keep, ris_text, paper.entry_type))
     if "doi" in keep and meta.doi:
         ref["doi"] = meta.doi
@@ -134,7 +135,7 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     ref["database_provider"] = "paperdesk"
     if "added" in keep:
         ref["access_date"] = _ris_date(date_parts(paper.added_at))
-    if "abstract" in keep:
+    if "abstract" in keep and paper.abstract.strip():
         ref["abstract"] = ris_text(paper.abstract)
     if "tags" in keep and paper.tags:
         ref["keywords"] = [ris_text(t.name) for t in paper.tags]

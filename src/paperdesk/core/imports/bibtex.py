@@ -23,7 +23,9 @@ it: "Title. Subtitle. Addon", as biblatex prints them); ``abstract``; ``author``
 ``booktitle``, ``publisher``, ``school``/``institution``/``organization`` or
 ``howpublished`` (the first present, in that order); ``doi``; the arXiv id from
 ``eprint`` when ``archiveprefix`` or ``eprinttype`` is ``arXiv`` (or an arxiv.org
-``url``); ``url`` (unless it is the arXiv page). Entry types map to
+``url``); ``url`` (unless it is the arXiv page); keywords from ``keywords`` and
+``groups``, notes from ``note``, ``annote`` and ``annotation``
+(:mod:`paperdesk.core.imports.keywords_notes`). Entry types map to
 :data:`paperdesk.core.metadata.ENTRY_TYPES` by :data:`BIBTEX_TYPES` (others: ``misc``;
 ``misc`` with an arXiv id: ``preprint``). An entry with ``crossref = {key}`` inherits
 the fields it lacks from that entry, as btxdoc (section 4) and biblatex (appendix B, the
@@ -43,6 +45,7 @@ from bibtexparser import middlewares as mw
 from bibtexparser.model import DuplicateBlockKeyBlock, Entry, ParsingFailedBlock
 
 from paperdesk.core.field_formats import bibtex_values
+from paperdesk.core.imports.keywords_notes import bibtex_keywords, bibtex_notes
 from paperdesk.core.imports.abstract_limit import RAW_KEEP_CHARS, bounded
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 from paperdesk.core.imports.tex import decode_tex
@@ -174,6 +177,8 @@ def _raw(entry: Entry, notes: list[str]) -> RawRecord:
     if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
         raw.url = url
     raw.values = bibtex_values(lambda name: _value(entry, name), decode_latex)
+    raw.keywords = bibtex_keywords(lambda name: _value(entry, name), decode_latex)
+    raw.notes = bibtex_notes(lambda name: _value(entry, name), decode_latex)
     return raw
 
 

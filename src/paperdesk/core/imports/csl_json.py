@@ -12,8 +12,9 @@ others ``misc``; ``article``, CSL's type for preprints, is ``preprint``), ``titl
 is 2021), the venue from ``container-title``, else
 ``publisher``, ``DOI``, the arXiv id from ``number`` or ``archive_location``
 (``arXiv:<id>``, or when ``archive``/``publisher`` is arXiv) or an arxiv.org ``URL``,
-and ``URL`` (unless it is the arXiv page). An element of the array that is not an object,
-or an item that cannot be read, is left out with a note naming it; the rest come in.
+and ``URL`` (unless it is the arXiv page); ``keyword`` and ``note``
+(:mod:`paperdesk.core.imports.keywords_notes`). An element of the array that is not an
+object, or an item that cannot be read, is left out with a note naming it; the rest come in.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pathlib import Path
 from paperdesk.core.field_formats import csl_values
 from paperdesk.core.imports.abstract_limit import bounded
 from paperdesk.core.imports.daily_papers import ParseError
+from paperdesk.core.imports.keywords_notes import csl_keywords, csl_notes
 from paperdesk.core.imports.markup import plain_text
 from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 from paperdesk.core.text import loads_json
@@ -119,6 +121,8 @@ def _raw(item: dict, n: int) -> RawRecord:
     if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
         raw.url = url
     raw.values = csl_values(item, raw.entry_type)
+    raw.keywords = csl_keywords(item)
+    raw.notes = csl_notes(item)
     return raw
 
 

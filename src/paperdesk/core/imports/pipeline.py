@@ -23,6 +23,7 @@ from paperdesk.core.imports.arxiv import ArxivFilter, ArxivStream, sniff_file, s
 from paperdesk.core.imports.detect import detect_file, detect_streamed
 from paperdesk.core.imports.formats import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.imports.records import Identifiers, RecordFile, store_records
+from paperdesk.core.imports.record_tags_notes import TagsAndNotes
 from paperdesk.core.imports.registry import STDIN, STDIN_NAME
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
@@ -157,7 +158,8 @@ class Imports(Manager):
                      cancel: CancelCheck | None = None, sync: bool = True,
                      between_batches: BatchHook | None = None,
                      on_file: FileCallback | None = None,
-                     arxiv_filter: ArxivFilter | None = None) -> ImportReport:
+                     arxiv_filter: ArxivFilter | None = None,
+                     keywords: bool = True) -> ImportReport:
         """Import files and folders: the Daily Papers format or plain text, BibTeX and
         BibLaTeX, RIS, CSL-JSON, arXiv's bulk metadata (JSON Lines) and paperdesk's own
         JSON export, each recognised by its content
@@ -212,6 +214,9 @@ class Imports(Manager):
                 are imported whole. An arXiv file is streamed: its lines are read while
                 it is stored, in batches, never all at once, and its progress counts
                 lines read out of an estimate from its size.
+            keywords: store the keywords of BibTeX, RIS and CSL-JSON records as tags
+                (``False``: leave them out; their notes are stored either way; see
+                :mod:`~paperdesk.core.imports.record_tags_notes`).
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
             ``duplicates``, ``without_abstract``, ``added_ids``, ``changed_ids``) are
@@ -288,7 +293,7 @@ class Imports(Manager):
                 elif isinstance(pf, RecordFile):
                     self._import_records(pf, file_report, report.added_ids,
                                         report.changed_ids, cancel, step,
-                                         hook)
+                                         hook, keywords)
                 else:
                     self._import_file(pf, file_report, report.added_ids,
                                         report.changed_ids, cancel, step,
@@ -479,10 +484,11 @@ class Imports(Manager):
 
     def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
                         changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
-                        hook: BatchHook) -> None:
+                        hook: BatchHook, keywords: bool = True) -> None:
         """Store the records of a BibTeX, RIS or CSL-JSON file in batches (as
         :meth:`_import_file` does): new papers, or metadata merged onto the papers they
-        match (:func:`paperdesk.core.imports.records.store_records`)."""
+        match (:func:`paperdesk.core.imports.records.store_records`), with their
+        keywords as tags unless ``keywords`` is False, and their notes."""
         now = _now()
         items = rf.records
 
@@ -490,8 +496,10 @@ class Imports(Manager):
             counts = FileReport(file_report.path)
             new, changed = [], []
             ids = Identifiers(db)
+            tags_notes = TagsAndNotes(db, keywords)
             while n < end:
-                a, c = store_records(db, items[n:n + 1], source_id, counts, now, ids)
+                a, c = store_records(db, items[n:n + 1], source_id, counts, now, ids,
+                                     tags_notes)
                 new += a
                 changed += c
                 n += 1

@@ -37,6 +37,11 @@ is never copied (two papers never share one): a note names both papers. A record
 by its DOI or arXiv id whose abstract is unlike that paper's non-empty abstract (word
 3-shingle similarity below :data:`UNLIKE_ABSTRACT`) is merged with a note saying so. The citation key never changes. Such a record
 counts as ``enriched`` when it changed something, else as a ``duplicate``.
+
+**Tags and notes.** A record's keywords become its paper's tags (created as needed) and
+its notes are added to the paper's note unless their text is there already, on a new
+paper and on one it is merged onto alike
+(:mod:`paperdesk.core.imports.record_tags_notes`).
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from pathlib import Path
 import sqlite_utils
 
 from paperdesk.core.imports.abstract_limit import cut_note, limit_abstract
+from paperdesk.core.imports.record_tags_notes import TagsAndNotes
 from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citation_key,
                                      check_date, check_doi, check_entry_type, check_url,
                                      is_et_al, merge_metadata)
@@ -435,8 +441,8 @@ def _enrich(db: sqlite_utils.Database, pid: int, record: Record, ids: Identifier
 
 
 def store_records(db: sqlite_utils.Database, records: list[Record], source_id: int,
-                  report: FileReport, now: str,
-                  ids: Identifiers | None = None) -> tuple[list[int], list[int]]:
+                  report: FileReport, now: str, ids: Identifiers | None = None,
+                  tags_notes: TagsAndNotes | None = None) -> tuple[list[int], list[int]]:
     """Store records (inside the caller's transaction): each becomes a new paper, or is
     merged onto the paper it matches (see the module docstring).
 
@@ -455,12 +461,17 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
         now: ISO 8601 UTC time of the import.
         ids: the library's identifiers, read in this transaction (one is read when
             ``None``); kept up to date.
+        tags_notes: stores each record's keywords as tags and its notes on its paper
+            (:class:`~paperdesk.core.imports.record_tags_notes.TagsAndNotes`, made for
+            this transaction; one that stores keywords is made when ``None``). A paper
+            already there that gains a tag or note text counts as ``enriched``.
     Returns:
         ``(added_ids, changed_ids)``: new papers, and existing papers to re-index
         (enriched, or newly from this file).
     """
     added, changed = [], []
     ids = Identifiers(db) if ids is None else ids
+    tags_notes = TagsAndNotes(db) if tags_notes is None else tags_notes
     for record in records:
         digest = record_hash(record)
         pid = _find(db, record, digest, ids, report.warnings)
@@ -479,9 +490,14 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
             report.added += 1
             new = True
             ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
+            if record.keywords or record.notes:
+                tags_notes.store(pid, record.label, record.keywords, record.notes, now,
+                                 report.warnings)
         else:
             new = False
-            if _enrich(db, pid, record, ids, report.warnings):
+            gained = bool(record.keywords or record.notes) and tags_notes.store(
+                pid, record.label, record.keywords, record.notes, now, report.warnings)
+            if _enrich(db, pid, record, ids, report.warnings) or gained:
                 ids.add(pid, record.metadata.doi, record.metadata.arxiv_id)
                 report.enriched += 1
                 changed.append(pid)

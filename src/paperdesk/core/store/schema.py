@@ -90,6 +90,9 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
 Added in version 9, columns of ``papers`` (text, ``''`` when unknown): ``volume``,
 ``issue``, ``pages`` (a range as ``first-last``).
 
+Added in version 10, columns of ``papers`` likewise: ``publisher``, ``isbn``, ``issn``,
+``language``.
+
 Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
 :func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
 ``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
@@ -108,7 +111,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class SchemaError(RuntimeError):
@@ -404,9 +407,12 @@ def text_columns(*names: str) -> Callable[[sqlite_utils.Database], None]:
 #: Version 9: the paper's volume, issue and pages (:data:`paperdesk.core.fields.PAPER_FIELDS`).
 _v9 = text_columns("volume", "issue", "pages")
 
+#: Version 10: the paper's publisher, ISBN, ISSN and language (issue 25).
+_v10 = text_columns("publisher", "isbn", "issn", "language")
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                             _v7, _v8, _v9]
+                                                             _v7, _v8, _v9, _v10]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

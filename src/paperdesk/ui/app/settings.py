@@ -324,6 +324,18 @@ class Settings:
         self._store.sync()
 
     @property
+    def import_keywords(self) -> bool:
+        """Make the keywords of BibTeX, RIS and CSL-JSON records tags when importing
+        (File ▸ Import Keywords as Tags; default True)."""
+        return _to_bool(self._value("import/keywordsAsTags"), default=True)
+
+    @import_keywords.setter
+    def import_keywords(self, on: bool) -> None:
+        """Store whether imports make keywords tags."""
+        self._store.setValue("import/keywordsAsTags", bool(on))
+        self._store.sync()
+
+    @property
     def auto_mark_read(self) -> bool:
         """Mark a paper read once it has been shown for :attr:`mark_read_delay_ms`
         (default True)."""

@@ -306,11 +306,13 @@ class ImportRunner(Runner):
                  worker: LibraryWorker | None = None):
         super().__init__(parent, library=library, worker=worker, own_worker=True)
 
-    def start(self, paths: Iterable[str | Path]) -> bool:
+    def start(self, paths: Iterable[str | Path], keywords: bool = True) -> bool:
         """Queue an import of ``paths`` (files and/or folders) on the writer thread.
 
         Args:
             paths: what to import.
+            keywords: records' keywords become tags (``lib.imports.run``'s
+                ``keywords``).
         Returns:
             True if queued; False if an import is already running or after shutdown.
         """
@@ -329,7 +331,8 @@ class ImportRunner(Runner):
             # after, through the IndexSyncRunner (browsable first, issue 12).
             return lib.imports.run(
                 paths, progress=progress, on_file=tracker.on_file,
-                cancel=job.cancelled, between_batches=job.between_batches, sync=False)
+                cancel=job.cancelled, between_batches=job.between_batches, sync=False,
+                keywords=keywords)
 
         return self._run_on_worker(run, bulk=True, label="import")
 

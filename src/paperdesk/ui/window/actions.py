@@ -122,6 +122,10 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "file", help="Import abstract files"),
     ActionSpec("importFolderAction", "Import &Folder…", ("Ctrl+Shift+O",),
                "choose_folder_to_import", "file", help="Import a folder of abstract files"),
+    ActionSpec("importKeywordsAction", "Import &Keywords as Tags", (), "set_import_keywords",
+               "file", checkable=True,
+               help="Make the keywords of imported BibTeX, RIS and CSL-JSON files tags "
+                    "(their notes come in either way)"),
     ActionSpec("importReportAction", "Last Import &Report…", (), "show_import_report", "file",
                help="What each file of the last import gave"),
     ActionSpec("removeFileAction", "&Remove Imported File…", (), "prompt_remove_file",

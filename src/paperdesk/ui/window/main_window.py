@@ -496,6 +496,7 @@ class MainWindow(QMainWindow):
         for mode in ("system", "light", "dark"):
             self.appearance_group.addAction(a[f"appearance{mode.title()}Action"])
         self.set_checked("autoMarkReadAction", self.settings.auto_mark_read)
+        self.set_checked("importKeywordsAction", self.settings.import_keywords)
         self.set_checked(f"appearance{self.settings.appearance.title()}Action", True)
         self.set_checked("showSidebarAction", True)
         self.set_checked("showReadingPaneAction", True)
@@ -611,7 +612,7 @@ class MainWindow(QMainWindow):
         if self.export_runner.is_running():
             return False
         syncing = self.sync_runner.is_busy()
-        if not self.import_runner.start(list(paths)):
+        if not self.import_runner.start(list(paths), keywords=self.settings.import_keywords):
             return False
         if syncing:   # the import goes first; the index update resumes when it ends
             self.sync_runner.cancel()
@@ -1110,6 +1111,16 @@ class MainWindow(QMainWindow):
             pass
 
     @Slot(bool)
+    def set_import_keywords(self, on: bool) -> None:
+        """Make imports store records' keywords as tags, or not (stored in the settings;
+        :meth:`start_import` reads it).
+
+        Args:
+            on: keywords become tags.
+        """
+        self.settings.import_keywords = on
+
+    @Slot(bool)
     def set_auto_mark_read(self, on: bool) -> None:
         """Turn automatic mark-read on or off (stored in the settings).
 
@@ -1531,6 +1542,12 @@ class MainWindow(QMainWindow):
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags.all())
 
+    def _show_tags_if_changed(self, tags) -> None:
+        """Show a tag list read after an import only when it differs from the one shown
+        (new tags, other counts), so that an import without keywords repaints nothing."""
+        if not self._shut_down and list(tags) != self.tag_pane.tag_entries():
+            self._show_tags(tags)
+
     def _show_tags(self, tags) -> None:
         """Show a fresh tag list: chip colours, completion, the 1-9 menu, the tag pane."""
         if self._shut_down:
@@ -1589,6 +1606,10 @@ class MainWindow(QMainWindow):
         self.cancel_button.hide()
         self.exports.set_background_job(False)
         self._refresh_sources()
+        # An import makes tags of records' keywords: the tag list is read again (off
+        # the UI thread, as after any change to tags) and shown when it changed.
+        self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags_if_changed,
+                         label="tags")
         self.saved_searches.count_saved()
         if self.search.query_text():
             self.search.request_search(immediate=True)
