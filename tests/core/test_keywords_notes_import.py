@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from paperdesk.core.exports.ris import ris_text
+
 from paperdesk.cli import main
 from paperdesk.core.exports.common import one_line
 from paperdesk.core.fields import export_fields
@@ -153,7 +155,10 @@ def test_tags_and_notes_round_trip(cited_library, tmp_path, fmt, ext):
             paper = lib.papers.get(pid)
             back = _by_key(other, paper.citation_key)
             assert _tags(other, back) == {t.name for t in paper.tags}, paper.citation_key
-            # BibTeX and RIS write a note on one line; CSL-JSON keeps its line breaks.
+            # BibTeX and RIS write a note on one line; CSL-JSON keeps its line breaks;
+            # RIS writes a brace without a partner in its full-width form (ris_text:
+            # citation-js stops at a lone brace), which comes back as it was written.
             note, got = paper.note.strip(), other.notes.get(back)
-            assert (got if fmt == "csl-json" else one_line(got)) == (
-                note if fmt == "csl-json" else one_line(note)), paper.citation_key
+            expected = {"csl-json": note, "ris": ris_text(note)}.get(fmt, one_line(note))
+            assert (got if fmt == "csl-json" else one_line(got)) == expected, \
+                paper.citation_key
