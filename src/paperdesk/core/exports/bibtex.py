@@ -45,7 +45,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from paperdesk.core.exports.common import (ARXIV_ABS, citation_key, date_parts, highlight_text,
+from paperdesk.core.exports.common import (ARXIV_ABS, date_parts, entry_keys, highlight_text,
                                           one_line)
 from paperdesk.core.exports.latex import latex_text, latex_url
 from paperdesk.core.field_formats import bibtex_pairs
@@ -164,13 +164,13 @@ def bibtex_entry(paper: Paper, keep: Iterable[str]) -> str:
             title and the citation key are always written).
     Returns:
         ``@type{key,\\n  field = {value},\\n  ...\\n}\\n``: one field per line, every
-        value's braces balanced as BibTeX counts them.
+        value's braces balanced as BibTeX counts them; a paper with key aliases gets one
+        identical entry per key, a blank line between (:func:`.common.entry_keys`).
     """
     keep = tuple(keep)
     entry_type = ENTRY_TYPES[paper.entry_type][0]
-    lines = [f"@{entry_type}{{{citation_key(paper)},"]
-    lines += [f"  {name} = {value}," for name, value in _fields(paper, keep)]
-    return "\n".join(lines) + "\n}\n"
+    body = "".join(f"\n  {name} = {value}," for name, value in _fields(paper, keep))
+    return "\n".join(f"@{entry_type}{{{key},{body}\n}}\n" for key in entry_keys(paper))
 
 
 def bibtex_chunks(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:

@@ -90,6 +90,14 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
 Added in version 9, columns of ``papers`` (text, ``''`` when unknown): ``volume``,
 ``issue``, ``pages`` (a range as ``first-last``).
 
+Added in version 10:
+
+``citation_key_aliases``
+    other citation keys a paper answers to: ``alias`` (unique without regard to case, and
+    never another paper's ``citation_key``), ``paper_id`` (deleted with the paper). An
+    import that merges an entry onto a paper with another key keeps the entry's key
+    here, so that ``\\cite`` (biblatex ``ids``) and ``key:`` searches still find it.
+
 Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
 :func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
 ``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
@@ -108,7 +116,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 
 class SchemaError(RuntimeError):
@@ -404,9 +412,22 @@ def text_columns(*names: str) -> Callable[[sqlite_utils.Database], None]:
 #: Version 9: the paper's volume, issue and pages (:data:`paperdesk.core.fields.PAPER_FIELDS`).
 _v9 = text_columns("volume", "issue", "pages")
 
+def _v10(db: sqlite_utils.Database) -> None:
+    """Add ``citation_key_aliases``: the keys of entries merged onto a paper."""
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS citation_key_aliases (
+            alias TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE
+        )"""
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS idx_citation_key_aliases_paper "
+               "ON citation_key_aliases(paper_id)")
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                             _v7, _v8, _v9]
+                                                             _v7, _v8, _v9, _v10]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 
