@@ -122,7 +122,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "file", help="Import abstract files"),
     ActionSpec("importFolderAction", "Import &Folder…", ("Ctrl+Shift+O",),
                "choose_folder_to_import", "file", help="Import a folder of abstract files"),
-    ActionSpec("importReportAction", "Last Import &Report…", (), "show_import_report", "file",
+    ActionSpec("importReportAction", "Last Import Re&port…", (), "show_import_report", "file",
                help="What each file of the last import gave"),
     ActionSpec("removeFileAction", "&Remove Imported File…", (), "prompt_remove_file",
                "file", help="Remove an imported file with the papers that came from it "
@@ -169,7 +169,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     # Paper
     ActionSpec("nextPaperAction", "&Next Paper", ("j",), "next_paper", "paper",
                help="Next paper (↓ in the list works too)"),
-    ActionSpec("previousPaperAction", "&Previous Paper", ("k",), "previous_paper", "paper",
+    ActionSpec("previousPaperAction", "Pre&vious Paper", ("k",), "previous_paper", "paper",
                help="Previous paper (↑ in the list works too)"),
     ActionSpec("nextUnreadAction", "Next &Unread Paper", ("u",), "next_unread", "paper"),
     ActionSpec("backToListAction", "Back to the &List", ("Esc",), "back_to_list", "paper",
@@ -231,7 +231,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                separator_before=True,
                help="Compare possible near-duplicate papers side by side; merge them or "
                     "mark them not duplicates"),
-    ActionSpec("overviewAction", "&Overview…", ("Ctrl+Shift+L",), "show_overview", "view",
+    ActionSpec("overviewAction", "O&verview…", ("Ctrl+Shift+L",), "show_overview", "view",
                help="Library overview: papers per file, tag and week added, read and "
                     "unread, key terms, as bar charts (Enter or a click on a bar lists "
                     "those papers)"),
@@ -248,7 +248,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                checkable=True, submenu="A&ppearance", help="Always the light appearance"),
     ActionSpec("appearanceDarkAction", "&Dark", (), "appearance_dark", "view",
                checkable=True, submenu="A&ppearance", help="Always the dark appearance"),
-    ActionSpec("autoMarkReadAction", "Mark Papers Read &Automatically", (),
+    ActionSpec("autoMarkReadAction", "&Mark Papers Read Automatically", (),
                "set_auto_mark_read", "view", checkable=True, separator_before=True,
                help="Mark a paper read after it has been shown for a moment"),
     # Help
