@@ -199,7 +199,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("caretModeAction", "&Caret Mode in the Abstract", ("F7",),
                "toggle_caret_mode", "paper", checkable=True,
                help="Caret mode: a keyboard caret in the abstract (Tab from the list too); "
-                    "Shift+arrows select, H highlights, Esc leaves"),
+                    "Shift+arrows select, h highlights, Esc leaves"),
     ActionSpec("editMetadataAction", "Edit &Metadata…", ("m",), "edit_metadata", "paper",
                separator_before=True,
                help="Edit the paper's authors, year, venue, type, DOI, arXiv id, URL and "
@@ -267,23 +267,23 @@ ACTIONS: tuple[ActionSpec, ...] = (
 #: Keys handled by widgets themselves, listed in the shortcuts dialog after the actions.
 EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("↑ / ↓, Page Up / Page Down", "Move through the list"),
-    ("Shift+↑ / ↓, Ctrl+click, Ctrl+A", "Select several papers (then T, 1-9, R, S act on all)"),
+    ("Shift+↑ / ↓, Ctrl+click, Ctrl+A", "Select several papers (then t, 1-9, r, s act on all)"),
     ("Enter  or  ↓", "From the search box: go to the list"),
     ("Ctrl+Enter", "In the search box: search for the “Did you mean …” suggestion"),
     ("F1", "In the search box: the search syntax (phrases, AND / OR / NOT, prefix*, fuzzy~, "
            "fields, is: / has:)"),
     ("Esc", "In the search box: clear it; when empty, go back to the list"),
     ("Tab", "From the list: into the abstract, in caret mode (as F7)"),
-    ("← / →, ↑ / ↓, Home / End", "In caret mode: move the caret (J, K, U and Space do "
+    ("← / →, ↑ / ↓, Home / End", "In caret mode: move the caret (j, k, u and Space do "
                                   "not move the list there)"),
     ("Shift+arrows, Ctrl+Shift+← / →",
-     "In caret mode: select, by word with Ctrl; then H highlights exactly that"),
+     "In caret mode: select, by word with Ctrl; then h highlights exactly that"),
     ("Ctrl+S", "In the note: save it now (elsewhere: save the search)"),
     ("Ctrl+click", "In the note: open the http(s) link under the mouse"),
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
             "the chosen tag or saved search, or offer to remove the chosen file"),
     ("F2", "In the tag pane: rename the chosen tag or saved search"),
-    ("1 … 9, 0", "In the New Tag dialog (T with a new name): the new tag's number key "
+    ("1 … 9, 0", "In the New Tag dialog (t with a new name): the new tag's number key "
                  "(0: none); Enter creates it"),
     ("↑ / ↓, F2, 1 … 9, 0, Del", "In the Tags dialog (Ctrl+Shift+T): choose a tag, rename "
                                   "it (Enter too), bind / unbind its key, delete it; Alt+C "
@@ -294,12 +294,12 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("Right-click a column header", "Choose the list's columns (also View ▸ List Columns)"),
     ("Ctrl+Enter", "In the metadata editor: save (Enter too, except in Authors, where it "
                    "starts the next author)"),
-    ("J / K, ↓ / ↑", "In the Duplicates view: next / previous pair"),
-    ("L / R", "In the Duplicates view: merge into the left / the right paper"),
-    ("D", "In the Duplicates view: not duplicates (not flagged again)"),
+    ("j / k, ↓ / ↑", "In the Duplicates view: next / previous pair"),
+    ("l / r", "In the Duplicates view: merge into the left / the right paper"),
+    ("d", "In the Duplicates view: not duplicates (not flagged again)"),
     ("Enter", "In the Export dialog: export (Tab moves between fields, ↑ / ↓ choose a "
               "format; Esc cancels)"),
-    ("↑ / ↓, Enter, Tab", "In the related papers (L): choose, open (Alt+Left comes back), "
+    ("↑ / ↓, Enter, Tab", "In the related papers (l): choose, open (Alt+Left comes back), "
                           "go on to the key terms"),
     ("Enter, Tab", "On a key term: search for it (Alt+Left comes back); the next key term"),
     ("Page Down / Page Up, ↑ / ↓, Home / End", "In this window: scroll (Esc closes it)"),
@@ -309,9 +309,17 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _key_text(shortcut: str) -> str:
+    """How the shortcuts window writes one shortcut: a letter pressed without Shift in
+    lower case, as typed (Qt's native text is "J", which reads as Shift+J); any other in
+    Qt's native text ("Ctrl+K", "F1", "Del")."""
+    if len(shortcut) == 1 and shortcut.isalpha() and shortcut.islower():
+        return shortcut
+    return QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
+
+
 def _keys_text(spec: ActionSpec) -> str:
-    return "  or  ".join(
-        QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in spec.shortcuts)
+    return "  or  ".join(_key_text(k) for k in spec.shortcuts)
 
 
 def shortcut_rows() -> list[tuple[str, str]]:
