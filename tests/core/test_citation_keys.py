@@ -206,3 +206,18 @@ def test_aliases_travel_in_csl_json_and_paperdesk_json(empty_library, tmp_path):
             assert other.papers.get(doe).key_aliases == ("doe-cite-preprint",), fmt
         finally:
             other.close()
+
+
+def test_merging_duplicates_keeps_the_merged_papers_keys_as_aliases(empty_library, tmp_path):
+    bib = tmp_path / "keys.bib"
+    bib.write_text(FIXTURE, encoding="utf-8")
+    lib = empty_library
+    lib.imports.run([bib])
+    keep, other = lib.papers.for_key("lamport-long"), lib.papers.for_key("doe2020")
+    lib.duplicates.merge(keep, other)
+    assert lib.papers.get(keep).key_aliases == ("doe2020", "doe-cite-preprint")
+    assert lib.papers.for_key("doe-cite-preprint") == keep
+    lib.undo()
+    assert lib.papers.get(keep).key_aliases == ()
+    assert lib.papers.get(other).key_aliases == ("doe-cite-preprint",)
+    assert lib.papers.for_key("doe2020") == other
