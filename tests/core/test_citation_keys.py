@@ -46,42 +46,10 @@ def _keys(lib: Library) -> set[str]:
         "SELECT citation_key FROM papers UNION ALL SELECT alias FROM citation_key_aliases")}
 
 
-#: Two entries that share title, first author and year but are two works (a minimal and a
-#: full one, as in xampl.bib), two that share a DOI (one work under two keys), and an
-#: entry that has only a key and a journal (xampl.bib's whole-journal).
-FIXTURE = r"""
-@article{lamport-short,
-  author = {Lamport, Leslie},
-  title = {The Gnats and Gnus},
-  journal = {TUGboat},
-  year = 1986,
-}
-@article{lamport-long,
-  author = {Lamport, Leslie and Knuth, Donald},
-  title = {The Gnats and Gnus},
-  journal = {TUGboat},
-  volume = 7,
-  pages = {1--20},
-  year = 1986,
-}
-@article{doe2020,
-  author = {Doe, Jane},
-  title = {Learning to cite},
-  doi = {10.1234/cite.2020},
-  year = 2020,
-}
-@article{doe-cite-preprint,
-  author = {Doe, J.},
-  title = {Learning to cite (preprint)},
-  doi = {10.1234/CITE.2020},
-  year = 2020,
-}
-@article{whole-issue,
-  journal = {Journal of Gnus},
-  year = 1986,
-  volume = 41,
-}
-"""
+#: Two entries that share title, first author and year but are two works, two that share
+#: a DOI (one work under two keys), and an entry with only a key and a journal.
+FIXTURE = (Path(__file__).parent / "data" / "imports" / "key_aliases.bib").read_text(
+    encoding="utf-8")
 
 
 def test_entries_merge_only_when_one_work_and_keys_stay_as_aliases(empty_library, tmp_path):

@@ -5,33 +5,21 @@ its Citation block."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 from ui_fixtures import WAIT_MS, open_seeded, win  # noqa: F401
 
 from paperdesk.core.library import Library
 
-BIB = r"""
-@article{doe2020,
-  author = {Doe, Jane},
-  title = {Learning to cite},
-  doi = {10.1234/cite.2020},
-  year = 2020,
-}
-@article{doe-cite-preprint,
-  author = {Doe, J.},
-  title = {Learning to cite (preprint)},
-  doi = {10.1234/CITE.2020},
-  year = 2020,
-}
-"""
+#: Among others, doe2020 and doe-cite-preprint: one DOI, two keys.
+BIB = Path(__file__).parents[1] / "core" / "data" / "imports" / "key_aliases.bib"
 
 
 def test_a_key_alias_is_searched_and_shown(qtbot, tmp_path, _seeded_template, open_seeded):
     path = tmp_path / "lib"
     shutil.copytree(_seeded_template, path)
-    (tmp_path / "cite.bib").write_text(BIB, encoding="utf-8")
     with Library.open(path) as lib:
-        lib.imports.run([tmp_path / "cite.bib"])
+        lib.imports.run([BIB])
         pid = lib.papers.for_key("doe2020")
     window = open_seeded("lib", fresh=False)
     window.focus_search()
