@@ -16,8 +16,8 @@ abstract and counted in ``FileReport.without_abstract``.
 typographic variants folded (:func:`paperdesk.core.text.content_hash`: a LaTeX decoding's
 – and “q” match a typed ``--`` and ``"q"``). A record without an abstract is identified
 instead by its DOI (lower case), else its arXiv id (without version), else by all it
-says: its entry type, title, authors, date, URL and table-driven fields (and its key
-when it has no title); the hash is that of ``"paperdesk-identity:"`` + this key
+says: its entry type, title, authors, date, URL, venue, volume, issue and pages (and its
+key when it has no title); the hash is that of ``"paperdesk-identity:"`` + this key
 (:func:`identity_key`). Two entries of xampl.bib that share a title, first author and
 year (``article-minimal`` and ``article-full``) are two papers. Importing the same file
 twice finds every record again. Papers stored before this rule carry the hash of their
@@ -260,12 +260,19 @@ def _arxiv_base(arxiv_id: str) -> str:
     return re.sub(r"v\d+$", "", arxiv_id).lower()
 
 
+#: The table-driven fields that are part of a record's identity: those stored when
+#: identities took them in (issue 25). A field added later is left out, so that a file
+#: imported before it existed is still found again afterwards.
+_IDENTITY_FIELDS = ("venue", "volume", "issue", "pages")
+
+
 def identity_key(record: Record) -> str:
     """The identity of a record without an abstract (see the module docstring):
     ``doi:<doi lower-cased>``, else ``arxiv:<id without version>``, else
-    ``entry:`` + the entry type, title, every author, date, URL and table-driven field
-    (each as its case-folded letters and digits), and, for a record without a title,
-    its citation key: two records are one work only when all of these are the same."""
+    ``entry:`` + the entry type, title, every author, date, URL, venue, volume, issue
+    and pages (:data:`_IDENTITY_FIELDS`; each text as its case-folded letters and
+    digits), and, for a record without a title, its citation key: two records are one
+    work only when all of these are the same."""
     meta = record.metadata
     if meta.doi:
         return "doi:" + meta.doi.lower()
@@ -273,7 +280,7 @@ def identity_key(record: Record) -> str:
         return "arxiv:" + _arxiv_base(meta.arxiv_id)
     authors = ";".join(",".join(_letters(part) for part in (a.family, a.given, a.suffix))
                        for a in meta.authors)
-    values = ";".join(f"{name}={_letters(text)}" for name, text in sorted(meta.values))
+    values = ";".join(f"{name}={_letters(meta.value(name))}" for name in _IDENTITY_FIELDS)
     named = "" if record.title else f"|key={record.citation_key or ''}"
     return (f"entry:{meta.entry_type or ''}|{_letters(record.title)}|{authors}|"
             f"{meta.date or ''}|{meta.url or ''}|{values}{named}")
