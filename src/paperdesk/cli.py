@@ -297,13 +297,16 @@ def build_parser() -> argparse.ArgumentParser:
                    ).complete = shtab.FILE
 
     p = sub.add_parser(
-        "edit", help="set a paper's own metadata: authors, year or date, venue, type, DOI, "
-                     "arXiv id, URL, citation key (an empty value clears it)",
+        "edit", help="set a paper's title or own metadata: authors, year or date, venue, "
+                     "type, DOI, arXiv id, URL, citation key (an empty value clears it)",
         description="Set a paper's own metadata. Only the options given change; an empty "
                     "value (--doi '') clears that part. Malformed DOIs, arXiv ids, dates "
                     "and URLs are refused with the reason, and nothing changes. Without "
                     "options, prints the metadata.")
     p.add_argument("id", type=int, help="the paper's id")
+    p.add_argument("--title", metavar="TEXT",
+                   help="its title ('' goes back to the title its file gave it, else the "
+                        "one derived from the abstract)")
     p.add_argument("--author", action="append", metavar="NAME",
                    help="an author, 'Family, Given' or 'Given Family'; an organisation in "
                         "braces, '{World Health Organization}' (one name, as BibTeX writes "
@@ -875,7 +878,7 @@ def _cmd_show(lib: Library, args) -> int:
 
 def _metadata_dict(lib: Library, pid: int) -> dict:
     paper = lib.papers.get(pid)
-    return {"id": pid, "citation_key": paper.citation_key,
+    return {"id": pid, "title": paper.title, "citation_key": paper.citation_key,
             **paper.to_dict()["metadata"], "entry_type_written": paper.entry_type}
 
 
@@ -906,10 +909,12 @@ def _cmd_edit(lib: Library, args) -> int:
     if args.regenerate_key:
         if lib.papers.regenerate_citation_key(args.id):
             changed.append("citation key")
+    if args.title is not None and lib.papers.set_title(args.id, args.title):
+        changed.insert(0, "title")
     if args.json:
         _print_json(_metadata_dict(lib, args.id))
         return 0
-    if given or args.key is not None or args.regenerate_key:
+    if given or args.key is not None or args.regenerate_key or args.title is not None:
         print(f"paper {args.id}: " + (" and ".join(changed) + " saved" if changed
                                        else "nothing changed"))
     _print_metadata(lib.papers.get(args.id))
@@ -918,7 +923,8 @@ def _cmd_edit(lib: Library, args) -> int:
 
 def _print_metadata(paper) -> None:
     meta = paper.metadata
-    rows = [("key", paper.citation_key),
+    rows = [("title", paper.title), ("key", paper.citation_key),
+            *((("aliases", ", ".join(paper.key_aliases)),) if paper.key_aliases else ()),
             ("authors", format_author_list(meta.authors, meta.et_al)),
             ("date", meta.date or ""),
             *((f.name, meta.value(f.name)) for f in stored_fields(containers=True)),
@@ -1339,7 +1345,7 @@ def _say_waiting(holder: LockInfo) -> None:
 
 
 #: The options of ``edit`` that change something.
-_EDIT_OPTIONS = ("author", "year", "date", "venue", "entry_type", "doi", "arxiv", "url",
+_EDIT_OPTIONS = ("title", "author", "year", "date", "venue", "entry_type", "doi", "arxiv", "url",
                  "key", "regenerate_key", *(f.name for f in _CLI_FIELDS))
 
 

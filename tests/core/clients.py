@@ -117,10 +117,11 @@ def pandoc_version() -> tuple[int, ...]:
 
 # -- LaTeX -------------------------------------------------------------------------------
 def compile_latex(folder: Path, bib: Path, backend: str, engine: str = "pdflatex",
-                  preamble: str = "") -> dict:
-    """Compile a document that cites every entry of ``bib`` (``\\nocite{*}``) with
-    ``engine`` and ``backend``: ``"bibtex"`` (style ``plain``) or ``"biber"``
-    (biblatex, default style): LaTeX, the backend, LaTeX twice more.
+                  preamble: str = "", keys: list[str] | None = None) -> dict:
+    """Compile a document that cites every entry of ``bib`` (``\\nocite{*}``), or
+    ``\\cite{key}`` each of ``keys``, with ``engine`` and ``backend``: ``"bibtex"``
+    (style ``plain``) or ``"biber"`` (biblatex, default style): LaTeX, the backend,
+    LaTeX twice more.
 
     Args:
         folder: an empty folder to work in (``bib`` is copied there).
@@ -129,6 +130,8 @@ def compile_latex(folder: Path, bib: Path, backend: str, engine: str = "pdflatex
         engine: ``"pdflatex"`` (or ``"lualatex"``).
         preamble: LaTeX put first in the preamble (e.g. ``\\usepackage[T1]{fontenc}``);
             nothing by default, i.e. LaTeX's defaults (OT1 fonts, UTF-8 input).
+        keys: citation keys to ``\\cite`` one by one instead of ``\\nocite{*}`` (a key
+            no entry has leaves "Citation ... undefined" in the log).
     Returns:
         ``{"latex_errors": [lines starting with "!" and what follows], "backend":
         backend's output and log, "bbl": the .bbl text, "log": the last LaTeX log}``.
@@ -137,12 +140,13 @@ def compile_latex(folder: Path, bib: Path, backend: str, engine: str = "pdflatex
     latex_package("biblatex" if backend == "biber" else "url")
     tool = program(backend)
     shutil.copy(bib, folder / "refs.bib")
+    cite = "\\nocite{*}\n" if keys is None else "".join(f"\\cite{{{k}}}\n" for k in keys)
     if backend == "biber":
         preamble += "\\usepackage[backend=biber]{biblatex}\n\\addbibresource{refs.bib}\n"
-        body = "\\nocite{*}\n\\printbibliography\n"
+        body = cite + "\\printbibliography\n"
     else:
         preamble += "\\usepackage{url}\n"
-        body = "\\nocite{*}\n\\bibliographystyle{plain}\n\\bibliography{refs}\n"
+        body = cite + "\\bibliographystyle{plain}\n\\bibliography{refs}\n"
     (folder / "doc.tex").write_text(
         "\\documentclass{article}\n" + preamble + "\\begin{document}\n" + body
         + "\\end{document}\n", encoding="utf-8")

@@ -306,6 +306,26 @@ def test_command_takes_and_releases_the_lock(tmp_path, seed_files):
     assert not (lib / "library.lock").exists()
 
 
+def test_edit_sets_and_restores_the_title(tmp_path, seed_files):
+    """``paperdesk edit --title`` (issue 25 item 12): the title is stored, searched, shown
+    by ``edit`` and ``show``; ``--title ''`` goes back to the derived title."""
+    lib = tmp_path / "lib"
+    assert run("import", *map(str, seed_files), library=lib).returncode == 0
+    derived = json.loads(run("show", "224", "--json", library=lib).stdout)["title"]
+    r = run("edit", "224", "--title", "  Zebras   learn to cite ", library=lib)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[:2] == ["paper 224: title saved",
+                                         "title:   Zebras learn to cite"]
+    assert json.loads(run("edit", "224", "--json", library=lib).stdout)["title"] == \
+        "Zebras learn to cite"
+    r = run("search", "title:zebras", "--json", library=lib)
+    assert [h["id"] for h in json.loads(r.stdout)["hits"]] == [224]
+    r = run("edit", "224", "--title", "", "--json", library=lib)
+    assert json.loads(r.stdout)["title"] == derived
+    r = run("edit", "224", "--title", derived, library=lib)
+    assert r.stdout.startswith("paper 224: nothing changed")
+
+
 def test_edit_sets_checks_and_clears_metadata(tmp_path, seed_files):
     lib = tmp_path / "lib"
     assert run("import", *map(str, seed_files), library=lib).returncode == 0

@@ -144,9 +144,12 @@ def test_zotero_bibtex(empty_library):
 def test_jabref_bibtex_strings_preamble_comments_and_bad_values(empty_library):
     report = empty_library.imports.run([DATA / "jabref.bib"])
     (f,) = report.files
-    assert (f.format, f.added, f.skipped, f.without_abstract) == ("bibtex", 4, 1, 3)
+    # empty2020 has only a key and a note: the user cites it, so it is kept (issue 25
+    # item 10: every key of a file comes in).
+    assert (f.format, f.added, f.skipped, f.without_abstract) == ("bibtex", 5, 0, 4)
+    assert "empty2020" in {r[0] for r in empty_library.db.execute(
+        "SELECT citation_key FROM papers")}
     assert f.warnings == [
-        "entry empty2020: no title and no abstract; left out",
         "entry Knuth1984: doi: 'not-a-doi' is not a DOI (it must look like "
         "10.1234/suffix); value dropped"]
     papers = by_title(empty_library)
@@ -220,7 +223,9 @@ def test_csl_json_from_zotero(empty_library):
 
 def test_a_file_with_no_usable_entry_is_refused(empty_library, tmp_path):
     path = tmp_path / "empty.bib"
-    path.write_text("@misc{a,\n  note = {only a note},\n}\n")
+    # An entry with a key and a note is the user's and comes in (issue 25 item 10; the
+    # jabref.bib test): only one with no field at all is nothing to import.
+    path.write_text("@misc{a,\n}\n")
     (rejected,) = empty_library.imports.run([path]).rejected
     assert "no BibTeX entry with a title or an abstract" in rejected["reason"]
     assert "entry a" in rejected["reason"]

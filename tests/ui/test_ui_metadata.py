@@ -6,8 +6,12 @@ their sorts. Keys are sent as keys; results are read back from the library."""
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
+
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtGui import QContextMenuEvent, QDesktopServices, QKeySequence
+from PySide6.QtGui import QContextMenuEvent, QKeySequence
 from PySide6.QtWidgets import QApplication
 from ui_fixtures import (WAIT_MS, anchors, open_metadata_editor, open_seeded, press,  # noqa: F401
                          settle, wait_idle, win)
@@ -261,13 +265,31 @@ def test_ctrl_k_in_the_search_box_follows_the_platform(qtbot, win):
             f"\\cite{{{window.lib.papers.citation_key(shown)}}}")
 
 
-def test_o_opens_the_papers_own_page(qtbot, win, monkeypatch):
+def _fake_opener(monkeypatch, tmp_path, status: int) -> Path:
+    """Put a fake ``xdg-open`` first on ``PATH``: a real program that writes the link it
+    gets to a file and exits with ``status`` (xdg-open's 3: no browser is set up)."""
+    log = tmp_path / "opened.txt"
+    folder = tmp_path / "bin"
+    folder.mkdir(exist_ok=True)
+    opener = folder / "xdg-open"
+    opener.write_text(f"#!{sys.executable}\nimport sys\n"
+                      f"open({str(log)!r}, 'a').write(sys.argv[1] + '\\n')\n"
+                      f"sys.exit({status})\n")
+    opener.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ.get('PATH', '')}")
+    return log
+
+
+def _opened(log: Path) -> list[str]:
+    return log.read_text().splitlines() if log.exists() else []
+
+
+def test_o_opens_the_papers_own_page(qtbot, win, monkeypatch, tmp_path):
     window = win
-    opened = []
-    monkeypatch.setattr(QDesktopServices, "openUrl", lambda url: opened.append(url.toString()))
+    log = _fake_opener(monkeypatch, tmp_path, 0)
     ids = window.model.ids()
     press(qtbot, window, "o")                            # nothing of its own yet
-    assert opened == []
+    assert _opened(log) == []
     assert window.statusBar().currentMessage() == NO_PAGE_MESSAGE
 
     _set_metadata(qtbot, window, ids[0], Metadata(doi="10.1234/a#b", arxiv_id="2101.00001",
@@ -277,9 +299,36 @@ def test_o_opens_the_papers_own_page(qtbot, win, monkeypatch):
     _set_metadata(qtbot, window, ids[2], Metadata(url="https://example.org/p"))
     qtbot.waitUntil(lambda: window.detail_pane.paper.metadata.doi is not None,
                     timeout=WAIT_MS)
-    press(qtbot, window, "o", "j", "o", "j", "o")
-    assert opened == ["https://doi.org/10.1234/a%23b", "https://arxiv.org/abs/2101.00001",
-                      "https://example.org/p"]
+    for n, url in enumerate(["https://doi.org/10.1234/a%23b",
+                             "https://arxiv.org/abs/2101.00001", "https://example.org/p"]):
+        press(qtbot, window, *(["j"] if n else []), "o")
+        qtbot.waitUntil(lambda: window.statusBar().currentMessage()
+                        == f"Opened {url} in the browser", timeout=WAIT_MS)
+    assert _opened(log) == ["https://doi.org/10.1234/a%23b",
+                            "https://arxiv.org/abs/2101.00001", "https://example.org/p"]
+
+
+def test_o_says_when_no_browser_opened_the_page_and_copies_the_link(
+        qtbot, win, monkeypatch, tmp_path):
+    """xdg-open exits with 3 when no browser is set up: ``o`` says the page did not open,
+    why, and puts the link on the clipboard to paste by hand (issue 25 item 12)."""
+    window = win
+    log = _fake_opener(monkeypatch, tmp_path, 3)
+    QApplication.clipboard().setText("before")
+    _set_metadata(qtbot, window, window.model.ids()[0], Metadata(doi="10.1234/nobrowser"))
+    qtbot.waitUntil(lambda: window.detail_pane.paper.metadata.doi is not None,
+                    timeout=WAIT_MS)
+    press(qtbot, window, "o")
+    url = "https://doi.org/10.1234/nobrowser"
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Could not open"),
+                    timeout=WAIT_MS)
+    message = window.statusBar().currentMessage()
+    assert message == (f"Could not open {url}: no browser is set up (xdg-open found no "
+                       "program for links). The link is copied to the clipboard: paste it "
+                       "into a browser")
+    assert "Opened" not in message
+    assert QApplication.clipboard().text() == url
+    assert _opened(log) == [url]
 
 
 # -- the detail pane ---------------------------------------------------------------------------

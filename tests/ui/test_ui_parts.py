@@ -426,8 +426,9 @@ def test_tag_pane_counts_of_a_large_library_are_not_cut(qtbot, win):
     count_column = 2
     metrics = pane.fontMetrics()
     item = pane.topLevelItem(0)
-    assert item.text(count_column) == "123456"
+    # With thousands separators, as every count in the window (issue 25 item 13).
+    assert item.text(count_column) == "123,456"
     rect = pane.visualRect(pane.indexFromItem(item, count_column))
-    assert rect.width() >= metrics.horizontalAdvance("123456") + 8
-    assert metrics.elidedText("123456", Qt.TextElideMode.ElideRight,
-                              rect.width() - 8) == "123456"
+    assert rect.width() >= metrics.horizontalAdvance("123,456") + 8
+    assert metrics.elidedText("123,456", Qt.TextElideMode.ElideRight,
+                              rect.width() - 8) == "123,456"

@@ -528,3 +528,24 @@ def test_saved_search_counts_follow_changes_off_the_ui_thread(qtbot, win, monkey
     _search(qtbot, window, "pruning")
     _search(qtbot, window, "depth")
     assert window.saved_counter.runs == runs
+
+
+def test_the_did_you_mean_message_goes_with_the_next_search(qtbot, win):
+    """Ctrl+Enter on "Did you mean" says "Searching for … instead" for 4 seconds, hiding
+    the counts: the next search takes it off (issue 25 item 13)."""
+    window = win
+    _search(qtbot, window, "optimzer")
+    assert window.search.suggestion() == "optimizer"
+    qtbot.keyClick(window.search_box, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.search.results is not None
+                    and window.search.results.query == "optimizer" and not window.is_busy(),
+                    timeout=WAIT_MS)
+    assert window.statusBar().currentMessage() == "Searching for “optimizer” instead"
+    qtbot.keyClick(window.search_box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClicks(window.search_box, "depth")
+    qtbot.waitUntil(lambda: window.search.results is not None
+                    and window.search.results.query == "depth" and not window.is_busy(),
+                    timeout=WAIT_MS)
+    assert window.statusBar().currentMessage() == ""
+    assert window.status_text().endswith("match")
+    assert not window.suggestion_label.isVisible()

@@ -11,7 +11,11 @@ all for the current user only, under ``$XDG_DATA_HOME`` (default ``~/.local/shar
 
 Afterwards the menu caches are refreshed when the tools for it exist
 (``update-desktop-database``, ``gtk-update-icon-cache``); desktops that watch these
-folders pick the launcher up anyway. Qt-free.
+folders pick the launcher up anyway.
+
+It also hands a link to the desktop's browser and says whether that worked
+(:func:`open_in_browser`: ``xdg-open``, the freedesktop.org opener; ``open`` on macOS;
+the shell's association on Windows). Qt-free.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from paperdesk.core.paths import resource_path
 
 __all__ = ["install", "uninstall", "installed_files", "desktop_entry", "launcher_command",
            "data_home", "icon_png_path", "DesktopError", "ICON_SIZES", "DESKTOP_FILE",
-           "ICON_NAME"]
+           "ICON_NAME", "browser_command", "open_in_browser", "OPEN_WAIT_S"]
 
 #: Icon sizes (pixels) shipped as PNG in ``resources/icons/hicolor``.
 ICON_SIZES = (16, 24, 32, 48, 64, 128, 256, 512)
@@ -222,3 +226,72 @@ def uninstall(root: Path | None = None, refresh: bool = True) -> list[Path]:
     if refresh and removed:
         _refresh_caches(root)
     return removed
+
+
+#: What ``xdg-open``'s exit statuses mean (its manual page, xdg-utils 1.1): 1 a wrong
+#: command line, 2 a file that does not exist, 3 a required tool is missing (no browser
+#: is set up), 4 the action failed.
+_XDG_OPEN_FAILURES = {1: "xdg-open refused the link", 2: "xdg-open found nothing there",
+                      3: "no browser is set up (xdg-open found no program for links)",
+                      4: "the browser did not open it (xdg-open failed)"}
+#: Seconds :func:`open_in_browser` waits for the opener to exit. ``xdg-open`` without a
+#: desktop environment runs the browser itself and exits only when it closes: still
+#: running after this long means the browser is showing the page.
+OPEN_WAIT_S = 10.0
+
+
+def browser_command(url: str) -> list[str] | None:
+    """Return the command that hands ``url`` to the desktop's browser.
+
+    Args:
+        url: an http(s) link (the caller has checked it is safe to open).
+    Returns:
+        ``["open", url]`` on macOS, ``["xdg-open", url]`` (its full path) elsewhere when
+        it is installed; ``None`` on Windows (``os.startfile`` opens it) and when no
+        opener is installed.
+    """
+    if sys.platform == "darwin":
+        return ["open", url]
+    if sys.platform == "win32":
+        return None
+    opener = shutil.which("xdg-open")
+    return None if opener is None else [opener, url]
+
+
+def open_in_browser(url: str, wait: float = OPEN_WAIT_S) -> str | None:
+    """Hand ``url`` to the desktop's browser and wait (at most ``wait`` seconds) to learn
+    whether it opened. Blocks: run it off the UI thread.
+
+    Args:
+        url: an http(s) link (the caller has checked it is safe to open).
+        wait: seconds to wait for the opener to exit (an opener still running then is
+            taken to show the page: see :data:`OPEN_WAIT_S`).
+    Returns:
+        ``None`` when the browser took the link, else a one-line reason it did not
+        (e.g. "no browser is set up (xdg-open found no program for links)").
+    """
+    if sys.platform == "win32":
+        try:
+            os.startfile(url)   # type: ignore[attr-defined]  # (Windows only)
+        except OSError as exc:
+            return f"Windows could not open it ({exc.strerror or exc})"
+        return None
+    command = browser_command(url)
+    if command is None:
+        return "no program to open links is installed (xdg-open, from xdg-utils)"
+    try:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                   start_new_session=True)
+    except OSError as exc:
+        return f"{Path(command[0]).name} could not start ({exc.strerror or exc})"
+    try:
+        status = process.wait(wait)
+    except subprocess.TimeoutExpired:
+        return None
+    if status == 0:
+        return None
+    name = Path(command[0]).name
+    if name == "xdg-open" and status in _XDG_OPEN_FAILURES:
+        return _XDG_OPEN_FAILURES[status]
+    return f"{name} failed (exit status {status})"

@@ -340,6 +340,8 @@ class Paper:
         tags: the paper's tags, by name.
         note: the Markdown note ("" when there is none).
         highlights: highlights in abstract order.
+        key_aliases: other citation keys it answers to (keys of entries an import merged
+            onto it; :mod:`paperdesk.core.store.key_aliases`), in the order they came.
     """
 
     id: int
@@ -357,6 +359,7 @@ class Paper:
     note: str = ""
     highlights: tuple[Highlight, ...] = ()
     file_title: str = ""
+    key_aliases: tuple[str, ...] = ()
 
     @property
     def base_title(self) -> str:

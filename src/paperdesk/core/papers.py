@@ -21,6 +21,7 @@ from paperdesk.core.metadata import MetadataError, check_citation_key, check_met
 from paperdesk.core.models import Metadata, Paper, PaperSummary, SourceRef, Tag, UnknownPaper
 from paperdesk.core.scope import Scope, scope_count, scope_ids, scope_sql
 from paperdesk.core.store import db as _db
+from paperdesk.core.store.key_aliases import aliases_of
 from paperdesk.core.store.papers import (METADATA_COLUMNS, key_taken, metadata_from_row,
                                          new_citation_key, write_metadata)
 from paperdesk.core.text import mentioned_in, replace_surrogates
@@ -223,6 +224,7 @@ class Papers(Manager):
             mentioned=mentioned_in(abstract),
             sources=refs, tags=tags, note=self._lib.notes.get(row[0]),
             highlights=tuple(self._lib.notes.highlights(row[0])),
+            key_aliases=aliases_of(self.db, row[0]),
         )
 
     def stats(self) -> dict:
@@ -558,7 +560,10 @@ class Papers(Manager):
                               self.proposed_citation_key(paper_id), undoable)
 
     def for_key(self, key: str) -> int | None:
-        """Return the id of the paper with this citation key (any case), or ``None``."""
-        row = self.db.execute("SELECT id FROM papers WHERE citation_key = ? COLLATE NOCASE",
-                              [str(key).strip()]).fetchone()
+        """Return the id of the paper with this citation key or key alias (any case), or
+        ``None``."""
+        key = str(key).strip()
+        row = self.db.execute("SELECT id FROM papers WHERE citation_key = ? COLLATE NOCASE "
+                              "UNION ALL SELECT paper_id FROM citation_key_aliases "
+                              "WHERE alias = ? LIMIT 1", [key, key]).fetchone()
         return row[0] if row else None

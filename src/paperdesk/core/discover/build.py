@@ -214,7 +214,9 @@ def update_part(table: TermTable, db_path: Path, ids: np.ndarray) -> Part:
 
     The weights are those ``TfidfVectorizer.transform`` with the table's vocabulary and
     idf gives (tests compare them): the text is lower-cased and split with
-    :data:`~.vectorize.TOKEN_PATTERN`, words not in the vocabulary (stop words, words
+    :data:`~.vectorize.TOKEN_PATTERN` without the function words of a paper's language
+    other than English (:func:`~.vectorize.paper_words`), words not in the vocabulary
+    (stop words, words
     new since the build) are dropped, and a term counted ``tf`` times weighs
     ``(1 + ln tf) * idf``; then the rows are pruned and scaled as in a build.
 
@@ -225,19 +227,17 @@ def update_part(table: TermTable, db_path: Path, ids: np.ndarray) -> Part:
     Returns:
         A :class:`Part` of those that still exist.
     """
-    import re
     from collections import Counter
 
     from scipy.sparse import csr_matrix
 
-    from paperdesk.core.discover.vectorize import TOKEN_PATTERN
+    from paperdesk.core.discover.vectorize import paper_words
 
-    words = re.compile(TOKEN_PATTERN)
     conn = _connect(db_path)
     try:
         got_ids: list[int] = []
         stamps: list[int] = []
-        counts = [Counter(words.findall(text.lower())) for text in
+        counts = [Counter(paper_words(text)) for text in
                   _texts(_rows(conn, ids), got_ids, stamps, len(ids),
                          lambda d, t: None, lambda: False)]
     finally:

@@ -21,6 +21,7 @@ from paperdesk.core.duplicates import DuplicatePair
 from paperdesk.core.models import LibraryError
 from paperdesk.core.store import db as _db
 from paperdesk.core.store import duplicates as store
+from paperdesk.core.store.key_aliases import add_alias
 from paperdesk.core.store.papers import write_metadata
 from paperdesk.core.manager import Manager
 
@@ -243,7 +244,9 @@ class Duplicates(Manager):
         occurrence of the text; the others are quoted in the note), the metadata parts
         it lacks, ``other``'s title when its own is still the derived one, read and
         starred when either was, and ``other``'s links to source files. Its abstract and
-        citation key stay; ``other``'s abstract is remembered as merged into it
+        citation key stay (``other``'s key and key aliases become the kept paper's key
+        aliases, :mod:`paperdesk.core.store.key_aliases`); ``other``'s abstract is
+        remembered as merged into it
         (``merged_hashes``), so importing that abstract again finds the kept paper. See
         :func:`paperdesk.core.duplicates.plan_merge` and :meth:`merge_preview`.
 
@@ -336,5 +339,13 @@ class Duplicates(Manager):
                    "WHERE id = ?", [plan.title, plan.file_title or None, plan.read_at,
                                     int(plan.starred), keep])
         store.record_merge(db, keep, other)
+        # The merged paper's key, and the keys it answered to, stay the kept paper's
+        # aliases: documents that cite them keep working (issue 25 item 10).
+        keys = [r[0] for r in db.execute(
+            "SELECT citation_key FROM papers WHERE id = ? AND citation_key IS NOT NULL "
+            "UNION ALL SELECT alias FROM citation_key_aliases WHERE paper_id = ?",
+            [other, other])]
         self._lib.removal.delete_rows(db, [other])
+        for key in keys:
+            add_alias(db, keep, key)
         self._lib.index.enqueue(db, [keep], "update")

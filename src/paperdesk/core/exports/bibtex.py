@@ -48,7 +48,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from paperdesk.core.exports.common import (ARXIV_ABS, ET_AL_NAME, citation_key, date_parts,
-                                          highlight_text, one_line)
+                                          entry_keys, highlight_text, one_line)
 from paperdesk.core.exports.latex import latex_text, latex_url
 from paperdesk.core.field_formats import bibtex_pairs
 from paperdesk.core.fields import CONTAINER, stored_fields
@@ -166,13 +166,13 @@ def bibtex_entry(paper: Paper, keep: Iterable[str]) -> str:
             title and the citation key are always written).
     Returns:
         ``@type{key,\\n  field = {value},\\n  ...\\n}\\n``: one field per line, every
-        value's braces balanced as BibTeX counts them.
+        value's braces balanced as BibTeX counts them; a paper with key aliases gets one
+        identical entry per key, a blank line between (:func:`.common.entry_keys`).
     """
     keep = tuple(keep)
     entry_type = ENTRY_TYPES[paper.entry_type][0]
-    lines = [f"@{entry_type}{{{citation_key(paper)},"]
-    lines += [f"  {name} = {value}," for name, value in _fields(paper, keep)]
-    return "\n".join(lines) + "\n}\n"
+    body = "".join(f"\n  {name} = {value}," for name, value in _fields(paper, keep))
+    return "\n".join(f"@{entry_type}{{{key},{body}\n}}\n" for key in entry_keys(paper))
 
 
 def bibtex_chunks(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:

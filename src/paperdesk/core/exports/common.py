@@ -6,7 +6,7 @@ from __future__ import annotations
 from paperdesk.core.metadata import auto_key
 from paperdesk.core.models import Highlight, Paper
 
-__all__ = ["citation_key", "highlight_text", "date_parts", "one_line", "ARXIV_ABS",
+__all__ = ["citation_key", "entry_keys", "highlight_text", "date_parts", "one_line", "ARXIV_ABS",
            "ET_AL_NAME"]
 
 #: The landing page of an arXiv identifier (append the id; see
@@ -31,6 +31,28 @@ def citation_key(paper: Paper) -> str:
         The key, e.g. ``smith2023learnable`` or ``learnable_224``.
     """
     return paper.citation_key or auto_key(paper.title, paper.id, paper.year)
+
+
+def entry_keys(paper: Paper) -> tuple[str, ...]:
+    """Return every key an export writes an entry under for ``paper``: its
+    :func:`citation_key`, then each alias (:attr:`Paper.key_aliases`: keys of entries
+    an import merged onto it) that differs from it without regard to case.
+
+    BibTeX and CSL-JSON write one identical entry per key, so that ``\\cite{alias}``
+    and ``@alias`` still resolve: classic BibTeX has no alias field, and biber, given
+    biblatex's ``ids = {alias}`` beside an entry of that key, warns "Citekey alias
+    'alias' is also a real entry key, skipping" (measured with biber 2.19), so one file
+    cannot carry both. Importing such a file puts the copies back as aliases (same
+    fields: one work).
+
+    Args:
+        paper: the paper.
+    Returns:
+        ``(key, *aliases)``, e.g. ``("article-full", "article-crossref")``.
+    """
+    key = citation_key(paper)
+    return (key, *dict.fromkeys(a for a in paper.key_aliases
+                                if a.casefold() != key.casefold()))
 
 
 def highlight_text(h: Highlight) -> str:

@@ -35,6 +35,7 @@ import re
 from collections.abc import Iterable, Iterator
 
 from paperdesk.core.exports.common import (ARXIV_ABS, ET_AL_NAME, citation_key, date_parts,
+                                          entry_keys,
                                            highlight_text)
 from paperdesk.core.field_formats import csl_pairs
 from paperdesk.core.models import Author, Paper
@@ -132,7 +133,8 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
 
 
 def csl_chunks(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
-    """Yield the CSL-JSON export of ``papers``: one JSON array, an item per line.
+    """Yield the CSL-JSON export of ``papers``: one JSON array, an item per line (and an
+    identical one under each of a paper's key aliases: :func:`.common.entry_keys`).
 
     Args:
         papers: in the order to write.
@@ -141,7 +143,11 @@ def csl_chunks(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
         Text chunks; their concatenation is one JSON document.
     """
     yield "["
-    for n, paper in enumerate(papers):
-        yield ("," if n else "") + "\n  " + json.dumps(csl_item(paper, keep),
-                                                        ensure_ascii=False)
+    n = 0
+    for paper in papers:
+        item = csl_item(paper, keep)
+        for key in entry_keys(paper):    # an identical item per key alias
+            yield ("," if n else "") + "\n  " + json.dumps({**item, "id": key},
+                                                            ensure_ascii=False)
+            n += 1
     yield "\n]\n"

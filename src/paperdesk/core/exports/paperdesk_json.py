@@ -48,6 +48,7 @@ def json_paper(paper: Paper, keep: Iterable[str]) -> dict:
                         "comment": h.comment, "text": h.text, "created_at": h.created_at}
                        for h in paper.highlights],
         "citation_key": paper.citation_key,
+        "key_aliases": list(paper.key_aliases),
         "entry_type": meta.entry_type,
         "authors": [a.to_dict() for a in meta.authors],
         "date": meta.date,
@@ -70,6 +71,8 @@ def json_paper(paper: Paper, keep: Iterable[str]) -> dict:
     if "authors" in wanted and meta.et_al:     # the list is truncated: "et al."
         full["authors_et_al"] = True
         wanted.add("authors_et_al")
+    if "citation_key" in wanted:
+        wanted.add("key_aliases")
     return {k: v for k, v in full.items() if k in wanted}
 
 
@@ -93,10 +96,11 @@ def json_document(papers: Iterable[Paper], keep: Iterable[str],
                      "tags": [{"name", "colour", "key"}], "note",
                      "highlights": [{"start", "end", "colour", "comment", "text",
                                      "created_at"}],
-                     "citation_key", "entry_type" (null when not set), "authors":
-                     [{"family", "given"}], "authors_et_al" (true, only when the
-                     list is truncated: "et al."), "date" ("YYYY[-MM[-DD]]" or null),
-                     "venue",
+                     "citation_key", "key_aliases" (other keys it answers to: keys
+                     of entries an import merged onto it), "entry_type" (null when
+                     not set), "authors": [{"family", "given"}], "authors_et_al" (true,
+                     only when the list is truncated: "et al."), "date"
+                     ("YYYY[-MM[-DD]]" or null), "venue",
                      "doi", "arxiv_id", "url" (each null when unknown),
                      "mentioned": {"urls", "arxiv_ids", "dois"},
                      "sources": [{"name", "path", "header", "position"}],

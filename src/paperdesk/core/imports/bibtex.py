@@ -159,6 +159,7 @@ def _raw(entry: Entry, notes: list[str]) -> RawRecord:
     raw = RawRecord(label=f"entry {entry.key}" if entry.key else
                     f"entry at line {entry.start_line + 1}")
     raw.citation_key = entry.key or None
+    raw.field_count = len(entry.fields)
     raw.title = _full_title(entry)
     abstract, raw.abstract_length = bounded(_value(entry, "abstract"))
     raw.abstract = decode_latex(abstract)

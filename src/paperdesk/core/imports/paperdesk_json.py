@@ -30,6 +30,7 @@ from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.daily_papers import MAX_FILE_BYTES, ParseError
 from paperdesk.core.imports.records import Identifiers, Record, record_hash
 from paperdesk.core.metadata import MetadataError, check_citation_key, check_metadata
+from paperdesk.core.store.key_aliases import add_alias
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, FileReport, LibraryError, Metadata, field_values
 from paperdesk.core.store.duplicates import paper_with_hash
@@ -131,9 +132,10 @@ def read_export(path: str | os.PathLike, text: str | None = None,
     for n, paper in enumerate(papers, start=1):
         if not isinstance(paper, dict):
             raise ParseError(path, f"paper {n} is not an object")
-        if not str(paper.get("abstract") or "").strip() and not str(
-                paper.get("title") or "").strip():
-            raise ParseError(path, f"paper {n} has neither an abstract nor a title")
+        if not any(str(paper.get(name) or "").strip()
+                   for name in ("abstract", "title", "citation_key")):
+            raise ParseError(path, f"paper {n} has neither an abstract nor a title nor "
+                             "a citation key")
         problem = shape_problem(paper)
         if problem:
             raise ParseError(path, f"paper {n}: {problem}")
@@ -253,21 +255,22 @@ def store_saved_searches(db, items: list, now: str) -> int:
 
 
 def _find(db, abstract: str, title: str, meta: Metadata | None,
-          ids: Identifiers) -> tuple[str, int | None]:
+          ids: Identifiers, key: str | None) -> tuple[str, int | None]:
     """``(content_hash, id of the paper it is or None)`` of one export entry."""
     if abstract:
         digest = content_hash(abstract)
         row = paper_with_hash(db, digest)   # or the paper it was merged into
         return digest, (row[0] if row else None)
-    record = Record(0, "", title, "", meta or Metadata())
+    record = Record(0, "", title, "", meta or Metadata(), key)
     digest = record_hash(record)
     row = paper_with_hash(db, digest)
     if row is not None:
         return digest, row[0]
     pid = ids.find(record.metadata)
-    if pid is None:     # its DOI, year or authors were edited since: the same title
-        row = db.execute("SELECT id FROM papers WHERE abstract = '' AND title = ? "
-                         "ORDER BY id LIMIT 1", [title]).fetchone()
+    if pid is None:     # its DOI, year or authors were edited since: the same title and key
+        row = db.execute("SELECT id FROM papers WHERE abstract = '' AND title = ? AND "
+                         "(? IS NULL OR citation_key = ? COLLATE NOCASE) ORDER BY id LIMIT 1",
+                         [title, key, key]).fetchone()
         pid = row[0] if row else None
     return digest, pid
 
@@ -306,7 +309,7 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
             shown = title or derive_title(abstract)
             report.warnings.append(cut_note(f"paper {shown[:80]!r}", len(abstract), was))
         meta, key = paper_metadata(item)
-        digest, pid = _find(db, abstract, title, meta, ids)
+        digest, pid = _find(db, abstract, title, meta, ids, key)
         if not abstract:
             report.without_abstract += 1
         changed = False
@@ -346,6 +349,11 @@ def store_export(lib, doc: dict, report: FileReport, now: str) -> tuple[list[int
                                        name=str(src.get("name") or "") or None)
             db.execute("INSERT OR IGNORE INTO paper_sources (paper_id, source_id, position) "
                        "VALUES (?, ?, ?)", [pid, source_id, int(src.get("position") or 1)])
+        for alias in item.get("key_aliases") or []:
+            try:
+                changed |= add_alias(db, pid, check_citation_key(str(alias)))
+            except MetadataError as exc:
+                report.warnings.append(f"paper {title[:80]!r}: {exc}; alias dropped")
         for tag in item.get("tags") or []:
             existing = lib.tags.by_name(str(tag.get("name", "")))
             if existing is None:

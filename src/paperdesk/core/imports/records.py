@@ -7,16 +7,22 @@ value (a DOI that is not one, a date that is not a date, an author without a fam
 name, a citation key with characters BibTeX refuses) does not reject the file or the
 record: that value is dropped and a one-line note naming the entry says so
 (``FileReport.warnings``). A record with neither a title nor an abstract is left out
-with a note naming it (``FileReport.skipped``); a record with a title but no abstract is
-stored with an empty abstract and counted in ``FileReport.without_abstract``.
+with a note naming it (``FileReport.skipped``) unless it has a citation key and any
+other field: that one (xampl.bib's ``@article{whole-journal, journal = ..., year =
+...}``: the user cites it) is stored with an empty title. A record without an abstract is stored with an empty
+abstract and counted in ``FileReport.without_abstract``.
 
 **Identity.** A paper's ``content_hash`` is the SHA-256 of its normalised abstract with
 typographic variants folded (:func:`paperdesk.core.text.content_hash`: a LaTeX decoding's
 – and “q” match a typed ``--`` and ``"q"``). A record without an abstract is identified
-instead by its DOI (lower case), else its arXiv id (without version), else its
-normalised title (case-folded, letters and digits only) with its year and its first
-author's family name; the hash is that of ``"paperdesk-identity:"`` + this key
-(:func:`identity_key`). Importing the same file twice therefore finds every record again.
+instead by its DOI (lower case), else its arXiv id (without version), else by all it
+says: its entry type, title, authors, date, URL, venue, volume, issue and pages (and its
+key when it has no title); the hash is that of ``"paperdesk-identity:"`` + this key
+(:func:`identity_key`). Two entries of xampl.bib that share a title, first author and
+year (``article-minimal`` and ``article-full``) are two papers. Importing the same file
+twice finds every record again. Papers stored before this rule carry the hash of their
+title, year and first author (:func:`legacy_identity_key`); a record is found by it when
+its citation key is that paper's key or alias.
 
 **Merging, never duplicating.** A record is the same paper as one in the library when
 its abstract hash (or identity hash) is that paper's, or else when its DOI (any case) or
@@ -35,8 +41,11 @@ brought by an earlier import) is never overwritten; when the record gives anothe
 note says which value the paper kept. A DOI or arXiv id that another paper already has
 is never copied (two papers never share one): a note names both papers. A record found
 by its DOI or arXiv id whose abstract is unlike that paper's non-empty abstract (word
-3-shingle similarity below :data:`UNLIKE_ABSTRACT`) is merged with a note saying so. The citation key never changes. Such a record
-counts as ``enriched`` when it changed something, else as a ``duplicate``.
+3-shingle similarity below :data:`UNLIKE_ABSTRACT`) is merged with a note saying so. The
+citation key never changes: a record with another key leaves it on the paper as an alias
+(:mod:`paperdesk.core.store.key_aliases`; a note says so when another paper has that
+key). Such a record counts as ``enriched`` when it changed something, else as a
+``duplicate``.
 
 **Tags and notes.** A record's keywords become its paper's tags (created as needed) and
 its notes are added to the paper's note unless their text is there already, on a new
@@ -63,12 +72,13 @@ from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, FileReport, Metadata, field_values
 from paperdesk.core.duplicates import similarity
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
-from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, metadata_from_row,
-                                         write_metadata)
+from paperdesk.core.store.key_aliases import add_alias
+from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, key_taken,
+                                         metadata_from_row, write_metadata)
 from paperdesk.core.text import content_hash, derive_title, normalize, sha256_hex
 
 __all__ = ["Record", "RecordFile", "RawRecord", "Identifiers", "check_record", "identity_key",
-           "record_hash", "merge_metadata", "store_records"]
+           "legacy_identity_key", "record_hash", "merge_metadata", "store_records"]
 
 
 @dataclass(frozen=True)
@@ -156,6 +166,9 @@ class RawRecord:
     #: Notes as the file gives them (BibTeX ``annote``, RIS ``N1``, CSL ``note``, ...):
     #: stored as the paper's notes.
     notes: list[str] = field(default_factory=list)
+    #: How many fields the entry has (BibTeX: every ``name = value``, read or not): an
+    #: entry with a key and any field is the user's, kept without title or abstract.
+    field_count: int = 0
 
 
 #: Abstracts that say there is none, as databases write them (Scopus's "[No abstract
@@ -183,6 +196,11 @@ def is_placeholder_abstract(text: str) -> bool:
     return bool(letters) and len(letters) <= 60 and _PLACEHOLDER.fullmatch(letters) is not None
 
 
+#: Longest label (``"entry smith2020"``) a note names a record by; a longer one (a very
+#: long citation key) is cut with "…".
+_LABEL_CHARS = 80
+
+
 def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     """Check a raw record and add it to ``out.records`` (or a note to ``out.skipped``);
     each value that fails its check is dropped with a note in ``out.warnings``; an
@@ -190,6 +208,8 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     with a note; an abstract longer than
     :data:`~paperdesk.core.imports.abstract_limit.MAX_ABSTRACT_CHARS` is cut, with a
     note (:func:`~paperdesk.core.imports.abstract_limit.limit_abstract`)."""
+    if len(raw.label) > _LABEL_CHARS:  # "entry <a 50,000-character key>": notes stay one line
+        raw.label = raw.label[:_LABEL_CHARS - 1] + "…"
     title, abstract = normalize(raw.title or ""), normalize(raw.abstract or "")
     if abstract and is_placeholder_abstract(abstract):
         out.warnings.append(f"{raw.label}: its abstract {abstract!r} says there is none; "
@@ -198,7 +218,9 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     abstract, was = limit_abstract(abstract, raw.abstract_length)
     if was is not None:
         out.warnings.append(cut_note(raw.label, len(abstract), was))
-    if not title and not abstract:
+    if not title and not abstract and not ((raw.citation_key or "").strip() and (
+            raw.field_count or raw.authors or raw.date or raw.doi or raw.arxiv_id
+            or raw.url or any(raw.values.values()) or raw.notes or raw.keywords)):
         out.skipped.append(f"{raw.label}: no title and no abstract; left out")
         return
 
@@ -234,6 +256,9 @@ def check_record(raw: RawRecord, position: int, out: RecordFile) -> None:
     key = None
     if raw.citation_key and raw.citation_key.strip():
         key = checked("key", check_citation_key, raw.citation_key)
+    if not title and not abstract and key is None:
+        out.skipped.append(f"{raw.label}: no title, no abstract and no usable key; left out")
+        return
     keywords = tuple(dict.fromkeys(k for k in (normalize(w or "").strip() for w in raw.keywords) if k))
     notes = tuple(n for n in (unicodedata.normalize("NFC", t or "").strip() for t in raw.notes) if n)
     out.records.append(Record(position, raw.label, title, abstract, meta, key, keywords, notes))
@@ -248,16 +273,39 @@ def _arxiv_base(arxiv_id: str) -> str:
     return re.sub(r"v\d+$", "", arxiv_id).lower()
 
 
+#: The table-driven fields that are part of a record's identity: those stored when
+#: identities took them in (issue 25). A field added later is left out, so that a file
+#: imported before it existed is still found again afterwards.
+_IDENTITY_FIELDS = ("venue", "volume", "issue", "pages")
+
+
 def identity_key(record: Record) -> str:
     """The identity of a record without an abstract (see the module docstring):
     ``doi:<doi lower-cased>``, else ``arxiv:<id without version>``, else
-    ``title:<letters and digits of the case-folded title>|<year>|<first author's family
-    name, likewise>``."""
+    ``entry:`` + the entry type, title, every author, date, URL, venue, volume, issue
+    and pages (:data:`_IDENTITY_FIELDS`; each text as its case-folded letters and
+    digits), and, for a record without a title, its citation key: two records are one
+    work only when all of these are the same."""
     meta = record.metadata
     if meta.doi:
         return "doi:" + meta.doi.lower()
     if meta.arxiv_id:
         return "arxiv:" + _arxiv_base(meta.arxiv_id)
+    authors = ";".join(",".join(_letters(part) for part in (a.family, a.given, a.suffix))
+                       for a in meta.authors)
+    values = ";".join(f"{name}={_letters(meta.value(name))}" for name in _IDENTITY_FIELDS)
+    named = "" if record.title else f"|key={record.citation_key or ''}"
+    return (f"entry:{meta.entry_type or ''}|{_letters(record.title)}|{authors}|"
+            f"{meta.date or ''}|{meta.url or ''}|{values}{named}")
+
+
+def legacy_identity_key(record: Record) -> str:
+    """The identity paperdesk gave a record without an abstract, DOI or arXiv id before
+    citation keys were kept (issue 25): ``title:<letters and digits of the case-folded
+    title>|<year>|<first author's family name, likewise>``. Papers stored then carry
+    its hash; :func:`store_records` finds one by it only when the record's key is the
+    paper's (the same entry imported again)."""
+    meta = record.metadata
     first = _letters(meta.authors[0].family) if meta.authors else ""
     return f"title:{_letters(record.title)}|{meta.year or ''}|{first}"
 
@@ -311,9 +359,40 @@ class Identifiers:
 UNLIKE_ABSTRACT = 0.05
 
 
+def _legacy_paper(db: sqlite_utils.Database, record: Record) -> tuple[int] | None:
+    """``(id,)`` of the paper stored before issue 25 under the record's
+    :func:`legacy_identity_key`, when the record has no key or that paper answers to it
+    (the same entry imported again, not another entry with the same title)."""
+    meta = record.metadata
+    if meta.doi or meta.arxiv_id:
+        return None
+    row = paper_with_hash(db, sha256_hex("paperdesk-identity:" + legacy_identity_key(record)))
+    if row is None or record.citation_key is None:
+        return row
+    same = db.execute("SELECT 1 FROM papers WHERE id = ? AND citation_key = ? COLLATE NOCASE "
+                      "UNION ALL SELECT 1 FROM citation_key_aliases WHERE paper_id = ? "
+                      "AND alias = ?", [row[0], record.citation_key, row[0],
+                                        record.citation_key]).fetchone()
+    return row if same else None
+
+
+def _keep_key(db: sqlite_utils.Database, pid: int, record: Record, notes: list[str]) -> bool:
+    """Keep the key of a record merged onto paper ``pid`` as that paper's alias; True when
+    it was added. A key that another paper has stays that paper's (noted)."""
+    key = record.citation_key
+    if key is None or add_alias(db, pid, key):
+        return key is not None
+    if key_taken(db, key, pid):
+        notes.append(f"{record.label}: its key {key!r} is another paper's; paper {pid} "
+                     "(which the record matches) does not take it as an alias")
+    return False
+
+
 def _find(db: sqlite_utils.Database, record: Record, digest: str,
           ids: Identifiers, notes: list[str]) -> int | None:
     row = paper_with_hash(db, digest)   # or the paper it was merged into
+    if row is None and not record.abstract:
+        row = _legacy_paper(db, record)
     if row is not None:
         return row[0]
     pid = ids.find(record.metadata)
@@ -402,7 +481,7 @@ def _enrich(db: sqlite_utils.Database, pid: int, record: Record, ids: Identifier
                      f"{', '.join(METADATA_COLUMNS)} FROM papers WHERE id = ?",
                      [pid]).fetchone()
     title, derived, abstract, own = row[0], row[1], row[2], metadata_from_row(row[3:])
-    changed = False
+    changed = _keep_key(db, pid, record, notes)
     merged = merge_metadata(own, _not_taken(pid, record, ids, notes))
     if merged != own:
         write_metadata(db, pid, merged)

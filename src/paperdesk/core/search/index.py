@@ -681,6 +681,7 @@ class IndexDocument:
         doi: its DOI ("" when none).
         arxiv_id: its arXiv id, maybe with a version ("" when none).
         citation_key: its citation key.
+        key_aliases: the other citation keys it answers to (``key:`` finds them too).
         mentions: DOIs, arXiv ids and URLs that appear in its abstract (an arXiv id with
             a version is indexed without it too).
         values: its table-driven fields (``Metadata.values``: ``(name, text)`` pairs).
@@ -702,6 +703,7 @@ class IndexDocument:
     citation_key: str = ""
     mentions: tuple[str, ...] = ()
     values: tuple[tuple[str, str], ...] = ()
+    key_aliases: tuple[str, ...] = ()
 
     def fields(self) -> dict:
         """The document as Whoosh's ``add_document`` takes it: :meth:`field_values`, the
@@ -729,7 +731,7 @@ class IndexDocument:
             "doi": self.doi,
             "arxiv": " ".join(dict.fromkeys(
                 [self.arxiv_id, self.arxiv_id.split("v")[0]] if self.arxiv_id else [])),
-            "key": self.citation_key,
+            "key": " ".join((self.citation_key, *self.key_aliases)),
             "mentions": " ".join(dict.fromkeys(
                 m for said in self.mentions for m in (said, re.sub(r"v\d+$", "", said)))),
             **_search_values(self.values),

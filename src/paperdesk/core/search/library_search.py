@@ -5,7 +5,9 @@ scope's masks and sorts, result rows with snippets, match terms for highlighting
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+
 import numpy as np
 from paperdesk.core.fields import INTEREST, SORT_CHOICES
 from paperdesk.core.models import SearchHit, SearchResults
@@ -29,6 +31,15 @@ def _reorder(ids: np.ndarray, scores: np.ndarray, order: Sequence[int],
 
 
 __all__ = ["Search"]
+
+#: Metadata fields a query can ask for, -> (how the message names one, the SQL condition
+#: of a paper that has one).
+_OWN_FIELDS = {"year": ("a year", "date IS NOT NULL"),
+               "author": ("an author", "authors != '[]'"),
+               "doi": ("a DOI", "doi IS NOT NULL"),
+               "arxiv": ("an arXiv id", "arxiv_id IS NOT NULL")}
+#: A field named in a query (``year:2023``, ``-author:x``, ``(doi:…``).
+_FIELD_NAMED = re.compile(r"(?:^|[\s(+\-])(" + "|".join(_OWN_FIELDS) + r")\s*:")
 
 
 class Search(Manager):
@@ -108,9 +119,22 @@ class Search(Manager):
         if self._lib.index.whoosh.damage is not None:
             self.index_damaged()
             indexed, papers = 0, self._lib.papers.count()
-        return SearchResults(query, hits, total, True, plan.message, suggestion, ids=ids,
+        message = plan.message or (self._missing_field(plan) if total == 0 else "")
+        return SearchResults(query, hits, total, True, message, suggestion, ids=ids,
                              scores=scores, indexed=indexed, papers=papers,
                              interest=interest)
+
+    def _missing_field(self, plan) -> str:
+        """For a query that found nothing: "no paper has a year yet …" when it asks for a
+        metadata field (``year:``, ``author:``, ``doi:``, ``arxiv:``, or ``has:`` one of
+        them) that no paper of the library has at all, else ""."""
+        named = set(_FIELD_NAMED.findall(plan.text.lower())) | set(plan.flags)
+        for name, (what, has_one) in _OWN_FIELDS.items():
+            if name in named and self.db.execute(
+                    f"SELECT 1 FROM papers WHERE {has_one} LIMIT 1").fetchone() is None:
+                return (f"no paper has {what} yet: add one with the metadata editor (m) "
+                        "or paperdesk edit, or import BibTeX, RIS or CSL-JSON that has them")
+        return ""
 
     def _added_only(self, mask: np.ndarray, source_id: int | None,
                     allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray, int]:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from paperdesk.core.search.index import IndexDocument
+from paperdesk.core.store.key_aliases import aliases_by_paper
 from paperdesk.core.store.papers import METADATA_COLUMNS, metadata_from_row
 from paperdesk.core.text import is_code_url, mentioned_in
 
@@ -60,6 +61,7 @@ def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
                        "WHERE paper_id IN ({marks}) AND comment != ''")
     highlighted = {r[0] for r in db.execute(
         f"SELECT DISTINCT paper_id FROM highlights WHERE paper_id IN ({marks})", ids)}
+    aliases = aliases_by_paper(db, ids)
     notes = dict(db.execute(
         f"SELECT paper_id, body FROM notes WHERE paper_id IN ({marks})", ids).fetchall())
     docs = {}
@@ -88,7 +90,8 @@ def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
                           for a in own.authors),
             year=own.year, doi=own.doi or "",
             arxiv_id=own.arxiv_id or "", citation_key=key or "",
-            mentions=(*said.dois, *said.arxiv_ids, *said.urls), values=own.values)
+            mentions=(*said.dois, *said.arxiv_ids, *said.urls), values=own.values,
+            key_aliases=aliases.get(pid, ()))
     return docs
 
 

@@ -75,10 +75,12 @@ def metadata_from_row(row) -> Metadata:
 
 
 def key_taken(db: sqlite_utils.Database, key: str, paper_id: int | None = None) -> bool:
-    """Whether another paper than ``paper_id`` has citation key ``key`` (any case)."""
-    row = db.execute("SELECT id FROM papers WHERE citation_key = ? COLLATE NOCASE",
-                     [key]).fetchone()
-    return row is not None and row[0] != paper_id
+    """Whether another paper than ``paper_id`` has citation key ``key`` (any case), as
+    its key or as an alias (:mod:`paperdesk.core.store.key_aliases`)."""
+    return db.execute("SELECT 1 FROM papers WHERE citation_key = ? COLLATE NOCASE "
+                      "AND id IS NOT ? UNION ALL SELECT 1 FROM citation_key_aliases "
+                      "WHERE alias = ? AND paper_id IS NOT ? LIMIT 1",
+                      [key, paper_id, key, paper_id]).fetchone() is not None
 
 
 def new_citation_key(db: sqlite_utils.Database, paper_id: int, title: str,

@@ -93,6 +93,14 @@ Added in version 9, columns of ``papers`` (text, ``''`` when unknown): ``volume`
 Added in version 10, columns of ``papers`` likewise: ``publisher``, ``isbn``, ``issn``,
 ``language``.
 
+Added in version 11:
+
+``citation_key_aliases``
+    other citation keys a paper answers to: ``alias`` (unique without regard to case, and
+    never another paper's ``citation_key``), ``paper_id`` (deleted with the paper). An
+    import that merges an entry onto a paper with another key keeps the entry's key
+    here, so that ``\\cite`` (biblatex ``ids``) and ``key:`` searches still find it.
+
 Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
 :func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
 ``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
@@ -111,7 +119,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 
 
 class SchemaError(RuntimeError):
@@ -410,9 +418,23 @@ _v9 = text_columns("volume", "issue", "pages")
 #: Version 10: the paper's publisher, ISBN, ISSN and language (issue 25).
 _v10 = text_columns("publisher", "isbn", "issn", "language")
 
+
+def _v11(db: sqlite_utils.Database) -> None:
+    """Add ``citation_key_aliases``: the keys of entries merged onto a paper."""
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS citation_key_aliases (
+            alias TEXT NOT NULL PRIMARY KEY COLLATE NOCASE,
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE
+        )"""
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS idx_citation_key_aliases_paper "
+               "ON citation_key_aliases(paper_id)")
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                             _v7, _v8, _v9, _v10]
+                                                             _v7, _v8, _v9, _v10, _v11]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

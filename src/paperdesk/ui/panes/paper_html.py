@@ -424,6 +424,8 @@ def _citation_rows(paper: Paper, colours: HtmlColours) -> list[tuple[str, str]]:
                      else _escape(meta.url)))
     if paper.citation_key:
         rows.append(("Citation key", _escape(paper.citation_key)))
+    if paper.key_aliases:   # keys of entries merged onto it: \cite finds it by them too
+        rows.append(("Also cited as", _escape(", ".join(paper.key_aliases))))
     return rows
 
 

@@ -235,7 +235,7 @@ class TagPane(QTreeWidget):
 
     def _set_count(self, item: QTreeWidgetItem, count: int) -> None:
         item.setData(0, CountRole, count)
-        text = str(count)
+        text = f"{count:,}"
         item.setText(COUNT, text)
         # The count column grows to the widest count (100,000 papers: six digits), so no
         # count is ever elided ("1…7"); it never shrinks, so the names do not jump.
@@ -384,7 +384,7 @@ class TagPane(QTreeWidget):
             self._set_count(item, count)
         query = item.data(0, SavedQueryRole)
         found = ("" if count is None
-                 else f"\nFinds {count} paper{'s' if count != 1 else ''}")
+                 else f"\nFinds {count:,} paper{'s' if count != 1 else ''}")
         item.setToolTip(NAME, tooltip_html(
             f"Saved search “{name}”\n{query}{found}\nClick to run it; right-click (or F2, "
             "Del) to rename or delete it"))
@@ -526,7 +526,9 @@ class TagPane(QTreeWidget):
 
     @staticmethod
     def _label(item: QTreeWidgetItem) -> str:
-        return f"{item.data(0, NameRole)} ({item.data(0, CountRole)})"
+        count = item.data(0, CountRole)
+        return f"{item.data(0, NameRole)} ({count:,})" if isinstance(count, int) else \
+            f"{item.data(0, NameRole)} ({count})"
 
     def _all_entries(self) -> list[QTreeWidgetItem]:
         # Scope entries only (saved searches are not scopes).

@@ -49,7 +49,8 @@ def local_datetime(iso: str) -> str:
 
 
 def plural(n: int, word: str) -> str:
-    """Return ``"1 paper"`` / ``"2 papers"``.
+    """Return ``"1 paper"`` / ``"2 papers"`` / ``"20,337 papers"`` (thousands separated
+    by commas, as every count the window and the command line show).
 
     Args:
         n: the count.
@@ -57,7 +58,7 @@ def plural(n: int, word: str) -> str:
     Returns:
         The count and the noun.
     """
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def tooltip_html(text: str) -> str:

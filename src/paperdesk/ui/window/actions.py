@@ -126,7 +126,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "file", checkable=True,
                help="Make the keywords of imported BibTeX, RIS and CSL-JSON files tags "
                     "(their notes come in either way)"),
-    ActionSpec("importReportAction", "Last Import &Report…", (), "show_import_report", "file",
+    ActionSpec("importReportAction", "Last Import Re&port…", (), "show_import_report", "file",
                help="What each file of the last import gave"),
     ActionSpec("removeFileAction", "&Remove Imported File…", (), "prompt_remove_file",
                "file", help="Remove an imported file with the papers that came from it "
@@ -173,7 +173,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     # Paper
     ActionSpec("nextPaperAction", "&Next Paper", ("j",), "next_paper", "paper",
                help="Next paper (↓ in the list works too)"),
-    ActionSpec("previousPaperAction", "&Previous Paper", ("k",), "previous_paper", "paper",
+    ActionSpec("previousPaperAction", "Pre&vious Paper", ("k",), "previous_paper", "paper",
                help="Previous paper (↑ in the list works too)"),
     ActionSpec("nextUnreadAction", "Next &Unread Paper", ("u",), "next_unread", "paper"),
     ActionSpec("backToListAction", "Back to the &List", ("Esc",), "back_to_list", "paper",
@@ -203,7 +203,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("caretModeAction", "&Caret Mode in the Abstract", ("F7",),
                "toggle_caret_mode", "paper", checkable=True,
                help="Caret mode: a keyboard caret in the abstract (Tab from the list too); "
-                    "Shift+arrows select, H highlights, Esc leaves"),
+                    "Shift+arrows select, h highlights, Esc leaves"),
     ActionSpec("editMetadataAction", "Edit &Metadata…", ("m",), "edit_metadata", "paper",
                separator_before=True,
                help="Edit the paper's authors, year, venue, type, DOI, arXiv id, URL and "
@@ -235,7 +235,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                separator_before=True,
                help="Compare possible near-duplicate papers side by side; merge them or "
                     "mark them not duplicates"),
-    ActionSpec("overviewAction", "&Overview…", ("Ctrl+Shift+L",), "show_overview", "view",
+    ActionSpec("overviewAction", "O&verview…", ("Ctrl+Shift+L",), "show_overview", "view",
                help="Library overview: papers per file, tag and week added, read and "
                     "unread, key terms, as bar charts (Enter or a click on a bar lists "
                     "those papers)"),
@@ -252,7 +252,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
                checkable=True, submenu="A&ppearance", help="Always the light appearance"),
     ActionSpec("appearanceDarkAction", "&Dark", (), "appearance_dark", "view",
                checkable=True, submenu="A&ppearance", help="Always the dark appearance"),
-    ActionSpec("autoMarkReadAction", "Mark Papers Read &Automatically", (),
+    ActionSpec("autoMarkReadAction", "&Mark Papers Read Automatically", (),
                "set_auto_mark_read", "view", checkable=True, separator_before=True,
                help="Mark a paper read after it has been shown for a moment"),
     # Help
@@ -271,23 +271,23 @@ ACTIONS: tuple[ActionSpec, ...] = (
 #: Keys handled by widgets themselves, listed in the shortcuts dialog after the actions.
 EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("↑ / ↓, Page Up / Page Down", "Move through the list"),
-    ("Shift+↑ / ↓, Ctrl+click, Ctrl+A", "Select several papers (then T, 1-9, R, S act on all)"),
+    ("Shift+↑ / ↓, Ctrl+click, Ctrl+A", "Select several papers (then t, 1-9, r, s act on all)"),
     ("Enter  or  ↓", "From the search box: go to the list"),
     ("Ctrl+Enter", "In the search box: search for the “Did you mean …” suggestion"),
     ("F1", "In the search box: the search syntax (phrases, AND / OR / NOT, prefix*, fuzzy~, "
            "fields, is: / has:)"),
     ("Esc", "In the search box: clear it; when empty, go back to the list"),
     ("Tab", "From the list: into the abstract, in caret mode (as F7)"),
-    ("← / →, ↑ / ↓, Home / End", "In caret mode: move the caret (J, K, U and Space do "
+    ("← / →, ↑ / ↓, Home / End", "In caret mode: move the caret (j, k, u and Space do "
                                   "not move the list there)"),
     ("Shift+arrows, Ctrl+Shift+← / →",
-     "In caret mode: select, by word with Ctrl; then H highlights exactly that"),
+     "In caret mode: select, by word with Ctrl; then h highlights exactly that"),
     ("Ctrl+S", "In the note: save it now (elsewhere: save the search)"),
     ("Ctrl+click", "In the note: open the http(s) link under the mouse"),
     ("Del", "In the highlight list: remove the chosen highlight; in the tag pane: delete "
             "the chosen tag or saved search, or offer to remove the chosen file"),
     ("F2", "In the tag pane: rename the chosen tag or saved search"),
-    ("1 … 9, 0", "In the New Tag dialog (T with a new name): the new tag's number key "
+    ("1 … 9, 0", "In the New Tag dialog (t with a new name): the new tag's number key "
                  "(0: none); Enter creates it"),
     ("↑ / ↓, F2, 1 … 9, 0, Del", "In the Tags dialog (Ctrl+Shift+T): choose a tag, rename "
                                   "it (Enter too), bind / unbind its key, delete it; Alt+C "
@@ -298,12 +298,12 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
     ("Right-click a column header", "Choose the list's columns (also View ▸ List Columns)"),
     ("Ctrl+Enter", "In the metadata editor: save (Enter too, except in Authors, where it "
                    "starts the next author)"),
-    ("J / K, ↓ / ↑", "In the Duplicates view: next / previous pair"),
-    ("L / R", "In the Duplicates view: merge into the left / the right paper"),
-    ("D", "In the Duplicates view: not duplicates (not flagged again)"),
+    ("j / k, ↓ / ↑", "In the Duplicates view: next / previous pair"),
+    ("l / r", "In the Duplicates view: merge into the left / the right paper"),
+    ("d", "In the Duplicates view: not duplicates (not flagged again)"),
     ("Enter", "In the Export dialog: export (Tab moves between fields, ↑ / ↓ choose a "
               "format; Esc cancels)"),
-    ("↑ / ↓, Enter, Tab", "In the related papers (L): choose, open (Alt+Left comes back), "
+    ("↑ / ↓, Enter, Tab", "In the related papers (l): choose, open (Alt+Left comes back), "
                           "go on to the key terms"),
     ("Enter, Tab", "On a key term: search for it (Alt+Left comes back); the next key term"),
     ("Page Down / Page Up, ↑ / ↓, Home / End", "In this window: scroll (Esc closes it)"),
@@ -313,9 +313,17 @@ EXTRA_KEYS: tuple[tuple[str, str], ...] = (
 )
 
 
+def _key_text(shortcut: str) -> str:
+    """How the shortcuts window writes one shortcut: a letter pressed without Shift in
+    lower case, as typed (Qt's native text is "J", which reads as Shift+J); any other in
+    Qt's native text ("Ctrl+K", "F1", "Del")."""
+    if len(shortcut) == 1 and shortcut.isalpha() and shortcut.islower():
+        return shortcut
+    return QKeySequence(shortcut).toString(QKeySequence.SequenceFormat.NativeText)
+
+
 def _keys_text(spec: ActionSpec) -> str:
-    return "  or  ".join(
-        QKeySequence(k).toString(QKeySequence.SequenceFormat.NativeText) for k in spec.shortcuts)
+    return "  or  ".join(_key_text(k) for k in spec.shortcuts)
 
 
 def shortcut_rows() -> list[tuple[str, str]]:

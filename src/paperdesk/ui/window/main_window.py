@@ -1351,11 +1351,11 @@ class MainWindow(QMainWindow):
             results = self.search.results
             n = results.total
             if scope is None:       # the scope's size is still being counted
-                text = f"{n} match" if results.total_exact else f"about {n} match"
+                text = f"{n:,} match" if results.total_exact else f"about {n:,} match"
             elif results.total_exact:
-                text = f"{n} of {scope} match"
+                text = f"{n:,} of {scope:,} match"
             else:   # an estimate (the first page of a large result); never above the scope
-                text = f"about {min(n, scope) if scope else n} of {scope} match"
+                text = f"about {min(n, scope) if scope else n:,} of {scope:,} match"
             if not self.search.results_complete:
                 text += f" — listing the best {len(results.hits)}, loading the rest…"
             if results.partial:     # the index is still catching up with an import
@@ -1376,11 +1376,11 @@ class MainWindow(QMainWindow):
             text += f"  ·  {name}"
         selected = len(self.table.selectionModel().selectedRows())
         if selected > 1:
-            text += f"  ·  {selected} selected"
+            text += f"  ·  {selected:,} selected"
         self.status_label.setText(text)
         self.status_label.setToolTip(tooltip_html(text))
         counts = self._counts if self._counts and self._counts[0] == self.search.scope else None
-        self.unread_label.setText(f"{counts[2]} of {counts[1]} unread"
+        self.unread_label.setText(f"{counts[2]:,} of {counts[1]:,} unread"
                                   if counts and counts[1] else "")
 
     # -- the current paper -------------------------------------------------------------
@@ -1393,7 +1393,7 @@ class MainWindow(QMainWindow):
             self.update_status(filters=())
         if n > 1:
             self.statusBar().showMessage(
-                f"{n} papers selected — T, 1-9, R and S act on all of them", 4000)
+                f"{n:,} papers selected — t, 1-9, r and s act on all of them", 4000)
 
     # -- edits and undo ---------------------------------------------------------------
     def submit_edit(self, edit, quiet: bool = False, on_done=None, on_failed=None) -> bool:

@@ -4,17 +4,23 @@ opening the paper's own page in the browser (``o``).
 
 Edits go through the window's ``submit_edit`` (the one writer thread) and are shown
 once committed; the citation keys to copy and a proposed key are read on the reader
-thread; opening a page uses the paper already shown (no read at all).
+thread; opening a page uses the paper already shown (no read at all) and hands the link
+to the desktop's opener on a thread of its own, which says whether the browser took it
+(:func:`paperdesk.core.desktop.open_in_browser`); when not, the status bar says why and
+the link is on the clipboard.
 """
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication
 
+from paperdesk.core.desktop import open_in_browser
 from paperdesk.core.models import Metadata
-from paperdesk.ui.panes.links import link_problem, open_safe_url
+from paperdesk.ui.panes.links import is_safe_url, link_problem
 from paperdesk.ui.panes.paper_html import own_page_url
 from paperdesk.ui.window.metadata_dialog import MetadataDialog
 from paperdesk.ui.window.triage import MESSAGE_MS
@@ -26,8 +32,17 @@ __all__ = ["MetadataCommands", "cite_command", "NO_PAGE_MESSAGE"]
 
 #: What ``o`` says for a paper without a DOI, arXiv id or URL of its own.
 NO_PAGE_MESSAGE = "This paper has no DOI, arXiv id or URL of its own; press M to add one"
+#: How long the status bar says that a link did not open, in milliseconds.
+FAILED_OPEN_MS = 15000
 #: Longest ``\cite{…}`` quoted in full in the status bar, in characters.
 _QUOTE_LIMIT = 80
+
+
+class _OpenedSignal(QObject):
+    """Carries an opener's answer (:func:`~paperdesk.core.desktop.open_in_browser`) from
+    its thread to the window's: ``done(url, problem)``, ``problem`` "" when opened."""
+
+    done = Signal(str, str)
 
 
 def cite_command(keys) -> str:
@@ -50,6 +65,8 @@ class MetadataCommands:
     def __init__(self, window: MainWindow):
         self._window = window
         self.metadata_dialog: MetadataDialog | None = None
+        self._opened = _OpenedSignal(window)   # from the opener's thread to this one
+        self._opened.done.connect(self._page_opened)
 
     # -- the metadata editor -----------------------------------------------------------
     def edit_metadata(self) -> MetadataDialog | None:
@@ -166,7 +183,8 @@ class MetadataCommands:
         arXiv page, else its URL. A paper without any says how to add one.
 
         Returns:
-            True when a page was handed to the browser.
+            True when the link was handed to the opener (the status bar then says
+            whether the browser took it, and copies the link when not).
         """
         paper = self._window.detail_pane.paper
         if paper is None:
@@ -176,10 +194,33 @@ class MetadataCommands:
         if url is None:
             self._window.statusBar().showMessage(NO_PAGE_MESSAGE, 6000)
             return False
-        problem = link_problem(url)
-        if problem or not open_safe_url(url):
-            self._window.show_error(
-                f"Not opened: {url[:80]} ({problem or 'only http and https links open'})")
+        problem = link_problem(url) or (None if is_safe_url(url)
+                                        else "only http and https links open")
+        if problem:
+            self._window.show_error(f"Not opened: {url[:80]} ({problem})")
             return False
-        self._window.statusBar().showMessage(f"Opened {url} in the browser", MESSAGE_MS)
+        self._window.statusBar().showMessage(f"Opening {url} in the browser…", MESSAGE_MS)
+        threading.Thread(target=self._open, args=(url,), name="paperdesk-open-link",
+                         daemon=True).start()
         return True
+
+    def _open(self, url: str) -> None:
+        """(On the opener's thread.) Open ``url`` and send the answer to the window."""
+        problem = open_in_browser(url) or ""
+        try:
+            self._opened.done.emit(url, problem)
+        except RuntimeError:    # the window was closed meanwhile: nobody to tell
+            pass
+
+    def _page_opened(self, url: str, problem: str) -> None:
+        """Say whether the browser took ``url``; when not, copy it to the clipboard so
+        that it can be pasted into a browser by hand."""
+        if self._window.is_shut_down():
+            return
+        if not problem:
+            self._window.statusBar().showMessage(f"Opened {url} in the browser", MESSAGE_MS)
+            return
+        QApplication.clipboard().setText(url)
+        self._window.statusBar().showMessage(
+            f"Could not open {url[:80]}: {problem}. The link is copied to the clipboard: "
+            "paste it into a browser", FAILED_OPEN_MS)

@@ -78,6 +78,7 @@ class SearchController:
         self.searching_columns = False
         self.stale = False
         self._suggestion: str | None = None   # "Did you mean" query on show
+        self._instead = ""      # the status message of the last suggestion applied
 
     def connect(self) -> None:
         """Wire the search box, the search runner, the list's header sort and the
@@ -236,6 +237,7 @@ class SearchController:
         same_query = self.results is not None and self.results.query == results.query
         keep_row = self._window.table.currentIndex().row() if same_query else 0
         self.results = results
+        self._drop_instead_message(results.query)
         self.show_suggestion(results)
         self._window.model.show_results(results, scope=self.scope)
         self._window.interest_sort.interest_on_results(results)
@@ -300,8 +302,19 @@ class SearchController:
             return False
         self._window.search_box.setText(suggestion)
         self.flush_search()
-        self._window.statusBar().showMessage(f"Searching for {quoted(suggestion)} instead", 4000)
+        self._instead = f"Searching for {quoted(suggestion)} instead"
+        self._window.statusBar().showMessage(self._instead, 4000)
         return True
+
+    def _drop_instead_message(self, query: str) -> None:
+        """Results of another query than the "Did you mean" one arrived: take its
+        "Searching for … instead" off the status bar (it hid the new search's counts
+        for the rest of its 4 seconds)."""
+        if not self._instead or self._instead == f"Searching for {quoted(query)} instead":
+            return      # (the suggested query's own results)
+        if self._window.statusBar().currentMessage() == self._instead:
+            self._window.statusBar().clearMessage()
+        self._instead = ""
 
     def on_index_synced(self, applied: int) -> None:
         """The search index caught up with changes: re-run a visible search if indexed

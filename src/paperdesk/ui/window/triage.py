@@ -27,7 +27,7 @@ __all__ = ["TriageCommands"]
 MESSAGE_MS = 4000
 #: The status-bar message while caret mode is on (until another message replaces it).
 CARET_MESSAGE = ("Caret mode: arrows move, Shift+arrows select (Ctrl+Shift: by word), "
-                 "H highlights, Esc leaves")
+                 "h highlights, Esc leaves")
 
 
 class TriageCommands:
