@@ -388,3 +388,18 @@ def test_jabref_reads_every_entry_with_its_key(exported, tmp_path):
         assert ("year" in fields) == (paper.metadata.date is not None), key
         if paper.metadata.date:
             assert fields["year"].value == paper.metadata.date[:4], key
+
+
+def test_biblatex_extended_name_format_gives_the_named_parts():
+    # citation-js's test inputs use biblatex's extended name format; read as a classic
+    # name it gave an author "given=A" with the given name "given=C".
+    from paperdesk.core.imports.bibtex import read_bibtex
+    text = ("@misc{a, title={A}, author = {given=A, family=B}}\n"
+            "@misc{b, title={B}, author = {given=A=B, family=C}}\n"
+            "@misc{c, title={C}, author = {given=A, family=B, given=C}}\n"
+            "@misc{d, title={D}, author = {family=Beethoven, prefix=van, given=Ludwig "
+            "and Doe, Jr., John}}\n")
+    got = {r.citation_key: [(a.family, a.given, a.suffix) for a in r.metadata.authors]
+           for r in read_bibtex("names.bib", text, "utf-8").records}
+    assert got == {"a": [("B", "A", "")], "b": [("C", "A=B", "")], "c": [("B", "C", "")],
+                   "d": [("van Beethoven", "Ludwig", ""), ("Doe", "John", "Jr.")]}

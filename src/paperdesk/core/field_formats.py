@@ -91,17 +91,27 @@ def _read(get: Callable[[str], object], names: Callable[[Field], Iterable[str]],
 
 
 def bibtex_values(get: Callable[[str], str | None],
-                  decode: Callable[[str], str] = str) -> dict[str, str]:
+                  decode: Callable[[str], str] = str,
+                  entry_type: str | None = None) -> dict[str, str]:
     """Return the table-driven fields of one BibTeX entry.
 
     Args:
         get: the entry's raw value of a (lower-case) field name, or ``None``.
         decode: turns a raw value into text (the reader's LaTeX decoding).
+        entry_type: the entry's paperdesk type (``"misc"``): a field that this type
+            writes under a name of its own (:attr:`~paperdesk.core.fields.Field.
+            bibtex_types`: a ``@misc``'s venue is its ``howpublished``) is read from that
+            name first, so that a ``@misc`` with ``howpublished`` and ``publisher`` keeps
+            its venue and its publisher apart.
     Returns:
         Field name -> text, for the fields the entry has.
     """
-    return _read(get, lambda f: (f.bibtex, *f.bibtex_read) if f.bibtex else f.bibtex_read,
-                 decode)
+    def names(f: Field) -> tuple[str, ...]:
+        found = ((f.bibtex,) if f.bibtex else ()) + tuple(f.bibtex_read)
+        own = dict(f.bibtex_types).get(entry_type)
+        return tuple(dict.fromkeys((own, *found))) if own else found
+
+    return _read(get, names, decode)
 
 
 def ris_values(ref: dict, entry_type: str | None = None) -> dict[str, str]:

@@ -103,6 +103,31 @@ def _value(entry: Entry, name: str) -> str | None:
     return str(f.value)
 
 
+#: A part of biblatex's extended name format: ``family=Doe``, ``given=Jane``,
+#: ``prefix=van``, ``suffix=Jr`` (biblatex manual, section 3.4, "Name lists with
+#: extended name format"; biber reads it).
+_NAME_PART = re.compile(r"\s*([a-z][a-z-]*)\s*=(.*)", re.S)
+
+
+def _extended_name(part: mw.NameParts) -> tuple[str, str, str] | None:
+    """``(family, given, suffix)`` of a name written in biblatex's extended name format
+    (``given=Jane, family=Doe``; a later part replaces an earlier one of the same kind;
+    ``prefix`` joins the family name), or ``None`` when it is a classic BibTeX name.
+    bibtexparser has split it at its commas as ``Last, Jr, First``: put back in order."""
+    pieces = [" ".join(part.von + part.last)] + ([" ".join(part.jr)] if part.jr else []) \
+        + ([" ".join(part.first)] if part.first else [])
+    found: dict[str, str] = {}
+    for piece in pieces:
+        m = _NAME_PART.fullmatch(piece)
+        if m is None:
+            return None
+        found[m.group(1)] = decode_latex(m.group(2).strip().strip("{}"))
+    family = " ".join(p for p in (found.get("prefix", ""), found.get("family", "")) if p)
+    if not family and not found.get("given"):
+        return None
+    return family, found.get("given", ""), found.get("suffix", "")
+
+
 def _names(entry: Entry) -> list[tuple[str, ...]]:
     for name in ("author", "editor"):
         f = entry.fields_dict.get(name)
@@ -111,6 +136,10 @@ def _names(entry: Entry) -> list[tuple[str, ...]]:
         out = []
         for part in f.value:
             if isinstance(part, mw.NameParts):
+                extended = _extended_name(part)
+                if extended is not None:
+                    out.append(extended)
+                    continue
                 family = " ".join(part.von + part.last)
                 out.append((decode_latex(family), decode_latex(" ".join(part.first)),
                             decode_latex(" ".join(part.jr))))
@@ -177,7 +206,8 @@ def _raw(entry: Entry, notes: list[str]) -> RawRecord:
         raw.arxiv_id = _ARXIV_URL.match(url).group(1)
     if url and not (_ARXIV_URL.match(url) and raw.arxiv_id):
         raw.url = url
-    raw.values = bibtex_values(lambda name: _value(entry, name), decode_latex)
+    raw.values = bibtex_values(lambda name: _value(entry, name), decode_latex,
+                               raw.entry_type)
     raw.keywords = bibtex_keywords(lambda name: _value(entry, name), decode_latex)
     raw.notes = bibtex_notes(lambda name: _value(entry, name), decode_latex)
     return raw
