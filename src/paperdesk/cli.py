@@ -1144,7 +1144,8 @@ def _check_export_args(parser: argparse.ArgumentParser, args) -> None:
     if args.format is None:
         parser.error("export: --format is required (or --list-styles)")
     if not (args.tag or args.query or args.saved or args.ids or args.all):
-        parser.error("export: choose the papers: --tag, --query, --saved, --ids or --all")
+        parser.error("export: one of the arguments --tag --query --saved --ids --all is "
+                     "required (the papers to export)")
     given = [flag for name, flag in _BIBLIOGRAPHY_OPTIONS if getattr(args, name)]
     if given and args.format != "bibliography":
         parser.error(f"export: {', '.join(given)} only go with --format bibliography")

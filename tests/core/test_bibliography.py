@@ -228,3 +228,22 @@ def test_pandoc_agrees_with_citeproc_js(real_library, style_id):
     assert len(ours) == len(reference) == len(items)
     same = sum(_normalise(a) == _normalise(b) for a, b in zip(ours, reference))
     assert same / len(items) >= AGREEMENT[style_id], f"{same} of {len(items)}"
+
+
+@pytest.mark.parametrize("style_id", ["apa", "chicago-author-date"])
+def test_names_are_expanded_only_where_references_could_be_confused(real_library, style_id):
+    """The fast path (the style without name expansions, then the references that share
+    first author and year with the style as it is) writes what the style as it is does."""
+    from paperdesk.core.exports import bibliography
+    papers = [real_library.papers.get(i) for i in real_library.papers.ids()]
+    items = bibliography_items(papers)
+    style = load_style(style_id)
+    assert bibliography._light_style(style) is not None
+    assert bibliography._confusable([dict(i, id=f"r{n}") for n, i in enumerate(items)])
+    fast = format_bibliography(items, style, output="html")
+    bibliography._LIGHT[(str(style.path), style.path.stat().st_mtime)] = None   # as it is
+    try:
+        whole = format_bibliography(items, style, output="html")
+    finally:
+        bibliography._LIGHT.clear()
+    assert fast == whole

@@ -102,6 +102,78 @@ def _add_notes(ast: dict, notes: Mapping[str, str]) -> dict:
     return ast
 
 
+# -- speed: name expansions only where two references could be confused -----------------
+# A style's disambiguate-add-names / -givenname make pandoc's citeproc compare every
+# reference's names with every other's: APA takes ~15 s of CPU for 1,000 references with
+# them, 0.8 s without. They only change references whose citations could read the same,
+# and those share the first author (or, without one, the title) and the year. So the
+# references are formatted once with a copy of the style without the expansions, and those
+# that share first author and year with another once more with the style as it is, whose
+# entries replace theirs (tests/core/test_bibliography.py compares both ways).
+_EXPANSIONS = re.compile(r'\s(?:disambiguate-add-(?:names|givenname)="true"'
+                         r'|givenname-disambiguation-rule="[^"]*")')
+_LIGHT: dict[tuple[str, float], Path | None] = {}
+_LIGHT_FOLDER: list[Path] = []
+
+
+def _light_style(style: CslStyle) -> Path | None:
+    """A cached copy of ``style`` without name expansions, or ``None`` if it has none."""
+    try:
+        key = (str(style.path), style.path.stat().st_mtime)
+    except OSError:
+        return None
+    if key not in _LIGHT:
+        text = style.path.read_text(encoding="utf-8")
+        light = _EXPANSIONS.sub("", text)
+        if light == text or 'variable="citation-number"' in text:   # numbers: one run
+            _LIGHT[key] = None
+        else:
+            if not _LIGHT_FOLDER:
+                _LIGHT_FOLDER.append(Path(tempfile.mkdtemp(prefix="paperdesk-styles-")))
+            path = _LIGHT_FOLDER[0] / f"{len(_LIGHT)}-{style.path.name}"
+            path.write_text(light, encoding="utf-8")
+            _LIGHT[key] = path
+    return _LIGHT[key]
+
+
+def _confusable(items: Sequence[dict]) -> set[int]:
+    """Positions of the items that share first author (else title) and year with another."""
+    groups: dict[tuple, list[int]] = {}
+    for n, item in enumerate(items):
+        names = item.get("author") or item.get("editor") or []
+        first = names[0].get("family") or names[0].get("literal", "") if names else ""
+        year = (item.get("issued") or {}).get("date-parts", [[None]])[0][:1]
+        key = (first.casefold() or str(item.get("title", "")).casefold(), tuple(year))
+        groups.setdefault(key, []).append(n)
+    return {n for members in groups.values() if len(members) > 1 for n in members}
+
+
+def _entry_id(block: dict) -> str | None:
+    return block["c"][0][0] if block.get("t") == "Div" else None
+
+
+def _splice(ast: dict, better: dict) -> dict:
+    """Replace the entries of ``ast``'s bibliography by those of ``better`` with the same
+    id."""
+    found = {}
+
+    def collect(blocks):
+        for block in blocks:
+            if block.get("t") == "Div":
+                if _entry_id(block).startswith("ref-"):
+                    found[_entry_id(block)] = block
+                collect(block["c"][1])
+
+    def replace(blocks):
+        return [found.get(_entry_id(b) or "", b) if (_entry_id(b) or "").startswith("ref-")
+                else ({"t": "Div", "c": [b["c"][0], replace(b["c"][1])]}
+                      if b.get("t") == "Div" else b) for b in blocks]
+
+    collect(better["blocks"])
+    ast["blocks"] = replace(ast["blocks"])
+    return ast
+
+
 def _run(pandoc: str, args: list[str], text: str) -> str:
     try:
         done = subprocess.run([pandoc, *args], input=text, capture_output=True,
@@ -124,18 +196,30 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
     pandoc = pandoc_path()
     keyed = [dict(item, id=f"r{n}") for n, item in enumerate(items)]
     by_old = {str(item.get("id")): f"r{n}" for n, item in enumerate(items)}
+    light = None if document else _light_style(style)
+    confusable = _confusable(keyed) if light is not None else set()
     with tempfile.TemporaryDirectory(prefix="paperdesk-bib-") as tmp:
         refs = Path(tmp) / "refs.json"
         refs.write_text(json.dumps(keyed, ensure_ascii=False), encoding="utf-8")
-        args = ["--citeproc", "--bibliography", str(refs), "--csl", str(style.path),
-                "-f", "markdown", "--wrap=none"]
-        args += [f"--metadata=lang:{lang or 'en-US'}"]
+
+        def citeproc(bibliography: Path, csl: Path) -> list[str]:
+            return ["--citeproc", "--bibliography", str(bibliography), "--csl", str(csl),
+                    "-f", "markdown", "--wrap=none", f"--metadata=lang:{lang or 'en-US'}"]
+
+        args = citeproc(refs, light or style.path)
         head = "---\nnocite: '@*'\n---\n" if not document else document
         writer = OUTPUTS[output]
         whole = standalone or output == "rtf"
-        if notes:
+        if notes or confusable:
             ast = json.loads(_run(pandoc, [*args, "-t", "json"], head))
-            inner = {by_old[k]: v for k, v in notes.items() if k in by_old and v.strip()}
+            if confusable:
+                some = Path(tmp) / "confusable.json"
+                some.write_text(json.dumps([keyed[n] for n in sorted(confusable)],
+                                           ensure_ascii=False), encoding="utf-8")
+                ast = _splice(ast, json.loads(_run(
+                    pandoc, [*citeproc(some, style.path), "-t", "json"], head)))
+            inner = {by_old[k]: v for k, v in (notes or {}).items()
+                     if k in by_old and v.strip()}
             args = ["-f", "json", "--wrap=none"]
             head = json.dumps(_add_notes(ast, inner), ensure_ascii=False)
         args += ["-t", writer] + (["-s", "--metadata=pagetitle:Bibliography"] if whole else [])
