@@ -209,7 +209,7 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
         args = citeproc(refs, light or style.path)
         head = "---\nnocite: '@*'\n---\n" if not document else document
         writer = OUTPUTS[output]
-        whole = standalone or output == "rtf"
+        whole = (standalone and output == "html") or output == "rtf"
         if notes or confusable:
             ast = json.loads(_run(pandoc, [*args, "-t", "json"], head))
             if confusable:
@@ -242,8 +242,8 @@ def format_bibliography(items: Sequence[dict], style: CslStyle, *, locale: str |
             en-US.
         output: one of :data:`OUTPUTS`.
         notes: item id -> text put in paragraphs below its entry (``--with-notes``).
-        standalone: a whole HTML document (with its CSS) instead of a fragment; RTF is
-            always whole.
+        standalone: a whole HTML document (with its CSS) instead of a fragment (HTML
+            only; RTF is always whole, text and Markdown never).
     Returns:
         The bibliography, entries in the style's order. In HTML, a style with a hanging
         indent gets it as inline CSS on each entry, so that it survives a paste.

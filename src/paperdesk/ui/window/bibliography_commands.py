@@ -67,16 +67,12 @@ class BibliographyCommands:
 
     def _copy(self, citation: bool) -> bool:
         """Format the selection on the reader thread, then fill the clipboard (HTML and
-        plain text) and say what was copied in the status bar.
-
-        Returns:
-            False if no paper is selected (or the library is closing), else True.
-        """
-        ids = self._window.selected_ids()
+        plain text) and say what was copied in the status bar; True when started (a
+        selection, the library open)."""
+        settings, ids = self._window.settings, self._window.selected_ids()
         if not ids:
             self._window.show_error("Select the papers to copy first")
             return False
-        settings = self._window.settings
         style, locale = settings.bibliography_style, settings.bibliography_locale
         what = (f"a citation of {plural(len(ids), 'paper')}" if citation
                 else plural(len(ids), "reference"))

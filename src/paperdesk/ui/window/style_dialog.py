@@ -75,7 +75,7 @@ class StyleDialog(QDialog):
         layout.addWidget(buttons)
         self.search.textChanged.connect(self._fill)
         self.list.itemActivated.connect(lambda _item: self.accept())
-        self.resize(560, 480)
+        self.resize(720, 520)
         self._fill("")
 
     def _fill(self, text: str) -> None:
