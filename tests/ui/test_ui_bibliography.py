@@ -72,3 +72,22 @@ def test_the_style_dialog_searches_and_keeps_the_last_five_on_top(qtbot, win):
     assert window.settings.bibliography_locale == "de-DE"
     assert window.settings.recent_styles[0] == window.settings.bibliography_style
 
+
+
+def test_the_export_dialog_writes_a_formatted_bibliography_in_the_chosen_style(
+        qtbot, win, tmp_path):
+    window = win
+    window.settings.set_bibliography_style("ieee", None)
+    window.select_rows([0, 1, 2, 3])
+    dialog = window.exports.open_export_dialog()
+    dialog.set_scope("selected")
+    dialog.set_format("bibliography")
+    assert dialog.path().suffix == ".html"
+    target = tmp_path / "refs.html"
+    dialog.set_path(target)
+    dialog.accept()
+    qtbot.waitUntil(lambda: not window.export_runner.is_running() and target.exists(),
+                    timeout=WAIT_MS)
+    html = target.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count('class="csl-entry"') == 4
+    assert "[4]" in html and "[5]" not in html          # IEEE numbers them
