@@ -21,6 +21,7 @@ processors; always a full document) and ``markdown`` (CommonMark with italics).
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
@@ -130,6 +131,7 @@ def _light_style(style: CslStyle) -> Path | None:
         else:
             if not _LIGHT_FOLDER:
                 _LIGHT_FOLDER.append(Path(tempfile.mkdtemp(prefix="paperdesk-styles-")))
+                atexit.register(shutil.rmtree, _LIGHT_FOLDER[0], ignore_errors=True)
             path = _LIGHT_FOLDER[0] / f"{len(_LIGHT)}-{style.path.name}"
             path.write_text(light, encoding="utf-8")
             _LIGHT[key] = path
