@@ -10,7 +10,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test clients bench bench-snippets bench-salvage evaluate evaluate-tags bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bench-snippets bench-salvage evaluate evaluate-tags evaluate-styles bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -40,7 +40,7 @@ test: $(STAMP)
 CLIENT_PACKAGES := pandoc biber texlive-latex-base texlive-latex-recommended \
                    texlive-latex-extra texlive-bibtex-extra jabref
 CLIENT_NPM := @citation-js/core@^0.8 @citation-js/plugin-bibtex@^0.8 \
-              @citation-js/plugin-csl@^0.8 @citation-js/plugin-ris@^0.8
+              @citation-js/plugin-csl@^0.8 @citation-js/plugin-ris@^0.8 citeproc@^2.4
 
 ## clients: install the readers of the exports for the tests that use them (make test
 ## skips those tests without them): pandoc, bibtex, biber, pdflatex/lualatex with
@@ -101,6 +101,14 @@ SYNERGY ?= ../shared/synergy
 evaluate-tags: $(STAMP)
 	$(BIN)/python -m paperdesk.core.discover.tag_evaluation \
 		$(if $(wildcard $(SYNERGY)/*.csl.json),--synergy $(SYNERGY))
+
+## evaluate-styles: formatted bibliographies (issue 33): citeproc-py and pandoc's citeproc
+## against citeproc-js (Zotero's processor; `make clients`) for APA, IEEE, Chicago
+## author-date, Nature and Vancouver on the sample library plus $(REALWORLD), and pandoc's
+## time for 1,000 references (tools/evaluate_styles.py; the table in docs/bibliography.md)
+REALWORLD ?= ../shared/realworld
+evaluate-styles: $(STAMP)
+	$(BIN)/python tools/evaluate_styles.py --realworld $(REALWORLD)
 
 ## install-desktop: put paperdesk (with its icon) in this user's application menu
 install-desktop: $(DESKTOP_DEPS)

@@ -26,6 +26,8 @@ import shtab
 
 from paperdesk import __version__
 from paperdesk.core.api import EXPORT_FORMATS, FIELDS
+from paperdesk.core.api import (BIBLIOGRAPHY_OUTPUTS, DEFAULT_STYLE, check_locale,
+                                load_style, missing_author_or_year, shipped_styles)
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES, stored_fields
 from paperdesk.core.api import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.api import display_path
@@ -283,18 +285,31 @@ def build_parser() -> argparse.ArgumentParser:
     exports = EXPORT_FORMATS.names()
     p = sub.add_parser("export", help=f"export papers as {', '.join(exports[:-1])} or "
                                       f"{exports[-1]}")
-    scope = p.add_mutually_exclusive_group(required=True)
+    scope = p.add_mutually_exclusive_group()
     scope.add_argument("--tag", metavar="TAG", help="papers with this tag")
     scope.add_argument("--query", metavar="Q", help="the results of a search")
     scope.add_argument("--saved", metavar="NAME", help="the results of a saved search")
     scope.add_argument("--ids", nargs="+", type=int, metavar="ID", help="these papers")
     scope.add_argument("--all", action="store_true", help="the whole library")
-    p.add_argument("--format", required=True, choices=list(exports))
+    p.add_argument("--format", choices=list(exports), help="the export format (required)")
     p.add_argument("--fields", metavar="F,F,...",
                    help="fields to include (default all): " + ",".join(FIELDS))
     p.add_argument("-o", "--output", metavar="FILE", type=Path,
                    help="file to write; - or none: standard output"
                    ).complete = shtab.FILE
+    bib = p.add_argument_group("--format bibliography (references in a CSL style)")
+    bib.add_argument("--style", metavar="STYLE",
+                     help=f"a shipped style id (apa, ieee, chicago-author-date, nature, "
+                          f"vancouver, ...; default {DEFAULT_STYLE}) or a .csl file")
+    bib.add_argument("--locale", metavar="LOCALE",
+                     help="a CSL locale such as en-GB or de-DE (default: the style's, "
+                          "else en-US)")
+    bib.add_argument("--as", dest="output_form", choices=list(BIBLIOGRAPHY_OUTPUTS),
+                     help="html (default), text, rtf or markdown")
+    bib.add_argument("--with-notes", action="store_true",
+                     help="each paper's tags and note below its entry")
+    bib.add_argument("--list-styles", action="store_true",
+                     help="list the shipped styles (id and title) and stop")
 
     p = sub.add_parser(
         "edit", help="set a paper's title or own metadata: authors, year or date, venue, "
@@ -1130,7 +1145,45 @@ def _cmd_saved(lib: Library, args) -> int:
     return 0
 
 
+_BIBLIOGRAPHY_OPTIONS = (("style", "--style"), ("locale", "--locale"),
+                         ("output_form", "--as"), ("with_notes", "--with-notes"))
+
+
+def _check_export_args(parser: argparse.ArgumentParser, args) -> None:
+    """Usage errors of ``export`` (exit 2): a format and a scope unless --list-styles,
+    and the bibliography's options only with ``--format bibliography``."""
+    if args.list_styles:
+        return
+    if args.format is None:
+        parser.error("export: --format is required (or --list-styles)")
+    if not (args.tag or args.query or args.saved or args.ids or args.all):
+        parser.error("export: one of the arguments --tag --query --saved --ids --all is "
+                     "required (the papers to export)")
+    given = [flag for name, flag in _BIBLIOGRAPHY_OPTIONS if getattr(args, name)]
+    if given and args.format != "bibliography":
+        parser.error(f"export: {', '.join(given)} only go with --format bibliography")
+
+
+def _cmd_list_styles() -> int:
+    """``export --list-styles``: every shipped style's id and title, one a line."""
+    for style_id, title in shipped_styles():
+        print(f"{style_id}\t{title}")
+    return 0
+
+
+def _bibliography_options(args) -> dict:
+    """The bibliography's options from the command line, the style and locale checked
+    first (an unknown one is one line, before any paper is read)."""
+    style = args.style or DEFAULT_STYLE
+    load_style(style)
+    if args.locale:
+        check_locale(args.locale)
+    return {"style": style, "locale": args.locale, "output": args.output_form or "html",
+            "with_notes": args.with_notes}
+
+
 def _cmd_export(lib: Library, args) -> int:
+    options = _bibliography_options(args) if args.format == "bibliography" else None
     ids = lib.exports.scope_ids(tag=args.tag, query=args.query, saved=args.saved, ids=args.ids,
                            everything=args.all)
     if not ids:
@@ -1146,10 +1199,16 @@ def _cmd_export(lib: Library, args) -> int:
             raise LibraryError(f"unknown field(s) {', '.join(unknown)}; "
                                f"choose from {','.join(FIELDS)}")
     if to_stdout:
-        _write_stdout(lib.exports.text(ids, args.format, fields).encode("utf-8"))
+        _write_stdout(lib.exports.text(ids, args.format, fields, options).encode("utf-8"))
         return 0
-    n = lib.exports.to_file(ids, args.format, args.output, fields)
+    n = lib.exports.to_file(ids, args.format, args.output, fields, options=options)
     print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
+    if options is not None:
+        missing = missing_author_or_year(lib.papers.get(i) for i in ids)
+        if missing:
+            print(f"paperdesk: note: {missing} of the {n} papers have no author or no year; "
+                  "they are formatted by title, as the style says for missing data",
+                  file=sys.stderr)
     return 0
 
 
@@ -1775,6 +1834,14 @@ def _main(argv: Sequence[str] | None) -> int:
         return _cmd_desktop(args)
     if args.command == "completion":
         return _cmd_completion(args)
+    if args.command == "export":
+        _check_export_args(parser, args)
+        if args.list_styles:
+            try:
+                return _cmd_list_styles()
+            except LibraryError as exc:
+                print(f"paperdesk: {exc}", file=sys.stderr)
+                return 1
     library_path = args.library or default_library_path()
     lock = None
     try:

@@ -336,13 +336,14 @@ def test_a_remembered_folder_that_is_gone_falls_back(tmp_path):
 
 
 # -- the clipboard ---------------------------------------------------------------------------
-def test_ctrl_shift_c_copies_the_selected_papers_as_bibtex(qtbot, win):
+def test_ctrl_alt_c_copies_the_selected_papers_as_bibtex(qtbot, win):
+    # Ctrl+Shift+C was Copy as BibTeX until issue 33 gave it to Copy as Bibliography.
     window = win
     window.select_rows([0, 2, 5])
     chosen = window.selected_ids()
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_C,
-                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier)
     qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Copied"),
                     timeout=WAIT_MS)
     text = QApplication.clipboard().text()
@@ -370,7 +371,9 @@ def test_copy_as_markdown_from_the_edit_menu(qtbot, win):
 def test_copy_commands_and_export_are_in_the_shortcuts_list():
     specs = {s.name: s for s in ACTIONS}
     assert specs["exportAction"].shortcuts == ("Ctrl+E",) and specs["exportAction"].menu == "file"
-    assert specs["copyBibtexAction"].shortcuts == ("Ctrl+Shift+C",)
+    assert specs["copyBibtexAction"].shortcuts == ("Ctrl+Alt+C",)
+    assert specs["copyBibliographyAction"].shortcuts == ("Ctrl+Shift+C",)
+    assert specs["copyCitationAction"].shortcuts == ("Ctrl+Shift+A",)
     assert specs["copyMarkdownAction"].menu == "edit"
     described = {what for _keys, what in shortcut_rows()}
     assert {"Copy the selected papers to the clipboard as BibTeX",

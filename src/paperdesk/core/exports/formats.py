@@ -26,6 +26,8 @@ Formats, the specifications they follow, and where each is written:
   pandoc, citation-js, JabRef and bibtexparser read, typed from the entry type.
 - ``ris`` (:mod:`.ris`): the RIS tag format as Zotero, EndNote and JabRef read it.
 - ``csl-json`` (:mod:`.csl`): CSL 1.0.2 input data, as pandoc and citation-js read it.
+- ``bibliography`` (:mod:`.bibliography_export`): references formatted in a CSL style
+  (APA, IEEE, ...) as HTML, plain text, RTF or Markdown, made from the CSL-JSON items.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 
+from paperdesk.core.exports.bibliography_export import bibliography_chunks
 from paperdesk.core.exports.bibtex import bibtex_chunks
 from paperdesk.core.exports.common import citation_key, highlight_text
 from paperdesk.core.exports.csl import csl_chunks
@@ -187,7 +190,8 @@ def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
 
 def export_chunks(papers: Iterable[Paper], fmt: str,
                   fields: Iterable[str] | None = None,
-                  saved_searches: Iterable = ()) -> Iterator[str]:
+                  saved_searches: Iterable = (),
+                  options: Mapping | None = None) -> Iterator[str]:
     """Yield the export of ``papers`` in format ``fmt`` as text chunks.
 
     Args:
@@ -197,12 +201,18 @@ def export_chunks(papers: Iterable[Paper], fmt: str,
         fields: fields to include (subset of :data:`FIELDS`); ``None`` for all.
         saved_searches: the library's saved searches (objects with ``name``, ``query``,
             ``created_at``), carried by the ``json`` format only.
+        options: the format's own options, as keyword arguments of its writer (the
+            ``bibliography`` format's ``style``, ``locale``, ``output``, ``with_notes``:
+            :mod:`.bibliography_export`); ``None`` for none.
     Yields:
         Text; the concatenation is the whole file (CSV starts with a byte-order mark).
     Raises:
-        ValueError: unknown format or field.
+        ValueError: unknown format or field, or an option the format does not take.
     """
-    return export_format(fmt).write(papers, _keep(fields), saved_searches)
+    chosen = export_format(fmt)
+    if options and not chosen.takes_options:
+        raise ValueError(f"the {chosen.label} export takes no options")
+    return chosen.write(papers, _keep(fields), saved_searches, **(options or {}))
 
 
 def _without_searches(writer):
@@ -222,6 +232,9 @@ _register(ExportFormat("ris", "RIS", "Zotero, EndNote", ".ris", _without_searche
                        bibliography=True))
 _register(ExportFormat("csl-json", "CSL-JSON", "pandoc, Zotero", ".json",
                        _without_searches(csl_chunks), bibliography=True))
+_register(ExportFormat("bibliography", "Formatted bibliography",
+                       "Word, Google Docs, e-mail: references in a CSL style", ".html",
+                       bibliography_chunks, takes_options=True))
 
 #: The built-in formats' names (those registered above), in the CLI's order.
 FORMATS = EXPORT_FORMATS.names()

@@ -32,6 +32,7 @@ class ExportFormat:
             :data:`~paperdesk.core.exports.formats.FIELDS`); ``saved_searches`` are the
             library's saved searches, used by a format that carries them.
         bibliography: a reference manager's format (listed first in the dialog).
+        takes_options: ``write`` takes keyword options (``export_chunks(options=...)``).
     """
 
     name: str
@@ -40,6 +41,7 @@ class ExportFormat:
     extension: str
     write: Callable[[Iterable, tuple[str, ...], Iterable], Iterator[str]]
     bibliography: bool = False
+    takes_options: bool = False
 
 
 #: The export formats, by name, in registration order: ``EXPORT_FORMATS.register(fmt)``,

@@ -104,20 +104,21 @@ class Exports(Manager):
                 progress("export", n, total)
 
     def text(self, ids: Sequence[int], fmt: str,
-                    fields: Iterable[str] | None = None) -> str:
+                    fields: Iterable[str] | None = None, options: dict | None = None) -> str:
         """Return the export of the given papers as one string (for stdout or the
-        clipboard). See :mod:`paperdesk.core.exports.formats` for formats and fields.
+        clipboard). See :mod:`paperdesk.core.exports.formats` for formats, fields and
+        ``options`` (a format's own, e.g. the bibliography's style).
 
         Raises:
             ValueError: unknown format or field.
             UnknownPaper: an id does not exist.
         """
         return "".join(export_chunks(self._papers(list(ids), None, None), fmt, fields,
-                                     self._saved_for(fmt)))
+                                     self._saved_for(fmt), options))
 
     def to_file(self, ids: Sequence[int], fmt: str, path: str | os.PathLike,
                        fields: Iterable[str] | None = None, progress=None,
-                       cancel=None) -> int:
+                       cancel=None, options: dict | None = None) -> int:
         """Write an export file atomically: to a temporary file in the same folder, which
         replaces ``path`` only once it is complete, so a failure or cancel never leaves a
         half-written file (nor destroys an existing one). A named pipe (FIFO) or a
@@ -131,6 +132,8 @@ class Exports(Manager):
             fields: fields to include, or ``None`` for all.
             progress: called as ``progress("export", done, total)``.
             cancel: polled every 100 papers; True stops the export.
+            options: the format's own options (:func:`~paperdesk.core.exports.formats.
+                export_chunks`), e.g. the bibliography's style.
         Returns:
             The number of papers written.
         Raises:
@@ -145,7 +148,7 @@ class Exports(Manager):
             target = target.resolve()
         ids = list(ids)
         chunks = export_chunks(self._papers(ids, progress, cancel), fmt, fields,
-                               self._saved_for(fmt))
+                               self._saved_for(fmt), options)
         if _is_stream(target):
             _write_into(target, chunks)
             return len(ids)

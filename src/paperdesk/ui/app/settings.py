@@ -9,12 +9,12 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings, QStandardPaths
 
-from paperdesk.core.api import EXPORT_FORMATS
+from paperdesk.core.api import DEFAULT_STYLE, EXPORT_FORMATS
 from paperdesk.core.paths import APP_NAME
 from paperdesk.core.scope import FILTER_LABELS, Scope
 
 __all__ = ["Settings", "MARK_READ_DELAY_MS", "DEFAULT_EXPORT_FORMAT", "APPEARANCES",
-           "FONT_SIZE_RANGE"]
+           "FONT_SIZE_RANGE", "RECENT_STYLES"]
 
 #: How long a paper must be shown before it is marked read automatically.
 MARK_READ_DELAY_MS = 1500
@@ -22,6 +22,8 @@ MARK_READ_DELAY_MS = 1500
 DEFAULT_EXPORT_FORMAT = "bibtex"
 #: Appearance choices: follow the system colour scheme, or force light or dark.
 APPEARANCES = ("system", "light", "dark")
+#: How many recently used bibliography styles the style list shows on top.
+RECENT_STYLES = 5
 #: Smallest and largest reading font size in points.
 FONT_SIZE_RANGE = (6.0, 36.0)
 
@@ -398,6 +400,38 @@ class Settings:
         if fmt not in EXPORT_FORMATS.names():
             raise ValueError(f"unknown export format {fmt!r}")
         self._store.setValue("export/format", fmt)
+        self._store.sync()
+
+    # -- the bibliography's style (Edit ▸ Copy as Bibliography, the export dialog) -------
+    @property
+    def bibliography_style(self) -> str:
+        """The CSL style of Copy as Bibliography / Citation and the bibliography export: a
+        shipped style id or a ``.csl`` path (default
+        :data:`paperdesk.core.exports.bibliography_export.DEFAULT_STYLE`)."""
+        value = self._value("bibliography/style")
+        return value if isinstance(value, str) and value else DEFAULT_STYLE
+
+    @property
+    def bibliography_locale(self) -> str | None:
+        """The CSL locale chosen (``"en-GB"``), or ``None`` for the style's own."""
+        value = self._value("bibliography/locale")
+        return value if isinstance(value, str) and value else None
+
+    @property
+    def recent_styles(self) -> list[str]:
+        """The last :data:`RECENT_STYLES` styles chosen, the latest first."""
+        value = self._value("bibliography/recent")
+        if isinstance(value, str):
+            value = [value]
+        return [v for v in (value or []) if isinstance(v, str) and v][:RECENT_STYLES]
+
+    def set_bibliography_style(self, style: str, locale: str | None) -> None:
+        """Choose the bibliography's style and locale (``None``: the style's own); the
+        style goes to the top of :attr:`recent_styles`."""
+        recent = [style] + [s for s in self.recent_styles if s != style]
+        self._store.setValue("bibliography/style", style)
+        self._store.setValue("bibliography/locale", locale or "")
+        self._store.setValue("bibliography/recent", recent[:RECENT_STYLES])
         self._store.sync()
 
 

@@ -382,7 +382,8 @@ class ExportRunner(Runner):
         self._lib = library
 
     def start(self, ids: Iterable[int], fmt: str, path: str | Path,
-              fields: Iterable[str] | None = None, resolve=None) -> bool:
+              fields: Iterable[str] | None = None, resolve=None,
+              options: dict | None = None) -> bool:
         """Start writing ``ids`` as ``fmt`` to ``path``.
 
         Args:
@@ -393,6 +394,8 @@ class ExportRunner(Runner):
             resolve: ``(Scope, sort, descending)``: look the ids up with
                 ``lib.papers.scope_ids`` on the export thread instead of ``ids`` (a search
                 still loading its complete results), or ``None``.
+            options: the format's own options (the bibliography's style and locale), or
+                ``None``.
         Returns:
             True if started; False if an export is already running or after shutdown.
         """
@@ -417,7 +420,8 @@ class ExportRunner(Runner):
                 scope, sort, descending = resolve
                 chosen = self._lib.papers.scope_ids(scope, sort=sort, descending=descending)
             written = self._lib.exports.to_file(chosen, fmt, path, fields,
-                                               progress=progress, cancel=cancel.is_set)
+                                               progress=progress, cancel=cancel.is_set,
+                                               options=options)
             return written, str(path)
 
         self._run_in_thread(export)

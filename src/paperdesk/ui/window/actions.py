@@ -134,7 +134,8 @@ ACTIONS: tuple[ActionSpec, ...] = (
                             "along; Ctrl+Z brings them back)"),
     ActionSpec("exportAction", "&Export…", ("Ctrl+E",), "open_export_dialog", "file",
                separator_before=True,
-               help="Export papers to BibTeX, RIS, CSL-JSON, CSV, Markdown or JSON"),
+               help="Export papers to BibTeX, RIS, CSL-JSON, CSV, Markdown, JSON or a "
+                    "formatted bibliography"),
     ActionSpec("openLibraryAction", "Open &Library…", (), "choose_library_to_open", "file",
                separator_before=True, help="Open another library folder"),
     ActionSpec("newLibraryAction", "&New Library…", (), "choose_new_library", "file",
@@ -152,9 +153,20 @@ ACTIONS: tuple[ActionSpec, ...] = (
                "edit", widget="paperTable",
                help="In the list: delete the selected papers, with their tags, notes and "
                     "highlights (Ctrl+Z brings them back)"),
-    ActionSpec("copyBibtexAction", "&Copy as BibTeX", ("Ctrl+Shift+C",), "copy_as_bibtex",
-               "edit", separator_before=True,
-               help="Copy the selected papers to the clipboard as BibTeX"),
+    ActionSpec("copyBibliographyAction", "Copy as &Bibliography", ("Ctrl+Shift+C",),
+               "copy_as_bibliography", "edit", separator_before=True,
+               help="Copy the selected papers to the clipboard as a bibliography in the "
+                    "chosen style (rich text and plain text)"),
+    ActionSpec("copyCitationAction", "Copy as C&itation", ("Ctrl+Shift+A",),
+               "copy_as_citation", "edit",
+               help="Copy a citation of the selected papers in the chosen style, e.g. "
+                    "(Doe, 2020)"),
+    ActionSpec("bibliographyStyleAction", "Bibliography St&yle…", (),
+               "choose_bibliography_style", "edit",
+               help="Choose the style and locale of Copy as Bibliography and Citation "
+                    "(a searchable list; the last five used on top)"),
+    ActionSpec("copyBibtexAction", "&Copy as BibTeX", ("Ctrl+Alt+C",), "copy_as_bibtex",
+               "edit", help="Copy the selected papers to the clipboard as BibTeX"),
     ActionSpec("copyMarkdownAction", "Copy as &Markdown", ("Ctrl+Shift+M",),
                "copy_as_markdown", "edit",
                help="Copy the selected papers to the clipboard as Markdown"),

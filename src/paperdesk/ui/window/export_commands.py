@@ -135,8 +135,15 @@ class ExportCommands:
         if self._window.import_runner.is_running():
             self._window.show_error("Wait for the import to finish, then export")
             return False
+        settings = self._window.settings
+        own = export_format(options.fmt)
+        format_options = {"style": settings.bibliography_style,
+                          "locale": settings.bibliography_locale,
+                          "output": "rtf" if options.path.suffix.lower() == ".rtf" else "html"
+                          } if own.takes_options else None
         if not self._window.export_runner.start(options.ids, options.fmt, options.path,
-                                                options.fields, resolve=options.resolve):
+                                                options.fields, resolve=options.resolve,
+                                                options=format_options):
             self._window.show_error("An export is already running")
             return False
         count = options.count if options.resolve is not None else len(options.ids)

@@ -51,6 +51,7 @@ from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommands
 from paperdesk.ui.window.overview_window import OverviewCommands
 from paperdesk.ui.window.duplicates_commands import DuplicatesCommands
+from paperdesk.ui.window.bibliography_commands import BibliographyCommands
 from paperdesk.ui.window.export_commands import ExportCommands
 from paperdesk.ui.window.import_commands import ImportCommands
 from paperdesk.ui.window.interest_sort import InterestSort
@@ -210,6 +211,7 @@ class MainWindow(QMainWindow):
         self.removal = RemovalCommands(self)         # Del, Remove Imported File
         self.imports = ImportCommands(self)          # drops, queued imports, the report
         self.exports = ExportCommands(self)          # File ▸ Export, copying
+        self.bibliography = BibliographyCommands(self)   # Copy as Bibliography / Citation
         self.duplicates = DuplicatesCommands(self)   # the stage, the Duplicates view
         self.discover = DiscoverCommands(self)       # related papers, key terms, Back
         self.interest_sort = InterestSort(self)      # Worth Reading First
@@ -218,7 +220,7 @@ class MainWindow(QMainWindow):
         self.saved_searches = SavedSearches(self)    # Ctrl+S, the saved searches' counts
         self._commands: tuple[object, ...] = (
             self.search, self.reading, self.triage, self.discover, self.interest_sort,
-            self.overview, self.exports, self.duplicates, self.imports,
+            self.overview, self.exports, self.bibliography, self.duplicates, self.imports,
             self.saved_searches, self.tag_commands, self.metadata, self.removal)
         self._build_panes()
         self._build_status_bar()

@@ -1,0 +1,121 @@
+"""The window's formatted references (:class:`BibliographyCommands`, the window's
+``bibliography``): Edit ▸ Copy as Bibliography (Ctrl+Shift+C), Copy as Citation
+(Ctrl+Shift+A) and Bibliography Style… (the style and locale they use, chosen in
+:class:`~paperdesk.ui.window.style_dialog.StyleDialog`).
+
+The references are made on the window's reader thread (the papers are read from SQLite,
+pandoc's citeproc formats them: :mod:`paperdesk.core.exports.bibliography`), never on the
+UI thread; the clipboard gets them as HTML (italics, small caps, the hanging indent) and as
+plain text. Nothing in the library changes, so there is nothing to undo.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QMimeData
+from PySide6.QtWidgets import QApplication
+
+from paperdesk.core.api import (bibliography_items, format_bibliography, format_citation,
+                                load_style, shipped_styles)
+from paperdesk.ui.style.formatting import plural
+from paperdesk.ui.window.style_dialog import StyleDialog
+
+if TYPE_CHECKING:
+    from paperdesk.ui.window.main_window import MainWindow
+
+__all__ = ["BibliographyCommands", "COPIED_MESSAGE_MS"]
+
+#: How long "Copied 12 references, APA Style 7th edition" stays in the status bar (ms).
+COPIED_MESSAGE_MS = 8000
+
+
+def _references(lib, ids: list[int], style_name: str, locale: str | None,
+                citation: bool) -> tuple[str, str, str]:
+    """On the reader thread: ``(html, text, style title)`` of the papers ``ids``."""
+    style = load_style(style_name)
+    items = bibliography_items(lib.papers.get(i) for i in ids)
+    if citation:
+        return (format_citation(items, style, locale=locale, output="html"),
+                format_citation(items, style, locale=locale, output="text"), style.title)
+    return (format_bibliography(items, style, locale=locale, output="html"),
+            format_bibliography(items, style, locale=locale, output="text").strip(),
+            style.title)
+
+
+class BibliographyCommands:
+    """Copy as Bibliography / Citation and the style's choice for
+    :class:`~paperdesk.ui.window.main_window.MainWindow`; uses its public ``settings``,
+    ``worker``, ``selected_ids``, ``show_error``, ``is_shut_down`` and ``statusBar``.
+
+    Attributes:
+        style_dialog: the last Bibliography Style dialog opened (for tests), or ``None``.
+    """
+
+    def __init__(self, window: MainWindow):
+        self._window = window
+        self.style_dialog: StyleDialog | None = None
+
+    def copy_as_bibliography(self) -> bool:
+        """Put the selected papers on the clipboard as a bibliography (Ctrl+Shift+C)."""
+        return self._copy(citation=False)
+
+    def copy_as_citation(self) -> bool:
+        """Put one in-text citation of the selected papers on the clipboard
+        (Ctrl+Shift+A), e.g. "(Doe, 2020; Roe, 2021)" or "[1], [2]"."""
+        return self._copy(citation=True)
+
+    def _copy(self, citation: bool) -> bool:
+        """Format the selection on the reader thread, then fill the clipboard (HTML and
+        plain text) and say what was copied in the status bar; True when started (a
+        selection, the library open)."""
+        settings, ids = self._window.settings, self._window.selected_ids()
+        if not ids:
+            self._window.show_error("Select the papers to copy first")
+            return False
+        style, locale = settings.bibliography_style, settings.bibliography_locale
+        what = (f"a citation of {plural(len(ids), 'paper')}" if citation
+                else plural(len(ids), "reference"))
+
+        def copy(result: tuple[str, str, str]) -> None:
+            if self._window.is_shut_down():
+                return
+            html, text, title = result
+            data = QMimeData()
+            data.setHtml(html)
+            data.setText(text)
+            QApplication.clipboard().setMimeData(data)
+            self._window.statusBar().showMessage(f"Copied {what}, {title}", COPIED_MESSAGE_MS)
+
+        self._window.statusBar().showMessage(f"Formatting {what}…")
+        job = self._window.worker.read(
+            lambda lib: _references(lib, ids, style, locale, citation), on_done=copy,
+            on_failed=lambda message: self._window.show_error(f"Not copied: {message}"),
+            label="copy as bibliography")
+        return job is not None
+
+    def choose_bibliography_style(self) -> bool:
+        """Open the Bibliography Style dialog (the list of styles is read on the reader
+        thread first: about 10,800 files)."""
+        def open_dialog(styles: tuple[tuple[str, str], ...]) -> None:
+            if self._window.is_shut_down():
+                return
+            settings = self._window.settings
+            if self.style_dialog is not None:
+                self.style_dialog.close()
+                self.style_dialog.deleteLater()
+            dialog = StyleDialog(styles, settings.recent_styles, settings.bibliography_style,
+                                 settings.bibliography_locale, parent=self._window)
+            dialog.chosen.connect(self._on_style_chosen)
+            self.style_dialog = dialog
+            dialog.open()
+
+        job = self._window.worker.read(lambda _lib: shipped_styles(), on_done=open_dialog,
+                                       on_failed=self._window.show_error,
+                                       label="list styles")
+        return job is not None
+
+    def _on_style_chosen(self, style: str, locale: str) -> None:
+        self._window.settings.set_bibliography_style(style, locale or None)
+        self._window.statusBar().showMessage(
+            f"Bibliography style: {style}" + (f", {locale}" if locale else ""), 5000)

@@ -1,0 +1,93 @@
+"""Edit ▸ Copy as Bibliography (Ctrl+Shift+C), Copy as Citation (Ctrl+Shift+A) and
+Bibliography Style… on the seed library plus real files, offscreen (issue 33): the
+clipboard carries HTML and plain text, in the style and locale of the preferences."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+from ui_fixtures import WAIT_MS, open_seeded, win  # noqa: F401
+
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
+def _copied(qtbot, window) -> str:
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith("Copied"),
+                    timeout=WAIT_MS)
+    return window.statusBar().currentMessage()
+
+
+def test_ctrl_shift_c_puts_html_and_text_on_the_clipboard(qtbot, win):
+    window = win
+    window.select_rows([0, 2, 5])
+    chosen = window.selected_ids()
+    window.focus_list()
+    qtbot.keyClick(window.table, Qt.Key.Key_C, CTRL_SHIFT)
+    assert _copied(qtbot, window) == "Copied 3 references, APA Style 7th edition"
+    data = QApplication.clipboard().mimeData()
+    assert data.hasHtml() and data.hasText()
+    html, text = data.html(), data.text()
+    assert html.count('class="csl-entry"') == 3 and "<em>" in html
+    assert "text-indent: -2em" in html                 # APA's hanging indent
+    entries = text.split("\n\n")
+    assert len(entries) == 3 and "<" not in text
+    for pid in chosen:                                  # no author: by title, "n.d."
+        title = window.lib.papers.get(pid).title
+        assert any(" ".join(e.split()).startswith(" ".join(title.split()[:5]))
+                   for e in entries)
+    assert text.count("(n.d.") == 3
+
+
+def test_ctrl_shift_a_copies_a_citation_in_the_chosen_style(qtbot, win):
+    window = win
+    window.settings.set_bibliography_style("ieee", None)
+    window.select_rows([1, 3])
+    window.focus_list()
+    qtbot.keyClick(window.table, Qt.Key.Key_A, CTRL_SHIFT)
+    message = _copied(qtbot, window)
+    assert message.startswith("Copied a citation of 2 papers, IEEE")
+    data = QApplication.clipboard().mimeData()
+    assert data.text() == "[1], [2]" and "[1], [2]" in data.html()
+
+
+def test_the_style_dialog_searches_and_keeps_the_last_five_on_top(qtbot, win):
+    window = win
+    for style in ("apa", "elsevier-harvard", "modern-language-association", "nature",
+                  "vancouver", "ieee"):
+        window.settings.set_bibliography_style(style, None)
+    recent = ["ieee", "vancouver", "nature", "modern-language-association", "elsevier-harvard"]
+    assert window.settings.recent_styles == recent      # the last five, latest first
+    window.actions_by_name["bibliographyStyleAction"].trigger()
+    qtbot.waitUntil(lambda: window.bibliography.style_dialog is not None
+                    and window.bibliography.style_dialog.isVisible(), timeout=WAIT_MS)
+    dialog = window.bibliography.style_dialog
+    assert dialog.shown_ids()[:6] == [*recent, "2d-materials"]   # then all by id
+    qtbot.keyClicks(dialog.search, "chicago author date")
+    assert dialog.shown_ids() and all("chicago" in s for s in dialog.shown_ids())
+    dialog.search.clear()
+    qtbot.keyClicks(dialog.search, "chicago-author-date")
+    dialog.locale.setCurrentIndex(dialog.locale.findData("de-DE"))
+    qtbot.keyClick(dialog.search, Qt.Key.Key_Return)
+    assert window.settings.bibliography_style == dialog.shown_ids()[0]
+    assert window.settings.bibliography_locale == "de-DE"
+    assert window.settings.recent_styles[0] == window.settings.bibliography_style
+
+
+
+def test_the_export_dialog_writes_a_formatted_bibliography_in_the_chosen_style(
+        qtbot, win, tmp_path):
+    window = win
+    window.settings.set_bibliography_style("ieee", None)
+    window.select_rows([0, 1, 2, 3])
+    dialog = window.exports.open_export_dialog()
+    dialog.set_scope("selected")
+    dialog.set_format("bibliography")
+    assert dialog.path().suffix == ".html"
+    target = tmp_path / "refs.html"
+    dialog.set_path(target)
+    dialog.accept()
+    qtbot.waitUntil(lambda: not window.export_runner.is_running() and target.exists(),
+                    timeout=WAIT_MS)
+    html = target.read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>") and html.count('class="csl-entry"') == 4
+    assert "[4]" in html and "[5]" not in html          # IEEE numbers them
