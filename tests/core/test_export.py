@@ -252,3 +252,11 @@ def test_every_format_exports_the_whole_seed_library(seeded_library, tmp_path, f
         assert out.read_text(encoding="utf-8").count('class="csl-entry"') == 225
         return
     assert out.stat().st_size > 100_000
+
+
+def test_bibtex_text_has_no_character_that_stops_latex():
+    # Found by compiling the export of ../shared/realworld: U+FFFD (in the CSL test
+    # suite) stops lualatex with "String contains an invalid utf-8 sequence"; U+200E
+    # (JabRef's testjabref.bib) stops pdflatex.
+    from paperdesk.core.exports.latex import latex_text
+    assert latex_text("las p\ufffdrdidas \u200eOrganization\u200f") == "las p?rdidas Organization"

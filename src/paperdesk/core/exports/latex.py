@@ -125,6 +125,11 @@ _SIMPLE = {
     "\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
     "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "<": r"\textless{}",
     ">": r"\textgreater{}", "‘": "{‘}", "’": "{’}",
+    # The replacement character: the original was lost before the text reached
+    # paperdesk; LuaTeX takes U+FFFD for an invalid UTF-8 sequence and stops.
+    "\ufffd": "?",
+    # Left-to-right and right-to-left marks: invisible, and pdflatex stops at them.
+    "\u200e": "", "\u200f": "",
 }
 #: Pairs that TeX (and pandoc, citation-js) would join into one glyph.
 _LIGATURES = {("-", "-"), ("'", "'"), ("`", "`"), ("!", "`"), ("?", "`"), (",", ",")}
