@@ -36,10 +36,11 @@ from __future__ import annotations
 
 import codecs
 import unicodedata
+from collections import Counter
 
 from charset_normalizer.constant import FREQUENCIES
 
-__all__ = ["CJK_CODECS", "MIN_SCORE", "is_cjk_codec", "cjk_decoding", "cjk_score"]
+__all__ = ["CJK_CODECS", "MIN_SCORE", "SCORED_CHARS", "is_cjk_codec", "cjk_decoding", "cjk_score"]
 
 #: The candidate codecs, in the order that breaks ties, with their language's name in
 #: charset-normalizer's frequency table.
@@ -47,6 +48,9 @@ CJK_CODECS = (("gb18030", "Chinese"), ("cp950", "Chinese"), ("cp932", "Japanese"
               ("euc_jp", "Japanese"), ("cp949", "Korean"))
 #: The lowest score (the shares added up, 0 to 3) a decoding needs.
 MIN_SCORE = 0.5
+#: Characters of a decoding scored (its start): a large file is decoded whole (every
+#: byte must fit), but scored on this many characters.
+SCORED_CHARS = 200_000
 
 #: Python codec names of the CJK encoding families charset-normalizer may report.
 _CJK_FAMILY = frozenset(codecs.lookup(n).name for n in (
@@ -73,7 +77,9 @@ def _encodes(char: str, codec: str) -> bytes | None:
 
 
 def _is_han(char: str) -> bool:
-    return unicodedata.name(char, "").startswith("CJK UNIFIED IDEOGRAPH")
+    """A CJK unified ideograph (the basic block, extension A, or beyond the BMP)."""
+    return ("\u4e00" <= char <= "\u9fff" or "\u3400" <= char <= "\u4dbf"
+            or "\U00020000" <= char <= "\U0003ffff")
 
 
 def _is_kana(char: str) -> bool:
@@ -100,20 +106,24 @@ def cjk_score(text: str, codec: str, language: str) -> float:
     """The score of one decoding (module docstring, step 2).
 
     Args:
-        text: the bytes decoded with ``codec``.
+        text: the bytes decoded with ``codec`` (its first :data:`SCORED_CHARS`
+            characters are scored).
         codec: one of :data:`CJK_CODECS`' codecs.
         language: its language in charset-normalizer's frequency table.
     Returns:
         0 to 3; 0 when the text has no non-ASCII letters.
     """
-    letters = [c for c in text if ord(c) > 127 and unicodedata.category(c).startswith("L")]
-    if not letters:
+    counts = Counter(text[:SCORED_CHARS])
+    letters = {c: n for c, n in counts.items()
+               if ord(c) > 127 and unicodedata.category(c).startswith("L")}
+    total = sum(letters.values())
+    if not total:
         return 0.0
-    has_kana = any(_is_kana(c) for c in letters)
-    common = sum(_common(c, codec, has_kana) for c in letters)
-    frequent = sum(c in _FREQUENT[language] for c in letters)
-    kana = sum(map(_is_kana, letters)) if language == "Japanese" else 0
-    return (common + frequent + kana) / len(letters)
+    has_kana = any(map(_is_kana, letters))
+    points = sum(n * (_common(c, codec, has_kana) + (c in _FREQUENT[language])
+                      + (language == "Japanese" and _is_kana(c)))
+                 for c, n in letters.items())
+    return points / total
 
 
 def cjk_decoding(data: bytes) -> tuple[str, str] | None:

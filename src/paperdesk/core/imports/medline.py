@@ -38,8 +38,9 @@ import re
 from pathlib import Path
 
 from paperdesk.core.imports.abstract_limit import bounded
-from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
-from paperdesk.core.imports.tagged import TaggedRecord, named_date, person, tagged_fields
+from paperdesk.core.imports.records import RawRecord, RecordFile
+from paperdesk.core.imports.tagged import (TaggedRecord, checked_records, named_date,
+                                           person, tagged_fields)
 
 __all__ = ["MEDLINE_START", "medline_records", "full_pages", "read_medline"]
 
@@ -141,14 +142,6 @@ def read_medline(path: Path | str, text: str, encoding: str) -> RecordFile:
         ``"medline"``); a record that cannot be read is in its ``skipped``, with the
         reason.
     """
-    out = RecordFile(path, "medline", encoding)
-    for record in medline_records(text.lstrip("\ufeff")):
-        raw = _raw(record)
-        stray = record.stray()
-        if stray is not None:
-            out.skipped.append(f"{raw.label}: line {stray.line} is neither a field (a tag "
-                               "of up to four capitals, then '- ') nor a continuation "
-                               "(indented by six spaces); left out")
-            continue
-        check_record(raw, record.number, out)
-    return out
+    return checked_records(RecordFile(path, "medline", encoding),
+                           medline_records(text.lstrip("\ufeff")), _raw,
+                           "a tag of up to four capitals, then '- '", _INDENT)

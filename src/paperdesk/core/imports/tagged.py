@@ -7,13 +7,14 @@ written ``Family, Given``. Pure: no database, no Qt.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 from paperdesk.core.metadata import MetadataError, parse_author
 
-__all__ = ["TaggedField", "TaggedRecord", "tagged_fields", "named_date", "split_keywords",
-           "person", "initials"]
+__all__ = ["TaggedField", "TaggedRecord", "tagged_fields", "checked_records", "named_date",
+           "split_keywords", "person", "initials"]
 
 
 @dataclass
@@ -112,6 +113,39 @@ def tagged_fields(text: str, tag_line: re.Pattern, indent: str) -> Iterator[Tagg
         yield current
 
 
+def checked_records(out: RecordFile, records: list[TaggedRecord],
+                    raw_of: Callable[[TaggedRecord], RawRecord], tag_rule: str,
+                    indent: str) -> RecordFile:
+    """Check a tagged file's records into ``out``: a record with a stray line (neither a
+    tag line nor a continuation) is left out with a note naming it and the line; a record
+    the file ends in without its end mark is read with a note.
+
+    Args:
+        out: the file's :class:`~paperdesk.core.imports.records.RecordFile`, filled.
+        records: its records.
+        raw_of: a record's :class:`~paperdesk.core.imports.records.RawRecord` (whose
+            ``label`` names it in notes).
+        tag_rule: how a tag line looks, for the note (``"two capitals ..., then a space"``).
+        indent: the white space a continuation line starts with.
+    Returns:
+        ``out``.
+    """
+    for record in records:
+        raw = raw_of(record)
+        stray = record.stray()
+        if stray is not None:
+            out.skipped.append(f"{raw.label}: line {stray.line} is neither a field "
+                               f"({tag_rule}) nor a continuation (indented by "
+                               f"{_COUNTS.get(len(indent), len(indent))} spaces); left out")
+            continue
+        if not record.ended:
+            out.warnings.append(f"{raw.label}: the file ends without its ER line; read to "
+                                "the end of the file")
+        check_record(raw, record.number, out)
+    return out
+
+
+_COUNTS = {3: "three", 6: "six"}
 _MONTHS = {m: n for n, m in enumerate(("jan", "feb", "mar", "apr", "may", "jun", "jul",
                                         "aug", "sep", "oct", "nov", "dec"), start=1)}
 _DATE_WORD = re.compile(r"\d{4}|[A-Za-z]+|\d{1,2}")

@@ -40,9 +40,9 @@ import re
 from pathlib import Path
 
 from paperdesk.core.imports.abstract_limit import bounded
-from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
-from paperdesk.core.imports.tagged import (TaggedRecord, named_date, person,
-                                           split_keywords, tagged_fields)
+from paperdesk.core.imports.records import RawRecord, RecordFile
+from paperdesk.core.imports.tagged import (TaggedRecord, checked_records, named_date,
+                                           person, split_keywords, tagged_fields)
 
 __all__ = ["WOS_HEADER", "wos_records", "read_wos"]
 
@@ -128,17 +128,6 @@ def read_wos(path: Path | str, text: str, encoding: str) -> RecordFile:
         The :class:`~paperdesk.core.imports.records.RecordFile` (format ``"wos"``); a
         record that cannot be read is in its ``skipped``, with the reason.
     """
-    out = RecordFile(path, "wos", encoding)
-    for record in wos_records(text.lstrip("\ufeff")):
-        raw = _raw(record)
-        stray = record.stray()
-        if stray is not None:
-            out.skipped.append(f"{raw.label}: line {stray.line} is neither a field (two "
-                               "capitals or a capital and a digit, then a space) nor a "
-                               "continuation (indented by three spaces); left out")
-            continue
-        if not record.ended:
-            out.warnings.append(f"{raw.label}: the file ends without its ER line; read to "
-                                "the end of the file")
-        check_record(raw, record.number, out)
-    return out
+    return checked_records(RecordFile(path, "wos", encoding),
+                           wos_records(text.lstrip("\ufeff")), _raw,
+                           "two capitals or a capital and a digit, then a space", _INDENT)
