@@ -57,8 +57,9 @@ def test_the_real_wos_export_is_two_papers_not_garbage(tmp_path):
     assert _names(first) == [("Parkes-Loach", "P. S."), ("Majeed", "A. P."),
                              ("Law", "C. J."), ("Loach", "P. A.")]
     meta = first.metadata
-    assert (meta.date, meta.doi, meta.entry_type) == ("2004-06-08", "10.1021/bi049798f",
-                                                      "article")
+    assert (meta.date, meta.doi, meta.entry_type, meta.url) == (
+        "2004-06-08", "10.1021/bi049798f", "article",
+        "https://pubmed.ncbi.nlm.nih.gov/15170338/")                 # PM 15170338
     values = dict(meta.values)
     assert [values[k] for k in ("venue", "volume", "issue", "pages")] == [
         "BIOCHEMISTRY", "43", "22", "7003-7016"]
@@ -82,8 +83,8 @@ def test_wos_fields_names_dates_and_types():
     assert article.metadata.date == "2021-03"        # PY 2021, PD MAR-APR; not DA
     assert article.abstract.startswith("Drifting buoys sample the coastal ocean unevenly. "
                                        "We fit sparse Gaussian process models")
-    assert (article.metadata.doi, article.metadata.entry_type) == (
-        "10.1175/JTECH-D-20-0099.1", "article")
+    assert (article.metadata.doi, article.metadata.entry_type, article.metadata.url) == (
+        "10.1175/JTECH-D-20-0099.1", "article", None)
     assert article.keywords == ("Gaussian processes", "upwelling", "drifting buoys",
                                 "sparse approximation", "SEA-SURFACE TEMPERATURE",
                                 "CALIFORNIA CURRENT", "VARIABILITY", "OCEAN OBSERVING SYSTEM")

@@ -40,7 +40,7 @@ from pathlib import Path
 from paperdesk.core.imports.abstract_limit import bounded
 from paperdesk.core.imports.records import RawRecord, RecordFile
 from paperdesk.core.imports.tagged import (TaggedRecord, checked_records, named_date,
-                                           person, tagged_fields)
+                                           person, pubmed_url, tagged_fields)
 
 __all__ = ["MEDLINE_START", "medline_records", "full_pages", "read_medline"]
 
@@ -117,7 +117,7 @@ def _raw(record: TaggedRecord) -> RawRecord:
     raw.entry_type = _entry_type(record)
     raw.doi = next((m.group(1) for v in record.values("LID") + record.values("AID")
                     for m in [_DOI.search(v)] if m), None)
-    raw.url = f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid.isdigit() else None
+    raw.url = pubmed_url(pmid)
     venue = record.text("BTI") if raw.entry_type == "incollection" else record.text("JT", "TA")
     issn = record.text("IS").split(" ")[0]
     values = {"venue": venue, "volume": record.text("VI"), "issue": record.text("IP"),

@@ -14,7 +14,7 @@ from paperdesk.core.imports.records import RawRecord, RecordFile, check_record
 from paperdesk.core.metadata import MetadataError, parse_author
 
 __all__ = ["TaggedField", "TaggedRecord", "tagged_fields", "checked_records", "named_date",
-           "split_keywords", "person", "initials"]
+           "split_keywords", "person", "initials", "pubmed_url"]
 
 
 @dataclass
@@ -190,6 +190,14 @@ def split_keywords(values: list[str]) -> list[str]:
         The keywords, stripped, in order (repeats are kept; the check removes them).
     """
     return [k.strip() for v in values for k in v.split(";") if k.strip()]
+
+
+def pubmed_url(pmid: str) -> str | None:
+    """The PubMed page of a PubMed id (``"15170338"`` ->
+    ``"https://pubmed.ncbi.nlm.nih.gov/15170338/"``), or ``None`` when ``pmid`` is not
+    a number."""
+    pmid = pmid.strip()
+    return f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/" if pmid.isdigit() else None
 
 
 _INITIALS = re.compile(r"[A-Z]{1,4}")

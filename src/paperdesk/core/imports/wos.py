@@ -23,7 +23,8 @@ Tags taken:
   (journal) ``article``, ``B`` (book) and ``S`` (series) ``book``, ``C`` (conference)
   ``inproceedings``, ``P`` (patent) ``misc``;
 - ``VL`` volume, ``IS`` issue, ``BP``-``EP`` pages (else ``AR``, the article number),
-  ``DI`` DOI, ``SN`` (else ``EI``) ISSN, ``BN`` ISBN, ``PU`` publisher, ``LA`` language;
+  ``DI`` DOI, ``PM`` (a PubMed id) the URL of its PubMed page, ``SN`` (else ``EI``)
+  ISSN, ``BN`` ISBN, ``PU`` publisher, ``LA`` language;
 - ``DE`` (author keywords) and ``ID`` (Keywords Plus), ``;``-separated: keywords, stored
   as tags.
 
@@ -42,7 +43,8 @@ from pathlib import Path
 from paperdesk.core.imports.abstract_limit import bounded
 from paperdesk.core.imports.records import RawRecord, RecordFile
 from paperdesk.core.imports.tagged import (TaggedRecord, checked_records, named_date,
-                                           person, split_keywords, tagged_fields)
+                                           person, pubmed_url, split_keywords,
+                                           tagged_fields)
 
 __all__ = ["WOS_HEADER", "wos_records", "read_wos"]
 
@@ -106,6 +108,7 @@ def _raw(record: TaggedRecord) -> RawRecord:
     raw.date = named_date(record.text("PY"), record.text("PD"))
     raw.entry_type = _entry_type(record)
     raw.doi = record.text("DI") or None
+    raw.url = pubmed_url(record.text("PM"))
     first, last = record.text("BP"), record.text("EP")
     pages = f"{first}-{last}" if first and last and last != first else first
     values = {"venue": record.text("SO"), "volume": record.text("VL"),
