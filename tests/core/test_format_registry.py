@@ -80,10 +80,12 @@ def test_an_unregistered_format_is_refused_again(tsv_file):
 
 
 def test_the_built_in_import_dialog_filter_is_unchanged():
+    # Issue 25 added Web of Science and PubMed/MEDLINE after RIS.
     assert file_dialog_filter() == (
-        "Abstracts and bibliographies (*.txt *.bib *.ris *.json *.jsonl);;"
+        "Abstracts and bibliographies (*.txt *.bib *.ris *.ciw *.nbib *.json *.jsonl);;"
         "Text: Daily Papers or one abstract per paragraph (*.txt);;BibTeX (*.bib);;"
-        "RIS (*.ris);;CSL-JSON or paperdesk JSON (*.json);;"
+        "RIS (*.ris);;Web of Science tagged export (*.txt *.ciw);;"
+        "PubMed/MEDLINE (*.nbib *.txt);;CSL-JSON or paperdesk JSON (*.json);;"
         "arXiv metadata, JSON Lines (*.jsonl);;All files (*)")
 
 

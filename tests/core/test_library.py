@@ -234,9 +234,10 @@ def test_huge_and_negative_ids_are_unknown(seeded_library):
 def test_empty_folder_is_rejected(empty_library, tmp_path):
     (tmp_path / "nothing").mkdir()
     report = empty_library.imports.run([tmp_path / "nothing"])
+    # Issue 25 added the Web of Science (.ciw) and PubMed/MEDLINE (.nbib) patterns.
     assert report.rejected == [{"path": str(tmp_path / "nothing"),
-                                "reason": "folder holds no .txt, .bib, .ris, .json or "
-                                          ".jsonl files"}]
+                                "reason": "folder holds no .txt, .bib, .ris, .ciw, .nbib, "
+                                          ".json or .jsonl files"}]
 
 
 def test_crash_between_commit_and_index_is_repaired(seeded_library):

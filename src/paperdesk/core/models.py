@@ -609,7 +609,8 @@ class FileReport:
             ``duplicates`` count the abstracts of the batches committed before that
             (importing the file again adds the rest).
         format: the format it was read as (``"text"``, ``"bibtex"``, ``"ris"``,
-            ``"csl-json"``, ``"paperdesk-json"``), or ``None`` when it was refused.
+            ``"wos"``, ``"medline"``, ``"csl-json"``, ``"paperdesk-json"``), or ``None``
+            when it was refused.
         enriched: records that matched a paper already in the library and filled in
             some of its missing metadata (counted neither as added nor as duplicates).
         without_abstract: records stored (or matched) that carry a title but no

@@ -28,8 +28,11 @@ within 0.01 of the best), the most coherent (language fit); the Western code pag
 cp1252 (a superset of Latin-1's printable characters) is taken whenever it is among
 them and as coherent as the best, since short Latin-1 files otherwise come out as
 cp1250/cp852/cp775/cp1258 ("não" as "năo"). When charset-normalizer finds nothing (a
-short Japanese file), Shift-JIS (cp932) is taken if the bytes decode strictly with it
-and at least a quarter of the non-ASCII characters are kana.
+short Japanese file) or names a Chinese, Japanese or Korean encoding among its
+candidates, the CJK rule of :mod:`paperdesk.core.imports.cjk_encoding` decides between
+GB18030, Big5, Shift_JIS, EUC-JP and CP949 by the characters each decoding gives (a GBK
+file is not read as Korean); charset-normalizer's candidates stand when no CJK decoding
+scores high enough.
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ from pathlib import Path
 from charset_normalizer import from_bytes
 
 from paperdesk.core.imports.abstract_limit import RAW_KEEP_CHARS, bounded, limit_abstract
+from paperdesk.core.imports.cjk_encoding import cjk_decoding, is_cjk_codec
 from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
@@ -506,8 +510,10 @@ def _decode(path: Path, data: bytes) -> tuple[str, str]:
 def _best_legacy(data: bytes) -> tuple[str, str] | None:
     """The decoding of bytes that are not UTF-8 (rule: module docstring), or None."""
     matches = [m for m in from_bytes(data) if m.encoding]
-    if not matches:
-        return _kana(data)
+    if not matches or any(is_cjk_codec(m.encoding) for m in matches):
+        found = cjk_decoding(data)
+        if found is not None or not matches:
+            return found
     least = min(m.chaos for m in matches)
     clean = [m for m in matches if m.chaos <= least + _CHAOS_TOLERANCE]
     best = max(clean, key=lambda m: m.coherence)
@@ -526,15 +532,6 @@ def _strict(data: bytes, codec: str) -> str | None:
         return data.decode(codec)
     except UnicodeDecodeError:
         return None
-
-
-def _kana(data: bytes) -> tuple[str, str] | None:
-    text = _strict(data, "cp932")
-    if text is None:
-        return None
-    wide = [c for c in text if ord(c) > 127]
-    kana = sum("\u3040" <= c <= "\u30ff" for c in wide)
-    return (text, "cp932") if wide and kana * 4 >= len(wide) else None
 
 
 def read_file(path: str | os.PathLike) -> ParsedFile:

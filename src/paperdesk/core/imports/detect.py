@@ -32,6 +32,13 @@ charset-normalizer finds; a file with NUL bytes is binary and refused):
 ``ris``
     an RIS ``TY  - `` line, with at most three lines before it other than blank lines
     and the bare record counter ``1.`` some writers put first ("Provider: ...").
+``wos``
+    a Web of Science tagged export: its header line ``FN <database>``, or a first
+    record's ``PT <type>`` line and an ``ER`` line, with at most three lines before it
+    other than blank lines (:mod:`~paperdesk.core.imports.wos`).
+``medline``
+    PubMed/MEDLINE (``.nbib``, PubMed format): a ``PMID- <number>`` line with at most
+    three lines before it other than blank lines (:mod:`~paperdesk.core.imports.medline`).
 ``text``
     the Daily Papers format or plain text with one abstract per paragraph, accepted only
     when at most half of its paragraphs fail

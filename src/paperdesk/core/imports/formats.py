@@ -18,9 +18,12 @@ from paperdesk.core.imports.paperdesk_json import read_export
 from paperdesk.core.imports.registry import (IMPORT_FORMATS, STDIN, STDIN_NAME,
                                              ImportFormat, file_dialog_filter,
                                              folder_patterns)
+from paperdesk.core.imports.medline import read_medline
 from paperdesk.core.imports.ris import read_ris
 from paperdesk.core.imports.sniff import (is_arxiv_jsonl, is_bibtex, is_csl_json,
-                                          is_paperdesk_json, is_ris, is_text)
+                                          is_medline, is_paperdesk_json, is_ris, is_text,
+                                          is_wos)
+from paperdesk.core.imports.wos import read_wos
 
 __all__ = ["ImportFormat", "IMPORT_FORMATS", "folder_patterns", "file_dialog_filter"]
 
@@ -56,6 +59,11 @@ _register(ImportFormat("bibtex", "BibTeX", "BibTeX", ("*.bib",), is_bibtex,
                        _read_records(read_bibtex), dialog_label="BibTeX"))
 _register(ImportFormat("ris", "RIS", "RIS", ("*.ris",), is_ris, _read_records(read_ris),
                        dialog_label="RIS"))
+_register(ImportFormat("wos", "Web of Science", "Web of Science", ("*.txt", "*.ciw"), is_wos,
+                       _read_records(read_wos), dialog_label="Web of Science tagged export"))
+_register(ImportFormat("medline", "PubMed/MEDLINE", "PubMed/MEDLINE", ("*.nbib", "*.txt"),
+                       is_medline, _read_records(read_medline),
+                       dialog_label="PubMed/MEDLINE"))
 _register(ImportFormat("csl-json", "CSL-JSON", "CSL-JSON", ("*.json",), is_csl_json,
                        _read_csl, json=True, dialog_label="CSL-JSON or paperdesk JSON"))
 _register(ImportFormat("paperdesk-json", "paperdesk export", "paperdesk JSON", ("*.json",),

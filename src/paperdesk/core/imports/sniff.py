@@ -10,10 +10,13 @@ import re
 from paperdesk.core.exports.paperdesk_json import JSON_FORMAT_NAME
 from paperdesk.core.imports.arxiv import first_line_object, is_arxiv_object
 from paperdesk.core.imports.daily_papers import ParseError, prose_problem, split_paragraphs
+from paperdesk.core.imports.medline import MEDLINE_START
 from paperdesk.core.imports.registry import Sample
+from paperdesk.core.imports.wos import WOS_HEADER
 
 __all__ = ["JSON_START", "MARKUP_START", "is_paperdesk_json", "is_arxiv_jsonl",
-           "is_csl_json", "is_bibtex", "is_ris", "check_prose", "is_text"]
+           "is_csl_json", "is_bibtex", "is_ris", "is_wos", "is_medline", "check_prose",
+           "is_text"]
 
 #: Content that starts like a JSON array ("[section]" is INI, not JSON).
 JSON_START = re.compile(r"\[\s*(?:[\[{\"\]\d-]|true|false|null)")
@@ -29,6 +32,10 @@ _RIS_TY = re.compile(r"TY {1,2}-( |$)")
 #: An RIS tag line (``JF  - Journal``; one space before the hyphen as Zotero reads too).
 _RIS_TAG = re.compile(r"[A-Z][A-Z0-9] {1,2}-( |$)")
 _RIS_COUNTER = re.compile(r"\d+\.?")
+# A Web of Science record cut out of an export without the header: "PT J" first, an
+# "ER" line ending it.
+_WOS_FIRST = re.compile(r"PT [A-Z]")
+_WOS_END = re.compile(r"^ER[ \t]*$", re.MULTILINE)
 #: A line (the characters between the line ends ``str.splitlines`` knows).
 _LINE = re.compile(r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*")
 
@@ -105,6 +112,22 @@ def is_ris(sample: Sample) -> bool:
     return len(firsts) == 2 and all(_RIS_TAG.match(line) for line in firsts)
 
 
+def is_wos(sample: Sample) -> bool:
+    """A Web of Science tagged export: its header line ``FN <database>`` (``FN Clarivate
+    Analytics Web of Science``), or a first record's ``PT <type>`` line and an ``ER``
+    line, with at most three lines before it other than blank lines."""
+    if _starts_with(sample.body, WOS_HEADER, lambda _ln: False):
+        return True
+    return (_starts_with(sample.body, _WOS_FIRST, lambda _ln: False)
+            and _WOS_END.search(sample.body) is not None)
+
+
+def is_medline(sample: Sample) -> bool:
+    """PubMed/MEDLINE (``.nbib``, PubMed format): a ``PMID- <number>`` line with at most
+    three lines before it other than blank lines."""
+    return _starts_with(sample.body, MEDLINE_START, lambda _ln: False)
+
+
 def check_prose(problems: list[str], paragraphs: int) -> None:
     """Refuse text when more than half of its ``paragraphs`` are ``problems`` (the
     kinds :func:`~paperdesk.core.imports.daily_papers.prose_problem` found), naming the
@@ -119,7 +142,8 @@ def check_prose(problems: list[str], paragraphs: int) -> None:
         verb = "is" if len(problems) == 1 else "are"
         raise ParseError("", f"not abstracts: {len(problems)} of {paragraphs} "
                              f"paragraphs {verb} {what}, not prose (nor is it "
-                             "BibTeX, RIS, CSL-JSON or a paperdesk export)")
+                             "BibTeX, RIS, Web of Science, MEDLINE, CSL-JSON or a paperdesk "
+                             "export)")
 
 
 def is_text(sample: Sample) -> bool:
