@@ -73,6 +73,22 @@ def test_ieee_numbers_the_references_in_the_order_given(real_library):
         assert paper.title.split()[0] in entry
 
 
+def test_a_language_written_as_iso_639_2_or_a_name_is_handed_over_as_its_code(real_library):
+    """CSL title-cases English items only and wants ISO 639-1 codes: the MEDLINE record
+    in the RIS file says "eng", which pandoc's citeproc took for another language (the
+    title stayed in sentence case; citeproc-js title-cases it)."""
+    papers = [p for p in _with_metadata(real_library) if p.metadata.value("language")]
+    written = {p.metadata.value("language") for p in papers}
+    assert {"eng", "English"} <= written
+    items = bibliography_items(papers)
+    assert {item["language"] for item in items} == {"en"}
+    text = format_bibliography(items, load_style("chicago-author-date"), output="text")
+    text = " ".join(text.split())
+    for paper in papers:           # title case: no word of five letters or more left lower
+        words = [w for w in paper.title.split()[:6] if len(w) >= 5 and w.isalpha()]
+        assert words and all(w[:1].upper() + w[1:] in text for w in words), words
+
+
 def test_a_paper_without_author_or_year_is_formatted_by_its_title(seeded_library):
     paper = seeded_library.papers.get(seeded_library.papers.ids()[0])
     assert not paper.authors and not paper.metadata.date

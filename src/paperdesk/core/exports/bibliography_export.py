@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 
 from paperdesk.core.exports.bibliography import OUTPUTS, format_bibliography
 from paperdesk.core.exports.csl import csl_item
+from paperdesk.core.exports.csl_language import csl_language
 from paperdesk.core.exports.csl_styles import StyleError, check_locale, load_style
 from paperdesk.core.fields import export_fields
 from paperdesk.core.models import Paper
@@ -34,14 +35,22 @@ OUTPUT_EXTENSIONS = {"html": ".html", "text": ".txt", "rtf": ".rtf", "markdown":
 
 def bibliography_items(papers: Iterable[Paper]) -> list[dict]:
     """The CSL-JSON items of ``papers`` for formatting (:data:`BIBLIOGRAPHY_FIELDS`), each
-    with ``id`` = ``p<paper id>`` (unique even where citation keys repeat).
+    with ``id`` = ``p<paper id>`` (unique even where citation keys repeat) and its
+    ``language`` as a code (:func:`.csl_language.csl_language`: ``eng`` -> ``en``, on which
+    the style's title case depends).
 
     Args:
         papers: the papers, in order.
     Returns:
         CSL-JSON items, in the same order.
     """
-    return [dict(csl_item(p, BIBLIOGRAPHY_FIELDS), id=f"p{p.id}") for p in papers]
+    items = []
+    for paper in papers:
+        item = dict(csl_item(paper, BIBLIOGRAPHY_FIELDS), id=f"p{paper.id}")
+        if "language" in item:
+            item["language"] = csl_language(item["language"])
+        items.append(item)
+    return items
 
 
 def missing_author_or_year(papers: Iterable[Paper]) -> int:
