@@ -73,6 +73,20 @@ def test_ieee_numbers_the_references_in_the_order_given(real_library):
         assert paper.title.split()[0] in entry
 
 
+def test_ieee_writes_online_before_the_url_of_a_reference_without_doi(real_library):
+    """CSL 1.0.2: a non-empty nested group (IEEE's "[Online]") keeps its outer group,
+    although the other group in it (the access date) is empty; pandoc's citeproc dropped
+    both, citeproc-js writes "[Online]. Available: URL" (core/exports/csl_groups.py)."""
+    papers = [p for p in _with_metadata(real_library)
+              if p.metadata.url and not p.metadata.doi and p.entry_type == "article"][:10]
+    assert len(papers) >= 3
+    text = format_bibliography(bibliography_items(papers), load_style("ieee"), output="text")
+    entries = _entries(text)
+    assert len(entries) == len(papers)
+    for entry, paper in zip(entries, papers):
+        assert f"[Online]. Available: {paper.metadata.url}" in entry, entry
+
+
 def test_a_language_written_as_iso_639_2_or_a_name_is_handed_over_as_its_code(real_library):
     """CSL title-cases English items only and wants ISO 639-1 codes: the MEDLINE record
     in the RIS file says "eng", which pandoc's citeproc took for another language (the
