@@ -14,7 +14,7 @@ import pytest
 
 from paperdesk.cli import main
 from paperdesk.core.exports.bibliography import format_bibliography, format_citation
-from paperdesk.core.exports.bibliography_export import bibliography_items
+from paperdesk.core.exports.bibliography_export import bibliography_items, title_for_style
 from paperdesk.core.exports.csl_styles import (StyleError, check_locale, load_style,
                                                shipped_styles)
 from paperdesk.core.library import Library
@@ -85,6 +85,21 @@ def test_ieee_writes_online_before_the_url_of_a_reference_without_doi(real_libra
     assert len(entries) == len(papers)
     for entry, paper in zip(entries, papers):
         assert f"[Online]. Available: {paper.metadata.url}" in entry, entry
+
+
+def test_a_title_that_ends_a_sentence_is_followed_by_the_styles_comma(real_library):
+    """The MEDLINE records end their titles with a period: IEEE follows a title with a
+    comma inside the quotes (“Title,” Journal), not with the record's period."""
+    papers = [p for p in _with_metadata(real_library)
+              if p.title.endswith(".") and p.title.split()[-1][:-1].islower()]
+    assert len(papers) >= 3
+    text = format_bibliography(bibliography_items(papers), load_style("ieee"), output="text")
+    for entry, paper in zip(_entries(text), papers):
+        assert f"{paper.title[:-1]},” " in entry, entry
+    assert title_for_style("Editorial.") == "Editorial"
+    assert [title_for_style(t) for t in ("Made in the U.S.", "Smith & Co.", "All for one. For all.",
+                                         "Boston Inc.")] == ["Made in the U.S.", "Smith & Co.",
+                                                             "All for one. For all.", "Boston Inc."]
 
 
 def test_a_language_written_as_iso_639_2_or_a_name_is_handed_over_as_its_code(real_library):
