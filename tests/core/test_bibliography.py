@@ -247,11 +247,14 @@ def _normalise(entry: str) -> str:
     return " ".join(html.unescape(text).split())
 
 
-#: The least share of entries that agree, per style: what docs/bibliography.md reports
-#: (rounded down). IEEE and Chicago miss the issue's 95 %: pandoc's citeproc moves a final
-#: period inside closing quotes (“Title.”, citeproc-js: “Title”.) and capitalises "between",
-#: "after", "across" in Chicago's title case, where citeproc-js keeps them lower case.
-AGREEMENT = {"apa": 0.95, "ieee": 0.75, "chicago-author-date": 0.85}
+#: The least share of entries that agree, per style, on this library (the sample papers plus
+#: two real files; docs/bibliography.md has the causes), rounded down: APA 96.3 %, IEEE
+#: 96.6 %, Chicago author-date 84.3 %. Chicago misses the issue's 95 % on its title case:
+#: pandoc's citeproc lowers only CSL 1.0.2's stop words and capitalises "Between",
+#: "Across", "Through", "During"..., which citeproc-js keeps lower case (49 of the 60
+#: entries that differ); 7 more are pandoc's "et al." for a truncated author list (the
+#: literal name "others", which citeproc-js writes as a name: "and others").
+AGREEMENT = {"apa": 0.96, "ieee": 0.96, "chicago-author-date": 0.84}
 
 
 @pytest.mark.parametrize("style_id", sorted(AGREEMENT))
@@ -289,9 +292,10 @@ def test_names_are_expanded_only_where_references_could_be_confused(real_library
     assert bibliography._light_style(style) is not None
     assert bibliography._confusable([dict(i, id=f"r{n}") for n, i in enumerate(items)])
     fast = format_bibliography(items, style, output="html")
-    bibliography._LIGHT[(str(style.path), style.path.stat().st_mtime)] = None   # as it is
+    key = (str(style.path), style.path.stat().st_mtime)
+    bibliography._PREPARED[key] = (bibliography._style_files(style)[0], None)   # as it is
     try:
         whole = format_bibliography(items, style, output="html")
     finally:
-        bibliography._LIGHT.clear()
+        bibliography._PREPARED.clear()
     assert fast == whole
