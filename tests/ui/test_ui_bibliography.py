@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import WAIT_MS, open_seeded, win  # noqa: F401
+from ui_fixtures import WAIT_MS, open_seeded, settle, win  # noqa: F401
+
+from paperdesk.core.scope import Scope
 
 CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
 
@@ -48,6 +50,30 @@ def test_ctrl_shift_a_copies_a_citation_in_the_chosen_style(qtbot, win):
     assert message.startswith("Copied a citation of 2 papers, IEEE")
     data = QApplication.clipboard().mimeData()
     assert data.text() == "[1], [2]" and "[1], [2]" in data.html()
+
+
+def test_ctrl_shift_c_in_the_tag_pane_copies_the_papers_of_its_tag(qtbot, win):
+    """With the tag pane focused, the key copies the chosen tag's papers, not the one
+    paper selected in the list (issue 33: "the selected papers, a tag, a search or a saved
+    search")."""
+    window = win
+    tagged = window.lib.papers.ids()[:4]
+    window.triage.add_tag("to cite", tagged)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: any(t.name == "to cite" for t in window.tag_pane.tag_entries()),
+                    timeout=WAIT_MS)
+    tag = next(t for t in window.tag_pane.tag_entries() if t.name == "to cite")
+    assert window.tag_pane.select_scope(Scope(tag_id=tag.id))
+    qtbot.waitUntil(lambda: window.model.rowCount() == 4, timeout=WAIT_MS)
+    window.select_rows([0])
+    window.tag_pane.setFocus()
+    qtbot.keyClick(window.tag_pane, Qt.Key.Key_C, CTRL_SHIFT)
+    assert _copied(qtbot, window) == "Copied 4 references, APA Style 7th edition"
+    entries = QApplication.clipboard().mimeData().text().split("\n\n")
+    assert len(entries) == 4
+    for pid in tagged:
+        title = " ".join(window.lib.papers.get(pid).title.split()[:5])
+        assert any(" ".join(e.split()).startswith(title) for e in entries), title
 
 
 def test_the_style_dialog_searches_and_keeps_the_last_five_on_top(qtbot, win):

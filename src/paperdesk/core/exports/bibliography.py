@@ -6,7 +6,9 @@ Why pandoc's citeproc: docs/bibliography.md has the measurement (citeproc-py, pa
 citeproc and citeproc-js, the processor of Zotero, on the sample library and the real-world
 files, five styles). The pandoc binary comes with the ``pypandoc-binary`` package (one
 found on ``PATH`` is used when that package is missing); the styles from
-:mod:`.csl_styles`.
+:mod:`.csl_styles`. Pandoc gets a copy of a style with one correction where its citeproc
+departs from CSL 1.0.2 and citeproc-js follows it (:mod:`.csl_groups`: a non-empty nested
+group keeps its outer group, IEEE's "[Online]").
 
 The items are CSL-JSON as :func:`paperdesk.core.exports.csl.csl_item` makes them, so
 whatever the CSL-JSON export carries (names, dates, venues) is what is formatted. Entries
@@ -23,15 +25,18 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import itertools
 import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from paperdesk.core.exports.csl_groups import correct_nested_groups
 from paperdesk.core.exports.csl_styles import CslStyle, StyleError, check_locale
 
 __all__ = ["OUTPUTS", "BIBLIOGRAPHY_OUTPUTS", "BibliographyError", "pandoc_path", "format_bibliography",
@@ -113,29 +118,48 @@ def _add_notes(ast: dict, notes: Mapping[str, str]) -> dict:
 # entries replace theirs (tests/core/test_bibliography.py compares both ways).
 _EXPANSIONS = re.compile(r'\s(?:disambiguate-add-(?:names|givenname)="true"'
                          r'|givenname-disambiguation-rule="[^"]*")')
-_LIGHT: dict[tuple[str, float], Path | None] = {}
-_LIGHT_FOLDER: list[Path] = []
+_PREPARED: dict[tuple[str, float], tuple[Path, Path | None]] = {}
+_COPIES: list[Path] = []
+_COPY_NUMBERS = itertools.count()
 
 
-def _light_style(style: CslStyle) -> Path | None:
-    """A cached copy of ``style`` without name expansions, or ``None`` if it has none."""
+def _copy(name: str, text: str) -> Path:
+    """Write ``text`` to a new file in the folder of style copies (removed at exit)."""
+    if not _COPIES:
+        _COPIES.append(Path(tempfile.mkdtemp(prefix="paperdesk-styles-")))
+        atexit.register(shutil.rmtree, _COPIES[0], ignore_errors=True)
+    path = _COPIES[0] / f"{next(_COPY_NUMBERS)}-{name}"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _style_files(style: CslStyle) -> tuple[Path, Path | None]:
+    """``(the style as pandoc gets it, a copy of that without name expansions or None)``,
+    cached: the first is ``style.path`` or a copy with the nested-group correction
+    (:func:`.csl_groups.correct_nested_groups`); the second is ``None`` when the style has
+    no name expansions or numbers its references (one run)."""
     try:
         key = (str(style.path), style.path.stat().st_mtime)
     except OSError:
-        return None
-    if key not in _LIGHT:
+        return style.path, None
+    if key not in _PREPARED:
         text = style.path.read_text(encoding="utf-8")
-        light = _EXPANSIONS.sub("", text)
-        if light == text or 'variable="citation-number"' in text:   # numbers: one run
-            _LIGHT[key] = None
+        try:
+            corrected = correct_nested_groups(text)
+        except ET.ParseError:           # pandoc says what is wrong with the file
+            corrected = text
+        full = style.path if corrected == text else _copy(style.path.name, corrected)
+        light = _EXPANSIONS.sub("", corrected)
+        if light == corrected or 'variable="citation-number"' in corrected:
+            _PREPARED[key] = (full, None)
         else:
-            if not _LIGHT_FOLDER:
-                _LIGHT_FOLDER.append(Path(tempfile.mkdtemp(prefix="paperdesk-styles-")))
-                atexit.register(shutil.rmtree, _LIGHT_FOLDER[0], ignore_errors=True)
-            path = _LIGHT_FOLDER[0] / f"{len(_LIGHT)}-{style.path.name}"
-            path.write_text(light, encoding="utf-8")
-            _LIGHT[key] = path
-    return _LIGHT[key]
+            _PREPARED[key] = (full, _copy("light-" + style.path.name, light))
+    return _PREPARED[key]
+
+
+def _light_style(style: CslStyle) -> Path | None:
+    """The cached copy of ``style`` without name expansions, or ``None`` if it has none."""
+    return _style_files(style)[1]
 
 
 def _confusable(items: Sequence[dict]) -> set[int]:
@@ -198,7 +222,8 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
     pandoc = pandoc_path()
     keyed = [dict(item, id=f"r{n}") for n, item in enumerate(items)]
     by_old = {str(item.get("id")): f"r{n}" for n, item in enumerate(items)}
-    light = None if document else _light_style(style)
+    full, light = _style_files(style)
+    light = None if document else light
     confusable = _confusable(keyed) if light is not None else set()
     with tempfile.TemporaryDirectory(prefix="paperdesk-bib-") as tmp:
         refs = Path(tmp) / "refs.json"
@@ -208,7 +233,7 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
             return ["--citeproc", "--bibliography", str(bibliography), "--csl", str(csl),
                     "-f", "markdown", "--wrap=none", f"--metadata=lang:{lang or 'en-US'}"]
 
-        args = citeproc(refs, light or style.path)
+        args = citeproc(refs, light or full)
         head = "---\nnocite: '@*'\n---\n" if not document else document
         writer = OUTPUTS[output]
         whole = (standalone and output == "html") or output == "rtf"
@@ -219,7 +244,7 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
                 some.write_text(json.dumps([keyed[n] for n in sorted(confusable)],
                                            ensure_ascii=False), encoding="utf-8")
                 ast = _splice(ast, json.loads(_run(
-                    pandoc, [*citeproc(some, style.path), "-t", "json"], head)))
+                    pandoc, [*citeproc(some, full), "-t", "json"], head)))
             inner = {by_old[k]: v for k, v in (notes or {}).items()
                      if k in by_old and v.strip()}
             args = ["-f", "json", "--wrap=none"]

@@ -15,11 +15,13 @@ from collections.abc import Iterable, Iterator
 
 from paperdesk.core.exports.bibliography import OUTPUTS, format_bibliography
 from paperdesk.core.exports.csl import csl_item
+from paperdesk.core.exports.csl_language import csl_language
 from paperdesk.core.exports.csl_styles import StyleError, check_locale, load_style
 from paperdesk.core.fields import export_fields
 from paperdesk.core.models import Paper
 
 __all__ = ["BIBLIOGRAPHY_FIELDS", "DEFAULT_STYLE", "OUTPUT_EXTENSIONS", "bibliography_items",
+           "title_for_style",
            "bibliography_chunks", "missing_author_or_year"]
 
 #: The style of a bibliography when none is chosen.
@@ -34,14 +36,44 @@ OUTPUT_EXTENSIONS = {"html": ".html", "text": ".txt", "rtf": ".rtf", "markdown":
 
 def bibliography_items(papers: Iterable[Paper]) -> list[dict]:
     """The CSL-JSON items of ``papers`` for formatting (:data:`BIBLIOGRAPHY_FIELDS`), each
-    with ``id`` = ``p<paper id>`` (unique even where citation keys repeat).
+    with ``id`` = ``p<paper id>`` (unique even where citation keys repeat) and its
+    ``language`` as a code (:func:`.csl_language.csl_language`: ``eng`` -> ``en``, on which
+    the style's title case depends) and its title without a sentence's final period
+    (:func:`title_for_style`).
 
     Args:
         papers: the papers, in order.
     Returns:
         CSL-JSON items, in the same order.
     """
-    return [dict(csl_item(p, BIBLIOGRAPHY_FIELDS), id=f"p{p.id}") for p in papers]
+    items = []
+    for paper in papers:
+        item = dict(csl_item(paper, BIBLIOGRAPHY_FIELDS), id=f"p{paper.id}")
+        item["title"] = title_for_style(item["title"])
+        if "language" in item:
+            item["language"] = csl_language(item["language"])
+        items.append(item)
+    return items
+
+
+def title_for_style(title: str) -> str:
+    """``title`` without the period that ends it as a sentence, which a style would follow
+    with its own punctuation ("...branch points.,"): MEDLINE records end every title with
+    one (Zotero's PubMed import removes it too). Kept when the last word may be an
+    abbreviation ("Inc.", "U.S.", "etc."): shorter than four letters, not letters only, or
+    capitalised in a title of several words.
+
+    Args:
+        title: the title as the CSL-JSON item has it.
+    Returns:
+        The title, without that period.
+    """
+    if not title.endswith(".") or title.endswith(".."):
+        return title
+    word = title[:-1].rsplit(" ", 1)[-1]
+    if word.isalpha() and len(word) >= 4 and (word.islower() or " " not in title):
+        return title[:-1]
+    return title
 
 
 def missing_author_or_year(papers: Iterable[Paper]) -> int:

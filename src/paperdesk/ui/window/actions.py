@@ -155,12 +155,13 @@ ACTIONS: tuple[ActionSpec, ...] = (
                     "highlights (Ctrl+Z brings them back)"),
     ActionSpec("copyBibliographyAction", "Copy as &Bibliography", ("Ctrl+Shift+C",),
                "copy_as_bibliography", "edit", separator_before=True,
-               help="Copy the selected papers to the clipboard as a bibliography in the "
-                    "chosen style (rich text and plain text)"),
+               help="Copy the selected papers (in the tag pane: its tag's or saved search's "
+                    "papers) to the clipboard as a bibliography in the chosen style (rich "
+                    "text and plain text)"),
     ActionSpec("copyCitationAction", "Copy as C&itation", ("Ctrl+Shift+A",),
                "copy_as_citation", "edit",
-               help="Copy a citation of the selected papers in the chosen style, e.g. "
-                    "(Doe, 2020)"),
+               help="Copy a citation of the selected papers (in the tag pane: its tag's or "
+                    "saved search's papers) in the chosen style, e.g. (Doe, 2020)"),
     ActionSpec("bibliographyStyleAction", "Bibliography St&yle…", (),
                "choose_bibliography_style", "edit",
                help="Choose the style and locale of Copy as Bibliography and Citation "

@@ -7,6 +7,11 @@ The references are made on the window's reader thread (the papers are read from 
 pandoc's citeproc formats them: :mod:`paperdesk.core.exports.bibliography`), never on the
 UI thread; the clipboard gets them as HTML (italics, small caps, the hanging indent) and as
 plain text. Nothing in the library changes, so there is nothing to undo.
+
+What is copied: the selected papers; with the tag pane focused, the papers of its current
+entry instead (a tag, a saved search, a filter, a file or all papers, as the list shows
+them when that entry is chosen), so that a tag or a saved search is copied with a key
+without selecting its papers.
 """
 
 from __future__ import annotations
@@ -18,6 +23,8 @@ from PySide6.QtWidgets import QApplication
 
 from paperdesk.core.api import (bibliography_items, format_bibliography, format_citation,
                                 load_style, shipped_styles)
+from paperdesk.core.models import LibraryError
+from paperdesk.core.scope import Scope
 from paperdesk.ui.style.formatting import plural
 from paperdesk.ui.window.style_dialog import StyleDialog
 
@@ -30,17 +37,22 @@ __all__ = ["BibliographyCommands", "COPIED_MESSAGE_MS"]
 COPIED_MESSAGE_MS = 8000
 
 
-def _references(lib, ids: list[int], style_name: str, locale: str | None,
-                citation: bool) -> tuple[str, str, str]:
-    """On the reader thread: ``(html, text, style title)`` of the papers ``ids``."""
+def _references(lib, papers: list[int] | Scope, style_name: str, locale: str | None,
+                citation: bool) -> tuple[str, str, str, int]:
+    """On the reader thread: ``(html, text, style title, number of papers)`` of the papers
+    ``papers`` (ids, or a scope whose papers are read here)."""
     style = load_style(style_name)
+    ids = lib.papers.scope_ids(papers) if isinstance(papers, Scope) else papers
+    if not ids:
+        raise LibraryError("there are no papers there to copy")
     items = bibliography_items(lib.papers.get(i) for i in ids)
     if citation:
         return (format_citation(items, style, locale=locale, output="html"),
-                format_citation(items, style, locale=locale, output="text"), style.title)
+                format_citation(items, style, locale=locale, output="text"), style.title,
+                len(ids))
     return (format_bibliography(items, style, locale=locale, output="html"),
             format_bibliography(items, style, locale=locale, output="text").strip(),
-            style.title)
+            style.title, len(ids))
 
 
 class BibliographyCommands:
@@ -57,7 +69,8 @@ class BibliographyCommands:
         self.style_dialog: StyleDialog | None = None
 
     def copy_as_bibliography(self) -> bool:
-        """Put the selected papers on the clipboard as a bibliography (Ctrl+Shift+C)."""
+        """Put the selected papers (with the tag pane focused: its entry's papers) on the
+        clipboard as a bibliography (Ctrl+Shift+C)."""
         return self._copy(citation=False)
 
     def copy_as_citation(self) -> bool:
@@ -69,27 +82,32 @@ class BibliographyCommands:
         """Format the selection on the reader thread, then fill the clipboard (HTML and
         plain text) and say what was copied in the status bar; True when started (a
         selection, the library open)."""
-        settings, ids = self._window.settings, self._window.selected_ids()
-        if not ids:
+        settings, pane = self._window.settings, self._window.tag_pane
+        papers: list[int] | Scope = self._window.selected_ids()
+        if pane.hasFocus():
+            saved = pane.current_saved()
+            papers = Scope(saved=saved[0]) if saved else pane.current_scope()
+        elif not papers:
             self._window.show_error("Select the papers to copy first")
             return False
         style, locale = settings.bibliography_style, settings.bibliography_locale
-        what = (f"a citation of {plural(len(ids), 'paper')}" if citation
-                else plural(len(ids), "reference"))
 
-        def copy(result: tuple[str, str, str]) -> None:
+        def copy(result: tuple[str, str, str, int]) -> None:
             if self._window.is_shut_down():
                 return
-            html, text, title = result
+            html, text, title, count = result
+            what = (f"a citation of {plural(count, 'paper')}" if citation
+                    else plural(count, "reference"))
             data = QMimeData()
             data.setHtml(html)
             data.setText(text)
             QApplication.clipboard().setMimeData(data)
             self._window.statusBar().showMessage(f"Copied {what}, {title}", COPIED_MESSAGE_MS)
 
-        self._window.statusBar().showMessage(f"Formatting {what}…")
+        self._window.statusBar().showMessage(
+            "Formatting the " + ("citation…" if citation else "references…"))
         job = self._window.worker.read(
-            lambda lib: _references(lib, ids, style, locale, citation), on_done=copy,
+            lambda lib: _references(lib, papers, style, locale, citation), on_done=copy,
             on_failed=lambda message: self._window.show_error(f"Not copied: {message}"),
             label="copy as bibliography")
         return job is not None
