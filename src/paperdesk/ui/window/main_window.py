@@ -743,8 +743,9 @@ class MainWindow(QMainWindow):
         stopped), the status bar's progress bar says "Indexing 42,000 of 100,000":
         papers searchable of papers in the library, with Cancel (the rest is indexed
         with the next change or start). (A search that covered part of the library only
-        is run again when the update ends: ``SearchController.on_index_synced``.)"""
+        is run again as the index catches up: ``SearchController.follow_index``.)"""
         self.index_status = status
+        self.search.follow_index(status.indexed, status.complete)
         if self._shut_down or status.complete or self.import_runner.is_running() \
                 or self.export_runner.is_running():
             return
