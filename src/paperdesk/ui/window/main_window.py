@@ -46,7 +46,7 @@ from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
-from paperdesk.ui.window.status_bar import WrappingStatusBar
+from paperdesk.ui.window.status_bar import ElidedLabel, WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommands
 from paperdesk.ui.window.overview_window import OverviewCommands
@@ -445,12 +445,11 @@ class MainWindow(QMainWindow):
         self.unread_label.setTextFormat(Qt.TextFormat.PlainText)
         self.unread_label.setToolTip("Unread papers in the list's scope (U jumps to the next)")
         # An import's files, records and time left ("Storing file 2 of 3 · ...").
-        self.import_progress_label = QLabel()
+        # As wide as a long line, so that the status bar does not jump at every batch;
+        # one line, a longer one ends in "…" (the whole text in its tooltip).
+        self.import_progress_label = ElidedLabel(
+            bar.fontMetrics().horizontalAdvance(_PROGRESS_SAMPLE))
         self.import_progress_label.setObjectName("importProgressLabel")
-        self.import_progress_label.setTextFormat(Qt.TextFormat.PlainText)
-        # As wide as a long line, so that the status bar does not jump at every batch.
-        self.import_progress_label.setMinimumWidth(self.import_progress_label.fontMetrics()
-                                                   .horizontalAdvance(_PROGRESS_SAMPLE))
         self.import_progress_label.hide()
         self.import_report_button = QPushButton("Import report")
         self.import_report_button.setObjectName("importReportButton")

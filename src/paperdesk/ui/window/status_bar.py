@@ -1,13 +1,17 @@
 """The window's status bar: a temporary message too long for one line wraps onto a
-second (and third) line instead of being cut mid-word at the window's edge."""
+second (and third) line instead of being cut mid-word at the window's edge; a progress
+line (:class:`ElidedLabel`) stays on one line, ending in "…" when too long, the whole
+text in its tooltip."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtWidgets import QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
-__all__ = ["WrappingStatusBar", "MAX_MESSAGE_LINES"]
+from paperdesk.ui.style.formatting import tooltip_html
+
+__all__ = ["WrappingStatusBar", "ElidedLabel", "MAX_MESSAGE_LINES"]
 
 #: A message longer than this many lines at the bar's width ends in "…" on the last.
 MAX_MESSAGE_LINES = 3
@@ -90,3 +94,73 @@ class WrappingStatusBar(QStatusBar):
         painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
                                    | Qt.TextFlag.TextWordWrap), text)
         painter.end()
+
+
+class ElidedLabel(QLabel):
+    """A one-line plain-text label for the status bar: as wide as ``hint_width`` when
+    there is room (so that the bar does not jump as its text changes), narrower when
+    there is not; text wider than the label ends in "…", and the tooltip holds the whole
+    text (and :meth:`set_detail`'s line).
+
+    Args:
+        hint_width: the width it asks for, in pixels (0: its whole text's).
+        parent: Qt parent, or ``None``.
+    """
+
+    def __init__(self, hint_width: int = 0, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._full = ""
+        self._detail = ""
+        self._hint_width = hint_width
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(False)
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt)
+        """Show ``text`` (plain, one line), elided to the label's width."""
+        self._full = " ".join(text.split())
+        self._show()
+
+    def text(self) -> str:
+        """The whole text (what is drawn may end in "…": :meth:`shown_text`)."""
+        return self._full
+
+    def clear(self) -> None:
+        """No text and no tooltip."""
+        self._full = self._detail = ""
+        self._show()
+
+    def set_detail(self, detail: str) -> None:
+        """A second tooltip line under the whole text (e.g. the file's path; ``""``:
+        none)."""
+        self._detail = detail
+        self._show()
+
+    def shown_text(self) -> str:
+        """The text as drawn: the whole text, or its start ending in "…"."""
+        return super().text()
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt)
+        """Qt hook: ``hint_width`` (or the whole text's width) by one line."""
+        width = self._hint_width or self.fontMetrics().horizontalAdvance(self._full)
+        margins = self.contentsMargins()
+        return QSize(width + margins.left() + margins.right() + 2 * self.margin(),
+                     super().sizeHint().height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt)
+        """Qt hook: room for a few characters and "…" (the rest is elided)."""
+        return QSize(self.fontMetrics().horizontalAdvance("Storing…"),
+                     super().minimumSizeHint().height())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt)
+        """Qt hook: elide again for the new width."""
+        super().resizeEvent(event)
+        self._show()
+
+    def _show(self) -> None:
+        width = self.contentsRect().width() - 2 * self.margin()
+        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
+                                              max(width, 0))
+        if shown != super().text():
+            super().setText(shown)
+        self.setToolTip(tooltip_html("\n".join(t for t in (self._full, self._detail) if t)))
