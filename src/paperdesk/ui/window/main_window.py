@@ -46,7 +46,7 @@ from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
-from paperdesk.ui.window.status_bar import ElidedLabel, WrappingStatusBar
+from paperdesk.ui.window.status_bar import ProgressLine, WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommands
 from paperdesk.ui.window.overview_window import OverviewCommands
@@ -116,7 +116,8 @@ _INDEXING_SAMPLE = "Indexing 100,000 of 100,000"
 #: The longest text of the bar while the index is repaired (sets its width then).
 _REPAIRING_SAMPLE = "Repairing the search index 100,000 of 100,000"
 #: A long progress line (sets the width of the status bar's import progress label).
-_PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
+_PROGRESS_SAMPLE = ("Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s "
+                    "left, then indexing")
 
 
 
@@ -447,7 +448,7 @@ class MainWindow(QMainWindow):
         # An import's files, records and time left ("Storing file 2 of 3 · ...").
         # As wide as a long line, so that the status bar does not jump at every batch;
         # one line, a longer one ends in "…" (the whole text in its tooltip).
-        self.import_progress_label = ElidedLabel(
+        self.import_progress_label = ProgressLine(
             bar.fontMetrics().horizontalAdvance(_PROGRESS_SAMPLE))
         self.import_progress_label.setObjectName("importProgressLabel")
         self.import_progress_label.hide()
@@ -1596,7 +1597,7 @@ class MainWindow(QMainWindow):
             if now - self._list_refreshed >= self.LIST_REFRESH_S:
                 self._list_refreshed = now
                 self.search.show_all()      # the papers committed so far, in the list
-        if not self.cancel_button.isEnabled() or self.import_progress_label.text():
+        if not self.cancel_button.isEnabled() or self.import_progress_label.full_text:
             return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(min(done, total))

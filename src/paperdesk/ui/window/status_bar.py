@@ -1,17 +1,18 @@
 """The window's status bar: a temporary message too long for one line wraps onto a
 second (and third) line instead of being cut mid-word at the window's edge; a progress
-line (:class:`ElidedLabel`) stays on one line, ending in "…" when too long, the whole
+line (:class:`ProgressLine`) stays on one line, ending in "…" when too long, the whole
 text in its tooltip."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import QRect, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
+from PySide6.QtWidgets import QStatusBar, QWidget
 
+from paperdesk.ui.panes.elided_label import ElidedLabel
 from paperdesk.ui.style.formatting import tooltip_html
 
-__all__ = ["WrappingStatusBar", "ElidedLabel", "MAX_MESSAGE_LINES"]
+__all__ = ["WrappingStatusBar", "ProgressLine", "MAX_MESSAGE_LINES"]
 
 #: A message longer than this many lines at the bar's width ends in "…" on the last.
 MAX_MESSAGE_LINES = 3
@@ -96,71 +97,43 @@ class WrappingStatusBar(QStatusBar):
         painter.end()
 
 
-class ElidedLabel(QLabel):
-    """A one-line plain-text label for the status bar: as wide as ``hint_width`` when
-    there is room (so that the bar does not jump as its text changes), narrower when
-    there is not; text wider than the label ends in "…", and the tooltip holds the whole
-    text (and :meth:`set_detail`'s line).
+class ProgressLine(ElidedLabel):
+    """The status bar's one-line progress text (an import's files, records and time
+    left): as wide as ``hint_width`` when there is room (so that the bar does not jump
+    as the text changes), narrower when there is not; a longer text ends in "…". The
+    tooltip always holds the whole text, and :meth:`set_detail`'s line under it.
 
     Args:
-        hint_width: the width it asks for, in pixels (0: its whole text's).
+        hint_width: the width it asks for, in pixels.
         parent: Qt parent, or ``None``.
     """
 
-    def __init__(self, hint_width: int = 0, parent: QWidget | None = None):
-        super().__init__(parent)
-        self._full = ""
-        self._detail = ""
+    def __init__(self, hint_width: int, parent: QWidget | None = None):
         self._hint_width = hint_width
-        self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setWordWrap(False)
-        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+        self._detail = ""
+        super().__init__("", parent)
 
     def setText(self, text: str) -> None:  # noqa: N802 (Qt)
-        """Show ``text`` (plain, one line), elided to the label's width."""
-        self._full = " ".join(text.split())
-        self._show()
-
-    def text(self) -> str:
-        """The whole text (what is drawn may end in "…": :meth:`shown_text`)."""
-        return self._full
+        """Show ``text`` on one line (its whitespace runs made one space), elided to
+        the width; :meth:`text` is what is drawn, :attr:`full_text` the whole."""
+        self.set_full_text(" ".join(text.split()))
 
     def clear(self) -> None:
         """No text and no tooltip."""
-        self._full = self._detail = ""
-        self._show()
+        self._detail = ""
+        self.set_full_text("")
 
     def set_detail(self, detail: str) -> None:
         """A second tooltip line under the whole text (e.g. the file's path; ``""``:
         none)."""
         self._detail = detail
-        self._show()
-
-    def shown_text(self) -> str:
-        """The text as drawn: the whole text, or its start ending in "…"."""
-        return super().text()
+        self._fit()
 
     def sizeHint(self) -> QSize:  # noqa: N802 (Qt)
-        """Qt hook: ``hint_width`` (or the whole text's width) by one line."""
-        width = self._hint_width or self.fontMetrics().horizontalAdvance(self._full)
-        margins = self.contentsMargins()
-        return QSize(width + margins.left() + margins.right() + 2 * self.margin(),
-                     super().sizeHint().height())
+        """Qt hook: ``hint_width`` by one line."""
+        return QSize(self._hint_width, super().sizeHint().height())
 
-    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt)
-        """Qt hook: room for a few characters and "…" (the rest is elided)."""
-        return QSize(self.fontMetrics().horizontalAdvance("Storing…"),
-                     super().minimumSizeHint().height())
-
-    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt)
-        """Qt hook: elide again for the new width."""
-        super().resizeEvent(event)
-        self._show()
-
-    def _show(self) -> None:
-        width = self.contentsRect().width() - 2 * self.margin()
-        shown = self.fontMetrics().elidedText(self._full, Qt.TextElideMode.ElideRight,
-                                              max(width, 0))
-        if shown != super().text():
-            super().setText(shown)
-        self.setToolTip(tooltip_html("\n".join(t for t in (self._full, self._detail) if t)))
+    def _fit(self) -> None:
+        super()._fit()
+        self.setToolTip(tooltip_html("\n".join(t for t in (self.full_text, self._detail)
+                                               if t)))
