@@ -17,7 +17,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from paperdesk.core.search.index import SearchIndex  # noqa: E402
-from ui_fixtures import drop_file, TOTAL, WAIT_MS, open_seeded, win  # noqa: E402,F401
+from ui_fixtures import (drop_file, held_storing, TOTAL, WAIT_MS,  # noqa: E402,F401
+                         open_seeded, win)
 
 NEW = 300
 
@@ -110,22 +111,10 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
         window.shutdown()
 
 
-def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch):
-    from paperdesk.core.imports import pipeline
-
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 50)
+def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch,
+                                                     held_storing):
     monkeypatch.setattr(type(win), "LIST_REFRESH_S", 0.0)     # at every batch
-    go_on = threading.Event()
-    hashed = []
-    real_hash = pipeline.content_hash
-
-    def held_hash(text):           # the import stops after its first 100 abstracts
-        hashed.append(1)
-        if len(hashed) > 100:
-            go_on.wait(3 * WAIT_MS / 1000)
-        return real_hash(text)
-
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", held_hash)
+    go_on = held_storing        # the import stops after its first 100 abstracts
     try:
         drop_file(win, _file(tmp_path))
         qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + 100, timeout=WAIT_MS)

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import html
 import os
-import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtWidgets import QLabel  # noqa: E402
 
 from paperdesk.core.imports.progress import ImportProgress  # noqa: E402
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, win  # noqa: E402,F401
+from ui_fixtures import held_storing, TOTAL, WAIT_MS, open_seeded, win  # noqa: E402,F401
 
 
 def _files(tmp_path, count: int = 3, records: int = 300) -> list[str]:
@@ -46,22 +45,9 @@ def _tooltip_holds(label: QLabel, text: str) -> bool:
 
 
 def test_the_progress_line_stays_on_one_line_with_the_whole_text_in_its_tooltip(
-        qtbot, win, tmp_path, monkeypatch):
-    from paperdesk.core.imports import pipeline
-
+        qtbot, win, tmp_path, held_storing):
     assert (win.width(), win.height()) == (1280, 800)
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 50)
-    go_on = threading.Event()
-    hashed = []
-    real_hash = pipeline.content_hash
-
-    def held_hash(text):           # the import waits after its first 100 abstracts
-        hashed.append(1)
-        if len(hashed) > 100:
-            go_on.wait(3 * WAIT_MS / 1000)
-        return real_hash(text)
-
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", held_hash)
+    go_on = held_storing        # the import waits after its first 100 abstracts
     label = win.import_progress_label
     try:
         assert win.start_import(_files(tmp_path))
