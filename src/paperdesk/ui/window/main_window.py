@@ -46,7 +46,8 @@ from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
-from paperdesk.ui.window.status_bar import ProgressLine, WrappingStatusBar
+from paperdesk.ui.panes.progress_line import ProgressLine
+from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommands
 from paperdesk.ui.window.overview_window import OverviewCommands
