@@ -17,7 +17,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import Qt  # noqa: E402
 
 from paperdesk.core.search.index import SearchIndex  # noqa: E402
-from ui_fixtures import drop_file, TOTAL, WAIT_MS, open_seeded, win  # noqa: E402,F401
+from ui_fixtures import (drop_file, held_storing, TOTAL, WAIT_MS,  # noqa: E402,F401
+                         open_seeded, win)
 
 NEW = 300
 
@@ -110,22 +111,10 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
         window.shutdown()
 
 
-def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch):
-    from paperdesk.core.imports import pipeline
-
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 50)
+def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monkeypatch,
+                                                     held_storing):
     monkeypatch.setattr(type(win), "LIST_REFRESH_S", 0.0)     # at every batch
-    go_on = threading.Event()
-    hashed = []
-    real_hash = pipeline.content_hash
-
-    def held_hash(text):           # the import stops after its first 100 abstracts
-        hashed.append(1)
-        if len(hashed) > 100:
-            go_on.wait(3 * WAIT_MS / 1000)
-        return real_hash(text)
-
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", held_hash)
+    go_on = held_storing        # the import stops after its first 100 abstracts
     try:
         drop_file(win, _file(tmp_path))
         qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + 100, timeout=WAIT_MS)
@@ -134,3 +123,41 @@ def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monk
         go_on.set()
     qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + NEW
                     and not win.import_runner.is_running(), timeout=WAIT_MS)
+
+
+def test_a_search_note_follows_the_index_and_goes_when_it_has_every_paper(
+        qtbot, win, tmp_path, monkeypatch):
+    # issue 25 item 13: "searched 8,337 of 20,337" lagged the progress bar and stayed
+    monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 100)   # 3 batches
+    monkeypatch.setattr(type(win.search), "FOLLOW_INDEX_S", 0.0, raising=False)
+    writes = threading.Semaphore(0)      # each index write waits for one release
+    real_write = SearchIndex.write
+
+    def write(self, *args, **kwargs):
+        writes.acquire(timeout=3 * WAIT_MS / 1000)
+        return real_write(self, *args, **kwargs)
+
+    monkeypatch.setattr(SearchIndex, "write", write)
+    try:
+        drop_file(win, _file(tmp_path))
+        bar = win.progress_bar
+        qtbot.waitUntil(lambda: bar.isVisible()
+                        and bar.format() == f"Indexing {TOTAL} of {TOTAL + NEW:,}",
+                        timeout=WAIT_MS)
+        win.focus_search()
+        qtbot.keyClicks(win.search_box, "lattice")
+        qtbot.waitUntil(lambda: f"searched {TOTAL} of {TOTAL + NEW:,} papers"
+                        in win.status_label.text(), timeout=WAIT_MS)
+        writes.release()            # one batch of 100 goes into the index
+        qtbot.waitUntil(lambda: f"searched {TOTAL + 100} of {TOTAL + NEW:,} papers"
+                        in win.status_label.text(), timeout=WAIT_MS)
+        assert bar.format() == f"Indexing {TOTAL + 100} of {TOTAL + NEW:,}"
+        assert win.search.results.total > 100       # the new papers' matches are listed
+        for _ in range(NEW // 100):
+            writes.release()
+        qtbot.waitUntil(lambda: not bar.isVisible() and not win.is_busy(), timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: "searched" not in win.status_label.text(), timeout=WAIT_MS)
+        assert win.search.results.total > NEW and not win.search.results.partial
+    finally:
+        for _ in range(10):
+            writes.release()

@@ -180,6 +180,28 @@ def held_build(monkeypatch):
     return gate, started
 
 
+@pytest.fixture
+def held_storing(monkeypatch):
+    """An import stores its first 100 abstracts (in batches of 50), then waits until the
+    test sets the returned event (set at teardown too)."""
+    from paperdesk.core.imports import pipeline
+
+    monkeypatch.setattr(pipeline, "IMPORT_BATCH", 50)
+    go_on = threading.Event()
+    hashed = []
+    real_hash = pipeline.content_hash
+
+    def held_hash(text):
+        hashed.append(1)
+        if len(hashed) > 100:
+            go_on.wait(3 * WAIT_MS / 1000)
+        return real_hash(text)
+
+    monkeypatch.setattr(pipeline, "content_hash", held_hash)
+    yield go_on
+    go_on.set()
+
+
 # -- a window in a process of its own ----------------------------------------------------
 SRC = Path(__file__).resolve().parents[2] / "src"
 

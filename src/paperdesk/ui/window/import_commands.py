@@ -20,7 +20,6 @@ from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from paperdesk.core.api import ImportProgress
 from paperdesk.core.models import ImportReport
 from paperdesk.ui.window.import_report import ImportReportDialog, display_path
-from paperdesk.ui.style.formatting import tooltip_html
 
 if TYPE_CHECKING:
     from paperdesk.ui.window.main_window import MainWindow
@@ -186,8 +185,8 @@ class ImportCommands:
         if not self._window.cancel_button.isEnabled():
             return  # cancelling: the bar says so
         self._window.import_progress_label.setText(snap.text())
-        self._window.import_progress_label.setToolTip(
-            tooltip_html(display_path(snap.file)) if snap.stage != "index" else "")
+        self._window.import_progress_label.set_detail(
+            display_path(snap.file) if snap.stage != "index" else "")
         if snap.stage == "read":
             self._window.progress_bar.setRange(0, max(snap.files_total, 1))
             self._window.progress_bar.setValue(snap.files_done)

@@ -46,6 +46,7 @@ from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
+from paperdesk.ui.panes.progress_line import ProgressLine
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
 from paperdesk.ui.window.discover_commands import DiscoverCommands
@@ -116,7 +117,8 @@ _INDEXING_SAMPLE = "Indexing 100,000 of 100,000"
 #: The longest text of the bar while the index is repaired (sets its width then).
 _REPAIRING_SAMPLE = "Repairing the search index 100,000 of 100,000"
 #: A long progress line (sets the width of the status bar's import progress label).
-_PROGRESS_SAMPLE = "Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s left"
+_PROGRESS_SAMPLE = ("Storing file 10 of 12 · 88,000 of 100,000 records · about 10 min 5 s "
+                    "left, then indexing")
 
 
 
@@ -445,12 +447,11 @@ class MainWindow(QMainWindow):
         self.unread_label.setTextFormat(Qt.TextFormat.PlainText)
         self.unread_label.setToolTip("Unread papers in the list's scope (U jumps to the next)")
         # An import's files, records and time left ("Storing file 2 of 3 · ...").
-        self.import_progress_label = QLabel()
+        # As wide as a long line, so that the status bar does not jump at every batch;
+        # one line, a longer one ends in "…" (the whole text in its tooltip).
+        self.import_progress_label = ProgressLine(
+            bar.fontMetrics().horizontalAdvance(_PROGRESS_SAMPLE))
         self.import_progress_label.setObjectName("importProgressLabel")
-        self.import_progress_label.setTextFormat(Qt.TextFormat.PlainText)
-        # As wide as a long line, so that the status bar does not jump at every batch.
-        self.import_progress_label.setMinimumWidth(self.import_progress_label.fontMetrics()
-                                                   .horizontalAdvance(_PROGRESS_SAMPLE))
         self.import_progress_label.hide()
         self.import_report_button = QPushButton("Import report")
         self.import_report_button.setObjectName("importReportButton")
@@ -743,8 +744,9 @@ class MainWindow(QMainWindow):
         stopped), the status bar's progress bar says "Indexing 42,000 of 100,000":
         papers searchable of papers in the library, with Cancel (the rest is indexed
         with the next change or start). (A search that covered part of the library only
-        is run again when the update ends: ``SearchController.on_index_synced``.)"""
+        is run again as the index catches up: ``SearchController.follow_index``.)"""
         self.index_status = status
+        self.search.follow_index(status.indexed, status.complete)
         if self._shut_down or status.complete or self.import_runner.is_running() \
                 or self.export_runner.is_running():
             return
@@ -1596,7 +1598,7 @@ class MainWindow(QMainWindow):
             if now - self._list_refreshed >= self.LIST_REFRESH_S:
                 self._list_refreshed = now
                 self.search.show_all()      # the papers committed so far, in the list
-        if not self.cancel_button.isEnabled() or self.import_progress_label.text():
+        if not self.cancel_button.isEnabled() or self.import_progress_label.full_text:
             return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
         self.progress_bar.setValue(min(done, total))

@@ -19,6 +19,7 @@ user moves to it.
 from __future__ import annotations
 
 import html
+import time
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
@@ -79,6 +80,8 @@ class SearchController:
         self.stale = False
         self._suggestion: str | None = None   # "Did you mean" query on show
         self._instead = ""      # the status message of the last suggestion applied
+        self._followed = 0      # papers indexed when a partial search was last re-run
+        self._followed_at = 0.0     # time.monotonic() of that re-run
 
     def connect(self) -> None:
         """Wire the search box, the search runner, the list's header sort and the
@@ -248,6 +251,9 @@ class SearchController:
         self.restore_selection(kept if self._window.model.row_of(kept) >= 0 else current,
                                keep_row)
         self._window.update_status(filters=())   # a search changes no filter's count
+        status = self._window.index_status
+        if results.partial and status is not None:   # the index got further meanwhile
+            self.follow_index(status.indexed, status.complete)
 
     def show_failure(self, generation: int, message: str) -> None:
         """The search failed: the status bar says why (one line)."""
@@ -315,6 +321,28 @@ class SearchController:
         if self._window.statusBar().currentMessage() == self._instead:
             self._window.statusBar().clearMessage()
         self._instead = ""
+
+    #: While the index catches up, a search that covered part of the library is run
+    #: again at most this often (seconds), so that its "searched N of M papers" note
+    #: follows the progress bar; when the index has every paper, at once.
+    FOLLOW_INDEX_S = 2.0
+
+    def follow_index(self, indexed: int, complete: bool) -> None:
+        """The index's progress (papers searchable ``indexed``; ``complete``: all of
+        them): a search on show that covered fewer papers is run again (throttled to
+        :attr:`FOLLOW_INDEX_S`; each count once), so that its note follows the index
+        and goes once the index has every paper."""
+        results = self.results
+        if self._window.is_shut_down() or results is None or not results.partial \
+                or not self.query_text():
+            return
+        if indexed <= (results.indexed or 0) or indexed == self._followed:
+            return      # (searched that far already, or asked for it: no loop)
+        now = time.monotonic()
+        if not complete and now - self._followed_at < self.FOLLOW_INDEX_S:
+            return
+        self._followed, self._followed_at = indexed, now
+        self.request_search(immediate=True)
 
     def on_index_synced(self, applied: int) -> None:
         """The search index caught up with changes: re-run a visible search if indexed
