@@ -151,24 +151,11 @@ def test_dropped_names_that_are_not_utf8_keep_their_bytes(tmp_path):
 # -- progress, Cancel and the report -------------------------------------------------------
 def test_progress_shows_files_records_and_cancel_keeps_whole_papers(qtbot, win, tmp_path,
                                                                    monkeypatch):
-    import threading
-
-    from paperdesk.core.imports import pipeline
+    from ui_fixtures import hold_storing
 
     # Storing 6,000 abstracts takes a fraction of a second now: the import is held
     # after its first batch until Cancel has been clicked.
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 300)
-    clicked = threading.Event()
-    hashed = []
-    real_hash = pipeline.content_hash
-
-    def held_hash(text):
-        hashed.append(1)
-        if len(hashed) > 400:
-            clicked.wait(3 * WAIT_MS / 1000)
-        return real_hash(text)
-
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", held_hash)
+    clicked = hold_storing(monkeypatch, 300, 400)
     big = _text_file(tmp_path / "big.txt", 6000)
     snapshots = []
     win.import_runner.stepped.connect(snapshots.append)

@@ -180,24 +180,31 @@ def held_build(monkeypatch):
     return gate, started
 
 
-@pytest.fixture
-def held_storing(monkeypatch):
-    """An import stores its first 100 abstracts (in batches of 50), then waits until the
-    test sets the returned event (set at teardown too)."""
+def hold_storing(monkeypatch, batch: int, after: int) -> threading.Event:
+    """Make an import store in batches of ``batch`` abstracts and wait, once it has
+    hashed ``after`` of them, until the returned event is set (or 60 s pass)."""
     from paperdesk.core.imports import pipeline
 
-    monkeypatch.setattr(pipeline, "IMPORT_BATCH", 50)
+    monkeypatch.setattr(pipeline, "IMPORT_BATCH", batch)
     go_on = threading.Event()
     hashed = []
     real_hash = pipeline.content_hash
 
     def held_hash(text):
         hashed.append(1)
-        if len(hashed) > 100:
+        if len(hashed) > after:
             go_on.wait(3 * WAIT_MS / 1000)
         return real_hash(text)
 
     monkeypatch.setattr(pipeline, "content_hash", held_hash)
+    return go_on
+
+
+@pytest.fixture
+def held_storing(monkeypatch):
+    """An import stores its first 100 abstracts (in batches of 50), then waits until the
+    test sets the returned event (set at teardown too)."""
+    go_on = hold_storing(monkeypatch, 50, 100)
     yield go_on
     go_on.set()
 
