@@ -320,3 +320,29 @@ def test_a_junk_file_named_as_the_newest_backup_is_passed_over(annotated, tmp_pa
     assert ("passed over 1 newer backup file that cannot be read: "
             "library-backup-20991231T000000Z.db") in out
     assert f"paperdesk repair --merge-backup {real}" in out
+
+
+def test_every_table_of_the_schema_is_salvaged_or_said_to_be_derived(seeded_library):
+    """A table added to the schema must be copied by a salvage or named as derived: a
+    salvage that forgot ``citation_key_aliases`` lost every merged entry's key."""
+    from paperdesk.core.store.salvage import NOT_SALVAGED, SALVAGED_TABLES
+    tables = {r[0] for r in seeded_library.db.conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")}
+    assert tables - set(SALVAGED_TABLES) - set(NOT_SALVAGED) == set()
+    assert set(SALVAGED_TABLES) & set(NOT_SALVAGED) == set()
+
+
+@needs_dbstat
+def test_citation_key_aliases_survive_a_salvage(_seeded_template, tmp_path, capsys):
+    from paperdesk.core.store.key_aliases import add_alias, aliases_of
+    folder = tmp_path / "lib"
+    shutil.copytree(_seeded_template, folder)
+    with Library.open(folder) as lib:
+        pid = lib.db.conn.execute("SELECT min(id) FROM papers").fetchone()[0]
+        with lib.db.conn:
+            assert add_alias(lib.db, pid, "Smith2020merged")
+    _damage(folder, "overwrite")        # the papers' root and three later leaves
+    assert main(["--library", str(folder), "repair", "--salvage"]) == 0
+    capsys.readouterr()
+    with Library.open(folder) as lib:
+        assert aliases_of(lib.db, pid) == ("Smith2020merged",)

@@ -44,12 +44,15 @@ from paperdesk.core.text import content_hash
 
 __all__ = ["SalvageReport", "MergeReport", "TableShape", "salvage_library",
            "merge_backup", "table_shapes", "place_orphans", "database_damage",
-           "SALVAGED_TABLES", "DAMAGED_SUFFIX", "altered_papers"]
+           "SALVAGED_TABLES", "NOT_SALVAGED", "DAMAGED_SUFFIX", "altered_papers"]
 
-#: Tables copied, parents before children. Not copied: ``index_queue`` (the index is
-#: rebuilt whole), ``duplicate_checked`` and ``duplicate_bands`` (recomputed).
+#: Tables copied, parents before children.
 SALVAGED_TABLES = ("papers", "sources", "tags", "saved_searches", "paper_sources",
-                   "paper_tags", "notes", "highlights", "merged_hashes", "duplicate_pairs")
+                   "paper_tags", "notes", "highlights", "merged_hashes", "duplicate_pairs",
+                   "citation_key_aliases")
+#: Tables not copied: derived, so rebuilt or recomputed after a salvage (the index is
+#: rebuilt whole from ``papers``; the near-duplicate stage recomputes its bands).
+NOT_SALVAGED = ("index_queue", "duplicate_checked", "duplicate_bands")
 #: The damaged file is kept as ``library.db`` + this + a UTC stamp.
 DAMAGED_SUFFIX = ".damaged-"
 #: Derived folders removed after a salvage (rebuilt from the new database).
