@@ -163,3 +163,23 @@ def test_cli_edit_and_show(seeded_library, capsys):
     shown = json.loads(capsys.readouterr().out)["metadata"]
     assert {n: shown[n] for n in NEW} == {"publisher": "ACM", "isbn": "",
                                           "issn": "0001-0782", "language": "en"}
+
+
+def test_searched_by_name_and_publisher_and_language_are_list_columns(seeded_library):
+    lib = seeded_library
+    ids = lib.papers.ids(order="added")
+    lib.papers.set_metadata(ids[0], Metadata(values=field_values(
+        {"publisher": "Springer Nature", "isbn": "978-3-16-148410-0", "language": "de"})))
+    lib.papers.set_metadata(ids[1], Metadata(values=field_values(
+        {"publisher": "Elsevier", "issn": "0028-0836", "language": "en"})))
+    assert [h.id for h in lib.search.hits("publisher:springer")] == [ids[0]]
+    assert [h.id for h in lib.search.hits('publisher:"springer nature"')] == [ids[0]]
+    assert [h.id for h in lib.search.hits("isbn:978-3-16-148410-0")] == [ids[0]]
+    assert [h.id for h in lib.search.hits("issn:0028-0836")] == [ids[1]]
+    assert [h.id for h in lib.search.hits("language:de")] == [ids[0]]
+    # Publisher and language are list columns (hidden until chosen) that sort, papers
+    # without a value last either way.
+    assert field("publisher").header == "Publisher" and field("language").header == "Language"
+    assert lib.papers.ids(order="publisher")[:2] == [ids[1], ids[0]]
+    assert lib.papers.ids(order="publisher", descending=True)[:2] == [ids[0], ids[1]]
+    assert lib.papers.ids(order="language")[:2] == [ids[0], ids[1]]

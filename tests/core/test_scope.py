@@ -78,7 +78,7 @@ def test_every_sort_choice_orders_a_scope(lib):
             assert ids == lib.papers.ids(order=sort, tag_id=tag)
             assert lib.papers.scope_ids(Scope(tag_id=tag), sort=sort, descending=True) == ids[::-1]
     with pytest.raises(ValueError, match="unknown sort"):
-        lib.papers.scope_ids(Scope(), sort="publisher")
+        lib.papers.scope_ids(Scope(), sort="isbn")
 
 
 def test_query_and_saved_search_scopes_are_search_results(lib):

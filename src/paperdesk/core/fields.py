@@ -222,17 +222,22 @@ PAPER_FIELDS: tuple[Field, ...] = (
     # journal article (JOUR), the ISBN of anything else (Zotero's RIS translator reads and
     # writes SN so). A book's publisher is its venue (the CONTAINER's field, tag and
     # variable for books, theses and reports): written once, as the venue.
-    Field("publisher", "Publisher", "text", column="publisher", csv="publisher",
-          json="publisher", bibtex="publisher", ris="PB", csl="publisher", stored=True,
+    Field("publisher", "Publisher", "text", column="publisher", header="Publisher",
+          header_tip="Sort by publisher (click again to reverse)",
+          sort_sql="publisher = '', publisher COLLATE NOCASE {d}, id {d}",
+          search="publisher", words=True, csv="publisher", json="publisher", bibtex="publisher", ris="PB", csl="publisher", stored=True,
           editor="line", cli="--publisher"),
-    Field("isbn", "ISBN", "text", column="isbn", csv="isbn", json="isbn", bibtex="isbn",
+    Field("isbn", "ISBN", "text", column="isbn", search="isbn", csv="isbn", json="isbn", bibtex="isbn",
           ris="SN", ris_types=(("article", ""),), ris_read_types=(("article", ()),),
           csl="ISBN", stored=True, editor="line", cli="--isbn"),
-    Field("issn", "ISSN", "text", column="issn", csv="issn", json="issn", bibtex="issn",
+    Field("issn", "ISSN", "text", column="issn", search="issn", csv="issn", json="issn", bibtex="issn",
           ris="", ris_types=(("article", "SN"),), ris_read_types=(("article", ("SN",)),),
           csl="ISSN", stored=True, editor="line", cli="--issn"),
     # biblatex's language (classic BibTeX styles ignore it), then its langid.
-    Field("language", "Language", "text", column="language", csv="language",
+    Field("language", "Language", "text", column="language", header="Language",
+          header_tip="Sort by language (click again to reverse)",
+          sort_sql="language = '', language COLLATE NOCASE {d}, id {d}",
+          search="language", csv="language",
           json="language", bibtex="language", bibtex_read=("langid",), ris="LA",
           csl="language", stored=True, editor="line", cli="--language"),
     Field("doi", "DOI", "text", column="doi", search="doi", csv="doi", json="doi",

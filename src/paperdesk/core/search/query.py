@@ -13,7 +13,7 @@ The query language (documented in docs/search.md and the app's help):
 - the paper's own metadata: ``author:doe`` (``author:"jane doe"``; plain words search
   authors too), ``year:2023``, ``year:2020..2024`` (also ``2020..`` and ``..2024``),
   ``venue:``, ``doi:10.1145/3442188.3445922``, ``arxiv:2212.08630``, ``key:`` (citation
-  key); ``mentions:`` finds DOIs, arXiv ids and links that the abstract mentions;
+  key), ``publisher:``, ``language:``, ``isbn:``, ``issn:``; ``mentions:`` finds DOIs, arXiv ids and links that the abstract mentions;
 - when a paper was added (local dates): ``added:2026-11-23`` (that day),
   ``added:2026-11-23..2026-11-29`` (both days included), ``added:2026-11`` (a month),
   ``added:2026``, ``added:2026-11-23..`` and ``added:..2026-11-29``; answered from
@@ -65,9 +65,9 @@ FILTER_WORDS = {
     "has:code": "code", "has:tag": "tagged", "has:author": "author", "has:year": "year",
     "has:doi": "doi", "has:arxiv": "arxiv",
 }
-#: Fields whose value is one identifier (a DOI, an arXiv id, a citation key): searched as
-#: written, hyphens, dots and slashes included.
-ID_FIELDS = ("doi", "arxiv", "key", "mentions")
+#: Fields whose value is one identifier (a DOI, an arXiv id, a citation key, an ISBN or
+#: ISSN): searched as written, hyphens, dots and slashes included.
+ID_FIELDS = ("doi", "arxiv", "key", "mentions", "isbn", "issn")
 #: The widest ``year:`` range expanded into years.
 MAX_YEAR_SPAN = 200
 _OPERATORS = {"AND", "OR", "NOT"}
