@@ -62,7 +62,7 @@ def test_the_real_wos_export_is_two_papers_not_garbage(tmp_path):
         "https://pubmed.ncbi.nlm.nih.gov/15170338/")                 # PM 15170338
     values = dict(meta.values)
     assert [values[k] for k in ("venue", "volume", "issue", "pages")] == [
-        "BIOCHEMISTRY", "43", "22", "7003-7016"]
+        "Biochemistry", "43", "22", "7003-7016"]
     assert first.abstract.startswith("Reconstitution experiments with a chemically")
     second = papers["Proximal and distal influences on ligand binding kinetics in "
                     "microperoxidase and heme model compounds"]
@@ -90,7 +90,7 @@ def test_wos_fields_names_dates_and_types():
                                 "CALIFORNIA CURRENT", "VARIABILITY", "OCEAN OBSERVING SYSTEM")
     values = dict(article.metadata.values)
     assert (values["venue"], values["volume"], values["issue"], values["pages"]) == (
-        "JOURNAL OF ATMOSPHERIC AND OCEANIC TECHNOLOGY", "38", "3", "455-470")
+        "Journal of Atmospheric and Oceanic Technology", "38", "3", "455-470")
     paper = by_title["Proof-carrying code for drone swarms"]
     assert (paper.metadata.entry_type, paper.metadata.date, paper.abstract) == (
         "inproceedings", "2019-12", "")
@@ -230,3 +230,21 @@ def test_neither_format_is_refused_in_one_line_nothing_stored(tmp_path, capsys, 
     assert "Traceback" not in err
     with Library.open(folder) as lib:
         assert lib.papers.ids() == []
+
+
+@pytest.mark.parametrize("written, shown", [
+    ("JOURNAL OF APPLIED PHYSICS", "Journal of Applied Physics"),
+    ("IEEE TRANSACTIONS ON PATTERN ANALYSIS AND MACHINE INTELLIGENCE",
+     "IEEE Transactions on Pattern Analysis and Machine Intelligence"),
+    ("THE LANCET", "The Lancet"),
+    ("PROCEEDINGS OF THE NATIONAL ACADEMY OF SCIENCES OF THE UNITED STATES OF AMERICA",
+     "Proceedings of the National Academy of Sciences of the United States of America"),
+    ("ADVANCES IN NEURAL INFORMATION PROCESSING SYSTEMS 32 (NIPS 2019)",
+     "Advances in Neural Information Processing Systems 32 (NIPS 2019)"),
+    ("PLOS ONE", "PLOS One"),
+    ("Nature Communications", "Nature Communications"),       # has lower case: as written
+    ("", ""),
+])
+def test_a_venue_in_capitals_is_title_cased(written, shown):
+    from paperdesk.core.imports.wos import venue_case
+    assert venue_case(written) == shown

@@ -14,8 +14,9 @@ Tags taken:
 - ``AF`` (full names, ``Family, Given``), else ``AU`` (``Family, Initials``): the
   authors, one per line; bare initials get full stops (``Loach, PA`` is P. A. Loach);
   ``CA`` (group authors) are added as organisations;
-- ``TI`` title; ``AB`` abstract; ``SO`` the venue (journal, book or proceedings title, as
-  written: Web of Science writes most in capitals);
+- ``TI`` title; ``AB`` abstract; ``SO`` the venue (journal, book or proceedings title;
+  Web of Science writes most in capitals, which :func:`venue_case` turns into title case,
+  as Zotero's Web of Science translator does with ``ZU.capitalizeTitle``);
 - ``PY`` the year with ``PD`` (``JUN 8``, ``MAR-APR``, ``SPR``) for month and day
   (``DA`` is the date of the export, not of the paper, and is ignored);
 - ``DT`` and ``PT`` the entry type: a ``DT`` naming a proceedings paper gives
@@ -46,7 +47,7 @@ from paperdesk.core.imports.tagged import (TaggedRecord, checked_records, named_
                                            person, pubmed_url, split_keywords,
                                            tagged_fields)
 
-__all__ = ["WOS_HEADER", "wos_records", "read_wos"]
+__all__ = ["WOS_HEADER", "wos_records", "read_wos", "venue_case"]
 
 #: The first line of a Web of Science export: ``FN`` and the name of the database.
 WOS_HEADER = re.compile(r"FN [A-Za-z].*")
@@ -88,6 +89,48 @@ def wos_records(text: str) -> list[TaggedRecord]:
     return records
 
 
+#: Words a title-cased venue keeps in lower case (but for its first word): the articles,
+#: conjunctions and short prepositions of English titles (CMOS 8.159, as CSL's title case).
+_LOWER_WORDS = frozenset("a an and as at but by for from in into nor of on onto or over "
+                         "the to up via with".split())
+#: Words of capitals that stay capitals in a venue: common acronyms of publishers,
+#: conferences and fields, and Roman numerals.
+_ACRONYMS = frozenset("AAAI ACL ACM AI AIDS AIP ASME BMC BMJ CA CVPR DNA ECCV EMNLP HIV "
+                      "ICCV ICLR ICML IEEE IET IJCAI KDD NAACL NIPS SIGIR WWW II III IV "
+                      "JAMA NMR NY PLOS RNA SIAM SPIE UK US USA VI VII VIII IX XI XII "
+                      "XIII XIV XV".split())
+_VENUE_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+
+
+def venue_case(venue: str) -> str:
+    """A venue written all in capitals (``JOURNAL OF APPLIED PHYSICS``), in title case
+    (``Journal of Applied Physics``); a venue with any lower-case letter is returned as
+    it is.
+
+    Args:
+        venue: the ``SO`` value.
+    Returns:
+        The venue in title case: each word capitalised but for :data:`_LOWER_WORDS`
+        after the first word; :data:`_ACRONYMS` (``IEEE``, ``ACM``, ``II``) stay capitals.
+    """
+    if not venue or any(c.islower() for c in venue):
+        return venue
+    first = True
+
+    def word(m: re.Match) -> str:
+        nonlocal first
+        text, was_first = m.group(0), first
+        first = False
+        if text in _ACRONYMS:
+            return text
+        lower = text.lower()
+        if not was_first and lower in _LOWER_WORDS:
+            return lower
+        return lower[:1].upper() + lower[1:]
+
+    return _VENUE_WORD.sub(word, venue)
+
+
 def _entry_type(record: TaggedRecord) -> str:
     doc_type = record.text("DT").lower()
     for words, entry_type in _DT_TYPES:
@@ -111,7 +154,7 @@ def _raw(record: TaggedRecord) -> RawRecord:
     raw.url = pubmed_url(record.text("PM"))
     first, last = record.text("BP"), record.text("EP")
     pages = f"{first}-{last}" if first and last and last != first else first
-    values = {"venue": record.text("SO"), "volume": record.text("VL"),
+    values = {"venue": venue_case(record.text("SO")), "volume": record.text("VL"),
               "issue": record.text("IS"), "pages": pages or record.text("AR"),
               "issn": record.text("SN", "EI"), "isbn": record.text("BN"),
               "publisher": record.text("PU"), "language": record.text("LA")}
