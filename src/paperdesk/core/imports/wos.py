@@ -15,8 +15,7 @@ Tags taken:
   authors, one per line; bare initials get full stops (``Loach, PA`` is P. A. Loach);
   ``CA`` (group authors) are added as organisations;
 - ``TI`` title; ``AB`` abstract; ``SO`` the venue (journal, book or proceedings title;
-  Web of Science writes most in capitals, which :func:`venue_case` turns into title case,
-  as Zotero's Web of Science translator does with ``ZU.capitalizeTitle``);
+  Web of Science writes most in capitals, which :func:`venue_case` turns into title case);
 - ``PY`` the year with ``PD`` (``JUN 8``, ``MAR-APR``, ``SPR``) for month and day
   (``DA`` is the date of the export, not of the paper, and is ignored);
 - ``DT`` and ``PT`` the entry type: a ``DT`` naming a proceedings paper gives
