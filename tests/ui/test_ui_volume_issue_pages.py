@@ -121,3 +121,17 @@ def test_list_columns_hidden_until_chosen_and_sorting(qtbot, open_seeded):
                      pos=QPoint(x, header.height() // 2))
     wait_idle(qtbot, window)
     assert model.ids()[:3] == [ids[6], ids[4], ids[8]]          # 9, 10, 100
+
+
+def test_the_list_shows_maths_in_titles_as_it_reads(qtbot, open_seeded):
+    """A title keeps its TeX maths (BibTeX writes it back); the list shows it as the
+    detail pane and the readable exports do, "D → 4", not "$D \\to 4$"."""
+    window = open_seeded()
+    pid = window.model.ids()[2]
+    window.submit_edit(lambda lib: lib.papers.set_title(pid, r"Gravity in $D \to 4$ dimensions"))
+    settle(qtbot, window)
+    model = window.model
+    cell = model.index(model.row_of(pid), PaperTableModel.TITLE)
+    qtbot.waitUntil(lambda: "dimensions" in (cell.data() or ""), timeout=WAIT_MS)
+    assert cell.data() == "Gravity in D → 4 dimensions"
+    assert "Gravity in D → 4 dimensions" in cell.data(Qt.ItemDataRole.ToolTipRole)

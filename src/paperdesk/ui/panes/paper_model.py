@@ -27,6 +27,7 @@ from paperdesk.core.library import Library
 from paperdesk.core.models import PaperSummary, SearchHit, SearchResults
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.core.text import bidi_visible
+from paperdesk.core.tex_math import readable_math
 from paperdesk.ui.style.formatting import local_date, local_datetime, tooltip_html
 from paperdesk.core.scope import Scope
 
@@ -461,7 +462,7 @@ class PaperTableModel(QAbstractTableModel):
             return None if summary.read else self._bold_font()
         if col == self.TITLE:
             if role == Qt.ItemDataRole.DisplayRole:
-                return bidi_visible(summary.title)
+                return bidi_visible(readable_math(summary.title))   # "D → 4"
             if role == Qt.ItemDataRole.DecorationRole:
                 return self._star(summary.starred)
             if role == TagsRole:
@@ -478,7 +479,7 @@ class PaperTableModel(QAbstractTableModel):
             if summary.has_note:
                 extra.append("Has a note")
             extra.append("Read" if summary.read else "Unread")
-            text = summary.title + "\n" + "  ·  ".join(extra)
+            text = readable_math(summary.title) + "\n" + "  ·  ".join(extra)
             if self._reasons.get(pid):
                 text += "\nWorth reading first, up: " + ", ".join(self._reasons[pid])
             return tooltip_html(text)
