@@ -38,6 +38,9 @@ from pathlib import Path
 
 from paperdesk.core.exports.csl_groups import correct_nested_groups
 from paperdesk.core.exports.csl_styles import CslStyle, StyleError, check_locale
+from paperdesk.core.exports.csl_title_case import (NOCASE_CLOSE, NOCASE_OPEN, is_english,
+                                                   keep_lower_case,
+                                                   title_case_marks_are_neutral)
 
 __all__ = ["OUTPUTS", "BIBLIOGRAPHY_OUTPUTS", "BibliographyError", "pandoc_path", "format_bibliography",
            "format_citation"]
@@ -52,6 +55,9 @@ _TIMEOUT_S = 120
 BIBLIOGRAPHY_OUTPUTS: tuple[str, ...] = tuple(OUTPUTS)
 _HANGING = 'class="csl-entry"'
 _HANGING_STYLE = 'class="csl-entry" style="margin-left: 2em; text-indent: -2em"'
+# The lower-case marks (:func:`_handed_over`) come out of pandoc's HTML writer as spans
+# that do nothing: their words are kept, the spans not.
+_MARK_SPAN = re.compile(re.escape(NOCASE_OPEN) + r"([^<>]*)" + re.escape(NOCASE_CLOSE))
 
 
 class BibliographyError(StyleError):
@@ -119,6 +125,7 @@ def _add_notes(ast: dict, notes: Mapping[str, str]) -> dict:
 _EXPANSIONS = re.compile(r'\s(?:disambiguate-add-(?:names|givenname)="true"'
                          r'|givenname-disambiguation-rule="[^"]*")')
 _PREPARED: dict[tuple[str, float], tuple[Path, Path | None]] = {}
+_TITLE_CASED: dict[tuple[str, float], bool] = {}
 _COPIES: list[Path] = []
 _COPY_NUMBERS = itertools.count()
 
@@ -155,6 +162,33 @@ def _style_files(style: CslStyle) -> tuple[Path, Path | None]:
         else:
             _PREPARED[key] = (full, _copy("light-" + style.path.name, light))
     return _PREPARED[key]
+
+
+def _marks_titles(style: CslStyle) -> bool:
+    """Whether ``style``'s English titles get the lower-case marks of
+    :func:`.csl_title_case.keep_lower_case` (cached per file and modification time)."""
+    try:
+        key = (str(style.path), style.path.stat().st_mtime)
+    except OSError:
+        return False
+    if key not in _TITLE_CASED:
+        _TITLE_CASED[key] = title_case_marks_are_neutral(
+            style.path.read_text(encoding="utf-8", errors="replace"))
+    return _TITLE_CASED[key]
+
+
+def _handed_over(items: Sequence[dict], style: CslStyle) -> list[dict]:
+    """The items as pandoc gets them: ids ``r0``, ``r1``, ... in order, and, when the style
+    title-cases, English titles with citeproc-js's lower-case words marked
+    (:mod:`.csl_title_case`)."""
+    marks = _marks_titles(style)
+    out = []
+    for n, item in enumerate(items):
+        item = dict(item, id=f"r{n}")
+        if marks and isinstance(item.get("title"), str) and is_english(item):
+            item["title"] = keep_lower_case(item["title"])
+        out.append(item)
+    return out
 
 
 def _light_style(style: CslStyle) -> Path | None:
@@ -220,7 +254,7 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
                                 f"{', '.join(OUTPUTS)}")
     lang = check_locale(locale) if locale else style.default_locale
     pandoc = pandoc_path()
-    keyed = [dict(item, id=f"r{n}") for n, item in enumerate(items)]
+    keyed = _handed_over(items, style)
     by_old = {str(item.get("id")): f"r{n}" for n, item in enumerate(items)}
     full, light = _style_files(style)
     light = None if document else light
@@ -251,8 +285,10 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
             head = json.dumps(_add_notes(ast, inner), ensure_ascii=False)
         args += ["-t", writer] + (["-s", "--metadata=pagetitle:Bibliography"] if whole else [])
         text = _run(pandoc, args, head)
-    if output == "html" and "hanging-indent" in text:
-        text = text.replace(_HANGING, _HANGING_STYLE)
+    if output == "html":
+        text = _MARK_SPAN.sub(r"\1", text)
+        if "hanging-indent" in text:
+            text = text.replace(_HANGING, _HANGING_STYLE)
     return text
 
 
