@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import WAIT_MS, open_seeded, settle, win  # noqa: F401
+from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: F401
 
 from paperdesk.core.scope import Scope
 
@@ -117,3 +117,29 @@ def test_the_export_dialog_writes_a_formatted_bibliography_in_the_chosen_style(
     html = target.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and html.count('class="csl-entry"') == 4
     assert "[4]" in html and "[5]" not in html          # IEEE numbers them
+
+
+def test_ctrl_shift_c_in_the_search_box_copies_every_match_of_the_typed_search(qtbot, win):
+    """A typed search, not saved: with the focus still in the search box, the key copies
+    the search's papers (issue 33: "a search"), not the one paper the list made current."""
+    window = win
+    wait_idle(qtbot, window)
+    query = "diffusion"
+    matches = window.lib.papers.scope_ids(Scope(query=query))
+    assert 3 <= len(matches) <= 40
+    press(qtbot, window, Qt.Key.Key_Slash)
+    qtbot.keyClicks(window.search_box, query)
+    qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() == len(matches)
+                    and not window.is_busy(), timeout=WAIT_MS)
+    assert QApplication.focusWidget() is window.search_box
+    qtbot.keyClick(window.search_box, Qt.Key.Key_C, CTRL_SHIFT)
+    assert _copied(qtbot, window) == (f"Copied {len(matches)} references, "
+                                      "APA Style 7th edition")
+    data = QApplication.clipboard().mimeData()
+    assert data.html().count('class="csl-entry"') == len(matches)
+    entries = data.text().split("\n\n")
+    assert len(entries) == len(matches)
+    for pid in matches:
+        title = " ".join(window.lib.papers.get(pid).title.split()[:5])
+        assert any(" ".join(e.split()).startswith(title) for e in entries), title
+    assert window.search_box.text() == query and QApplication.focusWidget() is window.search_box
