@@ -137,7 +137,7 @@ def test_html_keeps_italics_and_the_hanging_indent(real_library):
     papers = _with_metadata(real_library)[:5]
     out = format_bibliography(bibliography_items(papers), load_style("apa"), output="html")
     assert out.count('class="csl-entry"') == 5
-    assert out.count("text-indent: -2em") == 5 and "<em>" in out
+    assert out.count("margin-left: 0.5in; text-indent: -0.5in") == 5 and "<em>" in out
 
 
 def test_citation_names_the_authors_and_years(real_library):

@@ -54,7 +54,10 @@ _TIMEOUT_S = 120
 #: The output forms, for the CLI's ``--as`` (the keys of :data:`OUTPUTS`).
 BIBLIOGRAPHY_OUTPUTS: tuple[str, ...] = tuple(OUTPUTS)
 _HANGING = 'class="csl-entry"'
-_HANGING_STYLE = 'class="csl-entry" style="margin-left: 2em; text-indent: -2em"'
+# The hanging indent in inches (APA 7 and the Chicago Manual ask for half an inch):
+# LibreOffice Writer's HTML import drops margins and indents given in em, which the
+# clipboard's HTML is pasted through (tests/ui/test_ui_bibliography.py converts it).
+_HANGING_STYLE = 'class="csl-entry" style="margin-left: 0.5in; text-indent: -0.5in"'
 # The lower-case marks (:func:`_handed_over`) come out of pandoc's HTML writer as spans
 # that do nothing: their words are kept, the spans not.
 _MARK_SPAN = re.compile(re.escape(NOCASE_OPEN) + r"([^<>]*)" + re.escape(NOCASE_CLOSE))
@@ -309,7 +312,8 @@ def format_bibliography(items: Sequence[dict], style: CslStyle, *, locale: str |
             only; RTF is always whole, text and Markdown never).
     Returns:
         The bibliography, entries in the style's order. In HTML, a style with a hanging
-        indent gets it as inline CSS on each entry, so that it survives a paste.
+        indent gets it as inline CSS on each entry (half an inch), so that it survives a
+        paste into a word processor.
     Raises:
         StyleError: an unknown locale.
         BibliographyError: an unknown output form, pandoc missing or failing (one line).
