@@ -38,9 +38,9 @@ from pathlib import Path
 
 from paperdesk.core.exports.csl_groups import correct_nested_groups
 from paperdesk.core.exports.csl_styles import CslStyle, StyleError, check_locale
-from paperdesk.core.exports.csl_title_case import (NOCASE_CLOSE, NOCASE_OPEN, is_english,
-                                                   keep_lower_case,
-                                                   title_case_marks_are_neutral)
+from paperdesk.core.exports.csl_title_case import (NOCASE_CLOSE, NOCASE_OPEN, StyleTitleCase,
+                                                   capitalise_last_word, is_english,
+                                                   keep_lower_case)
 
 __all__ = ["OUTPUTS", "BIBLIOGRAPHY_OUTPUTS", "BibliographyError", "pandoc_path", "format_bibliography",
            "format_citation"]
@@ -128,7 +128,7 @@ def _add_notes(ast: dict, notes: Mapping[str, str]) -> dict:
 _EXPANSIONS = re.compile(r'\s(?:disambiguate-add-(?:names|givenname)="true"'
                          r'|givenname-disambiguation-rule="[^"]*")')
 _PREPARED: dict[tuple[str, float], tuple[Path, Path | None]] = {}
-_TITLE_CASED: dict[tuple[str, float], bool] = {}
+_TITLE_CASES: dict[tuple[str, float], StyleTitleCase] = {}
 _COPIES: list[Path] = []
 _COPY_NUMBERS = itertools.count()
 
@@ -167,29 +167,37 @@ def _style_files(style: CslStyle) -> tuple[Path, Path | None]:
     return _PREPARED[key]
 
 
-def _marks_titles(style: CslStyle) -> bool:
-    """Whether ``style``'s English titles get the lower-case marks of
-    :func:`.csl_title_case.keep_lower_case` (cached per file and modification time)."""
+def _title_case(style: CslStyle) -> StyleTitleCase | None:
+    """What ``style`` does with the case of titles (:class:`.csl_title_case.StyleTitleCase`,
+    cached per file and modification time); ``None`` if the file cannot be read."""
     try:
         key = (str(style.path), style.path.stat().st_mtime)
     except OSError:
-        return False
-    if key not in _TITLE_CASED:
-        _TITLE_CASED[key] = title_case_marks_are_neutral(
+        return None
+    if key not in _TITLE_CASES:
+        _TITLE_CASES[key] = StyleTitleCase(
             style.path.read_text(encoding="utf-8", errors="replace"))
-    return _TITLE_CASED[key]
+    return _TITLE_CASES[key]
 
 
-def _handed_over(items: Sequence[dict], style: CslStyle) -> list[dict]:
+def _handed_over(items: Sequence[dict], style: CslStyle, lang: str) -> list[dict]:
     """The items as pandoc gets them: ids ``r0``, ``r1``, ... in order, and, when the style
-    title-cases, English titles with citeproc-js's lower-case words marked
-    (:mod:`.csl_title_case`)."""
-    marks = _marks_titles(style)
+    title-cases, English titles with citeproc-js's lower-case words marked and, where the
+    title is title-cased wherever the style prints it, the last word capitalised as CSL
+    1.0.2 says (:mod:`.csl_title_case`). ``lang``: the bibliography's locale, which
+    decides for an item without ``language`` whether it is English."""
+    cases = _title_case(style)
     out = []
     for n, item in enumerate(items):
         item = dict(item, id=f"r{n}")
-        if marks and isinstance(item.get("title"), str) and is_english(item):
-            item["title"] = keep_lower_case(item["title"])
+        title = item.get("title")
+        if cases is not None and cases.marks and isinstance(title, str) and is_english(item):
+            title = keep_lower_case(title)
+            last = capitalise_last_word(title)
+            if last != title and (item.get("language") or lang.lower().startswith("en")) \
+                    and cases.always_title_cased(item):
+                title = last
+            item["title"] = title
         out.append(item)
     return out
 
@@ -257,7 +265,7 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
                                 f"{', '.join(OUTPUTS)}")
     lang = check_locale(locale) if locale else style.default_locale
     pandoc = pandoc_path()
-    keyed = _handed_over(items, style)
+    keyed = _handed_over(items, style, lang or "en-US")
     by_old = {str(item.get("id")): f"r{n}" for n, item in enumerate(items)}
     full, light = _style_files(style)
     light = None if document else light
