@@ -8,7 +8,9 @@ files, five styles). The pandoc binary comes with the ``pypandoc-binary`` packag
 found on ``PATH`` is used when that package is missing); the styles from
 :mod:`.csl_styles`. Pandoc gets a copy of a style with one correction where its citeproc
 departs from CSL 1.0.2 and citeproc-js follows it (:mod:`.csl_groups`: a non-empty nested
-group keeps its outer group, IEEE's "[Online]").
+group keeps its outer group, IEEE's "[Online]"), and English titles, where the style
+title-cases them, with the prepositions citeproc-js keeps lower case marked and a last stop
+word capitalised (:mod:`.csl_title_case`).
 
 The items are CSL-JSON as :func:`paperdesk.core.exports.csl.csl_item` makes them, so
 whatever the CSL-JSON export carries (names, dates, venues) is what is formatted. Entries
