@@ -1,5 +1,5 @@
-"""Title case as Zotero writes it: the prepositions a title case keeps lower case, marked in
-a CSL-JSON title before pandoc's citeproc formats it. Pure: no database, no Qt.
+"""Title case as Zotero writes it, prepared in the CSL-JSON titles pandoc's citeproc gets:
+the prepositions kept lower case, a last stop word capitalised. Pure: no database, no Qt.
 
 CSL 1.0.2 (https://docs.citationstyles.org/en/stable/specification.html, "Text-case",
 "Title case conversion") title-cases English titles and lists the stop words it keeps
