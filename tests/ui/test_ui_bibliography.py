@@ -4,9 +4,15 @@ clipboard carries HTML and plain text, in the style and locale of the preference
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+import zipfile
+
+import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import WAIT_MS, open_seeded, settle, win  # noqa: F401
+from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: F401
 
 from paperdesk.core.scope import Scope
 
@@ -30,7 +36,7 @@ def test_ctrl_shift_c_puts_html_and_text_on_the_clipboard(qtbot, win):
     assert data.hasHtml() and data.hasText()
     html, text = data.html(), data.text()
     assert html.count('class="csl-entry"') == 3 and "<em>" in html
-    assert "text-indent: -2em" in html                 # APA's hanging indent
+    assert "text-indent: -0.5in" in html               # APA's hanging indent
     entries = text.split("\n\n")
     assert len(entries) == 3 and "<" not in text
     for pid in chosen:                                  # no author: by title, "n.d."
@@ -117,3 +123,100 @@ def test_the_export_dialog_writes_a_formatted_bibliography_in_the_chosen_style(
     html = target.read_text(encoding="utf-8")
     assert html.startswith("<!DOCTYPE html>") and html.count('class="csl-entry"') == 4
     assert "[4]" in html and "[5]" not in html          # IEEE numbers them
+
+
+def test_ctrl_shift_c_in_the_search_box_copies_every_match_of_the_typed_search(qtbot, win):
+    """A typed search, not saved: with the focus still in the search box, the key copies
+    the search's papers (issue 33: "a search"), not the one paper the list made current."""
+    window = win
+    wait_idle(qtbot, window)
+    query = "diffusion"
+    matches = window.lib.papers.scope_ids(Scope(query=query))
+    assert 3 <= len(matches) <= 40
+    press(qtbot, window, Qt.Key.Key_Slash)
+    qtbot.keyClicks(window.search_box, query)
+    qtbot.waitUntil(lambda: window.model.searching and window.model.rowCount() == len(matches)
+                    and not window.is_busy(), timeout=WAIT_MS)
+    assert QApplication.focusWidget() is window.search_box
+    qtbot.keyClick(window.search_box, Qt.Key.Key_C, CTRL_SHIFT)
+    assert _copied(qtbot, window) == (f"Copied {len(matches)} references, "
+                                      "APA Style 7th edition")
+    data = QApplication.clipboard().mimeData()
+    assert data.html().count('class="csl-entry"') == len(matches)
+    entries = data.text().split("\n\n")
+    assert len(entries) == len(matches)
+    for pid in matches:
+        title = " ".join(window.lib.papers.get(pid).title.split()[:5])
+        assert any(" ".join(e.split()).startswith(title) for e in entries), title
+    assert window.search_box.text() == query and QApplication.focusWidget() is window.search_box
+
+
+_ODF = {"style": "urn:oasis:names:tc:opendocument:xmlns:style:1.0",
+        "fo": "urn:oasis:names:tc:opendocument:xmlns:xsl-fo-compatible:1.0",
+        "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0"}
+
+
+def _odf(name: str, space: str = "style") -> str:
+    return f"{{{_ODF[space]}}}{name}"
+
+
+def _odt_properties(odt) -> tuple[list[tuple[str, float, float]], list[str]]:
+    """``([(paragraph text, margin-left, text-indent in inches)], [italic text runs])`` of
+    an ODT file: each paragraph's own or inherited style, each span whose style is italic."""
+    with zipfile.ZipFile(odt) as z:
+        roots = [ET.fromstring(z.read(n)) for n in ("styles.xml", "content.xml")]
+    styles = {s.get(_odf("name")): s for root in roots for s in root.iter(_odf("style"))}
+
+    def prop(name: str | None, kind: str, key: str) -> str | None:
+        while name in styles:
+            found = styles[name].find(_odf(kind))
+            if found is not None and found.get(f"{{{_ODF['fo']}}}{key}"):
+                return found.get(f"{{{_ODF['fo']}}}{key}")
+            name = styles[name].get(_odf("parent-style-name"))
+        return None
+
+    def inches(value: str | None) -> float:
+        return float(value.removesuffix("in")) if value else 0.0
+
+    body = roots[1]
+    paragraphs = [("".join(p.itertext()),
+                   inches(prop(p.get(_odf("style-name", "text")), "paragraph-properties",
+                               "margin-left")),
+                   inches(prop(p.get(_odf("style-name", "text")), "paragraph-properties",
+                               "text-indent")))
+                  for p in body.iter(_odf("p", "text")) if "".join(p.itertext()).strip()]
+    italic = ["".join(s.itertext()) for s in body.iter(_odf("span", "text"))
+              if prop(s.get(_odf("style-name", "text")), "text-properties",
+                      "font-style") == "italic"]
+    return paragraphs, italic
+
+
+@pytest.mark.slow
+def test_libreoffice_keeps_the_italics_and_the_hanging_indent_of_the_copied_html(
+        qtbot, win, tmp_path):
+    """The clipboard's HTML, converted by LibreOffice Writer's HTML import (what a paste
+    goes through) to ODT: each entry a paragraph with APA's half-inch hanging indent, the
+    titles in italics."""
+    soffice = shutil.which("soffice")
+    if soffice is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    window = win
+    window.select_rows([0, 2, 5])
+    chosen = window.selected_ids()
+    window.focus_list()
+    qtbot.keyClick(window.table, Qt.Key.Key_C, CTRL_SHIFT)
+    _copied(qtbot, window)
+    pasted = tmp_path / "pasted.html"
+    pasted.write_text(QApplication.clipboard().mimeData().html(), encoding="utf-8")
+    done = subprocess.run([soffice, f"-env:UserInstallation={(tmp_path / 'profile').as_uri()}",
+                           "--headless", "--infilter=HTML (StarWriter)", "--convert-to", "odt",
+                           "--outdir", str(tmp_path), str(pasted)],
+                          capture_output=True, text=True, timeout=180)
+    assert (tmp_path / "pasted.odt").is_file(), done.stdout + done.stderr
+    paragraphs, italic = _odt_properties(tmp_path / "pasted.odt")
+    assert len(paragraphs) == 3
+    for text, margin, indent in paragraphs:
+        assert margin == pytest.approx(0.5) and indent == pytest.approx(-0.5), text
+    for pid in chosen:
+        title = " ".join(window.lib.papers.get(pid).title.split()[:5])
+        assert any(" ".join(run.split()).startswith(title) for run in italic), (title, italic)

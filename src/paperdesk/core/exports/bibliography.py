@@ -8,7 +8,9 @@ files, five styles). The pandoc binary comes with the ``pypandoc-binary`` packag
 found on ``PATH`` is used when that package is missing); the styles from
 :mod:`.csl_styles`. Pandoc gets a copy of a style with one correction where its citeproc
 departs from CSL 1.0.2 and citeproc-js follows it (:mod:`.csl_groups`: a non-empty nested
-group keeps its outer group, IEEE's "[Online]").
+group keeps its outer group, IEEE's "[Online]"), and English titles, where the style
+title-cases them, with the prepositions citeproc-js keeps lower case marked and a last stop
+word capitalised (:mod:`.csl_title_case`).
 
 The items are CSL-JSON as :func:`paperdesk.core.exports.csl.csl_item` makes them, so
 whatever the CSL-JSON export carries (names, dates, venues) is what is formatted. Entries
@@ -38,6 +40,9 @@ from pathlib import Path
 
 from paperdesk.core.exports.csl_groups import correct_nested_groups
 from paperdesk.core.exports.csl_styles import CslStyle, StyleError, check_locale
+from paperdesk.core.exports.csl_title_case import (NOCASE_CLOSE, NOCASE_OPEN, StyleTitleCase,
+                                                   capitalise_last_word, is_english,
+                                                   keep_lower_case)
 
 __all__ = ["OUTPUTS", "BIBLIOGRAPHY_OUTPUTS", "BibliographyError", "pandoc_path", "format_bibliography",
            "format_citation"]
@@ -51,7 +56,13 @@ _TIMEOUT_S = 120
 #: The output forms, for the CLI's ``--as`` (the keys of :data:`OUTPUTS`).
 BIBLIOGRAPHY_OUTPUTS: tuple[str, ...] = tuple(OUTPUTS)
 _HANGING = 'class="csl-entry"'
-_HANGING_STYLE = 'class="csl-entry" style="margin-left: 2em; text-indent: -2em"'
+# The hanging indent in inches (APA 7 and the Chicago Manual ask for half an inch):
+# LibreOffice Writer's HTML import drops margins and indents given in em, which the
+# clipboard's HTML is pasted through (tests/ui/test_ui_bibliography.py converts it).
+_HANGING_STYLE = 'class="csl-entry" style="margin-left: 0.5in; text-indent: -0.5in"'
+# The lower-case marks (:func:`_handed_over`) come out of pandoc's HTML writer as spans
+# that do nothing: their words are kept, the spans not.
+_MARK_SPAN = re.compile(re.escape(NOCASE_OPEN) + r"([^<>]*)" + re.escape(NOCASE_CLOSE))
 
 
 class BibliographyError(StyleError):
@@ -119,6 +130,7 @@ def _add_notes(ast: dict, notes: Mapping[str, str]) -> dict:
 _EXPANSIONS = re.compile(r'\s(?:disambiguate-add-(?:names|givenname)="true"'
                          r'|givenname-disambiguation-rule="[^"]*")')
 _PREPARED: dict[tuple[str, float], tuple[Path, Path | None]] = {}
+_TITLE_CASES: dict[tuple[str, float], StyleTitleCase] = {}
 _COPIES: list[Path] = []
 _COPY_NUMBERS = itertools.count()
 
@@ -155,6 +167,41 @@ def _style_files(style: CslStyle) -> tuple[Path, Path | None]:
         else:
             _PREPARED[key] = (full, _copy("light-" + style.path.name, light))
     return _PREPARED[key]
+
+
+def _title_case(style: CslStyle) -> StyleTitleCase | None:
+    """What ``style`` does with the case of titles (:class:`.csl_title_case.StyleTitleCase`,
+    cached per file and modification time); ``None`` if the file cannot be read."""
+    try:
+        key = (str(style.path), style.path.stat().st_mtime)
+    except OSError:
+        return None
+    if key not in _TITLE_CASES:
+        _TITLE_CASES[key] = StyleTitleCase(
+            style.path.read_text(encoding="utf-8", errors="replace"))
+    return _TITLE_CASES[key]
+
+
+def _handed_over(items: Sequence[dict], style: CslStyle, lang: str) -> list[dict]:
+    """The items as pandoc gets them: ids ``r0``, ``r1``, ... in order, and, when the style
+    title-cases, English titles with citeproc-js's lower-case words marked and, where the
+    title is title-cased wherever the style prints it, the last word capitalised as CSL
+    1.0.2 says (:mod:`.csl_title_case`). ``lang``: the bibliography's locale, which
+    decides for an item without ``language`` whether it is English."""
+    cases = _title_case(style)
+    out = []
+    for n, item in enumerate(items):
+        item = dict(item, id=f"r{n}")
+        title = item.get("title")
+        if cases is not None and cases.marks and isinstance(title, str) and is_english(item):
+            title = keep_lower_case(title)
+            last = capitalise_last_word(title)
+            if last != title and (item.get("language") or lang.lower().startswith("en")) \
+                    and cases.always_title_cased(item):
+                title = last
+            item["title"] = title
+        out.append(item)
+    return out
 
 
 def _light_style(style: CslStyle) -> Path | None:
@@ -220,7 +267,7 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
                                 f"{', '.join(OUTPUTS)}")
     lang = check_locale(locale) if locale else style.default_locale
     pandoc = pandoc_path()
-    keyed = [dict(item, id=f"r{n}") for n, item in enumerate(items)]
+    keyed = _handed_over(items, style, lang or "en-US")
     by_old = {str(item.get("id")): f"r{n}" for n, item in enumerate(items)}
     full, light = _style_files(style)
     light = None if document else light
@@ -251,8 +298,10 @@ def _render(items: Sequence[dict], style: CslStyle, locale: str | None, output: 
             head = json.dumps(_add_notes(ast, inner), ensure_ascii=False)
         args += ["-t", writer] + (["-s", "--metadata=pagetitle:Bibliography"] if whole else [])
         text = _run(pandoc, args, head)
-    if output == "html" and "hanging-indent" in text:
-        text = text.replace(_HANGING, _HANGING_STYLE)
+    if output == "html":
+        text = _MARK_SPAN.sub(r"\1", text)
+        if "hanging-indent" in text:
+            text = text.replace(_HANGING, _HANGING_STYLE)
     return text
 
 
@@ -273,7 +322,8 @@ def format_bibliography(items: Sequence[dict], style: CslStyle, *, locale: str |
             only; RTF is always whole, text and Markdown never).
     Returns:
         The bibliography, entries in the style's order. In HTML, a style with a hanging
-        indent gets it as inline CSS on each entry, so that it survives a paste.
+        indent gets it as inline CSS on each entry (half an inch), so that it survives a
+        paste into a word processor.
     Raises:
         StyleError: an unknown locale.
         BibliographyError: an unknown output form, pandoc missing or failing (one line).

@@ -11,11 +11,15 @@ plain text. Nothing in the library changes, so there is nothing to undo.
 What is copied: the selected papers; with the tag pane focused, the papers of its current
 entry instead (a tag, a saved search, a filter, a file or all papers, as the list shows
 them when that entry is chosen), so that a tag or a saved search is copied with a key
-without selecting its papers.
+without selecting its papers; with the focus in the search box and a search typed there
+(saved or not), every paper the search finds in the list's scope, in the list's order (all
+of them, also while a large search is still loading its rows: the search runs again on the
+reader thread).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QMimeData
@@ -37,12 +41,13 @@ __all__ = ["BibliographyCommands", "COPIED_MESSAGE_MS"]
 COPIED_MESSAGE_MS = 8000
 
 
-def _references(lib, papers: list[int] | Scope, style_name: str, locale: str | None,
-                citation: bool) -> tuple[str, str, str, int]:
+def _references(lib, papers: list[int] | tuple[Scope, str | None, bool], style_name: str,
+                locale: str | None, citation: bool) -> tuple[str, str, str, int]:
     """On the reader thread: ``(html, text, style title, number of papers)`` of the papers
-    ``papers`` (ids, or a scope whose papers are read here)."""
+    ``papers``: ids, or ``(scope, sort, descending)`` whose papers are read here in that
+    order (``lib.papers.scope_ids``)."""
     style = load_style(style_name)
-    ids = lib.papers.scope_ids(papers) if isinstance(papers, Scope) else papers
+    ids = lib.papers.scope_ids(*papers) if isinstance(papers, tuple) else papers
     if not ids:
         raise LibraryError("there are no papers there to copy")
     items = bibliography_items(lib.papers.get(i) for i in ids)
@@ -69,12 +74,14 @@ class BibliographyCommands:
         self.style_dialog: StyleDialog | None = None
 
     def copy_as_bibliography(self) -> bool:
-        """Put the selected papers (with the tag pane focused: its entry's papers) on the
-        clipboard as a bibliography (Ctrl+Shift+C)."""
+        """Put the selected papers (with the tag pane focused: its entry's papers; with
+        the search box focused and a search typed: the search's papers) on the clipboard as
+        a bibliography (Ctrl+Shift+C)."""
         return self._copy(citation=False)
 
     def copy_as_citation(self) -> bool:
-        """Put one in-text citation of the selected papers on the clipboard
+        """Put one in-text citation of the selected papers (or, as for
+        :meth:`copy_as_bibliography`, the tag pane's or the search's) on the clipboard
         (Ctrl+Shift+A), e.g. "(Doe, 2020; Roe, 2021)" or "[1], [2]"."""
         return self._copy(citation=True)
 
@@ -82,11 +89,16 @@ class BibliographyCommands:
         """Format the selection on the reader thread, then fill the clipboard (HTML and
         plain text) and say what was copied in the status bar; True when started (a
         selection, the library open)."""
-        settings, pane = self._window.settings, self._window.tag_pane
-        papers: list[int] | Scope = self._window.selected_ids()
+        window = self._window
+        settings, pane = window.settings, window.tag_pane
+        papers: list[int] | tuple[Scope, str | None, bool] = window.selected_ids()
+        query = window.search.query_text()
         if pane.hasFocus():
             saved = pane.current_saved()
-            papers = Scope(saved=saved[0]) if saved else pane.current_scope()
+            papers = (Scope(saved=saved[0]) if saved else pane.current_scope(), None, False)
+        elif window.search_box.hasFocus() and query:
+            papers = (replace(window.current_scope(), query=query),
+                      *window.model.search_sort())
         elif not papers:
             self._window.show_error("Select the papers to copy first")
             return False
