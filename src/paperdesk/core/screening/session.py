@@ -85,6 +85,8 @@ class Standing:
         excluded: papers of the pool excluded from it.
         left: papers of the pool not decided.
         estimate: :class:`~paperdesk.core.screening.stopping.StopEstimate`.
+        ranked: the undecided papers of the pool, most likely relevant first (the
+            window's list follows this order).
     """
 
     tag_id: int
@@ -94,6 +96,7 @@ class Standing:
     excluded: int
     left: int
     estimate: stopping.StopEstimate
+    ranked: tuple[int, ...] = ()
 
     def counts_text(self) -> str:
         """``"12 included · 40 excluded · 1,123 left"``."""
@@ -277,14 +280,10 @@ def standing(lib: "Library", pool: Pool, skipped: Iterable[int] = (),
     irrelevant = pool.rows(p for p, rel in order if not rel)
     ranked = ranker.rank(pool.matrix, relevant, irrelevant, seed=seed)
     passed = set(int(i) for i in skipped)
-    next_id = None
-    for row in ranked:
-        pid = int(pool.ids[row])
-        if pid not in passed:
-            next_id = pid
-            break
+    ranked_ids = pool.ids[ranked]
+    next_id = next((int(p) for p in ranked_ids if int(p) not in passed), None)
     if next_id is None and len(ranked):
-        next_id = int(pool.ids[ranked[0]])          # every one left was skipped
+        next_id = int(ranked_ids[0])                # every one left was skipped
     estimate = stopping.estimate([rel for _, rel in order], len(pool.ids))
     return Standing(pool.tag_id, pool.tag_name, next_id, len(relevant), len(irrelevant),
-                    len(ranked), estimate)
+                    len(ranked), estimate, tuple(ranked_ids.tolist()))
