@@ -238,7 +238,9 @@ class ScreeningMode:
         pid = self._ready()
         if pid is None:
             return False
-        name = self.tag_name
+        # the tag by its id: renamed meanwhile, it is still the one screened for
+        name = next((t.name for t in self._window.tag_pane.tag_entries()
+                     if t.id == self._tag_id), self.tag_name)
         if verb == "include":
             self._window.submit_edit(lambda lib: lib.screening.include(name, pid))
         else:
