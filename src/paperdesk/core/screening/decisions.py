@@ -102,10 +102,6 @@ class Decided:
     order: tuple[tuple[int, bool], ...]
 
 
-def _gone():
-    raise LibraryError("the tag no longer exists")
-
-
 class Screening(Manager):
     """The screening decisions of a library: ``lib.screening`` (see the module)."""
 
@@ -244,7 +240,8 @@ class Screening(Manager):
         """Make one paper's tag and decision for ``tag_id`` what ``state`` says
         (replayed by undo and redo)."""
         tagged, rows = state
-        self._lib.tags.states([tag_id]) or _gone()
+        if self.db.execute("SELECT 1 FROM tags WHERE id = ?", [tag_id]).fetchone() is None:
+            raise LibraryError("the tag no longer exists")
         self._lib.papers.existing_ids([pid])
         with _db.transaction(self.db) as db:
             self._lib.tags._write_paper_tag([pid], tag_id, tagged)
