@@ -25,6 +25,7 @@ from pathlib import Path
 import shtab
 
 from paperdesk import __version__
+from paperdesk.cli_screen import add_screen_parser, run_screen, screen_writes
 from paperdesk.core.api import EXPORT_FORMATS, FIELDS
 from paperdesk.core.api import (BIBLIOGRAPHY_OUTPUTS, DEFAULT_STYLE, check_locale,
                                 load_style, missing_author_or_year, shipped_styles)
@@ -271,6 +272,8 @@ def build_parser() -> argparse.ArgumentParser:
     q = tag_sub.add_parser("rename", help="rename a tag; onto an existing name merges them")
     q.add_argument("old", help="the tag's name now")
     q.add_argument("new", help="its new name (an existing tag's name merges the two)")
+
+    add_screen_parser(sub)
 
     p = sub.add_parser("saved-search", help="add, list or remove saved searches")
     saved_sub = p.add_subparsers(dest="saved_command", metavar="ACTION", required=True,
@@ -1367,6 +1370,7 @@ _COMMANDS = {
     "related": _cmd_related,
     "terms": _cmd_terms,
     "suggest-tags": _cmd_suggest_tags,
+    "screen": run_screen,
 }
 
 
@@ -1389,7 +1393,7 @@ QUIET_SYNC_MAX = 200
 #: Commands that wait their turn while another command holds the library's lock (an
 #: import lets them in between its batches: :mod:`paperdesk.core.store.lock_turns`);
 #: other commands that write are refused at once then.
-_WAITING_COMMANDS = {"tag", "note", "mark", "edit", "saved-search"}
+_WAITING_COMMANDS = {"tag", "note", "mark", "edit", "saved-search", "screen"}
 #: What a command holding the lock does, as others are told (``"importing"``).
 _DOING = {"import": "importing", "reindex": "reindexing", "delete": "deleting papers",
           "remove-file": "removing a file", "duplicates": "merging duplicates"}
@@ -1419,6 +1423,8 @@ def writes(args: argparse.Namespace) -> bool:
         return any(getattr(args, o) not in (None, False) for o in _EDIT_OPTIONS)
     if args.command in ("delete", "remove-file"):
         return not args.dry_run
+    if args.command == "screen":     # --next only reads (its feature cache is derived)
+        return screen_writes(args)
     return args.command not in _READ_ONLY_COMMANDS
 
 

@@ -28,6 +28,8 @@ as Anki's ``Collection`` has ``col.tags`` and ``col.decks``:
 ``lib.duplicates``     near duplicates and merging (:mod:`paperdesk.core.edits.duplicates`)
 ``lib.discover``       related papers, key terms, tag suggestions, interest order
                        (:mod:`paperdesk.core.discover.engine`)
+``lib.screening``      screening for a tag: yes, no (excluded), the next paper, the
+                       stopping estimate (:mod:`paperdesk.core.screening.decisions`)
 =====================  ===============================================================
 
 Every mutation writes SQLite and the ``index_queue`` in one transaction, then brings the
@@ -62,6 +64,7 @@ from paperdesk.core.edits.notes import Notes
 from paperdesk.core.edits.removal import Removal
 from paperdesk.core.edits.saved_searches import SavedSearches
 from paperdesk.core.edits.duplicates import Duplicates
+from paperdesk.core.screening.decisions import Screening
 from paperdesk.core.exports.to_file import Exports
 from paperdesk.core.imports.pipeline import Imports
 from paperdesk.core.search.library_search import Search
@@ -151,6 +154,7 @@ class Library:
         self.saved_searches = SavedSearches(self)
         self.exports = Exports(self)
         self.duplicates = Duplicates(self)
+        self.screening = Screening(self)
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         _check.refuse_unreadable_folder(self.path)

@@ -6,8 +6,9 @@ A :class:`~paperdesk.core.library.Library` is a small facade (connection, undo s
 change notices) that builds one manager per concern, as Anki's ``Collection`` has
 ``col.tags`` and ``col.decks``: ``lib.papers``, ``lib.tags``, ``lib.notes``,
 ``lib.search``, ``lib.imports``, ``lib.index``, ``lib.removal``, ``lib.saved_searches``,
-``lib.exports``, ``lib.duplicates`` and ``lib.discover``. A manager holds no state of
-the library's own: it reaches the connection and the undo stack through the library.
+``lib.exports``, ``lib.duplicates``, ``lib.discover`` and ``lib.screening``. A
+manager holds no state of the library's own: it reaches the connection and the undo
+stack through the library.
 """
 
 from __future__ import annotations

@@ -145,6 +145,9 @@ class TagState:
         colour: ``#rrggbb``.
         key: bound number key or ``None``.
         paper_ids: the papers carrying it.
+        decisions: its screening decisions, ``(paper_id, excluded, seq, decided_at)``
+            rows of ``screening_decisions`` (:mod:`paperdesk.core.screening.decisions`),
+            so that undoing the tag's deletion or merge brings its exclusions back.
     """
 
     id: int
@@ -152,6 +155,7 @@ class TagState:
     colour: str
     key: int | None
     paper_ids: frozenset[int]
+    decisions: frozenset[tuple] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from paperdesk.core.changes import NO_CHANGES, Changes
 from paperdesk.core.models import LibraryError, Tag, TagState
 from paperdesk.core.manager import Manager
 from paperdesk.core.edits.undo import papers_label, quote
+from paperdesk.core.screening.decisions import read_decisions, write_decisions
 from paperdesk.core.terminal_text import first_control
 from paperdesk.core.text import replace_surrogates
 
@@ -284,7 +285,9 @@ class Tags(Manager):
         Args:
             paper_ids: papers to untag.
             name: tag name, compared without regard to case.
-            undoable: record an undo step ("Untag 2 papers ‘name’").
+            undoable: record an undo step ("Untag 2 papers ‘name’"); undo also brings
+                back the papers' screening decisions for the tag, which removing it
+                deletes (a paper screened for the tag becomes undecided).
         Returns:
             :class:`Changes`: ``papers`` are the papers that had the tag.
         Raises:
@@ -295,21 +298,35 @@ class Tags(Manager):
         tag = self.by_name(name)
         if tag is None:
             raise LibraryError(f"no tag named {name!r}")
-        changed = self._set_paper_tag(ids, tag.id, False)
+        decisions = read_decisions(self.db, tag.id, ids)
+        changed = self._untag(ids, tag.id)
         if not changed:
             return NO_CHANGES
         changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id])
 
         def undo() -> Changes:
-            self._set_paper_tag(changed, self._live_tag(tag.id), True)
+            with _db.transaction(self.db) as db:
+                self._write_paper_tag(changed, self._live_tag(tag.id), True)
+                write_decisions(db, tag.id, decisions, changed)
+            self._lib.after_change()
             return changes
 
         def redo() -> Changes:
-            self._set_paper_tag(changed, self._live_tag(tag.id), False)
+            self._untag(changed, self._live_tag(tag.id))
             return changes
 
         return self._lib.record(f"Untag {papers_label(len(changed))}{quote(tag.name)}",
                             changes, undo, redo, undoable=undoable)
+
+    def _untag(self, paper_ids: Sequence[int], tag_id: int) -> list[int]:
+        """Remove a tag from papers and their screening decisions for it (they become
+        undecided: :mod:`paperdesk.core.screening.decisions`); return the papers that
+        had the tag."""
+        with _db.transaction(self.db) as db:
+            changed = self._write_paper_tag(paper_ids, tag_id, False)
+            write_decisions(db, tag_id, (), changed)
+        self._lib.after_change()
+        return changed
 
     def _live_tag(self, tag_id: int) -> int:
         if not self.states([tag_id]):
@@ -329,7 +346,8 @@ class Tags(Manager):
             row = self.db.execute("SELECT id, name, colour, key FROM tags WHERE id = ?",
                                   [tid]).fetchone()
             if row:
-                out.append(TagState(*row, frozenset(self._tag_papers(row[0]))))
+                out.append(TagState(*row, frozenset(self._tag_papers(row[0])),
+                                    read_decisions(self.db, row[0])))
         return out
 
     def _restore_tags(self, states: Sequence[TagState], drop: Iterable[int] = ()) -> Changes:
@@ -371,6 +389,7 @@ class Tags(Manager):
                 db.execute("DELETE FROM paper_tags WHERE tag_id = ?", [s.id])
                 db.conn.executemany("INSERT INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
                                     [(p, s.id) for p in sorted(s.paper_ids)])
+                write_decisions(db, s.id, s.decisions)
             self._lib.index.enqueue(db, sorted(touched), "update")
         self._lib.after_change()
         return Changes.of(papers=touched, fields=["tags"], tags=tags)

@@ -49,7 +49,7 @@ __all__ = ["SalvageReport", "MergeReport", "TableShape", "salvage_library",
 #: Tables copied, parents before children.
 SALVAGED_TABLES = ("papers", "sources", "tags", "saved_searches", "paper_sources",
                    "paper_tags", "notes", "highlights", "merged_hashes", "duplicate_pairs",
-                   "citation_key_aliases")
+                   "citation_key_aliases", "screening_decisions")
 #: Tables not copied: derived, so rebuilt or recomputed after a salvage (the index is
 #: rebuilt whole from ``papers``; the near-duplicate stage recomputes its bands).
 NOT_SALVAGED = ("index_queue", "duplicate_checked", "duplicate_bands")
@@ -472,7 +472,8 @@ class MergeReport:
     Attributes:
         backup: the backup read.
         added: rows added by table (``papers``, ``tags``, ``paper_tags``, ``notes``,
-            ``highlights``, ``saved_searches``, ``sources``, ``paper_sources``).
+            ``highlights``, ``saved_searches``, ``sources``, ``paper_sources``,
+            ``screening_decisions``).
         matched: backup papers already in the library (same content hash).
         restored: ids of papers whose altered abstract (it no longer gave their content
             hash) was replaced by the backup's, which gives it.
@@ -525,7 +526,8 @@ def _free_key(conn: sqlite3.Connection, key, title: str, pid: int):
 def merge_backup(db, backup: str | os.PathLike) -> MergeReport:
     """Add to the library what only ``backup`` has, in one transaction: papers whose
     content hash the library lacks (with their sources), tags by name, tag links, notes
-    of papers without one, highlights not there yet, saved searches by name. Nothing in
+    of papers without one, highlights not there yet, screening decisions of a paper and
+    tag without one, saved searches by name. Nothing in
     the library is changed or removed, but for an abstract that no longer gives its
     paper's content hash (altered in a salvage): the backup's, when it gives it, is put
     back. The caller rebuilds the search index.
@@ -587,8 +589,8 @@ def merge_backup(db, backup: str | os.PathLike) -> MergeReport:
 
 def _merge_links(src: sqlite3.Connection, conn: sqlite3.Connection,
                  paper_of: dict[int, int], added: dict[str, int]) -> None:
-    """The rows around the papers: sources, tags, tag links, notes, highlights, saved
-    searches (see :func:`merge_backup`)."""
+    """The rows around the papers: sources, tags, tag links, notes, highlights,
+    screening decisions, saved searches (see :func:`merge_backup`)."""
     def bump(table: str, cursor) -> None:
         added[table] = added.get(table, 0) + max(cursor.rowcount, 0)
 
@@ -652,6 +654,13 @@ def _merge_links(src: sqlite3.Connection, conn: sqlite3.Connection,
             'INSERT INTO highlights (paper_id, start, "end", colour, comment, created_at) '
             "VALUES (?, ?, ?, ?, ?, ?)", [pid, row["start"], row["end"], row["colour"],
                                           row["comment"], row["created_at"]]))
+    for row in src.execute("SELECT * FROM screening_decisions"):
+        if row["paper_id"] in paper_of and row["tag_id"] in tag_of:
+            bump("screening_decisions", conn.execute(
+                "INSERT OR IGNORE INTO screening_decisions (tag_id, paper_id, excluded, "
+                "seq, decided_at) VALUES (?, ?, ?, ?, ?)",
+                [tag_of[row["tag_id"]], paper_of[row["paper_id"]], row["excluded"],
+                 row["seq"], row["decided_at"]]))
     for row in src.execute("SELECT * FROM saved_searches"):
         bump("saved_searches", conn.execute(
             "INSERT OR IGNORE INTO saved_searches (name, name_key, query, created_at) "

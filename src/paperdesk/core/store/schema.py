@@ -101,6 +101,17 @@ Added in version 11:
     import that merges an entry onto a paper with another key keeps the entry's key
     here, so that ``\\cite`` (biblatex ``ids``) and ``key:`` searches still find it.
 
+Added in version 12 (screening for a tag; see :mod:`paperdesk.core.screening.decisions`):
+
+``screening_decisions``
+    the decisions of a screening for a tag, in the order they were made: ``tag_id``
+    (deleted with the tag), ``paper_id`` (deleted with the paper), ``excluded`` (1: "no",
+    the paper is *excluded from* the tag; 0: "yes", the paper was given the tag),
+    ``seq`` (increasing over the library: the order of the decisions, which the stopping
+    estimate needs), ``decided_at`` (ISO 8601 UTC). Primary key ``(tag_id, paper_id)``.
+    A paper carrying the tag is included whatever its row says; a "yes" row whose
+    paper no longer has the tag counts for nothing (undecided).
+
 Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
 :func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
 ``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
@@ -119,7 +130,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 
 
 class SchemaError(RuntimeError):
@@ -432,9 +443,26 @@ def _v11(db: sqlite_utils.Database) -> None:
                "ON citation_key_aliases(paper_id)")
 
 
+def _v12(db: sqlite_utils.Database) -> None:
+    """Add ``screening_decisions``: the yes and no of screenings, in order."""
+    db.execute(
+        """
+        CREATE TABLE IF NOT EXISTS screening_decisions (
+            tag_id INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+            paper_id INTEGER NOT NULL REFERENCES papers(id) ON DELETE CASCADE,
+            excluded INTEGER NOT NULL CHECK (excluded IN (0, 1)),
+            seq INTEGER NOT NULL,
+            decided_at TEXT NOT NULL,
+            PRIMARY KEY (tag_id, paper_id)
+        )"""
+    )
+    db.execute("CREATE INDEX IF NOT EXISTS idx_screening_decisions_paper "
+               "ON screening_decisions(paper_id)")
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                             _v7, _v8, _v9, _v10, _v11]
+                                                             _v7, _v8, _v9, _v10, _v11, _v12]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

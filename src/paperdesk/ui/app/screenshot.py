@@ -6,7 +6,7 @@ Command line::
         [--query WORDS] [--library DIR] [--size 1280x800] [--demo] [--triage] [--export] \\
         [--saved] [--open-saved NAME] [--sort title|added] [--paper WORD] \\
         [--appearance light|dark] [--zoom PT] [--cite] [--editor] [--tags] [--overview]
-        [--suggest NAME:TEXT]
+        [--suggest NAME:TEXT] [--screen TAG:TEXT]
 
 (``paperdesk --screenshot FILE [--size WxH]`` renders the window on the user's library
 with :func:`capture`.)
@@ -33,6 +33,10 @@ suggestions; the picture waits for the related papers, key terms and suggestions
 papers made-up dates added over the last twelve weeks (:func:`demo_added_dates`; the
 seeds are all imported at once), builds the key terms, then draws View ▸ Overview
 beside the list with the focus on a tag bar that was activated (the list shows it).
+``--screen TAG:TEXT`` screens the list (after ``--query``) for TAG through the window's
+keys: Ctrl+Shift+R, then ``i`` on each paper shown whose abstract has TEXT and ``e`` on
+the others, ten decisions (:func:`demo_screening`); the banner, the live order and the
+excluded papers show.
 """
 
 from __future__ import annotations
@@ -53,7 +57,8 @@ from paperdesk.ui.app.settings import Settings
 from paperdesk.ui.app.startup import create_main_window, ensure_app, quiet_qt_noise
 
 __all__ = ["save_screenshot", "capture", "demo_annotations", "demo_saved_searches",
-           "demo_metadata", "demo_added_dates", "compose_dialog", "parse_size", "scratch_settings", "main"]
+           "demo_metadata", "demo_added_dates", "compose_dialog", "parse_size", "scratch_settings", "main",
+           "demo_screening"]
 
 #: The demo's tags: name -> (colour, key).
 DEMO_TAGS = {"to read": ("#e15759", 1), "scaling": ("#4e79a7", 2),
@@ -205,6 +210,49 @@ def demo_metadata(window) -> int | None:
     return target
 
 
+def demo_screening(window, tag: str, text: str, decisions: int = 10,
+                   timeout_s: float = 60.0) -> bool:
+    """Screen the list for ``tag`` with the window's keys, as a user would: Ctrl+Shift+R,
+    the tag's name, Enter; then ``i`` on each paper shown whose abstract has ``text``
+    (case ignored), ``e`` on the others.
+
+    Args:
+        window: the main window (shown).
+        tag: the tag (created when new).
+        text: what makes a paper relevant here.
+        decisions: how many papers to decide.
+        timeout_s: how long to wait for each new order.
+    Returns:
+        False when the screening did not start or an order did not come in time.
+    """
+    from PySide6.QtTest import QTest
+
+    screening = window.screening
+    window.table.setFocus()
+    QTest.keyClick(window.table, Qt.Key.Key_R,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    if not _wait(lambda: screening.dialog is not None and screening.dialog.isVisible(), 5):
+        return False
+    field = screening.tag_text()
+    field.selectAll()
+    QTest.keyClicks(field, tag)
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    if not _wait(lambda: screening.standing is not None, timeout_s):
+        return False
+    for _ in range(decisions):
+        before = screening.standing
+        pid = window.current_paper_id()
+        if pid is None:
+            break
+        yes = text.lower() in window.lib.papers.get(pid).abstract.lower()
+        window.table.setFocus()
+        QTest.keyClick(window.table, Qt.Key.Key_I if yes else Qt.Key.Key_E)
+        if not _wait(lambda: screening.standing is not before and not window.is_busy(),
+                     timeout_s):
+            return False
+    return True
+
+
 def demo_saved_searches(window) -> None:
     """Save :data:`DEMO_SEARCHES` through the window (undoable commands)."""
     for name, query in DEMO_SEARCHES.items():
@@ -287,7 +335,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     export: bool = False, appearance: str | None = None,
                     zoom: float | None = None, cite: bool = False,
                     editor: bool = False, tags: bool = False,
-                    suggest: str | None = None, overview: bool = False) -> Path:
+                    suggest: str | None = None, overview: bool = False,
+                    screen: str | None = None) -> Path:
     """Build the window (with temporary preferences), then :func:`capture` it.
 
     Args:
@@ -296,7 +345,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
         zoom: the reading pane's font size in points (default: the normal size).
         size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
-        export, cite, editor, tags, suggest, overview: as for :func:`capture`.
+        export, cite, editor, tags, suggest, overview, screen: as for :func:`capture`.
     Returns:
         The PNG path.
     Raises:
@@ -324,7 +373,7 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                            demo=demo, triage=triage, saved=saved, sort=sort, paper=paper,
                            open_saved=open_saved, export=export, cite=cite,
                            editor=editor, tags=tags, suggest=suggest,
-                           overview=overview)
+                           overview=overview, screen=screen)
         finally:
             window.close()
             window.shutdown()
@@ -336,7 +385,7 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
             sort: str | None = None, paper: str | None = None,
             open_saved: str | None = None, export: bool = False, cite: bool = False,
             editor: bool = False, tags: bool = False, suggest: str | None = None,
-            overview: bool = False) -> Path:
+            overview: bool = False, screen: str | None = None) -> Path:
     """Show ``window`` at ``size``, wait for the seed import, select a row, optionally
     search, and save ``window.grab()`` as a PNG. The window stays open.
 
@@ -363,10 +412,12 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         suggest: ``"NAME:TEXT"``: first tag every paper whose abstract contains TEXT
             (not the one ``paper`` selects) with NAME, so that the paper shown gets tag
             suggestions.
+        screen: ``"TAG:TEXT"``: after the search, screen the list for TAG, papers with
+            TEXT relevant (:func:`demo_screening`); the paper shown is the next one.
     Returns:
         The PNG path.
     Raises:
-        TimeoutError: the import or the search did not finish in time.
+        TimeoutError: the import, the search or the screening did not finish in time.
         OSError: the PNG could not be written.
     """
     window.resize(*size)
@@ -417,7 +468,12 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     if paper:
         row = next((r for r, pid in enumerate(window.model.ids())
                     if paper in window.lib.papers.get(pid).abstract), row)
-    window.select_row(row)
+    if screen and ":" in screen:
+        name, text = screen.split(":", 1)
+        if not demo_screening(window, name, text, timeout_s=timeout_s):
+            raise TimeoutError("the screening did not start or answer in time")
+    else:
+        window.select_row(row)
     if triage:
         window.select_rows([row, row + 1, row + 2, row + 4])
     window.table.setFocus()
@@ -520,6 +576,9 @@ def main(argv: list[str] | None = None) -> int:
                              "(tag suggestions for the paper shown)")
     parser.add_argument("--overview", action="store_true",
                         help="with --demo: made-up dates added, then View ▸ Overview")
+    parser.add_argument("--screen", metavar="TAG:TEXT",
+                        help="screen the list for TAG with the keys (i where the abstract "
+                             "has TEXT, else e), ten decisions")
     parser.add_argument("--appearance", choices=("system", "light", "dark"),
                         help="light or dark (default: the platform's)")
     parser.add_argument("--zoom", type=float, metavar="PT",
@@ -538,7 +597,7 @@ def main(argv: list[str] | None = None) -> int:
                "sort": args.sort, "paper": args.paper, "open_saved": args.open_saved,
                "export": args.export, "appearance": args.appearance, "zoom": args.zoom,
                "cite": args.cite, "editor": args.editor, "tags": args.tags,
-                "suggest": args.suggest, "overview": args.overview}
+                "suggest": args.suggest, "overview": args.overview, "screen": args.screen}
     if args.library:
         out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
                               **options)

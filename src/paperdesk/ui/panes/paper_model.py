@@ -32,8 +32,8 @@ from paperdesk.ui.style.formatting import local_date, local_datetime, tooltip_ht
 from paperdesk.core.scope import Scope
 
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
-           "StarredRole", "ReadRole", "snippet_window", "SNIPPET_PLACEHOLDER",
-           "SnippetFetcher"]
+           "StarredRole", "ReadRole", "ExcludedRole", "snippet_window",
+           "SNIPPET_PLACEHOLDER", "SnippetFetcher", "EXCLUDED_CHIP"]
 
 #: Number of ids fetched together when a row is not cached.
 BLOCK = 200
@@ -50,6 +50,11 @@ TagsRole = Qt.ItemDataRole.UserRole + 3
 StarredRole = Qt.ItemDataRole.UserRole + 4
 #: Item data role: whether the paper has been read.
 ReadRole = Qt.ItemDataRole.UserRole + 5
+#: Item data role: whether the paper is excluded from the tag being screened (the
+#: Title is then drawn muted; see :meth:`PaperTableModel.set_excluded`).
+ExcludedRole = Qt.ItemDataRole.UserRole + 6
+#: The chip an excluded paper shows after its tags: ``"✕ " + tag name``, in this grey.
+EXCLUDED_CHIP = ("✕ ", "#9e9e9e")
 #: Characters of context kept before the first matched word of a snippet cell.
 SNIPPET_LEAD = 12
 #: What a Snippet cell shows while its snippet is being cut.
@@ -115,7 +120,7 @@ def snippet_window(text: str, spans: Sequence[tuple[int, int]],
 
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SpansRole,
                     Qt.ItemDataRole.FontRole, Qt.ItemDataRole.DecorationRole, TagsRole,
-                    StarredRole, ReadRole})
+                    StarredRole, ReadRole, ExcludedRole})
 
 
 class PaperTableModel(QAbstractTableModel):
@@ -185,6 +190,9 @@ class PaperTableModel(QAbstractTableModel):
         #: The list is in the "worth reading first" order (see :meth:`set_interest_sort`).
         self.interest_sort = False
         self._reasons: dict[int, tuple[str, ...]] = {}
+        #: the tag being screened and the papers excluded from it (set_excluded)
+        self._excluded_tag = ""
+        self._excluded: frozenset[int] = frozenset()
         self.fetch_count = 0  #: number of ``summaries`` calls so far (for tests/diagnostics)
         #: number of snippet blocks asked for so far (for tests/diagnostics)
         self.snippet_fetch_count = 0
@@ -215,6 +223,25 @@ class PaperTableModel(QAbstractTableModel):
         if self._ids:
             self.dataChanged.emit(self.index(0, self.TITLE),
                                   self.index(len(self._ids) - 1, self.TITLE))
+
+    def set_excluded(self, tag_name: str, paper_ids) -> None:
+        """Mark the papers excluded from the tag being screened: their Title is muted
+        (:data:`ExcludedRole`) and ends in a grey "✕ tag" chip, and their tooltip says
+        so. ``("", ())`` clears the marks (screening ended).
+
+        Args:
+            tag_name: the tag screened for.
+            paper_ids: the papers excluded from it (any iterable of ids).
+        """
+        excluded = frozenset(int(p) for p in paper_ids)
+        changed = excluded ^ self._excluded
+        if tag_name != self._excluded_tag:
+            changed = excluded | self._excluded
+        self._excluded_tag, self._excluded = tag_name, excluded
+        rows = [r for r in (self.row_of(p) for p in changed) if r >= 0]
+        if rows:
+            self.dataChanged.emit(self.index(min(rows), self.TITLE),
+                                  self.index(max(rows), self.TITLE))
 
     def set_snippet_fetcher(self, fetch: SnippetFetcher | None) -> None:
         """Cut snippets off the UI thread: ``fetch(query, ids, deliver)`` is called with a
@@ -458,6 +485,9 @@ class PaperTableModel(QAbstractTableModel):
             return summary.starred
         if role == ReadRole:
             return summary.read
+        excluded = bool(self._excluded) and pid in self._excluded
+        if role == ExcludedRole:
+            return excluded
         if role == Qt.ItemDataRole.FontRole:
             return None if summary.read else self._bold_font()
         if col == self.TITLE:
@@ -466,9 +496,12 @@ class PaperTableModel(QAbstractTableModel):
             if role == Qt.ItemDataRole.DecorationRole:
                 return self._star(summary.starred)
             if role == TagsRole:
-                return tuple((name, self._tag_colours.get(name.casefold(),
-                                                          _FALLBACK_TAG_COLOUR))
-                             for name in summary.tags)
+                chips = tuple((name, self._tag_colours.get(name.casefold(),
+                                                           _FALLBACK_TAG_COLOUR))
+                              for name in summary.tags)
+                if excluded:
+                    chips += ((EXCLUDED_CHIP[0] + self._excluded_tag, EXCLUDED_CHIP[1]),)
+                return chips
             if role != Qt.ItemDataRole.ToolTipRole:
                 return None
             extra = []
@@ -479,6 +512,8 @@ class PaperTableModel(QAbstractTableModel):
             if summary.has_note:
                 extra.append("Has a note")
             extra.append("Read" if summary.read else "Unread")
+            if excluded:
+                extra.append(f"Excluded from ‘{self._excluded_tag}’")
             text = readable_math(summary.title) + "\n" + "  ·  ".join(extra)
             if self._reasons.get(pid):
                 text += "\nWorth reading first, up: " + ", ".join(self._reasons[pid])

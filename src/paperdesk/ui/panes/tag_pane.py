@@ -137,6 +137,8 @@ class TagPane(QTreeWidget):
         saveSearchRequested(): ... to save the current search.
         removeSourceRequested(int): ... to remove this imported file (its context
             menu, or Del while it is chosen); the window asks which papers go first.
+        screenTagRequested(str): ... to screen the list's papers for this tag (its
+            context menu's Screen for This Tag…).
     """
 
     scopeChosen = Signal(object)
@@ -151,6 +153,7 @@ class TagPane(QTreeWidget):
     deleteSavedSearchRequested = Signal(str)
     saveSearchRequested = Signal()
     removeSourceRequested = Signal(int)
+    screenTagRequested = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -653,6 +656,9 @@ class TagPane(QTreeWidget):
             action.setCheckable(True)
             action.setChecked(tag.key == key)
             action.triggered.connect(lambda _=False, k=key: self.bindKeyRequested.emit(tid, k))
+        menu.addSeparator()
+        name = tag.name
+        menu.addAction("Scr&een for This Tag…", lambda: self.screenTagRequested.emit(name))
         menu.addSeparator()
         menu.addAction("&Delete Tag\tDel", lambda: self.deleteTagRequested.emit(tid))
         menu.addSeparator()

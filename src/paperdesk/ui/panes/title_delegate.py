@@ -1,4 +1,5 @@
-"""Paints the Title column: star, title (bold while unread) and the paper's tag chips.
+"""Paints the Title column: star, title (bold while unread; muted while the paper is
+excluded from the tag being screened) and the paper's tag chips.
 
 Chips are right-aligned in the cell, each a rounded rectangle in the tag's colour with
 black or white text (whichever contrasts more); the title is elided to fit the space
@@ -16,7 +17,7 @@ from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from paperdesk.ui.style.colours import reading_colours, text_colour_for
 from paperdesk.ui.style.text_fit import LayoutCache, Run, fit_runs, lines_in_row
-from paperdesk.ui.panes.paper_model import TagsRole
+from paperdesk.ui.panes.paper_model import ExcludedRole, TagsRole
 
 __all__ = ["TitleDelegate", "chip_widths"]
 
@@ -82,6 +83,8 @@ class TitleDelegate(QStyledItemDelegate):
                  else QPalette.ColorGroup.Inactive)
         pen = opt.palette.color(group, QPalette.ColorRole.HighlightedText if selected
                                 else QPalette.ColorRole.Text)
+        if not selected and index.data(ExcludedRole):   # excluded from the tag screened
+            pen = QColor(reading_colours(opt.palette).muted)
         painter.save()
         painter.setClipRect(rect)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)

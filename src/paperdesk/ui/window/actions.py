@@ -183,6 +183,24 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("manageTagsAction", "Manage &Tags…", ("Ctrl+Shift+T",), "open_tags_dialog",
                "edit", help="Every tag with its key, colour and papers: rename, recolour, "
                             "bind a number key, merge or delete (all from the keyboard)"),
+    ActionSpec("screenStartAction", "Screen for &Tag…", ("Ctrl+Shift+R",), "start_screening",
+               "edit", separator_before=True, submenu="Scr&eening",
+               help="Screen the list's papers for a tag, the most likely first (\"does "
+                    "it belong?\"): i includes, e excludes, p skips, Esc leaves"),
+    ActionSpec("screenIncludeAction", "&Include (Yes)", ("i",), "screen_include", "edit",
+               submenu="Scr&eening",
+               help="While screening: the paper belongs, give it the tag; the next one "
+                    "is the most likely of those left"),
+    ActionSpec("screenExcludeAction", "E&xclude (No)", ("e",), "screen_exclude", "edit",
+               submenu="Scr&eening",
+               help="While screening: the paper does not belong, exclude it from the tag "
+                    "(shown muted with ✕ in the list; Ctrl+Z takes it back)"),
+    ActionSpec("screenSkipAction", "&Skip for Now", ("p",), "screen_skip", "edit",
+               submenu="Scr&eening",
+               help="While screening: pass over the paper for now (it stays undecided)"),
+    ActionSpec("screenLeaveAction", "&Leave Screening", (), "leave_screening", "edit",
+               submenu="Scr&eening",
+               help="Stop screening (Esc in the list): the list in its own order again"),
     # Paper
     ActionSpec("nextPaperAction", "&Next Paper", ("j",), "next_paper", "paper",
                help="Next paper (↓ in the list works too)"),

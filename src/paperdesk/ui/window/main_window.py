@@ -66,6 +66,7 @@ from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.paper_model import PaperTableModel
 from paperdesk.ui.panes.paper_table import PaperTableView
 from paperdesk.ui.window.saved_searches import SavedSearches
+from paperdesk.ui.window.screening import ScreeningMode
 from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.search_help import SEARCH_TIP, SearchHelpDialog
 from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
@@ -220,10 +221,12 @@ class MainWindow(QMainWindow):
         self.list_memory = ListMemory(self)          # the filter, saved search, order
         self.overview = OverviewCommands(self)       # View ▸ Overview
         self.saved_searches = SavedSearches(self)    # Ctrl+S, the saved searches' counts
+        self.screening = ScreeningMode(self)         # screening for a tag: i, e, p
         self._commands: tuple[object, ...] = (
             self.search, self.reading, self.triage, self.discover, self.interest_sort,
             self.overview, self.exports, self.bibliography, self.duplicates, self.imports,
-            self.saved_searches, self.tag_commands, self.metadata, self.removal)
+            self.saved_searches, self.tag_commands, self.metadata, self.removal,
+            self.screening)
         self._build_panes()
         self._build_status_bar()
         self._build_menus()
@@ -287,6 +290,7 @@ class MainWindow(QMainWindow):
         self.duplicates.setup_duplicates()
         self.discover.setup_discover()   # related papers, key terms, tag suggestions, Back
         self.interest_sort.setup_interest_sort()   # the list's "worth reading first" order
+        self.screening.setup_screening()   # the decision keys, off until screening starts
 
         self._refresh_sources()
         self._refresh_tags()
@@ -322,6 +326,7 @@ class MainWindow(QMainWindow):
         self.tag_pane.deleteSavedSearchRequested.connect(self.saved_searches.delete_saved_search)
         self.tag_pane.saveSearchRequested.connect(self.saved_searches.prompt_save_search)
         self.tag_pane.removeSourceRequested.connect(self.removal.prompt_remove_file)
+        self.tag_pane.screenTagRequested.connect(self.screening.screen_tag)
 
         self.search_box = QLineEdit()
         self.search_box.setObjectName("searchBox")
@@ -361,6 +366,7 @@ class MainWindow(QMainWindow):
         layout.setSpacing(6)
         layout.addWidget(self.search_box)
         layout.addWidget(self.suggestion_label)
+        layout.addWidget(self.screening.banner)
         layout.addWidget(self.table)
 
         pane = self.detail_pane = DetailPane()

@@ -228,7 +228,8 @@ class ReadingController:
 
     def back_to_list(self) -> None:
         """Leave the note/tag/title editor (saving the note) or caret mode and focus the
-        list (Esc). In the list itself, Esc narrows a multi-selection to the current paper."""
+        list (Esc). In the list itself, Esc narrows a multi-selection to the current
+        paper, else leaves the screening mode if it is on."""
         focus = self._window.focusWidget()
         pane = self._window.detail_pane
         pane.note_editor.flush()
@@ -239,6 +240,8 @@ class ReadingController:
         table = self._window.table
         if focus is table and len(table.selectionModel().selectedRows()) > 1:
             self._window.select_row(self._window.table.currentIndex().row())
+        elif focus is table and self._window.screening.leave_on_escape():
+            return                       # Esc in the list leaves the screening mode
         self._window.focus_list()
 
     def scroll_abstract_down(self) -> None:
