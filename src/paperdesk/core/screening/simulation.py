@@ -20,8 +20,8 @@ Method, per review and seed (10 seeds by default):
    are labelled without retraining. With ``max_retrains`` (for tests), the papers left
    after that many retrains follow the last ranking.
 4. Measured (:mod:`.simulation_metrics`, as ASReview Insights computes them): WSS@95,
-   recall after 10 % screened and ATD; the time of each retrain + re-rank (median and
-   95th percentile); and the stopping estimate (:mod:`.stopping`, BUSCAR) after every
+   recall after 10 % screened and ATD; the wall-clock time of each retrain + re-rank
+   (``time.perf_counter``; median and 95th percentile); and the stopping estimate (:mod:`.stopping`, BUSCAR) after every
    decision, priors included: at the first decision after which it says 95 % are found,
    the recall then and the share of papers left unread.
 
