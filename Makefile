@@ -10,7 +10,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test clients bench bench-snippets bench-salvage evaluate evaluate-tags evaluate-styles bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bench-snippets bench-salvage evaluate evaluate-interest evaluate-tags evaluate-styles bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -87,9 +87,30 @@ SALVAGE_PAPERS ?= 10000
 bench-salvage: $(STAMP)
 	$(BIN)/python benchmarks/salvage_bench.py --papers $(SALVAGE_PAPERS)
 
-## evaluate: the scripted-user evaluation of "worth reading first" on the sample papers
-## (paperdesk.core.discover.evaluation; the table in docs/discover.md, "Worth reading first")
-evaluate: $(STAMP)
+## evaluate: the screening simulation (issue 26): each review of $(SYNERGY) replayed with
+## 10 seeds, paperdesk's order next to ASReview's default model ELAS u4 (installed here
+## from the [bench] extra), a random and a date order: WSS@95, recall at 10 %, ATD, the
+## time per retrain and when the stopping estimate stops (paperdesk.core.screening.simulation;
+## the table in docs/screening.md, "How well it works", and the README).
+## EVALUATE_ARGS="--seeds 2 --reviews Sep_2021" for a quick run.
+## It runs in its own .venv-bench: asreview pins rispy 0.9, whose RIS output differs from
+## the rispy paperdesk is tested with, so the [bench] extra stays out of .venv.
+EVALUATE_ARGS ?=
+BENCH_VENV := .venv-bench
+BENCH_STAMP := $(BENCH_VENV)/.installed
+$(BENCH_STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "paperdesk needs Python 3.11 or newer; set PYTHON=python3.11")'
+	$(PYTHON) -m venv $(BENCH_VENV)
+	$(BENCH_VENV)/bin/python -m pip install --quiet --editable '.[bench]'
+	@touch $(BENCH_STAMP)
+
+evaluate: $(BENCH_STAMP)
+	$(BENCH_VENV)/bin/python -m paperdesk.core.screening.simulation --data $(SYNERGY) $(EVALUATE_ARGS)
+
+## evaluate-interest: the scripted-user evaluation of "worth reading first" on the sample
+## papers (paperdesk.core.discover.evaluation; the table in docs/discover.md, "Worth
+## reading first")
+evaluate-interest: $(STAMP)
 	$(BIN)/python -m paperdesk.core.discover.evaluation
 
 ## evaluate-tags: the held-out evaluation of tag suggestions on the sample library (its
@@ -133,4 +154,4 @@ icons: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/render_icons.py
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache
+	rm -rf $(VENV) $(BENCH_VENV) build dist .pytest_cache

@@ -25,7 +25,7 @@ Labels are hand-assigned topics, e.g. ``tests/core/data/seed_topics.json``: a li
 papers named by source file name and abstract position (1-based), each with a
 ``topic``. A paper counts as of topic T when T is its main topic.
 
-Run ``python -m paperdesk.core.discover.evaluation`` (or ``make evaluate``) to print the
+Run ``python -m paperdesk.core.discover.evaluation`` (or ``make evaluate-interest``) to print the
 table for the sample library (``seeds/``) that docs/discover.md shows.
 """
 
