@@ -16,7 +16,8 @@ For each size N and each corpus:
    kept in ``WORKDIR/files/<corpus>-<N>/`` (deterministic): ``seeds`` — sentences of the
    seed abstracts recombined, one unique token per paper (:mod:`benchmarks.synth`; a
    vocabulary of a few thousand words that flatters caches); ``zipf`` — Zipf-distributed
-   pseudo-words, about 300,000 distinct at 100,000 papers (:mod:`benchmarks.zipf_synth`).
+   pseudo-words of an open lexicon (Heaps' law), about 440,000 distinct at 100,000 papers
+   and 1.8 million at 1,000,000 (:mod:`benchmarks.zipf_synth`).
 2. **Import** into a new library in a child process (:mod:`benchmarks.import_bench`):
    seconds to *stored* (every paper in SQLite: the list is browsable) and to *fully
    searchable* (index documents == papers), CPU seconds of the child and all its
@@ -87,14 +88,14 @@ def _log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def corpus_files(workdir: Path, corpus: str, n: int,
-                 vocabulary: int = zipf_synth.VOCABULARY) -> tuple[list[Path], dict]:
+def corpus_files(workdir: Path, corpus: str, n: int) -> tuple[list[Path], dict]:
     """Write (once) and return the files of ``corpus`` at size ``n``, and its query words
-    (``{}`` for the seed corpus)."""
-    folder = workdir / "files" / (f"{corpus}-{n}" if corpus == "seeds" or
-                                  vocabulary == zipf_synth.VOCABULARY
-                                  else f"{corpus}-{n}-v{vocabulary}")
+    (``{}`` for the seed corpus). Zipf files of an older generator are written again."""
+    folder = workdir / "files" / f"{corpus}-{n}"
     done = folder / ".complete"
+    if corpus == "zipf" and zipf_synth.corpus_stats(folder).get("version") != \
+            zipf_synth.GENERATOR_VERSION:
+        done.unlink(missing_ok=True)
     if not done.exists():
         shutil.rmtree(folder, ignore_errors=True)
         start = time.perf_counter()
@@ -102,8 +103,7 @@ def corpus_files(workdir: Path, corpus: str, n: int,
             write_synthetic_files(folder, sorted((ROOT / "seeds").glob("*.txt")), n,
                                   per_file=PER_FILE)
         else:
-            zipf_synth.write_zipf_files(folder, n, per_file=PER_FILE,
-                                        cache=workdir / "files", vocabulary=vocabulary)
+            zipf_synth.write_zipf_files(folder, n, per_file=PER_FILE)
         done.write_text(f"{n}\n")
         _log(f"  wrote {n:,} {corpus} abstracts in {time.perf_counter() - start:.0f} s")
     files = sorted(p for p in folder.glob("*.txt"))
@@ -141,7 +141,7 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
     from paperdesk.core.library import Library
 
     out: dict = {"corpus": corpus, "papers": n, "load_before": machine_load()}
-    files, words = corpus_files(workdir, corpus, n, args.zipf_vocabulary)
+    files, words = corpus_files(workdir, corpus, n)
     if words:
         out["distinct_words"] = words.get("distinct_words")
         out["tokens"] = words.get("tokens")
@@ -190,15 +190,14 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
         if "error" in out["window"]:
             _log(f"  window benchmark failed: {out['window']['error']}")
     if not reuse:
-        out["daily"] = daily_import(workdir, corpus, n, lib_path, args.zipf_vocabulary)
+        out["daily"] = daily_import(workdir, corpus, n, lib_path)
         _log(f"  a daily file of {DAILY} abstracts: stored {out['daily']['stored_s']:.2f} s, "
              f"searchable {out['daily']['searchable_s']:.2f} s")
     out["load_after"] = machine_load()
     return out
 
 
-def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path,
-                 vocabulary: int = zipf_synth.VOCABULARY) -> dict:
+def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path) -> dict:
     """Import one more file of :data:`DAILY` new abstracts of the same corpus (a day's
     papers) into the library at ``lib_path`` (in this process, as the window's writer
     would) and time it: ``{"papers", "stored_s", "searchable_s"}``, wall seconds after
@@ -218,7 +217,7 @@ def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path,
         body = [" ".join(rng.sample(sentences, rng.randint(6, 10)))
                 + f" Token {unique_token(n + 10 * DAILY + i)}." for i in range(DAILY)]
     else:
-        generator = zipf_synth.ZipfCorpus(cache=workdir / "files", vocabulary=vocabulary)
+        generator = zipf_synth.ZipfCorpus(cached_words=0)
         body = [generator.abstract(n + i)[0] for i in range(DAILY)]
     path.write_text("Daily papers\n\n" + "\n\n".join(body) + "\n", encoding="utf-8")
     with Library.open(lib_path) as lib:
@@ -510,8 +509,6 @@ def main(argv=None) -> int:
                         help="reuse libraries already built at these sizes (no import "
                              "figures)")
     parser.add_argument("--json", action="store_true", help="print the JSON, not Markdown")
-    parser.add_argument("--zipf-vocabulary", type=int, default=zipf_synth.VOCABULARY,
-                        help=argparse.SUPPRESS)   # small for the smoke test only
     args = parser.parse_args(argv)
     try:
         sizes = [int(s) for s in args.sizes.replace(",", " ").split()]

@@ -11,6 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,7 +21,6 @@ from benchmarks import zipf_synth  # noqa: E402
 from benchmarks.procstat import TreeSampler, machine_load  # noqa: E402
 from paperdesk.core.imports.daily_papers import read_file  # noqa: E402
 from paperdesk.core.library import Library  # noqa: E402
-VOCAB = 4000   # small, so the vocabulary is made in well under a second
 
 
 def _number(value) -> bool:
@@ -28,12 +28,12 @@ def _number(value) -> bool:
 
 
 def test_zipf_files_are_deterministic_daily_papers_files_of_realistic_abstracts(tmp_path):
-    a = zipf_synth.write_zipf_files(tmp_path / "a", 60, per_file=25, vocabulary=VOCAB)
-    b = zipf_synth.write_zipf_files(tmp_path / "b", 60, per_file=25, vocabulary=VOCAB)
+    a = zipf_synth.write_zipf_files(tmp_path / "a", 60, per_file=25)
+    b = zipf_synth.write_zipf_files(tmp_path / "b", 60, per_file=25)
     assert [p.name for p in a] == ["zipf_000.txt", "zipf_001.txt", "zipf_002.txt"]
     assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
     # abstract i does not depend on the corpus size
-    small = zipf_synth.write_zipf_files(tmp_path / "c", 10, per_file=25, vocabulary=VOCAB)
+    small = zipf_synth.write_zipf_files(tmp_path / "c", 10, per_file=25)
     first = read_file(a[0]).abstracts[:10]
     assert [x.abstract for x in read_file(small[0]).abstracts] == [x.abstract for x in first]
 
@@ -46,7 +46,7 @@ def test_zipf_files_are_deterministic_daily_papers_files_of_realistic_abstracts(
 
 
 def test_zipf_words_follow_rank_frequencies_and_the_queries_occur(tmp_path):
-    files = zipf_synth.write_zipf_files(tmp_path, 200, per_file=200, vocabulary=VOCAB)
+    files = zipf_synth.write_zipf_files(tmp_path, 200, per_file=200)
     text = files[0].read_text(encoding="utf-8").lower()
     words = text.replace(",", " ").replace(".", " ").split()
     counts = {w: words.count(w) for w in ("the", "of", "and")}
@@ -62,13 +62,38 @@ def test_zipf_words_follow_rank_frequencies_and_the_queries_occur(tmp_path):
     assert q["fuzzy"] != q["common"] and len(q["prefix"]) == 5
 
 
-def test_vocabulary_words_are_distinct_lowercase_and_shorter_at_the_top():
-    words = zipf_synth.make_vocabulary(VOCAB, seed=3)
-    assert len(words) == len(set(words)) == VOCAB
+def test_words_of_ranks_are_distinct_lowercase_and_shorter_at_the_top():
+    ranks = list(range(20_000)) + list(range(10**9, 10**9 + 20_000))
+    words = [zipf_synth.word_of_rank(r) for r in ranks]
+    assert len(set(words)) == len(words)
     assert all(w.isalpha() and w.islower() for w in words)
+    assert words[:3] == ["the", "of", "and"]
     top = sum(map(len, words[100:600])) / 500
     tail = sum(map(len, words[-500:])) / 500
     assert 3 < top < tail < 14
+
+
+def test_the_vocabulary_grows_by_heaps_law_without_a_limit(tmp_path):
+    """Distinct words grow as Heaps' law says (V = K * N**b, b about 0.6 for a Zipf tail
+    of exponent 1.6) and keep growing: fitted on 4,000 abstracts, the law predicts the
+    1.5-2 million distinct words of a million real abstracts; and the law's tail reaches
+    ranks far beyond any fixed word list."""
+    zipf_synth.write_zipf_files(tmp_path, 4000, per_file=500)
+    q = json.loads((tmp_path / "queries.json").read_text(encoding="utf-8"))
+    papers, distinct = np.array(q["heaps"], dtype=float).T
+    assert list(papers) == list(range(500, 4001, 500)) and distinct[-1] == q["distinct_words"]
+    b, log_k = np.polyfit(np.log(papers), np.log(distinct), 1)
+    assert 0.55 < b < 0.7
+    # the last 500 abstracts still bring new words at the law's rate
+    new_last = distinct[-1] - distinct[-2]
+    assert 0.8 < new_last / (b * distinct[-1] * 500 / papers[-1]) < 1.25
+    assert 1.5e6 < np.exp(log_k) * 1e6 ** b < 2.0e6
+    # draws beyond rank 1,000,000 happen as often as the Pareto tail says
+    corpus = zipf_synth.ZipfCorpus(cached_words=0)
+    ranks = corpus.ranks(np.random.default_rng(5), 2_000_000)
+    expected = corpus.tail_share * ((zipf_synth.KNEE + 0.5) / 1e6) ** (zipf_synth.TAIL_S - 1)
+    assert 0.9 < (ranks >= 1_000_000).mean() / expected < 1.1
+    assert ranks.max() > 10**8
 
 
 CHILD = textwrap.dedent("""
@@ -111,7 +136,7 @@ def test_tree_sampler_sums_the_resident_memory_of_a_process_and_its_children(tmp
 def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--sizes", "40 80",
-         "--no-ui", "--repeat", "1", "--zipf-vocabulary", str(VOCAB),
+         "--no-ui", "--repeat", "1",
          "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads((tmp_path / "report-40-80.json").read_text(encoding="utf-8"))
