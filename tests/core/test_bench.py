@@ -136,12 +136,12 @@ def test_tree_sampler_sums_the_resident_memory_of_a_process_and_its_children(tmp
 def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--sizes", "40 80",
-         "--no-ui", "--repeat", "1",
+         "--no-ui", "--repeat", "1", "--corpora", "seeds,zipf,arxiv",
          "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads((tmp_path / "report-40-80.json").read_text(encoding="utf-8"))
     assert [(r["corpus"], r["papers"]) for r in report["runs"]] == [
-        ("seeds", 40), ("zipf", 40), ("seeds", 80), ("zipf", 80)]
+        ("seeds", 40), ("zipf", 40), ("arxiv", 40), ("seeds", 80), ("zipf", 80), ("arxiv", 80)]
     assert len(report["load_start"]["loadavg"]) == 3 and report["load_start"]["cores"] >= 1
     for run in report["runs"]:
         imp = run["import"]
@@ -150,6 +150,14 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         for key in ("cpu_s", "cpu_stored_s", "peak_mb", "index_mb", "db_mb"):
             assert _number(imp[key]), key
         assert imp["peak_mb"] > 20
+        if run["corpus"] == "arxiv":
+            # `paperdesk import --category cs` kept the cs records, left the others out
+            assert imp["mode"] == "cli" and run["file_mb"] > 0
+            assert any("not matching the filters" in line for line in imp["stdout_tail"])
+            assert not (tmp_path / "libraries" / f"arxiv-{run['papers']}").exists()
+            continue
+        assert run["tag10k"]["found"] == run["tag10k"]["papers"] == run["papers"]
+        assert run["maintenance"]["check_ok"] and run["maintenance"]["backup_mb"] > 0
         assert run["tags"]["tagged"] == run["papers"] // 3
         assert _number(run["fts5"]["cpu_s"]) and run["fts5"]["mb"] > 0
         rows = {q["query"]: q for q in run["search"]}
@@ -157,6 +165,12 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
                              "tag pane + term"}
         assert rows["tag pane + term"]["tag"] == "vision"
         assert rows["common term"]["total"] > 0 and rows["rare term"]["total"] >= 1
+        assert rows["starred + term"]["total"] <= rows["common term"]["total"]
+        assert rows["did you mean"]["total"] == 0 and rows["did you mean"]["suggestion"]
+        # tantivy (the [bench] extra) finds what paperdesk finds (its phrases are stemmed)
+        if report["runs"][0]["tantivy"] is not None:
+            for name in ("rare term", "two terms", "tag pane + term"):
+                assert rows[name]["tv_total"] == rows[name]["total"], name
         assert rows["phrase"]["total"] >= 1 and rows["phrase"]["fts_hits"] >= 1
         # the tag pane's filter finds what FTS5's tag column finds
         assert rows["tag pane + term"]["hits"] == rows["tag pane + term"]["fts_hits"]
@@ -175,6 +189,8 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
     md = (tmp_path / "report-40-80.md").read_text(encoding="utf-8")
     assert md in out.stdout
     assert "#### Import" in md and "#### Growth from 40 to 80 papers" in md
+    assert "#### Issue 28's targets at 80 papers" in md
+    assert "| list filled (every paper stored), wall s | " in md
     assert "| tag pane + term (tag pane: vision, then `depth`) |" in md
     assert "load averages (1 / 5 / 15 min)" in md
 
