@@ -72,6 +72,7 @@ import statistics
 import subprocess
 import sys
 import time
+import traceback
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,7 +216,11 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
             if tantivy is not None:
                 tantivy.close()
         lib.close()
-        out["discover"] = discover_bench.time_discover(lib_path, fts, _log)
+        try:
+            out["discover"] = discover_bench.time_discover(lib_path, fts, _log)
+        except Exception as exc:   # noqa: BLE001 - the other figures of the run stand
+            out["discover"] = {"error": f"{type(exc).__name__}: {exc}"}
+            _log(f"  discover failed: {out['discover']['error']}")
         lib = Library.open(lib_path)
         fts.close()
         fts_path.unlink(missing_ok=True)
@@ -235,8 +240,7 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
         _log(f"  a daily file of {DAILY} abstracts: stored {out['daily']['stored_s']:.2f} s, "
              f"searchable {out['daily']['searchable_s']:.2f} s")
     out["maintenance"] = check_and_backup(lib_path, workdir)
-    _log(f"  paperdesk check {out['maintenance']['check_s']:.1f} s, backup "
-         f"{out['maintenance']['backup_s']:.1f} s")
+    _log(f"  paperdesk check and backup: {out['maintenance']}")
     out["load_after"] = machine_load()
     return out
 
@@ -246,9 +250,8 @@ def check_and_backup(lib_path: Path, workdir: Path) -> dict:
     them (child processes, wall seconds from start to exit; the backup file is deleted).
 
     Returns:
-        ``{"check_s", "check_ok", "backup_s", "backup_mb"}``.
-    Raises:
-        ImportBenchError: a command failed (its last line of standard error).
+        ``{"check_s", "check_ok", "backup_s", "backup_mb"}``, or ``{"error": the
+        command and the last line of its standard error}`` when one failed.
     """
     backup = workdir / "libraries" / "bench-backup.paperdesk-backup"
     backup.unlink(missing_ok=True)
@@ -261,7 +264,8 @@ def check_and_backup(lib_path: Path, workdir: Path) -> dict:
         out[f"{name}_s"] = time.perf_counter() - start
         if done.returncode not in (0, 1) or (name == "backup" and done.returncode):
             tail = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
-            raise ImportBenchError(f"paperdesk {name}: {tail}")
+            backup.unlink(missing_ok=True)
+            return {"error": f"paperdesk {name}: {tail}"}
         if name == "check":
             out["check_ok"] = done.returncode == 0
     out["backup_mb"] = backup.stat().st_size / 2**20 if backup.exists() else None
@@ -324,16 +328,25 @@ def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path) -> dict:
             "library_papers": papers}
 
 
-def run(sizes: list[int], corpora: list[str], args) -> dict:
-    """Run every corpus at every size; returns the whole report."""
+def run(sizes: list[int], corpora: list[str], args, save=None) -> dict:
+    """Run every corpus at every size, in the order given; returns the whole report.
+
+    Args:
+        sizes: library sizes.
+        corpora: names from :data:`CORPORA`.
+        args: the parsed options of :func:`main`.
+        save: called with the report so far after each corpus and size (its
+            ``"partial"`` True until the last), so that a run stopped early leaves
+            the figures it has; or ``None``.
+    """
     workdir = args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
     report = {"sizes": sizes, "corpora": corpora, "mode": args.mode,
               "repeat": args.repeat, "load_start": machine_load(), "runs": []}
     try:
-        import subprocess as sp
-        report["commit"] = sp.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
-                                  capture_output=True, text=True).stdout.strip()
+        report["commit"] = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short",
+                                           "HEAD"], capture_output=True,
+                                          text=True).stdout.strip()
     except OSError:
         report["commit"] = None
     for n in sizes:
@@ -344,7 +357,14 @@ def run(sizes: list[int], corpora: list[str], args) -> dict:
             except ImportBenchError as exc:
                 _log(f"  import failed: {exc}")
                 report["runs"].append({"corpus": corpus, "papers": n, "error": str(exc)})
-    report["load_end"] = machine_load()
+            except Exception as exc:   # noqa: BLE001 - a failed step; the next runs go on
+                _log(f"  failed: {traceback.format_exc()}")
+                report["runs"].append({"corpus": corpus, "papers": n,
+                                       "error": f"{type(exc).__name__}: {exc}"})
+            report["load_end"] = machine_load()
+            report["partial"] = (n, corpus) != (sizes[-1], corpora[-1])
+            if save is not None:
+                save(report)
     if len(sizes) == 1:
         report["growth_from"] = _earlier_report(workdir, sizes[0], corpora)
     return report
@@ -389,6 +409,8 @@ def markdown(report: dict) -> str:
     lines = []
     runs = [r for r in report["runs"] if "error" not in r]
     start, end = report["load_start"], report["load_end"]
+    if report.get("partial"):
+        lines.append("**Partial report: the run is still going, or was stopped.**\n")
     lines.append(f"Measured {start['at']} → {end['at']} on {start['cores']} cores "
                  f"(commit {report.get('commit') or '?'}, import mode {report['mode']}); "
                  f"load averages (1 / 5 / 15 min) {_load(start)} at the start, "
@@ -641,18 +663,24 @@ def main(argv=None) -> int:
         parser.error("--corpora takes seeds, zipf and/or arxiv; --sizes numbers of 10 or "
                      "more")
     args.workdir = args.workdir.absolute()
-    report = run(sizes, corpora, args)
-    tag = "-".join(str(n) for n in sizes)
+    tag = "-".join(str(n) for n in sorted(sizes))
     json_path = args.workdir / f"report-{tag}.json"
     md_path = args.workdir / f"report-{tag}.md"
-    text = markdown(report)
-    stamp = report["load_start"]["at"].replace(":", "").replace("-", "")
-    for path in (json_path, md_path):   # the latest, and a copy that later runs keep
-        data = json.dumps(report, indent=1) if path.suffix == ".json" else text
-        path.write_text(data, encoding="utf-8")
-        (args.workdir / "history").mkdir(exist_ok=True)
-        (args.workdir / "history" / f"{path.stem}-{stamp}{path.suffix}").write_text(
-            data, encoding="utf-8")
+
+    def save(report: dict) -> str:
+        """Write the report (the latest, and a copy in history/ that later runs keep)."""
+        text = markdown(report)
+        stamp = report["load_start"]["at"].replace(":", "").replace("-", "")
+        for path in (json_path, md_path):
+            data = json.dumps(report, indent=1) if path.suffix == ".json" else text
+            path.write_text(data, encoding="utf-8")
+            (args.workdir / "history").mkdir(exist_ok=True)
+            (args.workdir / "history" / f"{path.stem}-{stamp}{path.suffix}").write_text(
+                data, encoding="utf-8")
+        return text
+
+    report = run(sizes, corpora, args, save)
+    text = save(report)
     if args.json:
         print(json.dumps(report, indent=1))
     else:
