@@ -12,7 +12,8 @@ Usage::
     make bench N=1000000            # one size
     make bench SIZES="100000 300000 1000000"   # the growth series
 
-For each size N and each corpus:
+For each size N and each corpus (run in the order 1-3, 8-9, 4-7: the longest last; the
+report is written again after each step):
 
 1. **Files**: N abstracts in the Daily Papers format, 10,000 a file, written once and
    kept in ``WORKDIR/files/<corpus>-<N>/`` (deterministic): ``seeds`` — sentences of the
@@ -159,10 +160,15 @@ def _ui(lib_path: Path, workdir: Path, typed: tuple[str, ...], ui_import: int) -
         return {"error": "no JSON report from ui_bench.py"}
 
 
-def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
-    """All the steps for one corpus at one size; returns its report dict."""
+def run_one(workdir: Path, corpus: str, n: int, args, checkpoint=None) -> dict:
+    """All the steps for one corpus at one size; returns its report dict.
+
+    The steps run in this order: import, tags, a daily file, ``check`` and ``backup``,
+    then FTS5, tantivy and the search table, discover, the window (the longest last).
+    ``checkpoint``, when given, is called with the report dict so far after each."""
     from paperdesk.core.library import Library
 
+    checkpoint = checkpoint or (lambda out: None)
     out: dict = {"corpus": corpus, "papers": n, "load_before": machine_load()}
     files, words = corpus_files(workdir, corpus, n)
     if words:
@@ -184,9 +190,9 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
     else:
         out["import"] = None
     out["load_after_import"] = machine_load()
-    lib = Library.open(lib_path)
-    try:
-        if not reuse:
+    checkpoint(out)
+    if not reuse:
+        with Library.open(lib_path) as lib:
             out["tags"] = search_bench.tag_library(lib, log=_log)
             (lib_path / ".tagged").write_text("vision, theory, ml, to read\n")
             _log(f"  tagged {out['tags']['tagged']:,} papers x4: searchable after "
@@ -194,6 +200,15 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
             out["tag10k"] = search_bench.tag_sample(lib)
             _log(f"  tagged {out['tag10k']['papers']:,} papers: searchable after "
                  f"{out['tag10k']['searchable_s']:.1f} s")
+        checkpoint(out)
+        out["daily"] = daily_import(workdir, corpus, n, lib_path)
+        _log(f"  a daily file of {DAILY} abstracts: stored {out['daily']['stored_s']:.2f} s, "
+             f"searchable {out['daily']['searchable_s']:.2f} s")
+    out["maintenance"] = check_and_backup(lib_path, workdir)
+    _log(f"  paperdesk check and backup: {out['maintenance']}")
+    checkpoint(out)
+    lib = Library.open(lib_path)
+    try:
         fts_path = workdir / "libraries" / f"fts-{corpus}-{n}.db"
         fts, out["fts5"] = search_bench.fts_build(lib, fts_path)
         _log(f"  FTS5 build {out['fts5']['wall_s']:.1f} s, CPU {out['fts5']['cpu_s']:.1f} s, "
@@ -215,19 +230,21 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
         finally:
             if tantivy is not None:
                 tantivy.close()
+        out["load_after_search"] = machine_load()
+        checkpoint(out)
         lib.close()
         try:
             out["discover"] = discover_bench.time_discover(lib_path, fts, _log)
         except Exception as exc:   # noqa: BLE001 - the other figures of the run stand
             out["discover"] = {"error": f"{type(exc).__name__}: {exc}"}
             _log(f"  discover failed: {out['discover']['error']}")
+        checkpoint(out)
         lib = Library.open(lib_path)
         fts.close()
         fts_path.unlink(missing_ok=True)
         out["index_mb"] = dir_size_mb(lib_path / "index")
     finally:
         lib.close()
-    out["load_after_search"] = machine_load()
     if not args.no_ui:
         typed = SEED_TYPED if corpus == "seeds" else (
             words["common"], " ".join(words["two"]), words["prefix"] + "*")
@@ -235,12 +252,6 @@ def run_one(workdir: Path, corpus: str, n: int, args) -> dict:
         out["window"] = _ui(lib_path, workdir, typed, args.ui_import)
         if "error" in out["window"]:
             _log(f"  window benchmark failed: {out['window']['error']}")
-    if not reuse:
-        out["daily"] = daily_import(workdir, corpus, n, lib_path)
-        _log(f"  a daily file of {DAILY} abstracts: stored {out['daily']['stored_s']:.2f} s, "
-             f"searchable {out['daily']['searchable_s']:.2f} s")
-    out["maintenance"] = check_and_backup(lib_path, workdir)
-    _log(f"  paperdesk check and backup: {out['maintenance']}")
     out["load_after"] = machine_load()
     return out
 
@@ -297,7 +308,7 @@ def daily_import(workdir: Path, corpus: str, n: int, lib_path: Path) -> dict:
     """Import one more file of :data:`DAILY` new abstracts of the same corpus (a day's
     papers) into the library at ``lib_path`` (in this process, as the window's writer
     would) and time it: ``{"papers", "stored_s", "searchable_s"}``, wall seconds after
-    the call. Run last: the library then holds ``n + DAILY`` papers."""
+    the call. The library then holds ``n + DAILY`` papers."""
     from paperdesk.core.library import Library
 
     folder = workdir / "files" / f"daily-{corpus}-{n}"
@@ -352,8 +363,13 @@ def run(sizes: list[int], corpora: list[str], args, save=None) -> dict:
     for n in sizes:
         for corpus in corpora:
             _log(f"{corpus} corpus, {n:,} papers:")
+            def checkpoint(out: dict) -> None:
+                if save is not None:
+                    save({**report, "runs": report["runs"] + [out], "partial": True,
+                          "load_end": machine_load()})
+
             try:
-                report["runs"].append(run_one(workdir, corpus, n, args))
+                report["runs"].append(run_one(workdir, corpus, n, args, checkpoint))
             except ImportBenchError as exc:
                 _log(f"  import failed: {exc}")
                 report["runs"].append({"corpus": corpus, "papers": n, "error": str(exc)})
@@ -482,7 +498,7 @@ def markdown(report: dict) -> str:
         lines.append(f"\n#### Search, {r['corpus']} corpus, {r['papers']:,} papers "
                      f"(median and p99 of {report['repeat']} runs, ms; load "
                      f"{r['load_after_import']['loadavg'][0]:.2f} → "
-                     f"{r['load_after_search']['loadavg'][0]:.2f})\n")
+                     f"{r.get('load_after_search', r['load_after_import'])['loadavg'][0]:.2f})\n")
         lines.append("| query | paperdesk median | p99 | FTS5 median | tantivy median | p99 "
                      "| hits | target (median / p99) | |")
         lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
