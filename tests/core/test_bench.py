@@ -167,10 +167,11 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         assert rows["common term"]["total"] > 0 and rows["rare term"]["total"] >= 1
         assert rows["starred + term"]["total"] <= rows["common term"]["total"]
         assert rows["did you mean"]["total"] == 0 and rows["did you mean"]["suggestion"]
-        # tantivy (the [bench] extra) finds what paperdesk finds (its phrases are stemmed)
-        if report["runs"][0]["tantivy"] is not None:
-            for name in ("rare term", "two terms", "tag pane + term"):
-                assert rows[name]["tv_total"] == rows[name]["total"], name
+        # tantivy (the [bench] extra) answers every shape but "did you mean" (its English
+        # stemmer is not paperdesk's: only the rare term's count must be the same)
+        if run["tantivy"] is not None:
+            assert rows["rare term"]["tv_total"] == rows["rare term"]["total"]
+            assert [q for q in rows if rows[q]["tv_total"] is None] == ["did you mean"]
         assert rows["phrase"]["total"] >= 1 and rows["phrase"]["fts_hits"] >= 1
         # the tag pane's filter finds what FTS5's tag column finds
         assert rows["tag pane + term"]["hits"] == rows["tag pane + term"]["fts_hits"]
