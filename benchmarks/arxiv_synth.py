@@ -124,7 +124,7 @@ def write_arxiv_file(path: Path, cs_papers: int, seed: int = 17) -> dict:
     Returns:
         ``{"records", "cs_papers", "other", "bytes"}``.
     """
-    corpus = ZipfCorpus(seed=seed)
+    corpus = ZipfCorpus(seed=seed, cached_words=min(200_000, 50 * cs_papers))
     path.parent.mkdir(parents=True, exist_ok=True)
     cs = other = i = 0
     with path.open("w", encoding="utf-8") as fh:

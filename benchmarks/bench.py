@@ -264,7 +264,7 @@ def check_and_backup(lib_path: Path, workdir: Path) -> dict:
         ``{"check_s", "check_ok", "backup_s", "backup_mb"}``, or ``{"error": the
         command and the last line of its standard error}`` when one failed.
     """
-    backup = workdir / "libraries" / "bench-backup.paperdesk-backup"
+    backup = workdir / "libraries" / f"backup-of-{lib_path.name}.db"
     backup.unlink(missing_ok=True)
     out = {}
     for name, extra in (("check", []), ("backup", [str(backup)])):
@@ -386,6 +386,33 @@ def run(sizes: list[int], corpora: list[str], args, save=None) -> dict:
     return report
 
 
+def merge_reports(reports: list[dict]) -> dict:
+    """One report of the runs of several (runs of separate ``make bench`` calls, such as
+    a million papers measured beside the smaller sizes): every run, the later one where
+    two have the same corpus and size; the load at the earliest start and the latest
+    end; the commits of all; ``"merged"``: how many reports.
+
+    Args:
+        reports: report dicts as :func:`run` returns them (read from their JSON).
+    Returns:
+        A report dict that :func:`markdown` takes.
+    """
+    ordered = sorted(reports, key=lambda r: r["load_start"]["at"])
+    runs: dict = {}
+    for report in ordered:
+        for r in report["runs"]:
+            runs[(r["corpus"], r["papers"])] = r
+    corpora = list(dict.fromkeys(c for rep in ordered for c in rep["corpora"]))
+    sizes = sorted({n for _c, n in runs})
+    return {"sizes": sizes, "corpora": corpora, "mode": ordered[-1]["mode"],
+            "repeat": ordered[-1]["repeat"], "load_start": ordered[0]["load_start"],
+            "load_end": max((rep["load_end"] for rep in ordered), key=lambda x: x["at"]),
+            "commit": ", ".join(dict.fromkeys(rep.get("commit") or "?" for rep in ordered)),
+            "partial": any(rep.get("partial") for rep in ordered), "merged": len(ordered),
+            "runs": sorted(runs.values(), key=lambda r: (r["papers"],
+                                                         corpora.index(r["corpus"])))}
+
+
 def _earlier_report(workdir: Path, size: int, corpora: list[str]) -> dict | None:
     """The runs of the newest earlier ``report-<N>.json`` in ``workdir`` with the
     smallest other size ``N`` below ``size`` (so ``make bench N=10000`` then ``make
@@ -427,6 +454,9 @@ def markdown(report: dict) -> str:
     start, end = report["load_start"], report["load_end"]
     if report.get("partial"):
         lines.append("**Partial report: the run is still going, or was stopped.**\n")
+    if report.get("merged"):
+        lines.append(f"Merged from {report['merged']} runs of `make bench` (each figure with "
+                     "the load of its own run in the JSON).\n")
     lines.append(f"Measured {start['at']} → {end['at']} on {start['cores']} cores "
                  f"(commit {report.get('commit') or '?'}, import mode {report['mode']}); "
                  f"load averages (1 / 5 / 15 min) {_load(start)} at the start, "
@@ -668,7 +698,25 @@ def main(argv=None) -> int:
                         help="reuse libraries already built at these sizes (no import "
                              "figures)")
     parser.add_argument("--json", action="store_true", help="print the JSON, not Markdown")
+    parser.add_argument("--merge", type=Path, nargs="+", metavar="REPORT",
+                        help="measure nothing: merge these report-*.json files into one "
+                             "report (and its tables) in the workdir")
     args = parser.parse_args(argv)
+    args.workdir = args.workdir.absolute()
+    if args.merge:
+        try:
+            merged = merge_reports([json.loads(p.read_text(encoding="utf-8"))
+                                    for p in args.merge])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            parser.error(f"--merge: cannot read the reports: {exc}")
+        tag = "-".join(str(n) for n in merged["sizes"])
+        text = markdown(merged)
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        (args.workdir / f"report-{tag}-merged.json").write_text(
+            json.dumps(merged, indent=1), encoding="utf-8")
+        (args.workdir / f"report-{tag}-merged.md").write_text(text, encoding="utf-8")
+        print(json.dumps(merged, indent=1) if args.json else text)
+        return 0
     try:
         sizes = [int(s) for s in args.sizes.replace(",", " ").split()]
     except ValueError:
@@ -678,7 +726,6 @@ def main(argv=None) -> int:
     if bad or not corpora or not sizes or min(sizes) < 10:
         parser.error("--corpora takes seeds, zipf and/or arxiv; --sizes numbers of 10 or "
                      "more")
-    args.workdir = args.workdir.absolute()
     tag = "-".join(str(n) for n in sorted(sizes))
     json_path = args.workdir / f"report-{tag}.json"
     md_path = args.workdir / f"report-{tag}.md"

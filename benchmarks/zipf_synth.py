@@ -275,7 +275,8 @@ def write_zipf_files(folder: Path, n: int, per_file: int = 10_000, seed: int = 4
     Returns:
         The abstract files written, in order.
     """
-    corpus = ZipfCorpus(seed=seed)
+    # the frequent words spelled once (a few seconds for 200,000; tiny corpora need few)
+    corpus = ZipfCorpus(seed=seed, cached_words=min(200_000, 50 * n))
     folder.mkdir(parents=True, exist_ok=True)
     ranks = np.zeros(0, dtype=np.int64)
     df = np.zeros(0, dtype=np.int64)

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # benchmarks.*
 
-from benchmarks import zipf_synth  # noqa: E402
+from benchmarks import bench, zipf_synth  # noqa: E402
 from benchmarks.procstat import TreeSampler, machine_load  # noqa: E402
 from paperdesk.core.imports.daily_papers import read_file  # noqa: E402
 from paperdesk.core.library import Library  # noqa: E402
@@ -137,7 +137,7 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
     out = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "bench.py"), "--sizes", "40 80",
          "--no-ui", "--repeat", "1", "--corpora", "seeds,zipf,arxiv",
-         "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=600)
+         "--workdir", str(tmp_path)], capture_output=True, text=True, timeout=1800)
     assert out.returncode == 0, out.stderr[-3000:]
     report = json.loads((tmp_path / "report-40-80.json").read_text(encoding="utf-8"))
     assert [(r["corpus"], r["papers"]) for r in report["runs"]] == [
@@ -187,6 +187,12 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
                           read_only=True) as lib:
             assert lib.papers.count() == run["papers"] + 120 == run["daily"]["library_papers"]
             assert lib.index.whoosh.doc_count() == lib.papers.count()
+    # two runs of make bench (one size each) merge into the report of both sizes
+    halves = [{**report, "sizes": [n], "runs": [r for r in report["runs"] if r["papers"] == n]}
+              for n in (80, 40)]
+    merged = bench.merge_reports(halves)
+    assert merged["runs"] == report["runs"] and merged["sizes"] == [40, 80]
+    assert "#### Growth from 40 to 80 papers" in bench.markdown(merged)
     md = (tmp_path / "report-40-80.md").read_text(encoding="utf-8")
     assert md in out.stdout
     assert "#### Import" in md and "#### Growth from 40 to 80 papers" in md
