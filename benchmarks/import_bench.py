@@ -142,7 +142,8 @@ def _reader(stream, t0: float, lines: list, keep: int = 0) -> threading.Thread:
 
 
 def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str = "api",
-                   log=lambda msg: None, timeout_s: float = 4 * 3600) -> dict:
+                   log=lambda msg: None, timeout_s: float = 4 * 3600,
+                   import_args: tuple[str, ...] = ()) -> dict:
     """Import ``files`` into a new library at ``lib_path`` in a child process; measure it.
 
     Args:
@@ -153,6 +154,8 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
         mode: ``"api"`` or ``"cli"`` (see the module docstring).
         log: called with progress lines (str).
         timeout_s: the child is killed after this many seconds.
+        import_args: options given to ``paperdesk import`` before the files
+            (``("--category", "cs")``; mode ``cli`` only).
     Returns:
         ``{"mode", "papers", "indexed", "startup_s" (until the api child has imported
         paperdesk and starts; ``None`` for cli), "stored_s", "searchable_s", "exit_s",
@@ -163,6 +166,8 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
         ImportBenchError: the child exited with an error, or timed out, or the library
             ended with another number of papers or index documents than ``expected``.
     """
+    if import_args and mode != "cli":
+        raise ValueError("import_args are options of paperdesk import: mode cli only")
     if lib_path.exists():
         raise ImportBenchError(f"{lib_path} exists; the import needs a new library")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
@@ -171,7 +176,7 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
                *map(str, files)]
     elif mode == "cli":
         cmd = [sys.executable, "-m", "paperdesk", "--library", str(lib_path), "import",
-               *map(str, files)]
+               *import_args, *map(str, files)]
     else:
         raise ValueError(f"unknown mode {mode!r}; use api or cli")
     cpu_before = children_cpu_s()

@@ -1,20 +1,24 @@
-"""A synthetic corpus with a realistic vocabulary: Zipf-distributed words.
+"""A synthetic corpus with a realistic vocabulary: Zipf-distributed words, an open lexicon.
 
 The seed-recombined corpus (:mod:`benchmarks.synth`) has a few thousand distinct words,
-so every posting list is long and every cache hits; real abstracts have a long tail. This
-one draws each word of each abstract from a Zipf law over a fixed vocabulary of
-:data:`VOCABULARY` word types, in the two-regime form measured on large English corpora
+so every posting list is long and every cache hits; real abstracts have a long tail, and
+the number of distinct words keeps growing with the corpus (Heaps' law: ``V = K * N**b``
+with ``b`` about 0.5-0.7 for English; Heaps 1978, "Information Retrieval: Computational
+and Theoretical Aspects", ch. 7). Each word of each abstract here is drawn from a Zipf law
+over an *unbounded* vocabulary, in the two-regime form measured on large English corpora
 (Ferrer i Cancho & Solé 2001, "Two regimes in the frequency of words and the origins of
 complex lexicons", Journal of Quantitative Linguistics 8:165-173): the probability of
 rank ``r`` is proportional to ``1 / r`` up to rank :data:`KNEE` and to
-``KNEE**(S2 - 1) / r**S2`` beyond it (exponent :data:`TAIL_S`). The distinct words seen
-then grow with the corpus as Heaps' law says: about 100,000 at 10,000 papers and about
-300,000 at 100,000 (``distinct_words`` in ``queries.json``).
+``KNEE**(S2 - 1) / r**S2`` beyond it (exponent :data:`TAIL_S`, ranks without end). A
+Zipf tail of exponent ``s`` gives Heaps' law with ``b = 1 / s`` (0.625): about 100,000
+distinct words at 10,000 papers, 440,000 at 100,000 and 1.8 million at 1,000,000
+(``distinct_words`` in ``queries.json``), as arXiv's abstracts have.
 
 - The top ranks are real English function words ("the", "of", "and", ...), as in real
-  abstracts; the others are pseudo-words of English-like syllables (onset, vowel, coda,
-  sometimes an English suffix such as ``-tion`` or ``-ing`` that the Porter stemmer
-  strips), shorter at the frequent ranks and longer in the tail, all distinct.
+  abstracts; every other rank is a pseudo-word of English-like syllables (onset, vowel;
+  a final coda), computed from the rank itself (:func:`word_of_rank`), so the lexicon
+  needs no table: 1 syllable up to rank ~6,000, 2 up to ~2 million, 3 and more beyond
+  (2-6 letters at the top, 6-12 in the tail). Distinct ranks give distinct words.
 - About 3 fixed two-word "collocations" per abstract (20,000 of them, also Zipf-ranked)
   give phrase queries something real to find, and two-word queries correlated words.
 - An abstract is a title-like first sentence of 6-14 words (paperdesk derives the title
@@ -31,24 +35,23 @@ phrase, prefix, tag filter) means the same thing at every size.
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["VOCABULARY", "KNEE", "TAIL_S", "FUNCTION_WORDS", "make_vocabulary", "ZipfCorpus",
-           "write_zipf_files", "pick_queries", "corpus_stats"]
+__all__ = ["KNEE", "TAIL_S", "FUNCTION_WORDS", "GENERATOR_VERSION", "word_of_rank",
+           "ZipfCorpus", "write_zipf_files", "pick_queries", "corpus_stats"]
 
-#: Word types in the vocabulary (the corpus sees fewer: the tail is rarely drawn).
-VOCABULARY = 1_000_000
-#: Ranks up to KNEE follow Zipf's law with exponent 1, the tail exponent TAIL_S.
-KNEE = 5_000
+#: Ranks up to KNEE follow Zipf's law with exponent 1, the (unbounded) tail TAIL_S.
+KNEE = 4_000
 TAIL_S = 1.6
+#: The largest rank drawn (a draw beyond it, about once in 10**9 words, takes it).
+MAX_RANK = 4 * 10**18
 #: Collocations (fixed word pairs) and how many an abstract has on average.
 COLLOCATIONS = 20_000
 COLLOCATIONS_PER_ABSTRACT = 3.0
 #: Bump when the generator changes, so cached files are rewritten.
-GENERATOR_VERSION = 1
+GENERATOR_VERSION = 2
 
 #: The most frequent words of English academic prose, in rank order (ranks 0..).
 FUNCTION_WORDS = (
@@ -60,106 +63,99 @@ FUNCTION_WORDS = (
 ).split()
 FUNCTION_WORDS = tuple(dict.fromkeys(FUNCTION_WORDS))   # duplicates out, order kept
 
-_ONSETS = (("", 6), ("b", 3), ("c", 4), ("d", 4), ("f", 3), ("g", 2), ("h", 2), ("j", 1),
-           ("k", 1), ("l", 4), ("m", 4), ("n", 3), ("p", 4), ("r", 4), ("s", 5), ("t", 5),
-           ("v", 2), ("w", 2), ("z", 1), ("st", 2), ("tr", 2), ("pr", 2), ("gr", 1),
-           ("pl", 1), ("cl", 1), ("br", 1), ("ch", 1), ("sh", 1), ("th", 2), ("sc", 1),
-           ("sp", 1), ("qu", 1), ("fl", 1), ("dr", 1))
-_VOWELS = (("a", 8), ("e", 10), ("i", 7), ("o", 7), ("u", 3), ("y", 1), ("ea", 1),
-           ("io", 1), ("ou", 1), ("ai", 1), ("ee", 1))
-_CODAS = (("", 10), ("n", 4), ("r", 4), ("s", 3), ("t", 3), ("l", 3), ("m", 2), ("nd", 1),
-          ("nt", 1), ("st", 1), ("ng", 1), ("ct", 1), ("rs", 1), ("x", 1), ("ck", 1),
-          ("ph", 1), ("rm", 1))
-_SUFFIXES = (("", 30), ("tion", 3), ("ing", 3), ("ed", 3), ("al", 2), ("ity", 1),
-             ("ive", 1), ("ous", 1), ("ment", 1), ("ic", 2), ("er", 2), ("s", 4),
-             ("ly", 1), ("ness", 1), ("ize", 1))
+# Syllable parts. Onsets are consonants only and never empty, vowels are vowels only
+# (y counts as one), codas consonants only: a word then splits into its parts one way
+# only, so distinct part sequences are distinct words.
+_ONSETS = ("b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v",
+           "w", "z", "st", "tr", "pr", "gr", "pl", "cl", "br", "ch", "sh", "th", "sc", "sp",
+           "fl", "dr", "cr")
+_VOWELS = ("a", "e", "i", "o", "u", "y", "ea", "io", "ou", "ai", "ee")
+_CODAS = ("", "n", "r", "s", "t", "l", "m", "nd", "nt", "st", "ng", "ct", "rs", "x",
+          "ck", "ph", "rm")
+_SYLLABLES = len(_ONSETS) * len(_VOWELS)
+#: Scrambles the ranks inside a word length, so neighbouring ranks do not share their
+#: first syllables (a prime that divides no block size).
+_SCRAMBLE = 1_000_003
+_FUNCTION_SET = frozenset(FUNCTION_WORDS)
 
 
-def _table(pairs):
-    items, weights = zip(*pairs)
-    return list(items), list(weights)
+def word_of_rank(rank: int) -> str:
+    """Return the word of ``rank`` (0 is the most frequent), lower-case letters.
 
+    Ranks below ``len(FUNCTION_WORDS)`` are :data:`FUNCTION_WORDS`; rank ``r`` beyond
+    them is a pseudo-word of ``m`` syllables (onset + vowel) and a coda, where ``m`` is
+    the smallest with ``r - len(FUNCTION_WORDS)`` inside the first ``m`` blocks of
+    ``(onsets * vowels)**m * codas`` words. Distinct ranks give distinct words (the
+    parts parse one way only; a pseudo-word that spells a function word gets a final
+    ``q``, which no coda ends with).
 
-def make_vocabulary(size: int = VOCABULARY, seed: int = 7) -> list[str]:
-    """Return ``size`` distinct lower-case words, in rank order (most frequent first).
-
-    Ranks below ``len(FUNCTION_WORDS)`` are :data:`FUNCTION_WORDS`; the rest are
-    pseudo-words of 1-5 English-like syllables plus an optional suffix, shorter at
-    frequent ranks (so word lengths look like English: 2-5 letters at the top, 7-12 in
-    the tail). Deterministic for a given ``seed``.
+    Args:
+        rank: a rank, 0 or more (no upper bound).
+    Returns:
+        The word, 1-40 letters.
     """
-    rng = random.Random(seed)
-    onsets, onset_w = _table(_ONSETS)
-    vowels, vowel_w = _table(_VOWELS)
-    codas, coda_w = _table(_CODAS)
-    suffixes, suffix_w = _table(_SUFFIXES)
-    words = list(FUNCTION_WORDS[:size])
-    seen = set(words)
-    choices = rng.choices
-    while len(words) < size:
-        rank = len(words)
-        # Syllables: 1-2 at the top ranks, 2-4 in the tail (log-scaled).
-        base = 1 + min(2.5, np.log10(rank + 1) / 2.6)
-        syllables = max(1, min(5, int(base + rng.random() * 1.3)))
-        parts = []
-        for i in range(syllables):
-            parts.append(choices(onsets, onset_w)[0] if i == 0 or rng.random() < 0.8
-                         else "")
-            parts.append(choices(vowels, vowel_w)[0])
-            parts.append(choices(codas, coda_w)[0] if rng.random() < 0.6 else "")
-        word = "".join(parts) + (choices(suffixes, suffix_w)[0] if rank > 300 else "")
-        if len(word) < 2 or word in seen:
-            continue
-        seen.add(word)
-        words.append(word)
-    return words
-
-
-def _cached_vocabulary(size: int, seed: int, cache: Path | None) -> list[str]:
-    """:func:`make_vocabulary`, kept as a text file in ``cache`` when given."""
-    if cache is None:
-        return make_vocabulary(size, seed=seed)
-    path = cache / f"vocabulary-{size}-{seed}-v{GENERATOR_VERSION}.txt"
-    try:
-        words = path.read_text(encoding="utf-8").split("\n")
-        if len(words) == size:
-            return words
-    except OSError:
-        pass
-    words = make_vocabulary(size, seed=seed)
-    cache.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text("\n".join(words), encoding="utf-8")
-    tmp.replace(path)
-    return words
+    if rank < len(FUNCTION_WORDS):
+        return FUNCTION_WORDS[rank]
+    k = rank - len(FUNCTION_WORDS)
+    syllables, block = 1, _SYLLABLES * len(_CODAS)
+    while k >= block:
+        k -= block
+        syllables += 1
+        block *= _SYLLABLES
+    k = k * _SCRAMBLE % block
+    k, coda = divmod(k, len(_CODAS))
+    parts = []
+    for _ in range(syllables):
+        k, s = divmod(k, _SYLLABLES)
+        onset, vowel = divmod(s, len(_VOWELS))
+        parts.append(_ONSETS[onset] + _VOWELS[vowel])
+    word = "".join(parts) + _CODAS[coda]
+    return word + "q" if word in _FUNCTION_SET else word
 
 
 class ZipfCorpus:
-    """The generator: a vocabulary, its Zipf weights and the collocations.
+    """The generator: the Zipf law over ranks, the words of the frequent ranks and the
+    collocations.
 
     Args:
         seed: random seed (same seed, same corpus).
-        vocabulary: word types (:data:`VOCABULARY`).
-        cache: a folder to keep the generated vocabulary in (it takes ~20 s to make),
-            or ``None``.
+        cached_words: how many of the most frequent words to keep spelled out (the
+            rest are spelled on demand by :func:`word_of_rank`; the default covers
+            about 98% of the words drawn).
     """
 
-    def __init__(self, seed: int = 42, vocabulary: int = VOCABULARY,
-                 cache: Path | None = None):
+    def __init__(self, seed: int = 42, cached_words: int = 200_000):
         self.seed = seed
-        self.words = _cached_vocabulary(vocabulary, seed + 1, cache)
-        r = np.arange(1, vocabulary + 1, dtype=np.float64)
-        weights = np.where(r <= KNEE, 1.0 / r, KNEE ** (TAIL_S - 1) / r ** TAIL_S)
-        self.cdf = np.cumsum(weights / weights.sum())
+        self.words = [word_of_rank(r) for r in range(cached_words)]
+        r = np.arange(1, KNEE + 1, dtype=np.float64)
+        head = 1.0 / r
+        # The tail's mass: the integral of KNEE**(s-1) / x**s from KNEE + 0.5 on.
+        tail = KNEE ** (TAIL_S - 1) * (KNEE + 0.5) ** (1 - TAIL_S) / (TAIL_S - 1)
+        total = head.sum() + tail
+        self.head_cdf = np.cumsum(head / total)
+        self.tail_share = tail / total
         rng = np.random.default_rng(seed + 2)
         # Collocations: pairs of content words of ranks 100-30,000, fixed once.
-        lo, hi = min(100, vocabulary // 2), min(30_000, vocabulary)
-        self.collocations = rng.integers(lo, hi, size=(COLLOCATIONS, 2))
+        self.collocations = rng.integers(100, 30_000, size=(COLLOCATIONS, 2))
         cw = 1.0 / np.arange(1, COLLOCATIONS + 1, dtype=np.float64)
         self.colloc_cdf = np.cumsum(cw / cw.sum())
 
-    def _draw(self, rng: np.random.Generator, cdf: np.ndarray, k: int) -> np.ndarray:
-        return np.minimum(np.searchsorted(cdf, rng.random(k)), len(cdf) - 1)
+    def ranks(self, rng: np.random.Generator, k: int) -> np.ndarray:
+        """Draw ``k`` word ranks (0-based, int64) from the two-regime Zipf law: the head
+        by its cumulative table, the tail by the inverse of the Pareto law it follows."""
+        u = rng.random(k)
+        out = np.searchsorted(self.head_cdf, u).astype(np.int64)
+        tail = u >= self.head_cdf[-1]
+        if tail.any():
+            # u in the tail: P(rank > x) = tail_share * ((KNEE + 0.5) / x)**(s - 1)
+            v = np.maximum((1.0 - u[tail]) / self.tail_share, 1e-300)
+            x = (KNEE + 0.5) * v ** (-1.0 / (TAIL_S - 1))
+            out[tail] = np.minimum(x, MAX_RANK).astype(np.int64)
+        return out
+
+    def word(self, rank: int) -> str:
+        """The word of ``rank`` (from the table for frequent ranks)."""
+        return self.words[rank] if rank < len(self.words) else word_of_rank(rank)
 
     def abstract(self, i: int) -> tuple[str, np.ndarray]:
         """Return abstract ``i`` and the ranks of its distinct words (for frequencies).
@@ -168,16 +164,17 @@ class ZipfCorpus:
         abstract ``i`` is the same in a corpus of any size."""
         rng = np.random.default_rng((self.seed, i))
         length = int(rng.integers(150, 251))
-        ranks = self._draw(rng, self.cdf, length)
+        ranks = self.ranks(rng, length)
         # Collocations replace words at random places (two words each).
         k = int(rng.poisson(COLLOCATIONS_PER_ABSTRACT))
         if k:
-            which = self._draw(rng, self.colloc_cdf, k)
+            which = np.minimum(np.searchsorted(self.colloc_cdf, rng.random(k)),
+                               COLLOCATIONS - 1)
             at = rng.integers(0, length - 1, size=k)
             for pos, c in zip(at, which):
                 ranks[pos], ranks[pos + 1] = self.collocations[c]
-        words = self.words
-        tokens = [words[r] for r in ranks.tolist()]
+        words, cached = self.words, len(self.words)
+        tokens = [words[r] if r < cached else word_of_rank(r) for r in ranks.tolist()]
         # Sentences: a title-like first one of 6-14 words, then 10-30 words each.
         sizes = rng.integers(10, 31, size=26).tolist()
         sizes[0] = int(rng.integers(6, 15))
@@ -196,13 +193,13 @@ class ZipfCorpus:
         return " ".join(out), np.unique(ranks)
 
 
-def pick_queries(words: list[str], df: np.ndarray, n: int, collocations: np.ndarray,
+def pick_queries(ranks: np.ndarray, df: np.ndarray, n: int, collocations: np.ndarray,
                  colloc_df: np.ndarray) -> dict:
     """Choose the Zipf corpus's benchmark words by their document frequency.
 
     Args:
-        words: the vocabulary in rank order.
-        df: documents containing each rank (length ``len(words)``).
+        ranks: the ranks seen in the corpus, ascending (int64).
+        df: documents containing each of ``ranks`` (same length).
         n: documents in the corpus.
         collocations: ``(k, 2)`` ranks of the collocations.
         colloc_df: how many abstracts each collocation was placed in.
@@ -213,26 +210,27 @@ def pick_queries(words: list[str], df: np.ndarray, n: int, collocations: np.ndar
         ``mid`` one in about 5% of them; ``two`` the words of the 10th most frequent
         collocation (correlated, like "depth estimation"); ``phrase`` the 3rd; ``prefix``
         the first five letters of the most frequent content word of 8 letters or more
-        (it expands to a few dozen words at 100,000 papers); ``or3`` words in about 2%,
-        1% and 0.5% of the abstracts; ``fuzzy`` the common word with one letter dropped.
+        among the 20,000 most frequent (it expands to a few dozen words at 100,000
+        papers); ``or3`` words in about 2%, 1% and 0.5% of the abstracts; ``fuzzy`` the
+        common word with one letter dropped.
     """
-    first = len(FUNCTION_WORDS)
-    content = np.arange(first, len(words))
+    content = ranks >= len(FUNCTION_WORDS)
+    c_ranks, c_df = ranks[content], df[content]
+    doc_freq = dict(zip(ranks.tolist(), df.tolist()))
 
     def near(share: float, skip: set) -> int:
-        target = share * n
-        order = content[np.argsort(np.abs(df[first:] - target), kind="stable")]
+        order = c_ranks[np.argsort(np.abs(c_df - share * n), kind="stable")]
         return next(int(r) for r in order[:1000] if int(r) not in skip)
 
-    common = int(content[np.argmax(df[first:])])
-    rare_candidates = content[(df[first:] >= 2) & (df[first:] <= 5)]
-    rare = int(rare_candidates[len(rare_candidates) // 2]) if len(rare_candidates) else \
-        int(content[np.argmin(np.where(df[first:] > 0, df[first:], n + 1))])
+    common = int(c_ranks[np.argmax(c_df)])
+    rare_candidates = c_ranks[(c_df >= 2) & (c_df <= 5)]
+    rare = (int(rare_candidates[len(rare_candidates) // 2]) if len(rare_candidates)
+            else int(c_ranks[np.argmin(c_df)]))
     order = np.argsort(-colloc_df, kind="stable")
     phrase = [int(r) for r in collocations[order[2]]]
     two = [int(r) for r in collocations[order[9]]]
-    long_words = [int(r) for r in content[:20_000] if len(words[r]) >= 8]
-    prefix_of = max(long_words, key=lambda r: df[r]) if long_words else common
+    long_words = [int(r) for r in c_ranks[c_ranks < 20_000] if len(word_of_rank(int(r))) >= 8]
+    prefix_of = max(long_words, key=doc_freq.__getitem__) if long_words else common
     used = {common, rare, *phrase, *two}
     mid = near(0.05, used)
     used.add(mid)
@@ -241,38 +239,49 @@ def pick_queries(words: list[str], df: np.ndarray, n: int, collocations: np.ndar
         r = near(share, used)
         used.add(r)
         or3.append(r)
-    w = words[common]
+    w = word_of_rank(common)
     fuzzy = w[:len(w) // 2] + w[len(w) // 2 + 1:] if len(w) > 3 else w + "x"
-    chosen = {"common": w, "rare": words[rare], "mid": words[mid],
-              "two": [words[r] for r in two], "phrase": [words[r] for r in phrase],
-              "prefix": words[prefix_of][:5], "or3": [words[r] for r in or3],
-              "fuzzy": fuzzy}
-    chosen["df"] = {words[r]: int(df[r]) for r in
+    words = lambda rs: [word_of_rank(r) for r in rs]   # noqa: E731
+    chosen = {"common": w, "rare": word_of_rank(rare), "mid": word_of_rank(mid),
+              "two": words(two), "phrase": words(phrase),
+              "prefix": word_of_rank(prefix_of)[:5], "or3": words(or3), "fuzzy": fuzzy}
+    chosen["df"] = {word_of_rank(r): doc_freq.get(r, 0) for r in
                     [common, rare, mid, *two, *phrase, prefix_of, *or3]}
     return chosen
 
 
-def write_zipf_files(folder: Path, n: int, per_file: int = 10_000, seed: int = 42,
-                     cache: Path | None = None, vocabulary: int = VOCABULARY) -> list[Path]:
+def _add_counts(ranks: np.ndarray, counts: np.ndarray, more: np.ndarray
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Add one document per occurrence in ``more`` (ranks) to the sparse document
+    frequencies ``(ranks, counts)``; returns the new pair (ranks ascending)."""
+    new, new_counts = np.unique(more, return_counts=True)
+    keys, where = np.unique(np.concatenate([ranks, new]), return_inverse=True)
+    return keys, np.bincount(where, weights=np.concatenate([counts, new_counts]),
+                             minlength=len(keys)).astype(np.int64)
+
+
+def write_zipf_files(folder: Path, n: int, per_file: int = 10_000, seed: int = 42
+                     ) -> list[Path]:
     """Write ``n`` Zipf abstracts into Daily Papers files of ``per_file`` each, and
     ``queries.json`` (see :func:`pick_queries`, plus ``"distinct_words"``,
-    ``"tokens"``, ``"papers"``) beside them.
+    ``"tokens"``, ``"papers"``, ``"heaps"``: the distinct words after each file, as
+    ``[abstracts, distinct words]`` pairs) beside them.
 
     Args:
         folder: output folder (created).
         n: number of abstracts.
         per_file: abstracts per file.
         seed: random seed (same seed, same files).
-        cache: where to keep the vocabulary between runs (see :class:`ZipfCorpus`).
-        vocabulary: word types (a smaller one makes tests fast; the benchmark keeps
-            :data:`VOCABULARY`).
     Returns:
         The abstract files written, in order.
     """
-    corpus = ZipfCorpus(seed=seed, cache=cache, vocabulary=vocabulary)
+    # the frequent words spelled once (a few seconds for 200,000; tiny corpora need few)
+    corpus = ZipfCorpus(seed=seed, cached_words=min(200_000, 50 * n))
     folder.mkdir(parents=True, exist_ok=True)
-    df = np.zeros(len(corpus.words), dtype=np.int64)
+    ranks = np.zeros(0, dtype=np.int64)
+    df = np.zeros(0, dtype=np.int64)
     files = []
+    heaps = []
     tokens = 0
     for start in range(0, n, per_file):
         path = folder / f"zipf_{start // per_file:03d}.txt"
@@ -285,12 +294,13 @@ def write_zipf_files(folder: Path, n: int, per_file: int = 10_000, seed: int = 4
                 tokens += text.count(" ") + 1
                 seen.append(distinct)
                 fh.write(text + "\n\n")
-        np.add.at(df, np.concatenate(seen), 1)
+        ranks, df = _add_counts(ranks, df, np.concatenate(seen))
+        heaps.append([end, len(ranks)])
         files.append(path)
     colloc_df = _collocation_counts(corpus, n)
-    queries = pick_queries(corpus.words, df, n, corpus.collocations, colloc_df)
-    queries.update(papers=n, tokens=tokens, distinct_words=int((df > 0).sum()),
-                   seed=seed, vocabulary=vocabulary, version=GENERATOR_VERSION)
+    queries = pick_queries(ranks, df, n, corpus.collocations, colloc_df)
+    queries.update(papers=n, tokens=tokens, distinct_words=len(ranks), heaps=heaps,
+                   seed=seed, version=GENERATOR_VERSION)
     (folder / "queries.json").write_text(json.dumps(queries, indent=1), encoding="utf-8")
     return files
 
