@@ -61,7 +61,7 @@ clients:
 	npm install --prefix .clients --no-audit --no-fund $(CLIENT_NPM)
 
 ## bench: import, search and window figures on two synthetic corpora and an arXiv-shaped
-## metadata file, next to SQLite FTS5 and tantivy (the [bench] extra), against issue 28's
+## metadata file, next to SQLite FTS5 and tantivy (the [search-reference] extra), against issue 28's
 ## targets (benchmarks/bench.py; docs/figures.md). Size from the command line:
 ##   make bench                            100,000 papers (default)
 ##   make bench N=1000000                  one other size
@@ -74,7 +74,7 @@ SIZES ?= $(N)
 UI_IMPORT ?= 0
 BENCH_ARGS ?=
 $(BENCH_STAMP): pyproject.toml | $(STAMP)
-	$(BIN)/python -m pip install --quiet --editable '.[test,bench]'
+	$(BIN)/python -m pip install --quiet --editable '.[test,search-reference]'
 	@touch $(BENCH_STAMP)
 
 bench: $(BENCH_STAMP)
@@ -102,16 +102,16 @@ bench-salvage: $(STAMP)
 ## It runs in its own .venv-bench: asreview pins rispy 0.9, whose RIS output differs from
 ## the rispy paperdesk is tested with, so the [bench] extra stays out of .venv.
 EVALUATE_ARGS ?=
-BENCH_VENV := .venv-bench
-BENCH_STAMP := $(BENCH_VENV)/.installed
-$(BENCH_STAMP): pyproject.toml
+EVALUATE_VENV := .venv-bench
+EVALUATE_STAMP := $(EVALUATE_VENV)/.installed
+$(EVALUATE_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "paperdesk needs Python 3.11 or newer; set PYTHON=python3.11")'
-	$(PYTHON) -m venv $(BENCH_VENV)
-	$(BENCH_VENV)/bin/python -m pip install --quiet --editable '.[bench]'
-	@touch $(BENCH_STAMP)
+	$(PYTHON) -m venv $(EVALUATE_VENV)
+	$(EVALUATE_VENV)/bin/python -m pip install --quiet --editable '.[bench]'
+	@touch $(EVALUATE_STAMP)
 
-evaluate: $(BENCH_STAMP)
-	$(BENCH_VENV)/bin/python -m paperdesk.core.screening.simulation --data $(SYNERGY) $(EVALUATE_ARGS)
+evaluate: $(EVALUATE_STAMP)
+	$(EVALUATE_VENV)/bin/python -m paperdesk.core.screening.simulation --data $(SYNERGY) $(EVALUATE_ARGS)
 
 ## evaluate-interest: the scripted-user evaluation of "worth reading first" on the sample
 ## papers (paperdesk.core.discover.evaluation; the table in docs/discover.md, "Worth
@@ -160,4 +160,4 @@ icons: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(BIN)/python tools/render_icons.py
 
 clean:
-	rm -rf $(VENV) $(BENCH_VENV) build dist .pytest_cache
+	rm -rf $(VENV) $(EVALUATE_VENV) build dist .pytest_cache

@@ -29,7 +29,7 @@ report is written again after each step):
 3. **Tags**: four tags on a third of the papers each (one ``add_tag`` per tag) and a
    star on a tenth, seconds to commit and to searchable; then one more tag on 10,000
    papers (:func:`benchmarks.search_bench.tag_sample`).
-4. **FTS5** and **tantivy** (:mod:`benchmarks.tantivy_ref`, when the ``[bench]`` extra
+4. **FTS5** and **tantivy** (:mod:`benchmarks.tantivy_ref`, when the ``[search-reference]`` extra
    is installed) built from the same titles, abstracts and tags in this process: wall
    and CPU seconds, size.
 5. **Search table**: every query shape through ``lib.search.find``, FTS5 and tantivy,
@@ -221,7 +221,7 @@ def run_one(workdir: Path, corpus: str, n: int, args, checkpoint=None) -> dict:
             _log(f"  tantivy build {out['tantivy']['wall_s']:.1f} s, CPU "
                  f"{out['tantivy']['cpu_s']:.1f} s, {out['tantivy']['mb']:.0f} MB")
         else:
-            _log("  tantivy is not installed (pip install '.[bench]'): no tantivy figures")
+            _log("  tantivy is not installed (pip install '.[search-reference]'): no tantivy figures")
         queries = (search_bench.seed_queries(n) if corpus == "seeds"
                    else search_bench.zipf_queries(words))
         try:

@@ -5,7 +5,7 @@ its official Python bindings (PyPI ``tantivy``, https://tantivy-py.readthedocs.i
 index of the same titles, abstracts, tags and stars as the library, built in this
 process, and each query shape of the search table asked of it (BM25, top 50, with a
 snippet of the abstract for each hit, as paperdesk's search returns). Bench-only: the
-``[bench]`` extra of pyproject.toml installs it; without it the figures are ``None``.
+``[search-reference]`` extra of pyproject.toml installs it; without it the figures are ``None``.
 
 Analysis: the ``en_stem`` tokenizer (lower case, Snowball English stemmer) for title
 and abstract, tags as raw terms, starred as an indexed integer. Query shapes map to
@@ -31,7 +31,7 @@ __all__ = ["available", "TantivyReference"]
 
 
 def available() -> bool:
-    """Whether the tantivy package can be imported (the ``[bench]`` extra)."""
+    """Whether the tantivy package can be imported (the ``[search-reference]`` extra)."""
     try:
         import tantivy  # noqa: F401
     except ImportError:

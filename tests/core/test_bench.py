@@ -167,7 +167,7 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         assert rows["common term"]["total"] > 0 and rows["rare term"]["total"] >= 1
         assert rows["starred + term"]["total"] <= rows["common term"]["total"]
         assert rows["did you mean"]["total"] == 0 and rows["did you mean"]["suggestion"]
-        # tantivy (the [bench] extra) answers every shape but "did you mean" (its English
+        # tantivy (the [search-reference] extra) answers every shape but "did you mean" (its English
         # stemmer is not paperdesk's: only the rare term's count must be the same)
         if run["tantivy"] is not None:
             assert rows["rare term"]["tv_total"] == rows["rare term"]["total"]
