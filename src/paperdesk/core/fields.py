@@ -17,7 +17,7 @@ the detail pane, the metadata editor, the CLI's ``edit``/``show`` and the duplic
 read it from here, so such a field is one row of :data:`PAPER_FIELDS` plus a migration
 adding its column (:mod:`paperdesk.core.store.schema`).
 
-Adding a field: see "Adding a paper field" in the README.
+Adding a field: see "Adding a paper field" in docs/design.md.
 """
 
 from __future__ import annotations
