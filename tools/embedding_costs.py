@@ -64,17 +64,22 @@ def _ms(values: list[float]) -> dict:
             "p95": round(values[int(0.95 * (len(values) - 1))] * 1000, 2)}
 
 
-def related_at_size(n: int) -> dict:
-    """Import ``n`` synthetic papers, build, embed, time related papers."""
+def related_at_size(n: int, keep: Path | None = None) -> dict:
+    """Import ``n`` synthetic papers, build, embed, time related papers (in the library
+    ``keep`` when given: made the first time, reused after)."""
     from benchmarks.synth import write_synthetic_files
     from paperdesk.core.library import Library
 
     out: dict = {"papers": n}
     with tempfile.TemporaryDirectory(prefix="paperdesk-embedding-costs-") as tmp:
-        files = write_synthetic_files(Path(tmp) / "files", sorted((ROOT / "seeds").glob("*.txt")), n)
-        with Library.open(Path(tmp) / "lib") as lib:
+        folder = keep or Path(tmp) / "lib"
+        made = (folder / "library.db").exists()
+        files = [] if made else write_synthetic_files(
+            Path(tmp) / "files", sorted((ROOT / "seeds").glob("*.txt")), n)
+        with Library.open(folder) as lib:
             start = time.perf_counter()
-            lib.imports.run(files)
+            if files:
+                lib.imports.run(files)
             out["import_s"] = round(time.perf_counter() - start, 1)
             start = time.perf_counter()
             lib.discover.ensure()
@@ -113,6 +118,8 @@ def main(argv=None) -> int:
     parser.add_argument("--minilm", type=int, default=50,
                         help="abstracts for all-MiniLM-L6-v2 (0: not measured)")
     parser.add_argument("--synergy", type=Path, default=ROOT.parent / "shared" / "synergy")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="build the library in DIR (or reuse it) instead of a temporary one")
     args = parser.parse_args(argv)
     from paperdesk.core.embeddings.static_model import ModelUnavailable, StaticModel
 
@@ -127,7 +134,7 @@ def main(argv=None) -> int:
             print(f"all-MiniLM-L6-v2 not measured: {exc}", file=sys.stderr)
     print(json.dumps(figures, indent=1), flush=True)
     if args.papers:
-        figures["related"] = related_at_size(args.papers)
+        figures["related"] = related_at_size(args.papers, args.keep)
     print(json.dumps(figures, indent=1))
     return 0
 

@@ -126,3 +126,44 @@ def test_without_the_model_related_papers_are_tfidf_and_it_is_said(seeded_librar
     rows, _cos = nearest_rows(table, int(table.rows_of([pid])[0]), 10)
     assert [r.id for r in lib.discover.related(pid)] == \
         [int(i) for i in table.row_ids[rows]]
+
+
+PHOTO_QUERY = "estimating how far away things are from one photograph"
+
+
+def test_a_search_by_meaning_finds_papers_that_say_it_in_other_words(seeded_library):
+    lib = seeded_library
+    assert lib.search.find(PHOTO_QUERY).total == 0          # not every word in one paper
+    lib.discover.ensure()
+    lib.discover.embeddings.ensure()
+    found = lib.search.find("  ~" + PHOTO_QUERY, limit=5)
+    assert found.message == ""
+    assert sum("depth" in h.title.lower() or "depth" in
+               (lib.papers.get(h.id).abstract or "").lower() for h in found.hits) >= 4
+    assert list(found.scores) == sorted(found.scores, reverse=True)
+    words_only = lib.search.find("~" + PHOTO_QUERY, limit=5, filter="starred")
+    assert words_only.total == 0                            # filters still apply
+
+
+def test_a_search_by_meaning_without_vectors_is_by_words_and_says_so(seeded_library,
+                                                                     monkeypatch):
+    lib = seeded_library
+    found = lib.search.find("~" + PHOTO_QUERY, limit=5)
+    assert found.message == "searched by words alone: the papers are not embedded yet"
+    assert found.total > 0
+    monkeypatch.setattr(embedded, "model_problem", lambda: embedded.NOT_INSTALLED)
+    fresh = type(lib.discover.embeddings)(lib, lambda: None)
+    assert fresh.nearest_to_text(PHOTO_QUERY, 5) == ([], embedded.NOT_INSTALLED)
+
+
+def test_search_semantic_on_the_command_line_embeds_then_ranks(seeded_library, capsys):
+    from paperdesk.cli import main
+
+    path = str(seeded_library.path)
+    seeded_library.close()
+    assert main(["--library", path, "search", "--semantic", PHOTO_QUERY,
+                 "--limit", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert "depth" in out.lower() and "not embedded" not in err
+    assert main(["--library", path, "search", PHOTO_QUERY]) == 0
+    assert "no matches" in capsys.readouterr().out

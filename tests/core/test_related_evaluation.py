@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from paperdesk.core.discover.related_evaluation import (DEFAULT_METHODS, citation_links,
-                                                        main, ndcg_at, recall_at,
-                                                        relevant_sets)
+from paperdesk.core.discover.related_evaluation import (DEFAULT_METHODS, SEARCH_METHODS,
+                                                        citation_links, main, ndcg_at,
+                                                        recall_at, relevant_sets)
 from paperdesk.core.discover.tag_evaluation import synergy_reviews
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,12 +55,19 @@ def test_ndcg_and_recall_follow_their_definitions():
     assert recall_at(list(range(10, 40)) + [1], relevant) == 0.0     # rank 31 > 20
 
 
-def _table_row(text: str, first: str) -> list[str] | None:
+def _table_rows(text: str, first: str) -> list[list[str]]:
+    """The cells of every Markdown table row whose first cell is ``first``."""
+    rows = []
     for line in text.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if cells and cells[0] == first:
-            return cells
-    return None
+        if line.startswith("|") and cells[0] == first:
+            rows.append(cells)
+    return rows
+
+
+def _table_row(text: str, first: str) -> list[str] | None:
+    rows = _table_rows(text, first)
+    return rows[0] if rows else None
 
 
 def test_the_readme_table_is_what_the_evaluation_prints(capsys):
@@ -74,8 +81,17 @@ def test_the_readme_table_is_what_the_evaluation_prints(capsys):
     readme = (ROOT / "README.md").read_text("utf-8")
     assert _table_row(readme, "review") == head
     assert _table_row(readme, SMALL) == row
-    for doc in (readme, (ROOT / "docs" / "discover.md").read_text("utf-8")):
+    discover = (ROOT / "docs" / "discover.md").read_text("utf-8")
+    for doc in (readme, discover):
         assert re.search(r"make evaluate-related", doc)
+    # the second table, search by meaning with titles as queries, is docs/discover.md's
+    heads, rows = _table_rows(printed, "review"), _table_rows(printed, SMALL)
+    assert len(heads) == len(rows) == 2
+    assert heads[1][3:] == [f"{m} {what}" for m in SEARCH_METHODS
+                            for what in ("nDCG@10", "recall@20")]
+    assert heads[1] in _table_rows(discover, "review")
+    assert rows[1] in _table_rows(discover, SMALL)
+    assert rows[0] in _table_rows(discover, SMALL)
     # tf-idf finds cited and co-cited works: far above chance (a relevant paper in ~1 of
     # 20 among 256)
     assert float(row[3]) > 0.1

@@ -67,6 +67,7 @@ class PaperEmbeddings:
         self.progress = (0, 0)
         #: Whether papers are being embedded now.
         self.running = False
+        self._model = None
 
     @property
     def folder(self):
@@ -94,6 +95,38 @@ class PaperEmbeddings:
                     self._vectors = None
                 self._loaded = True
             return self._vectors
+
+    def nearest_to_text(self, text: str, limit: int) -> tuple[list[int], str]:
+        """The papers whose vectors are nearest to a text's (search by meaning).
+
+        Args:
+            text: the query.
+            limit: most papers.
+        Returns:
+            ``(paper ids best first, note)``: no papers and a one-line note when the
+            model is not installed or no paper is embedded yet.
+        """
+        from paperdesk.core.embeddings.static_model import ModelUnavailable, StaticModel
+
+        problem = self.problem()
+        vectors = self.current() if problem is None else None
+        if problem is None and (vectors is None or not len(vectors)):
+            problem = "searched by words alone: the papers are not embedded yet"
+        if problem is None:
+            try:
+                with self._lock:
+                    if self._model is None:
+                        self._model = StaticModel()
+                    model = self._model
+                query = model.encode([text])[0]
+            except ModelUnavailable as exc:
+                problem = str(exc)
+        if problem is not None:
+            return [], problem
+        if not query.any():
+            return [], "searched by words alone: the query has no word the model knows"
+        rows, _cosines = vectors.nearest(query, limit)
+        return [int(i) for i in vectors.ids[rows]], ""
 
     def missing(self) -> int:
         """How many papers have no vector of their current text (reads SQLite: ~0.1 s

@@ -64,7 +64,7 @@ from paperdesk.core.discover.tag_evaluation import _paper_of_record, synergy_rev
 if TYPE_CHECKING:
     from paperdesk.core.library import Library
 
-__all__ = ["METHODS", "DEPTH", "citation_links", "relevant_sets", "ndcg_at", "recall_at",
+__all__ = ["METHODS", "SEARCH_METHODS", "DEPTH", "evaluate_search", "search_rankers", "citation_links", "relevant_sets", "ndcg_at", "recall_at",
            "ReviewScores", "evaluate_review", "report", "main"]
 
 #: The methods measured, in the table's order.
@@ -295,21 +295,78 @@ def evaluate_review(lib: "Library", name: str, csl: Path, labels: Path,
     return ReviewScores(name, len(texts), len(queries), ndcg, recall, seconds)
 
 
+#: The rankings of search by meaning measured (:func:`evaluate_search`).
+SEARCH_METHODS = ("BM25", "embedding", "meaning")
+
+
+def search_rankers(lib: "Library") -> dict[str, Callable[[int, str, int], list[int]]]:
+    """The rankings of a text compared for search by meaning: ``(paper left out, text,
+    how many) -> [paper id, ...]``. The embedding's are left out without the model."""
+    from paperdesk.core.discover.meaning import search_by_meaning
+
+    def bm25(pid: int, text: str, k: int) -> list[int]:
+        return [p for p, _s in lib.index.whoosh.more_like(pid, text, k)]
+
+    def embedding(pid: int, text: str, k: int) -> list[int]:
+        return [p for p in lib.discover.embeddings.nearest_to_text(text, k + 1)[0]
+                if p != pid][:k]
+
+    def meaning(pid: int, text: str, k: int) -> list[int]:
+        return search_by_meaning(lib, text, leave_out=pid)[0][:k].tolist()
+
+    out = {"BM25": bm25}
+    if lib.discover.embeddings.problem() is None:
+        lib.discover.embeddings.ensure()
+        out.update(embedding=embedding, meaning=meaning)
+    return out
+
+
+def evaluate_search(lib: "Library", name: str, csl: Path, labels: Path) -> ReviewScores:
+    """Search by meaning with titles as queries: for every work that cites a work of its
+    review, its title is searched (the work itself left out) and the works it cites are
+    the relevant ones.
+
+    Args:
+        lib, name, csl, labels: as :func:`evaluate_review`.
+    Returns:
+        :class:`ReviewScores` of :data:`SEARCH_METHODS` (those that can run here).
+    """
+    paper_of = _work_papers(lib, csl, labels)
+    titles = dict(lib.db.execute("SELECT id, title FROM papers"))
+    queries: list[tuple[int, str, set[int]]] = []
+    for work, refs in sorted(citation_links(labels).items()):
+        pid = paper_of.get(work)
+        cited = {paper_of[r] for r in refs if r in paper_of} - {pid}
+        if pid is not None and cited and (titles.get(pid) or "").strip():
+            queries.append((pid, titles[pid], cited))
+    ndcg: dict[str, list[float]] = {}
+    recall: dict[str, list[float]] = {}
+    seconds: dict[str, float] = {}
+    for method, rank in search_rankers(lib).items():
+        start = time.perf_counter()
+        answers = [rank(pid, text, DEPTH) for pid, text, _rel in queries]
+        seconds[method] = time.perf_counter() - start
+        ndcg[method] = [ndcg_at(a, rel) for a, (_p, _t, rel) in zip(answers, queries)]
+        recall[method] = [recall_at(a, rel) for a, (_p, _t, rel) in zip(answers, queries)]
+    return ReviewScores(name, len(titles), len(queries), ndcg, recall, seconds)
+
+
 def _mean(values: Sequence[float]) -> str:
     return f"{sum(values) / len(values):.3f}" if values else "–"
 
 
-def report(scores: Sequence[ReviewScores]) -> str:
+def report(scores: Sequence[ReviewScores], methods: Sequence[str] = METHODS) -> str:
     """The measurement as one Markdown table (README.md and docs/discover.md).
 
     Args:
         scores: one :class:`ReviewScores` per review.
+        methods: the columns' order (:data:`METHODS` or :data:`SEARCH_METHODS`).
     Returns:
         A row per review and a last row "all" (the mean over every query of every
         review); for each method measured, a column of nDCG@10 then one of recall@20
         (3 decimals; "–" when there was no query). Lines end with ``\\n``.
     """
-    methods = [m for m in METHODS if any(m in s.ndcg for s in scores)]
+    methods = [m for m in methods if any(m in s.ndcg for s in scores)]
     head = " | ".join(f"{m} nDCG@10 | {m} recall@20" for m in methods)
     lines = [f"| review | papers | queries | {head} |",
              "|---|" + "---:|" * (2 + 2 * len(methods))]
@@ -344,6 +401,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--review", action="append", metavar="NAME",
                         help="only this review (repeatable)")
     parser.add_argument("--methods", nargs="+", choices=METHODS, default=list(DEFAULT_METHODS))
+    parser.add_argument("--no-search", dest="search", action="store_false",
+                        help="leave out the evaluation of search by meaning")
     parser.add_argument("--times", action="store_true",
                         help="also print each method's seconds per review")
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
@@ -353,7 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"paperdesk: {args.data}: no NAME.csl.json with its NAME.labels.csv",
               file=sys.stderr)
         return 1
-    found = []
+    found, searched = [], []
     with tempfile.TemporaryDirectory(prefix="paperdesk-related-eval-") as tmp:
         for name, csl, labels in reviews:
             with Library.open(Path(tmp) / name) as lib:
@@ -361,6 +420,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lib.discover.ensure()
                 try:
                     scores = evaluate_review(lib, name, csl, labels, args.methods)
+                    if args.search:
+                        searched.append(evaluate_search(lib, name, csl, labels))
                 except (OSError, KeyError, ValueError, csv.Error) as exc:
                     print(f"paperdesk: {labels}: not a SYNERGY labels file "
                           f"({type(exc).__name__}: {exc})", file=sys.stderr)
@@ -369,7 +430,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 if args.times:
                     print(f"{name}: " + ", ".join(f"{m} {t:.2f} s" for m, t in
                                                   scores.seconds.items()), file=sys.stderr)
-    sys.stdout.write(report(found))
+    sys.stdout.write("Related papers (relevant: cited, citing and co-cited works):\n\n"
+                     + report(found))
+    if searched:
+        sys.stdout.write("\nSearch by meaning, each title as the query (relevant: the "
+                         "works it cites):\n\n" + report(searched, SEARCH_METHODS))
     return 0
 
 

@@ -127,7 +127,8 @@ class PaperVectors:
         stamps: uint32 text stamps, one per row.
         parts: each part's float16 vectors (memory-mapped).
         where: int64 array (rows, 2): each row's part and its row in that part.
-        codes: uint64 array (rows, dimensions / 64): the signs of each vector as bits.
+        codes: uint64 array (dimensions / 64, rows): the signs of each vector as bits,
+            a row of 64-bit words per 64 dimensions (each scanned contiguously).
     """
 
     model: str
@@ -181,7 +182,7 @@ class PaperVectors:
                                    "shapes")
             id_parts.append(np.asarray(ids))
             stamp_parts.append(np.asarray(stamps))
-            vector_parts.append(vectors)
+            vector_parts.append(vectors.view(np.ndarray))   # no np.memmap overhead
         if changed and update:
             try:
                 _write_meta(folder, meta)
@@ -197,8 +198,8 @@ class PaperVectors:
         last[:-1] = all_ids[order][1:] != all_ids[order][:-1]
         keep = order[last]
         where = np.stack([part_of[keep], row_in[keep]], axis=1)
-        codes = np.concatenate([_codes(np.asarray(v)) for v in vector_parts])[keep] \
-            if len(keep) else np.zeros((0, 0), np.uint64)
+        codes = np.ascontiguousarray(
+            np.concatenate([_codes(np.asarray(v)) for v in vector_parts])[keep].T)
         return cls(meta["model"], all_ids[keep], np.concatenate(stamp_parts)[keep],
                    vector_parts, where, codes)
 
@@ -220,10 +221,12 @@ class PaperVectors:
         if not len(rows):
             return np.zeros((0, self.parts[0].shape[1] if self.parts else 0), np.float32)
         out = np.empty((len(rows), self.parts[0].shape[1]), dtype=np.float32)
-        for k, part in enumerate(self.parts):
-            mine = np.flatnonzero(self.where[rows, 0] == k)
-            if len(mine):
-                out[mine] = part[self.where[rows[mine], 1]]
+        where = self.where[rows]
+        order = np.argsort(where[:, 0], kind="stable")
+        bounds = np.searchsorted(where[order, 0], np.arange(len(self.parts) + 1))
+        for k in np.flatnonzero(np.diff(bounds)):       # only the parts these rows are in
+            mine = order[bounds[k]:bounds[k + 1]]
+            out[mine] = self.parts[k][where[mine, 1]]
         return out
 
     def nearest(self, query: np.ndarray, limit: int, valid: np.ndarray | None = None,
@@ -253,9 +256,10 @@ class PaperVectors:
         if len(pool) <= candidates:
             return pool.astype(np.int64)
         code = _codes(query[None, :])[0]
-        distance = np.bitwise_count(self.codes[pool] ^ code).sum(axis=1, dtype=np.int32) \
-            if valid is not None else \
-            np.bitwise_count(self.codes ^ code).sum(axis=1, dtype=np.int32)
+        codes = self.codes if valid is None else self.codes[:, pool]
+        distance = np.zeros(codes.shape[1], dtype=np.uint16)
+        for word in range(codes.shape[0]):          # a word of 64 bits at a time
+            distance += np.bitwise_count(codes[word] ^ code[word])
         part = np.argpartition(distance, candidates - 1)[:candidates]
         return pool[part].astype(np.int64)
 
