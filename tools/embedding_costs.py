@@ -64,6 +64,17 @@ def _ms(values: list[float]) -> dict:
             "p95": round(values[int(0.95 * (len(values) - 1))] * 1000, 2)}
 
 
+def _related_times(lib, sample: list[int]) -> list[float]:
+    """Seconds of ``lib.discover.related`` for each paper (after one call not timed)."""
+    lib.discover.related(sample[0])
+    times = []
+    for pid in sample:
+        start = time.perf_counter()
+        lib.discover.related(pid)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def related_at_size(n: int, keep: Path | None = None) -> dict:
     """Import ``n`` synthetic papers, build, embed, time related papers (in the library
     ``keep`` when given: made the first time, reused after)."""
@@ -86,22 +97,12 @@ def related_at_size(n: int, keep: Path | None = None) -> dict:
             out["term_table_s"] = round(time.perf_counter() - start, 1)
             ids = lib.papers.ids()
             sample = [ids[k * len(ids) // 30] for k in range(30)]
-            lib.discover.related(sample[0])
-            tfidf = []
-            for pid in sample:
-                t = time.perf_counter()
-                lib.discover.related(pid)
-                tfidf.append(time.perf_counter() - t)
+            tfidf = _related_times(lib, sample)
             start = time.perf_counter()
             out["embedded"] = lib.discover.embeddings.ensure()
             out["embed_s"] = round(time.perf_counter() - start, 1)
             rss = _rss_mb()
-            lib.discover.related(sample[0])
-            hybrid = []
-            for pid in sample:
-                t = time.perf_counter()
-                lib.discover.related(pid)
-                hybrid.append(time.perf_counter() - t)
+            hybrid = _related_times(lib, sample)
             out["tfidf_related_ms"] = _ms(tfidf)
             out["hybrid_related_ms"] = _ms(hybrid)
             out["rss_growth_with_vectors_mb"] = round(_rss_mb() - rss, 1)

@@ -6,42 +6,30 @@ does the work in a child process and this thread only waits for it.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import Signal
 
-from paperdesk.core.api import BuildCancelled, BuildFailed
-from paperdesk.core.library import Library
-from paperdesk.ui.background.runner import Runner
+from paperdesk.core.api import BuildCancelled
+from paperdesk.ui.background.discover_runner import BackgroundBuild
 
 __all__ = ["EmbeddingRunner"]
 
 
-class EmbeddingRunner(Runner):
+class EmbeddingRunner(BackgroundBuild):
     """Embeds the papers that have no vector yet, one run at a time.
 
-    Signals (UI thread):
-        progress(int, int): ``(papers embedded, papers to embed)``.
+    Signals (UI thread): those of :class:`~.discover_runner.BackgroundBuild` (progress:
+    ``(papers embedded, papers to embed)``; cancelled: the parts finished are kept), and
         finished(object): the number of papers embedded (int), or the one line saying
             why there are no embeddings (str: the model is not installed).
-        failed(str): a one-line reason.
-        cancelled(): :meth:`cancel` stopped it (the parts it finished are kept).
 
     Args:
         library: the open library.
         parent: Qt parent.
     """
 
-    progress = Signal(int, int)
     finished = Signal(object)
-    failed = Signal(str)
-    cancelled = Signal()
     thread_name = "paperdesk-vectors"
     what = "embedding papers"
-    expected_errors = (BuildFailed,)
-    cancelled_by = (BuildCancelled,)
-
-    def __init__(self, library: Library, parent: QObject | None = None):
-        super().__init__(parent)
-        self._lib = library
 
     def start(self) -> bool:
         """Start embedding. Returns False when a run is going on or after shutdown."""
@@ -65,9 +53,3 @@ class EmbeddingRunner(Runner):
 
     def _on_done(self, value) -> None:
         self.finished.emit(value)
-
-    def _on_failed(self, message: str) -> None:
-        self.failed.emit(message)
-
-    def _on_cancelled(self) -> None:
-        self.cancelled.emit()
