@@ -94,3 +94,23 @@ def test_without_the_model_related_papers_are_tfidf_and_it_is_said_once(qtbot, o
     assert not (window.lib.path / "vectors").exists()
     assert len(window.detail_pane.related_list.paper_ids()) == 10
     assert window.lib.discover.embeddings.current() is None
+
+
+@needs_model
+def test_a_tilde_query_in_the_search_box_searches_by_meaning(qtbot, win):
+    window = win
+    _wait_discover(qtbot, window)
+    qtbot.waitUntil(lambda: window.lib.discover.embeddings.current() is not None,
+                    timeout=WAIT_MS)
+    text = "~estimating how far away things are from one photograph"
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, text)
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
+                    and window.search.results is not None
+                    and window.search.results.query == text, timeout=WAIT_MS)
+    results = window.search.results
+    assert results.message == ""
+    first = [window.model.paper_id(row) for row in range(5)]
+    abstracts = [window.lib.papers.get(pid).abstract.lower() for pid in first]
+    assert sum("depth" in a for a in abstracts) >= 4
+    assert first == [h.id for h in window.lib.search.find(text, limit=5).hits]

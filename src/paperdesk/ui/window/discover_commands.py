@@ -137,6 +137,8 @@ class DiscoverCommands:
         self.embedding_runner.failed.connect(self._on_embedding_stopped)
         self._vectors_due = True          # papers may lack a vector: embed at next answer
         self._embedding_said = False      # "not installed" is said once
+        self._embedding = False           # started, its outcome not delivered yet
+        self._asking = False              # a discover answer is on its way
         self._window.search_runner.resultsReady.connect(self._place_after_results)
 
     def shutdown_discover(self) -> None:
@@ -151,7 +153,7 @@ class DiscoverCommands:
         (waiting for the delay, on the reader thread, or the term table is built)."""
         pane = self._window.detail_pane
         return (self.discover_timer.isActive() or self.discover_runner.is_running()
-                or self.embedding_runner.is_running()
+                or self._embedding or self._asking
                 or (pane.paper_id is not None and pane.discover_paper_id != pane.paper_id
                     and self._terms_state not in ("cancelled", "failed")))
 
@@ -162,6 +164,7 @@ class DiscoverCommands:
         self._discover_generation += 1      # drop what is on its way for the paper before
         if paper_id is None:
             self.discover_timer.stop()
+            self._asking = False
         else:
             self.discover_timer.start()
 
@@ -185,6 +188,7 @@ class DiscoverCommands:
             return      # asked again when the table is built
         self._discover_generation += 1
         generation = self._discover_generation
+        self._asking = True
         self._window.worker.read(
             lambda lib: discover_answer(lib, pid),
             on_done=lambda answer: self._on_discover_answer(generation, answer),
@@ -192,6 +196,8 @@ class DiscoverCommands:
             label="related papers")
 
     def _on_discover_answer(self, generation: int, answer: DiscoverAnswer) -> None:
+        if generation == self._discover_generation:
+            self._asking = False
         if self._window.is_shut_down() or generation != self._discover_generation \
                 or answer.paper_id != self._window.detail_pane.paper_id:
             self.discover_dropped += 1
@@ -211,6 +217,8 @@ class DiscoverCommands:
         self.embed_papers()
 
     def _on_discover_failed(self, generation: int, message: str) -> None:
+        if generation == self._discover_generation:
+            self._asking = False
         if self._window.is_shut_down() or generation != self._discover_generation:
             return
         self._window.detail_pane.show_discover_note(f"Related papers not found: {message}")
@@ -307,6 +315,7 @@ class DiscoverCommands:
         if not self.embedding_runner.start():
             return False
         self._vectors_due = False
+        self._embedding = True
         return True
 
     def cancel_embedding(self) -> None:
@@ -322,6 +331,7 @@ class DiscoverCommands:
                                          "Embedding papers for related papers: %v of %m")
 
     def _on_embedded(self, outcome) -> None:
+        self._embedding = False
         self._window.end_background_progress("embed")
         if isinstance(outcome, str):
             if not self._embedding_said:
@@ -332,6 +342,7 @@ class DiscoverCommands:
             self._refresh_discover()
 
     def _on_embedding_stopped(self, message: str = "") -> None:
+        self._embedding = False
         self._window.end_background_progress("embed")
         self._window.statusBar().showMessage(
             f"Embedding papers: {message or 'cancelled'} (the papers done are kept; the "
