@@ -184,7 +184,8 @@ def build_parser() -> argparse.ArgumentParser:
         "related", help="the papers most like one, with the terms they share",
         description="The papers whose titles and abstracts are most like one paper's "
                     "(cosine similarity of tf-idf term vectors, combined with that of "
-                    "their embeddings once the papers are embedded), each with its score "
+                    "their embeddings once the papers are embedded by the window or "
+                    "search --semantic), each with its score "
                     "and the terms the two share most. The first use builds the "
                     "library's term table (with a progress line; Ctrl+C stops it).")
     p.add_argument("id", type=int, help="the paper's id (from search or the window)")
@@ -777,10 +778,10 @@ def _with_terms(lib: Library, answer):
 
 
 def _embed_papers(lib: Library) -> int:
-    """Embed the papers without a vector before related papers or a search by meaning,
+    """Embed the papers without a vector before a search by meaning,
     with a line before and after on standard error; Ctrl+C stops it (what was done is
     kept). Without the model, or in a library that must not be written, nothing is done
-    and the answer is tf-idf's (related papers) or BM25's (search; its note says why).
+    and the answer is BM25's (its note says why).
 
     Returns:
         How many papers were embedded.
@@ -810,9 +811,8 @@ def _embed_papers(lib: Library) -> int:
 
 
 def _cmd_related(lib: Library, args) -> int:
+    # the hybrid when the papers were embedded (by the window or search --semantic)
     related = _with_terms(lib, lambda: lib.discover.related(args.id, limit=args.limit))
-    if _embed_papers(lib):                  # the hybrid, now that the papers have vectors
-        related = lib.discover.related(args.id, limit=args.limit)
     if args.json:
         _print_json([{"id": r.id, "title": r.title, "score": r.score,
                       "shared": list(r.shared)} for r in related])
