@@ -11,7 +11,7 @@ ifeq ($(PAPERDESK),$(BIN)/paperdesk)
 DESKTOP_DEPS := $(STAMP)
 endif
 
-.PHONY: run test clients bench bench-snippets bench-salvage evaluate evaluate-interest evaluate-tags evaluate-styles bundle install-desktop uninstall-desktop icons clean
+.PHONY: run test clients bench bench-snippets bench-salvage evaluate evaluate-interest evaluate-tags evaluate-related evaluate-styles bundle install-desktop uninstall-desktop icons clean
 .DEFAULT_GOAL := run
 
 $(BIN)/python:
@@ -19,7 +19,7 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --editable '.[test]'
+	$(BIN)/python -m pip install --quiet --editable '.[test,embeddings]'
 	@touch $(STAMP)
 
 ## run: set up .venv if needed and open paperdesk on the default library. On X11, first
@@ -128,6 +128,14 @@ SYNERGY ?= ../shared/synergy
 evaluate-tags: $(STAMP)
 	$(BIN)/python -m paperdesk.core.discover.tag_evaluation \
 		$(if $(wildcard $(SYNERGY)/*.csl.json),--synergy $(SYNERGY))
+
+## evaluate-related: related papers judged against what the papers cite (issue 27):
+## nDCG@10 and recall@20 of tf-idf, BM25 "more like this", the static embedding and the
+## hybrid on each SYNERGY review in $(SYNERGY) (any folder of NAME.csl.json with
+## NAME.labels.csv; paperdesk.core.discover.related_evaluation; the table in README.md
+## and docs/discover.md, "How related papers are judged")
+evaluate-related: $(STAMP)
+	$(BIN)/python -m paperdesk.core.discover.related_evaluation --data $(SYNERGY)
 
 ## evaluate-styles: formatted bibliographies (issue 33): citeproc-py and pandoc's citeproc
 ## against citeproc-js (Zotero's processor; `make clients`) for APA, IEEE, Chicago

@@ -32,6 +32,7 @@ from paperdesk.core.api import (BIBLIOGRAPHY_OUTPUTS, DEFAULT_STYLE, check_local
 from paperdesk.core.fields import RELEVANCE, SORT_CHOICES, stored_fields
 from paperdesk.core.api import ARXIV_FORMAT, ArxivFilter
 from paperdesk.core.api import display_path
+from paperdesk.core.api import MEANING_PREFIX, meaning_text
 from paperdesk.core.api import IMPORT_FORMATS, folder_patterns
 from paperdesk.core.check import refuse_unreadable_folder
 from paperdesk.core.library import DB_NAME, Library
@@ -174,15 +175,20 @@ def build_parser() -> argparse.ArgumentParser:
                         "first, learned from what was starred, tagged, annotated and "
                         "skipped, each hit with the words that moved it up (try "
                         "search is:unread --sort interest)")
+    p.add_argument("--semantic", action="store_true",
+                   help="search by meaning: rank by the query's embedding fused with "
+                        "BM25 (the same as a query starting with ~; docs/discover.md)")
     p.add_argument("--json", action="store_true",
                    help="print {query, total, shown, suggestion, message, hits} as JSON")
 
     p = sub.add_parser(
         "related", help="the papers most like one, with the terms they share",
         description="The papers whose titles and abstracts are most like one paper's "
-                    "(cosine similarity of tf-idf term vectors), each with its score and "
-                    "the terms the two share most. The first use builds the library's "
-                    "term table (with a progress line; Ctrl+C stops it).")
+                    "(cosine similarity of tf-idf term vectors, combined with that of "
+                    "their embeddings once the papers are embedded by the window or "
+                    "search --semantic), each with its score "
+                    "and the terms the two share most. The first use builds the "
+                    "library's term table (with a progress line; Ctrl+C stops it).")
     p.add_argument("id", type=int, help="the paper's id (from search or the window)")
     p.add_argument("--limit", type=_positive_int, default=10, metavar="N",
                    help="most papers (default 10)")
@@ -656,6 +662,10 @@ def _cancel_on_interrupt():
 
 
 def _cmd_search(lib: Library, args) -> int:
+    if args.semantic and meaning_text(args.query) is None:
+        args.query = f"{MEANING_PREFIX}{args.query}"
+    if meaning_text(args.query) is not None:
+        _embed_papers(lib)
     # Text output prints no snippets: cut them only for --json.
     results = _with_terms(lib, lambda: lib.search.find(args.query, limit=args.limit,
                                                  sort=args.sort, snippets=args.json))
@@ -770,7 +780,41 @@ def _with_terms(lib: Library, answer):
         raise LibraryError(str(exc)) from None
 
 
+def _embed_papers(lib: Library) -> int:
+    """Embed the papers without a vector before a search by meaning,
+    with a line before and after on standard error; Ctrl+C stops it (what was done is
+    kept). Without the model, or in a library that must not be written, nothing is done
+    and the answer is BM25's (its note says why).
+
+    Returns:
+        How many papers were embedded.
+    Raises:
+        LibraryError: the embedding failed (one line).
+        KeyboardInterrupt: Ctrl+C.
+    """
+    from paperdesk.core.api import BuildCancelled, BuildFailed
+
+    embeddings = lib.discover.embeddings
+    if embeddings.problem() or lib.discover.not_writable() is not None:
+        return 0
+    missing = embeddings.missing()
+    if not missing:
+        return 0
+    print(f"paperdesk: note: embedding {missing:,} papers (once; related papers and "
+          "search by meaning use the vectors)", file=sys.stderr, flush=True)
+    with _cancel_on_interrupt() as stop:
+        try:
+            done = embeddings.ensure(cancel=stop.is_set)
+        except BuildCancelled:
+            raise KeyboardInterrupt from None
+        except BuildFailed as exc:
+            raise LibraryError(str(exc)) from None
+    print(f"paperdesk: {done:,} papers embedded", file=sys.stderr, flush=True)
+    return done
+
+
 def _cmd_related(lib: Library, args) -> int:
+    # the hybrid when the papers were embedded (by the window or search --semantic)
     related = _with_terms(lib, lambda: lib.discover.related(args.id, limit=args.limit))
     if args.json:
         _print_json([{"id": r.id, "title": r.title, "score": r.score,

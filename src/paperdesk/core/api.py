@@ -31,6 +31,8 @@ _WHERE = {
     "TagSuggestion": "paperdesk.core.discover.models",
     "TermsNotReady": "paperdesk.core.discover.models",
     "term_query": "paperdesk.core.discover.vectorize",
+    "MEANING_PREFIX": "paperdesk.core.search.query",
+    "meaning_text": "paperdesk.core.search.query",
     "evaluate_tags": "paperdesk.core.discover.tag_evaluation",
     "evaluation_report": "paperdesk.core.discover.tag_evaluation",
     "library_tags": "paperdesk.core.discover.tag_evaluation",

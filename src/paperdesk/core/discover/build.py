@@ -25,8 +25,8 @@ from paperdesk.core.discover.term_table import (Part, TermTable, next_generation
                                                 real_folder, text_stamp)
 from paperdesk.core.discover.vectorize import new_vectorizer, paper_text, prune_rows
 
-__all__ = ["CHILD_FROM", "build_table", "build_in_child", "update_part", "BuildCancelled",
-           "BuildFailed"]
+__all__ = ["CHILD_FROM", "build_table", "build_in_child", "run_in_child", "update_part",
+           "BuildCancelled", "BuildFailed"]
 
 #: Libraries with at least this many papers are built in a child process.
 CHILD_FROM = 3000
@@ -258,15 +258,21 @@ def update_part(table: TermTable, db_path: Path, ids: np.ndarray) -> Part:
     return _part(got_ids, stamps, weights)
 
 
-def _child(db_path: str, folder: str, conn) -> None:
-    """The child's work: build, save as a new generation, report (runs in the child)."""
+def _build_and_save(db_path: str, folder: str, progress: Progress) -> int:
+    """The term-table child's work: build, save as a new generation; returns it."""
+    table = build_table(Path(db_path), progress=progress)
+    g = next_generation(Path(folder))
+    table.save(Path(folder), g)
+    return g
+
+
+def _child_entry(work, args: tuple, conn) -> None:
+    """Run ``work(*args, progress)`` and send its result (runs in the child): messages
+    ``("progress", done, total)``, then ``("ok", result)`` or ``("error", one line)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        table = build_table(Path(db_path),
-                            progress=lambda d, t: conn.send(("progress", d, t)))
-        g = next_generation(Path(folder))
-        table.save(Path(folder), g)
-        conn.send(("ok", g))
+        result = work(*args, lambda d, t: conn.send(("progress", d, t)))
+        conn.send(("ok", result))
     except Exception as exc:  # noqa: BLE001 - reported to the parent, one line
         text = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         try:
@@ -275,9 +281,65 @@ def _child(db_path: str, folder: str, conn) -> None:
             pass
 
 
+def run_in_child(work, args: tuple, what: str, progress: Progress | None = None,
+                 cancel: Cancel | None = None, poll_s: float = 0.1,
+                 name: str = "paperdesk-child"):
+    """Run ``work(*args, progress)`` in a ``spawn`` child process, waiting for it: the
+    window's interpreter and memory stay free (the term table's build; the embedding of
+    papers, :mod:`paperdesk.core.embeddings.vector_build`).
+
+    Args:
+        work: a module-level function (it is pickled by name) taking ``args`` and a
+            ``progress(done, total)`` callable, returning something picklable.
+        args: its arguments (picklable).
+        what: what the child is, for messages ("the term-table builder").
+        progress: ``progress(done, total)``, called in this process as the child reports.
+        cancel: polled every ``poll_s`` seconds; True kills the child.
+        poll_s: seconds between polls.
+        name: the child process's name.
+    Returns:
+        What ``work`` returned.
+    Raises:
+        BuildCancelled: cancelled.
+        BuildFailed: the child failed or died (one line).
+    """
+    progress = progress or (lambda done, total: None)
+    cancel = cancel or (lambda: False)
+    ctx = multiprocessing.get_context("spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child_entry, args=(work, args, child),
+                       name=name, daemon=True)
+    proc.start()
+    child.close()
+    try:
+        while True:
+            if cancel():
+                proc.kill()
+                raise BuildCancelled()
+            if parent.poll(poll_s):
+                try:
+                    message = parent.recv()
+                except EOFError:
+                    raise BuildFailed(f"{what} stopped without a result") from None
+                if message[0] == "progress":
+                    progress(message[1], message[2])
+                elif message[0] == "ok":
+                    return message[1]
+                else:
+                    raise BuildFailed(message[1])
+            elif not proc.is_alive() and not parent.poll(0):
+                raise BuildFailed(f"{what} died (exit code {proc.exitcode})")
+    finally:
+        parent.close()
+        proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+
+
 def build_in_child(db_path: Path, folder: Path, progress: Progress | None = None,
                    cancel: Cancel | None = None, poll_s: float = 0.1) -> None:
-    """Build and save the table in a ``spawn`` child process, waiting for it.
+    """Build and save the table in a ``spawn`` child process, waiting for it
+    (:func:`run_in_child`).
 
     Args:
         db_path: the library's database.
@@ -290,36 +352,6 @@ def build_in_child(db_path: Path, folder: Path, progress: Progress | None = None
         BuildCancelled: cancelled.
         BuildFailed: the child failed or died.
     """
-    progress = progress or (lambda done, total: None)
-    cancel = cancel or (lambda: False)
     real_folder(folder)
-    ctx = multiprocessing.get_context("spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(str(db_path), str(folder), child),
-                       name="paperdesk-terms", daemon=True)
-    proc.start()
-    child.close()
-    try:
-        while True:
-            if cancel():
-                proc.kill()
-                raise BuildCancelled()
-            if parent.poll(poll_s):
-                try:
-                    message = parent.recv()
-                except EOFError:
-                    raise BuildFailed("the term-table builder stopped without a result") \
-                        from None
-                if message[0] == "progress":
-                    progress(message[1], message[2])
-                elif message[0] == "ok":
-                    return
-                else:
-                    raise BuildFailed(message[1])
-            elif not proc.is_alive() and not parent.poll(0):
-                raise BuildFailed(f"the term-table builder died (exit code {proc.exitcode})")
-    finally:
-        parent.close()
-        proc.join(5)
-        if proc.is_alive():
-            proc.kill()
+    run_in_child(_build_and_save, (str(db_path), str(folder)), "the term-table builder",
+                 progress, cancel, poll_s, name="paperdesk-terms")

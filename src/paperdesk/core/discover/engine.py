@@ -38,6 +38,8 @@ from paperdesk.core.discover.build import (CHILD_FROM, BuildCancelled, BuildFail
 from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
                                             RelatedPaper, TagSuggestion, TermsNotReady,
                                             TermsStatus)
+from paperdesk.core.discover.embedded import PaperEmbeddings
+from paperdesk.core.discover.hybrid import hybrid_rows
 from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
 from paperdesk.core.discover.tag_suggestions import MIN_EXAMPLES, NEIGHBOURS, tag_votes
 from paperdesk.core.models import LibraryError
@@ -118,6 +120,9 @@ class Discover:
         #: The table on disk was found damaged and could not be dropped (a library that
         #: cannot be written): build it in memory instead of loading it again.
         self._disk_damaged = False
+        #: The papers' embedding vectors (:mod:`.embedded`): related papers are hybrid
+        #: when there are some.
+        self.embeddings = PaperEmbeddings(library, self._not_writable)
 
     # -- keeping the table current -------------------------------------------------
     @property
@@ -399,8 +404,9 @@ class Discover:
             paper_id: the paper.
             limit: most papers (1 or more).
         Returns:
-            Up to ``limit`` :class:`RelatedPaper`, most similar first (cosine of tf-idf,
-            see :mod:`.related`).
+            Up to ``limit`` :class:`RelatedPaper`, most similar first: by the hybrid of
+            embedding and tf-idf cosines (:func:`~.hybrid.hybrid_rows`) when the paper
+            has a vector, else by the cosine of tf-idf (see :mod:`.related`).
         Raises:
             UnknownPaper: no such paper.
             NotInTable: the paper has no terms.
@@ -408,8 +414,12 @@ class Discover:
         """
         table = self._current()
         row = self._row(table, paper_id)
+        vectors = self.embeddings.current()
         with self._reading():
-            rows, scores = nearest_rows(table, row, max(1, int(limit)))
+            found = hybrid_rows(table, row, vectors, max(1, int(limit))) \
+                if vectors is not None else None
+            rows, scores = found if found is not None else \
+                nearest_rows(table, row, max(1, int(limit)))
             _unit_range(scores, "a similarity")
             ids = [int(i) for i in table.row_ids[rows]]
             pairs = [(pid, r, score, tuple(table.term(c) for c in

@@ -35,7 +35,8 @@ class RelatedPaper:
     Attributes:
         id: the paper's id.
         title: its title.
-        score: cosine similarity of the two papers' tf-idf vectors, 0..1.
+        score: the similarity, 0..1: the hybrid score (:func:`~.hybrid.hybrid_scores`)
+            when the paper has a vector, else the cosine of the two tf-idf vectors.
         shared: the 3-5 terms the two share that weigh most in the score, heaviest
             first (fewer when they share fewer).
     """

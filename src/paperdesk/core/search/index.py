@@ -117,6 +117,9 @@ def _open_writer(ix, **kwargs):
 
 #: Relative weight of a title match against an abstract match (BM25F field boost).
 TITLE_BOOST = 2.0
+#: Words of a paper that make its "more like this" query (:meth:`SearchIndex.more_like`;
+#: Lucene's MoreLikeThis uses at most 25).
+MORE_LIKE_TERMS = 25
 #: Did-you-mean looks at no more than this many words, each at most this long.
 SUGGEST_MAX_WORDS = 6
 SUGGEST_MAX_CHARS = 24
@@ -1359,6 +1362,34 @@ class SearchIndex:
             except ValueError:  # whoosh-reloaded 2.7.5 fails on some multi-term queries
                 estimate = len(pairs)
             return pairs, max(estimate, len(pairs)), False
+
+    def more_like(self, paper_id: int, text: str, limit: int = 20,
+                  terms: int = MORE_LIKE_TERMS) -> list[tuple[int, float]]:
+        """Papers like one, by BM25 "more like this": Whoosh's ``Searcher.more_like``
+        (the ``terms`` words of ``text`` weighted highest by the Bo1 divergence-from-
+        randomness model against the ``abstract`` field, then searched as one OR query,
+        each word boosted by its weight, ranked by BM25F; the paper itself left out).
+
+        Args:
+            paper_id: the paper (left out of the answer; it need not be indexed).
+            text: its title and abstract.
+            limit: most papers.
+            terms: how many of its words make the query.
+        Returns:
+            ``[(paper id, BM25F score), ...]``, best first; empty for a text with no
+            indexed word.
+        """
+        with self._lock:
+            docnum = self._searcher.document_number(id=str(int(paper_id)))
+            try:
+                hits = self._searcher.more_like(docnum, "abstract", text=text, top=limit,
+                                                numterms=terms)
+            except Exception as exc:  # noqa: BLE001 - damage is reported, never raised
+                if isinstance(exc, DAMAGE_ERRORS):
+                    self._damaged(exc, "searching")
+                return []
+            return [(int(hit["id"]), float(hit.score or 0.0)) for hit in hits
+                    if int(hit["id"]) != int(paper_id)]
 
     def suggest(self, text: str) -> str | None:
         """Replace each word of ``text`` that is in no document by the closest indexed

@@ -13,6 +13,7 @@ from paperdesk.core.fields import INTEREST, SORT_CHOICES
 from paperdesk.core.models import SearchHit, SearchResults
 from paperdesk.core.scope import Scope
 from paperdesk.core.search.index import cut_snippet
+from paperdesk.core.search.query import meaning_text
 from paperdesk.core.manager import Manager
 
 def _reorder(ids: np.ndarray, scores: np.ndarray, order: Sequence[int],
@@ -91,12 +92,17 @@ class Search(Manager):
         if sort not in SORT_CHOICES:
             raise ValueError(f"unknown sort {sort!r}; use "
                              f"{', '.join(SORT_CHOICES[:-1])} or {SORT_CHOICES[-1]}")
-        plan = self._lib.index.whoosh.plan(query)
+        meaning = meaning_text(query)
+        plan = self._lib.index.whoosh.plan(query if meaning is None else meaning)
         mask = self._lib.masks.mask(self.db, Scope(tag_id=tag_id, filter=filter))
-        if plan.added is not None:     # added: is answered by SQLite (not indexed)
+        if plan.added is not None and meaning is None:   # answered by SQLite (not indexed)
             mask = mask & self._lib.masks.added(self.db, *plan.added)
         allowed = set(within) if within is not None else None
-        if plan.added is not None and not plan.flags and \
+        note = ""
+        if meaning is not None:
+            ids, scores, note = self._by_meaning(meaning, mask, source_id, allowed)
+            total = len(ids)
+        elif plan.added is not None and not plan.flags and \
                 type(plan.query).__name__ == "Every":
             ids, scores, total = self._added_only(mask, source_id, allowed)
         else:
@@ -119,10 +125,28 @@ class Search(Manager):
         if self._lib.index.whoosh.damage is not None:
             self.index_damaged()
             indexed, papers = 0, self._lib.papers.count()
-        message = plan.message or (self._missing_field(plan) if total == 0 else "")
+        message = note if meaning is not None else \
+            plan.message or (self._missing_field(plan) if total == 0 else "")
         return SearchResults(query, hits, total, True, message, suggestion, ids=ids,
                              scores=scores, indexed=indexed, papers=papers,
                              interest=interest)
+
+    def _by_meaning(self, text: str, mask: np.ndarray, source_id: int | None,
+                    allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray, str]:
+        """A search by meaning (``~text``, :mod:`paperdesk.core.discover.meaning`) kept to
+        the papers of the mask, the source and ``allowed``: ``(ids, scores, note)``."""
+        from paperdesk.core.discover.meaning import search_by_meaning
+
+        ids, scores, note = search_by_meaning(self._lib, text)
+        inside = ids < len(mask)
+        inside[inside] = mask[ids[inside]]
+        if source_id is not None:
+            mine = {r[0] for r in self.db.execute(
+                "SELECT paper_id FROM paper_sources WHERE source_id = ?", (source_id,))}
+            inside &= np.isin(ids, np.fromiter(mine, np.int64, len(mine)))
+        if allowed is not None:
+            inside &= np.isin(ids, np.fromiter(allowed, np.int64, len(allowed)))
+        return ids[inside], scores[inside], note
 
     def _missing_field(self, plan) -> str:
         """For a query that found nothing: "no paper has a year yet …" when it asks for a

@@ -43,7 +43,7 @@ from paperdesk.core.search.fastscore import expand_words
 from paperdesk.core.text import normalize
 
 __all__ = ["QueryPlan", "QueryBuilder", "FILTER_WORDS", "MAX_QUERY_CHARS", "MAX_EXPANSIONS",
-           "SEARCH_FIELDS", "DEFAULT_FIELDS"]
+           "SEARCH_FIELDS", "DEFAULT_FIELDS", "MEANING_PREFIX", "meaning_text"]
 
 #: A UTF-16 surrogate code point on its own (never valid in UTF-8 text).
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -411,3 +411,20 @@ class QueryBuilder:
 
         result = visit(query)
         return None if isinstance(result, type(wq.NullQuery)) else result
+
+
+#: What starts a search by meaning (:mod:`paperdesk.core.discover.meaning`).
+MEANING_PREFIX = "~"
+
+
+def meaning_text(query: str) -> str | None:
+    """The text of a search by meaning, or ``None`` when ``query`` is not one.
+
+    Args:
+        query: what was typed in the search box.
+    Returns:
+        The text after the leading ``~`` (stripped; spaces before the ``~`` allowed), or
+        ``None`` when the query does not start with ``~``.
+    """
+    text = query.lstrip()
+    return text[len(MEANING_PREFIX):].strip() if text.startswith(MEANING_PREFIX) else None

@@ -24,7 +24,8 @@ from paperdesk.core.library import Library
 from paperdesk.core.models import UnknownPaper
 from paperdesk.ui.background.runner import Runner
 
-__all__ = ["DiscoverAnswer", "discover_answer", "DiscoverRunner", "READY", "NOT_READY",
+__all__ = ["DiscoverAnswer", "discover_answer", "BackgroundBuild", "DiscoverRunner", "READY",
+           "NOT_READY",
            "NO_TERMS", "UNKNOWN"]
 
 #: :attr:`DiscoverAnswer.state` values.
@@ -81,17 +82,14 @@ def discover_answer(lib: Library, paper_id: int, related: int = 10, terms: int =
         return DiscoverAnswer(paper_id, UNKNOWN)
 
 
-class DiscoverRunner(Runner):
-    """Builds the library's term table (``Library.discover.ensure``) on a thread of its
-    own, one build at a time; in a library of :data:`~paperdesk.core.discover.build.
-    CHILD_FROM` papers or more the engine does the work in a child process and this
-    thread only waits for it.
+class BackgroundBuild(Runner):
+    """A runner that builds something derived for discover on a thread of its own (the
+    term table, the papers' vectors), one run at a time, with progress and Cancel.
 
     Signals (UI thread):
-        progress(int, int): ``(papers read, papers)`` of the build.
-        finished(): the table is ready (ask again).
+        progress(int, int): ``(done, total)``.
         failed(str): a one-line reason.
-        cancelled(): :meth:`cancel` stopped it (the old table, if any, stays).
+        cancelled(): :meth:`cancel` stopped it.
 
     Args:
         library: the open library.
@@ -99,17 +97,40 @@ class DiscoverRunner(Runner):
     """
 
     progress = Signal(int, int)
-    finished = Signal()
     failed = Signal(str)
     cancelled = Signal()
-    thread_name = "paperdesk-terms"
-    what = "building the term table"
     expected_errors = (BuildFailed,)
     cancelled_by = (BuildCancelled,)
 
     def __init__(self, library: Library, parent: QObject | None = None):
         super().__init__(parent)
         self._lib = library
+
+    def _on_failed(self, message: str) -> None:
+        self.failed.emit(message)
+
+    def _on_cancelled(self) -> None:
+        self.cancelled.emit()
+
+
+class DiscoverRunner(BackgroundBuild):
+    """Builds the library's term table (``Library.discover.ensure``) on a thread of its
+    own, one build at a time; in a library of :data:`~paperdesk.core.discover.build.
+    CHILD_FROM` papers or more the engine does the work in a child process and this
+    thread only waits for it.
+
+    Signals (UI thread): those of :class:`BackgroundBuild` (progress: ``(papers read,
+    papers)``; cancelled: the old table, if any, stays), and
+        finished(): the table is ready (ask again).
+
+    Args:
+        library: the open library.
+        parent: Qt parent.
+    """
+
+    finished = Signal()
+    thread_name = "paperdesk-terms"
+    what = "building the term table"
 
     def start(self) -> bool:
         """Start a build. Returns False when one runs already or after shutdown."""
@@ -133,9 +154,3 @@ class DiscoverRunner(Runner):
 
     def _on_done(self, _value: None) -> None:
         self.finished.emit()
-
-    def _on_failed(self, message: str) -> None:
-        self.failed.emit(message)
-
-    def _on_cancelled(self) -> None:
-        self.cancelled.emit()

@@ -21,6 +21,12 @@ related papers, key terms and tag suggestions for the paper on show, and Back (A
   scroll position.
 * Alt+1 … Alt+3 add the suggested tag 1-3 to the paper on show (one undo step), through
   the writer thread like the tag keys.
+* Once related papers answer, papers without an embedding vector (all of them the first
+  time, then those imported or retitled since) are embedded by an
+  :class:`~paperdesk.ui.background.embedding_runner.EmbeddingRunner` on a thread of its
+  own, with "Embedding papers for related papers: 2,000 of 100,000" and Cancel in the
+  status bar; then the paper on show is asked again (related papers become the hybrid).
+  Without the embedding model the status bar says so once.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from paperdesk.core.api import term_query
 from paperdesk.core.scope import Scope
 from paperdesk.ui.background.discover_runner import (NOT_READY, DiscoverAnswer,
                                                      DiscoverRunner, discover_answer)
+from paperdesk.ui.background.embedding_runner import EmbeddingRunner
 
 if TYPE_CHECKING:
     from paperdesk.ui.window.main_window import MainWindow
@@ -44,6 +51,8 @@ __all__ = ["DiscoverCommands", "DISCOVER_DELAY_MS", "BACK_LIMIT"]
 
 #: Quiet time after the paper on show changed before its related papers are asked for.
 DISCOVER_DELAY_MS = 150
+#: Wait before embedding papers is tried again while the window is busy.
+EMBED_RETRY_MS = 1000
 #: Places remembered for Back.
 BACK_LIMIT = 50
 #: Paper fields whose change can change related papers, key terms or suggestions.
@@ -121,6 +130,15 @@ class DiscoverCommands:
         pane.suggestionAccepted.connect(lambda i: self.accept_suggestion(i + 1))
         self._window.worker.changed.connect(self._discover_on_changed)
         self._window.import_runner.finished.connect(lambda _report: self._refresh_discover())
+        self.embedding_runner = EmbeddingRunner(self._window.lib, parent=self._window)
+        self.embedding_runner.progress.connect(self._on_embedding_progress)
+        self.embedding_runner.finished.connect(self._on_embedded)
+        self.embedding_runner.cancelled.connect(self._on_embedding_stopped)
+        self.embedding_runner.failed.connect(self._on_embedding_stopped)
+        self._vectors_due = True          # papers may lack a vector: embed at next answer
+        self._embedding_said = False      # "not installed" is said once
+        self._embedding = False           # started, its outcome not delivered yet
+        self._asking = False              # a discover answer is on its way
         self._window.search_runner.resultsReady.connect(self._place_after_results)
 
     def shutdown_discover(self) -> None:
@@ -128,12 +146,14 @@ class DiscoverCommands:
         self.discover_timer.stop()
         self._discover_generation += 1
         self.discover_runner.shutdown()
+        self.embedding_runner.shutdown()
 
     def discover_busy(self) -> bool:
         """True while the related papers of the paper on show are being looked for
         (waiting for the delay, on the reader thread, or the term table is built)."""
         pane = self._window.detail_pane
         return (self.discover_timer.isActive() or self.discover_runner.is_running()
+                or self._embedding or self._asking
                 or (pane.paper_id is not None and pane.discover_paper_id != pane.paper_id
                     and self._terms_state not in ("cancelled", "failed")))
 
@@ -144,6 +164,7 @@ class DiscoverCommands:
         self._discover_generation += 1      # drop what is on its way for the paper before
         if paper_id is None:
             self.discover_timer.stop()
+            self._asking = False
         else:
             self.discover_timer.start()
 
@@ -153,6 +174,8 @@ class DiscoverCommands:
             self.discover_timer.start()
 
     def _discover_on_changed(self, change: Changes) -> None:
+        if change.sources or change.fields & {"title", "abstract"}:
+            self._vectors_due = True
         if change.sources or change.tags or (change.fields & _DISCOVER_FIELDS):
             self._refresh_discover()
 
@@ -165,6 +188,7 @@ class DiscoverCommands:
             return      # asked again when the table is built
         self._discover_generation += 1
         generation = self._discover_generation
+        self._asking = True
         self._window.worker.read(
             lambda lib: discover_answer(lib, pid),
             on_done=lambda answer: self._on_discover_answer(generation, answer),
@@ -172,6 +196,8 @@ class DiscoverCommands:
             label="related papers")
 
     def _on_discover_answer(self, generation: int, answer: DiscoverAnswer) -> None:
+        if generation == self._discover_generation:
+            self._asking = False
         if self._window.is_shut_down() or generation != self._discover_generation \
                 or answer.paper_id != self._window.detail_pane.paper_id:
             self.discover_dropped += 1
@@ -188,8 +214,11 @@ class DiscoverCommands:
                 self.build_terms()
             return
         self._window.detail_pane.show_discover(answer)
+        self.embed_papers()
 
     def _on_discover_failed(self, generation: int, message: str) -> None:
+        if generation == self._discover_generation:
+            self._asking = False
         if self._window.is_shut_down() or generation != self._discover_generation:
             return
         self._window.detail_pane.show_discover_note(f"Related papers not found: {message}")
@@ -266,6 +295,58 @@ class DiscoverCommands:
         self._end_terms_progress()
         self._terms_state = "failed"
         self._window.detail_pane.show_discover_note(f"Related papers not found: {message}", True)
+
+    # -- embedding papers ---------------------------------------------------------------------
+    def embed_papers(self) -> bool:
+        """Embed the papers that have no vector, on the embedding runner's thread, unless
+        nothing changed since the last run, an import runs, or it runs already; while
+        the window is busy otherwise (a search, an index update, the term table's
+        build) it tries again :data:`EMBED_RETRY_MS` later.
+
+        Returns:
+            True when a run was started.
+        """
+        if not self._vectors_due or self._window.is_shut_down() \
+                or self._window.import_runner.is_running():
+            return False                # an import's end asks again
+        if self._window.is_busy() or self.discover_runner.is_running():
+            QTimer.singleShot(EMBED_RETRY_MS, self.embed_papers)   # after the rest
+            return False
+        if not self.embedding_runner.start():
+            return False
+        self._vectors_due = False
+        self._embedding = True
+        return True
+
+    def cancel_embedding(self) -> None:
+        """Stop embedding (the status bar's Cancel); the papers done keep their vectors."""
+        self.embedding_runner.cancel()
+        self._window.cancel_button.setEnabled(False)
+        self._window.progress_bar.setFormat("Stopping…")
+
+    def _on_embedding_progress(self, done: int, total: int) -> None:
+        self._window.background_progress("embed", done, total, 200,
+                                         "Stop embedding papers (related papers stay "
+                                         "tf-idf's for the papers not done)",
+                                         "Embedding papers for related papers: %v of %m")
+
+    def _on_embedded(self, outcome) -> None:
+        self._embedding = False
+        self._window.end_background_progress("embed")
+        if isinstance(outcome, str):
+            if not self._embedding_said:
+                self._embedding_said = True
+                self._window.statusBar().showMessage(outcome[:1].upper() + outcome[1:],
+                                                     10000)
+        elif outcome:
+            self._refresh_discover()
+
+    def _on_embedding_stopped(self, message: str = "") -> None:
+        self._embedding = False
+        self._window.end_background_progress("embed")
+        self._window.statusBar().showMessage(
+            f"Embedding papers: {message or 'cancelled'} (the papers done are kept; the "
+            "rest are embedded after the next import)", 6000)
 
     # -- opening a related paper, searching a key term, Back ---------------------------------
     def _place(self) -> Place:

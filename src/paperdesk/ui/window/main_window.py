@@ -659,6 +659,8 @@ class MainWindow(QMainWindow):
             self.cancel_import()
         elif self.progress_shown("discover") and self.discover.discover_runner.is_running():
             self.discover.cancel_terms_build()
+        elif self.progress_shown("embed") and self.discover.embedding_runner.is_running():
+            self.discover.cancel_embedding()
         elif self.progress_shown("duplicates") and self.duplicates.duplicate_finder.is_running():
             self.duplicates.duplicate_finder.cancel()
             self.cancel_button.setEnabled(False)
@@ -673,7 +675,7 @@ class MainWindow(QMainWindow):
 
     def progress_shown(self, stage: str) -> bool:
         """True while the status bar's progress bar shows background ``stage``
-        (``"sync"``, ``"check"``, ``"discover"``, ``"duplicates"``)."""
+        (``"sync"``, ``"check"``, ``"discover"``, ``"embed"``, ``"duplicates"``)."""
         return stage in self._progress_owners
 
     def mark_progress_shown(self, stage: str, shown: bool = True) -> None:

@@ -1,0 +1,74 @@
+"""Search by meaning (issue 27): a query that starts with ``~`` (``~papers that estimate
+depth from one photo``; ``paperdesk search --semantic``) ranks the papers by the query's
+embedding and by BM25, fused.
+
+* **BM25**: the query's words as one OR query over the abstracts, each word weighted by
+  the Bo1 model, ranked by BM25F (the "more like this" of
+  :meth:`~paperdesk.core.search.index.SearchIndex.more_like`: a natural-language query
+  whose words are not all in any one paper still finds the papers with most of them);
+* **embedding**: the cosine of the query's vector
+  (:class:`~paperdesk.core.embeddings.static_model.StaticModel`) with the papers'
+  stored vectors;
+* **reciprocal rank fusion** (Cormack, Clarke and Büttcher, SIGIR 2009): a paper's score
+  is the sum over the two lists of 1 / (:data:`RRF_K` + its rank), ranks from 1; the
+  first :data:`DEPTH` of each list take part.
+
+Without the model or the vectors (not installed, or not embedded yet) the BM25 list
+alone answers, and :func:`search_by_meaning` says why in one line.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from paperdesk.core.search.query import MEANING_PREFIX, meaning_text  # noqa: F401 (re-exported)
+
+if TYPE_CHECKING:
+    from paperdesk.core.library import Library
+
+__all__ = ["MEANING_PREFIX", "RRF_K", "DEPTH", "meaning_text", "search_by_meaning", "fuse"]
+
+#: Reciprocal rank fusion's constant (the paper's 60).
+RRF_K = 60
+#: Papers of each list fused.
+DEPTH = 200
+
+
+def fuse(*rankings) -> tuple[np.ndarray, np.ndarray]:
+    """Reciprocal rank fusion of ranked id lists.
+
+    Args:
+        rankings: sequences of paper ids, best first.
+    Returns:
+        ``(ids int64, scores float64)``, best first (ties by id).
+    """
+    score: dict[int, float] = {}
+    for ranking in rankings:
+        for rank, pid in enumerate(ranking, 1):
+            score[int(pid)] = score.get(int(pid), 0.0) + 1.0 / (RRF_K + rank)
+    ids = np.fromiter(score, dtype=np.int64, count=len(score))
+    values = np.fromiter(score.values(), dtype=np.float64, count=len(score))
+    order = np.lexsort((ids, -values))
+    return ids[order], values[order]
+
+
+def search_by_meaning(lib: "Library", text: str, leave_out: int | None = None,
+                      depth: int = DEPTH) -> tuple[np.ndarray, np.ndarray, str]:
+    """Rank the library's papers for a text by its meaning and its words.
+
+    Args:
+        lib: the open library.
+        text: the query (without the ``~``).
+        leave_out: a paper id never answered (the evaluation's query paper).
+        depth: papers taken from each list.
+    Returns:
+        ``(ids, scores, note)``: fused ranking (module docstring), and a one-line note
+        when the embedding took no part (why), else ``""``.
+    """
+    words = [pid for pid, _s in lib.index.whoosh.more_like(
+        -1 if leave_out is None else leave_out, text, depth)]
+    meaning, note = lib.discover.embeddings.nearest_to_text(text, depth + 1)
+    meaning = [pid for pid in meaning if pid != leave_out][:depth]
+    return (*fuse(words, meaning), note)

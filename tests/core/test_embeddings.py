@@ -1,0 +1,169 @@
+"""Embeddings (issue 27 items 2-4, 6): the static model read from its package, the vectors
+stored in ``vectors/`` (checksummed, resumable after a cancel, only what changed embedded
+again), hybrid related papers, and tf-idf alone when the model is not installed."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from paperdesk.core.discover import embedded
+from paperdesk.core.discover.build import BuildCancelled
+from paperdesk.core.discover.hybrid import hybrid_scores
+from paperdesk.core.discover.related import nearest_rows
+from paperdesk.core.discover.vectorize import paper_text
+from paperdesk.core.embeddings import vector_build
+from paperdesk.core.embeddings.static_model import StaticModel
+from paperdesk.core.embeddings.vectors import PaperVectors, VectorsError
+
+pytestmark = pytest.mark.skipif(embedded.model_problem() is not None,
+                                reason="the embeddings extra is not installed")
+
+DEPTH_PAPER = "zero-shot metric monocular depth estimation"
+
+
+def _texts(lib) -> tuple[list[int], list[str]]:
+    rows = lib.db.execute("SELECT id, title, abstract FROM papers ORDER BY id").fetchall()
+    return [r[0] for r in rows], [paper_text(r[1], r[2]) for r in rows]
+
+
+def test_similar_abstracts_have_near_vectors(seeded_library):
+    ids, texts = _texts(seeded_library)
+    vectors = StaticModel().encode(texts)
+    assert vectors.shape == (225, 256) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    depth = [i for i, t in enumerate(texts) if DEPTH_PAPER in t.lower()][0]
+    near = np.argsort(-(vectors @ vectors[depth]))[1:6]
+    assert sum("depth" in texts[i].lower() for i in near) >= 4
+    assert not StaticModel().encode([""]).any()          # no token: a zero vector
+
+
+def test_vectors_are_embedded_in_parts_and_resumed_after_cancel(seeded_library,
+                                                                monkeypatch):
+    lib = seeded_library
+    lib.discover.ensure()
+    monkeypatch.setattr(vector_build, "CHUNK", 100)
+    seen = []
+
+    def after_first_part() -> bool:
+        return bool(seen) and seen[-1][0] >= 100
+    with pytest.raises(BuildCancelled):
+        lib.discover.embeddings.ensure(lambda d, t: seen.append((d, t)), after_first_part)
+    assert seen[-1] == (100, 225)
+    assert lib.discover.embeddings.missing() == 125        # the first part was kept
+    assert lib.discover.embeddings.ensure() == 125          # only the rest is embedded
+    assert lib.discover.embeddings.missing() == 0
+    stored = lib.discover.embeddings.current()
+    assert len(stored) == 225 and sorted(stored.ids) == sorted(lib.papers.ids())
+    # an edited title makes that paper's vector stale: it alone is embedded again
+    pid = int(stored.ids[7])
+    lib.papers.set_title(pid, "A title about monocular depth estimation")
+    assert lib.discover.embeddings.missing() == 1
+    assert lib.discover.embeddings.ensure() == 1
+    again = lib.discover.embeddings.current()
+    ids, texts = _texts(lib)
+    expected = StaticModel().encode([texts[ids.index(pid)]])[0]
+    assert np.allclose(again.vectors(again.rows_of([pid]))[0], expected, atol=2e-3)
+
+
+def test_changed_vector_bytes_are_found_and_embedded_again(seeded_library):
+    lib = seeded_library
+    lib.discover.ensure()
+    lib.discover.embeddings.ensure()
+    part = lib.discover.embeddings.folder / "p1-vectors.npy"
+    data = bytearray(part.read_bytes())
+    data[-100:] = bytes(100)                                # same size, other bytes
+    part.write_bytes(bytes(data))
+    with pytest.raises(VectorsError, match="p1-vectors.npy"):
+        PaperVectors.load(lib.discover.embeddings.folder)
+    fresh = type(lib.discover.embeddings)(lib, lambda: None)
+    assert fresh.current() is None                          # not used: tf-idf answers
+    assert fresh.ensure() == 225                            # and all are embedded again
+    assert len(fresh.current()) == 225
+
+
+def test_related_papers_are_the_hybrid_of_embedding_and_tfidf(seeded_library):
+    lib = seeded_library
+    lib.discover.ensure()
+    ids, texts = _texts(lib)
+    depth = ids[[i for i, t in enumerate(texts) if DEPTH_PAPER in t.lower()][0]]
+    tfidf_only = [r.id for r in lib.discover.related(depth)]
+    lib.discover.embeddings.ensure()
+    related = lib.discover.related(depth)
+    # the same order as computed here from every paper's two cosines
+    vectors = StaticModel().encode(texts)
+    table = lib.discover._current()
+    row = int(table.rows_of([depth])[0])
+    near, cosines = nearest_rows(table, row, len(ids))
+    tfidf = np.zeros(len(ids), np.float32)
+    tfidf[[ids.index(int(table.row_ids[r])) for r in near]] = cosines
+    scores = hybrid_scores(vectors @ vectors[ids.index(depth)], tfidf)
+    scores[ids.index(depth)] = -np.inf
+    expected = [ids[i] for i in np.argsort(-scores, kind="stable")[:10]]
+    assert [r.id for r in related] == expected
+    assert [r.id for r in related] != tfidf_only
+    assert [r.score for r in related] == sorted((r.score for r in related), reverse=True)
+    assert all(r.shared for r in related)                   # the reasons stay
+    topics = {i: t.lower() for i, t in zip(ids, texts)}
+    assert sum("depth" in topics[r.id] for r in related[:5]) >= 4
+
+
+def test_without_the_model_related_papers_are_tfidf_and_it_is_said(seeded_library,
+                                                                   monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "wordllama" else real(name, *a))
+    lib = seeded_library
+    lib.discover.ensure()
+    fresh = type(lib.discover.embeddings)(lib, lambda: None)
+    assert fresh.problem() == embedded.NOT_INSTALLED
+    assert fresh.ensure() == 0 and fresh.missing() == 0
+    assert not fresh.folder.exists()
+    table = lib.discover._current()
+    pid = lib.papers.ids()[0]
+    rows, _cos = nearest_rows(table, int(table.rows_of([pid])[0]), 10)
+    assert [r.id for r in lib.discover.related(pid)] == \
+        [int(i) for i in table.row_ids[rows]]
+
+
+PHOTO_QUERY = "estimating how far away things are from one photograph"
+
+
+def test_a_search_by_meaning_finds_papers_that_say_it_in_other_words(seeded_library):
+    lib = seeded_library
+    assert lib.search.find(PHOTO_QUERY).total == 0          # not every word in one paper
+    lib.discover.ensure()
+    lib.discover.embeddings.ensure()
+    found = lib.search.find("  ~" + PHOTO_QUERY, limit=5)
+    assert found.message == ""
+    assert sum("depth" in h.title.lower() or "depth" in
+               (lib.papers.get(h.id).abstract or "").lower() for h in found.hits) >= 4
+    assert list(found.scores) == sorted(found.scores, reverse=True)
+    words_only = lib.search.find("~" + PHOTO_QUERY, limit=5, filter="starred")
+    assert words_only.total == 0                            # filters still apply
+
+
+def test_a_search_by_meaning_without_vectors_is_by_words_and_says_so(seeded_library,
+                                                                     monkeypatch):
+    lib = seeded_library
+    found = lib.search.find("~" + PHOTO_QUERY, limit=5)
+    assert found.message == "searched by words alone: the papers are not embedded yet"
+    assert found.total > 0
+    monkeypatch.setattr(embedded, "model_problem", lambda: embedded.NOT_INSTALLED)
+    fresh = type(lib.discover.embeddings)(lib, lambda: None)
+    assert fresh.nearest_to_text(PHOTO_QUERY, 5) == ([], embedded.NOT_INSTALLED)
+
+
+def test_search_semantic_on_the_command_line_embeds_then_ranks(seeded_library, capsys):
+    from paperdesk.cli import main
+
+    path = str(seeded_library.path)
+    seeded_library.close()
+    assert main(["--library", path, "search", "--semantic", PHOTO_QUERY,
+                 "--limit", "3"]) == 0
+    out, err = capsys.readouterr()
+    assert "depth" in out.lower() and "not embedded" not in err
+    assert main(["--library", path, "search", PHOTO_QUERY]) == 0
+    assert "no matches" in capsys.readouterr().out
