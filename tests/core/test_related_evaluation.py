@@ -79,8 +79,9 @@ def test_the_readme_table_is_what_the_evaluation_prints(capsys):
                         for what in ("nDCG@10", "recall@20")]
     row = _table_row(printed, SMALL)
     readme = (ROOT / "README.md").read_text("utf-8")
-    assert _table_row(readme, "review") == head
-    assert _table_row(readme, SMALL) == row
+    # (the README has other tables whose rows start with "review" or a review's name)
+    assert head in _table_rows(readme, "review")
+    assert row in _table_rows(readme, SMALL)
     discover = (ROOT / "docs" / "discover.md").read_text("utf-8")
     for doc in (readme, discover):
         assert re.search(r"make evaluate-related", doc)
