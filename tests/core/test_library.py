@@ -310,3 +310,20 @@ def test_first_unread_follows_the_order_given(seeded_library):
     assert lib.papers.first_unread(list(reversed(ids))) == ids[-2]     # 224 is even: read
     assert lib.papers.first_unread([ids[0], 10**9, ids[2]]) is None
     assert lib.papers.first_unread(ids[:1] + ids[5:]) == ids[5]
+
+
+def test_huge_ids_are_unknown_to_discover_and_notes_on_the_command_line(seeded_library,
+                                                                         capsys):
+    """Ids beyond SQLite's INTEGER were a traceback (OverflowError) in related,
+    suggest-tags, terms and note."""
+    from paperdesk.cli import main
+    folder = str(seeded_library.path)
+    seeded_library.close()
+    for pid in ("9223372036854775808", "99999999999999999999999"):
+        for command in (["related", pid], ["suggest-tags", pid], ["terms", pid],
+                        ["note", pid, "hi"]):
+            assert main(["--library", folder, *command]) == 1, command
+            err = capsys.readouterr().err
+            # (the first discover command also says it builds the term table)
+            assert "Traceback" not in err, (command, err)
+            assert err.splitlines()[-1] == f"paperdesk: no paper with id {pid}", (command, err)

@@ -374,6 +374,9 @@ class Discover:
         return problems
 
     def _row(self, table: TermTable, paper_id: int) -> int:
+        if not -(2**63) <= int(paper_id) < 2**63:     # beyond SQLite's INTEGER: no paper
+            from paperdesk.core.models import UnknownPaper
+            raise UnknownPaper(paper_id)
         row = int(table.rows_of([paper_id])[0])
         if row >= 0 and len(table.row(row)[0]) == 0:
             row = -1        # a row without terms (an abstract of numbers): as no row

@@ -24,7 +24,9 @@ class Notes(Manager):
     """A paper's note and highlights: ``lib.notes`` (see the module)."""
 
     def get(self, paper_id: int) -> str:
-        """Return the paper's note ("" when it has none)."""
+        """Return the paper's note ("" when it has none, or no such paper)."""
+        if not -(2**63) <= int(paper_id) < 2**63:     # beyond SQLite's INTEGER: no paper
+            return ""
         row = self.db.execute("SELECT body FROM notes WHERE paper_id = ?",
                               [int(paper_id)]).fetchone()
         return row[0] if row else ""
@@ -72,6 +74,8 @@ class Notes(Manager):
 
     def highlights(self, paper_id: int) -> list[Highlight]:
         """Return a paper's highlights ordered by start offset."""
+        if not -(2**63) <= int(paper_id) < 2**63:     # beyond SQLite's INTEGER
+            raise UnknownPaper(paper_id)
         abstract = self.db.execute("SELECT abstract FROM papers WHERE id = ?",
                                    [int(paper_id)]).fetchone()
         if abstract is None:
