@@ -76,13 +76,25 @@ def test_the_order_is_the_mean_place_of_the_svm_and_naive_bayes(sample):
     assert list(order) != list(rest[np.argsort(bayes_place, kind="stable")])
 
 
-def test_without_both_kinds_of_decision_the_order_is_random_but_fixed(sample):
+def test_without_a_relevant_paper_the_order_is_random_but_fixed(sample):
     matrix, _ = sample
-    first = rank(matrix, [0], [], seed=5)
+    first = rank(matrix, [], [0], seed=5)
     assert sorted(first) == list(range(1, matrix.shape[0]))
-    assert np.array_equal(first, rank(matrix, [0], [], seed=5))
-    assert not np.array_equal(first, rank(matrix, [0], [], seed=6))
+    assert np.array_equal(first, rank(matrix, [], [0], seed=5))
+    assert not np.array_equal(first, rank(matrix, [], [0], seed=6))
     assert len(rank(matrix, list(range(matrix.shape[0] - 1)), [matrix.shape[0] - 1])) == 0
+
+
+def test_with_yes_but_no_no_yet_the_papers_most_like_the_yes_come_first(sample):
+    """Papers tagged before a screening count as yes: until the first no, the order was
+    random; now it is by similarity to what was said yes to."""
+    matrix, topics = sample
+    yes, _ = _depth_decisions(topics)
+    order = rank(matrix, yes, [], seed=5)
+    assert sorted(order) == sorted(set(range(len(topics))) - set(yes))
+    assert np.array_equal(order, rank(matrix, yes, [], seed=6))      # no randomness
+    top = topics[order[:10]]
+    assert (top == "depth-estimation").sum() >= 8, list(top)
 
 
 def test_features_of_texts_without_words():

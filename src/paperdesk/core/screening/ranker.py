@@ -91,9 +91,13 @@ def rank(matrix, relevant: Sequence[int], irrelevant: Sequence[int],
         irrelevant: rows decided not relevant (disjoint from ``relevant``).
         seed: seeds any randomness (the order is the same for the same input).
     Returns:
-        int64 array of the rows in neither list, best first. Without at least one
-        relevant and one irrelevant row there is nothing to learn from: the rows come in
-        a random order fixed by ``seed``.
+        int64 array of the rows in neither list, best first. With relevant rows but no
+        irrelevant one yet (papers tagged before the screening, then a first *yes*),
+        no classifier can be learned: the rows come by their similarity to the
+        relevant rows' mean (the centroid of Rocchio's relevance feedback, Manning,
+        Raghavan & Schütze, *Introduction to Information Retrieval*, 2008, ch. 9.1),
+        ties by row. With no relevant row there is nothing to go by: a random order
+        fixed by ``seed``.
     """
     n = matrix.shape[0]
     decided = np.zeros(n, bool)
@@ -104,8 +108,12 @@ def rank(matrix, relevant: Sequence[int], irrelevant: Sequence[int],
     rest = np.flatnonzero(~decided)
     if len(rest) == 0:
         return rest.astype(np.int64)
-    if len(pos) == 0 or len(neg) == 0:
+    if len(pos) == 0:
         return np.random.default_rng(seed).permutation(rest).astype(np.int64)
+    if len(neg) == 0:
+        centroid = np.asarray(matrix[pos].mean(axis=0)).ravel()
+        scores = np.asarray(matrix[rest] @ centroid).ravel()
+        return rest[np.lexsort((rest, -scores))].astype(np.int64)
     from sklearn.naive_bayes import MultinomialNB
     from sklearn.svm import LinearSVC
     rows = np.concatenate([pos, neg])
