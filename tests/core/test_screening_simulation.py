@@ -110,6 +110,9 @@ def test_the_command_prints_the_table_for_the_reviews_asked(capsys):
 
 
 def test_bad_input_is_one_line(tmp_path, capsys):
+    assert main(["--data", str(tmp_path / "nowhere")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nowhere: no such folder" in err
     assert main(["--data", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and str(tmp_path) in err and "NAME.labels.csv" in err

@@ -318,7 +318,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
-    found = synergy_reviews(args.data) if args.data.is_dir() else []
+    if not args.data.is_dir():
+        print(f"paperdesk-evaluate: {args.data}: no such folder (give the reviews' folder "
+              "with --data DIR, or SYNERGY=DIR to make evaluate)", file=sys.stderr)
+        return 1
+    found = synergy_reviews(args.data)
     if args.reviews:
         unknown = sorted(set(args.reviews) - {name for name, _, _ in found})
         if unknown:
@@ -352,7 +356,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                       file=sys.stderr)
     names = list(dict.fromkeys(r.order for r in rows))
     means = [mean_over_reviews(o, [r for r in rows if r.order == o]) for o in names]
-    sys.stdout.write(f"{len(found)} reviews from {args.data}, {args.seeds} seeds each\n\n"
+    reviews = f"{len(found)} review{'s' if len(found) != 1 else ''}"
+    seeds = f"{args.seeds} seed{'s' if args.seeds != 1 else ''}"
+    sys.stdout.write(f"{reviews} from {args.data}, {seeds} each\n\n"
                      + report(rows + means))
     return 0
 
