@@ -1208,7 +1208,8 @@ def _check_export_args(parser: argparse.ArgumentParser, args) -> None:
                      "required (the papers to export)")
     given = [flag for name, flag in _BIBLIOGRAPHY_OPTIONS if getattr(args, name)]
     if given and args.format != "bibliography":
-        parser.error(f"export: {', '.join(given)} only go with --format bibliography")
+        verb = "goes" if len(given) == 1 else "go"
+        parser.error(f"export: {', '.join(given)} only {verb} with --format bibliography")
 
 
 def _cmd_list_styles() -> int:
@@ -1247,10 +1248,11 @@ def _cmd_export(lib: Library, args) -> int:
                                f"choose from {','.join(FIELDS)}")
     if to_stdout:
         _write_stdout(lib.exports.text(ids, args.format, fields, options).encode("utf-8"))
-        return 0
-    n = lib.exports.to_file(ids, args.format, args.output, fields, options=options)
-    print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
-    if options is not None:
+        n = len(ids)
+    else:
+        n = lib.exports.to_file(ids, args.format, args.output, fields, options=options)
+        print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
+    if options is not None:     # said on stderr whether the references went to a file or not
         missing = missing_author_or_year(lib.papers.get(i) for i in ids)
         if missing:
             print(f"paperdesk: note: {missing} of the {n} papers have no author or no year; "
