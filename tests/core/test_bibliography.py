@@ -442,3 +442,12 @@ def test_the_last_word_is_capitalised_only_where_pandoc_would_not():
     assert not chicago.always_title_cased({"type": "post", "title": "T"})  # sentence case
     apa = StyleTitleCase(load_style("apa").path.read_text(encoding="utf-8"))
     assert apa.marks and not apa.always_title_cased({"type": "article-journal", "title": "T"})
+
+
+def test_a_style_id_in_capitals_is_found_and_a_folder_is_said_to_be_one(tmp_path):
+    from paperdesk.core.exports.csl_styles import StyleError, load_style
+    assert load_style("APA").id == load_style("apa").id == "apa"
+    folder = tmp_path / "styles.csl"
+    folder.mkdir()
+    with pytest.raises(StyleError, match="is a folder, not a .csl style file"):
+        load_style(str(folder))

@@ -175,10 +175,15 @@ def _resolve(root: ET.Element, path: Path, style_id: str, name: str) -> CslStyle
 def _load_cached(style: str, mtime: float) -> CslStyle:
     path = Path(style).expanduser()
     if path.suffix.lower() == ".csl" or path.is_file() or "/" in style or "\\" in style:
+        if path.is_dir():
+            raise StyleError(f"{style} is a folder, not a .csl style file")
         if not path.is_file():
             raise StyleError(f"no style file {style}")
         return _resolve(_parse(path, path.name), path, path.name, path.name)
     found = _style_file(style)
+    if found is None and style != style.lower():      # ids are lower case: APA -> apa
+        style = style.lower()
+        found = _style_file(style)
     if found is None:
         close = difflib.get_close_matches(style, [s for s, _t in shipped_styles()], n=3)
         hint = f" (did you mean {', '.join(close)}?)" if close else ""
