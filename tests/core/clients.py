@@ -117,11 +117,12 @@ def pandoc_version() -> tuple[int, ...]:
 
 # -- LaTeX -------------------------------------------------------------------------------
 def compile_latex(folder: Path, bib: Path, backend: str, engine: str = "pdflatex",
-                  preamble: str = "", keys: list[str] | None = None) -> dict:
+                  preamble: str = "", keys: list[str] | None = None,
+                  passes_after: int = 2) -> dict:
     """Compile a document that cites every entry of ``bib`` (``\\nocite{*}``), or
     ``\\cite{key}`` each of ``keys``, with ``engine`` and ``backend``: ``"bibtex"``
     (style ``plain``) or ``"biber"`` (biblatex, default style): LaTeX, the backend,
-    LaTeX twice more.
+    LaTeX twice more (``passes_after``).
 
     Args:
         folder: an empty folder to work in (``bib`` is copied there).
@@ -132,6 +133,8 @@ def compile_latex(folder: Path, bib: Path, backend: str, engine: str = "pdflatex
             nothing by default, i.e. LaTeX's defaults (OT1 fonts, UTF-8 input).
         keys: citation keys to ``\\cite`` one by one instead of ``\\nocite{*}`` (a key
             no entry has leaves "Citation ... undefined" in the log).
+        passes_after: LaTeX runs after the backend: 2 resolves every reference; 1 is
+            enough to see whether the bibliography typesets without an error.
     Returns:
         ``{"latex_errors": [lines starting with "!" and what follows], "backend":
         backend's output and log, "bbl": the .bbl text, "log": the last LaTeX log}``.
@@ -153,7 +156,7 @@ def compile_latex(folder: Path, bib: Path, backend: str, engine: str = "pdflatex
     latex = [program(engine), "-interaction=nonstopmode", "-halt-on-error", "doc.tex"]
     first = run(latex, cwd=folder)
     backend_run = run([tool, "doc"], cwd=folder)
-    for _ in range(2):
+    for _ in range(passes_after):
         last = run(latex, cwd=folder)
     log = (folder / "doc.log").read_text(encoding="utf-8", errors="replace")
     errors = [m.group(0) for m in re.finditer(r"^!.*(?:\n.*){0,2}", log, re.MULTILINE)]
