@@ -196,7 +196,7 @@ class Papers(Manager):
         Raises:
             UnknownPaper: no paper has that id.
         """
-        if not -(2**63) <= int(paper_id) < 2**63:  # beyond SQLite's INTEGER
+        if not _db.fits_integer(paper_id):
             raise UnknownPaper(paper_id)
         row = self.db.execute(
             "SELECT id, title, derived_title, abstract, added_at, read_at, starred, "
@@ -258,7 +258,7 @@ class Papers(Manager):
         if not ids:
             return []
         for i in ids:
-            if not -(2**63) <= i < 2**63:  # beyond SQLite's INTEGER
+            if not _db.fits_integer(i):
                 raise UnknownPaper(i)
         found: set[int] = set()
         for i in range(0, len(ids), 500):

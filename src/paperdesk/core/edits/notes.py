@@ -25,7 +25,7 @@ class Notes(Manager):
 
     def get(self, paper_id: int) -> str:
         """Return the paper's note ("" when it has none, or no such paper)."""
-        if not -(2**63) <= int(paper_id) < 2**63:     # beyond SQLite's INTEGER: no paper
+        if not _db.fits_integer(paper_id):     # no paper
             return ""
         row = self.db.execute("SELECT body FROM notes WHERE paper_id = ?",
                               [int(paper_id)]).fetchone()
@@ -74,7 +74,7 @@ class Notes(Manager):
 
     def highlights(self, paper_id: int) -> list[Highlight]:
         """Return a paper's highlights ordered by start offset."""
-        if not -(2**63) <= int(paper_id) < 2**63:     # beyond SQLite's INTEGER
+        if not _db.fits_integer(paper_id):
             raise UnknownPaper(paper_id)
         abstract = self.db.execute("SELECT abstract FROM papers WHERE id = ?",
                                    [int(paper_id)]).fetchone()

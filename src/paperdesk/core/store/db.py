@@ -16,10 +16,23 @@ from pathlib import Path
 import sqlite_utils
 
 __all__ = ["connect", "connect_read_only", "folder_writable", "checkpoint", "transaction",
-           "BUSY_TIMEOUT_S"]
+           "BUSY_TIMEOUT_S", "fits_integer"]
 
 #: How long a connection waits for another writer before failing, in seconds.
 BUSY_TIMEOUT_S = 10.0
+
+
+def fits_integer(value: int) -> bool:
+    """Whether ``value`` fits SQLite's INTEGER (a signed 64-bit number,
+    https://www.sqlite.org/datatype3.html): a bigger one raises ``OverflowError`` when
+    bound to a query, so an id beyond it names no row.
+
+    Args:
+        value: an ``int`` (or anything ``int()`` takes).
+    Returns:
+        ``True`` when ``-2**63 <= value < 2**63``.
+    """
+    return -(2**63) <= int(value) < 2**63
 
 
 def connect(path: Path) -> sqlite_utils.Database:
