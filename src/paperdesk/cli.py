@@ -1203,6 +1203,13 @@ def _check_export_args(parser: argparse.ArgumentParser, args) -> None:
         return
     if args.format is None:
         parser.error("export: --format is required (or --list-styles)")
+    empty = [flag for flag, value in (("--tag", args.tag), ("--query", args.query),
+                                      ("--saved", args.saved))
+             if value is not None and not value.strip()]
+    if empty:
+        parser.error(f"export: {empty[0]} is empty: give "
+                     + ("the words to search for" if empty[0] == "--query" else "a name")
+                     + " (or --all for every paper)")
     if not (args.tag or args.query or args.saved or args.ids or args.all):
         parser.error("export: one of the arguments --tag --query --saved --ids --all is "
                      "required (the papers to export)")

@@ -65,3 +65,14 @@ def test_export_replaces_a_regular_file(library, tmp_path):
     r = _export(library, "--all", "--format", "ris", "-o", str(out))
     assert r.returncode == 0, r.stderr
     assert out.read_text().count("TY  - ") == 225 and "old contents" not in out.read_text()
+
+
+@pytest.mark.parametrize("flag,told", [("--query", "give the words to search for"),
+                                       ("--tag", "give a name"), ("--saved", "give a name")])
+def test_an_empty_scope_option_is_named_as_empty_not_missing(library, tmp_path, flag, told):
+    out = tmp_path / "out.bib"
+    r = _export(library, flag, "  ", "--format", "bibtex", "-o", str(out))
+    assert r.returncode == 2
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"paperdesk: error: export: {flag} is empty: {told} (or --all for every paper)")
+    assert not out.exists()
