@@ -451,3 +451,24 @@ def test_a_style_id_in_capitals_is_found_and_a_folder_is_said_to_be_one(tmp_path
     folder.mkdir()
     with pytest.raises(StyleError, match="is a folder, not a .csl style file"):
         load_style(str(folder))
+
+
+def test_a_style_without_a_citation_or_a_bibliography_is_refused_in_one_line(tmp_path):
+    from paperdesk.core.exports.csl_styles import StyleError, load_style
+    head = ('<?xml version="1.0" encoding="utf-8"?>\n<style xmlns="http://purl.org/net/'
+            'xbiblio/csl" class="in-text" version="1.0"><info><title>T</title><id>t</id>'
+            '</info>')
+    layout = '<layout><text variable="title"/></layout>'
+    only_bibliography = tmp_path / "only-bibliography.csl"
+    only_bibliography.write_text(f"{head}<bibliography>{layout}</bibliography></style>")
+    with pytest.raises(StyleError, match=r"^only-bibliography.csl is not a valid CSL style: "
+                       r"it has no <citation> element, which CSL 1.0.2 requires$"):
+        load_style(str(only_bibliography))
+    only_citation = tmp_path / "only-citation.csl"
+    only_citation.write_text(f"{head}<citation>{layout}</citation></style>")
+    with pytest.raises(StyleError, match=r"^only-citation.csl formats citations only"):
+        load_style(str(only_citation))
+    both = tmp_path / "both.csl"
+    both.write_text(f"{head}<citation>{layout}</citation><bibliography>{layout}"
+                    "</bibliography></style>")
+    assert load_style(str(both)).path == both

@@ -155,6 +155,7 @@ def _resolve(root: ET.Element, path: Path, style_id: str, name: str) -> CslStyle
     locale = root.get("default-locale")
     if root.find(_CSL_NS + "bibliography") is not None or \
             root.find(_CSL_NS + "citation") is not None:
+        _check_parts(root, name)
         return CslStyle(style_id, title.strip(), path, locale)
     parent = None if info is None else next(
         (link.get("href", "") for link in info.findall(_CSL_NS + "link")
@@ -167,8 +168,21 @@ def _resolve(root: ET.Element, path: Path, style_id: str, name: str) -> CslStyle
     if parent_path is None or parent_path.parent.name == "dependent":
         raise StyleError(f"{name} depends on the style {parent_id!r}, which is not shipped")
     parent_root = _parse(parent_path, parent_id)
+    _check_parts(parent_root, f"{name}'s parent style {parent_id}")
     return CslStyle(style_id, title.strip(), parent_path,
                     locale or parent_root.get("default-locale"))
+
+
+def _check_parts(root: ET.Element, name: str) -> None:
+    """:class:`StyleError` unless an independent style has what a reference list needs:
+    a ``cs:citation`` (CSL 1.0.2, "Independent styles": required) and a
+    ``cs:bibliography`` (optional in CSL; without it a style formats citations only)."""
+    if root.find(_CSL_NS + "citation") is None:
+        raise StyleError(f"{name} is not a valid CSL style: it has no <citation> element, "
+                         "which CSL 1.0.2 requires")
+    if root.find(_CSL_NS + "bibliography") is None:
+        raise StyleError(f"{name} formats citations only (it has no <bibliography>): "
+                         "choose a style with a reference list")
 
 
 @lru_cache(maxsize=64)
@@ -203,7 +217,8 @@ def load_style(style: str) -> CslStyle:
         The style, with the independent file to format with.
     Raises:
         StyleError: an unknown id, a missing or unreadable file, a file that is not a CSL
-            style, or a dependent style whose parent is not shipped (one line each).
+            style, a style without a ``citation`` or a ``bibliography`` element, or a
+            dependent style whose parent is not shipped (one line each).
     """
     path = Path(style).expanduser()
     try:
