@@ -316,3 +316,37 @@ def test_the_seed_library_of_schema_5_migrates_and_imports_nothing_twice(
         assert sum(hash_form(a) != a for a, _key in rows) >= 3   # the seeds' `` and ''
         report = again.imports.run(seed_files)
         assert (report.added, report.enriched) == (0, 0) and again.papers.count() == count
+
+
+# -- the fast path: text whose only TeX is maths, escapes and ligatures -----------------
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+from paperdesk.core.imports.tex import _decode_without_walker, _protect, _walk  # noqa: E402
+
+_PIECES = st.sampled_from(["a", "Z", "é", "9", " ", "\n", "-", "--", "---", "`", "``", "'",
+                           "''", "!", "?", "!`", "?`", "%", "\\%", "&", "\\&", "$", "\\$",
+                           "$x^2$", "$\\alpha$", "#", "^", "_", "<", ">", "|", "\"", ".",
+                           ",", "(", ")", "~", "~3", "{", "}", "\\", "\\ss", "\\'e",
+                           "http://x.org/a_b", "\\url{u}"])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_PIECES, max_size=14).map("".join), st.sampled_from(["arxiv", "bibtex"]))
+def test_the_fast_path_decodes_as_pylatexenc_does(text, flavour):
+    """Where :func:`_decode_without_walker` answers (no braces, ties, macros), it gives
+    what pylatexenc's walker gives for the same protected text."""
+    protected, _kept = _protect(text, flavour)
+    fast = _decode_without_walker(protected)
+    if fast is not None:
+        assert fast.split() == _walk(protected).split(), (text, protected)
+
+
+def test_an_arxiv_abstract_with_maths_and_ligatures_takes_the_fast_path():
+    protected, _kept = _protect("We bound the $\\ell_1$ error -- 50\\% less --- in "
+                                "``all'' cases & more", "arxiv")
+    assert _decode_without_walker(protected) is not None
+    assert decode_tex_text("We bound the $\\ell_1$ error -- 50\\% less --- in ``all'' "
+                           "cases & more") == ("We bound the $\\ell_1$ error – 50% less — in "
+                                             "“all” cases & more")
+    protected, _kept = _protect("Schr\\\"odinger's {B}ethe ansatz", "arxiv")
+    assert _decode_without_walker(protected) is None       # a macro, braces: pylatexenc

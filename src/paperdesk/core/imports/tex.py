@@ -96,6 +96,27 @@ _EMPTY_ACCENT = re.compile(_BARE + r"\\([\^~])(?:\s*\{\s*\}|\s*(?=\}|$))")
 _APPROX = re.compile(r"(?<![^\s(\[{])~(?=\d|\s|$)")
 # Text without these needs no decoding (TeX ligatures: -- `` '' !` ?` ; ties: ~).
 _LATEX_CHARS = re.compile(r"[\\{}$~]|--|``|''|!`|\?`")
+# What is left once maths, URLs and bare specials are protected (:func:`_protect`): text
+# with none of these but the escapes ``\%``, ``\&``, ``\$`` and TeX's ligatures is
+# decoded as pylatexenc would (:func:`_decode_without_walker`), without walking it
+# character by character: most arXiv abstracts, whose only TeX is maths.
+_NEEDS_WALKER = re.compile(r"[{}$~]|\\(?![%&$])")
+_ESCAPED_SPECIAL = re.compile(r"\\([%&$])")
+# TeX's ligatures, longest first (pylatexenc's latex2text: "---" before "--").
+_LIGATURES = re.compile(r"---|--|``|''|!`|\?`")
+_LIGATURE_TEXT = {"---": "\u2014", "--": "\u2013", "``": "\u201c", "''": "\u201d",
+                  "!`": "\u00a1", "?`": "\u00bf"}
+
+
+def _decode_without_walker(protected: str) -> str | None:
+    """The decoded text of ``protected`` (the output of :func:`_protect`) when it holds
+    no braces, ties, macros or unpaired ``$``: the escapes ``\\%``, ``\\&``, ``\\$`` lose
+    their backslash and the ligatures become their characters, as pylatexenc decodes
+    them; ``None`` when it needs pylatexenc's walker."""
+    if _NEEDS_WALKER.search(protected):
+        return None
+    text = _ESCAPED_SPECIAL.sub(r"\1", protected)
+    return _LIGATURES.sub(lambda m: _LIGATURE_TEXT[m.group(0)], text)
 
 
 def _text_context() -> latex2text.LatexContextDb:
@@ -212,6 +233,14 @@ def _protect(text: str, flavour: str) -> tuple[str, _Kept]:
     return text, kept
 
 
+def _walk(protected: str) -> str:
+    """pylatexenc's decoding of ``protected`` (the output of :func:`_protect`)."""
+    walker = latexwalker.LatexWalker(protected, latex_context=_WALKER_CONTEXT,
+                                     tolerant_parsing=True)
+    nodes, _pos, _len = walker.get_latex_nodes()
+    return _DECODER.nodelist_to_text(nodes)
+
+
 @functools.lru_cache(maxsize=8192)     # names, journals and venues repeat
 def decode_tex(text: str, flavour: str = "bibtex") -> str:
     """Return the plain text of a LaTeX field value (rules: module docstring), white
@@ -229,10 +258,8 @@ def decode_tex(text: str, flavour: str = "bibtex") -> str:
         return " ".join(text.split())
     try:
         protected, kept = _protect(text, flavour)
-        walker = latexwalker.LatexWalker(protected, latex_context=_WALKER_CONTEXT,
-                                         tolerant_parsing=True)
-        nodes, _pos, _len = walker.get_latex_nodes()
-        out = kept.restore(_DECODER.nodelist_to_text(nodes))
+        plain = _decode_without_walker(protected)
+        out = kept.restore(plain if plain is not None else _walk(protected))
     except Exception:  # noqa: BLE001 - pylatexenc raises various errors on broken LaTeX
         out = text.replace("{", "").replace("}", "")
     return " ".join(out.split())
