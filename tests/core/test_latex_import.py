@@ -321,7 +321,8 @@ def test_the_seed_library_of_schema_5_migrates_and_imports_nothing_twice(
 # -- the fast path: text whose only TeX is maths, escapes and ligatures -----------------
 from hypothesis import given, settings, strategies as st  # noqa: E402
 
-from paperdesk.core.imports.tex import _decode_without_walker, _protect, _walk  # noqa: E402
+from paperdesk.core.imports.tex import (  # noqa: E402
+    _decode_in_pieces, _decode_without_walker, _protect, _walk)
 
 _PIECES = st.sampled_from(["a", "Z", "é", "9", " ", "\n", "-", "--", "---", "`", "``", "'",
                            "''", "!", "?", "!`", "?`", "%", "\\%", "&", "\\&", "$", "\\$",
@@ -350,3 +351,20 @@ def test_an_arxiv_abstract_with_maths_and_ligatures_takes_the_fast_path():
                                              "“all” cases & more")
     protected, _kept = _protect("Schr\\\"odinger's {B}ethe ansatz", "arxiv")
     assert _decode_without_walker(protected) is None       # a macro, braces: pylatexenc
+
+
+_TEX = st.sampled_from(["a", "word", " ", "  ", "\n", "{", "}", "\\'e", "{\\'e}", "\\'", "e",
+                        "\\emph", "\\emph{x y}", "\\textit {a}", "\\ldots", "\\LaTeX", "\\TeX",
+                        "\\ss", "\\o", "\\c c", "\\hyphen", "\\\\", "\\%", "%", "--", "~", "~3",
+                        "\\url{http://a.b/c}", "\\href{u}{t}", "\\enquote{q}", "\\cite{k}",
+                        "$x$", "$\\alpha$", "\\{", "\\}", "[", "]", "\\item", "\\\\ ", ".", "-"])
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_TEX, max_size=16).map("".join), st.sampled_from(["arxiv", "bibtex"]))
+def test_decoding_in_pieces_gives_what_walking_the_whole_text_gives(text, flavour):
+    """Cutting the text at white space outside braces and not after a command, and
+    decoding the pieces, gives pylatexenc's decoding of the whole text (white space
+    aside)."""
+    protected, _kept = _protect(text, flavour)
+    assert _decode_in_pieces(protected).split() == _walk(protected).split(), (text, protected)

@@ -233,6 +233,44 @@ def _protect(text: str, flavour: str) -> tuple[str, _Kept]:
     return text, kept
 
 
+_WORDS = re.compile(r"\s+|\S+")
+_UNESCAPED_BRACE = re.compile(r"(?<!\\)[{}]")
+_ENDS_IN_COMMAND = re.compile(r"\\(?:[A-Za-z]+\*?|.)$", re.DOTALL)
+
+
+def _decode_in_pieces(protected: str) -> str:
+    """Decode ``protected`` (the output of :func:`_protect`) piece by piece: it is cut at
+    white space outside braces that does not follow a command (where a command's
+    argument or TeX's space rules cannot reach across), each piece is decoded by
+    :func:`_decode_without_walker` or, when it must be, by pylatexenc's walker, and the
+    pieces are joined by a space. An abstract with one accent walks a few words, not
+    all of it. Text with an escaped backslash (``\\\\``) or a ``}`` that closes no
+    group is walked whole."""
+    if "\\\\" in protected:
+        return _walk(protected)
+    pieces: list[str] = []
+    start = depth = 0
+    previous = ""
+    for m in _WORDS.finditer(protected):
+        word = m.group(0)
+        if word.isspace():
+            if depth == 0 and not _ENDS_IN_COMMAND.search(previous):
+                pieces.append(protected[start:m.start()])
+                start = m.end()
+            continue
+        for brace in _UNESCAPED_BRACE.findall(word):
+            depth += 1 if brace == "{" else -1
+            if depth < 0:       # a "}" that closes nothing: leave it to pylatexenc
+                return _walk(protected)
+        previous = word
+    pieces.append(protected[start:])
+    out = []
+    for piece in pieces:
+        plain = _decode_without_walker(piece)
+        out.append(plain if plain is not None else _walk(piece))
+    return " ".join(out)
+
+
 def _walk(protected: str) -> str:
     """pylatexenc's decoding of ``protected`` (the output of :func:`_protect`)."""
     walker = latexwalker.LatexWalker(protected, latex_context=_WALKER_CONTEXT,
@@ -259,7 +297,7 @@ def decode_tex(text: str, flavour: str = "bibtex") -> str:
     try:
         protected, kept = _protect(text, flavour)
         plain = _decode_without_walker(protected)
-        out = kept.restore(plain if plain is not None else _walk(protected))
+        out = kept.restore(plain if plain is not None else _decode_in_pieces(protected))
     except Exception:  # noqa: BLE001 - pylatexenc raises various errors on broken LaTeX
         out = text.replace("{", "").replace("}", "")
     return " ".join(out.split())
