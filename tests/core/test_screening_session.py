@@ -184,8 +184,12 @@ def test_the_estimate_gets_the_decisions_in_order(seeded_library):
     pool = lib.screening.pool("review")
     st = lib.screening.standing(pool)
     assert st.estimate == stopping.estimate(decisions, 225)
+    # the point estimate, then the 95 % bound, as stopping.estimate computes them
+    # (2 of 7 read were relevant, 218 unread: some 60, far fewer than the bound)
     assert st.estimate_text() == (f"About 2 of an estimated "
-                                  f"{st.estimate.estimated_relevant} relevant found")
+                                  f"{st.estimate.estimated_relevant} relevant found "
+                                  f"(at most {st.estimate.relevant_upper_bound})")
+    assert 2 < st.estimate.estimated_relevant < st.estimate.relevant_upper_bound
 
 
 def test_the_estimate_says_when_to_stop(seeded_library):

@@ -114,6 +114,7 @@ class Standing:
                 "included": self.included, "excluded": self.excluded, "left": self.left,
                 "estimate": {"screened": e.screened, "found": e.found, "total": e.total,
                              "estimated_relevant": e.estimated_relevant,
+                             "relevant_upper_bound": e.relevant_upper_bound,
                              "reached": e.reached, "p_value": e.p_value,
                              "target_recall": stopping.TARGET_RECALL,
                              "text": estimate_text(e)}}
@@ -126,9 +127,10 @@ def estimate_text(e: stopping.StopEstimate) -> str:
     Args:
         e: from :func:`paperdesk.core.screening.stopping.estimate`.
     Returns:
-        "No relevant paper found yet", "About 12 of an estimated 15 relevant found",
-        or, once the target recall is reached, "95 % of the relevant papers are
-        probably found: you may stop (1,023 unread)".
+        "No relevant paper found yet", "About 12 of an estimated 15 relevant found
+        (at most 22)" (the point estimate, then the upper bound at 95 % confidence), or,
+        once the target recall is reached, "95 % of the relevant papers are probably
+        found: you may stop (1,023 unread)".
     """
     unread = e.total - e.screened
     if e.found == 0:
@@ -137,7 +139,8 @@ def estimate_text(e: stopping.StopEstimate) -> str:
         return (f"{stopping.TARGET_RECALL:.0%}".replace("%", " %")
                 + f" of the relevant papers are probably found: you may stop "
                   f"({unread:,} unread)")
-    return f"About {e.found:,} of an estimated {e.estimated_relevant:,} relevant found"
+    return (f"About {e.found:,} of an estimated {e.estimated_relevant:,} relevant found "
+            f"(at most {e.relevant_upper_bound:,})")
 
 
 def scope_papers(lib: "Library", scope: Scope | None) -> list[int]:
