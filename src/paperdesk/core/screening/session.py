@@ -7,7 +7,7 @@ already decided for the tag (tagged or excluded), so that earlier decisions alwa
 count. Its feature matrix and, with the ``embeddings`` extra, its vectors are built once
 per screening with :func:`paperdesk.core.screening.ranker.build_features` and
 :func:`~paperdesk.core.screening.ranker.build_vectors` over "title abstract" per paper,
-and cached in the library folder (``screening/features-<key>.npz``, derived and
+and cached in the library folder (``screening/features-<key>-<model>.npz``, derived and
 rebuildable; the key is the SHA-256 of the pool's ids, abstracts' content hashes, titles
 and the vectors' model): building them takes seconds at 10,000 papers, which the command
 line would otherwise pay on every call.
