@@ -107,7 +107,7 @@ EVALUATE_STAMP := $(EVALUATE_VENV)/.installed
 $(EVALUATE_STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "paperdesk needs Python 3.11 or newer; set PYTHON=python3.11")'
 	$(PYTHON) -m venv $(EVALUATE_VENV)
-	$(EVALUATE_VENV)/bin/python -m pip install --quiet --editable '.[bench]'
+	$(EVALUATE_VENV)/bin/python -m pip install --quiet --editable '.[bench,embeddings]'
 	@touch $(EVALUATE_STAMP)
 
 evaluate: $(EVALUATE_STAMP)

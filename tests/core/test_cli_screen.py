@@ -46,6 +46,13 @@ def test_next_yes_no_and_the_json(folder, capsys):
         assert data["next"]["title"] == lib.papers.get(data["next"]["id"]).title
     assert data["estimate"]["screened"] == 2 and data["estimate"]["found"] == 1
     assert data["estimate"]["text"].startswith("About 1 of an estimated")
+    # 1 relevant of the 2 read, 223 unread: m missing is rejected at 0.5 once the newest
+    # window's P(X = 0) = 1 - m / 224 falls below it, so the point estimate is 1 + 112;
+    # the 95 % bound (1 - m / 224 >= 0.05 and the whole window's) is 213
+    assert data["estimate"]["estimated_relevant"] == 113
+    assert data["estimate"]["relevant_upper_bound"] == 213
+    assert data["estimate"]["text"].endswith("of an estimated 113 relevant found "
+                                             "(at most 213)")
     # --next, the default, prints the same paper again: nothing was decided
     status, out, _ = _screen(folder, capsys, "review", "--next")
     assert out.splitlines()[0].split()[1] == str(data["next"]["id"])

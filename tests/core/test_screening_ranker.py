@@ -1,19 +1,23 @@
 """paperdesk's screening order (core/screening/ranker.py) on the sample library's
-hand-labelled topics: the undecided papers, each once, in the order of the two models'
-mean place, most of the first ones of the topic that was said yes to."""
+hand-labelled topics: the undecided papers, each once, in the order of the models' mean
+place (the SVM on the words and, with the embeddings extra, the vectors beside them),
+most of the first ones of the topic that was said yes to; without the extra, no vectors."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.sparse import csr_matrix, hstack
 from sklearn.naive_bayes import MultinomialNB
 from sklearn.svm import LinearSVC
 
 from paperdesk.core.discover.evaluation import load_labels
 from paperdesk.core.screening.ranker import (NB_ALPHA, NB_RATIO, SVM_C, SVM_RATIO,
-                                             build_features, rank)
+                                             VECTOR_WEIGHT, build_features, build_vectors,
+                                             rank, vector_model)
 
 LABELS = Path(__file__).resolve().parent / "data" / "seed_topics.json"
 
@@ -102,3 +106,50 @@ def test_features_of_texts_without_words():
         build_features([])
     assert build_features(["", "the"]).shape == (2, 1)
     assert build_features(["one paper alone"]).shape[0] == 1
+
+
+@pytest.fixture
+def sample_vectors(seeded_library):
+    """The WordLlama vectors of the 225 sample papers (in :func:`sample`'s row order)."""
+    topics_of = load_labels(seeded_library, LABELS)
+    texts = [f"{p.title}\n{p.abstract}" for p in map(seeded_library.papers.get,
+                                                      sorted(topics_of))]
+    vectors, model = build_vectors(texts)
+    if vectors is None:
+        pytest.skip(model)              # the embeddings extra is not installed
+    assert model == "wordllama-l2-supercat-256" and vectors.shape == (len(texts), 256)
+    return vectors
+
+
+def test_with_vectors_the_svm_sees_them_beside_the_words(sample, sample_vectors):
+    matrix, topics = sample
+    yes, no = _depth_decisions(topics)
+    rows, y = np.r_[yes, no], np.r_[np.ones(len(yes)), np.zeros(len(no))].astype(int)
+    rest = np.setdiff1d(np.arange(len(topics)), rows)
+    words_only = rank(matrix, yes, no, seed=0)
+    both = rank(matrix, yes, no, seed=0, vectors=sample_vectors)
+    assert sorted(both) == sorted(words_only) and both.dtype == np.int64
+    assert list(both) != list(words_only)
+    # the SVM on the tf-idf with the vectors times VECTOR_WEIGHT as more columns
+    joined = hstack([matrix, csr_matrix(sample_vectors * VECTOR_WEIGHT)]).tocsr()
+    svm = LinearSVC(C=SVM_C, random_state=0).fit(joined[rows], y,
+                                                 sample_weight=_weights(y, SVM_RATIO))
+    bayes = MultinomialNB(alpha=NB_ALPHA).fit(matrix[rows], y,
+                                              sample_weight=_weights(y, NB_RATIO))
+    log_p = bayes.predict_log_proba(matrix[rest])
+    summed = (_places(svm.decision_function(joined[rest]))
+              + _places(log_p[:, 1] - log_p[:, 0]))
+    place_of = dict(zip(rest, summed))
+    places = [place_of[row] for row in both]
+    assert places == sorted(places)
+    assert (topics[both[:10]] == "depth-estimation").sum() >= 8
+
+
+def test_without_the_embedding_package_there_are_no_vectors(monkeypatch):
+    # as if wordllama were not installed: importlib finds no such package
+    monkeypatch.setitem(sys.modules, "wordllama", None)
+    assert vector_model() is None
+    vectors, reason = build_vectors(["a paper", "another paper"])
+    assert vectors is None
+    assert reason == ("the package wordllama is not installed "
+                      "(pip install 'paperdesk[embeddings]')")

@@ -6,7 +6,9 @@ the order they were made. On the seed library (225 real abstracts)."""
 from __future__ import annotations
 
 import sqlite3
+import sys
 
+import numpy as np
 import pytest
 
 from paperdesk.core.library import Library
@@ -184,8 +186,12 @@ def test_the_estimate_gets_the_decisions_in_order(seeded_library):
     pool = lib.screening.pool("review")
     st = lib.screening.standing(pool)
     assert st.estimate == stopping.estimate(decisions, 225)
+    # the point estimate, then the 95 % bound, as stopping.estimate computes them
+    # (2 of 7 read were relevant, 218 unread: some 60, far fewer than the bound)
     assert st.estimate_text() == (f"About 2 of an estimated "
-                                  f"{st.estimate.estimated_relevant} relevant found")
+                                  f"{st.estimate.estimated_relevant} relevant found "
+                                  f"(at most {st.estimate.relevant_upper_bound})")
+    assert 2 < st.estimate.estimated_relevant < st.estimate.relevant_upper_bound
 
 
 def test_the_estimate_says_when_to_stop(seeded_library):
@@ -226,6 +232,28 @@ def test_the_features_are_cached_by_ids_and_content(seeded_library):
     assert len(list((lib.path / "screening").glob("features-*.npz"))) == 1
     lib.papers.set_title(lib.papers.ids()[0], "A title of my own about wombats")
     assert not lib.screening.pool("review").cached      # a title changed: built again
+
+
+def test_the_vectors_are_cached_with_the_features_and_left_out_without_the_extra(
+        seeded_library, monkeypatch):
+    lib = seeded_library
+    lib.tags.create("review")
+    first = lib.screening.pool("review")
+    if first.vectors is None:
+        pytest.skip("the embeddings extra is not installed")
+    assert first.vectors.shape == (len(first.ids), 256)
+    again = lib.screening.pool("review")
+    assert again.cached and np.array_equal(again.vectors, first.vectors)
+    # as if wordllama were not installed: the words alone, cached apart (a later
+    # install of the extra builds the vectors instead of reading a cache without them)
+    monkeypatch.setitem(sys.modules, "wordllama", None)
+    alone = lib.screening.pool("review")
+    assert alone.vectors is None and not alone.cached
+    assert lib.screening.pool("review").cached
+    names = sorted(p.name for p in (lib.path / "screening").glob("features-*.npz"))
+    assert {n.endswith("-words.npz") for n in names} == {True, False}
+    ranked = lib.screening.standing(alone).ranked
+    assert sorted(ranked) == sorted(alone.ids.tolist())
 
 
 def test_schema_12_adds_the_table_to_an_older_library(tmp_path, seed_files):

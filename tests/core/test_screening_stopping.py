@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy.stats import hypergeom
 
-from paperdesk.core.screening.stopping import (CONFIDENCE, TARGET_RECALL, estimate,
-                                               lower_tail, target_p_value)
+from paperdesk.core.screening.stopping import (CONFIDENCE, POINT_LEVEL, TARGET_RECALL,
+                                               estimate, lower_tail, target_p_value)
 
 
 def _every_window_p(decisions, total, relevant_total):
@@ -30,11 +30,13 @@ def _every_window_p(decisions, total, relevant_total):
     return float(hypergeom.cdf(k[ok], urn[ok], red[ok], n[ok]).min()) if ok.any() else 0.0
 
 
-def _every_window_bound(decisions, total):
+def _every_window_bound(decisions, total, level=1 - CONFIDENCE):
+    """The largest total whose p-value is at least ``level`` (to 1e-9: exactly 0.5 is
+    common), trying every total."""
     found = int(np.sum(decisions))
     bound = found
     for k_total in range(found, total + 1):
-        if _every_window_p(decisions, total, k_total) >= 1 - CONFIDENCE:
+        if _every_window_p(decisions, total, k_total) >= level - 1e-9:
             bound = k_total
         else:
             break
@@ -79,7 +81,9 @@ def test_it_does_not_stop_early_when_most_papers_are_unread():
     assert not result.reached
     assert result.p_value > 0.9
     assert result.estimated_relevant > 2 * result.found
-    assert result.estimated_relevant == _every_window_bound(decisions, 1050)
+    assert result.relevant_upper_bound == _every_window_bound(decisions, 1050)
+    assert result.estimated_relevant == _every_window_bound(decisions, 1050, POINT_LEVEL)
+    assert result.estimated_relevant < result.relevant_upper_bound
 
 
 def test_nothing_found_and_nothing_left():
@@ -87,6 +91,7 @@ def test_nothing_found_and_nothing_left():
     assert not estimate([False] * 5, 10).reached
     done = estimate([True, False], 2)
     assert done.reached and done.estimated_relevant == 1 and done.p_value == 0.0
+    assert done.relevant_upper_bound == 1
     with pytest.raises(ValueError, match="3 decisions but only 2 papers"):
         estimate([True, False, False], 2)
 
@@ -105,7 +110,32 @@ def test_the_fast_computation_is_the_formula_over_every_window():
         below_target = floor(result.found / TARGET_RECALL) + 1
         assert result.p_value == pytest.approx(
             _every_window_p(decisions, total, below_target), abs=1e-9)
-        assert result.estimated_relevant == _every_window_bound(decisions, total)
+        assert result.relevant_upper_bound == _every_window_bound(decisions, total)
+        assert result.estimated_relevant == _every_window_bound(decisions, total,
+                                                                POINT_LEVEL)
+
+
+def test_one_relevant_of_the_two_read_estimates_half_of_a_hundred_papers():
+    # found 1 of 2 read, 98 unread; R relevant means m = R - 1 missing. The newest
+    # window (one irrelevant): P(X = 0) = 1 - m / 99, at least 0.5 while m <= 49; the
+    # whole screening: P(X <= 1) = 1 - m (m + 1) / (100 x 99), at least 0.5 while
+    # m <= 69. So R = 50 is the largest total not rejected at 0.5, half the papers, as
+    # half of those read were relevant; at 0.05 the newest window allows m <= 94.
+    result = estimate([True, False], 100)
+    assert result.estimated_relevant == 50
+    assert result.relevant_upper_bound == 95
+    assert result.estimated_relevant == _every_window_bound([True, False], 100, 0.5)
+
+
+@pytest.mark.parametrize("irrelevant, point", [(1, 2), (2, 1), (3, 1)])
+def test_one_relevant_then_irrelevant_with_one_unread_estimates_by_hand(irrelevant, point):
+    # one found, then n irrelevant, 1 unread: "2 relevant" has the p-value
+    # min(1 / (n + 1), 2 / (n + 2)) = 1 / (n + 1) (the test above), so it is not
+    # rejected at 0.5 for n = 1 only; the 95 % bound stays 2 while n <= 19.
+    decisions = [True] + [False] * irrelevant
+    result = estimate(decisions, len(decisions) + 1)
+    assert result.estimated_relevant == point
+    assert result.relevant_upper_bound == 2
 
 
 def test_lower_tail_is_the_hypergeometric_cdf():

@@ -1,22 +1,31 @@
-"""The order of the papers of a screening not yet decided: two classifiers trained on
-the decisions so far rank the rest, most likely relevant first ("certainty-based" or
-"max" query strategy, as ASReview LAB's models do, https://asreview.readthedocs.io).
+"""The order of the papers of a screening not yet decided: classifiers trained on the
+decisions so far rank the rest, most likely relevant first ("certainty-based" or "max"
+query strategy, as ASReview LAB's models do, https://asreview.readthedocs.io).
 
 The model, retrained from scratch on every call (no state is kept between calls):
 
 * **Features** (:func:`build_features`, once per screening): tf-idf of words and word
   pairs (1-2 grams), sublinear term frequency, terms in more than 95 % of the papers
   left out, rows of unit length: the features of ASReview's ELAS u4.
+* **Vectors** (:func:`build_vectors`, once per screening, when the optional
+  ``wordllama`` package is installed: ``pip install 'paperdesk[embeddings]'``): each
+  paper's WordLlama vector (256 dimensions, unit length,
+  :class:`paperdesk.core.embeddings.static_model.StaticModel`), the dense features
+  ASReview's heavier models get from sentence embeddings.
 * **Two classifiers on the decided rows**: a linear SVM (scikit-learn's ``LinearSVC``,
-  squared hinge, C = 0.11) with the relevant papers weighted up so that their total
-  weight is 9.8 times that of the irrelevant ones ("balanced" sample weights, ratio 9.8:
-  ELAS u4's, tuned by ASReview on the SYNERGY reviews), and a multinomial naive Bayes
-  (alpha 3.822, ratio 1.2: ELAS u3's, ASReview LAB 1's default model).
+  squared hinge, C = 0.11) on the words and, with vectors, the vectors times 0.5
+  beside them (:data:`VECTOR_WEIGHT`: one model over both, the vectors seeing related
+  words as near), with the relevant papers weighted up so that their total weight is
+  9.8 times that of the irrelevant ones ("balanced" sample weights, ratio 9.8: ELAS
+  u4's, tuned by ASReview on the SYNERGY reviews); and a multinomial naive Bayes on the
+  words (alpha 3.822, ratio 1.2: ELAS u3's, ASReview LAB 1's default model).
 * **Their ranks averaged** (a rank-level ensemble, as Borda's count): each undecided
   paper's place in the SVM's order and in naive Bayes's order, mean of the two; ties by
   row number. The two models err on different papers (naive Bayes counts words, the
   SVM weighs them against each other), so a relevant paper one of them ranks low is
-  still found early when the other ranks it high.
+  still found early when the other ranks it high. Without vectors the SVM is on the
+  words alone (docs/screening.md, "What was tried", says what the vectors add and what
+  else was measured).
 
 The functions take a feature matrix (one row per paper of the screening, built once with
 :func:`build_features`) and the rows decided so far, and return the undecided rows in
@@ -30,7 +39,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-__all__ = ["build_features", "rank", "SVM_C", "SVM_RATIO", "NB_ALPHA", "NB_RATIO"]
+__all__ = ["build_features", "build_vectors", "vector_model", "rank", "SVM_C", "SVM_RATIO",
+           "NB_ALPHA", "NB_RATIO", "VECTOR_WEIGHT"]
 
 #: The SVM's regularisation (ELAS u4's).
 SVM_C = 0.11
@@ -40,6 +50,8 @@ SVM_RATIO = 9.8
 NB_ALPHA = 3.822
 #: Relevant-to-irrelevant total weight in naive Bayes's training (ELAS u3's).
 NB_RATIO = 1.2
+#: The vectors' scale beside the words' unit-length tf-idf rows in the SVM.
+VECTOR_WEIGHT = 0.5
 
 
 def build_features(texts: Sequence[str]):
@@ -66,6 +78,38 @@ def build_features(texts: Sequence[str]):
         return csr_matrix((len(texts), 1), dtype=np.float32)
 
 
+def vector_model() -> str | None:
+    """The name of the model :func:`build_vectors` uses, or None when its package is
+    not installed (checked without loading it: a cache key, a report's note)."""
+    import importlib.util
+
+    from paperdesk.core.embeddings.static_model import StaticModel
+    try:
+        found = importlib.util.find_spec("wordllama") is not None
+    except (ImportError, ValueError):
+        found = False
+    return StaticModel.name if found else None
+
+
+def build_vectors(texts: Sequence[str]) -> tuple[np.ndarray | None, str]:
+    """The dense vectors of a screening's papers, when the embedding model is installed.
+
+    Args:
+        texts: one text per paper (title and abstract joined), in row order.
+    Returns:
+        ``(vectors, note)``: float32 array (len(texts), 256) of unit-length rows (all
+        zeros for a text without a token) and the model's name; or ``(None, reason)``,
+        the reason in one line, when the ``wordllama`` package (the ``embeddings``
+        extra) or a file of it is missing: the order then uses the words alone.
+    """
+    from paperdesk.core.embeddings.static_model import ModelUnavailable, StaticModel
+    try:
+        model = StaticModel()
+    except ModelUnavailable as exc:
+        return None, str(exc)
+    return model.encode(list(texts)), model.name
+
+
 def _balanced_weights(labels: np.ndarray, ratio: float) -> np.ndarray:
     """Sample weights: the relevant rows' total ``ratio`` times the irrelevant rows',
     scaled to sum to the number of rows (ASReview's ``Balanced`` balancer)."""
@@ -82,7 +126,7 @@ def _places(scores: np.ndarray) -> np.ndarray:
 
 
 def rank(matrix, relevant: Sequence[int], irrelevant: Sequence[int],
-         seed: int = 0) -> np.ndarray:
+         seed: int = 0, vectors: np.ndarray | None = None) -> np.ndarray:
     """The undecided rows, most likely relevant first.
 
     Args:
@@ -90,6 +134,8 @@ def rank(matrix, relevant: Sequence[int], irrelevant: Sequence[int],
         relevant: rows decided relevant.
         irrelevant: rows decided not relevant (disjoint from ``relevant``).
         seed: seeds any randomness (the order is the same for the same input).
+        vectors: from :func:`build_vectors` (n rows), or None: the SVM on the words
+            alone.
     Returns:
         int64 array of the rows in neither list, best first. With relevant rows but no
         irrelevant one yet (papers tagged before the screening, then a first *yes*),
@@ -120,12 +166,24 @@ def rank(matrix, relevant: Sequence[int], irrelevant: Sequence[int],
     y = np.concatenate([np.ones(len(pos), np.int64), np.zeros(len(neg), np.int64)])
     train = matrix[rows]
     svm = LinearSVC(C=SVM_C, loss="squared_hinge", random_state=seed)
-    svm.fit(train, y, sample_weight=_balanced_weights(y, SVM_RATIO))
+    if vectors is None:
+        svm.fit(train, y, sample_weight=_balanced_weights(y, SVM_RATIO))
+        svm_weights = svm.coef_[0]
+    else:
+        # only the decided rows are joined; every row is scored by two products
+        from scipy.sparse import csr_matrix, hstack
+        joined = hstack([train, csr_matrix(vectors[rows] * VECTOR_WEIGHT)]).tocsr()
+        svm.fit(joined, y, sample_weight=_balanced_weights(y, SVM_RATIO))
+        svm_weights = svm.coef_[0][:matrix.shape[1]]
+        vector_weights = (svm.coef_[0][matrix.shape[1]:] * VECTOR_WEIGHT).astype(vectors.dtype)
     bayes = MultinomialNB(alpha=NB_ALPHA)
     bayes.fit(train, y, sample_weight=_balanced_weights(y, NB_RATIO))
     # both scores for every row at once (one product each), then the undecided rows
     # (in the matrix's float32, so that the matrix is not copied to float64)
-    svm_scores = (matrix @ svm.coef_[0].astype(matrix.dtype))[rest]
+    svm_scores = matrix @ svm_weights.astype(matrix.dtype)
+    if vectors is not None:
+        svm_scores += vectors @ vector_weights
+    svm_scores = svm_scores[rest]
     log_odds = bayes.feature_log_prob_[1] - bayes.feature_log_prob_[0]
     bayes_scores = (matrix @ log_odds.astype(matrix.dtype))[rest]
     mean_place = _places(svm_scores) + _places(bayes_scores)

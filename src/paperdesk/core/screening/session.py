@@ -4,12 +4,13 @@ the stopping estimate.
 The **pool** is the papers a screening goes through: the whole library, a query's
 results or a saved search's (a :class:`~paperdesk.core.scope.Scope`), plus every paper
 already decided for the tag (tagged or excluded), so that earlier decisions always
-count. Its feature matrix is built once per screening with
-:func:`paperdesk.core.screening.ranker.build_features` over "title abstract" per paper,
-and cached in the library folder (``screening/features-<key>.npz``, derived and
-rebuildable; the key is the SHA-256 of the pool's ids, abstracts' content hashes and
-titles): building it takes seconds at 10,000 papers, which the command line would
-otherwise pay on every call.
+count. Its feature matrix and, with the ``embeddings`` extra, its vectors are built once
+per screening with :func:`paperdesk.core.screening.ranker.build_features` and
+:func:`~paperdesk.core.screening.ranker.build_vectors` over "title abstract" per paper,
+and cached in the library folder (``screening/features-<key>-<model>.npz``, derived and
+rebuildable; the key is the SHA-256 of the pool's ids, abstracts' content hashes, titles
+and the vectors' model): building them takes seconds at 10,000 papers, which the command
+line would otherwise pay on every call.
 
 After every decision :func:`standing` ranks the undecided papers of the pool
 (:func:`~paperdesk.core.screening.ranker.rank`, trained on the pool's included and
@@ -57,6 +58,8 @@ class Pool:
             paper ``ids[i]``.
         matrix: the feature matrix (scipy.sparse CSR, one row per paper).
         cached: True when ``matrix`` was read from the library folder's cache.
+        vectors: the papers' vectors (float32, one row per paper), or None without the
+            embedding model (:func:`~paperdesk.core.screening.ranker.build_vectors`).
     """
 
     tag_id: int
@@ -64,6 +67,7 @@ class Pool:
     ids: np.ndarray
     matrix: object
     cached: bool = False
+    vectors: np.ndarray | None = None
 
     def rows(self, paper_ids: Iterable[int]) -> np.ndarray:
         """The matrix rows of those of ``paper_ids`` in the pool (int64, any order)."""
@@ -114,6 +118,7 @@ class Standing:
                 "included": self.included, "excluded": self.excluded, "left": self.left,
                 "estimate": {"screened": e.screened, "found": e.found, "total": e.total,
                              "estimated_relevant": e.estimated_relevant,
+                             "relevant_upper_bound": e.relevant_upper_bound,
                              "reached": e.reached, "p_value": e.p_value,
                              "target_recall": stopping.TARGET_RECALL,
                              "text": estimate_text(e)}}
@@ -126,9 +131,10 @@ def estimate_text(e: stopping.StopEstimate) -> str:
     Args:
         e: from :func:`paperdesk.core.screening.stopping.estimate`.
     Returns:
-        "No relevant paper found yet", "About 12 of an estimated 15 relevant found",
-        or, once the target recall is reached, "95 % of the relevant papers are
-        probably found: you may stop (1,023 unread)".
+        "No relevant paper found yet", "About 12 of an estimated 15 relevant found
+        (at most 22)" (the point estimate, then the upper bound at 95 % confidence), or,
+        once the target recall is reached, "95 % of the relevant papers are probably
+        found: you may stop (1,023 unread)".
     """
     unread = e.total - e.screened
     if e.found == 0:
@@ -137,7 +143,8 @@ def estimate_text(e: stopping.StopEstimate) -> str:
         return (f"{stopping.TARGET_RECALL:.0%}".replace("%", " %")
                 + f" of the relevant papers are probably found: you may stop "
                   f"({unread:,} unread)")
-    return f"About {e.found:,} of an estimated {e.estimated_relevant:,} relevant found"
+    return (f"About {e.found:,} of an estimated {e.estimated_relevant:,} relevant found "
+            f"(at most {e.relevant_upper_bound:,})")
 
 
 def scope_papers(lib: "Library", scope: Scope | None) -> list[int]:
@@ -182,8 +189,9 @@ def pool_ids(lib: "Library", tag_id: int, scope: Scope | None = None) -> np.ndar
 
 
 def _texts_and_key(lib: "Library", ids: np.ndarray) -> tuple[list[str], str]:
-    """The "title abstract" text of each paper, in ``ids`` order, and the cache key."""
-    digest = hashlib.sha256(b"paperdesk-screening-features-1\n")
+    """The "title abstract" text of each paper, in ``ids`` order, and the cache key
+    (without the vectors' model: :func:`build_pool` adds it)."""
+    digest = hashlib.sha256(b"paperdesk-screening-features-2\n")
     texts: list[str] = []
     id_list = [int(i) for i in ids]
     for start in range(0, len(id_list), _CHUNK):
@@ -200,23 +208,34 @@ def _texts_and_key(lib: "Library", ids: np.ndarray) -> tuple[list[str], str]:
 
 
 def _read_cached(path: Path, rows: int):
+    """``(matrix, vectors or None)`` from the cache, or None when it is missing, cut
+    short, not ours or of another number of rows."""
     from scipy import sparse
     try:
-        matrix = sparse.load_npz(path).tocsr()
+        with np.load(path, allow_pickle=False) as stored:
+            matrix = sparse.csr_matrix((stored["data"], stored["indices"], stored["indptr"]),
+                                       shape=tuple(stored["shape"]))
+            vectors = stored["vectors"] if "vectors" in stored.files else None
     except (OSError, ValueError, KeyError, EOFError):
         return None            # missing, cut short or not ours: built again
-    return matrix if matrix.shape[0] == rows else None
+    if matrix.shape[0] != rows or (vectors is not None and len(vectors) != rows):
+        return None
+    return matrix, vectors
 
 
-def _write_cached(folder: Path, path: Path, matrix) -> None:
-    """Write the matrix atomically and keep only the newest :data:`KEEP_CACHED`;
-    a folder that cannot be written is passed over (the cache is only a saving)."""
-    from scipy import sparse
+def _write_cached(folder: Path, path: Path, matrix, vectors) -> None:
+    """Write the matrix (and the vectors) atomically and keep only the newest
+    :data:`KEEP_CACHED`; a folder that cannot be written is passed over (the cache is
+    only a saving)."""
+    arrays = {"data": matrix.data, "indices": matrix.indices, "indptr": matrix.indptr,
+              "shape": np.array(matrix.shape, np.int64)}
+    if vectors is not None:
+        arrays["vectors"] = vectors
     try:
         folder.mkdir(exist_ok=True)
         partial = folder / f".{path.name}.partial-{os.getpid()}"
         with open(partial, "wb") as out:
-            sparse.save_npz(out, matrix, compressed=False)
+            np.savez(out, **arrays)
         os.replace(partial, path)
         cached = sorted(folder.glob("features-*.npz"), key=lambda p: p.stat().st_mtime,
                         reverse=True)
@@ -247,16 +266,18 @@ def build_pool(lib: "Library", tag_name: str, scope: Scope | None = None,
     tag = lib.screening.tag(tag_name)
     ids = pool_ids(lib, tag.id, scope)
     texts, key = _texts_and_key(lib, ids)
+    model = ranker.vector_model()
     folder = lib.path / FEATURES_DIR
-    path = folder / f"features-{key}.npz"
+    path = folder / f"features-{key}-{model or 'words'}.npz"
     if cache:
-        matrix = _read_cached(path, len(ids))
-        if matrix is not None:
-            return Pool(tag.id, tag.name, ids, matrix, cached=True)
+        found = _read_cached(path, len(ids))
+        if found is not None:
+            return Pool(tag.id, tag.name, ids, found[0], cached=True, vectors=found[1])
     matrix = ranker.build_features(texts)
+    vectors, _ = ranker.build_vectors(texts) if model else (None, "")
     if cache and not lib.read_only:
-        _write_cached(folder, path, matrix)
-    return Pool(tag.id, tag.name, ids, matrix)
+        _write_cached(folder, path, matrix, vectors)
+    return Pool(tag.id, tag.name, ids, matrix, vectors=vectors)
 
 
 def standing(lib: "Library", pool: Pool, skipped: Iterable[int] = (),
@@ -278,7 +299,7 @@ def standing(lib: "Library", pool: Pool, skipped: Iterable[int] = (),
     order = [(pid, rel) for pid, rel in decided.order if pid in in_pool]
     relevant = pool.rows(p for p, rel in order if rel)
     irrelevant = pool.rows(p for p, rel in order if not rel)
-    ranked = ranker.rank(pool.matrix, relevant, irrelevant, seed=seed)
+    ranked = ranker.rank(pool.matrix, relevant, irrelevant, seed=seed, vectors=pool.vectors)
     passed = set(int(i) for i in skipped)
     ranked_ids = pool.ids[ranked]
     next_id = next((int(p) for p in ranked_ids if int(p) not in passed), None)

@@ -21,12 +21,16 @@ Method, per review and seed (10 seeds by default):
    after that many retrains follow the last ranking.
 4. Measured (:mod:`.simulation_metrics`, as ASReview Insights computes them): WSS@95,
    recall after 10 % screened and ATD; the wall-clock time of each retrain + re-rank
-   (``time.perf_counter``; median and 95th percentile); and the stopping estimate (:mod:`.stopping`, BUSCAR) after every
-   decision, priors included: at the first decision after which it says 95 % are found,
-   the recall then and the share of papers left unread.
+   (``time.perf_counter``; median and 95th percentile); the stopping estimate
+   (:mod:`.stopping`, BUSCAR) after every decision, priors included: at the first
+   decision after which it says 95 % are found, the recall then and the share of papers
+   left unread; and its point estimate of the relevant papers ("an estimated M") after
+   25 % and 50 % of the papers are read, as a relative error ``|M - R| / R`` against the
+   true count ``R``.
 
 Per review, each figure is the mean over the seeds; "stop: ≥ 95 %" is the share of runs
-whose recall was at least 0.95 when the estimate said so. The mean row is the mean over
+whose recall was at least 0.95 when the estimate said so; the estimate's errors are the
+median over the runs. The mean row is the mean over
 the reviews.
 """
 
@@ -44,19 +48,23 @@ from pathlib import Path
 
 import numpy as np
 
-from paperdesk.core.screening.stopping import CONFIDENCE, TARGET_RECALL, target_p_value
+from paperdesk.core.screening.stopping import (CONFIDENCE, TARGET_RECALL, estimate,
+                                               target_p_value)
 from paperdesk.core.screening.simulation_metrics import (average_time_to_discovery,
                                                           recall_at, wss)
 
 __all__ = ["Review", "Run", "OrderSummary", "load_review", "replay", "summarise",
-           "report", "stop_point", "mean_over_reviews", "REPORT_HEADER", "SEEDS", "main"]
+           "report", "stop_point", "estimate_errors", "mean_over_reviews", "REPORT_HEADER",
+           "ESTIMATE_AT", "SEEDS", "main"]
 
 #: Seeds per review.
 SEEDS = 10
 #: The table's header (the README's table is asserted to have it).
 REPORT_HEADER = ("| review | order | WSS@95 | recall at 10 % | ATD (records) | "
                  "retrain + re-rank, median / p95 | stop: runs with ≥ 95 % recall | "
-                 "stop: left unread |")
+                 "stop: left unread | estimate M: median error at 25 % / 50 % read |")
+#: The shares of the papers read at which the point estimate is compared with the truth.
+ESTIMATE_AT = (0.25, 0.50)
 
 
 @dataclass(frozen=True)
@@ -91,12 +99,15 @@ class Run:
         seconds: the time of each retrain + re-rank, in seconds.
         stop_recall: recall when the stopping estimate first said 95 % were found.
         stop_unread: the share of the papers then unread.
+        estimate_errors: ``|M - R| / R`` of the point estimate M of the relevant papers
+            after each share of :data:`ESTIMATE_AT` is read (R the true count).
     """
 
     labels: np.ndarray
     seconds: list[float] = field(default_factory=list)
     stop_recall: float = 1.0
     stop_unread: float = 0.0
+    estimate_errors: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -111,6 +122,8 @@ class OrderSummary:
         stop_safe: share of runs with recall >= 0.95 at the stop.
         stop_unread: mean share of papers unread at the stop.
         runs: how many runs.
+        estimate_errors: median over the runs of :attr:`Run.estimate_errors`, one per
+            share of :data:`ESTIMATE_AT`.
     """
 
     review: str
@@ -123,6 +136,7 @@ class OrderSummary:
     stop_safe: float
     stop_unread: float
     runs: int
+    estimate_errors: tuple[float, ...] = ()
 
 
 def load_review(name: str, csl: Path, labels: Path, folder: Path) -> Review:
@@ -179,6 +193,29 @@ def stop_point(decisions: Sequence[bool], total: int) -> tuple[float, float]:
     return 1.0, 0.0
 
 
+def estimate_errors(decisions: Sequence[bool], total: int) -> tuple[float, ...]:
+    """How far the point estimate of the relevant papers is from their true count.
+
+    Args:
+        decisions: a whole screening's decisions in order (every relevant paper among
+            them, so that their count is the truth), True for relevant.
+        total: papers in the screening.
+    Returns:
+        For each share of :data:`ESTIMATE_AT`, ``|M - R| / R``: M the
+        :attr:`.stopping.StopEstimate.estimated_relevant` after that share of ``total``
+        is read (at least the first decision), R the relevant papers in ``decisions``;
+        1.0 when nothing relevant was found by then (no estimate).
+    """
+    decisions = np.asarray(decisions, bool)
+    truth = int(decisions.sum())
+    errors = []
+    for share in ESTIMATE_AT:
+        read = max(1, min(len(decisions), int(share * total)))
+        point = estimate(decisions[:read], total).estimated_relevant
+        errors.append(1.0 if point is None else abs(point - truth) / truth)
+    return tuple(errors)
+
+
 def replay(review: Review, screener, seed: int, max_retrains: int | None = None) -> Run:
     """Replay one screening (see the module docstring).
 
@@ -222,7 +259,9 @@ def replay(review: Review, screener, seed: int, max_retrains: int | None = None)
         (yes if relevant[row] else no).append(row)
         left_relevant -= int(relevant[row])
     run = Run(np.array(labels, bool), seconds if screener.retrains else [])
-    run.stop_recall, run.stop_unread = stop_point(np.array([True, False] + labels, bool), total)
+    decisions = np.array([True, False] + labels, bool)
+    run.stop_recall, run.stop_unread = stop_point(decisions, total)
+    run.estimate_errors = estimate_errors(decisions, total)
     return run
 
 
@@ -243,12 +282,13 @@ def summarise(review: str, order: str, runs: Sequence[Run]) -> OrderSummary:
         float(np.median(times)) if len(times) else None,
         float(np.percentile(times, 95)) if len(times) else None,
         float(np.mean([r.stop_recall >= TARGET_RECALL - 1e-12 for r in runs])),
-        float(np.mean([r.stop_unread for r in runs])), len(runs))
+        float(np.mean([r.stop_unread for r in runs])), len(runs),
+        tuple(float(e) for e in np.median([r.estimate_errors for r in runs], axis=0)))
 
 
 def mean_over_reviews(order: str, summaries: Sequence[OrderSummary]) -> OrderSummary:
-    """The mean row of an order over the reviews (times: the mean of the medians and
-    of the 95th percentiles).
+    """The mean row of an order over the reviews (times and the estimate's errors: the
+    mean of the medians, and of the 95th percentiles).
 
     Args:
         order: the order's name.
@@ -264,7 +304,9 @@ def mean_over_reviews(order: str, summaries: Sequence[OrderSummary]) -> OrderSum
                         mean(s.median_ms for s in summaries), mean(s.p95_ms for s in summaries),
                         mean(s.stop_safe for s in summaries),
                         mean(s.stop_unread for s in summaries),
-                        sum(s.runs for s in summaries))
+                        sum(s.runs for s in summaries),
+                        tuple(float(e) for e in np.mean([s.estimate_errors
+                                                         for s in summaries], axis=0)))
 
 
 def report(rows: Sequence[OrderSummary]) -> str:
@@ -275,13 +317,14 @@ def report(rows: Sequence[OrderSummary]) -> str:
     Returns:
         The table, lines ending with a newline; shares as percentages with one decimal.
     """
-    lines = [REPORT_HEADER, "|---|---|" + "---:|" * 6]
+    lines = [REPORT_HEADER, "|---|---|" + "---:|" * 7]
     for s in rows:
         timing = ("–" if s.median_ms is None
                   else f"{s.median_ms:.1f} / {s.p95_ms:.1f} ms")
         name = f"**{s.review}**" if s.review == "mean" else s.review
         lines.append(f"| {name} | {s.order} | {s.wss:.1%} | {s.recall_10:.1%} | "
-                     f"{s.atd:.1f} | {timing} | {s.stop_safe:.0%} | {s.stop_unread:.1%} |")
+                     f"{s.atd:.1f} | {timing} | {s.stop_safe:.0%} | {s.stop_unread:.1%} | "
+                     + " / ".join(f"{e:.0%}" for e in s.estimate_errors) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -338,6 +381,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if missing:
         print(f"paperdesk-evaluate: {missing}", file=sys.stderr)
     rows: list[OrderSummary] = []
+    features_used = ""
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="paperdesk-evaluate-") as tmp:
         for name, csl, labels in found:
@@ -349,6 +393,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for make in orders:
                 screener = make()
                 screener.prepare(review)
+                features_used = getattr(screener, "features_used", "") or features_used
                 runs = [replay(review, screener, seed, args.max_retrains)
                         for seed in range(args.seeds)]
                 rows.append(summarise(name, screener.name, runs))
@@ -358,8 +403,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     means = [mean_over_reviews(o, [r for r in rows if r.order == o]) for o in names]
     reviews = f"{len(found)} review{'s' if len(found) != 1 else ''}"
     seeds = f"{args.seeds} seed{'s' if args.seeds != 1 else ''}"
-    sys.stdout.write(f"{reviews} from {args.data}, {seeds} each\n\n"
-                     + report(rows + means))
+    sys.stdout.write(f"{reviews} from {args.data}, {seeds} each; paperdesk's order on "
+                     f"{features_used}\n\n" + report(rows + means))
     return 0
 
 

@@ -43,21 +43,30 @@ def undecided(total: int, relevant: Sequence[int], irrelevant: Sequence[int]) ->
 
 
 class PaperdeskOrder:
-    """paperdesk's order: :func:`.ranker.build_features` once, :func:`.ranker.rank` after
-    every label (what the screening mode runs)."""
+    """paperdesk's order: :func:`.ranker.build_features` and :func:`.ranker.build_vectors`
+    once, :func:`.ranker.rank` after every label (what the screening mode runs).
+
+    Attributes:
+        features_used: after :meth:`prepare`, what the order ran on, one line:
+            "words and vectors (MODEL)" or "words alone (REASON)".
+    """
 
     name = "paperdesk"
     retrains = True
+    features_used = ""
 
     def prepare(self, review) -> None:
-        """Build the feature matrix of ``review``'s texts."""
-        from paperdesk.core.screening.ranker import build_features
+        """Build the feature matrix and the vectors of ``review``'s texts."""
+        from paperdesk.core.screening.ranker import build_features, build_vectors
         self._matrix = build_features(review.texts)
+        self._vectors, note = build_vectors(review.texts)
+        self.features_used = (f"words and vectors ({note})" if self._vectors is not None
+                              else f"words alone ({note})")
 
     def rank(self, relevant, irrelevant, seed):
         """:func:`.ranker.rank` on the features."""
         from paperdesk.core.screening.ranker import rank
-        return rank(self._matrix, relevant, irrelevant, seed=seed)
+        return rank(self._matrix, relevant, irrelevant, seed=seed, vectors=self._vectors)
 
 
 class RandomOrder:

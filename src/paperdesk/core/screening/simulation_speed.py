@@ -4,8 +4,10 @@ stopping estimate at 10,000 (the figures in docs/screening.md, "How well it work
 Synthetic papers (``--papers``): abstracts of 150 words drawn from a Zipf-distributed
 vocabulary of 30,000 words and titles of 10, a fixed seed; a screening that has made
 ``--decided`` decisions, 5 % of them relevant. Timed: :func:`.ranker.build_features`
-once, then :func:`.ranker.rank` (retrain + re-rank, what follows every decision) and
-:func:`.stopping.estimate` (median of ``--repeats`` calls).
+and :func:`.ranker.build_vectors` once (the vectors when the ``embeddings`` extra is
+installed; the first line printed says which), then :func:`.ranker.rank` (retrain +
+re-rank, what follows every decision) and :func:`.stopping.estimate` (median of
+``--repeats`` calls).
 
 Run ``python -m paperdesk.core.screening.simulation_speed`` (default: 10,000 papers with
 500 decided, then 100,000 with 2,000).
@@ -48,15 +50,17 @@ def time_order(papers: int, decided: int, repeats: int = 5) -> dict[str, float]:
         repeats: calls timed for the medians.
     Returns:
         ``{"features_s", "rank_ms", "rank_cpu_ms", "estimate_ms", "estimate_cpu_ms"}``:
-        seconds for the features, the median milliseconds of a :func:`.ranker.rank` and
+        seconds for the features and the vectors, the median milliseconds of a :func:`.ranker.rank` and
         of a :func:`.stopping.estimate`, wall-clock and CPU time of this process (on a
         machine shared with other work the wall-clock time includes waiting for a core;
         the CPU time is what the call costs).
     """
-    from paperdesk.core.screening.ranker import build_features, rank
+    from paperdesk.core.screening.ranker import build_features, build_vectors, rank
     from paperdesk.core.screening.stopping import estimate
     start = time.perf_counter()
-    matrix = build_features(synthetic_texts(papers))
+    texts = synthetic_texts(papers)
+    matrix = build_features(texts)
+    vectors, _ = build_vectors(texts)
     features = time.perf_counter() - start
     rng = np.random.default_rng(1)
     rows = rng.permutation(papers)[:decided]
@@ -74,7 +78,7 @@ def time_order(papers: int, decided: int, repeats: int = 5) -> dict[str, float]:
         return float(np.median(times) * 1000)
 
     def ranked():
-        rank(matrix, relevant, irrelevant)
+        rank(matrix, relevant, irrelevant, vectors=vectors)
 
     def estimated():
         estimate(decisions, papers)
@@ -101,7 +105,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if len(args.decided) != len(args.papers):
         parser.error("give one --decided per --papers")
-    print("| papers | decided | features (once) | retrain + re-rank: wall / CPU (median) | "
+    from paperdesk.core.screening.ranker import vector_model
+    model = vector_model()
+    print(f"paperdesk's order on {f'words and vectors ({model})' if model else 'words alone'}"
+          "\n")
+    print("| papers | decided | features and vectors (once) | retrain + re-rank: wall / CPU (median) | "
           "stopping estimate: wall / CPU (median) |\n|---:|---:|---:|---:|---:|")
     for papers, decided in zip(args.papers, args.decided):
         t = time_order(papers, decided, args.repeats)

@@ -42,12 +42,18 @@ from dataclasses import dataclass
 import numpy as np
 
 __all__ = ["StopEstimate", "estimate", "target_p_value", "lower_tail", "TARGET_RECALL",
-           "CONFIDENCE"]
+           "CONFIDENCE", "POINT_LEVEL"]
 
 #: The recall the estimate is about.
 TARGET_RECALL = 0.95
 #: How sure it must be before it says the target is reached.
 CONFIDENCE = 0.95
+#: The p-value level whose largest total not rejected is the point estimate of the
+#: relevant papers (0.5: the median-unbiased estimate, see :func:`estimate`).
+POINT_LEVEL = 0.5
+#: How far below a level a p-value may be and still count as at it (the lower tail's
+#: own error is below 1e-9; hypergeometric p-values of exactly 0.5 are common).
+_TOLERANCE = 1e-9
 
 
 @dataclass(frozen=True)
@@ -58,13 +64,17 @@ class StopEstimate:
         screened: papers decided so far.
         found: of them, relevant.
         total: papers in the screening (decided and not).
-        estimated_relevant: the most relevant papers there plausibly are (the largest
-            total the test cannot reject at :data:`CONFIDENCE`), at least ``found``;
+        estimated_relevant: the point estimate of how many relevant papers there are
+            (the largest total the test cannot reject at :data:`POINT_LEVEL`, the
+            median-unbiased estimate, see :func:`estimate`), at least ``found``;
             ``None`` before anything relevant was found.
         reached: True when recall is at least :data:`TARGET_RECALL` with
             :data:`CONFIDENCE` (the moment to stop).
         p_value: the smallest p-value of the hypothesis "recall < target" over the
             windows of last screened papers (1.0 before there is evidence).
+        relevant_upper_bound: the most relevant papers there plausibly are (the largest
+            total the test cannot reject at :data:`CONFIDENCE`), at least
+            ``estimated_relevant``; ``None`` before anything relevant was found.
     """
 
     screened: int
@@ -73,6 +83,7 @@ class StopEstimate:
     estimated_relevant: int | None
     reached: bool
     p_value: float
+    relevant_upper_bound: int | None = None
 
 
 def _log_choose(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -179,8 +190,34 @@ def target_p_value(decisions: Sequence[bool], total: int) -> float:
     return _p_value(lengths, seen, found, total - screened, below_target)
 
 
+def _largest_not_rejected(lengths: np.ndarray, seen: np.ndarray, found: int,
+                          unread: int, level: float) -> int:
+    """The largest total of relevant papers whose p-value (:func:`_p_value`) is at least
+    ``level`` (at most 0.5; to :data:`_TOLERANCE`, so that a p-value of exactly 0.5
+    is not rejected at 0.5 by a rounding): the p-value falls as the total grows, so a
+    bisection over ``found .. found + unread``."""
+    low, high = found, found + unread
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _p_value(lengths, seen, found, unread, middle, level) >= level - _TOLERANCE:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 def estimate(decisions: Sequence[bool], total: int) -> StopEstimate:
     """The stopping estimate after the decisions so far.
+
+    The totals of relevant papers the test does not reject at level ``a`` form the
+    one-sided confidence interval ``found .. bound(a)``; ``bound(0.05)`` is the upper
+    bound at :data:`CONFIDENCE`, and ``bound(0.5)`` (:data:`POINT_LEVEL`), the total
+    as likely to be above the truth as below it, is the point estimate: inverting a
+    test at level 0.5 gives a median-unbiased estimate (Birnbaum, "Confidence curves:
+    an omnibus technique for estimation and testing statistical hypotheses", JASA
+    56:246-249, 1961; Lehmann & Romano, *Testing Statistical Hypotheses*, 3rd ed.,
+    2005, 3.5). BUSCAR's urn takes the unread papers to be as likely to be relevant as
+    the last ones read, when the ranking makes them less likely, so both lean high.
 
     Args:
         decisions: the screening's decisions in the order they were made, True for
@@ -198,16 +235,10 @@ def estimate(decisions: Sequence[bool], total: int) -> StopEstimate:
         return StopEstimate(screened, 0, total, None, False, 1.0)
     unread = total - screened
     if unread == 0:
-        return StopEstimate(screened, found, total, found, True, 0.0)
+        return StopEstimate(screened, found, total, found, True, 0.0, found)
     lengths, seen = _window_counts(d)
-    # the most relevant papers not rejected: the p-value falls as the total grows, so
-    # bisect for the last total whose p-value is at least 1 - CONFIDENCE
-    low, high = found, found + unread
-    while low < high:
-        middle = (low + high + 1) // 2
-        if _p_value(lengths, seen, found, unread, middle, 1 - CONFIDENCE) >= 1 - CONFIDENCE:
-            low = middle
-        else:
-            high = middle - 1
-    return StopEstimate(screened, found, total, low, bool(p_target < 1 - CONFIDENCE),
-                        p_target)
+    return StopEstimate(screened, found, total,
+                        _largest_not_rejected(lengths, seen, found, unread, POINT_LEVEL),
+                        bool(p_target < 1 - CONFIDENCE), p_target,
+                        _largest_not_rejected(lengths, seen, found, unread,
+                                              1 - CONFIDENCE))
