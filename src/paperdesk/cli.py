@@ -818,7 +818,8 @@ def _cmd_related(lib: Library, args) -> int:
     related = _with_terms(lib, lambda: lib.discover.related(args.id, limit=args.limit))
     if args.json:
         _print_json([{"id": r.id, "title": r.title, "score": r.score,
-                      "shared": list(r.shared)} for r in related])
+                      "shared": list(r.shared), "authors": list(r.authors)}
+                     for r in related])
         return 0
     if not related:
         print("no related papers")
@@ -826,6 +827,8 @@ def _cmd_related(lib: Library, args) -> int:
         print(f"{r.id:>6}  {r.score:5.3f}  {r.title}")
         if r.shared:
             print(f"{'':>6}  {'':5}  shares: {', '.join(r.shared)}")
+        if r.authors:
+            print(f"{'':>6}  {'':5}  same authors: {', '.join(r.authors)}")
     return 0
 
 
