@@ -150,6 +150,14 @@ def test_a_search_by_meaning_finds_papers_that_say_it_in_other_words(seeded_libr
     assert sum("depth" in h.title.lower() or "depth" in
                (lib.papers.get(h.id).abstract or "").lower() for h in found.hits) >= 4
     assert list(found.scores) == sorted(found.scores, reverse=True)
+    # each score: 1 / (60 + rank) summed over the two lists, over its most, 2 / 61
+    words = [p for p, _s in lib.index.whoosh.more_like(-1, PHOTO_QUERY, 200)]
+    meaning = lib.discover.embeddings.nearest_to_text(PHOTO_QUERY, 201)[0][:200]
+    for hit, score in zip(found.hits, found.scores):
+        raw = sum(1 / (60 + ranking.index(hit.id) + 1) for ranking in (words, meaning)
+                  if hit.id in ranking)
+        assert score == pytest.approx(raw * 61 / 2)
+    assert 0.5 < found.scores[0] <= 1
     words_only = lib.search.find("~" + PHOTO_QUERY, limit=5, filter="starred")
     assert words_only.total == 0                            # filters still apply
 
@@ -174,6 +182,10 @@ def test_search_semantic_on_the_command_line_embeds_then_ranks(seeded_library, c
                  "--limit", "3"]) == 0
     out, err = capsys.readouterr()
     assert "depth" in out.lower() and "not embedded" not in err
+    # the score printed is the fused one scaled to 0..1, not the raw 0.03 of each hit
+    scores = [float(line.split()[1]) for line in out.splitlines() if line[:6].strip().isdigit()]
+    assert len(scores) == 3 and scores == sorted(scores, reverse=True)
+    assert 0.5 < scores[0] <= 1 and len(set(scores)) > 1
     assert main(["--library", path, "search", PHOTO_QUERY]) == 0
     assert "no matches" in capsys.readouterr().out
 
