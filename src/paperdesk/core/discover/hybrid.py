@@ -119,11 +119,14 @@ def hybrid_rows(table, row: int, vectors, limit: int, pool: int = TFIDF_POOL,
     good = np.flatnonzero(tfidf >= MIN_SCORE)
     if len(good) > pool:
         good = good[np.argpartition(-tfidf[good], pool - 1)[:pool]]
-    rows = np.union1d(near[near >= 0], good)
+    picked = np.zeros(len(tfidf), dtype=bool)      # the union, without sorting
+    picked[near[near >= 0]] = True
+    picked[good] = True
     if coauthors is not None:
         by_author = table.rows_of(coauthors.shared(int(paper))[0])
-        rows = np.union1d(rows, by_author[by_author >= 0])
-    rows = rows[np.isfinite(tfidf[rows])]
+        picked[by_author[by_author >= 0]] = True
+    picked &= np.isfinite(tfidf)
+    rows = np.flatnonzero(picked)
     if not len(rows):
         return rows.astype(np.int64), np.zeros(0, dtype=np.float32)
     ids = table.row_ids[rows]
