@@ -67,3 +67,31 @@ def test_related_papers_name_the_authors_they_share(review_library):
             assert bool(r.authors) == bool(mine & theirs)
             assert 0 < r.score <= 1
     assert named >= 5
+
+
+@pytest.mark.skipif(embedded.model_problem() is not None,
+                    reason="the embeddings extra is not installed")
+def test_the_related_command_prints_the_shared_authors(tmp_path, capsys):
+    import json
+
+    from paperdesk.cli import main
+
+    found = {r[0]: r for r in synergy_reviews(SYNERGY)}
+    if "Donners_2021" not in found:
+        pytest.skip(f"the SYNERGY review Donners_2021 is not in {SYNERGY}")
+    path = str(tmp_path / "lib")
+    assert main(["--library", path, "import", str(found["Donners_2021"][1])]) == 0
+    assert main(["--library", path, "search", "--semantic", "pharmacokinetics"]) == 0
+    capsys.readouterr()                                 # the papers are embedded now
+    with Library.open(Path(path)) as lib:
+        ids = lib.papers.ids()
+    for pid in ids:
+        assert main(["--library", path, "related", str(pid), "--json"]) == 0
+        related = json.loads(capsys.readouterr().out)
+        named = [r for r in related if r["authors"]]
+        if named:
+            break
+    assert named, "no related paper of the review shares an author"
+    assert main(["--library", path, "related", str(pid)]) == 0
+    out = capsys.readouterr().out
+    assert f"same authors: {', '.join(named[0]['authors'])}" in out
