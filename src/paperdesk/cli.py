@@ -185,9 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
         "related", help="the papers most like one, with the terms they share",
         description="The papers whose titles and abstracts are most like one paper's "
                     "(cosine similarity of tf-idf term vectors, combined with that of "
-                    "their embeddings once the papers are embedded by the window or "
-                    "search --semantic), each with its score "
-                    "and the terms the two share most. The first use builds the "
+                    "their embeddings and with shared authors once the papers are "
+                    "embedded by the window or search --semantic), each with its score, "
+                    "the terms the two share most and the authors they share. The first use builds the "
                     "library's term table (with a progress line; Ctrl+C stops it).")
     p.add_argument("id", type=int, help="the paper's id (from search or the window)")
     p.add_argument("--limit", type=_positive_int, default=10, metavar="N",
@@ -818,7 +818,8 @@ def _cmd_related(lib: Library, args) -> int:
     related = _with_terms(lib, lambda: lib.discover.related(args.id, limit=args.limit))
     if args.json:
         _print_json([{"id": r.id, "title": r.title, "score": r.score,
-                      "shared": list(r.shared)} for r in related])
+                      "shared": list(r.shared), "authors": list(r.authors)}
+                     for r in related])
         return 0
     if not related:
         print("no related papers")
@@ -826,6 +827,8 @@ def _cmd_related(lib: Library, args) -> int:
         print(f"{r.id:>6}  {r.score:5.3f}  {r.title}")
         if r.shared:
             print(f"{'':>6}  {'':5}  shares: {', '.join(r.shared)}")
+        if r.authors:
+            print(f"{'':>6}  {'':5}  same authors: {', '.join(r.authors)}")
     return 0
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from paperdesk.core.discover import embedded
 from paperdesk.core.discover.build import BuildCancelled
+from paperdesk.core.discover import hybrid
 from paperdesk.core.discover.hybrid import hybrid_scores
 from paperdesk.core.discover.related import nearest_rows
 from paperdesk.core.discover.vectorize import paper_text
@@ -92,19 +93,27 @@ def test_related_papers_are_the_hybrid_of_embedding_and_tfidf(seeded_library):
     tfidf_only = [r.id for r in lib.discover.related(depth)]
     lib.discover.embeddings.ensure()
     related = lib.discover.related(depth)
-    # the same order as computed here from every paper's two cosines
+    # the same order as computed here from every paper's two cosines (the seed papers
+    # have no authors), then the feedback of the five best (hybrid.py's docstring)
     vectors = StaticModel().encode(texts)
     table = lib.discover._current()
-    row = int(table.rows_of([depth])[0])
-    near, cosines = nearest_rows(table, row, len(ids))
-    tfidf = np.zeros(len(ids), np.float32)
-    tfidf[[ids.index(int(table.row_ids[r])) for r in near]] = cosines
-    scores = hybrid_scores(vectors @ vectors[ids.index(depth)], tfidf)
-    scores[ids.index(depth)] = -np.inf
+
+    def first_scores(pid: int) -> np.ndarray:
+        near, cosines = nearest_rows(table, int(table.rows_of([pid])[0]), len(ids))
+        tfidf = np.zeros(len(ids), np.float32)
+        tfidf[[ids.index(int(table.row_ids[r])) for r in near]] = cosines
+        tfidf[ids.index(pid)] = 1.0                         # a unit row with itself
+        return hybrid_scores(vectors @ vectors[ids.index(pid)], tfidf)
+    first = first_scores(depth)
+    first[ids.index(depth)] = -np.inf
+    best = np.argsort(-first, kind="stable")[:hybrid.FEEDBACK_PAPERS]
+    feedback = sum(first[n] / first[best].sum() * first_scores(ids[n]) for n in best)
+    scores = first + hybrid.FEEDBACK_WEIGHT * feedback
     expected = [ids[i] for i in np.argsort(-scores, kind="stable")[:10]]
     assert [r.id for r in related] == expected
     assert [r.id for r in related] != tfidf_only
     assert [r.score for r in related] == sorted((r.score for r in related), reverse=True)
+    assert 0 < related[-1].score <= related[0].score <= 1
     assert all(r.shared for r in related)                   # the reasons stay
     topics = {i: t.lower() for i, t in zip(ids, texts)}
     assert sum("depth" in topics[r.id] for r in related[:5]) >= 4
@@ -141,6 +150,14 @@ def test_a_search_by_meaning_finds_papers_that_say_it_in_other_words(seeded_libr
     assert sum("depth" in h.title.lower() or "depth" in
                (lib.papers.get(h.id).abstract or "").lower() for h in found.hits) >= 4
     assert list(found.scores) == sorted(found.scores, reverse=True)
+    # each score: 1 / (60 + rank) summed over the two lists, over its most, 2 / 61
+    words = [p for p, _s in lib.index.whoosh.more_like(-1, PHOTO_QUERY, 200)]
+    meaning = lib.discover.embeddings.nearest_to_text(PHOTO_QUERY, 201)[0][:200]
+    for hit, score in zip(found.hits, found.scores):
+        raw = sum(1 / (60 + ranking.index(hit.id) + 1) for ranking in (words, meaning)
+                  if hit.id in ranking)
+        assert score == pytest.approx(raw * 61 / 2)
+    assert 0.5 < found.scores[0] <= 1
     words_only = lib.search.find("~" + PHOTO_QUERY, limit=5, filter="starred")
     assert words_only.total == 0                            # filters still apply
 
@@ -165,5 +182,38 @@ def test_search_semantic_on_the_command_line_embeds_then_ranks(seeded_library, c
                  "--limit", "3"]) == 0
     out, err = capsys.readouterr()
     assert "depth" in out.lower() and "not embedded" not in err
+    # the score printed is the fused one scaled to 0..1, not the raw 0.03 of each hit
+    scores = [float(line.split()[1]) for line in out.splitlines() if line[:6].strip().isdigit()]
+    assert len(scores) == 3 and scores == sorted(scores, reverse=True)
+    assert 0.5 < scores[0] <= 1 and len(set(scores)) > 1
     assert main(["--library", path, "search", PHOTO_QUERY]) == 0
     assert "no matches" in capsys.readouterr().out
+
+
+def test_check_finds_a_damaged_vectors_part_and_its_papers_are_embedded_again(
+        seeded_library, monkeypatch):
+    from paperdesk.core.check import check_library
+
+    lib = seeded_library
+    lib.discover.ensure()
+    monkeypatch.setattr(vector_build, "CHUNK", 100)
+    assert lib.discover.embeddings.ensure() == 225          # parts of 100, 100, 25
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
+    part = lib.discover.embeddings.folder / "p2-vectors.npy"
+    data = bytearray(part.read_bytes())
+    data[-64:] = bytes(64)                                  # same size, other bytes
+    part.write_bytes(bytes(data))
+    found = [p for p in check_library(lib).problems if p.part == "vectors"]
+    assert len(found) == 1 and "p2-vectors.npy" in found[0].text
+    assert "\n" not in found[0].text and "embedded again" in found[0].remedy
+    # only that part is dropped: its 100 papers are embedded again, the others kept
+    assert not (lib.discover.embeddings.folder / "p2-vectors.npy").exists()
+    assert lib.discover.embeddings.missing() == 100
+    assert lib.discover.embeddings.ensure() == 100
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
+    stored = lib.discover.embeddings.current()
+    ids, texts = _texts(lib)
+    assert sorted(stored.ids) == sorted(ids)
+    assert np.allclose(stored.vectors(np.arange(len(stored))),
+                       StaticModel().encode([texts[ids.index(int(i))] for i in stored.ids]),
+                       atol=2e-3)

@@ -51,6 +51,11 @@ TERMS_REMEDY = "dropped; built again from SQLite at the next use"
 TERMS_READ_ONLY_REMEDY = "not dropped (the library cannot be written): built again in " \
     "memory at the next use; a paperdesk that can write the library replaces it"
 
+#: The way out of damaged embedding vectors (derived too: only the damaged parts).
+VECTORS_REMEDY = "the damaged part dropped; its papers are embedded again at the next use"
+#: The same on a library that cannot be written.
+VECTORS_READ_ONLY_REMEDY = "not dropped (the library cannot be written): a paperdesk " \
+    "that can write the library embeds its papers again"
 _DB = "library.db"
 _INDEX = "index"
 _BACKUPS = "backups"
@@ -330,7 +335,9 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     (altered text), the index's files
     (:meth:`~paperdesk.core.search.index.SearchIndex.full_problems`) and the term
     table's (:meth:`~paperdesk.core.discover.engine.Discover.full_problems`: a damaged
-    one is dropped, to be built again), the index's document
+    one is dropped, to be built again) and ``vectors/``'s
+    (:meth:`~paperdesk.core.discover.embedded.PaperEmbeddings.full_problems`: a damaged
+    part is dropped, its papers embedded again), the index's document
     count (papers minus those queued to be added), and ``sample`` papers (picked with
     ``random.Random(seed)``) each found by a query of its own words and by its id in the
     ``pid`` column. Damage to the index found here is repaired: the index is rebuilt
@@ -404,6 +411,10 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
         else TERMS_READ_ONLY_REMEDY
     for text in lib.discover.full_problems():   # derived too: dropped, built again
         report.problems.append(Problem("terms", text, terms_remedy))
+    vectors_remedy = VECTORS_REMEDY if lib.discover.not_writable() is None \
+        else VECTORS_READ_ONLY_REMEDY
+    for text in lib.discover.embeddings.full_problems():   # the same for vectors/
+        report.problems.append(Problem("vectors", text, vectors_remedy))
     progress(3, steps)
     index_ok = not any(p.part == "index" for p in report.problems)
     if index_ok:

@@ -128,6 +128,30 @@ class PaperEmbeddings:
         rows, _cosines = vectors.nearest(query, limit)
         return [int(i) for i in vectors.ids[rows]], ""
 
+    def full_problems(self) -> list[str]:
+        """The check of ``paperdesk check``: every file of ``vectors/`` read whole
+        (:func:`~paperdesk.core.embeddings.vectors.full_problems`). Damaged parts are
+        dropped when the library may be written, so the next embedding (after the term
+        table, in the window; ``search --semantic``, ``related`` on the command line)
+        computes their papers' vectors again.
+
+        Returns:
+            One line per problem, each naming the file (empty: whole, or no vectors).
+        """
+        from paperdesk.core.embeddings.vectors import drop_parts, full_problems
+
+        problems, damaged = full_problems(self.folder)
+        if damaged and self._not_writable() is None:
+            with self._build_lock, self._lock:
+                try:
+                    drop_parts(self.folder, damaged)
+                except OSError as exc:
+                    problems.append(f"{self.folder}: the damaged parts cannot be "
+                                    f"removed ({exc.strerror or exc})")
+                self._loaded = False
+                self._vectors = None
+        return problems
+
     def missing(self) -> int:
         """How many papers have no vector of their current text (reads SQLite: ~0.1 s
         at 100,000 papers); 0 when the model is not installed."""

@@ -38,6 +38,7 @@ from paperdesk.core.discover.build import (CHILD_FROM, BuildCancelled, BuildFail
 from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
                                             RelatedPaper, TagSuggestion, TermsNotReady,
                                             TermsStatus)
+from paperdesk.core.discover.coauthors import CoauthorIndex, shared_author_names
 from paperdesk.core.discover.embedded import PaperEmbeddings
 from paperdesk.core.discover.hybrid import hybrid_rows
 from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
@@ -123,6 +124,9 @@ class Discover:
         #: The papers' embedding vectors (:mod:`.embedded`): related papers are hybrid
         #: when there are some.
         self.embeddings = PaperEmbeddings(library, self._not_writable)
+        #: Papers by author (:mod:`.coauthors`), built at the first related papers after
+        #: texts or metadata changed.
+        self._coauthors: CoauthorIndex | None = None
 
     # -- keeping the table current -------------------------------------------------
     @property
@@ -142,6 +146,7 @@ class Discover:
         stamp at the next use."""
         self._examples_cache = None
         self._stale = True
+        self._coauthors = None
 
     def note_changes(self, changes) -> None:
         """Take note of a committed :class:`~paperdesk.core.changes.Changes` (a new edit,
@@ -214,6 +219,7 @@ class Discover:
                 self._recount = False
                 if self._count_changed():
                     self._stale = True
+                    self._coauthors = None
             if not self._stale:
                 return table
             ids, stamps = current_stamps(self._lib.db)
@@ -408,8 +414,9 @@ class Discover:
             limit: most papers (1 or more).
         Returns:
             Up to ``limit`` :class:`RelatedPaper`, most similar first: by the hybrid of
-            embedding and tf-idf cosines (:func:`~.hybrid.hybrid_rows`) when the paper
-            has a vector, else by the cosine of tf-idf (see :mod:`.related`).
+            embedding and tf-idf cosines, shared authors and feedback
+            (:func:`~.hybrid.hybrid_rows`) when the paper has a vector, else by the
+            cosine of tf-idf (see :mod:`.related`).
         Raises:
             UnknownPaper: no such paper.
             NotInTable: the paper has no terms.
@@ -418,9 +425,10 @@ class Discover:
         table = self._current()
         row = self._row(table, paper_id)
         vectors = self.embeddings.current()
+        coauthors = self._coauthor_index() if vectors is not None else None
         with self._reading():
-            found = hybrid_rows(table, row, vectors, max(1, int(limit))) \
-                if vectors is not None else None
+            found = hybrid_rows(table, row, vectors, max(1, int(limit)),
+                                coauthors=coauthors) if vectors is not None else None
             rows, scores = found if found is not None else \
                 nearest_rows(table, row, max(1, int(limit)))
             _unit_range(scores, "a similarity")
@@ -429,8 +437,19 @@ class Discover:
                                            shared_columns(table, row, [r], SHARED_TERMS)))
                      for pid, r, score in zip(ids, rows.tolist(), scores.tolist())]
         titles = self._titles(ids)
-        return [RelatedPaper(pid, titles.get(pid, ""), round(float(score), 4), shared)
+        authors = shared_author_names(self._lib.db, paper_id, ids) \
+            if found is not None and ids else {}
+        return [RelatedPaper(pid, titles.get(pid, ""), round(float(score), 4), shared,
+                             authors.get(pid, ()))
                 for pid, _r, score, shared in pairs]
+
+    def _coauthor_index(self) -> CoauthorIndex:
+        """The papers by author, built when missing (reads SQLite: ~0.5 s at 100,000
+        papers)."""
+        with self._lock:
+            if self._coauthors is None:
+                self._coauthors = CoauthorIndex.build(self._lib.db)
+            return self._coauthors
 
     def key_terms(self, paper_id: int, limit: int = KEY_TERMS) -> list[KeyTerm]:
         """A paper's key terms: its heaviest tf-idf terms.

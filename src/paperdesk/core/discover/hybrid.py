@@ -1,51 +1,96 @@
-"""Hybrid related papers: the embedding's cosine and the term table's tf-idf cosine
-added with weights.
+"""Hybrid related papers: the embedding's cosine, the term table's tf-idf cosine and
+shared authors, then one round of pseudo relevance feedback.
 
 A static embedding (:mod:`paperdesk.core.embeddings`) finds papers that say the same
 thing in other words; tf-idf finds the ones that share the rare words, and names them
-("shares: …"). The sum of the two cosines, ``EMBEDDING_WEIGHT`` x embedding + (1 -
-``EMBEDDING_WEIGHT``) x tf-idf, ranks better than either alone on the citation
-evaluation (:mod:`.related_evaluation`; the table in docs/discover.md).
+("shares: …"); papers by the same people cite each other (:mod:`.coauthors`). A
+candidate *d* of the paper *q* first scores
+
+    s(q, d) = ``EMBEDDING_WEIGHT`` x emb(q, d) + (1 - ``EMBEDDING_WEIGHT``) x tfidf(q, d)
+              + ``AUTHOR_BONUS`` x min(shared authors, ``AUTHORS_COUNTED``)
+
+and then, as Rocchio's feedback does with a query's first results (Rocchio, "Relevance
+feedback in information retrieval", 1971; Manning et al., *Introduction to Information
+Retrieval*, 2008, §9.1), gains the mean of its scores with the ``FEEDBACK_PAPERS`` best
+candidates, weighted by their own scores:
+
+    score(d) = (s(q, d) + ``FEEDBACK_WEIGHT`` x Σ_n w_n s(n, d)) / norm,
+    w_n = s(q, n) / Σ s(q, n'),  norm = (1 + ``FEEDBACK_WEIGHT``) x (1 + ``AUTHOR_BONUS``
+    x ``AUTHORS_COUNTED``)
+
+so a paper like the first answers, as a work cited together with them is, moves up; the
+norm keeps the score within 0..1. Each step and its weight was measured on the citation
+evaluation (:mod:`.related_evaluation`, the tables in docs/discover.md): nDCG@10 0.352 for
+the weighted cosines alone, 0.384 with the authors, 0.391 with the feedback.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["EMBEDDING_WEIGHT", "TFIDF_POOL", "hybrid_scores", "hybrid_rows"]
+__all__ = ["EMBEDDING_WEIGHT", "AUTHOR_BONUS", "AUTHORS_COUNTED", "FEEDBACK_PAPERS",
+           "FEEDBACK_WEIGHT", "TFIDF_POOL", "hybrid_scores", "hybrid_rows"]
 
-#: The embedding cosine's share of the hybrid score (the rest is tf-idf's).
+#: The embedding cosine's share of the weighted cosines (the rest is tf-idf's).
 EMBEDDING_WEIGHT = 0.3
+#: What each shared author adds to the score (before the norm).
+AUTHOR_BONUS = 0.05
+#: Shared authors counted at most.
+AUTHORS_COUNTED = 3
+#: The best candidates whose scores feed back.
+FEEDBACK_PAPERS = 5
+#: The feedback's weight beside the paper's own score.
+FEEDBACK_WEIGHT = 0.5
 #: Papers nearest by tf-idf that are candidates besides the embedding's.
 TFIDF_POOL = 200
 
 
 def hybrid_scores(embedding: np.ndarray, tfidf: np.ndarray,
-                  weight: float = EMBEDDING_WEIGHT) -> np.ndarray:
-    """The hybrid score of every paper.
+                  weight: float = EMBEDDING_WEIGHT, shared_authors=None) -> np.ndarray:
+    """The first score s(q, d) of every candidate (module docstring), before feedback
+    and norm.
 
     Args:
-        embedding: cosines of the papers' vectors with the paper asked (-1 .. 1), one
-            per paper.
+        embedding: cosines of the candidates' vectors with the paper asked (-1 .. 1).
         tfidf: their tf-idf cosines (0 .. 1; 0 for a paper without a shared term), in
             the same order.
         weight: the embedding's share (0 .. 1).
+        shared_authors: authors each shares with the paper (ints >= 0), or ``None`` for
+            none.
     Returns:
-        float32 array: ``weight * embedding + (1 - weight) * tfidf``.
+        float32 array: ``weight * embedding + (1 - weight) * tfidf`` plus
+        :data:`AUTHOR_BONUS` per shared author (at most :data:`AUTHORS_COUNTED`).
     """
     out = np.asarray(embedding, dtype=np.float32) * np.float32(weight)
     out += np.asarray(tfidf, dtype=np.float32) * np.float32(1.0 - weight)
+    if shared_authors is not None:
+        out += np.float32(AUTHOR_BONUS) * np.minimum(
+            np.asarray(shared_authors), AUTHORS_COUNTED).astype(np.float32)
     return out
 
 
-def hybrid_rows(table, row: int, vectors, limit: int, pool: int = TFIDF_POOL
-                ) -> tuple[np.ndarray, np.ndarray] | None:
+def _shared_counts(coauthors, paper_id: int, candidate_ids: np.ndarray) -> np.ndarray:
+    """Authors each candidate shares with ``paper_id`` (0 without an index)."""
+    out = np.zeros(len(candidate_ids), dtype=np.int64)
+    if coauthors is None:
+        return out
+    ids, counts = coauthors.shared(int(paper_id))
+    if len(ids):
+        at = np.minimum(np.searchsorted(ids, candidate_ids), len(ids) - 1)
+        hit = ids[at] == candidate_ids
+        out[hit] = counts[at[hit]]
+    return out
+
+
+def hybrid_rows(table, row: int, vectors, limit: int, pool: int = TFIDF_POOL,
+                coauthors=None) -> tuple[np.ndarray, np.ndarray] | None:
     """The table rows most related to ``row`` by the hybrid score.
 
     The candidates are the papers nearest by embedding
-    (:meth:`~paperdesk.core.embeddings.vectors.PaperVectors.candidate_rows`) and the
-    ``pool`` nearest by tf-idf; each is scored by :func:`hybrid_scores` (a candidate
-    whose vector is missing or of an older text counts an embedding cosine of 0).
+    (:meth:`~paperdesk.core.embeddings.vectors.PaperVectors.candidate_rows`), the
+    ``pool`` nearest by tf-idf and the papers sharing an author; each is scored as the
+    module docstring says (a candidate whose vector is missing or of an older text
+    counts an embedding cosine of 0).
 
     Args:
         table: the current :class:`~.term_table.TermTable`.
@@ -53,8 +98,10 @@ def hybrid_rows(table, row: int, vectors, limit: int, pool: int = TFIDF_POOL
         vectors: the :class:`~paperdesk.core.embeddings.vectors.PaperVectors`.
         limit: most rows.
         pool: tf-idf candidates.
+        coauthors: the :class:`~.coauthors.CoauthorIndex`, or ``None`` (no author
+            counts).
     Returns:
-        ``(rows int64, scores float32)`` best first (ties by row), none below
+        ``(rows int64, scores float32 in 0..1)`` best first (ties by row), none below
         :data:`~.related.MIN_SCORE`; or ``None`` when the paper has no vector of its
         current text (then tf-idf alone answers).
     """
@@ -72,15 +119,56 @@ def hybrid_rows(table, row: int, vectors, limit: int, pool: int = TFIDF_POOL
     good = np.flatnonzero(tfidf >= MIN_SCORE)
     if len(good) > pool:
         good = good[np.argpartition(-tfidf[good], pool - 1)[:pool]]
-    rows = np.union1d(near[near >= 0], good)
-    rows = rows[np.isfinite(tfidf[rows])]
-    vrows = vectors.rows_of(table.row_ids[rows])
+    picked = np.zeros(len(tfidf), dtype=bool)      # the union, without sorting
+    picked[near[near >= 0]] = True
+    picked[good] = True
+    if coauthors is not None:
+        by_author = table.rows_of(coauthors.shared(int(paper))[0])
+        picked[by_author[by_author >= 0]] = True
+    picked &= np.isfinite(tfidf)
+    rows = np.flatnonzero(picked)
+    if not len(rows):
+        return rows.astype(np.int64), np.zeros(0, dtype=np.float32)
+    ids = table.row_ids[rows]
+    vrows = vectors.rows_of(ids)
     fresh = vrows >= 0
     fresh[fresh] = vectors.stamps[vrows[fresh]] == table.row_stamps[rows[fresh]]
-    embedding = np.zeros(len(rows), dtype=np.float32)
-    embedding[fresh] = vectors.vectors(vrows[fresh]) @ query
-    scores = hybrid_scores(embedding, np.maximum(tfidf[rows], 0))
+    embedded = np.zeros((len(rows), len(query)), dtype=np.float32)
+    embedded[fresh] = vectors.vectors(vrows[fresh])
+    first = hybrid_scores(embedded @ query, np.maximum(tfidf[rows], 0),
+                          shared_authors=_shared_counts(coauthors, paper, ids))
+    scores = first + np.float32(FEEDBACK_WEIGHT) * _feedback(
+        table, rows, ids, embedded, first, coauthors)
+    scores /= np.float32((1 + FEEDBACK_WEIGHT) * (1 + AUTHOR_BONUS * AUTHORS_COUNTED))
     keep = scores >= MIN_SCORE
     rows, scores = rows[keep], scores[keep]
     order = np.lexsort((rows, -scores.astype(np.float64)))[:limit]
     return rows[order].astype(np.int64), scores[order]
+
+
+def _feedback(table, rows: np.ndarray, ids: np.ndarray, embedded: np.ndarray,
+              first: np.ndarray, coauthors) -> np.ndarray:
+    """Σ_n w_n s(n, d) over the :data:`FEEDBACK_PAPERS` best candidates n, for every
+    candidate d (module docstring); zeros when no candidate scores above 0.
+
+    The two cosines are linear in the vectors, so the weighted sum of the best
+    candidates' vectors (embedding and tf-idf) is compared once with every candidate;
+    only the author counts are looked up per best candidate.
+    """
+    top = np.argsort(-first, kind="stable")[:FEEDBACK_PAPERS]
+    top = top[first[top] > 0]
+    if not len(top):
+        return np.zeros(len(rows), dtype=np.float32)
+    share = (first[top] / first[top].sum()).astype(np.float32)
+    terms = np.zeros(table.n_terms, dtype=np.float32)
+    authors = np.zeros(len(rows), dtype=np.float32)
+    for k, w in zip(top.tolist(), share.tolist()):
+        ncols, nweights = table.row(int(rows[k]))
+        terms[ncols] += np.float32(w) * nweights
+        if coauthors is not None:
+            authors += np.float32(w) * np.minimum(
+                _shared_counts(coauthors, int(ids[k]), ids), AUTHORS_COUNTED)
+    tfidf = np.asarray(table.matrix(rows) @ terms, dtype=np.float32).ravel()
+    out = hybrid_scores(embedded @ (share @ embedded[top]), tfidf)
+    out += np.float32(AUTHOR_BONUS) * authors
+    return out

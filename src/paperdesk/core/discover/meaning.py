@@ -11,7 +11,10 @@ embedding and by BM25, fused.
   stored vectors;
 * **reciprocal rank fusion** (Cormack, Clarke and Büttcher, SIGIR 2009): a paper's score
   is the sum over the two lists of 1 / (:data:`RRF_K` + its rank), ranks from 1; the
-  first :data:`DEPTH` of each list take part.
+  first :data:`DEPTH` of each list take part. The score shown is that sum divided by
+  its highest possible value (first in every list that took part): 1.00 is first in
+  both lists, 0.87 tenth in both, 0.50 first in one and absent from the other (a raw
+  sum, 0.016-0.033, would print 0.03 for nearly every hit).
 
 Without the model or the vectors (not installed, or not embedded yet) the BM25 list
 alone answers, and :func:`search_by_meaning` says why in one line.
@@ -42,14 +45,19 @@ def fuse(*rankings) -> tuple[np.ndarray, np.ndarray]:
     Args:
         rankings: sequences of paper ids, best first.
     Returns:
-        ``(ids int64, scores float64)``, best first (ties by id).
+        ``(ids int64, scores float64 in 0..1)``, best first (ties by id): each the sum
+        of 1 / (:data:`RRF_K` + rank) over the lists, divided by its highest possible
+        value, (lists with any id) / (:data:`RRF_K` + 1).
     """
     score: dict[int, float] = {}
+    lists = 0
     for ranking in rankings:
+        lists += len(ranking) > 0
         for rank, pid in enumerate(ranking, 1):
             score[int(pid)] = score.get(int(pid), 0.0) + 1.0 / (RRF_K + rank)
     ids = np.fromiter(score, dtype=np.int64, count=len(score))
     values = np.fromiter(score.values(), dtype=np.float64, count=len(score))
+    values *= (RRF_K + 1) / max(lists, 1)
     order = np.lexsort((ids, -values))
     return ids[order], values[order]
 

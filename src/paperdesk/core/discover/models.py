@@ -35,16 +35,19 @@ class RelatedPaper:
     Attributes:
         id: the paper's id.
         title: its title.
-        score: the similarity, 0..1: the hybrid score (:func:`~.hybrid.hybrid_scores`)
+        score: the similarity, 0..1: the hybrid score (:func:`~.hybrid.hybrid_rows`)
             when the paper has a vector, else the cosine of the two tf-idf vectors.
         shared: the 3-5 terms the two share that weigh most in the score, heaviest
             first (fewer when they share fewer).
+        authors: the family names of the authors the two share, in the asked paper's
+            author order (counted by the hybrid score only; empty under tf-idf alone).
     """
 
     id: int
     title: str
     score: float
     shared: tuple[str, ...]
+    authors: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

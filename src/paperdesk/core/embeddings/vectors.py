@@ -36,7 +36,7 @@ import numpy as np
 from paperdesk.core.discover import table_files
 
 __all__ = ["VECTORS_DIR", "FORMAT", "CANDIDATES", "PaperVectors", "VectorsError",
-           "read_meta", "write_part", "remove"]
+           "read_meta", "write_part", "remove", "full_problems", "drop_parts"]
 
 #: The folder in the library folder.
 VECTORS_DIR = "vectors"
@@ -106,6 +106,74 @@ def write_part(folder: Path, model: str, ids: np.ndarray, stamps: np.ndarray,
     meta["parts"].append(number)
     meta["dimensions"] = int(np.shape(vectors)[1])
     _write_meta(folder, meta)
+
+
+def full_problems(folder: Path) -> tuple[list[str], list[int]]:
+    """The check of ``paperdesk check``: every file of every part read whole and its
+    CRC-32 compared with the one recorded when it was written, and each part's arrays
+    of one length.
+
+    Args:
+        folder: a library's ``vectors/`` folder.
+    Returns:
+        ``(problems, damaged parts)``: one line per problem naming the file (or
+        ``meta.json``: then every part counts as damaged), and the numbers of the parts
+        to embed again; both empty when the folder is whole or missing.
+    """
+    folder = Path(folder)
+    try:
+        meta = read_meta(folder)
+    except VectorsError as exc:
+        return [str(exc)], [-1]
+    if meta is None:
+        return [], []
+    problems, damaged = [], []
+    for number in meta["parts"]:
+        found, lengths = [], []
+        for kind in ("ids", "stamps", "vectors"):
+            name = f"p{number}-{kind}.npy"
+            record = meta["files"].get(name)
+            problem = table_files.full_problem(folder / name, record) \
+                if record is not None else f"{folder / name}: not recorded in meta.json"
+            if problem is None:
+                try:
+                    lengths.append(len(table_files.read_array(folder / name, mapped=True)))
+                except (OSError, ValueError, EOFError) as exc:
+                    problem = f"{folder / name}: not readable ({type(exc).__name__})"
+            if problem:
+                found.append(problem)
+        if not found and len(set(lengths)) != 1:
+            found.append(f"{folder}: part {number} has arrays of different lengths")
+        if found:
+            problems += found
+            damaged.append(number)
+    return problems, damaged
+
+
+def drop_parts(folder: Path, numbers: list[int]) -> None:
+    """Forget damaged parts: ``meta.json`` is written without them, then their files
+    are removed, so their papers count as not embedded (``-1`` in ``numbers``, or a
+    ``meta.json`` that cannot be read: the whole folder is removed).
+
+    Raises:
+        OSError: a file cannot be written or removed.
+    """
+    folder = Path(folder)
+    try:
+        meta = read_meta(folder)
+    except VectorsError:
+        meta = None
+    if meta is None or -1 in numbers:
+        remove(folder)
+        return
+    meta["parts"] = [n for n in meta["parts"] if n not in numbers]
+    for number in numbers:
+        for kind in ("ids", "stamps", "vectors"):
+            meta["files"].pop(f"p{number}-{kind}.npy", None)
+    _write_meta(folder, meta)
+    for number in numbers:
+        for kind in ("ids", "stamps", "vectors"):
+            (folder / f"p{number}-{kind}.npy").unlink(missing_ok=True)
 
 
 def remove(folder: Path) -> None:

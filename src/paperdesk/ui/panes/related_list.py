@@ -35,10 +35,13 @@ SharedRole = Qt.ItemDataRole.UserRole + 3
 
 
 def row_detail(paper: RelatedPaper) -> str:
-    """The second line of a row: ``"0.21 · shares: monocular, estimation"``."""
+    """The second line of a row: ``"0.21 · shares: monocular, estimation"``, and
+    ``" · same authors: Wang, Li"`` when the two share authors."""
     text = f"{paper.score:.2f}"
     if paper.shared:
         text += " · shares: " + ", ".join(paper.shared)
+    if paper.authors:
+        text += " · same authors: " + ", ".join(paper.authors)
     return text
 
 
@@ -126,7 +129,8 @@ class RelatedList(QListWidget):
             item.setToolTip(tooltip_html(
                 f"{paper.title}\n#{paper.id} · similarity {paper.score:.2f} (tf-idf cosine "
                 f"over title and abstract)\nshares: {', '.join(paper.shared) or '—'}\n"
-                "Enter or a click opens it; Alt+Left comes back"))
+                + (f"same authors: {', '.join(paper.authors)}\n" if paper.authors else "")
+                + "Enter or a click opens it; Alt+Left comes back"))
             self.addItem(item)
 
     def papers(self) -> list[RelatedPaper]:
