@@ -43,7 +43,8 @@ from paperdesk.core.discover.embedded import PaperEmbeddings
 from paperdesk.core.discover.hybrid import hybrid_rows
 from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
 from paperdesk.core.discover.tag_suggestions import MIN_EXAMPLES, NEIGHBOURS, tag_votes
-from paperdesk.core.models import LibraryError
+from paperdesk.core.models import LibraryError, UnknownPaper
+from paperdesk.core.store.db import fits_integer
 from paperdesk.core.discover.term_table import (TERMS_DIR, TermTable, TermTableError,
                                                 current_stamps, next_generation)
 
@@ -380,8 +381,7 @@ class Discover:
         return problems
 
     def _row(self, table: TermTable, paper_id: int) -> int:
-        if not -(2**63) <= int(paper_id) < 2**63:     # beyond SQLite's INTEGER: no paper
-            from paperdesk.core.models import UnknownPaper
+        if not fits_integer(paper_id):     # beyond SQLite's INTEGER: no paper
             raise UnknownPaper(paper_id)
         row = int(table.rows_of([paper_id])[0])
         if row >= 0 and len(table.row(row)[0]) == 0:
@@ -389,7 +389,6 @@ class Discover:
         if row < 0:
             if self._lib.db.execute("SELECT 1 FROM papers WHERE id = ?",
                                     [paper_id]).fetchone() is None:
-                from paperdesk.core.models import UnknownPaper
                 raise UnknownPaper(paper_id)
             raise NotInTable(f"paper {paper_id} has no words to compare "
                              "(its title and abstract have no terms)")
