@@ -127,8 +127,9 @@ class RelatedList(QListWidget):
             item.setData(ScoreRole, row_detail(paper))
             item.setData(SharedRole, list(paper.shared))
             item.setToolTip(tooltip_html(
-                f"{paper.title}\n#{paper.id} · similarity {paper.score:.2f} (tf-idf cosine "
-                f"over title and abstract)\nshares: {', '.join(paper.shared) or '—'}\n"
+                f"{paper.title}\n#{paper.id} · similarity {paper.score:.2f} (0 to 1: words, "
+                f"meaning and shared authors once embedded, else words)\n"
+                f"shares: {', '.join(paper.shared) or '—'}\n"
                 + (f"same authors: {', '.join(paper.authors)}\n" if paper.authors else "")
                 + "Enter or a click opens it; Alt+Left comes back"))
             self.addItem(item)
@@ -203,12 +204,14 @@ class RelatedSection(QWidget):
                                   "padding: 1px 2px; }")
         self.toggle.setToolTip("Show or fold the related papers (L goes to them)")
         self.toggle.toggled.connect(self._on_toggled)
-        self.hint = QLabel("tf-idf cosine · L")
+        self.hint = QLabel("similarity · L")
         self.hint.setObjectName("relatedHint")
         self.hint.setTextFormat(Qt.TextFormat.PlainText)
-        self.hint.setToolTip("Similarity: the cosine of the two papers' tf-idf vectors over "
-                             "title and abstract (0 to 1). L moves here, ↑/↓ choose, "
-                             "Enter opens, Alt+Left goes back, Esc returns to the list")
+        self.hint.setToolTip("Similarity, 0 to 1: once the papers are embedded, the hybrid "
+                             "of their tf-idf cosine over title and abstract, their "
+                             "embeddings' cosine and their shared authors; before, the "
+                             "tf-idf cosine alone. L moves here, ↑/↓ choose, Enter opens, "
+                             "Alt+Left goes back, Esc returns to the list")
         self.note = QLabel()
         self.note.setObjectName("relatedNote")
         self.note.setTextFormat(Qt.TextFormat.PlainText)
