@@ -30,6 +30,8 @@ Whoosh's normal search):
 - ``And``, ``Or`` (no ``scale``/``minmatch``), ``AndNot``, ``Not``;
 - ``Prefix``, ``Wildcard``, ``FuzzyTerm`` (expanded to their index words, as Whoosh's
   ``MultiTerm.matcher`` does, then an ``Or`` of terms);
+- :class:`PaperMaskQuery` (papers chosen outside the index: a tag or a read/star state
+  answered by SQLite), score 1.0 per match;
 - ``Phrase`` (``slop`` 1) on the ``exact`` field: the documents with every word are
   intersected, then the word positions of those candidates are checked in ``exact``
   (rarest word first). Scores are Whoosh's: the sum of the words' BM25F scores in
@@ -60,7 +62,8 @@ from whoosh.util.numeric import byte_to_length
 from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES", "expand_words", "leaf_words", "mask_lookup"]
+           "POSTINGS_CACHE_BYTES", "PaperMaskQuery", "expand_words", "leaf_words",
+           "mask_lookup"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
@@ -374,6 +377,59 @@ class FastCache:
         self.size = 0
 
 
+class PaperMaskQuery(wq.Query):
+    """A query leaf that matches the documents of the papers ``mask`` holds: a part of a
+    query answered outside the index (``tag:``, ``is:starred`` ... from SQLite, see
+    :mod:`paperdesk.core.search.state_terms`), each match scored 1.0 (as Whoosh's
+    ``InverseMatcher`` scores a ``Not``), on the fast path and on Whoosh's searcher alike.
+
+    Args:
+        mask: a numpy bool array indexed by paper id (ids past its end do not match).
+        label: what it stands for (``tag:vision``), for ``repr`` and equality.
+    """
+
+    def __init__(self, mask: np.ndarray, label: str):
+        self.mask = mask
+        self.label = label
+        self.boost = 1.0
+
+    def __repr__(self) -> str:
+        return f"PaperMaskQuery({self.label!r})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is PaperMaskQuery and other.label == self.label and \
+            other.mask is self.mask
+
+    def __hash__(self) -> int:
+        return hash((PaperMaskQuery, self.label))
+
+    def is_leaf(self) -> bool:
+        return True
+
+    def estimate_size(self, ixreader) -> int:
+        return int(self.mask.sum())
+
+    def matcher(self, searcher, context=None):
+        """Whoosh's matcher: a list of the segment's live documents whose paper is in the
+        mask (read from the segment's paper-id column)."""
+        from whoosh.matching import ListMatcher, NullMatcher
+
+        docs = []
+        for reader, base in searcher.reader().leaf_readers():
+            if not reader.doc_count_all():
+                continue
+            seg = _Segment(reader)
+            keep = mask_lookup(self.mask, seg.pids)
+            if reader.has_deletions():
+                dead = np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64)
+                keep[dead[dead < seg.doccount]] = False
+            docs.append(np.flatnonzero(keep) + base)
+        found = np.concatenate(docs) if docs else _EMPTY_IDS
+        if not len(found):
+            return NullMatcher()
+        return ListMatcher(found.tolist(), all_weights=1.0)
+
+
 class _Node:
     """A query's result over all documents: which match, and their scores."""
 
@@ -553,6 +609,9 @@ class FastView:
             return _Node(match, match.astype(np.float64))  # InverseMatcher: score 1.0
         if t is wq.Phrase:
             return self._phrase(q)
+        if t is PaperMaskQuery:
+            match = mask_lookup(q.mask, self.pids)
+            return _Node(match, match.astype(np.float64))
         if q is wq.NullQuery:
             return self._zeros()
         raise Unsupported(type(q).__name__)
@@ -583,6 +642,11 @@ class FastView:
             t = type(sub)
             if t is wq.Term:
                 parts = [self._term(sub.fieldname, sub.text, sub.boost)]
+            elif t is PaperMaskQuery:
+                found = mask_lookup(sub.mask, self.pids)
+                match |= found
+                score += found
+                continue
             elif t in _MULTITERMS:
                 parts = self._multiterm(sub)
             else:
