@@ -774,12 +774,15 @@ class FastView:
             keep = np.zeros(self.n, dtype=bool)
             keep[ids] = True
             match &= keep
-        if allowed is not None:
-            wanted = np.fromiter(allowed, dtype=np.int64)
-            match &= np.isin(self.pids, wanted)
-        if mask is not None:
-            match &= mask_lookup(mask, self.pids)
         docs = np.flatnonzero(match)
+        if allowed is not None or mask is not None:   # looked up for the hits only
+            pids = self.pids[docs]
+            keep = np.ones(len(docs), dtype=bool)
+            if allowed is not None:
+                keep &= np.isin(pids, np.fromiter(allowed, dtype=np.int64))
+            if mask is not None:
+                keep &= mask_lookup(mask, pids)
+            docs = docs[keep]
         total = len(docs)
         if not total or (limit is not None and limit <= 0):
             return _EMPTY_IDS, _EMPTY_WEIGHTS, total
@@ -816,25 +819,27 @@ class FastView:
 
 def best_first(scores: np.ndarray) -> np.ndarray:
     """Return the order of ``scores`` from the highest down, equal scores in their index
-    order: ``np.argsort(-scores, kind="stable")``, about twice as fast for 100,000 hits.
+    order: the same as ``np.argsort(-scores, kind="stable")``, 1.5-2.5 times as fast
+    (250,000 hits: 20 ms instead of 27-34; the earlier rank-then-sort took 33-57).
 
-    Equal scores are many (BM25F of the same word count and length), and a stable sort
-    of floats is a merge sort; instead each score is replaced by its rank among the
-    distinct scores (``np.unique``), and ``rank * n + index``, all distinct, is sorted
-    with the default (unstable, faster) sort.
+    The IEEE 754 bit pattern of a non-negative double, read as an unsigned 64-bit
+    integer, orders like the double itself, so its bitwise complement orders from the
+    highest score down; a stable sort of those integers is NumPy's fastest stable sort
+    of 64-bit keys. ``-0.0`` is made ``0.0`` first; scores below zero (which BM25F with
+    positive boosts never gives) fall back to the plain stable sort.
 
     Args:
         scores: float64 scores (no NaN).
     Returns:
         int64 positions into ``scores``.
     """
-    n = len(scores)
-    if n < 2048:
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(scores) < 2:
+        return np.arange(len(scores), dtype=np.int64)
+    if scores.min() < 0:
         return np.argsort(-scores, kind="stable")
-    distinct, rank = np.unique(scores, return_inverse=True)
-    key = (len(distinct) - 1 - rank.reshape(-1)).astype(np.int64) * n
-    key += np.arange(n, dtype=np.int64)
-    return np.argsort(key)
+    keys = ~(scores + 0.0).view(np.uint64)      # + 0.0: -0.0 becomes 0.0
+    return np.argsort(keys, kind="stable")
 
 
 def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:
