@@ -474,6 +474,8 @@ class FastView:
         self.pids = (np.concatenate([seg.pids for _r, _b, seg in self.leaves])
                      if self.leaves else np.zeros(0, dtype=np.int64))
         self._lengths: dict[str, np.ndarray] = {}
+        #: field -> its average length (``Searcher.avg_field_length``, fixed per searcher)
+        self._avgfl: dict[str, float] = {}
 
     def segment_ids(self) -> set[str]:
         return {reader._segid for reader, _b, _s in self.leaves}
@@ -513,7 +515,9 @@ class FastView:
         B = w._field_B.get(fieldname, w.B)
         K1 = w.K1
         idf = self.searcher.idf(fieldname, tbytes)
-        avgfl = self.searcher.avg_field_length(fieldname) or 1
+        avgfl = self._avgfl.get(fieldname)
+        if avgfl is None:   # Whoosh sums every segment's lengths at each call
+            avgfl = self._avgfl[fieldname] = self.searcher.avg_field_length(fieldname) or 1
         fl = self.lengths(fieldname)[ids]
         # whoosh.scoring.bm25, same operation order
         return idf * ((weights * (K1 + 1)) / (weights + K1 * ((1 - B) + B * fl / avgfl)))
