@@ -476,6 +476,7 @@ class FastView:
         self._lengths: dict[str, np.ndarray] = {}
         #: field -> its average length (``Searcher.avg_field_length``, fixed per searcher)
         self._avgfl: dict[str, float] = {}
+        self._df: dict[tuple[str, bytes], int] = {}
 
     def segment_ids(self) -> set[str]:
         return {reader._segid for reader, _b, _s in self.leaves}
@@ -504,6 +505,15 @@ class FastView:
         if len(ids) == 1:
             return ids[0], weights[0]
         return np.concatenate(ids), np.concatenate(weights)
+
+    def _doc_frequency(self, fieldname: str, tbytes: bytes) -> int:
+        """``Searcher.doc_frequency``, remembered for this searcher (Whoosh looks the term
+        up in every segment at each call)."""
+        key = (fieldname, tbytes)
+        found = self._df.get(key)
+        if found is None:
+            found = self._df[key] = self.searcher.doc_frequency(fieldname, tbytes)
+        return found
 
     def _term_scores(self, fieldname: str, tbytes: bytes, ids: np.ndarray,
                      weights: np.ndarray) -> np.ndarray:
@@ -685,7 +695,7 @@ class FastView:
                 return self._zeros()  # Phrase.matcher: a missing word, no match
             tbytes.append(b)
         match = None  # documents with every word
-        for b in sorted(set(tbytes), key=lambda t: self.searcher.doc_frequency(fieldname, t)):
+        for b in sorted(set(tbytes), key=lambda t: self._doc_frequency(fieldname, t)):
             ids, _w = self.postings(fieldname, b)
             has = np.zeros(self.n, dtype=bool)
             has[ids] = True
@@ -715,7 +725,7 @@ class FastView:
         """
         keys = None
         order = sorted(range(len(tbytes)),
-                       key=lambda i: self.searcher.doc_frequency(fieldname, tbytes[i]))
+                       key=lambda i: self._doc_frequency(fieldname, tbytes[i]))
         for i in order:
             parts = []
             for reader, base, seg in self.leaves:
