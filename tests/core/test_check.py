@@ -290,13 +290,14 @@ def test_check_indexes_papers_left_queued(closed_library):
     are not searchable and indexes them (it said "index ok" with 0 of N searchable)."""
     with Library.open(closed_library, sync_index=False) as lib:
         lib.auto_sync_index = False
-        lib.tags.add(lib.papers.ids(), "queued")    # every paper re-queued, not applied
+        for pid in lib.papers.ids():                 # every paper re-queued, not applied
+            lib.notes.set(pid, "queued", undoable=False)   # (a tag would not be: no text)
         assert lib.index.status().queued == 225       # more than a read applies silently
     # A search while another process holds the library (a search that can write
     # indexes them first) says its results miss the latest changes (it said nothing).
     from paperdesk.core.store.lock import LibraryLock
     with LibraryLock(closed_library, app="cli"):
-        out = _run(closed_library, "search", "tag:queued")
+        out = _run(closed_library, "search", "note:queued")
     assert "no matches" in out.stdout
     assert ("the latest changes to 225 papers are not searchable yet; the next command "
             "that writes, the window or paperdesk check indexes them") in out.stderr
@@ -305,7 +306,7 @@ def test_check_indexes_papers_left_queued(closed_library):
     assert ("225 of 225 papers wait to be indexed (searches miss them or their latest "
             "changes) — indexed now") in out.stdout
     assert _run(closed_library, "check").returncode == 0
-    found = _run(closed_library, "search", "tag:queued", "--json")
+    found = _run(closed_library, "search", "note:queued", "--json")
     import json
     assert json.loads(found.stdout)["total"] == 225
 

@@ -50,18 +50,18 @@ def lock_holder(library):
 def test_edit_while_another_process_holds_the_index_lock(library, lock_holder, monkeypatch):
     monkeypatch.setattr(search_index, "WRITER_WAIT_S", 0.3)
     with Library.open(library) as lib:
-        lib.tags.add([3], "while locked")
+        lib.notes.set(3, "while locked")      # an edit of indexed text (tags are not)
         assert lib.index.problem and "WRITELOCK" in lib.index.problem
         assert lib.index.status().queued >= 1                 # kept for later
-        assert [t.name for t in lib.papers.get(3).tags] == ["while locked"]
+        assert lib.notes.get(3) == "while locked"
         lock_holder()
         assert lib.index.sync() >= 1 and lib.index.problem is None
-        assert [h.id for h in lib.search.hits('tag:"while locked"')] == [3]
+        assert [h.id for h in lib.search.hits('note:"while locked"')] == [3]
 
 
 def test_cli_says_so_in_one_line(library, lock_holder):
     r = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(library),
-                        "tag", "add", "held", "3"], capture_output=True, text=True,
+                        "note", "3", "held"], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0, r.stderr
     assert "Traceback" not in r.stderr and "LockError" not in r.stderr
@@ -70,6 +70,6 @@ def test_cli_says_so_in_one_line(library, lock_holder):
                                                    "being written by another process")
     lock_holder()
     r = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(library),
-                        "search", "tag:held", "--json"], capture_output=True, text=True,
+                        "search", "note:held", "--json"], capture_output=True, text=True,
                        timeout=120)
     assert r.returncode == 0 and '"id": 3' in r.stdout, r.stdout + r.stderr

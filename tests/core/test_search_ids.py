@@ -123,5 +123,7 @@ def test_best_first_is_a_stable_descending_sort():
 
     rng = np.random.default_rng(12)
     for scores in (np.round(rng.random(50_000) * 9, 1), rng.random(5000),
-                   np.ones(3000), np.zeros(0), np.array([2.0, 1.0, 2.0])):
+                   np.ones(3000), np.zeros(0), np.array([2.0, 1.0, 2.0]),
+                   np.array([0.0, -0.0, 1.5, -0.0, 0.0]),            # -0.0 ties with 0.0
+                   np.array([1.0, -2.0, 0.5, -2.0, 3.0]), np.array([7.0])):
         assert best_first(scores).tolist() == np.argsort(-scores, kind="stable").tolist()

@@ -34,6 +34,9 @@ _SORTS = {f.name: f.sort_sql for f in sortable_fields()}
 #: reads them (built once: the list fetches rows in chunks of 500).
 _LISTED = tuple(f.name for f in stored_fields() if f.header)
 _LISTED_COLUMNS = "".join(f", {f.column}" for f in stored_fields() if f.header)
+#: Columns a search answers from SQLite (``is:read``, ``is:starred``:
+#: :mod:`paperdesk.core.search.state_terms`): a change rewrites no index document.
+_ANSWERED_BY_SQLITE = frozenset({"read_at", "starred"})
 
 
 def _listed_values(texts: tuple) -> tuple[tuple[str, str], ...]:
@@ -275,7 +278,8 @@ class Papers(Manager):
         with _db.transaction(self.db) as db:
             db.conn.executemany(f"UPDATE papers SET {column} = ? WHERE id = ?",
                                 [(v, p) for p, v in values.items()])
-            self._lib.index.enqueue(db, list(values), "update")
+            if column not in _ANSWERED_BY_SQLITE:
+                self._lib.index.enqueue(db, list(values), "update")
         self._lib.after_change()
 
     def _column_step(self, label: str, column: str, field: str,

@@ -201,7 +201,6 @@ class Tags(Manager):
             sql = ("INSERT OR IGNORE INTO paper_tags (paper_id, tag_id) VALUES (?, ?)" if add
                    else "DELETE FROM paper_tags WHERE paper_id = ? AND tag_id = ?")
             changed = [pid for pid in paper_ids if db.execute(sql, [pid, tag_id]).rowcount]
-            self._lib.index.enqueue(db, changed, "update")
         return changed
 
     def add(self, paper_ids: Iterable[int], name: str, undoable: bool = True, *,
@@ -390,7 +389,6 @@ class Tags(Manager):
                 db.conn.executemany("INSERT INTO paper_tags (paper_id, tag_id) VALUES (?, ?)",
                                     [(p, s.id) for p in sorted(s.paper_ids)])
                 write_decisions(db, s.id, s.decisions)
-            self._lib.index.enqueue(db, sorted(touched), "update")
         self._lib.after_change()
         return Changes.of(papers=touched, fields=["tags"], tags=tags)
 
@@ -442,7 +440,6 @@ class Tags(Manager):
                 if not merge:
                     db.execute("UPDATE tags SET name = ?, name_key = ? WHERE id = ?",
                                [name, tag_key(name), tag.id])
-                    self._lib.index.enqueue(db, self._tag_papers(tag.id), "update")
                     return tag.id
                 papers = self._tag_papers(tag.id)
                 db.conn.executemany(
@@ -454,7 +451,6 @@ class Tags(Manager):
                 db.execute("DELETE FROM tags WHERE id = ?", [tag.id])
                 db.execute("UPDATE tags SET name = ?, name_key = ? WHERE id = ?",
                            [name, tag_key(name), other.id])
-                self._lib.index.enqueue(db, papers + self._tag_papers(other.id), "update")
             self._lib.after_change()
             return other.id
 
@@ -510,7 +506,6 @@ class Tags(Manager):
             raise LibraryError(f"no tag with id {tag_id}")
         with _db.transaction(self.db) as db:
             db.execute("DELETE FROM tags WHERE id = ?", [tag_id])
-            self._lib.index.enqueue(db, sorted(state.paper_ids), "update")
         self._lib.after_change()
         changes = Changes.of(papers=state.paper_ids, fields=["tags"], tags=[tag_id])
         return self._lib.record(f"Delete tag {quote(state.name)}", changes,

@@ -30,6 +30,8 @@ Whoosh's normal search):
 - ``And``, ``Or`` (no ``scale``/``minmatch``), ``AndNot``, ``Not``;
 - ``Prefix``, ``Wildcard``, ``FuzzyTerm`` (expanded to their index words, as Whoosh's
   ``MultiTerm.matcher`` does, then an ``Or`` of terms);
+- :class:`PaperMaskQuery` (papers chosen outside the index: a tag or a read/star state
+  answered by SQLite), score 1.0 per match;
 - ``Phrase`` (``slop`` 1) on the ``exact`` field: the documents with every word are
   intersected, then the word positions of those candidates are checked in ``exact``
   (rarest word first). Scores are Whoosh's: the sum of the words' BM25F scores in
@@ -60,7 +62,8 @@ from whoosh.util.numeric import byte_to_length
 from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES", "expand_words", "leaf_words", "mask_lookup"]
+           "POSTINGS_CACHE_BYTES", "PaperMaskQuery", "expand_words", "leaf_words",
+           "mask_lookup"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
@@ -374,6 +377,59 @@ class FastCache:
         self.size = 0
 
 
+class PaperMaskQuery(wq.Query):
+    """A query leaf that matches the documents of the papers ``mask`` holds: a part of a
+    query answered outside the index (``tag:``, ``is:starred`` ... from SQLite, see
+    :mod:`paperdesk.core.search.state_terms`), each match scored 1.0 (as Whoosh's
+    ``InverseMatcher`` scores a ``Not``), on the fast path and on Whoosh's searcher alike.
+
+    Args:
+        mask: a numpy bool array indexed by paper id (ids past its end do not match).
+        label: what it stands for (``tag:vision``), for ``repr`` and equality.
+    """
+
+    def __init__(self, mask: np.ndarray, label: str):
+        self.mask = mask
+        self.label = label
+        self.boost = 1.0
+
+    def __repr__(self) -> str:
+        return f"PaperMaskQuery({self.label!r})"
+
+    def __eq__(self, other) -> bool:
+        return type(other) is PaperMaskQuery and other.label == self.label and \
+            other.mask is self.mask
+
+    def __hash__(self) -> int:
+        return hash((PaperMaskQuery, self.label))
+
+    def is_leaf(self) -> bool:
+        return True
+
+    def estimate_size(self, ixreader) -> int:
+        return int(self.mask.sum())
+
+    def matcher(self, searcher, context=None):
+        """Whoosh's matcher: a list of the segment's live documents whose paper is in the
+        mask (read from the segment's paper-id column)."""
+        from whoosh.matching import ListMatcher, NullMatcher
+
+        docs = []
+        for reader, base in searcher.reader().leaf_readers():
+            if not reader.doc_count_all():
+                continue
+            seg = _Segment(reader)
+            keep = mask_lookup(self.mask, seg.pids)
+            if reader.has_deletions():
+                dead = np.fromiter(reader._perdoc.deleted_docs(), dtype=np.int64)
+                keep[dead[dead < seg.doccount]] = False
+            docs.append(np.flatnonzero(keep) + base)
+        found = np.concatenate(docs) if docs else _EMPTY_IDS
+        if not len(found):
+            return NullMatcher()
+        return ListMatcher(found.tolist(), all_weights=1.0)
+
+
 class _Node:
     """A query's result over all documents: which match, and their scores."""
 
@@ -418,6 +474,9 @@ class FastView:
         self.pids = (np.concatenate([seg.pids for _r, _b, seg in self.leaves])
                      if self.leaves else np.zeros(0, dtype=np.int64))
         self._lengths: dict[str, np.ndarray] = {}
+        #: field -> its average length (``Searcher.avg_field_length``, fixed per searcher)
+        self._avgfl: dict[str, float] = {}
+        self._df: dict[tuple[str, bytes], int] = {}
 
     def segment_ids(self) -> set[str]:
         return {reader._segid for reader, _b, _s in self.leaves}
@@ -447,6 +506,15 @@ class FastView:
             return ids[0], weights[0]
         return np.concatenate(ids), np.concatenate(weights)
 
+    def _doc_frequency(self, fieldname: str, tbytes: bytes) -> int:
+        """``Searcher.doc_frequency``, remembered for this searcher (Whoosh looks the term
+        up in every segment at each call)."""
+        key = (fieldname, tbytes)
+        found = self._df.get(key)
+        if found is None:
+            found = self._df[key] = self.searcher.doc_frequency(fieldname, tbytes)
+        return found
+
     def _term_scores(self, fieldname: str, tbytes: bytes, ids: np.ndarray,
                      weights: np.ndarray) -> np.ndarray:
         """BM25F (or plain weight) scores of postings, as Whoosh's scorers give them."""
@@ -457,7 +525,9 @@ class FastView:
         B = w._field_B.get(fieldname, w.B)
         K1 = w.K1
         idf = self.searcher.idf(fieldname, tbytes)
-        avgfl = self.searcher.avg_field_length(fieldname) or 1
+        avgfl = self._avgfl.get(fieldname)
+        if avgfl is None:   # Whoosh sums every segment's lengths at each call
+            avgfl = self._avgfl[fieldname] = self.searcher.avg_field_length(fieldname) or 1
         fl = self.lengths(fieldname)[ids]
         # whoosh.scoring.bm25, same operation order
         return idf * ((weights * (K1 + 1)) / (weights + K1 * ((1 - B) + B * fl / avgfl)))
@@ -553,6 +623,9 @@ class FastView:
             return _Node(match, match.astype(np.float64))  # InverseMatcher: score 1.0
         if t is wq.Phrase:
             return self._phrase(q)
+        if t is PaperMaskQuery:
+            match = mask_lookup(q.mask, self.pids)
+            return _Node(match, match.astype(np.float64))
         if q is wq.NullQuery:
             return self._zeros()
         raise Unsupported(type(q).__name__)
@@ -583,6 +656,11 @@ class FastView:
             t = type(sub)
             if t is wq.Term:
                 parts = [self._term(sub.fieldname, sub.text, sub.boost)]
+            elif t is PaperMaskQuery:
+                found = mask_lookup(sub.mask, self.pids)
+                match |= found
+                score += found
+                continue
             elif t in _MULTITERMS:
                 parts = self._multiterm(sub)
             else:
@@ -617,7 +695,7 @@ class FastView:
                 return self._zeros()  # Phrase.matcher: a missing word, no match
             tbytes.append(b)
         match = None  # documents with every word
-        for b in sorted(set(tbytes), key=lambda t: self.searcher.doc_frequency(fieldname, t)):
+        for b in sorted(set(tbytes), key=lambda t: self._doc_frequency(fieldname, t)):
             ids, _w = self.postings(fieldname, b)
             has = np.zeros(self.n, dtype=bool)
             has[ids] = True
@@ -647,7 +725,7 @@ class FastView:
         """
         keys = None
         order = sorted(range(len(tbytes)),
-                       key=lambda i: self.searcher.doc_frequency(fieldname, tbytes[i]))
+                       key=lambda i: self._doc_frequency(fieldname, tbytes[i]))
         for i in order:
             parts = []
             for reader, base, seg in self.leaves:
@@ -710,12 +788,15 @@ class FastView:
             keep = np.zeros(self.n, dtype=bool)
             keep[ids] = True
             match &= keep
-        if allowed is not None:
-            wanted = np.fromiter(allowed, dtype=np.int64)
-            match &= np.isin(self.pids, wanted)
-        if mask is not None:
-            match &= mask_lookup(mask, self.pids)
         docs = np.flatnonzero(match)
+        if allowed is not None or mask is not None:   # looked up for the hits only
+            pids = self.pids[docs]
+            keep = np.ones(len(docs), dtype=bool)
+            if allowed is not None:
+                keep &= np.isin(pids, np.fromiter(allowed, dtype=np.int64))
+            if mask is not None:
+                keep &= mask_lookup(mask, pids)
+            docs = docs[keep]
         total = len(docs)
         if not total or (limit is not None and limit <= 0):
             return _EMPTY_IDS, _EMPTY_WEIGHTS, total
@@ -752,25 +833,27 @@ class FastView:
 
 def best_first(scores: np.ndarray) -> np.ndarray:
     """Return the order of ``scores`` from the highest down, equal scores in their index
-    order: ``np.argsort(-scores, kind="stable")``, about twice as fast for 100,000 hits.
+    order: the same as ``np.argsort(-scores, kind="stable")``, 1.5-2.5 times as fast
+    (250,000 hits: 20 ms instead of 27-34; the earlier rank-then-sort took 33-57).
 
-    Equal scores are many (BM25F of the same word count and length), and a stable sort
-    of floats is a merge sort; instead each score is replaced by its rank among the
-    distinct scores (``np.unique``), and ``rank * n + index``, all distinct, is sorted
-    with the default (unstable, faster) sort.
+    The IEEE 754 bit pattern of a non-negative double, read as an unsigned 64-bit
+    integer, orders like the double itself, so its bitwise complement orders from the
+    highest score down; a stable sort of those integers is NumPy's fastest stable sort
+    of 64-bit keys. ``-0.0`` is made ``0.0`` first; scores below zero (which BM25F with
+    positive boosts never gives) fall back to the plain stable sort.
 
     Args:
         scores: float64 scores (no NaN).
     Returns:
         int64 positions into ``scores``.
     """
-    n = len(scores)
-    if n < 2048:
+    scores = np.asarray(scores, dtype=np.float64)
+    if len(scores) < 2:
+        return np.arange(len(scores), dtype=np.int64)
+    if scores.min() < 0:
         return np.argsort(-scores, kind="stable")
-    distinct, rank = np.unique(scores, return_inverse=True)
-    key = (len(distinct) - 1 - rank.reshape(-1)).astype(np.int64) * n
-    key += np.arange(n, dtype=np.int64)
-    return np.argsort(key)
+    keys = ~(scores + 0.0).view(np.uint64)      # + 0.0: -0.0 becomes 0.0
+    return np.argsort(keys, kind="stable")
 
 
 def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:

@@ -976,6 +976,10 @@ class SearchIndex:
         #: Set (one line) when a read of the index failed: a damaged segment. The
         #: library then rebuilds the index from SQLite (:meth:`Library.repair_index`).
         self.damage: str | None = None
+        #: ``query -> query``: rewrites the parts of a query the library answers from
+        #: SQLite (``tag:``, ``is:starred`` ...: :mod:`.state_terms`), or ``None`` to
+        #: search them as index words; set by ``lib.index.open``.
+        self.library_terms = None
         try:
             segment_writer.check_schema(self._ix.schema)
             self._bulk = True
@@ -1238,6 +1242,8 @@ class SearchIndex:
             flag_terms = [wquery.Term("flags", f) for f in plan.flags]
             query = (wquery.And(flag_terms) if isinstance(query, wquery.Every)
                      else wquery.And([query, *flag_terms]))
+        if self.library_terms is not None:
+            query = self.library_terms(query)
         return query
 
     def search_arrays(self, plan: QueryPlan, source_id: int | None = None,

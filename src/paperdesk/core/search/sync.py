@@ -19,6 +19,7 @@ from paperdesk.core.models import IndexStatus, LibraryError
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.search.integrity import open_regular
 from paperdesk.core.search.safe_pickle import why
+from paperdesk.core.search.state_terms import LibraryTerms
 from paperdesk.core.search.index import DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex
 from paperdesk.core.manager import (DB_NAME, INDEX_DIR, REPAIR_NOTE, BatchHook,
                                     CancelCheck, Manager, ProgressCallback, never,
@@ -87,6 +88,7 @@ class IndexManager(Manager):
             sqlite3.DatabaseError: a damaged database page (the caller reports it).
         """
         self.whoosh = self._open()
+        self.whoosh.library_terms = LibraryTerms(self._lib)
         return self.whoosh
 
     def _open(self) -> SearchIndex:

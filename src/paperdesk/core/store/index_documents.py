@@ -29,6 +29,10 @@ DOCUMENTS_CHUNK = 1000
 def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
     """Read the index documents of papers ``ids``.
 
+    Tags and the read and star marks are left out (no ``tags``; no ``read``/``unread``,
+    ``starred``/``unstarred`` or ``tagged`` flags): searches answer them from SQLite
+    (:mod:`paperdesk.core.search.state_terms`), so changing them rewrites no document.
+
     Args:
         db: a ``sqlite_utils.Database`` or ``sqlite3.Connection`` of a library.
         ids: paper ids; read in chunks of :data:`DOCUMENTS_CHUNK`.
@@ -55,8 +59,6 @@ def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
                       "WHERE paper_id IN ({marks})")
     names = grouped("SELECT ps.paper_id, s.name || ',' || s.header FROM paper_sources ps "
                     "JOIN sources s ON s.id = ps.source_id WHERE ps.paper_id IN ({marks})")
-    tags = grouped("SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t "
-                   "ON t.id = pt.tag_id WHERE pt.paper_id IN ({marks})")
     comments = grouped("SELECT paper_id, comment FROM highlights "
                        "WHERE paper_id IN ({marks}) AND comment != ''")
     highlighted = {r[0] for r in db.execute(
@@ -65,8 +67,8 @@ def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
     notes = dict(db.execute(
         f"SELECT paper_id, body FROM notes WHERE paper_id IN ({marks})", ids).fetchall())
     docs = {}
-    for (pid, title, abstract, read_at, starred, key, *meta) in db.execute(
-            "SELECT id, title, abstract, read_at, starred, citation_key, "
+    for (pid, title, abstract, key, *meta) in db.execute(
+            "SELECT id, title, abstract, citation_key, "
             f"{', '.join(METADATA_COLUMNS)} FROM papers WHERE id IN ({marks})", ids):
         own = metadata_from_row(meta)
         said = mentioned_in(abstract)
@@ -74,16 +76,15 @@ def read_documents(db, ids: Sequence[int]) -> dict[int, IndexDocument]:
         for joined in names.get(pid, ()):
             name, _, header = joined.partition(",")
             source_names += [name, Path(name).stem, header]
-        flags = ["read" if read_at else "unread", "starred" if starred else "unstarred"]
-        flags += [flag for flag, present in (
+        flags = [flag for flag, present in (
             ("note", pid in notes), ("highlight", pid in highlighted),
             ("code", any(is_code_url(u) for u in said.urls)),
-            ("tagged", pid in tags), ("author", bool(own.authors)),
+            ("author", bool(own.authors)),
             ("year", own.year is not None), ("doi", bool(own.doi)),
             ("arxiv", bool(own.arxiv_id))) if present]
         docs[pid] = IndexDocument(
             pid, title, abstract, tuple(sorted(set(sources.get(pid, [])))),
-            tags=tuple(tags.get(pid, ())), note=notes.get(pid, ""),
+            note=notes.get(pid, ""),
             comments=tuple(comments.get(pid, ())),
             sources=tuple(dict.fromkeys(source_names)), flags=tuple(flags),
             authors=tuple(f"{a.given} {a.family} {a.suffix}".strip()

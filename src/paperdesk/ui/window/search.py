@@ -41,6 +41,9 @@ __all__ = ["SearchController", "QUOTE_CHARS", "quoted"]
 
 #: Longest piece of a query quoted back in the status bar, in characters.
 QUOTE_CHARS = 60
+#: Fields of a :class:`Changes` that searches answer from SQLite, not the index
+#: (:mod:`paperdesk.core.search.state_terms`): a change of only these is searchable at once.
+_ANSWERED_BY_SQLITE = frozenset({"tags", "read", "starred"})
 
 
 def quoted(text: str, limit: int = QUOTE_CHARS) -> str:
@@ -96,8 +99,19 @@ class SearchController:
 
     def on_changed(self, change: Changes) -> None:
         """A committed change: if it changed indexed text, the search on show is run
-        again once the index has caught up (:meth:`on_index_synced`)."""
-        self.stale = self.stale or bool(change and change.search)
+        again once the index has caught up (:meth:`on_index_synced`). A change of tags or
+        read/star marks only is searchable at once (``tag:``, ``is:starred`` ... are
+        answered from SQLite): the saved searches are counted again now, and a search
+        on show that it may change (``change.search``) runs again now."""
+        if not change:
+            return
+        if change.fields and change.fields <= _ANSWERED_BY_SQLITE and not (
+                change.notes or change.highlights or change.sources):
+            self._window.saved_searches.count_saved()
+            if change.search and self.query_text() and self.results is not None:
+                self.request_search(immediate=True)
+            return
+        self.stale = self.stale or change.search
 
     def search_results(self) -> tuple[SearchResults | None, bool]:
         """The results the list shows while searching (``None`` when listing) and
