@@ -123,13 +123,15 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
 
     window, lib = win, win.lib
     monkeypatch.setattr("paperdesk.core.search.sync.INDEX_BATCH", 20)
-    write = lib.index.whoosh.write
+    whoosh_class = type(lib.index.whoosh)
+    write = whoosh_class.write
 
     def slow_write(*args, **kwargs):
         time.sleep(0.4)                      # 12 batches: about 5 s for the 225 papers
         return write(*args, **kwargs)
 
-    monkeypatch.setattr(lib.index.whoosh, "write", slow_write)
+    # on the class: the window's writer thread has a library (and index) of its own
+    monkeypatch.setattr(whoosh_class, "write", slow_write)
     window.run_edit(_queue_every_paper)
     qtbot.waitUntil(lambda: window.progress_bar.isVisible() and "Indexing for search"
                     in window.progress_bar.format(), timeout=WAIT_MS)

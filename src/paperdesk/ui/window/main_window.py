@@ -200,6 +200,8 @@ class MainWindow(QMainWindow):
         self._edits_pending = 0      # edits handed to the writer, not yet come back
         #: the background stages whose progress the status bar's bar shows now
         self._progress_owners: set[str] = set()
+        #: The background stage whose progress the bar shows now (the last one shown).
+        self._progress_current: str | None = None
 
 
         self.setWindowTitle("paperdesk")
@@ -648,7 +650,20 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def _cancel_background_job(self) -> None:
-        """The status bar's Cancel: stop the running export, import or index update."""
+        """The status bar's Cancel: stop the running export or import, else the
+        background stage whose progress the bar shows (an index update started while
+        the related papers' word table is built is the one stopped), else the others."""
+        shown = self._progress_current
+        if not (self.export_runner.is_running() or self.import_runner.is_running()) \
+                and shown in ("sync", "discover") and self.progress_shown(shown):
+            if shown == "discover" and self.discover.discover_runner.is_running():
+                self.discover.cancel_terms_build()
+                return
+            if shown == "sync":
+                self.sync_runner.cancel()
+                self.cancel_button.setEnabled(False)
+                self.progress_bar.setFormat("Stopping…")
+                return
         if self.export_runner.is_running():
             self.exports.cancel_export()
         elif self.progress_shown("check") and self.check_runner.is_running():
@@ -683,8 +698,11 @@ class MainWindow(QMainWindow):
         has shown or hidden the bar itself."""
         if shown:
             self._progress_owners.add(stage)
+            self._progress_current = stage
         else:
             self._progress_owners.discard(stage)
+            if self._progress_current == stage:
+                self._progress_current = None
 
     def background_progress(self, shown: str, done: int, total: int, minimum: int,
                             tip: str, text: str) -> None:
