@@ -124,3 +124,33 @@ def test_index_documents_hold_no_tags_or_marks(seeded_library):
     assert doc.tags == ()
     assert set(doc.flags) & {"read", "unread", "starred", "unstarred", "tagged"} == set()
     assert "note" in doc.flags                      # notes are indexed text: still there
+
+
+def test_a_negated_filter_and_a_query_of_negations_only_are_the_complements(
+        seeded_library):
+    """``NOT is:starred`` / ``-is:starred`` are the papers not starred (the filter was
+    taken out of the query and applied as is, sign lost), and ``-word`` or ``-tag:x``
+    alone, or beside a filter only, leave the papers out (Whoosh's minus with no
+    positive word beside it was dropped or matched nothing)."""
+    lib = seeded_library
+    every = set(lib.papers.ids())
+    depth = _ids(lib, "depth")
+    starred = sorted(depth)[:2]
+    lib.papers.set_starred(starred, True)
+    lib.papers.set_read(starred[:1], True)
+    lib.tags.add(sorted(depth)[2:5], "hot")
+    hot = _ids(lib, "tag:hot")
+    assert _ids(lib, "is:starred") == set(starred)
+    for text in ("NOT is:starred", "-is:starred", "is:unstarred"):
+        assert _ids(lib, text) == every - set(starred), text
+    assert _ids(lib, "depth NOT is:starred") == _ids(lib, "depth -is:starred") \
+        == depth - set(starred)
+    assert _ids(lib, "NOT is:read") == _ids(lib, "is:unread") == every - set(starred[:1])
+    assert _ids(lib, "is:starred OR tag:hot") == set(starred) | hot
+    for text in ("-depth", "NOT depth"):
+        assert _ids(lib, text) == every - depth, text
+    assert _ids(lib, "-tag:hot") == _ids(lib, "NOT tag:hot") == every - hot
+    assert _ids(lib, "is:unread -tag:hot") == every - hot - set(starred[:1])
+    assert _ids(lib, "is:unread -depth") == every - depth - set(starred[:1])
+    assert _ids(lib, "state-of-the-art") == _ids(lib, '"state of the art"') | \
+        _ids(lib, "state AND of AND the AND art")    # a hyphen inside a word stays

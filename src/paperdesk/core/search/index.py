@@ -1237,11 +1237,7 @@ class SearchIndex:
                           frozenset(phrases))
 
     def _query(self, plan: QueryPlan):
-        query = plan.query
-        if plan.flags:
-            flag_terms = [wquery.Term("flags", f) for f in plan.flags]
-            query = (wquery.And(flag_terms) if isinstance(query, wquery.Every)
-                     else wquery.And([query, *flag_terms]))
+        query = plan.query        # its is:/has: filters are flags terms in it
         if self.library_terms is not None:
             query = self.library_terms(query)
         return query

@@ -75,6 +75,13 @@ _OPERATORS = {"AND", "OR", "NOT"}
 # Quoted phrases, or runs of other characters.
 _CHUNK_RE = re.compile(r'"[^"]*"?|[^"]+')
 _FILTER_RE = re.compile(r"(?<![\w:])(is|has):(\w*)", re.IGNORECASE)
+# A filter's place in the text while the other rewrites run (no spaces around it, so
+# that "-is:read" and "NOT is:read" keep their sign); it becomes "flags:<token>".
+_FILTER_MARK_RE = re.compile("\x01(\\w+)\x01")
+# "-word" at the start of a word (not "state-of-the-art"): NOT, which Whoosh's parser
+# applies on its own too ("-healthy" alone, "is:unread -tag:x"), where its minus sign
+# with no positive clause beside it was dropped or matched nothing.
+_MINUS_RE = re.compile(r"(?<![^\s(])-(?=[\w\x01])")
 _FIELD_RE = re.compile(r"(?<![\w:])(\w+):(\s*)")
 _HYPHEN_RE = re.compile(r"(?<![\w\-*~])(\w+(?:-\w+)+)(?![\w*~])")
 _LEADING_WILD_RE = re.compile(r"(?<![\w:])[*?]+\S*")
@@ -213,9 +220,9 @@ class QueryBuilder:
             key = f"{m.group(1).lower()}:{m.group(2).lower()}"
             if key in FILTER_WORDS:
                 flags.append(FILTER_WORDS[key])
-            else:
-                notes.append(f"unknown filter “{m.group(0)}” ignored (try "
-                             + ", ".join(sorted(FILTER_WORDS)) + ")")
+                return f"\x01{FILTER_WORDS[key]}\x01"   # in the query: NOT, OR, ( )
+            notes.append(f"unknown filter “{m.group(0)}” ignored (try "
+                         + ", ".join(sorted(FILTER_WORDS)) + ")")
             return " "
 
         chunk = _FILTER_RE.sub(take_filter, chunk)
@@ -293,7 +300,9 @@ class QueryBuilder:
         chunk = _HYPHEN_RE.sub(
             lambda m: f'("{m.group(1).replace("-", " ")}" OR ({m.group(1).replace("-", " AND ")}))',
             chunk)
-        return re.sub(r" \x00(\d+)\x00 ", lambda m: held[int(m.group(1))], chunk)
+        chunk = re.sub(r" \x00(\d+)\x00 ", lambda m: held[int(m.group(1))], chunk)
+        chunk = _MINUS_RE.sub("NOT ", chunk)
+        return _FILTER_MARK_RE.sub(r"flags:\1", chunk)
 
     @staticmethod
     def _trim_operators(text: str) -> str:
