@@ -158,6 +158,10 @@ def test_a_search_by_meaning_finds_papers_that_say_it_in_other_words(seeded_libr
                   if hit.id in ranking)
         assert score == pytest.approx(raw * 61 / 2)
     assert 0.5 < found.scores[0] <= 1
+    # words no paper has: the embedding's list alone answers, and its first paper is
+    # first in one of the two lists (0.50), not a perfect match (1.00)
+    nonsense = lib.search.find("~zzzz qqqq", limit=3)
+    assert nonsense.total > 0 and nonsense.scores[0] == pytest.approx(0.5)
     words_only = lib.search.find("~" + PHOTO_QUERY, limit=5, filter="starred")
     assert words_only.total == 0                            # filters still apply
 

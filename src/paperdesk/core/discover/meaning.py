@@ -39,20 +39,22 @@ RRF_K = 60
 DEPTH = 200
 
 
-def fuse(*rankings) -> tuple[np.ndarray, np.ndarray]:
+def fuse(*rankings, lists: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Reciprocal rank fusion of ranked id lists.
 
     Args:
         rankings: sequences of paper ids, best first.
+        lists: how many lists could have answered (default: as many as given). A list
+            that answered nothing still counts: a query none of whose words is in the
+            library is not a perfect match because the embedding's list is first.
     Returns:
         ``(ids int64, scores float64 in 0..1)``, best first (ties by id): each the sum
         of 1 / (:data:`RRF_K` + rank) over the lists, divided by its highest possible
-        value, (lists with any id) / (:data:`RRF_K` + 1).
+        value, ``lists`` / (:data:`RRF_K` + 1).
     """
     score: dict[int, float] = {}
-    lists = 0
+    lists = len(rankings) if lists is None else lists
     for ranking in rankings:
-        lists += len(ranking) > 0
         for rank, pid in enumerate(ranking, 1):
             score[int(pid)] = score.get(int(pid), 0.0) + 1.0 / (RRF_K + rank)
     ids = np.fromiter(score, dtype=np.int64, count=len(score))
@@ -79,4 +81,5 @@ def search_by_meaning(lib: "Library", text: str, leave_out: int | None = None,
         -1 if leave_out is None else leave_out, text, depth)]
     meaning, note = lib.discover.embeddings.nearest_to_text(text, depth + 1)
     meaning = [pid for pid in meaning if pid != leave_out][:depth]
-    return (*fuse(words, meaning), note)
+    # the embedding's list counts when the model answered (no note), even if empty
+    return (*fuse(words, meaning, lists=2 if not note else 1), note)
