@@ -75,6 +75,10 @@ GARBAGE = {
     "endnote.enw": ("%0 Journal Article\n%A Smith, John\n%T Deep learning for things\n"
                     "%D 2020\n%J Journal of Things\n\n%0 Book\n%A Doe, Jane\n%T A book\n",
                     "not prose"),
+    # Prose in a file named as JSON: a broken export, not abstracts to take in.
+    "lines.jsonl": ("x\ny\n", "named .jsonl but not JSON (it reads as plain text)"),
+    "notes.JSON": ("garbage {not json\n\nmore garbage and some words of prose here\n",
+                   "named .JSON but not JSON (it reads as plain text)"),
     # A Web of Science export is read since issue 25 (test_tagged_imports.py); one whose
     # lines lost their tags is refused.
     "wos.txt": ("FN Clarivate Analytics Web of Science\nVR 1.0\nDeep learning for things\n"

@@ -189,6 +189,8 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
             not prose (the same one-line reason :func:`detect_file` gives).
     """
     p = Path(path)
+    if _named_json(p):          # text in a .json file is refused by detect_file
+        return None
     try:
         if not p.is_file():
             return None
@@ -287,6 +289,11 @@ def load_bytes(path: str | os.PathLike, head: bytes = b"") -> tuple[Path | str, 
     return name, data
 
 
+def _named_json(path: Path) -> bool:
+    """Whether the file's name says JSON (``.json``, ``.jsonl``, any case)."""
+    return path.suffix.lower() in (".json", ".jsonl")
+
+
 def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
     """Read a file (or standard input, for ``-``), decode it and recognise its format.
 
@@ -294,8 +301,9 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
         path: the file, or :data:`STDIN`.
         head: for standard input, the bytes already read from it.
     Raises:
-        ParseError: unreadable, binary, undecodable or in none of the formats; the
-            reason is one line and the error names the file.
+        ParseError: unreadable, binary, undecodable or in none of the formats, or
+            plain text in a file named ``.json``/``.jsonl``; the reason is one line and
+            the error names the file.
     """
     name, data = load_bytes(path, head)
     label = STDIN_NAME if name == STDIN_NAME else path
@@ -308,4 +316,8 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
         fmt, document = _detect(text)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
+    if fmt == "text" and name != STDIN_NAME and _named_json(Path(str(name))):
+        raise ParseError(label, f"named {Path(str(name)).suffix} but not JSON (it reads as "
+                                "plain text); rename it .txt to import its paragraphs as "
+                                "abstracts")
     return Detected(name, fmt, text.lstrip("\ufeff"), encoding, document)
