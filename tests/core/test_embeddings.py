@@ -221,3 +221,17 @@ def test_check_finds_a_damaged_vectors_part_and_its_papers_are_embedded_again(
     assert np.allclose(stored.vectors(np.arange(len(stored))),
                        StaticModel().encode([texts[ids.index(int(i))] for i in stored.ids]),
                        atol=2e-3)
+
+
+def test_check_says_when_vectors_is_a_file_and_removes_it(seeded_library):
+    from paperdesk.core.check import check_library
+
+    lib = seeded_library
+    folder = lib.discover.embeddings.folder
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("x\n")
+    report = check_library(lib)
+    texts = [p.text for p in report.problems if p.part == "vectors"]
+    assert texts == [f"{folder}: not a folder (the embedding vectors are kept in a "
+                     "folder of that name)"]
+    assert not folder.exists()                      # removed: embedded again at next use

@@ -121,6 +121,9 @@ def full_problems(folder: Path) -> tuple[list[str], list[int]]:
         to embed again; both empty when the folder is whole or missing.
     """
     folder = Path(folder)
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        return [f"{folder}: not a folder (the embedding vectors are kept in a folder "
+                "of that name)"], [-1]
     try:
         meta = read_meta(folder)
     except VectorsError as exc:
