@@ -262,6 +262,12 @@ def test_csl_and_jats_markup_becomes_plain_text(tmp_path):
     from paperdesk.core.imports.markup import plain_text
     assert plain_text("a<b and c>d, x < y") == "a<b and c>d, x < y"     # not tags
     assert plain_text("AT&amp;T") == "AT&amp;T"                         # no markup: as is
+    # markup escaped once more, as OpenAlex has some titles (SYNERGY's Donners_2021)
+    assert plain_text("&lt;p&gt;Clinical Evidence of Emicizumab&lt;/p&gt;").strip() == \
+        "Clinical Evidence of Emicizumab"
+    assert plain_text("&lt;i&gt;E. coli&lt;/i&gt; grows") == "E. coli grows"
+    assert plain_text("a &lt;b&gt; c") == "a &lt;b&gt; c"     # not at the start: as is
+    assert plain_text("&lt;x&gt; stays") == "&lt;x&gt; stays"  # not a tag it removes
     items = [{"id": "withhtml", "type": "article-journal",
               "title": 'Title with <i>italic</i>, <b>bold</b>, <sup>3</sup> and <sub>2</sub> '
                        'markup: <span style="font-variant:small-caps;">Small</span> '

@@ -14,7 +14,9 @@ Two kinds of markup reach titles and abstracts of imported records:
 :func:`plain_text` removes exactly these tags (their text stays: ``<sub>2</sub>`` is
 "2"), ends a paragraph or title element with a space so that words on both sides stay
 apart, drops a JATS ``<jats:title>`` whose text is only "Abstract" (Crossref's heading),
-and then unescapes HTML character references (``&amp;`` -> ``&``). A ``<`` that does not
+and then unescapes HTML character references (``&amp;`` -> ``&``); a value that starts
+with one of these tags escaped (``&lt;p&gt;Title&lt;/p&gt;``: OpenAlex's records of some
+journals) is unescaped first. A ``<`` that does not
 open one of these tags (``x < y``, ``a<b and c>d``: attributes count only as
 ``name="value"``) is text and stays. Text without any of these
 tags is returned unchanged (its ``&amp;`` too: not every tool writes entities).
@@ -56,6 +58,10 @@ def plain_text(text: str) -> str:
     Returns:
         The text; white space is left for :func:`paperdesk.core.text.normalize`.
     """
+    if text and text.lstrip().startswith("&lt;") and "<" not in text:
+        unescaped = html.unescape(text)   # markup escaped once more (OpenAlex's titles:
+        if _TAG.match(unescaped.lstrip()):  # "&lt;p&gt;Clinical …&lt;/p&gt;")
+            return plain_text(unescaped)
     if not text or "<" not in text or not has_markup(text):
         return text
     text = _ABSTRACT_HEADING.sub(" ", text)
