@@ -33,7 +33,9 @@ def test_next_yes_no_and_the_json(folder, capsys):
     lines = out.splitlines()
     assert lines[0] == "7 included in 'review'"
     assert lines[1].startswith("next: ") and lines[2] == "1 included · 0 excluded · 224 left"
-    assert lines[3].startswith("About 1 of an estimated ")
+    # nothing excluded yet: any paper left could be relevant, so no total is guessed
+    assert lines[3] == ("1 relevant found so far; an estimate of how many there are needs "
+                        "some papers excluded")
     first = int(lines[1].split()[1])
     assert first != 7
     status, out, _ = _screen(folder, capsys, "review", "--no", str(first))

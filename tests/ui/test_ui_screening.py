@@ -64,10 +64,12 @@ def test_screening_from_the_keyboard(qtbot, win):
     second = window.current_paper_id()
     assert second != first and second == window.screening.standing.next_id
     assert window.model.paper_id(0) == second        # the top of the live order
-    assert "About 1 of an estimated" in _banner(window)
+    assert "1 relevant found so far; an estimate of how many there are needs some " \
+        "papers excluded" in _banner(window)
 
     _press_key(qtbot, window, Qt.Key.Key_E)         # no: excluded, muted and marked
     _wait_banner(qtbot, window, "1 included · 1 excluded · 223 left")
+    _wait_banner(qtbot, window, "About 1 of an estimated")
     tag = lib.tags.by_name("review")
     assert lib.screening.excluded_ids(tag.id) == {second}
     row = window.model.row_of(second)

@@ -131,14 +131,19 @@ def estimate_text(e: stopping.StopEstimate) -> str:
     Args:
         e: from :func:`paperdesk.core.screening.stopping.estimate`.
     Returns:
-        "No relevant paper found yet", "About 12 of an estimated 15 relevant found
-        (at most 22)" (the point estimate, then the upper bound at 95 % confidence), or,
+        "No relevant paper found yet", "3 relevant found so far; an estimate of how
+        many there are needs some papers excluded" (no paper excluded yet), "About 12
+        of an estimated 15 relevant found (at most 22)" (the point estimate, then the
+        upper bound at 95 % confidence), or,
         once the target recall is reached, "95 % of the relevant papers are probably
         found: you may stop (1,023 unread)".
     """
     unread = e.total - e.screened
     if e.found == 0:
         return "No relevant paper found yet"
+    if e.screened <= e.found and not e.reached:   # nothing excluded yet: every paper
+        return (f"{e.found:,} relevant found so far; an estimate of how many there are "
+                "needs some papers excluded")      # left could be relevant
     if e.reached:
         return (f"{stopping.TARGET_RECALL:.0%}".replace("%", " %")
                 + f" of the relevant papers are probably found: you may stop "
