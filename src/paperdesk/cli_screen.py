@@ -86,14 +86,16 @@ def run_screen(lib: Library, args: argparse.Namespace) -> int:
     if args.yes is not None:
         lib.papers.existing_ids([args.yes])       # an unknown id creates no tag
         lib.tags.create(args.tag)                 # as `tag add` does; no-op if there
-        lib.screening.include(args.tag, args.yes)
+        changed = lib.screening.include(args.tag, args.yes)
         decided = {"id": args.yes, "decision": "yes"}
     elif args.no is not None:
-        lib.screening.exclude(args.tag, args.no)
+        changed = lib.screening.exclude(args.tag, args.no)
         decided = {"id": args.no, "decision": "no"}
     elif args.undecide is not None:
-        lib.screening.undecide(args.tag, args.undecide)
+        changed = lib.screening.undecide(args.tag, args.undecide)
         decided = {"id": args.undecide, "decision": "undecided"}
+    if decided is not None:
+        decided["changed"] = bool(changed)
     pool = lib.screening.pool(args.tag, scope)
     standing = lib.screening.standing(pool)
     nxt = _paper_json(lib, standing.next_id)
@@ -107,7 +109,11 @@ def run_screen(lib: Library, args: argparse.Namespace) -> int:
     if decided is not None:
         verb = {"yes": "included in", "no": "excluded from",
                 "undecided": "undecided for"}[decided["decision"]]
-        print(f"{decided['id']} {verb} {standing.tag_name!r}")
+        if decided["changed"]:
+            print(f"{decided['id']} {verb} {standing.tag_name!r}")
+        else:
+            print(f"{decided['id']} was {verb} {standing.tag_name!r} already; nothing "
+                  "changed")
     if nxt is None:
         print("next: none (every paper is decided)")
     else:

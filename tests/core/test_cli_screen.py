@@ -40,6 +40,9 @@ def test_next_yes_no_and_the_json(folder, capsys):
     assert first != 7
     status, out, _ = _screen(folder, capsys, "review", "--no", str(first))
     assert status == 0 and out.splitlines()[0] == f"{first} excluded from 'review'"
+    status, out, _ = _screen(folder, capsys, "review", "--no", str(first))   # again
+    assert status == 0 and out.splitlines()[0] == \
+        f"{first} was excluded from 'review' already; nothing changed"
     status, out, _ = _screen(folder, capsys, "review", "--json")
     data = json.loads(out)
     assert (data["included"], data["excluded"], data["left"]) == (1, 1, 223)
@@ -60,7 +63,7 @@ def test_next_yes_no_and_the_json(folder, capsys):
     assert out.splitlines()[0].split()[1] == str(data["next"]["id"])
     status, out, _ = _screen(folder, capsys, "review", "--undecide", str(first), "--json")
     data = json.loads(out)
-    assert data["decided"] == {"id": first, "decision": "undecided"}
+    assert data["decided"] == {"id": first, "decision": "undecided", "changed": True}
     assert (data["included"], data["excluded"]) == (1, 0)
     with Library.open(folder) as lib:
         tag = lib.tags.by_name("review")
