@@ -1904,6 +1904,9 @@ def _main(argv: Sequence[str] | None) -> int:
             except LibraryError as exc:
                 print(f"paperdesk: {exc}", file=sys.stderr)
                 return 1
+            except BrokenPipeError:  # `paperdesk export --list-styles | head`
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+                return 1
     library_path = args.library or default_library_path()
     lock = None
     try:

@@ -76,3 +76,10 @@ def test_an_empty_scope_option_is_named_as_empty_not_missing(library, tmp_path, 
     assert r.stderr.strip().splitlines()[-1] == (
         f"paperdesk: error: export: {flag} is empty: {told} (or --all for every paper)")
     assert not out.exists()
+
+
+def test_list_styles_into_a_closed_pipe_ends_quietly(library):
+    shown = subprocess.run(f"{sys.executable} -m paperdesk --library {library} export "
+                           "--list-styles | head -1", shell=True, capture_output=True,
+                           text=True, timeout=120)
+    assert shown.stdout.count("\n") == 1 and "Traceback" not in shown.stderr, shown.stderr

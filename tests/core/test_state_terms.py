@@ -152,5 +152,14 @@ def test_a_negated_filter_and_a_query_of_negations_only_are_the_complements(
     assert _ids(lib, "-tag:hot") == _ids(lib, "NOT tag:hot") == every - hot
     assert _ids(lib, "is:unread -tag:hot") == every - hot - set(starred[:1])
     assert _ids(lib, "is:unread -depth") == every - depth - set(starred[:1])
+    for text in ("-(is:starred OR tag:hot)", "NOT (is:starred OR tag:hot)"):
+        assert _ids(lib, text) == every - set(starred) - hot, text
+    assert _ids(lib, "-(depth OR learning)") == every - depth - _ids(lib, "learning")
+    assert _ids(lib, '-"depth estimation"') == every - _ids(lib, '"depth estimation"')
+    assert _ids(lib, 'depth -"depth estimation"') == depth - _ids(lib, '"depth estimation"')
+    for text in ("NOT added:2020", "-added:2020"):      # refused, not applied as a range
+        plan = lib.index.whoosh.plan(text)
+        assert plan.added is None and "cannot be left out" in plan.message, text
+    assert "OR does not apply" in lib.index.whoosh.plan("depth OR added:2020").message
     assert _ids(lib, "state-of-the-art") == _ids(lib, '"state of the art"') | \
         _ids(lib, "state AND of AND the AND art")    # a hyphen inside a word stays

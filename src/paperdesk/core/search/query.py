@@ -81,7 +81,9 @@ _FILTER_MARK_RE = re.compile("\x01(\\w+)\x01")
 # "-word" at the start of a word (not "state-of-the-art"): NOT, which Whoosh's parser
 # applies on its own too ("-healthy" alone, "is:unread -tag:x"), where its minus sign
 # with no positive clause beside it was dropped or matched nothing.
-_MINUS_RE = re.compile(r"(?<![^\s(])-(?=[\w\x01])")
+_MINUS_RE = re.compile(r"(?<![^\s(])-(?=[\w\x01(])")
+# a "-" that ends a chunk of words, before a "phrase": NOT too
+_MINUS_BEFORE_PHRASE_RE = re.compile(r"(?:^|(?<=[\s(]))-$")
 _FIELD_RE = re.compile(r"(?<![\w:])(\w+):(\s*)")
 _HYPHEN_RE = re.compile(r"(?<![\w\-*~])(\w+(?:-\w+)+)(?![\w*~])")
 _LEADING_WILD_RE = re.compile(r"(?<![\w:])[*?]+\S*")
@@ -89,7 +91,7 @@ _ID_FIELD_RE = re.compile(r"(?<![\w:])(" + "|".join(ID_FIELDS) + r"):([^\s()\"]+
                           re.IGNORECASE)
 _YEAR_RE = re.compile(r"(?<![\w:])year:([^\s()\"]*)", re.IGNORECASE)
 _YEAR_VALUE_RE = re.compile(r"(\d{4})?(\.\.)?(\d{4})?")
-_ADDED_RE = re.compile(r"(?<![\w:])(-?)added:([^\s()\"]*)", re.IGNORECASE)
+_ADDED_RE = re.compile(r"(?<![\w:])(-|NOT\s+)?added:([^\s()\"]*)", re.IGNORECASE)
 _DAY = r"\d{4}(?:-\d{1,2}(?:-\d{1,2})?)?"
 _ADDED_VALUE_RE = re.compile(rf"({_DAY})?(\.\.)?({_DAY})?")
 #: What a refused ``added:`` value is answered with.
@@ -209,6 +211,8 @@ class QueryBuilder:
             if chunk.startswith('"'):
                 body = chunk.strip('"').strip()
                 if body:
+                    if out:     # -"a phrase": NOT "a phrase"
+                        out[-1] = _MINUS_BEFORE_PHRASE_RE.sub("NOT ", out[-1])
                     out.append(f'"{body}"')  # an unbalanced quote closes at the end
                 continue
             out.append(self._clean_words(chunk, notes, flags, added))
@@ -274,7 +278,8 @@ class QueryBuilder:
             found = _added_range(m.group(2))
             if m.group(1):
                 notes.append(f"“{m.group(0)}” ignored: an added: range cannot be left "
-                             "out; write the days wanted (added:..2026-11-22)")
+                             "out; write the days wanted instead (added:..2026-11-22, "
+                             "added:2026-11-30..)")
             elif found is None:
                 notes.append(f"“{m.group(0)}” ignored: {_ADDED_HINT}")
             elif added is not None:
@@ -364,6 +369,8 @@ class QueryBuilder:
         cleaned = self._trim_operators(self._clean(text, notes, plan.flags, added))
         if added:
             plan.added = _intersect(added)
+            if re.search(r"\bOR\b", text):
+                notes.append("added: narrows the whole search (OR does not apply to it)")
         query = None
         if cleaned.strip():
             try:
