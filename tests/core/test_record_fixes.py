@@ -466,3 +466,20 @@ def test_other_programs_read_the_suffix_of_our_exports(tmp_path):
     for kind, text in (("ris", ris), ("csl", csl)):
         got = citation_js(kind, text)["items"][0]["author"][0]
         assert {k: got.get(k) for k in want} == want, (kind, got)
+
+
+def test_csl_json_character_references_become_characters(tmp_path):
+    """OpenAlex's CSL-JSON (SYNERGY's reviews) writes ``&amp;`` and ``&lt;`` in titles and
+    abstracts without any tag; CSL's rich text is HTML-like, so they are the characters."""
+    items = [{"id": "a", "type": "article-journal",
+              "title": "Crisis intervention &amp; brief therapy",
+              "abstract": "An effect with p &lt; 0.05 in 40&nbsp;patients; AT&T as written."}]
+    path = tmp_path / "entities.json"
+    path.write_text(json.dumps(items), encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        lib.imports.run([path])
+        (pid,) = lib.papers.ids()
+        paper = lib.papers.get(pid)
+        assert paper.title == "Crisis intervention & brief therapy"
+        assert paper.abstract == "An effect with p < 0.05 in 40 patients; AT&T as written."
+        assert lib.search.find("amp").total == 0

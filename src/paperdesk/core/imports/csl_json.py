@@ -19,6 +19,7 @@ object, or an item that cannot be read, is left out with a note naming it; the r
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -98,13 +99,26 @@ def _date(item: dict, problems: list[str]) -> str | None:
     return year.group(1)
 
 
+_ENTITY = re.compile(r"&(?:[A-Za-z][A-Za-z0-9]*|#[0-9]+|#[xX][0-9A-Fa-f]+);")
+
+
+def _text_of(value: str) -> str:
+    """A CSL-JSON title or abstract as text: its rich-text markup removed
+    (:func:`~paperdesk.core.imports.markup.plain_text`) and its HTML character
+    references decoded (CSL's rich text is HTML-like, and OpenAlex's records write
+    ``&amp;``, ``&lt;``, ``&nbsp;`` in text without tags: "Cats &amp; dogs" is
+    "Cats & dogs")."""
+    text = plain_text(value)
+    return html.unescape(text) if _ENTITY.search(text) else text
+
+
 def _raw(item: dict, n: int) -> RawRecord:
     key = _text(item.get("id"))
     raw = RawRecord(label=f"item {n}" + (f" ({key})" if key else ""))
     raw.citation_key = key or None
-    raw.title = plain_text(_text(item.get("title")))
+    raw.title = _text_of(_text(item.get("title")))
     abstract, raw.abstract_length = bounded(_text(item.get("abstract")))
-    raw.abstract = plain_text(abstract)
+    raw.abstract = _text_of(abstract)
     raw.authors = _names(item)
     raw.date = _date(item, raw.problems)
     raw.entry_type = CSL_TYPES.get(_text(item.get("type")), "misc")
