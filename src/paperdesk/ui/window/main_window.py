@@ -651,39 +651,41 @@ class MainWindow(QMainWindow):
     @Slot()
     def _cancel_background_job(self) -> None:
         """The status bar's Cancel: stop the running export or import, else the
-        background stage whose progress the bar shows (an index update started while
-        the related papers' word table is built is the one stopped), else the others."""
-        shown = self._progress_current
-        if not (self.export_runner.is_running() or self.import_runner.is_running()) \
-                and shown in ("sync", "discover") and self.progress_shown(shown):
-            if shown == "discover" and self.discover.discover_runner.is_running():
-                self.discover.cancel_terms_build()
-                return
-            if shown == "sync":
-                self.sync_runner.cancel()
-                self.cancel_button.setEnabled(False)
-                self.progress_bar.setFormat("Stopping…")
-                return
+        background stage whose progress the bar shows (an index update shown while the
+        related papers' word table is built is the one stopped), else the first other
+        stage that runs, else the index update."""
         if self.export_runner.is_running():
             self.exports.cancel_export()
-        elif self.progress_shown("check") and self.check_runner.is_running():
-            self.check_runner.cancel()
-            self.cancel_button.setEnabled(False)
-            self.progress_bar.setFormat("Stopping…")
-        elif self.import_runner.is_running():
+            return
+        if self.import_runner.is_running() and not (
+                self.progress_shown("check") and self.check_runner.is_running()):
             self.cancel_import()
-        elif self.progress_shown("discover") and self.discover.discover_runner.is_running():
-            self.discover.cancel_terms_build()
-        elif self.progress_shown("embed") and self.discover.embedding_runner.is_running():
-            self.discover.cancel_embedding()
-        elif self.progress_shown("duplicates") and self.duplicates.duplicate_finder.is_running():
-            self.duplicates.duplicate_finder.cancel()
+            return
+        stages = {      # stage -> (is it running?, stop it), in the order tried
+            "check": (self.check_runner.is_running, self._stopping(self.check_runner.cancel)),
+            "discover": (self.discover.discover_runner.is_running,
+                         self.discover.cancel_terms_build),
+            "embed": (self.discover.embedding_runner.is_running,
+                      self.discover.cancel_embedding),
+            "duplicates": (self.duplicates.duplicate_finder.is_running,
+                           self._stopping(self.duplicates.duplicate_finder.cancel)),
+            "sync": (lambda: True, self._stopping(self.sync_runner.cancel)),
+        }
+        shown = self._progress_current
+        order = ([shown] if shown in stages else []) + [s for s in stages if s != shown]
+        for stage in order:
+            running, stop = stages[stage]
+            if stage == "sync" or (self.progress_shown(stage) and running()):
+                stop()
+                return
+
+    def _stopping(self, cancel):
+        """``cancel``, then Cancel greyed out and the bar saying "Stopping…"."""
+        def stop() -> None:
+            cancel()
             self.cancel_button.setEnabled(False)
             self.progress_bar.setFormat("Stopping…")
-        else:
-            self.sync_runner.cancel()
-            self.cancel_button.setEnabled(False)
-            self.progress_bar.setFormat("Stopping…")
+        return stop
 
     #: An index update of at least this many papers shows its progress (and Cancel).
     SYNC_PROGRESS_MIN = 200
