@@ -140,7 +140,9 @@ class QueryPlan:
     Attributes:
         text: the normalised query text.
         query: the Whoosh query to run, or ``None`` when there is nothing to search.
-        flags: filter tokens (see :data:`FILTER_WORDS`) every hit must have.
+        flags: the filter tokens the query names (see :data:`FILTER_WORDS`); they are
+            ``flags:`` terms inside :attr:`query`, where ``NOT``, ``-`` and ``OR``
+            apply to them (kept here to tell which fields a query asks for).
         message: a one-line, calm explanation for the user when part of the input was
             ignored or the query was refused; ``""`` otherwise.
         added: ``(first, last)`` local days every hit was added within (both included;
