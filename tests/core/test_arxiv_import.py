@@ -176,6 +176,25 @@ def test_other_json_lines_are_refused(lib, tmp_path):
     assert sniff_file(other, other) is None
 
 
+def test_a_file_whose_every_entry_is_left_out_is_refused_and_leaves_no_source(lib, tmp_path):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("".join(json.dumps({"id": f"2101.0000{i}", "title": "", "abstract": "",
+                                         "categories": "cs.LG"}) + "\n" for i in (1, 2)),
+                     encoding="utf-8")
+    report = lib.imports.run([empty])
+    assert report.rejected == [{"path": str(empty), "reason": (
+        "no arXiv metadata entry with a title or an abstract (line 1 (2101.00001): no "
+        "title and no abstract)")}]
+    assert lib.db.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 0
+    # one record the filters leave out is a good record: the file is not refused
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(empty.read_text(encoding="utf-8") + json.dumps(
+        {"id": "2101.00003", "title": "T", "abstract": "A", "categories": "math.AG"}) + "\n",
+        encoding="utf-8")
+    report = lib.imports.run([mixed], arxiv_filter=ArxivFilter(("cs",), None))
+    assert report.rejected == [] and (report.skipped, report.filtered) == (2, 1)
+
+
 def test_standard_input_streams(tmp_path):
     with open(FIXTURE, "rb") as stdin:
         r = subprocess.run([sys.executable, "-m", "paperdesk", "--library",

@@ -588,3 +588,17 @@ class Imports(Manager):
             step(min(stream.lines_read, stream.estimated_lines or stream.lines_read))
             hook()
         file_report.warnings = [*stream.notes, *file_report.warnings]
+        kept = (file_report.added + file_report.duplicates + file_report.enriched
+                + file_report.filtered)
+        if finished and not kept and file_report.skipped:
+            # Every entry was left out: the file is refused, as a read file with no
+            # entry is (:func:`_read_any`), so the command's exit status says so.
+            why = (file_report.warnings[0].removesuffix("; left out") if file_report.warnings
+                   else "none could be read")
+            file_report.error = (f"no {IMPORT_FORMATS.get(stream.format).label} entry "
+                                 f"with a title or an abstract ({why})")
+            if source_id is not None:      # a refused file leaves no trace
+                with _db.transaction(db):
+                    db.execute("DELETE FROM sources WHERE id = ? AND NOT EXISTS (SELECT 1 "
+                               "FROM paper_sources WHERE source_id = ?)",
+                               [source_id, source_id])
