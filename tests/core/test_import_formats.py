@@ -77,6 +77,11 @@ GARBAGE = {
                     "not prose"),
     # Prose in a file named as JSON: a broken export, not abstracts to take in.
     "lines.jsonl": ("x\ny\n", "named .jsonl but not JSON (it reads as plain text)"),
+    # RFC 8259 lets a JSON text be one value: it is JSON, just not a list of papers.
+    "string.json": ('"just a string"', "neither a paperdesk export nor CSL-JSON (a list of "
+                    "items with a type or title): it is a string"),
+    "number.json": ("42\n", "it is a number"),
+    "null.json": ("null", "it is null"),
     "notes.JSON": ("garbage {not json\n\nmore garbage and some words of prose here\n",
                    "named .JSON but not JSON (it reads as plain text)"),
     # A Web of Science export is read since issue 25 (test_tagged_imports.py); one whose

@@ -148,6 +148,26 @@ def _detect(text: str) -> tuple[str, object]:
     raise ParseError("", "not in a format paperdesk imports")
 
 
+def _json_scalar(text: str) -> str | None:
+    """What a file holding one JSON scalar holds (``"a string"``, ``"a number"``,
+    ``"true or false"``, ``"null"``), or ``None`` when it is not one (RFC 8259: a JSON
+    text may be any value)."""
+    body = text.lstrip("\ufeff \t\r\n")
+    if not body or body[0] in "[{":
+        return None
+    try:
+        value = json.loads(body)
+    except ValueError:
+        return None
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "null" if value is None else None
+
+
 def _sniffed_not_text(body: str) -> bool:
     """Whether the start of a file is JSON, markup or in a format other than the
     fallback (plain text)."""
@@ -312,6 +332,11 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
     del data        # a 190 MB file's bytes: not kept while its text is parsed
+    if name != STDIN_NAME and _named_json(Path(str(name))):
+        scalar = _json_scalar(text)
+        if scalar is not None:
+            raise ParseError(label, "JSON that is neither a paperdesk export nor CSL-JSON "
+                                    f"(a list of items with a type or title): it is {scalar}")
     try:
         fmt, document = _detect(text)
     except ParseError as exc:
