@@ -114,6 +114,15 @@ def test_boolean_operators_prefix_fuzzy(lib):
     assert only(lib, "(universe OR university) AND books") == [NASTY[4]]
 
 
+def test_two_nots_cancel(lib):
+    """NOT NOT x is x (it was read as NOT x); three are one."""
+    halos = set(only(lib, "universe halos"))
+    assert NASTY[3] in halos
+    assert set(only(lib, "universe NOT NOT halos")) == halos
+    assert set(only(lib, "universe NOT NOT NOT halos")) == set(only(lib, "universe NOT halos"))
+    assert set(only(lib, "NOT NOT universe")) == set(only(lib, "universe"))
+
+
 def test_did_you_mean_uses_library_words(lib):
     results = lib.search.find("depth estimaton")
     assert results.total == 0

@@ -315,19 +315,23 @@ class QueryBuilder:
     def _trim_operators(text: str) -> str:
         # Leading/trailing AND/OR/NOT and doubled operators would otherwise be searched as
         # the words "and"/"or"/"not". Dropped tokens become spaces; the rest is untouched.
+        # "NOT NOT x" is x: two NOTs in a row cancel (both dropped).
         tokens = list(re.finditer(r'"[^"]*"|\(|\)|[^\s()"]+', text))
         keep = [True] * len(tokens)
-        prev = None  # index of the last kept token
+        kept: list[int] = []  # indexes of the tokens kept so far
         for n, m in enumerate(tokens):
             tok = m.group(0)
-            last = tokens[prev].group(0) if prev is not None else None
+            last = tokens[kept[-1]].group(0) if kept else None
+            if tok == "NOT" and last == "NOT":
+                keep[n] = keep[kept.pop()] = False
+                continue
             if tok in _OPERATORS and (last is None or last in _OPERATORS or last == "("):
-                if not (tok == "NOT" and last != "NOT"):
+                if tok != "NOT":
                     keep[n] = False
                     continue
             if tok == ")" and last in _OPERATORS:
-                keep[prev] = False
-            prev = n
+                keep[kept.pop()] = False
+            kept.append(n)
         for n in range(len(tokens) - 1, -1, -1):  # trailing operators
             if not keep[n]:
                 continue
