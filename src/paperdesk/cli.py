@@ -1240,12 +1240,26 @@ def _bibliography_options(args) -> dict:
             "with_notes": args.with_notes}
 
 
+def _empty_scope(lib: Library, args) -> str:
+    """Why an export's scope holds no papers, in words (a query's own message when it
+    searched for nothing, e.g. ``NOT`` alone)."""
+    if args.query is not None:
+        message = lib.search.find(args.query, limit=0, suggest=False).message
+        return (f"the search “{args.query}”: {message}" if message
+                else f"no paper matches the search “{args.query}”")
+    if args.tag is not None:
+        return f"no paper has the tag “{args.tag}”"
+    if args.saved is not None:
+        return f"no paper matches the saved search “{args.saved}”"
+    return "the scope holds no papers"
+
+
 def _cmd_export(lib: Library, args) -> int:
     options = _bibliography_options(args) if args.format == "bibliography" else None
     ids = lib.exports.scope_ids(tag=args.tag, query=args.query, saved=args.saved, ids=args.ids,
                            everything=args.all)
     if not ids:
-        raise LibraryError("nothing to export: the scope holds no papers")
+        raise LibraryError(f"nothing to export: {_empty_scope(lib, args)}")
     to_stdout = args.output is None or str(args.output) == STDOUT
     if not to_stdout and (not str(args.output).strip() or args.output.is_dir()):
         raise LibraryError(f"{args.output} is a folder; give a file name with -o")

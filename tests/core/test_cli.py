@@ -244,7 +244,9 @@ def test_export_command(tmp_path, seed_files, capsys):
     (["export", "--ids", "424242", "--format", "csv"], "no paper with id 424242"),
     (["export", "--saved", "nope", "--format", "csv"], "no saved search named 'nope'"),
     (["export", "--query", "qzxvqzxv", "--format", "csv", "-o", "x.csv"],
-     "nothing to export"),
+     "nothing to export: no paper matches the search “qzxvqzxv”"),
+    (["export", "--query", "NOT", "--format", "csv", "-o", "x.csv"],
+     "nothing to export: the search “NOT”: nothing to search for: type a word"),
     (["export", "--all", "--format", "csv", "-o", "/tmp"], "is a folder"),
 ])
 def test_export_user_errors(tmp_path, seed_files, capsys, args, message):
