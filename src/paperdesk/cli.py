@@ -112,11 +112,70 @@ def _and(items: Sequence[str]) -> str:
     return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else "".join(items)
 
 
+_USAGE = "%(prog)s [OPTIONS] [COMMAND ... | FILE ...]"
+
+
+class OneLineErrorParser(argparse.ArgumentParser):
+    """An :class:`argparse.ArgumentParser` whose usage errors are one line on standard
+    error, ``paperdesk export: argument --format: invalid choice: ... (see paperdesk
+    export --help)``, instead of the usage block and then the error; exit status 2 as
+    argparse's. Subcommands' parsers are of this class too (``add_subparsers`` builds
+    them with the parent's class)."""
+
+    def error(self, message: str):
+        """Print the one line and exit with status 2 (never returns).
+
+        Raises:
+            SystemExit: always, with code 2.
+        """
+        command = self.prog.replace(_USAGE % {"prog": "paperdesk"}, "paperdesk")
+        named = re.match(r"(export): (.*)", message)   # the checks after parsing
+        if named and command == "paperdesk":
+            command, message = f"paperdesk {named.group(1)}", named.group(2)
+        if re.match(r"unrecognized arguments: -\w", message):
+            message += " (a query word that starts with -: put -- before the query, " \
+                       "as in paperdesk search -- depth -survey)"
+        self.exit(2, f"{command}: error: {message} (see {command} --help)\n")
+
+
+#: Options whose value is search text, which may start with "-" (``--query -survey``:
+#: the query "NOT survey"); argparse would take such a value for an option.
+_QUERY_OPTIONS = ("--query",)
+
+
+def query_values_joined(argv: Sequence[str]) -> list[str]:
+    """``argv`` with ``--query -word`` written ``--query=-word`` so that argparse takes
+    a value starting with ``-`` as the query (a lone ``-`` or ``--`` is left alone).
+
+    Args:
+        argv: the command-line arguments, without the program name.
+    Returns:
+        A new list of arguments.
+    """
+    out: list[str] = []
+    items = list(argv)
+    n = 0
+    while n < len(items):
+        arg = items[n]
+        if arg == "--":
+            out.extend(items[n:])
+            break
+        nxt = items[n + 1] if n + 1 < len(items) else None
+        if (arg in _QUERY_OPTIONS and isinstance(nxt, str) and nxt.startswith("-")
+                and nxt not in ("-", "--")):
+            out.append(f"{arg}={nxt}")
+            n += 2
+            continue
+        out.append(arg)
+        n += 1
+    return out
+
+
 def build_parser() -> argparse.ArgumentParser:
     """Return the argument parser (also used to print ``--help``)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="paperdesk",
-        usage="%(prog)s [OPTIONS] [COMMAND ... | FILE ...]",
+        usage=_USAGE,
         description="Read, triage, tag, annotate and export research-paper abstracts. "
                     "Without a command, opens the window; `paperdesk FILE...` opens it "
                     "and imports the files (or hands them to the window already open).",
@@ -1875,7 +1934,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = query_values_joined(sys.argv[1:] if argv is None else argv)
     split = split_open_files(parser, argv)
     if split is not None:      # `paperdesk FILE...`: open the window and import them
         options, files = split

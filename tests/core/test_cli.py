@@ -111,7 +111,9 @@ def test_huge_id_is_a_user_error(tmp_path, capsys):
 def test_usage_errors_exit_2(tmp_path, args):
     r = run(*args, library=tmp_path / "lib")
     assert r.returncode == 2
-    assert "usage:" in r.stderr and "Traceback" not in r.stderr
+    # one line: the command, the problem and where the options are described
+    assert r.stderr.count("\n") == 1 and "error: " in r.stderr and "--help)" in r.stderr
+    assert "usage:" not in r.stderr and "Traceback" not in r.stderr
 
 
 def test_search_text_output(tmp_path, seed_files, capsys):
@@ -441,3 +443,21 @@ def test_every_positional_argument_of_the_removal_commands_has_help():
         for action in sub.choices[name]._actions:
             if not action.option_strings:
                 assert action.help, (name, action.dest)
+
+
+def test_a_query_option_takes_a_value_that_starts_with_a_minus(tmp_path, seed_files, capsys):
+    """``--query -survey`` is the query "NOT survey" (argparse took "-survey" for an
+    option and stopped with "expected one argument")."""
+    lib = ["--library", str(tmp_path / "lib")]
+    main(lib + ["import", str(seed_files[0])])
+    capsys.readouterr()
+    assert main(lib + ["export", "--query", "-depth", "--format", "csv"]) == 0
+    without = capsys.readouterr().out.count("\n")
+    assert main(lib + ["export", "--query", "depth", "--format", "csv"]) == 0
+    with_depth = capsys.readouterr().out.count("\n")
+    assert main(lib + ["export", "--all", "--format", "csv"]) == 0
+    everything = capsys.readouterr().out.count("\n")
+    assert without > 1 and with_depth > 1
+    assert (without - 1) + (with_depth - 1) == everything - 1   # the header line once each
+    r = run("search", "depth", "-survey", library=tmp_path / "lib")
+    assert r.returncode == 2 and "put -- before the query" in r.stderr

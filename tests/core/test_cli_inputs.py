@@ -149,4 +149,5 @@ def test_arguments_that_are_not_utf8_get_one_line(tmp_path, args):
     r = subprocess.run(cmd, capture_output=True, timeout=120)
     assert r.returncode == 2
     _no_traceback(r)
-    assert r.stderr.startswith(b"usage: ") and b"error: " in r.stderr.splitlines()[-1]
+    assert r.stderr.count(b"\n") == 1 and r.stderr.startswith(b"paperdesk")
+    assert b": error: " in r.stderr

@@ -73,8 +73,8 @@ def test_an_empty_scope_option_is_named_as_empty_not_missing(library, tmp_path, 
     out = tmp_path / "out.bib"
     r = _export(library, flag, "  ", "--format", "bibtex", "-o", str(out))
     assert r.returncode == 2
-    assert r.stderr.strip().splitlines()[-1] == (
-        f"paperdesk: error: export: {flag} is empty: {told} (or --all for every paper)")
+    assert r.stderr == (f"paperdesk export: error: {flag} is empty: {told} (or --all for "
+                        "every paper) (see paperdesk export --help)\n")
     assert not out.exists()
 
 

@@ -242,7 +242,8 @@ def test_a_word_that_is_neither_command_nor_file_is_a_usage_error(tmp_path, caps
         main(["serch", "networks"])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert "'serch' is neither a command nor a file or folder" in err and "usage:" in err
+    assert "'serch' is neither a command nor a file or folder" in err and "usage:" not in err
+    assert err.startswith("paperdesk: error: ") and err.count("\n") == 1
     (tmp_path / "a.bib").write_text(BIB)
     with pytest.raises(SystemExit):
         main(["a.bib", "gone.ris"])
