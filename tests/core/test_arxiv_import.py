@@ -235,6 +235,9 @@ def test_cancel_keeps_whole_batches(lib, tmp_path, monkeypatch):
     ("cost $O(n \\log n)$ and $$E = mc^2$$ with \\(x\\) in \\'etude",
      "cost $O(n \\log n)$ and $$E = mc^2$$ with \\(x\\) in étude"),
     ("a 50\\% gain, {\\em fast}, price \\$5", "a 50% gain, fast, price $5"),
+    # citations and cross-references show what the author wrote (pylatexenc: "<cit.>")
+    ("as in \\cite{smith2020} and \\citep[p.~5]{a, b_c}", "as in [smith2020] and [a, b_c]"),
+    ("Fig.~\\ref{fig:1} and Eq.~\\eqref{e1}", "Fig. [fig:1] and Eq. ([e1])"),
 ])
 def test_latex_outside_maths_is_decoded_maths_kept(text, expected):
     assert decode_tex_text(text) == expected

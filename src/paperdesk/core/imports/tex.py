@@ -134,8 +134,37 @@ def _text_context() -> latex2text.LatexContextDb:
                 for name, text in symbols.items()]
         + [latex2text.MacroTextSpec("href", simplify_repl=_href),
            latex2text.MacroTextSpec("url", simplify_repl="%s"),
-           latex2text.MacroTextSpec("enquote", simplify_repl=_enquote)])
+           latex2text.MacroTextSpec("enquote", simplify_repl=_enquote)]
+        + [latex2text.MacroTextSpec(name, simplify_repl=_cite) for name in _CITES]
+        + [latex2text.MacroTextSpec(name, simplify_repl=_reference) for name in _REFS])
     return db
+
+
+#: Citation and cross-reference commands that pylatexenc shows as "<cit.>" and "<ref>":
+#: shown as what the author wrote inside them, "[smith2020, doe2021]" and "[fig:1]".
+_CITES = ("cite", "citep", "citet", "citealp", "citealt", "citeauthor", "citeyear",
+          "nocite")
+_REFS = ("ref", "eqref", "autoref", "cref", "Cref", "pageref")
+
+
+def _argument_verbatim(node) -> str:
+    """The last argument of a command as written, without its braces."""
+    args = node.nodeargd.argnlist if node.nodeargd else []
+    last = args[-1] if args else None
+    return last.latex_verbatim().strip().removeprefix("{").removesuffix("}").strip() \
+        if last is not None else ""
+
+
+def _cite(node, l2tobj) -> str:
+    keys = ", ".join(k.strip() for k in _argument_verbatim(node).split(",") if k.strip())
+    return f"[{keys}]" if keys else ""
+
+
+def _reference(node, l2tobj) -> str:
+    label = _argument_verbatim(node)
+    if not label:
+        return ""
+    return f"([{label}])" if node.macroname == "eqref" else f"[{label}]"
 
 
 def _href(node, l2tobj) -> str:
