@@ -49,7 +49,7 @@ from pathlib import Path
 import sqlite_utils
 
 from paperdesk.core import check as _check
-from paperdesk.core.store import db as _db
+from paperdesk.core.store import clean_close, db as _db
 from paperdesk.core.changes import Changes
 from paperdesk.core.discover.engine import Discover
 from paperdesk.core.models import DatabaseDamaged, LibraryError
@@ -131,6 +131,9 @@ class Library:
         self._connections: list[sqlite_utils.Database] = []
         self._conn_lock = threading.Lock()
         self._closed = False
+        # Set once the open finished (checked, migrated, index opened): only then does
+        # close() record a clean close (a failed open records nothing).
+        self._opened = False
         self.auto_sync_index = True
         self.on_index_stale: Callable[[], None] | None = None
         #: The undo stack every undoable mutation records a step on (see :meth:`undo`).
@@ -191,6 +194,7 @@ class Library:
             raise DatabaseDamaged(_check.database_message(self.path, exc), self.path) from exc
         if self.db_problem is not None:
             return                      # nothing is written into a damaged database
+        self._opened = True
         if sync_index:
             self.index.sync()
 
@@ -229,13 +233,18 @@ class Library:
     def _check_database(self) -> None:
         """The quick check at open (``PRAGMA quick_check``, see
         :func:`paperdesk.core.check.database_problem`): on damage, set
-        :attr:`db_problem` and refuse writes on every connection."""
+        :attr:`db_problem` and refuse writes on every connection. Skipped when the
+        database file is exactly as the last clean close left it
+        (:mod:`paperdesk.core.store.clean_close`)."""
+        if clean_close.closed_cleanly(self.path):
+            return
         try:
             problem = _check.database_problem(self.db, self.path)
         except LibraryError:
             self.close()
             raise
         if problem is not None:
+            clean_close.forget_clean_close(self.path)
             self._refuse_writes(problem)
 
     def _refuse_writes(self, message: str) -> None:
@@ -286,9 +295,12 @@ class Library:
                 # Leave the database self-contained (the WAL emptied into it), so that a
                 # read-only open of the folder sees every change (see connect_read_only).
                 _db.checkpoint(self._connections[0])
+            was_open = bool(self._connections)
             for conn in self._connections:
                 conn.conn.close()
             self._connections.clear()
+        if was_open and self._opened and not self.read_only and self.db_problem is None:
+            clean_close.record_clean_close(self.path)   # the next open skips quick_check
 
     @property
     def db(self) -> sqlite_utils.Database:
