@@ -204,7 +204,9 @@ class Library:
         """Open the library in folder ``path``, creating an empty one if missing.
 
         Every open checks the library cheaply (:mod:`paperdesk.core.check`):
-        ``PRAGMA quick_check`` (0.2-0.4 s at 100,000 papers; on damage :attr:`db_problem`
+        ``PRAGMA quick_check`` (0.2-0.4 s at 100,000 papers; skipped when the file is
+        as the last clean close left it, :mod:`~paperdesk.core.store.clean_close`; on
+        damage :attr:`db_problem`
         is set, every write is refused and the index is left alone) and the search
         index's files and document count (a ``stat`` per segment file; damage or a
         missing ``index/`` folder queues every paper to be indexed again, see
