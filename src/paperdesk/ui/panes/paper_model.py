@@ -172,6 +172,11 @@ class PaperTableModel(QAbstractTableModel):
         super().__init__(parent)
         self._lib = library
         self._ids: list[int] = []
+        # False until rows are first set: a sort before that (the header's, as the
+        # table is built) only records the order, and the first listing uses it (one
+        # query of every id at open instead of two: 0.1 s at 100,000 papers, 1 s at
+        # a million).
+        self._listed = False
         self._rows_of: tuple[np.ndarray, np.ndarray] | None = None   # see row_of
         self._cache: dict[int, PaperSummary | None] = {}
         self._snippets: Mapping[int, str] | None = None
@@ -321,6 +326,7 @@ class PaperTableModel(QAbstractTableModel):
             spans: ``{id: [(start, end), ...]}`` matched words in each snippet.
         """
         self.beginResetModel()
+        self._listed = True
         self._ids = list(ids)
         self._rows_of = None
         self._snippets = dict(snippets) if snippets is not None else None
@@ -558,6 +564,8 @@ class PaperTableModel(QAbstractTableModel):
         if self.searching:
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.SNIPPET, self.SNIPPET)
             self.searchSortRequested.emit(*self.search_sort())
+            return
+        if not self._listed:
             return
         new_ids = self._ordered_ids()
         if new_ids == self._ids:
