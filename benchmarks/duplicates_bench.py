@@ -17,6 +17,7 @@ near-duplicate tables, and times 1,000 more papers against the stored bands.
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import resource
 import sqlite3
@@ -78,11 +79,11 @@ def main(argv: list[str] | None = None) -> int:
         lib = Library.open(path, sync_index=False)
         _store(lib, _abstracts(sentences, args.n, rng))
         before = _rss_mb()
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         flagged = lib.duplicates.find()
-        took = time.perf_counter() - start
-        print(f"stage over {lib.papers.count()} papers: {took:.1f} s, {flagged} pairs flagged "
-              f"(planted: {args.n // 1000})")
+        took, cpu = time.perf_counter() - start, time.process_time() - cpu
+        print(f"stage over {lib.papers.count()} papers: {took:.1f} s ({cpu:.1f} CPU s, load "
+              f"{os.getloadavg()[0]:.1f}), {flagged} pairs flagged (planted: {args.n // 1000})")
         print(f"memory: {before:.0f} MB before the stage, peak "
               f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
         try:

@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import collections
 import itertools
 import json
 import re
 import sqlite3
 
+import numpy as np
 import pytest
 import sqlite_utils
 
@@ -83,6 +85,46 @@ def test_two_papers_of_one_series_are_not_flagged(seed_abstracts):
               or t.startswith("We show that taking the width and depth to infinity")]
     assert len(series) == 2
     assert 0.05 < measure.similarity(*series) < measure.THRESHOLD
+
+
+def test_hashed_shingles_give_the_same_similarity_as_the_shingles(seed_abstracts):
+    """The stage compares 64-bit shingle hashes (shingle_hashes); on the seed abstracts,
+    their edited copies and short texts the similarity is exactly that of the shingles'
+    text, and a set of shingles signs as its text's hashes do."""
+    texts = seed_abstracts[:30] + [EDITS[e](t) for e in EDITS for t in seed_abstracts[:5]]
+    texts += ["one", "two words", "one two", "three small words", ""]
+    hashed = [measure.shingle_hashes(t) for t in texts]
+    shingled = [measure.shingles(t) for t in texts]
+    for h, sh in zip(hashed, shingled):
+        assert len(h) == len(sh) and h.dtype == np.uint64
+    for i, j in itertools.combinations(range(len(texts)), 2):
+        assert measure.jaccard(hashed[i], hashed[j]) == measure.jaccard(shingled[i],
+                                                                        shingled[j])
+    assert (measure.signature(shingled[0]) == measure.signature(hashed[0])).all()
+
+
+def test_candidates_read_each_bucket_with_its_own_limit(tmp_path, seed_files):
+    """One statement for all of a paper's buckets gives what one query per bucket gave."""
+    from paperdesk.core.store import duplicates as store
+
+    with Library.open(tmp_path / "lib") as lib:
+        lib.imports.run(seed_files)
+        lib.duplicates.find()
+        rows = lib.db.execute("SELECT bucket, paper_id FROM duplicate_bands").fetchall()
+        assert len(rows) > 1000
+        by_bucket: dict[int, list[int]] = {}
+        for bucket, pid in rows:
+            by_bucket.setdefault(bucket, []).append(pid)
+        some = [b for b, ids in by_bucket.items() if len(ids) > 1][:5] + [rows[0][0]]
+        for per_bucket in (1, 2, 25):
+            for pid in (0, rows[0][1]):
+                shared = collections.Counter()
+                for b in some:
+                    shared.update(sorted((p for p in by_bucket[b] if p != pid),
+                                         reverse=True)[:per_bucket])
+                want = [p for p, _n in sorted(shared.items(),
+                                              key=lambda kv: (-kv[1], kv[0]))][:100]
+                assert store.candidates(lib.db, some, pid, 100, per_bucket) == want
 
 
 def test_minhash_agrees_with_jaccard(seed_abstracts):

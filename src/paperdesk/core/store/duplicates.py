@@ -93,11 +93,15 @@ def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
 
     At most ``per_bucket`` papers are read from each bucket (the newest), so that a
     bucket thousands of papers share (a boilerplate abstract) costs bounded time."""
-    shared: Counter = Counter()
-    for bucket in buckets:
-        shared.update(r[0] for r in db.execute(
-            "SELECT paper_id FROM duplicate_bands WHERE bucket = ? AND paper_id != ? "
-            "ORDER BY paper_id DESC LIMIT ?", [bucket, paper_id, per_bucket]))
+    if not buckets:
+        return []
+    # One statement of a sub-select per bucket (each an index seek with its own limit):
+    # one call into SQLite per paper instead of one per bucket.
+    one = ("SELECT * FROM (SELECT paper_id FROM duplicate_bands WHERE bucket = ? AND "
+           "paper_id != ? ORDER BY paper_id DESC LIMIT ?)")
+    args = [x for bucket in buckets for x in (bucket, paper_id, per_bucket)]
+    shared = Counter(r[0] for r in db.conn.execute(" UNION ALL ".join([one] * len(buckets)),
+                                                   args))
     return [pid for pid, _n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
 
@@ -209,7 +213,7 @@ def closest_paper(db: sqlite_utils.Database, abstract: str,
         ``(paper_id, similarity)`` of the most similar paper at or above ``threshold``
         (the lowest id on a tie), or ``None``.
     """
-    sh = measure.shingles(abstract)
+    sh = measure.shingle_hashes(abstract)
     sig = measure.signature(sh)
     if sig is None:
         return None
@@ -227,7 +231,7 @@ def closest_paper(db: sqlite_utils.Database, abstract: str,
         marks = ",".join("?" * len(close))
         for pid, text in db.execute(f"SELECT id, abstract FROM papers WHERE id IN ({marks})",
                                     close):
-            score = measure.jaccard(sh, measure.shingles(text))
+            score = measure.jaccard(sh, measure.shingle_hashes(text))
             if score >= threshold and (best is None or (-score, pid) < (-best[1], best[0])):
                 best = (pid, score)
     return best
