@@ -507,3 +507,20 @@ def test_a_crowd_of_templated_abstracts_is_bounded(tmp_path):
             per_paper[p.paper_b] = per_paper.get(p.paper_b, 0) + 1
         assert max(per_paper.values()) <= measure.MAX_FLAGS
         assert len(lib.duplicates.pairs(limit=10)) == 10
+
+
+def test_bands_of_an_older_signature_version_are_computed_again(tmp_path, seed_files):
+    """Version 2 hashes shingles differently: a library looked at by version 1 is looked
+    at again once (its old bands replaced, not kept beside the new ones)."""
+    with Library.open(tmp_path / "lib") as lib:
+        lib.imports.run(seed_files)
+        lib.duplicates.find()
+        bands = lib.db.execute("SELECT COUNT(*) FROM duplicate_bands").fetchone()[0]
+        lib.db.execute("UPDATE duplicate_checked SET version = 1")
+        lib.db.execute("UPDATE duplicate_bands SET bucket = -bucket - 1")   # version 1's
+        lib.db.conn.commit()
+        lib.duplicates.find()
+        assert lib.db.execute("SELECT COUNT(*) FROM duplicate_bands").fetchone()[0] == bands
+        assert {v for (v,) in lib.db.execute("SELECT DISTINCT version FROM "
+                                             "duplicate_checked")} == {
+            measure.SIGNATURE_VERSION}
