@@ -250,3 +250,35 @@ def test_check_says_when_vectors_is_a_file_and_removes_it(seeded_library):
     assert texts == [f"{folder}: not a folder (the embedding vectors are kept in a "
                      "folder of that name)"]
     assert not folder.exists()                      # removed: embedded again at next use
+
+
+def test_check_compares_the_vectors_with_the_papers_and_the_rebuild_fixes_it(
+        seeded_library):
+    from paperdesk.core.check import check_library
+
+    lib = seeded_library
+    lib.discover.ensure()
+    embeddings = lib.discover.embeddings
+    assert embeddings.ensure() == 225
+    ids = lib.papers.ids()
+    lib.removal.delete_papers(ids[:20])          # 20 of 225 vectors: under a tenth
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
+    lib.removal.delete_papers(ids[20:40])        # 40 of 225: more
+    found = [p for p in check_library(lib).problems if p.part == "vectors"]
+    assert [p.text for p in found] == [f"{embeddings.folder}: 40 of its 225 vectors are "
+                                       "of papers that no longer exist"]
+    assert "embedded again" in found[0].remedy
+    # the rebuild: the folder was removed, every paper left is embedded again
+    assert not embeddings.folder.exists()
+    assert embeddings.ensure() == 185
+    assert sorted(embeddings.current().ids) == sorted(lib.papers.ids())
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
+    # papers whose text changed since they were embedded: said, and embedded next
+    for pid in lib.papers.ids()[:30]:
+        lib.papers.set_title(pid, f"A new title {pid}")
+    found = [p for p in check_library(lib).problems if p.part == "vectors"]
+    assert [p.text for p in found] == [f"{embeddings.folder}: 30 of the 185 papers have "
+                                       "no vector of their current text"]
+    assert "\n" not in found[0].text and "next use" in found[0].remedy
+    assert embeddings.ensure() == 30
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
