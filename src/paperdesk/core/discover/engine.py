@@ -418,7 +418,7 @@ class Discover:
             limit: most papers (1 or more).
         Returns:
             Up to ``limit`` :class:`RelatedPaper`, most similar first: by the hybrid of
-            embedding and tf-idf cosines, shared authors and feedback
+            embedding, tf-idf and title cosines, shared authors, venue and feedback
             (:func:`~.hybrid.hybrid_rows`) when the paper has a vector, else by the
             cosine of tf-idf (see :mod:`.related`).
         Raises:
