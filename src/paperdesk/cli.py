@@ -244,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
         "related", help="the papers most like one, with the terms they share",
         description="The papers whose titles and abstracts are most like one paper's "
                     "(cosine similarity of tf-idf term vectors, combined with that of "
-                    "their embeddings and with shared authors once the papers are "
+                    "their embeddings and titles, with shared authors and venue once "
+                    "the papers are "
                     "embedded by the window or search --semantic), each with its score, "
                     "the terms the two share most and the authors they share. The first use builds the "
                     "library's term table (with a progress line; Ctrl+C stops it).")

@@ -14,7 +14,7 @@ from paperdesk.core.discover.build import BuildCancelled
 from paperdesk.core.discover import hybrid
 from paperdesk.core.discover.hybrid import hybrid_scores
 from paperdesk.core.discover.related import nearest_rows
-from paperdesk.core.discover.vectorize import paper_text
+from paperdesk.core.discover.vectorize import analyze, load_stop_words, paper_text
 from paperdesk.core.embeddings import vector_build
 from paperdesk.core.embeddings.static_model import StaticModel
 from paperdesk.core.embeddings.vectors import PaperVectors, VectorsError
@@ -86,6 +86,9 @@ def test_changed_vector_bytes_are_found_and_embedded_again(seeded_library):
 
 
 def test_related_papers_are_the_hybrid_of_embedding_and_tfidf(seeded_library):
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    load_stop_words()
     lib = seeded_library
     lib.discover.ensure()
     ids, texts = _texts(lib)
@@ -93,23 +96,35 @@ def test_related_papers_are_the_hybrid_of_embedding_and_tfidf(seeded_library):
     tfidf_only = [r.id for r in lib.discover.related(depth)]
     lib.discover.embeddings.ensure()
     related = lib.discover.related(depth)
-    # the same order as computed here from every paper's two cosines (the seed papers
-    # have no authors), then the feedback of the five best (hybrid.py's docstring)
+    # the same order as computed here from every paper's three cosines (the seed papers
+    # have no authors and no venues: tests/core/test_title_venue.py has them), then the
+    # feedback of the five best (hybrid.py's docstring); the titles' cosine as
+    # scikit-learn computes it (title_venue.py)
     vectors = StaticModel().encode(texts)
     table = lib.discover._current()
+    titles = TfidfVectorizer(analyzer=analyze, sublinear_tf=True).fit_transform(
+        [r[0] or "" for r in lib.db.execute("SELECT title FROM papers ORDER BY id")])
+    title_cosines = (titles @ titles.T).toarray()
 
-    def first_scores(pid: int) -> np.ndarray:
+    def first_scores(pid: int, with_titles: bool) -> np.ndarray:
         near, cosines = nearest_rows(table, int(table.rows_of([pid])[0]), len(ids))
         tfidf = np.zeros(len(ids), np.float32)
         tfidf[[ids.index(int(table.row_ids[r])) for r in near]] = cosines
-        tfidf[ids.index(pid)] = 1.0                         # a unit row with itself
-        return hybrid_scores(vectors @ vectors[ids.index(pid)], tfidf)
-    first = first_scores(depth)
-    first[ids.index(depth)] = -np.inf
-    best = np.argsort(-first, kind="stable")[:hybrid.FEEDBACK_PAPERS]
-    feedback = sum(first[n] / first[best].sum() * first_scores(ids[n]) for n in best)
-    scores = first + hybrid.FEEDBACK_WEIGHT * feedback
-    expected = [ids[i] for i in np.argsort(-scores, kind="stable")[:10]]
+        at = ids.index(pid)
+        tfidf[at] = 1.0                                     # a unit row with itself
+        return hybrid_scores(vectors @ vectors[at], tfidf,
+                             title=title_cosines[at] if with_titles else None)
+
+    def order(with_titles: bool) -> list[int]:
+        first = first_scores(depth, with_titles)
+        first[ids.index(depth)] = -np.inf
+        best = np.argsort(-first, kind="stable")[:hybrid.FEEDBACK_PAPERS]
+        feedback = sum(first[n] / first[best].sum() * first_scores(ids[n], with_titles)
+                       for n in best)
+        scores = first + hybrid.FEEDBACK_WEIGHT * feedback
+        return [ids[i] for i in np.argsort(-scores, kind="stable")[:10]]
+    expected = order(with_titles=True)
+    assert expected != order(with_titles=False)             # the titles count
     assert [r.id for r in related] == expected
     assert [r.id for r in related] != tfidf_only
     assert [r.score for r in related] == sorted((r.score for r in related), reverse=True)
@@ -235,3 +250,35 @@ def test_check_says_when_vectors_is_a_file_and_removes_it(seeded_library):
     assert texts == [f"{folder}: not a folder (the embedding vectors are kept in a "
                      "folder of that name)"]
     assert not folder.exists()                      # removed: embedded again at next use
+
+
+def test_check_compares_the_vectors_with_the_papers_and_the_rebuild_fixes_it(
+        seeded_library):
+    from paperdesk.core.check import check_library
+
+    lib = seeded_library
+    lib.discover.ensure()
+    embeddings = lib.discover.embeddings
+    assert embeddings.ensure() == 225
+    ids = lib.papers.ids()
+    lib.removal.delete_papers(ids[:20])          # 20 of 225 vectors: under a tenth
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
+    lib.removal.delete_papers(ids[20:40])        # 40 of 225: more
+    found = [p for p in check_library(lib).problems if p.part == "vectors"]
+    assert [p.text for p in found] == [f"{embeddings.folder}: 40 of its 225 vectors are "
+                                       "of papers that no longer exist"]
+    assert "embedded again" in found[0].remedy
+    # the rebuild: the folder was removed, every paper left is embedded again
+    assert not embeddings.folder.exists()
+    assert embeddings.ensure() == 185
+    assert sorted(embeddings.current().ids) == sorted(lib.papers.ids())
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
+    # papers whose text changed since they were embedded: said, and embedded next
+    for pid in lib.papers.ids()[:30]:
+        lib.papers.set_title(pid, f"A new title {pid}")
+    found = [p for p in check_library(lib).problems if p.part == "vectors"]
+    assert [p.text for p in found] == [f"{embeddings.folder}: 30 of the 185 papers have "
+                                       "no vector of their current text"]
+    assert "\n" not in found[0].text and "next use" in found[0].remedy
+    assert embeddings.ensure() == 30
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]

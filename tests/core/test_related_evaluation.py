@@ -96,10 +96,11 @@ def test_the_readme_table_is_what_the_evaluation_prints(capsys):
     # tf-idf finds cited and co-cited works: far above chance (a relevant paper in ~1 of
     # 20 among 256)
     assert float(row[3]) > 0.1
-    # the hybrid (shared authors and feedback) is well above tf-idf here: 0.259 against
-    # 0.211 (the weighted cosines alone gave 0.214)
+    # the hybrid (titles, shared authors, venue and feedback) is well above tf-idf here:
+    # 0.269 against 0.210 (0.259 without titles and venue, the weighted cosines alone
+    # gave 0.214)
     hybrid = head.index("hybrid nDCG@10")
-    assert float(row[hybrid]) >= 1.15 * float(row[3])
+    assert float(row[hybrid]) >= 1.25 * float(row[3])
 
 
 def test_a_folder_without_reviews_is_refused_in_one_line(tmp_path, capsys):

@@ -53,6 +53,11 @@ TERMS_READ_ONLY_REMEDY = "not dropped (the library cannot be written): built aga
 
 #: The way out of damaged embedding vectors (derived too: only the damaged parts).
 VECTORS_REMEDY = "the damaged part dropped; its papers are embedded again at the next use"
+#: The way out of ``vectors/`` holding many vectors of papers that no longer exist.
+VECTORS_REBUILT_REMEDY = "removed; every paper is embedded again at the next use"
+#: The way out of many papers without a vector.
+VECTORS_MISSING_REMEDY = "embedded at the next use (the window does it after the term " \
+    "table; on the command line, paperdesk related or search --semantic)"
 #: The same on a library that cannot be written.
 VECTORS_READ_ONLY_REMEDY = "not dropped (the library cannot be written): a paperdesk " \
     "that can write the library embeds its papers again"
@@ -337,7 +342,9 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     table's (:meth:`~paperdesk.core.discover.engine.Discover.full_problems`: a damaged
     one is dropped, to be built again) and ``vectors/``'s
     (:meth:`~paperdesk.core.discover.embedded.PaperEmbeddings.full_problems`: a damaged
-    part is dropped, its papers embedded again), the index's document
+    part is dropped, its papers embedded again; and its counts against the papers,
+    :meth:`~paperdesk.core.discover.embedded.PaperEmbeddings.count_problems`), the
+    index's document
     count (papers minus those queued to be added), and ``sample`` papers (picked with
     ``random.Random(seed)``) each found by a query of its own words and by its id in the
     ``pid`` column. Damage to the index found here is repaired: the index is rebuilt
@@ -415,6 +422,17 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
         else VECTORS_READ_ONLY_REMEDY
     for text in lib.discover.embeddings.full_problems():   # the same for vectors/
         report.problems.append(Problem("vectors", text, vectors_remedy))
+    if not any(p.part == "vectors" for p in report.problems):
+        rebuilt, missing = lib.discover.embeddings.count_problems()
+        writable = lib.discover.not_writable() is None
+        for text in rebuilt:
+            report.problems.append(Problem(
+                "vectors", text, VECTORS_REBUILT_REMEDY if writable
+                else VECTORS_READ_ONLY_REMEDY))
+        for text in missing:
+            report.problems.append(Problem(
+                "vectors", text, VECTORS_MISSING_REMEDY if writable
+                else VECTORS_READ_ONLY_REMEDY))
     progress(3, steps)
     index_ok = not any(p.part == "index" for p in report.problems)
     if index_ok:

@@ -17,12 +17,14 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from paperdesk.core.embeddings.vectors import VECTORS_DIR, PaperVectors, VectorsError
 
 if TYPE_CHECKING:
     from paperdesk.core.library import Library
 
-__all__ = ["PaperEmbeddings", "NOT_INSTALLED", "CHILD_FROM"]
+__all__ = ["PaperEmbeddings", "NOT_INSTALLED", "CHILD_FROM", "COUNT_SHARE"]
 
 _log = logging.getLogger(__name__)
 
@@ -31,6 +33,10 @@ NOT_INSTALLED = ("related papers by tf-idf alone: the embedding model is not ins
                  "(pip install 'paperdesk[embeddings]')")
 #: From this many papers to embed, the embedding runs in a child process.
 CHILD_FROM = 3000
+#: ``paperdesk check`` says so when more than this share of the stored vectors are of
+#: papers that no longer exist, or of the papers have no vector of their current text
+#: (a few papers deleted or added since the last embedding are not worth a line).
+COUNT_SHARE = 0.1
 
 
 def model_problem() -> str | None:
@@ -151,6 +157,51 @@ class PaperEmbeddings:
                 self._loaded = False
                 self._vectors = None
         return problems
+
+    def count_problems(self) -> tuple[list[str], list[str]]:
+        """The counts check of ``paperdesk check``: the stored vectors against the
+        papers. ``vectors/`` is never compacted (its parts are written once), so the
+        vectors of deleted papers stay in it; when they are more than
+        :data:`COUNT_SHARE` of it, the folder is removed (when the library may be
+        written) and every paper is embedded again at the next use.
+
+        Returns:
+            ``(rebuilt, missing)``: one line each, naming the folder and the counts:
+            ``rebuilt`` when too many vectors are of papers that no longer exist (the
+            folder removed), ``missing`` when more than :data:`COUNT_SHARE` of the
+            papers have no vector of their current text (embedded at the next use).
+            Both empty without the model, without vectors, or with damaged files
+            (:meth:`full_problems` says so).
+        Raises:
+            sqlite3.Error: the database cannot be read.
+        """
+        from paperdesk.core.discover.term_table import current_stamps
+        from paperdesk.core.embeddings.vector_build import missing_ids
+        from paperdesk.core.embeddings.vectors import remove
+
+        stored = self.current()
+        if self.problem() or stored is None or not len(stored):
+            return [], []
+        ids, stamps = current_stamps(self._lib.db)
+        ids = np.asarray(ids, dtype=np.int64)
+        gone = int(len(stored) - np.isin(stored.ids, ids).sum())
+        if gone > COUNT_SHARE * len(stored):
+            line = (f"{self.folder}: {gone:,} of its {len(stored):,} vectors are of papers "
+                    "that no longer exist")
+            if self._not_writable() is None:
+                with self._build_lock, self._lock:
+                    try:
+                        remove(self.folder)
+                    except OSError as exc:
+                        line += f" (it cannot be removed: {exc.strerror or exc})"
+                    self._loaded = False
+                    self._vectors = None
+            return [line], []
+        lacking = len(missing_ids((ids, stamps), stored))
+        if lacking > COUNT_SHARE * len(ids):
+            return [], [f"{self.folder}: {lacking:,} of the {len(ids):,} papers have no "
+                        "vector of their current text"]
+        return [], []
 
     def missing(self) -> int:
         """How many papers have no vector of their current text (reads SQLite: ~0.1 s

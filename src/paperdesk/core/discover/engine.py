@@ -41,6 +41,7 @@ from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
 from paperdesk.core.discover.coauthors import CoauthorIndex, shared_author_names
 from paperdesk.core.discover.embedded import PaperEmbeddings
 from paperdesk.core.discover.hybrid import hybrid_rows
+from paperdesk.core.discover.title_venue import TitleVenueIndex
 from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
 from paperdesk.core.discover.tag_suggestions import MIN_EXAMPLES, NEIGHBOURS, tag_votes
 from paperdesk.core.models import LibraryError, UnknownPaper
@@ -128,6 +129,8 @@ class Discover:
         #: Papers by author (:mod:`.coauthors`), built at the first related papers after
         #: texts or metadata changed.
         self._coauthors: CoauthorIndex | None = None
+        #: Title vectors and venues (:mod:`.title_venue`), built and dropped with it.
+        self._titles_venues: TitleVenueIndex | None = None
 
     # -- keeping the table current -------------------------------------------------
     @property
@@ -148,6 +151,7 @@ class Discover:
         self._examples_cache = None
         self._stale = True
         self._coauthors = None
+        self._titles_venues = None
 
     def note_changes(self, changes) -> None:
         """Take note of a committed :class:`~paperdesk.core.changes.Changes` (a new edit,
@@ -221,6 +225,7 @@ class Discover:
                 if self._count_changed():
                     self._stale = True
                     self._coauthors = None
+                    self._titles_venues = None
             if not self._stale:
                 return table
             ids, stamps = current_stamps(self._lib.db)
@@ -413,7 +418,7 @@ class Discover:
             limit: most papers (1 or more).
         Returns:
             Up to ``limit`` :class:`RelatedPaper`, most similar first: by the hybrid of
-            embedding and tf-idf cosines, shared authors and feedback
+            embedding, tf-idf and title cosines, shared authors, venue and feedback
             (:func:`~.hybrid.hybrid_rows`) when the paper has a vector, else by the
             cosine of tf-idf (see :mod:`.related`).
         Raises:
@@ -424,10 +429,12 @@ class Discover:
         table = self._current()
         row = self._row(table, paper_id)
         vectors = self.embeddings.current()
-        coauthors = self._coauthor_index() if vectors is not None else None
+        coauthors, titles_venues = self._pair_indexes() if vectors is not None \
+            else (None, None)
         with self._reading():
             found = hybrid_rows(table, row, vectors, max(1, int(limit)),
-                                coauthors=coauthors) if vectors is not None else None
+                                coauthors=coauthors, titles_venues=titles_venues) \
+                if vectors is not None else None
             rows, scores = found if found is not None else \
                 nearest_rows(table, row, max(1, int(limit)))
             _unit_range(scores, "a similarity")
@@ -442,13 +449,15 @@ class Discover:
                              authors.get(pid, ()))
                 for pid, _r, score, shared in pairs]
 
-    def _coauthor_index(self) -> CoauthorIndex:
-        """The papers by author, built when missing (reads SQLite: ~0.5 s at 100,000
-        papers)."""
+    def _pair_indexes(self) -> tuple[CoauthorIndex, TitleVenueIndex]:
+        """The papers by author and the title vectors and venues, built when missing
+        (each reads SQLite once: ~0.5-2.4 s at 100,000 papers)."""
         with self._lock:
             if self._coauthors is None:
                 self._coauthors = CoauthorIndex.build(self._lib.db)
-            return self._coauthors
+            if self._titles_venues is None:
+                self._titles_venues = TitleVenueIndex.build(self._lib.db)
+            return self._coauthors, self._titles_venues
 
     def key_terms(self, paper_id: int, limit: int = KEY_TERMS) -> list[KeyTerm]:
         """A paper's key terms: its heaviest tf-idf terms.

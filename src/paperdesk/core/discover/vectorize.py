@@ -31,7 +31,7 @@ import numpy as np
 
 __all__ = ["TERMS_PER_PAPER", "TOKEN_PATTERN", "STOP_WORDS", "MIN_DF", "MAX_DF",
            "LANGUAGE_STOP_WORDS", "language_stop_words", "paper_words", "analyze",
-           "paper_text", "new_vectorizer", "prune_rows", "term_query"]
+           "paper_text", "load_stop_words", "new_vectorizer", "prune_rows", "term_query"]
 
 #: Terms kept per paper (the heaviest by tf-idf).
 TERMS_PER_PAPER = 64
@@ -170,6 +170,19 @@ def _stop_words() -> frozenset[str]:
 STOP_WORDS: frozenset[str] = frozenset()
 
 
+def load_stop_words() -> frozenset[str]:
+    """Fill :data:`STOP_WORDS` when it is still empty (imports scikit-learn's English
+    list) so that :func:`analyze` leaves them out.
+
+    Returns:
+        The stop words.
+    """
+    global STOP_WORDS
+    if not STOP_WORDS:
+        STOP_WORDS = _stop_words()
+    return STOP_WORDS
+
+
 def paper_text(title: str | None, abstract: str | None) -> str:
     """The text a paper's terms come from: its title and abstract, a line apart.
 
@@ -195,10 +208,8 @@ def new_vectorizer(n_papers: int, vocabulary: dict[str, int] | None = None,
     Returns:
         The vectorizer (fitted when ``vocabulary`` and ``idf`` are given).
     """
-    global STOP_WORDS
     from sklearn.feature_extraction.text import TfidfVectorizer
-    if not STOP_WORDS:
-        STOP_WORDS = _stop_words()
+    load_stop_words()
     small = n_papers < 20
     vec = TfidfVectorizer(analyzer=analyze, sublinear_tf=True,
                           min_df=1 if small else MIN_DF, max_df=1.0 if small else MAX_DF,

@@ -128,7 +128,8 @@ class RelatedList(QListWidget):
             item.setData(SharedRole, list(paper.shared))
             item.setToolTip(tooltip_html(
                 f"{paper.title}\n#{paper.id} · similarity {paper.score:.2f} (0 to 1: words, "
-                f"meaning and shared authors once embedded, else words)\n"
+                f"meaning, titles, shared authors and venue once embedded, else "
+                f"words)\n"
                 f"shares: {', '.join(paper.shared) or '—'}\n"
                 + (f"same authors: {', '.join(paper.authors)}\n" if paper.authors else "")
                 + "Enter or a click opens it; Alt+Left comes back"))
@@ -209,7 +210,8 @@ class RelatedSection(QWidget):
         self.hint.setTextFormat(Qt.TextFormat.PlainText)
         self.hint.setToolTip("Similarity, 0 to 1: once the papers are embedded, the hybrid "
                              "of their tf-idf cosine over title and abstract, their "
-                             "embeddings' cosine and their shared authors; before, the "
+                             "embeddings' cosine, their titles' cosine, their shared "
+                             "authors and venue; before, the "
                              "tf-idf cosine alone. L moves here, ↑/↓ choose, Enter opens, "
                              "Alt+Left goes back, Esc returns to the list")
         self.note = QLabel()
