@@ -13,13 +13,13 @@ The model, retrained from scratch on every call (no state is kept between calls)
   :class:`paperdesk.core.embeddings.static_model.StaticModel`), the dense features
   ASReview's heavier models get from sentence embeddings.
 * **Two classifiers on the decided rows**: a linear SVM (scikit-learn's ``LinearSVC``,
-  squared hinge, C = 0.3, :data:`SVM_C`) on the words and, with vectors, the vectors times 0.5
-  beside them (:data:`VECTOR_WEIGHT`: one model over both, the vectors seeing related
-  words as near), with the relevant papers weighted up so that their total weight is
-  9.8 times that of the irrelevant ones ("balanced" sample weights, ratio 9.8: ELAS
-  u4's, tuned by ASReview on the SYNERGY reviews; ELAS u4's C is 0.11, the fusion below
-  did better with a less regularised SVM); and a multinomial naive Bayes on the
-  words (alpha 3.822, ratio 1.2: ELAS u3's, ASReview LAB 1's default model).
+  squared hinge, C = 0.3: :data:`SVM_C`) on the words and, with vectors, the vectors
+  times 0.5 beside them (:data:`VECTOR_WEIGHT`: one model over both, the vectors seeing
+  related words as near), with the relevant papers weighted up so that their total
+  weight is 9.8 times that of the irrelevant ones ("balanced" sample weights, ratio
+  9.8: ELAS u4's, tuned by ASReview on the SYNERGY reviews; ELAS u4's C is 0.11, the
+  fusion below did better with a less regularised SVM); and a multinomial naive Bayes
+  on the words (alpha 3.822, ratio 1.2: ELAS u3's, ASReview LAB 1's default model).
 * **Their scores standardised and added**: each model's scores of the undecided papers
   are turned into z-scores (minus their mean, over their standard deviation:
   :func:`_standardised`) and the two are added; the highest sum comes first, ties by
