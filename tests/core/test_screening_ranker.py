@@ -94,6 +94,15 @@ def test_the_order_is_the_sum_of_the_svm_and_naive_bayes_z_scores(sample):
     assert list(order) != list(rest[np.argsort(-bayes_scores, kind="stable")])
 
 
+def test_papers_the_models_cannot_tell_apart_come_by_row():
+    """Undecided papers without a word score alike in both models: their z-scores are
+    zero (not a division by zero) and they come in row order."""
+    matrix = build_features(["depth estimation from one image", "", "cats on photos",
+                             "", ""])
+    order = rank(matrix, [0], [2], seed=0)
+    assert list(order) == [1, 3, 4]
+
+
 def test_without_a_relevant_paper_the_order_is_random_but_fixed(sample):
     matrix, _ = sample
     first = rank(matrix, [], [0], seed=5)
