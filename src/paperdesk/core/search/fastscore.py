@@ -62,8 +62,8 @@ from whoosh.util.numeric import byte_to_length
 from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES", "PaperMaskQuery", "expand_words", "leaf_words",
-           "mask_lookup"]
+           "POSTINGS_CACHE_BYTES", "PaperMaskQuery", "best_first", "best_first_head",
+           "expand_words", "leaf_words", "mask_lookup"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
@@ -477,6 +477,7 @@ class FastView:
         #: field -> its average length (``Searcher.avg_field_length``, fixed per searcher)
         self._avgfl: dict[str, float] = {}
         self._df: dict[tuple[str, bytes], int] = {}
+        self._pids_missing: bool | None = None   # a document without a paper id
 
     def segment_ids(self) -> set[str]:
         return {reader._segid for reader, _b, _s in self.leaves}
@@ -780,6 +781,58 @@ class FastView:
             Unsupported: the query has a shape not handled here, or documents lack the
                 paper-id column.
         """
+        docs, scores = self._matches(q, source_id, allowed, mask)
+        total = len(docs)
+        if not total or (limit is not None and limit <= 0):
+            return _EMPTY_IDS, _EMPTY_WEIGHTS, total
+        if limit is not None and total > limit:
+            order, _rest = best_first_head(scores, limit)
+        else:
+            order = best_first(scores)  # docs ascending: ties by docnum
+        return self._paper_ids(docs[order]), scores[order], total
+
+    def search_ranked(self, q, first: int, source_id: int | None = None, allowed=None,
+                      mask: np.ndarray | None = None):
+        """Run a query and rank only its best ``first`` matches now; the order of the
+        rest is computed when asked for (a window's list shows the first screenfuls
+        long before anyone scrolls further; at a million abstracts the sort of every
+        match is most of a common word's search).
+
+        Args:
+            q, source_id, allowed, mask: as :meth:`search_arrays`.
+            first: matches ranked now (at least 1).
+        Returns:
+            ``(pids, scores, total, rest)``: the best ``min(first, total)`` paper ids
+            (int64) and scores (float64) in :meth:`search_arrays`'s order (the same
+            first ids), the number of matches, and ``rest``: ``None`` when every match
+            is among them, else a callable (any thread; no index access) returning the
+            ``(pids, scores)`` of the other matches, best first: ``pids`` then ``rest()``
+            is :meth:`search_arrays`'s whole answer.
+        Raises:
+            Unsupported: as :meth:`search_arrays`.
+        """
+        if self._pids_missing is None:   # once per searcher, before rest() can need it
+            self._pids_missing = bool(len(self.pids) and self.pids.min() < 0)
+        if self._pids_missing:
+            raise Unsupported("documents without a paper id column")
+        docs, scores = self._matches(q, source_id, allowed, mask)
+        total = len(docs)
+        if total <= first:
+            order = best_first(scores)
+            return self._paper_ids(docs[order]), scores[order], total, None
+        head, rest = best_first_head(scores, first)
+        pids = self._paper_ids(docs[head])
+        pids_all, rest_docs, rest_scores = self.pids, docs[rest], scores[rest]
+
+        def rest_in_order() -> tuple[np.ndarray, np.ndarray]:
+            order = best_first(rest_scores)
+            return pids_all[rest_docs[order]], rest_scores[order]
+
+        return pids, scores[head], total, rest_in_order
+
+    def _matches(self, q, source_id, allowed, mask) -> tuple[np.ndarray, np.ndarray]:
+        """The live matching documents of ``q`` in the scope (ascending doc numbers) and
+        their scores (see :meth:`search_arrays` for the arguments)."""
         node = self.evaluate(q)
         match = node.match
         match &= self.alive
@@ -797,21 +850,14 @@ class FastView:
             if mask is not None:
                 keep &= mask_lookup(mask, pids)
             docs = docs[keep]
-        total = len(docs)
-        if not total or (limit is not None and limit <= 0):
-            return _EMPTY_IDS, _EMPTY_WEIGHTS, total
-        scores = node.score[docs]
-        if limit is not None and total > limit:
-            kth = np.partition(scores, total - limit)[total - limit]
-            keep = scores >= kth
-            docs, scores = docs[keep], scores[keep]
-        order = best_first(scores)  # docs ascending: ties by docnum
-        if limit is not None:
-            order = order[:limit]
-        pids = self.pids[docs[order]]
+        return docs, node.score[docs]
+
+    def _paper_ids(self, docs: np.ndarray) -> np.ndarray:
+        """The paper ids of documents. Raises Unsupported when one has none."""
+        pids = self.pids[docs]
         if len(pids) and pids.min() < 0:
             raise Unsupported("documents without a paper id column")
-        return pids, scores[order], total
+        return pids
 
     def search(self, q, limit: int | None, source_id: int | None = None,
                allowed=None, mask: np.ndarray | None = None
@@ -854,6 +900,42 @@ def best_first(scores: np.ndarray) -> np.ndarray:
         return np.argsort(-scores, kind="stable")
     keys = ~(scores + 0.0).view(np.uint64)      # + 0.0: -0.0 becomes 0.0
     return np.argsort(keys, kind="stable")
+
+
+def best_first_head(scores: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Split :func:`best_first`'s order of ``scores`` after its ``first`` positions
+    without sorting all of them: one partial selection (``np.partition``, linear) finds
+    the ``first``-th highest score, then only the positions above it (and the earliest of
+    those equal to it) are sorted (with :func:`best_first`'s keys).
+
+    Args:
+        scores: float64 scores (no NaN).
+        first: how many positions to order (0 or more).
+    Returns:
+        ``(head, rest)``: int64 positions into ``scores``; ``head`` is
+        ``best_first(scores)[:first]`` and ``rest`` the other positions in ascending
+        index order, so ``concatenate((head, rest[best_first(scores[rest])]))`` is
+        ``best_first(scores)``.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    n = len(scores)
+    if first >= n:
+        return best_first(scores), _EMPTY_IDS
+    if first <= 0:
+        return _EMPTY_IDS, np.arange(n, dtype=np.int64)
+    if scores.min() < 0:   # never from BM25F with positive boosts (see best_first)
+        order = best_first(scores)
+        return order[:first], np.sort(order[first:])
+    # best_first's keys: NumPy's selection of doubles slows to ~9 ms on 37,000 scores
+    # of two distinct values (a fuzzy word's), its selection of integers takes 0.15
+    keys = ~(scores + 0.0).view(np.uint64)
+    kth = np.partition(keys, first - 1)[first - 1]   # the key of the first-th best
+    chosen = keys < kth
+    ties = np.flatnonzero(keys == kth)[:first - int(np.count_nonzero(chosen))]
+    chosen[ties] = True
+    picked = np.flatnonzero(chosen)
+    head = picked[np.argsort(keys[picked], kind="stable")]
+    return head, np.flatnonzero(~chosen)
 
 
 def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:

@@ -1292,6 +1292,33 @@ class SearchIndex:
             ids, scores = ids[:limit], scores[:limit]
         return ids, scores, total
 
+    def search_ranked(self, plan: QueryPlan, first: int, source_id: int | None = None,
+                      mask: np.ndarray | None = None, allowed: set[int] | None = None):
+        """:meth:`search_arrays` with only the best ``first`` matches ranked now (see
+        :meth:`.fastscore.FastView.search_ranked`): at a million abstracts the sort of
+        every match is most of a common word's search, and a list shows the first
+        screenfuls long before anyone scrolls further.
+
+        Args:
+            plan, source_id, mask, allowed: as :meth:`search_arrays`.
+            first: matches ranked now (at least 1).
+        Returns:
+            ``(ids, scores, total, rest)``: the first ``min(first, total)`` of
+            :meth:`search_arrays`'s ``ids`` and ``scores``, the number of matches, and
+            ``None`` when those are all of them, else a callable (any thread, no index
+            access) returning the other matches' ``(ids, scores)`` best first. Queries
+            Whoosh's own searcher answers come ranked in full (``rest`` is ``None``).
+        """
+        if plan.query is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.float64), 0, None
+        query = self._query(plan)
+        with self._lock:
+            found = self._fast(True, lambda view: view.search_ranked(
+                query, first, source_id, allowed, mask))
+        if found is not None:
+            return found
+        return (*self.search_arrays(plan, source_id, mask, allowed, fast=False), None)
+
     def _fast(self, allowed: bool, run):
         """``run(fast view)``, or ``None`` when the fast path is off or cannot answer
         (then Whoosh's searcher must); sets :attr:`last_path`. Call with the lock held."""
