@@ -62,13 +62,20 @@ from whoosh.util.numeric import byte_to_length
 from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES", "PaperMaskQuery", "best_first", "best_first_head",
+           "POSTINGS_CACHE_BYTES", "SPARSE_PATH", "SPARSE_SHARE", "PaperMaskQuery", "best_first", "best_first_head",
            "expand_words", "leaf_words", "mask_lookup"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
 #: Default of the paper id column: a document without one.
 PID_MISSING = -1
+#: Whether searches try :meth:`FastView.sparse` before the dense arrays (off: every
+#: query through :meth:`FastView.evaluate`, for comparison).
+SPARSE_PATH = True
+#: :meth:`FastView.sparse` unites the postings of an ``Or`` without arrays over every
+#: document while they number at most this share of the documents (a common word's
+#: are cheaper to add into the dense arrays than to sort).
+SPARSE_SHARE = 0.125
 #: Most bytes of decoded posting lists kept between searches.
 POSTINGS_CACHE_BYTES = 96 * 1024 * 1024
 
@@ -760,6 +767,65 @@ class FastView:
             out[keys >> 32] = True
         return out
 
+    def sparse(self, q) -> tuple[np.ndarray, np.ndarray] | None:
+        """Evaluate the common shapes without arrays over every document: a ``Term``,
+        an ``Or`` of such parts (a word is an ``Or`` of its fields) and an ``And`` of
+        them, beside which ``And`` may hold :class:`PaperMaskQuery` parts (``tag:``,
+        ``is:starred`` ...). At a million documents the dense arrays of :meth:`evaluate`
+        (a bool and a float per document for each query node) were a search's fixed
+        cost; here the work follows the postings. The scores are added in the order
+        :meth:`evaluate` adds them (from 0.0, part by part), so they are the same bits.
+
+        Returns:
+            ``(docs, scores)``: ascending distinct doc numbers (deleted ones included,
+            as :meth:`evaluate`'s) and their scores, or ``None`` when ``q`` has
+            another shape (then :meth:`evaluate` answers).
+        """
+        t = type(q)
+        if t is wq.Term:
+            return self._term(q.fieldname, q.text, q.boost)
+        if t is wq.Or and not (q.scale or q.minmatch) and q.subqueries:
+            parts = [self.sparse(sub) for sub in q.subqueries]
+            if any(part is None for part in parts) or \
+                    sum(len(ids) for ids, _s in parts) > self.n * SPARSE_SHARE:
+                return None     # a common word: the dense arrays cost less than a sort
+            docs = np.concatenate([ids for ids, _s in parts])
+            docs.sort(kind="stable")    # a merge of the parts' sorted runs (timsort)
+            if len(docs) > 1:
+                docs = docs[np.concatenate(([True], docs[1:] != docs[:-1]))]
+            score = np.zeros(len(docs), dtype=np.float64)
+            for ids, scores in parts:   # as _or's score[ids] += scores, part by part
+                score[np.searchsorted(docs, ids)] += scores
+            return docs, self._boosted_scores(score, q)
+        if t is wq.And and q.subqueries:
+            parts = [sub if type(sub) is PaperMaskQuery else self.sparse(sub)
+                     for sub in q.subqueries]
+            if any(part is None for part in parts) or \
+                    all(type(part) is PaperMaskQuery for part in parts):
+                return None
+            lists = [part for part in parts if type(part) is not PaperMaskQuery]
+            docs = functools.reduce(
+                lambda a, b: np.intersect1d(a, b, assume_unique=True),
+                sorted((ids for ids, _s in lists), key=len))
+            for part in parts:
+                if type(part) is PaperMaskQuery and len(docs):
+                    docs = docs[mask_lookup(part.mask, self.pids[docs])]
+            score = np.zeros(len(docs), dtype=np.float64)
+            for part in parts:          # as _and's score += node.score, part by part
+                if type(part) is PaperMaskQuery:
+                    score += 1.0
+                else:
+                    ids, scores = part
+                    score += scores[np.searchsorted(ids, docs)]
+            return docs, self._boosted_scores(score, q)
+        return None
+
+    @staticmethod
+    def _boosted_scores(score: np.ndarray, q) -> np.ndarray:
+        if q.boost != 1.0:  # compound queries wrap their matcher in WrappingMatcher
+            score *= q.boost
+        return score
+
     # -- results ------------------------------------------------------------------------
     def search_arrays(self, q, limit: int | None = None, source_id: int | None = None,
                       allowed=None, mask: np.ndarray | None = None
@@ -833,15 +899,22 @@ class FastView:
     def _matches(self, q, source_id, allowed, mask) -> tuple[np.ndarray, np.ndarray]:
         """The live matching documents of ``q`` in the scope (ascending doc numbers) and
         their scores (see :meth:`search_arrays` for the arguments)."""
-        node = self.evaluate(q)
-        match = node.match
-        match &= self.alive
-        if source_id is not None:
-            ids, _w = self.postings("source_id", str(source_id).encode("utf-8"))
-            keep = np.zeros(self.n, dtype=bool)
-            keep[ids] = True
-            match &= keep
-        docs = np.flatnonzero(match)
+        found = self.sparse(q) if SPARSE_PATH and source_id is None else None
+        if found is not None:
+            docs, scores = found
+            keep = self.alive[docs]
+            docs, scores = docs[keep], scores[keep]
+        else:
+            node = self.evaluate(q)
+            match = node.match
+            match &= self.alive
+            if source_id is not None:
+                ids, _w = self.postings("source_id", str(source_id).encode("utf-8"))
+                keep = np.zeros(self.n, dtype=bool)
+                keep[ids] = True
+                match &= keep
+            docs = np.flatnonzero(match)
+            scores = node.score[docs]
         if allowed is not None or mask is not None:   # looked up for the hits only
             pids = self.pids[docs]
             keep = np.ones(len(docs), dtype=bool)
@@ -849,8 +922,8 @@ class FastView:
                 keep &= np.isin(pids, np.fromiter(allowed, dtype=np.int64))
             if mask is not None:
                 keep &= mask_lookup(mask, pids)
-            docs = docs[keep]
-        return docs, node.score[docs]
+            docs, scores = docs[keep], scores[keep]
+        return docs, scores
 
     def _paper_ids(self, docs: np.ndarray) -> np.ndarray:
         """The paper ids of documents. Raises Unsupported when one has none."""
