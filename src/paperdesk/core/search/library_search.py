@@ -31,7 +31,11 @@ def _reorder(ids: np.ndarray, scores: np.ndarray, order: Sequence[int],
     return ids[at], np.asarray(scores)[at]
 
 
-__all__ = ["Search"]
+__all__ = ["Search", "RANKED_FIRST"]
+
+#: Matches a window's search ranks before it shows them (``find(rank=RANKED_FIRST)``): a
+#: few screenfuls; the others are ranked right after (:meth:`SearchResults.complete`).
+RANKED_FIRST = 1000
 
 #: Metadata fields a query can ask for, -> (how the message names one, the SQL condition
 #: of a paper that has one).

@@ -31,6 +31,10 @@ from paperdesk.core.api import ProgressTracker
 from paperdesk.core.library import Library
 from paperdesk.core.api import MatchTerms
 from paperdesk.core.scope import Scope
+# Matches ranked before the list first shows a search; the others are ranked right after,
+# on the search thread, and replace the list with every match (at a million abstracts,
+# the sort of a common word's 250,000 matches was most of its search).
+from paperdesk.core.search.library_search import RANKED_FIRST
 from paperdesk.ui.background.operations import Job, LibraryWorker
 from paperdesk.ui.background.runner import Runner, one_line
 
@@ -44,11 +48,6 @@ SEARCH_DELAY_MS = 150
 #: ~0.2 ms, so 200 of them delayed the first rows by 40 ms); the ids of all the others
 #: come with them and their rows and snippets are read when shown.
 FIRST_PAGE = 60
-#: Matches ranked before the list first shows a search (a few screenfuls: the ids the
-#: list shows at once); the others are ranked right after, on the search thread, and
-#: replace the list with every match (at a million abstracts, the sort of a common
-#: word's 250,000 matches was most of its search).
-RANKED_FIRST = 1000
 #: How long after the last change the search index is brought up to date, in ms.
 SYNC_DELAY_MS = 300
 #: Quiet time before saved searches are counted again, in milliseconds.
