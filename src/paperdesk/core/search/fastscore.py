@@ -1020,6 +1020,8 @@ def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:
     Returns:
         A bool array shaped like ``pids``.
     """
+    if not len(pids) or (pids.min() >= 0 and pids.max() < len(mask)):
+        return mask[pids]     # one gather (the usual case: every id inside the mask)
     inside = (pids >= 0) & (pids < len(mask))
     out = np.zeros(len(pids), dtype=bool)
     out[inside] = mask[pids[inside]]
