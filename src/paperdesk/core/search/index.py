@@ -841,8 +841,10 @@ def match_spans(text: str, terms: MatchTerms, end: int | None = None,
         for phrase in terms.phrases:
             if phrase:
                 by_first.setdefault(phrase[0], []).append(phrase)
-        for i, folded in enumerate(folded_words):
-            for phrase in by_first.get(folded, ()):
+        starts = itertools.compress(range(len(folded_words)),
+                                    map(by_first.__contains__, folded_words))
+        for i in starts:    # only where a phrase's first word is
+            for phrase in by_first[folded_words[i]]:
                 n = len(phrase)
                 if tuple(folded_words[i:i + n]) == phrase:
                     hits[i:i + n] = [True] * n
