@@ -11,6 +11,8 @@ import random
 import numpy as np
 import pytest
 
+from whoosh import query as wq
+
 from paperdesk.core.search import fastscore
 from paperdesk.core.search.fastscore import FastView
 
@@ -95,3 +97,38 @@ def test_random_and_or_of_seed_words_agree(lib, monkeypatch):
         if rng.random() < 0.3:
             query = f"tag:third ({query})"
         _same(*_both(lib, query, monkeypatch), query)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: wq.Prefix("abstract", "de", constantscore=False),
+    lambda: wq.Prefix("title", "learn", constantscore=False, boost=2.0),
+    lambda: wq.FuzzyTerm("abstract", "netwrk", maxdist=1, constantscore=False),
+    lambda: wq.Prefix("abstract", "de"),      # unscored in small segments: 1.0 each
+])
+def test_prefix_words_scored_segment_by_segment_in_one_pass_keep_their_bits(lib, make):
+    """A prefix's or fuzzy word's postings are scored a segment at a time in one pass
+    (its words end to end); the scores must be those of adding word after word."""
+    q = make()
+    index = lib.index.whoosh
+    with index._lock:
+        view = index._view()
+        node = view.evaluate(q)
+        expected = np.zeros(view.n)
+        field = view.schema[q.fieldname]
+        for reader, base, seg in view.leaves:
+            words = [w if isinstance(w, bytes) else field.to_bytes(w)
+                     for w in fastscore.leaf_words(q, reader) if w]
+            scored = (len(words) == 1 or not q.constantscore or len(words) == 2
+                      or seg.doccount > 5000)
+            for w in words:
+                local, weights = view.cache.term(reader, q.fieldname, w)
+                if not len(local):
+                    continue
+                if not scored:
+                    expected[local + base] = 1.0
+                    continue
+                scores = view._term_scores(q.fieldname, w, local + base, weights)
+                expected[local + base] += scores * (q.boost if len(words) > 1 else 1.0)
+    assert node.match.sum() > 3
+    assert np.flatnonzero(node.match).tolist() == np.flatnonzero(expected).tolist()
+    assert node.score.view(np.uint64).tolist() == expected.view(np.uint64).tolist()

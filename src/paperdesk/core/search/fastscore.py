@@ -526,13 +526,19 @@ class FastView:
     def _term_scores(self, fieldname: str, tbytes: bytes, ids: np.ndarray,
                      weights: np.ndarray) -> np.ndarray:
         """BM25F (or plain weight) scores of postings, as Whoosh's scorers give them."""
+        if not self.schema[fieldname].scorable:
+            return weights  # whoosh.scoring.WeightScorer
+        return self._bm25f(fieldname, self.searcher.idf(fieldname, tbytes), ids, weights)
+
+    def _bm25f(self, fieldname: str, idf, ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """:meth:`_term_scores` with the terms' ``idf`` given (a number, or one per
+        posting): the same operations in the same order, so the same bits."""
         field = self.schema[fieldname]
         if not field.scorable:
             return weights  # whoosh.scoring.WeightScorer
         w = self._weighting
         B = w._field_B.get(fieldname, w.B)
         K1 = w.K1
-        idf = self.searcher.idf(fieldname, tbytes)
         avgfl = self._avgfl.get(fieldname)
         if avgfl is None:   # Whoosh sums every segment's lengths at each call
             avgfl = self._avgfl[fieldname] = self.searcher.avg_field_length(fieldname) or 1
@@ -563,7 +569,9 @@ class FastView:
         return ids, scores
 
     def _multiterm(self, q) -> list:
-        """The sparse parts of a Prefix/Wildcard/FuzzyTerm, as Whoosh scores them.
+        """The sparse parts of a Prefix/Wildcard/FuzzyTerm, as Whoosh scores them: one
+        ``(doc numbers, scores, repeats)`` per segment, ``repeats`` True when a document
+        may come more than once (once per word, to be added in that order).
 
         Whoosh builds matchers per segment (``Collector.set_subsearcher``), so
         ``MultiTerm.matcher`` expands the pattern to the words of *that segment*: one word
@@ -590,18 +598,24 @@ class FastView:
                       or (len(words) < wq.Or.TOO_MANY_CLAUSES
                           and (len(words) == 2 or seg.doccount > 5000)))
             boost = q.boost if len(words) > 1 else 1.0
+            found = [(w, *self.cache.term(reader, fieldname, w)) for w in words]
+            found = [(w, local, weights) for w, local, weights in found if len(local)]
+            if not found:
+                continue
             if not scored:
                 hit = np.zeros(seg.doccount, dtype=bool)
-                for w in words:
-                    hit[self.cache.term(reader, fieldname, w)[0]] = True
+                hit[np.concatenate([local for _w, local, _ws in found])] = True
                 ids = np.flatnonzero(hit) + base
-                parts.append((ids, np.ones(len(ids), dtype=np.float64)))
+                parts.append((ids, np.ones(len(ids), dtype=np.float64), False))
                 continue
-            for w in words:
-                local, weights = self.cache.term(reader, fieldname, w)
-                if len(local):
-                    scores = self._term_scores(fieldname, w, local + base, weights)
-                    parts.append((local + base, scores * boost if boost != 1.0 else scores))
+            # the segment's words in one pass: their postings end to end (a document may
+            # come once per word: the caller adds them with np.add.at, in this order)
+            local = np.concatenate([local for _w, local, _ws in found]) + base
+            weights = np.concatenate([weights for _w, _l, weights in found])
+            idf = np.repeat([self.searcher.idf(fieldname, w) for w, _l, _ws in found],
+                            [len(local) for _w, local, _ws in found])
+            scores = self._bm25f(fieldname, idf, local, weights)
+            parts.append((local, scores * boost if boost != 1.0 else scores, len(found) > 1))
         return parts
 
     # -- evaluation ---------------------------------------------------------------------
@@ -670,7 +684,13 @@ class FastView:
                 score += found
                 continue
             elif t in _MULTITERMS:
-                parts = self._multiterm(sub)
+                for ids, scores, repeats in self._multiterm(sub):
+                    match[ids] = True
+                    if repeats:     # a doc once per word: added in order, unbuffered
+                        np.add.at(score, ids, scores)
+                    else:
+                        score[ids] += scores
+                continue
             else:
                 node = self.evaluate(sub)
                 match |= node.match
