@@ -34,7 +34,7 @@ from paperdesk.core.scope import Scope
 # Matches ranked before the list first shows a search; the others are ranked right after,
 # on the search thread, and replace the list with every match (at a million abstracts,
 # the sort of a common word's 250,000 matches was most of its search).
-from paperdesk.core.search.library_search import RANKED_FIRST
+from paperdesk.core.api import RANKED_FIRST
 from paperdesk.ui.background.operations import Job, LibraryWorker
 from paperdesk.ui.background.runner import Runner, one_line
 
