@@ -805,6 +805,9 @@ class FastView:
         if t is wq.Term:
             return self._term(q.fieldname, q.text, q.boost)
         if t is wq.Or and not (q.scale or q.minmatch) and q.subqueries:
+            if all(type(sub) is wq.Term for sub in q.subqueries) and sum(
+                    self._postings_count(sub) for sub in q.subqueries) > self.n * SPARSE_SHARE:
+                return None     # known from the term infos, before any posting is read
             parts = [self.sparse(sub) for sub in q.subqueries]
             if any(part is None for part in parts) or \
                     sum(len(ids) for ids, _s in parts) > self.n * SPARSE_SHARE:
@@ -839,6 +842,18 @@ class FastView:
                     score += scores[np.searchsorted(ids, docs)]
             return docs, self._boosted_scores(score, q)
         return None
+
+    def _postings_count(self, q) -> int:
+        """How many postings a ``Term`` has (deleted documents included), from the term
+        infos (``doc_frequency``, remembered per searcher): 0 for a word the index lacks."""
+        field = self.schema[q.fieldname] if q.fieldname in self.schema else None
+        if field is None or not field.indexed:
+            return 0
+        try:
+            tbytes = q.text if isinstance(q.text, bytes) else field.to_bytes(q.text)
+        except ValueError:
+            return 0
+        return self._doc_frequency(q.fieldname, tbytes)
 
     @staticmethod
     def _boosted_scores(score: np.ndarray, q) -> np.ndarray:
