@@ -299,7 +299,8 @@ def time_queries(lib: Library, fts: sqlite3.Connection, queries: dict, repeat: i
         One dict per query: ``query``, ``text``, ``tag``, ``median_ms``, ``p95_ms``,
         ``p99_ms`` (wall), ``cpu_median_ms``, ``cpu_p99_ms`` (CPU of the searching
         thread), ``rest_cpu_ms`` (median CPU of ranking the other matches afterwards,
-        ``SearchResults.complete``, as the window's search thread does next), ``hits``, ``total``, ``suggestion`` ("did you mean"),
+        ``SearchResults.complete``, as the window's search thread does next),
+        ``hits``, ``total``, ``suggestion`` ("did you mean"),
         ``fts_median_ms``, ``fts_p95_ms``, ``fts_hits``, ``ratio`` (paperdesk / FTS5),
         ``tv_median_ms``, ``tv_p99_ms``, ``tv_total`` (tantivy; ``None`` without it or
         an equivalent), ``meets_target`` (:func:`meets_target`).

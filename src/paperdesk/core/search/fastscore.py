@@ -62,8 +62,8 @@ from whoosh.util.numeric import byte_to_length
 from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES", "SPARSE_PATH", "SPARSE_SHARE", "PaperMaskQuery", "best_first", "best_first_head",
-           "expand_words", "leaf_words", "mask_lookup"]
+           "POSTINGS_CACHE_BYTES", "SPARSE_PATH", "SPARSE_SHARE", "PaperMaskQuery",
+           "best_first", "best_first_head", "expand_words", "leaf_words", "mask_lookup"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
