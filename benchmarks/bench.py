@@ -529,14 +529,18 @@ def markdown(report: dict) -> str:
                      f"(median and p99 of {report['repeat']} runs, ms; load "
                      f"{r['load_after_import']['loadavg'][0]:.2f} → "
                      f"{r.get('load_after_search', r['load_after_import'])['loadavg'][0]:.2f})\n")
-        lines.append("| query | paperdesk median | p99 | FTS5 median | tantivy median | p99 "
-                     "| hits | target (median / p99) | |")
-        lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |")
+        lines.append("| query | paperdesk median | p99 | CPU median | CPU p99 | rest ranked, "
+                     "CPU | FTS5 median | tantivy median | p99 | hits | target (median / p99) "
+                     "| |")
+        lines.append("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+                     "| --- | --- |")
         for q in r["search"]:
             hits = f"{q['total']:,}" + (f" → “{q['suggestion']}”" if q.get("suggestion")
                                         else "")
             lines.append(f"| {search_bench.query_label(q)} | {q['median_ms']:.1f} | "
-                         f"{q['p99_ms']:.1f} | {_f(q['fts_median_ms'])} | "
+                         f"{q['p99_ms']:.1f} | {_f(q.get('cpu_median_ms'))} | "
+                         f"{_f(q.get('cpu_p99_ms'))} | {_f(q.get('rest_cpu_ms'))} | "
+                         f"{_f(q['fts_median_ms'])} | "
                          f"{_f(q.get('tv_median_ms'))} | {_f(q.get('tv_p99_ms'))} | {hits} | "
                          f"{search_bench.target_text(q['query'])} | "
                          f"{'met' if q['meets_target'] else 'missed'} |")

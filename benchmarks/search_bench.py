@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))  # for benchmarks.synth when run as a script
 
 from benchmarks.synth import unique_token, write_synthetic_files  # noqa: E402
 from paperdesk.core.library import Library  # noqa: E402
+from paperdesk.core.search.library_search import RANKED_FIRST  # noqa: E402
 
 TAGS = ("to read", "vision", "theory", "ml")
 #: name -> (paperdesk query, FTS5 MATCH expression or None when FTS5 has no equivalent,
@@ -64,23 +65,33 @@ FILTERED = ("tag + term", "tag pane + term", "starred + term")
 STARRED_SHARE = 10
 
 
-def _timed(fn, repeat: int, before=None) -> tuple[float, float, float, object]:
-    """``(median, p95, p99, last result)`` of ``repeat`` timed calls of ``fn`` (ms),
+def _timed(fn, repeat: int, before=None, cpu: list | None = None
+           ) -> tuple[float, float, float, object]:
+    """``(median, p95, p99, last result)`` of ``repeat`` timed calls of ``fn`` (wall ms),
     after one untimed call; a percentile is the sorted time at that share of the runs
-    (the p99 of fewer than 100 runs is their slowest)."""
+    (the p99 of fewer than 100 runs is their slowest). ``cpu``, when given, receives the
+    CPU ms of the calling thread for each call (``time.thread_time``: what the load of
+    other processes changes least)."""
     fn()  # warm-up (caches, first searcher use)
     times = []
     result = None
     for _ in range(repeat):
         if before is not None:
             before()
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.thread_time()
         result = fn()
         times.append((time.perf_counter() - start) * 1000)
-    times.sort()
+        if cpu is not None:
+            cpu.append((time.thread_time() - start_cpu) * 1000)
+    return (*_percentiles(times), result)
+
+
+def _percentiles(times: list[float]) -> tuple[float, float, float]:
+    """``(median, p95, p99)`` of some times (the p99 of fewer than 100 is the slowest)."""
+    times = sorted(times)
     p95 = times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]
     p99 = times[min(len(times) - 1, round(0.99 * (len(times) - 1)))]
-    return statistics.median(times), p95, p99, result
+    return statistics.median(times), p95, p99
 
 
 def build_library(workdir: Path, n: int, log) -> tuple[Library, dict]:
@@ -271,8 +282,9 @@ def tantivy_rows(lib: Library):
 
 def time_queries(lib: Library, fts: sqlite3.Connection, queries: dict, repeat: int,
                  log=lambda msg: None, cold: bool = False, tantivy=None) -> list[dict]:
-    """Time each query through ``lib.search.find`` (top 50 with snippets, no exact count:
-    what the window's search asks), its FTS5 equivalent (bm25, top 50, ``snippet()``)
+    """Time each query through ``lib.search.find`` (top 50 with snippets, the best
+    :data:`~paperdesk.core.search.library_search.RANKED_FIRST` ranked: what the window's
+    search asks before it shows the rows), its FTS5 equivalent (bm25, top 50, ``snippet()``)
     and, when given, tantivy's (top 50, a snippet each).
 
     Args:
@@ -285,7 +297,10 @@ def time_queries(lib: Library, fts: sqlite3.Connection, queries: dict, repeat: i
         tantivy: a built :class:`benchmarks.tantivy_ref.TantivyReference`, or ``None``.
     Returns:
         One dict per query: ``query``, ``text``, ``tag``, ``median_ms``, ``p95_ms``,
-        ``p99_ms``, ``hits``, ``total``, ``suggestion`` ("did you mean"),
+        ``p99_ms`` (wall), ``cpu_median_ms``, ``cpu_p99_ms`` (CPU of the searching
+        thread), ``rest_cpu_ms`` (median CPU of ranking the other matches afterwards,
+        ``SearchResults.complete``, as the window's search thread does next),
+        ``hits``, ``total``, ``suggestion`` ("did you mean"),
         ``fts_median_ms``, ``fts_p95_ms``, ``fts_hits``, ``ratio`` (paperdesk / FTS5),
         ``tv_median_ms``, ``tv_p99_ms``, ``tv_total`` (tantivy; ``None`` without it or
         an equivalent), ``meets_target`` (:func:`meets_target`).
@@ -300,12 +315,23 @@ def time_queries(lib: Library, fts: sqlite3.Connection, queries: dict, repeat: i
         tag_id = tag_ids.get(options["tag"]) if options.get("tag") else None
         if options.get("tag") and tag_id is None:
             raise SystemExit(f"the library has no tag {options['tag']!r}; tag it first")
+        cpu: list[float] = []
         med, p95, p99, results = _timed(
-            lambda: lib.search.find(ours, limit=50, count=False, tag_id=tag_id), repeat,
-            before=lib.index.whoosh.drop_caches if cold else None)
+            lambda: lib.search.find(ours, limit=50, count=False, tag_id=tag_id,
+                                    rank=RANKED_FIRST), repeat,
+            before=lib.index.whoosh.drop_caches if cold else None, cpu=cpu)
+        cpu_med, _cpu95, cpu_p99 = _percentiles(cpu)
+        rest_cpu: list[float] = []
+        for _ in range(repeat if not results.ranked else 0):
+            start_cpu = time.thread_time()
+            results.complete()
+            rest_cpu.append((time.thread_time() - start_cpu) * 1000)
         row = {"query": name, "text": ours, "tag": options.get("tag"), "median_ms": med,
-               "p95_ms": p95, "p99_ms": p99, "hits": len(results.hits),
-               "total": results.total, "suggestion": results.suggestion}
+               "p95_ms": p95, "p99_ms": p99, "cpu_median_ms": cpu_med,
+               "cpu_p99_ms": cpu_p99,
+               "rest_cpu_ms": _percentiles(rest_cpu)[0] if rest_cpu else 0.0,
+               "hits": len(results.hits), "total": results.total,
+               "suggestion": results.suggestion}
         if theirs is not None:
             fmed, fp95, _p99, fres = _timed(lambda: fts.execute(sql, [theirs]).fetchall(),
                                             repeat)

@@ -164,6 +164,9 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         assert set(rows) >= {"common term", "rare term", "two terms", "phrase", "prefix",
                              "tag pane + term"}
         assert rows["tag pane + term"]["tag"] == "vision"
+        for row in rows.values():   # CPU of the searching thread beside the wall time
+            assert _number(row["cpu_median_ms"]) and _number(row["cpu_p99_ms"])
+            assert row["cpu_median_ms"] <= row["cpu_p99_ms"] and row["rest_cpu_ms"] == 0.0
         assert rows["common term"]["total"] > 0 and rows["rare term"]["total"] >= 1
         assert rows["starred + term"]["total"] <= rows["common term"]["total"]
         assert rows["did you mean"]["total"] == 0 and rows["did you mean"]["suggestion"]
@@ -199,6 +202,7 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
     assert "#### Issue 28's targets at 80 papers" in md
     assert "| list filled (every paper stored), wall s | " in md
     assert "| tag pane + term (tag pane: vision, then `depth`) |" in md
+    assert "| query | paperdesk median | p99 | CPU median | CPU p99 | rest ranked, CPU |" in md
     assert "load averages (1 / 5 / 15 min)" in md
 
 

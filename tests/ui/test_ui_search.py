@@ -20,6 +20,7 @@ from paperdesk.ui.panes.paper_model import SNIPPET_PLACEHOLDER, PaperTableModel
 from paperdesk.ui.style.colours import SEARCH_HIT_LIGHT
 from paperdesk.core.scope import Scope
 from paperdesk.ui.window.search_help import SEARCH_SYNTAX, SearchHelpDialog
+from paperdesk.ui.background import workers
 from paperdesk.ui.background.workers import FIRST_PAGE
 from ui_fixtures import marked_fragments  # noqa: E402
 from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401
@@ -160,6 +161,32 @@ def test_a_search_is_one_pass_in_the_worker_with_ids_for_every_match(qtbot, win,
     assert window.model.rowCount() == TOTAL
     assert sorted(window.model.ids()) == sorted(window.lib.papers.ids())
     assert window.status_text() == f"{TOTAL} of {TOTAL} match"
+
+
+def test_a_large_search_lists_its_best_matches_first_then_every_match_in_order(
+        qtbot, win, monkeypatch):
+    """Issue 28: only the best matches are ranked before the list shows a search (the
+    sort of every match was most of a common word's search at a million abstracts); the
+    rest are ranked right after on the search thread, and the list then holds every
+    match in the order of ranking them all at once."""
+    window = win
+    monkeypatch.setattr(workers, "RANKED_FIRST", 7)   # below the first page: 60 ranked
+    query = "learning OR model OR network"
+    seen = []
+    window.search_runner.resultsReady.connect(
+        lambda gen, results, complete: seen.append(
+            (complete, len(results.ids), results.total, window.model.rowCount(),
+             window.status_text())))
+    _search(qtbot, window, query)
+    expected = window.lib.search.find(query, limit=None)
+    assert expected.total > FIRST_PAGE
+    assert [s[:4] for s in seen[-2:]] == [
+        (False, FIRST_PAGE, expected.total, FIRST_PAGE),
+        (True, expected.total, expected.total, expected.total)]
+    assert f"listing the best {FIRST_PAGE}, loading the rest" in seen[-2][4]
+    assert "loading" not in seen[-1][4]
+    assert window.model.ids() == expected.ids.tolist()
+    assert window.model.paper_id(0) == expected.hits[0].id
 
 
 def test_an_estimated_total_says_about(qtbot, win):

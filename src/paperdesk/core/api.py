@@ -70,9 +70,11 @@ _WHERE = {
     "folder_patterns": "paperdesk.core.imports.formats",
     "ImportProgress": "paperdesk.core.imports.progress",
     "ProgressTracker": "paperdesk.core.imports.progress",
-    # Search: highlighting the words a query matches; index write errors
+    # Search: highlighting the words a query matches; the matches ranked first; index
+    # write errors
     "MatchTerms": "paperdesk.core.search.index",
     "match_spans": "paperdesk.core.search.index",
+    "RANKED_FIRST": "paperdesk.core.search.library_search",
     "IndexWriteError": "paperdesk.core.search.writer_process",
     # The library folder: backups, full disks, the lock and its turns, salvage, schema
     "BACKUP_DIR": "paperdesk.core.store.backup",

@@ -5,8 +5,10 @@ All are frozen dataclasses with a ``to_dict()`` that gives the JSON shape the CL
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
+
+import numpy as np
 
 from paperdesk.core.changes import Changes
 from paperdesk.core.fields import stored_fields
@@ -501,6 +503,9 @@ class SearchResults:
         interest: with ``sort="interest"``, the
             :class:`~paperdesk.core.discover.models.InterestOrder` of the matches (its
             ``message``, ``ranked`` and the ``reasons`` of the first hits), else ``None``.
+        rest: ``None`` when ``ids`` holds every match; after ``find(rank=n)`` on more
+            than ``n`` matches, a callable giving the other matches' ``(ids, scores)``
+            in order (:meth:`complete` calls it; ``ids`` holds the best ``n``).
     """
 
     query: str
@@ -514,6 +519,26 @@ class SearchResults:
     indexed: int | None = None
     papers: int | None = None
     interest: Any = field(default=None, compare=False, repr=False)
+    rest: Any = field(default=None, compare=False, repr=False)
+
+    @property
+    def ranked(self) -> bool:
+        """True when ``ids`` holds every match in order (no :attr:`rest` to rank)."""
+        return self.rest is None
+
+    def complete(self) -> SearchResults:
+        """These results with every match in ``ids``/``scores``, in order.
+
+        Returns:
+            ``self`` when already :attr:`ranked`; else a copy whose ``ids`` and
+            ``scores`` are these followed by :attr:`rest`'s (numpy arrays; the sort of
+            the rest runs now, on the caller's thread: a few ms per 100,000 matches).
+        """
+        if self.rest is None:
+            return self
+        ids, scores = self.rest()
+        return replace(self, ids=np.concatenate((self.ids, ids)),
+                       scores=np.concatenate((self.scores, scores)), rest=None)
 
     @property
     def partial(self) -> bool:

@@ -62,13 +62,20 @@ from whoosh.util.numeric import byte_to_length
 from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
-           "POSTINGS_CACHE_BYTES", "PaperMaskQuery", "expand_words", "leaf_words",
-           "mask_lookup"]
+           "POSTINGS_CACHE_BYTES", "SPARSE_PATH", "SPARSE_SHARE", "PaperMaskQuery",
+           "best_first", "best_first_head", "expand_words", "leaf_words", "mask_lookup"]
 
 #: Column with each document's paper id (a signed 64-bit integer).
 PID_FIELD = "pid"
 #: Default of the paper id column: a document without one.
 PID_MISSING = -1
+#: Whether searches try :meth:`FastView.sparse` before the dense arrays (off: every
+#: query through :meth:`FastView.evaluate`, for comparison).
+SPARSE_PATH = True
+#: :meth:`FastView.sparse` unites the postings of an ``Or`` without arrays over every
+#: document while they number at most this share of the documents (a common word's
+#: are cheaper to add into the dense arrays than to sort).
+SPARSE_SHARE = 0.125
 #: Most bytes of decoded posting lists kept between searches.
 POSTINGS_CACHE_BYTES = 96 * 1024 * 1024
 
@@ -477,6 +484,7 @@ class FastView:
         #: field -> its average length (``Searcher.avg_field_length``, fixed per searcher)
         self._avgfl: dict[str, float] = {}
         self._df: dict[tuple[str, bytes], int] = {}
+        self._pids_missing: bool | None = None   # a document without a paper id
 
     def segment_ids(self) -> set[str]:
         return {reader._segid for reader, _b, _s in self.leaves}
@@ -518,13 +526,19 @@ class FastView:
     def _term_scores(self, fieldname: str, tbytes: bytes, ids: np.ndarray,
                      weights: np.ndarray) -> np.ndarray:
         """BM25F (or plain weight) scores of postings, as Whoosh's scorers give them."""
+        if not self.schema[fieldname].scorable:
+            return weights  # whoosh.scoring.WeightScorer
+        return self._bm25f(fieldname, self.searcher.idf(fieldname, tbytes), ids, weights)
+
+    def _bm25f(self, fieldname: str, idf, ids: np.ndarray, weights: np.ndarray) -> np.ndarray:
+        """:meth:`_term_scores` with the terms' ``idf`` given (a number, or one per
+        posting): the same operations in the same order, so the same bits."""
         field = self.schema[fieldname]
         if not field.scorable:
             return weights  # whoosh.scoring.WeightScorer
         w = self._weighting
         B = w._field_B.get(fieldname, w.B)
         K1 = w.K1
-        idf = self.searcher.idf(fieldname, tbytes)
         avgfl = self._avgfl.get(fieldname)
         if avgfl is None:   # Whoosh sums every segment's lengths at each call
             avgfl = self._avgfl[fieldname] = self.searcher.avg_field_length(fieldname) or 1
@@ -555,7 +569,9 @@ class FastView:
         return ids, scores
 
     def _multiterm(self, q) -> list:
-        """The sparse parts of a Prefix/Wildcard/FuzzyTerm, as Whoosh scores them.
+        """The sparse parts of a Prefix/Wildcard/FuzzyTerm, as Whoosh scores them: one
+        ``(doc numbers, scores, repeats)`` per segment, ``repeats`` True when a document
+        may come more than once (once per word, to be added in that order).
 
         Whoosh builds matchers per segment (``Collector.set_subsearcher``), so
         ``MultiTerm.matcher`` expands the pattern to the words of *that segment*: one word
@@ -582,18 +598,24 @@ class FastView:
                       or (len(words) < wq.Or.TOO_MANY_CLAUSES
                           and (len(words) == 2 or seg.doccount > 5000)))
             boost = q.boost if len(words) > 1 else 1.0
+            found = [(w, *self.cache.term(reader, fieldname, w)) for w in words]
+            found = [(w, local, weights) for w, local, weights in found if len(local)]
+            if not found:
+                continue
             if not scored:
                 hit = np.zeros(seg.doccount, dtype=bool)
-                for w in words:
-                    hit[self.cache.term(reader, fieldname, w)[0]] = True
+                hit[np.concatenate([local for _w, local, _ws in found])] = True
                 ids = np.flatnonzero(hit) + base
-                parts.append((ids, np.ones(len(ids), dtype=np.float64)))
+                parts.append((ids, np.ones(len(ids), dtype=np.float64), False))
                 continue
-            for w in words:
-                local, weights = self.cache.term(reader, fieldname, w)
-                if len(local):
-                    scores = self._term_scores(fieldname, w, local + base, weights)
-                    parts.append((local + base, scores * boost if boost != 1.0 else scores))
+            # the segment's words in one pass: their postings end to end (a document may
+            # come once per word: the caller adds them with np.add.at, in this order)
+            local = np.concatenate([local for _w, local, _ws in found]) + base
+            weights = np.concatenate([weights for _w, _l, weights in found])
+            idf = np.repeat([self.searcher.idf(fieldname, w) for w, _l, _ws in found],
+                            [len(local) for _w, local, _ws in found])
+            scores = self._bm25f(fieldname, idf, local, weights)
+            parts.append((local, scores * boost if boost != 1.0 else scores, len(found) > 1))
         return parts
 
     # -- evaluation ---------------------------------------------------------------------
@@ -662,7 +684,13 @@ class FastView:
                 score += found
                 continue
             elif t in _MULTITERMS:
-                parts = self._multiterm(sub)
+                for ids, scores, repeats in self._multiterm(sub):
+                    match[ids] = True
+                    if repeats:     # a doc once per word: added in order, unbuffered
+                        np.add.at(score, ids, scores)
+                    else:
+                        score[ids] += scores
+                continue
             else:
                 node = self.evaluate(sub)
                 match |= node.match
@@ -759,6 +787,80 @@ class FastView:
             out[keys >> 32] = True
         return out
 
+    def sparse(self, q) -> tuple[np.ndarray, np.ndarray] | None:
+        """Evaluate the common shapes without arrays over every document: a ``Term``,
+        an ``Or`` of such parts (a word is an ``Or`` of its fields) and an ``And`` of
+        them, beside which ``And`` may hold :class:`PaperMaskQuery` parts (``tag:``,
+        ``is:starred`` ...). At a million documents the dense arrays of :meth:`evaluate`
+        (a bool and a float per document for each query node) were a search's fixed
+        cost; here the work follows the postings. The scores are added in the order
+        :meth:`evaluate` adds them (from 0.0, part by part), so they are the same bits.
+
+        Returns:
+            ``(docs, scores)``: ascending distinct doc numbers (deleted ones included,
+            as :meth:`evaluate`'s) and their scores, or ``None`` when ``q`` has
+            another shape (then :meth:`evaluate` answers).
+        """
+        t = type(q)
+        if t is wq.Term:
+            return self._term(q.fieldname, q.text, q.boost)
+        if t is wq.Or and not (q.scale or q.minmatch) and q.subqueries:
+            if all(type(sub) is wq.Term for sub in q.subqueries) and sum(
+                    self._postings_count(sub) for sub in q.subqueries) > self.n * SPARSE_SHARE:
+                return None     # known from the term infos, before any posting is read
+            parts = [self.sparse(sub) for sub in q.subqueries]
+            if any(part is None for part in parts) or \
+                    sum(len(ids) for ids, _s in parts) > self.n * SPARSE_SHARE:
+                return None     # a common word: the dense arrays cost less than a sort
+            docs = np.concatenate([ids for ids, _s in parts])
+            docs.sort(kind="stable")    # a merge of the parts' sorted runs (timsort)
+            if len(docs) > 1:
+                docs = docs[np.concatenate(([True], docs[1:] != docs[:-1]))]
+            score = np.zeros(len(docs), dtype=np.float64)
+            for ids, scores in parts:   # as _or's score[ids] += scores, part by part
+                score[np.searchsorted(docs, ids)] += scores
+            return docs, self._boosted_scores(score, q)
+        if t is wq.And and q.subqueries:
+            parts = [sub if type(sub) is PaperMaskQuery else self.sparse(sub)
+                     for sub in q.subqueries]
+            if any(part is None for part in parts) or \
+                    all(type(part) is PaperMaskQuery for part in parts):
+                return None
+            lists = [part for part in parts if type(part) is not PaperMaskQuery]
+            docs = functools.reduce(
+                lambda a, b: np.intersect1d(a, b, assume_unique=True),
+                sorted((ids for ids, _s in lists), key=len))
+            for part in parts:
+                if type(part) is PaperMaskQuery and len(docs):
+                    docs = docs[mask_lookup(part.mask, self.pids[docs])]
+            score = np.zeros(len(docs), dtype=np.float64)
+            for part in parts:          # as _and's score += node.score, part by part
+                if type(part) is PaperMaskQuery:
+                    score += 1.0
+                else:
+                    ids, scores = part
+                    score += scores[np.searchsorted(ids, docs)]
+            return docs, self._boosted_scores(score, q)
+        return None
+
+    def _postings_count(self, q) -> int:
+        """How many postings a ``Term`` has (deleted documents included), from the term
+        infos (``doc_frequency``, remembered per searcher): 0 for a word the index lacks."""
+        field = self.schema[q.fieldname] if q.fieldname in self.schema else None
+        if field is None or not field.indexed:
+            return 0
+        try:
+            tbytes = q.text if isinstance(q.text, bytes) else field.to_bytes(q.text)
+        except ValueError:
+            return 0
+        return self._doc_frequency(q.fieldname, tbytes)
+
+    @staticmethod
+    def _boosted_scores(score: np.ndarray, q) -> np.ndarray:
+        if q.boost != 1.0:  # compound queries wrap their matcher in WrappingMatcher
+            score *= q.boost
+        return score
+
     # -- results ------------------------------------------------------------------------
     def search_arrays(self, q, limit: int | None = None, source_id: int | None = None,
                       allowed=None, mask: np.ndarray | None = None
@@ -780,15 +882,74 @@ class FastView:
             Unsupported: the query has a shape not handled here, or documents lack the
                 paper-id column.
         """
-        node = self.evaluate(q)
-        match = node.match
-        match &= self.alive
-        if source_id is not None:
-            ids, _w = self.postings("source_id", str(source_id).encode("utf-8"))
-            keep = np.zeros(self.n, dtype=bool)
-            keep[ids] = True
-            match &= keep
-        docs = np.flatnonzero(match)
+        docs, scores = self._matches(q, source_id, allowed, mask)
+        total = len(docs)
+        if not total or (limit is not None and limit <= 0):
+            return _EMPTY_IDS, _EMPTY_WEIGHTS, total
+        if limit is not None and total > limit:
+            order, _rest = best_first_head(scores, limit)
+        else:
+            order = best_first(scores)  # docs ascending: ties by docnum
+        return self._paper_ids(docs[order]), scores[order], total
+
+    def search_ranked(self, q, first: int, source_id: int | None = None, allowed=None,
+                      mask: np.ndarray | None = None):
+        """Run a query and rank only its best ``first`` matches now; the order of the
+        rest is computed when asked for (a window's list shows the first screenfuls
+        long before anyone scrolls further; at a million abstracts the sort of every
+        match is most of a common word's search).
+
+        Args:
+            q, source_id, allowed, mask: as :meth:`search_arrays`.
+            first: matches ranked now (at least 1).
+        Returns:
+            ``(pids, scores, total, rest)``: the best ``min(first, total)`` paper ids
+            (int64) and scores (float64) in :meth:`search_arrays`'s order (the same
+            first ids), the number of matches, and ``rest``: ``None`` when every match
+            is among them, else a callable (any thread; no index access) returning the
+            ``(pids, scores)`` of the other matches, best first: ``pids`` then ``rest()``
+            is :meth:`search_arrays`'s whole answer.
+        Raises:
+            Unsupported: as :meth:`search_arrays`.
+        """
+        if self._pids_missing is None:   # once per searcher, before rest() can need it
+            self._pids_missing = bool(len(self.pids) and self.pids.min() < 0)
+        if self._pids_missing:
+            raise Unsupported("documents without a paper id column")
+        docs, scores = self._matches(q, source_id, allowed, mask)
+        total = len(docs)
+        if total <= first:
+            order = best_first(scores)
+            return self._paper_ids(docs[order]), scores[order], total, None
+        head, rest = best_first_head(scores, first)
+        pids = self._paper_ids(docs[head])
+        pids_all, rest_docs, rest_scores = self.pids, docs[rest], scores[rest]
+
+        def rest_in_order() -> tuple[np.ndarray, np.ndarray]:
+            order = best_first(rest_scores)
+            return pids_all[rest_docs[order]], rest_scores[order]
+
+        return pids, scores[head], total, rest_in_order
+
+    def _matches(self, q, source_id, allowed, mask) -> tuple[np.ndarray, np.ndarray]:
+        """The live matching documents of ``q`` in the scope (ascending doc numbers) and
+        their scores (see :meth:`search_arrays` for the arguments)."""
+        found = self.sparse(q) if SPARSE_PATH and source_id is None else None
+        if found is not None:
+            docs, scores = found
+            keep = self.alive[docs]
+            docs, scores = docs[keep], scores[keep]
+        else:
+            node = self.evaluate(q)
+            match = node.match
+            match &= self.alive
+            if source_id is not None:
+                ids, _w = self.postings("source_id", str(source_id).encode("utf-8"))
+                keep = np.zeros(self.n, dtype=bool)
+                keep[ids] = True
+                match &= keep
+            docs = np.flatnonzero(match)
+            scores = node.score[docs]
         if allowed is not None or mask is not None:   # looked up for the hits only
             pids = self.pids[docs]
             keep = np.ones(len(docs), dtype=bool)
@@ -796,22 +957,15 @@ class FastView:
                 keep &= np.isin(pids, np.fromiter(allowed, dtype=np.int64))
             if mask is not None:
                 keep &= mask_lookup(mask, pids)
-            docs = docs[keep]
-        total = len(docs)
-        if not total or (limit is not None and limit <= 0):
-            return _EMPTY_IDS, _EMPTY_WEIGHTS, total
-        scores = node.score[docs]
-        if limit is not None and total > limit:
-            kth = np.partition(scores, total - limit)[total - limit]
-            keep = scores >= kth
             docs, scores = docs[keep], scores[keep]
-        order = best_first(scores)  # docs ascending: ties by docnum
-        if limit is not None:
-            order = order[:limit]
-        pids = self.pids[docs[order]]
+        return docs, scores
+
+    def _paper_ids(self, docs: np.ndarray) -> np.ndarray:
+        """The paper ids of documents. Raises Unsupported when one has none."""
+        pids = self.pids[docs]
         if len(pids) and pids.min() < 0:
             raise Unsupported("documents without a paper id column")
-        return pids, scores[order], total
+        return pids
 
     def search(self, q, limit: int | None, source_id: int | None = None,
                allowed=None, mask: np.ndarray | None = None
@@ -856,6 +1010,42 @@ def best_first(scores: np.ndarray) -> np.ndarray:
     return np.argsort(keys, kind="stable")
 
 
+def best_first_head(scores: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray]:
+    """Split :func:`best_first`'s order of ``scores`` after its ``first`` positions
+    without sorting all of them: one partial selection (``np.partition``, linear) finds
+    the ``first``-th highest score, then only the positions above it (and the earliest of
+    those equal to it) are sorted (with :func:`best_first`'s keys).
+
+    Args:
+        scores: float64 scores (no NaN).
+        first: how many positions to order (0 or more).
+    Returns:
+        ``(head, rest)``: int64 positions into ``scores``; ``head`` is
+        ``best_first(scores)[:first]`` and ``rest`` the other positions in ascending
+        index order, so ``concatenate((head, rest[best_first(scores[rest])]))`` is
+        ``best_first(scores)``.
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    n = len(scores)
+    if first >= n:
+        return best_first(scores), _EMPTY_IDS
+    if first <= 0:
+        return _EMPTY_IDS, np.arange(n, dtype=np.int64)
+    if scores.min() < 0:   # never from BM25F with positive boosts (see best_first)
+        order = best_first(scores)
+        return order[:first], np.sort(order[first:])
+    # best_first's keys: NumPy's selection of doubles slows to ~9 ms on 37,000 scores
+    # of two distinct values (a fuzzy word's), its selection of integers takes 0.15
+    keys = ~(scores + 0.0).view(np.uint64)
+    kth = np.partition(keys, first - 1)[first - 1]   # the key of the first-th best
+    chosen = keys < kth
+    ties = np.flatnonzero(keys == kth)[:first - int(np.count_nonzero(chosen))]
+    chosen[ties] = True
+    picked = np.flatnonzero(chosen)
+    head = picked[np.argsort(keys[picked], kind="stable")]
+    return head, np.flatnonzero(~chosen)
+
+
 def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:
     """Return ``mask[pids]`` with False for ids outside the mask (negative or past its end).
 
@@ -865,6 +1055,8 @@ def mask_lookup(mask: np.ndarray, pids: np.ndarray) -> np.ndarray:
     Returns:
         A bool array shaped like ``pids``.
     """
+    if not len(pids) or (pids.min() >= 0 and pids.max() < len(mask)):
+        return mask[pids]     # one gather (the usual case: every id inside the mask)
     inside = (pids >= 0) & (pids < len(mask))
     out = np.zeros(len(pids), dtype=bool)
     out[inside] = mask[pids[inside]]

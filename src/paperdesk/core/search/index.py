@@ -21,6 +21,7 @@ import functools
 import itertools
 import logging
 import mmap
+import operator
 import os
 import pickle
 import re
@@ -29,7 +30,7 @@ import struct
 import threading
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -759,8 +760,6 @@ class MatchTerms:
     stemmed: frozenset[str] = frozenset()
     exact: frozenset[str] = frozenset()
     phrases: frozenset[tuple[str, ...]] = frozenset()
-    #: Words as written -> whether they match on their own (filled by :func:`match_spans`).
-    _seen: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return bool(self.stemmed or self.exact or self.phrases)
@@ -779,6 +778,16 @@ def _stem(folded: str) -> str:
     return porter_stem(folded)
 
 
+@functools.lru_cache(maxsize=200_000)
+def _fold_stem(word: str) -> str:
+    """A word as written -> its index form in the stemmed fields (folded, then stemmed)."""
+    return _stem(_fold(word))
+
+
+_GROUP = re.Match.group
+_SPAN = re.Match.span
+
+
 def exact_words(text: str) -> list[str]:
     """The words of ``text`` as :func:`exact_analyzer` gives them, in order."""
     return [_fold(m.group(0)) for m in _WORD_RE.finditer(text)]
@@ -795,8 +804,8 @@ def match_spans(text: str, terms: MatchTerms, end: int | None = None,
     through the whole phrase one after the other (as Whoosh's ``Phrase`` query with slop 1
     on the ``exact`` field: only the word positions count, so punctuation or a line break
     between the words does not break the phrase); a lone word of a phrase is not marked.
-    The work is linear in the characters scanned (each distinct word is analysed once per
-    query; a phrase costs its length at each occurrence of its first word).
+    The work is linear in the characters scanned (each distinct word is analysed once and
+    remembered; a phrase costs its length at each occurrence of its first word).
 
     Args:
         text: an abstract, note or title.
@@ -810,32 +819,36 @@ def match_spans(text: str, terms: MatchTerms, end: int | None = None,
     """
     if not terms or not text:
         return []
-    stemmed, exact, seen = terms.stemmed, terms.exact, terms._seen
     stop = len(text) if end is None else max(0, min(end, len(text)))
-    words = list(_WORD_RE.finditer(text, 0, stop))
-    if words and stop < len(text) and words[-1].end() == stop:
-        words.pop()   # possibly the first part of a longer word
-    hits = [False] * len(words)
-    if stemmed or exact:
-        for i, m in enumerate(words):
-            word = m.group()
-            hit = seen.get(word)
-            if hit is None:  # each distinct word is analysed once per query
-                folded = _fold(word)
-                hit = seen[word] = folded in exact or bool(stemmed and _stem(folded) in stemmed)
-            hits[i] = hit
+    # Each step is one C-level pass (match objects, their words, the cached analyses,
+    # the set lookups): no Python bytecode runs per word of the text.
+    found = list(_WORD_RE.finditer(text, 0, stop))
+    if found and stop < len(text) and found[-1].end() == stop:
+        found.pop()   # possibly the first part of a longer word
+    words = list(map(_GROUP, found))
+    if terms.stemmed:
+        hits = list(map(terms.stemmed.__contains__, map(_fold_stem, words)))
+        if terms.exact:
+            hits = list(map(operator.or_, hits,
+                            map(terms.exact.__contains__, map(_fold, words))))
+    elif terms.exact:
+        hits = list(map(terms.exact.__contains__, map(_fold, words)))
+    else:
+        hits = [False] * len(words)
     if terms.phrases:
-        folded_words = [_fold(m.group()) for m in words]
+        folded_words = list(map(_fold, words))
         by_first: dict[str, list[tuple[str, ...]]] = {}
         for phrase in terms.phrases:
             if phrase:
                 by_first.setdefault(phrase[0], []).append(phrase)
-        for i, folded in enumerate(folded_words):
-            for phrase in by_first.get(folded, ()):
+        starts = itertools.compress(range(len(folded_words)),
+                                    map(by_first.__contains__, folded_words))
+        for i in starts:    # only where a phrase's first word is
+            for phrase in by_first[folded_words[i]]:
                 n = len(phrase)
                 if tuple(folded_words[i:i + n]) == phrase:
                     hits[i:i + n] = [True] * n
-    return [m.span() for m, hit in zip(words, hits) if hit]
+    return list(map(_SPAN, itertools.compress(found, hits)))
 
 
 def make_snippet(text: str, spans: Sequence[tuple[int, int]], width: int = SNIPPET_CHARS,
@@ -1291,6 +1304,33 @@ class SearchIndex:
         if limit is not None:
             ids, scores = ids[:limit], scores[:limit]
         return ids, scores, total
+
+    def search_ranked(self, plan: QueryPlan, first: int, source_id: int | None = None,
+                      mask: np.ndarray | None = None, allowed: set[int] | None = None):
+        """:meth:`search_arrays` with only the best ``first`` matches ranked now (see
+        :meth:`.fastscore.FastView.search_ranked`): at a million abstracts the sort of
+        every match is most of a common word's search, and a list shows the first
+        screenfuls long before anyone scrolls further.
+
+        Args:
+            plan, source_id, mask, allowed: as :meth:`search_arrays`.
+            first: matches ranked now (at least 1).
+        Returns:
+            ``(ids, scores, total, rest)``: the first ``min(first, total)`` of
+            :meth:`search_arrays`'s ``ids`` and ``scores``, the number of matches, and
+            ``None`` when those are all of them, else a callable (any thread, no index
+            access) returning the other matches' ``(ids, scores)`` best first. Queries
+            Whoosh's own searcher answers come ranked in full (``rest`` is ``None``).
+        """
+        if plan.query is None:
+            return np.zeros(0, np.int64), np.zeros(0, np.float64), 0, None
+        query = self._query(plan)
+        with self._lock:
+            found = self._fast(True, lambda view: view.search_ranked(
+                query, first, source_id, allowed, mask))
+        if found is not None:
+            return found
+        return (*self.search_arrays(plan, source_id, mask, allowed, fast=False), None)
 
     def _fast(self, allowed: bool, run):
         """``run(fast view)``, or ``None`` when the fast path is off or cannot answer

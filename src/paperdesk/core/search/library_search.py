@@ -31,7 +31,11 @@ def _reorder(ids: np.ndarray, scores: np.ndarray, order: Sequence[int],
     return ids[at], np.asarray(scores)[at]
 
 
-__all__ = ["Search"]
+__all__ = ["Search", "RANKED_FIRST"]
+
+#: Matches a window's search ranks before it shows them (``find(rank=RANKED_FIRST)``): a
+#: few screenfuls; the others are ranked right after (:meth:`SearchResults.complete`).
+RANKED_FIRST = 1000
 
 #: Metadata fields a query can ask for, -> (how the message names one, the SQL condition
 #: of a paper that has one).
@@ -49,7 +53,8 @@ class Search(Manager):
     def find(self, query: str, limit: int | None = 50, source_id: int | None = None,
              tag_id: int | None = None, filter: str | None = None, sort: str = "relevance",
              descending: bool = False, count: bool = True, snippets: bool = True,
-             suggest: bool = True, within: set[int] | None = None) -> SearchResults:
+             suggest: bool = True, within: set[int] | None = None,
+             rank: int | None = None) -> SearchResults:
         """Search the library (the query language is described in :mod:`.query`).
 
         Every match is found (as numpy arrays, cheap even for 100,000 hits) and returned
@@ -80,6 +85,12 @@ class Search(Manager):
             suggest: offer "did you mean" when the query finds little (False when only
                 the count matters, e.g. for saved-search counts).
             within: only these paper ids (a selection), or ``None``.
+            rank: with the relevance order and a ``limit``, rank only the best ``rank``
+                matches now (at least ``limit`` of them): ``ids``/``scores`` then hold
+                those, and :attr:`SearchResults.rest` ranks the others when
+                :meth:`SearchResults.complete` is called (the sort of every match is
+                most of a common word's search at a million abstracts); ``total``
+                counts every match. ``None``: every match ranked now.
         Returns:
             :class:`SearchResults` (``total_exact`` True); while papers wait to be
             indexed (an import that is still being indexed) its ``indexed`` and
@@ -99,12 +110,17 @@ class Search(Manager):
             mask = mask & self._lib.masks.added(self.db, *plan.added)
         allowed = set(within) if within is not None else None
         note = ""
+        rest = None
         if meaning is not None:
             ids, scores, note = self._by_meaning(meaning, mask, source_id, allowed)
             total = len(ids)
         elif plan.added is not None and not plan.flags and \
                 type(plan.query).__name__ == "Every":
             ids, scores, total = self._added_only(mask, source_id, allowed)
+        elif rank is not None and limit is not None and sort == "relevance":
+            first = max(rank, limit, 1)
+            ids, scores, total, rest = self._lib.index.whoosh.search_ranked(
+                plan, first, source_id=source_id, mask=mask, allowed=allowed)
         else:
             ids, scores, total = self._lib.index.whoosh.search_arrays(plan, source_id=source_id,
                                                           mask=mask, allowed=allowed)
@@ -114,8 +130,8 @@ class Search(Manager):
                 ids.tolist(), with_reasons=None if limit is None else max(limit, 0))
             ids, scores = _reorder(ids, scores, interest.ids, descending)
         elif sort != "relevance" and len(ids) > 1:
-            rank = self._lib.masks.rank(self.db, sort, descending)
-            order = np.argsort(rank[ids], kind="stable")  # ids all exist (the mask)
+            ranks = self._lib.masks.rank(self.db, sort, descending)
+            order = np.argsort(ranks[ids], kind="stable")  # ids all exist (the mask)
             ids, scores = ids[order], scores[order]
         top = ids if limit is None else ids[:max(limit, 0)]
         hits = self._rows(plan, top.tolist(), scores[:len(top)].tolist(), snippets)
@@ -129,7 +145,7 @@ class Search(Manager):
             plan.message or (self._missing_field(plan) if total == 0 else "")
         return SearchResults(query, hits, total, True, message, suggestion, ids=ids,
                              scores=scores, indexed=indexed, papers=papers,
-                             interest=interest)
+                             interest=interest, rest=rest)
 
     def _by_meaning(self, text: str, mask: np.ndarray, source_id: int | None,
                     allowed: set[int] | None) -> tuple[np.ndarray, np.ndarray, str]:

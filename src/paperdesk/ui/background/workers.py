@@ -31,12 +31,16 @@ from paperdesk.core.api import ProgressTracker
 from paperdesk.core.library import Library
 from paperdesk.core.api import MatchTerms
 from paperdesk.core.scope import Scope
+# Matches ranked before the list first shows a search; the others are ranked right after,
+# on the search thread, and replace the list with every match (at a million abstracts,
+# the sort of a common word's 250,000 matches was most of its search).
+from paperdesk.core.api import RANKED_FIRST
 from paperdesk.ui.background.operations import Job, LibraryWorker
 from paperdesk.ui.background.runner import Runner, one_line
 
 __all__ = ["SearchRunner", "SearchRequest", "SavedSearchCounter", "ImportRunner",
            "ExportRunner", "IndexSyncRunner", "CheckRunner", "SEARCH_DELAY_MS", "FIRST_PAGE",
-           "SYNC_DELAY_MS", "COUNT_DELAY_MS", "SORTS"]
+           "RANKED_FIRST", "SYNC_DELAY_MS", "COUNT_DELAY_MS", "SORTS"]
 
 #: How long typing must pause before a search runs, in milliseconds.
 SEARCH_DELAY_MS = 150
@@ -82,16 +86,21 @@ class SearchRunner(Runner):
     results of a newer one, and a request already superseded when its turn comes is
     skipped. Sorting happens in the thread (``lib.search.find(sort=...)``).
 
-    One pass: every match's id and score in the requested order (``results.ids``, numpy
-    arrays: a common word's 80,000 matches cost milliseconds) with the exact total, and
-    the first :data:`FIRST_PAGE` of them as rows with snippets (``results.hits``), plus
-    the query's :class:`MatchTerms`. The list cuts the snippets of other rows when they
-    are shown (``lib.search.snippets``), so no search builds rows for all its hits.
+    One pass finds every match with the exact total, the first :data:`FIRST_PAGE` of
+    them as rows with snippets (``results.hits``), plus the query's :class:`MatchTerms`.
+    In the relevance order only the best :data:`RANKED_FIRST` are ranked then
+    (``find(rank=...)``) and delivered at once, as incomplete results; the rest are
+    ranked right after on the same thread (:meth:`SearchResults.complete`) and every
+    match's id and score (``results.ids``, numpy arrays) follows as complete results.
+    The list cuts the snippets of other rows when they are shown
+    (``lib.search.snippets``), so no search builds rows for all its hits.
 
     Signals:
         resultsReady(int, object, bool): ``(generation, SearchResults, complete)`` of the
-            latest request (``complete`` is always True: one pass finds every match).
-            The query's match terms are then available from :meth:`terms_for`.
+            latest request: ``complete`` False for the best :data:`RANKED_FIRST` of more
+            matches (``ids`` holds those only; the complete results follow), True when
+            ``ids`` holds every match. The query's match terms are then available from
+            :meth:`terms_for`.
         searchFailed(int, str): ``(generation, message)`` when the latest search raised.
 
     Args:
@@ -102,6 +111,7 @@ class SearchRunner(Runner):
 
     resultsReady = Signal(int, object, bool)
     searchFailed = Signal(int, str)
+    _firstRanked = Signal(int, object)     # (generation, (results, terms)): the best first
     thread_name = "paperdesk-search"
     what = "search"
     expected_errors = ()
@@ -112,6 +122,7 @@ class SearchRunner(Runner):
         self._lib = library
         self._pending: SearchRequest | None = None
         self._terms: dict[str, MatchTerms] = {}
+        self._firstRanked.connect(self._on_first_ranked)
 
     @property
     def generation(self) -> int:
@@ -159,12 +170,14 @@ class SearchRunner(Runner):
         search thread with ``lib.search.match_terms``), or ``None`` if not known."""
         return self._terms.get(query)
 
-    def _search(self, request: SearchRequest) -> tuple[object, MatchTerms]:
-        """Run one request (in the search thread): ``(SearchResults, MatchTerms)``."""
+    def _search(self, request: SearchRequest, generation: int) -> tuple[object, MatchTerms]:
+        """Run one request (in the search thread): ``(SearchResults, MatchTerms)``, every
+        match ranked; the best :data:`RANKED_FIRST` of more go to the UI thread first."""
         where = request.scope.where()
         order = {"sort": request.sort, "descending": request.descending}
         try:
-            results = self._lib.search.find(request.query, limit=FIRST_PAGE, **order, **where)
+            results = self._lib.search.find(request.query, limit=FIRST_PAGE, **order,
+                                            rank=RANKED_FIRST, **where)
         except TermsNotReady:
             # "worth reading first" needs the term table, built on a thread of its
             # own: meanwhile the matches come by date added (results.interest is
@@ -176,6 +189,9 @@ class SearchRunner(Runner):
         except Exception as exc:  # noqa: BLE001 - highlighting is a nicety
             one_line(exc, "highlighting", ())
             terms = MatchTerms()
+        if not results.ranked and not self._superseded(generation):
+            self._firstRanked.emit(generation, (results, terms))
+            results = results.complete()
         return results, terms
 
     @Slot()
@@ -183,15 +199,27 @@ class SearchRunner(Runner):
         if self._pending is None or self._stopped:
             return
         request, self._pending = self._pending, None
-        self._run_in_thread(lambda: self._search(request))
+        generation = self._generation
+        self._run_in_thread(lambda: self._search(request, generation))
+
+    @Slot(int, object)
+    def _on_first_ranked(self, generation: int, value) -> None:
+        if self._stopped or self._superseded(generation):
+            return
+        results, terms = value
+        self._remember_terms(results.query, terms)
+        self.resultsReady.emit(generation, results, False)
 
     def _on_done(self, value) -> None:
         results, terms = value
-        self._terms.pop(results.query, None)
-        self._terms[results.query] = terms
+        self._remember_terms(results.query, terms)
+        self.resultsReady.emit(self._generation, results, True)
+
+    def _remember_terms(self, query: str, terms: MatchTerms) -> None:
+        self._terms.pop(query, None)
+        self._terms[query] = terms
         while len(self._terms) > _TERMS_KEPT:
             self._terms.pop(next(iter(self._terms)))
-        self.resultsReady.emit(self._generation, results, True)
 
     def _on_failed(self, message: str) -> None:
         self.searchFailed.emit(self._generation, message)

@@ -1389,7 +1389,8 @@ class MainWindow(QMainWindow):
             else:   # an estimate (the first page of a large result); never above the scope
                 text = f"about {min(n, scope) if scope else n:,} of {scope:,} match"
             if not self.search.results_complete:
-                text += f" — listing the best {len(results.hits)}, loading the rest…"
+                text += f" — listing the best {len(results.ids) or len(results.hits):,}, " \
+                        "loading the rest…"
             if results.partial:     # the index is still catching up with an import
                 text += f" — {results.coverage_note()}"
             if results.message:
