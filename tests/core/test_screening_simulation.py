@@ -5,6 +5,7 @@ the rows and columns the command prints."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -149,6 +150,48 @@ def test_bad_input_is_one_line(tmp_path, capsys):
     err = "".join(line for line in capsys.readouterr().err.splitlines(keepends=True)
                   if "baseline left out" not in line)
     assert err.count("\n") == 1 and "X.labels.csv" in err and "Traceback" not in err
+
+
+_ITEMS = [{"id": f"W{i}", "type": "article-journal", "title": f"Paper {i} on topic {i % 3}",
+           "abstract": f"We study topic {i % 3} with method {i} and report results."}
+          for i in range(8)]
+_LABELS = "id,included\n" + "".join(f"W{i},{int(i < 3)}\n" for i in range(8))
+
+
+@pytest.mark.parametrize("csl, labels, told", [
+    ('{"items": []}', _LABELS, "R.csl.json: not CSL-JSON: a list of items was expected, it "
+                               "is an object"),
+    ('["a", "b"]', _LABELS, "R.csl.json: item 1 is not a CSL-JSON item with an id"),
+    ('[{"id": 1, ', _LABELS, "R.csl.json: not valid JSON"),
+    (None, _LABELS.replace("W4,0", "W4,maybe"), "R.labels.csv: line 6: included is 'maybe', "
+                                                "not 0 or 1"),
+    (None, _LABELS.replace("included", "incl"), "R.labels.csv: no included column"),
+    (None, "", "R.labels.csv: empty"),
+    (None, _LABELS + "W0,0\n", "R.labels.csv: line 10: W0 is labelled both 0 and 1"),
+    (None, _LABELS.replace("W", "X"), "R.labels.csv: none of its ids is a record of "
+                                      "R.csl.json"),
+    (None, _LABELS.replace("W1,1", "W1,0").replace("W2,1", "W2,0"),
+     "R.labels.csv: needs at least 2 relevant and 2 irrelevant papers to replay (1 of 8 "
+     "relevant)"),
+])
+def test_a_review_not_in_the_format_is_refused_naming_its_file(tmp_path, capsys, csl, labels,
+                                                               told):
+    """Each gave a traceback, no message or the wrong file's name before."""
+    (tmp_path / "R.csl.json").write_text(csl if csl is not None else json.dumps(_ITEMS),
+                                         encoding="utf-8")
+    (tmp_path / "R.labels.csv").write_text(labels, encoding="utf-8")
+    assert main(["--data", str(tmp_path), "--seeds", "1"]) == 1
+    err = "".join(line for line in capsys.readouterr().err.splitlines(keepends=True)
+                  if "baseline left out" not in line)
+    assert err.count("\n") == 1 and told in err and "Traceback" not in err
+
+
+def test_records_without_a_label_are_noted(tmp_path, capsys):
+    (tmp_path / "R.csl.json").write_text(json.dumps(_ITEMS), encoding="utf-8")
+    (tmp_path / "R.labels.csv").write_text(_LABELS.replace("W7,0\n", ""), encoding="utf-8")
+    assert main(["--data", str(tmp_path), "--seeds", "1", "--max-retrains", "2"]) == 0
+    assert ("R.labels.csv: 1 of the 8 records of R.csl.json have no label; counted as not "
+            "included") in capsys.readouterr().err
 
 
 def _table_rows(text: str) -> tuple[list[str], list[list[str]]]:

@@ -60,6 +60,7 @@ import numpy as np
 
 from paperdesk.core.discover.models import NotInTable
 from paperdesk.core.discover.tag_evaluation import _paper_of_record, synergy_reviews
+from paperdesk.core.discover.synergy_files import read_review_files
 
 if TYPE_CHECKING:
     from paperdesk.core.library import Library
@@ -415,6 +416,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     found, searched = [], []
     with tempfile.TemporaryDirectory(prefix="paperdesk-related-eval-") as tmp:
         for name, csl, labels in reviews:
+            try:
+                read_review_files(csl, labels)
+            except (OSError, ValueError) as exc:
+                print(f"paperdesk: {exc}", file=sys.stderr)
+                return 1
             with Library.open(Path(tmp) / name) as lib:
                 lib.imports.run([csl])
                 lib.discover.ensure()

@@ -36,7 +36,6 @@ evaluate-tags``) for docs/discover.md's tables.
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import random
 import sys
@@ -306,18 +305,18 @@ def synergy_tags(lib: "Library", csl: Path, labels: Path) -> dict[int, set[str]]
     Returns:
         ``{paper id: {"included"}}`` for the included papers found in the library.
     Raises:
-        OSError, ValueError, KeyError: a file cannot be read or lacks those fields.
+        OSError, ValueError: a file cannot be read or is not of that shape (the message
+            names the file: :func:`~.synergy_files.read_review_files`).
     """
-    position = {item["id"]: i for i, item in
-                enumerate(json.loads(Path(csl).read_text("utf-8")), 1)}
+    from paperdesk.core.discover.synergy_files import read_review_files
+
+    review = read_review_files(csl, labels)
     paper_of = _paper_of_record(lib)
     out: dict[int, set[str]] = {}
-    with open(labels, newline="", encoding="utf-8") as f:
-        for row in csv.DictReader(f):
-            if row["included"].strip() == "1" and row["id"] in position:
-                pid = paper_of.get((Path(csl).name, position[row["id"]]))
-                if pid is not None:
-                    out[pid] = {"included"}
+    for rid in review.included:
+        pid = paper_of.get((Path(csl).name, review.positions[rid]))
+        if pid is not None:
+            out[pid] = {"included"}
     return out
 
 

@@ -37,7 +37,6 @@ the reviews.
 from __future__ import annotations
 
 import argparse
-import csv
 import sqlite3
 import sys
 import tempfile
@@ -158,16 +157,14 @@ def load_review(name: str, csl: Path, labels: Path, folder: Path) -> Review:
 
     with Library.open(folder) as lib:
         lib.imports.run([csl])
-        try:
-            included = synergy_tags(lib, csl, labels)
-        except (OSError, ValueError, KeyError, csv.Error) as exc:
-            raise ValueError(f"{labels}: not a labels file with id and included ({exc})")
+        included = synergy_tags(lib, csl, labels)   # ValueError: names the file
         rows = lib.db.execute("SELECT id, title, abstract, coalesce(date, '') FROM papers "
                               "ORDER BY id").fetchall()
     relevant = np.array([r[0] in included for r in rows], bool)
-    if not relevant.any() or relevant.all():
-        raise ValueError(f"{labels}: needs relevant and irrelevant papers "
-                         f"({int(relevant.sum())} of {len(rows)} relevant)")
+    if min(relevant.sum(), len(relevant) - relevant.sum()) < 2:
+        # The prior takes one of each at random; at least one of each must be left.
+        raise ValueError(f"{labels}: needs at least 2 relevant and 2 irrelevant papers to "
+                         f"replay ({int(relevant.sum())} of {len(rows)} relevant)")
     return Review(name, [r[1] for r in rows], [r[2] for r in rows], [r[3] for r in rows],
                   relevant)
 
@@ -343,6 +340,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         The exit status: 0, or 1 with a one-line message naming the folder or file when
         there is nothing to run or a file is unreadable.
     """
+    from paperdesk.core.discover.synergy_files import read_review_files
     from paperdesk.core.discover.tag_evaluation import synergy_reviews
     from paperdesk.core.screening.simulation_orders import screeners
 
@@ -361,6 +359,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
     if args.seeds < 1:
         parser.error("--seeds must be at least 1")
+    if args.max_retrains is not None and args.max_retrains < 1:
+        parser.error("--max-retrains must be at least 1")
+    if args.data.exists() and not args.data.is_dir():
+        print(f"paperdesk-evaluate: {args.data}: not a folder (give the reviews' folder "
+              "with --data DIR)", file=sys.stderr)
+        return 1
     if not args.data.is_dir():
         print(f"paperdesk-evaluate: {args.data}: no such folder (give the reviews' folder "
               "with --data DIR, or SYNERGY=DIR to make evaluate)", file=sys.stderr)
@@ -386,6 +390,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="paperdesk-evaluate-") as tmp:
         for name, csl, labels in found:
             try:
+                for note in read_review_files(csl, labels).notes:
+                    print(f"paperdesk-evaluate: note: {note}", file=sys.stderr)
                 review = load_review(name, csl, labels, Path(tmp) / name)
             except (ValueError, OSError, sqlite3.Error) as exc:
                 print(f"paperdesk-evaluate: {exc}", file=sys.stderr)
