@@ -252,6 +252,33 @@ def test_check_says_when_vectors_is_a_file_and_removes_it(seeded_library):
     assert not folder.exists()                      # removed: embedded again at next use
 
 
+def test_a_folder_where_a_vectors_part_belongs_is_removed(seeded_library):
+    """check said the part was dropped but could not remove a folder (and then said the
+    library was ok), and every later embedding failed with "Is a directory"."""
+    from paperdesk.core.check import check_library
+
+    lib = seeded_library
+    lib.discover.ensure()
+    assert lib.discover.embeddings.ensure() == 225
+    part = lib.discover.embeddings.folder / "p1-vectors.npy"
+    part.unlink()
+    part.mkdir()
+    found = [p for p in check_library(lib).problems if p.part == "vectors"]
+    assert len(found) == 1 and "not a regular file" in found[0].text
+    assert not part.exists()
+    assert lib.discover.embeddings.ensure() == 225            # embedded again
+    assert part.is_file()
+    assert not [p for p in check_library(lib).problems if p.part == "vectors"]
+    # and without a check first: writing a part's file replaces a folder found there
+    from paperdesk.core.discover import table_files
+
+    planted = lib.discover.embeddings.folder / "p9-ids.npy"
+    planted.mkdir()
+    (planted / "inside").write_text("x")
+    table_files.write_array(planted, np.arange(3))
+    assert planted.is_file() and list(table_files.read_array(planted)) == [0, 1, 2]
+
+
 def test_check_compares_the_vectors_with_the_papers_and_the_rebuild_fixes_it(
         seeded_library):
     from paperdesk.core.check import check_library

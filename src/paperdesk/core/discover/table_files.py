@@ -23,6 +23,7 @@ The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` c
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import zlib
 from pathlib import Path
@@ -62,7 +63,9 @@ def _record(path: Path, crc: int) -> FileRecord:
 def _write_new(path: Path, fill) -> int:
     """Write a file through a new temporary file beside it (created, never opened
     through a symlink) renamed over ``path``: a symlink planted at ``path`` is replaced,
-    its target never written. ``fill(handle)`` writes the bytes; returns its result."""
+    its target never written, and a folder found at ``path`` (where only this file
+    belongs, in a derived folder) is removed first. ``fill(handle)`` writes the bytes;
+    returns its result."""
     path = Path(path)
     tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     tmp.unlink(missing_ok=True)          # a link left there: the link, not its target
@@ -71,6 +74,8 @@ def _write_new(path: Path, fill) -> int:
     try:
         with os.fdopen(fd, "wb") as handle:
             result = fill(handle)
+        if not path.is_symlink() and path.is_dir():
+            shutil.rmtree(path)          # a folder where the file belongs: not ours to keep
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)

@@ -176,7 +176,11 @@ def drop_parts(folder: Path, numbers: list[int]) -> None:
     _write_meta(folder, meta)
     for number in numbers:
         for kind in ("ids", "stamps", "vectors"):
-            (folder / f"p{number}-{kind}.npy").unlink(missing_ok=True)
+            part = folder / f"p{number}-{kind}.npy"
+            if not part.is_symlink() and part.is_dir():
+                shutil.rmtree(part)        # a folder planted where a part belongs
+            else:
+                part.unlink(missing_ok=True)
 
 
 def remove(folder: Path) -> None:
