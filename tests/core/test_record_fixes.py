@@ -262,6 +262,10 @@ def test_csl_and_jats_markup_becomes_plain_text(tmp_path):
     from paperdesk.core.imports.markup import plain_text
     assert plain_text("a<b and c>d, x < y") == "a<b and c>d, x < y"     # not tags
     assert plain_text("AT&amp;T") == "AT&amp;T"                         # no markup: as is
+    # JATS tags without the jats: prefix, as OpenAlex gives Wiley's titles (SYNERGY)
+    assert plain_text("antibody ( <scp>ACE</scp> 910)") == "antibody ( ACE 910)"
+    assert plain_text("<italic>In vitro</italic> <bold>x</bold>") == "In vitro x"
+    assert plain_text("a <scpx> b") == "a <scpx> b"
     # markup escaped once more, as OpenAlex has some titles (SYNERGY's Donners_2021)
     assert plain_text("&lt;p&gt;Clinical Evidence of Emicizumab&lt;/p&gt;").strip() == \
         "Clinical Evidence of Emicizumab"

@@ -9,7 +9,9 @@ Two kinds of markup reach titles and abstracts of imported records:
   accept too.
 - JATS XML (NISO Z39.96, the Journal Article Tag Suite) that Crossref delivers in its
   abstracts (``<jats:p>``, ``<jats:italic>``, ``<jats:sub>``, ``<jats:title>``, ...), which
-  Zotero copies into CSL-JSON and RIS ``AB`` fields; also HTML ``<p>``/``<div>``.
+  Zotero copies into CSL-JSON and RIS ``AB`` fields; also HTML ``<p>``/``<div>``, and
+  JATS's inline tags without the prefix (``<scp>``, ``<italic>``, ``<bold>``), which
+  OpenAlex keeps in some publishers' titles.
 
 :func:`plain_text` removes exactly these tags (their text stays: ``<sub>2</sub>`` is
 "2"), ends a paragraph or title element with a space so that words on both sides stay
@@ -32,7 +34,7 @@ import re
 
 __all__ = ["plain_text", "has_markup"]
 
-_INLINE = r"i|b|em|strong|sup|sub|sc|span|u|tt|code|small"
+_INLINE = r"i|b|em|strong|sup|sub|sc|scp|italic|bold|span|u|tt|code|small"
 _BLOCK = r"p|div|br|title|sec|abstract|list|list-item|label|caption"
 _JATS = r"jats:[A-Za-z][\w.-]*|mml:[A-Za-z][\w.-]*"
 # Attributes only as name="value" (or 'value'), so that "a<b and c>d" is not a tag.
