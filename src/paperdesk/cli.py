@@ -132,11 +132,17 @@ class OneLineErrorParser(argparse.ArgumentParser):
         named = re.match(r"(export): (.*)", message)   # the checks after parsing
         if named and command == "paperdesk":
             command, message = f"paperdesk {named.group(1)}", named.group(2)
-        if re.match(r"unrecognized arguments: -\w", message):
+        if re.match(r"unrecognized arguments: -\w", message) or (
+                message.endswith("required: query") and any(
+                    a.startswith("-") and a not in ("-h", "--help")
+                    for a in _PARSED_ARGV)):
             message += " (a query word that starts with -: put -- before the query, " \
                        "as in paperdesk search -- depth -survey)"
         self.exit(2, f"{command}: error: {message} (see {command} --help)\n")
 
+
+#: The arguments being parsed (for the hint of :meth:`OneLineErrorParser.error`).
+_PARSED_ARGV: list[str] = []
 
 #: Options whose value is search text, which may start with "-" (``--query -survey``:
 #: the query "NOT survey"); argparse would take such a value for an option.
@@ -1937,6 +1943,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     argv = query_values_joined(sys.argv[1:] if argv is None else argv)
+    _PARSED_ARGV[:] = argv
     split = split_open_files(parser, argv)
     if split is not None:      # `paperdesk FILE...`: open the window and import them
         options, files = split

@@ -461,3 +461,7 @@ def test_a_query_option_takes_a_value_that_starts_with_a_minus(tmp_path, seed_fi
     assert (without - 1) + (with_depth - 1) == everything - 1   # the header line once each
     r = run("search", "depth", "-survey", library=tmp_path / "lib")
     assert r.returncode == 2 and "put -- before the query" in r.stderr
+    r = run("search", "-survey", library=tmp_path / "lib")     # "required: query" alone
+    assert r.returncode == 2 and "put -- before the query" in r.stderr
+    r = run("search", library=tmp_path / "lib")
+    assert r.returncode == 2 and "put --" not in r.stderr
