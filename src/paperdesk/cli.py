@@ -134,8 +134,8 @@ class OneLineErrorParser(argparse.ArgumentParser):
             command, message = f"paperdesk {named.group(1)}", named.group(2)
         if re.match(r"unrecognized arguments: -\w", message) or (
                 message.endswith("required: query") and any(
-                    a.startswith("-") and a not in ("-h", "--help")
-                    for a in _PARSED_ARGV)):
+                    a.startswith("-") and not a.startswith("--") and len(a) > 2
+                    for a in _PARSED_ARGV)):        # "-survey", not "-h" or "--library"
             message += " (a query word that starts with -: put -- before the query, " \
                        "as in paperdesk search -- depth -survey)"
         self.exit(2, f"{command}: error: {message} (see {command} --help)\n")
