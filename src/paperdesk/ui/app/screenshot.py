@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -52,6 +53,7 @@ from PySide6.QtGui import QColor, QPainter, QPixmap
 from PySide6.QtWidgets import QApplication, QWidget
 
 from paperdesk.ui.style.appearance import follow_appearance
+from paperdesk.core.models import LibraryError
 from paperdesk.core.scope import Scope
 from paperdesk.ui.app.settings import Settings
 from paperdesk.ui.app.startup import create_main_window, ensure_app, quiet_qt_noise
@@ -598,13 +600,17 @@ def main(argv: list[str] | None = None) -> int:
                "export": args.export, "appearance": args.appearance, "zoom": args.zoom,
                "cite": args.cite, "editor": args.editor, "tags": args.tags,
                 "suggest": args.suggest, "overview": args.overview, "screen": args.screen}
-    if args.library:
-        out = save_screenshot(args.library, args.out, (width, height), args.query, args.row,
-                              **options)
-    else:
-        with tempfile.TemporaryDirectory() as tmp:
-            out = save_screenshot(Path(tmp) / "lib", args.out, (width, height), args.query,
+    try:
+        if args.library:
+            out = save_screenshot(args.library, args.out, (width, height), args.query,
                                   args.row, **options)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = save_screenshot(Path(tmp) / "lib", args.out, (width, height),
+                                      args.query, args.row, **options)
+    except (TimeoutError, LibraryError, OSError) as exc:
+        print(f"screenshot: {exc}", file=sys.stderr)      # one line, no traceback
+        return 1
     print(out)
     return 0
 
