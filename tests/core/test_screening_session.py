@@ -194,6 +194,21 @@ def test_the_estimate_gets_the_decisions_in_order(seeded_library):
     assert 2 < st.estimate.estimated_relevant < st.estimate.relevant_upper_bound
 
 
+def test_the_estimate_says_to_keep_going_when_all_seem_found_but_not_surely():
+    """"About 4 of an estimated 4" beside no "you may stop" puzzled a tester: the text
+    now says why to go on."""
+    from paperdesk.core.screening.session import estimate_text
+
+    surely = stopping.estimate([True] * 4 + [False] * 120, 225)
+    assert surely.estimated_relevant == 4 and not surely.reached
+    assert estimate_text(surely) == (f"About 4 of an estimated 4 relevant found (at most "
+                                     f"{surely.relevant_upper_bound}); keep screening to "
+                                     "be sure")
+    early = stopping.estimate([True] * 4 + [False] * 10, 225)
+    assert early.estimated_relevant > 4 and estimate_text(early).endswith(
+        f"(at most {early.relevant_upper_bound})")
+
+
 def test_the_estimate_says_when_to_stop(seeded_library):
     """Every paper decided but a few: the estimate is reached and the text says so."""
     lib = seeded_library

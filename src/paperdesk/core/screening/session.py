@@ -134,7 +134,8 @@ def estimate_text(e: stopping.StopEstimate) -> str:
         "No relevant paper found yet", "3 relevant found so far; an estimate of how
         many there are needs some papers excluded" (no paper excluded yet), "About 12
         of an estimated 15 relevant found (at most 22)" (the point estimate, then the
-        upper bound at 95 % confidence), or,
+        upper bound at 95 % confidence; when the point estimate is the number found,
+        "; keep screening to be sure" follows), or,
         once the target recall is reached, "95 % of the relevant papers are probably
         found: you may stop (1,023 unread)".
     """
@@ -148,8 +149,11 @@ def estimate_text(e: stopping.StopEstimate) -> str:
         return (f"{stopping.TARGET_RECALL:.0%}".replace("%", " %")
                 + f" of the relevant papers are probably found: you may stop "
                   f"({unread:,} unread)")
-    return (f"About {e.found:,} of an estimated {e.estimated_relevant:,} relevant found "
+    text = (f"About {e.found:,} of an estimated {e.estimated_relevant:,} relevant found "
             f"(at most {e.relevant_upper_bound:,})")
+    if e.estimated_relevant <= e.found:     # likely all found, but not surely yet
+        text += "; keep screening to be sure"
+    return text
 
 
 def scope_papers(lib: "Library", scope: Scope | None) -> list[int]:
