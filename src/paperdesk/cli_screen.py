@@ -66,6 +66,29 @@ def _paper_json(lib: Library, paper_id: int | None) -> dict | None:
             "abstract": paper.abstract}
 
 
+def _refuse_outside(lib: Library, args: argparse.Namespace, in_scope: set[int]) -> None:
+    """Refuse a ``--yes``/``--no`` for a paper outside the screened search's results
+    that is not already decided for the tag (a decided paper stays in the pool, so
+    changing its decision is allowed).
+
+    Raises:
+        LibraryError: the paper is outside the pool (one line naming it and the scope).
+    """
+    paper_id = args.yes if args.yes is not None else args.no
+    if paper_id is None or paper_id in in_scope:
+        return
+    tag = lib.tags.by_name(args.tag)
+    if tag is not None:
+        decided = lib.screening.decided(tag.id)
+        if paper_id in decided.included or paper_id in decided.excluded:
+            return
+    lib.papers.existing_ids([paper_id])          # an unknown id says so first
+    where = (f"the search {args.query!r}" if args.query is not None
+             else f"the saved search {args.saved!r}")
+    raise LibraryError(f"paper {paper_id} is not among the papers screened ({where}: "
+                       f"{len(in_scope)} papers); leave out --query/--saved to decide it")
+
+
 def run_screen(lib: Library, args: argparse.Namespace) -> int:
     """Run ``paperdesk screen`` (see the module).
 
@@ -74,15 +97,18 @@ def run_screen(lib: Library, args: argparse.Namespace) -> int:
         line with status 1).
     Raises:
         LibraryError: no such tag (``--yes`` creates it), paper or saved search; a bad
-            query.
+            query; with ``--query``/``--saved``, a ``--yes``/``--no`` for a paper outside
+            the search's results and not yet decided for the tag.
     """
     decided = None
     scope = (Scope(query=args.query) if args.query is not None
              else Scope(saved=args.saved) if args.saved is not None else None)
     try:
-        lib.screening.check_scope(scope)          # before anything is decided
+        in_scope = lib.screening.check_scope(scope)      # before anything is decided
     except ValueError as exc:          # a bad filter
         raise LibraryError(f"--query: {exc}") from None
+    if scope is not None:
+        _refuse_outside(lib, args, set(in_scope))
     if args.yes is not None:
         lib.papers.existing_ids([args.yes])       # an unknown id creates no tag
         lib.tags.create(args.tag)                 # as `tag add` does; no-op if there

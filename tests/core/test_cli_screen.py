@@ -81,6 +81,26 @@ def test_a_query_screens_its_results_only(folder, capsys):
     assert data["estimate"]["total"] == len(hits)
 
 
+def test_a_paper_outside_the_query_is_refused_unless_already_decided(folder, capsys):
+    with Library.open(folder) as lib:
+        hits = {h.id for h in lib.search.find("depth", limit=None).hits}
+        outside = min(set(lib.papers.ids()) - hits)
+    status, out, err = _screen(folder, capsys, "review", "--query", "depth", "--yes",
+                               str(outside))
+    assert status == 1 and out == "" and len(err.splitlines()) == 1
+    assert err.startswith(f"paperdesk: paper {outside} is not among the papers screened "
+                          f"(the search 'depth': {len(hits)} papers)")
+    with Library.open(folder) as lib:          # nothing decided, no tag made
+        assert lib.db.execute("SELECT count(*) FROM screening_decisions").fetchone()[0] == 0
+        assert lib.tags.by_name("review") is None
+    # decided without the query, it is in the pool: its decision can change under it
+    assert _screen(folder, capsys, "review", "--yes", str(outside))[0] == 0
+    status, out, err = _screen(folder, capsys, "review", "--query", "depth", "--no",
+                               str(outside))
+    assert status == 0, err
+    assert out.splitlines()[0] == f"{outside} excluded from 'review'"
+
+
 @pytest.mark.parametrize("args, message", [
     (["nosuch", "--next"], "paperdesk: no tag named 'nosuch' (the first yes creates it, "
                            "as tagging a paper does)"),

@@ -167,14 +167,16 @@ class Screening(Manager):
         """
         return build_pool(self._lib, tag_name, scope, cache=cache)
 
-    def check_scope(self, scope: Scope | None) -> None:
+    def check_scope(self, scope: Scope | None) -> list[int]:
         """Refuse a scope with no papers before anything is decided in it.
 
+        Returns:
+            The ids of the scope's papers (without the papers decided outside it).
         Raises:
             LibraryError: an unknown saved search, or no papers; ValueError: a bad
                 scope.
         """
-        scope_papers(self._lib, scope)
+        return scope_papers(self._lib, scope)
 
     def standing(self, pool: Pool, skipped: Iterable[int] = ()) -> Standing:
         """The next paper, the counts and the stopping estimate of a screening after its
