@@ -54,6 +54,7 @@ from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import LibraryError
 from paperdesk.core.search.fastscore import mask_lookup
 from paperdesk.core.search.query import DEFAULT_FIELDS, QueryBuilder, QueryPlan
+from paperdesk.core.regular_files import open_regular
 from paperdesk.core.search import integrity, safe_pickle, segment_writer
 from paperdesk.core.search.words import WORD_PATTERN, WORD_RE
 from paperdesk.core.search.segment_writer import Vocabulary, build_segment
@@ -308,7 +309,7 @@ class _Storage(FileStorage):
         super().__init__(str(path), supports_mmap=False)
 
     def open_file(self, name, **kwargs):
-        f = integrity.open_regular(self._fpath(name))  # owned by the returned file
+        f = open_regular(self._fpath(name))  # owned by the returned file
         try:
             mapping = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
         except (OSError, ValueError):  # empty file, or no mmap here

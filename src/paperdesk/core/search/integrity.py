@@ -17,46 +17,21 @@ The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` c
 
 from __future__ import annotations
 
-import errno
-import io
 import json
 import os
-import stat
 import zlib
 from pathlib import Path
 
+from paperdesk.core.regular_files import open_regular
 from paperdesk.core.search.safe_pickle import why
 
-__all__ = ["CHECKSUMS_NAME", "open_regular", "segment_files", "record_checksums", "quick_problems",
+__all__ = ["CHECKSUMS_NAME", "segment_files", "record_checksums", "quick_problems",
            "full_problems"]
 
 #: The record of the segment files' checksums, in the index folder.
 CHECKSUMS_NAME = "paperdesk-checksums.json"
 #: Bytes read at a time when a file's CRC-32 is computed.
 _CHUNK = 1 << 20
-
-
-def open_regular(path) -> "io.BufferedReader":
-    """Open ``path`` for reading in binary mode, only if it is a regular file: a FIFO,
-    device or socket planted in a library folder (``index/_MAIN_1.toc`` as a FIFO made
-    every command wait forever) is refused instead of read. The file is opened with
-    ``O_NONBLOCK`` (a FIFO's open would otherwise wait for a writer), then ``fstat``-ed.
-
-    Args:
-        path: the file (a symbolic link is followed; what it names must be regular).
-    Returns:
-        A binary file object, positioned at the start.
-    Raises:
-        OSError: it cannot be opened, or it is not a regular file (``EINVAL``).
-    """
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise OSError(errno.EINVAL, "not a regular file", str(path))
-        return os.fdopen(fd, "rb")
-    except BaseException:
-        os.close(fd)
-        raise
 
 
 def _crc(path: Path) -> int:

@@ -17,7 +17,7 @@ from paperdesk.core.store import db as _db
 from paperdesk.core.store.index_documents import DocumentSource, read_documents
 from paperdesk.core.models import IndexStatus, LibraryError
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
-from paperdesk.core.search.integrity import open_regular
+from paperdesk.core.regular_files import open_regular
 from paperdesk.core.search.safe_pickle import why
 from paperdesk.core.search.state_terms import LibraryTerms
 from paperdesk.core.search.index import DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex

@@ -24,6 +24,8 @@ import os
 import stat
 from pathlib import Path
 
+from paperdesk.core.regular_files import open_regular
+
 __all__ = ["CLOSED_NAME", "closed_cleanly", "record_clean_close", "forget_clean_close"]
 
 #: The record's file name in the library folder.
@@ -57,17 +59,10 @@ def _wal_has_content(db_path: Path) -> bool:
 
 def _read_record(path: Path) -> dict | None:
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with open_regular(path) as f:
+            data = f.read(_MAX_BYTES + 1)
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        data = os.read(fd, _MAX_BYTES + 1)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
     if len(data) > _MAX_BYTES:
         return None
     try:
