@@ -75,3 +75,42 @@ def test_a_paper_of_the_same_venue_scores_more_after_its_venue_is_edited(review_
     # its own score gains the bonus (its feedback can only add to it)
     assert after[other] >= before[other] + hybrid.VENUE_BONUS / hybrid.SCORE_NORM - 1e-4
     assert list(after).index(other) <= list(before).index(other)
+
+
+def test_earlier_is_a_known_smaller_year(review_library):
+    from paperdesk.core.discover.title_venue import year_of
+
+    assert [year_of(d) for d in ("2019", "2019-07", "2019-07-03", None, "", "19x9",
+                                 "２０１９")] == [2019, 2019, 2019, 0, 0, 0, 0]
+    rows = review_library.db.execute("SELECT id, date FROM papers ORDER BY id").fetchall()
+    ids = [r[0] for r in rows]
+    years = [int(r[1][:4]) if r[1] else 0 for r in rows]
+    assert len(set(years)) > 10 and years.count(0) < len(years) // 10   # real dates
+    index = TitleVenueIndex.build(review_library.db)
+    for at in range(0, len(ids), 11):
+        got = index.earlier(ids[at], ids + [-5])
+        assert got.tolist() == [float(bool(years[at]) and 0 < y < years[at])
+                                for y in years] + [0.0]
+    # a paper the index does not hold, and one without a date, lean nowhere
+    assert not index.earlier(-5, ids).any()
+    undated = TitleVenueIndex([(1, "a", None, None), (2, "b", None, "2001")])
+    assert undated.earlier(1, [2]).tolist() == [0.0]
+    assert undated.earlier(2, [1]).tolist() == [0.0]
+
+
+@pytest.mark.skipif(embedded.model_problem() is not None,
+                    reason="the embeddings extra is not installed")
+def test_a_related_paper_dated_earlier_scores_more(review_library):
+    lib = review_library
+    lib.discover.ensure()
+    lib.discover.embeddings.ensure()
+    dates = dict(lib.db.execute("SELECT id, date FROM papers"))
+    pid = next(p for p in lib.papers.ids() if dates[p] and int(dates[p][:4]) > 2000)
+    year = int(dates[pid][:4])
+    before = {r.id: r.score for r in lib.discover.related(pid)}
+    other = next(r for r in list(before)[::-1] if dates[r] and int(dates[r][:4]) >= year)
+    meta = lib.papers.metadata(other)
+    lib.papers.set_metadata(other, dataclasses.replace(meta, date=str(year - 1)))
+    after = {r.id: r.score for r in lib.discover.related(pid)}
+    assert after[other] >= before[other] + hybrid.EARLIER_BONUS / hybrid.SCORE_NORM - 1e-4
+    assert list(after).index(other) <= list(before).index(other)
