@@ -171,6 +171,8 @@ def test_boilerplate_words_are_those_only_a_closing_section_uses():
     assert {"national", "council", "grant", "conflicts", "declared"} <= words
     assert "research" not in words and "funding" not in words    # the study's own words
     assert boilerplate_words("Lower funding of trials: funding matters.") == frozenset()
+    assert boilerplate_words("We ask. Funding agencies rarely pay.") == frozenset()
+    assert "nih" in boilerplate_words("We ask. Funding. NIH.")
     assert boilerplate_words(None) == frozenset()
     assert is_registry_id("nct02622321") and is_registry_id("isrctn14965707")
     assert not is_registry_id("nct") and not is_registry_id("yolov8")

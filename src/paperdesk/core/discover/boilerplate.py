@@ -10,9 +10,10 @@ first: in the SYNERGY review Donners_2021 they were 9 of the 40 terms most often
 for related papers. The rule is the same for every library (nothing is learned per
 review):
 
-* a **boilerplate section** starts at a heading of :data:`HEADINGS` (capitalised, at
-  the start of the text or of a sentence, or after a line break) and runs to the end of
-  the text (these sections close an abstract);
+* a **boilerplate section** starts at a heading of :data:`HEADINGS` or
+  :data:`MARKED_HEADINGS` (capitalised, at the start of the text or of a sentence, or
+  after a line break; the second kind with a colon or full stop after it) and runs to
+  the end of the text (these sections close an abstract);
 * a paper's **boilerplate words** are the words of its boilerplate sections that its text before the first such section does not use ("Research
   Funding" makes "funding" boilerplate, but not "research" when the study's own text says
   it);
@@ -27,16 +28,20 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["HEADINGS", "REGISTRY_ID", "boilerplate_words", "is_registry_id"]
+__all__ = ["HEADINGS", "MARKED_HEADINGS", "REGISTRY_ID", "boilerplate_words", "is_registry_id"]
 
 #: Headings that open a section about the paper rather than its work (case as written:
 #: a capital first letter; "funding" inside a sentence opens nothing).
 HEADINGS = (r"Disclosures?", r"Conflicts? of [Ii]nterests?", r"Competing [Ii]nterests?",
             r"Declarations? of (?:[Cc]ompeting )?[Ii]nterests?",
-            r"Financial [Dd]isclosures?", r"Funding(?: [Ss]ources?)?",
-            r"Sources? of [Ff]unding", r"(?:Clinical )?[Tt]rial [Rr]egistrations?",
-            r"Registration", r"Acknowledge?ments?")
-_HEADING = re.compile(r"(?:^|(?<=[.;!?])\s+|\n\s*)(?:" + "|".join(HEADINGS) + r")\b(?=\s*[:.]?\s)")
+            r"Financial [Dd]isclosures?", r"Sources? of [Ff]unding",
+            r"(?:Clinical )?[Tt]rial [Rr]egistrations?")
+#: Headings that are also a sentence's first word ("Funding agencies …"): a heading only
+#: with a colon or full stop after it.
+MARKED_HEADINGS = (r"Funding(?: [Ss]ources?)?", r"Registration", r"Acknowledge?ments?")
+_HEADING = re.compile(r"(?:^|(?<=[.;!?])\s+|\n\s*)(?:(?:" + "|".join(HEADINGS)
+                      + r")\b(?=\s*[:.]?\s)|(?:" + "|".join(MARKED_HEADINGS)
+                      + r")\s*[:.])")
 # a word each heading holds as written (a plain substring test first: most abstracts have
 # no heading, and the test is a tenth of the regular expression's time)
 _HEADING_KEYS = ("isclosure", "nterest", "unding", "egistration", "cknowledg")
