@@ -14,9 +14,9 @@ review):
   :data:`MARKED_HEADINGS` (capitalised, at the start of the text or of a sentence, or
   after a line break; the second kind with a colon or full stop after it) and runs to
   the end of the text (these sections close an abstract);
-* a paper's **boilerplate words** are the words of its boilerplate sections that its text before the first such section does not use ("Research
-  Funding" makes "funding" boilerplate, but not "research" when the study's own text says
-  it);
+* a paper's **boilerplate words** are the words of its boilerplate sections that its
+  text before the first such section does not use ("Research Funding" makes "funding"
+  boilerplate, but not "research" when the study's own text says it);
 * a term that looks like a trial registry number (:data:`REGISTRY_ID`: "nct02622321",
   "isrctn…", "actrn…") is boilerplate wherever it is.
 
