@@ -129,6 +129,55 @@ def test_unknown_paper_and_paper_without_terms(seeded_library, tmp_path):
             ask(pid)
 
 
+HAEMOPHILIA = ("Emicizumab prophylaxis in haemophilia A with inhibitors: a bispecific "
+               "antibody mimics factor VIII cofactor function and lowers annualized "
+               "bleeding rates in adolescents and adults. {own} Disclosures Shima: Chugai "
+               "Pharmaceutical: Consultancy, Honoraria, Membership on an entity's Board of "
+               "Directors or advisory committees. Kasai: Chugai Pharmaceutical: Employment, "
+               "Honoraria. Nogami: Chugai: Honoraria, Membership on an entity's Board. "
+               "Trial registration: NCT02622321.")
+
+
+def test_shared_terms_leave_out_disclosures_and_trial_ids(seeded_library, tmp_path):
+    # Two papers with one sponsor share its name and the disclosure form's words more
+    # often than their topic's: those are not named as the reason (they still count).
+    lib = seeded_library
+    lib.imports.run([_write_daily(tmp_path / "haemophilia.txt", [
+        HAEMOPHILIA.format(own="Thrombin generation assays were chromogenic."),
+        HAEMOPHILIA.format(own="Joint health scores improved over two years.")])])
+    lib.discover.ensure()
+    first, second = sorted(lib.papers.ids())[-2:]
+    found = {r.id: r for r in lib.discover.related(first, limit=5)}
+    assert second in found
+    shared = set(found[second].shared)
+    assert len(shared) >= 3, shared
+    assert shared <= {"emicizumab", "prophylaxis", "haemophilia", "inhibitors",
+                      "bispecific", "antibody", "mimics", "factor", "viii", "cofactor",
+                      "annualized", "bleeding", "rates", "adolescents", "adults",
+                      "lowers", "function"}, shared
+    # the words left out are the two papers' heaviest shared terms
+    from paperdesk.core.discover.related import shared_columns
+    table = lib.discover._current()
+    rows = table.rows_of([first, second])
+    heaviest = {table.term(c) for c in shared_columns(table, int(rows[0]), [rows[1]], 5)}
+    assert heaviest & {"chugai", "honoraria", "membership", "nct02622321"}, heaviest
+
+
+def test_boilerplate_words_are_those_only_a_closing_section_uses():
+    from paperdesk.core.discover.boilerplate import boilerplate_words, is_registry_id
+    text = ("We studied research funding of trials. Funding: National Research "
+            "Council grant 12. Conflicts of interest: none declared.")
+    words = boilerplate_words(text)
+    assert {"national", "council", "grant", "conflicts", "declared"} <= words
+    assert "research" not in words and "funding" not in words    # the study's own words
+    assert boilerplate_words("Lower funding of trials: funding matters.") == frozenset()
+    assert boilerplate_words("We ask. Funding agencies rarely pay.") == frozenset()
+    assert "nih" in boilerplate_words("We ask. Funding. NIH.")
+    assert boilerplate_words(None) == frozenset()
+    assert is_registry_id("nct02622321") and is_registry_id("isrctn14965707")
+    assert not is_registry_id("nct") and not is_registry_id("yolov8")
+
+
 # -- tag suggestions -----------------------------------------------------------------------
 def test_tag_suggestions_follow_a_scripted_tagging(seeded_library, labels):
     # Every paper of the two topics tagged but one each (suggestions need evidence: a

@@ -13,6 +13,7 @@ from paperdesk.core.discover import embedded
 from paperdesk.core.discover.build import BuildCancelled
 from paperdesk.core.discover import hybrid
 from paperdesk.core.discover.hybrid import hybrid_scores
+from paperdesk.core.discover.meaning import MIN_COSINE
 from paperdesk.core.discover.related import nearest_rows
 from paperdesk.core.discover.vectorize import analyze, load_stop_words, paper_text
 from paperdesk.core.embeddings import vector_build
@@ -167,16 +168,19 @@ def test_a_search_by_meaning_finds_papers_that_say_it_in_other_words(seeded_libr
     assert list(found.scores) == sorted(found.scores, reverse=True)
     # each score: 1 / (60 + rank) summed over the two lists, over its most, 2 / 61
     words = [p for p, _s in lib.index.whoosh.more_like(-1, PHOTO_QUERY, 200)]
-    meaning = lib.discover.embeddings.nearest_to_text(PHOTO_QUERY, 201)[0][:200]
+    meaning = lib.discover.embeddings.nearest_to_text(
+        PHOTO_QUERY, 201, MIN_COSINE)[0][:200]
     for hit, score in zip(found.hits, found.scores):
         raw = sum(1 / (60 + ranking.index(hit.id) + 1) for ranking in (words, meaning)
                   if hit.id in ranking)
         assert score == pytest.approx(raw * 61 / 2)
     assert 0.5 < found.scores[0] <= 1
-    # words no paper has: the embedding's list alone answers, and its first paper is
-    # first in one of the two lists (0.50), not a perfect match (1.00)
-    nonsense = lib.search.find("~zzzz qqqq", limit=3)
-    assert nonsense.total > 0 and nonsense.scores[0] == pytest.approx(0.5)
+    # words no paper has and no meaning: nothing (without the embedding's floor, the
+    # 200 papers nearest to it, with 0.50: first in one of the two lists)
+    for nonsense in ("~zzzz qqqq", "~qwxz blorf", "~lorem ipsum dolor sit amet"):
+        assert lib.search.find(nonsense, limit=3).total == 0, nonsense
+    # a sentence no paper's words hold whole still finds by meaning what says it
+    assert lib.search.find("~papers that estimate depth from one photograph").total > 100
     words_only = lib.search.find("~" + PHOTO_QUERY, limit=5, filter="starred")
     assert words_only.total == 0                            # filters still apply
 

@@ -102,12 +102,15 @@ class PaperEmbeddings:
                 self._loaded = True
             return self._vectors
 
-    def nearest_to_text(self, text: str, limit: int) -> tuple[list[int], str]:
+    def nearest_to_text(self, text: str, limit: int,
+                        floor: float = -1.0) -> tuple[list[int], str]:
         """The papers whose vectors are nearest to a text's (search by meaning).
 
         Args:
             text: the query.
             limit: most papers.
+            floor: the least cosine (-1 .. 1) of a paper answered (the default, -1,
+                answers the ``limit`` nearest whatever their cosine).
         Returns:
             ``(paper ids best first, note)``: no papers and a one-line note when the
             model is not installed or no paper is embedded yet.
@@ -131,7 +134,8 @@ class PaperEmbeddings:
             return [], problem
         if not query.any():
             return [], "searched by words alone: the query has no word the model knows"
-        rows, _cosines = vectors.nearest(query, limit)
+        rows, cosines = vectors.nearest(query, limit)
+        rows = rows[cosines >= np.float32(floor)]
         return [int(i) for i in vectors.ids[rows]], ""
 
     def full_problems(self) -> list[str]:

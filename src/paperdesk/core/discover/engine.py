@@ -38,6 +38,7 @@ from paperdesk.core.discover.build import (CHILD_FROM, BuildCancelled, BuildFail
 from paperdesk.core.discover.models import (InterestOrder, KeyTerm, NotInTable,
                                             RelatedPaper, TagSuggestion, TermsNotReady,
                                             TermsStatus)
+from paperdesk.core.discover.boilerplate import boilerplate_words, is_registry_id
 from paperdesk.core.discover.coauthors import CoauthorIndex, shared_author_names
 from paperdesk.core.discover.embedded import PaperEmbeddings
 from paperdesk.core.discover.hybrid import hybrid_rows
@@ -64,6 +65,8 @@ RELATED_LIMIT = 10
 KEY_TERMS = 8
 #: Shared terms named per related paper.
 SHARED_TERMS = 5
+#: Shared terms looked at for them, before boilerplate is left out (:mod:`.boilerplate`).
+SHARED_LOOKED_AT = 20
 #: Key terms per paper counted by :meth:`Discover.frequent_terms`.
 COUNTED_TERMS = 5
 
@@ -420,7 +423,10 @@ class Discover:
             Up to ``limit`` :class:`RelatedPaper`, most similar first: by the hybrid of
             embedding, tf-idf and title cosines, shared authors, venue and feedback
             (:func:`~.hybrid.hybrid_rows`) when the paper has a vector, else by the
-            cosine of tf-idf (see :mod:`.related`).
+            cosine of tf-idf (see :mod:`.related`). The shared terms named leave out
+            the words of either paper's disclosure, funding or registration sections
+            and trial registry numbers (:mod:`.boilerplate`); they still count in the
+            score.
         Raises:
             UnknownPaper: no such paper.
             NotInTable: the paper has no terms.
@@ -439,15 +445,37 @@ class Discover:
                 nearest_rows(table, row, max(1, int(limit)))
             _unit_range(scores, "a similarity")
             ids = [int(i) for i in table.row_ids[rows]]
-            pairs = [(pid, r, score, tuple(table.term(c) for c in
-                                           shared_columns(table, row, [r], SHARED_TERMS)))
+            pairs = [(pid, r, score, [table.term(c) for c in
+                                      shared_columns(table, row, [r], SHARED_LOOKED_AT)])
                      for pid, r, score in zip(ids, rows.tolist(), scores.tolist())]
         titles = self._titles(ids)
+        boiler = self._boilerplate([paper_id, *ids])
+        mine = boiler.get(paper_id, frozenset())
+        pairs = [(pid, r, score, tuple(
+            [t for t in shared if t not in mine and t not in boiler.get(pid, ())
+             and not is_registry_id(t)][:SHARED_TERMS]))
+            for pid, r, score, shared in pairs]
         authors = shared_author_names(self._lib.db, paper_id, ids) \
             if found is not None and ids else {}
         return [RelatedPaper(pid, titles.get(pid, ""), round(float(score), 4), shared,
                              authors.get(pid, ()))
                 for pid, _r, score, shared in pairs]
+
+    def _boilerplate(self, ids: Sequence[int]) -> dict[int, frozenset[str]]:
+        """``{id: its boilerplate words}`` (:func:`~.boilerplate.boilerplate_words`) of
+        the papers whose abstract has a boilerplate section (one SELECT of a few
+        abstracts)."""
+        ids = list(dict.fromkeys(int(i) for i in ids))
+        out = {}
+        for k in range(0, len(ids), 500):
+            chunk = ids[k:k + 500]
+            marks = ",".join("?" * len(chunk))
+            for pid, abstract in self._lib.db.execute(
+                    f"SELECT id, abstract FROM papers WHERE id IN ({marks})", chunk):
+                words = boilerplate_words(abstract)
+                if words:
+                    out[int(pid)] = words
+        return out
 
     def _pair_indexes(self) -> tuple[CoauthorIndex, TitleVenueIndex]:
         """The papers by author and the title vectors and venues, built when missing

@@ -38,7 +38,8 @@ class RelatedPaper:
         score: the similarity, 0..1: the hybrid score (:func:`~.hybrid.hybrid_rows`)
             when the paper has a vector, else the cosine of the two tf-idf vectors.
         shared: the 3-5 terms the two share that weigh most in the score, heaviest
-            first (fewer when they share fewer).
+            first (fewer when they share fewer), boilerplate left out
+            (:mod:`.boilerplate`: disclosures, funding, trial registration).
         authors: the family names of the authors the two share, in the asked paper's
             author order (counted by the hybrid score only; empty under tf-idf alone).
     """
