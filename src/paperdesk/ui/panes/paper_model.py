@@ -501,16 +501,13 @@ class PaperTableModel(QAbstractTableModel):
         """Every id of a listing arrived (UI thread): append those below the rows shown
         when these are its first ones (or the same list before new papers were
         stored); else show them all (a reset) and run ``on_rows`` (again). ``scope``:
-        the list read in one go (its rows are read again too)."""
+        the same list read again in one go (its cached rows are kept)."""
         if generation != self._list_generation:
             return
         ids, lookup = result
         shown = len(self._ids)
-        if scope is not None:
-            self._enter_listing(scope)
-            if shown:   # (the rows' cache was emptied: they are read again)
-                self.dataChanged.emit(self.index(0, 0),
-                                      self.index(shown - 1, len(self.HEADERS) - 1))
+        if scope is not None:   # the same list again: its cached rows stay valid
+            self._scope, self._reasons = scope, {}
         appended = len(ids) > shown and ids[:shown] == self._ids
         if appended:
             self.beginInsertRows(QModelIndex(), shown, len(ids) - 1)
