@@ -147,3 +147,17 @@ def test_an_empty_library_has_empty_scopes(empty_library):
     for scope in (Scope(), Scope(filter="unread"), Scope(query="anything"), Scope(ids=())):
         assert empty_library.papers.scope_ids(scope) == []
         assert empty_library.papers.scope_count(scope) == 0
+
+
+def test_a_limit_gives_the_first_ids_of_every_kind_of_scope_in_list_order(lib):
+    # the window lists a screenful first (scope_ids(limit=200)), then all of them
+    for scope in _scopes(lib):
+        for sort in (None, "title"):
+            for descending in (False, True):
+                whole = lib.papers.scope_ids(scope, sort=sort, descending=descending)
+                for limit in (0, 1, 7, len(whole) + 5):
+                    assert lib.papers.scope_ids(scope, sort=sort, descending=descending,
+                                                limit=limit) == whole[:limit], \
+                        (scope, sort, descending, limit)
+    with pytest.raises(ValueError, match="limit"):
+        lib.papers.scope_ids(Scope(), limit=-1)

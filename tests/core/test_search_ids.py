@@ -127,3 +127,18 @@ def test_best_first_is_a_stable_descending_sort():
                    np.array([0.0, -0.0, 1.5, -0.0, 0.0]),            # -0.0 ties with 0.0
                    np.array([1.0, -2.0, 0.5, -2.0, 3.0]), np.array([7.0])):
         assert best_first(scores).tolist() == np.argsort(-scores, kind="stable").tolist()
+
+
+def test_positions_find_each_match_in_the_ids(lib):
+    # the window's list looks rows up with them (sorted on the search thread)
+    for results in (lib.search.find("model", limit=5),
+                    lib.search.find("model", limit=5, sort="title", descending=True),
+                    lib.search.find("model", limit=5, rank=3).complete(),
+                    lib.search.find("nothingmatchesthis", limit=5)):
+        ids = np.asarray(results.ids, dtype=np.int64)
+        keys, places = results.positions
+        assert results.positions is results.positions      # computed once
+        assert keys.tolist() == sorted(ids.tolist())
+        assert [int(ids[p]) for p in places] == keys.tolist()
+        for at, pid in enumerate(ids.tolist()):
+            assert places[np.searchsorted(keys, pid)] == at

@@ -338,12 +338,16 @@ def test_header_click_sorts_in_the_store_and_keeps_the_selection(qtbot, seeded):
     x = header.sectionViewportPosition(PaperTableModel.TITLE) + 10
     qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
                      pos=QPoint(x, header.height() // 2))
-    assert window.model.ids() == window.lib.papers.ids(order="title")
+    # (the ids in the new order are read on the reader thread)
+    qtbot.waitUntil(lambda: window.model.ids() == window.lib.papers.ids(order="title"),
+                    timeout=WAIT_MS)
     assert window.current_paper_id() == chosen
     table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
-    assert window.model.ids() == window.lib.papers.ids(order="title", descending=True)
+    qtbot.waitUntil(lambda: window.model.ids() == window.lib.papers.ids(
+        order="title", descending=True), timeout=WAIT_MS)
     table.sortByColumn(PaperTableModel.ADDED, Qt.SortOrder.DescendingOrder)
-    assert window.model.ids() == window.lib.papers.ids(order="added", descending=True)
+    qtbot.waitUntil(lambda: window.model.ids() == window.lib.papers.ids(
+        order="added", descending=True), timeout=WAIT_MS)
 
     # while searching: relevance first, then hits by title on request
     _type_query(qtbot, window, "pruning")
@@ -374,7 +378,7 @@ def test_rejected_files_are_named_in_a_non_modal_message(qtbot, open_window, tmp
     box = window.import_message
     assert not box.isModal() and box.isVisible()
     assert "binary.txt" in box.text() and "NUL" in box.text()
-    assert window.model.rowCount() == TOTAL
+    qtbot.waitUntil(lambda: window.model.rowCount() == TOTAL, timeout=WAIT_MS)
     qtbot.waitUntil(lambda: not window.worker.is_busy(), timeout=WAIT_MS)  # files: read
     assert len(window.tag_pane.entries()) == 3      # all + the two good files
     assert window.progress_bar.isHidden()

@@ -98,7 +98,8 @@ def test_a_window_opened_on_unindexed_papers_lists_them_and_indexes_in_the_backg
     try:
         window.show()
         qtbot.waitExposed(window)
-        assert window.model.rowCount() == TOTAL      # opened without indexing first
+        # opened without indexing first (the list's ids read on the reader thread)
+        qtbot.waitUntil(lambda: window.model.rowCount() == TOTAL, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: window.progress_bar.isVisible()
                         and window.progress_bar.format() == f"Indexing 0 of {TOTAL}",
                         timeout=WAIT_MS)

@@ -161,12 +161,14 @@ def test_a_click_on_a_related_row_opens_it_from_a_tag_list(qtbot, win):
     target = related.paper_ids()[0]
     rect = related.visualItemRect(related.item(0))
     qtbot.mouseClick(related.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    qtbot.waitUntil(lambda: window.current_paper_id() == target, timeout=WAIT_MS)
-    assert window.model.rowCount() == 225
+    # (all papers' ids are read on the reader thread)
+    qtbot.waitUntil(lambda: window.current_paper_id() == target
+                    and window.model.rowCount() == 225, timeout=WAIT_MS)
     assert window.tag_pane.current_tag() is None
     window.table.setFocus()
     qtbot.keyClick(window.table, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
-    assert window.current_paper_id() == pid and window.model.rowCount() == 1
+    qtbot.waitUntil(lambda: window.current_paper_id() == pid
+                    and window.model.rowCount() == 1, timeout=WAIT_MS)
     assert window.tag_pane.current_tag() == tag.id
 
 
@@ -193,7 +195,9 @@ def test_key_term_chip_enter_runs_a_search_and_back_returns(qtbot, win):
     assert window.current_paper_id() == pid
     qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_Left,
                    Qt.KeyboardModifier.AltModifier)
-    assert window.search_box.text() == "" and window.model.rowCount() == 225
+    assert window.search_box.text() == ""
+    qtbot.waitUntil(lambda: window.model.rowCount() == 225 and window.model.complete,
+                    timeout=WAIT_MS)      # (the ids are read on the reader thread)
     assert window.current_paper_id() == pid
 
 
@@ -364,7 +368,8 @@ def test_alt_left_goes_back_from_the_abstract_and_the_search_box(qtbot, win):
     press(qtbot, window, Qt.Key.Key_F7)
     assert window.focusWidget() is window.detail_pane.abstract_view
     qtbot.keyClick(window.focusWidget(), Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
-    assert window.current_paper_id() == pid
+    # (the list's ids are read on the reader thread)
+    qtbot.waitUntil(lambda: window.current_paper_id() == pid, timeout=WAIT_MS)
     # From the search box too (Alt+Left is not a text-editing key there).
     press(qtbot, window, Qt.Key.Key_Escape)
     _wait_discover(qtbot, window, pid)
@@ -373,7 +378,7 @@ def test_alt_left_goes_back_from_the_abstract_and_the_search_box(qtbot, win):
     qtbot.waitUntil(lambda: window.current_paper_id() == target, timeout=WAIT_MS)
     window.focus_search()
     qtbot.keyClick(window.search_box, Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
-    assert window.current_paper_id() == pid
+    qtbot.waitUntil(lambda: window.current_paper_id() == pid, timeout=WAIT_MS)
 
 
 def test_paper_menu_mnemonics_stay_unique():

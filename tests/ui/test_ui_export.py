@@ -20,7 +20,7 @@ import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
 from ui_fixtures import (WAIT_MS, make_settings, open_seeded, settle, wait_idle,  # noqa: F401
-                         win)
+                         wait_listed, win)
 
 from paperdesk.core.exports import to_file as export_ops
 from paperdesk.core.exports.formats import FIELDS, export_format
@@ -49,6 +49,7 @@ def _choose_tag_in_pane(qtbot, window, name: str) -> None:
     qtbot.mouseClick(pane.viewport(), Qt.MouseButton.LeftButton,
                      pos=pane.visualItemRect(item).center())
     qtbot.waitUntil(lambda: window.current_scope().tag_id == tag.id, timeout=WAIT_MS)
+    wait_listed(qtbot, window)
 
 
 def _open_dialog_by_keyboard(qtbot, window) -> ExportDialog:
@@ -109,6 +110,7 @@ def test_csv_follows_the_list_order_and_the_chosen_fields(qtbot, win, tmp_path):
     _tag_papers(qtbot, window, "batch", 30)
     window.tag_pane.select_scope(Scope(tag_id=window.lib.tags.by_name("batch").id))
     window.table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
+    wait_listed(qtbot, window)
     listed = window.model.ids()
     assert len(listed) == 30 and listed != sorted(listed)
 

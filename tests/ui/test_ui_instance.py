@@ -137,7 +137,8 @@ def test_open_library_switches_window_lock_and_socket(qtbot, tmp_path, controlle
     assert controller.open_library(two)              # already open: nothing happens
     assert controller.window is new
     assert controller.open_library(one)              # and back
-    assert controller.window.model.rowCount() == 225
+    # (the list's ids are read on the window's reader thread)
+    qtbot.waitUntil(lambda: controller.window.model.rowCount() == 225, timeout=20000)
 
 
 def test_open_library_refuses_what_it_should(qtbot, tmp_path, controller, capsys):

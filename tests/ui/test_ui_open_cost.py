@@ -1,39 +1,148 @@
-"""What opening the window costs on the UI thread: the ids of the list are read from
-SQLite once (the header's sort as the table is built only records the order), and a
-library that closed cleanly is not read whole by ``PRAGMA quick_check`` again."""
+"""What opening the window costs on the UI thread: the ids of the list are read once,
+on the reader thread (the first screenful first, then all of them), never on the UI
+thread; a library that closed cleanly is not read whole by ``PRAGMA quick_check``
+again."""
 
 from __future__ import annotations
 
 import os
+import threading
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import Qt  # noqa: E402
 
 from paperdesk.core import check as _check  # noqa: E402
 from paperdesk.core.library import Library  # noqa: E402
 from paperdesk.core.papers import Papers  # noqa: E402
-from ui_fixtures import TOTAL, WAIT_MS, make_settings  # noqa: E402
+from paperdesk.core.scope import Scope  # noqa: E402
+from paperdesk.ui.panes.paper_model import FIRST_ROWS, PaperTableModel  # noqa: E402
+from ui_fixtures import TOTAL, WAIT_MS, make_settings, open_seeded, win  # noqa: E402,F401
 
 
-def test_opening_reads_the_list_once_and_skips_the_quick_check_after_a_clean_close(
+def _record_reads(monkeypatch) -> list[tuple[int | None, bool]]:
+    """Record each ``Papers.scope_ids`` call as ``(limit, on the UI thread)``."""
+    reads: list[tuple[int | None, bool]] = []
+    ui_thread = threading.main_thread()
+    real_ids = Papers.scope_ids
+
+    def scope_ids(self, *args, **kwargs):
+        reads.append((kwargs.get("limit"), threading.current_thread() is ui_thread))
+        return real_ids(self, *args, **kwargs)
+
+    monkeypatch.setattr(Papers, "scope_ids", scope_ids)
+    return reads
+
+
+def _row_counts(model) -> list[int]:
+    """The model's row count after each reset and each insertion of rows."""
+    counts: list[int] = []
+    model.modelReset.connect(lambda: counts.append(model.rowCount()))
+    model.rowsInserted.connect(lambda *_args: counts.append(model.rowCount()))
+    return counts
+
+
+def test_opening_reads_the_list_once_off_the_ui_thread_and_skips_the_quick_check(
         qtbot, tmp_path, seed_files, monkeypatch):
     from paperdesk.ui import create_main_window
 
     with Library.open(tmp_path / "lib") as lib:
         lib.imports.run(seed_files)
-    listed, checked = [], []
-    real_ids, real_check = Papers.scope_ids, _check.database_problem
-    monkeypatch.setattr(Papers, "scope_ids",
-                        lambda self, *a, **k: listed.append(1) or real_ids(self, *a, **k))
+        in_order = lib.papers.scope_ids(Scope())
+    checked = []
+    real_check = _check.database_problem
+    reads = _record_reads(monkeypatch)
     monkeypatch.setattr(_check, "database_problem",
                         lambda *a: checked.append(1) or real_check(*a))
     window = create_main_window(tmp_path / "lib", import_seeds=False,
                                 settings=make_settings(tmp_path / "s.ini"))
     try:
+        counts = _row_counts(window.model)
         window.show()
-        qtbot.waitUntil(lambda: window.model.rowCount() == TOTAL, timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: window.model.complete, timeout=WAIT_MS)
         qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)
-        assert listed == [1]
+        # the first screenful, then every id (225 > FIRST_ROWS), each read once and
+        # none of them on the UI thread
+        assert reads == [(FIRST_ROWS, False), (None, False)]
+        assert counts == [FIRST_ROWS, TOTAL]
+        assert window.model.ids() == in_order
         assert checked == []
+        # the list ends complete and in order: Ctrl+End goes to the last paper
+        window.focus_list()
+        table = window.table
+        qtbot.keyClick(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+        assert window.current_paper_id() == in_order[-1]
+        assert window.model.row_of(in_order[-1]) == TOTAL - 1
+        qtbot.keyClick(table, Qt.Key.Key_Home, Qt.KeyboardModifier.ControlModifier)
+        assert window.current_paper_id() == in_order[0]
     finally:
         window.close()
         window.shutdown()
+
+
+def test_a_header_sort_while_listing_reads_the_new_order_off_the_ui_thread(
+        qtbot, tmp_path, seed_files, monkeypatch):
+    from paperdesk.ui import create_main_window
+
+    with Library.open(tmp_path / "lib") as lib:
+        lib.imports.run(seed_files)
+        by_title = lib.papers.scope_ids(Scope(), sort="title", descending=True)
+    window = create_main_window(tmp_path / "lib", import_seeds=False,
+                                settings=make_settings(tmp_path / "s.ini"))
+    try:
+        window.show()
+        qtbot.waitUntil(lambda: window.model.complete, timeout=WAIT_MS)
+        window.focus_list()
+        qtbot.keyClick(window.table, Qt.Key.Key_End,   # the last paper is current
+                     Qt.KeyboardModifier.ControlModifier)
+        last = window.current_paper_id()
+        reads = _record_reads(monkeypatch)
+        window.table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
+        qtbot.waitUntil(lambda: window.model.ids() == by_title, timeout=WAIT_MS)
+        assert reads and not any(on_ui for _limit, on_ui in reads)
+        assert window.current_paper_id() == last       # the selection followed its paper
+        assert window.table.currentIndex().row() == by_title.index(last)
+    finally:
+        window.close()
+        window.shutdown()
+
+
+class _ArgsortSpy:
+    """numpy for paper_model, recording on which threads ``argsort`` runs (the row
+    lookup of a list: about 0.1 s at a million rows)."""
+
+    def __init__(self, real):
+        self._real = real
+        self.on_ui_thread = 0
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+    def argsort(self, *args, **kwargs):
+        if threading.current_thread() is threading.main_thread():
+            self.on_ui_thread += 1
+        return self._real.argsort(*args, **kwargs)
+
+
+def test_typed_search_results_come_with_their_row_lookup_sorted_off_the_ui_thread(
+        qtbot, win, monkeypatch):
+    from paperdesk.ui.panes import paper_model
+
+    spy = _ArgsortSpy(paper_model.np)
+    monkeypatch.setattr(paper_model, "np", spy)
+    window = win
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, "model")
+    qtbot.waitUntil(lambda: window.model.searching and window.search.results_complete
+                    and not window.is_busy(), timeout=WAIT_MS)
+    ids = window.model.ids()
+    assert len(ids) == window.search.results.total > FIRST_ROWS / 10
+    assert [window.model.row_of(pid) for pid in ids] == list(range(len(ids)))
+    assert spy.on_ui_thread == 0
+    # back to the list: its ids and lookup are read on the reader thread too
+    qtbot.keyClick(window.search_box, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(window.search_box, Qt.Key.Key_Backspace)
+    qtbot.waitUntil(lambda: not window.model.searching and window.model.complete
+                    and window.model.rowCount() == TOTAL, timeout=WAIT_MS)
+    assert window.model.row_of(window.model.paper_id(TOTAL - 1)) == TOTAL - 1
+    assert spy.on_ui_thread == 0

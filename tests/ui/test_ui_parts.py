@@ -12,7 +12,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, Qt, QUrl
 from PySide6.QtGui import QDesktopServices
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, press, settle, win  # noqa: F401
+from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_listed,  # noqa: F401
+                         win)
 
 from paperdesk.ui.panes.abstract_view import OffsetMap
 from paperdesk.ui.style.colours import contrast_ratio, text_colour_for
@@ -74,8 +75,11 @@ def test_note_survives_the_process_being_killed(tmp_path, _seeded_template):
         settings = Settings(QSettings(r"{tmp_path / 'k.ini'}", QSettings.Format.IniFormat))
         window = create_main_window(r"{folder}", import_seeds=False, settings=settings)
         window.show()
-        print(window.current_paper_id(), flush=True)
         def type_note():
+            if window.current_paper_id() is None:   # the list is read off the UI thread
+                QTimer.singleShot(50, type_note)
+                return
+            print(window.current_paper_id(), flush=True)
             window.reading.focus_note()
             QTest.keyClicks(window.detail_pane.note_editor, "typed then killed")
             QTimer.singleShot(1000, lambda: os._exit(9))   # no shutdown, no flush
@@ -150,18 +154,22 @@ def test_filters_have_live_counts_and_filter_the_list(qtbot, win):
 
     _click(qtbot, pane, pane.filter_item("starred"))
     assert window.current_scope() == Scope(filter="starred")
+    wait_listed(qtbot, window)      # the list's ids are read off the UI thread
     assert sorted(window.model.ids()) == sorted([ids[1], ids[3]])
     settle(qtbot, window)      # the counts are read off the UI thread
     assert window.status_text() == "2 papers  ·  Starred"
     assert window.unread_text() == "2 of 2 unread"
 
     _click(qtbot, pane, pane.tag_item(lib.tags.by_name("ml").id))
+    wait_listed(qtbot, window)
     assert sorted(window.model.ids()) == sorted(ids[:2])
     assert window.status_text() == "2 papers  ·  tag “ml”"
 
     _click(qtbot, pane, pane.filter_item("has_note"))
+    wait_listed(qtbot, window)
     assert window.model.ids() == [ids[5]]
     _click(qtbot, pane, pane.item_for(None))
+    wait_listed(qtbot, window)
     assert window.model.rowCount() == TOTAL
 
     # a search applies within the chosen filter

@@ -39,6 +39,8 @@ def reopen(qtbot, tmp_path, _seeded_template):
         qtbot.waitExposed(window)
         window.activateWindow()
         qtbot.waitUntil(window.isActiveWindow, timeout=5000)
+        # the list's ids are read on the reader thread
+        qtbot.waitUntil(lambda: window.model.complete, timeout=20000)
         window.focus_list()
         return window
 
@@ -56,6 +58,7 @@ def test_state_is_saved_on_close_and_restored(qtbot, reopen):
     header.resizeSection(PaperTableModel.ADDED, 140)
     header.moveSection(header.visualIndex(PaperTableModel.ADDED), 0)
     window.table.sortByColumn(PaperTableModel.TITLE, Qt.SortOrder.DescendingOrder)
+    qtbot.waitUntil(lambda: window.model.complete, timeout=20000)   # (read off the UI)
     size = window.zoom_in() and window.zoom_in()
     window.detail_pane.splitter.setSizes([300, 250])
     detail_sizes = window.detail_pane.splitter.sizes()

@@ -6,7 +6,8 @@ import threading
 
 import pytest
 from PySide6.QtCore import Qt
-from ui_fixtures import TOTAL, open_seeded, press, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import (TOTAL, open_seeded, press, settle, wait_idle,  # noqa: F401
+                         wait_listed, win)
 
 from paperdesk.core.scope import Scope
 
@@ -201,11 +202,13 @@ def test_deleting_the_chosen_tag_falls_back_to_all_papers(qtbot, win):
     settle(qtbot, window)
     tag_id = lib.tags.by_name("pick").id
     assert window.tag_pane.select_scope(Scope(tag_id=tag_id))
+    wait_listed(qtbot, window)      # the list's ids are read off the UI thread
     assert window.model.rowCount() == 3
     assert window.status_text().startswith("3 papers  ·  tag “pick”")
     window.triage.delete_tag(tag_id)
     settle(qtbot, window)
     assert window.current_scope().tag_id is None
+    wait_listed(qtbot, window)
     assert window.model.rowCount() == TOTAL
     _undo(qtbot, window)
     assert lib.tags.by_name("pick").count == 3
@@ -296,6 +299,7 @@ def test_visible_search_follows_annotations_after_index_sync(qtbot, win, query_w
     assert before > 0
     window.search_box.clear()
     qtbot.waitUntil(lambda: not window.model.searching, timeout=20000)
+    wait_listed(qtbot, window)
     target = next(i for i in window.model.ids()
                   if "pruning" not in lib.papers.get(i).abstract.lower())
     window.select_row(window.model.row_of(target))

@@ -46,7 +46,8 @@ def show_active(qtbot, window, size: tuple[int, int] = (1280, 800)) -> None:
 def open_seeded(qtbot, tmp_path, _seeded_template):
     """Return ``open(folder="lib", auto_mark_read=False, fresh=True) -> MainWindow``: a
     shown, active 1280x800 window on a copy of the seed library (``fresh=False`` reopens
-    an existing folder). Windows are closed at teardown."""
+    an existing folder), its list filled (every id read). Windows are closed at
+    teardown."""
     windows = []
 
     def _open(folder: str = "lib", auto_mark_read: bool = False, fresh: bool = True,
@@ -58,6 +59,8 @@ def open_seeded(qtbot, tmp_path, _seeded_template):
         window = create_main_window(path, import_seeds=False, settings=settings)
         windows.append(window)
         show_active(qtbot, window)
+        # the list's ids are read on the reader thread: wait until every row is in
+        qtbot.waitUntil(lambda: window.model.complete, timeout=WAIT_MS)
         window.focus_list()
         return window
 
@@ -92,6 +95,12 @@ def open_metadata_editor(qtbot, window):
     qtbot.waitUntil(lambda: dialog.isVisible()
                     and QApplication.focusWidget() is dialog.authors, timeout=5000)
     return dialog
+
+
+def wait_listed(qtbot, window) -> None:
+    """Wait until the list holds every id of its scope in its order (a listing's and a
+    header sort's ids are read on the reader thread)."""
+    qtbot.waitUntil(lambda: window.model.complete, timeout=WAIT_MS)
 
 
 def wait_idle(qtbot, window) -> None:

@@ -6,6 +6,7 @@ All are frozen dataclasses with a ``to_dict()`` that gives the JSON shape the CL
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -525,6 +526,18 @@ class SearchResults:
     def ranked(self) -> bool:
         """True when ``ids`` holds every match in order (no :attr:`rest` to rank)."""
         return self.rest is None
+
+    @cached_property
+    def positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """Where each match is in ``ids``: ``(sorted ids, the place of each in ids)``,
+        both ``numpy.int64``, for a binary search (``numpy.searchsorted``). Computed
+        once, on first use (a sort of every match: about 30 ms for 250,000 matches;
+        the window's search thread asks for it before the results reach the UI
+        thread, whose list finds its rows with it).
+        """
+        ids = np.asarray(self.ids, dtype=np.int64)
+        order = np.argsort(ids, kind="stable")
+        return ids[order], order
 
     def complete(self) -> SearchResults:
         """These results with every match in ``ids``/``scores``, in order.

@@ -91,7 +91,7 @@ class Papers(Manager):
             f"SELECT id FROM papers WHERE {where} ORDER BY {by}", args)]
 
     def scope_ids(self, scope: Scope, sort: str | None = None,
-                  descending: bool = False) -> list[int]:
+                  descending: bool = False, limit: int | None = None) -> list[int]:
         """Return the ids of the papers in ``scope`` in list order; the one function for
         which papers a list, an export or a command covers.
 
@@ -101,14 +101,17 @@ class Papers(Manager):
             sort: ``"relevance"``, ``"added"``, ``"title"`` or ``None`` for the natural
                 order (see :func:`paperdesk.core.scope.scope_ids`).
             descending: reverse an ``added``/``title`` sort.
+            limit: at most this many ids, the first ones (``None``: all; the window
+                reads a screenful first, then the rest).
         Returns:
             A list of ids.
         Raises:
-            ValueError: an unknown filter or sort, or both a query and a saved search.
+            ValueError: an unknown filter or sort, or both a query and a saved search,
+                or a negative ``limit``.
             LibraryError: an unknown saved search.
             UnknownPaper: a selected id is not in the library.
         """
-        return scope_ids(self._lib, scope, sort=sort, descending=descending)
+        return scope_ids(self._lib, scope, sort=sort, descending=descending, limit=limit)
 
     def scope_count(self, scope: Scope, also: str | None = None) -> int:
         """Return the number of papers in ``scope`` (``count(*)`` in SQLite, or the

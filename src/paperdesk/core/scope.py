@@ -297,11 +297,14 @@ def _check_sort(sort: str | None) -> None:
 
 
 def _sql_ids(lib: Library, scope: Scope, order: str, descending: bool,
-             also: str | None = None) -> list[int]:
+             also: str | None = None, limit: int | None = None) -> list[int]:
     where, args = scope_sql(scope, also)
     by = order_by(order, descending)
-    return [r[0] for r in lib.db.execute(
-        f"SELECT id FROM papers WHERE {where} ORDER BY {by}", args)]
+    if limit is not None:
+        where, args = f"{where} ORDER BY {by} LIMIT ?", [*args, int(limit)]
+    else:
+        where = f"{where} ORDER BY {by}"
+    return [r[0] for r in lib.db.execute(f"SELECT id FROM papers WHERE {where}", args)]
 
 
 def _narrowed(scope: Scope) -> bool:
@@ -310,7 +313,7 @@ def _narrowed(scope: Scope) -> bool:
 
 
 def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
-              descending: bool = False) -> list[int]:
+              descending: bool = False, limit: int | None = None) -> list[int]:
     """Return the ids of the papers in ``scope``, in list order.
 
     Args:
@@ -321,16 +324,27 @@ def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
             selection, else import order. ``"relevance"`` without a query is import
             order (or the selection's order).
         descending: reverse an ``added``/``title`` sort (or ``"interest"``).
+        limit: at most this many ids, the first ones of the list (``None``: all). A
+            scope listed from SQLite without a selection asks SQLite for only these
+            (``LIMIT``: the first screenful of a million papers in about a millisecond,
+            by the ``added_at`` index); a query, a selection or ``"interest"`` are
+            listed whole, then cut.
     Returns:
         A list of ids (no duplicates). ``"interest"`` orders the scope's papers with
         :meth:`~paperdesk.core.discover.engine.Discover.interest` (date added while
         too few papers were kept).
     Raises:
-        ValueError: an unknown filter or sort, or both ``query`` and ``saved``.
+        ValueError: an unknown filter or sort, or both ``query`` and ``saved``, or a
+            negative ``limit``.
         TermsNotReady: ``"interest"`` needs the term table built first.
         LibraryError: an unknown saved search.
         UnknownPaper: a selected id is not in the library.
     """
+    if limit is not None and limit < 0:
+        raise ValueError(f"limit must be 0 or more, not {limit}")
+    if limit is not None and (scope.ids is not None or _query(lib, scope) is not None
+                              or sort == INTEREST):
+        return scope_ids(lib, scope, sort, descending)[:limit]
     _check_sort(sort)
     query = _query(lib, scope)
     selection = lib.papers.existing_ids(scope.ids) if scope.ids is not None else None
@@ -349,7 +363,7 @@ def scope_ids(lib: Library, scope: Scope, sort: str | None = None,
         return order[::-1] if descending else order
     ordered = sort not in (None, RELEVANCE)
     if selection is None:
-        return _sql_ids(lib, scope, sort if ordered else "added", descending)
+        return _sql_ids(lib, scope, sort if ordered else "added", descending, limit=limit)
     if not ordered and not _narrowed(scope):
         return selection
     wanted = set(selection)

@@ -215,7 +215,8 @@ class LibraryWorker(QObject):
                             self._bulk if bulk else self._edits)
 
     def read(self, fn: Callable[[Library], Any], on_done: OnDone | None = None,
-             on_failed: OnFailed | None = None, *, label: str = "") -> Job | None:
+             on_failed: OnFailed | None = None, *, label: str = "",
+             first: bool = False) -> Job | None:
         """Queue a read; it runs on the reader thread (its own SQLite connection, so it
         never waits for a write transaction; it sees the last committed state), FIFO.
 
@@ -224,17 +225,24 @@ class LibraryWorker(QObject):
             on_done: ``on_done(result)`` in the UI thread.
             on_failed: ``on_failed(message)`` in the UI thread (else :attr:`failed`).
             label: what it does, for stderr reports.
+            first: run it before the reads already queued (after the one running): a
+                short read the user waits for (the list's first rows at open, queued
+                after the counts of a million papers).
         Returns:
             The :class:`Job`, or None after :meth:`shutdown`.
         """
         return self._submit(Job(self, fn, on_done, on_failed, False, label or "read"),
-                            self._reads)
+                            self._reads, first=first)
 
-    def _submit(self, job: Job, queue: collections.deque) -> Job | None:
+    def _submit(self, job: Job, queue: collections.deque,
+                first: bool = False) -> Job | None:
         with self._lock:
             if self._stopping:
                 return None
-            queue.append(job)
+            if first:
+                queue.appendleft(job)
+            else:
+                queue.append(job)
             self._outstanding += 1
             self._lock.notify_all()
         return job

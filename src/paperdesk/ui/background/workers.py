@@ -190,8 +190,10 @@ class SearchRunner(Runner):
             one_line(exc, "highlighting", ())
             terms = MatchTerms()
         if not results.ranked and not self._superseded(generation):
+            _ = results.positions   # the list's row lookup, sorted here, not in the UI
             self._firstRanked.emit(generation, (results, terms))
             results = results.complete()
+        _ = results.positions
         return results, terms
 
     @Slot()

@@ -12,6 +12,13 @@ shows a placeholder ("…") until they arrive. A header click only asks for anot
 order (:attr:`PaperTableModel.searchSortRequested`): the search runs again with
 ``lib.search.find(sort=...)`` on the worker thread. After an annotation change only the rows
 of the changed papers are re-read (:meth:`PaperTableModel.refresh_papers`).
+
+Listing a scope (:meth:`PaperTableModel.show_all`, a header sort while listing) reads
+its ids through the id reader (:meth:`PaperTableModel.set_id_reader`: the window's
+reader thread) when one is set, never on the UI thread: first the first
+:data:`FIRST_ROWS` ids (a screenful, read by SQLite's ``LIMIT``), shown at once, then
+every id, appended below them (``rowsInserted``). At a million papers the whole read
+takes over a second; the first rows come in milliseconds.
 """
 
 from __future__ import annotations
@@ -33,10 +40,18 @@ from paperdesk.core.scope import Scope
 
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
            "StarredRole", "ReadRole", "ExcludedRole", "snippet_window",
-           "SNIPPET_PLACEHOLDER", "SnippetFetcher", "EXCLUDED_CHIP"]
+           "SNIPPET_PLACEHOLDER", "SnippetFetcher", "EXCLUDED_CHIP", "FIRST_ROWS",
+           "IdReader", "read_listing"]
 
 #: Number of ids fetched together when a row is not cached.
 BLOCK = 200
+#: Ids read first when a scope is listed through the id reader (a screenful or more;
+#: the rest follow in a second read).
+FIRST_ROWS = 200
+#: ``read(fn, deliver, first)``: run ``fn(lib)`` somewhere off the UI thread and call
+#: ``deliver(result)`` in the UI thread; ``first``: ahead of other queued reads (see
+#: :meth:`PaperTableModel.set_id_reader`).
+IdReader = Callable[[Callable[[Library], object], Callable[[object], None], bool], None]
 #: The cache is emptied when it grows past this many rows.
 CACHE_LIMIT = 20_000
 #: Item data role giving the row's paper id.
@@ -118,6 +133,35 @@ def snippet_window(text: str, spans: Sequence[tuple[int, int]],
     return prefix + text[cut + 1:], tuple((s + shift, e + shift) for s, e in spans)
 
 
+def read_listing(lib: Library, scope: Scope, sort: str | None, descending: bool,
+                 limit: int | None = None) -> tuple[list[int], tuple[np.ndarray, np.ndarray]]:
+    """Read the ids of a list and the lookup :meth:`PaperTableModel.row_of` needs, off
+    the UI thread (the sort of a million ids alone takes about 0.1 s).
+
+    Args:
+        lib: the open library (the calling thread's connection).
+        scope: what is listed.
+        sort: a sortable field's name, or ``None`` for import order.
+        descending: reverse that order.
+        limit: at most this many ids, the first ones (``None``: all).
+    Returns:
+        ``(ids, (sorted ids, their rows))``: ids in list order, and the same ids sorted
+        (``numpy.int64``) with the row of each (for a binary search).
+    Raises:
+        As :meth:`paperdesk.core.papers.Papers.scope_ids`.
+    """
+    ids = lib.papers.scope_ids(scope, sort=sort, descending=descending, limit=limit)
+    return ids, _row_lookup(ids)
+
+
+def _row_lookup(ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted ids and their rows: a binary search per lookup (a dict of 100,000 took
+    16 ms of the UI thread)."""
+    array = np.fromiter(ids, dtype=np.int64, count=len(ids))
+    order = np.argsort(array, kind="stable")
+    return array[order], order
+
+
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SpansRole,
                     Qt.ItemDataRole.FontRole, Qt.ItemDataRole.DecorationRole, TagsRole,
                     StarredRole, ReadRole, ExcludedRole})
@@ -184,6 +228,15 @@ class PaperTableModel(QAbstractTableModel):
         self._hits: list[SearchHit] | None = None
         self._query: str | None = None     # the query of the rows, while searching
         self._snippet_fetcher: SnippetFetcher | None = None
+        self._id_reader: IdReader | None = None
+        # Each listing through the id reader is numbered; ids of an older one are
+        # dropped. False while a listing's ids are still on their way.
+        self._list_generation = 0
+        self._complete = True
+        self._reordering = False    # a header sort's ids on their way (listing)
+        self._on_rows: Callable[[], None] | None = None       # see show_all
+        self._listed_scope: Scope | None = None     # the scope last listed
+        self._on_complete: Callable[[], None] | None = None
         self._snippets_asked: set[int] = set()
         self._snippet_generation = 0
         self._scope = Scope()
@@ -247,6 +300,23 @@ class PaperTableModel(QAbstractTableModel):
         if rows:
             self.dataChanged.emit(self.index(min(rows), self.TITLE),
                                   self.index(max(rows), self.TITLE))
+
+    @property
+    def complete(self) -> bool:
+        """False while the ids of a listing are still being read (the rows shown are
+        its first :data:`FIRST_ROWS`, or the list before it), or those of a header
+        sort (the rows are in the old order until they come)."""
+        return self._complete and not self._reordering
+
+    def set_id_reader(self, read: IdReader | None) -> None:
+        """Read the ids of a listing off the UI thread: ``read(fn, deliver, first)``
+        must run ``fn(lib)`` on another thread (with that thread's connection) and call
+        ``deliver(result)`` later in the UI thread (the window uses its reader thread);
+        ``first`` is True for the read of the first rows, which should go ahead of
+        other reads waiting. Without one (``None``), :meth:`show_all` and a sort read
+        the ids themselves.
+        """
+        self._id_reader = read
 
     def set_snippet_fetcher(self, fetch: SnippetFetcher | None) -> None:
         """Cut snippets off the UI thread: ``fetch(query, ids, deliver)`` is called with a
@@ -336,20 +406,137 @@ class PaperTableModel(QAbstractTableModel):
         }
         self.endResetModel()
 
-    def show_all(self, source_id: int | None = None, scope: Scope | None = None) -> None:
+    def show_all(self, source_id: int | None = None, scope: Scope | None = None,
+                 on_rows: Callable[[], None] | None = None,
+                 on_complete: Callable[[], None] | None = None) -> None:
         """List every paper in the scope, in the current sort order.
+
+        With an id reader (:meth:`set_id_reader`) the ids are read off the UI thread:
+        the rows shown stay until the first :data:`FIRST_ROWS` ids arrive (a model
+        reset), then the others are appended (``rowsInserted``); :attr:`complete` is
+        False meanwhile. If the library changed between the two reads, the whole list
+        replaces the rows (a reset) and ``on_rows`` runs again. Without a reader, the
+        ids are read here and both callbacks run before this returns.
 
         Args:
             source_id: restrict to this source, or ``None`` for all (ignored when
                 ``scope`` is given).
             scope: source, tag and filter to restrict to.
+            on_rows: called (UI thread) once the first rows are in the model.
+            on_complete: called (UI thread) once every id is; neither is called when
+                another listing or a search replaced this one first.
         """
+        self._start_listing(on_rows, on_complete, scope or Scope(source_id=source_id))
+
+    def _enter_listing(self, scope: Scope) -> None:
+        """The rows become ``scope``'s list (no longer a search's hits)."""
         self._hits = None
         self._query = None
-        self._scope = scope or Scope(source_id=source_id)
+        self._scope = scope
         self._cache.clear()
         self._reasons = {}
-        self.set_ids(self._ordered_ids(), None)
+
+    def _start_listing(self, on_rows: Callable[[], None] | None,
+                       on_complete: Callable[[], None] | None,
+                       scope: Scope | None = None) -> None:
+        # (``scope``: the scope to list; ``None``: the one listed, in another order.)
+        # The rows (a search's hits included) stay what they are until the new ids
+        # come. The same scope listed again while listing (an import's new papers, a
+        # removal): one read of every id; else (at open, another scope, after a
+        # search) the first rows first.
+        scope = self._scope if scope is None else scope
+        again = (self._listed and not self.searching and self._complete
+                 and scope == self._listed_scope)
+        self._list_generation += 1
+        self._reordering = False
+        self._listed_scope = scope
+        if self._id_reader is None:
+            self._enter_listing(scope)
+            self._complete = True
+            self._on_rows = self._on_complete = None
+            self.set_ids(self._ordered_ids(), None)
+            for callback in (on_rows, on_complete):
+                if callback is not None:
+                    callback()
+            return
+        generation = self._list_generation
+        sort, descending = self._list_order()
+        self._complete = False
+        self._on_rows, self._on_complete = on_rows, on_complete
+
+        def every(lib: Library):
+            return read_listing(lib, scope, sort, descending)
+
+        def first(lib: Library):
+            return read_listing(lib, scope, sort, descending, FIRST_ROWS)
+
+        if again:
+            self._id_reader(every, lambda answer: self._all_rows(generation, answer,
+                                                                 on_rows, scope), False)
+            return
+        self._id_reader(first, lambda result: self._first_rows(
+            generation, scope, result, every, on_rows), True)
+
+    def _first_rows(self, generation: int, scope: Scope, result, every, on_rows) -> None:
+        """The first ids of a listing arrived (UI thread): show them, then read all."""
+        if generation != self._list_generation:
+            return      # another listing or a search by now
+        ids, lookup = result
+        self._enter_listing(scope)
+        self.set_ids(ids, None)
+        self._rows_of = lookup
+        self._on_rows = None
+        if on_rows is not None:
+            on_rows()
+        if generation != self._list_generation:
+            return      # (on_rows listed or searched again)
+        if len(ids) < FIRST_ROWS:
+            self._finish_listing()
+            return
+        self._id_reader(every, lambda answer: self._all_rows(generation, answer, on_rows),
+                        False)
+
+    def _all_rows(self, generation: int, result, on_rows,
+                  scope: Scope | None = None) -> None:
+        """Every id of a listing arrived (UI thread): append those below the rows shown
+        when these are its first ones (or the same list before new papers were
+        stored); else show them all (a reset) and run ``on_rows`` (again). ``scope``:
+        the same list read again in one go (its cached rows are kept)."""
+        if generation != self._list_generation:
+            return
+        ids, lookup = result
+        shown = len(self._ids)
+        if scope is not None:   # the same list again: its cached rows stay valid
+            self._scope, self._reasons = scope, {}
+        appended = len(ids) > shown and ids[:shown] == self._ids
+        if appended:
+            self.beginInsertRows(QModelIndex(), shown, len(ids) - 1)
+            self._ids = ids
+            self._rows_of = lookup
+            self.endInsertRows()
+        elif ids != self._ids:      # another list (or the library changed since)
+            self.set_ids(ids, None)
+            self._rows_of = lookup
+        if on_rows is not None and (self._on_rows is not None or not appended):
+            self._on_rows = None
+            on_rows()
+            if generation != self._list_generation:
+                return
+        self._finish_listing()
+
+    def _finish_listing(self) -> None:
+        self._complete = True
+        self._on_rows = None
+        on_complete, self._on_complete = self._on_complete, None
+        if on_complete is not None:
+            on_complete()
+
+    def _stop_listing(self) -> None:
+        """Drop any listing still on its way (a search or a clear replaces the rows)."""
+        self._list_generation += 1
+        self._complete = True
+        self._reordering = False
+        self._on_rows = self._on_complete = None
 
     def show_hits(self, hits: Sequence[SearchHit], source_id: int | None = None,
                   scope: Scope | None = None) -> None:
@@ -377,10 +564,15 @@ class PaperTableModel(QAbstractTableModel):
         ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
         if not ids and results.hits:   # results built without ids (all hits are rows)
             ids = [h.id for h in results.hits]
+            self._show_search(results.query, ids, list(results.hits), scope or Scope())
+            return
         self._show_search(results.query, ids, list(results.hits), scope or Scope())
+        # the rows' lookup (row_of): the search thread sorted it (results.positions)
+        self._rows_of = results.positions
 
     def _show_search(self, query: str, ids: list[int], hits: list[SearchHit],
                      scope: Scope) -> None:
+        self._stop_listing()
         self._hits = hits
         self._query = query
         self._scope = scope
@@ -392,6 +584,7 @@ class PaperTableModel(QAbstractTableModel):
 
     def clear(self) -> None:
         """Show no rows and forget cached rows (used before the library closes)."""
+        self._stop_listing()
         self._hits = None
         self._query = None
         self._cache.clear()
@@ -409,10 +602,9 @@ class PaperTableModel(QAbstractTableModel):
             return -1
         if self._rows_of is None:
             # Sorted ids and their rows: a binary search per lookup. Built once per list
-            # (a few ms at 100,000 rows, in numpy; a dict took 16 ms of the UI thread).
-            ids = np.fromiter(self._ids, dtype=np.int64, count=len(self._ids))
-            order = np.argsort(ids, kind="stable")
-            self._rows_of = (ids[order], order)
+            # (a few ms at 100,000 rows, in numpy; a dict took 16 ms of the UI thread);
+            # a listing through the id reader brings it built (read_listing).
+            self._rows_of = _row_lookup(self._ids)
         keys, rows = self._rows_of
         try:
             at = int(np.searchsorted(keys, int(paper_id)))
@@ -565,15 +757,43 @@ class PaperTableModel(QAbstractTableModel):
             self.headerDataChanged.emit(Qt.Orientation.Horizontal, self.SNIPPET, self.SNIPPET)
             self.searchSortRequested.emit(*self.search_sort())
             return
+        if self._id_reader is not None and not self._complete:
+            # a listing still on its way: read it again in the new order (its first
+            # rows' callback, if they are not shown yet, comes with it)
+            self._start_listing(self._on_rows, self._on_complete, self._listed_scope)
+            return
         if not self._listed:
             return
-        new_ids = self._ordered_ids()
+        if self._id_reader is not None:
+            self._reorder_later()
+            return
+        self._reorder(self._ordered_ids(), None)
+
+    def _reorder(self, new_ids: list[int], lookup) -> None:
+        """Show the listed papers in the order ``new_ids`` (selection follows them)."""
         if new_ids == self._ids:
             return
         if len(new_ids) != len(self._ids):  # the library changed: not a pure re-ordering
             self.set_ids(new_ids, self._snippets, self._spans())
+            self._rows_of = lookup
             return
-        self._move_rows(new_ids)
+        self._move_rows(new_ids, lookup)
+
+    def _reorder_later(self) -> None:
+        """A header sort while listing: read the scope's ids in the new order on the id
+        reader, then move the rows (the rows stay as they are meanwhile)."""
+        self._list_generation += 1
+        self._reordering = True
+        generation, scope = self._list_generation, self._scope
+        sort, descending = self._list_order()
+
+        def deliver(result) -> None:
+            if generation == self._list_generation:
+                self._reordering = False
+                self._reorder(*result)
+
+        self._id_reader(lambda lib: read_listing(lib, scope, sort, descending), deliver,
+                        False)
 
     def set_interest_sort(self, on: bool) -> None:
         """Choose (or leave) the "worth reading first" order. The model itself never
@@ -624,13 +844,14 @@ class PaperTableModel(QAbstractTableModel):
         or not in that order)."""
         return self._reasons.get(paper_id, ())
 
-    def _move_rows(self, new_ids: list[int]) -> None:
-        """Re-order the rows to ``new_ids`` (the same ids), moving persistent indexes."""
+    def _move_rows(self, new_ids: list[int], lookup=None) -> None:
+        """Re-order the rows to ``new_ids`` (the same ids), moving persistent indexes
+        (``lookup``: :func:`read_listing`'s, if it was read with them)."""
         self.layoutAboutToBeChanged.emit()
         old_indexes = self.persistentIndexList()
         old_ids = [self.paper_id(i.row()) for i in old_indexes]
         self._ids = new_ids
-        self._rows_of = None
+        self._rows_of = lookup
         new_indexes = []
         for idx, pid in zip(old_indexes, old_ids):
             row = self.row_of(pid)
@@ -653,9 +874,13 @@ class PaperTableModel(QAbstractTableModel):
         return key, self.sort_order == Qt.SortOrder.DescendingOrder
 
     # -- internals ---------------------------------------------------------------------
-    def _ordered_ids(self) -> list[int]:
+    def _list_order(self) -> tuple[str | None, bool]:
+        """``(sort, descending)`` of a listing: the sort column's field or ``None``."""
         key = self.ORDER_KEYS.get(self.sort_column)
-        descending = key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
+        return key, key is not None and self.sort_order == Qt.SortOrder.DescendingOrder
+
+    def _ordered_ids(self) -> list[int]:
+        key, descending = self._list_order()
         if not self.searching:
             return self._lib.papers.scope_ids(self._scope, sort=key, descending=descending)
         return list(self._ids)   # already in the requested order

@@ -369,7 +369,9 @@ class DiscoverCommands:
         all papers (the search is cleared, "All papers" chosen) with it selected.
 
         Returns:
-            False when the paper is not in the library (a message says so).
+            False when the window is shut down. A paper that is not in the library
+            is said so (a message) once all papers are listed (read off the UI
+            thread), and the place pushed for Back is dropped again.
         """
         if self._window.is_shut_down():
             return False
@@ -385,16 +387,24 @@ class DiscoverCommands:
             self._window.search_box.blockSignals(True)
             self._window.search_box.clear()
             self._window.search_box.blockSignals(False)
-            self._window.search.show_all(keep=paper_id)
-            row = self._window.model.row_of(paper_id)
-            if row < 0:
-                self._back_stack.pop()
-                self._window.show_error(f"Paper #{paper_id} is no longer in the library")
-                return False
-            self._window.statusBar().showMessage(
-                "Showing all papers to open it — Alt+Left goes back", 4000)
+            self._window.search.show_all(keep=paper_id,
+                                         then=lambda: self._opened_in_all(paper_id))
+            return True
         self._window.select_row(row)
         return True
+
+    def _opened_in_all(self, paper_id: int) -> None:
+        """All papers are listed (UI thread; the ids were read on the reader thread):
+        select ``paper_id``, or say it is no longer in the library."""
+        row = self._window.model.row_of(paper_id)
+        if row < 0:
+            if self._back_stack:
+                self._back_stack.pop()
+            self._window.show_error(f"Paper #{paper_id} is no longer in the library")
+            return
+        self._window.statusBar().showMessage(
+            "Showing all papers to open it — Alt+Left goes back", 4000)
+        self._window.select_row(row)
 
     def search_term(self, term: str) -> None:
         """Search for a key term (a chip's click or Enter): its query goes into the search
@@ -450,8 +460,10 @@ class DiscoverCommands:
             self._pending_place = place
             self._window.search.request_search(immediate=True)
             return
-        else:
-            self._window.search.show_all(keep=place.paper_id)
+        else:       # the list's ids are read off the UI thread: finished when in
+            self._window.search.show_all(keep=place.paper_id,
+                                         then=lambda: self._finish_place(place))
+            return
         self._finish_place(place)
 
     def _finish_place(self, place: Place) -> None:

@@ -101,6 +101,8 @@ class InterestSort:
         model = self._window.model
         if not model.interest_sort or model.searching or self._window.is_shut_down():
             return
+        if not model.complete:
+            return      # the list's ids are still being read: asked again when all are
         self._interest_generation += 1
         generation, ids = self._interest_generation, self._window.model.ids()
         self._window.worker.read(lambda lib: interest_of(lib, ids),

@@ -147,25 +147,58 @@ class SearchController:
         chosen = self._window.reading.last_chosen_id
         return chosen if chosen is not None else self._window.current_paper_id()
 
-    def show_all(self, keep: int | None = None) -> None:
+    def show_all(self, keep: int | None = None, then=None) -> None:
         """List the scope (not searching), keeping paper ``keep`` (default:
         :meth:`kept_paper`) current if it is listed, else the nearest listed paper to it
         (or to the paper current before) in the list shown before
-        (:func:`~paperdesk.ui.window.kept_paper.nearest_listed`), else the first row."""
-        before = self._window.model.ids()
+        (:func:`~paperdesk.ui.window.kept_paper.nearest_listed`), else the first row.
+
+        The ids are read on the reader thread (the model's id reader): the selection is
+        placed when the first rows arrive (the list shows the rows before until then),
+        or, when ``keep`` is not among them, once every id is in (the first row is
+        current meanwhile); the interest order is asked for once every id is in.
+        ``then()`` (UI thread) runs once the selection is placed."""
+        model = self._window.model
+        before = model.ids()
         current = self._window.current_paper_id()
         keep = keep if keep is not None else self.kept_paper()
         self.results = None
         self.show_suggestion(None)
-        self._window.model.show_all(scope=self.scope)
-        self.hide_snippet_column()
-        listed = self._window.model.ids()
-        nearest = nearest_listed(before, keep, listed)
-        self.restore_selection(nearest if nearest is not None
-                               else nearest_listed(before, current, listed))
+
+        placed = [False]
+
+        def place() -> None:
+            placed[0] = True
+            if model.row_of(keep) >= 0:
+                self.restore_selection(keep)
+            else:
+                listed = model.ids()
+                nearest = nearest_listed(before, keep, listed)
+                self.restore_selection(nearest if nearest is not None
+                                       else nearest_listed(before, current, listed))
+            if then is not None:
+                then()
+
+        def rows_shown() -> None:   # the first rows (the ids are read off the UI thread)
+            placed[0] = False
+            if self._window.is_shut_down():
+                return
+            self.hide_snippet_column()
+            if model.row_of(keep) >= 0 or model.complete or keep is None:
+                place()
+            elif model.rowCount():   # the paper may be further down: placed when all are
+                self.restore_selection(None)
+
+        def all_shown() -> None:
+            if self._window.is_shut_down():
+                return
+            if not placed[0]:
+                place()
+            # worth reading first: reordered off the UI thread
+            self._window.interest_sort.order_by_interest()
+
+        model.show_all(scope=self.scope, on_rows=rows_shown, on_complete=all_shown)
         self._window.update_status()
-        # worth reading first: reordered off the UI thread
-        self._window.interest_sort.order_by_interest()
 
     def restore_selection(self, paper_id: int | None, fallback_row: int = 0) -> None:
         """After the rows changed: make ``paper_id`` current again, or the row
