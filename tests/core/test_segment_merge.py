@@ -224,6 +224,10 @@ def test_merge_runs_are_adjacent_segments_of_one_level(monkeypatch):
     runs = search_mod.merge_runs(segs)
     # levels (base 3): 4000 -> 7, 3000 -> 7, 9000 -> 8, 2500/2000 -> 7; 50/30 are small
     assert [[s.n for s in r] for r in runs] == [[4000, 4000, 3000]]
+    monkeypatch.setattr(search_mod, "MERGE_MAX_DOCS", 10_999)   # 11,000 together
+    assert search_mod.merge_runs(segs) == []
+    monkeypatch.setattr(search_mod, "MERGE_MAX_DOCS", 11_000)
+    assert len(search_mod.merge_runs(segs)) == 1
 
 
 def test_a_cancelled_merge_changes_nothing(tmp_path, small_levels, monkeypatch):

@@ -646,6 +646,10 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
 #: Lucene's ``LogMergePolicy`` does with its merge factor: after a bulk import of a
 #: million papers the 253 segments of 4,000 become about a dozen.
 MERGE_FACTOR = 10
+#: No merge writes a segment of more documents than this: a merge's memory grows with
+#: its sources' terms (10 segments of 4,000 Zipf abstracts: 760 MB at most), and
+#: merges of larger segments were not measured.
+MERGE_MAX_DOCS = 100_000
 #: Folders of merges under way in the index folder start with this (Whoosh ignores
 #: names starting with a dot); one left by a crash is removed by the next merge.
 MERGING_PREFIX = ".merging-"
@@ -659,7 +663,8 @@ def merge_runs(segments) -> list[list]:
     """The runs of segments a merge would replace, each :data:`MERGE_FACTOR` adjacent
     segments of the same level (documents, deleted ones included, between the same two
     powers of :data:`MERGE_FACTOR`), none of them small (under
-    :data:`SMALL_SEGMENT_DOCS`: :func:`compact` rewrites those).
+    :data:`SMALL_SEGMENT_DOCS`: :func:`compact` rewrites those), at most
+    :data:`MERGE_MAX_DOCS` documents together.
 
     Args:
         segments: the index's segments, in order (a table of contents' ``segments``).
@@ -670,8 +675,9 @@ def merge_runs(segments) -> list[list]:
     while i + MERGE_FACTOR <= len(segments):
         run = segments[i:i + MERGE_FACTOR]
         level = _level(run[0])
-        if all(s.doc_count_all() >= SMALL_SEGMENT_DOCS and _level(s) == level
-               for s in run):
+        if (all(s.doc_count_all() >= SMALL_SEGMENT_DOCS and _level(s) == level
+                for s in run)
+                and sum(s.doc_count_all() for s in run) <= MERGE_MAX_DOCS):
             runs.append(run)
             i += MERGE_FACTOR
         else:
