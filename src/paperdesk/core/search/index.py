@@ -17,6 +17,7 @@ updated documents in whoosh-reloaded 2.7.5; see DESIGN.md).
 from __future__ import annotations
 
 import bisect
+import contextlib
 import functools
 import itertools
 import logging
@@ -641,6 +642,146 @@ def compact(ix, documents, builders: SegmentBuilders | None = None) -> int:
     return len(chosen)
 
 
+#: Segments of about the same size (the same power of :data:`MERGE_FACTOR` documents)
+#: that lie side by side are merged this many at a time (:func:`merge_run`), as
+#: Lucene's ``LogMergePolicy`` does with its merge factor: after a bulk import of a
+#: million papers the 253 segments of 4,000 become about a dozen.
+MERGE_FACTOR = 10
+#: No merge writes a segment of more documents than this: a merge's memory grows with
+#: its sources' terms (10 segments of 4,000 Zipf abstracts: 760 MB at most), and
+#: merges of larger segments were not measured.
+MERGE_MAX_DOCS = 100_000
+#: Folders of merges under way in the index folder start with this (Whoosh ignores
+#: names starting with a dot); one left by a crash is removed by the next merge.
+MERGING_PREFIX = ".merging-"
+
+
+def _level(segment) -> int:
+    return int(np.log10(max(segment.doc_count_all(), 1)) / np.log10(MERGE_FACTOR))
+
+
+def merge_runs(segments) -> list[list]:
+    """The runs of segments a merge would replace, each :data:`MERGE_FACTOR` adjacent
+    segments of the same level (documents, deleted ones included, between the same two
+    powers of :data:`MERGE_FACTOR`), none of them small (under
+    :data:`SMALL_SEGMENT_DOCS`: :func:`compact` rewrites those), at most
+    :data:`MERGE_MAX_DOCS` documents together.
+
+    Args:
+        segments: the index's segments, in order (a table of contents' ``segments``).
+    Returns:
+        Lists of segments, each one run, first to last.
+    """
+    runs, i = [], 0
+    while i + MERGE_FACTOR <= len(segments):
+        run = segments[i:i + MERGE_FACTOR]
+        level = _level(run[0])
+        if (all(s.doc_count_all() >= SMALL_SEGMENT_DOCS and _level(s) == level
+                for s in run)
+                and sum(s.doc_count_all() for s in run) <= MERGE_MAX_DOCS):
+            runs.append(run)
+            i += MERGE_FACTOR
+        else:
+            i += 1
+    return runs
+
+
+def merge_run(ix, segids: Sequence[str], folder: Path, commit_lock=None,
+              cancel=None) -> bool:
+    """Replace adjacent segments of ``ix`` by one merged segment
+    (:func:`.segment_writer.merge_segments`), in one commit.
+
+    The merged segment is written into a folder of its own (``MERGING_PREFIX`` + its
+    id, inside the index folder) without the index's write lock, from readers of the
+    segments as they were: searches and writes go on meanwhile. Then, holding the lock
+    (and ``commit_lock``), the segments are checked to be still in the index, the
+    deletions made meanwhile are carried over, the file is moved into the index and
+    one commit puts the new segment where the old ones were. A crash or an error
+    before that commit leaves the index as it was (the table of contents is the
+    commit point; the left-over folder is removed by the next merge).
+
+    Args:
+        ix: a Whoosh ``FileIndex`` (schema known to :mod:`.segment_writer`).
+        segids: ids of adjacent segments, in index order.
+        folder: the index folder.
+        commit_lock: a lock held for the commit (the :class:`SearchIndex`'s write lock).
+        cancel: polled while the segment is written; True stops (nothing changes).
+    Returns:
+        True when the merged segment was committed; False when the segments changed
+        meanwhile (one of them is gone, or they are no longer adjacent) or ``cancel``
+        said stop.
+    Raises:
+        IndexBusy: another process held the write lock too long (nothing changed).
+        OSError: the files could not be written (nothing changed).
+    """
+    for old in folder.glob(MERGING_PREFIX + "*"):
+        if old.is_dir() and _stale(old):
+            shutil.rmtree(old, ignore_errors=True)
+    info = ix._read_toc()
+    byid = {s.segment_id(): s for s in info.segments}
+    if any(sid not in byid for sid in segids):
+        return False
+    sources = [byid[sid] for sid in segids]
+    segid = segment_writer.fresh_segment_id(ix.storage, ix.indexname)
+    work = folder / f"{MERGING_PREFIX}{segid}"
+    work.mkdir()
+    (work / "owner").write_text(f"{os.getpid()}\n")
+    try:
+        readers = [SegmentReader(ix.storage, ix.schema, s) for s in sources]
+        try:
+            merged = segment_writer.merge_segments(
+                FileStorage(str(work)), ix.indexname, ix.schema, readers, segid,
+                blocklimit=POSTING_BLOCK, cancel=cancel)
+        except segment_writer.MergeCancelled:
+            return False
+        finally:
+            for reader in readers:
+                reader.close()
+        name = merged.make_filename(merged.COMPOUND_EXT)
+        with commit_lock if commit_lock is not None else contextlib.nullcontext():
+            writer = _open_writer(ix, codec=_FreshIdCodec(blocklimit=POSTING_BLOCK))
+            try:
+                current = list(writer.segments)
+                ids = [s.segment_id() for s in current]
+                if (segids[0] not in ids or ids[ids.index(segids[0]):][:len(segids)]
+                        != list(segids) or ix.storage.file_exists(name)):
+                    _cancel(ix, writer)
+                    return False
+                at = ids.index(segids[0])
+                base = 0
+                for segment in current[at:at + len(segids)]:
+                    for doc in segment.deleted_docs():
+                        merged.delete_document(base + doc)
+                    base += segment.doc_count_all()
+                os.replace(work / name, folder / name)
+            except BaseException:
+                _cancel(ix, writer)
+                raise
+            gone = set(segids)
+            writer.commit(mergetype=lambda _w, segs: [
+                *segs[:at], merged, *[s for s in segs[at:] if s.segment_id() not in gone]])
+        return True
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _stale(path: Path) -> bool:
+    """Whether a merge folder's owner process is gone (its pid no longer runs)."""
+    try:
+        pid = int((path / "owner").read_text().strip())
+    except (OSError, ValueError):
+        return True
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False
+    return False
+
+
 def _leaves(reader) -> list:
     """The segment readers of a reader (none for an empty index)."""
     try:
@@ -1048,6 +1189,54 @@ class SearchIndex:
                 except Exception:  # noqa: BLE001 - the record is a nicety
                     _log.exception("recording the index's checksums failed")
         return count
+
+    def merge(self, cancel=lambda: False, between=None) -> int:
+        """Merge runs of adjacent segments of about the same size (:func:`merge_runs`)
+        until none is left, one commit per run (:func:`merge_run`); searches and writes
+        go on meanwhile, each commit swaps in a fresh searcher.
+
+        Args:
+            cancel: polled before each run and while it is written; True stops (the
+                runs merged so far stay, the one under way is dropped).
+            between: ``between(run)`` runs one merge, given as a function of no
+                arguments (e.g. on a helper thread, see
+                :func:`paperdesk.core.manager.run_beside`); default: calls it.
+        Returns:
+            The number of segments replaced (0: nothing to merge, or the schema is not
+            the one the segment writer knows).
+        Raises:
+            IndexBusy: another process held the write lock too long.
+            OSError: a merged segment could not be written (the index is unchanged).
+        """
+        if not self._bulk:
+            return 0
+        between = between or (lambda run: run())
+        replaced = 0
+        while not cancel():
+            runs = merge_runs(self._ix._read_toc().segments)
+            if not runs:
+                break
+            ids = [s.segment_id() for s in runs[0]]
+            done = []
+
+            def one() -> None:
+                done.append(merge_run(self._ix, ids, self.path, commit_lock=self._write_lock,
+                                      cancel=cancel))
+
+            between(one)
+            if not done or not done[0]:
+                break
+            replaced += len(ids)
+            with self._write_lock:
+                with self._lock:
+                    self._refresh()
+                if self.keeps_checksums:
+                    try:
+                        integrity.record_checksums(self.path,
+                                                   integrity.segment_files(self._ix))
+                    except Exception:  # noqa: BLE001 - the record is a nicety
+                        _log.exception("recording the index's checksums failed")
+        return replaced
 
     def quick_problems(self, update: bool = True) -> list[str]:
         """The cheap check made at every open (:func:`.integrity.quick_problems`): a

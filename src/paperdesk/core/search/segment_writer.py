@@ -37,6 +37,7 @@ The layout of the files follows whoosh-reloaded 2.7.5 (``whoosh/codec/whoosh3.py
 
 from __future__ import annotations
 
+import io
 import os
 import pickle
 import re
@@ -46,7 +47,7 @@ import struct
 import tempfile
 import zlib
 from collections.abc import Sequence
-from itertools import chain
+from itertools import chain, repeat
 
 import numpy as np
 from whoosh.codec.whoosh3 import LENGTHS_COLUMN, W3Codec, W3PerDocWriter, W3Segment, _lenfield
@@ -56,10 +57,12 @@ from whoosh.lang.porter import stem as porter_stem
 from whoosh.support.charset import accent_map
 from whoosh.util.numeric import _length_byte_cache
 
+from paperdesk.core.search import safe_pickle
 from paperdesk.core.search.words import WORD_PATTERN, WORD_RE
 from paperdesk.core.fields import stored_fields
 
-__all__ = ["Unsupported", "Vocabulary", "build_segment", "check_schema", "FIELD_KINDS"]
+__all__ = ["Unsupported", "Vocabulary", "build_segment", "check_schema", "FIELD_KINDS",
+           "merge_segments", "MergeCancelled"]
 
 #: How each field of the schema is analysed (see :func:`check_schema`):
 #: ``stem`` (stemmed words of one of the four texts), ``exact`` (the unstemmed words of
@@ -449,6 +452,36 @@ def _write_terms(field, term: np.ndarray, doc: np.ndarray, pos: np.ndarray | Non
         weights = np.full(len(gstart), boost, dtype=np.float32)
     else:
         weights = (gcount.astype(np.float32) * np.float32(boost)).astype(np.float32)
+    values = fbuf = None
+    if fmt == "Positions":
+        vbuf, voff = _position_values(gstart, gcount, pos)
+        vo = voff.tolist()
+        values = [vbuf[a:z] for a, z in zip(vo, vo[1:])]
+    elif fmt == "Frequency":
+        fbuf = gcount.astype(">u4").tobytes()
+    _write_postings(fmt, gterm, gdoc, weights, values, fbuf, keys, prefix, postfile,
+                    tindex, blocklimit, qlengths)
+
+
+def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.ndarray,
+                    values: list[bytes] | None, fbuf: bytes | None, keys: list[bytes],
+                    prefix: bytes, postfile, tindex, blocklimit: int,
+                    qlengths: np.ndarray | None) -> None:
+    """Write postings of whole terms (sorted by term, then document) as blocks of
+    ``blocklimit``, and add their term infos to ``tindex``.
+
+    Args:
+        fmt: the field's format class name (``Positions``, ``Frequency``, ``Existence``).
+        gterm: each posting's term, an index into ``keys`` (ascending).
+        gdoc: each posting's document number in the segment (int64).
+        weights: each posting's weight (float32; Whoosh stores it as a float).
+        values: ``Positions``: each posting's encoded value (``Positions.encode``).
+        fbuf: ``Frequency``: each posting's frequency as 4 big-endian bytes, joined.
+        keys: term bytes by term number; prefix: the packed field id of the keys.
+        postfile, tindex: the segment's postings file and terms ``OrderedHashWriter``.
+        qlengths: each document's field length as its byte decodes (0 for none), for
+            the blocks' length bounds; ``None`` for a field without lengths.
+    """
     # Terms over the postings, and blocks of `blocklimit` postings within each term.
     tnew = np.ones(len(gterm), dtype=bool)
     tnew[1:] = gterm[1:] != gterm[:-1]
@@ -481,12 +514,6 @@ def _write_terms(field, term: np.ndarray, doc: np.ndarray, pos: np.ndarray | Non
         bmaxl = _length_bytes(np.maximum.reduceat(ql, bstart)).tolist()
     else:
         bminl = bmaxl = [0] * len(bstart)
-    if fmt == "Positions":
-        vbuf, voff = _position_values(gstart, gcount, pos)
-        vo = voff.tolist()
-        values = [vbuf[a:z] for a, z in zip(vo, vo[1:])]
-    elif fmt == "Frequency":
-        fbuf = gcount.astype(">u4").tobytes()
     blocks_of = np.append(np.searchsorted(bstart, tstart), len(bstart)).tolist()
     firsts = gdoc[tstart].tolist()
     lasts = gdoc[tstart + tcount - 1].tolist()
@@ -695,3 +722,270 @@ def remove_segment_files(storage, segment) -> None:
                 storage.delete_file(name)
             except OSError:
                 pass
+
+
+# -- merging segments -------------------------------------------------------------------
+#: Postings gathered from the source segments before they are written (bounds the
+#: memory of a merge whatever the segments' size).
+MERGE_CHUNK_POSTINGS = 1 << 20
+_LENGTHS = struct.Struct("!II")        # filetables._lengths: key length, value length
+_INFO_SIZE = _TERMINFO.size
+
+
+def _terms_by_field(reader) -> dict[str, dict[bytes, bytes]]:
+    """Every term of a segment with its term info bytes, by field name: the key/value
+    area of the terms file read as one slice (keys are a 2-byte field number and the
+    term's bytes)."""
+    tindex = reader._terms._tindex
+    unmap = reader._terms._fieldunmap
+    start, end = tindex.startofdata, tindex.endofdata
+    data = bytes(tindex.dbfile.get(start, end - start))
+    out: dict[str, dict[bytes, bytes]] = {name: {} for name in unmap if name is not None}
+    unpack = _LENGTHS.unpack_from
+    pos, stop = 0, len(data)
+    current, fid_now = None, -1
+    while pos < stop:
+        klen, vlen = unpack(data, pos)
+        k0 = pos + 8
+        fid = (data[k0] << 8) | data[k0 + 1]
+        if fid != fid_now:
+            fid_now, current = fid, out[unmap[fid]]
+        current[data[k0 + 2:k0 + klen]] = data[k0 + klen:k0 + klen + vlen]
+        pos = k0 + klen + vlen
+    return out
+
+
+class _Gathered:
+    """Postings of whole terms read from the sources for :func:`_write_postings`: the
+    blocks' delta-encoded ids as read, with each block's document base, weights, and
+    the values (``Positions``: one per posting; ``Frequency``: 4 bytes a posting)."""
+
+    __slots__ = ("deltas", "blocks", "weights", "values", "terms", "count")
+
+    def __init__(self):
+        self.deltas: list = []      # tuples of delta-encoded ids, one per block
+        self.blocks: list = []      # (postings, base) of each block
+        self.weights: list = []     # tuples or repeat() of each block's weights
+        self.values: list = []
+        self.terms: list = []       # (term number, postings) of each term
+        self.count = 0
+
+
+def _decode_term(info: bytes, postfile, fmt: str, out: _Gathered, base: int) -> int:
+    """Add one term's postings in one segment (its term info bytes ``info``) to
+    ``out``, document numbers shifted by ``base``; returns their number. The block
+    format is the one :func:`build_segment` and Whoosh's ``W3PostingsWriter`` write (see
+    ``fastscore._read_postings``). Pickles are read with
+    :class:`~paperdesk.core.search.safe_pickle.RestrictedUnpickler` (the info and, when
+    not compressed, the data of every block through one unpickler, its memo emptied
+    before each)."""
+    if len(info) != _INFO_SIZE + _EXTENT.size:        # inlined (Whoosh's own writer)
+        from whoosh.codec.whoosh3 import W3TermInfo  # noqa: PLC0415
+
+        got_ids, got_w, got_v = W3TermInfo.from_bytes(info).inlined_postings()
+        n = len(got_ids)
+        out.deltas.append((got_ids[0], *[b - a for a, b in zip(got_ids, got_ids[1:])]))
+        out.blocks.append((n, base))
+        out.weights.append(tuple(got_w))
+        if fmt == "Positions":
+            out.values += got_v
+        elif fmt == "Frequency":
+            out.values.append(b"".join(got_v))
+        return n
+    offset, length = _EXTENT.unpack_from(info, _INFO_SIZE)
+    buf = postfile.get(offset, length)
+    stream = io.BytesIO(buf)
+    unpickler = safe_pickle.RestrictedUnpickler(stream)
+    load, memo = unpickler.load, unpickler.memo
+    deltas, blocks, weights, values = out.deltas, out.blocks, out.weights, out.values
+    pos, total = 4, 0
+    while True:
+        blocklen = int.from_bytes(buf[pos:pos + 4], "big", signed=True)
+        end = pos + 4 + abs(blocklen)
+        stream.seek(pos + 4)
+        memo.clear()
+        count, _maxid, _maxw, compression, _mn, _mx = load()
+        if compression:
+            ids, w, v = safe_pickle.loads(zlib.decompress(buf[stream.tell():end]))
+        else:
+            memo.clear()
+            ids, w, v = load()
+        deltas.append(ids)
+        blocks.append((count, base))
+        weights.append(w if type(w) is tuple else repeat(1.0 if w is None else w, count))
+        if fmt == "Positions":
+            values += v
+        elif fmt == "Frequency":
+            values.append(v)
+        total += count
+        if blocklen < 0:
+            return total
+        pos = end
+
+
+class MergeCancelled(Exception):
+    """:func:`merge_segments` was asked to stop (its partial files are removed)."""
+
+
+def merge_segments(storage, indexname: str, schema, readers: Sequence,
+                   segid: str, blocklimit: int = 1024, cancel=None) -> W3Segment:
+    """Write one segment holding the documents of several segments one after another,
+    from their postings (no text is analysed again): a merge.
+
+    Every document of the sources is kept, deleted ones included (the caller marks them
+    deleted in the new segment), so the index's statistics (document counts, document
+    frequencies, field length totals) and every posting's weight are those of the
+    sources: BM25F scores stay the same bits, and document ``base_k + d`` of the new
+    segment is document ``d`` of source ``k`` (``base_k`` the sources' sizes before
+    it), so hits keep their order when the new segment takes the sources' place.
+
+    Args:
+        storage: where the new segment's files are written (a ``FileStorage``; the
+            caller moves its compound file into the index).
+        indexname: the index name (``"MAIN"``).
+        schema: the index schema (checked with :func:`check_schema`).
+        readers: Whoosh ``SegmentReader`` objects of the source segments, in index order.
+        segid: the new segment's id (unused in the index: :func:`fresh_segment_id`).
+        blocklimit: postings per block.
+        cancel: polled between fields and every :data:`MERGE_CHUNK_POSTINGS` postings;
+            True stops the merge (:class:`MergeCancelled`).
+    Returns:
+        The ``W3Segment`` (compound, no deletions set).
+    Raises:
+        Unsupported: the schema is not the one this writer knows, or a source has no
+            ``pid`` column.
+        ValueError: no sources.
+        OSError: the files could not be written (the partial files are removed).
+        MergeCancelled: ``cancel`` said stop (the partial files are removed).
+    """
+    from paperdesk.core.search.fastscore import PID_FIELD, _Segment  # noqa: PLC0415
+
+    if not readers:
+        raise ValueError("no segments")
+    check_schema(schema)
+    cancel = cancel or (lambda: False)
+    codec = W3Codec(blocklimit=blocklimit)
+    segment = W3Segment(codec, indexname, segid=segid)
+    sizes = [r.doc_count_all() for r in readers]
+    bases = np.concatenate(([0], np.cumsum(sizes)[:-1])).astype(np.int64).tolist()
+    total = int(sum(sizes))
+    segment.set_doc_count(total)
+    temp = tempfile.mkdtemp(prefix="paperdesk-merge-")
+    try:
+        infos = [_Segment(r) for r in readers]     # pid column (Unsupported without)
+        pids = np.concatenate([s.pids for s in infos])
+        perdoc = W3PerDocWriter(codec, _PrivateTemp(storage, temp), segment)
+        pidfield = schema[PID_FIELD]
+        pidcol = pidfield.column_type
+        qlengths: dict[str, np.ndarray] = {}
+        lengthbytes: dict[str, list] = {}
+        for name in sorted(FIELD_KINDS):
+            if not schema[name].scorable:
+                continue
+            column = f"_{name}_len"
+            parts = []
+            for r, size in zip(readers, sizes):
+                if r._perdoc.has_column(column):
+                    parts.append(_Segment._column(_Sized(size), r, column, "B", np.uint8, 0))
+                else:
+                    parts.append(np.zeros(size, dtype=np.uint8))
+            byte = np.concatenate(parts).astype(np.int64)
+            qlengths[name] = _LENGTH_CACHE[byte] * (byte > 0)
+            lengthbytes[name] = byte.tolist()
+            fieldtotal = sum(int(r.segment()._fieldlengths.get(name, 0)) for r in readers)
+            if fieldtotal:
+                perdoc._fieldlengths[name] += fieldtotal
+        names = list(lengthbytes)
+        add_value = perdoc.add_column_value
+        to_column = pidfield.to_column_value
+        for i, pid in enumerate(pids.tolist()):
+            perdoc.start_doc(i)
+            perdoc._storedfields["id"] = str(pid)
+            for name in names:
+                byte = lengthbytes[name][i]
+                if byte:
+                    add_value(_lenfield(name), LENGTHS_COLUMN, byte)
+            add_value(PID_FIELD, pidcol, to_column(pid))
+            perdoc.finish_doc()
+        del lengthbytes
+        perdoc._fieldlengths = {k: v for k, v in perdoc._fieldlengths.items() if v}
+        perdoc.close()
+        tindex = filetables.OrderedHashWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
+        fieldmap = tindex.extras["fieldmap"] = {}
+        postfile = segment.create_file(storage, W3Codec.POSTS_EXT)
+        sources = [_terms_by_field(r) for r in readers]
+        postfiles = [r._terms._postfile for r in readers]
+        for name in sorted(set().union(*sources)):
+            per_seg = [(k, s[name]) for k, s in enumerate(sources) if s.get(name)]
+            if not per_seg:
+                continue
+            fieldmap[name] = len(fieldmap)
+            _merge_field(type(schema[name].format).__name__, per_seg, postfiles, bases,
+                         _FIELDID.pack(fieldmap[name]), postfile, tindex, blocklimit,
+                         qlengths.get(name), cancel)
+            for _k, terms in per_seg:
+                terms.clear()
+        tindex.close()
+        postfile.close()
+        segment.create_compound_file(storage)
+    except BaseException:
+        remove_segment_files(storage, segment)
+        raise
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    return segment
+
+
+class _Sized:
+    """Stands for a ``_Segment`` of ``doccount`` documents (for ``_Segment._column``)."""
+
+    def __init__(self, doccount: int):
+        self.doccount = doccount
+
+
+def _merge_field(fmt: str, per_seg: list, postfiles: list, bases: list, prefix: bytes,
+                 postfile, tindex, blocklimit: int, qlengths: np.ndarray | None,
+                 cancel=lambda: False) -> None:
+    """Write one field's terms of the merged segment: each term's postings from every
+    source that has it, source after source, about :data:`MERGE_CHUNK_POSTINGS`
+    postings at a time."""
+    keys = sorted(set().union(*(terms for _k, terms in per_seg)))
+    got = _Gathered()
+
+    def flush() -> None:
+        nonlocal got
+        if cancel():
+            raise MergeCancelled("merge cancelled")
+        if not got.count:
+            return
+        total = got.count
+        sizes = np.fromiter((n for n, _b in got.blocks), np.int64, len(got.blocks))
+        bases = np.fromiter((b for _n, b in got.blocks), np.int64, len(got.blocks))
+        gdoc = np.fromiter(chain.from_iterable(got.deltas), np.int64, total).cumsum()
+        ends = sizes.cumsum()
+        before = np.concatenate(([0], gdoc[ends[:-1] - 1]))  # ids restart in each block
+        gdoc += np.repeat(bases - before, sizes)
+        w = np.fromiter(chain.from_iterable(got.weights), np.float64, total).astype(np.float32)
+        tnum = np.fromiter((t for t, _n in got.terms), np.int64, len(got.terms))
+        tcount = np.fromiter((n for _t, n in got.terms), np.int64, len(got.terms))
+        gterm = np.repeat(tnum, tcount)
+        vals = fbuf = None
+        if fmt == "Positions":
+            vals = got.values
+        elif fmt == "Frequency":
+            fbuf = b"".join(got.values)
+        _write_postings(fmt, gterm, gdoc, w, vals, fbuf, keys, prefix, postfile, tindex,
+                        blocklimit, qlengths)
+        got = _Gathered()
+
+    for j, key in enumerate(keys):
+        count = 0
+        for k, source in per_seg:
+            info = source.get(key)
+            if info is not None:
+                count += _decode_term(info, postfiles[k], fmt, got, bases[k])
+        got.terms.append((j, count))
+        got.count += count
+        if got.count >= MERGE_CHUNK_POSTINGS:
+            flush()
+    flush()

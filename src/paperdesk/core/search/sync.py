@@ -19,6 +19,8 @@ from paperdesk.core.models import IndexStatus, LibraryError
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.regular_files import open_regular
 from paperdesk.core.search.safe_pickle import why
+from paperdesk.core.search.fastscore import Unsupported as NoPidColumn
+from paperdesk.core.search.segment_writer import Unsupported
 from paperdesk.core.search.state_terms import LibraryTerms
 from paperdesk.core.search.index import DAMAGE_ERRORS, IndexBusy, IndexDocument, SearchIndex
 from paperdesk.core.manager import (DB_NAME, INDEX_DIR, REPAIR_NOTE, BatchHook,
@@ -318,7 +320,29 @@ class IndexManager(Manager):
             total = max(total, done)
             progress("index", done, total)
             hook()
+        if done and not cancel() and self.problem is None and self._merge(cancel, hook,
+                                                                           responsive):
+            # edits made while segments were merged are applied now
+            done += self._sync_batches(progress, cancel, hook, responsive)
         return done
+
+    def _merge(self, cancel: CancelCheck, hook: BatchHook, responsive: bool) -> bool:
+        """Merge the index's runs of similar segments left by a bulk import
+        (:meth:`SearchIndex.merge`), each on a helper thread while ``hook`` runs when
+        ``responsive``; the papers stay searchable throughout. A merge that fails
+        leaves the index as it was (logged; tried again after the next sync).
+
+        Returns:
+            Whether any segments were merged.
+        """
+        if self._lib.read_only:
+            return False
+        between = (lambda run: run_beside(run, hook)) if responsive else None
+        try:
+            return self.whoosh.merge(cancel=cancel, between=between) > 0
+        except (IndexBusy, Unsupported, NoPidColumn, *DAMAGE_ERRORS) as exc:
+            _log.info("merging index segments stopped: %r", exc)
+            return False
 
     def reindex(self, progress: ProgressCallback | None = None,
                 cancel: CancelCheck | None = None,
