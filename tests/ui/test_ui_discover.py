@@ -131,7 +131,9 @@ def test_enter_opens_a_paper_not_in_the_list_and_alt_left_returns(qtbot, win):
     qtbot.waitUntil(lambda: window.current_paper_id() == target, timeout=WAIT_MS)
     assert window.detail_pane.paper_id == target
     assert window.search_box.text() == "" and window.current_scope() == Scope()
-    assert window.model.rowCount() == 225
+    # The whole library's list: its first 200 rows come first, the rest are appended.
+    qtbot.waitUntil(lambda: window.model.complete and window.model.rowCount() == 225,
+                    timeout=WAIT_MS)
     _wait_discover(qtbot, window, target)
     # Back: the paper, the search text and its list.
     press(qtbot, window, Qt.Key.Key_Escape)
