@@ -127,6 +127,31 @@ def test_candidates_read_each_bucket_with_its_own_limit(tmp_path, seed_files):
                 assert store.candidates(lib.db, some, pid, 100, per_bucket) == want
 
 
+def test_a_batch_is_signed_as_each_abstract_alone(seed_abstracts):
+    """signed_batch gives each abstract's shingles, signature and bands to the bit (the
+    stored band hashes of SIGNATURE_VERSION must not change), short and empty texts
+    included, wherever they fall in the batch."""
+    edge = ["", "one", "two words", "three words here", "!!! ??", "w " * 12,
+            "a b a b a b a b a b a b", " ".join(f"w{i}" for i in range(10)),
+            "Ünïcödé ﬁ x-y z " * 3]
+    texts = list(seed_abstracts[:60]) + edge
+    texts = texts[::2] + edge + texts[1::2]          # short ones at the ends and inside
+    batch = measure.signed_batch(texts)
+    assert len(batch) == len(texts) and measure.signed_batch([]) == []
+    for text, got in zip(texts, batch):
+        want = measure.shingle_hashes(text)
+        assert got.shingles.dtype == np.uint64 and np.array_equal(got.shingles, want)
+        sig = measure.signature(want)
+        if sig is None:
+            assert got.signature is None and got.buckets == []
+        else:
+            assert got.signature == measure.signature_bytes(sig)
+            assert got.buckets == measure.band_hashes(sig)
+    # the 8 edge texts under MIN_SHINGLES distinct shingles (all but the ten w-words) are
+    # unsigned, each twice; every seed abstract is signed
+    assert sum(s.signature is None for s in batch) == 2 * 8
+
+
 def test_minhash_agrees_with_jaccard(seed_abstracts):
     text = seed_abstracts[3]
     a, b = measure.shingles(text), measure.shingles(changed_sentence(text))

@@ -128,13 +128,9 @@ class Duplicates(Manager):
     def _look_at(self, db, rows, cache: OrderedDict) -> int:
         """Look at one batch of papers (one transaction); return the pairs flagged."""
         flagged = 0
-        signed = []
-        for pid, abstract, digest, seen in rows:
-            sh = measure.shingle_hashes(abstract)
-            sig = measure.signature(sh)
-            signed.append((pid, digest, seen, sh,
-                           measure.band_hashes(sig) if sig is not None else [],
-                           measure.signature_bytes(sig) if sig is not None else None))
+        signed = [(pid, digest, seen, s.shingles, s.buckets, s.signature)
+                  for (pid, _abstract, digest, seen), s
+                  in zip(rows, measure.signed_batch([r[1] for r in rows]))]
         now = _now()
         with _db.transaction(db):
             for pid, digest, seen, sh, buckets, sig in signed:
