@@ -492,6 +492,9 @@ def markdown(report: dict) -> str:
         "< 60 s")
     row("import to fully searchable, wall s", lambda r: _f(r["import"]["searchable_s"]),
         "< 300 s")
+    row("then index segments merged, wall s after searchable (api mode)",
+        lambda r: _f(r["import"]["merged_s"] - r["import"]["searchable_s"])
+        if r["import"].get("merged_s") is not None else "n/a")
     row("import CPU s, to browsable / all (process tree)",
         lambda r: f"{_f(r['import']['cpu_stored_s'])} / {_f(r['import']['cpu_s'])}")
     row("import CPU per paper, ms", lambda r: _f(1000 * r["import"]["cpu_s"] / r["papers"], 2))
@@ -515,7 +518,7 @@ def markdown(report: dict) -> str:
     row("`paperdesk check` / `paperdesk backup`, wall s",
         lambda r: f"{_f(r['maintenance']['check_s'])} / {_f(r['maintenance']['backup_s'])}",
         "< 120 s each")
-    row("near-duplicate stage (`import` exit − searchable), s",
+    row("segment merges and near-duplicate stage (`import` exit − searchable), s",
         lambda r: _f(r["import"]["exit_s"] - r["import"]["searchable_s"])
         if r["import"]["mode"] == "cli" else "n/a", "< 120 s")
     row("load average (1 min) before → after the import",

@@ -90,7 +90,7 @@ TARGETS = (
            50, "ms"),
     Target("tag suggestions, median ms",
            lambda r: r["discover"]["suggest_tags"]["median_ms"], 50, "ms"),
-    Target("near-duplicate stage of `paperdesk import`, s",
+    Target("segment merges + near-duplicate stage of `paperdesk import`, s",
            lambda r: (r["import"]["exit_s"] - r["import"]["searchable_s"]
                       if r["import"]["mode"] == "cli" else None), 120, "s"),
     Target("`paperdesk check`, wall s", lambda r: r["maintenance"]["check_s"], 120, "s"),

@@ -147,6 +147,8 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         imp = run["import"]
         assert imp["papers"] == imp["indexed"] == run["papers"]
         assert 0 < imp["stored_s"] <= imp["searchable_s"] <= imp["exit_s"]
+        if imp["mode"] == "api":     # the child's event after sync (and its merges)
+            assert imp["searchable_s"] <= imp["merged_s"] <= imp["exit_s"]
         for key in ("cpu_s", "cpu_stored_s", "peak_mb", "index_mb", "db_mb"):
             assert _number(imp[key]), key
         assert imp["peak_mb"] > 20
