@@ -885,7 +885,8 @@ def _cmd_related(lib: Library, args) -> int:
     related = _with_terms(lib, lambda: lib.discover.related(args.id, limit=args.limit))
     if args.json:
         _print_json([{"id": r.id, "title": r.title, "score": r.score,
-                      "shared": list(r.shared), "authors": list(r.authors)}
+                      "shared": list(r.shared), "authors": list(r.authors),
+                      "venue": r.venue}
                      for r in related])
         return 0
     if not related:
@@ -896,6 +897,8 @@ def _cmd_related(lib: Library, args) -> int:
             print(f"{'':>6}  {'':5}  shares: {', '.join(r.shared)}")
         if r.authors:
             print(f"{'':>6}  {'':5}  same authors: {', '.join(r.authors)}")
+        if r.venue:
+            print(f"{'':>6}  {'':5}  same venue: {r.venue}")
     return 0
 
 

@@ -1,6 +1,6 @@
 """Shared authors in related papers (issue 27): the author index agrees with the
-papers' own author lists, and related papers name the authors a paper shares with
-them. Real data: the smallest SYNERGY review, whose works carry their authors."""
+papers' own author lists, and related papers name the authors (and the venue) a paper
+shares with them. Real data: the smallest SYNERGY review, whose works carry their authors."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import pytest
 from paperdesk.core.discover import embedded
 from paperdesk.core.discover.coauthors import CoauthorIndex, author_key
 from paperdesk.core.discover.tag_evaluation import synergy_reviews
+from paperdesk.core.discover.title_venue import venue_key
 from paperdesk.core.library import Library
 
 SYNERGY = Path(__file__).resolve().parents[3] / "shared" / "synergy"
@@ -71,6 +72,24 @@ def test_related_papers_name_the_authors_they_share(review_library):
 
 @pytest.mark.skipif(embedded.model_problem() is not None,
                     reason="the embeddings extra is not installed")
+def test_related_papers_name_the_venue_they_share(review_library):
+    lib = review_library
+    lib.discover.ensure()
+    lib.discover.embeddings.ensure()
+    named = unnamed = 0
+    for pid in lib.papers.ids()[:60]:
+        mine = venue_key(lib.papers.get(pid).metadata.venue)
+        for r in lib.discover.related(pid):
+            theirs = lib.papers.get(r.id).metadata.venue
+            same = bool(mine) and venue_key(theirs) == mine
+            assert r.venue == (theirs if same else "")
+            named += same
+            unnamed += not same
+    assert named >= 5 and unnamed >= 5        # the review's journals recur, not always
+
+
+@pytest.mark.skipif(embedded.model_problem() is not None,
+                    reason="the embeddings extra is not installed")
 def test_the_related_command_prints_the_shared_authors(tmp_path, capsys):
     import json
 
@@ -95,3 +114,7 @@ def test_the_related_command_prints_the_shared_authors(tmp_path, capsys):
     assert main(["--library", path, "related", str(pid)]) == 0
     out = capsys.readouterr().out
     assert f"same authors: {', '.join(named[0]['authors'])}" in out
+    with_venue = [r for r in related if r["venue"]]
+    for r in with_venue:
+        assert f"same venue: {r['venue']}" in out
+

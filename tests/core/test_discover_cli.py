@@ -60,7 +60,7 @@ def test_related_builds_the_table_once_then_answers(seeded, capsys):
     assert "paperdesk: key terms found for 225 papers" in captured.err
     related = json.loads(captured.out)
     assert len(related) == 10
-    assert all(set(r) == {"id", "title", "score", "shared", "authors"} for r in related)
+    assert all(set(r) == {"id", "title", "score", "shared", "authors", "venue"} for r in related)
     assert [topics[r["id"]] for r in related[:5]].count("depth-estimation") >= 4
     assert all(3 <= len(r["shared"]) <= 5 for r in related)
     assert (lib / TERMS_DIR / "meta.json").is_file()

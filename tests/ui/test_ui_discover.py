@@ -397,3 +397,13 @@ def test_paper_menu_mnemonics_stay_unique():
     letters += [re.search(r"&(\w)", name).group(1).lower() for name in submenus]
     for new in ("a", "k", "e"):   # Rel&ated Papers, Go Bac&k, Add Suggest&ed Tag
         assert letters.count(new) == 1, sorted(letters)
+
+
+def test_a_related_row_names_shared_terms_authors_and_venue():
+    from paperdesk.core.discover.models import RelatedPaper
+    from paperdesk.ui.panes.related_list import row_detail
+
+    paper = RelatedPaper(7, "T", 0.4567, ("depth", "monocular"), ("Wang",), "CVPR")
+    assert row_detail(paper) == ("0.46 · shares: depth, monocular · same authors: Wang"
+                                 " · same venue: CVPR")
+    assert row_detail(RelatedPaper(7, "T", 0.2, ())) == "0.20"

@@ -42,7 +42,7 @@ from paperdesk.core.discover.boilerplate import boilerplate_words, is_registry_i
 from paperdesk.core.discover.coauthors import CoauthorIndex, shared_author_names
 from paperdesk.core.discover.embedded import PaperEmbeddings
 from paperdesk.core.discover.hybrid import hybrid_rows
-from paperdesk.core.discover.title_venue import TitleVenueIndex
+from paperdesk.core.discover.title_venue import TitleVenueIndex, venue_key
 from paperdesk.core.discover.related import key_columns, nearest_rows, shared_columns
 from paperdesk.core.discover.tag_suggestions import MIN_EXAMPLES, NEIGHBOURS, tag_votes
 from paperdesk.core.models import LibraryError, UnknownPaper
@@ -402,15 +402,28 @@ class Discover:
                              "(its title and abstract have no terms)")
         return row
 
-    def _titles(self, ids: Sequence[int]) -> dict[int, str]:
+    def _titles(self, ids: Sequence[int], column: str = "title") -> dict[int, str]:
+        """``{id: its title}`` (or its ``column``: ``"venue"``) of those of ``ids``
+        that exist."""
+        if column not in ("title", "venue"):
+            raise ValueError(f"not a column read here: {column!r}")
         out: dict[int, str] = {}
         ids = list(ids)
         for k in range(0, len(ids), 500):
             chunk = ids[k:k + 500]
             marks = ",".join("?" * len(chunk))
             out.update(self._lib.db.execute(
-                f"SELECT id, title FROM papers WHERE id IN ({marks})", chunk).fetchall())
+                f"SELECT id, {column} FROM papers WHERE id IN ({marks})", chunk).fetchall())
         return out
+
+    def _same_venues(self, paper_id: int, ids: Sequence[int]) -> dict[int, str]:
+        """``{id: its venue}`` for those of ``ids`` whose venue is the paper's
+        (:func:`~.title_venue.venue_key`: case folded, spaces collapsed; none empty)."""
+        venues = self._titles([paper_id, *ids], "venue")
+        mine = venue_key(venues.get(paper_id))
+        if not mine:
+            return {}
+        return {pid: venues[pid] for pid in ids if venue_key(venues.get(pid)) == mine}
 
     # -- what it answers -----------------------------------------------------------
     def related(self, paper_id: int, limit: int = RELATED_LIMIT) -> list[RelatedPaper]:
@@ -457,8 +470,9 @@ class Discover:
             for pid, r, score, shared in pairs]
         authors = shared_author_names(self._lib.db, paper_id, ids) \
             if found is not None and ids else {}
+        venues = self._same_venues(paper_id, ids) if found is not None and ids else {}
         return [RelatedPaper(pid, titles.get(pid, ""), round(float(score), 4), shared,
-                             authors.get(pid, ()))
+                             authors.get(pid, ()), venues.get(pid, ""))
                 for pid, _r, score, shared in pairs]
 
     def _boilerplate(self, ids: Sequence[int]) -> dict[int, frozenset[str]]:

@@ -42,6 +42,10 @@ class RelatedPaper:
             (:mod:`.boilerplate`: disclosures, funding, trial registration).
         authors: the family names of the authors the two share, in the asked paper's
             author order (counted by the hybrid score only; empty under tf-idf alone).
+        venue: the venue the two share, as the related paper writes it, when both
+            have one and they match once case folded and spaced alike
+            (:func:`~.title_venue.venue_key`; counted by the hybrid score only; empty
+            otherwise).
     """
 
     id: int
@@ -49,6 +53,7 @@ class RelatedPaper:
     score: float
     shared: tuple[str, ...]
     authors: tuple[str, ...] = ()
+    venue: str = ""
 
 
 @dataclass(frozen=True)

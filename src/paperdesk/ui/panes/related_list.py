@@ -36,12 +36,15 @@ SharedRole = Qt.ItemDataRole.UserRole + 3
 
 def row_detail(paper: RelatedPaper) -> str:
     """The second line of a row: ``"0.21 · shares: monocular, estimation"``, and
-    ``" · same authors: Wang, Li"`` when the two share authors."""
+    ``" · same authors: Wang, Li"`` when the two share authors, ``" · same venue:
+    CVPR"`` when they share a venue."""
     text = f"{paper.score:.2f}"
     if paper.shared:
         text += " · shares: " + ", ".join(paper.shared)
     if paper.authors:
         text += " · same authors: " + ", ".join(paper.authors)
+    if paper.venue:
+        text += " · same venue: " + paper.venue
     return text
 
 
@@ -132,6 +135,7 @@ class RelatedList(QListWidget):
                 f"words)\n"
                 f"shares: {', '.join(paper.shared) or '—'}\n"
                 + (f"same authors: {', '.join(paper.authors)}\n" if paper.authors else "")
+                + (f"same venue: {paper.venue}\n" if paper.venue else "")
                 + "Enter or a click opens it; Alt+Left comes back"))
             self.addItem(item)
 
