@@ -549,3 +549,32 @@ def test_bands_of_an_older_signature_version_are_computed_again(tmp_path, seed_f
         assert {v for (v,) in lib.db.execute("SELECT DISTINCT version FROM "
                                              "duplicate_checked")} == {
             measure.SIGNATURE_VERSION}
+
+
+def test_a_batch_flags_what_one_paper_at_a_time_flags(tmp_path, seed_abstracts, monkeypatch):
+    """The stage keeps a batch's buckets in memory until the batch ends: the papers of one
+    batch find each other as when each was stored before the next was looked at (one
+    paper a batch), crowds (a bucket over PER_BUCKET papers) included."""
+    from paperdesk.core.edits import duplicates as stage
+
+    crowd = [f"We study depth estimation with stereo priors for problem number {i}. Our "
+             f"method combines lidar features with a learned depth model and improves "
+             f"accuracy on benchmark {i % 7} by a clear margin." for i in range(60)]
+    texts = []
+    for i, text in enumerate(seed_abstracts[:80]):
+        texts.append(text)
+        if i % 4 == 0:                                    # its edited copy, same batch
+            texts.append(EDITS["changed sentence"](text))
+    texts += crowd
+    found = {}
+    for batch in (1, 200):
+        monkeypatch.setattr(stage, "DUPLICATE_BATCH", batch)
+        with Library.open(tmp_path / f"lib{batch}") as lib:
+            lib.imports.run([write_daily(tmp_path / f"t{batch}.txt", texts)])
+            lib.duplicates.find()
+            found[batch] = sorted((p.paper_a, p.paper_b, p.similarity)
+                                  for p in lib.duplicates.pairs())
+            bands = lib.db.execute("SELECT COUNT(*) FROM duplicate_bands").fetchone()[0]
+            assert bands == measure.BANDS * len(texts)
+    assert len(found[1]) >= 20 + 60
+    assert found[200] == found[1]

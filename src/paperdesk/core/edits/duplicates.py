@@ -132,11 +132,20 @@ class Duplicates(Manager):
                   for (pid, _abstract, digest, seen), s
                   in zip(rows, measure.signed_batch([r[1] for r in rows]))]
         now = _now()
+        # The batch's own buckets and signatures stay in memory until its end, then are
+        # written in two statements in bucket order (one per paper before: the band
+        # table's pages were visited at random, 20 rows at a time).
+        pending: dict[int, list[int]] = {}
+        pending_sigs: dict[int, bytes] = {}
+        looked_at = []
         with _db.transaction(db):
+            store.drop_bands(db, [pid for pid, _d, seen, *_rest in signed if seen])
             for pid, digest, seen, sh, buckets, sig in signed:
                 found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES,
-                                         measure.PER_BUCKET)
-                sigs = store.signatures(db, found) if found else {}
+                                         measure.PER_BUCKET, pending)
+                stored = [f for f in found if f not in pending_sigs]
+                sigs = store.signatures(db, stored) if stored else {}
+                sigs.update((f, pending_sigs[f]) for f in found if f in pending_sigs)
                 ranked = sorted(zip(measure.estimates(sig, list(sigs.values())), sigs)
                                 if sigs else [], key=lambda es: (-es[0], es[1]))
                 close = [o for est, o in ranked[:measure.MAX_EXACT]
@@ -149,11 +158,16 @@ class Duplicates(Manager):
                     if score >= measure.THRESHOLD and store.flag_pair(
                             db, (pid, digest), (other, other_hash), score, now):
                         flagged += 1
-                store.mark_checked(db, pid, digest, buckets, seen, sig)
+                for bucket in buckets:
+                    pending.setdefault(bucket, []).append(pid)
+                if sig is not None:
+                    pending_sigs[pid] = sig
+                looked_at.append((pid, digest, buckets, sig))
                 cache[pid] = sh
                 cache.move_to_end(pid)
                 while len(cache) > SHINGLE_CACHE:
                     cache.popitem(last=False)
+            store.mark_checked_many(db, looked_at)
         return flagged
 
     @staticmethod

@@ -8,14 +8,15 @@ connection. Pairs are stored with ``paper_a < paper_b``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 import sqlite_utils
 
 from paperdesk.core import duplicates as measure
 from paperdesk.core.duplicates import SIGNATURE_VERSION, DuplicatePair
 
-__all__ = ["unchecked", "unchecked_count", "mark_checked", "signatures", "candidates",
+__all__ = ["unchecked", "unchecked_count", "mark_checked", "drop_bands", "mark_checked_many",
+           "signatures", "candidates",
            "flag_pair",
            "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows",
            "paper_with_hash", "record_merge", "closest_paper"]
@@ -65,12 +66,34 @@ def mark_checked(db: sqlite_utils.Database, paper_id: int, content_hash: str,
     """Record that ``paper_id`` was looked at with this abstract, with its LSH buckets
     and signature (none for an empty abstract), replacing what an older look stored."""
     if seen_before:
-        db.conn.execute("DELETE FROM duplicate_bands WHERE paper_id = ?", [paper_id])
+        drop_bands(db, [paper_id])
+    mark_checked_many(db, [(paper_id, content_hash, list(buckets), signature)])
+
+
+def drop_bands(db: sqlite_utils.Database, paper_ids: Sequence[int]) -> None:
+    """Remove the stored LSH buckets of these papers (before they are looked at again)."""
+    db.conn.executemany("DELETE FROM duplicate_bands WHERE paper_id = ?",
+                        [(int(p),) for p in paper_ids])
+
+
+def mark_checked_many(db: sqlite_utils.Database,
+                      looked_at: Sequence[tuple[int, str, Sequence[int], bytes | None]]
+                      ) -> None:
+    """:func:`mark_checked` of many papers whose old buckets are gone
+    (:func:`drop_bands`), in two statements; the buckets are written in bucket order,
+    so each page of the band table's B-tree is visited once per call.
+
+    Args:
+        db: the library database (inside the caller's transaction).
+        looked_at: ``(paper_id, content_hash, buckets, signature or None)`` each.
+    """
     db.conn.executemany("INSERT OR IGNORE INTO duplicate_bands (bucket, paper_id) "
-                        "VALUES (?, ?)", [(b, paper_id) for b in buckets])
-    db.conn.execute("INSERT OR REPLACE INTO duplicate_checked (paper_id, content_hash, "
-                    "version, signature) VALUES (?, ?, ?, ?)",
-                    [paper_id, content_hash, SIGNATURE_VERSION, signature])
+                        "VALUES (?, ?)", sorted((int(b), int(pid)) for pid, _h, buckets, _s
+                                                in looked_at for b in buckets))
+    db.conn.executemany("INSERT OR REPLACE INTO duplicate_checked (paper_id, content_hash, "
+                        "version, signature) VALUES (?, ?, ?, ?)",
+                        [(int(pid), digest, SIGNATURE_VERSION, sig)
+                         for pid, digest, _b, sig in looked_at])
 
 
 def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes]:
@@ -87,21 +110,46 @@ def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes
 
 
 def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
-               limit: int, per_bucket: int) -> list[int]:
+               limit: int, per_bucket: int,
+               pending: Mapping[int, Sequence[int]] | None = None) -> list[int]:
     """Papers sharing at least one bucket with ``buckets`` (``paper_id`` left out), those
     sharing the most first, at most ``limit`` of them.
 
     At most ``per_bucket`` papers are read from each bucket (the newest), so that a
-    bucket thousands of papers share (a boilerplate abstract) costs bounded time."""
+    bucket thousands of papers share (a boilerplate abstract) costs bounded time.
+
+    Args:
+        db: the library database.
+        buckets: the paper's LSH buckets.
+        paper_id: the paper (never its own candidate; 0 for none).
+        limit: most candidates returned.
+        per_bucket: most papers taken from one bucket, the highest ids.
+        pending: ``{bucket: [paper ids]}`` of papers looked at but not stored yet (the
+            stage's current batch), counted as if their buckets were stored.
+    Returns:
+        Paper ids, most shared buckets first, then by id.
+    """
     if not buckets:
         return []
     # One statement of a sub-select per bucket (each an index seek with its own limit):
     # one call into SQLite per paper instead of one per bucket.
-    one = ("SELECT * FROM (SELECT paper_id FROM duplicate_bands WHERE bucket = ? AND "
-           "paper_id != ? ORDER BY paper_id DESC LIMIT ?)")
+    one = ("SELECT * FROM (SELECT bucket, paper_id FROM duplicate_bands WHERE bucket = ? "
+           "AND paper_id != ? ORDER BY paper_id DESC LIMIT ?)")
     args = [x for bucket in buckets for x in (bucket, paper_id, per_bucket)]
-    shared = Counter(r[0] for r in db.conn.execute(" UNION ALL ".join([one] * len(buckets)),
-                                                   args))
+    rows = db.conn.execute(" UNION ALL ".join([one] * len(buckets)), args).fetchall()
+    if pending and any(b in pending for b in buckets):
+        stored: dict[int, list[int]] = {}
+        for bucket, pid in rows:
+            stored.setdefault(bucket, []).append(pid)
+        shared: Counter = Counter()
+        for bucket in buckets:
+            ids = stored.get(bucket, [])
+            if bucket in pending:
+                ids = sorted({*ids, *(p for p in pending[bucket] if p != paper_id)},
+                             reverse=True)[:per_bucket]
+            shared.update(ids)
+    else:
+        shared = Counter(pid for _bucket, pid in rows)
     return [pid for pid, _n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
 
