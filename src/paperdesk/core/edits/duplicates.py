@@ -140,9 +140,11 @@ class Duplicates(Manager):
         looked_at = []
         with _db.transaction(db):
             store.drop_bands(db, [pid for pid, _d, seen, *_rest in signed if seen])
+            stored_members = store.members(db, (b for *_s, buckets, _sig in signed
+                                                for b in buckets), measure.PER_BUCKET)
             for pid, digest, seen, sh, buckets, sig in signed:
                 found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES,
-                                         measure.PER_BUCKET, pending)
+                                         measure.PER_BUCKET, pending, stored_members)
                 stored = [f for f in found if f not in pending_sigs]
                 sigs = store.signatures(db, stored) if stored else {}
                 sigs.update((f, pending_sigs[f]) for f in found if f in pending_sigs)

@@ -16,7 +16,7 @@ from paperdesk.core import duplicates as measure
 from paperdesk.core.duplicates import SIGNATURE_VERSION, DuplicatePair
 
 __all__ = ["unchecked", "unchecked_count", "mark_checked", "drop_bands", "mark_checked_many",
-           "signatures", "candidates",
+           "signatures", "members", "candidates",
            "flag_pair",
            "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows",
            "paper_with_hash", "record_merge", "closest_paper"]
@@ -109,14 +109,46 @@ def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes
         [*ids, SIGNATURE_VERSION]).fetchall())
 
 
+def members(db: sqlite_utils.Database, buckets: Iterable[int], per_bucket: int
+            ) -> dict[int, list[int]]:
+    """The stored papers of each bucket: at most ``per_bucket`` + 1 of each, the highest
+    ids first (one more than a caller takes, so that leaving one paper out still leaves
+    ``per_bucket``).
+
+    One statement per 500 distinct buckets, read in bucket order (SQLite walks the
+    band table's primary key through the sorted ``IN`` list): the near-duplicate stage
+    reads a batch's 4,000 buckets at once rather than 20 at a time per paper.
+
+    Args:
+        db: the library database.
+        buckets: LSH buckets (repeats are read once).
+        per_bucket: how many a caller keeps of each.
+    Returns:
+        ``{bucket: [paper ids, highest first]}`` for the buckets that have any.
+    """
+    distinct = sorted({int(b) for b in buckets})
+    out: dict[int, list[int]] = {}
+    for k in range(0, len(distinct), 500):
+        chunk = distinct[k:k + 500]
+        marks = ",".join("?" * len(chunk))
+        for bucket, pid in db.conn.execute(
+                f"SELECT bucket, paper_id FROM (SELECT bucket, paper_id, row_number() OVER "
+                f"(PARTITION BY bucket ORDER BY paper_id DESC) AS n FROM duplicate_bands "
+                f"WHERE bucket IN ({marks})) WHERE n <= ? ORDER BY bucket, paper_id DESC",
+                [*chunk, int(per_bucket) + 1]):
+            out.setdefault(bucket, []).append(pid)
+    return out
+
+
 def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
                limit: int, per_bucket: int,
-               pending: Mapping[int, Sequence[int]] | None = None) -> list[int]:
+               pending: Mapping[int, Sequence[int]] | None = None,
+               stored: Mapping[int, Sequence[int]] | None = None) -> list[int]:
     """Papers sharing at least one bucket with ``buckets`` (``paper_id`` left out), those
     sharing the most first, at most ``limit`` of them.
 
-    At most ``per_bucket`` papers are read from each bucket (the newest), so that a
-    bucket thousands of papers share (a boilerplate abstract) costs bounded time.
+    At most ``per_bucket`` papers are taken from each bucket (the highest ids), so that
+    a bucket thousands of papers share (a boilerplate abstract) costs bounded time.
 
     Args:
         db: the library database.
@@ -126,30 +158,22 @@ def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
         per_bucket: most papers taken from one bucket, the highest ids.
         pending: ``{bucket: [paper ids]}`` of papers looked at but not stored yet (the
             stage's current batch), counted as if their buckets were stored.
+        stored: :func:`members` of (at least) these buckets, read before; ``None``:
+            read them now.
     Returns:
         Paper ids, most shared buckets first, then by id.
     """
     if not buckets:
         return []
-    # One statement of a sub-select per bucket (each an index seek with its own limit):
-    # one call into SQLite per paper instead of one per bucket.
-    one = ("SELECT * FROM (SELECT bucket, paper_id FROM duplicate_bands WHERE bucket = ? "
-           "AND paper_id != ? ORDER BY paper_id DESC LIMIT ?)")
-    args = [x for bucket in buckets for x in (bucket, paper_id, per_bucket)]
-    rows = db.conn.execute(" UNION ALL ".join([one] * len(buckets)), args).fetchall()
-    if pending and any(b in pending for b in buckets):
-        stored: dict[int, list[int]] = {}
-        for bucket, pid in rows:
-            stored.setdefault(bucket, []).append(pid)
-        shared: Counter = Counter()
-        for bucket in buckets:
-            ids = stored.get(bucket, [])
-            if bucket in pending:
-                ids = sorted({*ids, *(p for p in pending[bucket] if p != paper_id)},
-                             reverse=True)[:per_bucket]
-            shared.update(ids)
-    else:
-        shared = Counter(pid for _bucket, pid in rows)
+    if stored is None:
+        stored = members(db, buckets, per_bucket)
+    shared: Counter = Counter()
+    for bucket in buckets:
+        ids = [p for p in stored.get(bucket, ()) if p != paper_id]
+        if pending and bucket in pending:
+            ids = sorted({*ids, *(p for p in pending[bucket] if p != paper_id)},
+                         reverse=True)
+        shared.update(ids[:per_bucket])
     return [pid for pid, _n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
 
 
