@@ -224,3 +224,39 @@ def test_cancel_while_indexing_is_reported_and_leaves_the_rest_queued(empty_libr
     assert report.cancelled and report.added == 400 and lib.papers.count() == 400
     assert report.index_pending == 300 == lib.papers.stats()["pending_index"]
     assert lib.index.sync() == 300 and lib.search.find("lemurs", limit=None).total == 400
+
+
+def _cache_kib(lib: Library) -> int:
+    size = lib.db.conn.execute("PRAGMA cache_size").fetchone()[0]
+    return -size if size < 0 else size * lib.db.conn.execute("PRAGMA page_size").fetchone()[0] // 1024
+
+
+def test_the_import_stores_with_a_large_page_cache_then_gives_it_back(lib, tmp_path):
+    # Storing a large library's papers needs its randomly written indexes in SQLite's
+    # page cache (issue 28): while the batches are stored the connection has the bulk
+    # cache, the edits run between batches included; afterwards its own size again.
+    from paperdesk.core.store.db import BULK_CACHE_KIB
+
+    before = _cache_kib(lib)
+    assert before < BULK_CACHE_KIB
+    seen = []
+    lib.imports.run([_write(tmp_path / "big.txt")], sync=False,
+                    between_batches=lambda: seen.append(_cache_kib(lib)))
+    assert seen and set(seen) == {BULK_CACHE_KIB}
+    assert _cache_kib(lib) == before
+    assert lib.papers.count() == N
+
+
+def test_the_page_cache_is_given_back_when_the_import_is_cancelled_or_fails(lib, tmp_path):
+    before = _cache_kib(lib)
+    report = lib.imports.run([_write(tmp_path / "big.txt")], sync=False, cancel=iter(
+        [False, False, True, True, True]).__next__)
+    assert report.cancelled and _cache_kib(lib) == before
+
+    def boom() -> None:
+        raise RuntimeError("the hook failed")
+
+    with pytest.raises(RuntimeError):
+        lib.imports.run([_write(tmp_path / "other.txt", 2 * N)], sync=False,
+                        between_batches=boom)
+    assert _cache_kib(lib) == before

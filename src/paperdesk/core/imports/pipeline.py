@@ -254,8 +254,26 @@ class Imports(Manager):
         if report.cancelled:
             parsed = []
         total = sum(_size(pf) for _i, _p, pf in parsed)
-        done = 0
         progress("import", 0, total)
+        with _db.bulk_cache(self.db):       # the indexes of a large library fit
+            self._store_files(parsed, files, report, progress, cancel, hook, on_file,
+                              keywords, total)
+        # Indexing can be cancelled too: what is left stays queued and is indexed the next
+        # time the library is opened or changed.
+        if sync and not report.cancelled:
+            self._lib.index.sync(progress=progress, cancel=cancel, between_batches=hook)
+            if cancel():      # stopped while indexing: the papers are in, the rest queued
+                report.cancelled = True
+        report.index_pending = self._lib.index.queue_size()
+        return report
+
+    def _store_files(self, parsed: list, files: list, report: ImportReport,
+                     progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
+                     on_file: FileCallback, keywords: bool, total: int) -> None:
+        """Store the files read by :meth:`run` one after the other (``parsed``:
+        ``(position, path, parsed file)``), each in its batches; their reports go to
+        ``report``. Stops at a cancelled file (``report.cancelled``)."""
+        done = 0
         for position, path, pf in parsed:
             file_report = FileReport(_shown(path))
             if isinstance(pf, dict):
@@ -314,14 +332,6 @@ class Imports(Manager):
                 break
             done += _size(pf)
             progress("import", min(done, total), total)
-        # Indexing can be cancelled too: what is left stays queued and is indexed the next
-        # time the library is opened or changed.
-        if sync and not report.cancelled:
-            self._lib.index.sync(progress=progress, cancel=cancel, between_batches=hook)
-            if cancel():      # stopped while indexing: the papers are in, the rest queued
-                report.cancelled = True
-        report.index_pending = self._lib.index.queue_size()
-        return report
 
     def _import_export(self, doc: dict, file_report: FileReport, added: list[int],
                        changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
