@@ -231,27 +231,32 @@ def _cache_kib(lib: Library) -> int:
     return -size if size < 0 else size * lib.db.conn.execute("PRAGMA page_size").fetchone()[0] // 1024
 
 
+def _wal_pages(lib: Library) -> int:
+    return lib.db.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+
+
 def test_the_import_stores_with_a_large_page_cache_then_gives_it_back(lib, tmp_path):
     # Storing a large library's papers needs its randomly written indexes in SQLite's
-    # page cache (issue 28): while the batches are stored the connection has the bulk
-    # cache, the edits run between batches included; afterwards its own size again.
-    from paperdesk.core.store.db import BULK_CACHE_KIB
+    # page cache, and fewer checkpoints (issue 28): while the batches are stored the
+    # connection has the bulk settings, the edits run between batches included;
+    # afterwards its own again.
+    from paperdesk.core.store.db import BULK_CACHE_KIB, BULK_WAL_PAGES
 
-    before = _cache_kib(lib)
-    assert before < BULK_CACHE_KIB
+    before = (_cache_kib(lib), _wal_pages(lib))
+    assert before[0] < BULK_CACHE_KIB and 0 < before[1] < BULK_WAL_PAGES
     seen = []
     lib.imports.run([_write(tmp_path / "big.txt")], sync=False,
-                    between_batches=lambda: seen.append(_cache_kib(lib)))
-    assert seen and set(seen) == {BULK_CACHE_KIB}
-    assert _cache_kib(lib) == before
+                    between_batches=lambda: seen.append((_cache_kib(lib), _wal_pages(lib))))
+    assert seen and set(seen) == {(BULK_CACHE_KIB, BULK_WAL_PAGES)}
+    assert (_cache_kib(lib), _wal_pages(lib)) == before
     assert lib.papers.count() == N
 
 
 def test_the_page_cache_is_given_back_when_the_import_is_cancelled_or_fails(lib, tmp_path):
-    before = _cache_kib(lib)
+    before = (_cache_kib(lib), _wal_pages(lib))
     report = lib.imports.run([_write(tmp_path / "big.txt")], sync=False, cancel=iter(
         [False, False, True, True, True]).__next__)
-    assert report.cancelled and _cache_kib(lib) == before
+    assert report.cancelled and (_cache_kib(lib), _wal_pages(lib)) == before
 
     def boom() -> None:
         raise RuntimeError("the hook failed")
@@ -259,4 +264,4 @@ def test_the_page_cache_is_given_back_when_the_import_is_cancelled_or_fails(lib,
     with pytest.raises(RuntimeError):
         lib.imports.run([_write(tmp_path / "other.txt", 2 * N)], sync=False,
                         between_batches=boom)
-    assert _cache_kib(lib) == before
+    assert (_cache_kib(lib), _wal_pages(lib)) == before

@@ -260,7 +260,7 @@ class Imports(Manager):
             parsed = []
         total = sum(_size(pf) for _i, _p, pf in parsed)
         progress("import", 0, total)
-        with _db.bulk_cache(self.db):       # the indexes of a large library fit
+        with _db.bulk_cache(self.db):   # indexes in the cache, fewer checkpoints
             self._store_files(parsed, files, report, progress, cancel, hook, on_file,
                               keywords, total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
