@@ -122,3 +122,20 @@ def test_a_cancel_stops_the_child_and_the_next_import_starts_another(
         assert report.added + rest.added == len(set(abstracts))
     assert ParseChild.started == started + 2
     assert multiprocessing.active_children() == []
+
+
+def test_a_file_is_read_in_the_thread_when_no_child_can_start(tmp_path, seed_files,
+                                                              monkeypatch, streamed):
+    abstracts = _abstracts(seed_files)
+    path = tmp_path / "big.txt"
+    _write(path, abstracts)
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+
+    def no_processes(self) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(ParseChild, "_start", no_processes)
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.imports.run([path], sync=False)
+        assert report.files[0].error is None
+        assert report.added == lib.papers.count() == len(set(abstracts))

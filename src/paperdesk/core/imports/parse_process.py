@@ -125,12 +125,20 @@ class ParseChild:
         :class:`~paperdesk.core.imports.daily_papers.StreamedText`), as
         :func:`prepared` gives them, in file order, read by the child.
 
+        When no child can be started (no ``spawn`` here, no processes left), the file
+        is read in this thread instead, as a smaller one is.
+
         Raises:
             UnicodeDecodeError, OSError: as ``streamed.abstracts()`` raises them (after
                 the abstracts before the failure); OSError too when the child died.
         """
         if self._process is None or not self._process.is_alive():
-            self._start()
+            try:
+                self._start()
+            except Exception:  # noqa: BLE001 - any failure to start: read it here
+                self._process = self._conn = None
+                yield from map(prepared, streamed.abstracts())
+                return
         finished = False
         try:
             self._conn.send(("read", streamed))
