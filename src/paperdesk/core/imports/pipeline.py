@@ -28,7 +28,6 @@ from paperdesk.core.imports.records import Identifiers, RecordFile, store_record
 from paperdesk.core.imports.record_tags_notes import TagsAndNotes
 from paperdesk.core.imports.registry import STDIN, STDIN_NAME
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
-
 from paperdesk.core.manager import (DB_NAME, BatchHook, CancelCheck, FileCallback, Manager,
                                     ProgressCallback, never, no_progress, nothing,
                                     run_beside)
@@ -57,9 +56,11 @@ EXPORT_IMPORT_BATCH = 100
 #: reached its size (a slow disk), so other writers never wait long for the database.
 BATCH_SECONDS = 0.25
 
-
-_pending = pending      # kept under their old names
+#: How an abstract to store is prepared, under their old names (they moved to
+#: :mod:`~paperdesk.core.imports.parse_process`, which the child process imports).
+_pending = pending
 _title = title_of
+
 
 def _in_child(pf) -> bool:
     """Whether the text file ``pf`` is read by the import's child process: a streamed
