@@ -224,3 +224,47 @@ def test_cancel_while_indexing_is_reported_and_leaves_the_rest_queued(empty_libr
     assert report.cancelled and report.added == 400 and lib.papers.count() == 400
     assert report.index_pending == 300 == lib.papers.stats()["pending_index"]
     assert lib.index.sync() == 300 and lib.search.find("lemurs", limit=None).total == 400
+
+
+def _cache_kib(lib: Library) -> int:
+    size = lib.db.conn.execute("PRAGMA cache_size").fetchone()[0]
+    return -size if size < 0 else size * lib.db.conn.execute("PRAGMA page_size").fetchone()[0] // 1024
+
+
+def _wal_pages(lib: Library) -> int:
+    return lib.db.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+
+
+def test_the_import_stores_with_a_large_page_cache_then_gives_it_back(lib, tmp_path):
+    # Storing a large library's papers needs its randomly written indexes in SQLite's
+    # page cache, and fewer checkpoints (issue 28): while the batches are stored the
+    # connection has the bulk settings, the edits run between batches included;
+    # afterwards its own again.
+    from paperdesk.core.store.db import BULK_CACHE_KIB, BULK_WAL_PAGES
+
+    before = (_cache_kib(lib), _wal_pages(lib))
+    assert before[0] < BULK_CACHE_KIB and 0 < before[1] < BULK_WAL_PAGES
+    seen = []
+    lib.imports.run([_write(tmp_path / "big.txt")], sync=False,
+                    between_batches=lambda: seen.append((_cache_kib(lib), _wal_pages(lib))))
+    assert seen and set(seen) == {(BULK_CACHE_KIB, BULK_WAL_PAGES)}
+    assert (_cache_kib(lib), _wal_pages(lib)) == before
+    assert lib.papers.count() == N
+
+
+def test_the_page_cache_is_given_back_when_the_import_is_cancelled_or_fails(lib, tmp_path):
+    before = (_cache_kib(lib), _wal_pages(lib))
+    report = lib.imports.run([_write(tmp_path / "big.txt")], sync=False, cancel=iter(
+        [False, False, True, True, True]).__next__)
+    assert report.cancelled and (_cache_kib(lib), _wal_pages(lib)) == before
+
+    stored = lib.papers.count()
+
+    def boom() -> None:     # after a batch (a hook raising while a file is read refuses it)
+        if lib.papers.count() > stored:
+            raise RuntimeError("the hook failed")
+
+    with pytest.raises(RuntimeError):
+        lib.imports.run([_write(tmp_path / "other.txt", 2 * N)], sync=False,
+                        between_batches=boom)
+    assert (_cache_kib(lib), _wal_pages(lib)) == before

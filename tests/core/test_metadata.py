@@ -304,3 +304,27 @@ def test_metadata_and_key_are_one_step_or_nothing(seeded_library):
     with pytest.raises(MetadataError, match="^citation key: "):
         lib.papers.set_metadata(p2, Metadata(venue="X"), citation_key="two words")
     assert lib.papers.metadata(p2) == Metadata()
+
+
+def _key_word_reference(title: str) -> str:
+    """key_word as it was written first (every word folded and lower-cased, then the
+    first significant one): the faster one must give the same word."""
+    import re
+    import unicodedata
+    folded = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode()
+    words = [w.lower() for w in re.findall(r"[A-Za-z]+", folded)]
+    skip = {"a", "an", "the", "on", "of", "in", "we", "this", "for", "to", "and", "with",
+            "is", "are", "how", "what", "when", "from", "by", "at", "as", "our"}
+    return next((w for w in words if w not in skip and len(w) > 2), "paper")[:20]
+
+
+@pytest.mark.parametrize("title", [
+    "", "(empty abstract)", "A study of the ON and OFF states", "We the an of",
+    "Résumé of naïve coöperation", "Ærø and Œuvre", "ﬁnding ﬂows in ligatures",
+    "Straße and Maß", "深層学習 for graphs", "深層学習", "x y z", "On 3D-GANs: 12 ways",
+    "Supercalifragilisticexpialidocious words are long", "The\u00a0non-breaking title",
+    "İstanbul ıs dotted", "Ωmega and ΣIGMA rules", "the", "THE QUICK BROWN",
+])
+def test_key_word_is_the_first_significant_folded_word(title):
+    from paperdesk.core.metadata import key_word
+    assert key_word(title) == _key_word_reference(title)

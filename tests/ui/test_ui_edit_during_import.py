@@ -54,17 +54,18 @@ def _committed(lib, pid: int) -> tuple[bool, bool, tuple[str, ...]]:
 def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypatch):
     import time
 
-    from paperdesk.core.imports import pipeline
+    from paperdesk.core.imports import parse_process
 
     # Storing 8,000 abstracts takes well under a second now (the index catches up after
     # the import): each one is made to take a millisecond, so the import lasts seconds.
-    real_hash = pipeline.content_hash
+    # (The file is read by the importing thread: it is under PARSE_CHILD_MIN_BYTES.)
+    real_hash = parse_process.content_hash
 
     def slow_hash(text):
         time.sleep(0.001)
         return real_hash(text)
 
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", slow_hash)
+    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
     monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
     window, lib = win, win.lib
     assert window.triage.create_tag("depth", key=1)

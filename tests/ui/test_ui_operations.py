@@ -18,7 +18,7 @@ from pathlib import Path  # noqa: E402
 import pytest  # noqa: E402
 
 from paperdesk.core.store import db as core_db  # noqa: E402
-from paperdesk.core.imports import pipeline  # noqa: E402
+from paperdesk.core.imports import parse_process  # noqa: E402
 from paperdesk.core.changes import Changes  # noqa: E402
 from paperdesk.core.library import DB_NAME, Library  # noqa: E402
 from paperdesk.core.models import LibraryError  # noqa: E402
@@ -236,13 +236,13 @@ def test_an_edit_through_the_window_worker_commits_during_its_import(qtbot, tmp_
     # ends. (The window's own edits go the same way, through window.submit_edit; see
     # test_ui_edit_during_import.py.)
     monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 50)
-    real_hash = pipeline.content_hash
+    real_hash = parse_process.content_hash     # a small file: hashed by the importing thread
 
     def slow_hash(text):                       # an import of a few seconds on any machine
         time.sleep(0.001)
         return real_hash(text)
 
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.content_hash", slow_hash)
+    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
     window = open_seeded()
     qtbot.waitUntil(lambda: window.model.rowCount() == TOTAL, timeout=WAIT_MS)
     pid = window.model.paper_id(0)

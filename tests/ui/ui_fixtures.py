@@ -192,12 +192,12 @@ def held_build(monkeypatch):
 def hold_storing(monkeypatch, batch: int, after: int) -> threading.Event:
     """Make an import store in batches of ``batch`` abstracts and wait, once it has
     hashed ``after`` of them, until the returned event is set (or 60 s pass)."""
-    from paperdesk.core.imports import pipeline
+    from paperdesk.core.imports import parse_process, pipeline
 
     monkeypatch.setattr(pipeline, "IMPORT_BATCH", batch)
     go_on = threading.Event()
     hashed = []
-    real_hash = pipeline.content_hash
+    real_hash = parse_process.content_hash      # a small file: hashed by the importing thread
 
     def held_hash(text):
         hashed.append(1)
@@ -205,7 +205,7 @@ def hold_storing(monkeypatch, batch: int, after: int) -> threading.Event:
             go_on.wait(3 * WAIT_MS / 1000)
         return real_hash(text)
 
-    monkeypatch.setattr(pipeline, "content_hash", held_hash)
+    monkeypatch.setattr(parse_process, "content_hash", held_hash)
     return go_on
 
 

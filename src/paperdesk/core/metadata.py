@@ -404,12 +404,24 @@ def _ascii_letters(text: str) -> list[str]:
     return re.findall(r"[A-Za-z]+", folded)
 
 
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
+
+
 def key_word(title: str) -> str:
     """Return the first significant word of a title, lower-case ASCII (at most 20
     letters), or ``"paper"`` when it has none. Short words and function words ("a",
-    "the", "we", ...) are skipped, as Better BibTeX's ``shorttitle`` does."""
-    words = [w.lower() for w in _ascii_letters(title)]
-    return next((w for w in words if w not in _SKIP and len(w) > 2), "paper")[:20]
+    "the", "we", ...) are skipped, as Better BibTeX's ``shorttitle`` does.
+
+    The words of :func:`_ascii_letters` are looked at from the first one and only until
+    the key's word is found (this runs for every abstract a text import stores); an
+    ASCII title is its own NFKD form, so it is not normalised."""
+    folded = (title if title.isascii()
+              else unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode())
+    for match in _ASCII_WORD.finditer(folded):
+        word = match.group().lower()
+        if len(word) > 2 and word not in _SKIP:
+            return word[:20]
+    return "paper"
 
 
 def auto_key(title: str, paper_id: int, year: int | None = None) -> str:

@@ -17,6 +17,8 @@ from paperdesk.core.clock import utc_now as _now
 from paperdesk.core.models import FileReport, ImportReport
 from paperdesk.core.imports.paperdesk_json import store_export, store_saved_searches
 from paperdesk.core.imports.abstract_limit import cut_note
+from paperdesk.core.imports import parse_process
+from paperdesk.core.imports.parse_process import ParseChild, pending, prepared, title_of
 from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
                                                  collect_files, display_path)
 from paperdesk.core.imports.arxiv import ArxivFilter, ArxivStream, sniff_file, sniff_stdin
@@ -26,7 +28,6 @@ from paperdesk.core.imports.records import Identifiers, RecordFile, store_record
 from paperdesk.core.imports.record_tags_notes import TagsAndNotes
 from paperdesk.core.imports.registry import STDIN, STDIN_NAME
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
-from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
 from paperdesk.core.manager import (DB_NAME, BatchHook, CancelCheck, FileCallback, Manager,
                                     ProgressCallback, never, no_progress, nothing,
                                     run_beside)
@@ -55,21 +56,23 @@ EXPORT_IMPORT_BATCH = 100
 #: reached its size (a slow disk), so other writers never wait long for the database.
 BATCH_SECONDS = 0.25
 
-#: Characters of an abstract :func:`_title` looks at.
-_TITLE_SCAN = 4 * TITLE_MAX_CHARS
+#: How an abstract to store is prepared, under their old names (they moved to
+#: :mod:`~paperdesk.core.imports.parse_process`, which the child process imports).
+_pending = pending
+_title = title_of
 
-def _pending(item) -> tuple:
-    """``(position, abstract, content hash, title)`` of an abstract to be stored."""
-    return item.position, item.abstract, content_hash(item.abstract), _title(item.abstract)
 
-def _title(abstract: str) -> str:
-    """``derive_title(abstract)`` for a normalised abstract, from its first
-    :data:`_TITLE_SCAN` characters only: the title is the first sentence cut at
-    :data:`~paperdesk.core.text.TITLE_MAX_CHARS` characters, and a sentence end is told
-    by the few characters after it, so a longer abstract gives the same title (a prefix
-    of NFC text is NFC, and of single-spaced text single-spaced) without normalising a
-    1,500-character abstract once more."""
-    return derive_title(abstract[:_TITLE_SCAN])
+def _in_child(pf) -> bool:
+    """Whether the text file ``pf`` is read by the import's child process: a streamed
+    one of :data:`~paperdesk.core.imports.parse_process.PARSE_CHILD_MIN_BYTES` or more
+    (a smaller file, or one read whole, is read by the importing thread)."""
+    if not isinstance(pf, StreamedText):
+        return False
+    try:
+        return Path(pf.path).stat().st_size >= parse_process.PARSE_CHILD_MIN_BYTES
+    except OSError:
+        return False
+
 
 def _record_batch() -> int:
     """Records per transaction: :data:`RECORD_IMPORT_BATCH`, or :data:`IMPORT_BATCH`
@@ -174,7 +177,10 @@ class Imports(Manager):
         text file of a megabyte or more (and arXiv metadata) is read in pieces: it is
         recognised in one pass and read again while it is stored, so memory holds a
         batch of its abstracts, not the file
-        (:class:`~paperdesk.core.imports.daily_papers.StreamedText`). Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
+        (:class:`~paperdesk.core.imports.daily_papers.StreamedText`); one of
+        :data:`~paperdesk.core.imports.parse_process.PARSE_CHILD_MIN_BYTES` or more is
+        read again by a child process while this thread stores it
+        (:mod:`~paperdesk.core.imports.parse_process`: both cores). Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
         papers they match (:mod:`paperdesk.core.imports.records`: same abstract, DOI or
         arXiv id), filling in only what those papers lack.
 
@@ -254,8 +260,40 @@ class Imports(Manager):
         if report.cancelled:
             parsed = []
         total = sum(_size(pf) for _i, _p, pf in parsed)
-        done = 0
         progress("import", 0, total)
+        with _db.bulk_cache(self.db):   # indexes in the cache, fewer checkpoints
+            self._store_files(parsed, files, report, progress, cancel, hook, on_file,
+                              keywords, total)
+        # Indexing can be cancelled too: what is left stays queued and is indexed the next
+        # time the library is opened or changed.
+        if sync and not report.cancelled:
+            self._lib.index.sync(progress=progress, cancel=cancel, between_batches=hook)
+            if cancel():      # stopped while indexing: the papers are in, the rest queued
+                report.cancelled = True
+        report.index_pending = self._lib.index.queue_size()
+        return report
+
+    def _store_files(self, parsed: list, files: list, report: ImportReport,
+                     progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
+                     on_file: FileCallback, keywords: bool, total: int) -> None:
+        """Store the files read by :meth:`run` one after the other (``parsed``:
+        ``(position, path, parsed file)``), each in its batches; their reports go to
+        ``report``. Stops at a cancelled file (``report.cancelled``). Large text files
+        are read by one child process (:mod:`~paperdesk.core.imports.parse_process`),
+        started for the first of them and stopped at the end."""
+        reader = ParseChild()       # no process until a file needs it
+        try:
+            self._store_each(parsed, files, report, progress, cancel, hook, on_file,
+                             keywords, total, reader)
+        finally:
+            reader.close()
+
+    def _store_each(self, parsed: list, files: list, report: ImportReport,
+                    progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
+                    on_file: FileCallback, keywords: bool, total: int,
+                    reader: ParseChild) -> None:
+        """The loop of :meth:`_store_files`."""
+        done = 0
         for position, path, pf in parsed:
             file_report = FileReport(_shown(path))
             if isinstance(pf, dict):
@@ -296,8 +334,7 @@ class Imports(Manager):
                                          hook, keywords)
                 else:
                     self._import_file(pf, file_report, report.added_ids,
-                                        report.changed_ids, cancel, step,
-                                      hook)
+                                      report.changed_ids, cancel, step, hook, reader)
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
                 file_report.error = (disk_full_message(self._lib.path / DB_NAME, exc)
@@ -314,14 +351,6 @@ class Imports(Manager):
                 break
             done += _size(pf)
             progress("import", min(done, total), total)
-        # Indexing can be cancelled too: what is left stays queued and is indexed the next
-        # time the library is opened or changed.
-        if sync and not report.cancelled:
-            self._lib.index.sync(progress=progress, cancel=cancel, between_batches=hook)
-            if cancel():      # stopped while indexing: the papers are in, the rest queued
-                report.cancelled = True
-        report.index_pending = self._lib.index.queue_size()
-        return report
 
     def _import_export(self, doc: dict, file_report: FileReport, added: list[int],
                        changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
@@ -407,13 +436,16 @@ class Imports(Manager):
 
     def _import_file(self, pf: ParsedFile | StreamedText, file_report: FileReport,
                      added: list[int], changed_ids: list[int], cancel: CancelCheck,
-                     step: Callable[[int], None], hook: BatchHook) -> None:
+                     step: Callable[[int], None], hook: BatchHook,
+                     reader: ParseChild | None = None) -> None:
         """Store a text file's abstracts in batches (see :meth:`run`); counts go
         to ``file_report``, new ids to ``added`` and the ids of papers already there that
         it changed (another source) to ``changed_ids`` after each commit.
 
         The abstracts are taken from an iterator (a :class:`StreamedText` reads its file
-        again in pieces meanwhile, so memory holds one batch). Each transaction stores
+        again in pieces meanwhile, so memory holds one batch; one of
+        :data:`~paperdesk.core.imports.parse_process.PARSE_CHILD_MIN_BYTES` or more is
+        read by ``reader``'s child process, while this thread stores). Each transaction stores
         chunks of 1, 2, 4 ... up to :data:`STORE_CHUNK` abstracts
         (:func:`~paperdesk.core.store.papers.insert_abstracts`: a few statements per
         chunk) until it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS`
@@ -423,13 +455,18 @@ class Imports(Manager):
         ``file_report.warnings``.
         """
         now = _now()
-        items = iter(pf.abstracts) if isinstance(pf, ParsedFile) else pf.abstracts()
+        if reader is not None and _in_child(pf):
+            items = reader.abstracts(pf)        # read meanwhile in the child process
+        else:
+            items = map(prepared, pf.abstracts if isinstance(pf, ParsedFile)
+                        else pf.abstracts())
 
-        def take(item) -> tuple:
-            if item.cut_from is not None:
-                file_report.warnings.append(cut_note(f"abstract {item.position}",
-                                                     len(item.abstract), item.cut_from))
-            return _pending(item)
+        def take(item: tuple) -> tuple:
+            position, abstract, _digest, _title, cut_from = item
+            if cut_from is not None:
+                file_report.warnings.append(cut_note(f"abstract {position}",
+                                                     len(abstract), cut_from))
+            return item[:4]
 
         db = self.db
         source_id = None

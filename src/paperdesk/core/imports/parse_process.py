@@ -1,0 +1,181 @@
+"""Large text files read in a child process while the importing thread stores them
+(issue 28: both cores for storing a million abstracts).
+
+Storing a Daily Papers text file is two kinds of work of about the same CPU: reading it
+(decoding, splitting, normalising each abstract, its SHA-256 key and its title: pure
+Python, holding the GIL) and the SQLite inserts. In one thread they add up; here a
+``spawn`` child (no fork of a process with Qt threads) reads the file and sends the
+abstracts, ready to store, in messages of :data:`MESSAGE_ABSTRACTS`, while the parent
+stores the previous message's. A pipe holds little, so the child is at most about one
+message ahead: memory stays that of a few thousand abstracts.
+
+Protocol over one pipe: the parent sends ``("read", streamed_text)`` (a
+:class:`~paperdesk.core.imports.daily_papers.StreamedText`); the child answers
+``("items", [(position, abstract, content_hash, title, cut_from), ...])`` any number of
+times, then ``("end", None)``, or ``("error", exception)`` when reading failed (the
+abstracts sent before it stay valid, as with reading in the importing thread). A parent
+that stops reading a file early (cancel, a database error) kills the child; the next
+file gets a new one. As with any ``spawn`` child, a script of your own that imports
+large files must keep its work under ``if __name__ == "__main__":``; a frozen app calls
+``multiprocessing.freeze_support()`` first (``packaging/paperdesk_main.py``).
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+from collections.abc import Iterator
+
+from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
+
+__all__ = ["ParseChild", "PARSE_CHILD_MIN_BYTES", "MESSAGE_ABSTRACTS", "prepared", "pending",
+           "title_of"]
+
+#: A streamed text file of at least this many bytes is read in the child (4 MiB: some
+#: 3,000 abstracts; below that the child's start, about 0.3 CPU s, is not paid back).
+PARSE_CHILD_MIN_BYTES = 4 << 20
+#: Abstracts per message from the child (about 2.5 MB of text).
+MESSAGE_ABSTRACTS = 2000
+#: How long :meth:`ParseChild.close` waits for the child, in seconds.
+STOP_TIMEOUT_S = 10.0
+
+
+#: Characters of an abstract :func:`title_of` looks at.
+_TITLE_SCAN = 4 * TITLE_MAX_CHARS
+
+
+def pending(item) -> tuple:
+    """``(position, abstract, content hash, title)`` of a
+    :class:`~paperdesk.core.imports.daily_papers.ParsedAbstract` to be stored."""
+    return item.position, item.abstract, content_hash(item.abstract), title_of(item.abstract)
+
+
+def title_of(abstract: str) -> str:
+    """``derive_title(abstract)`` for a normalised abstract, from its first
+    :data:`_TITLE_SCAN` characters only: the title is the first sentence cut at
+    :data:`~paperdesk.core.text.TITLE_MAX_CHARS` characters, and a sentence end is told
+    by the few characters after it, so a longer abstract gives the same title (a prefix
+    of NFC text is NFC, and of single-spaced text single-spaced) without normalising a
+    1,500-character abstract once more."""
+    return derive_title(abstract[:_TITLE_SCAN])
+
+
+def prepared(item) -> tuple:
+    """``(position, abstract, content hash, title, cut_from)`` of a
+    :class:`~paperdesk.core.imports.daily_papers.ParsedAbstract`: what storing needs
+    (:func:`pending`), and the length it was cut from (``None`` when it was not cut)."""
+    return (*pending(item), item.cut_from)
+
+
+def _serve(conn) -> None:
+    """The child's loop (runs in the child process)."""
+    # Ctrl+C reaches the whole process group: the parent decides.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message[0] != "read":
+            return
+        batch: list = []
+        try:
+            for item in message[1].abstracts():
+                batch.append(prepared(item))
+                if len(batch) >= MESSAGE_ABSTRACTS:
+                    conn.send(("items", batch))
+                    batch = []
+            if batch:
+                conn.send(("items", batch))
+            conn.send(("end", None))
+        except (BrokenPipeError, EOFError):
+            return
+        except Exception as exc:  # noqa: BLE001 - handed to the parent, which raises it
+            if batch:
+                conn.send(("items", batch))
+            try:
+                conn.send(("error", exc))
+            except Exception:  # noqa: BLE001 - an exception that does not pickle
+                conn.send(("error", OSError(f"{type(exc).__name__}: {exc}")))
+
+
+class ParseChild:
+    """One child process that reads text files for an import (see the module); started
+    on the first file, closed by :meth:`close`. Not thread-safe: one importing thread
+    uses it."""
+
+    #: Children started by this process (read by tests).
+    started = 0
+
+    def __init__(self) -> None:
+        self._conn = None
+        self._process = None
+
+    def _start(self) -> None:
+        ctx = multiprocessing.get_context("spawn")
+        self._conn, child = ctx.Pipe()
+        self._process = ctx.Process(target=_serve, args=(child,), daemon=True,
+                                    name="paperdesk-import-reader")
+        self._process.start()
+        child.close()
+        ParseChild.started += 1
+
+    def abstracts(self, streamed) -> Iterator[tuple]:
+        """The abstracts of ``streamed`` (a
+        :class:`~paperdesk.core.imports.daily_papers.StreamedText`), as
+        :func:`prepared` gives them, in file order, read by the child.
+
+        When no child can be started (no ``spawn`` here, no processes left), the file
+        is read in this thread instead, as a smaller one is.
+
+        Raises:
+            UnicodeDecodeError, OSError: as ``streamed.abstracts()`` raises them (after
+                the abstracts before the failure); OSError too when the child died.
+        """
+        if self._process is None or not self._process.is_alive():
+            try:
+                self._start()
+            except Exception:  # noqa: BLE001 - any failure to start: read it here
+                self._process = self._conn = None
+                yield from map(prepared, streamed.abstracts())
+                return
+        finished = False
+        try:
+            self._conn.send(("read", streamed))
+            while True:
+                try:
+                    kind, value = self._conn.recv()
+                except (EOFError, OSError) as exc:
+                    finished = True
+                    self._stop()
+                    raise OSError("the process reading the file stopped") from exc
+                if kind == "items":
+                    yield from value
+                elif kind == "end":
+                    finished = True
+                    return
+                else:
+                    finished = True
+                    raise value
+        finally:
+            if not finished:        # left early: the child may be sending more
+                self._stop()
+
+    def _stop(self, timeout: float = 0.0) -> None:
+        if self._process is None:
+            return
+        if timeout:
+            try:
+                self._conn.send(("stop", None))
+            except (OSError, ValueError):
+                pass
+            self._process.join(timeout)
+        if self._process.is_alive():
+            self._process.kill()
+        self._process.join(5)
+        self._conn.close()
+        self._process = self._conn = None
+
+    def close(self) -> None:
+        """Stop the child (if one was started) and wait for it."""
+        self._stop(STOP_TIMEOUT_S)

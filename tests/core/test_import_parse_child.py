@@ -1,0 +1,147 @@
+"""Large text files read in a child process while the importing thread stores (issue 28,
+:mod:`paperdesk.core.imports.parse_process`): the same papers, titles, keys, provenance,
+index queue, counts and warnings as reading in the importing thread; a file that turns
+bad while it is read, and a cancel, end as they do there; no child is left running."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+
+import pytest
+
+from paperdesk.core.imports import daily_papers, parse_process
+from paperdesk.core.imports.abstract_limit import MAX_ABSTRACT_CHARS
+from paperdesk.core.imports.parse_process import ParseChild
+from paperdesk.core.library import DB_NAME, Library
+
+
+def _abstracts(seed_files) -> list[str]:
+    out = []
+    for path in seed_files:
+        out += [a.abstract for a in daily_papers.read_file(path).abstracts]
+    return out
+
+
+def _write(path, abstracts: list[str]) -> None:
+    path.write_bytes(("Daily Papers\n\n" + "\n\n".join(abstracts) + "\n").encode("utf-8"))
+
+
+def _rows(lib_path) -> tuple:
+    con = sqlite3.connect(lib_path / DB_NAME)
+    try:
+        return tuple(con.execute(q).fetchall() for q in (
+            "SELECT id, content_hash, title, derived_title, abstract, citation_key "
+            "FROM papers ORDER BY id",
+            "SELECT paper_id, source_id, position FROM paper_sources ORDER BY 1, 2, 3",
+            "SELECT paper_id, op FROM index_queue ORDER BY paper_id"))
+    finally:
+        con.close()
+
+
+@pytest.fixture
+def streamed(monkeypatch):
+    """Files of 1,000 bytes or more are streamed (the detection runs in this process)."""
+    import paperdesk.core.imports.detect as detect_module
+    monkeypatch.setattr(detect_module, "STREAM_MIN_BYTES", 1000)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 40)
+
+
+def _readers() -> list:
+    """This process's import readers still running (other children, such as index
+    writers of other tests' libraries, are not counted)."""
+    return [p for p in multiprocessing.active_children() if p.name == "paperdesk-import-reader"]
+
+
+def _summary(report) -> list:
+    return [(f.path.rsplit("/", 1)[-1], f.added, f.duplicates, f.warnings, f.error)
+            for f in report.files]
+
+
+def test_a_large_file_read_in_the_child_is_stored_as_the_thread_stores_it(
+        tmp_path, seed_files, monkeypatch, streamed):
+    abstracts = _abstracts(seed_files)
+    long = "Long abstract " + "word " * (MAX_ABSTRACT_CHARS // 5)     # cut, with a note
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    _write(first, abstracts + abstracts[:30] + [long])
+    _write(second, abstracts[10:50] + ["A new one. It is only in the second file."])
+
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 10**12)   # in the thread
+    started = ParseChild.started
+    with Library.open(tmp_path / "thread") as lib:
+        in_thread = lib.imports.run([first, second], sync=False)
+    assert ParseChild.started == started
+
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+    with Library.open(tmp_path / "child") as lib:
+        seen = []
+        in_child = lib.imports.run([first, second], sync=False,
+                                   between_batches=lambda: seen.append(1))
+    assert ParseChild.started == started + 1          # one child for the whole import
+    assert _readers() == []     # and stopped at its end
+    assert _summary(in_child) == _summary(in_thread)
+    assert any("cut" in w for w in in_child.files[0].warnings)
+    assert in_child.added == in_thread.added == len(set(abstracts)) + 2
+    assert _rows(tmp_path / "child") == _rows(tmp_path / "thread")
+    assert len(seen) >= (len(abstracts) + 31) // 40    # batches, the hook between them
+
+
+def test_a_file_that_turns_bad_while_the_child_reads_it_keeps_what_was_stored(
+        tmp_path, seed_files, monkeypatch, streamed):
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 500)
+    seeds = _abstracts(seed_files)
+    # over two of the child's 1 MiB reads (STREAM_CHUNK_BYTES), so that the first ones
+    # are stored before the bad byte is decoded
+    abstracts = [f"{seeds[i % len(seeds)]} Variant {i}." for i in range(3000)]
+    path = tmp_path / "big.txt"
+    _write(path, abstracts)
+    assert path.stat().st_size > 2.5 * daily_papers.STREAM_CHUNK_BYTES
+
+    def spoil(stage, _done, _total, _name) -> None:
+        if stage == "import":       # recognised already; now a byte goes bad near the end
+            data = bytearray(path.read_bytes())
+            data[len(data) * 9 // 10] = 0xE9
+            path.write_bytes(bytes(data))
+
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.imports.run([path], sync=False, on_file=spoil)
+        assert "no longer UTF-8" in report.files[0].error
+        assert lib.papers.count() == report.added and 0 < report.added < 3000
+        assert _readers() == []
+
+
+def test_a_cancel_stops_the_child_and_the_next_import_starts_another(
+        tmp_path, seed_files, monkeypatch, streamed):
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+    abstracts = _abstracts(seed_files)
+    path = tmp_path / "big.txt"
+    _write(path, abstracts)
+    started = ParseChild.started
+    with Library.open(tmp_path / "lib") as lib:
+        polls = iter([False, False, False, True])
+        report = lib.imports.run([path], sync=False, cancel=lambda: next(polls, True))
+        assert report.cancelled and 0 < report.added < len(abstracts)
+        assert lib.papers.count() == report.added
+        assert _readers() == []
+        rest = lib.imports.run([path], sync=False)
+        assert report.added + rest.added == len(set(abstracts))
+    assert ParseChild.started == started + 2
+    assert _readers() == []
+
+
+def test_a_file_is_read_in_the_thread_when_no_child_can_start(tmp_path, seed_files,
+                                                              monkeypatch, streamed):
+    abstracts = _abstracts(seed_files)
+    path = tmp_path / "big.txt"
+    _write(path, abstracts)
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+
+    def no_processes(self) -> None:
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(ParseChild, "_start", no_processes)
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.imports.run([path], sync=False)
+        assert report.files[0].error is None
+        assert report.added == lib.papers.count() == len(set(abstracts))
