@@ -268,3 +268,27 @@ def test_the_page_cache_is_given_back_when_the_import_is_cancelled_or_fails(lib,
         lib.imports.run([_write(tmp_path / "other.txt", 2 * N)], sync=False,
                         between_batches=boom)
     assert (_cache_kib(lib), _wal_pages(lib)) == before
+
+
+def test_what_between_batches_raises_while_a_file_is_read_ends_the_import(tmp_path,
+                                                                          monkeypatch):
+    """The hook also runs while a file is read on a helper thread; what it raises there
+    ends the import (as documented), and is not reported as the file being unreadable."""
+    class Stop(Exception):
+        pass
+
+    real = pipeline._read_any
+
+    def slow_read(*args, **kwargs):
+        time.sleep(0.5)                         # several HOOK_INTERVAL_S
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_read_any", slow_read)
+
+    def hook():
+        raise Stop("the window wants the library")
+
+    with Library.open(tmp_path / "lib") as lib:
+        with pytest.raises(Stop):
+            lib.imports.run([_write(tmp_path / "a.txt")], between_batches=hook)
+        assert lib.papers.count() == 0

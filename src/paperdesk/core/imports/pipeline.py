@@ -235,7 +235,15 @@ class Imports(Manager):
         """
         progress = progress or no_progress
         cancel = cancel or never
-        hook = between_batches or nothing
+        hook_raised: list[BaseException] = []
+
+        def hook() -> None:
+            try:
+                (between_batches or nothing)()
+            except BaseException as exc:     # ends the import, even while a file is read
+                hook_raised.append(exc)
+                raise
+
         report = ImportReport()
         parsed = []
         on_file = on_file or _no_file
@@ -254,6 +262,8 @@ class Imports(Manager):
             except ParseError as exc:
                 report.files.append(FileReport(_shown(path), error=exc.reason))
             except Exception as exc:  # noqa: BLE001 - a reader's bug: refuse this file only
+                if hook_raised and exc is hook_raised[-1]:
+                    raise                  # not the file's: between_batches ends the import
                 report.files.append(FileReport(
                     _shown(path), error=f"cannot be read ({exc.__class__.__name__}: "
                                         f"{display_path(str(exc))})"))
