@@ -201,3 +201,24 @@ def test_a_word_counted_over_65535_times_in_one_paper_keeps_its_count():
     assert counts == {(0, vocabulary["depth"]): 70_000, (0, vocabulary["scene"]): 2,
                       (1, vocabulary["scene"]): 1}
     assert len(stop) == len(vocabulary)
+
+
+def test_stop_words_are_scikit_learns_and_a_build_does_not_import_it(seeded_library):
+    """The English stop words read from scikit-learn's file are its ENGLISH_STOP_WORDS,
+    and the build (a fresh interpreter, as the builder's child process) never imports
+    scikit-learn."""
+    import subprocess
+    import sys
+
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from paperdesk.core.discover import vectorize
+
+    assert vectorize._english_stop_words() == frozenset(ENGLISH_STOP_WORDS)
+    code = ("import sys; from pathlib import Path; "
+            "from paperdesk.core.discover.build import build_table; "
+            f"t = build_table(Path({str(seeded_library.path / 'library.db')!r})); "
+            "print(t.n_terms, 'sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [str(build_table(seeded_library.path / "library.db").n_terms), "False"]

@@ -174,19 +174,39 @@ def analyze(text: str) -> list[str]:
     return [w for w in paper_words(text) if w not in STOP_WORDS]
 
 
+def _english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words (``ENGLISH_STOP_WORDS``), read from its module
+    file (``sklearn/feature_extraction/_stop_words.py``, one frozenset literal) without
+    importing scikit-learn: the package's import costs ~1 s of CPU and ~65 MB in the
+    term table's builder and in the window. Where the file is not found (another
+    layout), scikit-learn is imported."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("sklearn")
+        path = Path(spec.submodule_search_locations[0]) / "feature_extraction" / \
+            "_stop_words.py"
+        namespace: dict = {}
+        exec(compile(path.read_bytes(), str(path), "exec"), namespace)  # noqa: S102
+        return frozenset(namespace["ENGLISH_STOP_WORDS"])
+    except Exception:  # noqa: BLE001 - any other layout: the import
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+        return frozenset(ENGLISH_STOP_WORDS)
+
+
 def _stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-    return frozenset(ENGLISH_STOP_WORDS) | frozenset(_ABSTRACT_WORDS.split())
+    return _english_stop_words() | frozenset(_ABSTRACT_WORDS.split())
 
 
-#: The words that are never terms (filled on first use: importing scikit-learn costs
-#: some 0.3 s, which the CLI's other commands should not pay).
+#: The words that are never terms (filled on first use, :func:`load_stop_words`).
 STOP_WORDS: frozenset[str] = frozenset()
 
 
 def load_stop_words() -> frozenset[str]:
-    """Fill :data:`STOP_WORDS` when it is still empty (imports scikit-learn's English
-    list) so that :func:`analyze` leaves them out.
+    """Fill :data:`STOP_WORDS` when it is still empty (scikit-learn's English list,
+    :func:`_english_stop_words`, and the words abstracts describe themselves with) so
+    that :func:`analyze` leaves them out.
 
     Returns:
         The stop words.
