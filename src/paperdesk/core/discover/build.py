@@ -92,6 +92,20 @@ def _part(ids: list[int], stamps: list[int], weights) -> Part:
                 indptr.astype(np.int32), indices, data)
 
 
+def _give_back_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's ``malloc_trim(0)``; a
+    no-op elsewhere). The chunks' counts (a few MB each) live on the heap, which does
+    not shrink by itself when they are freed: without this the counts stayed in the
+    builder's resident memory beside the table's rows and columns (300,000 papers: 783
+    MB at the peak)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
 class _Vocabulary(dict):
     """``{word: number}``, a new word numbered ``len(self)`` when first looked up (so
     ``map(vocabulary.__getitem__, words)`` numbers a chunk's words in C, calling Python
@@ -223,6 +237,7 @@ def build_table(db_path: Path, progress: Progress | None = None,
         for k, w in enumerate(terms):
             new_col[words[w]] = k
         del words
+        _give_back_memory()
         kept_df = np.zeros(len(terms), dtype=np.float64)
         kept_df[new_col[keep]] = df[keep]
         idf = np.log((1.0 + n) / (1.0 + kept_df)) + 1.0
@@ -257,6 +272,8 @@ def build_table(db_path: Path, progress: Progress | None = None,
             out_indices[start:start + len(p_indices)] = p_indices
             out_data[start:start + len(p_data)] = p_data
             base += len(p_indptr) - 1
+            if len(chunks) % 20 == 0:      # the counts freed so far
+                _give_back_memory()
         part = Part(all_ids, all_stamps, out_indptr.astype(np.int32), out_indices,
                     out_data)
         return TermTable.from_parts(terms, idf, [part])
