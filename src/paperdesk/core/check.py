@@ -335,7 +335,8 @@ def _words_query(title: str, abstract: str) -> str | None:
 #: What :func:`check_library` does after it reported ``progress(k, len(STEPS))``, for
 #: each ``k`` (the command line's status line says it).
 STEPS = ("checking the database and reading the search index's files",
-         "reading the term table's and the embedding vectors' files",
+         "reading the term table's and the embedding vectors' files, hashing every "
+         "abstract",
          "checking the database",
          "counting the search index's documents",
          "searching a sample of papers")
@@ -344,8 +345,9 @@ STEPS = ("checking the database and reading the search index's files",
 class _DatabaseCheck:
     """The database's part of the full check, run on its own thread and connection
     beside the reading of the index's files (SQLite releases the GIL while it checks):
-    ``PRAGMA integrity_check``, ``PRAGMA foreign_key_check`` and every abstract against
-    its content hash. Where a connection of its own cannot be opened (the library's
+    ``PRAGMA integrity_check`` and ``PRAGMA foreign_key_check``. (The abstracts' hashes,
+    Python's work, are checked on the calling thread after the index's files: on one
+    thread beside the index's Python work they only took turns with it.) Where a connection of its own cannot be opened (the library's
     connection is used then), it runs on the calling thread in :meth:`join`.
 
     Attributes:
@@ -421,10 +423,6 @@ class _DatabaseCheck:
             self.problems.append(Problem(
                 "database", f"{folder / _DB}: {len(bad):,} rows refer to rows that do not "
                 f"exist (in {', '.join(tables)})", restore))
-        if not self.problems:
-            report = CheckReport()
-            _altered_texts(db, folder, report)
-            self.problems += report.problems
 
 
 def check_library(lib, progress: Callable[[int, int], None] | None = None,
@@ -432,16 +430,17 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
                   seed: int = 0) -> CheckReport:
     """The full check of an open library (``paperdesk check``, Help ▸ Check Library).
 
-    ``PRAGMA integrity_check``, ``PRAGMA foreign_key_check`` and every abstract against
-    its paper's content hash (altered text) run on a thread and a connection of their
-    own (:class:`_DatabaseCheck`) while this thread reads the index's files
+    ``PRAGMA integrity_check`` and ``PRAGMA foreign_key_check`` run on a thread and a
+    connection of their own (:class:`_DatabaseCheck`) while this thread reads the
+    index's files
     (:meth:`~paperdesk.core.search.index.SearchIndex.full_problems`) and the term
     table's (:meth:`~paperdesk.core.discover.engine.Discover.full_problems`: a damaged
     one is dropped, to be built again) and ``vectors/``'s
     (:meth:`~paperdesk.core.discover.embedded.PaperEmbeddings.full_problems`: a damaged
     part is dropped, its papers embedded again; and its counts against the papers,
-    :meth:`~paperdesk.core.discover.embedded.PaperEmbeddings.count_problems`): on two
-    cores the check takes about as long as the longer of the two. Then the index's
+    :meth:`~paperdesk.core.discover.embedded.PaperEmbeddings.count_problems`) and
+    hashes every abstract again (altered text, reported only on a database the two
+    checks found whole). Then the index's
     document count (papers minus those queued to be added), and ``sample`` papers
     (picked with ``random.Random(seed)``) each found by a query of its own words and by
     its id in the ``pid`` column. The report lists the database's problems first, as
@@ -477,11 +476,14 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
         report.cancelled = database.cancelled
         return report
     if lib.index.stand_in:   # read-only and the index could not be read
+        altered = _altered_ids(lib.db)
         database.join()
         report.problems += database.problems
         if database.cancelled:
             report.cancelled = True
             return report
+        if not report.problems and altered:
+            report.problems.append(_altered_problem(folder, altered))
         report.papers, report.queued = papers, status.queued
         report.problems.append(Problem("index", lib.index.repair, REINDEX_HINT))
         progress(steps, steps)
@@ -496,12 +498,15 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
             rebuilt, missing = lib.discover.embeddings.count_problems()
             found += [("vectors-rebuilt", text) for text in rebuilt]
             found += [("vectors-missing", text) for text in missing]
+    altered = None if cancel() else _altered_ids(lib.db)
     progress(2, steps)
     database.join()
     report.problems += database.problems
     if database.cancelled or cancel():
         report.cancelled = True
         return report
+    if not report.problems and altered:
+        report.problems.append(_altered_problem(folder, altered))
     database_ok = not report.problems
     report.papers = papers
     report.queued = status.queued
@@ -548,24 +553,28 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     return report
 
 
-def _altered_texts(db, folder: Path, report: CheckReport) -> None:
-    """Add a problem when papers' abstracts no longer give their content hash (a byte
-    changed inside the text, e.g. salvaged from a damaged page): about 1 s at 100,000
-    papers (250 MB of abstracts hashed)."""
+def _altered_ids(db) -> list[int] | None:
+    """Ids of the papers whose abstracts no longer give their content hash (a byte
+    changed inside the text, e.g. salvaged from a damaged page): about 2 CPU s at
+    300,000 papers (500 MB of abstracts hashed). ``None`` when the database cannot be
+    read (its damage is the integrity check's to report)."""
     from paperdesk.core.store.salvage import altered_papers
 
     try:
-        altered = altered_papers(db.conn)
+        return altered_papers(db.conn)
     except sqlite3.DatabaseError:
-        return
-    if altered:
-        n = len(altered)
-        ids = ", ".join(f"#{i}" for i in altered[:5]) + (", ..." if n > 5 else "")
-        report.problems.append(Problem(
-            "database", f"{folder / _DB}: {n:,} {'paper' if n == 1 else 'papers'} with "
-            f"altered text (the abstract does not give its content hash): {ids}",
-            "compare them with a backup; paperdesk repair --merge-backup FILE puts back "
-            "a backup's text"))
+        return None
+
+
+def _altered_problem(folder: Path, altered: list[int]) -> Problem:
+    """The problem of papers with altered text (their ids, the way out)."""
+    n = len(altered)
+    ids = ", ".join(f"#{i}" for i in altered[:5]) + (", ..." if n > 5 else "")
+    return Problem(
+        "database", f"{folder / _DB}: {n:,} {'paper' if n == 1 else 'papers'} with "
+        f"altered text (the abstract does not give its content hash): {ids}",
+        "compare them with a backup; paperdesk repair --merge-backup FILE puts back "
+        "a backup's text")
 
 
 def _sample(lib, report: CheckReport, sample: int, seed: int, remedy: str) -> None:
