@@ -3,8 +3,8 @@ process for large ones, with progress and cancel either way.
 
 A full build reads every paper's title and abstract in id order, counts their terms
 and weighs them as scikit-learn's ``TfidfVectorizer`` does (:mod:`.vectorize`), and
-prunes the rows. At 100,000 papers that is some 10-20 s of one core and ~200 MB of
-memory, so from :data:`CHILD_FROM` papers it runs in a ``spawn`` child
+prunes the rows. At 100,000 Zipf papers that is some 20 CPU s (measured at load 6-10 on
+two cores) and a peak of ~340 MB (300,000: 58 CPU s, 622 MB), so from :data:`CHILD_FROM` papers it runs in a ``spawn`` child
 (as the index's segment writers do, :mod:`paperdesk.core.search.writer_process`): the
 window's interpreter and memory stay free, the child writes the table files and exits,
 and the parent loads them memory-mapped. An *update* transforms only papers added or
@@ -169,8 +169,7 @@ def build_table(db_path: Path, progress: Progress | None = None,
 
     The papers are read and counted :data:`CHUNK` at a time (:func:`_count`: the words
     of :func:`~.vectorize.analyze`, numbered in one growing vocabulary, each paper's
-    counts kept in compact arrays: 6 bytes per distinct word of a paper, ~60 MB at
-    100,000 Zipf abstracts). Then the vocabulary is cut to the words in at least
+    counts kept in compact arrays: 6 bytes per distinct word of a paper). Then the vocabulary is cut to the words in at least
     ``MIN_DF`` and at most ``MAX_DF`` of the papers, sorted, and each chunk is weighted
     as ``TfidfVectorizer(sublinear_tf=True)`` weighs (``(1 + ln tf) * idf``, smoothed
     idf; the same weights :func:`update_part` gives through ``TfidfVectorizer.transform``)
