@@ -1098,14 +1098,22 @@ def _cmd_reindex(lib: Library, args) -> int:
 
 
 def _cmd_check(lib: Library, args) -> int:
-    """``paperdesk check``: the full check (:func:`paperdesk.core.check.check_library`);
-    damage to the index found by it (or at open) is repaired from SQLite here, with the
-    progress line of an index update."""
-    from paperdesk.core.check import Problem, check_library
+    """``paperdesk check``: the full check (:func:`paperdesk.core.check.check_library`),
+    its step and time on a status line on a terminal
+    (:class:`~paperdesk.cli_progress.StatusLine`); damage to the index found by it (or
+    at open) is repaired from SQLite here, with the progress line of an index update."""
+    from paperdesk.cli_progress import StatusLine
+    from paperdesk.core.check import STEPS, Problem, check_library
 
     repair = None if lib.read_only else lib.index.repair   # read-only: the report has it
+
+    def progress(done: int, total: int) -> None:
+        if done < len(STEPS):
+            line.set(f"{STEPS[done]} (step {done + 1} of {total})")
+
     with _cancel_on_interrupt() as stop:
-        report = check_library(lib, cancel=stop.is_set)
+        with StatusLine() as line:
+            report = check_library(lib, progress=progress, cancel=stop.is_set)
         if repair:
             report.problems.insert(0, Problem("index", repair, "repaired from SQLite"))
         queued = any(p.remedy == "indexed now" for p in report.problems)
@@ -1462,7 +1470,8 @@ def _is_earlier_backup(path: Path) -> bool:
 
 def _cmd_backup(lib: Library, args) -> int:
     """``paperdesk backup [FILE]``: a consistent copy of the database (a reader: it works
-    beside the window), printed with what it holds."""
+    beside the window), printed with what it holds; on a terminal a status line shows the MB
+    copied (:class:`~paperdesk.cli_progress.StatusLine`)."""
     target = args.file or backup_name(lib.path / BACKUP_DIR)
     own = {lib.path / name for name in (DB_NAME, DB_NAME + "-wal", DB_NAME + "-shm",
                                          LOCK_NAME)}
@@ -1480,7 +1489,16 @@ def _cmd_backup(lib: Library, args) -> int:
     if replaces and not _is_earlier_backup(existing):
         raise LibraryError(f"{target} exists and is not a database backup: not replaced; "
                            "give a new file name")
-    made = backup_to(lib.db.conn, target)
+    from paperdesk.cli_progress import StatusLine
+
+    with StatusLine() as line:
+        if line.enabled:     # a terminal (only there: it takes SQLite's progress handler)
+            line.set(f"backing up {lib.path / DB_NAME}")
+            made = backup_to(lib.db.conn, target, progress=lambda done, total: line.set(
+                f"backing up {lib.path / DB_NAME}: {done / 2**20:,.0f} of "
+                f"{total / 2**20:,.0f} MB"))
+        else:
+            made = backup_to(lib.db.conn, target)
     if args.json:
         _print_json({"path": str(made.path), "version": made.version, "counts": made.counts})
     else:

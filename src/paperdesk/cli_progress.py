@@ -1,4 +1,5 @@
-"""The command line's import progress bar (tqdm), shown only on a terminal.
+"""The command line's progress on a terminal: the import's progress bar (tqdm) and the
+status line of `check` and `backup`, shown only on a terminal.
 
 ``paperdesk import`` draws one bar on standard error while standard error is a terminal:
 the stage (reading, storing, indexing for search), the file being worked on (``file 2/3
@@ -17,7 +18,7 @@ from typing import TextIO
 
 from paperdesk.core.imports.progress import ImportProgress, ProgressTracker
 
-__all__ = ["ImportBar"]
+__all__ = ["ImportBar", "StatusLine"]
 
 #: File names longer than this are cut (in the middle) in the bar's description.
 NAME_WIDTH = 32
@@ -92,3 +93,92 @@ class ImportBar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+class StatusLine:
+    """One line on standard error that says what a long command is doing and for how
+    long (``checking the search index's files (step 3 of 5) … 1:12``), redrawn every
+    :attr:`interval_s` by a thread so that the time keeps moving through a step that
+    reports nothing for a minute (``PRAGMA integrity_check`` of a large database).
+    Drawn only on a terminal, as :class:`ImportBar`; removed by :meth:`close`.
+
+    Args:
+        stream: where to draw (default ``sys.stderr``).
+        enabled: draw at all (default: only when ``stream`` is a terminal).
+        interval_s: seconds between redraws.
+        clock: ``time.monotonic`` (tests pass their own).
+    """
+
+    def __init__(self, stream: TextIO | None = None, enabled: bool | None = None,
+                 interval_s: float = 0.5, clock=None):
+        import threading
+        import time
+
+        self.stream = stream if stream is not None else sys.stderr
+        if enabled is None:
+            try:
+                enabled = self.stream.isatty()
+            except (AttributeError, ValueError):
+                enabled = False
+        self.enabled = bool(enabled)
+        self.interval_s = interval_s
+        self._clock = clock or time.monotonic
+        self._start = self._clock()
+        self._text = ""
+        self._width = 0
+        self._lock = threading.Lock()
+        self._done = threading.Event()
+        self._thread = None
+        if self.enabled:
+            self._thread = threading.Thread(target=self._run, name="paperdesk-status",
+                                            daemon=True)
+            self._thread.start()
+
+    def set(self, text: str) -> None:
+        """Say ``text`` from now on (drawn at once)."""
+        self._text = text
+        self.draw()
+
+    def line(self) -> str:
+        """The line as drawn: the text and the time since the start (``m:ss``)."""
+        seconds = int(self._clock() - self._start)
+        return f"{self._text} … {seconds // 60}:{seconds % 60:02d}"
+
+    def draw(self) -> None:
+        """Draw the line now (nothing when not enabled or closed)."""
+        if not self.enabled or self._done.is_set():
+            return
+        with self._lock:
+            text = self.line()
+            pad = max(0, self._width - len(text))
+            self._width = len(text)
+            try:
+                self.stream.write("\r" + text + " " * pad)
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.enabled = False
+
+    def _run(self) -> None:
+        while not self._done.wait(self.interval_s):
+            self.draw()
+
+    def close(self) -> None:
+        """Stop redrawing and clear the line (safe to call twice)."""
+        if self._done.is_set():
+            return
+        self._done.set()
+        if self._thread is not None:
+            self._thread.join()
+        if self.enabled:
+            with self._lock:
+                try:
+                    self.stream.write("\r" + " " * self._width + "\r")
+                    self.stream.flush()
+                except (OSError, ValueError):
+                    pass
+
+    def __enter__(self) -> "StatusLine":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

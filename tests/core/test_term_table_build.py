@@ -4,6 +4,7 @@ and its stored, memory-mapped form reads back the same."""
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -141,3 +142,83 @@ def test_columns_of_finds_every_term_and_nothing_else(seeded_library):
     terms = [table.term(i) for i in range(table.n_terms)]
     assert table.columns_of(terms).tolist() == list(range(len(terms)))
     assert table.columns_of(["the", "zzzzqqq", "", "Depth"]).tolist() == [-1, -1, -1, -1]
+
+
+def test_words_split_in_runs_are_those_of_the_token_pattern():
+    """The run-at-a-time pattern used for texts without an underscore finds the words
+    TOKEN_PATTERN finds: every string of up to eight characters drawn from one character
+    of each class the pattern tells apart (letter, digit, underscore, hyphen, space;
+    up to six with a non-ASCII letter and a superscript digit too)."""
+    import itertools
+
+    from paperdesk.core.discover import vectorize
+
+    pattern = re.compile(vectorize.TOKEN_PATTERN)
+    strings = itertools.chain(
+        ("".join(t) for n in range(1, 7) for t in itertools.product("a1_- é²", repeat=n)),
+        ("".join(t) for n in (7, 8) for t in itertools.product("a1_- ", repeat=n)))
+    for text in strings:
+        assert vectorize.paper_words(text) == pattern.findall(text), repr(text)
+
+
+def test_language_is_told_as_by_counting_every_word(seeded_library):
+    """The early exit (too few function words of any language) tells the same language
+    as counting each language's words."""
+    from paperdesk.core.discover import vectorize
+
+    def counted(words):
+        hits = {lang: sum(w in vectorize._LANGUAGES_OF and lang in
+                          vectorize._LANGUAGES_OF[w] for w in words)
+                for lang in vectorize.LANGUAGE_STOP_WORDS}
+        lang, n = max(hits.items(), key=lambda item: item[1])
+        if not words or n < vectorize.LANGUAGE_MIN_WORDS or \
+                n < vectorize.LANGUAGE_MIN_SHARE * len(words):
+            return frozenset()
+        return vectorize.LANGUAGE_STOP_WORDS[lang]
+
+    texts = [vectorize.paper_text(t, a) for t, a in seeded_library.db.execute(
+        "SELECT title, abstract FROM papers")]
+    texts += ["Die Methode und der Ansatz sind für die Tiefe der Szene neu",
+              "la méthode et le modèle de la scène sont dans une approche",
+              "die der und", "the die of la", ""]
+    for text in texts:
+        words = re.findall(vectorize.TOKEN_PATTERN, text.lower())
+        assert vectorize.language_stop_words(words) == counted(words)
+
+
+def test_a_word_counted_over_65535_times_in_one_paper_keeps_its_count():
+    """Counts are kept as 16 bits unless one does not fit."""
+    from paperdesk.core.discover import vectorize
+
+    vectorize.load_stop_words()
+    vocabulary = build_mod._Vocabulary()
+    text = "depth " * 70_000 + "scene scene"
+    indptr, cols, tf, stop = build_mod._count([text, "scene"], vocabulary,
+                                              np.zeros(0, bool))
+    assert tf.dtype == np.uint32
+    counts = {(r, int(c)): int(n) for r in range(2)
+              for c, n in zip(cols[indptr[r]:indptr[r + 1]], tf[indptr[r]:indptr[r + 1]])}
+    assert counts == {(0, vocabulary["depth"]): 70_000, (0, vocabulary["scene"]): 2,
+                      (1, vocabulary["scene"]): 1}
+    assert len(stop) == len(vocabulary)
+
+
+def test_stop_words_are_scikit_learns_and_a_build_does_not_import_it(seeded_library):
+    """The English stop words read from scikit-learn's file are its ENGLISH_STOP_WORDS,
+    and the build (a fresh interpreter, as the builder's child process) never imports
+    scikit-learn."""
+    import subprocess
+    import sys
+
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    from paperdesk.core.discover import vectorize
+
+    assert vectorize._english_stop_words() == frozenset(ENGLISH_STOP_WORDS)
+    code = ("import sys; from pathlib import Path; "
+            "from paperdesk.core.discover.build import build_table; "
+            f"t = build_table(Path({str(seeded_library.path / 'library.db')!r})); "
+            "print(t.n_terms, 'sklearn' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == [str(build_table(seeded_library.path / "library.db").n_terms), "False"]

@@ -1,10 +1,10 @@
 """Building the term table from SQLite: in this process for small libraries, in a child
 process for large ones, with progress and cancel either way.
 
-A full build reads every paper's title and abstract in id order, fits scikit-learn's
-``TfidfVectorizer`` (:mod:`.vectorize`) and prunes the rows. At 100,000 papers that is
-some 10-40 s of one core and a few hundred MB of transient memory (the vectorizer's
-counting dictionaries), so from :data:`CHILD_FROM` papers it runs in a ``spawn`` child
+A full build reads every paper's title and abstract in id order, counts their terms
+and weighs them as scikit-learn's ``TfidfVectorizer`` does (:mod:`.vectorize`), and
+prunes the rows. At 100,000 Zipf papers that is some 20 CPU s (measured at load 6-10 on
+two cores) and a peak of ~340 MB (300,000: 58 CPU s, 622 MB), so from :data:`CHILD_FROM` papers it runs in a ``spawn`` child
 (as the index's segment writers do, :mod:`paperdesk.core.search.writer_process`): the
 window's interpreter and memory stay free, the child writes the table files and exits,
 and the parent loads them memory-mapped. An *update* transforms only papers added or
@@ -92,20 +92,91 @@ def _part(ids: list[int], stamps: list[int], weights) -> Part:
                 indptr.astype(np.int32), indices, data)
 
 
+def _give_back_memory() -> None:
+    """Hand the heap's free pages back to the system (glibc's ``malloc_trim(0)``; a
+    no-op elsewhere). The chunks' counts (a few MB each) live on the heap, which does
+    not shrink by itself when they are freed: without this the counts stayed in the
+    builder's resident memory beside the table's rows and columns (300,000 papers: 783
+    MB at the peak)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
+
+
+class _Vocabulary(dict):
+    """``{word: number}``, a new word numbered ``len(self)`` when first looked up (so
+    ``map(vocabulary.__getitem__, words)`` numbers a chunk's words in C, calling Python
+    only for the words not seen before, which :attr:`added` lists in order)."""
+
+    def __init__(self):
+        super().__init__()
+        self.added: list[str] = []
+
+    def __missing__(self, word: str) -> int:
+        number = self[word] = len(self)
+        self.added.append(word)
+        return number
+
+
+def _count(texts: list[str], vocabulary: _Vocabulary, stop: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Count the terms of a chunk of papers' texts.
+
+    Args:
+        texts: :func:`~.vectorize.paper_text` of each paper.
+        vocabulary: every word seen so far (grows).
+        stop: bool per word number, True for a stop word (grown here as the vocabulary
+            grows; the grown array is returned).
+    Returns:
+        ``(indptr, cols, tf, stop)``: the chunk's counts as CSR arrays (int64
+        ``indptr`` of ``len(texts) + 1``; int32 word numbers, ascending within a paper;
+        uint16 counts, or uint32 when a word is counted 65,536 times or more in one
+        paper) and the grown ``stop``. Stop words are not counted: a paper's terms are
+        :func:`~.vectorize.analyze`'s.
+    """
+    from paperdesk.core.discover.vectorize import STOP_WORDS, paper_words
+
+    flat: list[str] = []
+    lengths = np.zeros(len(texts), dtype=np.int64)
+    for k, text in enumerate(texts):
+        words = paper_words(text)
+        lengths[k] = len(words)
+        flat += words
+    numbers = np.fromiter(map(vocabulary.__getitem__, flat), dtype=np.int64,
+                          count=len(flat))
+    del flat
+    if vocabulary.added:
+        stop = np.concatenate([stop, np.fromiter(
+            (w in STOP_WORDS for w in vocabulary.added), dtype=bool,
+            count=len(vocabulary.added))])
+        vocabulary.added.clear()
+    paper = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+    counted = ~stop[numbers]
+    keys, tf = np.unique((paper[counted] << 32) | numbers[counted], return_counts=True)
+    indptr = np.zeros(len(texts) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(keys >> 32, minlength=len(texts)), out=indptr[1:])
+    cols = (keys & 0xFFFFFFFF).astype(np.int32)
+    tf = tf.astype(np.uint16 if len(tf) == 0 or tf.max() < 1 << 16 else np.uint32)
+    return indptr, cols, tf, stop
+
+
 def build_table(db_path: Path, progress: Progress | None = None,
                 cancel: Cancel | None = None) -> TermTable:
     """Build the whole table from the library's database, in this process.
 
-    The papers are read and counted :data:`CHUNK` at a time (scikit-learn's
-    ``CountVectorizer`` with the tokenizer and stop words of :mod:`.vectorize`); every
-    chunk's counts are kept in compact arrays under one growing vocabulary. Then the
-    vocabulary is cut to the words in at least ``MIN_DF`` and at most ``MAX_DF`` of the
-    papers, sorted, and each chunk is weighted as ``TfidfVectorizer(sublinear_tf=True)``
-    weighs (``(1 + ln tf) * idf``, smoothed idf; the same weights
-    :func:`update_part` gives through ``TfidfVectorizer.transform``) and pruned. Peak
-    memory so stays near the counts' arrays (8 bytes per word of each paper: ~80 MB at
-    100,000 abstracts), where one ``TfidfVectorizer.fit_transform`` over all papers
-    took 600 MB.
+    The papers are read and counted :data:`CHUNK` at a time (:func:`_count`: the words
+    of :func:`~.vectorize.analyze`, numbered in one growing vocabulary, each paper's
+    counts kept in compact arrays: 6 bytes per distinct word of a paper). Then the vocabulary is cut to the words in at least
+    ``MIN_DF`` and at most ``MAX_DF`` of the papers, sorted, and each chunk is weighted
+    as ``TfidfVectorizer(sublinear_tf=True)`` weighs (``(1 + ln tf) * idf``, smoothed
+    idf; the same weights :func:`update_part` gives through ``TfidfVectorizer.transform``)
+    and pruned into the table's arrays, allocated once at their final size, each
+    chunk's counts freed as it is done (the counts and the pruned rows are never held
+    twice). The vocabulary, idf and rows are those of one ``TfidfVectorizer`` fitted on
+    all the papers (tests compare them).
 
     Args:
         db_path: the library's ``library.db`` (opened read-only).
@@ -119,21 +190,22 @@ def build_table(db_path: Path, progress: Progress | None = None,
         sqlite3.Error: the database cannot be read.
     """
     from scipy.sparse import csr_matrix
-    from sklearn.feature_extraction.text import CountVectorizer
 
     from paperdesk.core.discover import vectorize
 
     progress = progress or (lambda done, total: None)
     cancel = cancel or (lambda: False)
+    vectorize.load_stop_words()
     conn = _connect(db_path)
     reader = texts = None
     try:
         total = conn.execute("SELECT count(*) FROM papers").fetchone()[0]
-        analyzer = new_vectorizer(total).build_analyzer()
-        counter = CountVectorizer(analyzer=analyzer, dtype=np.float32)
         ids: list[int] = []
         stamps: list[int] = []
-        words: dict[str, int] = {}
+        id_chunks: list[np.ndarray] = []
+        stamp_chunks: list[np.ndarray] = []
+        words = _Vocabulary()
+        stop = np.zeros(0, dtype=bool)
         chunks: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         reader = _rows(conn)
         texts = _texts(reader, ids, stamps, total, progress, cancel)
@@ -141,23 +213,21 @@ def build_table(db_path: Path, progress: Progress | None = None,
             batch = [t for _, t in zip(range(CHUNK), texts)]
             if not batch:
                 break
-            try:
-                counts = counter.fit_transform(batch).tocsr()
-                names = counter.get_feature_names_out()
-            except ValueError:          # not one term in the whole chunk
-                counts = csr_matrix((len(batch), 0), dtype=np.float32)
-                names = []
-            to_global = np.fromiter((words.setdefault(w, len(words)) for w in names),
-                                    dtype=np.int32, count=len(names))
-            chunks.append((counts.indptr.astype(np.int64),
-                           to_global[counts.indices] if len(names) else
-                           np.zeros(0, np.int32),
-                           counts.data.astype(np.float32)))
+            indptr, cols, tf, stop = _count(batch, words, stop)
+            chunks.append((indptr, cols, tf))
+            id_chunks.append(np.asarray(ids, np.int64))
+            stamp_chunks.append(np.asarray(stamps, np.uint32))
+            ids.clear()
+            stamps.clear()
         progress(total, total)
-        n = len(ids)
+        all_ids = np.concatenate(id_chunks) if id_chunks else np.zeros(0, np.int64)
+        all_stamps = (np.concatenate(stamp_chunks) if stamp_chunks
+                      else np.zeros(0, np.uint32))
+        del id_chunks, stamp_chunks
+        n = len(all_ids)
         small = n < 20
         df = np.zeros(len(words), dtype=np.int64)
-        for _indptr, cols, _data in chunks:
+        for _indptr, cols, _tf in chunks:
             df += np.bincount(cols, minlength=len(words))
         keep = (df >= (1 if small else vectorize.MIN_DF)) & \
             (df <= (n if small else vectorize.MAX_DF * n))
@@ -166,21 +236,46 @@ def build_table(db_path: Path, progress: Progress | None = None,
         for k, w in enumerate(terms):
             new_col[words[w]] = k
         del words
+        _give_back_memory()
         kept_df = np.zeros(len(terms), dtype=np.float64)
         kept_df[new_col[keep]] = df[keep]
         idf = np.log((1.0 + n) / (1.0 + kept_df)) + 1.0
-        pieces = []
-        for indptr, cols, data in chunks:
+        # the rows' final sizes first (each paper's kept terms, at most TERMS_PER_PAPER)
+        kept = np.zeros(n, dtype=np.int64)
+        base = 0
+        for indptr, cols, _tf in chunks:
+            rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
+            kept[base:base + len(indptr) - 1] = np.bincount(
+                rows[new_col[cols] >= 0], minlength=len(indptr) - 1)
+            base += len(indptr) - 1
+        np.minimum(kept, vectorize.TERMS_PER_PAPER, out=kept)
+        out_indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(kept, out=out_indptr[1:])
+        del kept
+        out_indices = np.empty(int(out_indptr[-1]), dtype=np.int32)
+        out_data = np.empty(int(out_indptr[-1]), dtype=np.float32)
+        base = 0
+        while chunks:
+            indptr, cols, tf = chunks.pop(0)
             mapped = new_col[cols]
             rows = np.repeat(np.arange(len(indptr) - 1), np.diff(indptr))
             good = mapped >= 0
+            data = tf[good].astype(np.float32)
             weights = csr_matrix(
-                ((1.0 + np.log(data[good])) * idf[mapped[good]],
-                 (rows[good], mapped[good])),
+                ((1.0 + np.log(data)) * idf[mapped[good]], (rows[good], mapped[good])),
                 shape=(len(indptr) - 1, len(terms)), dtype=np.float32)
-            pieces.append(prune_rows(weights))
-        chunks.clear()
-        return TermTable.from_parts(terms, idf, [_joined(ids, stamps, pieces)])
+            del indptr, cols, tf, mapped, rows, good, data
+            p_indptr, p_indices, p_data = prune_rows(weights)
+            del weights
+            start = int(out_indptr[base])
+            out_indices[start:start + len(p_indices)] = p_indices
+            out_data[start:start + len(p_data)] = p_data
+            base += len(p_indptr) - 1
+            if len(chunks) % 20 == 0:      # the counts freed so far
+                _give_back_memory()
+        part = Part(all_ids, all_stamps, out_indptr.astype(np.int32), out_indices,
+                    out_data)
+        return TermTable.from_parts(terms, idf, [part])
     finally:
         # a cancelled build leaves both generators suspended: close them while the
         # connection is open (closed later, by the garbage collector, they raised
@@ -189,23 +284,6 @@ def build_table(db_path: Path, progress: Progress | None = None,
             if gen is not None:
                 gen.close()
         conn.close()
-
-
-def _joined(ids: list[int], stamps: list[int], pieces) -> Part:
-    """One :class:`Part` from the pruned CSR arrays of consecutive chunks."""
-    indptrs, indices, data = [np.zeros(1, np.int64)], [], []
-    base = 0
-    for indptr, cols, weights in pieces:
-        indptrs.append(indptr[1:] + base)
-        base += int(indptr[-1])
-        indices.append(cols)
-        data.append(weights)
-    return Part(np.asarray(ids, np.int64), np.asarray(stamps, np.uint32),
-                np.concatenate(indptrs).astype(np.int32),
-                np.concatenate(indices).astype(np.int32) if indices else
-                np.zeros(0, np.int32),
-                np.concatenate(data).astype(np.float32) if data else
-                np.zeros(0, np.float32))
 
 
 def update_part(table: TermTable, db_path: Path, ids: np.ndarray) -> Part:

@@ -113,6 +113,11 @@ def language_stop_words(words: list[str]) -> frozenset[str]:
     """
     if not words:
         return frozenset()
+    # No language can count more than all the function words together: an English
+    # abstract (nearly every paper) is told by one pass in C, without the loop below.
+    found = sum(map(_LANGUAGES_OF.__contains__, words))
+    if found < LANGUAGE_MIN_WORDS or found < LANGUAGE_MIN_SHARE * len(words):
+        return frozenset()
     hits = {lang: 0 for lang in LANGUAGE_STOP_WORDS}
     for word in words:
         for lang in _LANGUAGES_OF.get(word, ()):
@@ -137,6 +142,14 @@ for _lang, _words in LANGUAGE_STOP_WORDS.items():
         _LANGUAGES_OF[_word] = _LANGUAGES_OF.get(_word, ()) + (_lang,)
 
 _WORD = re.compile(TOKEN_PATTERN)
+#: :data:`TOKEN_PATTERN` for a text without an underscore, 2x faster: a word's letters,
+#: digits and inner hyphens taken in runs instead of one character (and one lookahead)
+#: at a time. It finds the same words in such a text (tests/core/test_term_table_build.py
+#: compares them on every string of up to eight characters from each class): there the
+#: one place a word can end is where its run ends. Beside an underscore (``x_1``,
+#: ``ab-cd_e``) the pattern's backtracking ends words elsewhere, so a text that has one
+#: is split by :data:`TOKEN_PATTERN` itself.
+_WORD_RUNS = re.compile(r"\b[^\W\d_](?:[^\W_]+(?:-[^\W_]+)*|(?:-[^\W_]+)+)")
 
 
 def paper_words(text: str) -> list[str]:
@@ -149,7 +162,8 @@ def paper_words(text: str) -> list[str]:
     Returns:
         The words, in text order.
     """
-    words = _WORD.findall(text.lower())
+    text = text.lower()
+    words = (_WORD if "_" in text else _WORD_RUNS).findall(text)
     other = language_stop_words(words)
     return [w for w in words if w not in other] if other else words
 
@@ -160,19 +174,39 @@ def analyze(text: str) -> list[str]:
     return [w for w in paper_words(text) if w not in STOP_WORDS]
 
 
+def _english_stop_words() -> frozenset[str]:
+    """scikit-learn's English stop words (``ENGLISH_STOP_WORDS``), read from its module
+    file (``sklearn/feature_extraction/_stop_words.py``, one frozenset literal) without
+    importing scikit-learn: the package's import costs ~1 s of CPU and ~65 MB in the
+    term table's builder and in the window. Where the file is not found (another
+    layout), scikit-learn is imported."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("sklearn")
+        path = Path(spec.submodule_search_locations[0]) / "feature_extraction" / \
+            "_stop_words.py"
+        namespace: dict = {}
+        exec(compile(path.read_bytes(), str(path), "exec"), namespace)  # noqa: S102
+        return frozenset(namespace["ENGLISH_STOP_WORDS"])
+    except Exception:  # noqa: BLE001 - any other layout: the import
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+        return frozenset(ENGLISH_STOP_WORDS)
+
+
 def _stop_words() -> frozenset[str]:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-    return frozenset(ENGLISH_STOP_WORDS) | frozenset(_ABSTRACT_WORDS.split())
+    return _english_stop_words() | frozenset(_ABSTRACT_WORDS.split())
 
 
-#: The words that are never terms (filled on first use: importing scikit-learn costs
-#: some 0.3 s, which the CLI's other commands should not pay).
+#: The words that are never terms (filled on first use, :func:`load_stop_words`).
 STOP_WORDS: frozenset[str] = frozenset()
 
 
 def load_stop_words() -> frozenset[str]:
-    """Fill :data:`STOP_WORDS` when it is still empty (imports scikit-learn's English
-    list) so that :func:`analyze` leaves them out.
+    """Fill :data:`STOP_WORDS` when it is still empty (scikit-learn's English list,
+    :func:`_english_stop_words`, and the words abstracts describe themselves with) so
+    that :func:`analyze` leaves them out.
 
     Returns:
         The stop words.

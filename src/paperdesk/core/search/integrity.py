@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import zlib
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from paperdesk.core.regular_files import open_regular
 from paperdesk.core.search.safe_pickle import why
 
 __all__ = ["CHECKSUMS_NAME", "segment_files", "record_checksums", "quick_problems",
-           "full_problems"]
+           "full_problems", "walk_terms"]
 
 #: The record of the segment files' checksums, in the index folder.
 CHECKSUMS_NAME = "paperdesk-checksums.json"
@@ -209,10 +210,67 @@ def _compound_problem(ix, folder: Path, segment, name: str) -> str | None:
     return None
 
 
+_LENGTHS = struct.Struct("!ii")       # whoosh.filedb.filetables._lengths
+_FIELD_NUMBER = struct.Struct("!H")   # whoosh.system.unpack_ushort
+#: An entry's two lengths and its key's field number, read in one call.
+_ENTRY = struct.Struct("!iiH")
+
+
+def walk_terms(reader) -> int:
+    """Read every key of a segment's term index as ``reader.all_terms()`` does, and fail
+    where it fails, without making a Python tuple of each term: each entry's two
+    lengths (``!ii``) read at its position, each key's first two bytes (its field's
+    number) read and the number looked up among the segment's fields, the next entry
+    found past the key and its data, up to the end of the data. ``all_terms()`` spends
+    some 10 µs a term in generators (46 of the 56 s of the index's full check at
+    300,000 papers, profiled); this reads the same bytes with one ``struct.unpack_from``
+    a term. A reader whose term file is not one of paperdesk's memory-mapped
+    views (:class:`paperdesk.core.search.index._MappedFile`) is walked by
+    ``all_terms()``.
+
+    Args:
+        reader: an open Whoosh ``SegmentReader`` (codec ``whoosh3``).
+    Returns:
+        The number of keys read.
+    Raises:
+        struct.error: a length or a key's field number lies past the end of the file,
+            or a key is shorter than a field number (as ``all_terms()`` raises it).
+        IndexError: a key's field number is not one of the segment's fields (as
+            ``all_terms()``).
+        ValueError: an entry's lengths lead back to it or before it (``all_terms()``
+            would walk in a circle for ever).
+    """
+    from paperdesk.core.search.index import _MappedFile
+
+    terms = getattr(reader, "_terms", None)
+    tindex = getattr(terms, "_tindex", None)
+    dbfile = getattr(tindex, "dbfile", None)
+    fields = getattr(terms, "_fieldunmap", None)
+    if not isinstance(dbfile, _MappedFile) or fields is None:
+        return sum(1 for _ in reader.all_terms())
+    mapping, base = dbfile._map, dbfile._base
+    unpack_entry = _ENTRY.unpack_from     # struct.error past the end, as all_terms()
+    n_fields = len(fields)
+    pos, end = tindex.startofdata, tindex.endofdata
+    keys = 0
+    while pos < end:
+        keylen, datalen, field = unpack_entry(mapping, base + pos)
+        if keylen < _FIELD_NUMBER.size:
+            raise struct.error(f"a term's key of {keylen} bytes at {pos}")
+        if field >= n_fields:
+            raise IndexError(f"a term of an unknown field at {pos}")
+        following = pos + _LENGTHS.size + keylen + datalen
+        if following <= pos:
+            raise ValueError(f"the term index loops at {pos}")
+        pos = following
+        keys += 1
+    return keys
+
+
 def full_problems(ix, folder: Path) -> list[str]:
     """The full check of ``paperdesk check``: :func:`quick_problems`, every segment
     file's CRC-32 against the record (each file read whole), and every segment opened
-    by Whoosh with its terms, stored ids and ``pid`` column read.
+    by Whoosh with its terms (:func:`walk_terms`), stored ids and ``pid`` column read.
 
     Args:
         ix: the open Whoosh ``FileIndex``.
@@ -245,8 +303,7 @@ def full_problems(ix, folder: Path) -> list[str]:
                             f"({why(exc)})")
             continue
         try:
-            for _fieldname, _text in reader.all_terms():
-                pass
+            walk_terms(reader)
             count = sum(1 for _ in reader.all_stored_fields())
             if count != reader.doc_count():
                 problems.append(f"{folder / name}: {count:,} stored documents of "
