@@ -25,6 +25,7 @@ from paperdesk.core.store import duplicates as store
 from paperdesk.core.store.key_aliases import add_alias
 from paperdesk.core.store.papers import write_metadata
 from paperdesk.core.manager import Manager
+from paperdesk.core.memory import give_back_memory
 
 __all__ = ["Duplicates", "DUPLICATE_BATCH", "SHINGLE_CACHE"]
 
@@ -67,6 +68,9 @@ class Duplicates(Manager):
         new by then. Work is committed every :data:`DUPLICATE_BATCH` papers: a cancelled
         or interrupted run resumes where it stopped, and running it again when nothing is
         new costs one query.
+        When it ends (done, cancelled or failed) it keeps nothing: its cache of word
+        hashes is emptied and the memory it freed is given back to the system
+        (:func:`~paperdesk.core.memory.give_back_memory`).
 
         Args:
             ids: only these papers (e.g. those an import added); ``None``: every paper not
@@ -102,6 +106,12 @@ class Duplicates(Manager):
                                  between_batches)
         finally:
             db.execute(f"PRAGMA cache_size = {int(cache_size)}")
+            # What the stage used (the page cache above, the word hashes, numpy
+            # temporaries) goes back to the system: the window would otherwise keep
+            # its peak for the session (104 MB at 30,000 papers, 70 MB of it only
+            # released by the allocator's trim).
+            measure.forget_word_hashes()
+            give_back_memory()
 
     def _find_in(self, db, groups, totals, total, progress, cancel, between_batches) -> int:
         """The batches of :meth:`find` (arguments as there; ``totals`` per group)."""
