@@ -295,6 +295,47 @@ def test_number_key_counts_no_tag_papers_and_reads_nothing_on_the_ui_thread(
     assert lib.papers.get(pid).tags == ()
 
 
+def test_number_key_updates_the_tag_count_without_counting_again(qtbot, win,
+                                                                 monkeypatch):
+    """The tag pane's count follows a toggle, its undo and redo by the number of papers
+    the edit tagged or untagged: no ``lib.tags.all()`` (a count of every tag's papers,
+    1.4 s to the count at a million papers) after each. A change that is more than a
+    count (a new tag) still reads the tag list."""
+    from paperdesk.core.edits.annotations import Tags
+    from paperdesk.ui.panes.tag_pane import CountRole
+
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    tag = lib.tags.ensure("later", key=7)
+    lib.tags.add(ids[5:8], "later")
+    window._refresh_tags()
+    reads = []
+    real_all = Tags.all
+    monkeypatch.setattr(Tags, "all", lambda self: reads.append(1) or real_all(self))
+
+    def count() -> int:
+        return window.tag_pane.tag_item(tag.id).data(0, CountRole)
+
+    assert count() == 3
+    window.select_row(0)
+    press(qtbot, window, "7")                        # tagged: 4
+    settle(qtbot, window)
+    assert count() == 4 == lib.tags.by_name("later").count
+    window.select_row(5)
+    press(qtbot, window, "7")                        # untagged: 3
+    settle(qtbot, window)
+    assert count() == 3 == lib.tags.by_name("later").count
+    for keys, expected in (("ctrl+z", 4), ("ctrl+z", 3), ("ctrl+shift+z", 4)):
+        assert window.submit_undo(redo=keys == "ctrl+shift+z")
+        settle(qtbot, window)
+        assert count() == expected == lib.tags.by_name("later").count
+    assert reads == []
+    window.triage.add_tag("brand new", [ids[0]])   # a new tag: the list is read
+    settle(qtbot, window)
+    wait_idle(qtbot, window)
+    assert reads and window.tag_pane.tag_item(lib.tags.by_name("brand new").id)
+
+
 def test_status_bar_shows_reading_progress_and_auto_mark_read(qtbot, open_seeded):
     window = open_seeded(auto_mark_read=True, delay_ms=150)
     lib = window.lib

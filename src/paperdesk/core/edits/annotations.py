@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 
 
 from paperdesk.core.store import db as _db
@@ -247,21 +248,23 @@ class Tags(Manager):
         self._lib.after_change()
         if not changed and not created:
             return NO_CHANGES
-        changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id])
+        # a new tag must be read by views; an existing one only changed its count
+        changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id],
+                             tag_deltas=None if created else {tag.id: len(changed)})
         snapshot: list[TagState] = []
 
         def undo() -> Changes:
             if created:
                 snapshot[:] = self.states([tag.id])
                 return self._restore_tags([], drop=[tag.id])
-            self._set_paper_tag(changed, tag.id, False)
-            return changes
+            gone = self._set_paper_tag(changed, tag.id, False)
+            return replace(changes, tag_deltas=((tag.id, -len(gone)),))
 
         def redo() -> Changes:
             if created:
                 return self._restore_tags(snapshot)
-            self._set_paper_tag(changed, tag.id, True)
-            return changes
+            back = self._set_paper_tag(changed, tag.id, True)
+            return replace(changes, tag_deltas=((tag.id, len(back)),))
 
         return self._lib.record(f"Tag {papers_label(len(changed))}{quote(tag.name)}", changes,
                             undo, redo, undoable=undoable)
@@ -315,18 +318,19 @@ class Tags(Manager):
         changed = self._untag(ids, tag.id)
         if not changed:
             return NO_CHANGES
-        changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id])
+        changes = Changes.of(papers=changed, fields=["tags"], tags=[tag.id],
+                             tag_deltas={tag.id: -len(changed)})
 
         def undo() -> Changes:
             with _db.transaction(self.db) as db:
-                self._write_paper_tag(changed, self._live_tag(tag.id), True)
+                back = self._write_paper_tag(changed, self._live_tag(tag.id), True)
                 write_decisions(db, tag.id, decisions, changed)
             self._lib.after_change()
-            return changes
+            return replace(changes, tag_deltas=((tag.id, len(back)),))
 
         def redo() -> Changes:
-            self._untag(changed, self._live_tag(tag.id))
-            return changes
+            gone = self._untag(changed, self._live_tag(tag.id))
+            return replace(changes, tag_deltas=((tag.id, -len(gone)),))
 
         return self._lib.record(f"Untag {papers_label(len(changed))}{quote(tag.name)}",
                             changes, undo, redo, undoable=undoable)
@@ -342,7 +346,8 @@ class Tags(Manager):
         return changed
 
     def _live_tag(self, tag_id: int) -> int:
-        if not self.states([tag_id]):
+        # (not ``states``: that reads every paper of the tag and its decisions)
+        if self.db.execute("SELECT 1 FROM tags WHERE id = ?", [tag_id]).fetchone() is None:
             raise LibraryError("the tag no longer exists")
         return tag_id
 
