@@ -25,7 +25,6 @@ from __future__ import annotations
 import atexit
 import functools
 import time
-from dataclasses import replace
 import weakref
 from collections.abc import Iterable
 from pathlib import Path
@@ -1605,7 +1604,10 @@ class MainWindow(QMainWindow):
         shown = self.tag_pane.tag_entries()
         if deltas is not None and not self._tag_reads and \
                 set(deltas) <= {t.id for t in shown if t.count is not None}:
-            self._show_tags([replace(t, count=t.count + deltas.get(t.id, 0)) for t in shown])
+            # only the counts: the entries, chips and menus stay (no repaint of rows)
+            self.tag_pane.set_tag_counts({t.id: t.count + deltas[t.id] for t in shown
+                                          if t.id in deltas})
+            self.tag_commands.update_tag_dialogs(self.tag_pane.tag_entries())
             return
         self._read_tags(self._show_tags)
 
