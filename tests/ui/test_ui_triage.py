@@ -318,9 +318,13 @@ def test_number_key_updates_the_tag_count_without_counting_again(qtbot, win,
 
     assert count() == 3
     window.select_row(0)
+    repainted = []     # the rows the list model announced as changed
+    window.model.dataChanged.connect(lambda top, bottom, *_: repainted.append(
+        (top.row(), bottom.row())))
     press(qtbot, window, "7")                        # tagged: 4
     settle(qtbot, window)
     assert count() == 4 == lib.tags.by_name("later").count
+    assert repainted == [(0, 0)]                     # that row only, not every row
     window.select_row(5)
     press(qtbot, window, "7")                        # untagged: 3
     settle(qtbot, window)
