@@ -221,6 +221,22 @@ def test_the_stage_keeps_no_word_hashes_when_it_ends(seeded_library, edited_file
     assert measure._WORD_HASHES == {} and trims == [1, 1]  # ... emptied at the end
 
 
+def test_the_stage_ends_a_batch_early_when_an_edit_waits(seeded_library, edited_file):
+    """``hurry`` (the window: an edit is queued for the writer) ends the batch after the
+    paper being looked at, so the edit runs after one paper, not after 200; the stage
+    then goes on where it stopped and finds the same pairs."""
+    lib = seeded_library
+    lib.imports.run([edited_file[0]])
+    polls, boundaries = [], []
+    flagged = lib.duplicates.find(hurry=lambda: polls.append(1) or len(polls) % 7 == 0,
+                                  between_batches=lambda: boundaries.append(1))
+    assert flagged == 3 and lib.duplicates.pending() == 0 and len(lib.duplicates.pairs()) == 3
+    assert len(boundaries) > 228 // 200 + 1          # more, smaller batches
+    lib2_boundaries = []
+    assert lib.duplicates.find(hurry=lambda: True,
+                               between_batches=lambda: lib2_boundaries.append(1)) == 0
+
+
 def test_dismissed_pairs_stay_dismissed(seeded_library, edited_file, tmp_path):
     lib = seeded_library
     lib.imports.run([edited_file[0]])

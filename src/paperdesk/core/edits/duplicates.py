@@ -49,7 +49,8 @@ class Duplicates(Manager):
     def find(self, ids: Sequence[int] | None = None,
                              progress: Callable[[str, int, int], None] | None = None,
                              cancel: Callable[[], bool] | None = None,
-                             between_batches: Callable[[], None] | None = None) -> int:
+                             between_batches: Callable[[], None] | None = None,
+                             hurry: Callable[[], bool] | None = None) -> int:
         """Flag near-duplicate abstracts: the background stage run after papers are
         stored (an import does not wait for it).
 
@@ -78,6 +79,10 @@ class Duplicates(Manager):
             progress: called as ``progress("duplicates", done, total)`` after each batch.
             cancel: polled before each batch; what is left is looked at next time.
             between_batches: called after each committed batch, outside any transaction.
+            hurry: polled after each paper of a batch: True ends the batch there (what
+                it looked at is committed, then ``between_batches`` runs), so that an
+                edit waiting for the writer waits for one paper, not for a batch of
+                :data:`DUPLICATE_BATCH` (100-200 ms at 300,000 papers under load).
         Returns:
             The number of pairs newly flagged.
         Raises:
@@ -103,7 +108,7 @@ class Duplicates(Manager):
         db.execute(f"PRAGMA cache_size = {-STAGE_CACHE_KIB}")
         try:
             return self._find_in(db, groups, totals, total, progress, cancel,
-                                 between_batches)
+                                 between_batches, hurry or (lambda: False))
         finally:
             db.execute(f"PRAGMA cache_size = {int(cache_size)}")
             # What the stage used (the page cache above, the word hashes, numpy
@@ -113,7 +118,8 @@ class Duplicates(Manager):
             measure.forget_word_hashes()
             give_back_memory()
 
-    def _find_in(self, db, groups, totals, total, progress, cancel, between_batches) -> int:
+    def _find_in(self, db, groups, totals, total, progress, cancel, between_batches,
+                 hurry) -> int:
         """The batches of :meth:`find` (arguments as there; ``totals`` per group)."""
         cache: OrderedDict[int, np.ndarray] = OrderedDict()
         done = flagged = 0
@@ -127,16 +133,18 @@ class Duplicates(Manager):
                 rows = store.unchecked(db, DUPLICATE_BATCH, after, group)
                 if not rows:
                     break
-                after = rows[-1][0]
-                flagged += self._look_at(db, rows, cache)
-                done += len(rows)
+                found, looked = self._look_at(db, rows, cache, hurry)
+                flagged += found
+                after = rows[looked - 1][0]
+                done += looked
                 progress("duplicates", min(done, total), total)
                 if between_batches is not None:
                     between_batches()
         return flagged
 
-    def _look_at(self, db, rows, cache: OrderedDict) -> int:
-        """Look at one batch of papers (one transaction); return the pairs flagged."""
+    def _look_at(self, db, rows, cache: OrderedDict, hurry=lambda: False) -> tuple[int, int]:
+        """Look at one batch of papers (one transaction), or its first papers until
+        ``hurry()``; return the pairs flagged and how many papers were looked at."""
         flagged = 0
         signed = []
         for pid, abstract, digest, seen in rows:
@@ -145,7 +153,10 @@ class Duplicates(Manager):
             signed.append((pid, digest, seen, sh,
                            measure.band_hashes(sig) if sig is not None else [],
                            measure.signature_bytes(sig) if sig is not None else None))
+            if hurry():
+                break
         now = _now()
+        looked = 0
         with _db.transaction(db):
             for pid, digest, seen, sh, buckets, sig in signed:
                 found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES,
@@ -168,7 +179,10 @@ class Duplicates(Manager):
                 cache.move_to_end(pid)
                 while len(cache) > SHINGLE_CACHE:
                     cache.popitem(last=False)
-        return flagged
+                looked += 1
+                if hurry():
+                    break
+        return flagged, looked
 
     @staticmethod
     def _shingled(db, ids: list[int], cache: OrderedDict):
