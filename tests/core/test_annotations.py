@@ -85,6 +85,33 @@ def test_add_and_remove_tag_report_only_changed_papers(seeded_library):
     assert seeded_library.undo_label == "Untag 2 papers ‘x’"
 
 
+def test_tagging_reports_how_each_tag_count_moved_through_undo_and_redo(seeded_library):
+    """``Changes.tag_count_changes`` says by how much a tag's paper count moved, so a
+    view can follow a toggle without counting the tag's papers again; a new tag, or a
+    change combined with one that changed a tag otherwise, has none (read it again)."""
+    from paperdesk.core.changes import Changes
+
+    lib = seeded_library
+    a, b, c = ids_of(lib, 3)
+    created = lib.tags.add([a, b], "later")
+    tag = lib.tags.by_name("later").id
+    assert created.tag_count_changes() is None            # a new tag: read it
+    assert lib.tags.add([b, c], "later").tag_count_changes() == {tag: 1}
+    assert lib.tags.remove([a, b, c], "later").tag_count_changes() == {tag: -3}
+    assert lib.undo().tag_count_changes() == {tag: 3}     # the three back
+    assert lib.undo().tag_count_changes() == {tag: -1}    # c untagged again
+    assert lib.redo().tag_count_changes() == {tag: 1}
+    assert lib.tags.by_name("later").count == 3
+    renamed = lib.tags.rename(tag, "sooner")
+    assert renamed.tag_count_changes() is None
+    both = lib.tags.add([a], "x") | renamed
+    assert both.tag_count_changes() is None
+    counted = Changes.of(tag_deltas={tag: 2}) | Changes.of(tag_deltas={tag: -1, 9: 1})
+    assert counted.tag_count_changes() == {tag: 1, 9: 1}
+    assert (counted | Changes.of(tags=[9])).tag_count_changes() is None
+    assert Changes.of(papers=[a]).tag_count_changes() is None
+
+
 def test_bulk_tag_with_unknown_id_changes_nothing(seeded_library):
     (p,) = ids_of(seeded_library, 1)
     with pytest.raises(UnknownPaper):

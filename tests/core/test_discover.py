@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from paperdesk.core.discover import build as build_mod
@@ -458,3 +459,18 @@ def test_interest_puts_papers_already_kept_after_the_others(seeded_library, labe
     assert set(order.ids[-7:]) == kept
     assert not kept & set(order.ids[:-7])
     assert [topics[p] for p in order.ids[:10]].count("depth-estimation") >= 7
+
+
+def test_current_stamps_reads_the_papers_a_block_at_a_time(seeded_library, monkeypatch):
+    """Every paper's stamp, in id order, whatever the block size (the rows are read a
+    block at a time: all at once held ~300 MB in the window at a million papers)."""
+    from paperdesk.core.discover import term_table
+
+    lib = seeded_library
+    rows = lib.db.execute("SELECT id, content_hash, title FROM papers ORDER BY id").fetchall()
+    expected = [term_table.text_stamp(h, t) for _i, h, t in rows]
+    for block in (7, 225, 10_000):
+        monkeypatch.setattr(term_table, "STAMP_BLOCK", block)
+        ids, stamps = term_table.current_stamps(lib.db)
+        assert ids.tolist() == [r[0] for r in rows] and stamps.tolist() == expected
+        assert ids.dtype == np.int64 and stamps.dtype == np.uint32

@@ -226,6 +226,42 @@ def test_the_stage_resumes_after_cancel(seeded_library, edited_file):
     assert lib.duplicates.pending() == 0
 
 
+def test_the_stage_keeps_no_word_hashes_when_it_ends(seeded_library, edited_file,
+                                                     monkeypatch):
+    """The stage's word-hash cache (a million words at most, filled with every distinct
+    word of the papers looked at) is emptied when it ends, done or cancelled, and the
+    freed memory given back: the window runs the stage and lives on after it."""
+    lib = seeded_library
+    trims = []
+    monkeypatch.setattr("paperdesk.core.edits.duplicates.give_back_memory",
+                        lambda: trims.append(1) or True)
+    polls = []
+    lib.duplicates.find(cancel=lambda: polls.append(1) or len(polls) > 1)
+    assert lib.duplicates.pending() == 225 - 200
+    assert measure._WORD_HASHES == {} and trims == [1]     # cancelled after a batch
+    assert measure.shingle_hashes("some words to hash again here").size == 4
+    assert len(measure._WORD_HASHES) == 6                   # filled while hashing ...
+    lib.imports.run([edited_file[0]])
+    assert lib.duplicates.find() == 3
+    assert measure._WORD_HASHES == {} and trims == [1, 1]  # ... emptied at the end
+
+
+def test_the_stage_ends_a_batch_early_when_an_edit_waits(seeded_library, edited_file):
+    """``hurry`` (the window: an edit is queued for the writer) ends the batch after the
+    paper being looked at, so the edit runs after one paper, not after 200; the stage
+    then goes on where it stopped and finds the same pairs."""
+    lib = seeded_library
+    lib.imports.run([edited_file[0]])
+    polls, boundaries = [], []
+    flagged = lib.duplicates.find(hurry=lambda: polls.append(1) or len(polls) % 7 == 0,
+                                  between_batches=lambda: boundaries.append(1))
+    assert flagged == 3 and lib.duplicates.pending() == 0 and len(lib.duplicates.pairs()) == 3
+    assert len(boundaries) > 228 // 200 + 1          # more, smaller batches
+    lib2_boundaries = []
+    assert lib.duplicates.find(hurry=lambda: True,
+                               between_batches=lambda: lib2_boundaries.append(1)) == 0
+
+
 def test_dismissed_pairs_stay_dismissed(seeded_library, edited_file, tmp_path):
     lib = seeded_library
     lib.imports.run([edited_file[0]])

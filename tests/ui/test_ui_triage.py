@@ -257,6 +257,89 @@ def test_number_key_toggles_the_bound_tag_and_unbound_keys_explain(qtbot, win):
     assert lib.tags.for_key(7).id == tag.id
 
 
+def test_number_key_counts_no_tag_papers_and_reads_nothing_on_the_ui_thread(
+        qtbot, win, monkeypatch):
+    """Pressing a number key looked its tag up on the UI thread, counting the tag's
+    papers (a pass over a third of the library: 0.1-0.3 s at a million papers), and the
+    writer thread counted them twice more; now the UI thread knows the bound tag from
+    the tag list and the edit looks it up without counting."""
+    import threading
+
+    from paperdesk.core.edits.annotations import Tags
+
+    window, lib = win, win.lib
+    pid = window.current_paper_id()
+    tag = lib.tags.ensure("later", key=7)
+    window._refresh_tags()
+    lookups = []
+    real = Tags._tag_row
+
+    def tag_row(self, tag_id, *args, **kwargs):
+        counted = (list(args) + list(kwargs.values()) + [True])[0]
+        lookups.append((counted, threading.current_thread() is threading.main_thread()))
+        return real(self, tag_id, *args, **kwargs)
+
+    monkeypatch.setattr(Tags, "_tag_row", tag_row)
+    press(qtbot, window, "7")
+    settle(qtbot, window)
+    assert [t.name for t in lib.papers.get(pid).tags] == ["later"]
+    press(qtbot, window, "7")
+    settle(qtbot, window)
+    assert lib.papers.get(pid).tags == ()
+    assert lookups and not any(on_ui for _counted, on_ui in lookups)
+    assert not any(counted for counted, _on_ui in lookups)
+    # a key unbound behind the window's back: the edit finds no tag and changes nothing
+    lib.tags.set_key(tag.id, None)
+    press(qtbot, window, "7")
+    settle(qtbot, window)
+    assert lib.papers.get(pid).tags == ()
+
+
+def test_number_key_updates_the_tag_count_without_counting_again(qtbot, win,
+                                                                 monkeypatch):
+    """The tag pane's count follows a toggle, its undo and redo by the number of papers
+    the edit tagged or untagged: no ``lib.tags.all()`` (a count of every tag's papers,
+    1.4 s to the count at a million papers) after each. A change that is more than a
+    count (a new tag) still reads the tag list."""
+    from paperdesk.core.edits.annotations import Tags
+    from paperdesk.ui.panes.tag_pane import CountRole
+
+    window, lib = win, win.lib
+    ids = window.model.ids()
+    tag = lib.tags.ensure("later", key=7)
+    lib.tags.add(ids[5:8], "later")
+    window._refresh_tags()
+    reads = []
+    real_all = Tags.all
+    monkeypatch.setattr(Tags, "all", lambda self: reads.append(1) or real_all(self))
+
+    def count() -> int:
+        return window.tag_pane.tag_item(tag.id).data(0, CountRole)
+
+    assert count() == 3
+    window.select_row(0)
+    repainted = []     # the rows the list model announced as changed
+    window.model.dataChanged.connect(lambda top, bottom, *_: repainted.append(
+        (top.row(), bottom.row())))
+    press(qtbot, window, "7")                        # tagged: 4
+    settle(qtbot, window)
+    assert count() == 4 == lib.tags.by_name("later").count
+    assert repainted == [(0, 0)]                     # that row only, not every row
+    window.select_row(5)
+    press(qtbot, window, "7")                        # untagged: 3
+    settle(qtbot, window)
+    assert count() == 3 == lib.tags.by_name("later").count
+    for keys, expected in (("ctrl+z", 4), ("ctrl+z", 3), ("ctrl+shift+z", 4)):
+        assert window.submit_undo(redo=keys == "ctrl+shift+z")
+        settle(qtbot, window)
+        assert count() == expected == lib.tags.by_name("later").count
+    assert reads == []
+    window.triage.add_tag("brand new", [ids[0]])   # a new tag: the list is read
+    settle(qtbot, window)
+    wait_idle(qtbot, window)
+    assert reads and window.tag_pane.tag_item(lib.tags.by_name("brand new").id)
+
+
 def test_status_bar_shows_reading_progress_and_auto_mark_read(qtbot, open_seeded):
     window = open_seeded(auto_mark_read=True, delay_ms=150)
     lib = window.lib

@@ -105,14 +105,15 @@ class Tag:
         name: the name as last typed (unique without regard to case).
         colour: ``#rrggbb``.
         key: number key 1-9 that toggles the tag on the current paper, or ``None``.
-        count: number of papers with the tag.
+        count: number of papers with the tag; ``None`` when it was not counted (a
+            lookup by an edit, e.g. ``lib.tags.by_name(name, count=False)``).
     """
 
     id: int
     name: str
     colour: str
     key: int | None = None
-    count: int = 0
+    count: int | None = 0
 
     def to_dict(self) -> dict:
         return asdict(self)

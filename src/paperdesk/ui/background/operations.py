@@ -138,6 +138,12 @@ class Job:
         """
         self._worker.run_pending_edits()
 
+    def edits_waiting(self) -> bool:
+        """True when edits are queued behind this bulk job (pass as the core's
+        ``hurry=``, so that it ends its batch early and calls :meth:`between_batches`);
+        any thread."""
+        return self._worker.edits_waiting()
+
     def done(self) -> bool:
         """True once the job's function has returned or raised (any thread)."""
         return self._finished.is_set()
@@ -296,6 +302,11 @@ class LibraryWorker(QObject):
         self._outstanding = 0
 
     # -- the writer thread ---------------------------------------------------------------
+    def edits_waiting(self) -> bool:
+        """True when edits are queued, waiting for the writer thread (any thread)."""
+        with self._lock:
+            return bool(self._edits)
+
     def run_pending_edits(self) -> int:
         """Run the queued edits now, on the writer thread (a bulk job's batch boundary).
 

@@ -277,7 +277,10 @@ class PaperTableModel(QAbstractTableModel):
         Args:
             colours: ``{tag name: "#rrggbb"}``; names are matched without regard to case.
         """
-        self._tag_colours = {name.casefold(): c for name, c in colours.items()}
+        colours = {name.casefold(): c for name, c in colours.items()}
+        if colours == self._tag_colours:   # (no repaint of every row for nothing)
+            return
+        self._tag_colours = colours
         if self._ids:
             self.dataChanged.emit(self.index(0, self.TITLE),
                                   self.index(len(self._ids) - 1, self.TITLE))

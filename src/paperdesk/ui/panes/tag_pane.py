@@ -12,6 +12,7 @@ menu, or Del, asks the window to remove it). Choosing a filter, tag or file emit
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, Signal, Slot
 from PySide6.QtGui import QColor, QFont, QIcon, QKeyEvent, QPainter, QPalette, QPen, QPixmap
@@ -302,6 +303,28 @@ class TagPane(QTreeWidget):
             if name in counts:   # a filter not counted again keeps its count
                 self._set_count(item, counts[name])
 
+    def set_tag_counts(self, counts: Mapping[int, int]) -> None:
+        """Change the paper counts of listed tags in place (after a tag was toggled on
+        papers), without rebuilding the entries.
+
+        Args:
+            counts: ``{tag id: its paper count}``; ids not listed are ignored.
+        """
+        self._tag_list = [replace(t, count=counts.get(t.id, t.count)) for t in self._tag_list]
+        for tag in self._tag_list:
+            if tag.id in counts:
+                item = self.tag_item(tag.id)
+                if item is not None:
+                    self._set_count(item, tag.count)
+                    self._set_tag_tip(item, tag)
+
+    def _set_tag_tip(self, item: QTreeWidgetItem, tag: Tag) -> None:
+        tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
+        if tag.key:
+            tip += f"\nKey {tag.key} toggles it on the selected papers"
+        item.setToolTip(NAME, tooltip_html(
+            tip + "\nRight-click for more, or Edit ▸ Manage Tags… (Ctrl+Shift+T)"))
+
     def _rebuild_tags(self, tags: Sequence[Tag]) -> None:
         self._tag_list = list(tags)
         self._tags.takeChildren()
@@ -314,11 +337,7 @@ class TagPane(QTreeWidget):
                 item.setText(KEY, str(tag.key))
                 item.setToolTip(KEY, tooltip_html(
                     f"Key {tag.key} toggles “{tag.name}” on the paper"))
-            tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
-            if tag.key:
-                tip += f"\nKey {tag.key} toggles it on the selected papers"
-            item.setToolTip(NAME, tooltip_html(
-                tip + "\nRight-click for more, or Edit ▸ Manage Tags… (Ctrl+Shift+T)"))
+            self._set_tag_tip(item, tag)
         self._tags.setHidden(False)
         if not tags:
             hint = QTreeWidgetItem(self._tags, ["No tags yet"])

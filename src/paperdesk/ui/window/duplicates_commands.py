@@ -65,7 +65,8 @@ class DuplicateFinder(QObject):
         def run(lib: Library, job) -> int:   # writer thread
             return lib.duplicates.find(
                 progress=lambda _stage, done, total: self.progress.emit(done, total),
-                cancel=job.cancelled, between_batches=job.between_batches)
+                cancel=job.cancelled, between_batches=job.between_batches,
+                hurry=job.edits_waiting)
 
         self._job = self._worker.write(run, self._done, self._failed, bulk=True,
                                        label="near-duplicates")

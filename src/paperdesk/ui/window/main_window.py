@@ -198,6 +198,7 @@ class MainWindow(QMainWindow):
         self._search_help: SearchHelpDialog | None = None
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
         self._edits_pending = 0      # edits handed to the writer, not yet come back
+        self._tag_reads = 0          # tag list reads on their way (see _update_tags)
         #: the background stages whose progress the status bar's bar shows now
         self._progress_owners: set[str] = set()
         #: The background stage whose progress the bar shows now (the last one shown).
@@ -1551,8 +1552,8 @@ class MainWindow(QMainWindow):
             self._relist_after_removal(change.papers)
         else:
             self.model.refresh_papers(change.papers)
-        if change.tags:   # the tag list is read on the reader thread
-            self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags, label="tags")
+        if change.tags:
+            self._update_tags(change)
         if change.saved_searches:
             self.saved_searches.refresh_saved()
         # counts (and the filters' counts the change can have moved) off the UI thread
@@ -1591,6 +1592,42 @@ class MainWindow(QMainWindow):
 
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags.all())
+
+    def _update_tags(self, change: Changes) -> None:
+        """After a change to tags: when it only moved the counts of tags listed (a
+        tag toggled on papers, its undo or redo: ``Changes.tag_count_changes``), add
+        those to the counts shown (counting a tag's papers is a pass over a third of
+        the library); otherwise, or while a tag list read is on its way (it could bring
+        counts from before this change), read the tag list again on the reader thread.
+        """
+        deltas = change.tag_count_changes()
+        shown = self.tag_pane.tag_entries()
+        if deltas is not None and not self._tag_reads and \
+                set(deltas) <= {t.id for t in shown if t.count is not None}:
+            # only the counts: the entries, chips and menus stay (no repaint of rows)
+            self.tag_pane.set_tag_counts({t.id: t.count + deltas[t.id] for t in shown
+                                          if t.id in deltas})
+            self.tag_commands.update_tag_dialogs(self.tag_pane.tag_entries())
+            return
+        self._read_tags(self._show_tags)
+
+    def _read_tags(self, show) -> None:
+        """Read the tag list with its counts on the reader thread, then ``show(tags)``
+        in the UI thread (how many such reads are on their way: ``_tag_reads``)."""
+        self._tag_reads += 1
+
+        def done(tags) -> None:
+            self._tag_reads -= 1
+            show(tags)
+
+        def failed(message: str) -> None:
+            self._tag_reads -= 1
+            self.show_error(message)
+
+        job = self.worker.read(lambda lib: lib.tags.all(), on_done=done, on_failed=failed,
+                               label="tags")
+        if job is None:
+            self._tag_reads -= 1
 
     def _show_tags_if_changed(self, tags) -> None:
         """Show a tag list read after an import only when it differs from the one shown
@@ -1658,8 +1695,7 @@ class MainWindow(QMainWindow):
         self._refresh_sources()
         # An import makes tags of records' keywords: the tag list is read again (off
         # the UI thread, as after any change to tags) and shown when it changed.
-        self.worker.read(lambda lib: lib.tags.all(), on_done=self._show_tags_if_changed,
-                         label="tags")
+        self._read_tags(self._show_tags_if_changed)
         self.saved_searches.count_saved()
         if self.search.query_text():
             self.search.request_search(immediate=True)

@@ -17,6 +17,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QInputDialog, QLabel, QLineEdit
 
 from paperdesk.core.api import tag_key
+from paperdesk.core.changes import NO_CHANGES
 
 if TYPE_CHECKING:
     from paperdesk.ui.window.main_window import MainWindow
@@ -122,11 +123,15 @@ class TriageCommands:
         """Toggle the tag bound to number ``key`` on the selected papers (1-9): remove it
         if they all have it, otherwise add it to all.
 
+        Which tag is bound is known from the tag list last read (the UI thread reads
+        nothing: a lookup through ``lib.tags.for_key`` counted the tag's papers, a
+        third of a second at a million papers); the writer thread looks the key up
+        again when the edit runs (a key bound or unbound meanwhile wins).
+
         Returns:
             False (with a hint) when no tag is bound to the key.
         """
-        tag = self._window.lib.tags.for_key(key)
-        if tag is None:
+        if not any(t.key == key for t in self._window.tag_pane.tag_entries()):
             self._window.statusBar().showMessage(
                 f"No tag is bound to key {key} — press {key} on a tag in Edit ▸ Manage "
                 "Tags… (Ctrl+Shift+T), choose it when T creates a tag, or right-click a "
@@ -135,9 +140,12 @@ class TriageCommands:
         ids = self._window.selected_ids()
         if not ids:
             return False
-        key_ = tag_key(tag.name)
 
         def toggle(lib):   # writer thread: after the edits queued before it
+            tag = lib.tags.for_key(key, count=False)
+            if tag is None:   # unbound since the tag list was read
+                return NO_CHANGES
+            key_ = tag_key(tag.name)
             rows = lib.papers.summaries(ids)
             have = all(key_ in {tag_key(n) for n in s.tags} for s in rows.values())
             return (lib.tags.remove if have else lib.tags.add)(ids, tag.name)
