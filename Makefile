@@ -33,11 +33,11 @@ run: $(STAMP)
 ## test: set up .venv if needed and run the whole test suite without a display:
 ## the core's tests first, in processes where Qt cannot be imported, then the GUI's;
 ## each suite on one worker per core (pytest-xdist; a test file stays on one worker, so
-## its module fixtures are built once). TEST_WORKERS=0 runs them in this process.
+## its module fixtures are built once), naming the 15 slowest. TEST_WORKERS=0: one process.
 TEST_WORKERS ?= auto
 test: $(STAMP)
-	$(BIN)/python -m pytest -p no:pytest-qt -n $(TEST_WORKERS) --dist loadfile tests/core
-	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile tests/ui
+	$(BIN)/python -m pytest -p no:pytest-qt -n $(TEST_WORKERS) --dist loadfile --durations=15 tests/core
+	QT_QPA_PLATFORM=offscreen PYTEST_QT_API=pyside6 $(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile --durations=15 tests/ui
 
 # The programs that read paperdesk's exports (docs/export.md: "Exports and the tools that
 # read them"); the tests that hand exports to them are skipped when they are missing.
