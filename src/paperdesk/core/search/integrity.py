@@ -18,6 +18,7 @@ The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` c
 from __future__ import annotations
 
 import json
+import mmap
 import os
 import struct
 import zlib
@@ -240,15 +241,15 @@ def walk_terms(reader) -> int:
         ValueError: an entry's lengths lead back to it or before it (``all_terms()``
             would walk in a circle for ever).
     """
-    from paperdesk.core.search.index import _MappedFile
-
     terms = getattr(reader, "_terms", None)
     tindex = getattr(terms, "_tindex", None)
     dbfile = getattr(tindex, "dbfile", None)
     fields = getattr(terms, "_fieldunmap", None)
-    if not isinstance(dbfile, _MappedFile) or fields is None:
+    # a memory-mapped view has its map and offset (told by them, not by its class: the
+    # index module imports this one)
+    mapping, base = getattr(dbfile, "_map", None), getattr(dbfile, "_base", None)
+    if not isinstance(mapping, mmap.mmap) or not isinstance(base, int) or fields is None:
         return sum(1 for _ in reader.all_terms())
-    mapping, base = dbfile._map, dbfile._base
     unpack_entry = _ENTRY.unpack_from     # struct.error past the end, as all_terms()
     n_fields = len(fields)
     pos, end = tindex.startofdata, tindex.endofdata
