@@ -139,17 +139,38 @@ class StatusLine:
         self._text = text
         self.draw()
 
-    def line(self) -> str:
-        """The line as drawn: the text and the time since the start (``m:ss``)."""
+    def line(self, columns: int | None = None) -> str:
+        """The line as drawn: the text and the time since the start (``m:ss``), the
+        text cut (ending in ``…``) so the line fits in ``columns - 1`` characters: a
+        line that wrapped would leave its first row behind at each redraw.
+
+        Args:
+            columns: the terminal's width (``None``: no limit).
+        """
         seconds = int(self._clock() - self._start)
-        return f"{self._text} … {seconds // 60}:{seconds % 60:02d}"
+        clock = f" … {seconds // 60}:{seconds % 60:02d}"
+        text = self._text
+        if columns is not None and len(text) + len(clock) > columns - 1:
+            room = max(1, columns - 1 - len(clock) - 1)
+            text = text[:room] + "…"
+        return text + clock
+
+    def _columns(self) -> int:
+        """The terminal's width in characters (80 when it cannot be told)."""
+        import os
+        import shutil
+
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            return shutil.get_terminal_size((80, 24)).columns
 
     def draw(self) -> None:
         """Draw the line now (nothing when not enabled or closed)."""
         if not self.enabled or self._done.is_set():
             return
         with self._lock:
-            text = self.line()
+            text = self.line(self._columns())
             pad = max(0, self._width - len(text))
             self._width = len(text)
             try:

@@ -68,6 +68,7 @@ def test_backup_and_check_show_a_status_line_on_a_terminal(seeded_library, tmp_p
     seeded_library.close()
     screen = _Terminal()
     monkeypatch.setattr(sys, "stderr", screen)
+    monkeypatch.setenv("COLUMNS", "500")          # a terminal wide enough for the path
     assert main(["--library", str(path), "backup", str(tmp_path / "b.db")]) == 0
     assert f"\rbacking up {path / 'library.db'}" in screen.getvalue()
     assert " MB … 0:0" in screen.getvalue()
@@ -75,3 +76,19 @@ def test_backup_and_check_show_a_status_line_on_a_terminal(seeded_library, tmp_p
     out = screen.getvalue()
     assert "\rchecking the database" in out and "(step 1 of " in out
     assert "searching a sample of papers" in out
+
+
+def test_status_line_fits_a_narrow_terminal(monkeypatch):
+    """A line wider than the terminal would wrap, and each redraw (a carriage return)
+    would leave its first row behind: the text is cut to the width, the time kept."""
+    monkeypatch.setenv("COLUMNS", "40")
+    screen, clock = _Terminal(), _Clock()
+    line = StatusLine(stream=screen, interval_s=3600, clock=clock)
+    line.set("reading the search index's files and every abstract (step 3 of 5)")
+    clock.now += 75
+    line.draw()
+    line.close()
+    drawn = [part.rstrip(" ") for part in screen.getvalue().split("\r") if part.strip()]
+    assert drawn and all(len(part) <= 39 for part in drawn)
+    assert drawn[-1].startswith("reading the search") and drawn[-1].endswith("… 1:15")
+    assert "…" in drawn[-1][:-6]
