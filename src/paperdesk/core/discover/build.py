@@ -24,6 +24,7 @@ import numpy as np
 from paperdesk.core.discover.term_table import (Part, TermTable, next_generation,
                                                 real_folder, text_stamp)
 from paperdesk.core.discover.vectorize import new_vectorizer, paper_text, prune_rows
+from paperdesk.core.child_process import start_ignoring_interrupts
 
 __all__ = ["CHILD_FROM", "build_table", "build_in_child", "run_in_child", "update_part",
            "BuildCancelled", "BuildFailed"]
@@ -387,7 +388,7 @@ def run_in_child(work, args: tuple, what: str, progress: Progress | None = None,
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child_entry, args=(work, args, child),
                        name=name, daemon=True)
-    proc.start()
+    start_ignoring_interrupts(proc)
     child.close()
     try:
         while True:

@@ -27,6 +27,7 @@ import signal
 from collections.abc import Iterator
 
 from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
+from paperdesk.core.child_process import start_ignoring_interrupts
 
 __all__ = ["ParseChild", "PARSE_CHILD_MIN_BYTES", "MESSAGE_ABSTRACTS", "prepared", "pending",
            "title_of"]
@@ -116,7 +117,7 @@ class ParseChild:
         self._conn, child = ctx.Pipe()
         self._process = ctx.Process(target=_serve, args=(child,), daemon=True,
                                     name="paperdesk-import-reader")
-        self._process.start()
+        start_ignoring_interrupts(self._process)
         child.close()
         ParseChild.started += 1
 

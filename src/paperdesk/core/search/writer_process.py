@@ -28,6 +28,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import threading
+from paperdesk.core.child_process import start_ignoring_interrupts
 from collections.abc import Sequence
 
 __all__ = ["SegmentBuilderProcess", "IndexWriteError", "VOCABULARY_LIMIT"]
@@ -118,7 +119,7 @@ class SegmentBuilderProcess:
         self._process = ctx.Process(target=_serve, args=(child, schema_factory, blocklimit),
                                     daemon=True,
                                     name="paperdesk-segment-writer")
-        self._process.start()
+        start_ignoring_interrupts(self._process)
         child.close()
         self._lock = threading.Lock()
         self._busy = False
