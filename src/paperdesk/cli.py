@@ -545,7 +545,7 @@ def _cmd_import(lib: Library, args) -> int:
 
     wanted = ArxivFilter(tuple(c.strip() for c in args.category if c.strip()), args.since)
     bar = ImportBar()
-    index_cancelled = False
+    index_cancelled = duplicates_cancelled = False
     turn = _turns(args)
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -572,6 +572,7 @@ def _cmd_import(lib: Library, args) -> int:
             # The near-duplicate stage, once the papers are stored and indexed; Ctrl+C
             # stops it too (the papers it did not look at are looked at next time).
             report.near_duplicates = _near_duplicates_with_progress(lib, stop)
+            duplicates_cancelled = stop.is_set() and lib.duplicates.pending() > 0
     if wanted and not any(f.format == ARXIV_FORMAT for f in report.files):
         print("paperdesk: note: --category and --since filter arXiv metadata files only; "
               "no file was one", file=sys.stderr)
@@ -602,6 +603,12 @@ def _cmd_import(lib: Library, args) -> int:
                   + (f" ({report.index_pending} not yet searchable: they are indexed the "
                      "next time the library is opened)" if report.index_pending else ""),
                   file=sys.stderr)
+        return 130
+    if duplicates_cancelled:
+        print(f"Cancelled while looking for near-duplicates: {report.added:,} "
+              f"{'paper' if report.added == 1 else 'papers'} imported, kept and "
+              "searchable; the papers not looked at yet are looked at the next time",
+              file=sys.stderr)
         return 130
     return 1 if report.rejected else 0
 

@@ -255,3 +255,29 @@ def test_a_file_named_like_a_command_is_imported_by_the_command(tmp_path):
     r = _run("--library", tmp_path / "lib", "import", "stats", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "stats: 2 added" in r.stdout
+
+
+def test_ctrl_c_in_the_near_duplicate_stage_says_so_and_exits_130(tmp_path, monkeypatch,
+                                                                   capsys):
+    """The stage after the import stops at Ctrl+C (what it did not look at is looked at
+    next time): the command says so and exits 130, not 0 as if it had finished."""
+    import os
+
+    from paperdesk.core.edits import duplicates as stage
+
+    monkeypatch.setattr(stage, "DUPLICATE_BATCH", 10)
+    real = stage.Duplicates.find
+
+    def interrupted(self, *args, **kwargs):
+        os.kill(os.getpid(), signal.SIGINT)          # the terminal's Ctrl+C, once
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(stage.Duplicates, "find", interrupted)
+    library = tmp_path / "lib"
+    assert main(["--library", str(library), "import",
+                 str(_text_file(tmp_path / "a.txt", 60))]) == 130
+    err = capsys.readouterr().err
+    assert "Cancelled while looking for near-duplicates: 60 papers imported, kept and " \
+           "searchable" in err and "Traceback" not in err
+    with Library.open(library) as lib:
+        assert lib.papers.count() == 60 and lib.duplicates.pending() == 60
