@@ -1132,6 +1132,8 @@ def _cmd_check(lib: Library, args) -> int:
         _print_json(report.as_dict())
     else:
         print(report.text())
+    if report.cancelled and not report.problems:
+        return 130                # Ctrl+C: stopped, nothing found so far
     return 0 if report.ok else 1
 
 
@@ -1498,14 +1500,24 @@ def _cmd_backup(lib: Library, args) -> int:
                            "give a new file name")
     from paperdesk.cli_progress import StatusLine
 
-    with StatusLine() as line:
-        if line.enabled:     # a terminal (only there: it takes SQLite's progress handler)
-            line.set(f"backing up {lib.path / DB_NAME}")
-            made = backup_to(lib.db.conn, target, progress=lambda done, total: line.set(
-                f"backing up {lib.path / DB_NAME}: {done / 2**20:,.0f} of "
-                f"{total / 2**20:,.0f} MB"))
-        else:
-            made = backup_to(lib.db.conn, target)
+    from paperdesk.core.store.backup import BackupCancelled
+
+    # Ctrl+C stops the copy through SQLite's progress handler (nothing is left behind)
+    with _cancel_on_interrupt() as stop, StatusLine() as line:
+        try:
+            if line.enabled:     # a terminal: the MB copied
+                line.set(f"backing up {lib.path / DB_NAME}")
+                made = backup_to(lib.db.conn, target, cancel=stop.is_set,
+                                 progress=lambda done, total: line.set(
+                                     f"backing up {lib.path / DB_NAME}: "
+                                     f"{done / 2**20:,.0f} of {total / 2**20:,.0f} MB"))
+            else:
+                made = backup_to(lib.db.conn, target, cancel=stop.is_set)
+        except BackupCancelled:
+            made = None
+    if made is None:
+        print("paperdesk: backup stopped: nothing was written", file=sys.stderr)
+        return 130
     if args.json:
         _print_json({"path": str(made.path), "version": made.version, "counts": made.counts})
     else:

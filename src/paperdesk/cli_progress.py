@@ -161,9 +161,11 @@ class StatusLine:
         import shutil
 
         try:
-            return os.get_terminal_size(self.stream.fileno()).columns
+            columns = os.get_terminal_size(self.stream.fileno()).columns
         except (AttributeError, ValueError, OSError):
-            return shutil.get_terminal_size((80, 24)).columns
+            columns = 0
+        # 0 from a terminal that was given no size (a pseudo-terminal of `script`)
+        return columns if columns > 0 else shutil.get_terminal_size((80, 24)).columns
 
     def draw(self) -> None:
         """Draw the line now (nothing when not enabled or closed)."""

@@ -367,13 +367,14 @@ def test_backup_never_replaces_another_database_or_a_live_library(tmp_path, seed
 
 
 # A backup killed half-way (issue 23 item 8): the child runs ``paperdesk backup`` with a
-# SQLite progress handler that SIGKILLs it after ``sys.argv[1]`` steps of VACUUM INTO.
+# SQLite progress handler that SIGKILLs it after ``sys.argv[1]`` steps of VACUUM INTO
+# (its own handler: the command's progress and cancel are left out).
 _KILLED_BACKUP = """
 import os, signal, sys
 import paperdesk.cli as cli
 real = cli.backup_to
 
-def backup_killed_half_way(conn, target, check=True):
+def backup_killed_half_way(conn, target, check=True, **_progress_and_cancel):
     steps = [0]
 
     def step():

@@ -92,3 +92,17 @@ def test_status_line_fits_a_narrow_terminal(monkeypatch):
     assert drawn and all(len(part) <= 39 for part in drawn)
     assert drawn[-1].startswith("reading the search") and drawn[-1].endswith("… 1:15")
     assert "…" in drawn[-1][:-6]
+
+
+def test_a_cancelled_backup_leaves_nothing_and_says_so(seeded_library, tmp_path):
+    """Ctrl+C during `paperdesk backup` reaches backup_to as cancel: SQLite's copy stops,
+    no file (finished or partial) is left, and the command can tell it from a failure."""
+    import pytest
+
+    from paperdesk.core.store.backup import BackupCancelled
+
+    with pytest.raises(BackupCancelled):
+        backup_to(seeded_library.db.conn, tmp_path / "b.db", cancel=lambda: True)
+    assert list(tmp_path.iterdir()) == []
+    made = backup_to(seeded_library.db.conn, tmp_path / "b.db", cancel=lambda: False)
+    assert made.counts["papers"] == 225

@@ -42,7 +42,7 @@ from paperdesk.core.models import LibraryError
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 
 __all__ = ["BACKUP_DIR", "KEEP_DAILY", "COUNTED", "BackupFile", "LibraryState",
-           "backup_to", "backup_name", "auto_backup", "daily_backups", "latest_backup",
+           "backup_to", "BackupCancelled", "backup_name", "auto_backup", "daily_backups", "latest_backup",
            "database_counts", "inspect_backup", "library_state", "fewer_than",
            "replace_database", "describe_counts", "sweep_partial_copies"]
 
@@ -190,18 +190,28 @@ def _write_error(target: Path, exc: BaseException, restoring: bool = False) -> L
     return LibraryError(f"cannot {what} {target}: {detail}")
 
 
+class BackupCancelled(Exception):
+    """:func:`backup_to` was stopped by its ``cancel`` (nothing was left behind)."""
+
+
 def _vacuum_with_progress(conn: sqlite3.Connection, partial: Path,
-                          progress: Callable[[int, int], None]) -> None:
+                          progress: Callable[[int, int], None],
+                          cancel: Callable[[], bool]) -> None:
     """``VACUUM INTO partial`` on ``conn``, calling ``progress(bytes written, bytes
     expected)`` from SQLite's progress handler (every 50,000 virtual-machine steps,
-    drawn at most every 0.2 s)."""
+    drawn at most every 0.2 s), and stopping when ``cancel()`` says so
+    (:class:`BackupCancelled`)."""
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     pages = conn.execute("PRAGMA page_count").fetchone()[0] - \
         conn.execute("PRAGMA freelist_count").fetchone()[0]
     expected = max(pages, 1) * page_size
     last = [0.0]
+    stopped = [False]
 
     def handler() -> int:
+        if cancel():
+            stopped[0] = True
+            return 1                  # SQLite stops the statement: "interrupted"
         now = time.monotonic()
         if now - last[0] >= 0.2:
             last[0] = now
@@ -215,9 +225,15 @@ def _vacuum_with_progress(conn: sqlite3.Connection, partial: Path,
                 pass
         return 0
 
+    if cancel():
+        raise BackupCancelled("the backup was stopped before it began")
     conn.set_progress_handler(handler, 50_000)
     try:
         conn.execute("VACUUM INTO ?", [_sqlite_name(conn, partial)])
+    except sqlite3.OperationalError:
+        if stopped[0]:
+            raise BackupCancelled("the backup was stopped") from None
+        raise
     finally:
         conn.set_progress_handler(None, 0)
     progress(expected, expected)
@@ -225,7 +241,8 @@ def _vacuum_with_progress(conn: sqlite3.Connection, partial: Path,
 
 def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
               check: bool = True,
-              progress: Callable[[int, int], None] | None = None) -> BackupFile:
+              progress: Callable[[int, int], None] | None = None,
+              cancel: Callable[[], bool] | None = None) -> BackupFile:
     """Copy the database open on ``conn`` to ``target`` with ``VACUUM INTO``.
 
     Consistent while other connections (the window) write: the copy is one committed
@@ -239,9 +256,11 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
         progress: ``progress(bytes_written, bytes_expected)`` while the copy is written,
             at most every 0.2 s (from SQLite's progress handler on ``conn``: the copy's
             size so far against the pages in use in the database), and once at its end.
+        cancel: polled from the same handler; True stops the copy (nothing is left).
     Returns:
         The :class:`BackupFile` written (its counts are the copy's).
     Raises:
+        BackupCancelled: ``cancel()`` stopped it.
         LibraryError: it cannot be written (one line: a full disk says so; the target is
             a folder; the copy fails its check).
     """
@@ -256,10 +275,11 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
                                "read-only (permission denied)")
         sweep_partial_copies(target.parent)
         _remove_copy(partial)
-        if progress is None:
+        if progress is None and cancel is None:
             conn.execute("VACUUM INTO ?", [_sqlite_name(conn, partial)])
         else:
-            _vacuum_with_progress(conn, partial, progress)
+            _vacuum_with_progress(conn, partial, progress or (lambda done, total: None),
+                                  cancel or (lambda: False))
         copy = sqlite3.connect(f"{partial.as_uri()}?mode=ro", uri=True)
         try:
             if check:
@@ -275,7 +295,7 @@ def backup_to(conn: sqlite3.Connection, target: str | os.PathLike,
             os.fsync(handle.fileno())
         os.replace(partial, target)
         _fsync_dir(target.parent)
-    except LibraryError:
+    except (LibraryError, BackupCancelled, KeyboardInterrupt):
         _remove_copy(partial)
         raise
     except (OSError, sqlite3.Error) as exc:
