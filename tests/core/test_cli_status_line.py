@@ -101,8 +101,9 @@ def test_a_cancelled_backup_leaves_nothing_and_says_so(seeded_library, tmp_path)
 
     from paperdesk.core.store.backup import BackupCancelled
 
+    out = tmp_path / "backups"
     with pytest.raises(BackupCancelled):
-        backup_to(seeded_library.db.conn, tmp_path / "b.db", cancel=lambda: True)
-    assert list(tmp_path.iterdir()) == []
-    made = backup_to(seeded_library.db.conn, tmp_path / "b.db", cancel=lambda: False)
+        backup_to(seeded_library.db.conn, out / "b.db", cancel=lambda: True)
+    assert not out.exists() or list(out.iterdir()) == []
+    made = backup_to(seeded_library.db.conn, out / "b.db", cancel=lambda: False)
     assert made.counts["papers"] == 225
