@@ -405,3 +405,15 @@ def test_a_fifo_as_the_database_is_refused(tmp_path):
     out = _cli(folder, "stats")
     assert out.returncode == 1
     assert "not a regular file" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_garbled_name_in_the_index_is_named_as_one_printable_line():
+    """A garbled file can make a pickled "reference" of raw bytes (NUL, BEL, a thousand
+    characters): the message shows it escaped and cut, never the bytes themselves."""
+    from paperdesk.core.search.safe_pickle import PlantedData, why
+
+    exc = PlantedData("whoosh.fields", "TEgarbage\x07}\x00" + "x" * 1000)
+    shown = why(exc)
+    assert "\\x07" in shown and "\\x00" in shown and "\x00" not in shown
+    assert all(c.isprintable() for c in shown) and len(shown) < 160
+    assert "\x07" not in str(exc)

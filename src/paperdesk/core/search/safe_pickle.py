@@ -85,7 +85,15 @@ class PlantedData(pickle.UnpicklingError):
         module = _compat_pickle.IMPORT_MAPPING.get(str(module), str(module))
         self.module, self.name = module, str(name)
         super().__init__(f"the search index contains data that paperdesk does not load "
-                         f"(a pickled reference to {self.module}.{self.name})")
+                         f"(a pickled reference to {self.reference()})")
+
+    def reference(self) -> str:
+        """``module.name`` as one short printable line: a garbled file gives bytes
+        (NUL, controls) for a name, shown escaped (``\\x00``) and cut at 60 characters."""
+        text = f"{self.module}.{self.name}"
+        text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                       for c in text)
+        return text if len(text) <= 60 else text[:59] + "…"
 
 
 def why(exc: BaseException) -> str:
@@ -100,7 +108,7 @@ def why(exc: BaseException) -> str:
     """
     if isinstance(exc, PlantedData):
         return (f"it contains data that paperdesk does not load: a pickled reference to "
-                f"{exc.module}.{exc.name}")
+                f"{exc.reference()}")
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
     return exc.__class__.__name__
