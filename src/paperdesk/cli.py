@@ -259,8 +259,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=_positive_int, default=10, metavar="N",
                    help="most papers (default 10)")
     p.add_argument("--json", action="store_true",
-                   help="print [{id, title, score, shared, authors}, ...] as JSON "
-                        "(shared: the terms; authors: the shared authors)")
+                   help="print [{id, title, score, shared, authors, venue}, ...] as JSON "
+                        "(shared: the terms; authors: the shared authors; venue: the "
+                        "shared venue or \"\")")
 
     p = sub.add_parser("terms", help="a paper's key terms with their weights",
                        description="A paper's key terms: the words that weigh most in "
