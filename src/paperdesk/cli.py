@@ -1501,7 +1501,7 @@ def _cmd_backup(lib: Library, args) -> int:
                            "give a new file name")
     from paperdesk.cli_progress import StatusLine
 
-    from paperdesk.core.store.backup import BackupCancelled
+    from paperdesk.core.api import BackupCancelled
 
     # Ctrl+C stops the copy through SQLite's progress handler (nothing is left behind)
     with _cancel_on_interrupt() as stop, StatusLine() as line:

@@ -78,6 +78,7 @@ _WHERE = {
     "IndexWriteError": "paperdesk.core.search.writer_process",
     # The library folder: backups, full disks, the lock and its turns, salvage, schema
     "BACKUP_DIR": "paperdesk.core.store.backup",
+    "BackupCancelled": "paperdesk.core.store.backup",
     "auto_backup": "paperdesk.core.store.backup",
     "backup_name": "paperdesk.core.store.backup",
     "backup_to": "paperdesk.core.store.backup",
