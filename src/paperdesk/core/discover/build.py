@@ -4,7 +4,9 @@ process for large ones, with progress and cancel either way.
 A full build reads every paper's title and abstract in id order, counts their terms
 and weighs them as scikit-learn's ``TfidfVectorizer`` does (:mod:`.vectorize`), and
 prunes the rows. At 100,000 Zipf papers that is some 20 CPU s (measured at load 6-10 on
-two cores) and a peak of ~340 MB (300,000: 58 CPU s, 622 MB), so from :data:`CHILD_FROM` papers it runs in a ``spawn`` child
+two cores) and a peak of ~340 MB (300,000: 58 CPU s, 535 MB: the child writes the
+columns a range at a time, :func:`.term_table.save_built`), so from :data:`CHILD_FROM`
+papers it runs in a ``spawn`` child
 (as the index's segment writers do, :mod:`paperdesk.core.search.writer_process`): the
 window's interpreter and memory stay free, the child writes the table files and exits,
 and the parent loads them memory-mapped. An *update* transforms only papers added or
