@@ -4,7 +4,9 @@ process for large ones, with progress and cancel either way.
 A full build reads every paper's title and abstract in id order, counts their terms
 and weighs them as scikit-learn's ``TfidfVectorizer`` does (:mod:`.vectorize`), and
 prunes the rows. At 100,000 Zipf papers that is some 20 CPU s (measured at load 6-10 on
-two cores) and a peak of ~340 MB (300,000: 58 CPU s, 622 MB), so from :data:`CHILD_FROM` papers it runs in a ``spawn`` child
+two cores) and a peak of ~340 MB (300,000: 58 CPU s, 535 MB: the child writes the
+columns a range at a time, :func:`.term_table.save_built`), so from :data:`CHILD_FROM`
+papers it runs in a ``spawn`` child
 (as the index's segment writers do, :mod:`paperdesk.core.search.writer_process`): the
 window's interpreter and memory stay free, the child writes the table files and exits,
 and the parent loads them memory-mapped. An *update* transforms only papers added or
@@ -22,12 +24,12 @@ from pathlib import Path
 import numpy as np
 
 from paperdesk.core.discover.term_table import (Part, TermTable, next_generation,
-                                                real_folder, text_stamp)
+                                                real_folder, save_built, text_stamp)
 from paperdesk.core.discover.vectorize import new_vectorizer, paper_text, prune_rows
 from paperdesk.core.child_process import start_ignoring_interrupts
 
-__all__ = ["CHILD_FROM", "build_table", "build_in_child", "run_in_child", "update_part",
-           "BuildCancelled", "BuildFailed"]
+__all__ = ["CHILD_FROM", "build_table", "build_rows", "build_in_child", "run_in_child",
+           "update_part", "BuildCancelled", "BuildFailed"]
 
 #: Libraries with at least this many papers are built in a child process.
 CHILD_FROM = 3000
@@ -166,7 +168,29 @@ def _count(texts: list[str], vocabulary: _Vocabulary, stop: np.ndarray
 
 def build_table(db_path: Path, progress: Progress | None = None,
                 cancel: Cancel | None = None) -> TermTable:
-    """Build the whole table from the library's database, in this process.
+    """Build the whole table from the library's database, in this process
+    (:func:`build_rows`, then the columns computed whole).
+
+    Args:
+        db_path: the library's ``library.db`` (opened read-only).
+        progress: ``progress(papers_read, papers_total)``, every
+            :data:`PROGRESS_EVERY` papers and at the end.
+        cancel: returns True to stop.
+    Returns:
+        The table (generation 0, not saved).
+    Raises:
+        BuildCancelled: ``cancel`` returned True.
+        sqlite3.Error: the database cannot be read.
+    """
+    terms, idf, part = build_rows(db_path, progress, cancel)
+    return TermTable.from_parts(terms, idf, [part])
+
+
+def build_rows(db_path: Path, progress: Progress | None = None,
+               cancel: Cancel | None = None) -> tuple[list[str], np.ndarray, Part]:
+    """The whole table's vocabulary, idf and rows from the library's database, in this
+    process (the columns are not computed: :func:`build_table` computes them whole,
+    the builder child writes them a range at a time, :func:`.term_table.save_built`).
 
     The papers are read and counted :data:`CHUNK` at a time (:func:`_count`: the words
     of :func:`~.vectorize.analyze`, numbered in one growing vocabulary, each paper's
@@ -185,7 +209,8 @@ def build_table(db_path: Path, progress: Progress | None = None,
             :data:`PROGRESS_EVERY` papers and at the end.
         cancel: returns True to stop.
     Returns:
-        The table (generation 0, not saved).
+        ``(terms, idf, part)``: the vocabulary in column order, float64 idf per column,
+        and one :class:`Part` of every paper's rows (no columns yet).
     Raises:
         BuildCancelled: ``cancel`` returned True.
         sqlite3.Error: the database cannot be read.
@@ -276,7 +301,7 @@ def build_table(db_path: Path, progress: Progress | None = None,
                 _give_back_memory()
         part = Part(all_ids, all_stamps, out_indptr.astype(np.int32), out_indices,
                     out_data)
-        return TermTable.from_parts(terms, idf, [part])
+        return terms, idf, part
     finally:
         # a cancelled build leaves both generators suspended: close them while the
         # connection is open (closed later, by the garbage collector, they raised
@@ -338,10 +363,11 @@ def update_part(table: TermTable, db_path: Path, ids: np.ndarray) -> Part:
 
 
 def _build_and_save(db_path: str, folder: str, progress: Progress) -> int:
-    """The term-table child's work: build, save as a new generation; returns it."""
-    table = build_table(Path(db_path), progress=progress)
+    """The term-table child's work: build, save as a new generation (the columns a
+    range at a time, :func:`.term_table.save_built`); returns it."""
+    terms, idf, part = build_rows(Path(db_path), progress=progress)
     g = next_generation(Path(folder))
-    table.save(Path(folder), g)
+    save_built(Path(folder), g, terms, idf, part)
     return g
 
 
