@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 import sqlite_utils
+from paperdesk.core.store import bulk_indexes
 from paperdesk.core.store import db as _db
 from paperdesk.core.store.papers import StoredAbstracts, insert_abstracts
 from paperdesk.core.clock import utc_now as _now
@@ -271,7 +272,10 @@ class Imports(Manager):
             parsed = []
         total = sum(_size(pf) for _i, _p, pf in parsed)
         progress("import", 0, total)
-        with _db.bulk_cache(self.db):   # indexes in the cache, fewer checkpoints
+        # Indexes in the cache, fewer checkpoints; a large import into a small library
+        # builds the title and citation-key indexes after storing (also when cancelled).
+        with _db.bulk_cache(self.db), bulk_indexes.deferred(self.db,
+                                                            self._deferred(parsed, total)):
             self._store_files(parsed, files, report, progress, cancel, hook, on_file,
                               keywords, total)
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
@@ -282,6 +286,20 @@ class Imports(Manager):
                 report.cancelled = True
         report.index_pending = self._lib.index.queue_size()
         return report
+
+    def _deferred(self, parsed: list, total: int) -> tuple[str, ...]:
+        """The indexes of ``papers`` that the import of ``parsed`` (``(position, path,
+        parsed file)``, about ``total`` abstracts and records) builds after storing
+        instead of per insert (:mod:`paperdesk.core.store.bulk_indexes`: the title's,
+        and the citation key's when every file is a text file), or ``()``."""
+        if not parsed:
+            return ()
+        before = self.db.execute("SELECT count(*) FROM papers").fetchone()[0]
+        if not bulk_indexes.worth_deferring(before, total):
+            return ()
+        if all(isinstance(pf, (ParsedFile, StreamedText)) for _i, _p, pf in parsed):
+            return (bulk_indexes.TITLE_INDEX, bulk_indexes.KEY_INDEX)
+        return (bulk_indexes.TITLE_INDEX,)
 
     def _store_files(self, parsed: list, files: list, report: ImportReport,
                      progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
