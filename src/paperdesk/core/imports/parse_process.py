@@ -36,6 +36,7 @@ import multiprocessing
 import signal
 from collections.abc import Iterator
 
+from paperdesk.core.metadata import key_word
 from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
 from paperdesk.core.child_process import start_ignoring_interrupts
 
@@ -72,10 +73,14 @@ def title_of(abstract: str) -> str:
 
 
 def prepared(item) -> tuple:
-    """``(position, abstract, content hash, title, cut_from)`` of a
+    """``(position, abstract, content hash, title, cut_from, key_word)`` of a
     :class:`~paperdesk.core.imports.daily_papers.ParsedAbstract`: what storing needs
-    (:func:`pending`), and the length it was cut from (``None`` when it was not cut)."""
-    return (*pending(item), item.cut_from)
+    (:func:`pending`), the length it was cut from (``None`` when it was not cut), and
+    the first word of its automatic citation key (:func:`~paperdesk.core.metadata.
+    key_word` of the title: computed where the file is read, in the child for a large
+    file, so that the importing thread only adds ``_<id>``)."""
+    position, abstract, digest, title = pending(item)
+    return position, abstract, digest, title, item.cut_from, key_word(title)
 
 
 def _serve(conn) -> None:

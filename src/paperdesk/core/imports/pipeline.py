@@ -544,11 +544,11 @@ class Imports(Manager):
                         else pf.abstracts())
 
         def take(item: tuple) -> tuple:
-            position, abstract, _digest, _title, cut_from = item
+            position, abstract, digest, title, cut_from, word = item
             if cut_from is not None:
                 file_report.warnings.append(cut_note(f"abstract {position}",
                                                      len(abstract), cut_from))
-            return item[:4]
+            return position, abstract, digest, title, word
 
         db = self.db
         source_id = None
