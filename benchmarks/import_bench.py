@@ -62,15 +62,17 @@ class ImportBenchError(RuntimeError):
 
 
 # -- the child (api mode) ------------------------------------------------------------------
-def _child(lib_path: str, files: list[str]) -> int:
+def _child(lib_path: str, files: list[str], stored_only: bool = False) -> int:
     import resource
 
     from paperdesk.core.library import Library
 
     def emit(event: str, **data) -> None:
         ru_self = resource.getrusage(resource.RUSAGE_SELF)
+        ru_children = resource.getrusage(resource.RUSAGE_CHILDREN)
         data.update(event=event, t=time.monotonic(),
-                    cpu_self_s=ru_self.ru_utime + ru_self.ru_stime)
+                    cpu_self_s=ru_self.ru_utime + ru_self.ru_stime,
+                    cpu_children_s=ru_children.ru_utime + ru_children.ru_stime)
         print(json.dumps(data), flush=True)
 
     emit("start")
@@ -78,6 +80,10 @@ def _child(lib_path: str, files: list[str]) -> int:
     report = lib.imports.run(files, sync=False)
     emit("stored", added=report.added, papers=lib.papers.count(),
          rejected=[r["reason"] for r in report.rejected][:3])
+    if stored_only:
+        lib.close()
+        emit("closed")
+        return 0
     last = [time.monotonic()]
 
     def progress(stage, done, total):
@@ -146,7 +152,7 @@ def _reader(stream, t0: float, lines: list, keep: int = 0) -> threading.Thread:
 
 def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str = "api",
                    log=lambda msg: None, timeout_s: float = 4 * 3600,
-                   import_args: tuple[str, ...] = ()) -> dict:
+                   import_args: tuple[str, ...] = (), until: str = "searchable") -> dict:
     """Import ``files`` into a new library at ``lib_path`` in a child process; measure it.
 
     Args:
@@ -159,11 +165,17 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
         timeout_s: the child is killed after this many seconds.
         import_args: options given to ``paperdesk import`` before the files
             (``("--category", "cs")``; mode ``cli`` only).
+        until: ``"searchable"`` (default) or ``"stored"``: mode ``api`` only, the child
+            closes the library once every paper is stored, without indexing them (for
+            measuring storing alone); ``indexed`` and the searchable figures are then
+            ``None``, and ``cpu_self_stored_s`` / ``cpu_children_stored_s`` are the
+            child's own CPU s and its reading child's (waited for) at the stored moment.
     Returns:
         ``{"mode", "papers", "indexed", "startup_s" (until the api child has imported
         paperdesk and starts; ``None`` for cli), "stored_s", "searchable_s", "exit_s",
         "cpu_s", "cpu_rusage_s", "cpu_sampled_s", "cpu_stored_s", "peak_mb",
-        "peak_stored_mb", "processes", "index_mb", "db_mb", "stdout_tail"}``; seconds are wall seconds after the child
+        "peak_stored_mb", "processes", "index_mb", "db_mb", "stdout_tail",
+        "cpu_self_stored_s", "cpu_children_stored_s"}``; seconds are wall seconds after the child
         started, MB are 2**20 bytes; a figure that could not be measured is ``None``.
     Raises:
         ImportBenchError: the child exited with an error, or timed out, or the library
@@ -171,11 +183,15 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
     """
     if import_args and mode != "cli":
         raise ValueError("import_args are options of paperdesk import: mode cli only")
+    if until not in ("searchable", "stored") or (until == "stored" and mode != "api"):
+        raise ValueError(f"until={until!r}: 'searchable', or 'stored' in mode api")
+    stored_only = until == "stored"
     if lib_path.exists():
         raise ImportBenchError(f"{lib_path} exists; the import needs a new library")
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     if mode == "api":
-        cmd = [sys.executable, "-m", "benchmarks.import_bench", "--child", str(lib_path),
+        cmd = [sys.executable, "-m", "benchmarks.import_bench",
+               "--child-stored" if stored_only else "--child", str(lib_path),
                *map(str, files)]
     elif mode == "cli":
         cmd = [sys.executable, "-m", "paperdesk", "--library", str(lib_path), "import",
@@ -245,6 +261,25 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
     merged_s = searchable[0] if searchable else None
     searchable_s = min(t for t in (merged_s, poller.searchable_s) if t is not None) \
         if (merged_s, poller.searchable_s) != (None, None) else None
+    stored_event = seen_events.get("stored", (None, {}))[1]
+    if stored_only:
+        papers = stored_event.get("papers")
+        if papers != expected:
+            raise ImportBenchError(f"after the import: {papers} papers (expected {expected})")
+        return {
+            "mode": mode, "papers": papers, "indexed": None,
+            "startup_s": seen_events["start"][0] if "start" in seen_events else None,
+            "stored_s": stored_at["s"], "searchable_s": None, "exit_s": exit_s,
+            "merged_s": None,
+            "cpu_s": max(cpu_total, sampler.cpu_now()), "cpu_rusage_s": cpu_total,
+            "cpu_sampled_s": sampler.cpu_now(), "cpu_stored_s": stored_at["cpu"],
+            "cpu_self_stored_s": stored_event.get("cpu_self_s"),
+            "cpu_children_stored_s": stored_event.get("cpu_children_s"),
+            "peak_mb": sampler.peak_mb, "peak_stored_mb": stored_at["peak"],
+            "processes": sampler.max_processes, "index_mb": None,
+            "db_mb": sum(p.stat().st_size for p in lib_path.glob("library.db*")) / 2**20,
+            "stdout_tail": [line for _t, line in out if _event(line) is None][-5:],
+        }
     papers, indexed = _final_counts(lib_path)
     if searchable and searchable[1].get("indexed") != searchable[1].get("papers"):
         raise ImportBenchError(f"the index holds {searchable[1].get('indexed')} documents "
@@ -263,6 +298,8 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
         # see any that were not (up to their last sample): take the larger
         "cpu_s": max(cpu_total, sampler.cpu_now()), "cpu_rusage_s": cpu_total,
         "cpu_sampled_s": sampler.cpu_now(), "cpu_stored_s": stored_at["cpu"],
+        "cpu_self_stored_s": stored_event.get("cpu_self_s"),
+        "cpu_children_stored_s": stored_event.get("cpu_children_s"),
         "peak_mb": sampler.peak_mb, "peak_stored_mb": stored_at["peak"],
         "processes": sampler.max_processes,
         "index_mb": dir_size_mb(lib_path / "index"),
@@ -292,14 +329,16 @@ def _final_counts(lib_path: Path) -> tuple[int, int]:
 def main(argv=None) -> int:
     """Command-line entry point (also the child's, with ``--child``)."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv and argv[0] == "--child":
-        return _child(argv[1], argv[2:])
+    if argv and argv[0] in ("--child", "--child-stored"):
+        return _child(argv[1], argv[2:], stored_only=argv[0] == "--child-stored")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("library", type=Path, help="the new library folder")
     parser.add_argument("files", type=Path, nargs="+")
     parser.add_argument("--mode", choices=("api", "cli"), default="api")
     parser.add_argument("--expected", type=int, help="papers expected (default: count "
                                                      "the abstracts of Daily Papers files)")
+    parser.add_argument("--until", choices=("searchable", "stored"), default="searchable",
+                        help="stored: stop once every paper is stored (mode api)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     expected = args.expected
@@ -308,7 +347,8 @@ def main(argv=None) -> int:
         expected = sum(len(read_file(f).abstracts) for f in args.files)
     log = (lambda msg: print(msg, file=sys.stderr, flush=True))
     try:
-        result = measure_import(args.library, args.files, expected, args.mode, log)
+        result = measure_import(args.library, args.files, expected, args.mode, log,
+                                until=args.until)
     except ImportBenchError as exc:
         print(f"import_bench: {exc}", file=sys.stderr)
         return 1

@@ -145,3 +145,107 @@ def test_a_file_is_read_in_the_thread_when_no_child_can_start(tmp_path, seed_fil
         report = lib.imports.run([path], sync=False)
         assert report.files[0].error is None
         assert report.added == lib.papers.count() == len(set(abstracts))
+
+
+def _big(path, seeds: list[str], tag: str, n: int = 1500) -> None:
+    """A Daily Papers file of over a MiB (streamed in the child too, whose
+    ``STREAM_MIN_BYTES`` is not the test's)."""
+    _write(path, [f"{seeds[i % len(seeds)]} Variant {tag} {i}." for i in range(n)])
+    assert path.stat().st_size > daily_papers.STREAM_MIN_BYTES
+
+
+def _recognised_here(monkeypatch) -> list:
+    """The files the importing process recognises itself (the child's are not seen)."""
+    import paperdesk.core.imports.pipeline as pipeline_module
+
+    seen = []
+    real = pipeline_module.detect_streamed
+
+    def counting(path):
+        seen.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(pipeline_module, "detect_streamed", counting)
+    monkeypatch.setattr("paperdesk.core.imports.detect.detect_streamed", counting)
+    return seen
+
+
+def test_every_other_large_file_is_recognised_by_the_child_with_the_same_outcome(
+        tmp_path, seed_files, monkeypatch):
+    seeds = _abstracts(seed_files)
+    files = [tmp_path / f"{name}.txt" for name in "abcd"]
+    _big(files[0], seeds, "a")
+    # not prose: refused, with the reason the importing thread gives
+    files[1].write_text("\n\n".join(f"{i} {i * 7} {i * 13} -- {i % 9} == {i % 5};"
+                                    for i in range(60_000)) + "\n", encoding="utf-8")
+    assert files[1].stat().st_size > daily_papers.STREAM_MIN_BYTES
+    _big(files[2], seeds, "c")
+    _big(files[3], seeds, "d")
+
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 10**12)   # all here
+    with Library.open(tmp_path / "thread") as lib:
+        in_thread = lib.imports.run(files, sync=False)
+    errors = {f.path.rsplit("/", 1)[-1]: f.error for f in in_thread.files}
+    assert "prose" in errors["b.txt"] and errors["a.txt"] is None
+
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+    here = _recognised_here(monkeypatch)
+    started = ParseChild.started
+    with Library.open(tmp_path / "child") as lib:
+        in_child = lib.imports.run(files, sync=False)
+    assert here == ["a.txt", "c.txt"]        # b and d were recognised by the child
+    assert ParseChild.started == started + 1     # which then read the files to store
+    assert _readers() == []
+    assert _summary(in_child) == _summary(in_thread)
+    assert _rows(tmp_path / "child") == _rows(tmp_path / "thread")
+
+
+def test_a_large_arxiv_file_among_them_leaves_no_answer_in_the_way(tmp_path, seed_files,
+                                                                   monkeypatch):
+    import json
+
+    seeds = _abstracts(seed_files)
+    first, arxiv = tmp_path / "a.txt", tmp_path / "b.jsonl"
+    _big(first, seeds, "a")
+    with open(arxiv, "w", encoding="utf-8") as fh:
+        for n in range(40):
+            fh.write(json.dumps({
+                "id": f"2101.{n:05d}", "submitter": "S", "authors": "A. Author",
+                "title": f"Record {n} on lemurs", "journal-ref": None, "doi": None,
+                "categories": "cs.LG", "abstract": f"  Abstract {n} about lemurs.\n",
+                "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}],
+                "update_date": "2024-01-02", "authors_parsed": [["Author", "A.", ""]]})
+                + "\n")
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+    here = _recognised_here(monkeypatch)
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.imports.run([first, arxiv], sync=False)
+        assert [f.error for f in report.files] == [None, None]
+        assert report.files[1].added == 40
+        assert report.files[0].added == lib.papers.count() - 40 > 1000
+    assert here == ["a.txt"]
+    assert _readers() == []
+
+
+def test_a_file_is_recognised_here_when_the_child_stops(tmp_path, seed_files, monkeypatch):
+    seeds = _abstracts(seed_files)
+    files = [tmp_path / "a.txt", tmp_path / "b.txt"]
+    _big(files[0], seeds, "a")
+    _big(files[1], seeds, "b")
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+    here = _recognised_here(monkeypatch)
+    real = ParseChild.detect_ahead
+
+    def then_killed(self, paths):
+        sent = real(self, paths)
+        self._process.kill()
+        self._process.join(5)
+        return sent
+
+    monkeypatch.setattr(ParseChild, "detect_ahead", then_killed)
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.imports.run(files, sync=False)
+        assert [f.error for f in report.files] == [None, None]
+        assert report.added == lib.papers.count() == 3000
+    assert here == ["a.txt", "b.txt"]
+    assert _readers() == []

@@ -154,3 +154,59 @@ def test_a_large_index_update_shows_progress_and_cancel(qtbot, win, monkeypatch,
     # import's papers went in (without the cancel only the 50 new ones would be)
     assert lib.papers.stats()["pending_index"] > 50 + 100
     qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=WAIT_MS)
+
+
+def _deferrable_indexes(lib) -> set[str]:
+    """The title and citation-key indexes of ``papers`` another connection sees."""
+    from paperdesk.core.store import bulk_indexes
+
+    con = sqlite3.connect(f"file:{lib.path / 'library.db'}?mode=ro", uri=True)
+    try:
+        return {r[0] for r in con.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'index'")} & set(bulk_indexes.DEFERRABLE)
+    finally:
+        con.close()
+
+
+def test_the_window_reads_and_edits_while_an_import_builds_its_indexes_after(
+        qtbot, win, tmp_path, monkeypatch):
+    """An import larger than the library (the threshold lowered) drops the title and
+    citation-key indexes while it stores (core.store.bulk_indexes): the window lists
+    the first papers and a star key is committed meanwhile; the indexes are back after."""
+    import time
+
+    from paperdesk.core.imports import parse_process
+    from paperdesk.core.store import bulk_indexes
+
+    real_hash = parse_process.content_hash
+
+    def slow_hash(text):
+        time.sleep(0.001)
+        return real_hash(text)
+
+    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
+    monkeypatch.setattr(bulk_indexes, "DEFER_MIN_ABSTRACTS", 1000)
+    window, lib = win, win.lib
+    n = 3000
+    source = tmp_path / "big.txt"
+    source.write_text("Daily Papers\n\n" + "\n\n".join(_abstracts(n)) + "\n",
+                      encoding="utf-8")
+    assert _deferrable_indexes(lib) == set(bulk_indexes.DEFERRABLE)
+    assert window.start_import([source])
+    qtbot.waitUntil(lambda: _papers_committed(lib) > 225, timeout=WAIT_MS)
+    assert _deferrable_indexes(lib) == set()            # dropped while it stores
+    window.focus_list()
+    window.select_row(0)
+    pid = window.current_paper_id()
+    index = window.model.index(0, 0)
+    press(qtbot, window, "s")
+    qtbot.waitUntil(lambda: bool(index.data(StarredRole)), timeout=5000)
+    assert _committed(lib, pid)[0]
+    assert window.import_runner.is_running()
+    qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=120000)
+    assert lib.papers.count() == 225 + n
+    assert _deferrable_indexes(lib) == set(bulk_indexes.DEFERRABLE)
+    assert _committed(lib, pid)[0]
+    assert not window.statusBar().currentMessage().startswith("⚠")

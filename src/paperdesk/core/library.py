@@ -185,6 +185,8 @@ class Library:
             self.close()
             raise LibraryError(f"{self.path / DB_NAME}: {exc}") from exc
         self._check_database()
+        if self.db_problem is None:
+            self._restore_indexes()
         for folder in (self.path, self.path / BACKUP_DIR):   # a backup or restore killed
             sweep_partial_copies(folder)                      # while writing its copy
         try:
@@ -197,6 +199,19 @@ class Library:
         self._opened = True
         if sync_index:
             self.index.sync()
+
+    def _restore_indexes(self) -> None:
+        """Build the indexes of ``papers`` that an import killed while storing left
+        dropped (:func:`paperdesk.core.store.bulk_indexes.restore`; nothing when none
+        is missing). On a database error (a full disk) they stay missing: every query
+        still works without them, and the next open tries again."""
+        from paperdesk.core.store import bulk_indexes
+
+        try:
+            bulk_indexes.restore(self.db)
+        except sqlite3.Error as exc:
+            _log.warning("%s: the indexes of papers left out by an import could not "
+                         "be built again (%s)", self.path, exc)
 
     @classmethod
     def open(cls, path: str | os.PathLike, sync_index: bool = True,

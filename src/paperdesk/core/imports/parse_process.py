@@ -9,7 +9,17 @@ abstracts, ready to store, in messages of :data:`MESSAGE_ABSTRACTS`, while the p
 stores the previous message's. A pipe holds little, so the child is at most about one
 message ahead: memory stays that of a few thousand abstracts.
 
-Protocol over one pipe: the parent sends ``("read", streamed_text)`` (a
+Before storing, the same child also recognises every other large text file of the
+import (:meth:`ParseChild.detect_ahead`, :func:`~paperdesk.core.imports.detect.
+detect_streamed`: one pass over every paragraph) while the importing thread recognises
+the others, so that the pass before storing takes both cores too.
+
+Protocol over one pipe: the parent sends ``("detect", path)`` for each file to
+recognise, first; the child answers each, in order, with ``("detected", streamed_text
+or None)`` or ``("refused", (path, reason))`` (a
+:class:`~paperdesk.core.imports.daily_papers.ParseError`) or ``("failed", None)`` (any
+other error: the parent recognises that file itself, and meets the error there). Then
+the parent sends ``("read", streamed_text)`` (a
 :class:`~paperdesk.core.imports.daily_papers.StreamedText`); the child answers
 ``("items", [(position, abstract, content_hash, title, cut_from), ...])`` any number of
 times, then ``("end", None)``, or ``("error", exception)`` when reading failed (the
@@ -26,6 +36,7 @@ import multiprocessing
 import signal
 from collections.abc import Iterator
 
+from paperdesk.core.metadata import key_word
 from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
 from paperdesk.core.child_process import start_ignoring_interrupts
 
@@ -62,10 +73,14 @@ def title_of(abstract: str) -> str:
 
 
 def prepared(item) -> tuple:
-    """``(position, abstract, content hash, title, cut_from)`` of a
+    """``(position, abstract, content hash, title, cut_from, key_word)`` of a
     :class:`~paperdesk.core.imports.daily_papers.ParsedAbstract`: what storing needs
-    (:func:`pending`), and the length it was cut from (``None`` when it was not cut)."""
-    return (*pending(item), item.cut_from)
+    (:func:`pending`), the length it was cut from (``None`` when it was not cut), and
+    the first word of its automatic citation key (:func:`~paperdesk.core.metadata.
+    key_word` of the title: computed where the file is read, in the child for a large
+    file, so that the importing thread only adds ``_<id>``)."""
+    position, abstract, digest, title = pending(item)
+    return position, abstract, digest, title, item.cut_from, key_word(title)
 
 
 def _serve(conn) -> None:
@@ -77,6 +92,12 @@ def _serve(conn) -> None:
             message = conn.recv()
         except (EOFError, OSError):
             return
+        if message[0] == "detect":
+            try:
+                _detect(conn, message[1])
+            except (BrokenPipeError, EOFError):
+                return
+            continue
         if message[0] != "read":
             return
         batch: list = []
@@ -100,6 +121,22 @@ def _serve(conn) -> None:
                 conn.send(("error", OSError(f"{type(exc).__name__}: {exc}")))
 
 
+def _detect(conn, path) -> None:
+    """Recognise ``path`` in the child and send the answer (see the module)."""
+    from paperdesk.core.imports.daily_papers import ParseError
+    from paperdesk.core.imports.detect import detect_streamed
+
+    try:
+        found = detect_streamed(path)
+    except ParseError as exc:
+        conn.send(("refused", (str(exc.path), exc.reason)))
+        return
+    except Exception:  # noqa: BLE001 - the parent meets it again when it recognises it
+        conn.send(("failed", None))
+        return
+    conn.send(("detected", found))
+
+
 class ParseChild:
     """One child process that reads text files for an import (see the module); started
     on the first file, closed by :meth:`close`. Not thread-safe: one importing thread
@@ -111,6 +148,67 @@ class ParseChild:
     def __init__(self) -> None:
         self._conn = None
         self._process = None
+        #: Paths sent with "detect" whose answers were not received yet, in order.
+        self._detecting: list = []
+
+    def detect_ahead(self, paths: list) -> list:
+        """Have the child recognise ``paths`` (large text files, in the order the
+        caller will ask for them with :meth:`detected`), starting it if need be.
+
+        Args:
+            paths: the files (``os.PathLike`` or ``str``).
+        Returns:
+            The paths sent (``[]`` when no child could be started: the caller
+            recognises them itself).
+        """
+        if not paths:
+            return []
+        try:
+            if self._process is None or not self._process.is_alive():
+                self._start()
+            for path in paths:
+                self._conn.send(("detect", path))
+                self._detecting.append(path)
+        except Exception:  # noqa: BLE001 - no child: the caller recognises them
+            self._stop()
+            return []
+        return list(paths)
+
+    def detected(self, path):
+        """The child's recognition of ``path``, the next of the paths given to
+        :meth:`detect_ahead`: what :func:`~paperdesk.core.imports.detect.
+        detect_streamed` returns for it (waiting for the child if need be). When the
+        child failed on it (or stopped), the file is recognised here instead, so the
+        result and the errors are those of recognising it in this thread.
+
+        Args:
+            path: the next path given to :meth:`detect_ahead`.
+        Returns:
+            A :class:`~paperdesk.core.imports.daily_papers.StreamedText`, or ``None``.
+        A path not (or no longer) waiting for an answer is recognised here; the
+        answers for paths given before it that were not asked for are read and dropped.
+
+        Raises:
+            ParseError: the file is refused (as ``detect_streamed`` refuses it).
+        """
+        from paperdesk.core.imports.daily_papers import ParseError
+        from paperdesk.core.imports.detect import detect_streamed
+
+        if path not in self._detecting:
+            return detect_streamed(path)
+        try:
+            while True:
+                kind, value = self._conn.recv()
+                if self._detecting.pop(0) == path:
+                    break
+        except (EOFError, OSError, AttributeError):
+            self._stop()
+            return detect_streamed(path)
+        if kind == "detected":
+            return value
+        if kind == "refused":
+            raise ParseError(*value)
+        return detect_streamed(path)
 
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
@@ -133,6 +231,7 @@ class ParseChild:
             UnicodeDecodeError, OSError: as ``streamed.abstracts()`` raises them (after
                 the abstracts before the failure); OSError too when the child died.
         """
+        self.settle()
         if self._process is None or not self._process.is_alive():
             try:
                 self._start()
@@ -162,9 +261,24 @@ class ParseChild:
             if not finished:        # left early: the child may be sending more
                 self._stop()
 
+    def settle(self) -> None:
+        """Read and drop the answers of the child for paths given to
+        :meth:`detect_ahead` that were not asked for with :meth:`detected` (a file
+        that proved to be arXiv metadata is read without them), so that the pipe
+        carries the next file's abstracts only."""
+        try:
+            while self._detecting:
+                self._conn.recv()
+                self._detecting.pop(0)
+        except (EOFError, OSError, AttributeError):
+            self._stop()
+
     def _stop(self, timeout: float = 0.0) -> None:
         if self._process is None:
             return
+        if self._detecting:     # answers that will not be read: no waiting for them
+            self._detecting = []
+            timeout = 0.0
         if timeout:
             try:
                 self._conn.send(("stop", None))

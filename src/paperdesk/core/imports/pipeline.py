@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 import sqlite_utils
+from paperdesk.core.store import bulk_indexes
 from paperdesk.core.store import db as _db
 from paperdesk.core.store.papers import StoredAbstracts, insert_abstracts
 from paperdesk.core.clock import utc_now as _now
@@ -74,6 +75,26 @@ def _in_child(pf) -> bool:
         return False
 
 
+def _to_child(files: list) -> list:
+    """The files whose recognition :meth:`Imports.run` hands to its child process:
+    every other one (the second, fourth ...) of the regular files of
+    :data:`~paperdesk.core.imports.parse_process.PARSE_CHILD_MIN_BYTES` or more, so
+    that this thread recognises the others meanwhile; none when there are fewer than
+    two (one file would only wait for the child). A file that turns out not to be
+    streamed text (arXiv metadata, a BibTeX file) costs the child a look at its start."""
+    large = []
+    for path in files:
+        if str(path) == STDIN:
+            continue
+        try:
+            if Path(path).is_file() and \
+                    Path(path).stat().st_size >= parse_process.PARSE_CHILD_MIN_BYTES:
+                large.append(path)
+        except OSError:
+            continue
+    return large[1::2] if len(large) >= 2 else []
+
+
 def _record_batch() -> int:
     """Records per transaction: :data:`RECORD_IMPORT_BATCH`, or :data:`IMPORT_BATCH`
     when that is lower."""
@@ -121,13 +142,20 @@ def _size(parsed) -> int:
         return len(parsed.records)
     return len(parsed.abstracts)
 
-def _read_any(path, arxiv_filter: ArxivFilter | None = None
+def _read_any(path, arxiv_filter: ArxivFilter | None = None,
+              streamed: Callable = detect_streamed
               ) -> dict | RecordFile | ParsedFile | ArxivStream | StreamedText:
     """Read one file (or standard input) with the reader of the registered format its
     content shows (:mod:`paperdesk.core.imports.detect`,
     :mod:`paperdesk.core.imports.registry`); arXiv metadata is not read here but
     streamed when stored (an :class:`ArxivStream`).
 
+    Args:
+        path: the file, or :data:`STDIN`.
+        arxiv_filter: which records of an arXiv metadata file to keep.
+        streamed: ``streamed(path)`` recognises a large text file
+            (:func:`~paperdesk.core.imports.detect.detect_streamed`, or the import's
+            child's answer, :meth:`ParseChild.detected`).
     Raises:
         ParseError: refused, with a one-line reason naming the file.
     """
@@ -137,7 +165,7 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None
     else:
         stream = sniff_file(path, Path(path).resolve(), arxiv_filter)
         if stream is None:
-            stream = detect_streamed(path)     # a large text file: read in pieces
+            stream = streamed(path)     # a large text file: read in pieces
     if stream is not None:
         return stream
     found = detect_file(path, head)
@@ -180,7 +208,9 @@ class Imports(Manager):
         (:class:`~paperdesk.core.imports.daily_papers.StreamedText`); one of
         :data:`~paperdesk.core.imports.parse_process.PARSE_CHILD_MIN_BYTES` or more is
         read again by a child process while this thread stores it
-        (:mod:`~paperdesk.core.imports.parse_process`: both cores). Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
+        (:mod:`~paperdesk.core.imports.parse_process`: both cores), and when there are
+        several such files, that child recognises every other one while this thread
+        recognises the rest. Records of BibTeX, RIS and CSL-JSON files become papers or are merged onto the
         papers they match (:mod:`paperdesk.core.imports.records`: same abstract, DOI or
         arXiv id), filling in only what those papers lack.
 
@@ -192,7 +222,10 @@ class Imports(Manager):
         in the same transaction. Abstracts are de-duplicated by the SHA-256 of their
         normalised text; a duplicate gains a provenance row but is stored once. Importing
         the same file again adds nothing and changes nothing, and importing a file that
-        was only partly imported (cancelled) adds just the rest.
+        was only partly imported (cancelled) adds just the rest. An import of at least
+        as many abstracts as the library holds (and 20,000 or more) builds the title
+        and citation-key indexes of ``papers`` once after storing instead of per insert
+        (:mod:`paperdesk.core.store.bulk_indexes`; also when cancelled or failed).
 
         Runs on the calling thread (with that thread's connection).
 
@@ -245,35 +278,16 @@ class Imports(Manager):
                 raise
 
         report = ImportReport()
-        parsed = []
         on_file = on_file or _no_file
         files = collect_files(list(paths), patterns=folder_patterns())
-        for position, path in enumerate(files):
-            if position and cancel():       # e.g. Ctrl+C while a folder is read
-                report.cancelled = True
-                break
-            on_file("read", position, len(files), _shown(path))
-            try:
-                if between_batches is None:
-                    parsed.append((position, path, _read_any(path, arxiv_filter)))
-                else:   # a 50,000-abstract file takes seconds to read
-                    parsed.append((position, path, run_beside(
-                        lambda: _read_any(path, arxiv_filter), hook)))
-            except ParseError as exc:
-                report.files.append(FileReport(_shown(path), error=exc.reason))
-            except Exception as exc:  # noqa: BLE001 - a reader's bug: refuse this file only
-                if hook_raised and exc is hook_raised[-1]:
-                    raise                  # not the file's: between_batches ends the import
-                report.files.append(FileReport(
-                    _shown(path), error=f"cannot be read ({exc.__class__.__name__}: "
-                                        f"{display_path(str(exc))})"))
-        if report.cancelled:
-            parsed = []
-        total = sum(_size(pf) for _i, _p, pf in parsed)
-        progress("import", 0, total)
-        with _db.bulk_cache(self.db):   # indexes in the cache, fewer checkpoints
-            self._store_files(parsed, files, report, progress, cancel, hook, on_file,
-                              keywords, total)
+        reader = ParseChild()       # no process until a file needs it
+        try:
+            parsed = self._read_files(files, report, cancel, hook, hook_raised, on_file,
+                                      arxiv_filter, reader, between_batches is not None)
+            self._store_read(parsed, files, report, progress, cancel, hook, on_file,
+                             keywords, reader)
+        finally:
+            reader.close()
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
         # time the library is opened or changed.
         if sync and not report.cancelled:
@@ -283,26 +297,84 @@ class Imports(Manager):
         report.index_pending = self._lib.index.queue_size()
         return report
 
-    def _store_files(self, parsed: list, files: list, report: ImportReport,
-                     progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
-                     on_file: FileCallback, keywords: bool, total: int) -> None:
-        """Store the files read by :meth:`run` one after the other (``parsed``:
-        ``(position, path, parsed file)``), each in its batches; their reports go to
-        ``report``. Stops at a cancelled file (``report.cancelled``). Large text files
-        are read by one child process (:mod:`~paperdesk.core.imports.parse_process`),
-        started for the first of them and stopped at the end."""
-        reader = ParseChild()       # no process until a file needs it
-        try:
+    def _read_files(self, files: list, report: ImportReport, cancel: CancelCheck,
+                    hook: BatchHook, hook_raised: list, on_file: FileCallback,
+                    arxiv_filter: ArxivFilter | None, reader: ParseChild,
+                    beside: bool) -> list:
+        """Read (recognise) ``files`` in order, as :meth:`run` says; a refused file's
+        report goes to ``report``. Every other large text file is recognised by
+        ``reader``'s child meanwhile (:meth:`ParseChild.detect_ahead`; same results and
+        reasons). ``beside``: read on a helper thread while ``hook`` runs.
+
+        Returns:
+            ``[(position, path, parsed file)]`` of the files read (``[]`` when
+            ``cancel`` stopped it: ``report.cancelled`` is set).
+        """
+        parsed = []
+        ahead = set(reader.detect_ahead(_to_child(files)))
+        for position, path in enumerate(files):
+            if position and cancel():       # e.g. Ctrl+C while a folder is read
+                report.cancelled = True
+                break
+            on_file("read", position, len(files), _shown(path))
+            streamed = reader.detected if path in ahead else detect_streamed
+            try:
+                if not beside:
+                    parsed.append((position, path, _read_any(path, arxiv_filter, streamed)))
+                else:   # a 50,000-abstract file takes seconds to read
+                    parsed.append((position, path, run_beside(
+                        lambda: _read_any(path, arxiv_filter, streamed), hook)))
+            except ParseError as exc:
+                report.files.append(FileReport(_shown(path), error=exc.reason))
+            except Exception as exc:  # noqa: BLE001 - a reader's bug: refuse this file only
+                if hook_raised and exc is hook_raised[-1]:
+                    raise                  # not the file's: between_batches ends the import
+                report.files.append(FileReport(
+                    _shown(path), error=f"cannot be read ({exc.__class__.__name__}: "
+                                        f"{display_path(str(exc))})"))
+        if report.cancelled:
+            reader.close()          # answers for files not read: not waited for
+            return []
+        reader.settle()
+        return parsed
+
+    def _store_read(self, parsed: list, files: list, report: ImportReport,
+                    progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
+                    on_file: FileCallback, keywords: bool, reader: ParseChild) -> None:
+        """Store the files :meth:`_read_files` read (see :meth:`run`)."""
+        total = sum(_size(pf) for _i, _p, pf in parsed)
+        progress("import", 0, total)
+        # Indexes in the cache, fewer checkpoints; a large import into a small library
+        # builds the title and citation-key indexes after storing (also when cancelled).
+        with _db.bulk_cache(self.db), bulk_indexes.deferred(self.db,
+                                                            self._deferred(parsed, total)):
             self._store_each(parsed, files, report, progress, cancel, hook, on_file,
                              keywords, total, reader)
-        finally:
-            reader.close()
+
+    def _deferred(self, parsed: list, total: int) -> tuple[str, ...]:
+        """The indexes of ``papers`` that the import of ``parsed`` (``(position, path,
+        parsed file)``, about ``total`` abstracts and records) builds after storing
+        instead of per insert (:mod:`paperdesk.core.store.bulk_indexes`: the title's,
+        and the citation key's when every file is a text file), or ``()``."""
+        if not parsed:
+            return ()
+        before = self.db.execute("SELECT count(*) FROM papers").fetchone()[0]
+        if not bulk_indexes.worth_deferring(before, total):
+            return ()
+        if all(isinstance(pf, (ParsedFile, StreamedText)) for _i, _p, pf in parsed):
+            return (bulk_indexes.TITLE_INDEX, bulk_indexes.KEY_INDEX)
+        return (bulk_indexes.TITLE_INDEX,)
 
     def _store_each(self, parsed: list, files: list, report: ImportReport,
                     progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
                     on_file: FileCallback, keywords: bool, total: int,
                     reader: ParseChild) -> None:
-        """The loop of :meth:`_store_files`."""
+        """Store the files read by :meth:`run` one after the other (``parsed``:
+        ``(position, path, parsed file)``), each in its batches; their reports go to
+        ``report``. Stops at a cancelled file (``report.cancelled``). Large text files
+        are read by ``reader``'s child process
+        (:mod:`~paperdesk.core.imports.parse_process`), which :meth:`run` stops at the
+        end."""
         done = 0
         for position, path, pf in parsed:
             file_report = FileReport(_shown(path))
@@ -472,11 +544,11 @@ class Imports(Manager):
                         else pf.abstracts())
 
         def take(item: tuple) -> tuple:
-            position, abstract, _digest, _title, cut_from = item
+            position, abstract, digest, title, cut_from, word = item
             if cut_from is not None:
                 file_report.warnings.append(cut_note(f"abstract {position}",
                                                      len(abstract), cut_from))
-            return item[:4]
+            return position, abstract, digest, title, word
 
         db = self.db
         source_id = None

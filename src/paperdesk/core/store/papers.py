@@ -221,7 +221,10 @@ def insert_abstracts(db: sqlite_utils.Database, items: Sequence[tuple[int, str, 
         db: the library database, in a write transaction.
         items: ``(position, abstract, content_hash, derived_title)`` in file order;
             ``abstract`` normalised (:func:`paperdesk.core.text.normalize`), the hash
-            :func:`paperdesk.core.text.content_hash` of it.
+            :func:`paperdesk.core.text.content_hash` of it; a fifth element, when
+            given, is :func:`paperdesk.core.metadata.key_word` of the title (computed
+            beforehand, e.g. by the process that read the file), else it is computed
+            here.
         source_id: the file's ``sources`` row.
         added_at: ISO 8601 UTC time of the import.
     Returns:
@@ -229,7 +232,7 @@ def insert_abstracts(db: sqlite_utils.Database, items: Sequence[tuple[int, str, 
     Raises:
         sqlite3.Error: the database failed (the caller's transaction is rolled back).
     """
-    from paperdesk.core.metadata import auto_key
+    from paperdesk.core.metadata import key_word
 
     out = StoredAbstracts()
     known = _known_hashes(db, list(dict.fromkeys(item[2] for item in items)))
@@ -237,14 +240,17 @@ def insert_abstracts(db: sqlite_utils.Database, items: Sequence[tuple[int, str, 
     next_id = (db.execute("SELECT max(id) FROM papers").fetchone()[0] or 0) + 1
     new_rows = []           # (id, hash, title, derived_title, abstract, added_at, key)
     source_rows = []        # (paper_id, source_id, position)
-    for position, abstract, digest, title in items:
+    for item in items:
+        position, abstract, digest, title = item[:4]
         pid = known.get(digest)
         if pid is None:
             pid = next_id
             next_id += 1
             known[digest] = pid
+            # auto_key(title, pid) without a year: the word, "_", the id
+            word = item[4] if len(item) > 4 else key_word(title)
             new_rows.append((pid, digest, title, title, abstract, added_at,
-                             auto_key(title, pid)))
+                             f"{word}_{pid}"))
             out.added.append(pid)
             refs.add((pid, position))
             source_rows.append((pid, source_id, position))
