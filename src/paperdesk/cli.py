@@ -498,10 +498,14 @@ def build_parser() -> argparse.ArgumentParser:
                                        "the note), missing metadata, read and star marks "
                                        "and source files; then OTHER is deleted. The "
                                        "window can undo a merge (Ctrl+Z); a command "
-                                       "cannot.")
+                                       "cannot, so it merges only a pair flagged as "
+                                       "possible duplicates unless --force is given.")
     q.add_argument("keep", type=int, metavar="KEEP", help="id of the paper to keep")
     q.add_argument("other", type=int, metavar="OTHER",
                    help="id of the paper merged into KEEP and then removed")
+    q.add_argument("--force", action="store_true",
+                   help="merge two papers that are not a flagged pair (e.g. the same "
+                        "paper under two abstracts)")
     q = dup_sub.add_parser("dismiss", help="mark a pair 'not duplicates' (not flagged again)")
     q.add_argument("a", type=int, metavar="A", help="id of one paper of the pair")
     q.add_argument("b", type=int, metavar="B", help="id of the other paper")
@@ -1376,6 +1380,11 @@ def _cmd_export(lib: Library, args) -> int:
 def _cmd_duplicates(lib: Library, args) -> int:
     if args.dup_command == "merge":
         plan = lib.duplicates.merge_preview(args.keep, args.other)
+        if not args.force and not lib.duplicates.is_flagged(args.keep, args.other):
+            print(f"paperdesk: papers {args.keep} and {args.other} are not flagged as "
+                  "possible duplicates (see `paperdesk duplicates`); a command's merge "
+                  "cannot be undone: add --force to merge them anyway", file=sys.stderr)
+            return 1
         lib.duplicates.merge(args.keep, args.other)
         print(f"merged paper {args.other} into paper {args.keep}: {plan.summary()}")
         return 0
