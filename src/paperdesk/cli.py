@@ -522,14 +522,15 @@ _WARNINGS_SHOWN = 20
 
 
 def _counts(r) -> str:
-    """``"3 added, 1 enriched, 2 duplicates"`` (+ without abstract / left out when any)."""
-    out = f"{r.added} added, {r.enriched} enriched, {r.duplicates} duplicates"
+    """``"14,845 added, 1 enriched, 2 duplicates"`` (+ without abstract / left out when
+    any), with thousands separators as the stored and indexed lines have them."""
+    out = f"{r.added:,} added, {r.enriched:,} enriched, {r.duplicates:,} duplicates"
     if r.without_abstract:
-        out += f", {r.without_abstract} without abstract"
+        out += f", {r.without_abstract:,} without abstract"
     if r.skipped:
-        out += f", {r.skipped} left out"
+        out += f", {r.skipped:,} left out"
     if r.filtered:
-        out += f", {r.filtered} not matching the filters"
+        out += f", {r.filtered:,} not matching the filters"
     if getattr(r, "saved_searches", 0):
         n = r.saved_searches
         out += f", {n} saved search{'' if n == 1 else 'es'} added"
@@ -584,13 +585,13 @@ def _cmd_import(lib: Library, args) -> int:
     if args.json:
         _print_json(report.to_dict())
     elif report.near_duplicates:
-        print(f"{report.near_duplicates} possible near-duplicate pair(s) flagged; "
+        print(f"{report.near_duplicates:,} possible near-duplicate pair(s) flagged; "
               "see paperdesk duplicates")
     for f in report.files:
         for line in f.warnings[:_WARNINGS_SHOWN]:
             print(f"paperdesk: note: {f.path}: {line}", file=sys.stderr)
         if len(f.warnings) > _WARNINGS_SHOWN:
-            print(f"paperdesk: note: {f.path}: ... and {len(f.warnings) - _WARNINGS_SHOWN} "
+            print(f"paperdesk: note: {f.path}: ... and {len(f.warnings) - _WARNINGS_SHOWN:,} "
                   "more (see --json)", file=sys.stderr)
     for r in report.rejected:
         print(f"paperdesk: rejected {r['path']}: {r['reason']}", file=sys.stderr)
@@ -603,9 +604,9 @@ def _cmd_import(lib: Library, args) -> int:
                   f"{status.unindexed:,} of {status.papers:,} not yet searchable (they are "
                   "indexed the next time the library is opened)", file=sys.stderr)
         else:
-            print(f"Cancelled: {n} {'paper was' if n == 1 else 'papers were'} imported "
+            print(f"Cancelled: {n:,} {'paper was' if n == 1 else 'papers were'} imported "
                   "and kept"
-                  + (f" ({report.index_pending} not yet searchable: they are indexed the "
+                  + (f" ({report.index_pending:,} not yet searchable: they are indexed the "
                      "next time the library is opened)" if report.index_pending else ""),
                   file=sys.stderr)
         return 130
@@ -625,7 +626,7 @@ def _print_import_counts(report) -> None:
             continue
         print(f"{f.path}: {_counts(f)}" + (f" ({f.header})" if f.format not in
                                            (None, "text") else ""))
-    print(f"total: {_counts(report)}, {len(report.rejected)} rejected", flush=True)
+    print(f"total: {_counts(report)}, {len(report.rejected):,} rejected", flush=True)
 
 
 def _print_stored(lib: Library, report, to_stderr: bool = False) -> None:
