@@ -275,3 +275,13 @@ def test_a_latin1_file_without_utf8_characters_is_still_latin1(tmp_path):
     text = "Daily\n\nUn résumé détaillé, naïve et très court, à Zürich.\n"
     decoded, encoding = _decoded(tmp_path, text, "latin-1")
     assert decoded == text and encoding in ("cp1252", "latin-1")
+
+
+def test_a_cjk_utf8_file_with_a_stray_byte_stays_utf8(tmp_path):
+    text = "Daily\n\n我々はニューラルネットワークの新しい学習法を提案する。実験で確かめた。\n"
+    data = text.encode("utf-8").replace("確".encode("utf-8"), b"\xe9", 1)
+    path = tmp_path / "ja.txt"
+    path.write_bytes(data)
+    pf = read_file(path)
+    assert pf.encoding == "utf-8" and "ニューラルネットワーク" in pf.abstracts[0].abstract
+    assert pf.warnings[0].startswith("1 byte is not UTF-8 (the first on line 3)")

@@ -34,9 +34,10 @@ GB18030, Big5, Shift_JIS, EUC-JP and CP949 by the characters each decoding gives
 file is not read as Korean); charset-normalizer's candidates stand when no CJK decoding
 scores high enough.
 
-**Mostly UTF-8** (:func:`decode_noted`): bytes that are UTF-8 but for a few invalid
-sequences (no more invalid sequences than valid non-ASCII characters, at least one of
-those) are read as UTF-8, each invalid byte as its Windows-1252 character (U+FFFD for
+**Mostly UTF-8** (:func:`decode_noted`): bytes that are UTF-8 but for a few stray
+ones (at least four valid non-ASCII characters for each byte that is not UTF-8, and no
+more than three such bytes in a row: the bytes of a legacy CJK encoding make some valid
+UTF-8 pairs, but far more invalid bytes) are read as UTF-8, each invalid byte as its Windows-1252 character (U+FFFD for
 the five bytes cp1252 leaves undefined): a UTF-8 file with a stray Latin-1 "é" pasted
 into it keeps its "é" and every other character, where reading it whole as a legacy
 encoding would garble all of its non-ASCII text. A note says how many bytes and the
@@ -512,6 +513,10 @@ def decode_noted(path: Path, data: bytes) -> tuple[str, str, list[str]]:
     return _decode(path, data)
 
 
+#: Mostly UTF-8: at least this many valid non-ASCII characters per byte that is not.
+_STRAY_PER_WIDE = 4
+#: Mostly UTF-8: no more than this many invalid bytes one after the other.
+_STRAY_RUN_MAX = 3
 #: A run of bytes that were not UTF-8, as ``surrogateescape`` decodes them (PEP 383).
 _ESCAPED = re.compile("[\udc80-\udcff]+")
 #: Characters decoded from a valid multi-byte UTF-8 sequence (not escaped bytes).
@@ -525,8 +530,9 @@ def _mostly_utf8(data: bytes) -> tuple[str, str, list[str]] | None:
     runs = list(_ESCAPED.finditer(escaped))
     bad = sum(len(m.group()) for m in runs)
     wide = sum(1 for _ in _WIDE.finditer(escaped))
-    if not runs or wide == 0 or len(runs) > wide:
-        return None
+    if not runs or bad * _STRAY_PER_WIDE > wide \
+            or max(len(m.group()) for m in runs) > _STRAY_RUN_MAX:
+        return None     # a legacy encoding's bytes (CJK ones make some valid UTF-8 pairs)
     line = escaped.count("\n", 0, runs[0].start()) + 1
     text = _ESCAPED.sub(lambda m: bytes(ord(c) - 0xDC00 for c in m.group())
                         .decode("cp1252", "replace"), escaped)
