@@ -518,9 +518,9 @@ def markdown(report: dict) -> str:
     row("`paperdesk check` / `paperdesk backup`, wall s",
         lambda r: f"{_f(r['maintenance']['check_s'])} / {_f(r['maintenance']['backup_s'])}",
         "< 120 s each")
-    row("segment merges and near-duplicate stage (`import` exit − searchable), s",
-        lambda r: _f(r["import"]["exit_s"] - r["import"]["searchable_s"])
-        if r["import"]["mode"] == "cli" else "n/a", "< 120 s")
+    row("near-duplicate stage, s (api: `lib.duplicates.find()` after the merges; cli: "
+        "`import` exit − searchable, merges included)",
+        lambda r: _f(targets.duplicates_s(r["import"])), "< 120 s")
     row("load average (1 min) before → after the import",
         lambda r: f"{r['load_before']['loadavg'][0]:.2f} → "
                   f"{r['load_after_import']['loadavg'][0]:.2f}")

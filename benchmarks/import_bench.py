@@ -14,7 +14,9 @@ this process watches it:
   "papers": ..}`` (the index's document count against the papers) once ``sync``
   returns, i.e. after the segment merges that follow a bulk import (``merged_s``); the
   papers were searchable before those, when the poller below saw the queue empty
-  (``searchable_s`` is the earlier of the two).
+  (``searchable_s`` is the earlier of the two); then ``lib.duplicates.find()``, the
+  near-duplicate stage, as ``paperdesk import`` runs it after indexing, and prints
+  ``{"event": "duplicates", "pairs": ..}`` (``duplicates_s``: its wall seconds).
 - ``--mode cli``: the child is ``python -m paperdesk --library LIBRARY import FILE...``,
   as a user runs it. Its standard output is timestamped line by line (the first line that
   says "stored" marks the stored moment, once the CLI prints one); whatever it prints,
@@ -93,6 +95,11 @@ def _child(lib_path: str, files: list[str], stored_only: bool = False) -> int:
 
     lib.index.sync(progress=progress)
     emit("searchable", indexed=lib.index.whoosh.doc_count(), papers=lib.papers.count())
+    # The near-duplicate stage, as `paperdesk import` and the window's import run it:
+    # the library is left as a user's import leaves it (else the window that opens it
+    # runs the whole stage), and the stage is measured on its own.
+    pairs = lib.duplicates.find()
+    emit("duplicates", pairs=pairs)
     lib.close()
     emit("closed")
     return 0
@@ -173,6 +180,7 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
     Returns:
         ``{"mode", "papers", "indexed", "startup_s" (until the api child has imported
         paperdesk and starts; ``None`` for cli), "stored_s", "searchable_s", "exit_s",
+        "merged_s", "duplicates_s" and "duplicate_pairs" (api mode),
         "cpu_s", "cpu_rusage_s", "cpu_sampled_s", "cpu_stored_s", "peak_mb",
         "peak_stored_mb", "processes", "index_mb", "db_mb", "stdout_tail",
         "cpu_self_stored_s", "cpu_children_stored_s"}``; seconds are wall seconds after the child
@@ -294,6 +302,10 @@ def measure_import(lib_path: Path, files: list[Path], expected: int, mode: str =
         "startup_s": seen_events["start"][0] if "start" in seen_events else None,
         "stored_s": stored_at["s"], "searchable_s": searchable_s, "exit_s": exit_s,
         "merged_s": merged_s,
+        "duplicates_s": (seen_events["duplicates"][0] - merged_s
+                         if "duplicates" in seen_events and merged_s is not None else None),
+        "duplicate_pairs": (seen_events["duplicates"][1].get("pairs")
+                            if "duplicates" in seen_events else None),
         # rusage counts only descendants that were waited for; the /proc samples also
         # see any that were not (up to their last sample): take the larger
         "cpu_s": max(cpu_total, sampler.cpu_now()), "cpu_rusage_s": cpu_total,

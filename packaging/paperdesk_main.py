@@ -4,7 +4,7 @@ command line, which opens the window when given no command."""
 import multiprocessing
 import sys
 
-from paperdesk.cli import main
+from paperdesk.launch import main
 
 if __name__ == "__main__":
     # Large index batches are written by child processes (spawned); in a frozen app a

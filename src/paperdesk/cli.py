@@ -498,10 +498,14 @@ def build_parser() -> argparse.ArgumentParser:
                                        "the note), missing metadata, read and star marks "
                                        "and source files; then OTHER is deleted. The "
                                        "window can undo a merge (Ctrl+Z); a command "
-                                       "cannot.")
+                                       "cannot, so it merges only a pair flagged as "
+                                       "possible duplicates unless --force is given.")
     q.add_argument("keep", type=int, metavar="KEEP", help="id of the paper to keep")
     q.add_argument("other", type=int, metavar="OTHER",
                    help="id of the paper merged into KEEP and then removed")
+    q.add_argument("--force", action="store_true",
+                   help="merge two papers that are not a flagged pair (e.g. the same "
+                        "paper under two abstracts)")
     q = dup_sub.add_parser("dismiss", help="mark a pair 'not duplicates' (not flagged again)")
     q.add_argument("a", type=int, metavar="A", help="id of one paper of the pair")
     q.add_argument("b", type=int, metavar="B", help="id of the other paper")
@@ -518,14 +522,15 @@ _WARNINGS_SHOWN = 20
 
 
 def _counts(r) -> str:
-    """``"3 added, 1 enriched, 2 duplicates"`` (+ without abstract / left out when any)."""
-    out = f"{r.added} added, {r.enriched} enriched, {r.duplicates} duplicates"
+    """``"14,845 added, 1 enriched, 2 duplicates"`` (+ without abstract / left out when
+    any), with thousands separators as the stored and indexed lines have them."""
+    out = f"{r.added:,} added, {r.enriched:,} enriched, {r.duplicates:,} duplicates"
     if r.without_abstract:
-        out += f", {r.without_abstract} without abstract"
+        out += f", {r.without_abstract:,} without abstract"
     if r.skipped:
-        out += f", {r.skipped} left out"
+        out += f", {r.skipped:,} left out"
     if r.filtered:
-        out += f", {r.filtered} not matching the filters"
+        out += f", {r.filtered:,} not matching the filters"
     if getattr(r, "saved_searches", 0):
         n = r.saved_searches
         out += f", {n} saved search{'' if n == 1 else 'es'} added"
@@ -580,13 +585,13 @@ def _cmd_import(lib: Library, args) -> int:
     if args.json:
         _print_json(report.to_dict())
     elif report.near_duplicates:
-        print(f"{report.near_duplicates} possible near-duplicate pair(s) flagged; "
+        print(f"{report.near_duplicates:,} possible near-duplicate pair(s) flagged; "
               "see paperdesk duplicates")
     for f in report.files:
         for line in f.warnings[:_WARNINGS_SHOWN]:
             print(f"paperdesk: note: {f.path}: {line}", file=sys.stderr)
         if len(f.warnings) > _WARNINGS_SHOWN:
-            print(f"paperdesk: note: {f.path}: ... and {len(f.warnings) - _WARNINGS_SHOWN} "
+            print(f"paperdesk: note: {f.path}: ... and {len(f.warnings) - _WARNINGS_SHOWN:,} "
                   "more (see --json)", file=sys.stderr)
     for r in report.rejected:
         print(f"paperdesk: rejected {r['path']}: {r['reason']}", file=sys.stderr)
@@ -599,9 +604,9 @@ def _cmd_import(lib: Library, args) -> int:
                   f"{status.unindexed:,} of {status.papers:,} not yet searchable (they are "
                   "indexed the next time the library is opened)", file=sys.stderr)
         else:
-            print(f"Cancelled: {n} {'paper was' if n == 1 else 'papers were'} imported "
+            print(f"Cancelled: {n:,} {'paper was' if n == 1 else 'papers were'} imported "
                   "and kept"
-                  + (f" ({report.index_pending} not yet searchable: they are indexed the "
+                  + (f" ({report.index_pending:,} not yet searchable: they are indexed the "
                      "next time the library is opened)" if report.index_pending else ""),
                   file=sys.stderr)
         return 130
@@ -621,7 +626,7 @@ def _print_import_counts(report) -> None:
             continue
         print(f"{f.path}: {_counts(f)}" + (f" ({f.header})" if f.format not in
                                            (None, "text") else ""))
-    print(f"total: {_counts(report)}, {len(report.rejected)} rejected", flush=True)
+    print(f"total: {_counts(report)}, {len(report.rejected):,} rejected", flush=True)
 
 
 def _print_stored(lib: Library, report, to_stderr: bool = False) -> None:
@@ -1376,6 +1381,11 @@ def _cmd_export(lib: Library, args) -> int:
 def _cmd_duplicates(lib: Library, args) -> int:
     if args.dup_command == "merge":
         plan = lib.duplicates.merge_preview(args.keep, args.other)
+        if not args.force and not lib.duplicates.is_flagged(args.keep, args.other):
+            print(f"paperdesk: papers {args.keep} and {args.other} are not flagged as "
+                  "possible duplicates (see `paperdesk duplicates`); a command's merge "
+                  "cannot be undone: add --force to merge them anyway", file=sys.stderr)
+            return 1
         lib.duplicates.merge(args.keep, args.other)
         print(f"merged paper {args.other} into paper {args.keep}: {plan.summary()}")
         return 0

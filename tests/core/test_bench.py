@@ -149,6 +149,14 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
         assert 0 < imp["stored_s"] <= imp["searchable_s"] <= imp["exit_s"]
         if imp["mode"] == "api":     # the child's event after sync (and its merges)
             assert imp["searchable_s"] <= imp["merged_s"] <= imp["exit_s"]
+            # then the near-duplicate stage, as an import runs it: the library is left
+            # with every paper looked at (the window does not run the stage again); only
+            # the daily file's papers, imported after, wait for it
+            assert 0 <= imp["duplicates_s"] <= imp["exit_s"] - imp["merged_s"]
+            assert isinstance(imp["duplicate_pairs"], int)
+            with Library.open(tmp_path / "libraries" / f"{run['corpus']}-{run['papers']}",
+                              read_only=True) as lib:
+                assert lib.duplicates.pending() == run["daily"]["papers"]
         for key in ("cpu_s", "cpu_stored_s", "peak_mb", "index_mb", "db_mb"):
             assert _number(imp[key]), key
         assert imp["peak_mb"] > 20
@@ -203,6 +211,7 @@ def test_make_bench_runs_end_to_end_at_tiny_sizes(tmp_path):
     assert "#### Import" in md and "#### Growth from 40 to 80 papers" in md
     assert "#### Issue 28's targets at 80 papers" in md
     assert "| list filled (every paper stored), wall s | " in md
+    assert "| near-duplicate stage of an import, s | " in md
     assert "| tag pane + term (tag pane: vision, then `depth`) |" in md
     assert "| query | paperdesk median | p99 | CPU median | CPU p99 | rest ranked, CPU |" in md
     assert "load averages (1 / 5 / 15 min)" in md

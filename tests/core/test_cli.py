@@ -465,3 +465,15 @@ def test_a_query_option_takes_a_value_that_starts_with_a_minus(tmp_path, seed_fi
     assert r.returncode == 2 and "put -- before the query" in r.stderr
     r = run("search", library=tmp_path / "lib")
     assert r.returncode == 2 and "put --" not in r.stderr
+
+
+def test_import_counts_use_thousands_separators():
+    """One import's output wrote "14845 added" and "14,845 new" (found by the tester)."""
+    from types import SimpleNamespace
+
+    from paperdesk.cli import _counts
+
+    r = SimpleNamespace(added=14845, enriched=1200, duplicates=3, without_abstract=1001,
+                        skipped=2500, filtered=0, saved_searches=0)
+    assert _counts(r) == ("14,845 added, 1,200 enriched, 3 duplicates, 1,001 without "
+                          "abstract, 2,500 left out")

@@ -552,6 +552,29 @@ def test_cli_import_lists_and_dismisses(tmp_path, seed_files, edited_file, capsy
         pairs[2]["paper_a"]]
 
 
+
+def test_cli_merge_of_an_unflagged_pair_needs_force(tmp_path, seed_files, capsys):
+    """A command's merge cannot be undone: two papers that are not a flagged pair (a
+    mistyped id) are refused without --force (found by the tester: any two merged)."""
+    from paperdesk.cli import main
+
+    lib = str(tmp_path / "cli-lib")
+    assert main(["--library", lib, "import", str(seed_files[0])]) == 0
+    capsys.readouterr()
+    with Library.open(lib) as opened:
+        before = opened.papers.count()
+    assert main(["--library", lib, "duplicates", "merge", "1", "2"]) == 1
+    err = capsys.readouterr().err
+    assert err == ("paperdesk: papers 1 and 2 are not flagged as possible duplicates (see "
+                   "`paperdesk duplicates`); a command's merge cannot be undone: add "
+                   "--force to merge them anyway\n")
+    with Library.open(lib) as opened:
+        assert opened.papers.count() == before
+    assert main(["--library", lib, "duplicates", "merge", "1", "2", "--force"]) == 0
+    assert capsys.readouterr().out.startswith("merged paper 2 into paper 1: ")
+    with Library.open(lib) as opened:
+        assert opened.papers.count() == before - 1
+
 def test_a_crowd_of_templated_abstracts_is_bounded(tmp_path):
     """Abstracts from one template are near-duplicates of one another: each new paper
     flags at most MAX_FLAGS pairs (its most similar), so the list is not flooded."""

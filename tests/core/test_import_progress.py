@@ -207,8 +207,8 @@ def test_ctrl_c_keeps_the_committed_papers_whole_and_exits_130(tmp_path):
     kept = stored_papers(library)
     assert 0 < kept < 20000
     line = next(l for l in err.splitlines() if l.startswith("Cancelled:"))
-    assert line.startswith(f"Cancelled: {kept} papers were imported and kept")
-    assert f"big.txt: {kept} added" in out
+    assert line.startswith(f"Cancelled: {kept:,} papers were imported and kept")
+    assert f"big.txt: {kept:,} added" in out
     assert _whole(library / "library.db") == (kept, 0)
     with Library.open(library) as lib:             # the rest comes with a second import
         assert lib.papers.stats()["indexed"] == kept      # the queue was indexed on opening

@@ -147,3 +147,48 @@ def test_a_streamed_file_that_changes_while_stored_is_reported(tmp_path, seed_fi
         report = lib.imports.run([path], sync=False)
         assert "no longer UTF-8" in report.files[0].error
         assert lib.papers.count() == report.added and 0 < report.added <= 50
+
+
+def test_a_streamed_file_cut_while_it_is_read_keeps_no_cut_abstract(tmp_path, seed_files,
+                                                                    monkeypatch):
+    """A file truncated while it is imported (found by the tester: the cut last
+    abstract was stored and the import ended without an error)."""
+    import os
+
+    import paperdesk.core.imports.detect as detect_module
+    monkeypatch.setattr(detect_module, "STREAM_MIN_BYTES", 100)
+    monkeypatch.setattr(daily_papers, "STREAM_CHUNK_BYTES", 4096)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 20)
+    originals = _abstracts(seed_files)[:100]
+    path = tmp_path / "big.txt"
+    _write(path, "Daily Papers", originals)
+    cut_at = path.stat().st_size // 2 + 7       # inside an abstract
+    real = StreamedText.abstracts
+
+    def cut(self):
+        for n, item in enumerate(real(self)):
+            if n == 5:                          # someone truncates the file now
+                os.truncate(path, cut_at)
+            yield item
+
+    monkeypatch.setattr(StreamedText, "abstracts", cut)
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.imports.run([path], sync=False)
+        error = report.files[0].error
+        assert error and "changed while it was imported" in error, error
+        assert f"{cut_at:,} now" in error
+        stored = [lib.papers.get(i).abstract for i in lib.papers.ids()]
+        assert 5 < len(stored) < 100
+        assert set(stored) <= set(originals)    # no cut abstract
+
+
+def test_iter_pieces_reports_a_file_that_grew_shorter(tmp_path, monkeypatch):
+    from paperdesk.core.imports.daily_papers import FileChangedError, iter_pieces
+    monkeypatch.setattr(daily_papers, "STREAM_CHUNK_BYTES", 10)
+    path = tmp_path / "x.txt"
+    path.write_text("first paragraph here\n\nsecond paragraph is longer\n", encoding="utf-8")
+    pieces = iter_pieces(path)
+    assert next(pieces)[0] == "first paragraph here"
+    path.write_text("second para", encoding="utf-8")  # truncated and rewritten shorter
+    with pytest.raises(FileChangedError, match="changed while it was imported"):
+        list(pieces)

@@ -236,3 +236,52 @@ def test_json_files_are_parsed_once(tmp_path, seed_files, monkeypatch, fmt):
     with Library.open(tmp_path / "b") as lib:
         report = lib.imports.run([tmp_path / "x.json"])
     assert report.added == 5 and len(calls) == 1
+
+
+# -- mostly UTF-8: a few stray bytes (found by the tester: read whole as cp1252) ------
+MOSTLY = ("Daily Papers\n\nThe Schrödinger equation and Gödel’s theorem — a naïve "
+          "approach to “quantum” logic with µ-calculus.\n\nA second abstract about "
+          "Zürich, Kraków and São Paulo, with an é pasted from a Latin-1 page: caf")
+
+
+def test_a_utf8_file_with_stray_latin1_bytes_keeps_its_utf8_text(tmp_path):
+    data = MOSTLY.encode("utf-8") + "é!\n".encode("latin-1") + "\n".encode()
+    path = tmp_path / "mostly.txt"
+    path.write_bytes(data)
+    pf = read_file(path)
+    assert pf.encoding == "utf-8"
+    text = " ".join(a.abstract for a in pf.abstracts)
+    assert "Schrödinger" in text and "Gödel’s" in text and "São Paulo" in text
+    assert text.endswith("caf\u00e9!")                  # the stray byte, as cp1252 reads it
+    assert pf.warnings[0] == ("1 byte is not UTF-8 (the first on line 5); each was read "
+                              "as a Windows-1252 character")
+
+
+def test_stray_bytes_are_noted_in_the_import_report(tmp_path):
+    data = (MOSTLY + "\u00e9").encode("utf-8") + b"\x81\xe9\xe8.\n"
+    path = tmp_path / "mostly.txt"
+    path.write_bytes(data)
+    with Library.open(tmp_path / "lib") as lib:
+        report = lib.imports.run([path], sync=False)
+        assert report.added == 2
+        assert report.files[0].warnings[0].startswith("3 bytes are not UTF-8 (the first "
+                                                      "on line 5)")
+        stored = [lib.papers.get(i).abstract for i in lib.papers.ids()]
+        assert any(a.endswith("caf\u00e9\ufffd\u00e9\u00e8.") for a in stored), stored
+        assert any("Gödel’s" in a for a in stored)
+
+
+def test_a_latin1_file_without_utf8_characters_is_still_latin1(tmp_path):
+    text = "Daily\n\nUn résumé détaillé, naïve et très court, à Zürich.\n"
+    decoded, encoding = _decoded(tmp_path, text, "latin-1")
+    assert decoded == text and encoding in ("cp1252", "latin-1")
+
+
+def test_a_cjk_utf8_file_with_a_stray_byte_stays_utf8(tmp_path):
+    text = "Daily\n\n我々はニューラルネットワークの新しい学習法を提案する。実験で確かめた。\n"
+    data = text.encode("utf-8").replace("確".encode("utf-8"), b"\xe9", 1)
+    path = tmp_path / "ja.txt"
+    path.write_bytes(data)
+    pf = read_file(path)
+    assert pf.encoding == "utf-8" and "ニューラルネットワーク" in pf.abstracts[0].abstract
+    assert pf.warnings[0].startswith("1 byte is not UTF-8 (the first on line 3)")

@@ -14,6 +14,7 @@ import pickle
 import pkgutil
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -417,3 +418,22 @@ def test_a_garbled_name_in_the_index_is_named_as_one_printable_line():
     assert "\\x07" in shown and "\\x00" in shown and "\x00" not in shown
     assert all(c.isprintable() for c in shown) and len(shown) < 160
     assert "\x07" not in str(exc)
+
+
+@pytest.mark.parametrize("exc, shown", [
+    (EOFError(), "it ends too early"),
+    (EOFError("Ran out of input"), "it ends too early"),
+    (pickle.UnpicklingError("invalid load key, '\\x07'."), "garbled data: invalid load key, "
+                                                            "'\\x07'."),
+    (struct.error("unpack requires a buffer of 4 bytes"),
+     "garbled data: unpack requires a buffer of 4 bytes"),
+    (KeyError("postings"), "KeyError: 'postings'"),
+    (ValueError(), "ValueError"),
+    (ValueError("bad\x00value\nsecond line"), "ValueError: bad\\x00value"),
+])
+def test_why_names_the_problem_not_only_the_class(exc, shown):
+    """The tester found `check` messages that gave only an exception's class
+    ("(EOFError)"): the message now says what the class means, or its text."""
+    from paperdesk.core.search.safe_pickle import why
+
+    assert why(exc) == shown

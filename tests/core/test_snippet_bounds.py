@@ -53,6 +53,13 @@ class CountingWords:
 def counting(monkeypatch) -> CountingWords:
     words = CountingWords(index_module._WORD_RE)
     monkeypatch.setattr(index_module, "_WORD_RE", words)
+    real = index_module._candidates_in
+
+    def candidates_in(pattern, text, stop):     # the quick scan of an ASCII abstract
+        words.scanned += stop
+        return real(pattern, text, stop)
+
+    monkeypatch.setattr(index_module, "_candidates_in", candidates_in)
     return words
 
 
@@ -90,6 +97,7 @@ def test_snippet_of_a_2_4_mb_abstract_scans_a_bounded_window(counting):
 def test_snippet_work_does_not_grow_with_the_abstract(counting):
     cut_snippet(long_abstract(1_200_000), ALPHA)
     half = counting.scanned
+    assert half > 0
     counting.scanned = 0
     cut_snippet(long_abstract(2_400_000), ALPHA)
     assert counting.scanned == half

@@ -229,6 +229,18 @@ class Duplicates(Manager):
         """Number of open pairs (what the window's "possible duplicates" entry shows)."""
         return store.open_count(self.db)
 
+    def is_flagged(self, a: int, b: int) -> bool:
+        """Whether papers ``a`` and ``b`` (any order) are a pair flagged as possible
+        duplicates, open or dismissed, both papers still having the abstracts they were
+        flagged with.
+
+        Args:
+            a, b: paper ids.
+        Returns:
+            ``True`` or ``False`` (also ``False`` for ``a == b`` or an unknown id).
+        """
+        return int(a) != int(b) and store.pair(self.db, a, b) is not None
+
     def _live_pair(self, a: int, b: int) -> DuplicatePair:
         self._lib.papers.existing_ids([a, b])
         if int(a) == int(b):

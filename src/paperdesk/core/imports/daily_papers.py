@@ -33,6 +33,15 @@ candidates, the CJK rule of :mod:`paperdesk.core.imports.cjk_encoding` decides b
 GB18030, Big5, Shift_JIS, EUC-JP and CP949 by the characters each decoding gives (a GBK
 file is not read as Korean); charset-normalizer's candidates stand when no CJK decoding
 scores high enough.
+
+**Mostly UTF-8** (:func:`decode_noted`): bytes that are UTF-8 but for a few stray
+ones (at least four valid non-ASCII characters for each byte that is not UTF-8, and no
+more than three such bytes in a row: the bytes of a legacy CJK encoding make some valid
+UTF-8 pairs, but far more invalid bytes) are read as UTF-8, each invalid byte as its Windows-1252 character (U+FFFD for
+the five bytes cp1252 leaves undefined): a UTF-8 file with a stray Latin-1 "é" pasted
+into it keeps its "é" and every other character, where reading it whole as a legacy
+encoding would garble all of its non-ASCII text. A note says how many bytes and the
+line of the first, so the user can check them.
 """
 
 from __future__ import annotations
@@ -52,10 +61,10 @@ from paperdesk.core.imports.cjk_encoding import cjk_decoding, is_cjk_codec
 from paperdesk.core.text import normalize
 
 __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_file",
-           "parse_decoded", "decode", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
+           "parse_decoded", "decode", "decode_noted", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
            "is_header", "count_words", "display_path", "missing_reason", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
            "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS", "iter_paragraphs", "StreamedText",
-           "STREAM_CHUNK_BYTES", "STREAM_MIN_BYTES", "iter_pieces", "streamed_reading"]
+           "STREAM_CHUNK_BYTES", "STREAM_MIN_BYTES", "iter_pieces", "FileChangedError", "streamed_reading"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -470,27 +479,73 @@ _WESTERN = ("cp1252", "latin_1", "iso8859_15")
 
 def decode(path: Path, data: bytes) -> tuple[str, str]:
     """Decode a file's bytes by the rule in the module docstring (a byte-order mark,
-    else UTF-8, else charset-normalizer's cleanest and most coherent candidate, with
-    cp1252 preferred when as coherent).
+    else UTF-8, else mostly UTF-8, else charset-normalizer's cleanest and most coherent
+    candidate, with cp1252 preferred when as coherent).
 
     Args:
         path: names the file in errors.
         data: its bytes.
     Returns:
         ``(text, encoding)``, e.g. ``("...", "utf-8")``, ``("...", "cp1252")``; the text
-        has no byte-order mark.
+        has no byte-order mark. :func:`decode_noted` also gives the note on bytes that
+        were not UTF-8.
     Raises:
         ParseError: binary (NUL bytes without a UTF-16/32 byte-order mark), a byte-order
             mark the rest does not fit, or no encoding fits.
     """
+    text, encoding, _notes = _decode(path, data)
+    return text, encoding
+
+
+def decode_noted(path: Path, data: bytes) -> tuple[str, str, list[str]]:
+    """:func:`decode`, with the notes the user should see about how the bytes were read.
+
+    Args:
+        path: names the file in errors.
+        data: its bytes.
+    Returns:
+        ``(text, encoding, notes)``; ``notes`` is empty unless the file was mostly UTF-8
+        (module docstring), then one line such as ``"3 bytes are not UTF-8 (the first
+        on line 12); each was read as a Windows-1252 character"``.
+    Raises:
+        ParseError: as :func:`decode`.
+    """
     return _decode(path, data)
 
 
-def _decode(path: Path, data: bytes) -> tuple[str, str]:
+#: Mostly UTF-8: at least this many valid non-ASCII characters per byte that is not.
+_STRAY_PER_WIDE = 4
+#: Mostly UTF-8: no more than this many invalid bytes one after the other.
+_STRAY_RUN_MAX = 3
+#: A run of bytes that were not UTF-8, as ``surrogateescape`` decodes them (PEP 383).
+_ESCAPED = re.compile("[\udc80-\udcff]+")
+#: Characters decoded from a valid multi-byte UTF-8 sequence (not escaped bytes).
+_WIDE = re.compile("[^\x00-\x7f\udc80-\udcff]")
+
+
+def _mostly_utf8(data: bytes) -> tuple[str, str, list[str]] | None:
+    """The mostly-UTF-8 reading of bytes that are not valid UTF-8 (module docstring),
+    or None when they are not mostly UTF-8."""
+    escaped = data.decode("utf-8", "surrogateescape")
+    runs = list(_ESCAPED.finditer(escaped))
+    bad = sum(len(m.group()) for m in runs)
+    wide = sum(1 for _ in _WIDE.finditer(escaped))
+    if not runs or bad * _STRAY_PER_WIDE > wide \
+            or max(len(m.group()) for m in runs) > _STRAY_RUN_MAX:
+        return None     # a legacy encoding's bytes (CJK ones make some valid UTF-8 pairs)
+    line = escaped.count("\n", 0, runs[0].start()) + 1
+    text = _ESCAPED.sub(lambda m: bytes(ord(c) - 0xDC00 for c in m.group())
+                        .decode("cp1252", "replace"), escaped)
+    many = "byte is" if bad == 1 else "bytes are"
+    return text, "utf-8", [f"{bad} {many} not UTF-8 (the first on line {line}); each "
+                           "was read as a Windows-1252 character"]
+
+
+def _decode(path: Path, data: bytes) -> tuple[str, str, list[str]]:
     for bom, codec, name in _BOMS:
         if data.startswith(bom):
             try:
-                return data[len(bom):].decode(codec), name
+                return data[len(bom):].decode(codec), name, []
             except UnicodeDecodeError as exc:
                 raise ParseError(path, f"starts with a {name.upper()} byte-order mark but "
                                        f"is not {name.upper()} (byte {exc.start + len(bom)})"
@@ -498,13 +553,16 @@ def _decode(path: Path, data: bytes) -> tuple[str, str]:
     if b"\x00" in data[:8192]:
         raise ParseError(path, "not a text file (it contains NUL bytes)")
     try:
-        return data.decode("utf-8"), "utf-8"
+        return data.decode("utf-8"), "utf-8", []
     except UnicodeDecodeError:
         pass
+    mostly = _mostly_utf8(data)
+    if mostly is not None:
+        return mostly
     found = _best_legacy(data)
     if found is None:
         raise ParseError(path, "cannot tell the text encoding (not UTF-8 and no other fits)")
-    return found
+    return (*found, [])
 
 
 def _best_legacy(data: bytes) -> tuple[str, str] | None:
@@ -559,8 +617,10 @@ def read_file(path: str | os.PathLike) -> ParsedFile:
         raise ParseError(path, f"cannot read file ({exc.strerror or exc})") from exc
     if not data.strip():
         raise ParseError(path, "file is empty")
-    text, encoding = _decode(p, data)
-    return parse_decoded(p.resolve(), text, encoding, label=path)
+    text, encoding, notes = _decode(p, data)
+    parsed = parse_decoded(p.resolve(), text, encoding, label=path)
+    parsed.warnings[:0] = notes
+    return parsed
 
 
 def parse_decoded(path: Path | str, text: str, encoding: str,
@@ -635,6 +695,20 @@ def _separator_start(text: str) -> str:
     return ""
 
 
+class FileChangedError(OSError):
+    """A file read in pieces changed size while it was read (:func:`iter_pieces`); the
+    message says how (one line, without the file's name)."""
+
+
+def _check_unchanged(path: str | os.PathLike, opened: int, read: int, now: int) -> None:
+    """Raise :class:`FileChangedError` unless ``read`` bytes are the whole file, as it
+    was when opened (``opened`` bytes) and as it is at the end (``now`` bytes)."""
+    if read == opened == now:
+        return
+    raise FileChangedError(f"it changed while it was imported ({opened:,} bytes when "
+                           f"opened, {read:,} read, {now:,} now)")
+
+
 def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
                 split: re.Pattern = _PARAGRAPH_SPLIT_RE) -> Iterator[tuple[str, int]]:
     """Yield the non-empty pieces (paragraphs, or lines with ``split`` =
@@ -660,6 +734,9 @@ def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
     Raises:
         UnicodeDecodeError: the bytes are not UTF-8 (pieces before the bad byte have
             been yielded).
+        FileChangedError: the file was cut or rewritten while it was read (fewer bytes
+            read than it had when opened, or another size at the end): its last piece
+            may be cut, so it is not yielded (the pieces before it have been).
         OSError: the file cannot be read.
     """
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
@@ -668,9 +745,14 @@ def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
     over: str | None = None     # the kept start of a piece longer than ``keep``
     dropped = 0                 # characters of that piece not kept
     with open(path, "rb") as fh:
+        opened_size = os.fstat(fh.fileno()).st_size
+        read = 0
         while True:
             data = fh.read(STREAM_CHUNK_BYTES)
+            read += len(data)
             final = not data
+            if final:
+                _check_unchanged(path, opened_size, read, os.fstat(fh.fileno()).st_size)
             text = decoder.decode(data, final=final)
             if not started and text:
                 text = text.lstrip("\ufeff")

@@ -63,7 +63,7 @@ from pathlib import Path
 
 from paperdesk.core.imports.arxiv import first_line_object
 from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, STREAM_MIN_BYTES,
-                                                 ParseError, StreamedText, decode,
+                                                 ParseError, StreamedText, decode_noted,
                                                  display_path, is_header, is_prose,
                                                  iter_pieces, missing_reason,
                                                  normalize, prose_problem,
@@ -89,6 +89,9 @@ class Detected:
         encoding: the encoding it was decoded with.
         document: for ``paperdesk-json`` and ``csl-json``, the JSON value already parsed
             to recognise it (so that it is not parsed again), else ``None``.
+        notes: lines on how the bytes were read, for the file's warnings (bytes that
+            were not UTF-8 in a mostly UTF-8 file:
+            :func:`~paperdesk.core.imports.daily_papers.decode_noted`).
     """
 
     path: Path | str
@@ -96,6 +99,7 @@ class Detected:
     text: str
     encoding: str
     document: object = None
+    notes: tuple[str, ...] = ()
 
 
 def detect_text(text: str) -> str:
@@ -328,7 +332,7 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
     name, data = load_bytes(path, head)
     label = STDIN_NAME if name == STDIN_NAME else path
     try:
-        text, encoding = decode(Path(str(name)), data)
+        text, encoding, notes = decode_noted(Path(str(name)), data)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
     del data        # a 190 MB file's bytes: not kept while its text is parsed
@@ -345,4 +349,4 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
         raise ParseError(label, f"named {Path(str(name)).suffix} but not JSON (it reads as "
                                 "plain text); rename it .txt to import its paragraphs as "
                                 "abstracts")
-    return Detected(name, fmt, text.lstrip("\ufeff"), encoding, document)
+    return Detected(name, fmt, text.lstrip("\ufeff"), encoding, document, tuple(notes))

@@ -20,7 +20,8 @@ from paperdesk.core.imports.paperdesk_json import store_export, store_saved_sear
 from paperdesk.core.imports.abstract_limit import cut_note
 from paperdesk.core.imports import parse_process
 from paperdesk.core.imports.parse_process import ParseChild, pending, prepared, title_of
-from paperdesk.core.imports.daily_papers import (ParseError, ParsedFile, StreamedText,
+from paperdesk.core.imports.daily_papers import (FileChangedError, ParseError, ParsedFile,
+                                                 StreamedText,
                                                  collect_files, display_path)
 from paperdesk.core.imports.arxiv import ArxivFilter, ArxivStream, sniff_file, sniff_stdin
 from paperdesk.core.imports.detect import detect_file, detect_streamed
@@ -171,6 +172,8 @@ def _read_any(path, arxiv_filter: ArxivFilter | None = None,
     found = detect_file(path, head)
     fmt = IMPORT_FORMATS.get(found.format)
     parsed = fmt.read(found, path, arxiv_filter)
+    if found.notes and isinstance(getattr(parsed, "warnings", None), list):
+        parsed.warnings[:0] = found.notes
     if isinstance(parsed, RecordFile) and not parsed.records:
         why = parsed.skipped[0] if parsed.skipped else "it holds no entries"
         raise ParseError(_shown(path), f"no {fmt.label} entry with a title or "
@@ -422,6 +425,10 @@ class Imports(Manager):
                 file_report.error = (disk_full_message(self._lib.path / DB_NAME, exc)
                                      if is_disk_full(exc, self._lib.path)
                                      else f"database error: {exc}")
+            except FileChangedError as exc:     # a streamed file cut while it was read
+                file_report.error = (f"{exc}; the papers stored before stay, its last "
+                                     "abstract was left out: import it again once it "
+                                     "is complete")
             except OSError as exc:      # a streamed file that stops being readable
                 file_report.error = (disk_full_message(self._lib.path, exc) if is_disk_full(exc)
                                      else f"cannot read file ({exc.strerror or exc})")

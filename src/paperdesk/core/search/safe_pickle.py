@@ -34,6 +34,7 @@ import _compat_pickle
 import importlib
 import io
 import pickle
+import struct
 import sys
 import types
 
@@ -104,14 +105,30 @@ def why(exc: BaseException) -> str:
     Returns:
         ``"data that paperdesk does not load: a pickled reference to posix.system"`` for
         :class:`PlantedData`, an ``OSError``'s text and file (``"not a regular file:
-        …/_MAIN_1.toc"``), else the exception's class name (``"EOFError"``).
+        …/_MAIN_1.toc"``), ``"it ends too early"`` for ``EOFError`` (a cut file),
+        ``"garbled data: …"`` for what a garbled pickle or binary layout raises, else
+        the exception's class and the first line of its message (``"KeyError: 'x'"``),
+        every character printable and at most about 120 of them.
     """
     if isinstance(exc, PlantedData):
         return (f"it contains data that paperdesk does not load: a pickled reference to "
                 f"{exc.reference()}")
     if isinstance(exc, OSError) and exc.strerror:
         return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
-    return exc.__class__.__name__
+    if isinstance(exc, EOFError):
+        return "it ends too early"
+    lines = str(exc).strip().splitlines()
+    first = _printable(lines[0]) if lines else ""
+    if isinstance(exc, (pickle.UnpicklingError, struct.error, UnicodeDecodeError)):
+        return f"garbled data: {first}" if first else "garbled data"
+    return f"{exc.__class__.__name__}: {first}" if first else exc.__class__.__name__
+
+
+def _printable(text: str, limit: int = 100) -> str:
+    """``text`` with characters that are not printable escaped, cut at ``limit``."""
+    text = "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+    return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
 class RestrictedUnpickler(pickle.Unpickler):
