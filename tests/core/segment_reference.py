@@ -8,6 +8,7 @@ from __future__ import annotations
 import pickle
 import struct
 import zlib
+from itertools import chain
 
 import numpy as np
 from whoosh.filedb import filetables
@@ -28,6 +29,7 @@ _DATA_PROTOCOL = pickle.HIGHEST_PROTOCOL
 def use_reference(monkeypatch) -> None:
     """Make ``segment_writer`` write (and merge) through the old per-term path."""
     monkeypatch.setattr(segment_writer, "_write_postings", write_postings)
+    monkeypatch.setattr(segment_writer, "_merge_field", merge_field)
     monkeypatch.setattr(segment_writer, "_TermsWriter", filetables.OrderedHashWriter)
     monkeypatch.setattr(segment_writer.Vocabulary, "ids", vocabulary_ids)
 
@@ -187,3 +189,51 @@ def vocabulary_ids(self, words: list[str]) -> np.ndarray:
             if word not in raw:
                 raw[word] = self._folded_id(word.lower().translate(accent_map))
         return np.fromiter(map(raw.__getitem__, words), np.int64, len(words))
+
+
+def merge_field(fmt: str, per_seg: list, postfiles: list, bases: list, prefix: bytes,
+                 postfile, tindex, blocklimit: int, qlengths: np.ndarray | None,
+                 cancel=lambda: False) -> None:
+    """Write one field's terms of the merged segment: each term's postings from every
+    source that has it, source after source, about :data:`segment_writer.MERGE_CHUNK_POSTINGS`
+    postings at a time."""
+    keys = sorted(set().union(*(terms for _k, terms in per_seg)))
+    got = segment_writer._Gathered()
+
+    def flush() -> None:
+        nonlocal got
+        if cancel():
+            raise segment_writer.MergeCancelled("merge cancelled")
+        if not got.count:
+            return
+        total = got.count
+        sizes = np.fromiter((n for n, _b in got.blocks), np.int64, len(got.blocks))
+        bases = np.fromiter((b for _n, b in got.blocks), np.int64, len(got.blocks))
+        gdoc = np.fromiter(chain.from_iterable(got.deltas), np.int64, total).cumsum()
+        ends = sizes.cumsum()
+        before = np.concatenate(([0], gdoc[ends[:-1] - 1]))  # ids restart in each block
+        gdoc += np.repeat(bases - before, sizes)
+        w = np.fromiter(chain.from_iterable(got.weights), np.float64, total).astype(np.float32)
+        tnum = np.fromiter((t for t, _n in got.terms), np.int64, len(got.terms))
+        tcount = np.fromiter((n for _t, n in got.terms), np.int64, len(got.terms))
+        gterm = np.repeat(tnum, tcount)
+        vals = fbuf = None
+        if fmt == "Positions":
+            vals = got.values
+        elif fmt == "Frequency":
+            fbuf = b"".join(got.values)
+        _old_write_postings(fmt, gterm, gdoc, w, vals, fbuf, keys, prefix, postfile, tindex,
+                        blocklimit, qlengths)
+        got = segment_writer._Gathered()
+
+    for j, key in enumerate(keys):
+        count = 0
+        for k, source in per_seg:
+            info = source.get(key)
+            if info is not None:
+                count += segment_writer._decode_term(info, postfiles[k], fmt, got, bases[k])
+        got.terms.append((j, count))
+        got.count += count
+        if got.count >= segment_writer.MERGE_CHUNK_POSTINGS:
+            flush()
+    flush()

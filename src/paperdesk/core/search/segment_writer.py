@@ -623,7 +623,7 @@ _BLOCKINFO_TAIL = b"t" + b"q\x00" + b"."   # TUPLE, BINPUT 0, STOP
 def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.ndarray,
                     values: tuple[bytes, np.ndarray] | None, fbuf: bytes | None,
                     keys: list[bytes], prefix: bytes, postfile, tindex, blocklimit: int,
-                    qlengths: np.ndarray | None) -> None:
+                    qlengths: np.ndarray | None, copied: list | None = None) -> None:
     """Write postings of whole terms (sorted by term, then document) as blocks of
     ``blocklimit``, and add their term infos to ``tindex``.
 
@@ -646,7 +646,15 @@ def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.n
         postfile, tindex: the segment's postings file and terms ``OrderedHashWriter``.
         qlengths: each document's field length as its byte decodes (0 for none), for
             the blocks' length bounds; ``None`` for a field without lengths.
+        copied: terms written as they are (a merge's, see :func:`_copy_term`):
+            ``(term number, body, term info without its extent)`` by term number, none
+            of them in ``gterm``.
     """
+    if not len(gterm):
+        _emit_terms(np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64),
+                    np.zeros(0, dtype=_TERMINFO_DTYPE), [], copied, keys, prefix,
+                    postfile, tindex)
+        return
     # Terms over the postings, and blocks of `blocklimit` postings within each term.
     tnew = np.ones(len(gterm), dtype=bool)
     tnew[1:] = gterm[1:] != gterm[:-1]
@@ -791,10 +799,10 @@ def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.n
             others.append((j, body))
             length[j] = len(body)
             weight[j], maxweight[j], minlen[j], maxlen[j] = tw, tmaxw, tminl, tmaxl
-    offset = np.cumsum(length) - length + postfile.tell()
+    offset = np.cumsum(length) - length
     out = np.empty(int(length.sum()), dtype=np.uint8)
     if small.any():
-        start = offset[small] - offset[0]
+        start = offset[small]
         count = int(small.sum())
         size = len(_MAGIC) + 4 + isize + dsize
         head = np.empty((count, 8), dtype=np.uint8)
@@ -803,7 +811,7 @@ def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.n
         _scatter(out, start, [(head.ravel(), np.full(count, 8, dtype=np.int64)),
                               *iparts, *dparts])
     for j, body in others:
-        at = int(offset[j] - offset[0])
+        at = int(offset[j])
         out[at:at + len(body)] = np.frombuffer(body, dtype=np.uint8)
     info = np.zeros(terms, dtype=_TERMINFO_DTYPE)
     info["weight"] = weight
@@ -813,10 +821,49 @@ def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.n
     info["maxweight"] = maxweight
     info["first"] = gdoc[tstart]
     info["last"] = gdoc[tstart + tcount - 1]
-    info["offset"] = offset
-    info["length"] = length
+    _emit_terms(out, length, info, gterm[tstart].tolist(), copied, keys, prefix, postfile,
+                tindex)
+
+
+def _emit_terms(out: np.ndarray, length: np.ndarray, info: np.ndarray, names: list[int],
+                copied: list | None, keys: list[bytes], prefix: bytes, postfile,
+                tindex) -> None:
+    """Write the bodies of terms (``out``: one after another, ``length`` each; their
+    term numbers ``names``, ascending) and the ``copied`` ones in term order, and add
+    their term infos (``info``, offsets and lengths filled in here)."""
+    base = postfile.tell()
+    if copied:
+        cnames = [c[0] for c in copied]
+        cbodies = [c[1] for c in copied]
+        clength = np.fromiter(map(len, cbodies), np.int64, len(cbodies))
+        cinfo = np.frombuffer(b"".join(c[2] + bytes(_EXTENT.size) for c in copied),
+                              dtype=_TERMINFO_DTYPE).copy()
+        allnames = np.array(names + cnames, dtype=np.int64)
+        order = np.argsort(allnames, kind="stable")
+        lengths = np.concatenate((length, clength))[order]
+        starts = np.empty(len(order), dtype=np.int64)
+        starts[order] = np.cumsum(lengths) - lengths     # by place in names + cnames
+        whole = np.empty(int(lengths.sum()), dtype=np.uint8)
+        own = len(names)
+        if own:
+            at = starts[:own]
+            src = np.cumsum(length) - length
+            whole[np.repeat(at - src, length) + np.arange(len(out), dtype=np.int64)] = out
+        for at, body in zip(starts[own:].tolist(), cbodies):
+            whole[at:at + len(body)] = np.frombuffer(body, dtype=np.uint8)
+        both = np.empty(len(order), dtype=_TERMINFO_DTYPE)   # (concatenate would
+        both[:own] = info                                     # make it native-endian)
+        both[own:] = cinfo
+        info = both
+        info["offset"] = starts + base
+        info["length"] = np.concatenate((length, clength))
+        info = info[order]
+        names = allnames[order].tolist()
+        out = whole
+    else:
+        info["offset"] = np.cumsum(length) - length + base
+        info["length"] = length
     postfile.write(out.tobytes())
-    names = gterm[tstart].tolist()
     _add_terms(tindex, [prefix + keys[t] for t in names], info.tobytes(),
                _TERMINFO_DTYPE.itemsize)
 
@@ -1115,6 +1162,88 @@ def _decode_term(info: bytes, postfile, fmt: str, out: _Gathered, base: int) -> 
         pos = end
 
 
+#: Bytes of a pickled int by opcode (``BININT1``, ``BININT2``, ``BININT``).
+_INT_BYTES = {0x4B: 1, 0x4D: 2, 0x4A: 4}
+
+
+def _pickle_int(x: int) -> bytes:
+    """``x`` (0 .. 2**31 - 1) as pickle writes an int (see :func:`_pickle_ints`)."""
+    if x < 256:
+        return b"K" + bytes((x,))
+    if x < 65536:
+        return b"M" + x.to_bytes(2, "little")
+    return b"J" + x.to_bytes(4, "little", signed=True)
+
+
+def _read_int(body: bytes, at: int) -> tuple[int, int] | None:
+    """The pickled int at ``body[at]`` and its size with the opcode, or ``None``."""
+    size = _INT_BYTES.get(body[at])
+    if size is None:
+        return None
+    return int.from_bytes(body[at + 1:at + 1 + size], "little", signed=size == 4), size + 1
+
+
+def _copy_term(info: bytes, postfile, base: int) -> tuple[bytes, bytes] | None:
+    """A term of one source segment as the merged segment holds it, without
+    unpickling its postings: when they are one uncompressed block laid out as
+    :func:`_write_postings` writes it (block info, then the data pickled with protocol
+    5 in one frame), the block is copied with its documents shifted by ``base`` (its
+    first document number, the only one not delta-encoded, and the block's last) and
+    the term info with its first and last document shifted: the bytes that decoding
+    and writing the postings again give.
+
+    Args:
+        info: the term's info bytes in the source (``W3TermInfo`` and the extent).
+        postfile: the source's postings file; base: the source's first document
+            number in the merged segment.
+    Returns:
+        ``(body, term info without the extent)``, or ``None`` when the term must be
+        decoded (inlined postings, several blocks, compressed, another layout, or over
+        :data:`_COMPRESS_MIN` bytes once shifted).
+    """
+    if len(info) != _INFO_SIZE + _EXTENT.size:
+        return None
+    offset, length = _EXTENT.unpack_from(info, _INFO_SIZE)
+    body = postfile.get(offset, length)
+    blocklen = int.from_bytes(body[4:8], "big", signed=True)
+    if body[:4] != _MAGIC or blocklen >= 0 or length != 8 - blocklen:
+        return None                                   # several blocks
+    if body[8:11] != b"\x80\x02(":
+        return None
+    count = _read_int(body, 11)
+    last = count and _read_int(body, 11 + count[1])
+    if not last:
+        return None
+    rest = 11 + count[1] + last[1]                   # maxweight, compression, lengths
+    data = rest + 19
+    if (body[rest] != 0x47 or body[rest + 9:rest + 11] != b"K\x00"
+            or body[rest + 11] != 0x4B or body[rest + 13] != 0x4B
+            or body[rest + 15:data] != _BLOCKINFO_TAIL
+            or body[data:data + 3] != b"\x80\x05\x95"
+            or int.from_bytes(body[data + 3:data + 11], "little") != length - data - 11):
+        return None
+    at = data + 11 + (body[data + 11] == 0x28)       # MARK before four ids or more
+    first = _read_int(body, at)
+    if first is None:
+        return None
+    new_last = _pickle_int(last[0] + base)
+    new_first = _pickle_int(first[0] + base)
+    raw = length - data - first[1] + len(new_first)
+    if raw > _COMPRESS_MIN:
+        return None
+    block = b"".join((body[8:11 + count[1]], new_last, body[rest:data], b"\x80\x05\x95",
+                      (raw - 11).to_bytes(8, "little"), body[data + 11:at], new_first,
+                      body[at + first[1]:]))
+    first_doc, last_doc = _FIRST_LAST.unpack_from(info, _INFO_SIZE - _FIRST_LAST.size)
+    term = (info[:_INFO_SIZE - _FIRST_LAST.size]
+            + _FIRST_LAST.pack(first_doc + base, last_doc + base))
+    return _MAGIC + _BLOCKLEN.pack(-len(block)) + block, term
+
+
+#: The first and last document of a ``W3TermInfo`` (its last 8 bytes).
+_FIRST_LAST = struct.Struct("!II")
+
+
 class MergeCancelled(Exception):
     """:func:`merge_segments` was asked to stop (its partial files are removed)."""
 
@@ -1241,44 +1370,69 @@ def _merge_field(fmt: str, per_seg: list, postfiles: list, bases: list, prefix: 
     """Write one field's terms of the merged segment: each term's postings from every
     source that has it, source after source, about :data:`MERGE_CHUNK_POSTINGS`
     postings at a time."""
-    keys = sorted(set().union(*(terms for _k, terms in per_seg)))
+    # Which sources hold each term: most terms of a batch are in one source only.
+    where: dict[bytes, int | list[int]] = {}
+    for k, terms in per_seg:
+        for key in terms:
+            found = where.setdefault(key, k)
+            if found != k:
+                where[key] = [*found, k] if type(found) is list else [found, k]
+    keys = sorted(where)
+    by_source = dict(per_seg)
     got = _Gathered()
+    copies: list = []
 
     def flush() -> None:
-        nonlocal got
+        nonlocal got, copies
         if cancel():
             raise MergeCancelled("merge cancelled")
-        if not got.count:
+        if not got.count and not copies:
             return
         total = got.count
-        sizes = np.fromiter((n for n, _b in got.blocks), np.int64, len(got.blocks))
-        bases = np.fromiter((b for _n, b in got.blocks), np.int64, len(got.blocks))
-        gdoc = np.fromiter(chain.from_iterable(got.deltas), np.int64, total).cumsum()
-        ends = sizes.cumsum()
-        before = np.concatenate(([0], gdoc[ends[:-1] - 1]))  # ids restart in each block
-        gdoc += np.repeat(bases - before, sizes)
-        w = np.fromiter(chain.from_iterable(got.weights), np.float64, total).astype(np.float32)
-        tnum = np.fromiter((t for t, _n in got.terms), np.int64, len(got.terms))
-        tcount = np.fromiter((n for _t, n in got.terms), np.int64, len(got.terms))
-        gterm = np.repeat(tnum, tcount)
         vals = fbuf = None
-        if fmt == "Positions":
-            sizes = np.fromiter(map(len, got.values), np.int64, len(got.values))
-            vals = (b"".join(got.values), np.concatenate(([0], np.cumsum(sizes))))
-        elif fmt == "Frequency":
-            fbuf = b"".join(got.values)
+        if total:
+            sizes = np.fromiter((n for n, _b in got.blocks), np.int64, len(got.blocks))
+            bases = np.fromiter((b for _n, b in got.blocks), np.int64, len(got.blocks))
+            gdoc = np.fromiter(chain.from_iterable(got.deltas), np.int64, total).cumsum()
+            ends = sizes.cumsum()
+            before = np.concatenate(([0], gdoc[ends[:-1] - 1]))  # ids restart per block
+            gdoc += np.repeat(bases - before, sizes)
+            w = np.fromiter(chain.from_iterable(got.weights), np.float64,
+                            total).astype(np.float32)
+            tnum = np.fromiter((t for t, _n in got.terms), np.int64, len(got.terms))
+            tcount = np.fromiter((n for _t, n in got.terms), np.int64, len(got.terms))
+            gterm = np.repeat(tnum, tcount)
+            if fmt == "Positions":
+                sizes = np.fromiter(map(len, got.values), np.int64, len(got.values))
+                vals = (b"".join(got.values), np.concatenate(([0], np.cumsum(sizes))))
+            elif fmt == "Frequency":
+                fbuf = b"".join(got.values)
+        else:
+            gterm = gdoc = np.zeros(0, dtype=np.int64)
+            w = np.zeros(0, dtype=np.float32)
         _write_postings(fmt, gterm, gdoc, w, vals, fbuf, keys, prefix, postfile, tindex,
-                        blocklimit, qlengths)
+                        blocklimit, qlengths, copied=copies)
         got = _Gathered()
+        copies = []
 
     for j, key in enumerate(keys):
+        holders = where[key]
         count = 0
-        for k, source in per_seg:
-            info = source.get(key)
-            if info is not None:
-                count += _decode_term(info, postfiles[k], fmt, got, bases[k])
+        if type(holders) is int:
+            info = by_source[holders][key]
+            copy = _copy_term(info, postfiles[holders], bases[holders])
+            if copy is not None:
+                copies.append((j, *copy))
+                if len(copies) >= MERGE_CHUNK_POSTINGS // 8:
+                    flush()
+                continue
+            count = _decode_term(info, postfiles[holders], fmt, got, bases[holders])
+        else:
+            for k in holders:
+                count += _decode_term(by_source[k][key], postfiles[k], fmt, got, bases[k])
         got.terms.append((j, count))
         got.count += count
         if got.count >= MERGE_CHUNK_POSTINGS:
             flush()
+    flush()
     flush()
