@@ -18,7 +18,16 @@ batch of :class:`~paperdesk.core.search.index.IndexDocument` at once:
 - **blocks written per term**: each term's postings are cut into blocks of
   ``blocklimit`` postings, each pickled and zlib-compressed as
   ``W3PostingsWriter._write_block`` does, with the same block info and the same
-  ``W3TermInfo``, into a terms file (``OrderedHashWriter``) with the same keys.
+  ``W3TermInfo``, into a terms file (``OrderedHashWriter``) with the same keys;
+- **small terms as arrays** (issue 28): most terms of a batch have one small block
+  (the words of one or a few abstracts); their block info and data are not pickled one
+  by one but laid out with array operations as the pickler writes them
+  (:func:`_small_bodies`), and the term infos, terms-file entries and hash tables of
+  all terms are packed at once; the bytes are those of the per-term path (a test keeps
+  that path as its reference);
+- **merges copy what they can**: a term that one source segment holds as one small
+  uncompressed block is copied with its document numbers shifted
+  (:func:`_copy_term`); the others are decoded and written again.
 
 What it writes is what Whoosh would have written for the same documents (tests compare
 every term's postings, term statistics, field lengths and stored fields with Whoosh's own
