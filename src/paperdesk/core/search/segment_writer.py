@@ -418,7 +418,7 @@ def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
     if not len(tokens.term):
         return
     # Terms in the order of their bytes, as the terms file needs them.
-    present = np.unique(tokens.term)
+    present = np.flatnonzero(np.bincount(tokens.term))   # the ids used, ascending
     names = tokens.terms
     keys = [names[t] for t in present.tolist()]
     by_bytes = sorted(range(len(keys)), key=keys.__getitem__)
@@ -427,7 +427,9 @@ def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
     rank[present[by_bytes]] = np.arange(len(present), dtype=np.int32)
     term = rank[tokens.term]
     del rank, present, by_bytes
-    order = np.argsort(term, kind="stable")  # documents (and positions) stay in order
+    # By term, documents (and positions) in order: a stable sort, done as a sort of
+    # unique keys (term, token number), which numpy sorts about twice as fast.
+    order = np.argsort((term.astype(np.int64) << 32) | np.arange(len(term), dtype=np.int64))
     term, doc = term[order], tokens.doc[order]
     pos = tokens.pos[order] if tokens.pos is not None else None
     del order
