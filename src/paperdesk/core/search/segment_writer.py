@@ -18,7 +18,16 @@ batch of :class:`~paperdesk.core.search.index.IndexDocument` at once:
 - **blocks written per term**: each term's postings are cut into blocks of
   ``blocklimit`` postings, each pickled and zlib-compressed as
   ``W3PostingsWriter._write_block`` does, with the same block info and the same
-  ``W3TermInfo``, into a terms file (``OrderedHashWriter``) with the same keys.
+  ``W3TermInfo``, into a terms file (``OrderedHashWriter``) with the same keys;
+- **small terms as arrays** (issue 28): most terms of a batch have one small block
+  (the words of one or a few abstracts); their block info and data are not pickled one
+  by one but laid out with array operations as the pickler writes them
+  (:func:`_small_bodies`), and the term infos, terms-file entries and hash tables of
+  all terms are packed at once; the bytes are those of the per-term path (a test keeps
+  that path as its reference);
+- **merges copy what they can**: a term that one source segment holds as one small
+  uncompressed block is copied with its document numbers shifted
+  (:func:`_copy_term`); the others are decoded and written again.
 
 What it writes is what Whoosh would have written for the same documents (tests compare
 every term's postings, term statistics, field lengths and stored fields with Whoosh's own
@@ -46,6 +55,7 @@ import shutil
 import struct
 import tempfile
 import zlib
+from hashlib import md5
 from collections.abc import Sequence
 from itertools import chain, repeat
 
@@ -175,15 +185,12 @@ class Vocabulary:
         return len(self._raw)
 
     def ids(self, words: list[str]) -> np.ndarray:
-        """Folded ids of ``words`` (as written), as an int64 array."""
+        """Folded ids of ``words`` (as written), as an int64 array; words not seen before
+        are folded and stemmed once each."""
         raw = self._raw
-        try:
-            return np.fromiter(map(raw.__getitem__, words), np.int64, len(words))
-        except KeyError:
-            pass
-        for word in words:
-            if word not in raw:
-                raw[word] = self._folded_id(word.lower().translate(accent_map))
+        new = [word for word in dict.fromkeys(words) if word not in raw]
+        for word in new:
+            raw[word] = self._folded_id(word.lower().translate(accent_map))
         return np.fromiter(map(raw.__getitem__, words), np.int64, len(words))
 
     def _folded_id(self, folded: str) -> int:
@@ -411,7 +418,7 @@ def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
     if not len(tokens.term):
         return
     # Terms in the order of their bytes, as the terms file needs them.
-    present = np.unique(tokens.term)
+    present = np.flatnonzero(np.bincount(tokens.term))   # the ids used, ascending
     names = tokens.terms
     keys = [names[t] for t in present.tolist()]
     by_bytes = sorted(range(len(keys)), key=keys.__getitem__)
@@ -420,7 +427,9 @@ def _write_field(field, data: _FieldData, fieldid: int, postfile, tindex,
     rank[present[by_bytes]] = np.arange(len(present), dtype=np.int32)
     term = rank[tokens.term]
     del rank, present, by_bytes
-    order = np.argsort(term, kind="stable")  # documents (and positions) stay in order
+    # By term, documents (and positions) in order: a stable sort, done as a sort of
+    # unique keys (term, token number), which numpy sorts about twice as fast.
+    order = np.argsort((term.astype(np.int64) << 32) | np.arange(len(term), dtype=np.int64))
     term, doc = term[order], tokens.doc[order]
     pos = tokens.pos[order] if tokens.pos is not None else None
     del order
@@ -454,39 +463,215 @@ def _write_terms(field, term: np.ndarray, doc: np.ndarray, pos: np.ndarray | Non
         weights = (gcount.astype(np.float32) * np.float32(boost)).astype(np.float32)
     values = fbuf = None
     if fmt == "Positions":
-        vbuf, voff = _position_values(gstart, gcount, pos)
-        vo = voff.tolist()
-        values = [vbuf[a:z] for a, z in zip(vo, vo[1:])]
+        values = _position_values(gstart, gcount, pos)
     elif fmt == "Frequency":
         fbuf = gcount.astype(">u4").tobytes()
     _write_postings(fmt, gterm, gdoc, weights, values, fbuf, keys, prefix, postfile,
                     tindex, blocklimit, qlengths)
 
 
+def _pickle_ints(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each of ``x`` (integers in 0 .. 2**31 - 1) as pickle writes an int:
+    ``BININT1`` (``K`` and a byte), ``BININT2`` (``M`` and two little-endian bytes) or
+    ``BININT`` (``J`` and four).
+
+    Returns:
+        ``(buffer, sizes)``: the encodings one after another (uint8), and each one's
+        size in bytes (2, 3 or 5).
+    """
+    x = np.asarray(x, dtype=np.int64)
+    size = np.full(len(x), 2, dtype=np.int64)
+    size[x >= 256] = 3
+    size[x >= 65536] = 5
+    at = np.cumsum(size) - size
+    buf = np.zeros(int(size.sum()), dtype=np.uint8)
+    buf[at] = ord("K")
+    buf[at + 1] = x & 255
+    two = size >= 3
+    buf[at[two]] = ord("M")
+    buf[at[two] + 2] = (x[two] >> 8) & 255
+    four = size == 5
+    buf[at[four]] = ord("J")
+    buf[at[four] + 3] = (x[four] >> 16) & 255
+    buf[at[four] + 4] = (x[four] >> 24) & 255
+    return buf, size
+
+
+def _pickle_floats(x: np.ndarray) -> np.ndarray:
+    """Each of ``x`` as pickle writes a float: ``G`` and the big-endian double (9 bytes
+    each, one after another)."""
+    out = np.empty((len(x), 9), dtype=np.uint8)
+    out[:, 0] = ord("G")
+    out[:, 1:] = np.asarray(x, dtype=">f8").view(np.uint8).reshape(len(x), 8)
+    return out.ravel()
+
+
+def _const(data: bytes, flags: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A part of :func:`_scatter`: ``data`` for each item where ``flags`` is true,
+    nothing for the others."""
+    flags = np.asarray(flags, dtype=bool)
+    count = int(flags.sum())
+    buf = np.tile(np.frombuffer(data, dtype=np.uint8), count)
+    return buf, flags.astype(np.int64) * len(data)
+
+
+def _byte(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A part of :func:`_scatter`: one byte (``values & 255``) for each item."""
+    values = np.asarray(values, dtype=np.int64)
+    return (values & 255).astype(np.uint8), np.ones(len(values), dtype=np.int64)
+
+
+def _scatter(out: np.ndarray, starts: np.ndarray, parts) -> np.ndarray:
+    """Write items made of parts into ``out``: item ``i`` is part 0's bytes for ``i``,
+    then part 1's, ... from ``out[starts[i]]`` on.
+
+    Args:
+        out: the uint8 buffer written into.
+        starts: where each item starts in ``out`` (int64).
+        parts: ``(buffer, sizes)`` pairs: the part's bytes of all items one after
+            another, and each item's number of them.
+    Returns:
+        Where each item ends in ``out``.
+    """
+    at = np.array(starts, dtype=np.int64)
+    for buf, sizes in parts:
+        total = len(buf)
+        if total:
+            src = np.cumsum(sizes) - sizes
+            out[np.repeat(at - src, sizes) + np.arange(total, dtype=np.int64)] = buf
+        at += sizes
+    return at
+
+
+def _concat(parts, count: int) -> tuple[np.ndarray, np.ndarray]:
+    """``count`` items made of parts (as :func:`_scatter`) laid one after another:
+    ``(buffer, sizes)``, itself a part."""
+    sizes = np.zeros(count, dtype=np.int64)
+    for _buf, s in parts:
+        sizes += s
+    out = np.empty(int(sizes.sum()), dtype=np.uint8)
+    _scatter(out, np.cumsum(sizes) - sizes, parts)
+    return out, sizes
+
+
+def _tuple_parts(items: tuple[np.ndarray, np.ndarray], n: np.ndarray,
+                 mask: np.ndarray | None = None) -> list:
+    """The parts (see :func:`_scatter`) of a pickled tuple of ``n`` items for each
+    item where ``mask`` is true (protocol 4 and later): ``MARK`` for four or more, the
+    items, ``TUPLE1``/``TUPLE2``/``TUPLE3`` or ``TUPLE``, then ``MEMOIZE``."""
+    mask = np.ones(len(n), dtype=bool) if mask is None else mask
+    ops = np.where(n == 1, 0x85, np.where(n == 2, 0x86, np.where(n == 3, 0x87, ord("t"))))
+    return [_const(b"(", mask & (n >= 4)), items,
+            (ops[mask].astype(np.uint8), mask.astype(np.int64)), _const(b"\x94", mask)]
+
+
+def _small_bodies(fmt: str, n: np.ndarray, deltas: np.ndarray, weights: np.ndarray,
+                  wkind: np.ndarray, vbuf: np.ndarray | None,
+                  vpos: tuple[np.ndarray, np.ndarray] | None) -> tuple[list, np.ndarray]:
+    """The pickled data of one-block terms without compression, as
+    ``pickle.dumps((tuple(deltas), w, v), 5)`` writes it for a small block (one
+    ``FRAME``): the parts of each term's data (see :func:`_scatter`) and its size.
+
+    Args:
+        fmt: the field's format class name.
+        n: postings of each term.
+        deltas: the delta-encoded document numbers of their postings, term after term.
+        weights: their weights (float64).
+        wkind: each term's ``w``: 0 ``None`` (all 1.0), 1 one float (all the same), 2
+            a tuple of floats.
+        vbuf: ``Positions``: encoded values (uint8), ``vpos`` the start and length of
+            each posting's value in it; ``Frequency``: the postings' frequencies as 4
+            big-endian bytes each (``vpos`` unused).
+    Returns:
+        ``(parts, sizes)``: the parts for :func:`_scatter` and each term's data size.
+    """
+    terms = len(n)
+    ints, isize = _pickle_ints(deltas)
+    starts = np.cumsum(n) - n
+    dsize = np.add.reduceat(isize, starts) if len(isize) else np.zeros(terms, np.int64)
+    parts = [(np.tile(np.frombuffer(b"\x80\x05\x95", np.uint8), terms), np.full(terms, 3))]
+    frame_at = len(parts)
+    parts.append(None)                     # the frame length, filled in below
+    parts += _tuple_parts((ints, dsize), n)
+    # w: None, one float (all the postings' weights the same), or a tuple of floats
+    one, many = wkind == 1, wkind == 2
+    wone = _pickle_floats(weights[starts[one]])
+    wmany = _pickle_floats(weights[np.repeat(many, n)])
+    parts += [_const(b"N", wkind == 0), (wone, one.astype(np.int64) * 9)]
+    parts += _tuple_parts((wmany, np.where(many, n * 9, 0)), n, many)
+    if fmt == "Positions":
+        src, vlen = vpos
+        data = vbuf[np.repeat(src - (np.cumsum(vlen) - vlen), vlen)
+                    + np.arange(int(vlen.sum()), dtype=np.int64)]
+        count = len(vlen)
+        each, esize = _concat([_const(b"C", np.ones(count, bool)), _byte(vlen),
+                               (data, vlen), _const(b"\x94", np.ones(count, bool))], count)
+        vsize = np.add.reduceat(esize, starts) if count else np.zeros(terms, np.int64)
+        parts += _tuple_parts((each, vsize), n)
+    elif fmt == "Frequency":
+        parts += [_const(b"C", np.ones(terms, bool)), _byte(4 * n), (vbuf, 4 * n),
+                  _const(b"\x94", np.ones(terms, bool))]
+    else:
+        parts.append(_const(b"N", np.ones(terms, bool)))
+    parts.append(_const(b"\x87\x94.", np.ones(terms, bool)))
+    size = np.full(terms, 8, dtype=np.int64)      # the frame's length field
+    for part in parts:
+        if part is not None:
+            size += part[1]
+    frame = (size - 11).astype("<u8").view(np.uint8)
+    parts[frame_at] = (frame, np.full(terms, 8, dtype=np.int64))
+    return parts, size
+
+
+#: Term infos as ``W3TermInfo`` packs them, then the postings' extent (offset, length).
+_TERMINFO_DTYPE = np.dtype([("zero", "u1"), ("weight", ">f4"), ("count", ">u4"),
+                            ("minlen", "u1"), ("maxlen", "u1"), ("maxweight", ">f4"),
+                            ("first", ">u4"), ("last", ">u4"), ("offset", ">i8"),
+                            ("length", ">i4")])
+_BLOCKINFO_TAIL = b"t" + b"q\x00" + b"."   # TUPLE, BINPUT 0, STOP
+
+
 def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.ndarray,
-                    values: list[bytes] | None, fbuf: bytes | None, keys: list[bytes],
-                    prefix: bytes, postfile, tindex, blocklimit: int,
-                    qlengths: np.ndarray | None) -> None:
+                    values: tuple[bytes, np.ndarray] | None, fbuf: bytes | None,
+                    keys: list[bytes], prefix: bytes, postfile, tindex, blocklimit: int,
+                    qlengths: np.ndarray | None, copied: list | None = None) -> None:
     """Write postings of whole terms (sorted by term, then document) as blocks of
     ``blocklimit``, and add their term infos to ``tindex``.
+
+    Each block is what ``W3PostingsWriter._write_block`` writes, its data pickled
+    (``pickle.dumps(..., 5)``) and compressed when over :data:`_COMPRESS_MIN` bytes.
+    The terms of one small block (most terms of a batch: words of one or a few
+    abstracts) are written with array operations, the same bytes as the pickler's
+    (:func:`_small_bodies`); the others block by block with :mod:`pickle` and
+    :mod:`zlib`.
 
     Args:
         fmt: the field's format class name (``Positions``, ``Frequency``, ``Existence``).
         gterm: each posting's term, an index into ``keys`` (ascending).
         gdoc: each posting's document number in the segment (int64).
         weights: each posting's weight (float32; Whoosh stores it as a float).
-        values: ``Positions``: each posting's encoded value (``Positions.encode``).
+        values: ``Positions``: ``(buffer, offsets)``, each posting's encoded value
+            (``Positions.encode``) one after another and ``len + 1`` offsets.
         fbuf: ``Frequency``: each posting's frequency as 4 big-endian bytes, joined.
         keys: term bytes by term number; prefix: the packed field id of the keys.
         postfile, tindex: the segment's postings file and terms ``OrderedHashWriter``.
         qlengths: each document's field length as its byte decodes (0 for none), for
             the blocks' length bounds; ``None`` for a field without lengths.
+        copied: terms written as they are (a merge's, see :func:`_copy_term`):
+            ``(term number, body, term info without its extent)`` by term number, none
+            of them in ``gterm``.
     """
+    if not len(gterm):
+        _emit_terms(np.zeros(0, dtype=np.uint8), np.zeros(0, dtype=np.int64),
+                    np.zeros(0, dtype=_TERMINFO_DTYPE), [], copied, keys, prefix,
+                    postfile, tindex)
+        return
     # Terms over the postings, and blocks of `blocklimit` postings within each term.
     tnew = np.ones(len(gterm), dtype=bool)
     tnew[1:] = gterm[1:] != gterm[:-1]
     tstart = np.flatnonzero(tnew)
     tcount = np.diff(np.append(tstart, len(gterm)))
+    terms = len(tstart)
     inside = np.arange(len(gterm)) - np.repeat(tstart, tcount)
     bnew = inside % blocklimit == 0
     bstart = np.flatnonzero(bnew)
@@ -495,104 +680,269 @@ def _write_postings(fmt: str, gterm: np.ndarray, gdoc: np.ndarray, weights: np.n
     prev[0] = 0
     prev[1:] = gdoc[:-1]
     prev[bnew] = 0
-    deltas = (gdoc - prev).tolist()
+    dl = gdoc - prev
     bmax = np.maximum.reduceat(weights, bstart)
     bmin = np.minimum.reduceat(weights, bstart)
-    bcount = (bend - bstart).tolist()
-    blast = gdoc[bend - 1].tolist()
-    bmaxw = bmax.astype(np.float64).tolist()
-    ball1 = ((bmin == 1.0) & (bmax == 1.0)).tolist()
-    bsame = (bmin == bmax).tolist()
-    wsum = np.add.reduceat(weights.astype(np.float64), bstart).tolist()
-    wlist = weights.astype(np.float64).tolist()
+    bcount = bend - bstart
+    blast = gdoc[bend - 1]
+    bmaxw = bmax.astype(np.float64)
+    ball1 = (bmin == 1.0) & (bmax == 1.0)
+    bsame = bmin == bmax
+    w64 = weights.astype(np.float64)
+    wsum = np.add.reduceat(w64, bstart)
     if qlengths is not None:
         ql = qlengths[gdoc]
         big = np.iinfo(np.int64).max
         qmin = np.minimum.reduceat(np.where(ql > 0, ql, big), bstart)
-        bminl = np.where(qmin == big, 0,
-                         _length_bytes(np.where(qmin == big, 0, qmin))).tolist()
-        bmaxl = _length_bytes(np.maximum.reduceat(ql, bstart)).tolist()
+        bminl = np.where(qmin == big, 0, _length_bytes(np.where(qmin == big, 0, qmin)))
+        bmaxl = _length_bytes(np.maximum.reduceat(ql, bstart))
     else:
-        bminl = bmaxl = [0] * len(bstart)
-    blocks_of = np.append(np.searchsorted(bstart, tstart), len(bstart)).tolist()
-    firsts = gdoc[tstart].tolist()
-    lasts = gdoc[tstart + tcount - 1].tolist()
-    names = gterm[tstart].tolist()
-    dumps, compress = pickle.dumps, zlib.compress
-    offset = postfile.tell()
-    bodies: list[bytes] = []
-    entries: list[tuple[bytes, bytes]] = []
-    for j, (t, count) in enumerate(zip(tstart.tolist(), tcount.tolist())):
-        parts = [_MAGIC]
-        weight = 0.0
-        maxweight = 0.0
-        minlen = maxlen = 0
-        a = t
-        k1 = blocks_of[j + 1]
-        for b in range(blocks_of[j], k1):
-            z = a + bcount[b]
-            if ball1[b]:
-                w = None
-            elif bsame[b]:
-                w = wlist[a]
-            else:
-                w = tuple(wlist[a:z])
-            if fmt == "Positions":
-                v = tuple(values[a:z])
-            elif fmt == "Frequency":
-                v = fbuf[4 * a:4 * z]
-            else:
-                v = None
-            raw = dumps((tuple(deltas[a:z]), w, v), _DATA_PROTOCOL)
-            comp = 0
-            if len(raw) > _COMPRESS_MIN:  # the reader decompresses when comp is set
-                raw, comp = compress(raw, _COMPRESSION), _COMPRESSION
-            info = dumps((bcount[b], blast[b], bmaxw[b], comp, bminl[b], bmaxl[b]), 2)
-            size = len(info) + len(raw)
-            parts.append(_BLOCKLEN.pack(-size if b == k1 - 1 else size))
-            parts.append(info)
-            parts.append(raw)
-            weight += wsum[b]
-            if bmaxw[b] > maxweight:
-                maxweight = bmaxw[b]
-            if bminl[b] and (not minlen or bminl[b] < minlen):
-                minlen = bminl[b]
-            if bmaxl[b] > maxlen:
-                maxlen = bmaxl[b]
-            a = z
-        body = b"".join(parts)
-        bodies.append(body)
-        entries.append((prefix + keys[names[j]],
-                        _TERMINFO.pack(0, weight, count, minlen, maxlen, maxweight, firsts[j],
-                                       lasts[j]) + _EXTENT.pack(offset, len(body))))
-        offset += len(body)
-    postfile.write(b"".join(bodies))
-    _add_terms(tindex, entries)
+        bminl = bmaxl = np.zeros(len(bstart), dtype=np.int64)
+    blocks_of = np.append(np.searchsorted(bstart, tstart), len(bstart))
+    vbuf = voff = None
+    if fmt == "Positions":
+        vbuf = np.frombuffer(values[0], dtype=np.uint8)
+        voff = np.asarray(values[1], dtype=np.int64)
+    elif fmt == "Frequency":
+        vbuf = np.frombuffer(fbuf, dtype=np.uint8)
+
+    # The terms of one block: their block info and data, sized, then the small ones
+    # (data of at most _COMPRESS_MIN bytes) written as arrays.
+    single = np.diff(blocks_of) == 1
+    sb = blocks_of[:-1][single]                       # their block
+    n = tcount[single]
+    ppost = np.repeat(single, tcount)                 # their postings
+    wkind = np.where(ball1[sb], 0, np.where(bsame[sb], 1, 2))
+    if fmt == "Positions":
+        vsel = (voff[:-1][ppost], np.diff(voff)[ppost])
+        vdata = vbuf
+    elif fmt == "Frequency":
+        vsel = None
+        vdata = vbuf.reshape(-1, 4)[ppost].ravel()
+    else:
+        vsel = vdata = None
+    dparts, dsize = _small_bodies(fmt, n, dl[ppost], w64[ppost], wkind, vdata, vsel)
+    small = np.zeros(terms, dtype=bool)
+    small[np.flatnonzero(single)[dsize <= _COMPRESS_MIN]] = True
+    keep = dsize <= _COMPRESS_MIN
+    if not keep.all():       # the others are written below, block by block
+        small_post = np.repeat(small, tcount)
+        sb = blocks_of[:-1][small]
+        n = tcount[small]
+        wkind = wkind[keep]
+        if fmt == "Positions":
+            vsel = (voff[:-1][small_post], np.diff(voff)[small_post])
+        elif fmt == "Frequency":
+            vdata = vbuf.reshape(-1, 4)[small_post].ravel()
+        dparts, dsize = _small_bodies(fmt, n, dl[small_post], w64[small_post], wkind,
+                                      vdata, vsel)
+    cnt_b, cnt_s = _pickle_ints(bcount[sb])
+    last_b, last_s = _pickle_ints(blast[sb])
+    ones = np.ones(len(sb), dtype=bool)
+    iparts = [_const(b"\x80\x02(", ones), (cnt_b, cnt_s), (last_b, last_s),
+              (_pickle_floats(bmaxw[sb]), np.full(len(sb), 9, dtype=np.int64)),
+              _const(b"K\x00K", ones), _byte(bminl[sb]), _const(b"K", ones),
+              _byte(bmaxl[sb]), _const(_BLOCKINFO_TAIL, ones)]
+    isize = 3 + cnt_s + last_s + 9 + 3 + 1 + 1 + 1 + len(_BLOCKINFO_TAIL)
+    # Body sizes: the small terms' now, the others' when written.
+    length = np.zeros(terms, dtype=np.int64)
+    length[small] = len(_MAGIC) + 4 + isize + dsize
+    weight = np.zeros(terms, dtype=np.float64)
+    weight[small] = wsum[sb]
+    minlen = np.zeros(terms, dtype=np.int64)
+    maxlen = np.zeros(terms, dtype=np.int64)
+    maxweight = np.zeros(terms, dtype=np.float64)
+    minlen[small] = bminl[sb]
+    maxlen[small] = bmaxl[sb]
+    maxweight[small] = np.maximum(bmaxw[sb], 0.0)
+    others: list[tuple[int, bytes]] = []
+    big_terms = np.flatnonzero(~small).tolist()
+    if big_terms:
+        dumps, compress = pickle.dumps, zlib.compress
+        deltas = dl.tolist()
+        wlist = w64.tolist()
+        bcount_l, blast_l, bmaxw_l = bcount.tolist(), blast.tolist(), bmaxw.tolist()
+        ball1_l, bsame_l, wsum_l = ball1.tolist(), bsame.tolist(), wsum.tolist()
+        bminl_l, bmaxl_l = np.asarray(bminl).tolist(), np.asarray(bmaxl).tolist()
+        blocks_l, tstart_l = blocks_of.tolist(), tstart.tolist()
+        voff_l = voff.tolist() if voff is not None else None
+        for j in big_terms:
+            parts = [_MAGIC]
+            tw = 0.0
+            tmaxw = 0.0
+            tminl = tmaxl = 0
+            a = tstart_l[j]
+            k1 = blocks_l[j + 1]
+            for b in range(blocks_l[j], k1):
+                z = a + bcount_l[b]
+                if ball1_l[b]:
+                    w = None
+                elif bsame_l[b]:
+                    w = wlist[a]
+                else:
+                    w = tuple(wlist[a:z])
+                if fmt == "Positions":
+                    buf = values[0]
+                    v = tuple([buf[voff_l[i]:voff_l[i + 1]] for i in range(a, z)])
+                elif fmt == "Frequency":
+                    v = fbuf[4 * a:4 * z]
+                else:
+                    v = None
+                raw = dumps((tuple(deltas[a:z]), w, v), _DATA_PROTOCOL)
+                comp = 0
+                if len(raw) > _COMPRESS_MIN:  # the reader decompresses when comp is set
+                    raw, comp = compress(raw, _COMPRESSION), _COMPRESSION
+                info = dumps((bcount_l[b], blast_l[b], bmaxw_l[b], comp, bminl_l[b],
+                              bmaxl_l[b]), 2)
+                size = len(info) + len(raw)
+                parts.append(_BLOCKLEN.pack(-size if b == k1 - 1 else size))
+                parts.append(info)
+                parts.append(raw)
+                tw += wsum_l[b]
+                if bmaxw_l[b] > tmaxw:
+                    tmaxw = bmaxw_l[b]
+                if bminl_l[b] and (not tminl or bminl_l[b] < tminl):
+                    tminl = bminl_l[b]
+                if bmaxl_l[b] > tmaxl:
+                    tmaxl = bmaxl_l[b]
+                a = z
+            body = b"".join(parts)
+            others.append((j, body))
+            length[j] = len(body)
+            weight[j], maxweight[j], minlen[j], maxlen[j] = tw, tmaxw, tminl, tmaxl
+    offset = np.cumsum(length) - length
+    out = np.empty(int(length.sum()), dtype=np.uint8)
+    if small.any():
+        start = offset[small]
+        count = int(small.sum())
+        size = len(_MAGIC) + 4 + isize + dsize
+        head = np.empty((count, 8), dtype=np.uint8)
+        head[:, :4] = np.frombuffer(_MAGIC, dtype=np.uint8)
+        head[:, 4:] = (-(isize + dsize)).astype(">i4").view(np.uint8).reshape(count, 4)
+        _scatter(out, start, [(head.ravel(), np.full(count, 8, dtype=np.int64)),
+                              *iparts, *dparts])
+    for j, body in others:
+        at = int(offset[j])
+        out[at:at + len(body)] = np.frombuffer(body, dtype=np.uint8)
+    info = np.zeros(terms, dtype=_TERMINFO_DTYPE)
+    info["weight"] = weight
+    info["count"] = tcount
+    info["minlen"] = minlen
+    info["maxlen"] = maxlen
+    info["maxweight"] = maxweight
+    info["first"] = gdoc[tstart]
+    info["last"] = gdoc[tstart + tcount - 1]
+    _emit_terms(out, length, info, gterm[tstart].tolist(), copied, keys, prefix, postfile,
+                tindex)
 
 
-def _add_terms(tindex, entries: list[tuple[bytes, bytes]]) -> None:
-    """``OrderedHashWriter.add(key, value)`` for each entry (keys ascending), with one
-    write: the same bytes, hash buckets, key index and last key as one call each."""
-    if not entries:
+def _emit_terms(out: np.ndarray, length: np.ndarray, info: np.ndarray, names: list[int],
+                copied: list | None, keys: list[bytes], prefix: bytes, postfile,
+                tindex) -> None:
+    """Write the bodies of terms (``out``: one after another, ``length`` each; their
+    term numbers ``names``, ascending) and the ``copied`` ones in term order, and add
+    their term infos (``info``, offsets and lengths filled in here)."""
+    base = postfile.tell()
+    if copied:
+        cnames = [c[0] for c in copied]
+        cbodies = [c[1] for c in copied]
+        clength = np.fromiter(map(len, cbodies), np.int64, len(cbodies))
+        cinfo = np.frombuffer(b"".join(c[2] + bytes(_EXTENT.size) for c in copied),
+                              dtype=_TERMINFO_DTYPE).copy()
+        allnames = np.array(names + cnames, dtype=np.int64)
+        order = np.argsort(allnames, kind="stable")
+        lengths = np.concatenate((length, clength))[order]
+        starts = np.empty(len(order), dtype=np.int64)
+        starts[order] = np.cumsum(lengths) - lengths     # by place in names + cnames
+        whole = np.empty(int(lengths.sum()), dtype=np.uint8)
+        own = len(names)
+        if own:
+            at = starts[:own]
+            src = np.cumsum(length) - length
+            whole[np.repeat(at - src, length) + np.arange(len(out), dtype=np.int64)] = out
+        for at, body in zip(starts[own:].tolist(), cbodies):
+            whole[at:at + len(body)] = np.frombuffer(body, dtype=np.uint8)
+        both = np.empty(len(order), dtype=_TERMINFO_DTYPE)   # (concatenate would
+        both[:own] = info                                     # make it native-endian)
+        both[own:] = cinfo
+        info = both
+        info["offset"] = starts + base
+        info["length"] = np.concatenate((length, clength))
+        info = info[order]
+        names = allnames[order].tolist()
+        out = whole
+    else:
+        info["offset"] = np.cumsum(length) - length + base
+        info["length"] = length
+    postfile.write(out.tobytes())
+    _add_terms(tindex, [prefix + keys[t] for t in names], info.tobytes(),
+               _TERMINFO_DTYPE.itemsize)
+
+
+def _add_terms(tindex, keys: list[bytes], values: bytes, size: int) -> None:
+    """``OrderedHashWriter.add(key, value)`` for each key (ascending) and its value (the
+    ``size`` bytes of ``values`` at its rank), with one write: the same bytes, hash
+    buckets, key index and last key as one call each."""
+    if not keys:
         return
     dbfile = tindex.dbfile
     pos = dbfile.tell()
-    if entries[0][0] <= tindex.lastkey:
-        raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{entries[0][0]!r}")
-    pack = filetables._lengths.pack
-    hashfn = tindex.hashfn
+    if keys[0] <= tindex.lastkey:
+        raise ValueError(f"Keys must increase: {tindex.lastkey!r}..{keys[0]!r}")
+    count = len(keys)
+    klen = np.fromiter(map(len, keys), np.int64, count)
+    head = np.empty((count, 2), dtype=">i4")       # filetables._lengths: "!ii"
+    head[:, 0] = klen
+    head[:, 1] = size
+    entry = 8 + klen + size
+    starts = np.cumsum(entry) - entry
+    out = np.empty(int(entry.sum()), dtype=np.uint8)
+    _scatter(out, starts, [(head.view(np.uint8).ravel(), np.full(count, 8, dtype=np.int64)),
+                           (np.frombuffer(b"".join(keys), dtype=np.uint8), klen),
+                           (np.frombuffer(values, dtype=np.uint8),
+                            np.full(count, size, dtype=np.int64))])
+    dbfile.write(out.tobytes())
+    positions = (starts + pos).tolist()
+    if tindex.hashfn is filetables.md5_hash:   # the same value, without the hex string
+        hashes = [int.from_bytes(md5(k, usedforsecurity=False).digest()[12:], "big")
+                  for k in keys]
+    else:
+        hashes = list(map(tindex.hashfn, keys))
     buckets = tindex.buckets
-    pieces: list[bytes] = []
-    positions: list[int] = []
-    for key, value in entries:
-        positions.append(pos)
-        pieces += (pack(len(key), len(value)), key, value)
-        pos += 8 + len(key) + len(value)
-        h = hashfn(key)
-        buckets[h & 255].append((h, positions[-1]))
-    dbfile.write(b"".join(pieces))
+    for h, p in zip(hashes, positions):
+        buckets[h & 255].append((h, p))
     tindex.index.extend(positions)
-    tindex.lastkey = entries[-1][0]
+    tindex.lastkey = keys[-1]
+
+
+class _TermsWriter(filetables.OrderedHashWriter):
+    """Whoosh's ``OrderedHashWriter`` whose hash tables are written with one write each
+    (the same bytes: ``HashWriter._write_hashes`` packs and writes every slot)."""
+
+    def _write_hashes(self) -> None:
+        dbfile = self.dbfile
+        for entries in self.buckets:
+            pos = dbfile.tell()
+            numslots = 2 * len(entries)
+            self.directory.append((pos, numslots))
+            if not numslots:
+                continue
+            hashes = [0] * numslots
+            places = [0] * numslots      # 0: empty (no key starts at 0, the header's)
+            for hashval, position in entries:
+                slot = (hashval >> 8) % numslots
+                while places[slot]:
+                    slot = (slot + 1) % numslots
+                hashes[slot] = hashval
+                places[slot] = position
+            table = np.empty(numslots, dtype=_POINTER_DTYPE)
+            table["hash"] = hashes
+            table["position"] = places
+            dbfile.write(table.tobytes())
+
+
+#: ``filetables._pointer`` (``"!Iq"``): a hash table slot.
+_POINTER_DTYPE = np.dtype([("hash", ">u4"), ("position", ">i8")])
 
 
 class _PrivateTemp:
@@ -692,7 +1042,7 @@ def build_segment(storage, indexname: str, schema, docs: Sequence,
         perdoc._fieldlengths = {k: v for k, v in perdoc._fieldlengths.items() if v}
         perdoc.close()
         # Terms and postings, field by field in name order (as Whoosh's pool sorts them).
-        tindex = filetables.OrderedHashWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
+        tindex = _TermsWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
         fieldmap = tindex.extras["fieldmap"] = {}
         postfile = segment.create_file(storage, W3Codec.POSTS_EXT)
         for name in sorted(fields):
@@ -823,6 +1173,88 @@ def _decode_term(info: bytes, postfile, fmt: str, out: _Gathered, base: int) -> 
         pos = end
 
 
+#: Bytes of a pickled int by opcode (``BININT1``, ``BININT2``, ``BININT``).
+_INT_BYTES = {0x4B: 1, 0x4D: 2, 0x4A: 4}
+
+
+def _pickle_int(x: int) -> bytes:
+    """``x`` (0 .. 2**31 - 1) as pickle writes an int (see :func:`_pickle_ints`)."""
+    if x < 256:
+        return b"K" + bytes((x,))
+    if x < 65536:
+        return b"M" + x.to_bytes(2, "little")
+    return b"J" + x.to_bytes(4, "little", signed=True)
+
+
+def _read_int(body: bytes, at: int) -> tuple[int, int] | None:
+    """The pickled int at ``body[at]`` and its size with the opcode, or ``None``."""
+    size = _INT_BYTES.get(body[at])
+    if size is None:
+        return None
+    return int.from_bytes(body[at + 1:at + 1 + size], "little", signed=size == 4), size + 1
+
+
+def _copy_term(info: bytes, postfile, base: int) -> tuple[bytes, bytes] | None:
+    """A term of one source segment as the merged segment holds it, without
+    unpickling its postings: when they are one uncompressed block laid out as
+    :func:`_write_postings` writes it (block info, then the data pickled with protocol
+    5 in one frame), the block is copied with its documents shifted by ``base`` (its
+    first document number, the only one not delta-encoded, and the block's last) and
+    the term info with its first and last document shifted: the bytes that decoding
+    and writing the postings again give.
+
+    Args:
+        info: the term's info bytes in the source (``W3TermInfo`` and the extent).
+        postfile: the source's postings file; base: the source's first document
+            number in the merged segment.
+    Returns:
+        ``(body, term info without the extent)``, or ``None`` when the term must be
+        decoded (inlined postings, several blocks, compressed, another layout, or over
+        :data:`_COMPRESS_MIN` bytes once shifted).
+    """
+    if len(info) != _INFO_SIZE + _EXTENT.size:
+        return None
+    offset, length = _EXTENT.unpack_from(info, _INFO_SIZE)
+    body = postfile.get(offset, length)
+    blocklen = int.from_bytes(body[4:8], "big", signed=True)
+    if body[:4] != _MAGIC or blocklen >= 0 or length != 8 - blocklen:
+        return None                                   # several blocks
+    if body[8:11] != b"\x80\x02(":
+        return None
+    count = _read_int(body, 11)
+    last = count and _read_int(body, 11 + count[1])
+    if not last:
+        return None
+    rest = 11 + count[1] + last[1]                   # maxweight, compression, lengths
+    data = rest + 19
+    if (body[rest] != 0x47 or body[rest + 9:rest + 11] != b"K\x00"
+            or body[rest + 11] != 0x4B or body[rest + 13] != 0x4B
+            or body[rest + 15:data] != _BLOCKINFO_TAIL
+            or body[data:data + 3] != b"\x80\x05\x95"
+            or int.from_bytes(body[data + 3:data + 11], "little") != length - data - 11):
+        return None
+    at = data + 11 + (body[data + 11] == 0x28)       # MARK before four ids or more
+    first = _read_int(body, at)
+    if first is None:
+        return None
+    new_last = _pickle_int(last[0] + base)
+    new_first = _pickle_int(first[0] + base)
+    raw = length - data - first[1] + len(new_first)
+    if raw > _COMPRESS_MIN:
+        return None
+    block = b"".join((body[8:11 + count[1]], new_last, body[rest:data], b"\x80\x05\x95",
+                      (raw - 11).to_bytes(8, "little"), body[data + 11:at], new_first,
+                      body[at + first[1]:]))
+    first_doc, last_doc = _FIRST_LAST.unpack_from(info, _INFO_SIZE - _FIRST_LAST.size)
+    term = (info[:_INFO_SIZE - _FIRST_LAST.size]
+            + _FIRST_LAST.pack(first_doc + base, last_doc + base))
+    return _MAGIC + _BLOCKLEN.pack(-len(block)) + block, term
+
+
+#: The first and last document of a ``W3TermInfo`` (its last 8 bytes).
+_FIRST_LAST = struct.Struct("!II")
+
+
 class MergeCancelled(Exception):
     """:func:`merge_segments` was asked to stop (its partial files are removed)."""
 
@@ -910,7 +1342,7 @@ def merge_segments(storage, indexname: str, schema, readers: Sequence,
         del lengthbytes
         perdoc._fieldlengths = {k: v for k, v in perdoc._fieldlengths.items() if v}
         perdoc.close()
-        tindex = filetables.OrderedHashWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
+        tindex = _TermsWriter(segment.create_file(storage, W3Codec.TERMS_EXT))
         fieldmap = tindex.extras["fieldmap"] = {}
         postfile = segment.create_file(storage, W3Codec.POSTS_EXT)
         sources = [_terms_by_field(r) for r in readers]
@@ -949,43 +1381,69 @@ def _merge_field(fmt: str, per_seg: list, postfiles: list, bases: list, prefix: 
     """Write one field's terms of the merged segment: each term's postings from every
     source that has it, source after source, about :data:`MERGE_CHUNK_POSTINGS`
     postings at a time."""
-    keys = sorted(set().union(*(terms for _k, terms in per_seg)))
+    # Which sources hold each term: most terms of a batch are in one source only.
+    where: dict[bytes, int | list[int]] = {}
+    for k, terms in per_seg:
+        for key in terms:
+            found = where.setdefault(key, k)
+            if found != k:
+                where[key] = [*found, k] if type(found) is list else [found, k]
+    keys = sorted(where)
+    by_source = dict(per_seg)
     got = _Gathered()
+    copies: list = []
 
     def flush() -> None:
-        nonlocal got
+        nonlocal got, copies
         if cancel():
             raise MergeCancelled("merge cancelled")
-        if not got.count:
+        if not got.count and not copies:
             return
         total = got.count
-        sizes = np.fromiter((n for n, _b in got.blocks), np.int64, len(got.blocks))
-        bases = np.fromiter((b for _n, b in got.blocks), np.int64, len(got.blocks))
-        gdoc = np.fromiter(chain.from_iterable(got.deltas), np.int64, total).cumsum()
-        ends = sizes.cumsum()
-        before = np.concatenate(([0], gdoc[ends[:-1] - 1]))  # ids restart in each block
-        gdoc += np.repeat(bases - before, sizes)
-        w = np.fromiter(chain.from_iterable(got.weights), np.float64, total).astype(np.float32)
-        tnum = np.fromiter((t for t, _n in got.terms), np.int64, len(got.terms))
-        tcount = np.fromiter((n for _t, n in got.terms), np.int64, len(got.terms))
-        gterm = np.repeat(tnum, tcount)
         vals = fbuf = None
-        if fmt == "Positions":
-            vals = got.values
-        elif fmt == "Frequency":
-            fbuf = b"".join(got.values)
+        if total:
+            sizes = np.fromiter((n for n, _b in got.blocks), np.int64, len(got.blocks))
+            bases = np.fromiter((b for _n, b in got.blocks), np.int64, len(got.blocks))
+            gdoc = np.fromiter(chain.from_iterable(got.deltas), np.int64, total).cumsum()
+            ends = sizes.cumsum()
+            before = np.concatenate(([0], gdoc[ends[:-1] - 1]))  # ids restart per block
+            gdoc += np.repeat(bases - before, sizes)
+            w = np.fromiter(chain.from_iterable(got.weights), np.float64,
+                            total).astype(np.float32)
+            tnum = np.fromiter((t for t, _n in got.terms), np.int64, len(got.terms))
+            tcount = np.fromiter((n for _t, n in got.terms), np.int64, len(got.terms))
+            gterm = np.repeat(tnum, tcount)
+            if fmt == "Positions":
+                sizes = np.fromiter(map(len, got.values), np.int64, len(got.values))
+                vals = (b"".join(got.values), np.concatenate(([0], np.cumsum(sizes))))
+            elif fmt == "Frequency":
+                fbuf = b"".join(got.values)
+        else:
+            gterm = gdoc = np.zeros(0, dtype=np.int64)
+            w = np.zeros(0, dtype=np.float32)
         _write_postings(fmt, gterm, gdoc, w, vals, fbuf, keys, prefix, postfile, tindex,
-                        blocklimit, qlengths)
+                        blocklimit, qlengths, copied=copies)
         got = _Gathered()
+        copies = []
 
     for j, key in enumerate(keys):
+        holders = where[key]
         count = 0
-        for k, source in per_seg:
-            info = source.get(key)
-            if info is not None:
-                count += _decode_term(info, postfiles[k], fmt, got, bases[k])
+        if type(holders) is int:
+            info = by_source[holders][key]
+            copy = _copy_term(info, postfiles[holders], bases[holders])
+            if copy is not None:
+                copies.append((j, *copy))
+                if len(copies) >= MERGE_CHUNK_POSTINGS // 8:
+                    flush()
+                continue
+            count = _decode_term(info, postfiles[holders], fmt, got, bases[holders])
+        else:
+            for k in holders:
+                count += _decode_term(by_source[k][key], postfiles[k], fmt, got, bases[k])
         got.terms.append((j, count))
         got.count += count
         if got.count >= MERGE_CHUNK_POSTINGS:
             flush()
+    flush()
     flush()
