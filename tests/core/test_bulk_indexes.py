@@ -73,11 +73,30 @@ def _assert_usable(lib: Library, i: int) -> None:
     assert row == [(pid,)]
 
 
+def _while_storing(lib, seen: list):
+    """``(progress, between_batches)`` for ``imports.run`` that record the indexes at
+    each batch of the storing stage only: the hook also runs while a file is read
+    (beside the reading thread, more often on a loaded machine), before anything is
+    dropped."""
+    storing = []
+
+    def progress(stage, _done, _total):
+        if stage == "import":
+            storing.append(True)
+
+    def hook():
+        if storing:
+            seen.append(_indexes(lib.path))
+
+    return progress, hook
+
+
 def test_a_large_import_into_an_empty_library_builds_both_indexes_after_storing(lib,
                                                                                tmp_path):
     seen: list[set[str]] = []
+    progress, hook = _while_storing(lib, seen)
     report = lib.imports.run([_write(tmp_path / "a.txt", 0, 60)], sync=False,
-                             between_batches=lambda: seen.append(_indexes(lib.path)))
+                             progress=progress, between_batches=hook)
     assert report.added == 60 and not report.cancelled
     assert seen and all(s == set() for s in seen)     # not written per insert
     _assert_usable(lib, 42)
@@ -157,8 +176,8 @@ def test_an_import_of_records_keeps_the_citation_key_index(lib, tmp_path):
         f"  title = {{Learning {i} things about lemurs}},\n"
         f"  abstract = {{{_abstract(i)}}}\n}}\n" for i in range(40)), encoding="utf-8")
     seen: list[set[str]] = []
-    report = lib.imports.run([bib], sync=False,
-                             between_batches=lambda: seen.append(_indexes(lib.path)))
+    progress, hook = _while_storing(lib, seen)
+    report = lib.imports.run([bib], sync=False, progress=progress, between_batches=hook)
     assert report.added == 40
     assert seen and all(s == {bulk_indexes.KEY_INDEX} for s in seen)
     assert _indexes(lib.path) == BOTH
