@@ -24,6 +24,17 @@ def _interrupted() -> int:
     return INTERRUPTED
 
 
+def _run(entry: str) -> int:
+    """Call ``paperdesk.cli.<entry>()``, importing it here; a Ctrl+C before it can
+    catch one gives :data:`INTERRUPTED`."""
+    try:
+        from paperdesk import cli
+
+        return getattr(cli, entry)()
+    except KeyboardInterrupt:
+        return _interrupted()
+
+
 def main() -> int:
     """Entry point of the ``paperdesk`` command: :func:`paperdesk.cli.main` with
     ``sys.argv``.
@@ -31,12 +42,7 @@ def main() -> int:
     Returns:
         The exit status (130 when Ctrl+C came while the modules were loading).
     """
-    try:
-        from paperdesk.cli import main as cli_main
-
-        return cli_main()
-    except KeyboardInterrupt:
-        return _interrupted()
+    return _run("main")
 
 
 def gui_main() -> int:
@@ -45,9 +51,4 @@ def gui_main() -> int:
     Returns:
         The exit status (130 when Ctrl+C came while the modules were loading).
     """
-    try:
-        from paperdesk.cli import gui_main as cli_gui_main
-
-        return cli_gui_main()
-    except KeyboardInterrupt:
-        return _interrupted()
+    return _run("gui_main")

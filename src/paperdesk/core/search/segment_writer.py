@@ -389,16 +389,8 @@ def _position_values(group_start: np.ndarray, group_count: np.ndarray,
     at = np.cumsum(size, dtype=np.int64)        # where each item starts: its posting's
     at -= size                                  # items start, plus the bytes before it
     at -= np.repeat(at[group_start] - (o + 9 + multi), group_count)
-    buf[at] = ord("K")
-    buf[at + 1] = delta & 255
-    two = size >= 3
-    buf[at[two]] = ord("M")
-    buf[at[two] + 2] = (delta[two] >> 8) & 255
-    four = size == 5
-    buf[at[four]] = ord("J")
-    buf[at[four] + 3] = (delta[four] >> 16) & 255
-    buf[at[four] + 4] = (delta[four] >> 24) & 255
-    del at, delta, size, two, four
+    _put_pickled_ints(buf, at, delta, size)
+    del at, delta, size
     end = offsets[1:]
     buf[end - 2] = np.where(multi, ord("e"), ord("a"))
     buf[end - 1] = ord(".")
@@ -485,16 +477,25 @@ def _pickle_ints(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     size[x >= 65536] = 5
     at = np.cumsum(size) - size
     buf = np.zeros(int(size.sum()), dtype=np.uint8)
+    _put_pickled_ints(buf, at, x, size)
+    return buf, size
+
+
+def _put_pickled_ints(buf: np.ndarray, at: np.ndarray, values: np.ndarray,
+                      size: np.ndarray) -> None:
+    """Write non-negative ints as the pickler's opcodes (pickle protocol 2,
+    ``Lib/pickle.py`` ``save_long``): ``K`` and 1 byte (size 2), ``M`` and 2 bytes
+    little-endian (size 3), ``J`` and 4 bytes (size 5), at the byte offsets ``at`` of
+    ``buf`` (uint8), one int per offset; ``size`` says which opcode each takes."""
     buf[at] = ord("K")
-    buf[at + 1] = x & 255
+    buf[at + 1] = values & 255
     two = size >= 3
     buf[at[two]] = ord("M")
-    buf[at[two] + 2] = (x[two] >> 8) & 255
+    buf[at[two] + 2] = (values[two] >> 8) & 255
     four = size == 5
     buf[at[four]] = ord("J")
-    buf[at[four] + 3] = (x[four] >> 16) & 255
-    buf[at[four] + 4] = (x[four] >> 24) & 255
-    return buf, size
+    buf[at[four] + 3] = (values[four] >> 16) & 255
+    buf[at[four] + 4] = (values[four] >> 24) & 255
 
 
 def _pickle_floats(x: np.ndarray) -> np.ndarray:
