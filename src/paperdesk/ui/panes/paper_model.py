@@ -426,6 +426,13 @@ class PaperTableModel(QAbstractTableModel):
             self.endRemoveRows()
         return len(gone)
 
+    def row_read(self, row: int) -> bool:
+        """True when ``row``'s data is at hand (its cells are not placeholders); False
+        while it is being read, before it is asked for (``data()`` asks), or when
+        ``row`` is out of range."""
+        pid = self.paper_id(row)
+        return pid is not None and pid in self._cache
+
     def summary(self, paper_id: int) -> PaperSummary | None:
         """Return the cached row data of a listed paper, or ``None``: not listed, no
         longer in the library, or its row not read yet (it is then asked for, as when
