@@ -199,7 +199,9 @@ class PaperTableModel(QAbstractTableModel):
             ``"venue"``); the owner runs the search again in that order.
 
     Args:
-        library: the open library to read rows from (UI thread).
+        library: the open library (UI thread's connection): rows are read through it
+            only when no row fetcher is set (:meth:`set_row_fetcher`), and by
+            :meth:`drop_missing`.
         parent: Qt parent.
     """
 

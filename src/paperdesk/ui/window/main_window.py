@@ -2,7 +2,8 @@
 
 The window owns the wiring between the panes, the search, import and index-sync runners
 and the status bar. It reads from the library in the UI thread only for cheap calls
-(counts, id lists, row summaries, one paper) and makes every change through
+(one paper; the list's ids and rows are read on the reader thread, an edit's rows by
+the writer thread right after it) and makes every change through
 :meth:`MainWindow.submit_edit` (a ``Library`` mutation that records its own undo step in
 the core and returns the :class:`~paperdesk.core.changes.Changes` the panes refresh
 from); searches, imports and search-index updates run on worker threads
