@@ -14,7 +14,7 @@ from PySide6.QtGui import QDesktopServices
 from paperdesk.core.hostnames import ascii_host, is_mixed_script, unicode_host
 from paperdesk.core.library import Library
 from paperdesk.core.text import BIDI_CONTROLS, bidi_visible
-from ui_fixtures import WAIT_MS, open_seeded, press, settle  # noqa: F401
+from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_row  # noqa: F401
 
 RLO, PDF = "\u202e", "\u202c"
 TITLE = f"Safe title {RLO}gpj.exe{PDF} done"
@@ -62,6 +62,7 @@ def test_bidi_override_is_shown_as_text_and_lookalike_link_refused(
     qtbot.waitUntil(lambda: window.focusWidget() is window.table, timeout=WAIT_MS)
     press(qtbot, window, Qt.Key.Key_Home)
     qtbot.waitUntil(lambda: window.detail_pane.paper_id == pid, timeout=WAIT_MS)
+    wait_row(qtbot, window, 0)      # (read on the reader thread)
     shown = window.model.index(0, window.model.TITLE).data()
     assert shown == bidi_visible(TITLE) and RLO not in shown
     assert RLO not in window.detail_pane.title_label.text()

@@ -103,6 +103,14 @@ def wait_listed(qtbot, window) -> None:
     qtbot.waitUntil(lambda: window.model.complete, timeout=WAIT_MS)
 
 
+def wait_row(qtbot, window, row: int) -> None:
+    """Ask for the list's row ``row`` and wait until it is read (its cells show a
+    placeholder until its block comes from the reader thread)."""
+    model = window.model
+    model.index(row, 0).data()
+    qtbot.waitUntil(lambda: model.row_read(row), timeout=WAIT_MS)
+
+
 def wait_idle(qtbot, window) -> None:
     """Wait until no import, search or index update is pending."""
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)

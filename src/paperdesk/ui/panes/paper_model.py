@@ -1,8 +1,11 @@
 """The paper list's table model: a list of paper ids plus a lazily filled row cache.
 
-The model holds only ids (cheap even for 100 000 papers). ``data()`` fetches rows it has
-not seen in blocks of :data:`BLOCK` ids around the requested row via
-``lib.papers.summaries``, so scrolling a large library reads only what is shown. Sorting
+The model holds only ids (cheap even for 100 000 papers). ``data()`` asks for rows it has
+not seen in blocks of :data:`BLOCK` ids around the requested row (``lib.papers.summaries``
+by the row fetcher, :meth:`PaperTableModel.set_row_fetcher`: the window's reader thread,
+never the UI thread), so scrolling a large library reads only what is shown; until a
+block arrives its rows are drawn with a quiet placeholder (:data:`ROW_PLACEHOLDER` in the
+Title, the other cells empty), then repainted (``dataChanged``). Sorting
 and filtering happen in SQLite (``lib.papers.ids``); while searching, the model holds
 every match's id (``SearchResults.ids``) in the order the search delivered them, with the
 snippets of the first block only; the snippets of other rows are cut when those rows are
@@ -41,10 +44,17 @@ from paperdesk.core.scope import Scope
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
            "StarredRole", "ReadRole", "ExcludedRole", "snippet_window",
            "SNIPPET_PLACEHOLDER", "SnippetFetcher", "EXCLUDED_CHIP", "FIRST_ROWS",
-           "IdReader", "read_listing"]
+           "IdReader", "read_listing", "ROW_PLACEHOLDER", "RowFetcher"]
 
 #: Number of ids fetched together when a row is not cached.
 BLOCK = 200
+#: What the Title cell of a row shows while its row is being read (the other cells of
+#: the row are empty meanwhile).
+ROW_PLACEHOLDER = "…"
+#: ``fetch(ids, deliver)``: read ``lib.papers.summaries(ids)`` somewhere off the UI
+#: thread and call ``deliver({id: PaperSummary})`` in the UI thread (a paper missing
+#: from the answer is no longer in the library).
+RowFetcher = Callable[[list, Callable[[Mapping[int, PaperSummary]], None]], None]
 #: Ids read first when a scope is listed through the id reader (a screenful or more;
 #: the rest follow in a second read).
 FIRST_ROWS = 200
@@ -162,6 +172,9 @@ def _row_lookup(ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
     return array[order], order
 
 
+#: :meth:`PaperTableModel._summary` of a row still being read.
+_PENDING = object()
+
 _ROLES = frozenset({Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole, SpansRole,
                     Qt.ItemDataRole.FontRole, Qt.ItemDataRole.DecorationRole, TagsRole,
                     StarredRole, ReadRole, ExcludedRole})
@@ -186,7 +199,9 @@ class PaperTableModel(QAbstractTableModel):
             ``"venue"``); the owner runs the search again in that order.
 
     Args:
-        library: the open library to read rows from (UI thread).
+        library: the open library (UI thread's connection): rows are read through it
+            only when no row fetcher is set (:meth:`set_row_fetcher`), and by
+            :meth:`drop_missing`.
         parent: Qt parent.
     """
 
@@ -228,6 +243,12 @@ class PaperTableModel(QAbstractTableModel):
         self._hits: list[SearchHit] | None = None
         self._query: str | None = None     # the query of the rows, while searching
         self._snippet_fetcher: SnippetFetcher | None = None
+        self._row_fetcher: RowFetcher | None = None
+        # ids whose row was asked for and not yet delivered -> the number of that ask
+        # (an answer is kept only for the ids whose latest ask it is: an older one may
+        # have been read before an edit, or before the list changed)
+        self._rows_asked: dict[int, int] = {}
+        self._row_asks = 0
         self._id_reader: IdReader | None = None
         # Each listing through the id reader is numbered; ids of an older one are
         # dropped. False while a listing's ids are still on their way.
@@ -251,7 +272,9 @@ class PaperTableModel(QAbstractTableModel):
         #: the tag being screened and the papers excluded from it (set_excluded)
         self._excluded_tag = ""
         self._excluded: frozenset[int] = frozenset()
-        self.fetch_count = 0  #: number of ``summaries`` calls so far (for tests/diagnostics)
+        #: number of ``summaries`` calls (or blocks asked of the row fetcher) so far
+        #: (for tests/diagnostics)
+        self.fetch_count = 0
         #: number of snippet blocks asked for so far (for tests/diagnostics)
         self.snippet_fetch_count = 0
 
@@ -330,32 +353,53 @@ class PaperTableModel(QAbstractTableModel):
         """
         self._snippet_fetcher = fetch
 
-    def refresh_papers(self, paper_ids) -> None:
-        """Re-read the rows of papers whose title, marks or tags changed.
+    def set_row_fetcher(self, fetch: RowFetcher | None) -> None:
+        """Read the rows' data off the UI thread: ``fetch(ids, deliver)`` is called with
+        a block of ids (at most :data:`BLOCK`) whose rows were asked for by ``data()``
+        and must run ``lib.papers.summaries(ids)`` on another thread, then call
+        ``deliver(found)`` (``{id: PaperSummary}``) later in the UI thread (the window
+        uses its reader thread). Meanwhile those rows are drawn with a placeholder
+        (:data:`ROW_PLACEHOLDER`); an answer that comes after the rows changed (another
+        search or scope, an edit of one of its papers) is dropped. Without one
+        (``None``), the model calls ``lib.papers.summaries`` itself.
+        """
+        self._row_fetcher = fetch
 
-        Only listed, already cached papers are re-read (one ``summaries`` call); the rows
-        stay where they are, even if the paper no longer passes the scope's filter (the
-        list is re-filtered when the scope or the search changes).
+    def refresh_papers(self, paper_ids,
+                       rows: Mapping[int, PaperSummary] | None = None) -> None:
+        """Show the new rows of papers whose title, marks or tags changed.
+
+        The rows stay where they are, even if the paper no longer passes the scope's
+        filter (the list is re-filtered when the scope or the search changes). An answer
+        of the row fetcher still on its way for these papers (it may have been read
+        before the change) is dropped.
 
         Args:
             paper_ids: ids of changed papers (any iterable; unknown ids are ignored).
+            rows: their rows read after the change (``{id: PaperSummary}``; an id of
+                ``paper_ids`` missing from it is no longer in the library), e.g. by the
+                thread that made it: shown at once. ``None``: the listed papers among
+                them that are cached or on their way are read again (through the row
+                fetcher when one is set: the old row stays on show until then).
         """
         ids = [pid for pid in dict.fromkeys(paper_ids) if self.row_of(pid) >= 0]
         if not ids:
             return
         if len(ids) > REFRESH_LIMIT:
-            self._cache.clear()
+            self._forget_rows()
             self.dataChanged.emit(self.index(0, 0),
                                   self.index(len(self._ids) - 1, len(self.HEADERS) - 1))
             return
-        cached = [pid for pid in ids if pid in self._cache]
-        if cached:
-            fresh = self._fetch(cached)
-            for pid in cached:
-                self._cache[pid] = fresh.get(pid)
-        rows = sorted(self.row_of(pid) for pid in ids)
-        self.dataChanged.emit(self.index(rows[0], 0),
-                              self.index(rows[-1], len(self.HEADERS) - 1))
+        if rows is not None:
+            for pid in ids:
+                self._rows_asked.pop(pid, None)   # (an older answer is dropped)
+                self._cache[pid] = rows.get(pid)
+        else:
+            self._ask_rows([pid for pid in ids
+                            if pid in self._cache or pid in self._rows_asked])
+        at = sorted(self.row_of(pid) for pid in ids)
+        self.dataChanged.emit(self.index(at[0], 0),
+                              self.index(at[-1], len(self.HEADERS) - 1))
 
     def drop_missing(self, paper_ids) -> int:
         """Remove the rows of papers that are no longer in the library (deleted), keeping
@@ -378,15 +422,26 @@ class PaperTableModel(QAbstractTableModel):
             self.beginRemoveRows(QModelIndex(), row, row)
             del self._ids[row]
             self._cache.pop(pid, None)
+            self._rows_asked.pop(pid, None)
             self._cells.pop(pid, None)
             self._rows_of = None
             self.endRemoveRows()
         return len(gone)
 
+    def row_read(self, row: int) -> bool:
+        """True when ``row``'s data is at hand (its cells are not placeholders); False
+        while it is being read, before it is asked for (``data()`` asks), or when
+        ``row`` is out of range."""
+        pid = self.paper_id(row)
+        return pid is not None and pid in self._cache
+
     def summary(self, paper_id: int) -> PaperSummary | None:
-        """Return the (cached) row data of a listed paper, or ``None``."""
+        """Return the cached row data of a listed paper, or ``None``: not listed, no
+        longer in the library, or its row not read yet (it is then asked for, as when
+        ``data()`` shows it)."""
         row = self.row_of(paper_id)
-        return self._summary(row) if row >= 0 else None
+        summary = self._summary(row) if row >= 0 else None
+        return None if summary is _PENDING else summary
 
     def set_ids(self, ids: Sequence[int], snippets: Mapping[int, str] | None = None,
                 spans: Mapping[int, Sequence[tuple[int, int]]] | None = None) -> None:
@@ -436,7 +491,7 @@ class PaperTableModel(QAbstractTableModel):
         self._hits = None
         self._query = None
         self._scope = scope
-        self._cache.clear()
+        self._forget_rows()
         self._reasons = {}
 
     def _start_listing(self, on_rows: Callable[[], None] | None,
@@ -579,7 +634,7 @@ class PaperTableModel(QAbstractTableModel):
         self._hits = hits
         self._query = query
         self._scope = scope
-        self._cache.clear()
+        self._forget_rows()
         self._reasons = {}
         self._snippet_generation += 1
         self._snippets_asked = set()
@@ -590,7 +645,7 @@ class PaperTableModel(QAbstractTableModel):
         self._stop_listing()
         self._hits = None
         self._query = None
-        self._cache.clear()
+        self._forget_rows()
         self.set_ids([], None)
 
     def paper_id(self, row: int) -> int | None:
@@ -680,6 +735,12 @@ class PaperTableModel(QAbstractTableModel):
         if role == SpansRole:
             return None
         summary = self._summary(index.row())
+        if summary is _PENDING:    # being read (the row is repainted when it comes)
+            if role == Qt.ItemDataRole.DisplayRole:
+                return ROW_PLACEHOLDER if col == self.TITLE else ""
+            if role == Qt.ItemDataRole.DecorationRole and col == self.TITLE:
+                return self._star(False)   # (the title where it will be)
+            return None
         if summary is None:
             return "(no longer in the library)" if role == Qt.ItemDataRole.DisplayRole else None
         if role == StarredRole:
@@ -950,20 +1011,66 @@ class PaperTableModel(QAbstractTableModel):
                                   self.index(max(rows), self.SNIPPET))
 
     def _fetch(self, ids: Sequence[int]) -> dict[int, PaperSummary]:
+        """Read rows here, in the calling thread (an edit's rows, see
+        :meth:`refresh_papers`; every row when no row fetcher is set)."""
         self.fetch_count += 1
         return self._lib.papers.summaries(ids)
 
-    def _summary(self, row: int) -> PaperSummary | None:
-        pid = self._ids[row]
-        summary = self._cache.get(pid)
-        if summary is None and pid not in self._cache:
-            lo = max(0, row - BLOCK // 2)
-            block = [i for i in self._ids[lo:lo + BLOCK] if i not in self._cache]
-            if len(self._cache) + len(block) > CACHE_LIMIT:
-                self._cache.clear()
-            fetched = self._fetch(block)
-            for i in block:
-                self._cache[i] = fetched.get(i)  # None marks a paper deleted since listing
-            summary = self._cache.get(pid)
-        return summary
+    def _forget_rows(self) -> None:
+        """Empty the row cache; answers on their way are dropped when they come."""
+        self._cache.clear()
+        self._rows_asked = {}
 
+    def _summary(self, row: int):
+        """The row's :class:`PaperSummary`; ``None``: the paper is no longer in the
+        library; :data:`_PENDING`: being read (asked for now if it was not yet)."""
+        pid = self._ids[row]
+        if pid in self._cache:
+            return self._cache[pid]
+        if pid not in self._rows_asked:
+            lo = max(0, row - BLOCK // 2)
+            self._ask_rows([i for i in self._ids[lo:lo + BLOCK]
+                            if i not in self._cache and i not in self._rows_asked])
+            if pid in self._cache:      # a fetcher (or none) may answer at once
+                return self._cache[pid]
+        return _PENDING
+
+    def _ask_rows(self, ids: list[int]) -> None:
+        """Ask for the rows of ``ids`` (the row fetcher's thread, else here); an earlier
+        ask of any of them still on its way no longer counts for them."""
+        if not ids:
+            return
+        self._row_asks += 1
+        ask = self._row_asks
+        for pid in ids:
+            self._rows_asked[pid] = ask
+        self.fetch_count += 1
+        if self._row_fetcher is None:
+            self._rows_arrived(ask, ids, self._lib.papers.summaries(ids), repaint=False)
+            return
+        answered_at_once = True
+
+        def deliver(found: Mapping[int, PaperSummary]) -> None:
+            self._rows_arrived(ask, ids, found, repaint=not answered_at_once)
+
+        self._row_fetcher(list(ids), deliver)
+        answered_at_once = False
+
+    def _rows_arrived(self, ask: int, ids: list[int], found: Mapping[int, PaperSummary],
+                      repaint: bool = True) -> None:
+        """Rows arrived (UI thread): keep those whose latest ask this was (a paper
+        missing from ``found`` is gone: its row says so) and repaint them."""
+        fresh = [pid for pid in ids if self._rows_asked.get(pid) == ask]
+        if not fresh:
+            return      # another list by now, or asked again since (an edit)
+        if len(self._cache) + len(fresh) > CACHE_LIMIT:
+            self._cache.clear()
+        for pid in fresh:
+            del self._rows_asked[pid]
+            self._cache[pid] = found.get(pid)
+        if not repaint:
+            return
+        rows = [r for r in (self.row_of(pid) for pid in fresh) if r >= 0]
+        if rows:
+            self.dataChanged.emit(self.index(min(rows), 0),
+                                  self.index(max(rows), len(self.HEADERS) - 1))

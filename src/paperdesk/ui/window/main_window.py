@@ -2,7 +2,8 @@
 
 The window owns the wiring between the panes, the search, import and index-sync runners
 and the status bar. It reads from the library in the UI thread only for cheap calls
-(counts, id lists, row summaries, one paper) and makes every change through
+(one paper; the list's ids and rows are read on the reader thread, an edit's rows by
+the writer thread right after it) and makes every change through
 :meth:`MainWindow.submit_edit` (a ``Library`` mutation that records its own undo step in
 the core and returns the :class:`~paperdesk.core.changes.Changes` the panes refresh
 from); searches, imports and search-index updates run on worker threads
@@ -63,7 +64,7 @@ from paperdesk.ui.window.reading import ReadingController
 from paperdesk.ui.window.search import SearchController, quoted
 from paperdesk.ui.window.removal_commands import RemovalCommands
 from paperdesk.ui.style.formatting import plural, tooltip_html
-from paperdesk.ui.panes.paper_model import PaperTableModel
+from paperdesk.ui.panes.paper_model import REFRESH_LIMIT, PaperTableModel
 from paperdesk.ui.panes.paper_table import PaperTableView
 from paperdesk.ui.window.saved_searches import SavedSearches
 from paperdesk.ui.window.screening import ScreeningMode
@@ -249,6 +250,7 @@ class MainWindow(QMainWindow):
         #: filters to count with the next counts (``None``: all), see _request_counts
         self._recount: set[str] | None = set()
         self._total_papers: int | None = None   #: papers in the library, last counted
+        self._step_rows = None   #: rows read after the edit just done (_on_changed)
         self.worker.changed.connect(self._on_changed)
         # the paper on show follows the list's current row and each change (after the
         # list was refreshed from it, above)
@@ -259,6 +261,9 @@ class MainWindow(QMainWindow):
         # The list's ids too (a screenful first, then all of them): at a million papers
         # reading them took 1.5 s of the UI thread.
         self.model.set_id_reader(self._read_ids)
+        # And the rows' data (title, authors, marks, tags), 200 rows at a time: read on
+        # the UI thread it stalled typing 250-400 ms at 300,000 papers under load.
+        self.model.set_row_fetcher(self._read_rows)
         self.import_runner = ImportRunner(library, parent=self, worker=self.worker)
         self.import_runner.progress.connect(self._on_import_progress)
         self.import_runner.finished.connect(self._on_import_finished)
@@ -1456,9 +1461,10 @@ class MainWindow(QMainWindow):
 
         def run(lib: Library) -> _Step:   # writer thread: the label of *this* step
             changes = edit(lib)
-            return _Step(changes, lib.undo_label)
+            return _Step(changes, lib.undo_label, _rows_after(lib, changes))
 
         def done(step: _Step) -> None:
+            self._step_rows = (step.changes, step.rows)   # for _on_changed, next
             self._edit_done(step, quiet)
             if on_done is not None:
                 on_done(step.changes)
@@ -1507,9 +1513,11 @@ class MainWindow(QMainWindow):
         def run(lib: Library) -> _Step:   # writer thread: the step as it is now
             label = lib.redo_label if redo else lib.undo_label
             labels.append(label)
-            return _Step(lib.redo() if redo else lib.undo(), label)
+            changes = lib.redo() if redo else lib.undo()
+            return _Step(changes, label, _rows_after(lib, changes))
 
         def done(step: _Step) -> None:
+            self._step_rows = (step.changes, step.rows)   # for _on_changed, next
             self._edits_pending -= 1
             self._update_undo_actions()
             self.statusBar().showMessage(f"{'Redone' if redo else 'Undone'}: {step.label}",
@@ -1543,6 +1551,10 @@ class MainWindow(QMainWindow):
         :meth:`ReadingController.on_changed`)."""
         if self._shut_down:
             return
+        # the changed papers' rows, read by the writer thread right after an edit or
+        # undo of the window (None: another change, read again by the model)
+        step, self._step_rows = self._step_rows, None
+        rows = step[1] if step is not None and step[0] is change else None
         self._update_undo_actions()
         if not change:
             return
@@ -1551,7 +1563,7 @@ class MainWindow(QMainWindow):
         if change.sources:   # papers deleted or put back, files removed or restored
             self._relist_after_removal(change.papers)
         else:
-            self.model.refresh_papers(change.papers)
+            self.model.refresh_papers(change.papers, rows)
         if change.tags:
             self._update_tags(change)
         if change.saved_searches:
@@ -1589,6 +1601,20 @@ class MainWindow(QMainWindow):
                          on_failed=lambda message: self.show_error(
                              f"The list could not be read: {message}"), label="list",
                          first=first)
+
+    def _read_rows(self, ids: list, deliver) -> None:
+        """The list model's row fetcher: ``lib.papers.summaries(ids)`` on the reader
+        thread, ahead of the reads queued (the rows on screen wait for it), and
+        ``deliver`` of its ``{id: PaperSummary}`` in the UI thread (nothing after the
+        window shut down; a failure leaves the rows' placeholder and says why)."""
+        def done(found) -> None:
+            if not self._shut_down:
+                deliver(found)
+
+        self.worker.read(lambda lib: lib.papers.summaries(ids), on_done=done,
+                         on_failed=lambda message: self.show_error(
+                             f"The list's rows could not be read: {message}"),
+                         label="rows", first=True)
 
     def _refresh_tags(self) -> None:
         self._show_tags(self.lib.tags.all())
@@ -1763,11 +1789,25 @@ class _Step:
     """An edit's or undo's outcome from the writer thread: its ``changes`` (the worker
     emits ``changed`` with them) and the undo label read right after it ran there."""
 
-    __slots__ = ("changes", "label")
+    __slots__ = ("changes", "label", "rows")
 
-    def __init__(self, changes: Changes, label: str | None):
+    def __init__(self, changes: Changes, label: str | None, rows=None):
         self.changes = changes
         self.label = label
+        #: ``{id: PaperSummary}`` of the changed papers, read right after the change
+        #: (``None``: not read, see :func:`_rows_after`)
+        self.rows = rows
+
+
+def _rows_after(lib: Library, changes: Changes):
+    """The list rows of the papers an edit changed, read on the writer thread right
+    after it committed, so that the list shows the change without reading on the UI
+    thread (``{id: PaperSummary}``; ``None`` when papers were added or removed, when
+    there are more than the list re-reads one by one, or when nothing changed)."""
+    papers = getattr(changes, "papers", None)
+    if not changes or not papers or changes.sources or len(papers) > REFRESH_LIMIT:
+        return None
+    return lib.papers.summaries(sorted(papers))
 
 
 def _free_name(path: Path) -> Path:
