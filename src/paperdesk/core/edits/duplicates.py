@@ -32,6 +32,9 @@ __all__ = ["Duplicates", "DUPLICATE_BATCH", "SHINGLE_CACHE"]
 
 #: Most papers looked at in one transaction of :meth:`Duplicates.find`.
 DUPLICATE_BATCH = 200
+#: SQLite's page cache during the near-duplicate stage, in KiB (the candidates'
+#: signatures and abstracts are read at random pages of the database).
+STAGE_CACHE_KIB = 64 * 1024
 #: Shingle sets of candidate papers kept between papers (bounded memory: about 30 kB a
 #: set of a 200-word abstract).
 SHINGLE_CACHE = 2000
@@ -104,6 +107,10 @@ class Duplicates(Manager):
         # against the signatures SQLite keeps, looked up with numpy; this run's bands are
         # written as one more sorted run when it ends (done, cancelled or failed).
         bands = BandStore(self._lib.path, writable=not self._lib.read_only).load()
+        # A larger page cache for the stage only (64 MB, given back after): the
+        # candidates' signatures and abstracts are read at random pages.
+        cache_size = db.execute("PRAGMA cache_size").fetchone()[0]
+        db.execute(f"PRAGMA cache_size = {-STAGE_CACHE_KIB}")
         try:
             if not self._lib.read_only:
                 with _db.transaction(db):     # a library made before the band store
@@ -112,6 +119,7 @@ class Duplicates(Manager):
             return self._find_in(db, bands, groups, totals, total, progress, cancel,
                                  between_batches, hurry or (lambda: False))
         finally:
+            db.execute(f"PRAGMA cache_size = {int(cache_size)}")
             try:
                 bands.save()
             except OSError:
