@@ -5,6 +5,7 @@ answering, a library whose bands are in SQLite (made before) upgraded."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 
@@ -18,6 +19,7 @@ from paperdesk.core.edits import duplicates as stage
 from paperdesk.core.imports.daily_papers import read_file
 from paperdesk.core.library import Library
 from paperdesk.core.store import band_runs
+from paperdesk.core.store import duplicates as store
 
 
 class SqlBands:
@@ -65,15 +67,12 @@ class SqlBands:
 
 def use_sql(monkeypatch, sql: bool) -> None:
     """Make the stage keep its bands in SQLite (the reference) or in the band store."""
-    from paperdesk.core.store import duplicates as store
-
     monkeypatch.setattr(stage, "BandStore", SqlBands if sql else band_runs.BandStore)
     monkeypatch.setattr(store, "drop_old_bands", (lambda db: False) if sql
-                        else band_runs_drop_old)
+                        else DROP_OLD_BANDS)
 
 
-band_runs_drop_old = __import__("paperdesk.core.store.duplicates",
-                                fromlist=["drop_old_bands"]).drop_old_bands
+DROP_OLD_BANDS = store.drop_old_bands
 
 
 def _sentences(text):
@@ -150,7 +149,7 @@ def test_the_seeds_in_many_imports_flag_as_with_sqlite(tmp_path, seed_abstracts,
     got = _run(tmp_path, "runs", parts, monkeypatch)
     assert got == want and len(got) >= 60
     meta = (tmp_path / "runs" / band_runs.FOLDER / "meta.json").read_text()
-    assert len(__import__("json").loads(meta)["runs"]) <= band_runs.MAX_RUNS
+    assert len(json.loads(meta)["runs"]) <= band_runs.MAX_RUNS
 
 
 def _garble(lib):

@@ -175,7 +175,8 @@ class BandStore:
         except FileNotFoundError as exc:
             self.problem = f"{exc.filename or meta_path}: missing"
         except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
-            self.problem = f"{meta_path.parent}: damaged ({str(exc).splitlines()[0] if str(exc) else type(exc).__name__})"
+            what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            self.problem = f"{meta_path.parent}: damaged ({what})"
         if self.problem:
             self._runs, self._records, self._next = [], {}, 1
             self._drop_files()
