@@ -94,12 +94,15 @@ def main(argv: list[str] | None = None) -> int:
                   f"(papers: {sizes.get('papers', 0) / 2**20:.0f} MB)")
         except sqlite3.OperationalError:   # SQLite built without dbstat
             pass
+        band_files = [f for f in (lib.path / "duplicates").glob("*") if f.is_file()]
+        print(f"band store (duplicates/): {sum(f.stat().st_size for f in band_files) / 2**20:.0f}"
+              f" MB in {len(band_files)} files")
         _store(lib, [" ".join(rng.sample(sentences, 8)) + f" (new {i})"
                      for i in range(1000)])
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         lib.duplicates.find()
         print(f"1000 new papers against the stored bands: "
-              f"{time.perf_counter() - start:.1f} s")
+              f"{time.perf_counter() - start:.1f} s ({time.process_time() - cpu:.1f} CPU s)")
         lib.close()
     return 0
 

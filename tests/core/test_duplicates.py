@@ -21,6 +21,16 @@ from paperdesk.core.models import LibraryError
 from paperdesk.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 
+def band_rows(lib) -> list[tuple[int, int]]:
+    """``(bucket, paper_id)`` of every paper's bands, computed from the signatures SQLite
+    keeps (what the band store must answer with)."""
+    rows = []
+    for pid, sig in lib.db.execute("SELECT paper_id, signature FROM duplicate_checked "
+                                   "WHERE signature IS NOT NULL"):
+        rows += [(b, pid) for b in measure.band_hashes(np.frombuffer(sig, dtype="<u4"))]
+    return sorted(set(rows))
+
+
 @pytest.fixture(scope="module")
 def seed_abstracts(seed_files):
     out = []
@@ -110,7 +120,7 @@ def test_candidates_read_each_bucket_with_its_own_limit(tmp_path, seed_files):
     with Library.open(tmp_path / "lib") as lib:
         lib.imports.run(seed_files)
         lib.duplicates.find()
-        rows = lib.db.execute("SELECT bucket, paper_id FROM duplicate_bands").fetchall()
+        rows = band_rows(lib)
         assert len(rows) > 1000
         by_bucket: dict[int, list[int]] = {}
         for bucket, pid in rows:
@@ -362,8 +372,14 @@ def test_deleting_a_paper_drops_its_bands_but_keeps_the_pair_for_undo(seeded_lib
     row = lib.db.execute("SELECT * FROM papers WHERE id = ?", [pair.paper_b]).fetchone()
     with lib.db.conn:
         lib.db.execute("DELETE FROM papers WHERE id = ?", [pair.paper_b])
-    assert lib.db.execute("SELECT count(*) FROM duplicate_bands WHERE paper_id = ?",
-                          [pair.paper_b]).fetchone()[0] == 0
+    from paperdesk.core.store import band_runs
+
+    bands = band_runs.BandStore(lib.path).load()
+    assert pair.paper_b in bands.papers().tolist()       # on disk until the next stage
+    bands.sync(lib.db)
+    assert pair.paper_b not in bands.papers().tolist()
+    assert all(pair.paper_b not in ids for ids in bands.members(
+        [b for b, _p in band_rows(lib)], 100).values())
     assert lib.duplicates.pairs("dismissed") == []
     # put back as an undo of a deletion would: same id, same abstract
     marks = ",".join("?" * len(row))
@@ -599,12 +615,16 @@ def test_bands_of_an_older_signature_version_are_computed_again(tmp_path, seed_f
     with Library.open(tmp_path / "lib") as lib:
         lib.imports.run(seed_files)
         lib.duplicates.find()
-        bands = lib.db.execute("SELECT COUNT(*) FROM duplicate_bands").fetchone()[0]
-        lib.db.execute("UPDATE duplicate_checked SET version = 1")
-        lib.db.execute("UPDATE duplicate_bands SET bucket = -bucket - 1")   # version 1's
+        bands = band_rows(lib)
+        lib.db.execute("UPDATE duplicate_checked SET version = 1, signature = "
+                       "zeroblob(240)")                                    # version 1's
         lib.db.conn.commit()
         lib.duplicates.find()
-        assert lib.db.execute("SELECT COUNT(*) FROM duplicate_bands").fetchone()[0] == bands
+        assert band_rows(lib) == bands
+        from paperdesk.core.store import band_runs
+        store = band_runs.BandStore(lib.path).load()
+        store.sync(lib.db)
+        assert store.bands_count() == len(bands)
         assert {v for (v,) in lib.db.execute("SELECT DISTINCT version FROM "
                                              "duplicate_checked")} == {
             measure.SIGNATURE_VERSION}
@@ -633,7 +653,6 @@ def test_a_batch_flags_what_one_paper_at_a_time_flags(tmp_path, seed_abstracts, 
             lib.duplicates.find()
             found[batch] = sorted((p.paper_a, p.paper_b, p.similarity)
                                   for p in lib.duplicates.pairs())
-            bands = lib.db.execute("SELECT COUNT(*) FROM duplicate_bands").fetchone()[0]
-            assert bands == measure.BANDS * len(texts)
+            assert len(band_rows(lib)) == measure.BANDS * len(texts)
     assert len(found[1]) >= 20 + 60
     assert found[200] == found[1]

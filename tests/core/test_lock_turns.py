@@ -73,7 +73,7 @@ def test_tag_and_note_wait_for_an_import_between_its_batches(tmp_path, seed_file
         assert len(lines) == 1 and lines[0].startswith(waiting), r.stderr
     assert importer.returncode == 0, err
     assert "Traceback" not in err
-    assert f"{SYNTHETIC} added" in out
+    assert f"{SYNTHETIC:,} added" in out
     with Library.open(library, read_only=True) as lib:
         assert lib.papers.count() == seeded + SYNTHETIC
         assert lib.index.status().queued == 0        # the guests' changes indexed too

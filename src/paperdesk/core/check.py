@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from paperdesk.core.store import band_runs
 from paperdesk.core.store.backup import latest_backup
 from paperdesk.core.models import LibraryError
 
@@ -244,8 +245,10 @@ class Problem:
     """One problem the check found.
 
     Attributes:
-        part: ``"database"``, ``"index"`` or ``"terms"`` (the term table of related
-            papers, :mod:`paperdesk.core.discover.term_table`).
+        part: ``"database"``, ``"index"``, ``"terms"`` (the term table of related
+            papers, :mod:`paperdesk.core.discover.term_table`), ``"vectors"`` or
+            ``"duplicates"`` (the near-duplicate stage's band store,
+            :mod:`paperdesk.core.store.band_runs`: derived, rebuilt).
         text: what is wrong (names the file).
         remedy: the way out (``"repaired from SQLite"``, ``"run paperdesk reindex"``,
             for the database :func:`damage_hint`: ``"salvage every readable page:
@@ -493,6 +496,7 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     found: list[tuple[str, str]] = []          # (part, text) of terms/ and vectors/
     if not cancel():
         found += [("terms", text) for text in lib.discover.full_problems()]
+        found += [("duplicates", text) for text in band_runs.full_problems(lib.path)]
         found += [("vectors", text) for text in lib.discover.embeddings.full_problems()]
         if not any(part == "vectors" for part, _text in found):
             rebuilt, missing = lib.discover.embeddings.count_problems()
@@ -520,7 +524,10 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
                 "vectors-rebuilt": VECTORS_REBUILT_REMEDY if writable
                 else VECTORS_READ_ONLY_REMEDY,
                 "vectors-missing": VECTORS_MISSING_REMEDY if writable
-                else VECTORS_READ_ONLY_REMEDY}
+                else VECTORS_READ_ONLY_REMEDY,
+                "duplicates": band_runs.REBUILT}
+    if any(part == "duplicates" for part, _text in found) and not lib.read_only:
+        band_runs.drop(lib.path)   # derived: computed again from SQLite at the next stage
     for part, text in found:
         report.problems.append(Problem(part.split("-")[0], text, remedies[part]))
     progress(3, steps)

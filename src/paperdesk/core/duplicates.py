@@ -36,11 +36,12 @@ candidate is ``1 - (1 - s**ROWS)**BANDS``: 0.93 at s = 0.5, 0.99 at 0.6, 0.9999 
 and 1.6·10⁻⁴ at s = 0.02 (abstracts on one topic). Each candidate is then checked with
 the exact J above, so the estimate only decides what is compared, never what is
 flagged. 20 bands of 3 (rather than, say, 32 of 4) catch more pairs near the threshold
-and store fewer rows: the band hashes are kept in SQLite
-(:mod:`paperdesk.core.store.duplicates`), one row per band per paper, so a later import
-compares only its new papers against them. Each bucket is a 32-bit hash (SQLite stores
-it in 4 bytes); two different bands sharing one by chance only adds a candidate that the
-exact check rejects.
+and store fewer bands: the band hashes are kept, derived from the signatures SQLite
+stores, as sorted numpy runs in the library's ``duplicates/`` folder
+(:mod:`paperdesk.core.store.band_runs`; in SQLite, one row per band per paper, until
+2026-12-06), so a later import compares only its new papers against them. Each bucket
+is a 32-bit hash; two different bands sharing one by chance only adds a candidate that
+the exact check rejects.
 
 Measured with ``benchmarks/duplicates_bench.py`` (2 cores shared with other work):
 100,000 abstracts recombined from seed sentences (the hard case: many pairs share a

@@ -22,6 +22,7 @@ from paperdesk.core.duplicates import DuplicatePair
 from paperdesk.core.models import LibraryError
 from paperdesk.core.store import db as _db
 from paperdesk.core.store import duplicates as store
+from paperdesk.core.store.band_runs import BandStore, token_of
 from paperdesk.core.store.key_aliases import add_alias
 from paperdesk.core.store.papers import write_metadata
 from paperdesk.core.manager import Manager
@@ -31,11 +32,12 @@ __all__ = ["Duplicates", "DUPLICATE_BATCH", "SHINGLE_CACHE"]
 
 #: Most papers looked at in one transaction of :meth:`Duplicates.find`.
 DUPLICATE_BATCH = 200
+#: SQLite's page cache during the near-duplicate stage, in KiB (the candidates'
+#: signatures and abstracts are read at random pages of the database).
+STAGE_CACHE_KIB = 64 * 1024
 #: Shingle sets of candidate papers kept between papers (bounded memory: about 30 kB a
 #: set of a 200-word abstract).
 SHINGLE_CACHE = 2000
-#: SQLite's page cache during the near-duplicate stage, in KiB.
-STAGE_CACHE_KIB = 64 * 1024
 
 
 class Duplicates(Manager):
@@ -101,24 +103,36 @@ class Duplicates(Manager):
             return 0
         progress("duplicates", 0, total)
         db = self.db
-        # The band table's pages are read and written at random (buckets are hashes): a
-        # larger page cache for the stage only (64 MB, given back after) cut its CPU time
-        # by 14% at 100,000 papers (benchmarks/duplicates_bench.py).
+        # The bands live outside SQLite (core/store/band_runs.py): loaded, checked
+        # against the signatures SQLite keeps, looked up with numpy; this run's bands are
+        # written as one more sorted run when it ends (done, cancelled or failed).
+        bands = BandStore(self._lib.path, writable=not self._lib.read_only).load()
+        # A larger page cache for the stage only (64 MB, given back after): the
+        # candidates' signatures and abstracts are read at random pages.
         cache_size = db.execute("PRAGMA cache_size").fetchone()[0]
         db.execute(f"PRAGMA cache_size = {-STAGE_CACHE_KIB}")
         try:
-            return self._find_in(db, groups, totals, total, progress, cancel,
+            if not self._lib.read_only:
+                with _db.transaction(db):     # a library made before the band store
+                    store.drop_old_bands(db)
+            bands.sync(db)
+            return self._find_in(db, bands, groups, totals, total, progress, cancel,
                                  between_batches, hurry or (lambda: False))
         finally:
             db.execute(f"PRAGMA cache_size = {int(cache_size)}")
-            # What the stage used (the page cache above, the word hashes, numpy
-            # temporaries) goes back to the system: the window would otherwise keep
-            # its peak for the session (104 MB at 30,000 papers, 70 MB of it only
-            # released by the allocator's trim).
+            try:
+                bands.save()
+            except OSError:
+                pass      # derived: what was not saved is computed from SQLite next time
+            del bands
+            # What the stage used (the word hashes, numpy temporaries, the bands) goes
+            # back to the system: the window would otherwise keep its peak for the
+            # session (104 MB at 30,000 papers, 70 MB of it only released by the
+            # allocator's trim).
             measure.forget_word_hashes()
             give_back_memory()
 
-    def _find_in(self, db, groups, totals, total, progress, cancel, between_batches,
+    def _find_in(self, db, bands, groups, totals, total, progress, cancel, between_batches,
                  hurry) -> int:
         """The batches of :meth:`find` (arguments as there; ``totals`` per group)."""
         cache: OrderedDict[int, np.ndarray] = OrderedDict()
@@ -133,7 +147,7 @@ class Duplicates(Manager):
                 rows = store.unchecked(db, DUPLICATE_BATCH, after, group)
                 if not rows:
                     break
-                found, looked = self._look_at(db, rows, cache, hurry)
+                found, looked = self._look_at(db, bands, rows, cache, hurry)
                 flagged += found
                 after = rows[looked - 1][0]
                 done += looked
@@ -142,7 +156,8 @@ class Duplicates(Manager):
                     between_batches()
         return flagged
 
-    def _look_at(self, db, rows, cache: OrderedDict, hurry=lambda: False) -> tuple[int, int]:
+    def _look_at(self, db, bands: BandStore, rows, cache: OrderedDict,
+                 hurry=lambda: False) -> tuple[int, int]:
         """Look at one batch of papers (one transaction), or its first papers until
         ``hurry()``; return the pairs flagged and how many papers were looked at."""
         flagged = 0
@@ -150,16 +165,17 @@ class Duplicates(Manager):
                   for (pid, _abstract, digest, seen), s
                   in zip(rows, measure.signed_batch([r[1] for r in rows]))]
         now = _now()
-        # The batch's own buckets and signatures stay in memory until its end, then are
-        # written in two statements in bucket order (one per paper before: the band
-        # table's pages were visited at random, 20 rows at a time).
+        # The batch's own buckets and signatures stay in memory until its end, then
+        # its signatures are written in one statement and its bands added to the band
+        # store (once the transaction committed).
         pending: dict[int, list[int]] = {}
         pending_sigs: dict[int, bytes] = {}
         looked_at = []
+        bands.drop(pid for pid, _d, seen, *_rest in signed if seen)
+        stored_members = bands.members((b for *_s, buckets, _sig in signed
+                                        for b in buckets), measure.PER_BUCKET)
         with _db.transaction(db):
             store.drop_bands(db, [pid for pid, _d, seen, *_rest in signed if seen])
-            stored_members = store.members(db, (b for *_s, buckets, _sig in signed
-                                                for b in buckets), measure.PER_BUCKET)
             for pid, digest, seen, sh, buckets, sig in signed:
                 found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES,
                                          measure.PER_BUCKET, pending, stored_members)
@@ -190,6 +206,10 @@ class Duplicates(Manager):
                 if hurry():       # an edit waits: the rest of the batch comes next time
                     break
             store.mark_checked_many(db, looked_at)
+        banded = [(pid, buckets, sig) for pid, _d, buckets, sig in looked_at if sig is not None]
+        if banded:
+            bands.add([pid for pid, _b, _s in banded], [b for _p, b, _s in banded],
+                      [token_of(s) for _p, _b, s in banded])
         return flagged, len(looked_at)
 
     @staticmethod

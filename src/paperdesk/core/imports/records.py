@@ -71,6 +71,7 @@ from paperdesk.core.field_formats import merge_values
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, FileReport, Metadata, field_values
 from paperdesk.core.duplicates import similarity
+from paperdesk.core.store import band_runs
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.key_aliases import add_alias
 from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, key_taken,
@@ -326,11 +327,15 @@ class Identifiers:
     def __init__(self, db: sqlite_utils.Database):
         self.doi: dict[str, int] = {}
         self.arxiv: dict[str, int] = {}
-        #: Whether the near-duplicate stage has looked at any paper (stored band
-        #: hashes): without them no record can be a near-duplicate, and the lookup
-        #: (a MinHash and 20 queries per record) is skipped.
-        self.banded = db.execute("SELECT 1 FROM duplicate_bands LIMIT 1").fetchone() \
-            is not None
+        #: Whether the near-duplicate stage has looked at any paper (stored
+        #: signatures, whose bands the band store keeps): without them no record can be
+        #: a near-duplicate, and the lookup (a MinHash and a band look-up per record)
+        #: is skipped.
+        self.banded = db.execute("SELECT 1 FROM duplicate_checked WHERE signature IS NOT "
+                                 "NULL LIMIT 1").fetchone() is not None
+        #: The library's band store (:mod:`paperdesk.core.store.band_runs`), loaded
+        #: at the first record that needs it.
+        self.bands = None
         for pid, doi, arxiv in db.execute(
                 "SELECT id, doi, arxiv_id FROM papers WHERE doi IS NOT NULL "
                 "OR arxiv_id IS NOT NULL ORDER BY id").fetchall():
@@ -408,7 +413,9 @@ def _find(db: sqlite_utils.Database, record: Record, digest: str,
                              "that paper by its " + which + ": check they are the same work")
     if pid is not None or not record.abstract or not ids.banded:
         return pid
-    near = closest_paper(db, record.abstract)
+    if ids.bands is None:
+        ids.bands = band_runs.store_for(db)
+    near = closest_paper(db, record.abstract, bands=ids.bands)
     if near is None:
         return None
     pid, score = near

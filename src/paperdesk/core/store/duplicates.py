@@ -1,5 +1,8 @@
-"""SQL of the near-duplicate stage: the ``duplicate_checked``, ``duplicate_bands`` and
-``duplicate_pairs`` tables (schema version 5, :mod:`paperdesk.core.store.schema`).
+"""SQL of the near-duplicate stage: the ``duplicate_checked`` and ``duplicate_pairs``
+tables (schema version 5, :mod:`paperdesk.core.store.schema`). The LSH bands are kept
+outside SQLite (:mod:`paperdesk.core.store.band_runs`, derived from the signatures in
+``duplicate_checked``); the ``duplicate_bands`` table of earlier versions stays empty
+(emptied by the stage's first run, :func:`drop_old_bands`).
 
 Every writer here runs inside the caller's transaction; readers use the caller's
 connection. Pairs are stored with ``paper_a < paper_b``.
@@ -14,8 +17,10 @@ import sqlite_utils
 
 from paperdesk.core import duplicates as measure
 from paperdesk.core.duplicates import SIGNATURE_VERSION, DuplicatePair
+from paperdesk.core.store import band_runs
 
-__all__ = ["unchecked", "unchecked_count", "mark_checked", "drop_bands", "mark_checked_many",
+__all__ = ["unchecked", "unchecked_count", "mark_checked", "drop_bands", "drop_old_bands",
+           "mark_checked_many",
            "signatures", "members", "candidates",
            "flag_pair",
            "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows",
@@ -63,33 +68,44 @@ def unchecked(db: sqlite_utils.Database, limit: int, after: int = 0,
 def mark_checked(db: sqlite_utils.Database, paper_id: int, content_hash: str,
                  buckets: Iterable[int], seen_before: bool,
                  signature: bytes | None = None) -> None:
-    """Record that ``paper_id`` was looked at with this abstract, with its LSH buckets
-    and signature (none for an empty abstract), replacing what an older look stored."""
-    if seen_before:
-        drop_bands(db, [paper_id])
+    """Record that ``paper_id`` was looked at with this abstract, with its signature
+    (none for an empty abstract), replacing what an older look stored. ``buckets`` and
+    ``seen_before`` are not stored here (the band store derives the buckets from the
+    signature); kept for callers of earlier versions."""
     mark_checked_many(db, [(paper_id, content_hash, list(buckets), signature)])
 
 
 def drop_bands(db: sqlite_utils.Database, paper_ids: Sequence[int]) -> None:
-    """Remove the stored LSH buckets of these papers (before they are looked at again)."""
+    """Remove rows of the old ``duplicate_bands`` table of these papers (a library whose
+    table was not emptied yet); the band store's own are dropped by
+    :meth:`~paperdesk.core.store.band_runs.BandStore.drop`."""
     db.conn.executemany("DELETE FROM duplicate_bands WHERE paper_id = ?",
                         [(int(p),) for p in paper_ids])
+
+
+def drop_old_bands(db: sqlite_utils.Database) -> bool:
+    """Empty the ``duplicate_bands`` table of a library made before the band store (its
+    rows are derived from the signatures, and the band store computes them again).
+
+    Returns:
+        True when it had rows.
+    """
+    if db.execute("SELECT 1 FROM duplicate_bands LIMIT 1").fetchone() is None:
+        return False
+    db.execute("DELETE FROM duplicate_bands")
+    return True
 
 
 def mark_checked_many(db: sqlite_utils.Database,
                       looked_at: Sequence[tuple[int, str, Sequence[int], bytes | None]]
                       ) -> None:
-    """:func:`mark_checked` of many papers whose old buckets are gone
-    (:func:`drop_bands`), in two statements; the buckets are written in bucket order,
-    so each page of the band table's B-tree is visited once per call.
+    """:func:`mark_checked` of many papers, in one statement (their buckets go to the
+    band store, :mod:`paperdesk.core.store.band_runs`, not to SQLite).
 
     Args:
         db: the library database (inside the caller's transaction).
         looked_at: ``(paper_id, content_hash, buckets, signature or None)`` each.
     """
-    db.conn.executemany("INSERT OR IGNORE INTO duplicate_bands (bucket, paper_id) "
-                        "VALUES (?, ?)", sorted((int(b), int(pid)) for pid, _h, buckets, _s
-                                                in looked_at for b in buckets))
     db.conn.executemany("INSERT OR REPLACE INTO duplicate_checked (paper_id, content_hash, "
                         "version, signature) VALUES (?, ?, ?, ?)",
                         [(int(pid), digest, SIGNATURE_VERSION, sig)
@@ -109,41 +125,31 @@ def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes
         [*ids, SIGNATURE_VERSION]).fetchall())
 
 
-def members(db: sqlite_utils.Database, buckets: Iterable[int], per_bucket: int
-            ) -> dict[int, list[int]]:
+def members(db: sqlite_utils.Database, buckets: Iterable[int], per_bucket: int,
+            bands=None) -> dict[int, list[int]]:
     """The stored papers of each bucket: at most ``per_bucket`` + 1 of each, the highest
     ids first (one more than a caller takes, so that leaving one paper out still leaves
     ``per_bucket``).
-
-    One statement per 500 distinct buckets, read in bucket order (SQLite walks the
-    band table's primary key through the sorted ``IN`` list): the near-duplicate stage
-    reads a batch's 4,000 buckets at once rather than 20 at a time per paper.
 
     Args:
         db: the library database.
         buckets: LSH buckets (repeats are read once).
         per_bucket: how many a caller keeps of each.
+        bands: the library's :class:`~paperdesk.core.store.band_runs.BandStore`
+            (``None``: loaded from the library folder of ``db``).
     Returns:
         ``{bucket: [paper ids, highest first]}`` for the buckets that have any.
     """
-    distinct = sorted({int(b) for b in buckets})
-    out: dict[int, list[int]] = {}
-    for k in range(0, len(distinct), 500):
-        chunk = distinct[k:k + 500]
-        marks = ",".join("?" * len(chunk))
-        for bucket, pid in db.conn.execute(
-                f"SELECT bucket, paper_id FROM (SELECT bucket, paper_id, row_number() OVER "
-                f"(PARTITION BY bucket ORDER BY paper_id DESC) AS n FROM duplicate_bands "
-                f"WHERE bucket IN ({marks})) WHERE n <= ? ORDER BY bucket, paper_id DESC",
-                [*chunk, int(per_bucket) + 1]):
-            out.setdefault(bucket, []).append(pid)
-    return out
+    if bands is None:
+        bands = band_runs.store_for(db)
+    return bands.members(buckets, per_bucket)
 
 
 def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
                limit: int, per_bucket: int,
                pending: Mapping[int, Sequence[int]] | None = None,
-               stored: Mapping[int, Sequence[int]] | None = None) -> list[int]:
+               stored: Mapping[int, Sequence[int]] | None = None,
+               bands=None) -> list[int]:
     """Papers sharing at least one bucket with ``buckets`` (``paper_id`` left out), those
     sharing the most first, at most ``limit`` of them.
 
@@ -160,13 +166,14 @@ def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
             stage's current batch), counted as if their buckets were stored.
         stored: :func:`members` of (at least) these buckets, read before; ``None``:
             read them now.
+        bands: the band store to read them from (``None``: the library's).
     Returns:
         Paper ids, most shared buckets first, then by id.
     """
     if not buckets:
         return []
     if stored is None:
-        stored = members(db, buckets, per_bucket)
+        stored = members(db, buckets, per_bucket, bands)
     shared: Counter = Counter()
     for bucket in buckets:
         ids = [p for p in stored.get(bucket, ()) if p != paper_id]
@@ -269,7 +276,7 @@ def restore_pair_rows(db: sqlite_utils.Database, rows: Iterable[tuple]) -> None:
 
 
 def closest_paper(db: sqlite_utils.Database, abstract: str,
-                  threshold: float = measure.THRESHOLD) -> tuple[int, float] | None:
+                  threshold: float = measure.THRESHOLD, bands=None) -> tuple[int, float] | None:
     """The paper whose abstract is most similar to ``abstract``, if it is a near-duplicate.
 
     Looks only among papers the near-duplicate stage has already looked at (their band
@@ -281,6 +288,9 @@ def closest_paper(db: sqlite_utils.Database, abstract: str,
         db: the library database (read only).
         abstract: the text to look up (a record's abstract).
         threshold: least similarity, 0.0 to 1.0 (default :data:`THRESHOLD`).
+        bands: the library's band store as loaded (``None``: loaded from the library
+            folder of ``db``). Its papers deleted since the last stage may take places
+            of a crowded bucket; they are never returned (their signatures are gone).
     Returns:
         ``(paper_id, similarity)`` of the most similar paper at or above ``threshold``
         (the lowest id on a tie), or ``None``.
@@ -290,7 +300,7 @@ def closest_paper(db: sqlite_utils.Database, abstract: str,
     if sig is None:
         return None
     found = candidates(db, measure.band_hashes(sig), 0, measure.MAX_CANDIDATES,
-                       measure.PER_BUCKET)
+                       measure.PER_BUCKET, bands=bands)
     sigs = signatures(db, found) if found else {}
     if not sigs:
         return None

@@ -74,7 +74,9 @@ Added in version 5 (near-duplicate abstracts; see :mod:`paperdesk.core.duplicate
 ``duplicate_bands``
     the LSH buckets of each checked abstract's MinHash signature: ``bucket`` (signed
     32-bit hash of one band), ``paper_id`` (deleted with the paper). Papers sharing a
-    bucket are candidates.
+    bucket are candidates. Unused since 2026-12-06 (issue 28): the buckets are kept
+    outside SQLite (:mod:`paperdesk.core.store.band_runs`), and the stage empties this
+    table of a library made before.
 ``duplicate_pairs``
     pairs flagged: ``paper_a < paper_b``, ``hash_a``/``hash_b`` (the ``content_hash`` of
     each when flagged), ``similarity`` (Jaccard of word 3-shingles), ``status``
