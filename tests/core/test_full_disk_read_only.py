@@ -241,9 +241,10 @@ def test_a_read_only_library_folder_can_be_searched_and_exported(shared_tmp, see
     assert r.returncode == 1
     assert "is read-only" in one_line(r) and "searched and exported" in one_line(r)
     # Self-contained: no lock, no -wal or -shm file was needed (library.db.closed is the
-    # record of the last writer's clean close: core/store/clean_close.py).
-    assert sorted(p.name for p in lib.iterdir()) == ["backups", "index", "library.db",
-                                                     "library.db.closed"]
+    # record of the last writer's clean close: core/store/clean_close.py; duplicates/ the
+    # near-duplicate bands the import's stage wrote: core/store/band_runs.py).
+    assert sorted(p.name for p in lib.iterdir()) == ["backups", "duplicates", "index",
+                                                     "library.db", "library.db.closed"]
 
 
 def test_a_read_only_folder_with_a_wal_left_by_a_crash_shows_every_change(shared_tmp,
