@@ -1382,8 +1382,8 @@ def _cmd_duplicates(lib: Library, args) -> int:
     if args.dup_command == "merge":
         plan = lib.duplicates.merge_preview(args.keep, args.other)
         if not args.force and not lib.duplicates.is_flagged(args.keep, args.other):
-            print(f"paperdesk: papers {args.keep} and {args.other} are not flagged as "
-                  "possible duplicates (see `paperdesk duplicates`); a command's merge "
+            print(f"paperdesk: papers {args.keep} and {args.other} are not an open pair "
+                  "of possible duplicates (see `paperdesk duplicates`); a command's merge "
                   "cannot be undone: add --force to merge them anyway", file=sys.stderr)
             return 1
         lib.duplicates.merge(args.keep, args.other)

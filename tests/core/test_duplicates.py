@@ -556,6 +556,9 @@ def test_cli_import_lists_and_dismisses(tmp_path, seed_files, edited_file, capsy
     a, b = pairs[0]["paper_a"], pairs[0]["paper_b"]
     assert main(["--library", lib, "duplicates", "dismiss", str(b), str(a)]) == 0
     assert capsys.readouterr().out == f"papers {a} and {b}: not duplicates\n"
+    # a pair dismissed as "not duplicates" is not merged without --force (the tester)
+    assert main(["--library", lib, "duplicates", "merge", str(a), str(b)]) == 1
+    assert "not an open pair" in capsys.readouterr().err
     assert main(["--library", lib, "duplicates", "dismiss", str(a), str(a)]) == 1
     assert capsys.readouterr().err == f"paperdesk: paper {a} cannot be a duplicate of itself\n"
     assert main(["--library", lib, "import", str(edited_file[0])]) == 0
@@ -581,8 +584,8 @@ def test_cli_merge_of_an_unflagged_pair_needs_force(tmp_path, seed_files, capsys
         before = opened.papers.count()
     assert main(["--library", lib, "duplicates", "merge", "1", "2"]) == 1
     err = capsys.readouterr().err
-    assert err == ("paperdesk: papers 1 and 2 are not flagged as possible duplicates (see "
-                   "`paperdesk duplicates`); a command's merge cannot be undone: add "
+    assert err == ("paperdesk: papers 1 and 2 are not an open pair of possible duplicates "
+                   "(see `paperdesk duplicates`); a command's merge cannot be undone: add "
                    "--force to merge them anyway\n")
     with Library.open(lib) as opened:
         assert opened.papers.count() == before

@@ -6,6 +6,7 @@ bad while it is read, and a cancel, end as they do there; no child is left runni
 from __future__ import annotations
 
 import multiprocessing
+import os
 import sqlite3
 
 import pytest
@@ -100,9 +101,11 @@ def test_a_file_that_turns_bad_while_the_child_reads_it_keeps_what_was_stored(
 
     def spoil(stage, _done, _total, _name) -> None:
         if stage == "import":       # recognised already; now a byte goes bad near the end
-            data = bytearray(path.read_bytes())
+            st = path.stat()        # (its size and time kept: a change of either is
+            data = bytearray(path.read_bytes())     # refused before any is stored)
             data[len(data) * 9 // 10] = 0xE9
             path.write_bytes(bytes(data))
+            os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
 
     with Library.open(tmp_path / "lib") as lib:
         report = lib.imports.run([path], sync=False, on_file=spoil)

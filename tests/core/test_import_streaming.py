@@ -192,3 +192,38 @@ def test_iter_pieces_reports_a_file_that_grew_shorter(tmp_path, monkeypatch):
     path.write_text("second para", encoding="utf-8")  # truncated and rewritten shorter
     with pytest.raises(FileChangedError, match="changed while it was imported"):
         list(pieces)
+
+
+def test_a_file_changed_between_its_two_readings_is_refused(tmp_path, seed_files,
+                                                            monkeypatch):
+    """The tester cut (and rewrote in place, same size) a 5 MB file after it was
+    recognised and before it was stored: the storing pass read the changed file to its
+    end, stored a cut abstract and said nothing."""
+    import os
+
+    import paperdesk.core.imports.detect as detect_module
+    import paperdesk.core.imports.pipeline as pipeline_module
+    monkeypatch.setattr(detect_module, "STREAM_MIN_BYTES", 100)
+    originals = _abstracts(seed_files)[:100]
+    for change in ("cut", "same size"):
+        path = tmp_path / f"big-{change}.txt"
+        _write(path, "Daily Papers", originals)
+        real = pipeline_module.detect_streamed
+
+        def recognised_then_changed(p, *args, real=real, path=path, change=change):
+            found = real(p, *args)
+            if change == "cut":
+                os.truncate(path, path.stat().st_size // 2 + 7)
+            else:               # two paragraphs glued, the same number of bytes
+                data = path.read_bytes().replace(b"\n\n", b"\n ", 2)
+                path.write_bytes(data)
+                st = path.stat()
+                os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+            return found
+
+        monkeypatch.setattr(pipeline_module, "detect_streamed", recognised_then_changed)
+        with Library.open(tmp_path / f"lib-{change}") as lib:
+            report = lib.imports.run([path], sync=False)
+            error = report.files[0].error if report.files else report.rejected[0]["reason"]
+            assert error and "changed since it was first read" in error, (change, error)
+            assert lib.papers.count() == 0

@@ -285,3 +285,28 @@ def test_a_cjk_utf8_file_with_a_stray_byte_stays_utf8(tmp_path):
     pf = read_file(path)
     assert pf.encoding == "utf-8" and "ニューラルネットワーク" in pf.abstracts[0].abstract
     assert pf.warnings[0].startswith("1 byte is not UTF-8 (the first on line 3)")
+
+
+def test_a_few_stray_bytes_in_a_mostly_ascii_utf8_file_keep_its_utf8(tmp_path):
+    """The tester's typical file: three abstracts, three UTF-8 characters and one
+    Latin-1 byte (a rule asking four UTF-8 characters a stray byte read it as cp1250)."""
+    text = ("Daily Papers\n\nWe study depth estimation \u2014 fast and robust \u2014 on "
+            "phones.\n\nA na\u00efve baseline does well.\n\nThe caf").encode("utf-8")
+    path = tmp_path / "typical.txt"
+    path.write_bytes(text + b"\xe9 is open.\n")
+    pf = read_file(path)
+    assert pf.encoding == "utf-8"
+    assert [a.abstract for a in pf.abstracts] == [
+        "We study depth estimation \u2014 fast and robust \u2014 on phones.",
+        "A na\u00efve baseline does well.", "The caf\u00e9 is open."]
+    assert pf.warnings[0].startswith("1 byte is not UTF-8")
+
+
+def test_a_byte_order_mark_and_a_stray_byte_are_read_as_mostly_utf8(tmp_path):
+    """Notepad's UTF-8 with a byte-order mark and one stray byte was refused whole."""
+    data = "\ufeffDaily\n\nUn r\u00e9sum\u00e9 na\u00eff: caf".encode("utf-8") + b"\xe9.\n"
+    path = tmp_path / "bom.txt"
+    path.write_bytes(data)
+    pf = read_file(path)
+    assert pf.abstracts[0].abstract == "Un r\u00e9sum\u00e9 na\u00eff: caf\u00e9."
+    assert pf.warnings[0].startswith("1 byte is not UTF-8")

@@ -250,16 +250,19 @@ class Duplicates(Manager):
         return store.open_count(self.db)
 
     def is_flagged(self, a: int, b: int) -> bool:
-        """Whether papers ``a`` and ``b`` (any order) are a pair flagged as possible
-        duplicates, open or dismissed, both papers still having the abstracts they were
-        flagged with.
+        """Whether papers ``a`` and ``b`` (any order) are an open pair of possible
+        duplicates (not dismissed as "not duplicates"), both papers still having the
+        abstracts they were flagged with.
 
         Args:
             a, b: paper ids.
         Returns:
             ``True`` or ``False`` (also ``False`` for ``a == b`` or an unknown id).
         """
-        return int(a) != int(b) and store.pair(self.db, a, b) is not None
+        if int(a) == int(b):
+            return False
+        found = store.pair(self.db, a, b)
+        return found is not None and found.status == "open"
 
     def _live_pair(self, a: int, b: int) -> DuplicatePair:
         self._lib.papers.existing_ids([a, b])

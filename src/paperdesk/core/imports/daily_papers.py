@@ -34,10 +34,11 @@ GB18030, Big5, Shift_JIS, EUC-JP and CP949 by the characters each decoding gives
 file is not read as Korean); charset-normalizer's candidates stand when no CJK decoding
 scores high enough.
 
-**Mostly UTF-8** (:func:`decode_noted`): bytes that are UTF-8 but for a few stray
-ones (at least four valid non-ASCII characters for each byte that is not UTF-8, and no
-more than three such bytes in a row: the bytes of a legacy CJK encoding make some valid
-UTF-8 pairs, but far more invalid bytes) are read as UTF-8, each invalid byte as its Windows-1252 character (U+FFFD for
+**Mostly UTF-8** (:func:`decode_noted`): bytes that are UTF-8 but for stray ones (at
+least one valid non-ASCII UTF-8 character, and never more than three bytes that are not
+UTF-8 in a row: a legacy single-byte file has almost no valid UTF-8 pairs, and the
+characters of a legacy CJK encoding are two bytes each, so its words give longer runs)
+are read as UTF-8, also after a UTF-8 byte-order mark, each invalid byte as its Windows-1252 character (U+FFFD for
 the five bytes cp1252 leaves undefined): a UTF-8 file with a stray Latin-1 "é" pasted
 into it keeps its "é" and every other character, where reading it whole as a legacy
 encoding would garble all of its non-ASCII text. A note says how many bytes and the
@@ -64,7 +65,8 @@ __all__ = ["ParseError", "ParsedAbstract", "ParsedFile", "parse_text", "read_fil
            "parse_decoded", "decode", "decode_noted", "split_paragraphs", "is_prose", "prose_problem", "collect_files",
            "is_header", "count_words", "display_path", "missing_reason", "MAX_FILE_BYTES", "HEADER_MAX_CHARS",
            "HEADER_MAX_WORDS", "LINE_ABSTRACT_MIN_CHARS", "iter_paragraphs", "StreamedText",
-           "STREAM_CHUNK_BYTES", "STREAM_MIN_BYTES", "iter_pieces", "FileChangedError", "streamed_reading"]
+           "STREAM_CHUNK_BYTES", "STREAM_MIN_BYTES", "iter_pieces", "FileChangedError", "file_stamp",
+           "streamed_reading"]
 
 #: Largest file accepted, in bytes (a day's dump is ~150 KB; this leaves room for years).
 MAX_FILE_BYTES = 200 * 1024 * 1024
@@ -513,8 +515,6 @@ def decode_noted(path: Path, data: bytes) -> tuple[str, str, list[str]]:
     return _decode(path, data)
 
 
-#: Mostly UTF-8: at least this many valid non-ASCII characters per byte that is not.
-_STRAY_PER_WIDE = 4
 #: Mostly UTF-8: no more than this many invalid bytes one after the other.
 _STRAY_RUN_MAX = 3
 #: A run of bytes that were not UTF-8, as ``surrogateescape`` decodes them (PEP 383).
@@ -530,8 +530,7 @@ def _mostly_utf8(data: bytes) -> tuple[str, str, list[str]] | None:
     runs = list(_ESCAPED.finditer(escaped))
     bad = sum(len(m.group()) for m in runs)
     wide = sum(1 for _ in _WIDE.finditer(escaped))
-    if not runs or bad * _STRAY_PER_WIDE > wide \
-            or max(len(m.group()) for m in runs) > _STRAY_RUN_MAX:
+    if not runs or not wide or max(len(m.group()) for m in runs) > _STRAY_RUN_MAX:
         return None     # a legacy encoding's bytes (CJK ones make some valid UTF-8 pairs)
     line = escaped.count("\n", 0, runs[0].start()) + 1
     text = _ESCAPED.sub(lambda m: bytes(ord(c) - 0xDC00 for c in m.group())
@@ -547,6 +546,9 @@ def _decode(path: Path, data: bytes) -> tuple[str, str, list[str]]:
             try:
                 return data[len(bom):].decode(codec), name, []
             except UnicodeDecodeError as exc:
+                mostly = _mostly_utf8(data[len(bom):]) if codec == "utf-8" else None
+                if mostly is not None:
+                    return mostly
                 raise ParseError(path, f"starts with a {name.upper()} byte-order mark but "
                                        f"is not {name.upper()} (byte {exc.start + len(bom)})"
                                  ) from None
@@ -700,17 +702,24 @@ class FileChangedError(OSError):
     message says how (one line, without the file's name)."""
 
 
-def _check_unchanged(path: str | os.PathLike, opened: int, read: int, now: int) -> None:
+def file_stamp(st: os.stat_result) -> tuple[int, int]:
+    """``(size in bytes, modification time in ns)`` of a file's ``stat``: what a file
+    read twice must keep (:class:`StreamedText`)."""
+    return st.st_size, st.st_mtime_ns
+
+
+def _check_unchanged(opened: tuple[int, int], read: int, now: tuple[int, int]) -> None:
     """Raise :class:`FileChangedError` unless ``read`` bytes are the whole file, as it
-    was when opened (``opened`` bytes) and as it is at the end (``now`` bytes)."""
-    if read == opened == now:
+    was when opened (``opened``: size and mtime) and as it is at the end (``now``)."""
+    if read == opened[0] and opened == now:
         return
-    raise FileChangedError(f"it changed while it was imported ({opened:,} bytes when "
-                           f"opened, {read:,} read, {now:,} now)")
+    raise FileChangedError(f"it changed while it was imported ({opened[0]:,} bytes when "
+                           f"opened, {read:,} read, {now[0]:,} now)")
 
 
 def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
-                split: re.Pattern = _PARAGRAPH_SPLIT_RE) -> Iterator[tuple[str, int]]:
+                split: re.Pattern = _PARAGRAPH_SPLIT_RE,
+                stamp: tuple[int, int] | None = None) -> Iterator[tuple[str, int]]:
     """Yield the non-empty pieces (paragraphs, or lines with ``split`` =
     ``re.compile(r"\\n")``) of a UTF-8 text file with their lengths, reading it
     :data:`STREAM_CHUNK_BYTES` at a time, never holding more than ``keep`` characters
@@ -726,6 +735,8 @@ def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
         path: the file.
         keep: characters of a piece kept at most (``None``: all).
         split: what separates pieces (default: blank lines).
+        stamp: ``(size, mtime_ns)`` the file must have (as when it was read before),
+            or ``None``.
     Yields:
         ``(piece, length)``: the piece (its first ``keep`` characters when it is
         longer, then not stripped at the end) and its length in characters (counted
@@ -735,8 +746,9 @@ def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
         UnicodeDecodeError: the bytes are not UTF-8 (pieces before the bad byte have
             been yielded).
         FileChangedError: the file was cut or rewritten while it was read (fewer bytes
-            read than it had when opened, or another size at the end): its last piece
-            may be cut, so it is not yielded (the pieces before it have been).
+            read than it had when opened, or another size or modification time at the
+            end: its last piece may be cut, so it is not yielded; the pieces before it
+            have been), or it is not as ``stamp`` says (nothing yielded).
         OSError: the file cannot be read.
     """
     decoder = codecs.getincrementaldecoder("utf-8")("strict")
@@ -745,14 +757,17 @@ def iter_pieces(path: str | os.PathLike, keep: int | None = RAW_KEEP_CHARS,
     over: str | None = None     # the kept start of a piece longer than ``keep``
     dropped = 0                 # characters of that piece not kept
     with open(path, "rb") as fh:
-        opened_size = os.fstat(fh.fileno()).st_size
+        opened = file_stamp(os.fstat(fh.fileno()))
+        if stamp is not None and opened != tuple(stamp):
+            raise FileChangedError(f"it changed since it was first read ({stamp[0]:,} "
+                                   f"bytes then, {opened[0]:,} now)")
         read = 0
         while True:
             data = fh.read(STREAM_CHUNK_BYTES)
             read += len(data)
             final = not data
             if final:
-                _check_unchanged(path, opened_size, read, os.fstat(fh.fileno()).st_size)
+                _check_unchanged(opened, read, file_stamp(os.fstat(fh.fileno())))
             text = decoder.decode(data, final=final)
             if not started and text:
                 text = text.lstrip("\ufeff")
@@ -874,6 +889,9 @@ class StreamedText:
         warnings: how a file without blank lines was read (as :class:`ParsedFile`'s).
         mode: ``"paragraphs"`` (one abstract per paragraph) or ``"lines"`` (one per
             line).
+        stamp: ``(size in bytes, mtime in ns)`` of the file when it was recognised, or
+            ``None``: :meth:`abstracts` refuses a file that is no longer so (cut,
+            appended to or rewritten in place between the two readings).
     """
 
     path: Path
@@ -883,6 +901,7 @@ class StreamedText:
     has_header: bool
     warnings: list[str] = field(default_factory=list)
     mode: str = "paragraphs"
+    stamp: tuple[int, int] | None = None
 
     @property
     def estimated_abstracts(self) -> int:
@@ -899,7 +918,7 @@ class StreamedText:
                 was recognised.
         """
         pieces = iter_pieces(self.path, split=_LINE_SPLIT_RE if self.mode == "lines"
-                             else _PARAGRAPH_SPLIT_RE)
+                             else _PARAGRAPH_SPLIT_RE, stamp=self.stamp)
         if self.has_header:
             next(pieces, None)
         position = 0

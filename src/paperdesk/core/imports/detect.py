@@ -63,7 +63,8 @@ from pathlib import Path
 
 from paperdesk.core.imports.arxiv import first_line_object
 from paperdesk.core.imports.daily_papers import (MAX_FILE_BYTES, STREAM_MIN_BYTES,
-                                                 ParseError, StreamedText, decode_noted,
+                                                 FileChangedError, ParseError, StreamedText,
+                                                 decode_noted, file_stamp,
                                                  display_path, is_header, is_prose,
                                                  iter_pieces, missing_reason,
                                                  normalize, prose_problem,
@@ -218,8 +219,8 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
     try:
         if not p.is_file():
             return None
-        size = p.stat().st_size
-        if not STREAM_MIN_BYTES <= size <= MAX_FILE_BYTES:
+        stamp = file_stamp(p.stat())
+        if not STREAM_MIN_BYTES <= stamp[0] <= MAX_FILE_BYTES:
             return None
         with open(p, "rb") as fh:
             head = fh.read(_HEAD_BYTES)
@@ -239,13 +240,15 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
     count = 0
     problems: list[str] = []
     try:
-        for paragraph, _length in iter_pieces(p):
+        for paragraph, _length in iter_pieces(p, stamp=stamp):
             if len(first) < 2:
                 first.append(paragraph)
             count += 1
             kind = prose_problem(paragraph)
             if kind:
                 problems.append(kind)
+    except FileChangedError as exc:     # cut or rewritten while it was recognised
+        raise ParseError(path, str(exc)) from None
     except (UnicodeDecodeError, OSError):
         return None
     if count == 0:
@@ -265,7 +268,7 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
         header = normalize(first[0]) if is_header(first[0]) else None
     return StreamedText(path=name, header=header or display_path(name.stem or str(name)),
                         encoding="utf-8", paragraphs=count, has_header=header is not None,
-                        warnings=warnings, mode=mode)
+                        warnings=warnings, mode=mode, stamp=stamp)
 
 
 def _extensions() -> str:
