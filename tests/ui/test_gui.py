@@ -22,7 +22,7 @@ from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane  # noqa: E402
 from paperdesk.ui.panes.paper_model import BLOCK, PaperTableModel  # noqa: E402
 from paperdesk.ui.panes.tag_pane import TagPane  # noqa: E402
-from ui_fixtures import anchors  # noqa: E402
+from ui_fixtures import anchors, wait_row  # noqa: E402
 
 TOTAL = 225            # distinct papers in the two seed files
 PER_FILE = 120         # abstracts in each seed file (15 are in both)
@@ -216,6 +216,8 @@ def test_markup_in_an_abstract_is_shown_literally(qtbot, open_window, tmp_path):
     assert window.start_import([source])
     qtbot.waitUntil(lambda: window.model.rowCount() == 2, timeout=WAIT_MS)
     _wait_idle(qtbot, window)
+    for r in range(2):
+        wait_row(qtbot, window, r)      # (the rows are read on the reader thread)
     row = next(r for r in range(2)
                if "Markup" in window.model.index(r, PaperTableModel.TITLE).data())
     title_index = window.model.index(row, PaperTableModel.TITLE)

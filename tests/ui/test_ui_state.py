@@ -17,7 +17,7 @@ from paperdesk.ui.window.dialogs import about_text  # noqa: E402
 from paperdesk.ui.window.main_window import DETAIL_SHARE, TAG_PANE_WIDTH  # noqa: E402
 from paperdesk.ui.panes.paper_model import PaperTableModel  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
-from ui_fixtures import TOTAL, open_seeded, press, win  # noqa: F401,E402
+from ui_fixtures import TOTAL, open_seeded, press, wait_row, win  # noqa: F401,E402
 
 
 @pytest.fixture
@@ -62,6 +62,7 @@ def test_state_is_saved_on_close_and_restored(qtbot, reopen):
     size = window.zoom_in() and window.zoom_in()
     window.detail_pane.splitter.setSizes([300, 250])
     detail_sizes = window.detail_pane.splitter.sizes()
+    wait_row(qtbot, window, 0)       # (the rows are read off the UI thread too)
     first_title = window.model.data(window.model.index(0, PaperTableModel.TITLE))
     window.close()
 
@@ -74,6 +75,8 @@ def test_state_is_saved_on_close_and_restored(qtbot, reopen):
     assert again.model.sort_column == PaperTableModel.TITLE
     assert again.model.sort_order == Qt.SortOrder.DescendingOrder
     assert header.sortIndicatorSection() == PaperTableModel.TITLE
+    qtbot.waitUntil(lambda: again.model.complete, timeout=20000)
+    wait_row(qtbot, again, 0)
     assert again.model.data(again.model.index(0, PaperTableModel.TITLE)) == first_title
     assert again.reading_font_size() == size
     restored = again.detail_pane.splitter.sizes()     # the same proportions
