@@ -184,6 +184,31 @@ class _ExactPhrasePlugin(qparser.Plugin):
         return group
 
 
+class _Parser(qparser.QueryParser):
+    """Whoosh's parser, except that a prefix in a stemmed field is matched as typed.
+
+    Whoosh stems a prefix like a word, so ``res*`` searched the stems starting ``re``
+    (reduce, retrieval). Here ``res*`` matches the index words that start with ``res``
+    as typed (accent-folded and lower-cased) or that are the typed word's stem
+    (``studies*`` → ``studi``, the stem of "study" and "studies")."""
+
+    def term_query(self, fieldname, text, termclass, boost=1.0, tokenize=True,
+                   removestops=True):
+        """As Whoosh's (:meth:`whoosh.qparser.QueryParser.term_query`); a ``Prefix`` in
+        one of :data:`STEMMED_FIELDS` whose stem differs from the typed text becomes
+        ``Or([Prefix(field, typed), Term(field, stem)])``."""
+        q = super().term_query(fieldname, text, termclass, boost, tokenize, removestops)
+        if termclass is not wq.Prefix or fieldname not in STEMMED_FIELDS \
+                or not isinstance(q, wq.Prefix) or "exact" not in self.schema:
+            return q
+        typed = list(self.schema["exact"].process_text(text, mode="query", tokenize=tokenize,
+                                                       removestops=False))
+        if len(typed) != 1 or typed[0] == q.text:
+            return q
+        return wq.Or([wq.Prefix(fieldname, typed[0], boost=boost),
+                      wq.Term(fieldname, q.text, boost=boost)])
+
+
 class QueryBuilder:
     """Builds :class:`QueryPlan` objects for one index schema.
 
@@ -194,8 +219,9 @@ class QueryBuilder:
 
     def __init__(self, schema):
         self.schema = schema
-        self._parser = qparser.MultifieldParser(list(DEFAULT_FIELDS), schema,
-                                                group=qparser.AndGroup)
+        # Whoosh's MultifieldParser is a function: the same parser built by hand
+        self._parser = _Parser(None, schema, group=qparser.AndGroup)
+        self._parser.add_plugin(qparser.MultifieldPlugin(list(DEFAULT_FIELDS)))
         self._parser.add_plugin(qparser.FuzzyTermPlugin())
         # "+word" / "-word" only at the start of a word, so "C++" stays a word.
         self._parser.add_plugin(qparser.PlusMinusPlugin(plusexpr=r"(?<![^\s(])\+(?=\w)",
