@@ -73,6 +73,18 @@ def test_short_latin1_files_are_western(tmp_path, text):
     assert encoding in ("cp1252", "latin-1")
 
 
+@pytest.mark.parametrize("text", [
+    "Daily Papers\n\nA study of café culture in Zürich. Naïve Bayes for façade detection.\n",
+    "Daily Papers\n\nüber Ørsted we network study Fläche data model déjà learning São.\n",
+    "We fit the Ångström exponent; the señor's método is naïve.\n",
+])
+def test_english_with_a_few_accented_words_is_western(tmp_path, text):
+    """An English abstract with a few loanwords in Latin-1 was read as cp775 (Baltic):
+    charset-normalizer's language fit is unreliable on so few letters (a tester's file
+    came out as Big5-HKSCS)."""
+    assert _decoded(tmp_path, text, "latin-1") == (text, "cp1252")
+
+
 def test_cp1252_quotes_and_dashes(tmp_path):
     text = "Un résumé “détaillé” – très court.\n"
     assert _decoded(tmp_path, text, "cp1252") == (text, "cp1252")

@@ -22,7 +22,9 @@ hard-wrapped text has lines of 60 to 100), each line is one abstract; otherwise 
 file's ``warnings`` say which reading was taken, so the user learns why.
 
 **Encodings** (:func:`decode`): a byte-order mark decides (UTF-8, UTF-16 LE/BE, UTF-32
-LE/BE); else UTF-8 when the bytes are valid UTF-8; else charset-normalizer's candidates
+LE/BE); else UTF-8 when the bytes are valid UTF-8; else cp1252 when its reading looks Western
+(:func:`_western_reading`) and fits within :data:`_WESTERN_MARGIN` of the best candidate's
+language fit; else charset-normalizer's candidates
 (https://github.com/jawah/charset_normalizer): among those with the least mess ("chaos"
 within 0.01 of the best), the most coherent (language fit); the Western code page
 cp1252 (a superset of Latin-1's printable characters) is taken whenever it is among
@@ -567,9 +569,55 @@ def _decode(path: Path, data: bytes) -> tuple[str, str, list[str]]:
     return (*found, [])
 
 
+#: Characters a Western (cp1252) text has beside ASCII: the Latin-1 letters, the
+#: punctuation, signs and spaces of Latin-1 and cp1252 (quotes, dashes, €, ©, °, µ, ...).
+_WESTERN_CHARS = re.compile(
+    "[\u00a0-\u00bf\u00c0-\u00ff\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192"
+    "\u02c6\u02dc\u2013\u2014\u2018-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a"
+    "\u20ac\u2122]")
+#: Characters of a cp1252 reading that Western text rarely has and other code pages'
+#: letters become (Polish "ł" is "³", "ą" is "¹" in cp1250).
+_WESTERN_UNLIKELY = frozenset("¹²³¤¦¨¬¯´¸¾¼½ˆ˜‰")
+#: How much less coherent (charset-normalizer's language fit, 0-1) than the best
+#: candidate a plausible Western reading may be and still be taken.
+_WESTERN_MARGIN = 0.15
+
+
+def _western_reading(data: bytes) -> str | None:
+    """``data`` read as cp1252 when it looks like Western text: every character beyond
+    ASCII is a Latin-1 letter or a Western sign (:data:`_WESTERN_CHARS`, none of
+    :data:`_WESTERN_UNLIKELY`), and never more than two such characters stand in a row
+    (the two-byte characters of a legacy CJK encoding read as cp1252 give long runs);
+    otherwise ``None``."""
+    text = _strict(data, "cp1252")
+    if text is None:
+        return None
+    run = 0
+    for ch in text:
+        if ch < "\x80":
+            run = 0
+            continue
+        if ch in _WESTERN_UNLIKELY or not _WESTERN_CHARS.match(ch):
+            return None
+        run += 1
+        if run > 2:
+            return None
+    return text
+
+
 def _best_legacy(data: bytes) -> tuple[str, str] | None:
     """The decoding of bytes that are not UTF-8 (rule: module docstring), or None."""
     matches = [m for m in from_bytes(data) if m.encoding]
+    western = _western_reading(data)
+    if western is not None:
+        # English or Western European text with a few accented words: charset-
+        # normalizer's language fit is unreliable there (an English abstract with
+        # "café" and "Zürich" came out as cp775, a Latin-1 file as Big5-HKSCS).
+        fits = [m.coherence for m in matches]
+        ours = [m.coherence for m in matches if m.encoding in _WESTERN
+                or any(e in _WESTERN for e in m.could_be_from_charset)]
+        if not fits or (ours and max(ours) >= max(fits) - _WESTERN_MARGIN) or not ours:
+            return western, "cp1252"
     if not matches or any(is_cjk_codec(m.encoding) for m in matches):
         found = cjk_decoding(data)
         if found is not None or not matches:
