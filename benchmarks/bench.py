@@ -628,6 +628,10 @@ def markdown(report: dict) -> str:
              lambda w: _f(w["discover"]["interest_ms"], 0))
         wrow("memory with related papers and the interest order in use, MB",
              lambda w: _f(w["memory"]["after_discover_mb"], 0), "< 500 MB")
+        wrow("of it private (anonymous), after searching / with discover in use, MB; the "
+             "rest is index and database files mapped from disk, which the kernel can drop",
+             lambda w: f"{_f(w['memory'].get('after_search_anon_mb'), 0)} / "
+                       f"{_f(w['memory'].get('after_discover_anon_mb'), 0)}", "")
     for r in runs:
         if r.get("window") and "error" in r["window"]:
             lines.append(f"\nwindow, {r['corpus']} {r['papers']:,}: failed — "

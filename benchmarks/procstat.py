@@ -61,6 +61,21 @@ def rss_mb(pid: int) -> float:
     return 0.0
 
 
+def anon_mb(pid: int) -> float:
+    """Private anonymous memory of one process now (``RssAnon``: the heap, Python's
+    objects, NumPy arrays), in MB; 0 if it is gone. The rest of its resident size is
+    mostly files mapped from disk (the index's segments, SQLite's pages), which the
+    kernel drops and reads again when memory is short."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for line in fh:
+                if line.startswith("RssAnon:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
 def cpu_s(pid: int) -> float:
     """User + system CPU seconds used so far by one process (not its children); 0 if gone."""
     try:

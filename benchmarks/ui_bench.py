@@ -62,7 +62,7 @@ from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt, QTimer  
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QProgressBar, QWidget  # noqa: E402
 
-from benchmarks.procstat import TreeSampler, rss_mb, tree_pids  # noqa: E402
+from benchmarks.procstat import TreeSampler, anon_mb, rss_mb, tree_pids  # noqa: E402
 from benchmarks.search_bench import build_library  # noqa: E402
 from benchmarks.synth import write_synthetic_files  # noqa: E402
 from paperdesk.core.library import Library  # noqa: E402
@@ -568,7 +568,9 @@ def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
       replaced by its papers, and back to all papers;
     - **typing**: each query typed into the search box (as :func:`run_search_part`);
     - **memory**: the sum of the resident sizes of the window's process tree (its index
-      writer child included) after the searches, and its peak during the part.
+      writer child included) after the searches, and its peak during the part; beside
+      them the private anonymous part (``*_anon_mb``: without the index files and
+      SQLite pages mapped from disk, which the kernel can drop).
 
     Returns:
         The report dict (keys ``open``, ``select``, ``tag_toggle``, ``tag_pane``,
@@ -687,11 +689,15 @@ def run_window_part(lib_path: Path, workdir: Path, log, deadline_s: float,
     report["heartbeat_max_gap_ms"] = max(gaps) if gaps else None
     sampler.sample()
     after_search = sum(rss_mb(p) for p in tree_pids(os.getpid()))
+    after_search_anon = sum(anon_mb(p) for p in tree_pids(os.getpid()))
     if discover:    # (without: no term table is built by a library that has none)
         report["discover"] = _discover_part(window, table, presses, log)
     sampler.sample()
     report["memory"] = {"after_search_mb": after_search,
+                        "after_search_anon_mb": after_search_anon,
                         "after_discover_mb": sum(rss_mb(p) for p in tree_pids(os.getpid())),
+                        "after_discover_anon_mb": sum(anon_mb(p)
+                                                      for p in tree_pids(os.getpid())),
                         "peak_mb": sampler.peak_mb, "processes": sampler.max_processes}
     sampler.stop()
     close_window(window)
