@@ -135,3 +135,39 @@ def test_why_never_shows_a_class_name_or_the_raised_text(exc, shown):
     from paperdesk.core.search.safe_pickle import why
 
     assert why(exc) == shown
+
+
+@pytest.fixture
+def library_with_tables(_seeded_template, tmp_path) -> Path:
+    """A closed copy of the seed library with its term table (``terms/``) and embedding
+    vectors (``vectors/``) built."""
+    path = tmp_path / "lib"
+    shutil.copytree(_seeded_template, path)
+    with Library.open(path) as lib:
+        lib.discover.ensure()
+        assert lib.discover.embeddings.ensure() == 225
+    return path
+
+
+@pytest.mark.parametrize("folder, part", [("terms", "terms"), ("vectors", "vectors")])
+@pytest.mark.parametrize("damage", ["garbled", "a folder"])
+def test_a_damaged_table_meta_json_is_one_plain_line_naming_it(library_with_tables, folder,
+                                                                part, damage):
+    meta = library_with_tables / folder / "meta.json"
+    assert meta.is_file()
+    if damage == "garbled":
+        meta.write_text('{"format": 1, "files": {', encoding="utf-8")
+    else:
+        meta.unlink()
+        meta.mkdir()
+    out = _check(library_with_tables)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert not INTERNALS.search(out.stdout + out.stderr), out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    assert lines[0] == "library has 1 problem:" and len(lines) == 2, out.stdout
+    assert lines[1].startswith(f"  {part}: {meta}: "), lines[1]
+    if damage == "garbled":
+        assert "(not valid JSON)" in lines[1], lines[1]
+    else:
+        assert "not a regular file" in lines[1] or "(a folder, not a file)" in lines[1], \
+            lines[1]

@@ -109,13 +109,9 @@ def _damage_line(folder: Path, exc: BaseException) -> str:
         return f"{folder}: not a folder (a file of that name)"
     if isinstance(exc, _Damaged):
         return f"{folder}: damaged ({exc})"
-    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
-        what = "not valid JSON"
-    elif isinstance(exc, OSError):
-        what = exc.strerror or "it cannot be read"
-    else:            # KeyError, TypeError, a ValueError of a value or an array
-        what = "garbled data"
-    return f"{meta_path}: damaged ({what})"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"{meta_path}: damaged (not valid JSON)"
+    return f"{meta_path}: damaged ({files.reason(exc)})"   # garbled data: KeyError ...
 
 
 def token_of(signature: bytes) -> int:
