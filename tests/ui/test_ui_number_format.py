@@ -52,3 +52,16 @@ def test_counts_over_a_thousand_have_separators(qtbot, tmp_path, _seeded_templat
     window.focus_list()
     qtbot.keyClick(window.table, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: "800 selected" in window.status_text(), timeout=WAIT_MS)
+
+
+def test_the_list_of_files_not_imported_counts_with_separators(qtbot):
+    """"These 1200 files were not imported" (a folder of rejected files) reads as the
+    rest of the window's counts."""
+    from paperdesk.ui.window.dialogs import show_import_problems
+
+    rejected = [{"path": f"/data/f{i}.pdf", "reason": "not a text file"} for i in range(1200)]
+    box = show_import_problems(None, rejected)
+    qtbot.addWidget(box)
+    assert box.text().startswith("These 1,200 files were not imported:"), box.text()
+    assert "… and 1,188 more (see details)" in box.text(), box.text()
+    box.close()
