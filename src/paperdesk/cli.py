@@ -789,7 +789,7 @@ def _cmd_search(lib: Library, args) -> int:
         if reasons.get(h.id):
             print(f"{'':>6}  {'':6}  up: {', '.join(reasons[h.id])}")
     if results.total > len(results.hits):
-        print(f"({len(results.hits)} of {results.total} shown; use --limit)")
+        print(f"({len(results.hits):,} of {results.total:,} shown; use --limit)")
     return 0
 
 
@@ -1091,7 +1091,10 @@ def _cmd_stats(lib: Library, args) -> int:
         for key, value in stats.items():
             if key in ("database_problem", "index_repair") and value is None:
                 continue        # printed only when there is a problem
-            print(f"{key}: {value}")
+            # counts as people read them ("12,345"); --json keeps plain numbers
+            shown = f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) \
+                else value
+            print(f"{key}: {shown}")
         if stats["unindexed"]:
             print(f"indexing: {stats['searchable']:,} of {stats['papers']:,} papers "
                   f"searchable, {stats['unindexed']:,} pending")
@@ -1106,7 +1109,7 @@ def _cmd_reindex(lib: Library, args) -> int:
         n = lib.index.reindex(progress=bar.tracker.progress)
     finally:
         bar.close()
-    print(f"indexed {n} papers")
+    print(f"indexed {n:,} papers")
     return 0
 
 
@@ -1147,11 +1150,11 @@ def _cmd_tag(lib: Library, args) -> int:
     if args.tag_command == "add":
         changes = lib.tags.add(args.ids, args.tag)
         tag = lib.tags.by_name(args.tag)
-        print(f"tagged {len(changes.papers)} paper(s) with {tag.name!r}")
+        print(f"tagged {len(changes.papers):,} paper(s) with {tag.name!r}")
     elif args.tag_command == "remove":
         changes = lib.tags.remove(args.ids, args.tag)
         tag = lib.tags.by_name(args.tag)
-        print(f"removed {tag.name!r} from {len(changes.papers)} paper(s)")
+        print(f"removed {tag.name!r} from {len(changes.papers):,} paper(s)")
     else:
         tag = lib.tags.by_name(args.old)
         if tag is None:
@@ -1159,7 +1162,7 @@ def _cmd_tag(lib: Library, args) -> int:
         verb = "merged into" if lib.tags.is_merge(tag.id, args.new) else "renamed to"
         lib.tags.rename(tag.id, args.new)
         result = lib.tags.by_name(args.new)
-        print(f"{tag.name!r} {verb} {result.name!r} ({result.count} papers)")
+        print(f"{tag.name!r} {verb} {result.name!r} ({result.count:,} papers)")
     return 0
 
 
@@ -1208,7 +1211,7 @@ def _cmd_mark(lib: Library, args) -> int:
         lib.papers.set_read(args.ids, args.read)
     if args.star is not None:
         lib.papers.set_starred(args.ids, args.star)
-    print(f"marked {len(set(args.ids))} paper(s)")
+    print(f"marked {len(set(args.ids)):,} paper(s)")
     return 0
 
 
@@ -1220,12 +1223,13 @@ def _cmd_sources(lib: Library, args) -> int:
     if not sources:
         print("no imported files")
     for s in sources:
-        print(f"{s.id:>6}  {s.papers:>6} papers  {s.path}")
+        print(f"{s.id:>6}  {s.papers:>6,} {'paper' if s.papers == 1 else 'papers'}  "
+              f"{s.path}")
     return 0
 
 
 def _papers(n: int) -> str:
-    return "1 paper" if n == 1 else f"{n} papers"
+    return "1 paper" if n == 1 else f"{n:,} papers"
 
 
 def _cmd_delete(lib: Library, args) -> int:
@@ -1259,7 +1263,7 @@ def _cmd_remove_file(lib: Library, args) -> int:
         return 0
     n = len(plan.kept)
     kept = ("" if not n else "; 1 paper also from another file stays" if n == 1
-            else f"; {n} papers also from other files stay")
+            else f"; {n:,} papers also from other files stay")
     verb = "would remove" if args.dry_run else "removed"
     print(f"{verb} {plan.source.path} (id {plan.source.id}): "
           f"{_papers(len(plan.deleted))} {'would go' if args.dry_run else 'deleted'}{kept}")
@@ -1368,7 +1372,7 @@ def _cmd_export(lib: Library, args) -> int:
         n = len(ids)
     else:
         n = lib.exports.to_file(ids, args.format, args.output, fields, options=options)
-        print(f"exported {n} paper(s) to {args.output}", file=sys.stderr)
+        print(f"exported {n:,} paper(s) to {args.output}", file=sys.stderr)
     if options is not None:     # said on stderr whether the references went to a file or not
         missing = missing_author_or_year(lib.papers.get(i) for i in ids)
         if missing:

@@ -525,6 +525,35 @@ def test_merge_plan_without_notes_or_highlights(seeded_library):
     assert plan.summary() == "nothing else to combine"
 
 
+def test_merge_says_what_moved_to_the_kept_paper(a_pair, capsys):
+    """The tester merged a paper with a note and was told only "1 tag(s) added": the
+    message says the note, tags and highlights moved, what the kept paper gained, and
+    the highlights that could not be placed; the command line prints it."""
+    from paperdesk.cli import main
+
+    lib, old, new, _shared = a_pair
+    plan = lib.duplicates.merge_preview(old, new)
+    assert plan.summary() == (
+        "its note, 1 tag and 1 highlight moved; now read; filled in title, authors, date, "
+        "arXiv id; 2 highlights not in the kept abstract (quoted in the note)")
+    lib.notes.set(old, "")
+    lib.papers.set_read([old], True)
+    assert lib.duplicates.merge_preview(old, new).summary().startswith(
+        "its note, 1 tag and 1 highlight moved; filled in ")
+    lib.notes.set(new, "")
+    lib.tags.remove([new], "v2")
+    assert lib.duplicates.merge_preview(old, new).summary().startswith(
+        "1 highlight moved; filled in ")
+    path = lib.path
+    lib.notes.set(new, "Kept for the proof fix.")
+    lib.close()
+    assert main(["--library", str(path), "duplicates", "merge", str(old), str(new)]) == 0
+    assert capsys.readouterr().out.startswith(
+        f"merged paper {new} into paper {old}: its note and 1 highlight moved; filled in ")
+    with Library.open(path) as reopened:
+        assert reopened.papers.get(old).note.startswith("Kept for the proof fix.")
+
+
 def test_the_stage_for_given_ids_only(seeded_library, edited_file):
     lib = seeded_library
     lib.duplicates.find()

@@ -363,7 +363,7 @@ def test_many_papers_in_one_step(empty_library, tmp_path):
     lib.undo_stack.clear()
     dump = _dump(lib)
     lib.removal.delete_papers(ids[:1250])
-    assert lib.papers.count() == 50 and lib.undo_label == "Delete 1250 papers"
+    assert lib.papers.count() == 50 and lib.undo_label == "Delete 1,250 papers"
     assert lib.papers.stats()["indexed"] == 50
     lib.undo()
     assert _dump(lib) == dump and lib.papers.stats()["indexed"] == 1300

@@ -140,7 +140,12 @@ def test_merge_from_the_view_and_undo(qtbot, with_pairs, key, kept):
     a, b = dialog.shown_papers()
     keep, other = (a, b) if kept == "left" else (b, a)
     window.lib.tags.add([other.id], "from the other")   # not through the window: no undo
+    window.lib.notes.set(other.id, "Seen at the workshop.", undoable=False)
     _key(qtbot, dialog, key)
+    # the status bar says what moved to the kept paper (the tester's merge of a paper
+    # with a note said only "1 tag(s) added")
+    qtbot.waitUntil(lambda: window.statusBar().currentMessage().startswith(
+        f"Merged paper {other.id} into {keep.id}: its note and 1 tag moved"), timeout=10000)
     qtbot.waitUntil(lambda: len(dialog.pairs()) == 2, timeout=10000)
     settle(qtbot, window)
     assert lib.papers.count() == TOTAL + 3 - 1

@@ -544,6 +544,9 @@ class MergePlan:
         tags_added: names of ``other``'s tags the kept paper did not have.
         file_title: the title a file gave the kept paper afterwards (its own, else
             ``other``'s; "" when neither has one).
+        note_moved: ``other`` had a note (it moves to the kept paper's).
+        marks: what the kept paper gains of ``other``'s marks: ``"starred"``,
+            ``"read"`` (each only when the kept paper was not already).
     """
 
     keep: int
@@ -557,6 +560,8 @@ class MergePlan:
     highlights: tuple[HighlightMove, ...]
     tags_added: tuple[str, ...]
     file_title: str = ""
+    note_moved: bool = False
+    marks: tuple[str, ...] = ()
 
     @property
     def lost(self) -> int:
@@ -564,20 +569,40 @@ class MergePlan:
         return sum(1 for h in self.highlights if h.how == "lost")
 
     def summary(self) -> str:
-        """One line for people: what was combined, and how many highlights could not be
-        placed on the kept abstract (their text is in the note)."""
-        parts = []
+        """One line for people: what moved from the merged paper to the kept one (its
+        note, its tags the kept paper lacked, its highlights placed on the kept
+        abstract), the marks it gained, the metadata filled in, and how many highlights
+        could not be placed (their text is in the note).
+
+        Returns:
+            e.g. ``"its note, 2 tags and 1 highlight moved; now read; filled in authors,
+            date"``; ``"nothing else to combine"`` when the merged paper brings nothing.
+        """
+        moved = []
+        if self.note_moved:
+            moved.append("its note")
         if self.tags_added:
-            parts.append(f"{len(self.tags_added)} tag(s) added")
+            moved.append(_count(len(self.tags_added), "tag"))
+        placed = sum(1 for h in self.highlights if h.how in ("same", "moved"))
+        if placed:
+            moved.append(_count(placed, "highlight"))
+        parts = []
+        if moved:
+            parts.append((", ".join(moved[:-1]) + " and " + moved[-1] if len(moved) > 1
+                          else moved[0]) + " moved")
+        if self.marks:
+            parts.append("now " + " and ".join(self.marks))
         if self.filled:
             parts.append("filled in " + ", ".join(self.filled))
-        kept = sum(1 for h in self.highlights if h.how in ("same", "moved"))
-        if kept:
-            parts.append(f"{kept} highlight(s) moved")
         if self.lost:
-            parts.append(f"{self.lost} highlight(s) not in the kept abstract (quoted in "
-                         "the note)")
+            parts.append(f"{_count(self.lost, 'highlight')} not in the kept abstract "
+                         "(quoted in the note)")
         return "; ".join(parts) if parts else "nothing else to combine"
+
+
+def _count(n: int, word: str) -> str:
+    """``"1 tag"``, ``"2 tags"``, ``"1,200 tags"``."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
 
 
 def _place(abstract: str, text: str, start: int) -> int | None:
@@ -656,7 +681,10 @@ def plan_merge(keep, other) -> MergePlan:
                      "abstract does not have:\n\n" + "\n\n".join(lost_lines))
     note = NOTE_SEPARATOR.join(notes) if notes else keep.note
     mine = {t.name.casefold() for t in keep.tags}
+    marks = tuple(mark for mark, gained in (
+        ("starred", other.starred and not keep.starred),
+        ("read", bool(other.read_at) and not keep.read_at)) if gained)
     return MergePlan(keep.id, other.id, title, meta, filled, min(reads) if reads else None,
                      keep.starred or other.starred, note, tuple(moves),
                      tuple(t.name for t in other.tags if t.name.casefold() not in mine),
-                     file_title)
+                     file_title, note_moved=bool(other.note.strip()), marks=marks)

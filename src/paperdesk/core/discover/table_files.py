@@ -22,6 +22,7 @@ The CRC-32 is zlib's (ISO 3309 / ITU-T V.42 polynomial), as :func:`zlib.crc32` c
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import stat
@@ -32,7 +33,8 @@ import numpy as np
 
 __all__ = ["FileRecord", "write_array", "write_arrays_in_blocks", "write_bytes",
            "read_array", "file_crc",
-           "quick_problem", "full_problem", "valid_record", "not_regular", "NOFOLLOW"]
+           "quick_problem", "full_problem", "valid_record", "not_regular", "NOFOLLOW",
+           "reason"]
 
 #: ``os.O_NOFOLLOW`` where there is one: a file of the table is never opened through a
 #: symlink (a library folder from anyone may hold one pointing at the user's files).
@@ -242,6 +244,34 @@ def not_regular(path: Path) -> str | None:
     if not stat.S_ISREG(mode):
         return f"{path}: not a regular file"
     return None
+
+
+def reason(exc: BaseException) -> str:
+    """What reading a derived file (``meta.json``, a ``.npy`` array) met, in plain words
+    for a one-line message's parentheses: never an exception's class name nor its raw
+    text (``"JSONDecodeError"``, ``"[Errno 21] Is a directory: '…'"``).
+
+    Args:
+        exc: the exception the read raised.
+    Returns:
+        ``"not valid JSON"``, ``"not UTF-8 text"``, ``"a folder, not a file"``,
+        ``"not a folder"`` (a file where a folder was), an ``OSError``'s own words
+        (``"Permission denied"``, ``"not a regular file"``), ``"it ends too early"``,
+        else ``"garbled data"``.
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return "not valid JSON"
+    if isinstance(exc, UnicodeDecodeError):
+        return "not UTF-8 text"
+    if isinstance(exc, IsADirectoryError):
+        return "a folder, not a file"
+    if isinstance(exc, NotADirectoryError):
+        return "not a folder"
+    if isinstance(exc, OSError):
+        return exc.strerror or "it cannot be read"
+    if isinstance(exc, EOFError):
+        return "it ends too early"
+    return "garbled data"
 
 
 def valid_record(value) -> bool:

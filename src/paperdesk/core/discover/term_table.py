@@ -538,7 +538,7 @@ class TermTable:
                           for k in _ARRAYS}
                 parts.append(Part(**arrays))
         except (OSError, ValueError, EOFError) as exc:
-            raise TermTableError(f"{folder}: damaged ({exc})") from exc
+            raise TermTableError(f"{folder}: damaged ({table_files.reason(exc)})") from exc
         if len(offsets) - 1 != len(idf) or offsets[-1] != len(blob):
             raise TermTableError(f"{folder}: the vocabulary does not match its idf")
         for part in parts:
@@ -843,7 +843,7 @@ def _read_meta(folder: Path) -> dict:
             raise TermTableError(f"{folder}: not a folder") from exc
         raise TermTableError("no term table yet", damaged=False) from exc
     except (OSError, ValueError) as exc:
-        raise TermTableError(f"{path}: cannot be read ({exc})") from exc
+        raise TermTableError(f"{path}: cannot be read ({table_files.reason(exc)})") from exc
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise TermTableError(f"{path}: another format", damaged=False)
     if not isinstance(meta.get("files"), dict) or not isinstance(meta.get("parts"), list) \

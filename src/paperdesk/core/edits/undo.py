@@ -35,12 +35,12 @@ def quote(name: str, limit: int = 40) -> str:
 def papers_label(n: int) -> str:
     """Return the paper count a label puts before a quoted name: ``""`` for one paper,
     ``"3 papers "`` for more ("Tag ‘depth’", "Tag 3 papers ‘depth’")."""
-    return "" if n == 1 else f"{n} papers "
+    return "" if n == 1 else f"{n:,} papers "
 
 
 def count_label(n: int) -> str:
     """Return ``"paper"`` for one paper, ``"3 papers"`` for more ("Star 3 papers")."""
-    return "paper" if n == 1 else f"{n} papers"
+    return "paper" if n == 1 else f"{n:,} papers"
 
 
 class NothingToUndo(LibraryError):

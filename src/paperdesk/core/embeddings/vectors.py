@@ -68,7 +68,7 @@ def read_meta(folder: Path) -> dict | None:
               and isinstance(meta.get("files"), dict)
               and all(table_files.valid_record(r) for r in meta["files"].values()))
     except (OSError, ValueError, AttributeError) as exc:
-        raise VectorsError(f"{path}: not readable ({type(exc).__name__})") from None
+        raise VectorsError(f"{path}: not readable ({table_files.reason(exc)})") from None
     if not ok:
         raise VectorsError(f"{path}: not a vectors meta.json of format {FORMAT}")
     return meta
@@ -142,7 +142,7 @@ def full_problems(folder: Path) -> tuple[list[str], list[int]]:
                 try:
                     lengths.append(len(table_files.read_array(folder / name, mapped=True)))
                 except (OSError, ValueError, EOFError) as exc:
-                    problem = f"{folder / name}: not readable ({type(exc).__name__})"
+                    problem = f"{folder / name}: not readable ({table_files.reason(exc)})"
             if problem:
                 found.append(problem)
         if not found and len(set(lengths)) != 1:
@@ -248,7 +248,7 @@ class PaperVectors:
                     arrays.append(table_files.read_array(folder / name, mapped=True))
                 except (OSError, ValueError, EOFError) as exc:
                     raise VectorsError(f"{folder / name}: not readable "
-                                       f"({type(exc).__name__})") from None
+                                       f"({table_files.reason(exc)})") from None
             ids, stamps, vectors = arrays
             if (ids.ndim != 1 or stamps.shape != ids.shape or vectors.ndim != 2
                     or len(vectors) != len(ids) or vectors.dtype != np.float16

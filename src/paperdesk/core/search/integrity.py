@@ -28,7 +28,7 @@ from paperdesk.core.regular_files import open_regular
 from paperdesk.core.search.safe_pickle import why
 
 __all__ = ["CHECKSUMS_NAME", "segment_files", "record_checksums", "quick_problems",
-           "full_problems", "walk_terms"]
+           "full_problems", "unreadable_problem", "toc_path", "walk_terms"]
 
 #: The record of the segment files' checksums, in the index folder.
 CHECKSUMS_NAME = "paperdesk-checksums.json"
@@ -143,14 +143,14 @@ def quick_problems(ix, folder: Path, update: bool = True) -> list[str]:
         info = ix._read_toc()
         names = segment_files(ix, info)
     except Exception as exc:  # noqa: BLE001 - any failure means the TOC is damaged
-        return [f"{folder}: the table of contents cannot be read "
+        return [f"{toc_path(folder)}: the table of contents cannot be read "
                 f"({why(exc)})"]
     problems = []
     for segment in info.segments:
         if not segment.is_compound():
             continue
         name = segment.make_filename(segment.COMPOUND_EXT)
-        problem = _compound_problem(ix, folder, segment, name)
+        problem = _compound_problem(ix.storage, folder, segment, name)
         if problem:
             problems.append(problem)
     record = _load(folder)
@@ -183,26 +183,32 @@ def quick_problems(ix, folder: Path, update: bool = True) -> list[str]:
     return problems
 
 
-def _compound_problem(ix, folder: Path, segment, name: str) -> str | None:
+def _compound_problem(storage, folder: Path, segment, name: str) -> str | None:
     """Why a compound segment file cannot be read (missing, too short, its directory
-    unreadable or pointing past its end), or ``None``."""
-    path = folder / name
+    unreadable or pointing past its end): ``"<file>: segment file …"``, or ``None``.
+    ``storage``: the index's Whoosh storage."""
+    found = _compound_why(storage, folder / name, segment)
+    return f"{folder / name}: {found}" if found else None
+
+
+def _compound_why(storage, path: Path, segment) -> str | None:
+    """:func:`_compound_problem` without the file's name."""
     try:
         size = path.stat().st_size
     except OSError:
-        return f"{path}: segment file missing"
+        return "segment file missing"
     if size < 12:
-        return f"{path}: segment file truncated ({size} bytes)"
+        return f"segment file truncated ({size} bytes)"
     try:
-        files = segment.open_compound_file(ix.storage)
+        files = segment.open_compound_file(storage)
     except Exception as exc:  # noqa: BLE001 - struct, pickle, EOF, OS errors alike
-        return f"{path}: segment file damaged ({why(exc)} reading its directory)"
+        return f"segment file damaged (reading its directory: {why(exc)})"
     try:
         for part, where in files._dir.items():
             if where["offset"] + where["length"] > size:
-                return f"{path}: segment file truncated ({part} ends past {size:,} bytes)"
+                return f"segment file truncated ({part} ends past {size:,} bytes)"
     except Exception as exc:  # noqa: BLE001
-        return f"{path}: segment file damaged ({why(exc)} in its directory)"
+        return f"segment file damaged (in its directory: {why(exc)})"
     finally:
         try:
             files.close()
@@ -295,7 +301,9 @@ def full_problems(ix, folder: Path) -> list[str]:
         except OSError as exc:
             problems.append(f"{folder / name}: cannot be read ({exc.strerror or exc})")
     for segment in info.segments:
-        name = segment.segment_id()
+        # named by its file when it is one (compound), else by its files' common stem
+        name = segment.make_filename(segment.COMPOUND_EXT) if segment.is_compound() \
+            else segment.segment_id()
         try:
             reader = SegmentReader(ix.storage, info.schema, segment,
                                    generation=info.generation)
@@ -311,7 +319,68 @@ def full_problems(ix, folder: Path) -> list[str]:
                                 f"{reader.doc_count():,}")
         except Exception as exc:  # noqa: BLE001
             problems.append(f"{folder / name}: segment damaged "
-                            f"({why(exc)} reading its terms)")
+                            f"(reading its terms: {why(exc)})")
         finally:
             reader.close()
     return problems
+
+
+def toc_path(folder: Path, indexname: str = "MAIN") -> Path:
+    """The index's newest table of contents (``_MAIN_<generation>.toc``), named in
+    messages; the folder itself when it holds none (or cannot be listed).
+
+    Args:
+        folder: the index folder.
+        indexname: Whoosh's index name (paperdesk's is ``"MAIN"``).
+    Returns:
+        The path of the file (or of the folder).
+    """
+    from whoosh.filedb.filestore import FileStorage
+    from whoosh.index import TOC
+
+    try:
+        gen = TOC._latest_generation(FileStorage(str(folder)), indexname)
+    except Exception:  # noqa: BLE001 - an unlistable folder is named itself
+        return Path(folder)
+    return Path(folder) / TOC._filename(indexname, gen) if gen >= 0 else Path(folder)
+
+
+def unreadable_problem(folder: Path, exc: BaseException, storage,
+                       what: str = "cannot be read", schema=None) -> str:
+    """The one-line message for an index that could not be opened (``exc``, raised by
+    :class:`~paperdesk.core.search.index.SearchIndex`): the file found damaged, read
+    again to name it (the table of contents, else a compound segment's directory), and
+    what is wrong with it, in plain words (:func:`~.safe_pickle.why`). Only called on
+    damage: reads the table of contents and each segment's directory once.
+
+    Args:
+        folder: the index folder.
+        exc: what opening the index raised.
+        storage: the Whoosh storage of ``folder`` the index is read through (its files
+            opened only if they are regular files: a FIFO named like the table of
+            contents is never waited on).
+        what: the problem's words after the file (``"cannot be read"``).
+        schema: the schema the table of contents is read with (paperdesk's own,
+            :func:`~paperdesk.core.search.index.build_schema`; ``None`` reads the stored
+            one).
+    Returns:
+        ``".../index/_MAIN_3.toc: the search index's table of contents cannot be read
+        (garbled data)"``, ``".../index/MAIN_x.seg: the search index cannot be read:
+        segment file damaged (reading its directory: it ends too early)"``, else the
+        folder and :func:`~.safe_pickle.why` of ``exc``.
+    """
+    from whoosh.index import TOC
+
+    folder = Path(folder)
+    toc = toc_path(folder)
+    try:
+        info = TOC.read(storage, "MAIN", schema=schema)
+    except Exception as again:  # noqa: BLE001 - the table of contents is the damage
+        return f"{toc}: the search index's table of contents {what} ({why(again)})"
+    for segment in info.segments:
+        if segment.is_compound():
+            path = folder / segment.make_filename(segment.COMPOUND_EXT)
+            found = _compound_why(storage, path, segment)
+            if found:
+                return f"{path}: the search index {what}: {found}"
+    return f"{folder}: the search index {what} ({why(exc)})"

@@ -98,30 +98,42 @@ class PlantedData(pickle.UnpicklingError):
 
 
 def why(exc: BaseException) -> str:
-    """What a failed read of the index met, for a one-line message's parentheses.
+    """What a failed read of the index (or of another derived file) met, in plain words
+    for a one-line message's parentheses: never an exception's class name, nor the
+    wording of the library that raised it (``"unpack requires a buffer"``, ``"Index was
+    created on different architecture"``, ``"seek out of range"``); the exception itself
+    is for the log.
 
     Args:
-        exc: the exception a read of the index raised.
+        exc: the exception a read raised.
     Returns:
-        ``"data that paperdesk does not load: a pickled reference to posix.system"`` for
-        :class:`PlantedData`, an ``OSError``'s text and file (``"not a regular file:
-        …/_MAIN_1.toc"``), ``"it ends too early"`` for ``EOFError`` (a cut file),
-        ``"garbled data: …"`` for what a garbled pickle or binary layout raises, else
-        the exception's class and the first line of its message (``"KeyError: 'x'"``),
-        every character printable and at most about 120 of them.
+        ``"it contains data that paperdesk does not load: a pickled reference to
+        posix.system"`` for :class:`PlantedData`; an ``OSError``'s text and file
+        (``"not a regular file: …/_MAIN_1.toc"``, ``"Is a directory"``); ``"it ends
+        too early"`` for ``EOFError`` (a cut file); ``"it ends before the data it points
+        to"`` for a read or seek past the end of the file (a cut file, or a garbled
+        position); else ``"garbled data"``. Every character printable, at most about
+        120 of them.
     """
     if isinstance(exc, PlantedData):
         return (f"it contains data that paperdesk does not load: a pickled reference to "
                 f"{exc.reference()}")
     if isinstance(exc, OSError) and exc.strerror:
-        return f"{exc.strerror}: {exc.filename}" if exc.filename else exc.strerror
+        return _printable(f"{exc.strerror}: {exc.filename}" if exc.filename
+                          else exc.strerror, 120)
     if isinstance(exc, EOFError):
         return "it ends too early"
-    lines = str(exc).strip().splitlines()
-    first = _printable(lines[0]) if lines else ""
-    if isinstance(exc, (pickle.UnpicklingError, struct.error, UnicodeDecodeError)):
-        return f"garbled data: {first}" if first else "garbled data"
-    return f"{exc.__class__.__name__}: {first}" if first else exc.__class__.__name__
+    text = str(exc).lower()
+    if isinstance(exc, (ValueError, IndexError, struct.error)) and any(
+            words in text for words in _PAST_THE_END):
+        return "it ends before the data it points to"
+    return "garbled data"
+
+
+#: What Python and Whoosh say of a read or seek past the end of a file (``mmap``'s
+#: ``seek out of range``, ``struct``'s ``unpack requires a buffer of 4 bytes``,
+#: ``index out of range`` of a slice of a map).
+_PAST_THE_END = ("out of range", "requires a buffer", "past the end", "beyond the end")
 
 
 def _printable(text: str, limit: int = 100) -> str:

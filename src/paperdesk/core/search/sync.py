@@ -19,6 +19,8 @@ from paperdesk.core.models import IndexStatus, LibraryError
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.regular_files import open_regular
 from paperdesk.core.search.safe_pickle import why
+from paperdesk.core.search import integrity
+from paperdesk.core.search.integrity import unreadable_problem
 from paperdesk.core.search.fastscore import Unsupported as NoPidColumn
 from paperdesk.core.search.segment_writer import Unsupported
 from paperdesk.core.search.state_terms import LibraryTerms
@@ -106,9 +108,9 @@ class IndexManager(Manager):
                 # Reading goes on without it (show, export, stats ...): an empty stand-in
                 # index in a temporary folder; searches find nothing and say why.
                 self.repair = (
-                    f"{index_path}: the search index cannot be read "
-                    f"({why(exc)}); searches find nothing until a paperdesk "
-                    "that can write the library rebuilds it (paperdesk reindex)")
+                    f"{self._unreadable(index_path, exc)}; searches find nothing until "
+                    "a paperdesk that can write the library rebuilds it (paperdesk "
+                    "reindex)")
                 self.stand_in = tempfile.mkdtemp(prefix="paperdesk-stand-in-index-")
                 return SearchIndex(Path(self.stand_in))
         missing = (self._lib.db_problem is None and not index_path.exists()
@@ -117,6 +119,7 @@ class IndexManager(Manager):
             index = SearchIndex(index_path)
             problems = [] if self._lib.db_problem else index.quick_problems()
         except Exception as exc:  # noqa: BLE001 - any damage: the index is derived, rebuild it
+            reason = self._unreadable(index_path, exc)
             if index_path.is_dir() and not index_path.is_symlink():
                 shutil.rmtree(index_path, ignore_errors=True)
             else:
@@ -128,8 +131,7 @@ class IndexManager(Manager):
                                    f"({exc2.strerror or exc2})") from exc2
             index.keeps_checksums = True
             if self._lib.db_problem is None:
-                self.start_repair(index, f"{index_path}: the search index cannot be read "
-                                          f"({why(exc)})", recreate=False)
+                self.start_repair(index, reason, recreate=False)
             return index
         index.keeps_checksums = True
         if self._lib.db_problem is not None:
@@ -156,6 +158,25 @@ class IndexManager(Manager):
                 self.start_repair(index, f"{index_path}: the search index is damaged "
                                           f"({why(exc)} reading its ids)")
         return index
+
+    @staticmethod
+    def _unreadable(index_path: Path, exc: BaseException) -> str:
+        """One line naming the index file that could not be read and why, in plain
+        words (:func:`.integrity.unreadable_problem`); ``exc`` goes to the log."""
+        _log.info("the search index cannot be opened: %r", exc)
+        if not index_path.is_dir():
+            return f"{index_path}: the search index cannot be read ({why(exc)})"
+        try:
+            from paperdesk.core.search.index import (IndexSchemaMismatch, _storage,
+                                                     build_schema)
+
+            if isinstance(exc, IndexSchemaMismatch):
+                return (f"{integrity.toc_path(index_path)}: the search index was built "
+                        "by another version of paperdesk")
+            return unreadable_problem(index_path, exc, _storage(index_path),
+                                      schema=build_schema())
+        except Exception:  # noqa: BLE001 - naming the file is a nicety
+            return f"{index_path}: the search index cannot be read ({why(exc)})"
 
     def start_repair(self, index: SearchIndex, reason: str, recreate: bool = True) -> None:
         """Start rebuilding the search index from SQLite: empty it (unless ``recreate``

@@ -51,6 +51,7 @@ import numpy as np
 
 from paperdesk.core import duplicates as measure
 from paperdesk.core.discover import table_files as files
+from paperdesk.core.regular_files import open_regular
 
 __all__ = ["BandStore", "FOLDER", "FORMAT", "MAX_RUNS", "REBUILT", "store_for", "drop",
            "full_problems", "bands_of_signatures", "token_of"]
@@ -67,6 +68,50 @@ REBUILT = "dropped; rebuilt from the signatures in SQLite at the next near-dupli
 _CHUNK = 20_000
 _LOW = np.int64(0xFFFFFFFF)
 _META = "meta.json"
+
+
+class _Damaged(ValueError):
+    """A ``meta.json`` or run found damaged, with a plain one-line text of its own."""
+
+
+def _read_meta(path: Path) -> dict:
+    """``meta.json`` as a dict, read only if it is a regular file (a folder, FIFO or
+    device of that name is refused, never waited on).
+
+    Raises:
+        FileNotFoundError: it is missing.
+        OSError: it cannot be read, or is not a regular file (or ``duplicates`` is not
+            a folder).
+        ValueError: it is not JSON (``json.JSONDecodeError``, ``UnicodeDecodeError``).
+        TypeError: it holds JSON other than an object.
+    """
+    with open_regular(path) as f:
+        meta = json.loads(f.read())
+    if not isinstance(meta, dict):
+        raise TypeError("not a JSON object")
+    return meta
+
+
+def _damage_line(folder: Path, exc: BaseException) -> str:
+    """The one-line message of a band store that cannot be read: the file (``meta.json``,
+    or the ``duplicates`` path when it is not a folder) and the problem in plain words,
+    never an exception's class name.
+
+    Args:
+        folder: the store's folder (``<library>/duplicates``).
+        exc: what reading ``meta.json`` or a run raised.
+    Returns:
+        ``".../duplicates/meta.json: damaged (not valid JSON)"``, ``"…: damaged (not a
+        regular file)"``, ``".../duplicates: not a folder (a file of that name)"`` ...
+    """
+    meta_path = folder / _META
+    if isinstance(exc, NotADirectoryError):
+        return f"{folder}: not a folder (a file of that name)"
+    if isinstance(exc, _Damaged):
+        return f"{folder}: damaged ({exc})"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"{meta_path}: damaged (not valid JSON)"
+    return f"{meta_path}: damaged ({files.reason(exc)})"   # garbled data: KeyError ...
 
 
 def token_of(signature: bytes) -> int:
@@ -144,14 +189,14 @@ class BandStore:
             self._reset_owner()
             return self
         try:
-            meta = json.loads(meta_path.read_bytes())
+            meta = _read_meta(meta_path)
             if meta.get("format") != FORMAT or \
                     meta.get("signature_version") != measure.SIGNATURE_VERSION:
-                raise ValueError("of another format or signature version")
+                raise _Damaged("of another format or signature version")
             runs = meta["runs"]
             records = meta["files"]
             if not isinstance(runs, list) or not isinstance(records, dict):
-                raise ValueError("not a list of runs")
+                raise _Damaged("not a list of runs")
             loaded = []
             for number in runs:
                 number = int(number)
@@ -159,24 +204,23 @@ class BandStore:
                 for name in (f"keys-{number}.npy", f"ids-{number}.npy"):
                     record = records.get(name)
                     if not files.valid_record(record):
-                        raise ValueError(f"no record of {name}")
+                        raise _Damaged(f"no record of {name}")
                     problem, record = files.quick_problem(self.folder / name, record)
                     if problem:
-                        raise ValueError(problem)
+                        raise _Damaged(problem)
                     records[name] = record
                     arrays.append(files.read_array(self.folder / name, mapped=True))
                 keys, ids = arrays
                 if keys.dtype != np.int64 or keys.ndim != 1 or ids.dtype != np.int64 \
                         or ids.ndim != 2 or ids.shape[1] != 2:
-                    raise ValueError(f"run {number} holds arrays of another shape")
+                    raise _Damaged(f"run {number} holds arrays of another shape")
                 loaded.append(_Run(number, keys, ids))
             self._runs, self._records = loaded, records
             self._next = max([int(meta.get("next", 1)), *(r.number + 1 for r in loaded)])
         except FileNotFoundError as exc:
             self.problem = f"{exc.filename or meta_path}: missing"
         except (OSError, ValueError, EOFError, KeyError, TypeError) as exc:
-            what = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-            self.problem = f"{meta_path.parent}: damaged ({what})"
+            self.problem = _damage_line(self.folder, exc)
         if self.problem:
             self._runs, self._records, self._next = [], {}, 1
             self._drop_files()
@@ -451,7 +495,7 @@ class BandStore:
         if not self.folder.exists():
             return None
         try:
-            meta = json.loads(meta_path.read_bytes())
+            meta = _read_meta(meta_path)
             records = meta["files"]
             if meta.get("format") != FORMAT:
                 return None           # another version's: rebuilt, nothing damaged
@@ -464,7 +508,7 @@ class BandStore:
         except FileNotFoundError:
             return f"{meta_path}: missing"
         except (OSError, ValueError, KeyError, TypeError) as exc:
-            return f"{meta_path}: damaged ({type(exc).__name__})"
+            return _damage_line(self.folder, exc)
         return None
 
 

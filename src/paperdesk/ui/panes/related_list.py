@@ -270,7 +270,7 @@ class RelatedSection(QWidget):
 
     def _update_title(self) -> None:
         arrow = "▾" if self.toggle.isChecked() else "▸"
-        count = f" ({self._count})" if self._count else ""
+        count = f" ({self._count:,})" if self._count else ""
         self.toggle.setText(f"{arrow} Related papers{count}")
 
     @Slot(bool)

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import (QCompleter, QFrame, QHBoxLayout, QLabel, QLineEdi
 from paperdesk.core.text import bidi_visible
 from paperdesk.core.models import Tag
 from paperdesk.ui.style.colours import text_colour_for
-from paperdesk.ui.style.formatting import tooltip_html
+from paperdesk.ui.style.formatting import plural, tooltip_html
 from paperdesk.ui.panes.discover_chips import HeldBackChip, SuggestionChip, chip_styles
 from paperdesk.ui.panes.flow_layout import FlowLayout
 
@@ -60,7 +60,7 @@ class TagChip(QFrame):
         label.setText(label.fontMetrics().elidedText(bidi_visible(tag.name),
                                                      Qt.TextElideMode.ElideRight,
                                                      CHIP_TEXT_MAX_PX))
-        tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
+        tip = f"Tag “{tag.name}” — {plural(tag.count, 'paper')}"
         if tag.key:
             tip += f" — key {tag.key} toggles it"
         label.setToolTip(tooltip_html(tip))

@@ -24,7 +24,7 @@ from paperdesk.core.text import bidi_visible
 from paperdesk.core.api import TAG_COLOURS
 from paperdesk.core.models import SavedSearch, Source, Tag
 from paperdesk.ui.style.colours import swatch_icon
-from paperdesk.ui.style.formatting import local_datetime, tooltip_html
+from paperdesk.ui.style.formatting import local_datetime, plural, tooltip_html
 from paperdesk.core.scope import FILTER_LABELS, Scope
 
 __all__ = ["TagPane", "SourceIdRole", "CountRole", "ScopeRole", "TagIdRole",
@@ -319,7 +319,7 @@ class TagPane(QTreeWidget):
                     self._set_tag_tip(item, tag)
 
     def _set_tag_tip(self, item: QTreeWidgetItem, tag: Tag) -> None:
-        tip = f"Tag “{tag.name}” — {tag.count} paper{'s' if tag.count != 1 else ''}"
+        tip = f"Tag “{tag.name}” — {plural(tag.count, 'paper')}"
         if tag.key:
             tip += f"\nKey {tag.key} toggles it on the selected papers"
         item.setToolTip(NAME, tooltip_html(
@@ -418,7 +418,7 @@ class TagPane(QTreeWidget):
             item.setData(0, SourceIdRole, src.id)
             self._set_count(item, src.papers)
             item.setToolTip(NAME, tooltip_html(
-                f"{src.path}\n“{src.header}” — {src.papers} papers, "
+                f"{src.path}\n“{src.header}” — {plural(src.papers, 'paper')}, "
                 f"imported {local_datetime(src.imported_at)}"))
         self._files.setHidden(not sources)
         self._files.setExpanded(True)

@@ -63,8 +63,8 @@ def show_import_problems(parent: QWidget | None, rejected: Sequence[dict]) -> QM
     """
     lines = [f"{os.path.basename(r['path']) or r['path']}: {r['reason']}" for r in rejected]
     n = len(rejected)
-    head = "This file was not imported:" if n == 1 else f"These {n} files were not imported:"
-    shown = lines[:12] + ([f"… and {n - 12} more (see details)"] if n > 12 else [])
+    head = "This file was not imported:" if n == 1 else f"These {n:,} files were not imported:"
+    shown = lines[:12] + ([f"… and {n - 12:,} more (see details)"] if n > 12 else [])
     details = "\n".join(f"{r['path']}: {r['reason']}" for r in rejected)
     return message_box(parent, QMessageBox.Icon.Warning, "Some files were not imported",
                        head + "\n\n" + "\n".join(shown), details=details, modal=False)
