@@ -226,6 +226,121 @@ def held_storing(monkeypatch):
     go_on.set()
 
 
+# -- the UI thread must not wait on SQLite ---------------------------------------------
+class UiThreadGuard:
+    """Catches SQLite work done on the Qt main (UI) thread while it is armed.
+
+    Armed on a window (:meth:`arm`), every SQLite statement run on the main thread
+    through the window's library is recorded as an offence: a progress handler on the
+    main thread's connection (called every SQLite VM step; a connection is used only by
+    the thread that opened it, see ``Library.db``) and a wrapper of ``Library.db`` (a
+    connection the main thread opens later) see it. The statement still runs (so one
+    test lists every offending read of its flow); :meth:`check` (and the fixture's
+    teardown) fail with the stack of each distinct offence. The test's own reads (to
+    check what was stored) go inside ``with guard.allowed():``.
+
+    Attributes:
+        offences: one formatted stack (the app's frames, innermost last) per line of
+            the UI code that asked for SQLite work, in the order they happened.
+    """
+
+    def __init__(self, monkeypatch):
+        self.offences: list[str] = []
+        self._places: set[tuple] = set()
+        self._lib = None
+        self._allowed = 0
+        self._handled: list = []
+        guard = self
+        from paperdesk.core.library import Library
+
+        real_db = Library.db
+
+        def db(lib):
+            conn = real_db.fget(lib)
+            if lib is guard._lib and threading.current_thread() is threading.main_thread():
+                guard._watch(conn)
+                guard._offend()
+            return conn
+
+        monkeypatch.setattr(Library, "db", property(db, doc=real_db.__doc__))
+
+    def arm(self, window) -> None:
+        """Watch ``window.lib`` from now on (the window is up: start-up reads are over)."""
+        self._lib = window.lib
+        main = threading.main_thread().ident
+        conn = window.lib._by_thread.get(main)
+        if conn is not None:
+            self._watch(conn)
+
+    def disarm(self) -> None:
+        """Stop watching (before the window closes: its close reads on purpose)."""
+        self._lib = None
+
+    def allowed(self):
+        """A context manager: the test's own reads on the main thread inside it are no
+        offence."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def _allowed():
+            self._allowed += 1
+            try:
+                yield
+            finally:
+                self._allowed -= 1
+        return _allowed()
+
+    def check(self) -> None:
+        """Raise ``AssertionError`` naming every offence so far (and forget them)."""
+        offences, self.offences = self.offences, []
+        self._places.clear()
+        if offences:
+            raise AssertionError(
+                f"{len(offences)} SQLite read(s)/write(s) on the UI thread:\n\n"
+                + "\n\n".join(offences))
+
+    def _watch(self, conn) -> None:
+        if any(c is conn for c in self._handled):
+            return
+        self._handled.append(conn)
+
+        def progress() -> int:
+            if threading.current_thread() is threading.main_thread():
+                self._offend()
+            return 0
+
+        conn.conn.set_progress_handler(progress, 1)
+
+    def _offend(self) -> None:
+        if self._lib is None or self._allowed:
+            return
+        import sys
+        import traceback
+
+        # one offence per line of the UI code that asked (cheap: called at every VM step)
+        frame = sys._getframe(2)
+        while frame is not None and "paperdesk/ui/" not in frame.f_code.co_filename \
+                and "paperdesk\\ui\\" not in frame.f_code.co_filename:
+            frame = frame.f_back
+        key = (frame.f_code, frame.f_lineno) if frame is not None else None
+        if key in self._places:
+            return
+        self._places.add(key)
+        frames = [f for f in traceback.extract_stack(sys._getframe(2))
+                  if "paperdesk" in f.filename]
+        self.offences.append("".join(traceback.format_list(frames[-8:])))
+
+
+@pytest.fixture
+def ui_thread_guard(monkeypatch):
+    """A :class:`UiThreadGuard` (arm it on a window once it is up); its offences fail
+    the test at teardown."""
+    guard = UiThreadGuard(monkeypatch)
+    yield guard
+    guard.disarm()
+    guard.check()
+
+
 # -- a window in a process of its own ----------------------------------------------------
 SRC = Path(__file__).resolve().parents[2] / "src"
 
