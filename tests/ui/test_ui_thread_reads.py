@@ -135,3 +135,31 @@ def test_tagging_with_a_number_key_deleting_and_undo_read_off_the_ui_thread(
     with ui_thread_guard.allowed():
         assert list(lib.papers.get(pid).tags) == []
 
+
+def test_deleting_a_hit_and_undo_while_searching_read_off_the_ui_thread(
+        qtbot, win, ui_thread_guard):
+    window = win
+    window.search_box.setFocus()
+    qtbot.keyClicks(window.search_box, "network")
+    window.search.request_search(immediate=True)
+    wait_idle(qtbot, window)
+    hits = window.model.ids()
+    assert len(hits) > 5
+    window.focus_list()
+    window.select_row(1)
+    _shown(qtbot, window, 1)
+    _up(qtbot, window, ui_thread_guard)
+    pid = window.current_paper_id()
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    settle(qtbot, window)
+    # the hit's row goes once the reader thread said the paper is gone; the next one
+    # is current and shown
+    assert window.model.row_of(pid) == -1 and window.current_paper_id() == hits[2]
+    _shown(qtbot, window, 1)
+    wait_idle(qtbot, window)
+    assert len(window.model.ids()) == len(hits) - 1
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, CTRL)
+    settle(qtbot, window)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: pid in window.model.ids(), timeout=WAIT_MS)
+    ui_thread_guard.check()
