@@ -163,3 +163,23 @@ def test_deleting_a_hit_and_undo_while_searching_read_off_the_ui_thread(
     wait_idle(qtbot, window)
     qtbot.waitUntil(lambda: pid in window.model.ids(), timeout=WAIT_MS)
     ui_thread_guard.check()
+
+
+def test_the_guard_catches_sqlite_and_search_work_on_the_ui_thread(qtbot, win, ui_thread_guard):
+    import pytest
+
+    window = win
+    _up(qtbot, window, ui_thread_guard)
+    pid = window.model.paper_id(0)
+    window.lib.papers.get(pid)                  # the library's own connection
+    with pytest.raises(AssertionError, match="test_the_guard_catches"):
+        ui_thread_guard.check()
+    window.lib.search.hits("network")           # the search index
+    with pytest.raises(AssertionError, match="1 SQLite"):
+        ui_thread_guard.check()
+    done = []
+    window.worker.read(lambda lib: lib.papers.get(pid), on_done=done.append)
+    qtbot.waitUntil(lambda: bool(done), timeout=WAIT_MS)   # the reader thread: no offence
+    with ui_thread_guard.allowed():
+        window.lib.papers.get(pid)
+    ui_thread_guard.check()

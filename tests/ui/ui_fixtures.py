@@ -228,16 +228,16 @@ def held_storing(monkeypatch):
 
 # -- the UI thread must not wait on SQLite ---------------------------------------------
 class UiThreadGuard:
-    """Catches SQLite work done on the Qt main (UI) thread while it is armed.
+    """Catches SQLite and search-index work done on the Qt main (UI) thread while armed.
 
-    Armed on a window (:meth:`arm`), every SQLite statement run on the main thread
-    through the window's library is recorded as an offence: a progress handler on the
-    main thread's connection (called every SQLite VM step; a connection is used only by
-    the thread that opened it, see ``Library.db``) and a wrapper of ``Library.db`` (a
-    connection the main thread opens later) see it. The statement still runs (so one
-    test lists every offending read of its flow); :meth:`check` (and the fixture's
-    teardown) fail with the stack of each distinct offence. The test's own reads (to
-    check what was stored) go inside ``with guard.allowed():``.
+    Armed on a window (:meth:`arm`), every SQLite statement the main thread runs is
+    recorded as an offence: a progress handler (called every SQLite VM step) on every
+    ``sqlite3`` connection of the process (those open at :meth:`arm`, found by the
+    garbage collector, and those opened later) sees it, whichever connection it goes
+    through; so is every call of the library's search (``lib.search``: Whoosh) from the
+    main thread. The work still runs (so one test lists every offending read of its
+    flow); :meth:`check` (and the fixture's teardown) fail with the stack of each. The
+    test's own reads (to check what was stored) go inside ``with guard.allowed():``.
 
     Attributes:
         offences: one formatted stack (the app's frames, innermost last) per line of
@@ -247,34 +247,44 @@ class UiThreadGuard:
     def __init__(self, monkeypatch):
         self.offences: list[str] = []
         self._places: set[tuple] = set()
-        self._lib = None
+        self._armed = False
         self._allowed = 0
-        self._handled: list = []
-        guard = self
-        from paperdesk.core.library import Library
+        self._monkeypatch = monkeypatch
+        import sqlite3
 
-        real_db = Library.db
+        real_connect = sqlite3.connect
 
-        def db(lib):
-            conn = real_db.fget(lib)
-            if lib is guard._lib and threading.current_thread() is threading.main_thread():
-                guard._watch(conn)
-                guard._offend()
+        def connect(*args, **kwargs):
+            conn = real_connect(*args, **kwargs)
+            if self._armed:
+                self._watch(conn)
             return conn
 
-        monkeypatch.setattr(Library, "db", property(db, doc=real_db.__doc__))
+        monkeypatch.setattr(sqlite3, "connect", connect)
 
     def arm(self, window) -> None:
-        """Watch ``window.lib`` from now on (the window is up: start-up reads are over)."""
-        self._lib = window.lib
-        main = threading.main_thread().ident
-        conn = window.lib._by_thread.get(main)
-        if conn is not None:
-            self._watch(conn)
+        """Watch from now on (the window is up: its start-up reads are over)."""
+        import gc
+        import sqlite3
+
+        for obj in gc.get_objects():
+            if isinstance(obj, sqlite3.Connection):
+                self._watch(obj)
+        search = window.lib.search
+        for name in ("find", "snippets", "match_terms", "suggest", "hits"):
+            real = getattr(search, name)
+
+            def called(*args, _real=real, **kwargs):
+                if threading.current_thread() is threading.main_thread():
+                    self._offend()
+                return _real(*args, **kwargs)
+
+            self._monkeypatch.setattr(search, name, called)
+        self._armed = True
 
     def disarm(self) -> None:
         """Stop watching (before the window closes: its close reads on purpose)."""
-        self._lib = None
+        self._armed = False
 
     def allowed(self):
         """A context manager: the test's own reads on the main thread inside it are no
@@ -300,19 +310,18 @@ class UiThreadGuard:
                 + "\n\n".join(offences))
 
     def _watch(self, conn) -> None:
-        if any(c is conn for c in self._handled):
-            return
-        self._handled.append(conn)
-
         def progress() -> int:
             if threading.current_thread() is threading.main_thread():
                 self._offend()
             return 0
 
-        conn.conn.set_progress_handler(progress, 1)
+        try:
+            conn.set_progress_handler(progress, 1)
+        except Exception:   # noqa: BLE001 - a closed connection runs nothing
+            pass
 
     def _offend(self) -> None:
-        if self._lib is None or self._allowed:
+        if not self._armed or self._allowed:
             return
         import sys
         import traceback
@@ -326,15 +335,16 @@ class UiThreadGuard:
         if key in self._places:
             return
         self._places.add(key)
-        frames = [f for f in traceback.extract_stack(sys._getframe(2))
-                  if "paperdesk" in f.filename]
+        frames = [f for f in traceback.extract_stack(sys._getframe(2))   # the app's, the test's
+                  if "site-packages" not in f.filename and "/lib/python" not in f.filename]
         self.offences.append("".join(traceback.format_list(frames[-8:])))
 
 
 @pytest.fixture
 def ui_thread_guard(monkeypatch):
     """A :class:`UiThreadGuard` (arm it on a window once it is up); its offences fail
-    the test at teardown."""
+    the test at teardown. Ask for it after the window's fixture (``win``), so that it
+    is disarmed before the window closes."""
     guard = UiThreadGuard(monkeypatch)
     yield guard
     guard.disarm()
