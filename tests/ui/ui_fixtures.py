@@ -111,6 +111,14 @@ def wait_row(qtbot, window, row: int) -> None:
     qtbot.waitUntil(lambda: model.row_read(row), timeout=WAIT_MS)
 
 
+def wait_shown(qtbot, window, paper_id: int | None = None) -> None:
+    """Wait until the reading pane shows ``paper_id`` (default: the list's current
+    paper): the paper of the current row is read on the reader thread, the one before
+    stays on show until it comes."""
+    want = window.current_paper_id() if paper_id is None else paper_id
+    qtbot.waitUntil(lambda: window.detail_pane.paper_id == want, timeout=WAIT_MS)
+
+
 def wait_idle(qtbot, window) -> None:
     """Wait until no import, search or index update is pending."""
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)

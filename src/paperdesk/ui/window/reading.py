@@ -170,8 +170,11 @@ class ReadingController:
                 self._pending_id = None
                 self.clear_detail(message)
 
-        self._window.worker.read(lambda lib: _paper_or_none(lib, pid), on_done=show,
-                                 on_failed=failed, label="paper", first=True)
+        def read(lib):          # reader thread: a paper the user already left is not read
+            return None if ask != self._asks else _paper_or_none(lib, pid)
+
+        self._window.worker.read(read, on_done=show, on_failed=failed, label="paper",
+                                 first=True)
 
     def _forget_pending(self) -> None:
         """Drop the answer of the paper asked for (the pane shows another or none)."""
