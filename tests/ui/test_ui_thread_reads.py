@@ -183,3 +183,51 @@ def test_the_guard_catches_sqlite_and_search_work_on_the_ui_thread(qtbot, win, u
     with ui_thread_guard.allowed():
         window.lib.papers.get(pid)
     ui_thread_guard.check()
+
+
+def test_f2_on_a_tag_renames_it_without_reading_on_the_ui_thread(qtbot, win, ui_thread_guard,
+                                                                 monkeypatch):
+    from PySide6.QtWidgets import QInputDialog
+
+    window = win
+    pid = window.model.paper_id(0)
+    window.triage.add_tag("old", [pid])
+    settle(qtbot, window)
+    tag_id = next(t.id for t in window.tag_pane.tag_entries() if t.name == "old")
+    _up(qtbot, window, ui_thread_guard)
+    pane = window.tag_pane
+    pane.setFocus()
+    pane.setCurrentItem(pane.tag_item(tag_id))
+    wait_listed(qtbot, window)
+    asked = []
+
+    def get_text(_parent, _title, label, _mode, text):
+        asked.append((label, text))
+        return "new name", True
+
+    monkeypatch.setattr(QInputDialog, "getText", get_text)
+    qtbot.keyClick(pane, Qt.Key.Key_F2)
+    settle(qtbot, window)
+    assert asked and asked[0][1] == "old" and "“old”" in asked[0][0]
+    qtbot.waitUntil(lambda: any(t.id == tag_id and t.name == "new name"
+                                for t in pane.tag_entries()), timeout=WAIT_MS)
+    ui_thread_guard.check()
+
+
+def test_m_pressed_before_the_paper_came_opens_the_editor_on_that_paper(
+        qtbot, win, ui_thread_guard):
+    window = win
+    window.select_row(0)
+    _up(qtbot, window, ui_thread_guard)
+    gate = threading.Event()
+    window.worker.read(lambda lib: gate.wait(WAIT_MS / 1000), label="held")  # holds the reader
+    qtbot.keyClick(window.table, Qt.Key.Key_J)
+    qtbot.keyClick(window.table, "m")            # the paper moved to is not read yet
+    assert window.metadata.metadata_dialog is None
+    gate.set()
+    qtbot.waitUntil(lambda: window.metadata.metadata_dialog is not None
+                    and window.metadata.metadata_dialog.isVisible(), timeout=WAIT_MS)
+    assert window.detail_pane.paper_id == window.model.paper_id(1)
+    assert window.metadata.metadata_dialog.paper_id == window.model.paper_id(1)
+    window.metadata.metadata_dialog.reject()
+    ui_thread_guard.check()

@@ -46,8 +46,8 @@ def show_active(qtbot, window, size: tuple[int, int] = (1280, 800)) -> None:
 def open_seeded(qtbot, tmp_path, _seeded_template):
     """Return ``open(folder="lib", auto_mark_read=False, fresh=True) -> MainWindow``: a
     shown, active 1280x800 window on a copy of the seed library (``fresh=False`` reopens
-    an existing folder), its list filled (every id read). Windows are closed at
-    teardown."""
+    an existing folder), its list filled (every id read) and its current paper on show.
+    Windows are closed at teardown."""
     windows = []
 
     def _open(folder: str = "lib", auto_mark_read: bool = False, fresh: bool = True,
@@ -59,8 +59,11 @@ def open_seeded(qtbot, tmp_path, _seeded_template):
         window = create_main_window(path, import_seeds=False, settings=settings)
         windows.append(window)
         show_active(qtbot, window)
-        # the list's ids are read on the reader thread: wait until every row is in
+        # the list's ids are read on the reader thread: wait until every row is in,
+        # and the current row's paper (read there too) is on show
         qtbot.waitUntil(lambda: window.model.complete, timeout=WAIT_MS)
+        if window.current_paper_id() is not None:
+            wait_shown(qtbot, window)
         window.focus_list()
         return window
 

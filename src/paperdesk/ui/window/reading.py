@@ -12,6 +12,7 @@ see :meth:`ReadingController.shown_by_user`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QTimer, QUrl
@@ -63,6 +64,7 @@ class ReadingController:
         # and the number of its ask: an answer of an older ask is dropped
         self._pending_id: int | None = None
         self._asks = 0
+        self._after_shown: list[Callable[[], object]] = []    # see when_shown
 
     def connect(self) -> None:
         """Follow the list's current row, the user's moves, the reading pane's links and
@@ -159,11 +161,15 @@ class ReadingController:
                 return
             self._pending_id = None
             if paper is None:
+                self._after_shown.clear()
                 self.clear_detail("This paper is no longer in the library")
                 return
             self._window.detail_pane.note_editor.flush()
             self._window.detail_pane.show_paper(paper, self._window.search.match_terms())
             self.schedule_mark_read(paper)
+            waiting, self._after_shown = self._after_shown, []
+            for command in waiting:
+                command()
 
         def failed(message: str) -> None:
             if fresh():
@@ -177,9 +183,25 @@ class ReadingController:
                                  first=True)
 
     def _forget_pending(self) -> None:
-        """Drop the answer of the paper asked for (the pane shows another or none)."""
+        """Drop the answer of the paper asked for (the pane shows another or none), and
+        the commands waiting for it (:meth:`when_shown`)."""
         self._asks += 1
         self._pending_id = None
+        self._after_shown.clear()
+
+    def when_shown(self, command: Callable[[], object]) -> bool:
+        """Run ``command`` (a key's command on "the paper on show": m, o) once the
+        current row's paper is shown, if it is still on its way from the reader thread;
+        it is dropped if the user moves to no paper meanwhile.
+
+        Returns:
+            True when ``command`` was put off (the caller returns), False when no
+            paper is on its way (the caller acts now).
+        """
+        if self._pending_id is None:
+            return False
+        self._after_shown.append(command)
+        return True
 
     def choose_current(self) -> None:
         """The user moved to the current row, or into the list: its paper counts as shown
