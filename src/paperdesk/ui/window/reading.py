@@ -153,8 +153,14 @@ class ReadingController:
         ask, self._pending_id = self._asks, pid
 
         def fresh() -> bool:    # UI thread: still the paper the user wants to see?
-            return ask == self._asks and not self._window.is_shut_down() \
-                and self._window.current_paper_id() == pid
+            if ask != self._asks or self._window.is_shut_down():
+                return False    # a newer ask is on its way, or none is wanted
+            if self._window.current_paper_id() != pid:
+                # the row went without a new ask (a reset list): nothing is on its way
+                self._pending_id = None
+                self._after_shown.clear()
+                return False
+            return True
 
         def show(paper) -> None:
             if not fresh():
