@@ -22,7 +22,7 @@ from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane  # noqa: E402
 from paperdesk.ui.panes.paper_model import BLOCK, PaperTableModel  # noqa: E402
 from paperdesk.ui.panes.tag_pane import TagPane  # noqa: E402
-from ui_fixtures import anchors, wait_row  # noqa: E402
+from ui_fixtures import anchors, wait_row, wait_shown  # noqa: E402
 
 TOTAL = 225            # distinct papers in the two seed files
 PER_FILE = 120         # abstracts in each seed file (15 are in both)
@@ -194,6 +194,7 @@ def test_selecting_a_row_shows_its_abstract(qtbot, seeded):
     _click_row(qtbot, table, 4)
     pid = window.model.paper_id(4)
     assert window.current_paper_id() == pid
+    wait_shown(qtbot, window, pid)
     paper = window.lib.papers.get(pid)
     text = window.detail_pane.abstract_view.toPlainText()
     assert paper.abstract in text
@@ -201,6 +202,7 @@ def test_selecting_a_row_shows_its_abstract(qtbot, seeded):
     # keyboard: Down moves to the next paper
     table.setFocus()
     qtbot.keyClick(table, Qt.Key.Key_Down)
+    wait_shown(qtbot, window, window.model.paper_id(5))
     nxt = window.lib.papers.get(window.model.paper_id(5))
     assert window.detail_pane.paper_id == nxt.id
     assert nxt.abstract in window.detail_pane.abstract_view.toPlainText()
@@ -225,6 +227,7 @@ def test_markup_in_an_abstract_is_shown_literally(qtbot, open_window, tmp_path):
     assert "&lt;b&gt;x&lt;/b&gt;" in title_index.data(Qt.ItemDataRole.ToolTipRole)
 
     window.select_row(row)
+    wait_shown(qtbot, window)
     pane = window.detail_pane.abstract_view
     assert '<b>x</b> <a href="http://example.invalid">y</a> & 5 < 6' in pane.toPlainText()
     html = pane.toHtml()
@@ -232,6 +235,7 @@ def test_markup_in_an_abstract_is_shown_literally(qtbot, open_window, tmp_path):
     assert anchors(pane) == []
 
     window.select_row(1 - row)
+    wait_shown(qtbot, window)
     # linked in the abstract, and listed again under "Mentioned in the abstract"
     assert anchors(pane) == ["https://example.org/code", "https://example.org/code"]
 

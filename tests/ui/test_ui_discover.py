@@ -129,7 +129,8 @@ def test_enter_opens_a_paper_not_in_the_list_and_alt_left_returns(qtbot, win):
     press(qtbot, window, Qt.Key.Key_Down)
     press(qtbot, window, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: window.current_paper_id() == target, timeout=WAIT_MS)
-    assert window.detail_pane.paper_id == target
+    # (the paper is read off the UI thread)
+    qtbot.waitUntil(lambda: window.detail_pane.paper_id == target, timeout=WAIT_MS)
     assert window.search_box.text() == "" and window.current_scope() == Scope()
     # The whole library's list: its first 200 rows come first, the rest are appended.
     qtbot.waitUntil(lambda: window.model.complete and window.model.rowCount() == 225,
@@ -139,7 +140,8 @@ def test_enter_opens_a_paper_not_in_the_list_and_alt_left_returns(qtbot, win):
     press(qtbot, window, Qt.Key.Key_Escape)
     qtbot.keyClick(window.focusWidget(), Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)
     assert window.search_box.text() == '"foundation model for zero-shot metric"'
-    assert window.current_paper_id() == pid == window.detail_pane.paper_id
+    assert window.current_paper_id() == pid
+    qtbot.waitUntil(lambda: window.detail_pane.paper_id == pid, timeout=WAIT_MS)
     assert window.model.rowCount() == 1
     wait_idle(qtbot, window)
     assert window.current_paper_id() == pid and window.model.rowCount() == 1

@@ -21,6 +21,7 @@ needs_model = pytest.mark.skipif(embedded.model_problem() is not None,
 
 def _wait_discover(qtbot, window) -> int:
     qtbot.waitUntil(lambda: window.detail_pane.paper_id is not None
+                    and window.detail_pane.paper_id == window.current_paper_id()
                     and window.detail_pane.discover_paper_id == window.detail_pane.paper_id
                     and not window.discover.discover_busy(), timeout=WAIT_MS)
     QCoreApplication.processEvents()

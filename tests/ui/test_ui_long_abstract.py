@@ -44,7 +44,9 @@ def window(qtbot, tmp_path):
     win.resize(1280, 800)
     win.show()
     qtbot.waitExposed(win)
-    qtbot.waitUntil(lambda: win.model.rowCount() == 2 and not win.is_busy(), timeout=WAIT_MS)
+    # (the 2.4 MB paper is read on the reader thread, slowly on a loaded machine)
+    qtbot.waitUntil(lambda: win.model.rowCount() == 2 and not win.is_busy(),
+                    timeout=3 * WAIT_MS)
     yield win
     win.close()
     win.shutdown()

@@ -283,6 +283,9 @@ def test_detail_pane_marks_exactly_what_the_core_matched(qtbot, win, query):
     _search(qtbot, window, query)
     assert window.model.rowCount() > 0
     window.select_row(0)
+    # (the paper is read off the UI thread)
+    qtbot.waitUntil(lambda: window.detail_pane.paper_id == window.current_paper_id(),
+                    timeout=WAIT_MS)
     paper = lib.papers.get(window.current_paper_id())
     expected = match_spans(paper.abstract, lib.search.match_terms(query))
     assert expected

@@ -17,7 +17,8 @@ from paperdesk.ui.window.dialogs import about_text  # noqa: E402
 from paperdesk.ui.window.main_window import DETAIL_SHARE, TAG_PANE_WIDTH  # noqa: E402
 from paperdesk.ui.panes.paper_model import PaperTableModel  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
-from ui_fixtures import TOTAL, open_seeded, press, wait_row, win  # noqa: F401,E402
+from ui_fixtures import (TOTAL, open_seeded, press, wait_row, wait_shown,  # noqa: F401,E402
+                         win)
 
 
 @pytest.fixture
@@ -79,6 +80,7 @@ def test_state_is_saved_on_close_and_restored(qtbot, reopen):
     wait_row(qtbot, again, 0)
     assert again.model.data(again.model.index(0, PaperTableModel.TITLE)) == first_title
     assert again.reading_font_size() == size
+    wait_shown(qtbot, again)          # (the paper is read off the UI thread)
     restored = again.detail_pane.splitter.sizes()     # the same proportions
     assert abs(restored[0] / sum(restored) - detail_sizes[0] / sum(detail_sizes)) < 0.02
     assert again.table.isColumnHidden(PaperTableModel.SNIPPET)   # not searching

@@ -12,6 +12,7 @@ from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (QApplication, QLabel, QLineEdit, QPlainTextEdit,
                                QTextBrowser)
 from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401
+                         wait_shown,
                          win)
 
 from paperdesk.ui.window.actions import ACTIONS, shortcut_rows
@@ -33,7 +34,7 @@ def test_keyboard_flow_changes_the_database(qtbot, win):
 
     press(qtbot, window, "j", "j")
     assert window.current_paper_id() == ids[2]
-    assert window.detail_pane.paper_id == ids[2]
+    wait_shown(qtbot, window, ids[2])
     press(qtbot, window, "s", "r", "1")
     settle(qtbot, window)
     assert lib.papers.get(ids[2]).starred and lib.papers.get(ids[2]).read
@@ -372,6 +373,7 @@ def test_highlight_keeps_the_exact_span_with_greek_letters(qtbot, win):
     window, lib = win, win.lib
     pid = next(i for i in lib.papers.ids() if "μP" in lib.papers.get(i).abstract)
     window.select_row(window.model.row_of(pid))
+    wait_shown(qtbot, window, pid)
     abstract = lib.papers.get(pid).abstract
     view = window.detail_pane.abstract_view
     # the SECOND occurrence of "spectral μP", found by Qt (not by our code)
@@ -408,6 +410,7 @@ def test_highlight_offsets_after_links_and_astral_characters(qtbot, open_seeded,
     lib = window.lib
     pid = next(i for i in lib.papers.ids() if lib.papers.get(i).abstract.startswith("We bound"))
     window.select_row(window.model.row_of(pid))
+    wait_shown(qtbot, window, pid)
     stored = lib.papers.get(pid).abstract
     view = window.detail_pane.abstract_view
     assert list(window.detail_pane.paper.mentioned.urls) == ["https://example.org/a_(b)",

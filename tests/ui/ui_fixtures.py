@@ -46,8 +46,8 @@ def show_active(qtbot, window, size: tuple[int, int] = (1280, 800)) -> None:
 def open_seeded(qtbot, tmp_path, _seeded_template):
     """Return ``open(folder="lib", auto_mark_read=False, fresh=True) -> MainWindow``: a
     shown, active 1280x800 window on a copy of the seed library (``fresh=False`` reopens
-    an existing folder), its list filled (every id read). Windows are closed at
-    teardown."""
+    an existing folder), its list filled (every id read) and its current paper on show.
+    Windows are closed at teardown."""
     windows = []
 
     def _open(folder: str = "lib", auto_mark_read: bool = False, fresh: bool = True,
@@ -59,8 +59,11 @@ def open_seeded(qtbot, tmp_path, _seeded_template):
         window = create_main_window(path, import_seeds=False, settings=settings)
         windows.append(window)
         show_active(qtbot, window)
-        # the list's ids are read on the reader thread: wait until every row is in
+        # the list's ids are read on the reader thread: wait until every row is in,
+        # and the current row's paper (read there too) is on show
         qtbot.waitUntil(lambda: window.model.complete, timeout=WAIT_MS)
+        if window.current_paper_id() is not None:
+            wait_shown(qtbot, window)
         window.focus_list()
         return window
 
@@ -109,6 +112,14 @@ def wait_row(qtbot, window, row: int) -> None:
     model = window.model
     model.index(row, 0).data()
     qtbot.waitUntil(lambda: model.row_read(row), timeout=WAIT_MS)
+
+
+def wait_shown(qtbot, window, paper_id: int | None = None) -> None:
+    """Wait until the reading pane shows ``paper_id`` (default: the list's current
+    paper): the paper of the current row is read on the reader thread, the one before
+    stays on show until it comes."""
+    want = window.current_paper_id() if paper_id is None else paper_id
+    qtbot.waitUntil(lambda: window.detail_pane.paper_id == want, timeout=WAIT_MS)
 
 
 def wait_idle(qtbot, window) -> None:
@@ -224,6 +235,131 @@ def held_storing(monkeypatch):
     go_on = hold_storing(monkeypatch, 50, 100)
     yield go_on
     go_on.set()
+
+
+# -- the UI thread must not wait on SQLite ---------------------------------------------
+class UiThreadGuard:
+    """Catches SQLite and search-index work done on the Qt main (UI) thread while armed.
+
+    Armed on a window (:meth:`arm`), every SQLite statement the main thread runs is
+    recorded as an offence: a progress handler (called every SQLite VM step) on every
+    ``sqlite3`` connection of the process (those open at :meth:`arm`, found by the
+    garbage collector, and those opened later) sees it, whichever connection it goes
+    through; so is every call of the library's search (``lib.search``: Whoosh) from the
+    main thread. The work still runs (so one test lists every offending read of its
+    flow); :meth:`check` (and the fixture's teardown) fail with the stack of each. The
+    test's own reads (to check what was stored) go inside ``with guard.allowed():``.
+
+    Attributes:
+        offences: one formatted stack (the app's frames, innermost last) per line of
+            the UI code that asked for SQLite work, in the order they happened.
+    """
+
+    def __init__(self, monkeypatch):
+        self.offences: list[str] = []
+        self._places: set[tuple] = set()
+        self._armed = False
+        self._allowed = 0
+        self._monkeypatch = monkeypatch
+        import sqlite3
+
+        real_connect = sqlite3.connect
+
+        def connect(*args, **kwargs):
+            conn = real_connect(*args, **kwargs)
+            if self._armed:
+                self._watch(conn)
+            return conn
+
+        monkeypatch.setattr(sqlite3, "connect", connect)
+
+    def arm(self, window) -> None:
+        """Watch from now on (the window is up: its start-up reads are over)."""
+        import gc
+        import sqlite3
+
+        for obj in gc.get_objects():
+            if isinstance(obj, sqlite3.Connection):
+                self._watch(obj)
+        search = window.lib.search
+        for name in ("find", "snippets", "match_terms", "suggest", "hits"):
+            real = getattr(search, name)
+
+            def called(*args, _real=real, **kwargs):
+                if threading.current_thread() is threading.main_thread():
+                    self._offend()
+                return _real(*args, **kwargs)
+
+            self._monkeypatch.setattr(search, name, called)
+        self._armed = True
+
+    def disarm(self) -> None:
+        """Stop watching (before the window closes: its close reads on purpose)."""
+        self._armed = False
+
+    def allowed(self):
+        """A context manager: the test's own reads on the main thread inside it are no
+        offence."""
+        import contextlib
+
+        @contextlib.contextmanager
+        def _allowed():
+            self._allowed += 1
+            try:
+                yield
+            finally:
+                self._allowed -= 1
+        return _allowed()
+
+    def check(self) -> None:
+        """Raise ``AssertionError`` naming every offence so far (and forget them)."""
+        offences, self.offences = self.offences, []
+        self._places.clear()
+        if offences:
+            raise AssertionError(
+                f"{len(offences)} SQLite read(s)/write(s) on the UI thread:\n\n"
+                + "\n\n".join(offences))
+
+    def _watch(self, conn) -> None:
+        def progress() -> int:
+            if threading.current_thread() is threading.main_thread():
+                self._offend()
+            return 0
+
+        try:
+            conn.set_progress_handler(progress, 1)
+        except Exception:   # noqa: BLE001 - a closed connection runs nothing
+            pass
+
+    def _offend(self) -> None:
+        if not self._armed or self._allowed:
+            return
+        import sys
+        import traceback
+
+        # one offence per line of the UI code that asked (cheap: called at every VM step)
+        frame = sys._getframe(2)
+        while frame is not None and "paperdesk/ui/" not in frame.f_code.co_filename \
+                and "paperdesk\\ui\\" not in frame.f_code.co_filename:
+            frame = frame.f_back
+        key = (frame.f_code, frame.f_lineno) if frame is not None else None
+        if key in self._places:
+            return
+        self._places.add(key)
+        frames = [f for f in traceback.extract_stack(sys._getframe(2))   # the app's, the test's
+                  if "site-packages" not in f.filename and "/lib/python" not in f.filename]
+        self.offences.append("".join(traceback.format_list(frames[-8:])))
+
+
+@pytest.fixture
+def ui_thread_guard(monkeypatch):
+    """A :class:`UiThreadGuard` (arm it on a window once it is up); its offences fail
+    the test at teardown. Ask for it after the window's fixture (``win``), so that it
+    is disarmed before the window closes."""
+    guard = UiThreadGuard(monkeypatch)
+    yield guard
+    guard.disarm()
+    guard.check()
 
 
 # -- a window in a process of its own ----------------------------------------------------

@@ -266,6 +266,7 @@ class DetailPane(QWidget):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setCollapsible(0, False)
         self._sized = False
+        self._sizes_pending: list[int] | None = None    # see set_splitter_sizes
         self._inner_sized = False
 
         layout = QVBoxLayout(self)
@@ -319,6 +320,9 @@ class DetailPane(QWidget):
         self._terms = terms or None
         self.header.show()
         self.note_section.show()
+        if self._sizes_pending is not None:
+            sizes, self._sizes_pending = self._sizes_pending, None
+            self.splitter.setSizes(sizes)
         self.related.show()
         self._show_header(paper)
         self.chips.set_tags(paper.tags)
@@ -674,8 +678,15 @@ class DetailPane(QWidget):
 
     def set_splitter_sizes(self, sizes) -> None:
         """Set the heights of the reading part and the note (pixels), e.g. as
-        remembered; the first show then keeps them."""
+        remembered; the first show then keeps them. While no paper is shown (the note
+        is hidden) they are applied when the first paper is shown."""
         self._sized = True
+        if self.note_section.isHidden():
+            # no paper on show yet (it is read off the UI thread): a hidden note would
+            # get no height; the sizes are set when the first paper shows the note
+            self._sizes_pending = list(sizes)
+            return
+        self._sizes_pending = None
         self.splitter.setSizes(list(sizes))
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt)

@@ -199,9 +199,10 @@ class PaperTableModel(QAbstractTableModel):
             ``"venue"``); the owner runs the search again in that order.
 
     Args:
-        library: the open library (UI thread's connection): rows are read through it
-            only when no row fetcher is set (:meth:`set_row_fetcher`), and by
-            :meth:`drop_missing`.
+        library: the open library (UI thread's connection): rows, ids and snippets are
+            read through it only when no row fetcher, id reader or snippet fetcher is
+            set (:meth:`set_row_fetcher`, :meth:`set_id_reader`,
+            :meth:`set_snippet_fetcher`).
         parent: Qt parent.
     """
 
@@ -259,6 +260,9 @@ class PaperTableModel(QAbstractTableModel):
         self._listed_scope: Scope | None = None     # the scope last listed
         self._on_complete: Callable[[], None] | None = None
         self._snippets_asked: set[int] = set()
+        # ids asked about by drop_missing and not answered -> the number of that ask
+        self._drops_asked: dict[int, int] = {}
+        self._drop_asks = 0
         self._snippet_generation = 0
         self._scope = Scope()
         self._tag_colours: dict[str, str] = {}
@@ -401,22 +405,52 @@ class PaperTableModel(QAbstractTableModel):
         self.dataChanged.emit(self.index(at[0], 0),
                               self.index(at[-1], len(self.HEADERS) - 1))
 
-    def drop_missing(self, paper_ids) -> int:
+    def drop_missing(self, paper_ids,
+                     on_done: Callable[[int], None] | None = None) -> None:
         """Remove the rows of papers that are no longer in the library (deleted), keeping
         every other row, its place and the selection of the rows that stay.
 
+        Which of them still exist is read in one ``summaries`` call, through the id
+        reader (:meth:`set_id_reader`: off the UI thread, ahead of other reads; without
+        one, here); the rows go when the answer comes. An answer about a paper asked
+        about again since (undo put it back and it was asked again) is dropped for it.
+
         Args:
             paper_ids: ids that may have gone (any iterable; unlisted ids are ignored).
-                Whether they still exist is read in one ``summaries`` call.
-        Returns:
-            How many rows were removed.
+            on_done: ``on_done(removed)`` in the UI thread once the answer came and the
+                rows went (``removed``: how many; called at once with 0 when none of
+                ``paper_ids`` is listed).
         """
         listed = [pid for pid in dict.fromkeys(paper_ids) if self.row_of(pid) >= 0]
         if not listed:
-            return 0
-        alive = self._fetch(listed)
-        gone = sorted((self.row_of(pid) for pid in listed if pid not in alive),
-                      reverse=True)
+            if on_done is not None:
+                on_done(0)
+            return
+        self._drop_asks += 1
+        ask = self._drop_asks
+        for pid in listed:
+            self._drops_asked[pid] = ask
+
+        def deliver(alive) -> None:
+            removed = self._drop_gone(ask, listed, alive)
+            if on_done is not None:
+                on_done(removed)
+
+        self.fetch_count += 1
+        if self._id_reader is None:
+            deliver(frozenset(self._lib.papers.summaries(listed)))
+        else:
+            self._id_reader(lambda lib: frozenset(lib.papers.summaries(listed)), deliver,
+                            True)
+
+    def _drop_gone(self, ask: int, ids: list[int], alive) -> int:
+        """The answer of :meth:`drop_missing` ask ``ask`` came (UI thread): remove the
+        rows of ``ids`` not in ``alive`` whose latest ask this was; return how many."""
+        mine = [pid for pid in ids if self._drops_asked.get(pid) == ask]
+        for pid in mine:
+            del self._drops_asked[pid]
+        gone = sorted((r for r in (self.row_of(pid) for pid in mine if pid not in alive)
+                       if r >= 0), reverse=True)
         for row in gone:    # from the bottom up, so the rows above keep their numbers
             pid = self._ids[row]
             self.beginRemoveRows(QModelIndex(), row, row)

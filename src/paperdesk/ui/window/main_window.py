@@ -1586,8 +1586,17 @@ class MainWindow(QMainWindow):
             self.model.show_all(scope=self.search.scope,
                                 on_rows=lambda: self.search.restore_selection(keep, row))
             return
-        self.model.drop_missing(paper_ids)
-        self.search.restore_selection(keep, row)
+
+        def dropped(_removed: int) -> None:     # the rows of the papers that went are gone
+            if self._shut_down:
+                return
+            current = self.current_paper_id()
+            # the paper that was current went (or none is): the same row (the next
+            # paper); the user's move meanwhile to a paper that stays is kept
+            if current is None or current == keep or self.model.row_of(keep) < 0:
+                self.search.restore_selection(keep, row)
+
+        self.model.drop_missing(paper_ids, on_done=dropped)
 
     def _read_ids(self, read, deliver, first: bool) -> None:
         """The list model's id reader: ``read(lib)`` on the reader thread (``first``:

@@ -70,11 +70,15 @@ class MetadataCommands:
 
     # -- the metadata editor -----------------------------------------------------------
     def edit_metadata(self) -> MetadataDialog | None:
-        """Open the metadata editor on the paper shown (m), window-modal.
+        """Open the metadata editor on the paper shown (m), window-modal; while the
+        current row's paper is on its way from the reader thread, on it once it is shown.
 
         Returns:
-            The dialog (also :attr:`metadata_dialog`), or ``None`` without a paper.
+            The dialog (also :attr:`metadata_dialog`), or ``None`` without a paper (or
+            when it opens later).
         """
+        if self._window.reading.when_shown(self.edit_metadata):
+            return None     # the current row's paper is on its way: opened on it then
         paper = self._window.detail_pane.paper
         if paper is None:
             self._window.statusBar().showMessage("Select a paper first, then press M", MESSAGE_MS)
@@ -180,12 +184,15 @@ class MetadataCommands:
 
     def open_paper_page(self) -> bool:
         """Open the paper's own page in the browser (o): its DOI at doi.org, else its
-        arXiv page, else its URL. A paper without any says how to add one.
+        arXiv page, else its URL. A paper without any says how to add one. While the
+        current row's paper is on its way from the reader thread, once it is shown.
 
         Returns:
             True when the link was handed to the opener (the status bar then says
             whether the browser took it, and copies the link when not).
         """
+        if self._window.reading.when_shown(self.open_paper_page):
+            return True     # the current row's paper is on its way: its page opens then
         paper = self._window.detail_pane.paper
         if paper is None:
             self._window.statusBar().showMessage("Select a paper first", MESSAGE_MS)

@@ -12,12 +12,13 @@ see :meth:`ReadingController.shown_by_user`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QTimer, QUrl
 
 from paperdesk.core.changes import Changes
-from paperdesk.core.models import LibraryError, UnknownPaper
+from paperdesk.core.models import UnknownPaper
 from paperdesk.ui.panes.links import link_problem
 from paperdesk.ui.window.triage import MESSAGE_MS
 
@@ -25,6 +26,14 @@ if TYPE_CHECKING:
     from paperdesk.ui.window.main_window import MainWindow
 
 __all__ = ["ReadingController"]
+
+
+def _paper_or_none(lib, pid: int):
+    """``lib.papers.get(pid)`` (reader thread), or ``None`` when it left the library."""
+    try:
+        return lib.papers.get(pid)
+    except UnknownPaper:
+        return None
 
 
 class ReadingController:
@@ -51,6 +60,11 @@ class ReadingController:
         self._read_timer = QTimer(window)
         self._read_timer.setSingleShot(True)
         self._read_timer.timeout.connect(self._auto_mark_read)
+        # the paper of the current row being read on the reader thread (not shown yet)
+        # and the number of its ask: an answer of an older ask is dropped
+        self._pending_id: int | None = None
+        self._asks = 0
+        self._after_shown: list[Callable[[], object]] = []    # see when_shown
 
     def connect(self) -> None:
         """Follow the list's current row, the user's moves, the reading pane's links and
@@ -72,6 +86,13 @@ class ReadingController:
         editor saved itself is not reloaded."""
         if self._window.is_shut_down() or not change:
             return
+        pending = self._pending_id
+        if pending is not None:
+            # another paper is on its way (it replaces the one on show): read it again
+            # if it may have been read before this change (the older answer is dropped)
+            if pending in change.papers:
+                self._read_paper(pending)
+            return
         pid = self._window.detail_pane.paper_id
         if pid is None or pid not in change.papers:
             return
@@ -84,15 +105,21 @@ class ReadingController:
         self._read_timer.stop()
         self._read_candidate = None
 
-    def clear_detail(self, message: str) -> None:
-        """Show no paper: the reading pane says ``message`` instead."""
+    def clear_detail(self, message: str, keep_pending: bool = False) -> None:
+        """Show no paper: the reading pane says ``message`` instead. The paper of the
+        current row on its way from the reader thread is dropped too, unless
+        ``keep_pending`` (the paper on show left the library: the one moved to still
+        comes)."""
         self._window.detail_pane.note_editor.flush()
         self.cancel_auto_mark_read()
+        if not keep_pending:
+            self._forget_pending()
         self._window.detail_pane.clear_paper(message)
 
     def show_current_row(self, current: QModelIndex, previous: QModelIndex) -> None:
-        """The list's current row changed: show its paper (read from the library), or
-        the list's empty hint; the same paper (a refreshed list) keeps its note."""
+        """The list's current row changed: show its paper (read on the reader thread;
+        the paper before stays on show until it comes), or the list's empty hint; the
+        same paper (a refreshed list) keeps its note."""
         pid = self._window.model.paper_id(current.row()) if current.isValid() else None
         if pid != self._chosen_id:
             # Not (yet) the user's choice: the user's moves say so right after this
@@ -100,23 +127,87 @@ class ReadingController:
             self._chosen_id = None
         terms = self._window.search.match_terms()
         if pid is not None and pid == self._window.detail_pane.paper_id:
-            # the same paper (the list was refreshed): keep its note
+            # the same paper (the list was refreshed, or the user came back to it
+            # before the paper moved to was read): keep its note
+            self._forget_pending()
             self._window.detail_pane.set_match_terms(terms)
             return
         if pid is None:
             self.clear_detail(self._window.empty_hint())
             return
         self._window.detail_pane.note_editor.flush()
-        try:
-            paper = self._window.lib.papers.get(pid)
-        except UnknownPaper:
-            self.clear_detail("This paper is no longer in the library")
-            return
-        except LibraryError as exc:
-            self.clear_detail(str(exc))
-            return
-        self._window.detail_pane.show_paper(paper, terms)
-        self.schedule_mark_read(paper)
+        self._read_paper(pid)
+
+    @property
+    def pending_id(self) -> int | None:
+        """The paper asked for on the reader thread and not shown yet (the list's
+        current row; the reading pane still shows the one before), or ``None``."""
+        return self._pending_id
+
+    def _read_paper(self, pid: int) -> None:
+        """Read paper ``pid`` (the list's current row) on the reader thread and show it
+        when it comes, unless the user moved on by then (another row, or no paper): the
+        paper shown before stays on show meanwhile, so moving down the list never
+        flashes an empty pane; a newer ask makes the older answer stale."""
+        self._asks += 1
+        ask, self._pending_id = self._asks, pid
+
+        def fresh() -> bool:    # UI thread: still the paper the user wants to see?
+            if ask != self._asks or self._window.is_shut_down():
+                return False    # a newer ask is on its way, or none is wanted
+            if self._window.current_paper_id() != pid:
+                # the row went without a new ask (a reset list): nothing is on its way
+                self._pending_id = None
+                self._after_shown.clear()
+                return False
+            return True
+
+        def show(paper) -> None:
+            if not fresh():
+                return
+            self._pending_id = None
+            if paper is None:
+                self._after_shown.clear()
+                self.clear_detail("This paper is no longer in the library")
+                return
+            self._window.detail_pane.note_editor.flush()
+            self._window.detail_pane.show_paper(paper, self._window.search.match_terms())
+            self.schedule_mark_read(paper)
+            waiting, self._after_shown = self._after_shown, []
+            for command in waiting:
+                command()
+
+        def failed(message: str) -> None:
+            if fresh():
+                self._pending_id = None
+                self.clear_detail(message)
+
+        def read(lib):          # reader thread: a paper the user already left is not read
+            return None if ask != self._asks else _paper_or_none(lib, pid)
+
+        self._window.worker.read(read, on_done=show, on_failed=failed, label="paper",
+                                 first=True)
+
+    def _forget_pending(self) -> None:
+        """Drop the answer of the paper asked for (the pane shows another or none), and
+        the commands waiting for it (:meth:`when_shown`)."""
+        self._asks += 1
+        self._pending_id = None
+        self._after_shown.clear()
+
+    def when_shown(self, command: Callable[[], object]) -> bool:
+        """Run ``command`` (a key's command on "the paper on show": m, o) once the
+        current row's paper is shown, if it is still on its way from the reader thread;
+        it is dropped if the user moves to no paper meanwhile.
+
+        Returns:
+            True when ``command`` was put off (the caller returns), False when no
+            paper is on its way (the caller acts now).
+        """
+        if self._pending_id is None:
+            return False
+        self._after_shown.append(command)
+        return True
 
     def choose_current(self) -> None:
         """The user moved to the current row, or into the list: its paper counts as shown
@@ -166,7 +257,7 @@ class ReadingController:
 
         def gone(_message: str) -> None:
             if not self._window.is_shut_down() and self._window.detail_pane.paper_id == pid:
-                self.clear_detail("This paper is no longer in the library")
+                self.clear_detail("This paper is no longer in the library", keep_pending=True)
 
         self._window.worker.read(lambda lib: lib.papers.get(pid), on_done=show, on_failed=gone,
                                  label="paper")

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
-from paperdesk.core.models import LibraryError
+from paperdesk.core.edits.annotations import tag_key
 from paperdesk.core.api import SAVED_NAME_MAX
 from paperdesk.core.scope import Scope
 
@@ -60,9 +60,10 @@ class SavedSearches:
         return bool(ok and name.strip()) and self.save_search(name, query)
 
     def _default_saved_name(self, query: str) -> str:
-        for search in self._window.lib.saved_searches.all():
-            if search.query.strip() == query:
-                return search.name
+        # the saved searches as the tag pane lists them (no read on the UI thread)
+        for name, saved_query, _count in self._window.tag_pane.saved_entries():
+            if saved_query.strip() == query:
+                return name
         name = " ".join(query.split())
         return name if len(name) <= SAVED_NAME_MAX else name[:SAVED_NAME_MAX - 1] + "…"
 
@@ -86,15 +87,17 @@ class SavedSearches:
     # -- renaming and deleting ---------------------------------------------------------------
     def prompt_rename_saved_search(self, name: str) -> bool:
         """Ask for a new name for the saved search ``name`` and rename it."""
-        try:
-            current = self._window.lib.saved_searches.get(name)
-        except LibraryError as exc:
-            self._window.show_error(str(exc))
+        # the name as the tag pane lists it (no read on the UI thread)
+        listed = [n for n, _query, _count in self._window.tag_pane.saved_entries()]
+        current = next((n for n in listed if n == name), None) \
+            or next((n for n in listed if tag_key(n) == tag_key(name)), None)
+        if current is None:
+            self._window.show_error(f"no saved search named {name!r}")
             return False
         new, ok = QInputDialog.getText(self._window, "Rename saved search",
-                                       f"New name for “{current.name}”:",
-                                       QLineEdit.EchoMode.Normal, current.name)
-        return bool(ok and new.strip()) and self.rename_saved_search(current.name, new)
+                                       f"New name for “{current}”:",
+                                       QLineEdit.EchoMode.Normal, current)
+        return bool(ok and new.strip()) and self.rename_saved_search(current, new)
 
     def rename_saved_search(self, old: str, new: str) -> bool:
         """Rename a saved search (undoable). Returns True when queued; a refusal comes

@@ -181,13 +181,14 @@ class TriageCommands:
 
     def prompt_rename_tag(self, tag_id: int) -> bool:
         """Ask for a new name for a tag and rename it (merging onto an existing name)."""
-        states = self._window.lib.tags.states([tag_id])
-        if not states:
+        # the name as the tag pane lists it (no read: the tag's state holds all its papers)
+        tag = next((t for t in self._window.tag_pane.tag_entries() if t.id == tag_id), None)
+        if tag is None:
             return False
         name, ok = QInputDialog.getText(
             self, "Rename tag",
-            f"New name for “{states[0].name}”\n(an existing tag's name merges the two):",
-            QLineEdit.EchoMode.Normal, states[0].name)
+            f"New name for “{tag.name}”\n(an existing tag's name merges the two):",
+            QLineEdit.EchoMode.Normal, tag.name)
         return bool(ok and name.strip()) and self.rename_tag(tag_id, name)
 
     # -- highlights ------------------------------------------------------------------------
