@@ -83,7 +83,7 @@ from paperdesk.core.fields import stored_fields
 
 __all__ = ["SHINGLE_WORDS", "THRESHOLD", "MIN_SHINGLES", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
            "PER_BUCKET", "MAX_CANDIDATES", "MAX_EXACT", "MAX_FLAGS", "PREFILTER", "words", "shingles", "shingle_hashes", "forget_word_hashes", "jaccard", "signature",
-           "signature_bytes", "Signed", "signed_batch", "estimate", "estimates", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
+           "signature_bytes", "Signed", "signed_batch", "shingle_batch", "estimate", "estimates", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
            "MergePlan", "plan_merge"]
 
 #: Words per shingle.
@@ -139,7 +139,19 @@ def words(text: str) -> list[str]:
     Returns:
         The words in order (empty for text without letters or digits).
     """
+    if text.isascii():
+        return text.translate(_ASCII_WORDS).split()
     return _WORD_RE.findall(unicodedata.normalize("NFKC", text).casefold())
+
+
+# ASCII text (most abstracts) takes a faster path with the same words: NFKC leaves every
+# ASCII character as it is, case-folding an ASCII letter is lowering it, and the letters
+# and digits of ASCII are exactly what ``[^\W_]`` matches there; so each upper-case
+# letter is lowered, every other character that is not a letter or digit becomes a space,
+# and the text is split at spaces (str.translate and str.split: a third of the CPU of
+# the regular expression on the benchmark's abstracts).
+_ASCII_WORDS = str.maketrans({chr(c): (chr(c).lower() if chr(c).isalnum() else " ")
+                              for c in range(128)})
 
 
 def shingles(text: str) -> frozenset[str]:
@@ -202,7 +214,7 @@ def _hashed_words(ws: list[str]) -> np.ndarray:
     if not ws:
         return np.empty(0, dtype=np.uint64)
     table = _WORD_HASHES
-    h = np.array([table[w] for w in ws], dtype=np.uint64)
+    h = np.fromiter(map(table.__getitem__, ws), dtype=np.uint64, count=len(ws))
     with np.errstate(over="ignore"):
         if len(h) < SHINGLE_WORDS:          # one shingle of all its words
             chained = h[:1]
@@ -344,30 +356,19 @@ class Signed:
     signature: bytes | None
 
 
-def signed_batch(texts) -> list[Signed]:
-    """:func:`shingle_hashes`, :func:`signature`, :func:`band_hashes` and
-    :func:`signature_bytes` of many abstracts at once: the same values to the bit, with
-    numpy called a few times per batch instead of a few times per abstract (the
-    near-duplicate stage's per-abstract cost; ``benchmarks/duplicates_bench.py``).
+def _shingle_runs(texts) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The shingle hashes of many texts at once (see :func:`signed_batch`).
 
-    How: every word of the batch is hashed in one pass; the shingles' chained hashes are
-    computed over the concatenated words and those that straddle two abstracts dropped;
-    one ``lexsort`` by (abstract, hash) gives each abstract's sorted distinct shingles
-    (no ``np.unique`` per abstract); the MinHash minima are one
-    ``np.minimum.reduceat`` over the abstracts' runs, and the bands of all signatures are
-    hashed together.
-
-    Args:
-        texts: a sequence of strings (abstracts).
     Returns:
-        One :class:`Signed` per text, in order.
+        ``(vals, seg, bounds)``: ``vals`` the sorted distinct shingle hashes of each text
+        one after the other (``uint64``), ``seg`` the text of each value, and ``bounds``
+        (``len(texts) + 1``) where each text's run starts and ends in ``vals``.
     """
     word_lists = [words(t) for t in texts]
     n = len(word_lists)
-    if not n:
-        return []
     table = _WORD_HASHES
-    h = np.array([table[w] for ws in word_lists for w in ws], dtype=np.uint64)
+    flat = [w for ws in word_lists for w in ws]
+    h = np.fromiter(map(table.__getitem__, flat), dtype=np.uint64, count=len(flat))
     lens = np.fromiter(map(len, word_lists), dtype=np.int64, count=n)
     starts = np.cumsum(lens) - lens
     counts = np.where(lens >= SHINGLE_WORDS, lens - (SHINGLE_WORDS - 1), 0)
@@ -393,7 +394,48 @@ def signed_batch(texts) -> list[Signed]:
     keep = np.ones(len(vals), dtype=bool)
     keep[1:] = (vals[1:] != vals[:-1]) | (seg[1:] != seg[:-1])
     vals, seg = vals[keep], seg[keep]
-    bounds = np.searchsorted(seg, np.arange(n + 1))
+    return vals, seg, np.searchsorted(seg, np.arange(n + 1))
+
+
+def shingle_batch(texts) -> list[np.ndarray]:
+    """:func:`shingle_hashes` of many texts at once: the same values to the bit, numpy
+    called a few times for the whole batch (the near-duplicate stage's re-shingling of
+    the candidates it compares exactly).
+
+    Args:
+        texts: a sequence of strings.
+    Returns:
+        One sorted distinct ``uint64`` array per text, in order.
+    """
+    if not len(texts):
+        return []
+    vals, _seg, bounds = _shingle_runs(texts)
+    b = bounds.tolist()
+    return [vals[b[k]:b[k + 1]] for k in range(len(texts))]
+
+
+def signed_batch(texts) -> list[Signed]:
+    """:func:`shingle_hashes`, :func:`signature`, :func:`band_hashes` and
+    :func:`signature_bytes` of many abstracts at once: the same values to the bit, with
+    numpy called a few times per batch instead of a few times per abstract (the
+    near-duplicate stage's per-abstract cost; ``benchmarks/duplicates_bench.py``).
+
+    How: every word of the batch is hashed in one pass; the shingles' chained hashes are
+    computed over the concatenated words and those that straddle two abstracts dropped;
+    one ``lexsort`` by (abstract, hash) gives each abstract's sorted distinct shingles
+    (no ``np.unique`` per abstract); the MinHash minima are one
+    ``np.minimum.reduceat`` over the abstracts' runs, and the bands of all signatures are
+    hashed together.
+
+    Args:
+        texts: a sequence of strings (abstracts).
+    Returns:
+        One :class:`Signed` per text, in order.
+    """
+    n = len(texts)
+    if not n:
+        return []
+    vals, seg, bounds = _shingle_runs(texts)
     distinct = np.diff(bounds)
     signed = distinct >= MIN_SHINGLES
     sigs = np.empty((0, PERMUTATIONS), dtype=np.uint64)
@@ -407,9 +449,9 @@ def signed_batch(texts) -> list[Signed]:
         sigs = np.minimum.reduceat(permuted, run_starts, axis=1).T
     buckets = _band_rows(sigs)
     sig_bytes = sigs.astype("<u4")
-    out, j = [], 0
+    out, j, b = [], 0, bounds.tolist()
     for k in range(n):
-        sh = vals[bounds[k]:bounds[k + 1]]
+        sh = vals[b[k]:b[k + 1]]
         if signed[k]:
             out.append(Signed(sh, buckets[j], sig_bytes[j].tobytes()))
             j += 1
