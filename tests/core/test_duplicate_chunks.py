@@ -248,9 +248,9 @@ def test_a_chunk_reads_its_candidates_in_a_few_statements(tmp_path, seed_abstrac
         lib.db.conn.set_trace_callback(None)
     looked = len(texts)
     chunks = -(-looked // stage.CHUNK) + 2
-    sig_reads = [s for s in statements if "c.signature FROM duplicate_checked c" in s]
+    sig_reads = [s for s in statements if "c.signature" in s and "JOIN papers" in s]
     text_reads = [s for s in statements if "abstract FROM papers WHERE id IN" in s]
-    assert 0 < len(sig_reads) <= chunks and 0 < len(text_reads) <= chunks
+    assert 0 < len(sig_reads) <= chunks and len(text_reads) <= chunks
 
 
 def test_ascii_words_are_the_regular_expression_s(seed_abstracts):
@@ -273,3 +273,86 @@ def test_shingle_batch_is_shingle_hashes(seed_abstracts):
     for text, got in zip(texts, batch):
         want = _reference_shingles(text)
         assert got.dtype == np.uint64 and np.array_equal(got, want)
+
+
+def test_the_bitmap_bound_is_never_below_the_measure(seed_abstracts):
+    texts = recombined(seed_abstracts, 150, 6) + list(seed_abstracts[:60])
+    sets = measure.shingle_batch(texts)
+    bitmaps = measure.shingle_bitmaps(sets)
+    rng = random.Random(9)
+    pairs = [(rng.randrange(len(texts)), rng.randrange(len(texts))) for _ in range(3000)]
+    pairs += [(k, k + 1) for k in range(len(texts) - 1)]
+    bounds = measure.overlap_bound([sets[a] for a, _b in pairs],
+                                   bitmaps[[b for _a, b in pairs]])
+    exact = np.array([measure.jaccard(sets[a], sets[b]) for a, b in pairs])
+    assert (bounds >= exact - 1e-12).all()
+    # and it is close: most pairs that merely share sentences are shown below 0.5
+    shared = (exact > 0.1) & (exact < 0.4)
+    assert shared.sum() > 50 and (bounds[shared] < measure.THRESHOLD).mean() > 0.8
+    # an unknown (all-zero) bitmap bounds nothing
+    assert (measure.overlap_bound(sets[:5], np.zeros((5, 128), np.uint8)) == 1.0).all()
+
+
+def test_the_bitmaps_spare_most_exact_checks(tmp_path, seed_abstracts, monkeypatch):
+    """With the shingle bitmaps kept beside the bands, most candidates that pass the
+    signature prefilter are not read and shingled again (the stage's growing part at
+    300,000 papers); the pairs are those of the stage without them."""
+    imports = [recombined(seed_abstracts, 300, 7), recombined(seed_abstracts, 200, 8)]
+    shingled = []
+    real = measure.shingle_batch
+
+    def counting(texts):
+        shingled.append(len(texts))
+        return real(texts)
+
+    monkeypatch.setattr(measure, "shingle_batch", counting)
+    got, got_counts = _run(tmp_path, "bits", imports, monkeypatch, False)
+    with_bits = sum(shingled)
+    shingled.clear()
+    monkeypatch.setattr(stage.BandStore, "bitmaps",
+                        lambda self, pids, digests: np.zeros((len(pids), 128), np.uint8))
+    want, want_counts = _run(tmp_path, "nobits", imports, monkeypatch, False)
+    without = sum(shingled)
+    assert got == want and got_counts == want_counts and len(want) >= 20
+    assert without > 200 and with_bits < without / 4
+
+
+def test_a_bitmap_answers_only_for_its_abstract(tmp_path):
+    from paperdesk.core.store import band_runs
+    bands = band_runs.BandStore(tmp_path / "lib")
+    sets = measure.shingle_batch(["alpha beta gamma delta epsilon zeta eta theta iota kappa",
+                                  "one two three four five six seven eight nine ten"])
+    bits = measure.shingle_bitmaps(sets)
+    bands.add([3, 8], [[1] * measure.BANDS, [2] * measure.BANDS], [11, 12], bits,
+              [band_runs.hash_digest("h3"), band_runs.hash_digest("h8")])
+    bands.add([5], [[4] * measure.BANDS], [13])                  # from a signature: unknown
+    got = bands.bitmaps([8, 3, 5, 99], [band_runs.hash_digest(h)
+                                        for h in ("h8", "other", "h5", "h99")])
+    assert np.array_equal(got[0], bits[1]) and not got[1:].any()
+    bands.save()
+    again = band_runs.BandStore(tmp_path / "lib").load()
+    assert again.problem is None
+    got = again.bitmaps([3, 8], [band_runs.hash_digest("h3"), band_runs.hash_digest("h8")])
+    assert np.array_equal(got, bits)
+    assert band_runs.full_problems(tmp_path / "lib") == []
+
+
+def test_a_band_store_without_bitmaps_still_answers(tmp_path, seed_abstracts, monkeypatch):
+    """A store written before the bitmaps (runs without bits-N.npy) is kept and used;
+    its papers are compared exactly as before: the same pairs."""
+    import json
+    from paperdesk.core.store import band_runs
+    first, second = recombined(seed_abstracts, 200, 10), recombined(seed_abstracts, 150, 11)
+    want, _c = _run(tmp_path, "whole", [first, second], monkeypatch, False)
+
+    def strip(lib):
+        folder = lib.path / band_runs.FOLDER
+        meta = json.loads((folder / "meta.json").read_text())
+        for name in [n for n in meta["files"] if n.startswith("bits-")]:
+            del meta["files"][name]
+            (folder / name).unlink()
+        (folder / "meta.json").write_text(json.dumps(meta))
+        assert band_runs.BandStore(lib.path).load().problem is None
+
+    got, _c = _run(tmp_path, "old", [first, second], monkeypatch, False, between=strip)
+    assert got == want

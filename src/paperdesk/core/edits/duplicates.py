@@ -22,7 +22,7 @@ from paperdesk.core.duplicates import DuplicatePair
 from paperdesk.core.models import LibraryError
 from paperdesk.core.store import db as _db
 from paperdesk.core.store import duplicates as store
-from paperdesk.core.store.band_runs import BandStore, token_of
+from paperdesk.core.store.band_runs import BandStore, hash_digest, token_of
 from paperdesk.core.store.key_aliases import add_alias
 from paperdesk.core.store.papers import write_metadata
 from paperdesk.core.manager import Manager
@@ -192,8 +192,9 @@ class Duplicates(Manager):
             store.drop_bands(db, seen)
             for first in range(0, len(rows), CHUNK):
                 last = min(first + CHUNK, len(rows))
-                close = self._close(db, rows, signed, first, last, position, pending,
-                                    stored_members)
+                close, hashes = self._close(db, rows, signed, first, last, position,
+                                            pending, stored_members)
+                close = self._bounded(bands, signed, first, close, position, hashes)
                 shingled = self._shingled(db, {o for c in close for o in c
                                                if o not in position}, cache)
                 stop = False
@@ -223,15 +224,19 @@ class Duplicates(Manager):
             cache.move_to_end(pid)
         while len(cache) > SHINGLE_CACHE:
             cache.popitem(last=False)
-        banded = [(pid, buckets, sig) for pid, _d, buckets, sig in looked_at if sig is not None]
+        banded = [(pid, buckets, sig, digest, s.shingles) for (pid, digest, buckets, sig), s
+                  in zip(looked_at, signed) if sig is not None]
         if banded:
-            bands.add([pid for pid, _b, _s in banded], [b for _p, b, _s in banded],
-                      [token_of(s) for _p, _b, s in banded])
+            bands.add([b[0] for b in banded], [b[1] for b in banded],
+                      [token_of(b[2]) for b in banded],
+                      measure.shingle_bitmaps([b[4] for b in banded]),
+                      [hash_digest(b[3]) for b in banded])
         return flagged, len(looked_at)
 
     @staticmethod
     def _close(db, rows, signed, first: int, last: int, position: dict[int, int],
-               pending: dict[int, list[int]], stored_members) -> list[list[int]]:
+               pending: dict[int, list[int]], stored_members
+               ) -> tuple[list[list[int]], dict[int, str]]:
         """The candidates to compare exactly of the papers ``rows[first:last]``: for
         each, the papers sharing its buckets (:func:`~paperdesk.core.store.duplicates.
         candidates`, the batch's papers before it in ``pending``, which this fills),
@@ -240,7 +245,9 @@ class Duplicates(Manager):
         that agree in at least :data:`~paperdesk.core.duplicates.PREFILTER` of places.
 
         Returns:
-            One list of paper ids per paper, most agreeing first (then by id).
+            ``(close, hashes)``: one list of paper ids per paper, most agreeing first
+            (then by id), and the content hash of each stored candidate (that of the
+            abstract its signature was made of).
         """
         found_of = []
         for k in range(first, last):
@@ -249,8 +256,9 @@ class Duplicates(Manager):
                                              measure.PER_BUCKET, pending, stored_members))
             for bucket in buckets:
                 pending.setdefault(bucket, []).append(pid)
-        stored_sigs = store.signatures(db, sorted({f for found in found_of for f in found
-                                                   if f not in position}))
+        stored = store.signatures_and_hashes(db, sorted({f for found in found_of
+                                                         for f in found if f not in position}))
+        stored_sigs = {f: sig for f, (sig, _h) in stored.items()}
         width = measure.PERMUTATIONS * 4
         mine, theirs, owner, ids = [], [], [], []
         for i, found in enumerate(found_of):
@@ -269,8 +277,9 @@ class Duplicates(Manager):
             if len(theirs) > had:
                 mine.append(sig)
         close: list[list[int]] = [[] for _ in found_of]
+        hashes = {f: digest for f, (_s, digest) in stored.items()}
         if not theirs:
-            return close
+            return close, hashes
         owner_a = np.array(owner, dtype=np.int64)
         ids_a = np.array(ids, dtype=np.int64)
         signed_rows = sorted(set(owner))
@@ -288,7 +297,29 @@ class Duplicates(Manager):
         keep = (rank < measure.MAX_EXACT) & (est_s >= measure.PREFILTER)
         for i, f in zip(owner_s[keep].tolist(), ids_s[keep].tolist()):
             close[i].append(f)
-        return close
+        return close, hashes
+
+    @staticmethod
+    def _bounded(bands: BandStore, signed, first: int, close: list[list[int]],
+                 position: dict[int, int], hashes: dict[int, str]) -> list[list[int]]:
+        """``close`` without the stored candidates whose kept shingle bitmap shows they
+        are below :data:`~paperdesk.core.duplicates.THRESHOLD`
+        (:func:`~paperdesk.core.duplicates.overlap_bound`, an upper bound of the exact
+        measure: such a pair is never flagged, and leaving it out of a paper's scored
+        candidates changes none of the pairs at or above the threshold, which sort
+        first); those left are read and compared exactly."""
+        pairs = [(i, o) for i, c in enumerate(close) for o in c if o not in position]
+        if not pairs:
+            return close
+        bitmaps = bands.bitmaps([o for _i, o in pairs],
+                                [hash_digest(hashes[o]) for _i, o in pairs])
+        bounds = measure.overlap_bound([signed[first + i].shingles for i, _o in pairs],
+                                       bitmaps)
+        below = {pair for pair, bound in zip(pairs, bounds.tolist())
+                 if bound < measure.THRESHOLD}
+        if not below:
+            return close
+        return [[o for o in c if (i, o) not in below] for i, c in enumerate(close)]
 
     @staticmethod
     def _shingled(db, ids, cache: OrderedDict) -> dict[int, tuple[str, np.ndarray]]:

@@ -20,7 +20,7 @@ from paperdesk.core.store import band_runs
 
 __all__ = ["unchecked", "unchecked_count", "mark_checked", "drop_bands", "drop_old_bands",
            "mark_checked_many",
-           "signatures", "members", "candidates",
+           "signatures", "signatures_and_hashes", "members", "candidates",
            "flag_pair",
            "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows",
            "paper_with_hash", "record_merge", "closest_paper"]
@@ -133,6 +133,26 @@ def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes
 
 #: Most ids in one ``IN (...)`` of :func:`signatures`.
 _IN_CHUNK = 5000
+
+
+def signatures_and_hashes(db: sqlite_utils.Database,
+                          ids: Sequence[int]) -> dict[int, tuple[bytes, str]]:
+    """:func:`signatures`, each with the content hash of the abstract it was made of.
+
+    Returns:
+        ``{paper id: (signature bytes, content hash)}``.
+    """
+    out: dict[int, tuple[bytes, str]] = {}
+    ids = list(ids)
+    for k in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[k:k + _IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        out.update((pid, (sig, digest)) for pid, sig, digest in db.execute(
+            f"SELECT c.paper_id, c.signature, c.content_hash FROM duplicate_checked c JOIN "
+            f"papers p ON p.id = c.paper_id AND p.content_hash = c.content_hash WHERE "
+            f"c.paper_id IN ({marks}) AND c.signature IS NOT NULL AND c.version = ?",
+            [*chunk, SIGNATURE_VERSION]))
+    return out
 
 
 def members(db: sqlite_utils.Database, buckets: Iterable[int], per_bucket: int,
