@@ -152,7 +152,9 @@ class BandStore:
         self._row = np.full(0, -1, dtype=np.int64)       # paper id -> row in its run
         self._new_keys: list[np.ndarray] = []           # this stage's, sorted chunks
         self._new_ids: list[np.ndarray] = []             # (m, 2) paper, token
-        self._new_bits: list[np.ndarray] = []            # (m, ROW_BYTES) bitmaps
+        # (capacity, ROW_BYTES) bitmaps of this stage's papers, the first _new_rows
+        # used; grown by doubling (a copy per batch would be quadratic)
+        self._new_bits = np.zeros((0, ROW_BYTES), dtype=np.uint8)
         self._new_rows = 0
         self._new_number = 0
 
@@ -330,15 +332,20 @@ class BandStore:
         self._grow(int(pids.max()))
         self._owner[pids] = self._new_number
         self._row[pids] = self._new_rows + np.arange(len(pids), dtype=np.int64)
-        self._new_rows += len(pids)
+        start, self._new_rows = self._new_rows, self._new_rows + len(pids)
+        if self._new_rows > len(self._new_bits):
+            grown = np.zeros((max(self._new_rows, 2 * len(self._new_bits), 1024), ROW_BYTES),
+                             dtype=np.uint8)
+            grown[:start] = self._new_bits[:start]
+            self._new_bits = grown
         self._new_ids.append(np.column_stack([pids, np.asarray(tokens, dtype=np.int64)]))
-        rows = np.zeros((len(pids), ROW_BYTES), dtype=np.uint8)
+        rows = self._new_bits[start:self._new_rows]
+        rows[:] = 0
         if bitmaps is not None:
             rows[:, :BITMAP_BYTES] = np.asarray(bitmaps, dtype=np.uint8).reshape(
                 len(pids), BITMAP_BYTES)
             rows[:, BITMAP_BYTES:] = np.frombuffer(b"".join(digests), dtype=np.uint8
                                                    ).reshape(len(pids), 8)
-        self._new_bits.append(rows)
         self._new_keys.append(_keys(pids, np.asarray(buckets, dtype=np.int64)))
         # merged as a binary counter: O(log n) sorted chunks, each band merged O(log n) times
         while len(self._new_keys) > 1 and \
@@ -452,14 +459,10 @@ class BandStore:
         owner[inside] = self._owner[pids[inside]]
         rows = np.full(len(pids), -1, dtype=np.int64)
         rows[inside] = self._row[pids[inside]]
-        new_bits = None
         for number in np.unique(owner[owner >= 0]).tolist():
             mine = np.flatnonzero(owner == number)
             if number == self._new_number:
-                if new_bits is None:
-                    new_bits = np.concatenate(self._new_bits)
-                    self._new_bits = [new_bits]
-                out[mine] = new_bits[rows[mine]]
+                out[mine] = self._new_bits[rows[mine]]
                 continue
             run = next((r for r in self._runs if r.number == number), None)
             if run is not None and run.bits is not None:
@@ -528,10 +531,11 @@ class BandStore:
         keys = self._new_keys[0] if len(self._new_keys) == 1 else \
             np.sort(np.concatenate(self._new_keys))
         ids = np.concatenate(self._new_ids).reshape(-1, 2)
-        bits = np.concatenate(self._new_bits).reshape(-1, ROW_BYTES)
+        bits = self._new_bits[:self._new_rows].copy()
         self._runs.append(_Run(self._new_number, keys, ids, saved=False, bits=bits))
         self._new_keys, self._new_ids, self._new_number = [], [], 0
-        self._new_bits, self._new_rows = [], 0
+        self._new_bits = np.zeros((0, ROW_BYTES), dtype=np.uint8)
+        self._new_rows = 0
 
     def _merged(self, runs: list[_Run]) -> _Run:
         """One run of the live entries of ``runs``."""
