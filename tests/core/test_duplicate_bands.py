@@ -41,7 +41,11 @@ class SqlBands:
                                  [(int(p),) for p in pids])
         self.db.conn.commit()
 
-    def add(self, pids, buckets, tokens):
+    def bitmaps(self, pids, digests):
+        """No shingle bitmaps (every candidate compared exactly, as that stage did)."""
+        return np.zeros((len(pids), band_runs.BITMAP_BYTES), dtype=np.uint8)
+
+    def add(self, pids, buckets, tokens, bitmaps=None, digests=()):
         self.db.conn.executemany(
             "INSERT OR IGNORE INTO duplicate_bands (bucket, paper_id) VALUES (?, ?)",
             sorted((int(b), int(p)) for p, bs in zip(pids, buckets) for b in bs))

@@ -22,13 +22,13 @@ from paperdesk.core.duplicates import DuplicatePair
 from paperdesk.core.models import LibraryError
 from paperdesk.core.store import db as _db
 from paperdesk.core.store import duplicates as store
-from paperdesk.core.store.band_runs import BandStore, token_of
+from paperdesk.core.store.band_runs import BandStore, hash_digest, token_of
 from paperdesk.core.store.key_aliases import add_alias
 from paperdesk.core.store.papers import write_metadata
 from paperdesk.core.manager import Manager
 from paperdesk.core.memory import give_back_memory
 
-__all__ = ["Duplicates", "DUPLICATE_BATCH", "SHINGLE_CACHE"]
+__all__ = ["Duplicates", "DUPLICATE_BATCH", "SHINGLE_CACHE", "CHUNK"]
 
 #: Most papers looked at in one transaction of :meth:`Duplicates.find`.
 DUPLICATE_BATCH = 200
@@ -38,6 +38,12 @@ STAGE_CACHE_KIB = 64 * 1024
 #: Shingle sets of candidate papers kept between papers (bounded memory: about 30 kB a
 #: set of a 200-word abstract).
 SHINGLE_CACHE = 2000
+#: Papers of a batch whose candidates are read and compared together before they are
+#: flagged one after the other (``hurry`` is polled after each paper: an edit waits for
+#: at most one chunk's reading and one paper's flags).
+CHUNK = 32
+#: Most ids in one ``IN (...)`` of SQL.
+_CHUNK_IDS = 5000
 
 
 class Duplicates(Manager):
@@ -159,73 +165,186 @@ class Duplicates(Manager):
     def _look_at(self, db, bands: BandStore, rows, cache: OrderedDict,
                  hurry=lambda: False) -> tuple[int, int]:
         """Look at one batch of papers (one transaction), or its first papers until
-        ``hurry()``; return the pairs flagged and how many papers were looked at."""
+        ``hurry()``; return the pairs flagged and how many papers were looked at.
+
+        The batch is signed at once; then, :data:`CHUNK` papers at a time, the
+        candidates of each paper are found (the batch's earlier papers counting as
+        stored), the stored candidates' signatures read in one statement, the estimates
+        computed together, the abstracts of the candidates to compare exactly read in
+        one statement and shingled together, and only then the papers flagged one after
+        the other (``hurry`` polled after each): the same pairs, in the same order, as
+        one paper at a time (a test compares them), with a few statements per chunk
+        instead of two per paper."""
         flagged = 0
-        signed = [(pid, digest, seen, s.shingles, s.buckets, s.signature)
-                  for (pid, _abstract, digest, seen), s
-                  in zip(rows, measure.signed_batch([r[1] for r in rows]))]
+        signed = measure.signed_batch([r[1] for r in rows])
         now = _now()
         # The batch's own buckets and signatures stay in memory until its end, then
         # its signatures are written in one statement and its bands added to the band
         # store (once the transaction committed).
         pending: dict[int, list[int]] = {}
-        pending_sigs: dict[int, bytes] = {}
+        position = {r[0]: k for k, r in enumerate(rows)}
+        seen = [r[0] for r in rows if r[3]]
+        bands.drop(seen)
+        stored_members = bands.members((b for s in signed for b in s.buckets),
+                                       measure.PER_BUCKET)
         looked_at = []
-        bands.drop(pid for pid, _d, seen, *_rest in signed if seen)
-        stored_members = bands.members((b for *_s, buckets, _sig in signed
-                                        for b in buckets), measure.PER_BUCKET)
         with _db.transaction(db):
-            store.drop_bands(db, [pid for pid, _d, seen, *_rest in signed if seen])
-            for pid, digest, seen, sh, buckets, sig in signed:
-                found = store.candidates(db, buckets, pid, measure.MAX_CANDIDATES,
-                                         measure.PER_BUCKET, pending, stored_members)
-                stored = [f for f in found if f not in pending_sigs]
-                sigs = store.signatures(db, stored) if stored else {}
-                sigs.update((f, pending_sigs[f]) for f in found if f in pending_sigs)
-                ranked = sorted(zip(measure.estimates(sig, list(sigs.values())), sigs)
-                                if sigs else [], key=lambda es: (-es[0], es[1]))
-                close = [o for est, o in ranked[:measure.MAX_EXACT]
-                         if est >= measure.PREFILTER]
-                scored = sorted(((measure.jaccard(sh, other_sh), other, other_hash)
-                                 for other, other_hash, other_sh
-                                 in self._shingled(db, close, cache)),
-                                key=lambda t: (-t[0], t[1]))
-                for score, other, other_hash in scored[:measure.MAX_FLAGS]:
-                    if score >= measure.THRESHOLD and store.flag_pair(
-                            db, (pid, digest), (other, other_hash), score, now):
-                        flagged += 1
-                for bucket in buckets:
-                    pending.setdefault(bucket, []).append(pid)
-                if sig is not None:
-                    pending_sigs[pid] = sig
-                looked_at.append((pid, digest, buckets, sig))
-                cache[pid] = sh
-                cache.move_to_end(pid)
-                while len(cache) > SHINGLE_CACHE:
-                    cache.popitem(last=False)
-                if hurry():       # an edit waits: the rest of the batch comes next time
+            store.drop_bands(db, seen)
+            for first in range(0, len(rows), CHUNK):
+                last = min(first + CHUNK, len(rows))
+                close, hashes = self._close(db, rows, signed, first, last, position,
+                                            pending, stored_members)
+                close = self._bounded(bands, signed, first, close, position, hashes)
+                shingled = self._shingled(db, {o for c in close for o in c
+                                               if o not in position}, cache)
+                stop = False
+                for k in range(first, last):
+                    pid, _abstract, digest, _seen = rows[k]
+                    sh = signed[k].shingles
+                    scored = []
+                    for other in close[k - first]:
+                        j = position.get(other)
+                        other_hash, other_sh = ((rows[j][2], signed[j].shingles)
+                                                if j is not None else shingled[other])
+                        scored.append((measure.jaccard(sh, other_sh), other, other_hash))
+                    scored.sort(key=lambda t: (-t[0], t[1]))
+                    for score, other, other_hash in scored[:measure.MAX_FLAGS]:
+                        if score >= measure.THRESHOLD and store.flag_pair(
+                                db, (pid, digest), (other, other_hash), score, now):
+                            flagged += 1
+                    looked_at.append((pid, digest, signed[k].buckets, signed[k].signature))
+                    if hurry():   # an edit waits: the rest of the batch comes next time
+                        stop = True
+                        break
+                if stop:
                     break
             store.mark_checked_many(db, looked_at)
-        banded = [(pid, buckets, sig) for pid, _d, buckets, sig in looked_at if sig is not None]
+        for (pid, *_rest), s in zip(looked_at, signed):
+            cache[pid] = s.shingles
+            cache.move_to_end(pid)
+        while len(cache) > SHINGLE_CACHE:
+            cache.popitem(last=False)
+        banded = [(pid, buckets, sig, digest, s.shingles) for (pid, digest, buckets, sig), s
+                  in zip(looked_at, signed) if sig is not None]
         if banded:
-            bands.add([pid for pid, _b, _s in banded], [b for _p, b, _s in banded],
-                      [token_of(s) for _p, _b, s in banded])
+            bands.add([b[0] for b in banded], [b[1] for b in banded],
+                      [token_of(b[2]) for b in banded],
+                      measure.shingle_bitmaps([b[4] for b in banded]),
+                      [hash_digest(b[3]) for b in banded])
         return flagged, len(looked_at)
 
     @staticmethod
-    def _shingled(db, ids: list[int], cache: OrderedDict):
-        """``(id, content_hash, shingles)`` of each candidate (shingles from ``cache``
-        when there, else computed from the stored abstract)."""
+    def _close(db, rows, signed, first: int, last: int, position: dict[int, int],
+               pending: dict[int, list[int]], stored_members
+               ) -> tuple[list[list[int]], dict[int, str]]:
+        """The candidates to compare exactly of the papers ``rows[first:last]``: for
+        each, the papers sharing its buckets (:func:`~paperdesk.core.store.duplicates.
+        candidates`, the batch's papers before it in ``pending``, which this fills),
+        their signatures (the stored ones read in one statement, those of the batch from
+        ``signed``), the :data:`~paperdesk.core.duplicates.MAX_EXACT` agreeing most
+        that agree in at least :data:`~paperdesk.core.duplicates.PREFILTER` of places.
+
+        Returns:
+            ``(close, hashes)``: one list of paper ids per paper, most agreeing first
+            (then by id), and the content hash of each stored candidate (that of the
+            abstract its signature was made of).
+        """
+        found_of = []
+        for k in range(first, last):
+            pid, buckets = rows[k][0], signed[k].buckets
+            found_of.append(store.candidates(db, buckets, pid, measure.MAX_CANDIDATES,
+                                             measure.PER_BUCKET, pending, stored_members))
+            for bucket in buckets:
+                pending.setdefault(bucket, []).append(pid)
+        stored = store.signatures_and_hashes(db, sorted({f for found in found_of
+                                                         for f in found if f not in position}))
+        stored_sigs = {f: sig for f, (sig, _h) in stored.items()}
+        width = measure.PERMUTATIONS * 4
+        mine, theirs, owner, ids = [], [], [], []
+        for i, found in enumerate(found_of):
+            sig = signed[first + i].signature
+            if sig is None or not found:
+                continue
+            had = len(theirs)
+            for f in found:
+                j = position.get(f)
+                other = signed[j].signature if j is not None else stored_sigs.get(f)
+                if other is None or len(other) != width:
+                    continue
+                theirs.append(other)
+                owner.append(i)
+                ids.append(f)
+            if len(theirs) > had:
+                mine.append(sig)
+        close: list[list[int]] = [[] for _ in found_of]
+        hashes = {f: digest for f, (_s, digest) in stored.items()}
+        if not theirs:
+            return close, hashes
+        owner_a = np.array(owner, dtype=np.int64)
+        ids_a = np.array(ids, dtype=np.int64)
+        signed_rows = sorted(set(owner))
+        mine_a = np.frombuffer(b"".join(mine), dtype="<u4").reshape(-1, measure.PERMUTATIONS)
+        row_of = np.zeros(len(found_of), dtype=np.int64)
+        row_of[signed_rows] = np.arange(len(signed_rows))
+        theirs_a = np.frombuffer(b"".join(theirs), dtype="<u4").reshape(
+            -1, measure.PERMUTATIONS)
+        agree = (theirs_a == mine_a[row_of[owner_a]]).sum(axis=1)
+        estimate = agree / measure.PERMUTATIONS
+        order = np.lexsort((ids_a, -agree, owner_a))
+        owner_s, ids_s, est_s = owner_a[order], ids_a[order], estimate[order]
+        starts = np.searchsorted(owner_s, np.arange(len(found_of) + 1))
+        rank = np.arange(len(owner_s)) - starts[owner_s]
+        keep = (rank < measure.MAX_EXACT) & (est_s >= measure.PREFILTER)
+        for i, f in zip(owner_s[keep].tolist(), ids_s[keep].tolist()):
+            close[i].append(f)
+        return close, hashes
+
+    @staticmethod
+    def _bounded(bands: BandStore, signed, first: int, close: list[list[int]],
+                 position: dict[int, int], hashes: dict[int, str]) -> list[list[int]]:
+        """``close`` without the stored candidates whose kept shingle bitmap shows they
+        are below :data:`~paperdesk.core.duplicates.THRESHOLD`
+        (:func:`~paperdesk.core.duplicates.overlap_bound`, an upper bound of the exact
+        measure: such a pair is never flagged, and leaving it out of a paper's scored
+        candidates changes none of the pairs at or above the threshold, which sort
+        first); those left are read and compared exactly."""
+        pairs = [(i, o) for i, c in enumerate(close) for o in c if o not in position]
+        if not pairs:
+            return close
+        bitmaps = bands.bitmaps([o for _i, o in pairs],
+                                [hash_digest(hashes[o]) for _i, o in pairs])
+        bounds = measure.overlap_bound([signed[first + i].shingles for i, _o in pairs],
+                                       bitmaps)
+        below = {pair for pair, bound in zip(pairs, bounds.tolist())
+                 if bound < measure.THRESHOLD}
+        if not below:
+            return close
+        return [[o for o in c if (i, o) not in below] for i, c in enumerate(close)]
+
+    @staticmethod
+    def _shingled(db, ids, cache: OrderedDict) -> dict[int, tuple[str, np.ndarray]]:
+        """``{id: (content_hash, shingles)}`` of each candidate (shingles from ``cache``
+        when there, else from its stored abstract: read in one statement, shingled
+        together by :func:`~paperdesk.core.duplicates.shingle_batch`)."""
+        out: dict[int, tuple[str, np.ndarray]] = {}
+        ids = sorted(ids)
         if not ids:
-            return []
-        marks = ",".join("?" * len(ids))
-        out = []
-        for pid, digest, abstract in db.execute(
-                f"SELECT id, content_hash, abstract FROM papers WHERE id IN ({marks})", ids):
-            sh = cache.get(pid)
-            if sh is None:
-                sh = measure.shingle_hashes(abstract)
-            out.append((pid, digest, sh))
+            return out
+        texts, missing = [], []
+        for k in range(0, len(ids), _CHUNK_IDS):
+            chunk = ids[k:k + _CHUNK_IDS]
+            marks = ",".join("?" * len(chunk))
+            for pid, digest, abstract in db.execute(
+                    f"SELECT id, content_hash, abstract FROM papers WHERE id IN ({marks})",
+                    chunk):
+                sh = cache.get(pid)
+                if sh is None:
+                    texts.append(abstract)
+                    missing.append((pid, digest))
+                else:
+                    out[pid] = (digest, sh)
+        for (pid, digest), sh in zip(missing, measure.shingle_batch(texts)):
+            out[pid] = (digest, sh)
         return out
 
     def pairs(self, status: str = "open",

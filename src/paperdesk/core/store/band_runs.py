@@ -13,7 +13,15 @@ no pickles, written through a temporary file renamed into place, a CRC-32 each):
 * ``keys-N.npy``: ``int64`` values ``bucket * 2**32 + paper_id``, sorted, so that the
   papers of one bucket are one slice, in increasing id;
 * ``ids-N.npy``: ``int64`` ``(m, 2)``: each paper of the run and its *token*, the first 8
-  bytes of its stored signature read as a little-endian ``int64``.
+  bytes of its stored signature read as a little-endian ``int64``;
+* ``bits-N.npy`` (runs written since 2026-12-06, second session; optional): ``uint8``
+  ``(m, ROW_BYTES)``, row for row with ``ids-N.npy``: the paper's shingle bitmap
+  (:func:`paperdesk.core.duplicates.shingle_bitmaps`, 1,024 bits) and
+  :func:`hash_digest` of the content hash of the abstract it was made of. The stage
+  compares a candidate exactly only when this bitmap does not show it below the
+  threshold (:func:`paperdesk.core.duplicates.overlap_bound`). A paper whose bands were
+  computed from its signature, or of a run without the file, has none (zeros: compared
+  exactly, as before); a bitmap is used only with the content hash it was made of.
 
 ``meta.json`` lists the runs (their file records), the store's :data:`FORMAT` and the
 :data:`~paperdesk.core.duplicates.SIGNATURE_VERSION` of its bands. A paper's bands are
@@ -35,12 +43,14 @@ and their tokens are read (one statement, no join), and
   ``meta.json`` of another format or signature version drops the store: it is rebuilt
   from the signatures (:data:`REBUILT`).
 
-Memory: 8 bytes per band (160 MB at a million papers, read as memory-mapped files) and
-16 bytes per paper.
+Memory: 8 bytes per band (160 MB at a million papers, read as memory-mapped files),
+16 bytes per paper, and 136 bytes per paper of bitmap (memory-mapped; those of the
+papers a stage looks at in memory until it saves them: 136 MB when a million are new).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -54,7 +64,8 @@ from paperdesk.core.discover import table_files as files
 from paperdesk.core.regular_files import open_regular
 
 __all__ = ["BandStore", "FOLDER", "FORMAT", "MAX_RUNS", "REBUILT", "store_for", "drop",
-           "full_problems", "bands_of_signatures", "token_of"]
+           "full_problems", "bands_of_signatures", "token_of", "hash_digest", "BITMAP_BYTES",
+           "ROW_BYTES"]
 
 #: The folder of the band store inside a library folder.
 FOLDER = "duplicates"
@@ -67,6 +78,16 @@ REBUILT = "dropped; rebuilt from the signatures in SQLite at the next near-dupli
 #: Signatures read at a time when bands are computed from SQLite.
 _CHUNK = 20_000
 _LOW = np.int64(0xFFFFFFFF)
+#: Bytes of a paper's shingle bitmap, and of its row in ``bits-N.npy`` (the bitmap, then
+#: :func:`hash_digest` of the content hash of the abstract it was made of).
+BITMAP_BYTES = measure.BITMAP_BITS // 8
+ROW_BYTES = BITMAP_BYTES + 8
+
+
+def hash_digest(content_hash: str) -> bytes:
+    """8 bytes standing for an abstract's content hash in ``bits-N.npy`` (a bitmap is
+    used only for the abstract it was made of)."""
+    return hashlib.blake2b(content_hash.encode("utf-8"), digest_size=8).digest()
 _META = "meta.json"
 
 
@@ -143,12 +164,15 @@ def _keys(pids: np.ndarray, buckets: np.ndarray) -> np.ndarray:
 
 
 class _Run:
-    """One sorted run: its number, its keys and its ``(paper, token)`` rows."""
+    """One sorted run: its number, its keys, its ``(paper, token)`` rows and their shingle
+    bitmaps (``None``: a run written before them, or computed from signatures)."""
 
-    __slots__ = ("number", "keys", "ids", "saved")
+    __slots__ = ("number", "keys", "ids", "saved", "bits")
 
-    def __init__(self, number: int, keys: np.ndarray, ids: np.ndarray, saved: bool = True):
+    def __init__(self, number: int, keys: np.ndarray, ids: np.ndarray, saved: bool = True,
+                 bits: np.ndarray | None = None):
         self.number, self.keys, self.ids, self.saved = number, keys, ids, saved
+        self.bits = bits
 
 
 class BandStore:
@@ -170,8 +194,13 @@ class BandStore:
         self._records: dict[str, list] = {}
         self._next = 1
         self._owner = np.full(0, -1, dtype=np.int64)     # paper id -> run number
+        self._row = np.full(0, -1, dtype=np.int64)       # paper id -> row in its run
         self._new_keys: list[np.ndarray] = []           # this stage's, sorted chunks
         self._new_ids: list[np.ndarray] = []             # (m, 2) paper, token
+        # (capacity, ROW_BYTES) bitmaps of this stage's papers, the first _new_rows
+        # used; grown by doubling (a copy per batch would be quadratic)
+        self._new_bits = np.zeros((0, ROW_BYTES), dtype=np.uint8)
+        self._new_rows = 0
         self._new_number = 0
 
     # -- loading -------------------------------------------------------------------------
@@ -214,7 +243,20 @@ class BandStore:
                 if keys.dtype != np.int64 or keys.ndim != 1 or ids.dtype != np.int64 \
                         or ids.ndim != 2 or ids.shape[1] != 2:
                     raise _Damaged(f"run {number} holds arrays of another shape")
-                loaded.append(_Run(number, keys, ids))
+                bits = None
+                name = f"bits-{number}.npy"
+                if name in records:     # optional: runs written before have none
+                    record = records[name]
+                    if not files.valid_record(record):
+                        raise _Damaged(f"no record of {name}")
+                    problem, record = files.quick_problem(self.folder / name, record)
+                    if problem:
+                        raise _Damaged(problem)
+                    records[name] = record
+                    bits = files.read_array(self.folder / name, mapped=True)
+                    if bits.dtype != np.uint8 or bits.shape != (len(ids), ROW_BYTES):
+                        raise _Damaged(f"run {number} holds bitmaps of another shape")
+                loaded.append(_Run(number, keys, ids, bits=bits))
             self._runs, self._records = loaded, records
             self._next = max([int(meta.get("next", 1)), *(r.number + 1 for r in loaded)])
         except FileNotFoundError as exc:
@@ -230,8 +272,10 @@ class BandStore:
     def _reset_owner(self) -> None:
         top = max((int(r.ids[:, 0].max()) for r in self._runs if len(r.ids)), default=0)
         self._owner = np.full(top + 1, -1, dtype=np.int64)
+        self._row = np.full(top + 1, -1, dtype=np.int64)
         for run in self._runs:
             self._owner[run.ids[:, 0]] = run.number
+            self._row[run.ids[:, 0]] = np.arange(len(run.ids), dtype=np.int64)
 
     def _drop_files(self) -> None:
         if self.writable and self.folder.exists():
@@ -245,6 +289,9 @@ class BandStore:
             grown = np.full(max(top + 1, 2 * len(self._owner)), -1, dtype=np.int64)
             grown[:len(self._owner)] = self._owner
             self._owner = grown
+            grown = np.full(len(self._owner), -1, dtype=np.int64)
+            grown[:len(self._row)] = self._row
+            self._row = grown
 
     # -- against SQLite ------------------------------------------------------------------
     def sync(self, db) -> int:
@@ -304,7 +351,8 @@ class BandStore:
         ids = ids[ids < len(self._owner)]
         self._owner[ids] = -1
 
-    def add(self, pids: Sequence[int], buckets, tokens: Sequence[int]) -> None:
+    def add(self, pids: Sequence[int], buckets, tokens: Sequence[int],
+            bitmaps: np.ndarray | None = None, digests: Sequence[bytes] = ()) -> None:
         """Add the bands of papers just looked at (they answer :meth:`members` at once;
         written by :meth:`save`).
 
@@ -313,6 +361,11 @@ class BandStore:
             buckets: ``(len(pids), BANDS)`` buckets (:func:`~paperdesk.core.duplicates.
                 band_hashes` of each signature).
             tokens: :func:`token_of` of each paper's stored signature.
+            bitmaps: ``(len(pids), BITMAP_BYTES)`` :func:`~paperdesk.core.duplicates.
+                shingle_bitmaps` of their shingles; ``None``: not known (zeros, as for
+                papers whose bands are computed from their signatures).
+            digests: :func:`hash_digest` of each paper's content hash (with
+                ``bitmaps``).
         """
         pids = np.asarray(pids, dtype=np.int64)
         if not len(pids):
@@ -322,7 +375,21 @@ class BandStore:
             self._next += 1
         self._grow(int(pids.max()))
         self._owner[pids] = self._new_number
+        self._row[pids] = self._new_rows + np.arange(len(pids), dtype=np.int64)
+        start, self._new_rows = self._new_rows, self._new_rows + len(pids)
+        if self._new_rows > len(self._new_bits):
+            grown = np.zeros((max(self._new_rows, 2 * len(self._new_bits), 1024), ROW_BYTES),
+                             dtype=np.uint8)
+            grown[:start] = self._new_bits[:start]
+            self._new_bits = grown
         self._new_ids.append(np.column_stack([pids, np.asarray(tokens, dtype=np.int64)]))
+        rows = self._new_bits[start:self._new_rows]
+        rows[:] = 0
+        if bitmaps is not None:
+            rows[:, :BITMAP_BYTES] = np.asarray(bitmaps, dtype=np.uint8).reshape(
+                len(pids), BITMAP_BYTES)
+            rows[:, BITMAP_BYTES:] = np.frombuffer(b"".join(digests), dtype=np.uint8
+                                                   ).reshape(len(pids), 8)
         self._new_keys.append(_keys(pids, np.asarray(buckets, dtype=np.int64)))
         # merged as a binary counter: O(log n) sorted chunks, each band merged O(log n) times
         while len(self._new_keys) > 1 and \
@@ -415,6 +482,40 @@ class BandStore:
         """Ids of the papers whose bands answer, sorted."""
         return np.flatnonzero(self._owner >= 0)
 
+    def bitmaps(self, pids: Sequence[int], digests: Sequence[bytes]) -> np.ndarray:
+        """The shingle bitmaps kept of these papers (:func:`~paperdesk.core.duplicates.
+        shingle_bitmaps`), zeros for a paper whose bitmap is not known (bands computed
+        from its signature, a run written before bitmaps, a paper not answering) or was
+        made of another abstract than the one whose content hash is given.
+
+        Args:
+            pids: paper ids.
+            digests: :func:`hash_digest` of each paper's current content hash.
+        Returns:
+            ``(len(pids), BITMAP_BYTES)`` ``uint8`` array.
+        """
+        pids = np.asarray(pids, dtype=np.int64).reshape(-1)
+        out = np.zeros((len(pids), ROW_BYTES), dtype=np.uint8)
+        if not len(pids):
+            return out
+        inside = (pids >= 0) & (pids < len(self._owner))
+        owner = np.full(len(pids), -1, dtype=np.int64)
+        owner[inside] = self._owner[pids[inside]]
+        rows = np.full(len(pids), -1, dtype=np.int64)
+        rows[inside] = self._row[pids[inside]]
+        for number in np.unique(owner[owner >= 0]).tolist():
+            mine = np.flatnonzero(owner == number)
+            if number == self._new_number:
+                out[mine] = self._new_bits[rows[mine]]
+                continue
+            run = next((r for r in self._runs if r.number == number), None)
+            if run is not None and run.bits is not None:
+                out[mine] = run.bits[rows[mine]]
+        if len(pids):
+            want = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(len(pids), 8)
+            out[~(out[:, BITMAP_BYTES:] == want).all(axis=1)] = 0
+        return out[:, :BITMAP_BYTES]
+
     # -- writing -------------------------------------------------------------------------
     def save(self) -> None:
         """Write this stage's new bands as one run, merge the runs into one when there
@@ -440,10 +541,14 @@ class BandStore:
         for run in runs:
             if run.saved:
                 continue
-            for name, array in ((f"keys-{run.number}.npy", run.keys),
-                                (f"ids-{run.number}.npy", run.ids)):
+            arrays = [(f"keys-{run.number}.npy", run.keys),
+                      (f"ids-{run.number}.npy", run.ids)]
+            if run.bits is not None:
+                arrays.append((f"bits-{run.number}.npy", run.bits))
+            for name, array in arrays:
                 self._records[name] = files.write_array(self.folder / name, array)
-        names = {f"{kind}-{r.number}.npy" for r in runs for kind in ("keys", "ids")}
+        names = {f"{kind}-{r.number}.npy" for r in runs for kind in ("keys", "ids")} | \
+            {f"bits-{r.number}.npy" for r in runs if r.bits is not None}
         self._records = {k: v for k, v in self._records.items() if k in names}
         files.write_bytes(self.folder / _META, json.dumps({
             "format": FORMAT, "signature_version": measure.SIGNATURE_VERSION,
@@ -458,7 +563,9 @@ class BandStore:
         # the merged run's files are read back mapped: its arrays need not stay in memory
         self._runs = [_Run(r.number, files.read_array(self.folder / f"keys-{r.number}.npy",
                                                       mapped=True),
-                           files.read_array(self.folder / f"ids-{r.number}.npy", mapped=True))
+                           files.read_array(self.folder / f"ids-{r.number}.npy", mapped=True),
+                           bits=files.read_array(self.folder / f"bits-{r.number}.npy",
+                                                 mapped=True) if r.bits is not None else None)
                       for r in runs]
 
     def _seal(self) -> None:
@@ -468,24 +575,33 @@ class BandStore:
         keys = self._new_keys[0] if len(self._new_keys) == 1 else \
             np.sort(np.concatenate(self._new_keys))
         ids = np.concatenate(self._new_ids).reshape(-1, 2)
-        self._runs.append(_Run(self._new_number, keys, ids, saved=False))
+        bits = self._new_bits[:self._new_rows].copy()
+        self._runs.append(_Run(self._new_number, keys, ids, saved=False, bits=bits))
         self._new_keys, self._new_ids, self._new_number = [], [], 0
+        self._new_bits = np.zeros((0, ROW_BYTES), dtype=np.uint8)
+        self._new_rows = 0
 
     def _merged(self, runs: list[_Run]) -> _Run:
         """One run of the live entries of ``runs``."""
         number = self._next
         self._next += 1
-        parts, id_parts = [], []
+        parts, id_parts, bit_parts = [], [], []
         for r in runs:
             keys = np.asarray(r.keys)
             parts.append(keys[self._owner[keys & _LOW] == r.number])
             ids = np.asarray(r.ids)
-            id_parts.append(ids[self._owner[ids[:, 0]] == r.number])
+            live = self._owner[ids[:, 0]] == r.number
+            id_parts.append(ids[live])
+            bit_parts.append(np.asarray(r.bits)[live] if r.bits is not None else
+                             np.zeros((int(live.sum()), ROW_BYTES), dtype=np.uint8))
         keys = np.concatenate(parts)
         keys.sort()
         ids = np.concatenate(id_parts) if id_parts else np.empty((0, 2), dtype=np.int64)
+        bits = np.concatenate(bit_parts) if bit_parts else \
+            np.empty((0, ROW_BYTES), dtype=np.uint8)
         self._owner[ids[:, 0]] = number
-        return _Run(number, keys, ids, saved=False)
+        self._row[ids[:, 0]] = np.arange(len(ids), dtype=np.int64)
+        return _Run(number, keys, ids, saved=False, bits=bits)
 
     def full_problem(self) -> str | None:
         """The check of ``paperdesk check``: ``meta.json`` read and every run file read
@@ -500,7 +616,9 @@ class BandStore:
             if meta.get("format") != FORMAT:
                 return None           # another version's: rebuilt, nothing damaged
             for number in meta["runs"]:
-                for name in (f"keys-{int(number)}.npy", f"ids-{int(number)}.npy"):
+                optional = [f"bits-{int(number)}.npy"] if \
+                    f"bits-{int(number)}.npy" in records else []
+                for name in (f"keys-{int(number)}.npy", f"ids-{int(number)}.npy", *optional):
                     problem = files.full_problem(self.folder / name, records[name]) \
                         if files.valid_record(records.get(name)) else f"{name}: no record"
                     if problem:

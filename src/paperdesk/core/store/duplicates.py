@@ -10,7 +10,6 @@ connection. Pairs are stored with ``paper_a < paper_b``.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 import sqlite_utils
@@ -21,7 +20,7 @@ from paperdesk.core.store import band_runs
 
 __all__ = ["unchecked", "unchecked_count", "mark_checked", "drop_bands", "drop_old_bands",
            "mark_checked_many",
-           "signatures", "members", "candidates",
+           "signatures", "signatures_and_hashes", "members", "candidates",
            "flag_pair",
            "pairs", "pair", "set_status", "open_count", "pair_rows", "restore_pair_rows",
            "paper_with_hash", "record_merge", "closest_paper"]
@@ -114,15 +113,46 @@ def mark_checked_many(db: sqlite_utils.Database,
 
 def signatures(db: sqlite_utils.Database, ids: Sequence[int]) -> dict[int, bytes]:
     """The stored signatures of those of ``ids`` that were looked at with their current
-    abstract and have one."""
-    if not ids:
-        return {}
-    marks = ",".join("?" * len(ids))
-    return dict(db.execute(
-        f"SELECT c.paper_id, c.signature FROM duplicate_checked c JOIN papers p "
-        f"ON p.id = c.paper_id AND p.content_hash = c.content_hash WHERE c.paper_id IN "
-        f"({marks}) AND c.signature IS NOT NULL AND c.version = ?",
-        [*ids, SIGNATURE_VERSION]).fetchall())
+    abstract and have one (any number of ids: read :data:`_IN_CHUNK` at a time).
+
+    Returns:
+        ``{paper id: signature bytes}``.
+    """
+    out: dict[int, bytes] = {}
+    ids = list(ids)
+    for k in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[k:k + _IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        out.update(db.execute(
+            f"SELECT c.paper_id, c.signature FROM duplicate_checked c JOIN papers p "
+            f"ON p.id = c.paper_id AND p.content_hash = c.content_hash WHERE c.paper_id IN "
+            f"({marks}) AND c.signature IS NOT NULL AND c.version = ?",
+            [*chunk, SIGNATURE_VERSION]).fetchall())
+    return out
+
+
+#: Most ids in one ``IN (...)`` of :func:`signatures`.
+_IN_CHUNK = 5000
+
+
+def signatures_and_hashes(db: sqlite_utils.Database,
+                          ids: Sequence[int]) -> dict[int, tuple[bytes, str]]:
+    """:func:`signatures`, each with the content hash of the abstract it was made of.
+
+    Returns:
+        ``{paper id: (signature bytes, content hash)}``.
+    """
+    out: dict[int, tuple[bytes, str]] = {}
+    ids = list(ids)
+    for k in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[k:k + _IN_CHUNK]
+        marks = ",".join("?" * len(chunk))
+        out.update((pid, (sig, digest)) for pid, sig, digest in db.execute(
+            f"SELECT c.paper_id, c.signature, c.content_hash FROM duplicate_checked c JOIN "
+            f"papers p ON p.id = c.paper_id AND p.content_hash = c.content_hash WHERE "
+            f"c.paper_id IN ({marks}) AND c.signature IS NOT NULL AND c.version = ?",
+            [*chunk, SIGNATURE_VERSION]))
+    return out
 
 
 def members(db: sqlite_utils.Database, buckets: Iterable[int], per_bucket: int,
@@ -174,14 +204,23 @@ def candidates(db: sqlite_utils.Database, buckets: Sequence[int], paper_id: int,
         return []
     if stored is None:
         stored = members(db, buckets, per_bucket, bands)
-    shared: Counter = Counter()
-    for bucket in buckets:
-        ids = [p for p in stored.get(bucket, ()) if p != paper_id]
-        if pending and bucket in pending:
-            ids = sorted({*ids, *(p for p in pending[bucket] if p != paper_id)},
-                         reverse=True)
-        shared.update(ids[:per_bucket])
-    return [pid for pid, _n in sorted(shared.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]]
+    pending = pending or {}
+    shared: dict[int, int] = {}
+    get = shared.get
+    for bucket in buckets:      # most buckets of a paper have no other paper
+        ids = stored.get(bucket)
+        more = pending.get(bucket)
+        if more:
+            ids = sorted({*(ids or ()), *more} - {paper_id}, reverse=True)
+        elif not ids:
+            continue
+        elif paper_id in ids:
+            ids = [p for p in ids if p != paper_id]
+        for p in ids[:per_bucket]:
+            shared[p] = get(p, 0) + 1
+    if not shared:
+        return []
+    return sorted(shared, key=lambda p: (-shared[p], p))[:limit]
 
 
 def flag_pair(db: sqlite_utils.Database, a: tuple[int, str], b: tuple[int, str],
