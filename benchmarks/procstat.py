@@ -49,16 +49,22 @@ def tree_pids(root: int) -> list[int]:
     return seen
 
 
-def rss_mb(pid: int) -> float:
-    """Resident memory of one process now, in MB (2**20 bytes); 0 if it is gone."""
+def _status_mb(pid: int, field: str) -> float:
+    """The ``field`` line (e.g. ``"VmRSS"``) of ``/proc/<pid>/status`` in MB; 0 if the
+    process is gone or has no such line."""
     try:
         with open(f"/proc/{pid}/status") as fh:
             for line in fh:
-                if line.startswith("VmRSS:"):
+                if line.startswith(f"{field}:"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
+
+
+def rss_mb(pid: int) -> float:
+    """Resident memory of one process now, in MB (2**20 bytes); 0 if it is gone."""
+    return _status_mb(pid, "VmRSS")
 
 
 def anon_mb(pid: int) -> float:
@@ -66,14 +72,7 @@ def anon_mb(pid: int) -> float:
     objects, NumPy arrays), in MB; 0 if it is gone. The rest of its resident size is
     mostly files mapped from disk (the index's segments, SQLite's pages), which the
     kernel drops and reads again when memory is short."""
-    try:
-        with open(f"/proc/{pid}/status") as fh:
-            for line in fh:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
+    return _status_mb(pid, "RssAnon")
 
 
 def cpu_s(pid: int) -> float:

@@ -33,25 +33,13 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QSettings, Qt  # noqa: E402
+from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # benchmarks.ui_bench as a script
+from benchmarks.ui_bench import spin  # noqa: E402
 from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
-
-
-def spin(seconds: float, until=None) -> float | None:
-    """Run the event loop for up to ``seconds``; the ``perf_counter`` time ``until()``
-    first held, or ``None``."""
-    end = time.perf_counter() + seconds
-    while True:
-        QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 1)
-        now = time.perf_counter()
-        if until is not None and until():
-            return now
-        if now >= end:
-            return None
-        time.sleep(0.001)
 
 
 def uptime() -> str:

@@ -229,31 +229,15 @@ class BandStore:
             loaded = []
             for number in runs:
                 number = int(number)
-                arrays = []
-                for name in (f"keys-{number}.npy", f"ids-{number}.npy"):
-                    record = records.get(name)
-                    if not files.valid_record(record):
-                        raise _Damaged(f"no record of {name}")
-                    problem, record = files.quick_problem(self.folder / name, record)
-                    if problem:
-                        raise _Damaged(problem)
-                    records[name] = record
-                    arrays.append(files.read_array(self.folder / name, mapped=True))
-                keys, ids = arrays
+                keys, ids = (self._recorded(records, name)
+                             for name in (f"keys-{number}.npy", f"ids-{number}.npy"))
                 if keys.dtype != np.int64 or keys.ndim != 1 or ids.dtype != np.int64 \
                         or ids.ndim != 2 or ids.shape[1] != 2:
                     raise _Damaged(f"run {number} holds arrays of another shape")
                 bits = None
                 name = f"bits-{number}.npy"
                 if name in records:     # optional: runs written before have none
-                    record = records[name]
-                    if not files.valid_record(record):
-                        raise _Damaged(f"no record of {name}")
-                    problem, record = files.quick_problem(self.folder / name, record)
-                    if problem:
-                        raise _Damaged(problem)
-                    records[name] = record
-                    bits = files.read_array(self.folder / name, mapped=True)
+                    bits = self._recorded(records, name)
                     if bits.dtype != np.uint8 or bits.shape != (len(ids), ROW_BYTES):
                         raise _Damaged(f"run {number} holds bitmaps of another shape")
                 loaded.append(_Run(number, keys, ids, bits=bits))
@@ -268,6 +252,19 @@ class BandStore:
             self._drop_files()
         self._reset_owner()
         return self
+
+    def _recorded(self, records: dict, name: str) -> np.ndarray:
+        """The array file ``name`` of the store, memory-mapped, after its record in
+        ``records`` (size, time, CRC-32) was found valid and matching (the record is
+        updated in place). Raises ``_Damaged`` when it is not."""
+        record = records.get(name)
+        if not files.valid_record(record):
+            raise _Damaged(f"no record of {name}")
+        problem, record = files.quick_problem(self.folder / name, record)
+        if problem:
+            raise _Damaged(problem)
+        records[name] = record
+        return files.read_array(self.folder / name, mapped=True)
 
     def _reset_owner(self) -> None:
         top = max((int(r.ids[:, 0].max()) for r in self._runs if len(r.ids)), default=0)
