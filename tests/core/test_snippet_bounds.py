@@ -199,7 +199,7 @@ def test_20000_matches_cut_snippets_only_for_the_rows_asked(many, cuts):
 
 def test_cli_search_cuts_snippets_only_for_json(many, cuts, capsys):
     assert cli.main(["--library", str(many), "search", "alpha", "--limit", "5000"]) == 0
-    assert "(5000 of 20000 shown; use --limit)" in capsys.readouterr().out
+    assert "(5,000 of 20,000 shown; use --limit)" in capsys.readouterr().out
     assert cuts == []
     assert cli.main(["--library", str(many), "search", "alpha", "--json", "--limit", "7"]) == 0
     doc = json.loads(capsys.readouterr().out)

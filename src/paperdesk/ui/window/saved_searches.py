@@ -16,8 +16,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QInputDialog, QLineEdit
 
-from paperdesk.core.edits.annotations import tag_key
-from paperdesk.core.api import SAVED_NAME_MAX
+from paperdesk.core.api import SAVED_NAME_MAX, tag_key
 from paperdesk.core.scope import Scope
 
 if TYPE_CHECKING:
