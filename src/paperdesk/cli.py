@@ -1175,7 +1175,7 @@ def _cmd_tags(lib: Library, args) -> int:
         print("no tags")
     for t in tags:
         key = f"  key {t.key}" if t.key else ""
-        print(f"{t.count:>6}  {t.colour}  {t.name}{key}")
+        print(f"{t.count:>7,}  {t.colour}  {t.name}{key}")
     return 0
 
 

@@ -60,3 +60,14 @@ def test_the_search_footer_shows_counts_with_separators(big_library, capsys):
     assert lines[-1] == "(20 of 1,100 shown; use --limit)"
     found = json.loads(_out(capsys, "--library", str(lib), "search", "is:unread", "--json"))
     assert found["total"] == N
+
+
+def test_tags_shows_counts_with_separators(big_library, capsys):
+    lib, _corpus = big_library
+    with Library.open(lib) as opened:
+        opened.tags.add(opened.papers.ids(), "bulk")
+    lines = _out(capsys, "--library", str(lib), "tags").splitlines()
+    assert any(line.split()[:1] == ["1,100"] and line.endswith("bulk") for line in lines), lines
+    (listed,) = [t for t in json.loads(_out(capsys, "--library", str(lib), "tags", "--json"))
+                 if t["name"] == "bulk"]
+    assert listed["count"] == N

@@ -77,6 +77,8 @@ def test_short_latin1_files_are_western(tmp_path, text):
     "Daily Papers\n\nA study of café culture in Zürich. Naïve Bayes for façade detection.\n",
     "Daily Papers\n\nüber Ørsted we network study Fläche data model déjà learning São.\n",
     "We fit the Ångström exponent; the señor's método is naïve.\n",
+    "Films of 5 Å thickness were grown at 300 °C and measured with µ-Raman spectroscopy; "
+    "½ of the samples varied by ±10 % over 2 m².\n",
 ])
 def test_english_with_a_few_accented_words_is_western(tmp_path, text):
     """An English abstract with a few loanwords in Latin-1 was read as cp775 (Baltic):

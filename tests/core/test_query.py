@@ -250,3 +250,27 @@ def test_a_prefix_is_matched_as_typed_not_as_its_stem(tmp_path, seeded_library):
     assert found("learning*") == {texts[3], texts[4]}
     assert found("learn*") == {texts[3], texts[4]}
     assert found("title:res* OR abstract:reduc*") == {texts[0], texts[1]}
+
+
+def test_a_prefix_refused_in_one_field_is_refused_in_all(monkeypatch, seeded_library):
+    """``b*`` matched too many words of the abstracts but few enough of the titles: the
+    note said it was refused and the titles' matches were listed anyway (a tester's
+    finding); refused, it finds nothing, in any field."""
+    from paperdesk.core.search import query
+
+    lib = seeded_library
+    cases = 0
+    for limit in (10, 20, 40, 80, 160, 320):
+        monkeypatch.setattr(query, "MAX_EXPANSIONS", limit)
+        for letter in "bcdmps":
+            in_titles = lib.search.find(f"title:{letter}*", limit=None)
+            everywhere = lib.search.find(f"{letter}*", limit=None)
+            if in_titles.total and not in_titles.message and everywhere.message:
+                cases += 1
+                assert "type more letters" in everywhere.message
+                assert everywhere.total == 0, (limit, letter)
+    assert cases       # the seeds have such a letter and limit
+    monkeypatch.setattr(query, "MAX_EXPANSIONS", 30)
+    results = lib.search.find("depth estimat* s*", limit=None)
+    assert "“s*” matches too many words" in results.message
+    assert results.total == lib.search.find("depth estimat*", limit=None).total > 0

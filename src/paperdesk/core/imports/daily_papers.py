@@ -577,7 +577,7 @@ _WESTERN_CHARS = re.compile(
     "\u20ac\u2122]")
 #: Characters of a cp1252 reading that Western text rarely has and other code pages'
 #: letters become (Polish "ł" is "³", "ą" is "¹" in cp1250).
-_WESTERN_UNLIKELY = frozenset("¹²³¤¦¨¬¯´¸¾¼½ˆ˜‰")
+_WESTERN_UNLIKELY = frozenset("¹³¤¦¨¬¯´¸¾¼ˆ˜")
 #: How much less coherent (charset-normalizer's language fit, 0-1) than the best
 #: candidate a plausible Western reading may be and still be taken.
 _WESTERN_MARGIN = 0.15

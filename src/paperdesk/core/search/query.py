@@ -184,6 +184,11 @@ class _ExactPhrasePlugin(qparser.Plugin):
         return group
 
 
+class _TypedPrefix(wq.Or):
+    """``Or([Prefix(field, typed), Term(field, stem)])``: one prefix as typed, refused
+    (:meth:`QueryBuilder._limit_expansions`) as a whole."""
+
+
 class _Parser(qparser.QueryParser):
     """Whoosh's parser, except that a prefix in a stemmed field is matched as typed.
 
@@ -205,8 +210,8 @@ class _Parser(qparser.QueryParser):
                                                        removestops=False))
         if len(typed) != 1 or typed[0] == q.text:
             return q
-        return wq.Or([wq.Prefix(fieldname, typed[0], boost=boost),
-                      wq.Term(fieldname, q.text, boost=boost)])
+        return _TypedPrefix([wq.Prefix(fieldname, typed[0], boost=boost),
+                             wq.Term(fieldname, q.text, boost=boost)])
 
 
 class QueryBuilder:
@@ -445,19 +450,34 @@ class QueryBuilder:
         return wq.And([wq.Or([wq.Term(f, w) for f in DEFAULT_FIELDS]) for w in words])
 
     def _limit_expansions(self, query: wq.Query, reader, notes: list[str]) -> wq.Query | None:
-        def visit(q: wq.Query) -> wq.Query:
-            if isinstance(q, (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)):
-                count = 0
-                for _ in expand_words(q, reader):
-                    count += 1
-                    if count > MAX_EXPANSIONS:
-                        notes.append(f"“{q.text}{'*' if isinstance(q, wq.Prefix) else '~'}” "
-                                     "matches too many words; type more letters")
-                        return wq.NullQuery
-                return q
-            return q.apply(visit)
+        # A word refused in one field is refused in all: "b*" matched too many words of
+        # the abstracts but few enough of the titles, and found the titles alone.
+        refused: set[tuple[type, str]] = set()
 
-        result = visit(query)
+        def find(q: wq.Query) -> wq.Query:
+            if isinstance(q, (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)):
+                if (type(q), q.text) not in refused:
+                    count = 0
+                    for _ in expand_words(q, reader):
+                        count += 1
+                        if count > MAX_EXPANSIONS:
+                            refused.add((type(q), q.text))
+                            notes.append(f"“{q.text}{'*' if isinstance(q, wq.Prefix) else '~'}"
+                                         "” matches too many words; type more letters")
+                            break
+                return q
+            return q.apply(find)
+
+        def drop(q: wq.Query) -> wq.Query:
+            if isinstance(q, _TypedPrefix):     # its stem goes with a refused prefix
+                typed = q.subqueries[0]
+                return wq.NullQuery if (type(typed), typed.text) in refused else q
+            if isinstance(q, (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)):
+                return wq.NullQuery if (type(q), q.text) in refused else q
+            return q.apply(drop)
+
+        find(query)
+        result = drop(query) if refused else query
         return None if isinstance(result, type(wq.NullQuery)) else result
 
 
