@@ -99,7 +99,7 @@ def _click_row(qtbot, table: QTableView, row: int) -> None:
 
 
 # -- 1. first start ----------------------------------------------------------------------
-def test_empty_library_imports_seeds_in_background(seeded):
+def test_empty_library_imports_seeds_in_background(qtbot, seeded):
     window = seeded
     assert window.windowTitle() == "paperdesk"
     assert not window.windowIcon().isNull()
@@ -117,7 +117,7 @@ def test_empty_library_imports_seeds_in_background(seeded):
     assert window.progress_bar.isHidden() and window.cancel_button.isHidden()
     # the first row is selected and shown
     assert window.current_paper_id() == window.model.paper_id(0)
-    assert window.detail_pane.paper_id == window.model.paper_id(0)
+    wait_shown(qtbot, window, window.model.paper_id(0))
 
 
 def test_window_without_seeds_is_empty_and_calm(open_window):
@@ -159,7 +159,7 @@ def test_unique_phrase_gives_exactly_one_row(qtbot, seeded):
     paper = window.lib.papers.get(window.model.paper_id(0))
     assert "Depth Delusion" in paper.abstract
     # the only row is selected, shown, and the matched words are highlighted
-    assert window.detail_pane.paper_id == paper.id
+    wait_shown(qtbot, window, paper.id)
     assert "background-color:#ffa94d" in window.detail_pane.abstract_view.toHtml().replace(" ", "")
 
 

@@ -345,7 +345,9 @@ def test_small_window_starts_folded_and_l_unfolds(qtbot, tmp_path, _seeded_templ
         pane = window.detail_pane
         qtbot.waitUntil(lambda: pane.related.is_folded(), timeout=WAIT_MS)
         _wait_discover(qtbot, window, window.current_paper_id())
-        assert pane.related.toggle.text().startswith("▸ Related papers (10)")
+        # the count comes with the related papers, after the paper (read off the UI thread)
+        qtbot.waitUntil(lambda: pane.related.toggle.text().startswith("▸ Related papers (10)"),
+                        timeout=WAIT_MS)
         assert not pane.related_list.isVisible()
         assert pane.abstract_view.height() > 100          # the abstract keeps its room
         press(qtbot, window, Qt.Key.Key_L)

@@ -18,7 +18,8 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from paperdesk.core.discover.evaluation import load_labels  # noqa: E402
 from paperdesk.core.scope import Scope  # noqa: E402
 from test_ui_read_focus import DELAY_MS, pass_the_delay, read_ids  # noqa: E402
-from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle  # noqa: F401,E402
+from ui_fixtures import (WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401,E402
+                         wait_shown)
 
 LABELS = Path(__file__).resolve().parents[1] / "core" / "data" / "seed_topics.json"
 
@@ -59,7 +60,7 @@ def test_clearing_a_search_keeps_the_paper_and_marks_nothing_read(qtbot, open_se
     qtbot.waitUntil(lambda: not window.model.searching, timeout=WAIT_MS)
     assert window.current_paper_id() == chosen          # back on the 14th paper
     assert window.table.currentIndex().row() == 13 and in_view(window)
-    assert window.detail_pane.paper_id == chosen
+    wait_shown(qtbot, window, chosen)                   # read on the reader thread
     press(qtbot, window, Qt.Key.Key_Escape)             # and into the list
     assert QApplication.focusWidget() is window.table
     assert window.current_paper_id() == chosen

@@ -19,7 +19,7 @@ from paperdesk.core.scope import Scope  # noqa: E402
 from paperdesk.ui import create_main_window  # noqa: E402
 from paperdesk.ui.app.settings import Settings  # noqa: E402
 from ui_fixtures import (WAIT_MS, make_settings, press, settle, show_active,  # noqa: E402
-                         wait_idle)
+                         wait_idle, wait_shown)
 
 #: The automatic mark-read delay in these tests (ms), and how long they wait to see
 #: that it did *not* happen (several delays: the timer had every chance to fire).
@@ -93,7 +93,7 @@ def test_typing_a_search_marks_no_hit_read_until_the_user_moves_into_the_list(qt
     type_search(qtbot, window, "diffusion")      # ... then searches
     top = window.current_paper_id()
     assert top is not None and top != chosen
-    assert window.detail_pane.paper_id == top     # the top hit is shown ...
+    wait_shown(qtbot, window, top)                # the top hit is shown ...
     pass_the_delay(qtbot, window)
     assert read_ids(window) == before             # ... but not marked read
     # refining the query shows other hits first: still nothing marked
@@ -199,7 +199,7 @@ def test_restart_focuses_the_list_on_the_paper_selected_last(qtbot, start):
     again = start(auto_mark_read=True)
     assert QApplication.focusWidget() is again.table
     assert again.current_paper_id() == chosen
-    assert again.detail_pane.paper_id == chosen
+    wait_shown(qtbot, again, chosen)
     assert again.table.selectionModel().isRowSelected(row)
     # the restored paper counts as shown: it is marked read after the delay
     qtbot.waitUntil(lambda: again.lib.papers.get(chosen).read, timeout=WAIT_MS)
@@ -281,7 +281,7 @@ def test_restart_without_the_paper_selected_last_starts_on_the_first_row(qtbot, 
     assert QApplication.focusWidget() is again.table
     assert again.table.currentIndex().row() == 0
     first = again.current_paper_id()
-    assert again.detail_pane.paper_id == first
+    wait_shown(qtbot, again, first)
     pass_the_delay(qtbot, again)                   # not the user's choice: not read
     assert read_ids(again) == set()
     press(qtbot, again, Qt.Key.Key_Down)

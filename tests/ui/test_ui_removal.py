@@ -7,7 +7,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent
 from PySide6.QtWidgets import QApplication
-from ui_fixtures import TOTAL, WAIT_MS, open_seeded, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, settle, wait_idle, wait_shown,  # noqa: F401
+                         win)
 
 from paperdesk.core.scope import Scope
 
@@ -48,7 +49,7 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     wait_idle(qtbot, window)
     assert window.model.row_of(pid) == -1 and window.model.rowCount() == TOTAL - 1
     assert window.current_paper_id() == nxt and window.table.currentIndex().row() == 4
-    assert window.detail_pane.paper_id == nxt
+    wait_shown(qtbot, window, nxt)
     assert window.statusBar().currentMessage() == "Deleted 1 paper  —  Ctrl+Z to undo"
     assert window.status_text() == f"{TOTAL - 1} papers"
     assert window.tag_pane.entries()[0][2] == TOTAL - 1
