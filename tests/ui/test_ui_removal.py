@@ -267,3 +267,24 @@ def test_delete_and_remove_are_in_the_menus_and_the_shortcuts_list(qtbot, win):
     assert action in edit_menu.actions()
     assert any(keys == "Del" and "delete the selected papers" in text
                for keys, text in SHORTCUTS)
+
+
+def test_deleting_every_hit_of_a_search_says_how_many_were_deleted(qtbot, win):
+    """Ctrl+A then Del on a search's hits: the rows leave the selection one at a time,
+    and the status bar said "2 papers selected" instead of "Deleted 199 papers"."""
+    window = win
+    wait_idle(qtbot, window)
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, "st*")
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(), timeout=WAIT_MS)
+    hits = window.model.rowCount()
+    assert hits > 2
+    qtbot.keyClick(window.search_box, Qt.Key.Key_Return)
+    qtbot.keyClick(window.table, Qt.Key.Key_A, CTRL)
+    assert len(window.selected_ids()) == hits
+    qtbot.keyClick(window.table, Qt.Key.Key_Delete)
+    settle(qtbot, window)
+    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: window.model.rowCount() == 0, timeout=WAIT_MS)
+    assert window.lib.papers.count() == TOTAL - hits
+    assert window.statusBar().currentMessage() == f"Deleted {hits} papers  —  Ctrl+Z to undo"

@@ -1433,7 +1433,9 @@ class MainWindow(QMainWindow):
         self.detail_pane.set_selection_size(n)
         if n > 1 or self.status_label.text().endswith(" selected"):
             self.update_status(filters=())
-        if n > 1:
+        # Only when rows were added to the selection: deleted rows leave it one at a
+        # time, and "2 papers selected" replaced "Deleted 199 papers" (a tester's finding).
+        if n > 1 and not selected.isEmpty():
             self.statusBar().showMessage(
                 f"{n:,} papers selected — t, 1-9, r and s act on all of them", 4000)
 
