@@ -90,6 +90,25 @@ def test_tracker_counts_files_and_records_and_extrapolates_the_time_left():
     assert seen[-1].text() == "Indexing for search · 300 of 900 papers · about 2 s left"
 
 
+def test_storing_starts_at_the_first_file_not_at_the_last_one_read():
+    """Storing's total is reported before its first file's ``on_file``: the line did say
+    "Storing file 3 of 3 · 0 of 900 records" (the files read) for that moment (CI)."""
+    seen: list[ImportProgress] = []
+    t = ProgressTracker(seen.append, clock=FakeClock())
+    for n, name in enumerate(["a.txt", "b.txt", "c.txt"]):
+        t.on_file("read", n, 3, name)
+    assert seen[-1].text() == "Reading file 3 of 3"
+    t.progress("import", 0, 900)
+    assert seen[-1].text() == "Storing file 1 of 3 · 0 of 900 records"
+    t.on_file("import", 0, 3, "a.txt")
+    t.progress("import", 50, 900)
+    t.progress("import", 100, 900)      # later batches keep the file being stored
+    assert (seen[-1].files_done, seen[-1].file) == (0, "a.txt")
+    t.on_file("import", 1, 3, "b.txt")
+    t.progress("import", 400, 900)
+    assert seen[-1].text().startswith("Storing file 2 of 3 · 400 of 900 records")
+
+
 def test_durations_read_as_a_person_would_say_them():
     assert [format_seconds(s) for s in (0, 0.2, 59, 61, 3599, 3600 + 125, -3)] == \
         ["0 s", "1 s", "59 s", "1 min 1 s", "60 min", "1 h 2 min", "0 s"]

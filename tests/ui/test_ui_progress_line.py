@@ -51,8 +51,8 @@ def test_the_progress_line_stays_on_one_line_with_the_whole_text_in_its_tooltip(
     label = win.import_progress_label
     try:
         assert win.start_import(_files(tmp_path))
-        qtbot.waitUntil(lambda: label.isVisible() and "of 900 records" in _whole(label),
-                        timeout=WAIT_MS)
+        qtbot.waitUntil(lambda: label.isVisible() and "of 900 records" in _whole(label)
+                        and _tooltip_holds(label, "lattices 0.txt"), timeout=WAIT_MS)
         line = _whole(label)
         assert line.startswith("Storing file 1 of 3 · ")
         assert _on_one_line(label)

@@ -147,6 +147,11 @@ class ProgressTracker:
         extra = {}
         if stage in ("index", "duplicates"):
             extra = {"files_done": self.snapshot.files_total, "file": ""}
+        elif stage == "import" and self.snapshot.stage != "import":
+            # Storing starts (its total known) before its first file's ``on_file``: the
+            # files counted so far were read, not stored ("Storing file 3 of 3 · 0 of
+            # 900" flashed before "Storing file 1 of 3").
+            extra = {"files_done": 0, "file": ""}
         self._update(stage, done=done, total=total, **extra)
 
     def _update(self, stage: str, **changes) -> None:
