@@ -2,6 +2,7 @@
 the fields filled in, LaTeX, filters, merging by arXiv id, and reading in bounded memory.
 The fixture ``data/imports/arxiv-metadata.jsonl`` is hand-made in the snapshot's shape."""
 
+import dataclasses
 import datetime as dt
 import json
 import shutil
@@ -285,7 +286,7 @@ def test_a_large_snapshot_imports_in_bounded_memory(tmp_path):
     assert peak < 10 * 1024 * 1024, f"peak {peak / 1e6:.1f} MB in {elapsed:.0f} s"
 
 
-def test_identifiers_are_read_once_unless_something_else_wrote(lib, monkeypatch):
+def _counting_identifier_reads(monkeypatch) -> list:
     from paperdesk.core.imports import pipeline
 
     monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 3)
@@ -297,20 +298,111 @@ def test_identifiers_are_read_once_unless_something_else_wrote(lib, monkeypatch)
         return real(db)
 
     monkeypatch.setattr("paperdesk.core.imports.pipeline.Identifiers", counting)
-    report = lib.imports.run([FIXTURE])
-    assert report.added == 15 and len(reads) == 1
-    # an edit between batches (the window's queued edits run there) is seen
-    reads.clear()
-    lib2_path = lib.path.parent / "lib2"
-    with Library.open(lib2_path) as other:
-        edits = []
+    return reads
 
+
+def _import_with_one_edit(tmp_path, edit) -> tuple[object, list]:
+    """Import the fixture (batches of 3) into a new library; ``edit(lib, pid)`` runs
+    once, between two batches, on a paper already stored. Returns (report, [pid])."""
+    edits = []
+    with Library.open(tmp_path / "lib2") as other:
         def hook():
             if other.papers.count() and not edits:
                 pid = other.papers.ids()[0]
-                other.papers.set_metadata(pid, other.papers.metadata(pid), citation_key="edited2024")
+                edit(other, pid)
                 edits.append(pid)
 
         report = other.imports.run([FIXTURE], between_batches=hook)
-        assert edits and report.added == 15
-    assert len(reads) >= 2
+    return report, edits
+
+
+def test_identifiers_are_read_once_for_an_import(lib, monkeypatch):
+    reads = _counting_identifier_reads(monkeypatch)
+    report = lib.imports.run([FIXTURE])
+    assert report.added == 15 and len(reads) == 1
+
+
+def test_a_star_or_tag_between_batches_does_not_read_the_identifiers_again(
+        tmp_path, monkeypatch):
+    """The window's star and tag edits run between an import's batches: at a million
+    arXiv records, reading every paper's identifiers again after each one made an edit
+    during the import cost seconds."""
+    reads = _counting_identifier_reads(monkeypatch)
+
+    def star_and_tag(lib, pid):
+        lib.papers.set_starred([pid], True)
+        lib.tags.add([pid], "to-read")
+
+    report, edits = _import_with_one_edit(tmp_path, star_and_tag)
+    assert edits and report.added == 15 and len(reads) == 1
+
+
+@pytest.mark.parametrize("what", ["doi", "citation key", "delete"])
+def test_an_identifier_edit_or_a_delete_between_batches_reads_them_again(
+        tmp_path, monkeypatch, what):
+    reads = _counting_identifier_reads(monkeypatch)
+
+    def edit(lib, pid):
+        meta = lib.papers.metadata(pid)
+        if what == "doi":
+            lib.papers.set_metadata(pid, dataclasses.replace(meta, doi="10.5555/edited.2024"))
+        elif what == "citation key":      # set_metadata writes every metadata column
+            lib.papers.set_metadata(pid, meta, citation_key="edited2024")
+        else:
+            lib.removal.delete_papers([pid])
+
+    report, edits = _import_with_one_edit(tmp_path, edit)
+    assert edits and len(reads) >= 2
+    assert not report.rejected and not any(f.error for f in report.files)
+
+
+def _arxiv_lines(path: Path, n: int) -> Path:
+    """``n`` distinct cs records in the snapshot's shape (ids 2401.00000 on)."""
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps({
+                "id": f"2401.{i:05d}", "submitter": "A. Submitter",
+                "authors": f"A. Author{i} and B. Writer", "title": f"Lattice walk {i}",
+                "comments": None, "journal-ref": None, "doi": None, "report-no": None,
+                "categories": "cs.LG", "license": None,
+                "abstract": f"  We study lattice walk number {i} and show that walk {i} "
+                            f"mixes in {i % 13 + 2} steps on benchmark graphs.\n",
+                "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}],
+                "update_date": "2024-01-02",
+                "authors_parsed": [[f"Author{i}", "A.", ""], ["Writer", "B.", ""]]}) + "\n")
+    return path
+
+
+def test_an_edit_queued_during_an_arxiv_batch_runs_within_a_chunk_of_records(
+        lib, tmp_path, monkeypatch):
+    """The window passes ``hurry`` (edits queued behind the import): the batch is
+    committed after the chunk being stored and the edits run, instead of after the
+    whole batch (up to 300 records, a quarter of a second or more at a million); the
+    records read and not stored yet go into the next batch, none lost or doubled."""
+    from paperdesk.core.imports import pipeline
+
+    path = _arxiv_lines(tmp_path / "arxiv.jsonl", 200)
+    stored = []
+    waiting = []            # an edit is queued
+    ran_after = []          # records stored when the queued edit ran
+    real = pipeline.store_records
+
+    def counting(db, records, *args, **kwargs):
+        out = real(db, records, *args, **kwargs)
+        stored.append(len(records))
+        if sum(stored) >= 40 and not ran_after and not waiting:
+            waiting.append(1)       # "a star is pressed" after 40 records
+        return out
+
+    def between_batches():
+        if waiting:
+            ran_after.append(sum(stored))
+            waiting.clear()
+
+    monkeypatch.setattr(pipeline, "store_records", counting)
+    report = lib.imports.run([path], between_batches=between_batches,
+                             hurry=lambda: bool(waiting))
+    assert ran_after and ran_after[0] <= 40 + pipeline.HURRY_CHUNK
+    assert report.added == 200 and lib.papers.count() == 200 and sum(stored) == 200
+    assert sorted(lib.papers.metadata(pid).arxiv_id for pid in lib.papers.ids()) == \
+        [f"2401.{i:05d}" for i in range(200)]

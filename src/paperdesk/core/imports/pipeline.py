@@ -54,6 +54,11 @@ STORE_CHUNK = 512
 #: a note and highlights, so fewer than :data:`IMPORT_BATCH`).
 EXPORT_IMPORT_BATCH = 100
 
+#: Records of an arXiv file stored between two looks at ``hurry`` (an edit queued
+#: behind the import, :meth:`Imports.run`): about 20-40 ms of storing on a loaded
+#: 2-core machine, so a star pressed during the import waits about that long.
+HURRY_CHUNK = 32
+
 #: A write transaction of an import ends after about this long even when it has not
 #: reached its size (a slow disk), so other writers never wait long for the database.
 BATCH_SECONDS = 0.25
@@ -94,6 +99,41 @@ def _to_child(files: list) -> list:
         except OSError:
             continue
     return large[1::2] if len(large) >= 2 else []
+
+
+#: A counter, on the importing connection, of writes that can make a kept
+#: :class:`Identifiers` stale: a paper's DOI or arXiv id set, a paper deleted (merged,
+#: removed). Kept by two TEMP triggers, which see only this connection's writes (an
+#: edit run between batches by the window's writer); other connections' writes show
+#: in ``PRAGMA data_version``.
+_IDENTIFIER_WRITES = (
+    "CREATE TEMP TABLE IF NOT EXISTS paperdesk_identifier_writes (n INTEGER NOT NULL)",
+    "INSERT INTO paperdesk_identifier_writes (n) SELECT 0 WHERE NOT EXISTS "
+    "(SELECT 1 FROM paperdesk_identifier_writes)",
+    "CREATE TEMP TRIGGER IF NOT EXISTS paperdesk_identifier_set AFTER UPDATE OF doi, "
+    "arxiv_id ON main.papers BEGIN UPDATE paperdesk_identifier_writes SET n = n + 1; END",
+    "CREATE TEMP TRIGGER IF NOT EXISTS paperdesk_identifier_gone AFTER DELETE ON "
+    "main.papers BEGIN UPDATE paperdesk_identifier_writes SET n = n + 1; END",
+)
+
+
+def _identifier_state(db) -> tuple[int, int]:
+    """``(identifier writes by this connection, data_version)``: while it stays the
+    same, the :class:`Identifiers` read before are still the library's. A star, a tag
+    or a note edited between two batches leaves it alone (reading a million papers'
+    identifiers again after every such edit made each one cost seconds); a DOI or
+    arXiv id set, a paper deleted or merged, or another connection's commit moves it.
+    Call outside a transaction (the first call creates the TEMP counter)."""
+    n = None
+    try:
+        n = db.execute("SELECT n FROM temp.paperdesk_identifier_writes").fetchone()
+    except sqlite3.OperationalError:    # no such table yet
+        pass
+    if n is None:
+        for statement in _IDENTIFIER_WRITES:
+            db.execute(statement)
+        n = db.execute("SELECT n FROM temp.paperdesk_identifier_writes").fetchone()
+    return (n[0], db.execute("PRAGMA data_version").fetchone()[0])
 
 
 def _record_batch() -> int:
@@ -193,7 +233,8 @@ class Imports(Manager):
                      between_batches: BatchHook | None = None,
                      on_file: FileCallback | None = None,
                      arxiv_filter: ArxivFilter | None = None,
-                     keywords: bool = True) -> ImportReport:
+                     keywords: bool = True,
+                     hurry: Callable[[], bool] | None = None) -> ImportReport:
         """Import files and folders: the Daily Papers format or plain text, BibTeX and
         BibLaTeX, RIS, CSL-JSON, arXiv's bulk metadata (JSON Lines) and paperdesk's own
         JSON export, each recognised by its content
@@ -259,6 +300,11 @@ class Imports(Manager):
             keywords: store the keywords of BibTeX, RIS and CSL-JSON records as tags
                 (``False``: leave them out; their notes are stored either way; see
                 :mod:`~paperdesk.core.imports.record_tags_notes`).
+            hurry: polled while a batch is read and stored (any thread may make it
+                True): True ends the batch early (what is read and not yet stored goes
+                into the next one), so that ``between_batches`` runs the edits queued
+                behind the import within :data:`HURRY_CHUNK` records instead of a whole
+                batch (the window passes ``job.edits_waiting``).
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
             ``duplicates``, ``without_abstract``, ``added_ids``, ``changed_ids``) are
@@ -271,6 +317,7 @@ class Imports(Manager):
         """
         progress = progress or no_progress
         cancel = cancel or never
+        hurry = hurry or never
         hook_raised: list[BaseException] = []
 
         def hook() -> None:
@@ -288,7 +335,7 @@ class Imports(Manager):
             parsed = self._read_files(files, report, cancel, hook, hook_raised, on_file,
                                       arxiv_filter, reader, between_batches is not None)
             self._store_read(parsed, files, report, progress, cancel, hook, on_file,
-                             keywords, reader)
+                             keywords, reader, hurry)
         finally:
             reader.close()
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
@@ -343,7 +390,8 @@ class Imports(Manager):
 
     def _store_read(self, parsed: list, files: list, report: ImportReport,
                     progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
-                    on_file: FileCallback, keywords: bool, reader: ParseChild) -> None:
+                    on_file: FileCallback, keywords: bool, reader: ParseChild,
+                    hurry: Callable[[], bool] = never) -> None:
         """Store the files :meth:`_read_files` read (see :meth:`run`)."""
         total = sum(_size(pf) for _i, _p, pf in parsed)
         progress("import", 0, total)
@@ -352,7 +400,7 @@ class Imports(Manager):
         with _db.bulk_cache(self.db), bulk_indexes.deferred(self.db,
                                                             self._deferred(parsed, total)):
             self._store_each(parsed, files, report, progress, cancel, hook, on_file,
-                             keywords, total, reader)
+                             keywords, total, reader, hurry)
 
     def _deferred(self, parsed: list, total: int) -> tuple[str, ...]:
         """The indexes of ``papers`` that the import of ``parsed`` (``(position, path,
@@ -371,7 +419,7 @@ class Imports(Manager):
     def _store_each(self, parsed: list, files: list, report: ImportReport,
                     progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
                     on_file: FileCallback, keywords: bool, total: int,
-                    reader: ParseChild) -> None:
+                    reader: ParseChild, hurry: Callable[[], bool] = never) -> None:
         """Store the files read by :meth:`run` one after the other (``parsed``:
         ``(position, path, parsed file)``), each in its batches; their reports go to
         ``report``. Stops at a cancelled file (``report.cancelled``). Large text files
@@ -412,14 +460,15 @@ class Imports(Manager):
                 elif isinstance(pf, ArxivStream):
                     self._import_stream(pf, file_report, report.added_ids,
                                         report.changed_ids, cancel, step,
-                                        hook)
+                                        hook, hurry)
                 elif isinstance(pf, RecordFile):
                     self._import_records(pf, file_report, report.added_ids,
                                         report.changed_ids, cancel, step,
-                                         hook, keywords)
+                                         hook, keywords, hurry)
                 else:
                     self._import_file(pf, file_report, report.added_ids,
-                                      report.changed_ids, cancel, step, hook, reader)
+                                      report.changed_ids, cancel, step, hook, reader,
+                                      hurry)
             except sqlite3.Error as exc:
                 # The batches committed before the error stay (and are counted).
                 file_report.error = (disk_full_message(self._lib.path / DB_NAME, exc)
@@ -526,7 +575,8 @@ class Imports(Manager):
     def _import_file(self, pf: ParsedFile | StreamedText, file_report: FileReport,
                      added: list[int], changed_ids: list[int], cancel: CancelCheck,
                      step: Callable[[int], None], hook: BatchHook,
-                     reader: ParseChild | None = None) -> None:
+                     reader: ParseChild | None = None,
+                     hurry: Callable[[], bool] = never) -> None:
         """Store a text file's abstracts in batches (see :meth:`run`); counts go
         to ``file_report``, new ids to ``added`` and the ids of papers already there that
         it changed (another source) to ``changed_ids`` after each commit.
@@ -598,7 +648,7 @@ class Imports(Manager):
                     stored.duplicates += part.duplicates
                     in_batch += len(chunk)
                     size *= 2
-                    if time.monotonic() >= deadline:
+                    if time.monotonic() >= deadline or hurry():
                         break
             added.extend(stored.added)
             changed_ids.extend(stored.changed)
@@ -610,18 +660,22 @@ class Imports(Manager):
 
     def _import_records(self, rf: RecordFile, file_report: FileReport, added: list[int],
                         changed_ids: list[int], cancel: CancelCheck, step: Callable[[int], None],
-                        hook: BatchHook, keywords: bool = True) -> None:
+                        hook: BatchHook, keywords: bool = True,
+                        hurry: Callable[[], bool] = never) -> None:
         """Store the records of a BibTeX, RIS or CSL-JSON file in batches (as
         :meth:`_import_file` does): new papers, or metadata merged onto the papers they
         match (:func:`paperdesk.core.imports.records.store_records`), with their
         keywords as tags unless ``keywords`` is False, and their notes."""
         now = _now()
         items = rf.records
+        kept: dict = {}         # the Identifiers and the state they were read in
 
         def store_batch(db, source_id: int, n: int, end: int, deadline: float):
             counts = FileReport(file_report.path)
             new, changed = [], []
-            ids = Identifiers(db)
+            if "ids" not in kept or _identifier_state(db) != kept["seen"]:
+                kept["ids"] = Identifiers(db)   # as in _import_stream: read once
+            ids = kept["ids"]
             tags_notes = TagsAndNotes(db, keywords)
             while n < end:
                 a, c = store_records(db, items[n:n + 1], source_id, counts, now, ids,
@@ -629,12 +683,13 @@ class Imports(Manager):
                 new += a
                 changed += c
                 n += 1
-                if time.monotonic() >= deadline:
+                if time.monotonic() >= deadline or hurry():
                     break
             self._lib.index.enqueue(db, new, "add")
             self._lib.index.enqueue(db, changed, "update")
 
             def on_commit() -> None:
+                kept["seen"] = _identifier_state(db)
                 added.extend(new)
                 changed_ids.extend(changed)
                 for name in ("added", "duplicates", "enriched", "without_abstract"):
@@ -653,7 +708,8 @@ class Imports(Manager):
 
     def _import_stream(self, stream: ArxivStream, file_report: FileReport,
                        added: list[int], changed_ids: list[int], cancel: CancelCheck,
-                       step: Callable[[int], None], hook: BatchHook) -> None:
+                       step: Callable[[int], None], hook: BatchHook,
+                       hurry: Callable[[], bool] = never) -> None:
         """Store an arXiv metadata file while reading it, in bounded memory.
 
         The file's size is not known in records, so :meth:`_in_batches` does not fit:
@@ -666,8 +722,9 @@ class Imports(Manager):
         The library's DOIs and arXiv ids (:class:`Identifiers`) are read once and kept
         across batches (reading them per batch would make a snapshot of millions of
         records quadratic); they are read again when anything else wrote to the
-        database between two batches (this connection's ``total_changes`` or SQLite's
-        ``data_version`` moved: an edit run by ``hook``, another connection).
+        database's identifiers between two batches (:func:`_identifier_state`: a DOI or
+        arXiv id edited or a paper deleted by ``hook``'s edits, another connection's
+        commit); a star, tag or note edit does not make them read again.
         """
         now = _now()
         records = stream.records()
@@ -678,21 +735,23 @@ class Imports(Manager):
         seen = None
 
         def state() -> tuple[int, int]:
-            return (db.conn.total_changes,
-                    db.execute("PRAGMA data_version").fetchone()[0])
+            return _identifier_state(db)
 
-        while not finished:
+        carry: list = []        # records read but left for the next batch (hurry)
+        while True:
             if source_id is not None and cancel():
                 file_report.cancelled = True
                 break
-            batch = []
+            batch, carry = carry, []
             deadline = time.monotonic() + BATCH_SECONDS
-            for record in records:
-                batch.append(record)
-                if len(batch) >= _record_batch() or time.monotonic() >= deadline:
-                    break
-            else:
-                finished = True
+            if not finished and len(batch) < _record_batch():
+                for record in records:
+                    batch.append(record)
+                    if len(batch) >= _record_batch() or time.monotonic() >= deadline \
+                            or hurry():
+                        break
+                else:
+                    finished = True
             counts = FileReport(file_report.path)
             with _db.transaction(db):
                 if ids is None or state() != seen:
@@ -700,7 +759,16 @@ class Imports(Manager):
                 if source_id is None:
                     source_id = self.source_id(db, _stored(db, stream.path, now),
                                                 IMPORT_FORMATS.get(stream.format).label, "utf-8", now)
-                new, changed = store_records(db, batch, source_id, counts, now, ids)
+                tags_notes = TagsAndNotes(db)
+                new, changed = [], []
+                for start in range(0, len(batch), HURRY_CHUNK):
+                    a, c = store_records(db, batch[start:start + HURRY_CHUNK], source_id,
+                                         counts, now, ids, tags_notes)
+                    new += a
+                    changed += c
+                    if start + HURRY_CHUNK < len(batch) and hurry():
+                        carry = batch[start + HURRY_CHUNK:]   # an edit waits: commit now
+                        break
                 self._lib.index.enqueue(db, new, "add")
                 self._lib.index.enqueue(db, changed, "update")
             seen = state()
@@ -713,6 +781,8 @@ class Imports(Manager):
             file_report.filtered = stream.filtered
             step(min(stream.lines_read, stream.estimated_lines or stream.lines_read))
             hook()
+            if finished and not carry:
+                break
         file_report.warnings = [*stream.notes, *file_report.warnings]
         kept = (file_report.added + file_report.duplicates + file_report.enriched
                 + file_report.filtered)

@@ -362,7 +362,7 @@ class ImportRunner(Runner):
             return lib.imports.run(
                 paths, progress=progress, on_file=tracker.on_file,
                 cancel=job.cancelled, between_batches=job.between_batches, sync=False,
-                keywords=keywords)
+                keywords=keywords, hurry=job.edits_waiting)
 
         return self._run_on_worker(run, bulk=True, label="import")
 
