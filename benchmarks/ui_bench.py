@@ -304,14 +304,50 @@ def _committed_flag(ro: sqlite3.Connection, pid: int, column: str) -> bool | Non
     return bool(row[0]) if column == "starred" else row[0] is not None
 
 
+def _index_queue(ro: sqlite3.Connection) -> int | None:
+    try:
+        return ro.execute("SELECT count(*) FROM index_queue").fetchone()[0]
+    except sqlite3.Error:
+        return None
+
+
+def timeline(ticks: list[float], edits: list[dict], marks: list[tuple], t0: float,
+             step_s: float = 60.0) -> list[dict]:
+    """Per ``step_s`` window since ``t0``: the UI thread's longest heartbeat gap (ms),
+    the median key → shown (ms) of the keys pressed in it, and the last ``marks``
+    sample in it (``(t, committed papers, index queue, tree MB)``)."""
+    rows: dict[int, dict] = {}
+    for a, b in zip(ticks, ticks[1:]):
+        row = rows.setdefault(max(0, int((a - t0) // step_s)),
+                              {"max_gap_ms": 0.0, "shown": []})
+        row["max_gap_ms"] = max(row["max_gap_ms"], (b - a) * 1000)
+    for e in edits:
+        if e.get("shown_ms") is not None and e.get("t_s") is not None:
+            rows.setdefault(int(e["t_s"] // step_s),
+                            {"max_gap_ms": 0.0, "shown": []})["shown"].append(e["shown_ms"])
+    for t, papers, queue, mb in marks:
+        row = rows.setdefault(int((t - t0) // step_s), {"max_gap_ms": 0.0, "shown": []})
+        row.update(papers=papers, index_queue=queue, tree_mb=mb)
+    return [{"minute": k * step_s / 60, "max_gap_ms": round(v["max_gap_ms"], 1),
+             "keys": len(v["shown"]),
+             "shown_median_ms": statistics.median(v["shown"]) if v["shown"] else None,
+             "papers": v.get("papers"), "index_queue": v.get("index_queue"),
+             "tree_mb": v.get("tree_mb")} for k, v in sorted(rows.items())]
+
+
 def run_import_part(n: int, workdir: Path, log, deadline_s: float,
-                    file_format: str = "daily") -> dict:
+                    file_format: str = "daily", through_indexing: bool = False) -> dict:
     """Part 1: star/read keys every ~300 ms while the window imports ``n`` abstracts.
 
     ``file_format``: ``"daily"`` (one Daily Papers file of ``n`` synthetic abstracts)
     or ``"arxiv"`` (an arXiv metadata snapshot, JSON Lines, of ``n`` computer-science
     records and the other archives' mixed among them, all imported:
     :func:`benchmarks.arxiv_synth.write_arxiv_file`).
+
+    ``through_indexing``: keep pressing keys after the import's papers are stored
+    until the index has caught up (at most 50 papers left in ``index_queue``), so the
+    heartbeat and the keys cover the whole import, indexing included; the report then
+    has ``searchable_s``, a per-minute ``timeline`` and the process tree's peak memory.
 
     Returns the report dict (see the module docstring); partial if ``deadline_s`` passed
     before the import ended (the import is then cancelled)."""
@@ -367,19 +403,39 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
             state["first_listed"] = time.perf_counter()
         poll_commits()
 
+    sampler = TreeSampler(os.getpid(), interval_s=1.0).start()
+    marks: list[tuple] = []
     heartbeat.start()
     t0 = time.perf_counter()
     if not window.start_import([str(f) for f in files]):
         raise RuntimeError("the window refused to start the import")
     deadline = t0 + deadline_s
     k = 0
-    import_end = None
+    import_end = searchable = None
+    next_mark = t0
     while time.perf_counter() < deadline:
         # The import has ended when the status bar says so ("Imported 30,000 new papers")
         # or, failing that, when the window is idle (edits keep index updates going).
-        if failures.import_done is not None or not window.is_busy():
+        if import_end is None and (failures.import_done is not None
+                                   or not window.is_busy()):
             import_end = failures.import_done or time.perf_counter()
-            break
+            if not through_indexing:
+                break
+        if time.perf_counter() >= next_mark:
+            queue = _index_queue(ro)
+            marks.append((time.perf_counter(), _committed_papers(ro), queue,
+                          round(sampler.sample(), 1)))
+            if through_indexing and len(marks) % 12 == 0:     # a line a minute
+                recent = [e["shown_ms"] for e in edits[-200:]
+                          if e["shown_ms"] is not None and e["t_s"] > marks[-1][0] - t0 - 60]
+                log(f"  {marks[-1][0] - t0:6.0f} s: {marks[-1][1]} papers stored, index "
+                    f"queue {queue}, tree {marks[-1][3]:.0f} MB, keys shown median "
+                    f"{statistics.median(recent) if recent else float('nan'):.0f} ms, "
+                    f"load {os.getloadavg()[0]:.1f}")
+            next_mark += 5.0
+            if import_end is not None and queue is not None and queue <= 50:
+                searchable = time.perf_counter()
+                break
         row = k % max(base_rows, 1)
         window.select_row(row)
         pid = window.current_paper_id()
@@ -427,6 +483,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
     else:
         log(f"  import not finished after {deadline_s:.0f} s: cancelling")
         window.cancel_import()
+    ticks = list(heartbeat._ticks)
     beat = heartbeat.stop()
     spin(GIVE_UP_S, until=lambda: (watch() or False) or not pending)
     if import_end is None:
@@ -434,6 +491,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
     idle = spin(60, until=lambda: not window.is_busy())
     watch()
     failures.close()
+    sampler.stop()
     listed = window.model.rowCount()
     close_window(window)
     ro.close()
@@ -459,6 +517,9 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
                                if e["stage"] == stage and e["shown_ms"] is not None])
             for stage in sorted({e["stage"] for e in edits})},
         heartbeat=beat,
+        searchable_s=(searchable - t0) if searchable else None,
+        tree_peak_mb=sampler.peak_mb,
+        timeline=timeline(ticks, edits, marks, t0) if through_indexing else None,
         failures=sorted({e["failed"] for e in edits if e["failed"]})[:5],
         samples=edits,
         load_after=load(),
@@ -905,6 +966,9 @@ def main(argv=None) -> int:
     parser.add_argument("--import-format", choices=("daily", "arxiv"), default="daily",
                         help="part 1's file: Daily Papers (default) or an arXiv metadata "
                              "snapshot (JSON Lines) of --import-n computer-science records")
+    parser.add_argument("--through-indexing", action="store_true",
+                        help="part 1 goes on until the imported papers are searchable "
+                             "(keys, heartbeat and a per-minute timeline throughout)")
     parser.add_argument("--import-deadline", type=float, default=900.0,
                         help="seconds before the import part stops (default 900)")
     parser.add_argument("--search-deadline", type=float, default=120.0,
@@ -929,7 +993,8 @@ def main(argv=None) -> int:
         if not args.skip_import:
             log(f"edits during an import of {args.import_n:,} abstracts…")
             report["import"] = run_import_part(args.import_n, args.workdir, log,
-                                               args.import_deadline, args.import_format)
+                                               args.import_deadline, args.import_format,
+                                               args.through_indexing)
         if args.library is not None and not args.skip_search:
             log(f"the window on {args.library}…")
             report["window"] = run_window_part(args.library, args.workdir, log,
