@@ -66,7 +66,7 @@ def test_note_survives_the_process_being_killed(tmp_path, _seeded_template):
     folder = tmp_path / "lib"
     shutil.copytree(_seeded_template, folder)
     script = textwrap.dedent(f"""
-        import os
+        import os, sqlite3, time
         from PySide6.QtCore import QSettings, QTimer
         from PySide6.QtTest import QTest
         from paperdesk.ui import create_main_window, ensure_app
@@ -76,13 +76,27 @@ def test_note_survives_the_process_being_killed(tmp_path, _seeded_template):
         window = create_main_window(r"{folder}", import_seeds=False, settings=settings)
         window.show()
         def type_note():
-            if window.current_paper_id() is None:   # the list is read off the UI thread
+            pid = window.current_paper_id()
+            # the list and the reading pane's paper are read off the UI thread
+            if pid is None or window.detail_pane.paper_id != pid:
                 QTimer.singleShot(50, type_note)
                 return
-            print(window.current_paper_id(), flush=True)
+            print(pid, flush=True)
             window.reading.focus_note()
             QTest.keyClicks(window.detail_pane.note_editor, "typed then killed")
-            QTimer.singleShot(1000, lambda: os._exit(9))   # no shutdown, no flush
+            give_up = time.monotonic() + 30
+            def kill_once_saved():      # the autosave, not a shutdown, must store it
+                db = sqlite3.connect(r"{folder / 'library.db'}", timeout=0.1)
+                try:
+                    row = db.execute("SELECT body FROM notes WHERE paper_id = ?",
+                                     [pid]).fetchone()
+                except sqlite3.Error:
+                    row = None
+                db.close()
+                if (row and row[0] == "typed then killed") or time.monotonic() > give_up:
+                    os._exit(9)                         # no shutdown, no flush
+                QTimer.singleShot(100, kill_once_saved)
+            QTimer.singleShot(100, kill_once_saved)
         QTimer.singleShot(100, type_note)
         app.exec()
     """)
