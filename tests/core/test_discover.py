@@ -474,3 +474,50 @@ def test_current_stamps_reads_the_papers_a_block_at_a_time(seeded_library, monke
         ids, stamps = term_table.current_stamps(lib.db)
         assert ids.tolist() == [r[0] for r in rows] and stamps.tolist() == expected
         assert ids.dtype == np.int64 and stamps.dtype == np.uint32
+
+
+def test_far_behind_table_is_said_without_reading_every_papers_stamp(seeded_library,
+                                                                    tmp_path, monkeypatch):
+    """During a large import each related-papers answer read every paper's text stamp
+    (seconds at a million, holding the discover lock the import's writer waits on) only
+    to find the table too far behind: the papers added after the table's newest one are
+    counted first."""
+    lib = seeded_library
+    lib.discover.ensure()
+    lib.imports.run([_write_daily(tmp_path / "many.txt", [
+        f"We measure lattice walk number {i} on benchmark graph {i % 9} and report that "
+        f"it mixes in {i % 13 + 2} steps, faster than the walks before it." for i in range(120)])])
+    reads = []
+    real = engine_mod.current_stamps
+    monkeypatch.setattr(engine_mod, "current_stamps",
+                        lambda db: reads.append(1) or real(db))
+    with pytest.raises(TermsNotReady, match="120 papers are not in the term table"):
+        lib.discover.related(_depth_paper(lib), limit=5)
+    assert reads == [] and lib.discover.status().missing == 120
+
+
+def test_dropping_counts_after_a_batch_never_waits_for_a_related_answer(seeded_library):
+    """The import's writer calls ``mark_texts_changed`` after every batch; a related-
+    papers answer on the reader thread holds the discover lock while it works: the writer
+    must not wait for it (it did, for seconds a batch at a million papers)."""
+    import threading
+
+    lib = seeded_library
+    held, release = threading.Event(), threading.Event()
+
+    def answer():                       # the reader thread, mid-answer
+        with lib.discover._lock:
+            held.set()
+            release.wait(30)
+
+    reader = threading.Thread(target=answer)
+    reader.start()
+    held.wait(10)
+    writer = threading.Thread(target=lib.discover.mark_texts_changed)
+    writer.start()
+    writer.join(10)
+    blocked = writer.is_alive()
+    release.set()
+    reader.join()
+    writer.join()
+    assert not blocked

@@ -109,6 +109,10 @@ class Discover:
     def __init__(self, library: "Library"):
         self._lib = library
         self._lock = threading.RLock()
+        #: Guards :attr:`_tag_counts` only, so that the writer dropping counts after an
+        #: import's batch never waits for a related-papers answer holding :attr:`_lock`
+        #: (checking a million papers' text stamps takes seconds).
+        self._counts_lock = threading.Lock()
         self._build_lock = threading.Lock()
         self._table: TermTable | None = None
         self._stale = True
@@ -180,7 +184,7 @@ class Discover:
     def _drop_tag_counts(self, tag_ids) -> None:
         """Forget the example counts of ``tag_ids`` (``None``: of every tag): they are
         counted again when next asked for."""
-        with self._lock:
+        with self._counts_lock:
             self._tag_counts_turn += 1
             if tag_ids is None:
                 self._tag_counts.clear()
@@ -207,7 +211,7 @@ class Discover:
             sqlite3.Error: the database cannot be read.
         """
         keep = not self._lib.read_only
-        with self._lock:
+        with self._counts_lock:
             turn = self._tag_counts_turn
             known = {t: self._tag_counts[t] for t in tag_ids
                      if keep and t in self._tag_counts}
@@ -219,7 +223,7 @@ class Discover:
                 counted.update(self._lib.db.execute(
                     "SELECT tag_id, count(*) FROM paper_tags WHERE tag_id IN "
                     f"({','.join('?' * len(chunk))}) GROUP BY tag_id", chunk).fetchall())
-            with self._lock:
+            with self._counts_lock:
                 # a change committed meanwhile may or may not be in these counts
                 if keep and self._tag_counts_turn == turn:
                     self._tag_counts.update(counted)
@@ -292,6 +296,7 @@ class Discover:
                     self._titles_venues = None
             if not self._stale:
                 return table
+            self._too_many_new(table)
             ids, stamps = current_stamps(self._lib.db)
             self._counted = (len(ids), int(ids[-1]) if len(ids) else None)
             self._recount = False
@@ -315,6 +320,21 @@ class Discover:
             self._stale = False
             self._model_key = None
             return table
+
+    def _too_many_new(self, table: TermTable) -> None:
+        """Raise :class:`TermsNotReady` when more papers were added after the table's
+        newest one than an update takes (:data:`UPDATE_MAX`, or a quarter of the
+        table), counted on the id index without reading every paper's text stamp: during
+        a large import each related-papers answer checked a million stamps (seconds,
+        holding the lock) only to find the table behind."""
+        base = len(table.parts[0].ids) if table.parts else 0    # as the update's rule
+        newest = int(table.row_ids.max()) if len(table.row_ids) else 0
+        new = self._lib.db.execute("SELECT count(*) FROM papers WHERE id > ?",
+                                   [newest]).fetchone()[0]
+        limit = min(UPDATE_MAX, max(base, 1) // 4 + 20)
+        if new > limit:
+            self._missing = new
+            raise TermsNotReady(f"{new:,} papers are not in the term table", new)
 
     def ready(self) -> bool:
         """Whether the query methods can answer now (the table is loaded and current,
