@@ -329,10 +329,15 @@ class Discover:
         holding the lock) only to find the table behind."""
         base = len(table.parts[0].ids) if table.parts else 0    # as the update's rule
         newest = int(table.row_ids.max()) if len(table.row_ids) else 0
-        new = self._lib.db.execute("SELECT count(*) FROM papers WHERE id > ?",
-                                   [newest]).fetchone()[0]
         limit = min(UPDATE_MAX, max(base, 1) // 4 + 20)
-        if new > limit:
+        # At most limit + 1 rows are looked at (counting them all read the table's
+        # pages of every new paper: 0.3 s at 150,000 new papers).
+        over = self._lib.db.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM papers WHERE id > ? LIMIT ?)",
+            [newest, limit + 1]).fetchone()[0]
+        if over > limit:
+            top = self._lib.db.execute("SELECT max(id) FROM papers").fetchone()[0] or 0
+            new = max(over, top - newest)   # about: exact unless papers were deleted
             self._missing = new
             raise TermsNotReady(f"{new:,} papers are not in the term table", new)
 
