@@ -406,3 +406,41 @@ def test_an_edit_queued_during_an_arxiv_batch_runs_within_a_chunk_of_records(
     assert report.added == 200 and lib.papers.count() == 200 and sum(stored) == 200
     assert sorted(lib.papers.metadata(pid).arxiv_id for pid in lib.papers.ids()) == \
         [f"2401.{i:05d}" for i in range(200)]
+
+
+@pytest.mark.parametrize("categories", [(), ("cs",)])
+def test_a_large_file_read_by_the_child_process_stores_the_same(tmp_path, monkeypatch,
+                                                                categories):
+    """An arXiv file of PARSE_CHILD_MIN_BYTES or more is read, decoded and checked by
+    the import's child process while the importing thread stores: the same papers,
+    counts and notes as reading it in the importing thread."""
+    from paperdesk.core.imports import parse_process
+
+    path = _arxiv_lines(tmp_path / "arxiv.jsonl", 300)
+    with path.open("a", encoding="utf-8") as f:       # notes and left-out lines too
+        f.write("not json at all\n")
+        f.write(json.dumps({"id": "2402.00001", "title": "Physics only",
+                            "abstract": "A field theory abstract about gauge fields.",
+                            "categories": "hep-th", "authors": "C. Field"}) + "\n")
+        f.write(json.dumps({"id": "2402.00002", "categories": "cs.AI"}) + "\n")
+    wanted = ArxivFilter(categories=categories)
+
+    def imported(folder: str, child: bool):
+        started = parse_process.ParseChild.started
+        monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES",
+                            1 if child else 1 << 40)
+        with Library.open(tmp_path / folder) as lib:
+            report = lib.imports.run([path], arxiv_filter=wanted)
+            papers = sorted((lib.papers.metadata(pid).arxiv_id, lib.papers.get(pid).abstract)
+                            for pid in lib.papers.ids())
+        f = report.files[0]
+        return ((report.added, f.skipped, f.filtered, f.warnings, papers),
+                parse_process.ParseChild.started - started)
+
+    here, none_started = imported("here", child=False)
+    there, started = imported("there", child=True)
+    assert none_started == 0 and started == 1
+    assert there == here
+    assert here[0] == 300 + (0 if categories else 1) and here[1] >= 2
+    if categories:
+        assert here[2] == 1

@@ -81,6 +81,19 @@ def _in_child(pf) -> bool:
         return False
 
 
+def _arxiv_in_child(stream) -> bool:
+    """Whether the arXiv metadata file ``stream`` is read by the import's child process:
+    a regular file of :data:`~paperdesk.core.imports.parse_process.PARSE_CHILD_MIN_BYTES`
+    or more (not standard input)."""
+    if stream.path == STDIN_NAME:
+        return False
+    try:
+        path = Path(stream.path)
+        return path.is_file() and path.stat().st_size >= parse_process.PARSE_CHILD_MIN_BYTES
+    except (OSError, ValueError):
+        return False
+
+
 def _to_child(files: list) -> list:
     """The files whose recognition :meth:`Imports.run` hands to its child process:
     every other one (the second, fourth ...) of the regular files of
@@ -460,7 +473,7 @@ class Imports(Manager):
                 elif isinstance(pf, ArxivStream):
                     self._import_stream(pf, file_report, report.added_ids,
                                         report.changed_ids, cancel, step,
-                                        hook, hurry)
+                                        hook, hurry, reader)
                 elif isinstance(pf, RecordFile):
                     self._import_records(pf, file_report, report.added_ids,
                                         report.changed_ids, cancel, step,
@@ -709,7 +722,8 @@ class Imports(Manager):
     def _import_stream(self, stream: ArxivStream, file_report: FileReport,
                        added: list[int], changed_ids: list[int], cancel: CancelCheck,
                        step: Callable[[int], None], hook: BatchHook,
-                       hurry: Callable[[], bool] = never) -> None:
+                       hurry: Callable[[], bool] = never,
+                       reader: ParseChild | None = None) -> None:
         """Store an arXiv metadata file while reading it, in bounded memory.
 
         The file's size is not known in records, so :meth:`_in_batches` does not fit:
@@ -727,7 +741,10 @@ class Imports(Manager):
         commit); a star, tag or note edit does not make them read again.
         """
         now = _now()
-        records = stream.records()
+        # A large file is read, decoded and checked by the child process while this
+        # thread stores (both cores); standard input and small files here.
+        records = (reader.arxiv_records(stream) if reader is not None
+                   and _arxiv_in_child(stream) else stream.records())
         db = self.db
         source_id = None
         finished = False
