@@ -249,6 +249,14 @@ class MainWindow(QMainWindow):
         self._counts_generation = 0
         #: filters to count with the next counts (``None``: all), see _request_counts
         self._recount: set[str] | None = set()
+        #: A counts read is on its way: another request waits for it (each counts the
+        #: whole scope: at a million papers, star presses during an import queued one
+        #: full count after the other on the reader thread).
+        self._counts_in_flight = False
+        self._counts_again = False
+        #: Seconds the list's last id read took on the reader thread (the refresh
+        #: during an import is spaced by it, :meth:`_on_import_progress`).
+        self._last_list_s = 0.0
         self._total_papers: int | None = None   #: papers in the library, last counted
         self._step_rows = None   #: rows read after the edit just done (_on_changed)
         self.worker.changed.connect(self._on_changed)
@@ -1357,15 +1365,21 @@ class MainWindow(QMainWindow):
         self._request_counts(filters)
 
     def _request_counts(self, filters: Iterable[str] | None = None) -> None:
-        self._counts_generation += 1
-        generation, scope = self._counts_generation, self.search.scope
-        # A newer request supersedes an older one still on its way: it counts the older
-        # one's filters too (a star then a tag: "Starred" and "Untagged").
+        # The filters asked for since the last read was sent are counted together by
+        # the next one (a star then a tag: "Starred" and "Untagged"); one read at a
+        # time: a request made while one is on its way is sent when it is in.
         if filters is None or self._recount is None:
             self._recount = None
         else:
             self._recount |= set(filters)
+        if self._counts_in_flight:
+            self._counts_again = True
+            return
+        self._counts_in_flight = True
+        self._counts_generation += 1
+        generation, scope = self._counts_generation, self.search.scope
         only = None if self._recount is None else tuple(sorted(self._recount))
+        self._recount = set()
 
         def count(lib: Library) -> tuple:
             return (lib.papers.scope_count(scope), lib.papers.scope_count(scope, also="unread"),
@@ -1373,17 +1387,28 @@ class MainWindow(QMainWindow):
 
         self.worker.read(count, on_done=lambda result: self._on_counts(generation, scope,
                                                                        result),
-                         label="counts")
+                         on_failed=self._on_counts_failed, label="counts")
+
+    def _counts_in(self) -> None:
+        """The counts read on its way is in (or failed): send the one asked for since."""
+        self._counts_in_flight = False
+        if self._counts_again and not self._shut_down:
+            self._counts_again = False
+            self._request_counts(())
+
+    def _on_counts_failed(self, message: str) -> None:
+        self._counts_in()
+        if not self._shut_down:
+            self.show_error(f"The counts could not be read: {message}")
 
     def _on_counts(self, generation: int, scope: Scope, result: tuple) -> None:
-        if self._shut_down or generation != self._counts_generation:
-            return
-        scope_count, unread, total, filters = result
-        self._recount = set()
-        self._counts = (scope, scope_count, unread)
-        self._total_papers = total
-        self.tag_pane.set_counts(filters)
-        self._render_status()
+        if not self._shut_down and generation == self._counts_generation:
+            scope_count, unread, total, filters = result
+            self._counts = (scope, scope_count, unread)
+            self._total_papers = total
+            self.tag_pane.set_counts(filters)
+            self._render_status()
+        self._counts_in()       # after: the next read's answer is newer than this one
 
     def _render_status(self) -> None:
         scope = self._scope_count()
@@ -1608,7 +1633,14 @@ class MainWindow(QMainWindow):
             if not self._shut_down:
                 deliver(result)
 
-        self.worker.read(read, on_done=done,
+        def timed(lib: Library):
+            started = time.monotonic()
+            try:
+                return read(lib)
+            finally:
+                self._last_list_s = time.monotonic() - started
+
+        self.worker.read(timed, on_done=done,
                          on_failed=lambda message: self.show_error(
                              f"The list could not be read: {message}"), label="list",
                          first=first)
@@ -1710,12 +1742,16 @@ class MainWindow(QMainWindow):
     #: While a long import stores papers, the list shows them again at most this often
     #: (seconds), so that they can be browsed before the import ends.
     LIST_REFRESH_S = 3.0
+    #: ... and at most this share of the time goes to reading the list again (reading
+    #: the ids of a million papers takes about a second: then every 10 s).
+    LIST_REFRESH_SHARE = 0.1
 
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
         if stage == "import" and done and not self.search.query_text() and not self._shut_down:
             now = time.monotonic()
-            if now - self._list_refreshed >= self.LIST_REFRESH_S:
+            if now - self._list_refreshed >= max(self.LIST_REFRESH_S, self._last_list_s
+                                                 / self.LIST_REFRESH_SHARE):
                 self._list_refreshed = now
                 self.search.show_all()      # the papers committed so far, in the list
         if not self.cancel_button.isEnabled() or self.import_progress_label.full_text:
