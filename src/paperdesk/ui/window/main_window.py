@@ -200,6 +200,7 @@ class MainWindow(QMainWindow):
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
         self._edits_pending = 0      # edits handed to the writer, not yet come back
         self._tag_reads = 0          # tag list reads on their way (see _update_tags)
+        self._selection_dropped = False  # see _on_selection_changed, _after_rows_dropped
         #: the background stages whose progress the status bar's bar shows now
         self._progress_owners: set[str] = set()
         #: The background stage whose progress the bar shows now (the last one shown).
@@ -454,6 +455,7 @@ class MainWindow(QMainWindow):
         self._title_delegate = TitleDelegate(t)
         t.setItemDelegateForColumn(PaperTableModel.TITLE, self._title_delegate)
         t.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.model.rowsDropped.connect(self._after_rows_dropped)
         self.model.layoutChanged.connect(self._scroll_to_current)
 
     def _build_status_bar(self) -> None:
@@ -1454,6 +1456,12 @@ class MainWindow(QMainWindow):
 
     @Slot(QItemSelection, QItemSelection)
     def _on_selection_changed(self, selected, deselected) -> None:
+        if self.model.dropping:
+            # Deleted rows leave the selection one run at a time: counting the selection
+            # (a pass over it) and the papers (a read) after each run made Ctrl+A then
+            # Del on 2,133 search hits take minutes; once, when they are gone, is enough.
+            self._selection_dropped = True
+            return
         n = len(self.table.selectionModel().selectedRows())
         self.detail_pane.set_selection_size(n)
         if n > 1 or self.status_label.text().endswith(" selected"):
@@ -1463,6 +1471,14 @@ class MainWindow(QMainWindow):
         if n > 1 and not selected.isEmpty():
             self.statusBar().showMessage(
                 f"{n:,} papers selected — t, 1-9, r and s act on all of them", 4000)
+
+    @Slot(int)
+    def _after_rows_dropped(self, _removed: int) -> None:
+        """The rows of deleted papers are gone (``PaperTableModel.rowsDropped``): what the
+        selection's changes meanwhile would have done, once (nothing was added to it)."""
+        if self._selection_dropped and not self._shut_down:
+            self._selection_dropped = False
+            self._on_selection_changed(QItemSelection(), QItemSelection())
 
     # -- edits and undo ---------------------------------------------------------------
     def submit_edit(self, edit, quiet: bool = False, on_done=None, on_failed=None) -> bool:
