@@ -627,16 +627,13 @@ def _turkish_reading(data: bytes) -> str | None:
     text = _strict(data, "cp1254")
     if text is None:
         return None
-    only = 0
-    for ch in text:
-        if ch < "\x80":
+    chars = set(text)             # the distinct characters (in C: 0.1 s for 10 MB)
+    for ch in chars:
+        if ch < "\x80" or ch in _TURKISH_LETTERS:
             continue
-        if ch in _TURKISH_LETTERS:
-            only += ch in _TURKISH_ONLY
-        elif not ch.isalpha() and _WESTERN_CHARS.match(ch) and ch not in _WESTERN_UNLIKELY:
-            continue
-        else:
+        if ch.isalpha() or not _WESTERN_CHARS.match(ch) or ch in _WESTERN_UNLIKELY:
             return None
+    only = sum(text.count(ch) for ch in _TURKISH_ONLY & chars)
     return text if only >= _TURKISH_MIN else None
 
 
