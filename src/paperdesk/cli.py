@@ -1133,14 +1133,20 @@ def _cmd_check(lib: Library, args) -> int:
         if repair:
             report.problems.insert(0, Problem("index", repair, "repaired from SQLite"))
         queued = any(p.remedy == "indexed now" for p in report.problems)
+        if not args.json:
+            # What is wrong first, then what is done about it (the index rebuilt, with
+            # its progress and its "indexed: ..." line), as a user reads it.
+            print(report.text(), flush=True)
         if lib.index.damage or ((repair or queued) and not stop.is_set()):
             if lib.index.damage:
                 lib.index.sync(cancel=lambda: True)      # starts the rebuild
-            _index_with_progress(lib, stop, to_stderr=True)
+            if not _index_with_progress(lib, stop, to_stderr=True):
+                status = lib.index.status()
+                print(f"paperdesk: stopped while indexing: {status.indexed:,} of "
+                      f"{status.papers:,} papers searchable; the rest are indexed the "
+                      "next time the library is opened", file=sys.stderr)
     if args.json:
         _print_json(report.as_dict())
-    else:
-        print(report.text())
     if report.cancelled and not report.problems:
         return 130                # Ctrl+C: stopped, nothing found so far
     return 0 if report.ok else 1

@@ -171,3 +171,126 @@ def test_a_damaged_table_meta_json_is_one_plain_line_naming_it(library_with_tabl
     else:
         assert "not a regular file" in lines[1] or "(a folder, not a file)" in lines[1], \
             lines[1]
+
+
+# --- a fresh-user tester's findings (session 12): a folder replaced by a file, a file by
+# a folder; what check says it did must be true on disk, the path named once, the
+# problems before what was done about them.
+
+def _terms_a_file(lib: Path) -> Path:
+    shutil.rmtree(lib / "terms")
+    (lib / "terms").write_text("not a folder\n", encoding="utf-8")
+    return lib / "terms"
+
+
+def _index_a_file(lib: Path) -> Path:
+    shutil.rmtree(lib / "index")
+    (lib / "index").write_text("not a folder\n", encoding="utf-8")
+    return lib / "index"
+
+
+def _terms_meta_a_folder(lib: Path) -> Path:
+    meta = lib / "terms" / "meta.json"
+    meta.unlink()
+    meta.mkdir()
+    (meta / "x").write_text("x", encoding="utf-8")     # not empty: rmdir cannot do
+    return meta
+
+
+def _segment_a_folder(lib: Path) -> Path:
+    seg = _segment(lib)
+    seg.unlink()
+    seg.mkdir()
+    return seg
+
+
+def _toc_a_folder(lib: Path) -> Path:
+    toc = max((lib / "index").glob("_MAIN_*.toc"))
+    toc.unlink()
+    toc.mkdir()
+    return toc
+
+
+def _vectors_a_file(lib: Path) -> Path:
+    shutil.rmtree(lib / "vectors")
+    (lib / "vectors").write_text("not a folder\n", encoding="utf-8")
+    return lib / "vectors"
+
+
+def _terms_removed(path: Path) -> bool:
+    terms = path if path.name == "terms" else path.parent
+    return not (terms.exists() and not terms.is_dir()) and not (terms / "meta.json").exists()
+
+
+def _index_rebuilt(path: Path) -> bool:
+    index = path if path.name == "index" else path.parent
+    return index.is_dir() and any(index.glob("*.seg")) and any(index.glob("_MAIN_*.toc"))
+
+
+def _vectors_removed(path: Path) -> bool:
+    return not path.exists()
+
+
+@pytest.mark.parametrize("damage, part, words, done", [
+    (_terms_a_file, "terms", "not a folder", _terms_removed),
+    (_terms_meta_a_folder, "terms", "not a regular file", _terms_removed),
+    (_index_a_file, "index", "is a file, not a folder", _index_rebuilt),
+    (_segment_a_folder, "index", "not a regular file", _index_rebuilt),
+    (_toc_a_folder, "index", "not a regular file", _index_rebuilt),
+    (_vectors_a_file, "vectors", "not a folder", _vectors_removed),
+], ids=["terms-a-file", "terms-meta-json-a-folder", "index-a-file", "segment-a-folder",
+        "toc-a-folder", "vectors-a-file"])
+def test_a_replaced_part_is_named_once_and_what_check_did_is_true(
+        library_with_tables, damage, part, words, done):
+    lib = library_with_tables
+    path = damage(lib)
+    # standard error merged into standard output: the order a user reads on a terminal
+    out = subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(lib),
+                          "check"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                         text=True, timeout=300)
+    text = out.stdout
+    assert out.returncode == 1, text
+    assert not INTERNALS.search(text) and "File exists" not in text, text
+    lines = text.strip().splitlines()
+    assert lines[0] == "library has 1 problem:", text   # the problems first
+    problem = lines[1]
+    assert problem.startswith(f"  {part}: {path}: "), problem
+    assert words in problem, problem
+    assert problem.count(str(lib)) == 1, problem       # the path named once
+    # then what was done: the index rebuilt says so after the problem, never before
+    assert all(not line.startswith("  ") for line in lines[2:]), text
+    if part == "index":
+        assert lines[2:] == ["paperdesk: indexed: 225 of 225 papers searchable"], text
+        assert "repaired from SQLite" in problem
+    else:
+        assert len(lines) == 2, text
+        assert "dropped" in problem or "removed" in problem, problem
+    assert done(path), f"{path}: check said '{problem}' but it is not so on disk"
+    again = _check(lib)
+    assert again.stdout.strip() == "library ok: 225 papers, index ok", again.stdout
+
+
+def test_a_term_table_that_cannot_be_removed_is_not_said_dropped(library_with_tables,
+                                                                 monkeypatch):
+    """Where the damaged ``terms`` cannot be removed, check says so (and what happens
+    instead) rather than "dropped"."""
+    from paperdesk.core.check import check_library
+
+    path = _terms_a_file(library_with_tables)
+    real_unlink = Path.unlink
+
+    def refuse(self, *args, **kwargs):
+        if self == path:
+            raise PermissionError(1, "Operation not permitted", str(self))
+        return real_unlink(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with Library.open(library_with_tables) as lib:
+        report = check_library(lib)
+    [problem] = [p for p in report.problems if p.part == "terms"]
+    assert problem.text == f"{path}: not a folder (the term table is kept in a folder " \
+        "of that name)"
+    assert "dropped" not in problem.remedy, problem.remedy
+    assert problem.remedy.startswith("could not be removed (Operation not permitted)"), \
+        problem.remedy
+    assert path.is_file()

@@ -105,6 +105,30 @@ def test_other_code_pages_are_not_garbled(tmp_path, text, encoding):
     assert decoded == text
 
 
+@pytest.mark.parametrize("text", [
+    "Türkçe, ğüşıöç İstanbul\n",
+    "Daily Papers\n\nTürkçe, ğüşıöç İstanbul\n",
+    "Türkçe, ğüşıöç İstanbul.\n\nİkinci özet: ağ ve şehir.\n",
+    "Daily Papers\n\nBu çalışmada İstanbul'daki öğrencilerin ağ kullanımı ölçüldü; "
+    "sonuçlar şaşırtıcı değildir.\n",
+    "Derin öğrenme ile görüntü sınıflandırma: ışığın az olduğu koşullarda doğruluk "
+    "%12 arttı.\n",
+])
+def test_turkish_cp1254_is_read_as_turkish(tmp_path, text):
+    """A tester's Turkish file in cp1254 was read as iso8859-10 or cp1252: "ğ ş ı" came
+    out as "ð þ ý"."""
+    assert _decoded(tmp_path, text, "cp1254") == (text, "cp1254")
+
+
+@pytest.mark.parametrize("text", [
+    "Það er ýmislegt sem Þórður sagði á fundinum.\n",       # Icelandic: ð þ ý with á ó
+    "We thank Sigurðsson and Þór for the café data.\n",
+])
+def test_icelandic_letters_in_cp1252_stay_western(tmp_path, text):
+    """The Turkish rule does not take a cp1252 text with Icelandic letters."""
+    assert _decoded(tmp_path, text, "cp1252") == (text, "cp1252")
+
+
 @pytest.mark.parametrize("encoding,bom,name", [
     ("utf-8", b"", "utf-8"), ("utf-8", b"\xef\xbb\xbf", "utf-8"),
     ("utf-16-le", b"\xff\xfe", "utf-16"), ("utf-16-be", b"\xfe\xff", "utf-16"),

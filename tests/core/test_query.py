@@ -274,3 +274,39 @@ def test_a_prefix_refused_in_one_field_is_refused_in_all(monkeypatch, seeded_lib
     results = lib.search.find("depth estimat* s*", limit=None)
     assert "“s*” matches too many words" in results.message
     assert results.total == lib.search.find("depth estimat*", limit=None).total > 0
+
+
+# --- a fresh-user tester's findings (session 12) -------------------------------------
+
+def test_repeated_trailing_stars_are_one(lib):
+    """``res**`` is ``res*``: not "a word cannot start with *"."""
+    once, twice = lib.search.find("stud*", limit=None), lib.search.find("stud**", limit=None)
+    assert "cannot start with" not in twice.message, twice.message
+    assert twice.message == once.message
+    assert [h.id for h in twice.hits] == [h.id for h in once.hits] and once.hits
+    assert lib.search.find("stud***").total == once.total
+
+
+def test_a_star_inside_quotes_is_said_not_to_be_a_wildcard(lib):
+    """``"case stud*"`` found nothing and said nothing: a phrase is literal (as in
+    JabRef's and Zotero's searches), and the note says so and how to get the prefix."""
+    results = lib.search.find('"case stud*"')
+    assert results.message == ('a * inside quotes is not a wildcard: “"case stud*"” is '
+                               'searched as the words written; without the quotes, stud* '
+                               'finds the words starting with “stud”'), results.message
+    assert lib.search.find('"case study"').message == ""       # a plain phrase: no note
+    assert lib.search.find('"what is this?"').message == ""    # ? ends a question
+
+
+def test_the_whole_word_typed_before_the_star_ranks_above_its_expansions(empty_library,
+                                                                         tmp_path):
+    """``café*`` ranked a short paper with "cafeteria" (twice) above the paper with
+    "café": the word typed whole counts at least as much as its longer expansions."""
+    lib = empty_library
+    cafe = ("A Café in Paris serves as a case study for small-business resilience "
+            "during the pandemic and after it.")
+    cafeteria = "The cafeteria: a cafeteria study."
+    lib.imports.run([write_daily(tmp_path / "cafe.txt", [cafe, cafeteria])])
+    for query in ("café*", "cafe*", "Café*"):
+        assert only(lib, query) == [cafe, cafeteria], query
+    assert only(lib, "cafeteria*") == [cafeteria]

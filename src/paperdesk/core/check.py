@@ -53,6 +53,10 @@ TERMS_REMEDY = "dropped; built again from SQLite at the next use"
 #: The same on a library that cannot be written: nothing is dropped.
 TERMS_READ_ONLY_REMEDY = "not dropped (the library cannot be written): built again in " \
     "memory at the next use; a paperdesk that can write the library replaces it"
+#: The same when it could not be removed (``{why}``: one clause, e.g. "Permission
+#: denied"): what check says it did must be true on disk.
+TERMS_NOT_DROPPED_REMEDY = "could not be removed ({why}): built again in memory at the " \
+    "next use; remove it by hand to have it built again on disk"
 
 #: The way out of damaged embedding vectors (derived too: only the damaged parts).
 VECTORS_REMEDY = "the damaged part dropped; its papers are embedded again at the next use"
@@ -519,7 +523,10 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     for text in index_found:
         report.problems.append(Problem("index", text, index_remedy))
     writable = lib.discover.not_writable() is None
-    remedies = {"terms": TERMS_REMEDY if writable else TERMS_READ_ONLY_REMEDY,
+    not_dropped = getattr(lib.discover, "not_dropped", None)
+    terms_remedy = TERMS_READ_ONLY_REMEDY if not writable else \
+        TERMS_NOT_DROPPED_REMEDY.format(why=not_dropped) if not_dropped else TERMS_REMEDY
+    remedies = {"terms": terms_remedy,
                 "vectors": VECTORS_REMEDY if writable else VECTORS_READ_ONLY_REMEDY,
                 "vectors-rebuilt": VECTORS_REBUILT_REMEDY if writable
                 else VECTORS_READ_ONLY_REMEDY,

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sqlite3
 import threading
 from collections.abc import Callable, Sequence
@@ -130,6 +131,10 @@ class Discover:
         #: The table on disk was found damaged and could not be dropped (a library that
         #: cannot be written): build it in memory instead of loading it again.
         self._disk_damaged = False
+        #: Why the damaged table :meth:`full_problems` found could not be removed (one
+        #: clause), or ``None`` (removed, none found, or a library that may not be
+        #: written).
+        self.not_dropped: str | None = None
         #: The papers' embedding vectors (:mod:`.embedded`): related papers are hybrid
         #: when there are some.
         self.embeddings = PaperEmbeddings(library, self._not_writable)
@@ -446,18 +451,35 @@ class Discover:
             raise TermsNotReady(f"the term table is damaged ({where}: {exc}); it is built "
                                 "again") from None
 
-    def _drop(self) -> None:
-        """Forget a damaged table, and (when the library may be written) its
-        ``meta.json``, so that the next :meth:`ensure` builds it again."""
+    def _drop(self) -> str | None:
+        """Forget a damaged table, and (when the library may be written) remove its
+        ``meta.json`` (a file or a folder of that name), or ``terms`` itself when it is
+        not a folder, so that the next :meth:`ensure` builds it again.
+
+        Returns:
+            ``None`` when it was removed (or the library may not be written: nothing is
+            removed then), else why it could not be (one clause: ``"a symbolic link:
+            not followed"``, ``"Permission denied"``).
+        """
         with self._lock:
             self._table = None
             self._stale = True
             self._disk_damaged = True
-        if self._writable() and not self.folder.is_symlink():  # never a planted link's target
-            try:
-                (self.folder / "meta.json").unlink()
-            except OSError:
-                pass
+        if not self._writable():
+            return None
+        folder, meta = self.folder, self.folder / "meta.json"
+        if folder.is_symlink():               # never a planted link's target
+            return "a symbolic link: not followed"
+        try:
+            if folder.exists() and not folder.is_dir():
+                folder.unlink()               # a file where the folder was
+            elif meta.is_dir() and not meta.is_symlink():
+                shutil.rmtree(meta)
+            else:
+                meta.unlink(missing_ok=True)
+        except OSError as exc:
+            return exc.strerror or "it cannot be removed"
+        return None
 
     def full_problems(self) -> list[str]:
         """The check of ``paperdesk check``: every file of ``terms/`` read whole and its
@@ -469,9 +491,10 @@ class Discover:
             One line per problem, each naming the file (empty: whole, or no table).
         """
         problems = TermTable.full_problems(self.folder)
+        self.not_dropped = None
         if problems:              # said by check, one line per problem
             _log.info("term table damaged: %s", problems[0])
-            self._drop()
+            self.not_dropped = self._drop()
         return problems
 
     def _row(self, table: TermTable, paper_id: int) -> int:

@@ -832,6 +832,10 @@ def _read_meta(folder: Path) -> dict:
     path = folder / "meta.json"
     if folder.is_symlink():
         raise TermTableError(f"{folder}: a symbolic link, not the term table's folder")
+    if folder.exists() and not folder.is_dir():
+        # named as the path that is wrong (terms), not as terms/meta.json
+        raise TermTableError(f"{folder}: not a folder (the term table is kept in a "
+                             "folder of that name)")
     try:
         odd = table_files.not_regular(path)
         if odd:

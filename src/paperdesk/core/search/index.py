@@ -1360,7 +1360,8 @@ class SearchIndex:
         """Note that reading the index failed with ``exc`` (a damaged segment)."""
         _log.info("search index damaged: %s failed: %r", what, exc)
         if self.damage is None:
-            self.damage = (f"{self.path}: the search index is damaged "
+            self.damage = (f"{safe_pickle.named(exc, self.path)}: the search index is "
+                           "damaged "
                            f"({safe_pickle.why(exc)} while {what})")
 
     def use_writer_process(self, on: bool = True) -> None:

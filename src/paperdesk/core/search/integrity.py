@@ -25,7 +25,7 @@ import zlib
 from pathlib import Path
 
 from paperdesk.core.regular_files import open_regular
-from paperdesk.core.search.safe_pickle import why
+from paperdesk.core.search.safe_pickle import named, why
 
 __all__ = ["CHECKSUMS_NAME", "segment_files", "record_checksums", "quick_problems",
            "full_problems", "unreadable_problem", "toc_path", "walk_terms"]
@@ -143,7 +143,7 @@ def quick_problems(ix, folder: Path, update: bool = True) -> list[str]:
         info = ix._read_toc()
         names = segment_files(ix, info)
     except Exception as exc:  # noqa: BLE001 - any failure means the TOC is damaged
-        return [f"{toc_path(folder)}: the table of contents cannot be read "
+        return [f"{named(exc, toc_path(folder))}: the table of contents cannot be read "
                 f"({why(exc)})"]
     problems = []
     for segment in info.segments:
@@ -376,11 +376,12 @@ def unreadable_problem(folder: Path, exc: BaseException, storage,
     try:
         info = TOC.read(storage, "MAIN", schema=schema)
     except Exception as again:  # noqa: BLE001 - the table of contents is the damage
-        return f"{toc}: the search index's table of contents {what} ({why(again)})"
+        return (f"{named(again, toc)}: the search index's table of contents {what} "
+                f"({why(again)})")
     for segment in info.segments:
         if segment.is_compound():
             path = folder / segment.make_filename(segment.COMPOUND_EXT)
             found = _compound_why(storage, path, segment)
             if found:
                 return f"{path}: the search index {what}: {found}"
-    return f"{folder}: the search index {what} ({why(exc)})"
+    return f"{named(exc, folder)}: the search index {what} ({why(exc)})"

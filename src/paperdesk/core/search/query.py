@@ -86,7 +86,11 @@ _MINUS_RE = re.compile(r"(?<![^\s(])-(?=[\w\x01(])")
 _MINUS_BEFORE_PHRASE_RE = re.compile(r"(?:^|(?<=[\s(]))-$")
 _FIELD_RE = re.compile(r"(?<![\w:])(\w+):(\s*)")
 _HYPHEN_RE = re.compile(r"(?<![\w\-*~])(\w+(?:-\w+)+)(?![\w*~])")
-_LEADING_WILD_RE = re.compile(r"(?<![\w:])[*?]+\S*")
+_LEADING_WILD_RE = re.compile(r"(?<![\w:*?])[*?]+\S*")
+# a word of a quoted phrase with a * in it ("?" ends questions: left alone)
+_PHRASE_WILD_RE = re.compile(r"[^\s\"*]*\w[^\s\"]*\*[^\s\"]*|\*+\w[^\s\"]*")
+# "res**": repeated stars after a word are one ("res*"), not a word starting with *
+_STARS_RE = re.compile(r"(?<=[\w?])\*{2,}")
 _ID_FIELD_RE = re.compile(r"(?<![\w:])(" + "|".join(ID_FIELDS) + r"):([^\s()\"]+)",
                           re.IGNORECASE)
 _YEAR_RE = re.compile(r"(?<![\w:])year:([^\s()\"]*)", re.IGNORECASE)
@@ -157,6 +161,18 @@ class QueryPlan:
     added: tuple[_dt.date | None, _dt.date | None] | None = None
 
 
+def _wild_meaning(word: str) -> str:
+    """What ``word`` (with a ``*``) finds outside quotes, for a note: ``"the words
+    starting with “stud”"`` for ``stud*``, ``"the words it matches"`` for ``st*dy``,
+    ``"nothing (a word cannot start with *)"`` for ``*dy``."""
+    stem = word.rstrip("*")
+    if word.startswith(("*", "?")):
+        return "nothing (a word cannot start with * or ?)"
+    if word.endswith("*") and "*" not in stem and "?" not in stem:
+        return f"the words starting with “{stem}”"
+    return "the words it matches"
+
+
 def _intersect(ranges: list[tuple[_dt.date | None, _dt.date | None]]
                ) -> tuple[_dt.date | None, _dt.date | None]:
     """The days every range covers (an empty range when they do not meet: first after
@@ -186,7 +202,10 @@ class _ExactPhrasePlugin(qparser.Plugin):
 
 class _TypedPrefix(wq.Or):
     """``Or([Prefix(field, typed), Term(field, stem)])``: one prefix as typed, refused
-    (:meth:`QueryBuilder._limit_expansions`) as a whole."""
+    (:meth:`QueryBuilder._limit_expansions`) as a whole. The term is the whole word
+    typed: a paper with it scores it beside its prefix match, so "café" itself counts
+    more for ``café*`` than its longer expansions ("cafeteria"), each scored as a word
+    of its own (a rare expansion in a short text outranked the word typed)."""
 
 
 class _Parser(qparser.QueryParser):
@@ -195,23 +214,28 @@ class _Parser(qparser.QueryParser):
     Whoosh stems a prefix like a word, so ``res*`` searched the stems starting ``re``
     (reduce, retrieval). Here ``res*`` matches the index words that start with ``res``
     as typed (accent-folded and lower-cased) or that are the typed word's stem
-    (``studies*`` → ``studi``, the stem of "study" and "studies")."""
+    (``studies*`` → ``studi``, the stem of "study" and "studies"), the whole word
+    scored once more (:class:`_TypedPrefix`)."""
 
     def term_query(self, fieldname, text, termclass, boost=1.0, tokenize=True,
                    removestops=True):
         """As Whoosh's (:meth:`whoosh.qparser.QueryParser.term_query`); a ``Prefix`` in
-        one of :data:`STEMMED_FIELDS` whose stem differs from the typed text becomes
-        ``Or([Prefix(field, typed), Term(field, stem)])``."""
+        one of :data:`STEMMED_FIELDS` becomes ``Or([Prefix(field, typed), Term(field,
+        stem)])`` (:class:`_TypedPrefix`; ``stem`` is the typed text when it is its own
+        stem: ``café*`` → ``Or([Prefix(f, "cafe"), Term(f, "cafe")])``)."""
         q = super().term_query(fieldname, text, termclass, boost, tokenize, removestops)
         if termclass is not wq.Prefix or fieldname not in STEMMED_FIELDS \
                 or not isinstance(q, wq.Prefix) or "exact" not in self.schema:
             return q
         typed = list(self.schema["exact"].process_text(text, mode="query", tokenize=tokenize,
                                                        removestops=False))
-        if len(typed) != 1 or typed[0] == q.text:
+        if len(typed) != 1:
             return q
-        return _TypedPrefix([wq.Prefix(fieldname, typed[0], boost=boost),
-                             wq.Term(fieldname, q.text, boost=boost)])
+        whole = wq.Term(fieldname, q.text, boost=boost)
+        # Whoosh's parser merges this Or into the Or around it: the term remembers its
+        # prefix, so that a refused prefix takes it along (QueryBuilder._limit_expansions)
+        whole.typed_prefix = typed[0]
+        return _TypedPrefix([wq.Prefix(fieldname, typed[0], boost=boost), whole])
 
 
 class QueryBuilder:
@@ -243,6 +267,15 @@ class QueryBuilder:
         for chunk in _CHUNK_RE.findall(text):
             if chunk.startswith('"'):
                 body = chunk.strip('"').strip()
+                wild = _PHRASE_WILD_RE.search(body)
+                if wild:
+                    # As in JabRef's (Lucene's) and Zotero's searches, a phrase is
+                    # literal: said, since the phrase then rarely matches anything.
+                    word = _STARS_RE.sub("*", wild.group(0))
+                    notes.append(f"a * inside quotes is not a wildcard: "
+                                 f"“\"{body}\"” is searched as the words written; "
+                                 f"without the quotes, {word} finds "
+                                 f"{_wild_meaning(word)}")
                 if body:
                     if out:     # -"a phrase": NOT "a phrase"
                         out[-1] = _MINUS_BEFORE_PHRASE_RE.sub("NOT ", out[-1])
@@ -333,7 +366,7 @@ class QueryBuilder:
             notes.append(f"“{m.group(0)}” ignored: a word cannot start with * or ?")
             return " "
 
-        chunk = _LEADING_WILD_RE.sub(drop_wild, chunk)
+        chunk = _LEADING_WILD_RE.sub(drop_wild, _STARS_RE.sub("*", chunk))
         # Hyphenated words: prefer them adjacent, accept them apart.
         chunk = _HYPHEN_RE.sub(
             lambda m: f'("{m.group(1).replace("-", " ")}" OR ({m.group(1).replace("-", " AND ")}))',
@@ -421,7 +454,9 @@ class QueryBuilder:
         if query is not None and reader is not None:
             query = self._limit_expansions(query, reader, notes)
         if query is not None:
-            query = query.normalize()
+            # a plain Or from here (the fast scorer runs Or, not its subclasses)
+            query = query.accept(lambda q: wq.Or(q.subqueries, boost=q.boost)
+                                 if isinstance(q, _TypedPrefix) else q).normalize()
             if isinstance(query, type(wq.NullQuery)):
                 query = None
         if query is None and (plan.flags or plan.added is not None):
@@ -474,6 +509,9 @@ class QueryBuilder:
                 return wq.NullQuery if (type(typed), typed.text) in refused else q
             if isinstance(q, (wq.Prefix, wq.Wildcard, wq.FuzzyTerm)):
                 return wq.NullQuery if (type(q), q.text) in refused else q
+            typed = getattr(q, "typed_prefix", None)     # the whole word of a prefix
+            if typed is not None:
+                return wq.NullQuery if (wq.Prefix, typed) in refused else q
             return q.apply(drop)
 
         find(query)

@@ -33,13 +33,14 @@ from __future__ import annotations
 import _compat_pickle
 import importlib
 import io
+import os
 import pickle
 import struct
 import sys
 import types
 
 __all__ = ["ALLOWED_GLOBALS", "PlantedData", "RestrictedUnpickler", "loads", "load",
-           "install", "unsafe_readers", "why"]
+           "install", "unsafe_readers", "why", "named"]
 
 #: ``(module, name)`` pairs a pickle in the index may name. They are what paperdesk's
 #: schema (``build_schema``), its codec and Whoosh's own block data pickle: field types,
@@ -108,8 +109,9 @@ def why(exc: BaseException) -> str:
         exc: the exception a read raised.
     Returns:
         ``"it contains data that paperdesk does not load: a pickled reference to
-        posix.system"`` for :class:`PlantedData`; an ``OSError``'s text and file
-        (``"not a regular file: …/_MAIN_1.toc"``, ``"Is a directory"``); ``"it ends
+        posix.system"`` for :class:`PlantedData`; an ``OSError``'s text without its
+        file (``"not a regular file"``, ``"Is a directory"``: the line names the file
+        once, before it, see :func:`named`); ``"it ends
         too early"`` for ``EOFError`` (a cut file); ``"it ends before the data it points
         to"`` for a read or seek past the end of the file (a cut file, or a garbled
         position); else ``"garbled data"``. Every character printable, at most about
@@ -119,8 +121,7 @@ def why(exc: BaseException) -> str:
         return (f"it contains data that paperdesk does not load: a pickled reference to "
                 f"{exc.reference()}")
     if isinstance(exc, OSError) and exc.strerror:
-        return _printable(f"{exc.strerror}: {exc.filename}" if exc.filename
-                          else exc.strerror, 120)
+        return _printable(exc.strerror, 120)
     if isinstance(exc, EOFError):
         return "it ends too early"
     text = str(exc).lower()
@@ -128,6 +129,25 @@ def why(exc: BaseException) -> str:
             words in text for words in _PAST_THE_END):
         return "it ends before the data it points to"
     return "garbled data"
+
+
+def named(exc: BaseException, default):
+    """The path a one-line message about ``exc`` names first: the file an ``OSError``
+    names (``exc.filename``: more precise than the folder a read went through), else
+    ``default``. With :func:`why`, which leaves the file out, the path is named once.
+
+    Args:
+        exc: the exception a read raised.
+        default: the path named otherwise (a ``Path`` or a string).
+    Returns:
+        ``exc.filename`` as a ``Path``, or ``default`` unchanged.
+    """
+    from pathlib import Path
+
+    filename = getattr(exc, "filename", None) if isinstance(exc, OSError) else None
+    if isinstance(filename, (str, bytes)) and filename:
+        return Path(os.fsdecode(filename))
+    return default
 
 
 #: What Python and Whoosh say of a read or seek past the end of a file (``mmap``'s

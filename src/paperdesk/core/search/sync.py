@@ -18,7 +18,7 @@ from paperdesk.core.store.index_documents import DocumentSource, read_documents
 from paperdesk.core.models import IndexStatus, LibraryError
 from paperdesk.core.store.errors import disk_full_message, is_disk_full
 from paperdesk.core.regular_files import open_regular
-from paperdesk.core.search.safe_pickle import why
+from paperdesk.core.search.safe_pickle import named, why
 from paperdesk.core.search import integrity
 from paperdesk.core.search.integrity import unreadable_problem
 from paperdesk.core.search.fastscore import Unsupported as NoPidColumn
@@ -164,8 +164,12 @@ class IndexManager(Manager):
         """One line naming the index file that could not be read and why, in plain
         words (:func:`.integrity.unreadable_problem`); ``exc`` goes to the log."""
         _log.info("the search index cannot be opened: %r", exc)
+        if index_path.exists() and not index_path.is_dir():
+            what = "is a file, not a folder" if index_path.is_file() else "is not a folder"
+            return (f"{index_path}: {what} (the search index is kept in a folder of that "
+                    "name)")
         if not index_path.is_dir():
-            return f"{index_path}: the search index cannot be read ({why(exc)})"
+            return f"{named(exc, index_path)}: the search index cannot be read ({why(exc)})"
         try:
             from paperdesk.core.search.index import (IndexSchemaMismatch, _storage,
                                                      build_schema)
@@ -176,7 +180,7 @@ class IndexManager(Manager):
             return unreadable_problem(index_path, exc, _storage(index_path),
                                       schema=build_schema())
         except Exception:  # noqa: BLE001 - naming the file is a nicety
-            return f"{index_path}: the search index cannot be read ({why(exc)})"
+            return f"{named(exc, index_path)}: the search index cannot be read ({why(exc)})"
 
     def start_repair(self, index: SearchIndex, reason: str, recreate: bool = True) -> None:
         """Start rebuilding the search index from SQLite: empty it (unless ``recreate``
