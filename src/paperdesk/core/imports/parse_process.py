@@ -291,17 +291,33 @@ class ParseChild:
             UnicodeDecodeError, OSError: as ``streamed.abstracts()`` raises them (after
                 the abstracts before the failure); OSError too when the child died.
         """
+        if not self._ready():
+            yield from map(prepared, streamed.abstracts())
+            return
+        for kind, value in self._answers(("read", streamed)):
+            if kind == "items":
+                yield from value
+
+    def _ready(self) -> bool:
+        """Settle the pipe and start the child if need be; False when none can be
+        started (the caller then reads the file itself)."""
         self.settle()
         if self._process is None or not self._process.is_alive():
             try:
                 self._start()
             except Exception:  # noqa: BLE001 - any failure to start: read it here
                 self._process = self._conn = None
-                yield from map(prepared, streamed.abstracts())
-                return
+                return False
+        return True
+
+    def _answers(self, message) -> Iterator[tuple]:
+        """Send ``message`` (``("read", ...)`` or ``("arxiv", ...)``) and yield the
+        child's answers ``(kind, value)`` up to and with ``("end", value)``; an
+        ``("error", exception)`` answer is raised. A caller that stops early (or a child
+        that dies: OSError) stops the child."""
         finished = False
         try:
-            self._conn.send(("read", streamed))
+            self._conn.send(message)
             while True:
                 try:
                     kind, value = self._conn.recv()
@@ -309,14 +325,13 @@ class ParseChild:
                     finished = True
                     self._stop()
                     raise OSError("the process reading the file stopped") from exc
-                if kind == "items":
-                    yield from value
-                elif kind == "end":
-                    finished = True
-                    return
-                else:
+                if kind == "error":
                     finished = True
                     raise value
+                finished = kind == "end"
+                yield kind, value
+                if finished:
+                    return
         finally:
             if not finished:        # left early: the child may be sending more
                 self._stop()
@@ -334,45 +349,21 @@ class ParseChild:
         Raises:
             OSError: as ``stream.records()`` raises it, or the child died.
         """
-        self.settle()
-        if self._process is None or not self._process.is_alive():
-            try:
-                self._start()
-            except Exception:  # noqa: BLE001 - any failure to start: read it here
-                self._process = self._conn = None
-                yield from stream.records()
-                return
+        if not self._ready():
+            yield from stream.records()
+            return
 
         def follow(state) -> None:
             (stream.lines_read, stream.filtered, stream.skipped, notes,
              stream.notes_dropped) = state
             stream.warnings.extend(notes)
 
-        finished = False
-        try:
-            self._conn.send(("arxiv", (str(stream.path), stream.path, stream.filter,
-                                       stream.estimated_lines)))
-            while True:
-                try:
-                    kind, value = self._conn.recv()
-                except (EOFError, OSError) as exc:
-                    finished = True
-                    self._stop()
-                    raise OSError("the process reading the file stopped") from exc
-                if kind == "records":
-                    records, state = value
-                    follow(state)
-                    yield from records
-                elif kind == "end":
-                    finished = True
-                    follow(value)
-                    return
-                else:
-                    finished = True
-                    raise value
-        finally:
-            if not finished:        # left early: the child may be sending more
-                self._stop()
+        for kind, value in self._answers(("arxiv", (str(stream.path), stream.path,
+                                                    stream.filter,
+                                                    stream.estimated_lines))):
+            records, state = value if kind == "records" else ((), value)
+            follow(state)
+            yield from records
 
     def settle(self) -> None:
         """Read and drop the answers of the child for paths given to
