@@ -337,6 +337,37 @@ def test_a_star_or_tag_between_batches_does_not_read_the_identifiers_again(
     assert edits and report.added == 15 and len(reads) == 1
 
 
+@pytest.mark.parametrize("what", ["star", "doi"])
+def test_another_connections_edit_reads_them_again_only_if_it_touched_identifiers(
+        tmp_path, monkeypatch, what):
+    """The window's edits while its import process stores come from another connection
+    (another process): a star from there leaves the kept identifiers alone (before the
+    ``identifier_writes`` counter, any commit elsewhere made the import read a million
+    papers' identifiers again); a DOI set there makes the import read them again."""
+    reads = _counting_identifier_reads(monkeypatch)
+    edits = []
+    with Library.open(tmp_path / "lib2") as lib:
+        window = Library.open_in_helper(lib.path)      # a connection of its own
+
+        def hook():
+            if lib.papers.count() and not edits:
+                pid = lib.papers.ids()[0]
+                if what == "star":
+                    window.papers.set_starred([pid], True)
+                else:
+                    window.papers.set_metadata(pid, dataclasses.replace(
+                        window.papers.metadata(pid), doi="10.5555/elsewhere.2024"))
+                edits.append(pid)
+
+        try:
+            report = lib.imports.run([FIXTURE], between_batches=hook)
+        finally:
+            window.close()
+        assert edits and report.added == 15
+        assert len(reads) == (1 if what == "star" else 2)
+        assert lib.papers.get(edits[0]).starred == (what == "star")
+
+
 @pytest.mark.parametrize("what", ["doi", "citation key", "delete"])
 def test_an_identifier_edit_or_a_delete_between_batches_reads_them_again(
         tmp_path, monkeypatch, what):

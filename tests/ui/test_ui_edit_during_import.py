@@ -102,6 +102,78 @@ def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypat
     qtbot.waitUntil(lambda: not index.data(StarredRole), timeout=5000)
 
 
+def _unlike_abstracts(n: int) -> list[str]:
+    """``n`` abstracts of 40 words drawn at random from 2,000 made-up ones: no two are
+    near-duplicates (the import's near-duplicate match of each record stays cheap, as
+    with real abstracts; :func:`_abstracts` shares most of its 3-word shingles)."""
+    import random
+
+    rng = random.Random(28)
+    syllables = ["ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "ve", "zu", "da", "fe"]
+    vocabulary = sorted({"".join(rng.choice(syllables) for _ in range(4))
+                         for _ in range(3000)})[:2000]
+    return [f"We study {' '.join(rng.choices(vocabulary, k=40))} in setting {i}."
+            for i in range(n)]
+
+
+def _arxiv_lines(path, n: int):
+    """``n`` distinct cs records in the arXiv snapshot's shape (JSON Lines)."""
+    import json
+
+    texts = _unlike_abstracts(n)
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps({
+                "id": f"2403.{i:05d}", "submitter": "S",
+                "authors": f"A. {texts[i].split()[2].title()}",    # citation keys unlike
+                "title": " ".join(texts[i].split()[3:8]).capitalize(),  # each other too
+                "categories": "cs.DS", "doi": None,
+                "abstract": texts[i],
+                "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}],
+                "update_date": "2024-01-02", "authors_parsed": [[texts[i].split()[2].title(), "A.", ""]],
+            }) + "\n")
+    return path
+
+
+def test_a_large_import_is_stored_by_a_process_of_its_own(qtbot, win, tmp_path, monkeypatch):
+    """A file over PROCESS_MIN_BYTES (lowered here) is stored by the import's own process
+    (the window's interpreter is left to the UI thread, issue 28): the window never
+    calls ``lib.imports.run``, lists the papers as they come, and a star, a read mark
+    and a tag pressed meanwhile are committed before the import ends."""
+    from paperdesk.core.imports import import_process
+    from paperdesk.core.imports.pipeline import Imports
+
+    def not_here(*args, **kwargs):
+        raise AssertionError("the window's process stored the import itself")
+
+    monkeypatch.setattr(import_process, "PROCESS_MIN_BYTES", 1)
+    monkeypatch.setattr(Imports, "run", not_here)
+    window, lib = win, win.lib
+    assert window.triage.create_tag("depth", key=1)
+    wait_idle(qtbot, window)
+    n = 12000
+    source = _arxiv_lines(tmp_path / "arxiv.jsonl", n)
+    total = 225 + n
+    assert window.start_import([source])
+    qtbot.waitUntil(lambda: _papers_committed(lib) > 225, timeout=30000)
+    window.focus_list()
+    window.select_row(0)
+    pid = window.current_paper_id()
+    index = window.model.index(0, 0)
+    for key, committed in [("s", lambda c: c[0]), ("r", lambda c: c[1]),
+                           ("1", lambda c: c[2] == ("depth",))]:
+        press(qtbot, window, key)
+        qtbot.waitUntil(lambda: committed(_committed(lib, pid)), timeout=5000)
+        assert _papers_committed(lib) < total, f"the import's papers were all in before {key!r}"
+        assert window.import_runner.is_running()
+    qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
+    assert not window.statusBar().currentMessage().startswith("⚠")
+    qtbot.waitUntil(lambda: window.model.rowCount() == total, timeout=30000)
+    assert lib.papers.count() == total
+    assert _committed(lib, pid) == (True, True, ("depth",))
+    assert index.data(StarredRole)
+
+
 def _queue_every_paper(lib):
     """An edit (run on the window's writer thread) that queues every paper for
     re-indexing, as an edit of indexed text on all of them does (tags no longer do:

@@ -118,9 +118,13 @@ class Library:
         read_only: opened with ``read_only=True`` (see :meth:`open`).
     """
 
-    def __init__(self, path: Path, sync_index: bool = True, read_only: bool = False):
+    def __init__(self, path: Path, sync_index: bool = True, read_only: bool = False,
+                 helper: bool = False):
         self.path = Path(path).expanduser().absolute()
         self.read_only = read_only
+        #: Opened by :meth:`open_in_helper` (a helper process of the process that has
+        #: the library open).
+        self.helper = helper
         #: Why it was opened read-only when not because another process holds it (one
         #: line, e.g. the disk is full and its lock could not be written), else None.
         self.read_only_reason: str | None = None
@@ -158,6 +162,9 @@ class Library:
         self.exports = Exports(self)
         self.duplicates = Duplicates(self)
         self.screening = Screening(self)
+        if helper:      # the opening process checked, migrated and opened it, and
+            self.auto_sync_index = False     # indexes what is queued here
+            return
         if self.path.exists() and not self.path.is_dir():
             raise LibraryError(f"{self.path} is not a folder (a library is a folder)")
         _check.refuse_unreadable_folder(self.path)
@@ -247,6 +254,26 @@ class Library:
         """
         return cls(Path(path), sync_index=sync_index, read_only=read_only)
 
+    @classmethod
+    def open_in_helper(cls, path: str | os.PathLike) -> "Library":
+        """Open a library that another process (the window) has open and checked, from
+        a helper process of that one (the window's import process,
+        :mod:`paperdesk.core.imports.import_process`): nothing is checked, migrated,
+        swept, repaired or indexed (changes leave their papers queued in
+        ``index_queue`` for the opening process), and :meth:`close` neither empties the
+        WAL nor records a clean close (the opening process does both when it closes). Its
+        managers write through this process's own connections, under SQLite's locks.
+
+        Args:
+            path: the library folder, as the opening process has it.
+        Returns:
+            The :class:`Library` (its search index is not opened: call nothing that
+            searches or indexes).
+        Raises:
+            LibraryError: ``library.db`` cannot be opened (on first use).
+        """
+        return cls(Path(path), sync_index=False, helper=True)
+
     def _check_database(self) -> None:
         """The quick check at open (``PRAGMA quick_check``, see
         :func:`paperdesk.core.check.database_problem`): on damage, set
@@ -307,7 +334,7 @@ class Library:
         if index is not None and index.stand_in:
             shutil.rmtree(index.stand_in, ignore_errors=True)
         with self._conn_lock:
-            if self._connections and not self.read_only \
+            if self._connections and not self.read_only and not self.helper \
                     and getattr(self, "db_problem", None) is None:
                 # Leave the database self-contained (the WAL emptied into it), so that a
                 # read-only open of the folder sees every change (see connect_read_only).

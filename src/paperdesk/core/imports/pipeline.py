@@ -114,39 +114,19 @@ def _to_child(files: list) -> list:
     return large[1::2] if len(large) >= 2 else []
 
 
-#: A counter, on the importing connection, of writes that can make a kept
-#: :class:`Identifiers` stale: a paper's DOI or arXiv id set, a paper deleted (merged,
-#: removed). Kept by two TEMP triggers, which see only this connection's writes (an
-#: edit run between batches by the window's writer); other connections' writes show
-#: in ``PRAGMA data_version``.
-_IDENTIFIER_WRITES = (
-    "CREATE TEMP TABLE IF NOT EXISTS paperdesk_identifier_writes (n INTEGER NOT NULL)",
-    "INSERT INTO paperdesk_identifier_writes (n) SELECT 0 WHERE NOT EXISTS "
-    "(SELECT 1 FROM paperdesk_identifier_writes)",
-    "CREATE TEMP TRIGGER IF NOT EXISTS paperdesk_identifier_set AFTER UPDATE OF doi, "
-    "arxiv_id ON main.papers BEGIN UPDATE paperdesk_identifier_writes SET n = n + 1; END",
-    "CREATE TEMP TRIGGER IF NOT EXISTS paperdesk_identifier_gone AFTER DELETE ON "
-    "main.papers BEGIN UPDATE paperdesk_identifier_writes SET n = n + 1; END",
-)
-
-
-def _identifier_state(db) -> tuple[int, int]:
-    """``(identifier writes by this connection, data_version)``: while it stays the
-    same, the :class:`Identifiers` read before are still the library's. A star, a tag
-    or a note edited between two batches leaves it alone (reading a million papers'
-    identifiers again after every such edit made each one cost seconds); a DOI or
-    arXiv id set, a paper deleted or merged, or another connection's commit moves it.
-    Call outside a transaction (the first call creates the TEMP counter)."""
-    n = None
-    try:
-        n = db.execute("SELECT n FROM temp.paperdesk_identifier_writes").fetchone()
-    except sqlite3.OperationalError:    # no such table yet
-        pass
-    if n is None:
-        for statement in _IDENTIFIER_WRITES:
-            db.execute(statement)
-        n = db.execute("SELECT n FROM temp.paperdesk_identifier_writes").fetchone()
-    return (n[0], db.execute("PRAGMA data_version").fetchone()[0])
+def _identifier_state(db) -> int:
+    """How many writes have changed the library's identifiers so far (the
+    ``identifier_writes`` counter, kept by triggers on ``papers`` whatever connection
+    writes: :mod:`paperdesk.core.store.schema`, version 13). An import reads it at the
+    end of each batch, inside the batch's transaction (no other connection can write
+    between that read and the commit, and the batch's own writes are already in the
+    :class:`Identifiers` it keeps); while it stays the same at the next batch's start,
+    those identifiers are still the library's. A star, a tag or a note edited between
+    two batches, by this connection or another process's (the window's edits while its
+    import process stores), leaves it alone: reading a million papers' identifiers
+    again after every such edit made each one cost seconds. A DOI or arXiv id set, a
+    paper with one inserted (an undone delete), or a paper deleted or merged moves it."""
+    return db.execute("SELECT n FROM identifier_writes").fetchone()[0]
 
 
 def _record_batch() -> int:
@@ -359,6 +339,42 @@ class Imports(Manager):
                 report.cancelled = True
         report.index_pending = self._lib.index.queue_size()
         return report
+
+    def worth_a_process(self, paths: Iterable[str | os.PathLike]) -> bool:
+        """Whether :meth:`run_in_process` pays for ``paths``: their files add up to
+        :data:`~paperdesk.core.imports.import_process.PROCESS_MIN_BYTES` or more
+        (:func:`~paperdesk.core.imports.import_process.worth_a_process`; touches the
+        file system).
+
+        Args:
+            paths: files and/or folders.
+        Returns:
+            True for a large import, False otherwise (or when a file cannot be looked at).
+        """
+        from paperdesk.core.imports import import_process
+
+        return import_process.worth_a_process(paths)
+
+    def run_in_process(self, paths: Iterable[str | os.PathLike],
+                       progress: ProgressCallback | None = None,
+                       cancel: CancelCheck | None = None,
+                       between_batches: BatchHook | None = None,
+                       on_file: FileCallback | None = None,
+                       arxiv_filter: ArxivFilter | None = None,
+                       keywords: bool = True,
+                       hurry: Callable[[], bool] | None = None) -> ImportReport:
+        """:meth:`run` with ``sync=False``, the storing done by a process of its own so
+        that this process's interpreter stays free for its other threads (the window's
+        UI thread); the callbacks are still called on this thread
+        (:func:`~paperdesk.core.imports.import_process.run_in_process`: arguments,
+        return value and errors).
+        """
+        from paperdesk.core.imports import import_process
+
+        return import_process.run_in_process(
+            self._lib, paths, progress=progress, cancel=cancel,
+            between_batches=between_batches, on_file=on_file, arxiv_filter=arxiv_filter,
+            keywords=keywords, hurry=hurry)
 
     def _read_files(self, files: list, report: ImportReport, cancel: CancelCheck,
                     hook: BatchHook, hook_raised: list, on_file: FileCallback,
@@ -700,9 +716,10 @@ class Imports(Manager):
                     break
             self._lib.index.enqueue(db, new, "add")
             self._lib.index.enqueue(db, changed, "update")
+            seen = _identifier_state(db)        # in the transaction: nobody else's writes
 
             def on_commit() -> None:
-                kept["seen"] = _identifier_state(db)
+                kept["seen"] = seen
                 added.extend(new)
                 changed_ids.extend(changed)
                 for name in ("added", "duplicates", "enriched", "without_abstract"):
@@ -737,8 +754,9 @@ class Imports(Manager):
         across batches (reading them per batch would make a snapshot of millions of
         records quadratic); they are read again when anything else wrote to the
         database's identifiers between two batches (:func:`_identifier_state`: a DOI or
-        arXiv id edited or a paper deleted by ``hook``'s edits, another connection's
-        commit); a star, tag or note edit does not make them read again.
+        arXiv id edited, a paper with one inserted, or a paper deleted, by ``hook``'s
+        edits or another connection); a star, tag or note edit does not make them read
+        again.
         """
         now = _now()
         # A large file is read, decoded and checked by the child process while this
@@ -750,9 +768,6 @@ class Imports(Manager):
         finished = False
         ids: Identifiers | None = None
         seen = None
-
-        def state() -> tuple[int, int]:
-            return _identifier_state(db)
 
         carry: list = []        # records read but left for the next batch (hurry)
         while True:
@@ -771,7 +786,7 @@ class Imports(Manager):
                     finished = True
             counts = FileReport(file_report.path)
             with _db.transaction(db):
-                if ids is None or state() != seen:
+                if ids is None or _identifier_state(db) != seen:
                     ids = Identifiers(db)
                 if source_id is None:
                     source_id = self.source_id(db, _stored(db, stream.path, now),
@@ -788,7 +803,7 @@ class Imports(Manager):
                         break
                 self._lib.index.enqueue(db, new, "add")
                 self._lib.index.enqueue(db, changed, "update")
-            seen = state()
+                seen = _identifier_state(db)    # in the transaction: nobody else's writes
             added.extend(new)
             changed_ids.extend(changed)
             for name in ("added", "duplicates", "enriched", "without_abstract"):

@@ -52,7 +52,7 @@ SALVAGED_TABLES = ("papers", "sources", "tags", "saved_searches", "paper_sources
                    "citation_key_aliases", "screening_decisions")
 #: Tables not copied: derived, so rebuilt or recomputed after a salvage (the index is
 #: rebuilt whole from ``papers``; the near-duplicate stage recomputes its bands).
-NOT_SALVAGED = ("index_queue", "duplicate_checked", "duplicate_bands")
+NOT_SALVAGED = ("index_queue", "duplicate_checked", "duplicate_bands", "identifier_writes")
 #: The damaged file is kept as ``library.db`` + this + a UTC stamp.
 DAMAGED_SUFFIX = ".damaged-"
 #: Derived folders removed after a salvage (rebuilt from the new database).

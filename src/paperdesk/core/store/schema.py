@@ -114,6 +114,15 @@ Added in version 12 (screening for a tag; see :mod:`paperdesk.core.screening.dec
     A paper carrying the tag is included whatever its row says; a "yes" row whose
     paper no longer has the tag counts for nothing (undecided).
 
+Added in version 13 (an import that stores in a process of its own, issue 28):
+
+``identifier_writes``
+    one row, ``n``: counts the writes that can change which paper a DOI or arXiv id
+    leads to (a paper inserted with either, either column updated, a paper deleted),
+    kept by three triggers on ``papers`` whatever connection writes. An import keeps the
+    library's identifiers in memory across its batches while ``n`` moves only by its
+    own writes (:mod:`paperdesk.core.imports.pipeline`); derived, not salvaged.
+
 Version 6 changes no table: ``content_hash`` became the SHA-256 of the abstract's
 :func:`~paperdesk.core.text.hash_form` (typographic variants folded: ``–`` and ``--``,
 ``“q”`` and ``"q"`` are one text), and the migration recomputes it (:func:`_v6`).
@@ -132,7 +141,7 @@ from paperdesk.core.store.db import transaction
 
 __all__ = ["SCHEMA_VERSION", "SchemaError", "migrate", "schema_version"]
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 
 
 class SchemaError(RuntimeError):
@@ -462,9 +471,31 @@ def _v12(db: sqlite_utils.Database) -> None:
                "ON screening_decisions(paper_id)")
 
 
+#: The triggers that keep ``identifier_writes`` (version 13).
+IDENTIFIER_TRIGGERS = (
+    "CREATE TRIGGER IF NOT EXISTS identifier_added AFTER INSERT ON papers "
+    "WHEN NEW.doi IS NOT NULL OR NEW.arxiv_id IS NOT NULL "
+    "BEGIN UPDATE identifier_writes SET n = n + 1; END",
+    "CREATE TRIGGER IF NOT EXISTS identifier_set AFTER UPDATE OF doi, arxiv_id ON papers "
+    "BEGIN UPDATE identifier_writes SET n = n + 1; END",
+    "CREATE TRIGGER IF NOT EXISTS identifier_gone AFTER DELETE ON papers "
+    "BEGIN UPDATE identifier_writes SET n = n + 1; END",
+)
+
+
+def _v13(db: sqlite_utils.Database) -> None:
+    """Add ``identifier_writes`` and its triggers on ``papers``."""
+    db.execute("CREATE TABLE IF NOT EXISTS identifier_writes (n INTEGER NOT NULL)")
+    db.execute("INSERT INTO identifier_writes (n) SELECT 0 WHERE NOT EXISTS "
+               "(SELECT 1 FROM identifier_writes)")
+    for statement in IDENTIFIER_TRIGGERS:
+        db.execute(statement)
+
+
 #: MIGRATIONS[i] upgrades a database from version i to version i + 1.
 MIGRATIONS: list[Callable[[sqlite_utils.Database], None]] = [_v1, _v2, _v3, _v4, _v5, _v6,
-                                                             _v7, _v8, _v9, _v10, _v11, _v12]
+                                                             _v7, _v8, _v9, _v10, _v11, _v12,
+                                                             _v13]
 assert len(MIGRATIONS) == SCHEMA_VERSION
 
 

@@ -358,7 +358,14 @@ class ImportRunner(Runner):
                 tracker.progress(stage, done, total)
 
             # Stored only: the window lists the papers at once and the index catches up
-            # after, through the IndexSyncRunner (browsable first, issue 12).
+            # after, through the IndexSyncRunner (browsable first, issue 12). Large files
+            # are stored by a process of their own, which leaves this interpreter (and
+            # its lock) to the UI thread (issue 28).
+            if lib.imports.worth_a_process(paths):
+                return lib.imports.run_in_process(
+                    paths, progress=progress, on_file=tracker.on_file,
+                    cancel=job.cancelled, between_batches=job.between_batches,
+                    keywords=keywords, hurry=job.edits_waiting)
             return lib.imports.run(
                 paths, progress=progress, on_file=tracker.on_file,
                 cancel=job.cancelled, between_batches=job.between_batches, sync=False,

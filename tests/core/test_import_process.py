@@ -1,0 +1,210 @@
+"""A large import stored by a process of its own (``lib.imports.run_in_process``, issue
+28): the same papers as the importing thread stores, the caller's edits run between the
+child's batches, cancel and a killed child keep whole papers, errors are one line."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from paperdesk.core.imports import import_process
+from paperdesk.core.library import Library
+from paperdesk.core.models import LibraryError
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDS = ROOT / "seeds"
+REALWORLD = ROOT.parent / "shared" / "realworld"
+
+
+def _arxiv_lines(path: Path, n: int) -> Path:
+    """``n`` distinct cs records in the arXiv snapshot's shape."""
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps({
+                "id": f"2402.{i:05d}", "submitter": "S", "authors": f"A. Author{i} and B. Writer",
+                "title": f"Graph walk {i}", "comments": None, "journal-ref": None,
+                "doi": f"10.1234/walk.{i}" if i % 3 == 0 else None, "report-no": None,
+                "categories": "cs.DS", "license": None,
+                "abstract": f"  We bound graph walk {i} and show that walk {i} mixes in "
+                            f"{i % 17 + 2} steps on {i % 5 + 3}-regular expanders.\n",
+                "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}],
+                "update_date": "2024-01-02",
+                "authors_parsed": [[f"Author{i}", "A.", ""], ["Writer", "B.", ""]]}) + "\n")
+    return path
+
+
+def _rows(path: Path) -> list[tuple]:
+    """Every paper as another connection reads it: text, metadata, tags, sources,
+    index queue (ids included)."""
+    con = sqlite3.connect(f"file:{path / 'library.db'}?mode=ro", uri=True)
+    try:
+        papers = con.execute("SELECT * FROM papers ORDER BY id").fetchall()
+        tags = con.execute("SELECT pt.paper_id, t.name FROM paper_tags pt JOIN tags t "
+                           "ON t.id = pt.tag_id ORDER BY 1, 2").fetchall()
+        sources = con.execute("SELECT paper_id, count(*) FROM paper_sources "
+                              "GROUP BY paper_id ORDER BY 1").fetchall()
+        queued = con.execute("SELECT paper_id, op FROM index_queue ORDER BY 1").fetchall()
+    finally:
+        con.close()
+    # timestamps differ between the two runs: keep everything else
+    return [tuple(v for v in row if not (isinstance(v, str) and v[:2] == "20"
+                                         and "T" in v[:11]))
+            for row in papers] + tags + sources + queued
+
+
+def _inputs(tmp_path: Path) -> list[Path]:
+    files = [SEEDS, _arxiv_lines(tmp_path / "walks.jsonl", 400)]
+    for name in ("zotero/bibtex/book.bib", "jabref/bibtex/comments.bib"):
+        if (REALWORLD / name).is_file():
+            files.append(REALWORLD / name)
+    return files
+
+
+def test_stores_what_the_importing_thread_stores(tmp_path):
+    inputs = _inputs(tmp_path)
+    with Library.open(tmp_path / "thread", sync_index=False) as lib:
+        in_thread = lib.imports.run(inputs, sync=False)
+    with Library.open(tmp_path / "child", sync_index=False) as lib:
+        steps, files = [], []
+        caller = threading.get_ident()
+        in_child = lib.imports.run_in_process(
+            inputs, progress=lambda *a: steps.append((threading.get_ident(), a)),
+            on_file=lambda *a: files.append(a))
+        assert lib.papers.count() == len(in_child.added_ids) > 600
+    assert in_child.added_ids == in_thread.added_ids
+    assert [(f.path, f.added, f.duplicates, f.enriched, f.format, f.warnings)
+            for f in in_child.files] == [(f.path, f.added, f.duplicates, f.enriched,
+                                          f.format, f.warnings) for f in in_thread.files]
+    assert in_child.index_pending == in_thread.index_pending == len(in_child.added_ids)
+    assert _rows(tmp_path / "child") == _rows(tmp_path / "thread")
+    assert {t for t, _ in steps} == {caller}              # relayed on the caller's thread
+    assert steps[-1][1][0] == "import" and steps[-1][1][1] == steps[-1][1][2]
+    assert files[0][0] == "read" and any(f[0] == "import" for f in files)
+
+
+def test_an_edit_waiting_runs_between_the_childs_batches(tmp_path, monkeypatch):
+    """``hurry`` true: the child commits what it stored, pauses, and the caller's
+    ``between_batches`` runs on the caller's thread and commits through the caller's
+    connection while the import is still under way; then the child goes on."""
+    path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        lib.imports.run([SEEDS], sync=False)
+        seed = lib.papers.ids()[0]
+        waiting, ran = [], []
+        caller = threading.get_ident()
+
+        def progress(stage, done, total):
+            if stage == "import" and done and not ran:
+                waiting.append(1)              # "a star is pressed" after the first batch
+
+        def between_batches():
+            if not waiting:
+                return
+            waiting.clear()
+            assert threading.get_ident() == caller
+            lib.papers.set_starred([seed], True)
+            ran.append(lib.db.execute("SELECT count(*) FROM papers").fetchone()[0])
+
+        report = lib.imports.run_in_process([path], progress=progress,
+                                            between_batches=between_batches,
+                                            hurry=lambda: bool(waiting))
+        assert ran and 225 < ran[0] < 225 + 1200        # ran while the import went on
+        assert len(report.added_ids) == 1200 and lib.papers.count() == 1425
+        assert lib.papers.get(seed).starred
+
+
+def test_cancel_keeps_whole_papers_and_importing_again_adds_the_rest(tmp_path):
+    path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        seen = []
+        report = lib.imports.run_in_process(
+            [path], progress=lambda stage, done, total: seen.append(done)
+            if stage == "import" and done else None, cancel=lambda: bool(seen))
+        assert report.cancelled and report.files[0].cancelled
+        kept = lib.papers.count()
+        assert 0 < kept == len(report.added_ids) < 1200
+        again = lib.imports.run([path], sync=False)
+        assert len(again.added_ids) == 1200 - kept and lib.papers.count() == 1200
+
+
+def test_a_killed_child_is_one_line_and_leaves_whole_papers(tmp_path):
+    path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        killed = []
+
+        def progress(stage, done, total):
+            if stage == "import" and done and not killed:
+                for child in multiprocessing.active_children():
+                    if child.name == "paperdesk-import":
+                        child.kill()
+                        killed.append(child)
+
+        with pytest.raises(LibraryError, match=r"^the import's process was killed "
+                                                r"\(signal 9\) before it finished"):
+            lib.imports.run_in_process([path], progress=progress)
+        assert killed
+        stored = lib.papers.count()
+        assert 0 < stored < 1200
+        db = lib.db
+        assert db.execute("SELECT count(*) FROM papers WHERE id NOT IN "
+                          "(SELECT paper_id FROM paper_sources)").fetchone()[0] == 0
+        assert db.execute("SELECT count(*) FROM index_queue").fetchone()[0] == stored
+        lib.imports.run([path], sync=False)
+        assert lib.papers.count() == 1200
+
+
+def test_what_between_batches_raises_ends_the_import(tmp_path):
+    path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        def between_batches():
+            raise ValueError("the window closed")
+
+        with pytest.raises(ValueError, match="the window closed"):
+            lib.imports.run_in_process([path], between_batches=between_batches,
+                                       hurry=lambda: True)
+        assert 0 < lib.papers.count() < 1200
+        assert not [c for c in multiprocessing.active_children()
+                    if c.name == "paperdesk-import"]
+
+
+def test_a_damaged_or_read_only_library_is_refused_before_any_process(tmp_path):
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        lib.imports.run([SEEDS], sync=False)
+    with Library.open(tmp_path / "lib", read_only=True) as lib:
+        with pytest.raises(LibraryError, match="read-only"):
+            lib.imports.run_in_process([SEEDS])
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        lib._refuse_writes("library.db is damaged: restore a backup")
+        with pytest.raises(LibraryError, match="^library.db is damaged"):
+            lib.imports.run_in_process([_arxiv_lines(tmp_path / "w.jsonl", 10)])
+        assert lib.papers.count() == 225
+
+
+def test_a_helper_open_leaves_the_folder_to_the_opening_process(tmp_path):
+    """The helper's open checks and sweeps nothing, and its close neither records a
+    clean close nor empties the WAL under the window."""
+    from paperdesk.core.store import clean_close
+
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        lib.imports.run([SEEDS], sync=False)
+        helper = Library.open_in_helper(lib.path)
+        helper.papers.set_starred([lib.papers.ids()[0]], True)
+        helper.close()
+        assert not clean_close.closed_cleanly(lib.path)
+        assert (lib.path / "library.db-wal").stat().st_size > 0
+        assert lib.papers.get(lib.papers.ids()[0]).starred
+
+
+def test_worth_a_process_counts_the_files_bytes(tmp_path, monkeypatch):
+    small = _arxiv_lines(tmp_path / "walks.jsonl", 20)
+    assert not import_process.worth_a_process([SEEDS, small])
+    monkeypatch.setattr(import_process, "PROCESS_MIN_BYTES", small.stat().st_size)
+    assert import_process.worth_a_process([small])
+    assert import_process.worth_a_process([tmp_path])            # a folder's files
+    assert not import_process.worth_a_process(["-"])             # standard input
+    assert not import_process.worth_a_process([tmp_path / "missing.bib", small])
