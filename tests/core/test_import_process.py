@@ -158,6 +158,26 @@ def test_a_killed_child_is_one_line_and_leaves_whole_papers(tmp_path):
         assert lib.papers.count() == 1200
 
 
+def test_a_child_killed_while_paused_is_one_line_too(tmp_path):
+    """The child dies while it waits for the edits to be committed: the answer to it
+    cannot be sent, and that is said as the child's end, not as a broken pipe."""
+    path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        killed = []
+
+        def between_batches():
+            for child in multiprocessing.active_children():
+                if child.name == "paperdesk-import" and not killed:
+                    child.kill()
+                    child.join()
+                    killed.append(child)
+
+        with pytest.raises(LibraryError, match=r"^the import's process was killed"):
+            lib.imports.run_in_process([path], between_batches=between_batches,
+                                       hurry=lambda: True)
+        assert killed and lib.papers.count() < 1200
+
+
 def test_what_between_batches_raises_ends_the_import(tmp_path):
     path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
     with Library.open(tmp_path / "lib", sync_index=False) as lib:

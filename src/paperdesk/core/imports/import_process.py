@@ -161,7 +161,10 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
                     hook_raised, answer = exc, "stop"
                 finally:
                     hurry_event.clear()
-                    parent_end.send((answer, None))
+                    try:
+                        parent_end.send((answer, None))
+                    except OSError as exc:          # the child died while paused
+                        raise _ended(process) from exc
             elif kind == "done":
                 if hook_raised is not None:
                     raise hook_raised
