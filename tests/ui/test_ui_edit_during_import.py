@@ -282,3 +282,54 @@ def test_the_window_reads_and_edits_while_an_import_builds_its_indexes_after(
     assert _deferrable_indexes(lib) == set(bulk_indexes.DEFERRABLE)
     assert _committed(lib, pid)[0]
     assert not window.statusBar().currentMessage().startswith("⚠")
+
+
+def test_counts_are_read_less_often_while_an_import_stores(qtbot, win, tmp_path,
+                                                           monkeypatch):
+    """Stars pressed during an import each ask for the counts (each counts every paper:
+    0.1-0.2 s at a million, on the reader thread, while the import's processes take the
+    cores): during an import the next counts read waits so that counting takes at most
+    ``COUNTS_SHARE_IMPORTING`` of the time (made tiny here: none until the import ends),
+    and once the import ends the counts are read at once and right."""
+    import time
+
+    from paperdesk.core.imports import parse_process
+
+    real_hash = parse_process.content_hash
+
+    def slow_hash(text):
+        time.sleep(0.001)
+        return real_hash(text)
+
+    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
+    window, lib = win, win.lib
+    monkeypatch.setattr(type(window), "COUNTS_SHARE_IMPORTING", 0.0001, raising=False)
+    wait_idle(qtbot, window)
+    asked = []
+    real_counts = lib.papers.filter_counts
+
+    def counting(only=None):
+        asked.append(window.import_runner.is_running())
+        return real_counts(only)
+
+    monkeypatch.setattr(lib.papers, "filter_counts", counting)
+    source = tmp_path / "big.txt"
+    source.write_text("Daily Papers\n\n" + "\n\n".join(_abstracts(N)) + "\n",
+                      encoding="utf-8")
+    assert window.start_import([source])
+    qtbot.waitUntil(lambda: _papers_committed(lib) > 225, timeout=WAIT_MS)
+    window.focus_list()
+    for row in range(6):
+        window.select_row(row)
+        qtbot.keyClick(window.table, Qt.Key.Key_S)
+        qtbot.waitUntil(lambda: bool(window.model.index(row, 0).data(StarredRole)),
+                        timeout=5000)
+        qtbot.wait(100)                       # the counts read of this star comes back
+    assert window.import_runner.is_running(), "the import ended before the stars"
+    during = sum(asked)
+    assert during <= 2, f"{during} counts reads during the import for six stars"
+    qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
+    pane = window.tag_pane
+    qtbot.waitUntil(lambda: dict((f, n) for f, _l, n in pane.filter_entries())["starred"]
+                    == 6, timeout=WAIT_MS)

@@ -255,6 +255,12 @@ class MainWindow(QMainWindow):
         #: full count after the other on the reader thread).
         self._counts_in_flight = False
         self._counts_again = False
+        #: When the counts read on its way was sent and the last one came back
+        #: (monotonic s), how long that one took (s), and the timer holding the next one
+        #: back during an import.
+        self._counts_sent_at = self._counts_done_at = 0.0
+        self._last_counts_s = 0.0
+        self._counts_held: QTimer | None = None
         #: Seconds the list's last id read took on the reader thread (the refresh
         #: during an import is spaced by it, :meth:`_on_import_progress`).
         self._last_list_s = 0.0
@@ -1377,7 +1383,15 @@ class MainWindow(QMainWindow):
         if self._counts_in_flight:
             self._counts_again = True
             return
+        pause = self._counts_pause()
+        if pause > 0:                 # during an import: held back (COUNTS_SHARE_IMPORTING)
+            self._counts_again = self._counts_in_flight = True
+            self._counts_held = QTimer(self, singleShot=True)
+            self._counts_held.timeout.connect(self._send_held_counts)
+            self._counts_held.start(int(pause * 1000) + 1)
+            return
         self._counts_in_flight = True
+        self._counts_sent_at = time.monotonic()
         self._counts_generation += 1
         generation, scope = self._counts_generation, self.search.scope
         only = None if self._recount is None else tuple(sorted(self._recount))
@@ -1391,9 +1405,42 @@ class MainWindow(QMainWindow):
                                                                        result),
                          on_failed=self._on_counts_failed, label="counts")
 
+    #: While an import stores papers, counting (the scope, unread, the library, the
+    #: filters: each counts every paper, 0.1-0.2 s at a million) takes at most this share
+    #: of the time: the next read waits after the last one. A star every 300 ms kept the
+    #: reader thread counting, and with the import's two processes the UI thread waited
+    #: for a core.
+    COUNTS_SHARE_IMPORTING = 0.2
+
+    def _counts_pause(self) -> float:
+        """Seconds the next counts read waits: during an import, until the last read's
+        time is :data:`COUNTS_SHARE_IMPORTING` of the time since it started; else 0."""
+        if not self.import_runner.is_running():
+            return 0.0
+        return (self._counts_done_at + self._last_counts_s
+                * (1 / self.COUNTS_SHARE_IMPORTING - 1) - time.monotonic())
+
     def _counts_in(self) -> None:
-        """The counts read on its way is in (or failed): send the one asked for since."""
+        """The counts read on its way is in (or failed): send the one asked for since
+        (during an import, after a pause: :meth:`_counts_pause`)."""
+        self._counts_done_at = time.monotonic()
+        self._last_counts_s = self._counts_done_at - self._counts_sent_at
         self._counts_in_flight = False
+        if self._counts_again and not self._shut_down:
+            self._counts_again = False
+            self._request_counts(())
+
+    def _send_held_counts(self, now: bool = False) -> None:
+        """Send the counts read held back during an import: when its pause is over, or
+        at once (``now``: the import ended)."""
+        if self._counts_held is None:
+            return
+        self._counts_held.stop()
+        self._counts_held.deleteLater()
+        self._counts_held = None
+        self._counts_in_flight = False
+        if now:
+            self._counts_done_at = self._last_counts_s = 0.0    # no pause
         if self._counts_again and not self._shut_down:
             self._counts_again = False
             self._request_counts(())
@@ -1778,6 +1825,7 @@ class MainWindow(QMainWindow):
         self.progress_bar.setFormat(f"{verb} %v of %m")
 
     def _end_import(self) -> None:
+        self._send_held_counts(now=True)    # no pause once the import is over
         self.progress_bar.hide()
         self.cancel_button.hide()
         self.exports.set_background_job(False)
