@@ -1,5 +1,6 @@
 """Helpers for tests that write their own abstract files."""
 
+import json
 import sqlite3
 from pathlib import Path
 
@@ -167,3 +168,24 @@ def imported_back(exports: dict[str, str], folder: Path) -> dict:
             other.imports.run([path])
             (back[fmt],) = [other.papers.get(i) for i in other.papers.ids()]
     return back
+
+
+def arxiv_lines(path: Path, n: int, month: str = "2401", title: str = "Lattice walk",
+                doi_every: int = 0) -> Path:
+    """Write ``n`` distinct cs records in the arXiv metadata snapshot's shape (JSON
+    Lines; ids ``<month>.00000`` on; every ``doi_every``-th record, from the first, with
+    a DOI when ``doi_every`` is set). Returns ``path``."""
+    with path.open("w", encoding="utf-8") as f:
+        for i in range(n):
+            f.write(json.dumps({
+                "id": f"{month}.{i:05d}", "submitter": "A. Submitter",
+                "authors": f"A. Author{i} and B. Writer", "title": f"{title} {i}",
+                "comments": None, "journal-ref": None,
+                "doi": f"10.1234/walk.{i}" if doi_every and i % doi_every == 0 else None,
+                "report-no": None, "categories": "cs.LG", "license": None,
+                "abstract": f"  We study {title.lower()} number {i} and show that walk {i} "
+                            f"mixes in {i % 13 + 2} steps on benchmark graphs.\n",
+                "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}],
+                "update_date": "2024-01-02",
+                "authors_parsed": [[f"Author{i}", "A.", ""], ["Writer", "B.", ""]]}) + "\n")
+    return path

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import arxiv_lines
 from paperdesk.core.imports.arxiv import (ArxivFilter, decode_tex_text, is_arxiv_object,
                                           sniff_file)
 from paperdesk.core.imports.detect import detect_text
@@ -389,19 +390,7 @@ def test_an_identifier_edit_or_a_delete_between_batches_reads_them_again(
 
 def _arxiv_lines(path: Path, n: int) -> Path:
     """``n`` distinct cs records in the snapshot's shape (ids 2401.00000 on)."""
-    with path.open("w", encoding="utf-8") as f:
-        for i in range(n):
-            f.write(json.dumps({
-                "id": f"2401.{i:05d}", "submitter": "A. Submitter",
-                "authors": f"A. Author{i} and B. Writer", "title": f"Lattice walk {i}",
-                "comments": None, "journal-ref": None, "doi": None, "report-no": None,
-                "categories": "cs.LG", "license": None,
-                "abstract": f"  We study lattice walk number {i} and show that walk {i} "
-                            f"mixes in {i % 13 + 2} steps on benchmark graphs.\n",
-                "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}],
-                "update_date": "2024-01-02",
-                "authors_parsed": [[f"Author{i}", "A.", ""], ["Writer", "B.", ""]]}) + "\n")
-    return path
+    return arxiv_lines(path, n)
 
 
 def test_an_edit_queued_during_an_arxiv_batch_runs_within_a_chunk_of_records(

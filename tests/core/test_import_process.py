@@ -4,7 +4,6 @@ child's batches, cancel and a killed child keep whole papers, errors are one lin
 
 from __future__ import annotations
 
-import json
 import multiprocessing
 import sqlite3
 import threading
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers import arxiv_lines
 from paperdesk.core.imports import import_process
 from paperdesk.core.library import Library
 from paperdesk.core.models import LibraryError
@@ -22,20 +22,8 @@ REALWORLD = ROOT.parent / "shared" / "realworld"
 
 
 def _arxiv_lines(path: Path, n: int) -> Path:
-    """``n`` distinct cs records in the arXiv snapshot's shape."""
-    with path.open("w", encoding="utf-8") as f:
-        for i in range(n):
-            f.write(json.dumps({
-                "id": f"2402.{i:05d}", "submitter": "S", "authors": f"A. Author{i} and B. Writer",
-                "title": f"Graph walk {i}", "comments": None, "journal-ref": None,
-                "doi": f"10.1234/walk.{i}" if i % 3 == 0 else None, "report-no": None,
-                "categories": "cs.DS", "license": None,
-                "abstract": f"  We bound graph walk {i} and show that walk {i} mixes in "
-                            f"{i % 17 + 2} steps on {i % 5 + 3}-regular expanders.\n",
-                "versions": [{"version": "v1", "created": "Mon, 1 Jan 2024 10:00:00 GMT"}],
-                "update_date": "2024-01-02",
-                "authors_parsed": [[f"Author{i}", "A.", ""], ["Writer", "B.", ""]]}) + "\n")
-    return path
+    """``n`` distinct cs records in the arXiv snapshot's shape, a DOI on every third."""
+    return arxiv_lines(path, n, month="2402", title="Graph walk", doi_every=3)
 
 
 def _rows(path: Path) -> list[tuple]:

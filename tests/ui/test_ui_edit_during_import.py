@@ -28,6 +28,25 @@ def _abstracts(n: int) -> list[str]:
     return out
 
 
+def _slow_import(monkeypatch) -> None:
+    """Make storing a Daily Papers file take about a millisecond an abstract, in
+    batches of 100, so that an import of :data:`N` lasts seconds (storing 8,000 takes
+    well under a second now; the index catches up after the import). The file is read
+    by the importing thread: it is under PARSE_CHILD_MIN_BYTES."""
+    import time
+
+    from paperdesk.core.imports import parse_process
+
+    real_hash = parse_process.content_hash
+
+    def slow_hash(text):
+        time.sleep(0.001)
+        return real_hash(text)
+
+    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
+    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
+
+
 def _papers_committed(lib) -> int:
     """How many papers another connection sees."""
     con = sqlite3.connect(f"file:{lib.path / 'library.db'}?mode=ro", uri=True)
@@ -52,21 +71,7 @@ def _committed(lib, pid: int) -> tuple[bool, bool, tuple[str, ...]]:
 
 
 def test_star_read_and_tag_keys_during_an_import(qtbot, win, tmp_path, monkeypatch):
-    import time
-
-    from paperdesk.core.imports import parse_process
-
-    # Storing 8,000 abstracts takes well under a second now (the index catches up after
-    # the import): each one is made to take a millisecond, so the import lasts seconds.
-    # (The file is read by the importing thread: it is under PARSE_CHILD_MIN_BYTES.)
-    real_hash = parse_process.content_hash
-
-    def slow_hash(text):
-        time.sleep(0.001)
-        return real_hash(text)
-
-    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
+    _slow_import(monkeypatch)
     window, lib = win, win.lib
     assert window.triage.create_tag("depth", key=1)
     wait_idle(qtbot, window)
@@ -245,19 +250,9 @@ def test_the_window_reads_and_edits_while_an_import_builds_its_indexes_after(
     """An import larger than the library (the threshold lowered) drops the title and
     citation-key indexes while it stores (core.store.bulk_indexes): the window lists
     the first papers and a star key is committed meanwhile; the indexes are back after."""
-    import time
-
-    from paperdesk.core.imports import parse_process
     from paperdesk.core.store import bulk_indexes
 
-    real_hash = parse_process.content_hash
-
-    def slow_hash(text):
-        time.sleep(0.001)
-        return real_hash(text)
-
-    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
+    _slow_import(monkeypatch)
     monkeypatch.setattr(bulk_indexes, "DEFER_MIN_ABSTRACTS", 1000)
     window, lib = win, win.lib
     n = 3000
@@ -291,18 +286,7 @@ def test_counts_are_read_less_often_while_an_import_stores(qtbot, win, tmp_path,
     cores): during an import the next counts read waits so that counting takes at most
     ``COUNTS_SHARE_IMPORTING`` of the time (made tiny here: none until the import ends),
     and once the import ends the counts are read at once and right."""
-    import time
-
-    from paperdesk.core.imports import parse_process
-
-    real_hash = parse_process.content_hash
-
-    def slow_hash(text):
-        time.sleep(0.001)
-        return real_hash(text)
-
-    monkeypatch.setattr("paperdesk.core.imports.parse_process.content_hash", slow_hash)
-    monkeypatch.setattr("paperdesk.core.imports.pipeline.IMPORT_BATCH", 100)
+    _slow_import(monkeypatch)
     window, lib = win, win.lib
     monkeypatch.setattr(type(window), "COUNTS_SHARE_IMPORTING", 0.0001, raising=False)
     wait_idle(qtbot, window)
