@@ -4,6 +4,7 @@ child's batches, cancel and a killed child keep whole papers, errors are one lin
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import sqlite3
 import threading
@@ -216,3 +217,36 @@ def test_worth_a_process_counts_the_files_bytes(tmp_path, monkeypatch):
     assert import_process.worth_a_process([tmp_path])            # a folder's files
     assert not import_process.worth_a_process(["-"])             # standard input
     assert not import_process.worth_a_process([tmp_path / "missing.bib", small])
+
+
+def test_schema_13_adds_the_identifier_counter_to_an_older_library(tmp_path):
+    """A library of schema 12 gets ``identifier_writes`` and its triggers: a star leaves
+    the counter alone; a DOI set, a paper with an arXiv id added, a paper deleted move
+    it, from any connection."""
+    path = tmp_path / "lib"
+    with Library.open(path, sync_index=False) as lib:
+        lib.imports.run([SEEDS], sync=False)
+    con = sqlite3.connect(path / "library.db")
+    for trigger in ("identifier_added", "identifier_set", "identifier_gone"):
+        con.execute(f"DROP TRIGGER {trigger}")
+    con.execute("DROP TABLE identifier_writes")
+    con.execute("PRAGMA user_version = 12")
+    con.commit()
+    con.close()
+    with Library.open(path, sync_index=False) as lib:
+        def n() -> int:
+            return lib.db.execute("SELECT n FROM identifier_writes").fetchone()[0]
+
+        assert lib.db.execute("PRAGMA user_version").fetchone()[0] == 13
+        assert n() == 0
+        first, second = lib.papers.ids()[:2]
+        lib.papers.set_starred([first], True)
+        lib.tags.add([first], "review")
+        assert n() == 0
+        meta = lib.papers.metadata(first)
+        lib.papers.set_metadata(first, dataclasses.replace(meta, doi="10.5555/x.1"))
+        assert n() == 1
+        lib.imports.run([_arxiv_lines(tmp_path / "w.jsonl", 3)], sync=False)
+        assert n() == 4
+        lib.removal.delete_papers([second])
+        assert n() == 5

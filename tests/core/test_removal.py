@@ -11,10 +11,11 @@ from paperdesk.core.models import Author, LibraryError, Metadata, UnknownPaper
 
 
 def _dump(lib) -> dict:
-    """Every row of every table (the index queue aside), sorted."""
+    """Every row of every table (the index queue and the identifier-writes counter
+    aside: both follow the writes, not what the library holds), sorted."""
     tables = [r[0] for r in lib.db.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-        "AND name != 'index_queue'")]
+        "AND name NOT IN ('index_queue', 'identifier_writes')")]
     return {t: sorted(lib.db.execute(f'SELECT * FROM "{t}"').fetchall(), key=repr)
             for t in tables}
 

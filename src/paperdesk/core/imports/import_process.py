@@ -241,10 +241,12 @@ def _child_main(conn, library_class, library_path: str, paths: list[str], arxiv_
 
 
 def _sendable(exc: BaseException) -> BaseException:
-    """``exc`` if it survives pickling, else a :class:`LibraryError` with its first
-    line."""
+    """``exc`` if it can be sent and made again from its arguments on the other side
+    (as unpickling an exception does: ``type(exc)(*exc.args)``), else a
+    :class:`LibraryError` with its first line."""
     try:
-        pickle.loads(pickle.dumps(exc))
+        pickle.dumps(exc)
+        type(exc)(*exc.args)
         exc.__traceback__ = None
         return exc
     except Exception:
