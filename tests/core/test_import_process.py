@@ -250,3 +250,40 @@ def test_schema_13_adds_the_identifier_counter_to_an_older_library(tmp_path):
         assert n() == 4
         lib.removal.delete_papers([second])
         assert n() == 5
+
+
+class _StuckLibrary(Library):
+    """A library whose helper open never returns (the child hangs before importing)."""
+
+    @classmethod
+    def open_in_helper(cls, path):
+        import time
+        time.sleep(3600)
+
+
+def test_a_cancelled_child_that_never_answers_is_stopped(tmp_path, monkeypatch):
+    """A child that hangs (here in its open; a script without a ``__main__`` guard
+    re-running itself in the child does too) is killed once a cancel has waited
+    CANCEL_KILL_S for it, with one line, instead of leaving the window waiting."""
+    monkeypatch.setattr(import_process, "CANCEL_KILL_S", 1.0, raising=False)
+    outcome = []
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        lib.__class__ = _StuckLibrary
+
+        def run():
+            try:
+                lib.imports.run_in_process([_arxiv_lines(tmp_path / "w.jsonl", 10)],
+                                           cancel=lambda: True)
+            except LibraryError as exc:
+                outcome.append(str(exc))
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(30)
+        stuck = [c for c in multiprocessing.active_children() if c.name == "paperdesk-import"]
+        for child in stuck:
+            child.kill()
+        lib.__class__ = Library
+        assert not worker.is_alive() and not stuck
+        assert outcome == ["the import's process did not stop within 1 s of the cancel "
+                           "and was stopped; the papers it stored before that stay"]

@@ -406,3 +406,20 @@ def test_the_end_of_an_import_does_not_gather_every_added_paper_on_the_ui_thread
                     timeout=WAIT_MS)
     assert win.lib.papers.count() == TOTAL + 40
     assert threading.main_thread().name not in asked_on
+
+
+def test_the_import_message_writes_every_count_with_thousands_separators(qtbot, win,
+                                                                         tmp_path):
+    """"Imported 19,526 new papers (10474 already in the library)": every count of the
+    status bar's message is written the same way (the tester's finding)."""
+    source = _text_file(tmp_path / "many.txt", 1200)
+    messages = []
+    win.statusBar().messageChanged.connect(messages.append)
+    for _ in range(2):
+        reports = len(messages)
+        assert win.start_import([source])
+        qtbot.waitUntil(lambda: any(m.startswith("Imported") for m in messages[reports:]),
+                        timeout=60000)
+        wait_idle(qtbot, win)
+    assert "Imported 1,200 new papers" in messages
+    assert "Imported 0 new papers (1,200 already in the library)" in messages

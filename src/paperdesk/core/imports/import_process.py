@@ -33,6 +33,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -51,6 +52,10 @@ PROCESS_MIN_BYTES = 32 << 20
 POLL_S = 0.01
 #: How long the parent waits for the child to end after its last message, in seconds.
 STOP_TIMEOUT_S = 30.0
+#: How long a cancelled child may take to stop before it is killed, in seconds (it stops
+#: after its current batch; one that never answers, e.g. a script that starts a window
+#: without ``if __name__ == "__main__":``, re-runs it in the child and hangs there).
+CANCEL_KILL_S = 60.0
 
 
 class _Stopped(Exception):
@@ -108,7 +113,8 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
         counted by the child when it ended).
     Raises:
         LibraryError: the library is damaged (``lib.db_problem``) or read-only, no
-            process could be started, or it ended without a report (its committed
+            process could be started, it ended without a report, or it did not stop
+            within :data:`CANCEL_KILL_S` of a cancel and was killed (its committed
             batches stay).
         Whatever the import raised in the child (its type kept when it can be sent),
         or what ``between_batches`` raised here (after the child ended).
@@ -133,10 +139,17 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
             from exc
     child_end.close()
     hook_raised: BaseException | None = None
+    cancelled_at: float | None = None
     try:
         while True:
-            if cancel():
+            if cancelled_at is None and cancel():
                 cancel_event.set()
+                cancelled_at = time.monotonic()
+            if cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_KILL_S:
+                process.kill()
+                raise LibraryError(
+                    f"the import's process did not stop within {CANCEL_KILL_S:.0f} s of "
+                    "the cancel and was stopped; the papers it stored before that stay")
             if hurry():
                 hurry_event.set()
             if not parent_end.poll(POLL_S):

@@ -1867,9 +1867,9 @@ class MainWindow(QMainWindow):
             if report.enriched:
                 message += f", {plural(report.enriched, 'paper')} given missing metadata"
             if report.duplicates:
-                message += f" ({report.duplicates} already in the library)"
+                message += f" ({report.duplicates:,} already in the library)"
             if report.without_abstract:
-                message += f"; {report.without_abstract} without abstract"
+                message += f"; {report.without_abstract:,} without abstract"
         self.statusBar().showMessage(message, 6000)
         if report.rejected:
             self.import_message = self.imports.import_report_dialog
