@@ -126,6 +126,22 @@ def test_a_long_import_lists_the_papers_stored_so_far(qtbot, win, tmp_path, monk
                     and not win.import_runner.is_running(), timeout=WAIT_MS)
 
 
+def test_the_last_batch_before_an_import_pauses_is_listed_when_its_refresh_is_due(
+        qtbot, win, tmp_path, held_storing):
+    # ci (stop 42): the second batch came before the spacing allowed another refresh
+    # (LIST_REFRESH_S, the default 3 s here, or ten times the last read) and the import
+    # then paused: the list kept the first batch only, however long it waited
+    go_on = held_storing        # the import stops after its first 100 abstracts
+    try:
+        drop_file(win, _file(tmp_path))
+        qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + 100, timeout=WAIT_MS)
+        assert win.import_runner.is_running()
+    finally:
+        go_on.set()
+    qtbot.waitUntil(lambda: win.model.rowCount() == TOTAL + NEW
+                    and not win.import_runner.is_running(), timeout=WAIT_MS)
+
+
 def test_a_search_note_follows_the_index_and_goes_when_it_has_every_paper(
         qtbot, win, tmp_path, monkeypatch):
     # issue 25 item 13: "searched 8,337 of 20,337" lagged the progress bar and stayed

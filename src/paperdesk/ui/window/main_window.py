@@ -300,6 +300,10 @@ class MainWindow(QMainWindow):
         #: The library's index status last read by an index update (``None`` before).
         self.index_status: IndexStatus | None = None
         self._list_refreshed = 0.0      # time.monotonic() of the last refresh in an import
+        #: The refresh held back by the spacing below, run once it is due: the papers
+        #: of the last batch before an import pauses or slows are listed too.
+        self._list_refresh_held = QTimer(self, singleShot=True)
+        self._list_refresh_held.timeout.connect(self._refresh_list_during_import)
         self._library_hooks = (library.auto_sync_index, library.on_index_stale)
         library.auto_sync_index = False
         library.on_index_stale = self.sync_runner.mark_stale
@@ -1811,12 +1815,8 @@ class MainWindow(QMainWindow):
 
     @Slot(str, int, int)
     def _on_import_progress(self, stage: str, done: int, total: int) -> None:
-        if stage == "import" and done and not self.search.query_text() and not self._shut_down:
-            now = time.monotonic()
-            if now - self._list_refreshed >= max(self.LIST_REFRESH_S, self._last_list_s
-                                                 / self.LIST_REFRESH_SHARE):
-                self._list_refreshed = now
-                self.search.show_all()      # the papers committed so far, in the list
+        if stage == "import" and done:
+            self._refresh_list_during_import()
         if not self.cancel_button.isEnabled() or self.import_progress_label.full_text:
             return  # cancelling, or the progress line shows it (_on_import_stepped)
         self.progress_bar.setRange(0, max(total, 1))
@@ -1824,7 +1824,26 @@ class MainWindow(QMainWindow):
         verb = "Indexing" if stage == "index" else "Importing"
         self.progress_bar.setFormat(f"{verb} %v of %m")
 
+    @Slot()
+    def _refresh_list_during_import(self) -> None:
+        """Show the papers committed so far in the list (no search typed), at most every
+        :data:`LIST_REFRESH_S` and :data:`LIST_REFRESH_SHARE` of the time; a refresh
+        asked for sooner is held (one timer) and run when it is due."""
+        if (self._shut_down or self.search.query_text()
+                or not self.import_runner.is_running()):
+            return
+        now = time.monotonic()
+        due = self._list_refreshed + max(self.LIST_REFRESH_S,
+                                         self._last_list_s / self.LIST_REFRESH_SHARE)
+        if now >= due:
+            self._list_refresh_held.stop()
+            self._list_refreshed = now
+            self.search.show_all()      # the papers committed so far, in the list
+        elif not self._list_refresh_held.isActive():
+            self._list_refresh_held.start(int((due - now) * 1000) + 1)
+
     def _end_import(self) -> None:
+        self._list_refresh_held.stop()      # the list is read again below
         self._send_held_counts(now=True)    # no pause once the import is over
         self.progress_bar.hide()
         self.cancel_button.hide()
