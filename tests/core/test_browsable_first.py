@@ -9,6 +9,7 @@ waits for the test), never by sleeping."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -26,9 +27,10 @@ from paperdesk.core.search.index import SearchIndex
 WAIT_S = 120
 
 
-def _run(*args, library):
+def _run(*args, library, env=None):
     return subprocess.run([sys.executable, "-m", "paperdesk", "--library", str(library),
-                           *map(str, args)], capture_output=True, text=True, timeout=WAIT_S)
+                           *map(str, args)], capture_output=True, text=True, timeout=WAIT_S,
+                          env=None if env is None else {**os.environ, **env})
 
 
 def test_import_prints_the_stored_counts_before_indexing_then_the_index_progress(
@@ -183,7 +185,9 @@ def test_other_commands_read_the_library_while_an_import_indexes(tmp_path, seed_
         assert "searched 100 of 225 papers" in found.stderr
         shown = _run("show", "200", library=lib)          # not indexed yet, but there
         assert shown.returncode == 0 and shown.stdout.strip(), shown.stderr
-        refused = _run("tag", "add", "x", "1", library=lib)
+        # its turn does not come while the import is held (1 s, not the default 60 s)
+        refused = _run("tag", "add", "x", "1", library=lib,
+                       env={"PAPERDESK_LOCK_WAIT": "1"})
         assert refused.returncode == 1 and "paperdesk command" in refused.stderr
     finally:
         release.touch()
