@@ -317,3 +317,41 @@ def test_counts_are_read_less_often_while_an_import_stores(qtbot, win, tmp_path,
     pane = window.tag_pane
     qtbot.waitUntil(lambda: dict((f, n) for f, _l, n in pane.filter_entries())["starred"]
                     == 6, timeout=WAIT_MS)
+
+
+def test_the_next_paper_is_shown_while_the_counts_of_every_paper_are_read(qtbot, win,
+                                                                          monkeypatch):
+    # issue 28: during a million-paper import the paper on show (read on the reader
+    # thread) waited for the counts read before it (0.1-0.2 s each), on the window's one
+    # reader thread; the counts now have a thread of their own
+    import threading
+
+    from paperdesk.core.papers import Papers
+
+    counting, release = threading.Event(), threading.Event()
+    real_count = Papers.scope_count
+
+    def held_count(self, *args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            counting.set()
+            release.wait(3 * WAIT_MS / 1000)
+        return real_count(self, *args, **kwargs)
+
+    window = win
+    window.focus_list()
+    window.select_row(0)
+    wait_idle(qtbot, window)
+    monkeypatch.setattr(Papers, "scope_count", held_count)
+    try:
+        press(qtbot, window, "s")                   # its counts are read, and held
+        first = window.model.index(0, 0)
+        qtbot.waitUntil(lambda: bool(first.data(StarredRole)) and counting.is_set(),
+                        timeout=WAIT_MS)
+        qtbot.keyClick(window.table, Qt.Key.Key_Down)
+        following = window.current_paper_id()
+        assert following != window.model.ids()[0]
+        qtbot.waitUntil(lambda: window.detail_pane.paper_id == following, timeout=WAIT_MS)
+        assert not release.is_set()                 # shown while the counts still wait
+    finally:
+        release.set()
+    wait_idle(qtbot, window)

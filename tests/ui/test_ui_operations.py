@@ -186,6 +186,37 @@ def test_a_read_runs_while_a_long_write_transaction_is_open(qtbot, worker, lib, 
     assert lib.papers.filter_counts()["starred"] == 10
 
 
+def test_a_short_read_does_not_queue_behind_a_slow_one(qtbot, worker, lib, tmp_path):
+    # issue 28: a key's row waited behind a count of a million papers on the one reader
+    lib.imports.run([_write(tmp_path / "few.txt", 10)])
+    counting, release = threading.Event(), threading.Event()
+    threads = {}
+
+    def slow_count(lib):
+        threads["slow"] = threading.current_thread()
+        counting.set()
+        release.wait(10)
+        return lib.papers.count()
+
+    counted, rows = [], []
+    worker.read(slow_count, on_done=counted.append, slow=True)
+    assert counting.wait(10)
+
+    def row(lib):
+        threads["short"] = threading.current_thread()
+        return [s.title for s in lib.papers.summaries([1]).values()]
+
+    worker.read(row, on_done=rows.append)
+    qtbot.waitUntil(lambda: bool(rows), timeout=WAIT_MS)       # while the count still waits
+    assert not release.is_set() and counted == []
+    assert rows[0] and "sparse attention" in rows[0][0]
+    assert threads["slow"] is not threads["short"]
+    assert threading.main_thread() not in threads.values()
+    release.set()
+    qtbot.waitUntil(lambda: counted == [10], timeout=WAIT_MS)
+    assert worker.wait_idle(10)
+
+
 def test_shutdown_mid_import_keeps_committed_papers_whole_and_runs_queued_edits(
         qtbot, lib, tmp_path):
     worker = LibraryWorker(lib)

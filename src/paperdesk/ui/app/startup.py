@@ -144,6 +144,7 @@ def create_main_window(library_path: str | os.PathLike, import_seeds: bool = Tru
     # 100,000 papers), on the reader thread: a consistent copy beside the edits.
     backups = library.path / BACKUP_DIR
     window.worker.read(lambda lib: auto_backup(lib.db.conn, backups), label="daily backup",
+                       slow=True,
                        on_failed=lambda _message: None)
     if import_seeds and library.papers.count() == 0:
         seeds = bundled_seeds()

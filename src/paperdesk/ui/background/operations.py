@@ -155,7 +155,10 @@ class Job:
 
 
 class LibraryWorker(QObject):
-    """The window's one serial writer (edits before bulk work) and its reader thread.
+    """The window's one serial writer (edits before bulk work) and its two reader
+    threads: one for the short reads the user waits for (a row, the paper on show), one
+    for the long ones (counting every paper, every id of a list, a backup: ``slow``), so
+    that a key's row never queues behind a count of a million papers.
 
     All public methods are called from the UI thread, except :meth:`run_pending_edits`
     (writer thread) and the :class:`Job` methods (any thread).
@@ -184,6 +187,7 @@ class LibraryWorker(QObject):
         self._edits: collections.deque[Job] = collections.deque()
         self._bulk: collections.deque[Job] = collections.deque()
         self._reads: collections.deque[Job] = collections.deque()
+        self._slow_reads: collections.deque[Job] = collections.deque()
         self._running_bulk: Job | None = None
         self._stopping = False
         self._closed = False
@@ -191,10 +195,14 @@ class LibraryWorker(QObject):
         self._deliver.connect(self._run_in_ui)
         self._writer = threading.Thread(target=self._write_loop, name="paperdesk-writer",
                                         daemon=True)
-        self._reader = threading.Thread(target=self._read_loop, name="paperdesk-reader",
-                                        daemon=True)
+        self._reader = threading.Thread(target=self._read_loop, args=(self._reads,),
+                                        name="paperdesk-reader", daemon=True)
+        self._slow_reader = threading.Thread(target=self._read_loop,
+                                             args=(self._slow_reads,),
+                                             name="paperdesk-reader-slow", daemon=True)
         self._writer.start()
         self._reader.start()
+        self._slow_reader.start()
 
     # -- submitting (UI thread) ----------------------------------------------------------
     def write(self, fn: Callable[..., Any], on_done: OnDone | None = None,
@@ -222,9 +230,10 @@ class LibraryWorker(QObject):
 
     def read(self, fn: Callable[[Library], Any], on_done: OnDone | None = None,
              on_failed: OnFailed | None = None, *, label: str = "",
-             first: bool = False) -> Job | None:
-        """Queue a read; it runs on the reader thread (its own SQLite connection, so it
-        never waits for a write transaction; it sees the last committed state), FIFO.
+             first: bool = False, slow: bool = False) -> Job | None:
+        """Queue a read; it runs on a reader thread (its own SQLite connection, so it
+        never waits for a write transaction; it sees the last committed state), FIFO
+        with the other reads of its thread.
 
         Args:
             fn: ``fn(lib) -> T``; must not write.
@@ -234,11 +243,15 @@ class LibraryWorker(QObject):
             first: run it before the reads already queued (after the one running): a
                 short read the user waits for (the list's first rows at open, queued
                 after the counts of a million papers).
+            slow: a read that takes long (counts every paper, reads every id of a list,
+                copies the library): on the second reader thread, so that the short
+                reads never wait for it. Reads on different threads may be delivered in
+                any order.
         Returns:
             The :class:`Job`, or None after :meth:`shutdown`.
         """
         return self._submit(Job(self, fn, on_done, on_failed, False, label or "read"),
-                            self._reads, first=first)
+                            self._slow_reads if slow else self._reads, first=first)
 
     def _submit(self, job: Job, queue: collections.deque,
                 first: bool = False) -> Job | None:
@@ -288,9 +301,10 @@ class LibraryWorker(QObject):
                 return
             self._stopping = True
             self._closed = True
-            dropped = list(self._bulk) + list(self._reads)
+            dropped = list(self._bulk) + list(self._reads) + list(self._slow_reads)
             self._bulk.clear()
             self._reads.clear()
+            self._slow_reads.clear()
             if self._running_bulk is not None:
                 self._running_bulk.cancel()
             self._lock.notify_all()
@@ -299,6 +313,7 @@ class LibraryWorker(QObject):
             job._finished.set()
         self._writer.join(timeout)
         self._reader.join(timeout)
+        self._slow_reader.join(timeout)
         self._outstanding = 0
 
     # -- the writer thread ---------------------------------------------------------------
@@ -344,14 +359,14 @@ class LibraryWorker(QObject):
                 with self._lock:
                     self._running_bulk = None
 
-    def _read_loop(self) -> None:
+    def _read_loop(self, reads: collections.deque) -> None:
         while True:
             with self._lock:
-                while not (self._reads or self._stopping):
+                while not (reads or self._stopping):
                     self._lock.wait()
                 if self._stopping:
                     return
-                job = self._reads.popleft()
+                job = reads.popleft()
             self._run(job)
 
     def _run(self, job: Job) -> None:

@@ -1407,7 +1407,7 @@ class MainWindow(QMainWindow):
 
         self.worker.read(count, on_done=lambda result: self._on_counts(generation, scope,
                                                                        result),
-                         on_failed=self._on_counts_failed, label="counts")
+                         on_failed=self._on_counts_failed, label="counts", slow=True)
 
     #: While an import stores papers, counting (the scope, unread, the library, the
     #: filters: each counts every paper, 0.1-0.2 s at a million) takes at most this share
@@ -1693,9 +1693,11 @@ class MainWindow(QMainWindow):
         self.model.drop_missing(paper_ids, on_done=dropped)
 
     def _read_ids(self, read, deliver, first: bool) -> None:
-        """The list model's id reader: ``read(lib)`` on the reader thread (``first``:
-        ahead of the reads queued), ``deliver`` of its result in the UI thread (nothing
-        after the window shut down)."""
+        """The list model's id reader: ``read(lib)`` on a reader thread (``first``, the
+        first screenful: ahead of the reads queued; else every id, a second at a
+        million papers: on the slow reader, so that a key's row does not wait for it),
+        ``deliver`` of its result in the UI thread (nothing after the window shut
+        down)."""
         def done(result) -> None:
             if not self._shut_down:
                 deliver(result)
@@ -1710,7 +1712,7 @@ class MainWindow(QMainWindow):
         self.worker.read(timed, on_done=done,
                          on_failed=lambda message: self.show_error(
                              f"The list could not be read: {message}"), label="list",
-                         first=first)
+                         first=first, slow=not first)
 
     def _read_rows(self, ids: list, deliver) -> None:
         """The list model's row fetcher: ``lib.papers.summaries(ids)`` on the reader
@@ -1804,7 +1806,7 @@ class MainWindow(QMainWindow):
                 self._total_papers = result[0]
                 self.tag_pane.refresh(*result)
 
-        self.worker.read(read, on_done=show, label="sources")
+        self.worker.read(read, on_done=show, label="sources", slow=True)
 
     #: While a long import stores papers, the list shows them again at most this often
     #: (seconds), so that they can be browsed before the import ends.
