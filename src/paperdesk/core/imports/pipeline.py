@@ -55,9 +55,11 @@ STORE_CHUNK = 512
 EXPORT_IMPORT_BATCH = 100
 
 #: Records of an arXiv file stored between two looks at ``hurry`` (an edit queued
-#: behind the import, :meth:`Imports.run`): about 20-40 ms of storing on a loaded
-#: 2-core machine, so a star pressed during the import waits about that long.
-HURRY_CHUNK = 32
+#: behind the import, :meth:`Imports.run`): about 5 ms of storing on a loaded 2-core
+#: machine (700 records a second through the window), so a star pressed during the
+#: import waits about that long for its turn. 32 made it wait 22 ms on average, half of
+#: the key's 37 ms to its commit (docs/figures.md); a look costs an ``Event.is_set``.
+HURRY_CHUNK = 4
 
 #: A write transaction of an import ends after about this long even when it has not
 #: reached its size (a slow disk), so other writers never wait long for the database.
