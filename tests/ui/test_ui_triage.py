@@ -496,3 +496,33 @@ def test_shortcuts_window_shows_every_description_whole(qtbot, win):
     longest = max(range(table.rowCount()), key=lambda r: len(table.item(r, 1).text()))
     assert table.rowHeight(longest) >= 2 * line        # it wrapped instead of "…"
     dialog.close()
+
+
+def test_a_star_on_the_paper_on_show_does_not_lay_its_abstract_out_again(qtbot, win,
+                                                                          monkeypatch):
+    # issue 28: each star re-set the abstract's whole document (5-15 ms of the UI thread
+    # at each key during an import); the header's star changes, the abstract stays
+    from paperdesk.ui.panes.abstract_view import AbstractView
+
+    window = win
+    window.focus_list()
+    window.select_row(0)
+    pane = window.detail_pane
+    pid = window.current_paper_id()
+    qtbot.waitUntil(lambda: pane.paper_id == pid and pane.abstract_view.has_content(),
+                    timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    shown = pane.abstract_view.toPlainText()
+    laid_out = []
+    real = AbstractView.setHtml
+    monkeypatch.setattr(AbstractView, "setHtml",
+                        lambda self, html: (laid_out.append(1), real(self, html)))
+    press(qtbot, window, "s")
+    qtbot.waitUntil(lambda: pane._paper.starred, timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    assert laid_out == []
+    assert pane.abstract_view.toPlainText() == shown
+    # a search's marks still lay it out again (the body differs)
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, shown.split()[3])
+    qtbot.waitUntil(lambda: bool(laid_out), timeout=WAIT_MS)
