@@ -311,6 +311,53 @@ def _index_queue(ro: sqlite3.Connection) -> int | None:
         return None
 
 
+class CommittedCounts:
+    """The committed papers and the index queue's length, counted every ``interval_s``
+    by a thread of the benchmark with its own read-only connection, so the window's UI
+    thread (where the benchmark presses keys) never counts: ``SELECT count(*)`` of a
+    million papers took 20-60 ms, which the heartbeat measured as the window's stall
+    before every key (up to 2026-12-06, fourth session; figures.md).
+
+    Attributes:
+        papers, queue: the last counts (``None`` before the first, or when busy).
+    """
+
+    def __init__(self, db_path: Path, interval_s: float = 0.5):
+        self.papers: int | None = None
+        self.queue: int | None = None
+        self._path, self._interval = db_path, interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="ui-bench-counts",
+                                        daemon=True)
+
+    def start(self) -> "CommittedCounts":
+        """Count once (the starting values), then every ``interval_s`` until :meth:`stop`."""
+        self._count(self._connect())
+        self._thread.start()
+        return self
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(f"file:{self._path}?mode=ro", uri=True, timeout=0,
+                               check_same_thread=False)
+
+    def _count(self, ro: sqlite3.Connection) -> None:
+        self.papers = _committed_papers(ro)
+        self.queue = _index_queue(ro)
+
+    def _loop(self) -> None:
+        ro = self._connect()
+        try:
+            while not self._stop.wait(self._interval):
+                self._count(ro)
+        finally:
+            ro.close()
+
+    def stop(self) -> None:
+        """End the thread (within one interval)."""
+        self._stop.set()
+        self._thread.join(5)
+
+
 def timeline(ticks: list[float], edits: list[dict], marks: list[tuple], t0: float,
              step_s: float = 60.0) -> list[dict]:
     """Per ``step_s`` window since ``t0``: the UI thread's longest heartbeat gap (ms),
@@ -404,6 +451,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
         poll_commits()
 
     sampler = TreeSampler(os.getpid(), interval_s=1.0).start()
+    counts = CommittedCounts(lib_path / "library.db").start()
     marks: list[tuple] = []
     heartbeat.start()
     t0 = time.perf_counter()
@@ -422,8 +470,8 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
             if not through_indexing:
                 break
         if time.perf_counter() >= next_mark:
-            queue = _index_queue(ro)
-            marks.append((time.perf_counter(), _committed_papers(ro), queue,
+            queue = counts.queue
+            marks.append((time.perf_counter(), counts.papers, queue,
                           round(sampler.sample(), 1)))
             if through_indexing and len(marks) % 12 == 0:     # a line a minute
                 recent = [e["shown_ms"] for e in edits[-200:]
@@ -448,7 +496,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
             continue
         # Which part of the import the key falls in: before all its papers are
         # committed to SQLite ("writing"), or after (search indexing, finishing).
-        papers = _committed_papers(ro)
+        papers = counts.papers      # counted off the UI thread, at most 0.5 s ago
         stage = "writing" if papers is None or papers < base_rows + n else "indexing"
         edit = {"key": key, "paper": pid, "column": column, "expected": not before,
                 "stage": stage, "committed_papers": papers, "bar": _bar_text(window),
@@ -492,6 +540,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
     watch()
     failures.close()
     sampler.stop()
+    counts.stop()
     listed = window.model.rowCount()
     close_window(window)
     ro.close()
