@@ -107,6 +107,42 @@ def test_an_edit_waiting_runs_between_the_childs_batches(tmp_path, monkeypatch):
         assert lib.papers.get(seed).starred
 
 
+def test_an_edit_waiting_while_the_child_starts_runs_at_once(tmp_path):
+    """A star pressed as a big file is dropped waited for the child to start (spawn,
+    imports, its first batch: 3.9 s in the window's benchmark); while the child has not
+    reported any progress, the caller's ``between_batches`` runs at once."""
+    path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        lib.imports.run([SEEDS], sync=False)
+        seed = lib.papers.ids()[0]
+        waiting, ran, progressed = [1], [], []
+
+        def between_batches():
+            if waiting:
+                waiting.clear()
+                lib.papers.set_starred([seed], True)
+                ran.append(len(progressed))
+
+        report = lib.imports.run_in_process(
+            [path], progress=lambda *args: progressed.append(args),
+            between_batches=between_batches, hurry=lambda: bool(waiting))
+        assert ran == [0]                   # before the child's first progress
+        assert len(report.added_ids) == 1200 and lib.papers.count() == 1425
+        assert lib.papers.get(seed).starred
+
+
+def test_what_between_batches_raises_while_the_child_starts_ends_the_import(tmp_path):
+    path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        def between_batches():
+            raise LibraryError("stopped by the test")
+
+        with pytest.raises(LibraryError, match="stopped by the test"):
+            lib.imports.run_in_process([path], between_batches=between_batches,
+                                       hurry=lambda: True)
+        assert lib.papers.count() < 1200        # the child was told to stop
+
+
 def test_cancel_keeps_whole_papers_and_importing_again_adds_the_rest(tmp_path):
     path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
     with Library.open(tmp_path / "lib", sync_index=False) as lib:
@@ -170,12 +206,15 @@ def test_a_child_killed_while_paused_is_one_line_too(tmp_path):
 def test_what_between_batches_raises_ends_the_import(tmp_path):
     path = _arxiv_lines(tmp_path / "walks.jsonl", 1200)
     with Library.open(tmp_path / "lib", sync_index=False) as lib:
-        def between_batches():
+        progressed = []
+
+        def between_batches():      # at the child's first pause, after a batch
             raise ValueError("the window closed")
 
         with pytest.raises(ValueError, match="the window closed"):
             lib.imports.run_in_process([path], between_batches=between_batches,
-                                       hurry=lambda: True)
+                                       progress=lambda *args: progressed.append(args),
+                                       hurry=lambda: bool(progressed))
         assert 0 < lib.papers.count() < 1200
         assert not [c for c in multiprocessing.active_children()
                     if c.name == "paperdesk-import"]
