@@ -115,18 +115,24 @@ def test_an_edit_waiting_while_the_child_starts_runs_at_once(tmp_path):
     with Library.open(tmp_path / "lib", sync_index=False) as lib:
         lib.imports.run([SEEDS], sync=False)
         seed = lib.papers.ids()[0]
-        waiting, ran, progressed = [1], [], []
+        waiting, ran, stored = [], [], []
+
+        def progress(stage, done, total):
+            if stage == "import" and not done and not ran:
+                waiting.append(1)           # pressed once the child is reading the file
+            elif stage == "import" and done:
+                stored.append(done)
 
         def between_batches():
             if waiting:
                 waiting.clear()
                 lib.papers.set_starred([seed], True)
-                ran.append(len(progressed))
+                ran.append(len(stored))
 
-        report = lib.imports.run_in_process(
-            [path], progress=lambda *args: progressed.append(args),
-            between_batches=between_batches, hurry=lambda: bool(waiting))
-        assert ran == [0]                   # before the child's first progress
+        report = lib.imports.run_in_process([path], progress=progress,
+                                            between_batches=between_batches,
+                                            hurry=lambda: bool(waiting))
+        assert ran == [0]                   # before the child stored its first batch
         assert len(report.added_ids) == 1200 and lib.papers.count() == 1425
         assert lib.papers.get(seed).starred
 
@@ -213,7 +219,8 @@ def test_what_between_batches_raises_ends_the_import(tmp_path):
 
         with pytest.raises(ValueError, match="the window closed"):
             lib.imports.run_in_process([path], between_batches=between_batches,
-                                       progress=lambda *args: progressed.append(args),
+                                       progress=lambda stage, done, total:
+                                       progressed.append(done) if done else None,
                                        hurry=lambda: bool(progressed))
         assert 0 < lib.papers.count() < 1200
         assert not [c for c in multiprocessing.active_children()

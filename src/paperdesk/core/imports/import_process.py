@@ -101,8 +101,8 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
     thread, as ``lib.imports.run`` would call them: ``progress`` and ``on_file`` as the
     child reports, ``between_batches`` when the child pauses after a batch because
     ``hurry`` said edits are waiting (or at once while the child is still starting,
-    before its first progress: SQLite's lock then makes the edit and the child's first
-    batch take turns).
+    before it reports a stored batch: SQLite's lock then makes the edit and the child's
+    first batch take turns).
 
     Args:
         lib: the open :class:`~paperdesk.core.library.Library` (not read-only).
@@ -142,11 +142,11 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
     child_end.close()
     hook_raised: BaseException | None = None
     cancelled_at: float | None = None
-    # Until the child's first progress it is starting (a second or more: spawn, imports,
-    # a look at the file) and has at most begun its first batch: an edit waiting runs
-    # here at once (SQLite's lock makes it and that batch take turns) instead of
-    # waiting for the child to pause after that batch (a star pressed as a big file
-    # was dropped waited 3.9 s).
+    # Until the child has stored its first batch it is starting (a second or more at
+    # load 1.5: spawn and imports 1.1 s, the first batch read and stored by 2.4 s): an
+    # edit waiting runs here at once (SQLite's lock makes it and that batch take turns)
+    # instead of waiting for the child to pause after that batch (a star pressed as a
+    # big file was dropped waited 3.9 s).
     starting = True
     try:
         while True:
@@ -176,7 +176,8 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
             except (EOFError, OSError, pickle.UnpicklingError) as exc:
                 raise _ended(process) from exc
             if kind == "progress":
-                starting = False
+                if value[0] == "import" and value[1]:
+                    starting = False        # a batch is stored: pauses from now on
                 lib.discover.mark_texts_changed()     # papers were added (enqueue says so)
                 (progress or _nothing)(*value)
             elif kind == "file":
