@@ -79,6 +79,7 @@ from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, key_tak
 from paperdesk.core.text import content_hash, derive_title, normalize, sha256_hex
 
 __all__ = ["Record", "RecordFile", "RawRecord", "Identifiers", "check_record", "identity_key",
+           "near_duplicates_looked_up",
            "legacy_identity_key", "record_hash", "merge_metadata", "store_records"]
 
 
@@ -98,6 +99,11 @@ class Record:
             CSL ``keyword``), normalised, each once, in file order: stored as tags.
         notes: the record's notes (BibTeX ``note``/``annote``/``annotation``, RIS ``N1``,
             CSL ``note``), NFC with line breaks kept, in file order: stored as notes.
+        near_keys: what looking up a near-duplicate of its abstract needs of the
+            abstract alone (:func:`paperdesk.core.duplicates.lookup_keys`: signature
+            bytes or ``None``, buckets), when the parse child of an arXiv import
+            computed it; ``None`` (any other record): computed when needed. Not part of
+            the record's equality.
     """
 
     position: int
@@ -108,6 +114,8 @@ class Record:
     citation_key: str | None = None
     keywords: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    near_keys: tuple[bytes | None, list[int]] | None = field(default=None, compare=False,
+                                                             repr=False)
 
 
 @dataclass
@@ -318,6 +326,15 @@ def record_hash(record: Record) -> str:
     return sha256_hex("paperdesk-identity:" + identity_key(record))   # not folded
 
 
+def near_duplicates_looked_up(db: sqlite_utils.Database) -> bool:
+    """Whether :func:`store_records` looks up each new record's near-duplicates in this
+    library: True once the near-duplicate stage has looked at any paper (it has stored
+    signatures, whose bands the band store keeps); without them no record can be a
+    near-duplicate. One indexed read."""
+    return db.execute("SELECT 1 FROM duplicate_checked WHERE signature IS NOT "
+                      "NULL LIMIT 1").fetchone() is not None
+
+
 class Identifiers:
     """The DOIs (lower case) and arXiv ids (without version) of the library's papers,
     read once per transaction (the DOI and arXiv id columns have no index, and a scan per
@@ -331,8 +348,7 @@ class Identifiers:
         #: signatures, whose bands the band store keeps): without them no record can be
         #: a near-duplicate, and the lookup (a MinHash and a band look-up per record)
         #: is skipped.
-        self.banded = db.execute("SELECT 1 FROM duplicate_checked WHERE signature IS NOT "
-                                 "NULL LIMIT 1").fetchone() is not None
+        self.banded = near_duplicates_looked_up(db)
         #: The library's band store (:mod:`paperdesk.core.store.band_runs`), loaded
         #: at the first record that needs it.
         self.bands = None
@@ -415,7 +431,7 @@ def _find(db: sqlite_utils.Database, record: Record, digest: str,
         return pid
     if ids.bands is None:
         ids.bands = band_runs.store_for(db)
-    near = closest_paper(db, record.abstract, bands=ids.bands)
+    near = closest_paper(db, record.abstract, bands=ids.bands, keys=record.near_keys)
     if near is None:
         return None
     pid, score = near
