@@ -164,3 +164,60 @@ def test_the_child_sends_the_keys_only_when_asked(tmp_path, sign):
         assert all(r.near_keys[0] is not None for r in records)
     else:
         assert all(r.near_keys is None for r in records)
+
+
+class _Clock:
+    """A stand-in for ``time.monotonic`` that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Pipe:
+    """The child's end of the pipe: each send takes ``waits.pop(0)`` seconds (the
+    storing process not taking the message yet), 0 once they are used up."""
+
+    def __init__(self, clock: _Clock, waits: list[float]) -> None:
+        self.clock, self.waits, self.sent = clock, waits, []
+
+    def send(self, message) -> None:
+        self.sent.append(message)
+        self.clock.now += self.waits.pop(0) if self.waits else 0.0
+
+
+def test_the_child_signs_with_the_time_it_waited_for_the_storing_process(tmp_path,
+                                                                         monkeypatch):
+    """A budget of 0.1 s: four messages signed at 0.03 s each (the fourth overdraws it),
+    the fifth sent unsigned; its send waited 0.5 s for the storing process, which pays
+    for signing again (up to the budget)."""
+    import time
+
+    from helpers import arxiv_lines
+    from paperdesk.core.imports.arxiv import ArxivFilter
+
+    path = arxiv_lines(tmp_path / "a.jsonl", 60)
+    clock = _Clock()
+    monkeypatch.setattr(time, "monotonic", clock)
+    monkeypatch.setattr(time, "process_time", clock)
+    monkeypatch.setattr(parse_process, "SIGN_BUDGET_S", 0.1)
+    monkeypatch.setattr(parse_process, "MESSAGE_RECORDS", 10)
+    real = parse_process.with_near_keys
+
+    def signing(records):
+        clock.now += 0.03
+        return real(records)
+
+    monkeypatch.setattr(parse_process, "with_near_keys", signing)
+    pipe = _Pipe(clock, [0.0, 0.0, 0.0, 0.0, 0.5])
+    parse_process._read_arxiv(pipe, str(path), path, ArxivFilter(), 0, True)
+    monkeypatch.undo()
+    messages = [v[0] for k, v in pipe.sent if k == "records"]
+    assert [len(m) for m in messages] == [10] * 6
+    keys = [[r.near_keys for r in m] for m in messages]
+    assert [all(keys[k]) for k in range(6)] == [True, True, True, True, False, True]
+    assert not any(keys[4])
+    assert keys[0] == measure.lookup_keys([r.abstract for r in messages[0]])
+    assert pipe.sent[-1][0] == "end"
