@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from paperdesk.core import duplicates as measure
-from paperdesk.core.imports import parse_process
+from paperdesk.core.imports import parse_process, records
 from paperdesk.core.imports.abstract_limit import MAX_ABSTRACT_CHARS
 from paperdesk.core.library import Library
 from paperdesk.core.store import band_runs
@@ -94,21 +94,25 @@ def test_closest_paper_with_keys_is_the_same_and_shingles_only_for_close_candida
 def _import(template: Path, folder: Path, path: Path, child: bool, monkeypatch):
     shutil.copytree(template, folder)
     monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1 if child else 1 << 40)
-    calls = []
-    real = measure.shingle_hashes
+    calls, batches = [], []
+    real, real_keys = measure.shingle_hashes, measure.lookup_keys
     with Library.open(folder) as lib:
         lib.duplicates.find()
         started = parse_process.ParseChild.started
         monkeypatch.setattr(measure, "shingle_hashes", lambda t: calls.append(t) or real(t))
+        monkeypatch.setattr(records, "lookup_keys",
+                            lambda texts: batches.append(len(texts)) or real_keys(texts),
+                            raising=False)
         report = lib.imports.run([path], sync=False)
         monkeypatch.setattr(measure, "shingle_hashes", real)
+        monkeypatch.setattr(records, "lookup_keys", real_keys)
         papers = sorted((p.metadata.arxiv_id or "", p.abstract, p.title)
                         for p in map(lib.papers.get, lib.papers.ids()))
         merged = lib.db.execute("SELECT content_hash, paper_id FROM merged_hashes "
                                 "ORDER BY content_hash").fetchall()
     (f,) = report.files
     return ((report.added, report.enriched, report.duplicates, f.warnings, papers, merged),
-            parse_process.ParseChild.started - started, calls)
+            parse_process.ParseChild.started - started, calls, batches)
 
 
 def test_a_large_arxiv_file_stores_the_same_with_keys_from_the_child(
@@ -125,8 +129,10 @@ def test_a_large_arxiv_file_stores_the_same_with_keys_from_the_child(
     path = tmp_path / "arxiv.jsonl"
     path.write_text("".join(_line(i, t) for i, t in enumerate(texts)), encoding="utf-8")
 
-    here, none_started, _ = _import(template, tmp_path / "here", path, False, monkeypatch)
-    there, started, calls = _import(template, tmp_path / "there", path, True, monkeypatch)
+    here, none_started, calls_here, batches_here = _import(template, tmp_path / "here", path,
+                                                           False, monkeypatch)
+    there, started, calls, batches = _import(template, tmp_path / "there", path, True,
+                                             monkeypatch)
     assert (none_started, started) == (0, 1)
     assert there == here
     added, enriched, duplicates, warnings, _papers, merged = here
@@ -135,11 +141,16 @@ def test_a_large_arxiv_file_stores_the_same_with_keys_from_the_child(
     assert any("cut" in w for w in warnings), warnings
     assert added == len(texts) - 7
     # The storing process shingled each near-duplicate's abstract and its close
-    # candidates' (seed abstracts), never the 41 other records' abstracts (before: each
+    # candidates' (seed abstracts), never the 42 other records' abstracts (before: each
     # record's at least once).
-    records = [c for c in calls if c not in set(seeds)]
-    assert len(records) == 7
+    own = [c for c in calls if c not in set(seeds)]
+    assert len(own) == 7 and batches == []
     assert len(calls) <= 7 * (1 + measure.MAX_EXACT)
+    # Read in the importing thread, the records' keys are computed there, a chunk of
+    # records at once (HURRY_CHUNK of them), and an abstract shingled alone only when
+    # close candidates are compared: the same 7.
+    assert len([c for c in calls_here if c not in set(seeds)]) == 7
+    assert batches_here == [32, len(texts) - 1 - 32]     # every abstract but the empty one
 
 
 @pytest.mark.parametrize("sign", [False, True])

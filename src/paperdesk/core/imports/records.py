@@ -70,7 +70,7 @@ from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citati
 from paperdesk.core.field_formats import merge_values
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, FileReport, Metadata, field_values
-from paperdesk.core.duplicates import similarity
+from paperdesk.core.duplicates import lookup_keys, similarity
 from paperdesk.core.store import band_runs
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.key_aliases import add_alias
@@ -409,8 +409,35 @@ def _keep_key(db: sqlite_utils.Database, pid: int, record: Record, notes: list[s
     return False
 
 
+class _KeysAhead:
+    """The near-duplicate lookup keys of the records of one :func:`store_records` call:
+    a record's own :attr:`Record.near_keys` when it carries them (the parse child
+    computed them), else computed when the first record needs them for it and every
+    later record of the call that lacks them, at once
+    (:func:`~paperdesk.core.duplicates.lookup_keys`: numpy called per call rather than
+    per record; the same values). A later record found by its hash or identifiers
+    never needed them; a call has at most a few dozen records
+    (:data:`~paperdesk.core.imports.pipeline.HURRY_CHUNK` of an arXiv file)."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self._records = records
+        self._keys: dict[int, tuple] = {}
+
+    def __call__(self, k: int) -> tuple[bytes | None, list[int]]:
+        """The keys of ``records[k]`` (which has an abstract)."""
+        own = self._records[k].near_keys
+        if own is not None:
+            return own
+        if k not in self._keys:
+            todo = [j for j in range(k, len(self._records))
+                    if self._records[j].abstract and self._records[j].near_keys is None]
+            self._keys.update(zip(todo, lookup_keys(
+                [self._records[j].abstract for j in todo])))
+        return self._keys[k]
+
+
 def _find(db: sqlite_utils.Database, record: Record, digest: str,
-          ids: Identifiers, notes: list[str]) -> int | None:
+          ids: Identifiers, notes: list[str], keys=None) -> int | None:
     row = paper_with_hash(db, digest)   # or the paper it was merged into
     if row is None and not record.abstract:
         row = _legacy_paper(db, record)
@@ -431,7 +458,8 @@ def _find(db: sqlite_utils.Database, record: Record, digest: str,
         return pid
     if ids.bands is None:
         ids.bands = band_runs.store_for(db)
-    near = closest_paper(db, record.abstract, bands=ids.bands, keys=record.near_keys)
+    near = closest_paper(db, record.abstract, bands=ids.bands,
+                         keys=keys() if keys is not None else record.near_keys)
     if near is None:
         return None
     pid, score = near
@@ -574,9 +602,10 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
     added, changed = [], []
     ids = Identifiers(db) if ids is None else ids
     tags_notes = TagsAndNotes(db) if tags_notes is None else tags_notes
-    for record in records:
+    keys = _KeysAhead(records)
+    for k, record in enumerate(records):
         digest = record_hash(record)
-        pid = _find(db, record, digest, ids, report.warnings)
+        pid = _find(db, record, digest, ids, report.warnings, lambda k=k: keys(k))
         if not record.abstract:
             report.without_abstract += 1
         if pid is None:
