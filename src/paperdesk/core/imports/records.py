@@ -416,8 +416,9 @@ class _KeysAhead:
     later record of the call that lacks them, at once
     (:func:`~paperdesk.core.duplicates.lookup_keys`: numpy called per call rather than
     per record; the same values). A later record found by its hash or identifiers
-    never needed them; a call has at most a few dozen records
-    (:data:`~paperdesk.core.imports.pipeline.HURRY_CHUNK` of an arXiv file)."""
+    never needed them; a call has a few records (at most
+    :data:`~paperdesk.core.imports.pipeline.HURRY_CHUNK` of an arXiv file, one of the
+    other formats)."""
 
     def __init__(self, records: list[Record]) -> None:
         self._records = records
