@@ -95,7 +95,7 @@ from paperdesk.core.fields import stored_fields
 __all__ = ["SHINGLE_WORDS", "THRESHOLD", "MIN_SHINGLES", "PERMUTATIONS", "BANDS", "ROWS", "SIGNATURE_VERSION",
            "PER_BUCKET", "MAX_CANDIDATES", "MAX_EXACT", "MAX_FLAGS", "PREFILTER", "words", "shingles", "shingle_hashes", "forget_word_hashes", "jaccard", "signature",
            "signature_bytes", "Signed", "signed_batch", "shingle_batch", "BITMAP_BITS",
-           "shingle_bitmaps", "overlap_bound", "estimate", "estimates", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
+           "shingle_bitmaps", "overlap_bound", "lookup_keys", "estimate", "estimates", "band_hashes", "similarity", "word_diff", "DuplicatePair", "NOTE_SEPARATOR", "HighlightMove",
            "MergePlan", "plan_merge"]
 
 #: Words per shingle.
@@ -470,6 +470,26 @@ def signed_batch(texts) -> list[Signed]:
         else:
             out.append(Signed(sh, [], None))
     return out
+
+
+def lookup_keys(texts) -> list[tuple[bytes | None, list[int]]]:
+    """What looking up a near-duplicate of each text in a library needs of the text
+    alone (:func:`paperdesk.core.store.duplicates.closest_paper`'s ``keys``): its
+    signature as stored and its LSH buckets, computed for many texts at once
+    (:func:`signed_batch`: the values :func:`signature`, :func:`signature_bytes` and
+    :func:`band_hashes` give one text at a time, to the bit). The parse child of a large
+    arXiv import computes them beside each record it reads (issue 28), so that the
+    storing process does not.
+
+    Args:
+        texts: a sequence of strings (normalised abstracts, as stored).
+    Returns:
+        One ``(signature bytes, buckets)`` per text, in order: :data:`PERMUTATIONS`
+        little-endian 32-bit values and :data:`BANDS` signed 32-bit buckets, or
+        ``(None, [])`` for a text of fewer than :data:`MIN_SHINGLES` shingles (never a
+        near-duplicate).
+    """
+    return [(s.signature, s.buckets) for s in signed_batch(texts)]
 
 
 #: Bits of a paper's shingle bitmap (:func:`shingle_bitmaps`): 128 bytes a paper.

@@ -70,7 +70,7 @@ from paperdesk.core.metadata import (MetadataError, check_arxiv_id, check_citati
 from paperdesk.core.field_formats import merge_values
 from paperdesk.core.fields import stored_fields
 from paperdesk.core.models import Author, FileReport, Metadata, field_values
-from paperdesk.core.duplicates import similarity
+from paperdesk.core.duplicates import lookup_keys, similarity
 from paperdesk.core.store import band_runs
 from paperdesk.core.store.duplicates import closest_paper, paper_with_hash
 from paperdesk.core.store.key_aliases import add_alias
@@ -79,6 +79,7 @@ from paperdesk.core.store.papers import (METADATA_COLUMNS, insert_paper, key_tak
 from paperdesk.core.text import content_hash, derive_title, normalize, sha256_hex
 
 __all__ = ["Record", "RecordFile", "RawRecord", "Identifiers", "check_record", "identity_key",
+           "near_duplicates_looked_up",
            "legacy_identity_key", "record_hash", "merge_metadata", "store_records"]
 
 
@@ -98,6 +99,11 @@ class Record:
             CSL ``keyword``), normalised, each once, in file order: stored as tags.
         notes: the record's notes (BibTeX ``note``/``annote``/``annotation``, RIS ``N1``,
             CSL ``note``), NFC with line breaks kept, in file order: stored as notes.
+        near_keys: what looking up a near-duplicate of its abstract needs of the
+            abstract alone (:func:`paperdesk.core.duplicates.lookup_keys`: signature
+            bytes or ``None``, buckets), when the parse child of an arXiv import
+            computed it; ``None`` (any other record): computed when needed. Not part of
+            the record's equality.
     """
 
     position: int
@@ -108,6 +114,8 @@ class Record:
     citation_key: str | None = None
     keywords: tuple[str, ...] = ()
     notes: tuple[str, ...] = ()
+    near_keys: tuple[bytes | None, list[int]] | None = field(default=None, compare=False,
+                                                             repr=False)
 
 
 @dataclass
@@ -318,6 +326,15 @@ def record_hash(record: Record) -> str:
     return sha256_hex("paperdesk-identity:" + identity_key(record))   # not folded
 
 
+def near_duplicates_looked_up(db: sqlite_utils.Database) -> bool:
+    """Whether :func:`store_records` looks up each new record's near-duplicates in this
+    library: True once the near-duplicate stage has looked at any paper (it has stored
+    signatures, whose bands the band store keeps); without them no record can be a
+    near-duplicate. One indexed read."""
+    return db.execute("SELECT 1 FROM duplicate_checked WHERE signature IS NOT "
+                      "NULL LIMIT 1").fetchone() is not None
+
+
 class Identifiers:
     """The DOIs (lower case) and arXiv ids (without version) of the library's papers,
     read once per transaction (the DOI and arXiv id columns have no index, and a scan per
@@ -331,8 +348,7 @@ class Identifiers:
         #: signatures, whose bands the band store keeps): without them no record can be
         #: a near-duplicate, and the lookup (a MinHash and a band look-up per record)
         #: is skipped.
-        self.banded = db.execute("SELECT 1 FROM duplicate_checked WHERE signature IS NOT "
-                                 "NULL LIMIT 1").fetchone() is not None
+        self.banded = near_duplicates_looked_up(db)
         #: The library's band store (:mod:`paperdesk.core.store.band_runs`), loaded
         #: at the first record that needs it.
         self.bands = None
@@ -393,8 +409,36 @@ def _keep_key(db: sqlite_utils.Database, pid: int, record: Record, notes: list[s
     return False
 
 
+class _KeysAhead:
+    """The near-duplicate lookup keys of the records of one :func:`store_records` call:
+    a record's own :attr:`Record.near_keys` when it carries them (the parse child
+    computed them), else computed when the first record needs them for it and every
+    later record of the call that lacks them, at once
+    (:func:`~paperdesk.core.duplicates.lookup_keys`: numpy called per call rather than
+    per record; the same values). A later record found by its hash or identifiers
+    never needed them; a call has a few records (at most
+    :data:`~paperdesk.core.imports.pipeline.HURRY_CHUNK` of an arXiv file, one of the
+    other formats)."""
+
+    def __init__(self, records: list[Record]) -> None:
+        self._records = records
+        self._keys: dict[int, tuple] = {}
+
+    def __call__(self, k: int) -> tuple[bytes | None, list[int]]:
+        """The keys of ``records[k]`` (which has an abstract)."""
+        own = self._records[k].near_keys
+        if own is not None:
+            return own
+        if k not in self._keys:
+            todo = [j for j in range(k, len(self._records))
+                    if self._records[j].abstract and self._records[j].near_keys is None]
+            self._keys.update(zip(todo, lookup_keys(
+                [self._records[j].abstract for j in todo])))
+        return self._keys[k]
+
+
 def _find(db: sqlite_utils.Database, record: Record, digest: str,
-          ids: Identifiers, notes: list[str]) -> int | None:
+          ids: Identifiers, notes: list[str], keys=None) -> int | None:
     row = paper_with_hash(db, digest)   # or the paper it was merged into
     if row is None and not record.abstract:
         row = _legacy_paper(db, record)
@@ -415,7 +459,8 @@ def _find(db: sqlite_utils.Database, record: Record, digest: str,
         return pid
     if ids.bands is None:
         ids.bands = band_runs.store_for(db)
-    near = closest_paper(db, record.abstract, bands=ids.bands)
+    near = closest_paper(db, record.abstract, bands=ids.bands,
+                         keys=keys() if keys is not None else record.near_keys)
     if near is None:
         return None
     pid, score = near
@@ -558,9 +603,10 @@ def store_records(db: sqlite_utils.Database, records: list[Record], source_id: i
     added, changed = [], []
     ids = Identifiers(db) if ids is None else ids
     tags_notes = TagsAndNotes(db) if tags_notes is None else tags_notes
-    for record in records:
+    keys = _KeysAhead(records)
+    for k, record in enumerate(records):
         digest = record_hash(record)
-        pid = _find(db, record, digest, ids, report.warnings)
+        pid = _find(db, record, digest, ids, report.warnings, lambda k=k: keys(k))
         if not record.abstract:
             report.without_abstract += 1
         if pid is None:

@@ -315,7 +315,9 @@ def restore_pair_rows(db: sqlite_utils.Database, rows: Iterable[tuple]) -> None:
 
 
 def closest_paper(db: sqlite_utils.Database, abstract: str,
-                  threshold: float = measure.THRESHOLD, bands=None) -> tuple[int, float] | None:
+                  threshold: float = measure.THRESHOLD, bands=None,
+                  keys: tuple[bytes | None, Sequence[int]] | None = None
+                  ) -> tuple[int, float] | None:
     """The paper whose abstract is most similar to ``abstract``, if it is a near-duplicate.
 
     Looks only among papers the near-duplicate stage has already looked at (their band
@@ -330,25 +332,38 @@ def closest_paper(db: sqlite_utils.Database, abstract: str,
         bands: the library's band store as loaded (``None``: loaded from the library
             folder of ``db``). Its papers deleted since the last stage may take places
             of a crowded bucket; they are never returned (their signatures are gone).
+        keys: ``abstract``'s signature bytes and buckets as
+            :func:`~paperdesk.core.duplicates.lookup_keys` gives them, computed before
+            (by the parse child of an arXiv import), or ``None``: computed here. With
+            them the abstract is shingled only when a candidate passes the signature
+            prefilter (rare); the result is the same.
     Returns:
         ``(paper_id, similarity)`` of the most similar paper at or above ``threshold``
         (the lowest id on a tie), or ``None``.
     """
-    sh = measure.shingle_hashes(abstract)
-    sig = measure.signature(sh)
-    if sig is None:
-        return None
-    found = candidates(db, measure.band_hashes(sig), 0, measure.MAX_CANDIDATES,
-                       measure.PER_BUCKET, bands=bands)
+    sh = None
+    if keys is None:
+        sh = measure.shingle_hashes(abstract)
+        sig = measure.signature(sh)
+        if sig is None:
+            return None
+        mine, buckets = measure.signature_bytes(sig), measure.band_hashes(sig)
+    else:
+        mine, buckets = keys
+        if mine is None:
+            return None
+    found = candidates(db, buckets, 0, measure.MAX_CANDIDATES, measure.PER_BUCKET,
+                       bands=bands)
     sigs = signatures(db, found) if found else {}
     if not sigs:
         return None
-    mine = measure.signature_bytes(sig)
     ranked = sorted(zip(measure.estimates(mine, list(sigs.values())), sigs),
                     key=lambda es: (-es[0], es[1]))
     close = [pid for est, pid in ranked[:measure.MAX_EXACT] if est >= measure.PREFILTER]
     best: tuple[int, float] | None = None
     if close:
+        if sh is None:
+            sh = measure.shingle_hashes(abstract)
         marks = ",".join("?" * len(close))
         for pid, text in db.execute(f"SELECT id, abstract FROM papers WHERE id IN ({marks})",
                                     close):
