@@ -308,18 +308,21 @@ class _StuckLibrary(Library):
 
 
 def test_a_cancelled_child_that_never_answers_is_stopped(tmp_path, monkeypatch):
-    """A child that hangs (here in its open; a script without a ``__main__`` guard
-    re-running itself in the child does too) is killed once a cancel has waited
-    CANCEL_KILL_S for it, with one line, instead of leaving the window waiting."""
-    monkeypatch.setattr(import_process, "CANCEL_KILL_S", 1.0, raising=False)
+    """A child that hangs while it starts (here in its open; a script without a
+    ``__main__`` guard re-running itself in the child does too; so does a child starved
+    under load) is killed once a cancel has waited START_CANCEL_KILL_S for it: the
+    import ends cancelled with nothing added. Closing the window during an import's
+    start froze it until the child looked at the cancel (9-55 s: the tester's P1 of
+    the fifth session; before that, forever)."""
+    monkeypatch.setattr(import_process, "CANCEL_KILL_S", 5.0)   # without the fix: raises
     outcome = []
     with Library.open(tmp_path / "lib", sync_index=False) as lib:
         lib.__class__ = _StuckLibrary
 
         def run():
             try:
-                lib.imports.run_in_process([_arxiv_lines(tmp_path / "w.jsonl", 10)],
-                                           cancel=lambda: True)
+                outcome.append(lib.imports.run_in_process(
+                    [_arxiv_lines(tmp_path / "w.jsonl", 10)], cancel=lambda: True))
             except LibraryError as exc:
                 outcome.append(str(exc))
 
@@ -331,5 +334,6 @@ def test_a_cancelled_child_that_never_answers_is_stopped(tmp_path, monkeypatch):
             child.kill()
         lib.__class__ = Library
         assert not worker.is_alive() and not stuck
-        assert outcome == ["the import's process did not stop within 1 s of the cancel "
-                           "and was stopped; the papers it stored before that stay"]
+        assert len(outcome) == 1 and not isinstance(outcome[0], str), outcome
+        assert outcome[0].cancelled and outcome[0].added == 0
+        assert lib.papers.count() == 0

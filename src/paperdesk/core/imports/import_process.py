@@ -56,6 +56,11 @@ STOP_TIMEOUT_S = 30.0
 #: after its current batch; one that never answers, e.g. a script that starts a window
 #: without ``if __name__ == "__main__":``, re-runs it in the child and hangs there).
 CANCEL_KILL_S = 60.0
+#: ... and while it is still starting (nothing stored yet: spawn, imports, a first look
+#: at the file; a starved child took 30 s and more there), in seconds. Killing it then
+#: loses nothing, and closing the window during an import's start waited for it
+#: (9-55 s, the window frozen).
+START_CANCEL_KILL_S = 1.0
 
 
 class _Stopped(Exception):
@@ -112,7 +117,10 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
             ``hurry`` are polled every :data:`POLL_S`.
     Returns:
         The child's :class:`~paperdesk.core.models.ImportReport` (``index_pending``
-        counted by the child when it ended).
+        counted by the child when it ended); or, when it was cancelled before it
+        reported a stored batch and had not stopped :data:`START_CANCEL_KILL_S` later,
+        a cancelled report with nothing added (the child is killed; a batch it
+        committed in that moment stays in the library, whole, but is not counted).
     Raises:
         LibraryError: the library is damaged (``lib.db_problem``) or read-only, no
             process could be started, it ended without a report, or it did not stop
@@ -153,6 +161,13 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
             if cancelled_at is None and cancel():
                 cancel_event.set()
                 cancelled_at = time.monotonic()
+            if cancelled_at is not None and starting \
+                    and time.monotonic() - cancelled_at > START_CANCEL_KILL_S:
+                process.kill()
+                report = _cancelled_at_start(process, parent_end)
+                if hook_raised is not None:
+                    raise hook_raised
+                return report
             if cancelled_at is not None and time.monotonic() - cancelled_at > CANCEL_KILL_S:
                 process.kill()
                 raise LibraryError(
@@ -167,6 +182,7 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
                     except BaseException as exc:  # ends the import, as below
                         hook_raised = exc
                         cancel_event.set()
+                        cancelled_at = time.monotonic()
             if not parent_end.poll(POLL_S):
                 if not process.is_alive() and not parent_end.poll():
                     raise _ended(process)
@@ -211,6 +227,21 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
             process.kill()
             process.join()
         lib.discover.mark_texts_changed()
+
+
+def _cancelled_at_start(process, parent_end) -> ImportReport:
+    """The report of a child killed because it was cancelled before it stored a batch:
+    cancelled, nothing added; its own report if it sent one before it died (it stopped
+    by itself just then)."""
+    process.join(STOP_TIMEOUT_S)
+    try:
+        while parent_end.poll():
+            kind, value = parent_end.recv()
+            if kind == "done":
+                return value
+    except (EOFError, OSError, pickle.UnpicklingError):
+        pass
+    return ImportReport(cancelled=True)
 
 
 def _ended(process) -> LibraryError:
