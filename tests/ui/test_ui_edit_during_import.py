@@ -281,7 +281,7 @@ def test_the_window_reads_and_edits_while_an_import_builds_its_indexes_after(
 
 def test_counts_are_read_less_often_while_an_import_stores(qtbot, win, tmp_path,
                                                            monkeypatch):
-    """Stars pressed during an import each ask for the counts (each counts every paper:
+    """Tags toggled during an import each ask for the counts (each counts every paper:
     0.1-0.2 s at a million, on the reader thread, while the import's processes take the
     cores): during an import the next counts read waits so that counting takes at most
     ``COUNTS_SHARE_IMPORTING`` of the time (made tiny here: none until the import ends),
@@ -289,6 +289,9 @@ def test_counts_are_read_less_often_while_an_import_stores(qtbot, win, tmp_path,
     _slow_import(monkeypatch)
     window, lib = win, win.lib
     monkeypatch.setattr(type(window), "COUNTS_SHARE_IMPORTING", 0.0001, raising=False)
+    assert window.triage.create_tag("depth", key=1)
+    qtbot.waitUntil(lambda: any(t.name == "depth" and t.key == 1
+                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
     wait_idle(qtbot, window)
     asked = []
     real_counts = lib.papers.filter_counts
@@ -306,17 +309,17 @@ def test_counts_are_read_less_often_while_an_import_stores(qtbot, win, tmp_path,
     window.focus_list()
     for row in range(6):
         window.select_row(row)
-        qtbot.keyClick(window.table, Qt.Key.Key_S)
-        qtbot.waitUntil(lambda: bool(window.model.index(row, 0).data(StarredRole)),
+        qtbot.keyClick(window.table, Qt.Key.Key_1)
+        qtbot.waitUntil(lambda: bool(window.model.index(row, 0).data(TagsRole)),
                         timeout=5000)
-        qtbot.wait(100)                       # the counts read of this star comes back
-    assert window.import_runner.is_running(), "the import ended before the stars"
+        qtbot.wait(100)                       # the counts read of this toggle comes back
+    assert window.import_runner.is_running(), "the import ended before the toggles"
     during = sum(asked)
-    assert during <= 2, f"{during} counts reads during the import for six stars"
+    assert during <= 2, f"{during} counts reads during the import for six tag toggles"
     qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
     pane = window.tag_pane
-    qtbot.waitUntil(lambda: dict((f, n) for f, _l, n in pane.filter_entries())["starred"]
-                    == 6, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dict((f, n) for f, _l, n in pane.filter_entries())["untagged"]
+                    == lib.papers.count() - 6, timeout=WAIT_MS)
 
 
 def test_the_next_paper_is_shown_while_the_counts_of_every_paper_are_read(qtbot, win,
@@ -338,14 +341,19 @@ def test_the_next_paper_is_shown_while_the_counts_of_every_paper_are_read(qtbot,
         return real_count(self, *args, **kwargs)
 
     window = win
+    assert window.triage.create_tag("depth", key=1)
+    qtbot.waitUntil(lambda: any(t.name == "depth" and t.key == 1
+                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
     window.focus_list()
     window.select_row(0)
     wait_idle(qtbot, window)
     monkeypatch.setattr(Papers, "scope_count", held_count)
     try:
-        press(qtbot, window, "s")                   # its counts are read, and held
+        # a tag toggle: "Untagged" is counted again, and the counts read is held (a
+        # star's counts are added in place, not read)
+        press(qtbot, window, "1")
         first = window.model.index(0, 0)
-        qtbot.waitUntil(lambda: bool(first.data(StarredRole)) and counting.is_set(),
+        qtbot.waitUntil(lambda: bool(first.data(TagsRole)) and counting.is_set(),
                         timeout=WAIT_MS)
         qtbot.keyClick(window.table, Qt.Key.Key_Down)
         following = window.current_paper_id()
@@ -355,3 +363,55 @@ def test_the_next_paper_is_shown_while_the_counts_of_every_paper_are_read(qtbot,
     finally:
         release.set()
     wait_idle(qtbot, window)
+
+
+def test_the_tag_panes_counts_move_together_during_an_import(qtbot, win, tmp_path,
+                                                             monkeypatch):
+    """The tester's P2: during an import, a counts read that asked only for the status
+    bar's counts (a selection of several rows, a search) put the new "All papers" count
+    in the tag pane, while "Unread" and "Untagged" (which the import's papers move too)
+    kept theirs until the next full count. The imported papers are unread and untagged,
+    so "All papers" minus "Unread" (the read papers) and minus "Untagged" (the tagged
+    ones) must stay what they were at every moment of the import."""
+    from PySide6.QtCore import QTimer
+
+    _slow_import(monkeypatch)
+    window, lib = win, win.lib
+    assert window.triage.create_tag("depth", key=1)
+    qtbot.waitUntil(lambda: any(t.name == "depth" and t.key == 1
+                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
+    window.focus_list()
+    window.select_row(0)
+    press(qtbot, window, "1", "r")                # one paper tagged and read
+    pane = window.tag_pane
+
+    def shown() -> tuple[int, int]:
+        counts = {f: n for f, _l, n in pane.filter_entries()}
+        total = pane.entries()[0][2]
+        return total - counts["unread"], total - counts["untagged"]
+
+    qtbot.waitUntil(lambda: shown() == (1, 1), timeout=WAIT_MS)
+    wait_idle(qtbot, window)
+    source = tmp_path / "big.txt"
+    source.write_text("Daily Papers\n\n" + "\n\n".join(_abstracts(N)) + "\n",
+                      encoding="utf-8")
+    samples: list[tuple[int, int]] = []
+    sampler = QTimer(window, interval=5)
+    sampler.timeout.connect(lambda: samples.append(shown()))
+    sampler.start()
+    assert window.start_import([source])
+    qtbot.waitUntil(lambda: _papers_committed(lib) > 225, timeout=WAIT_MS)
+    window.focus_list()
+    for row in range(1, 12):     # selections of several rows: the status bar's counts
+        window.select_row(0)
+        for _ in range(row):
+            qtbot.keyClick(window.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+        qtbot.wait(150)
+    assert window.import_runner.is_running(), "the import ended before the selections"
+    qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
+    wait_idle(qtbot, window)
+    sampler.stop()
+    assert len(samples) > 100
+    wrong = sorted(set(s for s in samples if s != (1, 1)))
+    assert not wrong, f"All papers minus Unread / Untagged during the import: {wrong[:5]}"
+    assert pane.entries()[0][2] == lib.papers.count() == 225 + N

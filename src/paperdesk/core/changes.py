@@ -12,7 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
-__all__ = ["Changes", "NO_CHANGES"]
+__all__ = ["Changes", "NO_CHANGES", "FIELD_OF_FILTER"]
+
+#: The tag pane's filters whose count a change can carry (``Changes.filter_deltas``),
+#: and the paper field (a name of :data:`paperdesk.core.fields.FIELDS`) that moves it.
+FIELD_OF_FILTER = {"starred": "starred", "unread": "read"}
 
 
 def _ids(values: Iterable[int]) -> frozenset[int]:
@@ -50,6 +54,12 @@ class Changes:
             without an entry here changed otherwise (created, renamed, merged ...) and
             must be read again; with an entry it changed only by its count, which a
             view can update without counting (a third of a million taggings).
+        filter_deltas: ``(("starred", n), ("unread", n))`` or a part of it, sorted: by
+            how many papers the counts of the tag pane's "Starred" and "Unread" filters
+            changed, for a change that knows it (star and read marks, their undo and
+            redo). A view adds them to the counts it shows instead of counting a
+            million papers again; a field in ``fields`` without its entry here (see
+            :data:`FIELD_OF_FILTER`) changed by an amount nobody counted.
     """
 
     papers: frozenset[int] = field(default_factory=frozenset)
@@ -63,6 +73,7 @@ class Changes:
     replay: bool = False
     duplicates: bool = False
     tag_deltas: tuple[tuple[int, int], ...] = ()
+    filter_deltas: tuple[tuple[str, int], ...] = ()
 
     @classmethod
     def of(cls, papers: Iterable[int] = (), fields: Iterable[str] = (),
@@ -70,7 +81,8 @@ class Changes:
            highlights: Iterable[int] = (), saved_searches: bool = False,
            sources: bool = False, search: bool | None = None,
            duplicates: bool = False,
-           tag_deltas: Mapping[int, int] | None = None) -> "Changes":
+           tag_deltas: Mapping[int, int] | None = None,
+           filter_deltas: Mapping[str, int] | None = None) -> "Changes":
         """Build a :class:`Changes` from any iterables.
 
         Args:
@@ -80,17 +92,30 @@ class Changes:
                 tag, note or highlight changed".
             tag_deltas: ``{tag id: change of its paper count}`` (see the class); its
                 tags are added to ``tags``.
+            filter_deltas: ``{"starred" or "unread": change of that filter's count}``
+                (see the class); the field behind each (:data:`FIELD_OF_FILTER`) is
+                added to ``fields``.
         Returns:
             The frozen value.
+        Raises:
+            ValueError: a filter in ``filter_deltas`` that is not in
+                :data:`FIELD_OF_FILTER`.
         """
+        counted = {str(f): int(n) for f, n in (filter_deltas or {}).items()}
+        unknown = set(counted) - set(FIELD_OF_FILTER)
+        if unknown:
+            raise ValueError(f"no filter delta for {sorted(unknown)}; "
+                             f"use {sorted(FIELD_OF_FILTER)}")
+        fields = frozenset(fields) | {FIELD_OF_FILTER[f] for f in counted}
         deltas = {int(t): int(n) for t, n in (tag_deltas or {}).items()}
         papers, tags = _ids(papers), _ids(tags) | frozenset(deltas)
         notes, highlights = _ids(notes), _ids(highlights)
         if search is None:
             search = bool(papers or tags or notes or highlights or sources)
-        return cls(papers, frozenset(fields), tags, notes, highlights, saved_searches,
+        return cls(papers, fields, tags, notes, highlights, saved_searches,
                    sources, search, duplicates=duplicates,
-                   tag_deltas=tuple(sorted(deltas.items())))
+                   tag_deltas=tuple(sorted(deltas.items())),
+                   filter_deltas=tuple(sorted(counted.items())))
 
     def tag_count_changes(self) -> dict[int, int] | None:
         """``{tag id: change of its paper count}`` for every tag in ``tags``, when the
@@ -101,6 +126,21 @@ class Changes:
             return None
         return deltas
 
+    def filter_count_changes(self) -> dict[str, int] | None:
+        """``{filter name: change of its count}`` when the change is star or read
+        marks only (their fields, each with its count change, no paper added or
+        removed); ``None`` otherwise, i.e. the filters must be counted again."""
+        deltas = dict(self.filter_deltas)
+        if (not deltas or self.sources or self.tags or self.notes or self.highlights
+                or self.fields != {FIELD_OF_FILTER[f] for f in deltas}):
+            return None
+        return deltas
+
+    def negated_filter_deltas(self) -> "Changes":
+        """Return the same change with its filter count changes negated (what undoing
+        it does to the counts)."""
+        return replace(self, filter_deltas=tuple((f, -n) for f, n in self.filter_deltas))
+
     def __or__(self, other: "Changes") -> "Changes":
         """Combine two changes (e.g. the steps of a merged undo step)."""
         if not isinstance(other, Changes):
@@ -109,6 +149,12 @@ class Changes:
         mine, theirs = dict(self.tag_deltas), dict(other.tag_deltas)
         deltas = {t: mine.get(t, 0) + theirs.get(t, 0) for t in self.tags | other.tags
                   if (t not in self.tags or t in mine) and (t not in other.tags or t in theirs)}
+        # a filter keeps a count change only if neither side moved it uncounted
+        mine_f, theirs_f = dict(self.filter_deltas), dict(other.filter_deltas)
+        filters = {f: mine_f.get(f, 0) + theirs_f.get(f, 0)
+                   for f in mine_f.keys() | theirs_f.keys()
+                   if (f in mine_f or FIELD_OF_FILTER[f] not in self.fields)
+                   and (f in theirs_f or FIELD_OF_FILTER[f] not in other.fields)}
         return Changes(self.papers | other.papers, self.fields | other.fields,
                        self.tags | other.tags, self.notes | other.notes,
                        self.highlights | other.highlights,
@@ -116,7 +162,7 @@ class Changes:
                        self.sources or other.sources, self.search or other.search,
                        self.replay or other.replay,
                        self.duplicates or other.duplicates,
-                       tuple(sorted(deltas.items())))
+                       tuple(sorted(deltas.items())), tuple(sorted(filters.items())))
 
     def __bool__(self) -> bool:
         """True when anything at all changed."""

@@ -293,11 +293,19 @@ class Papers(Manager):
             return NO_CHANGES
         old = {p: before[p] for p in changed}
         self._write_column(column, changed)
-        changes = Changes.of(papers=changed, fields=[field], search=search)
+        # star and read marks say by how much they moved the filters' counts, so a view
+        # need not count a million papers again (``Changes.filter_deltas``)
+        deltas = None
+        if field == "starred":
+            deltas = {"starred": sum(1 if v else -1 for v in changed.values())}
+        elif field == "read":
+            deltas = {"unread": sum(-1 if v is not None else 1 for v in changed.values())}
+        changes = Changes.of(papers=changed, fields=[field], search=search,
+                             filter_deltas=deltas)
 
         def undo() -> Changes:
             self._write_column(column, old)
-            return changes
+            return changes.negated_filter_deltas()
 
         def redo() -> Changes:
             self._write_column(column, changed)

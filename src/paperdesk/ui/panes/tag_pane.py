@@ -279,7 +279,8 @@ class TagPane(QTreeWidget):
     def set_counts(self, counts: Mapping[str, int]) -> None:
         """Update the filter counts (and "All papers") from ``lib.papers.filter_counts()``;
         filters missing from ``counts`` keep theirs (``filter_counts(only=...)``)."""
-        self._set_count(self._all, counts.get("all", self._all.data(0, CountRole) or 0))
+        if "all" not in counts and not isinstance(self._all.data(0, CountRole), int):
+            self._set_count(self._all, 0)
         self._update_filters(counts)
 
     def set_tags(self, tags: Sequence[Tag]) -> None:
@@ -295,6 +296,23 @@ class TagPane(QTreeWidget):
             self.blockSignals(False)
         if chosen != self.current_scope():
             self._emit(self.current_scope())
+
+    def add_filter_counts(self, deltas: Mapping[str, int]) -> bool:
+        """Add count changes to filters' counts in place (a star or read mark:
+        ``Changes.filter_count_changes``), without counting.
+
+        Args:
+            deltas: ``{filter name: change of its count}``.
+        Returns:
+            True when done; False (nothing changed) when a filter named is not listed or
+            has no count yet, i.e. the filters must be counted.
+        """
+        items = [self._filters.get(name) for name in deltas]
+        if any(it is None or not isinstance(it.data(0, CountRole), int) for it in items):
+            return False
+        for name, item in zip(deltas, items):
+            self._set_count(item, max(0, item.data(0, CountRole) + deltas[name]))
+        return True
 
     def _update_filters(self, counts: Mapping[str, int]) -> None:
         if "all" in counts:

@@ -27,7 +27,7 @@ import atexit
 import functools
 import time
 import weakref
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QObject, Qt,
@@ -139,6 +139,32 @@ def _filters_touched(change: Changes) -> tuple[str, ...]:
     if change.notes and "has_note" not in out:
         out.append("has_note")
     return tuple(out)
+
+
+def _scope_counts_after(scope: Scope, counts: tuple[int, int],
+                        deltas: Mapping[str, int]) -> tuple[int, int] | None:
+    """The counts of a scope after a star or read mark, from what it moved.
+
+    Args:
+        scope: the list's scope (its source, tag and filter).
+        counts: ``(papers in the scope, unread papers in it)`` before the change.
+        deltas: ``{"starred" / "unread": change of that filter's count}``
+            (``Changes.filter_count_changes``).
+    Returns:
+        The counts after it, or ``None`` when they cannot be told without counting
+        (a read mark in a tag's or file's scope or in "Starred", a star in "Starred").
+    """
+    n, unread = counts
+    d = deltas.get("unread", 0)
+    plain = (scope.source_id is None and scope.tag_id is None and not scope.searches
+             and scope.ids is None)
+    if plain and scope.filter == "unread":
+        return n + d, unread + d
+    if "unread" in deltas and not (plain and scope.filter is None):
+        return None
+    if scope.filter == "starred" and "starred" in deltas:
+        return None
+    return n, unread + d     # a star moves no other scope; d: only in all papers
 
 
 class MainWindow(QMainWindow):
@@ -1399,6 +1425,8 @@ class MainWindow(QMainWindow):
         self._counts_generation += 1
         generation, scope = self._counts_generation, self.search.scope
         only = None if self._recount is None else tuple(sorted(self._recount))
+        if only and self.import_runner.is_running():
+            only = None     # an import moves several filters: count them together
         self._recount = set()
 
         def count(lib: Library) -> tuple:
@@ -1406,7 +1434,7 @@ class MainWindow(QMainWindow):
                     lib.papers.count(), lib.papers.filter_counts(only))
 
         self.worker.read(count, on_done=lambda result: self._on_counts(generation, scope,
-                                                                       result),
+                                                                       result, only),
                          on_failed=self._on_counts_failed, label="counts", slow=True)
 
     #: While an import stores papers, counting (the scope, unread, the library, the
@@ -1454,11 +1482,18 @@ class MainWindow(QMainWindow):
         if not self._shut_down:
             self.show_error(f"The counts could not be read: {message}")
 
-    def _on_counts(self, generation: int, scope: Scope, result: tuple) -> None:
+    def _on_counts(self, generation: int, scope: Scope, result: tuple,
+                   only: tuple[str, ...] | None = None) -> None:
         if not self._shut_down and generation == self._counts_generation:
             scope_count, unread, total, filters = result
             self._counts = (scope, scope_count, unread)
             self._total_papers = total
+            if only is not None and self.import_runner.is_running():
+                # An import adds unread, untagged papers: "All papers" counted alone
+                # would run ahead of "Unread" and "Untagged" until the next full count
+                # (the tester's P2); during an import the tag pane's counts move
+                # together (a read asking for some filters counts them all).
+                filters = {}
             self.tag_pane.set_counts(filters)
             self._render_status()
         self._counts_in()       # after: the next read's answer is newer than this one
@@ -1662,9 +1697,34 @@ class MainWindow(QMainWindow):
             self._update_tags(change)
         if change.saved_searches:
             self.saved_searches.refresh_saved()
-        # counts (and the filters' counts the change can have moved) off the UI thread
-        self.update_status(None if change.sources else _filters_touched(change))
+        # counts (and the filters' counts the change can have moved): in place when it
+        # says by how much, else off the UI thread
+        self._follow_counts(change)
         # the paper on show: the reading controller, connected after this slot
+
+    def _follow_counts(self, change: Changes) -> None:
+        """Bring the counts shown up to date after ``change``: a star's or read mark's
+        count changes (``Changes.filter_count_changes``) are added to the tag pane's
+        filters and the status bar's counts in place; what they cannot tell (the
+        unread papers of a tag after a read mark, the unread starred papers after a
+        star), any other change, and any change made while a counts read is on its
+        way (it may have counted before the change) are counted again on the reader
+        thread. At a million papers a count of the unread papers takes 40-50 ms of a
+        core: with it after every key of a fast reader, and an import beside it, the
+        window waited for a core."""
+        deltas = None if change.sources else change.filter_count_changes()
+        sent = self._counts_in_flight and self._counts_held is None
+        if deltas is None or sent or not self.tag_pane.add_filter_counts(deltas):
+            self.update_status(None if change.sources else _filters_touched(change))
+            return
+        scope = self.search.scope
+        if self._counts is not None and self._counts[0] == scope:
+            moved = _scope_counts_after(scope, self._counts[1:], deltas)
+            if moved is None:       # the scope's own counts: read them again
+                self.update_status(filters=())
+                return
+            self._counts = (scope, *moved)
+        self._render_status()
 
     def _relist_after_removal(self, paper_ids) -> None:
         """Papers left the library or came back (delete, remove file, their undo): list
