@@ -1,6 +1,7 @@
 """``make bench``: import, search and window figures at one or more library sizes, on two
 synthetic corpora and an arXiv-shaped metadata file, next to SQLite FTS5 and tantivy,
-with the machine's load beside them and issue 28's targets met or missed.
+with the machine's load beside them and issue 28's targets met or missed (a missed one
+with its measured reason).
 
 Usage::
 

@@ -239,3 +239,43 @@ def test_stored_is_the_earlier_of_the_stored_line_and_the_poll():
     assert import_bench.earliest_seen(None, 2.0) == 2.0
     assert import_bench.earliest_seen(3.0, None) == 3.0
     assert import_bench.earliest_seen(None, None) is None
+
+
+def test_a_missed_target_is_printed_with_its_measured_reason():
+    """Issue 28: ``make bench`` prints every target met, or missed with the measured
+    reason: the reason is built from the run's own figures (CPU split, the references'
+    build CPU, the search's CPU and the references' medians, the window's longest
+    stall), and a met target has none."""
+    from benchmarks import targets
+
+    query = {"query": "phrase", "median_ms": 37.4, "p99_ms": 42.1, "cpu_median_ms": 37.3,
+             "total": 89057, "tv_median_ms": 18.2, "fts_median_ms": 196.2}
+    run = {"corpus": "zipf", "papers": 1_000_000,
+           "load_before": {"loadavg": [0.8, 1, 1]},
+           "load_after_import": {"loadavg": [4.2, 4, 4]},
+           "import": {"mode": "api", "stored_s": 228.0, "searchable_s": 1388.0,
+                      "cpu_stored_s": 129.0, "cpu_self_stored_s": 79.0,
+                      "cpu_children_stored_s": 57.0, "cpu_s": 2428.0, "peak_mb": 1449.0,
+                      "duplicates_s": 384.0, "duplicate_pairs": 0},
+           "fts5": {"cpu_s": 163.0}, "tantivy": {"cpu_s": 199.0},
+           "search": [query, {**query, "query": "rare term", "median_ms": 1.2,
+                              "p99_ms": 1.6}],
+           "window": {"window": {"heartbeat_max_gap_ms": 214.0, "queries": [
+               {"heartbeat": {"stalls": [{"gap_ms": 213.8, "where": "detail_pane:show_paper"},
+                                         {"gap_ms": 90.0, "where": "elsewhere"}]}}]}}}
+    lines = {line.split(" | ")[0].lstrip("| "): line
+             for line in targets.markdown_table([run])[2:]}
+    stored = lines["list filled (every paper stored), wall s"]
+    assert "missed: zipf 1,000,000" in stored
+    assert "129 CPU s until stored (storing process 79, reading child 57)" in stored
+    assert "load 0.8 → 4.2" in stored
+    searchable = lines["fully searchable, wall s"]
+    assert "2,428 CPU s" in searchable and "SQLite FTS5 163, tantivy 199 CPU s" in searchable
+    median = lines["search: slowest median of the plain shapes, ms"]
+    assert "phrase: 37.4 ms, CPU median 37.3 ms" in median and "tantivy 18.2 ms" in median
+    assert "longest stall 214 ms in detail_pane:show_paper" in \
+        lines["window: UI thread's longest gap while typing, ms"]
+    assert "384 s" in lines["near-duplicate stage of an import, s"]
+    peak = lines["peak memory of the import, all processes, MB"]
+    assert peak.endswith("| met |  |")
+    assert lines["`paperdesk check`, wall s"].endswith("| not measured |  |")
