@@ -109,9 +109,13 @@ def _why_window_gap(run: dict) -> str:
 
 def _why_window_memory(run: dict) -> str:
     m = run["window"]["window"]["memory"]
+    private = ""
+    if m.get("after_discover_anon_mb") is not None:
+        private = (f"; of it {_n(m['after_discover_anon_mb'])} MB private, the rest index "
+                   "and database pages mapped from disk, which the kernel can drop")
     return (f"{_n(m['after_search_mb'])} MB after searching, {_n(m['after_discover_mb'])} "
             f"with related papers and the interest order, over {m['processes']} processes "
-            "(the window, the index's writer child, the term table's reader)")
+            f"(the window, the index's writer child, the term table's reader){private}")
 
 
 def _why_duplicates(run: dict) -> str:
