@@ -423,3 +423,18 @@ def test_the_import_message_writes_every_count_with_thousands_separators(qtbot, 
         wait_idle(qtbot, win)
     assert "Imported 1,200 new papers" in messages
     assert "Imported 0 new papers (1,200 already in the library)" in messages
+
+
+def test_files_dropped_on_the_abstract_go_to_the_window_without_an_event_filter(
+        qtbot, win, tmp_path):
+    """The reading pane's abstract is read-only: it takes no drop itself, so no Python
+    event filter is installed on it for file drops (a filter sees every paint and layout
+    event, and each must take the interpreter lock back from background threads, e.g.
+    during an import); a file dropped on it goes up to the window, which imports it."""
+    view = win.detail_pane.abstract_view
+    assert not view.acceptDrops() and not view.viewport().acceptDrops()
+    enter, drop = _drag(win, _files(_bib(tmp_path)), widget=view.viewport())
+    assert enter.isAccepted() and drop.isAccepted()
+    qtbot.waitUntil(lambda: win.imports.last_import_report is not None, timeout=WAIT_MS)
+    wait_idle(qtbot, win)
+    assert win.imports.last_import_report.added == 2

@@ -112,6 +112,12 @@ class AbstractView(QTextBrowser):
         self.setOpenLinks(False)
         self.setOpenExternalLinks(False)
         self.setFrameShape(QFrame.Shape.NoFrame)
+        # Read-only: nothing can be dropped into the text. Files dropped on it go up to
+        # the window (which imports them), with no Python event filter on the view: a
+        # filter runs for every paint and layout event, and each must take the
+        # interpreter lock from the background threads (an import's, a listing's).
+        self.setAcceptDrops(False)
+        self.viewport().setAcceptDrops(False)
         self.document().setDocumentMargin(14)
         self.anchorClicked.connect(self.open_link)
         self._map: OffsetMap | None = None
