@@ -448,3 +448,71 @@ def test_highlighting_follows_the_query_and_escapes_everything():
     assert html.count("<span") == 4
     assert title_html("<b>network</b>", terms).count("<span") == 1
     assert "<span" not in title_html("network", None) + title_html("network", MatchTerms())
+
+
+def test_a_list_read_again_is_compared_as_arrays_then_appended_or_replaced(
+        qapp, seeded_library, tmp_path, monkeypatch):
+    """A listing read again (an import's new papers, every few seconds during a long
+    import) is compared with the rows shown as int64 arrays (``RowLookup.in_order``),
+    not as two lists of Python integers (40 ms of the UI thread at a million): new
+    papers at the end are appended (``rowsInserted``), any other change replaces the
+    rows (a reset), and the rows are the library's either way."""
+    from paperdesk.ui.panes import paper_model
+
+    lib = seeded_library
+    compared: list[int] = []
+
+    class Ids(list):
+        """A listing's ids that note every comparison as lists."""
+        __hash__ = None
+
+        def __eq__(self, other):
+            compared.append(len(self))
+            return list.__eq__(self, other)
+
+        def __ne__(self, other):
+            compared.append(len(self))
+            return list.__ne__(self, other)
+
+    real = paper_model.read_listing
+
+    def listing(*args, **kwargs):
+        ids, lookup = real(*args, **kwargs)
+        return Ids(ids), lookup
+
+    monkeypatch.setattr(paper_model, "read_listing", listing)
+    model = PaperTableModel(lib)
+    model.set_id_reader(lambda fn, deliver, first: deliver(fn(lib)))
+    events: list[str] = []
+    model.modelReset.connect(lambda: events.append("reset"))
+    model.rowsInserted.connect(lambda _p, first, last: events.append(f"+{last - first + 1}"))
+    model.show_all()
+    assert model.ids() == lib.papers.ids() and len(model.ids()) == TOTAL > 200
+    assert events == ["reset", f"+{TOTAL - 200}"]        # the first 200, then the rest
+
+    def write(name: str, n: int):
+        path = tmp_path / name
+        path.write_text("Daily Papers\n\n" + "\n\n".join(
+            f"We measure {name} effect number {i} on lemurs and find it large." for i in
+            range(n)) + "\n", encoding="utf-8")
+        return path
+
+    events.clear()
+    compared.clear()
+    lib.imports.run([write("more", 3)])
+    model.show_all()                                       # the same list read again
+    assert model.ids() == lib.papers.ids() and len(model.ids()) == TOTAL + 3
+    assert events == ["+3"] and compared == []
+
+    events.clear()
+    model.show_all()                                       # nothing changed
+    assert events == [] and compared == []
+
+    events.clear()
+    first = lib.papers.ids()[0]
+    lib.removal.delete_papers([first])
+    lib.imports.run([write("other", 1)])                   # one gone, one more
+    model.show_all()
+    assert model.ids() == lib.papers.ids() and len(model.ids()) == TOTAL + 3
+    assert first not in model.ids()
+    assert events == ["reset"] and compared == []

@@ -144,7 +144,7 @@ def snippet_window(text: str, spans: Sequence[tuple[int, int]],
 
 
 def read_listing(lib: Library, scope: Scope, sort: str | None, descending: bool,
-                 limit: int | None = None) -> tuple[list[int], tuple[np.ndarray, np.ndarray]]:
+                 limit: int | None = None) -> tuple[list[int], "RowLookup"]:
     """Read the ids of a list and the lookup :meth:`PaperTableModel.row_of` needs, off
     the UI thread (the sort of a million ids alone takes about 0.1 s).
 
@@ -155,8 +155,9 @@ def read_listing(lib: Library, scope: Scope, sort: str | None, descending: bool,
         descending: reverse that order.
         limit: at most this many ids, the first ones (``None``: all).
     Returns:
-        ``(ids, (sorted ids, their rows))``: ids in list order, and the same ids sorted
-        (``numpy.int64``) with the row of each (for a binary search).
+        ``(ids, (sorted ids, their rows))``: ids in list order, and a
+        :class:`RowLookup`: the same ids sorted (``numpy.int64``) with the row of each
+        (for a binary search), and in list order.
     Raises:
         As :meth:`paperdesk.core.papers.Papers.scope_ids`.
     """
@@ -164,12 +165,38 @@ def read_listing(lib: Library, scope: Scope, sort: str | None, descending: bool,
     return ids, _row_lookup(ids)
 
 
-def _row_lookup(ids: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted ids and their rows: a binary search per lookup (a dict of 100,000 took
-    16 ms of the UI thread)."""
-    array = np.fromiter(ids, dtype=np.int64, count=len(ids))
+class RowLookup(tuple):
+    """``(sorted ids, their rows)`` (``numpy.int64`` arrays: a binary search per
+    lookup; a dict of 100,000 took 16 ms of the UI thread), with the ids in list order
+    as :attr:`in_order` (an ``int64`` array), which lets the UI thread compare a list
+    read again with the one shown in a millisecond (two lists of a million Python
+    integers: 40 ms)."""
+
+    in_order: np.ndarray
+
+
+#: Ids converted to an array this many at a time: between two chunks a thread waiting
+#: for the interpreter lock (the UI thread, painting) gets it; ``numpy.fromiter`` over a
+#: million ids holds it 30 ms in one call.
+_ID_CHUNK = 65_536
+
+
+def _id_array(ids: Sequence[int]) -> np.ndarray:
+    """``ids`` as an ``int64`` array, converted :data:`_ID_CHUNK` at a time."""
+    out = np.empty(len(ids), dtype=np.int64)
+    for start in range(0, len(ids), _ID_CHUNK):
+        chunk = ids[start:start + _ID_CHUNK]
+        out[start:start + len(chunk)] = np.fromiter(chunk, dtype=np.int64, count=len(chunk))
+    return out
+
+
+def _row_lookup(ids: Sequence[int]) -> RowLookup:
+    """The :class:`RowLookup` of ``ids`` (in list order)."""
+    array = _id_array(ids)
     order = np.argsort(array, kind="stable")
-    return array[order], order
+    lookup = RowLookup((array[order], order))
+    lookup.in_order = array
+    return lookup
 
 
 #: :meth:`PaperTableModel._summary` of a row still being read.
@@ -629,13 +656,22 @@ class PaperTableModel(QAbstractTableModel):
         shown = len(self._ids)
         if scope is not None:   # the same list again: its cached rows stay valid
             self._scope, self._reasons = scope, {}
-        appended = len(ids) > shown and ids[:shown] == self._ids
+        before = self._rows_of
+        if isinstance(before, RowLookup) and isinstance(lookup, RowLookup) \
+                and len(before.in_order) == shown:
+            # the arrays of both lists (the UI thread compares a million ids in 1 ms)
+            head = len(ids) >= shown and np.array_equal(lookup.in_order[:shown],
+                                                        before.in_order)
+            appended, same = head and len(ids) > shown, head and len(ids) == shown
+        else:
+            appended = len(ids) > shown and ids[:shown] == self._ids
+            same = not appended and ids == self._ids
         if appended:
             self.beginInsertRows(QModelIndex(), shown, len(ids) - 1)
             self._ids = ids
             self._rows_of = lookup
             self.endInsertRows()
-        elif ids != self._ids:      # another list (or the library changed since)
+        elif not same:      # another list (or the library changed since)
             self.set_ids(ids, None)
             self._rows_of = lookup
         if on_rows is not None and (self._on_rows is not None or not appended):
