@@ -29,6 +29,7 @@ interrupted in-thread import does; the parent then raises :class:`LibraryError`.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -40,6 +41,7 @@ from pathlib import Path
 from paperdesk.core.child_process import start_ignoring_interrupts
 from paperdesk.core.imports.registry import STDIN
 from paperdesk.core.models import ImportReport, LibraryError
+from paperdesk.core.store import db as _db
 
 __all__ = ["PROCESS_MIN_BYTES", "worth_a_process", "run_in_process"]
 
@@ -156,6 +158,10 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
     # instead of waiting for the child to pause after that batch (a star pressed as a
     # big file was dropped waited 3.9 s).
     starting = True
+    # The window's edits commit on this connection while the child stores: at SQLite's
+    # 1,000 pages each commit checkpointed what the child wrote since (db.wal_pages).
+    held = contextlib.ExitStack()
+    held.enter_context(_db.wal_pages(lib.db))
     try:
         while True:
             if cancelled_at is None and cancel():
@@ -226,6 +232,7 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
         if process.is_alive():
             process.kill()
             process.join()
+        held.close()
         lib.discover.mark_texts_changed()
 
 
