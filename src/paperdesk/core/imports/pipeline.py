@@ -19,7 +19,8 @@ from paperdesk.core.models import FileReport, ImportReport
 from paperdesk.core.imports.paperdesk_json import store_export, store_saved_searches
 from paperdesk.core.imports.abstract_limit import cut_note
 from paperdesk.core.imports import parse_process
-from paperdesk.core.imports.parse_process import ParseChild, pending, prepared, title_of
+from paperdesk.core.imports.parse_process import (WAITING, ParseChild, pending, prepared,
+                                                  title_of)
 from paperdesk.core.imports.daily_papers import (FileChangedError, ParseError, ParsedFile,
                                                  StreamedText,
                                                  collect_files, display_path)
@@ -767,7 +768,7 @@ class Imports(Manager):
         # The child also computes what each record's near-duplicate lookup needs of its
         # abstract, when this library looks them up (a library the near-duplicate stage
         # never ran on does not): a third of this thread's CPU otherwise.
-        records = (reader.arxiv_records(stream, near_duplicates_looked_up(self.db))
+        records = (reader.arxiv_records(stream, near_duplicates_looked_up(self.db), hurry)
                    if reader is not None and _arxiv_in_child(stream)
                    else stream.records())
         db = self.db
@@ -785,6 +786,8 @@ class Imports(Manager):
             deadline = time.monotonic() + BATCH_SECONDS
             if not finished and len(batch) < _record_batch():
                 for record in records:
+                    if record is WAITING:   # the child has nothing new and an edit
+                        break               # waits: store what was read, let it in
                     batch.append(record)
                     if len(batch) >= _record_batch() or time.monotonic() >= deadline \
                             or hurry():
