@@ -516,3 +516,7 @@ def test_a_list_read_again_is_compared_as_arrays_then_appended_or_replaced(
     assert model.ids() == lib.papers.ids() and len(model.ids()) == TOTAL + 3
     assert first not in model.ids()
     assert events == ["reset"] and compared == []
+    # the listed ids without a copy: the listing's own array, the same object each time
+    listed = model.listed_ids()
+    assert listed is model.listed_ids() and listed.dtype.name == "int64"
+    assert listed.tolist() == model.ids()

@@ -117,3 +117,22 @@ def test_worth_reading_first_keeps_the_paper_in_view(qtbot, open_seeded):
     assert in_view(window)
     pass_the_delay(qtbot, window)
     assert read_ids(window) == before
+
+
+def test_the_nearest_listed_paper_is_the_same_from_arrays_and_lists():
+    """``nearest_listed`` takes the model's int64 arrays as they are (no copy of a
+    million ids) and gives what it gives for lists."""
+    import numpy as np
+
+    from paperdesk.ui.window.kept_paper import nearest_listed
+
+    before = [5, 9, 2, 7, 11, 3]
+    cases = [(7, [5, 9, 2, 11, 3]), (7, [5, 9, 2]), (7, [11]), (4, [5]), (7, [7, 1]),
+             (None, [5]), (3, [1, 2])]
+    for pid, listed in cases:
+        want = nearest_listed(before, pid, listed)
+        got = nearest_listed(np.array(before, dtype=np.int64), pid,
+                             np.array(listed, dtype=np.int64))
+        assert got == want, (pid, listed)
+    assert [nearest_listed(before, pid, listed) for pid, listed in cases] == \
+        [11, 2, 11, None, 7, None, 2]

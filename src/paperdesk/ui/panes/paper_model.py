@@ -773,6 +773,16 @@ class PaperTableModel(QAbstractTableModel):
         """Return a copy of the listed ids in display order."""
         return list(self._ids)
 
+    def listed_ids(self) -> Sequence[int]:
+        """The listed ids in display order without a copy (a million ids: 10 ms of the
+        UI thread to copy): an ``int64`` array when the rows came from a listing read
+        off the UI thread, else the model's own list. Read it, never change it; the
+        model replaces it when the rows change (a removal may shorten the list)."""
+        lookup = self._rows_of
+        if isinstance(lookup, RowLookup) and len(lookup.in_order) == len(self._ids):
+            return lookup.in_order
+        return self._ids
+
     def snippet(self, paper_id: int) -> str:
         """Return the search snippet of ``paper_id`` ("" when not searching)."""
         return (self._snippets or {}).get(paper_id, "")

@@ -17,6 +17,13 @@ import numpy as np
 __all__ = ["nearest_listed"]
 
 
+def _array(ids: Sequence[int]) -> np.ndarray:
+    """``ids`` as an ``int64`` array (an array is used as it is, not copied)."""
+    if isinstance(ids, np.ndarray) and ids.dtype == np.int64:
+        return ids
+    return np.fromiter(ids, dtype=np.int64, count=len(ids))
+
+
 def nearest_listed(before: Sequence[int], paper_id: int | None,
                    listed: Sequence[int]) -> int | None:
     """The paper nearest to ``paper_id`` in the old list that the new list still holds.
@@ -34,10 +41,10 @@ def nearest_listed(before: Sequence[int], paper_id: int | None,
     """
     if paper_id is None:
         return None
-    new = np.fromiter(listed, dtype=np.int64)
+    new = _array(listed)
     if np.any(new == paper_id):
         return int(paper_id)
-    old = np.fromiter(before, dtype=np.int64)
+    old = _array(before)
     at = np.flatnonzero(old == paper_id)
     if not len(at):
         return None

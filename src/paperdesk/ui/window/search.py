@@ -159,7 +159,7 @@ class SearchController:
         current meanwhile); the interest order is asked for once every id is in.
         ``then()`` (UI thread) runs once the selection is placed."""
         model = self._window.model
-        before = model.ids()
+        before = model.listed_ids()     # (no copy: the model replaces, not changes, it)
         current = self._window.current_paper_id()
         keep = keep if keep is not None else self.kept_paper()
         self.results = None
@@ -172,7 +172,7 @@ class SearchController:
             if model.row_of(keep) >= 0:
                 self.restore_selection(keep)
             else:
-                listed = model.ids()
+                listed = model.listed_ids()
                 nearest = nearest_listed(before, keep, listed)
                 self.restore_selection(nearest if nearest is not None
                                        else nearest_listed(before, current, listed))
