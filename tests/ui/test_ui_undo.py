@@ -6,7 +6,7 @@ import threading
 
 import pytest
 from PySide6.QtCore import Qt
-from ui_fixtures import (TOTAL, open_seeded, press, settle, wait_idle,  # noqa: F401
+from ui_fixtures import (TOTAL, WAIT_MS, open_seeded, press, settle, wait_idle,  # noqa: F401
                          wait_listed, win)
 
 from paperdesk.core.scope import Scope
@@ -346,7 +346,7 @@ def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps
     settle(qtbot, window)
     pid = window.current_paper_id()
     messages = []
-    window.statusBar().messageChanged.connect(messages.append)
+    window.editMessageShown.connect(messages.append)
     gate = threading.Event()
     window.worker.write(lambda lib: gate.wait(10))          # the writer is busy
     press(qtbot, window, "s", "1")
@@ -365,7 +365,7 @@ def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps
     gate.set()
     settle(qtbot, window)
     assert lib.papers.get(pid).starred                              # the unstar was undone
-    assert window.statusBar().currentMessage() == "Undone: Unstar paper"
+    assert window.edit_label.text() == "Undone: Unstar paper"
     assert window.undo_action.text() == "&Undo Tag ‘depth’"
 
 
@@ -412,3 +412,42 @@ def test_a_toggle_pressed_twice_quickly_comes_back(qtbot, win):
     settle(qtbot, window)
     assert (lib.papers.get(pid).starred, lib.papers.get(pid).read, lib.papers.get(pid).tags) == before
     assert len(lib.undo_stack) == steps + 6
+
+
+def test_a_stars_message_leaves_the_search_count_in_sight(qtbot, win):
+    """The tester's P3: a star's "Star paper — Ctrl+Z to undo" went up as a temporary
+    status message, which hides the status bar's other widgets: the search's "N of M
+    match" was gone for 4 s. The message now sits beside the counts."""
+    window = win
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, "model")
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
+                    and " match" in window.status_label.text(), timeout=WAIT_MS)
+    count = window.status_label.text()
+    window.focus_list()
+    window.select_row(0)
+    press(qtbot, window, "s")
+    qtbot.waitUntil(lambda: window.edit_label.text() == "Star paper  —  Ctrl+Z to undo"
+                    and window.edit_label.isVisible(), timeout=WAIT_MS)
+    assert window.status_label.isVisible() and window.status_label.text() == count
+    assert window.statusBar().currentMessage() == ""
+    qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: window.edit_label.text() == "Undone: Star paper", timeout=WAIT_MS)
+    assert window.status_label.isVisible() and " match" in window.status_label.text()
+
+
+def test_the_status_bars_widgets_keep_their_order(qtbot, win):
+    """The counts, then an edit's message, then the near-duplicates button before the
+    unread count (it was inserted among the normal widgets' positions and went to the
+    far right once the edit's message became one)."""
+    from PySide6.QtCore import QCoreApplication
+
+    window = win
+    button = window.duplicates.duplicates_button
+    button.setText("2 possible duplicates")
+    button.show()
+    window.show_edit_message("Star paper  —  Ctrl+Z to undo")
+    QCoreApplication.processEvents()
+    xs = [w.geometry().x() for w in (window.status_label, window.edit_label, button,
+                                     window.unread_label)]
+    assert xs == sorted(xs) and len(set(xs)) == 4, xs

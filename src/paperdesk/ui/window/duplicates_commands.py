@@ -119,7 +119,10 @@ class DuplicatesCommands:
         button.setToolTip("Compare possible near-duplicate papers side by side (Ctrl+D)")
         button.clicked.connect(self.show_duplicates)
         button.hide()
-        self._window.statusBar().insertPermanentWidget(1, button)   # before "unread"
+        # before "unread": the bar's items are its two normal widgets (the counts and an
+        # edit's message), then the permanent ones (an index among those two would
+        # append it at the far right)
+        self._window.statusBar().insertPermanentWidget(2, button)
         if not self._window.lib.read_only:
             self.find_duplicates()
         else:

@@ -157,6 +157,7 @@ class TagCommands:
         # What each change did (or why not) shows in the dialog too: the status bar is
         # behind it.
         self._window.statusBar().messageChanged.connect(dialog.show_status)
+        self._window.editMessageShown.connect(dialog.show_status)
         dialog.finished.connect(lambda _r: self._back_to_window(dialog, "tags_dialog"))
         dialog.open()
         return dialog
