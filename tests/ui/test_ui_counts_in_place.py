@@ -10,7 +10,8 @@ import threading
 
 import pytest
 from PySide6.QtCore import Qt
-from ui_fixtures import WAIT_MS, open_seeded, press, settle, wait_idle, win  # noqa: F401
+from ui_fixtures import (WAIT_MS, keyed_tag, open_seeded, press, settle,  # noqa: F401
+                         wait_idle, win)
 
 from paperdesk.core.papers import Papers
 from paperdesk.core.scope import Scope
@@ -104,9 +105,7 @@ def test_star_and_read_keys_move_the_counts_without_counting(qtbot, win, counted
 
 def test_a_read_mark_in_a_tag_or_a_star_in_starred_is_counted_again(qtbot, win, counted):
     window, lib = win, win.lib
-    assert window.triage.create_tag("batch", key=1)
-    qtbot.waitUntil(lambda: any(t.name == "batch" and t.key == 1
-                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
+    keyed_tag(qtbot, window, "batch")
     window.focus_list()
     window.select_row(0)
     for _ in range(4):

@@ -8,7 +8,8 @@ from __future__ import annotations
 import sqlite3
 
 from PySide6.QtCore import Qt
-from ui_fixtures import WAIT_MS, open_seeded, press, wait_idle, win  # noqa: F401
+from ui_fixtures import (WAIT_MS, keyed_tag, open_seeded, press,  # noqa: F401
+                         wait_idle, win)
 
 from paperdesk.ui.panes.paper_model import ReadRole, StarredRole, TagsRole
 
@@ -289,9 +290,7 @@ def test_counts_are_read_less_often_while_an_import_stores(qtbot, win, tmp_path,
     _slow_import(monkeypatch)
     window, lib = win, win.lib
     monkeypatch.setattr(type(window), "COUNTS_SHARE_IMPORTING", 0.0001, raising=False)
-    assert window.triage.create_tag("depth", key=1)
-    qtbot.waitUntil(lambda: any(t.name == "depth" and t.key == 1
-                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
+    keyed_tag(qtbot, window, "depth")
     wait_idle(qtbot, window)
     asked = []
     real_counts = lib.papers.filter_counts
@@ -341,9 +340,7 @@ def test_the_next_paper_is_shown_while_the_counts_of_every_paper_are_read(qtbot,
         return real_count(self, *args, **kwargs)
 
     window = win
-    assert window.triage.create_tag("depth", key=1)
-    qtbot.waitUntil(lambda: any(t.name == "depth" and t.key == 1
-                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
+    keyed_tag(qtbot, window, "depth")
     window.focus_list()
     window.select_row(0)
     wait_idle(qtbot, window)
@@ -377,9 +374,7 @@ def test_the_tag_panes_counts_move_together_during_an_import(qtbot, win, tmp_pat
 
     _slow_import(monkeypatch)
     window, lib = win, win.lib
-    assert window.triage.create_tag("depth", key=1)
-    qtbot.waitUntil(lambda: any(t.name == "depth" and t.key == 1
-                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
+    keyed_tag(qtbot, window, "depth")
     window.focus_list()
     window.select_row(0)
     press(qtbot, window, "1", "r")                # one paper tagged and read

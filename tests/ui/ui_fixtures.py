@@ -122,6 +122,14 @@ def wait_shown(qtbot, window, paper_id: int | None = None) -> None:
     qtbot.waitUntil(lambda: window.detail_pane.paper_id == want, timeout=WAIT_MS)
 
 
+def keyed_tag(qtbot, window, name: str, key: int = 1) -> None:
+    """Create tag ``name`` bound to number key ``key`` through the window, and wait
+    until the tag pane lists it with its key (the key toggles it from then on)."""
+    assert window.triage.create_tag(name, key=key)
+    qtbot.waitUntil(lambda: any(t.name == name and t.key == key
+                                for t in window.tag_pane.tag_entries()), timeout=WAIT_MS)
+
+
 def wait_idle(qtbot, window) -> None:
     """Wait until no import, search or index update is pending."""
     qtbot.waitUntil(lambda: not window.is_busy(), timeout=WAIT_MS)
