@@ -375,6 +375,10 @@ def test_long_tag_names_do_not_widen_the_window(qtbot, win):
     qtbot.wait(50)
     assert window.detail_pane.minimumSizeHint().width() < 500
     assert window.width() <= 810
+    # the tag's "Tag ‘WWW…’ — Ctrl+Z to undo" is elided beside the counts, which stay whole
+    assert window.edit_label.isVisible() and window.edit_label.elided
+    label = window.status_label
+    assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())
     chip = window.detail_pane.chips.chips()[0]
     assert chip.label.text().endswith("…")
     assert "W" * 60 in chip.label.toolTip()

@@ -61,7 +61,7 @@ def test_del_deletes_the_current_paper_and_ctrl_z_brings_it_back(qtbot, win):
     assert lib.papers.get(pid) == before
     assert [h.id for h in lib.search.hits("tag:walrus")] == [pid]
     assert window.status_text() == f"{TOTAL} papers"
-    assert window.edit_label.text() == "Undone: Delete paper"
+    assert window.edit_label.full_text == "Undone: Delete paper"
 
 
 def test_del_pressed_twice_before_the_first_came_back_deletes_once(qtbot, win):

@@ -60,7 +60,7 @@ def test_screening_from_the_keyboard(qtbot, win):
     _wait_banner(qtbot, window, "1 included · 0 excluded · 224 left")
     assert _tagged(lib, "review") == {first}
     assert lib.undo_label == "Include in ‘review’"
-    assert "Include in ‘review’" in window.edit_label.text()
+    assert "Include in ‘review’" in window.edit_label.full_text
     second = window.current_paper_id()
     assert second != first and second == window.screening.standing.next_id
     assert window.model.paper_id(0) == second        # the top of the live order

@@ -428,7 +428,7 @@ def test_save_search_with_ctrl_s_lists_it_with_a_count(qtbot, win, monkeypatch):
                     timeout=WAIT_MS)
     item = window.tag_pane.saved_item("pruning papers")
     assert item is not None and item.text(2) == str(expected)
-    assert "Ctrl+Z" in window.edit_label.text()
+    assert "Ctrl+Z" in window.edit_label.full_text
 
 
 def test_ctrl_s_in_the_note_saves_the_note_not_a_search(qtbot, win, monkeypatch):

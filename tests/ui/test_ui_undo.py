@@ -365,7 +365,7 @@ def test_keys_pressed_before_the_writer_catches_up_name_and_undo_their_own_steps
     gate.set()
     settle(qtbot, window)
     assert lib.papers.get(pid).starred                              # the unstar was undone
-    assert window.edit_label.text() == "Undone: Unstar paper"
+    assert window.edit_label.full_text == "Undone: Unstar paper"
     assert window.undo_action.text() == "&Undo Tag ‘depth’"
 
 
@@ -427,12 +427,12 @@ def test_a_stars_message_leaves_the_search_count_in_sight(qtbot, win):
     window.focus_list()
     window.select_row(0)
     press(qtbot, window, "s")
-    qtbot.waitUntil(lambda: window.edit_label.text() == "Star paper  —  Ctrl+Z to undo"
+    qtbot.waitUntil(lambda: window.edit_label.full_text == "Star paper  —  Ctrl+Z to undo"
                     and window.edit_label.isVisible(), timeout=WAIT_MS)
     assert window.status_label.isVisible() and window.status_label.text() == count
     assert window.statusBar().currentMessage() == ""
     qtbot.keyClick(window.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window.edit_label.text() == "Undone: Star paper", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.edit_label.full_text == "Undone: Star paper", timeout=WAIT_MS)
     assert window.status_label.isVisible() and " match" in window.status_label.text()
 
 

@@ -47,6 +47,7 @@ from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.panes.detail_pane import PLACEHOLDER, DetailPane
+from paperdesk.ui.panes.elided_label import ElidedLabel
 from paperdesk.ui.panes.progress_line import ProgressLine
 from paperdesk.ui.window.status_bar import WrappingStatusBar
 from paperdesk.ui.window.dialogs import ShortcutsDialog, message_box, show_about
@@ -512,10 +513,13 @@ class MainWindow(QMainWindow):
         # A finished edit's or undo's message ("Star paper — Ctrl+Z to undo") beside the
         # counts: a temporary status message would hide them (the tester's P3: a star
         # hid "70 of 9,062 match" for 4 s).
-        self.edit_label = QLabel()
+        # Elided when the window is narrow: a long tag's name must not widen the window.
+        self.edit_label = ElidedLabel()
         self.edit_label.setObjectName("editLabel")
-        self.edit_label.setTextFormat(Qt.TextFormat.PlainText)
         self.edit_label.setContentsMargins(0, 0, 18, 0)     # apart from "N of M unread"
+        # at most about 45 characters: the counts keep the rest of a narrow window
+        self.edit_label.setMaximumWidth(self.edit_label.fontMetrics().averageCharWidth() * 45
+                                        + 18)
         self.edit_label.hide()
         bar.addWidget(self.edit_label)
         self._edit_message_timer = QTimer(self, singleShot=True)
@@ -1630,13 +1634,12 @@ class MainWindow(QMainWindow):
             self.show_edit_message(f"{step.label}  —  Ctrl+Z to undo")
 
     def show_edit_message(self, text: str) -> None:
-        """Show a finished edit's or undo's message (plain text) for ``MESSAGE_MS`` in the
-        status bar beside the counts, not over them (a temporary status message hides
+        """Show a finished edit's or undo's message (plain text, elided to the room left)
+        for ``MESSAGE_MS`` in the status bar beside the counts, not over them (a temporary status message hides
         the bar's other widgets); it replaces any temporary message shown, as a newer
         message does. Emits :attr:`editMessageShown`."""
         self.statusBar().clearMessage()
-        self.edit_label.setText(text)
-        self.edit_label.setToolTip(tooltip_html(text))
+        self.edit_label.set_full_text(text)
         self.edit_label.show()
         self._edit_message_timer.start(MESSAGE_MS)
         self.editMessageShown.emit(text)
