@@ -410,3 +410,26 @@ def test_the_tag_panes_counts_move_together_during_an_import(qtbot, win, tmp_pat
     wrong = sorted(set(s for s in samples if s != (1, 1)))
     assert not wrong, f"All papers minus Unread / Untagged during the import: {wrong[:5]}"
     assert pane.entries()[0][2] == lib.papers.count() == 225 + N
+
+
+def test_the_counts_follow_an_import_while_a_search_is_shown(qtbot, win, tmp_path,
+                                                             monkeypatch):
+    """The tester's second round: with a search typed, the list shows its hits and is not
+    read again during an import, and the counts (read with it) stayed at 225 for the
+    whole import; they now follow the stored papers as without a search."""
+    _slow_import(monkeypatch)
+    window, lib = win, win.lib
+    window.focus_search()
+    qtbot.keyClicks(window.search_box, "learning")
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy(),
+                    timeout=WAIT_MS)
+    source = tmp_path / "big.txt"
+    source.write_text("Daily Papers\n\n" + "\n\n".join(_abstracts(N)) + "\n",
+                      encoding="utf-8")
+    assert window.start_import([source])
+    qtbot.waitUntil(lambda: _papers_committed(lib) > 225 + 500, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.tag_pane.entries()[0][2] > 225 + 400, timeout=WAIT_MS)
+    assert window.import_runner.is_running(), "the counts moved only at the import's end"
+    assert window.search.query_text() == "learning"
+    qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
+    qtbot.waitUntil(lambda: window.tag_pane.entries()[0][2] == 225 + N, timeout=WAIT_MS)

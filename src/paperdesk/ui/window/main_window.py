@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
         self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored,
                                         QSizePolicy.Policy.Preferred)
         self.status_label.setMinimumWidth(40)
-        bar.addWidget(self.status_label, 1)
+        bar.addWidget(self.status_label, 2)
         # A finished edit's or undo's message ("Star paper — Ctrl+Z to undo") beside the
         # counts: a temporary status message would hide them (the tester's P3: a star
         # hid "70 of 9,062 match" for 4 s).
@@ -520,14 +520,20 @@ class MainWindow(QMainWindow):
         # at most about 45 characters: the counts keep the rest of a narrow window
         self.edit_label.setMaximumWidth(self.edit_label.fontMetrics().averageCharWidth() * 45
                                         + 18)
+        # it shares the room the permanent widgets leave with the counts (a third of it),
+        # rather than taking its whole width first: during an import the progress line
+        # takes 500 px, and the counts were cut to "92 of 2"
+        self.edit_label.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                      QSizePolicy.Policy.Preferred)
         self.edit_label.hide()
-        bar.addWidget(self.edit_label)
+        bar.addWidget(self.edit_label, 1)
         self._edit_message_timer = QTimer(self, singleShot=True)
         self._edit_message_timer.timeout.connect(self.edit_label.hide)
         self.unread_label = QLabel()
         self.unread_label.setObjectName("unreadLabel")
         self.unread_label.setTextFormat(Qt.TextFormat.PlainText)
         self.unread_label.setToolTip("Unread papers in the list's scope (U jumps to the next)")
+        self.unread_label.setContentsMargins(0, 0, 12, 0)   # apart from an import's progress
         # An import's files, records and time left ("Storing file 2 of 3 · ...").
         # As wide as a long line, so that the status bar does not jump at every batch;
         # one line, a longer one ends in "…" (the whole text in its tooltip).
@@ -1920,8 +1926,13 @@ class MainWindow(QMainWindow):
         """Show the papers committed so far in the list (no search typed), at most every
         :data:`LIST_REFRESH_S` and :data:`LIST_REFRESH_SHARE` of the time; a refresh
         asked for sooner is held (one timer) and run when it is due."""
-        if (self._shut_down or self.search.query_text()
-                or not self.import_runner.is_running()):
+        if self._shut_down or not self.import_runner.is_running():
+            return
+        if self.search.query_text():
+            # the list shows the search's hits; the counts (the library's, the scope's,
+            # the filters') follow the import all the same (held back to a share of the
+            # time: COUNTS_SHARE_IMPORTING)
+            self.update_status()
             return
         now = time.monotonic()
         due = self._list_refreshed + max(self.LIST_REFRESH_S,
