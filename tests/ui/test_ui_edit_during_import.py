@@ -404,7 +404,7 @@ def test_the_tag_panes_counts_move_together_during_an_import(qtbot, win, tmp_pat
         qtbot.wait(150)
     assert window.import_runner.is_running(), "the import ended before the selections"
     qtbot.waitUntil(lambda: not window.import_runner.is_running(), timeout=120000)
-    wait_idle(qtbot, window)
+    qtbot.waitUntil(lambda: not window.is_busy(), timeout=120000)   # indexed after it
     sampler.stop()
     assert len(samples) > 100
     wrong = sorted(set(s for s in samples if s != (1, 1)))
