@@ -452,26 +452,3 @@ def test_the_status_bars_widgets_keep_their_order(qtbot, win):
                                      window.unread_label)]
     assert xs == sorted(xs) and len(set(xs)) == 4, xs
 
-
-def test_an_edits_message_during_an_import_leaves_the_counts_whole(qtbot, win):
-    """The tester's second round: during an import the progress line takes some 500 px,
-    and an edit's message took its whole width too, so the counts were cut to "92 of 2".
-    The message now shares what is left with the counts (and is elided), the counts
-    come first."""
-    from PySide6.QtCore import QCoreApplication
-
-    window = win
-    window.resize(1024, 700)
-    window.import_progress_label.setText("Storing · 27,837 of 30,192 records · about 10 "
-                                         "min 5 s left, then indexing")
-    window.import_progress_label.show()
-    window.status_label.setText("92 of 225 match  ·  3 selected")
-    window.show_edit_message("Tag 3 papers ‘a rather long tag name’  —  Ctrl+Z to undo")
-    QCoreApplication.processEvents()
-    label = window.status_label
-    whole = label.fontMetrics().horizontalAdvance(label.text())
-    qtbot.waitUntil(lambda: window.edit_label.isVisible() and window.edit_label.width() > 40,
-                    timeout=WAIT_MS)      # laid out
-    qtbot.wait(50)
-    assert window.width() <= 1030
-    assert label.width() >= whole, (label.width(), label.text())

@@ -509,7 +509,7 @@ class MainWindow(QMainWindow):
         self.status_label.setSizePolicy(QSizePolicy.Policy.Ignored,
                                         QSizePolicy.Policy.Preferred)
         self.status_label.setMinimumWidth(40)
-        bar.addWidget(self.status_label, 2)
+        bar.addWidget(self.status_label, 1)
         # A finished edit's or undo's message ("Star paper — Ctrl+Z to undo") beside the
         # counts: a temporary status message would hide them (the tester's P3: a star
         # hid "70 of 9,062 match" for 4 s).
@@ -520,13 +520,8 @@ class MainWindow(QMainWindow):
         # at most about 45 characters: the counts keep the rest of a narrow window
         self.edit_label.setMaximumWidth(self.edit_label.fontMetrics().averageCharWidth() * 45
                                         + 18)
-        # it shares the room the permanent widgets leave with the counts (a third of it),
-        # rather than taking its whole width first: during an import the progress line
-        # takes 500 px, and the counts were cut to "92 of 2"
-        self.edit_label.setSizePolicy(QSizePolicy.Policy.Ignored,
-                                      QSizePolicy.Policy.Preferred)
         self.edit_label.hide()
-        bar.addWidget(self.edit_label, 1)
+        bar.addWidget(self.edit_label)
         self._edit_message_timer = QTimer(self, singleShot=True)
         self._edit_message_timer.timeout.connect(self.edit_label.hide)
         self.unread_label = QLabel()
