@@ -176,7 +176,8 @@ class MainWindow(QMainWindow):
     ``suggestionLabel`` (the "Did you mean …" link under it), ``paperTable``
     (:class:`PaperTableView` over :class:`PaperTableModel`, several rows selectable), ``detailPane`` (:class:`DetailPane` with ``noteEditor``,
     ``tagEditor``, ``abstractView`` ...), ``statusLabel``, ``editLabel`` (an edit's
-    message) and ``unreadLabel`` (QLabels in the status bar). Actions are named as in :data:`paperdesk.ui.window.actions.ACTIONS`.
+    message) and ``unreadLabel`` (QLabels in the status bar). Actions are named as in
+    :data:`paperdesk.ui.window.actions.ACTIONS`.
 
     Searching: typing is debounced and every query runs on a worker thread
     (:class:`~paperdesk.ui.background.workers.SearchRunner`), in relevance order or, after a click
@@ -1636,9 +1637,10 @@ class MainWindow(QMainWindow):
 
     def show_edit_message(self, text: str) -> None:
         """Show a finished edit's or undo's message (plain text, elided to the room left)
-        for ``MESSAGE_MS`` in the status bar beside the counts, not over them (a temporary status message hides
-        the bar's other widgets); it replaces any temporary message shown, as a newer
-        message does. Emits :attr:`editMessageShown`."""
+        for ``MESSAGE_MS`` in the status bar beside the counts, not over them (a
+        temporary status message hides the bar's other widgets); it replaces any
+        temporary message shown, as a newer message does. Emits
+        :attr:`editMessageShown`."""
         self.statusBar().clearMessage()
         self.edit_label.set_full_text(text)
         self.edit_label.show()
