@@ -41,3 +41,20 @@ def test_progress_counts_have_thousands_separators(qtbot, open_seeded):
     assert window.progress_bar.text() == "Indexing for search 42,000 of 100,000"
     window.exports.on_export_progress("export", 1234, 56789)
     assert window.progress_bar.text() == "Exporting 1,234 of 56,789"
+
+
+def test_selecting_rows_keeps_the_counts_in_sight(qtbot, open_seeded):
+    """Shift+Down twice selects three papers: the counts say "3 selected" and stay shown,
+    and the hint of what acts on them sits beside them (it used to be a temporary
+    message, which hides the counts for 4 s)."""
+    window = open_seeded()
+    bar = window.statusBar()
+    window.focus_list()
+    for _ in range(2):
+        qtbot.keyClick(window.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.status_label.text().endswith("3 selected"),
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: window.edit_label.isVisible(), timeout=WAIT_MS)
+    assert window.edit_label.full_text == "t, 1-9, r and s act on all selected papers"
+    assert bar.currentMessage() == ""
+    assert window.status_label.isVisible()

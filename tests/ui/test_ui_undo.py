@@ -452,3 +452,33 @@ def test_the_status_bars_widgets_keep_their_order(qtbot, win):
                                      window.unread_label)]
     assert xs == sorted(xs) and len(set(xs)) == 4, xs
 
+
+
+def test_an_edits_message_leaves_the_counts_whole_beside_an_imports_progress(qtbot, win):
+    """The tester's second round: during an import the progress line takes some 500 px,
+    and at 1024 px an edit's message took its whole 45 characters first, so the counts
+    were cut to "92 of 2". The counts now keep their whole text; the message gets the
+    room left (elided); once the progress line goes, a short one shows whole."""
+    window = win
+    bar = window.statusBar()
+    window.resize(1024, 700)
+    window.status_label.setText("92 of 225 match  ·  3 selected")
+    window.import_progress_label.setText("Storing · 27,837 of 30,192 records · about 10 "
+                                         "min 5 s left, then indexing")
+    window.import_progress_label.show()
+    message = "Tag 3 papers ‘a rather long tag name’  —  Ctrl+Z to undo"
+    window.show_edit_message(message)
+    label, edit = window.status_label, window.edit_label
+    whole = label.fontMetrics().horizontalAdvance(label.text())
+
+    def laid_out():
+        return (bar.width() <= 1024 and edit.isVisible() and edit.width() > 40
+                and edit.geometry().right() < window.unread_label.geometry().left()
+                and label.width() >= whole)
+
+    qtbot.waitUntil(laid_out, timeout=WAIT_MS)
+    assert edit.elided and edit.full_text == message      # what is left of the room
+    window.import_progress_label.hide()     # the import is over: a short message is whole
+    window.show_edit_message("Star paper  —  Ctrl+Z to undo")
+    qtbot.waitUntil(lambda: not edit.elided and edit.isVisible() and label.width() >= whole,
+                    timeout=WAIT_MS)

@@ -517,10 +517,7 @@ class MainWindow(QMainWindow):
         # Elided when the window is narrow: a long tag's name must not widen the window.
         self.edit_label = ElidedLabel()
         self.edit_label.setObjectName("editLabel")
-        self.edit_label.setContentsMargins(0, 0, 18, 0)     # apart from "N of M unread"
-        # at most about 45 characters: the counts keep the rest of a narrow window
-        self.edit_label.setMaximumWidth(self.edit_label.fontMetrics().averageCharWidth() * 45
-                                        + 18)
+        self.edit_label.setContentsMargins(12, 0, 18, 0)    # apart from the counts each side
         self.edit_label.hide()
         bar.addWidget(self.edit_label)
         self._edit_message_timer = QTimer(self, singleShot=True)
@@ -564,6 +561,11 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.import_progress_label)
         bar.addPermanentWidget(self.progress_bar)
         bar.addPermanentWidget(self.cancel_button)
+        # The counts come first: the message gets at most about 45 characters, and only
+        # the room the counts and the permanent widgets leave (during an import the
+        # progress line takes some 500 px; the counts were cut to "92 of 2").
+        bar.keep_whole(self.status_label, self.edit_label,
+                       self.edit_label.fontMetrics().averageCharWidth() * 45 + 18)
 
     def _build_menus(self) -> None:
         slots = {f"toggle_tag_{n}": functools.partial(self.triage.toggle_tag_key, n)
@@ -1575,9 +1577,9 @@ class MainWindow(QMainWindow):
             self.update_status(filters=())
         # Only when rows were added to the selection: deleted rows leave it one at a
         # time, and "2 papers selected" replaced "Deleted 199 papers" (a tester's finding).
+        # Beside the counts (which say "N selected"), not over them.
         if n > 1 and not selected.isEmpty():
-            self.statusBar().showMessage(
-                f"{n:,} papers selected — t, 1-9, r and s act on all of them", 4000)
+            self.show_beside_counts("t, 1-9, r and s act on all selected papers")
 
     @Slot(int)
     def _after_rows_dropped(self, _removed: int) -> None:
@@ -1641,11 +1643,17 @@ class MainWindow(QMainWindow):
         temporary status message hides the bar's other widgets); it replaces any
         temporary message shown, as a newer message does. Emits
         :attr:`editMessageShown`."""
+        self.show_beside_counts(text)
+        self.editMessageShown.emit(text)
+
+    def show_beside_counts(self, text: str) -> None:
+        """Show a short message (plain text) for ``MESSAGE_MS`` in the status bar beside
+        the counts, elided to the room they leave (an edit's message, or a hint such as
+        what keys act on a selection); it replaces any temporary message shown."""
         self.statusBar().clearMessage()
         self.edit_label.set_full_text(text)
         self.edit_label.show()
         self._edit_message_timer.start(MESSAGE_MS)
-        self.editMessageShown.emit(text)
 
     def _edit_failed(self, message: str, on_failed=None) -> None:
         self._edits_pending -= 1

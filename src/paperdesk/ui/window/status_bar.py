@@ -1,17 +1,20 @@
 """The window's status bar: a temporary message too long for one line wraps onto a
-second (and third) line instead of being cut mid-word at the window's edge."""
+second (and third) line instead of being cut mid-word at the window's edge; a widget
+that may give way (an edit's message) gets only the room the counts leave."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, Qt
+from PySide6.QtCore import QEvent, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
-from PySide6.QtWidgets import QStatusBar, QWidget
+from PySide6.QtWidgets import QLabel, QSizeGrip, QStatusBar, QWidget
 
 __all__ = ["WrappingStatusBar", "MAX_MESSAGE_LINES"]
 
 #: A message longer than this many lines at the bar's width ends in "…" on the last.
 MAX_MESSAGE_LINES = 3
 _MARGIN = 6
+#: ``QStatusBar``'s layout: room at the left, and between two widgets, px.
+_LEFT, _SPACING = 2, 6
 
 
 class WrappingStatusBar(QStatusBar):
@@ -26,6 +29,9 @@ class WrappingStatusBar(QStatusBar):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._permanent: list[QWidget] = []
+        self._kept: QLabel | None = None
+        self._giving: QWidget | None = None
+        self._giving_cap = 0
         self.messageChanged.connect(lambda _text: self._fit())
 
     def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802
@@ -33,6 +39,60 @@ class WrappingStatusBar(QStatusBar):
         wrap in the room left of them."""
         self._permanent.append(widget)
         super().addPermanentWidget(widget, stretch)
+
+    def insertPermanentWidget(self, index: int, widget: QWidget,  # noqa: N802 (Qt)
+                              stretch: int = 0) -> int:
+        """Qt hook: as ``QStatusBar.insertPermanentWidget``; remembered as
+        :meth:`addPermanentWidget` does. Returns the index it went to."""
+        self._permanent.append(widget)
+        return super().insertPermanentWidget(index, widget, stretch)
+
+    def keep_whole(self, kept: QLabel, giving: QWidget, cap: int) -> None:
+        """Give ``kept`` (a one-line label among the normal widgets, e.g. the counts)
+        its whole text's width before ``giving`` (a normal widget that can be narrow,
+        e.g. an elided message) gets any room: ``giving``'s maximum width follows the
+        room left of the shown permanent widgets, less ``kept``'s text, at most ``cap``
+        px. Refitted whenever the bar is resized or laid out again (a widget shown or
+        hidden, a text changed).
+
+        Args:
+            kept: the label whose text must not be cut.
+            giving: the widget that gives way (it should elide its text).
+            cap: its widest, px.
+        """
+        self._kept, self._giving, self._giving_cap = kept, giving, cap
+        self._share_room()
+
+    def room_left(self) -> int:
+        """The width, px, that the normal widgets (left of the permanent ones) get once
+        the shown permanent widgets have theirs (their size hints within their minimum
+        and maximum widths), as ``QStatusBar`` lays them out: 2 px at the left, 6 px
+        between widgets and before the stretch that parts the two kinds, then the size grip (Qt's ``QStatusBar::reformat``)."""
+        used = _LEFT + _SPACING         # the stretch between the two kinds is spaced too
+        for widget in self._permanent:
+            if widget.isVisibleTo(self):
+                hint = widget.sizeHint().width()
+                used += _SPACING + max(widget.minimumWidth(), min(hint, widget.maximumWidth()))
+        grip = self.findChild(QSizeGrip)
+        if grip is not None and grip.isVisibleTo(self):
+            used += 1 + grip.sizeHint().width()
+        return max(0, self.contentsRect().width() - used)
+
+    def _share_room(self) -> None:
+        if self._kept is None or self._giving is None:
+            return
+        kept = self._kept
+        need = kept.sizeHint().width() + _SPACING if kept.isVisibleTo(self) else 0
+        room = max(0, min(self._giving_cap, self.room_left() - need))
+        if self._giving.maximumWidth() != room:
+            self._giving.setMaximumWidth(room)
+
+    def event(self, event: QEvent) -> bool:
+        """Qt hook: before the bar lays its widgets out again, the giving widget of
+        :meth:`keep_whole` is refitted to the room."""
+        if event.type() == QEvent.Type.LayoutRequest:
+            self._share_room()
+        return super().event(event)
 
     def message_rect(self) -> QRect:
         """Where a temporary message is drawn: from the left edge to the first shown
@@ -62,7 +122,9 @@ class WrappingStatusBar(QStatusBar):
         self.update()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt)
-        """Qt hook: a new width may need more or fewer lines."""
+        """Qt hook: a new width may need more or fewer lines, and leaves another room
+        to share (:meth:`keep_whole`)."""
+        self._share_room()
         super().resizeEvent(event)
         if self.currentMessage():
             self._fit()
