@@ -22,8 +22,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
-import shtab
-
 from paperdesk import __version__
 from paperdesk.cli_screen import add_screen_parser, run_screen, screen_writes
 from paperdesk.core.api import EXPORT_FORMATS, FIELDS
@@ -55,6 +53,10 @@ __all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files",
 
 #: The shells ``paperdesk completion`` writes a script for.
 COMPLETION_SHELLS = ("bash", "zsh")
+#: What an option or argument completes to (its ``complete`` attribute), made shtab's
+#: own (``shtab.FILE``, ``shtab.DIRECTORY``) by :func:`completion_script`: importing
+#: shtab (and the ``importlib.metadata`` it brings) took 60 ms of every command's start.
+_FILES, _FOLDERS = "files", "folders"
 #: ``-o -``: write the export to standard output.
 STDOUT = "-"
 #: The table-driven fields that ``paperdesk edit`` sets (each with its ``--option``).
@@ -191,10 +193,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--library", metavar="DIR", type=_folder, default=None,
         help=f"library folder (default: ${LIBRARY_ENV}, else {default_library_path()}; "
              "the window opens the library it had open last)"
-    ).complete = shtab.DIRECTORY
+    ).complete = _FOLDERS
     parser.add_argument("--screenshot", metavar="FILE", type=Path,
                         help="render the window offscreen into this PNG file and exit "
-                             "(no COMMAND)").complete = shtab.FILE
+                             "(no COMMAND)").complete = _FILES
     parser.add_argument("--size", metavar="WxH", type=_size, default=(1280, 800),
                         help="window size for --screenshot (default 1280x800)")
     parser.add_argument("--appearance", choices=["system", "light", "dark"],
@@ -207,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="add paperdesk to the desktop's application menu (this user)")
     p.add_argument("--exec", dest="exec_path", metavar="PATH",
                    help="program the launcher starts (default: this paperdesk)"
-                   ).complete = shtab.FILE
+                   ).complete = _FILES
     sub.add_parser("uninstall-desktop", help="remove what install-desktop added")
 
     formats = IMPORT_FORMATS.entries()
@@ -216,7 +218,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", type=Path,
                    help=f"a file, a folder (its {_and(folder_patterns())} "
                         "files, recursively) or - for standard input; the format is "
-                        "recognised by content").complete = shtab.FILE
+                        "recognised by content").complete = _FILES
     p.add_argument("--category", action="append", metavar="CAT", default=[],
                    type=_category,
                    help="arXiv metadata files: keep records in this category (cs.CV) or "
@@ -302,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "while the window has the library open")
     p.add_argument("file", nargs="?", type=Path, metavar="FILE",
                    help="the copy to write (an earlier backup there is replaced; any "
-                        "other file is refused)").complete = shtab.FILE
+                        "other file is refused)").complete = _FILES
     p.add_argument("--json", action="store_true",
                    help="print {path, version, counts} as JSON")
 
@@ -311,7 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
                                        "rebuild the index")
     p.add_argument("file", nargs="?", type=Path, metavar="FILE",
                    help="the backup (default: the newest in the library's backups/ "
-                        "folder)").complete = shtab.FILE
+                        "folder)").complete = _FILES
     p.add_argument("--force", action="store_true",
                    help="restore even a backup holding fewer papers, tags, notes, "
                         "highlights or saved searches than the library")
@@ -327,7 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--merge-backup", type=Path, metavar="FILE", dest="merge_backup",
                      help="add what only the backup FILE has (papers by content hash, "
                           "their tags, notes, highlights; saved searches) without "
-                          "changing any row of the library").complete = shtab.FILE
+                          "changing any row of the library").complete = _FILES
 
     p = sub.add_parser("check", help="check the database and the search index (exit 1 with "
                                      "a report naming each problem and the way out)")
@@ -373,7 +375,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="fields to include (default all): " + ",".join(FIELDS))
     p.add_argument("-o", "--output", metavar="FILE", type=Path,
                    help="file to write; - or none: standard output"
-                   ).complete = shtab.FILE
+                   ).complete = _FILES
     bib = p.add_argument_group("--format bibliography (references in a CSL style)")
     bib.add_argument("--style", metavar="STYLE",
                      help=f"a shipped style id (apa, ieee, chicago-author-date, nature, "
@@ -467,7 +469,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("source", metavar="SOURCE",
                    help="the file's id as `paperdesk sources` lists it, its path (as "
                         "imported, or relative to this folder) or its file name"
-                   ).complete = shtab.FILE
+                   ).complete = _FILES
     p.add_argument("--dry-run", action="store_true",
                    help="only print what would be removed")
     p.add_argument("--json", action="store_true",
@@ -1441,7 +1443,18 @@ def completion_script(shell: str) -> str:
     Returns:
         The script's text.
     """
-    script = shtab.complete(build_parser(), shell=shell)
+    import shtab
+
+    parser = build_parser()
+    kinds = {_FILES: shtab.FILE, _FOLDERS: shtab.DIRECTORY}
+    parsers = [parser]
+    while parsers:
+        for action in parsers.pop()._actions:
+            if isinstance(getattr(action, "complete", None), str):
+                action.complete = kinds[action.complete]
+            if isinstance(action, argparse._SubParsersAction):
+                parsers.extend(action.choices.values())
+    script = shtab.complete(parser, shell=shell)
     if shell == "bash":    # the commands' position completes files too (shtab reads
         # a position's _COMPGEN function and its choices both)
         script = script.replace(

@@ -260,8 +260,11 @@ def test_make_run_checks_first_and_make_test_runs_offscreen():
     assert run[1].strip() == "@$(BIN)/python -m paperdesk.core.window_libs --install"
     assert run[2].strip() == "$(BIN)/paperdesk"
     test = text.split("\ntest: ", 1)[1].split("\n\n", 1)[0]
+    lines = test.split("\n")[1:]
+    # the sources compiled to bytecode, then the core's suite, then the window's
+    assert lines[0].strip() == "$(BIN)/python -m compileall -q -j 0 src/paperdesk"
     assert "QT_QPA_PLATFORM=offscreen" in test and "-p no:pytest-qt" in test \
-        and test.split("\n")[1].endswith("tests/core")
+        and lines[1].endswith("tests/core") and lines[2].endswith("tests/ui")
 
 
 def test_readme_lists_the_packages_of_debian_ubuntu_and_fedora():
