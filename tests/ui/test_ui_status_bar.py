@@ -58,3 +58,16 @@ def test_selecting_rows_keeps_the_counts_in_sight(qtbot, open_seeded):
     assert window.edit_label.full_text == "t, 1-9, r and s act on all selected papers"
     assert bar.currentMessage() == ""
     assert window.status_label.isVisible()
+
+
+def test_the_selection_hint_goes_with_the_selection(qtbot, open_seeded):
+    """The tester's third round: the hint stayed its 4 s after the selection was down
+    to one paper (a click, or the list refilled during an import)."""
+    window = open_seeded()
+    window.focus_list()
+    qtbot.keyClick(window.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
+    qtbot.waitUntil(lambda: window.edit_label.isVisible(), timeout=WAIT_MS)
+    qtbot.keyClick(window.table, Qt.Key.Key_Down)          # one paper selected again
+    qtbot.waitUntil(lambda: not window.status_label.text().endswith("selected"),
+                    timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not window.edit_label.isVisible(), timeout=1000)

@@ -466,6 +466,8 @@ def test_an_edits_message_leaves_the_counts_whole_beside_an_imports_progress(qtb
     window.import_progress_label.setText("Storing · 27,837 of 30,192 records · about 10 "
                                          "min 5 s left, then indexing")
     window.import_progress_label.show()
+    window.progress_bar.show()                  # as an import shows them (the tester's
+    window.cancel_button.show()                 # third round: these cut the counts too)
     message = "Tag 3 papers ‘a rather long tag name’  —  Ctrl+Z to undo"
     window.show_edit_message(message)
     label, edit = window.status_label, window.edit_label
@@ -478,6 +480,17 @@ def test_an_edits_message_leaves_the_counts_whole_beside_an_imports_progress(qtb
 
     qtbot.waitUntil(laid_out, timeout=WAIT_MS)
     assert edit.elided and edit.full_text == message      # what is left of the room
+    line = window.import_progress_label
+    for width in (900, 800, 700):           # narrower: the progress line gives way too
+        window.resize(width, 700)
+        qtbot.waitUntil(lambda: bar.width() <= width and label.width() >= whole
+                        and line.geometry().left() >= label.geometry().right(),
+                        timeout=WAIT_MS)
+        assert window.width() <= width + 5
+    assert line.elided and line.width() > 40        # elided, its whole text in its tooltip
+    window.resize(1024, 700)
+    window.progress_bar.hide()
+    window.cancel_button.hide()
     window.import_progress_label.hide()     # the import is over: a short message is whole
     window.show_edit_message("Star paper  —  Ctrl+Z to undo")
     qtbot.waitUntil(lambda: not edit.elided and edit.isVisible() and label.width() >= whole,

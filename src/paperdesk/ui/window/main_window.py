@@ -168,6 +168,9 @@ def _scope_counts_after(scope: Scope, counts: tuple[int, int],
     return n, unread + d     # a star moves no other scope; d: only in all papers
 
 
+#: Beside the counts while more than one paper is selected.
+SELECTION_HINT = "t, 1-9, r and s act on all selected papers"
+
 class MainWindow(QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 
@@ -561,11 +564,12 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.import_progress_label)
         bar.addPermanentWidget(self.progress_bar)
         bar.addPermanentWidget(self.cancel_button)
-        # The counts come first: the message gets at most about 45 characters, and only
-        # the room the counts and the permanent widgets leave (during an import the
-        # progress line takes some 500 px; the counts were cut to "92 of 2").
+        # The counts come first, then the import's progress text, then the message (at
+        # most about 45 characters), then the progress line's spare room: during an
+        # import at 1024 px the 515 px line and the message cut the counts to "92 of 2".
         bar.keep_whole(self.status_label, self.edit_label,
-                       self.edit_label.fontMetrics().averageCharWidth() * 45 + 18)
+                       self.edit_label.fontMetrics().averageCharWidth() * 45 + 30,
+                       line=self.import_progress_label)
 
     def _build_menus(self) -> None:
         slots = {f"toggle_tag_{n}": functools.partial(self.triage.toggle_tag_key, n)
@@ -1577,9 +1581,13 @@ class MainWindow(QMainWindow):
             self.update_status(filters=())
         # Only when rows were added to the selection: deleted rows leave it one at a
         # time, and "2 papers selected" replaced "Deleted 199 papers" (a tester's finding).
-        # Beside the counts (which say "N selected"), not over them.
+        # Beside the counts (which say "N selected"), not over them; gone with the
+        # selection (a list refilled during an import keeps only the current paper).
         if n > 1 and not selected.isEmpty():
-            self.show_beside_counts("t, 1-9, r and s act on all selected papers")
+            self.show_beside_counts(SELECTION_HINT)
+        elif n <= 1 and self.edit_label.isVisible() \
+                and self.edit_label.full_text == SELECTION_HINT:
+            self.edit_label.hide()
 
     @Slot(int)
     def _after_rows_dropped(self, _removed: int) -> None:

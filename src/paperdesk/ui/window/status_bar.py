@@ -8,6 +8,8 @@ from PySide6.QtCore import QEvent, QRect, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizeGrip, QStatusBar, QWidget
 
+from paperdesk.ui.panes.elided_label import ElidedLabel
+
 __all__ = ["WrappingStatusBar", "MAX_MESSAGE_LINES"]
 
 #: A message longer than this many lines at the bar's width ends in "…" on the last.
@@ -32,6 +34,7 @@ class WrappingStatusBar(QStatusBar):
         self._kept: QLabel | None = None
         self._giving: QWidget | None = None
         self._giving_cap = 0
+        self._line: ElidedLabel | None = None
         self.messageChanged.connect(lambda _text: self._fit())
 
     def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802
@@ -47,32 +50,40 @@ class WrappingStatusBar(QStatusBar):
         self._permanent.append(widget)
         return super().insertPermanentWidget(index, widget, stretch)
 
-    def keep_whole(self, kept: QLabel, giving: QWidget, cap: int) -> None:
+    def keep_whole(self, kept: QLabel, giving: QWidget, cap: int,
+                   line: ElidedLabel | None = None) -> None:
         """Give ``kept`` (a one-line label among the normal widgets, e.g. the counts)
-        its whole text's width before ``giving`` (a normal widget that can be narrow,
-        e.g. an elided message) gets any room: ``giving``'s maximum width follows the
-        room left of the shown permanent widgets, less ``kept``'s text, at most ``cap``
-        px. Refitted whenever the bar is resized or laid out again (a widget shown or
-        hidden, a text changed).
+        its whole text's width first; what the other shown permanent widgets leave goes
+        to ``line`` (a permanent, elided label such as an import's progress line) up to
+        its text's width, then to ``giving`` (a normal widget that can be narrow, e.g. an
+        elided message) up to ``cap`` px, then to ``line`` again up to its size hint (the
+        room that keeps it from jumping as its text changes). ``giving`` and ``line``
+        get these as their maximum widths; refitted whenever the bar is resized or laid
+        out again (a widget shown or hidden, a text changed).
 
         Args:
             kept: the label whose text must not be cut.
-            giving: the widget that gives way (it should elide its text).
+            giving: the widget that gives way first (it should elide its text).
             cap: its widest, px.
+            line: the permanent label that gives way next, or ``None``.
         """
-        self._kept, self._giving, self._giving_cap = kept, giving, cap
+        self._kept, self._giving, self._giving_cap, self._line = kept, giving, cap, line
         self._share_room()
 
-    def room_left(self) -> int:
+    def room_left(self, without: QWidget | None = None) -> int:
         """The width, px, that the normal widgets (left of the permanent ones) get once
-        the shown permanent widgets have theirs (their size hints within their minimum
-        and maximum widths), as ``QStatusBar`` lays them out: 2 px at the left, 6 px
-        between widgets and before the stretch that parts the two kinds, then the size grip (Qt's ``QStatusBar::reformat``)."""
+        the shown permanent widgets but ``without`` have theirs (their size hints within
+        their minimum and maximum widths; ``without`` only its spacing), as
+        ``QStatusBar`` lays them out: 2 px at the left, 6 px between widgets and before
+        the stretch that parts the two kinds, then the size grip (Qt's
+        ``QStatusBar::reformat``)."""
         used = _LEFT + _SPACING         # the stretch between the two kinds is spaced too
         for widget in self._permanent:
             if widget.isVisibleTo(self):
-                hint = widget.sizeHint().width()
-                used += _SPACING + max(widget.minimumWidth(), min(hint, widget.maximumWidth()))
+                used += _SPACING
+                if widget is not without:
+                    hint = widget.sizeHint().width()
+                    used += max(widget.minimumWidth(), min(hint, widget.maximumWidth()))
         grip = self.findChild(QSizeGrip)
         if grip is not None and grip.isVisibleTo(self):
             used += 1 + grip.sizeHint().width()
@@ -81,9 +92,22 @@ class WrappingStatusBar(QStatusBar):
     def _share_room(self) -> None:
         if self._kept is None or self._giving is None:
             return
-        kept = self._kept
+        kept, line = self._kept, self._line
+        shown_line = line is not None and line.isVisibleTo(self)
         need = kept.sizeHint().width() + _SPACING if kept.isVisibleTo(self) else 0
-        room = max(0, min(self._giving_cap, self.room_left() - need))
+        free = max(0, self.room_left(without=line if shown_line else None) - need)
+        line_room = 0
+        if shown_line:
+            margins = line.contentsMargins()
+            text = (line.fontMetrics().horizontalAdvance(line.full_text) + margins.left()
+                    + margins.right() + 4)
+            line_room = min(text, free)
+            free -= line_room
+        room = min(self._giving_cap, free)
+        if shown_line:
+            line_room += max(0, min(line.sizeHint().width() - line_room, free - room))
+            if line.maximumWidth() != line_room:
+                line.setMaximumWidth(line_room)
         if self._giving.maximumWidth() != room:
             self._giving.setMaximumWidth(room)
 
