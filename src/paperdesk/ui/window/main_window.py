@@ -564,12 +564,14 @@ class MainWindow(QMainWindow):
         bar.addPermanentWidget(self.import_progress_label)
         bar.addPermanentWidget(self.progress_bar)
         bar.addPermanentWidget(self.cancel_button)
-        # The counts come first, then the import's progress text, then the message (at
-        # most about 45 characters), then the progress line's spare room: during an
-        # import at 1024 px the 515 px line and the message cut the counts to "92 of 2".
+        # The counts come first, then a message's first 18 characters or so, then the
+        # import's progress text, then the rest of the message (at most about 45
+        # characters), then the progress line's spare room: during an import at 1024 px
+        # the 515 px line and the message cut the counts to "92 of 2".
         bar.keep_whole(self.status_label, self.edit_label,
                        self.edit_label.fontMetrics().averageCharWidth() * 45 + 30,
-                       line=self.import_progress_label)
+                       line=self.import_progress_label,
+                       least=self.edit_label.fontMetrics().averageCharWidth() * 18 + 30)
 
     def _build_menus(self) -> None:
         slots = {f"toggle_tag_{n}": functools.partial(self.triage.toggle_tag_key, n)
@@ -1564,6 +1566,7 @@ class MainWindow(QMainWindow):
         counts = self._counts if self._counts and self._counts[0] == self.search.scope else None
         self.unread_label.setText(f"{counts[2]:,} of {counts[1]:,} unread"
                                   if counts and counts[1] else "")
+        self.statusBar().refit()      # a longer count is not cut until the next layout
 
     # -- the current paper -------------------------------------------------------------
 

@@ -35,6 +35,7 @@ class WrappingStatusBar(QStatusBar):
         self._giving: QWidget | None = None
         self._giving_cap = 0
         self._line: ElidedLabel | None = None
+        self._giving_least = 0
         self.messageChanged.connect(lambda _text: self._fit())
 
     def addPermanentWidget(self, widget: QWidget, stretch: int = 0) -> None:  # noqa: N802
@@ -51,24 +52,36 @@ class WrappingStatusBar(QStatusBar):
         return super().insertPermanentWidget(index, widget, stretch)
 
     def keep_whole(self, kept: QLabel, giving: QWidget, cap: int,
-                   line: ElidedLabel | None = None) -> None:
+                   line: ElidedLabel | None = None, least: int = 0) -> None:
         """Give ``kept`` (a one-line label among the normal widgets, e.g. the counts)
         its whole text's width first; what the other shown permanent widgets leave goes
-        to ``line`` (a permanent, elided label such as an import's progress line) up to
-        its text's width, then to ``giving`` (a normal widget that can be narrow, e.g. an
-        elided message) up to ``cap`` px, then to ``line`` again up to its size hint (the
-        room that keeps it from jumping as its text changes). ``giving`` and ``line``
-        get these as their maximum widths; refitted whenever the bar is resized or laid
-        out again (a widget shown or hidden, a text changed).
+        to ``giving`` (a normal widget that can be narrow, e.g. an elided message), while
+        it is shown, up to ``least`` px; then to ``line`` (a permanent, elided label such
+        as an import's progress line) up to its text's width; then to ``giving`` up to
+        ``cap`` px; then to ``line`` again up to its size hint (the room that keeps it
+        from jumping as its text changes). ``giving`` and ``line`` get these as their
+        maximum widths; refitted whenever the bar is resized or laid out again (a widget
+        shown or hidden, a text changed) and by :meth:`refit`.
 
         Args:
             kept: the label whose text must not be cut.
-            giving: the widget that gives way first (it should elide its text).
+            giving: the widget that gives way first beyond ``least`` (it should elide).
             cap: its widest, px.
             line: the permanent label that gives way next, or ``None``.
+            least: the room ``giving`` gets before ``line``, px (enough for a few words).
         """
         self._kept, self._giving, self._giving_cap, self._line = kept, giving, cap, line
+        self._giving_least = min(least, cap)
         self._share_room()
+
+    def refit(self) -> None:
+        """Share the room (:meth:`keep_whole`) and lay the bar out now, rather than at
+        the next turn of the event loop (a busy window showed a longer count cut for up
+        to 0.8 s)."""
+        self._share_room()
+        layout = self.layout()
+        if layout is not None:
+            layout.activate()
 
     def room_left(self, without: QWidget | None = None) -> int:
         """The width, px, that the normal widgets (left of the permanent ones) get once
@@ -96,6 +109,8 @@ class WrappingStatusBar(QStatusBar):
         shown_line = line is not None and line.isVisibleTo(self)
         need = kept.sizeHint().width() + _SPACING if kept.isVisibleTo(self) else 0
         free = max(0, self.room_left(without=line if shown_line else None) - need)
+        room = min(self._giving_least, free) if self._giving.isVisibleTo(self) else 0
+        free -= room
         line_room = 0
         if shown_line:
             margins = line.contentsMargins()
@@ -103,9 +118,11 @@ class WrappingStatusBar(QStatusBar):
                     + margins.right() + 4)
             line_room = min(text, free)
             free -= line_room
-        room = min(self._giving_cap, free)
+        extra = min(self._giving_cap - room, free)
+        room += extra
+        free -= extra
         if shown_line:
-            line_room += max(0, min(line.sizeHint().width() - line_room, free - room))
+            line_room += max(0, min(line.sizeHint().width() - line_room, free))
             if line.maximumWidth() != line_room:
                 line.setMaximumWidth(line_room)
         if self._giving.maximumWidth() != room:
