@@ -43,12 +43,15 @@ class ElidedLabel(QLabel):
         self.updateGeometry()
         self._fit()
 
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt)
-        """Qt hook: room for the whole text on one line."""
-        metrics = self.fontMetrics()
+    def whole_width(self) -> int:
+        """The width, px, that shows the whole text on one line (margins included)."""
         margins = self.contentsMargins()
-        return QSize(metrics.horizontalAdvance(self._full) + margins.left() + margins.right()
-                     + 2, super().sizeHint().height())
+        return (self.fontMetrics().horizontalAdvance(self._full) + margins.left()
+                + margins.right() + 2)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt)
+        """Qt hook: room for the whole text on one line (:meth:`whole_width`)."""
+        return QSize(self.whole_width(), super().sizeHint().height())
 
     def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt)
         """Qt hook: room for "…" and a few letters; narrower panes elide more."""

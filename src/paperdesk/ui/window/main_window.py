@@ -171,6 +171,7 @@ def _scope_counts_after(scope: Scope, counts: tuple[int, int],
 #: Beside the counts while more than one paper is selected.
 SELECTION_HINT = "t, 1-9, r and s act on all selected papers"
 
+
 class MainWindow(QMainWindow):
     """The paperdesk window (title ``"paperdesk"``).
 

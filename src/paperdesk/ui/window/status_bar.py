@@ -113,10 +113,7 @@ class WrappingStatusBar(QStatusBar):
         free -= room
         line_room = 0
         if shown_line:
-            margins = line.contentsMargins()
-            text = (line.fontMetrics().horizontalAdvance(line.full_text) + margins.left()
-                    + margins.right() + 4)
-            line_room = min(text, free)
+            line_room = min(line.whole_width() + 2, free)
             free -= line_room
         extra = min(self._giving_cap - room, free)
         room += extra
