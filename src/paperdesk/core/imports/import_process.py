@@ -42,6 +42,7 @@ from paperdesk.core.child_process import start_ignoring_interrupts
 from paperdesk.core.imports.registry import STDIN
 from paperdesk.core.models import ImportReport, LibraryError
 from paperdesk.core.store import db as _db
+from paperdesk.core.store.background_checkpoints import BackgroundCheckpoints
 
 __all__ = ["PROCESS_MIN_BYTES", "worth_a_process", "run_in_process"]
 
@@ -289,10 +290,16 @@ def _child_main(conn, library_class, library_path: str, paths: list[str], arxiv_
     lib = None
     try:
         lib = library_class.open_in_helper(Path(library_path))
-        report = lib.imports.run(
-            paths, progress=progress, cancel=cancel_event.is_set, sync=False,
-            between_batches=between_batches, on_file=on_file, arxiv_filter=arxiv_filter,
-            keywords=keywords, hurry=hurry_event.is_set)
+        # The WAL is checkpointed by a thread (no batch's commit copies 200 MB while an
+        # edit waits); its last checkpoint ends while edits still get their pauses.
+        with BackgroundCheckpoints(lib.db) as checkpoints:
+            report = lib.imports.run(
+                paths, progress=progress, cancel=cancel_event.is_set, sync=False,
+                between_batches=between_batches, on_file=on_file,
+                arxiv_filter=arxiv_filter, keywords=keywords, hurry=hurry_event.is_set)
+            checkpoints.stop()
+            while checkpoints.finishing(POLL_S):
+                between_batches()
         _send_end(conn, ("done", report))
     except (BrokenPipeError, EOFError, ConnectionResetError):
         return                                        # the parent is gone

@@ -430,8 +430,9 @@ class Imports(Manager):
         progress("import", 0, total)
         # Indexes in the cache, fewer checkpoints; a large import into a small library
         # builds the title and citation-key indexes after storing (also when cancelled).
-        with _db.bulk_cache(self.db), bulk_indexes.deferred(self.db,
-                                                            self._deferred(parsed, total)):
+        # The build gives way to edits waiting (``hurry``), which ``hook`` commits.
+        with _db.bulk_cache(self.db), bulk_indexes.deferred(
+                self.db, self._deferred(parsed, total), hurry, hook):
             self._store_each(parsed, files, report, progress, cancel, hook, on_file,
                              keywords, total, reader, hurry)
 
