@@ -383,7 +383,8 @@ def timeline(ticks: list[float], edits: list[dict], marks: list[tuple], t0: floa
 
 
 def run_import_part(n: int, workdir: Path, log, deadline_s: float,
-                    file_format: str = "daily", through_indexing: bool = False) -> dict:
+                    file_format: str = "daily", through_indexing: bool = False,
+                    keep_library: Path | None = None) -> dict:
     """Part 1: star/read keys every ~300 ms while the window imports ``n`` abstracts.
 
     ``file_format``: ``"daily"`` (one Daily Papers file of ``n`` synthetic abstracts)
@@ -395,6 +396,8 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
     until the index has caught up (at most 50 papers left in ``index_queue``), so the
     heartbeat and the keys cover the whole import, indexing included; the report then
     has ``searchable_s``, a per-minute ``timeline`` and the process tree's peak memory.
+    ``keep_library``: the imported library is moved there at the end (a folder
+    replaced) instead of being removed.
 
     Returns the report dict (see the module docstring); partial if ``deadline_s`` passed
     before the import ended (the import is then cancelled)."""
@@ -544,6 +547,9 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
     listed = window.model.rowCount()
     close_window(window)
     ro.close()
+    if keep_library is not None:        # for measuring the window on it afterwards
+        shutil.rmtree(keep_library, ignore_errors=True)
+        shutil.move(str(lib_path), str(keep_library))
     shutil.rmtree(run_dir, ignore_errors=True)
 
     shown = [e["shown_ms"] for e in edits if e["shown_ms"] is not None]
@@ -1033,6 +1039,9 @@ def main(argv=None) -> int:
     parser.add_argument("--skip-discover", action="store_true",
                         help="part 3 without related papers and the interest order")
     parser.add_argument("--skip-search", action="store_true", help="skip part 2")
+    parser.add_argument("--keep-library", type=Path, metavar="DIR",
+                        help="move the library part 1 imported into to DIR (replaced) "
+                             "instead of removing it")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     log = (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -1043,7 +1052,8 @@ def main(argv=None) -> int:
             log(f"edits during an import of {args.import_n:,} abstracts…")
             report["import"] = run_import_part(args.import_n, args.workdir, log,
                                                args.import_deadline, args.import_format,
-                                               args.through_indexing)
+                                               args.through_indexing,
+                                               args.keep_library)
         if args.library is not None and not args.skip_search:
             log(f"the window on {args.library}…")
             report["window"] = run_window_part(args.library, args.workdir, log,
