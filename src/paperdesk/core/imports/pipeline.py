@@ -301,7 +301,11 @@ class Imports(Manager):
                 True): True ends the batch early (what is read and not yet stored goes
                 into the next one), so that ``between_batches`` runs the edits queued
                 behind the import within :data:`HURRY_CHUNK` records instead of a whole
-                batch (the window passes ``job.edits_waiting``).
+                batch (the window passes ``job.edits_waiting``). An import given
+                ``hurry`` keeps the indexes of ``papers`` that a large import builds
+                after storing (:mod:`~paperdesk.core.store.bulk_indexes`): building
+                them holds the write lock for seconds at a million papers, where an
+                edit would wait.
         Returns:
             The :class:`ImportReport`: its counts (``added``, ``enriched``,
             ``duplicates``, ``without_abstract``, ``added_ids``, ``changed_ids``) are
@@ -314,6 +318,7 @@ class Imports(Manager):
         """
         progress = progress or no_progress
         cancel = cancel or never
+        edits_wait = hurry is not None      # edits may be queued behind this import
         hurry = hurry or never
         hook_raised: list[BaseException] = []
 
@@ -332,7 +337,7 @@ class Imports(Manager):
             parsed = self._read_files(files, report, cancel, hook, hook_raised, on_file,
                                       arxiv_filter, reader, between_batches is not None)
             self._store_read(parsed, files, report, progress, cancel, hook, on_file,
-                             keywords, reader, hurry)
+                             keywords, reader, hurry, defer=not edits_wait)
         finally:
             reader.close()
         # Indexing can be cancelled too: what is left stays queued and is indexed the next
@@ -424,15 +429,19 @@ class Imports(Manager):
     def _store_read(self, parsed: list, files: list, report: ImportReport,
                     progress: ProgressCallback, cancel: CancelCheck, hook: BatchHook,
                     on_file: FileCallback, keywords: bool, reader: ParseChild,
-                    hurry: Callable[[], bool] = never) -> None:
-        """Store the files :meth:`_read_files` read (see :meth:`run`)."""
+                    hurry: Callable[[], bool] = never, defer: bool = True) -> None:
+        """Store the files :meth:`_read_files` read (see :meth:`run`); ``defer``: a
+        large import into a small library may build indexes after storing."""
         total = sum(_size(pf) for _i, _p, pf in parsed)
         progress("import", 0, total)
         # Indexes in the cache, fewer checkpoints; a large import into a small library
-        # builds the title and citation-key indexes after storing (also when cancelled).
-        # The build gives way to edits waiting (``hurry``), which ``hook`` commits.
-        with _db.bulk_cache(self.db), bulk_indexes.deferred(
-                self.db, self._deferred(parsed, total), hurry, hook):
+        # builds the title and citation-key indexes after storing (also when cancelled),
+        # unless edits may wait behind it: the build holds the write lock for seconds
+        # (4-8 s at a million: a star pressed then waited for all of it; interrupting
+        # the build for each edit and starting it again never ended under a key every
+        # 300 ms).
+        deferred = self._deferred(parsed, total) if defer else ()
+        with _db.bulk_cache(self.db), bulk_indexes.deferred(self.db, deferred):
             self._store_each(parsed, files, report, progress, cancel, hook, on_file,
                              keywords, total, reader, hurry)
 

@@ -18,9 +18,10 @@ https://www.sqlite.org/pragma.html#pragma_wal_checkpoint):
   writer's lock, so the storing thread commits its batches and pauses for edits
   meanwhile; one that did not reach the WAL's end (a batch was committed meanwhile) is
   followed at once by another (up to :data:`CATCH_UP_TRIES`);
-- then ``PRAGMA wal_checkpoint(RESTART)``, tried once without waiting (the connection's
-  busy timeout is 0): when the writer's lock is free it copies the few frames committed
-  since and lets the next commit write the WAL from its beginning. Without it the WAL
+- once a passive one has caught up, ``PRAGMA wal_checkpoint(RESTART)``, tried once
+  without waiting (the connection's busy timeout is 0): when the writer's lock is free
+  it copies the few frames committed since (a batch at most) and lets the next commit
+  write the WAL from its beginning. Without it the WAL
   only grew while commits went on (a writer starts it again only when it begins after a
   checkpoint that left nothing to copy).
 
@@ -151,11 +152,13 @@ class BackgroundCheckpoints:
             self.checkpoints += 1
             if busy or done >= frames:
                 break
+        if busy or done < frames:
+            return frames, False
         # A passive checkpoint alone never lets SQLite start the WAL again while commits
-        # go on (the next writer must begin after a checkpoint that left nothing): a
-        # RESTART checkpoint copies the few frames committed meanwhile under the
-        # writer's lock, taken only when it is free (no busy wait on this connection),
-        # and then the next commit writes from the WAL's beginning.
+        # go on (the next writer must begin after a checkpoint that left nothing): once
+        # one has caught up, a RESTART checkpoint copies the few frames committed since
+        # under the writer's lock, taken only when it is free (no busy wait on this
+        # connection), and then the next commit writes from the WAL's beginning.
         try:
             busy, more, _done = conn.execute("PRAGMA wal_checkpoint(RESTART)").fetchone()
         except sqlite3.Error:
@@ -163,7 +166,7 @@ class BackgroundCheckpoints:
         if not busy:
             self.checkpoints += 1
             return max(frames, more), True
-        return frames, done >= frames
+        return frames, True
 
 
 def _main_file(db: sqlite_utils.Database) -> str | None:

@@ -16,7 +16,13 @@ stay: ``content_hash`` (a table constraint, never dropped), ``paper_sources``'s,
 building both indexes anew (a sort of the library's and the new titles and keys) costs
 less than writing the new entries one by one at random places of indexes at least as
 large; a second import into a big library keeps them (an import of 10,000 into
-300,000 papers does not rebuild 310,000 entries).
+300,000 papers does not rebuild 310,000 entries). An import that edits may wait behind
+(the window's: :meth:`~paperdesk.core.imports.pipeline.Imports.run` given ``hurry``)
+defers nothing: building the title index over a million papers holds the write lock
+for 4-8 s, and a star pressed then waited for all of it (8.4 s in the window's
+million-record arXiv import). For arXiv records deferring was measured to save nothing
+(their reading is the cost); a text file imported through the window pays the inserts
+into both indexes instead.
 
 **Which**: the citation key's only when every file of the import is a text file (a
 Daily Papers or plain text file: each new paper gets the automatic key ``word_<id>``,
@@ -42,12 +48,12 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 import sqlite_utils
 
 __all__ = ["DEFERRABLE", "DEFER_MIN_ABSTRACTS", "TITLE_INDEX", "KEY_INDEX", "missing",
-           "restore", "deferred", "worth_deferring", "PROGRESS_STEPS", "YIELDS_AT_MOST"]
+           "restore", "deferred", "worth_deferring"]
 
 TITLE_INDEX = "idx_papers_title"
 KEY_INDEX = "idx_papers_citation_key"
@@ -90,9 +96,7 @@ def missing(db: sqlite_utils.Database) -> list[str]:
     return [name for name in DEFERRABLE if name not in have]
 
 
-def restore(db: sqlite_utils.Database, first_new_id: int | None = None,
-            hurry: Callable[[], bool] | None = None,
-            pause: Callable[[], None] | None = None) -> list[str]:
+def restore(db: sqlite_utils.Database, first_new_id: int | None = None) -> list[str]:
     """Build the deferrable indexes that ``db`` lacks, each in its own transaction.
 
     Before the unique index of citation keys is built, any two papers whose keys are
@@ -101,99 +105,27 @@ def restore(db: sqlite_utils.Database, first_new_id: int | None = None,
     ``first_new_id`` on, or the higher id) gets the first free suffixed key
     (:func:`~paperdesk.core.metadata.unique_key`: ``word_12a``).
 
-    An index's build holds the database's write lock for seconds at a million papers
-    (the title's: 6.4 s in the window's million-record import, a key waiting all that
-    time). Given ``hurry`` and ``pause``, a build is interrupted as soon as ``hurry()``
-    says edits are waiting (SQLite's progress handler, every :data:`PROGRESS_STEPS`
-    virtual-machine steps; the build's transaction is rolled back), ``pause()`` lets
-    them commit, and the build starts again; at most :data:`YIELDS_AT_MOST` times an
-    index, then it is built through (an edit waits for it), so that keys pressed
-    without end cannot keep it from ever being built.
-
     Args:
         db: a database opened by :func:`~paperdesk.core.store.db.connect` (outside any
             transaction).
         first_new_id: the first id the import gave (a clash is settled on the newer
             paper); ``None``: on the higher id of the two.
-        hurry: polled while an index is built: whether edits wait (``None``: never).
-        pause: runs the waiting edits (outside any transaction of ``db``); what it
-            raises is raised once every missing index is built (without further
-            pauses).
     Returns:
         The names of the indexes built (``[]`` when none was missing).
     Raises:
         sqlite3.Error: the database failed (an index that was built stays).
-        Whatever ``pause`` raised.
     """
     from paperdesk.core.store.db import transaction
 
-    built: list[str] = []
-    paused = _Pauses(db, hurry, pause)
+    built = []
     for name in missing(db):
         if name == KEY_INDEX:
-            paused.run(lambda: _build_key_index(db, first_new_id))
+            _build_key_index(db, first_new_id)
         else:
-            def build(name: str = name) -> None:
-                with transaction(db):
-                    db.execute(DEFERRABLE[name])
-            paused.run(build)
+            with transaction(db):
+                db.execute(DEFERRABLE[name])
         built.append(name)
-    if paused.raised is not None:
-        raise paused.raised
     return built
-
-
-#: SQLite virtual-machine steps between two looks at ``hurry`` while an index is
-#: built (https://www.sqlite.org/c3ref/progress_handler.html): about a millisecond.
-PROGRESS_STEPS = 20_000
-#: Times one index's build gives way to waiting edits before it is built through.
-YIELDS_AT_MOST = 8
-
-
-class _Pauses:
-    """Runs index builds that give way to waiting edits (see :func:`restore`)."""
-
-    def __init__(self, db: sqlite_utils.Database, hurry: Callable[[], bool] | None,
-                 pause: Callable[[], None] | None) -> None:
-        self._db = db
-        self._hurry = hurry if pause is not None else None
-        self._pause = pause
-        self.raised: BaseException | None = None
-        self.yields = 0
-
-    def run(self, build: Callable[[], None]) -> None:
-        """Run ``build`` (one transaction) until it completes, pausing for edits."""
-        for _ in range(YIELDS_AT_MOST):
-            if self._hurry is None or self.raised is not None:
-                break
-            if self._hurry():
-                self._give_way()
-                continue
-            asked = False
-
-            def interrupt() -> int:
-                nonlocal asked
-                asked = bool(self._hurry())
-                return int(asked)
-
-            self._db.conn.set_progress_handler(interrupt, PROGRESS_STEPS)
-            try:
-                build()
-                return
-            except sqlite3.OperationalError:
-                if not asked:               # a real error, not our interruption
-                    raise
-            finally:
-                self._db.conn.set_progress_handler(None, 0)
-            self._give_way()
-        build()
-
-    def _give_way(self) -> None:
-        self.yields += 1
-        try:
-            self._pause()
-        except BaseException as exc:     # the import ends: build the rest through
-            self.raised = exc
 
 
 def _build_key_index(db: sqlite_utils.Database, first_new_id: int | None) -> None:
@@ -237,9 +169,7 @@ def _build_key_index(db: sqlite_utils.Database, first_new_id: int | None) -> Non
 
 
 @contextlib.contextmanager
-def deferred(db: sqlite_utils.Database, names: tuple[str, ...],
-             hurry: Callable[[], bool] | None = None,
-             pause: Callable[[], None] | None = None) -> Iterator[list[str]]:
+def deferred(db: sqlite_utils.Database, names: tuple[str, ...]) -> Iterator[list[str]]:
     """Drop the indexes ``names`` (those of :data:`DEFERRABLE` that exist) for the
     body, then build every missing deferrable index again (:func:`restore`), also when
     the body raises or is cancelled.
@@ -249,12 +179,10 @@ def deferred(db: sqlite_utils.Database, names: tuple[str, ...],
             transaction).
         names: names of :data:`DEFERRABLE` indexes; ``()`` drops nothing (and still
             builds any that were missing).
-        hurry, pause: as :func:`restore`'s (the build gives way to waiting edits).
     Yields:
         The names dropped.
     Raises:
         sqlite3.Error: dropping or building failed (what the body raised comes first).
-        Whatever ``pause`` raised (after the indexes are built).
     """
     from paperdesk.core.store.db import transaction
 
@@ -266,7 +194,5 @@ def deferred(db: sqlite_utils.Database, names: tuple[str, ...],
                 db.execute(f"DROP INDEX IF EXISTS {name}")
     try:
         yield dropped
-    except BaseException:
-        restore(db, first_new_id)       # the import ends: no pause for edits then
-        raise
-    restore(db, first_new_id, hurry, pause)
+    finally:
+        restore(db, first_new_id)
