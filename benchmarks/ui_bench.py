@@ -15,8 +15,10 @@ Two parts, each with a deadline (it prints what it measured by then):
    current and ``s`` (star) or ``r`` (read), alternately, is sent to the list with
    ``QTest.keyClick``. For each key it records the time until the change is *shown* (the
    list model's :data:`~paperdesk.ui.panes.paper_model.StarredRole` / ``ReadRole`` of that
-   paper flips; polled every millisecond, 15 s at most) and until it is *committed* (a
-   separate read-only sqlite3 connection sees ``starred`` / ``read_at`` change). A
+   paper flips; polled every millisecond, 15 s at most; ``unlisted_ms``: when the paper
+   was first found out of the list meanwhile, by a list refresh) and until it is
+   *committed* (a separate read-only sqlite3 connection sees ``starred`` / ``read_at``
+   change). A
    heartbeat ``QTimer`` at 10 ms records the gaps between its ticks, and a watchdog thread
    notes where the UI thread was during the longest stalls. Also: failed edits
    (status-bar messages starting with "⚠", or exceptions), key latency split by whether
@@ -512,8 +514,13 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
 
         def shown_or_failed(edit=edit, pid=pid, role=role, t_press=t_press) -> bool:
             watch()
-            if _row_flag(window, pid, role) == edit["expected"]:
+            flag = _row_flag(window, pid, role)
+            if flag == edit["expected"]:
                 return True
+            if flag is None and edit.get("unlisted_ms") is None:
+                # the paper left the list meanwhile (a list refresh of the import's
+                # papers): when, so that a slow key can be told from a slow edit
+                edit["unlisted_ms"] = round((time.perf_counter() - t_press) * 1000, 1)
             bad = failures.since(t_press)
             if bad:
                 edit["failed"] = bad[0]

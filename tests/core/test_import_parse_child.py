@@ -282,3 +282,37 @@ def test_an_edit_waiting_for_the_childs_records_goes_in_at_once(tmp_path, seed_f
         assert report.files[0].added == 400 and lib.papers.count() == 625
         assert lib.papers.get(seed).starred
     assert _readers() == []
+
+
+def test_an_edit_waiting_for_the_childs_abstracts_goes_in_at_once(tmp_path, seed_files,
+                                                                 monkeypatch, streamed):
+    """A text file read by the child: the first abstracts are waited for outside any
+    transaction, and while the child has none an edit waiting goes in at once (a star
+    pressed as a 30,000-abstract file began to be stored waited 4.5-5.8 s in the window,
+    the transaction open, for the child's first abstracts)."""
+    abstracts = _abstracts(seed_files)
+    path = tmp_path / "big.txt"
+    _write(path, [f"{a} Variant {i}." for i in range(14) for a in abstracts])
+    monkeypatch.setattr(parse_process, "PARSE_CHILD_MIN_BYTES", 1000)
+    with Library.open(tmp_path / "lib", sync_index=False) as lib:
+        lib.imports.run(seed_files, sync=False)
+        seed = lib.papers.ids()[0]
+        waiting, stored_then = [], []
+
+        def progress(stage, done, _total):
+            if stage == "import" and done == 0 and not stored_then:
+                waiting.append(True)      # "a star pressed as storing begins"
+
+        def between_batches():
+            if waiting:
+                waiting.clear()
+                lib.papers.set_starred([seed], True)
+                stored_then.append(lib.papers.count())
+
+        report = lib.imports.run([path], sync=False, progress=progress,
+                                 between_batches=between_batches,
+                                 hurry=lambda: bool(waiting))
+        assert stored_then == [225]     # before the child's first abstracts were stored
+        assert report.files[0].added == 14 * len(set(abstracts))
+        assert lib.papers.get(seed).starred
+    assert _readers() == []

@@ -181,9 +181,12 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
                     f"the import's process did not stop within {CANCEL_KILL_S:.0f} s of "
                     "the cancel and was stopped; the papers it stored before that stay")
             if hurry():
-                if not starting:
-                    hurry_event.set()
-                elif between_batches is not None and hook_raised is None:
+                # Also while it starts: the child then ends the batch it may be storing
+                # and waits, so that the edit run here is not outrun for SQLite's lock
+                # (its busy wait sleeps, the child's next batch took the lock again at
+                # once: a star waited 2-7 s, for every batch of a 30,000-abstract file).
+                hurry_event.set()
+                if starting and between_batches is not None and hook_raised is None:
                     try:
                         between_batches()
                     except BaseException as exc:  # ends the import, as below

@@ -339,7 +339,8 @@ class ParseChild:
         child.close()
         ParseChild.started += 1
 
-    def abstracts(self, streamed) -> Iterator[tuple]:
+    def abstracts(self, streamed,
+                  hurry: Callable[[], bool] | None = None) -> Iterator[tuple]:
         """The abstracts of ``streamed`` (a
         :class:`~paperdesk.core.imports.daily_papers.StreamedText`), as
         :func:`prepared` gives them, in file order, read by the child.
@@ -347,6 +348,13 @@ class ParseChild:
         When no child can be started (no ``spawn`` here, no processes left), the file
         is read in this thread instead, as a smaller one is.
 
+        Args:
+            streamed: the file.
+            hurry: while the child has sent nothing new and ``hurry()`` is true,
+                :data:`WAITING` is yielded instead of an abstract (as
+                :meth:`arxiv_records` does): the caller stores what it has and lets an
+                edit through (a star pressed as a 30,000-abstract file began to be
+                stored waited 4.5-5.8 s for the child's first abstracts).
         Raises:
             UnicodeDecodeError, OSError: as ``streamed.abstracts()`` raises them (after
                 the abstracts before the failure); OSError too when the child died.
@@ -354,8 +362,10 @@ class ParseChild:
         if not self._ready():
             yield from map(prepared, streamed.abstracts())
             return
-        for kind, value in self._answers(("read", streamed)):
-            if kind == "items":
+        for kind, value in self._answers(("read", streamed), hurry):
+            if kind == "wait":
+                yield WAITING
+            elif kind == "items":
                 yield from value
 
     def _ready(self) -> bool:

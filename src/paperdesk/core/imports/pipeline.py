@@ -638,7 +638,9 @@ class Imports(Manager):
         """
         now = _now()
         if reader is not None and _in_child(pf):
-            items = reader.abstracts(pf)        # read meanwhile in the child process
+            # read meanwhile in the child process; WAITING while it has nothing new and
+            # an edit waits
+            items = reader.abstracts(pf, hurry)
         else:
             items = map(prepared, pf.abstracts if isinstance(pf, ParsedFile)
                         else pf.abstracts())
@@ -650,22 +652,32 @@ class Imports(Manager):
                                                      len(abstract), cut_from))
             return position, abstract, digest, title, word
 
+        def next_item() -> tuple | None:
+            """The next abstract, waited for outside any transaction: while the child
+            has none and an edit waits, the edit goes in (``hook``)."""
+            while True:
+                item = next(items, None)
+                if item is not WAITING:
+                    return item
+                hook()
+
         db = self.db
         source_id = None
         done = 0
         pending: list = []
         finished = False
         while not finished:
-            if source_id is not None:
-                if not pending:     # no empty transaction after the last abstract
-                    item = next(items, None)
-                    if item is None:
-                        return
+            if not pending:     # the first abstract is waited for before a transaction
+                item = next_item()
+                if item is not None:
                     pending.append(take(item))
-                if cancel():
-                    file_report.cancelled = True
-                    return
+                elif source_id is not None:
+                    return      # no empty transaction after the last abstract
+            if source_id is not None and cancel():
+                file_report.cancelled = True
+                return
             stored = StoredAbstracts()
+            waiting = False
             deadline = time.monotonic() + BATCH_SECONDS
             with _db.transaction(db):
                 if source_id is None:
@@ -676,12 +688,15 @@ class Imports(Manager):
                     want = min(size, STORE_CHUNK, IMPORT_BATCH - in_batch)
                     while len(pending) < want:
                         item = next(items, None)
+                        if item is WAITING:     # the child is behind and an edit waits:
+                            waiting = True      # commit what is stored, let it in
+                            break
                         if item is None:
                             break
                         pending.append(take(item))
                     chunk, pending = pending[:want], pending[want:]
                     if not chunk:
-                        finished = True
+                        finished = not waiting
                         break
                     part = insert_abstracts(db, chunk, source_id, now)
                     self._lib.index.enqueue(db, part.added, "add")
@@ -691,7 +706,7 @@ class Imports(Manager):
                     stored.duplicates += part.duplicates
                     in_batch += len(chunk)
                     size *= 2
-                    if time.monotonic() >= deadline or hurry():
+                    if waiting or time.monotonic() >= deadline or hurry():
                         break
             added.extend(stored.added)
             changed_ids.extend(stored.changed)
