@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -169,3 +170,60 @@ def test_merge_from_the_view_and_undo(qtbot, with_pairs, key, kept):
                     timeout=10000)
     assert lib.papers.count() == TOTAL + 3
     qtbot.waitUntil(lambda: window.model.row_of(other.id) >= 0, timeout=10000)
+
+
+
+def _unchecked(folder: Path) -> int:
+    """Papers the near-duplicate stage has not looked at, counted on a connection of the
+    test's own."""
+    import sqlite_utils
+
+    from paperdesk.core.store.duplicates import unchecked_count
+
+    db = sqlite_utils.Database(folder / "library.db")
+    try:
+        return unchecked_count(db)
+    finally:
+        db.close()
+
+
+def test_an_import_started_while_the_stage_runs_goes_first(qtbot, open_seeded, tmp_path,
+                                                           monkeypatch):
+    """The window opens on a library whose papers the stage never looked at (as after
+    a large import by a window closed before its stage ended) and starts the stage;
+    an import started then is stored at once, not after the whole stage (both are bulk
+    jobs of the one writer thread: at 1.25 million papers the import waited more than
+    eight minutes). The stage stops after its batch and looks at the rest, the new
+    papers too, once the import has ended."""
+    from paperdesk.core.edits import duplicates as stage
+    from paperdesk.core.library import Library
+
+    folder = tmp_path / "unlooked"
+    abstracts = _abstracts()[:200]
+    with Library.open(folder) as lib:
+        lib.imports.run([write_daily(tmp_path / "library.txt", abstracts)])
+    assert _unchecked(folder) == len(abstracts)
+    # a stage that takes a while: 40 batches of 5 papers, 0.1 s each at least
+    look_at = stage.Duplicates._look_at
+
+    def slow_look_at(self, *args, **kwargs):
+        time.sleep(0.1)
+        return look_at(self, *args, **kwargs)
+
+    monkeypatch.setattr(stage, "DUPLICATE_BATCH", 5)
+    monkeypatch.setattr(stage.Duplicates, "_look_at", slow_look_at)
+    window = open_seeded("unlooked", fresh=False)
+    qtbot.waitUntil(lambda: _unchecked(folder) < len(abstracts), timeout=10000)
+    assert window.duplicates.duplicate_finder.is_running()
+    left_when_stored = []
+    window.import_runner.finished.connect(
+        lambda _report: left_when_stored.append(_unchecked(folder)))
+    new = [_edited(t, 7) for t in _abstracts()[200:203]]
+    assert window.start_import([write_daily(tmp_path / "new.txt", new)])
+    qtbot.waitUntil(lambda: bool(left_when_stored), timeout=20000)
+    # stored while most of the library was still to be looked at (without giving
+    # way, the import ran after the whole stage: only its own 3 papers were left)
+    assert left_when_stored[0] > len(new) + 100
+    # the stage went on afterwards and looked at every paper, the new ones too
+    qtbot.waitUntil(lambda: _unchecked(folder) == 0 and not window.is_busy(),
+                    timeout=30000)

@@ -712,6 +712,7 @@ class MainWindow(QMainWindow):
             return False
         if syncing:   # the import goes first; the index update resumes when it ends
             self.sync_runner.cancel()
+        self.duplicates.give_way_to_import()      # so does the near-duplicate stage
         self.mark_progress_shown("sync", False)
         self._importing_seeds = seeds
         self.exports.set_background_job(True)
@@ -2029,6 +2030,7 @@ class MainWindow(QMainWindow):
         self._importing_seeds = False
         self._end_import()
         self.sync_runner.mark_stale()     # the batches committed before the error
+        self.duplicates.after_import_failed()   # a stage stopped for it: the rest
         self.imports.show_import_ended(None, False)
         self.imports.start_pending_import()
         self.import_message = message_box(
