@@ -63,6 +63,14 @@ EXPORT_IMPORT_BATCH = 100
 #: the key's 37 ms to its commit (docs/figures.md); a look costs an ``Event.is_set``.
 HURRY_CHUNK = 4
 
+#: Seconds of storing in one chunk of a text file's abstracts when edits may wait for the
+#: import (``hurry`` given): a chunk (:data:`STORE_CHUNK`) is one ``executemany``, and
+#: ``hurry`` is looked at between chunks only. Its next chunk is cut to this from the
+#: time the last one took. In a library of 1.25 million papers a chunk of 512 took up to
+#: 670 ms (each row's inserts into the large indexes), and a key pressed during a daily
+#: file's import waited for it: median 100 ms, slowest 670 ms (docs/figures.md).
+HURRY_SECONDS = 0.01
+
 #: A write transaction of an import ends after about this long even when it has not
 #: reached its size (a slow disk), so other writers never wait long for the database.
 BATCH_SECONDS = 0.25
@@ -630,10 +638,11 @@ class Imports(Manager):
         read by ``reader``'s child process, while this thread stores). Each transaction stores
         chunks of 1, 2, 4 ... up to :data:`STORE_CHUNK` abstracts
         (:func:`~paperdesk.core.store.papers.insert_abstracts`: a few statements per
-        chunk) until it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS`
-        have passed, so that even a slow first chunk ends the transaction in time;
-        ``step``, ``hook`` and ``cancel`` run between transactions. An abstract that was
-        cut (:mod:`paperdesk.core.imports.abstract_limit`) gets a note in
+        chunk; with ``hurry`` given, none longer than about :data:`HURRY_SECONDS`) until
+        it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS` have passed, so
+        that even a slow first chunk ends the transaction in time; ``step``, ``hook``
+        and ``cancel`` run between transactions. An abstract that was cut
+        (:mod:`paperdesk.core.imports.abstract_limit`) gets a note in
         ``file_report.warnings``.
         """
         now = _now()
@@ -661,6 +670,7 @@ class Imports(Manager):
                     return item
                 hook()
 
+        edits_wait = hurry is not never     # an edit may wait for the next chunk
         db = self.db
         source_id = None
         done = 0
@@ -698,6 +708,7 @@ class Imports(Manager):
                     if not chunk:
                         finished = not waiting
                         break
+                    began = time.monotonic()
                     part = insert_abstracts(db, chunk, source_id, now)
                     self._lib.index.enqueue(db, part.added, "add")
                     self._lib.index.enqueue(db, part.changed, "update")
@@ -706,6 +717,9 @@ class Imports(Manager):
                     stored.duplicates += part.duplicates
                     in_batch += len(chunk)
                     size *= 2
+                    took = time.monotonic() - began
+                    if edits_wait and took > 0:     # the next chunk: HURRY_SECONDS long
+                        size = min(size, max(1, int(HURRY_SECONDS * len(chunk) / took)))
                     if waiting or time.monotonic() >= deadline or hurry():
                         break
             added.extend(stored.added)
