@@ -384,9 +384,78 @@ def timeline(ticks: list[float], edits: list[dict], marks: list[tuple], t0: floa
              "tree_mb": v.get("tree_mb")} for k, v in sorted(rows.items())]
 
 
+class EditTrace:
+    """Where each key's edit spent its time between the writer thread and the list:
+    for every edit of the window (``MainWindow.submit_edit``'s job), the
+    ``perf_counter`` times when the writer thread began it, when it returned (its
+    commit done: ``main_window._rows_after`` is called next), when its rows were read,
+    and when the UI thread took the outcome (``MainWindow._edit_done``), keyed by the
+    ids of the papers it changed. Installed by patching those module functions for the
+    run (:meth:`install`, :meth:`remove`); the window's code is unchanged."""
+
+    def __init__(self):
+        self.by_paper: dict[int, dict] = {}
+        self._started = threading.local()
+        self._saved: list[tuple] = []
+
+    def install(self) -> "EditTrace":
+        """Patch the worker's job runner and the window's row read and delivery."""
+        from paperdesk.ui.background import operations
+        from paperdesk.ui.window import main_window
+        trace = self
+        run, rows_after = operations.LibraryWorker._run, main_window._rows_after
+        edit_done = main_window.MainWindow._edit_done
+
+        def _run(worker, job):
+            trace._started.t = time.perf_counter()
+            return run(worker, job)
+
+        def _rows_after(lib, changes):
+            t_edit = time.perf_counter()
+            rows = rows_after(lib, changes)
+            entry = {"run": getattr(trace._started, "t", None), "edit": t_edit,
+                     "rows": time.perf_counter()}
+            for pid in getattr(changes, "papers", ()) or ():
+                trace.by_paper[pid] = entry
+            return rows
+
+        def _edit_done(window, step, quiet=False):
+            t = time.perf_counter()
+            for pid in getattr(step.changes, "papers", ()) or ():
+                entry = trace.by_paper.get(pid)
+                if entry is not None and "delivered" not in entry:
+                    entry["delivered"] = t
+            return edit_done(window, step, quiet)
+
+        self._saved = [(operations.LibraryWorker, "_run", run),
+                       (main_window, "_rows_after", rows_after),
+                       (main_window.MainWindow, "_edit_done", edit_done)]
+        operations.LibraryWorker._run = _run
+        main_window._rows_after = _rows_after
+        main_window.MainWindow._edit_done = _edit_done
+        return self
+
+    def remove(self) -> None:
+        """Put the patched functions back."""
+        for owner, name, original in self._saved:
+            setattr(owner, name, original)
+        self._saved = []
+
+    def take(self, pid: int, t_press: float) -> dict | None:
+        """The trace of the latest edit of paper ``pid`` begun after ``t_press``, as ms
+        after the key: ``run`` (writer began it), ``edit`` (it returned, committed),
+        ``rows`` (its rows read), ``delivered`` (the UI thread took it); or None."""
+        entry = self.by_paper.pop(pid, None)
+        if entry is None or (entry["run"] or entry["edit"]) < t_press:
+            return None
+        return {k: round((v - t_press) * 1000, 1) for k, v in entry.items()
+                if v is not None}
+
+
 def run_import_part(n: int, workdir: Path, log, deadline_s: float,
                     file_format: str = "daily", through_indexing: bool = False,
-                    keep_library: Path | None = None) -> dict:
+                    keep_library: Path | None = None,
+                    import_into: Path | None = None) -> dict:
     """Part 1: star/read keys every ~300 ms while the window imports ``n`` abstracts.
 
     ``file_format``: ``"daily"`` (one Daily Papers file of ``n`` synthetic abstracts)
@@ -399,7 +468,9 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
     heartbeat and the keys cover the whole import, indexing included; the report then
     has ``searchable_s``, a per-minute ``timeline`` and the process tree's peak memory.
     ``keep_library``: the imported library is moved there at the end (a folder
-    replaced) instead of being removed.
+    replaced) instead of being removed. ``import_into``: import into a copy of this
+    library (keys pressed on its first papers) instead of one of the 225 seed papers.
+    Each key's sample has ``trace`` (:class:`EditTrace`): where its edit's time went.
 
     Returns the report dict (see the module docstring); partial if ``deadline_s`` passed
     before the import ended (the import is then cancelled)."""
@@ -424,9 +495,18 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
                                           seed=1234)
     run_dir = Path(tempfile.mkdtemp(prefix="ui-import-", dir=workdir))
     lib_path = run_dir / "lib"
-    with Library.open(lib_path) as lib:   # the 225 seed papers to press keys on
-        lib.imports.run(SEEDS)
+    if import_into is not None:
+        log(f"  copying {import_into}…")
+        shutil.copytree(import_into, lib_path)
+        if (import_into / "library.db.closed").exists():   # closed cleanly: the copy too
+            from paperdesk.core.store.clean_close import record_clean_close
+            record_clean_close(lib_path)
+        report["library"] = str(import_into)
+    else:
+        with Library.open(lib_path) as lib:   # the 225 seed papers to press keys on
+            lib.imports.run(SEEDS)
     window = open_window(lib_path, run_dir / "settings.ini")
+    trace = EditTrace().install()
     failures = FailureWatch(window)
     ro = sqlite3.connect(f"file:{lib_path / 'library.db'}?mode=ro", uri=True, timeout=0,
                          check_same_thread=False)
@@ -528,6 +608,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
             return False
 
         when = spin(GIVE_UP_S, until=shown_or_failed)
+        edit["trace"] = trace.take(pid, t_press)
         if when is not None and edit["failed"] is None:
             edit["shown_ms"] = (when - t_press) * 1000
         elif when is None:
@@ -553,6 +634,7 @@ def run_import_part(n: int, workdir: Path, log, deadline_s: float,
     counts.stop()
     listed = window.model.rowCount()
     close_window(window)
+    trace.remove()
     ro.close()
     if keep_library is not None:        # for measuring the window on it afterwards
         shutil.rmtree(keep_library, ignore_errors=True)
@@ -1049,6 +1131,9 @@ def main(argv=None) -> int:
     parser.add_argument("--keep-library", type=Path, metavar="DIR",
                         help="move the library part 1 imported into to DIR (replaced) "
                              "instead of removing it")
+    parser.add_argument("--import-into", type=Path, metavar="DIR",
+                        help="part 1 imports into a copy of this library instead of "
+                             "one of the 225 seed papers")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     args = parser.parse_args(argv)
     log = (lambda msg: print(msg, file=sys.stderr, flush=True))
@@ -1060,7 +1145,7 @@ def main(argv=None) -> int:
             report["import"] = run_import_part(args.import_n, args.workdir, log,
                                                args.import_deadline, args.import_format,
                                                args.through_indexing,
-                                               args.keep_library)
+                                               args.keep_library, args.import_into)
         if args.library is not None and not args.skip_search:
             log(f"the window on {args.library}…")
             report["window"] = run_window_part(args.library, args.workdir, log,
