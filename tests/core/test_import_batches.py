@@ -329,3 +329,16 @@ def test_an_import_no_edit_waits_for_stores_in_growing_chunks(lib, tmp_path, mon
     report = lib.imports.run([_write(tmp_path / "big.txt", 400)], sync=False)
     assert report.added == 400
     assert sizes[:5] == [1, 2, 4, 8, 16] and max(sizes) >= 128
+
+
+def test_an_import_edits_may_wait_for_commits_often(lib, tmp_path, monkeypatch):
+    """With ``hurry`` given, a text file's transaction ends after HURRY_BATCH_SECONDS of
+    storing (an edit waits for its commit, which writes every page the batch changed),
+    not after the fixture's 60 s or 300 abstracts: at 2 ms an abstract, 400 abstracts
+    take at least eight transactions (two without)."""
+    _chunks_stored(monkeypatch, 0.002)
+    batches = []
+    report = lib.imports.run([_write(tmp_path / "big.txt", 400)], sync=False,
+                             hurry=lambda: False, between_batches=lambda: batches.append(1))
+    assert report.added == 400
+    assert len(batches) >= 8

@@ -71,6 +71,14 @@ HURRY_CHUNK = 4
 #: file's import waited for it: median 100 ms, slowest 670 ms (docs/figures.md).
 HURRY_SECONDS = 0.01
 
+#: ... and a text file's write transaction ends after this long instead of
+#: :data:`BATCH_SECONDS` when edits may wait (``hurry`` given): an edit waits for the
+#: transaction's commit too, which writes every page the batch changed. In a library of
+#: 1.25 million papers a commit of 0.25 s of storing took 60-200 ms (each row changes
+#: pages of several large indexes), and a key during a daily file's import waited for it
+#: (median 100 ms; 40 ms with this, the import about a tenth slower).
+HURRY_BATCH_SECONDS = 0.05
+
 #: A write transaction of an import ends after about this long even when it has not
 #: reached its size (a slow disk), so other writers never wait long for the database.
 BATCH_SECONDS = 0.25
@@ -639,8 +647,9 @@ class Imports(Manager):
         chunks of 1, 2, 4 ... up to :data:`STORE_CHUNK` abstracts
         (:func:`~paperdesk.core.store.papers.insert_abstracts`: a few statements per
         chunk; with ``hurry`` given, none longer than about :data:`HURRY_SECONDS`) until
-        it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS` have passed, so
-        that even a slow first chunk ends the transaction in time; ``step``, ``hook``
+        it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS` (with ``hurry``:
+        :data:`HURRY_BATCH_SECONDS`) have passed, so that even a slow first chunk ends
+        the transaction in time; ``step``, ``hook``
         and ``cancel`` run between transactions. An abstract that was cut
         (:mod:`paperdesk.core.imports.abstract_limit`) gets a note in
         ``file_report.warnings``.
@@ -688,7 +697,8 @@ class Imports(Manager):
                 return
             stored = StoredAbstracts()
             waiting = False
-            deadline = time.monotonic() + BATCH_SECONDS
+            deadline = time.monotonic() + (HURRY_BATCH_SECONDS if edits_wait
+                                           else BATCH_SECONDS)
             with _db.transaction(db):
                 if source_id is None:
                     source_id = self.source_id(db, _stored(db, pf.path, now), pf.header,
