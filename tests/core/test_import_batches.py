@@ -331,14 +331,26 @@ def test_an_import_no_edit_waits_for_stores_in_growing_chunks(lib, tmp_path, mon
     assert sizes[:5] == [1, 2, 4, 8, 16] and max(sizes) >= 128
 
 
-def test_an_import_edits_may_wait_for_commits_often(lib, tmp_path, monkeypatch):
-    """With ``hurry`` given, a text file's transaction ends after HURRY_BATCH_SECONDS of
-    storing (an edit waits for its commit, which writes every page the batch changed),
-    not after the fixture's 60 s or 300 abstracts: at 2 ms an abstract, 400 abstracts
-    take at least eight transactions (two without)."""
+def test_an_import_edits_wait_for_commits_often_while_they_come(lib, tmp_path,
+                                                                  monkeypatch):
+    """Once an edit has waited (``hurry`` said so), a text file's transactions end after
+    HURRY_BATCH_SECONDS of storing for HURRY_LATELY_SECONDS (the next edit waits for
+    the commit, which writes every page the batch changed), not after the fixture's
+    60 s or 300 abstracts: at 2 ms an abstract, 400 abstracts after one edit take at
+    least eight transactions. Without an edit, two (no storing time lost)."""
     _chunks_stored(monkeypatch, 0.002)
-    batches = []
-    report = lib.imports.run([_write(tmp_path / "big.txt", 400)], sync=False,
-                             hurry=lambda: False, between_batches=lambda: batches.append(1))
-    assert report.added == 400
-    assert len(batches) >= 8
+    monkeypatch.setattr(pipeline, "HURRY_LATELY_SECONDS", 60.0)
+    asked = []
+
+    def one_edit() -> bool:      # an edit waits once, at the first look
+        asked.append(1)
+        return len(asked) == 1
+
+    for hurry, fewest, most in ((one_edit, 8, 400), (lambda: False, 1, 2)):
+        batches = []
+        path = _write(tmp_path / f"big{fewest}.txt", 400)
+        path.write_text(path.read_text().replace("Paper ", f"Run {fewest}: paper "))
+        report = lib.imports.run([path], sync=False, hurry=hurry,
+                                 between_batches=lambda: batches.append(1))
+        assert report.added == 400
+        assert fewest <= len(batches) <= most

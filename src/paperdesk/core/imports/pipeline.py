@@ -72,12 +72,16 @@ HURRY_CHUNK = 4
 HURRY_SECONDS = 0.01
 
 #: ... and a text file's write transaction ends after this long instead of
-#: :data:`BATCH_SECONDS` when edits may wait (``hurry`` given): an edit waits for the
-#: transaction's commit too, which writes every page the batch changed. In a library of
-#: 1.25 million papers a commit of 0.25 s of storing took 60-200 ms (each row changes
-#: pages of several large indexes), and a key during a daily file's import waited for it
-#: (median 100 ms; 40 ms with this, the import about a tenth slower).
+#: :data:`BATCH_SECONDS` while edits come (one waited within
+#: :data:`HURRY_LATELY_SECONDS`): an edit waits for the transaction's commit too, which
+#: writes every page the batch changed. In a library of 1.25 million papers a commit of
+#: 0.25 s of storing took 60-200 ms (each row changes pages of several large indexes),
+#: and a key pressed every 300 ms during a daily file's import waited for it (median
+#: 116 ms; 46 ms with this). Short batches cost storing time (a 100,000-abstract file
+#: took 36 s instead of 28), so an import nobody presses keys during keeps long ones.
 HURRY_BATCH_SECONDS = 0.05
+#: Seconds after an edit waited for the import during which its batches stay short.
+HURRY_LATELY_SECONDS = 2.0
 
 #: A write transaction of an import ends after about this long even when it has not
 #: reached its size (a slow disk), so other writers never wait long for the database.
@@ -647,9 +651,9 @@ class Imports(Manager):
         chunks of 1, 2, 4 ... up to :data:`STORE_CHUNK` abstracts
         (:func:`~paperdesk.core.store.papers.insert_abstracts`: a few statements per
         chunk; with ``hurry`` given, none longer than about :data:`HURRY_SECONDS`) until
-        it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS` (with ``hurry``:
-        :data:`HURRY_BATCH_SECONDS`) have passed, so that even a slow first chunk ends
-        the transaction in time; ``step``, ``hook``
+        it holds :data:`IMPORT_BATCH` abstracts or :data:`BATCH_SECONDS` (while edits
+        come: :data:`HURRY_BATCH_SECONDS`) have passed, so that even a slow first chunk
+        ends the transaction in time; ``step``, ``hook``
         and ``cancel`` run between transactions. An abstract that was cut
         (:mod:`paperdesk.core.imports.abstract_limit`) gets a note in
         ``file_report.warnings``.
@@ -680,6 +684,7 @@ class Imports(Manager):
                 hook()
 
         edits_wait = hurry is not never     # an edit may wait for the next chunk
+        last_edit = -HURRY_LATELY_SECONDS   # when an edit last waited (monotonic s)
         db = self.db
         source_id = None
         done = 0
@@ -697,8 +702,9 @@ class Imports(Manager):
                 return
             stored = StoredAbstracts()
             waiting = False
-            deadline = time.monotonic() + (HURRY_BATCH_SECONDS if edits_wait
-                                           else BATCH_SECONDS)
+            began_batch = time.monotonic()
+            keys_lately = began_batch - last_edit < HURRY_LATELY_SECONDS
+            deadline = began_batch + (HURRY_BATCH_SECONDS if keys_lately else BATCH_SECONDS)
             with _db.transaction(db):
                 if source_id is None:
                     source_id = self.source_id(db, _stored(db, pf.path, now), pf.header,
@@ -710,6 +716,7 @@ class Imports(Manager):
                         item = next(items, None)
                         if item is WAITING:     # the child is behind and an edit waits:
                             waiting = True      # commit what is stored, let it in
+                            last_edit = time.monotonic()
                             break
                         if item is None:
                             break
@@ -730,7 +737,10 @@ class Imports(Manager):
                     took = time.monotonic() - began
                     if edits_wait and took > 0:     # the next chunk: HURRY_SECONDS long
                         size = min(size, max(1, int(HURRY_SECONDS * len(chunk) / took)))
-                    if waiting or time.monotonic() >= deadline or hurry():
+                    if waiting or hurry():
+                        last_edit = time.monotonic()    # shorter batches for a while
+                        break
+                    if time.monotonic() >= deadline:
                         break
             added.extend(stored.added)
             changed_ids.extend(stored.changed)
