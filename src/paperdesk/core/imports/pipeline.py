@@ -78,7 +78,8 @@ HURRY_SECONDS = 0.01
 #: 0.25 s of storing took 60-200 ms (each row changes pages of several large indexes),
 #: and a key pressed every 300 ms during a daily file's import waited for it (median
 #: 116 ms; 46 ms with this). Short batches cost storing time (a 100,000-abstract file
-#: took 36 s instead of 28), so an import nobody presses keys during keeps long ones.
+#: took 36 s instead of 28, one run each), so an import nobody presses keys during
+#: keeps long ones.
 HURRY_BATCH_SECONDS = 0.05
 #: Seconds after an edit waited for the import during which its batches stay short.
 HURRY_LATELY_SECONDS = 2.0
