@@ -2019,7 +2019,8 @@ class MainWindow(QMainWindow):
             self.sync_runner.mark_stale()
             self.sync_runner.flush()
         # The near-duplicate stage: after the papers are stored and the list
-        # refreshed, as its own background job (the next import waits for it).
+        # refreshed, as its own background job (an import started meanwhile goes
+        # first: DuplicatesCommands.give_way_to_import).
         self.duplicates.find_duplicates(report)
         self.imports.start_pending_import()
 
