@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from paperdesk.core.child_process import start_ignoring_interrupts
+from paperdesk.core.child_process import leave_now, start_ignoring_interrupts
 from paperdesk.core.imports.registry import STDIN
 from paperdesk.core.models import ImportReport, LibraryError
 from paperdesk.core.store import db as _db
@@ -273,7 +273,8 @@ def _child_main(conn, library_class, library_path: str, paths: list[str], arxiv_
                 keywords: bool, hurry_event, cancel_event) -> None:
     """The child: open the library as a helper (``library_class``: the parent's
     :class:`~paperdesk.core.library.Library`, sent by reference), import, send the
-    report (runs in the child process)."""
+    report, close the library and end at once (runs in the child process;
+    :func:`~paperdesk.core.child_process.leave_now`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)      # the parent decides
 
     def progress(stage: str, done: int, total: int) -> None:
@@ -316,6 +317,10 @@ def _child_main(conn, library_class, library_path: str, paths: list[str], arxiv_
     finally:
         if lib is not None:
             lib.close()
+    # The report is sent and the library closed: end without the interpreter's teardown
+    # (freeing what a million-record import built), which the parent's writer thread,
+    # and the window's edits behind it, would wait for.
+    leave_now()
 
 
 def _sendable(exc: BaseException) -> BaseException:

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterator
 
 from paperdesk.core.metadata import key_word
 from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
-from paperdesk.core.child_process import start_ignoring_interrupts
+from paperdesk.core.child_process import leave_now, start_ignoring_interrupts
 
 __all__ = ["ParseChild", "PARSE_CHILD_MIN_BYTES", "MESSAGE_ABSTRACTS", "prepared", "pending",
            "title_of", "with_near_keys", "WAITING", "WAIT_POLL_S"]
@@ -119,6 +119,8 @@ def _serve(conn) -> None:
             except (BrokenPipeError, EOFError):
                 return
             continue
+        if message[0] == "stop":
+            leave_now()     # nothing to close: no interpreter teardown to wait for
         if message[0] != "read":
             return
         batch: list = []
