@@ -77,9 +77,9 @@ HURRY_SECONDS = 0.01
 #: writes every page the batch changed. In a library of 1.25 million papers a commit of
 #: 0.25 s of storing took 60-200 ms (each row changes pages of several large indexes),
 #: and a key pressed every 300 ms during a daily file's import waited for it (median
-#: 116 ms; 46 ms with this). Short batches cost storing time (a 100,000-abstract file
-#: took 36 s instead of 28, one run each), so an import nobody presses keys during
-#: keeps long ones.
+#: 116 ms; 44-55 ms with this). More commits may cost storing time (a 100,000-abstract
+#: file took 28.8-41 s in four runs with them, 28.1 s in one without: no cost could be
+#: told from how runs differ), so an import nobody presses keys during keeps long ones.
 HURRY_BATCH_SECONDS = 0.05
 #: Seconds after an edit waited for the import during which its batches stay short.
 HURRY_LATELY_SECONDS = 2.0
