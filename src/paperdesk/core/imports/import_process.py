@@ -159,10 +159,12 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
     # instead of waiting for the child to pause after that batch (a star pressed as a
     # big file was dropped waited 3.9 s).
     starting = True
-    # The window's edits commit on this connection while the child stores: at SQLite's
-    # 1,000 pages each commit checkpointed what the child wrote since (db.wal_pages).
+    # The window's edits commit on this connection while the child stores: they leave
+    # the WAL to the child's checkpoint thread (at SQLite's 1,000 pages each commit
+    # checkpointed what the child wrote since; at 50,000, db.wal_pages, an edit's
+    # commit took 0.3-1 s every 10-20 s of a million-record import: db.no_checkpoints).
     held = contextlib.ExitStack()
-    held.enter_context(_db.wal_pages(lib.db))
+    held.enter_context(_db.no_checkpoints(lib.db))
     try:
         while True:
             if cancelled_at is None and cancel():
