@@ -161,7 +161,7 @@ def run_in_process(lib, paths: Iterable[str | os.PathLike],
     starting = True
     # The window's edits commit on this connection while the child stores: they leave
     # the WAL to the child's checkpoint thread (at SQLite's 1,000 pages each commit
-    # checkpointed what the child wrote since; at 50,000, db.wal_pages, an edit's
+    # checkpointed what the child wrote since; at 50,000 (as before), an edit's
     # commit took 0.3-1 s every 10-20 s of a million-record import: db.no_checkpoints).
     held = contextlib.ExitStack()
     held.enter_context(_db.no_checkpoints(lib.db))

@@ -16,7 +16,7 @@ from pathlib import Path
 import sqlite_utils
 
 __all__ = ["connect", "connect_read_only", "folder_writable", "checkpoint", "transaction",
-           "bulk_cache", "wal_pages", "no_checkpoints", "BUSY_TIMEOUT_S", "BULK_CACHE_KIB", "BULK_WAL_PAGES",
+           "bulk_cache", "no_checkpoints", "BUSY_TIMEOUT_S", "BULK_CACHE_KIB", "BULK_WAL_PAGES",
            "fits_integer"]
 
 #: How long a connection waits for another writer before failing, in seconds.
@@ -208,35 +208,6 @@ def bulk_cache(db: sqlite_utils.Database, kib: int = BULK_CACHE_KIB,
 
 
 @contextlib.contextmanager
-def wal_pages(db: sqlite_utils.Database, pages: int = BULK_WAL_PAGES) -> Iterator[None]:
-    """While the body runs, this connection's commits checkpoint the WAL only once it
-    holds ``pages`` pages (``PRAGMA wal_autocheckpoint``), as an import's own connection
-    does (:func:`bulk_cache`), then the setting is put back.
-
-    For a connection that commits small edits while another process stores an import:
-    the import lets the WAL grow to :data:`BULK_WAL_PAGES` pages, and at SQLite's 1,000
-    each edit's commit copied what the import wrote since into the database file and
-    synced it (a star during an arXiv import: 0.3 ms median, 59 ms p95, 102 ms at
-    most; with this 0.3 / 0.7 / 3.4 ms).
-
-    Args:
-        db: a database opened by :func:`connect`.
-        pages: ``PRAGMA wal_autocheckpoint`` meanwhile (a smaller setting of the
-            connection's own is raised; 0, checkpoints off, is left so).
-    Yields:
-        Nothing.
-    """
-    conn = db.conn
-    before = conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
-    if 0 < before < pages:
-        conn.execute(f"PRAGMA wal_autocheckpoint = {int(pages)}")
-    try:
-        yield
-    finally:
-        conn.execute(f"PRAGMA wal_autocheckpoint = {int(before)}")
-
-
-@contextlib.contextmanager
 def no_checkpoints(db: sqlite_utils.Database) -> Iterator[None]:
     """While the body runs, this connection's commits never checkpoint the WAL
     (``PRAGMA wal_autocheckpoint = 0``), then the setting is put back.
@@ -244,8 +215,8 @@ def no_checkpoints(db: sqlite_utils.Database) -> Iterator[None]:
     For the connection that commits the window's edits while the import's child
     stores: the child's own thread checkpoints the WAL
     (:class:`~paperdesk.core.store.background_checkpoints.BackgroundCheckpoints`, about
-    every :data:`BULK_WAL_PAGES` pages). With :func:`wal_pages` instead, an edit
-    committed once the WAL held :data:`BULK_WAL_PAGES` pages copied all of them into
+    every :data:`BULK_WAL_PAGES` pages). With automatic checkpoints at that many pages
+    instead, an edit committed once the WAL held :data:`BULK_WAL_PAGES` pages copied all of them into
     the database file before its commit returned: during a window import of 1.25
     million arXiv records, keys committed in 20-30 ms were shown 0.3-1 s later, every
     10-20 s.
