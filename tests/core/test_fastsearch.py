@@ -308,6 +308,46 @@ def test_positions_decode_like_whoosh(synthetic):
     assert FastCache().budget > 0
 
 
+def test_positions_are_unpickled_a_bounded_number_at_a_time(synthetic, monkeypatch):
+    """The unpickler holds the interpreter lock while it runs, so a common word's position
+    lists are decoded a few thousand postings per call (the window's UI thread waits
+    for the lock otherwise): here 5 per call, each call's lists as Whoosh decodes them."""
+    from paperdesk.core.search import fastscore
+    from paperdesk.core.search import safe_pickle
+
+    calls = []
+    real = safe_pickle.loads
+
+    def counting(data, **options):
+        out = real(data, **options)
+        if bytes(data[:3]) == b"\x80\x02(":   # joined position lists, not a block
+            calls.append(len(out))
+        return out
+
+    monkeypatch.setattr(fastscore, "POSITIONS_PER_LOAD", 5, raising=False)
+    monkeypatch.setattr(safe_pickle, "loads", counting)
+    searcher = synthetic._searcher
+    checked = 0
+    for reader, _base in searcher.reader().leaf_readers():
+        if ("exact", b"the") not in reader:
+            continue
+        calls.clear()
+        ids, _weights, starts, flat = fastscore._read_positions(reader, "exact", b"the")
+        assert len(ids) > 12
+        assert max(calls) <= 5 and sum(calls) == len(ids)
+        m = reader.postings("exact", "the")
+        expected = []
+        while m.is_active():
+            expected.append(m.value_as("positions"))
+            m.next()
+        deleted = {d for d in range(reader.doc_count_all()) if reader.is_deleted(d)}
+        ours = [flat[starts[j]:starts[j + 1]].tolist() for j, d in enumerate(ids)
+                if int(d) not in deleted]
+        assert ours == expected
+        checked += 1
+    assert checked
+
+
 def test_small_write_reuses_cached_segments(synthetic, tmp_path):
     index = SearchIndex(tmp_path / "index")
     index.write(add=_synthetic_docs(300))

@@ -59,6 +59,7 @@ from whoosh.reading import TermNotFound
 from whoosh.scoring import BM25F
 from whoosh.util.numeric import byte_to_length
 
+from paperdesk.core import collector
 from paperdesk.core.search import safe_pickle
 
 __all__ = ["Unsupported", "FastCache", "FastView", "PID_FIELD", "PID_MISSING",
@@ -234,6 +235,15 @@ def _read_postings(reader, fieldname: str, tbytes: bytes, values: bool = False):
     return docnums, weights
 
 
+#: Postings whose position lists one ``pickle.loads`` decodes (:func:`_read_positions`).
+#: The unpickler holds the interpreter lock until it returns, and the window's UI thread
+#: shares the interpreter with the search thread: all 76,500 postings of "neural" at
+#: 300,000 seed abstracts in one call held it 38 ms (about 130 ms at a million),
+#: measured with ``sys.setprofile``, so a key typed then waited as long. 4,096 postings
+#: take about 3 ms, and the lock can change hands between them.
+POSITIONS_PER_LOAD = 4096
+
+
 def _read_positions(reader, fieldname: str, tbytes: bytes):
     """Decode one term's postings with their word positions, in one segment.
 
@@ -241,7 +251,10 @@ def _read_positions(reader, fieldname: str, tbytes: bytes):
     list of position deltas (``Positions.encode``; the final STOP may be missing,
     ``decode_positions`` adds it). Decoding each value with ``pickle.loads`` costs a
     microsecond or two per posting; instead the pickles' bodies (without PROTO and STOP)
-    are joined inside one tuple and read with a single ``pickle.loads``.
+    are joined inside a tuple and read with one ``pickle.loads`` per
+    :data:`POSITIONS_PER_LOAD` postings, each such run made numpy arrays before the next
+    (with the garbage collector paused, :func:`paperdesk.core.collector.paused`: the
+    lists are gone when the arrays are made).
 
     Returns:
         ``(docnums, weights, starts, positions)``: local doc numbers and weights as
@@ -253,23 +266,45 @@ def _read_positions(reader, fieldname: str, tbytes: bytes):
     if found is None:
         return None
     ids, weights, values = found
-    try:
-        bodies = [v[6:-1] if v[-1:] == b"." else v[6:] for v in values]
-        if not all(v[4:6] == b"\x80\x02" for v in values):
-            raise ValueError("not a protocol-2 pickle")
-        lists = safe_pickle.loads(b"\x80\x02(" + b"".join(bodies) + b"t.")
-        if len(lists) != len(values):
-            raise ValueError("values did not split")
-    except Exception:  # noqa: BLE001 - decode one by one, as Whoosh does
-        lists = [safe_pickle.loads(v[4:] if v.endswith(b".") else v[4:] + b".")
-                 for v in values]
-    counts = np.fromiter(map(len, lists), np.int64, len(lists))
-    starts = np.zeros(len(lists) + 1, dtype=np.int64)
+    with collector.paused():
+        counts, flat = _position_deltas(values)
+    starts = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=starts[1:])
-    flat = np.fromiter(chain.from_iterable(lists), np.int64, int(starts[-1])).cumsum()
-    if len(lists) > 1:  # deltas restart from 0 for each posting
+    flat = flat.cumsum()
+    if len(counts) > 1:  # deltas restart from 0 for each posting
         flat -= np.repeat(np.concatenate(([0], flat[starts[1:-1] - 1])), counts)
     return ids, weights, starts, flat
+
+
+def _position_deltas(values) -> tuple[np.ndarray, np.ndarray]:
+    """The position deltas of encoded ``Positions`` values: ``(counts, deltas)``, how
+    many each value holds (int64, one per value) and all of them in order (int64),
+    decoded :data:`POSITIONS_PER_LOAD` values at a time."""
+    count_parts, delta_parts = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    for at in range(0, len(values), POSITIONS_PER_LOAD):
+        lists = _position_lists(values[at:at + POSITIONS_PER_LOAD])
+        counts = np.fromiter(map(len, lists), np.int64, len(lists))
+        count_parts.append(counts)
+        delta_parts.append(np.fromiter(chain.from_iterable(lists), np.int64,
+                                       int(counts.sum())))
+    return np.concatenate(count_parts), np.concatenate(delta_parts)
+
+
+def _position_lists(values) -> list:
+    """The lists of position deltas of some encoded ``Positions`` values, in one
+    ``pickle.loads`` of their joined bodies (one ``loads`` each, as Whoosh decodes them,
+    when they do not join)."""
+    try:
+        if not all(v[4:6] == b"\x80\x02" for v in values):
+            raise ValueError("not a protocol-2 pickle")
+        lists = safe_pickle.loads(b"\x80\x02(" + b"".join(
+            [v[6:-1] if v[-1:] == b"." else v[6:] for v in values]) + b"t.")
+        if len(lists) != len(values):
+            raise ValueError("values did not split")
+        return lists
+    except Exception:  # noqa: BLE001 - decode one by one, as Whoosh does
+        return [safe_pickle.loads(v[4:] if v.endswith(b".") else v[4:] + b".")
+                for v in values]
 
 
 class _Segment:
