@@ -102,3 +102,14 @@ def test_decoding_positions_starts_no_collection(tmp_path, collector_on):
     assert flat[starts[0]:starts[1]].tolist() == list(first) and len(first) == 2
     assert runs == []
     index.close()
+
+
+def test_settle_sets_aside_what_exists_and_unsettle_gives_it_back():
+    gc.unfreeze()
+    kept = [[i] for i in range(1000)]
+    try:
+        assert collector.settle() >= 1000 == len(kept)
+        assert gc.get_freeze_count() >= 1000
+    finally:
+        collector.unsettle()
+    assert gc.get_freeze_count() == 0

@@ -146,3 +146,19 @@ def test_typed_search_results_come_with_their_row_lookup_sorted_off_the_ui_threa
                     and window.model.rowCount() == TOTAL, timeout=WAIT_MS)
     assert window.model.row_of(window.model.paper_id(TOTAL - 1)) == TOTAL - 1
     assert spy.on_ui_thread == 0
+
+
+def test_what_the_window_keeps_is_left_out_of_full_collections_until_it_closes(
+        qtbot, open_seeded):
+    """Once built, the window moves every object there is out of the garbage collector's
+    full passes (``gc.freeze``: at 300,000 papers a full pass over them took 40-60 ms on
+    the UI thread while search results were painted), and gives them back when it
+    closes (else the reference cycles of closed windows would never be collected)."""
+    import gc
+
+    gc.unfreeze()
+    window = open_seeded()
+    qtbot.waitUntil(lambda: gc.get_freeze_count() > 10_000, timeout=WAIT_MS)
+    window.close()
+    window.shutdown()
+    assert gc.get_freeze_count() == 0
