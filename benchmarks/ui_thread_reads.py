@@ -83,12 +83,16 @@ def main(argv: list[str] | None = None) -> dict:
             steps["main"] += 1
         return 0
 
+    frozen = gc.get_freeze_count()   # the window set its objects aside (gc.freeze)
+    gc.unfreeze()
     for obj in gc.get_objects():
         if isinstance(obj, sqlite3.Connection):
             try:
                 obj.set_progress_handler(progress, 100)
             except sqlite3.ProgrammingError:
                 pass
+    if frozen:
+        gc.freeze()
 
     table = window.table
     window.focus_list()

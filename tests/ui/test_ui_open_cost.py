@@ -162,3 +162,45 @@ def test_what_the_window_keeps_is_left_out_of_full_collections_until_it_closes(
     window.close()
     window.shutdown()
     assert gc.get_freeze_count() == 0
+
+
+def test_opening_counts_the_tags_papers_off_the_ui_thread(qtbot, tmp_path, seed_files,
+                                                          monkeypatch):
+    """The tags are listed at once (the 1-9 keys, the chips, the tag chosen last time),
+    their papers counted on the reader thread: a pass over every tagging, 190 ms at
+    300,000 papers with four tags on a third of them each."""
+    from paperdesk.core.edits.annotations import Tags
+    from paperdesk.ui import create_main_window
+    from paperdesk.ui.panes.tag_pane import COUNT
+
+    with Library.open(tmp_path / "lib") as lib:
+        lib.imports.run(seed_files)
+        ids = lib.papers.ids()
+        lib.tags.add(ids[:40], "vision")
+        lib.tags.add(ids[10:15], "theory")
+        lib.tags.set_key(lib.tags.by_name("vision").id, 1)
+    calls: list[tuple[bool, bool]] = []
+    real_all = Tags.all
+
+    def all_(self, count: bool = True):
+        calls.append((count, threading.current_thread() is threading.main_thread()))
+        return real_all(self, count)
+
+    monkeypatch.setattr(Tags, "all", all_)
+    window = create_main_window(tmp_path / "lib", import_seeds=False,
+                                settings=make_settings(tmp_path / "s.ini"))
+    try:
+        window.show()
+        pane = window.tag_pane
+        qtbot.waitUntil(lambda: all(t.count is not None for t in pane.tag_entries()),
+                        timeout=WAIT_MS)
+        assert (True, True) not in calls          # never counted on the UI thread
+        assert (True, False) in calls
+        counts = {t.name: t.count for t in pane.tag_entries()}
+        assert counts == {"theory": 5, "vision": 40}
+        vision = pane.tag_item(next(t.id for t in pane.tag_entries() if t.name == "vision"))
+        assert vision.text(COUNT) == "40"
+        assert "vision" in window.actions_by_name["toggleTag1Action"].text()
+    finally:
+        window.close()
+        window.shutdown()

@@ -286,9 +286,15 @@ class UiThreadGuard:
         import gc
         import sqlite3
 
+        # gc.get_objects() leaves out what the window set aside (gc.freeze,
+        # paperdesk.core.collector.settle): look at everything, then set it aside again
+        frozen = gc.get_freeze_count()
+        gc.unfreeze()
         for obj in gc.get_objects():
             if isinstance(obj, sqlite3.Connection):
                 self._watch(obj)
+        if frozen:
+            gc.freeze()
         search = window.lib.search
         for name in ("find", "snippets", "match_terms", "suggest", "hits"):
             real = getattr(search, name)

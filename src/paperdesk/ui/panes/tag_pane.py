@@ -237,9 +237,9 @@ class TagPane(QTreeWidget):
         item.setFirstColumnSpanned(True)
         return item
 
-    def _set_count(self, item: QTreeWidgetItem, count: int) -> None:
+    def _set_count(self, item: QTreeWidgetItem, count: int | None) -> None:
         item.setData(0, CountRole, count)
-        text = f"{count:,}"
+        text = f"{count:,}" if count is not None else ""   # None: not counted yet
         item.setText(COUNT, text)
         # The count column grows to the widest count (100,000 papers: six digits), so no
         # count is ever elided ("1…7"); it never shrinks, so the names do not jump.
@@ -337,7 +337,8 @@ class TagPane(QTreeWidget):
                     self._set_tag_tip(item, tag)
 
     def _set_tag_tip(self, item: QTreeWidgetItem, tag: Tag) -> None:
-        tip = f"Tag “{tag.name}” — {plural(tag.count, 'paper')}"
+        tip = f"Tag “{tag.name}”" + (f" — {plural(tag.count, 'paper')}"
+                                     if tag.count is not None else "")
         if tag.key:
             tip += f"\nKey {tag.key} toggles it on the selected papers"
         item.setToolTip(NAME, tooltip_html(

@@ -28,6 +28,7 @@ import functools
 import time
 import weakref
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import (QEvent, QItemSelection, QItemSelectionModel, QObject, Qt,
@@ -1856,7 +1857,24 @@ class MainWindow(QMainWindow):
                          label="rows", first=True)
 
     def _refresh_tags(self) -> None:
-        self._show_tags(self.lib.tags.all())
+        """The window's first tag list: the tags themselves now (the 1-9 menu, the chips,
+        the tag chosen when the window last closed), their counts from the reader thread
+        (a pass over every tagging: 190 ms on the UI thread at 300,000 papers with four
+        tags on a third of them each)."""
+        self._show_tags(self.lib.tags.all(count=False))
+        self._read_tags(self._show_tag_counts)
+
+    def _show_tag_counts(self, tags) -> None:
+        """Show the counts of the tags listed, or the whole list when its tags changed
+        meanwhile."""
+        if self._shut_down:
+            return
+        shown = self.tag_pane.tag_entries()
+        if [replace(t, count=None) for t in tags] == [replace(t, count=None) for t in shown]:
+            self.tag_pane.set_tag_counts({t.id: t.count for t in tags})
+            self.tag_commands.update_tag_dialogs(self.tag_pane.tag_entries())
+        else:
+            self._show_tags(tags)
 
     def _update_tags(self, change: Changes) -> None:
         """After a change to tags: when it only moved the counts of tags listed (a

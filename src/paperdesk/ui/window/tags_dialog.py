@@ -74,8 +74,9 @@ def key_choices(tags: Sequence[Tag], tag_id: int | None = None) -> list[tuple[in
     return rows
 
 
-def _papers(n: int) -> str:
-    return plural(n, "paper")
+def _papers(n: int | None) -> str:
+    """``"3 papers"``; ``"papers not counted yet"`` while the window counts them."""
+    return plural(n, "paper") if n is not None else "papers not counted yet"
 
 
 class ChoiceList(QListWidget):
@@ -490,7 +491,8 @@ class TagsDialog(QDialog):
         chosen = None
         for tag in tags:
             item = QTreeWidgetItem(self.list, [tag.name, str(tag.key or ""),
-                                               colour_name(tag.colour), str(tag.count)])
+                                               colour_name(tag.colour),
+                                               "" if tag.count is None else str(tag.count)])
             item.setData(NAME, _TagIdRole, tag.id)
             item.setData(NAME, _NameRole, tag.name)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
