@@ -192,6 +192,39 @@ def test_a_large_search_lists_its_best_matches_first_then_every_match_in_order(
     assert window.model.paper_id(0) == expected.hits[0].id
 
 
+def test_every_match_goes_below_the_best_ones_without_listing_them_again(
+        qtbot, win, monkeypatch):
+    """Issue 28: when every match comes after the best ones, the rows listed are its
+    start: the rest are added below them (no model reset), so the rows on screen keep
+    their rows read, their snippets and the selection, and are not painted again (a
+    screenful of paints and a read of its rows, twice a query before)."""
+    window = win
+    monkeypatch.setattr(workers, "RANKED_FIRST", 7)
+    query = "learning OR model OR network"
+    events = []
+    model = window.model
+    model.modelReset.connect(lambda: events.append(("reset", model.rowCount())))
+    model.rowsInserted.connect(lambda _p, first, last: events.append(("added", first, last)))
+    reads = []
+    real_read = window._read_rows
+    monkeypatch.setattr(window, "_read_rows", lambda ids, deliver: reads.append(
+        len(events)) or real_read(ids, deliver))
+    model.set_row_fetcher(window._read_rows)
+    chosen = []
+    window.search_runner.resultsReady.connect(
+        lambda gen, results, complete: chosen.append((complete, window.current_paper_id())))
+    _search(qtbot, window, query)
+    expected = window.lib.search.find(query, limit=None)
+    assert expected.total > FIRST_PAGE
+    first_reset = max(i for i, e in enumerate(events) if e[0] == "reset")
+    assert events[first_reset:] == [("reset", FIRST_PAGE),
+                                    ("added", FIRST_PAGE, expected.total - 1)]
+    assert model.ids() == expected.ids.tolist()
+    assert len(reads) == 1          # the rows on screen: read once
+    assert chosen[-1] == (True, chosen[-2][1]) and chosen[-1][1] == expected.hits[0].id
+    assert window.status_text() == f"{expected.total} of {TOTAL} match"
+
+
 def test_an_estimated_total_says_about(qtbot, win):
     window = win
     window.search_box.blockSignals(True)

@@ -727,6 +727,32 @@ class PaperTableModel(QAbstractTableModel):
         # the rows' lookup (row_of): the search thread sorted it (results.positions)
         self._rows_of = results.positions
 
+    def extend_results(self, results: SearchResults) -> bool:
+        """Add the rest of a search's matches below the rows listed, when they are its
+        best matches already (the search thread ranks the first page, then all:
+        :meth:`SearchResults.complete` keeps them first): the rows listed stay, with
+        their cached rows, snippets and the selection, and are not painted again.
+
+        Args:
+            results: the complete results of the query listed.
+        Returns:
+            True when the rows were added; False (nothing changed) when the rows listed
+            are not the start of ``results.ids`` (then :meth:`show_results`).
+        """
+        if self._hits is None or self._query != results.query:
+            return False
+        ids = results.ids
+        n = len(self._ids)
+        if len(ids) < n or (n and not np.array_equal(np.asarray(ids[:n], dtype=np.int64),
+                                                     np.asarray(self._ids, dtype=np.int64))):
+            return False
+        if len(ids) > n:
+            self.beginInsertRows(QModelIndex(), n, len(ids) - 1)
+            self._ids.extend(ids[n:].tolist() if hasattr(ids, "tolist") else ids[n:])
+            self._rows_of = results.positions
+            self.endInsertRows()
+        return True
+
     def _show_search(self, query: str, ids: list[int], hits: list[SearchHit],
                      scope: Scope) -> None:
         self._stop_listing()

@@ -282,9 +282,20 @@ class SearchController:
         list, unless the box holds another query by now."""
         if self._window.is_shut_down() or results.query != self.query_text():
             return
+        same_query = self.results is not None and self.results.query == results.query
+        if complete and same_query and not self.results_complete and \
+                self._window.model.extend_results(results):
+            # every match after the best ones listed: rows added below, nothing repainted
+            self.results_complete = True
+            self.results = results
+            self._window.interest_sort.interest_on_results(results)
+            self._window.update_status(filters=())
+            status = self._window.index_status
+            if results.partial and status is not None:
+                self.follow_index(status.indexed, status.complete)
+            return
         self.results_complete = complete
         kept, current = self.kept_paper(), self._window.current_paper_id()
-        same_query = self.results is not None and self.results.query == results.query
         keep_row = self._window.table.currentIndex().row() if same_query else 0
         self.results = results
         self._drop_instead_message(results.query)
