@@ -142,3 +142,6 @@ def test_positions_find_each_match_in_the_ids(lib):
         assert [int(ids[p]) for p in places] == keys.tolist()
         for at, pid in enumerate(ids.tolist()):
             assert places[np.searchsorted(keys, pid)] == at
+        # the window's list holds them as Python ints: made once
+        assert results.id_list == ids.tolist() and results.id_list is results.id_list
+        assert all(type(i) is int for i in results.id_list)

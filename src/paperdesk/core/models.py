@@ -540,6 +540,15 @@ class SearchResults:
         order = np.argsort(ids, kind="stable")
         return ids[order], order
 
+    @cached_property
+    def id_list(self) -> list[int]:
+        """``ids`` as a list of Python ints (what the window's list holds), made once,
+        on first use: 840,000 ids take 20-30 ms, which the window's search thread
+        spends before the results reach the UI thread (as for :attr:`positions`).
+        Do not modify it."""
+        ids = self.ids
+        return ids.tolist() if hasattr(ids, "tolist") else list(ids)
+
     def complete(self) -> SearchResults:
         """These results with every match in ``ids``/``scores``, in order.
 

@@ -190,10 +190,12 @@ class SearchRunner(Runner):
             one_line(exc, "highlighting", ())
             terms = MatchTerms()
         if not results.ranked and not self._superseded(generation):
-            _ = results.positions   # the list's row lookup, sorted here, not in the UI
+            # the list's row lookup (sorted) and its ids as Python ints: made here,
+            # not in the UI thread
+            _ = results.positions, results.id_list
             self._firstRanked.emit(generation, (results, terms))
             results = results.complete()
-        _ = results.positions
+        _ = results.positions, results.id_list
         return results, terms
 
     @Slot()

@@ -717,8 +717,7 @@ class PaperTableModel(QAbstractTableModel):
             results: from ``lib.search.find`` (``ids`` all matches, ``hits`` the first).
             scope: the scope the search was restricted to.
         """
-        ids = results.ids
-        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        ids = results.id_list   # (made on the search thread)
         if not ids and results.hits:   # results built without ids (all hits are rows)
             ids = [h.id for h in results.hits]
             self._show_search(results.query, ids, list(results.hits), scope or Scope())
@@ -748,7 +747,7 @@ class PaperTableModel(QAbstractTableModel):
             return False
         if len(ids) > n:
             self.beginInsertRows(QModelIndex(), n, len(ids) - 1)
-            self._ids.extend(ids[n:].tolist() if hasattr(ids, "tolist") else ids[n:])
+            self._ids.extend(results.id_list[n:])   # (made on the search thread)
             self._rows_of = results.positions
             self.endInsertRows()
         return True
