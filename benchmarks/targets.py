@@ -104,7 +104,11 @@ def _why_window_gap(run: dict) -> str:
     if not stalls:
         return ""
     worst = max(stalls, key=lambda s: s["gap_ms"])
-    return f"longest stall {worst['gap_ms']:,.0f} ms in {worst['where']}"
+    ran = ""
+    if "cpu_ms" in worst:   # the UI thread's own CPU in it (ui_bench.Heartbeat)
+        ran = (f" (the UI thread ran {worst['cpu_ms']:,.0f} ms of it and waited the rest: "
+               "for the interpreter lock, a lock or a core)")
+    return f"longest stall {worst['gap_ms']:,.0f} ms{ran} in {worst['where']}"
 
 
 def _why_window_memory(run: dict) -> str:

@@ -98,7 +98,9 @@ class Heartbeat:
 
     A watchdog thread looks at the UI thread's stack whenever no tick came for
     ``stall_ms``, so the report can say what the window was doing in its longest stalls
-    (the innermost ``paperdesk`` frames)."""
+    (the innermost ``paperdesk`` frames), and each tick also notes the UI thread's CPU
+    time (``time.thread_time``), so that a stall says how much of it the UI thread ran
+    (``cpu_ms``; the rest it waited: for the interpreter lock, a lock, or a core)."""
 
     def __init__(self, interval_ms: int = HEARTBEAT_MS, stall_ms: float = 200.0):
         self._timer = QTimer()
@@ -106,6 +108,7 @@ class Heartbeat:
         self._timer.setInterval(interval_ms)
         self._timer.timeout.connect(self._tick)
         self._ticks: list[float] = []
+        self._cpu: list[float] = []      # the UI thread's CPU time at each tick
         self._stall_s = stall_ms / 1000
         self._ui_thread = threading.get_ident()
         self._stalls: dict[float, str] = {}   # tick the stall followed -> where it was
@@ -114,10 +117,12 @@ class Heartbeat:
 
     def _tick(self) -> None:
         self._ticks.append(time.perf_counter())
+        self._cpu.append(time.thread_time())
 
     def start(self) -> None:
         """Start (or restart) recording; earlier ticks are forgotten."""
         self._ticks = [time.perf_counter()]
+        self._cpu = [time.thread_time()]
         self._stalls = {}
         self._stop.clear()
         self._watchdog = threading.Thread(target=self._watch, name="ui-bench-watchdog",
@@ -143,12 +148,16 @@ class Heartbeat:
         if self._watchdog is not None:
             self._watchdog.join()
         self._ticks.append(time.perf_counter())
+        self._cpu.append(time.thread_time())   # (stop() runs on the UI thread)
         stats = gap_stats(self._ticks)
         after = {a: (b - a) * 1000 for a, b in zip(self._ticks, self._ticks[1:])}
+        cpu_after = {a: (d - c) * 1000 for a, c, d in zip(self._ticks, self._cpu,
+                                                           self._cpu[1:])}
         stalls = sorted(((after.get(t, 0.0), t, place) for t, place in self._stalls.items()),
                         reverse=True)[:5]
         stats["stalls"] = [{"gap_ms": round(gap, 1), "at_s": round(t - self._ticks[0], 3),
-                            "where": place} for gap, t, place in stalls]
+                            "cpu_ms": round(cpu_after.get(t, 0.0), 1), "where": place}
+                           for gap, t, place in stalls]
         return stats
 
 

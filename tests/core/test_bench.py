@@ -275,6 +275,10 @@ def test_a_missed_target_is_printed_with_its_measured_reason():
     assert "phrase: 37.4 ms, CPU median 37.3 ms" in median and "tantivy 18.2 ms" in median
     assert "longest stall 214 ms in detail_pane:show_paper" in \
         lines["window: UI thread's longest gap while typing, ms"]
+    run["window"]["window"]["queries"][0]["heartbeat"]["stalls"][0]["cpu_ms"] = 61.2
+    gap = {line.split(" | ")[0].lstrip("| "): line for line in targets.markdown_table(
+        [run])[2:]}["window: UI thread's longest gap while typing, ms"]
+    assert "longest stall 214 ms (the UI thread ran 61 ms of it and waited the rest" in gap
     assert "384 s" in lines["near-duplicate stage of an import, s"]
     peak = lines["peak memory of the import, all processes, MB"]
     assert peak.endswith("| met |  |")

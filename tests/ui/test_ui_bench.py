@@ -87,3 +87,27 @@ def test_ui_bench_window_part_on_an_existing_library_reports_every_measure(tmp_p
     with Library.open(lib_path, read_only=True) as lib:
         assert {pid: s.tags for pid, s in lib.papers.summaries(lib.papers.ids()).items()} \
             == tags_before
+
+
+def test_a_stall_says_how_much_of_it_the_ui_thread_ran(qtbot):
+    """The bench's heartbeat tells a UI thread that was busy (its own CPU) from one that
+    waited (for the interpreter lock, a lock or a core): each stall carries the UI
+    thread's CPU time in it, which the bench's reason for a missed target quotes."""
+    import time
+
+    from benchmarks.ui_bench import Heartbeat
+
+    beat = Heartbeat(interval_ms=5, stall_ms=40)
+    beat.start()
+    qtbot.wait(60)
+    start = time.thread_time()
+    while time.thread_time() - start < 0.12:    # busy: 120 ms of the UI thread's CPU
+        pass
+    qtbot.wait(60)
+    time.sleep(0.15)                            # waiting: no CPU
+    qtbot.wait(60)
+    stalls = sorted(beat.stop()["stalls"], key=lambda s: s["at_s"])
+    assert len(stalls) == 2, stalls
+    busy, waited = stalls
+    assert busy["gap_ms"] >= 120 and busy["cpu_ms"] >= 115
+    assert waited["gap_ms"] >= 150 and waited["cpu_ms"] < 40
