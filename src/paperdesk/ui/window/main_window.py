@@ -238,6 +238,7 @@ class MainWindow(QMainWindow):
         self.library_opener = None   #: ``(folder, new) -> bool``, set by the application
         self._edits_pending = 0      # edits handed to the writer, not yet come back
         self._tag_reads = 0          # tag list reads on their way (see _update_tags)
+        self._settled = False        # objects set aside from the collector (see _settle)
         self._selection_dropped = False  # see _on_selection_changed, _after_rows_dropped
         #: the background stages whose progress the status bar's bar shows now
         self._progress_owners: set[str] = set()
@@ -380,7 +381,6 @@ class MainWindow(QMainWindow):
         # What the window keeps from now on is left out of the garbage collector's full
         # passes (40-60 ms on the UI thread at 300,000 papers; core/collector.py), once
         # the event loop runs; given back in shutdown().
-        self._settled = False
         QTimer.singleShot(0, self._settle)
 
     def _settle(self) -> None:
@@ -1291,7 +1291,7 @@ class MainWindow(QMainWindow):
         self.lib.auto_sync_index, self.lib.on_index_stale = self._library_hooks
         self.model.clear()
         self.detail_pane.clear_paper()
-        if getattr(self, "_settled", False):
+        if self._settled:
             collector.unsettle()
             self._settled = False
         if self._owns_library:

@@ -289,10 +289,7 @@ class SearchController:
             self.results_complete = True
             self.results = results
             self._window.interest_sort.interest_on_results(results)
-            self._window.update_status(filters=())
-            status = self._window.index_status
-            if results.partial and status is not None:
-                self.follow_index(status.indexed, status.complete)
+            self._status_after(results)
             return
         self.results_complete = complete
         kept, current = self.kept_paper(), self._window.current_paper_id()
@@ -308,9 +305,14 @@ class SearchController:
         # before, the same search sorted again), else its row or the top hit
         self.restore_selection(kept if self._window.model.row_of(kept) >= 0 else current,
                                keep_row)
-        self._window.update_status(filters=())   # a search changes no filter's count
+        self._status_after(results)
+
+    def _status_after(self, results: SearchResults) -> None:
+        """The status bar once ``results`` are listed (a search changes no filter's
+        count), following the index when it got further meanwhile."""
+        self._window.update_status(filters=())
         status = self._window.index_status
-        if results.partial and status is not None:   # the index got further meanwhile
+        if results.partial and status is not None:
             self.follow_index(status.indexed, status.complete)
 
     def show_failure(self, generation: int, message: str) -> None:
