@@ -27,6 +27,7 @@ takes over a second; the first rows come in milliseconds.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QRectF, Qt, Signal
@@ -44,7 +45,7 @@ from paperdesk.core.scope import Scope
 __all__ = ["PaperTableModel", "BLOCK", "PaperIdRole", "SpansRole", "TagsRole",
            "StarredRole", "ReadRole", "ExcludedRole", "snippet_window",
            "SNIPPET_PLACEHOLDER", "SnippetFetcher", "EXCLUDED_CHIP", "FIRST_ROWS",
-           "IdReader", "read_listing", "ROW_PLACEHOLDER", "RowFetcher"]
+           "IdReader", "read_listing", "ROW_PLACEHOLDER", "RowFetcher", "Cell"]
 
 #: Number of ids fetched together when a row is not cached.
 BLOCK = 200
@@ -198,6 +199,31 @@ def _row_lookup(ids: Sequence[int]) -> RowLookup:
     lookup.in_order = array
     return lookup
 
+
+class Cell(NamedTuple):
+    """What one cell of the list shows: everything its delegate paints, from one call
+    (:meth:`PaperTableModel.cell`) instead of one ``data()`` call per role.
+
+    Attributes:
+        text: the literal text (``DisplayRole``), or ``None`` for an empty cell.
+        bold: the paper is unread (``FontRole``: the bold font).
+        star: the Title's star icon (``DecorationRole``), else ``None``.
+        tags: the Title's tag chips, ``((name, colour "#rrggbb"), ...)`` (:data:`TagsRole`),
+            else ``None``.
+        excluded: the paper is excluded from the tag being screened (:data:`ExcludedRole`).
+        spans: the Snippet's marked ``(start, end)`` offsets in ``text``
+            (:data:`SpansRole`), else ``None``.
+    """
+
+    text: str | None = ""
+    bold: bool = False
+    star: QIcon | None = None
+    tags: tuple[tuple[str, str], ...] | None = None
+    excluded: bool = False
+    spans: tuple[tuple[int, int], ...] | None = None
+
+
+_EMPTY = Cell()
 
 #: :meth:`PaperTableModel._summary` of a row still being read.
 _PENDING = object()
@@ -838,68 +864,110 @@ class PaperTableModel(QAbstractTableModel):
         return None
 
     def data(self, index: QModelIndex, role=Qt.ItemDataRole.DisplayRole):
-        """Cell text (literal), escaped tooltips, and the paper id under :data:`PaperIdRole`."""
+        """Cell text (literal), escaped tooltips, and the paper id under :data:`PaperIdRole`.
+
+        What a cell paints comes from :meth:`cell` (the list's delegates call that
+        directly, once per cell); ``data()`` answers the same from it, role by role."""
         if not index.isValid() or not 0 <= index.row() < len(self._ids):
             return None
-        pid = self._ids[index.row()]
-        col = index.column()
         if role == PaperIdRole:
-            return pid
+            return self._ids[index.row()]
         if role not in _ROLES:
             return None
-        if col == self.SNIPPET:
-            if role not in (SpansRole, Qt.ItemDataRole.DisplayRole,
-                            Qt.ItemDataRole.ToolTipRole):
+        row, col = index.row(), index.column()
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self._tooltip(row, col)
+        if role in (StarredRole, ReadRole, ExcludedRole):
+            if col == self.SNIPPET:
                 return None
-            cell = self._cells.get(pid)
-            if cell is None:
-                if not self.searching:
-                    return "" if role == Qt.ItemDataRole.DisplayRole else None
-                if pid not in self._snippets_asked:   # else it is on its way
-                    self._ask_snippets(index.row())
-                cell = self._cells.get(pid)   # a fetcher may answer at once
-                if cell is None:
-                    return SNIPPET_PLACEHOLDER if role == Qt.ItemDataRole.DisplayRole \
-                        else None
-            if role == SpansRole:
-                return cell[1]
-            if role == Qt.ItemDataRole.DisplayRole:
-                return bidi_visible(cell[0])
-            return tooltip_html(self.snippet(pid))
-        if role == SpansRole:
-            return None
-        summary = self._summary(index.row())
-        if summary is _PENDING:    # being read (the row is repainted when it comes)
-            if role == Qt.ItemDataRole.DisplayRole:
-                return ROW_PLACEHOLDER if col == self.TITLE else ""
-            if role == Qt.ItemDataRole.DecorationRole and col == self.TITLE:
-                return self._star(False)   # (the title where it will be)
-            return None
-        if summary is None:
-            return "(no longer in the library)" if role == Qt.ItemDataRole.DisplayRole else None
-        if role == StarredRole:
-            return summary.starred
-        if role == ReadRole:
-            return summary.read
-        excluded = bool(self._excluded) and pid in self._excluded
-        if role == ExcludedRole:
-            return excluded
+            summary = self._summary(row)
+            if summary is _PENDING or summary is None:
+                return None
+            if role == StarredRole:
+                return summary.starred
+            if role == ReadRole:
+                return summary.read
+            return bool(self._excluded) and self._ids[row] in self._excluded
+        cell = self.cell(row, col)
+        if role == Qt.ItemDataRole.DisplayRole:
+            return cell.text
         if role == Qt.ItemDataRole.FontRole:
-            return None if summary.read else self._bold_font()
+            return self._bold_font() if cell.bold else None
+        if role == Qt.ItemDataRole.DecorationRole:
+            return cell.star
+        if role == TagsRole:
+            return cell.tags
+        return cell.spans                                   # SpansRole
+
+    def cell(self, row: int, col: int) -> Cell:
+        """What the cell at ``(row, col)`` shows, for its delegate to paint (one call per
+        cell: a screenful of the list is painted in about 150 such calls instead of
+        1,500 ``data()`` calls, each of which takes the interpreter lock back from the
+        search thread).
+
+        A row not read yet is asked for (a block around it, see :meth:`_summary`) and
+        shows a placeholder meanwhile; a Snippet not cut yet is asked for likewise.
+
+        Args:
+            row: ``0 <= row < rowCount()``.
+            col: one of the column numbers (``TITLE`` ... ``VENUE``).
+        Returns:
+            The :class:`Cell`.
+        Raises:
+            IndexError: ``row`` is not a row of the list.
+        """
+        pid = self._ids[row]
+        if col == self.SNIPPET:
+            snippet = self._cells.get(pid)
+            if snippet is None:
+                if not self.searching:
+                    return _EMPTY
+                if pid not in self._snippets_asked:   # else it is on its way
+                    self._ask_snippets(row)
+                snippet = self._cells.get(pid)   # a fetcher may answer at once
+                if snippet is None:
+                    return Cell(SNIPPET_PLACEHOLDER)
+            return Cell(bidi_visible(snippet[0]), spans=snippet[1])
+        summary = self._summary(row)
+        if summary is _PENDING:    # being read (the row is repainted when it comes)
+            if col == self.TITLE:
+                return Cell(ROW_PLACEHOLDER, star=self._star(False))  # (where it will be)
+            return _EMPTY
+        if summary is None:
+            return Cell("(no longer in the library)")
+        bold = not summary.read
         if col == self.TITLE:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return bidi_visible(readable_math(summary.title))   # "D → 4"
-            if role == Qt.ItemDataRole.DecorationRole:
-                return self._star(summary.starred)
-            if role == TagsRole:
-                chips = tuple((name, self._tag_colours.get(name.casefold(),
-                                                           _FALLBACK_TAG_COLOUR))
-                              for name in summary.tags)
-                if excluded:
-                    chips += ((EXCLUDED_CHIP[0] + self._excluded_tag, EXCLUDED_CHIP[1]),)
-                return chips
-            if role != Qt.ItemDataRole.ToolTipRole:
+            excluded = bool(self._excluded) and pid in self._excluded
+            chips = tuple((name, self._tag_colours.get(name.casefold(), _FALLBACK_TAG_COLOUR))
+                          for name in summary.tags)
+            if excluded:
+                chips += ((EXCLUDED_CHIP[0] + self._excluded_tag, EXCLUDED_CHIP[1]),)
+            return Cell(bidi_visible(readable_math(summary.title)), bold,   # "D → 4"
+                        self._star(summary.starred), chips, excluded)
+        if col == self.ADDED:
+            return Cell(local_date(summary.added_at), bold)
+        text = self._plain_text(summary, col)
+        return Cell(None if text is None else bidi_visible(text), bold)
+
+    def _plain_text(self, summary: PaperSummary, col: int) -> str | None:
+        """The text of a First author, Year or table-driven column (not made visible)."""
+        if col in self._STORED_COLUMNS:
+            return summary.value(self._STORED_COLUMNS[col])
+        return {self.AUTHORS: summary.first_author,
+                self.YEAR: str(summary.year) if summary.year else ""}.get(col)
+
+    def _tooltip(self, row: int, col: int) -> str | None:
+        """A cell's tooltip (escaped: shown as text)."""
+        pid = self._ids[row]
+        if col == self.SNIPPET:
+            if pid not in self._cells:
                 return None
+            return tooltip_html(self.snippet(pid))
+        summary = self._summary(row)
+        if summary is _PENDING or summary is None:
+            return None
+        if col == self.TITLE:
+            excluded = bool(self._excluded) and pid in self._excluded
             extra = []
             if summary.starred:
                 extra.append("★ starred")
@@ -915,21 +983,9 @@ class PaperTableModel(QAbstractTableModel):
                 text += "\nWorth reading first, up: " + ", ".join(self._reasons[pid])
             return tooltip_html(text)
         if col == self.ADDED:
-            if role == Qt.ItemDataRole.DisplayRole:
-                return local_date(summary.added_at)
-            if role == Qt.ItemDataRole.ToolTipRole:
-                return tooltip_html("Added " + local_datetime(summary.added_at))
-            return None
-        if col in self._STORED_COLUMNS:
-            text = summary.value(self._STORED_COLUMNS[col])
-        else:
-            text = {self.AUTHORS: summary.first_author,
-                    self.YEAR: str(summary.year) if summary.year else ""}.get(col)
-        if text is None:
-            return None
-        if role == Qt.ItemDataRole.DisplayRole:
-            return bidi_visible(text)
-        if role == Qt.ItemDataRole.ToolTipRole and text:
+            return tooltip_html("Added " + local_datetime(summary.added_at))
+        text = self._plain_text(summary, col)
+        if text:
             return tooltip_html(f"{self.HEADERS[col]}: {text}")
         return None
 

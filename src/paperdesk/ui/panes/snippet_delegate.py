@@ -23,8 +23,8 @@ from PySide6.QtGui import QColor, QFontMetricsF, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from paperdesk.ui.style.colours import reading_colours
-from paperdesk.ui.style.text_fit import LayoutCache, Run, fit_runs, lines_in_row
-from paperdesk.ui.panes.paper_model import SpansRole
+from paperdesk.ui.style.text_fit import LayoutCache, Run, drawn_runs, fit_runs, lines_in_row
+from paperdesk.ui.panes.list_cells import cell_of, cell_option, display_text
 
 __all__ = ["SnippetDelegate", "snippet_runs"]
 
@@ -72,11 +72,10 @@ class SnippetDelegate(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
         """Draw the cell background/selection via the style, then the text runs."""
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        text = opt.text
-        spans = tuple(index.data(SpansRole) or ())
-        opt.text = ""
+        cell = cell_of(index)      # one call for the whole cell (see list_cells)
+        opt = cell_option(option, index, cell, with_text=False)
+        text = display_text(cell.text)
+        spans = tuple(cell.spans or ())
         widget = opt.widget
         style = widget.style() if widget is not None else None
         if style is None:
@@ -127,6 +126,7 @@ class SnippetDelegate(QStyledItemDelegate):
     def layout(self, text: str, spans: tuple[tuple[int, int], ...], font, width: int,
                lines: int) -> tuple[Run, ...]:
         """The runs of :func:`snippet_runs` for a cell (``width`` pixels, ``lines``
-        lines, in ``font``), computed once and kept."""
-        return self._layouts.get((text, spans, font.key(), width, lines), lambda: snippet_runs(
-            text, spans, QFontMetricsF(font), width, lines))
+        lines, in ``font``), joined where they are drawn as one
+        (:func:`~paperdesk.ui.style.text_fit.drawn_runs`), computed once and kept."""
+        return self._layouts.get((text, spans, font.key(), width, lines), lambda: drawn_runs(
+            snippet_runs(text, spans, QFontMetricsF(font), width, lines)))

@@ -16,8 +16,8 @@ from PySide6.QtGui import QColor, QFont, QFontMetrics, QFontMetricsF, QPainter, 
 from PySide6.QtWidgets import QStyle, QStyledItemDelegate, QStyleOptionViewItem
 
 from paperdesk.ui.style.colours import reading_colours, text_colour_for
-from paperdesk.ui.style.text_fit import LayoutCache, Run, fit_runs, lines_in_row
-from paperdesk.ui.panes.paper_model import ExcludedRole, TagsRole
+from paperdesk.ui.style.text_fit import LayoutCache, Run, drawn_runs, fit_runs, lines_in_row
+from paperdesk.ui.panes.list_cells import cell_of, cell_option, display_text
 
 __all__ = ["TitleDelegate", "chip_widths"]
 
@@ -64,13 +64,17 @@ class TitleDelegate(QStyledItemDelegate):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._wrapped = LayoutCache()
+        # a title elided to a width, and the chips laid out in one: kept, as a
+        # search's rows are painted twice (first the best hits, then with snippets)
+        # and again on every scroll, selection and tag toggle
+        self._elided = LayoutCache()
+        self._chips = LayoutCache()
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index) -> None:
         """Draw background, selection and star via the style, then title and chips."""
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        text = opt.text
-        opt.text = ""
+        cell = cell_of(index)      # one call for the whole cell (see list_cells)
+        opt = cell_option(option, index, cell, with_text=False)
+        text = display_text(cell.text)
         widget = opt.widget
         style = widget.style() if widget is not None else None
         if style is None:
@@ -83,7 +87,7 @@ class TitleDelegate(QStyledItemDelegate):
                  else QPalette.ColorGroup.Inactive)
         pen = opt.palette.color(group, QPalette.ColorRole.HighlightedText if selected
                                 else QPalette.ColorRole.Text)
-        if not selected and index.data(ExcludedRole):   # excluded from the tag screened
+        if not selected and cell.excluded:   # excluded from the tag screened
             pen = QColor(reading_colours(opt.palette).muted)
         painter.save()
         painter.setClipRect(rect)
@@ -96,7 +100,7 @@ class TitleDelegate(QStyledItemDelegate):
         chips_band = QRectF(rect.left(), top + (lines - 1) * spacing, rect.width(),
                             fm.height()) if lines > 1 else rect
         right = rect.right()
-        tags = index.data(TagsRole) or ()
+        tags = cell.tags or ()
         if tags:
             more_colour = pen if selected else QColor(reading_colours(opt.palette).muted)
             right = self._paint_chips(painter, chips_band, tags, opt.font, more_colour,
@@ -105,7 +109,8 @@ class TitleDelegate(QStyledItemDelegate):
         painter.setPen(pen)
         width = max(0, int(right - rect.left()))
         if lines == 1:
-            shown = fm.elidedText(text or "", Qt.TextElideMode.ElideRight, width)
+            shown = self._elided.get((text, opt.font.key(), width), lambda: fm.elidedText(
+                text or "", Qt.TextElideMode.ElideRight, width))
             baseline = rect.top() + (rect.height() - fm.height()) / 2 + fm.ascent()
             painter.drawText(QPointF(rect.left(), baseline), shown)
         else:
@@ -120,8 +125,8 @@ class TitleDelegate(QStyledItemDelegate):
         one ``last_width`` (left of the chips), as runs of
         :func:`~paperdesk.ui.style.text_fit.fit_runs`, computed once and kept."""
         return self._wrapped.get((title, font.key(), width, lines, last_width),
-                                 lambda: fit_runs(title, (), QFontMetricsF(font), width,
-                                                  lines, last_width))
+                                 lambda: drawn_runs(fit_runs(title, (), QFontMetricsF(font),
+                                                             width, lines, last_width)))
 
     def _paint_chips(self, painter: QPainter, rect: QRectF, tags, base: QFont,
                      more_colour: QColor, share: float) -> float:
@@ -131,7 +136,10 @@ class TitleDelegate(QStyledItemDelegate):
         font.setBold(False)
         font.setPointSizeF(max(6.0, base.pointSizeF() * 0.85))
         fm = QFontMetrics(font)
-        chips, hidden = chip_widths([n for n, _c in tags], fm, rect.width() * share)
+        names = tuple(n for n, _c in tags)
+        available = rect.width() * share
+        chips, hidden = self._chips.get((names, font.key(), available),
+                                        lambda: chip_widths(names, fm, available))
         height = fm.height() + 2
         top = rect.top() + (rect.height() - height) / 2
         total = sum(w for _i, _l, w in chips) + CHIP_GAP * max(0, len(chips) - 1)

@@ -74,6 +74,7 @@ from paperdesk.ui.window.screening import ScreeningMode
 from paperdesk.core.scope import FILTER_LABELS, Scope
 from paperdesk.ui.window.search_help import SEARCH_TIP, SearchHelpDialog
 from paperdesk.ui.app.settings import FONT_SIZE_RANGE, Settings
+from paperdesk.ui.panes.list_cells import PlainCellDelegate
 from paperdesk.ui.panes.snippet_delegate import SnippetDelegate
 from paperdesk.ui.style.text_fit import row_height
 from paperdesk.ui.panes.tag_pane import TagPane
@@ -508,6 +509,9 @@ class MainWindow(QMainWindow):
         hh.setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         t.setSortingEnabled(True)  # clicking a header calls model.sort (SQLite sorts)
         t.setColumnHidden(PaperTableModel.SNIPPET, True)
+        # every cell painted from one model.cell() call (list_cells)
+        self._plain_delegate = PlainCellDelegate(t)
+        t.setItemDelegate(self._plain_delegate)
         self._snippet_delegate = SnippetDelegate(t)
         t.setItemDelegateForColumn(PaperTableModel.SNIPPET, self._snippet_delegate)
         self._title_delegate = TitleDelegate(t)
