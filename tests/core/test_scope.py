@@ -161,3 +161,47 @@ def test_a_limit_gives_the_first_ids_of_every_kind_of_scope_in_list_order(lib):
                         (scope, sort, descending, limit)
     with pytest.raises(ValueError, match="limit"):
         lib.papers.scope_ids(Scope(), limit=-1)
+
+
+def test_every_mask_holds_exactly_the_papers_sqlite_lists(lib):
+    """Masks are read as one ``group_concat`` text parsed in slices (``id_array``): for
+    every filter, the tag and every paper, the mask is the rows SQLite gives, however
+    small the slices."""
+    from paperdesk.core import scope as scope_module
+
+    tag = lib.tags.by_name("to read").id
+    cases = [Scope(), Scope(tag_id=tag), *(Scope(filter=name) for name in FILTERS),
+             Scope(tag_id=tag, filter="unread")]
+    expected = {case: set(lib.papers.scope_ids(case)) for case in cases}
+    assert len(expected[Scope()]) >= 200 and 0 < len(expected[Scope(filter="has_note")]) < 5
+    for chars in (scope_module.ID_CHARS_PER_PARSE, 1, 7):
+        scope_module.ID_CHARS_PER_PARSE = chars
+        try:
+            lib.masks.clear()
+            for case in cases:
+                mask = lib.masks.mask(lib.db, case)
+                assert set(int(i) for i in mask.nonzero()[0]) == expected[case], (chars, case)
+        finally:
+            scope_module.ID_CHARS_PER_PARSE = 1 << 19
+
+
+def test_a_masks_ids_are_parsed_a_slice_at_a_time(lib, monkeypatch):
+    """The parse holds the interpreter lock: it goes in slices of about
+    ``ID_CHARS_PER_PARSE`` characters, never the whole list in one call."""
+    import numpy as np
+
+    from paperdesk.core import scope as scope_module
+
+    sizes = []
+    real = np.fromstring
+
+    def parse(text, *args, **kwargs):
+        sizes.append(len(text))
+        return real(text, *args, **kwargs)
+
+    monkeypatch.setattr(scope_module.np, "fromstring", parse)
+    monkeypatch.setattr(scope_module, "ID_CHARS_PER_PARSE", 64)
+    ids = scope_module.id_array(lib.db, "SELECT id FROM papers")
+    assert sorted(ids.tolist()) == sorted(lib.papers.ids())
+    assert len(sizes) > 10 and max(sizes) <= 64 + 8, sizes
+    assert scope_module.id_array(lib.db, "SELECT id FROM papers WHERE 0").tolist() == []
