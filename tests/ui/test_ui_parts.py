@@ -462,3 +462,34 @@ def test_tag_pane_counts_of_a_large_library_are_not_cut(qtbot, win):
     assert rect.width() >= metrics.horizontalAdvance("123,456") + 8
     assert metrics.elidedText("123,456", Qt.TextElideMode.ElideRight,
                               rect.width() - 8) == "123,456"
+
+
+def test_moving_through_papers_shows_their_tags_again_without_making_new_chips(
+        qtbot, win, monkeypatch):
+    """A chip costs milliseconds of the UI thread to style when first shown; the chip
+    bar shows the ones it made before again for the next paper with the same tag."""
+    from paperdesk.ui.panes import tag_chips
+
+    window = win
+    ids = [window.model.paper_id(row) for row in range(6)]
+    window.triage.add_tag("alpha", ids)
+    window.triage.add_tag("beta", ids[::2])
+    settle(qtbot, window)
+    made = []
+    real_init = tag_chips.TagChip.__init__
+
+    def counting_init(self, tag, parent=None):
+        made.append(tag.name)
+        real_init(self, tag, parent)
+
+    monkeypatch.setattr(tag_chips.TagChip, "__init__", counting_init)
+    chips = window.detail_pane.chips
+    window.focus_list()
+    for row, key in [(r, Qt.Key.Key_J) for r in range(1, 6)] + \
+            [(r, Qt.Key.Key_K) for r in range(4, -1, -1)]:
+        press(qtbot, window, key)
+        qtbot.waitUntil(lambda: window.detail_pane.paper_id == ids[row], timeout=WAIT_MS)
+        expected = ["alpha", "beta"] if row % 2 == 0 else ["alpha"]
+        assert chips.chip_names() == expected, row
+        assert [c.label.text() for c in chips.chips() if c.isVisible()] == expected
+    assert sorted(made) in ([], ["alpha", "beta"]), made

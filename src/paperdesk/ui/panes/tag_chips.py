@@ -22,6 +22,10 @@ __all__ = ["TagChip", "TagChipBar", "TAG_EDITOR_PLACEHOLDER"]
 TAG_EDITOR_PLACEHOLDER = "Add tag…  (T)"
 #: Widest a chip's text may be, in pixels, before it is shortened with "…".
 CHIP_TEXT_MAX_PX = 180
+#: Chips of tags no longer shown that are kept (hidden) for the next paper with the
+#: same tag: a new chip costs 5-6 ms of the UI thread to style (its style sheet) when
+#: shown, and the detail pane changes paper on every key of j/k and every search.
+SPARE_CHIPS = 24
 
 
 class TagChip(QFrame):
@@ -60,7 +64,9 @@ class TagChip(QFrame):
         label.setText(label.fontMetrics().elidedText(bidi_visible(tag.name),
                                                      Qt.TextElideMode.ElideRight,
                                                      CHIP_TEXT_MAX_PX))
-        tip = f"Tag “{tag.name}” — {plural(tag.count, 'paper')}"
+        tip = f"Tag “{tag.name}”"
+        if tag.count is not None:          # None: not counted (Tags.all(count=False))
+            tip += f" — {plural(tag.count, 'paper')}"
         if tag.key:
             tip += f" — key {tag.key} toggles it"
         label.setToolTip(tooltip_html(tip))
@@ -76,6 +82,12 @@ class TagChip(QFrame):
         layout.addWidget(label)
         layout.addWidget(button)
         self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
+
+    @staticmethod
+    def shows(tag: Tag) -> tuple:
+        """What a chip made for ``tag`` shows (name, colour, key and count): a chip can
+        be shown again for another paper's tag with the same."""
+        return (tag.name, tag.colour, tag.key, tag.count)
 
 
 class TagChipBar(QWidget):
@@ -102,6 +114,7 @@ class TagChipBar(QWidget):
         self.setObjectName("tagChipBar")
         self._layout = FlowLayout(self, spacing=5)
         self._chips: list[TagChip] = []
+        self._spare: list[TagChip] = []      # hidden, oldest first (see SPARE_CHIPS)
         self.editor = QLineEdit()
         self.editor.setObjectName("tagEditor")
         self.editor.setPlaceholderText(TAG_EDITOR_PLACEHOLDER)
@@ -126,21 +139,38 @@ class TagChipBar(QWidget):
     def set_tags(self, tags: Sequence[Tag]) -> None:
         """Show one chip per tag (in the given order) before the editor.
 
+        A chip already made for a tag that shows the same (:meth:`TagChip.shows`) is
+        shown again (the paper's before, or one of :data:`SPARE_CHIPS` kept hidden);
+        only the others are made.
+
         Args:
             tags: the paper's tags (``Paper.tags``).
         """
+        wanted = [TagChip.shows(tag) for tag in tags]
+        if wanted == [TagChip.shows(chip.tag) for chip in self._chips]:
+            return
         for chip in self._chips:
             self._layout.removeWidget(chip)
-            chip.hide()              # gone at once, even before the deferred delete
-            chip.setParent(None)
-            chip.deleteLater()
+        spare = self._spare + self._chips
         self._chips = []
-        for i, tag in enumerate(tags):
-            chip = TagChip(tag, self)
-            chip.removeClicked.connect(self.removeRequested)
+        for i, (tag, shows) in enumerate(zip(tags, wanted)):
+            at = next((j for j in range(len(spare) - 1, -1, -1)
+                       if TagChip.shows(spare[j].tag) == shows), None)
+            if at is not None:
+                chip = spare.pop(at)
+            else:
+                chip = TagChip(tag, self)
+                chip.removeClicked.connect(self.removeRequested)
             self._layout.insertWidget(i, chip)
             chip.show()
             self._chips.append(chip)
+        for chip in spare:
+            chip.hide()              # gone at once
+        while len(spare) > SPARE_CHIPS:
+            chip = spare.pop(0)
+            chip.setParent(None)
+            chip.deleteLater()
+        self._spare = spare
         self.updateGeometry()
 
     def set_suggestions(self, suggestions: Sequence) -> None:
