@@ -8,6 +8,8 @@ from __future__ import annotations
 import os
 import threading
 
+import pytest
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import Qt  # noqa: E402
@@ -204,3 +206,42 @@ def test_opening_counts_the_tags_papers_off_the_ui_thread(qtbot, tmp_path, seed_
     finally:
         window.close()
         window.shutdown()
+
+
+_FILL_THREADS = r"""
+import os, sys
+from PySide6.QtCore import QRect
+from PySide6.QtGui import QColor, QImage, QPainter
+from paperdesk.ui.app.startup import ensure_app
+
+def threads():
+    return len(os.listdir("/proc/self/task"))
+
+ensure_app()
+before = threads()
+image = QImage(1600, 1600, QImage.Format.Format_ARGB32_Premultiplied)
+for i in range(20):
+    painter = QPainter(image)
+    painter.fillRect(QRect(0, 0, 1600, 1600), QColor(i, 80, 160, 200))
+    painter.end()
+print(before, threads())
+"""
+
+
+def test_the_windows_paints_stay_on_the_ui_thread(tmp_path):
+    """Qt hands big fills to a pool of threads and waits for them: with the search and
+    the background processes on the same 2 cores, the UI thread waited for those
+    threads to be scheduled. The application is made with Qt's pool switched off
+    (``startup.NO_GUI_THREADPOOL``): filling a large image starts no thread."""
+    import subprocess
+    import sys
+
+    if not os.path.isdir("/proc/self/task"):
+        pytest.skip("counting a process's threads needs /proc (Linux)")
+    env = {k: v for k, v in os.environ.items() if k != "QT_NO_GUI_THREADPOOL"}
+    env["QT_QPA_PLATFORM"] = "offscreen"
+    done = subprocess.run([sys.executable, "-c", _FILL_THREADS], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    before, after = map(int, done.stdout.split()[-2:])
+    assert after == before, (before, after)
