@@ -412,3 +412,38 @@ def test_a_related_row_names_shared_terms_authors_and_venue():
     assert row_detail(paper) == ("0.46 · shares: depth, monocular · same authors: Wang"
                                  " · same venue: CVPR")
     assert row_detail(RelatedPaper(7, "T", 0.2, ())) == "0.20"
+
+
+def test_moving_through_papers_shows_their_key_terms_on_the_chips_made_before(
+        qtbot, win, monkeypatch):
+    """Making and styling a chip cost milliseconds of the UI thread on every paper
+    shown; the key-term bar now shows each paper's terms on the chips it has."""
+    from paperdesk.ui.panes import discover_chips
+
+    window = win
+    first = window.current_paper_id()
+    _wait_discover(qtbot, window, first)
+    made = []
+    real_init = discover_chips.KeyTermChip.__init__
+
+    def counting_init(self, term, parent=None):
+        made.append(term.term)
+        real_init(self, term, parent)
+
+    monkeypatch.setattr(discover_chips.KeyTermChip, "__init__", counting_init)
+    bar = window.detail_pane.key_terms
+    initial = most = len(bar.chips())
+    window.focus_list()
+    for key in [Qt.Key.Key_J] * 4 + [Qt.Key.Key_K] * 4:
+        press(qtbot, window, key)
+        pid = window.current_paper_id()
+        _wait_discover(qtbot, window, pid)
+        expected = [t.term for t in window.lib.discover.key_terms(pid)]
+        assert [c.term.term for c in bar.chips()] == expected, pid
+        assert [c.property("term") for c in bar.chips()] == expected
+        shown = bar.shown_chips()
+        assert shown and shown == bar.chips()[:len(shown)]
+        assert all(c.toolTip() and c.term.term in _plain(c.toolTip()) for c in shown)
+        most = max(most, len(expected))
+    assert pid == first
+    assert len(made) <= most - initial, made     # only for more terms than before

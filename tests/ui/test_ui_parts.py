@@ -493,3 +493,51 @@ def test_moving_through_papers_shows_their_tags_again_without_making_new_chips(
         assert chips.chip_names() == expected, row
         assert [c.label.text() for c in chips.chips() if c.isVisible()] == expected
     assert sorted(made) in ([], ["alpha", "beta"]), made
+
+
+def test_suggestion_chips_show_each_papers_suggestions_on_the_chips_made_before(
+        qtbot, monkeypatch):
+    """Suggested tags and held-back notes change with every paper shown: the chips
+    made for one paper show the next one's (keys Alt+1 … renumbered), and only a paper
+    with more of them than ever before makes new ones."""
+    from paperdesk.core.discover.models import TagSuggestion
+    from paperdesk.ui.panes import discover_chips
+    from paperdesk.ui.panes.tag_chips import TagChipBar
+
+    made = []
+    for cls in (discover_chips.SuggestionChip, discover_chips.HeldBackChip):
+        real = cls.__init__
+
+        def counting(self, *args, _real=real, **kwargs):
+            made.append(type(self).__name__)
+            _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(cls, "__init__", counting)
+    bar = TagChipBar()
+    qtbot.addWidget(bar)
+    bar.resize(700, 120)
+    bar.show()
+
+    def offer(name, held=False):
+        return TagSuggestion(len(name), name, 0.5, (1,), ("depth",),
+                             examples=1 if held else 9, needed=5 if held else 0)
+
+    papers = [[offer("alpha"), offer("beta"), offer("gamma", held=True)],
+              [offer("delta")],
+              [offer("eta"), offer("zeta", held=True)],
+              [],
+              [offer("theta"), offer("iota"), offer("kappa"), offer("lam", held=True)]]
+    for suggestions in papers + papers:
+        bar.set_suggestions(suggestions)
+        offered = [s for s in suggestions if not s.held_back]
+        held = [s for s in suggestions if s.held_back]
+        chips = bar.suggestion_chips()
+        assert [c.suggestion.name for c in chips] == [s.name for s in offered]
+        assert [c.text() for c in chips] == [
+            f"+ {s.name}   Alt+{i + 1}" for i, s in enumerate(offered)]
+        assert [c.position for c in chips] == list(range(len(offered)))
+        assert all(c.isVisible() for c in chips + bar.held_back_chips())
+        assert [c.suggestion.name for c in bar.held_back_chips()] == [s.name for s in held]
+        visible = [w for w in bar.findChildren(discover_chips.SuggestionChip) if w.isVisible()]
+        assert sorted(c.suggestion.name for c in visible) == sorted(s.name for s in offered)
+    assert sorted(made) == ["HeldBackChip"] * 1 + ["SuggestionChip"] * 3, made

@@ -47,16 +47,21 @@ class KeyTermChip(QToolButton):
     def __init__(self, term: KeyTerm, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("keyTermChip")
+        self.set_term(term)
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.setAutoRaise(False)
+        self.clicked.connect(lambda: self.chosen.emit(self.term.term))
+
+    def set_term(self, term: KeyTerm) -> None:
+        """Show ``term`` (the chip is reused for the next paper's terms: making and
+        styling a new one cost milliseconds of the UI thread)."""
         self.setProperty("term", term.term)
         self.term = term
         self.setText(_elided(self, term.term))
         self.setToolTip(tooltip_html(
             f"Key term “{term.term}” (tf-idf weight {term.weight:.2f}) — click or Enter "
             "searches for it"))
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.setAutoRaise(False)
-        self.clicked.connect(lambda: self.chosen.emit(self.term.term))
 
     def focusNextPrevChild(self, next: bool) -> bool:  # noqa: N802, A002 (Qt)
         """Tab / Shift+Tab move between the key terms shown (the bar decides)."""
@@ -87,6 +92,14 @@ class SuggestionChip(QToolButton):
                  parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("tagSuggestionChip")
+        self.set_suggestion(suggestion, position)
+        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)   # Alt+1 … Alt+3 reach it
+        self.setCursor(Qt.CursorShape.PointingHandCursor)
+        self.clicked.connect(lambda: self.accepted.emit(self.position))
+
+    def set_suggestion(self, suggestion: TagSuggestion, position: int) -> None:
+        """Show ``suggestion`` at ``position`` (the chip is reused for the next paper's
+        suggestions rather than made and styled again)."""
         self.setProperty("tagName", suggestion.name)
         self.suggestion = suggestion
         self.position = position
@@ -95,9 +108,6 @@ class SuggestionChip(QToolButton):
             f"Suggested tag “{suggestion.name}”: {suggestion.reason}\n"
             f"Click or press Alt+{position + 1} to add it"))
         self.setAccessibleDescription(suggestion.reason)
-        self.setFocusPolicy(Qt.FocusPolicy.NoFocus)   # Alt+1 … Alt+3 reach it
-        self.setCursor(Qt.CursorShape.PointingHandCursor)
-        self.clicked.connect(lambda: self.accepted.emit(self.position))
 
 
 class HeldBackChip(QLabel):
@@ -109,8 +119,12 @@ class HeldBackChip(QLabel):
     def __init__(self, suggestion: TagSuggestion, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("tagSuggestionNote")
-        self.setProperty("tagName", suggestion.name)
         self.setTextFormat(Qt.TextFormat.PlainText)
+        self.set_suggestion(suggestion)
+
+    def set_suggestion(self, suggestion: TagSuggestion) -> None:
+        """Show ``suggestion`` (the note is reused for the next paper's)."""
+        self.setProperty("tagName", suggestion.name)
         self.suggestion = suggestion
         self.setText(f"{_elided(self, suggestion.name)} ?")
         self.setToolTip(tooltip_html(
@@ -165,17 +179,21 @@ class KeyTermBar(QWidget):
         self.label.setObjectName("keyTermLabel")
         self.label.setTextFormat(Qt.TextFormat.PlainText)
         self._chips: list[KeyTermChip] = []
+        self._spare: list[KeyTermChip] = []     # made before, hidden, for the next terms
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.refresh_style()
 
     def set_terms(self, terms: Sequence[KeyTerm]) -> None:
-        """Show these terms (heaviest first); none hides the bar."""
-        for chip in self._chips:
+        """Show these terms (heaviest first); none hides the bar. The chips made for
+        earlier papers show the new terms (a new chip's style sheet cost 3-5 ms of the
+        UI thread, on every paper shown)."""
+        chips = self._chips + self._spare
+        for chip in chips[len(terms):]:
             chip.hide()
-            chip.setParent(None)
-            chip.deleteLater()
-        self._chips = []
-        for term in terms:
+        self._chips, self._spare = chips[:len(terms)], chips[len(terms):]
+        for chip, term in zip(self._chips, terms):
+            chip.set_term(term)
+        for term in terms[len(self._chips):]:
             chip = KeyTermChip(term, self)
             chip.setStyleSheet(self._term_css)
             chip.chosen.connect(self.termChosen)
@@ -217,7 +235,7 @@ class KeyTermBar(QWidget):
         """Take the colours from the palette again (light/dark switch)."""
         self._term_css, _ = chip_styles(self.palette())
         self.label.setStyleSheet(f"color: {reading_colours(self.palette()).muted};")
-        for chip in self._chips:
+        for chip in self._chips + self._spare:
             chip.setStyleSheet(self._term_css)
 
     def _row_height(self) -> int:

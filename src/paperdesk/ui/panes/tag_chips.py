@@ -134,6 +134,8 @@ class TagChipBar(QWidget):
         self._layout.addWidget(self.editor)
         self._suggestions: list[SuggestionChip] = []
         self._notes: list[HeldBackChip] = []
+        self._spare_suggestions: list[SuggestionChip] = []    # hidden, for reuse
+        self._spare_notes: list[HeldBackChip] = []
         self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
 
     def set_tags(self, tags: Sequence[Tag]) -> None:
@@ -182,21 +184,41 @@ class TagChipBar(QWidget):
                 ``held_back`` for too few examples are shown after them as notes
                 (:class:`~paperdesk.ui.panes.discover_chips.HeldBackChip`, no key).
         """
+        offered = [s for s in suggestions if not s.held_back][:3]
+        held = [s for s in suggestions if s.held_back][:3]
+        if [(c.suggestion, c.position) for c in self._suggestions] == \
+                [(s, i) for i, s in enumerate(offered)] and \
+                [c.suggestion for c in self._notes] == held:
+            return
+        # the chips made before show the new suggestions (a new one's style sheet
+        # costs milliseconds of the UI thread, on every paper shown)
         for chip in self._suggestions + self._notes:
             self._layout.removeWidget(chip)
-            chip.hide()
-            chip.setParent(None)
-            chip.deleteLater()
+        chips = self._suggestions + self._spare_suggestions
+        notes = self._notes + self._spare_notes
+        _, css = chip_styles(self.palette())   # (for new chips; changeEvent restyles)
         self._suggestions, self._notes = [], []
-        _, css = chip_styles(self.palette())
-        offered = [s for s in suggestions if not s.held_back][:3]
         for i, suggestion in enumerate(offered):
-            chip = SuggestionChip(suggestion, i, self)
-            chip.accepted.connect(self.suggestionAccepted)
+            if chips:
+                chip = chips.pop(0)
+                chip.set_suggestion(suggestion, i)
+            else:
+                chip = SuggestionChip(suggestion, i, self)
+                chip.accepted.connect(self.suggestionAccepted)
+                chip.setStyleSheet(css)
             self._suggestions.append(chip)
-        self._notes = [HeldBackChip(s, self) for s in suggestions if s.held_back][:3]
+        for suggestion in held:
+            if notes:
+                note = notes.pop(0)
+                note.set_suggestion(suggestion)
+            else:
+                note = HeldBackChip(suggestion, self)
+                note.setStyleSheet(css)
+            self._notes.append(note)
+        for chip in chips + notes:
+            chip.hide()
+        self._spare_suggestions, self._spare_notes = chips, notes
         for chip in self._suggestions + self._notes:
-            chip.setStyleSheet(css)
             self._layout.addWidget(chip)
             chip.show()
         self.updateGeometry()
@@ -214,7 +236,8 @@ class TagChipBar(QWidget):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange:
             _, css = chip_styles(self.palette())
-            for chip in self._suggestions + self._notes:
+            for chip in self._suggestions + self._notes + self._spare_suggestions \
+                    + self._spare_notes:
                 chip.setStyleSheet(css)
 
     def chips(self) -> list[TagChip]:
