@@ -279,6 +279,8 @@ class CheckReport:
         queued: index-queue entries (papers waiting to be indexed).
         sampled: papers looked up by their own words.
         problems: what was found (empty: the library is whole).
+        notes: what is still to be done and is no damage (papers not embedded yet
+            after an import: done at the next use); said, and the library is ``ok``.
         cancelled: the check was stopped before its end.
     """
 
@@ -287,6 +289,7 @@ class CheckReport:
     queued: int = 0
     sampled: int = 0
     problems: list[Problem] = field(default_factory=list)
+    notes: list[Problem] = field(default_factory=list)
     cancelled: bool = False
 
     @property
@@ -295,10 +298,11 @@ class CheckReport:
         return not self.problems and not self.cancelled
 
     def text(self) -> str:
-        """The report as plain text: ``library ok: 225 papers, index ok``, or one line
-        per problem under ``library damaged:``."""
+        """The report as plain text: ``library ok: 225 papers, index ok`` (and a ``note:``
+        line per note), or one line per problem under ``library has N problems:``."""
         if self.ok:
-            return f"library ok: {self.papers:,} papers, index ok"
+            return "\n".join([f"library ok: {self.papers:,} papers, index ok"]
+                             + [f"  note: {n.part}: {n.line()}" for n in self.notes])
         if self.cancelled and not self.problems:
             return "check stopped before its end: nothing found so far"
         lines = [f"library has {len(self.problems)} problem"
@@ -312,7 +316,9 @@ class CheckReport:
                 "queued": self.queued, "sampled": self.sampled,
                 "cancelled": self.cancelled,
                 "problems": [{"part": p.part, "problem": p.text, "remedy": p.remedy}
-                             for p in self.problems]}
+                             for p in self.problems],
+                "notes": [{"part": n.part, "note": n.text, "remedy": n.remedy}
+                          for n in self.notes]}
 
 
 
@@ -536,7 +542,10 @@ def check_library(lib, progress: Callable[[int, int], None] | None = None,
     if any(part == "duplicates" for part, _text in found) and not lib.read_only:
         band_runs.drop(lib.path)   # derived: computed again from SQLite at the next stage
     for part, text in found:
-        report.problems.append(Problem(part.split("-")[0], text, remedies[part]))
+        # papers not embedded yet (an import since the last embedding): work still to
+        # do at the next use, not damage; said without failing the check
+        kept = report.notes if part == "vectors-missing" else report.problems
+        kept.append(Problem(part.split("-")[0], text, remedies[part]))
     progress(3, steps)
     index_ok = not any(p.part == "index" for p in report.problems)
     if index_ok:
