@@ -1654,9 +1654,14 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
     Returns:
         ``(library, lock)``; ``lock`` is ``None`` when the library was opened read-only.
     Raises:
-        LibraryError: the lock is held and the command writes (:class:`LockHeld`), or
-            the library cannot be opened.
+        LibraryError: the lock is held and the command writes (:class:`LockHeld`), the
+            library cannot be opened, or a command that only reads names a folder that
+            does not exist (a mistyped ``--library`` made a new empty library and found
+            nothing in it, without a word).
     """
+    if not writes(args) and not Path(path).expanduser().exists():
+        raise LibraryError(f"no library at {path}: the folder does not exist (check "
+                           "--library; paperdesk import FILE makes a library there)")
     lock = LibraryLock(path, app="cli",
                        doing=_DOING.get(args.command, f"running {args.command}"))
     try:

@@ -151,3 +151,22 @@ def test_arguments_that_are_not_utf8_get_one_line(tmp_path, args):
     _no_traceback(r)
     assert r.stderr.count(b"\n") == 1 and r.stderr.startswith(b"paperdesk")
     assert b": error: " in r.stderr
+
+
+def test_a_command_that_reads_a_library_folder_that_does_not_exist_says_so(tmp_path):
+    """A mistyped --library made a new empty library and found nothing, without a word
+    (a new user's try): a command that only reads now names the folder and makes
+    nothing; import still makes the library."""
+    typo = tmp_path / "data" / "tpyo"
+    for args in (("search", "loom"), ("stats",), ("export", "--all", "--format", "bibtex"), ("tags",),
+                 ("check",), ("related", "1")):
+        r = run(typo, *args)
+        _no_traceback(r)
+        assert r.returncode == 1, (args, r.stderr)
+        lines = r.stderr.decode().splitlines()
+        assert len(lines) == 1 and str(typo) in lines[0] and "does not exist" in lines[0], \
+            (args, lines)
+        assert not (tmp_path / "data").exists(), args
+    assert run(typo, "import", "-", stdin=f"Loom\n\n{ABSTRACT}\n".encode()).returncode == 0
+    r = run(typo, "search", "loom")
+    assert r.returncode == 0 and b"weaves algebraic patterns" in r.stdout
