@@ -19,7 +19,15 @@ import signal
 import sys
 import threading
 
-__all__ = ["start_ignoring_interrupts", "leave_now"]
+__all__ = ["start_ignoring_interrupts", "leave_now", "BACKGROUND_NICE"]
+
+#: The niceness paperdesk's helper processes run at (``nice(2)``: 0 is a process's
+#: usual; 19 the lowest priority). They do the long work (reading an import's files,
+#: writing the index's segments, building the term table, embedding papers) while the
+#: window is used, on the same cores as its UI thread: at 10, Linux gives a runnable UI
+#: thread the core at once and them the rest, which is all of it when the window is
+#: idle. The command line's children get it too: alone on the machine, they run as fast.
+BACKGROUND_NICE = 10
 
 
 def start_ignoring_interrupts(process) -> None:
@@ -30,6 +38,9 @@ def start_ignoring_interrupts(process) -> None:
     Off the main thread (the window's workers) a handler cannot be changed: the child is
     started as it is; no terminal sends the window's children Ctrl+C.
 
+    The child then runs at :data:`BACKGROUND_NICE` (where the system has
+    ``os.setpriority``; a child already nicer keeps its own).
+
     Args:
         process: a ``multiprocessing.Process`` not started yet.
     Raises:
@@ -37,12 +48,32 @@ def start_ignoring_interrupts(process) -> None:
     """
     if threading.current_thread() is not threading.main_thread():
         process.start()
+    else:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            process.start()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    lower_priority(process.pid)
+
+
+def lower_priority(pid: int | None) -> None:
+    """Run process ``pid`` (a child just started) at :data:`BACKGROUND_NICE`, unless it
+    is nicer already; nothing where ``os.setpriority`` does not exist (Windows) or the
+    process is gone.
+
+    Args:
+        pid: the child's process id (``None``: nothing).
+    Raises:
+        Nothing.
+    """
+    if pid is None or not hasattr(os, "setpriority"):
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        process.start()
-    finally:
-        signal.signal(signal.SIGINT, previous)
+        if os.getpriority(os.PRIO_PROCESS, pid) < BACKGROUND_NICE:
+            os.setpriority(os.PRIO_PROCESS, pid, BACKGROUND_NICE)
+    except OSError:
+        pass        # gone already, or not ours to change
 
 
 def leave_now(code: int = 0) -> None:
