@@ -132,3 +132,43 @@ def test_a_row_shows_a_placeholder_until_its_block_arrives(qtbot, win):
     assert _cell(model, row - 2) == "before the edit"   # (not edited: kept)
     asked[3][1](lib.papers.summaries([pid]))
     assert model.summary(pid).title == lib.papers.get(pid).title
+
+
+def test_rows_of_a_block_are_found_in_one_lookup_as_row_of_finds_each(win):
+    """Delivered snippets and rows are looked up a block at a time (``rows_of``): the
+    same rows as ``row_of`` one by one, for listed, unlisted and repeated ids, while
+    listing and while searching (where the search thread brought the lookup)."""
+    model = win.model
+    for _ in range(2):
+        listed = [model.paper_id(r) for r in range(model.rowCount())]
+        asked = listed[::7] + [10**9, -5, listed[3], 0] + listed[-3:]
+        expected = sorted(r for r in (model.row_of(p) for p in asked) if r >= 0)
+        assert sorted(model.rows_of(asked)) == expected and len(expected) >= 5
+        assert model.rows_of([]) == [] and model.rows_of([10**9]) == []
+        model.show_results(win.lib.search.find("depth", limit=20, rank=40), scope=Scope())
+
+
+def test_the_ids_the_rows_no_longer_show_are_freed_a_slice_at_a_time(qtbot, win, monkeypatch):
+    """A search's rows replace the list's ids; the old list is freed in slices while
+    the UI thread is idle (a million ids at once held the interpreter lock 15 ms)."""
+    from paperdesk.core import collector
+
+    monkeypatch.setattr(collector, "FREED_PER_STEP", 16)
+    steps = []
+    real_step = collector.SlowFree.step
+
+    def step(self):
+        steps.append(self.pending())
+        return real_step(self)
+
+    monkeypatch.setattr(collector.SlowFree, "step", step)
+    window, model = win, win.model
+    old = model.listed_ids()
+    assert len(old) == TOTAL
+    del old
+    window.focus_search()
+    for ch in "depth":
+        qtbot.keyClick(window.search_box, ch)
+    qtbot.waitUntil(lambda: model.searching and not window.is_busy(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: steps and model._slow_free.pending() == 0, timeout=WAIT_MS)
+    assert steps[0] >= TOTAL - 16 and len(steps) >= TOTAL // 16, steps[:5]

@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["paused", "settle", "unsettle"]
+__all__ = ["paused", "settle", "unsettle", "SlowFree", "FREED_PER_STEP"]
 
 _lock = threading.Lock()
 _depth = 0
@@ -79,3 +79,62 @@ def unsettle() -> None:
     """Give the objects :func:`settle` set aside back to the collector (``gc.unfreeze``),
     e.g. when the window that settled closes."""
     gc.unfreeze()
+
+
+#: Items of a dropped list freed in one :meth:`SlowFree.step` (about 0.5 ms of the
+#: interpreter lock for a list of ints).
+FREED_PER_STEP = 32_768
+
+
+class SlowFree:
+    """Lists too large to free in one go, freed a slice at a time.
+
+    Freeing a list of a million paper ids (Python ints) is one C call of about 15 ms
+    that holds the interpreter lock, on whichever thread lets go of the list last: the
+    window's UI thread, each time a search's rows replace the last ones. A list given
+    to :meth:`drop` is freed :data:`FREED_PER_STEP` items per :meth:`step`, which the
+    owner calls when it is idle (the window: a zero-delay timer per step).
+
+    Only lists nothing else refers to are cut: one still used elsewhere (checked with
+    ``sys.getrefcount``) is simply let go of, and freed by its last owner as usual.
+    """
+
+    def __init__(self):
+        self._lists: list[list] = []
+
+    def drop(self, items) -> bool:
+        """Take ``items`` to free it a slice at a time.
+
+        Args:
+            items: a ``list`` the caller lets go of (anything else, or a short list,
+                is simply let go of).
+        Returns:
+            True when steps are now due (call :meth:`step` until it returns False).
+        """
+        if type(items) is list and len(items) > FREED_PER_STEP:
+            self._lists.append(items)
+        return bool(self._lists)
+
+    def step(self) -> bool:
+        """Free up to :data:`FREED_PER_STEP` items of the lists dropped.
+
+        Returns:
+            True while some are left (call again later).
+        """
+        import sys
+
+        while self._lists:
+            items = self._lists[-1]
+            # references: this list's entry in _lists, the local name, getrefcount's own
+            if sys.getrefcount(items) > 3:
+                self._lists.pop()         # someone else still has it: theirs to free
+                continue
+            del items[-FREED_PER_STEP:]
+            if not items:
+                self._lists.pop()
+            break
+        return bool(self._lists)
+
+    def pending(self) -> int:
+        """How many items are still to be freed."""
+        return sum(len(items) for items in self._lists)
