@@ -172,3 +172,47 @@ def test_the_ids_the_rows_no_longer_show_are_freed_a_slice_at_a_time(qtbot, win,
     qtbot.waitUntil(lambda: model.searching and not window.is_busy(), timeout=WAIT_MS)
     qtbot.waitUntil(lambda: steps and model._slow_free.pending() == 0, timeout=WAIT_MS)
     assert steps[0] >= TOTAL - 16 and len(steps) >= TOTAL // 16, steps[:5]
+
+
+def test_the_ids_of_results_a_new_search_replaces_are_freed_a_slice_at_a_time(
+        qtbot, win, monkeypatch):
+    """The results of the last query hold every match's id as a Python list (made on
+    the search thread); when the next query's results replace them, that list goes to
+    the slow free too (as the list's own old ids do), not at once on the UI thread."""
+    from paperdesk.core import collector
+
+    monkeypatch.setattr(collector, "FREED_PER_STEP", 16)
+    dropped, cut = [], []
+    real_drop, real_step = collector.SlowFree.drop, collector.SlowFree.step
+
+    def drop(self, items):
+        dropped.append(id(items))
+        return real_drop(self, items)
+
+    def step(self):
+        before = self.pending()
+        more = real_step(self)
+        cut.append(before - self.pending())
+        return more
+
+    monkeypatch.setattr(collector.SlowFree, "drop", drop)
+    monkeypatch.setattr(collector.SlowFree, "step", step)
+    window, model = win, win.model
+    window.focus_search()
+    for ch in "is:unread":            # every paper: 225 ids
+        qtbot.keyClick(window.search_box, ch)
+    qtbot.waitUntil(lambda: window.search.results is not None and window.search.results
+                    .query == "is:unread" and not window.is_busy(), timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: model._slow_free.pending() == 0, timeout=WAIT_MS)
+    first = id(window.search.results.__dict__["id_list"])
+    assert len(window.search.results.__dict__["id_list"]) == TOTAL
+    cut.clear()
+    window.search_box.selectAll()
+    for ch in "depth":
+        qtbot.keyClick(window.search_box, ch)
+    qtbot.waitUntil(lambda: window.search.results is not None and window.search.results
+                    .query == "depth" and not window.is_busy(), timeout=WAIT_MS)
+    assert first in dropped
+    qtbot.waitUntil(lambda: model._slow_free.pending() == 0, timeout=WAIT_MS)
+    # both 225-id lists (the rows' and the results') cut 16 ids a step
+    assert sum(cut) >= 2 * TOTAL - 32 and max(cut) <= 16 + TOTAL % 16, cut

@@ -574,7 +574,7 @@ class PaperTableModel(QAbstractTableModel):
         """
         self.beginResetModel()
         self._listed = True
-        self._free_later(self._ids)
+        self.free_later(self._ids)
         self._ids = list(ids)
         self._rows_of = None
         self._snippets = dict(snippets) if snippets is not None else None
@@ -824,10 +824,15 @@ class PaperTableModel(QAbstractTableModel):
             return -1
         return int(rows[at]) if at < len(keys) and keys[at] == paper_id else -1
 
-    def _free_later(self, ids) -> None:
-        """Let go of a list of ids the rows no longer use, freed a slice at a time when
-        the UI thread is idle (:class:`~paperdesk.core.collector.SlowFree`: a million
-        ids freed at once held the interpreter lock 15 ms)."""
+    def free_later(self, ids) -> None:
+        """Let go of a list of ids the rows no longer use (or a search's results whose
+        rows are gone), freed a slice at a time when the UI thread is idle
+        (:class:`~paperdesk.core.collector.SlowFree`: a million ids freed at once held
+        the interpreter lock 15 ms).
+
+        Args:
+            ids: a list the caller lets go of (anything else is simply let go of).
+        """
         if self._slow_free.drop(ids) and not self._freeing:
             self._freeing = True
             QTimer.singleShot(0, self._free_step)
@@ -1147,7 +1152,7 @@ class PaperTableModel(QAbstractTableModel):
         self.layoutAboutToBeChanged.emit()
         old_indexes = self.persistentIndexList()
         old_ids = [self.paper_id(i.row()) for i in old_indexes]
-        self._free_later(self._ids)
+        self.free_later(self._ids)
         self._ids = new_ids
         self._rows_of = lookup
         new_indexes = []

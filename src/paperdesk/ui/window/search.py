@@ -121,7 +121,7 @@ class SearchController:
     def reshow_results(self, results: SearchResults, keep: int | None) -> None:
         """Show ``results`` again, as complete, without searching (Back to a search: the
         search box already holds their query), with paper ``keep`` current if listed."""
-        self.results = results
+        self._set_results(results)
         self.results_complete = True
         self.show_suggestion(results)
         self._window.model.show_results(results, scope=self.scope)
@@ -162,7 +162,7 @@ class SearchController:
         before = model.listed_ids()     # (no copy: the model replaces, not changes, it)
         current = self._window.current_paper_id()
         keep = keep if keep is not None else self.kept_paper()
-        self.results = None
+        self._set_results(None)
         self.show_suggestion(None)
 
         placed = [False]
@@ -277,6 +277,17 @@ class SearchController:
         self.searching_columns = False
         hide_search_layout(self._window.table)
 
+    def _set_results(self, results: SearchResults | None) -> None:
+        """Keep ``results`` as the ones listed; the ids of those they replace (a list of
+        up to a million Python ints, made on the search thread) are freed a slice at a
+        time (:meth:`PaperTableModel.free_later`), not at once on the UI thread. Results
+        shown again later (Back) make that list again."""
+        old, self.results = self.results, results
+        if old is not None and old is not results:
+            ids = old.__dict__.pop("id_list", None)    # (a cached_property's value)
+            if ids is not None:
+                self._window.model.free_later(ids)
+
     def show_results(self, generation: int, results: SearchResults, complete: bool) -> None:
         """The search runner's results (``complete``: all the matches): put them in the
         list, unless the box holds another query by now."""
@@ -287,14 +298,14 @@ class SearchController:
                 self._window.model.extend_results(results):
             # every match after the best ones listed: rows added below, nothing repainted
             self.results_complete = True
-            self.results = results
+            self._set_results(results)
             self._window.interest_sort.interest_on_results(results)
             self._status_after(results)
             return
         self.results_complete = complete
         kept, current = self.kept_paper(), self._window.current_paper_id()
         keep_row = self._window.table.currentIndex().row() if same_query else 0
-        self.results = results
+        self._set_results(results)
         self._drop_instead_message(results.query)
         self.show_suggestion(results)
         self._window.model.show_results(results, scope=self.scope)
