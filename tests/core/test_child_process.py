@@ -14,16 +14,21 @@ def _report_sigint(conn) -> None:
     conn.close()
 
 
-def _child_ignores_sigint(start) -> bool:
+def _ask_child(start, report):
+    """Start a spawned child running ``report(conn)`` with ``start``; its answer."""
     ctx = multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_report_sigint, args=(child,), daemon=True)
+    process = ctx.Process(target=report, args=(child,), daemon=True)
     start(process)
     child.close()
     try:
         return parent.recv()
     finally:
         process.join(30)
+
+
+def _child_ignores_sigint(start) -> bool:
+    return _ask_child(start, _report_sigint)
 
 
 def test_a_child_ignores_ctrl_c_from_its_first_instruction_and_the_parent_does_not():
@@ -48,15 +53,7 @@ def _report_niceness(conn) -> None:
 
 
 def _niceness_of_child(start) -> int:
-    ctx = multiprocessing.get_context("spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    process = ctx.Process(target=_report_niceness, args=(child,), daemon=True)
-    start(process)
-    child.close()
-    try:
-        return parent.recv()
-    finally:
-        process.join(30)
+    return _ask_child(start, _report_niceness)
 
 
 def test_a_child_runs_at_a_lower_priority_than_the_window_and_the_command():

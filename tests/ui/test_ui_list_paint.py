@@ -17,17 +17,7 @@ from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionVie
 from paperdesk.ui.panes.paper_model import PaperTableModel, snippet_window
 from paperdesk.ui.panes.snippet_delegate import snippet_runs
 from paperdesk.ui.style.text_fit import drawn_runs
-from ui_fixtures import WAIT_MS, open_seeded, win  # noqa: F401
-
-
-def _type_query(qtbot, window, query: str) -> None:
-    window.focus_search()
-    for char in query:
-        qtbot.keyClick(window.search_box, char)
-    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window.search.results is not None
-                    and window.search.results.query == query, timeout=WAIT_MS)
-    QApplication.processEvents()
+from ui_fixtures import WAIT_MS, open_seeded, type_query, win  # noqa: F401
 
 
 def _shown_cells(table) -> int:
@@ -59,7 +49,7 @@ def test_a_repaint_asks_the_model_once_per_cell_and_never_through_data(
     table = window.table
     for query in ("", "depth estimation"):
         if query:
-            _type_query(qtbot, window, query)
+            type_query(qtbot, window, query)
             # the snippets of the rows on show are cut on the reader thread
             qtbot.waitUntil(lambda: all(
                 window.model.cell(r, PaperTableModel.SNIPPET).text != "…"

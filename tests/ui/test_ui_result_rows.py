@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QApplication, QStyle, QStyleOptionViewItem
 from paperdesk.ui.panes.paper_model import (SNIPPET_PLACEHOLDER, PaperTableModel, SpansRole,
                                             snippet_window)
 from paperdesk.ui.panes.snippet_delegate import snippet_runs
-from ui_fixtures import WAIT_MS, open_seeded, win  # noqa: F401
+from ui_fixtures import WAIT_MS, open_seeded, type_query, win  # noqa: F401
 
 
 class RecordingPainter(QPainter):
@@ -30,16 +30,6 @@ class RecordingPainter(QPainter):
         if len(args) == 2 and isinstance(args[1], str) and isinstance(args[0], QPointF):
             self.texts.append((args[0].x(), args[0].y(), args[1]))
         return super().drawText(*args)
-
-
-def _type_query(qtbot, window, query: str) -> None:
-    window.focus_search()
-    for char in query:
-        qtbot.keyClick(window.search_box, char)
-    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
-                    and window.search.results is not None
-                    and window.search.results.query == query, timeout=WAIT_MS)
-    QApplication.processEvents()
 
 
 def _visible_rows(table) -> list[int]:
@@ -85,7 +75,7 @@ def _whole_in_cell(index, rect: QRect, calls) -> bool:
 def test_every_visible_snippet_shows_its_first_match_whole_at_1280x800(qtbot, win, query):
     window, table = win, win.table
     assert (window.width(), window.height()) == (1280, 800)
-    _type_query(qtbot, window, query)
+    type_query(qtbot, window, query)
     model = window.model
     rows = _visible_rows(table)
     assert len(rows) >= 10, rows
@@ -128,7 +118,7 @@ def test_every_visible_snippet_shows_its_first_match_whole_at_1280x800(qtbot, wi
 
 def test_titles_keep_two_lines_while_searching_and_one_line_after(qtbot, win):
     window, table = win, win.table
-    _type_query(qtbot, window, "depth estimation")
+    type_query(qtbot, window, "depth estimation")
     model = window.model
     rows = _visible_rows(table)
     long_titles, shown = 0, []

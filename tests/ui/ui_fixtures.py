@@ -86,6 +86,18 @@ def press(qtbot, window, *keys) -> None:
         qtbot.keyClick(target, key)
 
 
+def type_query(qtbot, window, query: str) -> None:
+    """Type ``query`` key by key into the search box and wait until its results are
+    listed and the window is idle."""
+    window.focus_search()
+    for char in query:
+        qtbot.keyClick(window.search_box, char)
+    qtbot.waitUntil(lambda: window.model.searching and not window.is_busy()
+                    and window.search.results is not None
+                    and window.search.results.query == query, timeout=WAIT_MS)
+    QApplication.processEvents()
+
+
 def open_metadata_editor(qtbot, window):
     """Press m on the list; return the metadata editor (a ``MetadataDialog``) once its
     Authors box has the keyboard focus."""
