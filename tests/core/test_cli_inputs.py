@@ -170,3 +170,16 @@ def test_a_command_that_reads_a_library_folder_that_does_not_exist_says_so(tmp_p
     assert run(typo, "import", "-", stdin=f"Loom\n\n{ABSTRACT}\n".encode()).returncode == 0
     r = run(typo, "search", "loom")
     assert r.returncode == 0 and b"weaves algebraic patterns" in r.stdout
+
+
+def test_json_nested_deeper_than_python_reads_is_refused_in_words(tmp_path):
+    """100,000 nested brackets: Python's decoder gives up (RecursionError); the file is
+    refused in one line that says why, not with the exception's name."""
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    r = run(tmp_path / "lib", "import", str(deep))
+    _no_traceback(r)
+    lines = r.stderr.decode().splitlines()
+    rejected = [line for line in lines if "deep.json" in line]
+    assert r.returncode == 1 and len(rejected) == 1, lines
+    assert "nested too deeply" in rejected[0] and "RecursionError" not in rejected[0]

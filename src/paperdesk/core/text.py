@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import re
 import unicodedata
 
@@ -339,9 +340,18 @@ def loads_json(text: str | bytes) -> object:
     Returns:
         The parsed value.
     Raises:
-        ValueError: ``json.JSONDecodeError``, as ``json.loads`` raises it.
+        ValueError: ``json.JSONDecodeError``, as ``json.loads`` raises it; also for
+            arrays or objects nested deeper than Python's decoder can follow (it
+            recurses once per level: a ``RecursionError`` past
+            ``sys.getrecursionlimit()``), said as such.
     """
-    value = json.loads(text)
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError(
+            "arrays or objects nested too deeply to be read (over "
+            f"{sys.getrecursionlimit():,} levels)", text if isinstance(text, str) else "",
+            0) from None
     probe = text if isinstance(text, str) else text.decode("utf-8", "replace")
     return _clean_json(value) if _SURROGATE_ESCAPE_RE.search(probe) else value
 
