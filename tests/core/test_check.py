@@ -206,6 +206,9 @@ def test_lost_database_is_not_replaced_by_an_empty_library(closed_library, how):
 
 
 def test_a_new_folder_still_becomes_a_library(tmp_path):
+    # an empty folder (one that does not exist is refused by a command that only reads:
+    # test_cli_inputs.py)
+    (tmp_path / "new").mkdir()
     out = _run(tmp_path / "new", "stats")
     assert out.returncode == 0 and "papers: 0" in out.stdout
     assert _run(tmp_path / "new", "check").stdout.strip() == "library ok: 0 papers, index ok"

@@ -73,6 +73,7 @@ def test_library_from_environment(tmp_path, seed_files):
 
 def test_user_errors_exit_1_with_one_line(tmp_path, capsys):
     lib = str(tmp_path / "lib")
+    (tmp_path / "lib").mkdir()      # (a folder that does not exist is said first)
     assert main(["--library", lib, "show", "424242"]) == 1
     err = capsys.readouterr().err
     assert err == "paperdesk: no paper with id 424242\n"
@@ -102,6 +103,7 @@ def test_empty_library_argument_is_a_usage_error(capsys):
 
 
 def test_huge_id_is_a_user_error(tmp_path, capsys):
+    (tmp_path / "lib").mkdir()
     assert main(["--library", str(tmp_path / "lib"), "show", "9" * 25]) == 1
     assert capsys.readouterr().err == f"paperdesk: no paper with id {'9' * 25}\n"
 
