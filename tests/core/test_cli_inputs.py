@@ -183,3 +183,23 @@ def test_json_nested_deeper_than_python_reads_is_refused_in_words(tmp_path):
     rejected = [line for line in lines if "deep.json" in line]
     assert r.returncode == 1 and len(rejected) == 1, lines
     assert "nested too deeply" in rejected[0] and "RecursionError" not in rejected[0]
+
+
+def test_importing_a_folder_leaves_out_the_library_folders_inside_it(tmp_path):
+    """A folder of papers that also holds a library (here the one imported into): its
+    index, term table and checksum files are no abstracts; they were each rejected."""
+    papers = tmp_path / "papers"
+    (papers / "day").mkdir(parents=True)
+    (papers / "day" / "one.txt").write_text(f"Looms\n\n{ABSTRACT}\n")
+    lib = papers / "lib"
+    assert run(lib, "import", "-", stdin=f"Lemurs\n\n{OTHER}\n".encode()).returncode == 0
+    assert any(lib.rglob("*.json")), "the library has JSON files of its own"
+    (papers / "day" / "two.txt").write_text("Weaving\n\nWe weave tapestries of algebra "
+                                           "and find that the looms hum in tune.\n")
+    r = run(lib, "import", str(papers))
+    _no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    assert b"paperdesk: rejected" not in r.stderr + r.stdout, r.stderr
+    assert b"0 rejected" in r.stdout
+    stats = run(lib, "stats").stdout.decode()
+    assert "papers: 3" in stats, stats

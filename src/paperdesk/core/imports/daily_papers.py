@@ -1017,9 +1017,12 @@ def collect_files(paths: list[str | os.PathLike],
     """Expand a mix of files and folders into the files to import.
 
     Files are taken as given (any extension). Folders are searched recursively for files
-    matching any of ``patterns``, sorted by path; hidden files and folders are skipped. A path that
-    does not exist, a broken symbolic link in a folder and a folder with no matching file
-    are kept, so that reading them reports the problem.
+    matching any of ``patterns``, sorted by path; hidden files and folders are skipped, and
+    so are paperdesk library folders inside them (a folder holding ``library.db``: its
+    index, term table and checksums are no abstracts; importing a folder that held the
+    open library's own folder rejected each of those files). A path that does not
+    exist, a broken symbolic link in a folder and a folder with no matching file are
+    kept, so that reading them reports the problem.
 
     Args:
         paths: files and/or folders.
@@ -1027,14 +1030,30 @@ def collect_files(paths: list[str | os.PathLike],
     Returns:
         Paths in a stable order, without repeats.
     """
+    from paperdesk.core.manager import DB_NAME
+
     out: dict[Path, None] = {}
+    libraries: dict[Path, bool] = {}      # folder -> it is a library folder
+
+    def in_library(f: Path, top: Path) -> bool:
+        folder = f.parent
+        while True:
+            known = libraries.get(folder)
+            if known is None:
+                known = libraries[folder] = (folder / DB_NAME).is_file()
+            if known:
+                return True
+            if folder == top or folder == folder.parent:
+                return False
+            folder = folder.parent
+
     for raw in paths:
         p = Path(raw)
         if p.is_dir():
             found = False
             for f in sorted(f for pattern in patterns for f in p.rglob(pattern)):
                 rel = f.relative_to(p).parts
-                if any(part.startswith(".") for part in rel):
+                if any(part.startswith(".") for part in rel) or in_library(f, p):
                     continue
                 # a broken symbolic link is kept, so that reading it says so
                 if f.is_file() or (f.is_symlink() and not f.exists()):
