@@ -92,6 +92,16 @@ def test_second_launch_brings_the_window_forward_and_commands_refuse_to_write(tm
 
 def test_screenshot_writes_a_png_of_the_size_asked_for(tmp_path):
     env = subprocess_env(tmp_path)
+    # a folder that does not exist is said, not made; a folder is not a file name
+    for target, said in ((tmp_path / "docs" / "shot.png", "does not exist"),
+                         (tmp_path, "it is a folder")):
+        bad = subprocess.run(_paperdesk("--library", tmp_path / "lib", "--screenshot",
+                                        target), env=env, capture_output=True, text=True,
+                             timeout=120)
+        assert bad.returncode == 1 and said in bad.stderr, bad.stderr
+        assert len(bad.stderr.strip().splitlines()) == 1, bad.stderr
+    assert not (tmp_path / "docs").exists()
+    (tmp_path / "docs").mkdir()
     out = subprocess.run(_paperdesk("--library", tmp_path / "lib", "--screenshot",
                                     tmp_path / "docs" / "shot.png", "--size", "1280x800",
                                     "--appearance", "dark"),

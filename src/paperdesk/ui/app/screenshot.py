@@ -329,6 +329,25 @@ def scratch_settings(folder: str) -> Settings:
     return settings
 
 
+def check_png_target(out_png: str | os.PathLike) -> Path:
+    """Refuse a screenshot's file name that cannot be written, before anything is made.
+
+    Args:
+        out_png: the PNG's path.
+    Returns:
+        It as a ``Path``.
+    Raises:
+        OSError: one line: the path is a folder, or its folder does not exist (no
+            folder is made: a mistyped path is said, not created).
+    """
+    out = Path(out_png)
+    if out.is_dir():
+        raise OSError(f"cannot write {out}: it is a folder (name the PNG file)")
+    if not out.parent.is_dir():
+        raise OSError(f"cannot write {out}: the folder {out.parent} does not exist")
+    return out
+
+
 def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
                     size: tuple[int, int] = (1280, 800), query: str | None = None,
                     row: int = 0, timeout_s: float = 60.0, demo: bool = False,
@@ -343,7 +362,8 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
 
     Args:
         library_path: library folder (seeds are imported if it is empty).
-        out_png: where to write the PNG (parent folders are created).
+        out_png: where to write the PNG (its folder must exist; checked before the
+            window is made).
         appearance: ``"light"``, ``"dark"`` or ``"system"`` (default: unchanged).
         zoom: the reading pane's font size in points (default: the normal size).
         size, query, row, timeout_s, demo, triage, saved, sort, paper, open_saved,
@@ -352,8 +372,10 @@ def save_screenshot(library_path: str | os.PathLike, out_png: str | os.PathLike,
         The PNG path.
     Raises:
         TimeoutError: the import or the search did not finish in time.
-        OSError: the PNG could not be written.
+        OSError: the PNG could not be written (one line: a folder, or a folder that
+            does not exist, is said as such).
     """
+    check_png_target(out_png)
     ensure_app()
     if appearance:
         follow_appearance(appearance)
@@ -393,7 +415,8 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
 
     Args:
         window: a :class:`~paperdesk.ui.window.main_window.MainWindow`.
-        out_png: where to write the PNG (parent folders are created).
+        out_png: where to write the PNG (its folder must exist: checked first,
+            :func:`check_png_target`).
         size: window size in pixels.
         query: text typed into the search box before the grab.
         row: the row to select (after the search, if any).
@@ -420,8 +443,10 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
         The PNG path.
     Raises:
         TimeoutError: the import, the search or the screening did not finish in time.
-        OSError: the PNG could not be written.
+        OSError: the PNG could not be written (a folder, or in a folder that does not
+            exist: said before anything is done).
     """
+    out = check_png_target(out_png)
     window.resize(*size)
     window.show()
     if not _wait(lambda: not window.is_busy(), timeout_s):
@@ -483,8 +508,6 @@ def capture(window, out_png: str | os.PathLike, size: tuple[int, int] = (1280, 8
     _wait(lambda: not window.is_busy() and not window.discover.discover_busy(), timeout_s)
     window.statusBar().clearMessage()
     _wait(lambda: False, 0.2)  # let layouts and repaints settle
-    out = Path(out_png)
-    out.parent.mkdir(parents=True, exist_ok=True)
     picture = window.grab()
     if export:
         dialog = window.exports.open_export_dialog()
