@@ -1384,7 +1384,7 @@ def _cmd_export(lib: Library, args) -> int:
     if options is not None:     # said on stderr whether the references went to a file or not
         missing = missing_author_or_year(lib.papers.get(i) for i in ids)
         if missing:
-            print(f"paperdesk: note: {missing} of the {n} papers have no author or no year; "
+            print(f"paperdesk: note: {missing:,} of the {n:,} papers have no author or no year; "
                   "they are formatted by title, as the style says for missing data",
                   file=sys.stderr)
     return 0

@@ -421,3 +421,19 @@ def test_current_list_of_a_large_search_exports_every_match(qtbot, win, tmp_path
     papers = json.loads(target.read_text(encoding="utf-8"))["papers"]
     assert [p["id"] for p in papers] == window.model.ids()
     assert calls == []                  # the list's ids, not a second search
+
+
+def test_the_export_dialogs_counts_have_thousands_separators(qtbot, win, monkeypatch):
+    """A new user's try: "Whole library 1932" beside "1,932" everywhere else."""
+    from paperdesk.core.papers import Papers
+
+    real = Papers.scope_count
+    monkeypatch.setattr(Papers, "scope_count",
+                        lambda self, scope, *a, **k: real(self, scope, *a, **k) + 1_707)
+    dialog = win.exports.open_export_dialog()
+    try:
+        labels = [label.text() for label in dialog._scope_counts.values() if label.text()]
+        assert "1,932" in labels, labels
+        assert all("," in text or int(text) < 1000 for text in labels), labels
+    finally:
+        dialog.reject()

@@ -275,9 +275,9 @@ class ExportDialog(QDialog):
             self._scope_radios["tag"].setEnabled(False)
             self.tag_combo.setEnabled(False)
             self.tag_combo.setPlaceholderText("no tags yet")
-        self._scope_counts["current"].setText(str(self._current_count()))
-        self._scope_counts["selected"].setText(str(len(self._selected)))
-        self._scope_counts["all"].setText(str(self._lib.papers.scope_count(Scope())))
+        self._scope_counts["current"].setText(f"{self._current_count():,}")
+        self._scope_counts["selected"].setText(f"{len(self._selected):,}")
+        self._scope_counts["all"].setText(f"{self._lib.papers.scope_count(Scope()):,}")
         return box
 
     def _build_formats(self) -> QGroupBox:
@@ -573,7 +573,7 @@ class ExportDialog(QDialog):
         tag_id = self._tag_id()
         tag_count = len(self._ids) if kind == "tag" else (
             self._lib.papers.scope_count(Scope(tag_id=tag_id)) if tag_id is not None else 0)
-        self._scope_counts["tag"].setText(str(tag_count) if tag_id else "")
+        self._scope_counts["tag"].setText(f"{tag_count:,}" if tag_id else "")
         n = self._current_count() if kind == "current" else len(self._ids)
         name = export_format(self.fmt()).label
         self.count_label.setText(f"{plural(n, 'paper')} will be exported as {name}" if n
