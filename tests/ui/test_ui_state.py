@@ -207,7 +207,10 @@ def test_panes_can_be_hidden_and_stay_hidden(qtbot, reopen):
     again.focus_list()
     press(qtbot, again, "n")      # writing a note shows the reading pane again
     assert not again.detail_pane.isHidden()
-    assert again.focusWidget() is again.detail_pane.note_editor
+    # the paper may still be on its way from the reader thread: the focus goes there
+    # once it is shown
+    qtbot.waitUntil(lambda: again.focusWidget() is again.detail_pane.note_editor,
+                    timeout=5000)
     again.set_sidebar_shown(True)
     assert not again.tag_pane.isHidden() and again.tag_pane.width() > 50
 

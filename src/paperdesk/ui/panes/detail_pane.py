@@ -625,9 +625,20 @@ class DetailPane(QWidget):
         self.chips.editor.selectAll()
         return True
 
-    def focus_note(self) -> bool:
-        """Put the keyboard focus at the end of the note. Returns False without a paper."""
-        if self._paper is None:
+    def focus_note(self, coming: int | None = None) -> bool:
+        """Put the keyboard focus at the end of the note.
+
+        Args:
+            coming: the paper on its way from the reader thread (the list's current
+                row), if any: the note is cleared and what is typed goes to that paper
+                once it is shown (:meth:`NoteEditor.expect`), never to the paper shown
+                before.
+        Returns:
+            False when no paper is shown or coming.
+        """
+        if coming is not None and coming != (self._paper.id if self._paper else None):
+            self.note_editor.expect(coming)
+        elif self._paper is None:
             return False
         self.note_editor.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.note_editor.moveCursor(self.note_editor.textCursor().MoveOperation.End)

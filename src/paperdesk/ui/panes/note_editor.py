@@ -119,6 +119,7 @@ class NoteEditor(QPlainTextEdit):
         self._saved = ""
         self._session = 0
         self._loading = False
+        self._expected: int | None = None     # see expect()
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(AUTOSAVE_MS)
@@ -137,24 +138,55 @@ class NoteEditor(QPlainTextEdit):
         """The editing session number (increases with every :meth:`load`)."""
         return self._session
 
+    @property
+    def expected_id(self) -> int | None:
+        """The paper whose note is being typed before it was read (:meth:`expect`), or
+        ``None``."""
+        return self._expected
+
+    def expect(self, paper_id: int) -> None:
+        """Take the keys for ``paper_id``'s note before its stored note is read (the
+        user pressed N while the paper was on its way from the reader thread): the old
+        note is saved (:meth:`flush`) and cleared, and what is typed now is added after
+        the stored note when :meth:`load` brings it, as if it had been there at once.
+        Nothing is saved before then.
+
+        Args:
+            paper_id: the paper on its way.
+        """
+        self.flush()
+        self._timer.stop()
+        self._paper_id = None
+        self._expected = paper_id
+        self._saved = ""
+        self._set_text("")
+        self.setEnabled(True)
+
     def load(self, paper_id: int, body: str) -> None:
         """Start editing ``paper_id``'s note (call :meth:`flush` first for the old one).
+        Text typed for it before it came (:meth:`expect`) follows ``body`` and is saved
+        after the usual delay.
 
         Args:
             paper_id: the paper.
             body: its stored note ("" for none).
         """
+        typed = self.toPlainText() if self._expected == paper_id else ""
+        self._expected = None
         self._timer.stop()
         self._paper_id = paper_id
         self._session += 1
         self._saved = body
-        self._set_text(body)
+        self._set_text(body + typed)
         self.setEnabled(True)
+        if typed:
+            self._timer.start()
 
     def unload(self) -> None:
         """Show no note (no paper); the editor is disabled."""
         self._timer.stop()
         self._paper_id = None
+        self._expected = None
         self._saved = ""
         self._set_text("")
         self.setEnabled(False)

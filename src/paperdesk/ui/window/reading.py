@@ -344,17 +344,39 @@ class ReadingController:
         self._window.detail_pane.scroll_abstract(-0.9)
 
     def focus_tag_editor(self) -> bool:
-        """Put the focus in the tag editor; Enter adds the tag to the selected papers (t)."""
+        """Put the focus in the tag editor; Enter adds the tag to the selected papers (t),
+        even while the current row's paper is still on its way. With no paper shown yet
+        (the window has just opened), the focus goes there once it is.
+
+        Returns:
+            True when the editor has the focus or will have it once the paper is shown.
+        """
         self._window.detail_pane.set_selection_size(len(self._window.selected_ids()))
         self._window.reveal_reading_pane()
+        if self._window.detail_pane.paper is None \
+                and self.when_shown(self._window.detail_pane.focus_tag_editor):
+            return True
         return self._window.detail_pane.focus_tag_editor()
 
     def focus_note(self) -> bool:
-        """Put the focus in the note editor (n)."""
+        """Put the focus in the note editor (n). If the current row's paper is still on
+        its way, what is typed goes to its note once it is shown, never to the note of
+        the paper shown before (:meth:`DetailPane.focus_note`).
+
+        Returns:
+            True when the note has the focus.
+        """
         self._window.reveal_reading_pane()
-        return self._window.detail_pane.focus_note()
+        return self._window.detail_pane.focus_note(coming=self._pending_id)
 
     def edit_title(self) -> bool:
-        """Open the title editor (F2)."""
+        """Open the title editor (F2); if the current row's paper is still on its way,
+        once it is shown (the title shown before is never the one edited).
+
+        Returns:
+            True when the editor is open or will open once the paper is shown.
+        """
         self._window.reveal_reading_pane()
+        if self.when_shown(self._window.detail_pane.edit_title):
+            return True
         return self._window.detail_pane.edit_title()
