@@ -19,8 +19,8 @@ import bibtexparser
 import pytest
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox
-from ui_fixtures import (WAIT_MS, make_settings, open_seeded, settle, wait_idle,  # noqa: F401
-                         wait_listed, win)
+from ui_fixtures import (TOTAL, WAIT_MS, make_settings, open_seeded, settle,  # noqa: F401
+                         ui_thread_guard, wait_idle, wait_listed, win)
 
 from paperdesk.core.exports import to_file as export_ops
 from paperdesk.core.exports.formats import FIELDS, export_format
@@ -131,23 +131,55 @@ def test_csv_follows_the_list_order_and_the_chosen_fields(qtbot, win, tmp_path):
     assert all(r[3] == "batch" for r in rows[1:])
 
 
-def test_scopes_selected_tag_and_whole_library(qtbot, win, tmp_path):
-    window = win
+def _resolved(lib, options: ExportOptions) -> list[int]:
+    """The ids the export thread looks up for ``options``."""
+    scope, sort, descending = options.resolve
+    return lib.papers.scope_ids(scope, sort=sort, descending=descending)
+
+
+def test_scopes_selected_tag_and_whole_library(qtbot, win, tmp_path, ui_thread_guard):
+    window, lib = win, win.lib
     tagged = _tag_papers(qtbot, window, "scaling", 5)
     window.select_rows([1, 3, 4])
     selected = window.selected_ids()
+    ui_thread_guard.arm(window)         # the dialog reads nothing from the library
     dialog = window.exports.open_export_dialog()
     assert dialog.scope() == "selected"          # several rows selected: those
-    assert dialog.ids() == tuple(selected)
-    assert dialog.count_label.text().startswith("3 papers")
+    assert dialog.count() == 3 and dialog.count_label.text().startswith("3 papers")
     assert dialog.set_scope("tag", "SCALING")    # without regard to case
-    assert dialog.ids() == tuple(tagged)
-    assert dialog.path().name == "scaling.bib"
+    assert dialog.count() == 5 and dialog.path().name == "scaling.bib"
+    tag_options = dialog.options()
     assert dialog.set_scope("all")
-    assert len(dialog.ids()) == window.lib.papers.count()
+    assert dialog.count() == TOTAL
+    assert dialog._scope_counts["all"].text() == f"{TOTAL:,}"
     assert dialog.path().name == "paperdesk-library.bib"
+    all_options = dialog.options()
     assert not dialog.set_scope("tag", "no such tag")
+    assert dialog.set_scope("selected")
+    selected_options = dialog.options()
     dialog.reject()
+    ui_thread_guard.check()
+    with ui_thread_guard.allowed():     # the export thread's lookups give those papers
+        assert sorted(_resolved(lib, selected_options)) == sorted(selected)
+        assert _resolved(lib, tag_options) == tagged
+        assert len(_resolved(lib, all_options)) == lib.papers.count() == TOTAL
+    assert (selected_options.count, tag_options.count, all_options.count) == (3, 5, TOTAL)
+
+
+def test_a_tags_papers_are_looked_up_when_the_export_runs(qtbot, win, tmp_path):
+    """Exporting a tag writes the papers it has when the export runs, all of them."""
+    window = win
+    tagged = _tag_papers(qtbot, window, "later", 7)
+    dialog = window.exports.open_export_dialog()
+    assert dialog.set_scope("tag", "later")
+    target = tmp_path / "later.json"
+    dialog.set_format("json")
+    dialog.set_path(target)
+    dialog.accept()
+    _wait_export(qtbot, window)
+    papers = json.loads(target.read_text(encoding="utf-8"))["papers"]
+    assert sorted(p["id"] for p in papers) == sorted(tagged)
+    assert window.statusBar().currentMessage() == f"Exported 7 papers to {target}"
 
 
 def test_search_results_are_the_current_list(qtbot, win):
@@ -423,17 +455,20 @@ def test_current_list_of_a_large_search_exports_every_match(qtbot, win, tmp_path
     assert calls == []                  # the list's ids, not a second search
 
 
-def test_the_export_dialogs_counts_have_thousands_separators(qtbot, win, monkeypatch):
-    """A new user's try: "Whole library 1932" beside "1,932" everywhere else."""
-    from paperdesk.core.papers import Papers
+def test_the_export_dialogs_counts_have_thousands_separators(qtbot, win):
+    """A new user's try: "Whole library 1932" beside "1,932" everywhere else. The
+    counts are the tag pane's (nothing is counted on the UI thread)."""
+    from paperdesk.core.models import Tag
+    from paperdesk.ui.window.export_dialog import ListSnapshot
 
-    real = Papers.scope_count
-    monkeypatch.setattr(Papers, "scope_count",
-                        lambda self, scope, *a, **k: real(self, scope, *a, **k) + 1_707)
-    dialog = win.exports.open_export_dialog()
+    dialog = ExportDialog([Tag(7, "big", "#336699", None, 12_345)], 1_932,
+                          ListSnapshot((1, 2), "all papers", "paperdesk-library"), (),
+                          win.settings, lambda options: False, current_tag_id=7,
+                          parent=win)
     try:
         labels = [label.text() for label in dialog._scope_counts.values() if label.text()]
-        assert "1,932" in labels, labels
-        assert all("," in text or int(text) < 1000 for text in labels), labels
+        assert labels == ["2", "0", "12,345", "1,932"], labels
+        dialog.set_scope("all")
+        assert dialog.count_label.text().startswith("1,932 papers")
     finally:
         dialog.reject()

@@ -91,12 +91,14 @@ class ExportCommands:
         """The file name stem of a list scope: its filter's label, tag name or file stem."""
         if scope.filter is not None:
             return FILTER_LABELS.get(scope.filter, scope.filter)
+        # from the tag pane's lists: no SQLite on the UI thread
         if scope.tag_id is not None:
-            states = self._window.lib.tags.states([scope.tag_id])
-            return states[0].name if states else ""
+            return next((t.name for t in self._window.tag_pane.tag_entries()
+                         if t.id == scope.tag_id), "")
         if scope.source_id is not None:
-            names = [s.name for s in self._window.lib.removal.sources() if s.id == scope.source_id]
-            return Path(names[0]).stem if names else ""
+            for sid, label, _count in self._window.tag_pane.entries():
+                if sid == scope.source_id:
+                    return Path(label.rsplit(" (", 1)[0]).stem
         return ""
 
     def open_export_dialog(self) -> ExportDialog:
@@ -109,7 +111,10 @@ class ExportCommands:
         if self.export_dialog is not None:
             self.export_dialog.close()
             self.export_dialog.deleteLater()
-        dialog = ExportDialog(self._window.lib, self.current_list(), self._window.selected_ids(),
+        total = self._window.tag_pane.entries()[0][2]      # "All papers", as listed
+        dialog = ExportDialog(self._window.tag_pane.tag_entries(),
+                              total if isinstance(total, int) else None,
+                              self.current_list(), self._window.selected_ids(),
                               self._window.settings, self.export_with,
                               current_tag_id=self._window.current_scope().tag_id,
                               parent=self._window)
@@ -129,7 +134,7 @@ class ExportCommands:
             False (with a status-bar message) if there is nothing to export or an import
             or another export is running.
         """
-        if not options.ids:
+        if not options.ids and options.resolve is None:
             self._window.show_error("Nothing to export")
             return False
         if self._window.import_runner.is_running():
@@ -148,7 +153,7 @@ class ExportCommands:
             return False
         count = options.count if options.resolve is not None else len(options.ids)
         self.set_background_job(True)
-        self._window.progress_bar.setRange(0, max(count, 1))
+        self._window.progress_bar.setRange(0, max(count or 0, 1))
         self._window.progress_bar.setValue(0)
         self._window.progress_bar.setFormat("Exporting…")
         self._window.progress_bar.show()
@@ -156,7 +161,8 @@ class ExportCommands:
         self._window.cancel_button.setEnabled(True)
         self._window.cancel_button.show()
         self._window.statusBar().showMessage(
-            f"Exporting {plural(count, 'paper')} to {options.path}…")
+            f"Exporting {plural(count, 'paper') if count is not None else 'the papers'} "
+            f"to {options.path}…")
         return True
 
     def cancel_export(self) -> None:

@@ -3,7 +3,10 @@
 The dialog only collects choices; :meth:`ExportDialog.accept` hands them as an
 :class:`ExportOptions` to a callback (the window's ``export_with``), which writes the
 file on a worker thread. Nothing here blocks except the optional Browse… and
-overwrite questions, so tests drive the dialog with its setters and ``accept()``.
+overwrite questions, so tests drive the dialog with its setters and ``accept()``. The
+dialog reads nothing from the library: the tags and counts are the tag pane's, and the
+papers of a tag, of the selection or of the whole library are looked up on the export
+thread (:attr:`ExportOptions.resolve`).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from PySide6.QtWidgets import (QButtonGroup, QCheckBox, QComboBox, QDialog,
 from paperdesk.core.api import (EXPORT_FORMATS, FIELDS, ExportFormat,
                                             export_format)
 from paperdesk.core.fields import field as paper_field
-from paperdesk.core.library import Library
+from paperdesk.core.models import Tag
 from paperdesk.core.scope import Scope
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.ui.style.formatting import plural
@@ -104,9 +107,10 @@ class ExportOptions:
     """One export, as chosen in the dialog.
 
     Attributes:
-        ids: the papers, in the order to write.
+        ids: the papers, in the order to write (empty when ``resolve`` is set).
         resolve: ``(scope, sort, descending)`` when the ids are to be looked up on the
-            export thread instead (a search still loading), else ``None``.
+            export thread instead (a tag, the selection, the whole library, or a search
+            still loading), else ``None``.
         fmt: the name of a registered export format.
         path: the file to write (absolute).
         fields: the fields to include, or ``None`` for all of them.
@@ -121,7 +125,9 @@ class ExportOptions:
     scope: str = "current"
     label: str = ""
     resolve: tuple[Scope, str | None, bool] | None = None
-    count: int | None = None   #: papers to write when ``resolve`` is set
+    #: papers to write when ``resolve`` is set (as the tag pane counted them; ``None``
+    #: when not known)
+    count: int | None = None
 
 
 class ExportDialog(QDialog):
@@ -137,7 +143,9 @@ class ExportDialog(QDialog):
     and format start as remembered in ``settings``.
 
     Args:
-        library: the open library (for tag lists and counts; UI thread, cheap calls).
+        tags: the tags with their counts, as the tag pane lists them.
+        total: the papers in the library, as the tag pane counted them (``None``: not
+            counted yet).
         current: the list as shown (:class:`ListSnapshot`).
         selected: the selected paper ids in list order (may be empty).
         settings: where the last folder and format are remembered (saved on a
@@ -148,13 +156,15 @@ class ExportDialog(QDialog):
         parent: the window.
     """
 
-    def __init__(self, library: Library, current: ListSnapshot, selected: Sequence[int],
+    def __init__(self, tags: Sequence[Tag], total: int | None, current: ListSnapshot,
+                 selected: Sequence[int],
                  settings: Settings, submit: Callable[[ExportOptions], bool],
                  current_tag_id: int | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.setObjectName("exportDialog")
         self.setWindowTitle("Export papers")
-        self._lib = library
+        self._tags = {tag.id: tag for tag in tags}
+        self._total = total
         self._current = current
         self._selected = tuple(selected)
         self._settings = settings
@@ -162,7 +172,6 @@ class ExportDialog(QDialog):
         self._folder = settings.export_folder
         self._auto_path = ""        # the last file name the dialog suggested
         self._confirmed = ""        # a path already confirmed in the Browse… dialog
-        self._ids: tuple[int, ...] = ()
 
         layout = QVBoxLayout(self)
         # The choices scroll when the screen is too small for them (a large font on a
@@ -246,7 +255,7 @@ class ExportDialog(QDialog):
         self.tag_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.tag_combo.setMinimumContentsLength(18)
-        for tag in self._lib.tags.all():
+        for tag in self._tags.values():
             self.tag_combo.addItem(tag.name, tag.id)
         if current_tag_id is not None:
             index = self.tag_combo.findData(current_tag_id)
@@ -277,7 +286,7 @@ class ExportDialog(QDialog):
             self.tag_combo.setPlaceholderText("no tags yet")
         self._scope_counts["current"].setText(f"{self._current_count():,}")
         self._scope_counts["selected"].setText(f"{len(self._selected):,}")
-        self._scope_counts["all"].setText(f"{self._lib.papers.scope_count(Scope()):,}")
+        self._scope_counts["all"].setText("" if self._total is None else f"{self._total:,}")
         return box
 
     def _build_formats(self) -> QGroupBox:
@@ -416,8 +425,23 @@ class ExportDialog(QDialog):
         self.problem_label.hide()
 
     def ids(self) -> tuple[int, ...]:
-        """Return the ids of the papers the chosen scope exports, in list order."""
-        return self._ids
+        """Return the ids of the papers the current list exports, in list order; empty
+        for the other scopes, whose papers are looked up on the export thread
+        (:meth:`options` ``.resolve``)."""
+        return self._current.ids if self.scope() == "current" else ()
+
+    def count(self) -> int | None:
+        """Return how many papers the chosen scope exports, as the list, the selection
+        and the tag pane counted them; ``None`` when not counted yet."""
+        kind = self.scope()
+        if kind == "current":
+            return self._current_count()
+        if kind == "selected":
+            return len(self._selected)
+        if kind == "tag":
+            tag = self._tags.get(self._tag_id())
+            return 0 if tag is None else tag.count
+        return self._total
 
     def options(self) -> ExportOptions | None:
         """Return the export as chosen, or ``None`` if there is no file name yet."""
@@ -426,13 +450,15 @@ class ExportDialog(QDialog):
             return None
         kind = self.scope()
         cur = self._current
-        if kind == "current" and cur.pending_count is not None:
-            return ExportOptions(self._ids, self.fmt(), path, self.fields(), kind,
-                                 self._scope_label(kind), (cur.scope, cur.sort,
-                                                           cur.descending),
-                                 cur.pending_count)
-        return ExportOptions(self._ids, self.fmt(), path, self.fields(), kind,
-                             self._scope_label(kind))
+        if kind == "current" and cur.pending_count is None:
+            return ExportOptions(cur.ids, self.fmt(), path, self.fields(), kind,
+                                 self._scope_label(kind))
+        if kind == "current":
+            resolve = (cur.scope, cur.sort, cur.descending)
+        else:
+            resolve = (self._resolve_scope(kind), None, False)
+        return ExportOptions((), self.fmt(), path, self.fields(), kind,
+                             self._scope_label(kind), resolve, self.count())
 
     def _current_count(self) -> int:
         """Papers in the current list: all matches while a search is still loading."""
@@ -476,7 +502,7 @@ class ExportDialog(QDialog):
         remember the folder and format and close. Problems (no papers, no file name, a
         folder instead of a file) are shown in the dialog, which stays open."""
         options = self.options()
-        if not self._ids:
+        if self.count() == 0:
             self._problem("There are no papers to export. Choose other papers.")
             return
         if options is None:
@@ -522,16 +548,14 @@ class ExportDialog(QDialog):
     def _tag_id(self) -> int | None:
         return self.tag_combo.currentData() if self.tag_combo.count() else None
 
-    def _resolve_ids(self, kind: str) -> tuple[int, ...]:
-        if kind == "current":
-            return self._current.ids
+    def _resolve_scope(self, kind: str) -> Scope:
+        """The scope whose papers the export thread looks up for ``kind`` (not
+        ``"current"``)."""
         if kind == "selected":
-            return tuple(self._lib.papers.scope_ids(Scope(ids=self._selected)))
+            return Scope(ids=self._selected)
         if kind == "tag":
-            tag_id = self._tag_id()
-            return tuple(self._lib.papers.scope_ids(Scope(tag_id=tag_id))) if tag_id is not None \
-                else ()
-        return tuple(self._lib.papers.scope_ids(Scope()))
+            return Scope(tag_id=self._tag_id())
+        return Scope()
 
     def _tag_name(self) -> str:
         return self.tag_combo.currentText() if self.tag_combo.count() else ""
@@ -568,17 +592,18 @@ class ExportDialog(QDialog):
 
     def _refresh(self) -> None:
         """Update the ids, the count, the tag's count and the suggested file name."""
-        kind = self.scope()
-        self._ids = self._resolve_ids(kind)
-        tag_id = self._tag_id()
-        tag_count = len(self._ids) if kind == "tag" else (
-            self._lib.papers.scope_count(Scope(tag_id=tag_id)) if tag_id is not None else 0)
-        self._scope_counts["tag"].setText(f"{tag_count:,}" if tag_id else "")
-        n = self._current_count() if kind == "current" else len(self._ids)
+        tag = self._tags.get(self._tag_id())
+        self._scope_counts["tag"].setText(
+            f"{tag.count:,}" if tag is not None and tag.count is not None else "")
+        n = self.count()
         name = export_format(self.fmt()).label
-        self.count_label.setText(f"{plural(n, 'paper')} will be exported as {name}" if n
-                                 else "No papers to export")
-        self.export_button.setEnabled(n > 0)
+        if n is None:
+            text = f"The whole library will be exported as {name}"
+        else:
+            text = f"{plural(n, 'paper')} will be exported as {name}" if n \
+                else "No papers to export"
+        self.count_label.setText(text)
+        self.export_button.setEnabled(n != 0)
         self._update_path()
 
     def _update_path(self) -> None:
