@@ -84,6 +84,17 @@ GARBAGE = {
     "null.json": ("null", "it is null"),
     "notes.JSON": ("garbage {not json\n\nmore garbage and some words of prose here\n",
                    "named .JSON but not JSON (it reads as plain text)"),
+    # Prose in a file named for a structured format (a new user's try: 50 lines of
+    # junk named .ris went in as one paper): refused, with what to do about it.
+    "junk.ris": ("hello world\nthis is not ris\n$$$ junk junk\n" * 50,
+                 "named .ris but not RIS: no record in it starts as RIS does (it reads as "
+                 "plain text); rename it .txt"),
+    "abstracts.BIB": ("We propose a method for depth estimation from one image and show "
+                      "that it works on many scenes.\n\nA second abstract on diffusion "
+                      "models and the speed of their sampling.\n",
+                      "named .BIB but not BibTeX"),
+    "pubmed.nbib": ("Some prose that a PubMed export would never hold, about a method for "
+                    "things and its results.\n", "named .nbib but not PubMed/MEDLINE"),
     # A Web of Science export is read since issue 25 (test_tagged_imports.py); one whose
     # lines lost their tags is refused.
     "wos.txt": ("FN Clarivate Analytics Web of Science\nVR 1.0\nDeep learning for things\n"

@@ -214,7 +214,7 @@ def detect_streamed(path: str | os.PathLike) -> StreamedText | None:
             not prose (the same one-line reason :func:`detect_file` gives).
     """
     p = Path(path)
-    if _named_json(p):          # text in a .json file is refused by detect_file
+    if _named_json(p) or _named_format(p):  # text named otherwise: refused by detect_file
         return None
     try:
         if not p.is_file():
@@ -321,6 +321,41 @@ def _named_json(path: Path) -> bool:
     return path.suffix.lower() in (".json", ".jsonl")
 
 
+def _named_format(path: Path) -> str | None:
+    """The label of the structured format the file's name says (``"RIS"`` for
+    ``.ris``, ``"BibTeX"`` for ``.bib``, any case), from the registered formats' file
+    name patterns; ``None`` when the name also fits plain text (``.txt``) or no format.
+    """
+    suffix = path.suffix.lower()
+    if not suffix:
+        return None
+    named = [f for f in IMPORT_FORMATS.entries() if f"*{suffix}" in f.patterns]
+    if not named or any(f.fallback for f in named):
+        return None
+    return named[0].label if len(named) == 1 else "/".join(f.label for f in named)
+
+
+def _refuse_text_named_otherwise(label, name) -> None:
+    """Refuse plain text in a file whose name says JSON or a structured format (a
+    ``.ris`` of prose is not a paper; the user renames it to import it as text).
+
+    Raises:
+        ParseError: naming ``label`` (the file).
+    """
+    if name == STDIN_NAME:
+        return
+    path = Path(str(name))
+    if _named_json(path):
+        raise ParseError(label, f"named {path.suffix} but not JSON (it reads as plain "
+                                "text); rename it .txt to import its paragraphs as "
+                                "abstracts")
+    fmt = _named_format(path)
+    if fmt is not None:
+        raise ParseError(label, f"named {path.suffix} but not {fmt}: no record in it "
+                                f"starts as {fmt} does (it reads as plain text); rename "
+                                "it .txt to import its paragraphs as abstracts")
+
+
 def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
     """Read a file (or standard input, for ``-``), decode it and recognise its format.
 
@@ -329,8 +364,9 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
         head: for standard input, the bytes already read from it.
     Raises:
         ParseError: unreadable, binary, undecodable or in none of the formats, or
-            plain text in a file named ``.json``/``.jsonl``; the reason is one line and
-            the error names the file.
+            plain text in a file named ``.json``/``.jsonl`` or for a structured format
+            (``.bib``, ``.ris``, ``.nbib``, ``.ciw``); the reason is one line and the
+            error names the file.
     """
     name, data = load_bytes(path, head)
     label = STDIN_NAME if name == STDIN_NAME else path
@@ -348,8 +384,6 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
         fmt, document = _detect(text)
     except ParseError as exc:
         raise ParseError(label, exc.reason) from None
-    if fmt == "text" and name != STDIN_NAME and _named_json(Path(str(name))):
-        raise ParseError(label, f"named {Path(str(name)).suffix} but not JSON (it reads as "
-                                "plain text); rename it .txt to import its paragraphs as "
-                                "abstracts")
+    if fmt == "text":
+        _refuse_text_named_otherwise(label, name)
     return Detected(name, fmt, text.lstrip("\ufeff"), encoding, document, tuple(notes))
