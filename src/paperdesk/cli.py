@@ -46,7 +46,7 @@ from paperdesk.core.api import (WAIT_ENV, acquire_in_turn, paused_holder,
 from paperdesk.core.models import LibraryError, field_values
 from paperdesk.core.api import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
-from paperdesk.core.terminal_text import TerminalSafeStream, wrap_if_terminal
+from paperdesk.core.terminal_text import TerminalSafeStream, one_line, wrap_if_terminal
 
 __all__ = ["main", "gui_main", "build_parser", "writes", "split_open_files",
            "COMPLETION_SHELLS", "STDOUT"]
@@ -591,12 +591,13 @@ def _cmd_import(lib: Library, args) -> int:
               "see paperdesk duplicates")
     for f in report.files:
         for line in f.warnings[:_WARNINGS_SHOWN]:
-            print(f"paperdesk: note: {f.path}: {line}", file=sys.stderr)
+            print(f"paperdesk: note: {one_line(f.path)}: {line}", file=sys.stderr)
         if len(f.warnings) > _WARNINGS_SHOWN:
-            print(f"paperdesk: note: {f.path}: ... and {len(f.warnings) - _WARNINGS_SHOWN:,} "
+            print(f"paperdesk: note: {one_line(f.path)}: ... and "
+                  f"{len(f.warnings) - _WARNINGS_SHOWN:,} "
                   "more (see --json)", file=sys.stderr)
     for r in report.rejected:
-        print(f"paperdesk: rejected {r['path']}: {r['reason']}", file=sys.stderr)
+        print(f"paperdesk: rejected {one_line(r['path'])}: {r['reason']}", file=sys.stderr)
     if report.cancelled:
         n = report.added
         if index_cancelled:
@@ -626,7 +627,7 @@ def _print_import_counts(report) -> None:
     for f in report.files:
         if f.error:
             continue
-        print(f"{f.path}: {_counts(f)}" + (f" ({f.header})" if f.format not in
+        print(f"{one_line(f.path)}: {_counts(f)}" + (f" ({f.header})" if f.format not in
                                            (None, "text") else ""))
     print(f"total: {_counts(report)}, {len(report.rejected):,} rejected", flush=True)
 
@@ -635,7 +636,8 @@ def _print_stored(lib: Library, report, to_stderr: bool = False) -> None:
     """``stored: 100,000 papers in the library (100,000 new); indexing 100,000 for
     search`` (to standard error for ``--json``, whose standard output is the report)."""
     status = lib.index.status()
-    line = f"stored: {status.papers:,} papers in the library ({report.added:,} new)"
+    line = (f"stored: {status.papers:,} {'paper' if status.papers == 1 else 'papers'} in "
+            f"the library ({report.added:,} new)")
     if not status.complete:
         line += f"; indexing {status.unindexed:,} for search"
     print(f"paperdesk: {line}" if to_stderr else line,

@@ -203,3 +203,32 @@ def test_importing_a_folder_leaves_out_the_library_folders_inside_it(tmp_path):
     assert b"0 rejected" in r.stdout
     stats = run(lib, "stats").stdout.decode()
     assert "papers: 3" in stats, stats
+
+
+def test_a_file_name_with_a_line_feed_stays_on_its_report_line(tmp_path):
+    """A new user's try: ``new\\nline.bib`` split the import's one-line report over two
+    lines. The name is written with ``\\n``; a rejected one too."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "new\nline.bib").write_text(
+        "@article{k1,\n title={Looms},\n abstract={" + ABSTRACT + "}\n}\n")
+    (folder / "bad\rname.ris").write_text("hello world\nthis is not ris\n" * 5)
+    r = run(tmp_path / "lib", "import", str(folder))
+    _no_traceback(r)
+    out, err = r.stdout.decode(), r.stderr.decode()
+    added = [line for line in out.splitlines() if "1 added" in line and "line.bib" in line]
+    assert added and added[0].startswith(f"{folder}/new\\nline.bib: 1 added"), out
+    rejected = [line for line in err.splitlines() if "name.ris" in line]
+    assert rejected == [f"paperdesk: rejected {folder}/bad\\rname.ris: named .ris but not "
+                        "RIS: no record in it starts as RIS does (it reads as plain text); "
+                        "rename it .txt to import its paragraphs as abstracts"], err
+    assert "stored: 1 paper in the library (1 new)" in out
+
+
+def test_one_line_escapes_every_line_break():
+    from paperdesk.core.terminal_text import one_line
+
+    name = "a\nb\rc\td\x85e\u2028f\x0cg"
+    assert one_line(name) == "a\\nb\\rc\\td\\x85e\\u2028f\\fg"
+    assert len(one_line(name).splitlines()) == 1
+    assert one_line("café 深層.bib") == "café 深層.bib"

@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 from typing import TextIO
 
-__all__ = ["terminal_safe", "first_control", "TerminalSafeStream", "wrap_if_terminal"]
+__all__ = ["terminal_safe", "first_control", "one_line", "TerminalSafeStream",
+           "wrap_if_terminal"]
 
 _CONTROL_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
@@ -41,6 +42,27 @@ def terminal_safe(text: str) -> str:
         ``"<U+202E>"``; everything else unchanged.
     """
     return _CONTROL_RE.sub(_visible, text)
+
+
+_LINE_BREAKS = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", "\f": "\\f",
+                "\x1c": "\\x1c", "\x1d": "\\x1d", "\x1e": "\\x1e", "\x85": "\\x85",
+                "\u2028": "\\u2028", "\u2029": "\\u2029"}
+_LINE_BREAK_RE = re.compile("[" + "".join(_LINE_BREAKS) + "]")
+
+
+def one_line(text: str) -> str:
+    """Return a name (a file name, a path) fit for one line of a report: each line
+    break, tab or other character that ``str.splitlines`` splits at written as its
+    Python escape (``"new\\nline.bib"``), so a file named with a line feed does not
+    split the line that names it. Other characters are unchanged.
+
+    Args:
+        text: e.g. a path as :func:`~paperdesk.core.imports.daily_papers.display_path`
+            gives it.
+    Returns:
+        The text without line breaks.
+    """
+    return _LINE_BREAK_RE.sub(lambda m: _LINE_BREAKS[m.group()], text)
 
 
 def first_control(text: str) -> str | None:
