@@ -179,3 +179,33 @@ def test_new_library_in_a_non_empty_folder_gets_a_subfolder(qtbot, tmp_path, con
     monkeypatch.setattr(QFileDialog, "getExistingDirectory", lambda *a, **k: str(parent))
     assert window.choose_new_library()
     assert controller.window.lib.path == parent / "paperdesk library 2"
+
+
+def test_a_read_only_library_folder_is_refused_by_the_window_saying_what_works(tmp_path):
+    """A new user's try: the window refused a read-only folder with "it can be searched
+    and exported", which only the paperdesk command does. The line now says so."""
+    env = subprocess_env(tmp_path)
+    library = tmp_path / "lib"
+    made = subprocess.run(_paperdesk("--library", library, "import", "-"), env=env,
+                          input="Looms\n\nWe propose a loom that weaves algebra and show "
+                                "that it is faster than weaving by hand.\n",
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    # the lock file cannot be made, as in a folder the user cannot write (the tests may
+    # run as root, who can write anywhere)
+    code = ("import errno, sys\n"
+            "from paperdesk.core.store import lock\n"
+            "def refuse(path, data):\n"
+            "    raise PermissionError(errno.EACCES, 'Permission denied', str(path))\n"
+            "lock._write_new = refuse\n"
+            "sys.argv = ['paperdesk', *sys.argv[1:]]\n"
+            "from paperdesk.launch import main\n"
+            "sys.exit(main())\n")
+    shot = subprocess.run([sys.executable, "-c", code, "--library", str(library),
+                           "--screenshot", str(tmp_path / "x.png")],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert shot.returncode == 1 and not (tmp_path / "x.png").exists()
+    assert shot.stderr.strip() == (
+        f"paperdesk: the library folder {library} is read-only (Permission denied): the "
+        "window needs to write to it; the paperdesk command searches, shows and exports "
+        f"it there (paperdesk --library {library} search QUERY)"), shot.stderr

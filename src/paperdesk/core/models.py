@@ -15,13 +15,28 @@ from paperdesk.core.changes import Changes
 from paperdesk.core.fields import stored_fields
 
 __all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults", "IndexStatus",
-           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "DatabaseDamaged",
+           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "LibraryReadOnly",
+           "DatabaseDamaged",
            "Tag", "TagState",
            "Highlight", "SavedSearch", "field_values"]
 
 
 class LibraryError(Exception):
     """A user-facing problem with the library (message is one line, safe to show)."""
+
+
+class LibraryReadOnly(LibraryError):
+    """The library folder cannot be written (its permissions, a read-only mount): it
+    can be searched, shown and exported by the ``paperdesk`` command, not changed, and
+    the window (which needs to write) cannot open it.
+
+    Attributes:
+        folder: the library folder.
+    """
+
+    def __init__(self, message: str, folder):
+        super().__init__(message)
+        self.folder = folder
 
 
 class DatabaseDamaged(LibraryError):

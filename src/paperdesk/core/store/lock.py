@@ -36,7 +36,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from paperdesk.core.models import LibraryError
+from paperdesk.core.models import LibraryError, LibraryReadOnly
 from paperdesk.core.store.errors import disk_full_message
 
 __all__ = ["LibraryLock", "LockHeld", "LockInfo", "LOCK_NAME", "GARBAGE_GRACE_S",
@@ -215,9 +215,9 @@ def _lock_error(folder: Path, path: Path, exc: OSError) -> LibraryError:
         return LibraryError(f"cannot open the library {folder} for changes: "
                             + disk_full_message(path, exc))
     if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-        return LibraryError(f"the library folder {folder} is read-only "
-                            f"({exc.strerror or exc}): it can be searched and exported, "
-                            "not changed")
+        return LibraryReadOnly(f"the library folder {folder} is read-only "
+                               f"({exc.strerror or exc}): it can be searched and "
+                               "exported, not changed", folder)
     return LibraryError(f"cannot lock the library {folder}: {exc.strerror or exc}")
 
 

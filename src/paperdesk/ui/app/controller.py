@@ -24,7 +24,7 @@ from paperdesk.core.library import DB_NAME
 from paperdesk.core.api import LOCK_NAME, LibraryLock, LockHeld
 from paperdesk.core.check import refuse_lost_database
 from paperdesk.core.error_log import log_unexpected
-from paperdesk.core.models import DatabaseDamaged, LibraryError
+from paperdesk.core.models import DatabaseDamaged, LibraryError, LibraryReadOnly
 from paperdesk.core.paths import APP_NAME, LIBRARY_ENV, default_library_path
 from paperdesk.ui.style.appearance import follow_appearance
 from paperdesk.ui.window.dialogs import message_box
@@ -379,6 +379,11 @@ def run(library_path: str | os.PathLike | None = None, screenshot: str | os.Path
         except LibraryError as again:
             _fail(str(again), "paperdesk cannot open the library", folder)
             return 1
+    except LibraryReadOnly as exc:
+        _fail(read_only_message(exc), "paperdesk cannot open the library", folder,
+              "Copy the folder to one you can write and open that copy, or choose "
+              "another folder with --library DIR.")
+        return 1
     except LibraryError as exc:
         _fail(str(exc), "paperdesk cannot open the library", folder,
               "Choose another folder with --library DIR or set PAPERDESK_LIBRARY.")
@@ -422,6 +427,22 @@ def _quit_on_signals(app: QApplication) -> None:
     timer = QTimer(app)
     timer.timeout.connect(lambda: None)
     timer.start(250)
+
+
+def read_only_message(exc: LibraryReadOnly) -> str:
+    """The one line for a read-only library folder the window was asked to open: the
+    window needs to write (read marks, the index), so it says what does work there.
+
+    Args:
+        exc: the error opening the library raised.
+    Returns:
+        ``"the library folder F is read-only (Permission denied): the window needs to
+        write to it; the paperdesk command searches, shows and exports it there
+        (paperdesk --library F search QUERY)"``.
+    """
+    reason = str(exc).split(": it can be searched", 1)[0]
+    return (f"{reason}: the window needs to write to it; the paperdesk command searches, "
+            f"shows and exports it there (paperdesk --library {exc.folder} search QUERY)")
 
 
 def _fail(message: str, title: str, folder: Path, hint: str = "") -> None:
