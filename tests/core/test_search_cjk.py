@@ -1,0 +1,60 @@
+"""Chinese and Japanese abstracts are searched by the words inside their sentences.
+
+They are written without spaces: before, a whole clause up to its punctuation was one
+index word, so "深度" (depth) inside "新しい深度推定手法を提案する" found nothing. Each
+ideograph (and Hiragana character) is now a word of its own, as in Lucene's
+StandardTokenizer, and a query word of several needs all of them
+(:data:`paperdesk.core.search.words.IDEOGRAPHS`)."""
+
+from __future__ import annotations
+
+from paperdesk.core.search.index import match_spans
+from paperdesk.core.search.words import WORD_RE
+
+JAPANESE = "本研究では、新しい深度推定手法を提案する。単眼画像から高精度な深度を推定できる。"
+CHINESE = "我们提出了一种新的图像分割方法，并在测试期刊的数据集上验证。"
+ENGLISH = "We propose a depth network for monocular images and show its results."
+
+
+def _library(empty_library, tmp_path, encoding: str = "utf-8"):
+    path = tmp_path / "daily.txt"
+    path.write_bytes(("毎日の論文\n\n" + "\n\n".join([JAPANESE, CHINESE, ENGLISH]) + "\n")
+                     .encode(encoding, errors="strict") if encoding == "utf-8" else
+                     ("Daily\n\n" + JAPANESE + "\n\n" + ENGLISH + "\n").encode(encoding))
+    report = empty_library.imports.run([path])
+    assert not report.rejected, report.rejected
+    return empty_library
+
+
+def _found(lib, query: str) -> list[str]:
+    return [lib.papers.get(h.id).abstract[:6] for h in lib.search.find(query).hits]
+
+
+def test_words_inside_japanese_and_chinese_sentences_are_found(empty_library, tmp_path):
+    lib = _library(empty_library, tmp_path)
+    for query in ("深度", "提案", "単眼画像", "深度推定手法", "本研究では"):
+        assert _found(lib, query) == [JAPANESE[:6]], query
+    for query in ("图像分割", "测试期刊", "方法"):
+        assert _found(lib, query) == [CHINESE[:6]], query
+    assert _found(lib, "depth") == [ENGLISH[:6]]
+    assert _found(lib, "深度 depth") == []                 # all words must match
+    assert _found(lib, '"深度推定"') == [JAPANESE[:6]]     # a phrase keeps the order
+    assert _found(lib, '"推定深度"') == []
+    assert _found(lib, "画像分割") == []                   # 画 is not in the Chinese one
+
+
+def test_a_shift_jis_file_is_searchable_by_its_words(empty_library, tmp_path):
+    lib = _library(empty_library, tmp_path, encoding="shift_jis")
+    assert _found(lib, "推定") == [JAPANESE[:6]]
+
+
+def test_ideographs_are_words_and_other_scripts_keep_theirs():
+    assert WORD_RE.findall("新しい深度") == ["新", "し", "い", "深", "度"]
+    assert WORD_RE.findall("ネットワーク深度abc") == ["ネットワーク", "深", "度", "abc"]
+    assert WORD_RE.findall("한국어 단어 C++ 2.5 café") == ["한국어", "단어", "C++", "2.5", "café"]
+
+
+def test_the_matched_ideographs_are_marked_where_they_are(empty_library, tmp_path):
+    lib = _library(empty_library, tmp_path)
+    spans = match_spans(JAPANESE, lib.search.match_terms("深度"))
+    assert [JAPANESE[a:b] for a, b in spans] == ["深", "度", "度", "深", "度"]  # 精度 too
