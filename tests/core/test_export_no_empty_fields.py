@@ -27,13 +27,19 @@ needs_realworld = pytest.mark.skipif(not TESTJABREF.is_file(),
 def exported(tmp_path_factory, seed_files) -> dict[str, str]:
     """JabRef's test library plus the seeds, exported whole in every format."""
     folder = tmp_path_factory.mktemp("no-empty")
+    # A paper with neither title nor abstract, kept for its key and DOI (the CSL test
+    # suite has hundreds): it had `title = {{}}`, `TI  - ` and `"title": ""`.
+    untitled = folder / "untitled.bib"
+    untitled.write_text("@misc{untitled2020,\n  author = {Doe, Jane},\n  year = {2020},\n"
+                        "  doi = {10.1000/untitled}\n}\n", encoding="utf-8")
     with Library.open(folder / "lib") as lib:
-        report = lib.imports.run([TESTJABREF, *seed_files[:1]])
+        report = lib.imports.run([TESTJABREF, *seed_files[:1], untitled])
         assert not [f.error for f in report.files if f.error]
         ids = lib.papers.ids()
         without = [i for i in ids if not lib.papers.get(i).abstract]
         year_only = [i for i in ids if len(lib.papers.metadata(i).date or "") == 4]
-        assert without and year_only       # what the test is about is in the data
+        no_title = [i for i in ids if not lib.papers.get(i).title]
+        assert without and year_only and no_title   # what the test is about is in the data
         yield {fmt: lib.exports.text(ids, fmt)
                for fmt in ("bibtex", "ris", "csl-json", "csv", "json", "markdown")}
 

@@ -125,7 +125,8 @@ def _fields(paper: Paper, keep: tuple[str, ...]) -> list[tuple[str, str]]:
     if "authors" in keep and paper.authors:
         names = [bibtex_name(a) for a in paper.authors] + ([ET_AL_NAME] if meta.et_al else [])
         out.append(("author", "{" + " and ".join(names) + "}"))
-    protected("title", paper.title)
+    if paper.title:     # a paper may have neither title nor abstract (a key, a DOI)
+        protected("title", paper.title)
     out += bibtex_pairs(meta, keep, latex_text, paper.entry_type, containers=True)
     parts = date_parts(meta.date)
     if "year" in keep and parts:
@@ -163,7 +164,7 @@ def bibtex_entry(paper: Paper, keep: Iterable[str]) -> str:
     Args:
         paper: the paper.
         keep: the export field names to write (``paperdesk.core.fields`` names; the
-            title and the citation key are always written).
+            citation key is always written, the title whenever the paper has one).
     Returns:
         ``@type{key,\\n  field = {value},\\n  ...\\n}\\n``: one field per line, every
         value's braces balanced as BibTeX counts them; a paper with key aliases gets one

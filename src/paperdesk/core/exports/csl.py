@@ -92,15 +92,17 @@ def csl_item(paper: Paper, keep: Iterable[str]) -> dict:
 
     Args:
         paper: the paper.
-        keep: export field names to write (``id``/key, type and title always are).
+        keep: export field names to write (``id``/key and type always are, the title
+            whenever the paper has one).
     Returns:
         A dict valid against the CSL data schema's item definition.
     """
     keep = tuple(keep)
     meta = paper.metadata
     kind = CSL_TYPES[paper.entry_type]
-    item: dict = {"id": citation_key(paper), "type": kind,
-                  "title": readable_math(paper.title)}
+    item: dict = {"id": citation_key(paper), "type": kind}
+    if paper.title:     # no "title": "" for a paper without a title
+        item["title"] = readable_math(paper.title)
     if "authors" in keep and paper.authors:
         item["author"] = [_name(a) for a in paper.authors] + (
             [{"literal": ET_AL_NAME}] if meta.et_al else [])

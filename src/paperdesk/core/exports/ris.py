@@ -103,8 +103,8 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
 
     Args:
         paper: the paper.
-        keep: export field names to write (the type, citation key, title and ``DP``
-            always are).
+        keep: export field names to write (the type, citation key and ``DP`` always
+            are, the title whenever the paper has one).
     Returns:
         ``{"type_of_reference": "JOUR", "id": key, "authors": [...], ...}``.
     """
@@ -115,7 +115,8 @@ def ris_record(paper: Paper, keep: Iterable[str]) -> dict:
     if "authors" in keep and paper.authors:
         ref["authors"] = [ris_text(str(a)) for a in paper.authors] + (
             [ET_AL_NAME] if meta.et_al else [])
-    ref["title"] = ris_text(readable_math(paper.title))
+    if paper.title:     # no empty TI line for a paper without a title
+        ref["title"] = ris_text(readable_math(paper.title))
     ref.update(ris_pairs(meta, keep, ris_text, paper.entry_type, containers=True))
     parts = date_parts(meta.date)
     if "year" in keep and parts:
