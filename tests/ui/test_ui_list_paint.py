@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QApplication, QStyledItemDelegate, QStyleOptionVie
 from paperdesk.ui.panes.paper_model import PaperTableModel, snippet_window
 from paperdesk.ui.panes.snippet_delegate import snippet_runs
 from paperdesk.ui.style.text_fit import drawn_runs
-from ui_fixtures import WAIT_MS, open_seeded, type_query, win  # noqa: F401
+from ui_fixtures import TOTAL, WAIT_MS, open_seeded, type_query, win  # noqa: F401
 
 
 def _shown_cells(table) -> int:
@@ -112,3 +112,25 @@ def test_a_snippets_words_between_marks_are_drawn_as_one_run(win):
         starts = {(r.line, r.x) for r in runs}
         assert all((r.line, r.x) in starts for r in joined)
     assert after * 2 < before, (before, after)
+
+
+def test_a_paper_without_a_title_shows_no_title_not_a_blank_row(qtbot, win, tmp_path):
+    """A new user's try: papers kept for their key and DOI (neither title nor abstract)
+    were blank rows in the list."""
+    from paperdesk.ui.panes.paper_html import NO_TITLE
+
+    window = win
+    bib = tmp_path / "untitled.bib"
+    bib.write_text("@misc{untitled2020,\n  author = {Doe, Jane},\n  year = {2020},\n"
+                   "  doi = {10.1000/untitled}\n}\n", encoding="utf-8")
+    assert window.start_import([bib])
+    qtbot.waitUntil(lambda: window.lib.papers.count() == TOTAL + 1, timeout=WAIT_MS)
+    pid = max(window.lib.papers.ids())
+    assert window.lib.papers.get(pid).title == ""
+    qtbot.waitUntil(lambda: window.model.row_of(pid) >= 0, timeout=WAIT_MS)
+    row = window.model.row_of(pid)
+    qtbot.waitUntil(lambda: window.model.cell(row, PaperTableModel.TITLE).text == NO_TITLE,
+                    timeout=WAIT_MS)
+    window.select_row(row)
+    qtbot.waitUntil(lambda: window.detail_pane.paper_id == pid, timeout=WAIT_MS)
+    assert NO_TITLE in window.detail_pane.title_label.text()

@@ -42,7 +42,7 @@ from paperdesk.ui.panes.flow_layout import FlowLayout
 from paperdesk.ui.panes.highlight_list import HighlightList
 from paperdesk.ui.panes.links import SAFE_SCHEMES
 from paperdesk.ui.panes.note_editor import NoteEditor
-from paperdesk.ui.panes.paper_html import (NO_METADATA_HINT, HtmlColours, byline,
+from paperdesk.ui.panes.paper_html import (NO_METADATA_HINT, NO_TITLE, HtmlColours, byline,
                                            listed_authors, paper_body_html, shown_abstract,
                                            title_html)
 from paperdesk.ui.panes.tag_chips import TagChipBar
@@ -415,14 +415,15 @@ class DetailPane(QWidget):
         paper = self._paper
         if paper is None:
             return
-        shown = readable_math(paper.title)      # TeX maths as "D → 4"
+        shown = readable_math(paper.title) or NO_TITLE     # TeX maths as "D → 4"
         cut = wrapped_cut(shown, self.title_label.font(),
                           self.title_label.contentsRect().width(), MAX_TITLE_LINES)
-        text = title_html(shown, self._terms, self._colours, end=cut)
+        text = title_html(shown, self._terms if paper.title else None, self._colours,
+                          end=cut)
         tip = "Double-click or press F2 to edit the title"
         if cut is not None:
             tip = f"{shown}\n\n{tip}"
-        if shown != paper.title:
+        if shown != paper.title and paper.title:
             tip += f"\nAs written (TeX): {paper.title}"
         if paper.title_edited:
             source = "the file" if paper.file_title else "the abstract"

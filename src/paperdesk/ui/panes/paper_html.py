@@ -48,7 +48,7 @@ def _escape(text: str, quote: bool = True) -> str:
     (:func:`paperdesk.core.text.bidi_visible`, one character for one)."""
     return html.escape(bidi_visible(text), quote)
 
-__all__ = ["abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
+__all__ = ["NO_TITLE", "abstract_html", "paper_html", "paper_body_html", "title_html", "HtmlColours",
            "LIGHT", "hit_style", "ABSTRACT_STYLE", "doi_url", "arxiv_url", "own_page_url",
            "readable_author", "readable_authors", "listed_authors", "byline", "citation_place",
            "page_range", "AUTHORS_SHOWN",
@@ -73,6 +73,9 @@ _VENUES = tuple(f.name for f in stored_fields(containers=True))
 _IN_PLACE = frozenset((*_VENUES, *_PLACE))
 #: What the byline says when the paper has no authors, date or venue of its own yet.
 NO_METADATA_HINT = "No authors, year or venue yet — M adds them"
+#: What the list and the reading pane show for a paper without a title (one kept for
+#: its key, DOI or authors has neither title nor abstract; F2 gives it one).
+NO_TITLE = "(no title)"
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from paperdesk.core.collector import SlowFree
 from paperdesk.core.fields import field as paper_field, stored_fields
 from paperdesk.core.library import Library
 from paperdesk.core.models import PaperSummary, SearchHit, SearchResults
+from paperdesk.ui.panes.paper_html import NO_TITLE
 from paperdesk.ui.style.colours import reading_colours
 from paperdesk.core.text import bidi_visible
 from paperdesk.core.tex_math import readable_math
@@ -990,8 +991,9 @@ class PaperTableModel(QAbstractTableModel):
                           for name in summary.tags)
             if excluded:
                 chips += ((EXCLUDED_CHIP[0] + self._excluded_tag, EXCLUDED_CHIP[1]),)
-            return Cell(bidi_visible(readable_math(summary.title)), bold,   # "D → 4"
-                        self._star(summary.starred), chips, excluded)
+            title = bidi_visible(readable_math(summary.title)) if summary.title \
+                else NO_TITLE                                           # "D → 4"
+            return Cell(title, bold, self._star(summary.starred), chips, excluded)
         if col == self.ADDED:
             return Cell(local_date(summary.added_at), bold)
         text = self._plain_text(summary, col)
