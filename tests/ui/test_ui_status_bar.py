@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import QCoreApplication, Qt
 
 from paperdesk.ui.window.status_bar import MAX_MESSAGE_LINES
-from ui_fixtures import WAIT_MS, open_seeded, press  # noqa: F401
+from ui_fixtures import WAIT_MS, open_seeded, press, win  # noqa: F401
 
 
 def test_a_long_hint_wraps_and_the_bar_grows_for_it(qtbot, open_seeded):
@@ -91,3 +91,26 @@ def test_a_longer_count_is_laid_out_at_once(qtbot, open_seeded):
     qtbot.keyClick(window.table, Qt.Key.Key_Down, Qt.KeyboardModifier.ShiftModifier)
     assert label.text().endswith("2 selected")
     assert label.width() >= label.fontMetrics().horizontalAdvance(label.text())
+
+
+def test_a_long_progress_text_is_on_one_line_in_the_bar(qtbot, win):
+    """A new user's try at 1280x800: "Finding related papers: reading 34,000 of 41,942"
+    was wrapped inside the progress bar, and the bar's height cut both lines."""
+    window = win
+    tip = "Stop building the word table for related papers"
+    window.background_progress("discover", 34_000, 41_942, 0, tip,
+                               "Finding related papers: reading %v of %m")
+    qtbot.waitUntil(window.progress_bar.isVisible, timeout=WAIT_MS)
+    bar = window.progress_bar
+    text = "Finding related papers: reading 34,000 of 41,942"
+    assert bar.format() == text
+    qtbot.waitUntil(lambda: bar.width() >= bar.fontMetrics().horizontalAdvance(text) + 16,
+                    timeout=WAIT_MS)
+    cancel = window.cancel_button
+
+    def beside() -> bool:       # (the status bar lays its widgets out later)
+        right = bar.mapTo(window, bar.rect().topRight()).x()
+        return right < cancel.mapTo(window, cancel.rect().topLeft()).x() < window.width()
+
+    qtbot.waitUntil(beside, timeout=WAIT_MS)
+    window.discover.cancel_terms_build()

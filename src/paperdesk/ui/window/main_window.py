@@ -808,6 +808,19 @@ class MainWindow(QMainWindow):
             if self._progress_current == stage:
                 self._progress_current = None
 
+    def fit_progress_text(self, text: str) -> None:
+        """Make the status bar's progress bar wide enough for ``text`` on one line (the
+        style wraps text that does not fit, and the bar's height then cuts both lines);
+        it never gets narrower than the index update's width while the text is shown.
+
+        Args:
+            text: the bar's text as shown (its format with the numbers filled in).
+        """
+        needed = self.progress_bar.fontMetrics().horizontalAdvance(text) + 24
+        if needed > self.progress_bar.maximumWidth():
+            self.progress_bar.setMaximumWidth(needed)
+        self.progress_bar.setMinimumWidth(max(self._index_width, needed))
+
     def background_progress(self, shown: str, done: int, total: int, minimum: int,
                             tip: str, text: str) -> None:
         """Show a background stage's progress (index update, duplicate check) in the
@@ -837,8 +850,9 @@ class MainWindow(QMainWindow):
             self.progress_bar.setRange(0, max(total, 1))
             self.progress_bar.setValue(min(done, total))
             # QProgressBar's own %v / %m have no thousands separators: fill them in.
-            self.progress_bar.setFormat(text.replace("%v", f"{min(done, total):,}")
-                                        .replace("%m", f"{total:,}"))
+            shown_text = text.replace("%v", f"{min(done, total):,}").replace("%m", f"{total:,}")
+            self.fit_progress_text(shown_text)
+            self.progress_bar.setFormat(shown_text)
 
     def end_background_progress(self, shown: str) -> None:
         """Hide the bar :meth:`background_progress` showed (unless an import or export
