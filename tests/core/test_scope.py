@@ -205,3 +205,27 @@ def test_a_masks_ids_are_parsed_a_slice_at_a_time(lib, monkeypatch):
     assert sorted(ids.tolist()) == sorted(lib.papers.ids())
     assert len(sizes) > 10 and max(sizes) <= 64 + 8, sizes
     assert scope_module.id_array(lib.db, "SELECT id FROM papers WHERE 0").tolist() == []
+
+
+def test_a_listing_read_from_sqlite_keeps_the_sql_order_for_every_sort(lib, monkeypatch):
+    """A scope listed from SQLite is read with ``group_concat`` over the ordered query
+    (the interpreter lock is let go while SQLite joins the ids) and made into Python ints
+    a slice at a time: the order is still ``ORDER BY``'s, for every sort and direction."""
+    from paperdesk.core import scope as scope_module
+    from paperdesk.core.fields import order_by
+
+    monkeypatch.setattr(scope_module, "ID_LIST_CHUNK", 7)
+    tag = lib.tags.by_name("to read").id
+    for sort in SORT_CHOICES:
+        if sort in ("relevance", "interest"):
+            continue
+        for descending in (False, True):
+            by = order_by(sort, descending)
+            expected = [r[0] for r in lib.db.execute(f"SELECT id FROM papers ORDER BY {by}")]
+            assert lib.papers.scope_ids(Scope(), sort=sort, descending=descending) \
+                == expected, (sort, descending)
+            assert lib.papers.scope_ids(Scope(), sort=sort, descending=descending,
+                                        limit=11) == expected[:11]
+            tagged = lib.papers.scope_ids(Scope(tag_id=tag), sort=sort,
+                                          descending=descending)
+            assert tagged == [i for i in expected if i in set(lib.papers.ids()[:12])]

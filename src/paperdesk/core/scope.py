@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from paperdesk.core.library import Library
 
 __all__ = ["Scope", "FILTERS", "FILTER_LABELS", "ScopeMasks", "scope_ids", "scope_count",
-           "scope_sql", "id_array", "ID_CHARS_PER_PARSE"]
+           "scope_sql", "id_array", "id_list", "ID_CHARS_PER_PARSE", "ID_LIST_CHUNK"]
 
 #: Built-in filters: name -> SQL condition on ``papers``.
 FILTERS = {
@@ -134,7 +134,9 @@ def id_array(db, sql: str, args: Sequence = ()) -> np.ndarray:
         sql: a ``SELECT`` of one integer column (any name).
         args: its parameters.
     Returns:
-        The values in SQLite's order (NULLs left out); empty when there are none.
+        The values in the order of ``sql`` (its ``ORDER BY``: SQLite does not flatten a
+        subquery with ``ORDER BY`` into an aggregate, so ``group_concat`` takes its rows
+        in that order), NULLs left out; empty when there are none.
     Raises:
         sqlite3.Error: as ``db.execute`` raises it.
     """
@@ -345,7 +347,27 @@ def _sql_ids(lib: Library, scope: Scope, order: str, descending: bool,
         where, args = f"{where} ORDER BY {by} LIMIT ?", [*args, int(limit)]
     else:
         where = f"{where} ORDER BY {by}"
-    return [r[0] for r in lib.db.execute(f"SELECT id FROM papers WHERE {where}", args)]
+    return id_list(id_array(lib.db, f"SELECT id FROM papers WHERE {where}", args))
+
+
+#: Ids turned into Python ints this many at a time (:func:`id_list`).
+ID_LIST_CHUNK = 65_536
+
+
+def id_list(ids: np.ndarray) -> list[int]:
+    """``ids`` as a list of Python ints, made :data:`ID_LIST_CHUNK` at a time so that a
+    thread waiting for the interpreter lock (the window's UI thread) gets it in between
+    (a million in one ``tolist`` holds it about 30 ms).
+
+    Args:
+        ids: an int64 array (e.g. from :func:`id_array`).
+    Returns:
+        The same ids, in order.
+    """
+    out: list[int] = []
+    for start in range(0, len(ids), ID_LIST_CHUNK):
+        out.extend(ids[start:start + ID_LIST_CHUNK].tolist())
+    return out
 
 
 def _narrowed(scope: Scope) -> bool:
