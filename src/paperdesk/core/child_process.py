@@ -30,7 +30,7 @@ __all__ = ["start_ignoring_interrupts", "leave_now", "BACKGROUND_NICE"]
 BACKGROUND_NICE = 10
 
 
-def start_ignoring_interrupts(process) -> None:
+def start_ignoring_interrupts(process, background: bool = True) -> None:
     """Start ``process`` (a ``multiprocessing`` process of the spawn context) with SIGINT
     ignored in it from the start: this process ignores SIGINT while the child is
     created, then puts its own handler back.
@@ -39,10 +39,12 @@ def start_ignoring_interrupts(process) -> None:
     started as it is; no terminal sends the window's children Ctrl+C.
 
     The child then runs at :data:`BACKGROUND_NICE` (where the system has
-    ``os.setpriority``; a child already nicer keeps its own).
+    ``os.setpriority``; a child already nicer keeps its own), unless it does the user's
+    interactive work (``background=False``: the window's search process).
 
     Args:
         process: a ``multiprocessing.Process`` not started yet.
+        background: lower the child's priority (long work beside the window).
     Raises:
         Whatever ``process.start()`` raises (OSError when no process can be made).
     """
@@ -54,7 +56,8 @@ def start_ignoring_interrupts(process) -> None:
             process.start()
         finally:
             signal.signal(signal.SIGINT, previous)
-    lower_priority(process.pid)
+    if background:
+        lower_priority(process.pid)
 
 
 def lower_priority(pid: int | None) -> None:

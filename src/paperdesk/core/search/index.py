@@ -1213,6 +1213,7 @@ class SearchIndex:
             self._ix = _storage(self.path).open_index(schema=build_schema())
         else:
             self._ix = _storage(self.path).create_index(build_schema())
+        self._seen_generation = self._ix.latest_generation()
         self._searcher = self._ix.searcher()
         self._builder = QueryBuilder(self._ix.schema)
         self._fast_cache = FastCache()
@@ -1409,6 +1410,7 @@ class SearchIndex:
             if segment is not None:
                 kept[segment.segment_id()] = (reader, frozenset(segment.deleted_docs()))
         info = self._ix._read_toc()
+        self._seen_generation = info.generation
         readers, reused = [], set()
         for segment in info.segments:
             found = kept.get(segment.segment_id())
@@ -1429,6 +1431,23 @@ class SearchIndex:
         for leaf in old_leaves:
             if id(leaf) not in reused:
                 leaf.close()
+
+    def follow_commits(self) -> bool:
+        """Search the index's latest commit from now on if another process committed
+        since this one last looked (a reader in a process of its own: the window's
+        search process, while the window's writer adds, changes and merges segments).
+        Cheap when nothing changed: one listing of the index folder.
+
+        Returns:
+            True when a newer commit is searched now.
+        Raises:
+            OSError: the index folder cannot be read.
+        """
+        with self._lock:
+            if self._ix.latest_generation() == self._seen_generation:
+                return False
+            self._refresh()
+            return True
 
     def drop_caches(self) -> None:
         """Start the next search from nothing cached: a fresh Whoosh searcher and an

@@ -24,7 +24,6 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from paperdesk.core.api import TermsNotReady
 from paperdesk.core.api import ExportCancelled
 from paperdesk.core.fields import SORT_CHOICES
 from paperdesk.core.api import ProgressTracker
@@ -35,6 +34,10 @@ from paperdesk.core.scope import Scope
 # on the search thread, and replace the list with every match (at a million abstracts,
 # the sort of a common word's 250,000 matches was most of its search).
 from paperdesk.core.api import RANKED_FIRST
+from paperdesk.core.error_log import log_unexpected
+from paperdesk.core.models import LibraryError
+from paperdesk.core.search.search_process import (SearchAsk, SearchError, SearchProcess,
+                                                  SearchProcessGone, run_search)
 from paperdesk.ui.background.operations import Job, LibraryWorker
 from paperdesk.ui.background.runner import Runner, one_line
 
@@ -122,6 +125,9 @@ class SearchRunner(Runner):
         self._lib = library
         self._pending: SearchRequest | None = None
         self._terms: dict[str, MatchTerms] = {}
+        self._process: SearchProcess | None = None
+        self._process_failed = False
+        self._closing = False
         self._firstRanked.connect(self._on_first_ranked)
 
     @property
@@ -170,31 +176,68 @@ class SearchRunner(Runner):
         search thread with ``lib.search.match_terms``), or ``None`` if not known."""
         return self._terms.get(query)
 
+    def use_process(self, wanted: bool) -> bool:
+        """Search in a process of its own from now on (a large library: see
+        :mod:`paperdesk.core.search.search_process`), started now so that it is ready
+        by the first search; ``wanted`` False leaves a running one as it is.
+
+        Returns:
+            True when searches go to a process of their own.
+        """
+        if wanted and self._process is None and not self._stopped \
+                and not self._process_failed:
+            try:
+                self._process = SearchProcess(self._lib.path)
+            except SearchProcessGone as exc:
+                self._process_failed = True
+                log_unexpected("starting the search process", exc)
+        return self._process is not None
+
+    @property
+    def process(self) -> SearchProcess | None:
+        """The search process, or ``None`` when searches run on the search thread."""
+        return self._process
+
+    def shutdown(self) -> None:
+        """Stop for good (see :meth:`Runner.shutdown`): the search process first, so
+        that a search waiting for it ends at once, then the search thread."""
+        self._closing = True
+        process, self._process = self._process, None
+        if process is not None:
+            process.close()
+        super().shutdown()
+
     def _search(self, request: SearchRequest, generation: int) -> tuple[object, MatchTerms]:
-        """Run one request (in the search thread): ``(SearchResults, MatchTerms)``, every
-        match ranked; the best :data:`RANKED_FIRST` of more go to the UI thread first."""
-        where = request.scope.where()
-        order = {"sort": request.sort, "descending": request.descending}
-        try:
-            results = self._lib.search.find(request.query, limit=FIRST_PAGE, **order,
-                                            rank=RANKED_FIRST, **where)
-        except TermsNotReady:
-            # "worth reading first" needs the term table, built on a thread of its
-            # own: meanwhile the matches come by date added (results.interest is
-            # None; the window says so and starts the build)
-            results = self._lib.search.find(request.query, limit=FIRST_PAGE, sort="added",
-                                     **where)
-        try:
-            terms = self._lib.search.match_terms(request.query)
-        except Exception as exc:  # noqa: BLE001 - highlighting is a nicety
-            one_line(exc, "highlighting", ())
-            terms = MatchTerms()
-        if not results.ranked and not self._superseded(generation):
-            # the list's row lookup (sorted) and its ids as Python ints: made here,
-            # not in the UI thread
-            _ = results.positions, results.id_list
-            self._firstRanked.emit(generation, (results, terms))
-            results = results.complete()
+        """Run one request (in the search thread, or in the search process it waits for):
+        ``(SearchResults, MatchTerms)``, every match ranked; the best
+        :data:`RANKED_FIRST` of more go to the UI thread first. "Worth reading first"
+        (the term table's order) is always ranked here."""
+        ask = SearchAsk(request.query, request.scope.where(), request.sort,
+                        request.descending, FIRST_PAGE, RANKED_FIRST)
+
+        def first(results, terms) -> None:
+            if not self._superseded(generation):
+                # the list's row lookup (sorted) and its ids as Python ints: made here,
+                # not in the UI thread
+                _ = results.positions, results.id_list
+                self._firstRanked.emit(generation, (results, terms))
+
+        process = self._process
+        if process is not None and request.sort != "interest":
+            try:
+                results, terms = process.search(ask, first)
+            except SearchError as exc:
+                raise LibraryError(str(exc)) from None
+            except SearchProcessGone as exc:    # search here from now on
+                if self._closing:
+                    raise
+                self._process = None
+                self._process_failed = True
+                log_unexpected("the search process", exc)
+                process.close()
+                results, terms = run_search(self._lib, ask, first)
+        else:
+            results, terms = run_search(self._lib, ask, first)
         _ = results.positions, results.id_list
         return results, terms
 

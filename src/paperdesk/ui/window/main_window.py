@@ -45,6 +45,7 @@ from paperdesk.core import collector
 from paperdesk.core.changes import Changes
 from paperdesk.core.api import file_dialog_filter
 from paperdesk.core.library import Library
+from paperdesk.core.search.search_process import search_process_wanted
 from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
@@ -1968,6 +1969,8 @@ class MainWindow(QMainWindow):
             if not self._shut_down:
                 self._total_papers = result[0]
                 self.tag_pane.refresh(*result)
+                # a large library searches in a process of its own (started once)
+                self.search_runner.use_process(search_process_wanted(result[0]))
 
         self.worker.read(read, on_done=show, label="sources", slow=True)
 
