@@ -28,10 +28,10 @@ searches on its own thread from then on.
 When: :func:`search_process_wanted`: only when the environment variable
 :data:`SEARCH_PROCESS_ENV` is ``1``, for now. Measured at a million abstracts on this
 2-core machine (docs/figures.md, "Searches in a process of their own", 2026-12-07),
-it did not shorten the longest pauses while typing (median 83 ms against 85 on the
-search thread): the child takes one of the two cores, and the pauses left are the UI
-thread's own work and the reader threads'. It showed the second and third query's
-matches 10-20 % sooner. :data:`SEARCH_PROCESS_MIN_PAPERS` is the size from which it
+it did not shorten the longest pauses while typing (at nice 0 a median of 108 ms
+against 89 on the search thread; at nice 10, as now, 70-76 against 68-89): the child
+takes one of the two cores, and the pauses left are the UI thread's own work and the
+reader threads'. :data:`SEARCH_PROCESS_MIN_PAPERS` is the size from which it
 would be used by default (``None``: never by default) once it pays.
 """
 
@@ -224,7 +224,9 @@ class SearchProcess:
         self._process = ctx.Process(target=_serve, args=(child, str(Path(library_path))),
                                     daemon=True, name="paperdesk-search")
         try:
-            start_ignoring_interrupts(self._process, background=False)
+            # at nice 10 as the other helpers: measured better for the UI thread's
+            # pauses than at 0 (docs/figures.md), the matches a little later
+            start_ignoring_interrupts(self._process)
         except OSError as exc:
             raise SearchProcessGone(f"the search process could not start ({exc})") from exc
         finally:
