@@ -19,7 +19,7 @@ import signal
 import sys
 import threading
 
-__all__ = ["start_ignoring_interrupts", "leave_now", "BACKGROUND_NICE"]
+__all__ = ["start_ignoring_interrupts", "stop_child", "leave_now", "BACKGROUND_NICE"]
 
 #: The niceness paperdesk's helper processes run at (``nice(2)``: 0 is a process's
 #: usual; 19 the lowest priority). They do the long work (reading an import's files,
@@ -77,6 +77,30 @@ def lower_priority(pid: int | None) -> None:
             os.setpriority(os.PRIO_PROCESS, pid, BACKGROUND_NICE)
     except OSError:
         pass        # gone already, or not ours to change
+
+
+def stop_child(process, conn, stop_message, timeout: float) -> None:
+    """Stop a helper child: send it ``stop_message`` and wait up to ``timeout`` seconds
+    for it to end, kill it if it has not, wait for it and close the pipe.
+
+    Args:
+        process: the child's ``multiprocessing.Process``.
+        conn: this side of its pipe.
+        stop_message: what asks the child to stop (e.g. ``("stop",)``).
+        timeout: seconds to wait for it; 0 kills it at once (nothing is sent).
+    Raises:
+        Nothing: a pipe already broken is ignored.
+    """
+    if timeout:
+        try:
+            conn.send(stop_message)
+        except (OSError, ValueError):
+            pass
+        process.join(timeout)
+    if process.is_alive():
+        process.kill()
+    process.join(5)
+    conn.close()
 
 
 def leave_now(code: int = 0) -> None:

@@ -47,7 +47,7 @@ from collections.abc import Callable, Iterator
 
 from paperdesk.core.metadata import key_word
 from paperdesk.core.text import TITLE_MAX_CHARS, content_hash, derive_title
-from paperdesk.core.child_process import leave_now, start_ignoring_interrupts
+from paperdesk.core.child_process import leave_now, start_ignoring_interrupts, stop_child
 
 __all__ = ["ParseChild", "PARSE_CHILD_MIN_BYTES", "MESSAGE_ABSTRACTS", "prepared", "pending",
            "title_of", "with_near_keys", "WAITING", "WAIT_POLL_S"]
@@ -480,16 +480,7 @@ class ParseChild:
         if self._detecting:     # answers that will not be read: no waiting for them
             self._detecting = []
             timeout = 0.0
-        if timeout:
-            try:
-                self._conn.send(("stop", None))
-            except (OSError, ValueError):
-                pass
-            self._process.join(timeout)
-        if self._process.is_alive():
-            self._process.kill()
-        self._process.join(5)
-        self._conn.close()
+        stop_child(self._process, self._conn, ("stop", None), timeout)
         self._process = self._conn = None
 
     def close(self) -> None:

@@ -292,13 +292,7 @@ class SearchProcess:
     def close(self) -> None:
         """Stop the child (after its current search) and wait for it; kill it if it
         does not stop within :data:`STOP_TIMEOUT_S`. Safe to call twice."""
+        from paperdesk.core.child_process import stop_child
+
         self._gone = self._gone or "the search process was closed"
-        try:
-            self._conn.send(("stop",))
-        except (OSError, ValueError):
-            pass
-        self._process.join(STOP_TIMEOUT_S)
-        if self._process.is_alive():
-            self._process.kill()
-            self._process.join(5)
-        self._conn.close()
+        stop_child(self._process, self._conn, ("stop",), STOP_TIMEOUT_S)

@@ -28,7 +28,7 @@ from __future__ import annotations
 import multiprocessing
 import signal
 import threading
-from paperdesk.core.child_process import start_ignoring_interrupts
+from paperdesk.core.child_process import start_ignoring_interrupts, stop_child
 from collections.abc import Sequence
 
 __all__ = ["SegmentBuilderProcess", "IndexWriteError", "VOCABULARY_LIMIT"]
@@ -168,12 +168,4 @@ class SegmentBuilderProcess:
         """Ask the child to stop after its current segment and wait for it (then kill
         it)."""
         with self._lock:
-            try:
-                self._conn.send(("stop",))
-            except (OSError, ValueError):
-                pass
-            self._process.join(STOP_TIMEOUT_S)
-            if self._process.is_alive():
-                self._process.kill()
-                self._process.join(5)
-            self._conn.close()
+            stop_child(self._process, self._conn, ("stop",), STOP_TIMEOUT_S)

@@ -155,12 +155,7 @@ class NoteEditor(QPlainTextEdit):
             paper_id: the paper on its way.
         """
         self.flush()
-        self._timer.stop()
-        self._paper_id = None
-        self._expected = paper_id
-        self._saved = ""
-        self._set_text("")
-        self.setEnabled(True)
+        self._clear(expected=paper_id, enabled=True)
 
     def load(self, paper_id: int, body: str) -> None:
         """Start editing ``paper_id``'s note (call :meth:`flush` first for the old one).
@@ -184,12 +179,16 @@ class NoteEditor(QPlainTextEdit):
 
     def unload(self) -> None:
         """Show no note (no paper); the editor is disabled."""
+        self._clear(expected=None, enabled=False)
+
+    def _clear(self, expected: int | None, enabled: bool) -> None:
+        """Empty the editor, attached to no paper's note (nothing to save)."""
         self._timer.stop()
         self._paper_id = None
-        self._expected = None
+        self._expected = expected
         self._saved = ""
         self._set_text("")
-        self.setEnabled(False)
+        self.setEnabled(enabled)
 
     def show_saved_text(self, body: str) -> None:
         """Show ``body`` as the stored note of the current paper (after undo/redo),
