@@ -1673,8 +1673,11 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             lock.acquire()
     except LockHeld as held:
         if writes(args):
-            hint = ("; make the change in that window or close it first"
-                    if held.info is not None and held.info.app == "gui" else "")
+            hint = ""
+            if held.info is not None and held.info.app == "gui":
+                hint = ("; `paperdesk FILE...` hands files to that window to import"
+                        if args.command == "import" else
+                        "; make the change in that window or close it first")
             raise LibraryError(f"{held}{hint}") from None
         return _open_read_only(path, args), None
     except LibraryError as exc:

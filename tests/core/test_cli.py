@@ -282,6 +282,9 @@ def test_write_commands_refuse_while_the_window_holds_the_lock(tmp_path, seed_fi
             err = capsys.readouterr().err
             assert err.count("\n") == 1 and "is open in the paperdesk window" in err, err
             assert err.startswith("paperdesk: the library ")
+            # an import says how to give the files to that window (a new user's try)
+            assert ("`paperdesk FILE...` hands files to that window" in err) \
+                == (argv[0] == "import"), err
         # Reading still works (read-only: nothing is written).
         assert main(["--library", str(lib), "stats", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["papers"] == 120
