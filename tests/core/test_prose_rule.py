@@ -52,6 +52,8 @@ def test_markdown_code_and_tables_are_refused_naming_the_file(empty_library, tmp
     ("main()", "source code"),
     ('a,"b, c",d\r\ne,"f",g', "a table"),
     ("x\ty\nz\tw", "a table"),
+    # a new user's 5 MB of "word12345 word678": said as symbols alone before
+    ("word12345 word678 word90123 word4567 " * 20, "digits and symbols rather than words"),
 ])
 def test_kinds_of_paragraph_that_are_not_prose(paragraph, kind):
     assert prose_problem(paragraph) == kind

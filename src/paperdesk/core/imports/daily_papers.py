@@ -264,8 +264,8 @@ def prose_problem(paragraph: str) -> str | None:
       commas, or that all split into the same number (two or more) of fields as
       delimiter-separated rows (CSV with quoted fields, RFC 4180; delimiters ``,``, tab,
       ``;``, ``|``);
-    - ``"symbols rather than words"``: fewer than half of its characters other than
-      white space are letters.
+    - ``"digits and symbols rather than words"``: fewer than half of its characters
+      other than white space are letters (``word12345 word678``, ``$$$ ### 123``).
 
     So prose with "(i) ... (ii)", URLs, "e.g.", numbers, ``$x^2$``, one ``<x>`` pair or
     a line that starts with ``- `` passes.
@@ -308,7 +308,7 @@ def prose_problem(paragraph: str) -> str | None:
         if _is_table(lines):
             return "a table"
     if _letters(text) * 2 < _non_space(text):
-        return "symbols rather than words"
+        return "digits and symbols rather than words"
     return None
 
 
