@@ -76,6 +76,13 @@ _WHERE = {
     "match_spans": "paperdesk.core.search.index",
     "RANKED_FIRST": "paperdesk.core.search.library_search",
     "IndexWriteError": "paperdesk.core.search.writer_process",
+    # Search: the window's searches in a process of their own (opt-in)
+    "SearchAsk": "paperdesk.core.search.search_process",
+    "SearchError": "paperdesk.core.search.search_process",
+    "SearchProcess": "paperdesk.core.search.search_process",
+    "SearchProcessGone": "paperdesk.core.search.search_process",
+    "run_search": "paperdesk.core.search.search_process",
+    "search_process_wanted": "paperdesk.core.search.search_process",
     # The library folder: backups, full disks, the lock and its turns, salvage, schema
     "BACKUP_DIR": "paperdesk.core.store.backup",
     "BackupCancelled": "paperdesk.core.store.backup",

@@ -36,8 +36,8 @@ from paperdesk.core.scope import Scope
 from paperdesk.core.api import RANKED_FIRST
 from paperdesk.core.error_log import log_unexpected
 from paperdesk.core.models import LibraryError
-from paperdesk.core.search.search_process import (SearchAsk, SearchError, SearchProcess,
-                                                  SearchProcessGone, run_search)
+from paperdesk.core.api import (SearchAsk, SearchError, SearchProcess, SearchProcessGone,
+                                run_search)
 from paperdesk.ui.background.operations import Job, LibraryWorker
 from paperdesk.ui.background.runner import Runner, one_line
 

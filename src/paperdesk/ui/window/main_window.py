@@ -45,7 +45,7 @@ from paperdesk.core import collector
 from paperdesk.core.changes import Changes
 from paperdesk.core.api import file_dialog_filter
 from paperdesk.core.library import Library
-from paperdesk.core.search.search_process import search_process_wanted
+from paperdesk.core.api import search_process_wanted
 from paperdesk.core.models import ImportReport, IndexStatus
 from paperdesk.ui.window.actions import build_actions
 from paperdesk.ui.style.appearance import follow_appearance
