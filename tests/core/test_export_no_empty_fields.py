@@ -86,3 +86,27 @@ def test_markdown_writes_no_empty_paragraph(exported):
     assert "## " in text
     # An empty abstract paragraph showed as three blank lines in a row.
     assert "\n\n\n\n" not in text
+
+
+def test_a_paper_without_a_title_is_in_a_formatted_bibliography(tmp_path):
+    """A new user's try: the formatted bibliography raised KeyError: 'title' once CSL
+    items of such papers had no empty title any more."""
+    from paperdesk.core.exports.bibliography import pandoc_path
+
+    bib = tmp_path / "untitled.bib"
+    bib.write_text("@article{anon2021,\n  author = {Tanaka, Hiro and Li, Wei},\n"
+                   "  year = {2021},\n  doi = {10.1234/abc.5678}\n}\n", encoding="utf-8")
+    with Library.open(tmp_path / "lib") as lib:
+        assert lib.imports.run([bib]).added == 1
+        (pid,) = lib.papers.ids()
+        from paperdesk.core.exports.bibliography_export import bibliography_items
+
+        (item,) = bibliography_items([lib.papers.get(pid)])
+        assert "title" not in item and item["DOI"] == "10.1234/abc.5678"
+        try:
+            pandoc_path()
+        except Exception:  # noqa: BLE001 - pandoc is optional here
+            pytest.skip("pandoc is not installed")
+        text = lib.exports.text([pid], "bibliography")
+        assert "Tanaka" in text and "2021" in text
+

@@ -49,7 +49,8 @@ def bibliography_items(papers: Iterable[Paper]) -> list[dict]:
     items = []
     for paper in papers:
         item = dict(csl_item(paper, BIBLIOGRAPHY_FIELDS), id=f"p{paper.id}")
-        item["title"] = title_for_style(item["title"])
+        if "title" in item:     # a paper kept for its key or DOI may have none
+            item["title"] = title_for_style(item["title"])
         if "language" in item:
             item["language"] = csl_language(item["language"])
         items.append(item)
