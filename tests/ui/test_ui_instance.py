@@ -209,3 +209,28 @@ def test_a_read_only_library_folder_is_refused_by_the_window_saying_what_works(t
         f"paperdesk: the library folder {library} is read-only (Permission denied): the "
         "window needs to write to it; the paperdesk command searches, shows and exports "
         f"it there (paperdesk --library {library} search QUERY)"), shot.stderr
+
+
+def test_open_library_on_a_read_only_folder_says_what_works(qtbot, tmp_path, controller,
+                                                            capsys, monkeypatch):
+    """File ▸ Open Library on a read-only folder said the command line's "it can be
+    searched and exported", as if the window could (a new user's try)."""
+    import errno
+
+    from paperdesk.core.store import lock as lock_module
+
+    window = controller.start(tmp_path / "lib", import_seeds=False)
+    window.show()
+    other = tmp_path / "other lib"
+    controller.open_library(other, new=True)
+    controller.open_library(tmp_path / "lib")
+    capsys.readouterr()
+
+    def refuse(path, data):
+        raise PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    monkeypatch.setattr(lock_module, "_write_new", refuse)
+    assert not controller.open_library(other)
+    err = capsys.readouterr().err
+    assert "the window needs to write to it" in err and "it can be searched" not in err
+    assert f"paperdesk --library '{other}' search QUERY" in err, err

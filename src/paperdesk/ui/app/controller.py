@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import shlex
 import sys
 import tempfile
 from pathlib import Path
@@ -207,7 +208,8 @@ class AppController(QObject):
                            f"paperdesk cannot open it: {held}.")
             return False
         except LibraryError as exc:
-            self._tell(QMessageBox.Icon.Warning, "Cannot open the library", str(exc))
+            text = read_only_message(exc) if isinstance(exc, LibraryReadOnly) else str(exc)
+            self._tell(QMessageBox.Icon.Warning, "Cannot open the library", text)
             return False
         if old is not None:
             old.save_state()
@@ -442,7 +444,8 @@ def read_only_message(exc: LibraryReadOnly) -> str:
     """
     reason = str(exc).split(": it can be searched", 1)[0]
     return (f"{reason}: the window needs to write to it; the paperdesk command searches, "
-            f"shows and exports it there (paperdesk --library {exc.folder} search QUERY)")
+            f"shows and exports it there (paperdesk --library "
+            f"{shlex.quote(str(exc.folder))} search QUERY)")
 
 
 def _fail(message: str, title: str, folder: Path, hint: str = "") -> None:
