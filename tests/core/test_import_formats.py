@@ -558,3 +558,25 @@ def test_a_one_word_abstract_is_not_a_near_duplicate(empty_library, tmp_path):
                       " year={2023}, abstract={Transformers?}}\n", encoding="utf-8")
     report = empty_library.imports.run([second])
     assert report.added == 1 and empty_library.papers.count() == 2
+
+
+@pytest.mark.parametrize("name, text", [
+    ("chapter.bib", "Bibliography for chapter 2\nAuthor: Me\nLast updated 2020\nBy hand\n\n"
+                    "@article{smith2020,\n  author = {Smith, John},\n  title = {Monocular "
+                    "Depth with Looms},\n  year = {2020}\n}\n"),
+    ("export.ris", "Provider: Some Provider\nDatabase: Some DB\nContent: text/plain\n"
+                   "Exported: 2024-01-01\nRecords: 1\n\nTY  - JOUR\nAU  - Smith, John\n"
+                   "TI  - Monocular Depth with Looms\nPY  - 2020\nER  - \n"),
+])
+def test_a_file_named_for_a_format_with_a_long_header_is_read_in_that_format(
+        empty_library, tmp_path, name, text):
+    """A new user's try: a .bib with four lines of notes before its first entry (legal
+    BibTeX) and an RIS export with a five-line provider header were refused, the .bib
+    with the advice to rename it .txt."""
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    report = empty_library.imports.run([path])
+    assert not report.rejected, report.rejected
+    assert report.added == 1
+    (pid,) = empty_library.papers.ids()
+    assert empty_library.papers.get(pid).title == "Monocular Depth with Looms"

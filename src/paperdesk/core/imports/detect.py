@@ -57,6 +57,7 @@ from __future__ import annotations
 import codecs
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -335,6 +336,33 @@ def _named_format(path: Path) -> str | None:
     return named[0].label if len(named) == 1 else "/".join(f.label for f in named)
 
 
+#: Where a record of a tagged or BibTeX format starts (a line), for a file whose name
+#: says that format but whose first lines do not look like it (a header of notes before
+#: the first entry: BibTeX ignores text between entries; RIS and MEDLINE readers skip
+#: lines before the first record).
+_RECORD_START = {
+    "bibtex": re.compile(r"(?m)^[ \t]*@[ \t]*[A-Za-z]+[ \t]*[{(]"),
+    "ris": re.compile(r"(?m)^TY  ?- ?\S"),
+    "medline": re.compile(r"(?m)^PMID- ?\d"),
+    "wos": re.compile(r"(?m)^PT [A-Z]"),
+}
+
+
+def _named_records(name, text: str) -> str | None:
+    """The format a file's name says (``.bib``, ``.ris``, ``.nbib``, ``.ciw``) when a
+    record of it starts on some line of ``text`` further in than the sniff looks, else
+    ``None``."""
+    if name == STDIN_NAME:
+        return None
+    suffix = Path(str(name)).suffix.lower()
+    named = [f for f in IMPORT_FORMATS.entries() if f"*{suffix}" in f.patterns] \
+        if suffix else []
+    if len(named) != 1 or named[0].fallback or named[0].json:
+        return None
+    start = _RECORD_START.get(named[0].name)
+    return named[0].name if start is not None and start.search(text) else None
+
+
 def _refuse_text_named_otherwise(label, name) -> None:
     """Refuse plain text in a file whose name says JSON or a structured format (a
     ``.ris`` of prose is not a paper; the user renames it to import it as text).
@@ -383,7 +411,14 @@ def detect_file(path: str | os.PathLike, head: bytes = b"") -> Detected:
     try:
         fmt, document = _detect(text)
     except ParseError as exc:
-        raise ParseError(label, exc.reason) from None
+        named = _named_records(name, text)
+        if named is None:
+            raise ParseError(label, exc.reason) from None
+        fmt, document = named, None
     if fmt == "text":
-        _refuse_text_named_otherwise(label, name)
+        named = _named_records(name, text)
+        if named is None:
+            _refuse_text_named_otherwise(label, name)
+        else:
+            fmt = named
     return Detected(name, fmt, text.lstrip("\ufeff"), encoding, document, tuple(notes))
