@@ -14,11 +14,14 @@ from paperdesk.core.search.words import WORD_RE
 JAPANESE = "本研究では、新しい深度推定手法を提案する。単眼画像から高精度な深度を推定できる。"
 CHINESE = "我们提出了一种新的图像分割方法，并在测试期刊的数据集上验证。"
 ENGLISH = "We propose a depth network for monocular images and show its results."
+#: 深 and 度 apart (深入 "in depth", 速度 "speed"): not the word 深度.
+APART = "我们深入研究了列车的速度控制问题，并提出新的方法。"
 
 
 def _library(empty_library, tmp_path, encoding: str = "utf-8"):
     path = tmp_path / "daily.txt"
-    path.write_bytes(("毎日の論文\n\n" + "\n\n".join([JAPANESE, CHINESE, ENGLISH]) + "\n")
+    path.write_bytes(("毎日の論文\n\n" + "\n\n".join([JAPANESE, CHINESE, ENGLISH, APART])
+                      + "\n")
                      .encode(encoding, errors="strict") if encoding == "utf-8" else
                      ("Daily\n\n" + JAPANESE + "\n\n" + ENGLISH + "\n").encode(encoding))
     report = empty_library.imports.run([path])
@@ -34,13 +37,19 @@ def test_words_inside_japanese_and_chinese_sentences_are_found(empty_library, tm
     lib = _library(empty_library, tmp_path)
     for query in ("深度", "提案", "単眼画像", "深度推定手法", "本研究では"):
         assert _found(lib, query) == [JAPANESE[:6]], query
-    for query in ("图像分割", "测试期刊", "方法"):
+    for query in ("图像分割", "测试期刊", "验证"):
         assert _found(lib, query) == [CHINESE[:6]], query
     assert _found(lib, "depth") == [ENGLISH[:6]]
     assert _found(lib, "深度 depth") == []                 # all words must match
     assert _found(lib, '"深度推定"') == [JAPANESE[:6]]     # a phrase keeps the order
     assert _found(lib, '"推定深度"') == []
     assert _found(lib, "画像分割") == []                   # 画 is not in the Chinese one
+    # an unquoted run of ideographs is a phrase: its characters side by side (a new
+    # user's try: the paper with 深 and 度 apart came first for 深度)
+    assert _found(lib, "深度") == [JAPANESE[:6]]
+    assert _found(lib, "title:深度") == [JAPANESE[:6]]
+    assert sorted(_found(lib, "深度 OR 速度")) == sorted([JAPANESE[:6], APART[:6]])
+    assert _found(lib, "深入") == [APART[:6]]
 
 
 def test_a_shift_jis_file_is_searchable_by_its_words(empty_library, tmp_path):
@@ -57,4 +66,7 @@ def test_ideographs_are_words_and_other_scripts_keep_theirs():
 def test_the_matched_ideographs_are_marked_where_they_are(empty_library, tmp_path):
     lib = _library(empty_library, tmp_path)
     spans = match_spans(JAPANESE, lib.search.match_terms("深度"))
-    assert [JAPANESE[a:b] for a, b in spans] == ["深", "度", "度", "深", "度"]  # 精度 too
+    # the phrase's characters where they stand side by side, not the 度 of 精度
+    assert [JAPANESE[a:b] for a, b in spans] == ["深", "度", "深", "度"]
+    first, last = JAPANESE.index("深度"), JAPANESE.rindex("深度")
+    assert [a for a, _b in spans] == [first, first + 1, last, last + 1]

@@ -40,6 +40,7 @@ from whoosh.qparser import syntax
 
 from paperdesk.core.fields import default_search_fields, search_fields
 from paperdesk.core.search.fastscore import expand_words
+from paperdesk.core.search.words import IDEOGRAPHS
 from paperdesk.core.text import normalize
 
 __all__ = ["QueryPlan", "QueryBuilder", "FILTER_WORDS", "MAX_QUERY_CHARS", "MAX_EXPANSIONS",
@@ -75,6 +76,9 @@ _OPERATORS = {"AND", "OR", "NOT"}
 # Quoted phrases, or runs of other characters.
 _CHUNK_RE = re.compile(r'"[^"]*"?|[^"]+')
 _FILTER_RE = re.compile(r"(?<![\w:])(is|has):(\w*)", re.IGNORECASE)
+#: Two or more ideographs in a row (with the field before them, if any), not a prefix
+#: or fuzzy term (``深度*`` stays as typed).
+_IDEOGRAPH_RUN_RE = re.compile(rf"((?<![\w:])\w+:)?([{IDEOGRAPHS}]{{2,}})(?![*~?])")
 # A filter's place in the text while the other rewrites run (no spaces around it, so
 # that "-is:read" and "NOT is:read" keep their sign); it becomes "flags:<token>".
 _FILTER_MARK_RE = re.compile("\x01(\\w+)\x01")
@@ -317,6 +321,11 @@ class QueryBuilder:
             return hold(f'{m.group(1).lower()}:"{value}"')
 
         chunk = _ID_FIELD_RE.sub(take_id, chunk)
+        # A run of ideographs typed without quotes is a word of a language written
+        # without spaces ("深度推定"): its characters side by side, as a phrase (Lucene's
+        # autoGeneratePhraseQueries); each character is an index word (.words).
+        chunk = _IDEOGRAPH_RUN_RE.sub(
+            lambda m: hold(f'{m.group(1) or ""}"{m.group(2)}"'), chunk)
 
         def take_year(m: re.Match) -> str:
             value = m.group(1)
