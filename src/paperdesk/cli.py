@@ -43,7 +43,7 @@ from paperdesk.core.api import disk_full_message, is_disk_full, low_space
 from paperdesk.core.api import LOCK_NAME, LibraryLock, LockHeld, LockInfo
 from paperdesk.core.api import (WAIT_ENV, acquire_in_turn, paused_holder,
                                              wait_bound, yield_to_waiters)
-from paperdesk.core.models import LibraryError, field_values
+from paperdesk.core.models import NO_TITLE, LibraryError, field_values
 from paperdesk.core.api import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
 from paperdesk.core.terminal_text import TerminalSafeStream, one_line, wrap_if_terminal
@@ -789,7 +789,7 @@ def _cmd_search(lib: Library, args) -> int:
     reasons = results.interest.reasons if results.interest is not None else {}
     interest = results.interest.scores if results.interest is not None else {}
     for h in results.hits:       # sorted by interest: its score (log-odds), not BM25F's
-        print(f"{h.id:>6}  {interest.get(h.id, h.score):6.2f}  {h.title}")
+        print(f"{h.id:>6}  {interest.get(h.id, h.score):6.2f}  {h.title or NO_TITLE}")
         if reasons.get(h.id):
             print(f"{'':>6}  {'':6}  up: {', '.join(reasons[h.id])}")
     if results.total > len(results.hits):
@@ -909,7 +909,7 @@ def _cmd_related(lib: Library, args) -> int:
     if not related:
         print("no related papers")
     for r in related:
-        print(f"{r.id:>6}  {r.score:5.3f}  {r.title}")
+        print(f"{r.id:>6}  {r.score:5.3f}  {r.title or NO_TITLE}")
         if r.shared:
             print(f"{'':>6}  {'':5}  shares: {', '.join(r.shared)}")
         if r.authors:
@@ -998,7 +998,7 @@ def _cmd_show(lib: Library, args) -> int:
     if args.json:
         _print_json(paper.to_dict())
         return 0
-    print(paper.title)
+    print(paper.title or NO_TITLE)
     print(f"id {paper.id} · added {paper.added_at} · {'read' if paper.read else 'unread'}"
           + (" · starred" if paper.starred else ""))
     if paper.tags:

@@ -110,3 +110,24 @@ def test_a_paper_without_a_title_is_in_a_formatted_bibliography(tmp_path):
         text = lib.exports.text([pid], "bibliography")
         assert "Tanaka" in text and "2021" in text
 
+
+
+def test_a_paper_without_a_title_is_named_no_title_in_the_cli_and_markdown(tmp_path,
+                                                                         capsys):
+    """A new user's try: `search` printed an empty title column, `show` an empty first
+    line and the Markdown export an empty `## ` heading."""
+    from paperdesk.cli import main
+    from paperdesk.core.models import NO_TITLE
+
+    bib = tmp_path / "untitled.bib"
+    bib.write_text("@article{anon2021,\n  author = {Tanaka, Hiro},\n  year = {2021},\n"
+                   "  doi = {10.1234/abc.5678}\n}\n", encoding="utf-8")
+    lib = str(tmp_path / "lib")
+    assert main(["--library", lib, "import", str(bib)]) == 0
+    capsys.readouterr()
+    assert main(["--library", lib, "show", "1"]) == 0
+    assert capsys.readouterr().out.splitlines()[0] == NO_TITLE
+    assert main(["--library", lib, "search", "tanaka"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith(f"  {NO_TITLE}")
+    assert main(["--library", lib, "export", "--all", "--format", "markdown"]) == 0
+    assert f"\n## {NO_TITLE}\n" in capsys.readouterr().out

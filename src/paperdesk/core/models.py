@@ -15,10 +15,16 @@ from paperdesk.core.changes import Changes
 from paperdesk.core.fields import stored_fields
 
 __all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults", "IndexStatus",
-           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "LibraryReadOnly",
+           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "LibraryReadOnly", "NO_TITLE",
            "DatabaseDamaged",
            "Tag", "TagState",
            "Highlight", "SavedSearch", "field_values"]
+
+
+#: What a paper without a title is called where a title is shown (the window's list and
+#: reading pane, ``paperdesk search``/``show``, the Markdown export): a paper kept for its
+#: key, DOI or authors may have neither title nor abstract.
+NO_TITLE = "(no title)"
 
 
 class LibraryError(Exception):

@@ -49,7 +49,7 @@ from paperdesk.core.exports.ris import ris_chunks
 from paperdesk.core.exports.markdown_note import safe_note_markdown
 from paperdesk.core.fields import PAPER_FIELDS, export_fields, stored_fields
 from paperdesk.core.metadata import ET_AL
-from paperdesk.core.models import Paper
+from paperdesk.core.models import NO_TITLE, Paper
 from paperdesk.core.tex_math import readable_math
 
 __all__ = ["FORMATS", "FIELDS", "ExportFormat", "EXPORT_FORMATS", "export_format",
@@ -154,7 +154,8 @@ def _md(text: str) -> str:
 def _markdown(papers: Iterable[Paper], keep: tuple[str, ...]) -> Iterator[str]:
     yield "# Reading list\n"
     for paper in papers:
-        out = [f"\n## {_md(readable_math(paper.title))}\n"]
+        title = _md(readable_math(paper.title)) if paper.title else NO_TITLE
+        out = [f"\n## {title}\n"]
         meta = []
         if "tags" in keep and paper.tags:
             meta.append("Tags: " + ", ".join(f"`{t.name.replace('`', '')}`" for t in paper.tags))

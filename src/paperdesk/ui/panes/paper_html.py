@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from paperdesk.core.fields import PAGE_RANGE, stored_fields
-from paperdesk.core.models import Author, Metadata, Paper
+from paperdesk.core.models import NO_TITLE, Author, Metadata, Paper
 from paperdesk.core.api import MatchTerms, match_spans
 from paperdesk.core.text import bidi_visible, find_urls
 from paperdesk.ui.style.formatting import local_datetime
@@ -73,9 +73,6 @@ _VENUES = tuple(f.name for f in stored_fields(containers=True))
 _IN_PLACE = frozenset((*_VENUES, *_PLACE))
 #: What the byline says when the paper has no authors, date or venue of its own yet.
 NO_METADATA_HINT = "No authors, year or venue yet — M adds them"
-#: What the list and the reading pane show for a paper without a title (one kept for
-#: its key, DOI or authors has neither title nor abstract; F2 gives it one).
-NO_TITLE = "(no title)"
 
 
 @dataclass(frozen=True)
