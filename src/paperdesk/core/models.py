@@ -15,8 +15,8 @@ from paperdesk.core.changes import Changes
 from paperdesk.core.fields import stored_fields
 
 __all__ = ["Author", "Mentioned", "Metadata", "SourceRef", "Source", "Paper", "PaperSummary", "SearchHit", "SearchResults", "IndexStatus",
-           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "LibraryReadOnly", "NO_TITLE",
-           "DatabaseDamaged",
+           "FileReport", "ImportReport", "UnknownPaper", "LibraryError", "LibraryReadOnly",
+           "NO_TITLE", "DatabaseDamaged",
            "Tag", "TagState",
            "Highlight", "SavedSearch", "field_values"]
 
