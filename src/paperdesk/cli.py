@@ -1024,7 +1024,7 @@ def _cmd_show(lib: Library, args) -> int:
             print(f"  doi:{d}")
     print("\nSources:")
     for s in paper.sources:
-        print(f"  {s.path} (abstract {s.position}, “{s.header}”)")
+        print(f"  {one_line(s.path)} (abstract {s.position}, “{one_line(s.header)}”)")
     return 0
 
 
@@ -1234,7 +1234,7 @@ def _cmd_sources(lib: Library, args) -> int:
         print("no imported files")
     for s in sources:
         print(f"{s.id:>6}  {s.papers:>6,} {'paper' if s.papers == 1 else 'papers'}  "
-              f"{s.path}")
+              f"{one_line(s.path)}")
     return 0
 
 

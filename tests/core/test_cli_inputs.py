@@ -223,6 +223,11 @@ def test_a_file_name_with_a_line_feed_stays_on_its_report_line(tmp_path):
                         "RIS: no record in it starts as RIS does (it reads as plain text); "
                         "rename it .txt to import its paragraphs as abstracts"], err
     assert "stored: 1 paper in the library (1 new)" in out
+    # the imported files' list and a paper's Sources keep the name on one line too
+    sources = run(tmp_path / "lib", "sources").stdout.decode()
+    assert "new\\nline.bib" in sources and len(sources.strip().splitlines()) == 1, sources
+    shown = run(tmp_path / "lib", "show", "1").stdout.decode()
+    assert "new\\nline.bib (abstract" in shown, shown
 
 
 def test_one_line_escapes_every_line_break():
