@@ -322,15 +322,20 @@ def _named_json(path: Path) -> bool:
     return path.suffix.lower() in (".json", ".jsonl")
 
 
+def _formats_named(path: Path) -> list:
+    """The registered import formats whose file name patterns take ``path``'s suffix
+    (any case); empty for a name without one."""
+    suffix = path.suffix.lower()
+    return [f for f in IMPORT_FORMATS.entries() if f"*{suffix}" in f.patterns] \
+        if suffix else []
+
+
 def _named_format(path: Path) -> str | None:
     """The label of the structured format the file's name says (``"RIS"`` for
     ``.ris``, ``"BibTeX"`` for ``.bib``, any case), from the registered formats' file
     name patterns; ``None`` when the name also fits plain text (``.txt``) or no format.
     """
-    suffix = path.suffix.lower()
-    if not suffix:
-        return None
-    named = [f for f in IMPORT_FORMATS.entries() if f"*{suffix}" in f.patterns]
+    named = _formats_named(path)
     if not named or any(f.fallback for f in named):
         return None
     return named[0].label if len(named) == 1 else "/".join(f.label for f in named)
@@ -354,9 +359,7 @@ def _named_records(name, text: str) -> str | None:
     ``None``."""
     if name == STDIN_NAME:
         return None
-    suffix = Path(str(name)).suffix.lower()
-    named = [f for f in IMPORT_FORMATS.entries() if f"*{suffix}" in f.patterns] \
-        if suffix else []
+    named = _formats_named(Path(str(name)))
     if len(named) != 1 or named[0].fallback or named[0].json:
         return None
     start = _RECORD_START.get(named[0].name)
