@@ -43,7 +43,7 @@ from paperdesk.core.api import disk_full_message, is_disk_full, low_space
 from paperdesk.core.api import LOCK_NAME, LibraryLock, LockHeld, LockInfo
 from paperdesk.core.api import (WAIT_ENV, acquire_in_turn, paused_holder,
                                              wait_bound, yield_to_waiters)
-from paperdesk.core.models import NO_TITLE, LibraryError, field_values
+from paperdesk.core.models import NO_TITLE, LibraryError, LibraryReadOnly, field_values
 from paperdesk.core.api import IndexWriteError
 from paperdesk.core.paths import LIBRARY_ENV, default_library_path
 from paperdesk.core.terminal_text import TerminalSafeStream, one_line, wrap_if_terminal
@@ -1685,8 +1685,11 @@ def _open_library(path: Path, args: argparse.Namespace) -> tuple[Library, Librar
             raise
         full = low_space(path) or "the disk is full" in str(exc)
         lib = _open_read_only(path, args)          # e.g. a read-only folder
-        lib.read_only_reason = f"{'the disk is full: ' if full else ''}" \
-            f"{lock.path} could not be written"
+        if isinstance(exc, LibraryReadOnly):       # the folder or library.db
+            lib.read_only_reason = str(exc).split(": it can be searched", 1)[0]
+        else:
+            lib.read_only_reason = f"{'the disk is full: ' if full else ''}" \
+                f"{lock.path} could not be written"
         return lib, None
     try:
         lib = Library.open(path, sync_index=False)

@@ -247,6 +247,54 @@ def test_a_read_only_library_folder_can_be_searched_and_exported(shared_tmp, see
                                                      "library.db", "library.db.closed"]
 
 
+def _make_unwritable(path: Path, how: str) -> str | None:
+    """Make the file ``path`` unwritable ``how`` ("mode": 0444, read by an unprivileged
+    user when the tests run as root; "immutable": ``chattr +i``, which stops root too);
+    the user to run as. Skips when the system cannot."""
+    if how == "mode":
+        user = _reader()
+        path.chmod(0o444)
+        return user
+    if not ROOT or shutil.which("chattr") is None:
+        pytest.skip("chattr +i needs root and chattr")
+    if subprocess.run(["chattr", "+i", str(path)], capture_output=True).returncode != 0:
+        pytest.skip(f"this file system takes no immutable files ({path.parent})")
+    return None
+
+
+@pytest.mark.parametrize("how", ["mode", "immutable"])
+def test_a_read_only_database_file_in_a_writable_folder_refuses_changes_in_one_line(
+        shared_tmp, seed_files, how):
+    """A ``library.db`` that cannot be written in a folder that can: SQLite would open it
+    read-only without a word and refuse the note only when it is saved; the library is
+    read-only from the start instead, in one line, and still answers searches."""
+    lib = shared_tmp / "lib"
+    assert run(lib, "import", *seed_files).returncode == 0
+    db = lib / "library.db"
+    lib.chmod(0o777)                       # the folder can be written, by anyone
+    user = _make_unwritable(db, how)
+    try:
+        before = db.read_bytes()
+        r = run(lib, "note", "7", "capybara in the wild", user=user)
+        assert r.returncode == 1
+        assert one_line(r) == (f"paperdesk: the library file {db} is read-only "
+                               "(Permission denied): it can be searched and exported, "
+                               "not changed") or (how == "immutable" and one_line(r) == (
+                                   f"paperdesk: the library file {db} is read-only "
+                                   "(Operation not permitted): it can be searched and "
+                                   "exported, not changed"))
+        assert not (lib / LOCK_NAME).exists()
+        r = run(lib, "search", "depth", "--json", user=user)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout)["hits"]
+        r = run(lib, "show", "7", "--json", user=user)
+        assert r.returncode == 0 and json.loads(r.stdout)["note"] in ("", None), r.stdout
+        assert db.read_bytes() == before
+    finally:
+        if how == "immutable":
+            subprocess.run(["chattr", "-i", str(db)], check=False)
+
+
 def test_a_read_only_folder_with_a_wal_left_by_a_crash_shows_every_change(shared_tmp,
                                                                          seed_files):
     user = _reader()

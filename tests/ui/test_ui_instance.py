@@ -211,6 +211,36 @@ def test_a_read_only_library_folder_is_refused_by_the_window_saying_what_works(t
         f"it there (paperdesk --library {library} search QUERY)"), shot.stderr
 
 
+def test_a_database_file_that_cannot_be_written_is_refused_before_the_window_opens(
+        tmp_path):
+    """A new user's try: with ``library.db`` unwritable in a writable folder the window
+    opened, and a note typed there was not saved (only the status bar said so). Now the
+    window refuses it at start, in the read-only folder's words. ``chattr +i`` stops
+    root too (the tests may run as root, who can write any file's mode)."""
+    if not hasattr(os, "geteuid") or os.geteuid() != 0 or shutil.which("chattr") is None:
+        pytest.skip("chattr +i needs root and chattr")
+    env = subprocess_env(tmp_path)
+    library = tmp_path / "lib"
+    made = subprocess.run(_paperdesk("--library", library, "import", "-"), env=env,
+                          input="Looms\n\nWe propose a loom that weaves algebra.\n",
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    db = library / "library.db"
+    if subprocess.run(["chattr", "+i", str(db)], capture_output=True).returncode != 0:
+        pytest.skip("this file system takes no immutable files")
+    try:
+        shot = subprocess.run(_paperdesk("--library", library, "--screenshot",
+                                         tmp_path / "x.png"),
+                              env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        subprocess.run(["chattr", "-i", str(db)], check=False)
+    assert shot.returncode == 1 and not (tmp_path / "x.png").exists()
+    assert shot.stderr.strip() == (
+        f"paperdesk: the library file {db} is read-only (Operation not permitted): the "
+        "window needs to write to it; the paperdesk command searches, shows and exports "
+        f"it there (paperdesk --library {library} search QUERY)"), shot.stderr
+
+
 def test_open_library_on_a_read_only_folder_says_what_works(qtbot, tmp_path, controller,
                                                             capsys, monkeypatch):
     """File ▸ Open Library on a read-only folder said the command line's "it can be

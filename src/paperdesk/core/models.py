@@ -32,7 +32,8 @@ class LibraryError(Exception):
 
 
 class LibraryReadOnly(LibraryError):
-    """The library folder cannot be written (its permissions, a read-only mount): it
+    """The library folder or its database file cannot be written (permissions, an
+    immutable file, a read-only mount): it
     can be searched, shown and exported by the ``paperdesk`` command, not changed, and
     the window (which needs to write) cannot open it.
 

@@ -221,6 +221,42 @@ def _lock_error(folder: Path, path: Path, exc: OSError) -> LibraryError:
     return LibraryError(f"cannot lock the library {folder}: {exc.strerror or exc}")
 
 
+#: The files of a library that SQLite writes into in place (``library.db`` and its
+#: write-ahead log): one this process cannot open for writing makes the library read-only
+#: even in a folder it can write.
+_WRITTEN_IN_PLACE = ("library.db", "library.db-wal")
+
+
+def _refuse_read_only_files(folder: Path) -> None:
+    """Raise :class:`LibraryReadOnly` when a file of :data:`_WRITTEN_IN_PLACE` in
+    ``folder`` exists but cannot be opened for writing (its mode, an immutable
+    attribute, a read-only mount): SQLite would open it read-only without a word and
+    refuse every change later (a note typed in the window would not be saved).
+
+    The test opens the file ``O_RDWR`` (and closes it at once) rather than asking
+    ``os.access``, which says yes to root for any file, immutable ones included.
+
+    Args:
+        folder: the library folder.
+    Raises:
+        LibraryReadOnly: ``"the library file F is read-only (Permission denied): it can
+            be searched and exported, not changed"``.
+    """
+    for name in _WRITTEN_IN_PLACE:
+        path = folder / name
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
+                raise LibraryReadOnly(f"the library file {path} is read-only "
+                                      f"({exc.strerror or exc}): it can be searched and "
+                                      "exported, not changed", folder) from None
+            continue        # anything else is SQLite's to report, as before
+        os.close(fd)
+
+
 def _is_stale(info: LockInfo | None, path: Path) -> bool:
     if info is None:
         try:
@@ -282,6 +318,8 @@ class LibraryLock:
             ``self``.
         Raises:
             LockHeld: a live process (or one on another host) holds it.
+            LibraryReadOnly: the folder, ``library.db`` or its ``-wal`` file cannot be
+                written (nothing is created then).
             LibraryError: the folder or the lock file cannot be created.
         """
         if self._info is not None:
@@ -293,6 +331,7 @@ class LibraryLock:
         except OSError as exc:
             raise LibraryError(f"cannot create library folder {self.folder}: "
                                f"{exc.strerror or exc}") from exc
+        _refuse_read_only_files(self.folder)
         for _attempt in range(20):
             info = LockInfo(pid=os.getpid(), host=socket.gethostname(), app=self.app,
                             started=_dt.datetime.now(_dt.timezone.utc).isoformat(
