@@ -7,6 +7,7 @@ import pytest
 
 from paperdesk.core.store import schema
 from paperdesk.core.library import Library
+from paperdesk.core.changes import NO_CHANGES
 from paperdesk.core.models import LibraryError, UnknownPaper
 
 
@@ -260,6 +261,38 @@ def test_note_is_searchable_and_survives_reopen(seeded_library):
         assert lib.undo_label == "Edit note"
         assert lib.search.hits("axolotl") == []
         assert lib.papers.filter_counts()["has_note"] == 0
+
+
+@pytest.mark.parametrize("stored, typed, joined", [
+    ("", "first words", "first words"),
+    ("stored.", "typed", "stored.\ntyped"),
+    ("stored.\n", "typed", "stored.\ntyped"),
+    ("stored.", "", "stored."),
+])
+def test_joined_note_puts_typed_text_on_a_line_of_its_own(stored, typed, joined):
+    from paperdesk.core.api import joined_note
+
+    assert joined_note(stored, typed) == joined
+
+
+def test_text_typed_before_the_note_was_read_is_appended_as_one_edit(seeded_library):
+    lib = seeded_library
+    (p, q) = ids_of(lib, 2)
+    lib.notes.set(p, "Compare with **axolotl**.")
+    changes = lib.notes.append(p, "walrus \ud800 tusks")
+    assert changes.notes == {p} and changes.papers == {p}
+    assert lib.notes.get(p) == "Compare with **axolotl**.\nwalrus \ufffd tusks"
+    assert [h.id for h in lib.search.hits("walrus")] == [p]
+    assert lib.undo_label == "Edit note"
+    lib.undo()                      # its own step: the note as it was
+    assert lib.notes.get(p) == "Compare with **axolotl**."
+    lib.redo()
+    assert lib.notes.get(p).endswith("walrus \ufffd tusks")
+    assert lib.notes.append(q, "  \n ") == NO_CHANGES and lib.notes.get(q) == ""
+    assert lib.notes.append(q, "a note of its own").notes == {q}
+    assert lib.notes.get(q) == "a note of its own"
+    with pytest.raises(UnknownPaper):
+        lib.notes.append(10 ** 9, "nowhere")
 
 
 def greek_paper(lib):

@@ -530,6 +530,82 @@ def test_a_star_on_the_paper_on_show_does_not_lay_its_abstract_out_again(qtbot, 
     qtbot.waitUntil(lambda: bool(laid_out), timeout=WAIT_MS)
 
 
+def test_a_note_typed_for_a_paper_the_user_left_before_it_came_is_kept(
+        qtbot, win, monkeypatch):
+    """j, n, a few words, then Esc and j again before the paper came: what was typed
+    was lost (a new user's report). Now it is added after that paper's stored note, on a
+    line of its own, as one undoable edit; the paper moved to keeps its own note, and
+    coming back shows the note with the words."""
+    from paperdesk.ui.window import reading
+
+    window, lib = win, win.lib
+    wait_shown(qtbot, window)
+    gate = threading.Event()
+    real = reading._paper_or_none
+
+    def held(library, pid):
+        gate.wait(WAIT_MS / 1000)
+        return real(library, pid)
+
+    monkeypatch.setattr(reading, "_paper_or_none", held)
+    row = window.table.currentIndex().row()
+    left, after = window.model.paper_id(row + 1), window.model.paper_id(row + 2)
+    lib.notes.set(left, "stored.")
+    lib.notes.set(after, "its own.")
+    note = window.detail_pane.note_editor
+    gate.clear()
+    window.focus_list()
+    press(qtbot, window, "j", "n")
+    assert window.reading.pending_id == left and window.focusWidget() is note
+    qtbot.keyClicks(note, "walrus tusks")
+    press(qtbot, window, Qt.Key.Key_Escape, "j")          # on before it came
+    assert window.reading.pending_id == after
+    assert note.toPlainText() == ""                        # not shown over the next one
+    gate.set()
+    wait_shown(qtbot, window)
+    settle(qtbot, window)
+    assert window.current_paper_id() == after and note.toPlainText() == "its own."
+    assert lib.notes.get(left) == "stored.\nwalrus tusks"
+    assert lib.notes.get(after) == "its own."
+    press(qtbot, window, "k")                              # back: the words are there
+    wait_shown(qtbot, window)
+    assert window.detail_pane.paper_id == left
+    assert note.toPlainText() == "stored.\nwalrus tusks"
+    lib.undo()                                             # one edit of its own
+    assert lib.notes.get(left) == "stored."
+
+
+def test_a_note_typed_for_a_paper_still_on_its_way_is_kept_when_the_window_closes(
+        qtbot, win, monkeypatch):
+    """j, n, a few words, and the window is closed before the paper came: the words are
+    added to that paper's note, not dropped."""
+    from paperdesk.ui.window import reading
+
+    window, lib = win, win.lib
+    wait_shown(qtbot, window)
+    gate = threading.Event()
+    real = reading._paper_or_none
+
+    def held(library, pid):
+        gate.wait(WAIT_MS / 1000)
+        return real(library, pid)
+
+    monkeypatch.setattr(reading, "_paper_or_none", held)
+    window.focus_list()
+    press(qtbot, window, "j", "n")
+    coming = window.reading.pending_id
+    assert coming is not None
+    qtbot.keyClicks(window.detail_pane.note_editor, "read the appendix")
+    gate.set()                      # let the reader go, then close before it is shown
+    window.shutdown()               # closes the library (the window owns it)
+    conn = sqlite3.connect(lib.path / "library.db")
+    try:
+        assert conn.execute("SELECT body FROM notes WHERE paper_id = ?",
+                            [coming]).fetchone() == ("read the appendix",)
+    finally:
+        conn.close()
+
+
 def test_keys_pressed_while_the_next_paper_is_on_its_way_go_to_that_paper(
         qtbot, win, monkeypatch):
     """n, t and F2 pressed while the next row's paper is still being read: the note
@@ -565,10 +641,10 @@ def test_keys_pressed_while_the_next_paper_is_on_its_way_go_to_that_paper(
     assert window.detail_pane.paper_id == before    # still on its way
     gate.set()
     wait_shown(qtbot, window)
-    assert note.toPlainText() == "stored. typed at once"
+    assert note.toPlainText() == "stored.\n typed at once"    # on a line of its own
     note.flush()
     settle(qtbot, window)
-    assert lib.notes.get(window.current_paper_id()) == "stored. typed at once"
+    assert lib.notes.get(window.current_paper_id()) == "stored.\n typed at once"
     assert lib.notes.get(before) == ""
 
     before = next_row_held()

@@ -43,6 +43,8 @@ _WHERE = {
     "tag_key": "paperdesk.core.edits.annotations",
     "validate_tag_name": "paperdesk.core.edits.annotations",
     "SAVED_NAME_MAX": "paperdesk.core.edits.saved_searches",
+    # Notes: text typed before the stored note was read, after it
+    "joined_note": "paperdesk.core.edits.notes",
     # Import and export formats (the registries), progress and errors
     "EXPORT_FORMATS": "paperdesk.core.exports.formats",
     "ExportFormat": "paperdesk.core.exports.formats",

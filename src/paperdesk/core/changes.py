@@ -46,8 +46,10 @@ class Changes:
             marks leave it False: the list keeps its rows when a paper is marked.
         duplicates: near-duplicate pairs were flagged, dismissed, restored or merged (the
             Duplicates view and its count should be read again).
-        replay: the change comes from undo or redo rather than from a new edit (e.g. the
-            note editor must then show the restored text).
+        replay: the change comes from undo or redo rather than from a new edit, or from
+            an edit that the note editor did not show (text typed for a paper before its
+            note was read, added to the stored note): the note editor must then show the
+            stored text.
         tag_deltas: ``((tag id, n), ...)`` sorted by id: by how many papers the count of
             each of these tags changed (negative: fewer), for a change that knows it
             (tagging and untagging papers, their undo and redo). A tag in ``tags``

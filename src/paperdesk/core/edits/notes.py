@@ -17,7 +17,27 @@ from paperdesk.core.text import replace_surrogates
 from paperdesk.core.edits.annotations import HIGHLIGHT_COLOURS, check_colour as _check_colour
 from paperdesk.core.manager import Manager
 
-__all__ = ["Notes"]
+__all__ = ["Notes", "joined_note"]
+
+
+def joined_note(stored: str, typed: str) -> str:
+    """The note ``stored`` with ``typed`` after it: text typed for a paper before its
+    stored note was read (the window's note editor takes the keys at once). A non-empty
+    stored note that does not end a line gets a line break first, so the typed text
+    starts a line of its own instead of running on from the last word.
+
+    Args:
+        stored: the paper's note as stored ("" for none).
+        typed: what was typed ("" for nothing).
+    Returns:
+        ``stored + "\n" + typed``, or without the line break when ``stored`` is empty or
+        ends with one, or ``stored`` alone when nothing was typed.
+    """
+    if not typed:
+        return stored
+    if stored and not stored.endswith("\n"):
+        return f"{stored}\n{typed}"
+    return stored + typed
 
 
 class Notes(Manager):
@@ -71,6 +91,34 @@ class Notes(Manager):
                             lambda: self._write_note(pid, body),
                             merge_key=("note", pid, session), undoable=undoable,
                             before=old, after=body)
+
+    def append(self, paper_id: int, typed: str, undoable: bool = True) -> Changes:
+        """Add ``typed`` after the paper's stored note (:func:`joined_note`), reading and
+        writing it in one transaction: text typed for a paper whose note the typist never
+        saw (the window took the keys before the paper was read, and the user moved on
+        before it came). An edit of its own ("Edit note"), undone on its own.
+
+        Args:
+            paper_id: the paper.
+            typed: the text to add ("" or blank: nothing changes).
+            undoable: record an undo step.
+        Returns:
+            :class:`Changes` (empty when nothing was added).
+        Raises:
+            UnknownPaper: no such paper.
+        """
+        (pid,) = self._lib.papers.existing_ids([paper_id])
+        typed = replace_surrogates(typed)
+        if not typed.strip():
+            return NO_CHANGES
+        with _db.transaction(self.db):     # the stored note cannot change in between
+            old = self.get(pid)
+            body = joined_note(old, typed)
+            changes = self._write_note(pid, body)
+        return self._lib.record("Edit note", changes, lambda: self._write_note(pid, old),
+                                lambda: self._write_note(pid, body),
+                                undoable=undoable,
+                                before=old, after=body)
 
     def highlights(self, paper_id: int) -> list[Highlight]:
         """Return a paper's highlights ordered by start offset."""

@@ -86,6 +86,9 @@ class DetailPane(QWidget):
         highlightRemoveRequested(int): a highlight id to remove.
         highlightCommentRequested(int): a highlight id whose comment to edit.
         noteSaveRequested(int, str, int): ``(paper_id, body, session)`` to store.
+        noteAddRequested(int, str): ``(paper_id, typed)``: text typed for a paper that was
+            never shown, to add after its stored note
+            (:attr:`NoteEditor.addRequested`).
         linkRefused(QUrl): a clicked link was refused because of its scheme.
         metadataEditRequested(): the "Metadata" button was clicked.
         paperChanged(object): another paper is shown (its id), or none (``None``).
@@ -105,6 +108,7 @@ class DetailPane(QWidget):
     highlightRemoveRequested = Signal(int)
     highlightCommentRequested = Signal(int)
     noteSaveRequested = Signal(int, str, int)
+    noteAddRequested = Signal(int, str)
     linkRefused = Signal(QUrl)
     metadataEditRequested = Signal()
     paperChanged = Signal(object)
@@ -240,6 +244,7 @@ class DetailPane(QWidget):
 
         self.note_editor = NoteEditor()
         self.note_editor.saveRequested.connect(self.noteSaveRequested)
+        self.note_editor.addRequested.connect(self.noteAddRequested)
         note_label = QLabel("Note")
         note_label.setStyleSheet("font-weight: 600;")
         # One line; a narrow pane ends it in "…" with the whole hint in the tooltip.

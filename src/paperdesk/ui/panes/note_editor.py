@@ -18,7 +18,7 @@ from PySide6.QtGui import (QColor, QFontDatabase, QKeySequence, QMouseEvent,
                            QSyntaxHighlighter, QTextCharFormat, QTextDocument)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
-from paperdesk.core.api import MatchTerms, match_spans
+from paperdesk.core.api import MatchTerms, joined_note, match_spans
 from paperdesk.ui.panes.links import open_safe_url, url_at
 from paperdesk.ui.panes.paper_html import LIGHT, HtmlColours
 
@@ -94,6 +94,9 @@ class NoteEditor(QPlainTextEdit):
     """Plain-text editor for the shown paper's note.
 
     Signals:
+        addRequested(int, str): ``(paper_id, typed)``: text typed for a paper before its
+            stored note was read, left behind (another paper, or none, is shown now):
+            to be added after the stored note (``lib.notes.append``).
         saveRequested(int, str, int): ``(paper_id, body, session)``: the text differs
             from what was last saved and should be stored. ``session`` changes whenever
             another paper is loaded (see :class:`~paperdesk.ui.commands.NoteCommand`).
@@ -104,6 +107,7 @@ class NoteEditor(QPlainTextEdit):
     """
 
     saveRequested = Signal(int, str, int)
+    addRequested = Signal(int, str)
     linkOpened = Signal(str)
 
     def __init__(self, parent: QWidget | None = None):
@@ -148,14 +152,31 @@ class NoteEditor(QPlainTextEdit):
         """Take the keys for ``paper_id``'s note before its stored note is read (the
         user pressed N while the paper was on its way from the reader thread): the old
         note is saved (:meth:`flush`) and cleared, and what is typed now is added after
-        the stored note when :meth:`load` brings it, as if it had been there at once.
-        Nothing is saved before then.
+        the stored note when :meth:`load` brings it (:func:`joined_note`), as if it had
+        been there at once. Nothing is saved before then, unless the user leaves the
+        paper first (:meth:`hand_over_typed`). Expecting the paper already expected
+        keeps what was typed for it.
 
         Args:
             paper_id: the paper on its way.
         """
+        if self._expected == paper_id:
+            return
         self.flush()
+        self.hand_over_typed()
         self._clear(expected=paper_id, enabled=True)
+
+    def hand_over_typed(self) -> None:
+        """Text typed for the expected paper (:meth:`expect`) that will not be shown now
+        (the user moved to another paper, or the window closes): ask for it to be added
+        after the paper's stored note (:attr:`addRequested`) and clear the editor.
+        Nothing happens when no paper is expected or nothing was typed."""
+        expected, typed = self._expected, self.toPlainText()
+        if expected is None:
+            return
+        self._clear(expected=None, enabled=False)
+        if typed.strip():
+            self.addRequested.emit(expected, typed)
 
     def load(self, paper_id: int, body: str) -> None:
         """Start editing ``paper_id``'s note (call :meth:`flush` first for the old one).
@@ -166,19 +187,23 @@ class NoteEditor(QPlainTextEdit):
             paper_id: the paper.
             body: its stored note ("" for none).
         """
+        if self._expected != paper_id:
+            self.hand_over_typed()
         typed = self.toPlainText() if self._expected == paper_id else ""
         self._expected = None
         self._timer.stop()
         self._paper_id = paper_id
         self._session += 1
         self._saved = body
-        self._set_text(body + typed)
+        self._set_text(joined_note(body, typed))
         self.setEnabled(True)
         if typed:
             self._timer.start()
 
     def unload(self) -> None:
-        """Show no note (no paper); the editor is disabled."""
+        """Show no note (no paper); the editor is disabled. Text typed for an expected
+        paper is handed over (:meth:`hand_over_typed`)."""
+        self.hand_over_typed()
         self._clear(expected=None, enabled=False)
 
     def _clear(self, expected: int | None, enabled: bool) -> None:

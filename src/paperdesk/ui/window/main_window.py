@@ -462,6 +462,7 @@ class MainWindow(QMainWindow):
         pane.highlightRemoveRequested.connect(self.triage.remove_highlight)
         pane.highlightCommentRequested.connect(self.triage.prompt_highlight_comment)
         pane.noteSaveRequested.connect(self.triage.save_note)
+        pane.noteAddRequested.connect(self.triage.add_to_note)
         pane.metadataEditRequested.connect(self.metadata.edit_metadata)
         pane.note_editor.linkOpened.connect(
             lambda url: self.statusBar().showMessage(f"Opened {url} in the browser", 4000))
@@ -1295,6 +1296,7 @@ class MainWindow(QMainWindow):
             return
         try:
             self.detail_pane.note_editor.flush()
+            self.detail_pane.note_editor.hand_over_typed()
         except RuntimeError:  # the C++ widgets are already gone (interpreter exit)
             pass
         self._shut_down = True

@@ -135,7 +135,10 @@ class ReadingController:
         if pid is None:
             self.clear_detail(self._window.empty_hint())
             return
-        self._window.detail_pane.note_editor.flush()
+        editor = self._window.detail_pane.note_editor
+        editor.flush()
+        if editor.expected_id != pid:
+            editor.hand_over_typed()    # typed for a paper the user left before it came
         self._read_paper(pid)
 
     @property

@@ -299,6 +299,20 @@ class TriageCommands:
         return self._window.run_edit(lambda lib: lib.notes.set(paper_id, body, session=session),
                                      quiet=True)
 
+    def add_to_note(self, paper_id: int, typed: str) -> bool:
+        """Add text typed for a paper before its note was shown after its stored note
+        (:meth:`~paperdesk.core.edits.notes.Notes.append`): the user moved on before the
+        paper came. The change is marked as a replay so that the reading pane shows the
+        stored note again if that paper is on show by the time it is committed (the
+        editor never showed this text).
+
+        Args:
+            paper_id: the paper.
+            typed: what was typed.
+        """
+        return self._window.run_edit(
+            lambda lib: lib.notes.append(paper_id, typed).as_replay())
+
     # -- undo ------------------------------------------------------------------------------
     def undo(self) -> None:
         """Save a pending note edit, then undo the last change (Ctrl+Z)."""
