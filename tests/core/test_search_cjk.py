@@ -50,6 +50,11 @@ def test_words_inside_japanese_and_chinese_sentences_are_found(empty_library, tm
     assert _found(lib, "title:深度") == [JAPANESE[:6]]
     assert sorted(_found(lib, "深度 OR 速度")) == sorted([JAPANESE[:6], APART[:6]])
     assert _found(lib, "深入") == [APART[:6]]
+    # a star or a tilde after a run: each ideograph is a whole word already (a new
+    # user's try: 深度* found nothing)
+    for query in ("深度*", "深度**", "深度~", "深度~1", "title:深度*", "深度推*"):
+        assert _found(lib, query) == [JAPANESE[:6]], query
+    assert sorted(_found(lib, "深*")) == sorted([JAPANESE[:6], APART[:6]])   # one: as typed
 
 
 def test_a_shift_jis_file_is_searchable_by_its_words(empty_library, tmp_path):

@@ -76,9 +76,12 @@ _OPERATORS = {"AND", "OR", "NOT"}
 # Quoted phrases, or runs of other characters.
 _CHUNK_RE = re.compile(r'"[^"]*"?|[^"]+')
 _FILTER_RE = re.compile(r"(?<![\w:])(is|has):(\w*)", re.IGNORECASE)
-#: Two or more ideographs in a row (with the field before them, if any), not a prefix
-#: or fuzzy term (``深度*`` stays as typed).
-_IDEOGRAPH_RUN_RE = re.compile(rf"((?<![\w:])\w+:)?([{IDEOGRAPHS}]{{2,}})(?![*~?])")
+#: Two or more ideographs in a row (with the field before them, if any), the whole run
+#: (never split), with a ``*`` or ``~`` after it dropped: each ideograph is a whole
+#: index word, so ``深度*`` (a new user's try, which found nothing) and ``深度~`` mean the
+#: run itself. A ``?`` after it (a one-letter wildcard) leaves the run as typed.
+_IDEOGRAPH_RUN_RE = re.compile(
+    rf"((?<![\w:])\w+:)?([{IDEOGRAPHS}]{{2,}})(?:\*+|~\d*(?:\.\d+)?)?(?![?{IDEOGRAPHS}])")
 # A filter's place in the text while the other rewrites run (no spaces around it, so
 # that "-is:read" and "NOT is:read" keep their sign); it becomes "flags:<token>".
 _FILTER_MARK_RE = re.compile("\x01(\\w+)\x01")
