@@ -8,6 +8,8 @@ StandardTokenizer, and a query word of several needs all of them
 
 from __future__ import annotations
 
+import os
+
 from paperdesk.core.search.index import match_spans
 from paperdesk.core.search.words import WORD_RE
 
@@ -75,3 +77,32 @@ def test_the_matched_ideographs_are_marked_where_they_are(empty_library, tmp_pat
     assert [JAPANESE[a:b] for a, b in spans] == ["深", "度", "深", "度"]
     first, last = JAPANESE.index("深度"), JAPANESE.rindex("深度")
     assert [a for a, _b in spans] == [first, first + 1, last, last + 1]
+
+
+def test_a_read_only_library_indexed_by_the_old_word_rules_is_searched_with_a_note(
+        tmp_path, monkeypatch):
+    """A new user's try: a read-only library folder whose index was built before each
+    ideograph became a word could not be searched at all (only a writer may rebuild
+    it). It is searched as it is now, saying once that some words may not be found."""
+    from paperdesk.core.library import Library
+    from paperdesk.core.search import index as index_module
+
+    folder = tmp_path / "lib"
+    with monkeypatch.context() as m:     # the word rule before 2026-12-07
+        m.setattr(index_module, "WORD_PATTERN", r"\w+(?:\.\w+)*(?:\+\+|#)?")
+        with Library.open(folder) as lib:
+            _library(lib, tmp_path)
+            assert lib.index.status().unindexed == 0
+    with Library.open(folder, read_only=True) as lib:
+        note = lib.index.repair
+        assert note.startswith(f"{folder / 'index'}{os.sep}_MAIN_") and note.endswith(
+            ".toc: the search index was built by another version of paperdesk, with "
+            "other word rules; it is searched as it is, so some words (Chinese and "
+            "Japanese inside sentences) may not be found until a paperdesk that can "
+            "write the library rebuilds it (paperdesk reindex)"), note
+        assert _found(lib, "depth") == [ENGLISH[:6]]
+        assert _found(lib, "monocular images") == [ENGLISH[:6]]
+        assert _found(lib, '"depth network"') == [ENGLISH[:6]]
+    with Library.open(folder) as lib:           # a writer rebuilds it with today's rules
+        lib.index.sync()
+        assert _found(lib, "深度") == [JAPANESE[:6]]

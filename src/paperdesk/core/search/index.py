@@ -795,6 +795,12 @@ class IndexSchemaMismatch(Exception):
     """The index on disk was built with another schema (an older paperdesk); rebuild it."""
 
 
+def _fields_only(signature: dict) -> dict:
+    """A :func:`_schema_signature` without the analysers: the field names, types,
+    formats and columns, which must agree for the segments to be read at all."""
+    return {name: parts[:-1] for name, parts in signature.items()}
+
+
 #: Table-driven field name -> its search field (for the fields that have one).
 _SEARCHED_AS = {f.name: f.search for f in stored_fields() if f.search}
 
@@ -1191,23 +1197,36 @@ class SearchIndex:
 
     Args:
         path: the index folder; created with an empty index if missing or empty.
+        other_words_ok: for a library opened read-only (nothing may rebuild the index):
+            an index whose fields are paperdesk's but whose analysers split words
+            otherwise (built before a change of the word rules, e.g. Chinese and
+            Japanese ideographs as words of their own) is searched as it is, with
+            paperdesk's own analysers, and :attr:`other_words` is set; without it such
+            an index raises :class:`IndexSchemaMismatch` (a writer rebuilds it).
     Raises:
         whoosh.index.IndexError: the folder holds something that is not a readable index
             (call :meth:`recreate` to start over).
+        IndexSchemaMismatch: it was built with another schema (see ``other_words_ok``).
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, other_words_ok: bool = False):
         self.path = Path(path)
         self._lock = threading.RLock()
+        #: Opened with ``other_words_ok`` and its words were split by other rules: some
+        #: words (those the rules split otherwise) may not be found.
+        self.other_words = False
         self.path.mkdir(parents=True, exist_ok=True)
         if _storage(self.path).index_exists():   # its files read by _Storage only
             stored = _storage(self.path).open_index()
             try:
-                same = _schema_signature(stored.schema) == _schema_signature(build_schema())
+                theirs = _schema_signature(stored.schema)
             finally:
                 stored.close()
-            if not same:
-                raise IndexSchemaMismatch(str(self.path))
+            ours = _schema_signature(build_schema())
+            if theirs != ours:
+                if not (other_words_ok and _fields_only(theirs) == _fields_only(ours)):
+                    raise IndexSchemaMismatch(str(self.path))
+                self.other_words = True
             # From here on the table of contents' pickled schema is skipped, never used:
             # searches and writes analyse text with paperdesk's own analysers only.
             self._ix = _storage(self.path).open_index(schema=build_schema())

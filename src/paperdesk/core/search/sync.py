@@ -101,8 +101,15 @@ class IndexManager(Manager):
             try:
                 if not index_path.is_dir():
                     raise FileNotFoundError(index_path)
-                index = SearchIndex(index_path)
+                index = SearchIndex(index_path, other_words_ok=True)
                 index.quick_problems()    # reads its table of contents and segment list
+                if index.other_words:
+                    self.repair = (
+                        f"{integrity.toc_path(index_path)}: the search index was built by "
+                        "another version of paperdesk, with other word rules; it is "
+                        "searched as it is, so some words (Chinese and Japanese inside "
+                        "sentences) may not be found until a paperdesk that can write "
+                        "the library rebuilds it (paperdesk reindex)")
                 return index
             except Exception as exc:  # noqa: BLE001 - damaged: only a writer may rebuild it
                 # Reading goes on without it (show, export, stats ...): an empty stand-in
