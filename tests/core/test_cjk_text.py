@@ -50,3 +50,18 @@ def test_cjk_words_are_counted_two_characters_each():
 def test_a_header_above_japanese_abstracts_is_kept():
     header, abstracts = parse_text(f"毎日の論文\n\n{FIRST}\n\n{SECOND}\n")
     assert header == "毎日の論文" and abstracts == [FIRST, SECOND]
+
+
+@pytest.mark.parametrize("abstract, title", [
+    (FIRST + SECOND, FIRST[:-1]),                        # 。 ends it, without a space
+    (SECOND + FIRST, SECOND),                            # ！ stays, as ! does
+    ("我们提出了一种新的图像分割方法？并在数据集上验证。", "我们提出了一种新的图像分割方法？"),
+    (FIRST, FIRST[:-1]),                                 # one sentence
+    ("深度" * 80 + "。次の文。", "深度" * 60 + "…"),       # cut at 120 characters
+])
+def test_a_chinese_or_japanese_abstract_is_titled_by_its_first_sentence(abstract, title):
+    """A new user's try: with no sentence end it knew, the title of a Japanese abstract
+    was its whole first paragraph (up to 120 characters)."""
+    from paperdesk.core.text import derive_title
+
+    assert derive_title(abstract) == title

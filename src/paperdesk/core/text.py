@@ -147,14 +147,19 @@ _ABBREVIATIONS = {
     "ref", "refs", "no", "approx", "resp", "viz", "dr", "mr", "ms", "prof", "st", "incl",
 }
 # A sentence end: . ! or ? followed by white space and an upper-case letter, digit, quote
-# or opening bracket.
-_SENTENCE_END_RE = re.compile(r"[.!?](?=\s+[\"'(\[]?[A-Z0-9\u0391-\u03a9])")
+# or opening bracket; or a Chinese or Japanese full stop, exclamation or question mark
+# (。！？, written without a space after them) with more text after it.
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s+[\"'(\[]?[A-Z0-9\u0391-\u03a9])|[。！？](?=\S)")
+#: The full stops a title drops at its end.
+_FULL_STOPS = (".", "。")
 
 
 def _first_sentence(text: str) -> str:
     for match in _SENTENCE_END_RE.finditer(text):
         end = match.start()
         before = text[:end]
+        if text[end] in "。！？":
+            return text[: end + 1]
         word = before.rsplit(" ", 1)[-1].lower()
         if word in _ABBREVIATIONS or before.lower().endswith(("e.g", "i.e", "et al")):
             continue
@@ -169,8 +174,10 @@ def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
 
     The first sentence ends at ``.``, ``!`` or ``?`` followed by white space and a capital
     letter or digit, skipping common abbreviations (``e.g.``, ``et al.``, ``Fig.``) and
-    initials. A sentence longer than ``max_chars`` is cut at the last word boundary within
-    the limit and ends in ``…``. A trailing full stop is dropped.
+    initials, or at a Chinese or Japanese ``。``, ``！`` or ``？`` (no space follows them).
+    A sentence longer than ``max_chars`` is cut at the last word boundary within
+    the limit (anywhere in text without spaces) and ends in ``…``. A trailing full stop
+    (``.`` or ``。``) is dropped.
 
     Args:
         abstract: normalised abstract text.
@@ -183,7 +190,7 @@ def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
         return "(empty abstract)"
     sentence = _first_sentence(text)
     if len(sentence) <= max_chars:
-        return sentence[:-1] if sentence.endswith(".") else sentence
+        return sentence[:-1] if sentence.endswith(_FULL_STOPS) else sentence
     cut = sentence[:max_chars]
     space = cut.rfind(" ")
     if space > max_chars // 2:
