@@ -51,7 +51,7 @@ __all__ = ["TERMS_DIR", "FORMAT", "TermTable", "Part", "text_stamp", "current_st
 TERMS_DIR = "terms"
 #: Version of the layout above; another version is rebuilt (1: rows only; 2: no
 #: checksums).
-FORMAT = 3
+FORMAT = 4     # 4: Chinese and Japanese text as pairs of ideographs (vectorize.cjk_terms)
 _ARRAYS = ("ids", "stamps", "indptr", "indices", "data", "cindptr", "crows", "cdata")
 #: The names of a generation's files (and of their temporary files while written): the
 #: only files in ``terms/`` that removing old generations deletes.

@@ -30,7 +30,7 @@ import re
 import numpy as np
 
 __all__ = ["TERMS_PER_PAPER", "TOKEN_PATTERN", "STOP_WORDS", "MIN_DF", "MAX_DF",
-           "LANGUAGE_STOP_WORDS", "language_stop_words", "paper_words", "analyze",
+           "LANGUAGE_STOP_WORDS", "language_stop_words", "paper_words", "cjk_terms", "analyze",
            "paper_text", "load_stop_words", "new_vectorizer", "prune_rows", "term_query"]
 
 #: Terms kept per paper (the heaviest by tf-idf).
@@ -152,10 +152,47 @@ _WORD = re.compile(TOKEN_PATTERN)
 _WORD_RUNS = re.compile(r"\b[^\W\d_](?:[^\W_]+(?:-[^\W_]+)*|(?:-[^\W_]+)+)")
 
 
+#: Han ideographs (with the iteration marks), Hiragana and Katakana (with the prolonged
+#: sound mark): Chinese and Japanese, written without spaces between words.
+_HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df"
+_HIRAGANA = "\u3041-\u309f"
+_KATAKANA = "\u30a0-\u30ff"
+_HAS_CJK = re.compile(f"[{_HAN}{_HIRAGANA}{_KATAKANA}]")
+#: The parts of a word with CJK characters in it: a run of Han ideographs, of Katakana,
+#: or of other letters and digits (Hiragana, mostly particles and endings, part them).
+_CJK_PARTS = re.compile(f"([{_HAN}]+)|([{_KATAKANA}]+)|([^\\W{_HAN}{_HIRAGANA}{_KATAKANA}]+)")
+
+
+def cjk_terms(word: str) -> list[str]:
+    """The terms of a word :data:`TOKEN_PATTERN` found in Chinese or Japanese text, where
+    a "word" is a whole clause up to its punctuation: each run of Han ideographs gives
+    its overlapping pairs ("深度推定" -> "深度", "度推", "推定"), as Lucene's
+    CJKBigramFilter (used by Elasticsearch's ``cjk`` analyser) does; a run of one
+    ideograph gives nothing (a term has two characters at least); a Katakana run
+    ("モデル") and a run of other letters ("bert") are whole terms; Hiragana (mostly
+    particles and endings) only separate.
+
+    Args:
+        word: a lower-cased word with a Han, Hiragana or Katakana character in it.
+    Returns:
+        Its terms, in text order.
+    """
+    out: list[str] = []
+    for han, kana, other in _CJK_PARTS.findall(word):
+        if han:
+            out.extend(han[i:i + 2] for i in range(len(han) - 1))
+        elif len(kana) > 1:
+            out.append(kana)
+        elif len(other) > 1 and not other[0].isdigit():
+            out.append(other)
+    return out
+
+
 def paper_words(text: str) -> list[str]:
     """A paper's words as terms are made of them: lower-cased, split with
     :data:`TOKEN_PATTERN`, without the function words of its language when it is not
     English (:func:`language_stop_words`); English stop words are left to the caller.
+    A word with Chinese or Japanese characters in it gives :func:`cjk_terms` instead.
 
     Args:
         text: :func:`paper_text`.
@@ -164,6 +201,9 @@ def paper_words(text: str) -> list[str]:
     """
     text = text.lower()
     words = (_WORD if "_" in text else _WORD_RUNS).findall(text)
+    if not text.isascii() and _HAS_CJK.search(text) is not None:
+        words = [t for w in words
+                 for t in (cjk_terms(w) if _HAS_CJK.search(w) is not None else (w,))]
     other = language_stop_words(words)
     return [w for w in words if w not in other] if other else words
 
