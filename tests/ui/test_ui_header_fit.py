@@ -186,3 +186,38 @@ def test_large_desktop_font_cuts_nothing(qtbot, open_seeded):
         _assert_nothing_cut(qtbot, pane)
     finally:
         app.setFont(saved)
+
+
+def test_a_title_of_one_endless_word_wraps_and_keeps_the_header_in_the_window(
+        qtbot, open_seeded):
+    """A new user's try: a title of 200,000 letters without a space (a broken file)
+    widened the header past the window: one clipped line, no "…", the buttons gone. The
+    run now breaks anywhere (zero-width spaces), as the cut is laid out, and the
+    tooltip shows its first 1,000 characters."""
+    from paperdesk.ui.panes.detail_pane import TIP_TITLE_CHARS
+
+    window = open_seeded()
+    window.resize(900, 600)
+    qtbot.waitUntil(lambda: window.width() == 900, timeout=WAIT_MS)
+    pid = window.current_paper_id()
+    title = "x" * 200_000
+    window.submit_edit(lambda lib: lib.papers.set_title(pid, title))
+    pane = window.detail_pane
+    qtbot.waitUntil(lambda: pane.paper is not None and pane.paper.title == title,
+                    timeout=WAIT_MS)
+    QCoreApplication.processEvents()
+    label = pane.title_label
+    shown = _plain(label)
+    assert shown.endswith("…") and pane.title_elided
+    assert set(shown[:-1]) <= {"x", "\u200b"} and shown.count("x") < 1_000
+    lines = QFontMetrics(label.font()).lineSpacing()
+    assert label.heightForWidth(label.width()) <= MAX_TITLE_LINES * lines + 4
+    right = pane.mapTo(window, pane.rect().topRight()).x()
+    assert pane.header.mapTo(window, pane.header.rect().topRight()).x() <= right + 1
+    for button in pane.header.findChildren(QToolButton):
+        if button.isVisibleTo(pane):
+            assert button.mapTo(window, button.rect().topRight()).x() <= right + 1, \
+                button.objectName()
+    tip = _tooltip_text(label)
+    assert tip.startswith("x" * TIP_TITLE_CHARS + "…\n") and len(tip) < 2 * TIP_TITLE_CHARS
+    _assert_nothing_cut(qtbot, pane)

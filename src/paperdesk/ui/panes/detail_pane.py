@@ -55,6 +55,16 @@ PLACEHOLDER = "Select a paper to read its abstract"
 TITLE_SCALE = 1.3
 #: A longer title ends in "…" on its last line; the tooltip shows it whole.
 MAX_TITLE_LINES = 3
+#: The most characters of a title its tooltip shows (then "…"): a tooltip of a
+#: 200,000-character title covered the screen.
+TIP_TITLE_CHARS = 1_000
+
+
+def _tip_cut(title: str) -> str:
+    """``title`` up to :data:`TIP_TITLE_CHARS` characters, with "…" when cut."""
+    return title if len(title) <= TIP_TITLE_CHARS else title[:TIP_TITLE_CHARS] + "…"
+
+
 #: Height of the note editor at first show, in pixels.
 NOTE_HEIGHT = 170
 #: Height of the related papers section at first show (at most 40 % of the part above
@@ -424,15 +434,15 @@ class DetailPane(QWidget):
         cut = wrapped_cut(shown, self.title_label.font(),
                           self.title_label.contentsRect().width(), MAX_TITLE_LINES)
         text = title_html(shown, self._terms if paper.title else None, self._colours,
-                          end=cut)
+                          end=cut, breaks=True)
         tip = "Double-click or press F2 to edit the title"
         if cut is not None:
-            tip = f"{shown}\n\n{tip}"
+            tip = f"{_tip_cut(shown)}\n\n{tip}"
         if shown != paper.title and paper.title:
-            tip += f"\nAs written (TeX): {paper.title}"
+            tip += f"\nAs written (TeX): {_tip_cut(paper.title)}"
         if paper.title_edited:
             source = "the file" if paper.file_title else "the abstract"
-            tip += f"\nTitle from {source}: {paper.base_title}"
+            tip += f"\nTitle from {source}: {_tip_cut(paper.base_title)}"
         if text != self.title_label.text():
             self.title_label.setText(text)
         self.title_label.setToolTip(tooltip_html(tip))

@@ -32,6 +32,7 @@ Pure Python (no Qt), so it is easy to test. The rules:
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from urllib.parse import quote
@@ -123,18 +124,41 @@ def _link_open(url: str, colours: HtmlColours) -> str:
     return f'<a href="{_escape(url, quote=True)}"{style}>'
 
 
+#: In a title, a run of more than this many characters without a space (a
+#: 200,000-letter "word" from a broken file, a long URL) may be broken anywhere, as
+#: :func:`paperdesk.ui.style.text_fit.wrapped_cut` lays it out: a word-wrapped ``QLabel``
+#: breaks lines only at spaces, and one such run widened the reading pane's header past
+#: the window, hiding its buttons.
+LONG_RUN = 40
+_LONG_RUN_RE = re.compile(rf"\S{{{LONG_RUN + 1},}}")
+#: Where a long run may break: ZERO WIDTH SPACE (U+200B), a line-break opportunity that
+#: draws nothing.
+_BREAK = "\u200b"
+
+
+def _breakable(text: str) -> str:
+    """``text`` with a :data:`_BREAK` between the characters of each run of more than
+    :data:`LONG_RUN` characters without a space (shorter words untouched)."""
+    return _LONG_RUN_RE.sub(lambda m: _BREAK.join(m.group(0)), text) \
+        if len(text) > LONG_RUN else text
+
+
 def _highlighted(text: str, start: int, end: int, spans: Sequence[tuple[int, int]],
-                 colours: HtmlColours = LIGHT) -> str:
+                 colours: HtmlColours = LIGHT, breaks: bool = False) -> str:
     out = []
     pos = start
     style = hit_style(colours)
+
+    def escape(part: str) -> str:
+        return _escape(_breakable(part) if breaks else part)
+
     for s, e in spans:
         if s < pos or e > end:
             continue
-        out.append(_escape(text[pos:s]))
-        out.append(f'<span style="{style}">{_escape(text[s:e])}</span>')
+        out.append(escape(text[pos:s]))
+        out.append(f'<span style="{style}">{escape(text[s:e])}</span>')
         pos = e
-    out.append(_escape(text[pos:end]))
+    out.append(escape(text[pos:end]))
     return "".join(out)
 
 
@@ -341,7 +365,8 @@ def _abstract_parts(paper: Paper, terms: MatchTerms | None, colours: HtmlColours
 
 
 def title_html(title: str, terms: MatchTerms | None = None,
-               colours: HtmlColours = LIGHT, end: int | None = None) -> str:
+               colours: HtmlColours = LIGHT, end: int | None = None,
+               breaks: bool = False) -> str:
     """Return a paper title as escaped HTML with the query's words marked.
 
     Args:
@@ -352,13 +377,15 @@ def title_html(title: str, terms: MatchTerms | None = None,
         end: show only ``title[:end]`` followed by "…" (an elided title); the hits are
             found in the whole title, and a hit the cut splits is not marked. ``None``
             (or ``end >= len(title)``) shows the whole title.
+        breaks: let a word-wrapped label break a run of more than :data:`LONG_RUN`
+            characters without a space anywhere (zero-width spaces between them).
     Returns:
         An HTML fragment.
     """
     if end is None or end >= len(title):
-        return _highlighted(title, 0, len(title), _spans(title, terms), colours)
+        return _highlighted(title, 0, len(title), _spans(title, terms), colours, breaks)
     end = max(0, end)
-    return _highlighted(title, 0, end, _spans(title, terms), colours) + "…"
+    return _highlighted(title, 0, end, _spans(title, terms), colours, breaks) + "…"
 
 
 def _spans(text: str, terms: MatchTerms | None) -> list[tuple[int, int]]:
