@@ -54,3 +54,27 @@ def test_a_search_process_that_dies_leaves_searching_to_the_thread(qtbot, window
     assert listed == list(window.lib.search.find("model", limit=0).ids)
     assert window.search_runner.process is None
     assert "Traceback" not in window.statusBar().currentMessage()
+
+
+def test_the_search_process_is_started_off_the_ui_thread(qtbot, open_seeded, monkeypatch):
+    """Its start (a fork and exec, tens of milliseconds) ran on the UI thread; now on a
+    thread of its own, and searches run on the search thread until it is ready."""
+    import threading
+
+    from paperdesk.ui.background import workers
+
+    monkeypatch.setenv(SEARCH_PROCESS_ENV, "1")
+    started_on = []
+    real = workers.SearchProcess
+
+    def recorded(*args, **kwargs):
+        started_on.append(threading.current_thread())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(workers, "SearchProcess", recorded)
+    win = open_seeded()
+    qtbot.waitUntil(lambda: win.search_runner.process is not None, timeout=WAIT_MS)
+    assert len(started_on) == 1
+    assert started_on[0] is not threading.main_thread()
+    assert started_on[0].name == "paperdesk-search-process-start"
+    assert _listed(qtbot, win, "depth")

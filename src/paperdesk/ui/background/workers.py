@@ -18,6 +18,7 @@ thread and waits for it (an import or export is asked to cancel first).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -128,6 +129,10 @@ class SearchRunner(Runner):
         self._process: SearchProcess | None = None
         self._process_failed = False
         self._closing = False
+        # the thread starting the search process (use_process), and the lock that
+        # hands its process over (or to shutdown, which closes one started too late)
+        self._starter: threading.Thread | None = None
+        self._process_lock = threading.Lock()
         self._firstRanked.connect(self._on_first_ranked)
 
     @property
@@ -178,20 +183,36 @@ class SearchRunner(Runner):
 
     def use_process(self, wanted: bool) -> bool:
         """Search in a process of its own from now on (a large library: see
-        :mod:`paperdesk.core.search.search_process`), started now so that it is ready
-        by the first search; ``wanted`` False leaves a running one as it is.
+        :mod:`paperdesk.core.search.search_process`), started now on a thread of its
+        own (a fork and exec, tens of milliseconds: never on the UI thread) so that it
+        is ready by the first search; searches run on the search thread until it is.
+        ``wanted`` False leaves a running one as it is.
 
         Returns:
-            True when searches go to a process of their own.
+            True when searches go, or will go once it has started, to a process of
+            their own.
         """
-        if wanted and self._process is None and not self._stopped \
+        if wanted and self._starter is None and not self._stopped \
                 and not self._process_failed:
-            try:
-                self._process = SearchProcess(self._lib.path)
-            except SearchProcessGone as exc:
-                self._process_failed = True
-                log_unexpected("starting the search process", exc)
-        return self._process is not None
+            self._starter = threading.Thread(target=self._start_process, daemon=True,
+                                             name="paperdesk-search-process-start")
+            self._starter.start()
+        return self._starter is not None and not self._process_failed
+
+    def _start_process(self) -> None:
+        """(The starter thread.) Start the search process and hand it over, unless the
+        runner was shut down meanwhile (then close it)."""
+        try:
+            process = SearchProcess(self._lib.path)
+        except SearchProcessGone as exc:
+            self._process_failed = True
+            log_unexpected("starting the search process", exc)
+            return
+        with self._process_lock:
+            if not self._closing:
+                self._process, process = process, None
+        if process is not None:
+            process.close()
 
     @property
     def process(self) -> SearchProcess | None:
@@ -201,10 +222,14 @@ class SearchRunner(Runner):
     def shutdown(self) -> None:
         """Stop for good (see :meth:`Runner.shutdown`): the search process first, so
         that a search waiting for it ends at once, then the search thread."""
-        self._closing = True
-        process, self._process = self._process, None
+        with self._process_lock:
+            self._closing = True
+            process, self._process = self._process, None
         if process is not None:
             process.close()
+        starter = self._starter
+        if starter is not None:
+            starter.join(STARTER_WAIT_S)   # it closes a process started too late itself
         super().shutdown()
 
     def _search(self, request: SearchRequest, generation: int) -> tuple[object, MatchTerms]:
@@ -270,6 +295,10 @@ class SearchRunner(Runner):
 
     def _on_failed(self, message: str) -> None:
         self.searchFailed.emit(self._generation, message)
+
+
+#: How long shutdown waits for the thread starting the search process (seconds).
+STARTER_WAIT_S = 10.0
 
 
 # -- saved-search counts -------------------------------------------------------------------
