@@ -57,6 +57,11 @@ def test_words_inside_japanese_and_chinese_sentences_are_found(empty_library, tm
     for query in ("深度*", "深度**", "深度~", "深度~1", "title:深度*", "深度推*"):
         assert _found(lib, query) == [JAPANESE[:6]], query
     assert sorted(_found(lib, "深*")) == sorted([JAPANESE[:6], APART[:6]])   # one: as typed
+    # a minus before a run leaves its papers out (a new user's try: it was dropped, and
+    # the search found exactly the papers it was meant to leave out)
+    assert _found(lib, "方法 -图像") == [APART[:6]]
+    assert sorted(_found(lib, "-推定")) == sorted([CHINESE[:6], ENGLISH[:6], APART[:6]])
+    assert _found(lib, "方法 -title:图像") == [APART[:6]]
 
 
 def test_a_shift_jis_file_is_searchable_by_its_words(empty_library, tmp_path):

@@ -87,8 +87,10 @@ _IDEOGRAPH_RUN_RE = re.compile(
 _FILTER_MARK_RE = re.compile("\x01(\\w+)\x01")
 # "-word" at the start of a word (not "state-of-the-art"): NOT, which Whoosh's parser
 # applies on its own too ("-healthy" alone, "is:unread -tag:x"), where its minus sign
-# with no positive clause beside it was dropped or matched nothing.
-_MINUS_RE = re.compile(r"(?<![^\s(])-(?=[\w\x01(])")
+# with no positive clause beside it was dropped or matched nothing. Also before a phrase
+# the rewrites made inside the chunk (an unquoted run of ideographs: "-推定" was
+# dropped, and the search found the papers it was meant to leave out).
+_MINUS_RE = re.compile(r"(?<![^\s(])-(?=[\w\x01(\"])")
 # a "-" that ends a chunk of words, before a "phrase": NOT too
 _MINUS_BEFORE_PHRASE_RE = re.compile(r"(?:^|(?<=[\s(]))-$")
 _FIELD_RE = re.compile(r"(?<![\w:])(\w+):(\s*)")
