@@ -575,6 +575,48 @@ def test_a_note_typed_for_a_paper_the_user_left_before_it_came_is_kept(
     assert lib.notes.get(left) == "stored."
 
 
+def test_coming_back_before_the_paper_came_gives_the_note_back(qtbot, win, monkeypatch):
+    """j, n, a few words, then Esc and k back to the paper still on show before the
+    next one came: the editor kept the words under the paper on show, and its own note
+    was hidden (a new user's report; typing there saved nothing). Now the words go to
+    the paper they were typed for, and the paper on show gets its note back, editable."""
+    from paperdesk.ui.window import reading
+
+    window, lib = win, win.lib
+    wait_shown(qtbot, window)
+    gate = threading.Event()
+    real = reading._paper_or_none
+
+    def held(library, pid):
+        gate.wait(WAIT_MS / 1000)
+        return real(library, pid)
+
+    monkeypatch.setattr(reading, "_paper_or_none", held)
+    shown = window.current_paper_id()
+    lib.notes.set(shown, "its own.")
+    window.reading.show_again(shown, reload_note=True)
+    note = window.detail_pane.note_editor
+    qtbot.waitUntil(lambda: note.toPlainText() == "its own.", timeout=WAIT_MS)
+    gate.clear()
+    window.focus_list()
+    press(qtbot, window, "j", "n")
+    coming = window.reading.pending_id
+    assert coming is not None and coming != shown
+    qtbot.keyClicks(note, "one")
+    press(qtbot, window, Qt.Key.Key_Escape, "k")          # back before it came
+    assert window.detail_pane.paper_id == shown
+    qtbot.waitUntil(lambda: note.paper_id == shown and note.toPlainText() == "its own.",
+                    timeout=WAIT_MS)
+    settle(qtbot, window)
+    assert lib.notes.get(coming) == "one"
+    press(qtbot, window, "n")
+    qtbot.keyClicks(note, " two")
+    note.flush()
+    settle(qtbot, window)
+    assert lib.notes.get(shown) == "its own. two"
+    gate.set()
+
+
 def test_a_note_typed_for_a_paper_still_on_its_way_is_kept_when_the_window_closes(
         qtbot, win, monkeypatch):
     """j, n, a few words, and the window is closed before the paper came: the words are

@@ -353,7 +353,10 @@ class DetailPane(QWidget):
             self._discover_stale()
             self.paperChanged.emit(paper.id)
         elif reload_note:
-            self.note_editor.show_saved_text(paper.note)
+            if self.note_editor.paper_id == paper.id:
+                self.note_editor.show_saved_text(paper.note)
+            else:   # the editor was left for a paper on its way (n): its note again
+                self.note_editor.load(paper.id, paper.note)
         self.note_editor.set_match_terms(self._terms)
 
     @property

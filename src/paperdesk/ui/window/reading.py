@@ -131,6 +131,12 @@ class ReadingController:
             # before the paper moved to was read): keep its note
             self._forget_pending()
             self._window.detail_pane.set_match_terms(terms)
+            editor = self._window.detail_pane.note_editor
+            if editor.paper_id != pid and editor.expected_id is not None:
+                # its note was left for the paper on its way (n, then back here before
+                # it came): what was typed goes to that paper, this one's note back
+                editor.hand_over_typed()
+                self.show_again(pid, reload_note=True)
             return
         if pid is None:
             self.clear_detail(self._window.empty_hint())
