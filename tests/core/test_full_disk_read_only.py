@@ -262,15 +262,18 @@ def _make_unwritable(path: Path, how: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("how", ["mode", "immutable"])
+@pytest.mark.parametrize("how, name", [("mode", "library.db"), ("immutable", "library.db"),
+                                       ("immutable", "library.db-shm")])
 def test_a_read_only_database_file_in_a_writable_folder_refuses_changes_in_one_line(
-        shared_tmp, seed_files, how):
-    """A ``library.db`` that cannot be written in a folder that can: SQLite would open it
-    read-only without a word and refuse the note only when it is saved; the library is
-    read-only from the start instead, in one line, and still answers searches."""
+        shared_tmp, seed_files, how, name):
+    """A ``library.db`` (or its ``-shm`` file, which a read-only command on a read-only
+    database leaves read-only) that cannot be written in a folder that can: SQLite would
+    open it and refuse the note only when it is saved; the library is read-only from the
+    start instead, in one line, and still answers searches."""
     lib = shared_tmp / "lib"
     assert run(lib, "import", *seed_files).returncode == 0
-    db = lib / "library.db"
+    (lib / name).touch()
+    db = lib / name
     lib.chmod(0o777)                       # the folder can be written, by anyone
     user = _make_unwritable(db, how)
     try:

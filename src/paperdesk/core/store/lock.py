@@ -221,10 +221,12 @@ def _lock_error(folder: Path, path: Path, exc: OSError) -> LibraryError:
     return LibraryError(f"cannot lock the library {folder}: {exc.strerror or exc}")
 
 
-#: The files of a library that SQLite writes into in place (``library.db`` and its
-#: write-ahead log): one this process cannot open for writing makes the library read-only
-#: even in a folder it can write.
-_WRITTEN_IN_PLACE = ("library.db", "library.db-wal")
+#: The files of a library that SQLite writes into in place (``library.db``, its
+#: write-ahead log and the log's shared-memory index; SQLite gives the last two the
+#: database file's mode when it makes them, so a read-only command on a read-only
+#: database leaves them read-only too): one this process cannot open for writing makes
+#: the library read-only even in a folder it can write.
+_WRITTEN_IN_PLACE = ("library.db", "library.db-wal", "library.db-shm")
 
 
 def _refuse_read_only_files(folder: Path) -> None:
@@ -318,8 +320,8 @@ class LibraryLock:
             ``self``.
         Raises:
             LockHeld: a live process (or one on another host) holds it.
-            LibraryReadOnly: the folder, ``library.db`` or its ``-wal`` file cannot be
-                written (nothing is created then).
+            LibraryReadOnly: the folder, ``library.db`` or its ``-wal`` or ``-shm`` file
+                cannot be written (nothing is created then).
             LibraryError: the folder or the lock file cannot be created.
         """
         if self._info is not None:
