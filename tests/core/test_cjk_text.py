@@ -58,6 +58,14 @@ def test_a_header_above_japanese_abstracts_is_kept():
     ("我们提出了一种新的图像分割方法？并在数据集上验证。", "我们提出了一种新的图像分割方法？"),
     (FIRST, FIRST[:-1]),                                 # one sentence
     ("深度" * 80 + "。次の文。", "深度" * 60 + "…"),       # cut at 120 characters
+    # the full-width full stop of Japanese academic writing; a closing quote kept; no
+    # sentence before the first letter; ASCII marks right before an ideograph (a
+    # tester's tries: the whole abstract, "！" and a cut quote were titles)
+    ("本研究では深度を推定する．次に評価する．", "本研究では深度を推定する"),
+    ("他说：“深度学习很重要。”本文提出。", "他说：“深度学习很重要。”"),
+    ("！！！深度学习。很好。", "！！！深度学习"),
+    ("深度学习很重要?本文提出一种方法.", "深度学习很重要?"),
+    ("We use 2.5倍 speed. Next one.", "We use 2.5倍 speed"),
 ])
 def test_a_chinese_or_japanese_abstract_is_titled_by_its_first_sentence(abstract, title):
     """A new user's try: with no sentence end it knew, the title of a Japanese abstract

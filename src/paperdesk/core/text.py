@@ -148,18 +148,28 @@ _ABBREVIATIONS = {
 }
 # A sentence end: . ! or ? followed by white space and an upper-case letter, digit, quote
 # or opening bracket; or a Chinese or Japanese full stop, exclamation or question mark
-# (。！？, written without a space after them) with more text after it.
-_SENTENCE_END_RE = re.compile(r"[.!?](?=\s+[\"'(\[]?[A-Z0-9\u0391-\u03a9])|[。！？](?=\S)")
+# (。！？ and the full-width ．, written without a space after them), or . ! ? right
+# before a Han ideograph or kana (mixed typing), with the closing quotes or brackets
+# after it and more text after those.
+_CJK_LETTERS = "\u3005-\u3007\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_CLOSERS = "”’」』）】〕》〉\"'"
+_SENTENCE_END_RE = re.compile(
+    r"[.!?](?=\s+[\"'(\[]?[A-Z0-9\u0391-\u03a9])"
+    rf"|(?:[。！？．]+|[.!?](?=[{_CJK_LETTERS}]))[{_CJK_CLOSERS}]*(?=\S)")
+_LETTER_RE = re.compile(r"[^\W\d_]")
 #: The full stops a title drops at its end.
-_FULL_STOPS = (".", "。")
+_FULL_STOPS = (".", "。", "．")
 
 
 def _first_sentence(text: str) -> str:
     for match in _SENTENCE_END_RE.finditer(text):
         end = match.start()
         before = text[:end]
-        if text[end] in "。！？":
-            return text[: end + 1]
+        if text[end] in "。！？．" or not text[end + 1:end + 2].isspace():
+            # a CJK sentence end (with its closing quotes): not before any letter
+            if _LETTER_RE.search(before) is None:
+                continue
+            return text[:match.end()]
         word = before.rsplit(" ", 1)[-1].lower()
         if word in _ABBREVIATIONS or before.lower().endswith(("e.g", "i.e", "et al")):
             continue
@@ -174,10 +184,12 @@ def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
 
     The first sentence ends at ``.``, ``!`` or ``?`` followed by white space and a capital
     letter or digit, skipping common abbreviations (``e.g.``, ``et al.``, ``Fig.``) and
-    initials, or at a Chinese or Japanese ``。``, ``！`` or ``？`` (no space follows them).
+    initials, or at a Chinese or Japanese ``。``, ``！``, ``？`` or ``．`` (no space follows
+    them; with the closing quotes after it; not before the sentence's first letter), or
+    at ``.``, ``!`` or ``?`` right before a Han ideograph or kana.
     A sentence longer than ``max_chars`` is cut at the last word boundary within
     the limit (anywhere in text without spaces) and ends in ``…``. A trailing full stop
-    (``.`` or ``。``) is dropped.
+    (``.``, ``。`` or ``．``) is dropped.
 
     Args:
         abstract: normalised abstract text.
