@@ -80,6 +80,10 @@ def test_chinese_and_japanese_abstracts_have_key_terms_and_related_papers(seeded
 
     assert cjk_terms("単眼画像から深度を推定する") == ["単眼", "眼画", "画像", "深度", "推定"]
     assert cjk_terms("bertモデルを使う") == ["bert", "モデル"]
+    # particles and the stock pairs of abstracts are no terms (a tester's corpus: 习的,
+    # 们引, 文提, 一种 related papers on different topics)
+    assert cjk_terms("本文提出一种基于深度学习的图像分割方法") == [
+        "种基", "深度", "度学", "学习", "图像", "像分", "分割", "割方"]
     assert paper_words("Depth 深度。深") == ["depth", "深度"]      # one ideograph: no term
     lib = seeded_library
     path = tmp_path / "cjk.txt"

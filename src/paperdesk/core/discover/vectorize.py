@@ -163,6 +163,18 @@ _HAS_CJK = re.compile(f"[{_HAN}{_HIRAGANA}{_KATAKANA}]")
 _CJK_PARTS = re.compile(f"([{_HAN}]+)|([{_KATAKANA}]+)|([^\\W{_HAN}{_HIRAGANA}{_KATAKANA}]+)")
 
 
+#: Characters that are particles, pronoun endings or conjunctions in Chinese (的 "of", 了
+#: the perfect aspect, 们 the plural of 我们 "we", 是 "is", 于 "at", 和 and 与 "and"): a
+#: pair with one in it is no term (their pairs spanned two words: 习的, 于深, 们引).
+_CJK_PARTICLES = frozenset("的了们是于和与")
+#: Pairs that say what kind of text an abstract is rather than what it is about, as
+#: ``_ABSTRACT_WORDS`` does for English ("本文提出一种" "this paper proposes a"; 研究
+#: "study", 方法 "method", 结果 "result"; Japanese 本研究, 提案 "proposal", 手法
+#: "method"): with them, papers on different topics were related by their stock phrases.
+_CJK_ABSTRACT_PAIRS = frozenset("""本文 文提 提出 出一 一种 我们 进行 研究 方法 结果 表明
+    基于 通过 实验 论文 并在 本研 研究 提案 手法 結果 実験 論文 本論 論文 示す""".split())
+
+
 def cjk_terms(word: str) -> list[str]:
     """The terms of a word :data:`TOKEN_PATTERN` found in Chinese or Japanese text, where
     a "word" is a whole clause up to its punctuation: each run of Han ideographs gives
@@ -170,7 +182,9 @@ def cjk_terms(word: str) -> list[str]:
     CJKBigramFilter (used by Elasticsearch's ``cjk`` analyser) does; a run of one
     ideograph gives nothing (a term has two characters at least); a Katakana run
     ("モデル") and a run of other letters ("bert") are whole terms; Hiragana (mostly
-    particles and endings) only separate.
+    particles and endings) only separate. Pairs with a Chinese particle in them
+    (:data:`_CJK_PARTICLES`) and the stock pairs of abstracts
+    (:data:`_CJK_ABSTRACT_PAIRS`) are left out.
 
     Args:
         word: a lower-cased word with a Han, Hiragana or Katakana character in it.
@@ -180,7 +194,9 @@ def cjk_terms(word: str) -> list[str]:
     out: list[str] = []
     for han, kana, other in _CJK_PARTS.findall(word):
         if han:
-            out.extend(han[i:i + 2] for i in range(len(han) - 1))
+            out.extend(pair for pair in (han[i:i + 2] for i in range(len(han) - 1))
+                       if pair not in _CJK_ABSTRACT_PAIRS
+                       and not _CJK_PARTICLES.intersection(pair))
         elif len(kana) > 1:
             out.append(kana)
         elif len(other) > 1 and not other[0].isdigit():
