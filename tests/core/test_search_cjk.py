@@ -62,6 +62,12 @@ def test_words_inside_japanese_and_chinese_sentences_are_found(empty_library, tm
     assert _found(lib, "方法 -图像") == [APART[:6]]
     assert sorted(_found(lib, "-推定")) == sorted([CHINESE[:6], ENGLISH[:6], APART[:6]])
     assert _found(lib, "方法 -title:图像") == [APART[:6]]
+    # a field before a run (or any phrase) keeps the words in that field (a tester's
+    # title:网络 listed papers with it in the abstract only)
+    assert _found(lib, "title:単眼") == [] and _found(lib, "abstract:単眼") == [JAPANESE[:6]]
+    assert _found(lib, "title:深度") == [JAPANESE[:6]]
+    assert _found(lib, 'note:"depth network"') == []
+    assert _found(lib, 'title:"depth network"') == [ENGLISH[:6]]
 
 
 def test_a_shift_jis_file_is_searchable_by_its_words(empty_library, tmp_path):

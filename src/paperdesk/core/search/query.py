@@ -192,7 +192,14 @@ def _intersect(ranges: list[tuple[_dt.date | None, _dt.date | None]]
 
 
 class _ExactPhrasePlugin(qparser.Plugin):
-    """Sends phrases to the unstemmed ``exact`` field, so they match words as written."""
+    """Sends phrases to the unstemmed ``exact`` field, so they match words as written.
+
+    ``exact`` holds the title, abstract, note and comments together (the only field with
+    positions), so a phrase given a field (``title:"neural network"``, and ``title:深度``,
+    an unquoted run of ideographs being a phrase) also needs each of its words in that
+    field: ``exact:"neural network" AND title:neural AND title:network``. Before, the
+    field was dropped and the phrase matched in any of them (a tester's ``title:网络``
+    listed papers with 网络 in the abstract only)."""
 
     def filters(self, parser):
         # After explicit fields are assigned (priority 100), before unfielded nodes are
@@ -204,8 +211,18 @@ class _ExactPhrasePlugin(qparser.Plugin):
             if isinstance(node, syntax.GroupNode):
                 self._exact(parser, node)
             elif isinstance(node, qparser.PhrasePlugin.PhraseNode):
-                if node.fieldname is None or node.fieldname in STEMMED_FIELDS:
+                field = node.fieldname
+                if field is None or field in STEMMED_FIELDS:
                     node.set_fieldname("exact", override=True)
+                if field in STEMMED_FIELDS and "exact" in parser.schema:
+                    words = []
+                    for token in parser.schema["exact"].tokenize(node.text, mode="query"):
+                        word = syntax.WordNode(token.text)
+                        word.set_fieldname(field, override=True)
+                        word.startchar, word.endchar = node.startchar, node.endchar
+                        words.append(word)
+                    if words:
+                        group[i] = syntax.AndGroup([node, *words])
         return group
 
 
