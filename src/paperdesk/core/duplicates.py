@@ -135,7 +135,13 @@ MAX_FLAGS = 5
 
 assert BANDS * ROWS == PERMUTATIONS
 
-_WORD_RE = re.compile(r"[^\W_]+")
+#: Han ideographs (with the iteration marks) and Hiragana: each one a word, as in the
+#: search index (:data:`paperdesk.core.search.words.IDEOGRAPHS`): Chinese and Japanese
+#: are written without spaces, so a run of letters there is a whole clause, and two
+#: abstracts one word apart shared no shingle.
+_IDEOGRAPHS = "\u3005-\u3007\u3041-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff" \
+    "\U00020000-\U0002a6df"
+_WORD_RE = re.compile(rf"[^\W_{_IDEOGRAPHS}]+|[{_IDEOGRAPHS}]")
 _rng = np.random.default_rng(20261201)
 _A = (_rng.integers(0, 2**63, PERMUTATIONS, dtype=np.uint64) * np.uint64(2)
       + np.uint64(1))[:, None]
@@ -144,7 +150,9 @@ _B = _rng.integers(0, 2**63, PERMUTATIONS, dtype=np.uint64)[:, None]
 
 def words(text: str) -> list[str]:
     """The words of ``text`` as the measure sees them: NFKC, case-folded, runs of letters
-    and digits (everything else separates words).
+    and digits (everything else separates words), each Han ideograph and Hiragana
+    character a word of its own (Chinese and Japanese: a word 3-shingle is then three
+    characters).
 
     Args:
         text: any string.
