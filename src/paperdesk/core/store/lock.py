@@ -242,7 +242,9 @@ def _refuse_read_only_files(folder: Path) -> None:
         folder: the library folder.
     Raises:
         LibraryReadOnly: ``"the library file F is read-only (Permission denied): it can
-            be searched and exported, not changed"``.
+            be searched and exported, not changed"`` (``"the library folder D and its
+            file library.db are read-only ..."`` when the folder cannot be written
+            either).
     """
     for name in _WRITTEN_IN_PLACE:
         path = folder / name
@@ -252,9 +254,13 @@ def _refuse_read_only_files(folder: Path) -> None:
             continue
         except OSError as exc:
             if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                raise LibraryReadOnly(f"the library file {path} is read-only "
-                                      f"({exc.strerror or exc}): it can be searched and "
-                                      "exported, not changed", folder) from None
+                # the folder too (named at once, not after the file is fixed)
+                what = (f"the library folder {folder} and its file {name} are"
+                        if not os.access(folder, os.W_OK) else
+                        f"the library file {path} is")
+                raise LibraryReadOnly(f"{what} read-only ({exc.strerror or exc}): it can "
+                                      "be searched and exported, not changed",
+                                      folder) from None
             continue        # anything else is SQLite's to report, as before
         os.close(fd)
 
