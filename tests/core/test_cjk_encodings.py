@@ -57,3 +57,24 @@ def test_the_real_gbk_bib_is_chinese(tmp_path):
         paper = lib.papers.get(report.added_ids[0])
     assert [a.family for a in paper.authors] == ["凯撒"]
     assert dict(paper.metadata.values)["venue"] == "测试期刊"
+
+
+@pytest.mark.parametrize("text,encoding", [
+    ("自然言語処理のための事前学習モデル。", "shift_jis"),
+    ("医用画像の位置合わせ手法の提案。知識グラフの構築。", "shift_jis"),
+    ("深度學習研究。本文提出新方法。", "big5"),
+    ("图像分割。", "gbk"),
+])
+def test_a_one_sentence_legacy_file_is_not_taken_for_utf8_with_stray_bytes(
+        tmp_path, text, encoding):
+    """A tester's short files: a few of their byte pairs are valid UTF-8 by chance, and
+    they were read as UTF-8 with stray bytes (then refused as "digits and symbols")."""
+    decoded, found = decode(tmp_path / "x.txt", (text + "\n").encode(encoding))
+    assert decoded.strip() == text, (found, decoded)
+
+
+def test_utf8_with_a_few_western_bytes_stays_utf8(tmp_path):
+    data = "Café — naïve résumé of “deep” nets.\n".encode("utf-8").replace(
+        "é".encode("utf-8"), "é".encode("cp1252"), 1)
+    decoded, found = decode(tmp_path / "x.txt", data)
+    assert decoded == "Café — naïve résumé of “deep” nets.\n" and found == "utf-8"

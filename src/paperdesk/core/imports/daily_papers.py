@@ -535,6 +535,14 @@ def _mostly_utf8(data: bytes) -> tuple[str, str, list[str]] | None:
     wide = sum(1 for _ in _WIDE.finditer(escaped))
     if not runs or not wide or max(len(m.group()) for m in runs) > _STRAY_RUN_MAX:
         return None     # a legacy encoding's bytes (CJK ones make some valid UTF-8 pairs)
+    if bad >= wide:
+        # As many stray bytes as UTF-8 characters or more: a short Chinese or Japanese text in a
+        # legacy encoding, where a few byte pairs are valid UTF-8 by chance (a tester's
+        # one-sentence Shift_JIS and Big5 files were read as UTF-8 with stray bytes),
+        # when such an encoding reads it whole.
+        found = _best_legacy(data)
+        if found is not None and is_cjk_codec(found[1]):
+            return None
     line = escaped.count("\n", 0, runs[0].start()) + 1
     text = _ESCAPED.sub(lambda m: bytes(ord(c) - 0xDC00 for c in m.group())
                         .decode("cp1252", "replace"), escaped)
