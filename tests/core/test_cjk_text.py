@@ -73,3 +73,20 @@ def test_a_chinese_or_japanese_abstract_is_titled_by_its_first_sentence(abstract
     from paperdesk.core.text import derive_title
 
     assert derive_title(abstract) == title
+
+
+def test_a_hard_wrapped_chinese_paragraph_keeps_its_words_whole(empty_library, tmp_path):
+    """A tester's PDF copy: lines broken inside words ("深度学\\n习") made a space there:
+    the title read "深度学 习" and the key terms lost 学习 and 估计."""
+    from paperdesk.core.discover.vectorize import paper_words
+
+    path = tmp_path / "wrapped.txt"
+    path.write_text("本文提出一种基于深度学\n习的单目深度估\n计方法。实验表明该方法更好。\n\n"
+                    "第二篇论文研究图像分\n割。\n", encoding="utf-8")
+    report = empty_library.imports.run([path])
+    assert report.added == 2, report
+    titles = sorted(s.title for s in empty_library.papers.summaries(
+        empty_library.papers.ids()).values())
+    assert titles == ["本文提出一种基于深度学习的单目深度估计方法", "第二篇论文研究图像分割"]
+    words = paper_words("本文提出一种基于深度学 习的单目深度估 计方法。A b.")
+    assert {"学习", "估计"} <= set(words) and "a" not in words

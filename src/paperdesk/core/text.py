@@ -157,6 +157,9 @@ _SENTENCE_END_RE = re.compile(
     r"[.!?](?=\s+[\"'(\[]?[A-Z0-9\u0391-\u03a9])"
     rf"|(?:[。！？．]+|[.!?](?=[{_CJK_LETTERS}]))[{_CJK_CLOSERS}]*(?=\S)")
 _LETTER_RE = re.compile(r"[^\W\d_]")
+#: One space between two Chinese or Japanese characters: where a hard-wrapped line
+#: broke (normalising made the line break a space); no word break in those languages.
+_CJK_GAP_RE = re.compile(f"(?<=[{_CJK_LETTERS}]) (?=[{_CJK_LETTERS}])")
 #: The full stops a title drops at its end.
 _FULL_STOPS = (".", "。", "．")
 
@@ -187,7 +190,8 @@ def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
     initials, or at a Chinese or Japanese ``。``, ``！``, ``？`` or ``．`` (no space follows
     them; with the closing quotes after it; not before the sentence's first letter), or
     at ``.``, ``!`` or ``?`` right before a Han ideograph or kana.
-    A sentence longer than ``max_chars`` is cut at the last word boundary within
+    A space between two Chinese or Japanese characters (a hard-wrapped line's break)
+    is dropped. A sentence longer than ``max_chars`` is cut at the last word boundary within
     the limit (anywhere in text without spaces) and ends in ``…``. A trailing full stop
     (``.``, ``。`` or ``．``) is dropped.
 
@@ -200,6 +204,8 @@ def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
     text = normalize(abstract)
     if not text:
         return "(empty abstract)"
+    if not text.isascii():       # a hard-wrapped CJK line's break is no space
+        text = _CJK_GAP_RE.sub("", text)
     sentence = _first_sentence(text)
     if len(sentence) <= max_chars:
         return sentence[:-1] if sentence.endswith(_FULL_STOPS) else sentence

@@ -158,6 +158,8 @@ _HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6d
 _HIRAGANA = "\u3041-\u309f"
 _KATAKANA = "\u30a0-\u30ff"
 _HAS_CJK = re.compile(f"[{_HAN}{_HIRAGANA}{_KATAKANA}]")
+#: One space between two Chinese or Japanese characters (a hard-wrapped line's break).
+_CJK_GAP = re.compile(f"(?<=[{_HAN}{_HIRAGANA}{_KATAKANA}]) (?=[{_HAN}{_HIRAGANA}{_KATAKANA}])")
 #: The parts of a word with CJK characters in it: a run of Han ideographs, of Katakana,
 #: or of other letters and digits (Hiragana, mostly particles and endings, part them).
 _CJK_PARTS = re.compile(f"([{_HAN}]+)|([{_KATAKANA}]+)|([^\\W{_HAN}{_HIRAGANA}{_KATAKANA}]+)")
@@ -216,8 +218,11 @@ def paper_words(text: str) -> list[str]:
         The words, in text order.
     """
     text = text.lower()
+    cjk = not text.isascii() and _HAS_CJK.search(text) is not None
+    if cjk:     # a line break of a hard-wrapped Chinese or Japanese paragraph (a space
+        text = _CJK_GAP.sub("", text)   # once normalised) is no word break: 深度估 计
     words = (_WORD if "_" in text else _WORD_RUNS).findall(text)
-    if not text.isascii() and _HAS_CJK.search(text) is not None:
+    if cjk:
         words = [t for w in words
                  for t in (cjk_terms(w) if _HAS_CJK.search(w) is not None else (w,))]
     other = language_stop_words(words)
