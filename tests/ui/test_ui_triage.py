@@ -530,16 +530,12 @@ def test_a_star_on_the_paper_on_show_does_not_lay_its_abstract_out_again(qtbot, 
     qtbot.waitUntil(lambda: bool(laid_out), timeout=WAIT_MS)
 
 
-def test_a_note_typed_for_a_paper_the_user_left_before_it_came_is_kept(
-        qtbot, win, monkeypatch):
-    """j, n, a few words, then Esc and j again before the paper came: what was typed
-    was lost (a new user's report). Now it is added after that paper's stored note, on a
-    line of its own, as one undoable edit; the paper moved to keeps its own note, and
-    coming back shows the note with the words."""
+def hold_reader(monkeypatch) -> threading.Event:
+    """Hold the reading pane's reader thread until the returned event is set (each read
+    waits for it, at most :data:`WAIT_MS`): the paper of the current row stays "on its
+    way" while keys are pressed."""
     from paperdesk.ui.window import reading
 
-    window, lib = win, win.lib
-    wait_shown(qtbot, window)
     gate = threading.Event()
     real = reading._paper_or_none
 
@@ -548,6 +544,18 @@ def test_a_note_typed_for_a_paper_the_user_left_before_it_came_is_kept(
         return real(library, pid)
 
     monkeypatch.setattr(reading, "_paper_or_none", held)
+    return gate
+
+
+def test_a_note_typed_for_a_paper_the_user_left_before_it_came_is_kept(
+        qtbot, win, monkeypatch):
+    """j, n, a few words, then Esc and j again before the paper came: what was typed
+    was lost (a new user's report). Now it is added after that paper's stored note, on a
+    line of its own, as one undoable edit; the paper moved to keeps its own note, and
+    coming back shows the note with the words."""
+    window, lib = win, win.lib
+    wait_shown(qtbot, window)
+    gate = hold_reader(monkeypatch)
     row = window.table.currentIndex().row()
     left, after = window.model.paper_id(row + 1), window.model.paper_id(row + 2)
     lib.notes.set(left, "stored.")
@@ -580,18 +588,9 @@ def test_coming_back_before_the_paper_came_gives_the_note_back(qtbot, win, monke
     next one came: the editor kept the words under the paper on show, and its own note
     was hidden (a new user's report; typing there saved nothing). Now the words go to
     the paper they were typed for, and the paper on show gets its note back, editable."""
-    from paperdesk.ui.window import reading
-
     window, lib = win, win.lib
     wait_shown(qtbot, window)
-    gate = threading.Event()
-    real = reading._paper_or_none
-
-    def held(library, pid):
-        gate.wait(WAIT_MS / 1000)
-        return real(library, pid)
-
-    monkeypatch.setattr(reading, "_paper_or_none", held)
+    gate = hold_reader(monkeypatch)
     shown = window.current_paper_id()
     lib.notes.set(shown, "its own.")
     window.reading.show_again(shown, reload_note=True)
@@ -621,18 +620,9 @@ def test_a_note_typed_for_a_paper_still_on_its_way_is_kept_when_the_window_close
         qtbot, win, monkeypatch):
     """j, n, a few words, and the window is closed before the paper came: the words are
     added to that paper's note, not dropped."""
-    from paperdesk.ui.window import reading
-
     window, lib = win, win.lib
     wait_shown(qtbot, window)
-    gate = threading.Event()
-    real = reading._paper_or_none
-
-    def held(library, pid):
-        gate.wait(WAIT_MS / 1000)
-        return real(library, pid)
-
-    monkeypatch.setattr(reading, "_paper_or_none", held)
+    gate = hold_reader(monkeypatch)
     window.focus_list()
     press(qtbot, window, "j", "n")
     coming = window.reading.pending_id
@@ -654,16 +644,10 @@ def test_keys_pressed_while_the_next_paper_is_on_its_way_go_to_that_paper(
     typed at once goes to that paper's note (after its stored note), the tag editor
     tags the selected paper, and the title editor opens on that paper once it is shown;
     nothing goes to the paper shown before."""
-    from paperdesk.ui.window import reading
-
     window, lib = win, win.lib
     wait_shown(qtbot, window)
-    gate = threading.Event()
-    real = reading._paper_or_none
-
-    def held(library, pid):
-        gate.wait(WAIT_MS / 1000)
-        return real(library, pid)
+    gate = hold_reader(monkeypatch)
+    gate.set()
 
     def next_row_held() -> int:
         gate.clear()
@@ -673,7 +657,6 @@ def test_keys_pressed_while_the_next_paper_is_on_its_way_go_to_that_paper(
         assert window.reading.pending_id == window.current_paper_id() != before
         return before
 
-    monkeypatch.setattr(reading, "_paper_or_none", held)
     lib.notes.set(window.model.paper_id(1), "stored.")
     note = window.detail_pane.note_editor
     before = next_row_held()
