@@ -247,7 +247,13 @@ def test_the_import_stores_with_a_large_page_cache_then_gives_it_back(lib, tmp_p
     seen = []
     lib.imports.run([_write(tmp_path / "big.txt")], sync=False,
                     between_batches=lambda: seen.append((_cache_kib(lib), _wal_pages(lib))))
-    assert seen and set(seen) == {(BULK_CACHE_KIB, BULK_WAL_PAGES)}
+    bulk = (BULK_CACHE_KIB, BULK_WAL_PAGES)
+    assert bulk in seen
+    first = seen.index(bulk)
+    assert set(seen[first:]) == {bulk}          # every batch stored with them
+    # The hook also runs while the file is still being read, before storing begins
+    # (seen on a loaded machine: the CI's run beside a benchmark): its own settings then.
+    assert set(seen[:first]) <= {before}
     assert (_cache_kib(lib), _wal_pages(lib)) == before
     assert lib.papers.count() == N
 
