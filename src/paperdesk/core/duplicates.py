@@ -89,6 +89,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from paperdesk.core.cjk import IDEOGRAPHS
 from paperdesk.core.metadata import merge_metadata
 from paperdesk.core.fields import stored_fields
 
@@ -139,9 +140,7 @@ assert BANDS * ROWS == PERMUTATIONS
 #: search index (:data:`paperdesk.core.search.words.IDEOGRAPHS`): Chinese and Japanese
 #: are written without spaces, so a run of letters there is a whole clause, and two
 #: abstracts one word apart shared no shingle.
-_IDEOGRAPHS = "\u3005-\u3007\u3041-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff" \
-    "\U00020000-\U0002a6df"
-_WORD_RE = re.compile(rf"[^\W_{_IDEOGRAPHS}]+|[{_IDEOGRAPHS}]")
+_WORD_RE = re.compile(rf"[^\W_{IDEOGRAPHS}]+|[{IDEOGRAPHS}]")
 _rng = np.random.default_rng(20261201)
 _A = (_rng.integers(0, 2**63, PERMUTATIONS, dtype=np.uint64) * np.uint64(2)
       + np.uint64(1))[:, None]

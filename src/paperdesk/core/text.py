@@ -12,6 +12,7 @@ import sys
 import re
 import unicodedata
 
+from paperdesk.core.cjk import HAN, HIRAGANA, KATAKANA, join_cjk_lines
 from paperdesk.core.metadata import extract_dois
 from paperdesk.core.models import Mentioned
 
@@ -151,15 +152,12 @@ _ABBREVIATIONS = {
 # (。！？ and the full-width ．, written without a space after them), or . ! ? right
 # before a Han ideograph or kana (mixed typing), with the closing quotes or brackets
 # after it and more text after those.
-_CJK_LETTERS = "\u3005-\u3007\u3041-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK_LETTERS = HAN + HIRAGANA + KATAKANA
 _CJK_CLOSERS = "”’」』）】〕》〉\"'"
 _SENTENCE_END_RE = re.compile(
     r"[.!?](?=\s+[\"'(\[]?[A-Z0-9\u0391-\u03a9])"
     rf"|(?:[。！？．]+|[.!?](?=[{_CJK_LETTERS}]))[{_CJK_CLOSERS}]*(?=\S)")
 _LETTER_RE = re.compile(r"[^\W\d_]")
-#: One space between two Chinese or Japanese characters: where a hard-wrapped line
-#: broke (normalising made the line break a space); no word break in those languages.
-_CJK_GAP_RE = re.compile(f"(?<=[{_CJK_LETTERS}]) (?=[{_CJK_LETTERS}])")
 #: The full stops a title drops at its end.
 _FULL_STOPS = (".", "。", "．")
 
@@ -204,8 +202,7 @@ def derive_title(abstract: str, max_chars: int = TITLE_MAX_CHARS) -> str:
     text = normalize(abstract)
     if not text:
         return "(empty abstract)"
-    if not text.isascii():       # a hard-wrapped CJK line's break is no space
-        text = _CJK_GAP_RE.sub("", text)
+    text = join_cjk_lines(text)  # a hard-wrapped CJK line's break is no space
     sentence = _first_sentence(text)
     if len(sentence) <= max_chars:
         return sentence[:-1] if sentence.endswith(_FULL_STOPS) else sentence

@@ -29,6 +29,8 @@ import re
 
 import numpy as np
 
+from paperdesk.core.cjk import HAN, HIRAGANA, KATAKANA, join_cjk_lines
+
 __all__ = ["TERMS_PER_PAPER", "TOKEN_PATTERN", "STOP_WORDS", "MIN_DF", "MAX_DF",
            "LANGUAGE_STOP_WORDS", "language_stop_words", "paper_words", "cjk_terms", "analyze",
            "paper_text", "load_stop_words", "new_vectorizer", "prune_rows", "term_query"]
@@ -152,17 +154,12 @@ _WORD = re.compile(TOKEN_PATTERN)
 _WORD_RUNS = re.compile(r"\b[^\W\d_](?:[^\W_]+(?:-[^\W_]+)*|(?:-[^\W_]+)+)")
 
 
-#: Han ideographs (with the iteration marks), Hiragana and Katakana (with the prolonged
-#: sound mark): Chinese and Japanese, written without spaces between words.
-_HAN = "\u3005-\u3007\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002a6df"
-_HIRAGANA = "\u3041-\u309f"
-_KATAKANA = "\u30a0-\u30ff"
-_HAS_CJK = re.compile(f"[{_HAN}{_HIRAGANA}{_KATAKANA}]")
-#: One space between two Chinese or Japanese characters (a hard-wrapped line's break).
-_CJK_GAP = re.compile(f"(?<=[{_HAN}{_HIRAGANA}{_KATAKANA}]) (?=[{_HAN}{_HIRAGANA}{_KATAKANA}])")
+#: A Chinese or Japanese character (:mod:`paperdesk.core.cjk`): such text is written
+#: without spaces between words.
+_HAS_CJK = re.compile(f"[{HAN}{HIRAGANA}{KATAKANA}]")
 #: The parts of a word with CJK characters in it: a run of Han ideographs, of Katakana,
 #: or of other letters and digits (Hiragana, mostly particles and endings, part them).
-_CJK_PARTS = re.compile(f"([{_HAN}]+)|([{_KATAKANA}]+)|([^\\W{_HAN}{_HIRAGANA}{_KATAKANA}]+)")
+_CJK_PARTS = re.compile(f"([{HAN}]+)|([{KATAKANA}]+)|([^\\W{HAN}{HIRAGANA}{KATAKANA}]+)")
 
 
 #: Characters that are particles, pronoun endings or conjunctions in Chinese (的 "of", 了
@@ -219,8 +216,8 @@ def paper_words(text: str) -> list[str]:
     """
     text = text.lower()
     cjk = not text.isascii() and _HAS_CJK.search(text) is not None
-    if cjk:     # a line break of a hard-wrapped Chinese or Japanese paragraph (a space
-        text = _CJK_GAP.sub("", text)   # once normalised) is no word break: 深度估 计
+    if cjk:     # a hard-wrapped line's break is no word break there: 深度估 计
+        text = join_cjk_lines(text)
     words = (_WORD if "_" in text else _WORD_RUNS).findall(text)
     if cjk:
         words = [t for w in words

@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import re
 
+from paperdesk.core.cjk import IDEOGRAPHS
+
 __all__ = ["WORD_PATTERN", "WORD_RE", "IDEOGRAPHS"]
 
-#: Characters that are each a word of their own: Han ideographs (CJK Unified Ideographs
-#: with extensions A-B, compatibility ideographs), Hiragana and the ideographic
-#: iteration marks. Chinese and Japanese are written without spaces, so a run of them
-#: is a sentence, not a word; as in Lucene's StandardTokenizer (Unicode UAX #29 word
-#: boundaries with each ideograph a token), each is indexed alone and a query word of
-#: several ("深度推定") needs all of them. Katakana runs and Hangul words (written with
-#: spaces) stay words.
-IDEOGRAPHS = "\u3005-\u3007\u3041-\u309f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff" \
-    "\U00020000-\U0002a6df"
+# IDEOGRAPHS (paperdesk.core.cjk) are each a word of their own: Han ideographs (CJK
+# Unified Ideographs with extensions A-B, compatibility ideographs), Hiragana and the
+# ideographic iteration marks. Chinese and Japanese are written without spaces, so a run of them
+# is a sentence, not a word; as in Lucene's StandardTokenizer (Unicode UAX #29 word
+# boundaries with each ideograph a token), each is indexed alone and a query word of
+# several ("深度推定") needs all of them. Katakana runs and Hangul words (written with
+# spaces) stay words.
 _LETTERS = f"[^\\W{IDEOGRAPHS}]"
 
 #: A word: letters and digits with inner dots ("2.5"), or a word followed by "++" or "#"
