@@ -235,8 +235,12 @@ def _refuse_read_only_files(folder: Path) -> None:
     attribute, a read-only mount): SQLite would open it read-only without a word and
     refuse every change later (a note typed in the window would not be saved).
 
-    The test opens the file ``O_RDWR`` (and closes it at once) rather than asking
-    ``os.access``, which says yes to root for any file, immutable ones included.
+    ``os.access`` tells: it honours an immutable attribute and a read-only mount for
+    root too, and says yes to root for a file of mode 0444, which SQLite (as root) does
+    write. The file is never opened here: closing any descriptor of a file drops every
+    POSIX lock this process holds on it, SQLite's included (an import re-taking its lock
+    between batches with its connection open lost its locks, and the database was
+    damaged).
 
     Args:
         folder: the library folder.
@@ -248,21 +252,13 @@ def _refuse_read_only_files(folder: Path) -> None:
     """
     for name in _WRITTEN_IN_PLACE:
         path = folder / name
-        try:
-            fd = os.open(path, os.O_RDWR)
-        except FileNotFoundError:
+        if not path.exists() or os.access(path, os.W_OK):
             continue
-        except OSError as exc:
-            if exc.errno in (errno.EACCES, errno.EPERM, errno.EROFS):
-                # the folder too (named at once, not after the file is fixed)
-                what = (f"the library folder {folder} and its file {name} are"
-                        if not os.access(folder, os.W_OK) else
-                        f"the library file {path} is")
-                raise LibraryReadOnly(f"{what} read-only ({exc.strerror or exc}): it can "
-                                      "be searched and exported, not changed",
-                                      folder) from None
-            continue        # anything else is SQLite's to report, as before
-        os.close(fd)
+        what = (f"the library folder {folder} and its file {name} are"
+                if not os.access(folder, os.W_OK) else f"the library file {path} is")
+        reason = "Permission denied" if os.geteuid() != 0 else "Operation not permitted"
+        raise LibraryReadOnly(f"{what} read-only ({reason}): it can be searched and "
+                              "exported, not changed", folder)
 
 
 def _is_stale(info: LockInfo | None, path: Path) -> bool:
